@@ -1,0 +1,26 @@
+import Koa from 'koa';
+import type { AppState } from './context';
+import type { ApiDeps, RouteDeps } from './deps';
+import { docsRoutes } from './docs';
+import { createHttpMetrics } from './metrics';
+import { errorHandler } from './middleware/errors';
+import { requestContext } from './middleware/request-context';
+import type { AnyRoute } from './route';
+import { buildRouter } from './router';
+import { apiRoutes } from './routes';
+import { version } from '../package.json';
+
+/**
+ * Builds the Koa application: the middleware chain and the router made from the route declarations.
+ * No port is opened and nothing global is touched, so tests build as many apps as they need.
+ */
+export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes): Koa<AppState> {
+  const routeDeps: RouteDeps = { ...deps, metrics: createHttpMetrics({ processMetrics: deps.processMetrics }) };
+  const router = buildRouter([...routes, ...docsRoutes(routes, version)], routeDeps);
+  const app = new Koa<AppState>();
+  app.use(requestContext(deps.logger, routeDeps.metrics));
+  app.use(errorHandler());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,47 @@
+import type { AppContext } from './context';
+
+function httpError(status: number, code: string, message: string): Error {
+  return Object.assign(new Error(message), { status, code, expose: true });
+}
+
+/**
+ * Reads the JSON body of a request whose route declares one: refuses more than `limitBytes` (413),
+ * anything but JSON (415) and malformed JSON (400); an absent body reads as `{}` so that the route's schema
+ * reports each missing field. The body is streamed and abandoned as soon as the limit is passed, so an
+ * oversized upload costs no more memory than the limit.
+ */
+export async function readJsonBody(ctx: AppContext, limitBytes: number): Promise<unknown> {
+  if (!hasBody(ctx.get('Content-Length'), ctx.get('Transfer-Encoding'))) return {};
+  if (!ctx.is('application/json', 'application/*+json')) {
+    throw httpError(415, 'unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).');
+  }
+  const declaredLength = Number(ctx.get('Content-Length') || 0);
+  if (declaredLength > limitBytes) throw tooLarge(limitBytes);
+  const text = await readLimited(ctx.req, limitBytes);
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw httpError(400, 'malformed_json', `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function hasBody(contentLength: string, transferEncoding: string): boolean {
+  return transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
+}
+
+function tooLarge(limitBytes: number): Error {
+  return httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
+}
+
+async function readLimited(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += buffer.length;
+    if (received > limitBytes) throw tooLarge(limitBytes);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,51 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../../domain/errors';
+import type { AppState } from '../context';
+import { sendProblem, statusOfKind } from '../problem';
+
+/** An error raised by Koa or a middleware with an HTTP status (koa's http-errors, our body reader). */
+interface HttpError extends Error {
+  status: number;
+  expose?: boolean;
+  code?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Turns every failure into problem+json. AppErrors map by kind; HTTP errors of 4xx keep their status; all
+ * else is a 500 whose details go to the log only, never to the client, who gets the request id instead.
+ */
+export function errorHandler(): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // The router answers an unknown path (404) or method (405, with `Allow`) with a bare status.
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) sendProblem(ctx, 404, 'route_not_found', `No resource at ${ctx.path}.`);
+        if (ctx.status === 405) {
+          sendProblem(ctx, 405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')}).`);
+        }
+        if (ctx.status === 501) sendProblem(ctx, 501, 'not_implemented', `${ctx.method} is not supported.`);
+      }
+    } catch (error) {
+      if (error instanceof AppError) {
+        sendProblem(ctx, statusOfKind[error.kind], error.code, error.message, error.fieldErrors);
+        return;
+      }
+      const http = error as Partial<HttpError>;
+      if (typeof http.status === 'number' && http.status >= 400 && http.status < 500) {
+        for (const [name, value] of Object.entries(http.headers ?? {})) ctx.set(name, value);
+        const detail = http.expose === false ? 'The request was refused.' : String(http.message);
+        sendProblem(ctx, http.status, typeof http.code === 'string' ? http.code : `http_${http.status}`, detail);
+        return;
+      }
+      ctx.state.log.error({ err: error }, 'unhandled error');
+      sendProblem(
+        ctx,
+        500,
+        'internal_error',
+        `An unexpected error occurred. Quote request id ${ctx.state.requestId} to support.`,
+      );
+    }
+  };
+}

@@ -1,0 +1,117 @@
+import type { Schema } from 'yup';
+import { toJsonSchema, type JsonSchema } from './json-schema';
+import type { AnyRoute } from './route';
+
+export const apiTitle = 'Coopbank API';
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  /** Only the routes of this module; all modules when omitted. */
+  module?: string;
+}
+
+const problemSchema: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details. Branch on `code`; `errors` lists invalid fields.',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'Stable machine-readable error code.' },
+    instance: { type: 'string' },
+    request_id: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'message'],
+      },
+    },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+};
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Invalid request: see `errors` for the fields.',
+  401: 'Not signed in.',
+  403: 'Signed in, but not allowed.',
+  404: 'Not found (or not visible to this user).',
+  409: 'Refused by the current state.',
+  413: 'Request body too large.',
+  415: 'Request body is not JSON.',
+  422: 'Breaks a business rule.',
+  429: 'Too many requests.',
+  500: 'Unexpected error: quote the request id to support.',
+  503: 'A dependency is unavailable.',
+};
+
+/** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */
+export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenApiOptions): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const visible = routes.filter((route) => !route.hidden && (options.module === undefined || route.module === options.module));
+  for (const route of visible) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
+    tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => ({ name })),
+    paths,
+    components: { schemas: { Problem: problemSchema } },
+  };
+}
+
+function operation(route: AnyRoute): JsonSchema {
+  const op: JsonSchema = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.module],
+    'x-access': route.access,
+    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    responses: responses(route),
+  };
+  if (route.description !== undefined) op.description = route.description;
+  if (route.body !== undefined) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
+  }
+  return op;
+}
+
+function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'query'): JsonSchema[] {
+  if (schema === undefined) return [];
+  const objectSchema = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(objectSchema.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    const parameter: JsonSchema = {
+      name,
+      in: location,
+      required: location === 'path' || (objectSchema.required ?? []).includes(name),
+      schema: propertySchema,
+    };
+    if (description !== undefined) parameter.description = description;
+    return parameter;
+  });
+}
+
+function responses(route: AnyRoute): JsonSchema {
+  const status = String(route.status ?? 200);
+  const mediaType = route.produces ?? 'application/json';
+  const success: JsonSchema = { description: route.summary };
+  if (route.response !== undefined || route.produces !== undefined) {
+    success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response) } };
+  }
+  const result: JsonSchema = { [status]: success };
+  const errorStatuses = new Set([...(route.errorStatuses ?? []), 500]);
+  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);
+  for (const errorStatus of [...errorStatuses].sort()) {
+    result[String(errorStatus)] = {
+      description: errorDescriptions[errorStatus] ?? 'Error.',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return result;
+}

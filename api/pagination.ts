@@ -1,0 +1,88 @@
+import type { QueryBuilder, Model } from 'objection';
+import * as yup from 'yup';
+import { AppError } from '../domain/errors';
+
+export const pageSizeDefault = 20;
+export const pageSizeMax = 100;
+
+/** DRF-style page of a list. */
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface ListQuery {
+  page: number;
+  page_size: number;
+  ordering?: string;
+}
+
+/**
+ * The query-string schema of a list endpoint: `page`, `page_size` (1–100) and `ordering`, a comma-separated
+ * list of the declared `orderingFields`, each optionally prefixed with `-` for descending order.
+ */
+export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: readonly string[], filters: F) {
+  const allowed = orderingFields.join(', ');
+  return yup.object({
+    page: yup.number().integer().min(1).default(1).meta({ description: 'Page number, from 1.' }),
+    page_size: yup
+      .number()
+      .integer()
+      .min(1)
+      .max(pageSizeMax)
+      .default(pageSizeDefault)
+      .meta({ description: `Results per page (at most ${pageSizeMax}).` }),
+    ordering: yup
+      .string()
+      .optional()
+      .test('ordering', `ordering accepts ${allowed}, each optionally prefixed with '-'`, (value) =>
+        value === undefined || value.split(',').every((term) => orderingFields.includes(term.replace(/^-/, ''))),
+      )
+      .meta({ description: `Sort by ${allowed}; prefix with '-' for descending; comma-separate several.` }),
+    ...filters,
+  });
+}
+
+export interface PaginateOptions {
+  query: ListQuery;
+  /** The request URL, to build the `next` and `previous` links. */
+  url: URL;
+  /** API ordering field -> column; only these may be sorted on. */
+  orderingColumns: Readonly<Record<string, string>>;
+  /** Used when the request gives no `ordering`. */
+  defaultOrdering: string;
+}
+
+/**
+ * Runs one page of `builder` with its total count. The primary key always ends the sort, so pages are stable
+ * even when the requested fields tie. A page past the last one is a 404, as in DRF.
+ */
+export async function paginate<M extends Model>(
+  builder: QueryBuilder<M, M[]>,
+  options: PaginateOptions,
+): Promise<Page<M>> {
+  const { page, page_size: pageSize } = options.query;
+  for (const term of (options.query.ordering ?? options.defaultOrdering).split(',')) {
+    const column = options.orderingColumns[term.replace(/^-/, '')];
+    if (column === undefined) throw new Error(`ordering field ${term} has no column`);
+    builder.orderBy(column, term.startsWith('-') ? 'desc' : 'asc');
+  }
+  builder.orderBy(`${builder.modelClass().tableName}.id`, 'asc');
+  const { results, total } = await builder.page(page - 1, pageSize);
+  const pageCount = Math.max(1, Math.ceil(total / pageSize));
+  if (page > pageCount) throw new AppError('not_found', 'page_not_found', `Page ${page} does not exist (last page: ${pageCount}).`);
+  return {
+    count: total,
+    next: page < pageCount ? pageLink(options.url, page + 1) : null,
+    previous: page > 1 ? pageLink(options.url, page - 1) : null,
+    results,
+  };
+}
+
+function pageLink(url: URL, page: number): string {
+  const link = new URL(url);
+  link.searchParams.set('page', String(page));
+  return link.toString();
+}

@@ -1,0 +1,55 @@
+import type { Schema } from 'yup';
+import type { AppContext } from './context';
+import type { RouteDeps } from './deps';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route. The identity module (auth) widens this with roles. */
+export type RouteAccess = 'public';
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  deps: RouteDeps;
+  ctx: AppContext;
+}
+
+/**
+ * One route, declared once: the router is built from these declarations and so is the OpenAPI document,
+ * so what is documented is exactly what is validated.
+ */
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** OpenAPI-style template ending with `/`, e.g. `/api/v1/loans/products/{id}/`. */
+  path: string;
+  /** The API module (`auth`, `loans`…): groups the route in per-module schema and docs pages. */
+  module: string;
+  /** Unique, camelCase: the OpenAPI operationId that client generators turn into method names. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  access: RouteAccess;
+  params?: Schema<P>;
+  query?: Schema<Q>;
+  body?: Schema<B>;
+  /** Success status (default 200) and the schema of its JSON body. */
+  status?: number;
+  response?: Schema<unknown>;
+  /** Media type of the success body when it is not JSON (metrics text, HTML). */
+  produces?: string;
+  /** Error statuses worth documenting beyond the generic ones. */
+  errorStatuses?: number[];
+  /** Left out of the OpenAPI document (the docs pages themselves). */
+  hidden?: boolean;
+  /** Returns the JSON body; returns undefined when it has set `ctx.body` itself (non-JSON answers). */
+  handler(input: RouteInput<P, Q, B>): Promise<unknown> | unknown;
+}
+
+/** Identity with inference: lets TypeScript derive the handler's input types from the schemas. */
+export function defineRoute<P = undefined, Q = undefined, B = undefined>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}
+
+// Route lists hold routes of different input types; the router only needs their common shape.
+export type AnyRoute = RouteSpec<any, any, any>;

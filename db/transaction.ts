@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+
+export interface TransactionOptions {
+  isolationLevel?: 'read committed' | 'repeatable read' | 'serializable';
+  /** Total attempts when PostgreSQL aborts the transaction for a serialization failure or a deadlock. */
+  attemptsMax?: number;
+}
+
+// SQLSTATEs after which the whole transaction may simply be run again.
+const retryableSqlStates = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+const retryDelayBaseMs = 10;
+
+/**
+ * Runs `work` in one database transaction: commit when it resolves, rollback when it throws.
+ * A serialization failure or deadlock reruns the whole unit of work, a bounded number of times, with a short
+ * jittered pause so the competing transactions do not collide again in lockstep. `work` must therefore have
+ * no effect outside the transaction.
+ */
+export async function inTransaction<T>(
+  knex: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  const attemptsMax = options.attemptsMax ?? 5;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await knex.transaction(work, { isolationLevel: options.isolationLevel });
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= attemptsMax) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryDelayBaseMs * attempt * (1 + Math.random())));
+    }
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && retryableSqlStates.has(code);
+}

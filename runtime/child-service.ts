@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * A long-running child process (PostgreSQL, the Temporal dev server) owned by this process.
+ *
+ * Children run in their own process group (`detached`) so that a Ctrl-C in the terminal reaches only us:
+ * we then stop them in order (API, worker, Temporal, PostgreSQL) instead of all dying at once. In exchange we
+ * must never leave them behind: `stop()` waits for their exit, and an `exit` hook kills any still running if
+ * this process ends without a clean shutdown.
+ */
+export interface ChildService {
+  readonly name: string;
+  readonly pid: number;
+  /** Resolves when the child has exited, with its exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+  /** The last lines the child printed, to explain a failure. */
+  recentOutput(): string;
+  /** Sends `signal`, waits up to `graceMs`, then kills outright. Resolves once the child is gone. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+}
+
+export interface ChildServiceOptions {
+  name: string;
+  command: string;
+  args: string[];
+  /** Run as another OS user (PostgreSQL refuses to run as root). */
+  uid?: number;
+  gid?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Receives every output line, e.g. to forward to the log at debug level. */
+  onLine?: (line: string) => void;
+}
+
+const recentLinesMax = 30;
+const running = new Set<ChildProcess>();
+
+// Last resort: if this process exits without stopping its children (an uncaught error), take them along.
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export function startChildService(options: ChildServiceOptions): ChildService {
+  const child = spawn(options.command, options.args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    uid: options.uid,
+    gid: options.gid,
+    env: options.env ?? process.env,
+  });
+  running.add(child);
+  const recent: string[] = [];
+  const onData = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      recent.push(line);
+      if (recent.length > recentLinesMax) recent.shift();
+      options.onLine?.(line);
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('error', (error) => {
+      recent.push(`${options.name} could not be started: ${error.message}`);
+      running.delete(child);
+      resolve(null);
+    });
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    });
+  });
+
+  return {
+    name: options.name,
+    pid: child.pid ?? -1,
+    exited,
+    recentOutput: () => recent.join('\n'),
+    async stop(signal = 'SIGTERM', graceMs = 20_000) {
+      if (!running.has(child)) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Polls `probe` until it succeeds, failing early if the child exits and at the deadline otherwise.
+ * The error carries the child's last output, which names the real cause (a port in use, a bad data dir…).
+ */
+export async function waitUntilReady(
+  service: ChildService,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  void service.exited.then((code) => {
+    exitCode = code;
+  });
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) {
+      throw new Error(`${service.name} exited (code ${exitCode}) before it was ready:\n${service.recentOutput()}`);
+    }
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await service.stop('SIGKILL', 0);
+  throw new Error(`${service.name} was not ready after ${timeoutMs / 1000} s:\n${service.recentOutput()}`);
+}

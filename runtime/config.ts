@@ -1,0 +1,138 @@
+import path from 'node:path';
+
+/**
+ * The one typed configuration of every process, read from the environment.
+ * Unset variables take local-development defaults; an invalid value throws a ConfigError that names the
+ * variable, and the process entry points print that one message and exit non-zero.
+ */
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  /** Unset: the all-in-one start runs an embedded PostgreSQL in `dataDir/pg`. */
+  databaseUrl: string | undefined;
+  /** Unset: the all-in-one start runs a local Temporal dev server. */
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  port: number;
+  /** Ports of the local services the all-in-one start runs when DATABASE_URL / TEMPORAL_ADDRESS are unset. */
+  embeddedPostgresPort: number;
+  temporalDevPort: number;
+  temporalUiPort: number;
+  /** Absolute path of the folder holding local state (PostgreSQL data, Temporal SQLite file, JWT secret). */
+  dataDir: string;
+  /** Unset outside production: generated once and kept in `dataDir` (see jwt-secret.ts). */
+  jwtSecret: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const nodeEnvs = ['development', 'test', 'production'] as const;
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const jwtSecretLengthMin = 32;
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', nodeEnvs, 'development');
+  const config: Config = {
+    nodeEnv,
+    databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    temporalAddress: optionalHostPort(env, 'TEMPORAL_ADDRESS'),
+    temporalNamespace: identifier(env, 'TEMPORAL_NAMESPACE', 'default'),
+    temporalTaskQueue: identifier(env, 'TEMPORAL_TASK_QUEUE', 'coopbank'),
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    embeddedPostgresPort: integer(env, 'EMBEDDED_PG_PORT', 54320, 1, 65535),
+    temporalDevPort: integer(env, 'TEMPORAL_DEV_PORT', 7233, 1, 65535),
+    temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
+    dataDir: path.resolve(cwd, nonEmpty(env, 'DATA_DIR') ?? '.data'),
+    jwtSecret: optionalSecret(env, 'JWT_SECRET'),
+    logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+  };
+  if (nodeEnv === 'production') {
+    // In production nothing is embedded and no secret is invented: each must be given.
+    for (const [variable, value] of [
+      ['DATABASE_URL', config.databaseUrl],
+      ['TEMPORAL_ADDRESS', config.temporalAddress],
+      ['JWT_SECRET', config.jwtSecret],
+    ] as const) {
+      if (value === undefined) throw new ConfigError(variable, 'is required when NODE_ENV=production');
+    }
+  }
+  return config;
+}
+
+function nonEmpty(env: Env, variable: string): string | undefined {
+  const value = env[variable]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function oneOf<T extends string>(env: Env, variable: string, allowed: readonly T[], fallback: T): T {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(variable, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function integer(env: Env, variable: string, fallback: number, min: number, max: number): number {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(variable, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function identifier(env: Env, variable: string, fallback: string): string {
+  const value = nonEmpty(env, variable) ?? fallback;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(value)) {
+    throw new ConfigError(variable, `must be letters, digits, '.', '_' or '-' (got "${value}")`);
+  }
+  return value;
+}
+
+function optionalUrl(env: Env, variable: string, protocols: string[]): string | undefined {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(variable, 'is not a valid URL (expected postgres://user:password@host:port/database)');
+  }
+  if (!protocols.includes(url.protocol) || url.hostname === '' || url.pathname.length <= 1) {
+    throw new ConfigError(variable, 'must look like postgres://user:password@host:port/database');
+  }
+  return value;
+}
+
+function optionalHostPort(env: Env, variable: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return undefined;
+  const match = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(value);
+  if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    throw new ConfigError(variable, `must be host:port, e.g. localhost:7233 (got "${value}")`);
+  }
+  return value;
+}
+
+function optionalSecret(env: Env, variable: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  if (value !== undefined && value.length < jwtSecretLengthMin) {
+    throw new ConfigError(variable, `must be at least ${jwtSecretLengthMin} characters long`);
+  }
+  return value;
+}

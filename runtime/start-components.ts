@@ -1,0 +1,56 @@
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { createApp } from '../api/app';
+import { migrateToLatest, type Knex } from '../db/knex';
+import type { CleanupStack } from './cleanup-stack';
+import type { Config } from './config';
+import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
+import { createWorker, routeTemporalLogs } from './worker';
+
+/** Opens the database pool and applies pending migrations (the knex migration lock serialises processes). */
+export async function openMigratedDatabase(url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
+  const knex = await connectDatabase(url, `coopbank-${name}`);
+  cleanup.push(`${name} database pool`, () => knex.destroy());
+  const applied = await migrateToLatest(knex);
+  logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+  return knex;
+}
+
+/** The HTTP API on `config.port`; returns the port actually bound (PORT=0 picks a free one). */
+export async function startApi(
+  config: Config,
+  knex: Knex,
+  temporalAddress: string,
+  logger: Logger,
+  cleanup: CleanupStack,
+): Promise<{ port: number; temporal: Client }> {
+  const temporal = await connectTemporalClient(temporalAddress, config.temporalNamespace);
+  cleanup.push('temporal client', () => temporal.connection.close());
+  const app = createApp({ knex, temporal, logger, bodyLimitBytes: config.bodyLimitBytes, processMetrics: true });
+  const server = await listen(app, config.port);
+  cleanup.push('http server', () => closeServer(server));
+  return { port: portOf(server), temporal };
+}
+
+/** A worker polling `config.temporalTaskQueue`; a fatal worker error stops the whole process cleanly. */
+export async function startWorker(
+  config: Config,
+  knex: Knex,
+  temporalAddress: string,
+  logger: Logger,
+  cleanup: CleanupStack,
+): Promise<void> {
+  routeTemporalLogs(logger);
+  const connection = await connectTemporalWorker(temporalAddress);
+  cleanup.push('worker connection', () => connection.close());
+  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex });
+  const running = worker.run();
+  cleanup.push('worker', async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  });
+  running.catch((error: unknown) => {
+    logger.fatal({ err: error }, 'worker failed');
+    process.kill(process.pid, 'SIGTERM');
+  });
+}

@@ -1,0 +1,40 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { Knex } from 'knex';
+import { createActivities } from '../activities';
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  knex: Knex;
+  /** A prebuilt workflow bundle (tests build it once per run); otherwise the workflows are bundled here. */
+  workflowBundlePath?: string;
+}
+
+/** A Temporal worker running the project's workflows and its activities bound to `knex`. */
+export function createWorker(options: WorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: createActivities({ knex: options.knex }),
+    ...(options.workflowBundlePath === undefined
+      ? { workflowsPath: require.resolve('../workflows') }
+      : { workflowBundle: { codePath: options.workflowBundlePath } }),
+  });
+}
+
+const temporalLevels = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/**
+ * Sends the Temporal SDK's own logs (worker state, bundling, core) through our JSON logger at `level` or
+ * above, instead of its multi-line console output. Must run once, before the first worker is created.
+ */
+export function routeTemporalLogs(logger: Logger, level: LogLevel = 'WARN'): void {
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      logger[temporalLevels[entry.level]]({ component: 'temporal-sdk', ...entry.meta }, entry.message);
+    }),
+  });
+}

@@ -1,0 +1,57 @@
+import type { ExecutionContext } from 'ava';
+import pino from 'pino';
+import { createApp } from '../../api/app';
+import type { AnyRoute } from '../../api/route';
+import { apiRoutes } from '../../api/routes';
+import type { Knex } from '../../db/knex';
+import { closeServer, connectTemporalClient, listen, portOf } from '../../runtime/services';
+import { testEnvironment } from './environment';
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the answer is JSON, the text otherwise. */
+  body: any; // tests inspect arbitrary shapes
+  text: string;
+}
+
+export interface TestApp {
+  baseUrl: string;
+  request(method: string, path: string, options?: { json?: unknown; body?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+}
+
+export interface TestAppOptions {
+  knex: Knex;
+  routes?: readonly AnyRoute[];
+  bodyLimitBytes?: number;
+}
+
+/** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
+export async function startTestApp(t: ExecutionContext, options: TestAppOptions): Promise<TestApp> {
+  const temporal = await connectTemporalClient(testEnvironment().temporalAddress, 'default');
+  const app = createApp(
+    { knex: options.knex, temporal, logger: pino({ level: 'silent' }), bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, processMetrics: false },
+    options.routes ?? apiRoutes,
+  );
+  const server = await listen(app, 0);
+  t.teardown(async () => {
+    await closeServer(server);
+    await temporal.connection.close();
+  });
+  const baseUrl = `http://127.0.0.1:${portOf(server)}`;
+  return {
+    baseUrl,
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      let body = requestOptions.body;
+      if (requestOptions.json !== undefined) {
+        body = JSON.stringify(requestOptions.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const text = await response.text();
+      const isJson = /json/.test(response.headers.get('content-type') ?? '');
+      return { status: response.status, headers: response.headers, text, body: isJson ? JSON.parse(text) : text };
+    },
+  };
+}

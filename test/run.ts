@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import pg from 'pg';
+import { createKnex, migrateToLatest } from '../db/knex';
+import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
+import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-dev-server';
+import { templateDatabase, testEnvironmentVariables } from './helpers/environment';
+
+/**
+ * `npm test`: starts ONE PostgreSQL and ONE Temporal dev server for the whole run, migrates a template
+ * database that every test file clones, bundles the workflow code once, then runs ava and stops everything.
+ * Arguments are passed to ava (`npm test -- test/db/sequences.test.ts`).
+ */
+async function main(): Promise<number> {
+  const timings: Record<string, number> = {};
+  const time = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    try {
+      return await work();
+    } finally {
+      timings[phase] = Date.now() - started;
+    }
+  };
+  // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-test-'));
+  fs.chmodSync(workDir, 0o755);
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const [pgPort, temporalPort] = [await freePort(), await freePort()];
+    const [postgres, temporal] = await time('start PostgreSQL and Temporal', () =>
+      Promise.all([
+        startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: pgPort, password: randomBytes(16).toString('hex') }),
+        startTemporalDevServer({ cliPath: ensureTemporalCli(), port: temporalPort, namespace: 'default' }),
+      ]),
+    );
+    stops.push(postgres.stop, temporal.stop);
+    await time('migrate template database', () => createTemplate(postgres.url));
+    const bundlePath = path.join(workDir, 'workflow-bundle.js');
+    await time('bundle workflows', async () => {
+      const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger });
+      fs.writeFileSync(bundlePath, bundle.code);
+    });
+    const env = testEnvironmentVariables({ postgresUrl: postgres.url, temporalAddress: temporal.address, bundlePath });
+    const code = await time('ava', () => runAva(process.argv.slice(2), env));
+    return code;
+  } finally {
+    await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+    fs.rmSync(workDir, { recursive: true, force: true });
+    process.stderr.write(
+      `test phases: ${Object.entries(timings).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}\n`,
+    );
+  }
+}
+
+async function createTemplate(maintenanceUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: maintenanceUrl });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${templateDatabase}`);
+  await client.end();
+  const url = new URL(maintenanceUrl);
+  url.pathname = `/${templateDatabase}`;
+  const knex = createKnex(url.toString());
+  try {
+    await migrateToLatest(knex);
+  } finally {
+    await knex.destroy(); // no session may stay on a template while it is cloned
+  }
+}
+
+function runAva(args: string[], env: Record<string, string>): Promise<number> {
+  const ava = spawn(process.execPath, [path.join(__dirname, '..', 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  const forward = (signal: NodeJS.Signals) => ava.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => ava.on('exit', (code) => resolve(code ?? 1)));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => process.stderr.write(`${message}\n`),
+};
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`npm test: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

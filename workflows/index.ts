@@ -1,0 +1,2 @@
+// The worker bundles workflows from this one entry file: every workflow is exported here.
+export { workerSelfCheck } from './worker-self-check.workflow';
