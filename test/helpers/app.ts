@@ -1,10 +1,11 @@
-import type { ExecutionContext } from 'ava';
+import type { Client } from '@temporalio/client';
 import pino from 'pino';
 import { createApp } from '../../api/app';
 import type { AnyRoute } from '../../api/route';
 import { apiRoutes } from '../../api/routes';
 import type { Knex } from '../../db/knex';
 import { closeServer, connectTemporalClient, listen, portOf } from '../../runtime/services';
+import type { Teardown } from './teardown';
 import { testEnvironment } from './environment';
 
 export interface TestResponse {
@@ -24,17 +25,19 @@ export interface TestAppOptions {
   knex: Knex;
   routes?: readonly AnyRoute[];
   bodyLimitBytes?: number;
+  /** A Temporal client of the test's own (e.g. an unreachable one); the run's server otherwise. */
+  temporal?: Client;
 }
 
 /** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
-export async function startTestApp(t: ExecutionContext, options: TestAppOptions): Promise<TestApp> {
-  const temporal = await connectTemporalClient(testEnvironment().temporalAddress, 'default');
+export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
+  const temporal = options.temporal ?? (await connectTemporalClient(testEnvironment().temporalAddress, 'default'));
   const app = createApp(
     { knex: options.knex, temporal, logger: pino({ level: 'silent' }), bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, processMetrics: false },
     options.routes ?? apiRoutes,
   );
   const server = await listen(app, 0);
-  t.teardown(async () => {
+  scope.teardown(async () => {
     await closeServer(server);
     await temporal.connection.close();
   });

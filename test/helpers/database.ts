@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { ExecutionContext } from 'ava';
 import pg from 'pg';
 import { createKnex, type Knex } from '../../db/knex';
+import type { Teardown } from './teardown';
 import { templateDatabase, testEnvironment } from './environment';
 
 export interface TestDatabase {
@@ -13,14 +13,14 @@ export interface TestDatabase {
  * A fresh, migrated database of its own, cloned from the run's template in a few tens of milliseconds, and
  * dropped when the test file ends.
  */
-export async function createTestDatabase(t: ExecutionContext): Promise<TestDatabase> {
+export async function createTestDatabase(scope: Teardown): Promise<TestDatabase> {
   const { postgresUrl } = testEnvironment();
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await maintenance(postgresUrl, `CREATE DATABASE ${name} TEMPLATE ${templateDatabase}`);
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
   const knex = createKnex(url.toString());
-  t.teardown(async () => {
+  scope.teardown(async () => {
     await knex.destroy();
     await maintenance(postgresUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });

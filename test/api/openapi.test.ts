@@ -1,0 +1,105 @@
+import test from 'ava';
+import * as yup from 'yup';
+import { buildOpenApiDocument } from '../../api/openapi';
+import { defineRoute } from '../../api/route';
+import { apiRoutes } from '../../api/routes';
+import { createTestDatabase } from '../helpers/database';
+import { startTestApp } from '../helpers/app';
+
+const createProduct = defineRoute({
+  method: 'post',
+  path: '/api/v1/probe/products/{product_id}/rates/',
+  module: 'probe',
+  operationId: 'createRate',
+  summary: 'Add a rate to a product',
+  access: 'public',
+  status: 201,
+  params: yup.object({ product_id: yup.string().uuid().required() }),
+  query: yup.object({ dry_run: yup.boolean().optional().meta({ description: 'Validate only.' }) }),
+  body: yup.object({
+    rate: yup.string().required().matches(/^0\.\d{1,6}$/).meta({ description: 'Annual rate as a decimal string.', example: '0.18' }),
+    term_months: yup.number().integer().min(1).max(360).required(),
+    frequency: yup.string().oneOf(['monthly', 'quarterly']).required(),
+    note: yup.string().max(200).nullable().optional(),
+    tags: yup.array(yup.string().required()).max(5).optional(),
+  }),
+  response: yup.object({ id: yup.string().uuid().required() }),
+  errorStatuses: [404, 409],
+  handler: () => ({ id: '6f1c1d2e-8a4b-4c3d-9e8f-0a1b2c3d4e5f' }),
+});
+const otherModuleRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/other/things/',
+  module: 'other',
+  operationId: 'listThings',
+  summary: 'List things',
+  access: 'public',
+  handler: () => [],
+});
+
+test('the generator states the validation rules of each declared route', (t) => {
+  const document = buildOpenApiDocument([createProduct, otherModuleRoute], { title: 'T', version: '1.2.3' }) as any;
+  t.is(document.openapi, '3.1.0');
+  t.is(document.info.version, '1.2.3');
+  const operation = document.paths['/api/v1/probe/products/{product_id}/rates/'].post;
+  t.is(operation.operationId, 'createRate');
+  t.deepEqual(operation.tags, ['probe']);
+  t.deepEqual(operation.parameters, [
+    { name: 'product_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+    { name: 'dry_run', in: 'query', required: false, description: 'Validate only.', schema: { type: 'boolean' } },
+  ]);
+  const body = operation.requestBody.content['application/json'].schema;
+  t.deepEqual(body.required.sort(), ['frequency', 'rate', 'term_months']);
+  t.deepEqual(body.properties.rate, {
+    type: 'string',
+    pattern: '^0\\.\\d{1,6}$',
+    description: 'Annual rate as a decimal string.',
+    examples: ['0.18'],
+  });
+  t.deepEqual(body.properties.term_months, { type: 'integer', minimum: 1, maximum: 360 });
+  t.deepEqual(body.properties.frequency.enum, ['monthly', 'quarterly']);
+  t.deepEqual(body.properties.note, { type: ['string', 'null'], maxLength: 200 });
+  t.deepEqual(body.properties.tags, { type: 'array', maxItems: 5, items: { type: 'string' } });
+  t.is(body.additionalProperties, false);
+  t.deepEqual(Object.keys(operation.responses).sort(), ['201', '400', '404', '409', '500']);
+  t.deepEqual(operation.responses['201'].content['application/json'].schema.properties.id, { type: 'string', format: 'uuid' });
+  t.is(operation.responses['409'].content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
+});
+
+test('a module document holds only that module', (t) => {
+  const document = buildOpenApiDocument([createProduct, otherModuleRoute], { title: 'T', version: '1', module: 'other' }) as any;
+  t.deepEqual(Object.keys(document.paths), ['/api/v1/other/things/']);
+  t.deepEqual(document.tags, [{ name: 'other' }]);
+});
+
+test('operation ids of the product routes are unique', (t) => {
+  const ids = apiRoutes.map((route) => route.operationId);
+  t.is(new Set(ids).size, ids.length);
+});
+
+test('the app serves the whole and per-module documents and Swagger UI pages', async (t) => {
+  const { knex } = await createTestDatabase(t);
+  const app = await startTestApp(t, { knex, routes: [...apiRoutes, createProduct] });
+
+  const whole = await app.request('GET', '/api/v1/schema/');
+  t.is(whole.status, 200);
+  t.truthy(whole.body.paths['/readyz']);
+  t.truthy(whole.body.paths['/api/v1/probe/products/{product_id}/rates/']);
+  t.falsy(whole.body.paths['/api/v1/schema/'], 'the docs routes do not document themselves');
+
+  const probe = await app.request('GET', '/api/v1/probe/schema/');
+  t.deepEqual(Object.keys(probe.body.paths), ['/api/v1/probe/products/{product_id}/rates/']);
+
+  for (const path of ['/api/v1/docs/', '/api/v1/probe/docs/', '/api/v1/system/docs/']) {
+    const page = await app.request('GET', path);
+    t.is(page.status, 200, path);
+    t.regex(page.headers.get('content-type') ?? '', /text\/html/);
+    const asset = /src="(\/api\/v1\/docs\/assets\/[^"]+swagger-ui-bundle\.js)"/.exec(page.text)?.[1];
+    t.truthy(asset, 'the page loads Swagger UI from this server, not a CDN');
+    t.true(page.text.includes(path.replace('docs/', 'schema/')));
+    const script = await app.request('GET', asset!);
+    t.is(script.status, 200);
+  }
+  t.is((await app.request('GET', '/api/v1/docs/assets/0.0.0/swagger-ui-bundle.js')).status, 400);
+  t.is((await app.request('GET', '/api/v1/nomodule/schema/')).status, 404);
+});

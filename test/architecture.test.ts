@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+
+/**
+ * The layering of DESIGN.md §2 as a test: dependencies point one way, domain/ stays pure and workflows/
+ * stays deterministic. Each rule lists what a folder may import; anything else fails with the file named.
+ */
+const root = path.join(__dirname, '..');
+const layers = ['api', 'activities', 'db', 'domain', 'runtime', 'workflows'] as const;
+type Layer = (typeof layers)[number];
+
+interface Rule {
+  layers: Layer[];
+  /** Layers importable with `import type` only (erased at compile time, so no code crosses). */
+  typeOnlyLayers?: Layer[];
+  /** npm packages allowed; undefined means any. */
+  packages?: RegExp;
+}
+
+const rules: Record<Layer, Rule> = {
+  domain: { layers: ['domain'], packages: /^decimal\.js$/ },
+  workflows: { layers: ['workflows', 'domain'], typeOnlyLayers: ['activities'], packages: /^(@temporalio\/(workflow|common)|decimal\.js)$/ },
+  activities: { layers: ['activities', 'domain', 'db'], packages: /^(?!koa|@koa\/|@temporalio\/(client|worker)$)/ },
+  db: { layers: ['db', 'domain'], packages: /^(?!koa|@koa\/|@temporalio\/)/ },
+  api: { layers: ['api', 'activities', 'domain', 'db'], typeOnlyLayers: ['workflows'] },
+  runtime: { layers: [...layers] },
+};
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const importPattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm;
+
+function violations(layer: Layer, projectRoot = root): string[] {
+  const rule = rules[layer];
+  const found: string[] = [];
+  for (const file of sourceFiles(path.join(projectRoot, layer))) {
+    const source = fs.readFileSync(file, 'utf8');
+    for (const match of source.matchAll(importPattern)) {
+      const specifier = match[3] ?? match[4] ?? match[5] ?? match[6]!;
+      const typeOnly = match[2] !== undefined;
+      const where = `${path.relative(projectRoot, file)} imports ${specifier}`;
+      if (specifier.startsWith('.')) {
+        const target = path.relative(projectRoot, path.resolve(path.dirname(file), specifier)).split(path.sep)[0] as Layer;
+        if (!(layers as readonly string[]).includes(target)) continue; // package.json and the like
+        const allowed = rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target));
+        if (!allowed) found.push(where);
+      } else if (specifier.startsWith('node:') || /^(fs|path|os|crypto|http|net|child_process)$/.test(specifier)) {
+        if (layer === 'domain' || layer === 'workflows') found.push(`${where} (Node built-in: I/O or non-determinism)`);
+      } else if (rule.packages !== undefined && !rule.packages.test(specifier)) {
+        found.push(where);
+      }
+    }
+    if ((layer === 'domain' || layer === 'workflows') && /Date\.now\(|Math\.random\(|new Date\(\)|process\.env/.test(source)) {
+      found.push(`${path.relative(projectRoot, file)} reads the clock, randomness or the environment`);
+    }
+  }
+  return found;
+}
+
+for (const layer of layers) {
+  test(`${layer}/ imports only what the layering allows`, (t) => {
+    t.deepEqual(violations(layer), []);
+  });
+}
+
+test('the rule catches a forbidden import (the checker itself works)', (t) => {
+  const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'layering-'));
+  fs.mkdirSync(path.join(probeRoot, 'domain'));
+  fs.writeFileSync(path.join(probeRoot, 'domain', 'probe.ts'), "import { createKnex } from '../db/knex';\nexport const x = Date.now();\n");
+  try {
+    t.deepEqual(violations('domain', probeRoot).sort(), [
+      'domain/probe.ts imports ../db/knex',
+      'domain/probe.ts reads the clock, randomness or the environment',
+    ]);
+  } finally {
+    fs.rmSync(probeRoot, { recursive: true });
+  }
+});

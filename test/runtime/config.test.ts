@@ -1,0 +1,78 @@
+import path from 'node:path';
+import test from 'ava';
+import { ConfigError, loadConfig } from '../../runtime/config';
+
+const cwd = '/srv/coopbank';
+
+test('an empty environment gives the local defaults', (t) => {
+  const config = loadConfig({}, cwd);
+  t.is(config.nodeEnv, 'development');
+  t.is(config.databaseUrl, undefined);
+  t.is(config.temporalAddress, undefined);
+  t.is(config.temporalNamespace, 'default');
+  t.is(config.temporalTaskQueue, 'coopbank');
+  t.is(config.port, 8000);
+  t.is(config.dataDir, path.join(cwd, '.data'));
+  t.is(config.jwtSecret, undefined);
+  t.is(config.logLevel, 'info');
+});
+
+test('valid values are read and converted', (t) => {
+  const config = loadConfig(
+    {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:secret@db.internal:5432/coopbank',
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_NAMESPACE: 'coop-prod',
+      TEMPORAL_TASK_QUEUE: 'coopbank-main',
+      PORT: '9000',
+      DATA_DIR: '/var/lib/coopbank',
+      JWT_SECRET: 'x'.repeat(40),
+      LOG_LEVEL: 'warn',
+    },
+    cwd,
+  );
+  t.is(config.port, 9000);
+  t.is(config.temporalAddress, 'temporal.internal:7233');
+  t.is(config.dataDir, '/var/lib/coopbank');
+  t.is(config.logLevel, 'warn');
+});
+
+const invalid: [string, Record<string, string>][] = [
+  ['PORT', { PORT: 'eighty' }],
+  ['PORT', { PORT: '70000' }],
+  ['PORT', { PORT: '-1' }],
+  ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+  ['DATABASE_URL', { DATABASE_URL: 'mysql://u:p@h/db' }],
+  ['DATABASE_URL', { DATABASE_URL: 'postgres://u:p@host' }],
+  ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'http://temporal:7233' }],
+  ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'temporal' }],
+  ['TEMPORAL_NAMESPACE', { TEMPORAL_NAMESPACE: 'has spaces' }],
+  ['TEMPORAL_TASK_QUEUE', { TEMPORAL_TASK_QUEUE: 'a/b' }],
+  ['NODE_ENV', { NODE_ENV: 'staging' }],
+  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ['JWT_SECRET', { JWT_SECRET: 'short' }],
+  ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '10' }],
+];
+
+for (const [variable, env] of invalid) {
+  test(`${variable}=${Object.values(env)[0]} is refused with a message naming ${variable}`, (t) => {
+    const error = t.throws(() => loadConfig(env, cwd), { instanceOf: ConfigError });
+    t.is(error?.variable, variable);
+    t.true(error?.message.startsWith(`Invalid configuration: ${variable} `));
+  });
+}
+
+for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET']) {
+  test(`production requires ${variable}: nothing is embedded or invented there`, (t) => {
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:secret@db:5432/coopbank',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      JWT_SECRET: 'y'.repeat(32),
+    };
+    delete env[variable];
+    const error = t.throws(() => loadConfig(env, cwd), { instanceOf: ConfigError });
+    t.is(error?.variable, variable);
+  });
+}
