@@ -96,15 +96,14 @@ export async function waitUntilReady(
   timeoutMs: number,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let exitCode: number | null | undefined;
-  void service.exited.then((code) => {
-    exitCode = code;
-  });
+  // Racing each probe against the child's exit reports a crash at once, even while a probe hangs.
+  const exit = service.exited.then((code) => ({ exitCode: code }));
   while (Date.now() < deadline) {
-    if (exitCode !== undefined) {
-      throw new Error(`${service.name} exited (code ${exitCode}) before it was ready:\n${service.recentOutput()}`);
+    const outcome = await Promise.race([probe().catch(() => false), exit]);
+    if (typeof outcome === 'object') {
+      throw new Error(`${service.name} exited (code ${outcome.exitCode}) before it was ready:\n${service.recentOutput()}`);
     }
-    if (await probe().catch(() => false)) return;
+    if (outcome) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await service.stop('SIGKILL', 0);
