@@ -9,6 +9,8 @@ export interface ApiDeps {
   temporal: Client;
   logger: Logger;
   bodyLimitBytes: number;
+  /** Signs and verifies access and refresh tokens (the auth module). */
+  jwtSecret: string;
   /** Node.js process metrics (memory, event loop) in /metrics; off in tests that build many apps. */
   processMetrics: boolean;
 }

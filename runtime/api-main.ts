@@ -1,13 +1,11 @@
 import { CleanupStack, runMain, stopOnSignal } from './cleanup-stack';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, requireExternalServices } from './config';
 import { createLogger } from './logger';
 import { openMigratedDatabase, startApi } from './start-components';
 
 /** `npm run api`: the HTTP API alone, against an external PostgreSQL and Temporal (production). */
 runMain('api', async () => {
-  const config = loadConfig();
-  if (config.databaseUrl === undefined) throw new ConfigError('DATABASE_URL', 'is required by npm run api (npm start embeds one)');
-  if (config.temporalAddress === undefined) throw new ConfigError('TEMPORAL_ADDRESS', 'is required by npm run api (npm start embeds one)');
+  const config = requireExternalServices(loadConfig(), 'npm run api');
   const logger = createLogger(config, 'coopbank-api');
   const cleanup = new CleanupStack(logger);
   stopOnSignal(cleanup, logger);

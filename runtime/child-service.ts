@@ -17,6 +17,8 @@ export interface ChildService {
   recentOutput(): string;
   /** Sends `signal`, waits up to `graceMs`, then kills outright. Resolves once the child is gone. */
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+  /** Calls `handler` if the child exits without having been asked to stop (a crash while we depend on it). */
+  onUnexpectedExit(handler: (code: number | null) => void): void;
 }
 
 export interface ChildServiceOptions {
@@ -71,17 +73,24 @@ export function startChildService(options: ChildServiceOptions): ChildService {
     });
   });
 
+  let stopRequested = false;
   return {
     name: options.name,
     pid: child.pid ?? -1,
     exited,
     recentOutput: () => recent.join('\n'),
     async stop(signal = 'SIGTERM', graceMs = 20_000) {
+      stopRequested = true;
       if (!running.has(child)) return;
       child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
+    },
+    onUnexpectedExit(handler) {
+      void exited.then((code) => {
+        if (!stopRequested) handler(code);
+      });
     },
   };
 }

@@ -136,3 +136,14 @@ function optionalSecret(env: Env, variable: string): string | undefined {
   }
   return value;
 }
+
+/**
+ * The production processes (`npm run api`, `npm run worker`) embed nothing: they need both services given.
+ * Returns the config with those two known to be set.
+ */
+export function requireExternalServices(config: Config, command: string): Config & { databaseUrl: string; temporalAddress: string } {
+  const { databaseUrl, temporalAddress } = config;
+  if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', `is required by ${command} (npm start embeds one)`);
+  if (temporalAddress === undefined) throw new ConfigError('TEMPORAL_ADDRESS', `is required by ${command} (npm start embeds one)`);
+  return { ...config, databaseUrl, temporalAddress };
+}

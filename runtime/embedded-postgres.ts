@@ -16,6 +16,8 @@ export interface EmbeddedPostgres {
   /** Connection URL of the `postgres` maintenance database; callers pick their own database. */
   readonly url: string;
   stop(): Promise<void>;
+  /** See ChildService.onUnexpectedExit. */
+  onUnexpectedExit(handler: (code: number | null) => void): void;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -55,11 +57,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onLine: options.onLine,
   });
   const url = `postgres://${superuser}:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}/postgres`;
-  await waitUntilReady(server, () => canConnect(url), readyTimeoutMs);
+  await waitUntilReady(server, () => servesDataDir(url, options.dataDir), readyTimeoutMs);
   return {
     url,
     // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
     stop: () => server.stop('SIGINT', 30_000),
+    onUnexpectedExit: (handler) => server.onUnexpectedExit(handler),
   };
 }
 
@@ -169,11 +172,16 @@ function assertNoLiveServer(dataDir: string): void {
   );
 }
 
-async function canConnect(url: string): Promise<boolean> {
+/**
+ * Ready when the server on our port is *ours*: another PostgreSQL already on that port would answer too,
+ * while our own child is failing to bind it.
+ */
+async function servesDataDir(url: string, dataDir: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
   try {
     await client.connect();
-    return true;
+    const result = await client.query<{ data_directory: string }>(`SELECT current_setting('data_directory') AS data_directory`);
+    return path.resolve(result.rows[0]?.data_directory ?? '') === path.resolve(dataDir);
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -24,3 +24,8 @@ export function readOrCreateSecret(file: string): string {
     return fs.readFileSync(file, 'utf8').trim();
   }
 }
+
+/** The JWT signing key: JWT_SECRET, or (outside production, where config requires it) one kept in DATA_DIR. */
+export function resolveJwtSecret(config: { jwtSecret: string | undefined; dataDir: string }): string {
+  return config.jwtSecret ?? readOrCreateSecret(path.join(config.dataDir, 'jwt-secret'));
+}

@@ -34,6 +34,7 @@ export async function provideDatabase(config: Config, logger: Logger, cleanup: C
     onLine: (line) => logger.debug({ component: 'postgres' }, line),
   });
   cleanup.push('postgres', server.stop);
+  server.onUnexpectedExit(stopProcessOnCrash('postgres', logger));
   await createDatabaseIfMissing(server.url, embeddedDatabaseName);
   const url = new URL(server.url);
   url.pathname = `/${embeddedDatabaseName}`;
@@ -49,6 +50,14 @@ async function createDatabaseIfMissing(maintenanceUrl: string, name: string): Pr
   } finally {
     await client.end();
   }
+}
+
+/** A local service we depend on died under us: shut the whole process down in order rather than limp on. */
+function stopProcessOnCrash(component: string, logger: Logger): (code: number | null) => void {
+  return (code) => {
+    logger.fatal({ component, code }, 'exited unexpectedly; shutting down');
+    process.kill(process.pid, 'SIGTERM');
+  };
 }
 
 /** The Temporal address to use: TEMPORAL_ADDRESS, or else a local dev server (state in DATA_DIR, UI on). */
@@ -67,6 +76,7 @@ export async function provideTemporal(
     onLine: (line) => logger.debug({ component: 'temporal' }, line),
   });
   cleanup.push('temporal dev server', server.stop);
+  server.onUnexpectedExit(stopProcessOnCrash('temporal dev server', logger));
   return { address: server.address, uiUrl: server.uiUrl };
 }
 

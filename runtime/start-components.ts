@@ -4,6 +4,7 @@ import { createApp } from '../api/app';
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';
+import { resolveJwtSecret } from './local-secret';
 import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
 import { createWorker, routeTemporalLogs } from './worker';
 
@@ -26,7 +27,14 @@ export async function startApi(
 ): Promise<{ port: number; temporal: Client }> {
   const temporal = await connectTemporalClient(temporalAddress, config.temporalNamespace);
   cleanup.push('temporal client', () => temporal.connection.close());
-  const app = createApp({ knex, temporal, logger, bodyLimitBytes: config.bodyLimitBytes, processMetrics: true });
+  const app = createApp({
+    knex,
+    temporal,
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    jwtSecret: resolveJwtSecret(config),
+    processMetrics: true,
+  });
   const server = await listen(app, config.port);
   cleanup.push('http server', () => closeServer(server));
   return { port: portOf(server), temporal };

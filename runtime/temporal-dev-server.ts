@@ -9,6 +9,8 @@ export interface TemporalDevServer {
   /** Web UI address, undefined when started headless. */
   readonly uiUrl: string | undefined;
   stop(): Promise<void>;
+  /** See ChildService.onUnexpectedExit. */
+  onUnexpectedExit(handler: (code: number | null) => void): void;
 }
 
 export interface TemporalDevServerOptions {
@@ -51,6 +53,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     address,
     uiUrl: options.uiPort === undefined ? undefined : `http://localhost:${options.uiPort}`,
     stop: () => server.stop('SIGTERM', 20_000),
+    onUnexpectedExit: (handler) => server.onUnexpectedExit(handler),
   };
 }
 

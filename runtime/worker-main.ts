@@ -1,14 +1,12 @@
 import { CleanupStack, runMain, stopOnSignal } from './cleanup-stack';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, requireExternalServices } from './config';
 import { createLogger } from './logger';
 import { connectDatabase } from './services';
 import { startWorker } from './start-components';
 
 /** `npm run worker`: one Temporal worker against an external PostgreSQL and Temporal (production; scale out). */
 runMain('worker', async () => {
-  const config = loadConfig();
-  if (config.databaseUrl === undefined) throw new ConfigError('DATABASE_URL', 'is required by npm run worker');
-  if (config.temporalAddress === undefined) throw new ConfigError('TEMPORAL_ADDRESS', 'is required by npm run worker');
+  const config = requireExternalServices(loadConfig(), 'npm run worker');
   const logger = createLogger(config, 'coopbank-worker');
   const cleanup = new CleanupStack(logger);
   stopOnSignal(cleanup, logger);

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -10,6 +9,7 @@ import { createKnex, migrateToLatest } from '../db/knex';
 import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
 import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-dev-server';
 import { templateDatabase, testEnvironmentVariables } from './helpers/environment';
+import { freePort } from './helpers/ports';
 
 /**
  * `npm test`: starts ONE PostgreSQL and ONE Temporal dev server for the whole run, migrates a template
@@ -81,17 +81,6 @@ function runAva(args: string[], env: Record<string, string>): Promise<number> {
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   return new Promise((resolve) => ava.on('exit', (code) => resolve(code ?? 1)));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const quietLogger = {

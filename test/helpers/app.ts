@@ -33,7 +33,7 @@ export interface TestAppOptions {
 export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
   const temporal = options.temporal ?? (await connectTemporalClient(testEnvironment().temporalAddress, 'default'));
   const app = createApp(
-    { knex: options.knex, temporal, logger: pino({ level: 'silent' }), bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, processMetrics: false },
+    { knex: options.knex, temporal, logger: pino({ level: 'silent' }), bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, jwtSecret: 'test-secret-test-secret-test-secret', processMetrics: false },
     options.routes ?? apiRoutes,
   );
   const server = await listen(app, 0);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../runtime/embedded-postgres';
+import { freePort } from '../helpers/ports';
 
 // This test starts clusters of its own; the shared one of the run is not touched.
 function freshDataDir(t: import('ava').ExecutionContext): string {
@@ -13,15 +13,6 @@ function freshDataDir(t: import('ava').ExecutionContext): string {
   fs.chmodSync(parent, 0o755); // reachable by the postgres user when the tests run as root
   t.teardown(() => fs.rmSync(parent, { recursive: true, force: true }));
   return path.join(parent, 'pg');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function query(url: string, sql: string): Promise<pg.QueryResult> {

@@ -1,0 +1,109 @@
+import http from 'node:http';
+
+export interface LoadOptions {
+  /** Loopback URL requested over and over with GET. */
+  url: string;
+  /** Concurrent keep-alive connections, each with one request in flight at a time (closed loop). */
+  connections: number;
+  /** Requests in this first period are made but not counted: JIT, socket set-up and heap growth settle first. */
+  warmupMs: number;
+  /** Requests started in this period are counted. */
+  durationMs: number;
+  /** A request that takes longer counts as an error, so a stuck server cannot stall the run. */
+  requestTimeoutMs: number;
+  /** Latency samples kept at most; beyond that requests are still counted but not sampled (memory bound). */
+  maxSamples: number;
+}
+
+export interface LoadResult {
+  /** Successful (2xx) requests started in the measured period. */
+  requests: number;
+  /** Failed requests (non-2xx, socket error, timeout) started in the measured period. */
+  errors: number;
+  /** Successful requests per second over the measured period. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** From the start of the measured period to the last counted answer. */
+  measuredSeconds: number;
+}
+
+interface Tally {
+  latenciesMs: Float64Array;
+  sampled: number;
+  requests: number;
+  errors: number;
+  lastDoneNs: bigint;
+}
+
+/**
+ * Closed-loop load: `connections` workers each send a request, wait for the whole answer, and send the next,
+ * until the time is up. Latency is measured per request with the monotonic clock (hrtime), from just
+ * before the request is written to the end of the response body.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const target = new URL(options.url);
+  const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, lastDoneNs: 0n };
+  const startNs = process.hrtime.bigint();
+  const measureFromNs = startNs + BigInt(options.warmupMs) * 1_000_000n;
+  const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
+  const worker = async (): Promise<void> => {
+    for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = process.hrtime.bigint()) {
+      const ok = await requestOnce(agent, target, options.requestTimeoutMs);
+      if (sentNs >= measureFromNs) record(tally, ok, sentNs, process.hrtime.bigint());
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.connections }, worker));
+  } finally {
+    agent.destroy();
+  }
+  return summarize(tally, measureFromNs);
+}
+
+function record(tally: Tally, ok: boolean, sentNs: bigint, doneNs: bigint): void {
+  tally.lastDoneNs = doneNs > tally.lastDoneNs ? doneNs : tally.lastDoneNs;
+  if (!ok) {
+    tally.errors += 1;
+    return;
+  }
+  tally.requests += 1;
+  if (tally.sampled < tally.latenciesMs.length) tally.latenciesMs[tally.sampled++] = Number(doneNs - sentNs) / 1e6;
+}
+
+function summarize(tally: Tally, measureFromNs: bigint): LoadResult {
+  const sorted = tally.latenciesMs.subarray(0, tally.sampled).sort(); // typed-array sort is numeric
+  const measuredSeconds = tally.lastDoneNs > measureFromNs ? Number(tally.lastDoneNs - measureFromNs) / 1e9 : 0;
+  return {
+    requests: tally.requests,
+    errors: tally.errors,
+    rps: measuredSeconds > 0 ? tally.requests / measuredSeconds : 0,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length > 0 ? (sorted[sorted.length - 1] ?? 0) : 0,
+    measuredSeconds,
+  };
+}
+
+/** Nearest-rank percentile of ascending samples (0 when there are none). */
+export function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(fraction * sorted.length)));
+  return sorted[rank - 1] ?? 0;
+}
+
+/** One GET; resolves true on a 2xx answer read to its end, false on anything else. Never rejects. */
+function requestOnce(agent: http.Agent, target: URL, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = http.get({ agent, host: target.hostname, port: target.port, path: target.pathname }, (response) => {
+      const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
+      response.on('end', () => resolve(ok));
+      response.on('error', () => resolve(false));
+      response.resume(); // the body is drained, not kept: the content was checked once before the run
+    });
+    request.setTimeout(timeoutMs, () => request.destroy(new Error('request timed out')));
+    request.on('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { FromServer, ToServer } from './servers/loopback';
+
+const repoRoot = path.resolve(__dirname, '..');
+const startTimeoutMs = 20_000;
+const replyTimeoutMs = 5_000;
+const stopTimeoutMs = 5_000;
+
+export interface ServerProcess {
+  port: number;
+  /** CPU time (user + system) the server process has used so far, in microseconds. */
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a bench/servers/*.ts script in its own Node process, so that on a 2-core machine the server and
+ * the load generator (this process) each have a core rather than sharing one event loop.
+ * stdout goes to /dev/null (it carries the app's log lines); stderr is shown, for crashes.
+ */
+export async function startServerProcess(script: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script)], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    const listening = await nextMessage(child, 'listening', startTimeoutMs);
+    return {
+      port: listening.port,
+      async cpuMicros() {
+        const reply = nextMessage(child, 'cpu', replyTimeoutMs);
+        child.send({ type: 'cpu' } satisfies ToServer);
+        const { usage } = await reply;
+        return usage.user + usage.system;
+      },
+      stop: () => stopChild(child),
+    };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+/** The next message of the given type from the child; fails if the child exits or is silent too long. */
+function nextMessage<T extends FromServer['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<FromServer, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    const onMessage = (message: FromServer): void => {
+      if (message.type !== type) return;
+      cleanup();
+      resolve(message as Extract<FromServer, { type: T }>);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      cleanup();
+      reject(new Error(`Server process exited (${signal ?? code}) while waiting for its '${type}' message.`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`No '${type}' message from the server process within ${timeoutMs} ms.`));
+    }, timeoutMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited in time; resolves once it is gone. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
+import { createKnex } from '../../db/knex';
+import { createLogger } from '../../runtime/logger';
+import { serveOnLoopback } from './loopback';
+
+/**
+ * The app under test: createApp with its whole middleware chain (request id, child logger, log line,
+ * metrics, error handler, router), configured as in production (runtime/start-components.ts).
+ *
+ * GET /healthz touches neither the database nor Temporal, so neither is started: knex opens no
+ * connection before its first query and a lazy Temporal connection none before its first call; the
+ * unreachable addresses (port 1) make any accidental use fail loudly instead of hitting a real server.
+ * The logger is the production one at level info writing to stdout, which the parent points at /dev/null.
+ */
+const knex = createKnex('postgres://bench:bench@127.0.0.1:1/none');
+const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+const logger = createLogger({ logLevel: 'info' });
+const app = createApp({
+  knex,
+  temporal,
+  logger,
+  bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
+  jwtSecret: randomBytes(32).toString('hex'), // /healthz is public: no token is ever signed or checked
+  processMetrics: true,
+});
+
+void serveOnLoopback(app.callback());
