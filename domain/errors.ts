@@ -36,10 +36,3 @@ export class ValidationError extends AppError {
     this.name = 'ValidationError';
   }
 }
-
-export class NotFoundError extends AppError {
-  constructor(what: string, code = 'not_found') {
-    super('not_found', code, `${what} was not found.`);
-    this.name = 'NotFoundError';
-  }
-}
