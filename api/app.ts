@@ -3,6 +3,7 @@ import type { AppState } from './context';
 import type { ApiDeps, RouteDeps } from './deps';
 import { docsRoutes } from './docs';
 import { createHttpMetrics } from './metrics';
+import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
 import type { AnyRoute } from './route';
@@ -15,11 +16,16 @@ import { version } from '../package.json';
  * No port is opened and nothing global is touched, so tests build as many apps as they need.
  */
 export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes): Koa<AppState> {
-  const routeDeps: RouteDeps = { ...deps, metrics: createHttpMetrics({ processMetrics: deps.processMetrics }) };
+  const routeDeps: RouteDeps = {
+    ...deps,
+    metrics: createHttpMetrics({ processMetrics: deps.processMetrics }),
+    activities: { knex: deps.knex, clock: deps.clock, auth: deps.auth },
+  };
   const router = buildRouter([...routes, ...docsRoutes(routes, version)], routeDeps);
-  const app = new Koa<AppState>();
+  const app = new Koa<AppState>({ proxy: deps.trustProxy });
   app.use(requestContext(deps.logger, routeDeps.metrics));
   app.use(errorHandler());
+  app.use(authenticate(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
+import type { Principal } from './auth/principal';
 
 /** What the middleware chain puts on `ctx.state` for the handlers and for the log line. */
 export interface AppState {
@@ -7,6 +8,10 @@ export interface AppState {
   log: Logger;
   /** The declared path of the route that matched (`/api/v1/x/{id}/`), for logs and metrics labels. */
   route?: string;
+  /** The signed-in user, when the request carried a valid access token (see middleware/authenticate.ts). */
+  principal?: Principal;
+  /** Why a token was present but not accepted: the 401 of a protected route says so. */
+  authFailure?: 'token_expired' | 'token_invalid' | 'token_revoked';
 }
 
 export type AppContext = ParameterizedContext<AppState>;

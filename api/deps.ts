@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ActivityContext, AuthSettings } from '../activities/context';
 import type { HttpMetrics } from './metrics';
 
 /** What the API needs from the outside world; the app factory receives it, tests pass their own. */
@@ -8,9 +9,14 @@ export interface ApiDeps {
   knex: Knex;
   temporal: Client;
   logger: Logger;
+  /** "Now": injected so tests can move time (token expiry). */
+  clock: () => Date;
+  auth: AuthSettings;
+  /** Mark cookies Secure (TLS ends at this server or a proxy in front of it): everywhere but development. */
+  secureCookies: boolean;
+  /** Trust X-Forwarded-For / -Proto from a proxy in front (client address used by the login throttle). */
+  trustProxy: boolean;
   bodyLimitBytes: number;
-  /** Signs and verifies access and refresh tokens (the auth module). */
-  jwtSecret: string;
   /** Node.js process metrics (memory, event loop) in /metrics; off in tests that build many apps. */
   processMetrics: boolean;
 }
@@ -18,4 +24,6 @@ export interface ApiDeps {
 /** What route handlers receive: the app's dependencies plus what the app itself owns. */
 export interface RouteDeps extends ApiDeps {
   metrics: HttpMetrics;
+  /** The same context the worker gives activities. */
+  activities: ActivityContext;
 }

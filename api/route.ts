@@ -1,11 +1,16 @@
 import type { Schema } from 'yup';
+import type { Role } from '../domain/access';
+import type { Principal } from './auth/principal';
 import type { AppContext } from './context';
 import type { RouteDeps } from './deps';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Who may call a route. The identity module (auth) widens this with roles. */
-export type RouteAccess = 'public';
+/**
+ * Who may call a route: anyone, any signed-in user, or a user holding one of the roles somewhere. The
+ * handler then checks the role at the resource's own enterprise or branch (api/auth/access.ts).
+ */
+export type RouteAccess = 'public' | 'authenticated' | readonly Role[];
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -13,6 +18,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   deps: RouteDeps;
   ctx: AppContext;
+  /** Set on every route whose access is not 'public' (the router refuses the request otherwise). */
+  principal: Principal | undefined;
 }
 
 /**

@@ -2,7 +2,10 @@ import Router from '@koa/router';
 import type { AppState } from './context';
 import type { RouteDeps } from './deps';
 import { readJsonBody } from './json-body';
-import type { AnyRoute } from './route';
+import type { AnyRoute, RouteAccess } from './route';
+import type { AppContext } from './context';
+import { AppError } from '../domain/errors';
+import { assertCsrfProof } from './auth/cookies';
 import { validateInput } from './validation';
 
 /** `/loans/{id}/` (OpenAPI) to `/loans/:id/` (router). */
@@ -15,17 +18,39 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   for (const route of routes) {
     router[route.method](toRouterPath(route.path), async (ctx) => {
       ctx.state.route = route.path;
+      if (route.access !== 'public') assertAccess(ctx, route.access);
       const params = route.params ? await validateInput(route.params, ctx.params, 'path') : undefined;
       const query = route.query ? await validateInput(route.query, ctx.query, 'query') : undefined;
       const body = route.body
         ? await validateInput(route.body, await readJsonBody(ctx, deps.bodyLimitBytes), 'body')
         : undefined;
-      const result = await route.handler({ params, query, body, deps, ctx });
+      const result = await route.handler({ params, query, body, deps, ctx, principal: ctx.state.principal });
       if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
+      } else if (route.status === 204) {
+        ctx.status = 204;
       }
     });
   }
   return router;
+}
+
+const failureMessages = {
+  token_expired: 'The access token has expired: refresh it or sign in again.',
+  token_invalid: 'The access token is not valid.',
+  token_revoked: 'This session was revoked or the account deactivated: sign in again.',
+} as const;
+
+/** 401 without a valid session, 403 without a CSRF proof (cookie sessions) or without any of the roles. */
+function assertAccess(ctx: AppContext, access: Exclude<RouteAccess, 'public'>): void {
+  const principal = ctx.state.principal;
+  if (principal === undefined) {
+    const failure = ctx.state.authFailure;
+    throw new AppError('unauthenticated', failure ?? 'not_authenticated', failure ? failureMessages[failure] : 'Sign in first.');
+  }
+  if (principal.via === 'cookie') assertCsrfProof(ctx);
+  if (access !== 'authenticated' && !principal.grants.some((grant) => access.includes(grant.role))) {
+    throw new AppError('forbidden', 'role_required', `This requires one of the roles: ${access.join(', ')}.`);
+  }
 }

@@ -1,4 +1,4 @@
-import { ValidationError as YupValidationError, type Schema } from 'yup';
+import { ValidationError as YupValidationError, type Schema, type SchemaDescription, type SchemaFieldDescription } from 'yup';
 import { ValidationError, type FieldError } from '../domain/errors';
 
 export type InputLocation = 'path' | 'query' | 'body';
@@ -9,6 +9,9 @@ export type InputLocation = 'path' | 'query' | 'body';
  * value, never the raw input.
  */
 export async function validateInput<T>(schema: Schema<T>, input: unknown, location: InputLocation): Promise<T> {
+  // A body field we do not know is a client mistake (a typo, a stale client): refuse it rather than ignore it.
+  const unknown = location === 'body' ? unknownFields(schema.describe(), input, '') : [];
+  if (unknown.length > 0) throw new ValidationError(unknown, 'The request body has unknown fields.');
   try {
     return await schema.validate(input, { abortEarly: false, stripUnknown: true });
   } catch (error) {
@@ -32,4 +35,16 @@ function fieldErrors(error: YupValidationError, location: InputLocation): FieldE
     errors.push({ field, message });
   }
   return errors;
+}
+
+function unknownFields(description: SchemaFieldDescription, value: unknown, prefix: string): FieldError[] {
+  const fields = (description as SchemaDescription & { fields?: Record<string, SchemaFieldDescription> }).fields;
+  if (description.type !== 'object' || fields === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [];
+  }
+  return Object.entries(value).flatMap(([key, nested]) => {
+    const field = prefix === '' ? key : `${prefix}.${key}`;
+    const known = fields[key];
+    return known === undefined ? [{ field, message: `${field} is not a known field` }] : unknownFields(known, nested, field);
+  });
 }

@@ -36,3 +36,20 @@ export class ValidationError extends AppError {
     this.name = 'ValidationError';
   }
 }
+
+export class NotFoundError extends AppError {
+  constructor(what: string, code = 'not_found') {
+    super('not_found', code, `${what} was not found.`);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', 'too_many_attempts', message);
+    this.name = 'RateLimitedError';
+  }
+}

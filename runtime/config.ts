@@ -22,6 +22,14 @@ export interface Config {
   dataDir: string;
   /** Unset outside production: generated once and kept in `dataDir` (see jwt-secret.ts). */
   jwtSecret: string | undefined;
+  /** Lifetimes of access and refresh tokens, in seconds. */
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** The first administrator, created on first start when no user exists (password generated if unset). */
+  initialAdminUsername: string;
+  initialAdminPassword: string | undefined;
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-* (client address for throttling, https for cookies). */
+  trustProxy: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -57,6 +65,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
     dataDir: path.resolve(cwd, nonEmpty(env, 'DATA_DIR') ?? '.data'),
     jwtSecret: optionalSecret(env, 'JWT_SECRET'),
+    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_MINUTES', 60, 1, 24 * 60) * 60,
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_HOURS', 24, 1, 24 * 30) * 3600,
+    initialAdminUsername: identifier(env, 'INITIAL_ADMIN_USERNAME', 'admin').toLowerCase(),
+    initialAdminPassword: nonEmpty(env, 'INITIAL_ADMIN_PASSWORD'),
+    trustProxy: oneOf(env, 'TRUST_PROXY', ['true', 'false'], 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
   };

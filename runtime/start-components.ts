@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { ensureInitialAdmin } from '../activities/auth/register.activity';
 import { createApp } from '../api/app';
+import type { ApiDeps } from '../api/deps';
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';
@@ -27,15 +29,33 @@ export async function startApi(
 ): Promise<{ port: number; temporal: Client }> {
   const temporal = await connectTemporalClient(temporalAddress, config.temporalNamespace);
   cleanup.push('temporal client', () => temporal.connection.close());
-  const app = createApp({
+  const deps: ApiDeps = {
     knex,
     temporal,
     logger,
+    clock: () => new Date(),
+    auth: {
+      jwtSecret: resolveJwtSecret(config),
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+    },
+    secureCookies: config.nodeEnv !== 'development',
+    trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
-    jwtSecret: resolveJwtSecret(config),
     processMetrics: true,
+  };
+  const admin = await ensureInitialAdmin({ knex, clock: deps.clock, auth: deps.auth }, {
+    username: config.initialAdminUsername,
+    password: config.initialAdminPassword,
   });
-  const server = await listen(app, config.port);
+  if (admin.created) {
+    logger.info({ username: admin.username }, 'initial administrator created');
+    // Printed once, never logged: the only place this password ever appears.
+    if (admin.generatedPassword !== undefined) {
+      process.stdout.write(`\nInitial administrator: ${admin.username} / ${admin.generatedPassword}  (shown once: change it)\n\n`);
+    }
+  }
+  const server = await listen(createApp(deps), config.port);
   cleanup.push('http server', () => closeServer(server));
   return { port: portOf(server), temporal };
 }

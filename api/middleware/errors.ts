@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../domain/errors';
+import { AppError, RateLimitedError } from '../../domain/errors';
 import type { AppState } from '../context';
 import { sendProblem, statusOfKind } from '../problem';
 
@@ -29,6 +29,8 @@ export function errorHandler(): Middleware<AppState> {
       }
     } catch (error) {
       if (error instanceof AppError) {
+        if (error instanceof RateLimitedError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        if (error.kind === 'unauthenticated') ctx.set('WWW-Authenticate', 'Bearer');
         sendProblem(ctx, statusOfKind[error.kind], error.code, error.message, error.fieldErrors);
         return;
       }

@@ -22,7 +22,11 @@ const app = createApp({
   temporal,
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
-  jwtSecret: randomBytes(32).toString('hex'), // /healthz is public: no token is ever signed or checked
+  clock: () => new Date(),
+  // /healthz is public: no token is ever signed or checked.
+  auth: { jwtSecret: randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
+  secureCookies: false,
+  trustProxy: false,
   processMetrics: true,
 });
 

@@ -25,15 +25,30 @@ export interface TestAppOptions {
   knex: Knex;
   routes?: readonly AnyRoute[];
   bodyLimitBytes?: number;
+  /** "Now" of the app, for tests that move time. */
+  clock?: () => Date;
+  secureCookies?: boolean;
   /** A Temporal client of the test's own (e.g. an unreachable one); the run's server otherwise. */
   temporal?: Client;
 }
+
+export const testJwtSecret = 'test-secret-test-secret-test-secret';
 
 /** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
 export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
   const temporal = options.temporal ?? (await connectTemporalClient(testEnvironment().temporalAddress, 'default'));
   const app = createApp(
-    { knex: options.knex, temporal, logger: pino({ level: 'silent' }), bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, jwtSecret: 'test-secret-test-secret-test-secret', processMetrics: false },
+    {
+      knex: options.knex,
+      temporal,
+      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), // TEST_LOG_LEVEL=error shows 500s' causes
+      clock: options.clock ?? (() => new Date()),
+      auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
+      secureCookies: options.secureCookies ?? false,
+      trustProxy: true, // tests play several client addresses through X-Forwarded-For
+      bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+      processMetrics: false,
+    },
     options.routes ?? apiRoutes,
   );
   const server = await listen(app, 0);

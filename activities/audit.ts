@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import type { Actor } from './context';
+
+export interface AuditEntry {
+  action: string;
+  entityType: string;
+  entityId: string | null;
+  enterpriseId: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** Appends who did what to the audit trail, in the transaction of the change it describes. */
+export async function recordAudit(trx: Knex.Transaction, actor: Pick<Actor, 'userId' | 'requestId'> | null, entry: AuditEntry): Promise<void> {
+  await trx('audit_events').insert({
+    actor_id: actor?.userId ?? null,
+    request_id: actor?.requestId ?? null,
+    action: entry.action,
+    entity_type: entry.entityType,
+    entity_id: entry.entityId,
+    enterprise_id: entry.enterpriseId,
+    details: JSON.stringify(entry.details ?? {}),
+  });
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Knex } from 'knex';
+import { AppError } from '../../domain/errors';
+import { inTransaction } from '../../db/transaction';
+import type { ActivityContext, AuthSettings } from '../context';
+
+/** The only algorithm accepted: a token signed otherwise (or `alg: none`) is refused. */
+export const tokenAlgorithm = 'HS256';
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+  accessExpiresAt: Date;
+  refreshExpiresAt: Date;
+}
+
+/** Claims of both token kinds. `fam` ties a token to its sign-in, so revoking the family stops both. */
+export interface TokenClaims {
+  sub: string;
+  fam: string;
+  typ: 'access' | 'refresh';
+  jti?: string;
+}
+
+const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+function sign(claims: TokenClaims, now: Date, ttlSeconds: number, secret: string): string {
+  return jwt.sign({ ...claims, iat: seconds(now), exp: seconds(now) + ttlSeconds }, secret, { algorithm: tokenAlgorithm });
+}
+
+/** A new sign-in: a token family and its first pair. */
+export async function startSession(trx: Knex.Transaction, context: ActivityContext, userId: string): Promise<TokenPair> {
+  const [family] = await trx('token_families').insert({ user_id: userId }).returning('id');
+  return issueTokenPair(trx, context, userId, family.id as string);
+}
+
+async function issueTokenPair(trx: Knex.Transaction, context: ActivityContext, userId: string, familyId: string): Promise<TokenPair> {
+  const now = context.clock();
+  const { jwtSecret, accessTokenTtlSeconds, refreshTokenTtlSeconds } = context.auth;
+  const jti = randomUUID();
+  const refreshExpiresAt = new Date(now.getTime() + refreshTokenTtlSeconds * 1000);
+  await trx('refresh_tokens').insert({ jti, family_id: familyId, expires_at: refreshExpiresAt });
+  return {
+    access: sign({ sub: userId, fam: familyId, typ: 'access' }, now, accessTokenTtlSeconds, jwtSecret),
+    refresh: sign({ sub: userId, fam: familyId, typ: 'refresh', jti }, now, refreshTokenTtlSeconds, jwtSecret),
+    accessExpiresAt: new Date(now.getTime() + accessTokenTtlSeconds * 1000),
+    refreshExpiresAt,
+  };
+}
+
+export function verifyToken(token: string, settings: AuthSettings, now: Date, type: TokenClaims['typ']): TokenClaims {
+  let claims: TokenClaims;
+  try {
+    claims = jwt.verify(token, settings.jwtSecret, { algorithms: [tokenAlgorithm], clockTimestamp: seconds(now) }) as TokenClaims;
+  } catch (error) {
+    const expired = error instanceof jwt.TokenExpiredError;
+    throw new AppError('unauthenticated', expired ? 'token_expired' : 'token_invalid', expired ? 'The token has expired.' : 'The token is not valid.');
+  }
+  if (claims.typ !== type || typeof claims.sub !== 'string' || typeof claims.fam !== 'string') {
+    throw new AppError('unauthenticated', 'token_invalid', `This is not a${type === 'access' ? 'n access' : ' refresh'} token.`);
+  }
+  return claims;
+}
+
+export async function revokeFamily(trx: Knex.Transaction | Knex, familyId: string, reason: string): Promise<void> {
+  await trx('token_families').where({ id: familyId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now(), revoked_reason: reason });
+}
+
+/**
+ * Rotation: the presented refresh token is spent and a new pair of the same family issued. A token presented
+ * a second time was stolen (or replayed): the whole family is revoked, so thief and owner both sign in again.
+ */
+export async function rotateRefreshToken(context: ActivityContext, refreshToken: string): Promise<TokenPair> {
+  const claims = verifyToken(refreshToken, context.auth, context.clock(), 'refresh');
+  const outcome = await inTransaction(context.knex, async (trx) => {
+    const row = await trx('refresh_tokens as t')
+      .join('token_families as f', 'f.id', 't.family_id')
+      .join('users as u', 'u.id', 'f.user_id')
+      .where('t.jti', claims.jti ?? '')
+      .forUpdate()
+      .first('t.jti', 't.used_at', 'f.id as family_id', 'f.revoked_at', 'u.id as user_id', 'u.is_active');
+    if (row === undefined || row.revoked_at !== null || !row.is_active) return { refused: 'token_revoked' as const, tokens: undefined };
+    if (row.used_at !== null) {
+      await revokeFamily(trx, row.family_id, 'reuse');
+      return { refused: 'token_reused' as const, tokens: undefined };
+    }
+    await trx('refresh_tokens').where({ jti: row.jti }).update({ used_at: context.clock() });
+    return { refused: undefined, tokens: await issueTokenPair(trx, context, row.user_id, row.family_id) };
+  });
+  // Refused after the commit, so a detected reuse stays revoked.
+  if (outcome.refused === 'token_reused') {
+    throw new AppError('unauthenticated', outcome.refused, 'This refresh token was already used: every session of this sign-in is revoked. Sign in again.');
+  }
+  if (outcome.refused === 'token_revoked') {
+    throw new AppError('unauthenticated', outcome.refused, 'This refresh token is revoked. Sign in again.');
+  }
+  return outcome.tokens;
+}

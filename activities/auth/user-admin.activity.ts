@@ -1,0 +1,96 @@
+import { AppError, NotFoundError } from '../../domain/errors';
+import { holdsRole, isPlatformAdmin, type Role } from '../../domain/access';
+import { Branch } from '../../db/models/branch.model';
+import { RoleGrant } from '../../db/models/role-grant.model';
+import { User } from '../../db/models/user.model';
+import { isUniqueViolation } from '../../db/errors';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { revokeFamily } from './tokens';
+
+export interface GrantRoleInput {
+  userId: string;
+  role: Role;
+  /** null: every enterprise (platform administrators only). */
+  enterpriseId: string | null;
+  branchId: string | null;
+}
+
+/** Administrators grant roles in their enterprise; only a platform administrator grants platform-wide. */
+function assertMayAdminister(actor: Actor, enterpriseId: string | null): void {
+  const allowed = enterpriseId === null ? isPlatformAdmin(actor.grants) : holdsRole(actor.grants, ['admin'], { enterpriseId });
+  if (!allowed) throw new AppError('forbidden', 'not_allowed', 'Only an administrator of this enterprise may do this.');
+}
+
+export async function grantRole(context: ActivityContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
+  if (input.enterpriseId === null && (input.role !== 'admin' || input.branchId !== null)) {
+    throw new AppError('unprocessable', 'platform_grant_admin_only', 'Only the admin role can be granted for every enterprise.');
+  }
+  assertMayAdminister(actor, input.enterpriseId);
+  try {
+    return await inTransaction(context.knex, async (trx) => {
+      const user = await User.query(trx).findById(input.userId);
+      if (user === undefined) throw new NotFoundError('The user');
+      if (input.branchId !== null) {
+        const branch = await Branch.query(trx).findById(input.branchId);
+        if (branch === undefined || branch.enterpriseId !== input.enterpriseId) {
+          throw new AppError('validation', 'invalid_request', 'The branch does not belong to the enterprise.', [
+            { field: 'branch', message: 'branch must be a branch of the given enterprise' },
+          ]);
+        }
+      }
+      const grant = await RoleGrant.query(trx).insertAndFetch({ ...input, grantedBy: actor.userId });
+      await recordAudit(trx, actor, {
+        action: 'user.grant_role',
+        entityType: 'user',
+        entityId: user.id,
+        enterpriseId: input.enterpriseId,
+        details: { grant_id: grant.id, role: input.role, branch_id: input.branchId },
+      });
+      return grant;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'role_grants_active_unique')) {
+      throw new AppError('conflict', 'role_already_granted', 'The user already holds this role at this scope.');
+    }
+    throw error;
+  }
+}
+
+export async function revokeGrant(context: ActivityContext, actor: Actor, userId: string, grantId: string): Promise<void> {
+  await inTransaction(context.knex, async (trx) => {
+    const grant = await RoleGrant.query(trx).findById(grantId).forUpdate();
+    if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null) throw new NotFoundError('The role grant');
+    assertMayAdminister(actor, grant.enterpriseId);
+    await RoleGrant.query(trx).patchAndFetchById(grantId, { revokedAt: context.clock(), revokedBy: actor.userId });
+    await recordAudit(trx, actor, {
+      action: 'user.revoke_role',
+      entityType: 'user',
+      entityId: userId,
+      enterpriseId: grant.enterpriseId,
+      details: { grant_id: grantId, role: grant.role, branch_id: grant.branchId },
+    });
+  });
+}
+
+/** Deactivation takes effect at once: every session of the user is revoked, and sign-in is refused. */
+export async function setUserActive(context: ActivityContext, actor: Actor, userId: string, active: boolean): Promise<User> {
+  if (!isPlatformAdmin(actor.grants) && !actor.grants.some((grant) => grant.role === 'admin')) {
+    throw new AppError('forbidden', 'not_allowed', 'Only an administrator may do this.');
+  }
+  if (userId === actor.userId && !active) {
+    throw new AppError('conflict', 'cannot_deactivate_self', 'Administrators cannot deactivate themselves.');
+  }
+  return inTransaction(context.knex, async (trx) => {
+    const user = await User.query(trx).findById(userId).forUpdate();
+    if (user === undefined) throw new NotFoundError('The user');
+    const updated = await User.query(trx).patchAndFetchById(userId, { isActive: active });
+    if (!active) {
+      const families = await trx('token_families').where({ user_id: userId }).whereNull('revoked_at').pluck('id');
+      for (const familyId of families) await revokeFamily(trx, familyId as string, 'deactivated');
+    }
+    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null });
+    return updated;
+  });
+}

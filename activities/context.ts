@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import type { Grant } from '../domain/access';
+
+export interface AuthSettings {
+  jwtSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+}
+
+/** What every activity may use. The clock is injected so tests can move time (token expiry, business dates). */
+export interface ActivityContext {
+  knex: Knex;
+  clock: () => Date;
+  auth: AuthSettings;
+}
+
+/** Who performs an operation: recorded in the audit trail, and whose grants are checked. */
+export interface Actor {
+  userId: string;
+  grants: readonly Grant[];
+  requestId: string;
+}

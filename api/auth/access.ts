@@ -1,0 +1,23 @@
+import { canSee, holdsRole, type Role, type Scope } from '../../domain/access';
+import { AppError, NotFoundError } from '../../domain/errors';
+import type { Principal } from './principal';
+
+/**
+ * The one access check of handlers, at the resource's own enterprise and branch: a resource the user cannot
+ * see answers 404 (its existence is not disclosed), one they see but may not change answers 403.
+ */
+export function requireRole(principal: Principal, allowed: readonly Role[], scope: Scope, what: string): void {
+  requireVisible(principal, scope, what);
+  if (!holdsRole(principal.grants, allowed, scope)) {
+    throw new AppError('forbidden', 'role_required', `This requires one of the roles ${allowed.join(', ')} for this ${scope.branchId ? 'branch' : 'enterprise'}.`);
+  }
+}
+
+export function requireVisible(principal: Principal, scope: Scope, what: string): void {
+  if (!canSee(principal.grants, scope)) throw new NotFoundError(what);
+}
+
+export function signedIn(principal: Principal | undefined): Principal {
+  if (principal === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Sign in first.');
+  return principal;
+}

@@ -1,0 +1,121 @@
+import * as yup from 'yup';
+import { registerUser } from '../../activities/auth/register.activity';
+import { signIn } from '../../activities/auth/sign-in.activity';
+import { revokeFamily, rotateRefreshToken } from '../../activities/auth/tokens';
+import { AppError } from '../../domain/errors';
+import { RoleGrant } from '../../db/models/role-grant.model';
+import { User } from '../../db/models/user.model';
+import { signedIn } from '../auth/access';
+import { assertCsrfProof, clearSessionCookies, refreshCookie, setSessionCookies } from '../auth/cookies';
+import { defineRoute } from '../route';
+import { credentialsSchema, passwordSchema, serializeUser, tokenPairSchema, usernameSchema, userSchema } from './auth.schemas';
+
+/** Sign-up, sign-in and sessions: cookies for browsers, JSON token pairs for other clients. */
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/register/',
+    module: 'auth',
+    operationId: 'register',
+    summary: 'Sign up: a user with no role until an administrator grants one',
+    access: 'public',
+    status: 201,
+    body: yup.object({
+      username: usernameSchema,
+      password: passwordSchema,
+      full_name: yup.string().trim().required().min(2).max(200),
+      email: yup.string().trim().email().max(254).default(''),
+    }),
+    response: userSchema,
+    errorStatuses: [409],
+    handler: async ({ body, deps, ctx }) => {
+      const user = await registerUser(deps.activities, { username: body.username, password: body.password, fullName: body.full_name, email: body.email }, ctx.state.requestId);
+      return serializeUser(user, []);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/login/',
+    module: 'auth',
+    operationId: 'login',
+    summary: 'Sign in: sets the access token in an HttpOnly cookie (and the refresh and CSRF cookies)',
+    description: 'Send the `csrf_token` cookie value in `X-CSRF-Token` with every cookie-authenticated POST, PATCH, PUT or DELETE.',
+    access: 'public',
+    body: credentialsSchema,
+    response: yup.object({ user: userSchema, csrf_token: yup.string().required() }),
+    errorStatuses: [401, 429],
+    handler: async ({ body, deps, ctx }) => {
+      const { user, tokens } = await signIn(deps.activities, { ...body, clientAddress: ctx.ip });
+      const csrfToken = setSessionCookies(ctx, tokens, deps.secureCookies);
+      return { user: serializeUser(user, await RoleGrant.activeOf(deps.knex, [user.id])), csrf_token: csrfToken };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/logout/',
+    module: 'auth',
+    operationId: 'logout',
+    summary: 'Sign out: revokes this sign-in (its refresh and access tokens) and clears the cookies',
+    access: 'authenticated',
+    status: 204,
+    errorStatuses: [401, 403],
+    handler: async ({ principal, deps, ctx }) => {
+      await revokeFamily(deps.knex, signedIn(principal).familyId, 'logout');
+      clearSessionCookies(ctx, deps.secureCookies);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/auth/users/me/',
+    module: 'auth',
+    operationId: 'getCurrentUser',
+    summary: 'The signed-in user, with roles read from the database now',
+    access: 'authenticated',
+    response: userSchema,
+    errorStatuses: [401],
+    handler: async ({ principal, deps }) => {
+      const { userId } = signedIn(principal);
+      const user = await User.query(deps.knex).findById(userId).throwIfNotFound();
+      return serializeUser(user, await RoleGrant.activeOf(deps.knex, [userId]));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/token/',
+    module: 'auth',
+    operationId: 'obtainTokenPair',
+    summary: 'Obtain {access, refresh} as JSON (non-browser clients)',
+    access: 'public',
+    body: credentialsSchema,
+    response: tokenPairSchema,
+    errorStatuses: [401, 429],
+    handler: async ({ body, deps, ctx }) => {
+      const { tokens } = await signIn(deps.activities, { ...body, clientAddress: ctx.ip });
+      return { access: tokens.access, refresh: tokens.refresh };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/token/refresh/',
+    module: 'auth',
+    operationId: 'refreshTokenPair',
+    summary: 'Rotate: a new {access, refresh}; the refresh token presented is spent',
+    description:
+      'Send `refresh` in the body (JSON clients), or no body with the refresh cookie and the CSRF header (browsers, ' +
+      'which get new cookies). Presenting a spent refresh token revokes every token of its sign-in.',
+    access: 'public',
+    body: yup.object({ refresh: yup.string().optional() }),
+    response: tokenPairSchema,
+    errorStatuses: [401, 403],
+    handler: async ({ body, deps, ctx }) => {
+      const fromCookie = body.refresh === undefined;
+      const presented = body.refresh ?? ctx.cookies.get(refreshCookie);
+      if (presented === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Send a refresh token.');
+      if (fromCookie) assertCsrfProof(ctx);
+      const tokens = await rotateRefreshToken(deps.activities, presented);
+      if (fromCookie) setSessionCookies(ctx, tokens, deps.secureCookies);
+      return { access: tokens.access, refresh: tokens.refresh };
+    },
+  }),
+];

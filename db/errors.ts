@@ -1,0 +1,28 @@
+import { UniqueViolationError, ForeignKeyViolationError, CheckViolationError } from 'objection';
+
+/** PostgreSQL's error code and constraint, whether the error came through Objection or straight from knex. */
+function pgError(error: unknown): { code?: string; constraint?: string } {
+  const candidate = (error as { nativeError?: unknown })?.nativeError ?? error;
+  return (candidate ?? {}) as { code?: string; constraint?: string };
+}
+
+/** True for a unique-constraint violation, of `constraint` when one is named. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const { code, constraint: violated } = pgError(error);
+  const unique = error instanceof UniqueViolationError || code === '23505';
+  return unique && (constraint === undefined || violated === constraint);
+}
+
+/** True for an exclusion-constraint violation (overlapping date ranges), of `constraint` when named. */
+export function isExclusionViolation(error: unknown, constraint?: string): boolean {
+  const { code, constraint: violated } = pgError(error);
+  return code === '23P01' && (constraint === undefined || violated === constraint);
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof ForeignKeyViolationError || pgError(error).code === '23503';
+}
+
+export function isCheckViolation(error: unknown): boolean {
+  return error instanceof CheckViolationError || pgError(error).code === '23514';
+}
