@@ -1,5 +1,10 @@
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+// A DATE is a calendar day, not an instant: keep PostgreSQL's 'YYYY-MM-DD' rather than a Date shifted by
+// the server's time zone. (NUMERIC already arrives as a string, which money code turns into a Decimal.)
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 export type { Knex };
 

@@ -1,0 +1,48 @@
+import { dateIn, isValidTimeZone } from '../../domain/calendar';
+import { AppError, ValidationError, type FieldError } from '../../domain/errors';
+import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+
+export type ConfigurationChanges = Partial<
+  Pick<
+    EnterpriseConfiguration,
+    | 'timeZone'
+    | 'businessDate'
+    | 'shareWithdrawalNoticeDays'
+    | 'approvalStepTimeLimitDays'
+    | 'provisioningHour'
+    | 'creditCapMode'
+    | 'allowSeveralOpenExercices'
+  > & { provisioningLadder: LadderStep[] }
+>;
+
+/** The business date in force: the one set by direction, or today in the enterprise's time zone. */
+export function effectiveBusinessDate(configuration: Pick<EnterpriseConfiguration, 'businessDate' | 'timeZone'>, now: Date): string {
+  return configuration.businessDate ?? dateIn(configuration.timeZone, now);
+}
+
+/**
+ * Changes the parameters. The business date only moves forward (ageing, accruals and postings read it; moving
+ * it back would re-date what already happened).
+ */
+export async function updateConfiguration(context: ActivityContext, actor: Actor, enterpriseId: string, changes: ConfigurationChanges): Promise<EnterpriseConfiguration> {
+  const problems: FieldError[] = [];
+  if (changes.timeZone !== undefined && !isValidTimeZone(changes.timeZone)) problems.push({ field: 'time_zone', message: 'time_zone must be an IANA time zone, e.g. Africa/Douala' });
+  if (changes.provisioningLadder !== undefined) problems.push(...ladderProblems(changes.provisioningLadder));
+  if (problems.length > 0) throw new ValidationError(problems);
+  return inTransaction(context.knex, async (trx) => {
+    const current = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate().throwIfNotFound();
+    if (changes.businessDate !== undefined && changes.businessDate !== null) {
+      const inForce = effectiveBusinessDate(current, context.clock());
+      if (changes.businessDate < inForce) {
+        throw new AppError('conflict', 'business_date_backwards', `The business date can only move forward from ${inForce}.`);
+      }
+    }
+    const updated = await EnterpriseConfiguration.query(trx).patchAndFetchById(current.id, changes);
+    await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes } });
+    return updated;
+  });
+}

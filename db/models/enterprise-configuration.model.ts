@@ -1,0 +1,19 @@
+import type { LadderStep } from '../../domain/provisioning-ladder';
+import { BaseModel } from './base.model';
+
+/** The enterprise's parameters that later modules read (business date, notice periods, ladder…). */
+export class EnterpriseConfiguration extends BaseModel {
+  static override tableName = 'enterprise_configurations';
+  static override jsonAttributes = ['provisioningLadder'];
+
+  enterpriseId!: string;
+  timeZone!: string;
+  currency!: string;
+  businessDate!: string | null;
+  shareWithdrawalNoticeDays!: number;
+  approvalStepTimeLimitDays!: number;
+  provisioningHour!: number;
+  provisioningLadder!: LadderStep[];
+  creditCapMode!: 'enforce' | 'warn';
+  allowSeveralOpenExercices!: boolean;
+}
