@@ -64,7 +64,7 @@ export async function paginate<M extends Model>(
   options: PaginateOptions,
 ): Promise<Page<M>> {
   const { page, page_size: pageSize } = options.query;
-  for (const term of (options.query.ordering ?? options.defaultOrdering).split(',')) {
+  for (const term of (options.query.ordering ?? options.defaultOrdering).split(',').filter((term) => term !== '')) {
     const column = options.orderingColumns[term.replace(/^-/, '')];
     if (column === undefined) throw new Error(`ordering field ${term} has no column`);
     builder.orderBy(column, term.startsWith('-') ? 'desc' : 'asc');

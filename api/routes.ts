@@ -1,7 +1,19 @@
 import { authRoutes } from './modules/auth.routes';
+import { branchRoutes } from './modules/branches.routes';
+import { configurationRoutes } from './modules/configuration.routes';
+import { enterpriseRoutes } from './modules/enterprises.routes';
+import { exerciceRoutes } from './modules/exercices.routes';
 import { systemRoutes } from './modules/system.routes';
 import { userRoutes } from './modules/users.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
-export const apiRoutes: readonly AnyRoute[] = [...systemRoutes, ...authRoutes, ...userRoutes];
+export const apiRoutes: readonly AnyRoute[] = [
+  ...systemRoutes,
+  ...authRoutes,
+  ...userRoutes,
+  ...enterpriseRoutes,
+  ...branchRoutes,
+  ...exerciceRoutes,
+  ...configurationRoutes,
+];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { holdsRole } from '../../domain/access';
-import { AppError, NotFoundError } from '../../domain/errors';
+import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
 import { isExclusionViolation, isUniqueViolation } from '../../db/errors';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
@@ -40,6 +40,7 @@ function conflictOf(error: unknown): unknown {
 }
 
 export async function createExercice(context: ActivityContext, actor: Actor, enterpriseId: string, fields: ExerciceFields): Promise<ExerciceComptable> {
+  if (fields.endDate < fields.startDate) throw new ValidationError([{ field: 'end_date', message: 'end_date must not be before start_date' }]);
   try {
     return await inTransaction(context.knex, async (trx) => {
       await assertMayOpen(trx, enterpriseId, null);
