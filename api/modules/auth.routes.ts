@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { changePassword } from '../../activities/auth/change-password.activity';
 import { registerUser } from '../../activities/auth/register.activity';
 import { signIn } from '../../activities/auth/sign-in.activity';
 import { revokeFamily, rotateRefreshToken } from '../../activities/auth/tokens';
@@ -78,6 +79,28 @@ export const authRoutes = [
       const { userId } = signedIn(principal);
       const user = await User.query(deps.knex).findById(userId).throwIfNotFound();
       return serializeUser(user, await RoleGrant.activeOf(deps.knex, [userId]));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/users/me/password/',
+    module: 'auth',
+    operationId: 'changePassword',
+    summary: 'Change one\'s password; every other session of the user is revoked',
+    access: 'authenticated',
+    status: 204,
+    body: yup.object({ current_password: passwordSchema, new_password: passwordSchema }),
+    errorStatuses: [401, 403],
+    handler: async ({ body, principal, deps, ctx }) => {
+      const { userId, familyId } = signedIn(principal);
+      await changePassword(deps.activities, {
+        userId,
+        keepFamilyId: familyId,
+        currentPassword: body.current_password,
+        newPassword: body.new_password,
+        requestId: ctx.state.requestId,
+      });
+      return undefined;
     },
   }),
   defineRoute({

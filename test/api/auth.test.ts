@@ -173,3 +173,20 @@ test('cookies are Secure when the app is configured for TLS', async (t) => {
   t.is(login.status, 200);
   for (const cookie of Object.values(cookiesOf(login))) t.regex(cookie.attributes, /secure/);
 });
+
+test.serial('changing one\'s password checks the current one and revokes the other sessions only', async (t) => {
+  await createUser(knex, 'kofi');
+  const here = await bearer(app, 'kofi', '10.6.0.1');
+  const elsewhere = await bearer(app, 'kofi', '10.6.0.2');
+  const change = (json: object) => app.request('POST', '/api/v1/auth/users/me/password/', { headers: here, json });
+  const wrong = await change({ current_password: 'not my password', new_password: 'a brand new secret' });
+  t.deepEqual(wrong.body.errors, [{ field: 'current_password', message: 'current_password is wrong' }]);
+  t.is((await change({ current_password: testPassword, new_password: '12345678901' })).body.errors[0].field, 'new_password');
+  t.is((await change({ current_password: testPassword, new_password: 'a brand new secret' })).status, 204);
+  t.is((await app.request('GET', '/api/v1/auth/users/me/', { headers: here })).status, 200, 'this session stays');
+  t.is((await app.request('GET', '/api/v1/auth/users/me/', { headers: elsewhere })).status, 401, 'the others end');
+  const old = await app.request('POST', '/api/v1/token/', { json: { username: 'kofi', password: testPassword }, headers: { 'x-forwarded-for': '10.6.0.3' } });
+  t.is(old.status, 401);
+  const fresh = await app.request('POST', '/api/v1/token/', { json: { username: 'kofi', password: 'a brand new secret' }, headers: { 'x-forwarded-for': '10.6.0.3' } });
+  t.is(fresh.status, 200);
+});
