@@ -3,6 +3,8 @@ import { branchRoutes } from './modules/branches.routes';
 import { configurationRoutes } from './modules/configuration.routes';
 import { enterpriseRoutes } from './modules/enterprises.routes';
 import { exerciceRoutes } from './modules/exercices.routes';
+import { governanceRoutes } from './modules/governance.routes';
+import { profileRoutes } from './modules/profile.routes';
 import { systemRoutes } from './modules/system.routes';
 import { userRoutes } from './modules/users.routes';
 import type { AnyRoute } from './route';
@@ -16,4 +18,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...branchRoutes,
   ...exerciceRoutes,
   ...configurationRoutes,
+  ...profileRoutes,
+  ...governanceRoutes,
 ];

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/errors';
 import { Branch } from '../../db/models/branch.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
 export interface BranchFields {
@@ -48,6 +49,7 @@ export async function updateBranch(context: ActivityContext, actor: Actor, branc
     return await inTransaction(context.knex, async (trx) => {
       const branch = await Branch.query(trx).findById(branchId).forUpdate();
       if (branch === undefined) throw new NotFoundError('The branch');
+      if (hasNoChanges(changes)) return branch;
       if (changes.isHeadOffice === false && branch.isHeadOffice) {
         throw new AppError('conflict', 'head_office_required', 'An enterprise keeps one head office: make another branch the head office instead.');
       }

@@ -4,6 +4,7 @@ import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladde
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
 export type ConfigurationChanges = Partial<
@@ -35,6 +36,7 @@ export async function updateConfiguration(context: ActivityContext, actor: Actor
   if (problems.length > 0) throw new ValidationError(problems);
   return inTransaction(context.knex, async (trx) => {
     const current = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate().throwIfNotFound();
+    if (hasNoChanges(changes)) return current;
     if (changes.businessDate !== undefined && changes.businessDate !== null) {
       const inForce = effectiveBusinessDate(current, context.clock());
       if (changes.businessDate < inForce) {

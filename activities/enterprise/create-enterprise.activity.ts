@@ -10,6 +10,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
 export interface CreateEnterpriseInput {
@@ -63,6 +64,7 @@ export interface UpdateEnterpriseInput {
 
 export async function updateEnterprise(context: ActivityContext, actor: Actor, enterpriseId: string, changes: UpdateEnterpriseInput): Promise<Enterprise> {
   return inTransaction(context.knex, async (trx) => {
+    if (hasNoChanges(changes)) return Enterprise.query(trx).findById(enterpriseId).throwIfNotFound();
     const updated = await Enterprise.query(trx).patchAndFetchById(enterpriseId, changes);
     await recordAudit(trx, actor, { action: 'enterprise.update', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { ...changes } });
     return updated;

@@ -5,7 +5,8 @@ export const isoDate = () =>
   yup
     .string()
     .matches(/^\d{4}-\d{2}-\d{2}$/, '${path} must be a date as YYYY-MM-DD')
-    .test('real-date', '${path} is not a real date', (value) => value === undefined || value === null || isRealDate(value));
+    // Only a well-formed value can be a wrong date: a malformed one gets the format message alone.
+    .test('real-date', '${path} is not a real date', (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || isRealDate(value));
 
 function isRealDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);

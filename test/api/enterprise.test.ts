@@ -191,3 +191,18 @@ test('a role revoked now is gone on the very next request', async (t) => {
   t.is((await app.request('PATCH', path, { headers, json: { provisioning_hour: 5 } })).status, 403);
   t.is((await app.request('GET', path, { headers })).status, 404, 'no role left in the enterprise: it is not visible');
 });
+
+test('an empty PATCH changes nothing and answers the resource as it is', async (t) => {
+  const enterprise = await newEnterprise('EMP');
+  for (const path of [
+    `/api/v1/enterprise/enterprises/${enterprise.id}/`,
+    `/api/v1/enterprise/branches/${enterprise.headOffice}/`,
+    `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`,
+  ]) {
+    const before = await app.request('GET', path, { headers: root });
+    const patched = await app.request('PATCH', path, { headers: root, json: {} });
+    t.is(patched.status, 200, path);
+    t.deepEqual(patched.body, before.body, path);
+  }
+  t.is((await knex('audit_events').where({ enterprise_id: enterprise.id }).whereIn('action', ['enterprise.update', 'branch.update', 'configuration.update'])).length, 0);
+});
