@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { createBranch, updateBranch } from '../../activities/enterprise/branches.activity';
+import { createBranch, updateBranch, type BranchFields } from '../../activities/enterprise/branches.activity';
 import { NotFoundError } from '../../domain/errors';
 import { Branch } from '../../db/models/branch.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
@@ -38,6 +38,22 @@ function serializeBranch(branch: Branch) {
     created_at: branch.createdAt.toISOString(),
     updated_at: branch.updatedAt.toISOString(),
   };
+}
+
+interface BranchBody {
+  code: string;
+  name: string;
+  is_head_office: boolean;
+  address: string;
+  city: string;
+  phone: string;
+}
+
+/** The request's snake_case fields as the activity's; absent ones stay absent (a PATCH changes only those sent). */
+function branchFields(body: BranchBody): BranchFields;
+function branchFields(body: Partial<BranchBody>): Partial<BranchFields>;
+function branchFields(body: Partial<BranchBody>): Partial<BranchFields> {
+  return { code: body.code, name: body.name, isHeadOffice: body.is_head_office, address: body.address, city: body.city, phone: body.phone };
 }
 
 const phoneSchema = yup.string().trim().max(30).matches(/^\+?[0-9 ()-]*$/, '${path} may hold digits, spaces, +, (, ) and - only');
@@ -103,14 +119,7 @@ export const branchRoutes = [
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
       requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
-      const branch = await createBranch(deps.activities, actor, body.enterprise, {
-        code: body.code,
-        name: body.name,
-        isHeadOffice: body.is_head_office,
-        address: body.address,
-        city: body.city,
-        phone: body.phone,
-      });
+      const branch = await createBranch(deps.activities, actor, body.enterprise, branchFields(body));
       return serializeBranch(branch);
     },
   }),
@@ -151,15 +160,7 @@ export const branchRoutes = [
       const actor = signedIn(principal);
       const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
       requireRole(actor, ['direction', 'admin'], { enterpriseId: branch.enterpriseId }, 'The branch');
-      const updated = await updateBranch(deps.activities, actor, branch.id, {
-        code: body.code,
-        name: body.name,
-        isHeadOffice: body.is_head_office,
-        address: body.address,
-        city: body.city,
-        phone: body.phone,
-        status: body.status,
-      });
+      const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });
       return serializeBranch(updated);
     },
   }),

@@ -4,6 +4,7 @@ import { governanceRoutes } from '../../api/modules/governance.routes';
 import type { Knex } from '../../db/knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { insertEnterprise } from '../helpers/mothers';
 import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser } from '../helpers/users';
 
@@ -15,13 +16,6 @@ const enterprises = { coop: '', other: '', matrixFlat: '', matrixNested: '' };
 const sessions: Record<string, Record<string, string>> = {};
 const flat = '/api/v1/enterprise/';
 const nested = (enterprise: string) => `/api/v1/enterprise/enterprises/${enterprise}/`;
-
-/** An enterprise as its creation would leave it, for what this file reads: the row and its profile. */
-async function insertEnterprise(code: string): Promise<string> {
-  const [row] = await knex('enterprises').insert({ code, name: `Coopérative ${code}`, legal_form: 'Coopérative', country: 'CM' }).returning('id');
-  await knex('cooperative_profiles').insert({ enterprise_id: row.id });
-  return row.id as string;
-}
 
 async function insertOrgan(enterprise: string, kind: string, name: string): Promise<string> {
   const [row] = await knex('governance_organs').insert({ enterprise_id: enterprise, kind, name }).returning('id');
@@ -41,10 +35,10 @@ function call(who: string | null, method: string, path: string, json?: unknown) 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, routes: [...authRoutes, ...governanceRoutes] });
-  enterprises.coop = await insertEnterprise('COOP');
-  enterprises.other = await insertEnterprise('OTHER');
-  enterprises.matrixFlat = await insertEnterprise('FLAT');
-  enterprises.matrixNested = await insertEnterprise('NESTED');
+  enterprises.coop = await insertEnterprise(knex, 'COOP');
+  enterprises.other = await insertEnterprise(knex, 'OTHER');
+  enterprises.matrixFlat = await insertEnterprise(knex, 'FLAT');
+  enterprises.matrixNested = await insertEnterprise(knex, 'NESTED');
   const inOurs = (role: 'cashier' | 'direction' | 'admin') =>
     [enterprises.coop, enterprises.matrixFlat, enterprises.matrixNested].map((enterpriseId) => ({ role, enterpriseId, branchId: null }));
   const users = {

@@ -4,6 +4,7 @@ import { profileRoutes } from '../../api/modules/profile.routes';
 import type { Knex } from '../../db/knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { insertEnterprise } from '../helpers/mothers';
 import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser } from '../helpers/users';
 
@@ -15,13 +16,6 @@ let other: string;
 const sessions: Record<string, Record<string, string>> = {};
 const profilePath = (enterprise: string) => `/api/v1/enterprise/enterprises/${enterprise}/profile/`;
 
-/** An enterprise as its creation would leave it, for what this file reads: the row and its empty profile. */
-async function insertEnterprise(code: string): Promise<string> {
-  const [row] = await knex('enterprises').insert({ code, name: `Coopérative ${code}`, legal_form: 'Coopérative', country: 'CM' }).returning('id');
-  await knex('cooperative_profiles').insert({ enterprise_id: row.id });
-  return row.id as string;
-}
-
 /** A request as `who` (a key of `sessions`), or anonymous (null). */
 function call(who: string | null, method: string, path: string, json?: unknown) {
   return app.request(method, path, { json, headers: who === null ? {} : sessions[who] });
@@ -30,8 +24,8 @@ function call(who: string | null, method: string, path: string, json?: unknown) 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, routes: [...authRoutes, ...profileRoutes] });
-  coop = await insertEnterprise('COOP');
-  other = await insertEnterprise('OTHER');
+  coop = await insertEnterprise(knex, 'COOP');
+  other = await insertEnterprise(knex, 'OTHER');
   const users = {
     cashier: [{ role: 'cashier' as const, enterpriseId: coop, branchId: null }],
     direction: [{ role: 'direction' as const, enterpriseId: coop, branchId: null }],
