@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { linesForEvent } from '../../domain/accounting/journal';
+import type { EventKind, RoleAccounts, RuleLeg } from '../../domain/accounting/rules';
+import { AppError } from '../../domain/errors';
+import { formatAmount, type Money } from '../../domain/money';
+import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { defaultRoleAccounts } from './default-rules';
+import { postJournalEntry } from './post-entry';
+
+export interface BusinessEvent {
+  enterpriseId: string;
+  branchId: string | null;
+  kind: EventKind;
+  amount: Money;
+  /** What happened, for the log and for replays: ids of the account, loan, member… */
+  payload: Record<string, unknown>;
+  /** Unique per enterprise: the same key with the same event is the same event (a retry), never a second one. */
+  idempotencyKey: string;
+  actorId: string | null;
+  /** The accounts the product involved gives to roles (a savings product's deposit account…). */
+  productAccounts?: Partial<RoleAccounts>;
+  description?: string;
+}
+
+export interface RecordedEvent {
+  eventId: string;
+  /** null when the rule of this kind is inactive: the event is logged, nothing is posted. */
+  entryId: string | null;
+  businessDate: string;
+  /** true when the key had been recorded already: nothing new was written. */
+  replayed: boolean;
+}
+
+function requestHash(event: BusinessEvent): string {
+  const { enterpriseId, branchId, kind, amount, payload, productAccounts } = event;
+  return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
+}
+
+/**
+ * The one entry point of every module into the books. In the caller's transaction: appends the event to
+ * the log (dated with the enterprise's business date) and posts the entry its current rule produces. The
+ * idempotency key is enforced by a unique index: a concurrent twin waits for our commit, then sees our row.
+ */
+export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent): Promise<RecordedEvent> {
+  const hash = requestHash(event);
+  const configuration = await trx('enterprise_configurations').where({ enterprise_id: event.enterpriseId }).first('business_date', 'time_zone');
+  if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+  const businessDate = effectiveBusinessDate({ businessDate: configuration.business_date, timeZone: configuration.time_zone }, now);
+  const [inserted] = await trx('business_event_logs')
+    .insert({
+      enterprise_id: event.enterpriseId,
+      branch_id: event.branchId,
+      kind: event.kind,
+      amount: formatAmount(event.amount),
+      payload: JSON.stringify(event.payload),
+      business_date: businessDate,
+      actor_id: event.actorId,
+      idempotency_key: event.idempotencyKey,
+      request_hash: hash,
+    })
+    .onConflict(['enterprise_id', 'idempotency_key'])
+    .ignore()
+    .returning('id');
+  if (inserted === undefined) return replayOf(trx, event, hash);
+
+  const rule = await currentRule(trx, event.enterpriseId, event.kind);
+  if (rule === undefined || !rule.is_active) return { eventId: inserted.id, entryId: null, businessDate, replayed: false };
+  const entryId = await postJournalEntry(trx, {
+    enterpriseId: event.enterpriseId,
+    branchId: event.branchId,
+    entryDate: businessDate,
+    lines: linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts),
+    description: event.description ?? event.kind,
+    eventId: inserted.id,
+    ruleConfigId: rule.id,
+    createdBy: event.actorId,
+  });
+  return { eventId: inserted.id, entryId, businessDate, replayed: false };
+}
+
+async function replayOf(trx: Knex.Transaction, event: BusinessEvent, hash: string): Promise<RecordedEvent> {
+  const existing = await trx('business_event_logs').where({ enterprise_id: event.enterpriseId, idempotency_key: event.idempotencyKey }).first('id', 'request_hash', 'business_date');
+  if (existing.request_hash !== hash) {
+    throw new AppError('conflict', 'idempotency_key_reused', 'This idempotency key was already used for a different request.');
+  }
+  const entry = await trx('journal_entries').where({ event_id: existing.id }).whereNull('reverses_entry_id').orderBy('created_at').first('id');
+  return { eventId: existing.id, entryId: entry?.id ?? null, businessDate: existing.business_date, replayed: true };
+}
+
+export interface RuleRow {
+  id: string;
+  kind: EventKind;
+  version: number;
+  legs: RuleLeg[];
+  is_active: boolean;
+}
+
+export async function currentRule(trx: Knex.Transaction | Knex, enterpriseId: string, kind: EventKind): Promise<RuleRow | undefined> {
+  return trx('accounting_rule_configs').where({ enterprise_id: enterpriseId, kind }).orderBy('version', 'desc').first('id', 'kind', 'version', 'legs', 'is_active');
+}

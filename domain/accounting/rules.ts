@@ -1,0 +1,72 @@
+/**
+ * The accounting rules: which accounts each kind of business event debits and credits. Pure data and pure
+ * functions: the ledger activity resolves account roles to the enterprise's chart and posts the lines.
+ */
+export const eventKinds = [
+  'deposit',
+  'withdrawal',
+  'loan_disbursement',
+  'repayment_principal',
+  'repayment_interest',
+  'repayment_penalty',
+  'loan_fee',
+  'interest_accrual',
+  'reclassification_doubtful',
+  'provision_charge',
+  'provision_reversal',
+  'write_off',
+  'share_subscription',
+  'share_payment',
+  'share_refund',
+] as const;
+export type EventKind = (typeof eventKinds)[number];
+
+/**
+ * Account roles: a rule side may name a role instead of an account, and the product involved (a savings or
+ * loan product) says which account plays it; without a product's say, the default account of the role.
+ */
+export const accountRoles = [
+  'cash',
+  'member_deposits',
+  'loan_portfolio',
+  'accrued_interest',
+  'doubtful_receivables',
+  'provisions',
+  'provision_charge',
+  'provision_reversal',
+  'write_off_loss',
+  'interest_income',
+  'fee_income',
+  'penalty_income',
+  'shares_unpaid',
+  'shares_paid',
+  'members_capital',
+] as const;
+export type AccountRole = (typeof accountRoles)[number];
+
+/** One side of a leg: a fixed account of the chart, or a role. */
+export type AccountRef = { account: string } | { role: AccountRole };
+
+/** A leg moves the event's whole amount from its credit to its debit account. */
+export interface RuleLeg {
+  debit: AccountRef;
+  credit: AccountRef;
+}
+
+export interface RuleDefinition {
+  kind: EventKind;
+  legs: RuleLeg[];
+  active: boolean;
+}
+
+export type RoleAccounts = Readonly<Record<AccountRole, string>>;
+
+/** The account code a side designates: the fixed account, or the product's account for the role, or the default. */
+export function accountOf(ref: AccountRef, defaults: RoleAccounts, productAccounts: Partial<RoleAccounts> = {}): string {
+  return 'account' in ref ? ref.account : (productAccounts[ref.role] ?? defaults[ref.role]);
+}
+
+/** The account codes a rule touches, for validating it against a chart. */
+export function accountsOfRule(legs: readonly RuleLeg[], defaults: RoleAccounts): string[] {
+  return [...new Set(legs.flatMap((leg) => [accountOf(leg.debit, defaults), accountOf(leg.credit, defaults)]))];
+}
