@@ -28,8 +28,8 @@ COPY activities ./activities
 COPY api ./api
 COPY db ./db
 COPY domain ./domain
-# fixtures/ is empty today and so absent from a fresh clone: the wildcard lets the build pass without it.
-COPY fixture[s] ./fixtures/
+# Reference data the migrations load (the PCEMF chart) and the default accounting rules.
+COPY fixtures ./fixtures/
 COPY runtime ./runtime
 COPY scripts ./scripts
 COPY workflows ./workflows

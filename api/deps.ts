@@ -8,6 +8,8 @@ import type { HttpMetrics } from './metrics';
 export interface ApiDeps {
   knex: Knex;
   temporal: Client;
+  /** Where workflows started by the API run (the workers poll it). */
+  taskQueue: string;
   logger: Logger;
   /** "Now": injected so tests can move time (token expiry). */
   clock: () => Date;

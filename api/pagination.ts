@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { QueryBuilder, Model } from 'objection';
 import * as yup from 'yup';
 import { AppError } from '../domain/errors';
@@ -71,12 +72,28 @@ export async function paginate<M extends Model>(
   }
   builder.orderBy(`${builder.modelClass().tableName}.id`, 'asc');
   const { results, total } = await builder.page(page - 1, pageSize);
+  return pageOf(total, results, options.query, options.url);
+}
+
+/**
+ * The same page for a plain knex query (ledger reads that aggregate or use window functions), ordered as
+ * the caller already ordered it: `orderBy` must end with a unique key, for stable pages.
+ */
+export async function paginateRows<T>(rows: Knex.QueryBuilder, query: ListQuery, url: URL): Promise<Page<T>> {
+  const { page, page_size: pageSize } = query;
+  const counted = await rows.client.queryBuilder().count({ total: '*' }).from(rows.clone().clearOrder().as('counted')).first();
+  const results = (await rows.clone().limit(pageSize).offset((page - 1) * pageSize)) as T[];
+  return pageOf(Number(counted?.total ?? 0), results, query, url);
+}
+
+function pageOf<T>(total: number, results: T[], query: ListQuery, url: URL): Page<T> {
+  const { page, page_size: pageSize } = query;
   const pageCount = Math.max(1, Math.ceil(total / pageSize));
   if (page > pageCount) throw new AppError('not_found', 'page_not_found', `Page ${page} does not exist (last page: ${pageCount}).`);
   return {
     count: total,
-    next: page < pageCount ? pageLink(options.url, page + 1) : null,
-    previous: page > 1 ? pageLink(options.url, page - 1) : null,
+    next: page < pageCount ? pageLink(url, page + 1) : null,
+    previous: page > 1 ? pageLink(url, page - 1) : null,
     results,
   };
 }

@@ -21,6 +21,7 @@ export const statusOfKind: Record<ErrorKind, number> = {
   conflict: 409,
   unprocessable: 422,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 const titles: Record<number, string> = {

@@ -1,10 +1,14 @@
+import { accountRoutes } from './modules/accounts.routes';
 import { authRoutes } from './modules/auth.routes';
 import { branchRoutes } from './modules/branches.routes';
 import { configurationRoutes } from './modules/configuration.routes';
 import { enterpriseRoutes } from './modules/enterprises.routes';
+import { eventRoutes } from './modules/events.routes';
 import { exerciceRoutes } from './modules/exercices.routes';
 import { governanceRoutes } from './modules/governance.routes';
+import { ledgerRoutes } from './modules/ledger.routes';
 import { profileRoutes } from './modules/profile.routes';
+import { replayRoutes } from './modules/replays.routes';
 import { systemRoutes } from './modules/system.routes';
 import { userRoutes } from './modules/users.routes';
 import type { AnyRoute } from './route';
@@ -20,4 +24,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...configurationRoutes,
   ...profileRoutes,
   ...governanceRoutes,
+  ...accountRoutes,
+  ...ledgerRoutes,
+  ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
+  ...eventRoutes,
 ];

@@ -10,7 +10,8 @@ export type ErrorKind =
   | 'not_found' // 404: absent, or not visible to this user
   | 'conflict' // 409: valid request, refused by the current state (insufficient funds, wrong step…)
   | 'unprocessable' // 422: well-formed, but breaks a business rule regardless of state
-  | 'rate_limited'; // 429
+  | 'rate_limited' // 429
+  | 'unavailable'; // 503: a dependency (Temporal) could not be reached
 
 export interface FieldError {
   /** Dotted path of the offending field, e.g. `amount` or `lines[2].account`. */

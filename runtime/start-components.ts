@@ -32,6 +32,7 @@ export async function startApi(
   const deps: ApiDeps = {
     knex,
     temporal,
+    taskQueue: config.temporalTaskQueue,
     logger,
     clock: () => new Date(),
     auth: {

@@ -18,7 +18,7 @@ export function createWorker(options: WorkerOptions): Promise<Worker> {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: createActivities({ knex: options.knex }),
+    activities: createActivities({ knex: options.knex, clock: () => new Date() }),
     ...(options.workflowBundlePath === undefined
       ? { workflowsPath: require.resolve('../workflows') }
       : { workflowBundle: { codePath: options.workflowBundlePath } }),

@@ -1,2 +1,3 @@
 // The worker bundles workflows from this one entry file: every workflow is exported here.
+export { eventReplay } from './event-replay.workflow';
 export { workerSelfCheck } from './worker-self-check.workflow';

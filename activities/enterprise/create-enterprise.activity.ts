@@ -9,6 +9,8 @@ import { Enterprise } from '../../db/models/enterprise.model';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
+import { createCompanyChart } from '../accounts/company-chart';
+import { seedDefaultRules } from '../ledger/default-rules';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
@@ -23,9 +25,9 @@ export interface CreateEnterpriseInput {
 }
 
 /**
- * Creates a cooperative ready to use, in one transaction: the enterprise, its head-office branch, an open
- * accounting year for the current civil year (in its time zone), its default configuration and an empty
- * profile. Platform administrators only.
+ * Creates a cooperative ready to use, in one transaction: the enterprise, its chart of accounts, its
+ * head-office branch, an open accounting year for the current civil year (in its time zone), its default
+ * configuration, an empty profile and the 15 default accounting rules. Platform administrators only.
  */
 export async function createEnterprise(context: ActivityContext, actor: Actor, input: CreateEnterpriseInput): Promise<Enterprise> {
   if (!isPlatformAdmin(actor.grants)) {
@@ -41,10 +43,12 @@ export async function createEnterprise(context: ActivityContext, actor: Actor, i
         country: input.country,
       });
       const enterpriseId = enterprise.id;
+      await createCompanyChart(trx, enterpriseId);
       await Branch.query(trx).insert({ enterpriseId, ...input.headOffice, isHeadOffice: true });
       await ExerciceComptable.query(trx).insert({ enterpriseId, code: year.code, startDate: year.startDate, endDate: year.endDate });
       await EnterpriseConfiguration.query(trx).insert({ enterpriseId, timeZone: input.timeZone, provisioningLadder: [...defaultProvisioningLadder] });
       await CooperativeProfile.query(trx).insert({ enterpriseId });
+      await seedDefaultRules(trx, enterpriseId);
       await recordAudit(trx, actor, { action: 'enterprise.create', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { code: input.code } });
       return enterprise;
     });

@@ -14,6 +14,8 @@ export async function postableAccounts(trx: Knex.Transaction | Knex, enterpriseI
   const rows: { id: string; code: string; is_active: boolean; is_leaf: boolean }[] = await trx('company_chart_entries as c')
     .where('c.enterprise_id', enterpriseId)
     .whereIn('c.code', [...new Set(codes)])
+    // Share locks: an account cannot get a sub-account (stop being a leaf) or be deactivated while we post to it.
+    .forShare()
     .select(
       'c.id',
       'c.code',

@@ -54,6 +54,7 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
       kind: event.kind,
       amount: formatAmount(event.amount),
       payload: JSON.stringify(event.payload),
+      product_accounts: JSON.stringify(event.productAccounts ?? {}),
       business_date: businessDate,
       actor_id: event.actorId,
       idempotency_key: event.idempotencyKey,

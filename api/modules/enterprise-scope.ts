@@ -1,31 +1,32 @@
-import type { QueryBuilder, Model } from 'objection';
 import * as yup from 'yup';
 import { visibility } from '../../domain/access';
 import type { AnyRoute } from '../route';
 import type { Principal } from '../auth/principal';
 
 /**
- * Limits a list query to what the principal may see: every row for a platform administrator; otherwise rows
- * of enterprises where they hold a role, and, for a user whose roles are in some branches only, rows of those
- * branches (when the resource has a branch column).
+ * Limits a list query (Objection or plain knex) to what the principal may see: every row for a platform
+ * administrator; otherwise rows of enterprises where they hold a role and, for a user whose roles are in some
+ * branches only, rows of those branches (when the resource has a branch column).
  */
-export function scopeToVisible<M extends Model>(
-  builder: QueryBuilder<M, M[]>,
+export function scopeToVisible<B extends { whereRaw(sql: string, bindings: readonly string[]): B }>(
+  builder: B,
   principal: Principal,
   columns: { enterprise: string; branch?: string },
-): QueryBuilder<M, M[]> {
+): B {
   const seen = visibility(principal.grants);
   if (seen.all) return builder;
-  const enterprises = [...seen.enterprises.entries()];
-  if (enterprises.length === 0) return builder.whereRaw('false');
-  return builder.where((outer) => {
-    for (const [enterpriseId, access] of enterprises) {
-      outer.orWhere((inner) => {
-        inner.where(columns.enterprise, enterpriseId);
-        if (columns.branch !== undefined && !access.wholeEnterprise) inner.whereIn(columns.branch, [...access.branchIds]);
-      });
+  const clauses: string[] = [];
+  const bindings: string[] = [];
+  for (const [enterpriseId, access] of seen.enterprises) {
+    if (columns.branch === undefined || access.wholeEnterprise) {
+      clauses.push('?? = ?');
+      bindings.push(columns.enterprise, enterpriseId);
+    } else {
+      clauses.push(`(?? = ? AND ?? IN (${[...access.branchIds].map(() => '?').join(', ')}))`);
+      bindings.push(columns.enterprise, enterpriseId, columns.branch, ...access.branchIds);
     }
-  });
+  }
+  return builder.whereRaw(clauses.length === 0 ? 'false' : `(${clauses.join(' OR ')})`, bindings);
 }
 
 const flatPrefix = '/api/v1/enterprise/';

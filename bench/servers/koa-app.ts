@@ -20,6 +20,7 @@ const logger = createLogger({ logLevel: 'info' });
 const app = createApp({
   knex,
   temporal,
+  taskQueue: 'bench',
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
   clock: () => new Date(),

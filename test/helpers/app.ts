@@ -28,6 +28,8 @@ export interface TestAppOptions {
   /** "Now" of the app, for tests that move time. */
   clock?: () => Date;
   secureCookies?: boolean;
+  /** The task queue of a test worker (see withWorker), for routes that start workflows. */
+  taskQueue?: string;
   /** A Temporal client of the test's own (e.g. an unreachable one); the run's server otherwise. */
   temporal?: Client;
 }
@@ -41,6 +43,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
     {
       knex: options.knex,
       temporal,
+      taskQueue: options.taskQueue ?? 'test-no-worker',
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), // TEST_LOG_LEVEL=error shows 500s' causes
       clock: options.clock ?? (() => new Date()),
       auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },

@@ -9,6 +9,8 @@ import { testEnvironment } from './environment';
 // Worker logs of WARN and above reach the test output; the rest would drown it.
 routeTemporalLogs(pino({ level: 'warn' }));
 
+export const newTaskQueue = () => `test-${randomBytes(6).toString('hex')}`;
+
 export interface WorkerContext {
   client: Client;
   taskQueue: string;
@@ -16,11 +18,10 @@ export interface WorkerContext {
 
 /**
  * Runs the project's real workflows and activities (against `knex`) on a task queue of their own, for as long
- * as `work` runs, then shuts the worker down. The workflow code was bundled once by the test runner.
+ * as `work` runs, then shuts the worker down. Pass a task queue to run several workers, one after another, on it. The workflow code was bundled once by the test runner.
  */
-export async function withWorker<T>(knex: Knex, work: (context: WorkerContext) => Promise<T>): Promise<T> {
+export async function withWorker<T>(knex: Knex, work: (context: WorkerContext) => Promise<T>, taskQueue = newTaskQueue()): Promise<T> {
   const { temporalAddress, bundlePath } = testEnvironment();
-  const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const clientConnection = await Connection.connect({ address: temporalAddress });
   try {

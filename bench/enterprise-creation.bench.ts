@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createCompanyChart } from '../activities/accounts/company-chart';
+import type { ActivityContext, Actor } from '../activities/context';
+import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
+import { createKnex, migrateToLatest, type Knex } from '../db/knex';
+import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
+import { freePort } from '../test/helpers/ports';
+import { round, type Benchmark } from './benchmark';
+
+const runs = 20;
+// Not timed: the first runs pay for connections, JIT and PostgreSQL's cold caches.
+const warmupRuns = 3;
+
+/**
+ * Creating an enterprise through the createEnterprise activity (one transaction: the enterprise, its chart
+ * of about 1,355 accounts copied from the PCEMF, branch, year, configuration, profile…), on a PostgreSQL of
+ * its own; and, for comparison, the chart copy alone (createCompanyChart).
+ */
+export const enterpriseCreationBenchmark: Benchmark = {
+  name: 'enterprise-creation',
+  async run() {
+    // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-bench-'));
+    fs.chmodSync(workDir, 0o755);
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: await freePort(), password: randomBytes(16).toString('hex') });
+    const knex = createKnex(postgres.url); // the cluster is thrown away afterwards: its maintenance database will do
+    try {
+      await migrateToLatest(knex);
+      return await measure(knex);
+    } finally {
+      await knex.destroy();
+      await postgres.stop();
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  },
+};
+
+async function measure(knex: Knex) {
+  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
+  const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
+  const create = (index: number) => createEnterprise(context, actor, { code: `B${index}`, name: `Bench ${index}`, legalForm: 'Coopérative', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'Siège', address: '', city: '' } });
+  const whole = await timed((index) => stopwatch(() => create(index)));
+  const chartOnly = await timed((index) => chartCopy(knex, index));
+  const [last] = await knex('enterprises').where({ code: `B${runs + warmupRuns - 1}` }).pluck('id');
+  const chartRows = Number((await knex('company_chart_entries').where({ enterprise_id: last }).count({ rows: '*' }).first())?.rows);
+  const { rows } = await knex.raw('SHOW server_version');
+  const result = {
+    name: 'enterprise-creation',
+    date: new Date().toISOString(),
+    node: process.version,
+    postgres: rows[0].server_version as string,
+    cpus: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    runs,
+    warmupRuns,
+    chartRows,
+    createEnterprise: figures(whole),
+    companyChartOnly: figures(chartOnly),
+    notes: [
+      'createEnterprise: the activity called directly (no HTTP), one transaction per run, committed; enterprises B0, B1, … one after the other.',
+      'companyChartOnly: createCompanyChart alone in its own transaction, for an enterprise row inserted just before it (not timed).',
+      'Embedded PostgreSQL on loopback, default settings, started by the benchmark in a fresh cluster; times include the COMMIT.',
+    ],
+  };
+  const summary = `createEnterprise p50 ${result.createEnterprise.p50Ms} ms, p95 ${result.createEnterprise.p95Ms} ms; ` +
+    `chart copy alone p50 ${result.companyChartOnly.p50Ms} ms, p95 ${result.companyChartOnly.p95Ms} ms; ${chartRows} chart rows`;
+  return { result, summary };
+}
+
+/** Durations of the timed runs, after the warm-up ones; `run` gets an index unique over both and times itself. */
+async function timed(run: (index: number) => Promise<number>): Promise<number[]> {
+  const durations: number[] = [];
+  for (let index = 0; index < warmupRuns + runs; index += 1) {
+    const duration = await run(index);
+    if (index >= warmupRuns) durations.push(duration);
+  }
+  return durations;
+}
+
+async function stopwatch(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+/** The chart copy for a bare enterprise (codes C…, apart from `create`'s B…), timed without the enterprise insert. */
+async function chartCopy(knex: Knex, index: number): Promise<number> {
+  const [enterprise] = await knex('enterprises').insert({ code: `C${index}`, name: `Chart ${index}`, legal_form: 'C', country: 'CM' }).returning('id');
+  return stopwatch(() => knex.transaction((trx) => createCompanyChart(trx, enterprise.id)));
+}
+
+function figures(durations: number[]) {
+  const sorted = [...durations].sort((a, b) => a - b);
+  // Nearest-rank percentiles: with 20 runs, p95 is the 19th fastest.
+  const percentile = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
+  return { p50Ms: round(percentile(50), 2), p95Ms: round(percentile(95), 2), minMs: round(sorted[0]!, 2), maxMs: round(sorted.at(-1)!, 2) };
+}

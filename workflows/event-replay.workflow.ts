@@ -1,0 +1,40 @@
+import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const { markReplayFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+
+export interface EventReplayInput {
+  requestId: string;
+  /** Events per batch (one transaction each). */
+  batchSize?: number;
+  /** How long one batch may take before it is retried elsewhere (a worker lost mid-batch); default 2 minutes. */
+  batchTimeoutSeconds?: number;
+}
+
+const batchSizeDefault = 200;
+// Keeps each run's history short: a long range goes on in a fresh run (continue-as-new) after this many.
+const batchesPerRun = 50;
+
+/**
+ * Re-runs a range of business events through the current accounting rules (DESIGN §4). The progress and the
+ * cursor live in the database, written with each batch's postings, so this workflow carries only the request
+ * id: a new run, or a retried batch after a worker died, resumes from the committed cursor.
+ */
+export async function eventReplay(input: EventReplayInput): Promise<{ status: string; eventsSeen: number; entriesPosted: number }> {
+  const batchSize = input.batchSize ?? batchSizeDefault;
+  // A batch is one DB transaction; a transient fault (a deadlock, a lost worker) is retried, bounded.
+  const { replayEventBatch } = proxyActivities<Activities>({
+    startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
+  });
+  try {
+    for (let batch = 0; batch < batchesPerRun; batch += 1) {
+      const progress = await replayEventBatch({ requestId: input.requestId, batchSize });
+      if (progress.status !== 'running') return { status: progress.status, eventsSeen: progress.eventsSeen, entriesPosted: progress.entriesPosted };
+    }
+  } catch (error) {
+    await markReplayFailed({ requestId: input.requestId, failure: error instanceof Error ? error.message : String(error) });
+    throw ApplicationFailure.nonRetryable(`event replay ${input.requestId} failed`, 'EventReplayFailed');
+  }
+  return continueAsNew<typeof eventReplay>(input);
+}
