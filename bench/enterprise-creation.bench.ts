@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createCompanyChart } from '../activities/accounts/company-chart';
 import type { ActivityContext, Actor } from '../activities/context';
 import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
-import { createKnex, migrateToLatest, type Knex } from '../db/knex';
-import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
-import { freePort } from '../test/helpers/ports';
+import type { Knex } from '../db/knex';
+import { percentile, withBenchDatabase } from './bench-database';
 import { round, type Benchmark } from './benchmark';
 
 const runs = 20;
@@ -22,21 +18,7 @@ const warmupRuns = 3;
  */
 export const enterpriseCreationBenchmark: Benchmark = {
   name: 'enterprise-creation',
-  async run() {
-    // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-bench-'));
-    fs.chmodSync(workDir, 0o755);
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: await freePort(), password: randomBytes(16).toString('hex') });
-    const knex = createKnex(postgres.url); // the cluster is thrown away afterwards: its maintenance database will do
-    try {
-      await migrateToLatest(knex);
-      return await measure(knex);
-    } finally {
-      await knex.destroy();
-      await postgres.stop();
-      fs.rmSync(workDir, { recursive: true, force: true });
-    }
-  },
+  run: () => withBenchDatabase(measure),
 };
 
 async function measure(knex: Knex) {
@@ -97,6 +79,5 @@ async function chartCopy(knex: Knex, index: number): Promise<number> {
 function figures(durations: number[]) {
   const sorted = [...durations].sort((a, b) => a - b);
   // Nearest-rank percentiles: with 20 runs, p95 is the 19th fastest.
-  const percentile = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
-  return { p50Ms: round(percentile(50), 2), p95Ms: round(percentile(95), 2), minMs: round(sorted[0]!, 2), maxMs: round(sorted.at(-1)!, 2) };
+  return { p50Ms: round(percentile(sorted, 50), 2), p95Ms: round(percentile(sorted, 95), 2), minMs: round(sorted[0]!, 2), maxMs: round(sorted.at(-1)!, 2) };
 }

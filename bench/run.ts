@@ -3,12 +3,13 @@ import path from 'node:path';
 import type { Benchmark } from './benchmark';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
 import { healthzBenchmark } from './healthz.bench';
+import { ledgerPostingBenchmark } from './ledger-posting.bench';
 
 /**
  * `npm run bench`: runs every benchmark (or only those named: `npm run bench -- healthz`), one at a time,
  * writes each result to bench/results/<name>.json and prints one line per benchmark.
  */
-const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark];
+const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark];
 const resultsDir = path.join(__dirname, 'results');
 // Every benchmark is bounded in time; this guards against a hang (a server that never starts, say).
 const hardLimitMs = 120_000;

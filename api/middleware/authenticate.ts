@@ -17,8 +17,10 @@ export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth'>): Mi
   // koa-jwt hands its options to jsonwebtoken.verify on each request: a getter makes expiry follow our clock.
   Object.defineProperty(options, 'clockTimestamp', { enumerable: true, get: () => Math.floor(deps.clock().getTime() / 1000) });
   const verify = koaJwt(options);
-  return (ctx, next) =>
-    verify(ctx, async () => {
+  return (ctx, next) => {
+    // No token at all: nothing to verify (koa-jwt would build and throw an error just to say so).
+    if (ctx.cookies.get(accessCookie) === undefined && ctx.get('Authorization') === '') return next();
+    return verify(ctx, async () => {
       const claims = (ctx.state as { jwt?: TokenClaims }).jwt;
       const failure = (ctx.state as { jwtOriginalError?: Error }).jwtOriginalError;
       if (failure !== undefined) ctx.state.authFailure = failure.name === 'TokenExpiredError' ? 'token_expired' : 'token_invalid';
@@ -31,4 +33,5 @@ export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth'>): Mi
       }
       await next();
     });
+  };
 }

@@ -67,7 +67,9 @@ test.serial('an enterprise administrator manages users of their enterprise and n
 
   const cashier = await bearer(app, 'new-cashier', '10.5.0.2');
   t.is((await app.request('GET', '/api/v1/auth/users/', { headers: cashier })).status, 403, 'a cashier is no administrator');
-  t.is((await app.request('GET', '/api/v1/auth/users/')).status, 401);
+  const anonymous = await app.request('GET', '/api/v1/auth/users/');
+  t.is(anonymous.status, 401);
+  t.is(anonymous.body.code, 'not_authenticated', 'no token at all is not an invalid token');
 });
 
 test.serial('deactivation ends every session at once and refuses sign-in; reactivation allows it again', async (t) => {

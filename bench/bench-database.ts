@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createKnex, migrateToLatest, type Knex } from '../db/knex';
+import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
+import { freePort } from '../test/helpers/ports';
+
+/**
+ * A migrated PostgreSQL of the benchmark's own (a fresh embedded cluster, thrown away afterwards), so that
+ * figures do not depend on what else ran. `poolMax` sizes the pool for concurrent writers.
+ */
+export async function withBenchDatabase<T>(work: (knex: Knex, url: string) => Promise<T>, poolMax = 10): Promise<T> {
+  // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-bench-'));
+  fs.chmodSync(workDir, 0o755);
+  const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: await freePort(), password: randomBytes(16).toString('hex') });
+  const knex = createKnex(postgres.url, { poolMax }); // the cluster is thrown away afterwards: its maintenance database will do
+  try {
+    await migrateToLatest(knex);
+    return await work(knex, postgres.url);
+  } finally {
+    await knex.destroy();
+    await postgres.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Nearest-rank percentile of durations (ms). */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
