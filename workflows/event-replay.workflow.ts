@@ -9,11 +9,12 @@ export interface EventReplayInput {
   batchSize?: number;
   /** How long one batch may take before it is retried elsewhere (a worker lost mid-batch); default 2 minutes. */
   batchTimeoutSeconds?: number;
+  /** Batches per run before continuing as new, which keeps each run's history short; default 50. */
+  batchesPerRun?: number;
 }
 
 const batchSizeDefault = 200;
-// Keeps each run's history short: a long range goes on in a fresh run (continue-as-new) after this many.
-const batchesPerRun = 50;
+const batchesPerRunDefault = 50;
 
 /**
  * Re-runs a range of business events through the current accounting rules (DESIGN §4). The progress and the
@@ -28,7 +29,7 @@ export async function eventReplay(input: EventReplayInput): Promise<{ status: st
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
   });
   try {
-    for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    for (let batch = 0; batch < (input.batchesPerRun ?? batchesPerRunDefault); batch += 1) {
       const progress = await replayEventBatch({ requestId: input.requestId, batchSize });
       if (progress.status !== 'running') return { status: progress.status, eventsSeen: progress.eventsSeen, entriesPosted: progress.entriesPosted };
     }

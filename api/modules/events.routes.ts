@@ -113,6 +113,22 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/v1/events/rule-configs/{id}/',
+    module: 'events',
+    operationId: 'getRuleConfig',
+    summary: 'One version of a rule',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const rule = await deps.knex('accounting_rule_configs').where({ id: params.id }).first(ruleColumns);
+      if (rule === undefined) throw new NotFoundError('The rule');
+      requireVisible(signedIn(principal), { enterpriseId: rule.enterprise_id }, 'The rule');
+      return serializeRule(rule);
+    },
+  }),
+  defineRoute({
     method: 'post',
     path: '/api/v1/events/rule-configs/',
     module: 'events',

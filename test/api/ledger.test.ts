@@ -60,6 +60,8 @@ test('rules: 15 in force; a configured version is listed with its history; bad a
   t.is(changed.body.version, 2);
   const history = await app.request('GET', `/api/v1/events/rule-configs/history/?enterprise=${enterpriseId}&kind=loan_fee`, { headers: root });
   t.deepEqual(history.body.results.map((rule: { version: number }) => rule.version), [2, 1]);
+  const detail = await app.request('GET', `/api/v1/events/rule-configs/${changed.body.id}/`, { headers: root });
+  t.like(detail.body, { kind: 'loan_fee', version: 2, reason: 'MT loans only', legs: [{ debit: { role: 'cash' }, credit: { account: '7152' } }] });
   const notLeaf = await app.request('POST', '/api/v1/events/rule-configs/', { headers: root, json: { enterprise: enterpriseId, kind: 'loan_fee', legs: [{ debit: { role: 'cash' }, credit: { account: '715' } }], reason: 'wrong one' } });
   t.is(notLeaf.status, 422);
   t.is(notLeaf.body.code, 'account_not_leaf');

@@ -93,3 +93,18 @@ test('a worker stopped mid-run: another worker resumes from the committed cursor
   t.is((await knex('journal_entries').where({ enterprise_id: enterpriseId }).whereNotNull('reverses_entry_id')).length, events, 'one reversal per event');
   t.true((await cashBalances(knex, enterpriseId)).balanced);
 });
+
+test('a long range goes on in fresh runs (continue-as-new) and still replays each event once', async (t) => {
+  const events = 7;
+  const { knex, enterpriseId } = await setUp(t, 'RP3', events);
+  const [request] = await knex('event_replay_requests').insert({ enterprise_id: enterpriseId, date_from: '2000-01-01', date_to: '2100-12-31', kinds: ['deposit'], mode: 'dry_run' }).returning('id');
+  const workflowId = replayWorkflowId(request.id);
+  const { result, firstRunId, lastRunId } = await withWorker(knex, async ({ client, taskQueue }) => {
+    const handle = await client.workflow.start(eventReplay, { taskQueue, workflowId, args: [{ requestId: request.id, batchSize: 2, batchesPerRun: 2 }] });
+    const outcome = await handle.result();
+    return { result: outcome, firstRunId: handle.firstExecutionRunId, lastRunId: (await client.workflow.getHandle(workflowId).describe()).runId };
+  });
+  t.like(result, { status: 'completed', eventsSeen: events, entriesPosted: 0 });
+  t.not(lastRunId, firstRunId, '4 batches at 2 batches per run: the replay continued as a new run');
+  t.is((await knex('event_replay_results').where({ request_id: request.id, outcome: 'changed' })).length, events);
+});
