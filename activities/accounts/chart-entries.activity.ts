@@ -3,6 +3,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
 import { inTransaction } from '../../db/transaction';
+import { assertNotUsedByRules } from '../ledger/rule-accounts';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 
@@ -45,6 +46,7 @@ export async function addSubAccount(context: ActivityContext, actor: Actor, char
       const parent = await CompanyChartEntry.query(trx).where({ chart_id: chartId, code: fields.parentCode }).forUpdate().first();
       if (parent === undefined) throw invalidField('parent_code', `The chart has no account ${fields.parentCode}.`);
       await assertExtensible(trx, parent, fields.code);
+      await assertNotUsedByRules(trx, parent.enterpriseId, parent.code, 'open a sub-account under it');
       const entry = await CompanyChartEntry.query(trx).insertAndFetch({
         chartId,
         enterpriseId: parent.enterpriseId,
@@ -118,6 +120,7 @@ export async function updateEntry(context: ActivityContext, actor: Actor, chartI
     const toggled = changes.isActive !== undefined && changes.isActive !== entry.isActive;
     if (!renamed && !toggled) return entry;
     if (entry.isSystem) throw new AppError('conflict', 'system_account', `Account ${entry.code} is a system account: it is never renamed or deactivated.`);
+    if (changes.isActive === false && toggled) await assertNotUsedByRules(trx, entry.enterpriseId, entry.code, 'deactivate it');
     const updated = await CompanyChartEntry.query(trx).patchAndFetchById(entry.id, {
       label: renamed ? changes.label : undefined,
       isActive: toggled ? changes.isActive : undefined,
@@ -137,6 +140,7 @@ export async function deleteEntry(context: ActivityContext, actor: Actor, chartI
     const child = await trx('company_chart_entries').where({ chart_id: chartId, parent_code: entry.code }).first('code');
     if (child !== undefined) throw new AppError('conflict', 'account_has_children', `Account ${entry.code} has sub-accounts (${child.code}): delete them first.`);
     if (await entryHasPostings(trx, entry.id)) throw new AppError('conflict', 'account_has_postings', `Account ${entry.code} has postings: deactivate it instead.`);
+    await assertNotUsedByRules(trx, entry.enterpriseId, entry.code, 'delete it');
     await CompanyChartEntry.query(trx).deleteById(entry.id);
     await audit(trx, actor, 'chart_entry.delete', entry, { label: entry.label });
   });

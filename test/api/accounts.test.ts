@@ -129,8 +129,8 @@ test('entries: filters by class, parent, prefix, text, activity and leaf; pagina
   t.deepEqual(codesOf(await get(`${entries}?parent=571`)), records.filter((record) => record.parentCode === '571').map((record) => record.code).sort());
   t.deepEqual(codesOf(await get(`${entries}?search=caisse fcfa&class=5`)), ['5710']);
   t.is((await get(`${entries}?is_active=false`)).body.count, 0);
-  await app.request('PATCH', `${entries}${await entryId(chart, '5710')}/`, { headers: root, json: { is_active: false } });
-  t.deepEqual(codesOf(await get(`${entries}?is_active=false`)), ['5710']);
+  await app.request('PATCH', `${entries}${await entryId(chart, '5711')}/`, { headers: root, json: { is_active: false } });
+  t.deepEqual(codesOf(await get(`${entries}?is_active=false`)), ['5711']);
   const first = await get(`${entries}?page_size=2&ordering=-code`);
   t.deepEqual(codesOf(first), [...records.map((record) => record.code)].sort().reverse().slice(0, 2));
   t.is(first.body.next, `${app.baseUrl}${entries}?page_size=2&ordering=-code&page=2`);
@@ -140,27 +140,27 @@ test('entries: filters by class, parent, prefix, text, activity and leaf; pagina
 test('sub-accounts: extend a leaf of classes 1 to 5 by 1 to 3 digits; the parent stops being a leaf', async (t) => {
   const { entries, chart, id } = await newEnterprise('SA1');
   const add = (json: object) => app.request('POST', entries, { headers: root, json });
-  const savings = await add({ parent_code: '3711', code: '371101', label: 'Comptes courants produit Épargne Plus' });
+  const savings = await add({ parent_code: '373', code: '37301', label: 'Comptes courants produit Épargne Plus' });
   t.is(savings.status, 201);
-  t.like(savings.body, { code: '371101', parent_code: '3711', class: 3, record: null, is_system: false, is_active: true, is_leaf: true, enterprise: id });
-  t.false((await get(`${entries}${await entryId(chart, '3711')}/`)).body.is_leaf);
-  t.is((await add({ parent_code: '3711', code: '371102', label: 'Second product' })).status, 201, 'a parent takes several sub-accounts');
-  t.is((await add({ parent_code: '371101', code: '37110101', label: 'Nested' })).status, 201, 'a sub-account may itself be extended');
+  t.like(savings.body, { code: '37301', parent_code: '373', class: 3, record: null, is_system: false, is_active: true, is_leaf: true, enterprise: id });
+  t.false((await get(`${entries}${await entryId(chart, '373')}/`)).body.is_leaf);
+  t.is((await add({ parent_code: '373', code: '37302', label: 'Second product' })).status, 201, 'a parent takes several sub-accounts');
+  t.is((await add({ parent_code: '37301', code: '3730101', label: 'Nested' })).status, 201, 'a sub-account may itself be extended');
   t.is((await knex('audit_events').where({ action: 'chart_entry.create', enterprise_id: id })).length, 3);
 
   const refusals: [object, number, string, string?][] = [
-    [{ parent_code: '3711', code: '371101', label: 'Twin' }, 409, 'account_code_taken'],
-    [{ parent_code: '3711', code: '372001', label: 'Elsewhere' }, 400, 'invalid_request', 'code'],
-    [{ parent_code: '3711', code: '37119999', label: 'Too long' }, 400, 'invalid_request', 'code'],
-    [{ parent_code: '3711', code: '3711', label: 'Itself' }, 400, 'invalid_request', 'code'],
+    [{ parent_code: '373', code: '37301', label: 'Twin' }, 409, 'account_code_taken'],
+    [{ parent_code: '373', code: '372001', label: 'Elsewhere' }, 400, 'invalid_request', 'code'],
+    [{ parent_code: '373', code: '37399999', label: 'Too long' }, 400, 'invalid_request', 'code'],
+    [{ parent_code: '373', code: '373', label: 'Itself' }, 400, 'invalid_request', 'code'],
     [{ parent_code: '3799', code: '379901', label: 'Unknown parent' }, 400, 'invalid_request', 'parent_code'],
     [{ parent_code: '713', code: '71301', label: 'Income' }, 409, 'system_account'],
     [{ parent_code: '6011', code: '60111', label: 'Charge' }, 409, 'system_account'],
     [{ parent_code: '371', code: '3719', label: 'Beside the plan' }, 409, 'parent_not_leaf'],
     [{ parent_code: '3', code: '39', label: 'Under a class root' }, 409, 'parent_not_leaf'],
-    [{ parent_code: '3711', code: '37110', label: 'Around 371101' }, 409, 'account_code_overlaps'],
-    [{ parent_code: '3711', code: '3711011', label: 'Inside 371101' }, 409, 'account_code_overlaps'],
-    [{ parent_code: '3711', code: '37a', label: 'Letters' }, 400, 'invalid_request', 'code'],
+    [{ parent_code: '373', code: '3730', label: 'Around 37301' }, 409, 'account_code_overlaps'],
+    [{ parent_code: '373', code: '373011', label: 'Inside 37301' }, 409, 'account_code_overlaps'],
+    [{ parent_code: '373', code: '37a', label: 'Letters' }, 400, 'invalid_request', 'code'],
   ];
   for (const [json, status, code, field] of refusals) {
     const refused = await add(json);
@@ -181,8 +181,8 @@ test('renaming and (de)activating: not the system accounts; audited; one enterpr
   t.like(renamed.body, { code: '5710', label: 'Caisse principale', is_system: false });
   t.is((await knex('company_chart_entries').where({ chart_id: other.chart, code: '5710' }).first()).label, 'Caisse FCFA', 'the other chart is unchanged');
   t.is((await knex('account_records').where({ plan_id: pcemf, code: '5710' }).first()).label, 'Caisse FCFA', 'the plan is unchanged');
-  t.is((await patch('3711', { is_active: false })).body.is_active, false);
-  t.is((await patch('3711', { is_active: true })).body.is_active, true);
+  t.is((await patch('373', { is_active: false })).body.is_active, false);
+  t.is((await patch('373', { is_active: true })).body.is_active, true);
   for (const json of [{ label: 'Autre libellé' }, { is_active: false }]) {
     const refused = await patch('713', json);
     t.is(refused.status, 409);
@@ -201,16 +201,16 @@ test('renaming and (de)activating: not the system accounts; audited; one enterpr
 test('deleting: only sub-accounts without sub-accounts; plan and system accounts stay', async (t) => {
   const { entries, chart, id } = await newEnterprise('DL1');
   const add = (parent_code: string, code: string) => app.request('POST', entries, { headers: root, json: { parent_code, code, label: `Account ${code}` } });
-  const parent = (await add('3711', '371101')).body.id;
-  const child = (await add('371101', '37110101')).body.id;
+  const parent = (await add('373', '37301')).body.id;
+  const child = (await add('37301', '3730101')).body.id;
   const remove = async (entry: string) => app.request('DELETE', `${entries}${entry}/`, { headers: root });
   t.is((await remove(parent)).body.code, 'account_has_children');
-  t.is((await remove(await entryId(chart, '3711'))).body.code, 'plan_account');
+  t.is((await remove(await entryId(chart, '373'))).body.code, 'plan_account');
   t.is((await remove(await entryId(chart, '713'))).body.code, 'system_account');
   t.is((await remove(child)).status, 204);
   t.is((await get(`${entries}${child}/`)).status, 404);
   t.is((await remove(parent)).status, 204);
-  t.true((await get(`${entries}${await entryId(chart, '3711')}/`)).body.is_leaf, 'the parent is a leaf again');
+  t.true((await get(`${entries}${await entryId(chart, '373')}/`)).body.is_leaf, 'the parent is a leaf again');
   t.is((await knex('audit_events').where({ action: 'chart_entry.delete', enterprise_id: id })).length, 2);
 });
 
@@ -223,12 +223,12 @@ test('an account with postings gets no sub-account and is not deleted', async (t
   await single.raw('CREATE TEMP TABLE journal_lines (chart_entry_id uuid NOT NULL)');
   const ledgerApp = await startTestApp(t, { knex: single, routes });
   const { entries, chart } = await newEnterprise('PO1');
-  const sub = await app.request('POST', entries, { headers: root, json: { parent_code: '3711', code: '371101', label: 'Posted' } });
+  const sub = await app.request('POST', entries, { headers: root, json: { parent_code: '373', code: '37301', label: 'Posted' } });
   await single('journal_lines').insert([{ chart_entry_id: sub.body.id }, { chart_entry_id: await entryId(chart, '3712') }]);
   const extend = await ledgerApp.request('POST', entries, { headers: root, json: { parent_code: '3712', code: '371201', label: 'Under posted' } });
   t.is(extend.body.code, 'account_has_postings');
   t.is((await ledgerApp.request('DELETE', `${entries}${sub.body.id}/`, { headers: root })).body.code, 'account_has_postings');
-  t.is((await ledgerApp.request('POST', entries, { headers: root, json: { parent_code: '3711', code: '371102', label: 'Unposted' } })).status, 201);
+  t.is((await ledgerApp.request('POST', entries, { headers: root, json: { parent_code: '373', code: '37302', label: 'Unposted' } })).status, 201);
 });
 
 test('access: read by any role in the enterprise, written by direction and administrators, 404 elsewhere', async (t) => {
@@ -265,7 +265,7 @@ test('access: read by any role in the enterprise, written by direction and admin
     ['GET', () => own.entries, undefined, read],
     ['GET', () => cash, undefined, read],
     ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
-    ['POST', () => own.entries, (name) => ({ parent_code: '3711', code: `3711${name.length}`, label: name }), write(201)],
+    ['POST', () => own.entries, (name) => ({ parent_code: '373', code: `373${name.length}`, label: name }), write(201)],
     ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
   ];
   for (const [method, path, json, expected] of cases) {

@@ -99,3 +99,15 @@ test('ledger reads are scoped: another enterprise\'s user gets 404, a cashier se
   t.is(seen.body.count, 3, 'the enterprise-level share payment (no branch) is not a branch teller\'s');
   t.is((await app.request('POST', '/api/v1/events/rule-configs/', { headers: teller, json: { enterprise: enterpriseId, kind: 'deposit', legs: [{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }], reason: 'no way' } })).status, 403);
 });
+
+test('an account a rule in force posts to stays a postable leaf: no sub-account, no deactivation', async (t) => {
+  const entries = `/api/v1/accounts/charts/${chartId}/entries/`;
+  // 3221 and 3291 have no postings here, so the rule is what refuses (loan portfolio, accrued interest).
+  const underPortfolio = await app.request('POST', entries, { headers: root, json: { parent_code: '3221', code: '322101', label: 'Loan product' } });
+  t.is(underPortfolio.status, 409);
+  t.is(underPortfolio.body.code, 'account_used_by_rule');
+  const accrued = (await knex('company_chart_entries').where({ chart_id: chartId, code: '3291' }).first('id')).id;
+  const deactivate = await app.request('PATCH', `${entries}${accrued}/`, { headers: root, json: { is_active: false } });
+  t.is(deactivate.body.code, 'account_used_by_rule');
+  t.is((await app.request('POST', entries, { headers: root, json: { parent_code: '373', code: '37301', label: 'Livret A' } })).status, 201, 'an account no rule names is free');
+});
