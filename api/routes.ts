@@ -1,14 +1,17 @@
 import { accountRoutes } from './modules/accounts.routes';
 import { authRoutes } from './modules/auth.routes';
 import { branchRoutes } from './modules/branches.routes';
+import { cashOperationRoutes } from './modules/cash-operations.routes';
 import { configurationRoutes } from './modules/configuration.routes';
 import { enterpriseRoutes } from './modules/enterprises.routes';
 import { eventRoutes } from './modules/events.routes';
 import { exerciceRoutes } from './modules/exercices.routes';
 import { governanceRoutes } from './modules/governance.routes';
 import { ledgerRoutes } from './modules/ledger.routes';
+import { memberAccountRoutes } from './modules/member-accounts.routes';
 import { profileRoutes } from './modules/profile.routes';
 import { replayRoutes } from './modules/replays.routes';
+import { savingsProductRoutes } from './modules/savings-products.routes';
 import { systemRoutes } from './modules/system.routes';
 import { userRoutes } from './modules/users.routes';
 import type { AnyRoute } from './route';
@@ -28,4 +31,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ledgerRoutes,
   ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
   ...eventRoutes,
+  ...savingsProductRoutes,
+  ...memberAccountRoutes,
+  ...cashOperationRoutes,
 ];

@@ -15,6 +15,8 @@ export interface BusinessEvent {
   amount: Money;
   /** What happened, for the log and for replays: ids of the account, loan, member… */
   payload: Record<string, unknown>;
+  /** The resource the event moves (a CompteClient, a loan): its statement is read through this. */
+  subjectId?: string;
   /** Unique per enterprise: the same key with the same event is the same event (a retry), never a second one. */
   idempotencyKey: string;
   actorId: string | null;
@@ -55,6 +57,7 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
       amount: formatAmount(event.amount),
       payload: JSON.stringify(event.payload),
       product_accounts: JSON.stringify(event.productAccounts ?? {}),
+      subject_id: event.subjectId ?? null,
       business_date: businessDate,
       actor_id: event.actorId,
       idempotency_key: event.idempotencyKey,

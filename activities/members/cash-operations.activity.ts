@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError } from '../../domain/errors';
+import { formatAmount, Money } from '../../domain/money';
+import { CompteClient } from '../../db/models/compte-client.model';
+import { SavingsProduct } from '../../db/models/savings-product.model';
+import { inTransaction } from '../../db/transaction';
+import type { ActivityContext, Actor } from '../context';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+
+export type CashDirection = 'deposit' | 'withdrawal';
+
+export interface CashOperationInput {
+  accountId: string;
+  amount: Money;
+  channel: 'cash';
+  reference: string;
+  /** The client's Idempotency-Key; null when the client sent none (then nothing guards a retry). */
+  idempotencyKey: string | null;
+}
+
+/** A deposit or a withdrawal as recorded: the event, with the balance it left. */
+export interface CashOperation {
+  id: string;
+  kind: CashDirection;
+  account: string;
+  amount: string;
+  channel: string;
+  reference: string;
+  balance_after: string;
+  business_date: string;
+  journal_entry: string | null;
+  recorded_at: Date;
+  replayed: boolean;
+}
+
+export async function depositCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
+  return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'deposit', input));
+}
+
+export async function withdrawCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
+  return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'withdrawal', input));
+}
+
+/**
+ * One cash movement in the caller's transaction. The account row is locked first: concurrent movements of
+ * one account queue up, so the balance check and update cannot interleave, and a retried request (same
+ * key) finds the first one's event once it holds the lock, and answers it again instead of moving money twice.
+ */
+export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
+  const account = await CompteClient.query(trx).findById(input.accountId).forUpdate();
+  if (account === undefined) throw new AppError('not_found', 'not_found', 'The account was not found.');
+  const key = input.idempotencyKey === null ? null : `cash:${actor.userId}:${input.idempotencyKey}`;
+  const request = { direction, account: account.id, amount: formatAmount(input.amount), channel: input.channel, reference: input.reference };
+  if (key !== null) {
+    const earlier = await operationByKey(trx, account.enterpriseId, key);
+    if (earlier !== undefined) {
+      // Field by field: jsonb does not keep the key order of what was stored.
+      const stored = earlier.payload.request as Record<string, unknown>;
+      if (Object.entries(request).some(([field, value]) => stored[field] !== value)) {
+        throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+      }
+      return { ...toOperation(earlier), replayed: true };
+    }
+  }
+  if (account.status !== 'open') {
+    throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}: no ${direction} is possible.`);
+  }
+  const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
+  const balance = new Money(account.balance);
+  const balanceAfter = direction === 'deposit' ? balance.plus(input.amount) : balance.minus(input.amount);
+  if (direction === 'withdrawal') {
+    if (!product.withdrawalsAllowed) throw new AppError('conflict', 'withdrawals_not_allowed', `Product ${product.code} does not allow withdrawals.`);
+    if (balanceAfter.lt(product.minimumBalance)) {
+      throw new AppError('conflict', 'insufficient_funds', `The available balance is ${formatAmount(Money.max(balance.minus(product.minimumBalance), 0))} XAF.`);
+    }
+  }
+  const recorded = await recordBusinessEvent(trx, now, {
+    enterpriseId: account.enterpriseId,
+    branchId: account.branchId,
+    kind: direction,
+    amount: input.amount,
+    subjectId: account.id,
+    payload: { request, balance_after: formatAmount(balanceAfter), account_number: account.number },
+    idempotencyKey: key ?? `cash:${randomUUID()}`,
+    actorId: actor.userId,
+    productAccounts: { member_deposits: product.depositAccountCode },
+    description: `${direction} ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`,
+  });
+  await CompteClient.query(trx).patch({ balance: formatAmount(balanceAfter) }).where('id', account.id);
+  return { ...toOperation((await operationById(trx, recorded.eventId))!), replayed: false };
+}
+
+interface EventRow {
+  id: string;
+  kind: CashDirection;
+  subject_id: string;
+  amount: string;
+  payload: { request: { channel: string; reference: string }; balance_after: string };
+  business_date: string;
+  created_at: Date;
+  journal_entry: string | null;
+}
+
+const operationColumns = ['ev.id', 'ev.kind', 'ev.subject_id', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.created_at', 'je.id as journal_entry'];
+
+function operations(trx: Knex.Transaction | Knex) {
+  return trx('business_event_logs as ev')
+    .leftJoin('journal_entries as je', (join) => join.on('je.event_id', 'ev.id').andOnNull('je.reverses_entry_id'))
+    .whereIn('ev.kind', ['deposit', 'withdrawal'])
+    .select(operationColumns);
+}
+
+async function operationByKey(trx: Knex.Transaction, enterpriseId: string, key: string): Promise<EventRow | undefined> {
+  return operations(trx).where({ 'ev.enterprise_id': enterpriseId, 'ev.idempotency_key': key }).first();
+}
+
+async function operationById(trx: Knex.Transaction, id: string): Promise<EventRow | undefined> {
+  return operations(trx).where('ev.id', id).first();
+}
+
+export function toOperation(row: EventRow): Omit<CashOperation, 'replayed'> {
+  return {
+    id: row.id,
+    kind: row.kind,
+    account: row.subject_id,
+    amount: row.amount,
+    channel: row.payload.request.channel,
+    reference: row.payload.request.reference,
+    balance_after: row.payload.balance_after,
+    business_date: row.business_date,
+    journal_entry: row.journal_entry,
+    recorded_at: row.created_at,
+  };
+}
+
+/** Lists of deposits or withdrawals share the query: exported for the routes. */
+export { operations as cashOperationsQuery, type EventRow as CashOperationRow };

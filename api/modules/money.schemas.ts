@@ -1,0 +1,38 @@
+import * as yup from 'yup';
+import { AppError } from '../../domain/errors';
+import { amountMax, formatAmount, parseAmount } from '../../domain/money';
+import type { AppContext } from '../context';
+
+/**
+ * An amount in whole francs, as a JSON string ("150000"): never a JSON number (floats have no place near
+ * money), never decimals (XAF has no minor unit), positive and within bounds.
+ */
+export const amountSchema = () =>
+  yup
+    .string()
+    .strict(true)
+    .matches(/^\d+$/, '${path} must be a whole number of francs written as a string, e.g. "150000"')
+    .test('positive', '${path} must be more than zero', (value) => value === undefined || !/^0+$/.test(value))
+    .test('bounded', `\${path} must be at most ${formatAmount(amountMax)}`, (value) => value === undefined || !/^\d+$/.test(value) || /^0+$/.test(value) || parseAmount(value) !== undefined)
+    .meta({ description: 'Whole francs (XAF) as a string.', example: '150000' });
+
+/** A money amount that may be zero (minimums of a product). */
+export const amountOrZeroSchema = () =>
+  yup
+    .string()
+    .strict(true)
+    .matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string, at most 15 digits');
+
+const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** The optional Idempotency-Key header of money-moving POSTs; refused if malformed. */
+export function idempotencyKeyOf(ctx: AppContext): string | null {
+  const key = ctx.get('Idempotency-Key');
+  if (key === '') return null;
+  if (!idempotencyKeyPattern.test(key)) {
+    throw new AppError('validation', 'invalid_request', 'The Idempotency-Key header is malformed.', [
+      { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 100 letters, digits, ".", "_", ":" or "-"' },
+    ]);
+  }
+  return key;
+}
