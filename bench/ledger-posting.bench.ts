@@ -23,15 +23,20 @@ export const ledgerPostingBenchmark: Benchmark = {
   run: () => withBenchDatabase(measure, writers + 2),
 };
 
-async function measure(knex: Knex) {
-  const enterpriseId = await newEnterprise(knex);
+/** Deposit events posted through recordBusinessEvent by `concurrency` writers: the raw ledger rate. */
+export function measureLedgerPosting(knex: Knex, enterpriseId: string, concurrency = writers) {
   const now = new Date();
   let sequence = 0;
   const postEvent = () =>
     inTransaction(knex, (trx) =>
       recordBusinessEvent(trx, now, { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000 + (sequence % 5000)), payload: {}, idempotencyKey: `bench-${(sequence += 1)}`, actorId: null }),
     );
-  const ledger = await load(postEvent);
+  return load(postEvent, concurrency);
+}
+
+async function measure(knex: Knex) {
+  const enterpriseId = await newEnterprise(knex);
+  const ledger = await measureLedgerPosting(knex, enterpriseId);
   await prepareTpcb(knex);
   const tpcb = await load(() => tpcbTransaction(knex));
   const unbalanced = await knex('journal_lines').first(knex.raw('(sum(debit) - sum(credit))::text AS difference'));
@@ -55,7 +60,7 @@ async function measure(knex: Knex) {
   return { result, summary };
 }
 
-async function newEnterprise(knex: Knex): Promise<string> {
+export async function newEnterprise(knex: Knex): Promise<string> {
   const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
   const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
   const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
@@ -63,15 +68,15 @@ async function newEnterprise(knex: Knex): Promise<string> {
   return enterprise.id;
 }
 
-/** `writers` loops running `transaction` back to back; counts and times those that end in the measured window. */
-async function load(transaction: () => Promise<unknown>) {
+/** `concurrency` loops running `transaction` back to back; counts and times those that end in the measured window. */
+async function load(transaction: () => Promise<unknown>, concurrency = writers) {
   const start = performance.now();
   const measureFrom = start + warmupSeconds * 1000;
   const stopAt = measureFrom + measuredSeconds * 1000;
   const latencies: number[] = [];
   let failures = 0;
   await Promise.all(
-    Array.from({ length: writers }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (performance.now() < stopAt) {
         const began = performance.now();
         try {

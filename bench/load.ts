@@ -1,8 +1,12 @@
 import http from 'node:http';
 
 export interface LoadOptions {
-  /** Loopback URL requested over and over with GET. */
-  url: string;
+  /** Loopback URL requested over and over; a function gives each connection its own (e.g. its own account). */
+  url: string | ((connection: number) => string);
+  /** GET by default; POST sends `body` (JSON) with each request. */
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
   /** Concurrent keep-alive connections, each with one request in flight at a time (closed loop). */
   connections: number;
   /** Requests in this first period are made but not counted: JIT, socket set-up and heap growth settle first. */
@@ -44,14 +48,15 @@ interface Tally {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const target = new URL(options.url);
+  const targetOf = (connection: number) => new URL(typeof options.url === 'string' ? options.url : options.url(connection));
   const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, lastDoneNs: 0n };
   const startNs = process.hrtime.bigint();
   const measureFromNs = startNs + BigInt(options.warmupMs) * 1_000_000n;
   const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
-  const worker = async (): Promise<void> => {
+  const worker = async (_: unknown, connection: number): Promise<void> => {
+    const target = targetOf(connection);
     for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = process.hrtime.bigint()) {
-      const ok = await requestOnce(agent, target, options.requestTimeoutMs);
+      const ok = await requestOnce(agent, target, options);
       if (sentNs >= measureFromNs) record(tally, ok, sentNs, process.hrtime.bigint());
     }
   };
@@ -94,16 +99,18 @@ export function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[rank - 1] ?? 0;
 }
 
-/** One GET; resolves true on a 2xx answer read to its end, false on anything else. Never rejects. */
-function requestOnce(agent: http.Agent, target: URL, timeoutMs: number): Promise<boolean> {
+/** One request; resolves true on a 2xx answer read to its end, false on anything else. Never rejects. */
+function requestOnce(agent: http.Agent, target: URL, options: LoadOptions): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = http.get({ agent, host: target.hostname, port: target.port, path: target.pathname }, (response) => {
+    const headers = { ...options.headers, ...(options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) }) };
+    const request = http.request({ agent, method: options.method ?? 'GET', host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (response) => {
       const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
       response.on('end', () => resolve(ok));
       response.on('error', () => resolve(false));
       response.resume(); // the body is drained, not kept: the content was checked once before the run
     });
-    request.setTimeout(timeoutMs, () => request.destroy(new Error('request timed out')));
+    request.setTimeout(options.requestTimeoutMs, () => request.destroy(new Error('request timed out')));
     request.on('error', () => resolve(false));
+    request.end(options.body);
   });
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Benchmark } from './benchmark';
+import { depositsApiBenchmark } from './deposits-api.bench';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { ledgerPostingBenchmark } from './ledger-posting.bench';
@@ -9,7 +10,7 @@ import { ledgerPostingBenchmark } from './ledger-posting.bench';
  * `npm run bench`: runs every benchmark (or only those named: `npm run bench -- healthz`), one at a time,
  * writes each result to bench/results/<name>.json and prints one line per benchmark.
  */
-const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark];
+const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark, depositsApiBenchmark];
 const resultsDir = path.join(__dirname, 'results');
 // Every benchmark is bounded in time; this guards against a hang (a server that never starts, say).
 const hardLimitMs = 120_000;

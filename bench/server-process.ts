@@ -19,9 +19,10 @@ export interface ServerProcess {
  * the load generator (this process) each have a core rather than sharing one event loop.
  * stdout goes to /dev/null (it carries the app's log lines); stderr is shown, for crashes.
  */
-export async function startServerProcess(script: string): Promise<ServerProcess> {
+export async function startServerProcess(script: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script)], {
     cwd: repoRoot,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {

@@ -14,8 +14,10 @@ export async function postableAccounts(trx: Knex.Transaction | Knex, enterpriseI
   const rows: { id: string; code: string; is_active: boolean; is_leaf: boolean }[] = await trx('company_chart_entries as c')
     .where('c.enterprise_id', enterpriseId)
     .whereIn('c.code', [...new Set(codes)])
-    // Share locks: an account cannot get a sub-account (stop being a leaf) or be deactivated while we post to it.
-    .forShare()
+    // Key-share locks, the lightest that conflict with FOR UPDATE: an account cannot get a sub-account (stop
+    // being a leaf) or be deactivated while we post to it, and concurrent postings do not wait for each other.
+    .forKeyShare()
+
     .select(
       'c.id',
       'c.code',

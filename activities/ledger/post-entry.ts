@@ -19,8 +19,8 @@ export interface EntryDraft {
 
 /**
  * Posts one balanced journal entry in the caller's transaction: accounts postable, the date inside an open
- * accounting year of the enterprise. The year row is locked in share mode, so a concurrent closing waits for
- * this posting to commit (and a posting waits for a closing), never interleaving.
+ * accounting year of the enterprise. The year row is key-share locked, so a concurrent closing (FOR UPDATE)
+ * waits for this posting to commit (and a posting waits for a closing), while postings do not wait for each other.
  */
 export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft): Promise<string> {
   assertBalanced(draft.lines);
@@ -29,7 +29,8 @@ export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft)
     .where({ enterprise_id: draft.enterpriseId })
     .where('start_date', '<=', draft.entryDate)
     .where('end_date', '>=', draft.entryDate)
-    .forShare()
+    .forKeyShare()
+
     .first('id', 'code', 'status');
   if (exercice === undefined) {
     throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${draft.entryDate}.`);

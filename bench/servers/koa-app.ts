@@ -14,7 +14,8 @@ import { serveOnLoopback } from './loopback';
  * unreachable addresses (port 1) make any accidental use fail loudly instead of hitting a real server.
  * The logger is the production one at level info writing to stdout, which the parent points at /dev/null.
  */
-const knex = createKnex('postgres://bench:bench@127.0.0.1:1/none');
+// BENCH_DATABASE_URL: a real database, for benchmarks of routes that use one (deposits).
+const knex = createKnex(process.env.BENCH_DATABASE_URL ?? 'postgres://bench:bench@127.0.0.1:1/none', { poolMax: 20 });
 const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
 const logger = createLogger({ logLevel: 'info' });
 const app = createApp({
@@ -25,7 +26,7 @@ const app = createApp({
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
   clock: () => new Date(),
   // /healthz is public: no token is ever signed or checked.
-  auth: { jwtSecret: randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
+  auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
   secureCookies: false,
   trustProxy: false,
   processMetrics: true,
