@@ -1,6 +1,7 @@
 import { accountRoutes } from './modules/accounts.routes';
 import { authRoutes } from './modules/auth.routes';
 import { branchRoutes } from './modules/branches.routes';
+import { clientProfileRoutes } from './modules/client-profiles.routes';
 import { cashOperationRoutes } from './modules/cash-operations.routes';
 import { configurationRoutes } from './modules/configuration.routes';
 import { enterpriseRoutes } from './modules/enterprises.routes';
@@ -31,6 +32,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ledgerRoutes,
   ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
   ...eventRoutes,
+  ...clientProfileRoutes,
   ...savingsProductRoutes,
   ...memberAccountRoutes,
   ...cashOperationRoutes,

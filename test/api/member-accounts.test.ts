@@ -168,3 +168,12 @@ test('reconciliation stays empty after a random sequence of operations, and catc
   t.deepEqual(found.map((row: { id: string }) => row.id), [accounts[0]!.id]);
   await knex('comptes_clients').where({ id: accounts[0]!.id }).decrement('balance', 1);
 });
+
+test('a member with an open account cannot leave the cooperative', async (t) => {
+  const account = await openAccount();
+  const { client } = (await app.request('GET', `/api/v1/members/accounts/${account.id}/`, { headers: headers.cashier })).body;
+  const leave = await app.request('POST', `/api/v1/members/clients/${client}/leave/`, { headers: headers.root, json: { reason: 'moved abroad' } });
+  t.is(leave.status, 409);
+  t.is(leave.body.code, 'member_has_open_accounts');
+  t.is((await knex('client_profiles').where({ id: client }).first('status')).status, 'active');
+});
