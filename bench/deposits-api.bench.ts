@@ -32,6 +32,7 @@ async function measure(knex: Knex, url: string) {
     const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teller', password }) });
     if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
     const { access } = (await token.json()) as { access: string };
+    const cpuBefore = await server.cpuMicros();
     const api = await runLoad({
       url: (connection) => `${base}/api/v1/members/accounts/${accounts[connection]}/deposits/`,
       method: 'POST',
@@ -43,6 +44,8 @@ async function measure(knex: Knex, url: string) {
       requestTimeoutMs: 5000,
       maxSamples: 200_000,
     });
+    // Includes the warm-up second: an upper bound of the API process's own CPU per deposit.
+    const serverCpuMicrosPerDeposit = ((await server.cpuMicros()) - cpuBefore) / Math.max(1, api.requests);
     const ledger = await measureLedgerPosting(knex, enterpriseId, clients);
     const mismatched = await knex.raw(`
       SELECT count(*)::int AS n FROM comptes_clients a
@@ -54,7 +57,7 @@ async function measure(knex: Knex, url: string) {
       node: process.version,
       cpus: os.availableParallelism(),
       clients,
-      api: { deposits: api.requests, errors: api.errors, perSecond: round(api.rps, 1), p50Ms: round(api.p50Ms, 2), p99Ms: round(api.p99Ms, 2) },
+      api: { deposits: api.requests, errors: api.errors, perSecond: round(api.rps, 1), p50Ms: round(api.p50Ms, 2), p99Ms: round(api.p99Ms, 2), serverCpuMicrosPerDeposit: round(serverCpuMicrosPerDeposit, 0) },
       ledger: { perSecond: ledger.perSecond, p50Ms: ledger.p50Ms, p99Ms: ledger.p99Ms, failures: ledger.failures },
       ratio: { throughput: round(api.rps / ledger.perSecond, 3) },
       accountsOutOfBalance: mismatched.rows[0].n as number,
@@ -64,7 +67,7 @@ async function measure(knex: Knex, url: string) {
         'One embedded PostgreSQL (default settings) for both, on the same 2-core machine: the three compete for CPU.',
       ],
     };
-    const summary = `API deposits ${result.api.perSecond}/s (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms) vs ledger ${ledger.perSecond}/s: ratio ${result.ratio.throughput}; accounts out of balance: ${result.accountsOutOfBalance}`;
+    const summary = `API deposits ${result.api.perSecond}/s (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerDeposit} µs CPU each) vs ledger ${ledger.perSecond}/s: ratio ${result.ratio.throughput}; accounts out of balance: ${result.accountsOutOfBalance}`;
     return { result, summary };
   } finally {
     await server.stop();

@@ -3,10 +3,15 @@
  */
 export type IsoDate = string;
 
+// Building a DateTimeFormat costs far more than using one: one per time zone, reused (no state changes).
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 /** The calendar date at `now` in `timeZone` (e.g. Africa/Douala, UTC+1). */
 export function dateIn(timeZone: string, now: Date): IsoDate {
+  let format = formats.get(timeZone);
   // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  if (format === undefined) formats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  return format.format(now);
 }
 
 export function isValidTimeZone(timeZone: string): boolean {

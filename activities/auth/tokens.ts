@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
@@ -25,8 +25,19 @@ export interface TokenClaims {
 
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
+const keys = new Map<string, KeyObject>();
+/**
+ * The signing key as a KeyObject, made once per secret: given a plain string, jsonwebtoken first tries to
+ * read it as a public key on every call and fails (an exception per request), before treating it as a secret.
+ */
+export function signingKey(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (key === undefined) keys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))));
+  return key;
+}
+
 function sign(claims: TokenClaims, now: Date, ttlSeconds: number, secret: string): string {
-  return jwt.sign({ ...claims, iat: seconds(now), exp: seconds(now) + ttlSeconds }, secret, { algorithm: tokenAlgorithm });
+  return jwt.sign({ ...claims, iat: seconds(now), exp: seconds(now) + ttlSeconds }, signingKey(secret), { algorithm: tokenAlgorithm });
 }
 
 /** A new sign-in: a token family and its first pair. */
@@ -52,7 +63,7 @@ async function issueTokenPair(trx: Knex.Transaction, context: ActivityContext, u
 export function verifyToken(token: string, settings: AuthSettings, now: Date, type: TokenClaims['typ']): TokenClaims {
   let claims: TokenClaims;
   try {
-    claims = jwt.verify(token, settings.jwtSecret, { algorithms: [tokenAlgorithm], clockTimestamp: seconds(now) }) as TokenClaims;
+    claims = jwt.verify(token, signingKey(settings.jwtSecret), { algorithms: [tokenAlgorithm], clockTimestamp: seconds(now) }) as TokenClaims;
   } catch (error) {
     const expired = error instanceof jwt.TokenExpiredError;
     throw new AppError('unauthenticated', expired ? 'token_expired' : 'token_invalid', expired ? 'The token has expired.' : 'The token is not valid.');

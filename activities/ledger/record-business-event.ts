@@ -32,6 +32,7 @@ export interface RecordedEvent {
   businessDate: string;
   /** true when the key had been recorded already: nothing new was written. */
   replayed: boolean;
+  recordedAt: Date;
 }
 
 function requestHash(event: BusinessEvent): string {
@@ -65,11 +66,11 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
     })
     .onConflict(['enterprise_id', 'idempotency_key'])
     .ignore()
-    .returning('id');
+    .returning(['id', 'created_at']);
   if (inserted === undefined) return replayOf(trx, event, hash);
 
   const rule = await currentRule(trx, event.enterpriseId, event.kind);
-  if (rule === undefined || !rule.is_active) return { eventId: inserted.id, entryId: null, businessDate, replayed: false };
+  if (rule === undefined || !rule.is_active) return { eventId: inserted.id, entryId: null, businessDate, replayed: false, recordedAt: inserted.created_at };
   const entryId = await postJournalEntry(trx, {
     enterpriseId: event.enterpriseId,
     branchId: event.branchId,
@@ -80,16 +81,16 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
     ruleConfigId: rule.id,
     createdBy: event.actorId,
   });
-  return { eventId: inserted.id, entryId, businessDate, replayed: false };
+  return { eventId: inserted.id, entryId, businessDate, replayed: false, recordedAt: inserted.created_at };
 }
 
 async function replayOf(trx: Knex.Transaction, event: BusinessEvent, hash: string): Promise<RecordedEvent> {
-  const existing = await trx('business_event_logs').where({ enterprise_id: event.enterpriseId, idempotency_key: event.idempotencyKey }).first('id', 'request_hash', 'business_date');
+  const existing = await trx('business_event_logs').where({ enterprise_id: event.enterpriseId, idempotency_key: event.idempotencyKey }).first('id', 'request_hash', 'business_date', 'created_at');
   if (existing.request_hash !== hash) {
     throw new AppError('conflict', 'idempotency_key_reused', 'This idempotency key was already used for a different request.');
   }
   const entry = await trx('journal_entries').where({ event_id: existing.id }).whereNull('reverses_entry_id').orderBy('created_at').first('id');
-  return { eventId: existing.id, entryId: entry?.id ?? null, businessDate: existing.business_date, replayed: true };
+  return { eventId: existing.id, entryId: entry?.id ?? null, businessDate: existing.business_date, replayed: true, recordedAt: existing.created_at };
 }
 
 export interface RuleRow {

@@ -88,7 +88,19 @@ export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, d
     description: `${direction} ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`,
   });
   await CompteClient.query(trx).patch({ balance: formatAmount(balanceAfter) }).where('id', account.id);
-  return { ...toOperation((await operationById(trx, recorded.eventId))!), replayed: false };
+  return {
+    id: recorded.eventId,
+    kind: direction,
+    account: account.id,
+    amount: request.amount,
+    channel: request.channel,
+    reference: request.reference,
+    balance_after: formatAmount(balanceAfter),
+    business_date: recorded.businessDate,
+    journal_entry: recorded.entryId,
+    recorded_at: recorded.recordedAt,
+    replayed: false,
+  };
 }
 
 interface EventRow {
@@ -113,10 +125,6 @@ function operations(trx: Knex.Transaction | Knex) {
 
 async function operationByKey(trx: Knex.Transaction, enterpriseId: string, key: string): Promise<EventRow | undefined> {
   return operations(trx).where({ 'ev.enterprise_id': enterpriseId, 'ev.idempotency_key': key }).first();
-}
-
-async function operationById(trx: Knex.Transaction, id: string): Promise<EventRow | undefined> {
-  return operations(trx).where('ev.id', id).first();
 }
 
 export function toOperation(row: EventRow): Omit<CashOperation, 'replayed'> {

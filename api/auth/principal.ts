@@ -19,13 +19,19 @@ export type PrincipalLookup = { principal: Principal } | { refused: 'token_revok
  * (logout, reuse of a refresh token) yields no principal, whatever the token's expiry says.
  */
 export async function loadPrincipal(knex: Knex, claims: TokenClaims, via: Principal['via'], requestId: string): Promise<PrincipalLookup> {
+  // One round trip on every authenticated request: the user, the sign-in's state and the grants together.
   const user = await knex('users as u')
     .join('token_families as f', 'f.user_id', 'u.id')
     .where({ 'u.id': claims.sub, 'f.id': claims.fam, 'u.is_active': true })
     .whereNull('f.revoked_at')
-    .first('u.id', 'u.username', 'u.full_name');
+    .first(
+      'u.id',
+      'u.username',
+      'u.full_name',
+      knex.raw(`coalesce((SELECT json_agg(json_build_object('role', g.role, 'enterpriseId', g.enterprise_id, 'branchId', g.branch_id))
+                 FROM role_grants g WHERE g.user_id = u.id AND g.revoked_at IS NULL), '[]') AS grants`),
+    );
   if (user === undefined) return { refused: 'token_revoked' };
-  const rows = await knex('role_grants').where({ user_id: user.id }).whereNull('revoked_at').select('role', 'enterprise_id', 'branch_id');
-  const grants: Grant[] = rows.map((row) => ({ role: row.role, enterpriseId: row.enterprise_id, branchId: row.branch_id }));
+  const grants = user.grants as Grant[];
   return { principal: { userId: user.id, username: user.username, fullName: user.full_name, familyId: claims.fam, via, grants, requestId } };
 }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import koaJwt from 'koa-jwt';
-import { tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
+import { signingKey, tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
 import type { AppState } from '../context';
 import type { ApiDeps } from '../deps';
 import { accessCookie } from '../auth/cookies';
@@ -13,7 +13,8 @@ import { loadPrincipal } from '../auth/principal';
  * `ctx.state.authFailure`, and public routes work whatever the caller sends.
  */
 export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth'>): Middleware<AppState> {
-  const options = { secret: deps.auth.jwtSecret, cookie: accessCookie, passthrough: true, key: 'jwt', algorithms: [tokenAlgorithm] };
+  // koa-jwt's types predate jsonwebtoken 9's KeyObject secrets, which it passes through unchanged.
+  const options = { secret: signingKey(deps.auth.jwtSecret) as unknown as string, cookie: accessCookie, passthrough: true, key: 'jwt', algorithms: [tokenAlgorithm] };
   // koa-jwt hands its options to jsonwebtoken.verify on each request: a getter makes expiry follow our clock.
   Object.defineProperty(options, 'clockTimestamp', { enumerable: true, get: () => Math.floor(deps.clock().getTime() / 1000) });
   const verify = koaJwt(options);
