@@ -177,3 +177,20 @@ test('a member with an open account cannot leave the cooperative', async (t) => 
   t.is(leave.body.code, 'member_has_open_accounts');
   t.is((await knex('client_profiles').where({ id: client }).first('status')).status, 'active');
 });
+
+test('products: listed and shown to the enterprise; changed by direction; the deposit account stays while accounts hold money', async (t) => {
+  await openAccount();
+  const list = await app.request('GET', `/api/v1/members/products/?enterprise=${enterpriseId}`, { headers: headers.cashier });
+  t.deepEqual(list.body.results.map((product: { code: string }) => product.code), ['EPA']);
+  t.like((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: headers.cashier })).body, { code: 'EPA', minimum_balance: '5000', deposit_account_code: '373' });
+  const move = await app.request('PATCH', `/api/v1/members/products/${productId}/`, { headers: headers.direction, json: { deposit_account_code: '3711' } });
+  t.is(move.body.code, 'product_has_accounts');
+  t.is((await app.request('PATCH', `/api/v1/members/products/${productId}/`, { headers: headers.cashier, json: { name: 'Renamed' } })).status, 403);
+  t.is((await app.request('PATCH', `/api/v1/members/products/${productId}/`, { headers: headers.direction, json: { code: 'NEW' } })).body.errors[0].field, 'code', 'a code never changes');
+  const renamed = await app.request('PATCH', `/api/v1/members/products/${productId}/`, { headers: headers.direction, json: { name: 'Épargne à vue plus' } });
+  t.is(renamed.body.name, 'Épargne à vue plus');
+  const [other] = await knex('enterprises').insert({ code: 'ELSE', name: 'Else', legal_form: 'C', country: 'CM' }).returning('id');
+  await createUser(knex, 'stranger', [{ role: 'direction', enterpriseId: other.id, branchId: null }]);
+  const stranger = await bearer(app, 'stranger', '10.40.9.9');
+  t.is((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: stranger })).status, 404);
+});
