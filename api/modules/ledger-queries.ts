@@ -30,3 +30,29 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
     lines: lines.filter((line) => line.entry_id === entry.id).map(({ entry_id: _entryId, ...line }) => line),
   }));
 }
+
+/**
+ * Ledger movements with a running balance over a date range. `movements` joins the lines (`l`) to their
+ * entries (`e`) and filters them; `signed` is the SQL of a line's signed amount. The balance runs over every
+ * movement up to `date_to` and the rows are then cut at `date_from`, so the first row shown carries the
+ * balance brought forward; rows come in posting order, ready for paginateRows.
+ */
+export function runningMovements(
+  knex: Knex,
+  movements: Knex.QueryBuilder,
+  signed: string,
+  columns: readonly (string | Knex.Raw)[],
+  range: { date_from?: string; date_to?: string },
+): Knex.QueryBuilder {
+  const all = movements.select(
+    ...columns,
+    'e.entry_date',
+    'l.id as line',
+    knex.raw(`(${signed})::text AS amount`),
+    knex.raw(`(sum(${signed}) OVER (ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
+  );
+  if (range.date_to !== undefined) all.where('e.entry_date', '<=', range.date_to);
+  const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
+  if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
+  return rows;
+}

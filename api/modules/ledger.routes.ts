@@ -7,7 +7,7 @@ import { listQuerySchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
-import { ledgerLines } from './ledger-queries';
+import { ledgerLines, runningMovements } from './ledger-queries';
 
 /** The chart asked for, if the principal may see its enterprise (404 otherwise). */
 async function visibleChart(knex: Knex, principal: Principal, chartId: string): Promise<{ id: string; enterprise_id: string }> {
@@ -94,23 +94,15 @@ export const ledgerRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/movements/',
     module: 'accounts',
     operationId: 'listAccountMovements',
-    summary: 'Movements of an account with the running balance (debit minus credit)',
+    summary: 'Movements of an account with the running balance (debit minus credit; `amount` is signed the same way)',
     access: 'authenticated',
     params: chartAccountParams,
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: asOf }),
     errorStatuses: [401, 404],
     handler: async ({ params, query, principal, deps, ctx }) => {
       await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
-      // The running balance is computed over every movement up to date_to, then the window is cut at
-      // date_from: the first row shown carries the balance brought forward.
-      const all = deps.knex('journal_lines as l')
-        .join('journal_entries as e', 'e.id', 'l.entry_id')
-        .where('l.chart_entry_id', params.id)
-        .select('e.id as entry', 'e.entry_date', 'e.description', 'e.event_id as event', 'l.id as line', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit'),
-          deps.knex.raw('(sum(l.debit - l.credit) OVER (ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance'));
-      if (query.date_to !== undefined) all.where('e.entry_date', '<=', query.date_to);
-      const rows = deps.knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
-      if (query.date_from !== undefined) rows.where('entry_date', '>=', query.date_from);
+      const movements = deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id);
+      const rows = runningMovements(deps.knex, movements, 'l.debit - l.credit', ['e.id as entry', 'e.description', 'e.event_id as event', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit')], query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),

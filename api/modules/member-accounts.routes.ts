@@ -7,6 +7,7 @@ import { listQuerySchema, paginate, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
+import { runningMovements } from './ledger-queries';
 import { ledgerMovements, serializeAccount, visibleAccount } from './member-accounts.queries';
 import { amountSchema, idempotencyKeyOf } from './money.schemas';
 
@@ -105,14 +106,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401, 404],
     handler: async ({ params, query, principal, deps, ctx }) => {
       await visibleAccount(deps.knex, signedIn(principal), params.id);
-      // Running over every movement up to date_to, then cut at date_from: the first row carries the balance brought forward.
-      const all = ledgerMovements(deps.knex)
-        .where('a.id', params.id)
-        .select('e.entry_date', 'ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description', 'l.id as line',
-          deps.knex.raw('(l.credit - l.debit)::text AS amount'), deps.knex.raw('(sum(l.credit - l.debit) OVER (ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance'));
-      if (query.date_to !== undefined) all.where('e.entry_date', '<=', query.date_to);
-      const rows = deps.knex.from(all.as('m')).select('entry_date', 'kind', 'event', 'journal_entry', 'description', 'amount', 'running_balance').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
-      if (query.date_from !== undefined) rows.where('entry_date', '>=', query.date_from);
+      const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
