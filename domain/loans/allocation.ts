@@ -1,0 +1,111 @@
+import type { IsoDate } from '../calendar';
+import { Money } from '../money';
+
+/**
+ * Allocation of a repayment to what a loan still owes (domain facts §4: repayments clear the oldest
+ * arrears first). Pure: the dues come from the caller, amounts are Money in whole francs. Guards throw
+ * plain Errors (programming errors); a payment above the total due is a business refusal, returned as a
+ * discriminated result that the activity maps to a 409.
+ */
+
+export type DueComponent = 'penalty' | 'interest' | 'principal';
+
+export const defaultAllocationOrder: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
+
+/** What remains unpaid of one installment, per component; whole francs, ≥ 0. */
+export interface InstallmentDue {
+  number: number;
+  dueDate: IsoDate;
+  penalty: Money;
+  interest: Money;
+  principal: Money;
+}
+
+/** What a repayment pays on one installment, per component, and the sum of the three. */
+export interface InstallmentAllocation {
+  number: number;
+  dueDate: IsoDate;
+  penalty: Money;
+  interest: Money;
+  principal: Money;
+  total: Money;
+}
+
+export interface AllocationInput {
+  /** Whole francs, > 0. */
+  amount: Money;
+  dues: readonly InstallmentDue[];
+  /** A permutation of the three components; defaults to penalties, then interest, then principal. */
+  order?: readonly DueComponent[];
+}
+
+export type AllocationResult =
+  | {
+      ok: true;
+      /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
+      allocations: InstallmentAllocation[];
+      /** The dues after the payment, same order and rows as `allocations`. */
+      remaining: InstallmentDue[];
+    }
+  | { ok: false; reason: 'exceeds_total_due'; totalDue: Money };
+
+const components: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
+
+const isWholeFranc = (amount: Money): boolean => amount.isFinite() && amount.isInteger();
+
+export function allocateRepayment(input: AllocationInput): AllocationResult {
+  const order = input.order ?? defaultAllocationOrder;
+  assertValidInput(input.amount, input.dues, order);
+  const dues = [...input.dues].sort(oldestFirst);
+  const totalDue = dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0));
+  if (input.amount.gt(totalDue)) return { ok: false, reason: 'exceeds_total_due', totalDue };
+
+  let left = input.amount;
+  const allocations: InstallmentAllocation[] = [];
+  const remaining: InstallmentDue[] = [];
+  for (const due of dues) {
+    const paid: Record<DueComponent, Money> = { penalty: new Money(0), interest: new Money(0), principal: new Money(0) };
+    for (const component of order) {
+      const part = Money.min(left, due[component]);
+      paid[component] = part;
+      left = left.minus(part);
+    }
+    allocations.push({ number: due.number, dueDate: due.dueDate, ...paid, total: paid.penalty.plus(paid.interest).plus(paid.principal) });
+    remaining.push({
+      number: due.number,
+      dueDate: due.dueDate,
+      penalty: due.penalty.minus(paid.penalty),
+      interest: due.interest.minus(paid.interest),
+      principal: due.principal.minus(paid.principal),
+    });
+  }
+  // amount ≤ totalDue, so the loop always spends all of it; a remainder would mean a bug above.
+  if (!left.isZero()) throw new Error(`allocation left ${left.toString()} unallocated`);
+  return { ok: true, allocations, remaining };
+}
+
+/** Oldest first: by due date (ISO dates sort as strings), then by installment number. */
+function oldestFirst(a: InstallmentDue, b: InstallmentDue): number {
+  if (a.dueDate !== b.dueDate) return a.dueDate < b.dueDate ? -1 : 1;
+  return a.number - b.number;
+}
+
+function assertValidInput(amount: Money, dues: readonly InstallmentDue[], order: readonly DueComponent[]): void {
+  if (!isWholeFranc(amount) || !amount.gt(0)) throw new Error(`repayment amount must be a positive whole number of francs, got ${amount.toString()}`);
+  if (order.length !== components.length || !components.every((component) => order.includes(component))) {
+    throw new Error(`order must be a permutation of ${components.join(', ')}, got ${order.join(', ')}`);
+  }
+  const numbers = new Set<number>();
+  for (const due of dues) {
+    if (!Number.isInteger(due.number) || due.number < 1) throw new Error(`installment number must be a positive integer, got ${due.number}`);
+    if (numbers.has(due.number)) throw new Error(`installment ${due.number} appears twice`);
+    numbers.add(due.number);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(due.dueDate)) throw new Error(`installment ${due.number}: dueDate must be YYYY-MM-DD, got ${due.dueDate}`);
+    for (const component of components) {
+      const value = due[component];
+      if (!isWholeFranc(value) || value.isNegative()) {
+        throw new Error(`installment ${due.number}: ${component} due must be a whole number of francs ≥ 0, got ${value.toString()}`);
+      }
+    }
+  }
+}
