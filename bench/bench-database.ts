@@ -25,8 +25,3 @@ export async function withBenchDatabase<T>(work: (knex: Knex, url: string) => Pr
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
-
-/** Nearest-rank percentile of durations (ms). */
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}

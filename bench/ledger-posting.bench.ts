@@ -6,7 +6,8 @@ import { createEnterprise } from '../activities/enterprise/create-enterprise.act
 import { recordBusinessEvent } from '../activities/ledger/record-business-event';
 import { Money } from '../domain/money';
 import { inTransaction } from '../db/transaction';
-import { percentile, withBenchDatabase } from './bench-database';
+import { withBenchDatabase } from './bench-database';
+import { percentile } from './load';
 import { round, type Benchmark } from './benchmark';
 
 const writers = 8;
@@ -89,7 +90,7 @@ async function load(transaction: () => Promise<unknown>, concurrency = writers) 
     }),
   );
   const sorted = latencies.sort((a, b) => a - b);
-  return { transactions: sorted.length, failures, perSecond: round(sorted.length / measuredSeconds, 1), p50Ms: round(percentile(sorted, 50), 2), p99Ms: round(percentile(sorted, 99), 2) };
+  return { transactions: sorted.length, failures, perSecond: round(sorted.length / measuredSeconds, 1), p50Ms: round(percentile(sorted, 0.5), 2), p99Ms: round(percentile(sorted, 0.99), 2) };
 }
 
 const accounts = 100_000;

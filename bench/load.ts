@@ -93,7 +93,7 @@ function summarize(tally: Tally, measureFromNs: bigint): LoadResult {
 }
 
 /** Nearest-rank percentile of ascending samples (0 when there are none). */
-export function percentile(sorted: Float64Array, fraction: number): number {
+export function percentile(sorted: ArrayLike<number>, fraction: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(fraction * sorted.length)));
   return sorted[rank - 1] ?? 0;

@@ -1,4 +1,4 @@
-import { UniqueViolationError, ForeignKeyViolationError, CheckViolationError } from 'objection';
+import { UniqueViolationError } from 'objection';
 
 /** PostgreSQL's error code and constraint, whether the error came through Objection or straight from knex. */
 function pgError(error: unknown): { code?: string; constraint?: string } {
@@ -17,12 +17,4 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 export function isExclusionViolation(error: unknown, constraint?: string): boolean {
   const { code, constraint: violated } = pgError(error);
   return code === '23P01' && (constraint === undefined || violated === constraint);
-}
-
-export function isForeignKeyViolation(error: unknown): boolean {
-  return error instanceof ForeignKeyViolationError || pgError(error).code === '23503';
-}
-
-export function isCheckViolation(error: unknown): boolean {
-  return error instanceof CheckViolationError || pgError(error).code === '23514';
 }

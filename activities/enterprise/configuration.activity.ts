@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { dateIn, isValidTimeZone } from '../../domain/calendar';
 import { AppError, ValidationError, type FieldError } from '../../domain/errors';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
@@ -23,6 +24,13 @@ export type ConfigurationChanges = Partial<
 /** The business date in force: the one set by direction, or today in the enterprise's time zone. */
 export function effectiveBusinessDate(configuration: Pick<EnterpriseConfiguration, 'businessDate' | 'timeZone'>, now: Date): string {
   return configuration.businessDate ?? dateIn(configuration.timeZone, now);
+}
+
+/** The business date in force for an enterprise, read in the caller's transaction. */
+export async function businessDateOf(trx: Knex.Transaction, enterpriseId: string, now: Date): Promise<string> {
+  const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId });
+  if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+  return effectiveBusinessDate(configuration, now);
 }
 
 /**

@@ -22,7 +22,8 @@ export async function postableAccounts(trx: Knex.Transaction | Knex, enterpriseI
       'c.id',
       'c.code',
       'c.is_active',
-      trx.raw('NOT EXISTS (SELECT 1 FROM company_chart_entries k WHERE k.chart_id = c.chart_id AND k.parent_code = c.code) AS is_leaf'),
+      // company_chart_leaves is the one definition of a leaf (see the chart migration).
+      trx.raw('EXISTS (SELECT 1 FROM company_chart_leaves leaf WHERE leaf.id = c.id) AS is_leaf'),
     );
   const found = new Map(rows.map((row) => [row.code, row]));
   for (const code of codes) {

@@ -6,7 +6,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor } from '../context';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';
 import { currentRule } from './record-business-event';
@@ -108,8 +108,7 @@ async function replayOne(trx: Knex.Transaction, now: Date, event: EventRow, mode
   const wanted = rule?.is_active ? linesForEvent(rule.legs, new Money(event.amount), defaultRoleAccounts, event.product_accounts) : [];
   if (sameEffect(posted, wanted)) return { outcome: 'unchanged' };
   if (mode === 'dry_run') return { outcome: 'changed' };
-  const configuration = await trx('enterprise_configurations').where({ enterprise_id: event.enterprise_id }).first('business_date', 'time_zone');
-  const entryDate = effectiveBusinessDate({ businessDate: configuration.business_date, timeZone: configuration.time_zone }, now);
+  const entryDate = await businessDateOf(trx, event.enterprise_id, now);
   const common = { enterpriseId: event.enterprise_id, branchId: event.branch_id, entryDate, createdBy: null, eventId: event.id };
   const reversalEntryId = effective === undefined ? null : await postJournalEntry(trx, { ...common, lines: reversalOf(posted), reversesEntryId: effective.id, description: `replay: reversal of ${event.kind}` });
   const newEntryId = wanted.length === 0 ? null : await postJournalEntry(trx, { ...common, lines: wanted, ruleConfigId: rule!.id, description: `replay: ${event.kind} under rule v${rule!.version}` });

@@ -4,7 +4,7 @@ import { linesForEvent } from '../../domain/accounting/journal';
 import type { EventKind, RoleAccounts, RuleLeg } from '../../domain/accounting/rules';
 import { AppError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';
 
@@ -47,9 +47,7 @@ function requestHash(event: BusinessEvent): string {
  */
 export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent): Promise<RecordedEvent> {
   const hash = requestHash(event);
-  const configuration = await trx('enterprise_configurations').where({ enterprise_id: event.enterpriseId }).first('business_date', 'time_zone');
-  if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
-  const businessDate = effectiveBusinessDate({ businessDate: configuration.business_date, timeZone: configuration.time_zone }, now);
+  const businessDate = await businessDateOf(trx, event.enterpriseId, now);
   const [inserted] = await trx('business_event_logs')
     .insert({
       enterprise_id: event.enterpriseId,

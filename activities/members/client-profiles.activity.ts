@@ -3,13 +3,12 @@ import { AppError, NotFoundError, ValidationError, type FieldError } from '../..
 import { isUniqueViolation } from '../../db/errors';
 import { Branch } from '../../db/models/branch.model';
 import { ClientProfile, type ClientKind, type ClientStatus, type Gender, type IdDocumentType, type RiskLevel } from '../../db/models/client-profile.model';
-import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { businessDateOf } from '../enterprise/configuration.activity';
 
 export interface ClientProfileFields {
   firstName: string;
@@ -61,10 +60,6 @@ async function openBranch(trx: Knex.Transaction, enterpriseId: string, branchId:
   return branch;
 }
 
-async function businessDateOf(trx: Knex.Transaction, context: ActivityContext, enterpriseId: string): Promise<string> {
-  const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).throwIfNotFound();
-  return effectiveBusinessDate(configuration, context.clock());
-}
 
 type Profile = Pick<ClientProfile, 'kind' | 'firstName' | 'lastName' | 'legalName' | 'idDocumentType' | 'idDocumentExpiry' | 'birthDate' | 'gender' | 'membershipDate'>;
 type KindField = 'first_name' | 'last_name' | 'legal_name' | 'birth_date' | 'gender';
@@ -128,7 +123,7 @@ export async function createClientProfile(context: ActivityContext, actor: Actor
   try {
     return await inTransaction(context.knex, async (trx) => {
       const branch = await openBranch(trx, enterpriseId, branchId);
-      const businessDate = await businessDateOf(trx, context, enterpriseId);
+      const businessDate = await businessDateOf(trx, enterpriseId, context.clock());
       const profile = { ...input, membershipDate: input.membershipDate ?? businessDate };
       assertValid(profile, businessDate, true);
       // Numbered once everything else is checked; a duplicate document refused by the insert rolls the
@@ -158,7 +153,7 @@ export async function updateClientProfile(context: ActivityContext, actor: Actor
       const target = changes.branchId;
       const moved = target !== undefined && target !== client.branchId;
       if (moved) await openBranch(trx, client.enterpriseId, target);
-      const businessDate = await businessDateOf(trx, context, client.enterpriseId);
+      const businessDate = await businessDateOf(trx, client.enterpriseId, context.clock());
       assertValid({ ...client, ...definedOnly(changes) }, businessDate, changes.idDocumentExpiry !== undefined);
       const updated = await ClientProfile.query(trx).patchAndFetchById(clientId, changes);
       const details = moved ? { ...changes, previousBranchId: client.branchId } : { ...changes };

@@ -6,7 +6,7 @@ import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { businessDateOf } from '../enterprise/configuration.activity';
 import { moveCash, type CashOperation } from './cash-operations.activity';
 
 export interface OpenAccountInput {
@@ -34,7 +34,6 @@ export async function openAccount(context: ActivityContext, actor: Actor, input:
     if (minimum.gt(0) && (input.initialDeposit === null || input.initialDeposit.lt(minimum))) {
       throw new AppError('validation', 'invalid_request', 'The initial deposit is below the product\'s minimum.', [{ field: 'initial_deposit', message: `initial_deposit must be at least ${formatAmount(minimum)}` }]);
     }
-    const configuration = await trx('enterprise_configurations').where({ enterprise_id: client.enterprise_id }).first('business_date', 'time_zone');
     const sequence = await nextSequenceValue(trx, { name: 'compte_client', enterpriseId: client.enterprise_id, branchId: client.branch_id });
     const account = await CompteClient.query(trx).insertAndFetch({
       enterpriseId: client.enterprise_id,
@@ -42,7 +41,7 @@ export async function openAccount(context: ActivityContext, actor: Actor, input:
       clientId: client.id,
       productId: product.id,
       number: `${client.branch_code}-${product.code}-${String(sequence).padStart(7, '0')}`,
-      openedOn: effectiveBusinessDate({ businessDate: configuration.business_date, timeZone: configuration.time_zone }, context.clock()),
+      openedOn: await businessDateOf(trx, client.enterprise_id, context.clock()),
       openedBy: actor.userId,
     });
     await recordAudit(trx, actor, { action: 'compte_client.open', entityType: 'compte_client', entityId: account.id, enterpriseId: account.enterpriseId, details: { number: account.number, product: product.code } });
@@ -68,8 +67,7 @@ export async function changeAccountStatus(context: ActivityContext, actor: Actor
     if (action === 'close' && !new Money(account.balance).isZero()) {
       throw new AppError('conflict', 'balance_not_zero', `The account still holds ${account.balance} XAF: withdraw or transfer it first.`);
     }
-    const configuration = await trx('enterprise_configurations').where({ enterprise_id: account.enterpriseId }).first('business_date', 'time_zone');
-    const closedOn = action === 'close' ? effectiveBusinessDate({ businessDate: configuration.business_date, timeZone: configuration.time_zone }, context.clock()) : account.closedOn;
+    const closedOn = action === 'close' ? await businessDateOf(trx, account.enterpriseId, context.clock()) : account.closedOn;
     const updated = await CompteClient.query(trx).patchAndFetchById(accountId, { status: to, closedOn });
     await recordAudit(trx, actor, { action: `compte_client.${action}`, entityType: 'compte_client', entityId: accountId, enterpriseId: account.enterpriseId, details: { reason } });
     return updated;
