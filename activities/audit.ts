@@ -10,7 +10,7 @@ export interface AuditEntry {
 }
 
 /** Appends who did what to the audit trail, in the transaction of the change it describes. */
-export async function recordAudit(trx: Knex.Transaction, actor: Pick<Actor, 'userId' | 'requestId'> | null, entry: AuditEntry): Promise<void> {
+export async function recordAudit(trx: Knex.Transaction, actor: { userId: Actor['userId']; requestId: Actor['requestId'] | null } | null, entry: AuditEntry): Promise<void> {
   await trx('audit_events').insert({
     actor_id: actor?.userId ?? null,
     request_id: actor?.requestId ?? null,

@@ -1,10 +1,26 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import { AppError } from '../domain/errors';
 import { describeDatabase } from './describe-database.activity';
 import { markReplayFailed, replayEventBatch } from './ledger/event-replay.activity';
+import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 
 export interface ActivityDeps {
   knex: Knex;
   clock: () => Date;
+}
+
+/**
+ * A business refusal (AppError) leaves the activity as a non-retryable ApplicationFailure whose type is the
+ * error's code: the workflow passes it on, and the API answers with that code (409) instead of a retry.
+ */
+async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppError) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true, details: [error.kind] });
+    throw error;
+  }
 }
 
 /**
@@ -16,6 +32,8 @@ export function createActivities(deps: ActivityDeps) {
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),
     markReplayFailed: (input: { requestId: string; failure: string }) => markReplayFailed(deps.knex, deps.clock(), input),
+    recordLoanDecision: (input: DecisionToRecord) => refusalsAsFailures(() => recordLoanDecision(deps.knex, deps.clock(), input)),
+    expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) => refusalsAsFailures(() => expireLoanApplication(deps.knex, deps.clock(), input)),
   };
 }
 

@@ -9,6 +9,10 @@ import { eventRoutes } from './modules/events.routes';
 import { exerciceRoutes } from './modules/exercices.routes';
 import { governanceRoutes } from './modules/governance.routes';
 import { ledgerRoutes } from './modules/ledger.routes';
+import { loanApplicationRoutes } from './modules/loan-applications.routes';
+import { loanProductRoutes } from './modules/loan-products.routes';
+import { loanRepaymentRoutes } from './modules/loan-repayments.routes';
+import { loanRoutes } from './modules/loans.routes';
 import { memberAccountRoutes } from './modules/member-accounts.routes';
 import { profileRoutes } from './modules/profile.routes';
 import { replayRoutes } from './modules/replays.routes';
@@ -36,4 +40,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...savingsProductRoutes,
   ...memberAccountRoutes,
   ...cashOperationRoutes,
+  ...loanProductRoutes,
+  ...loanApplicationRoutes,
+  ...loanRoutes,
+  ...loanRepaymentRoutes,
 ];

@@ -13,11 +13,21 @@ export async function validateInput<T>(schema: Schema<T>, input: unknown, locati
   const unknown = location === 'body' ? unknownFields(schema.describe(), input, '') : [];
   if (unknown.length > 0) throw new ValidationError(unknown, 'The request body has unknown fields.');
   try {
-    return await schema.validate(input, { abortEarly: false, stripUnknown: true });
+    return await schema.validate(withDefaults(schema, input), { abortEarly: false, stripUnknown: true });
   } catch (error) {
     if (!(error instanceof YupValidationError)) throw error;
     throw new ValidationError(fieldErrors(error, location), `The request ${locationNoun[location]} has invalid fields.`);
   }
+}
+
+/**
+ * Fills absent top-level fields with their schema defaults before validating: yup applies defaults while
+ * casting, and strict fields (money strings, integers that must be JSON numbers) are never cast.
+ */
+function withDefaults(schema: Schema<unknown>, input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || schema.describe().type !== 'object') return input;
+  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([key, value]) => value !== undefined && !(key in input));
+  return defaults.length === 0 ? input : { ...Object.fromEntries(defaults), ...input };
 }
 
 const locationNoun: Record<InputLocation, string> = { path: 'path', query: 'query string', body: 'body' };

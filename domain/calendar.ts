@@ -28,3 +28,47 @@ export function civilYearOf(date: IsoDate): { code: string; startDate: IsoDate; 
   const year = date.slice(0, 4);
   return { code: year, startDate: `${year}-01-01`, endDate: `${year}-12-31` };
 }
+
+/** A calendar day split in its parts; month 1 to 12. */
+export interface YearMonthDay {
+  year: number;
+  month: number;
+  day: number;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** Strict YYYY-MM-DD with a real calendar day; years from 1000 (Date.UTC maps years 0-99 to the 1900s). */
+export function parseIsoDate(date: IsoDate): YearMonthDay {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  const [year, month, day] = match === null ? [0, 0, 0] : [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) throw new Error(`not a calendar date YYYY-MM-DD: ${date}`);
+  return { year, month, day };
+}
+
+function formatIsoDate({ year, month, day }: YearMonthDay): IsoDate {
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** `months` later, on the same day of month clamped to a shorter month (31 Jan + 1 → 28/29 Feb). */
+export function addMonthsClamped(start: YearMonthDay, months: number): IsoDate {
+  const monthIndex = start.month - 1 + months;
+  const year = start.year + Math.floor(monthIndex / 12);
+  const month = (monthIndex % 12) + 1;
+  return formatIsoDate({ year, month, day: Math.min(start.day, daysInMonth(year, month)) });
+}
+
+/** Explicit-argument UTC arithmetic: no clock and no time zone, so no daylight-saving hour to lose. */
+export function addDaysTo(start: YearMonthDay, days: number): IsoDate {
+  const moment = new Date(Date.UTC(start.year, start.month - 1, start.day + days));
+  return formatIsoDate({ year: moment.getUTCFullYear(), month: moment.getUTCMonth() + 1, day: moment.getUTCDate() });
+}
+
+/** Calendar days from `from` to `to` (negative when `to` is earlier): actual days, as actual/365 counts them. */
+export function daysBetween(from: IsoDate, to: IsoDate): number {
+  const utc = ({ year, month, day }: YearMonthDay) => Date.UTC(year, month - 1, day);
+  return Math.round((utc(parseIsoDate(to)) - utc(parseIsoDate(from))) / 86_400_000);
+}

@@ -1,7 +1,9 @@
+import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
+import { searchAttributeKeys } from '../workflows/search-attributes';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -12,8 +14,23 @@ export interface WorkerOptions {
   workflowBundlePath?: string;
 }
 
+/**
+ * Registers the workflows' search attributes (enterprise, branch, business id) in the namespace when missing:
+ * a workflow upserting an unknown attribute would fail its task. Idempotent; one call per worker start.
+ */
+async function ensureSearchAttributes(connection: NativeConnection, namespace: string): Promise<void> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = searchAttributeKeys.filter((key) => customAttributes?.[key.name] === undefined);
+  if (missing.length === 0) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+}
+
 /** A Temporal worker running the project's workflows and its activities bound to `knex`. */
-export function createWorker(options: WorkerOptions): Promise<Worker> {
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
+  await ensureSearchAttributes(options.connection, options.namespace);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

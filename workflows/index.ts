@@ -1,3 +1,4 @@
 // The worker bundles workflows from this one entry file: every workflow is exported here.
 export { eventReplay } from './event-replay.workflow';
 export { workerSelfCheck } from './worker-self-check.workflow';
+export { loanApproval } from './loan-approval.workflow';

@@ -27,6 +27,7 @@ export interface ClientProfileFields {
   occupation: string;
   riskLevel: RiskLevel;
   politicallyExposed: boolean;
+  relatedParty: boolean;
 }
 
 export interface NewClientProfile extends ClientProfileFields {

@@ -45,6 +45,7 @@ const profileFieldSchemas = {
   membership_date: isoDate().meta({ description: 'Not after the business date; absent at creation: the business date.' }),
   risk_level: yup.string().oneOf(riskLevels),
   politically_exposed: yup.boolean(),
+  related_party: yup.boolean().meta({ description: 'Board member, director, manager or employee: the 50 M XAF credit cap applies (COBAC R-2017/08).' }),
 };
 const patchBody = yup.object({ ...profileFieldSchemas, branch: yup.string().uuid().meta({ description: 'Moves the member to this branch of the enterprise.' }) });
 
@@ -69,6 +70,7 @@ const createBody = yup.object({
   occupation: profileFieldSchemas.occupation.default(''),
   risk_level: profileFieldSchemas.risk_level.default('low'),
   politically_exposed: profileFieldSchemas.politically_exposed.default(false),
+  related_party: profileFieldSchemas.related_party.default(false),
 });
 
 const clientSchema = yup.object({
@@ -96,6 +98,7 @@ const clientSchema = yup.object({
   status_reason: yup.string().defined().meta({ description: "Why the member is suspended or left; '' while active." }),
   risk_level: yup.string().oneOf(riskLevels).required(),
   politically_exposed: yup.boolean().required(),
+  related_party: yup.boolean().required(),
   created_by: yup.string().uuid().required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
@@ -127,6 +130,7 @@ function serializeClient(client: ClientProfile) {
     status_reason: client.statusReason,
     risk_level: client.riskLevel,
     politically_exposed: client.politicallyExposed,
+    related_party: client.relatedParty,
     created_by: client.createdBy,
     created_at: client.createdAt.toISOString(),
     updated_at: client.updatedAt.toISOString(),
@@ -157,11 +161,12 @@ function profileFields(body: PatchBody): Partial<ClientProfileFields> {
     occupation: body.occupation,
     riskLevel: body.risk_level,
     politicallyExposed: body.politically_exposed,
+    relatedParty: body.related_party,
   };
 }
 
 /** A member the principal may see: any role in the member's branch, or enterprise-wide; 404 otherwise. */
-async function visibleClient(knex: Knex, principal: Principal, id: string): Promise<ClientProfile> {
+export async function visibleClient(knex: Knex, principal: Principal, id: string): Promise<ClientProfile> {
   const client = await ClientProfile.query(knex).findById(id);
   if (client === undefined) throw new NotFoundError('The member');
   requireVisible(principal, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');

@@ -21,3 +21,9 @@ export const enterpriseFilter = yup.string().uuid().optional().meta({ descriptio
 /** A short business code: letters, digits, '-' and '_'. */
 export const codeSchema = (max: number) =>
   yup.string().trim().required().max(max).matches(/^[A-Za-z0-9_-]+$/, '${path} may hold letters, digits, - and _ only');
+
+/** A rate as a decimal string from 0 to 1 with up to 6 decimals ("0.035" = 3.5 %): never a float. */
+export const rateSchema = () => yup.string().strict(true).matches(/^(0(\.\d{1,6})?|1(\.0{1,6})?)$/, '${path} must be a decimal from 0 to 1, e.g. "0.035"');
+
+/** An account code of the chart. */
+export const accountCodeSchema = () => yup.string().matches(/^\d{2,12}$/, '${path} must be an account code');

@@ -7,12 +7,11 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { codeSchema, enterpriseFilter, idParams } from './common.schemas';
+import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { amountOrZeroSchema } from './money.schemas';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
-const rateSchema = () => yup.string().strict(true).matches(/^(0(\.\d{1,6})?|1(\.0{1,6})?)$/, '${path} must be a decimal from 0 to 1, e.g. "0.035"');
 
 export function serializeProduct(product: SavingsProduct) {
   return {
@@ -77,7 +76,7 @@ export const savingsProductRoutes = [
       minimum_balance: amountOrZeroSchema().default('0'),
       withdrawals_allowed: yup.boolean().default(true),
       interest_rate: rateSchema().default('0'),
-      deposit_account_code: yup.string().required().matches(/^\d{2,12}$/, '${path} must be an account code'),
+      deposit_account_code: accountCodeSchema().required(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps }) => {
@@ -121,7 +120,7 @@ export const savingsProductRoutes = [
       minimum_balance: amountOrZeroSchema().optional(),
       withdrawals_allowed: yup.boolean().optional(),
       interest_rate: rateSchema().optional(),
-      deposit_account_code: yup.string().matches(/^\d{2,12}$/, '${path} must be an account code').optional(),
+      deposit_account_code: accountCodeSchema().optional(),
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],

@@ -46,5 +46,6 @@ export class ClientProfile extends BaseModel {
   statusReason!: string;
   riskLevel!: RiskLevel;
   politicallyExposed!: boolean;
+  relatedParty!: boolean;
   createdBy!: string;
 }

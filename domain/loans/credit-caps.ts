@@ -63,3 +63,12 @@ function assertValidInput(input: CreditCapInput): void {
   }
   if (input.mode !== 'enforce' && input.mode !== 'warn') throw new Error(`mode must be enforce or warn, got ${String(input.mode)}`);
 }
+
+/** A breach as stored and shown (amounts as whole-franc strings). */
+export interface CreditCapBreachRow {
+  code: CreditCapCode;
+  limit: string;
+  total: string;
+}
+
+export const breachRow = (breach: CreditCapBreach): CreditCapBreachRow => ({ code: breach.code, limit: breach.limit.toFixed(0), total: breach.total.toFixed(0) });

@@ -1,0 +1,86 @@
+import { AppError } from '../../domain/errors';
+import { simulateLoan } from '../../domain/loans/simulation';
+import { Money } from '../../domain/money';
+import { Loan } from '../../db/models/loan.model';
+import { LoanProduct } from '../../db/models/loan-product.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { defaultRoleAccounts } from '../ledger/default-rules';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+import { writeSchedule } from './installments';
+import { borrowerAccount, moveAccountBalance } from './loan-funds';
+
+export interface DisbursementInput {
+  loanId: string;
+  channel: 'account' | 'cash';
+  /** The borrower's account to credit, for the `account` channel. */
+  accountId: string | null;
+}
+
+/**
+ * Pays an approved loan out, in one transaction: dates the schedule from the business date (the first
+ * installment one period later), posts the disbursement (portfolio / member's account or till) and the fees
+ * withheld (member's account or till / fee income) through the ledger's entry point, and makes the loan active.
+ * The loan row is locked: a second disbursement waits, then finds it active and is refused.
+ */
+export async function disburseLoan(context: ActivityContext, actor: Actor, input: DisbursementInput): Promise<Loan> {
+  return inTransaction(context.knex, async (trx) => {
+    const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
+    if (loan.status !== 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_awaiting_disbursement', `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`);
+    const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
+    const now = context.clock();
+    const disbursedOn = await businessDateOf(trx, loan.enterpriseId, now);
+    const principal = new Money(loan.principal);
+    const fees = new Money(loan.fees);
+    const leg = input.channel === 'account' ? await borrowerAccount(trx, input.accountId!, loan.clientId) : null;
+    // The till or the member's account: the one side that differs between the two channels.
+    const fundsAccount = leg?.depositAccountCode ?? defaultRoleAccounts.cash;
+    const event = { enterpriseId: loan.enterpriseId, branchId: loan.branchId, subjectId: loan.id, actorId: actor.userId };
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: 'loan_disbursement',
+      amount: principal,
+      payload: { loan: loan.id, loan_number: loan.number, channel: input.channel, account: leg?.account.id ?? null },
+      idempotencyKey: `loan-disbursement:${loan.id}`,
+      productAccounts: { loan_portfolio: product.portfolioAccountCode, member_deposits: fundsAccount },
+      description: `disbursement ${loan.number}`,
+    });
+    if (fees.gt(0)) {
+      await recordBusinessEvent(trx, now, {
+        ...event,
+        kind: 'loan_fee',
+        amount: fees,
+        payload: { loan: loan.id, loan_number: loan.number, channel: input.channel },
+        idempotencyKey: `loan-fee:${loan.id}`,
+        productAccounts: { cash: fundsAccount, fee_income: product.feeIncomeAccountCode },
+        description: `fees ${loan.number}`,
+      });
+    }
+    if (leg !== null) await moveAccountBalance(trx, leg, principal.minus(fees));
+    // The loan's own terms, as granted: a product changed since approval does not change this loan.
+    const simulation = simulateLoan({
+      method: loan.method,
+      frequency: loan.frequency,
+      annualRate: new Money(loan.annualRate),
+      feeRate: new Money(0),
+      feeFixed: fees,
+      principal,
+      termPeriods: loan.termPeriods,
+      gracePeriods: loan.gracePeriods,
+      startDate: disbursedOn,
+    });
+    await writeSchedule(trx, loan.id, simulation.schedule);
+    const disbursed = await Loan.query(trx).patchAndFetchById(loan.id, {
+      status: 'active',
+      disbursedOn,
+      disbursementChannel: input.channel,
+      disbursementAccountId: leg?.account.id ?? null,
+      disbursedBy: actor.userId,
+      teg: simulation.teg,
+    });
+    await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees } });
+    return disbursed;
+  });
+}

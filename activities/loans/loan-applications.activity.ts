@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError } from '../../domain/errors';
+import { simulateLoan, type LoanTerms, type Simulation } from '../../domain/loans/simulation';
+import { Money, formatAmount } from '../../domain/money';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { LoanApplication } from '../../db/models/loan-application.model';
+import { LoanProduct } from '../../db/models/loan-product.model';
+import { nextSequenceValue } from '../../db/sequences';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { assertCreditCaps } from './credit-exposure';
+
+export interface RequestedTerms {
+  amount: Money;
+  termPeriods: number;
+  gracePeriods: number;
+}
+
+/** Workflow id from the business id (DESIGN §5): a retried submission cannot start a twin. */
+export const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
+
+/** The product's pricing applied to requested terms. */
+export function loanTermsOf(product: LoanProduct, requested: RequestedTerms, startDate: string): LoanTerms {
+  return {
+    method: product.method,
+    frequency: product.frequency,
+    annualRate: new Money(product.annualRate),
+    feeRate: new Money(product.feeRate),
+    feeFixed: new Money(product.feeFixed),
+    principal: requested.amount,
+    termPeriods: requested.termPeriods,
+    gracePeriods: requested.gracePeriods,
+    startDate,
+  };
+}
+
+/** Amount, term and grace within the product's bounds; 422 naming the field otherwise. */
+export function assertWithinProduct(product: LoanProduct, requested: RequestedTerms): void {
+  const outOfBounds = (field: string, message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
+  if (requested.amount.lt(product.minAmount) || requested.amount.gt(product.maxAmount)) {
+    throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
+  }
+  if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
+    throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);
+  }
+  if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
+    throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`);
+  }
+}
+
+function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
+  if (product === undefined || product.enterpriseId !== enterpriseId) {
+    throw new AppError('validation', 'invalid_request', 'The product is not a loan product of this enterprise.', [{ field: 'product', message: 'product must be a loan product of the enterprise' }]);
+  }
+  if (!product.isActive) throw new AppError('conflict', 'product_inactive', `Loan product ${product.code} is deactivated: no new application.`);
+}
+
+/** A schedule for a product and terms, creating nothing; the start date defaults to the business date. */
+export async function simulateForProduct(context: ActivityContext, product: LoanProduct, requested: RequestedTerms, startDate: string | undefined): Promise<Simulation & { startDate: string }> {
+  assertWithinProduct(product, requested);
+  const start = startDate ?? (await inTransaction(context.knex, (trx) => businessDateOf(trx, product.enterpriseId, context.clock())));
+  return { ...simulateLoan(loanTermsOf(product, requested, start)), startDate: start };
+}
+
+export interface SubmissionInput extends RequestedTerms {
+  clientId: string;
+  productId: string;
+  purpose: string;
+}
+
+/**
+ * Records an application in review at the cashier step: an active member, an active product of the member's
+ * enterprise, terms within bounds, credit caps as configured. Numbered `{branch}-D{year}-{n}` per branch and
+ * year. The caller then starts its approval workflow.
+ */
+export async function submitLoanApplication(context: ActivityContext, actor: Actor, input: SubmissionInput): Promise<{ application: LoanApplication; stepTimeLimitSeconds: number }> {
+  return inTransaction(context.knex, async (trx) => {
+    const client = await clientForCredit(trx, input.clientId);
+    const product = await LoanProduct.query(trx).findById(input.productId);
+    assertActiveProduct(product, client.enterprise_id);
+    assertWithinProduct(product, input);
+    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: client.enterprise_id }).throwIfNotFound();
+    const businessDate = await businessDateOf(trx, client.enterprise_id, context.clock());
+    const simulation = simulateLoan(loanTermsOf(product, input, businessDate));
+    const capBreaches = await assertCreditCaps(trx, { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode });
+    const year = Number(businessDate.slice(0, 4));
+    const sequence = await nextSequenceValue(trx, { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id, year });
+    const number = `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`;
+    // The id is known before the insert: the workflow id stored with the row is made from it.
+    const id = randomUUID();
+    const application = await LoanApplication.query(trx).insertAndFetch({
+      id,
+      enterpriseId: client.enterprise_id,
+      branchId: client.branch_id,
+      clientId: client.id,
+      productId: product.id,
+      number,
+      amount: formatAmount(input.amount),
+      termPeriods: input.termPeriods,
+      gracePeriods: input.gracePeriods,
+      purpose: input.purpose,
+      fees: formatAmount(simulation.fees),
+      teg: simulation.teg,
+      capBreaches,
+      status: 'in_review',
+      currentStep: 'cashier',
+      submittedBy: actor.userId,
+      workflowId: loanApprovalWorkflowId(id),
+    });
+    await recordAudit(trx, actor, { action: 'loan_application.submit', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { number, amount: application.amount, term_periods: input.termPeriods, product: product.code, cap_breaches: capBreaches } });
+    return { application, stepTimeLimitSeconds: configuration.approvalStepTimeLimitDays * 86_400 };
+  });
+}
+
+interface ClientForCredit {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  branch_code: string;
+  status: string;
+  related_party: boolean;
+}
+
+/** The member, locked against a concurrent application (the caps read their outstanding credit), active. */
+export async function clientForCredit(trx: Knex.Transaction, clientId: string): Promise<ClientForCredit> {
+  const client: ClientForCredit | undefined = await trx('client_profiles as c')
+    .join('branches as b', 'b.id', 'c.branch_id')
+    .where('c.id', clientId)
+    .forUpdate('c')
+    .first('c.id', 'c.enterprise_id', 'c.branch_id', 'b.code as branch_code', 'c.status', 'c.related_party');
+  if (client === undefined) throw new AppError('not_found', 'not_found', 'The member was not found.');
+  if (client.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${client.status}: no credit can be granted.`);
+  return client;
+}
+
+/** The workflow could not be started: the application ends, with the reason, instead of waiting forever. */
+export async function markApplicationFailed(knex: Knex, applicationId: string, reason: string): Promise<void> {
+  await knex('loan_applications').where({ id: applicationId, status: 'in_review' }).update({ status: 'failed', current_step: null, status_reason: reason, ended_at: knex.fn.now() });
+}

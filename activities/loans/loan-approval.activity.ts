@@ -1,0 +1,134 @@
+import type { Knex } from 'knex';
+import type { ApplicationStatus, ApprovalStep, DecisionKind } from '../../domain/loans/approval';
+import { simulateLoan } from '../../domain/loans/simulation';
+import { AppError } from '../../domain/errors';
+import { formatAmount, Money } from '../../domain/money';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { Loan } from '../../db/models/loan.model';
+import { LoanApplication } from '../../db/models/loan-application.model';
+import { LoanProduct } from '../../db/models/loan-product.model';
+import { nextSequenceValue } from '../../db/sequences';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { assertCreditCaps } from './credit-exposure';
+import { writeSchedule } from './installments';
+import { clientForCredit, loanTermsOf } from './loan-applications.activity';
+
+/**
+ * The activities of the `loanApproval` workflow: each persists one step of the process in one transaction,
+ * keyed by the workflow's own ids so a retried activity finds its earlier write instead of repeating it.
+ */
+
+export interface DecisionToRecord {
+  applicationId: string;
+  /** `{workflowId}:{updateId}`: unique per decision. */
+  idempotencyKey: string;
+  step: ApprovalStep;
+  decision: DecisionKind | 'withdraw';
+  deciderId: string;
+  comment: string;
+  /** The API request that carried the decision, for the audit trail. */
+  requestId: string | null;
+  statusAfter: ApplicationStatus;
+  stepAfter: ApprovalStep | null;
+}
+
+export interface RecordedDecision {
+  status: ApplicationStatus;
+  loanId: string | null;
+  /** ISO timestamp, from the activity's clock (workflows read no clock). */
+  decidedAt: string;
+}
+
+export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
+  return inTransaction(knex, async (trx) => {
+    const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().throwIfNotFound();
+    const earlier = await trx('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).first('decided_at');
+    if (earlier !== undefined) return { status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: (earlier.decided_at as Date).toISOString() };
+    const decidedAt = now.toISOString();
+    if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
+    // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
+    const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, input.deciderId) : null;
+    await trx('loan_application_decisions').insert({
+      application_id: application.id,
+      step: input.step,
+      decision: input.decision,
+      comment: input.comment,
+      decided_by: input.deciderId,
+      decided_at: decidedAt,
+      idempotency_key: input.idempotencyKey,
+    });
+    const ended = input.statusAfter !== 'in_review';
+    await trx('loan_applications')
+      .where({ id: application.id })
+      .update({ status: input.statusAfter, current_step: input.stepAfter, step_started_at: decidedAt, ended_at: ended ? decidedAt : null, status_reason: ended ? input.comment : '' });
+    await recordAudit(trx, { userId: input.deciderId, requestId: input.requestId }, {
+      action: `loan_application.${input.decision}`,
+      entityType: 'loan_application',
+      entityId: application.id,
+      enterpriseId: application.enterpriseId,
+      details: { step: input.step, comment: input.comment, status_after: input.statusAfter, step_after: input.stepAfter, loan: loanId },
+    });
+    return { status: input.statusAfter, loanId, decidedAt };
+  });
+}
+
+async function loanIdOf(trx: Knex.Transaction, applicationId: string): Promise<string | null> {
+  const loan = await trx('loans').where({ application_id: applicationId }).first('id');
+  return (loan?.id as string | undefined) ?? null;
+}
+
+/**
+ * The loan an approved application becomes: numbered from LoanSequence (`{branch}-P{year}-{n}`, per branch
+ * and year), its schedule provisionally from the approval date until disbursement dates it for good.
+ */
+async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApplication, approvedBy: string): Promise<string> {
+  const client = await clientForCredit(trx, application.clientId);
+  const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: application.enterpriseId }).throwIfNotFound();
+  const principal = new Money(application.amount);
+  await assertCreditCaps(trx, { enterpriseId: application.enterpriseId, clientId: client.id, relatedParty: client.related_party, requested: principal, mode: configuration.creditCapMode });
+  const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
+  const approvedOn = await businessDateOf(trx, application.enterpriseId, now);
+  // The fees quoted at submission are the fees charged.
+  const terms = loanTermsOf(product, { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods }, approvedOn);
+  const simulation = simulateLoan({ ...terms, feeRate: new Money(0), feeFixed: new Money(application.fees) });
+  const year = Number(approvedOn.slice(0, 4));
+  const sequence = await nextSequenceValue(trx, { name: 'loan', enterpriseId: application.enterpriseId, branchId: application.branchId, year });
+  const loan = await Loan.query(trx).insertAndFetch({
+    enterpriseId: application.enterpriseId,
+    branchId: application.branchId,
+    clientId: application.clientId,
+    productId: product.id,
+    applicationId: application.id,
+    number: `${client.branch_code}-P${year}-${String(sequence).padStart(5, '0')}`,
+    principal: formatAmount(principal),
+    fees: formatAmount(simulation.fees),
+    annualRate: product.annualRate,
+    penaltyRate: product.penaltyRate,
+    method: product.method,
+    frequency: product.frequency,
+    termPeriods: application.termPeriods,
+    gracePeriods: application.gracePeriods,
+    teg: simulation.teg,
+    status: 'awaiting_disbursement',
+    approvedOn,
+    outstandingPrincipal: formatAmount(principal),
+  });
+  await writeSchedule(trx, loan.id, simulation.schedule);
+  await recordAudit(trx, { userId: approvedBy, requestId: null }, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
+  return loan.id;
+}
+
+/** A step left undecided beyond its time limit: the application ends as expired, with the reason. */
+export async function expireLoanApplication(knex: Knex, now: Date, input: { applicationId: string; step: ApprovalStep; limitSeconds: number }): Promise<void> {
+  await inTransaction(knex, async (trx) => {
+    const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().throwIfNotFound();
+    if (application.status !== 'in_review') return;
+    const reason = `The ${input.step} step was not decided within ${describeLimit(input.limitSeconds)}.`;
+    await trx('loan_applications').where({ id: application.id }).update({ status: 'expired', current_step: null, status_reason: reason, ended_at: now });
+    await recordAudit(trx, null, { action: 'loan_application.expire', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { step: input.step, reason } });
+  });
+}
+
+const describeLimit = (seconds: number): string => (seconds % 86_400 === 0 ? `${seconds / 86_400} day(s)` : `${seconds} second(s)`);

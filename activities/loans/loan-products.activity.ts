@@ -1,0 +1,81 @@
+import type { Knex } from 'knex';
+import { AppError, ValidationError } from '../../domain/errors';
+import { productTermProblems, type TermCategory } from '../../domain/loans/loan-product';
+import { Money } from '../../domain/money';
+import { isUniqueViolation } from '../../db/errors';
+import { LoanProduct } from '../../db/models/loan-product.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import { hasNoChanges } from '../changes';
+import type { ActivityContext, Actor } from '../context';
+import { postableAccounts } from '../ledger/accounts';
+
+export type LoanProductFields = Pick<
+  LoanProduct,
+  | 'code' | 'name' | 'termCategory' | 'method' | 'frequency' | 'annualRate' | 'minAmount' | 'maxAmount' | 'minTermPeriods' | 'maxTermPeriods'
+  | 'maxGracePeriods' | 'feeRate' | 'feeFixed' | 'penaltyRate' | 'realEstate' | 'portfolioAccountCode' | 'interestIncomeAccountCode'
+  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode'
+>;
+
+/** Code and category never change: loans and reports carry them. */
+export type LoanProductChanges = Partial<Omit<LoanProductFields, 'code' | 'termCategory'> & { isActive: boolean }>;
+
+type AccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode';
+
+/** Domain facts §2: the accounts of each role by term category. */
+export const defaultLoanAccounts: Readonly<Record<TermCategory, Record<AccountField, string>>> = {
+  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' },
+  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719' },
+};
+
+const accountClasses: Readonly<Record<AccountField, { digit: string; field: string; what: string }>> = {
+  portfolioAccountCode: { digit: '3', field: 'portfolio_account_code', what: 'a class 3 account (credit to members)' },
+  interestIncomeAccountCode: { digit: '7', field: 'interest_income_account_code', what: 'a class 7 account (income)' },
+  feeIncomeAccountCode: { digit: '7', field: 'fee_income_account_code', what: 'a class 7 account (income)' },
+  penaltyIncomeAccountCode: { digit: '7', field: 'penalty_income_account_code', what: 'a class 7 account (income)' },
+};
+
+/** The product's bounds agree with its category, and each account is of its class and postable. */
+async function assertSoundProduct(trx: Knex.Transaction, enterpriseId: string, product: LoanProductFields): Promise<void> {
+  const problems = productTermProblems({
+    termCategory: product.termCategory,
+    frequency: product.frequency,
+    minTermPeriods: product.minTermPeriods,
+    maxTermPeriods: product.maxTermPeriods,
+    maxGracePeriods: product.maxGracePeriods,
+    minAmount: new Money(product.minAmount),
+    maxAmount: new Money(product.maxAmount),
+  });
+  for (const [key, rule] of Object.entries(accountClasses) as [AccountField, (typeof accountClasses)[AccountField]][]) {
+    if (!product[key].startsWith(rule.digit)) problems.push({ field: rule.field, message: `${rule.field} must be ${rule.what}` });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  await postableAccounts(trx, enterpriseId, Object.keys(accountClasses).map((key) => product[key as AccountField]));
+}
+
+export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, fields: LoanProductFields): Promise<LoanProduct> {
+  try {
+    return await inTransaction(context.knex, async (trx) => {
+      await assertSoundProduct(trx, enterpriseId, fields);
+      const product = await LoanProduct.query(trx).insertAndFetch({ enterpriseId, ...fields });
+      await recordAudit(trx, actor, { action: 'loan_product.create', entityType: 'loan_product', entityId: product.id, enterpriseId, details: { ...fields } });
+      return product;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'loan_products_code_unique')) throw new AppError('conflict', 'product_code_taken', `A loan product with code ${fields.code} already exists.`);
+    throw error;
+  }
+}
+
+/** Changes apply to later applications; loans already granted keep the terms they were granted with. */
+export async function updateLoanProduct(context: ActivityContext, actor: Actor, productId: string, changes: LoanProductChanges): Promise<LoanProduct> {
+  return inTransaction(context.knex, async (trx) => {
+    const product = await LoanProduct.query(trx).findById(productId).forUpdate().throwIfNotFound();
+    if (hasNoChanges(changes)) return product;
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    await assertSoundProduct(trx, product.enterpriseId, { ...product, ...defined });
+    const updated = await LoanProduct.query(trx).patchAndFetchById(productId, defined);
+    await recordAudit(trx, actor, { action: 'loan_product.update', entityType: 'loan_product', entityId: productId, enterpriseId: product.enterpriseId, details: defined });
+    return updated;
+  });
+}

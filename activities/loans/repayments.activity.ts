@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { EventKind } from '../../domain/accounting/rules';
+import { AppError } from '../../domain/errors';
+import { allocateRepayment, type InstallmentAllocation } from '../../domain/loans/allocation';
+import { accruePenalties, isSettled, payableDues, type InstallmentState } from '../../domain/loans/position';
+import { formatAmount, Money } from '../../domain/money';
+import { Loan } from '../../db/models/loan.model';
+import { LoanProduct } from '../../db/models/loan-product.model';
+import { inTransaction } from '../../db/transaction';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { defaultRoleAccounts } from '../ledger/default-rules';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+import { readInstallments, saveInstallments } from './installments';
+import { borrowerAccount, moveAccountBalance } from './loan-funds';
+
+export interface RepaymentInput {
+  loanId: string;
+  amount: Money;
+  channel: 'cash' | 'account';
+  accountId: string | null;
+  /** When given, must be the business date: entries are dated by the business date, never back-valued. */
+  date: string | null;
+  reference: string;
+  /** The client's Idempotency-Key; null when none was sent (then nothing guards a retry). */
+  idempotencyKey: string | null;
+}
+
+export interface LoanRepaymentRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  loan_id: string;
+  amount: string;
+  principal: string;
+  interest: string;
+  penalty: string;
+  channel: 'cash' | 'account';
+  account_id: string | null;
+  reference: string;
+  business_date: string;
+  allocations: { number: number; due_date: string; penalty: string; interest: string; principal: string }[];
+  outstanding_after: string;
+  request: Record<string, unknown>;
+  recorded_by: string;
+  created_at: Date;
+}
+
+const components = [
+  { part: 'penalty', kind: 'repayment_penalty' },
+  { part: 'interest', kind: 'repayment_interest' },
+  { part: 'principal', kind: 'repayment_principal' },
+] as const satisfies readonly { part: keyof InstallmentAllocation; kind: EventKind }[];
+
+/**
+ * Records a repayment in one transaction (DESIGN §3): locks the loan (concurrent repayments of one loan
+ * queue, so none overpays and none is lost), accrues penalties to the business date, allocates oldest
+ * installment first (penalties, interest, principal), writes the installments and the LoanRepayment, and
+ * posts one entry per component through the ledger's entry point. The loan closes when nothing is left.
+ */
+export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentRow; replayed: boolean }> {
+  return inTransaction(context.knex, async (trx) => {
+    const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
+    if (loan === undefined) throw new AppError('not_found', 'not_found', 'The loan was not found.');
+    const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    const key = input.idempotencyKey === null ? `repayment:${randomUUID()}` : `repayment:${actor.userId}:${input.idempotencyKey}`;
+    const earlier: LoanRepaymentRow | undefined = await trx('loan_repayments').where({ enterprise_id: loan.enterpriseId, idempotency_key: key }).first();
+    if (earlier !== undefined) {
+      if (Object.entries(request).some(([field, value]) => earlier.request[field] !== value)) {
+        throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+      }
+      return { repayment: earlier, replayed: true };
+    }
+    if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
+    if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
+    const now = context.clock();
+    const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
+    if (input.date !== null && input.date !== businessDate) {
+      throw new AppError('unprocessable', 'date_not_business_date', `Repayments are recorded at the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
+    }
+    const stored = await readInstallments(trx, loan.id);
+    const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
+    const allocation = allocateRepayment({ amount: input.amount, dues: payableDues(installments, businessDate) });
+    if (!allocation.ok) {
+      throw new AppError('conflict', 'exceeds_total_due', `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: the installments due and the next one (an early payoff is a separate operation).`);
+    }
+    const paid = allocation.allocations.filter((row) => row.total.gt(0));
+    const after = installments.map((installment) => applyPayment(installment, paid.find((row) => row.number === installment.number)));
+    // Only the rows that changed (accrual and payment functions return the same object otherwise).
+    const changed = after.filter((installment, index) => installment !== stored[index]);
+    await saveInstallments(trx, loan.id, changed, (installment) => (isSettled(installment) ? businessDate : null));
+
+    const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
+    const leg = input.channel === 'account' ? await borrowerAccount(trx, input.accountId!, loan.clientId) : null;
+    if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
+    const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
+    const repaymentId = randomUUID();
+    for (const { part, kind } of components) {
+      if (totals[part].isZero()) continue;
+      await recordBusinessEvent(trx, now, {
+        enterpriseId: loan.enterpriseId,
+        branchId: loan.branchId,
+        subjectId: loan.id,
+        actorId: actor.userId,
+        kind,
+        amount: totals[part],
+        payload: { loan: loan.id, loan_number: loan.number, repayment: repaymentId, channel: input.channel },
+        idempotencyKey: `${key}:${part}`,
+        productAccounts: {
+          cash: leg?.depositAccountCode ?? defaultRoleAccounts.cash,
+          loan_portfolio: product.portfolioAccountCode,
+          interest_income: product.interestIncomeAccountCode,
+          penalty_income: product.penaltyIncomeAccountCode,
+        },
+        description: `${kind.replace('_', ' ')} ${loan.number}`,
+      });
+    }
+    const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
+    const closed = after.every(isSettled);
+    await Loan.query(trx).patch({ outstandingPrincipal: formatAmount(outstandingAfter), ...(closed ? { status: 'closed', closedOn: businessDate } : {}) }).where('id', loan.id);
+    const [repayment] = await trx('loan_repayments')
+      .insert({
+        id: repaymentId,
+        enterprise_id: loan.enterpriseId,
+        branch_id: loan.branchId,
+        loan_id: loan.id,
+        amount: formatAmount(input.amount),
+        principal: formatAmount(totals.principal),
+        interest: formatAmount(totals.interest),
+        penalty: formatAmount(totals.penalty),
+        channel: input.channel,
+        account_id: leg?.account.id ?? null,
+        reference: input.reference,
+        business_date: businessDate,
+        allocations: JSON.stringify(paid.map((row) => ({ number: row.number, due_date: row.dueDate, penalty: formatAmount(row.penalty), interest: formatAmount(row.interest), principal: formatAmount(row.principal) }))),
+        outstanding_after: formatAmount(outstandingAfter),
+        idempotency_key: key,
+        request: JSON.stringify(request),
+        recorded_by: actor.userId,
+      })
+      .returning('*');
+    return { repayment: repayment as LoanRepaymentRow, replayed: false };
+  });
+}
+
+const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
+
+function applyPayment(installment: InstallmentState, paid: InstallmentAllocation | undefined): InstallmentState {
+  if (paid === undefined) return installment;
+  return {
+    ...installment,
+    penaltyPaid: installment.penaltyPaid.plus(paid.penalty),
+    interestPaid: installment.interestPaid.plus(paid.interest),
+    principalPaid: installment.principalPaid.plus(paid.principal),
+  };
+}
+
+/** Lists and details share the columns. */
+export const repaymentsQuery = (knex: Knex) => knex('loan_repayments as r').join('loans as l', 'l.id', 'r.loan_id').select('r.*', 'l.number as loan_number');

@@ -1,0 +1,188 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
+import { approvalSteps, decisions } from '../../domain/loans/approval';
+import { AppError, NotFoundError } from '../../domain/errors';
+import { parseAmount } from '../../domain/money';
+import { LoanApplication } from '../../db/models/loan-application.model';
+import { requireRole, requireVisible, signedIn } from '../auth/access';
+import type { Principal } from '../auth/principal';
+import { listQuerySchema, paginate } from '../pagination';
+import { defineRoute } from '../route';
+import { enterpriseFilter, idParams } from './common.schemas';
+import { scopeToVisible } from './enterprise-scope';
+import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
+import { visibleClient } from './client-profiles.routes';
+import { amountSchema } from './money.schemas';
+
+const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
+const submitters = ['cashier', 'branch_head'] as const;
+
+async function serializeApplication(knex: Knex, application: LoanApplication) {
+  const [history, loan] = await Promise.all([
+    knex('loan_application_decisions').where({ application_id: application.id }).orderBy('decided_at').select('step', 'decision', 'comment', 'decided_by', 'decided_at'),
+    knex('loans').where({ application_id: application.id }).first('id', 'number'),
+  ]);
+  return {
+    id: application.id,
+    enterprise: application.enterpriseId,
+    branch: application.branchId,
+    client: application.clientId,
+    product: application.productId,
+    number: application.number,
+    amount: application.amount,
+    term_periods: application.termPeriods,
+    grace_periods: application.gracePeriods,
+    purpose: application.purpose,
+    fees: application.fees,
+    teg: application.teg,
+    cap_breaches: application.capBreaches,
+    status: application.status,
+    current_step: application.currentStep,
+    step_started_at: application.stepStartedAt.toISOString(),
+    status_reason: application.statusReason,
+    ended_at: application.endedAt?.toISOString() ?? null,
+    submitted_by: application.submittedBy,
+    submitted_at: application.createdAt.toISOString(),
+    workflow_id: application.workflowId,
+    loan: loan === undefined ? null : { id: loan.id as string, number: loan.number as string },
+    decisions: history.map((row: { step: string; decision: string; comment: string; decided_by: string; decided_at: Date }) => ({ ...row, decided_at: row.decided_at.toISOString() })),
+  };
+}
+
+async function visibleApplication(knex: Knex, principal: Principal, id: string): Promise<LoanApplication> {
+  const application = await LoanApplication.query(knex).findById(id);
+  if (application === undefined) throw new NotFoundError('The loan application');
+  requireVisible(principal, { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
+  return application;
+}
+
+function assertInReview(application: LoanApplication): void {
+  if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}: its approval has ended.`);
+}
+
+const needsComment = (decision: string | undefined, comment: string | undefined) => decision === 'approve' || (comment ?? '').trim() !== '';
+
+/**
+ * Loan applications and their approval: submission starts the `loanApproval` workflow; decisions and the
+ * submitter's withdrawal are Updates of that workflow, after the role check at the application's branch.
+ */
+export const loanApplicationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/applications/',
+    module: 'loans',
+    operationId: 'listLoanApplications',
+    summary: 'List loan applications, newest first',
+    access: 'authenticated',
+    query: listQuerySchema(['created_at', 'number', 'amount'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      status: yup.string().oneOf(statuses).optional(),
+      current_step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'Applications waiting at this step: an approver\'s queue.' }),
+    }),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(LoanApplication.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['client', 'client_id'], ['status', 'status'], ['current_step', 'current_step']] as const) {
+        if (query[filter] !== undefined) builder.where(column, query[filter]);
+      }
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
+      return { ...page, results: await Promise.all(page.results.map((application) => serializeApplication(deps.knex, application))) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/',
+    module: 'loans',
+    operationId: 'submitLoanApplication',
+    summary: 'Submit a loan application for a member of the branch (cashier, branch head); starts its approval',
+    description: 'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
+    access: submitters,
+    status: 201,
+    body: yup.object({
+      client: yup.string().uuid().required(),
+      product: yup.string().uuid().required(),
+      amount: amountSchema().required(),
+      term_periods: yup.number().strict(true).integer().min(1).max(600).required(),
+      grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
+      purpose: yup.string().trim().max(500).default(''),
+    }),
+    errorStatuses: [401, 403, 404, 409, 422, 503],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const client = await visibleClient(deps.knex, actor, body.client);
+      requireRole(actor, submitters, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      const { application, stepTimeLimitSeconds } = await submitLoanApplication(deps.activities, actor, {
+        clientId: client.id,
+        productId: body.product,
+        amount: parseAmount(body.amount)!,
+        termPeriods: body.term_periods,
+        gracePeriods: body.grace_periods,
+        purpose: body.purpose,
+      });
+      await startLoanApproval(deps, application, stepTimeLimitSeconds);
+      return serializeApplication(deps.knex, application);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/applications/{id}/',
+    module: 'loans',
+    operationId: 'getLoanApplication',
+    summary: 'Loan application detail, with its approval state and decision history',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/{id}/decisions/',
+    module: 'loans',
+    operationId: 'decideOnLoanApplication',
+    summary: 'Decide the current step: approve, reject or send back (the step\'s role at the application\'s branch)',
+    description: 'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval).',
+    access: [...approvalSteps],
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      decision: yup.string().oneOf(decisions).required(),
+      comment: yup.string().trim().max(1000).default('').test('comment-needed', 'comment is required to reject or send back', function (comment) {
+        return needsComment(this.parent.decision, comment);
+      }),
+      step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'The step decided, as the approver saw it; default: the current one.' }),
+    }),
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const application = await visibleApplication(deps.knex, actor, params.id);
+      assertInReview(application);
+      const step = body.step ?? application.currentStep!;
+      requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
+      await decideOnApplication(deps, application, { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId });
+      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/{id}/withdrawal/',
+    module: 'loans',
+    operationId: 'withdrawLoanApplication',
+    summary: 'Withdraw an application in review (its submitter only)',
+    access: 'authenticated',
+    status: 200,
+    params: idParams,
+    body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const application = await visibleApplication(deps.knex, actor, params.id);
+      if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
+      assertInReview(application);
+      await withdrawApplication(deps, application, { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId });
+      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+    },
+  }),
+];

@@ -1,0 +1,177 @@
+import * as yup from 'yup';
+import { disburseLoan } from '../../activities/loans/disbursement.activity';
+import { readInstallments } from '../../activities/loans/installments';
+import { positionOfLoan } from '../../activities/loans/loan-position.activity';
+import { formatAmount } from '../../domain/money';
+import { Loan } from '../../db/models/loan.model';
+import { requireRole, signedIn } from '../auth/access';
+import { listQuerySchema, paginate, paginateRows } from '../pagination';
+import { defineRoute } from '../route';
+import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { scopeToVisible } from './enterprise-scope';
+import { visibleLoan } from './loans.queries';
+
+const tellers = ['cashier', 'branch_head'] as const;
+const statuses = ['awaiting_disbursement', 'active', 'closed'] as const;
+const classifications = ['performing', 'overdue', 'doubtful'] as const;
+
+export function serializeLoan(loan: Loan) {
+  return {
+    id: loan.id,
+    enterprise: loan.enterpriseId,
+    branch: loan.branchId,
+    client: loan.clientId,
+    product: loan.productId,
+    application: loan.applicationId,
+    number: loan.number,
+    principal: loan.principal,
+    fees: loan.fees,
+    annual_rate: loan.annualRate,
+    penalty_rate: loan.penaltyRate,
+    method: loan.method,
+    frequency: loan.frequency,
+    term_periods: loan.termPeriods,
+    grace_periods: loan.gracePeriods,
+    teg: loan.teg,
+    status: loan.status,
+    approved_on: loan.approvedOn,
+    disbursed_on: loan.disbursedOn,
+    disbursement_channel: loan.disbursementChannel,
+    disbursement_account: loan.disbursementAccountId,
+    outstanding_principal: loan.outstandingPrincipal,
+    closed_on: loan.closedOn,
+    classification: loan.classification,
+    provision_amount: loan.provisionAmount,
+    created_at: loan.createdAt.toISOString(),
+  };
+}
+
+/** Loans: the portfolio, each loan's position and RepaymentSchedule, and disbursement. */
+export const loanRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/',
+    module: 'loans',
+    operationId: 'listLoans',
+    summary: 'List loans (default: active ones; status filter for the others)',
+    access: 'authenticated',
+    query: listQuerySchema(['number', 'created_at', 'outstanding_principal'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      status: yup.string().oneOf(statuses).default('active'),
+      classification: yup.string().oneOf(classifications).optional(),
+    }),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(Loan.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
+      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['client', 'client_id'], ['classification', 'classification']] as const) {
+        if (query[filter] !== undefined) builder.where(column, query[filter]);
+      }
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
+      return { ...page, results: page.results.map(serializeLoan) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/{id}/',
+    module: 'loans',
+    operationId: 'getLoan',
+    summary: 'Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      const position = await positionOfLoan(deps.activities, loan);
+      return {
+        ...serializeLoan(loan),
+        position: {
+          as_of: position.asOf,
+          outstanding_principal: formatAmount(position.outstandingPrincipal),
+          overdue_principal: formatAmount(position.overduePrincipal),
+          overdue_interest: formatAmount(position.overdueInterest),
+          penalties: formatAmount(position.penalties),
+          days_past_due: position.daysPastDue,
+          payable: formatAmount(position.payable),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/{id}/schedule/',
+    module: 'loans',
+    operationId: 'getLoanSchedule',
+    summary: "The loan's RepaymentSchedule: every installment, what was due and what was paid",
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      const installments = await readInstallments(deps.knex, loan.id);
+      return {
+        loan: loan.id,
+        installments: installments.map((installment) => ({
+          number: installment.number,
+          due_date: installment.dueDate,
+          principal_due: formatAmount(installment.principalDue),
+          interest_due: formatAmount(installment.interestDue),
+          penalty_due: formatAmount(installment.penaltyDue),
+          principal_paid: formatAmount(installment.principalPaid),
+          interest_paid: formatAmount(installment.interestPaid),
+          penalty_paid: formatAmount(installment.penaltyPaid),
+        })),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/disbursement/',
+    module: 'loans',
+    operationId: 'disburseLoan',
+    summary: "Disburse an approved loan to the member's account or in cash (cashier, branch head)",
+    description: 'The schedule starts from the business date; the fees are withheld. Posts the disbursement and fee entries.',
+    access: tellers,
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      channel: yup.string().oneOf(['account', 'cash'] as const).required(),
+      account: yup.string().uuid().when('channel', {
+        is: 'account',
+        then: (schema) => schema.required('account is required for the account channel'),
+        otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
+      }),
+    }),
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/provisions/',
+    module: 'loans',
+    operationId: 'listLoanProvisions',
+    summary: 'Provisions per loan and date, from the portfolio-quality run',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      loan: yup.string().uuid().optional(),
+      as_of: isoDate().optional(),
+      classification: yup.string().oneOf(classifications).optional(),
+    }),
+    errorStatuses: [401],
+    handler: ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
+      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['loan', 'loan_id'], ['as_of', 'as_of'], ['classification', 'classification']] as const) {
+        if (query[filter] !== undefined) rows.where(column, query[filter]);
+      }
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+];

@@ -1,0 +1,32 @@
+import type { TermCategory } from '../../domain/loans/loan-product';
+import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
+import { BaseModel } from './base.model';
+
+/** A loan product: bounds, pricing, schedule method and the accounts its events post to. */
+export class LoanProduct extends BaseModel {
+  static override tableName = 'loan_products';
+
+  enterpriseId!: string;
+  code!: string;
+  name!: string;
+  termCategory!: TermCategory;
+  method!: ScheduleMethod;
+  frequency!: Frequency;
+  dayCount!: '30/360';
+  /** Rates as decimal strings ("0.18"); amounts as whole-franc numeric text. */
+  annualRate!: string;
+  minAmount!: string;
+  maxAmount!: string;
+  minTermPeriods!: number;
+  maxTermPeriods!: number;
+  maxGracePeriods!: number;
+  feeRate!: string;
+  feeFixed!: string;
+  penaltyRate!: string;
+  realEstate!: boolean;
+  portfolioAccountCode!: string;
+  interestIncomeAccountCode!: string;
+  feeIncomeAccountCode!: string;
+  penaltyIncomeAccountCode!: string;
+  isActive!: boolean;
+}

@@ -1,0 +1,36 @@
+import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
+import { BaseModel } from './base.model';
+
+export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed';
+
+/** A granted loan: created by the final approval, active once disbursed, closed once repaid. */
+export class Loan extends BaseModel {
+  static override tableName = 'loans';
+
+  enterpriseId!: string;
+  branchId!: string;
+  clientId!: string;
+  productId!: string;
+  applicationId!: string;
+  number!: string;
+  principal!: string;
+  fees!: string;
+  annualRate!: string;
+  penaltyRate!: string;
+  method!: ScheduleMethod;
+  frequency!: Frequency;
+  termPeriods!: number;
+  gracePeriods!: number;
+  teg!: string;
+  status!: LoanStatus;
+  approvedOn!: string;
+  disbursedOn!: string | null;
+  disbursementChannel!: 'account' | 'cash' | null;
+  disbursementAccountId!: string | null;
+  disbursedBy!: string | null;
+  outstandingPrincipal!: string;
+  closedOn!: string | null;
+  classification!: 'performing' | 'overdue' | 'doubtful';
+  daysPastDue!: number;
+  provisionAmount!: string;
+}

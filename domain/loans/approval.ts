@@ -1,0 +1,61 @@
+/**
+ * The loan approval circuit (domain facts §3): cashier, branch head, credit committee, direction, in this
+ * order. Pure and deterministic, so the workflow's Update validator and handler, and the tests, share it.
+ */
+
+export const approvalSteps = ['cashier', 'branch_head', 'credit_committee', 'direction'] as const;
+export type ApprovalStep = (typeof approvalSteps)[number];
+
+export const decisions = ['approve', 'reject', 'send_back'] as const;
+export type DecisionKind = (typeof decisions)[number];
+
+export type ApplicationStatus = 'in_review' | 'approved' | 'rejected' | 'expired' | 'withdrawn';
+
+export interface DecisionRequest {
+  deciderId: string;
+  /** The step the decider believes they decide: a stale screen must not approve the next step. */
+  step: ApprovalStep;
+  decision: DecisionKind;
+  comment: string;
+}
+
+/** A decision as the history keeps it; a withdrawal by the submitter is recorded at the step it ended. */
+export interface DecisionRecord extends Omit<DecisionRequest, 'decision'> {
+  decision: DecisionKind | 'withdraw';
+  decidedAt: string;
+}
+
+export interface ApprovalState {
+  status: ApplicationStatus;
+  /** null once the process has ended. */
+  step: ApprovalStep | null;
+  decisions: DecisionRecord[];
+}
+
+export interface Refusal {
+  code: 'application_closed' | 'wrong_step' | 'same_person_twice' | 'nothing_to_send_back' | 'comment_required';
+  message: string;
+}
+
+export const initialApprovalState = (): ApprovalState => ({ status: 'in_review', step: approvalSteps[0], decisions: [] });
+
+/** Why a decision cannot be taken now, or null when it can. One person may not decide two different steps. */
+export function refusalOf(state: ApprovalState, request: DecisionRequest): Refusal | null {
+  if (state.status !== 'in_review' || state.step === null) return { code: 'application_closed', message: `The application is ${state.status}: no decision can be taken.` };
+  if (request.step !== state.step) return { code: 'wrong_step', message: `The application is at the ${state.step} step, not ${request.step}.` };
+  const earlier = state.decisions.find((decision) => decision.deciderId === request.deciderId && decision.step !== request.step);
+  if (earlier !== undefined) return { code: 'same_person_twice', message: `This user already decided the ${earlier.step} step of this application.` };
+  if (request.decision === 'send_back' && state.step === approvalSteps[0]) return { code: 'nothing_to_send_back', message: 'The first step cannot send the application back.' };
+  if (request.decision !== 'approve' && request.comment.trim() === '') return { code: 'comment_required', message: `A ${request.decision} needs a comment saying why.` };
+  return null;
+}
+
+/** The state after a decision that `refusalOf` accepted. */
+export function applyDecision(state: ApprovalState, record: DecisionRecord): ApprovalState {
+  const index = approvalSteps.indexOf(record.step);
+  const decisionsAfter = [...state.decisions, record];
+  if (record.decision === 'reject') return { status: 'rejected', step: null, decisions: decisionsAfter };
+  if (record.decision === 'send_back') return { status: 'in_review', step: approvalSteps[index - 1]!, decisions: decisionsAfter };
+  const next = approvalSteps[index + 1];
+  return next === undefined ? { status: 'approved', step: null, decisions: decisionsAfter } : { status: 'in_review', step: next, decisions: decisionsAfter };
+}

@@ -1,0 +1,67 @@
+import { daysBetween, type IsoDate } from '../calendar';
+import { Money } from '../money';
+import { periodsPerYear, type Frequency } from './schedule';
+
+/**
+ * Loan product rules (domain facts §3). Pure: the activity checks a product with `productTermProblems`
+ * before storing it and computes an application's fees and a late installment's penalty with the helpers.
+ */
+
+export type TermCategory = 'cta' | 'mlt';
+
+/** Policy: a CTA (court terme) loan's initial term is at most 24 months; beyond, it is MLT. */
+export const ctaMaxMonths = 24;
+
+/** The length of a term of `periods` installments, in months (52 weeks = 12 months). */
+export function termMonths(periods: number, frequency: Frequency): Money {
+  return new Money(periods).mul(12).div(periodsPerYear[frequency]);
+}
+
+export function termCategoryOf(periods: number, frequency: Frequency): TermCategory {
+  return termMonths(periods, frequency).lte(ctaMaxMonths) ? 'cta' : 'mlt';
+}
+
+export interface ProductTerms {
+  termCategory: TermCategory;
+  frequency: Frequency;
+  minTermPeriods: number;
+  maxTermPeriods: number;
+  maxGracePeriods: number;
+  minAmount: Money;
+  maxAmount: Money;
+}
+
+/**
+ * What is wrong with a product's bounds, as (field, message) pairs; empty when it is sound. The category
+ * must agree with every term the product allows: a CTA product may not allow a term beyond 24 months, an
+ * MLT product may not allow one within it.
+ */
+export function productTermProblems(terms: ProductTerms): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
+  if (terms.minTermPeriods > terms.maxTermPeriods) problems.push({ field: 'min_term_periods', message: 'min_term_periods must not exceed max_term_periods' });
+  if (terms.minAmount.gt(terms.maxAmount)) problems.push({ field: 'min_amount', message: 'min_amount must not exceed max_amount' });
+  // Each application's grace must also stay below its own term: checked at submission.
+  if (terms.maxGracePeriods >= terms.maxTermPeriods) problems.push({ field: 'max_grace_periods', message: 'max_grace_periods must be below max_term_periods (a loan must amortise)' });
+  if (terms.termCategory === 'cta' && termCategoryOf(terms.maxTermPeriods, terms.frequency) !== 'cta') {
+    problems.push({ field: 'max_term_periods', message: `a CTA product allows terms of at most ${ctaMaxMonths} months` });
+  }
+  if (terms.termCategory === 'mlt' && termCategoryOf(terms.minTermPeriods, terms.frequency) !== 'mlt') {
+    problems.push({ field: 'min_term_periods', message: `an MLT product allows terms of more than ${ctaMaxMonths} months only` });
+  }
+  return problems;
+}
+
+/** Fees withheld at disbursement: rate × principal + fixed amount, half-up to the franc. */
+export function loanFees(principal: Money, feeRate: Money, feeFixed: Money): Money {
+  return principal.mul(feeRate).plus(feeFixed).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+}
+
+/**
+ * Late-payment penalty on an unpaid amount from one date to another: annual rate, actual/365 (domain facts
+ * §3), half-up to the franc; nothing when `to` is not after `from`.
+ */
+export function penaltyFor(unpaid: Money, annualRate: Money, from: IsoDate, to: IsoDate): Money {
+  const days = daysBetween(from, to);
+  if (days <= 0 || unpaid.isZero()) return new Money(0);
+  return unpaid.mul(annualRate).mul(days).div(365).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+}

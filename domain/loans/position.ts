@@ -1,0 +1,91 @@
+import { daysBetween, type IsoDate } from '../calendar';
+import { Money } from '../money';
+import type { InstallmentDue } from './allocation';
+import { penaltyFor } from './loan-product';
+
+/**
+ * Where a loan stands at a business date, from its installments (the RepaymentSchedule rows). Pure: the
+ * repayment activity and the loan detail read the same figures from the same functions.
+ */
+export interface InstallmentState {
+  number: number;
+  dueDate: IsoDate;
+  principalDue: Money;
+  interestDue: Money;
+  /** Penalties accrued up to `penaltyThrough`. */
+  penaltyDue: Money;
+  principalPaid: Money;
+  interestPaid: Money;
+  penaltyPaid: Money;
+  penaltyThrough: IsoDate;
+}
+
+const unpaidScheduled = (installment: InstallmentState): Money =>
+  installment.principalDue.minus(installment.principalPaid).plus(installment.interestDue.minus(installment.interestPaid));
+
+export const isSettled = (installment: InstallmentState): boolean =>
+  unpaidScheduled(installment).isZero() && installment.penaltyDue.eq(installment.penaltyPaid);
+
+/**
+ * Accrues late-payment penalties up to `asOf` on every installment past due: the rate runs on what remains
+ * unpaid of its principal and interest since the last accrual. Accruing at each repayment makes the base
+ * follow partial payments: each stretch of time is charged on the balance it really had.
+ */
+export function accruePenalties(installments: readonly InstallmentState[], asOf: IsoDate, penaltyRate: Money): InstallmentState[] {
+  return installments.map((installment) => {
+    if (installment.penaltyThrough >= asOf) return installment;
+    const penalty = penaltyFor(unpaidScheduled(installment), penaltyRate, installment.penaltyThrough, asOf);
+    return { ...installment, penaltyDue: installment.penaltyDue.plus(penalty), penaltyThrough: asOf };
+  });
+}
+
+/**
+ * What may be paid at `asOf`: every installment due by then, and the next one (paid ahead of its date, as
+ * members do at the till). Anything beyond is a prepayment, a separate operation.
+ */
+export function payableDues(installments: readonly InstallmentState[], asOf: IsoDate): InstallmentDue[] {
+  const open = installments.filter((installment) => !isSettled(installment)).sort((a, b) => a.number - b.number);
+  const dueByNow = open.filter((installment) => installment.dueDate <= asOf);
+  const next = open.find((installment) => installment.dueDate > asOf);
+  return [...dueByNow, ...(next === undefined ? [] : [next])].map((installment) => ({
+    number: installment.number,
+    dueDate: installment.dueDate,
+    penalty: installment.penaltyDue.minus(installment.penaltyPaid),
+    interest: installment.interestDue.minus(installment.interestPaid),
+    principal: installment.principalDue.minus(installment.principalPaid),
+  }));
+}
+
+/** Days past due: the age at `asOf` of the oldest installment left unpaid after its due date; 0 when none. */
+export function daysPastDue(installments: readonly InstallmentState[], asOf: IsoDate): number {
+  const oldest = installments
+    .filter((installment) => installment.dueDate < asOf && !isSettled(installment))
+    .reduce<IsoDate | undefined>((earliest, installment) => (earliest === undefined || installment.dueDate < earliest ? installment.dueDate : earliest), undefined);
+  return oldest === undefined ? 0 : daysBetween(oldest, asOf);
+}
+
+export interface LoanPosition {
+  outstandingPrincipal: Money;
+  /** Unpaid principal and interest of the installments due by `asOf`. */
+  overduePrincipal: Money;
+  overdueInterest: Money;
+  /** Unpaid penalties, accrued to `asOf`. */
+  penalties: Money;
+  daysPastDue: number;
+  /** The most a repayment may be at `asOf`. */
+  payable: Money;
+}
+
+export function loanPosition(installments: readonly InstallmentState[], asOf: IsoDate, penaltyRate: Money): LoanPosition {
+  const accrued = accruePenalties(installments, asOf, penaltyRate);
+  const sum = (rows: readonly InstallmentState[], part: (installment: InstallmentState) => Money) => rows.reduce((total, row) => total.plus(part(row)), new Money(0));
+  const dueByNow = accrued.filter((installment) => installment.dueDate <= asOf);
+  return {
+    outstandingPrincipal: sum(accrued, (row) => row.principalDue.minus(row.principalPaid)),
+    overduePrincipal: sum(dueByNow, (row) => row.principalDue.minus(row.principalPaid)),
+    overdueInterest: sum(dueByNow, (row) => row.interestDue.minus(row.interestPaid)),
+    penalties: sum(accrued, (row) => row.penaltyDue.minus(row.penaltyPaid)),
+    daysPastDue: daysPastDue(accrued, asOf),
+    payable: payableDues(accrued, asOf).reduce((total, due) => total.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0)),
+  };
+}

@@ -1,0 +1,133 @@
+import type { Knex } from 'knex';
+import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
+import { recordBusinessEvent } from '../../activities/ledger/record-business-event';
+import { Money } from '../../domain/money';
+import { inTransaction } from '../../db/transaction';
+import type { TestApp } from './app';
+import { insertClient } from './mothers';
+import { bearer, createUser } from './users';
+
+/**
+ * A cooperative ready to lend, built through the API: head office and a second branch, one user per role of
+ * the approval circuit, a CTA loan product, a savings product, and paid-up share capital of 1 000 000 000 XAF
+ * (so the 10 % cap is 100 000 000 XAF).
+ */
+export interface LoanWorld {
+  app: TestApp;
+  knex: Knex;
+  enterpriseId: string;
+  headOffice: string;
+  otherBranch: string;
+  productId: string;
+  savingsProductId: string;
+  rootId: string;
+  users: Record<string, { id: string; headers: Record<string, string> }>;
+}
+
+let addressCount = 0;
+
+export const circuitUsers = ['cashier', 'branch_head', 'committee', 'direction'] as const;
+
+export async function createLoanWorld(app: TestApp, knex: Knex, code: string): Promise<LoanWorld> {
+  const rootName = `root_${code.toLowerCase()}`;
+  const rootId = await createUser(knex, rootName, [{ role: 'admin', enterpriseId: null, branchId: null }]);
+  const root = await bearer(app, rootName, nextAddress());
+  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', { headers: root, json: { code, name: `Coop ${code}`, legal_form: 'C', country: 'CM' } });
+  if (created.status !== 201) throw new Error(created.text);
+  const enterpriseId = created.body.id as string;
+  const headOffice = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')).id as string;
+  const otherBranch = (await app.request('POST', '/api/v1/enterprise/branches/', { headers: root, json: { enterprise: enterpriseId, code: 'B2', name: 'Branch two' } })).body.id as string;
+  const users: LoanWorld['users'] = {};
+  const grantsOf = {
+    cashier: [{ role: 'cashier', branchId: headOffice }],
+    branch_head: [{ role: 'branch_head', branchId: headOffice }],
+    committee: [{ role: 'credit_committee', branchId: null }],
+    direction: [{ role: 'direction', branchId: null }],
+    other_cashier: [{ role: 'cashier', branchId: otherBranch }],
+    other_head: [{ role: 'branch_head', branchId: otherBranch }],
+    cashier_and_head: [{ role: 'cashier', branchId: headOffice }, { role: 'branch_head', branchId: headOffice }],
+  } as const;
+  for (const [name, grants] of Object.entries(grantsOf)) {
+    const username = `${name}_${code.toLowerCase()}`;
+    const id = await createUser(knex, username, grants.map((grant) => ({ role: grant.role, enterpriseId, branchId: grant.branchId })));
+    users[name] = { id, headers: await bearer(app, username, nextAddress()) };
+  }
+  users.root = { id: rootId, headers: root };
+  const product = await app.request('POST', '/api/v1/loans/products/', {
+    headers: users.direction!.headers,
+    json: {
+      enterprise: enterpriseId, code: 'CRT', name: 'Crédit de trésorerie', term_category: 'cta', method: 'constant_annuity', annual_rate: '0.18',
+      min_amount: '50000', max_amount: '200000000', min_term_periods: 1, max_term_periods: 24, max_grace_periods: 3, fee_rate: '0.01', penalty_rate: '0.12',
+    },
+  });
+  if (product.status !== 201) throw new Error(product.text);
+  const savings = await app.request('POST', '/api/v1/members/products/', {
+    headers: users.direction!.headers,
+    json: { enterprise: enterpriseId, code: 'EPA', name: 'Épargne à vue', kind: 'demand_deposit', deposit_account_code: '3711' },
+  });
+  if (savings.status !== 201) throw new Error(savings.text);
+  await inTransaction(knex, (trx) =>
+    recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: headOffice, kind: 'share_payment', amount: new Money('1000000000'), payload: {}, idempotencyKey: `capital-${code}`, actorId: rootId }),
+  );
+  return { app, knex, enterpriseId, headOffice, otherBranch, productId: product.body.id, savingsProductId: savings.body.id, rootId, users };
+}
+
+function nextAddress(): string {
+  addressCount += 1;
+  return `10.60.${Math.floor(addressCount / 250)}.${addressCount % 250}`;
+}
+
+export const memberOf = (world: LoanWorld, branchId = world.headOffice) => insertClient(world.knex, world.enterpriseId, branchId, world.rootId);
+
+export async function submitApplication(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}, as = 'cashier') {
+  return world.app.request('POST', '/api/v1/loans/applications/', {
+    headers: world.users[as]!.headers,
+    json: { client: clientId, product: world.productId, amount: terms.amount ?? '1200000', term_periods: terms.term_periods ?? 12, grace_periods: terms.grace_periods ?? 0, purpose: 'stock' },
+  });
+}
+
+/**
+ * An approved loan awaiting disbursement, for tests of what follows approval: the application is submitted
+ * through the API (no worker polls its queue), then the final approval is persisted by the workflow's own
+ * activity, as the workflow would after the four decisions.
+ */
+export async function approvedLoan(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}): Promise<string> {
+  const submitted = await submitApplication(world, clientId, terms);
+  if (submitted.status !== 201) throw new Error(submitted.text);
+  const recorded = await recordLoanDecision(world.knex, new Date(), {
+    applicationId: submitted.body.id,
+    idempotencyKey: `test:${submitted.body.id}`,
+    step: 'direction',
+    decision: 'approve',
+    deciderId: world.users.direction!.id,
+    comment: '',
+    requestId: null,
+    statusAfter: 'approved',
+    stepAfter: null,
+  });
+  return recorded.loanId!;
+}
+
+export async function openSavingsAccount(world: LoanWorld, clientId: string, initialDeposit = '100000'): Promise<string> {
+  const response = await world.app.request('POST', '/api/v1/members/accounts/', { headers: world.users.cashier!.headers, json: { client: clientId, product: world.savingsProductId, initial_deposit: initialDeposit } });
+  if (response.status !== 201) throw new Error(response.text);
+  return response.body.id as string;
+}
+
+export async function setBusinessDate(world: LoanWorld, date: string): Promise<void> {
+  const response = await world.app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { business_date: date } });
+  if (response.status !== 200) throw new Error(response.text);
+}
+
+/** Debits equal credits over the enterprise's whole ledger. */
+export async function ledgerBalanced(knex: Knex, enterpriseId: string): Promise<boolean> {
+  const totals = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.enterprise_id', enterpriseId).first(knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'));
+  return totals.debit === totals.credit;
+}
+
+/** Balance (debit − credit) of an account code over the enterprise's ledger. */
+export async function accountBalance(knex: Knex, enterpriseId: string, code: string): Promise<string> {
+  const row = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'e.enterprise_id': enterpriseId, 'c.code': code }).first(knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
+  return row.balance as string;
+}

@@ -1,0 +1,199 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import type { Knex } from 'knex';
+import { Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
+import { Money } from '../../domain/money';
+import { ensureTemporalCli } from '../../runtime/temporal-dev-server';
+import { startTestApp, testJwtSecret, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
+import { approvedLoan, createLoanWorld, ledgerBalanced, memberOf, submitApplication, type LoanWorld } from '../helpers/loans';
+import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+const historyFile = path.join(__dirname, 'histories', 'loan-approval-approved.json');
+let app: TestApp;
+let knex: Knex;
+let world: LoanWorld;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+  world = await createLoanWorld(app, knex, 'LAP');
+});
+
+const decide = (applicationId: string, as: string, decision: 'approve' | 'reject' | 'send_back', extra: { comment?: string; step?: string } = {}) =>
+  app.request('POST', `/api/v1/loans/applications/${applicationId}/decisions/`, { headers: world.users[as]!.headers, json: { decision, ...extra } });
+
+async function submitted(amount = '1200000'): Promise<{ id: string; workflow_id: string; number: string }> {
+  const response = await submitApplication(world, await memberOf(world), { amount });
+  if (response.status !== 201) throw new Error(response.text);
+  return response.body;
+}
+
+const onWorker = <T>(work: (client: Client) => Promise<T>) => withWorker(knex, ({ client }) => work(client), taskQueue);
+
+test.serial('the full circuit with four users: each decision persisted, the loan created with its schedule, the history replays', async (t) => {
+  await onWorker(async (client) => {
+    const application = await submitted();
+    t.regex(application.number, /^HQ-D\d{4}-\d{5}$/);
+    t.is(application.workflow_id, `loan-approval-${application.id}`);
+    for (const [as, step] of [['cashier', 'cashier'], ['branch_head', 'branch_head'], ['committee', 'credit_committee']] as const) {
+      const response = await decide(application.id, as, 'approve', { comment: `ok ${step}` });
+      t.is(response.status, 200, response.text);
+      t.is(response.body.decisions.at(-1).step, step);
+    }
+    const state = await client.workflow.getHandle(application.workflow_id).query<{ step: string; decisions: unknown[] }>('approvalState');
+    t.is(state.step, 'direction');
+    t.is(state.decisions.length, 3);
+    const final = await decide(application.id, 'direction', 'approve');
+    t.like(final.body, { status: 'approved', current_step: null });
+    t.deepEqual(final.body.decisions.map((row: { decided_by: string }) => row.decided_by), circuitIds());
+    const result = await client.workflow.getHandle(application.workflow_id).result();
+    t.is(result.status, 'approved');
+    const loan = await knex('loans').where({ application_id: application.id }).first();
+    t.is(result.loanId, loan.id);
+    t.regex(loan.number, /^HQ-P\d{4}-\d{5}$/);
+    t.like(loan, { status: 'awaiting_disbursement', principal: '1200000', fees: '12000', outstanding_principal: '1200000' });
+    t.is((await knex('loan_installments').where({ loan_id: loan.id })).length, 12);
+    t.is((await knex('audit_events').where({ entity_id: application.id }).whereLike('action', 'loan_application.%')).length, 5, 'submission and four decisions audited');
+
+    const { events } = await client.workflow.getHandle(application.workflow_id).fetchHistory();
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, application.workflow_id));
+    if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
+  });
+});
+
+const circuitIds = () => ['cashier', 'branch_head', 'committee', 'direction'].map((name) => world.users[name]!.id);
+
+test.serial('a recorded history of the approval replays against the current workflow code', async (t) => {
+  const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-loan-approval'));
+});
+
+test.serial('refusals: wrong step, same person twice, another branch, a missing comment, a decision after the end', async (t) => {
+  await onWorker(async () => {
+    const application = await submitted();
+    const wrongStep = await decide(application.id, 'branch_head', 'approve', { step: 'branch_head' });
+    t.is(wrongStep.status, 409);
+    t.is(wrongStep.body.code, 'wrong_step', 'the workflow validator refuses a step out of turn');
+    t.is((await decide(application.id, 'branch_head', 'approve')).body.code, 'role_required', 'the API checks the current step\'s role first');
+    t.is((await decide(application.id, 'other_head', 'approve')).status, 404, 'an application of another branch is not visible');
+    t.is((await decide(application.id, 'cashier_and_head', 'approve')).status, 200);
+    const twice = await decide(application.id, 'cashier_and_head', 'approve');
+    t.is(twice.status, 409);
+    t.is(twice.body.code, 'same_person_twice');
+    t.is((await decide(application.id, 'branch_head', 'reject')).body.errors[0].field, 'comment');
+    const rejected = await decide(application.id, 'branch_head', 'reject', { comment: 'income too irregular' });
+    t.like(rejected.body, { status: 'rejected', current_step: null, status_reason: 'income too irregular', loan: null });
+    const after = await decide(application.id, 'committee', 'approve');
+    t.is(after.status, 409);
+    t.is(after.body.code, 'application_closed');
+    t.is((await knex('loan_application_decisions').where({ application_id: application.id })).length, 2, 'only accepted decisions are recorded');
+  });
+});
+
+test.serial('send back returns the application to the previous step, which decides again', async (t) => {
+  await onWorker(async () => {
+    const application = await submitted();
+    await decide(application.id, 'cashier', 'approve');
+    t.is((await decide(application.id, 'cashier', 'send_back', { comment: 'x' })).body.code, 'role_required');
+    const sentBack = await decide(application.id, 'branch_head', 'send_back', { comment: 'missing payslip' });
+    t.like(sentBack.body, { status: 'in_review', current_step: 'cashier' });
+    t.is((await decide(application.id, 'cashier', 'approve', { comment: 'payslip added' })).body.current_step, 'branch_head');
+    t.deepEqual((await knex('loan_application_decisions').where({ application_id: application.id }).orderBy('decided_at')).map((row) => `${row.step}:${row.decision}`), ['cashier:approve', 'branch_head:send_back', 'cashier:approve']);
+  });
+});
+
+test.serial('the submitter may withdraw an application in review; nobody else', async (t) => {
+  await onWorker(async () => {
+    const application = await submitted();
+    const withdraw = (as: string) => app.request('POST', `/api/v1/loans/applications/${application.id}/withdrawal/`, { headers: world.users[as]!.headers, json: { comment: 'member changed their mind' } });
+    t.is((await withdraw('branch_head')).body.code, 'not_submitter');
+    t.like((await withdraw('cashier')).body, { status: 'withdrawn', current_step: null });
+    t.is((await withdraw('cashier')).body.code, 'application_closed');
+  });
+});
+
+test.serial('a step left undecided beyond its limit expires the application, with the reason recorded', async (t) => {
+  await onWorker(async (client) => {
+    const actor = { userId: world.users.cashier!.id, grants: [], requestId: 'test' };
+    const context = { knex, clock: () => new Date(), auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+    const { application } = await submitLoanApplication(context, actor, { clientId: await memberOf(world), productId: world.productId, amount: new Money(500000), termPeriods: 6, gracePeriods: 0, purpose: '' });
+    const handle = await client.workflow.start('loanApproval', {
+      taskQueue,
+      workflowId: application.workflowId,
+      args: [{ applicationId: application.id, enterpriseId: application.enterpriseId, branchId: application.branchId, applicationNumber: application.number, stepTimeLimitSeconds: 2 }],
+    });
+    const result = await handle.result();
+    t.is(result.status, 'expired');
+    const row = await knex('loan_applications').where({ id: application.id }).first();
+    t.like(row, { status: 'expired', current_step: null, status_reason: 'The cashier step was not decided within 2 second(s).' });
+  });
+});
+
+test.serial('a worker stopped between two steps: another resumes the workflow, nothing lost or doubled', async (t) => {
+  const application = await onWorker(async () => {
+    const created = await submitted();
+    t.is((await decide(created.id, 'cashier', 'approve')).status, 200);
+    t.is((await decide(created.id, 'branch_head', 'approve')).status, 200);
+    return created;
+  });
+  // The first worker is gone; a new one on the same queue picks the workflow up from its history.
+  await onWorker(async (client) => {
+    t.is((await decide(application.id, 'committee', 'approve')).status, 200);
+    t.is((await decide(application.id, 'direction', 'approve')).body.status, 'approved');
+    t.is((await client.workflow.getHandle(application.workflow_id).result()).status, 'approved');
+  });
+  t.is((await knex('loan_application_decisions').where({ application_id: application.id })).length, 4);
+  t.is((await knex('loans').where({ application_id: application.id })).length, 1);
+});
+
+test.serial('the credit cap is checked again at final approval: a breach refuses the decision, the step stays open', async (t) => {
+  await onWorker(async () => {
+    const client = await memberOf(world);
+    const response = await submitApplication(world, client, { amount: '60000000' });
+    t.is(response.status, 201, response.text);
+    for (const as of ['cashier', 'branch_head', 'committee']) t.is((await decide(response.body.id, as, 'approve')).status, 200);
+    // Meanwhile another loan of 50 M is granted to the same member: 110 M would exceed the 100 M cap.
+    await approvedLoan(world, client, { amount: '50000000' });
+    const final = await decide(response.body.id, 'direction', 'approve');
+    t.is(final.status, 409);
+    t.is(final.body.code, 'cap_share_capital');
+    const row = await knex('loan_applications').where({ id: response.body.id }).first();
+    t.like(row, { status: 'in_review', current_step: 'direction' });
+    t.true(await ledgerBalanced(knex, world.enterpriseId));
+  });
+});
+
+test.serial('operators find the workflow with the temporal CLI by its search attributes', async (t) => {
+  const application = await onWorker(async (client) => {
+    const created = await submitted();
+    await client.workflow.getHandle(created.workflow_id).query('approvalState'); // the first task (and its upsert) has run
+    return created;
+  });
+  const cli = ensureTemporalCli();
+  const address = testEnvironment().temporalAddress;
+  const query = `CoopBusinessId='${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
+  let listed = '';
+  // Visibility is eventually consistent: poll briefly.
+  for (let attempt = 0; attempt < 50 && !listed.includes(application.workflow_id); attempt += 1) {
+    listed = execFileSync(cli, ['workflow', 'list', '--address', address, '--query', query], { encoding: 'utf8' });
+    if (!listed.includes(application.workflow_id)) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  t.true(listed.includes(application.workflow_id), listed);
+  const described = JSON.parse(execFileSync(cli, ['workflow', 'describe', '--address', address, '--workflow-id', application.workflow_id, '--output', 'json'], { encoding: 'utf8' }));
+  // Payloads are JSON, base64-encoded in the CLI's JSON output.
+  const attribute = (name: string) => JSON.parse(Buffer.from(described.workflowExecutionInfo.searchAttributes.indexedFields[name].data, 'base64').toString('utf8'));
+  t.is(attribute('CoopBusinessId'), application.number);
+  t.is(attribute('CoopEnterpriseId'), world.enterpriseId);
+  t.is(attribute('CoopBranchId'), world.headOffice);
+});

@@ -1,0 +1,144 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  currentUpdateInfo,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
+import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
+
+export interface LoanApprovalInput {
+  applicationId: string;
+  enterpriseId: string;
+  branchId: string;
+  applicationNumber: string;
+  /** How long each step may stay undecided before the application expires (configuration: days × 86 400). */
+  stepTimeLimitSeconds: number;
+}
+
+export interface DecisionInput {
+  deciderId: string;
+  step: DecisionRequest['step'];
+  decision: DecisionKind;
+  comment: string;
+  requestId: string | null;
+}
+
+export interface WithdrawalInput {
+  userId: string;
+  comment: string;
+  requestId: string | null;
+}
+
+export interface ApprovalView extends ApprovalState {
+  loanId: string | null;
+}
+
+export const decideUpdate = defineUpdate<ApprovalView, [DecisionInput]>('decide');
+export const withdrawUpdate = defineUpdate<ApprovalView, [WithdrawalInput]>('withdraw');
+export const approvalStateQuery = defineQuery<ApprovalView>('approvalState');
+
+const { recordLoanDecision, expireLoanApplication } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/** Thrown by validators and handlers: the client receives it as the Update's failure, its type a stable code. */
+const refuse = (code: string, message: string): never => {
+  throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
+};
+
+/**
+ * The four-step approval of a loan application (DESIGN §5): cashier, branch head, credit committee,
+ * direction. Decisions are Updates: the validator refuses synchronously what the circuit forbids (wrong
+ * step, after the end, one person deciding two steps); the handler persists the decision through an
+ * activity first, and only then moves the state, so the workflow never runs ahead of the database. One
+ * decision at a time: a second one arriving while the first is being written is refused, to retry.
+ */
+export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalView> {
+  let state: ApprovalView = { ...initialApprovalState(), loanId: null };
+  let busy = false;
+
+  /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
+  const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), requestId: string | null) => {
+    const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' });
+    busy = true;
+    try {
+      const recorded = await recordLoanDecision({
+        applicationId: input.applicationId,
+        idempotencyKey: `${workflowInfo().workflowId}:${currentUpdateInfo()!.id}`,
+        step: request.step,
+        decision: request.decision,
+        deciderId: request.deciderId,
+        comment: request.comment,
+        requestId,
+        statusAfter: after.status,
+        stepAfter: after.step,
+      });
+      state = { status: after.status, step: after.step, decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }], loanId: recorded.loanId };
+      return state;
+    } catch (error) {
+      // A business refusal (the credit cap at final approval…) answers the decider; the step stays open.
+      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
+        return refuse(error.cause.type ?? 'refused', error.cause.message);
+      }
+      throw error;
+    } finally {
+      busy = false;
+    }
+  };
+
+  const assertIdle = () => {
+    if (busy) refuse('decision_in_progress', 'Another decision on this application is being recorded: try again.');
+  };
+
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: branchIdKey, value: input.branchId },
+    { key: businessIdKey, value: input.applicationNumber },
+  ]);
+  setHandler(approvalStateQuery, () => state);
+  setHandler(
+    decideUpdate,
+    (decision) => persist({ deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment }, decision.requestId),
+    {
+      validator: (decision) => {
+        assertIdle();
+        const refusal = refusalOf(state, decision);
+        if (refusal !== null) refuse(refusal.code, refusal.message);
+      },
+    },
+  );
+  setHandler(
+    withdrawUpdate,
+    (withdrawal) => persist({ deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment }, withdrawal.requestId),
+    {
+      validator: (_withdrawal) => {
+        assertIdle();
+        if (state.status !== 'in_review') refuse('application_closed', `The application is ${state.status}: it can no longer be withdrawn.`);
+      },
+    },
+  );
+
+  while (state.status === 'in_review') {
+    const decisionsBefore = state.decisions.length;
+    const moved = () => state.status !== 'in_review' || state.decisions.length !== decisionsBefore;
+    if (await condition(moved, input.stepTimeLimitSeconds * 1000)) continue;
+    // The limit passed; a decision already being written still counts.
+    await condition(() => !busy);
+    if (moved()) continue;
+    const step = state.step!;
+    await expireLoanApplication({ applicationId: input.applicationId, step, limitSeconds: input.stepTimeLimitSeconds });
+    state = { ...state, status: 'expired', step: null };
+  }
+  await condition(allHandlersFinished);
+  return state;
+}
