@@ -37,7 +37,9 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
     const leg = input.channel === 'account' ? await borrowerAccount(trx, input.accountId!, loan.clientId) : null;
     // The till or the member's account: the one side that differs between the two channels.
     const fundsAccount = leg?.depositAccountCode ?? defaultRoleAccounts.cash;
-    const event = { enterpriseId: loan.enterpriseId, branchId: loan.branchId, subjectId: loan.id, actorId: actor.userId };
+    // The member's account, when one is moved, is the subject: its statement and the reconciliation read
+    // its ledger lines through it. The loan's own history is its schedule and repayments.
+    const event = { enterpriseId: loan.enterpriseId, branchId: loan.branchId, subjectId: leg?.account.id ?? loan.id, actorId: actor.userId };
     await recordBusinessEvent(trx, now, {
       ...event,
       kind: 'loan_disbursement',

@@ -101,7 +101,8 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
       await recordBusinessEvent(trx, now, {
         enterpriseId: loan.enterpriseId,
         branchId: loan.branchId,
-        subjectId: loan.id,
+        // As at disbursement: the member's account when it pays, so its statement shows the debit.
+        subjectId: leg?.account.id ?? loan.id,
         actorId: actor.userId,
         kind,
         amount: totals[part],

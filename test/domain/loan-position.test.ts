@@ -1,0 +1,72 @@
+import test from 'ava';
+import { ctaMaxMonths, loanFees, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
+import { accruePenalties, daysPastDue, loanPosition, payableDues, type InstallmentState } from '../../domain/loans/position';
+import { Money } from '../../domain/money';
+
+const installment = (number: number, dueDate: string, principal: string, interest: string, paid: { principal?: string; interest?: string } = {}): InstallmentState => ({
+  number,
+  dueDate,
+  principalDue: new Money(principal),
+  interestDue: new Money(interest),
+  penaltyDue: new Money(0),
+  principalPaid: new Money(paid.principal ?? 0),
+  interestPaid: new Money(paid.interest ?? 0),
+  penaltyPaid: new Money(0),
+  penaltyThrough: dueDate,
+});
+
+const schedule = [
+  installment(1, '2026-01-15', '90000', '15000', { principal: '90000', interest: '15000' }),
+  installment(2, '2026-02-15', '91000', '14000', { interest: '14000', principal: '1000' }),
+  installment(3, '2026-03-15', '92000', '13000'),
+  installment(4, '2026-04-15', '93000', '12000'),
+];
+
+test('days past due: the age of the oldest unpaid installment; 0 on its due date and when all is paid', (t) => {
+  t.is(daysPastDue(schedule, '2026-02-15'), 0, 'due today is not late');
+  t.is(daysPastDue(schedule, '2026-02-16'), 1);
+  t.is(daysPastDue(schedule, '2026-03-20'), 33, '15 Feb to 20 Mar');
+  t.is(daysPastDue(schedule.slice(0, 1), '2026-12-31'), 0);
+});
+
+test('penalties: annual rate, actual/365, on what is unpaid, from the last accrual; accruing twice adds nothing', (t) => {
+  // Installment 2 has 90 000 unpaid since 15 Feb; to 17 Mar (30 days) at 12 %: 90 000 × 0.12 × 30 / 365 = 887.67 → 888.
+  t.is(penaltyFor(new Money(90000), new Money('0.12'), '2026-02-15', '2026-03-17').toFixed(0), '888');
+  const accrued = accruePenalties(schedule, '2026-03-17', new Money('0.12'));
+  // Installment 3: 105 000 for 2 days → 69.04 → 69.
+  t.deepEqual(accrued.map((row) => row.penaltyDue.toFixed(0)), ['0', '888', '69', '0']);
+  t.deepEqual(accruePenalties(accrued, '2026-03-17', new Money('0.12')).map((row) => row.penaltyDue.toFixed(0)), ['0', '888', '69', '0']);
+  t.is(accrued[3], schedule[3], 'an installment not yet due is untouched');
+});
+
+test('payable: the installments due and the next one, never beyond; the position sums them', (t) => {
+  t.deepEqual(payableDues(schedule, '2026-02-20').map((due) => due.number), [2, 3]);
+  t.deepEqual(payableDues(schedule, '2026-01-01').map((due) => due.number), [2], 'before any due date: the next unpaid installment');
+  const position = loanPosition(schedule, '2026-03-17', new Money('0.12'));
+  t.is(position.outstandingPrincipal.toFixed(0), String(90000 + 92000 + 93000));
+  t.is(position.overduePrincipal.toFixed(0), String(90000 + 92000));
+  t.is(position.overdueInterest.toFixed(0), '13000');
+  t.is(position.penalties.toFixed(0), '957');
+  t.is(position.daysPastDue, 30);
+  t.is(position.payable.toFixed(0), String(90000 + 888 + 105000 + 69 + 105000));
+});
+
+test('term category: CTA up to 24 months in any frequency; a product must agree with all its terms', (t) => {
+  t.is(ctaMaxMonths, 24);
+  t.is(termCategoryOf(24, 'monthly'), 'cta');
+  t.is(termCategoryOf(25, 'monthly'), 'mlt');
+  t.is(termCategoryOf(8, 'quarterly'), 'cta');
+  t.is(termCategoryOf(9, 'quarterly'), 'mlt');
+  t.is(termCategoryOf(104, 'weekly'), 'cta');
+  t.is(termCategoryOf(105, 'weekly'), 'mlt');
+  const base = { frequency: 'monthly' as const, minAmount: new Money(1), maxAmount: new Money(10), maxGracePeriods: 0 };
+  t.deepEqual(productTermProblems({ ...base, termCategory: 'cta', minTermPeriods: 1, maxTermPeriods: 24 }), []);
+  t.deepEqual(productTermProblems({ ...base, termCategory: 'cta', minTermPeriods: 1, maxTermPeriods: 36 }).map((problem) => problem.field), ['max_term_periods']);
+  t.deepEqual(productTermProblems({ ...base, termCategory: 'mlt', minTermPeriods: 12, maxTermPeriods: 36 }).map((problem) => problem.field), ['min_term_periods']);
+  t.deepEqual(productTermProblems({ ...base, termCategory: 'mlt', minTermPeriods: 25, maxTermPeriods: 360, maxGracePeriods: 360 }).map((problem) => problem.field), ['max_grace_periods']);
+});
+
+test('fees: rate of the principal plus the fixed part, half-up to the franc', (t) => {
+  t.is(loanFees(new Money(1234567), new Money('0.015'), new Money(2500)).toFixed(0), String(18519 + 2500), '18 518.505 → 18 519');
+  t.is(loanFees(new Money(100000), new Money(0), new Money(0)).toFixed(0), '0');
+});
