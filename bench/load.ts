@@ -6,7 +6,8 @@ export interface LoadOptions {
   /** GET by default; POST sends `body` (JSON) with each request. */
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: string;
+  /** A function gives each connection its own body (e.g. its own loan). */
+  body?: string | ((connection: number) => string);
   /** Concurrent keep-alive connections, each with one request in flight at a time (closed loop). */
   connections: number;
   /** Requests in this first period are made but not counted: JIT, socket set-up and heap growth settle first. */
@@ -55,8 +56,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
   const worker = async (_: unknown, connection: number): Promise<void> => {
     const target = targetOf(connection);
+    const body = typeof options.body === 'function' ? options.body(connection) : options.body;
     for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = process.hrtime.bigint()) {
-      const ok = await requestOnce(agent, target, options);
+      const ok = await requestOnce(agent, target, body, options);
       if (sentNs >= measureFromNs) record(tally, ok, sentNs, process.hrtime.bigint());
     }
   };
@@ -100,9 +102,9 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
 }
 
 /** One request; resolves true on a 2xx answer read to its end, false on anything else. Never rejects. */
-function requestOnce(agent: http.Agent, target: URL, options: LoadOptions): Promise<boolean> {
+function requestOnce(agent: http.Agent, target: URL, body: string | undefined, options: LoadOptions): Promise<boolean> {
   return new Promise((resolve) => {
-    const headers = { ...options.headers, ...(options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) }) };
+    const headers = { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) };
     const request = http.request({ agent, method: options.method ?? 'GET', host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (response) => {
       const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
       response.on('end', () => resolve(ok));
@@ -111,6 +113,6 @@ function requestOnce(agent: http.Agent, target: URL, options: LoadOptions): Prom
     });
     request.setTimeout(options.requestTimeoutMs, () => request.destroy(new Error('request timed out')));
     request.on('error', () => resolve(false));
-    request.end(options.body);
+    request.end(body);
   });
 }

@@ -16,12 +16,13 @@ import { serveOnLoopback } from './loopback';
  */
 // BENCH_DATABASE_URL: a real database, for benchmarks of routes that use one (deposits).
 const knex = createKnex(process.env.BENCH_DATABASE_URL ?? 'postgres://bench:bench@127.0.0.1:1/none', { poolMax: 20 });
-const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+// BENCH_TEMPORAL_ADDRESS / BENCH_TASK_QUEUE: a real Temporal and the queue of the bench's worker (loan approval).
+const temporal = new Client({ connection: Connection.lazy({ address: process.env.BENCH_TEMPORAL_ADDRESS ?? '127.0.0.1:1' }) });
 const logger = createLogger({ logLevel: 'info' });
 const app = createApp({
   knex,
   temporal,
-  taskQueue: 'bench',
+  taskQueue: process.env.BENCH_TASK_QUEUE ?? 'bench',
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
   clock: () => new Date(),

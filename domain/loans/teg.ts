@@ -15,21 +15,33 @@ export interface TegInput {
   periodsPerYear: number;
 }
 
-/** Σ total_k / (1+r)^k, with a running discount factor instead of n powers. */
-function presentValue(installments: readonly Money[], periodRate: Money): Money {
-  const factor = new Money(1).div(new Money(1).plus(periodRate));
-  let discount = new Money(1);
-  let sum = new Money(0);
-  for (const total of installments) {
+/**
+ * The solver's own arithmetic: 24 significant digits carry the 1e-20 tolerance below with room to spare and
+ * cost far less per operation than Money's 40 (a 360-installment loan takes some 3 000 operations a pass).
+ */
+const Rate = Money.clone({ precision: 24 });
+
+/**
+ * Σ total_k / (1+r)^k and its derivative in r, −Σ k·total_k / (1+r)^(k+1), in one pass with a running
+ * discount factor instead of n powers.
+ */
+function presentValue(installments: readonly Money[], periodRate: Money): { value: Money; slope: Money } {
+  const factor = new Rate(1).div(new Rate(1).plus(periodRate));
+  let discount = new Rate(1);
+  let value = new Rate(0);
+  let weighted = new Rate(0);
+  installments.forEach((total, index) => {
     discount = discount.mul(factor);
-    sum = sum.plus(total.mul(discount));
-  }
-  return sum;
+    const term = discount.mul(total);
+    value = value.plus(term);
+    weighted = weighted.plus(term.mul(index + 1));
+  });
+  return { value, slope: weighted.mul(factor).negated() };
 }
 
 // 1e-20 on the period rate is far below the 0.005 % that the two-decimal display can show, even × 52.
-const tolerance = new Money('1e-20');
-const maxPeriodRate = new Money(1e6);
+const tolerance = new Rate('1e-20');
+const maxIterations = 200;
 
 export function effectiveGlobalRate(input: TegInput): string {
   const { principal, fees, installments, periodsPerYear } = input;
@@ -38,24 +50,19 @@ export function effectiveGlobalRate(input: TegInput): string {
   if (installments.length === 0) throw new Error('at least one installment is needed');
   if (installments.some((total) => !total.isFinite() || total.isNegative())) throw new Error('installments must be finite amounts ≥ 0');
   if (!Number.isSafeInteger(periodsPerYear) || periodsPerYear < 1) throw new Error('periodsPerYear must be an integer ≥ 1');
-  const net = principal.minus(fees);
-  // The present value falls strictly as r rises (all totals ≥ 0, one > 0 since their sum ≥ net > 0), so
-  // a sign change brackets exactly one root, and bisection cannot miss it or diverge as Newton can.
-  const excess = (rate: Money): Money => presentValue(installments, rate).minus(net);
-  const atZero = excess(new Money(0));
-  if (atZero.isNegative()) throw new Error('the payments are less than the net amount lent: the rate would be negative');
-  let low = new Money(0);
-  let high = new Money(1);
-  while (excess(high).gt(0)) {
-    high = high.mul(2);
-    if (high.gt(maxPeriodRate)) throw new Error('the effective rate is beyond any loan (more than 10^6 per period)');
+  const net = new Rate(principal.minus(fees));
+  if (presentValue(installments, new Rate(0)).value.lt(net)) throw new Error('the payments are less than the net amount lent: the rate would be negative');
+  // f(r) = PV(r) − net is decreasing and convex for r > −1 (all totals ≥ 0). Newton's method started at
+  // r = 0, where f ≥ 0, therefore climbs monotonically to the one root without overshooting it (each
+  // tangent lies under the curve), quadratically once close: a handful of passes instead of bisection's ~70.
+  let rate = new Rate(0);
+  for (let iteration = 0; iteration < maxIterations; iteration += 1) {
+    const { value, slope } = presentValue(installments, rate);
+    const excess = value.minus(net);
+    if (excess.isZero() || slope.isZero()) break;
+    const step = excess.div(slope).negated();
+    rate = rate.plus(step);
+    if (step.abs().lte(tolerance)) break;
   }
-  if (atZero.isZero()) high = low;
-  while (high.minus(low).gt(tolerance)) {
-    const middle = low.plus(high).div(2);
-    if (excess(middle).gt(0)) low = middle;
-    else high = middle;
-  }
-  const periodRate = low.plus(high).div(2);
-  return periodRate.mul(periodsPerYear).mul(100).toFixed(2, Money.ROUND_HALF_UP);
+  return rate.mul(periodsPerYear).mul(100).toFixed(2, Money.ROUND_HALF_UP);
 }

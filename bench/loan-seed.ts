@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import type { ActivityContext, Actor } from '../activities/context';
+import { hashPassword } from '../activities/auth/passwords';
+import { recordBusinessEvent } from '../activities/ledger/record-business-event';
+import { disburseLoan } from '../activities/loans/disbursement.activity';
+import { recordLoanDecision } from '../activities/loans/loan-approval.activity';
+import { submitLoanApplication } from '../activities/loans/loan-applications.activity';
+import { createLoanProduct } from '../activities/loans/loan-products.activity';
+import type { Role } from '../domain/access';
+import { Money } from '../domain/money';
+import { inTransaction } from '../db/transaction';
+
+export const benchPassword = 'bench password 123';
+
+/**
+ * What the loan benchmarks lend from, written by the product's own activities: one user per role of the
+ * approval circuit (all enterprise-wide, password `benchPassword`), a 24-month annuity product at 18 %, and
+ * 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
+ */
+export async function seedLending(knex: Knex, enterpriseId: string) {
+  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
+  const hash = await hashPassword(benchPassword);
+  const users: Record<string, Actor> = {};
+  for (const role of ['cashier', 'branch_head', 'credit_committee', 'direction'] as const satisfies readonly Role[]) {
+    const [user] = await knex('users').insert({ username: `bench_${role}`, password_hash: hash, full_name: role }).returning('id');
+    await knex('role_grants').insert({ user_id: user.id, role, enterprise_id: enterpriseId, branch_id: null });
+    users[role] = { userId: user.id as string, grants: [{ role, enterpriseId, branchId: null }], requestId: 'bench' };
+  }
+  const product = await createLoanProduct(context, users.direction!, enterpriseId, {
+    code: 'CRT', name: 'Crédit', termCategory: 'cta', method: 'constant_annuity', frequency: 'monthly', annualRate: '0.18', minAmount: '10000', maxAmount: '100000000',
+    minTermPeriods: 1, maxTermPeriods: 24, maxGracePeriods: 0, feeRate: '0.01', feeFixed: '0', penaltyRate: '0.12', realEstate: false,
+    portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719',
+  });
+  await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: branch.id, kind: 'share_payment', amount: new Money('10000000000'), payload: {}, idempotencyKey: 'bench-capital', actorId: null }));
+  let members = 0;
+  const newMember = async (): Promise<string> => {
+    members += 1;
+    const [client] = await knex('client_profiles')
+      .insert({ enterprise_id: enterpriseId, branch_id: branch.id, member_number: `BL-${members}`, kind: 'natural_person', first_name: 'Bench', last_name: `Borrower ${members}`, id_document_type: 'national_id', id_document_number: `BL${members}`, birth_date: '1990-01-01', membership_date: '2026-01-01', created_by: users.cashier!.userId })
+      .returning('id');
+    return client.id as string;
+  };
+  /** A loan granted and paid out in cash, through the activities the workflow and the API call. */
+  const disbursedLoan = async (amount: string): Promise<string> => {
+    const { application } = await submitLoanApplication(context, users.cashier!, { clientId: await newMember(), productId: product.id, amount: new Money(amount), termPeriods: 24, gracePeriods: 0, purpose: '' });
+    const { loanId } = await recordLoanDecision(knex, new Date(), {
+      applicationId: application.id, idempotencyKey: `bench:${application.id}`, step: 'direction', decision: 'approve', deciderId: users.direction!.userId, comment: '', requestId: null, statusAfter: 'approved', stepAfter: null,
+    });
+    await disburseLoan(context, users.cashier!, { loanId: loanId!, channel: 'cash', accountId: null });
+    return loanId!;
+  };
+  return { productId: product.id, newMember, disbursedLoan };
+}
