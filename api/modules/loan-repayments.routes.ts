@@ -8,9 +8,9 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
+import { accountForChannel, tellers } from './loans.schemas';
 import { amountSchema, idempotencyKeyOf } from './money.schemas';
 
-const tellers = ['cashier', 'branch_head'] as const;
 
 function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {
   const { request: _request, enterprise_id, branch_id, loan_id, account_id, created_at, ...rest } = row;
@@ -59,11 +59,7 @@ export const loanRepaymentRoutes = [
       loan: yup.string().uuid().required(),
       amount: amountSchema().required(),
       channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
-      account: yup.string().uuid().when('channel', {
-        is: 'account',
-        then: (schema) => schema.required('account is required for the account channel'),
-        otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
-      }),
+      account: accountForChannel(),
       date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
       reference: yup.string().trim().max(100).default(''),
     }),

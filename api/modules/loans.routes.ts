@@ -10,8 +10,8 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
+import { accountForChannel, tellers } from './loans.schemas';
 
-const tellers = ['cashier', 'branch_head'] as const;
 const statuses = ['awaiting_disbursement', 'active', 'closed'] as const;
 const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
@@ -137,11 +137,7 @@ export const loanRoutes = [
     params: idParams,
     body: yup.object({
       channel: yup.string().oneOf(['account', 'cash'] as const).required(),
-      account: yup.string().uuid().when('channel', {
-        is: 'account',
-        then: (schema) => schema.required('account is required for the account channel'),
-        otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
-      }),
+      account: accountForChannel(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
