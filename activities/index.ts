@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors';
 import { describeDatabase } from './describe-database.activity';
 import { markReplayFailed, replayEventBatch } from './ledger/event-replay.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
+import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -34,6 +35,9 @@ export function createActivities(deps: ActivityDeps) {
     markReplayFailed: (input: { requestId: string; failure: string }) => markReplayFailed(deps.knex, deps.clock(), input),
     recordLoanDecision: (input: DecisionToRecord) => refusalsAsFailures(() => recordLoanDecision(deps.knex, deps.clock(), input)),
     expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) => refusalsAsFailures(() => expireLoanApplication(deps.knex, deps.clock(), input)),
+    startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) => refusalsAsFailures(() => startProvisioningRun(deps.knex, deps.clock(), input)),
+    provisionBatch: (input: { runId: string; batchSize: number }) => refusalsAsFailures(() => provisionBatch(deps.knex, deps.clock(), input)),
+    markProvisioningRunFailed: (input: { runId: string; failure: string }) => markProvisioningRunFailed(deps.knex, deps.clock(), input),
   };
 }
 

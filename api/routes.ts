@@ -10,11 +10,13 @@ import { exerciceRoutes } from './modules/exercices.routes';
 import { governanceRoutes } from './modules/governance.routes';
 import { ledgerRoutes } from './modules/ledger.routes';
 import { loanApplicationRoutes } from './modules/loan-applications.routes';
+import { loanGuaranteeRoutes } from './modules/loan-guarantees.routes';
 import { loanProductRoutes } from './modules/loan-products.routes';
 import { loanRepaymentRoutes } from './modules/loan-repayments.routes';
 import { loanRoutes } from './modules/loans.routes';
 import { memberAccountRoutes } from './modules/member-accounts.routes';
 import { profileRoutes } from './modules/profile.routes';
+import { provisionRoutes } from './modules/provisions.routes';
 import { replayRoutes } from './modules/replays.routes';
 import { savingsProductRoutes } from './modules/savings-products.routes';
 import { systemRoutes } from './modules/system.routes';
@@ -44,4 +46,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanApplicationRoutes,
   ...loanRoutes,
   ...loanRepaymentRoutes,
+  ...loanGuaranteeRoutes,
+  ...provisionRoutes,
 ];

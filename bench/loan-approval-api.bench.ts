@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import pino from 'pino';
-import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-dev-server';
-import { createWorker, routeTemporalLogs } from '../runtime/worker';
-import { freePort } from '../test/helpers/ports';
 import { round, type Benchmark } from './benchmark';
 import { withBenchDatabase } from './bench-database';
 import { newEnterprise } from './ledger-posting.bench';
 import { benchPassword, seedLending } from './loan-seed';
 import { percentile } from './load';
 import { startServerProcess } from './server-process';
+import { withTemporalWorker } from './temporal-worker';
 
 const applications = 40;
 const concurrency = 4;
@@ -39,74 +35,67 @@ async function measure(knex: Knex, url: string) {
   const lending = await seedLending(knex, enterpriseId);
   const members: string[] = [];
   for (let index = 0; index < applications; index += 1) members.push(await lending.newMember());
-  const temporal = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
-  const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
-  const connection = await NativeConnection.connect({ address: temporal.address });
-  const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex'), BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: taskQueue });
-  try {
-    routeTemporalLogs(pino({ level: 'warn' })); // the SDK's info lines would bury the result
-    const worker = await createWorker({ connection, namespace: 'default', taskQueue, knex });
-    const base = `http://127.0.0.1:${server.port}`;
-    const call = async (path: string, token: string, body: object) => {
-      const began = performance.now();
-      const response = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const answer = (await response.json()) as { id: string; status: string };
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-      return { answer, ms: performance.now() - began };
-    };
-    const tokens: Record<string, string> = {};
-    for (const [username] of steps) {
-      const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
-      tokens[username] = ((await response.json()) as { access: string }).access;
-    }
-    const latencies: Record<string, number[]> = { submit: [], cashier: [], branch_head: [], credit_committee: [], direction: [], circuit: [] };
-    const approveOne = async (member: string) => {
-      const began = performance.now();
-      const submitted = await call('/api/v1/loans/applications/', tokens.bench_cashier!, { client: member, product: lending.productId, amount: '2400000', term_periods: 24 });
-      latencies.submit!.push(submitted.ms);
-      let status = '';
-      for (const [username, step] of steps) {
-        const decided = await call(`/api/v1/loans/applications/${submitted.answer.id}/decisions/`, tokens[username]!, { decision: 'approve' });
-        latencies[step]!.push(decided.ms);
-        status = decided.answer.status;
+  return withTemporalWorker(knex, async ({ address, taskQueue }) => {
+    const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex'), BENCH_TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const call = async (path: string, token: string, body: object) => {
+        const began = performance.now();
+        const response = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const answer = (await response.json()) as { id: string; status: string };
+        if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+        return { answer, ms: performance.now() - began };
+      };
+      const tokens: Record<string, string> = {};
+      for (const [username] of steps) {
+        const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
+        tokens[username] = ((await response.json()) as { access: string }).access;
       }
-      if (status !== 'approved') throw new Error(`application ${submitted.answer.id} ended ${status}`);
-      latencies.circuit!.push(performance.now() - began);
-    };
-    const started = performance.now();
-    await worker.runUntil(async () => {
+      const latencies: Record<string, number[]> = { submit: [], cashier: [], branch_head: [], credit_committee: [], direction: [], circuit: [] };
+      const approveOne = async (member: string) => {
+        const began = performance.now();
+        const submitted = await call('/api/v1/loans/applications/', tokens.bench_cashier!, { client: member, product: lending.productId, amount: '2400000', term_periods: 24 });
+        latencies.submit!.push(submitted.ms);
+        let status = '';
+        for (const [username, step] of steps) {
+          const decided = await call(`/api/v1/loans/applications/${submitted.answer.id}/decisions/`, tokens[username]!, { decision: 'approve' });
+          latencies[step]!.push(decided.ms);
+          status = decided.answer.status;
+        }
+        if (status !== 'approved') throw new Error(`application ${submitted.answer.id} ended ${status}`);
+        latencies.circuit!.push(performance.now() - began);
+      };
+      const started = performance.now();
       const queue = [...members];
       await Promise.all(Array.from({ length: concurrency }, async () => {
         for (let member = queue.shift(); member !== undefined; member = queue.shift()) await approveOne(member);
       }));
-    });
-    const elapsedSeconds = (performance.now() - started) / 1000;
-    const loans = Number((await knex('loans').count({ count: '*' }).first())!.count);
-    const stats = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return { p50Ms: round(percentile(sorted, 0.5), 1), p99Ms: round(percentile(sorted, 0.99), 1) };
-    };
-    const result = {
-      name: 'loan-approval-api',
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.availableParallelism(),
-      applications,
-      concurrency,
-      circuitsPerSecond: round(applications / elapsedSeconds, 2),
-      latency: Object.fromEntries(Object.entries(latencies).map(([name, values]) => [name, stats(values)])),
-      loansCreated: loans,
-      notes: [
-        'Each application: POST applications/ then four POST decisions/ by four users (cashier, branch head, credit committee, direction); the first call of a circuit starts the workflow.',
-        'The warm-up is not excluded: the first circuits include JIT and the first workflow task of the worker.',
-        'App process, Temporal dev server (SQLite in memory), the worker (this process) and PostgreSQL share 2 cores.',
-      ],
-    };
-    const summary = `full approval p50 ${result.latency.circuit!.p50Ms} ms, p99 ${result.latency.circuit!.p99Ms} ms (decision p50 ${result.latency.branch_head!.p50Ms} ms, final with loan creation p50 ${result.latency.direction!.p50Ms} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}`;
-    return { result, summary };
-  } finally {
-    await server.stop();
-    await connection.close();
-    await temporal.stop();
-  }
+      const elapsedSeconds = (performance.now() - started) / 1000;
+      const loans = Number((await knex('loans').count({ count: '*' }).first())!.count);
+      const stats = (values: number[]) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        return { p50Ms: round(percentile(sorted, 0.5), 1), p99Ms: round(percentile(sorted, 0.99), 1) };
+      };
+      const result = {
+        name: 'loan-approval-api',
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: os.availableParallelism(),
+        applications,
+        concurrency,
+        circuitsPerSecond: round(applications / elapsedSeconds, 2),
+        latency: Object.fromEntries(Object.entries(latencies).map(([name, values]) => [name, stats(values)])),
+        loansCreated: loans,
+        notes: [
+          'Each application: POST applications/ then four POST decisions/ by four users (cashier, branch head, credit committee, direction); the first call of a circuit starts the workflow.',
+          'The warm-up is not excluded: the first circuits include JIT and the first workflow task of the worker.',
+          'App process, Temporal dev server (SQLite in memory), the worker (this process) and PostgreSQL share 2 cores.',
+        ],
+      };
+      const summary = `full approval p50 ${result.latency.circuit!.p50Ms} ms, p99 ${result.latency.circuit!.p99Ms} ms (decision p50 ${result.latency.branch_head!.p50Ms} ms, final with loan creation p50 ${result.latency.direction!.p50Ms} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}`;
+      return { result, summary };
+    } finally {
+      await server.stop();
+    }
+  });
 }

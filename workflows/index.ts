@@ -2,3 +2,4 @@
 export { eventReplay } from './event-replay.workflow';
 export { workerSelfCheck } from './worker-self-check.workflow';
 export { loanApproval } from './loan-approval.workflow';
+export { provisioningRun } from './provisioning.workflow';

@@ -3,7 +3,7 @@ import { accountRoles, eventKinds, type RoleAccounts, type RuleDefinition } from
 import fixture from '../../fixtures/accounting-rules.json';
 
 /**
- * The 15 default rules and the default account of each role, from fixtures/accounting-rules.json (accounts of
+ * The default rules (one per event kind) and the default account of each role, from fixtures/accounting-rules.json (accounts of
  * domain-facts §2). Checked when loaded: a fixture naming an unknown kind or missing a role fails at start.
  */
 function load(): { roleAccounts: RoleAccounts; rules: RuleDefinition[] } {

@@ -116,6 +116,8 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     outstandingPrincipal: formatAmount(principal),
   });
   await writeSchedule(trx, loan.id, simulation.schedule);
+  // Guarantees offered with the application now secure the loan.
+  await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
   await recordAudit(trx, { userId: approvedBy, requestId: null }, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
   return loan.id;
 }

@@ -74,6 +74,7 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
     }
     if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
     if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
+    if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
     if (input.date !== null && input.date !== businessDate) {
@@ -110,7 +111,8 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
         idempotencyKey: `${key}:${part}`,
         productAccounts: {
           cash: leg?.depositAccountCode ?? defaultRoleAccounts.cash,
-          loan_portfolio: product.portfolioAccountCode,
+          // A doubtful loan's principal sits on the doubtful account since its reclassification.
+          loan_portfolio: loan.classification === 'doubtful' ? defaultRoleAccounts.doubtful_receivables : product.portfolioAccountCode,
           interest_income: product.interestIncomeAccountCode,
           penalty_income: product.penaltyIncomeAccountCode,
         },

@@ -8,6 +8,7 @@ import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
+import { refreshProvisioningSchedule } from './provisioning.temporal';
 
 const ladderStepSchema = yup.object({
   days_from: yup.number().integer().min(0).required(),
@@ -108,7 +109,7 @@ export const configurationRoutes = [
     }),
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
+    handler: async ({ params, body, principal, deps, ctx }) => {
       const actor = signedIn(principal);
       requireRole(actor, ['direction', 'admin'], { enterpriseId: params.enterprise_pk }, 'The enterprise');
       await configurationOf(deps.knex, params.enterprise_pk);
@@ -122,6 +123,9 @@ export const configurationRoutes = [
         creditCapMode: body.credit_cap_mode,
         allowSeveralOpenExercices: body.allow_several_open_exercices,
       });
+      if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
+        await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone }, ctx.state.log);
+      }
       return serializeConfiguration(updated, deps.clock());
     },
   }),

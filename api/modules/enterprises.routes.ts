@@ -3,11 +3,13 @@ import { createEnterprise, updateEnterprise } from '../../activities/enterprise/
 import { isValidTimeZone } from '../../domain/calendar';
 import { NotFoundError } from '../../domain/errors';
 import { Enterprise } from '../../db/models/enterprise.model';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { codeSchema, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
+import { refreshProvisioningSchedule } from './provisioning.temporal';
 
 // CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
 const cemacCountries = ['CM', 'CF', 'CG', 'GA', 'GQ', 'TD'] as const;
@@ -94,7 +96,7 @@ export const enterpriseRoutes = [
     }),
     response: enterpriseSchema,
     errorStatuses: [401, 403, 409],
-    handler: async ({ body, principal, deps }) => {
+    handler: async ({ body, principal, deps, ctx }) => {
       const enterprise = await createEnterprise(deps.activities, signedIn(principal), {
         code: body.code,
         name: body.name,
@@ -103,6 +105,8 @@ export const enterpriseRoutes = [
         timeZone: body.time_zone,
         headOffice: body.head_office,
       });
+      const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: enterprise.id }).throwIfNotFound();
+      await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone }, ctx.state.log);
       return serializeEnterprise(enterprise);
     },
   }),

@@ -2,18 +2,19 @@ import * as yup from 'yup';
 import { disburseLoan } from '../../activities/loans/disbursement.activity';
 import { readInstallments } from '../../activities/loans/installments';
 import { positionOfLoan } from '../../activities/loans/loan-position.activity';
+import { setLitigious, writeOffLoan } from '../../activities/loans/portfolio-quality.activity';
 import { formatAmount } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginate, paginateRows } from '../pagination';
+import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
 import { accountForChannel, tellers } from './loans.schemas';
 
-const statuses = ['awaiting_disbursement', 'active', 'closed'] as const;
-const classifications = ['performing', 'overdue', 'doubtful'] as const;
+const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
+export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
 export function serializeLoan(loan: Loan) {
   return {
@@ -41,7 +42,13 @@ export function serializeLoan(loan: Loan) {
     outstanding_principal: loan.outstandingPrincipal,
     closed_on: loan.closedOn,
     classification: loan.classification,
+    doubtful_since: loan.doubtfulSince,
+    days_past_due: loan.daysPastDue,
     provision_amount: loan.provisionAmount,
+    litigious: loan.litigious,
+    written_off_on: loan.writtenOffOn,
+    written_off_amount: loan.writtenOffAmount,
+    write_off_approval: loan.writeOffApproval,
     created_at: loan.createdAt.toISOString(),
   };
 }
@@ -148,26 +155,41 @@ export const loanRoutes = [
     },
   }),
   defineRoute({
-    method: 'get',
-    path: '/api/v1/loans/provisions/',
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/litigation/',
     module: 'loans',
-    operationId: 'listLoanProvisions',
-    summary: 'Provisions per loan and date, from the portfolio-quality run',
-    access: 'authenticated',
-    query: listQuerySchema([], {
-      enterprise: enterpriseFilter,
-      branch: yup.string().uuid().optional(),
-      loan: yup.string().uuid().optional(),
-      as_of: isoDate().optional(),
-      classification: yup.string().oneOf(classifications).optional(),
-    }),
-    errorStatuses: [401],
-    handler: ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['loan', 'loan_id'], ['as_of', 'as_of'], ['classification', 'classification']] as const) {
-        if (query[filter] !== undefined) rows.where(column, query[filter]);
-      }
-      return paginateRows(rows, query, new URL(ctx.href));
+    operationId: 'setLoanLitigation',
+    summary: 'Flag a loan as litigious, or clear the flag, with a reason (branch head, direction)',
+    description: 'A litigious loan is doubtful at the next provisioning run, and so are all the loans of its borrower.',
+    access: ['branch_head', 'direction'],
+    status: 200,
+    params: idParams,
+    body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, ['branch_head', 'direction'], { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      return serializeLoan(await setLitigious(deps.activities, actor, loan.id, body.litigious, body.reason));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/write-off/',
+    module: 'loans',
+    operationId: 'writeOffLoan',
+    summary: 'Write off a doubtful loan (direction): loss on 6921/6922, provisions reversed; the loan stays readable',
+    description: "A related party's loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26).",
+    access: ['direction'],
+    status: 200,
+    params: idParams,
+    body: yup.object({ approval: yup.string().trim().max(500).default('') }),
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, ['direction'], { enterpriseId: loan.enterpriseId }, 'The loan');
+      return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
     },
   }),
 ];

@@ -1,7 +1,8 @@
+import type { LoanClass } from '../../domain/loans/classification';
 import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
 import { BaseModel } from './base.model';
 
-export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed';
+export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed' | 'written_off';
 
 /** A granted loan: created by the final approval, active once disbursed, closed once repaid. */
 export class Loan extends BaseModel {
@@ -30,7 +31,13 @@ export class Loan extends BaseModel {
   disbursedBy!: string | null;
   outstandingPrincipal!: string;
   closedOn!: string | null;
-  classification!: 'performing' | 'overdue' | 'doubtful';
+  classification!: LoanClass;
   daysPastDue!: number;
   provisionAmount!: string;
+  litigious!: boolean;
+  doubtfulSince!: string | null;
+  writtenOffOn!: string | null;
+  writtenOffAmount!: string | null;
+  writtenOffBy!: string | null;
+  writeOffApproval!: string;
 }

@@ -12,6 +12,7 @@ export const eventKinds = [
   'loan_fee',
   'interest_accrual',
   'reclassification_doubtful',
+  'reclassification_performing',
   'provision_charge',
   'provision_reversal',
   'write_off',

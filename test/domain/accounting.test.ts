@@ -15,6 +15,7 @@ const expected: Record<string, [string, string][]> = {
   loan_fee: [['5710', '7153']],
   interest_accrual: [['3291', '713']],
   reclassification_doubtful: [['3352', '3221']],
+  reclassification_performing: [['3221', '3352']],
   provision_charge: [['6913', '3931']],
   provision_reversal: [['3931', '7913']],
   write_off: [['6921', '3352']],
@@ -23,8 +24,8 @@ const expected: Record<string, [string, string][]> = {
   share_refund: [['10000', '5710']],
 };
 
-test('there is exactly one default rule per event kind, fifteen in all', (t) => {
-  t.is(defaultRules.length, 15);
+test('there is exactly one default rule per event kind, sixteen in all', (t) => {
+  t.is(defaultRules.length, 16);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -1,0 +1,109 @@
+import { AppError } from '../../domain/errors';
+import { coverOf, type GuaranteeKind } from '../../domain/loans/provisioning';
+import { formatAmount, Money } from '../../domain/money';
+import { Loan } from '../../db/models/loan.model';
+import { LoanApplication } from '../../db/models/loan-application.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { defaultRoleAccounts } from '../ledger/default-rules';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+
+export interface GuaranteeInput {
+  /** One of the two: an application in review, or a loan not yet closed. */
+  applicationId: string | null;
+  loanId: string | null;
+  kind: GuaranteeKind;
+  value: Money;
+  startDate: string;
+  endDate: string | null;
+  description: string;
+}
+
+/**
+ * Records a guarantee. It never changes a loan's class; the provisioning run reads it for the covered part.
+ * On an application, it passes to the loan at final approval.
+ */
+export async function addGuarantee(context: ActivityContext, actor: Actor, input: GuaranteeInput) {
+  return inTransaction(context.knex, async (trx) => {
+    let enterpriseId: string;
+    if (input.loanId !== null) {
+      const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
+      if (loan.status === 'closed' || loan.status === 'written_off') throw new AppError('conflict', `loan_${loan.status}`, `Loan ${loan.number} is ${loan.status.replace('_', ' ')}.`);
+      enterpriseId = loan.enterpriseId;
+    } else {
+      const application = await LoanApplication.query(trx).findById(input.applicationId!).forUpdate().throwIfNotFound();
+      if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
+      enterpriseId = application.enterpriseId;
+    }
+    const [guarantee] = await trx('loan_guarantees')
+      .insert({ enterprise_id: enterpriseId, application_id: input.applicationId, loan_id: input.loanId, kind: input.kind, value: formatAmount(input.value), start_date: input.startDate, end_date: input.endDate, description: input.description, created_by: actor.userId })
+      .returning('*');
+    await recordAudit(trx, actor, { action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId, details: { kind: input.kind, value: guarantee.value, cover: coverOf(input.kind), loan: input.loanId, application: input.applicationId } });
+    return guarantee as Record<string, unknown>;
+  });
+}
+
+/** A guarantee released or expired: it covers nothing after its end date. */
+export async function endGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, endDate: string) {
+  return inTransaction(context.knex, async (trx) => {
+    const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
+    if (guarantee === undefined) throw new AppError('not_found', 'not_found', 'The guarantee was not found.');
+    if (endDate < guarantee.start_date) throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: `end_date must not be before ${guarantee.start_date as string}` }]);
+    const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
+    await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
+    return updated as Record<string, unknown>;
+  });
+}
+
+/** Flags or clears litigation (a litigious loan is doubtful at the next provisioning run, and so are its borrower's). */
+export async function setLitigious(context: ActivityContext, actor: Actor, loanId: string, litigious: boolean, reason: string): Promise<Loan> {
+  return inTransaction(context.knex, async (trx) => {
+    const loan = await Loan.query(trx).findById(loanId).forUpdate().throwIfNotFound();
+    if (loan.status !== 'active') throw new AppError('conflict', 'loan_not_active', `Loan ${loan.number} is ${loan.status}.`);
+    const updated = await Loan.query(trx).patchAndFetchById(loanId, { litigious });
+    await recordAudit(trx, actor, { action: litigious ? 'loan.litigious' : 'loan.litigation_ended', entityType: 'loan', entityId: loanId, enterpriseId: loan.enterpriseId, details: { reason } });
+    return updated;
+  });
+}
+
+/**
+ * Writes off a doubtful loan (domain facts §4): the part its provisions cover is a loss on 6921, the rest on
+ * 6922, both crediting the doubtful account; its provisions are reversed in the same transaction. The loan
+ * leaves the portfolio and stays readable. A related party's loan needs the recorded approval (R-2017/07 Art. 26).
+ */
+export async function writeOffLoan(context: ActivityContext, actor: Actor, input: { loanId: string; approval: string }): Promise<Loan> {
+  return inTransaction(context.knex, async (trx) => {
+    const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
+    if (loan.status !== 'active' || loan.classification !== 'doubtful') {
+      throw new AppError('conflict', 'loan_not_doubtful', `Loan ${loan.number} is ${loan.status === 'active' ? loan.classification : loan.status}: only a doubtful loan is written off.`);
+    }
+    const client = await trx('client_profiles').where({ id: loan.clientId }).first('related_party');
+    if (client.related_party === true && input.approval.trim() === '') {
+      throw new AppError('unprocessable', 'write_off_approval_required', "The borrower is a related party: the write-off needs the recorded approval (COBAC R-2017/07 Art. 26).", [{ field: 'approval', message: 'approval is required for a related party' }]);
+    }
+    const now = context.clock();
+    const outstanding = new Money(loan.outstandingPrincipal);
+    const provisions = new Money(loan.provisionAmount);
+    const covered = Money.min(provisions, outstanding);
+    const event = { enterpriseId: loan.enterpriseId, branchId: loan.branchId, subjectId: loan.id, actorId: actor.userId, payload: { loan: loan.id, loan_number: loan.number } };
+    const losses: [Money, string, string][] = [
+      [covered, defaultRoleAccounts.write_off_loss, 'covered'],
+      [outstanding.minus(covered), '6922', 'uncovered'],
+    ];
+    for (const [amount, lossAccount, part] of losses) {
+      if (amount.isZero()) continue;
+      await recordBusinessEvent(trx, now, { ...event, kind: 'write_off', amount, idempotencyKey: `write-off:${loan.id}:${part}`, productAccounts: { write_off_loss: lossAccount }, description: `write-off ${loan.number} (${part} by provisions)` });
+    }
+    if (provisions.gt(0)) {
+      await recordBusinessEvent(trx, now, { ...event, kind: 'provision_reversal', amount: provisions, idempotencyKey: `write-off:${loan.id}:provisions`, description: `provisions of ${loan.number} reversed at write-off` });
+    }
+    const writtenOffOn = await businessDateOf(trx, loan.enterpriseId, now);
+    const updated = await Loan.query(trx).patchAndFetchById(loan.id, {
+      status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0',
+    });
+    await recordAudit(trx, actor, { action: 'loan.write_off', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { amount: formatAmount(outstanding), covered: formatAmount(covered), approval: input.approval } });
+    return updated;
+  });
+}

@@ -1,0 +1,217 @@
+import type { Knex } from 'knex';
+import { classifyBorrowerLoans, type LoanClass } from '../../domain/loans/classification';
+import { provisionFor } from '../../domain/loans/provisioning';
+import { daysBetween } from '../../domain/calendar';
+import { AppError } from '../../domain/errors';
+import { formatAmount, Money } from '../../domain/money';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+
+/**
+ * The provisioning run (domain facts §4): for one enterprise and one as-of date, every active loan is aged,
+ * classified (with contagion across a borrower's loans) and provisioned. Loans go in id order, in batches;
+ * each batch is one transaction holding its LoanProvision rows, its entries and the run's cursor, and a
+ * loan that already has its row for the date is skipped: a rerun, or a batch retried after a worker died,
+ * never posts twice.
+ */
+
+export interface ProvisioningRunRow {
+  id: string;
+  enterprise_id: string;
+  as_of: string;
+  trigger: 'schedule' | 'api';
+  status: 'running' | 'completed' | 'failed';
+  loans_processed: number;
+  provisions_changed: number;
+  loans_reclassified: number;
+  amount_charged: string;
+  amount_reversed: string;
+}
+
+export async function startProvisioningRun(
+  knex: Knex,
+  now: Date,
+  input: { enterpriseId: string; asOf: string | null; trigger: 'schedule' | 'api'; requestedBy: string | null; requestId?: string | null },
+): Promise<ProvisioningRunRow> {
+  return inTransaction(knex, async (trx) => {
+    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: input.enterpriseId });
+    if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+    const businessDate = effectiveBusinessDate(configuration, now);
+    const asOf = input.asOf ?? businessDate;
+    if (asOf > businessDate) {
+      throw new AppError('unprocessable', 'as_of_after_business_date', `Provisions can be computed up to the business date ${businessDate}.`, [{ field: 'as_of', message: `as_of must not be after ${businessDate}` }]);
+    }
+    // Provisions move forward in time: a run for an earlier date than one already provisioned would compute
+    // its deltas against a later state.
+    const latest = await trx('loan_provisions').where({ enterprise_id: input.enterpriseId }).max({ as_of: 'as_of' }).first();
+    if (latest?.as_of !== null && latest?.as_of !== undefined && asOf < latest.as_of) {
+      throw new AppError('conflict', 'provisioning_date_passed', `Provisions were already computed for ${latest.as_of as string}: a run must be for that date or later.`);
+    }
+    const [run] = await trx('provisioning_runs').insert({ enterprise_id: input.enterpriseId, as_of: asOf, trigger: input.trigger, requested_by: input.requestedBy }).returning('*');
+    if (input.requestedBy !== null) {
+      await recordAudit(trx, { userId: input.requestedBy, requestId: input.requestId ?? null }, { action: 'provisioning_run.request', entityType: 'provisioning_run', entityId: run.id, enterpriseId: input.enterpriseId, details: { as_of: asOf } });
+    }
+    return run as ProvisioningRunRow;
+  });
+}
+
+export async function markProvisioningRunFailed(knex: Knex, now: Date, input: { runId: string; failure: string }): Promise<void> {
+  await knex('provisioning_runs').where({ id: input.runId, status: 'running' }).update({ status: 'failed', failure: input.failure, finished_at: now });
+}
+
+/** What one loan of a batch looks like to the run: its state, its borrower's, its covers; read in one query. */
+interface LoanFacts {
+  id: string;
+  client_id: string;
+  branch_id: string;
+  outstanding_principal: string;
+  classification: LoanClass;
+  doubtful_since: string | null;
+  provision_amount: string;
+  litigious: boolean;
+  real_estate: boolean;
+  portfolio_account_code: string;
+  oldest_due: string | null;
+  cash_cover: string;
+  eligible_cover: string;
+  in_batch: boolean;
+}
+
+/**
+ * One set-based query: the batch's loans and every other active loan of the same borrowers (contagion and
+ * the borrower's age need them), each with its oldest installment unpaid after its due date and the value
+ * of the guarantees in force, by cover.
+ */
+async function loanFacts(trx: Knex.Transaction, enterpriseId: string, asOf: string, afterId: string | null, batchSize: number): Promise<LoanFacts[]> {
+  const result = await trx.raw<{ rows: LoanFacts[] }>(
+    `WITH batch AS (
+       SELECT l.id FROM loans l
+       -- A loan repaid since its last provision is visited once more, for the reversal.
+       WHERE l.enterprise_id = :enterpriseId AND (l.status = 'active' OR (l.status = 'closed' AND l.provision_amount > 0))
+         AND l.disbursed_on <= :asOf AND (:afterId::uuid IS NULL OR l.id > :afterId::uuid)
+       ORDER BY l.id LIMIT :batchSize
+     )
+     SELECT l.id, l.client_id, l.branch_id, l.outstanding_principal, l.classification, to_char(l.doubtful_since, 'YYYY-MM-DD') AS doubtful_since,
+            l.provision_amount, l.litigious, p.real_estate, p.portfolio_account_code,
+            l.id IN (SELECT id FROM batch) AS in_batch,
+            (SELECT to_char(min(i.due_date), 'YYYY-MM-DD') FROM loan_installments i
+              WHERE i.loan_id = l.id AND i.paid_on IS NULL AND i.due_date < :asOf
+                AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)) AS oldest_due,
+            COALESCE(g.cash_cover, 0) AS cash_cover, COALESCE(g.eligible_cover, 0) AS eligible_cover
+     FROM loans l
+     JOIN loan_products p ON p.id = l.product_id
+     LEFT JOIN LATERAL (
+       SELECT sum(value) FILTER (WHERE kind = 'pledged_deposit') AS cash_cover,
+              sum(value) FILTER (WHERE kind IN ('mortgage', 'bank_guarantee', 'public_guarantee')) AS eligible_cover
+       FROM loan_guarantees WHERE loan_id = l.id AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
+     ) g ON true
+     WHERE ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.id IN (SELECT id FROM batch))
+       AND l.client_id IN (SELECT b.client_id FROM loans b WHERE b.id IN (SELECT id FROM batch))
+     ORDER BY l.id`,
+    { enterpriseId, asOf, afterId, batchSize },
+  );
+  return result.rows;
+}
+
+export interface BatchProgress {
+  status: 'running' | 'completed' | 'failed';
+  loansProcessed: number;
+}
+
+export async function provisionBatch(knex: Knex, now: Date, input: { runId: string; batchSize: number }): Promise<BatchProgress> {
+  return inTransaction(knex, async (trx) => {
+    const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
+    if (run === undefined) throw new AppError('not_found', 'not_found', 'The provisioning run was not found.');
+    if (run.status !== 'running') return { status: run.status, loansProcessed: run.loans_processed };
+    const asOf = run.as_of as string;
+    const facts = await loanFacts(trx, run.enterprise_id, asOf, run.cursor, input.batchSize);
+    const batch = facts.filter((loan) => loan.in_batch);
+    if (batch.length === 0) {
+      await trx('provisioning_runs').where({ id: run.id }).update({ status: 'completed', finished_at: now });
+      return { status: 'completed', loansProcessed: run.loans_processed };
+    }
+    const done = new Set<string>((await trx('loan_provisions').whereIn('loan_id', batch.map((loan) => loan.id)).where({ as_of: asOf }).pluck('loan_id')) as string[]);
+    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
+    const classified = classify(facts, asOf);
+    const totals = { changed: 0, reclassified: 0, charged: new Money(0), reversed: new Money(0) };
+    const provisionRows: Record<string, unknown>[] = [];
+    const loanUpdates: { id: string; classification: LoanClass; days_past_due: number; provision_amount: string; doubtful_since: string | null }[] = [];
+    for (const loan of batch) {
+      if (done.has(loan.id)) continue;
+      const { loanClass, ageDays, daysPastDue } = classified.get(loan.id)!;
+      const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtful_since : asOf;
+      const outstanding = new Money(loan.outstanding_principal);
+      const provision = provisionFor({ outstanding, loanClass, ageDays, cashCover: new Money(loan.cash_cover), eligibleCover: new Money(loan.eligible_cover), doubtfulSince, asOf, ladder: configuration.provisioningLadder });
+      const previous = new Money(loan.provision_amount);
+      const delta = provision.amount.minus(previous);
+      const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
+      const intoDoubtful = loanClass === 'doubtful' && loan.classification !== 'doubtful';
+      const outOfDoubtful = loanClass !== 'doubtful' && loan.classification === 'doubtful';
+      if ((intoDoubtful || outOfDoubtful) && outstanding.gt(0)) {
+        await recordBusinessEvent(trx, now, {
+          ...event,
+          kind: intoDoubtful ? 'reclassification_doubtful' : 'reclassification_performing',
+          amount: outstanding,
+          idempotencyKey: `reclassification:${loan.id}:${asOf}`,
+          productAccounts: { loan_portfolio: loan.portfolio_account_code },
+          description: `${intoDoubtful ? 'to doubtful' : 'back to performing'} as of ${asOf}`,
+        });
+      }
+      if (loanClass !== loan.classification) totals.reclassified += 1;
+      if (!delta.isZero()) {
+        totals.changed += 1;
+        if (delta.gt(0)) totals.charged = totals.charged.plus(delta);
+        else totals.reversed = totals.reversed.plus(delta.negated());
+        await recordBusinessEvent(trx, now, {
+          ...event,
+          kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal',
+          amount: delta.abs(),
+          idempotencyKey: `provision:${loan.id}:${asOf}`,
+          description: `provision as of ${asOf}`,
+        });
+      }
+      provisionRows.push({
+        enterprise_id: run.enterprise_id, branch_id: loan.branch_id, loan_id: loan.id, as_of: asOf, run_id: run.id, days_past_due: daysPastDue, classification: loanClass,
+        rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base), amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
+      });
+      loanUpdates.push({ id: loan.id, classification: loanClass, days_past_due: daysPastDue, provision_amount: formatAmount(provision.amount), doubtful_since: doubtfulSince });
+    }
+    if (provisionRows.length > 0) await trx('loan_provisions').insert(provisionRows);
+    if (loanUpdates.length > 0) {
+      // One statement for the batch: the new state of each loan from a VALUES list.
+      await trx.raw(
+        `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount::numeric, doubtful_since = v.doubtful_since::date
+         FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, classification text, days_past_due int, provision_amount text, doubtful_since text)) v
+         WHERE loans.id = v.id`,
+        [JSON.stringify(loanUpdates)],
+      );
+    }
+    await trx('provisioning_runs')
+      .where({ id: run.id })
+      .update({
+        cursor: batch[batch.length - 1]!.id,
+        loans_processed: trx.raw('loans_processed + ?', [loanUpdates.length]),
+        provisions_changed: trx.raw('provisions_changed + ?', [totals.changed]),
+        loans_reclassified: trx.raw('loans_reclassified + ?', [totals.reclassified]),
+        amount_charged: trx.raw('amount_charged + ?::numeric', [formatAmount(totals.charged)]),
+        amount_reversed: trx.raw('amount_reversed + ?::numeric', [formatAmount(totals.reversed)]),
+      });
+    return { status: 'running', loansProcessed: run.loans_processed + loanUpdates.length };
+  });
+}
+
+/** Each loan's class, the borrower's age and its own days past due, borrower by borrower. */
+function classify(facts: readonly LoanFacts[], asOf: string): Map<string, { loanClass: LoanClass; ageDays: number; daysPastDue: number }> {
+  const byBorrower = new Map<string, LoanFacts[]>();
+  for (const loan of facts) byBorrower.set(loan.client_id, [...(byBorrower.get(loan.client_id) ?? []), loan]);
+  const result = new Map<string, { loanClass: LoanClass; ageDays: number; daysPastDue: number }>();
+  for (const loans of byBorrower.values()) {
+    const own = loans.map((loan) => ({ loan, daysPastDue: loan.oldest_due === null ? 0 : daysBetween(loan.oldest_due, asOf) }));
+    const classes = classifyBorrowerLoans(own.map(({ loan, daysPastDue }) => ({ loanId: loan.id, daysPastDue, realEstate: loan.real_estate, litigious: loan.litigious, previousClass: loan.classification })));
+    classes.forEach((row, index) => result.set(row.loanId, { loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]!.daysPastDue }));
+  }
+  return result;
+}

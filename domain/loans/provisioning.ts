@@ -1,0 +1,75 @@
+import { daysBetween, type IsoDate } from '../calendar';
+import { Money } from '../money';
+import type { LadderStep } from '../provisioning-ladder';
+import type { LoanClass } from './classification';
+
+/**
+ * Provisions on a loan (domain facts §4, COBAC R-2017/07 Arts. 16-18). Pure.
+ *
+ * Guarantees never change the class; they split the outstanding principal:
+ * - cash covered (a deposit pledged at the institution): never provisioned;
+ * - eligible covered (mortgage, bank or public guarantee): on a doubtful loan, the regulatory minimum of
+ *   25 % / 50 % / 75 % / 100 % at the end of years 1 to 4 after the downgrade;
+ * - uncovered (the rest, personal guarantors included): max(ladder rate by age, regulatory minimum), the
+ *   minimum being 100 % once a doubtful loan has been so for a year.
+ * Covers are applied cash first, each capped at what remains, so covered parts never exceed the principal.
+ */
+export type GuaranteeKind = 'pledged_deposit' | 'mortgage' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
+export const guaranteeKinds: readonly GuaranteeKind[] = ['pledged_deposit', 'mortgage', 'bank_guarantee', 'public_guarantee', 'personal_guarantor'];
+
+/** Which part of the principal a guarantee of this kind covers for provisioning. */
+export function coverOf(kind: GuaranteeKind): 'cash' | 'eligible' | 'none' {
+  if (kind === 'pledged_deposit') return 'cash';
+  return kind === 'personal_guarantor' ? 'none' : 'eligible';
+}
+
+export interface ProvisionInput {
+  outstanding: Money;
+  loanClass: LoanClass;
+  /** The borrower's age in days. */
+  ageDays: number;
+  cashCover: Money;
+  eligibleCover: Money;
+  /** When the loan became doubtful; null when it is not. */
+  doubtfulSince: IsoDate | null;
+  asOf: IsoDate;
+  ladder: readonly LadderStep[];
+}
+
+export interface Provision {
+  /** The rate applied to the uncovered part. */
+  rate: Money;
+  /** The uncovered outstanding principal. */
+  base: Money;
+  /** The whole provision, whole francs. */
+  amount: Money;
+}
+
+export function ladderRate(ladder: readonly LadderStep[], ageDays: number): Money {
+  const step = ladder.find((candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to));
+  if (step === undefined) throw new Error(`the ladder has no step for ${ageDays} days`);
+  return new Money(step.rate);
+}
+
+/** Whole years from the downgrade to `asOf` (a year ends on the same calendar day). */
+export function yearsSince(since: IsoDate, asOf: IsoDate): number {
+  if (daysBetween(since, asOf) < 0) throw new Error(`asOf ${asOf} is before the downgrade ${since}`);
+  const [fromYear, fromRest] = [Number(since.slice(0, 4)), since.slice(4)];
+  const [toYear, toRest] = [Number(asOf.slice(0, 4)), asOf.slice(4)];
+  return toYear - fromYear - (toRest < fromRest ? 1 : 0);
+}
+
+const toFranc = (amount: Money): Money => amount.toDecimalPlaces(0, Money.ROUND_HALF_UP);
+
+export function provisionFor(input: ProvisionInput): Provision {
+  const doubtful = input.loanClass === 'doubtful';
+  if (doubtful !== (input.doubtfulSince !== null)) throw new Error('doubtfulSince is given for doubtful loans only');
+  const cash = Money.min(input.cashCover, input.outstanding);
+  const eligible = Money.min(input.eligibleCover, input.outstanding.minus(cash));
+  const uncovered = input.outstanding.minus(cash).minus(eligible);
+  const years = doubtful ? yearsSince(input.doubtfulSince!, input.asOf) : 0;
+  const regulatoryUncovered = doubtful && years >= 1 ? new Money(1) : new Money(0);
+  const regulatoryEligible = doubtful ? Money.min(new Money('0.25').mul(years), 1) : new Money(0);
+  const rate = Money.max(ladderRate(input.ladder, input.ageDays), regulatoryUncovered);
+  return { rate, base: uncovered, amount: toFranc(uncovered.mul(rate)).plus(toFranc(eligible.mul(regulatoryEligible))) };
+}

@@ -1,0 +1,202 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { provisioningScheduleId } from '../../api/modules/provisioning.temporal';
+import { Money } from '../../domain/money';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+let app: TestApp;
+let knex: Knex;
+let worldCount = 0;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+});
+
+async function world(): Promise<LoanWorld> {
+  worldCount += 1;
+  const created = await createLoanWorld(app, knex, `PV${worldCount}`);
+  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
+  return created;
+}
+
+async function cashLoan(w: LoanWorld, client?: string): Promise<string> {
+  const loanId = await approvedLoan(w, client ?? (await memberOf(w)), { amount: '1200000', term_periods: 12 });
+  const response = await app.request('POST', `/api/v1/loans/loans/${loanId}/disbursement/`, { headers: w.users.cashier!.headers, json: { channel: 'cash' } });
+  if (response.status !== 200) throw new Error(response.text);
+  return loanId;
+}
+
+/** Pays what is due on a loan today (overdue installments and penalties), in cash. */
+async function payArrears(w: LoanWorld, loanId: string, includeNext = false): Promise<void> {
+  const { position } = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, { headers: w.users.cashier!.headers })).body;
+  const amount = includeNext ? position.payable : new Money(position.overdue_principal).plus(position.overdue_interest).plus(position.penalties).toFixed(0);
+  const response = await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: loanId, amount } });
+  if (response.status !== 201) throw new Error(response.text);
+}
+
+async function run(w: LoanWorld, asOf?: string) {
+  const started = await app.request('POST', '/api/v1/loans/provisions/runs/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, ...(asOf === undefined ? {} : { as_of: asOf }) } });
+  if (started.status !== 202) throw new Error(started.text);
+  return started.body as { id: string; workflow_id: string };
+}
+
+async function completed(w: LoanWorld, runId: string) {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const body = (await app.request('GET', `/api/v1/loans/provisions/runs/${runId}/`, { headers: w.users.direction!.headers })).body;
+    if (body.status !== 'running') return body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`run ${runId} did not finish`);
+}
+
+const stateOf = async (loanId: string) => knex('loans').where({ id: loanId }).first('classification', 'provision_amount', 'days_past_due');
+const provisionsOn = async (w: LoanWorld, asOf: string) => (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId, as_of: asOf }).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'))).total as string;
+
+/** Books and sub-ledgers agree: balanced; 3931 = the provisions of the date; 3352 = doubtful principal; 3221 = the rest. */
+async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf: string) {
+  t.true(await ledgerBalanced(knex, w.enterpriseId));
+  t.is(await accountBalance(knex, w.enterpriseId, '3931'), new Money(await provisionsOn(w, asOf)).negated().toFixed(0), `393 equals the LoanProvision total of ${asOf}`);
+  const principal = async (doubtful: boolean) => (await knex('loans').where({ enterprise_id: w.enterpriseId }).whereIn('status', ['active', 'closed']).where('classification', doubtful ? '=' : '<>', 'doubtful').first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'))).total as string;
+  t.is(await accountBalance(knex, w.enterpriseId, '3352'), await principal(true), 'the doubtful account holds the doubtful principal');
+  t.is(await accountBalance(knex, w.enterpriseId, '3221'), await principal(false), 'the portfolio account holds the rest');
+}
+
+test.serial('a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts nothing; the way back; write-off', async (t) => {
+  const w = await world();
+  await withWorker(knex, async () => {
+    const performer = await cashLoan(w);
+    const late = await cashLoan(w);
+    const borrower = await memberOf(w);
+    const lateOfTwo = await cashLoan(w, borrower);
+    const mortgaged = await cashLoan(w);
+    const pledged = await cashLoan(w);
+    for (const [loan, kind, value] of [[mortgaged, 'mortgage', '600000'], [pledged, 'pledged_deposit', '400000']] as const) {
+      const added = await app.request('POST', '/api/v1/loans/guarantees/', { headers: w.users.cashier!.headers, json: { loan, kind, value, start_date: '2026-01-15' } });
+      t.is(added.status, 201, added.text);
+    }
+    await setBusinessDate(w, '2026-02-15');
+    await payArrears(w, performer, true);
+    await setBusinessDate(w, '2026-03-10');
+    const currentOfTwo = await cashLoan(w, borrower); // first installment 10 April: no arrears of its own
+    await setBusinessDate(w, '2026-03-15');
+    await payArrears(w, performer, true);
+
+    // 1 April: installments unpaid since 15 February are 45 days late: overdue, provisioned at 0 %.
+    await setBusinessDate(w, '2026-04-01');
+    const first = await completed(w, (await run(w)).id);
+    t.like(first, { status: 'completed', as_of: '2026-04-01', loans_processed: 6, provisions_changed: 0, amount_charged: '0' });
+    t.deepEqual(await Promise.all([performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged].map(async (id) => (await stateOf(id)).classification)), ['performing', 'overdue', 'overdue', 'performing', 'overdue', 'overdue']);
+    await booksAgree(t, w, '2026-04-01');
+
+    // 2 April: 46 days: doubtful; the borrower's current loan follows (contagion), at the borrower's age.
+    await setBusinessDate(w, '2026-04-02');
+    const second = await completed(w, (await run(w)).id);
+    t.like(second, { loans_processed: 6, provisions_changed: 5, loans_reclassified: 5, amount_charged: '1250000', amount_reversed: '0' });
+    t.like(await stateOf(late), { classification: 'doubtful', provision_amount: '300000', days_past_due: 46 });
+    t.like(await stateOf(lateOfTwo), { classification: 'doubtful', provision_amount: '300000' });
+    t.like(await stateOf(currentOfTwo), { classification: 'doubtful', provision_amount: '300000', days_past_due: 0 });
+    t.like(await stateOf(mortgaged), { classification: 'doubtful', provision_amount: '150000' }, '25 % of the 600 000 the mortgage leaves uncovered');
+    t.like(await stateOf(pledged), { classification: 'doubtful', provision_amount: '200000' }, '25 % of the 800 000 the pledged deposit leaves uncovered');
+    t.like(await stateOf(performer), { classification: 'performing', provision_amount: '0' });
+    const row = await knex('loan_provisions').where({ loan_id: mortgaged, as_of: '2026-04-02' }).first();
+    t.like(row, { days_past_due: 46, classification: 'doubtful', rate: '0.250000', base: '1200000', uncovered: '600000', amount: '150000', previous_amount: '0', delta: '150000' });
+    await booksAgree(t, w, '2026-04-02');
+    const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
+    t.deepEqual(totals.body.by_class, [
+      { classification: 'doubtful', loans: 5, outstanding: '6000000', uncovered: '5000000', provisions: '1250000' },
+      { classification: 'performing', loans: 1, outstanding: (await knex('loans').where({ id: performer }).first()).outstanding_principal, uncovered: (await knex('loans').where({ id: performer }).first()).outstanding_principal, provisions: '0' },
+    ]);
+
+    // The same date again: nothing to do, nothing posted.
+    const entries = Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count);
+    t.like(await completed(w, (await run(w, '2026-04-02')).id), { loans_processed: 0, provisions_changed: 0 });
+    t.is(Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count), entries);
+    const earlier = await app.request('POST', '/api/v1/loans/provisions/runs/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, as_of: '2026-04-01' } });
+    t.is(earlier.body.code, 'provisioning_date_passed');
+
+    // 10 April: the single borrower clears the arrears: back to performing, provision reversed.
+    await setBusinessDate(w, '2026-04-10');
+    await payArrears(w, late);
+    t.like(await completed(w, (await run(w)).id), { amount_reversed: '300000' });
+    t.like(await stateOf(late), { classification: 'performing', provision_amount: '0', days_past_due: 0 });
+    await booksAgree(t, w, '2026-04-10');
+
+    // Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; provisions reversed.
+    const writeOff = await app.request('POST', `/api/v1/loans/loans/${pledged}/write-off/`, { headers: w.users.direction!.headers, json: {} });
+    t.is(writeOff.status, 200, writeOff.text);
+    t.like(writeOff.body, { status: 'written_off', written_off_amount: '1200000', outstanding_principal: '0', provision_amount: '0' });
+    t.is(await accountBalance(knex, w.enterpriseId, '6921'), '200000');
+    t.is(await accountBalance(knex, w.enterpriseId, '6922'), '1000000');
+    t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'loan_not_doubtful');
+    const relatedParty = (await knex('loans').where({ id: mortgaged }).first()).client_id;
+    await knex('client_profiles').where({ id: relatedParty }).update({ related_party: true });
+    t.is((await app.request('POST', `/api/v1/loans/loans/${mortgaged}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'write_off_approval_required');
+    t.is((await app.request('GET', `/api/v1/loans/loans/${pledged}/`, { headers: w.users.cashier!.headers })).body.status, 'written_off', 'still readable');
+    t.is((await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: pledged, amount: '1000' } })).body.code, 'loan_written_off');
+
+    // A litigious loan is doubtful at once, whatever its age.
+    t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, { headers: w.users.direction!.headers, json: { litigious: true, reason: 'court case' } })).status, 200);
+    await setBusinessDate(w, '2026-04-11');
+    await completed(w, (await run(w)).id);
+    t.like(await stateOf(performer), { classification: 'doubtful', provision_amount: '0' });
+    t.is(await provisionsOn(w, '2026-04-11'), '750000', 'the pledged loan left the portfolio: 300 000 × 2 + 150 000');
+    t.true(await ledgerBalanced(knex, w.enterpriseId));
+    t.is(await accountBalance(knex, w.enterpriseId, '3931'), '-750000');
+  }, taskQueue);
+});
+
+test.serial('a worker stopped mid-run: another resumes from the committed cursor, nothing is posted twice', async (t) => {
+  const w = await world();
+  const loans: string[] = [];
+  for (let index = 0; index < 6; index += 1) loans.push(await cashLoan(w));
+  await setBusinessDate(w, '2026-04-02'); // every loan 46 days late: doubtful, 25 %
+  const runRow = await knex('provisioning_runs').insert({ enterprise_id: w.enterpriseId, as_of: '2026-04-02', trigger: 'api' }).returning('id');
+  const runId = runRow[0].id as string;
+  await withWorker(knex, async ({ client }) => {
+    await client.workflow.start('provisioningRun', { taskQueue, workflowId: `provisioning-run-${runId}`, args: [{ enterpriseId: w.enterpriseId, runId, batchSize: 1 }] });
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      if ((await knex('provisioning_runs').where({ id: runId }).first()).loans_processed >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }, taskQueue);
+  const midway = (await knex('provisioning_runs').where({ id: runId }).first()).loans_processed as number;
+  t.true(midway >= 2 && midway < 6, `stopped after ${midway} loans`);
+  await withWorker(knex, async ({ client }) => {
+    await client.workflow.getHandle(`provisioning-run-${runId}`).result();
+  }, taskQueue);
+  t.like(await knex('provisioning_runs').where({ id: runId }).first(), { status: 'completed', loans_processed: 6, provisions_changed: 6, amount_charged: '1800000' });
+  t.is((await knex('loan_provisions').where({ run_id: runId })).length, 6);
+  t.is((await knex('business_event_logs').where({ enterprise_id: w.enterpriseId, kind: 'provision_charge' })).length, 6);
+  await booksAgree(t, w, '2026-04-02');
+});
+
+test.serial('every enterprise gets its daily Schedule; triggered, it provisions the business date', async (t) => {
+  const w = await world();
+  await cashLoan(w);
+  await withWorker(knex, async ({ client: temporal }) => {
+    const schedule = temporal.schedule.getHandle(provisioningScheduleId(w.enterpriseId));
+    const description = await schedule.describe();
+    t.is(description.action.type, 'startWorkflow');
+    t.is(description.action.workflowType, 'provisioningRun');
+    t.is(description.policies.overlap, 'SKIP');
+    t.is(description.spec.calendars?.[0]?.hour?.[0]?.start, 2, 'at the configured hour (2 by default)');
+    t.is(description.spec.timezone, 'Africa/Douala');
+    const patched = await app.request('PATCH', `/api/v1/enterprise/enterprises/${w.enterpriseId}/configuration/`, { headers: w.users.direction!.headers, json: { provisioning_hour: 5 } });
+    t.is(patched.status, 200);
+    t.is((await schedule.describe()).spec.calendars?.[0]?.hour?.[0]?.start, 5, 'the schedule follows the configuration');
+    await schedule.trigger();
+    let runRow;
+    for (let attempt = 0; attempt < 200 && runRow?.status !== 'completed'; attempt += 1) {
+      runRow = await knex('provisioning_runs').where({ enterprise_id: w.enterpriseId }).first();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.like(runRow, { trigger: 'schedule', status: 'completed', as_of: '2026-01-15', loans_processed: 1 });
+  }, taskQueue);
+});

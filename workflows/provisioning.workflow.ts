@@ -1,0 +1,39 @@
+import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+
+export interface ProvisioningRunInput {
+  enterpriseId: string;
+  /** Absent when the Schedule starts the run: the first activity creates it for the business date. */
+  runId?: string;
+  /** Loans per batch (one transaction each); default 500. */
+  batchSize?: number;
+  /** How long one batch may take before it is retried elsewhere (a worker lost mid-batch); default 2 minutes. */
+  batchTimeoutSeconds?: number;
+  /** Batches per run before continuing as new, which keeps each run's history short; default 100. */
+  batchesPerRun?: number;
+}
+
+/**
+ * The provisioning run of one enterprise (DESIGN §5): started daily by the Schedule `provisioning-{enterpriseId}`
+ * or by the API for a date. The cursor and the figures live in the database, written with each batch's
+ * postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
+ */
+export async function provisioningRun(input: ProvisioningRunInput): Promise<{ runId: string; status: string; loansProcessed: number }> {
+  const runId = input.runId ?? (await startProvisioningRun({ enterpriseId: input.enterpriseId, asOf: null, trigger: 'schedule', requestedBy: null })).id;
+  const { provisionBatch } = proxyActivities<Activities>({
+    startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
+  });
+  try {
+    for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
+      const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? 500 });
+      if (progress.status !== 'running') return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
+    }
+  } catch (error) {
+    await markProvisioningRunFailed({ runId, failure: error instanceof Error ? error.message : String(error) });
+    throw ApplicationFailure.nonRetryable(`provisioning run ${runId} failed`, 'ProvisioningRunFailed');
+  }
+  return continueAsNew<typeof provisioningRun>({ ...input, runId });
+}
