@@ -10,12 +10,16 @@ import { freePort } from '../test/helpers/ports';
  * A Temporal dev server of the benchmark's own and a worker of the project's workflows and activities on
  * `knex`, for as long as `work` runs. `work` gets the server address and the task queue.
  */
+let logsRouted = false;
+
 export async function withTemporalWorker<T>(knex: Knex, work: (temporal: { address: string; taskQueue: string }) => Promise<T>): Promise<T> {
+  // Once per process, before the first native connection: the SDK's info lines would bury the results.
+  if (!logsRouted) routeTemporalLogs(pino({ level: 'warn' }));
+  logsRouted = true;
   const server = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
   const connection = await NativeConnection.connect({ address: server.address });
   try {
-    routeTemporalLogs(pino({ level: 'warn' })); // the SDK's info lines would bury the result
     const worker = await createWorker({ connection, namespace: 'default', taskQueue, knex });
     return await worker.runUntil(work({ address: server.address, taskQueue }));
   } finally {
