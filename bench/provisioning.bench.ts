@@ -15,7 +15,7 @@ const arrearsShare = 10;
 
 /**
  * A provisioning run over 100 000 loans (12 monthly installments each, 1 200 000 rows) through the real
- * workflow, worker and activities, in batches of 500: the first day (one loan in ten in arrears of up to
+ * workflow, worker and activities, in batches of 1000: the first day (one loan in ten in arrears of up to
  * nine months: reclassifications and provision charges to post) and the next day (steady state). Beside it,
  * the floor that set-based SQL allows: one statement computing every loan's days past due over the same tables.
  */
@@ -68,7 +68,7 @@ async function measure(knex: Knex) {
     ratio: { nextDayToFloor: round(runs[1]!.loansPerSecond / (loans / floor), 3) },
     books: { debitMinusCredit: check.difference, provisionsAccountEqualsRows: check.provisions_account === check.provisions_rows },
     notes: [
-      'The run: provisioningRun workflow on a local Temporal dev server, batches of 500 loans, each one transaction (facts query, classification and provisions in the domain, LoanProvision rows, entries, loan updates, cursor).',
+      'The run: provisioningRun workflow on a local Temporal dev server, batches of 1000 loans, each one transaction (facts query, classification and provisions in the domain, LoanProvision rows, entries, loan updates, cursor).',
       'The floor: one SELECT of every loan\'s oldest unpaid due date (the ages), nothing written.',
       'One embedded PostgreSQL (default settings), the worker and the dev server on the same 2-core machine.',
     ],

@@ -7,7 +7,7 @@ export interface ProvisioningRunInput {
   enterpriseId: string;
   /** Absent when the Schedule starts the run: the first activity creates it for the business date. */
   runId?: string;
-  /** Loans per batch (one transaction each); default 500. */
+  /** Loans per batch (one transaction each); default 1000. */
   batchSize?: number;
   /** How long one batch may take before it is retried elsewhere (a worker lost mid-batch); default 2 minutes. */
   batchTimeoutSeconds?: number;
@@ -28,7 +28,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
-      const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? 500 });
+      const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? 1000 });
       if (progress.status !== 'running') return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
     }
   } catch (error) {
