@@ -18,37 +18,55 @@ import { amountSchema } from './money.schemas';
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
 const submitters = ['cashier', 'branch_head'] as const;
 
-async function serializeApplication(knex: Knex, application: LoanApplication) {
-  const [history, loan] = await Promise.all([
-    knex('loan_application_decisions').where({ application_id: application.id }).orderBy('decided_at').select('step', 'decision', 'comment', 'decided_by', 'decided_at'),
-    knex('loans').where({ application_id: application.id }).first('id', 'number'),
-  ]);
-  return {
-    id: application.id,
-    enterprise: application.enterpriseId,
-    branch: application.branchId,
-    client: application.clientId,
-    product: application.productId,
-    number: application.number,
-    amount: application.amount,
-    term_periods: application.termPeriods,
-    grace_periods: application.gracePeriods,
-    purpose: application.purpose,
-    fees: application.fees,
-    teg: application.teg,
-    cap_breaches: application.capBreaches,
-    status: application.status,
-    current_step: application.currentStep,
-    step_started_at: application.stepStartedAt.toISOString(),
-    status_reason: application.statusReason,
-    ended_at: application.endedAt?.toISOString() ?? null,
-    submitted_by: application.submittedBy,
-    submitted_at: application.createdAt.toISOString(),
-    workflow_id: application.workflowId,
-    loan: loan === undefined ? null : { id: loan.id as string, number: loan.number as string },
-    decisions: history.map((row: { step: string; decision: string; comment: string; decided_by: string; decided_at: Date }) => ({ ...row, decided_at: row.decided_at.toISOString() })),
-  };
+interface DecisionRow {
+  application_id: string;
+  step: string;
+  decision: string;
+  comment: string;
+  decided_by: string;
+  decided_at: Date;
 }
+
+/** Applications as answered, with their decision history and loan: two queries for a whole page. */
+async function serializeApplications(knex: Knex, applications: readonly LoanApplication[]) {
+  const ids = applications.map((application) => application.id);
+  const [history, loans] = await Promise.all([
+    knex('loan_application_decisions').whereIn('application_id', ids).orderBy('decided_at').select<DecisionRow[]>('application_id', 'step', 'decision', 'comment', 'decided_by', 'decided_at'),
+    knex('loans').whereIn('application_id', ids).select<{ id: string; number: string; application_id: string }[]>('id', 'number', 'application_id'),
+  ]);
+  return applications.map((application) => {
+    const loan = loans.find((row) => row.application_id === application.id);
+    return {
+      id: application.id,
+      enterprise: application.enterpriseId,
+      branch: application.branchId,
+      client: application.clientId,
+      product: application.productId,
+      number: application.number,
+      amount: application.amount,
+      term_periods: application.termPeriods,
+      grace_periods: application.gracePeriods,
+      purpose: application.purpose,
+      fees: application.fees,
+      teg: application.teg,
+      cap_breaches: application.capBreaches,
+      status: application.status,
+      current_step: application.currentStep,
+      step_started_at: application.stepStartedAt.toISOString(),
+      status_reason: application.statusReason,
+      ended_at: application.endedAt?.toISOString() ?? null,
+      submitted_by: application.submittedBy,
+      submitted_at: application.createdAt.toISOString(),
+      workflow_id: application.workflowId,
+      loan: loan === undefined ? null : { id: loan.id, number: loan.number },
+      decisions: history
+        .filter((row) => row.application_id === application.id)
+        .map(({ step, decision, comment, decided_by, decided_at }) => ({ step, decision, comment, decided_by, decided_at: decided_at.toISOString() })),
+    };
+  });
+}
+
+const serializeApplication = async (knex: Knex, application: LoanApplication) => (await serializeApplications(knex, [application]))[0]!;
 
 async function visibleApplication(knex: Knex, principal: Principal, id: string): Promise<LoanApplication> {
   const application = await LoanApplication.query(knex).findById(id);
@@ -89,7 +107,7 @@ export const loanApplicationRoutes = [
         if (query[filter] !== undefined) builder.where(column, query[filter]);
       }
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
-      return { ...page, results: await Promise.all(page.results.map((application) => serializeApplication(deps.knex, application))) };
+      return { ...page, results: await serializeApplications(deps.knex, page.results) };
     },
   }),
   defineRoute({

@@ -18,7 +18,7 @@ function guarantees(knex: import('knex').Knex) {
   const rows = knex('loan_guarantees as g')
     .leftJoin('loans as l', 'l.id', 'g.loan_id')
     .leftJoin('loan_applications as a', 'a.id', 'g.application_id')
-    .select(columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id'));
+    .select([...columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id')]);
   return knex.from(rows.as('x')).select('*');
 }
 

@@ -97,3 +97,34 @@ test('submission: bounds, branch, member status and caps refuse with a code and 
   t.is((await submitApplication(world, client)).body.code, 'member_not_active');
   t.is(await count(), 0);
 });
+
+test('applications are listed with their step, history and TEG; filters narrow the list; another branch sees none', async (t) => {
+  const client = await memberOf(world);
+  const first = await submitApplication(world, client, { amount: '300000', term_periods: 6 });
+  const second = await submitApplication(world, client, { amount: '400000', term_periods: 6 });
+  t.is(first.status, 201, first.text);
+  const list = await app.request('GET', `/api/v1/loans/applications/?client=${client}&current_step=cashier&ordering=amount`, { headers: world.users.branch_head!.headers });
+  t.deepEqual(list.body.results.map((row: { id: string }) => row.id), [first.body.id, second.body.id]);
+  t.like(list.body.results[0], { status: 'in_review', current_step: 'cashier', decisions: [], loan: null, amount: '300000' });
+  t.regex(list.body.results[0].teg, /^\d+\.\d{2}$/);
+  t.is((await app.request('GET', `/api/v1/loans/applications/?client=${client}`, { headers: world.users.other_cashier!.headers })).body.count, 0);
+  t.is((await app.request('GET', `/api/v1/loans/applications/${first.body.id}/`, { headers: world.users.other_cashier!.headers })).status, 404);
+});
+
+test('guarantees: on an application or a loan, never shares; ended at a date; scoped to the branch', async (t) => {
+  const client = await memberOf(world);
+  const application = (await submitApplication(world, client, { amount: '300000', term_periods: 6 })).body;
+  const add = (json: object, as = 'cashier') => app.request('POST', '/api/v1/loans/guarantees/', { headers: world.users[as]!.headers, json: { kind: 'mortgage', value: '250000', start_date: '2026-01-01', ...json } });
+  const added = await add({ application: application.id });
+  t.is(added.status, 201, added.text);
+  t.like(added.body, { application_id: application.id, loan_id: null, kind: 'mortgage', value: '250000' });
+  t.is((await add({ application: application.id, kind: 'shares' })).body.errors[0].field, 'kind', 'shares are never a guarantee');
+  t.is((await add({})).body.errors[0].field, 'loan', 'a loan or an application is needed');
+  t.is((await add({ application: application.id, end_date: '2025-12-31' })).body.errors[0].field, 'end_date');
+  t.is((await add({ application: application.id }, 'other_cashier')).status, 404);
+  const ended = await app.request('POST', `/api/v1/loans/guarantees/${added.body.id}/end/`, { headers: world.users.cashier!.headers, json: { end_date: '2026-06-30' } });
+  t.is(ended.body.end_date, '2026-06-30');
+  const list = await app.request('GET', `/api/v1/loans/guarantees/?application=${application.id}`, { headers: world.users.cashier!.headers });
+  t.is(list.body.count, 1);
+  t.is((await app.request('GET', `/api/v1/loans/guarantees/?application=${application.id}`, { headers: world.users.other_cashier!.headers })).body.count, 0);
+});
