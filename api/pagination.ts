@@ -103,3 +103,15 @@ function pageLink(url: URL, page: number): string {
   link.searchParams.set('page', String(page));
   return link.toString();
 }
+
+/**
+ * Applies the equality filters of a list: each query field that was sent narrows the rows on its column.
+ * `columns` maps filter names to (qualified) column names.
+ */
+export function whereFilters<B extends { where(column: string, value: unknown): B }, Q extends object>(builder: B, query: Q, columns: Partial<Record<keyof Q, string>>): B {
+  for (const [filter, column] of Object.entries(columns) as [keyof Q, string][]) {
+    const value = query[filter];
+    if (value !== undefined) builder.where(column, value);
+  }
+  return builder;
+}

@@ -7,7 +7,7 @@ import { parseAmount } from '../../domain/money';
 import { LoanApplication } from '../../db/models/loan-application.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -103,9 +103,7 @@ export const loanApplicationRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanApplication.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['client', 'client_id'], ['status', 'status'], ['current_step', 'current_step']] as const) {
-        if (query[filter] !== undefined) builder.where(column, query[filter]);
-      }
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
       return { ...page, results: await serializeApplications(deps.knex, page.results) };
     },

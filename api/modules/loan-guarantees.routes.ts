@@ -4,7 +4,7 @@ import { guaranteeKinds } from '../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -46,9 +46,7 @@ export const loanGuaranteeRoutes = [
     errorStatuses: [401],
     handler: ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(guarantees(deps.knex), signedIn(principal), { enterprise: 'x.enterprise_id', branch: 'x.branch_id' }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
-      for (const [filter, column] of [['enterprise', 'x.enterprise_id'], ['loan', 'x.loan_id'], ['application', 'x.application_id']] as const) {
-        if (query[filter] !== undefined) rows.where(column, query[filter]);
-      }
+      whereFilters(rows, query, { enterprise: 'x.enterprise_id', loan: 'x.loan_id', application: 'x.application_id' });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),

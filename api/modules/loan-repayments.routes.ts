@@ -3,7 +3,7 @@ import { recordRepayment, repaymentsQuery, type LoanRepaymentRow } from '../../a
 import { NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -36,9 +36,7 @@ export const loanRepaymentRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(repaymentsQuery(deps.knex), signedIn(principal), { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
-      for (const [filter, column] of [['enterprise', 'r.enterprise_id'], ['branch', 'r.branch_id'], ['loan', 'r.loan_id']] as const) {
-        if (query[filter] !== undefined) rows.where(column, query[filter]);
-      }
+      whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
       if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
       if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
       const page = await paginateRows<LoanRepaymentRow & { loan_number: string }>(rows, query, new URL(ctx.href));

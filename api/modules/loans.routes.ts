@@ -6,7 +6,7 @@ import { setLitigious, writeOffLoan } from '../../activities/loans/portfolio-qua
 import { formatAmount } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -72,9 +72,7 @@ export const loanRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Loan.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['client', 'client_id'], ['classification', 'classification']] as const) {
-        if (query[filter] !== undefined) builder.where(column, query[filter]);
-      }
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeLoan) };
     },

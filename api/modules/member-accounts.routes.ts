@@ -3,7 +3,7 @@ import { changeAccountStatus, openAccount } from '../../activities/members/compt
 import { parseAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginate, paginateRows } from '../pagination';
+import { listQuerySchema, paginate, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -49,9 +49,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompteClient.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['client', 'client_id'], ['product', 'product_id'], ['status', 'status']] as const) {
-        if (query[filter] !== undefined) builder.where(column, query[filter]);
-      }
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeAccount) };
     },

@@ -3,7 +3,7 @@ import { markProvisioningRunFailed, startProvisioningRun } from '../../activitie
 import { AppError, NotFoundError } from '../../domain/errors';
 import type { ProvisioningRunInput } from '../../workflows/provisioning.workflow';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -37,9 +37,7 @@ export const provisionRoutes = [
     errorStatuses: [401],
     handler: ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['branch', 'branch_id'], ['loan', 'loan_id'], ['as_of', 'as_of'], ['classification', 'classification']] as const) {
-        if (query[filter] !== undefined) rows.where(column, query[filter]);
-      }
+      whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', loan: 'loan_id', as_of: 'as_of', classification: 'classification' });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
@@ -101,9 +99,7 @@ export const provisionRoutes = [
     errorStatuses: [401],
     handler: ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), signedIn(principal), { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      for (const [filter, column] of [['enterprise', 'enterprise_id'], ['as_of', 'as_of'], ['status', 'status']] as const) {
-        if (query[filter] !== undefined) rows.where(column, query[filter]);
-      }
+      whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
