@@ -83,11 +83,13 @@ export const loanRoutes = [
     module: 'loans',
     operationId: 'getLoan',
     summary: 'Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due',
+    description: 'The position is null unless the loan is active (before disbursement its schedule is provisional; closed and written-off loans owe nothing more here).',
     access: 'authenticated',
     params: idParams,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
       const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
       const position = await positionOfLoan(deps.activities, loan);
       return {
         ...serializeLoan(loan),

@@ -129,7 +129,7 @@ test('a full repayment closes the loan; beyond the amount due is refused; a clos
   t.is((await knex('loan_repayments').where({ loan_id: loanId })).length, 0, 'nothing written');
   const full = await repay(w, { loan: loanId, amount: due.toFixed(0) });
   t.is(full.body.outstanding_after, '0');
-  t.like(await loanDetail(w, loanId), { status: 'closed', closed_on: '2026-01-15', outstanding_principal: '0' });
+  t.like(await loanDetail(w, loanId), { status: 'closed', closed_on: '2026-01-15', outstanding_principal: '0', position: null });
   t.is((await repay(w, { loan: loanId, amount: '1' })).body.code, 'loan_closed');
   t.is((await app.request('GET', `/api/v1/loans/loans/?enterprise=${w.enterpriseId}&status=closed`, { headers: w.users.cashier!.headers })).body.count, 1);
   await booksAgree(t, w);
