@@ -1,4 +1,5 @@
-import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import type { Activities } from '../activities';
 
 const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
@@ -22,6 +23,10 @@ export interface ProvisioningRunInput {
  */
 export async function provisioningRun(input: ProvisioningRunInput): Promise<{ runId: string; status: string; loansProcessed: number }> {
   const runId = input.runId ?? (await startProvisioningRun({ enterpriseId: input.enterpriseId, asOf: null, trigger: 'schedule', requestedBy: null })).id;
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: businessIdKey, value: runId },
+  ]);
   const { provisionBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
