@@ -5,6 +5,7 @@ import { AppError } from '../../domain/errors';
 import type { LoanApplication } from '../../db/models/loan-application.model';
 import type { ApprovalView, DecisionInput, LoanApprovalInput, WithdrawalInput } from '../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../deps';
+import { startWorkflow } from '../workflow-start';
 
 /**
  * The API's side of the `loanApproval` workflow: start it for a submitted application, and send it the
@@ -21,7 +22,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     stepTimeLimitSeconds,
   };
   try {
-    await deps.temporal.workflow.start('loanApproval', { taskQueue: deps.taskQueue, workflowId: application.workflowId, args: [input] });
+    await startWorkflow(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] });
   } catch (error) {
     deps.logger.error({ err: error, application: application.id }, 'could not start the loan approval workflow');
     await markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.');

@@ -47,7 +47,8 @@ export async function ensureProvisioningSchedules(client: Client, knex: Knex, ta
 /** After a change that the Schedule depends on; Temporal out of reach is logged, the start-up pass repairs it. */
 export async function refreshProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings, logger: Logger): Promise<void> {
   try {
-    await ensureProvisioningSchedule(client, taskQueue, settings);
+    // Bounded: the request that changed the enterprise does not wait on a Temporal out of reach.
+    await client.withDeadline(Date.now() + 5000, () => ensureProvisioningSchedule(client, taskQueue, settings));
   } catch (error) {
     logger.error({ err: error, enterprise: settings.enterpriseId }, 'could not create or update the provisioning schedule; it will be on the next start');
   }

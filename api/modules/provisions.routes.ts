@@ -5,6 +5,7 @@ import type { ProvisioningRunInput } from '../../workflows/provisioning.workflow
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
+import { startWorkflow } from '../workflow-start';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { classifications } from './loans.routes';
@@ -79,7 +80,7 @@ export const provisionRoutes = [
       const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
       try {
-        await deps.temporal.workflow.start('provisioningRun', { taskQueue: deps.taskQueue, workflowId: provisioningRunWorkflowId(run.id), args: [input] });
+        await startWorkflow(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] });
       } catch (error) {
         ctx.state.log.error({ err: error }, 'could not start the provisioning workflow');
         await markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' });

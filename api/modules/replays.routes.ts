@@ -5,6 +5,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
+import { startWorkflow } from '../workflow-start';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 
@@ -45,7 +46,7 @@ export const replayRoutes = [
       requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
       try {
-        await deps.temporal.workflow.start('eventReplay', { taskQueue: deps.taskQueue, workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] });
+        await startWorkflow(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] });
       } catch (error) {
         ctx.state.log.error({ err: error }, 'could not start the event replay workflow');
         await markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' });

@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
@@ -127,4 +128,14 @@ test('guarantees: on an application or a loan, never shares; ended at a date; sc
   const list = await app.request('GET', `/api/v1/loans/guarantees/?application=${application.id}`, { headers: world.users.cashier!.headers });
   t.is(list.body.count, 1);
   t.is((await app.request('GET', `/api/v1/loans/guarantees/?application=${application.id}`, { headers: world.users.other_cashier!.headers })).body.count, 0);
+});
+
+test('Temporal out of reach: the submission answers 503 and the application ends as failed, not waiting forever', async (t) => {
+  const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 }) });
+  const offline = await startTestApp(t, { knex, temporal: unreachable });
+  const client = await memberOf(world);
+  const response = await offline.request('POST', '/api/v1/loans/applications/', { headers: world.users.cashier!.headers, json: { client, product: world.productId, amount: '300000', term_periods: 6 } });
+  t.is(response.status, 503);
+  t.is(response.body.code, 'workflow_unavailable');
+  t.like(await knex('loan_applications').where({ client_id: client }).first(), { status: 'failed', current_step: null });
 });
