@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { classifyBorrowerLoans, type LoanClass } from '../../domain/loans/classification';
+import { classifyBorrowerLoans, reclassificationOf, type LoanClass } from '../../domain/loans/classification';
 import { provisionFor } from '../../domain/loans/provisioning';
 import { daysBetween } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
@@ -9,6 +9,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { effectiveBusinessDate } from '../enterprise/configuration.activity';
 import { recordBusinessEvent } from '../ledger/record-business-event';
+import { classAccounts } from './class-accounts';
 
 /**
  * The provisioning run (domain facts §4): for one enterprise and one as-of date, every active loan is aged,
@@ -149,16 +150,15 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
       const previous = new Money(loan.provision_amount);
       const delta = provision.amount.minus(previous);
       const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
-      const intoDoubtful = loanClass === 'doubtful' && loan.classification !== 'doubtful';
-      const outOfDoubtful = loanClass !== 'doubtful' && loan.classification === 'doubtful';
-      if ((intoDoubtful || outOfDoubtful) && outstanding.gt(0)) {
+      const reclassification = reclassificationOf(loan.classification, loanClass, classAccounts(loan.portfolio_account_code));
+      if (reclassification !== null && outstanding.gt(0)) {
         await recordBusinessEvent(trx, now, {
           ...event,
-          kind: intoDoubtful ? 'reclassification_doubtful' : 'reclassification_performing',
+          kind: reclassification.kind,
           amount: outstanding,
           idempotencyKey: `reclassification:${loan.id}:${asOf}`,
-          productAccounts: { loan_portfolio: loan.portfolio_account_code },
-          description: `${intoDoubtful ? 'to doubtful' : 'back to performing'} as of ${asOf}`,
+          productAccounts: reclassification.productAccounts,
+          description: `${loan.classification} to ${loanClass} as of ${asOf}`,
         });
       }
       if (loanClass !== loan.classification) totals.reclassified += 1;

@@ -12,6 +12,7 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../ledger/default-rules';
 import { recordBusinessEvent } from '../ledger/record-business-event';
+import { classAccounts } from './class-accounts';
 import { readInstallments, saveInstallments } from './installments';
 import { borrowerAccount, moveAccountBalance } from './loan-funds';
 
@@ -111,8 +112,8 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
         idempotencyKey: `${key}:${part}`,
         productAccounts: {
           cash: leg?.depositAccountCode ?? defaultRoleAccounts.cash,
-          // A doubtful loan's principal sits on the doubtful account since its reclassification.
-          loan_portfolio: loan.classification === 'doubtful' ? defaultRoleAccounts.doubtful_receivables : product.portfolioAccountCode,
+          // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
+          loan_portfolio: classAccounts(product.portfolioAccountCode)[loan.classification],
           interest_income: product.interestIncomeAccountCode,
           penalty_income: product.penaltyIncomeAccountCode,
         },

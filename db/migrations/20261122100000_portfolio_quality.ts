@@ -69,13 +69,20 @@ export async function up(knex: Knex): Promise<void> {
     table.decimal('uncovered', 20, 0);
   });
 
-  // Existing enterprises get the new rule as version 1, as a new enterprise does from the fixture.
-  await knex.raw(`
-    INSERT INTO accounting_rule_configs (enterprise_id, kind, version, legs, is_active, reason)
-    SELECT e.id, 'reclassification_performing', 1, ?::jsonb, true, 'default rule (fixtures/accounting-rules.json)'
-    FROM enterprises e
-    WHERE NOT EXISTS (SELECT 1 FROM accounting_rule_configs r WHERE r.enterprise_id = e.id AND r.kind = 'reclassification_performing')`,
-  [JSON.stringify([{ debit: { role: 'loan_portfolio' }, credit: { role: 'doubtful_receivables' } }])]);
+  // Existing enterprises get the new rules as version 1, as a new enterprise does from the fixture.
+  const rules = {
+    reclassification_overdue: [{ debit: { role: 'overdue_receivables' }, credit: { role: 'loan_portfolio' } }],
+    reclassification_performing: [{ debit: { role: 'loan_portfolio' }, credit: { role: 'doubtful_receivables' } }],
+  };
+  for (const [kind, legs] of Object.entries(rules)) {
+    await knex.raw(
+      `INSERT INTO accounting_rule_configs (enterprise_id, kind, version, legs, is_active, reason)
+       SELECT e.id, ?, 1, ?::jsonb, true, 'default rule (fixtures/accounting-rules.json)'
+       FROM enterprises e
+       WHERE NOT EXISTS (SELECT 1 FROM accounting_rule_configs r WHERE r.enterprise_id = e.id AND r.kind = ?)`,
+      [kind, JSON.stringify(legs), kind],
+    );
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {

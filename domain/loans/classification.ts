@@ -1,3 +1,5 @@
+import type { AccountRole } from '../accounting/rules';
+
 /**
  * COBAC R-2017/07 classification (domain facts §4). Pure: the provisioning run gives, for one borrower, each
  * of their active loans with its own days past due and flags, and gets each loan's class back.
@@ -39,4 +41,23 @@ export function classifyBorrowerLoans(loans: readonly BorrowerLoan[]): Classifie
   const ownDoubtful = (loan: BorrowerLoan) => loan.litigious || age > overdueLimitDays(loan.realEstate) || (loan.previousClass === 'doubtful' && age > 0);
   const doubtful = loans.some(ownDoubtful);
   return loans.map((loan) => ({ loanId: loan.loanId, ageDays: age, loanClass: doubtful ? 'doubtful' : loan.daysPastDue > 0 ? 'overdue' : 'performing' }));
+}
+
+/** The chart account holding a loan's principal in each class: the product's portfolio account, 331x, 335x. */
+export type ClassAccounts = Readonly<Record<LoanClass, string>>;
+
+/**
+ * The entry that moves a loan's outstanding principal when its class changes (domain facts §4): the event
+ * kind of the target class, and the accounts its rule's two roles stand for in this move (the source may be
+ * the portfolio, the overdue or the doubtful account). Null when the class did not change.
+ */
+export function reclassificationOf(
+  from: LoanClass,
+  to: LoanClass,
+  accounts: ClassAccounts,
+): { kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing'; productAccounts: Partial<Record<AccountRole, string>> } | null {
+  if (from === to) return null;
+  if (to === 'overdue') return { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: accounts.overdue, loan_portfolio: accounts[from] } };
+  if (to === 'doubtful') return { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: accounts.doubtful, loan_portfolio: accounts[from] } };
+  return { kind: 'reclassification_performing', productAccounts: { loan_portfolio: accounts.performing, doubtful_receivables: accounts[from] } };
 }

@@ -14,6 +14,7 @@ const expected: Record<string, [string, string][]> = {
   repayment_penalty: [['5710', '719']],
   loan_fee: [['5710', '7153']],
   interest_accrual: [['3291', '713']],
+  reclassification_overdue: [['3312', '3221']],
   reclassification_doubtful: [['3352', '3221']],
   reclassification_performing: [['3221', '3352']],
   provision_charge: [['6913', '3931']],
@@ -24,8 +25,8 @@ const expected: Record<string, [string, string][]> = {
   share_refund: [['10000', '5710']],
 };
 
-test('there is exactly one default rule per event kind, sixteen in all', (t) => {
-  t.is(defaultRules.length, 16);
+test('there is exactly one default rule per event kind, seventeen in all', (t) => {
+  t.is(defaultRules.length, 17);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { classifyBorrowerLoans, type BorrowerLoan, type LoanClass } from '../../domain/loans/classification';
+import { classifyBorrowerLoans, reclassificationOf, type BorrowerLoan, type LoanClass } from '../../domain/loans/classification';
 import { ladderRate, provisionFor, yearsSince, type ProvisionInput } from '../../domain/loans/provisioning';
 import { Money } from '../../domain/money';
 import { defaultProvisioningLadder } from '../../domain/provisioning-ladder';
@@ -56,4 +56,14 @@ test('regulatory minimum: uncovered doubtful 100 % after a year; eligible cover 
   const mortgaged = provisionFor(input({ loanClass: 'doubtful', ageDays: 100, eligibleCover: new Money(600_000), doubtfulSince: '2024-06-30' }));
   t.is(mortgaged.amount.toFixed(0), '700000', 'uncovered 100 % (a year passed) + covered 50 % (two years)');
   t.is(provisionFor(input({ loanClass: 'doubtful', ageDays: 100, eligibleCover: new Money(600_000), doubtfulSince: '2020-01-01' })).amount.toFixed(0), '1000000', 'capped at 100 % after four years');
+});
+
+test('reclassification entries move the principal from the account of the old class to that of the new one', (t) => {
+  const accounts = { performing: '3221', overdue: '3312', doubtful: '3352' };
+  t.is(reclassificationOf('overdue', 'overdue', accounts), null);
+  t.deepEqual(reclassificationOf('performing', 'overdue', accounts), { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: '3312', loan_portfolio: '3221' } });
+  t.deepEqual(reclassificationOf('overdue', 'doubtful', accounts), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3352', loan_portfolio: '3312' } });
+  t.deepEqual(reclassificationOf('performing', 'doubtful', accounts), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3352', loan_portfolio: '3221' } });
+  t.deepEqual(reclassificationOf('doubtful', 'performing', accounts), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3352' } });
+  t.deepEqual(reclassificationOf('overdue', 'performing', accounts), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3312' } });
 });
