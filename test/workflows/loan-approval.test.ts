@@ -197,3 +197,15 @@ test.serial('operators find the workflow with the temporal CLI by its search att
   t.is(attribute('CoopEnterpriseId'), world.enterpriseId);
   t.is(attribute('CoopBranchId'), world.headOffice);
 });
+
+test.serial('two approvals of the same step at once: one is recorded, the other refused with a reason', async (t) => {
+  await onWorker(async () => {
+    const application = await submitted();
+    const [first, second] = await Promise.all([decide(application.id, 'cashier', 'approve'), decide(application.id, 'cashier_and_head', 'approve')]);
+    t.deepEqual([first.status, second.status].sort(), [200, 409]);
+    const refused = first.status === 409 ? first : second;
+    t.true(['decision_in_progress', 'wrong_step'].includes(refused.body.code), refused.body.code);
+    t.is((await knex('loan_application_decisions').where({ application_id: application.id })).length, 1);
+    t.is((await knex('loan_applications').where({ id: application.id }).first()).current_step, 'branch_head');
+  });
+});
