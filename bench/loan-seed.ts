@@ -44,11 +44,12 @@ export async function seedLending(knex: Knex, enterpriseId: string) {
   /** A loan granted and paid out in cash, through the activities the workflow and the API call. */
   const disbursedLoan = async (amount: string): Promise<string> => {
     const { application } = await submitLoanApplication(context, users.cashier!, { clientId: await newMember(), productId: product.id, amount: new Money(amount), termPeriods: 24, gracePeriods: 0, purpose: '' });
-    const { loanId } = await recordLoanDecision(knex, new Date(), {
+    const recorded = await recordLoanDecision(knex, new Date(), {
       applicationId: application.id, idempotencyKey: `bench:${application.id}`, step: 'direction', decision: 'approve', deciderId: users.direction!.userId, comment: '', requestId: null, statusAfter: 'approved', stepAfter: null,
     });
-    await disburseLoan(context, users.cashier!, { loanId: loanId!, channel: 'cash', accountId: null });
-    return loanId!;
+    if (recorded.outcome !== 'recorded') throw new Error(`approval refused: ${recorded.code}`);
+    await disburseLoan(context, users.cashier!, { loanId: recorded.loanId!, channel: 'cash', accountId: null });
+    return recorded.loanId!;
   };
   return { productId: product.id, newMember, disbursedLoan };
 }

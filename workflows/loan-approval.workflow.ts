@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -12,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
+import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type ApprovalStep, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
 import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
 
 export interface LoanApprovalInput {
@@ -22,6 +21,8 @@ export interface LoanApprovalInput {
   applicationNumber: string;
   /** How long each step may stay undecided before the application expires (configuration: days × 86 400). */
   stepTimeLimitSeconds: number;
+  /** The step whose approval grants the loan (configuration's amount limits); direction when absent. */
+  finalStep?: ApprovalStep;
 }
 
 export interface DecisionInput {
@@ -69,7 +70,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
 
   /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
   const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), requestId: string | null) => {
-    const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' });
+    const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' }, input.finalStep);
     busy = true;
     try {
       const recorded = await recordLoanDecision({
@@ -83,14 +84,9 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
         statusAfter: after.status,
         stepAfter: after.step,
       });
+      if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message);
       state = { status: after.status, step: after.step, decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }], loanId: recorded.loanId };
       return state;
-    } catch (error) {
-      // A business refusal (the credit cap at final approval…) answers the decider; the step stays open.
-      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
-        return refuse(error.cause.type ?? 'refused', error.cause.message);
-      }
-      throw error;
     } finally {
       busy = false;
     }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dateIn, isValidTimeZone } from '../../domain/calendar';
 import { AppError, ValidationError, type FieldError } from '../../domain/errors';
+import { approvalLimitProblems } from '../../domain/loans/approval';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
@@ -18,6 +19,7 @@ export type ConfigurationChanges = Partial<
     | 'provisioningHour'
     | 'creditCapMode'
     | 'allowSeveralOpenExercices'
+    | 'approvalLimits'
   > & { provisioningLadder: LadderStep[] }
 >;
 
@@ -41,6 +43,7 @@ export async function updateConfiguration(context: ActivityContext, actor: Actor
   const problems: FieldError[] = [];
   if (changes.timeZone !== undefined && !isValidTimeZone(changes.timeZone)) problems.push({ field: 'time_zone', message: 'time_zone must be an IANA time zone, e.g. Africa/Douala' });
   if (changes.provisioningLadder !== undefined) problems.push(...ladderProblems(changes.provisioningLadder));
+  if (changes.approvalLimits !== undefined) problems.push(...approvalLimitProblems(changes.approvalLimits));
   if (problems.length > 0) throw new ValidationError(problems);
   return inTransaction(context.knex, async (trx) => {
     const current = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate().throwIfNotFound();

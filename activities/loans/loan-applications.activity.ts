@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
+import { finalStepFor } from '../../domain/loans/approval';
 import { simulateLoan, type LoanTerms, type Simulation } from '../../domain/loans/simulation';
 import { Money, formatAmount } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
@@ -107,6 +108,7 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       capBreaches,
       status: 'in_review',
       currentStep: 'cashier',
+      finalStep: finalStepFor(input.amount, configuration.approvalLimits),
       submittedBy: actor.userId,
       workflowId: loanApprovalWorkflowId(id),
     });

@@ -34,18 +34,32 @@ export interface DecisionToRecord {
   stepAfter: ApprovalStep | null;
 }
 
-export interface RecordedDecision {
-  status: ApplicationStatus;
-  loanId: string | null;
-  /** ISO timestamp, from the activity's clock (workflows read no clock). */
-  decidedAt: string;
-}
+export type RecordedDecision =
+  | {
+      outcome: 'recorded';
+      status: ApplicationStatus;
+      loanId: string | null;
+      /** ISO timestamp, from the activity's clock (workflows read no clock). */
+      decidedAt: string;
+    }
+  /** A business rule refused it (the credit cap at final approval…): nothing was written, the step stays open. */
+  | { outcome: 'refused'; code: string; message: string };
 
 export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
+  try {
+    return await persistDecision(knex, now, input);
+  } catch (error) {
+    // A refusal is an answer for the decider, not a failure of the activity: returned, not thrown.
+    if (error instanceof AppError && error.kind === 'conflict') return { outcome: 'refused', code: error.code, message: error.message };
+    throw error;
+  }
+}
+
+async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
   return inTransaction(knex, async (trx) => {
     const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().throwIfNotFound();
     const earlier = await trx('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).first('decided_at');
-    if (earlier !== undefined) return { status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: (earlier.decided_at as Date).toISOString() };
+    if (earlier !== undefined) return { outcome: 'recorded', status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: (earlier.decided_at as Date).toISOString() };
     const decidedAt = now.toISOString();
     if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
     // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
@@ -70,7 +84,7 @@ export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionT
       enterpriseId: application.enterpriseId,
       details: { step: input.step, comment: input.comment, status_after: input.statusAfter, step_after: input.stepAfter, loan: loanId },
     });
-    return { status: input.statusAfter, loanId, decidedAt };
+    return { outcome: 'recorded', status: input.statusAfter, loanId, decidedAt };
   });
 }
 

@@ -8,6 +8,7 @@ import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
+import { amountSchema } from './money.schemas';
 import { refreshProvisioningSchedule } from './provisioning.temporal';
 
 const ladderStepSchema = yup.object({
@@ -28,6 +29,7 @@ const configurationSchema = yup.object({
   provisioning_ladder: yup.array(ladderStepSchema).required(),
   credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
   allow_several_open_exercices: yup.boolean().required(),
+  approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   updated_at: yup.string().required(),
 });
 
@@ -44,9 +46,13 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     provisioning_ladder: configuration.provisioningLadder,
     credit_cap_mode: configuration.creditCapMode,
     allow_several_open_exercices: configuration.allowSeveralOpenExercices,
+    approval_limits: configuration.approvalLimits,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
+
+/** The limits as sent: absent steps have no limit. */
+const stripUndefined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 
 async function configurationOf(knex: Knex, enterpriseId: string): Promise<EnterpriseConfiguration> {
   const configuration = await EnterpriseConfiguration.query(knex).findOne({ enterprise_id: enterpriseId });
@@ -106,6 +112,11 @@ export const configurationRoutes = [
       provisioning_ladder: yup.array(ladderStepSchema).min(1).max(20).optional(),
       credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
       allow_several_open_exercices: yup.boolean().optional(),
+      approval_limits: yup
+        .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
+        .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
+        .optional()
+        .meta({ description: 'A loan up to the limit of a step is granted by that step\'s approval; limits grow along the circuit. {} = all four steps.' }),
     }),
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
@@ -122,6 +133,7 @@ export const configurationRoutes = [
         provisioningLadder: body.provisioning_ladder,
         creditCapMode: body.credit_cap_mode,
         allowSeveralOpenExercices: body.allow_several_open_exercices,
+        approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
       });
       if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
         await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone }, ctx.state.log);

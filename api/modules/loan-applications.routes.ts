@@ -52,6 +52,7 @@ async function serializeApplications(knex: Knex, applications: readonly LoanAppl
       cap_breaches: application.capBreaches,
       status: application.status,
       current_step: application.currentStep,
+      final_step: application.finalStep,
       step_started_at: application.stepStartedAt.toISOString(),
       status_reason: application.statusReason,
       ended_at: application.endedAt?.toISOString() ?? null,

@@ -20,6 +20,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     branchId: application.branchId,
     applicationNumber: application.number,
     stepTimeLimitSeconds,
+    finalStep: application.finalStep,
   };
   try {
     await startWorkflow(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] });

@@ -7,6 +7,11 @@ import { addStandardColumns, touchUpdatedAtOnUpdate } from '../migration-helpers
  * fills. Amounts are numeric(20,0) whole francs; rates numeric decimals (0.18 = 18 %).
  */
 export async function up(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('enterprise_configurations', (table) => {
+    // Amount limits under which the approval circuit ends at an earlier step; {} = all four steps.
+    table.jsonb('approval_limits').notNullable().defaultTo('{}');
+  });
+
   await knex.schema.alterTable('client_profiles', (table) => {
     // Member of the board, director, manager or employee: the 50 M XAF cap of COBAC R-2017/08 applies.
     table.boolean('related_party').notNullable().defaultTo(false);
@@ -66,6 +71,8 @@ export async function up(knex: Knex): Promise<void> {
     table.jsonb('cap_breaches').notNullable().defaultTo('[]');
     table.string('status', 12).notNullable().defaultTo('in_review');
     table.string('current_step', 20);
+    // The step whose approval grants the loan, from the configuration's limits at submission.
+    table.string('final_step', 20).notNullable().defaultTo('direction');
     table.timestamp('step_started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     table.text('status_reason').notNullable().defaultTo('');
     table.timestamp('ended_at', { useTz: true });
@@ -212,4 +219,5 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTable(name);
   }
   await knex.schema.alterTable('client_profiles', (table) => table.dropColumn('related_party'));
+  await knex.schema.alterTable('enterprise_configurations', (table) => table.dropColumn('approval_limits'));
 }

@@ -1,10 +1,11 @@
+import type { ApprovalLimits } from '../../domain/loans/approval';
 import type { LadderStep } from '../../domain/provisioning-ladder';
 import { BaseModel } from './base.model';
 
 /** The enterprise's parameters that later modules read (business date, notice periods, ladder…). */
 export class EnterpriseConfiguration extends BaseModel {
   static override tableName = 'enterprise_configurations';
-  static override jsonAttributes = ['provisioningLadder'];
+  static override jsonAttributes = ['provisioningLadder', 'approvalLimits'];
 
   enterpriseId!: string;
   timeZone!: string;
@@ -15,5 +16,6 @@ export class EnterpriseConfiguration extends BaseModel {
   provisioningHour!: number;
   provisioningLadder!: LadderStep[];
   creditCapMode!: 'enforce' | 'warn';
+  approvalLimits!: ApprovalLimits;
   allowSeveralOpenExercices!: boolean;
 }

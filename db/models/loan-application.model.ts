@@ -21,6 +21,7 @@ export class LoanApplication extends BaseModel {
   capBreaches!: CreditCapBreachRow[];
   status!: ApplicationStatus | 'failed';
   currentStep!: ApprovalStep | null;
+  finalStep!: ApprovalStep;
   stepStartedAt!: Date;
   statusReason!: string;
   endedAt!: Date | null;

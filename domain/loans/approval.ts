@@ -1,3 +1,5 @@
+import { Money } from '../money';
+
 /**
  * The loan approval circuit (domain facts §3): cashier, branch head, credit committee, direction, in this
  * order. Pure and deterministic, so the workflow's Update validator and handler, and the tests, share it.
@@ -39,6 +41,37 @@ export interface Refusal {
 
 export const initialApprovalState = (): ApprovalState => ({ status: 'in_review', step: approvalSteps[0], decisions: [] });
 
+/**
+ * Amount limits under which the circuit ends early (domain facts §3: no regulation gives thresholds; by
+ * default every loan goes through all four steps). `{ branch_head: "500000" }`: a loan up to 500 000 XAF is
+ * approved once the branch head approves it. Whole francs as strings; direction needs no limit.
+ */
+export type ApprovalLimits = Partial<Record<Exclude<ApprovalStep, 'direction'>, string>>;
+
+/** The step whose approval grants a loan of `amount`: the first one whose limit covers it, else direction. */
+export function finalStepFor(amount: Money, limits: ApprovalLimits): ApprovalStep {
+  return approvalSteps.find((step) => step !== 'direction' && limits[step] !== undefined && amount.lte(limits[step])) ?? 'direction';
+}
+
+/** Limits must grow along the circuit: a later step decides larger loans than an earlier one. */
+export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_limits'): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
+  let previous: { step: ApprovalStep; limit: Money } | undefined;
+  for (const step of approvalSteps) {
+    if (step === 'direction') continue;
+    const value = limits[step];
+    if (value === undefined) continue;
+    if (!/^\d{1,15}$/.test(value)) {
+      problems.push({ field: `${field}.${step}`, message: 'must be a whole number of francs written as a string' });
+      continue;
+    }
+    const limit = new Money(value);
+    if (previous !== undefined && limit.lte(previous.limit)) problems.push({ field: `${field}.${step}`, message: `must be above the ${previous.step} limit` });
+    previous = { step, limit };
+  }
+  return problems;
+}
+
 /** Why a decision cannot be taken now, or null when it can. One person may not decide two different steps. */
 export function refusalOf(state: ApprovalState, request: DecisionRequest): Refusal | null {
   if (state.status !== 'in_review' || state.step === null) return { code: 'application_closed', message: `The application is ${state.status}: no decision can be taken.` };
@@ -50,12 +83,12 @@ export function refusalOf(state: ApprovalState, request: DecisionRequest): Refus
   return null;
 }
 
-/** The state after a decision that `refusalOf` accepted. */
-export function applyDecision(state: ApprovalState, record: DecisionRecord): ApprovalState {
+/** The state after a decision that `refusalOf` accepted; an approval at `finalStep` grants the loan. */
+export function applyDecision(state: ApprovalState, record: DecisionRecord, finalStep: ApprovalStep = 'direction'): ApprovalState {
   const index = approvalSteps.indexOf(record.step);
   const decisionsAfter = [...state.decisions, record];
   if (record.decision === 'reject') return { status: 'rejected', step: null, decisions: decisionsAfter };
   if (record.decision === 'send_back') return { status: 'in_review', step: approvalSteps[index - 1]!, decisions: decisionsAfter };
   const next = approvalSteps[index + 1];
-  return next === undefined ? { status: 'approved', step: null, decisions: decisionsAfter } : { status: 'in_review', step: next, decisions: decisionsAfter };
+  return next === undefined || record.step === finalStep ? { status: 'approved', step: null, decisions: decisionsAfter } : { status: 'in_review', step: next, decisions: decisionsAfter };
 }

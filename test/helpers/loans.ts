@@ -105,6 +105,7 @@ export async function approvedLoan(world: LoanWorld, clientId: string, terms: { 
     statusAfter: 'approved',
     stepAfter: null,
   });
+  if (recorded.outcome !== 'recorded') throw new Error(`approval refused: ${recorded.code}`);
   return recorded.loanId!;
 }
 

@@ -209,3 +209,24 @@ test.serial('two approvals of the same step at once: one is recorded, the other 
     t.is((await knex('loan_applications').where({ id: application.id }).first()).current_step, 'branch_head');
   });
 });
+
+test.serial('configured amount limits end the circuit early for small loans; larger ones go through all four steps', async (t) => {
+  const configure = (limits: object) => app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { approval_limits: limits } });
+  t.is((await configure({ cashier: '900000', branch_head: '800000' })).body.errors[0].field, 'approval_limits.branch_head', 'limits grow along the circuit');
+  t.deepEqual((await configure({ branch_head: '1000000' })).body.approval_limits, { branch_head: '1000000' });
+  try {
+    await onWorker(async () => {
+      const small = await submitted('800000');
+      t.is((small as unknown as { final_step: string }).final_step, 'branch_head');
+      await decide(small.id, 'cashier', 'approve');
+      const granted = await decide(small.id, 'branch_head', 'approve');
+      t.like(granted.body, { status: 'approved', current_step: null });
+      t.truthy(granted.body.loan);
+      const large = await submitted('1200000');
+      await decide(large.id, 'cashier', 'approve');
+      t.like((await decide(large.id, 'branch_head', 'approve')).body, { status: 'in_review', current_step: 'credit_committee', final_step: 'direction' });
+    });
+  } finally {
+    await configure({});
+  }
+});
