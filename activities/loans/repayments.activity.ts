@@ -66,7 +66,8 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
     if (loan === undefined) throw new AppError('not_found', 'not_found', 'The loan was not found.');
     const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
     const key = input.idempotencyKey === null ? `repayment:${randomUUID()}` : `repayment:${actor.userId}:${input.idempotencyKey}`;
-    const earlier: LoanRepaymentRow | undefined = await trx('loan_repayments').where({ enterprise_id: loan.enterpriseId, idempotency_key: key }).first();
+    // Without a client key there is nothing to replay: one query less.
+    const earlier: LoanRepaymentRow | undefined = input.idempotencyKey === null ? undefined : await trx('loan_repayments').where({ enterprise_id: loan.enterpriseId, idempotency_key: key }).first();
     if (earlier !== undefined) {
       if (Object.entries(request).some(([field, value]) => earlier.request[field] !== value)) {
         throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
