@@ -143,21 +143,16 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const loanUpdates: { id: string; classification: LoanClass; days_past_due: number; provision_amount: string; doubtful_since: string | null }[] = [];
     for (const loan of batch) {
       if (done.has(loan.id)) continue;
-      const { loanClass, ageDays, daysPastDue } = classified.get(loan.id)!;
-      const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtful_since : asOf;
-      const outstanding = new Money(loan.outstanding_principal);
-      const provision = provisionFor({ outstanding, loanClass, ageDays, cashCover: new Money(loan.cash_cover), eligibleCover: new Money(loan.eligible_cover), doubtfulSince, asOf, ladder: configuration.provisioningLadder });
-      const previous = new Money(loan.provision_amount);
-      const delta = provision.amount.minus(previous);
+      const assessed = assess(loan, classified.get(loan.id)!, asOf, configuration.provisioningLadder);
+      const { loanClass, daysPastDue, doubtfulSince, outstanding, provision, previous, delta } = assessed;
       const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
-      const reclassification = reclassificationOf(loan.classification, loanClass, classAccounts(loan.portfolio_account_code));
-      if (reclassification !== null && outstanding.gt(0)) {
+      if (assessed.reclassification !== null && outstanding.gt(0)) {
         await recordBusinessEvent(trx, now, {
           ...event,
-          kind: reclassification.kind,
+          kind: assessed.reclassification.kind,
           amount: outstanding,
           idempotencyKey: `reclassification:${loan.id}:${asOf}`,
-          productAccounts: reclassification.productAccounts,
+          productAccounts: assessed.reclassification.productAccounts,
           description: `${loan.classification} to ${loanClass} as of ${asOf}`,
         });
       }
@@ -194,7 +189,7 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
       );
     }
     if (loanUpdates.length > 0) {
-      // One statement for the batch: the new state of each loan from a VALUES list.
+      // One statement for the batch: the new state of each loan from one JSON list.
       await trx.raw(
         `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount::numeric, doubtful_since = v.doubtful_since::date
          FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, classification text, days_past_due int, provision_amount text, doubtful_since text)) v
@@ -214,6 +209,26 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
       });
     return { status: 'running', loansProcessed: run.loans_processed + provisionRows.length };
   });
+}
+
+/** What the run decides for one loan at `asOf`: its class, provision and the entries they call for. No I/O. */
+function assess(loan: LoanFacts, classified: { loanClass: LoanClass; ageDays: number; daysPastDue: number }, asOf: string, ladder: EnterpriseConfiguration['provisioningLadder']) {
+  const { loanClass, ageDays, daysPastDue } = classified;
+  // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
+  const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtful_since : asOf;
+  const outstanding = new Money(loan.outstanding_principal);
+  const provision = provisionFor({ outstanding, loanClass, ageDays, cashCover: new Money(loan.cash_cover), eligibleCover: new Money(loan.eligible_cover), doubtfulSince, asOf, ladder });
+  const previous = new Money(loan.provision_amount);
+  return {
+    loanClass,
+    daysPastDue,
+    doubtfulSince,
+    outstanding,
+    provision,
+    previous,
+    delta: provision.amount.minus(previous),
+    reclassification: reclassificationOf(loan.classification, loanClass, classAccounts(loan.portfolio_account_code)),
+  };
 }
 
 /** Each loan's class, the borrower's age and its own days past due, borrower by borrower. */
