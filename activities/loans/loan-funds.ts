@@ -3,6 +3,7 @@ import { AppError } from '../../domain/errors';
 import { Money, formatAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
+import { assertAboveMinimum } from '../members/cash-operations.activity';
 
 /**
  * The member's account a loan is paid into or repaid from: locked, open, the borrower's own. Its deposit
@@ -28,9 +29,7 @@ export async function borrowerAccount(trx: Knex.Transaction, accountId: string, 
 export async function moveAccountBalance(trx: Knex.Transaction, leg: MemberAccountLeg, delta: Money): Promise<Money> {
   const balance = new Money(leg.account.balance);
   const after = balance.plus(delta);
-  if (delta.isNegative() && after.lt(leg.minimumBalance)) {
-    throw new AppError('conflict', 'insufficient_funds', `The available balance is ${formatAmount(Money.max(balance.minus(leg.minimumBalance), 0))} XAF.`);
-  }
+  if (delta.isNegative()) assertAboveMinimum(balance, after, leg.minimumBalance);
   await CompteClient.query(trx).patch({ balance: formatAmount(after) }).where('id', leg.account.id);
   return after;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { classifyBorrowerLoans, reclassificationOf, type LoanClass } from '../../domain/loans/classification';
-import { provisionFor } from '../../domain/loans/provisioning';
+import { coverOf, guaranteeKinds, provisionFor } from '../../domain/loans/provisioning';
 import { daysBetween } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
@@ -82,6 +82,8 @@ interface LoanFacts {
   in_batch: boolean;
 }
 
+const kindsCovering = (cover: 'cash' | 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
+
 /**
  * One set-based query: the batch's loans and every other active loan of the same borrowers (contagion and
  * the borrower's age need them), each with its oldest installment unpaid after its due date and the value
@@ -106,14 +108,15 @@ async function loanFacts(trx: Knex.Transaction, enterpriseId: string, asOf: stri
      FROM loans l
      JOIN loan_products p ON p.id = l.product_id
      LEFT JOIN LATERAL (
-       SELECT sum(value) FILTER (WHERE kind = 'pledged_deposit') AS cash_cover,
-              sum(value) FILTER (WHERE kind IN ('mortgage', 'bank_guarantee', 'public_guarantee')) AS eligible_cover
+       SELECT sum(value) FILTER (WHERE kind = ANY(:cashKinds)) AS cash_cover,
+              sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover
        FROM loan_guarantees WHERE loan_id = l.id AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
      ) g ON true
      WHERE ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.id IN (SELECT id FROM batch))
        AND l.client_id IN (SELECT b.client_id FROM loans b WHERE b.id IN (SELECT id FROM batch))
      ORDER BY l.id`,
-    { enterpriseId, asOf, afterId, batchSize },
+    // Which kind covers what is the domain's rule (coverOf), not repeated here.
+    { enterpriseId, asOf, afterId, batchSize, cashKinds: kindsCovering('cash'), eligibleKinds: kindsCovering('eligible') },
   );
   return result.rows;
 }

@@ -34,6 +34,13 @@ export interface CashOperation {
   replayed: boolean;
 }
 
+/** A member's account never goes below its product's minimum balance: the one overdraft rule of every debit. */
+export function assertAboveMinimum(balance: Money, balanceAfter: Money, minimumBalance: Money): void {
+  if (balanceAfter.lt(minimumBalance)) {
+    throw new AppError('conflict', 'insufficient_funds', `The available balance is ${formatAmount(Money.max(balance.minus(minimumBalance), 0))} XAF.`);
+  }
+}
+
 export async function depositCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
   return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'deposit', input));
 }
@@ -71,9 +78,7 @@ export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, d
   const balanceAfter = direction === 'deposit' ? balance.plus(input.amount) : balance.minus(input.amount);
   if (direction === 'withdrawal') {
     if (!product.withdrawalsAllowed) throw new AppError('conflict', 'withdrawals_not_allowed', `Product ${product.code} does not allow withdrawals.`);
-    if (balanceAfter.lt(product.minimumBalance)) {
-      throw new AppError('conflict', 'insufficient_funds', `The available balance is ${formatAmount(Money.max(balance.minus(product.minimumBalance), 0))} XAF.`);
-    }
+    assertAboveMinimum(balance, balanceAfter, new Money(product.minimumBalance));
   }
   const recorded = await recordBusinessEvent(trx, now, {
     enterpriseId: account.enterpriseId,

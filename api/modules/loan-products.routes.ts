@@ -17,7 +17,7 @@ const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
 const termPeriodsSchema = () => yup.number().strict(true).integer().min(1).max(600);
 
-export function serializeLoanProduct(product: LoanProduct) {
+function serializeLoanProduct(product: LoanProduct) {
   return {
     id: product.id,
     enterprise: product.enterpriseId,
@@ -46,7 +46,7 @@ export function serializeLoanProduct(product: LoanProduct) {
   };
 }
 
-export async function visibleLoanProduct(knex: Knex, principal: Principal, id: string): Promise<LoanProduct> {
+async function visibleLoanProduct(knex: Knex, principal: Principal, id: string): Promise<LoanProduct> {
   const product = await LoanProduct.query(knex).findById(id);
   if (product === undefined) throw new NotFoundError('The loan product');
   requireVisible(principal, { enterpriseId: product.enterpriseId }, 'The loan product');

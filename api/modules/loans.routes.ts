@@ -16,7 +16,7 @@ import { accountForChannel, tellers } from './loans.schemas';
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
-export function serializeLoan(loan: Loan) {
+function serializeLoan(loan: Loan) {
   return {
     id: loan.id,
     enterprise: loan.enterpriseId,

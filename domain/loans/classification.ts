@@ -11,7 +11,7 @@ import type { AccountRole } from '../accounting/rules';
  */
 export type LoanClass = 'performing' | 'overdue' | 'doubtful';
 
-export const overdueLimitDays = (realEstate: boolean): number => (realEstate ? 90 : 45);
+const overdueLimitDays = (realEstate: boolean): number => (realEstate ? 90 : 45);
 
 export interface BorrowerLoan {
   loanId: string;
@@ -29,7 +29,7 @@ export interface ClassifiedLoan {
   ageDays: number;
 }
 
-export function borrowerAge(loans: readonly Pick<BorrowerLoan, 'daysPastDue'>[]): number {
+function borrowerAge(loans: readonly Pick<BorrowerLoan, 'daysPastDue'>[]): number {
   return loans.reduce((oldest, loan) => Math.max(oldest, loan.daysPastDue), 0);
 }
 

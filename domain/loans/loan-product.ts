@@ -13,7 +13,7 @@ export type TermCategory = 'cta' | 'mlt';
 export const ctaMaxMonths = 24;
 
 /** The length of a term of `periods` installments, in months (52 weeks = 12 months). */
-export function termMonths(periods: number, frequency: Frequency): Money {
+function termMonths(periods: number, frequency: Frequency): Money {
   return new Money(periods).mul(12).div(periodsPerYear[frequency]);
 }
 
