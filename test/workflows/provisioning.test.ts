@@ -162,7 +162,9 @@ test.serial('a worker stopped mid-run: another resumes from the committed cursor
   const runRow = await knex('provisioning_runs').insert({ enterprise_id: w.enterpriseId, as_of: '2026-04-02', trigger: 'api' }).returning('id');
   const runId = runRow[0].id as string;
   await withWorker(knex, async ({ client }) => {
-    await client.workflow.start('provisioningRun', { taskQueue, workflowId: `provisioning-run-${runId}`, args: [{ enterpriseId: w.enterpriseId, runId, batchSize: 1 }] });
+    // A batch whose completion the stopping worker could not report is retried after 3 s, not the default 2 minutes.
+    const input = { enterpriseId: w.enterpriseId, runId, batchSize: 1, batchTimeoutSeconds: 3 };
+    await client.workflow.start('provisioningRun', { taskQueue, workflowId: `provisioning-run-${runId}`, args: [input] });
     for (let attempt = 0; attempt < 200; attempt += 1) {
       if ((await knex('provisioning_runs').where({ id: runId }).first()).loans_processed >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
