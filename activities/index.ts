@@ -5,6 +5,9 @@ import { describeDatabase } from './describe-database.activity';
 import { markReplayFailed, replayEventBatch } from './ledger/event-replay.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
+import { refusalAsOutcome } from './refusal-outcome';
+import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
+import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/withdrawals.activity';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -38,6 +41,11 @@ export function createActivities(deps: ActivityDeps) {
     startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) => refusalsAsFailures(() => startProvisioningRun(deps.knex, deps.clock(), input)),
     provisionBatch: (input: { runId: string; batchSize: number }) => refusalsAsFailures(() => provisionBatch(deps.knex, deps.clock(), input)),
     markProvisioningRunFailed: (input: { runId: string; failure: string }) => markProvisioningRunFailed(deps.knex, deps.clock(), input),
+    makeShareWithdrawalEffective: (input: { withdrawalId: string }) => refusalsAsFailures(() => makeShareWithdrawalEffective(deps.knex, deps.clock(), input)),
+    cancelShareWithdrawal: (input: StepInput) => refusalAsOutcome(() => cancelShareWithdrawal(deps.knex, deps.clock(), input)),
+    extendShareRefund: (input: StepInput) => refusalAsOutcome(() => extendShareRefund(deps.knex, deps.clock(), input)),
+    refundShareWithdrawal: (input: RefundInput) => refusalAsOutcome(() => refundShareWithdrawal(deps.knex, deps.clock(), input)),
+    flagShareRefund: (input: { withdrawalId: string; flag: 'reminder' | 'overdue' }) => flagShareRefund(deps.knex, deps.clock(), input),
   };
 }
 

@@ -19,6 +19,8 @@ export interface ApiDeps {
   /** Trust X-Forwarded-For / -Proto from a proxy in front (client address used by the login throttle). */
   trustProxy: boolean;
   bodyLimitBytes: number;
+  /** Length of a day for the timers of the workflows the API starts, in ms (a real day but in tests and demos). */
+  workflowDayMs: number;
   /** Node.js process metrics (memory, event loop) in /metrics; off in tests that build many apps. */
   processMetrics: boolean;
 }

@@ -14,6 +14,15 @@ export interface Page<T> {
   results: T[];
 }
 
+/** The response schema of a list of `item`s, for the OpenAPI document. */
+export const pageSchema = (item: yup.AnyObjectSchema) =>
+  yup.object({
+    count: yup.number().integer().required(),
+    next: yup.string().nullable().defined().meta({ description: 'The next page, or null on the last.' }),
+    previous: yup.string().nullable().defined(),
+    results: yup.array(item).required(),
+  });
+
 export interface ListQuery {
   page: number;
   page_size: number;

@@ -19,6 +19,10 @@ import { profileRoutes } from './modules/profile.routes';
 import { provisionRoutes } from './modules/provisions.routes';
 import { replayRoutes } from './modules/replays.routes';
 import { savingsProductRoutes } from './modules/savings-products.routes';
+import { shareRegisterRoutes } from './modules/share-register.routes';
+import { shareSubscriptionRoutes } from './modules/share-subscriptions.routes';
+import { shareTypeRoutes } from './modules/share-types.routes';
+import { shareWithdrawalRoutes } from './modules/share-withdrawals.routes';
 import { systemRoutes } from './modules/system.routes';
 import { userRoutes } from './modules/users.routes';
 import type { AnyRoute } from './route';
@@ -48,4 +52,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanRepaymentRoutes,
   ...loanGuaranteeRoutes,
   ...provisionRoutes,
+  ...shareTypeRoutes,
+  ...shareSubscriptionRoutes,
+  ...shareWithdrawalRoutes,
+  ...shareRegisterRoutes,
 ];

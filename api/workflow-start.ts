@@ -1,4 +1,6 @@
 import type { WorkflowStartOptions } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { AppError } from '../domain/errors';
 import type { RouteDeps } from './deps';
 
 /** How long the API waits for Temporal to accept a new workflow before it answers 503. */
@@ -11,4 +13,26 @@ const startDeadlineMs = 5000;
 export async function startWorkflow(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: unknown[] }): Promise<void> {
   const startOptions: WorkflowStartOptions = { taskQueue: deps.taskQueue, workflowId: options.workflowId, args: options.args };
   await deps.temporal.withDeadline(Date.now() + startDeadlineMs, () => deps.temporal.workflow.start(workflowType, startOptions));
+}
+
+export interface StartRecovery {
+  /** What was recorded, for the messages: "the application", "the replay"… */
+  what: string;
+  /** Ends the recorded request as failed, so it does not wait forever for a workflow that never started. */
+  markFailed: () => Promise<void>;
+  log: Logger;
+}
+
+/**
+ * Starts the workflow that carries a request just recorded. When Temporal cannot take it, the request is
+ * marked failed and the caller answers 503: the request was recorded, its process was not started.
+ */
+export async function startWorkflowFor(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: unknown[] }, recovery: StartRecovery): Promise<void> {
+  try {
+    await startWorkflow(deps, workflowType, options);
+  } catch (error) {
+    recovery.log.error({ err: error, workflowId: options.workflowId }, `could not start the ${workflowType} workflow`);
+    await recovery.markFailed();
+    throw new AppError('unavailable', 'workflow_unavailable', `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded but its workflow could not be started: Temporal is unreachable. Try again.`);
+  }
 }

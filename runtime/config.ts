@@ -33,6 +33,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
+  workflowDayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -50,6 +52,7 @@ type Env = Record<string, string | undefined>;
 const nodeEnvs = ['development', 'test', 'production'] as const;
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const jwtSecretLengthMin = 32;
+const dayMs = 86_400_000;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', nodeEnvs, 'development');
@@ -72,6 +75,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: oneOf(env, 'TRUST_PROXY', ['true', 'false'], 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
   };
   if (nodeEnv === 'production') {
     // In production nothing is embedded and no secret is invented: each must be given.
@@ -82,6 +86,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ] as const) {
       if (value === undefined) throw new ConfigError(variable, 'is required when NODE_ENV=production');
     }
+    // A shortened day would end members' notice periods and refund deadlines early.
+    if (config.workflowDayMs !== dayMs) throw new ConfigError('WORKFLOW_DAY_MS', `must be ${dayMs} (a real day) when NODE_ENV=production`);
   }
   return config;
 }

@@ -44,6 +44,7 @@ export async function startApi(
     secureCookies: config.nodeEnv !== 'development',
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
+    workflowDayMs: config.workflowDayMs,
     processMetrics: true,
   };
   const admin = await ensureInitialAdmin({ knex, clock: deps.clock, auth: deps.auth }, {

@@ -3,3 +3,4 @@ export { eventReplay } from './event-replay.workflow';
 export { workerSelfCheck } from './worker-self-check.workflow';
 export { loanApproval } from './loan-approval.workflow';
 export { provisioningRun } from './provisioning.workflow';
+export { shareWithdrawal } from './share-withdrawal.workflow';

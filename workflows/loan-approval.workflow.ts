@@ -1,6 +1,5 @@
 import {
   allHandlersFinished,
-  ApplicationFailure,
   condition,
   currentUpdateInfo,
   defineQuery,
@@ -12,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type ApprovalStep, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
+import { refuse } from './refusal';
 import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
 
 export interface LoanApprovalInput {
@@ -52,11 +52,6 @@ const { recordLoanDecision, expireLoanApplication } = proxyActivities<Activities
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
 });
 
-/** Thrown by validators and handlers: the client receives it as the Update's failure, its type a stable code. */
-const refuse = (code: string, message: string): never => {
-  throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
-};
-
 /**
  * The four-step approval of a loan application (DESIGN §5): cashier, branch head, credit committee,
  * direction. Decisions are Updates: the validator refuses synchronously what the circuit forbids (wrong
@@ -84,7 +79,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
         statusAfter: after.status,
         stepAfter: after.step,
       });
-      if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message);
+      if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message, recorded.kind);
       state = { status: after.status, step: after.step, decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }], loanId: recorded.loanId };
       return state;
     } finally {

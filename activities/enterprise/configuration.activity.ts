@@ -28,8 +28,16 @@ export function effectiveBusinessDate(configuration: Pick<EnterpriseConfiguratio
   return configuration.businessDate ?? dateIn(configuration.timeZone, now);
 }
 
+/**
+ * The same rule in SQL, for reads over rows of several enterprises (`configuration` is the alias of their
+ * enterprise_configurations row): the set date, or the date at `now` in the enterprise's time zone.
+ */
+export function businessDateSql(knex: Knex, configuration: string, now: Date): Knex.Raw {
+  return knex.raw('COALESCE(??, (?::timestamptz AT TIME ZONE ??)::date)', [`${configuration}.business_date`, now.toISOString(), `${configuration}.time_zone`]);
+}
+
 /** The business date in force for an enterprise, read in the caller's transaction. */
-export async function businessDateOf(trx: Knex.Transaction, enterpriseId: string, now: Date): Promise<string> {
+export async function businessDateOf(trx: Knex | Knex.Transaction, enterpriseId: string, now: Date): Promise<string> {
   const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId });
   if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
   return effectiveBusinessDate(configuration, now);

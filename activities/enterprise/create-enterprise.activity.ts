@@ -27,7 +27,7 @@ export interface CreateEnterpriseInput {
 /**
  * Creates a cooperative ready to use, in one transaction: the enterprise, its chart of accounts, its
  * head-office branch, an open accounting year for the current civil year (in its time zone), its default
- * configuration, an empty profile and the 15 default accounting rules. Platform administrators only.
+ * configuration, an empty profile and the default accounting rules (one per event kind). Platform administrators only.
  */
 export async function createEnterprise(context: ActivityContext, actor: Actor, input: CreateEnterpriseInput): Promise<Enterprise> {
   if (!isPlatformAdmin(actor.grants)) {

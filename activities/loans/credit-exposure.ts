@@ -2,26 +2,14 @@ import type { Knex } from 'knex';
 import { breachRow, checkCreditCaps, type CreditCapBreachRow, type CreditCapMode } from '../../domain/loans/credit-caps';
 import { AppError } from '../../domain/errors';
 import { Money } from '../../domain/money';
-import { defaultRoleAccounts } from '../ledger/default-rules';
+import { paidUpCapital } from '../shares/capital';
 
 /**
  * The figures COBAC R-2017/08 caps compare, read in the caller's transaction: the client's credit already
- * granted (awaiting disbursement or outstanding) and the paid-up share capital from the ledger.
+ * granted (awaiting disbursement or outstanding) and the paid-up share capital of the register.
  */
 async function clientOutstanding(trx: Knex.Transaction, clientId: string): Promise<Money> {
   const row = await trx('loans').where({ client_id: clientId }).whereIn('status', ['awaiting_disbursement', 'active']).first(trx.raw('COALESCE(SUM(outstanding_principal), 0) AS total'));
-  return new Money(row.total as string);
-}
-
-/** Credit balance of the paid-up shares account (and its sub-accounts) over the whole ledger. */
-async function paidUpCapital(trx: Knex.Transaction, enterpriseId: string): Promise<Money> {
-  const code = defaultRoleAccounts.shares_paid;
-  const row = await trx('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('e.enterprise_id', enterpriseId)
-    .where((query) => query.where('c.code', code).orWhere('c.code', 'like', `${code}%`))
-    .first(trx.raw('COALESCE(SUM(l.credit - l.debit), 0) AS total'));
   return new Money(row.total as string);
 }
 

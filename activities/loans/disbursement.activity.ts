@@ -10,7 +10,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../ledger/default-rules';
 import { recordBusinessEvent } from '../ledger/record-business-event';
 import { writeSchedule } from './installments';
-import { borrowerAccount, moveAccountBalance } from './loan-funds';
+import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
 
 export interface DisbursementInput {
   loanId: string;
@@ -34,7 +34,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
     const disbursedOn = await businessDateOf(trx, loan.enterpriseId, now);
     const principal = new Money(loan.principal);
     const fees = new Money(loan.fees);
-    const leg = input.channel === 'account' ? await borrowerAccount(trx, input.accountId!, loan.clientId) : null;
+    const leg = input.channel === 'account' ? await memberAccountLeg(trx, input.accountId!, loan.clientId) : null;
     // The till or the member's account: the one side that differs between the two channels.
     const fundsAccount = leg?.depositAccountCode ?? defaultRoleAccounts.cash;
     // The member's account, when one is moved, is the subject: its statement and the reconciliation read

@@ -10,6 +10,7 @@ import { LoanProduct } from '../../db/models/loan-product.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 import { writeSchedule } from './installments';
@@ -43,16 +44,10 @@ export type RecordedDecision =
       decidedAt: string;
     }
   /** A business rule refused it (the credit cap at final approval…): nothing was written, the step stays open. */
-  | { outcome: 'refused'; code: string; message: string };
+  | Refused;
 
 export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
-  try {
-    return await persistDecision(knex, now, input);
-  } catch (error) {
-    // A refusal is an answer for the decider, not a failure of the activity: returned, not thrown.
-    if (error instanceof AppError && error.kind === 'conflict') return { outcome: 'refused', code: error.code, message: error.message };
-    throw error;
-  }
+  return refusalAsOutcome(() => persistDecision(knex, now, input));
 }
 
 async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {

@@ -2,19 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { EventKind } from '../../domain/accounting/rules';
 import { AppError } from '../../domain/errors';
-import { allocateRepayment, type InstallmentAllocation } from '../../domain/loans/allocation';
-import { accruePenalties, isSettled, payableDues, type InstallmentState } from '../../domain/loans/position';
+import { allocateRepayment, type InstallmentAllocation, type InstallmentDue } from '../../domain/loans/allocation';
+import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
+import { assertSameRequest, operationKey } from '../idempotency';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../ledger/default-rules';
 import { recordBusinessEvent } from '../ledger/record-business-event';
 import { classAccounts } from './class-accounts';
 import { readInstallments, saveInstallments } from './installments';
-import { borrowerAccount, moveAccountBalance } from './loan-funds';
+import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
 export interface RepaymentInput {
   loanId: string;
@@ -37,7 +38,7 @@ export interface LoanRepaymentRow {
   principal: string;
   interest: string;
   penalty: string;
-  channel: 'cash' | 'account';
+  channel: 'cash' | 'account' | 'share_refund';
   account_id: string | null;
   reference: string;
   business_date: string;
@@ -56,97 +57,139 @@ const components = [
 
 /**
  * Records a repayment in one transaction (DESIGN §3): locks the loan (concurrent repayments of one loan
- * queue, so none overpays and none is lost), accrues penalties to the business date, allocates oldest
- * installment first (penalties, interest, principal), writes the installments and the LoanRepayment, and
- * posts one entry per component through the ledger's entry point. The loan closes when nothing is left.
+ * queue, so none overpays and none is lost), answers a retried request (same key) with the first result, then
+ * applies it at the business date.
  */
 export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentRow; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new AppError('not_found', 'not_found', 'The loan was not found.');
     const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
-    const key = input.idempotencyKey === null ? `repayment:${randomUUID()}` : `repayment:${actor.userId}:${input.idempotencyKey}`;
+    const key = operationKey('repayment', actor, input.idempotencyKey);
     // Without a client key there is nothing to replay: one query less.
     const earlier: LoanRepaymentRow | undefined = input.idempotencyKey === null ? undefined : await trx('loan_repayments').where({ enterprise_id: loan.enterpriseId, idempotency_key: key }).first();
     if (earlier !== undefined) {
-      if (Object.entries(request).some(([field, value]) => earlier.request[field] !== value)) {
-        throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
-      }
+      assertSameRequest(earlier.request, request);
       return { repayment: earlier, replayed: true };
     }
-    if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
-    if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
-    if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
+    assertRepayable(loan);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
     if (input.date !== null && input.date !== businessDate) {
       throw new AppError('unprocessable', 'date_not_business_date', `Repayments are recorded at the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
     }
-    const stored = await readInstallments(trx, loan.id);
-    const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
-    const allocation = allocateRepayment({ amount: input.amount, dues: payableDues(installments, businessDate) });
-    if (!allocation.ok) {
-      throw new AppError('conflict', 'exceeds_total_due', `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: the installments due and the next one (an early payoff is a separate operation).`);
-    }
-    const paid = allocation.allocations.filter((row) => row.total.gt(0));
-    const after = installments.map((installment) => applyPayment(installment, paid.find((row) => row.number === installment.number)));
-    // Only the rows that changed (accrual and payment functions return the same object otherwise).
-    const changed = after.filter((installment, index) => installment !== stored[index]);
-    await saveInstallments(trx, loan.id, changed, (installment) => (isSettled(installment) ? businessDate : null));
-
-    const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
-    const leg = input.channel === 'account' ? await borrowerAccount(trx, input.accountId!, loan.clientId) : null;
-    if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
-    const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
-    const repaymentId = randomUUID();
-    for (const { part, kind } of components) {
-      if (totals[part].isZero()) continue;
-      await recordBusinessEvent(trx, now, {
-        enterpriseId: loan.enterpriseId,
-        branchId: loan.branchId,
-        // As at disbursement: the member's account when it pays, so its statement shows the debit.
-        subjectId: leg?.account.id ?? loan.id,
-        actorId: actor.userId,
-        kind,
-        amount: totals[part],
-        payload: { loan: loan.id, loan_number: loan.number, repayment: repaymentId, channel: input.channel },
-        idempotencyKey: `${key}:${part}`,
-        productAccounts: {
-          cash: leg?.depositAccountCode ?? defaultRoleAccounts.cash,
-          // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
-          loan_portfolio: classAccounts(product.portfolioAccountCode)[loan.classification],
-          interest_income: product.interestIncomeAccountCode,
-          penalty_income: product.penaltyIncomeAccountCode,
-        },
-        description: `${kind.replace('_', ' ')} ${loan.number}`,
-      });
-    }
-    const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
-    const closed = after.every(isSettled);
-    await Loan.query(trx).patch({ outstandingPrincipal: formatAmount(outstandingAfter), ...(closed ? { status: 'closed', closedOn: businessDate } : {}) }).where('id', loan.id);
-    const [repayment] = await trx('loan_repayments')
-      .insert({
-        id: repaymentId,
-        enterprise_id: loan.enterpriseId,
-        branch_id: loan.branchId,
-        loan_id: loan.id,
-        amount: formatAmount(input.amount),
-        principal: formatAmount(totals.principal),
-        interest: formatAmount(totals.interest),
-        penalty: formatAmount(totals.penalty),
-        channel: input.channel,
-        account_id: leg?.account.id ?? null,
-        reference: input.reference,
-        business_date: businessDate,
-        allocations: JSON.stringify(paid.map((row) => ({ number: row.number, due_date: row.dueDate, penalty: formatAmount(row.penalty), interest: formatAmount(row.interest), principal: formatAmount(row.principal) }))),
-        outstanding_after: formatAmount(outstandingAfter),
-        idempotency_key: key,
-        request: JSON.stringify(request),
-        recorded_by: actor.userId,
-      })
-      .returning('*');
-    return { repayment: repayment as LoanRepaymentRow, replayed: false };
+    const funding: RepaymentFunding = input.channel === 'account' ? { channel: 'account', leg: await memberAccountLeg(trx, input.accountId!, loan.clientId) } : { channel: 'cash' };
+    const repayment = await applyRepayment(trx, now, { loan, businessDate, amount: input.amount, funding, dues: 'payable', reference: input.reference, key, request, actorId: actor.userId });
+    return { repayment, replayed: false };
   });
+}
+
+export function assertRepayable(loan: Loan): void {
+  if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
+  if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
+  if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
+}
+
+/** Where the money comes from: the till, the member's account, or a share refund owed to the member (4411). */
+export type RepaymentFunding = { channel: 'cash' } | { channel: 'account'; leg: MemberAccountLeg } | { channel: 'share_refund' };
+
+export interface RepaymentToApply {
+  /** Locked by the caller, repayable. */
+  loan: Loan;
+  businessDate: string;
+  amount: Money;
+  funding: RepaymentFunding;
+  /** What may be paid: at the till, the dues and the next installment; a refund takes the dues, or all the principal when the member leaves. */
+  dues: 'payable' | 'overdue' | 'overdue_and_principal';
+  reference: string;
+  key: string;
+  request: Record<string, unknown>;
+  actorId: string;
+}
+
+/** What each kind of repayment may take from the loan's installments at the business date. */
+export function duesFor(installments: readonly InstallmentState[], businessDate: string, dues: RepaymentToApply['dues']): InstallmentDue[] {
+  return dues === 'payable' ? payableDues(installments, businessDate) : offsetDues(installments, businessDate, dues === 'overdue_and_principal');
+}
+
+/**
+ * A repayment in the caller's transaction: accrues penalties to the business date, allocates oldest
+ * installment first (penalties, interest, principal), writes the installments and the LoanRepayment, and posts
+ * one entry per component through the ledger's entry point. The loan closes when nothing is left.
+ */
+export async function applyRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply): Promise<LoanRepaymentRow> {
+  const { loan, businessDate } = input;
+  const stored = await readInstallments(trx, loan.id);
+  const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
+  const allocation = allocateRepayment({ amount: input.amount, dues: duesFor(installments, businessDate, input.dues) });
+  if (!allocation.ok) {
+    throw new AppError('conflict', 'exceeds_total_due', `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: the installments due and the next one (an early payoff is a separate operation).`);
+  }
+  const paid = allocation.allocations.filter((row) => row.total.gt(0));
+  const after = installments.map((installment) => waiveUnearnedInterest(applyPayment(installment, paid.find((row) => row.number === installment.number)), businessDate));
+  // Only the rows that changed (accrual and payment functions return the same object otherwise).
+  const changed = after.filter((installment, index) => installment !== stored[index]);
+  await saveInstallments(trx, loan.id, changed, (installment) => (isSettled(installment) ? businessDate : null));
+
+  const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
+  const leg = input.funding.channel === 'account' ? input.funding.leg : null;
+  if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
+  const repaymentId = randomUUID();
+  await postRepayment(trx, now, input, repaymentId, totals);
+  const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
+  const closed = after.every(isSettled);
+  await Loan.query(trx).patch({ outstandingPrincipal: formatAmount(outstandingAfter), ...(closed ? { status: 'closed', closedOn: businessDate } : {}) }).where('id', loan.id);
+  const [repayment] = await trx('loan_repayments')
+    .insert({
+      id: repaymentId,
+      enterprise_id: loan.enterpriseId,
+      branch_id: loan.branchId,
+      loan_id: loan.id,
+      amount: formatAmount(input.amount),
+      principal: formatAmount(totals.principal),
+      interest: formatAmount(totals.interest),
+      penalty: formatAmount(totals.penalty),
+      channel: input.funding.channel,
+      account_id: leg?.account.id ?? null,
+      reference: input.reference,
+      business_date: businessDate,
+      allocations: JSON.stringify(paid.map((row) => ({ number: row.number, due_date: row.dueDate, penalty: formatAmount(row.penalty), interest: formatAmount(row.interest), principal: formatAmount(row.principal) }))),
+      outstanding_after: formatAmount(outstandingAfter),
+      idempotency_key: input.key,
+      request: JSON.stringify(input.request),
+      recorded_by: input.actorId,
+    })
+    .returning('*');
+  return repayment as LoanRepaymentRow;
+}
+
+/** One entry per component, from the funding's account to the loan's accounts of its class and product. */
+async function postRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply, repaymentId: string, totals: Record<'penalty' | 'interest' | 'principal', Money>): Promise<void> {
+  const { loan, funding } = input;
+  const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
+  const source = { cash: defaultRoleAccounts.cash, share_refund: defaultRoleAccounts.members_capital, account: funding.channel === 'account' ? funding.leg.depositAccountCode : '' }[funding.channel];
+  for (const { part, kind } of components) {
+    if (totals[part].isZero()) continue;
+    await recordBusinessEvent(trx, now, {
+      enterpriseId: loan.enterpriseId,
+      branchId: loan.branchId,
+      // As at disbursement: the member's account when it pays, so its statement shows the debit.
+      subjectId: funding.channel === 'account' ? funding.leg.account.id : loan.id,
+      actorId: input.actorId,
+      kind,
+      amount: totals[part],
+      payload: { loan: loan.id, loan_number: loan.number, repayment: repaymentId, channel: funding.channel },
+      idempotencyKey: `${input.key}:${part}`,
+      productAccounts: {
+        cash: source,
+        // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
+        loan_portfolio: classAccounts(product.portfolioAccountCode)[loan.classification],
+        interest_income: product.interestIncomeAccountCode,
+        penalty_income: product.penaltyIncomeAccountCode,
+      },
+      description: `${kind.replace('_', ' ')} ${loan.number}`,
+    });
+  }
 }
 
 const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));

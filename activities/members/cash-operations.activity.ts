@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
@@ -6,6 +5,7 @@ import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
+import { assertSameRequest, operationKey } from '../idempotency';
 import { recordBusinessEvent } from '../ledger/record-business-event';
 
 export type CashDirection = 'deposit' | 'withdrawal';
@@ -57,16 +57,12 @@ export async function withdrawCash(context: ActivityContext, actor: Actor, input
 export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
   const account = await CompteClient.query(trx).findById(input.accountId).forUpdate();
   if (account === undefined) throw new AppError('not_found', 'not_found', 'The account was not found.');
-  const key = input.idempotencyKey === null ? null : `cash:${actor.userId}:${input.idempotencyKey}`;
+  const key = operationKey('cash', actor, input.idempotencyKey);
   const request = { direction, account: account.id, amount: formatAmount(input.amount), channel: input.channel, reference: input.reference };
-  if (key !== null) {
+  if (input.idempotencyKey !== null) {
     const earlier = await operationByKey(trx, account.enterpriseId, key);
     if (earlier !== undefined) {
-      // Field by field: jsonb does not keep the key order of what was stored.
-      const stored = earlier.payload.request as Record<string, unknown>;
-      if (Object.entries(request).some(([field, value]) => stored[field] !== value)) {
-        throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
-      }
+      assertSameRequest(earlier.payload.request, request);
       return { ...toOperation(earlier), replayed: true };
     }
   }
@@ -87,7 +83,7 @@ export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, d
     amount: input.amount,
     subjectId: account.id,
     payload: { request, balance_after: formatAmount(balanceAfter), account_number: account.number },
-    idempotencyKey: key ?? `cash:${randomUUID()}`,
+    idempotencyKey: key,
     actorId: actor.userId,
     productAccounts: { member_deposits: product.depositAccountCode },
     description: `${direction} ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`,
@@ -113,7 +109,7 @@ interface EventRow {
   kind: CashDirection;
   subject_id: string;
   amount: string;
-  payload: { request: { channel: string; reference: string }; balance_after: string };
+  payload: { request: Record<string, unknown> & { channel: string; reference: string }; balance_after: string };
   business_date: string;
   created_at: Date;
   journal_entry: string | null;

@@ -172,6 +172,35 @@ const transitions: Record<StatusAction, { from: readonly ClientStatus[]; to: Cli
   leave: { from: ['active', 'suspended'], to: 'left', verb: 'leave' },
 };
 
+/**
+ * A member leaves with nothing left here: their accounts closed (emptied), their shares withdrawn and refunded.
+ * Opening an account, subscribing or withdrawing shares lock the member row too, so nothing can appear between
+ * these checks and the change of status.
+ */
+async function assertNothingLeft(trx: Knex.Transaction, client: ClientProfile): Promise<void> {
+  if ((await trx('comptes_clients').where({ client_id: client.id }).whereNot('status', 'closed').first('id')) !== undefined) {
+    throw new AppError('conflict', 'member_has_open_accounts', `The member ${client.memberNumber} still has open accounts: close them first.`);
+  }
+  if ((await trx('share_subscriptions').where({ client_id: client.id }).whereRaw('shares > withdrawn_shares').first('id')) !== undefined) {
+    throw new AppError('conflict', 'member_has_shares', `The member ${client.memberNumber} still holds shares: withdraw them first.`);
+  }
+  if ((await trx('share_withdrawals').where({ client_id: client.id }).whereIn('status', ['notice', 'effective']).first('id')) !== undefined) {
+    throw new AppError('conflict', 'member_refund_pending', `A withdrawal of the member ${client.memberNumber} is in notice or awaits its refund.`);
+  }
+}
+
+/** Names a member among the founders (initiateurs) or removes them, with a reason: only founders hold founder shares. Audited. */
+export async function setFounder(context: ActivityContext, actor: Actor, clientId: string, founder: boolean, reason: string): Promise<ClientProfile> {
+  return inTransaction(context.knex, async (trx) => {
+    const client = await ClientProfile.query(trx).findById(clientId).forUpdate();
+    if (client === undefined) throw new NotFoundError('The member');
+    if (client.founder === founder) return client;
+    const updated = await ClientProfile.query(trx).patchAndFetchById(clientId, { founder });
+    await recordAudit(trx, actor, { action: founder ? 'client_profile.name_founder' : 'client_profile.unname_founder', entityType: 'client_profile', entityId: clientId, enterpriseId: client.enterpriseId, details: { reason } });
+    return updated;
+  });
+}
+
 /** Suspends (with a reason), reactivates, or records that the member left: final. Audited with the reason. */
 export async function setClientStatus(context: ActivityContext, actor: Actor, clientId: string, action: StatusAction, reason: string): Promise<ClientProfile> {
   const { from, to, verb } = transitions[action];
@@ -182,11 +211,7 @@ export async function setClientStatus(context: ActivityContext, actor: Actor, cl
     if (!from.includes(client.status)) {
       throw new AppError('conflict', 'invalid_status_transition', `The member ${client.memberNumber} is ${client.status}: they cannot ${verb}.`);
     }
-    // A member leaves with nothing left here: their accounts are closed (emptied) first. Opening an account
-    // locks the member row too, so none can appear between this check and the update.
-    if (to === 'left' && (await trx('comptes_clients').where({ client_id: clientId }).whereNot('status', 'closed').first('id')) !== undefined) {
-      throw new AppError('conflict', 'member_has_open_accounts', `The member ${client.memberNumber} still has open accounts: close them first.`);
-    }
+    if (to === 'left') await assertNothingLeft(trx, client);
     // The stored reason explains the status in force, so an active member has none; the audit keeps them all.
     const updated = await ClientProfile.query(trx).patchAndFetchById(clientId, { status: to, statusReason: to === 'active' ? '' : reason });
     await recordAudit(trx, actor, { action: `client_profile.${action}`, entityType: 'client_profile', entityId: clientId, enterpriseId: client.enterpriseId, details: { from: client.status, to, reason } });

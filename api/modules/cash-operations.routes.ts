@@ -7,9 +7,8 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleAccount } from './member-accounts.queries';
-import { amountSchema, idempotencyKeyOf } from './money.schemas';
+import { amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
 
-const tellers = ['cashier', 'branch_head'] as const;
 const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
 const accountParams = yup.object({ id: yup.string().uuid().required() });
 const dateFilters = { date_from: isoDate().optional(), date_to: isoDate().optional() };

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { createClientProfile, setClientStatus, updateClientProfile, type ClientProfileFields, type StatusAction } from '../../activities/members/client-profiles.activity';
+import { createClientProfile, setClientStatus, setFounder, updateClientProfile, type ClientProfileFields, type StatusAction } from '../../activities/members/client-profiles.activity';
 import type { Role } from '../../domain/access';
 import { NotFoundError } from '../../domain/errors';
 import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../db/models/client-profile.model';
@@ -99,6 +99,7 @@ const clientSchema = yup.object({
   risk_level: yup.string().oneOf(riskLevels).required(),
   politically_exposed: yup.boolean().required(),
   related_party: yup.boolean().required(),
+  founder: yup.boolean().required().meta({ description: 'Named among the founders (initiateurs) by direction: may hold founder shares.' }),
   created_by: yup.string().uuid().required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
@@ -131,6 +132,7 @@ function serializeClient(client: ClientProfile) {
     risk_level: client.riskLevel,
     politically_exposed: client.politicallyExposed,
     related_party: client.relatedParty,
+    founder: client.founder,
     created_by: client.createdBy,
     created_at: client.createdAt.toISOString(),
     updated_at: client.updatedAt.toISOString(),
@@ -296,4 +298,23 @@ export const clientProfileRoutes = [
   statusChange('suspend'),
   statusChange('reactivate'),
   statusChange('leave'),
+  defineRoute({
+    method: 'post',
+    path: `${basePath}{id}/founder/`,
+    module: 'members',
+    operationId: 'setClientFounder',
+    summary: 'Name a member among the founders (initiateurs), or remove them (direction)',
+    description: 'Only founders subscribe founder shares (type 001). Audited with the reason.',
+    access: ['direction'],
+    params: idParams,
+    body: yup.object({ founder: yup.boolean().strict(true).required(), reason: reason.required().min(3) }),
+    response: clientSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const client = await visibleClient(deps.knex, actor, params.id);
+      requireRole(actor, ['direction'], { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      return serializeClient(await setFounder(deps.activities, actor, client.id, body.founder, body.reason));
+    },
+  }),
 ];

@@ -1,11 +1,10 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { markApplicationFailed } from '../../activities/loans/loan-applications.activity';
 import { AppError } from '../../domain/errors';
 import type { LoanApplication } from '../../db/models/loan-application.model';
 import type { ApprovalView, DecisionInput, LoanApprovalInput, WithdrawalInput } from '../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../deps';
-import { startWorkflow } from '../workflow-start';
+import { startWorkflowFor } from '../workflow-start';
+import { executeWorkflowUpdate } from '../workflow-update';
 
 /**
  * The API's side of the `loanApproval` workflow: start it for a submitted application, and send it the
@@ -22,28 +21,17 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     stepTimeLimitSeconds,
     finalStep: application.finalStep,
   };
-  try {
-    await startWorkflow(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] });
-  } catch (error) {
-    deps.logger.error({ err: error, application: application.id }, 'could not start the loan approval workflow');
-    await markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.');
-    throw new AppError('unavailable', 'workflow_unavailable', 'The application was recorded but its approval could not be started: Temporal is unreachable. Submit it again.');
-  }
+  await startWorkflowFor(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] }, {
+    what: 'the application',
+    markFailed: () => markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.'),
+    log: deps.logger,
+  });
 }
 
-async function update<Arg>(deps: RouteDeps, application: LoanApplication, name: 'decide' | 'withdraw', arg: Arg): Promise<ApprovalView> {
-  try {
-    return await deps.temporal.workflow.getHandle(application.workflowId).executeUpdate<ApprovalView, [Arg]>(name, { args: [arg] });
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-      throw new AppError('conflict', error.cause.type ?? 'refused', error.cause.message);
-    }
-    if (error instanceof WorkflowNotFoundError) throw new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
-    deps.logger.error({ err: error, application: application.id, update: name }, 'loan approval update failed');
-    throw new AppError('unavailable', 'workflow_unavailable', 'The approval workflow could not be reached: try again.');
-  }
-}
+const approvalEnded = () => new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
 
-export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput) => update(deps, application, 'decide', decision);
+export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput) =>
+  executeWorkflowUpdate<ApprovalView>(deps, application.workflowId, 'decide', decision, approvalEnded());
 
-export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput) => update(deps, application, 'withdraw', withdrawal);
+export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput) =>
+  executeWorkflowUpdate<ApprovalView>(deps, application.workflowId, 'withdraw', withdrawal, approvalEnded());

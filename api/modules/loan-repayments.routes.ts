@@ -8,8 +8,7 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
-import { accountForChannel, tellers } from './loans.schemas';
-import { amountSchema, idempotencyKeyOf } from './money.schemas';
+import { accountForChannel, amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
 
 
 function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {

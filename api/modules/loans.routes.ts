@@ -8,10 +8,10 @@ import { Loan } from '../../db/models/loan.model';
 import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
+import { accountForChannel, tellers } from './money.schemas';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
-import { accountForChannel, tellers } from './loans.schemas';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;

@@ -16,12 +16,26 @@ export const amountSchema = () =>
     .test('bounded', `\${path} must be at most ${formatAmount(amountMax)}`, (value) => value === undefined || !/^\d+$/.test(value) || /^0+$/.test(value) || parseAmount(value) !== undefined)
     .meta({ description: 'Whole francs (XAF) as a string.', example: '150000' });
 
+/** An amount as answered: whole francs as a string. */
+export const moneyResponse = () => yup.string().required().meta({ description: 'Whole francs (XAF) as a string.', example: '150000' });
+
 /** A money amount that may be zero (minimums of a product). */
 export const amountOrZeroSchema = () =>
   yup
     .string()
     .strict(true)
     .matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string, at most 15 digits');
+
+/** Who handles money at the counter: cash operations, disbursements, repayments, share payments and refunds. */
+export const tellers = ['cashier', 'branch_head'] as const;
+
+/** The member's account, required for the `account` channel and refused for `cash`. */
+export const accountForChannel = () =>
+  yup.string().uuid().when('channel', {
+    is: 'account',
+    then: (schema) => schema.required('account is required for the account channel'),
+    otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
+  });
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{1,100}$/;
 

@@ -1,11 +1,11 @@
 import * as yup from 'yup';
 import { markProvisioningRunFailed, startProvisioningRun } from '../../activities/loans/provisioning.activity';
-import { AppError, NotFoundError } from '../../domain/errors';
+import { NotFoundError } from '../../domain/errors';
 import type { ProvisioningRunInput } from '../../workflows/provisioning.workflow';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { startWorkflow } from '../workflow-start';
+import { startWorkflowFor } from '../workflow-start';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { classifications } from './loans.routes';
@@ -79,13 +79,11 @@ export const provisionRoutes = [
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
       const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
-      try {
-        await startWorkflow(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] });
-      } catch (error) {
-        ctx.state.log.error({ err: error }, 'could not start the provisioning workflow');
-        await markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' });
-        throw new AppError('unavailable', 'workflow_unavailable', 'The run was recorded but could not be started: Temporal is unreachable. Try again.');
-      }
+      await startWorkflowFor(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] }, {
+        what: 'the run',
+        markFailed: () => markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' }),
+        log: ctx.state.log,
+      });
       return { ...(await deps.knex('provisioning_runs').where({ id: run.id }).first(runColumns)), workflow_id: provisioningRunWorkflowId(run.id) };
     },
   }),

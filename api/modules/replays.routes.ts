@@ -1,11 +1,11 @@
 import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../activities/ledger/event-replay.activity';
 import { eventKinds } from '../../domain/accounting/rules';
-import { AppError, NotFoundError } from '../../domain/errors';
+import { NotFoundError } from '../../domain/errors';
 import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
-import { startWorkflow } from '../workflow-start';
+import { startWorkflowFor } from '../workflow-start';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 
@@ -45,13 +45,11 @@ export const replayRoutes = [
       const actor = signedIn(principal);
       requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
-      try {
-        await startWorkflow(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] });
-      } catch (error) {
-        ctx.state.log.error({ err: error }, 'could not start the event replay workflow');
-        await markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' });
-        throw new AppError('unavailable', 'workflow_unavailable', 'The replay was recorded but could not be started: Temporal is unreachable. Try again.');
-      }
+      await startWorkflowFor(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] }, {
+        what: 'the replay',
+        markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' }),
+        log: ctx.state.log,
+      });
       return { ...(await deps.knex('event_replay_requests').where({ id: request.id }).first(replayColumns)), workflow_id: replayWorkflowId(request.id as string) };
     },
   }),

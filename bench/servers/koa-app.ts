@@ -25,6 +25,7 @@ const app = createApp({
   taskQueue: process.env.BENCH_TASK_QUEUE ?? 'bench',
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
+  workflowDayMs: 86_400_000,
   clock: () => new Date(),
   // /healthz is public: no token is ever signed or checked.
   auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },

@@ -47,5 +47,7 @@ export class ClientProfile extends BaseModel {
   riskLevel!: RiskLevel;
   politicallyExposed!: boolean;
   relatedParty!: boolean;
+  /** Named among the initiateurs by direction: may hold founder shares. */
+  founder!: boolean;
   createdBy!: string;
 }

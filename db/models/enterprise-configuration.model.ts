@@ -12,6 +12,7 @@ export class EnterpriseConfiguration extends BaseModel {
   currency!: string;
   businessDate!: string | null;
   shareWithdrawalNoticeDays!: number;
+  shareRefundReminderDays!: number;
   approvalStepTimeLimitDays!: number;
   provisioningHour!: number;
   provisioningLadder!: LadderStep[];

@@ -19,6 +19,8 @@ export const eventKinds = [
   'write_off',
   'share_subscription',
   'share_payment',
+  'share_cancellation',
+  'share_unpaid_cancellation',
   'share_refund',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];

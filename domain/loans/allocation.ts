@@ -51,13 +51,16 @@ export type AllocationResult =
 
 const components: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
 
+/** What remains of some dues, all components together. */
+export const totalOf = (dues: readonly InstallmentDue[]): Money => dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0));
+
 const isWholeFranc = (amount: Money): boolean => amount.isFinite() && amount.isInteger();
 
 export function allocateRepayment(input: AllocationInput): AllocationResult {
   const order = input.order ?? defaultAllocationOrder;
   assertValidInput(input.amount, input.dues, order);
   const dues = [...input.dues].sort(oldestFirst);
-  const totalDue = dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0));
+  const totalDue = totalOf(dues);
   if (input.amount.gt(totalDue)) return { ok: false, reason: 'exceeds_total_due', totalDue };
 
   let left = input.amount;

@@ -1,6 +1,6 @@
 import { daysBetween, type IsoDate } from '../calendar';
 import { Money } from '../money';
-import type { InstallmentDue } from './allocation';
+import { totalOf, type InstallmentDue } from './allocation';
 import { penaltyFor } from './loan-product';
 
 /**
@@ -86,6 +86,33 @@ export function loanPosition(installments: readonly InstallmentState[], asOf: Is
     overdueInterest: sum(dueByNow, (row) => row.interestDue.minus(row.interestPaid)),
     penalties: sum(accrued, (row) => row.penaltyDue.minus(row.penaltyPaid)),
     daysPastDue: daysPastDue(accrued, asOf),
-    payable: payableDues(accrued, asOf).reduce((total, due) => total.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0)),
+    payable: totalOf(payableDues(accrued, asOf)),
   };
+}
+
+/**
+ * What a share refund may take from a loan at `asOf` (the member's debt is set off against what the
+ * cooperative owes them): every installment due by then, and, when `withOutstandingPrincipal` (the member
+ * leaves), the principal of the installments not yet due, without their interest, which is not earned.
+ */
+export function offsetDues(installments: readonly InstallmentState[], asOf: IsoDate, withOutstandingPrincipal: boolean): InstallmentDue[] {
+  const open = installments.filter((installment) => !isSettled(installment)).sort((a, b) => a.number - b.number);
+  return open
+    .filter((installment) => withOutstandingPrincipal || installment.dueDate <= asOf)
+    .map((installment) => {
+      const due = installment.dueDate <= asOf;
+      return {
+        number: installment.number,
+        dueDate: installment.dueDate,
+        penalty: due ? installment.penaltyDue.minus(installment.penaltyPaid) : new Money(0),
+        interest: due ? installment.interestDue.minus(installment.interestPaid) : new Money(0),
+        principal: installment.principalDue.minus(installment.principalPaid),
+      };
+    });
+}
+
+/** An installment not yet due whose principal is repaid ahead owes no more interest: it was never earned. */
+export function waiveUnearnedInterest(installment: InstallmentState, asOf: IsoDate): InstallmentState {
+  if (installment.dueDate <= asOf || !installment.principalPaid.eq(installment.principalDue)) return installment;
+  return installment.interestDue.eq(installment.interestPaid) ? installment : { ...installment, interestDue: installment.interestPaid };
 }

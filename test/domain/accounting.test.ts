@@ -22,11 +22,13 @@ const expected: Record<string, [string, string][]> = {
   write_off: [['6921', '3352']],
   share_subscription: [['4411', '10010']],
   share_payment: [['5710', '4411'], ['10010', '10000']],
-  share_refund: [['10000', '5710']],
+  share_cancellation: [['10000', '4411']],
+  share_unpaid_cancellation: [['10010', '4411']],
+  share_refund: [['4411', '5710']],
 };
 
-test('there is exactly one default rule per event kind, seventeen in all', (t) => {
-  t.is(defaultRules.length, 17);
+test('there is exactly one default rule per event kind, nineteen in all', (t) => {
+  t.is(defaultRules.length, 19);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

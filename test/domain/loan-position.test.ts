@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ctaMaxMonths, loanFees, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
-import { accruePenalties, daysPastDue, loanPosition, payableDues, type InstallmentState } from '../../domain/loans/position';
+import { accruePenalties, daysPastDue, loanPosition, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { Money } from '../../domain/money';
 
 const installment = (number: number, dueDate: string, principal: string, interest: string, paid: { principal?: string; interest?: string } = {}): InstallmentState => ({
@@ -69,4 +69,19 @@ test('term category: CTA up to 24 months in any frequency; a product must agree 
 test('fees: rate of the principal plus the fixed part, half-up to the franc', (t) => {
   t.is(loanFees(new Money(1234567), new Money('0.015'), new Money(2500)).toFixed(0), String(18519 + 2500), '18 518.505 → 18 519');
   t.is(loanFees(new Money(100000), new Money(0), new Money(0)).toFixed(0), '0');
+});
+
+test('what a share refund may take: the installments due in full; with the principal, the later ones without their interest', (t) => {
+  const shown = (dues: ReturnType<typeof offsetDues>) => dues.map((due) => [due.number, due.penalty.toFixed(0), due.interest.toFixed(0), due.principal.toFixed(0)]);
+  t.deepEqual(shown(offsetDues(schedule, '2026-03-20', false)), [[2, '0', '0', '90000'], [3, '0', '13000', '92000']], 'the paid first installment is left out');
+  t.deepEqual(shown(offsetDues(schedule, '2026-03-20', true)), [[2, '0', '0', '90000'], [3, '0', '13000', '92000'], [4, '0', '0', '93000']]);
+  t.deepEqual(shown(offsetDues(schedule, '2026-01-20', false)), [], 'nothing due yet');
+});
+
+test('an installment not yet due whose principal is repaid ahead owes no more interest; one due keeps its interest', (t) => {
+  const prepaid = { ...schedule[3]!, principalPaid: new Money('93000') };
+  t.true(waiveUnearnedInterest(prepaid, '2026-03-20').interestDue.eq(0));
+  t.is(waiveUnearnedInterest(prepaid, '2026-04-15'), prepaid, 'due on that date: its interest was earned');
+  const partly = { ...schedule[3]!, principalPaid: new Money('1') };
+  t.is(waiveUnearnedInterest(partly, '2026-03-20'), partly, 'principal partly repaid: the interest stays');
 });

@@ -32,6 +32,8 @@ export interface TestAppOptions {
   taskQueue?: string;
   /** A Temporal client of the test's own (e.g. an unreachable one); the run's server otherwise. */
   temporal?: Client;
+  /** Length of a workflow day in ms: tests of notice periods shorten it (a real day otherwise). */
+  workflowDayMs?: number;
 }
 
 export const testJwtSecret = 'test-secret-test-secret-test-secret';
@@ -50,6 +52,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       secureCookies: options.secureCookies ?? false,
       trustProxy: true, // tests play several client addresses through X-Forwarded-For
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+      workflowDayMs: options.workflowDayMs ?? 86_400_000,
       processMetrics: false,
     },
     options.routes ?? apiRoutes,

@@ -1,16 +1,14 @@
 import type { Knex } from 'knex';
 import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
-import { recordBusinessEvent } from '../../activities/ledger/record-business-event';
-import { Money } from '../../domain/money';
-import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
 import { insertClient } from './mothers';
+import { createShareType, subscribeShares } from './shares';
 import { bearer, createUser } from './users';
 
 /**
  * A cooperative ready to lend, built through the API: head office and a second branch, one user per role of
  * the approval circuit, a CTA loan product, a savings product, and paid-up share capital of 1 000 000 000 XAF
- * (so the 10 % cap is 100 000 000 XAF).
+ * subscribed and paid through the shares API (so the 10 % cap is 100 000 000 XAF).
  */
 export interface LoanWorld {
   app: TestApp;
@@ -22,13 +20,15 @@ export interface LoanWorld {
   savingsProductId: string;
   rootId: string;
   users: Record<string, { id: string; headers: Record<string, string> }>;
+  /** The ordinary shares (002) of the enterprise, of 1 000 000 XAF. */
+  shareTypeId: string;
 }
 
 let addressCount = 0;
 
 export const circuitUsers = ['cashier', 'branch_head', 'committee', 'direction'] as const;
 
-export async function createLoanWorld(app: TestApp, knex: Knex, code: string): Promise<LoanWorld> {
+export async function createLoanWorld(app: TestApp, knex: Knex, code: string, options: { capital?: boolean } = {}): Promise<LoanWorld> {
   const rootName = `root_${code.toLowerCase()}`;
   const rootId = await createUser(knex, rootName, [{ role: 'admin', enterpriseId: null, branchId: null }]);
   const root = await bearer(app, rootName, nextAddress());
@@ -66,10 +66,11 @@ export async function createLoanWorld(app: TestApp, knex: Knex, code: string): P
     json: { enterprise: enterpriseId, code: 'EPA', name: 'Épargne à vue', kind: 'demand_deposit', deposit_account_code: '3711' },
   });
   if (savings.status !== 201) throw new Error(savings.text);
-  await inTransaction(knex, (trx) =>
-    recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: headOffice, kind: 'share_payment', amount: new Money('1000000000'), payload: {}, idempotencyKey: `capital-${code}`, actorId: rootId }),
-  );
-  return { app, knex, enterpriseId, headOffice, otherBranch, productId: product.body.id, savingsProductId: savings.body.id, rootId, users };
+  const world: LoanWorld = { app, knex, enterpriseId, headOffice, otherBranch, productId: product.body.id, savingsProductId: savings.body.id, rootId, users, shareTypeId: '' };
+  // The paid-up capital the 10 % credit cap reads: one member subscribes and pays 1 000 shares of 1 000 000 XAF.
+  world.shareTypeId = await createShareType(world, { code: '002', nominal_value: '1000000', max_shares: 10000 });
+  if (options.capital ?? true) await subscribeShares(world, await memberOf(world), { share_type: world.shareTypeId, shares: 1000 });
+  return world;
 }
 
 function nextAddress(): string {
@@ -118,6 +119,16 @@ export async function openSavingsAccount(world: LoanWorld, clientId: string, ini
 export async function setBusinessDate(world: LoanWorld, date: string): Promise<void> {
   const response = await world.app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { business_date: date } });
   if (response.status !== 200) throw new Error(response.text);
+}
+
+/**
+ * Puts the business date anywhere, back in time too (a test setting, not the API's forward-only move), and
+ * opens the accounting year holding it when the enterprise has none.
+ */
+export async function putBusinessDate(world: LoanWorld, date: string): Promise<void> {
+  const year = date.slice(0, 4);
+  await world.knex('exercices_comptables').insert({ enterprise_id: world.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` }).onConflict(['enterprise_id', 'code']).ignore();
+  await world.knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: date });
 }
 
 /** Debits equal credits over the enterprise's whole ledger. */

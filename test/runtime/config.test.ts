@@ -53,6 +53,8 @@ const invalid: [string, Record<string, string>][] = [
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['JWT_SECRET', { JWT_SECRET: 'short' }],
   ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '10' }],
+  ['WORKFLOW_DAY_MS', { WORKFLOW_DAY_MS: '0' }],
+  ['WORKFLOW_DAY_MS', { WORKFLOW_DAY_MS: '86400001' }],
 ];
 
 for (const [variable, env] of invalid) {
@@ -76,3 +78,10 @@ for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET']) {
     t.is(error?.variable, variable);
   });
 }
+
+test('a shortened workflow day is for tests and demos: production refuses it, development takes it', (t) => {
+  const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db:5432/coopbank', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'y'.repeat(32) };
+  t.is(loadConfig(production, cwd).workflowDayMs, 86_400_000);
+  t.is(t.throws(() => loadConfig({ ...production, WORKFLOW_DAY_MS: '1000' }, cwd), { instanceOf: ConfigError })?.variable, 'WORKFLOW_DAY_MS');
+  t.is(loadConfig({ WORKFLOW_DAY_MS: '1000' }, cwd).workflowDayMs, 1000);
+});

@@ -3,11 +3,12 @@ import { AppError } from '../../domain/errors';
 import { Money, formatAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
-import { assertAboveMinimum } from '../members/cash-operations.activity';
+import { assertAboveMinimum } from './cash-operations.activity';
 
 /**
- * The member's account a loan is paid into or repaid from: locked, open, the borrower's own. Its deposit
- * account replaces the till (`cash` role) in the loan's entries, so the same rules post both channels.
+ * A member's account used instead of the till (a loan paid into or repaid from it, shares paid or refunded
+ * through it): locked, open, the member's own. Its deposit account replaces the till (`cash` role) in the
+ * entries, so the same rules post both channels.
  */
 export interface MemberAccountLeg {
   account: CompteClient;
@@ -15,10 +16,10 @@ export interface MemberAccountLeg {
   minimumBalance: Money;
 }
 
-export async function borrowerAccount(trx: Knex.Transaction, accountId: string, clientId: string): Promise<MemberAccountLeg> {
+export async function memberAccountLeg(trx: Knex.Transaction, accountId: string, clientId: string): Promise<MemberAccountLeg> {
   const account = await CompteClient.query(trx).findById(accountId).forUpdate();
   if (account === undefined || account.clientId !== clientId) {
-    throw new AppError('validation', 'invalid_request', 'The account is not an account of the borrower.', [{ field: 'account', message: 'account must be an account of the borrower' }]);
+    throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
   }
   if (account.status !== 'open') throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}.`);
   const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();

@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import { AppError } from '../../domain/errors';
+import { formatAmount, Money } from '../../domain/money';
+import { paymentDueOn, paymentRefusal, subscriptionRefusal, type Refusal } from '../../domain/shares/subscription';
+import { ShareSubscription } from '../../db/models/share-subscription.model';
+import { ShareType } from '../../db/models/share-type.model';
+import { nextSequenceValue } from '../../db/sequences';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { assertSameRequest, operationKey } from '../idempotency';
+import { recordBusinessEvent } from '../ledger/record-business-event';
+import { fundingOf, recordSharePayment, unpaidOf, type SharePaymentRow } from './share-payments';
+import { termsOf } from './share-types.activity';
+
+/** A business refusal of the share rules, as the API reports it (409 or 422, naming the field). */
+export const refusalError = (refusal: Refusal): AppError =>
+  new AppError(refusal.kind, refusal.code, refusal.message, refusal.field === undefined ? [] : [{ field: refusal.field, message: refusal.message }]);
+
+interface MemberRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  status: string;
+  founder: boolean;
+  member_number: string;
+}
+
+/** The member, locked: their subscriptions and withdrawals queue, so the bounds are checked on settled figures. */
+export async function lockMember(trx: Knex.Transaction, clientId: string): Promise<MemberRow> {
+  const member: MemberRow | undefined = await trx('client_profiles').where({ id: clientId }).forUpdate().first('id', 'enterprise_id', 'branch_id', 'status', 'founder', 'member_number');
+  if (member === undefined) throw new AppError('not_found', 'not_found', 'The member was not found.');
+  return member;
+}
+
+/** Shares of a type the member holds (subscribed, not withdrawn). */
+export async function heldShares(trx: Knex.Transaction, clientId: string, shareTypeId: string): Promise<number> {
+  const row = await trx('share_subscriptions').where({ client_id: clientId, share_type_id: shareTypeId }).first(trx.raw('COALESCE(SUM(shares - withdrawn_shares), 0)::int AS held'));
+  return row.held as number;
+}
+
+export interface SubscriptionInput {
+  clientId: string;
+  shareTypeId: string;
+  shares: number;
+  /** Paid at subscription; null: the whole amount. */
+  initialPayment: Money | null;
+  channel: 'cash' | 'account';
+  accountId: string | null;
+  reference: string;
+  idempotencyKey: string | null;
+}
+
+export interface Subscribed {
+  subscription: ShareSubscription;
+  payment: SharePaymentRow | null;
+  replayed: boolean;
+}
+
+/**
+ * A member subscribes shares of a type, in one transaction: numbered SUB-{year}-{n} from ShareSequence, posted
+ * (4411 to the unpaid capital 1001), and paid at once in full or, when the type allows it, in part (then the
+ * rest is due within the type's payment period).
+ */
+export async function subscribeShares(context: ActivityContext, actor: Actor, input: SubscriptionInput): Promise<Subscribed> {
+  return inTransaction(context.knex, async (trx) => {
+    const member = await lockMember(trx, input.clientId);
+    const key = operationKey('share-subscription', actor, input.idempotencyKey);
+    const type = await ShareType.query(trx).findById(input.shareTypeId).forShare();
+    if (type === undefined || type.enterpriseId !== member.enterprise_id) {
+      throw new AppError('validation', 'invalid_request', 'The share type is not one of the enterprise.', [{ field: 'share_type', message: 'share_type must be a share type of the member\'s enterprise' }]);
+    }
+    const amount = new Money(type.nominalValue).times(input.shares);
+    const request = { client: member.id, share_type: type.id, shares: input.shares, initial_payment: formatAmount(input.initialPayment ?? amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    if (input.idempotencyKey !== null) {
+      const earlier = await ShareSubscription.query(trx).findOne({ enterprise_id: member.enterprise_id, idempotency_key: key });
+      if (earlier !== undefined) {
+        assertSameRequest(earlier.request, request);
+        return { subscription: earlier, payment: await trx('share_payments').where({ subscription_id: earlier.id }).orderBy('created_at').first(), replayed: true };
+      }
+    }
+    if (member.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${member.status}: no shares can be subscribed.`);
+    if (!type.isActive) throw new AppError('conflict', 'share_type_inactive', `Share type ${type.code} is deactivated: no new subscription.`);
+    const terms = termsOf(type);
+    const initialPayment = input.initialPayment ?? amount;
+    const refusal = subscriptionRefusal({ terms, heldShares: await heldShares(trx, member.id, type.id), shares: input.shares, initialPayment, founder: member.founder });
+    if (refusal !== null) throw refusalError(refusal);
+    const funding = await fundingOf(trx, input.channel, input.accountId, member.id);
+    const now = context.clock();
+    const businessDate = await businessDateOf(trx, member.enterprise_id, now);
+    const year = Number(businessDate.slice(0, 4));
+    const sequence = await nextSequenceValue(trx, { name: 'share_subscription', enterpriseId: member.enterprise_id, year });
+    const subscription = await ShareSubscription.query(trx).insertAndFetch({
+      enterpriseId: member.enterprise_id,
+      branchId: member.branch_id,
+      clientId: member.id,
+      shareTypeId: type.id,
+      number: `SUB-${year}-${String(sequence).padStart(6, '0')}`,
+      shares: input.shares,
+      nominalValue: type.nominalValue,
+      amount: formatAmount(amount),
+      subscribedOn: businessDate,
+      paymentDueOn: paymentDueOn(businessDate, terms),
+      subscribedBy: actor.userId,
+      idempotencyKey: key,
+      request,
+    });
+    await recordBusinessEvent(trx, now, {
+      enterpriseId: member.enterprise_id,
+      branchId: member.branch_id,
+      kind: 'share_subscription',
+      amount: amount,
+      subjectId: subscription.id,
+      payload: { subscription: subscription.id, subscription_number: subscription.number, client: member.id, share_type: type.code, shares: input.shares },
+      idempotencyKey: `${key}:subscription`,
+      actorId: actor.userId,
+      description: `share subscription ${subscription.number} (${input.shares} × ${type.nominalValue} XAF)`,
+    });
+    const payment = await recordSharePayment(trx, now, { subscription, amount: initialPayment, funding, reference: input.reference, businessDate, key: `${key}:payment`, request, actorId: actor.userId });
+    await recordAudit(trx, actor, { action: 'share_subscription.create', entityType: 'share_subscription', entityId: subscription.id, enterpriseId: member.enterprise_id, details: { number: subscription.number, member: member.member_number, type: type.code, shares: input.shares, amount: subscription.amount, paid: payment.amount } });
+    return { subscription: await ShareSubscription.query(trx).findById(subscription.id).throwIfNotFound(), payment, replayed: false };
+  });
+}
+
+export interface PaymentInput {
+  subscriptionId: string;
+  amount: Money;
+  channel: 'cash' | 'account';
+  accountId: string | null;
+  reference: string;
+  idempotencyKey: string | null;
+}
+
+/** Pays up part or all of what is unpaid on a subscription, at the till or from the member's account. */
+export async function payShares(context: ActivityContext, actor: Actor, input: PaymentInput): Promise<{ payment: SharePaymentRow; replayed: boolean }> {
+  return inTransaction(context.knex, async (trx) => {
+    const subscription = await ShareSubscription.query(trx).findById(input.subscriptionId).forUpdate();
+    if (subscription === undefined) throw new AppError('not_found', 'not_found', 'The subscription was not found.');
+    const key = operationKey('share-payment', actor, input.idempotencyKey);
+    const request = { subscription: subscription.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    if (input.idempotencyKey !== null) {
+      const earlier: SharePaymentRow | undefined = await trx('share_payments').where({ enterprise_id: subscription.enterpriseId, idempotency_key: key }).first();
+      if (earlier !== undefined) {
+        assertSameRequest(earlier.request, request);
+        return { payment: earlier, replayed: true };
+      }
+    }
+    const refusal = paymentRefusal(input.amount, unpaidOf(subscription));
+    if (refusal !== null) throw refusalError(refusal);
+    const funding = await fundingOf(trx, input.channel, input.accountId, subscription.clientId);
+    const now = context.clock();
+    const businessDate = await businessDateOf(trx, subscription.enterpriseId, now);
+    const payment = await recordSharePayment(trx, now, { subscription, amount: input.amount, funding, reference: input.reference, businessDate, key, request, actorId: actor.userId });
+    await recordAudit(trx, actor, { action: 'share_payment.create', entityType: 'share_payment', entityId: payment.id, enterpriseId: subscription.enterpriseId, details: { number: payment.number, subscription: subscription.number, amount: payment.amount, channel: payment.channel } });
+    return { payment, replayed: false };
+  });
+}

@@ -1,0 +1,144 @@
+import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { Refused } from '../activities/refusal-outcome';
+import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
+import { refuse } from './refusal';
+import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
+
+export interface ShareWithdrawalInput {
+  withdrawalId: string;
+  enterpriseId: string;
+  branchId: string;
+  withdrawalNumber: string;
+  noticeDays: number;
+  /** Days before the refund falls due when the board is reminded (configuration). */
+  refundReminderDays: number;
+  /** Length of a day for the timers, in milliseconds: 86 400 000, shorter in tests and training environments. */
+  dayMs: number;
+}
+
+export interface ShareWithdrawalView {
+  status: 'notice' | 'cancelled' | 'effective' | 'refunded';
+  effectiveOn: string | null;
+  refundDueOn: string | null;
+  refundExtended: boolean;
+  refundReminded: boolean;
+  refundOverdue: boolean;
+}
+
+export interface StepRequest {
+  userId: string;
+  reason: string;
+  requestId: string | null;
+}
+
+export interface RefundRequest {
+  userId: string;
+  channel: 'cash' | 'account';
+  accountId: string | null;
+  reference: string;
+  /** The client's Idempotency-Key made unique per user (or a fresh key): a retry of the refund finds its own. */
+  idempotencyKey: string;
+  request: Record<string, unknown>;
+  requestId: string | null;
+}
+
+export const cancelWithdrawalUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('cancel');
+export const refundUpdate = defineUpdate<ShareWithdrawalView, [RefundRequest]>('refund');
+export const extendRefundUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('extendRefund');
+export const withdrawalStateQuery = defineQuery<ShareWithdrawalView>('withdrawalState');
+
+const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/** `condition` with a timeout that may already be spent (a zero-day notice, a reminder due at once). */
+const waitUntil = async (done: () => boolean, timeoutMs: number): Promise<boolean> => done() || (timeoutMs > 0 && (await condition(done, timeoutMs)));
+
+/**
+ * A member's withdrawal of shares (AUSCOOP Art. 11, the seed): the notice period as a durable timer, during
+ * which the member or the board may cancel; then the shares are cancelled and the refund is owed, due within a
+ * year (two by the board's decision); a reminder before that date, the refund overdue after it; the refund,
+ * made at the till or to the member's account, ends it. Decisions are Updates persisted by an activity before
+ * the state moves; one at a time.
+ */
+export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<ShareWithdrawalView> {
+  let view: ShareWithdrawalView = { status: 'notice', effectiveOn: null, refundDueOn: null, refundExtended: false, refundReminded: false, refundOverdue: false };
+  let busy = false;
+  let refundDueDays = 0;
+
+  /** Runs the activity of a decision; a refusal it returns becomes the Update's failure, nothing moved. */
+  const persist = async <R extends object>(work: () => Promise<R | Refused>, apply: (result: R) => void): Promise<ShareWithdrawalView> => {
+    busy = true;
+    try {
+      const result = await work();
+      if ('outcome' in result && result.outcome === 'refused') return refuse(result.code, result.message, result.kind);
+      apply(result as R);
+      return view;
+    } finally {
+      busy = false;
+    }
+  };
+  const expect = (status: ShareWithdrawalView['status'], code: string, what: string) => {
+    if (busy) refuse('decision_in_progress', 'Another decision on this withdrawal is being recorded: try again.');
+    if (view.status !== status) refuse(code, `The withdrawal is ${view.status}: ${what}.`);
+  };
+  const deadline = (result: RefundDeadline) => {
+    refundDueDays = result.refundDueDays;
+    view = { ...view, status: result.status, effectiveOn: result.effectiveOn, refundDueOn: result.refundDueOn, refundReminded: false, refundOverdue: false };
+  };
+
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: branchIdKey, value: input.branchId },
+    { key: businessIdKey, value: input.withdrawalNumber },
+  ]);
+  setHandler(withdrawalStateQuery, () => view);
+  setHandler(cancelWithdrawalUpdate, (request) => persist(() => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'cancelled' })), {
+    validator: (_request) => expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
+  });
+  setHandler(extendRefundUpdate, (request) => persist(() => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }), (result) => { deadline(result); view = { ...view, refundExtended: true }; }), {
+    validator: (_request) => {
+      expect('effective', 'refund_not_owed', 'no refund is waiting');
+      if (view.refundExtended) refuse('refund_already_extended', 'The refund period was extended once already (two years at most).');
+    },
+  });
+  setHandler(refundUpdate, (request) => persist(() => refundShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'refunded' })), {
+    validator: (_request) => expect('effective', 'refund_not_owed', 'no refund is waiting'),
+  });
+
+  // 1. The notice period, unless cancelled; a cancellation being written when it ends still counts.
+  await waitUntil(() => view.status !== 'notice', input.noticeDays * input.dayMs);
+  await condition(() => !busy);
+  if (view.status === 'notice') deadline(await makeShareWithdrawalEffective({ withdrawalId: input.withdrawalId }));
+
+  // 2. The refund is owed: remind, then flag it overdue. Time is counted from the effective date by the waits
+  // themselves; an extension only moves the deadlines later, so a wait never overshoots: when one ends, the
+  // deadlines are read again.
+  let elapsedMs = 0;
+  while (view.status === 'effective') {
+    const dueMs = refundDueDays * input.dayMs;
+    const next = !view.refundReminded
+      ? { flag: 'reminder' as const, atMs: dueMs - input.refundReminderDays * input.dayMs, mark: () => (view = { ...view, refundReminded: true }) }
+      : !view.refundOverdue
+        ? { flag: 'overdue' as const, atMs: dueMs, mark: () => (view = { ...view, refundOverdue: true }) }
+        : undefined;
+    const dueOn = view.refundDueOn;
+    const moved = () => view.status !== 'effective' || view.refundDueOn !== dueOn;
+    if (next === undefined) {
+      await condition(moved);
+      continue;
+    }
+    if (next.atMs > elapsedMs) {
+      if (await waitUntil(() => view.status !== 'effective', next.atMs - elapsedMs)) continue;
+      elapsedMs = next.atMs;
+    }
+    await condition(() => !busy);
+    if (moved()) continue;
+    await flagShareRefund({ withdrawalId: input.withdrawalId, flag: next.flag });
+    next.mark();
+  }
+  await condition(allHandlersFinished);
+  return view;
+}
