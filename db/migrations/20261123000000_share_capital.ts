@@ -176,6 +176,7 @@ export async function up(knex: Knex): Promise<void> {
   // A refund net of the member's debts repays their loans from the refund payable (account 4411).
   await knex.raw('ALTER TABLE loan_repayments DROP CONSTRAINT loan_repayments_channel_known');
   await knex.raw('ALTER TABLE loan_repayments DROP CONSTRAINT loan_repayments_account_for_channel');
+  await knex.raw('ALTER TABLE loan_repayments ALTER COLUMN channel TYPE varchar(20)');
   await knex.raw(`ALTER TABLE loan_repayments ADD CONSTRAINT loan_repayments_channel_known CHECK (channel IN ('cash', 'account', 'share_refund'))`);
   await knex.raw(`ALTER TABLE loan_repayments ADD CONSTRAINT loan_repayments_account_for_channel CHECK ((channel = 'account') = (account_id IS NOT NULL))`);
 

@@ -1,4 +1,4 @@
-import type { LoanWorld } from './loans';
+import { accountBalance, ledgerBalanced, type LoanWorld } from './loans';
 
 /**
  * Shares through the API, for tests that need a holding as a setting: the share type created by direction,
@@ -21,3 +21,21 @@ export async function subscribeShares(world: LoanWorld, clientId: string, fields
 
 export const pay = (world: LoanWorld, subscriptionId: string, fields: Record<string, unknown>, as = 'cashier', headers: Record<string, string> = {}) =>
   world.app.request('POST', '/api/v1/shares/payments/', { headers: { ...world.users[as]!.headers, ...headers }, json: { subscription: subscriptionId, ...fields } });
+
+/**
+ * The capital accounts and the register, over the whole history: paid capital (1000x, a credit), unpaid capital
+ * (1001x, a credit), 4411 (what members owe on their subscriptions less the refunds owed to them), and the
+ * register's paid and unpaid totals with the refunds owed. Tests compare the two sides.
+ */
+export async function capitalBooks(world: LoanWorld) {
+  const { knex, enterpriseId } = world;
+  // A date after everything: tests put the business date back and forth, the ledger keeps it all.
+  const register = await world.app.request('GET', `/api/v1/shares/register/?enterprise=${enterpriseId}&date=2999-12-31`, { headers: world.users.direction!.headers });
+  const owed = await knex('share_withdrawals').where({ enterprise_id: enterpriseId, status: 'effective' }).first(knex.raw('COALESCE(SUM(cancelled_paid), 0)::text AS owed'));
+  const balance = async (code: string) => BigInt(await accountBalance(knex, enterpriseId, code));
+  return {
+    ledger: { paid: -(await balance('10000')), unpaid: -(await balance('10010')), members: await balance('4411') },
+    register: { paid: BigInt(register.body.totals.paid), unpaid: BigInt(register.body.totals.unpaid), members: BigInt(register.body.totals.unpaid) - BigInt(owed.owed) },
+    balanced: await ledgerBalanced(knex, enterpriseId),
+  };
+}
