@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Knex } from 'knex';
 import { hashPassword } from '../activities/auth/passwords';
+import type { Actor } from '../activities/context';
 import { round, type Benchmark } from './benchmark';
 import { withBenchDatabase } from './bench-database';
 import { measureLedgerPosting, newEnterprise } from './ledger-posting.bench';
@@ -9,7 +10,7 @@ import { runLoad } from './load';
 import { startServerProcess } from './server-process';
 
 const clients = 16;
-const password = 'bench password 123';
+export const tellerPassword = 'bench password 123';
 
 /**
  * Cash deposits per second through the HTTP API (authentication from the database, validation, account
@@ -24,12 +25,12 @@ export const depositsApiBenchmark: Benchmark = {
 
 async function measure(knex: Knex, url: string) {
   const enterpriseId = await newEnterprise(knex);
-  const accounts = await seedAccounts(knex, enterpriseId);
+  const { accounts } = await seedAccounts(knex, enterpriseId, clients);
   const jwtSecret = randomBytes(32).toString('hex');
   const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: jwtSecret });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teller', password }) });
+    const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teller', password: tellerPassword }) });
     if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
     const { access } = (await token.json()) as { access: string };
     const cpuBefore = await server.cpuMicros();
@@ -74,17 +75,17 @@ async function measure(knex: Knex, url: string) {
   }
 }
 
-/** A teller, a savings product on 373, and one member with one open account per client connection. */
-async function seedAccounts(knex: Knex, enterpriseId: string): Promise<string[]> {
+/** A teller (cashier of the whole enterprise), a savings product on 373, and one member with `count` open accounts. */
+export async function seedAccounts(knex: Knex, enterpriseId: string, count: number): Promise<{ accounts: string[]; teller: Actor }> {
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id', 'code')) as { id: string; code: string };
-  const [teller] = await knex('users').insert({ username: 'teller', password_hash: await hashPassword(password), full_name: 'Teller' }).returning('id');
+  const [teller] = await knex('users').insert({ username: 'teller', password_hash: await hashPassword(tellerPassword), full_name: 'Teller' }).returning('id');
   await knex('role_grants').insert({ user_id: teller.id, role: 'cashier', enterprise_id: enterpriseId, branch_id: null });
   const [product] = await knex('savings_products').insert({ enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', deposit_account_code: '373' }).returning('id');
   const [client] = await knex('client_profiles')
     .insert({ enterprise_id: enterpriseId, branch_id: branch.id, member_number: 'BENCH-1', kind: 'natural_person', first_name: 'Bench', last_name: 'Member', id_document_type: 'national_id', id_document_number: 'BENCH1', birth_date: '1990-01-01', membership_date: '2026-01-01', created_by: teller.id })
     .returning('id');
   const rows = await knex('comptes_clients')
-    .insert(Array.from({ length: clients }, (_, index) => ({ enterprise_id: enterpriseId, branch_id: branch.id, client_id: client.id, product_id: product.id, number: `${branch.code}-EPA-${index}`, opened_on: '2026-01-01' })))
+    .insert(Array.from({ length: count }, (_, index) => ({ enterprise_id: enterpriseId, branch_id: branch.id, client_id: client.id, product_id: product.id, number: `${branch.code}-EPA-${index}`, opened_on: '2026-01-01' })))
     .returning('id');
-  return rows.map((row) => row.id as string);
+  return { accounts: rows.map((row) => row.id as string), teller: { userId: teller.id as string, grants: [{ role: 'cashier', enterpriseId, branchId: null }], requestId: 'bench' } };
 }

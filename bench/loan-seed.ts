@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 import type { ActivityContext, Actor } from '../activities/context';
 import { hashPassword } from '../activities/auth/passwords';
-import { recordBusinessEvent } from '../activities/ledger/record-business-event';
 import { disburseLoan } from '../activities/loans/disbursement.activity';
 import { recordLoanDecision } from '../activities/loans/loan-approval.activity';
 import { submitLoanApplication } from '../activities/loans/loan-applications.activity';
 import { createLoanProduct } from '../activities/loans/loan-products.activity';
+import { createShareType } from '../activities/shares/share-types.activity';
+import { subscribeShares } from '../activities/shares/subscriptions.activity';
 import type { Role } from '../domain/access';
 import { Money } from '../domain/money';
-import { inTransaction } from '../db/transaction';
 
 export const benchPassword = 'bench password 123';
 
@@ -32,7 +32,6 @@ export async function seedLending(knex: Knex, enterpriseId: string) {
     minTermPeriods: 1, maxTermPeriods: 24, maxGracePeriods: 0, feeRate: '0.01', feeFixed: '0', penaltyRate: '0.12', realEstate: false,
     portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719',
   });
-  await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: branch.id, kind: 'share_payment', amount: new Money('10000000000'), payload: {}, idempotencyKey: 'bench-capital', actorId: null }));
   let members = 0;
   const newMember = async (): Promise<string> => {
     members += 1;
@@ -41,6 +40,9 @@ export async function seedLending(knex: Knex, enterpriseId: string) {
       .returning('id');
     return client.id as string;
   };
+  // The paid-up capital the credit cap reads, subscribed and paid as a teller would.
+  const capital = await createShareType(context, users.direction!, enterpriseId, '002', { nominalValue: '10000000', maxShares: 1000 });
+  await subscribeShares(context, users.cashier!, { clientId: await newMember(), shareTypeId: capital.id, shares: 1000, initialPayment: null, channel: 'cash', accountId: null, reference: '', idempotencyKey: null });
   /** A loan granted and paid out in cash, through the activities the workflow and the API call. */
   const disbursedLoan = async (amount: string): Promise<string> => {
     const { application } = await submitLoanApplication(context, users.cashier!, { clientId: await newMember(), productId: product.id, amount: new Money(amount), termPeriods: 24, gracePeriods: 0, purpose: '' });

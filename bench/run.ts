@@ -9,12 +9,13 @@ import { loanApprovalApiBenchmark } from './loan-approval-api.bench';
 import { loanScheduleBenchmark } from './loan-schedule.bench';
 import { provisioningBenchmark } from './provisioning.bench';
 import { repaymentsApiBenchmark } from './repayments-api.bench';
+import { sharesApiBenchmark } from './shares-api.bench';
 
 /**
  * `npm run bench`: runs every benchmark (or only those named: `npm run bench -- healthz`), one at a time,
  * writes each result to bench/results/<name>.json and prints one line per benchmark.
  */
-const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark, depositsApiBenchmark, loanScheduleBenchmark, repaymentsApiBenchmark, loanApprovalApiBenchmark, provisioningBenchmark];
+const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark, depositsApiBenchmark, loanScheduleBenchmark, repaymentsApiBenchmark, sharesApiBenchmark, loanApprovalApiBenchmark, provisioningBenchmark];
 const resultsDir = path.join(__dirname, 'results');
 // The whole run is bounded in time; this guards against a hang (a server that never starts, say).
 const hardLimitMs = 900_000;

@@ -1,7 +1,8 @@
 import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Refused } from '../activities/refusal-outcome';
-import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
+import type { RefundInput } from '../activities/shares/share-refunds.activity';
+import type { RefundDeadline, StepInput } from '../activities/shares/withdrawals.activity';
 import { refuse } from './refusal';
 import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
 
@@ -26,22 +27,9 @@ export interface ShareWithdrawalView {
   refundOverdue: boolean;
 }
 
-export interface StepRequest {
-  userId: string;
-  reason: string;
-  requestId: string | null;
-}
-
-export interface RefundRequest {
-  userId: string;
-  channel: 'cash' | 'account';
-  accountId: string | null;
-  reference: string;
-  /** The client's Idempotency-Key made unique per user (or a fresh key): a retry of the refund finds its own. */
-  idempotencyKey: string;
-  request: Record<string, unknown>;
-  requestId: string | null;
-}
+/** A decision as the API sends it; the workflow adds its withdrawal. */
+export type StepRequest = Omit<StepInput, 'withdrawalId'>;
+export type RefundRequest = Omit<RefundInput, 'withdrawalId'>;
 
 export const cancelWithdrawalUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('cancel');
 export const refundUpdate = defineUpdate<ShareWithdrawalView, [RefundRequest]>('refund');

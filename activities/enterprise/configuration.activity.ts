@@ -15,6 +15,7 @@ export type ConfigurationChanges = Partial<
     | 'timeZone'
     | 'businessDate'
     | 'shareWithdrawalNoticeDays'
+    | 'shareRefundReminderDays'
     | 'approvalStepTimeLimitDays'
     | 'provisioningHour'
     | 'creditCapMode'

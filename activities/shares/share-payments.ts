@@ -40,7 +40,7 @@ export const unpaidOf = (subscription: ShareSubscription): Money => new Money(su
 
 export interface PaymentDraft {
   /** Locked by the caller (FOR UPDATE), its amount checked against what is unpaid. */
-  subscription: ShareSubscription;
+  subscription: Pick<ShareSubscription, 'id' | 'enterpriseId' | 'branchId' | 'clientId'>;
   amount: Money;
   funding: ShareFunding;
   reference: string;
@@ -48,16 +48,17 @@ export interface PaymentDraft {
   key: string;
   request: Record<string, unknown>;
   actorId: string;
+  /** The entry's description. */
+  description: string;
 }
 
 /**
- * A payment (libération) in the caller's transaction: numbered PAY-{year}-{n} from ShareSequence, posted through
- * the ledger (the till or the member's account to 4411, and the unpaid capital 1001 to paid capital 1000), the
- * member's account debited, the subscription's paid total moved.
+ * The money side of a payment (libération), in the caller's transaction: the member's account debited when it
+ * pays, and the entry posted through the ledger (the till or the member's account to 4411, the unpaid capital
+ * 1001 to paid capital 1000). Returns the event's id.
  */
-export async function recordSharePayment(trx: Knex.Transaction, now: Date, draft: PaymentDraft): Promise<SharePaymentRow> {
+export async function postSharePayment(trx: Knex.Transaction, now: Date, draft: PaymentDraft): Promise<string> {
   const { subscription, funding } = draft;
-  const unpaidAfter = unpaidOf(subscription).minus(draft.amount);
   if (funding.channel === 'account') await moveAccountBalance(trx, funding.leg, draft.amount.negated());
   const recorded = await recordBusinessEvent(trx, now, {
     enterpriseId: subscription.enterpriseId,
@@ -65,15 +66,23 @@ export async function recordSharePayment(trx: Knex.Transaction, now: Date, draft
     kind: 'share_payment',
     amount: draft.amount,
     subjectId: funding.channel === 'account' ? funding.leg.account.id : subscription.id,
-    payload: { subscription: subscription.id, subscription_number: subscription.number, channel: funding.channel },
+    payload: { subscription: subscription.id, channel: funding.channel },
     idempotencyKey: draft.key,
     actorId: draft.actorId,
     productAccounts: { cash: fundingAccount(funding) },
-    description: `share payment ${subscription.number}`,
+    description: draft.description,
   });
+  return recorded.eventId;
+}
+
+/**
+ * The payment's row, numbered PAY-{year}-{n} from ShareSequence. The number is taken last, when everything that
+ * may fail is done: the enterprise's counter stays locked only for the last inserts and the commit.
+ */
+export async function insertSharePayment(trx: Knex.Transaction, draft: PaymentDraft, eventId: string, unpaidAfter: Money): Promise<SharePaymentRow> {
+  const { subscription, funding } = draft;
   const year = Number(draft.businessDate.slice(0, 4));
   const sequence = await nextSequenceValue(trx, { name: 'share_payment', enterpriseId: subscription.enterpriseId, year });
-  await ShareSubscription.query(trx).patch({ paidAmount: formatAmount(new Money(subscription.paidAmount).plus(draft.amount)) }).where('id', subscription.id);
   const [payment] = await trx('share_payments')
     .insert({
       enterprise_id: subscription.enterpriseId,
@@ -87,7 +96,7 @@ export async function recordSharePayment(trx: Knex.Transaction, now: Date, draft
       reference: draft.reference,
       business_date: draft.businessDate,
       unpaid_after: formatAmount(unpaidAfter),
-      event_id: recorded.eventId,
+      event_id: eventId,
       idempotency_key: draft.key,
       request: JSON.stringify(draft.request),
       recorded_by: draft.actorId,

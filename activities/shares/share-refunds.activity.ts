@@ -22,8 +22,9 @@ export interface RefundInput {
   channel: 'cash' | 'account';
   accountId: string | null;
   reference: string;
-  /** The client's Idempotency-Key (per user), or the workflow Update's id when none was sent. */
+  /** The client's Idempotency-Key made unique per user (or a fresh key): a retried refund finds its own. */
   idempotencyKey: string;
+  /** The request's fields, kept to tell a retry from another request with the same key. */
   request: Record<string, unknown>;
   requestId: string | null;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
@@ -11,7 +12,7 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { recordBusinessEvent } from '../ledger/record-business-event';
-import { fundingOf, recordSharePayment, unpaidOf, type SharePaymentRow } from './share-payments';
+import { fundingOf, insertSharePayment, postSharePayment, unpaidOf, type SharePaymentRow } from './share-payments';
 import { termsOf } from './share-types.activity';
 
 /** A business refusal of the share rules, as the API reports it (409 or 422, naming the field). */
@@ -89,12 +90,26 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
     const funding = await fundingOf(trx, input.channel, input.accountId, member.id);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, member.enterprise_id, now);
-    const year = Number(businessDate.slice(0, 4));
-    const sequence = await nextSequenceValue(trx, { name: 'share_subscription', enterpriseId: member.enterprise_id, year });
-    const subscription = await ShareSubscription.query(trx).insertAndFetch({
+    const placed = { id: randomUUID(), enterpriseId: member.enterprise_id, branchId: member.branch_id, clientId: member.id };
+    await recordBusinessEvent(trx, now, {
       enterpriseId: member.enterprise_id,
       branchId: member.branch_id,
-      clientId: member.id,
+      kind: 'share_subscription',
+      amount,
+      subjectId: placed.id,
+      payload: { subscription: placed.id, client: member.id, share_type: type.code, shares: input.shares },
+      idempotencyKey: `${key}:subscription`,
+      actorId: actor.userId,
+      description: `share subscription, member ${member.member_number}: ${input.shares} × ${type.nominalValue} XAF`,
+    });
+    const draft = { subscription: placed, amount: initialPayment, funding, reference: input.reference, businessDate, key: `${key}:payment`, request, actorId: actor.userId, description: `share payment at subscription, member ${member.member_number}` };
+    const eventId = await postSharePayment(trx, now, draft);
+    // Numbered last, once everything that may fail is done: the enterprise's counters stay locked briefly.
+    const year = Number(businessDate.slice(0, 4));
+    const sequence = await nextSequenceValue(trx, { name: 'share_subscription', enterpriseId: member.enterprise_id, year });
+    const subscription = await ShareSubscription.query(trx)
+      .insert({
+      ...placed,
       shareTypeId: type.id,
       number: `SUB-${year}-${String(sequence).padStart(6, '0')}`,
       shares: input.shares,
@@ -102,24 +117,15 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
       amount: formatAmount(amount),
       subscribedOn: businessDate,
       paymentDueOn: paymentDueOn(businessDate, terms),
+      paidAmount: formatAmount(initialPayment),
       subscribedBy: actor.userId,
       idempotencyKey: key,
       request,
-    });
-    await recordBusinessEvent(trx, now, {
-      enterpriseId: member.enterprise_id,
-      branchId: member.branch_id,
-      kind: 'share_subscription',
-      amount: amount,
-      subjectId: subscription.id,
-      payload: { subscription: subscription.id, subscription_number: subscription.number, client: member.id, share_type: type.code, shares: input.shares },
-      idempotencyKey: `${key}:subscription`,
-      actorId: actor.userId,
-      description: `share subscription ${subscription.number} (${input.shares} × ${type.nominalValue} XAF)`,
-    });
-    const payment = await recordSharePayment(trx, now, { subscription, amount: initialPayment, funding, reference: input.reference, businessDate, key: `${key}:payment`, request, actorId: actor.userId });
+    })
+      .returning('*');
+    const payment = await insertSharePayment(trx, draft, eventId, amount.minus(initialPayment));
     await recordAudit(trx, actor, { action: 'share_subscription.create', entityType: 'share_subscription', entityId: subscription.id, enterpriseId: member.enterprise_id, details: { number: subscription.number, member: member.member_number, type: type.code, shares: input.shares, amount: subscription.amount, paid: payment.amount } });
-    return { subscription: await ShareSubscription.query(trx).findById(subscription.id).throwIfNotFound(), payment, replayed: false };
+    return { subscription, payment, replayed: false };
   });
 }
 
@@ -151,7 +157,10 @@ export async function payShares(context: ActivityContext, actor: Actor, input: P
     const funding = await fundingOf(trx, input.channel, input.accountId, subscription.clientId);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, subscription.enterpriseId, now);
-    const payment = await recordSharePayment(trx, now, { subscription, amount: input.amount, funding, reference: input.reference, businessDate, key, request, actorId: actor.userId });
+    const draft = { subscription, amount: input.amount, funding, reference: input.reference, businessDate, key, request, actorId: actor.userId, description: `share payment ${subscription.number}` };
+    const eventId = await postSharePayment(trx, now, draft);
+    await ShareSubscription.query(trx).patch({ paidAmount: formatAmount(new Money(subscription.paidAmount).plus(input.amount)) }).where('id', subscription.id);
+    const payment = await insertSharePayment(trx, draft, eventId, unpaidOf(subscription).minus(input.amount));
     await recordAudit(trx, actor, { action: 'share_payment.create', entityType: 'share_payment', entityId: payment.id, enterpriseId: subscription.enterpriseId, details: { number: payment.number, subscription: subscription.number, amount: payment.amount, channel: payment.channel } });
     return { payment, replayed: false };
   });

@@ -5,8 +5,10 @@ import { requestShareWithdrawal } from '../../activities/shares/withdrawals.acti
 import type { Role } from '../../domain/access';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../db/models/share-withdrawal.model';
+import type { StepRequest } from '../../workflows/share-withdrawal.workflow';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
+import type { RouteDeps } from '../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams } from './common.schemas';
@@ -103,6 +105,43 @@ async function visibleWithdrawal(knex: Knex, principal: Principal, id: string): 
 const reread = async (knex: Knex, withdrawal: ShareWithdrawal) => serializeWithdrawal(await ShareWithdrawal.query(knex).findById(withdrawal.id).throwIfNotFound());
 const reasonSchema = (required: boolean) => (required ? yup.string().trim().min(3).max(500).required() : yup.string().trim().max(500).default(''));
 
+/**
+ * A decision with a reason on a withdrawal in a given status, sent to its workflow as an Update: the
+ * cancellation during the notice, the extension of the refund period.
+ */
+function decisionRoute(spec: {
+  action: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  access: readonly Role[];
+  from: { status: ShareWithdrawal['status']; code: string; what: string };
+  send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) => Promise<unknown>;
+}) {
+  return defineRoute({
+    method: 'post',
+    path: `/api/v1/shares/withdrawals/{id}/${spec.action}/`,
+    module: 'shares',
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    access: spec.access,
+    status: 200,
+    params: idParams,
+    body: yup.object({ reason: reasonSchema(true) }),
+    response: withdrawalSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
+      requireRole(actor, spec.access, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+      if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
+      await spec.send(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
+      return reread(deps.knex, withdrawal);
+    },
+  });
+}
+
 /** Withdrawals of shares: each request runs the `shareWithdrawal` workflow (notice, effect, refund). */
 export const shareWithdrawalRoutes = [
   defineRoute({
@@ -169,26 +208,13 @@ export const shareWithdrawalRoutes = [
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => serializeWithdrawal(await visibleWithdrawal(deps.knex, signedIn(principal), params.id)),
   }),
-  defineRoute({
-    method: 'post',
-    path: '/api/v1/shares/withdrawals/{id}/cancellation/',
-    module: 'shares',
+  decisionRoute({
+    action: 'cancellation',
     operationId: 'cancelShareWithdrawal',
     summary: 'Cancel a withdrawal during its notice period, for the member (cashier, branch head) or the board (direction)',
     access: cancellers,
-    status: 200,
-    params: idParams,
-    body: yup.object({ reason: reasonSchema(true) }),
-    response: withdrawalSchema,
-    errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
-      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      requireRole(actor, cancellers, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
-      if (withdrawal.status !== 'notice') throw new AppError('conflict', 'withdrawal_not_in_notice', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: only a withdrawal in its notice period can be cancelled.`);
-      await cancelWithdrawal(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
-      return reread(deps.knex, withdrawal);
-    },
+    from: { status: 'notice', code: 'withdrawal_not_in_notice', what: 'only a withdrawal in its notice period can be cancelled' },
+    send: cancelWithdrawal,
   }),
   defineRoute({
     method: 'post',
@@ -228,26 +254,13 @@ export const shareWithdrawalRoutes = [
       return reread(deps.knex, withdrawal);
     },
   }),
-  defineRoute({
-    method: 'post',
-    path: '/api/v1/shares/withdrawals/{id}/refund-extension/',
-    module: 'shares',
+  decisionRoute({
+    action: 'refund-extension',
     operationId: 'extendShareRefund',
     summary: "Record the board's decision to defer the refund to two years after the effective date, once (direction)",
-    description: 'AUSCOOP Art. 11: when the refund would harm the cooperative\'s finances. The reason is the recorded decision.',
+    description: "AUSCOOP Art. 11: when the refund would harm the cooperative's finances. The reason is the recorded decision.",
     access: ['direction'],
-    status: 200,
-    params: idParams,
-    body: yup.object({ reason: reasonSchema(true) }),
-    response: withdrawalSchema,
-    errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
-      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      requireRole(actor, ['direction'], { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
-      if (withdrawal.status !== 'effective') throw new AppError('conflict', 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is waiting.`);
-      await extendWithdrawalRefund(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
-      return reread(deps.knex, withdrawal);
-    },
+    from: { status: 'effective', code: 'refund_not_owed', what: 'no refund is waiting' },
+    send: extendWithdrawalRefund,
   }),
 ];

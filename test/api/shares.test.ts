@@ -175,3 +175,15 @@ test.serial('bad input names the field; nothing is written', async (t) => {
   t.is((await subscribe(world, member, { share_type: founderType, shares: 1, __proto__: { shares: 2 } })).status, 409, 'not a founder');
   t.is(await count(), before);
 });
+
+test.serial('the module documents itself: the seed\'s operations and the withdrawal\'s, on its own schema and docs pages', async (t) => {
+  const schema = await app.request('GET', '/api/v1/shares/schema/');
+  t.is(schema.status, 200);
+  const operations = Object.entries(schema.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+  for (const operation of ['GET /api/v1/shares/types/', 'POST /api/v1/shares/types/', 'GET /api/v1/shares/subscriptions/', 'POST /api/v1/shares/subscriptions/', 'GET /api/v1/shares/payments/', 'POST /api/v1/shares/payments/', 'GET /api/v1/shares/withdrawals/', 'POST /api/v1/shares/withdrawals/']) {
+    t.true(operations.includes(operation), operation);
+  }
+  t.is((await app.request('GET', '/api/v1/shares/docs/')).status, 200);
+  const configuration = await app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: as('direction'), json: { share_refund_reminder_days: 45 } });
+  t.is(configuration.body.share_refund_reminder_days, 45);
+});
