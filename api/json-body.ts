@@ -19,6 +19,7 @@ export async function readJsonBody(ctx: AppContext, limitBytes: number): Promise
   if (declaredLength > limitBytes) throw tooLarge(limitBytes);
   const text = await readLimited(ctx.req, limitBytes);
   if (text.trim() === '') return {};
+  if (nestingDepth(text) > maxNesting) throw httpError(400, 'too_deeply_nested', `The request body nests arrays and objects more than ${maxNesting} levels deep.`);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -30,15 +31,42 @@ function hasBody(contentLength: string, transferEncoding: string): boolean {
   return transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
 }
 
+/** No request of the API nests deeper; a deeper body is refused before it is parsed (or its error message built). */
+const maxNesting = 32;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, counted outside strings, in one pass without
+ * recursion: a 300 000-deep array costs a loop, not a stack.
+ */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') deepest = Math.max(deepest, (depth += 1));
+    else if (char === ']' || char === '}') depth -= 1;
+  }
+  return deepest;
+}
+
+/**
+ * A 413 closes the connection: the rest of the body is never read, so the next request on the same connection
+ * would otherwise wait behind it.
+ */
 function tooLarge(limitBytes: number): Error {
-  return httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
+  return Object.assign(httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`), { headers: { Connection: 'close' } });
 }
 
 async function readLimited(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     received += buffer.length;
     if (received > limitBytes) throw tooLarge(limitBytes);
     chunks.push(buffer);

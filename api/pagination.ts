@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 
 export const pageSizeDefault = 20;
 export const pageSizeMax = 100;
+export const pageMax = 1_000_000;
 
 /** DRF-style page of a list. */
 export interface Page<T> {
@@ -36,7 +37,8 @@ export interface ListQuery {
 export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: readonly string[], filters: F) {
   const allowed = orderingFields.join(', ');
   return yup.object({
-    page: yup.number().integer().min(1).default(1).meta({ description: 'Page number, from 1.' }),
+    // Bounded: page × page_size becomes an SQL offset, a bigint.
+    page: yup.number().integer().min(1).max(pageMax).default(1).meta({ description: `Page number, from 1 to ${pageMax}.` }),
     page_size: yup
       .number()
       .integer()

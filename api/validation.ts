@@ -5,28 +5,43 @@ export type InputLocation = 'path' | 'query' | 'body';
 
 /**
  * Validates and converts one part of a request with its yup schema, reporting every invalid field at once
- * (`abortEarly: false`) and dropping unknown ones (`stripUnknown`), so handlers only ever see the validated
- * value, never the raw input.
+ * (`abortEarly: false`), so handlers only ever see the validated value, never the raw input.
+ *
+ * Before yup sees it, the input's shape is checked against the schema (`shapeProblems`): yup casts what it can
+ * ("12" to 12, [true] to true) and its transforms (`trim`) run before its type checks, so an object where a
+ * string is expected would crash them; and PostgreSQL refuses NUL bytes and unpaired surrogates in text.
  */
 export async function validateInput<T>(schema: Schema<T>, input: unknown, location: InputLocation): Promise<T> {
-  // A body field we do not know is a client mistake (a typo, a stale client): refuse it rather than ignore it.
-  const unknown = location === 'body' ? unknownFields(schema.describe(), input, '') : [];
-  if (unknown.length > 0) throw new ValidationError(unknown, 'The request body has unknown fields.');
+  const shape = shapeProblems(schema.describe(), input, '', location);
+  const message = `The request ${locationNoun[location]} has invalid fields.`;
+  if (shape.some((problem) => problem.field === location)) throw new ValidationError(shape, message);
+  // The other fields are still validated, so that one answer lists every fault.
+  const faulty = new Set(shape.map((problem) => topLevelField(problem.field)));
+  const rest = isPlainObject(input) && faulty.size > 0 ? Object.fromEntries(Object.entries(input).filter(([key]) => !faulty.has(key))) : input;
+  let others: FieldError[] = [];
   try {
-    return await schema.validate(withDefaults(schema, input), { abortEarly: false, stripUnknown: true });
+    const value = await schema.validate(withDefaults(schema, rest), { abortEarly: false, stripUnknown: true });
+    if (shape.length === 0) return value;
   } catch (error) {
     if (!(error instanceof YupValidationError)) throw error;
-    throw new ValidationError(fieldErrors(error, location), `The request ${locationNoun[location]} has invalid fields.`);
+    others = fieldErrors(error, location).filter((problem) => !faulty.has(topLevelField(problem.field)));
   }
+  throw new ValidationError([...shape, ...others].slice(0, maxReported), message);
 }
+
+/** `legs[2].debit` belongs to `legs`. */
+const topLevelField = (field: string): string => field.split(/[.[]/, 1)[0]!;
+
+/** A hostile request can hold thousands of faults: the first ones tell the client enough. */
+const maxReported = 20;
 
 /**
  * Fills absent top-level fields with their schema defaults before validating: yup applies defaults while
  * casting, and strict fields (money strings, integers that must be JSON numbers) are never cast.
  */
 function withDefaults(schema: Schema<unknown>, input: unknown): unknown {
-  if (typeof input !== 'object' || input === null || Array.isArray(input) || schema.describe().type !== 'object') return input;
-  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([key, value]) => value !== undefined && !(key in input));
+  if (!isPlainObject(input) || schema.describe().type !== 'object') return input;
+  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([key, value]) => value !== undefined && !Object.hasOwn(input, key));
   return defaults.length === 0 ? input : { ...Object.fromEntries(defaults), ...input };
 }
 
@@ -44,17 +59,60 @@ function fieldErrors(error: YupValidationError, location: InputLocation): FieldE
     seen.add(`${field}\u0000${message}`);
     errors.push({ field, message });
   }
-  return errors;
+  return errors.slice(0, maxReported);
 }
 
-function unknownFields(description: SchemaFieldDescription, value: unknown, prefix: string): FieldError[] {
-  const fields = (description as SchemaDescription & { fields?: Record<string, SchemaFieldDescription> }).fields;
-  if (description.type !== 'object' || fields === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [];
+type Description = SchemaFieldDescription & Partial<Pick<SchemaDescription, 'type'>> & { fields?: Record<string, SchemaFieldDescription>; innerType?: SchemaFieldDescription };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// A NUL byte, or half of a UTF-16 surrogate pair: neither can be stored as text.
+const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const label = (path: string, location: InputLocation) => (path === '' ? location : path);
+
+/**
+ * What yup must not be given: a value of another JSON type than the field's (a body is typed strictly: "12"
+ * is not a number, [true] is not a boolean), a field the schema does not know (a typo, a stale client, or
+ * `__proto__`), a query parameter given twice, text that cannot be stored. Query and path values are text
+ * that yup converts, so only their shape and characters are checked here.
+ */
+function shapeProblems(description: Description, value: unknown, path: string, location: InputLocation): FieldError[] {
+  if (value === undefined || value === null) return [];
+  const field = label(path, location);
+  if (typeof value === 'string') {
+    if (unstorable.test(value)) return [{ field, message: `${field} must not contain NUL bytes or unpaired surrogates` }];
+    if (location !== 'body' || description.type === 'string' || description.type === 'mixed') return [];
   }
-  return Object.entries(value).flatMap(([key, nested]) => {
-    const field = prefix === '' ? key : `${prefix}.${key}`;
-    const known = fields[key];
-    return known === undefined ? [{ field, message: `${field} is not a known field` }] : unknownFields(known, nested, field);
-  });
+  if (location !== 'body' && Array.isArray(value)) return [{ field, message: `${field} must be given once` }];
+  switch (description.type) {
+    case 'string':
+      return [{ field, message: `${field} must be a string` }];
+    case 'number':
+      return typeof value === 'number' ? [] : [{ field, message: `${field} must be a number` }];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [{ field, message: `${field} must be true or false` }];
+    case 'array':
+      if (!Array.isArray(value)) return [{ field, message: `${field} must be an array` }];
+      return value.flatMap((item, index) => shapeProblems(description.innerType as Description, item, `${path}[${index}]`, location)).slice(0, maxReported);
+    case 'object':
+      return objectProblems(description, value, path, location);
+    default:
+      return [];
+  }
+}
+
+function objectProblems(description: Description, value: unknown, path: string, location: InputLocation): FieldError[] {
+  const field = label(path, location);
+  if (!isPlainObject(value)) return [{ field, message: `${field} must be an object` }];
+  const fields = description.fields ?? {};
+  const problems: FieldError[] = [];
+  for (const [key, nested] of Object.entries(value)) {
+    const name = path === '' ? key : `${path}.${key}`;
+    // Own fields only: `constructor` or `toString` must not find Object.prototype's.
+    const known = Object.hasOwn(fields, key) ? (fields[key] as Description) : undefined;
+    problems.push(...(known === undefined ? [{ field: name, message: `${name} is not a known field` }] : shapeProblems(known, nested, name, location)));
+    if (problems.length >= maxReported) break;
+  }
+  return problems;
 }

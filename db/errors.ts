@@ -18,3 +18,15 @@ export function isExclusionViolation(error: unknown, constraint?: string): boole
   const { code, constraint: violated } = pgError(error);
   return code === '23P01' && (constraint === undefined || violated === constraint);
 }
+
+/**
+ * What a database refusal means to the client, when validation let the input through: a reference to a row
+ * that does not exist (foreign key) or a value the column cannot hold (a data exception, class 22).
+ * Undefined for anything else, which stays a server error.
+ */
+export function clientFaultOf(error: unknown): 'missing_reference' | 'invalid_value' | undefined {
+  const { code } = pgError(error);
+  if (code === '23503') return 'missing_reference';
+  if (typeof code === 'string' && code.startsWith('22')) return 'invalid_value';
+  return undefined;
+}

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -112,6 +113,7 @@ export async function connectTemporalWorker(address: string): Promise<NativeConn
 /** Listens on `port` (0: any free port); a port in use is a clear error, not a crash. */
 export async function listen(app: Koa<never> | Koa, port: number): Promise<http.Server> {
   const server = http.createServer(app.callback());
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use: set PORT to a free port.`) : error);
@@ -119,6 +121,23 @@ export async function listen(app: Koa<never> | Koa, port: number): Promise<http.
     server.listen(port, resolve);
   });
   return server;
+}
+
+/**
+ * A request Node refuses before the app sees it (headers too large, malformed HTTP) is answered as the app
+ * answers every refusal: problem+json, then the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const [status, title, code, detail] = tooLarge
+    ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large.']
+    : [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ type: `urn:coopbank:problem:${code}`, title, status, detail, code });
+  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export function portOf(server: http.Server): number {

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError, RateLimitedError } from '../../domain/errors';
+import { clientFaultOf } from '../../db/errors';
 import type { AppState } from '../context';
 import { sendProblem, statusOfKind } from '../problem';
 
@@ -39,6 +40,15 @@ export function errorHandler(): Middleware<AppState> {
         for (const [name, value] of Object.entries(http.headers ?? {})) ctx.set(name, value);
         const detail = http.expose === false ? 'The request was refused.' : String(http.message);
         sendProblem(ctx, http.status, typeof http.code === 'string' ? http.code : `http_${http.status}`, detail);
+        return;
+      }
+      // A safety net behind validation: the database refused the input itself. Logged, since validation
+      // should have caught it first.
+      const fault = clientFaultOf(error);
+      if (fault !== undefined) {
+        ctx.state.log.warn({ err: error }, 'input refused by the database');
+        if (fault === 'missing_reference') sendProblem(ctx, 404, 'not_found', 'A resource the request refers to was not found.');
+        else sendProblem(ctx, 400, 'invalid_value', 'A value of the request cannot be stored.');
         return;
       }
       ctx.state.log.error({ err: error }, 'unhandled error');

@@ -1,12 +1,17 @@
 import * as yup from 'yup';
 
-/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
+/** The dates the product handles: from the oldest birth dates to far beyond any loan or deadline. */
+const dateMin = '1900-01-01';
+const dateMax = '2999-12-31';
+
+/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not), from 1900 to 2999. */
 export const isoDate = () =>
   yup
     .string()
     .matches(/^\d{4}-\d{2}-\d{2}$/, '${path} must be a date as YYYY-MM-DD')
     // Only a well-formed value can be a wrong date: a malformed one gets the format message alone.
-    .test('real-date', '${path} is not a real date', (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || isRealDate(value));
+    .test('real-date', '${path} is not a real date', (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || isRealDate(value))
+    .test('date-range', `\${path} must be from ${dateMin} to ${dateMax}`, (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || (value >= dateMin && value <= dateMax));
 
 function isRealDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);

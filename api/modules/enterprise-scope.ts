@@ -2,6 +2,8 @@ import * as yup from 'yup';
 import { visibility } from '../../domain/access';
 import type { AnyRoute } from '../route';
 import type { Principal } from '../auth/principal';
+import { requireVisible } from '../auth/access';
+import { NotFoundError } from '../../domain/errors';
 
 /**
  * Limits a list query (Objection or plain knex) to what the principal may see: every row for a platform
@@ -52,8 +54,11 @@ export function withNestedVariant(route: AnyRoute): AnyRoute[] {
     params: params.shape({ enterprise_pk: enterprisePk }),
     query: (query ?? yup.object({})).shape({ enterprise: yup.string().strip() }),
     body: body?.shape({ enterprise: yup.mixed().strip() }),
-    handler: (input) => {
+    handler: async (input) => {
       const enterprise = (input.params as { enterprise_pk: string }).enterprise_pk;
+      // The path names the enterprise: one the user cannot see, or that does not exist, is a 404, not an empty list.
+      if (input.principal !== undefined) requireVisible(input.principal, { enterpriseId: enterprise }, 'The enterprise');
+      if ((await input.deps.knex('enterprises').where({ id: enterprise }).first('id')) === undefined) throw new NotFoundError('The enterprise');
       return route.handler({
         ...input,
         query: { ...(input.query as object | undefined), enterprise },

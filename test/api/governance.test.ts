@@ -239,8 +239,8 @@ test.serial('nested paths answer as the flat ones; another enterprise in the pat
   t.is((await knex('governance_members').where({ organ_id: organ })).length, 1);
   await insertOrgan(enterprises.other, 'general_assembly', 'Assemblée générale');
   const unseen = await call('cashier', 'GET', `${wrong}governance/`);
-  t.is(unseen.status, 200, 'a nested list of an enterprise one cannot see is empty, as the flat filter would be');
-  t.is(unseen.body.count, 0);
+  t.is(unseen.status, 404, 'a nested list of an enterprise one cannot see is not disclosed');
+  t.is((await call('platform', 'GET', `${nested('7d0f3c2a-1b4e-4c5d-8e9f-0a1b2c3d4e5f')}governance/`)).status, 404, 'nor one of an enterprise that does not exist, even for a platform administrator');
 });
 
 test.serial('a platform administrator sees every enterprise; an unknown enterprise is a 404', async (t) => {
@@ -297,8 +297,14 @@ for (const variant of ['flat', 'nested'] as const) {
     }
     const listed = async (who: string) => (await send(who, denied.list!)).body.results.map((row: { id: string }) => row.id);
     t.true((await listed('cashier')).includes(organ));
-    t.deepEqual(await listed('roleless'), []);
-    t.false((await listed('outsider')).includes(organ));
+    if (variant === 'flat') {
+      t.deepEqual(await listed('roleless'), []);
+      t.false((await listed('outsider')).includes(organ));
+    } else {
+      // The path names an enterprise the caller cannot see: not disclosed, as its resources are not.
+      await expect('roleless', 'list', 404);
+      await expect('outsider', 'list', 404);
+    }
     t.like(await knex('governance_organs').where({ id: organ }).first(), { name: 'Seeded Organ' });
     t.like(await knex('governance_members').where({ id: member }).first(), { full_name: 'Seeded Member', term_end: null });
     t.is((await knex('governance_members').where({ organ_id: organ })).length, 1);
