@@ -5,6 +5,8 @@ export interface AuthSettings {
   jwtSecret: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** A sign-in ends this long after it began, however often its tokens are refreshed. */
+  sessionTtlSeconds: number;
 }
 
 /** What every activity may use. The clock is injected so tests can move time (token expiry, business dates). */

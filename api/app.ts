@@ -22,7 +22,8 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes
     activities: { knex: deps.knex, clock: deps.clock, auth: deps.auth },
   };
   const router = buildRouter([...routes, ...docsRoutes(routes, version)], routeDeps);
-  const app = new Koa<AppState>({ proxy: deps.trustProxy });
+  // Behind proxies, only the addresses they appended to X-Forwarded-For are trusted; the left part is the client's to choose.
+  const app = new Koa<AppState>({ proxy: deps.trustProxy, maxIpsCount: deps.trustedProxyHops });
   app.use(requestContext(deps.logger, routeDeps.metrics));
   app.use(errorHandler());
   app.use(authenticate(deps));

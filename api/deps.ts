@@ -14,10 +14,12 @@ export interface ApiDeps {
   /** "Now": injected so tests can move time (token expiry). */
   clock: () => Date;
   auth: AuthSettings;
-  /** Mark cookies Secure (TLS ends at this server or a proxy in front of it): everywhere but development. */
+  /** Mark cookies Secure, with __Host-/__Secure- names: everywhere but local development over plain HTTP. */
   secureCookies: boolean;
   /** Trust X-Forwarded-For / -Proto from a proxy in front (client address used by the login throttle). */
   trustProxy: boolean;
+  /** Proxies in front that append to X-Forwarded-For: the client address is the one the outermost saw. */
+  trustedProxyHops: number;
   bodyLimitBytes: number;
   /** Length of a day for the timers of the workflows the API starts, in ms (a real day but in tests and demos). */
   workflowDayMs: number;

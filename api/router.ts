@@ -18,7 +18,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   for (const route of routes) {
     router[route.method](toRouterPath(route.path), async (ctx) => {
       ctx.state.route = route.path;
-      if (route.access !== 'public') assertAccess(ctx, route.access);
+      if (route.access !== 'public') assertAccess(ctx, route.access, deps.auth.jwtSecret);
       const params = route.params ? await validateInput(route.params, ctx.params, 'path') : undefined;
       const query = route.query ? await validateInput(route.query, ctx.query, 'query') : undefined;
       const body = route.body
@@ -43,13 +43,13 @@ const failureMessages = {
 } as const;
 
 /** 401 without a valid session, 403 without a CSRF proof (cookie sessions) or without any of the roles. */
-function assertAccess(ctx: AppContext, access: Exclude<RouteAccess, 'public'>): void {
+function assertAccess(ctx: AppContext, access: Exclude<RouteAccess, 'public'>, secret: string): void {
   const principal = ctx.state.principal;
   if (principal === undefined) {
     const failure = ctx.state.authFailure;
     throw new AppError('unauthenticated', failure ?? 'not_authenticated', failure ? failureMessages[failure] : 'Sign in first.');
   }
-  if (principal.via === 'cookie') assertCsrfProof(ctx);
+  if (principal.via === 'cookie') assertCsrfProof(ctx, principal.familyId, secret);
   if (access !== 'authenticated' && !principal.grants.some((grant) => access.includes(grant.role))) {
     throw new AppError('forbidden', 'role_required', `This requires one of the roles: ${access.join(', ')}.`);
   }

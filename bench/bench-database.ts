@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ActivityContext } from '../activities/context';
 import { createKnex, migrateToLatest, type Knex } from '../db/knex';
 import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
 import { freePort } from '../test/helpers/ports';
@@ -25,3 +26,10 @@ export async function withBenchDatabase<T>(work: (knex: Knex, url: string) => Pr
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
+
+/** What activities called directly by a benchmark receive: no token is ever signed with these settings. */
+export const benchActivityContext = (knex: Knex): ActivityContext => ({
+  knex,
+  clock: () => new Date(),
+  auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60, sessionTtlSeconds: 60 },
+});

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createCompanyChart } from '../activities/accounts/company-chart';
-import type { ActivityContext, Actor } from '../activities/context';
+import type { Actor } from '../activities/context';
 import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
 import type { Knex } from '../db/knex';
-import { withBenchDatabase } from './bench-database';
+import { benchActivityContext, withBenchDatabase } from './bench-database';
 import { percentile } from './load';
 import { round, type Benchmark } from './benchmark';
 
@@ -23,7 +23,7 @@ export const enterpriseCreationBenchmark: Benchmark = {
 };
 
 async function measure(knex: Knex) {
-  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const context = benchActivityContext(knex);
   const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
   const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
   const create = (index: number) => createEnterprise(context, actor, { code: `B${index}`, name: `Bench ${index}`, legalForm: 'Coopérative', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'Siège', address: '', city: '' } });

@@ -1,12 +1,12 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import type { ActivityContext, Actor } from '../activities/context';
+import type { Actor } from '../activities/context';
 import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
 import { recordBusinessEvent } from '../activities/ledger/record-business-event';
 import { Money } from '../domain/money';
 import { inTransaction } from '../db/transaction';
-import { withBenchDatabase } from './bench-database';
+import { benchActivityContext, withBenchDatabase } from './bench-database';
 import { percentile } from './load';
 import { round, type Benchmark } from './benchmark';
 
@@ -62,7 +62,7 @@ async function measure(knex: Knex) {
 }
 
 export async function newEnterprise(knex: Knex): Promise<string> {
-  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const context = benchActivityContext(knex);
   const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
   const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
   const enterprise = await createEnterprise(context, actor, { code: 'BENCH', name: 'Bench', legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });

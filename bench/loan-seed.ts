@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { ActivityContext, Actor } from '../activities/context';
+import { benchActivityContext } from './bench-database';
+import type { Actor } from '../activities/context';
 import { hashPassword } from '../activities/auth/passwords';
 import { disburseLoan } from '../activities/loans/disbursement.activity';
 import { recordLoanDecision } from '../activities/loans/loan-approval.activity';
@@ -18,7 +19,7 @@ export const benchPassword = 'bench password 123';
  * 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
  */
 export async function seedLending(knex: Knex, enterpriseId: string) {
-  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const context = benchActivityContext(knex);
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
   const hash = await hashPassword(benchPassword);
   const users: Record<string, Actor> = {};

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Knex } from 'knex';
-import type { ActivityContext, Actor } from '../activities/context';
+import type { Actor } from '../activities/context';
 import { createShareType } from '../activities/shares/share-types.activity';
 import { subscribeShares } from '../activities/shares/subscriptions.activity';
 import { Money } from '../domain/money';
 import { round, type Benchmark } from './benchmark';
-import { withBenchDatabase } from './bench-database';
+import { benchActivityContext, withBenchDatabase } from './bench-database';
 import { seedAccounts, tellerPassword } from './deposits-api.bench';
 import { newEnterprise } from './ledger-posting.bench';
 import { runLoad, type LoadResult } from './load';
@@ -75,7 +75,7 @@ async function measure(knex: Knex, url: string) {
 
 /** One member per client; an ordinary type paid in full, and a partly paid subscription per member to pay up. */
 async function seedShares(knex: Knex, enterpriseId: string, teller: Actor) {
-  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: 'unused'.repeat(8), accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const context = benchActivityContext(knex);
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
   const rows = await knex('client_profiles')
     .insert(Array.from({ length: clients }, (_, index) => ({ enterprise_id: enterpriseId, branch_id: branch.id, member_number: `BS-${index}`, kind: 'natural_person', first_name: 'Bench', last_name: `Shareholder ${index}`, id_document_type: 'national_id', id_document_number: `BS${index}`, birth_date: '1990-01-01', membership_date: '2026-01-01', created_by: teller.userId })))

@@ -22,14 +22,19 @@ export interface Config {
   dataDir: string;
   /** Unset outside production: generated once and kept in `dataDir` (see jwt-secret.ts). */
   jwtSecret: string | undefined;
-  /** Lifetimes of access and refresh tokens, in seconds. */
+  /** Lifetimes of access and refresh tokens, in seconds, and the absolute lifetime of a sign-in they never outlive. */
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  sessionTtlSeconds: number;
   /** The first administrator, created on first start when no user exists (password generated if unset). */
   initialAdminUsername: string;
   initialAdminPassword: string | undefined;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-* (client address for throttling, https for cookies). */
   trustProxy: boolean;
+  /** How many proxies in front append to X-Forwarded-For: the client address is the one the outermost of them saw. */
+  trustedProxyHops: number;
+  /** Session cookies without Secure: local development over plain HTTP only. */
+  insecureCookies: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -68,15 +73,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
     dataDir: path.resolve(cwd, nonEmpty(env, 'DATA_DIR') ?? '.data'),
     jwtSecret: optionalSecret(env, 'JWT_SECRET'),
-    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_MINUTES', 60, 1, 24 * 60) * 60,
+    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_MINUTES', 60, 1, 60) * 60,
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_HOURS', 24, 1, 24 * 30) * 3600,
+    sessionTtlSeconds: integer(env, 'SESSION_MAX_HOURS', 24 * 7, 1, 24 * 30) * 3600,
     initialAdminUsername: identifier(env, 'INITIAL_ADMIN_USERNAME', 'admin').toLowerCase(),
     initialAdminPassword: nonEmpty(env, 'INITIAL_ADMIN_PASSWORD'),
     trustProxy: oneOf(env, 'TRUST_PROXY', ['true', 'false'], 'false') === 'true',
+    trustedProxyHops: integer(env, 'TRUSTED_PROXY_HOPS', 1, 1, 10),
+    insecureCookies: oneOf(env, 'INSECURE_COOKIES', ['true', 'false'], 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
   };
+  if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
+  if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
   if (nodeEnv === 'production') {
     // In production nothing is embedded and no secret is invented: each must be given.
     for (const [variable, value] of [

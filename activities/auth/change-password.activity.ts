@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext } from '../context';
 import { hashPassword, verifyPassword } from './passwords';
+import { forgiveAttempts, policies, takeAttempt } from './throttle';
 
 export interface ChangePasswordInput {
   userId: string;
@@ -17,9 +18,12 @@ export interface ChangePasswordInput {
 
 export async function changePassword(context: ActivityContext, input: ChangePasswordInput): Promise<void> {
   const user = await User.query(context.knex).findById(input.userId).throwIfNotFound();
+  // Guessing the current password through a stolen session is throttled as sign-ins are.
+  const attempts = await takeAttempt(context.knex, [{ key: `password:${user.id}`, policy: policies.passwordChange }], context.clock());
   if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
     throw new ValidationError([{ field: 'current_password', message: 'current_password is wrong' }]);
   }
+  await forgiveAttempts(context.knex, attempts);
   const problems = passwordProblems(input.newPassword, user.username);
   if (problems.length > 0) throw new ValidationError(problems.map((problem) => ({ ...problem, field: 'new_password' })));
   if (input.newPassword === input.currentPassword) {

@@ -1,8 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-// scrypt (memory-hard): N=2^15, r=8 uses 32 MiB per hash, about 50-100 ms here: costly to brute-force,
-// cheap enough for a login. Parameters are stored in the hash, so they can be raised later.
-const parameters = { N: 2 ** 15, r: 8, p: 1 };
+// scrypt (memory-hard) at one of OWASP's recommended settings (N=2^16, r=8, p=2: 64 MiB, the cost of N=2^17,
+// p=1 with half the memory per hash). Parameters are stored in each hash: a hash made with older ones is
+// replaced at the user's next successful sign-in (`needsRehash`).
+const parameters = { N: 2 ** 16, r: 8, p: 2 };
 const keyLength = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -26,6 +27,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** True for a hash made with other parameters than today's: the sign-in that verifies it stores a new one. */
+export function needsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) !== parameters.N || Number(r) !== parameters.r || Number(p) !== parameters.p;
 }
 
 // Verified against when the username does not exist, so that answer takes as long as a wrong password.

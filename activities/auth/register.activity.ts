@@ -7,12 +7,15 @@ import { isUniqueViolation } from '../../db/errors';
 import { recordAudit } from '../audit';
 import type { ActivityContext } from '../context';
 import { hashPassword } from './passwords';
+import { policies, takeAttempt } from './throttle';
 
 export interface RegisterInput {
   username: string;
   password: string;
   fullName: string;
   email: string;
+  /** Where the sign-up comes from: each costs a memory-hard hash, so a few per address and hour. */
+  clientAddress: string;
 }
 
 /** Creates a user with no role: an administrator grants roles afterwards. */
@@ -20,6 +23,7 @@ export async function registerUser(context: ActivityContext, input: RegisterInpu
   const username = input.username.toLowerCase();
   const problems = passwordProblems(input.password, username);
   if (problems.length > 0) throw new ValidationError(problems);
+  await takeAttempt(context.knex, [{ key: `register:${input.clientAddress}`, policy: policies.registration }], context.clock());
   const passwordHash = await hashPassword(input.password);
   try {
     return await inTransaction(context.knex, async (trx) => {
@@ -50,7 +54,7 @@ export async function ensureInitialAdmin(
 ): Promise<{ created: false } | { created: true; username: string; generatedPassword: string | undefined }> {
   if ((await User.query(context.knex).resultSize()) > 0) return { created: false };
   const password = settings.password ?? randomBytes(12).toString('base64url');
-  const user = await registerUser(context, { username: settings.username, password, fullName: 'Administrator', email: '' }, null);
+  const user = await registerUser(context, { username: settings.username, password, fullName: 'Administrator', email: '', clientAddress: 'initial-admin' }, null);
   await context.knex('role_grants').insert({ user_id: user.id, role: 'admin', enterprise_id: null, branch_id: null });
   return { created: true, username: user.username, generatedPassword: settings.password === undefined ? password : undefined };
 }

@@ -1,4 +1,4 @@
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
@@ -13,6 +13,8 @@ export interface TokenPair {
   refresh: string;
   accessExpiresAt: Date;
   refreshExpiresAt: Date;
+  /** The sign-in the pair belongs to: the CSRF proof of a browser session is derived from it. */
+  familyId: string;
 }
 
 /** Claims of both token kinds. `fam` ties a token to its sign-in, so revoking the family stops both. */
@@ -36,29 +38,40 @@ export function signingKey(secret: string): KeyObject {
   return key;
 }
 
-function sign(claims: TokenClaims, now: Date, ttlSeconds: number, secret: string): string {
-  return jwt.sign({ ...claims, iat: seconds(now), exp: seconds(now) + ttlSeconds }, signingKey(secret), { algorithm: tokenAlgorithm });
+function sign(claims: TokenClaims, now: Date, expiresAt: Date, secret: string): string {
+  return jwt.sign({ ...claims, iat: seconds(now), exp: seconds(expiresAt) }, signingKey(secret), { algorithm: tokenAlgorithm });
 }
 
-/** A new sign-in: a token family and its first pair. */
+/** A new sign-in: a token family, which ends at the absolute session lifetime whatever happens, and its first pair. */
 export async function startSession(trx: Knex.Transaction, context: ActivityContext, userId: string): Promise<TokenPair> {
-  const [family] = await trx('token_families').insert({ user_id: userId }).returning('id');
-  return issueTokenPair(trx, context, userId, family.id as string);
+  const expiresAt = new Date(context.clock().getTime() + context.auth.sessionTtlSeconds * 1000);
+  const [family] = await trx('token_families').insert({ user_id: userId, expires_at: expiresAt }).returning('id');
+  return issueTokenPair(trx, context, userId, { id: family.id as string, expiresAt });
 }
 
-async function issueTokenPair(trx: Knex.Transaction, context: ActivityContext, userId: string, familyId: string): Promise<TokenPair> {
+/** A pair of the family: each token lives its configured time, but never beyond the end of the sign-in. */
+async function issueTokenPair(trx: Knex.Transaction, context: ActivityContext, userId: string, family: { id: string; expiresAt: Date }): Promise<TokenPair> {
   const now = context.clock();
   const { jwtSecret, accessTokenTtlSeconds, refreshTokenTtlSeconds } = context.auth;
+  const until = (ttlSeconds: number) => new Date(Math.min(now.getTime() + ttlSeconds * 1000, family.expiresAt.getTime()));
   const jti = randomUUID();
-  const refreshExpiresAt = new Date(now.getTime() + refreshTokenTtlSeconds * 1000);
-  await trx('refresh_tokens').insert({ jti, family_id: familyId, expires_at: refreshExpiresAt });
+  const accessExpiresAt = until(accessTokenTtlSeconds);
+  const refreshExpiresAt = until(refreshTokenTtlSeconds);
+  await trx('refresh_tokens').insert({ jti, family_id: family.id, expires_at: refreshExpiresAt });
   return {
-    access: sign({ sub: userId, fam: familyId, typ: 'access' }, now, accessTokenTtlSeconds, jwtSecret),
-    refresh: sign({ sub: userId, fam: familyId, typ: 'refresh', jti }, now, refreshTokenTtlSeconds, jwtSecret),
-    accessExpiresAt: new Date(now.getTime() + accessTokenTtlSeconds * 1000),
+    access: sign({ sub: userId, fam: family.id, typ: 'access' }, now, accessExpiresAt, jwtSecret),
+    refresh: sign({ sub: userId, fam: family.id, typ: 'refresh', jti }, now, refreshExpiresAt, jwtSecret),
+    accessExpiresAt,
     refreshExpiresAt,
+    familyId: family.id,
   };
 }
+
+/**
+ * The CSRF proof of a browser sign-in: derived from its family with the server's key, so it cannot be planted
+ * by whoever can set a cookie on the domain, and it changes with every sign-in.
+ */
+export const csrfTokenOf = (familyId: string, secret: string): string => createHmac('sha256', signingKey(secret)).update(`csrf:${familyId}`).digest('base64url');
 
 export function verifyToken(token: string, settings: AuthSettings, now: Date, type: TokenClaims['typ']): TokenClaims {
   let claims: TokenClaims;
@@ -72,6 +85,16 @@ export function verifyToken(token: string, settings: AuthSettings, now: Date, ty
     throw new AppError('unauthenticated', 'token_invalid', `This is not a${type === 'access' ? 'n access' : ' refresh'} token.`);
   }
   return claims;
+}
+
+/** The sign-in a token of ours belongs to, even expired (logout ends it all the same); undefined for a forged one. */
+export function familyOfToken(token: string, settings: AuthSettings): string | undefined {
+  try {
+    const claims = jwt.verify(token, signingKey(settings.jwtSecret), { algorithms: [tokenAlgorithm], ignoreExpiration: true }) as Partial<TokenClaims>;
+    return typeof claims.fam === 'string' ? claims.fam : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function revokeFamily(trx: Knex.Transaction | Knex, familyId: string, reason: string): Promise<void> {
@@ -90,14 +113,15 @@ export async function rotateRefreshToken(context: ActivityContext, refreshToken:
       .join('users as u', 'u.id', 'f.user_id')
       .where('t.jti', claims.jti ?? '')
       .forUpdate()
-      .first('t.jti', 't.used_at', 'f.id as family_id', 'f.revoked_at', 'u.id as user_id', 'u.is_active');
+      .first('t.jti', 't.used_at', 'f.id as family_id', 'f.revoked_at', 'f.expires_at', 'u.id as user_id', 'u.is_active');
     if (row === undefined || row.revoked_at !== null || !row.is_active) return { refused: 'token_revoked' as const, tokens: undefined };
+    if ((row.expires_at as Date).getTime() <= context.clock().getTime()) return { refused: 'session_expired' as const, tokens: undefined };
     if (row.used_at !== null) {
       await revokeFamily(trx, row.family_id, 'reuse');
       return { refused: 'token_reused' as const, tokens: undefined };
     }
     await trx('refresh_tokens').where({ jti: row.jti }).update({ used_at: context.clock() });
-    return { refused: undefined, tokens: await issueTokenPair(trx, context, row.user_id, row.family_id) };
+    return { refused: undefined, tokens: await issueTokenPair(trx, context, row.user_id, { id: row.family_id, expiresAt: row.expires_at }) };
   });
   // Refused after the commit, so a detected reuse stays revoked.
   if (outcome.refused === 'token_reused') {
@@ -105,6 +129,9 @@ export async function rotateRefreshToken(context: ActivityContext, refreshToken:
   }
   if (outcome.refused === 'token_revoked') {
     throw new AppError('unauthenticated', outcome.refused, 'This refresh token is revoked. Sign in again.');
+  }
+  if (outcome.refused === 'session_expired') {
+    throw new AppError('unauthenticated', outcome.refused, 'This sign-in has reached its maximum lifetime. Sign in again.');
   }
   return outcome.tokens;
 }

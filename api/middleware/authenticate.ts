@@ -3,7 +3,7 @@ import koaJwt from 'koa-jwt';
 import { signingKey, tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
 import type { AppState } from '../context';
 import type { ApiDeps } from '../deps';
-import { accessCookie } from '../auth/cookies';
+import { cookieNames } from '../auth/cookies';
 import { loadPrincipal } from '../auth/principal';
 
 /**
@@ -12,7 +12,8 @@ import { loadPrincipal } from '../auth/principal';
  * itself: a route that needs a user refuses when `ctx.state.principal` is missing, with the reason kept in
  * `ctx.state.authFailure`, and public routes work whatever the caller sends.
  */
-export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth'>): Middleware<AppState> {
+export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth' | 'secureCookies'>): Middleware<AppState> {
+  const accessCookie = cookieNames(deps.secureCookies).access;
   // koa-jwt's types predate jsonwebtoken 9's KeyObject secrets, which it passes through unchanged.
   const options = { secret: signingKey(deps.auth.jwtSecret) as unknown as string, cookie: accessCookie, passthrough: true, key: 'jwt', algorithms: [tokenAlgorithm] };
   // koa-jwt hands its options to jsonwebtoken.verify on each request: a getter makes expiry follow our clock.

@@ -2,12 +2,14 @@ import * as yup from 'yup';
 import { changePassword } from '../../activities/auth/change-password.activity';
 import { registerUser } from '../../activities/auth/register.activity';
 import { signIn } from '../../activities/auth/sign-in.activity';
-import { revokeFamily, rotateRefreshToken } from '../../activities/auth/tokens';
+import { familyOfToken, revokeFamily, rotateRefreshToken, verifyToken } from '../../activities/auth/tokens';
 import { AppError } from '../../domain/errors';
 import { RoleGrant } from '../../db/models/role-grant.model';
 import { User } from '../../db/models/user.model';
 import { signedIn } from '../auth/access';
-import { assertCsrfProof, clearSessionCookies, refreshCookie, setSessionCookies } from '../auth/cookies';
+import { assertCsrfProof, clearSessionCookies, cookieNames, setSessionCookies } from '../auth/cookies';
+import type { AppContext } from '../context';
+import type { RouteDeps } from '../deps';
 import { defineRoute } from '../route';
 import { credentialsSchema, passwordSchema, serializeUser, tokenPairSchema, usernameSchema, userSchema } from './auth.schemas';
 
@@ -28,9 +30,9 @@ export const authRoutes = [
       email: yup.string().trim().email().max(254).default(''),
     }),
     response: userSchema,
-    errorStatuses: [409],
+    errorStatuses: [409, 429],
     handler: async ({ body, deps, ctx }) => {
-      const user = await registerUser(deps.activities, { username: body.username, password: body.password, fullName: body.full_name, email: body.email }, ctx.state.requestId);
+      const user = await registerUser(deps.activities, { username: body.username, password: body.password, fullName: body.full_name, email: body.email, clientAddress: ctx.ip }, ctx.state.requestId);
       return serializeUser(user, []);
     },
   }),
@@ -47,7 +49,7 @@ export const authRoutes = [
     errorStatuses: [401, 429],
     handler: async ({ body, deps, ctx }) => {
       const { user, tokens } = await signIn(deps.activities, { ...body, clientAddress: ctx.ip });
-      const csrfToken = setSessionCookies(ctx, tokens, deps.secureCookies);
+      const csrfToken = setSessionCookies(ctx, tokens, deps.secureCookies, deps.auth.jwtSecret);
       return { user: serializeUser(user, await RoleGrant.activeOf(deps.knex, [user.id])), csrf_token: csrfToken };
     },
   }),
@@ -57,11 +59,18 @@ export const authRoutes = [
     module: 'auth',
     operationId: 'logout',
     summary: 'Sign out: revokes this sign-in (its refresh and access tokens) and clears the cookies',
-    access: 'authenticated',
+    description:
+      'Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body). Cookies are always cleared.',
+    access: 'public',
     status: 204,
-    errorStatuses: [401, 403],
-    handler: async ({ principal, deps, ctx }) => {
-      await revokeFamily(deps.knex, signedIn(principal).familyId, 'logout');
+    body: yup.object({ refresh: yup.string().max(4096).optional() }),
+    errorStatuses: [403],
+    handler: async ({ body, principal, deps, ctx }) => {
+      const familyId = principal?.familyId ?? familyOfPresentedRefresh(ctx, deps, body.refresh);
+      const viaCookie = principal === undefined ? body.refresh === undefined : principal.via === 'cookie';
+      // A cookie session proves the request is its own, as for any change: no foreign site signs a user out.
+      if (familyId !== undefined && viaCookie) assertCsrfProof(ctx, familyId, deps.auth.jwtSecret);
+      if (familyId !== undefined) await revokeFamily(deps.knex, familyId, 'logout');
       clearSessionCookies(ctx, deps.secureCookies);
       return undefined;
     },
@@ -90,7 +99,7 @@ export const authRoutes = [
     access: 'authenticated',
     status: 204,
     body: yup.object({ current_password: passwordSchema, new_password: passwordSchema }),
-    errorStatuses: [401, 403],
+    errorStatuses: [401, 403, 429],
     handler: async ({ body, principal, deps, ctx }) => {
       const { userId, familyId } = signedIn(principal);
       await changePassword(deps.activities, {
@@ -133,12 +142,18 @@ export const authRoutes = [
     errorStatuses: [401, 403],
     handler: async ({ body, deps, ctx }) => {
       const fromCookie = body.refresh === undefined;
-      const presented = body.refresh ?? ctx.cookies.get(refreshCookie);
+      const presented = body.refresh ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
       if (presented === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Send a refresh token.');
-      if (fromCookie) assertCsrfProof(ctx);
+      if (fromCookie) assertCsrfProof(ctx, verifyToken(presented, deps.auth, deps.clock(), 'refresh').fam, deps.auth.jwtSecret);
       const tokens = await rotateRefreshToken(deps.activities, presented);
-      if (fromCookie) setSessionCookies(ctx, tokens, deps.secureCookies);
+      if (fromCookie) setSessionCookies(ctx, tokens, deps.secureCookies, deps.auth.jwtSecret);
       return { access: tokens.access, refresh: tokens.refresh };
     },
   }),
 ];
+
+/** The sign-in of a refresh token presented at logout, expired or not; undefined when there is none or it is not ours. */
+function familyOfPresentedRefresh(ctx: AppContext, deps: RouteDeps, fromBody: string | undefined): string | undefined {
+  const presented = fromBody ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
+  return presented === undefined ? undefined : familyOfToken(presented, deps.auth);
+}

@@ -28,9 +28,10 @@ const app = createApp({
   workflowDayMs: 86_400_000,
   clock: () => new Date(),
   // /healthz is public: no token is ever signed or checked.
-  auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
+  auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 },
   secureCookies: false,
   trustProxy: false,
+  trustedProxyHops: 1,
   processMetrics: true,
 });
 

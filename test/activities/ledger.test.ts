@@ -8,7 +8,7 @@ import type { ActivityContext, Actor } from '../../activities/context';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { createTestDatabase } from '../helpers/database';
-import { testJwtSecret } from '../helpers/app';
+import { testActivityContext } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
 import { createUser } from '../helpers/users';
 
@@ -20,7 +20,7 @@ let actor: Actor;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  context = { knex, clock: () => now, auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  context = testActivityContext(knex, () => now);
   const userId = await createUser(knex, 'root', [{ role: 'admin', enterpriseId: null, branchId: null }]);
   actor = { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' };
 });

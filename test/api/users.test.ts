@@ -2,7 +2,7 @@ import test from 'ava';
 import { ensureInitialAdmin } from '../../activities/auth/register.activity';
 import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';
-import { startTestApp, testJwtSecret, type TestApp } from '../helpers/app';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser, testPassword } from '../helpers/users';
 
@@ -104,7 +104,7 @@ test.serial('revoking a grant is audited and the role is gone', async (t) => {
 
 test('the initial administrator is created once, with a generated password shown only to the caller', async (t) => {
   const { knex: empty } = await createTestDatabase(t);
-  const context = { knex: empty, clock: () => new Date(), auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+  const context = testActivityContext(empty);
   const first = await ensureInitialAdmin(context, { username: 'boss', password: undefined });
   t.true(first.created);
   if (!first.created) return;

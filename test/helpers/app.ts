@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import pino from 'pino';
+import type { ActivityContext } from '../../activities/context';
 import { createApp } from '../../api/app';
 import type { AnyRoute } from '../../api/route';
 import { apiRoutes } from '../../api/routes';
@@ -32,11 +33,18 @@ export interface TestAppOptions {
   taskQueue?: string;
   /** A Temporal client of the test's own (e.g. an unreachable one); the run's server otherwise. */
   temporal?: Client;
+  /** Proxies trusted in front (X-Forwarded-For entries): 1 unless a test says otherwise. */
+  trustedProxyHops?: number;
   /** Length of a workflow day in ms: tests of notice periods shorten it (a real day otherwise). */
   workflowDayMs?: number;
 }
 
 export const testJwtSecret = 'test-secret-test-secret-test-secret';
+/** The token settings of test apps: the production defaults (60 min, 24 h, a 7-day sign-in). */
+export const testAuthSettings = { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 };
+
+/** What activities called directly by a test receive. */
+export const testActivityContext = (knex: Knex, clock: () => Date = () => new Date()): ActivityContext => ({ knex, clock, auth: testAuthSettings });
 
 /** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
 export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
@@ -48,9 +56,10 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       taskQueue: options.taskQueue ?? 'test-no-worker',
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), // TEST_LOG_LEVEL=error shows 500s' causes
       clock: options.clock ?? (() => new Date()),
-      auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400 },
+      auth: testAuthSettings,
       secureCookies: options.secureCookies ?? false,
       trustProxy: true, // tests play several client addresses through X-Forwarded-For
+      trustedProxyHops: options.trustedProxyHops ?? 1,
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       workflowDayMs: options.workflowDayMs ?? 86_400_000,
       processMetrics: false,

@@ -8,14 +8,14 @@ import { replayWorkflowId } from '../../api/modules/replays.routes';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { eventReplay } from '../../workflows';
-import { startTestApp, testJwtSecret } from '../helpers/app';
+import { startTestApp, testActivityContext } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 async function setUp(t: import('ava').ExecutionContext, code: string, events: number) {
   const { knex } = await createTestDatabase(t);
-  const context: ActivityContext = { knex, clock: () => new Date(), auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600 } };
+  const context: ActivityContext = testActivityContext(knex);
   const userId = await createUser(knex, 'root', [{ role: 'admin', enterpriseId: null, branchId: null }]);
   const actor: Actor = { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' };
   const enterprise = await createEnterprise(context, actor, { code, name: 'Coop', legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });

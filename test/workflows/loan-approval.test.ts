@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
 import { Money } from '../../domain/money';
 import { ensureTemporalCli } from '../../runtime/temporal-dev-server';
-import { startTestApp, testJwtSecret, type TestApp } from '../helpers/app';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { approvedLoan, createLoanWorld, ledgerBalanced, memberOf, submitApplication, type LoanWorld } from '../helpers/loans';
@@ -126,7 +126,7 @@ test.serial('the submitter may withdraw an application in review; nobody else', 
 test.serial('a step left undecided beyond its limit expires the application, with the reason recorded', async (t) => {
   await onWorker(async (client) => {
     const actor = { userId: world.users.cashier!.id, grants: [], requestId: 'test' };
-    const context = { knex, clock: () => new Date(), auth: { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 60 } };
+    const context = testActivityContext(knex);
     const { application } = await submitLoanApplication(context, actor, { clientId: await memberOf(world), productId: world.productId, amount: new Money(500000), termPeriods: 6, gracePeriods: 0, purpose: '' });
     const handle = await client.workflow.start('loanApproval', {
       taskQueue,
