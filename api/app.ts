@@ -24,7 +24,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes
   const router = buildRouter([...routes, ...docsRoutes(routes, version)], routeDeps);
   // Behind proxies, only the addresses they appended to X-Forwarded-For are trusted; the left part is the client's to choose.
   const app = new Koa<AppState>({ proxy: deps.trustProxy, maxIpsCount: deps.trustedProxyHops });
-  app.use(requestContext(deps.logger, routeDeps.metrics));
+  app.use(requestContext(deps.logger, routeDeps.metrics, deps.secureCookies));
   app.use(errorHandler());
   app.use(authenticate(deps));
   app.use(router.routes());

@@ -23,6 +23,8 @@ export interface ApiDeps {
   bodyLimitBytes: number;
   /** Length of a day for the timers of the workflows the API starts, in ms (a real day but in tests and demos). */
   workflowDayMs: number;
+  /** The Bearer token /metrics requires; null: /metrics is off. */
+  metricsToken: string | null;
   /** Node.js process metrics (memory, event loop) in /metrics; off in tests that build many apps. */
   processMetrics: boolean;
 }

@@ -15,7 +15,7 @@ export const benchPassword = 'bench password 123';
 
 /**
  * What the loan benchmarks lend from, written by the product's own activities: one user per role of the
- * approval circuit (all enterprise-wide, password `benchPassword`), a 24-month annuity product at 18 %, and
+ * approval circuit and a second cashier who submits (all enterprise-wide, password `benchPassword`), a 24-month annuity product at 18 %, and
  * 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
  */
 export async function seedLending(knex: Knex, enterpriseId: string) {
@@ -28,6 +28,9 @@ export async function seedLending(knex: Knex, enterpriseId: string) {
     await knex('role_grants').insert({ user_id: user.id, role, enterprise_id: enterpriseId, branch_id: null });
     users[role] = { userId: user.id as string, grants: [{ role, enterpriseId, branchId: null }], requestId: 'bench' };
   }
+  // The submitter of applications: a cashier who decides none of them (maker-checker).
+  const [teller] = await knex('users').insert({ username: 'bench_teller', password_hash: hash, full_name: 'teller' }).returning('id');
+  await knex('role_grants').insert({ user_id: teller.id, role: 'cashier', enterprise_id: enterpriseId, branch_id: null });
   const product = await createLoanProduct(context, users.direction!, enterpriseId, {
     code: 'CRT', name: 'Crédit', termCategory: 'cta', method: 'constant_annuity', frequency: 'monthly', annualRate: '0.18', minAmount: '10000', maxAmount: '100000000',
     minTermPeriods: 1, maxTermPeriods: 24, maxGracePeriods: 0, feeRate: '0.01', feeFixed: '0', penaltyRate: '0.12', realEstate: false,

@@ -23,6 +23,8 @@ export interface LoanApprovalInput {
   stepTimeLimitSeconds: number;
   /** The step whose approval grants the loan (configuration's amount limits); direction when absent. */
   finalStep?: ApprovalStep;
+  /** Who submitted the application: they decide none of its steps (absent in workflows started before). */
+  submittedBy?: string;
 }
 
 export interface DecisionInput {
@@ -103,7 +105,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
     {
       validator: (decision) => {
         assertIdle();
-        const refusal = refusalOf(state, decision);
+        const refusal = refusalOf(state, decision, input.submittedBy);
         if (refusal !== null) refuse(refusal.code, refusal.message);
       },
     },

@@ -17,17 +17,20 @@ export interface GrantRoleInput {
   branchId: string | null;
 }
 
-/** Administrators grant roles in their enterprise; only a platform administrator grants platform-wide. */
-function assertMayAdminister(actor: Actor, enterpriseId: string | null): void {
-  const allowed = enterpriseId === null ? isPlatformAdmin(actor.grants) : holdsRole(actor.grants, ['admin'], { enterpriseId });
-  if (!allowed) throw new AppError('forbidden', 'not_allowed', 'Only an administrator of this enterprise may do this.');
+/**
+ * Administrators grant and revoke roles within what they administer: their enterprise, or their branch for a
+ * branch grant; only a platform administrator grants platform-wide.
+ */
+function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null; branchId: string | null }): void {
+  const allowed = scope.enterpriseId === null ? isPlatformAdmin(actor.grants) : holdsRole(actor.grants, ['admin'], { enterpriseId: scope.enterpriseId, branchId: scope.branchId });
+  if (!allowed) throw new AppError('forbidden', 'not_allowed', `Only an administrator of this ${scope.branchId === null ? 'enterprise' : 'branch'} may do this.`);
 }
 
 export async function grantRole(context: ActivityContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
   if (input.enterpriseId === null && (input.role !== 'admin' || input.branchId !== null)) {
     throw new AppError('unprocessable', 'platform_grant_admin_only', 'Only the admin role can be granted for every enterprise.');
   }
-  assertMayAdminister(actor, input.enterpriseId);
+  assertMayAdminister(actor, input);
   try {
     return await inTransaction(context.knex, async (trx) => {
       const user = await User.query(trx).findById(input.userId);
@@ -62,7 +65,7 @@ export async function revokeGrant(context: ActivityContext, actor: Actor, userId
   await inTransaction(context.knex, async (trx) => {
     const grant = await RoleGrant.query(trx).findById(grantId).forUpdate();
     if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null) throw new NotFoundError('The role grant');
-    assertMayAdminister(actor, grant.enterpriseId);
+    assertMayAdminister(actor, grant);
     await RoleGrant.query(trx).patchAndFetchById(grantId, { revokedAt: context.clock(), revokedBy: actor.userId });
     await recordAudit(trx, actor, {
       action: 'user.revoke_role',

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { linesForEvent } from '../../domain/accounting/journal';
-import type { EventKind, RoleAccounts, RuleLeg } from '../../domain/accounting/rules';
+import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } from '../../domain/accounting/rules';
 import { AppError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
-import { businessDateOf } from '../enterprise/configuration.activity';
+import { effectiveBusinessDate } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';
 
@@ -47,7 +47,7 @@ function requestHash(event: BusinessEvent): string {
  */
 export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent): Promise<RecordedEvent> {
   const hash = requestHash(event);
-  const businessDate = await businessDateOf(trx, event.enterpriseId, now);
+  const { businessDate, suspended } = await enterpriseStateOf(trx, event.enterpriseId, now);
   const [inserted] = await trx('business_event_logs')
     .insert({
       enterprise_id: event.enterpriseId,
@@ -66,6 +66,8 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
     .ignore()
     .returning(['id', 'created_at']);
   if (inserted === undefined) return replayOf(trx, event, hash);
+  // Checked after the replay: a retry of what was recorded before the suspension still gets its answer.
+  if (suspended && moneyMovingKinds.has(event.kind)) throw new AppError('conflict', 'enterprise_suspended', 'The enterprise is suspended: it accepts no money movement.');
 
   const rule = await currentRule(trx, event.enterpriseId, event.kind);
   if (rule === undefined || !rule.is_active) return { eventId: inserted.id, entryId: null, businessDate, replayed: false, recordedAt: inserted.created_at };
@@ -80,6 +82,13 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
     createdBy: event.actorId,
   });
   return { eventId: inserted.id, entryId, businessDate, replayed: false, recordedAt: inserted.created_at };
+}
+
+/** The date the event is posted at, and whether the enterprise is suspended (it then moves no money), in one read. */
+async function enterpriseStateOf(trx: Knex.Transaction, enterpriseId: string, now: Date): Promise<{ businessDate: string; suspended: boolean }> {
+  const state = await trx('enterprise_configurations as c').join('enterprises as e', 'e.id', 'c.enterprise_id').where('c.enterprise_id', enterpriseId).first('c.business_date', 'c.time_zone', 'e.status');
+  if (state === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+  return { businessDate: effectiveBusinessDate({ businessDate: state.business_date, timeZone: state.time_zone }, now), suspended: state.status === 'suspended' };
 }
 
 async function replayOf(trx: Knex.Transaction, event: BusinessEvent, hash: string): Promise<RecordedEvent> {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
 import { simulateLoan } from '../../domain/loans/simulation';
 import { Money } from '../../domain/money';
@@ -11,6 +12,14 @@ import { defaultRoleAccounts } from '../ledger/default-rules';
 import { recordBusinessEvent } from '../ledger/record-business-event';
 import { writeSchedule } from './installments';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
+
+/** Maker-checker: the money is paid out by someone other than the approver who granted the loan. */
+async function assertNotFinalApprover(trx: Knex.Transaction, loan: Loan, actor: Actor): Promise<void> {
+  const approval = await trx('loan_application_decisions').where({ application_id: loan.applicationId, decision: 'approve' }).orderBy('decided_at', 'desc').first('decided_by');
+  if (approval?.decided_by === actor.userId) {
+    throw new AppError('forbidden', 'approver_cannot_disburse', `The user who granted loan ${loan.number} cannot also pay it out.`);
+  }
+}
 
 export interface DisbursementInput {
   loanId: string;
@@ -29,6 +38,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
     if (loan.status !== 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_awaiting_disbursement', `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`);
+    await assertNotFinalApprover(trx, loan, actor);
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     const now = context.clock();
     const disbursedOn = await businessDateOf(trx, loan.enterpriseId, now);

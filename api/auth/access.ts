@@ -1,4 +1,4 @@
-import { canSee, holdsRole, type Role, type Scope } from '../../domain/access';
+import { canSee, holdsRole, visibility, type Role, type Scope } from '../../domain/access';
 import { AppError, NotFoundError } from '../../domain/errors';
 import type { Principal } from './principal';
 
@@ -20,4 +20,16 @@ export function requireVisible(principal: Principal, scope: Scope, what: string)
 export function signedIn(principal: Principal | undefined): Principal {
   if (principal === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Sign in first.');
   return principal;
+}
+
+/**
+ * The branches of an enterprise whose rows the principal sees: 'all' for a role over the whole enterprise (or
+ * the platform), else the branches where they hold one. Ledger reads narrow their lines with it.
+ */
+export function visibleBranches(principal: Principal, enterpriseId: string): 'all' | readonly string[] {
+  const seen = visibility(principal.grants);
+  if (seen.all) return 'all';
+  const access = seen.enterprises.get(enterpriseId);
+  if (access === undefined) return [];
+  return access.wholeEnterprise ? 'all' : [...access.branchIds];
 }

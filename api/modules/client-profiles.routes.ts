@@ -13,6 +13,8 @@ import { scopeToVisible } from './enterprise-scope';
 
 const registrars: readonly Role[] = ['cashier', 'branch_head', 'direction', 'admin'];
 const statusKeepers: readonly Role[] = ['branch_head', 'direction', 'admin'];
+/** Compliance flags: changed by branch heads and above only (they drive the 50 M related-party cap and write-off approvals). */
+const complianceFields = ['related_party', 'politically_exposed', 'risk_level'] as const;
 const basePath = '/api/v1/members/clients/';
 
 const text = (max: number) => yup.string().trim().max(max);
@@ -280,7 +282,7 @@ export const clientProfileRoutes = [
     module: 'members',
     operationId: 'updateClient',
     summary: 'Correct a member or move them to another branch (cashiers, branch heads, direction, administrators)',
-    description: 'The member number, enterprise and kind never change. A move needs the role at both branches.',
+    description: 'The member number, enterprise and kind never change. A move needs the role at both branches. related_party, politically_exposed and risk_level are changed by branch heads, direction and administrators only (audited with the change).',
     access: registrars,
     params: idParams,
     body: patchBody,
@@ -291,6 +293,8 @@ export const clientProfileRoutes = [
       const client = await visibleClient(deps.knex, actor, params.id);
       requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       if (body.branch !== undefined) requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
+      // The flags behind the related-party cap and write-off approvals are the branch head's, not the till's.
+      if (complianceFields.some((field) => body[field] !== undefined)) requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       const updated = await updateClientProfile(deps.activities, actor, client.id, { ...profileFields(body), branchId: body.branch, membershipDate: body.membership_date });
       return serializeClient(updated);
     },

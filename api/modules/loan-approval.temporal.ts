@@ -20,6 +20,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     applicationNumber: application.number,
     stepTimeLimitSeconds,
     finalStep: application.finalStep,
+    submittedBy: application.submittedBy,
   };
   await startWorkflowFor(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] }, {
     what: 'the application',

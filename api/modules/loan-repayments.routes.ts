@@ -8,6 +8,7 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
+import { tellerAccount } from './member-accounts.queries';
 import { accountForChannel, amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
 
 
@@ -65,6 +66,7 @@ export const loanRepaymentRoutes = [
       const actor = signedIn(principal);
       const loan = await visibleLoan(deps.knex, actor, body.loan);
       requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
         loanId: loan.id,
         amount: parseAmount(body.amount)!,

@@ -8,6 +8,7 @@ import { Loan } from '../../db/models/loan.model';
 import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
+import { tellerAccount } from './member-accounts.queries';
 import { accountForChannel, tellers } from './money.schemas';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -151,6 +152,7 @@ export const loanRoutes = [
       const actor = signedIn(principal);
       const loan = await visibleLoan(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
     },
   }),

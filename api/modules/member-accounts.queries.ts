@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../domain/errors';
 import { CompteClient } from '../../db/models/compte-client.model';
-import { requireVisible } from '../auth/access';
+import { requireRole, requireVisible } from '../auth/access';
+import { tellers } from './money.schemas';
 import type { Principal } from '../auth/principal';
 
 /** An account the principal may see (its branch); 404 otherwise, whether it exists or not. */
@@ -9,6 +10,16 @@ export async function visibleAccount(knex: Knex, principal: Principal, id: strin
   const account = await CompteClient.query(knex).findById(id);
   if (account === undefined) throw new NotFoundError('The account');
   requireVisible(principal, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+  return account;
+}
+
+/**
+ * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment
+ * taken from it): visible, and of a branch where the teller holds a teller role.
+ */
+export async function tellerAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
+  const account = await visibleAccount(knex, principal, id);
+  requireRole(principal, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
   return account;
 }
 

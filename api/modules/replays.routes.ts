@@ -63,7 +63,8 @@ export const replayRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(['pending', 'running', 'completed', 'failed']).optional() }),
     errorStatuses: [401, 403],
     handler: ({ query, principal, deps, ctx }) => {
-      const admin = { ...signedIn(principal), grants: signedIn(principal).grants.filter((grant) => grant.role === 'admin') };
+      // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
+      const admin = { ...signedIn(principal), grants: signedIn(principal).grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
       const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       if (query.enterprise !== undefined) rows.where('enterprise_id', query.enterprise);
       if (query.status !== undefined) rows.where('status', query.status);

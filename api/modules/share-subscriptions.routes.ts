@@ -9,6 +9,7 @@ import { defineRoute } from '../route';
 import { visibleClient } from './client-profiles.routes';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
+import { tellerAccount } from './member-accounts.queries';
 import { accountForChannel, amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
 import {
   paymentSchema,
@@ -81,6 +82,7 @@ export const shareSubscriptionRoutes = [
       const actor = signedIn(principal);
       const client = await visibleClient(deps.knex, actor, body.client);
       requireRole(actor, tellers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { subscription, replayed } = await subscribeShares(deps.activities, actor, {
         clientId: client.id,
         shareTypeId: body.share_type,
@@ -149,6 +151,7 @@ export const shareSubscriptionRoutes = [
       const actor = signedIn(principal);
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
         amount: parseAmount(body.amount)!,

@@ -13,7 +13,7 @@ import { listQuerySchema, pageSchema, paginate, whereFilters } from '../paginati
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
-import { visibleAccount } from './member-accounts.queries';
+import { tellerAccount } from './member-accounts.queries';
 import { accountForChannel, idempotencyKeyOf, moneyResponse, tellers } from './money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
 import { visibleSubscription } from './shares.queries';
@@ -247,7 +247,7 @@ export const shareWithdrawalRoutes = [
         return serializeWithdrawal(withdrawal);
       }
       if (withdrawal.status !== 'effective') throw new AppError('conflict', withdrawal.status === 'refunded' ? 'already_refunded' : 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`);
-      if (body.account !== undefined && (await visibleAccount(deps.knex, actor, body.account)).clientId !== withdrawal.clientId) {
+      if (body.account !== undefined && (await tellerAccount(deps.knex, actor, body.account)).clientId !== withdrawal.clientId) {
         throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
       }
       await refundWithdrawal(deps, withdrawal, { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, requestId: ctx.state.requestId });

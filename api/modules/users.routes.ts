@@ -14,17 +14,24 @@ import { grantSchema, serializeGrant, serializeUser, userSchema } from './auth.s
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
 
 /**
- * Users an administrator may manage: all for a platform administrator; otherwise those without any role yet
- * (newly registered, waiting for one) and those holding a role in an enterprise the administrator administers.
+ * Users an administrator may manage: all for a platform administrator; otherwise those whose every active
+ * grant lies inside what the administrator administers (their enterprises whole, or their branches), and, for
+ * an administrator of a whole enterprise, users without any role yet (newly registered, waiting for one). A
+ * user holding a platform grant is a platform administrator's only.
  */
 function manageableUsers(knex: Knex, principal: Principal) {
   const query = User.query(knex);
   if (isPlatformAdmin(principal.grants)) return query;
-  const administered = principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null).map((grant) => grant.enterpriseId!);
-  const activeGrants = knex('role_grants').select(1).whereRaw('role_grants.user_id = users.id').whereNull('revoked_at');
-  return query.where((builder) =>
-    builder.whereNotExists(activeGrants.clone()).orWhereExists(activeGrants.clone().whereIn('enterprise_id', administered)),
+  const adminGrants = principal.grants.filter((grant) => grant.role === 'admin' && grant.enterpriseId !== null);
+  const enterprises = adminGrants.filter((grant) => grant.branchId === null).map((grant) => grant.enterpriseId!);
+  const branches = adminGrants.filter((grant) => grant.branchId !== null).map((grant) => grant.branchId!);
+  const activeGrants = () => knex('role_grants as g').select(1).whereRaw('g.user_id = users.id').whereNull('g.revoked_at');
+  const outside = activeGrants().where((grant) =>
+    grant.whereNull('g.enterprise_id').orWhere((scoped) => scoped.whereNotIn('g.enterprise_id', enterprises).where((branch) => branch.whereNull('g.branch_id').orWhereNotIn('g.branch_id', branches))),
   );
+  query.whereNotExists(outside);
+  if (enterprises.length === 0) query.whereExists(activeGrants());
+  return query;
 }
 
 async function userWithGrants(knex: Knex, principal: Principal, userId: string) {

@@ -26,6 +26,7 @@ const app = createApp({
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
   workflowDayMs: 86_400_000,
+  metricsToken: null,
   clock: () => new Date(),
   // /healthz is public: no token is ever signed or checked.
   auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 },

@@ -26,6 +26,23 @@ export const eventKinds = [
 export type EventKind = (typeof eventKinds)[number];
 
 /**
+ * The kinds that move members' money or capital: a suspended enterprise records none. The others keep the
+ * books true (reclassification, provisions, write-off) and the effect of a withdrawal noticed earlier.
+ */
+export const moneyMovingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
+  'deposit',
+  'withdrawal',
+  'loan_disbursement',
+  'repayment_principal',
+  'repayment_interest',
+  'repayment_penalty',
+  'loan_fee',
+  'share_subscription',
+  'share_payment',
+  'share_refund',
+]);
+
+/**
  * Account roles: a rule side may name a role instead of an account, and the product involved (a savings or
  * loan product) says which account plays it; without a product's say, the default account of the role.
  */

@@ -35,7 +35,7 @@ export interface ApprovalState {
 }
 
 export interface Refusal {
-  code: 'application_closed' | 'wrong_step' | 'same_person_twice' | 'nothing_to_send_back' | 'comment_required';
+  code: 'application_closed' | 'wrong_step' | 'submitter_cannot_decide' | 'same_person_twice' | 'nothing_to_send_back' | 'comment_required';
   message: string;
 }
 
@@ -72,10 +72,15 @@ export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_
   return problems;
 }
 
-/** Why a decision cannot be taken now, or null when it can. One person may not decide two different steps. */
-export function refusalOf(state: ApprovalState, request: DecisionRequest): Refusal | null {
+/**
+ * Why a decision cannot be taken now, or null when it can. Maker-checker: nobody decides an application they
+ * submitted, and one person may not decide two different steps. `submittedBy` is absent from workflows started
+ * before it was carried.
+ */
+export function refusalOf(state: ApprovalState, request: DecisionRequest, submittedBy?: string): Refusal | null {
   if (state.status !== 'in_review' || state.step === null) return { code: 'application_closed', message: `The application is ${state.status}: no decision can be taken.` };
   if (request.step !== state.step) return { code: 'wrong_step', message: `The application is at the ${state.step} step, not ${request.step}.` };
+  if (request.deciderId === submittedBy) return { code: 'submitter_cannot_decide', message: 'The user who submitted the application cannot decide it.' };
   const earlier = state.decisions.find((decision) => decision.deciderId === request.deciderId && decision.step !== request.step);
   if (earlier !== undefined) return { code: 'same_person_twice', message: `This user already decided the ${earlier.step} step of this application.` };
   if (request.decision === 'send_back' && state.step === approvalSteps[0]) return { code: 'nothing_to_send_back', message: 'The first step cannot send the application back.' };

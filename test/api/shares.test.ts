@@ -83,7 +83,11 @@ test.serial('founder shares only for founders named by direction; a quarter at s
   t.is(paid.status, 201, paid.text);
   t.like(paid.body, { amount: '20000', channel: 'account', unpaid_after: '10000' });
   t.is((await knex('comptes_clients').where({ id: account }).first()).balance, '30000', 'the member\'s account paid it');
-  t.is((await pay(world, subscribed.body.id, { amount: '1', channel: 'account', account: world.productId })).status, 400, 'an account that is not the member\'s');
+  t.is((await pay(world, subscribed.body.id, { amount: '1', channel: 'account', account: world.productId })).status, 404, 'no such account');
+  const someoneElse = await openSavingsAccount(world, await memberOf(world), '5000');
+  const foreign = await pay(world, subscribed.body.id, { amount: '1', channel: 'account', account: someoneElse });
+  t.is(foreign.status, 400, 'an account that is not the member\'s');
+  t.is(foreign.body.errors[0].field, 'account');
   const position = await app.request('GET', `/api/v1/shares/positions/?client=${member}`, { headers: as('cashier') });
   t.like(position.body, { founder: true, votes: 1, shares: 4, subscribed: '40000', paid: '30000', unpaid: '10000' });
   await assertLedgerMatchesRegister(t);

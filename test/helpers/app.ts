@@ -40,6 +40,7 @@ export interface TestAppOptions {
 }
 
 export const testJwtSecret = 'test-secret-test-secret-test-secret';
+export const testMetricsToken = 'test-metrics-token-test-metrics';
 /** The token settings of test apps: the production defaults (60 min, 24 h, a 7-day sign-in). */
 export const testAuthSettings = { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 };
 
@@ -62,6 +63,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       trustedProxyHops: options.trustedProxyHops ?? 1,
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       workflowDayMs: options.workflowDayMs ?? 86_400_000,
+      metricsToken: testMetricsToken,
       processMetrics: false,
     },
     options.routes ?? apiRoutes,

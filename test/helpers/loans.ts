@@ -40,6 +40,8 @@ export async function createLoanWorld(app: TestApp, knex: Knex, code: string, op
   const users: LoanWorld['users'] = {};
   const grantsOf = {
     cashier: [{ role: 'cashier', branchId: headOffice }],
+    // A second cashier of the head office: submits applications, which their submitter may not decide.
+    teller: [{ role: 'cashier', branchId: headOffice }],
     branch_head: [{ role: 'branch_head', branchId: headOffice }],
     committee: [{ role: 'credit_committee', branchId: null }],
     direction: [{ role: 'direction', branchId: null }],
@@ -80,7 +82,7 @@ function nextAddress(): string {
 
 export const memberOf = (world: LoanWorld, branchId = world.headOffice) => insertClient(world.knex, world.enterpriseId, branchId, world.rootId);
 
-export async function submitApplication(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}, as = 'cashier') {
+export async function submitApplication(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}, as = 'teller') {
   return world.app.request('POST', '/api/v1/loans/applications/', {
     headers: world.users[as]!.headers,
     json: { client: clientId, product: world.productId, amount: terms.amount ?? '1200000', term_periods: terms.term_periods ?? 12, grace_periods: terms.grace_periods ?? 0, purpose: 'stock' },
@@ -92,8 +94,8 @@ export async function submitApplication(world: LoanWorld, clientId: string, term
  * through the API (no worker polls its queue), then the final approval is persisted by the workflow's own
  * activity, as the workflow would after the four decisions.
  */
-export async function approvedLoan(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}): Promise<string> {
-  const submitted = await submitApplication(world, clientId, terms);
+export async function approvedLoan(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}, submitter = 'teller'): Promise<string> {
+  const submitted = await submitApplication(world, clientId, terms, submitter);
   if (submitted.status !== 201) throw new Error(submitted.text);
   const recorded = await recordLoanDecision(world.knex, new Date(), {
     applicationId: submitted.body.id,

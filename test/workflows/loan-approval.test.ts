@@ -118,8 +118,8 @@ test.serial('the submitter may withdraw an application in review; nobody else', 
     const application = await submitted();
     const withdraw = (as: string) => app.request('POST', `/api/v1/loans/applications/${application.id}/withdrawal/`, { headers: world.users[as]!.headers, json: { comment: 'member changed their mind' } });
     t.is((await withdraw('branch_head')).body.code, 'not_submitter');
-    t.like((await withdraw('cashier')).body, { status: 'withdrawn', current_step: null });
-    t.is((await withdraw('cashier')).body.code, 'application_closed');
+    t.like((await withdraw('teller')).body, { status: 'withdrawn', current_step: null });
+    t.is((await withdraw('teller')).body.code, 'application_closed');
   });
 });
 
@@ -229,4 +229,32 @@ test.serial('configured amount limits end the circuit early for small loans; lar
   } finally {
     await configure({});
   }
+});
+
+test.serial('maker-checker: the submitter decides no step, and the approver who grants the loan does not pay it out', async (t) => {
+  await onWorker(async () => {
+    const byHead = await submitApplication(world, await memberOf(world), {}, 'branch_head');
+    t.is(byHead.status, 201, byHead.text);
+    t.is((await decide(byHead.body.id, 'cashier', 'approve')).status, 200);
+    const own = await decide(byHead.body.id, 'branch_head', 'approve');
+    t.is(own.status, 409);
+    t.is(own.body.code, 'submitter_cannot_decide');
+    const ownFirst = await decide((await submitted()).id, 'teller', 'approve');
+    t.is(ownFirst.body.code, 'submitter_cannot_decide', 'nor the first step');
+
+    const configure = (limits: object) => app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { approval_limits: limits } });
+    await configure({ cashier: '900000' });
+    try {
+      const small = await submitted('800000');
+      const granted = await decide(small.id, 'cashier', 'approve');
+      t.like(granted.body, { status: 'approved' });
+      const disburse = (as: string) => app.request('POST', `/api/v1/loans/loans/${granted.body.loan.id}/disbursement/`, { headers: world.users[as]!.headers, json: { channel: 'cash' } });
+      const byApprover = await disburse('cashier');
+      t.is(byApprover.status, 403);
+      t.is(byApprover.body.code, 'approver_cannot_disburse');
+      t.is((await disburse('teller')).status, 200, 'another teller pays it out');
+    } finally {
+      await configure({});
+    }
+  });
 });
