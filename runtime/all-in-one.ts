@@ -27,6 +27,7 @@ runMain('start', async () => {
         `  API            ${base}/api/v1/`,
         `  API docs       ${base}/api/v1/docs/`,
         `  Readiness      ${base}/readyz`,
+        `  Metrics        ${base}/metrics (Authorization: Bearer <the token in ${config.metricsToken === undefined ? `${config.dataDir}/metrics-token` : 'METRICS_TOKEN'}>)`,
         `  Temporal UI    ${temporal.uiUrl ?? `(external Temporal at ${temporal.address})`}`,
         '',
       ].join('\n') + '\n',

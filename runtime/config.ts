@@ -38,6 +38,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Bearer token that reads /metrics; unset: one kept in DATA_DIR outside production, metrics off in production. */
+  metricsToken: string | undefined;
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
 }
@@ -57,6 +59,7 @@ type Env = Record<string, string | undefined>;
 const nodeEnvs = ['development', 'test', 'production'] as const;
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const jwtSecretLengthMin = 32;
+const metricsTokenLengthMin = 24;
 const dayMs = 86_400_000;
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -72,7 +75,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     temporalDevPort: integer(env, 'TEMPORAL_DEV_PORT', 7233, 1, 65535),
     temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
     dataDir: path.resolve(cwd, nonEmpty(env, 'DATA_DIR') ?? '.data'),
-    jwtSecret: optionalSecret(env, 'JWT_SECRET'),
+    jwtSecret: optionalSecret(env, 'JWT_SECRET', jwtSecretLengthMin),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_MINUTES', 60, 1, 60) * 60,
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_HOURS', 24, 1, 24 * 30) * 3600,
     sessionTtlSeconds: integer(env, 'SESSION_MAX_HOURS', 24 * 7, 1, 24 * 30) * 3600,
@@ -84,6 +87,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
+    metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
@@ -158,10 +162,10 @@ function optionalHostPort(env: Env, variable: string): string | undefined {
   return value;
 }
 
-function optionalSecret(env: Env, variable: string): string | undefined {
+function optionalSecret(env: Env, variable: string, lengthMin: number): string | undefined {
   const value = nonEmpty(env, variable);
-  if (value !== undefined && value.length < jwtSecretLengthMin) {
-    throw new ConfigError(variable, `must be at least ${jwtSecretLengthMin} characters long`);
+  if (value !== undefined && value.length < lengthMin) {
+    throw new ConfigError(variable, `must be at least ${lengthMin} characters long`);
   }
   return value;
 }

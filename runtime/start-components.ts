@@ -7,7 +7,7 @@ import { ensureProvisioningSchedules } from '../api/modules/provisioning.tempora
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';
-import { resolveJwtSecret } from './local-secret';
+import { resolveJwtSecret, resolveMetricsToken } from './local-secret';
 import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
 import { createWorker, routeTemporalLogs } from './worker';
 
@@ -47,6 +47,7 @@ export async function startApi(
     trustedProxyHops: config.trustedProxyHops,
     bodyLimitBytes: config.bodyLimitBytes,
     workflowDayMs: config.workflowDayMs,
+    metricsToken: resolveMetricsToken(config),
     processMetrics: true,
   };
   const admin = await ensureInitialAdmin({ knex, clock: deps.clock, auth: deps.auth }, {
