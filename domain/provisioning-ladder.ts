@@ -9,7 +9,7 @@ export interface LadderStep {
   rate: string;
 }
 
-/** The policy default (domain facts §4): 0-45 days 0 %, 46-90 25 %, 91-180 50 %, 181-365 75 %, beyond 100 %. */
+/** The policy default (docs/domain.md §4): 0-45 days 0 %, 46-90 25 %, 91-180 50 %, 181-365 75 %, beyond 100 %. */
 export const defaultProvisioningLadder: readonly LadderStep[] = [
   { days_from: 0, days_to: 45, rate: '0' },
   { days_from: 46, days_to: 90, rate: '0.25' },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import test from 'ava';
 
 /**
- * The layering of DESIGN.md §2 as a test: dependencies point one way, domain/ stays pure and workflows/
+ * The layering of docs/architecture.md §2 as a test: dependencies point one way, domain/ stays pure and workflows/
  * stays deterministic. Each rule lists what a folder may import; anything else fails with the file named.
  */
 const root = path.join(__dirname, '..');

@@ -55,7 +55,7 @@ const { recordLoanDecision, expireLoanApplication } = proxyActivities<Activities
 });
 
 /**
- * The four-step approval of a loan application (DESIGN §5): cashier, branch head, credit committee,
+ * The four-step approval of a loan application (docs/architecture.md §5): cashier, branch head, credit committee,
  * direction. Decisions are Updates: the validator refuses synchronously what the circuit forbids (wrong
  * step, after the end, one person deciding two steps); the handler persists the decision through an
  * activity first, and only then moves the state, so the workflow never runs ahead of the database. One

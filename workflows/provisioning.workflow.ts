@@ -17,7 +17,7 @@ export interface ProvisioningRunInput {
 }
 
 /**
- * The provisioning run of one enterprise (DESIGN §5): started daily by the Schedule `provisioning-{enterpriseId}`
+ * The provisioning run of one enterprise (docs/architecture.md §5): started daily by the Schedule `provisioning-{enterpriseId}`
  * or by the API for a date. The cursor and the figures live in the database, written with each batch's
  * postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
  */

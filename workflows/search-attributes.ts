@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /**
- * Search attributes operators filter on in the Temporal UI (DESIGN §5): the enterprise, the branch and the
+ * Search attributes operators filter on in the Temporal UI (docs/architecture.md §5): the enterprise, the branch and the
  * business id (an application number…). Registered with the server at start (dev server flags, compose setup).
  */
 export const enterpriseIdKey = defineSearchAttributeKey('CoopEnterpriseId', SearchAttributeType.KEYWORD);

@@ -91,7 +91,7 @@ async function assertExtensible(trx: Knex.Transaction, parent: CompanyChartEntry
   }
 }
 
-/** Sub-accounts extend leaves of the plan (domain-facts §1), never sit beside the plan's own accounts. */
+/** Sub-accounts extend leaves of the plan (docs/domain.md §1), never sit beside the plan's own accounts. */
 async function hasPlanChildren(trx: Knex.Transaction, parent: CompanyChartEntry): Promise<boolean> {
   const child = await trx('company_chart_entries').where({ chart_id: parent.chartId, parent_code: parent.code }).whereNotNull('record_id').first('id');
   return child !== undefined;

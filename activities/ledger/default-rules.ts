@@ -4,7 +4,7 @@ import fixture from '../../fixtures/accounting-rules.json';
 
 /**
  * The default rules (one per event kind) and the default account of each role, from fixtures/accounting-rules.json (accounts of
- * domain-facts §2). Checked when loaded: a fixture naming an unknown kind or missing a role fails at start.
+ * docs/domain.md §2). Checked when loaded: a fixture naming an unknown kind or missing a role fails at start.
  */
 function load(): { roleAccounts: RoleAccounts; rules: RuleDefinition[] } {
   const roles = fixture.role_accounts as Record<string, string>;

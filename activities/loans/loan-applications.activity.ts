@@ -20,7 +20,7 @@ export interface RequestedTerms {
   gracePeriods: number;
 }
 
-/** Workflow id from the business id (DESIGN §5): a retried submission cannot start a twin. */
+/** Workflow id from the business id (docs/architecture.md §5): a retried submission cannot start a twin. */
 export const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
 
 /** The product's pricing applied to requested terms. */

@@ -69,7 +69,7 @@ export async function setLitigious(context: ActivityContext, actor: Actor, loanI
 }
 
 /**
- * Writes off a doubtful loan (domain facts §4): the part its provisions cover is a loss on 6921, the rest on
+ * Writes off a doubtful loan (docs/domain.md §4): the part its provisions cover is a loss on 6921, the rest on
  * 6922, both crediting the doubtful account; its provisions are reversed in the same transaction. The loan
  * leaves the portfolio and stays readable. A related party's loan needs the recorded approval (R-2017/07 Art. 26).
  */

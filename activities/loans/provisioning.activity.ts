@@ -12,7 +12,7 @@ import { recordBusinessEvent } from '../ledger/record-business-event';
 import { classAccounts } from './class-accounts';
 
 /**
- * The provisioning run (domain facts §4): for one enterprise and one as-of date, every active loan is aged,
+ * The provisioning run (docs/domain.md §4): for one enterprise and one as-of date, every active loan is aged,
  * classified (with contagion across a borrower's loans) and provisioned. Loans go in id order, in batches;
  * each batch is one transaction holding its LoanProvision rows, its entries and the run's cursor, and a
  * loan that already has its row for the date is skipped: a rerun, or a batch retried after a worker died,

@@ -56,7 +56,7 @@ const components = [
 ] as const satisfies readonly { part: keyof InstallmentAllocation; kind: EventKind }[];
 
 /**
- * Records a repayment in one transaction (DESIGN §3): locks the loan (concurrent repayments of one loan
+ * Records a repayment in one transaction (docs/architecture.md §3): locks the loan (concurrent repayments of one loan
  * queue, so none overpays and none is lost), answers a retried request (same key) with the first result, then
  * applies it at the business date.
  */

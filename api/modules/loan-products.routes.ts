@@ -129,7 +129,7 @@ export const loanProductRoutes = [
     module: 'loans',
     operationId: 'createLoanProduct',
     summary: 'Create a loan product (direction, administrators)',
-    description: 'Accounts default by term category to the PCEMF accounts of domain facts §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
+    description: 'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
     access: writers,
     status: 201,
     body: yup.object({

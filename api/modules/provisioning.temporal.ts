@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ProvisioningRunInput } from '../../workflows/provisioning.workflow';
 
 /**
- * The daily provisioning Schedule of an enterprise (DESIGN §5): `provisioning-{enterpriseId}`, at the
+ * The daily provisioning Schedule of an enterprise (docs/architecture.md §5): `provisioning-{enterpriseId}`, at the
  * configured hour in the enterprise's time zone, overlap policy skip; visible and pausable in the Temporal UI.
  * Created with the enterprise, kept in line with its configuration, and ensured for every enterprise at start.
  */

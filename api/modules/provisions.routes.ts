@@ -16,7 +16,7 @@ const runColumns = [
   'amount_charged', 'amount_reversed', 'failure', 'created_at', 'finished_at',
 ];
 
-/** Workflow id from the business id (DESIGN §5). */
+/** Workflow id from the business id (docs/architecture.md §5). */
 export const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
 
 /** Provisions by loan and date, their totals by class, and provisioning runs (daily by Schedule, or on request). */

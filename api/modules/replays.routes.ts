@@ -14,7 +14,7 @@ const replayColumns = [
   'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
 ];
 
-/** Workflow id from the business id: a retried POST cannot start a twin (DESIGN §5). */
+/** Workflow id from the business id: a retried POST cannot start a twin (docs/architecture.md §5). */
 export const replayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
 
 /**

@@ -51,7 +51,7 @@ export async function up(knex: Knex): Promise<void> {
   await touchUpdatedAtOnUpdate(knex, 'exercices_comptables');
 
   // One row per enterprise: the parameters later modules read. Typed columns, so the database refuses
-  // nonsense too; defaults are the policy defaults of the domain facts.
+  // nonsense too; defaults are the policy defaults of docs/domain.md.
   await knex.schema.createTable('enterprise_configurations', (table) => {
     addStandardColumns(knex, table);
     table.uuid('enterprise_id').notNullable().unique().references('enterprises.id');

@@ -37,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
     table.decimal('penalty_rate', 9, 6).notNullable().defaultTo(0);
     // Real-estate loans stay "overdue" up to 90 days instead of 45 (COBAC R-2017/07).
     table.boolean('real_estate').notNullable().defaultTo(false);
-    // The account roles of the product's events (domain facts §2).
+    // The account roles of the product's events (docs/domain.md §2).
     table.string('portfolio_account_code', 12).notNullable();
     table.string('interest_income_account_code', 12).notNullable();
     table.string('fee_income_account_code', 12).notNullable();

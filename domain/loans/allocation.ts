@@ -2,7 +2,7 @@ import type { IsoDate } from '../calendar';
 import { Money } from '../money';
 
 /**
- * Allocation of a repayment to what a loan still owes (domain facts §4: repayments clear the oldest
+ * Allocation of a repayment to what a loan still owes (docs/domain.md §4: repayments clear the oldest
  * arrears first). Pure: the dues come from the caller, amounts are Money in whole francs. Guards throw
  * plain Errors (programming errors); a payment above the total due is a business refusal, returned as a
  * discriminated result that the activity maps to a 409.

@@ -1,7 +1,7 @@
 import { Money } from '../money';
 
 /**
- * The loan approval circuit (domain facts §3): cashier, branch head, credit committee, direction, in this
+ * The loan approval circuit (docs/domain.md §3): cashier, branch head, credit committee, direction, in this
  * order. Pure and deterministic, so the workflow's Update validator and handler, and the tests, share it.
  */
 
@@ -42,7 +42,7 @@ export interface Refusal {
 export const initialApprovalState = (): ApprovalState => ({ status: 'in_review', step: approvalSteps[0], decisions: [] });
 
 /**
- * Amount limits under which the circuit ends early (domain facts §3: no regulation gives thresholds; by
+ * Amount limits under which the circuit ends early (docs/domain.md §3: no regulation gives thresholds; by
  * default every loan goes through all four steps). `{ branch_head: "500000" }`: a loan up to 500 000 XAF is
  * approved once the branch head approves it. Whole francs as strings; direction needs no limit.
  */

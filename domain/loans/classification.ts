@@ -1,7 +1,7 @@
 import type { AccountRole } from '../accounting/rules';
 
 /**
- * COBAC R-2017/07 classification (domain facts §4). Pure: the provisioning run gives, for one borrower, each
+ * COBAC R-2017/07 classification (docs/domain.md §4). Pure: the provisioning run gives, for one borrower, each
  * of their active loans with its own days past due and flags, and gets each loan's class back.
  *
  * - The borrower's age is the age of their oldest arrears over all their loans.
@@ -47,7 +47,7 @@ export function classifyBorrowerLoans(loans: readonly BorrowerLoan[]): Classifie
 export type ClassAccounts = Readonly<Record<LoanClass, string>>;
 
 /**
- * The entry that moves a loan's outstanding principal when its class changes (domain facts §4): the event
+ * The entry that moves a loan's outstanding principal when its class changes (docs/domain.md §4): the event
  * kind of the target class, and the accounts its rule's two roles stand for in this move (the source may be
  * the portfolio, the overdue or the doubtful account). Null when the class did not change.
  */

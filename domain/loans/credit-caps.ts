@@ -1,7 +1,7 @@
 import { Money } from '../money';
 
 /**
- * Credit caps of COBAC R-2017/08 (domain facts §3), checked at submission and at final approval. Pure:
+ * Credit caps of COBAC R-2017/08 (docs/domain.md §3), checked at submission and at final approval. Pure:
  * the caller supplies the client's outstanding credit and the institution's paid-up share capital. Guards
  * throw plain Errors (programming errors); breaches are data, and `mode` decides whether they block.
  */

@@ -3,7 +3,7 @@ import { Money } from '../money';
 import { periodsPerYear, type Frequency } from './schedule';
 
 /**
- * Loan product rules (domain facts §3). Pure: the activity checks a product with `productTermProblems`
+ * Loan product rules (docs/domain.md §3). Pure: the activity checks a product with `productTermProblems`
  * before storing it and computes an application's fees and a late installment's penalty with the helpers.
  */
 
@@ -57,8 +57,8 @@ export function loanFees(principal: Money, feeRate: Money, feeFixed: Money): Mon
 }
 
 /**
- * Late-payment penalty on an unpaid amount from one date to another: annual rate, actual/365 (domain facts
- * §3), half-up to the franc; nothing when `to` is not after `from`.
+ * Late-payment penalty on an unpaid amount from one date to another: annual rate, actual/365
+ * (docs/domain.md §3), half-up to the franc; nothing when `to` is not after `from`.
  */
 export function penaltyFor(unpaid: Money, annualRate: Money, from: IsoDate, to: IsoDate): Money {
   const days = daysBetween(from, to);

@@ -4,7 +4,7 @@ import type { LadderStep } from '../provisioning-ladder';
 import type { LoanClass } from './classification';
 
 /**
- * Provisions on a loan (domain facts §4, COBAC R-2017/07 Arts. 16-18). Pure.
+ * Provisions on a loan (docs/domain.md §4, COBAC R-2017/07 Arts. 16-18). Pure.
  *
  * Guarantees never change the class; they split the outstanding principal:
  * - cash covered (a deposit pledged at the institution): never provisioned;

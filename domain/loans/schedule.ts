@@ -2,7 +2,7 @@ import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../cale
 import { Money } from '../money';
 
 /**
- * Repayment schedules (DESIGN.md §3, domain facts §3). Pure: every date comes from the input, every amount
+ * Repayment schedules (docs/architecture.md §3, docs/domain.md §3). Pure: every date comes from the input, every amount
  * is a Money in whole francs. Guards throw plain Errors: they catch programming errors, the API validates
  * what users type before calling here.
  */

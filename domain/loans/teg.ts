@@ -1,7 +1,7 @@
 import { Money } from '../money';
 
 /**
- * TEG, taux effectif global (CEMAC regulation, domain facts §3): the annual rate proportional to the period
+ * TEG, taux effectif global (CEMAC regulation, docs/domain.md §3): the annual rate proportional to the period
  * rate r that equates the net amount lent with the payments due,
  *   principal − fees = Σ total_k / (1+r)^k,  k = 1..n,
  * by compound discounting, shown as a percentage with two decimals ("21.47"). `installments` are the totals

@@ -4,7 +4,7 @@ import { eventKinds } from '../../domain/accounting/rules';
 import { Money, formatAmount, parseAmount } from '../../domain/money';
 import { defaultRoleAccounts, defaultRules } from '../../activities/ledger/default-rules';
 
-// What domain-facts §2 says each operation posts, as [debit, credit] pairs of PCEMF accounts.
+// What docs/domain.md §2 says each operation posts, as [debit, credit] pairs of PCEMF accounts.
 const expected: Record<string, [string, string][]> = {
   deposit: [['5710', '3711']],
   withdrawal: [['3711', '5710']],
@@ -33,7 +33,7 @@ test('there is exactly one default rule per event kind, nineteen in all', (t) =>
 });
 
 for (const rule of defaultRules) {
-  test(`rule ${rule.kind} posts the accounts of the domain facts, balanced`, (t) => {
+  test(`rule ${rule.kind} posts the accounts of docs/domain.md, balanced`, (t) => {
     const lines = linesForEvent(rule.legs, new Money('150000'), defaultRoleAccounts);
     const pairs: [string, string][] = [];
     for (let index = 0; index < lines.length; index += 2) pairs.push([lines[index]!.account, lines[index + 1]!.account]);
