@@ -36,7 +36,7 @@ export interface ListQuery {
  */
 export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: readonly string[], filters: F) {
   const allowed = orderingFields.join(', ');
-  return yup.object({
+  const paging = {
     // Bounded: page × page_size becomes an SQL offset, a bigint.
     page: yup.number().integer().min(1).max(pageMax).default(1).meta({ description: `Page number, from 1 to ${pageMax}.` }),
     page_size: yup
@@ -46,15 +46,17 @@ export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: reado
       .max(pageSizeMax)
       .default(pageSizeDefault)
       .meta({ description: `Results per page (at most ${pageSizeMax}).` }),
-    ordering: yup
-      .string()
-      .optional()
-      .test('ordering', `ordering accepts ${allowed}, each optionally prefixed with '-'`, (value) =>
-        value === undefined || value.split(',').every((term) => orderingFields.includes(term.replace(/^-/, ''))),
-      )
-      .meta({ description: `Sort by ${allowed}; prefix with '-' for descending; comma-separate several.` }),
-    ...filters,
-  });
+  };
+  // Declared only where there is something to sort by: a list in a fixed order takes no `ordering`.
+  const ordering = yup
+    .string()
+    .optional()
+    .test('ordering', `ordering accepts ${allowed}, each optionally prefixed with '-'`, (value) =>
+      value === undefined || value.split(',').every((term) => orderingFields.includes(term.replace(/^-/, ''))),
+    )
+    .meta({ description: `Sort by ${allowed}; prefix with '-' for descending; comma-separate several.` });
+  const schema = yup.object({ ...paging, ordering, ...filters });
+  return orderingFields.length === 0 ? schema.omit(['ordering']) : schema;
 }
 
 export interface PaginateOptions {

@@ -103,3 +103,16 @@ test('the app serves the whole and per-module documents and Swagger UI pages', a
   t.is((await app.request('GET', '/api/v1/docs/assets/0.0.0/swagger-ui-bundle.js')).status, 400);
   t.is((await app.request('GET', '/api/v1/nomodule/schema/')).status, 404);
 });
+
+test('every module has its docs pages, events included; ordering is declared only where a list can be sorted', async (t) => {
+  const { knex } = await createTestDatabase(t);
+  const app = await startTestApp(t, { knex });
+  for (const module of ['events', 'shares', 'loans']) {
+    t.is((await app.request('GET', `/api/v1/${module}/docs/`)).status, 200, module);
+    t.is((await app.request('GET', `/api/v1/${module}/schema/`)).status, 200, module);
+  }
+  const whole = (await app.request('GET', '/api/v1/schema/')).body;
+  const parameters = (path: string) => (whole.paths[path].get.parameters as { name: string }[]).map((parameter) => parameter.name);
+  t.false(parameters('/api/v1/members/deposits/').includes('ordering'), 'deposits come newest first, in one order');
+  t.true(parameters('/api/v1/members/clients/').includes('ordering'));
+});
