@@ -1,4 +1,5 @@
 import type { Schema } from 'yup';
+import { idempotencyKeyPattern } from './idempotency-key';
 import { toJsonSchema, type JsonSchema } from './json-schema';
 import type { AnyRoute } from './route';
 
@@ -61,9 +62,27 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
     info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
     tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => ({ name })),
     paths,
-    components: { schemas: { Problem: problemSchema } },
+    components: { schemas: { Problem: problemSchema }, securitySchemes },
   };
 }
+
+/**
+ * How a client signs in: a Bearer access token, or the browser's session cookie with the CSRF header on unsafe
+ * methods (Secure cookies are `__Host-access_token`; `access_token` in local development over plain HTTP).
+ */
+const securitySchemes: JsonSchema = {
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `access` token of POST /api/v1/token/.' },
+  sessionCookie: { type: 'apiKey', in: 'cookie', name: '__Host-access_token', description: 'Set by POST /api/v1/auth/login/.' },
+  csrfHeader: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The CSRF cookie\'s value, on POST, PATCH, PUT and DELETE of a cookie session.' },
+};
+
+const idempotencyKeyParameter: JsonSchema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).',
+  schema: { type: 'string', pattern: idempotencyKeyPattern.source },
+};
 
 function operation(route: AnyRoute): JsonSchema {
   const op: JsonSchema = {
@@ -71,9 +90,10 @@ function operation(route: AnyRoute): JsonSchema {
     summary: route.summary,
     tags: [route.module],
     'x-access': route.access,
-    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.idempotent === true ? [idempotencyKeyParameter] : [])],
     responses: responses(route),
   };
+  if (route.access !== 'public') op.security = [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
   if (route.description !== undefined) op.description = route.description;
   if (route.body !== undefined) {
     op.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
@@ -103,6 +123,9 @@ function responses(route: AnyRoute): JsonSchema {
   const success: JsonSchema = { description: route.summary };
   if (route.response !== undefined || route.produces !== undefined) {
     success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response) } };
+  }
+  if (route.idempotent === true) {
+    success.headers = { 'Idempotent-Replayed': { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } } };
   }
   const result: JsonSchema = { [status]: success };
   const errorStatuses = new Set([...(route.errorStatuses ?? []), 500]);

@@ -20,6 +20,8 @@ export interface RouteInput<P, Q, B> {
   ctx: AppContext;
   /** Set on every route whose access is not 'public' (the router refuses the request otherwise). */
   principal: Principal | undefined;
+  /** The client's Idempotency-Key on a route declared `idempotent` (null when none was sent, or not declared). */
+  idempotencyKey: string | null;
 }
 
 /**
@@ -43,6 +45,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** Success status (default 200) and the schema of its JSON body. */
   status?: number;
   response?: Schema<unknown>;
+  /**
+   * The route moves money and reads an `Idempotency-Key` header: a retry with the same key and body answers the
+   * first result (with `Idempotent-Replayed: true`) and moves nothing. Documented as a header parameter.
+   */
+  idempotent?: true;
   /** Media type of the success body when it is not JSON (metrics text, HTML). */
   produces?: string;
   /** Error statuses worth documenting beyond the generic ones. */

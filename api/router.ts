@@ -6,6 +6,7 @@ import type { AnyRoute, RouteAccess } from './route';
 import type { AppContext } from './context';
 import { AppError } from '../domain/errors';
 import { assertCsrfProof } from './auth/cookies';
+import { idempotencyKeyOf } from './idempotency-key';
 import { validateInput } from './validation';
 
 /** `/loans/{id}/` (OpenAPI) to `/loans/:id/` (router). */
@@ -24,7 +25,8 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       const body = route.body
         ? await validateInput(route.body, await readJsonBody(ctx, deps.bodyLimitBytes), 'body')
         : undefined;
-      const result = await route.handler({ params, query, body, deps, ctx, principal: ctx.state.principal });
+      const idempotencyKey = route.idempotent === true ? idempotencyKeyOf(ctx) : null;
+      const result = await route.handler({ params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey });
       if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;

@@ -7,7 +7,7 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleAccount } from './member-accounts.queries';
-import { amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
+import { amountSchema, tellers } from './money.schemas';
 
 const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
 const accountParams = yup.object({ id: yup.string().uuid().required() });
@@ -30,6 +30,7 @@ const routesOf = (direction: CashDirection) => [
     summary: direction === 'deposit' ? 'Deposit cash on an account (cashier, branch head)' : 'Withdraw cash from an account (cashier, branch head)',
     description: 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).',
     access: tellers,
+    idempotent: true,
     status: 201,
     params: accountParams,
     body: yup.object({
@@ -38,12 +39,12 @@ const routesOf = (direction: CashDirection) => [
       reference: yup.string().trim().max(100).default(''),
     }),
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps, ctx }) => {
+    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const account = await visibleAccount(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
-      const operation = await move(deps.activities, actor, { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey: idempotencyKeyOf(ctx) });
+      const operation = await move(deps.activities, actor, { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey });
       if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { replayed: _replayed, ...answer } = operation;
       return answer;

@@ -9,7 +9,7 @@ import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
 import { tellerAccount } from './member-accounts.queries';
-import { accountForChannel, amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
+import { accountForChannel, amountSchema, tellers } from './money.schemas';
 
 
 function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {
@@ -52,6 +52,7 @@ export const loanRepaymentRoutes = [
     description:
       'Allocated oldest installment first: penalties, interest, principal. At most the installments due and the next one. Send an Idempotency-Key header: a retry answers the first result.',
     access: tellers,
+    idempotent: true,
     status: 201,
     body: yup.object({
       loan: yup.string().uuid().required(),
@@ -62,7 +63,7 @@ export const loanRepaymentRoutes = [
       reference: yup.string().trim().max(100).default(''),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps, ctx }) => {
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const loan = await visibleLoan(deps.knex, actor, body.loan);
       requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
@@ -74,7 +75,7 @@ export const loanRepaymentRoutes = [
         accountId: body.account ?? null,
         date: body.date ?? null,
         reference: body.reference,
-        idempotencyKey: idempotencyKeyOf(ctx),
+        idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return serializeRepayment({ ...repayment, loan_number: loan.number });

@@ -9,7 +9,7 @@ import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { runningMovements } from './ledger-queries';
 import { ledgerMovements, serializeAccount, visibleAccount } from './member-accounts.queries';
-import { amountSchema, idempotencyKeyOf } from './money.schemas';
+import { amountSchema } from './money.schemas';
 
 const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
   defineRoute({
@@ -62,10 +62,11 @@ export const memberAccountRoutes = [
     summary: 'Open an account for a member, with its initial deposit (cashier, branch head, direction, administrators)',
     description: 'Send an Idempotency-Key header to make a retry safe: the same key and body answer the first result.',
     access: ['cashier', 'branch_head', 'direction', 'admin'],
+    idempotent: true,
     status: 201,
     body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps, ctx }) => {
+    handler: async ({ body, principal, deps, idempotencyKey }) => {
       const actor = signedIn(principal);
       const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
       requireRole(actor, ['cashier', 'branch_head', 'direction', 'admin'], { enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
@@ -73,7 +74,7 @@ export const memberAccountRoutes = [
         clientId: body.client,
         productId: body.product,
         initialDeposit: body.initial_deposit === undefined ? null : parseAmount(body.initial_deposit)!,
-        idempotencyKey: idempotencyKeyOf(ctx),
+        idempotencyKey,
       });
       return { ...serializeAccount(account), initial_deposit: initialDeposit };
     },

@@ -1,7 +1,5 @@
 import * as yup from 'yup';
-import { AppError } from '../../domain/errors';
 import { amountMax, formatAmount, parseAmount } from '../../domain/money';
-import type { AppContext } from '../context';
 
 /**
  * An amount in whole francs, as a JSON string ("150000"): never a JSON number (floats have no place near
@@ -36,17 +34,3 @@ export const accountForChannel = () =>
     then: (schema) => schema.required('account is required for the account channel'),
     otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
   });
-
-const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{1,100}$/;
-
-/** The optional Idempotency-Key header of money-moving POSTs; refused if malformed. */
-export function idempotencyKeyOf(ctx: AppContext): string | null {
-  const key = ctx.get('Idempotency-Key');
-  if (key === '') return null;
-  if (!idempotencyKeyPattern.test(key)) {
-    throw new AppError('validation', 'invalid_request', 'The Idempotency-Key header is malformed.', [
-      { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 100 letters, digits, ".", "_", ":" or "-"' },
-    ]);
-  }
-  return key;
-}

@@ -10,7 +10,7 @@ import { visibleClient } from './client-profiles.routes';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { tellerAccount } from './member-accounts.queries';
-import { accountForChannel, amountSchema, idempotencyKeyOf, tellers } from './money.schemas';
+import { accountForChannel, amountSchema, tellers } from './money.schemas';
 import {
   paymentSchema,
   paymentsQuery,
@@ -68,6 +68,7 @@ export const shareSubscriptionRoutes = [
     summary: 'Subscribe shares for a member of the branch and pay them, in full or in part (cashier, branch head)',
     description: `Numbered SUB-{year}-{n}, gap-free per enterprise and year. The member's holding of the type stays within its bounds; founder shares for members named founders. initial_payment defaults to the whole amount; a type allowing partial payment takes from its minimum share of it. ${idempotencyNote}`,
     access: tellers,
+    idempotent: true,
     status: 201,
     body: yup.object({
       client: yup.string().uuid().required(),
@@ -78,7 +79,7 @@ export const shareSubscriptionRoutes = [
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps, ctx }) => {
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const client = await visibleClient(deps.knex, actor, body.client);
       requireRole(actor, tellers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
@@ -91,7 +92,7 @@ export const shareSubscriptionRoutes = [
         channel: body.channel,
         accountId: body.account ?? null,
         reference: body.reference,
-        idempotencyKey: idempotencyKeyOf(ctx),
+        idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return subscriptionDetail(deps.knex, (await subscriptionRow(deps.knex, deps.clock(), subscription.id))!);
@@ -143,11 +144,12 @@ export const shareSubscriptionRoutes = [
     summary: "Pay up (libérer) part or all of a subscription's unpaid balance, in cash or from the member's account (cashier, branch head)",
     description: `Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ${idempotencyNote}`,
     access: tellers,
+    idempotent: true,
     status: 201,
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps, ctx }) => {
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
@@ -158,7 +160,7 @@ export const shareSubscriptionRoutes = [
         channel: body.channel,
         accountId: body.account ?? null,
         reference: body.reference,
-        idempotencyKey: idempotencyKeyOf(ctx),
+        idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return serializePayment({ ...payment, subscription_number: subscription.number });

@@ -14,7 +14,7 @@ import { defineRoute } from '../route';
 import { enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { tellerAccount } from './member-accounts.queries';
-import { accountForChannel, idempotencyKeyOf, moneyResponse, tellers } from './money.schemas';
+import { accountForChannel, moneyResponse, tellers } from './money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
 import { visibleSubscription } from './shares.queries';
 
@@ -225,6 +225,7 @@ export const shareWithdrawalRoutes = [
     description:
       "The member's overdue installments are repaid from the refund first; when the member leaves, their loans' outstanding principal too; the rest is paid out. Send an Idempotency-Key header: a retry with the same key and body answers the first result.",
     access: tellers,
+    idempotent: true,
     status: 200,
     params: idParams,
     body: yup.object({
@@ -234,14 +235,13 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
+    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
-      const clientKey = idempotencyKeyOf(ctx);
-      const key = operationKey('share-refund', actor, clientKey);
+      const key = operationKey('share-refund', actor, idempotencyKey);
       const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };
-      if (withdrawal.status === 'refunded' && clientKey !== null && withdrawal.refundIdempotencyKey === key) {
+      if (withdrawal.status === 'refunded' && idempotencyKey !== null && withdrawal.refundIdempotencyKey === key) {
         assertSameRequest(withdrawal.refundRequest ?? {}, request);
         ctx.set('Idempotent-Replayed', 'true');
         return serializeWithdrawal(withdrawal);

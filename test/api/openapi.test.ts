@@ -116,3 +116,19 @@ test('every module has its docs pages, events included; ordering is declared onl
   t.false(parameters('/api/v1/members/deposits/').includes('ordering'), 'deposits come newest first, in one order');
   t.true(parameters('/api/v1/members/clients/').includes('ordering'));
 });
+
+test('the document declares how to sign in on every guarded operation, and the Idempotency-Key where it is read', async (t) => {
+  const { knex } = await createTestDatabase(t);
+  const app = await startTestApp(t, { knex });
+  const whole = (await app.request('GET', '/api/v1/schema/')).body;
+  t.deepEqual(Object.keys(whole.components.securitySchemes).sort(), ['bearer', 'csrfHeader', 'sessionCookie']);
+  for (const [path, methods] of Object.entries(whole.paths as Record<string, Record<string, { security?: unknown; 'x-access': unknown }>>)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      t.is(operation.security !== undefined, operation['x-access'] !== 'public', `${method} ${path}`);
+    }
+  }
+  const deposit = whole.paths['/api/v1/members/accounts/{id}/deposits/'].post;
+  t.true(deposit.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header'));
+  t.truthy(deposit.responses['201'].headers['Idempotent-Replayed']);
+  t.false(whole.paths['/api/v1/members/clients/'].post.parameters.some((parameter: { name: string }) => parameter.name === 'Idempotency-Key'));
+});
