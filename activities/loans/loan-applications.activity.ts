@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
 import { finalStepFor } from '../../domain/loans/approval';
-import { simulateLoan, type LoanTerms, type Simulation } from '../../domain/loans/simulation';
-import { Money, formatAmount } from '../../domain/money';
+import { assertWithinProduct, loanTermsOf, type RequestedTerms } from '../../domain/loans/loan-product';
+import { simulateLoan, type Simulation } from '../../domain/loans/simulation';
+import { formatAmount } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { LoanApplication } from '../../db/models/loan-application.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
@@ -14,43 +15,8 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 
-export interface RequestedTerms {
-  amount: Money;
-  termPeriods: number;
-  gracePeriods: number;
-}
-
 /** Workflow id from the business id (docs/architecture.md §5): a retried submission cannot start a twin. */
 export const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
-
-/** The product's pricing applied to requested terms. */
-export function loanTermsOf(product: LoanProduct, requested: RequestedTerms, startDate: string): LoanTerms {
-  return {
-    method: product.method,
-    frequency: product.frequency,
-    annualRate: new Money(product.annualRate),
-    feeRate: new Money(product.feeRate),
-    feeFixed: new Money(product.feeFixed),
-    principal: requested.amount,
-    termPeriods: requested.termPeriods,
-    gracePeriods: requested.gracePeriods,
-    startDate,
-  };
-}
-
-/** Amount, term and grace within the product's bounds; 422 naming the field otherwise. */
-export function assertWithinProduct(product: LoanProduct, requested: RequestedTerms): void {
-  const outOfBounds = (field: string, message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
-  if (requested.amount.lt(product.minAmount) || requested.amount.gt(product.maxAmount)) {
-    throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
-  }
-  if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
-    throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);
-  }
-  if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
-    throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`);
-  }
-}
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ApplicationStatus, ApprovalStep, DecisionKind } from '../../domain/loans/approval';
+import { loanTermsOf } from '../../domain/loans/loan-product';
 import { simulateLoan } from '../../domain/loans/simulation';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
@@ -14,7 +15,7 @@ import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 import { writeSchedule } from './installments';
-import { clientForCredit, loanTermsOf } from './loan-applications.activity';
+import { clientForCredit } from './loan-applications.activity';
 
 /**
  * The activities of the `loanApproval` workflow: each persists one step of the process in one transaction,

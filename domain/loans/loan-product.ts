@@ -1,6 +1,8 @@
 import { daysBetween, type IsoDate } from '../calendar';
+import { AppError } from '../errors';
 import { Money } from '../money';
-import { periodsPerYear, type Frequency } from './schedule';
+import { periodsPerYear, type Frequency, type ScheduleMethod } from './schedule';
+import type { LoanTerms } from './simulation';
 
 /**
  * Loan product rules (docs/domain.md §3). Pure: the activity checks a product with `productTermProblems`
@@ -54,6 +56,64 @@ export function productTermProblems(terms: ProductTerms): { field: string; messa
 /** Fees withheld at disbursement: rate × principal + fixed amount, half-up to the franc. */
 export function loanFees(principal: Money, feeRate: Money, feeFixed: Money): Money {
   return principal.mul(feeRate).plus(feeFixed).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+}
+
+/** A stored product as the rules below read it: amounts and rates as decimal text. */
+export interface LoanProductRules {
+  code: string;
+  method: ScheduleMethod;
+  frequency: Frequency;
+  annualRate: string;
+  minAmount: string;
+  maxAmount: string;
+  minTermPeriods: number;
+  maxTermPeriods: number;
+  maxGracePeriods: number;
+  feeRate: string;
+  feeFixed: string;
+}
+
+/** What a member asks for: an amount, a number of installments and of grace periods. */
+export interface RequestedTerms {
+  amount: Money;
+  termPeriods: number;
+  gracePeriods: number;
+}
+
+/**
+ * Amount, term and grace within the product's bounds, and an amount above the fees withheld from it (a loan
+ * that pays out nothing has no rate); 422 naming the field otherwise.
+ */
+export function assertWithinProduct(product: LoanProductRules, requested: RequestedTerms): void {
+  const outOfBounds = (field: string, message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
+  if (requested.amount.lt(product.minAmount) || requested.amount.gt(product.maxAmount)) {
+    throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
+  }
+  const fees = loanFees(requested.amount, new Money(product.feeRate), new Money(product.feeFixed));
+  if (fees.gte(requested.amount)) {
+    throw outOfBounds('amount', `amount must exceed the fees of ${fees.toFixed(0)} XAF that product ${product.code} withholds from it`);
+  }
+  if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
+    throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);
+  }
+  if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
+    throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`);
+  }
+}
+
+/** The product's pricing applied to requested terms. */
+export function loanTermsOf(product: LoanProductRules, requested: RequestedTerms, startDate: string): LoanTerms {
+  return {
+    method: product.method,
+    frequency: product.frequency,
+    annualRate: new Money(product.annualRate),
+    feeRate: new Money(product.feeRate),
+    feeFixed: new Money(product.feeFixed),
+    principal: requested.amount,
+    termPeriods: requested.termPeriods,
+    gracePeriods: requested.gracePeriods,
+    startDate,
+  };
 }
 
 /**

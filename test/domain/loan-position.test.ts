@@ -1,5 +1,6 @@
 import test from 'ava';
-import { ctaMaxMonths, loanFees, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
+import type { AppError } from '../../domain/errors';
+import { assertWithinProduct, ctaMaxMonths, loanFees, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
 import { accruePenalties, daysPastDue, loanPosition, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { Money } from '../../domain/money';
 
@@ -69,6 +70,25 @@ test('term category: CTA up to 24 months in any frequency; a product must agree 
 test('fees: rate of the principal plus the fixed part, half-up to the franc', (t) => {
   t.is(loanFees(new Money(1234567), new Money('0.015'), new Money(2500)).toFixed(0), String(18519 + 2500), '18 518.505 → 18 519');
   t.is(loanFees(new Money(100000), new Money(0), new Money(0)).toFixed(0), '0');
+});
+
+test('requested terms within a product: bounds of amount, term and grace, and an amount above the fees withheld', (t) => {
+  const product = { code: 'P1', method: 'constant_annuity' as const, frequency: 'monthly' as const, annualRate: '0.18', minAmount: '10', maxAmount: '1000000', minTermPeriods: 1, maxTermPeriods: 12, maxGracePeriods: 2, feeRate: '0.01', feeFixed: '500' };
+  const refusal = (amount: string, termPeriods = 6, gracePeriods = 0) => {
+    try {
+      assertWithinProduct(product, { amount: new Money(amount), termPeriods, gracePeriods });
+      return undefined;
+    } catch (error) {
+      return (error as AppError).code;
+    }
+  };
+  t.is(refusal('100000'), undefined);
+  t.is(refusal('9'), 'amount_out_of_bounds');
+  t.is(refusal('500'), 'amount_out_of_bounds', '500 XAF pays fees of 505: nothing would be lent');
+  t.is(refusal('506'), undefined, 'fees of 505 leave 1 XAF');
+  t.is(refusal('100000', 13), 'term_periods_out_of_bounds');
+  t.is(refusal('100000', 2, 2), 'grace_periods_out_of_bounds', 'grace must leave an installment');
+  t.is(refusal('100000', 6, 3), 'grace_periods_out_of_bounds');
 });
 
 test('what a share refund may take: the installments due in full; with the principal, the later ones without their interest', (t) => {
