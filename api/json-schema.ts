@@ -9,26 +9,53 @@ export type JsonSchema = Record<string, unknown>;
  * email, uuid, url, enums), numbers (integer, bounds), booleans, dates, objects, arrays, nullability, and
  * `meta({ description, example })`.
  */
-export function toJsonSchema(schema: Schema<unknown>): JsonSchema {
-  return fromDescription(schema.describe());
+export function toJsonSchema(schema: Schema<unknown>, components?: Components): JsonSchema {
+  return fromDescription(schema.describe(), components);
 }
 
-function fromDescription(description: SchemaFieldDescription): JsonSchema {
-  const full = description as SchemaDescription & Partial<SchemaObjectDescription & SchemaInnerTypeDescription>;
-  const json: JsonSchema = { ...typeKeywords(full) };
+/**
+ * The named schemas of a document. A yup schema with `meta({ component: 'Name' })` becomes
+ * `#/components/schemas/Name` when a document collects components (responses), and stays inline otherwise.
+ */
+export type Components = Record<string, JsonSchema>;
+
+/** What `meta()` may carry: documentation, a component name, and a string format yup cannot express. */
+export interface SchemaMeta {
+  description?: string;
+  example?: unknown;
+  component?: string;
+  format?: 'date' | 'date-time';
+}
+
+type FullDescription = SchemaDescription & Partial<SchemaObjectDescription & SchemaInnerTypeDescription>;
+
+function fromDescription(description: SchemaFieldDescription, components: Components | undefined): JsonSchema {
+  const full = description as FullDescription;
+  const meta = (full.meta ?? {}) as SchemaMeta;
+  if (meta.component === undefined || components === undefined) return inlineSchema(full, components);
+  // A nullable use of a component is the component or null; the component itself is never null.
+  components[meta.component] ??= inlineSchema({ ...full, nullable: false }, components);
+  const reference = { $ref: `#/components/schemas/${meta.component}` };
+  return full.nullable ? { oneOf: [reference, { type: 'null' }] } : reference;
+}
+
+function inlineSchema(full: FullDescription, components: Components | undefined): JsonSchema {
+  const json: JsonSchema = { ...typeKeywords(full, components) };
   for (const test of full.tests ?? []) Object.assign(json, testKeywords(full.type, test.name, test.params ?? {}));
   const allowed = (full.oneOf ?? []).filter((value) => value !== undefined && value !== null);
-  if (allowed.length > 0) json.enum = allowed;
+  if (allowed.length > 0) json.enum = full.nullable ? [...allowed, null] : allowed;
   if (full.label !== undefined) json.title = full.label;
-  const meta = (full.meta ?? {}) as { description?: string; example?: unknown };
+  const meta = (full.meta ?? {}) as SchemaMeta;
   if (meta.description !== undefined) json.description = meta.description;
   if (meta.example !== undefined) json.examples = [meta.example];
-  if (full.default !== undefined && typeof full.default !== 'function') json.default = full.default;
+  if (meta.format !== undefined) json.format = meta.format;
+  // yup gives objects and arrays an implicit default ({} / undefined) that means nothing to a client.
+  if (full.default !== undefined && typeof full.default !== 'function' && typeof full.default !== 'object') json.default = full.default;
   if (full.nullable && typeof json.type === 'string') json.type = [json.type, 'null'];
   return json;
 }
 
-function typeKeywords(description: SchemaDescription & Partial<SchemaObjectDescription & SchemaInnerTypeDescription>): JsonSchema {
+function typeKeywords(description: FullDescription, components: Components | undefined): JsonSchema {
   switch (description.type) {
     case 'string':
       return { type: 'string' };
@@ -40,13 +67,13 @@ function typeKeywords(description: SchemaDescription & Partial<SchemaObjectDescr
       return { type: 'string', format: 'date-time' };
     case 'array': {
       const inner = description.innerType;
-      return inner === undefined || Array.isArray(inner) ? { type: 'array' } : { type: 'array', items: fromDescription(inner) };
+      return inner === undefined || Array.isArray(inner) ? { type: 'array' } : { type: 'array', items: fromDescription(inner, components) };
     }
     case 'object': {
       const properties: Record<string, JsonSchema> = {};
       const required: string[] = [];
       for (const [name, field] of Object.entries(description.fields ?? {})) {
-        properties[name] = fromDescription(field);
+        properties[name] = fromDescription(field, components);
         if (!(field as SchemaDescription).optional) required.push(name);
       }
       return required.length > 0

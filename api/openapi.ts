@@ -1,6 +1,6 @@
 import type { Schema } from 'yup';
 import { idempotencyKeyPattern } from './idempotency-key';
-import { toJsonSchema, type JsonSchema } from './json-schema';
+import { toJsonSchema, type Components, type JsonSchema } from './json-schema';
 import type { AnyRoute } from './route';
 
 export const apiTitle = 'Coopbank API';
@@ -52,17 +52,18 @@ const errorDescriptions: Record<number, string> = {
 /** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenApiOptions): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const components: Components = { Problem: problemSchema };
   const visible = routes.filter((route) => !route.hidden && (options.module === undefined || route.module === options.module));
   for (const route of visible) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method] = operation(route);
+    paths[route.path]![route.method] = operation(route, components);
   }
   return {
     openapi: '3.1.0',
     info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
     tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => ({ name })),
     paths,
-    components: { schemas: { Problem: problemSchema }, securitySchemes },
+    components: { schemas: sortedByName(components), securitySchemes },
   };
 }
 
@@ -84,14 +85,14 @@ const idempotencyKeyParameter: JsonSchema = {
   schema: { type: 'string', pattern: idempotencyKeyPattern.source },
 };
 
-function operation(route: AnyRoute): JsonSchema {
+function operation(route: AnyRoute, components: Components): JsonSchema {
   const op: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.module],
     'x-access': route.access,
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.idempotent === true ? [idempotencyKeyParameter] : [])],
-    responses: responses(route),
+    responses: responses(route, components),
   };
   if (route.access !== 'public') op.security = [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
   if (route.description !== undefined) op.description = route.description;
@@ -117,12 +118,12 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
   });
 }
 
-function responses(route: AnyRoute): JsonSchema {
+function responses(route: AnyRoute, components: Components): JsonSchema {
   const status = String(route.status ?? 200);
   const mediaType = route.produces ?? 'application/json';
   const success: JsonSchema = { description: route.summary };
   if (route.response !== undefined || route.produces !== undefined) {
-    success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response) } };
+    success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components) } };
   }
   if (route.idempotent === true) {
     success.headers = { 'Idempotent-Replayed': { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } } };
@@ -138,3 +139,5 @@ function responses(route: AnyRoute): JsonSchema {
   }
   return result;
 }
+
+const sortedByName = (components: Components): Components => Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { QueryBuilder, Model } from 'objection';
 import * as yup from 'yup';
 import { AppError } from '../domain/errors';
+import type { SchemaMeta } from './json-schema';
 
 export const pageSizeDefault = 20;
 export const pageSizeMax = 100;
@@ -15,14 +16,22 @@ export interface Page<T> {
   results: T[];
 }
 
-/** The response schema of a list of `item`s, for the OpenAPI document. */
-export const pageSchema = (item: yup.AnyObjectSchema) =>
-  yup.object({
-    count: yup.number().integer().required(),
-    next: yup.string().nullable().defined().meta({ description: 'The next page, or null on the last.' }),
-    previous: yup.string().nullable().defined(),
-    results: yup.array(item).required(),
-  });
+/**
+ * The response schema of a list of `item`s: the component `{Item}Page`, Page<Item> (OpenAPI has no generics).
+ * The item must be a named component itself (`meta({ component })`).
+ */
+export function pageSchema(item: yup.AnyObjectSchema) {
+  const itemName = (item.describe().meta as SchemaMeta | undefined)?.component;
+  if (itemName === undefined) throw new Error('pageSchema: the item schema needs meta({ component })');
+  return yup
+    .object({
+      count: yup.number().integer().required().meta({ description: 'Results in the whole list.' }),
+      next: yup.string().nullable().defined().meta({ description: 'The next page, or null on the last.' }),
+      previous: yup.string().nullable().defined().meta({ description: 'The previous page, or null on the first.' }),
+      results: yup.array(item).required(),
+    })
+    .meta({ component: `${itemName}Page`, description: `Page<${itemName}>: one page of a list.` } satisfies SchemaMeta);
+}
 
 export interface ListQuery {
   page: number;

@@ -42,7 +42,7 @@ export const planSchema = yup.object({
   name: yup.string().required(),
   description: yup.string().defined(),
   ...timestamps,
-});
+}).meta({ component: 'AccountPlan' });
 
 export function serializePlan(plan: AccountPlan) {
   return {
@@ -80,7 +80,7 @@ export const treeNodeSchema = yup.object({
   label: yup.string().required(),
   is_system: yup.boolean().required(),
   children: yup.array().required().meta({ description: 'The accounts directly below, each a node of this shape, by code.' }),
-});
+}).meta({ component: 'AccountTreeNode' });
 
 export interface TreeNode {
   code: string;
@@ -119,7 +119,7 @@ export const entrySchema = yup.object({
   is_active: yup.boolean().required(),
   is_leaf: yup.boolean().required().meta({ description: 'No account below it: the ledger posts to leaves only.' }),
   ...timestamps,
-});
+}).meta({ component: 'ChartEntry' });
 
 export function serializeEntry(entry: CompanyChartEntry) {
   // A bug, not a user error: every read of entries goes through CompanyChartEntry.withLeafFlag.

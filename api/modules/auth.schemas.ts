@@ -20,7 +20,7 @@ export const grantSchema = yup.object({
   enterprise: yup.string().uuid().nullable().defined().meta({ description: 'null: every enterprise (platform administrator).' }),
   branch: yup.string().uuid().nullable().defined().meta({ description: 'null: the whole enterprise.' }),
   granted_at: yup.string().required(),
-});
+}).meta({ component: 'RoleGrant' });
 
 export const userSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -31,9 +31,9 @@ export const userSchema = yup.object({
   last_login_at: yup.string().nullable().defined(),
   created_at: yup.string().required(),
   roles: yup.array(grantSchema).required(),
-});
+}).meta({ component: 'User' });
 
-export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() });
+export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() }).meta({ component: 'TokenPair' });
 
 export function serializeGrant(grant: Pick<RoleGrant, 'id' | 'role' | 'enterpriseId' | 'branchId' | 'createdAt'>) {
   return { id: grant.id, role: grant.role, enterprise: grant.enterpriseId, branch: grant.branchId, granted_at: grant.createdAt.toISOString() };

@@ -22,7 +22,7 @@ const branchSchema = yup.object({
   status: yup.string().oneOf(['active', 'closed']).required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'Branch' });
 
 function serializeBranch(branch: Branch) {
   return {

@@ -105,7 +105,7 @@ const clientSchema = yup.object({
   created_by: yup.string().uuid().required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'Client' });
 
 function serializeClient(client: ClientProfile) {
   return {

@@ -32,7 +32,7 @@ const configurationSchema = yup.object({
   allow_several_open_exercices: yup.boolean().required(),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'EnterpriseConfiguration' });
 
 function serializeConfiguration(configuration: EnterpriseConfiguration, now: Date) {
   return {

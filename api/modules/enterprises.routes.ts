@@ -23,7 +23,7 @@ const enterpriseSchema = yup.object({
   status: yup.string().oneOf(['active', 'suspended']).required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'Enterprise' });
 
 export function serializeEnterprise(enterprise: Enterprise) {
   return {

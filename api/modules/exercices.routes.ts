@@ -19,7 +19,7 @@ const exerciceSchema = yup.object({
   status: yup.string().oneOf(['open', 'closed']).required(),
   closed_at: yup.string().nullable().defined(),
   closed_by: yup.string().uuid().nullable().defined(),
-});
+}).meta({ component: 'ExerciceComptable' });
 
 function serializeExercice(exercice: ExerciceComptable) {
   return {

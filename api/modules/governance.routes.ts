@@ -32,7 +32,7 @@ const memberSchema = yup.object({
   ended_reason: yup.string().nullable().defined(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'GovernanceMember' });
 
 const organSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -43,7 +43,7 @@ const organSchema = yup.object({
   current_members: yup.array(memberSchema).required().meta({ description: 'Serving members, in order of precedence.' }),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'GovernanceOrgan' });
 
 function serializeMember(member: GovernanceMember) {
   return {

@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import type { SchemaMeta } from '../json-schema';
 import { amountMax, formatAmount, parseAmount } from '../../domain/money';
 
 /**
@@ -14,8 +15,13 @@ export const amountSchema = () =>
     .test('bounded', `\${path} must be at most ${formatAmount(amountMax)}`, (value) => value === undefined || !/^\d+$/.test(value) || /^0+$/.test(value) || parseAmount(value) !== undefined)
     .meta({ description: 'Whole francs (XAF) as a string.', example: '150000' });
 
-/** An amount as answered: whole francs as a string. */
-export const moneyResponse = () => yup.string().required().meta({ description: 'Whole francs (XAF) as a string.', example: '150000' });
+/** An amount as answered: whole francs as a string, negative for a debit balance (the `Money` component). */
+export const moneyResponse = () =>
+  yup
+    .string()
+    .required()
+    .matches(/^-?\d+$/)
+    .meta({ component: 'Money', description: 'Whole francs (XAF) as a string; XAF has no minor unit.', example: '150000' } satisfies SchemaMeta);
 
 /** A money amount that may be zero (minimums of a product). */
 export const amountOrZeroSchema = () =>

@@ -22,7 +22,7 @@ const profileSchema = yup.object({
   head_office_address: yup.string().defined(),
   registration_number: yup.string().defined().meta({ description: 'RCCM or cooperative register number.' }),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'Profile' });
 
 function serializeProfile(profile: CooperativeProfile) {
   return {

@@ -33,7 +33,7 @@ const shareTypeSchema = yup.object({
   is_active: yup.boolean().required(),
   created_at: yup.string().required(),
   updated_at: yup.string().required(),
-});
+}).meta({ component: 'ShareType' });
 
 export function serializeShareType(type: ShareType) {
   return {

@@ -55,7 +55,7 @@ const withdrawalSchema = yup.object({
   refunded_by: yup.string().uuid().nullable().defined(),
   workflow_id: yup.string().required(),
   created_at: yup.string().required(),
-});
+}).meta({ component: 'ShareWithdrawal' });
 
 function serializeWithdrawal(withdrawal: ShareWithdrawal) {
   return {

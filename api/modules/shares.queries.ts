@@ -93,7 +93,7 @@ export const paymentSchema = yup.object({
   event: yup.string().uuid().required().meta({ description: 'The business event that posted it.' }),
   recorded_by: yup.string().uuid().required(),
   recorded_at: yup.string().required(),
-});
+}).meta({ component: 'SharePayment' });
 
 /** Subscriptions as answered, each with its payments: two queries for a whole page. */
 export async function serializeSubscriptions(knex: Knex, rows: readonly SubscriptionRow[]) {
@@ -149,7 +149,7 @@ export const subscriptionSchema = yup.object({
   subscribed_by: yup.string().uuid().required(),
   created_at: yup.string().required(),
   payments: yup.array(paymentSchema).required(),
-});
+}).meta({ component: 'ShareSubscription' });
 
 export async function subscriptionRow(knex: Knex, now: Date, id: string): Promise<SubscriptionRow | undefined> {
   return subscriptionsQuery(knex, now).where('s.id', id).first();

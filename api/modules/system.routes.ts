@@ -16,7 +16,7 @@ const readinessSchema = yup.object({
     database: yup.string().oneOf(checkResults).required().meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
     temporal: yup.string().oneOf(checkResults).required(),
   }),
-});
+}).meta({ component: 'Readiness' });
 
 /** Process liveness and readiness, and Prometheus metrics: what an orchestrator and a monitor poll. */
 export const systemRoutes = [

@@ -7,6 +7,7 @@ import { apiRoutes } from '../../api/routes';
 import type { Knex } from '../../db/knex';
 import { closeServer, connectTemporalClient, listen, portOf } from '../../runtime/services';
 import type { Teardown } from './teardown';
+import { contractBreach } from './contract';
 import { testEnvironment } from './environment';
 
 export interface TestResponse {
@@ -86,7 +87,11 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
       const text = await response.text();
       const isJson = /json/.test(response.headers.get('content-type') ?? '');
-      return { status: response.status, headers: response.headers, text, body: isJson ? JSON.parse(text) : text };
+      const parsed: unknown = isJson ? JSON.parse(text) : text;
+      // Every answer of the product's routes is held to the OpenAPI document (test/helpers/contract.ts).
+      const breach = isJson && options.routes === undefined ? contractBreach(method, path, response.status, parsed) : undefined;
+      if (breach !== undefined) throw new Error(`${method} ${path}: ${breach}`);
+      return { status: response.status, headers: response.headers, text, body: parsed };
     },
   };
 }

@@ -1,0 +1,89 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument } from '../../api/openapi';
+import type { JsonSchema } from '../../api/json-schema';
+import { apiRoutes } from '../../api/routes';
+
+/**
+ * The OpenAPI document as a contract every test's answers are held to: a 2xx JSON answer must match the schema
+ * its operation documents, or the test that received it fails. Every API test thereby checks the contract
+ * a generated client relies on, field by field (the schemas forbid undocumented fields).
+ */
+
+interface OperationContract {
+  method: string;
+  operationId: string;
+  pattern: RegExp;
+  /** Literal segments of the template: `/events/replays/` wins over `/events/{id}/`, as in the router. */
+  literals: number;
+  responses: Map<string, JsonSchema>;
+}
+
+interface OpenApiOperation {
+  operationId: string;
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+}
+
+const document = buildOpenApiDocument(apiRoutes, { title: 'contract', version: 'test' }) as {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, JsonSchema> };
+};
+
+// The document's references point at `#/components/schemas/X`; ajv resolves them in a schema of its own.
+const componentsId = 'https://coopbank.test/components.json';
+const relocated = (schema: JsonSchema): JsonSchema => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${componentsId}#/$defs/`)) as JsonSchema;
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, keywords: ['example'] });
+addFormats(ajv);
+ajv.addSchema({ $id: componentsId, $defs: relocated(document.components.schemas) });
+
+const operations: OperationContract[] = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => {
+    const segments = path.split('/');
+    const responses = new Map<string, JsonSchema>();
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const schema = response.content?.['application/json']?.schema;
+      if (status.startsWith('2') && schema !== undefined) responses.set(status, schema);
+    }
+    return {
+      method: method.toUpperCase(),
+      operationId: operation.operationId,
+      pattern: new RegExp(`^${segments.map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`),
+      literals: segments.filter((segment) => segment !== '' && !segment.startsWith('{')).length,
+      responses,
+    };
+  }),
+);
+
+const validators = new Map<string, ValidateFunction>();
+
+function validatorOf(operation: OperationContract, status: string, schema: JsonSchema): ValidateFunction {
+  const key = `${operation.operationId} ${status}`;
+  let validate = validators.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(relocated(schema));
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+/** The operation the router serves for a request, or undefined (the docs pages, unknown paths). */
+export function operationFor(method: string, target: string): OperationContract | undefined {
+  const path = target.split('?')[0]!;
+  return operations
+    .filter((operation) => operation.method === method.toUpperCase() && operation.pattern.test(path))
+    .sort((a, b) => b.literals - a.literals)[0];
+}
+
+/** Why a JSON answer breaks its operation's documented schema, or undefined when it matches (or nothing is documented). */
+export function contractBreach(method: string, target: string, status: number, body: unknown): string | undefined {
+  if (status < 200 || status > 299) return undefined;
+  const operation = operationFor(method, target);
+  const schema = operation?.responses.get(String(status));
+  if (operation === undefined) return undefined;
+  if (schema === undefined) return operation.responses.size === 0 ? undefined : `${operation.operationId} answered ${status}, which it does not document`;
+  const validate = validatorOf(operation, String(status), schema);
+  if (validate(body)) return undefined;
+  const errors = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  return `${operation.operationId} answered ${status} outside its documented schema: ${errors.join('; ')}`;
+}
