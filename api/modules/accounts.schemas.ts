@@ -4,6 +4,7 @@ import type { AccountPlan } from '../../db/models/account-plan.model';
 import type { AccountRecord } from '../../db/models/account-record.model';
 import type { CompanyChart } from '../../db/models/company-chart.model';
 import type { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
+import { timestampResponse } from './common.schemas';
 
 /** Digits only: the code tree is by prefix, so codes of the chart are numeric strings (never numbers). */
 export const accountCode = (max: number) => yup.string().trim().matches(/^[0-9]+$/, '${path} may hold digits only').max(max);
@@ -34,7 +35,7 @@ export function filterAccounts<M extends Model>(builder: QueryBuilder<M, M[]>, t
   return builder;
 }
 
-const timestamps = { created_at: yup.string().required(), updated_at: yup.string().required() };
+const timestamps = { created_at: timestampResponse(), updated_at: timestampResponse() };
 
 export const planSchema = yup.object({
   id: yup.string().uuid().required(),

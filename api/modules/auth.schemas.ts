@@ -3,6 +3,7 @@ import { roles } from '../../domain/access';
 import { passwordLengthMax } from '../../domain/password-policy';
 import type { RoleGrant } from '../../db/models/role-grant.model';
 import type { User } from '../../db/models/user.model';
+import { timestampResponse } from './common.schemas';
 
 export const usernameSchema = yup
   .string()
@@ -19,7 +20,7 @@ export const grantSchema = yup.object({
   role: yup.string().oneOf(roles).required(),
   enterprise: yup.string().uuid().nullable().defined().meta({ description: 'null: every enterprise (platform administrator).' }),
   branch: yup.string().uuid().nullable().defined().meta({ description: 'null: the whole enterprise.' }),
-  granted_at: yup.string().required(),
+  granted_at: timestampResponse(),
 }).meta({ component: 'RoleGrant' });
 
 export const userSchema = yup.object({
@@ -28,8 +29,8 @@ export const userSchema = yup.object({
   full_name: yup.string().required(),
   email: yup.string().defined(),
   is_active: yup.boolean().required(),
-  last_login_at: yup.string().nullable().defined(),
-  created_at: yup.string().required(),
+  last_login_at: timestampResponse().nullable(),
+  created_at: timestampResponse(),
   roles: yup.array(grantSchema).required(),
 }).meta({ component: 'User' });
 

@@ -7,7 +7,7 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { codeSchema, enterpriseFilter, idParams } from './common.schemas';
+import { codeSchema, enterpriseFilter, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
 
 const branchSchema = yup.object({
@@ -20,8 +20,8 @@ const branchSchema = yup.object({
   city: yup.string().defined(),
   phone: yup.string().defined(),
   status: yup.string().oneOf(['active', 'closed']).required(),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'Branch' });
 
 function serializeBranch(branch: Branch) {

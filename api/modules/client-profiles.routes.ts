@@ -8,7 +8,7 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 
 const registrars: readonly Role[] = ['cashier', 'branch_head', 'direction', 'admin'];
@@ -87,7 +87,7 @@ const clientSchema = yup.object({
   id_document_type: yup.string().oneOf(idDocumentTypes).required(),
   id_document_number: yup.string().required(),
   id_document_expiry: yup.string().nullable().defined(),
-  birth_date: yup.string().nullable().defined(),
+  birth_date: dateResponse().nullable(),
   gender: yup.string().oneOf(genders).nullable().defined(),
   nationality: yup.string().required(),
   phone: yup.string().defined(),
@@ -95,7 +95,7 @@ const clientSchema = yup.object({
   address: yup.string().defined(),
   city: yup.string().defined(),
   occupation: yup.string().defined(),
-  membership_date: yup.string().required(),
+  membership_date: dateResponse(),
   status: yup.string().oneOf(clientStatuses).required(),
   status_reason: yup.string().defined().meta({ description: "Why the member is suspended or left; '' while active." }),
   risk_level: yup.string().oneOf(riskLevels).required(),
@@ -103,8 +103,8 @@ const clientSchema = yup.object({
   related_party: yup.boolean().required(),
   founder: yup.boolean().required().meta({ description: 'Named among the founders (initiateurs) by direction: may hold founder shares.' }),
   created_by: yup.string().uuid().required(),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'Client' });
 
 function serializeClient(client: ClientProfile) {

@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import type { SchemaMeta } from '../json-schema';
 
 /** The dates the product handles: from the oldest birth dates to far beyond any loan or deadline. */
 const dateMin = '1900-01-01';
@@ -32,3 +33,9 @@ export const rateSchema = () => yup.string().strict(true).matches(/^(0(\.\d{1,6}
 
 /** An account code of the chart. */
 export const accountCodeSchema = () => yup.string().matches(/^\d{2,12}$/, '${path} must be an account code');
+
+/** A calendar date as answered, `YYYY-MM-DD` (`format: date`); `.nullable()` where it may be absent. */
+export const dateResponse = () => yup.string().required().meta({ format: 'date' } satisfies SchemaMeta);
+
+/** An instant as answered, ISO 8601 in UTC (`format: date-time`); `.nullable()` where it may be absent. */
+export const timestampResponse = () => yup.string().required().meta({ format: 'date-time' } satisfies SchemaMeta);

@@ -6,7 +6,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { amountSchema } from './money.schemas';
 import { refreshProvisioningSchedule } from './provisioning.temporal';
@@ -21,7 +21,7 @@ const configurationSchema = yup.object({
   enterprise: yup.string().uuid().required(),
   time_zone: yup.string().required(),
   currency: yup.string().required(),
-  business_date: yup.string().required().meta({ description: 'In force: the date set by direction, or today in the time zone.' }),
+  business_date: dateResponse().meta({ description: 'In force: the date set by direction, or today in the time zone.' }),
   business_date_is_set: yup.boolean().required().meta({ description: 'false: business_date follows the calendar.' }),
   share_withdrawal_notice_days: yup.number().integer().required(),
   share_refund_reminder_days: yup.number().integer().required().meta({ description: 'Days before a share refund falls due when the board is reminded.' }),
@@ -31,7 +31,7 @@ const configurationSchema = yup.object({
   credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
   allow_several_open_exercices: yup.boolean().required(),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
-  updated_at: yup.string().required(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'EnterpriseConfiguration' });
 
 function serializeConfiguration(configuration: EnterpriseConfiguration, now: Date) {

@@ -7,7 +7,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { codeSchema, idParams } from './common.schemas';
+import { codeSchema, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { refreshProvisioningSchedule } from './provisioning.temporal';
 
@@ -21,8 +21,8 @@ const enterpriseSchema = yup.object({
   legal_form: yup.string().required(),
   country: yup.string().oneOf(cemacCountries).required(),
   status: yup.string().oneOf(['active', 'suspended']).required(),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'Enterprise' });
 
 export function serializeEnterprise(enterprise: Enterprise) {

@@ -7,17 +7,17 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { codeSchema, enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
 
 const exerciceSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
   code: yup.string().required(),
-  start_date: yup.string().required(),
-  end_date: yup.string().required(),
+  start_date: dateResponse(),
+  end_date: dateResponse(),
   status: yup.string().oneOf(['open', 'closed']).required(),
-  closed_at: yup.string().nullable().defined(),
+  closed_at: timestampResponse().nullable(),
   closed_by: yup.string().uuid().nullable().defined(),
 }).meta({ component: 'ExerciceComptable' });
 

@@ -9,7 +9,7 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, paginate } from '../pagination';
 import { defineRoute, type AnyRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
 
 const writers = ['direction', 'admin'] as const;
@@ -30,8 +30,8 @@ const memberSchema = yup.object({
   term_start: yup.string().required(),
   term_end: yup.string().nullable().defined().meta({ description: 'null while serving.' }),
   ended_reason: yup.string().nullable().defined(),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'GovernanceMember' });
 
 const organSchema = yup.object({
@@ -41,8 +41,8 @@ const organSchema = yup.object({
   name: yup.string().required(),
   description: yup.string().defined(),
   current_members: yup.array(memberSchema).required().meta({ description: 'Serving members, in order of precedence.' }),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'GovernanceOrgan' });
 
 function serializeMember(member: GovernanceMember) {

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors';
 import { CooperativeProfile } from '../../db/models/cooperative-profile.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { defineRoute } from '../route';
-import { isoDate } from './common.schemas';
+import { dateResponse, isoDate, timestampResponse } from './common.schemas';
 
 const writers = ['direction', 'admin'] as const;
 const categories = ['1', '2', '3'] as const;
@@ -18,10 +18,10 @@ const profileSchema = yup.object({
   enterprise: yup.string().uuid().required(),
   approval_number: yup.string().defined().meta({ description: 'COBAC approval (agrément) number.' }),
   category: yup.string().oneOf(categories).nullable().defined().meta({ description: 'COBAC EMF category.' }),
-  founding_date: yup.string().nullable().defined(),
+  founding_date: dateResponse().nullable(),
   head_office_address: yup.string().defined(),
   registration_number: yup.string().defined().meta({ description: 'RCCM or cooperative register number.' }),
-  updated_at: yup.string().required(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'Profile' });
 
 function serializeProfile(profile: CooperativeProfile) {

@@ -7,7 +7,7 @@ import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
 import { visibleClient } from './client-profiles.routes';
-import { isoDate } from './common.schemas';
+import { dateResponse, isoDate } from './common.schemas';
 import { moneyResponse } from './money.schemas';
 
 const holdingSchema = yup.object({
@@ -59,7 +59,7 @@ export const shareRegisterRoutes = [
     }),
     response: yup.object({
       enterprise: yup.string().uuid().required(),
-      date: yup.string().required(),
+      date: dateResponse(),
       totals: totalsSchema,
       count: yup.number().integer().required(),
       next: yup.string().nullable().defined(),
@@ -86,7 +86,7 @@ export const shareRegisterRoutes = [
     response: yup.object({
       client: yup.string().uuid().required(),
       member_number: yup.string().required(),
-      date: yup.string().required(),
+      date: dateResponse(),
       founder: yup.boolean().required(),
       votes: yup.number().integer().required(),
       shares: yup.number().integer().required(),

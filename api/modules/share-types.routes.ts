@@ -8,7 +8,7 @@ import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, rateSchema } from './common.schemas';
+import { enterpriseFilter, idParams, rateSchema, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { amountSchema, moneyResponse } from './money.schemas';
 
@@ -31,8 +31,8 @@ const shareTypeSchema = yup.object({
   minimum_initial_payment_rate: yup.string().required(),
   payment_period_months: yup.number().integer().required(),
   is_active: yup.boolean().required(),
-  created_at: yup.string().required(),
-  updated_at: yup.string().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
 }).meta({ component: 'ShareType' });
 
 export function serializeShareType(type: ShareType) {

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/principal';
 import type { RouteDeps } from '../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { tellerAccount } from './member-accounts.queries';
 import { accountForChannel, moneyResponse, tellers } from './money.schemas';
@@ -33,28 +33,28 @@ const withdrawalSchema = yup.object({
   reason: yup.string().defined(),
   status: yup.string().oneOf(withdrawalStatuses).required(),
   status_reason: yup.string().defined(),
-  requested_on: yup.string().required(),
+  requested_on: dateResponse(),
   notice_days: yup.number().integer().required(),
   effective_on_planned: yup.string().required(),
   requested_by: yup.string().uuid().required(),
-  cancelled_at: yup.string().nullable().defined(),
+  cancelled_at: timestampResponse().nullable(),
   cancelled_by: yup.string().uuid().nullable().defined(),
-  effective_on: yup.string().nullable().defined(),
+  effective_on: dateResponse().nullable(),
   refund_owed: moneyResponse().nullable().defined().meta({ description: 'Paid value of the cancelled shares, owed to the member from the effective date.' }),
   unpaid_cancelled: moneyResponse().nullable().defined(),
-  refund_due_on: yup.string().nullable().defined(),
+  refund_due_on: dateResponse().nullable(),
   refund_extended: yup.boolean().required(),
   refund_extension_reason: yup.string().defined(),
-  refund_reminded_at: yup.string().nullable().defined(),
+  refund_reminded_at: timestampResponse().nullable(),
   refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
-  refunded_on: yup.string().nullable().defined(),
+  refunded_on: dateResponse().nullable(),
   refund_channel: yup.string().nullable().defined(),
   refund_account: yup.string().uuid().nullable().defined(),
   offset_amount: moneyResponse().nullable().defined().meta({ description: "Taken by the member's debts (loan repayments)." }),
   net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
   refunded_by: yup.string().uuid().nullable().defined(),
   workflow_id: yup.string().required(),
-  created_at: yup.string().required(),
+  created_at: timestampResponse(),
 }).meta({ component: 'ShareWithdrawal' });
 
 function serializeWithdrawal(withdrawal: ShareWithdrawal) {

@@ -6,6 +6,7 @@ import { NotFoundError } from '../../domain/errors';
 import { requireVisible } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { moneyResponse } from './money.schemas';
+import { dateResponse, timestampResponse } from './common.schemas';
 
 /** The reads of the shares module: subscriptions with their state at the business date, payments, and their shapes. */
 
@@ -88,11 +89,11 @@ export const paymentSchema = yup.object({
   channel: yup.string().oneOf(['cash', 'account']).required(),
   account: yup.string().uuid().nullable().defined(),
   reference: yup.string().defined(),
-  business_date: yup.string().required(),
+  business_date: dateResponse(),
   unpaid_after: moneyResponse(),
   event: yup.string().uuid().required().meta({ description: 'The business event that posted it.' }),
   recorded_by: yup.string().uuid().required(),
-  recorded_at: yup.string().required(),
+  recorded_at: timestampResponse(),
 }).meta({ component: 'SharePayment' });
 
 /** Subscriptions as answered, each with its payments: two queries for a whole page. */
@@ -143,11 +144,11 @@ export const subscriptionSchema = yup.object({
   withdrawn_shares: yup.number().integer().required(),
   withdrawn_paid: moneyResponse(),
   withdrawn_unpaid: moneyResponse(),
-  subscribed_on: yup.string().required(),
-  payment_due_on: yup.string().required().meta({ description: 'The date by which the rest is paid.' }),
+  subscribed_on: dateResponse(),
+  payment_due_on: dateResponse().meta({ description: 'The date by which the rest is paid.' }),
   payment_overdue: yup.boolean().required().meta({ description: 'Unpaid after payment_due_on, at the business date.' }),
   subscribed_by: yup.string().uuid().required(),
-  created_at: yup.string().required(),
+  created_at: timestampResponse(),
   payments: yup.array(paymentSchema).required(),
 }).meta({ component: 'ShareSubscription' });
 
