@@ -25,6 +25,8 @@ export interface SchemaMeta {
   example?: unknown;
   component?: string;
   format?: 'date' | 'date-time';
+  /** The component each item of an array is: how a recursive schema (a tree) refers to itself. */
+  itemsComponent?: string;
 }
 
 type FullDescription = SchemaDescription & Partial<SchemaObjectDescription & SchemaInnerTypeDescription>;
@@ -66,6 +68,8 @@ function typeKeywords(description: FullDescription, components: Components | und
     case 'date':
       return { type: 'string', format: 'date-time' };
     case 'array': {
+      const itemsComponent = (description.meta as SchemaMeta | undefined)?.itemsComponent;
+      if (itemsComponent !== undefined) return { type: 'array', items: { $ref: `#/components/schemas/${itemsComponent}` } };
       const inner = description.innerType;
       return inner === undefined || Array.isArray(inner) ? { type: 'array' } : { type: 'array', items: fromDescription(inner, components) };
     }

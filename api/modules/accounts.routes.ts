@@ -5,9 +5,9 @@ import { AccountPlan } from '../../db/models/account-plan.model';
 import { AccountRecord } from '../../db/models/account-record.model';
 import { CompanyChart } from '../../db/models/company-chart.model';
 import { signedIn } from '../auth/access';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute, type AnyRoute } from '../route';
-import { accountFilters, filterAccounts, nestRecords, planSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
+import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
 import { chartEntryRoutes } from './chart-entries.routes';
 import { codeSchema, enterpriseFilter } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -23,6 +23,7 @@ const planRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['code', 'name', 'created_at'], {}),
     errorStatuses: [401],
+    response: pageSchema(planSchema),
     handler: async ({ query, deps, ctx }) => {
       const page = await paginate(AccountPlan.query(deps.knex), {
         query,
@@ -65,6 +66,7 @@ const recordRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['code', 'label'], { plan: yup.string().uuid().optional().meta({ description: 'Only this plan.' }), ...accountFilters }),
     errorStatuses: [401],
+    response: pageSchema(recordSchema),
     handler: async ({ query, deps, ctx }) => {
       const builder = filterAccounts(AccountRecord.query(deps.knex), 'account_records', query);
       if (query.plan !== undefined) builder.where('plan_id', query.plan);
@@ -104,6 +106,7 @@ const chartRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['created_at'], { enterprise: enterpriseFilter }),
     errorStatuses: [401],
+    response: pageSchema(chartSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompanyChart.query(deps.knex), signedIn(principal), { enterprise: 'company_charts.enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);

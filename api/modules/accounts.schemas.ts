@@ -4,6 +4,7 @@ import type { AccountPlan } from '../../db/models/account-plan.model';
 import type { AccountRecord } from '../../db/models/account-record.model';
 import type { CompanyChart } from '../../db/models/company-chart.model';
 import type { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
+import type { SchemaMeta } from '../json-schema';
 import { timestampResponse } from './common.schemas';
 
 /** Digits only: the code tree is by prefix, so codes of the chart are numeric strings (never numbers). */
@@ -64,6 +65,10 @@ const accountFields = {
   is_system: yup.boolean().required().meta({ description: 'Classes 6 to 8: never renamed, deactivated or extended.' }),
 };
 
+export const recordSchema = yup
+  .object({ id: yup.string().uuid().required(), plan: yup.string().uuid().required(), ...accountFields })
+  .meta({ component: 'AccountRecord' });
+
 export function serializeRecord(record: AccountRecord) {
   return {
     id: record.id,
@@ -80,7 +85,7 @@ export const treeNodeSchema = yup.object({
   code: yup.string().required(),
   label: yup.string().required(),
   is_system: yup.boolean().required(),
-  children: yup.array().required().meta({ description: 'The accounts directly below, each a node of this shape, by code.' }),
+  children: yup.array().required().meta({ description: 'The accounts directly below, by code.', itemsComponent: 'AccountTreeNode' } satisfies SchemaMeta),
 }).meta({ component: 'AccountTreeNode' });
 
 export interface TreeNode {
@@ -100,6 +105,10 @@ export function nestRecords(records: readonly AccountRecord[], rootCode: string)
   }
   return nodes.get(rootCode);
 }
+
+export const chartSchema = yup
+  .object({ id: yup.string().uuid().required(), enterprise: yup.string().uuid().required(), plan: yup.string().uuid().required(), ...timestamps })
+  .meta({ component: 'CompanyChart' });
 
 export function serializeChart(chart: CompanyChart) {
   return {

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors';
 import { Branch } from '../../db/models/branch.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { codeSchema, enterpriseFilter, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
@@ -81,6 +81,7 @@ export const branchRoutes = [
       search: yup.string().trim().max(100).optional().meta({ description: 'Part of the code, name or city.' }),
     }),
     errorStatuses: [401],
+    response: pageSchema(branchSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Branch.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branches.id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);

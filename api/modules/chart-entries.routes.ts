@@ -7,7 +7,7 @@ import { CompanyChart } from '../../db/models/company-chart.model';
 import { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './accounts.schemas';
 
@@ -53,6 +53,7 @@ export const chartEntryRoutes = [
       leaf: yup.boolean().optional().meta({ description: 'true: only the accounts that can be posted to (no account below).' }),
     }),
     errorStatuses: [401, 404],
+    response: pageSchema(entrySchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await chartFor(deps.knex, signedIn(principal), params.chart_pk);
       const builder = filterAccounts(CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)), 'company_chart_entries', query);

@@ -4,7 +4,7 @@ import { effectiveBusinessDate, updateConfiguration } from '../../activities/ent
 import { NotFoundError } from '../../domain/errors';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -75,6 +75,7 @@ export const configurationRoutes = [
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter }),
     errorStatuses: [401],
+    response: pageSchema(configurationSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors';
 import { Enterprise } from '../../db/models/enterprise.model';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { codeSchema, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -58,6 +58,7 @@ export const enterpriseRoutes = [
       search: yup.string().trim().max(100).optional().meta({ description: 'Part of the code or name.' }),
     }),
     errorStatuses: [401],
+    response: pageSchema(enterpriseSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Enterprise.query(deps.knex), signedIn(principal), { enterprise: 'enterprises.id' });
       if (query.status !== undefined) builder.where('status', query.status);

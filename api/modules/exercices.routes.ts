@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
@@ -73,6 +73,7 @@ export const exerciceRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['code', 'start_date'], { enterprise: enterpriseFilter, status: yup.string().oneOf(['open', 'closed']).optional() }),
     errorStatuses: [401],
+    response: pageSchema(exerciceSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ExerciceComptable.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);

@@ -7,7 +7,7 @@ import { GovernanceMember, offices } from '../../db/models/governance-member.mod
 import { GovernanceOrgan, organKinds } from '../../db/models/governance-organ.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute, type AnyRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible, withNestedVariant } from './enterprise-scope';
@@ -128,6 +128,7 @@ const organRoutes = [
       kind: yup.string().oneOf(organKinds).optional(),
     }),
     errorStatuses: [401],
+    response: pageSchema(organSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), signedIn(principal), { enterprise: 'governance_organs.enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
@@ -216,6 +217,7 @@ const memberRoutes = [
       current: yup.boolean().optional().meta({ description: 'true: serving members only; false: past mandates only.' }),
     }),
     errorStatuses: [401, 404],
+    response: pageSchema(memberSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
       const organ = await organFor(deps.knex, signedIn(principal), params.id, { enterprise: query.enterprise });
       const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);

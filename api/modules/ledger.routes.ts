@@ -3,7 +3,8 @@ import * as yup from 'yup';
 import { NotFoundError } from '../../domain/errors';
 import { requireVisible, signedIn, visibleBranches } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../pagination';
+import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -62,6 +63,7 @@ export const ledgerRoutes = [
       event: yup.string().uuid().optional(),
     }),
     errorStatuses: [401],
+    response: pageSchema(journalEntrySchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), signedIn(principal), { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
@@ -87,6 +89,7 @@ export const ledgerRoutes = [
     access: 'authenticated',
     params: idParams,
     errorStatuses: [401, 404],
+    response: journalEntrySchema,
     handler: async ({ params, principal, deps }) => {
       const [entry] = await ledgerLines(deps.knex, [params.id]);
       if (entry === undefined) throw new NotFoundError('The journal entry');
@@ -105,6 +108,7 @@ export const ledgerRoutes = [
     params: chartAccountParams,
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: asOf }),
     errorStatuses: [401, 404],
+    response: pageSchema(accountMovementSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
       const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.branches);
@@ -122,6 +126,7 @@ export const ledgerRoutes = [
     params: chartAccountParams,
     query: yup.object({ date: asOf }),
     errorStatuses: [401, 404],
+    response: accountBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
       const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
       const row = await accountTotals(deps.knex, params.chart_pk, query.date, account.branches).where('c.id', params.id).first();
@@ -139,6 +144,7 @@ export const ledgerRoutes = [
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
     query: yup.object({ date: asOf, class: yup.number().integer().min(1).max(8).optional() }),
     errorStatuses: [401, 404],
+    response: trialBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
       const chart = await visibleChart(deps.knex, signedIn(principal), params.chart_pk);
       const rows = accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).orderBy('c.code');

@@ -7,7 +7,7 @@ import { RoleGrant } from '../../db/models/role-grant.model';
 import { User } from '../../db/models/user.model';
 import { signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { grantSchema, serializeGrant, serializeUser, userSchema } from './auth.schemas';
 
@@ -55,6 +55,7 @@ export const userRoutes = [
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403],
+    response: pageSchema(userSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = manageableUsers(deps.knex, signedIn(principal));
       if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
