@@ -2,21 +2,67 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
 import { approvalSteps, decisions } from '../../domain/loans/approval';
+import type { CreditCapCode } from '../../domain/loans/credit-caps';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { LoanApplication } from '../../db/models/loan-application.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate, whereFilters } from '../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams } from './common.schemas';
+import { enterpriseFilter, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
 import { visibleClient } from './client-profiles.routes';
-import { amountSchema } from './money.schemas';
+import { amountSchema, moneyResponse } from './money.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
 const submitters = ['cashier', 'branch_head'] as const;
+const creditCapCodes = ['cap_share_capital', 'cap_related_party'] as const satisfies readonly CreditCapCode[];
+
+const decisionSchema = yup.object({
+  step: yup.string().oneOf(approvalSteps).required(),
+  decision: yup.string().oneOf([...decisions, 'withdraw'] as const).required().meta({ description: "withdraw: the submitter's withdrawal." }),
+  comment: yup.string().defined(),
+  decided_by: yup.string().uuid().required(),
+  decided_at: timestampResponse(),
+}).meta({ component: 'LoanApplicationDecision' });
+
+const loanApplicationSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  client: yup.string().uuid().required(),
+  product: yup.string().uuid().required(),
+  number: yup.string().required(),
+  amount: moneyResponse(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  purpose: yup.string().defined(),
+  fees: moneyResponse(),
+  teg: yup.string().required().meta({ description: 'TEG at submission, percent with two decimals.', example: '21.47' }),
+  cap_breaches: yup
+    .array(
+      yup.object({
+        code: yup.string().oneOf(creditCapCodes).required(),
+        limit: moneyResponse(),
+        total: moneyResponse(),
+      }).meta({ component: 'CreditCapBreach' }),
+    )
+    .required()
+    .meta({ description: 'COBAC credit caps the request exceeds (reported when the configuration does not enforce them).' }),
+  status: yup.string().oneOf(statuses).required(),
+  current_step: yup.string().oneOf(approvalSteps).nullable().defined().meta({ description: 'The step waiting for a decision; null once the approval has ended.' }),
+  final_step: yup.string().oneOf(approvalSteps).required().meta({ description: 'The step whose approval grants the loan.' }),
+  step_started_at: timestampResponse(),
+  status_reason: yup.string().defined(),
+  ended_at: timestampResponse().nullable(),
+  submitted_by: yup.string().uuid().required(),
+  submitted_at: timestampResponse(),
+  workflow_id: yup.string().required(),
+  loan: yup.object({ id: yup.string().uuid().required(), number: yup.string().required() }).nullable().defined().meta({ description: 'The loan granted by the final approval.' }),
+  decisions: yup.array(decisionSchema).required(),
+}).meta({ component: 'LoanApplication' });
 
 interface DecisionRow {
   application_id: string;
@@ -101,6 +147,7 @@ export const loanApplicationRoutes = [
       status: yup.string().oneOf(statuses).optional(),
       current_step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'Applications waiting at this step: an approver\'s queue.' }),
     }),
+    response: pageSchema(loanApplicationSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanApplication.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
@@ -126,6 +173,7 @@ export const loanApplicationRoutes = [
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       purpose: yup.string().trim().max(500).default(''),
     }),
+    response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -151,6 +199,7 @@ export const loanApplicationRoutes = [
     summary: 'Loan application detail, with its approval state and decision history',
     access: 'authenticated',
     params: idParams,
+    response: loanApplicationSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, signedIn(principal), params.id)),
   }),
@@ -171,6 +220,7 @@ export const loanApplicationRoutes = [
       }),
       step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'The step decided, as the approver saw it; default: the current one.' }),
     }),
+    response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx }) => {
       const actor = signedIn(principal);
@@ -192,6 +242,7 @@ export const loanApplicationRoutes = [
     status: 200,
     params: idParams,
     body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
+    response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx }) => {
       const actor = signedIn(principal);

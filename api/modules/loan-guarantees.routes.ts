@@ -1,20 +1,68 @@
+import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { addGuarantee, endGuarantee } from '../../activities/loans/portfolio-quality.activity';
-import { guaranteeKinds } from '../../domain/loans/provisioning';
+import { guaranteeKinds, type GuaranteeKind } from '../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
-import { amountSchema } from './money.schemas';
+import { amountSchema, moneyResponse } from './money.schemas';
 
 const recorders = ['cashier', 'branch_head', 'credit_committee', 'direction'] as const;
 const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.created_by', 'g.created_at'];
 
+interface GuaranteeRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  application_id: string | null;
+  loan_id: string | null;
+  kind: GuaranteeKind;
+  value: string;
+  start_date: string;
+  end_date: string | null;
+  description: string;
+  created_by: string;
+  created_at: Date;
+}
+
+const loanGuaranteeSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required().meta({ description: "Its loan's or application's branch." }),
+  application: yup.string().uuid().nullable().defined().meta({ description: 'The application it was attached to, if any (it passes to the loan at final approval).' }),
+  loan: yup.string().uuid().nullable().defined(),
+  kind: yup.string().oneOf(guaranteeKinds).required(),
+  value: moneyResponse(),
+  start_date: dateResponse(),
+  end_date: dateResponse().nullable().meta({ description: 'Released or expired on; null while it runs.' }),
+  description: yup.string().defined(),
+  created_by: yup.string().uuid().required(),
+  created_at: timestampResponse(),
+}).meta({ component: 'LoanGuarantee' });
+
+function serializeGuarantee(row: GuaranteeRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    branch: row.branch_id,
+    application: row.application_id,
+    loan: row.loan_id,
+    kind: row.kind,
+    value: row.value,
+    start_date: row.start_date,
+    end_date: row.end_date,
+    description: row.description,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
 /** Guarantees with the branch they belong to (their loan's or application's), for scoping. */
-function guarantees(knex: import('knex').Knex) {
+function guarantees(knex: Knex) {
   const rows = knex('loan_guarantees as g')
     .leftJoin('loans as l', 'l.id', 'g.loan_id')
     .leftJoin('loan_applications as a', 'a.id', 'g.application_id')
@@ -22,7 +70,13 @@ function guarantees(knex: import('knex').Knex) {
   return knex.from(rows.as('x')).select('*');
 }
 
-async function scopeOf(knex: import('knex').Knex, target: { loan?: string; application?: string }) {
+async function guaranteeById(knex: Knex, id: string) {
+  const row: GuaranteeRow | undefined = await guarantees(knex).where('x.id', id).first();
+  if (row === undefined) throw new NotFoundError('The guarantee');
+  return serializeGuarantee(row);
+}
+
+async function scopeOf(knex: Knex, target: { loan?: string; application?: string }) {
   const row = target.loan !== undefined
     ? await knex('loans').where({ id: target.loan }).first('enterprise_id', 'branch_id')
     : await knex('loan_applications').where({ id: target.application }).first('enterprise_id', 'branch_id');
@@ -43,11 +97,13 @@ export const loanGuaranteeRoutes = [
     summary: 'List guarantees',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, loan: yup.string().uuid().optional(), application: yup.string().uuid().optional() }),
+    response: pageSchema(loanGuaranteeSchema),
     errorStatuses: [401],
-    handler: ({ query, principal, deps, ctx }) => {
+    handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(guarantees(deps.knex), signedIn(principal), { enterprise: 'x.enterprise_id', branch: 'x.branch_id' }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
       whereFilters(rows, query, { enterprise: 'x.enterprise_id', loan: 'x.loan_id', application: 'x.application_id' });
-      return paginateRows(rows, query, new URL(ctx.href));
+      const page = await paginateRows<GuaranteeRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeGuarantee) };
     },
   }),
   defineRoute({
@@ -67,6 +123,7 @@ export const loanGuaranteeRoutes = [
       end_date: isoDate().optional().nullable().default(null),
       description: yup.string().trim().max(500).default(''),
     }),
+    response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -77,9 +134,10 @@ export const loanGuaranteeRoutes = [
         throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: 'end_date must not be before start_date' }]);
       }
       requireRole(actor, recorders, await scopeOf(deps.knex, body), 'The loan');
-      return addGuarantee(deps.activities, actor, {
+      const added = await addGuarantee(deps.activities, actor, {
         loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: parseAmount(body.value)!, startDate: body.start_date, endDate: body.end_date ?? null, description: body.description,
       });
+      return guaranteeById(deps.knex, added.id as string);
     },
   }),
   defineRoute({
@@ -92,13 +150,15 @@ export const loanGuaranteeRoutes = [
     status: 200,
     params: idParams,
     body: yup.object({ end_date: isoDate().required() }),
+    response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
       const guarantee = await deps.knex('loan_guarantees').where({ id: params.id }).first('loan_id', 'application_id');
       if (guarantee === undefined) throw new NotFoundError('The guarantee');
       requireRole(actor, recorders, await scopeOf(deps.knex, guarantee.loan_id !== null ? { loan: guarantee.loan_id } : { application: guarantee.application_id }), 'The guarantee');
-      return endGuarantee(deps.activities, actor, params.id, body.end_date);
+      await endGuarantee(deps.activities, actor, params.id, body.end_date);
+      return guaranteeById(deps.knex, params.id);
     },
   }),
 ];

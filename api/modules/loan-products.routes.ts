@@ -7,15 +7,66 @@ import { formatAmount, parseAmount } from '../../domain/money';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, isoDate, rateSchema } from './common.schemas';
+import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
-import { amountSchema } from './money.schemas';
+import { amountSchema, moneyResponse } from './money.schemas';
 
 const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
+const termCategories = ['cta', 'mlt'] as const;
 const termPeriodsSchema = () => yup.number().strict(true).integer().min(1).max(600);
+const rateResponse = (description: string) => yup.string().required().meta({ description, example: '0.180000' });
+
+const loanProductSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  code: yup.string().required(),
+  name: yup.string().required(),
+  term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+  method: yup.string().oneOf(methods).required(),
+  frequency: yup.string().oneOf(frequencies).required(),
+  day_count: yup.string().oneOf(['30/360']).required(),
+  annual_rate: rateResponse('Annual interest rate, a decimal ("0.18" = 18 %).'),
+  min_amount: moneyResponse(),
+  max_amount: moneyResponse(),
+  min_term_periods: yup.number().integer().required(),
+  max_term_periods: yup.number().integer().required(),
+  max_grace_periods: yup.number().integer().required(),
+  fee_rate: rateResponse('Fee withheld at disbursement, a decimal share of the principal.'),
+  fee_fixed: moneyResponse(),
+  penalty_rate: rateResponse('Annual rate on late amounts, actual/365.'),
+  real_estate: yup.boolean().required(),
+  portfolio_account_code: yup.string().required(),
+  interest_income_account_code: yup.string().required(),
+  fee_income_account_code: yup.string().required(),
+  penalty_income_account_code: yup.string().required(),
+  is_active: yup.boolean().required(),
+  created_at: timestampResponse(),
+}).meta({ component: 'LoanProduct' });
+
+const simulatedInstallmentSchema = yup.object({
+  number: yup.number().integer().required(),
+  due_date: dateResponse(),
+  principal: moneyResponse(),
+  interest: moneyResponse(),
+  total: moneyResponse(),
+  outstanding_after: moneyResponse(),
+}).meta({ component: 'SimulatedInstallment' });
+
+const loanSimulationSchema = yup.object({
+  product: yup.string().uuid().required(),
+  amount: moneyResponse(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  start_date: dateResponse().meta({ description: 'Disbursement date.' }),
+  first_due_date: dateResponse(),
+  fees: moneyResponse(),
+  teg: yup.string().required().meta({ description: 'TEG (effective global rate), percent with two decimals.', example: '21.47' }),
+  total_interest: moneyResponse(),
+  installments: yup.array(simulatedInstallmentSchema).required(),
+}).meta({ component: 'LoanSimulation' });
 
 function serializeLoanProduct(product: LoanProduct) {
   return {
@@ -110,9 +161,10 @@ export const loanProductRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['code', 'name'], {
       enterprise: enterpriseFilter,
-      term_category: yup.string().oneOf(['cta', 'mlt'] as const).optional(),
+      term_category: yup.string().oneOf(termCategories).optional(),
       is_active: yup.boolean().optional(),
     }),
+    response: pageSchema(loanProductSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
@@ -137,7 +189,7 @@ export const loanProductRoutes = [
       enterprise: yup.string().uuid().required(),
       code: codeSchema(20),
       name: changeableFields.name.required(),
-      term_category: yup.string().oneOf(['cta', 'mlt'] as const).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+      term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
       method: changeableFields.method.required(),
       frequency: changeableFields.frequency.default('monthly'),
       annual_rate: changeableFields.annual_rate.required(),
@@ -151,6 +203,7 @@ export const loanProductRoutes = [
       penalty_rate: changeableFields.penalty_rate.default('0'),
       real_estate: changeableFields.real_estate.default(false),
     }),
+    response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -177,6 +230,7 @@ export const loanProductRoutes = [
     summary: 'Loan product detail',
     access: 'authenticated',
     params: idParams,
+    response: loanProductSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => serializeLoanProduct(await visibleLoanProduct(deps.knex, signedIn(principal), params.id)),
   }),
@@ -190,6 +244,7 @@ export const loanProductRoutes = [
     access: writers,
     params: idParams,
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
+    response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -213,6 +268,7 @@ export const loanProductRoutes = [
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       start_date: isoDate().optional().meta({ description: 'Disbursement date; default: the business date.' }),
     }),
+    response: loanSimulationSchema,
     errorStatuses: [401, 404, 422],
     handler: async ({ params, body, principal, deps }) => {
       const product = await visibleLoanProduct(deps.knex, signedIn(principal), params.id);

@@ -3,18 +3,62 @@ import { recordRepayment, repaymentsQuery, type LoanRepaymentRow } from '../../a
 import { NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows, whereFilters } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
 import { tellerAccount } from './member-accounts.queries';
-import { accountForChannel, amountSchema, tellers } from './money.schemas';
+import { accountForChannel, amountSchema, moneyResponse, tellers } from './money.schemas';
 
+const allocationSchema = yup.object({
+  number: yup.number().integer().required().meta({ description: 'The installment.' }),
+  due_date: dateResponse(),
+  penalty: moneyResponse(),
+  interest: moneyResponse(),
+  principal: moneyResponse(),
+}).meta({ component: 'RepaymentAllocation' });
+
+const loanRepaymentSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  loan: yup.string().uuid().required(),
+  loan_number: yup.string().required(),
+  amount: moneyResponse(),
+  principal: moneyResponse(),
+  interest: moneyResponse(),
+  penalty: moneyResponse(),
+  channel: yup.string().oneOf(['cash', 'account', 'share_refund'] as const).required().meta({ description: "share_refund: taken from a share refund owed to the member." }),
+  account: yup.string().uuid().nullable().defined(),
+  reference: yup.string().defined(),
+  business_date: dateResponse(),
+  allocations: yup.array(allocationSchema).required().meta({ description: 'Oldest installment first: penalties, interest, principal.' }),
+  outstanding_after: moneyResponse(),
+  recorded_by: yup.string().uuid().required(),
+  recorded_at: timestampResponse(),
+}).meta({ component: 'LoanRepayment' });
 
 function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {
-  const { request: _request, enterprise_id, branch_id, loan_id, account_id, created_at, ...rest } = row;
-  return { ...rest, enterprise: enterprise_id, branch: branch_id, loan: loan_id, account: account_id, recorded_at: created_at.toISOString() };
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    branch: row.branch_id,
+    loan: row.loan_id,
+    loan_number: row.loan_number,
+    amount: row.amount,
+    principal: row.principal,
+    interest: row.interest,
+    penalty: row.penalty,
+    channel: row.channel,
+    account: row.account_id,
+    reference: row.reference,
+    business_date: row.business_date,
+    allocations: row.allocations.map((allocation) => ({ number: allocation.number, due_date: allocation.due_date, penalty: allocation.penalty, interest: allocation.interest, principal: allocation.principal })),
+    outstanding_after: row.outstanding_after,
+    recorded_by: row.recorded_by,
+    recorded_at: row.created_at.toISOString(),
+  };
 }
 
 /** Loan repayments: allocated oldest installment first, posted by component, idempotent by header. */
@@ -33,6 +77,7 @@ export const loanRepaymentRoutes = [
       date_from: isoDate().optional(),
       date_to: isoDate().optional(),
     }),
+    response: pageSchema(loanRepaymentSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(repaymentsQuery(deps.knex), signedIn(principal), { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
@@ -62,6 +107,7 @@ export const loanRepaymentRoutes = [
       date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
       reference: yup.string().trim().max(100).default(''),
     }),
+    response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
@@ -89,6 +135,7 @@ export const loanRepaymentRoutes = [
     summary: 'Repayment detail, with its allocation to installments',
     access: 'authenticated',
     params: idParams,
+    response: loanRepaymentSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
       const row: (LoanRepaymentRow & { loan_number: string }) | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();

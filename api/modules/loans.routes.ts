@@ -6,16 +6,81 @@ import { setLitigious, writeOffLoan } from '../../activities/loans/portfolio-qua
 import { formatAmount } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginate, whereFilters } from '../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { tellerAccount } from './member-accounts.queries';
-import { accountForChannel, tellers } from './money.schemas';
-import { enterpriseFilter, idParams } from './common.schemas';
+import { accountForChannel, moneyResponse, tellers } from './money.schemas';
+import { dateResponse, enterpriseFilter, idParams, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleLoan } from './loans.queries';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
+
+const loanSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  client: yup.string().uuid().required(),
+  product: yup.string().uuid().required(),
+  application: yup.string().uuid().required(),
+  number: yup.string().required(),
+  principal: moneyResponse(),
+  fees: moneyResponse(),
+  annual_rate: yup.string().required().meta({ description: 'Annual interest rate, a decimal ("0.18" = 18 %).', example: '0.180000' }),
+  penalty_rate: yup.string().required().meta({ description: 'Annual rate on late amounts, a decimal.', example: '0.120000' }),
+  method: yup.string().oneOf(['constant_annuity', 'constant_principal'] as const).required(),
+  frequency: yup.string().oneOf(['monthly', 'quarterly', 'weekly'] as const).required(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  teg: yup.string().required().meta({ description: 'TEG, percent with two decimals.', example: '21.47' }),
+  status: yup.string().oneOf(statuses).required(),
+  approved_on: dateResponse(),
+  disbursed_on: dateResponse().nullable(),
+  disbursement_channel: yup.string().oneOf(['account', 'cash'] as const).nullable().defined(),
+  disbursement_account: yup.string().uuid().nullable().defined(),
+  outstanding_principal: moneyResponse(),
+  closed_on: dateResponse().nullable(),
+  classification: yup.string().oneOf(classifications).required(),
+  doubtful_since: dateResponse().nullable(),
+  days_past_due: yup.number().integer().required(),
+  provision_amount: moneyResponse(),
+  litigious: yup.boolean().required(),
+  written_off_on: dateResponse().nullable(),
+  written_off_amount: moneyResponse().nullable(),
+  write_off_approval: yup.string().defined().meta({ description: "Reference and date of the approval a related party's write-off needs; '' otherwise." }),
+  created_at: timestampResponse(),
+}).meta({ component: 'Loan' });
+
+const loanPositionSchema = yup.object({
+  as_of: dateResponse().meta({ description: 'The business date.' }),
+  outstanding_principal: moneyResponse(),
+  overdue_principal: moneyResponse(),
+  overdue_interest: moneyResponse(),
+  penalties: moneyResponse(),
+  days_past_due: yup.number().integer().required(),
+  payable: moneyResponse().meta({ description: 'What may be repaid now: the installments due and the next one.' }),
+}).meta({ component: 'LoanPosition' });
+
+const loanDetailSchema = loanSchema
+  .shape({ position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }) })
+  .meta({ component: 'LoanDetail', description: 'A loan with its position at the business date.' });
+
+const loanInstallmentSchema = yup.object({
+  number: yup.number().integer().required(),
+  due_date: dateResponse(),
+  principal_due: moneyResponse(),
+  interest_due: moneyResponse(),
+  penalty_due: moneyResponse(),
+  principal_paid: moneyResponse(),
+  interest_paid: moneyResponse(),
+  penalty_paid: moneyResponse(),
+}).meta({ component: 'LoanInstallment' });
+
+const loanScheduleSchema = yup.object({
+  loan: yup.string().uuid().required(),
+  installments: yup.array(loanInstallmentSchema).required(),
+}).meta({ component: 'LoanSchedule', description: 'RepaymentSchedule: every installment, what was due and what was paid.' });
 
 function serializeLoan(loan: Loan) {
   return {
@@ -70,6 +135,7 @@ export const loanRoutes = [
       status: yup.string().oneOf(statuses).default('active'),
       classification: yup.string().oneOf(classifications).optional(),
     }),
+    response: pageSchema(loanSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Loan.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
@@ -87,6 +153,7 @@ export const loanRoutes = [
     description: 'The position is null unless the loan is active (before disbursement its schedule is provisional; closed and written-off loans owe nothing more here).',
     access: 'authenticated',
     params: idParams,
+    response: loanDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
       const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
@@ -114,6 +181,7 @@ export const loanRoutes = [
     summary: "The loan's RepaymentSchedule: every installment, what was due and what was paid",
     access: 'authenticated',
     params: idParams,
+    response: loanScheduleSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
       const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
@@ -147,6 +215,7 @@ export const loanRoutes = [
       channel: yup.string().oneOf(['account', 'cash'] as const).required(),
       account: accountForChannel(),
     }),
+    response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -167,6 +236,7 @@ export const loanRoutes = [
     status: 200,
     params: idParams,
     body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
+    response: loanSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -186,6 +256,7 @@ export const loanRoutes = [
     status: 200,
     params: idParams,
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
+    response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
