@@ -2,11 +2,12 @@ import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../activities/members/cash-operations.activity';
 import { parseAmount } from '../../domain/money';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleAccount } from './member-accounts.queries';
+import { cashOperationSchema } from './member-accounts.schemas';
 import { amountSchema, tellers } from './money.schemas';
 
 const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
@@ -38,6 +39,7 @@ const routesOf = (direction: CashDirection) => [
       channel: yup.string().oneOf(['cash'] as const).default('cash'),
       reference: yup.string().trim().max(100).default(''),
     }),
+    response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
@@ -59,6 +61,7 @@ const routesOf = (direction: CashDirection) => [
     access: 'authenticated',
     params: accountParams,
     query: listQuerySchema([], dateFilters),
+    response: pageSchema(cashOperationSchema),
     errorStatuses: [401, 404],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await visibleAccount(deps.knex, signedIn(principal), params.id);
@@ -74,6 +77,7 @@ const routesOf = (direction: CashDirection) => [
     summary: `All ${plural[direction]} the user may see, newest first`,
     access: 'authenticated',
     query: listQuerySchema([], { ...dateFilters, enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), account: yup.string().uuid().optional() }),
+    response: pageSchema(cashOperationSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });

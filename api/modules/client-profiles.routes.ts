@@ -6,7 +6,7 @@ import { NotFoundError } from '../../domain/errors';
 import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../db/models/client-profile.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
@@ -221,6 +221,7 @@ export const clientProfileRoutes = [
       search: yup.string().trim().max(100).optional().meta({ description: 'Part of a name or of the member number.' }),
     }),
     errorStatuses: [401],
+    response: pageSchema(clientSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ClientProfile.query(deps.knex), signedIn(principal), { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);

@@ -3,12 +3,13 @@ import { changeAccountStatus, openAccount } from '../../activities/members/compt
 import { parseAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginate, paginateRows, whereFilters } from '../pagination';
+import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { runningMovements } from './ledger-queries';
 import { ledgerMovements, serializeAccount, visibleAccount } from './member-accounts.queries';
+import { memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { amountSchema } from './money.schemas';
 
 const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
@@ -21,6 +22,7 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     access: ['branch_head', 'direction', 'admin'],
     params: idParams,
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
+    response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
@@ -47,6 +49,7 @@ export const memberAccountRoutes = [
       status: yup.string().oneOf(['open', 'frozen', 'closed']).optional(),
     }),
     errorStatuses: [401],
+    response: pageSchema(memberAccountSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompteClient.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
@@ -66,7 +69,8 @@ export const memberAccountRoutes = [
     status: 201,
     body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps, idempotencyKey }) => {
+    response: openedAccountSchema,
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = signedIn(principal);
       const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
       requireRole(actor, ['cashier', 'branch_head', 'direction', 'admin'], { enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
@@ -76,7 +80,10 @@ export const memberAccountRoutes = [
         initialDeposit: body.initial_deposit === undefined ? null : parseAmount(body.initial_deposit)!,
         idempotencyKey,
       });
-      return { ...serializeAccount(account), initial_deposit: initialDeposit };
+      if (initialDeposit === null) return { ...serializeAccount(account), initial_deposit: null };
+      const { replayed, ...deposit } = initialDeposit;
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return { ...serializeAccount(account), initial_deposit: deposit };
     },
   }),
   defineRoute({
@@ -88,6 +95,7 @@ export const memberAccountRoutes = [
     access: 'authenticated',
     params: idParams,
     errorStatuses: [401, 404],
+    response: memberAccountSchema,
     handler: async ({ params, principal, deps }) => serializeAccount(await visibleAccount(deps.knex, signedIn(principal), params.id)),
   }),
   statusAction('freeze'),
@@ -103,6 +111,7 @@ export const memberAccountRoutes = [
     params: idParams,
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: isoDate().optional() }),
     errorStatuses: [401, 404],
+    response: pageSchema(statementLineSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
       await visibleAccount(deps.knex, signedIn(principal), params.id);
       const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
@@ -118,6 +127,7 @@ export const memberAccountRoutes = [
     access: ['direction', 'admin'],
     query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
+    response: pageSchema(reconciliationGapSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       requireRole(signedIn(principal), ['direction', 'admin'], { enterpriseId: query.enterprise }, 'The enterprise');
       const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));

@@ -5,13 +5,30 @@ import { NotFoundError } from '../../domain/errors';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginate } from '../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute } from '../route';
-import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema } from './common.schemas';
+import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
-import { amountOrZeroSchema } from './money.schemas';
+import { amountOrZeroSchema, moneyResponse } from './money.schemas';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
+
+const savingsProductSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    code: yup.string().required(),
+    name: yup.string().required(),
+    kind: yup.string().oneOf(kinds).required(),
+    minimum_opening_balance: moneyResponse(),
+    minimum_balance: moneyResponse(),
+    withdrawals_allowed: yup.boolean().required(),
+    interest_rate: yup.string().required().meta({ description: 'Annual rate as a decimal string ("0.035" = 3.5 %).' }),
+    deposit_account_code: yup.string().required(),
+    is_active: yup.boolean().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'SavingsProduct' });
 
 export function serializeProduct(product: SavingsProduct) {
   return {
@@ -50,6 +67,7 @@ export const savingsProductRoutes = [
     access: 'authenticated',
     query: listQuerySchema(['code', 'name'], { enterprise: enterpriseFilter, kind: yup.string().oneOf(kinds).optional(), is_active: yup.boolean().optional() }),
     errorStatuses: [401],
+    response: pageSchema(savingsProductSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(SavingsProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
@@ -79,6 +97,7 @@ export const savingsProductRoutes = [
       deposit_account_code: accountCodeSchema().required(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
+    response: savingsProductSchema,
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
       requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
@@ -104,6 +123,7 @@ export const savingsProductRoutes = [
     access: 'authenticated',
     params: idParams,
     errorStatuses: [401, 404],
+    response: savingsProductSchema,
     handler: async ({ params, principal, deps }) => serializeProduct(await visibleProduct(deps.knex, signedIn(principal), params.id)),
   }),
   defineRoute({
@@ -124,6 +144,7 @@ export const savingsProductRoutes = [
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
+    response: savingsProductSchema,
     handler: async ({ params, body, principal, deps }) => {
       const actor = signedIn(principal);
       const product = await visibleProduct(deps.knex, actor, params.id);
