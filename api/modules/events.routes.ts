@@ -1,17 +1,69 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { configureRule } from '../../activities/ledger/configure-rule.activity';
-import { accountRoles, eventKinds } from '../../domain/accounting/rules';
+import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../domain/accounting/rules';
 import { NotFoundError } from '../../domain/errors';
 import { requireRole, requireVisible, signedIn } from '../auth/access';
 import type { Principal } from '../auth/principal';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { ledgerLines } from './ledger-queries';
+import { journalEntrySchema } from './ledger.schemas';
+import { moneyResponse } from './money.schemas';
 
-const eventColumns = ['ev.id', 'ev.enterprise_id as enterprise', 'ev.branch_id as branch', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id as actor', 'ev.idempotency_key', 'ev.created_at as recorded_at'];
+const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
+
+interface EventRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string | null;
+  kind: EventKind;
+  amount: string;
+  payload: Record<string, unknown>;
+  business_date: string;
+  actor_id: string | null;
+  idempotency_key: string;
+  created_at: Date;
+  journal_entry: string | null;
+}
+
+const businessEventFields = {
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().nullable().defined().meta({ description: 'null for an enterprise-level event (share capital).' }),
+  kind: yup.string().oneOf(eventKinds).required(),
+  amount: moneyResponse(),
+  payload: yup.mixed<Record<string, unknown>>().defined().meta({ description: 'What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…).' }),
+  business_date: dateResponse(),
+  actor: yup.string().uuid().nullable().defined().meta({ description: 'null for an event of the system (a provisioning run).' }),
+  idempotency_key: yup.string().required().meta({ description: 'The key that makes the operation that recorded it idempotent.' }),
+  recorded_at: timestampResponse(),
+  journal_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry it produced (not its reversals); null when the rule of its kind was inactive.' }),
+};
+
+const businessEventSchema = yup.object(businessEventFields).meta({ component: 'BusinessEvent' });
+
+const businessEventDetailSchema = yup
+  .object({ ...businessEventFields, entries: yup.array(journalEntrySchema).required().meta({ description: 'Every entry of the event, reversals and replays included, oldest first.' }) })
+  .meta({ component: 'BusinessEventDetail' });
+
+function serializeEvent(row: EventRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    branch: row.branch_id,
+    kind: row.kind,
+    amount: row.amount,
+    payload: row.payload,
+    business_date: row.business_date,
+    actor: row.actor_id,
+    idempotency_key: row.idempotency_key,
+    recorded_at: row.created_at.toISOString(),
+    journal_entry: row.journal_entry,
+  };
+}
 
 /** Events with the entry they produced (the first, not its reversals), newest first. */
 function eventQuery(knex: Knex, principal: Principal) {
@@ -30,21 +82,55 @@ const legSide = yup
   })
   .test('one-side', '${path} names either an account or a role', (side) => (side.account === undefined) !== (side.role === undefined));
 
-function serializeRule(row: { id: string; enterprise_id?: string; kind: string; version: number; legs: unknown; is_active: boolean; reason?: string; created_at?: Date; created_by?: string | null }) {
+interface RuleConfigRow {
+  id: string;
+  enterprise_id: string;
+  kind: EventKind;
+  version: number;
+  legs: RuleLeg[];
+  is_active: boolean;
+  reason: string;
+  created_at: Date;
+  created_by: string | null;
+}
+
+const accountRefSchema = yup
+  .object({
+    account: yup.string().optional().meta({ description: 'A leaf account of the chart…' }),
+    role: yup.string().oneOf(accountRoles).optional().meta({ description: '…or an account role, which the product involved resolves.' }),
+  })
+  .meta({ component: 'RuleAccountRef', description: 'One side of a leg: exactly one of account and role.' });
+
+const ruleConfigSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  kind: yup.string().oneOf(eventKinds).required(),
+  version: yup.number().integer().required(),
+  legs: yup
+    .array(yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({ component: 'RuleLeg', description: "A leg moves the event's whole amount from its credit to its debit account." }))
+    .required(),
+  is_active: yup.boolean().required().meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
+  reason: yup.string().defined(),
+  created_at: timestampResponse(),
+  created_by: yup.string().uuid().nullable().defined().meta({ description: 'null for the default rules.' }),
+}).meta({ component: 'RuleConfig' });
+
+function serializeRule(row: RuleConfigRow) {
   return {
     id: row.id,
     enterprise: row.enterprise_id,
     kind: row.kind,
     version: row.version,
-    legs: row.legs,
+    legs: row.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) })),
     is_active: row.is_active,
-    reason: row.reason ?? '',
-    created_at: row.created_at?.toISOString(),
-    created_by: row.created_by ?? null,
+    reason: row.reason,
+    created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
   };
 }
 
 const ruleColumns = ['id', 'enterprise_id', 'kind', 'version', 'legs', 'is_active', 'reason', 'created_at', 'created_by'];
+const ruleById = (knex: Knex, id: string): Promise<RuleConfigRow | undefined> => knex('accounting_rule_configs').where({ id }).first(ruleColumns);
 
 /** The business event log and the accounting rules that turn events into entries. */
 export const eventRoutes = [
@@ -63,8 +149,9 @@ export const eventRoutes = [
       date_to: isoDate().optional(),
       status: yup.string().oneOf(['posted', 'not_posted']).optional().meta({ description: 'not_posted: the rule of its kind was inactive.' }),
     }),
+    response: pageSchema(businessEventSchema),
     errorStatuses: [401],
-    handler: ({ query, principal, deps, ctx }) => {
+    handler: async ({ query, principal, deps, ctx }) => {
       const rows = eventQuery(deps.knex, signedIn(principal));
       if (query.enterprise !== undefined) rows.where('ev.enterprise_id', query.enterprise);
       if (query.kind !== undefined) rows.where('ev.kind', query.kind);
@@ -72,7 +159,8 @@ export const eventRoutes = [
       if (query.date_from !== undefined) rows.where('ev.business_date', '>=', query.date_from);
       if (query.date_to !== undefined) rows.where('ev.business_date', '<=', query.date_to);
       if (query.status !== undefined) rows.where((b) => (query.status === 'posted' ? b.whereNotNull('je.id') : b.whereNull('je.id')));
-      return paginateRows(rows, query, new URL(ctx.href));
+      const page = await paginateRows<EventRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeEvent) };
     },
   }),
   defineRoute({
@@ -83,6 +171,7 @@ export const eventRoutes = [
     summary: 'The accounting rules in force (latest version of each kind)',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, kind: yup.string().oneOf(eventKinds).optional() }),
+    response: pageSchema(ruleConfigSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(
@@ -92,7 +181,7 @@ export const eventRoutes = [
       ).orderBy([{ column: 'r.enterprise_id' }, { column: 'r.kind' }, { column: 'r.version', order: 'desc' }]);
       if (query.enterprise !== undefined) rows.where('r.enterprise_id', query.enterprise);
       if (query.kind !== undefined) rows.where('r.kind', query.kind);
-      const page = await paginateRows<Parameters<typeof serializeRule>[0]>(rows, query, new URL(ctx.href));
+      const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRule) };
     },
   }),
@@ -104,11 +193,12 @@ export const eventRoutes = [
     summary: 'Every version of one rule, newest first',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: yup.string().uuid().required(), kind: yup.string().oneOf(eventKinds).required() }),
+    response: pageSchema(ruleConfigSchema),
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps, ctx }) => {
       requireVisible(signedIn(principal), { enterpriseId: query.enterprise }, 'The enterprise');
       const rows = deps.knex('accounting_rule_configs').where({ enterprise_id: query.enterprise, kind: query.kind }).select(ruleColumns).orderBy('version', 'desc');
-      const page = await paginateRows<Parameters<typeof serializeRule>[0]>(rows, query, new URL(ctx.href));
+      const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRule) };
     },
   }),
@@ -120,9 +210,10 @@ export const eventRoutes = [
     summary: 'One version of a rule',
     access: 'authenticated',
     params: idParams,
+    response: ruleConfigSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const rule = await deps.knex('accounting_rule_configs').where({ id: params.id }).first(ruleColumns);
+      const rule = await ruleById(deps.knex, params.id);
       if (rule === undefined) throw new NotFoundError('The rule');
       requireVisible(signedIn(principal), { enterpriseId: rule.enterprise_id }, 'The rule');
       return serializeRule(rule);
@@ -144,13 +235,14 @@ export const eventRoutes = [
       is_active: yup.boolean().default(true),
       reason: yup.string().trim().required().min(5).max(500),
     }),
+    response: ruleConfigSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps }) => {
       const actor = signedIn(principal);
       requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
       const rule = await configureRule(deps.activities, actor, body.enterprise, { kind: body.kind, legs, active: body.is_active, reason: body.reason });
-      return serializeRule({ ...rule, enterprise_id: body.enterprise });
+      return serializeRule((await ruleById(deps.knex, rule.id))!);
     },
   }),
   // Last: `{id}` would otherwise match `rule-configs/` too.
@@ -162,16 +254,17 @@ export const eventRoutes = [
     summary: 'Event detail, with the lines of the entries it produced',
     access: 'authenticated',
     params: idParams,
+    response: businessEventDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const event = await eventQuery(deps.knex, signedIn(principal)).where('ev.id', params.id).first();
+      const event: EventRow | undefined = await eventQuery(deps.knex, signedIn(principal)).where('ev.id', params.id).first();
       if (event === undefined) throw new NotFoundError('The event');
       const entries = await deps.knex('journal_entries').where({ event_id: params.id }).orderBy('created_at').pluck('id');
-      return { ...event, entries: await ledgerLines(deps.knex, entries) };
+      return { ...serializeEvent(event), entries: (await ledgerLines(deps.knex, entries)).map((entry) => ({ ...entry, created_at: entry.created_at.toISOString() })) };
     },
   }),
 ];
 
-function sideOf(side: { account?: string; role?: (typeof accountRoles)[number] }) {
+function sideOf(side: { account?: string; role?: (typeof accountRoles)[number] }): { account: string } | { role: (typeof accountRoles)[number] } {
   return side.account !== undefined ? { account: side.account } : { role: side.role! };
 }

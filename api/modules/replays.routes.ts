@@ -1,21 +1,84 @@
+import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../activities/ledger/event-replay.activity';
-import { eventKinds } from '../../domain/accounting/rules';
+import { eventKinds, type EventKind } from '../../domain/accounting/rules';
 import { NotFoundError } from '../../domain/errors';
 import { requireRole, signedIn } from '../auth/access';
-import { listQuerySchema, paginateRows } from '../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
 import { startWorkflowFor } from '../workflow-start';
-import { enterpriseFilter, idParams, isoDate } from './common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 
+const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
+const replayModes = ['dry_run', 'apply'] as const;
 const replayColumns = [
-  'id', 'enterprise_id as enterprise', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
+  'id', 'enterprise_id', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
   'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
 ];
 
 /** Workflow id from the business id: a retried POST cannot start a twin (docs/architecture.md §5). */
 export const replayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
+
+interface ReplayRow {
+  id: string;
+  enterprise_id: string;
+  date_from: string;
+  date_to: string;
+  kinds: EventKind[];
+  mode: (typeof replayModes)[number];
+  status: (typeof replayStatuses)[number];
+  events_seen: number;
+  events_changed: number;
+  entries_posted: number;
+  events_failed: number;
+  requested_by: string;
+  created_at: Date;
+  finished_at: Date | null;
+  failure: string | null;
+}
+
+const eventReplaySchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  date_from: dateResponse(),
+  date_to: dateResponse(),
+  kinds: yup.array(yup.string().oneOf(eventKinds).required()).required().meta({ description: 'Empty: every kind.' }),
+  mode: yup.string().oneOf(replayModes).required(),
+  status: yup.string().oneOf(replayStatuses).required(),
+  events_seen: yup.number().integer().required(),
+  events_changed: yup.number().integer().required().meta({ description: 'Events whose entry changes (dry run) or changed (apply).' }),
+  entries_posted: yup.number().integer().required(),
+  events_failed: yup.number().integer().required(),
+  requested_by: yup.string().uuid().required(),
+  created_at: timestampResponse(),
+  finished_at: timestampResponse().nullable(),
+  failure: yup.string().nullable().defined(),
+  workflow_id: yup.string().required(),
+}).meta({ component: 'EventReplay' });
+
+function serializeReplay(row: ReplayRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    date_from: row.date_from,
+    date_to: row.date_to,
+    kinds: row.kinds,
+    mode: row.mode,
+    status: row.status,
+    events_seen: row.events_seen,
+    events_changed: row.events_changed,
+    entries_posted: row.entries_posted,
+    events_failed: row.events_failed,
+    requested_by: row.requested_by,
+    created_at: row.created_at.toISOString(),
+    finished_at: row.finished_at?.toISOString() ?? null,
+    failure: row.failure,
+    workflow_id: replayWorkflowId(row.id),
+  };
+}
+
+const replayById = (knex: Knex, id: string): Promise<ReplayRow | undefined> => knex('event_replay_requests').where({ id }).first(replayColumns);
 
 /**
  * Event replay (administrators only): re-runs a range of events through the current rules, dry run or apply,
@@ -38,8 +101,9 @@ export const replayRoutes = [
         return value === undefined || this.parent.date_from === undefined || value >= this.parent.date_from;
       }),
       kinds: yup.array(yup.string().oneOf(eventKinds).required()).max(eventKinds.length).default([]).meta({ description: 'Empty: every kind.' }),
-      mode: yup.string().oneOf(['dry_run', 'apply'] as const).required(),
+      mode: yup.string().oneOf(replayModes).required(),
     }),
+    response: eventReplaySchema,
     errorStatuses: [401, 403, 404, 503],
     handler: async ({ body, principal, deps, ctx }) => {
       const actor = signedIn(principal);
@@ -50,7 +114,7 @@ export const replayRoutes = [
         markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' }),
         log: ctx.state.log,
       });
-      return { ...(await deps.knex('event_replay_requests').where({ id: request.id }).first(replayColumns)), workflow_id: replayWorkflowId(request.id as string) };
+      return serializeReplay((await replayById(deps.knex, request.id as string))!);
     },
   }),
   defineRoute({
@@ -60,15 +124,17 @@ export const replayRoutes = [
     operationId: 'listEventReplays',
     summary: 'Replay requests with their progress (administrators)',
     access: ['admin'],
-    query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(['pending', 'running', 'completed', 'failed']).optional() }),
+    query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(replayStatuses).optional() }),
+    response: pageSchema(eventReplaySchema),
     errorStatuses: [401, 403],
-    handler: ({ query, principal, deps, ctx }) => {
+    handler: async ({ query, principal, deps, ctx }) => {
       // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
       const admin = { ...signedIn(principal), grants: signedIn(principal).grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
       const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       if (query.enterprise !== undefined) rows.where('enterprise_id', query.enterprise);
       if (query.status !== undefined) rows.where('status', query.status);
-      return paginateRows(rows, query, new URL(ctx.href));
+      const page = await paginateRows<ReplayRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeReplay) };
     },
   }),
   defineRoute({
@@ -79,12 +145,13 @@ export const replayRoutes = [
     summary: 'One replay request: status and progress (events seen, changed, posted, failed)',
     access: ['admin'],
     params: idParams,
+    response: eventReplaySchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, principal, deps }) => {
-      const request = await deps.knex('event_replay_requests').where({ id: params.id }).first(replayColumns);
+      const request = await replayById(deps.knex, params.id);
       if (request === undefined) throw new NotFoundError('The replay request');
-      requireRole(signedIn(principal), ['admin'], { enterpriseId: request.enterprise }, 'The replay request');
-      return { ...request, workflow_id: replayWorkflowId(request.id) };
+      requireRole(signedIn(principal), ['admin'], { enterpriseId: request.enterprise_id }, 'The replay request');
+      return serializeReplay(request);
     },
   }),
 ];

@@ -115,6 +115,10 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
       { classification: 'doubtful', loans: 5, outstanding: '6000000', uncovered: '5000000', provisions: '1250000' },
       { classification: 'performing', loans: 1, outstanding: (await knex('loans').where({ id: performer }).first()).outstanding_principal, uncovered: (await knex('loans').where({ id: performer }).first()).outstanding_principal, provisions: '0' },
     ]);
+    const listed = await app.request('GET', `/api/v1/loans/provisions/?loan=${mortgaged}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
+    t.like(listed.body.results[0], { loan: mortgaged, run: second.id, classification: 'doubtful', uncovered: '600000', amount: '150000', delta: '150000' });
+    const runs = await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
+    t.like(runs.body.results[0], { id: second.id, trigger: 'api', workflow_id: `provisioning-run-${second.id}` });
 
     // The same date again: nothing to do, nothing posted.
     const entries = Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count);
