@@ -39,9 +39,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE}
+# The commit the image is built from, a label of the coopbank_build_info metric:
+#   docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .   (empty: the label is left out)
+ARG GIT_COMMIT=""
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
-    PORT=8000
+    PORT=8000 \
+    GIT_COMMIT=${GIT_COMMIT}
 WORKDIR /app
 # Everything stays owned by root and read-only to the `node` user the processes run as.
 COPY --from=deps /app/node_modules ./node_modules

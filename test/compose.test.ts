@@ -99,7 +99,9 @@ function requiredInterpolation(variable: string): RegExp {
 interface Dockerfile {
   /** Instructions of the final stage, continuation lines joined, comments dropped. */
   finalStage: { instruction: string; args: string }[];
-  /** Base images of every stage, with ARG defaults substituted. */
+  /** Instructions of every stage, the final one included. */
+  allStages: { instruction: string; args: string }[];
+  /** Images the stages start from, with ARG defaults substituted (an earlier stage named in FROM is none). */
   baseImages: string[];
 }
 
@@ -111,6 +113,8 @@ function loadDockerfile(): Dockerfile {
     .filter((line) => line !== '' && !line.startsWith('#'));
   const args: Record<string, string> = {};
   const baseImages: string[] = [];
+  const stageNames = new Set<string>();
+  const allStages: Dockerfile['allStages'] = [];
   let finalStage: Dockerfile['finalStage'] = [];
   for (const line of lines) {
     const match = /^(\S+)\s*(.*)$/.exec(line);
@@ -121,19 +125,22 @@ function loadDockerfile(): Dockerfile {
       const equals = rest.indexOf('=');
       if (equals !== -1) args[rest.slice(0, equals).trim()] = rest.slice(equals + 1).trim();
     } else if (instruction === 'FROM') {
-      const image = (rest.split(/\s+/)[0] ?? '').replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string, b: string) => args[a ?? b] ?? '');
-      baseImages.push(image);
+      const [from = '', as, name] = rest.split(/\s+/);
+      const image = from.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string, b: string) => args[a ?? b] ?? '');
+      if (!stageNames.has(image)) baseImages.push(image);
+      if (as?.toUpperCase() === 'AS' && name !== undefined) stageNames.add(name);
       finalStage = [];
     } else {
       finalStage.push({ instruction, args: rest });
+      allStages.push({ instruction, args: rest });
     }
   }
-  return { finalStage, baseImages };
+  return { finalStage, allStages, baseImages };
 }
 
-/** Sources of the final stage's COPY instructions from the build context (not from another stage). */
+/** Sources of every stage's COPY instructions from the build context (not from another stage). */
 function copiedFromContext(dockerfile: Dockerfile): string[] {
-  return dockerfile.finalStage
+  return dockerfile.allStages
     .filter(({ instruction, args }) => instruction === 'COPY' && !/(^|\s)--from=/.test(args))
     .flatMap(({ args }) => {
       const parts = args.split(/\s+/).filter((part) => !part.startsWith('--'));
@@ -357,8 +364,14 @@ test('the Dockerfile runs the package.json api script as a non-root user, and co
   }
 });
 
-test('the image holds every file the api and worker load, and .dockerignore keeps none of them out', (t) => {
-  const copied = copiedFromContext(loadDockerfile());
+test('the image builds from every file the api and worker load, keeps what it built, and .dockerignore keeps none of them out', (t) => {
+  const dockerfile = loadDockerfile();
+  const copied = copiedFromContext(dockerfile);
+  // The final stage runs the compiled code: dist/ of the build stage (test/runtime/compiled.test.ts runs it).
+  t.true(
+    dockerfile.finalStage.some(({ instruction, args }) => instruction === 'COPY' && /--from=build\s+\/app\/dist\s/.test(args)),
+    'the final stage does not copy /app/dist from the build stage',
+  );
   // The entry points, and the migrations the API's knex loads from their folder rather than by import.
   const migrations = fs.readdirSync(path.join(root, 'db', 'migrations')).map((file) => `db/migrations/${file}`);
   const { files, unresolved } = moduleGraph(['runtime/api-main.ts', 'runtime/worker-main.ts', ...migrations]);
