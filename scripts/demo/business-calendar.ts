@@ -1,0 +1,53 @@
+import type { Page, Session } from './api-client';
+
+/** `date` plus `days` calendar days, as YYYY-MM-DD. */
+export function addDays(date: string, days: number): string {
+  const moved = new Date(`${date}T00:00:00Z`);
+  moved.setUTCDate(moved.getUTCDate() + days);
+  return moved.toISOString().slice(0, 10);
+}
+
+interface Exercice {
+  id: string;
+  code: string;
+  start_date: string;
+  end_date: string;
+}
+
+/**
+ * The cooperative's business date, moved forward by direction as the months of the story pass (ageing,
+ * schedules and postings read it; it never moves back). A move into a new civil year closes the year
+ * ending and opens the next, as a year-end would: postings must fall in an open accounting year.
+ */
+export class BusinessCalendar {
+  private constructor(
+    private readonly direction: Session,
+    private readonly enterpriseId: string,
+    private current: string,
+  ) {}
+
+  static async of(direction: Session, enterpriseId: string): Promise<BusinessCalendar> {
+    const configuration = await direction.get<{ business_date: string }>('read the business date', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`);
+    return new BusinessCalendar(direction, enterpriseId, configuration.business_date);
+  }
+
+  get today(): string {
+    return this.current;
+  }
+
+  async moveTo(date: string): Promise<void> {
+    if (date.slice(0, 4) !== this.current.slice(0, 4)) await this.turnTheYear(date);
+    await this.direction.patch(`move the business date to ${date}`, `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`, { business_date: date });
+    this.current = date;
+  }
+
+  private async turnTheYear(date: string): Promise<void> {
+    const open = await this.direction.get<Page<Exercice>>('read the open accounting years', '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, status: 'open' });
+    for (const ended of open.results.filter((exercice) => exercice.end_date < date)) {
+      await this.direction.post(`close the accounting year ${ended.code}`, `/api/v1/enterprise/exercices/${ended.id}/close/`, { reason: 'Clôture de fin d’exercice' });
+    }
+    if (open.results.some((exercice) => exercice.start_date <= date && date <= exercice.end_date)) return;
+    const year = date.slice(0, 4);
+    await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` });
+  }
+}

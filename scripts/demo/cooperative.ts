@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { CoopbankApi, Session } from './api-client';
+import { branches, staff, type BranchKey, type StaffKey, type StaffMember } from './cast';
+
+export interface StaffAccount {
+  username: string;
+  password: string;
+  role: StaffMember['role'];
+  scope: string;
+  duty: string;
+  session: Session;
+}
+
+export interface Cooperative {
+  enterpriseId: string;
+  code: string;
+  name: string;
+  branchIds: Record<BranchKey, string>;
+  staff: Record<StaffKey, StaffAccount>;
+  products: { currentAccount: string; savingsBook: string; shortTermCredit: string; equipmentCredit: string };
+}
+
+/**
+ * The cooperative as a platform administrator and its own people would set it up: the enterprise (head office,
+ * accounting year, chart and rules come with it), a second branch, staff who register themselves and receive
+ * their roles from the cooperative's administrator, then direction's configuration and products.
+ */
+export async function createCooperative(api: CoopbankApi, platformAdmin: Session, code: string): Promise<Cooperative> {
+  const name = `COOPEC du Littoral (démo ${code})`;
+  const enterprise = await platformAdmin.post<{ id: string }>('create the enterprise', '/api/v1/enterprise/enterprises/', {
+    code,
+    name,
+    legal_form: 'Coopérative avec conseil d’administration',
+    country: 'CM',
+    time_zone: 'Africa/Douala',
+    head_office: branches.akwa,
+  });
+  const enterpriseId = enterprise.id;
+  const offices = await platformAdmin.get<{ results: { id: string }[] }>('read the head office', '/api/v1/enterprise/branches/', { enterprise: enterpriseId });
+  const bonaberi = await platformAdmin.post<{ id: string }>('open the Bonabéri branch', '/api/v1/enterprise/branches/', { enterprise: enterpriseId, ...branches.bonaberi, phone: '+237 233 39 00 00' });
+  const branchIds: Record<BranchKey, string> = { akwa: offices.results[0]!.id, bonaberi: bonaberi.id };
+
+  // The platform administrator appoints the cooperative's administrator, who grants everyone else's role.
+  const where = { code, enterpriseId, branchIds };
+  const admin = await enrollStaff(api, platformAdmin, staff.admin, where);
+  // Side by side: each sign-up and sign-in hashes a password with scrypt, the bulk of the demo's time.
+  const others = (Object.keys(staff) as StaffKey[]).filter((key) => key !== 'admin');
+  const enrolled = await Promise.all(others.map(async (key) => [key, await enrollStaff(api, admin.session, staff[key], where)] as const));
+  const accounts = { admin, ...Object.fromEntries(enrolled) } as Record<StaffKey, StaffAccount>;
+  const direction = accounts.direction.session;
+  await direction.patch('configure the cooperative', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`, {
+    // A month to decide each step: the applications the demo leaves in review stay there while one explores.
+    approval_step_time_limit_days: 30,
+  });
+  return { enterpriseId, code, name, branchIds, staff: accounts, products: await createProducts(direction, enterpriseId) };
+}
+
+/** A staff member registers (public sign-up), is granted their role, and signs in. */
+async function enrollStaff(api: CoopbankApi, grantedBy: Session, member: StaffMember, where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string> }): Promise<StaffAccount> {
+  const username = `${where.code.toLowerCase()}.${member.login}`;
+  // Printed at the end: the only place it appears, as with npm start's initial administrator.
+  const password = randomBytes(12).toString('base64url');
+  const user = await api.call<{ id: string }>(`register ${username}`, 'POST', '/api/v1/auth/register/', { json: { username, password, full_name: member.fullName } });
+  const branch = member.branch === null ? null : where.branchIds[member.branch];
+  await grantedBy.post(`grant ${member.role} to ${username}`, `/api/v1/auth/users/${user.id}/roles/`, { role: member.role, enterprise: where.enterpriseId, branch });
+  const scope = member.branch === null ? 'whole cooperative' : branches[member.branch].name;
+  return { username, password, role: member.role, scope, duty: member.duty, session: await api.signIn(username, password) };
+}
+
+async function createProducts(direction: Session, enterprise: string): Promise<Cooperative['products']> {
+  const savings = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the savings product ${String(fields.code)}`, '/api/v1/members/products/', { enterprise, ...fields });
+  const credit = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the loan product ${String(fields.code)}`, '/api/v1/loans/products/', { enterprise, ...fields });
+  const currentAccount = await savings({ code: 'CCS', name: 'Compte courant sociétaire', kind: 'demand_deposit', minimum_opening_balance: '5000', deposit_account_code: '3711' });
+  const savingsBook = await savings({ code: 'LIV', name: "Livret d'épargne bloquée", kind: 'blocked_savings', minimum_opening_balance: '25000', withdrawals_allowed: false, interest_rate: '0.035', deposit_account_code: '373' });
+  const shortTermCredit = await credit({
+    code: 'CRT', name: 'Crédit de trésorerie', term_category: 'cta', method: 'constant_annuity', annual_rate: '0.18',
+    min_amount: '50000', max_amount: '5000000', min_term_periods: 3, max_term_periods: 24, max_grace_periods: 2, fee_rate: '0.01', penalty_rate: '0.12',
+  });
+  const equipmentCredit = await credit({
+    code: 'EQP', name: "Crédit d'équipement", term_category: 'mlt', method: 'constant_principal', annual_rate: '0.15',
+    min_amount: '500000', max_amount: '20000000', min_term_periods: 25, max_term_periods: 60, max_grace_periods: 6, fee_rate: '0.015', penalty_rate: '0.12',
+  });
+  return { currentAccount: currentAccount.id, savingsBook: savingsBook.id, shortTermCredit: shortTermCredit.id, equipmentCredit: equipmentCredit.id };
+}

@@ -1,0 +1,71 @@
+import type { Session } from './api-client';
+import { displayName, members, type MemberKey, type MemberPlan } from './cast';
+import type { Cooperative } from './cooperative';
+
+export interface Member {
+  key: MemberKey;
+  id: string;
+  name: string;
+  /** The teller of the member's branch: only a teller of that branch moves the member's money. */
+  teller: Session;
+  /** The current account (compte courant sociétaire). */
+  accountId: string;
+}
+
+export type Members = Record<MemberKey, Member>;
+
+/**
+ * Admission at the counter of the member's branch: the profile, the founders named by direction, a current
+ * account opened with its first deposit, and a blocked savings book for some. Profiles one after the other,
+ * so that member numbers follow the cast; the accounts side by side.
+ */
+export async function admitMembers(cooperative: Cooperative): Promise<Members> {
+  const registered: Omit<Member, 'accountId'>[] = [];
+  for (const key of Object.keys(members) as MemberKey[]) registered.push(await registerMember(cooperative, key));
+  const admitted = await Promise.all(registered.map(async (member) => ({ ...member, accountId: await openAccounts(cooperative, member) })));
+  return Object.fromEntries(admitted.map((member) => [member.key, member])) as Members;
+}
+
+async function registerMember(cooperative: Cooperative, key: MemberKey): Promise<Omit<Member, 'accountId'>> {
+  const plan: MemberPlan = members[key];
+  const teller = plan.branch === 'akwa' ? cooperative.staff.teller.session : cooperative.staff.bonaberiTeller.session;
+  const name = displayName(plan);
+  const profile = await teller.post<{ id: string }>(`register the member ${name}`, '/api/v1/members/clients/', profileOf(cooperative, plan));
+  if (plan.founder === true) {
+    await cooperative.staff.direction.session.post(`name ${name} among the founders`, `/api/v1/members/clients/${profile.id}/founder/`, { founder: true, reason: 'Initiateur nommé dans les statuts' });
+  }
+  return { key, id: profile.id, name, teller };
+}
+
+/** Opens the member's accounts; answers the current account's id. */
+async function openAccounts(cooperative: Cooperative, member: Omit<Member, 'accountId'>): Promise<string> {
+  const plan: MemberPlan = members[member.key];
+  const open = (product: string, deposit: string, what: string) =>
+    member.teller.post<{ id: string }>(`open the ${what} of ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product, initial_deposit: deposit }, `${cooperative.code}:open:${what.replace(/ /g, '-')}:${member.key}`);
+  const account = await open(cooperative.products.currentAccount, plan.deposit, 'current account');
+  if (plan.savingsBook !== undefined) await open(cooperative.products.savingsBook, plan.savingsBook, 'savings book');
+  return account.id;
+}
+
+function profileOf(cooperative: Cooperative, plan: MemberPlan): Record<string, unknown> {
+  const common = {
+    enterprise: cooperative.enterpriseId,
+    branch: cooperative.branchIds[plan.branch],
+    kind: plan.kind,
+    id_document_number: plan.idDocument,
+    phone: plan.phone,
+    city: 'Douala',
+    occupation: plan.occupation,
+  };
+  if (plan.kind === 'legal_entity') return { ...common, legal_name: plan.legalName, id_document_type: 'business_register' };
+  return { ...common, first_name: plan.firstName, last_name: plan.lastName, gender: plan.gender, birth_date: plan.birthDate, id_document_type: 'national_id' };
+}
+
+/** Cash at the counter, keyed by member, purpose and date so that a retried request moves nothing twice. */
+export async function cashDeposit(cooperative: Cooperative, member: Member, amount: string, date: string, reference: string): Promise<void> {
+  await member.teller.post(`deposit ${amount} XAF for ${member.name}`, `/api/v1/members/accounts/${member.accountId}/deposits/`, { amount, reference }, `${cooperative.code}:deposit:${member.key}:${date}`);
+}
+
+export async function cashWithdrawal(cooperative: Cooperative, member: Member, amount: string, date: string, reference: string): Promise<void> {
+  await member.teller.post(`withdraw ${amount} XAF for ${member.name}`, `/api/v1/members/accounts/${member.accountId}/withdrawals/`, { amount, reference }, `${cooperative.code}:withdrawal:${member.key}:${date}`);
+}

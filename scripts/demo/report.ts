@@ -1,0 +1,74 @@
+import type { DemoReport, EnterpriseSummary } from './load-demo';
+
+export interface Addresses {
+  api: string;
+  temporalUi: string;
+}
+
+/** The Temporal UI's list of the cooperative's workflows, by the search attribute every workflow carries. */
+const workflowsOf = (addresses: Addresses, enterpriseId: string) => `${addresses.temporalUi}/namespaces/default/workflows?query=${encodeURIComponent(`CoopEnterpriseId='${enterpriseId}'`)}`;
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd());
+}
+
+/** What a newcomer needs after the load: where to look, who to sign in as, and ids worth opening. */
+export function loadedReport(report: DemoReport, addresses: Addresses, seconds: number): string {
+  const { enterprise, story, businessDate, chartId } = report;
+  const run = story.provisioningRun;
+  const q = `enterprise=${enterprise.id}`;
+  return [
+    '',
+    `Demo cooperative ${enterprise.code} loaded in ${seconds.toFixed(1)} s: ${enterprise.name}, business date ${businessDate}.`,
+    '',
+    'Where',
+    ...table([
+      ['API docs', `${addresses.api}/api/v1/docs/`],
+      ['API', `${addresses.api}/api/v1/`],
+      ['Temporal UI', workflowsOf(addresses, enterprise.id)],
+    ]),
+    '',
+    'Users (passwords shown this once; in the docs page, POST /api/v1/token/ with one, then Authorize with the access token)',
+    ...table([['username', 'password', 'role', 'scope', 'does'], ...report.staff.map((user) => [user.username, user.password, user.role, user.scope, user.duty])]),
+    '',
+    'Worth opening',
+    ...table([
+      ['GET', `/api/v1/enterprise/enterprises/${enterprise.id}/`, 'the cooperative'],
+      ['GET', `/api/v1/accounts/charts/${chartId}/trial-balance/`, 'trial balance: debits equal credits'],
+      ['GET', `/api/v1/loans/loans/${story.loans.doubtful}/`, 'a doubtful loan, never repaid, provisioned'],
+      ['GET', `/api/v1/loans/loans/${story.loans.overdue}/`, 'an overdue loan: two installments paid, the third late'],
+      ['GET', `/api/v1/loans/loans/${story.loans.repaidPartly}/schedule/`, 'a loan repaid on time: its RepaymentSchedule'],
+      ['GET', `/api/v1/loans/loans/${story.loans.disbursed}/`, "paid out on the last day, granted after a send back (its application's decisions)"],
+      ['GET', `/api/v1/loans/loans/${story.loans.approved}/`, 'a granted loan awaiting disbursement'],
+      ['GET', `/api/v1/loans/applications/${story.applications.midApproval.id}/`, 'an application waiting for the credit committee'],
+      ['GET', `/api/v1/loans/applications/${story.applications.submitted.id}/`, 'an application waiting for the cashier step'],
+      ['GET', `/api/v1/loans/applications/${story.applications.refused.id}/`, "an application refused, with the branch head's reason"],
+      ['GET', `/api/v1/shares/withdrawals/${story.withdrawal.id}/`, 'a share withdrawal in its notice period'],
+      ['GET', `/api/v1/shares/register/?${q}&date=${businessDate}`, 'the capital register'],
+      ['GET', `/api/v1/loans/provisions/totals/?${q}&as_of=${businessDate}`, 'provisions by class'],
+      ['GET', `/api/v1/members/reconciliation/?${q}`, 'accounts against the ledger: empty'],
+    ]),
+    '',
+    'Workflows in the Temporal UI',
+    ...table([
+      [story.applications.midApproval.workflow_id, 'loan approval, running: decide it as the credit committee'],
+      [story.withdrawal.workflow_id, 'share withdrawal, waiting out its notice'],
+      [run.workflow_id, `provisioning run of ${run.as_of}: ${run.loans_processed} loans, ${run.loans_reclassified} reclassified, ${run.amount_charged} XAF charged`],
+    ]),
+    '',
+  ].join('\n');
+}
+
+export function existingReport(enterprise: EnterpriseSummary, addresses: Addresses): string {
+  return [
+    '',
+    `The demo cooperative ${enterprise.code} is already loaded (${enterprise.name}, id ${enterprise.id}): nothing changed.`,
+    'Its users\' passwords were printed when it was loaded. To load another one: DEMO_CODE=DEMO2 npm run demo',
+    '(sign-ups are limited to 10 per address and hour, and a demo registers 7 users).',
+    '',
+    `  API docs      ${addresses.api}/api/v1/docs/`,
+    `  Temporal UI   ${workflowsOf(addresses, enterprise.id)}`,
+    '',
+  ].join('\n');
+}

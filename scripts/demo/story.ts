@@ -1,0 +1,93 @@
+import { addDays, type BusinessCalendar } from './business-calendar';
+import type { Cooperative } from './cooperative';
+import { LoanDesk, loanOf, type LoanApplication } from './loans';
+import { cashDeposit, cashWithdrawal, type Member, type Members } from './members';
+import { runProvisioning, type ProvisioningRun } from './provisioning';
+import { payFounderQuarter, requestShareWithdrawal, type ShareCapital } from './shares';
+
+/** What the story leaves behind, for the summary and the test. */
+export interface StoryOutcome {
+  loans: { repaidPartly: string; overdue: string; doubtful: string; disbursed: string; approved: string };
+  applications: { submitted: LoanApplication; midApproval: LoanApplication; refused: LoanApplication };
+  withdrawal: { id: string; workflow_id: string };
+  provisioningRun: ProvisioningRun;
+}
+
+/** Days after the third due date when the story stops: the missed third installment is then 20 days late. */
+const daysAfterThirdDueDate = 20;
+
+/**
+ * Four months of the cooperative's life, each step at its business date. Three loans are paid out on the
+ * first day; then, at each due date, one borrower pays on time, one pays twice and stops, one never pays,
+ * while members save and the founders pay up their shares. On the last day new applications reach every
+ * stage of the circuit, a member gives notice of a share withdrawal, and direction runs the provisioning:
+ * one loan performing, one overdue (up to 45 days), one doubtful (beyond), each classified by the run.
+ */
+export async function tellTheStory(cooperative: Cooperative, members: Members, capital: ShareCapital, calendar: BusinessCalendar, log: (line: string) => void): Promise<StoryOutcome> {
+  const desk = new LoanDesk(cooperative);
+  const { bello, moussa, eyenga, kamga, manga, fokou, nguema, essomba, ewane, mvondo, din, ndjock, ngoBassa, tchinda, atangana } = members;
+
+  log(`${calendar.today}: three loans granted through the four-step circuit and paid out`);
+  // Operations of different members are independent: side by side, as at several counters.
+  const [repaidPartly, overdue, doubtful] = await Promise.all([
+    desk.grant(bello, { product: 'shortTermCredit', amount: '900000', termPeriods: 12, purpose: 'Deux machines à coudre' }),
+    desk.grant(moussa, { product: 'shortTermCredit', amount: '600000', termPeriods: 10, purpose: 'Stock de pièces détachées' }),
+    desk.grant(eyenga, { product: 'shortTermCredit', amount: '500000', termPeriods: 12, purpose: 'Équipement de cuisine' }),
+  ]);
+  await Promise.all([desk.disburse(repaidPartly, bello), desk.disburse(overdue, moussa), desk.disburse(doubtful, eyenga)]);
+  await cashWithdrawal(cooperative, bello, '500000', calendar.today, 'Achat des machines');
+
+  const dueDates = (await desk.dueDates(repaidPartly)).slice(0, 3);
+  for (const [month, dueDate] of dueDates.entries()) {
+    await calendar.moveTo(dueDate);
+    log(`${dueDate}: due date ${month + 1}, repayments and savings`);
+    const operations = [
+      desk.collectDue(repaidPartly, bello, dueDate, 'account'),
+      cashDeposit(cooperative, mvondo, '50000', dueDate, 'Épargne sur salaire'),
+      cashDeposit(cooperative, din, '30000', dueDate, 'Recette du marché'),
+      cashDeposit(cooperative, ewane, '25000', dueDate, 'Épargne mensuelle'),
+    ];
+    if (month < 2) operations.push(desk.collectDue(overdue, moussa, dueDate, 'cash'));
+    if (month === 1) {
+      operations.push(payFounderQuarter(cooperative, capital, ngoBassa, 'account'), payFounderQuarter(cooperative, capital, tchinda, 'cash'), payFounderQuarter(cooperative, capital, atangana, 'cash'));
+    }
+    if (month === 2) operations.push(cashWithdrawal(cooperative, ndjock, '20000', dueDate, 'Réparation de la pirogue'));
+    await Promise.all(operations);
+  }
+
+  await calendar.moveTo(addDays(dueDates[2]!, daysAfterThirdDueDate));
+  log(`${calendar.today}: applications at every stage, a share withdrawal in notice, the provisioning run`);
+  const [disbursed, approved, refused, midApproval, submitted, withdrawal] = await Promise.all([
+    grantedAfterSendBack(desk, kamga),
+    desk.grant(manga, { product: 'shortTermCredit', amount: '750000', termPeriods: 12, purpose: 'Semences et intrants' }),
+    refusedByBranchHead(desk, fokou),
+    desk.submit(nguema, { product: 'equipmentCredit', amount: '1500000', termPeriods: 36, purpose: 'Ouverture d’un second salon' }).then((application) => desk.approveThrough(application, 'branch_head')),
+    desk.submit(essomba, { product: 'shortTermCredit', amount: '400000', termPeriods: 6, purpose: 'Réparation de la moto' }),
+    requestShareWithdrawal(capital, ewane, 10),
+  ]);
+  // Last: the run classifies and provisions every loan as the story leaves it.
+  const provisioningRun = await runProvisioning(cooperative.staff.direction.session, cooperative.enterpriseId);
+  return {
+    loans: { repaidPartly, overdue, doubtful, disbursed, approved },
+    applications: { submitted, midApproval, refused },
+    withdrawal,
+    provisioningRun,
+  };
+}
+
+/** Granted after a send back (the branch head wants the workshop's lease in the file first), then paid out. */
+async function grantedAfterSendBack(desk: LoanDesk, member: Member): Promise<string> {
+  const application = await desk.submit(member, { product: 'shortTermCredit', amount: '1200000', termPeriods: 18, purpose: "Agrandissement de l'atelier" });
+  await desk.decide(application, 'cashier', 'approve', 'Dossier complet');
+  await desk.decide(application, 'branch_head', 'send_back', "Joindre le bail de l'atelier");
+  const completed = await desk.decide(application, 'cashier', 'approve', 'Bail joint au dossier');
+  const loan = loanOf(await desk.approveThrough(completed, 'direction'));
+  await desk.disburse(loan, member);
+  return loan;
+}
+
+/** Approved by the cashier, refused by the branch head with the reason the member is told. */
+async function refusedByBranchHead(desk: LoanDesk, member: Member): Promise<LoanApplication> {
+  const application = await desk.approveThrough(await desk.submit(member, { product: 'shortTermCredit', amount: '1000000', termPeriods: 12, purpose: 'Stock de marchandises' }), 'cashier');
+  return desk.decide(application, 'branch_head', 'reject', 'Revenus trop irréguliers pour ce montant; épargne insuffisante');
+}

@@ -1,0 +1,89 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { ensureInitialAdmin } from '../activities/auth/register.activity';
+import { loadDemoCooperative, type DemoReport } from '../scripts/demo/load-demo';
+import { startTestApp, testActivityContext, type TestApp } from './helpers/app';
+import { createTestDatabase } from './helpers/database';
+import { fileTeardown } from './helpers/teardown';
+import { newTaskQueue, withWorker } from './helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+// The platform administrator as npm start creates it on an empty database (runtime/start-components.ts).
+const admin = { username: 'admin', password: 'first start secret' };
+let app: TestApp;
+let knex: Knex;
+let headers: Record<string, string>;
+let report: DemoReport;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+  await ensureInitialAdmin(testActivityContext(knex), admin);
+  const outcome = await withWorker(knex, () => loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO' }), taskQueue);
+  if (outcome.kind !== 'loaded') throw new Error(`the demo found ${outcome.enterprise.code} already there`);
+  report = outcome.report;
+  const tokens = await app.request('POST', '/api/v1/token/', { json: admin });
+  headers = { authorization: `Bearer ${tokens.body.access}` };
+});
+
+/** The count of a list endpoint for the demo cooperative, with filters. */
+async function count(path: string, filters: Record<string, string> = {}): Promise<number> {
+  const query = new URLSearchParams({ enterprise: report.enterprise.id, ...filters });
+  const response = await app.request('GET', `${path}?${query}`, { headers });
+  if (response.status !== 200) throw new Error(`${path}: ${response.text}`);
+  return response.body.count as number;
+}
+
+test('the cooperative, its staff with one user per role, and its members', async (t) => {
+  t.is(await count('/api/v1/enterprise/branches/'), 2);
+  t.deepEqual([...new Set(report.staff.map((user) => user.role))].sort(), ['admin', 'branch_head', 'cashier', 'credit_committee', 'direction']);
+  // Each user signed in with their password during the load; the one printed is that one.
+  const teller = report.staff.find((user) => user.role === 'cashier')!;
+  t.is((await app.request('POST', '/api/v1/token/', { json: { username: teller.username, password: teller.password } })).status, 200);
+  t.is(await count('/api/v1/members/clients/'), 16);
+  t.is(await count('/api/v1/members/accounts/'), 19);
+});
+
+test('loans at every stage of the circuit and of their life, classified by the provisioning run', async (t) => {
+  const applications = (status: string, step?: string) => count('/api/v1/loans/applications/', step === undefined ? { status } : { status, current_step: step });
+  t.is(await applications('in_review', 'cashier'), 1, 'submitted');
+  t.is(await applications('in_review', 'credit_committee'), 1, 'mid-approval');
+  t.is(await applications('rejected'), 1);
+  t.is(await applications('approved'), 5);
+  const loans = (filters: Record<string, string>) => count('/api/v1/loans/loans/', filters);
+  t.is(await loans({ status: 'awaiting_disbursement' }), 1);
+  t.is(await loans({ status: 'active' }), 4);
+  t.is(await loans({ classification: 'performing' }), 2, 'repaid on time, and paid out on the last day');
+  t.is(await loans({ classification: 'overdue' }), 1);
+  t.is(await loans({ classification: 'doubtful' }), 1);
+  t.is(await count('/api/v1/loans/repayments/'), 5, 'three on time, two before the overdue borrower stopped');
+  t.like(report.story.provisioningRun, { status: 'completed', as_of: report.businessDate, loans_processed: 4 });
+  const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${report.enterprise.id}&as_of=${report.businessDate}`, { headers });
+  const doubtful = totals.body.by_class.find((row: { classification: string }) => row.classification === 'doubtful');
+  t.true(BigInt(doubtful.provisions) > 0n, 'the doubtful loan is provisioned');
+});
+
+test('share capital: subscriptions, payments (libérations), a withdrawal in its notice period', async (t) => {
+  t.is(await count('/api/v1/shares/types/'), 2);
+  t.is(await count('/api/v1/shares/subscriptions/'), 16);
+  t.is(await count('/api/v1/shares/payments/'), 19, 'one per subscription, and a second quarter of each founder\'s shares');
+  t.is(await count('/api/v1/shares/subscriptions/', { payment_overdue: 'true' }), 0);
+  t.is(await count('/api/v1/shares/withdrawals/', { status: 'notice' }), 1);
+  const register = await app.request('GET', `/api/v1/shares/register/?enterprise=${report.enterprise.id}&date=${report.businessDate}`, { headers });
+  t.is(register.body.totals.paid, '17750000', 'three founders half paid (15 000 000) and 275 ordinary shares (2 750 000)');
+});
+
+test('the books are balanced: accounts agree with the ledger, debits equal credits', async (t) => {
+  t.is(await count('/api/v1/members/reconciliation/'), 0);
+  const trial = await app.request('GET', `/api/v1/accounts/charts/${report.chartId}/trial-balance/`, { headers });
+  t.true(trial.body.totals.balanced);
+  t.not(trial.body.totals.debit, '0');
+});
+
+test('a second run finds the demo cooperative and changes nothing', async (t) => {
+  const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
+  const again = await loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO' });
+  t.deepEqual(again, { kind: 'exists', enterprise: report.enterprise });
+  t.is((await app.request('GET', '/api/v1/enterprise/enterprises/', { headers })).body.count, enterprises.body.count);
+});
