@@ -18,7 +18,7 @@ import { version } from '../package.json';
 export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes): Koa<AppState> {
   const routeDeps: RouteDeps = {
     ...deps,
-    metrics: createHttpMetrics({ processMetrics: deps.processMetrics }),
+    metrics: createHttpMetrics(deps),
     activities: { knex: deps.knex, clock: deps.clock, auth: deps.auth },
   };
   // The docs routes first: `/api/v1/events/{id}/` would otherwise capture `/api/v1/events/docs/`.

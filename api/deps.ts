@@ -27,6 +27,8 @@ export interface ApiDeps {
   metricsToken: string | null;
   /** Node.js process metrics (memory, event loop) in /metrics; off in tests that build many apps. */
   processMetrics: boolean;
+  /** The commit the code was built from (GIT_COMMIT), for coopbank_build_info. */
+  gitCommit?: string;
 }
 
 /** What route handlers receive: the app's dependencies plus what the app itself owns. */

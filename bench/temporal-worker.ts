@@ -3,7 +3,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-dev-server';
-import { createWorker, routeTemporalLogs } from '../runtime/worker';
+import { createWorker, installTemporalRuntime } from '../runtime/worker';
 import { freePort } from '../test/helpers/ports';
 
 /**
@@ -14,7 +14,7 @@ let logsRouted = false;
 
 export async function withTemporalWorker<T>(knex: Knex, work: (temporal: { address: string; taskQueue: string }) => Promise<T>): Promise<T> {
   // Once per process, before the first native connection: the SDK's info lines would bury the results.
-  if (!logsRouted) routeTemporalLogs(pino({ level: 'warn' }));
+  if (!logsRouted) installTemporalRuntime(pino({ level: 'warn' }));
   logsRouted = true;
   const server = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;

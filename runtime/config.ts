@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -40,6 +41,13 @@ export interface Config {
   bodyLimitBytes: number;
   /** Bearer token that reads /metrics; unset: one kept in DATA_DIR outside production, metrics off in production. */
   metricsToken: string | undefined;
+  /**
+   * `ip:port` where a worker serves its Prometheus metrics (the Temporal SDK's and the process's own), without a
+   * token: bind it to an address only the monitoring network reaches. Unset: no worker metrics.
+   */
+  workerMetricsAddress: string | undefined;
+  /** The commit the running code was built from, a label of coopbank_build_info; set by the build (Dockerfile). */
+  gitCommit: string | undefined;
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
 }
@@ -88,6 +96,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
+    workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
+    gitCommit: optionalCommit(env, 'GIT_COMMIT'),
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
@@ -159,6 +169,24 @@ function optionalHostPort(env: Env, variable: string): string | undefined {
   if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535) {
     throw new ConfigError(variable, `must be host:port, e.g. localhost:7233 (got "${value}")`);
   }
+  return value;
+}
+
+/** An IP address and a port: the Temporal SDK's exporter binds exactly that and resolves no host name. */
+function optionalSocketAddress(env: Env, variable: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return undefined;
+  const { v6, v4, port } = /^(?:\[(?<v6>[^\]]+)\]|(?<v4>[\d.]+)):(?<port>\d{1,5})$/.exec(value)?.groups ?? {};
+  const ipValid = isIP(v6 ?? '') === 6 || isIP(v4 ?? '') === 4;
+  if (!ipValid || Number(port) < 1 || Number(port) > 65535) {
+    throw new ConfigError(variable, `must be ip:port, e.g. 0.0.0.0:9464 or [::]:9464, not a host name (got "${value}")`);
+  }
+  return value;
+}
+
+function optionalCommit(env: Env, variable: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value)) throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
   return value;
 }
 

@@ -9,7 +9,7 @@ import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';
 import { resolveJwtSecret, resolveMetricsToken } from './local-secret';
 import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
-import { createWorker, routeTemporalLogs } from './worker';
+import { createWorker, exportProcessMetrics, installTemporalRuntime } from './worker';
 
 /** Opens the database pool and applies pending migrations (the knex migration lock serialises processes). */
 export async function openMigratedDatabase(url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
@@ -49,6 +49,7 @@ export async function startApi(
     workflowDayMs: config.workflowDayMs,
     metricsToken: resolveMetricsToken(config),
     processMetrics: true,
+    gitCommit: config.gitCommit,
   };
   const admin = await ensureInitialAdmin({ knex, clock: deps.clock, auth: deps.auth }, {
     username: config.initialAdminUsername,
@@ -76,7 +77,7 @@ export async function startWorker(
   logger: Logger,
   cleanup: CleanupStack,
 ): Promise<void> {
-  routeTemporalLogs(logger);
+  installTemporalRuntime(logger, config.workerMetricsAddress);
   const connection = await connectTemporalWorker(temporalAddress);
   cleanup.push('worker connection', () => connection.close());
   const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex });
@@ -89,4 +90,14 @@ export async function startWorker(
     logger.fatal({ err: error }, 'worker failed');
     process.kill(process.pid, 'SIGTERM');
   });
+}
+
+/**
+ * A worker process (`npm run worker`) has one metrics endpoint, the Temporal exporter at WORKER_METRICS_ADDRESS: the
+ * process's own metrics go there too. All-in-one, the API's /metrics has them (counting them twice would double sums).
+ */
+export function exportWorkerProcessMetrics(config: Config, knex: Knex, cleanup: CleanupStack): void {
+  if (config.workerMetricsAddress === undefined) return;
+  const stop = exportProcessMetrics(knex, config.gitCommit);
+  cleanup.push('worker metrics', async () => stop());
 }

@@ -2,7 +2,7 @@ import { CleanupStack, runMain, stopOnSignal } from './cleanup-stack';
 import { loadConfig, requireExternalServices } from './config';
 import { createLogger } from './logger';
 import { connectDatabase } from './services';
-import { startWorker } from './start-components';
+import { exportWorkerProcessMetrics, startWorker } from './start-components';
 
 /** `npm run worker`: one Temporal worker against an external PostgreSQL and Temporal (production; scale out). */
 runMain('worker', async () => {
@@ -15,6 +15,7 @@ runMain('worker', async () => {
     const knex = await connectDatabase(config.databaseUrl, 'coopbank-worker');
     cleanup.push('worker database pool', () => knex.destroy());
     await startWorker(config, knex, config.temporalAddress, logger, cleanup);
+    exportWorkerProcessMetrics(config, knex, cleanup);
     logger.info({ taskQueue: config.temporalTaskQueue }, 'worker polling');
   } catch (error) {
     await cleanup.runAll();

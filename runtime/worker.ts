@@ -1,8 +1,10 @@
+import type { MetricMeter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
+import { instrumentProcess, type MetricsSink } from '../api/metrics';
 import { searchAttributeKeys } from '../workflows/search-attributes';
 
 export interface WorkerOptions {
@@ -45,13 +47,58 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
 const temporalLevels = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
 
 /**
- * Sends the Temporal SDK's own logs (worker state, bundling, core) through our JSON logger at `level` or
- * above, instead of its multi-line console output. Must run once, before the first worker is created.
+ * Installs the process's Temporal Runtime, which can be done once, before the first worker. The SDK's own logs
+ * (worker state, bundling, core) go through our JSON logger from WARN up, instead of its multi-line console output;
+ * with `metricsAddress`, the SDK's Prometheus exporter serves `/metrics` there: task slots, poll and
+ * schedule-to-start latencies, sticky cache, activity and workflow outcomes (the `temporal_` series).
  */
-export function routeTemporalLogs(logger: Logger, level: LogLevel = 'WARN'): void {
-  Runtime.install({
-    logger: new DefaultLogger(level, (entry) => {
-      logger[temporalLevels[entry.level]]({ component: 'temporal-sdk', ...entry.meta }, entry.message);
-    }),
+export function installTemporalRuntime(logger: Logger, metricsAddress?: string): void {
+  const sdkLogger = new DefaultLogger('WARN', (entry) => {
+    logger[temporalLevels[entry.level]]({ component: 'temporal-sdk', ...entry.meta }, entry.message);
   });
+  try {
+    Runtime.install({ logger: sdkLogger, ...(metricsAddress === undefined ? {} : { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } }) });
+  } catch (error) {
+    if (metricsAddress === undefined) throw error;
+    // The usual cause is an address in use: name the variable that chose it.
+    throw new Error(`Cannot serve the worker metrics at WORKER_METRICS_ADDRESS ${metricsAddress}: ${(error as Error).message}`);
+  }
+}
+
+// How often the worker's gauges are read into the Temporal meter, which has no callback at scrape time.
+const gaugeSampleMs = 5_000;
+
+/**
+ * Sends the process's own metrics (build, database pool, business work: api/metrics.ts) through the Temporal SDK's
+ * meter, so that the exporter of a worker process serves them beside the SDK's. Call after installTemporalRuntime
+ * with a metrics address; returns what stops it, to run before the Runtime shuts down.
+ */
+export function exportProcessMetrics(knex: Knex, gitCommit?: string): () => void {
+  const samples: (() => void)[] = [];
+  const stopCounting = instrumentProcess(meterSink(Runtime.instance().metricMeter, samples), knex, gitCommit);
+  const sampleAll = () => samples.forEach((sample) => sample());
+  sampleAll();
+  const timer = setInterval(sampleAll, gaugeSampleMs).unref();
+  return () => {
+    clearInterval(timer);
+    stopCounting();
+  };
+}
+
+/**
+ * The Temporal SDK's meter as a MetricsSink; its gauges are set when the caller runs the `samples`. (The SDK's
+ * Metric API is experimental in 1.24: a change there stays in this function.)
+ */
+function meterSink(meter: MetricMeter, samples: (() => void)[]): MetricsSink {
+  return {
+    counter(name, help, series) {
+      const counter = meter.createCounter(name, '', help);
+      for (const labels of series) counter.add(0, labels);
+      return (labels) => counter.add(1, labels);
+    },
+    gauge(name, help, labels, read) {
+      const gauge = meter.createGauge(name, 'int', '', help);
+      samples.push(() => gauge.set(read(), labels));
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } fro
 import { AppError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
 import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';
 
@@ -81,6 +82,7 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
     ruleConfigId: rule.id,
     createdBy: event.actorId,
   });
+  reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
   return { eventId: inserted.id, entryId, businessDate, replayed: false, recordedAt: inserted.created_at };
 }
 

@@ -11,6 +11,7 @@ import { LoanProduct } from '../../db/models/loan-product.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { reportOnCommit } from '../metrics-channel';
 import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
@@ -69,6 +70,7 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
       decided_at: decidedAt,
       idempotency_key: input.idempotencyKey,
     });
+    reportOnCommit(trx, { work: 'loan_decision', labels: { decision: input.decision } });
     const ended = input.statusAfter !== 'in_review';
     await trx('loan_applications')
       .where({ id: application.id })

@@ -9,6 +9,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { effectiveBusinessDate } from '../enterprise/configuration.activity';
 import { recordBusinessEvent } from '../ledger/record-business-event';
+import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { classAccounts } from './class-accounts';
 
 /**
@@ -60,7 +61,8 @@ export async function startProvisioningRun(
 }
 
 export async function markProvisioningRunFailed(knex: Knex, now: Date, input: { runId: string; failure: string }): Promise<void> {
-  await knex('provisioning_runs').where({ id: input.runId, status: 'running' }).update({ status: 'failed', failure: input.failure, finished_at: now });
+  const failed = await knex('provisioning_runs').where({ id: input.runId, status: 'running' }).update({ status: 'failed', failure: input.failure, finished_at: now });
+  if (failed > 0) reportCommitted({ work: 'provisioning_run', labels: { outcome: 'failed' } });
 }
 
 /** What one loan of a batch looks like to the run: its state, its borrower's, its covers; read in one query. */
@@ -136,6 +138,7 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const batch = facts.filter((loan) => loan.in_batch);
     if (batch.length === 0) {
       await trx('provisioning_runs').where({ id: run.id }).update({ status: 'completed', finished_at: now });
+      reportOnCommit(trx, { work: 'provisioning_run', labels: { outcome: 'completed' } });
       return { status: 'completed', loansProcessed: run.loans_processed };
     }
     const done = new Set<string>((await trx('loan_provisions').whereIn('loan_id', batch.map((loan) => loan.id)).where({ as_of: asOf }).pluck('loan_id')) as string[]);

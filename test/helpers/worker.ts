@@ -3,11 +3,11 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from '../../db/knex';
 import pino from 'pino';
-import { createWorker, routeTemporalLogs } from '../../runtime/worker';
+import { createWorker, installTemporalRuntime } from '../../runtime/worker';
 import { testEnvironment } from './environment';
 
 // Worker logs of WARN and above reach the test output; the rest would drown it.
-routeTemporalLogs(pino({ level: 'warn' }));
+installTemporalRuntime(pino({ level: 'warn' }));
 
 export const newTaskQueue = () => `test-${randomBytes(6).toString('hex')}`;
 

@@ -60,6 +60,11 @@ const invalid: [string, Record<string, string>][] = [
   ['TRUSTED_PROXY_HOPS', { TRUSTED_PROXY_HOPS: '0' }],
   ['INSECURE_COOKIES', { INSECURE_COOKIES: 'true', NODE_ENV: 'test' }],
   ['WORKFLOW_DAY_MS', { WORKFLOW_DAY_MS: '86400001' }],
+  ['WORKER_METRICS_ADDRESS', { WORKER_METRICS_ADDRESS: 'localhost:9464' }],
+  ['WORKER_METRICS_ADDRESS', { WORKER_METRICS_ADDRESS: '0.0.0.0' }],
+  ['WORKER_METRICS_ADDRESS', { WORKER_METRICS_ADDRESS: '[1.2.3.4]:9464' }],
+  ['WORKER_METRICS_ADDRESS', { WORKER_METRICS_ADDRESS: '0.0.0.0:0' }],
+  ['GIT_COMMIT', { GIT_COMMIT: 'main' }],
 ];
 
 for (const [variable, env] of invalid) {
@@ -83,6 +88,13 @@ for (const variable of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET']) {
     t.is(error?.variable, variable);
   });
 }
+
+test('worker metrics are off unless an ip:port is given; the commit is a hash', (t) => {
+  t.is(loadConfig({}, cwd).workerMetricsAddress, undefined);
+  t.is(loadConfig({ WORKER_METRICS_ADDRESS: '0.0.0.0:9464' }, cwd).workerMetricsAddress, '0.0.0.0:9464');
+  t.is(loadConfig({ WORKER_METRICS_ADDRESS: '[::]:9464' }, cwd).workerMetricsAddress, '[::]:9464');
+  t.is(loadConfig({ GIT_COMMIT: '561c00b' }, cwd).gitCommit, '561c00b');
+});
 
 test('a shortened workflow day is for tests and demos: production refuses it, development takes it', (t) => {
   const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db:5432/coopbank', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'y'.repeat(32) };
