@@ -80,6 +80,8 @@ function typeKeywords(description: FullDescription, components: Components | und
         properties[name] = fromDescription(field, components);
         if (!(field as SchemaDescription).optional) required.push(name);
       }
+      // An object declared without fields is a free-form map (approval limits by role, an event's payload).
+      if (Object.keys(properties).length === 0) return { type: 'object' };
       return required.length > 0
         ? { type: 'object', properties, required, additionalProperties: false }
         : { type: 'object', properties, additionalProperties: false };

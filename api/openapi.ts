@@ -125,9 +125,10 @@ function responses(route: AnyRoute, components: Components): JsonSchema {
   if (route.response !== undefined || route.produces !== undefined) {
     success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components) } };
   }
-  if (route.idempotent === true) {
-    success.headers = { 'Idempotent-Replayed': { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } } };
-  }
+  const headers: JsonSchema = {};
+  if (route.location !== undefined) headers.Location = { description: `Where the resource is read: ${route.location}`, required: true, schema: { type: 'string', format: 'uri-reference' } };
+  if (route.idempotent === true) headers['Idempotent-Replayed'] = { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } };
+  if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
   const errorStatuses = new Set([...(route.errorStatuses ?? []), 500]);
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);

@@ -46,6 +46,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   status?: number;
   response?: Schema<unknown>;
   /**
+   * Where the created (201) or accepted (202) resource can be read: a path template filled from the answer's
+   * fields, e.g. `/api/v1/shares/types/{id}/`. Sent as the `Location` header.
+   */
+  location?: string;
+  /**
    * The route moves money and reads an `Idempotency-Key` header: a retry with the same key and body answers the
    * first result (with `Idempotent-Replayed: true`) and moves nothing. Documented as a header parameter.
    */

@@ -30,12 +30,22 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
+        if (route.location !== undefined) ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
       } else if (route.status === 204) {
         ctx.status = 204;
       }
     });
   }
   return router;
+}
+
+/** The `Location` of a created resource: its template filled from the answer's fields. */
+function locationOf(template: string, answer: Record<string, unknown>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_, field: string) => {
+    const value = answer[field];
+    if (typeof value !== 'string') throw new Error(`Location ${template}: the answer has no field ${field}`);
+    return encodeURIComponent(value);
+  });
 }
 
 const failureMessages = {

@@ -9,7 +9,7 @@ import { listQuerySchema, pageSchema, paginate } from '../pagination';
 import { defineRoute, type AnyRoute } from '../route';
 import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
 import { chartEntryRoutes } from './chart-entries.routes';
-import { codeSchema, enterpriseFilter } from './common.schemas';
+import { codeSchema, enterpriseFilter, idParams } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 
 /** Standard plans: shared by every enterprise, so readable by any signed-in user. */
@@ -35,6 +35,22 @@ const planRoutes = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/plans/{id}/',
+    module: 'accounts',
+    operationId: 'getAccountPlan',
+    summary: 'A standard chart of accounts',
+    access: 'authenticated',
+    params: idParams,
+    response: planSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, deps }) => {
+      const plan = await AccountPlan.query(deps.knex).findById(params.id);
+      if (plan === undefined) throw new NotFoundError('The plan');
+      return serializePlan(plan);
+    },
+  }),
+  defineRoute({
     method: 'post',
     path: '/api/v1/accounts/plans/',
     module: 'accounts',
@@ -45,6 +61,7 @@ const planRoutes = [
       "installed with its accounts, and the enterprises' charts are copied from it.",
     access: ['admin'],
     status: 201,
+    location: '/api/v1/accounts/plans/{id}/',
     body: yup.object({
       code: codeSchema(30),
       name: yup.string().trim().required().min(2).max(200),

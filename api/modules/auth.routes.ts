@@ -23,6 +23,7 @@ export const authRoutes = [
     summary: 'Sign up: a user with no role until an administrator grants one',
     access: 'public',
     status: 201,
+    location: '/api/v1/auth/users/{id}/',
     body: yup.object({
       username: usernameSchema,
       password: passwordSchema,

@@ -17,6 +17,7 @@ export const credentialsSchema = yup.object({ username: usernameSchema, password
 
 export const grantSchema = yup.object({
   id: yup.string().uuid().required(),
+  user: yup.string().uuid().required(),
   role: yup.string().oneOf(roles).required(),
   enterprise: yup.string().uuid().nullable().defined().meta({ description: 'null: every enterprise (platform administrator).' }),
   branch: yup.string().uuid().nullable().defined().meta({ description: 'null: the whole enterprise.' }),
@@ -36,8 +37,8 @@ export const userSchema = yup.object({
 
 export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() }).meta({ component: 'TokenPair' });
 
-export function serializeGrant(grant: Pick<RoleGrant, 'id' | 'role' | 'enterpriseId' | 'branchId' | 'createdAt'>) {
-  return { id: grant.id, role: grant.role, enterprise: grant.enterpriseId, branch: grant.branchId, granted_at: grant.createdAt.toISOString() };
+export function serializeGrant(grant: Pick<RoleGrant, 'id' | 'userId' | 'role' | 'enterpriseId' | 'branchId' | 'createdAt'>) {
+  return { id: grant.id, user: grant.userId, role: grant.role, enterprise: grant.enterpriseId, branch: grant.branchId, granted_at: grant.createdAt.toISOString() };
 }
 
 export function serializeUser(user: User, grants: readonly RoleGrant[]) {

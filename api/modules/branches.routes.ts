@@ -106,6 +106,7 @@ export const branchRoutes = [
     summary: 'Create a branch (direction, administrators)',
     access: ['direction', 'admin'],
     status: 201,
+    location: '/api/v1/enterprise/branches/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       code: codeSchema(20),

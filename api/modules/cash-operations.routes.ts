@@ -1,10 +1,11 @@
 import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../activities/members/cash-operations.activity';
+import { NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
 import { requireRole, signedIn } from '../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../pagination';
 import { defineRoute } from '../route';
-import { enterpriseFilter, isoDate } from './common.schemas';
+import { enterpriseFilter, idParams, isoDate } from './common.schemas';
 import { scopeToVisible } from './enterprise-scope';
 import { visibleAccount } from './member-accounts.queries';
 import { cashOperationSchema } from './member-accounts.schemas';
@@ -33,6 +34,7 @@ const routesOf = (direction: CashDirection) => [
     access: tellers,
     idempotent: true,
     status: 201,
+    location: `/api/v1/members/${plural[direction]}/{id}/`,
     params: accountParams,
     body: yup.object({
       amount: amountSchema().required(),
@@ -86,6 +88,23 @@ const routesOf = (direction: CashDirection) => [
       if (query.account !== undefined) builder.where('ev.subject_id', query.account);
       const page = await paginateRows<CashOperationRow>(listOf(direction, builder, query), query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `/api/v1/members/${plural[direction]}/{id}/`,
+    module: 'members',
+    operationId: direction === 'deposit' ? 'getDeposit' : 'getWithdrawal',
+    summary: `One ${direction}: the receipt of the counter`,
+    access: 'authenticated',
+    params: idParams,
+    response: cashOperationSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const visible = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      const row = (await visible.where('ev.id', params.id).where('ev.kind', direction).first()) as CashOperationRow | undefined;
+      if (row === undefined) throw new NotFoundError(`The ${direction}`);
+      return toOperation(row);
     },
   }),
 ];

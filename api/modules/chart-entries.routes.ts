@@ -78,6 +78,7 @@ export const chartEntryRoutes = [
     description: "The code is the parent's followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.",
     access: writers,
     status: 201,
+    location: '/api/v1/accounts/charts/{chart}/entries/{id}/',
     params: chartParams,
     body: yup.object({
       parent_code: accountCode(12).required(),

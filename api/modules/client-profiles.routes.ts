@@ -249,6 +249,7 @@ export const clientProfileRoutes = [
     summary: 'Register a member in a branch (cashiers, branch heads, direction, administrators of that branch)',
     access: registrars,
     status: 201,
+    location: '/api/v1/members/clients/{id}/',
     body: createBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],

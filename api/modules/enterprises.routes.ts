@@ -80,6 +80,7 @@ export const enterpriseRoutes = [
     summary: 'Create an enterprise, ready to use: head office, open accounting year, default configuration',
     access: ['admin'],
     status: 201,
+    location: '/api/v1/enterprise/enterprises/{id}/',
     body: yup.object({
       code: codeSchema(20),
       name: yup.string().trim().required().min(2).max(200),

@@ -228,6 +228,7 @@ export const eventRoutes = [
     description: 'Each side names a leaf account of the enterprise\'s chart or an account role. Entries already posted keep their version.',
     access: ['direction', 'admin'],
     status: 201,
+    location: '/api/v1/events/rule-configs/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       kind: yup.string().oneOf(eventKinds).required(),

@@ -90,6 +90,7 @@ export const exerciceRoutes = [
     summary: 'Open an accounting year (direction, administrators)',
     access: ['direction', 'admin'],
     status: 201,
+    location: '/api/v1/enterprise/exercices/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       code: codeSchema(20),

@@ -107,11 +107,12 @@ async function organFor(knex: Knex, principal: Principal, id: string, lookup: Or
 }
 
 /** A mandate is changed by whoever may change its organ. */
-async function writableMember(knex: Knex, principal: Principal, id: string, enterprise: string | undefined): Promise<GovernanceMember> {
+/** A mandate of an organ the principal sees (or, with `allowed`, may write); 404 otherwise. */
+async function memberFor(knex: Knex, principal: Principal, id: string, enterprise: string | undefined, allowed?: typeof writers): Promise<GovernanceMember> {
   const what = 'The governance member';
   const member = await GovernanceMember.query(knex).findById(id);
   if (member === undefined) throw new NotFoundError(what);
-  await organFor(knex, principal, member.organId, { enterprise, allowed: writers, what });
+  await organFor(knex, principal, member.organId, { enterprise, allowed, what });
   return member;
 }
 
@@ -151,6 +152,7 @@ const organRoutes = [
     summary: 'Set up a governance organ (one of each kind per enterprise)',
     access: writers,
     status: 201,
+    location: '/api/v1/enterprise/governance/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       kind: yup.string().oneOf(organKinds).required(),
@@ -239,6 +241,7 @@ const memberRoutes = [
     summary: 'Appoint a member to an organ (one serving chair per organ)',
     access: writers,
     status: 201,
+    location: '/api/v1/enterprise/governance/members/{id}/',
     params: idParams,
     query: enterpriseQuery,
     body: yup.object({
@@ -262,6 +265,19 @@ const memberRoutes = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/governance/members/{id}/',
+    module: 'enterprise',
+    operationId: 'getGovernanceMember',
+    summary: 'A mandate: who, which office, from when to when',
+    access: 'authenticated',
+    params: idParams,
+    query: enterpriseQuery,
+    response: memberSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps }) => serializeMember(await memberFor(deps.knex, signedIn(principal), params.id, query.enterprise)),
+  }),
+  defineRoute({
     method: 'patch',
     path: '/api/v1/enterprise/governance/members/{id}/',
     module: 'enterprise',
@@ -280,7 +296,7 @@ const memberRoutes = [
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
       const actor = signedIn(principal);
-      await writableMember(deps.knex, actor, params.id, query.enterprise);
+      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await updateMember(deps.activities, actor, params.id, {
         fullName: body.full_name,
         office: body.office,
@@ -307,7 +323,7 @@ const memberRoutes = [
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
       const actor = signedIn(principal);
-      await writableMember(deps.knex, actor, params.id, query.enterprise);
+      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });
       return serializeMember(member);
     },

@@ -165,6 +165,7 @@ export const loanApplicationRoutes = [
     description: 'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
     access: submitters,
     status: 201,
+    location: '/api/v1/loans/applications/{id}/',
     body: yup.object({
       client: yup.string().uuid().required(),
       product: yup.string().uuid().required(),

@@ -4,7 +4,7 @@ import { addGuarantee, endGuarantee } from '../../activities/loans/portfolio-qua
 import { guaranteeKinds, type GuaranteeKind } from '../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { parseAmount } from '../../domain/money';
-import { requireRole, signedIn } from '../auth/access';
+import { requireRole, requireVisible, signedIn } from '../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../pagination';
 import { defineRoute } from '../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from './common.schemas';
@@ -107,6 +107,22 @@ export const loanGuaranteeRoutes = [
     },
   }),
   defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/guarantees/{id}/',
+    module: 'loans',
+    operationId: 'getLoanGuarantee',
+    summary: 'One guarantee',
+    access: 'authenticated',
+    params: idParams,
+    response: loanGuaranteeSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const guarantee = await guaranteeById(deps.knex, params.id);
+      requireVisible(signedIn(principal), { enterpriseId: guarantee.enterprise, branchId: guarantee.branch }, 'The guarantee');
+      return guarantee;
+    },
+  }),
+  defineRoute({
     method: 'post',
     path: '/api/v1/loans/guarantees/',
     module: 'loans',
@@ -114,6 +130,7 @@ export const loanGuaranteeRoutes = [
     summary: 'Attach a guarantee to an application in review or to a loan',
     access: recorders,
     status: 201,
+    location: '/api/v1/loans/guarantees/{id}/',
     body: yup.object({
       loan: yup.string().uuid().optional(),
       application: yup.string().uuid().optional(),

@@ -184,6 +184,7 @@ export const loanProductRoutes = [
     description: 'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
     access: writers,
     status: 201,
+    location: '/api/v1/loans/products/{id}/',
     body: yup.object({
       ...changeableFields,
       enterprise: yup.string().uuid().required(),

@@ -99,6 +99,7 @@ export const loanRepaymentRoutes = [
     access: tellers,
     idempotent: true,
     status: 201,
+    location: '/api/v1/loans/repayments/{id}/',
     body: yup.object({
       loan: yup.string().uuid().required(),
       amount: amountSchema().required(),

@@ -67,6 +67,7 @@ export const memberAccountRoutes = [
     access: ['cashier', 'branch_head', 'direction', 'admin'],
     idempotent: true,
     status: 201,
+    location: '/api/v1/members/accounts/{id}/',
     body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,

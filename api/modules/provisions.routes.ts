@@ -208,6 +208,7 @@ export const provisionRoutes = [
     description: 'The daily Schedule `provisioning-{enterprise}` does the same. A date already provisioned changes nothing; an earlier date than the last one provisioned is refused.',
     access: runners,
     status: 202,
+    location: '/api/v1/loans/provisions/runs/{id}/',
     body: yup.object({ enterprise: yup.string().uuid().required(), as_of: isoDate().optional() }),
     response: provisioningRunSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],

@@ -94,6 +94,7 @@ export const replayRoutes = [
     description: 'dry_run counts the events whose entry would change; apply posts a reversal and a new entry for each.',
     access: ['admin'],
     status: 202,
+    location: '/api/v1/events/replays/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       date_from: isoDate().required(),

@@ -85,6 +85,7 @@ export const savingsProductRoutes = [
     summary: 'Create a savings product (direction, administrators)',
     access: writers,
     status: 201,
+    location: '/api/v1/members/products/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       code: codeSchema(20),

@@ -65,7 +65,7 @@ export const shareRegisterRoutes = [
       next: yup.string().nullable().defined(),
       previous: yup.string().nullable().defined(),
       results: yup.array(lineSchema).required(),
-    }),
+    }).meta({ component: 'CapitalRegister', description: 'A page of the register, with the totals of the whole register.' }),
     errorStatuses: [401, 403, 404],
     handler: async ({ query, principal, deps, ctx }) => {
       // The register is the enterprise's: a role in one branch only does not reach it.
@@ -95,7 +95,7 @@ export const shareRegisterRoutes = [
       unpaid: moneyResponse(),
       refunds_owed: moneyResponse(),
       types: yup.array(holdingSchema.shape({ payment_overdue: yup.boolean().required(), shares_in_notice: yup.number().integer().required(), refund_owed: moneyResponse() })).required(),
-    }),
+    }).meta({ component: 'CapitalPosition' }),
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps }) => {
       const client = await visibleClient(deps.knex, signedIn(principal), query.client);

@@ -70,6 +70,7 @@ export const shareSubscriptionRoutes = [
     access: tellers,
     idempotent: true,
     status: 201,
+    location: '/api/v1/shares/subscriptions/{id}/',
     body: yup.object({
       client: yup.string().uuid().required(),
       share_type: yup.string().uuid().required(),
@@ -146,6 +147,7 @@ export const shareSubscriptionRoutes = [
     access: tellers,
     idempotent: true,
     status: 201,
+    location: '/api/v1/shares/payments/{id}/',
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],

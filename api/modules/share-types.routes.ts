@@ -124,6 +124,7 @@ export const shareTypeRoutes = [
       'Codes 001 Founder, 002 Ordinary, 003 Honorary, once each per enterprise: another code or a second one of a code is a 409 naming it. Fields not sent take the code\'s defaults (fixtures/share-types.json): founder shares 25 % at subscription and the rest within 36 months, withdrawable after 5 years.',
     access: writers,
     status: 201,
+    location: '/api/v1/shares/types/{id}/',
     body: yup.object({
       ...fieldSchemas,
       enterprise: yup.string().uuid().required(),

@@ -179,6 +179,7 @@ export const shareWithdrawalRoutes = [
       'Refused for shares that are not withdrawable, founder shares before 5 years of seniority, or a holding left below the type\'s minimum by a member who stays. The workflow `share-withdrawal-{id}` waits the notice period (the type\'s, or the enterprise\'s share_withdrawal_notice_days), then cancels the shares; the refund is due within a year.',
     access: tellers,
     status: 201,
+    location: '/api/v1/shares/withdrawals/{id}/',
     body: yup.object({
       subscription: yup.string().uuid().required(),
       shares: yup.number().strict(true).integer().min(1).max(1_000_000).optional().meta({ description: 'Default: every share of the subscription not already in notice.' }),

@@ -90,6 +90,7 @@ export const userRoutes = [
     summary: 'Grant a role in a branch, a whole enterprise, or (admin only) every enterprise',
     access: ['admin'],
     status: 201,
+    location: '/api/v1/auth/users/{user}/',
     params: userIdParams,
     body: yup.object({
       role: yup.string().oneOf(roles).required(),

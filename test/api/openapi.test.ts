@@ -1,10 +1,12 @@
 import test from 'ava';
 import * as yup from 'yup';
+import type { SchemaObjectDescription } from 'yup';
 import { buildOpenApiDocument } from '../../api/openapi';
 import { defineRoute } from '../../api/route';
 import { apiRoutes } from '../../api/routes';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp } from '../helpers/app';
+import { bearer, createUser } from '../helpers/users';
 
 const createProduct = defineRoute({
   method: 'post',
@@ -131,4 +133,45 @@ test('the document declares how to sign in on every guarded operation, and the I
   t.true(deposit.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header'));
   t.truthy(deposit.responses['201'].headers['Idempotent-Replayed']);
   t.false(whole.paths['/api/v1/members/clients/'].post.parameters.some((parameter: { name: string }) => parameter.name === 'Idempotency-Key'));
+});
+
+test('every success answer is typed: a schema for each JSON 2xx, lists as Page components, money as Money, a Location on each 201 and 202', (t) => {
+  const whole = buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: 'test' }) as {
+    paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }> }>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  const getPaths = new Set(apiRoutes.filter((route) => route.method === 'get').map((route) => route.path));
+  for (const route of apiRoutes.filter((candidate) => !candidate.hidden)) {
+    const status = String(route.status ?? 200);
+    const success = whole.paths[route.path]![route.method]!.responses[status]!;
+    if (status === '204' || route.produces !== undefined) continue;
+    t.truthy(success.content?.['application/json']?.schema, `${route.operationId} documents the schema of its ${status}`);
+    if (route.method === 'get' && (route.query?.describe() as SchemaObjectDescription | undefined)?.fields.page !== undefined) {
+      const name = (success.content!['application/json']!.schema.$ref ?? '').replace('#/components/schemas/', '');
+      const component = whole.components.schemas[name] as { required?: string[] } | undefined;
+      t.deepEqual(['count', 'next', 'previous', 'results'].filter((field) => component?.required?.includes(field)), ['count', 'next', 'previous', 'results'], `${route.operationId} answers a page component`);
+    }
+    if (status === '201' || status === '202') {
+      t.truthy(success.headers?.Location, `${route.operationId} documents its Location`);
+      const template = route.location!.replace(/\{\w+\}/g, '{}');
+      t.true([...getPaths].some((path) => path.replace(/\{\w+\}/g, '{}') === template), `${route.operationId}'s Location ${route.location} is a readable resource`);
+    }
+  }
+  t.like(whole.components.schemas.Money, { type: 'string', pattern: '^-?\\d+$' });
+  t.like(whole.components.schemas.CashOperationPage, { type: 'object', required: ['count', 'next', 'previous', 'results'] });
+  t.false(JSON.stringify(whole).includes('"default":{}'), 'no implicit default of yup objects');
+});
+
+test('the Location of a created resource answers the resource', async (t) => {
+  const { knex } = await createTestDatabase(t);
+  const app = await startTestApp(t, { knex });
+  await createUser(knex, 'root', [{ role: 'admin', enterpriseId: null, branchId: null }]);
+  const root = await bearer(app, 'root');
+  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', { headers: root, json: { code: 'LOC1', name: 'Coop Location', legal_form: 'Coopérative', country: 'CM' } });
+  t.is(created.status, 201, created.text);
+  const location = created.headers.get('location');
+  t.is(location, `/api/v1/enterprise/enterprises/${created.body.id}/`);
+  const read = await app.request('GET', location!, { headers: root });
+  t.is(read.status, 200);
+  t.is(read.body.id, created.body.id);
 });

@@ -89,7 +89,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       const isJson = /json/.test(response.headers.get('content-type') ?? '');
       const parsed: unknown = isJson ? JSON.parse(text) : text;
       // Every answer of the product's routes is held to the OpenAPI document (test/helpers/contract.ts).
-      const breach = isJson && options.routes === undefined ? contractBreach(method, path, response.status, parsed) : undefined;
+      const breach = isJson && options.routes === undefined ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
       if (breach !== undefined) throw new Error(`${method} ${path}: ${breach}`);
       return { status: response.status, headers: response.headers, text, body: parsed };
     },
