@@ -61,6 +61,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
   return {
     openapi: '3.1.0',
     info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
+    // Paths are absolute (/api/v1/…): the document is served by, and describes, the server that serves it.
+    servers: [{ url: '/', description: 'The server serving this document' }],
     tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => ({ name })),
     paths,
     components: { schemas: sortedByName(components), securitySchemes },
@@ -94,7 +96,8 @@ function operation(route: AnyRoute, components: Components): JsonSchema {
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.idempotent === true ? [idempotencyKeyParameter] : [])],
     responses: responses(route, components),
   };
-  if (route.access !== 'public') op.security = [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
+  // An empty list says "no sign-in" explicitly: generators and Swagger UI then send no credentials.
+  op.security = route.access === 'public' ? [] : [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
   if (route.description !== undefined) op.description = route.description;
   if (route.body !== undefined) {
     op.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
