@@ -40,7 +40,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 # The commit the image is built from, a label of the coopbank_build_info metric:
-#   docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .   (empty: the label is left out)
+#   docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .   (empty: the label reads "unknown")
 ARG GIT_COMMIT=""
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \

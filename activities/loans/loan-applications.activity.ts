@@ -43,7 +43,7 @@ export interface SubmissionInput extends RequestedTerms {
  * enterprise, terms within bounds, credit caps as configured. Numbered `{branch}-D{year}-{n}` per branch and
  * year. The caller then starts its approval workflow.
  */
-export async function submitLoanApplication(context: ActivityContext, actor: Actor, input: SubmissionInput): Promise<{ application: LoanApplication; stepTimeLimitSeconds: number }> {
+export async function submitLoanApplication(context: ActivityContext, actor: Actor, input: SubmissionInput): Promise<{ application: LoanApplication; stepTimeLimitDays: number }> {
   return inTransaction(context.knex, async (trx) => {
     const client = await clientForCredit(trx, input.clientId);
     const product = await LoanProduct.query(trx).findById(input.productId);
@@ -79,7 +79,7 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       workflowId: loanApprovalWorkflowId(id),
     });
     await recordAudit(trx, actor, { action: 'loan_application.submit', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { number, amount: application.amount, term_periods: input.termPeriods, product: product.code, cap_breaches: capBreaches } });
-    return { application, stepTimeLimitSeconds: configuration.approvalStepTimeLimitDays * 86_400 };
+    return { application, stepTimeLimitDays: configuration.approvalStepTimeLimitDays };
   });
 }
 

@@ -180,7 +180,7 @@ export const loanApplicationRoutes = [
       const actor = signedIn(principal);
       const client = await visibleClient(deps.knex, actor, body.client);
       requireRole(actor, submitters, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
-      const { application, stepTimeLimitSeconds } = await submitLoanApplication(deps.activities, actor, {
+      const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
         clientId: client.id,
         productId: body.product,
         amount: parseAmount(body.amount)!,
@@ -188,7 +188,7 @@ export const loanApplicationRoutes = [
         gracePeriods: body.grace_periods,
         purpose: body.purpose,
       });
-      await startLoanApproval(deps, application, stepTimeLimitSeconds);
+      await startLoanApproval(deps, application, stepTimeLimitDays);
       return serializeApplication(deps.knex, application);
     },
   }),

@@ -12,13 +12,14 @@ import { executeWorkflowUpdate } from '../workflow-update';
  * comes back as a 409 with the workflow's code; Temporal out of reach is a 503.
  */
 
-export async function startLoanApproval(deps: RouteDeps, application: LoanApplication, stepTimeLimitSeconds: number): Promise<void> {
+/** The step time limit is in the enterprise's days, counted as the workflows count days (WORKFLOW_DAY_MS). */
+export async function startLoanApproval(deps: RouteDeps, application: LoanApplication, stepTimeLimitDays: number): Promise<void> {
   const input: LoanApprovalInput = {
     applicationId: application.id,
     enterpriseId: application.enterpriseId,
     branchId: application.branchId,
     applicationNumber: application.number,
-    stepTimeLimitSeconds,
+    stepTimeLimitSeconds: Math.round((stepTimeLimitDays * deps.workflowDayMs) / 1000),
     finalStep: application.finalStep,
     submittedBy: application.submittedBy,
   };
