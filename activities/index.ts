@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
 import { describeDatabase } from './describe-database.activity';
-import { markReplayFailed, replayEventBatch } from './ledger/event-replay.activity';
+import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';

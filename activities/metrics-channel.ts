@@ -1,6 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import type { Knex } from 'knex';
-import type { EventKind } from '../domain/accounting/rules';
+import type { EventKind } from '../domain/events/rules';
 import type { DecisionKind } from '../domain/loans/approval';
 
 /** Business work an activity committed, with the labels its counter takes (api/metrics.ts counts them). */

@@ -84,3 +84,19 @@ test('the rule catches a forbidden import (the checker itself works)', (t) => {
     fs.rmSync(probeRoot, { recursive: true });
   }
 });
+
+test('one name per module across layers: api/modules/<module>/ declares routes of <module> only, and activities/ and domain/ use the same names', (t) => {
+  const { apiRoutes } = require('../api/routes') as typeof import('../api/routes');
+  const modules = new Set(apiRoutes.map((route) => route.module));
+  const folders = (dir: string) => fs.readdirSync(path.join(root, dir), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  t.deepEqual(folders('api/modules').sort(), [...modules].sort(), 'a folder per module of the API');
+  for (const layer of ['activities', 'domain']) {
+    for (const folder of folders(layer)) t.true(modules.has(folder), `${layer}/${folder}/ is named after a module`);
+  }
+  for (const folder of folders('api/modules')) {
+    for (const file of fs.readdirSync(path.join(root, 'api/modules', folder))) {
+      const declared = [...fs.readFileSync(path.join(root, 'api/modules', folder, file), 'utf8').matchAll(/module: '([a-z]+)'/g)].map((match) => match[1]);
+      t.true(declared.every((module) => module === folder), `api/modules/${folder}/${file} declares routes of ${folder} only`);
+    }
+  }
+});

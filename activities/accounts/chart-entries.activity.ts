@@ -3,7 +3,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
 import { inTransaction } from '../../db/transaction';
-import { assertNotUsedByRules } from '../ledger/rule-accounts';
+import { assertNotUsedByRules } from '../events/rule-accounts';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 

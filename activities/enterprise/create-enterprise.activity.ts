@@ -10,7 +10,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { createCompanyChart } from '../accounts/company-chart';
-import { seedDefaultRules } from '../ledger/default-rules';
+import { seedDefaultRules } from '../events/default-rules';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';

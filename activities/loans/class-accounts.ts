@@ -1,5 +1,5 @@
 import type { ClassAccounts } from '../../domain/loans/classification';
-import { defaultRoleAccounts } from '../ledger/default-rules';
+import { defaultRoleAccounts } from '../events/default-rules';
 
 /** Where a loan's principal sits in each class: its product's portfolio account, then 3312 (overdue) and 3352 (doubtful). */
 export const classAccounts = (portfolioAccountCode: string): ClassAccounts => ({

@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
-import { postableAccounts } from '../ledger/accounts';
+import { postableAccounts } from '../events/accounts';
 
 export type LoanProductFields = Pick<
   LoanProduct,

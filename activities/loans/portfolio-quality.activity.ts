@@ -7,8 +7,8 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { defaultRoleAccounts } from '../ledger/default-rules';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { recordBusinessEvent } from '../events/record-business-event';
 
 export interface GuaranteeInput {
   /** One of the two: an application in review, or a loan not yet closed. */

@@ -8,7 +8,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { effectiveBusinessDate } from '../enterprise/configuration.activity';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { classAccounts } from './class-accounts';
 

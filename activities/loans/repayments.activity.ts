@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { EventKind } from '../../domain/accounting/rules';
+import type { EventKind } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
 import { allocateRepayment, type InstallmentAllocation, type InstallmentDue } from '../../domain/loans/allocation';
 import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
@@ -11,8 +11,8 @@ import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { defaultRoleAccounts } from '../ledger/default-rules';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { classAccounts } from './class-accounts';
 import { readInstallments, saveInstallments } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';

@@ -6,7 +6,7 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { recordBusinessEvent } from '../events/record-business-event';
 
 export type CashDirection = 'deposit' | 'withdrawal';
 

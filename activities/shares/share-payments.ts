@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { formatAmount, Money } from '../../domain/money';
 import { ShareSubscription } from '../../db/models/share-subscription.model';
 import { nextSequenceValue } from '../../db/sequences';
-import { defaultRoleAccounts } from '../ledger/default-rules';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
 /** Where a payment or a refund is made: at the till, or on the member's own account. */

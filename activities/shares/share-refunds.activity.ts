@@ -9,7 +9,7 @@ import { ShareWithdrawal } from '../../db/models/share-withdrawal.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { readInstallments } from '../loans/installments';
 import { applyRepayment, duesFor } from '../loans/repayments.activity';
 import { moveAccountBalance } from '../members/member-account-leg';

@@ -11,7 +11,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertSameRequest, operationKey } from '../idempotency';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { fundingOf, insertSharePayment, postSharePayment, unpaidOf, type SharePaymentRow } from './share-payments';
 import { termsOf } from './share-types.activity';
 

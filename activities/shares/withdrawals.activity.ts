@@ -13,7 +13,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { recordBusinessEvent } from '../ledger/record-business-event';
+import { recordBusinessEvent } from '../events/record-business-event';
 import { unpaidOf } from './share-payments';
 import { heldShares, lockMember, refusalError } from './subscriptions.activity';
 

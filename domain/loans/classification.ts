@@ -1,4 +1,4 @@
-import type { AccountRole } from '../accounting/rules';
+import type { AccountRole } from '../events/rules';
 
 /**
  * COBAC R-2017/07 classification (docs/domain.md §4). Pure: the provisioning run gives, for one borrower, each

@@ -1,0 +1,161 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { NotFoundError } from '../../../domain/errors';
+import { requireVisible, signedIn, visibleBranches } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
+import { defineRoute } from '../../route';
+import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { ledgerLines, runningMovements } from './ledger-queries';
+
+/** A chart the principal may see (404 otherwise), with the branches whose lines they read: a branch role reads its branches' only. */
+async function visibleChart(knex: Knex, principal: Principal, chartId: string): Promise<{ id: string; enterprise_id: string; branches: 'all' | readonly string[] }> {
+  const chart = await knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id');
+  if (chart === undefined) throw new NotFoundError('The chart');
+  requireVisible(principal, { enterpriseId: chart.enterprise_id }, 'The chart');
+  return { ...chart, branches: visibleBranches(principal, chart.enterprise_id) };
+}
+
+async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
+  const chart = await visibleChart(knex, principal, chartId);
+  const account = await knex('company_chart_entries').where({ id: accountId, chart_id: chartId }).first('id', 'code', 'label');
+  if (account === undefined) throw new NotFoundError('The account');
+  return { ...account, branches: chart.branches };
+}
+
+/** Entries of the branches seen only; entries of the enterprise itself (no branch) are for enterprise-wide roles. */
+function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | readonly string[]): B {
+  return branches === 'all' ? query : (query.whereIn('e.branch_id', [...branches]) as B);
+}
+
+const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
+const asOf = isoDate().optional().meta({ description: 'Up to and including this date (default: every posting).' });
+
+/** Sum of debits and credits of the accounts of a chart up to a date, one row per account with postings. */
+function accountTotals(knex: Knex, chartId: string, date: string | undefined, branches: 'all' | readonly string[]) {
+  const query = knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('c.chart_id', chartId)
+    .groupBy('c.id', 'c.code', 'c.label', 'c.class')
+    .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  if (date !== undefined) query.where('e.entry_date', '<=', date);
+  return ofBranches(query, branches);
+}
+
+/** Ledger reads: journal entries, an account's movements and balance, the trial balance. */
+export const ledgerRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/journal-entries/',
+    module: 'accounts',
+    operationId: 'listJournalEntries',
+    summary: 'Journal entries with their lines',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+      account: yup.string().matches(/^\d{1,12}$/).optional().meta({ description: 'Entries with a line on this account code.' }),
+      branch: yup.string().uuid().optional(),
+      event: yup.string().uuid().optional(),
+    }),
+    errorStatuses: [401],
+    response: pageSchema(journalEntrySchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), signedIn(principal), { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
+        .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
+      if (query.enterprise !== undefined) rows.where('e.enterprise_id', query.enterprise);
+      if (query.date_from !== undefined) rows.where('e.entry_date', '>=', query.date_from);
+      if (query.date_to !== undefined) rows.where('e.entry_date', '<=', query.date_to);
+      if (query.branch !== undefined) rows.where('e.branch_id', query.branch);
+      if (query.event !== undefined) rows.where('e.event_id', query.event);
+      if (query.account !== undefined) {
+        rows.whereExists((sub) => sub.select(1).from('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereRaw('l.entry_id = e.id').where('c.code', query.account!));
+      }
+      const page = await paginateRows<{ id: string }>(rows, query, new URL(ctx.href));
+      const entries = await ledgerLines(deps.knex, page.results.map((row) => row.id));
+      return { ...page, results: page.results.map((row) => entries.find((entry) => entry.id === row.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/journal-entries/{id}/',
+    module: 'accounts',
+    operationId: 'getJournalEntry',
+    summary: 'One journal entry with its lines',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    response: journalEntrySchema,
+    handler: async ({ params, principal, deps }) => {
+      const [entry] = await ledgerLines(deps.knex, [params.id]);
+      if (entry === undefined) throw new NotFoundError('The journal entry');
+      requireVisible(signedIn(principal), { enterpriseId: entry.enterprise, branchId: entry.branch }, 'The journal entry');
+      return entry;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/movements/',
+    module: 'accounts',
+    operationId: 'listAccountMovements',
+    summary: 'Movements of an account with the running balance (debit minus credit; `amount` is signed the same way)',
+    description: 'A user whose roles are in some branches only reads the lines of those branches\' entries.',
+    access: 'authenticated',
+    params: chartAccountParams,
+    query: listQuerySchema([], { date_from: isoDate().optional(), date_to: asOf }),
+    errorStatuses: [401, 404],
+    response: pageSchema(accountMovementSchema),
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
+      const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.branches);
+      const rows = runningMovements(deps.knex, movements, 'l.debit - l.credit', ['e.id as entry', 'e.description', 'e.event_id as event', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit')], query);
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/balance/',
+    module: 'accounts',
+    operationId: 'getAccountBalance',
+    summary: 'Balance of an account at a date: total debit, total credit, debit minus credit',
+    access: 'authenticated',
+    params: chartAccountParams,
+    query: yup.object({ date: asOf }),
+    errorStatuses: [401, 404],
+    response: accountBalanceSchema,
+    handler: async ({ params, query, principal, deps }) => {
+      const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
+      const row = await accountTotals(deps.knex, params.chart_pk, query.date, account.branches).where('c.id', params.id).first();
+      return { account: account.code, label: account.label, date: query.date ?? null, debit: row?.debit ?? '0', credit: row?.credit ?? '0', balance: row?.balance ?? '0' };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/charts/{chart_pk}/trial-balance/',
+    module: 'accounts',
+    operationId: 'getTrialBalance',
+    summary: 'Trial balance at a date: per account with postings, debit, credit and balance; totals equal',
+    description: 'Of the whole enterprise for an enterprise-wide role; of their branches\' entries for a user whose roles are in some branches only.',
+    access: 'authenticated',
+    params: yup.object({ chart_pk: yup.string().uuid().required() }),
+    query: yup.object({ date: asOf, class: yup.number().integer().min(1).max(8).optional() }),
+    errorStatuses: [401, 404],
+    response: trialBalanceSchema,
+    handler: async ({ params, query, principal, deps }) => {
+      const chart = await visibleChart(deps.knex, signedIn(principal), params.chart_pk);
+      const rows = accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).orderBy('c.code');
+      if (query.class !== undefined) rows.where('c.class', query.class);
+      const accounts = await rows;
+      const totals = await deps.knex.from(accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
+      return {
+        date: query.date ?? null,
+        accounts: accounts.map(({ id: _id, ...account }) => account),
+        totals: { debit: totals.debit, credit: totals.credit, balanced: totals.debit === totals.credit },
+      };
+    },
+  }),
+];

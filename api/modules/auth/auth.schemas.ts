@@ -1,0 +1,55 @@
+import * as yup from 'yup';
+import { roles } from '../../../domain/access';
+import { passwordLengthMax } from '../../../domain/password-policy';
+import type { RoleGrant } from '../../../db/models/role-grant.model';
+import type { User } from '../../../db/models/user.model';
+import { timestampResponse } from '../common.schemas';
+
+export const usernameSchema = yup
+  .string()
+  .trim()
+  .lowercase()
+  .required()
+  .matches(/^[a-z0-9._-]{3,150}$/, 'username must be 3 to 150 letters, digits, dots, dashes or underscores');
+export const passwordSchema = yup.string().required().max(passwordLengthMax);
+
+export const credentialsSchema = yup.object({ username: usernameSchema, password: passwordSchema });
+
+export const grantSchema = yup.object({
+  id: yup.string().uuid().required(),
+  user: yup.string().uuid().required(),
+  role: yup.string().oneOf(roles).required(),
+  enterprise: yup.string().uuid().nullable().defined().meta({ description: 'null: every enterprise (platform administrator).' }),
+  branch: yup.string().uuid().nullable().defined().meta({ description: 'null: the whole enterprise.' }),
+  granted_at: timestampResponse(),
+}).meta({ component: 'RoleGrant' });
+
+export const userSchema = yup.object({
+  id: yup.string().uuid().required(),
+  username: yup.string().required(),
+  full_name: yup.string().required(),
+  email: yup.string().defined(),
+  is_active: yup.boolean().required(),
+  last_login_at: timestampResponse().nullable(),
+  created_at: timestampResponse(),
+  roles: yup.array(grantSchema).required(),
+}).meta({ component: 'User' });
+
+export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() }).meta({ component: 'TokenPair' });
+
+export function serializeGrant(grant: Pick<RoleGrant, 'id' | 'userId' | 'role' | 'enterpriseId' | 'branchId' | 'createdAt'>) {
+  return { id: grant.id, user: grant.userId, role: grant.role, enterprise: grant.enterpriseId, branch: grant.branchId, granted_at: grant.createdAt.toISOString() };
+}
+
+export function serializeUser(user: User, grants: readonly RoleGrant[]) {
+  return {
+    id: user.id,
+    username: user.username,
+    full_name: user.fullName,
+    email: user.email,
+    is_active: user.isActive,
+    last_login_at: user.lastLoginAt?.toISOString() ?? null,
+    created_at: user.createdAt.toISOString(),
+    roles: grants.map(serializeGrant),
+  };
+}

@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/user-admin.activity';
+import { isPlatformAdmin, roles } from '../../../domain/access';
+import { NotFoundError } from '../../../domain/errors';
+import { RoleGrant } from '../../../db/models/role-grant.model';
+import { User } from '../../../db/models/user.model';
+import { signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { grantSchema, serializeGrant, serializeUser, userSchema } from './auth.schemas';
+
+const userIdParams = yup.object({ id: yup.string().uuid().required() });
+
+/**
+ * Users an administrator may manage: all for a platform administrator; otherwise those whose every active
+ * grant lies inside what the administrator administers (their enterprises whole, or their branches), and, for
+ * an administrator of a whole enterprise, users without any role yet (newly registered, waiting for one). A
+ * user holding a platform grant is a platform administrator's only.
+ */
+function manageableUsers(knex: Knex, principal: Principal) {
+  const query = User.query(knex);
+  if (isPlatformAdmin(principal.grants)) return query;
+  const adminGrants = principal.grants.filter((grant) => grant.role === 'admin' && grant.enterpriseId !== null);
+  const enterprises = adminGrants.filter((grant) => grant.branchId === null).map((grant) => grant.enterpriseId!);
+  const branches = adminGrants.filter((grant) => grant.branchId !== null).map((grant) => grant.branchId!);
+  const activeGrants = () => knex('role_grants as g').select(1).whereRaw('g.user_id = users.id').whereNull('g.revoked_at');
+  const outside = activeGrants().where((grant) =>
+    grant.whereNull('g.enterprise_id').orWhere((scoped) => scoped.whereNotIn('g.enterprise_id', enterprises).where((branch) => branch.whereNull('g.branch_id').orWhereNotIn('g.branch_id', branches))),
+  );
+  query.whereNotExists(outside);
+  if (enterprises.length === 0) query.whereExists(activeGrants());
+  return query;
+}
+
+async function userWithGrants(knex: Knex, principal: Principal, userId: string) {
+  const user = await manageableUsers(knex, principal).findById(userId);
+  if (user === undefined) throw new NotFoundError('The user');
+  const grants = await RoleGrant.activeOf(knex, [userId]);
+  return serializeUser(user, grants);
+}
+
+/** Administration of users: list, detail, roles, deactivation. */
+export const userRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/auth/users/',
+    module: 'auth',
+    operationId: 'listUsers',
+    summary: 'List the users an administrator manages',
+    access: ['admin'],
+    query: listQuerySchema(['username', 'full_name', 'created_at'], {
+      search: yup.string().trim().max(100).optional().meta({ description: 'Part of the username or full name.' }),
+      is_active: yup.boolean().optional(),
+    }),
+    errorStatuses: [401, 403],
+    response: pageSchema(userSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = manageableUsers(deps.knex, signedIn(principal));
+      if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
+      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { username: 'username', full_name: 'full_name', created_at: 'users.created_at' },
+        defaultOrdering: 'username',
+      });
+      const grants = await RoleGrant.activeOf(deps.knex, page.results.map((user) => user.id));
+      return { ...page, results: page.results.map((user) => serializeUser(user, grants.filter((grant) => grant.userId === user.id))) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/auth/users/{id}/',
+    module: 'auth',
+    operationId: 'getUser',
+    summary: 'User detail, with active roles',
+    access: ['admin'],
+    params: userIdParams,
+    response: userSchema,
+    errorStatuses: [401, 403, 404],
+    handler: ({ params, principal, deps }) => userWithGrants(deps.knex, signedIn(principal), params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/users/{id}/roles/',
+    module: 'auth',
+    operationId: 'grantRole',
+    summary: 'Grant a role in a branch, a whole enterprise, or (admin only) every enterprise',
+    access: ['admin'],
+    status: 201,
+    location: '/api/v1/auth/users/{user}/',
+    params: userIdParams,
+    body: yup.object({
+      role: yup.string().oneOf(roles).required(),
+      enterprise: yup.string().uuid().nullable().defined(),
+      branch: yup.string().uuid().nullable().default(null),
+    }),
+    response: grantSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      await userWithGrants(deps.knex, actor, params.id);
+      const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
+        userId: params.id,
+        role: body.role,
+        enterpriseId: body.enterprise,
+        branchId: body.branch,
+      });
+      return serializeGrant(grant);
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/v1/auth/users/{id}/roles/{grant_id}/',
+    module: 'auth',
+    operationId: 'revokeRole',
+    summary: 'Revoke a role grant (effective on the next request)',
+    access: ['admin'],
+    status: 204,
+    params: yup.object({ id: yup.string().uuid().required(), grant_id: yup.string().uuid().required() }),
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, principal, deps }) => {
+      const actor = signedIn(principal);
+      await userWithGrants(deps.knex, actor, params.id);
+      await revokeGrant(deps.activities, actor, params.id, params.grant_id);
+      return undefined;
+    },
+  }),
+  ...(['deactivate', 'activate'] as const).map((action) =>
+    defineRoute({
+      method: 'post',
+      path: `/api/v1/auth/users/{id}/${action}/`,
+      module: 'auth',
+      operationId: `${action}User`,
+      summary: action === 'deactivate' ? 'Deactivate a user: every session ends at once' : 'Reactivate a user',
+      access: ['admin'],
+      params: userIdParams,
+      response: userSchema,
+      errorStatuses: [401, 403, 404, 409],
+      handler: async ({ params, principal, deps }) => {
+        const actor = signedIn(principal);
+        await userWithGrants(deps.knex, actor, params.id);
+        await setUserActive(deps.activities, actor, params.id, action === 'activate');
+        return userWithGrants(deps.knex, actor, params.id);
+      },
+    }),
+  ),
+];

@@ -1,0 +1,169 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createBranch, updateBranch, type BranchFields } from '../../../activities/enterprise/branches.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { Branch } from '../../../db/models/branch.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+
+const branchSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  code: yup.string().required(),
+  name: yup.string().required(),
+  is_head_office: yup.boolean().required(),
+  address: yup.string().defined(),
+  city: yup.string().defined(),
+  phone: yup.string().defined(),
+  status: yup.string().oneOf(['active', 'closed']).required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
+}).meta({ component: 'Branch' });
+
+function serializeBranch(branch: Branch) {
+  return {
+    id: branch.id,
+    enterprise: branch.enterpriseId,
+    code: branch.code,
+    name: branch.name,
+    is_head_office: branch.isHeadOffice,
+    address: branch.address,
+    city: branch.city,
+    phone: branch.phone,
+    status: branch.status,
+    created_at: branch.createdAt.toISOString(),
+    updated_at: branch.updatedAt.toISOString(),
+  };
+}
+
+interface BranchBody {
+  code: string;
+  name: string;
+  is_head_office: boolean;
+  address: string;
+  city: string;
+  phone: string;
+}
+
+/** The request's snake_case fields as the activity's; absent ones stay absent (a PATCH changes only those sent). */
+function branchFields(body: BranchBody): BranchFields;
+function branchFields(body: Partial<BranchBody>): Partial<BranchFields>;
+function branchFields(body: Partial<BranchBody>): Partial<BranchFields> {
+  return { code: body.code, name: body.name, isHeadOffice: body.is_head_office, address: body.address, city: body.city, phone: body.phone };
+}
+
+const phoneSchema = yup.string().trim().max(30).matches(/^\+?[0-9 ()-]*$/, '${path} may hold digits, spaces, +, (, ) and - only');
+
+/** A branch the principal may see, of `enterprise` when the path names one; 404 otherwise. */
+async function visibleBranch(knex: Knex, principal: Principal, id: string, enterprise: string | undefined): Promise<Branch> {
+  const branch = await Branch.query(knex).findById(id);
+  if (branch === undefined || (enterprise !== undefined && branch.enterpriseId !== enterprise)) throw new NotFoundError('The branch');
+  requireVisible(principal, { enterpriseId: branch.enterpriseId, branchId: branch.id }, 'The branch');
+  return branch;
+}
+
+/** Branches (agences): code unique in the enterprise, exactly one head office. */
+export const branchRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/branches/',
+    module: 'enterprise',
+    operationId: 'listBranches',
+    summary: 'List the branches the user may see',
+    access: 'authenticated',
+    query: listQuerySchema(['code', 'name', 'created_at'], {
+      enterprise: enterpriseFilter,
+      status: yup.string().oneOf(['active', 'closed']).optional(),
+      search: yup.string().trim().max(100).optional().meta({ description: 'Part of the code, name or city.' }),
+    }),
+    errorStatuses: [401],
+    response: pageSchema(branchSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(Branch.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branches.id' });
+      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      if (query.status !== undefined) builder.where('status', query.status);
+      if (query.search !== undefined) {
+        builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`).orWhereILike('city', `%${query.search}%`));
+      }
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', name: 'name', created_at: 'branches.created_at' },
+        defaultOrdering: 'code',
+      });
+      return { ...page, results: page.results.map(serializeBranch) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/enterprise/branches/',
+    module: 'enterprise',
+    operationId: 'createBranch',
+    summary: 'Create a branch (direction, administrators)',
+    access: ['direction', 'admin'],
+    status: 201,
+    location: '/api/v1/enterprise/branches/{id}/',
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      code: codeSchema(20),
+      name: yup.string().trim().required().min(2).max(200),
+      is_head_office: yup.boolean().default(false).meta({ description: 'true moves the head office here.' }),
+      address: yup.string().trim().max(300).default(''),
+      city: yup.string().trim().max(100).default(''),
+      phone: phoneSchema.default(''),
+    }),
+    response: branchSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+      const branch = await createBranch(deps.activities, actor, body.enterprise, branchFields(body));
+      return serializeBranch(branch);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/branches/{id}/',
+    module: 'enterprise',
+    operationId: 'getBranch',
+    summary: 'Branch detail',
+    access: 'authenticated',
+    params: idParams,
+    query: yup.object({ enterprise: enterpriseFilter }),
+    response: branchSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps }) => serializeBranch(await visibleBranch(deps.knex, signedIn(principal), params.id, query.enterprise)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/enterprise/branches/{id}/',
+    module: 'enterprise',
+    operationId: 'updateBranch',
+    summary: 'Modify a branch (direction, administrators)',
+    access: ['direction', 'admin'],
+    params: idParams,
+    query: yup.object({ enterprise: enterpriseFilter }),
+    body: yup.object({
+      code: codeSchema(20).optional().default(undefined),
+      name: yup.string().trim().min(2).max(200).optional(),
+      is_head_office: yup.boolean().optional(),
+      address: yup.string().trim().max(300).optional(),
+      city: yup.string().trim().max(100).optional(),
+      phone: phoneSchema.optional(),
+      status: yup.string().oneOf(['active', 'closed']).optional(),
+    }),
+    response: branchSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, query, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
+      requireRole(actor, ['direction', 'admin'], { enterpriseId: branch.enterpriseId }, 'The branch');
+      const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });
+      return serializeBranch(updated);
+    },
+  }),
+].flatMap(withNestedVariant);

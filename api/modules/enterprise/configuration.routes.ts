@@ -1,0 +1,149 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { effectiveBusinessDate, updateConfiguration } from '../../../activities/enterprise/configuration.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { amountSchema } from '../money.schemas';
+import { refreshProvisioningSchedule } from '../loans/provisioning.temporal';
+
+const ladderStepSchema = yup.object({
+  days_from: yup.number().integer().min(0).required(),
+  days_to: yup.number().integer().min(0).nullable().defined(),
+  rate: yup.string().required().meta({ description: 'Decimal from 0 to 1, e.g. "0.25".' }),
+});
+
+const configurationSchema = yup.object({
+  enterprise: yup.string().uuid().required(),
+  time_zone: yup.string().required(),
+  currency: yup.string().required(),
+  business_date: dateResponse().meta({ description: 'In force: the date set by direction, or today in the time zone.' }),
+  business_date_is_set: yup.boolean().required().meta({ description: 'false: business_date follows the calendar.' }),
+  share_withdrawal_notice_days: yup.number().integer().required(),
+  share_refund_reminder_days: yup.number().integer().required().meta({ description: 'Days before a share refund falls due when the board is reminded.' }),
+  approval_step_time_limit_days: yup.number().integer().required(),
+  provisioning_hour: yup.number().integer().required(),
+  provisioning_ladder: yup.array(ladderStepSchema).required(),
+  credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
+  allow_several_open_exercices: yup.boolean().required(),
+  approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
+  updated_at: timestampResponse(),
+}).meta({ component: 'EnterpriseConfiguration' });
+
+function serializeConfiguration(configuration: EnterpriseConfiguration, now: Date) {
+  return {
+    enterprise: configuration.enterpriseId,
+    time_zone: configuration.timeZone,
+    currency: configuration.currency,
+    business_date: effectiveBusinessDate(configuration, now),
+    business_date_is_set: configuration.businessDate !== null,
+    share_withdrawal_notice_days: configuration.shareWithdrawalNoticeDays,
+    share_refund_reminder_days: configuration.shareRefundReminderDays,
+    approval_step_time_limit_days: configuration.approvalStepTimeLimitDays,
+    provisioning_hour: configuration.provisioningHour,
+    provisioning_ladder: configuration.provisioningLadder,
+    credit_cap_mode: configuration.creditCapMode,
+    allow_several_open_exercices: configuration.allowSeveralOpenExercices,
+    approval_limits: configuration.approvalLimits,
+    updated_at: configuration.updatedAt.toISOString(),
+  };
+}
+
+/** The limits as sent: absent steps have no limit. */
+const stripUndefined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+
+async function configurationOf(knex: Knex, enterpriseId: string): Promise<EnterpriseConfiguration> {
+  const configuration = await EnterpriseConfiguration.query(knex).findOne({ enterprise_id: enterpriseId });
+  if (configuration === undefined) throw new NotFoundError('The enterprise');
+  return configuration;
+}
+
+const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
+
+/** The parameters of each enterprise that later modules read; typed, validated, audited. */
+export const configurationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/configuration/',
+    module: 'enterprise',
+    operationId: 'listConfigurations',
+    summary: 'General configuration of the enterprises the user may see',
+    access: 'authenticated',
+    query: listQuerySchema([], { enterprise: enterpriseFilter }),
+    errorStatuses: [401],
+    response: pageSchema(configurationSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: {}, defaultOrdering: '' });
+      return { ...page, results: page.results.map((configuration) => serializeConfiguration(configuration, deps.clock())) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/enterprises/{enterprise_pk}/configuration/',
+    module: 'enterprise',
+    operationId: 'getConfiguration',
+    summary: 'General configuration of one enterprise',
+    access: 'authenticated',
+    params: nestedParams,
+    response: configurationSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      requireVisible(signedIn(principal), { enterpriseId: params.enterprise_pk }, 'The enterprise');
+      return serializeConfiguration(await configurationOf(deps.knex, params.enterprise_pk), deps.clock());
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/enterprise/enterprises/{enterprise_pk}/configuration/',
+    module: 'enterprise',
+    operationId: 'updateConfiguration',
+    summary: 'Change parameters (direction, administrators); the business date only moves forward',
+    access: ['direction', 'admin'],
+    params: nestedParams,
+    body: yup.object({
+      time_zone: yup.string().max(64).optional(),
+      business_date: isoDate().nullable().optional().meta({ description: 'null: follow the calendar again.' }),
+      share_withdrawal_notice_days: yup.number().integer().min(0).max(3650).optional(),
+      share_refund_reminder_days: yup.number().integer().min(0).max(365).optional(),
+      approval_step_time_limit_days: yup.number().integer().min(1).max(365).optional(),
+      provisioning_hour: yup.number().integer().min(0).max(23).optional(),
+      provisioning_ladder: yup.array(ladderStepSchema).min(1).max(20).optional(),
+      credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
+      allow_several_open_exercices: yup.boolean().optional(),
+      approval_limits: yup
+        .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
+        .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
+        .optional()
+        .meta({ description: 'A loan up to the limit of a step is granted by that step\'s approval; limits grow along the circuit. {} = all four steps.' }),
+    }),
+    response: configurationSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, ['direction', 'admin'], { enterpriseId: params.enterprise_pk }, 'The enterprise');
+      await configurationOf(deps.knex, params.enterprise_pk);
+      const updated = await updateConfiguration(deps.activities, actor, params.enterprise_pk, {
+        timeZone: body.time_zone,
+        businessDate: body.business_date,
+        shareWithdrawalNoticeDays: body.share_withdrawal_notice_days,
+        shareRefundReminderDays: body.share_refund_reminder_days,
+        approvalStepTimeLimitDays: body.approval_step_time_limit_days,
+        provisioningHour: body.provisioning_hour,
+        provisioningLadder: body.provisioning_ladder,
+        creditCapMode: body.credit_cap_mode,
+        allowSeveralOpenExercices: body.allow_several_open_exercices,
+        approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
+      });
+      if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
+        await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone }, ctx.state.log);
+      }
+      return serializeConfiguration(updated, deps.clock());
+    },
+  }),
+];

@@ -1,0 +1,153 @@
+import * as yup from 'yup';
+import { createEnterprise, updateEnterprise } from '../../../activities/enterprise/create-enterprise.activity';
+import { isValidTimeZone } from '../../../domain/calendar';
+import { NotFoundError } from '../../../domain/errors';
+import { Enterprise } from '../../../db/models/enterprise.model';
+import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { codeSchema, idParams, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { refreshProvisioningSchedule } from '../loans/provisioning.temporal';
+
+// CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
+const cemacCountries = ['CM', 'CF', 'CG', 'GA', 'GQ', 'TD'] as const;
+
+const enterpriseSchema = yup.object({
+  id: yup.string().uuid().required(),
+  code: yup.string().required(),
+  name: yup.string().required(),
+  legal_form: yup.string().required(),
+  country: yup.string().oneOf(cemacCountries).required(),
+  status: yup.string().oneOf(['active', 'suspended']).required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
+}).meta({ component: 'Enterprise' });
+
+export function serializeEnterprise(enterprise: Enterprise) {
+  return {
+    id: enterprise.id,
+    code: enterprise.code,
+    name: enterprise.name,
+    legal_form: enterprise.legalForm,
+    country: enterprise.country,
+    status: enterprise.status,
+    created_at: enterprise.createdAt.toISOString(),
+    updated_at: enterprise.updatedAt.toISOString(),
+  };
+}
+
+async function visibleEnterprise(knex: import('knex').Knex, id: string): Promise<Enterprise> {
+  const enterprise = await Enterprise.query(knex).findById(id);
+  if (enterprise === undefined) throw new NotFoundError('The enterprise');
+  return enterprise;
+}
+
+/** The cooperative itself: the root every other resource belongs to. */
+export const enterpriseRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/enterprises/',
+    module: 'enterprise',
+    operationId: 'listEnterprises',
+    summary: 'List the enterprises where the user holds a role',
+    access: 'authenticated',
+    query: listQuerySchema(['code', 'name', 'created_at'], {
+      status: yup.string().oneOf(['active', 'suspended']).optional(),
+      search: yup.string().trim().max(100).optional().meta({ description: 'Part of the code or name.' }),
+    }),
+    errorStatuses: [401],
+    response: pageSchema(enterpriseSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(Enterprise.query(deps.knex), signedIn(principal), { enterprise: 'enterprises.id' });
+      if (query.status !== undefined) builder.where('status', query.status);
+      if (query.search !== undefined) builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', name: 'name', created_at: 'enterprises.created_at' },
+        defaultOrdering: 'code',
+      });
+      return { ...page, results: page.results.map(serializeEnterprise) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/enterprise/enterprises/',
+    module: 'enterprise',
+    operationId: 'createEnterprise',
+    summary: 'Create an enterprise, ready to use: head office, open accounting year, default configuration',
+    access: ['admin'],
+    status: 201,
+    location: '/api/v1/enterprise/enterprises/{id}/',
+    body: yup.object({
+      code: codeSchema(20),
+      name: yup.string().trim().required().min(2).max(200),
+      legal_form: yup.string().trim().required().max(100).meta({ example: 'Coopérative avec conseil d’administration' }),
+      country: yup.string().oneOf(cemacCountries).required(),
+      time_zone: yup.string().default('Africa/Douala').test('time-zone', '${path} must be an IANA time zone', (value) => value === undefined || isValidTimeZone(value)),
+      head_office: yup
+        .object({
+          code: codeSchema(20).default('HQ'),
+          name: yup.string().trim().max(200).default('Siège'),
+          address: yup.string().trim().max(300).default(''),
+          city: yup.string().trim().max(100).default(''),
+        })
+        .default({}),
+    }),
+    response: enterpriseSchema,
+    errorStatuses: [401, 403, 409],
+    handler: async ({ body, principal, deps, ctx }) => {
+      const enterprise = await createEnterprise(deps.activities, signedIn(principal), {
+        code: body.code,
+        name: body.name,
+        legalForm: body.legal_form,
+        country: body.country,
+        timeZone: body.time_zone,
+        headOffice: body.head_office,
+      });
+      const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: enterprise.id }).throwIfNotFound();
+      await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone }, ctx.state.log);
+      return serializeEnterprise(enterprise);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/enterprises/{id}/',
+    module: 'enterprise',
+    operationId: 'getEnterprise',
+    summary: 'Enterprise detail',
+    access: 'authenticated',
+    params: idParams,
+    response: enterpriseSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      requireVisible(signedIn(principal), { enterpriseId: params.id }, 'The enterprise');
+      return serializeEnterprise(await visibleEnterprise(deps.knex, params.id));
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/enterprise/enterprises/{id}/',
+    module: 'enterprise',
+    operationId: 'updateEnterprise',
+    summary: 'Modify an enterprise (direction, administrators)',
+    access: ['direction', 'admin'],
+    params: idParams,
+    body: yup.object({
+      name: yup.string().trim().min(2).max(200).optional(),
+      legal_form: yup.string().trim().max(100).optional(),
+      status: yup.string().oneOf(['active', 'suspended']).optional(),
+    }),
+    response: enterpriseSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, ['direction', 'admin'], { enterpriseId: params.id }, 'The enterprise');
+      await visibleEnterprise(deps.knex, params.id);
+      const updated = await updateEnterprise(deps.activities, actor, params.id, { name: body.name, legalForm: body.legal_form, status: body.status });
+      return serializeEnterprise(updated);
+    },
+  }),
+];

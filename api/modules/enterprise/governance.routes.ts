@@ -1,0 +1,334 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { appointMember, createOrgan, endMemberTerm, updateMember, updateOrgan } from '../../../activities/enterprise/governance.activity';
+import type { Role } from '../../../domain/access';
+import { NotFoundError } from '../../../domain/errors';
+import { GovernanceMember, offices } from '../../../db/models/governance-member.model';
+import { GovernanceOrgan, organKinds } from '../../../db/models/governance-organ.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute, type AnyRoute } from '../../route';
+import { enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+
+const writers = ['direction', 'admin'] as const;
+const enterpriseQuery = yup.object({ enterprise: enterpriseFilter });
+
+const fullName = yup.string().trim().min(2).max(200);
+const office = yup.string().oneOf(offices);
+const memberNumber = yup.string().trim().max(30).meta({ description: "The person's member number in the cooperative, if a member." });
+const organName = yup.string().trim().min(2).max(200).meta({ example: "Conseil d'administration" });
+const organDescription = yup.string().trim().max(1000);
+
+const memberSchema = yup.object({
+  id: yup.string().uuid().required(),
+  organ: yup.string().uuid().required(),
+  full_name: yup.string().required(),
+  office: yup.string().oneOf(offices).required(),
+  member_number: yup.string().defined(),
+  term_start: yup.string().required(),
+  term_end: yup.string().nullable().defined().meta({ description: 'null while serving.' }),
+  ended_reason: yup.string().nullable().defined(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
+}).meta({ component: 'GovernanceMember' });
+
+const organSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  kind: yup.string().oneOf(organKinds).required(),
+  name: yup.string().required(),
+  description: yup.string().defined(),
+  current_members: yup.array(memberSchema).required().meta({ description: 'Serving members, in order of precedence.' }),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
+}).meta({ component: 'GovernanceOrgan' });
+
+function serializeMember(member: GovernanceMember) {
+  return {
+    id: member.id,
+    organ: member.organId,
+    full_name: member.fullName,
+    office: member.office,
+    member_number: member.memberNumber,
+    term_start: member.termStart,
+    term_end: member.termEnd,
+    ended_reason: member.endedReason,
+    created_at: member.createdAt.toISOString(),
+    updated_at: member.updatedAt.toISOString(),
+  };
+}
+
+function serializeOrgan(organ: GovernanceOrgan, currentMembers: readonly GovernanceMember[]) {
+  return {
+    id: organ.id,
+    enterprise: organ.enterpriseId,
+    kind: organ.kind,
+    name: organ.name,
+    description: organ.description,
+    current_members: currentMembers.map(serializeMember),
+    created_at: organ.createdAt.toISOString(),
+    updated_at: organ.updatedAt.toISOString(),
+  };
+}
+
+/** The serving members of each organ, in order of precedence of their offices, then by name. */
+async function currentMembersOf(knex: Knex, organIds: readonly string[]): Promise<Map<string, GovernanceMember[]>> {
+  const members = await GovernanceMember.query(knex).whereIn('organ_id', organIds).whereNull('term_end').orderBy('full_name');
+  members.sort((a, b) => offices.indexOf(a.office) - offices.indexOf(b.office)); // a stable sort: names stay ordered
+  const byOrgan = new Map<string, GovernanceMember[]>();
+  for (const member of members) byOrgan.set(member.organId, [...(byOrgan.get(member.organId) ?? []), member]);
+  return byOrgan;
+}
+
+async function withCurrentMembers(knex: Knex, organ: GovernanceOrgan) {
+  const members = await currentMembersOf(knex, [organ.id]);
+  return serializeOrgan(organ, members.get(organ.id) ?? []);
+}
+
+interface OrganLookup {
+  /** The enterprise the request names (query filter, or the nested path): another one's organ is a 404. */
+  enterprise: string | undefined;
+  /** Roles needed to change the organ; absent: reading, which any role in its enterprise allows. */
+  allowed?: readonly Role[];
+  what?: string;
+}
+
+/** The organ a request acts on, once the principal may see it (or change it). */
+async function organFor(knex: Knex, principal: Principal, id: string, lookup: OrganLookup): Promise<GovernanceOrgan> {
+  const what = lookup.what ?? 'The governance organ';
+  const organ = await GovernanceOrgan.query(knex).findById(id);
+  if (organ === undefined || (lookup.enterprise !== undefined && organ.enterpriseId !== lookup.enterprise)) throw new NotFoundError(what);
+  const scope = { enterpriseId: organ.enterpriseId };
+  if (lookup.allowed === undefined) requireVisible(principal, scope, what);
+  else requireRole(principal, lookup.allowed, scope, what);
+  return organ;
+}
+
+/** A mandate is changed by whoever may change its organ. */
+/** A mandate of an organ the principal sees (or, with `allowed`, may write); 404 otherwise. */
+async function memberFor(knex: Knex, principal: Principal, id: string, enterprise: string | undefined, allowed?: typeof writers): Promise<GovernanceMember> {
+  const what = 'The governance member';
+  const member = await GovernanceMember.query(knex).findById(id);
+  if (member === undefined) throw new NotFoundError(what);
+  await organFor(knex, principal, member.organId, { enterprise, allowed, what });
+  return member;
+}
+
+const organRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/governance/',
+    module: 'enterprise',
+    operationId: 'listGovernanceOrgans',
+    summary: 'List the governance organs, each with its serving members',
+    access: 'authenticated',
+    query: listQuerySchema(['kind', 'name', 'created_at'], {
+      enterprise: enterpriseFilter,
+      kind: yup.string().oneOf(organKinds).optional(),
+    }),
+    errorStatuses: [401],
+    response: pageSchema(organSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), signedIn(principal), { enterprise: 'governance_organs.enterprise_id' });
+      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      if (query.kind !== undefined) builder.where('kind', query.kind);
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { kind: 'kind', name: 'name', created_at: 'governance_organs.created_at' },
+        defaultOrdering: 'kind',
+      });
+      const members = await currentMembersOf(deps.knex, page.results.map((organ) => organ.id));
+      return { ...page, results: page.results.map((organ) => serializeOrgan(organ, members.get(organ.id) ?? [])) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/enterprise/governance/',
+    module: 'enterprise',
+    operationId: 'createGovernanceOrgan',
+    summary: 'Set up a governance organ (one of each kind per enterprise)',
+    access: writers,
+    status: 201,
+    location: '/api/v1/enterprise/governance/{id}/',
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      kind: yup.string().oneOf(organKinds).required(),
+      name: organName.required(),
+      description: organDescription.default(''),
+    }),
+    response: organSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+      const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
+      return serializeOrgan(organ, []);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/governance/{id}/',
+    module: 'enterprise',
+    operationId: 'getGovernanceOrgan',
+    summary: 'Governance organ detail, with its serving members',
+    access: 'authenticated',
+    params: idParams,
+    query: enterpriseQuery,
+    response: organSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps }) => {
+      const organ = await organFor(deps.knex, signedIn(principal), params.id, { enterprise: query.enterprise });
+      return withCurrentMembers(deps.knex, organ);
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/enterprise/governance/{id}/',
+    module: 'enterprise',
+    operationId: 'updateGovernanceOrgan',
+    summary: 'Rename or describe a governance organ (its kind is fixed)',
+    access: writers,
+    params: idParams,
+    query: enterpriseQuery,
+    body: yup.object({ name: organName.optional(), description: organDescription.optional() }),
+    response: organSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, query, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
+      const organ = await updateOrgan(deps.activities, actor, params.id, { name: body.name, description: body.description });
+      return withCurrentMembers(deps.knex, organ);
+    },
+  }),
+];
+
+const memberRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/governance/{id}/members/',
+    module: 'enterprise',
+    operationId: 'listGovernanceMembers',
+    summary: "List an organ's mandates, serving and past",
+    access: 'authenticated',
+    params: idParams,
+    query: listQuerySchema(['full_name', 'term_start', 'created_at'], {
+      enterprise: enterpriseFilter,
+      current: yup.boolean().optional().meta({ description: 'true: serving members only; false: past mandates only.' }),
+    }),
+    errorStatuses: [401, 404],
+    response: pageSchema(memberSchema),
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      const organ = await organFor(deps.knex, signedIn(principal), params.id, { enterprise: query.enterprise });
+      const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);
+      if (query.current !== undefined) builder[query.current ? 'whereNull' : 'whereNotNull']('term_end');
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { full_name: 'full_name', term_start: 'term_start', created_at: 'governance_members.created_at' },
+        defaultOrdering: 'term_start',
+      });
+      return { ...page, results: page.results.map(serializeMember) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/enterprise/governance/{id}/members/',
+    module: 'enterprise',
+    operationId: 'appointGovernanceMember',
+    summary: 'Appoint a member to an organ (one serving chair per organ)',
+    access: writers,
+    status: 201,
+    location: '/api/v1/enterprise/governance/members/{id}/',
+    params: idParams,
+    query: enterpriseQuery,
+    body: yup.object({
+      full_name: fullName.required(),
+      office: office.required(),
+      member_number: memberNumber.default(''),
+      term_start: isoDate().required(),
+    }),
+    response: memberSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, query, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
+      const member = await appointMember(deps.activities, actor, params.id, {
+        fullName: body.full_name,
+        office: body.office,
+        memberNumber: body.member_number,
+        termStart: body.term_start,
+      });
+      return serializeMember(member);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/governance/members/{id}/',
+    module: 'enterprise',
+    operationId: 'getGovernanceMember',
+    summary: 'A mandate: who, which office, from when to when',
+    access: 'authenticated',
+    params: idParams,
+    query: enterpriseQuery,
+    response: memberSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps }) => serializeMember(await memberFor(deps.knex, signedIn(principal), params.id, query.enterprise)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/enterprise/governance/members/{id}/',
+    module: 'enterprise',
+    operationId: 'updateGovernanceMember',
+    summary: 'Correct a mandate (ending it is a separate action)',
+    access: writers,
+    params: idParams,
+    query: enterpriseQuery,
+    body: yup.object({
+      full_name: fullName.optional(),
+      office: office.optional(),
+      member_number: memberNumber.optional(),
+      term_start: isoDate().optional(),
+    }),
+    response: memberSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, query, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
+      const member = await updateMember(deps.activities, actor, params.id, {
+        fullName: body.full_name,
+        office: body.office,
+        memberNumber: body.member_number,
+        termStart: body.term_start,
+      });
+      return serializeMember(member);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/enterprise/governance/members/{id}/end-term/',
+    module: 'enterprise',
+    operationId: 'endGovernanceMemberTerm',
+    summary: 'End a mandate (final: a return to the organ is a new appointment)',
+    access: writers,
+    params: idParams,
+    query: enterpriseQuery,
+    body: yup.object({
+      term_end: isoDate().required(),
+      reason: yup.string().trim().required().min(2).max(300).meta({ example: 'Mandate expired at the general assembly' }),
+    }),
+    response: memberSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, query, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
+      const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });
+      return serializeMember(member);
+    },
+  }),
+];
+
+/** The cooperative's governance organs and their members' mandates, flat and nested under the enterprise. */
+export const governanceRoutes: AnyRoute[] = [...organRoutes, ...memberRoutes].flatMap(withNestedVariant);

@@ -1,0 +1,271 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { configureRule } from '../../../activities/events/configure-rule.activity';
+import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../../domain/events/rules';
+import { NotFoundError } from '../../../domain/errors';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { ledgerLines } from '../accounts/ledger-queries';
+import { journalEntrySchema } from '../accounts/ledger.schemas';
+import { moneyResponse } from '../money.schemas';
+
+const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
+
+interface EventRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string | null;
+  kind: EventKind;
+  amount: string;
+  payload: Record<string, unknown>;
+  business_date: string;
+  actor_id: string | null;
+  idempotency_key: string;
+  created_at: Date;
+  journal_entry: string | null;
+}
+
+const businessEventFields = {
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().nullable().defined().meta({ description: 'null for an enterprise-level event (share capital).' }),
+  kind: yup.string().oneOf(eventKinds).required(),
+  amount: moneyResponse(),
+  payload: yup.mixed<Record<string, unknown>>().defined().meta({ description: 'What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…).' }),
+  business_date: dateResponse(),
+  actor: yup.string().uuid().nullable().defined().meta({ description: 'null for an event of the system (a provisioning run).' }),
+  idempotency_key: yup.string().required().meta({ description: 'The key that makes the operation that recorded it idempotent.' }),
+  recorded_at: timestampResponse(),
+  journal_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry it produced (not its reversals); null when the rule of its kind was inactive.' }),
+};
+
+const businessEventSchema = yup.object(businessEventFields).meta({ component: 'BusinessEvent' });
+
+const businessEventDetailSchema = yup
+  .object({ ...businessEventFields, entries: yup.array(journalEntrySchema).required().meta({ description: 'Every entry of the event, reversals and replays included, oldest first.' }) })
+  .meta({ component: 'BusinessEventDetail' });
+
+function serializeEvent(row: EventRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    branch: row.branch_id,
+    kind: row.kind,
+    amount: row.amount,
+    payload: row.payload,
+    business_date: row.business_date,
+    actor: row.actor_id,
+    idempotency_key: row.idempotency_key,
+    recorded_at: row.created_at.toISOString(),
+    journal_entry: row.journal_entry,
+  };
+}
+
+/** Events with the entry they produced (the first, not its reversals), newest first. */
+function eventQuery(knex: Knex, principal: Principal) {
+  const query = knex('business_event_logs as ev')
+    .leftJoin('journal_entries as je', (join) => join.on('je.event_id', 'ev.id').andOnNull('je.reverses_entry_id'))
+    .select([...eventColumns, 'je.id as journal_entry'])
+    .distinctOn('ev.created_at', 'ev.id')
+    .orderBy([{ column: 'ev.created_at', order: 'desc' }, { column: 'ev.id', order: 'asc' }]);
+  return scopeToVisible(query, principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+}
+
+const legSide = yup
+  .object({
+    account: yup.string().matches(/^\d{2,12}$/, '${path} must be an account code').optional(),
+    role: yup.string().oneOf(accountRoles).optional(),
+  })
+  .test('one-side', '${path} names either an account or a role', (side) => (side.account === undefined) !== (side.role === undefined));
+
+interface RuleConfigRow {
+  id: string;
+  enterprise_id: string;
+  kind: EventKind;
+  version: number;
+  legs: RuleLeg[];
+  is_active: boolean;
+  reason: string;
+  created_at: Date;
+  created_by: string | null;
+}
+
+const accountRefSchema = yup
+  .object({
+    account: yup.string().optional().meta({ description: 'A leaf account of the chart…' }),
+    role: yup.string().oneOf(accountRoles).optional().meta({ description: '…or an account role, which the product involved resolves.' }),
+  })
+  .meta({ component: 'RuleAccountRef', description: 'One side of a leg: exactly one of account and role.' });
+
+const ruleConfigSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  kind: yup.string().oneOf(eventKinds).required(),
+  version: yup.number().integer().required(),
+  legs: yup
+    .array(yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({ component: 'RuleLeg', description: "A leg moves the event's whole amount from its credit to its debit account." }))
+    .required(),
+  is_active: yup.boolean().required().meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
+  reason: yup.string().defined(),
+  created_at: timestampResponse(),
+  created_by: yup.string().uuid().nullable().defined().meta({ description: 'null for the default rules.' }),
+}).meta({ component: 'RuleConfig' });
+
+function serializeRule(row: RuleConfigRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    kind: row.kind,
+    version: row.version,
+    legs: row.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) })),
+    is_active: row.is_active,
+    reason: row.reason,
+    created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
+  };
+}
+
+const ruleColumns = ['id', 'enterprise_id', 'kind', 'version', 'legs', 'is_active', 'reason', 'created_at', 'created_by'];
+const ruleById = (knex: Knex, id: string): Promise<RuleConfigRow | undefined> => knex('accounting_rule_configs').where({ id }).first(ruleColumns);
+
+/** The business event log and the accounting rules that turn events into entries. */
+export const eventRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/',
+    module: 'events',
+    operationId: 'listBusinessEvents',
+    summary: 'List business events, with the journal entry each produced',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      kind: yup.string().oneOf(eventKinds).optional(),
+      branch: yup.string().uuid().optional(),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+      status: yup.string().oneOf(['posted', 'not_posted']).optional().meta({ description: 'not_posted: the rule of its kind was inactive.' }),
+    }),
+    response: pageSchema(businessEventSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = eventQuery(deps.knex, signedIn(principal));
+      if (query.enterprise !== undefined) rows.where('ev.enterprise_id', query.enterprise);
+      if (query.kind !== undefined) rows.where('ev.kind', query.kind);
+      if (query.branch !== undefined) rows.where('ev.branch_id', query.branch);
+      if (query.date_from !== undefined) rows.where('ev.business_date', '>=', query.date_from);
+      if (query.date_to !== undefined) rows.where('ev.business_date', '<=', query.date_to);
+      if (query.status !== undefined) rows.where((b) => (query.status === 'posted' ? b.whereNotNull('je.id') : b.whereNull('je.id')));
+      const page = await paginateRows<EventRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeEvent) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/rule-configs/',
+    module: 'events',
+    operationId: 'listRuleConfigs',
+    summary: 'The accounting rules in force (latest version of each kind)',
+    access: 'authenticated',
+    query: listQuerySchema([], { enterprise: enterpriseFilter, kind: yup.string().oneOf(eventKinds).optional() }),
+    response: pageSchema(ruleConfigSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(
+        deps.knex('accounting_rule_configs as r').distinctOn('r.enterprise_id', 'r.kind').select(ruleColumns.map((column) => `r.${column}`)),
+        signedIn(principal),
+        { enterprise: 'r.enterprise_id' },
+      ).orderBy([{ column: 'r.enterprise_id' }, { column: 'r.kind' }, { column: 'r.version', order: 'desc' }]);
+      if (query.enterprise !== undefined) rows.where('r.enterprise_id', query.enterprise);
+      if (query.kind !== undefined) rows.where('r.kind', query.kind);
+      const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeRule) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/rule-configs/history/',
+    module: 'events',
+    operationId: 'listRuleConfigHistory',
+    summary: 'Every version of one rule, newest first',
+    access: 'authenticated',
+    query: listQuerySchema([], { enterprise: yup.string().uuid().required(), kind: yup.string().oneOf(eventKinds).required() }),
+    response: pageSchema(ruleConfigSchema),
+    errorStatuses: [401, 404],
+    handler: async ({ query, principal, deps, ctx }) => {
+      requireVisible(signedIn(principal), { enterpriseId: query.enterprise }, 'The enterprise');
+      const rows = deps.knex('accounting_rule_configs').where({ enterprise_id: query.enterprise, kind: query.kind }).select(ruleColumns).orderBy('version', 'desc');
+      const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeRule) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/rule-configs/{id}/',
+    module: 'events',
+    operationId: 'getRuleConfig',
+    summary: 'One version of a rule',
+    access: 'authenticated',
+    params: idParams,
+    response: ruleConfigSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const rule = await ruleById(deps.knex, params.id);
+      if (rule === undefined) throw new NotFoundError('The rule');
+      requireVisible(signedIn(principal), { enterpriseId: rule.enterprise_id }, 'The rule');
+      return serializeRule(rule);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/events/rule-configs/',
+    module: 'events',
+    operationId: 'configureRule',
+    summary: 'Configure a rule: a new version with its accounts and state (direction, administrators)',
+    description: 'Each side names a leaf account of the enterprise\'s chart or an account role. Entries already posted keep their version.',
+    access: ['direction', 'admin'],
+    status: 201,
+    location: '/api/v1/events/rule-configs/{id}/',
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      kind: yup.string().oneOf(eventKinds).required(),
+      legs: yup.array(yup.object({ debit: legSide.required(), credit: legSide.required() })).min(1).max(5).required(),
+      is_active: yup.boolean().default(true),
+      reason: yup.string().trim().required().min(5).max(500),
+    }),
+    response: ruleConfigSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+      const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
+      const rule = await configureRule(deps.activities, actor, body.enterprise, { kind: body.kind, legs, active: body.is_active, reason: body.reason });
+      return serializeRule((await ruleById(deps.knex, rule.id))!);
+    },
+  }),
+  // Last: `{id}` would otherwise match `rule-configs/` too.
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/{id}/',
+    module: 'events',
+    operationId: 'getBusinessEvent',
+    summary: 'Event detail, with the lines of the entries it produced',
+    access: 'authenticated',
+    params: idParams,
+    response: businessEventDetailSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const event: EventRow | undefined = await eventQuery(deps.knex, signedIn(principal)).where('ev.id', params.id).first();
+      if (event === undefined) throw new NotFoundError('The event');
+      const entries = await deps.knex('journal_entries').where({ event_id: params.id }).orderBy('created_at').pluck('id');
+      return { ...serializeEvent(event), entries: (await ledgerLines(deps.knex, entries)).map((entry) => ({ ...entry, created_at: entry.created_at.toISOString() })) };
+    },
+  }),
+];
+
+function sideOf(side: { account?: string; role?: (typeof accountRoles)[number] }): { account: string } | { role: (typeof accountRoles)[number] } {
+  return side.account !== undefined ? { account: side.account } : { role: side.role! };
+}

@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
+import { eventKinds, type EventKind } from '../../../domain/events/rules';
+import { NotFoundError } from '../../../domain/errors';
+import { requireRole, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { defineRoute } from '../../route';
+import { startWorkflowFor } from '../../workflow-start';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+
+const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
+const replayModes = ['dry_run', 'apply'] as const;
+const replayColumns = [
+  'id', 'enterprise_id', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
+  'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
+];
+
+/** Workflow id from the business id: a retried POST cannot start a twin (docs/architecture.md §5). */
+export const replayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
+
+interface ReplayRow {
+  id: string;
+  enterprise_id: string;
+  date_from: string;
+  date_to: string;
+  kinds: EventKind[];
+  mode: (typeof replayModes)[number];
+  status: (typeof replayStatuses)[number];
+  events_seen: number;
+  events_changed: number;
+  entries_posted: number;
+  events_failed: number;
+  requested_by: string;
+  created_at: Date;
+  finished_at: Date | null;
+  failure: string | null;
+}
+
+const eventReplaySchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  date_from: dateResponse(),
+  date_to: dateResponse(),
+  kinds: yup.array(yup.string().oneOf(eventKinds).required()).required().meta({ description: 'Empty: every kind.' }),
+  mode: yup.string().oneOf(replayModes).required(),
+  status: yup.string().oneOf(replayStatuses).required(),
+  events_seen: yup.number().integer().required(),
+  events_changed: yup.number().integer().required().meta({ description: 'Events whose entry changes (dry run) or changed (apply).' }),
+  entries_posted: yup.number().integer().required(),
+  events_failed: yup.number().integer().required(),
+  requested_by: yup.string().uuid().required(),
+  created_at: timestampResponse(),
+  finished_at: timestampResponse().nullable(),
+  failure: yup.string().nullable().defined(),
+  workflow_id: yup.string().required(),
+}).meta({ component: 'EventReplay' });
+
+function serializeReplay(row: ReplayRow) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    date_from: row.date_from,
+    date_to: row.date_to,
+    kinds: row.kinds,
+    mode: row.mode,
+    status: row.status,
+    events_seen: row.events_seen,
+    events_changed: row.events_changed,
+    entries_posted: row.entries_posted,
+    events_failed: row.events_failed,
+    requested_by: row.requested_by,
+    created_at: row.created_at.toISOString(),
+    finished_at: row.finished_at?.toISOString() ?? null,
+    failure: row.failure,
+    workflow_id: replayWorkflowId(row.id),
+  };
+}
+
+const replayById = (knex: Knex, id: string): Promise<ReplayRow | undefined> => knex('event_replay_requests').where({ id }).first(replayColumns);
+
+/**
+ * Event replay (administrators only): re-runs a range of events through the current rules, dry run or apply,
+ * in a Temporal workflow whose progress the request row shows.
+ */
+export const replayRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/events/replays/',
+    module: 'events',
+    operationId: 'requestEventReplay',
+    summary: 'Replay a range of events through the current rules (administrators)',
+    description: 'dry_run counts the events whose entry would change; apply posts a reversal and a new entry for each.',
+    access: ['admin'],
+    status: 202,
+    location: '/api/v1/events/replays/{id}/',
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      date_from: isoDate().required(),
+      date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', function (value) {
+        return value === undefined || this.parent.date_from === undefined || value >= this.parent.date_from;
+      }),
+      kinds: yup.array(yup.string().oneOf(eventKinds).required()).max(eventKinds.length).default([]).meta({ description: 'Empty: every kind.' }),
+      mode: yup.string().oneOf(replayModes).required(),
+    }),
+    response: eventReplaySchema,
+    errorStatuses: [401, 403, 404, 503],
+    handler: async ({ body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+      const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
+      await startWorkflowFor(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] }, {
+        what: 'the replay',
+        markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' }),
+        log: ctx.state.log,
+      });
+      return serializeReplay((await replayById(deps.knex, request.id as string))!);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/replays/',
+    module: 'events',
+    operationId: 'listEventReplays',
+    summary: 'Replay requests with their progress (administrators)',
+    access: ['admin'],
+    query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(replayStatuses).optional() }),
+    response: pageSchema(eventReplaySchema),
+    errorStatuses: [401, 403],
+    handler: async ({ query, principal, deps, ctx }) => {
+      // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
+      const admin = { ...signedIn(principal), grants: signedIn(principal).grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
+      const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      if (query.enterprise !== undefined) rows.where('enterprise_id', query.enterprise);
+      if (query.status !== undefined) rows.where('status', query.status);
+      const page = await paginateRows<ReplayRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeReplay) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/events/replays/{id}/',
+    module: 'events',
+    operationId: 'getEventReplay',
+    summary: 'One replay request: status and progress (events seen, changed, posted, failed)',
+    access: ['admin'],
+    params: idParams,
+    response: eventReplaySchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, principal, deps }) => {
+      const request = await replayById(deps.knex, params.id);
+      if (request === undefined) throw new NotFoundError('The replay request');
+      requireRole(signedIn(principal), ['admin'], { enterpriseId: request.enterprise_id }, 'The replay request');
+      return serializeReplay(request);
+    },
+  }),
+];

@@ -1,0 +1,257 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { submitLoanApplication } from '../../../activities/loans/loan-applications.activity';
+import { approvalSteps, decisions } from '../../../domain/loans/approval';
+import type { CreditCapCode } from '../../../domain/loans/credit-caps';
+import { AppError, NotFoundError } from '../../../domain/errors';
+import { parseAmount } from '../../../domain/money';
+import { LoanApplication } from '../../../db/models/loan-application.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
+import { visibleClient } from '../members/client-profiles.routes';
+import { amountSchema, moneyResponse } from '../money.schemas';
+
+const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
+const submitters = ['cashier', 'branch_head'] as const;
+const creditCapCodes = ['cap_share_capital', 'cap_related_party'] as const satisfies readonly CreditCapCode[];
+
+const decisionSchema = yup.object({
+  step: yup.string().oneOf(approvalSteps).required(),
+  decision: yup.string().oneOf([...decisions, 'withdraw'] as const).required().meta({ description: "withdraw: the submitter's withdrawal." }),
+  comment: yup.string().defined(),
+  decided_by: yup.string().uuid().required(),
+  decided_at: timestampResponse(),
+}).meta({ component: 'LoanApplicationDecision' });
+
+const loanApplicationSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  client: yup.string().uuid().required(),
+  product: yup.string().uuid().required(),
+  number: yup.string().required(),
+  amount: moneyResponse(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  purpose: yup.string().defined(),
+  fees: moneyResponse(),
+  teg: yup.string().required().meta({ description: 'TEG at submission, percent with two decimals.', example: '21.47' }),
+  cap_breaches: yup
+    .array(
+      yup.object({
+        code: yup.string().oneOf(creditCapCodes).required(),
+        limit: moneyResponse(),
+        total: moneyResponse(),
+      }).meta({ component: 'CreditCapBreach' }),
+    )
+    .required()
+    .meta({ description: 'COBAC credit caps the request exceeds (reported when the configuration does not enforce them).' }),
+  status: yup.string().oneOf(statuses).required(),
+  current_step: yup.string().oneOf(approvalSteps).nullable().defined().meta({ description: 'The step waiting for a decision; null once the approval has ended.' }),
+  final_step: yup.string().oneOf(approvalSteps).required().meta({ description: 'The step whose approval grants the loan.' }),
+  step_started_at: timestampResponse(),
+  status_reason: yup.string().defined(),
+  ended_at: timestampResponse().nullable(),
+  submitted_by: yup.string().uuid().required(),
+  submitted_at: timestampResponse(),
+  workflow_id: yup.string().required(),
+  loan: yup.object({ id: yup.string().uuid().required(), number: yup.string().required() }).nullable().defined().meta({ description: 'The loan granted by the final approval.' }),
+  decisions: yup.array(decisionSchema).required(),
+}).meta({ component: 'LoanApplication' });
+
+interface DecisionRow {
+  application_id: string;
+  step: string;
+  decision: string;
+  comment: string;
+  decided_by: string;
+  decided_at: Date;
+}
+
+/** Applications as answered, with their decision history and loan: two queries for a whole page. */
+async function serializeApplications(knex: Knex, applications: readonly LoanApplication[]) {
+  const ids = applications.map((application) => application.id);
+  const [history, loans] = await Promise.all([
+    knex('loan_application_decisions').whereIn('application_id', ids).orderBy('decided_at').select<DecisionRow[]>('application_id', 'step', 'decision', 'comment', 'decided_by', 'decided_at'),
+    knex('loans').whereIn('application_id', ids).select<{ id: string; number: string; application_id: string }[]>('id', 'number', 'application_id'),
+  ]);
+  return applications.map((application) => {
+    const loan = loans.find((row) => row.application_id === application.id);
+    return {
+      id: application.id,
+      enterprise: application.enterpriseId,
+      branch: application.branchId,
+      client: application.clientId,
+      product: application.productId,
+      number: application.number,
+      amount: application.amount,
+      term_periods: application.termPeriods,
+      grace_periods: application.gracePeriods,
+      purpose: application.purpose,
+      fees: application.fees,
+      teg: application.teg,
+      cap_breaches: application.capBreaches,
+      status: application.status,
+      current_step: application.currentStep,
+      final_step: application.finalStep,
+      step_started_at: application.stepStartedAt.toISOString(),
+      status_reason: application.statusReason,
+      ended_at: application.endedAt?.toISOString() ?? null,
+      submitted_by: application.submittedBy,
+      submitted_at: application.createdAt.toISOString(),
+      workflow_id: application.workflowId,
+      loan: loan === undefined ? null : { id: loan.id, number: loan.number },
+      decisions: history
+        .filter((row) => row.application_id === application.id)
+        .map(({ step, decision, comment, decided_by, decided_at }) => ({ step, decision, comment, decided_by, decided_at: decided_at.toISOString() })),
+    };
+  });
+}
+
+const serializeApplication = async (knex: Knex, application: LoanApplication) => (await serializeApplications(knex, [application]))[0]!;
+
+async function visibleApplication(knex: Knex, principal: Principal, id: string): Promise<LoanApplication> {
+  const application = await LoanApplication.query(knex).findById(id);
+  if (application === undefined) throw new NotFoundError('The loan application');
+  requireVisible(principal, { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
+  return application;
+}
+
+function assertInReview(application: LoanApplication): void {
+  if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}: its approval has ended.`);
+}
+
+const needsComment = (decision: string | undefined, comment: string | undefined) => decision === 'approve' || (comment ?? '').trim() !== '';
+
+/**
+ * Loan applications and their approval: submission starts the `loanApproval` workflow; decisions and the
+ * submitter's withdrawal are Updates of that workflow, after the role check at the application's branch.
+ */
+export const loanApplicationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/applications/',
+    module: 'loans',
+    operationId: 'listLoanApplications',
+    summary: 'List loan applications, newest first',
+    access: 'authenticated',
+    query: listQuerySchema(['created_at', 'number', 'amount'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      status: yup.string().oneOf(statuses).optional(),
+      current_step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'Applications waiting at this step: an approver\'s queue.' }),
+    }),
+    response: pageSchema(loanApplicationSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(LoanApplication.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
+      return { ...page, results: await serializeApplications(deps.knex, page.results) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/',
+    module: 'loans',
+    operationId: 'submitLoanApplication',
+    summary: 'Submit a loan application for a member of the branch (cashier, branch head); starts its approval',
+    description: 'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
+    access: submitters,
+    status: 201,
+    location: '/api/v1/loans/applications/{id}/',
+    body: yup.object({
+      client: yup.string().uuid().required(),
+      product: yup.string().uuid().required(),
+      amount: amountSchema().required(),
+      term_periods: yup.number().strict(true).integer().min(1).max(600).required(),
+      grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
+      purpose: yup.string().trim().max(500).default(''),
+    }),
+    response: loanApplicationSchema,
+    errorStatuses: [401, 403, 404, 409, 422, 503],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const client = await visibleClient(deps.knex, actor, body.client);
+      requireRole(actor, submitters, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
+        clientId: client.id,
+        productId: body.product,
+        amount: parseAmount(body.amount)!,
+        termPeriods: body.term_periods,
+        gracePeriods: body.grace_periods,
+        purpose: body.purpose,
+      });
+      await startLoanApproval(deps, application, stepTimeLimitDays);
+      return serializeApplication(deps.knex, application);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/applications/{id}/',
+    module: 'loans',
+    operationId: 'getLoanApplication',
+    summary: 'Loan application detail, with its approval state and decision history',
+    access: 'authenticated',
+    params: idParams,
+    response: loanApplicationSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/{id}/decisions/',
+    module: 'loans',
+    operationId: 'decideOnLoanApplication',
+    summary: 'Decide the current step: approve, reject or send back (the step\'s role at the application\'s branch)',
+    description: 'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval).',
+    access: [...approvalSteps],
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      decision: yup.string().oneOf(decisions).required(),
+      comment: yup.string().trim().max(1000).default('').test('comment-needed', 'comment is required to reject or send back', function (comment) {
+        return needsComment(this.parent.decision, comment);
+      }),
+      step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'The step decided, as the approver saw it; default: the current one.' }),
+    }),
+    response: loanApplicationSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const application = await visibleApplication(deps.knex, actor, params.id);
+      assertInReview(application);
+      const step = body.step ?? application.currentStep!;
+      requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
+      await decideOnApplication(deps, application, { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId });
+      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/applications/{id}/withdrawal/',
+    module: 'loans',
+    operationId: 'withdrawLoanApplication',
+    summary: 'Withdraw an application in review (its submitter only)',
+    access: 'authenticated',
+    status: 200,
+    params: idParams,
+    body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
+    response: loanApplicationSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const application = await visibleApplication(deps.knex, actor, params.id);
+      if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
+      assertInReview(application);
+      await withdrawApplication(deps, application, { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId });
+      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+    },
+  }),
+];

@@ -1,0 +1,299 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createLoanProduct, defaultLoanAccounts, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
+import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { formatAmount, parseAmount } from '../../../domain/money';
+import { LoanProduct } from '../../../db/models/loan-product.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { amountSchema, moneyResponse } from '../money.schemas';
+
+const methods = ['constant_annuity', 'constant_principal'] as const;
+const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
+const termCategories = ['cta', 'mlt'] as const;
+const termPeriodsSchema = () => yup.number().strict(true).integer().min(1).max(600);
+const rateResponse = (description: string) => yup.string().required().meta({ description, example: '0.180000' });
+
+const loanProductSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  code: yup.string().required(),
+  name: yup.string().required(),
+  term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+  method: yup.string().oneOf(methods).required(),
+  frequency: yup.string().oneOf(frequencies).required(),
+  day_count: yup.string().oneOf(['30/360']).required(),
+  annual_rate: rateResponse('Annual interest rate, a decimal ("0.18" = 18 %).'),
+  min_amount: moneyResponse(),
+  max_amount: moneyResponse(),
+  min_term_periods: yup.number().integer().required(),
+  max_term_periods: yup.number().integer().required(),
+  max_grace_periods: yup.number().integer().required(),
+  fee_rate: rateResponse('Fee withheld at disbursement, a decimal share of the principal.'),
+  fee_fixed: moneyResponse(),
+  penalty_rate: rateResponse('Annual rate on late amounts, actual/365.'),
+  real_estate: yup.boolean().required(),
+  portfolio_account_code: yup.string().required(),
+  interest_income_account_code: yup.string().required(),
+  fee_income_account_code: yup.string().required(),
+  penalty_income_account_code: yup.string().required(),
+  is_active: yup.boolean().required(),
+  created_at: timestampResponse(),
+}).meta({ component: 'LoanProduct' });
+
+const simulatedInstallmentSchema = yup.object({
+  number: yup.number().integer().required(),
+  due_date: dateResponse(),
+  principal: moneyResponse(),
+  interest: moneyResponse(),
+  total: moneyResponse(),
+  outstanding_after: moneyResponse(),
+}).meta({ component: 'SimulatedInstallment' });
+
+const loanSimulationSchema = yup.object({
+  product: yup.string().uuid().required(),
+  amount: moneyResponse(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  start_date: dateResponse().meta({ description: 'Disbursement date.' }),
+  first_due_date: dateResponse(),
+  fees: moneyResponse(),
+  teg: yup.string().required().meta({ description: 'TEG (effective global rate), percent with two decimals.', example: '21.47' }),
+  total_interest: moneyResponse(),
+  installments: yup.array(simulatedInstallmentSchema).required(),
+}).meta({ component: 'LoanSimulation' });
+
+function serializeLoanProduct(product: LoanProduct) {
+  return {
+    id: product.id,
+    enterprise: product.enterpriseId,
+    code: product.code,
+    name: product.name,
+    term_category: product.termCategory,
+    method: product.method,
+    frequency: product.frequency,
+    day_count: product.dayCount,
+    annual_rate: product.annualRate,
+    min_amount: product.minAmount,
+    max_amount: product.maxAmount,
+    min_term_periods: product.minTermPeriods,
+    max_term_periods: product.maxTermPeriods,
+    max_grace_periods: product.maxGracePeriods,
+    fee_rate: product.feeRate,
+    fee_fixed: product.feeFixed,
+    penalty_rate: product.penaltyRate,
+    real_estate: product.realEstate,
+    portfolio_account_code: product.portfolioAccountCode,
+    interest_income_account_code: product.interestIncomeAccountCode,
+    fee_income_account_code: product.feeIncomeAccountCode,
+    penalty_income_account_code: product.penaltyIncomeAccountCode,
+    is_active: product.isActive,
+    created_at: product.createdAt.toISOString(),
+  };
+}
+
+async function visibleLoanProduct(knex: Knex, principal: Principal, id: string): Promise<LoanProduct> {
+  const product = await LoanProduct.query(knex).findById(id);
+  if (product === undefined) throw new NotFoundError('The loan product');
+  requireVisible(principal, { enterpriseId: product.enterpriseId }, 'The loan product');
+  return product;
+}
+
+const writers = ['direction', 'admin'] as const;
+
+const changeableFields = {
+  name: yup.string().trim().min(2).max(200),
+  method: yup.string().oneOf(methods),
+  frequency: yup.string().oneOf(frequencies),
+  annual_rate: rateSchema(),
+  min_amount: amountSchema(),
+  max_amount: amountSchema(),
+  min_term_periods: termPeriodsSchema(),
+  max_term_periods: termPeriodsSchema(),
+  max_grace_periods: yup.number().strict(true).integer().min(0).max(599),
+  fee_rate: rateSchema(),
+  fee_fixed: yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string'),
+  penalty_rate: rateSchema().meta({ description: 'Annual rate on late amounts, actual/365.' }),
+  real_estate: yup.boolean(),
+  portfolio_account_code: accountCodeSchema(),
+  interest_income_account_code: accountCodeSchema(),
+  fee_income_account_code: accountCodeSchema(),
+  penalty_income_account_code: accountCodeSchema(),
+};
+
+type ChangeableBody = { [K in keyof typeof changeableFields]?: yup.InferType<(typeof changeableFields)[K]> };
+
+function productChanges(body: ChangeableBody): Omit<LoanProductChanges, 'isActive'> {
+  return {
+    name: body.name,
+    method: body.method,
+    frequency: body.frequency,
+    annualRate: body.annual_rate,
+    minAmount: body.min_amount,
+    maxAmount: body.max_amount,
+    minTermPeriods: body.min_term_periods,
+    maxTermPeriods: body.max_term_periods,
+    maxGracePeriods: body.max_grace_periods,
+    feeRate: body.fee_rate,
+    feeFixed: body.fee_fixed,
+    penaltyRate: body.penalty_rate,
+    realEstate: body.real_estate,
+    portfolioAccountCode: body.portfolio_account_code,
+    interestIncomeAccountCode: body.interest_income_account_code,
+    feeIncomeAccountCode: body.fee_income_account_code,
+    penaltyIncomeAccountCode: body.penalty_income_account_code,
+  };
+}
+
+/** Loan products: pricing, bounds, schedule method and accounts; and the schedule simulation. */
+export const loanProductRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/products/',
+    module: 'loans',
+    operationId: 'listLoanProducts',
+    summary: 'List loan products',
+    access: 'authenticated',
+    query: listQuerySchema(['code', 'name'], {
+      enterprise: enterpriseFilter,
+      term_category: yup.string().oneOf(termCategories).optional(),
+      is_active: yup.boolean().optional(),
+    }),
+    response: pageSchema(loanProductSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(LoanProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      if (query.term_category !== undefined) builder.where('term_category', query.term_category);
+      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
+      return { ...page, results: page.results.map(serializeLoanProduct) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/products/',
+    module: 'loans',
+    operationId: 'createLoanProduct',
+    summary: 'Create a loan product (direction, administrators)',
+    description: 'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
+    access: writers,
+    status: 201,
+    location: '/api/v1/loans/products/{id}/',
+    body: yup.object({
+      ...changeableFields,
+      enterprise: yup.string().uuid().required(),
+      code: codeSchema(20),
+      name: changeableFields.name.required(),
+      term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+      method: changeableFields.method.required(),
+      frequency: changeableFields.frequency.default('monthly'),
+      annual_rate: changeableFields.annual_rate.required(),
+      min_amount: changeableFields.min_amount.required(),
+      max_amount: changeableFields.max_amount.required(),
+      min_term_periods: changeableFields.min_term_periods.required(),
+      max_term_periods: changeableFields.max_term_periods.required(),
+      max_grace_periods: changeableFields.max_grace_periods.default(0),
+      fee_rate: changeableFields.fee_rate.default('0'),
+      fee_fixed: changeableFields.fee_fixed.default('0'),
+      penalty_rate: changeableFields.penalty_rate.default('0'),
+      real_estate: changeableFields.real_estate.default(false),
+    }),
+    response: loanProductSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+      const accounts = defaultLoanAccounts[body.term_category];
+      const changes = productChanges(body);
+      const product = await createLoanProduct(deps.activities, actor, body.enterprise, {
+        ...(changes as Required<typeof changes>),
+        code: body.code,
+        termCategory: body.term_category,
+        portfolioAccountCode: body.portfolio_account_code ?? accounts.portfolioAccountCode,
+        interestIncomeAccountCode: body.interest_income_account_code ?? accounts.interestIncomeAccountCode,
+        feeIncomeAccountCode: body.fee_income_account_code ?? accounts.feeIncomeAccountCode,
+        penaltyIncomeAccountCode: body.penalty_income_account_code ?? accounts.penaltyIncomeAccountCode,
+      });
+      return serializeLoanProduct(product);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/products/{id}/',
+    module: 'loans',
+    operationId: 'getLoanProduct',
+    summary: 'Loan product detail',
+    access: 'authenticated',
+    params: idParams,
+    response: loanProductSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => serializeLoanProduct(await visibleLoanProduct(deps.knex, signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/loans/products/{id}/',
+    module: 'loans',
+    operationId: 'updateLoanProduct',
+    summary: 'Modify or deactivate a loan product (direction, administrators); code and term category never change',
+    description: 'Changes apply to later applications; granted loans keep their terms.',
+    access: writers,
+    params: idParams,
+    body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
+    response: loanProductSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const product = await visibleLoanProduct(deps.knex, actor, params.id);
+      requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The loan product');
+      return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/products/{id}/simulation/',
+    module: 'loans',
+    operationId: 'simulateLoan',
+    summary: 'Simulate a loan of this product: schedule, fees and TEG; nothing is created',
+    access: 'authenticated',
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      amount: amountSchema().required(),
+      term_periods: termPeriodsSchema().required(),
+      grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
+      start_date: isoDate().optional().meta({ description: 'Disbursement date; default: the business date.' }),
+    }),
+    response: loanSimulationSchema,
+    errorStatuses: [401, 404, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const product = await visibleLoanProduct(deps.knex, signedIn(principal), params.id);
+      const requested = { amount: parseAmount(body.amount)!, termPeriods: body.term_periods, gracePeriods: body.grace_periods };
+      const simulation = await simulateForProduct(deps.activities, product, requested, body.start_date);
+      return {
+        product: product.id,
+        amount: body.amount,
+        term_periods: body.term_periods,
+        grace_periods: body.grace_periods,
+        start_date: simulation.startDate,
+        first_due_date: simulation.firstDueDate,
+        fees: formatAmount(simulation.fees),
+        teg: simulation.teg,
+        total_interest: formatAmount(simulation.schedule.totalInterest),
+        installments: simulation.schedule.installments.map((installment) => ({
+          number: installment.number,
+          due_date: installment.dueDate,
+          principal: formatAmount(installment.principal),
+          interest: formatAmount(installment.interest),
+          total: formatAmount(installment.total),
+          outstanding_after: formatAmount(installment.outstandingAfter),
+        })),
+      };
+    },
+  }),
+];

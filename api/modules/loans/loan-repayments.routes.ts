@@ -1,0 +1,148 @@
+import * as yup from 'yup';
+import { recordRepayment, repaymentsQuery, type LoanRepaymentRow } from '../../../activities/loans/repayments.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { parseAmount } from '../../../domain/money';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { visibleLoan } from './loans.queries';
+import { tellerAccount } from '../members/member-accounts.queries';
+import { accountForChannel, amountSchema, moneyResponse, tellers } from '../money.schemas';
+
+const allocationSchema = yup.object({
+  number: yup.number().integer().required().meta({ description: 'The installment.' }),
+  due_date: dateResponse(),
+  penalty: moneyResponse(),
+  interest: moneyResponse(),
+  principal: moneyResponse(),
+}).meta({ component: 'RepaymentAllocation' });
+
+const loanRepaymentSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  loan: yup.string().uuid().required(),
+  loan_number: yup.string().required(),
+  amount: moneyResponse(),
+  principal: moneyResponse(),
+  interest: moneyResponse(),
+  penalty: moneyResponse(),
+  channel: yup.string().oneOf(['cash', 'account', 'share_refund'] as const).required().meta({ description: "share_refund: taken from a share refund owed to the member." }),
+  account: yup.string().uuid().nullable().defined(),
+  reference: yup.string().defined(),
+  business_date: dateResponse(),
+  allocations: yup.array(allocationSchema).required().meta({ description: 'Oldest installment first: penalties, interest, principal.' }),
+  outstanding_after: moneyResponse(),
+  recorded_by: yup.string().uuid().required(),
+  recorded_at: timestampResponse(),
+}).meta({ component: 'LoanRepayment' });
+
+function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {
+  return {
+    id: row.id,
+    enterprise: row.enterprise_id,
+    branch: row.branch_id,
+    loan: row.loan_id,
+    loan_number: row.loan_number,
+    amount: row.amount,
+    principal: row.principal,
+    interest: row.interest,
+    penalty: row.penalty,
+    channel: row.channel,
+    account: row.account_id,
+    reference: row.reference,
+    business_date: row.business_date,
+    allocations: row.allocations.map((allocation) => ({ number: allocation.number, due_date: allocation.due_date, penalty: allocation.penalty, interest: allocation.interest, principal: allocation.principal })),
+    outstanding_after: row.outstanding_after,
+    recorded_by: row.recorded_by,
+    recorded_at: row.created_at.toISOString(),
+  };
+}
+
+/** Loan repayments: allocated oldest installment first, posted by component, idempotent by header. */
+export const loanRepaymentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/repayments/',
+    module: 'loans',
+    operationId: 'listLoanRepayments',
+    summary: 'List repayments, newest first',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      loan: yup.string().uuid().optional(),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+    }),
+    response: pageSchema(loanRepaymentSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(repaymentsQuery(deps.knex), signedIn(principal), { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
+      whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
+      if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
+      if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
+      const page = await paginateRows<LoanRepaymentRow & { loan_number: string }>(rows, query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializeRepayment) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/repayments/',
+    module: 'loans',
+    operationId: 'recordLoanRepayment',
+    summary: 'Record a repayment in cash or by debit of the member\'s account (cashier, branch head)',
+    description:
+      'Allocated oldest installment first: penalties, interest, principal. At most the installments due and the next one. Send an Idempotency-Key header: a retry answers the first result.',
+    access: tellers,
+    idempotent: true,
+    status: 201,
+    location: '/api/v1/loans/repayments/{id}/',
+    body: yup.object({
+      loan: yup.string().uuid().required(),
+      amount: amountSchema().required(),
+      channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
+      account: accountForChannel(),
+      date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
+      reference: yup.string().trim().max(100).default(''),
+    }),
+    response: loanRepaymentSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, body.loan);
+      requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
+        loanId: loan.id,
+        amount: parseAmount(body.amount)!,
+        channel: body.channel,
+        accountId: body.account ?? null,
+        date: body.date ?? null,
+        reference: body.reference,
+        idempotencyKey,
+      });
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return serializeRepayment({ ...repayment, loan_number: loan.number });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/repayments/{id}/',
+    module: 'loans',
+    operationId: 'getLoanRepayment',
+    summary: 'Repayment detail, with its allocation to installments',
+    access: 'authenticated',
+    params: idParams,
+    response: loanRepaymentSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const row: (LoanRepaymentRow & { loan_number: string }) | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();
+      if (row === undefined) throw new NotFoundError('The repayment');
+      requireVisible(signedIn(principal), { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The repayment');
+      return serializeRepayment(row);
+    },
+  }),
+];

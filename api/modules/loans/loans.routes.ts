@@ -1,0 +1,268 @@
+import * as yup from 'yup';
+import { disburseLoan } from '../../../activities/loans/disbursement.activity';
+import { readInstallments } from '../../../activities/loans/installments';
+import { positionOfLoan } from '../../../activities/loans/loan-position.activity';
+import { setLitigious, writeOffLoan } from '../../../activities/loans/portfolio-quality.activity';
+import { formatAmount } from '../../../domain/money';
+import { Loan } from '../../../db/models/loan.model';
+import { requireRole, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { tellerAccount } from '../members/member-accounts.queries';
+import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
+import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { visibleLoan } from './loans.queries';
+
+const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
+export const classifications = ['performing', 'overdue', 'doubtful'] as const;
+
+const loanSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  client: yup.string().uuid().required(),
+  product: yup.string().uuid().required(),
+  application: yup.string().uuid().required(),
+  number: yup.string().required(),
+  principal: moneyResponse(),
+  fees: moneyResponse(),
+  annual_rate: yup.string().required().meta({ description: 'Annual interest rate, a decimal ("0.18" = 18 %).', example: '0.180000' }),
+  penalty_rate: yup.string().required().meta({ description: 'Annual rate on late amounts, a decimal.', example: '0.120000' }),
+  method: yup.string().oneOf(['constant_annuity', 'constant_principal'] as const).required(),
+  frequency: yup.string().oneOf(['monthly', 'quarterly', 'weekly'] as const).required(),
+  term_periods: yup.number().integer().required(),
+  grace_periods: yup.number().integer().required(),
+  teg: yup.string().required().meta({ description: 'TEG, percent with two decimals.', example: '21.47' }),
+  status: yup.string().oneOf(statuses).required(),
+  approved_on: dateResponse(),
+  disbursed_on: dateResponse().nullable(),
+  disbursement_channel: yup.string().oneOf(['account', 'cash'] as const).nullable().defined(),
+  disbursement_account: yup.string().uuid().nullable().defined(),
+  outstanding_principal: moneyResponse(),
+  closed_on: dateResponse().nullable(),
+  classification: yup.string().oneOf(classifications).required(),
+  doubtful_since: dateResponse().nullable(),
+  days_past_due: yup.number().integer().required(),
+  provision_amount: moneyResponse(),
+  litigious: yup.boolean().required(),
+  written_off_on: dateResponse().nullable(),
+  written_off_amount: moneyResponse().nullable(),
+  write_off_approval: yup.string().defined().meta({ description: "Reference and date of the approval a related party's write-off needs; '' otherwise." }),
+  created_at: timestampResponse(),
+}).meta({ component: 'Loan' });
+
+const loanPositionSchema = yup.object({
+  as_of: dateResponse().meta({ description: 'The business date.' }),
+  outstanding_principal: moneyResponse(),
+  overdue_principal: moneyResponse(),
+  overdue_interest: moneyResponse(),
+  penalties: moneyResponse(),
+  days_past_due: yup.number().integer().required(),
+  payable: moneyResponse().meta({ description: 'What may be repaid now: the installments due and the next one.' }),
+}).meta({ component: 'LoanPosition' });
+
+const loanDetailSchema = loanSchema
+  .shape({ position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }) })
+  .meta({ component: 'LoanDetail', description: 'A loan with its position at the business date.' });
+
+const loanInstallmentSchema = yup.object({
+  number: yup.number().integer().required(),
+  due_date: dateResponse(),
+  principal_due: moneyResponse(),
+  interest_due: moneyResponse(),
+  penalty_due: moneyResponse(),
+  principal_paid: moneyResponse(),
+  interest_paid: moneyResponse(),
+  penalty_paid: moneyResponse(),
+}).meta({ component: 'LoanInstallment' });
+
+const loanScheduleSchema = yup.object({
+  loan: yup.string().uuid().required(),
+  installments: yup.array(loanInstallmentSchema).required(),
+}).meta({ component: 'LoanSchedule', description: 'RepaymentSchedule: every installment, what was due and what was paid.' });
+
+function serializeLoan(loan: Loan) {
+  return {
+    id: loan.id,
+    enterprise: loan.enterpriseId,
+    branch: loan.branchId,
+    client: loan.clientId,
+    product: loan.productId,
+    application: loan.applicationId,
+    number: loan.number,
+    principal: loan.principal,
+    fees: loan.fees,
+    annual_rate: loan.annualRate,
+    penalty_rate: loan.penaltyRate,
+    method: loan.method,
+    frequency: loan.frequency,
+    term_periods: loan.termPeriods,
+    grace_periods: loan.gracePeriods,
+    teg: loan.teg,
+    status: loan.status,
+    approved_on: loan.approvedOn,
+    disbursed_on: loan.disbursedOn,
+    disbursement_channel: loan.disbursementChannel,
+    disbursement_account: loan.disbursementAccountId,
+    outstanding_principal: loan.outstandingPrincipal,
+    closed_on: loan.closedOn,
+    classification: loan.classification,
+    doubtful_since: loan.doubtfulSince,
+    days_past_due: loan.daysPastDue,
+    provision_amount: loan.provisionAmount,
+    litigious: loan.litigious,
+    written_off_on: loan.writtenOffOn,
+    written_off_amount: loan.writtenOffAmount,
+    write_off_approval: loan.writeOffApproval,
+    created_at: loan.createdAt.toISOString(),
+  };
+}
+
+/** Loans: the portfolio, each loan's position and RepaymentSchedule, and disbursement. */
+export const loanRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/',
+    module: 'loans',
+    operationId: 'listLoans',
+    summary: 'List loans (default: active ones; status filter for the others)',
+    access: 'authenticated',
+    query: listQuerySchema(['number', 'created_at', 'outstanding_principal'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      status: yup.string().oneOf(statuses).default('active'),
+      classification: yup.string().oneOf(classifications).optional(),
+    }),
+    response: pageSchema(loanSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(Loan.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
+      return { ...page, results: page.results.map(serializeLoan) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/{id}/',
+    module: 'loans',
+    operationId: 'getLoan',
+    summary: 'Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due',
+    description: 'The position is null unless the loan is active (before disbursement its schedule is provisional; closed and written-off loans owe nothing more here).',
+    access: 'authenticated',
+    params: idParams,
+    response: loanDetailSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
+      const position = await positionOfLoan(deps.activities, loan);
+      return {
+        ...serializeLoan(loan),
+        position: {
+          as_of: position.asOf,
+          outstanding_principal: formatAmount(position.outstandingPrincipal),
+          overdue_principal: formatAmount(position.overduePrincipal),
+          overdue_interest: formatAmount(position.overdueInterest),
+          penalties: formatAmount(position.penalties),
+          days_past_due: position.daysPastDue,
+          payable: formatAmount(position.payable),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/loans/{id}/schedule/',
+    module: 'loans',
+    operationId: 'getLoanSchedule',
+    summary: "The loan's RepaymentSchedule: every installment, what was due and what was paid",
+    access: 'authenticated',
+    params: idParams,
+    response: loanScheduleSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      const installments = await readInstallments(deps.knex, loan.id);
+      return {
+        loan: loan.id,
+        installments: installments.map((installment) => ({
+          number: installment.number,
+          due_date: installment.dueDate,
+          principal_due: formatAmount(installment.principalDue),
+          interest_due: formatAmount(installment.interestDue),
+          penalty_due: formatAmount(installment.penaltyDue),
+          principal_paid: formatAmount(installment.principalPaid),
+          interest_paid: formatAmount(installment.interestPaid),
+          penalty_paid: formatAmount(installment.penaltyPaid),
+        })),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/disbursement/',
+    module: 'loans',
+    operationId: 'disburseLoan',
+    summary: "Disburse an approved loan to the member's account or in cash (cashier, branch head)",
+    description: 'The schedule starts from the business date; the fees are withheld. Posts the disbursement and fee entries.',
+    access: tellers,
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      channel: yup.string().oneOf(['account', 'cash'] as const).required(),
+      account: accountForChannel(),
+    }),
+    response: loanSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/litigation/',
+    module: 'loans',
+    operationId: 'setLoanLitigation',
+    summary: 'Flag a loan as litigious, or clear the flag, with a reason (branch head, direction)',
+    description: 'A litigious loan is doubtful at the next provisioning run, and so are all the loans of its borrower.',
+    access: ['branch_head', 'direction'],
+    status: 200,
+    params: idParams,
+    body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
+    response: loanSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, ['branch_head', 'direction'], { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      return serializeLoan(await setLitigious(deps.activities, actor, loan.id, body.litigious, body.reason));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/loans/loans/{id}/write-off/',
+    module: 'loans',
+    operationId: 'writeOffLoan',
+    summary: 'Write off a doubtful loan (direction): loss on 6921/6922, provisions reversed; the loan stays readable',
+    description: "A related party's loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26).",
+    access: ['direction'],
+    status: 200,
+    params: idParams,
+    body: yup.object({ approval: yup.string().trim().max(500).default('') }),
+    response: loanSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const loan = await visibleLoan(deps.knex, actor, params.id);
+      requireRole(actor, ['direction'], { enterpriseId: loan.enterpriseId }, 'The loan');
+      return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
+    },
+  }),
+];

@@ -1,0 +1,112 @@
+import * as yup from 'yup';
+import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { parseAmount } from '../../../domain/money';
+import { requireRole, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { defineRoute } from '../../route';
+import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { visibleAccount } from './member-accounts.queries';
+import { cashOperationSchema } from './member-accounts.schemas';
+import { amountSchema, tellers } from '../money.schemas';
+
+const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
+const accountParams = yup.object({ id: yup.string().uuid().required() });
+const dateFilters = { date_from: isoDate().optional(), date_to: isoDate().optional() };
+
+function listOf(direction: CashDirection, builder: ReturnType<typeof cashOperationsQuery>, query: { date_from?: string; date_to?: string }) {
+  builder.where('ev.kind', direction).orderBy([{ column: 'ev.created_at', order: 'desc' }, { column: 'ev.id' }]);
+  if (query.date_from !== undefined) builder.where('ev.business_date', '>=', query.date_from);
+  if (query.date_to !== undefined) builder.where('ev.business_date', '<=', query.date_to);
+  return builder;
+}
+
+/** Cash deposits and withdrawals of members' accounts: posted through the ledger, idempotent by header. */
+const routesOf = (direction: CashDirection) => [
+  defineRoute({
+    method: 'post',
+    path: `/api/v1/members/accounts/{id}/${plural[direction]}/`,
+    module: 'members',
+    operationId: direction === 'deposit' ? 'depositCash' : 'withdrawCash',
+    summary: direction === 'deposit' ? 'Deposit cash on an account (cashier, branch head)' : 'Withdraw cash from an account (cashier, branch head)',
+    description: 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).',
+    access: tellers,
+    idempotent: true,
+    status: 201,
+    location: `/api/v1/members/${plural[direction]}/{id}/`,
+    params: accountParams,
+    body: yup.object({
+      amount: amountSchema().required(),
+      channel: yup.string().oneOf(['cash'] as const).default('cash'),
+      reference: yup.string().trim().max(100).default(''),
+    }),
+    response: cashOperationSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const account = await visibleAccount(deps.knex, actor, params.id);
+      requireRole(actor, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      const move = direction === 'deposit' ? depositCash : withdrawCash;
+      const operation = await move(deps.activities, actor, { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey });
+      if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
+      const { replayed: _replayed, ...answer } = operation;
+      return answer;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `/api/v1/members/accounts/{id}/${plural[direction]}/`,
+    module: 'members',
+    operationId: direction === 'deposit' ? 'listAccountDeposits' : 'listAccountWithdrawals',
+    summary: `The ${plural[direction]} of one account, newest first`,
+    access: 'authenticated',
+    params: accountParams,
+    query: listQuerySchema([], dateFilters),
+    response: pageSchema(cashOperationSchema),
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      const account = await visibleAccount(deps.knex, signedIn(principal), params.id);
+      const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
+      return { ...page, results: page.results.map(toOperation) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `/api/v1/members/${plural[direction]}/`,
+    module: 'members',
+    operationId: direction === 'deposit' ? 'listDeposits' : 'listWithdrawals',
+    summary: `All ${plural[direction]} the user may see, newest first`,
+    access: 'authenticated',
+    query: listQuerySchema([], { ...dateFilters, enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), account: yup.string().uuid().optional() }),
+    response: pageSchema(cashOperationSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);
+      if (query.branch !== undefined) builder.where('ev.branch_id', query.branch);
+      if (query.account !== undefined) builder.where('ev.subject_id', query.account);
+      const page = await paginateRows<CashOperationRow>(listOf(direction, builder, query), query, new URL(ctx.href));
+      return { ...page, results: page.results.map(toOperation) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `/api/v1/members/${plural[direction]}/{id}/`,
+    module: 'members',
+    operationId: direction === 'deposit' ? 'getDeposit' : 'getWithdrawal',
+    summary: `One ${direction}: the receipt of the counter`,
+    access: 'authenticated',
+    params: idParams,
+    response: cashOperationSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const visible = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      const row = (await visible.where('ev.id', params.id).where('ev.kind', direction).first()) as CashOperationRow | undefined;
+      if (row === undefined) throw new NotFoundError(`The ${direction}`);
+      return toOperation(row);
+    },
+  }),
+];
+
+export const cashOperationRoutes = [...routesOf('deposit'), ...routesOf('withdrawal')];

@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { NotFoundError } from '../../../domain/errors';
+import { CompteClient } from '../../../db/models/compte-client.model';
+import { requireRole, requireVisible } from '../../auth/access';
+import { tellers } from '../money.schemas';
+import type { Principal } from '../../auth/principal';
+
+/** An account the principal may see (its branch); 404 otherwise, whether it exists or not. */
+export async function visibleAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
+  const account = await CompteClient.query(knex).findById(id);
+  if (account === undefined) throw new NotFoundError('The account');
+  requireVisible(principal, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+  return account;
+}
+
+/**
+ * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment
+ * taken from it): visible, and of a branch where the teller holds a teller role.
+ */
+export async function tellerAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
+  const account = await visibleAccount(knex, principal, id);
+  requireRole(principal, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+  return account;
+}
+
+export function serializeAccount(account: CompteClient) {
+  return {
+    id: account.id,
+    enterprise: account.enterpriseId,
+    branch: account.branchId,
+    client: account.clientId,
+    product: account.productId,
+    number: account.number,
+    status: account.status,
+    balance: account.balance,
+    opened_on: account.openedOn,
+    closed_on: account.closedOn,
+    created_at: account.createdAt.toISOString(),
+  };
+}
+
+/**
+ * The ledger lines of the account: lines on its product's deposit account, of entries whose event is about
+ * this account. Credit minus debit is the member's money (a deposit credits the deposit account).
+ */
+export function ledgerMovements(knex: Knex) {
+  return knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('business_event_logs as ev', 'ev.id', 'e.event_id')
+    .join('comptes_clients as a', 'a.id', 'ev.subject_id')
+    .join('savings_products as p', 'p.id', 'a.product_id')
+    .join('company_chart_entries as c', (join) => join.on('c.id', 'l.chart_entry_id').andOn('c.code', 'p.deposit_account_code'));
+}

@@ -1,0 +1,144 @@
+import * as yup from 'yup';
+import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
+import { parseAmount } from '../../../domain/money';
+import { CompteClient } from '../../../db/models/compte-client.model';
+import { requireRole, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { runningMovements } from '../accounts/ledger-queries';
+import { ledgerMovements, serializeAccount, visibleAccount } from './member-accounts.queries';
+import { memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
+import { amountSchema } from '../money.schemas';
+
+const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
+  defineRoute({
+    method: 'post',
+    path: `/api/v1/members/accounts/{id}/${action}/`,
+    module: 'members',
+    operationId: `${action}MemberAccount`,
+    summary: { freeze: 'Freeze an account: no movement until unfrozen', unfreeze: 'Unfreeze an account', close: 'Close an account (final; its balance must be zero)' }[action],
+    access: ['branch_head', 'direction', 'admin'],
+    params: idParams,
+    body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
+    response: memberAccountSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const account = await visibleAccount(deps.knex, actor, params.id);
+      requireRole(actor, ['branch_head', 'direction', 'admin'], { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      return serializeAccount(await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
+    },
+  });
+
+/** Members' accounts (comptes clients): opening, detail, status, statement, and the reconciliation with the ledger. */
+export const memberAccountRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/accounts/',
+    module: 'members',
+    operationId: 'listMemberAccounts',
+    summary: 'List members\' accounts',
+    access: 'authenticated',
+    query: listQuerySchema(['number', 'opened_on', 'balance'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      product: yup.string().uuid().optional(),
+      status: yup.string().oneOf(['open', 'frozen', 'closed']).optional(),
+    }),
+    errorStatuses: [401],
+    response: pageSchema(memberAccountSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(CompteClient.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' }, defaultOrdering: 'number' });
+      return { ...page, results: page.results.map(serializeAccount) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/members/accounts/',
+    module: 'members',
+    operationId: 'openMemberAccount',
+    summary: 'Open an account for a member, with its initial deposit (cashier, branch head, direction, administrators)',
+    description: 'Send an Idempotency-Key header to make a retry safe: the same key and body answer the first result.',
+    access: ['cashier', 'branch_head', 'direction', 'admin'],
+    idempotent: true,
+    status: 201,
+    location: '/api/v1/members/accounts/{id}/',
+    body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
+    errorStatuses: [401, 403, 404, 409],
+    response: openedAccountSchema,
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
+      requireRole(actor, ['cashier', 'branch_head', 'direction', 'admin'], { enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
+      const { account, initialDeposit } = await openAccount(deps.activities, actor, {
+        clientId: body.client,
+        productId: body.product,
+        initialDeposit: body.initial_deposit === undefined ? null : parseAmount(body.initial_deposit)!,
+        idempotencyKey,
+      });
+      if (initialDeposit === null) return { ...serializeAccount(account), initial_deposit: null };
+      const { replayed, ...deposit } = initialDeposit;
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return { ...serializeAccount(account), initial_deposit: deposit };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/accounts/{id}/',
+    module: 'members',
+    operationId: 'getMemberAccount',
+    summary: 'Account detail with its balance',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    response: memberAccountSchema,
+    handler: async ({ params, principal, deps }) => serializeAccount(await visibleAccount(deps.knex, signedIn(principal), params.id)),
+  }),
+  statusAction('freeze'),
+  statusAction('unfreeze'),
+  statusAction('close'),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/accounts/{id}/statement/',
+    module: 'members',
+    operationId: 'getMemberAccountStatement',
+    summary: 'Statement: the account\'s ledger movements over a date range with the running balance',
+    access: 'authenticated',
+    params: idParams,
+    query: listQuerySchema([], { date_from: isoDate().optional(), date_to: isoDate().optional() }),
+    errorStatuses: [401, 404],
+    response: pageSchema(statementLineSchema),
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      await visibleAccount(deps.knex, signedIn(principal), params.id);
+      const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/reconciliation/',
+    module: 'members',
+    operationId: 'reconcileMemberAccounts',
+    summary: 'Accounts whose balance differs from their ledger movements (direction, administrators): always empty',
+    access: ['direction', 'admin'],
+    query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
+    errorStatuses: [401, 403, 404],
+    response: pageSchema(reconciliationGapSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      requireRole(signedIn(principal), ['direction', 'admin'], { enterpriseId: query.enterprise }, 'The enterprise');
+      const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));
+      const rows = deps.knex('comptes_clients as a')
+        .leftJoin(ledger.as('g'), 'g.id', 'a.id')
+        .where('a.enterprise_id', query.enterprise)
+        .whereRaw('a.balance <> coalesce(g.total, 0)')
+        .select('a.id', 'a.number', 'a.balance', deps.knex.raw('coalesce(g.total, 0)::text AS ledger_balance'))
+        .orderBy('a.number');
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+];

@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createSavingsProduct, updateSavingsProduct, type ProductFields } from '../../../activities/members/savings-products.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { SavingsProduct } from '../../../db/models/savings-product.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { defineRoute } from '../../route';
+import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
+
+const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
+
+const savingsProductSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    code: yup.string().required(),
+    name: yup.string().required(),
+    kind: yup.string().oneOf(kinds).required(),
+    minimum_opening_balance: moneyResponse(),
+    minimum_balance: moneyResponse(),
+    withdrawals_allowed: yup.boolean().required(),
+    interest_rate: yup.string().required().meta({ description: 'Annual rate as a decimal string ("0.035" = 3.5 %).' }),
+    deposit_account_code: yup.string().required(),
+    is_active: yup.boolean().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'SavingsProduct' });
+
+export function serializeProduct(product: SavingsProduct) {
+  return {
+    id: product.id,
+    enterprise: product.enterpriseId,
+    code: product.code,
+    name: product.name,
+    kind: product.kind,
+    minimum_opening_balance: product.minimumOpeningBalance,
+    minimum_balance: product.minimumBalance,
+    withdrawals_allowed: product.withdrawalsAllowed,
+    interest_rate: product.interestRate,
+    deposit_account_code: product.depositAccountCode,
+    is_active: product.isActive,
+    created_at: product.createdAt.toISOString(),
+  };
+}
+
+async function visibleProduct(knex: Knex, principal: Principal, id: string): Promise<SavingsProduct> {
+  const product = await SavingsProduct.query(knex).findById(id);
+  if (product === undefined) throw new NotFoundError('The savings product');
+  requireVisible(principal, { enterpriseId: product.enterpriseId }, 'The savings product');
+  return product;
+}
+
+const writers = ['direction', 'admin'] as const;
+
+/** Savings products: what a member's account is opened under, and which chart account holds its deposits. */
+export const savingsProductRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/products/',
+    module: 'members',
+    operationId: 'listSavingsProducts',
+    summary: 'List savings products',
+    access: 'authenticated',
+    query: listQuerySchema(['code', 'name'], { enterprise: enterpriseFilter, kind: yup.string().oneOf(kinds).optional(), is_active: yup.boolean().optional() }),
+    errorStatuses: [401],
+    response: pageSchema(savingsProductSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(SavingsProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      if (query.kind !== undefined) builder.where('kind', query.kind);
+      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
+      return { ...page, results: page.results.map(serializeProduct) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/members/products/',
+    module: 'members',
+    operationId: 'createSavingsProduct',
+    summary: 'Create a savings product (direction, administrators)',
+    access: writers,
+    status: 201,
+    location: '/api/v1/members/products/{id}/',
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      code: codeSchema(20),
+      name: yup.string().trim().required().min(2).max(200),
+      kind: yup.string().oneOf(kinds).required(),
+      minimum_opening_balance: amountOrZeroSchema().default('0'),
+      minimum_balance: amountOrZeroSchema().default('0'),
+      withdrawals_allowed: yup.boolean().default(true),
+      interest_rate: rateSchema().default('0'),
+      deposit_account_code: accountCodeSchema().required(),
+    }),
+    errorStatuses: [401, 403, 404, 409, 422],
+    response: savingsProductSchema,
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+      const fields: ProductFields = {
+        code: body.code,
+        name: body.name,
+        kind: body.kind,
+        minimumOpeningBalance: body.minimum_opening_balance,
+        minimumBalance: body.minimum_balance,
+        withdrawalsAllowed: body.withdrawals_allowed,
+        interestRate: body.interest_rate,
+        depositAccountCode: body.deposit_account_code,
+      };
+      return serializeProduct(await createSavingsProduct(deps.activities, actor, body.enterprise, fields));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/products/{id}/',
+    module: 'members',
+    operationId: 'getSavingsProduct',
+    summary: 'Savings product detail',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    response: savingsProductSchema,
+    handler: async ({ params, principal, deps }) => serializeProduct(await visibleProduct(deps.knex, signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/members/products/{id}/',
+    module: 'members',
+    operationId: 'updateSavingsProduct',
+    summary: 'Modify or deactivate a savings product (direction, administrators); code and kind never change',
+    access: writers,
+    params: idParams,
+    body: yup.object({
+      name: yup.string().trim().min(2).max(200).optional(),
+      minimum_opening_balance: amountOrZeroSchema().optional(),
+      minimum_balance: amountOrZeroSchema().optional(),
+      withdrawals_allowed: yup.boolean().optional(),
+      interest_rate: rateSchema().optional(),
+      deposit_account_code: accountCodeSchema().optional(),
+      is_active: yup.boolean().optional(),
+    }),
+    errorStatuses: [401, 403, 404, 409, 422],
+    response: savingsProductSchema,
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const product = await visibleProduct(deps.knex, actor, params.id);
+      requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The savings product');
+      const updated = await updateSavingsProduct(deps.activities, actor, product.id, {
+        name: body.name,
+        minimumOpeningBalance: body.minimum_opening_balance,
+        minimumBalance: body.minimum_balance,
+        withdrawalsAllowed: body.withdrawals_allowed,
+        interestRate: body.interest_rate,
+        depositAccountCode: body.deposit_account_code,
+        isActive: body.is_active,
+      });
+      return serializeProduct(updated);
+    },
+  }),
+];

@@ -1,0 +1,188 @@
+import * as yup from 'yup';
+import type { SharePaymentRow } from '../../../activities/shares/share-payments';
+import { payShares, subscribeShares } from '../../../activities/shares/subscriptions.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { parseAmount } from '../../../domain/money';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { visibleClient } from '../members/client-profiles.routes';
+import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { tellerAccount } from '../members/member-accounts.queries';
+import { accountForChannel, amountSchema, tellers } from '../money.schemas';
+import {
+  paymentSchema,
+  paymentsQuery,
+  serializePayment,
+  serializeSubscriptions,
+  subscriptionDetail,
+  subscriptionRow,
+  subscriptionSchema,
+  subscriptionsQuery,
+  visibleSubscription,
+  whereOverdue,
+  type SubscriptionRow,
+} from './shares.queries';
+
+const idempotencyNote = 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
+const channelFields = {
+  channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
+  account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
+  reference: yup.string().trim().max(100).default(''),
+};
+
+/** Subscriptions of shares and their payments (libérations), posted through the ledger, idempotent by header. */
+export const shareSubscriptionRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/subscriptions/',
+    module: 'shares',
+    operationId: 'listShareSubscriptions',
+    summary: 'List subscriptions, newest first; payment_overdue=true lists the overdue balances for the board',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      share_type: yup.string().uuid().optional(),
+      payment_overdue: yup.boolean().optional().meta({ description: 'true: only subscriptions with an unpaid balance past its due date.' }),
+    }),
+    response: pageSchema(subscriptionSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const now = deps.clock();
+      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), signedIn(principal), { enterprise: 's.enterprise_id', branch: 's.branch_id' });
+      whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', client: 's.client_id', share_type: 's.share_type_id' });
+      if (query.payment_overdue === true) whereOverdue(rows, deps.knex, now);
+      if (query.payment_overdue === false) rows.whereNot((builder) => whereOverdue(builder, deps.knex, now));
+      const page = await paginateRows<SubscriptionRow>(rows.orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id' }]), query, new URL(ctx.href));
+      return { ...page, results: await serializeSubscriptions(deps.knex, page.results) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/shares/subscriptions/',
+    module: 'shares',
+    operationId: 'subscribeShares',
+    summary: 'Subscribe shares for a member of the branch and pay them, in full or in part (cashier, branch head)',
+    description: `Numbered SUB-{year}-{n}, gap-free per enterprise and year. The member's holding of the type stays within its bounds; founder shares for members named founders. initial_payment defaults to the whole amount; a type allowing partial payment takes from its minimum share of it. ${idempotencyNote}`,
+    access: tellers,
+    idempotent: true,
+    status: 201,
+    location: '/api/v1/shares/subscriptions/{id}/',
+    body: yup.object({
+      client: yup.string().uuid().required(),
+      share_type: yup.string().uuid().required(),
+      shares: yup.number().strict(true).integer().min(1).max(1_000_000).required(),
+      initial_payment: amountSchema().optional().meta({ description: 'Paid now; default: the whole amount.' }),
+      ...channelFields,
+    }),
+    response: subscriptionSchema,
+    errorStatuses: [401, 403, 404, 409, 422],
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const client = await visibleClient(deps.knex, actor, body.client);
+      requireRole(actor, tellers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      const { subscription, replayed } = await subscribeShares(deps.activities, actor, {
+        clientId: client.id,
+        shareTypeId: body.share_type,
+        shares: body.shares,
+        initialPayment: body.initial_payment === undefined ? null : parseAmount(body.initial_payment)!,
+        channel: body.channel,
+        accountId: body.account ?? null,
+        reference: body.reference,
+        idempotencyKey,
+      });
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return subscriptionDetail(deps.knex, (await subscriptionRow(deps.knex, deps.clock(), subscription.id))!);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/subscriptions/{id}/',
+    module: 'shares',
+    operationId: 'getShareSubscription',
+    summary: 'Subscription detail, with its payments',
+    access: 'authenticated',
+    params: idParams,
+    response: subscriptionSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => subscriptionDetail(deps.knex, await visibleSubscription(deps.knex, deps.clock(), signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/payments/',
+    module: 'shares',
+    operationId: 'listSharePayments',
+    summary: 'List payments (libérations), newest first',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      subscription: yup.string().uuid().optional(),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+    }),
+    response: pageSchema(paymentSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(paymentsQuery(deps.knex), signedIn(principal), { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
+      whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
+      if (query.date_from !== undefined) rows.where('p.business_date', '>=', query.date_from);
+      if (query.date_to !== undefined) rows.where('p.business_date', '<=', query.date_to);
+      const page = await paginateRows<SharePaymentRow & { subscription_number: string }>(rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
+      return { ...page, results: page.results.map(serializePayment) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/shares/payments/',
+    module: 'shares',
+    operationId: 'payShares',
+    summary: "Pay up (libérer) part or all of a subscription's unpaid balance, in cash or from the member's account (cashier, branch head)",
+    description: `Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ${idempotencyNote}`,
+    access: tellers,
+    idempotent: true,
+    status: 201,
+    location: '/api/v1/shares/payments/{id}/',
+    body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
+    response: paymentSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
+      requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      const { payment, replayed } = await payShares(deps.activities, actor, {
+        subscriptionId: subscription.id,
+        amount: parseAmount(body.amount)!,
+        channel: body.channel,
+        accountId: body.account ?? null,
+        reference: body.reference,
+        idempotencyKey,
+      });
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return serializePayment({ ...payment, subscription_number: subscription.number });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/payments/{id}/',
+    module: 'shares',
+    operationId: 'getSharePayment',
+    summary: 'Payment detail',
+    access: 'authenticated',
+    params: idParams,
+    response: paymentSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      const row: (SharePaymentRow & { subscription_number: string }) | undefined = await paymentsQuery(deps.knex).where('p.id', params.id).first();
+      if (row === undefined) throw new NotFoundError('The payment');
+      requireVisible(signedIn(principal), { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The payment');
+      return serializePayment(row);
+    },
+  }),
+];

@@ -1,0 +1,172 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createShareType, updateShareType, type ShareTypeFields } from '../../../activities/shares/share-types.activity';
+import { NotFoundError } from '../../../domain/errors';
+import { shareTypeCodes } from '../../../domain/shares/share-type';
+import { ShareType } from '../../../db/models/share-type.model';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { amountSchema, moneyResponse } from '../money.schemas';
+
+const writers = ['direction', 'admin'] as const;
+const sharesCount = () => yup.number().strict(true).integer().min(0).max(1_000_000);
+
+const shareTypeSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  code: yup.string().oneOf(shareTypeCodes).required(),
+  name: yup.string().required(),
+  nominal_value: moneyResponse(),
+  min_shares: yup.number().integer().required(),
+  max_shares: yup.number().integer().required(),
+  voting: yup.boolean().required(),
+  withdrawable: yup.boolean().required(),
+  seniority_years: yup.number().integer().required(),
+  notice_days: yup.number().integer().nullable().defined().meta({ description: "null: the enterprise's share_withdrawal_notice_days." }),
+  partial_payment_allowed: yup.boolean().required(),
+  minimum_initial_payment_rate: yup.string().required(),
+  payment_period_months: yup.number().integer().required(),
+  is_active: yup.boolean().required(),
+  created_at: timestampResponse(),
+  updated_at: timestampResponse(),
+}).meta({ component: 'ShareType' });
+
+export function serializeShareType(type: ShareType) {
+  return {
+    id: type.id,
+    enterprise: type.enterpriseId,
+    code: type.code,
+    name: type.name,
+    nominal_value: type.nominalValue,
+    min_shares: type.minShares,
+    max_shares: type.maxShares,
+    voting: type.voting,
+    withdrawable: type.withdrawable,
+    seniority_years: type.seniorityYears,
+    notice_days: type.noticeDays,
+    partial_payment_allowed: type.partialPaymentAllowed,
+    minimum_initial_payment_rate: type.minimumInitialPaymentRate,
+    payment_period_months: type.paymentPeriodMonths,
+    is_active: type.isActive,
+    created_at: type.createdAt.toISOString(),
+    updated_at: type.updatedAt.toISOString(),
+  };
+}
+
+async function visibleShareType(knex: Knex, principal: Principal, id: string): Promise<ShareType> {
+  const type = await ShareType.query(knex).findById(id);
+  if (type === undefined) throw new NotFoundError('The share type');
+  requireVisible(principal, { enterpriseId: type.enterpriseId }, 'The share type');
+  return type;
+}
+
+/** Every field of a type but its code, each optional: creation fills the code's defaults, a PATCH changes what is sent. */
+const fieldSchemas = {
+  name: yup.string().trim().min(2).max(100),
+  nominal_value: amountSchema().meta({ description: 'Whole francs per share; changes only while no share of the type is held.' }),
+  min_shares: sharesCount().meta({ description: 'Least a member holds; changes only while no share of the type is held.' }),
+  max_shares: sharesCount().min(1).meta({ description: 'Most a member holds; changes only while no share of the type is held.' }),
+  voting: yup.boolean(),
+  withdrawable: yup.boolean(),
+  seniority_years: yup.number().strict(true).integer().min(0).max(99).meta({ description: 'Years from the subscription before shares may be withdrawn; founder shares: 5 at least.' }),
+  notice_days: yup.number().strict(true).integer().min(0).max(3650).nullable().meta({ description: "Notice period of a withdrawal; null: the enterprise's share_withdrawal_notice_days." }),
+  partial_payment_allowed: yup.boolean().meta({ description: 'A part paid at subscription, the rest within payment_period_months.' }),
+  minimum_initial_payment_rate: rateSchema().meta({ description: 'Share of the amount paid at subscription, from "0.25" (AUSCOOP) to "1".' }),
+  payment_period_months: yup.number().strict(true).integer().min(1).max(36).meta({ description: 'Months to pay the rest (AUSCOOP: 36 at most).' }),
+};
+type FieldsBody = { [K in keyof typeof fieldSchemas]?: yup.InferType<(typeof fieldSchemas)[K]> };
+
+function typeFields(body: FieldsBody): Partial<ShareTypeFields> {
+  return {
+    name: body.name,
+    nominalValue: body.nominal_value,
+    minShares: body.min_shares,
+    maxShares: body.max_shares,
+    voting: body.voting,
+    withdrawable: body.withdrawable,
+    seniorityYears: body.seniority_years,
+    noticeDays: body.notice_days,
+    partialPaymentAllowed: body.partial_payment_allowed,
+    minimumInitialPaymentRate: body.minimum_initial_payment_rate,
+    paymentPeriodMonths: body.payment_period_months,
+  };
+}
+
+/** Share types: the seed's 001 Founder, 002 Ordinary, 003 Honorary, at most one of each per enterprise. */
+export const shareTypeRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/types/',
+    module: 'shares',
+    operationId: 'listShareTypes',
+    summary: 'List share types',
+    access: 'authenticated',
+    query: listQuerySchema(['code'], { enterprise: enterpriseFilter, is_active: yup.boolean().optional() }),
+    response: pageSchema(shareTypeSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = whereFilters(scopeToVisible(ShareType.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code' }, defaultOrdering: 'code' });
+      return { ...page, results: page.results.map(serializeShareType) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/shares/types/',
+    module: 'shares',
+    operationId: 'createShareType',
+    summary: 'Create one of the three share types (direction, administrators)',
+    description:
+      'Codes 001 Founder, 002 Ordinary, 003 Honorary, once each per enterprise: another code or a second one of a code is a 409 naming it. Fields not sent take the code\'s defaults (fixtures/share-types.json): founder shares 25 % at subscription and the rest within 36 months, withdrawable after 5 years.',
+    access: writers,
+    status: 201,
+    location: '/api/v1/shares/types/{id}/',
+    body: yup.object({
+      ...fieldSchemas,
+      enterprise: yup.string().uuid().required(),
+      code: yup.string().required().matches(/^\d{3}$/, '${path} must be three digits: 001, 002 or 003'),
+      nominal_value: fieldSchemas.nominal_value.required(),
+    }),
+    response: shareTypeSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ body, principal, deps }) => {
+      const actor = signedIn(principal);
+      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+      return serializeShareType(await createShareType(deps.activities, actor, body.enterprise, body.code, { ...typeFields(body), nominalValue: body.nominal_value }));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/types/{id}/',
+    module: 'shares',
+    operationId: 'getShareType',
+    summary: 'Share type detail',
+    access: 'authenticated',
+    params: idParams,
+    response: shareTypeSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => serializeShareType(await visibleShareType(deps.knex, signedIn(principal), params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/v1/shares/types/{id}/',
+    module: 'shares',
+    operationId: 'updateShareType',
+    summary: 'Change or deactivate a share type (direction, administrators); nominal value and bounds only while no share of it is held',
+    access: writers,
+    params: idParams,
+    body: yup.object({ ...fieldSchemas, is_active: yup.boolean() }),
+    response: shareTypeSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal, deps }) => {
+      const actor = signedIn(principal);
+      const type = await visibleShareType(deps.knex, actor, params.id);
+      requireRole(actor, writers, { enterpriseId: type.enterpriseId }, 'The share type');
+      return serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active }));
+    },
+  }),
+];

@@ -1,0 +1,41 @@
+import { markShareWithdrawalFailed } from '../../../activities/shares/withdrawals.activity';
+import { AppError } from '../../../domain/errors';
+import type { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
+import type { RefundRequest, ShareWithdrawalInput, ShareWithdrawalView, StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import type { RouteDeps } from '../../deps';
+import type { AppContext } from '../../context';
+import { startWorkflowFor } from '../../workflow-start';
+import { executeWorkflowUpdate } from '../../workflow-update';
+
+/**
+ * The API's side of the `shareWithdrawal` workflow: start it for a recorded request, then send it the
+ * decisions (cancellation, refund, extension of the refund period) as Updates.
+ */
+
+export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, withdrawal: ShareWithdrawal, refundReminderDays: number): Promise<void> {
+  const input: ShareWithdrawalInput = {
+    withdrawalId: withdrawal.id,
+    enterpriseId: withdrawal.enterpriseId,
+    branchId: withdrawal.branchId,
+    withdrawalNumber: withdrawal.number,
+    noticeDays: withdrawal.noticeDays,
+    refundReminderDays,
+    dayMs: deps.workflowDayMs,
+  };
+  await startWorkflowFor(deps, 'shareWithdrawal', { workflowId: withdrawal.workflowId, args: [input] }, {
+    what: 'the withdrawal',
+    markFailed: () => markShareWithdrawalFailed(deps.knex, withdrawal.id, 'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.'),
+    log: ctx.state.log,
+  });
+}
+
+const ended = (withdrawal: ShareWithdrawal) => new AppError('conflict', 'withdrawal_closed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`);
+
+export const cancelWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
+  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'cancel', request, ended(withdrawal));
+
+export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: RefundRequest) =>
+  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'refund', request, ended(withdrawal));
+
+export const extendWithdrawalRefund = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
+  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'extendRefund', request, ended(withdrawal));

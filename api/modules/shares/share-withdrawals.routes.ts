@@ -1,0 +1,267 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { assertSameRequest, operationKey } from '../../../activities/idempotency';
+import { requestShareWithdrawal } from '../../../activities/shares/withdrawals.activity';
+import type { Role } from '../../../domain/access';
+import { AppError, NotFoundError } from '../../../domain/errors';
+import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
+import type { StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import type { RouteDeps } from '../../deps';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { tellerAccount } from '../members/member-accounts.queries';
+import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
+import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
+import { visibleSubscription } from './shares.queries';
+
+/** The member asks at the counter; the board (direction) may also cancel a withdrawal in notice. */
+const cancellers: readonly Role[] = [...tellers, 'direction'];
+
+const withdrawalSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  client: yup.string().uuid().required(),
+  subscription: yup.string().uuid().required(),
+  number: yup.string().required().meta({ example: 'WDR-2026-000001' }),
+  shares: yup.number().integer().required(),
+  leaving: yup.boolean().required().meta({ description: 'The member leaves: no minimum holding, refund net of the outstanding principal too.' }),
+  reason: yup.string().defined(),
+  status: yup.string().oneOf(withdrawalStatuses).required(),
+  status_reason: yup.string().defined(),
+  requested_on: dateResponse(),
+  notice_days: yup.number().integer().required(),
+  effective_on_planned: yup.string().required(),
+  requested_by: yup.string().uuid().required(),
+  cancelled_at: timestampResponse().nullable(),
+  cancelled_by: yup.string().uuid().nullable().defined(),
+  effective_on: dateResponse().nullable(),
+  refund_owed: moneyResponse().nullable().defined().meta({ description: 'Paid value of the cancelled shares, owed to the member from the effective date.' }),
+  unpaid_cancelled: moneyResponse().nullable().defined(),
+  refund_due_on: dateResponse().nullable(),
+  refund_extended: yup.boolean().required(),
+  refund_extension_reason: yup.string().defined(),
+  refund_reminded_at: timestampResponse().nullable(),
+  refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
+  refunded_on: dateResponse().nullable(),
+  refund_channel: yup.string().nullable().defined(),
+  refund_account: yup.string().uuid().nullable().defined(),
+  offset_amount: moneyResponse().nullable().defined().meta({ description: "Taken by the member's debts (loan repayments)." }),
+  net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
+  refunded_by: yup.string().uuid().nullable().defined(),
+  workflow_id: yup.string().required(),
+  created_at: timestampResponse(),
+}).meta({ component: 'ShareWithdrawal' });
+
+function serializeWithdrawal(withdrawal: ShareWithdrawal) {
+  return {
+    id: withdrawal.id,
+    enterprise: withdrawal.enterpriseId,
+    branch: withdrawal.branchId,
+    client: withdrawal.clientId,
+    subscription: withdrawal.subscriptionId,
+    number: withdrawal.number,
+    shares: withdrawal.shares,
+    leaving: withdrawal.leaving,
+    reason: withdrawal.reason,
+    status: withdrawal.status,
+    status_reason: withdrawal.statusReason,
+    requested_on: withdrawal.requestedOn,
+    notice_days: withdrawal.noticeDays,
+    effective_on_planned: withdrawal.effectiveOnPlanned,
+    requested_by: withdrawal.requestedBy,
+    cancelled_at: withdrawal.cancelledAt?.toISOString() ?? null,
+    cancelled_by: withdrawal.cancelledBy,
+    effective_on: withdrawal.effectiveOn,
+    refund_owed: withdrawal.cancelledPaid,
+    unpaid_cancelled: withdrawal.cancelledUnpaid,
+    refund_due_on: withdrawal.refundDueOn,
+    refund_extended: withdrawal.refundExtendedAt !== null,
+    refund_extension_reason: withdrawal.refundExtensionReason,
+    refund_reminded_at: withdrawal.refundRemindedAt?.toISOString() ?? null,
+    refund_overdue: withdrawal.refundOverdueAt !== null,
+    refunded_on: withdrawal.refundedOn,
+    refund_channel: withdrawal.refundChannel,
+    refund_account: withdrawal.refundAccountId,
+    offset_amount: withdrawal.offsetAmount,
+    net_refund: withdrawal.netRefund,
+    refunded_by: withdrawal.refundedBy,
+    workflow_id: withdrawal.workflowId,
+    created_at: withdrawal.createdAt.toISOString(),
+  };
+}
+
+async function visibleWithdrawal(knex: Knex, principal: Principal, id: string): Promise<ShareWithdrawal> {
+  const withdrawal = await ShareWithdrawal.query(knex).findById(id);
+  if (withdrawal === undefined) throw new NotFoundError('The withdrawal');
+  requireVisible(principal, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+  return withdrawal;
+}
+
+const reread = async (knex: Knex, withdrawal: ShareWithdrawal) => serializeWithdrawal(await ShareWithdrawal.query(knex).findById(withdrawal.id).throwIfNotFound());
+const reasonSchema = (required: boolean) => (required ? yup.string().trim().min(3).max(500).required() : yup.string().trim().max(500).default(''));
+
+/**
+ * A decision with a reason on a withdrawal in a given status, sent to its workflow as an Update: the
+ * cancellation during the notice, the extension of the refund period.
+ */
+function decisionRoute(spec: {
+  action: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  access: readonly Role[];
+  from: { status: ShareWithdrawal['status']; code: string; what: string };
+  send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) => Promise<unknown>;
+}) {
+  return defineRoute({
+    method: 'post',
+    path: `/api/v1/shares/withdrawals/{id}/${spec.action}/`,
+    module: 'shares',
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    access: spec.access,
+    status: 200,
+    params: idParams,
+    body: yup.object({ reason: reasonSchema(true) }),
+    response: withdrawalSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
+      requireRole(actor, spec.access, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+      if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
+      await spec.send(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
+      return reread(deps.knex, withdrawal);
+    },
+  });
+}
+
+/** Withdrawals of shares: each request runs the `shareWithdrawal` workflow (notice, effect, refund). */
+export const shareWithdrawalRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/withdrawals/',
+    module: 'shares',
+    operationId: 'listShareWithdrawals',
+    summary: 'List withdrawals, newest first; refund_overdue=true lists the refunds past their due date',
+    access: 'authenticated',
+    query: listQuerySchema(['created_at', 'number'], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      client: yup.string().uuid().optional(),
+      subscription: yup.string().uuid().optional(),
+      status: yup.string().oneOf(withdrawalStatuses).optional(),
+      refund_overdue: yup.boolean().optional(),
+    }),
+    response: pageSchema(withdrawalSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const builder = scopeToVisible(ShareWithdrawal.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', subscription: 'subscription_id', status: 'status' });
+      if (query.refund_overdue !== undefined) builder.where((b) => (query.refund_overdue ? b.whereNotNull('refund_overdue_at').where('status', 'effective') : b.whereNull('refund_overdue_at').orWhereNot('status', 'effective')));
+      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number' }, defaultOrdering: '-created_at' });
+      return { ...page, results: page.results.map(serializeWithdrawal) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/shares/withdrawals/',
+    module: 'shares',
+    operationId: 'requestShareWithdrawal',
+    summary: "Record a member's written notice to withdraw shares of a subscription (cashier, branch head); starts its workflow",
+    description:
+      'Refused for shares that are not withdrawable, founder shares before 5 years of seniority, or a holding left below the type\'s minimum by a member who stays. The workflow `share-withdrawal-{id}` waits the notice period (the type\'s, or the enterprise\'s share_withdrawal_notice_days), then cancels the shares; the refund is due within a year.',
+    access: tellers,
+    status: 201,
+    location: '/api/v1/shares/withdrawals/{id}/',
+    body: yup.object({
+      subscription: yup.string().uuid().required(),
+      shares: yup.number().strict(true).integer().min(1).max(1_000_000).optional().meta({ description: 'Default: every share of the subscription not already in notice.' }),
+      leaving: yup.boolean().default(false).meta({ description: 'The member leaves the cooperative.' }),
+      reason: reasonSchema(false),
+    }),
+    response: withdrawalSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ body, principal, deps, ctx }) => {
+      const actor = signedIn(principal);
+      const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
+      requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+      const { withdrawal, refundReminderDays } = await requestShareWithdrawal(deps.activities, actor, { subscriptionId: subscription.id, shares: body.shares ?? null, leaving: body.leaving, reason: body.reason });
+      await startShareWithdrawal(deps, ctx, withdrawal, refundReminderDays);
+      return serializeWithdrawal(withdrawal);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/shares/withdrawals/{id}/',
+    module: 'shares',
+    operationId: 'getShareWithdrawal',
+    summary: 'Withdrawal detail: where its workflow stands',
+    access: 'authenticated',
+    params: idParams,
+    response: withdrawalSchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => serializeWithdrawal(await visibleWithdrawal(deps.knex, signedIn(principal), params.id)),
+  }),
+  decisionRoute({
+    action: 'cancellation',
+    operationId: 'cancelShareWithdrawal',
+    summary: 'Cancel a withdrawal during its notice period, for the member (cashier, branch head) or the board (direction)',
+    access: cancellers,
+    from: { status: 'notice', code: 'withdrawal_not_in_notice', what: 'only a withdrawal in its notice period can be cancelled' },
+    send: cancelWithdrawal,
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/shares/withdrawals/{id}/refund/',
+    module: 'shares',
+    operationId: 'refundShareWithdrawal',
+    summary: "Refund an effective withdrawal, net of the member's debts, in cash or to the member's account (cashier, branch head)",
+    description:
+      "The member's overdue installments are repaid from the refund first; when the member leaves, their loans' outstanding principal too; the rest is paid out. Send an Idempotency-Key header: a retry with the same key and body answers the first result.",
+    access: tellers,
+    idempotent: true,
+    status: 200,
+    params: idParams,
+    body: yup.object({
+      channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
+      account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
+      reference: yup.string().trim().max(100).default(''),
+    }),
+    response: withdrawalSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
+      const actor = signedIn(principal);
+      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
+      requireRole(actor, tellers, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+      const key = operationKey('share-refund', actor, idempotencyKey);
+      const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };
+      if (withdrawal.status === 'refunded' && idempotencyKey !== null && withdrawal.refundIdempotencyKey === key) {
+        assertSameRequest(withdrawal.refundRequest ?? {}, request);
+        ctx.set('Idempotent-Replayed', 'true');
+        return serializeWithdrawal(withdrawal);
+      }
+      if (withdrawal.status !== 'effective') throw new AppError('conflict', withdrawal.status === 'refunded' ? 'already_refunded' : 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`);
+      if (body.account !== undefined && (await tellerAccount(deps.knex, actor, body.account)).clientId !== withdrawal.clientId) {
+        throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
+      }
+      await refundWithdrawal(deps, withdrawal, { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, requestId: ctx.state.requestId });
+      return reread(deps.knex, withdrawal);
+    },
+  }),
+  decisionRoute({
+    action: 'refund-extension',
+    operationId: 'extendShareRefund',
+    summary: "Record the board's decision to defer the refund to two years after the effective date, once (direction)",
+    description: "AUSCOOP Art. 11: when the refund would harm the cooperative's finances. The reason is the recorded decision.",
+    access: ['direction'],
+    from: { status: 'effective', code: 'refund_not_owed', what: 'no refund is waiting' },
+    send: extendWithdrawalRefund,
+  }),
+];

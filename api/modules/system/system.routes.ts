@@ -1,0 +1,90 @@
+import { timingSafeEqual } from 'node:crypto';
+import * as yup from 'yup';
+import { AppError } from '../../../domain/errors';
+import type { AppContext } from '../../context';
+import type { RouteDeps } from '../../deps';
+import { defineRoute } from '../../route';
+
+const checkTimeoutMs = 2000;
+
+const checkResults = ['ok', 'unreachable', 'timeout'] as const;
+type CheckResult = (typeof checkResults)[number];
+
+const readinessSchema = yup.object({
+  status: yup.string().oneOf(['ok', 'unavailable']).required(),
+  checks: yup.object({
+    database: yup.string().oneOf(checkResults).required().meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
+    temporal: yup.string().oneOf(checkResults).required(),
+  }),
+}).meta({ component: 'Readiness' });
+
+/** Process liveness and readiness, and Prometheus metrics: what an orchestrator and a monitor poll. */
+export const systemRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/healthz',
+    module: 'system',
+    operationId: 'getHealth',
+    summary: 'Liveness: the process is up and answering',
+    access: 'public',
+    response: yup.object({ status: yup.string().required() }),
+    handler: () => ({ status: 'ok' }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/readyz',
+    module: 'system',
+    operationId: 'getReadiness',
+    summary: 'Readiness: the database answers a query and Temporal answers a call',
+    description: 'Answers 503 with the failing check named when either dependency is unreachable; the cause is logged, never shown.',
+    access: 'public',
+    response: readinessSchema,
+    errorStatuses: [503],
+    handler: async ({ deps, ctx }) => {
+      const [database, temporal] = await Promise.all([check(ctx, 'database', () => deps.knex.raw('SELECT 1').timeout(checkTimeoutMs)), check(ctx, 'temporal', () => pingTemporal(deps))]);
+      const ready = database === 'ok' && temporal === 'ok';
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { database, temporal } };
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/metrics',
+    module: 'system',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics: request counts and latency by route and status',
+    description: 'Send `Authorization: Bearer <METRICS_TOKEN>`. Off (404) when no token is configured.',
+    access: 'public',
+    produces: 'text/plain',
+    errorStatuses: [401, 404],
+    handler: async ({ deps, ctx }) => {
+      if (deps.metricsToken === null) throw new AppError('not_found', 'route_not_found', `No resource at ${ctx.path}.`);
+      if (!sameSecret(ctx.get('Authorization'), `Bearer ${deps.metricsToken}`)) throw new AppError('unauthenticated', 'metrics_token_required', 'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.');
+      ctx.type = deps.metrics.contentType;
+      ctx.body = await deps.metrics.render();
+      return undefined;
+    },
+  }),
+];
+
+/** One dependency check, bounded in time; a failure's cause goes to the log, its kind to the answer. */
+async function check(ctx: AppContext, name: string, probe: () => Promise<unknown>): Promise<CheckResult> {
+  try {
+    await probe();
+    return 'ok';
+  } catch (error) {
+    ctx.state.log.warn({ err: error, check: name }, 'readiness check failed');
+    return /timeout|deadline/i.test(String((error as Error).message)) ? 'timeout' : 'unreachable';
+  }
+}
+
+function pingTemporal(deps: RouteDeps): Promise<unknown> {
+  const connection = deps.temporal.connection;
+  return connection.withDeadline(Date.now() + checkTimeoutMs, () => connection.workflowService.getSystemInfo({}));
+}
+
+function sameSecret(sent: string, expected: string): boolean {
+  const [a, b] = [Buffer.from(sent), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
