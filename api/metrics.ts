@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { onCommittedWork, type CommittedWork } from '../activities/metrics-channel';
-import { eventKinds } from '../domain/accounting/rules';
+import { eventKinds } from '../domain/events/rules';
 import { decisions } from '../domain/loans/approval';
 import { version } from '../package.json';
 import type { ApiDeps } from './deps';

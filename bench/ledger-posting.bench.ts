@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import type { Actor } from '../activities/context';
 import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
-import { recordBusinessEvent } from '../activities/ledger/record-business-event';
+import { recordBusinessEvent } from '../activities/events/record-business-event';
 import { Money } from '../domain/money';
 import { inTransaction } from '../db/transaction';
 import { benchActivityContext, withBenchDatabase } from './bench-database';

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import test from 'ava';
 import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
-import { recordBusinessEvent, type BusinessEvent } from '../../activities/ledger/record-business-event';
+import { recordBusinessEvent, type BusinessEvent } from '../../activities/events/record-business-event';
 import { onCommittedWork, type CommittedWork } from '../../activities/metrics-channel';
 import { inTransaction } from '../../db/transaction';
 import { Money } from '../../domain/money';

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { authRoutes } from '../../api/modules/auth.routes';
-import { governanceRoutes } from '../../api/modules/governance.routes';
+import { authRoutes } from '../../api/modules/auth/auth.routes';
+import { governanceRoutes } from '../../api/modules/enterprise/governance.routes';
 import type { Knex } from '../../db/knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { recordBusinessEvent } from '../../activities/ledger/record-business-event';
+import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { createTestDatabase } from '../helpers/database';

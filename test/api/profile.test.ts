@@ -1,6 +1,6 @@
 import test from 'ava';
-import { authRoutes } from '../../api/modules/auth.routes';
-import { profileRoutes } from '../../api/modules/profile.routes';
+import { authRoutes } from '../../api/modules/auth/auth.routes';
+import { profileRoutes } from '../../api/modules/enterprise/profile.routes';
 import type { Knex } from '../../db/knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { assertBalanced, linesForEvent, reversalOf, totals } from '../../domain/accounting/journal';
-import { eventKinds } from '../../domain/accounting/rules';
+import { assertBalanced, linesForEvent, reversalOf, totals } from '../../domain/events/journal';
+import { eventKinds } from '../../domain/events/rules';
 import { Money, formatAmount, parseAmount } from '../../domain/money';
-import { defaultRoleAccounts, defaultRules } from '../../activities/ledger/default-rules';
+import { defaultRoleAccounts, defaultRules } from '../../activities/events/default-rules';
 
 // What docs/domain.md §2 says each operation posts, as [debit, credit] pairs of PCEMF accounts.
 const expected: Record<string, [string, string][]> = {

@@ -1,10 +1,10 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
-import { configureRule } from '../../activities/ledger/configure-rule.activity';
-import { recordBusinessEvent } from '../../activities/ledger/record-business-event';
+import { configureRule } from '../../activities/events/configure-rule.activity';
+import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import type { ActivityContext, Actor } from '../../activities/context';
-import { replayWorkflowId } from '../../api/modules/replays.routes';
+import { replayWorkflowId } from '../../api/modules/events/replays.routes';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { eventReplay } from '../../workflows';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { provisioningScheduleId } from '../../api/modules/provisioning.temporal';
+import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
