@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { koaSwagger } from 'koa2-swagger-ui';
 import * as yup from 'yup';
 import { apiTitle, buildOpenApiDocument } from './openapi';
 import { defineRoute, type AnyRoute } from './route';
@@ -9,12 +8,12 @@ import { defineRoute, type AnyRoute } from './route';
 
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const swaggerUiVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
-// The Swagger UI page asks for these files; we serve them from the npm package, so the docs work offline.
-const swaggerAssets: Record<string, { file: string; type: string }> = {
-  'swagger-ui.min.css': { file: 'swagger-ui.css', type: 'text/css' },
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
-  'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript' },
-  'favicon.png': { file: 'favicon-32x32.png', type: 'image/png' },
+// The files of the docs page, served from the npm package with their content types, so the docs work offline.
+const swaggerAssets: Record<string, string> = {
+  'swagger-ui.css': 'text/css',
+  'index.css': 'text/css',
+  'swagger-ui-bundle.js': 'application/javascript',
+  'favicon-32x32.png': 'image/png',
 };
 const assetsPrefix = '/api/v1/docs/assets';
 
@@ -48,10 +47,9 @@ export function docsRoutes(routes: readonly AnyRoute[], version: string): AnyRou
         file: yup.string().oneOf(Object.keys(swaggerAssets)).required(),
       }),
       handler: ({ params, ctx }) => {
-        const asset = swaggerAssets[params.file]!;
-        ctx.type = asset.type;
+        ctx.type = swaggerAssets[params.file]!;
         ctx.set('Cache-Control', 'public, max-age=86400');
-        ctx.body = fs.createReadStream(path.join(swaggerUiDir, asset.file));
+        ctx.body = fs.createReadStream(path.join(swaggerUiDir, params.file));
         return undefined;
       },
     }),
@@ -59,26 +57,48 @@ export function docsRoutes(routes: readonly AnyRoute[], version: string): AnyRou
 }
 
 /**
- * The docs page's policy: its assets from this server only, and its inline scripts allowed by their hashes,
- * so no injected script would run. Inline styles stay allowed: Swagger UI sets some, and a style runs no code.
+ * The Swagger UI page of one scope, every file from this server, and its policy. Swagger UI's base layout,
+ * without the standalone preset: that one adds a top bar whose box loads any URL, and a badge that sends the
+ * document's URL to validator.swagger.io and shows the image it answers.
  */
-function docsPagePolicy(html: string): string {
-  const scripts = [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1]!).digest('base64')}'`);
-  return `default-src 'none'; script-src 'self' ${scripts.join(' ')}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+function swaggerPage(title: string, schemaUrl: string): { html: string; policy: string } {
+  const assets = `${assetsPrefix}/${swaggerUiVersion}`;
+  // filter: a box that narrows the list to the tags (modules) matching it, for the whole API's 150 operations.
+  // JSON with '<' escaped: no "</script>" can end the script early.
+  const options = JSON.stringify({ url: schemaUrl, dom_id: '#swagger-ui', filter: true }).replaceAll('<', '\\u003c');
+  const script = `window.ui = SwaggerUIBundle(${options});`;
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title}</title>
+<link rel="stylesheet" href="${assets}/swagger-ui.css">
+<link rel="stylesheet" href="${assets}/index.css">
+<link rel="icon" type="image/png" href="${assets}/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${assets}/swagger-ui-bundle.js"></script>
+<script>${script}</script>
+</body>
+</html>
+`;
+  return { html, policy: docsPagePolicy(script) };
+}
+
+/**
+ * The docs page's policy: everything from this server only, and its inline script allowed by its hash, so no
+ * injected script would run. Inline styles stay allowed: Swagger UI sets some, and a style runs no code.
+ */
+function docsPagePolicy(inlineScript: string): string {
+  const hash = createHash('sha256').update(inlineScript).digest('base64');
+  return `default-src 'none'; script-src 'self' 'sha256-${hash}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 }
 
 function scopeRoutes(routes: readonly AnyRoute[], scope: { prefix: string; module?: string }, version: string): AnyRoute[] {
   const document = buildOpenApiDocument(routes, { title: apiTitle, version, module: scope.module });
   const name = scope.module ?? 'all';
-  const swaggerPage = koaSwagger({
-    routePrefix: false,
-    title: scope.module === undefined ? apiTitle : `${apiTitle}: ${scope.module}`,
-    swaggerOptions: { url: `${scope.prefix}/schema/` },
-    swaggerCdnUrl: assetsPrefix,
-    swaggerVersion: swaggerUiVersion,
-    favicon: `${assetsPrefix}/${swaggerUiVersion}/favicon.png`,
-    hideTopbar: true,
-  });
+  const page = swaggerPage(scope.module === undefined ? apiTitle : `${apiTitle}: ${scope.module}`, `${scope.prefix}/schema/`);
   return [
     defineRoute({
       method: 'get',
@@ -98,9 +118,10 @@ function scopeRoutes(routes: readonly AnyRoute[], scope: { prefix: string; modul
       summary: `Interactive documentation (${name})`,
       access: 'public',
       hidden: true,
-      handler: async ({ ctx }) => {
-        await swaggerPage(ctx, async () => undefined);
-        ctx.set('Content-Security-Policy', docsPagePolicy(String(ctx.body)));
+      handler: ({ ctx }) => {
+        ctx.type = 'text/html';
+        ctx.body = page.html;
+        ctx.set('Content-Security-Policy', page.policy);
         ctx.set('Cache-Control', 'no-cache');
         return undefined;
       },
