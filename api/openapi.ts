@@ -41,6 +41,7 @@ const errorDescriptions: Record<number, string> = {
   403: 'Signed in, but not allowed.',
   404: 'Not found (or not visible to this user).',
   409: 'Refused by the current state.',
+  412: 'The resource changed since the version named by If-Match: read it again.',
   413: 'Request body too large.',
   415: 'Request body is not JSON.',
   422: 'Breaks a business rule.',
@@ -54,9 +55,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const components: Components = { Problem: problemSchema };
   const visible = routes.filter((route) => !route.hidden && (options.module === undefined || route.module === options.module));
+  const readable = new Set(routes.filter((route) => route.method === 'get').map((route) => route.path));
   for (const route of visible) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method] = operation(route, components);
+    // The router honours If-Match on a PATCH whose path a GET also serves (api/conditional.ts).
+    paths[route.path]![route.method] = operation(route, components, route.method === 'patch' && readable.has(route.path));
   }
   return {
     openapi: '3.1.0',
@@ -87,14 +90,29 @@ const idempotencyKeyParameter: JsonSchema = {
   schema: { type: 'string', pattern: idempotencyKeyPattern.source },
 };
 
-function operation(route: AnyRoute, components: Components): JsonSchema {
+const ifMatchParameter: JsonSchema = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise).',
+  schema: { type: 'string' },
+};
+
+const etagHeader: JsonSchema = { description: 'The version of this representation, for If-Match on a later PATCH.', schema: { type: 'string' } };
+
+function operation(route: AnyRoute, components: Components, conditional: boolean): JsonSchema {
   const op: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.module],
     'x-access': route.access,
-    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.idempotent === true ? [idempotencyKeyParameter] : [])],
-    responses: responses(route, components),
+    parameters: [
+      ...parameters(route.params, 'path'),
+      ...parameters(route.query, 'query'),
+      ...(route.idempotent === true ? [idempotencyKeyParameter] : []),
+      ...(conditional ? [ifMatchParameter] : []),
+    ],
+    responses: responses(route, components, conditional),
   };
   // An empty list says "no sign-in" explicitly: generators and Swagger UI then send no credentials.
   op.security = route.access === 'public' ? [] : [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
@@ -121,7 +139,7 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
   });
 }
 
-function responses(route: AnyRoute, components: Components): JsonSchema {
+function responses(route: AnyRoute, components: Components, conditional: boolean): JsonSchema {
   const status = String(route.status ?? 200);
   const mediaType = route.produces ?? 'application/json';
   const success: JsonSchema = { description: route.summary };
@@ -131,9 +149,10 @@ function responses(route: AnyRoute, components: Components): JsonSchema {
   const headers: JsonSchema = {};
   if (route.location !== undefined) headers.Location = { description: `Where the resource is read: ${route.location}`, required: true, schema: { type: 'string', format: 'uri-reference' } };
   if (route.idempotent === true) headers['Idempotent-Replayed'] = { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } };
+  if (route.method === 'get' && route.response !== undefined) headers.ETag = etagHeader;
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
-  const errorStatuses = new Set([...(route.errorStatuses ?? []), 500]);
+  const errorStatuses = new Set([...(route.errorStatuses ?? []), 500, ...(conditional ? [412] : [])]);
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);
   for (const errorStatus of [...errorStatuses].sort()) {
     result[String(errorStatus)] = {

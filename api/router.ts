@@ -6,6 +6,7 @@ import type { AnyRoute, RouteAccess } from './route';
 import type { AppContext } from './context';
 import { AppError } from '../domain/errors';
 import { assertCsrfProof } from './auth/cookies';
+import { changeIfMatch, entityTagOf } from './conditional';
 import { idempotencyKeyOf } from './idempotency-key';
 import { validateInput } from './validation';
 
@@ -16,7 +17,10 @@ export function toRouterPath(path: string): string {
 
 export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Router<AppState> {
   const router = new Router<AppState>();
+  const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   for (const route of routes) {
+    // A PATCH edits what the GET of the same path shows: that representation's ETag is the version If-Match names.
+    const detail = route.method === 'patch' ? details.get(route.path) : undefined;
     router[route.method](toRouterPath(route.path), async (ctx) => {
       ctx.state.route = route.path;
       if (route.access !== 'public') assertAccess(ctx, route.access, deps.auth.jwtSecret);
@@ -26,10 +30,17 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
         ? await validateInput(route.body, await readJsonBody(ctx, deps.bodyLimitBytes), 'body')
         : undefined;
       const idempotencyKey = route.idempotent === true ? idempotencyKeyOf(ctx) : null;
-      const result = await route.handler({ params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey });
+      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey };
+      const ifMatch = ctx.get('If-Match');
+      const change = async () => route.handler(input);
+      const readCurrent = async () => detail!.handler({ ...input, query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined, body: undefined });
+      // The lock key: the resource's id, the same under the flat and the enterprise-nested path.
+      const resourceKey = (params as { id?: string } | undefined)?.id ?? ctx.path;
+      const result = detail !== undefined && ifMatch !== '' ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change) : await change();
       if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
+        if (route.method === 'get' || (detail !== undefined && route.response === detail.response)) ctx.set('ETag', entityTagOf(result));
         if (route.location !== undefined) ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
       } else if (route.status === 204) {
         ctx.status = 204;

@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'forbidden' // 403
   | 'not_found' // 404: absent, or not visible to this user
   | 'conflict' // 409: valid request, refused by the current state (insufficient funds, wrong step…)
+  | 'precondition_failed' // 412: the resource changed since the version the client read (If-Match)
   | 'unprocessable' // 422: well-formed, but breaks a business rule regardless of state
   | 'rate_limited' // 429
   | 'unavailable'; // 503: a dependency (Temporal) could not be reached

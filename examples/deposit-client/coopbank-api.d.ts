@@ -3850,6 +3850,8 @@ export interface operations {
             /** @description Liveness: the process is up and answering */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +3883,8 @@ export interface operations {
             /** @description Readiness: the database answers a query and Temporal answers a call */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,6 +4158,8 @@ export interface operations {
             /** @description The signed-in user, with roles read from the database now */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,6 +4403,8 @@ export interface operations {
             /** @description List the users an administrator manages */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4455,6 +4463,8 @@ export interface operations {
             /** @description User detail, with active roles */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4846,6 +4856,8 @@ export interface operations {
             /** @description List the enterprises where the user holds a role */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4985,6 +4997,8 @@ export interface operations {
             /** @description Enterprise detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,7 +5046,10 @@ export interface operations {
     updateEnterprise: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5094,6 +5111,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -5129,6 +5155,8 @@ export interface operations {
             /** @description List the branches the user may see */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5286,6 +5314,8 @@ export interface operations {
             /** @description List the branches the user may see */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5468,8 @@ export interface operations {
             /** @description Branch detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,7 +5520,10 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5563,6 +5598,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -5592,6 +5636,8 @@ export interface operations {
             /** @description Branch detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5641,7 +5687,10 @@ export interface operations {
             query?: {
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
                 /** @description The enterprise. */
@@ -5719,6 +5768,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -5752,6 +5810,8 @@ export interface operations {
             /** @description List accounting years */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +5957,8 @@ export interface operations {
             /** @description List accounting years */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,6 +6101,8 @@ export interface operations {
             /** @description Accounting year detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6101,6 +6165,8 @@ export interface operations {
             /** @description Accounting year detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6510,6 +6576,8 @@ export interface operations {
             /** @description General configuration of the enterprises the user may see */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6559,6 +6627,8 @@ export interface operations {
             /** @description General configuration of one enterprise */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6606,7 +6676,10 @@ export interface operations {
     updateConfiguration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 enterprise_pk: string;
             };
@@ -6707,6 +6780,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -6733,6 +6815,8 @@ export interface operations {
             /** @description The enterprise's cooperative profile */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6780,7 +6864,10 @@ export interface operations {
     updateCooperativeProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The enterprise. */
                 enterprise_pk: string;
@@ -6845,6 +6932,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -6878,6 +6974,8 @@ export interface operations {
             /** @description List the governance organs, each with its serving members */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7026,6 +7124,8 @@ export interface operations {
             /** @description List the governance organs, each with its serving members */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7171,6 +7271,8 @@ export interface operations {
             /** @description Governance organ detail, with its serving members */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7221,7 +7323,10 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7282,6 +7387,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -7311,6 +7425,8 @@ export interface operations {
             /** @description Governance organ detail, with its serving members */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7360,7 +7476,10 @@ export interface operations {
             query?: {
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
                 /** @description The enterprise. */
@@ -7424,6 +7543,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -7460,6 +7588,8 @@ export interface operations {
             /** @description List an organ's mandates, serving and past */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7625,6 +7755,8 @@ export interface operations {
             /** @description List an organ's mandates, serving and past */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7783,6 +7915,8 @@ export interface operations {
             /** @description A mandate: who, which office, from when to when */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7833,7 +7967,10 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7906,6 +8043,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -7935,6 +8081,8 @@ export interface operations {
             /** @description A mandate: who, which office, from when to when */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7984,7 +8132,10 @@ export interface operations {
             query?: {
                 enterprise?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
                 /** @description The enterprise. */
@@ -8053,6 +8204,15 @@ export interface operations {
             };
             /** @description Refused by the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8266,6 +8426,8 @@ export interface operations {
             /** @description List the standard charts of accounts (PCEMF 2010) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8391,6 +8553,8 @@ export interface operations {
             /** @description A standard chart of accounts */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8464,6 +8628,8 @@ export interface operations {
             /** @description List the accounts of the standard plans */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8514,6 +8680,8 @@ export interface operations {
             /** @description One class of a plan as a tree, from its root */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8579,6 +8747,8 @@ export interface operations {
             /** @description List the enterprises' charts of accounts the user may see */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8647,6 +8817,8 @@ export interface operations {
             /** @description List the accounts of an enterprise's chart */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8794,6 +8966,8 @@ export interface operations {
             /** @description Account detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8917,7 +9091,10 @@ export interface operations {
     updateChartEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The enterprise's chart. */
                 chart_pk: string;
@@ -8988,6 +9165,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -9024,6 +9210,8 @@ export interface operations {
             /** @description Journal entries with their lines */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9073,6 +9261,8 @@ export interface operations {
             /** @description One journal entry with its lines */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9140,6 +9330,8 @@ export interface operations {
             /** @description Movements of an account with the running balance (debit minus credit; `amount` is signed the same way) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9202,6 +9394,8 @@ export interface operations {
             /** @description Balance of an account at a date: total debit, total credit, debit minus credit */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9264,6 +9458,8 @@ export interface operations {
             /** @description Trial balance at a date: per account with postings, debit, credit and balance; totals equal */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9328,6 +9524,8 @@ export interface operations {
             /** @description Replay requests with their progress (administrators) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9475,6 +9673,8 @@ export interface operations {
             /** @description One replay request: status and progress (events seen, changed, posted, failed) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,6 +9753,8 @@ export interface operations {
             /** @description List business events, with the journal entry each produced */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9608,6 +9810,8 @@ export interface operations {
             /** @description The accounting rules in force (latest version of each kind) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9771,6 +9975,8 @@ export interface operations {
             /** @description Every version of one rule, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9829,6 +10035,8 @@ export interface operations {
             /** @description One version of a rule */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9887,6 +10095,8 @@ export interface operations {
             /** @description Event detail, with the lines of the entries it produced */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9958,6 +10168,8 @@ export interface operations {
             /** @description List the members the user may see */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10152,6 +10364,8 @@ export interface operations {
             /** @description Member detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10199,7 +10413,10 @@ export interface operations {
     updateClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10295,6 +10512,15 @@ export interface operations {
             };
             /** @description Refused by the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10657,6 +10883,8 @@ export interface operations {
             /** @description List savings products */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10811,6 +11039,8 @@ export interface operations {
             /** @description Savings product detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10858,7 +11088,10 @@ export interface operations {
     updateSavingsProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10932,6 +11165,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Breaks a business rule. */
             422: {
                 headers: {
@@ -10977,6 +11219,8 @@ export interface operations {
             /** @description List members' accounts */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11121,6 +11365,8 @@ export interface operations {
             /** @description Account detail with its balance */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11432,6 +11678,8 @@ export interface operations {
             /** @description Statement: the account's ledger movements over a date range with the running balance */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11494,6 +11742,8 @@ export interface operations {
             /** @description Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11568,6 +11818,8 @@ export interface operations {
             /** @description The deposits of one account, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11735,6 +11987,8 @@ export interface operations {
             /** @description All deposits the user may see, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11784,6 +12038,8 @@ export interface operations {
             /** @description One deposit: the receipt of the counter */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11849,6 +12105,8 @@ export interface operations {
             /** @description The withdrawals of one account, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12016,6 +12274,8 @@ export interface operations {
             /** @description All withdrawals the user may see, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12065,6 +12325,8 @@ export interface operations {
             /** @description One withdrawal: the receipt of the counter */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12132,6 +12394,8 @@ export interface operations {
             /** @description List loan products */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12317,6 +12581,8 @@ export interface operations {
             /** @description Loan product detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12364,7 +12630,10 @@ export interface operations {
     updateLoanProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12453,6 +12722,15 @@ export interface operations {
             };
             /** @description Refused by the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12588,6 +12866,8 @@ export interface operations {
             /** @description List loan applications, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12750,6 +13030,8 @@ export interface operations {
             /** @description Loan application detail, with its approval state and decision history */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13010,6 +13292,8 @@ export interface operations {
             /** @description List loans (default: active ones; status filter for the others) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13059,6 +13343,8 @@ export interface operations {
             /** @description Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13117,6 +13403,8 @@ export interface operations {
             /** @description The loan's RepaymentSchedule: every installment, what was due and what was paid */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13453,6 +13741,8 @@ export interface operations {
             /** @description List repayments, newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13615,6 +13905,8 @@ export interface operations {
             /** @description Repayment detail, with its allocation to installments */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13680,6 +13972,8 @@ export interface operations {
             /** @description List guarantees */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13825,6 +14119,8 @@ export interface operations {
             /** @description One guarantee */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13965,6 +14261,8 @@ export interface operations {
             /** @description Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14016,6 +14314,8 @@ export interface operations {
             /** @description Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14081,6 +14381,8 @@ export interface operations {
             /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14232,6 +14534,8 @@ export interface operations {
             /** @description One provisioning run and its progress */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14298,6 +14602,8 @@ export interface operations {
             /** @description List share types */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14453,6 +14759,8 @@ export interface operations {
             /** @description Share type detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14500,7 +14808,10 @@ export interface operations {
     updateShareType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -14590,6 +14901,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -14625,6 +14945,8 @@ export interface operations {
             /** @description List subscriptions, newest first; payment_overdue=true lists the overdue balances for the board */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14791,6 +15113,8 @@ export interface operations {
             /** @description Subscription detail, with its payments */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14859,6 +15183,8 @@ export interface operations {
             /** @description List payments (libérations), newest first */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15013,6 +15339,8 @@ export interface operations {
             /** @description Payment detail */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15083,6 +15411,8 @@ export interface operations {
             /** @description List withdrawals, newest first; refund_overdue=true lists the refunds past their due date */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15233,6 +15563,8 @@ export interface operations {
             /** @description Withdrawal detail: where its workflow stands */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15586,6 +15918,8 @@ export interface operations {
             /** @description The capital register at a date: members, their shares by type, subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles) */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15653,6 +15987,8 @@ export interface operations {
             /** @description A member's capital position at the business date: shares by type, paid and unpaid, in notice, refunds owed, vote */
             200: {
                 headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
