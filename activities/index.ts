@@ -27,26 +27,32 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Every activity with its business refusals as non-retryable failures: the one way they cross to a workflow. */
+function refusingActivities<T extends Record<string, (input: never) => Promise<unknown>>>(activities: T): T {
+  const wrapped = Object.entries(activities).map(([name, activity]) => [name, (input: never) => refusalsAsFailures(() => activity(input))]);
+  return Object.fromEntries(wrapped) as T;
+}
+
 /**
  * The activities the worker registers, bound to their dependencies. Workflows import only the *type* of
  * this factory's result, so no database code enters the workflow sandbox. Each takes one object argument.
  */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),
     markReplayFailed: (input: { requestId: string; failure: string }) => markReplayFailed(deps.knex, deps.clock(), input),
-    recordLoanDecision: (input: DecisionToRecord) => refusalsAsFailures(() => recordLoanDecision(deps.knex, deps.clock(), input)),
-    expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) => refusalsAsFailures(() => expireLoanApplication(deps.knex, deps.clock(), input)),
-    startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) => refusalsAsFailures(() => startProvisioningRun(deps.knex, deps.clock(), input)),
-    provisionBatch: (input: { runId: string; batchSize: number }) => refusalsAsFailures(() => provisionBatch(deps.knex, deps.clock(), input)),
+    recordLoanDecision: (input: DecisionToRecord) => recordLoanDecision(deps.knex, deps.clock(), input),
+    expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) => expireLoanApplication(deps.knex, deps.clock(), input),
+    startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) => startProvisioningRun(deps.knex, deps.clock(), input),
+    provisionBatch: (input: { runId: string; batchSize: number }) => provisionBatch(deps.knex, deps.clock(), input),
     markProvisioningRunFailed: (input: { runId: string; failure: string }) => markProvisioningRunFailed(deps.knex, deps.clock(), input),
-    makeShareWithdrawalEffective: (input: { withdrawalId: string }) => refusalsAsFailures(() => makeShareWithdrawalEffective(deps.knex, deps.clock(), input)),
+    makeShareWithdrawalEffective: (input: { withdrawalId: string }) => makeShareWithdrawalEffective(deps.knex, deps.clock(), input),
     cancelShareWithdrawal: (input: StepInput) => refusalAsOutcome(() => cancelShareWithdrawal(deps.knex, deps.clock(), input)),
     extendShareRefund: (input: StepInput) => refusalAsOutcome(() => extendShareRefund(deps.knex, deps.clock(), input)),
     refundShareWithdrawal: (input: RefundInput) => refusalAsOutcome(() => refundShareWithdrawal(deps.knex, deps.clock(), input)),
     flagShareRefund: (input: { withdrawalId: string; flag: 'reminder' | 'overdue' }) => flagShareRefund(deps.knex, deps.clock(), input),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -26,7 +26,7 @@ export async function eventReplay(input: EventReplayInput): Promise<{ status: st
   // A batch is one DB transaction; a transient fault (a deadlock, a lost worker) is retried, bounded.
   const { replayEventBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? batchesPerRunDefault); batch += 1) {

@@ -29,7 +29,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   ]);
   const { provisionBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10, nonRetryableErrorTypes: ['AppError'] },
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
