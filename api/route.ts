@@ -12,14 +12,14 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 export type RouteAccess = 'public' | 'authenticated' | readonly Role[];
 
-export interface RouteInput<P, Q, B> {
+export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess> {
   params: P;
   query: Q;
   body: B;
   deps: RouteDeps;
   ctx: AppContext;
-  /** Set on every route whose access is not 'public' (the router refuses the request otherwise). */
-  principal: Principal | undefined;
+  /** The signed-in user: always there on a guarded route (the router refuses the request otherwise). */
+  principal: A extends 'public' ? Principal | undefined : Principal;
   /** The client's Idempotency-Key on a route declared `idempotent` (null when none was sent, or not declared). */
   idempotencyKey: string | null;
 }
@@ -28,7 +28,7 @@ export interface RouteInput<P, Q, B> {
  * One route, declared once: the router is built from these declarations and so is the OpenAPI document,
  * so what is documented is exactly what is validated.
  */
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends RouteAccess = RouteAccess> {
   method: HttpMethod;
   /** OpenAPI-style template ending with `/`, e.g. `/api/v1/loans/products/{id}/`. */
   path: string;
@@ -38,7 +38,7 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   operationId: string;
   summary: string;
   description?: string;
-  access: RouteAccess;
+  access: A;
   params?: Schema<P>;
   query?: Schema<Q>;
   body?: Schema<B>;
@@ -62,13 +62,13 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** Left out of the OpenAPI document (the docs pages themselves). */
   hidden?: boolean;
   /** Returns the JSON body; returns undefined when it has set `ctx.body` itself (non-JSON answers). */
-  handler(input: RouteInput<P, Q, B>): Promise<unknown> | unknown;
+  handler(input: RouteInput<P, Q, B, A>): Promise<unknown> | unknown;
 }
 
 /** Identity with inference: lets TypeScript derive the handler's input types from the schemas. */
-export function defineRoute<P = undefined, Q = undefined, B = undefined>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+export function defineRoute<P = undefined, Q = undefined, B = undefined, const A extends RouteAccess = RouteAccess>(spec: RouteSpec<P, Q, B, A>): RouteSpec<P, Q, B, A> {
   return spec;
 }
 
 // Route lists hold routes of different input types; the router only needs their common shape.
-export type AnyRoute = RouteSpec<any, any, any>;
+export type AnyRoute = RouteSpec<any, any, any, any>;

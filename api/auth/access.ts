@@ -17,11 +17,6 @@ export function requireVisible(principal: Principal, scope: Scope, what: string)
   if (!canSee(principal.grants, scope)) throw new NotFoundError(what);
 }
 
-export function signedIn(principal: Principal | undefined): Principal {
-  if (principal === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Sign in first.');
-  return principal;
-}
-
 /**
  * The branches of an enterprise whose rows the principal sees: 'all' for a role over the whole enterprise (or
  * the platform), else the branches where they hold one. Ledger reads narrow their lines with it.

@@ -4,7 +4,6 @@ import { NotFoundError } from '../../../domain/errors';
 import { AccountPlan } from '../../../db/models/account-plan.model';
 import { AccountRecord } from '../../../db/models/account-record.model';
 import { CompanyChart } from '../../../db/models/company-chart.model';
-import { signedIn } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
 import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
@@ -69,7 +68,7 @@ const planRoutes = [
     }),
     response: planSchema,
     errorStatuses: [401, 403, 409],
-    handler: async ({ body, principal, deps }) => serializePlan(await createAccountPlan(deps.activities, signedIn(principal), body)),
+    handler: async ({ body, principal, deps }) => serializePlan(await createAccountPlan(deps.activities, principal, body)),
   }),
 ];
 
@@ -125,7 +124,7 @@ const chartRoutes = [
     errorStatuses: [401],
     response: pageSchema(chartSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompanyChart.query(deps.knex), signedIn(principal), { enterprise: 'company_charts.enterprise_id' });
+      const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, { enterprise: 'company_charts.enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       const page = await paginate(builder, {
         query,

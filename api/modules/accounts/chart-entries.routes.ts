@@ -5,7 +5,7 @@ import type { Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { CompanyChart } from '../../../db/models/company-chart.model';
 import { CompanyChartEntry } from '../../../db/models/company-chart-entry.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -55,7 +55,7 @@ export const chartEntryRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(entrySchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
-      const chart = await chartFor(deps.knex, signedIn(principal), params.chart_pk);
+      const chart = await chartFor(deps.knex, principal, params.chart_pk);
       const builder = filterAccounts(CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)), 'company_chart_entries', query);
       builder.where('company_chart_entries.chart_id', chart.id);
       if (query.is_active !== undefined) builder.where('company_chart_entries.is_active', query.is_active);
@@ -88,7 +88,7 @@ export const chartEntryRoutes = [
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       const entry = await addSubAccount(deps.activities, actor, chart.id, { parentCode: body.parent_code, code: body.code, label: body.label });
       return entryOf(deps.knex, chart.id, entry.id);
@@ -105,7 +105,7 @@ export const chartEntryRoutes = [
     response: entrySchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const chart = await chartFor(deps.knex, signedIn(principal), params.chart_pk);
+      const chart = await chartFor(deps.knex, principal, params.chart_pk);
       return entryOf(deps.knex, chart.id, params.id);
     },
   }),
@@ -121,7 +121,7 @@ export const chartEntryRoutes = [
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await updateEntry(deps.activities, actor, chart.id, params.id, { label: body.label, isActive: body.is_active });
       return entryOf(deps.knex, chart.id, params.id);
@@ -138,7 +138,7 @@ export const chartEntryRoutes = [
     params: entryParams,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await deleteEntry(deps.activities, actor, chart.id, params.id);
       return undefined;

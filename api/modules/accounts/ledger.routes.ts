@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { NotFoundError } from '../../../domain/errors';
-import { requireVisible, signedIn, visibleBranches } from '../../auth/access';
+import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
@@ -65,7 +65,7 @@ export const ledgerRoutes = [
     errorStatuses: [401],
     response: pageSchema(journalEntrySchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), signedIn(principal), { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
+      const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
       if (query.enterprise !== undefined) rows.where('e.enterprise_id', query.enterprise);
       if (query.date_from !== undefined) rows.where('e.entry_date', '>=', query.date_from);
@@ -93,7 +93,7 @@ export const ledgerRoutes = [
     handler: async ({ params, principal, deps }) => {
       const [entry] = await ledgerLines(deps.knex, [params.id]);
       if (entry === undefined) throw new NotFoundError('The journal entry');
-      requireVisible(signedIn(principal), { enterpriseId: entry.enterprise, branchId: entry.branch }, 'The journal entry');
+      requireVisible(principal, { enterpriseId: entry.enterprise, branchId: entry.branch }, 'The journal entry');
       return entry;
     },
   }),
@@ -110,7 +110,7 @@ export const ledgerRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(accountMovementSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
-      const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
+      const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
       const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.branches);
       const rows = runningMovements(deps.knex, movements, 'l.debit - l.credit', ['e.id as entry', 'e.description', 'e.event_id as event', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit')], query);
       return paginateRows(rows, query, new URL(ctx.href));
@@ -128,7 +128,7 @@ export const ledgerRoutes = [
     errorStatuses: [401, 404],
     response: accountBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
-      const account = await chartAccount(deps.knex, signedIn(principal), params.chart_pk, params.id);
+      const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
       const row = await accountTotals(deps.knex, params.chart_pk, query.date, account.branches).where('c.id', params.id).first();
       return { account: account.code, label: account.label, date: query.date ?? null, debit: row?.debit ?? '0', credit: row?.credit ?? '0', balance: row?.balance ?? '0' };
     },
@@ -146,7 +146,7 @@ export const ledgerRoutes = [
     errorStatuses: [401, 404],
     response: trialBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
-      const chart = await visibleChart(deps.knex, signedIn(principal), params.chart_pk);
+      const chart = await visibleChart(deps.knex, principal, params.chart_pk);
       const rows = accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).orderBy('c.code');
       if (query.class !== undefined) rows.where('c.class', query.class);
       const accounts = await rows;

@@ -6,7 +6,6 @@ import { familyOfToken, revokeFamily, rotateRefreshToken, verifyToken } from '..
 import { AppError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
-import { signedIn } from '../../auth/access';
 import { assertCsrfProof, clearSessionCookies, cookieNames, setSessionCookies } from '../../auth/cookies';
 import type { AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
@@ -86,7 +85,7 @@ export const authRoutes = [
     response: userSchema,
     errorStatuses: [401],
     handler: async ({ principal, deps }) => {
-      const { userId } = signedIn(principal);
+      const { userId } = principal;
       const user = await User.query(deps.knex).findById(userId).throwIfNotFound();
       return serializeUser(user, await RoleGrant.activeOf(deps.knex, [userId]));
     },
@@ -102,7 +101,7 @@ export const authRoutes = [
     body: yup.object({ current_password: passwordSchema, new_password: passwordSchema }),
     errorStatuses: [401, 403, 429],
     handler: async ({ body, principal, deps, ctx }) => {
-      const { userId, familyId } = signedIn(principal);
+      const { userId, familyId } = principal;
       await changePassword(deps.activities, {
         userId,
         keepFamilyId: familyId,

@@ -5,7 +5,6 @@ import { isPlatformAdmin, roles } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
-import { signedIn } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -57,7 +56,7 @@ export const userRoutes = [
     errorStatuses: [401, 403],
     response: pageSchema(userSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = manageableUsers(deps.knex, signedIn(principal));
+      const builder = manageableUsers(deps.knex, principal);
       if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
       if (query.is_active !== undefined) builder.where('is_active', query.is_active);
       const page = await paginate(builder, {
@@ -80,7 +79,7 @@ export const userRoutes = [
     params: userIdParams,
     response: userSchema,
     errorStatuses: [401, 403, 404],
-    handler: ({ params, principal, deps }) => userWithGrants(deps.knex, signedIn(principal), params.id),
+    handler: ({ params, principal, deps }) => userWithGrants(deps.knex, principal, params.id),
   }),
   defineRoute({
     method: 'post',
@@ -100,7 +99,7 @@ export const userRoutes = [
     response: grantSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await userWithGrants(deps.knex, actor, params.id);
       const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
         userId: params.id,
@@ -122,7 +121,7 @@ export const userRoutes = [
     params: yup.object({ id: yup.string().uuid().required(), grant_id: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
     handler: async ({ params, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await userWithGrants(deps.knex, actor, params.id);
       await revokeGrant(deps.activities, actor, params.id, params.grant_id);
       return undefined;
@@ -140,7 +139,7 @@ export const userRoutes = [
       response: userSchema,
       errorStatuses: [401, 403, 404, 409],
       handler: async ({ params, principal, deps }) => {
-        const actor = signedIn(principal);
+        const actor = principal;
         await userWithGrants(deps.knex, actor, params.id);
         await setUserActive(deps.activities, actor, params.id, action === 'activate');
         return userWithGrants(deps.knex, actor, params.id);

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createBranch, updateBranch, type BranchFields } from '../../../activities/enterprise/branches.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { Branch } from '../../../db/models/branch.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -83,7 +83,7 @@ export const branchRoutes = [
     errorStatuses: [401],
     response: pageSchema(branchSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Branch.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branches.id' });
+      const builder = scopeToVisible(Branch.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.status !== undefined) builder.where('status', query.status);
       if (query.search !== undefined) {
@@ -119,7 +119,7 @@ export const branchRoutes = [
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const branch = await createBranch(deps.activities, actor, body.enterprise, branchFields(body));
       return serializeBranch(branch);
@@ -136,7 +136,7 @@ export const branchRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: branchSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeBranch(await visibleBranch(deps.knex, signedIn(principal), params.id, query.enterprise)),
+    handler: async ({ params, query, principal, deps }) => serializeBranch(await visibleBranch(deps.knex, principal, params.id, query.enterprise)),
   }),
   defineRoute({
     method: 'patch',
@@ -159,7 +159,7 @@ export const branchRoutes = [
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
       requireRole(actor, ['direction', 'admin'], { enterpriseId: branch.enterpriseId }, 'The branch');
       const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });

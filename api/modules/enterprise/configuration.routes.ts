@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { effectiveBusinessDate, updateConfiguration } from '../../../activities/enterprise/configuration.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
@@ -77,7 +77,7 @@ export const configurationRoutes = [
     errorStatuses: [401],
     response: pageSchema(configurationSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: {}, defaultOrdering: '' });
       return { ...page, results: page.results.map((configuration) => serializeConfiguration(configuration, deps.clock())) };
@@ -94,7 +94,7 @@ export const configurationRoutes = [
     response: configurationSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      requireVisible(signedIn(principal), { enterpriseId: params.enterprise_pk }, 'The enterprise');
+      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
       return serializeConfiguration(await configurationOf(deps.knex, params.enterprise_pk), deps.clock());
     },
   }),
@@ -125,7 +125,7 @@ export const configurationRoutes = [
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['direction', 'admin'], { enterpriseId: params.enterprise_pk }, 'The enterprise');
       await configurationOf(deps.knex, params.enterprise_pk);
       const updated = await updateConfiguration(deps.activities, actor, params.enterprise_pk, {

@@ -4,7 +4,7 @@ import { isValidTimeZone } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
@@ -60,7 +60,7 @@ export const enterpriseRoutes = [
     errorStatuses: [401],
     response: pageSchema(enterpriseSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Enterprise.query(deps.knex), signedIn(principal), { enterprise: 'enterprises.id' });
+      const builder = scopeToVisible(Enterprise.query(deps.knex), principal, { enterprise: 'enterprises.id' });
       if (query.status !== undefined) builder.where('status', query.status);
       if (query.search !== undefined) builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
       const page = await paginate(builder, {
@@ -99,7 +99,7 @@ export const enterpriseRoutes = [
     response: enterpriseSchema,
     errorStatuses: [401, 403, 409],
     handler: async ({ body, principal, deps, ctx }) => {
-      const enterprise = await createEnterprise(deps.activities, signedIn(principal), {
+      const enterprise = await createEnterprise(deps.activities, principal, {
         code: body.code,
         name: body.name,
         legalForm: body.legal_form,
@@ -123,7 +123,7 @@ export const enterpriseRoutes = [
     response: enterpriseSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      requireVisible(signedIn(principal), { enterpriseId: params.id }, 'The enterprise');
+      requireVisible(principal, { enterpriseId: params.id }, 'The enterprise');
       return serializeEnterprise(await visibleEnterprise(deps.knex, params.id));
     },
   }),
@@ -143,7 +143,7 @@ export const enterpriseRoutes = [
     response: enterpriseSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['direction', 'admin'], { enterpriseId: params.id }, 'The enterprise');
       await visibleEnterprise(deps.knex, params.id);
       const updated = await updateEnterprise(deps.activities, actor, params.id, { name: body.name, legalForm: body.legal_form, status: body.status });

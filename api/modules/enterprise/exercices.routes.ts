@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -55,7 +55,7 @@ const statusChange = (action: 'close' | 'reopen') =>
     response: exerciceSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
       requireRole(actor, action === 'close' ? ['direction', 'admin'] : ['admin'], { enterpriseId: exercice.enterpriseId }, 'The accounting year');
       return serializeExercice(await setExerciceStatus(deps.activities, actor, exercice.id, action === 'close' ? 'closed' : 'open', body.reason));
@@ -75,7 +75,7 @@ export const exerciceRoutes = [
     errorStatuses: [401],
     response: pageSchema(exerciceSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ExerciceComptable.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(ExerciceComptable.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.status !== undefined) builder.where('status', query.status);
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
@@ -100,7 +100,7 @@ export const exerciceRoutes = [
     response: exerciceSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });
       return serializeExercice(exercice);
@@ -117,7 +117,7 @@ export const exerciceRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeExercice(await visibleExercice(deps.knex, signedIn(principal), params.id, query.enterprise)),
+    handler: async ({ params, query, principal, deps }) => serializeExercice(await visibleExercice(deps.knex, principal, params.id, query.enterprise)),
   }),
   statusChange('close'),
   statusChange('reopen'),

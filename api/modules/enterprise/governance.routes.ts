@@ -5,7 +5,7 @@ import type { Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { GovernanceMember, offices } from '../../../db/models/governance-member.model';
 import { GovernanceOrgan, organKinds } from '../../../db/models/governance-organ.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
@@ -131,7 +131,7 @@ const organRoutes = [
     errorStatuses: [401],
     response: pageSchema(organSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), signedIn(principal), { enterprise: 'governance_organs.enterprise_id' });
+      const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.kind !== undefined) builder.where('kind', query.kind);
       const page = await paginate(builder, {
@@ -162,7 +162,7 @@ const organRoutes = [
     response: organSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
       const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
       return serializeOrgan(organ, []);
@@ -180,7 +180,7 @@ const organRoutes = [
     response: organSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, query, principal, deps }) => {
-      const organ = await organFor(deps.knex, signedIn(principal), params.id, { enterprise: query.enterprise });
+      const organ = await organFor(deps.knex, principal, params.id, { enterprise: query.enterprise });
       return withCurrentMembers(deps.knex, organ);
     },
   }),
@@ -197,7 +197,7 @@ const organRoutes = [
     response: organSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
       const organ = await updateOrgan(deps.activities, actor, params.id, { name: body.name, description: body.description });
       return withCurrentMembers(deps.knex, organ);
@@ -221,7 +221,7 @@ const memberRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(memberSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
-      const organ = await organFor(deps.knex, signedIn(principal), params.id, { enterprise: query.enterprise });
+      const organ = await organFor(deps.knex, principal, params.id, { enterprise: query.enterprise });
       const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);
       if (query.current !== undefined) builder[query.current ? 'whereNull' : 'whereNotNull']('term_end');
       const page = await paginate(builder, {
@@ -253,7 +253,7 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
       const member = await appointMember(deps.activities, actor, params.id, {
         fullName: body.full_name,
@@ -275,7 +275,7 @@ const memberRoutes = [
     query: enterpriseQuery,
     response: memberSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeMember(await memberFor(deps.knex, signedIn(principal), params.id, query.enterprise)),
+    handler: async ({ params, query, principal, deps }) => serializeMember(await memberFor(deps.knex, principal, params.id, query.enterprise)),
   }),
   defineRoute({
     method: 'patch',
@@ -295,7 +295,7 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await updateMember(deps.activities, actor, params.id, {
         fullName: body.full_name,
@@ -322,7 +322,7 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, query, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });
       return serializeMember(member);

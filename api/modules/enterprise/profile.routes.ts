@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { updateProfile } from '../../../activities/enterprise/profile.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { CooperativeProfile } from '../../../db/models/cooperative-profile.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { defineRoute } from '../../route';
 import { dateResponse, isoDate, timestampResponse } from '../common.schemas';
 
@@ -56,7 +56,7 @@ export const profileRoutes = [
     response: profileSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      requireVisible(signedIn(principal), { enterpriseId: params.enterprise_pk }, 'The enterprise');
+      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
       return serializeProfile(await profileOf(deps.knex, params.enterprise_pk));
     },
   }),
@@ -78,7 +78,7 @@ export const profileRoutes = [
     response: profileSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, writers, { enterpriseId: params.enterprise_pk }, 'The enterprise');
       const profile = await updateProfile(deps.activities, actor, params.enterprise_pk, {
         approvalNumber: body.approval_number,

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { configureRule } from '../../../activities/events/configure-rule.activity';
 import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -152,7 +152,7 @@ export const eventRoutes = [
     response: pageSchema(businessEventSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = eventQuery(deps.knex, signedIn(principal));
+      const rows = eventQuery(deps.knex, principal);
       if (query.enterprise !== undefined) rows.where('ev.enterprise_id', query.enterprise);
       if (query.kind !== undefined) rows.where('ev.kind', query.kind);
       if (query.branch !== undefined) rows.where('ev.branch_id', query.branch);
@@ -176,7 +176,7 @@ export const eventRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(
         deps.knex('accounting_rule_configs as r').distinctOn('r.enterprise_id', 'r.kind').select(ruleColumns.map((column) => `r.${column}`)),
-        signedIn(principal),
+        principal,
         { enterprise: 'r.enterprise_id' },
       ).orderBy([{ column: 'r.enterprise_id' }, { column: 'r.kind' }, { column: 'r.version', order: 'desc' }]);
       if (query.enterprise !== undefined) rows.where('r.enterprise_id', query.enterprise);
@@ -196,7 +196,7 @@ export const eventRoutes = [
     response: pageSchema(ruleConfigSchema),
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps, ctx }) => {
-      requireVisible(signedIn(principal), { enterpriseId: query.enterprise }, 'The enterprise');
+      requireVisible(principal, { enterpriseId: query.enterprise }, 'The enterprise');
       const rows = deps.knex('accounting_rule_configs').where({ enterprise_id: query.enterprise, kind: query.kind }).select(ruleColumns).orderBy('version', 'desc');
       const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRule) };
@@ -215,7 +215,7 @@ export const eventRoutes = [
     handler: async ({ params, principal, deps }) => {
       const rule = await ruleById(deps.knex, params.id);
       if (rule === undefined) throw new NotFoundError('The rule');
-      requireVisible(signedIn(principal), { enterpriseId: rule.enterprise_id }, 'The rule');
+      requireVisible(principal, { enterpriseId: rule.enterprise_id }, 'The rule');
       return serializeRule(rule);
     },
   }),
@@ -239,7 +239,7 @@ export const eventRoutes = [
     response: ruleConfigSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
       const rule = await configureRule(deps.activities, actor, body.enterprise, { kind: body.kind, legs, active: body.is_active, reason: body.reason });
@@ -258,7 +258,7 @@ export const eventRoutes = [
     response: businessEventDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const event: EventRow | undefined = await eventQuery(deps.knex, signedIn(principal)).where('ev.id', params.id).first();
+      const event: EventRow | undefined = await eventQuery(deps.knex, principal).where('ev.id', params.id).first();
       if (event === undefined) throw new NotFoundError('The event');
       const entries = await deps.knex('journal_entries').where({ event_id: params.id }).orderBy('created_at').pluck('id');
       return { ...serializeEvent(event), entries: (await ledgerLines(deps.knex, entries)).map((entry) => ({ ...entry, created_at: entry.created_at.toISOString() })) };

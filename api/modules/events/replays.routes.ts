@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
 import { eventKinds, type EventKind } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
-import { requireRole, signedIn } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
@@ -107,7 +107,7 @@ export const replayRoutes = [
     response: eventReplaySchema,
     errorStatuses: [401, 403, 404, 503],
     handler: async ({ body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
       await startWorkflowFor(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] }, {
@@ -130,7 +130,7 @@ export const replayRoutes = [
     errorStatuses: [401, 403],
     handler: async ({ query, principal, deps, ctx }) => {
       // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
-      const admin = { ...signedIn(principal), grants: signedIn(principal).grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
+      const admin = { ...principal, grants: principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
       const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       if (query.enterprise !== undefined) rows.where('enterprise_id', query.enterprise);
       if (query.status !== undefined) rows.where('status', query.status);
@@ -151,7 +151,7 @@ export const replayRoutes = [
     handler: async ({ params, principal, deps }) => {
       const request = await replayById(deps.knex, params.id);
       if (request === undefined) throw new NotFoundError('The replay request');
-      requireRole(signedIn(principal), ['admin'], { enterpriseId: request.enterprise_id }, 'The replay request');
+      requireRole(principal, ['admin'], { enterpriseId: request.enterprise_id }, 'The replay request');
       return serializeReplay(request);
     },
   }),

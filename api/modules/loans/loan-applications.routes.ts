@@ -6,7 +6,7 @@ import type { CreditCapCode } from '../../../domain/loans/credit-caps';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
 import { LoanApplication } from '../../../db/models/loan-application.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -150,7 +150,7 @@ export const loanApplicationRoutes = [
     response: pageSchema(loanApplicationSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(LoanApplication.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      const builder = scopeToVisible(LoanApplication.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
       return { ...page, results: await serializeApplications(deps.knex, page.results) };
@@ -177,7 +177,7 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await visibleClient(deps.knex, actor, body.client);
       requireRole(actor, submitters, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
@@ -202,7 +202,7 @@ export const loanApplicationRoutes = [
     params: idParams,
     response: loanApplicationSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, principal, params.id)),
   }),
   defineRoute({
     method: 'post',
@@ -224,7 +224,7 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const application = await visibleApplication(deps.knex, actor, params.id);
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
@@ -246,7 +246,7 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const application = await visibleApplication(deps.knex, actor, params.id);
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);

@@ -4,7 +4,7 @@ import { addGuarantee, endGuarantee } from '../../../activities/loans/portfolio-
 import { guaranteeKinds, type GuaranteeKind } from '../../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -100,7 +100,7 @@ export const loanGuaranteeRoutes = [
     response: pageSchema(loanGuaranteeSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(guarantees(deps.knex), signedIn(principal), { enterprise: 'x.enterprise_id', branch: 'x.branch_id' }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
+      const rows = scopeToVisible(guarantees(deps.knex), principal, { enterprise: 'x.enterprise_id', branch: 'x.branch_id' }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
       whereFilters(rows, query, { enterprise: 'x.enterprise_id', loan: 'x.loan_id', application: 'x.application_id' });
       const page = await paginateRows<GuaranteeRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeGuarantee) };
@@ -118,7 +118,7 @@ export const loanGuaranteeRoutes = [
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
       const guarantee = await guaranteeById(deps.knex, params.id);
-      requireVisible(signedIn(principal), { enterpriseId: guarantee.enterprise, branchId: guarantee.branch }, 'The guarantee');
+      requireVisible(principal, { enterpriseId: guarantee.enterprise, branchId: guarantee.branch }, 'The guarantee');
       return guarantee;
     },
   }),
@@ -143,7 +143,7 @@ export const loanGuaranteeRoutes = [
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
       }
@@ -170,7 +170,7 @@ export const loanGuaranteeRoutes = [
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const guarantee = await deps.knex('loan_guarantees').where({ id: params.id }).first('loan_id', 'application_id');
       if (guarantee === undefined) throw new NotFoundError('The guarantee');
       requireRole(actor, recorders, await scopeOf(deps.knex, guarantee.loan_id !== null ? { loan: guarantee.loan_id } : { application: guarantee.application_id }), 'The guarantee');

@@ -5,7 +5,7 @@ import { simulateForProduct } from '../../../activities/loans/loan-applications.
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount, parseAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -167,7 +167,7 @@ export const loanProductRoutes = [
     response: pageSchema(loanProductSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(LoanProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(LoanProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.term_category !== undefined) builder.where('term_category', query.term_category);
       if (query.is_active !== undefined) builder.where('is_active', query.is_active);
@@ -207,7 +207,7 @@ export const loanProductRoutes = [
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
       const accounts = defaultLoanAccounts[body.term_category];
       const changes = productChanges(body);
@@ -233,7 +233,7 @@ export const loanProductRoutes = [
     params: idParams,
     response: loanProductSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeLoanProduct(await visibleLoanProduct(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeLoanProduct(await visibleLoanProduct(deps.knex, principal, params.id)),
   }),
   defineRoute({
     method: 'patch',
@@ -248,7 +248,7 @@ export const loanProductRoutes = [
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const product = await visibleLoanProduct(deps.knex, actor, params.id);
       requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The loan product');
       return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
@@ -272,7 +272,7 @@ export const loanProductRoutes = [
     response: loanSimulationSchema,
     errorStatuses: [401, 404, 422],
     handler: async ({ params, body, principal, deps }) => {
-      const product = await visibleLoanProduct(deps.knex, signedIn(principal), params.id);
+      const product = await visibleLoanProduct(deps.knex, principal, params.id);
       const requested = { amount: parseAmount(body.amount)!, termPeriods: body.term_periods, gracePeriods: body.grace_periods };
       const simulation = await simulateForProduct(deps.activities, product, requested, body.start_date);
       return {

@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentRow } from '../../../activities/loans/repayments.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -80,7 +80,7 @@ export const loanRepaymentRoutes = [
     response: pageSchema(loanRepaymentSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(repaymentsQuery(deps.knex), signedIn(principal), { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
+      const rows = scopeToVisible(repaymentsQuery(deps.knex), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
       whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
       if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
       if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
@@ -111,7 +111,7 @@ export const loanRepaymentRoutes = [
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const loan = await visibleLoan(deps.knex, actor, body.loan);
       requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
@@ -141,7 +141,7 @@ export const loanRepaymentRoutes = [
     handler: async ({ params, principal, deps }) => {
       const row: (LoanRepaymentRow & { loan_number: string }) | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();
       if (row === undefined) throw new NotFoundError('The repayment');
-      requireVisible(signedIn(principal), { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The repayment');
+      requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The repayment');
       return serializeRepayment(row);
     },
   }),

@@ -5,7 +5,7 @@ import { positionOfLoan } from '../../../activities/loans/loan-position.activity
 import { setLitigious, writeOffLoan } from '../../../activities/loans/portfolio-quality.activity';
 import { formatAmount } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
-import { requireRole, signedIn } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { tellerAccount } from '../members/member-accounts.queries';
@@ -138,7 +138,7 @@ export const loanRoutes = [
     response: pageSchema(loanSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Loan.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
+      const builder = scopeToVisible(Loan.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeLoan) };
@@ -156,7 +156,7 @@ export const loanRoutes = [
     response: loanDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      const loan = await visibleLoan(deps.knex, principal, params.id);
       if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
       const position = await positionOfLoan(deps.activities, loan);
       return {
@@ -184,7 +184,7 @@ export const loanRoutes = [
     response: loanScheduleSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const loan = await visibleLoan(deps.knex, signedIn(principal), params.id);
+      const loan = await visibleLoan(deps.knex, principal, params.id);
       const installments = await readInstallments(deps.knex, loan.id);
       return {
         loan: loan.id,
@@ -218,7 +218,7 @@ export const loanRoutes = [
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const loan = await visibleLoan(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
@@ -239,7 +239,7 @@ export const loanRoutes = [
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const loan = await visibleLoan(deps.knex, actor, params.id);
       requireRole(actor, ['branch_head', 'direction'], { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       return serializeLoan(await setLitigious(deps.activities, actor, loan.id, body.litigious, body.reason));
@@ -259,7 +259,7 @@ export const loanRoutes = [
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const loan = await visibleLoan(deps.knex, actor, params.id);
       requireRole(actor, ['direction'], { enterpriseId: loan.enterpriseId }, 'The loan');
       return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { markProvisioningRunFailed, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
 import { NotFoundError } from '../../../domain/errors';
 import type { ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
@@ -171,7 +171,7 @@ export const provisionRoutes = [
     response: pageSchema(loanProvisionSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', loan: 'loan_id', as_of: 'as_of', classification: 'classification' });
       const page = await paginateRows<ProvisionRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeProvision) };
@@ -188,7 +188,7 @@ export const provisionRoutes = [
     response: provisionTotalsSchema,
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireVisible(actor, { enterpriseId: query.enterprise, branchId: query.branch }, 'The enterprise');
       const rows = scopeToVisible(deps.knex('loan_provisions'), actor, { enterprise: 'enterprise_id', branch: 'branch_id' })
         .where({ enterprise_id: query.enterprise, as_of: query.as_of })
@@ -213,7 +213,7 @@ export const provisionRoutes = [
     response: provisioningRunSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
     handler: async ({ body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
       const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
@@ -236,7 +236,7 @@ export const provisionRoutes = [
     response: pageSchema(provisioningRunSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), signedIn(principal), { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });
       const page = await paginateRows<RunRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRun) };
@@ -255,7 +255,7 @@ export const provisionRoutes = [
     handler: async ({ params, principal, deps }) => {
       const run = await runById(deps.knex, params.id);
       if (run === undefined) throw new NotFoundError('The provisioning run');
-      requireVisible(signedIn(principal), { enterpriseId: run.enterprise_id }, 'The provisioning run');
+      requireVisible(principal, { enterpriseId: run.enterprise_id }, 'The provisioning run');
       return serializeRun(run);
     },
   }),

@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, signedIn } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -44,7 +44,7 @@ const routesOf = (direction: CashDirection) => [
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const account = await visibleAccount(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
@@ -66,7 +66,7 @@ const routesOf = (direction: CashDirection) => [
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401, 404],
     handler: async ({ params, query, principal, deps, ctx }) => {
-      const account = await visibleAccount(deps.knex, signedIn(principal), params.id);
+      const account = await visibleAccount(deps.knex, principal, params.id);
       const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },
@@ -82,7 +82,7 @@ const routesOf = (direction: CashDirection) => [
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      const builder = scopeToVisible(cashOperationsQuery(deps.knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
       if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);
       if (query.branch !== undefined) builder.where('ev.branch_id', query.branch);
       if (query.account !== undefined) builder.where('ev.subject_id', query.account);
@@ -101,7 +101,7 @@ const routesOf = (direction: CashDirection) => [
     response: cashOperationSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const visible = scopeToVisible(cashOperationsQuery(deps.knex), signedIn(principal), { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      const visible = scopeToVisible(cashOperationsQuery(deps.knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
       const row = (await visible.where('ev.id', params.id).where('ev.kind', direction).first()) as CashOperationRow | undefined;
       if (row === undefined) throw new NotFoundError(`The ${direction}`);
       return toOperation(row);

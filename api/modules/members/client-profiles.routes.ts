@@ -4,7 +4,7 @@ import { createClientProfile, setClientStatus, setFounder, updateClientProfile, 
 import type { Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../../db/models/client-profile.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -197,7 +197,7 @@ const statusChange = (action: StatusAction) =>
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await visibleClient(deps.knex, actor, params.id);
       requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       return serializeClient(await setClientStatus(deps.activities, actor, client.id, action, body.reason));
@@ -223,7 +223,7 @@ export const clientProfileRoutes = [
     errorStatuses: [401],
     response: pageSchema(clientSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ClientProfile.query(deps.knex), signedIn(principal), { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
+      const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.branch !== undefined) builder.where('branch_id', query.branch);
       if (query.status !== undefined) builder.where('status', query.status);
@@ -254,7 +254,7 @@ export const clientProfileRoutes = [
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, registrars, { enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
       const client = await createClientProfile(deps.activities, actor, {
         ...profileFields(body),
@@ -276,7 +276,7 @@ export const clientProfileRoutes = [
     params: idParams,
     response: clientSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeClient(await visibleClient(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeClient(await visibleClient(deps.knex, principal, params.id)),
   }),
   defineRoute({
     method: 'patch',
@@ -291,7 +291,7 @@ export const clientProfileRoutes = [
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await visibleClient(deps.knex, actor, params.id);
       requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       if (body.branch !== undefined) requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
@@ -317,7 +317,7 @@ export const clientProfileRoutes = [
     response: clientSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await visibleClient(deps.knex, actor, params.id);
       requireRole(actor, ['direction'], { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       return serializeClient(await setFounder(deps.activities, actor, client.id, body.founder, body.reason));

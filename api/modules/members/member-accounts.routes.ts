@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
 import { parseAmount } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
-import { requireRole, signedIn } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -25,7 +25,7 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const account = await visibleAccount(deps.knex, actor, params.id);
       requireRole(actor, ['branch_head', 'direction', 'admin'], { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       return serializeAccount(await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
@@ -51,7 +51,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401],
     response: pageSchema(memberAccountSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompteClient.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      const builder = scopeToVisible(CompteClient.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeAccount) };
@@ -72,7 +72,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
       requireRole(actor, ['cashier', 'branch_head', 'direction', 'admin'], { enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
@@ -97,7 +97,7 @@ export const memberAccountRoutes = [
     params: idParams,
     errorStatuses: [401, 404],
     response: memberAccountSchema,
-    handler: async ({ params, principal, deps }) => serializeAccount(await visibleAccount(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeAccount(await visibleAccount(deps.knex, principal, params.id)),
   }),
   statusAction('freeze'),
   statusAction('unfreeze'),
@@ -114,7 +114,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(statementLineSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
-      await visibleAccount(deps.knex, signedIn(principal), params.id);
+      await visibleAccount(deps.knex, principal, params.id);
       const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
@@ -130,7 +130,7 @@ export const memberAccountRoutes = [
     errorStatuses: [401, 403, 404],
     response: pageSchema(reconciliationGapSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      requireRole(signedIn(principal), ['direction', 'admin'], { enterpriseId: query.enterprise }, 'The enterprise');
+      requireRole(principal, ['direction', 'admin'], { enterpriseId: query.enterprise }, 'The enterprise');
       const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));
       const rows = deps.knex('comptes_clients as a')
         .leftJoin(ledger.as('g'), 'g.id', 'a.id')

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createSavingsProduct, updateSavingsProduct, type ProductFields } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -69,7 +69,7 @@ export const savingsProductRoutes = [
     errorStatuses: [401],
     response: pageSchema(savingsProductSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(SavingsProduct.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(SavingsProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
       if (query.kind !== undefined) builder.where('kind', query.kind);
       if (query.is_active !== undefined) builder.where('is_active', query.is_active);
@@ -100,7 +100,7 @@ export const savingsProductRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
       const fields: ProductFields = {
         code: body.code,
@@ -125,7 +125,7 @@ export const savingsProductRoutes = [
     params: idParams,
     errorStatuses: [401, 404],
     response: savingsProductSchema,
-    handler: async ({ params, principal, deps }) => serializeProduct(await visibleProduct(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeProduct(await visibleProduct(deps.knex, principal, params.id)),
   }),
   defineRoute({
     method: 'patch',
@@ -147,7 +147,7 @@ export const savingsProductRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const product = await visibleProduct(deps.knex, actor, params.id);
       requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The savings product');
       const updated = await updateSavingsProduct(deps.activities, actor, product.id, {

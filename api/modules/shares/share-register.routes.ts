@@ -3,7 +3,7 @@ import { businessDateOf } from '../../../activities/enterprise/configuration.act
 import { pendingWithdrawals, registerLine, registerQuery, registerTotals } from '../../../activities/shares/capital';
 import { roles } from '../../../domain/access';
 import { Money } from '../../../domain/money';
-import { requireRole, signedIn } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { visibleClient } from '../members/client-profiles.routes';
@@ -69,7 +69,7 @@ export const shareRegisterRoutes = [
     errorStatuses: [401, 403, 404],
     handler: async ({ query, principal, deps, ctx }) => {
       // The register is the enterprise's: a role in one branch only does not reach it.
-      requireRole(signedIn(principal), roles, { enterpriseId: query.enterprise }, 'The enterprise');
+      requireRole(principal, roles, { enterpriseId: query.enterprise }, 'The enterprise');
       const date = query.date ?? (await businessDateOf(deps.knex, query.enterprise, deps.clock()));
       const [totals, page] = await Promise.all([registerTotals(deps.knex, query.enterprise, date), paginateRows<Parameters<typeof registerLine>[0]>(registerQuery(deps.knex, query.enterprise, date), query, new URL(ctx.href))]);
       return { enterprise: query.enterprise, date, totals, ...page, results: page.results.map(registerLine) };
@@ -98,7 +98,7 @@ export const shareRegisterRoutes = [
     }).meta({ component: 'CapitalPosition' }),
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps }) => {
-      const client = await visibleClient(deps.knex, signedIn(principal), query.client);
+      const client = await visibleClient(deps.knex, principal, query.client);
       const date = await businessDateOf(deps.knex, client.enterpriseId, deps.clock());
       const [row, pending] = await Promise.all([registerQuery(deps.knex, client.enterpriseId, date, client.id).first(), pendingWithdrawals(deps.knex, client.id)]);
       const line = row === undefined ? undefined : registerLine(row);

@@ -3,7 +3,7 @@ import type { SharePaymentRow } from '../../../activities/shares/share-payments'
 import { payShares, subscribeShares } from '../../../activities/shares/subscriptions.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { visibleClient } from '../members/client-profiles.routes';
@@ -52,7 +52,7 @@ export const shareSubscriptionRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const now = deps.clock();
-      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), signedIn(principal), { enterprise: 's.enterprise_id', branch: 's.branch_id' });
+      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
       whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', client: 's.client_id', share_type: 's.share_type_id' });
       if (query.payment_overdue === true) whereOverdue(rows, deps.knex, now);
       if (query.payment_overdue === false) rows.whereNot((builder) => whereOverdue(builder, deps.knex, now));
@@ -81,7 +81,7 @@ export const shareSubscriptionRoutes = [
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const client = await visibleClient(deps.knex, actor, body.client);
       requireRole(actor, tellers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
@@ -109,7 +109,7 @@ export const shareSubscriptionRoutes = [
     params: idParams,
     response: subscriptionSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => subscriptionDetail(deps.knex, await visibleSubscription(deps.knex, deps.clock(), signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => subscriptionDetail(deps.knex, await visibleSubscription(deps.knex, deps.clock(), principal, params.id)),
   }),
   defineRoute({
     method: 'get',
@@ -129,7 +129,7 @@ export const shareSubscriptionRoutes = [
     response: pageSchema(paymentSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), signedIn(principal), { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
+      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
       whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
       if (query.date_from !== undefined) rows.where('p.business_date', '>=', query.date_from);
       if (query.date_to !== undefined) rows.where('p.business_date', '<=', query.date_to);
@@ -152,7 +152,7 @@ export const shareSubscriptionRoutes = [
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
@@ -181,7 +181,7 @@ export const shareSubscriptionRoutes = [
     handler: async ({ params, principal, deps }) => {
       const row: (SharePaymentRow & { subscription_number: string }) | undefined = await paymentsQuery(deps.knex).where('p.id', params.id).first();
       if (row === undefined) throw new NotFoundError('The payment');
-      requireVisible(signedIn(principal), { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The payment');
+      requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The payment');
       return serializePayment(row);
     },
   }),

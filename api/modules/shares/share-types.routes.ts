@@ -4,7 +4,7 @@ import { createShareType, updateShareType, type ShareTypeFields } from '../../..
 import { NotFoundError } from '../../../domain/errors';
 import { shareTypeCodes } from '../../../domain/shares/share-type';
 import { ShareType } from '../../../db/models/share-type.model';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -109,7 +109,7 @@ export const shareTypeRoutes = [
     response: pageSchema(shareTypeSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = whereFilters(scopeToVisible(ShareType.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
+      const builder = whereFilters(scopeToVisible(ShareType.query(deps.knex), principal, { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code' }, defaultOrdering: 'code' });
       return { ...page, results: page.results.map(serializeShareType) };
     },
@@ -134,7 +134,7 @@ export const shareTypeRoutes = [
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
       return serializeShareType(await createShareType(deps.activities, actor, body.enterprise, body.code, { ...typeFields(body), nominalValue: body.nominal_value }));
     },
@@ -149,7 +149,7 @@ export const shareTypeRoutes = [
     params: idParams,
     response: shareTypeSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeShareType(await visibleShareType(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeShareType(await visibleShareType(deps.knex, principal, params.id)),
   }),
   defineRoute({
     method: 'patch',
@@ -163,7 +163,7 @@ export const shareTypeRoutes = [
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal, deps }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const type = await visibleShareType(deps.knex, actor, params.id);
       requireRole(actor, writers, { enterpriseId: type.enterpriseId }, 'The share type');
       return serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active }));

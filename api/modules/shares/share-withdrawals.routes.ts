@@ -6,7 +6,7 @@ import type { Role } from '../../../domain/access';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/share-withdrawal.workflow';
-import { requireRole, requireVisible, signedIn } from '../../auth/access';
+import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -132,7 +132,7 @@ function decisionRoute(spec: {
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       requireRole(actor, spec.access, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
@@ -162,7 +162,7 @@ export const shareWithdrawalRoutes = [
     response: pageSchema(withdrawalSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ShareWithdrawal.query(deps.knex), signedIn(principal), { enterprise: 'enterprise_id', branch: 'branch_id' });
+      const builder = scopeToVisible(ShareWithdrawal.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', subscription: 'subscription_id', status: 'status' });
       if (query.refund_overdue !== undefined) builder.where((b) => (query.refund_overdue ? b.whereNotNull('refund_overdue_at').where('status', 'effective') : b.whereNull('refund_overdue_at').orWhereNot('status', 'effective')));
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number' }, defaultOrdering: '-created_at' });
@@ -189,7 +189,7 @@ export const shareWithdrawalRoutes = [
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ body, principal, deps, ctx }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
       const { withdrawal, refundReminderDays } = await requestShareWithdrawal(deps.activities, actor, { subscriptionId: subscription.id, shares: body.shares ?? null, leaving: body.leaving, reason: body.reason });
@@ -207,7 +207,7 @@ export const shareWithdrawalRoutes = [
     params: idParams,
     response: withdrawalSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeWithdrawal(await visibleWithdrawal(deps.knex, signedIn(principal), params.id)),
+    handler: async ({ params, principal, deps }) => serializeWithdrawal(await visibleWithdrawal(deps.knex, principal, params.id)),
   }),
   decisionRoute({
     action: 'cancellation',
@@ -237,7 +237,7 @@ export const shareWithdrawalRoutes = [
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = signedIn(principal);
+      const actor = principal;
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
       const key = operationKey('share-refund', actor, idempotencyKey);
