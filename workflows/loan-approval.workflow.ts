@@ -6,13 +6,12 @@ import {
   defineUpdate,
   proxyActivities,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type ApprovalStep, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
 import { refuse } from './refusal';
-import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
+import { tagWorkflow } from './tags';
 
 export interface LoanApprovalInput {
   applicationId: string;
@@ -93,11 +92,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
     if (busy) refuse('decision_in_progress', 'Another decision on this application is being recorded: try again.');
   };
 
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: branchIdKey, value: input.branchId },
-    { key: businessIdKey, value: input.applicationNumber },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.applicationNumber });
   setHandler(approvalStateQuery, () => state);
   setHandler(
     decideUpdate,

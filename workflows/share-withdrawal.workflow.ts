@@ -1,10 +1,10 @@
-import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Refused } from '../activities/refusal-outcome';
 import type { RefundInput } from '../activities/shares/share-refunds.activity';
 import type { RefundDeadline, StepInput } from '../activities/shares/withdrawals.activity';
 import { refuse } from './refusal';
-import { branchIdKey, businessIdKey, enterpriseIdKey } from './search-attributes';
+import { tagWorkflow } from './tags';
 
 export interface ShareWithdrawalInput {
   withdrawalId: string;
@@ -44,6 +44,14 @@ const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, 
 /** `condition` with a timeout that may already be spent (a zero-day notice, a reminder due at once). */
 const waitUntil = async (done: () => boolean, timeoutMs: number): Promise<boolean> => done() || (timeoutMs > 0 && (await condition(done, timeoutMs)));
 
+/** The refund's next flag and its time from the effective date: the reminder, then overdue; none once both are set. */
+function nextRefundFlag(view: ShareWithdrawalView, refundDueDays: number, input: ShareWithdrawalInput): { flag: 'reminder' | 'overdue'; atMs: number } | undefined {
+  const dueMs = refundDueDays * input.dayMs;
+  if (!view.refundReminded) return { flag: 'reminder', atMs: dueMs - input.refundReminderDays * input.dayMs };
+  if (!view.refundOverdue) return { flag: 'overdue', atMs: dueMs };
+  return undefined;
+}
+
 /**
  * A member's withdrawal of shares (AUSCOOP Art. 11, the seed): the notice period as a durable timer, during
  * which the member or the board may cancel; then the shares are cancelled and the refund is owed, due within a
@@ -77,11 +85,7 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
     view = { ...view, status: result.status, effectiveOn: result.effectiveOn, refundDueOn: result.refundDueOn, refundReminded: false, refundOverdue: false };
   };
 
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: branchIdKey, value: input.branchId },
-    { key: businessIdKey, value: input.withdrawalNumber },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.withdrawalNumber });
   setHandler(withdrawalStateQuery, () => view);
   setHandler(cancelWithdrawalUpdate, (request) => persist(() => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'cancelled' })), {
     validator: (_request) => expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
@@ -106,12 +110,7 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
   // deadlines are read again.
   let elapsedMs = 0;
   while (view.status === 'effective') {
-    const dueMs = refundDueDays * input.dayMs;
-    const next = !view.refundReminded
-      ? { flag: 'reminder' as const, atMs: dueMs - input.refundReminderDays * input.dayMs, mark: () => (view = { ...view, refundReminded: true }) }
-      : !view.refundOverdue
-        ? { flag: 'overdue' as const, atMs: dueMs, mark: () => (view = { ...view, refundOverdue: true }) }
-        : undefined;
+    const next = nextRefundFlag(view, refundDueDays, input);
     const dueOn = view.refundDueOn;
     const moved = () => view.status !== 'effective' || view.refundDueOn !== dueOn;
     if (next === undefined) {
@@ -125,7 +124,7 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
     await condition(() => !busy);
     if (moved()) continue;
     await flagShareRefund({ withdrawalId: input.withdrawalId, flag: next.flag });
-    next.mark();
+    view = next.flag === 'reminder' ? { ...view, refundReminded: true } : { ...view, refundOverdue: true };
   }
   await condition(allHandlersFinished);
   return view;

@@ -128,6 +128,15 @@ export interface BatchProgress {
   loansProcessed: number;
 }
 
+type Assessment = ReturnType<typeof assess>;
+
+/** What a batch writes at its end, in one statement each, and adds to its run's totals. */
+interface BatchWrites {
+  provisionRows: Record<string, unknown>[];
+  loanUpdates: { id: string; classification: LoanClass; days_past_due: number; provision_amount: string; doubtful_since: string | null }[];
+  totals: { changed: number; reclassified: number; charged: Money; reversed: Money };
+}
+
 export async function provisionBatch(knex: Knex, now: Date, input: { runId: string; batchSize: number }): Promise<BatchProgress> {
   return inTransaction(knex, async (trx) => {
     const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
@@ -144,77 +153,90 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const done = new Set<string>((await trx('loan_provisions').whereIn('loan_id', batch.map((loan) => loan.id)).where({ as_of: asOf }).pluck('loan_id')) as string[]);
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
     const classified = classify(facts, asOf);
-    const totals = { changed: 0, reclassified: 0, charged: new Money(0), reversed: new Money(0) };
-    const provisionRows: Record<string, unknown>[] = [];
-    const loanUpdates: { id: string; classification: LoanClass; days_past_due: number; provision_amount: string; doubtful_since: string | null }[] = [];
+    const writes: BatchWrites = { provisionRows: [], loanUpdates: [], totals: { changed: 0, reclassified: 0, charged: new Money(0), reversed: new Money(0) } };
     for (const loan of batch) {
       if (done.has(loan.id)) continue;
-      const assessed = assess(loan, classified.get(loan.id)!, asOf, configuration.provisioningLadder);
-      const { loanClass, daysPastDue, doubtfulSince, outstanding, provision, previous, delta } = assessed;
-      const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
-      if (assessed.reclassification !== null && outstanding.gt(0)) {
-        await recordBusinessEvent(trx, now, {
-          ...event,
-          kind: assessed.reclassification.kind,
-          amount: outstanding,
-          idempotencyKey: `reclassification:${loan.id}:${asOf}`,
-          productAccounts: assessed.reclassification.productAccounts,
-          description: `${loan.classification} to ${loanClass} as of ${asOf}`,
-        });
-      }
-      if (loanClass !== loan.classification) totals.reclassified += 1;
-      if (!delta.isZero()) {
-        totals.changed += 1;
-        if (delta.gt(0)) totals.charged = totals.charged.plus(delta);
-        else totals.reversed = totals.reversed.plus(delta.negated());
-        await recordBusinessEvent(trx, now, {
-          ...event,
-          kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal',
-          amount: delta.abs(),
-          idempotencyKey: `provision:${loan.id}:${asOf}`,
-          description: `provision as of ${asOf}`,
-        });
-      }
-      provisionRows.push({
-        enterprise_id: run.enterprise_id, branch_id: loan.branch_id, loan_id: loan.id, as_of: asOf, run_id: run.id, days_past_due: daysPastDue, classification: loanClass,
-        rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base), amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
-      });
-      // Most loans are unchanged from one day to the next: only the others are written back.
-      if (loanClass !== loan.classification || daysPastDue !== loan.days_past_due || !delta.isZero() || doubtfulSince !== loan.doubtful_since) {
-        loanUpdates.push({ id: loan.id, classification: loanClass, days_past_due: daysPastDue, provision_amount: formatAmount(provision.amount), doubtful_since: doubtfulSince });
-      }
+      await provisionLoan(trx, now, { run, asOf, writes }, loan, assess(loan, classified.get(loan.id)!, asOf, configuration.provisioningLadder));
     }
-    if (provisionRows.length > 0) {
-      // One JSON parameter rather than 14 per row: binding thousands of parameters cost more than the insert.
-      await trx.raw(
-        `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
-         SELECT enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta
-         FROM jsonb_to_recordset(?::jsonb) AS x(enterprise_id uuid, branch_id uuid, loan_id uuid, as_of date, run_id uuid, days_past_due int, classification text,
-                                               rate numeric, base numeric, uncovered numeric, amount numeric, previous_amount numeric, delta numeric)`,
-        [JSON.stringify(provisionRows)],
-      );
-    }
-    if (loanUpdates.length > 0) {
-      // One statement for the batch: the new state of each loan from one JSON list.
-      await trx.raw(
-        `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount::numeric, doubtful_since = v.doubtful_since::date
-         FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, classification text, days_past_due int, provision_amount text, doubtful_since text)) v
-         WHERE loans.id = v.id`,
-        [JSON.stringify(loanUpdates)],
-      );
-    }
-    await trx('provisioning_runs')
-      .where({ id: run.id })
-      .update({
-        cursor: batch[batch.length - 1]!.id,
-        loans_processed: trx.raw('loans_processed + ?', [provisionRows.length]),
-        provisions_changed: trx.raw('provisions_changed + ?', [totals.changed]),
-        loans_reclassified: trx.raw('loans_reclassified + ?', [totals.reclassified]),
-        amount_charged: trx.raw('amount_charged + ?::numeric', [formatAmount(totals.charged)]),
-        amount_reversed: trx.raw('amount_reversed + ?::numeric', [formatAmount(totals.reversed)]),
-      });
-    return { status: 'running', loansProcessed: run.loans_processed + provisionRows.length };
+    await saveBatch(trx, writes);
+    await advanceRun(trx, run.id, batch[batch.length - 1]!.id, writes);
+    return { status: 'running', loansProcessed: run.loans_processed + writes.provisionRows.length };
   });
+}
+
+/** One loan of a batch: its reclassification and provision entries now, its rows into `writes` for the batch's end. */
+async function provisionLoan(trx: Knex.Transaction, now: Date, batch: { run: ProvisioningRunRow; asOf: string; writes: BatchWrites }, loan: LoanFacts, assessed: Assessment): Promise<void> {
+  const { run, asOf, writes } = batch;
+  const { loanClass, daysPastDue, doubtfulSince, outstanding, provision, previous, delta } = assessed;
+  const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
+  if (assessed.reclassification !== null && outstanding.gt(0)) {
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: assessed.reclassification.kind,
+      amount: outstanding,
+      idempotencyKey: `reclassification:${loan.id}:${asOf}`,
+      productAccounts: assessed.reclassification.productAccounts,
+      description: `${loan.classification} to ${loanClass} as of ${asOf}`,
+    });
+  }
+  if (loanClass !== loan.classification) writes.totals.reclassified += 1;
+  if (!delta.isZero()) {
+    writes.totals.changed += 1;
+    if (delta.gt(0)) writes.totals.charged = writes.totals.charged.plus(delta);
+    else writes.totals.reversed = writes.totals.reversed.plus(delta.negated());
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal',
+      amount: delta.abs(),
+      idempotencyKey: `provision:${loan.id}:${asOf}`,
+      description: `provision as of ${asOf}`,
+    });
+  }
+  writes.provisionRows.push({
+    enterprise_id: run.enterprise_id, branch_id: loan.branch_id, loan_id: loan.id, as_of: asOf, run_id: run.id, days_past_due: daysPastDue, classification: loanClass,
+    rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base), amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
+  });
+  // Most loans are unchanged from one day to the next: only the others are written back.
+  if (loanClass !== loan.classification || daysPastDue !== loan.days_past_due || !delta.isZero() || doubtfulSince !== loan.doubtful_since) {
+    writes.loanUpdates.push({ id: loan.id, classification: loanClass, days_past_due: daysPastDue, provision_amount: formatAmount(provision.amount), doubtful_since: doubtfulSince });
+  }
+}
+
+/** The batch's provision rows and changed loans, one statement each. */
+async function saveBatch(trx: Knex.Transaction, writes: BatchWrites): Promise<void> {
+  if (writes.provisionRows.length > 0) {
+    // One JSON parameter rather than 14 per row: binding thousands of parameters cost more than the insert.
+    await trx.raw(
+      `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
+       SELECT enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta
+       FROM jsonb_to_recordset(?::jsonb) AS x(enterprise_id uuid, branch_id uuid, loan_id uuid, as_of date, run_id uuid, days_past_due int, classification text,
+                                             rate numeric, base numeric, uncovered numeric, amount numeric, previous_amount numeric, delta numeric)`,
+      [JSON.stringify(writes.provisionRows)],
+    );
+  }
+  if (writes.loanUpdates.length > 0) {
+    // One statement for the batch: the new state of each loan from one JSON list.
+    await trx.raw(
+      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount::numeric, doubtful_since = v.doubtful_since::date
+       FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, classification text, days_past_due int, provision_amount text, doubtful_since text)) v
+       WHERE loans.id = v.id`,
+      [JSON.stringify(writes.loanUpdates)],
+    );
+  }
+}
+
+/** The run moves past the batch's last loan, with the batch's counts and amounts added to its totals. */
+async function advanceRun(trx: Knex.Transaction, runId: string, lastLoanId: string, writes: BatchWrites): Promise<void> {
+  await trx('provisioning_runs')
+    .where({ id: runId })
+    .update({
+      cursor: lastLoanId,
+      loans_processed: trx.raw('loans_processed + ?', [writes.provisionRows.length]),
+      provisions_changed: trx.raw('provisions_changed + ?', [writes.totals.changed]),
+      loans_reclassified: trx.raw('loans_reclassified + ?', [writes.totals.reclassified]),
+      amount_charged: trx.raw('amount_charged + ?::numeric', [formatAmount(writes.totals.charged)]),
+      amount_reversed: trx.raw('amount_reversed + ?::numeric', [formatAmount(writes.totals.reversed)]),
+    });
 }
 
 /** What the run decides for one loan at `asOf`: its class, provision and the entries they call for. No I/O. */

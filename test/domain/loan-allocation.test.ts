@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { allocateRepayment, type AllocationResult, type DueComponent, type InstallmentDue } from '../../domain/loans/allocation';
 import { Money } from '../../domain/money';
 
@@ -114,34 +114,76 @@ function prng(seed: number): () => number {
   };
 }
 
+const allOrders: DueComponent[][] = [
+  ['penalty', 'interest', 'principal'],
+  ['penalty', 'principal', 'interest'],
+  ['interest', 'penalty', 'principal'],
+  ['interest', 'principal', 'penalty'],
+  ['principal', 'penalty', 'interest'],
+  ['principal', 'interest', 'penalty'],
+];
+
+/** Installments whose components are often zero, sometimes large; due dates monthly with occasional ties. */
+function randomDues(random: () => number): InstallmentDue[] {
+  const int = (max: number): number => Math.floor(random() * (max + 1));
+  const amountOf = (): Money => (random() < 0.3 ? new Money(0) : new Money(int(10_000_000)));
+  const count = 1 + int(7);
+  const dues: InstallmentDue[] = [];
+  for (let number = 1; number <= count; number += 1) {
+    const month = Math.min(12, number + (random() < 0.2 ? -1 : 0) + 1);
+    dues.push({ number, dueDate: `2026-${String(month).padStart(2, '0')}-15`, penalty: amountOf(), interest: amountOf(), principal: amountOf() });
+  }
+  return dues;
+}
+
+type Allocated = Extract<ReturnType<typeof allocateRepayment>, { ok: true }>;
+
+/** Σ allocated = amount, and allocated + remaining = due, component by component, in whole francs ≥ 0. */
+function assertConserved(t: ExecutionContext, label: string, dues: InstallmentDue[], order: DueComponent[], amount: Money, { allocations, remaining }: Allocated): void {
+  const allocatedSum = allocations.reduce((sum, a) => sum.plus(a.total), new Money(0));
+  t.true(allocatedSum.eq(amount), `${label}: Σ allocated ${allocatedSum.toString()} ≠ ${amount.toString()}`);
+  for (const [index, allocation] of allocations.entries()) {
+    const original = dues.find((d) => d.number === allocation.number)!;
+    const left = remaining[index]!;
+    t.is(left.number, allocation.number, label);
+    t.true(allocation.total.eq(allocation.penalty.plus(allocation.interest).plus(allocation.principal)), label);
+    for (const component of order) {
+      t.true(allocation[component].plus(left[component]).eq(original[component]), `${label}: ${component} of ${allocation.number}`);
+      t.true(allocation[component].gte(0) && left[component].gte(0), `${label}: negative ${component}`);
+      t.true(allocation[component].isInteger() && left[component].isInteger(), `${label}: fractional ${component}`);
+    }
+  }
+}
+
+/**
+ * Oldest first: rows sorted by (dueDate, number), and once a row still owes anything no later row has received
+ * money; within that row, no component later in `order` got money while an earlier one owes.
+ */
+function assertOldestFirst(t: ExecutionContext, label: string, order: DueComponent[], amount: Money, totalDue: Money, { allocations, remaining }: Allocated): void {
+  for (let index = 1; index < allocations.length; index += 1) {
+    const [previous, current] = [allocations[index - 1]!, allocations[index]!];
+    t.true(previous.dueDate < current.dueDate || (previous.dueDate === current.dueDate && previous.number < current.number), `${label}: rows out of order`);
+  }
+  const firstOwing = remaining.findIndex((r) => r.penalty.gt(0) || r.interest.gt(0) || r.principal.gt(0));
+  if (firstOwing < 0) {
+    t.true(amount.eq(totalDue), `${label}: everything cleared but amount ≠ total due`);
+    return;
+  }
+  for (const later of allocations.slice(firstOwing + 1)) t.true(later.total.isZero(), `${label}: installment ${later.number} paid before an older one`);
+  const owingIndex = order.findIndex((component) => remaining[firstOwing]![component].gt(0));
+  for (const component of order.slice(owingIndex + 1)) t.true(allocations[firstOwing]![component].isZero(), `${label}: ${component} paid out of order`);
+}
+
 test('property: conservation, oldest first, order within an installment, nothing negative', (t) => {
-  const allOrders: DueComponent[][] = [
-    ['penalty', 'interest', 'principal'],
-    ['penalty', 'principal', 'interest'],
-    ['interest', 'penalty', 'principal'],
-    ['interest', 'principal', 'penalty'],
-    ['principal', 'penalty', 'interest'],
-    ['principal', 'interest', 'penalty'],
-  ];
   for (let seed = 1; seed <= 500; seed += 1) {
     const random = prng(seed);
-    const int = (max: number): number => Math.floor(random() * (max + 1));
-    // Components often zero, sometimes large; due dates monthly with occasional ties; input shuffled.
-    const amountOf = (): Money => (random() < 0.3 ? new Money(0) : new Money(int(10_000_000)));
-    const count = 1 + int(7);
-    const dues: InstallmentDue[] = [];
-    for (let number = 1; number <= count; number += 1) {
-      const month = Math.min(12, number + (random() < 0.2 ? -1 : 0) + 1);
-      dues.push({ number, dueDate: `2026-${String(month).padStart(2, '0')}-15`, penalty: amountOf(), interest: amountOf(), principal: amountOf() });
-    }
+    const dues = randomDues(random);
     const shuffled = [...dues].sort(() => random() - 0.5);
-    const order = allOrders[int(5)]!;
+    const order = allOrders[Math.floor(random() * 6)]!;
     const totalDue = dues.reduce((sum, d) => sum.plus(d.penalty).plus(d.interest).plus(d.principal), new Money(0));
     const label = `seed ${seed}`;
-
     if (totalDue.isZero() || random() < 0.1) {
-      const over = totalDue.plus(1 + int(1000));
-      const refused = allocateRepayment({ amount: over, dues: shuffled, order });
+      const refused = allocateRepayment({ amount: totalDue.plus(1 + Math.floor(random() * 1001)), dues: shuffled, order });
       t.true(!refused.ok && refused.totalDue.eq(totalDue), label);
       continue;
     }
@@ -151,38 +193,8 @@ test('property: conservation, oldest first, order within an installment, nothing
       t.fail(`${label}: refused ${amount.toString()} of ${totalDue.toString()}`);
       continue;
     }
-    const { allocations, remaining } = result;
-    t.is(allocations.length, count, label);
-
-    // Conservation: Σ allocated = amount, and allocated + remaining = due, component by component.
-    const allocatedSum = allocations.reduce((sum, a) => sum.plus(a.total), new Money(0));
-    t.true(allocatedSum.eq(amount), `${label}: Σ allocated ${allocatedSum.toString()} ≠ ${amount.toString()}`);
-    for (const [index, allocation] of allocations.entries()) {
-      const original = dues.find((d) => d.number === allocation.number)!;
-      const left = remaining[index]!;
-      t.is(left.number, allocation.number, label);
-      t.true(allocation.total.eq(allocation.penalty.plus(allocation.interest).plus(allocation.principal)), label);
-      for (const component of order) {
-        t.true(allocation[component].plus(left[component]).eq(original[component]), `${label}: ${component} of ${allocation.number}`);
-        t.true(allocation[component].gte(0) && left[component].gte(0), `${label}: negative ${component}`);
-        t.true(allocation[component].isInteger() && left[component].isInteger(), `${label}: fractional ${component}`);
-      }
-    }
-
-    // Oldest first: rows come sorted by (dueDate, number), and once a row still owes anything, no later
-    // row has received money.
-    for (let index = 1; index < allocations.length; index += 1) {
-      const [previous, current] = [allocations[index - 1]!, allocations[index]!];
-      t.true(previous.dueDate < current.dueDate || (previous.dueDate === current.dueDate && previous.number < current.number), `${label}: rows out of order`);
-    }
-    const firstOwing = remaining.findIndex((r) => r.penalty.gt(0) || r.interest.gt(0) || r.principal.gt(0));
-    if (firstOwing >= 0) {
-      for (const later of allocations.slice(firstOwing + 1)) t.true(later.total.isZero(), `${label}: installment ${later.number} paid before an older one`);
-      // Within the first row still owing, no component later in `order` got money while an earlier one owes.
-      const owingIndex = order.findIndex((component) => remaining[firstOwing]![component].gt(0));
-      for (const component of order.slice(owingIndex + 1)) t.true(allocations[firstOwing]![component].isZero(), `${label}: ${component} paid out of order`);
-    } else {
-      t.true(amount.eq(totalDue), `${label}: everything cleared but amount ≠ total due`);
-    }
+    t.is(result.allocations.length, dues.length, label);
+    assertConserved(t, label, dues, order, amount, result);
+    assertOldestFirst(t, label, order, amount, totalDue, result);
   }
 });

@@ -69,25 +69,50 @@ async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf:
   }
 }
 
+/**
+ * Six cash loans of 1 200 000 from 15 January: one paid on time (performer), one late, a borrower's late loan
+ * and, from 10 March, a current one of the same borrower, one covered by a mortgage and one by a pledged deposit.
+ */
+async function fixedPortfolio(t: import('ava').ExecutionContext, w: LoanWorld) {
+  const performer = await cashLoan(w);
+  const late = await cashLoan(w);
+  const borrower = await memberOf(w);
+  const lateOfTwo = await cashLoan(w, borrower);
+  const mortgaged = await cashLoan(w);
+  const pledged = await cashLoan(w);
+  for (const [loan, kind, value] of [[mortgaged, 'mortgage', '600000'], [pledged, 'pledged_deposit', '400000']] as const) {
+    const added = await app.request('POST', '/api/v1/loans/guarantees/', { headers: w.users.cashier!.headers, json: { loan, kind, value, start_date: '2026-01-15' } });
+    t.is(added.status, 201, added.text);
+  }
+  await setBusinessDate(w, '2026-02-15');
+  await payArrears(w, performer, true);
+  await setBusinessDate(w, '2026-03-10');
+  const currentOfTwo = await cashLoan(w, borrower); // first installment 10 April: no arrears of its own
+  await setBusinessDate(w, '2026-03-15');
+  await payArrears(w, performer, true);
+  return { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged };
+}
+
+/** Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; what may not be written off. */
+async function writeOffs(t: import('ava').ExecutionContext, w: LoanWorld, loans: { pledged: string; performer: string; mortgaged: string }) {
+  const { pledged, performer, mortgaged } = loans;
+  const writeOff = await app.request('POST', `/api/v1/loans/loans/${pledged}/write-off/`, { headers: w.users.direction!.headers, json: {} });
+  t.is(writeOff.status, 200, writeOff.text);
+  t.like(writeOff.body, { status: 'written_off', written_off_amount: '1200000', outstanding_principal: '0', provision_amount: '0' });
+  t.is(await accountBalance(knex, w.enterpriseId, '6921'), '200000');
+  t.is(await accountBalance(knex, w.enterpriseId, '6922'), '1000000');
+  t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'loan_not_doubtful');
+  const relatedParty = (await knex('loans').where({ id: mortgaged }).first()).client_id;
+  await knex('client_profiles').where({ id: relatedParty }).update({ related_party: true });
+  t.is((await app.request('POST', `/api/v1/loans/loans/${mortgaged}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'write_off_approval_required');
+  t.is((await app.request('GET', `/api/v1/loans/loans/${pledged}/`, { headers: w.users.cashier!.headers })).body.status, 'written_off', 'still readable');
+  t.is((await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: pledged, amount: '1000' } })).body.code, 'loan_written_off');
+}
+
 test.serial('a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts nothing; the way back; write-off', async (t) => {
   const w = await world();
   await withWorker(knex, async () => {
-    const performer = await cashLoan(w);
-    const late = await cashLoan(w);
-    const borrower = await memberOf(w);
-    const lateOfTwo = await cashLoan(w, borrower);
-    const mortgaged = await cashLoan(w);
-    const pledged = await cashLoan(w);
-    for (const [loan, kind, value] of [[mortgaged, 'mortgage', '600000'], [pledged, 'pledged_deposit', '400000']] as const) {
-      const added = await app.request('POST', '/api/v1/loans/guarantees/', { headers: w.users.cashier!.headers, json: { loan, kind, value, start_date: '2026-01-15' } });
-      t.is(added.status, 201, added.text);
-    }
-    await setBusinessDate(w, '2026-02-15');
-    await payArrears(w, performer, true);
-    await setBusinessDate(w, '2026-03-10');
-    const currentOfTwo = await cashLoan(w, borrower); // first installment 10 April: no arrears of its own
-    await setBusinessDate(w, '2026-03-15');
-    await payArrears(w, performer, true);
+    const { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged } = await fixedPortfolio(t, w);
 
     // 1 April: installments unpaid since 15 February are 45 days late: overdue, provisioned at 0 %.
     await setBusinessDate(w, '2026-04-01');
@@ -134,18 +159,7 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await stateOf(late), { classification: 'performing', provision_amount: '0', days_past_due: 0 });
     await booksAgree(t, w, '2026-04-10');
 
-    // Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; provisions reversed.
-    const writeOff = await app.request('POST', `/api/v1/loans/loans/${pledged}/write-off/`, { headers: w.users.direction!.headers, json: {} });
-    t.is(writeOff.status, 200, writeOff.text);
-    t.like(writeOff.body, { status: 'written_off', written_off_amount: '1200000', outstanding_principal: '0', provision_amount: '0' });
-    t.is(await accountBalance(knex, w.enterpriseId, '6921'), '200000');
-    t.is(await accountBalance(knex, w.enterpriseId, '6922'), '1000000');
-    t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'loan_not_doubtful');
-    const relatedParty = (await knex('loans').where({ id: mortgaged }).first()).client_id;
-    await knex('client_profiles').where({ id: relatedParty }).update({ related_party: true });
-    t.is((await app.request('POST', `/api/v1/loans/loans/${mortgaged}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'write_off_approval_required');
-    t.is((await app.request('GET', `/api/v1/loans/loans/${pledged}/`, { headers: w.users.cashier!.headers })).body.status, 'written_off', 'still readable');
-    t.is((await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: pledged, amount: '1000' } })).body.code, 'loan_written_off');
+    await writeOffs(t, w, { pledged, performer, mortgaged });
 
     // A litigious loan is doubtful at once, whatever its age.
     t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, { headers: w.users.direction!.headers, json: { litigious: true, reason: 'court case' } })).status, 200);

@@ -22,8 +22,8 @@ function listOf(direction: CashDirection, builder: ReturnType<typeof cashOperati
   return builder;
 }
 
-/** Cash deposits and withdrawals of members' accounts: posted through the ledger, idempotent by header. */
-const routesOf = (direction: CashDirection) => [
+/** A deposit or a withdrawal at the counter: posted through the ledger, idempotent by header. */
+const moveRoute = (direction: CashDirection) =>
   defineRoute({
     method: 'post',
     path: `/api/v1/members/accounts/{id}/${plural[direction]}/`,
@@ -53,7 +53,10 @@ const routesOf = (direction: CashDirection) => [
       const { replayed: _replayed, ...answer } = operation;
       return answer;
     },
-  }),
+  });
+
+/** The deposits or withdrawals of one account. */
+const accountListRoute = (direction: CashDirection) =>
   defineRoute({
     method: 'get',
     path: `/api/v1/members/accounts/{id}/${plural[direction]}/`,
@@ -70,7 +73,10 @@ const routesOf = (direction: CashDirection) => [
       const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },
-  }),
+  });
+
+/** All deposits or withdrawals the user may see. */
+const listRoute = (direction: CashDirection) =>
   defineRoute({
     method: 'get',
     path: `/api/v1/members/${plural[direction]}/`,
@@ -89,7 +95,10 @@ const routesOf = (direction: CashDirection) => [
       const page = await paginateRows<CashOperationRow>(listOf(direction, builder, query), query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },
-  }),
+  });
+
+/** One deposit or withdrawal: the receipt. */
+const detailRoute = (direction: CashDirection) =>
   defineRoute({
     method: 'get',
     path: `/api/v1/members/${plural[direction]}/{id}/`,
@@ -106,7 +115,9 @@ const routesOf = (direction: CashDirection) => [
       if (row === undefined) throw new NotFoundError(`The ${direction}`);
       return toOperation(row);
     },
-  }),
-];
+  });
+
+/** Cash deposits and withdrawals of members' accounts. */
+const routesOf = (direction: CashDirection) => [moveRoute(direction), accountListRoute(direction), listRoute(direction), detailRoute(direction)];
 
 export const cashOperationRoutes = [...routesOf('deposit'), ...routesOf('withdrawal')];
