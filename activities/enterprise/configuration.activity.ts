@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dateIn, isValidTimeZone } from '../../domain/calendar';
-import { AppError, ValidationError, type FieldError } from '../../domain/errors';
+import { AppError, type FieldError, NotFoundError, ValidationError } from '../../domain/errors';
 import { approvalLimitProblems } from '../../domain/loans/approval';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
@@ -40,7 +40,7 @@ export function businessDateSql(knex: Knex, configuration: string, now: Date): K
 /** The business date in force for an enterprise, read in the caller's transaction. */
 export async function businessDateOf(trx: Knex | Knex.Transaction, enterpriseId: string, now: Date): Promise<string> {
   const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId });
-  if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+  if (configuration === undefined) throw new NotFoundError('The enterprise');
   return effectiveBusinessDate(configuration, now);
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { linesForEvent, reversalOf, sameEffect, type JournalLine } from '../../domain/events/journal';
 import type { EventKind, RoleAccounts } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
+import { NotFoundError } from '../../domain/errors';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
@@ -41,7 +41,7 @@ interface EventRow {
 export async function replayEventBatch(knex: Knex, now: Date, input: { requestId: string; batchSize: number }): Promise<ReplayProgress> {
   return inTransaction(knex, async (trx) => {
     const request = await trx('event_replay_requests').where({ id: input.requestId }).forUpdate().first();
-    if (request === undefined) throw new AppError('not_found', 'not_found', `Replay request ${input.requestId} was not found.`);
+    if (request === undefined) throw new NotFoundError(`Replay request ${input.requestId}`);
     if (request.status === 'completed' || request.status === 'failed') return progressOf(request);
     const events: EventRow[] = await trx('business_event_logs')
       .where({ enterprise_id: request.enterprise_id })

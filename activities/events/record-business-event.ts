@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { linesForEvent } from '../../domain/events/journal';
 import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
 import { effectiveBusinessDate } from '../enterprise/configuration.activity';
 import { reportOnCommit } from '../metrics-channel';
@@ -89,7 +89,7 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
 /** The date the event is posted at, and whether the enterprise is suspended (it then moves no money), in one read. */
 async function enterpriseStateOf(trx: Knex.Transaction, enterpriseId: string, now: Date): Promise<{ businessDate: string; suspended: boolean }> {
   const state = await trx('enterprise_configurations as c').join('enterprises as e', 'e.id', 'c.enterprise_id').where('c.enterprise_id', enterpriseId).first('c.business_date', 'c.time_zone', 'e.status');
-  if (state === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+  if (state === undefined) throw new NotFoundError('The enterprise');
   return { businessDate: effectiveBusinessDate({ businessDate: state.business_date, timeZone: state.time_zone }, now), suspended: state.status === 'suspended' };
 }
 

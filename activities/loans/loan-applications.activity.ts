@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { finalStepFor } from '../../domain/loans/approval';
 import { assertWithinProduct, loanTermsOf, type RequestedTerms } from '../../domain/loans/loan-product';
 import { simulateLoan, type Simulation } from '../../domain/loans/simulation';
@@ -99,7 +99,7 @@ export async function clientForCredit(trx: Knex.Transaction, clientId: string): 
     .where('c.id', clientId)
     .forUpdate('c')
     .first('c.id', 'c.enterprise_id', 'c.branch_id', 'b.code as branch_code', 'c.status', 'c.related_party');
-  if (client === undefined) throw new AppError('not_found', 'not_found', 'The member was not found.');
+  if (client === undefined) throw new NotFoundError('The member');
   if (client.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${client.status}: no credit can be granted.`);
   return client;
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { coverOf, type GuaranteeKind } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
@@ -49,7 +49,7 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
 export async function endGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, endDate: string) {
   return inTransaction(context.knex, async (trx) => {
     const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
-    if (guarantee === undefined) throw new AppError('not_found', 'not_found', 'The guarantee was not found.');
+    if (guarantee === undefined) throw new NotFoundError('The guarantee');
     if (endDate < guarantee.start_date) throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: `end_date must not be before ${guarantee.start_date as string}` }]);
     const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
     await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { classifyBorrowerLoans, reclassificationOf, type LoanClass } from '../../domain/loans/classification';
 import { coverOf, guaranteeKinds, provisionFor } from '../../domain/loans/provisioning';
 import { daysBetween } from '../../domain/calendar';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
@@ -40,7 +40,7 @@ export async function startProvisioningRun(
 ): Promise<ProvisioningRunRow> {
   return inTransaction(knex, async (trx) => {
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: input.enterpriseId });
-    if (configuration === undefined) throw new AppError('not_found', 'not_found', 'The enterprise was not found.');
+    if (configuration === undefined) throw new NotFoundError('The enterprise');
     const businessDate = effectiveBusinessDate(configuration, now);
     const asOf = input.asOf ?? businessDate;
     if (asOf > businessDate) {
@@ -140,7 +140,7 @@ interface BatchWrites {
 export async function provisionBatch(knex: Knex, now: Date, input: { runId: string; batchSize: number }): Promise<BatchProgress> {
   return inTransaction(knex, async (trx) => {
     const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
-    if (run === undefined) throw new AppError('not_found', 'not_found', 'The provisioning run was not found.');
+    if (run === undefined) throw new NotFoundError('The provisioning run');
     if (run.status !== 'running') return { status: run.status, loansProcessed: run.loans_processed };
     const asOf = run.as_of as string;
     const facts = await loanFacts(trx, run.enterprise_id, asOf, run.cursor, input.batchSize);

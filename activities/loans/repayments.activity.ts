@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { EventKind } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { allocateRepayment, type InstallmentAllocation, type InstallmentDue } from '../../domain/loans/allocation';
 import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { formatAmount, Money } from '../../domain/money';
@@ -63,7 +63,7 @@ const components = [
 export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentRow; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
-    if (loan === undefined) throw new AppError('not_found', 'not_found', 'The loan was not found.');
+    if (loan === undefined) throw new NotFoundError('The loan');
     const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
     const key = operationKey('repayment', actor, input.idempotencyKey);
     // Without a client key there is nothing to replay: one query less.

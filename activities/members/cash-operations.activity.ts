@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
@@ -56,7 +56,7 @@ export async function withdrawCash(context: ActivityContext, actor: Actor, input
  */
 export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
   const account = await CompteClient.query(trx).findById(input.accountId).forUpdate();
-  if (account === undefined) throw new AppError('not_found', 'not_found', 'The account was not found.');
+  if (account === undefined) throw new NotFoundError('The account');
   const key = operationKey('cash', actor, input.idempotencyKey);
   const request = { direction, account: account.id, amount: formatAmount(input.amount), channel: input.channel, reference: input.reference };
   if (input.idempotencyKey !== null) {

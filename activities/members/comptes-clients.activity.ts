@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
@@ -24,7 +24,7 @@ export interface OpenAccountInput {
 export async function openAccount(context: ActivityContext, actor: Actor, input: OpenAccountInput): Promise<{ account: CompteClient; initialDeposit: CashOperation | null }> {
   return inTransaction(context.knex, async (trx) => {
     const client = await trx('client_profiles as c').join('branches as b', 'b.id', 'c.branch_id').where('c.id', input.clientId).forUpdate('c').first('c.id', 'c.enterprise_id', 'c.branch_id', 'c.status', 'b.code as branch_code');
-    if (client === undefined) throw new AppError('not_found', 'not_found', 'The member was not found.');
+    if (client === undefined) throw new NotFoundError('The member');
     if (client.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${client.status}: no account can be opened.`);
     const product = await SavingsProduct.query(trx).findById(input.productId);
     if (product === undefined || product.enterpriseId !== client.enterprise_id || !product.isActive) {

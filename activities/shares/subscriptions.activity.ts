@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { paymentDueOn, paymentRefusal, subscriptionRefusal, type Refusal } from '../../domain/shares/subscription';
 import { ShareSubscription } from '../../db/models/share-subscription.model';
@@ -31,7 +31,7 @@ interface MemberRow {
 /** The member, locked: their subscriptions and withdrawals queue, so the bounds are checked on settled figures. */
 export async function lockMember(trx: Knex.Transaction, clientId: string): Promise<MemberRow> {
   const member: MemberRow | undefined = await trx('client_profiles').where({ id: clientId }).forUpdate().first('id', 'enterprise_id', 'branch_id', 'status', 'founder', 'member_number');
-  if (member === undefined) throw new AppError('not_found', 'not_found', 'The member was not found.');
+  if (member === undefined) throw new NotFoundError('The member');
   return member;
 }
 
@@ -142,7 +142,7 @@ export interface PaymentInput {
 export async function payShares(context: ActivityContext, actor: Actor, input: PaymentInput): Promise<{ payment: SharePaymentRow; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const subscription = await ShareSubscription.query(trx).findById(input.subscriptionId).forUpdate();
-    if (subscription === undefined) throw new AppError('not_found', 'not_found', 'The subscription was not found.');
+    if (subscription === undefined) throw new NotFoundError('The subscription');
     const key = operationKey('share-payment', actor, input.idempotencyKey);
     const request = { subscription: subscription.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
     if (input.idempotencyKey !== null) {

@@ -1,4 +1,5 @@
 import { Model, snakeCaseMappers } from 'objection';
+import { NotFoundError } from '../../domain/errors';
 
 /**
  * Base of every Objection model: UUID primary key (made by PostgreSQL), creation and update times (kept by
@@ -11,6 +12,14 @@ export abstract class BaseModel extends Model {
   id!: string;
   createdAt!: Date;
   updatedAt!: Date;
+
+  /**
+   * What `throwIfNotFound()` throws: the product's one not-found error (404 `not_found`), never Objection's
+   * own, which the API would not recognize (a 500).
+   */
+  static override createNotFoundError(): Error {
+    return new NotFoundError(`The ${this.name}`);
+  }
 
   static override get columnNameMappers() {
     return snakeCaseMappers();
