@@ -27,20 +27,20 @@ export type EventKind = (typeof eventKinds)[number];
 
 /**
  * The kinds that move members' money or capital: a suspended enterprise records none. The others keep the
- * books true (reclassification, provisions, write-off) and the effect of a withdrawal noticed earlier.
+ * books true (accruals, reclassifications, provisions, write-off) and the effect of a withdrawal noticed earlier.
  */
-export const moneyMovingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
-  'deposit',
-  'withdrawal',
-  'loan_disbursement',
-  'repayment_principal',
-  'repayment_interest',
-  'repayment_penalty',
-  'loan_fee',
-  'share_subscription',
-  'share_payment',
-  'share_refund',
+const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
+  'interest_accrual',
+  'reclassification_overdue',
+  'reclassification_doubtful',
+  'reclassification_performing',
+  'provision_charge',
+  'provision_reversal',
+  'write_off',
+  'share_cancellation',
+  'share_unpaid_cancellation',
 ]);
+export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
 
 /**
  * Account roles: a rule side may name a role instead of an account, and the product involved (a savings or

@@ -107,6 +107,13 @@ async function organFor(knex: Knex, principal: Principal, id: string, lookup: Or
 }
 
 /** A mandate is changed by whoever may change its organ. */
+/** A mandate's fields as the API names them, to the activities' names. */
+function mandateFields<T extends { full_name?: string; office?: string; member_number?: string | null; term_start?: string }>(
+  body: T,
+): { fullName: T['full_name']; office: T['office']; memberNumber: T['member_number']; termStart: T['term_start'] } {
+  return { fullName: body.full_name, office: body.office, memberNumber: body.member_number, termStart: body.term_start };
+}
+
 /** A mandate of an organ the principal sees (or, with `allowed`, may write); 404 otherwise. */
 async function memberFor(knex: Knex, principal: Principal, id: string, enterprise: string | undefined, allowed?: typeof writers): Promise<GovernanceMember> {
   const what = 'The governance member';
@@ -255,12 +262,7 @@ const memberRoutes = [
     handler: async ({ params, query, body, principal, deps }) => {
       const actor = principal;
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
-      const member = await appointMember(deps.activities, actor, params.id, {
-        fullName: body.full_name,
-        office: body.office,
-        memberNumber: body.member_number,
-        termStart: body.term_start,
-      });
+      const member = await appointMember(deps.activities, actor, params.id, mandateFields(body));
       return serializeMember(member);
     },
   }),
@@ -297,12 +299,7 @@ const memberRoutes = [
     handler: async ({ params, query, body, principal, deps }) => {
       const actor = principal;
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
-      const member = await updateMember(deps.activities, actor, params.id, {
-        fullName: body.full_name,
-        office: body.office,
-        memberNumber: body.member_number,
-        termStart: body.term_start,
-      });
+      const member = await updateMember(deps.activities, actor, params.id, mandateFields(body));
       return serializeMember(member);
     },
   }),
