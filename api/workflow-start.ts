@@ -1,4 +1,4 @@
-import type { WorkflowStartOptions } from '@temporalio/client';
+import type { Workflow, WorkflowStartOptions } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors';
 import type { RouteDeps } from './deps';
@@ -10,7 +10,8 @@ const startDeadlineMs = 5000;
  * Starts a workflow on the API's task queue, bounded in time: with Temporal out of reach the client would
  * otherwise retry for some twenty seconds while the user waits. The caller turns a failure into its 503.
  */
-export async function startWorkflow(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: unknown[] }): Promise<void> {
+export async function startWorkflow<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: Parameters<W> }): Promise<void> {
+  // The arguments are checked against the workflow's signature here, at the caller's `<typeof workflow>`.
   const startOptions: WorkflowStartOptions = { taskQueue: deps.taskQueue, workflowId: options.workflowId, args: options.args };
   await deps.temporal.withDeadline(Date.now() + startDeadlineMs, () => deps.temporal.workflow.start(workflowType, startOptions));
 }
@@ -27,9 +28,9 @@ export interface StartRecovery {
  * Starts the workflow that carries a request just recorded. When Temporal cannot take it, the request is
  * marked failed and the caller answers 503: the request was recorded, its process was not started.
  */
-export async function startWorkflowFor(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: unknown[] }, recovery: StartRecovery): Promise<void> {
+export async function startWorkflowFor<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: Parameters<W> }, recovery: StartRecovery): Promise<void> {
   try {
-    await startWorkflow(deps, workflowType, options);
+    await startWorkflow<W>(deps, workflowType, options);
   } catch (error) {
     recovery.log.error({ err: error, workflowId: options.workflowId }, `could not start the ${workflowType} workflow`);
     await recovery.markFailed();

@@ -145,7 +145,7 @@ export interface ReplayRequestInput {
 }
 
 /** Records the request (the workflow then runs it); audited, administrators only (checked by the caller). */
-export async function createReplayRequest(knex: Knex, actor: Actor, input: ReplayRequestInput): Promise<Record<string, unknown>> {
+export async function createReplayRequest(knex: Knex, actor: Actor, input: ReplayRequestInput): Promise<Record<string, unknown> & { id: string }> {
   return inTransaction(knex, async (trx) => {
     const [request] = await trx('event_replay_requests')
       .insert({ enterprise_id: input.enterpriseId, date_from: input.dateFrom, date_to: input.dateTo, kinds: input.kinds, mode: input.mode, requested_by: actor.userId })

@@ -9,6 +9,7 @@ import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
+import type { eventReplay } from '../../../workflows/event-replay.workflow';
 
 const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 const replayModes = ['dry_run', 'apply'] as const;
@@ -110,12 +111,12 @@ export const replayRoutes = [
       const actor = principal;
       requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
-      await startWorkflowFor(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id as string), args: [{ requestId: request.id }] }, {
+      await startWorkflowFor<typeof eventReplay>(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id), args: [{ requestId: request.id }] }, {
         what: 'the replay',
-        markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id as string, failure: 'the workflow could not be started' }),
+        markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id, failure: 'the workflow could not be started' }),
         log: ctx.state.log,
       });
-      return serializeReplay((await replayById(deps.knex, request.id as string))!);
+      return serializeReplay((await replayById(deps.knex, request.id))!);
     },
   }),
   defineRoute({

@@ -1,7 +1,7 @@
 import { markApplicationFailed } from '../../../activities/loans/loan-applications.activity';
 import { AppError } from '../../../domain/errors';
 import type { LoanApplication } from '../../../db/models/loan-application.model';
-import type { ApprovalView, DecisionInput, LoanApprovalInput, WithdrawalInput } from '../../../workflows/loan-approval.workflow';
+import type { ApprovalView, DecisionInput, loanApproval, LoanApprovalInput, WithdrawalInput } from '../../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../../deps';
 import { startWorkflowFor } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';
@@ -23,7 +23,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     finalStep: application.finalStep,
     submittedBy: application.submittedBy,
   };
-  await startWorkflowFor(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] }, {
+  await startWorkflowFor<typeof loanApproval>(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] }, {
     what: 'the application',
     markFailed: () => markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.'),
     log: deps.logger,

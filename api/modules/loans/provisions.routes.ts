@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markProvisioningRunFailed, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
 import { NotFoundError } from '../../../domain/errors';
-import type { ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
+import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
 import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -217,7 +217,7 @@ export const provisionRoutes = [
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
       const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
-      await startWorkflowFor(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] }, {
+      await startWorkflowFor<typeof provisioningRun>(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] }, {
         what: 'the run',
         markFailed: () => markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' }),
         log: ctx.state.log,

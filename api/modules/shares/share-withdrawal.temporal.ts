@@ -1,7 +1,7 @@
 import { markShareWithdrawalFailed } from '../../../activities/shares/withdrawals.activity';
 import { AppError } from '../../../domain/errors';
 import type { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
-import type { RefundRequest, ShareWithdrawalInput, ShareWithdrawalView, StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import type { RefundRequest, shareWithdrawal, ShareWithdrawalInput, ShareWithdrawalView, StepRequest } from '../../../workflows/share-withdrawal.workflow';
 import type { RouteDeps } from '../../deps';
 import type { AppContext } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
@@ -22,7 +22,7 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
     refundReminderDays,
     dayMs: deps.workflowDayMs,
   };
-  await startWorkflowFor(deps, 'shareWithdrawal', { workflowId: withdrawal.workflowId, args: [input] }, {
+  await startWorkflowFor<typeof shareWithdrawal>(deps, 'shareWithdrawal', { workflowId: withdrawal.workflowId, args: [input] }, {
     what: 'the withdrawal',
     markFailed: () => markShareWithdrawalFailed(deps.knex, withdrawal.id, 'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.'),
     log: ctx.state.log,
