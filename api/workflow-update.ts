@@ -1,4 +1,5 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { AppError, type ErrorKind } from '../domain/errors';
 import type { RouteDeps } from './deps';
@@ -10,16 +11,16 @@ const errorKinds: readonly ErrorKind[] = ['validation', 'unauthenticated', 'forb
  * workflow (its validator, or a business rule met by its activity) comes back with the workflow's code and
  * kind; a workflow that has ended answers `ended`; Temporal out of reach is a 503.
  */
-export async function executeWorkflowUpdate<Result>(deps: Pick<RouteDeps, 'temporal' | 'logger'>, workflowId: string, update: string, arg: unknown, ended: AppError): Promise<Result> {
+export async function executeWorkflowUpdate<Result, Arg>(deps: Pick<RouteDeps, 'temporal' | 'logger'>, workflowId: string, update: UpdateDefinition<Result, [Arg]>, arg: Arg, ended: AppError): Promise<Result> {
   try {
-    return await deps.temporal.workflow.getHandle(workflowId).executeUpdate<Result, [unknown]>(update, { args: [arg] });
+    return await deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const kind = error.cause.details?.[0];
       throw new AppError(errorKinds.includes(kind as ErrorKind) ? (kind as ErrorKind) : 'conflict', error.cause.type ?? 'refused', error.cause.message);
     }
     if (error instanceof WorkflowNotFoundError) throw ended;
-    deps.logger.error({ err: error, workflowId, update }, 'workflow update failed');
+    deps.logger.error({ err: error, workflowId, update: update.name }, 'workflow update failed');
     throw new AppError('unavailable', 'workflow_unavailable', 'The workflow could not be reached: try again.');
   }
 }

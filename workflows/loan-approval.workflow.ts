@@ -2,14 +2,13 @@ import {
   allHandlersFinished,
   condition,
   currentUpdateInfo,
-  defineQuery,
-  defineUpdate,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type ApprovalStep, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
+import { approvalStateQuery, decideUpdate, withdrawUpdate } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -44,9 +43,6 @@ export interface ApprovalView extends ApprovalState {
   loanId: string | null;
 }
 
-export const decideUpdate = defineUpdate<ApprovalView, [DecisionInput]>('decide');
-export const withdrawUpdate = defineUpdate<ApprovalView, [WithdrawalInput]>('withdraw');
-export const approvalStateQuery = defineQuery<ApprovalView>('approvalState');
 
 const { recordLoanDecision, expireLoanApplication } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

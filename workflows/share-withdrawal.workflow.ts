@@ -1,8 +1,9 @@
-import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Refused } from '../activities/refusal-outcome';
 import type { RefundInput } from '../activities/shares/share-refunds.activity';
 import type { RefundDeadline, StepInput } from '../activities/shares/withdrawals.activity';
+import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -31,10 +32,6 @@ export interface ShareWithdrawalView {
 export type StepRequest = Omit<StepInput, 'withdrawalId'>;
 export type RefundRequest = Omit<RefundInput, 'withdrawalId'>;
 
-export const cancelWithdrawalUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('cancel');
-export const refundUpdate = defineUpdate<ShareWithdrawalView, [RefundRequest]>('refund');
-export const extendRefundUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('extendRefund');
-export const withdrawalStateQuery = defineQuery<ShareWithdrawalView>('withdrawalState');
 
 const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -16,6 +16,7 @@ import { testEnvironment } from '../helpers/environment';
 import { seriesValue } from '../helpers/metrics';
 import { insertClient } from '../helpers/mothers';
 import { freePort } from '../helpers/ports';
+import { decideUpdate } from '../../workflows/definitions';
 
 /** An enterprise whose credit caps warn rather than refuse (it has no share capital), with a loan application in review. */
 async function applicationInReview(knex: Knex, actor: Actor) {
@@ -60,7 +61,7 @@ test('a worker serves the Temporal SDK metrics and its process\'s own (build, po
       workflowId: application.workflowId,
       args: [{ applicationId: application.id, enterpriseId: application.enterpriseId, branchId: application.branchId, applicationNumber: application.number, stepTimeLimitSeconds: 3600 }],
     });
-    await approval.executeUpdate('decide', { args: [{ deciderId: userId, step: 'cashier', decision: 'reject', comment: 'irregular income', requestId: null }] });
+    await approval.executeUpdate(decideUpdate, { args: [{ deciderId: userId, step: 'cashier', decision: 'reject', comment: 'irregular income', requestId: null }] });
     const provisioning = await client.workflow.execute('provisioningRun', { taskQueue, workflowId: `provisioning-run-${run.id}`, args: [{ enterpriseId: run.enterprise_id, runId: run.id }] });
     t.is(provisioning.status, 'completed');
     // Scraped while the worker runs: the exporter stops with the process's last Temporal connection.

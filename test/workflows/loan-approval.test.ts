@@ -16,6 +16,7 @@ import { testEnvironment } from '../helpers/environment';
 import { approvedLoan, createLoanWorld, ledgerBalanced, memberOf, submitApplication, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { approvalStateQuery } from '../../workflows/definitions';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -51,7 +52,7 @@ test.serial('the full circuit with four users: each decision persisted, the loan
       t.is(response.status, 200, response.text);
       t.is(response.body.decisions.at(-1).step, step);
     }
-    const state = await client.workflow.getHandle(application.workflow_id).query<{ step: string; decisions: unknown[] }>('approvalState');
+    const state = await client.workflow.getHandle(application.workflow_id).query(approvalStateQuery);
     t.is(state.step, 'direction');
     t.is(state.decisions.length, 3);
     const final = await decide(application.id, 'direction', 'approve');
@@ -177,7 +178,7 @@ test.serial('the credit cap is checked again at final approval: a breach refuses
 test.serial('operators find the workflow with the temporal CLI by its search attributes', async (t) => {
   const application = await onWorker(async (client) => {
     const created = await submitted();
-    await client.workflow.getHandle(created.workflow_id).query('approvalState'); // the first task (and its upsert) has run
+    await client.workflow.getHandle(created.workflow_id).query(approvalStateQuery); // the first task (and its upsert) has run
     return created;
   });
   const cli = ensureTemporalCli();

@@ -13,6 +13,7 @@ import { accountBalance, approvedLoan, createLoanWorld, memberOf, openSavingsAcc
 import { capitalBooks, createShareType, subscribeShares } from '../helpers/shares';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { withdrawalStateQuery } from '../../workflows/definitions';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -143,7 +144,7 @@ test.serial('a worker stopped mid-notice: the timer fires while none runs, a new
   const requested = await onWorker(async (client) => {
     const response = await requestWithdrawal({ subscription: subscription.id, shares: 1 });
     t.is(response.status, 201, response.text);
-    t.is((await client.workflow.getHandle(response.body.workflow_id).query<{ status: string }>('withdrawalState')).status, 'notice');
+    t.is((await client.workflow.getHandle(response.body.workflow_id).query(withdrawalStateQuery)).status, 'notice');
     return response.body;
   });
   await new Promise((resolve) => setTimeout(resolve, 200 * dayMs + 500));
@@ -225,7 +226,7 @@ test.serial('the refund falls due: a reminder, then overdue; the board extends i
     t.is(extended.body.refund_due_on, `${Number(extended.body.effective_on.slice(0, 4)) + 2}${extended.body.effective_on.slice(4)}`);
     t.is((await extend('direction')).body.code, 'refund_already_extended');
     await waitFor(requested.body.id, (withdrawal) => withdrawal.refund_reminded_at !== null, 20_000);
-    const state = await client.workflow.getHandle(requested.body.workflow_id).query<{ status: string; refundExtended: boolean; refundReminded: boolean }>('withdrawalState');
+    const state = await client.workflow.getHandle(requested.body.workflow_id).query(withdrawalStateQuery);
     t.like(state, { status: 'effective', refundExtended: true, refundReminded: true });
     t.is((await refund(requested.body.id, { channel: 'cash' })).body.status, 'refunded');
     t.is((await client.workflow.getHandle(requested.body.workflow_id).result()).status, 'refunded');

@@ -1,7 +1,8 @@
 import { markApplicationFailed } from '../../../activities/loans/loan-applications.activity';
 import { AppError } from '../../../domain/errors';
 import type { LoanApplication } from '../../../db/models/loan-application.model';
-import type { ApprovalView, DecisionInput, loanApproval, LoanApprovalInput, WithdrawalInput } from '../../../workflows/loan-approval.workflow';
+import { decideUpdate, withdrawUpdate } from '../../../workflows/definitions';
+import type { DecisionInput, loanApproval, LoanApprovalInput, WithdrawalInput } from '../../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../../deps';
 import { startWorkflowFor } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';
@@ -33,7 +34,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
 const approvalEnded = () => new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
 
 export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput) =>
-  executeWorkflowUpdate<ApprovalView>(deps, application.workflowId, 'decide', decision, approvalEnded());
+  executeWorkflowUpdate(deps, application.workflowId, decideUpdate, decision, approvalEnded());
 
 export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput) =>
-  executeWorkflowUpdate<ApprovalView>(deps, application.workflowId, 'withdraw', withdrawal, approvalEnded());
+  executeWorkflowUpdate(deps, application.workflowId, withdrawUpdate, withdrawal, approvalEnded());

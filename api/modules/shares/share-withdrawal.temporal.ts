@@ -1,7 +1,8 @@
 import { markShareWithdrawalFailed } from '../../../activities/shares/withdrawals.activity';
 import { AppError } from '../../../domain/errors';
 import type { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
-import type { RefundRequest, shareWithdrawal, ShareWithdrawalInput, ShareWithdrawalView, StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate } from '../../../workflows/definitions';
+import type { RefundRequest, shareWithdrawal, ShareWithdrawalInput, StepRequest } from '../../../workflows/share-withdrawal.workflow';
 import type { RouteDeps } from '../../deps';
 import type { AppContext } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
@@ -32,10 +33,10 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
 const ended = (withdrawal: ShareWithdrawal) => new AppError('conflict', 'withdrawal_closed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`);
 
 export const cancelWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
-  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'cancel', request, ended(withdrawal));
+  executeWorkflowUpdate(deps, withdrawal.workflowId, cancelWithdrawalUpdate, request, ended(withdrawal));
 
 export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: RefundRequest) =>
-  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'refund', request, ended(withdrawal));
+  executeWorkflowUpdate(deps, withdrawal.workflowId, refundUpdate, request, ended(withdrawal));
 
 export const extendWithdrawalRefund = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
-  executeWorkflowUpdate<ShareWithdrawalView>(deps, withdrawal.workflowId, 'extendRefund', request, ended(withdrawal));
+  executeWorkflowUpdate(deps, withdrawal.workflowId, extendRefundUpdate, request, ended(withdrawal));
