@@ -72,3 +72,8 @@ export function daysBetween(from: IsoDate, to: IsoDate): number {
   const utc = ({ year, month, day }: YearMonthDay) => Date.UTC(year, month - 1, day);
   return Math.round((utc(parseIsoDate(to)) - utc(parseIsoDate(from))) / 86_400_000);
 }
+
+/** The business date in force: the one set by direction, or today in the enterprise's time zone. */
+export function effectiveBusinessDate(configuration: { businessDate: IsoDate | null; timeZone: string }, now: Date): IsoDate {
+  return configuration.businessDate ?? dateIn(configuration.timeZone, now);
+}

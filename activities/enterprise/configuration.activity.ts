@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dateIn, isValidTimeZone } from '../../domain/calendar';
+import { effectiveBusinessDate, isValidTimeZone } from '../../domain/calendar';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../domain/errors';
 import { approvalLimitProblems } from '../../domain/loans/approval';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
@@ -23,11 +23,6 @@ export type ConfigurationChanges = Partial<
     | 'approvalLimits'
   > & { provisioningLadder: LadderStep[] }
 >;
-
-/** The business date in force: the one set by direction, or today in the enterprise's time zone. */
-export function effectiveBusinessDate(configuration: Pick<EnterpriseConfiguration, 'businessDate' | 'timeZone'>, now: Date): string {
-  return configuration.businessDate ?? dateIn(configuration.timeZone, now);
-}
 
 /**
  * The same rule in SQL, for reads over rows of several enterprises (`configuration` is the alias of their

@@ -4,7 +4,7 @@ import { linesForEvent } from '../../domain/events/journal';
 import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } from '../../domain/events/rules';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { effectiveBusinessDate } from '../../domain/calendar';
 import { reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';

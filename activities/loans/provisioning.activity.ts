@@ -7,7 +7,7 @@ import { formatAmount, Money } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import { effectiveBusinessDate } from '../enterprise/configuration.activity';
+import { effectiveBusinessDate } from '../../domain/calendar';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { classAccounts } from './class-accounts';

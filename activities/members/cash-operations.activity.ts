@@ -7,6 +7,7 @@ import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { recordBusinessEvent } from '../events/record-business-event';
+import { assertAboveMinimum } from '../../domain/members/overdraft';
 
 export type CashDirection = 'deposit' | 'withdrawal';
 
@@ -32,13 +33,6 @@ export interface CashOperation {
   journal_entry: string | null;
   recorded_at: Date;
   replayed: boolean;
-}
-
-/** A member's account never goes below its product's minimum balance: the one overdraft rule of every debit. */
-export function assertAboveMinimum(balance: Money, balanceAfter: Money, minimumBalance: Money): void {
-  if (balanceAfter.lt(minimumBalance)) {
-    throw new AppError('conflict', 'insufficient_funds', `The available balance is ${formatAmount(Money.max(balance.minus(minimumBalance), 0))} XAF.`);
-  }
 }
 
 export async function depositCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {

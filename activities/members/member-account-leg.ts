@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import { Money, formatAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
-import { assertAboveMinimum } from './cash-operations.activity';
+import { assertAboveMinimum } from '../../domain/members/overdraft';
 
 /**
  * A member's account used instead of the till (a loan paid into or repaid from it, shares paid or refunded

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { effectiveBusinessDate, updateConfiguration } from '../../../activities/enterprise/configuration.activity';
+import { updateConfiguration } from '../../../activities/enterprise/configuration.activity';
+import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { requireRole, requireVisible } from '../../auth/access';
