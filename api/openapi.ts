@@ -50,6 +50,18 @@ const errorDescriptions: Record<number, string> = {
   503: 'A dependency is unavailable.',
 };
 
+/** What each module (an OpenAPI tag, a folder per layer) is about. */
+const moduleDescriptions: Record<string, string> = {
+  auth: 'Sign-in, sessions, users and their roles.',
+  enterprise: 'Cooperatives, branches, accounting years (exercices), configuration, profile and governance.',
+  accounts: 'Charts of accounts (PCEMF 2010 and each enterprise’s) and the ledger reads: journal entries, movements, balances.',
+  events: 'Business events, the accounting rule of each kind, and their replays.',
+  members: 'Members (clients), savings products, members’ accounts (comptes clients) and the cash that moves on them.',
+  loans: 'Loan products, applications and their approval circuit, loans, repayments, guarantees, provisioning.',
+  shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
+  system: 'Liveness, readiness and metrics.',
+};
+
 /** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenApiOptions): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -66,7 +78,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
     info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
     // Paths are absolute (/api/v1/…): the document is served by, and describes, the server that serves it.
     servers: [{ url: '/', description: 'The server serving this document' }],
-    tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => ({ name })),
+    tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => (moduleDescriptions[name] === undefined ? { name } : { name, description: moduleDescriptions[name] })),
     paths,
     components: { schemas: sortedByName(components), securitySchemes },
   };
@@ -152,6 +164,7 @@ function responses(route: AnyRoute, components: Components, conditional: boolean
   if (route.method === 'get' && route.response !== undefined) headers.ETag = etagHeader;
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
+  for (const other of route.sameBodyStatuses ?? []) result[String(other)] = { description: errorDescriptions[other] ?? 'Error.', content: success.content };
   const errorStatuses = new Set([...(route.errorStatuses ?? []), 500, ...(conditional ? [412] : [])]);
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);
   for (const errorStatus of [...errorStatuses].sort()) {

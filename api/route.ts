@@ -59,6 +59,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   produces?: string;
   /** Error statuses worth documenting beyond the generic ones. */
   errorStatuses?: number[];
+  /** Other statuses whose body is the success schema, not a problem (readiness: 503 names the failing check). */
+  sameBodyStatuses?: number[];
   /** Left out of the OpenAPI document (the docs pages themselves). */
   hidden?: boolean;
   /** Returns the JSON body; returns undefined when it has set `ctx.body` itself (non-JSON answers). */

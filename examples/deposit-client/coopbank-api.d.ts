@@ -3427,7 +3427,7 @@ export interface components {
         Readiness: {
             /** @enum {string} */
             status: "ok" | "unavailable";
-            checks?: {
+            checks: {
                 /**
                  * @description `ok`, or `unreachable` / `timeout`: the details are in the log, not here.
                  * @enum {string}
@@ -3906,7 +3906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };

@@ -165,6 +165,8 @@ test('every success answer is typed: a schema for each JSON 2xx, lists as Page c
   t.like(whole.components.schemas.Money, { type: 'string', pattern: '^-?\\d+$' });
   t.like(whole.components.schemas.CashOperationPage, { type: 'object', required: ['count', 'next', 'previous', 'results'] });
   t.false(JSON.stringify(whole).includes('"default":{}'), 'no implicit default of yup objects');
+  const readiness = whole.paths['/readyz']!.get!.responses;
+  t.deepEqual(readiness['503']!.content?.['application/json']?.schema, { $ref: '#/components/schemas/Readiness' }, 'not ready: the same body, naming the failing check');
 });
 
 test('the Location of a created resource answers the resource', async (t) => {

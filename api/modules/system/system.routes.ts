@@ -12,10 +12,12 @@ type CheckResult = (typeof checkResults)[number];
 
 const readinessSchema = yup.object({
   status: yup.string().oneOf(['ok', 'unavailable']).required(),
-  checks: yup.object({
-    database: yup.string().oneOf(checkResults).required().meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
-    temporal: yup.string().oneOf(checkResults).required(),
-  }),
+  checks: yup
+    .object({
+      database: yup.string().oneOf(checkResults).required().meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
+      temporal: yup.string().oneOf(checkResults).required(),
+    })
+    .required(),
 }).meta({ component: 'Readiness' });
 
 /** Process liveness and readiness, and Prometheus metrics: what an orchestrator and a monitor poll. */
@@ -39,7 +41,7 @@ export const systemRoutes = [
     description: 'Answers 503 with the failing check named when either dependency is unreachable; the cause is logged, never shown.',
     access: 'public',
     response: readinessSchema,
-    errorStatuses: [503],
+    sameBodyStatuses: [503],
     handler: async ({ deps, ctx }) => {
       const [database, temporal] = await Promise.all([check(ctx, 'database', () => deps.knex.raw('SELECT 1').timeout(checkTimeoutMs)), check(ctx, 'temporal', () => pingTemporal(deps))]);
       const ready = database === 'ok' && temporal === 'ok';
