@@ -68,10 +68,12 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
   const components: Components = { Problem: problemSchema };
   const visible = routes.filter((route) => !route.hidden && (options.module === undefined || route.module === options.module));
   const readable = new Set(routes.filter((route) => route.method === 'get').map((route) => route.path));
+  const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of visible) {
     paths[route.path] ??= {};
-    // The router honours If-Match on a PATCH whose path a GET also serves (api/conditional.ts).
-    paths[route.path]![route.method] = operation(route, components, route.method === 'patch' && readable.has(route.path));
+    // As the router does (api/conditional.ts): If-Match on a PATCH whose path a GET serves, an ETag on that GET.
+    const versioning = { conditional: route.method === 'patch' && readable.has(route.path), versioned: route.method === 'get' && editable.has(route.path) };
+    paths[route.path]![route.method] = operation(route, components, versioning);
   }
   return {
     openapi: '3.1.0',
@@ -112,7 +114,14 @@ const ifMatchParameter: JsonSchema = {
 
 const etagHeader: JsonSchema = { description: 'The version of this representation, for If-Match on a later PATCH.', schema: { type: 'string' } };
 
-function operation(route: AnyRoute, components: Components, conditional: boolean): JsonSchema {
+interface Versioning {
+  /** A PATCH that honours If-Match. */
+  conditional: boolean;
+  /** A GET whose answer carries the ETag a PATCH names. */
+  versioned: boolean;
+}
+
+function operation(route: AnyRoute, components: Components, versioning: Versioning): JsonSchema {
   const op: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
@@ -122,9 +131,9 @@ function operation(route: AnyRoute, components: Components, conditional: boolean
       ...parameters(route.params, 'path'),
       ...parameters(route.query, 'query'),
       ...(route.idempotent === true ? [idempotencyKeyParameter] : []),
-      ...(conditional ? [ifMatchParameter] : []),
+      ...(versioning.conditional ? [ifMatchParameter] : []),
     ],
-    responses: responses(route, components, conditional),
+    responses: responses(route, components, versioning),
   };
   // An empty list says "no sign-in" explicitly: generators and Swagger UI then send no credentials.
   op.security = route.access === 'public' ? [] : [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];
@@ -151,7 +160,7 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
   });
 }
 
-function responses(route: AnyRoute, components: Components, conditional: boolean): JsonSchema {
+function responses(route: AnyRoute, components: Components, { conditional, versioned }: Versioning): JsonSchema {
   const status = String(route.status ?? 200);
   const mediaType = route.produces ?? 'application/json';
   const success: JsonSchema = { description: route.summary };
@@ -161,7 +170,7 @@ function responses(route: AnyRoute, components: Components, conditional: boolean
   const headers: JsonSchema = {};
   if (route.location !== undefined) headers.Location = { description: `Where the resource is read: ${route.location}`, required: true, schema: { type: 'string', format: 'uri-reference' } };
   if (route.idempotent === true) headers['Idempotent-Replayed'] = { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } };
-  if (route.method === 'get' && route.response !== undefined) headers.ETag = etagHeader;
+  if (versioned) headers.ETag = etagHeader;
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
   for (const other of route.sameBodyStatuses ?? []) result[String(other)] = { description: errorDescriptions[other] ?? 'Error.', content: success.content };

@@ -18,7 +18,10 @@ export function toRouterPath(path: string): string {
 export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Router<AppState> {
   const router = new Router<AppState>();
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
+  const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
+    // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
+    const versioned = route.method === 'get' && editable.has(route.path);
     // A PATCH edits what the GET of the same path shows: that representation's ETag is the version If-Match names.
     const detail = route.method === 'patch' ? details.get(route.path) : undefined;
     router[route.method](toRouterPath(route.path), async (ctx) => {
@@ -40,7 +43,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
-        if (route.method === 'get' || (detail !== undefined && route.response === detail.response)) ctx.set('ETag', entityTagOf(result));
+        if (versioned || (detail !== undefined && route.response === detail.response)) ctx.set('ETag', entityTagOf(result));
         if (route.location !== undefined) ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
       } else if (route.status === 204) {
         ctx.status = 204;

@@ -3850,8 +3850,6 @@ export interface operations {
             /** @description Liveness: the process is up and answering */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,8 +3881,6 @@ export interface operations {
             /** @description Readiness: the database answers a query and Temporal answers a call */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4158,8 +4154,6 @@ export interface operations {
             /** @description The signed-in user, with roles read from the database now */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4403,8 +4397,6 @@ export interface operations {
             /** @description List the users an administrator manages */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4463,8 +4455,6 @@ export interface operations {
             /** @description User detail, with active roles */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4856,8 +4846,6 @@ export interface operations {
             /** @description List the enterprises where the user holds a role */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5155,8 +5143,6 @@ export interface operations {
             /** @description List the branches the user may see */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5314,8 +5300,6 @@ export interface operations {
             /** @description List the branches the user may see */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5810,8 +5794,6 @@ export interface operations {
             /** @description List accounting years */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5957,8 +5939,6 @@ export interface operations {
             /** @description List accounting years */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6101,8 +6081,6 @@ export interface operations {
             /** @description Accounting year detail */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6165,8 +6143,6 @@ export interface operations {
             /** @description Accounting year detail */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,8 +6552,6 @@ export interface operations {
             /** @description General configuration of the enterprises the user may see */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6974,8 +6948,6 @@ export interface operations {
             /** @description List the governance organs, each with its serving members */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7124,8 +7096,6 @@ export interface operations {
             /** @description List the governance organs, each with its serving members */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7588,8 +7558,6 @@ export interface operations {
             /** @description List an organ's mandates, serving and past */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7755,8 +7723,6 @@ export interface operations {
             /** @description List an organ's mandates, serving and past */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8426,8 +8392,6 @@ export interface operations {
             /** @description List the standard charts of accounts (PCEMF 2010) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,8 +8517,6 @@ export interface operations {
             /** @description A standard chart of accounts */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8628,8 +8590,6 @@ export interface operations {
             /** @description List the accounts of the standard plans */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,8 +8640,6 @@ export interface operations {
             /** @description One class of a plan as a tree, from its root */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8747,8 +8705,6 @@ export interface operations {
             /** @description List the enterprises' charts of accounts the user may see */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8817,8 +8773,6 @@ export interface operations {
             /** @description List the accounts of an enterprise's chart */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9210,8 +9164,6 @@ export interface operations {
             /** @description Journal entries with their lines */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9261,8 +9213,6 @@ export interface operations {
             /** @description One journal entry with its lines */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9330,8 +9280,6 @@ export interface operations {
             /** @description Movements of an account with the running balance (debit minus credit; `amount` is signed the same way) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9394,8 +9342,6 @@ export interface operations {
             /** @description Balance of an account at a date: total debit, total credit, debit minus credit */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9458,8 +9404,6 @@ export interface operations {
             /** @description Trial balance at a date: per account with postings, debit, credit and balance; totals equal */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9524,8 +9468,6 @@ export interface operations {
             /** @description Replay requests with their progress (administrators) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9673,8 +9615,6 @@ export interface operations {
             /** @description One replay request: status and progress (events seen, changed, posted, failed) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9753,8 +9693,6 @@ export interface operations {
             /** @description List business events, with the journal entry each produced */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9810,8 +9748,6 @@ export interface operations {
             /** @description The accounting rules in force (latest version of each kind) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9975,8 +9911,6 @@ export interface operations {
             /** @description Every version of one rule, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10035,8 +9969,6 @@ export interface operations {
             /** @description One version of a rule */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10095,8 +10027,6 @@ export interface operations {
             /** @description Event detail, with the lines of the entries it produced */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10168,8 +10098,6 @@ export interface operations {
             /** @description List the members the user may see */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10883,8 +10811,6 @@ export interface operations {
             /** @description List savings products */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,8 +11145,6 @@ export interface operations {
             /** @description List members' accounts */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11365,8 +11289,6 @@ export interface operations {
             /** @description Account detail with its balance */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11678,8 +11600,6 @@ export interface operations {
             /** @description Statement: the account's ledger movements over a date range with the running balance */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11742,8 +11662,6 @@ export interface operations {
             /** @description Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11818,8 +11736,6 @@ export interface operations {
             /** @description The deposits of one account, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11987,8 +11903,6 @@ export interface operations {
             /** @description All deposits the user may see, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12038,8 +11952,6 @@ export interface operations {
             /** @description One deposit: the receipt of the counter */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12105,8 +12017,6 @@ export interface operations {
             /** @description The withdrawals of one account, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12274,8 +12184,6 @@ export interface operations {
             /** @description All withdrawals the user may see, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12325,8 +12233,6 @@ export interface operations {
             /** @description One withdrawal: the receipt of the counter */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12394,8 +12300,6 @@ export interface operations {
             /** @description List loan products */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12866,8 +12770,6 @@ export interface operations {
             /** @description List loan applications, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13030,8 +12932,6 @@ export interface operations {
             /** @description Loan application detail, with its approval state and decision history */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13292,8 +13192,6 @@ export interface operations {
             /** @description List loans (default: active ones; status filter for the others) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13343,8 +13241,6 @@ export interface operations {
             /** @description Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13403,8 +13299,6 @@ export interface operations {
             /** @description The loan's RepaymentSchedule: every installment, what was due and what was paid */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13741,8 +13635,6 @@ export interface operations {
             /** @description List repayments, newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13905,8 +13797,6 @@ export interface operations {
             /** @description Repayment detail, with its allocation to installments */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13972,8 +13862,6 @@ export interface operations {
             /** @description List guarantees */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14119,8 +14007,6 @@ export interface operations {
             /** @description One guarantee */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14261,8 +14147,6 @@ export interface operations {
             /** @description Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14314,8 +14198,6 @@ export interface operations {
             /** @description Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14381,8 +14263,6 @@ export interface operations {
             /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14534,8 +14414,6 @@ export interface operations {
             /** @description One provisioning run and its progress */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14602,8 +14480,6 @@ export interface operations {
             /** @description List share types */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14945,8 +14821,6 @@ export interface operations {
             /** @description List subscriptions, newest first; payment_overdue=true lists the overdue balances for the board */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15113,8 +14987,6 @@ export interface operations {
             /** @description Subscription detail, with its payments */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15183,8 +15055,6 @@ export interface operations {
             /** @description List payments (libérations), newest first */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15339,8 +15209,6 @@ export interface operations {
             /** @description Payment detail */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15411,8 +15279,6 @@ export interface operations {
             /** @description List withdrawals, newest first; refund_overdue=true lists the refunds past their due date */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15563,8 +15429,6 @@ export interface operations {
             /** @description Withdrawal detail: where its workflow stands */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15918,8 +15782,6 @@ export interface operations {
             /** @description The capital register at a date: members, their shares by type, subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles) */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15987,8 +15849,6 @@ export interface operations {
             /** @description A member's capital position at the business date: shares by type, paid and unpaid, in notice, refunds owed, vote */
             200: {
                 headers: {
-                    /** @description The version of this representation, for If-Match on a later PATCH. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
