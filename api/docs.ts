@@ -5,7 +5,6 @@ import * as yup from 'yup';
 import { apiTitle, buildOpenApiDocument } from './openapi';
 import { defineRoute, type AnyRoute } from './route';
 
-
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const swaggerUiVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
 // The files of the docs page, served from the npm package with their content types, so the docs work offline.
@@ -18,7 +17,7 @@ const swaggerAssets: Record<string, string> = {
 const assetsPrefix = '/api/v1/docs/assets';
 
 /** Modules of `routes`, sorted: each gets its own schema and docs pages. */
-export function modulesOf(routes: readonly AnyRoute[]): string[] {
+function modulesOf(routes: readonly AnyRoute[]): string[] {
   return [...new Set(routes.filter((route) => !route.hidden).map((route) => route.module))].sort();
 }
 

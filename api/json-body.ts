@@ -38,7 +38,7 @@ const maxNesting = 32;
  * The deepest nesting of arrays and objects in a JSON text, counted outside strings, in one pass without
  * recursion: a 300 000-deep array costs a loop, not a stack.
  */
-export function nestingDepth(text: string): number {
+function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

@@ -80,7 +80,12 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
     info: { title: options.module === undefined ? options.title : `${options.title}: ${options.module}`, version: options.version },
     // Paths are absolute (/api/v1/…): the document is served by, and describes, the server that serves it.
     servers: [{ url: '/', description: 'The server serving this document' }],
-    tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => (moduleDescriptions[name] === undefined ? { name } : { name, description: moduleDescriptions[name] })),
+    tags: [...new Set(visible.map((route) => route.module))].sort().map((name) => (moduleDescriptions[name] === undefined
+      ? { name }
+      : {
+          name,
+          description: moduleDescriptions[name],
+        })),
     paths,
     components: { schemas: sortedByName(components), securitySchemes },
   };
@@ -123,17 +128,17 @@ interface Versioning {
 
 function operation(route: AnyRoute, components: Components, versioning: Versioning): JsonSchema {
   const op: JsonSchema = {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [route.module],
+    'operationId': route.operationId,
+    'summary': route.summary,
+    'tags': [route.module],
     'x-access': route.access,
-    parameters: [
+    'parameters': [
       ...parameters(route.params, 'path'),
       ...parameters(route.query, 'query'),
       ...(route.idempotent === true ? [idempotencyKeyParameter] : []),
       ...(versioning.conditional ? [ifMatchParameter] : []),
     ],
-    responses: responses(route, components, versioning),
+    'responses': responses(route, components, versioning),
   };
   // An empty list says "no sign-in" explicitly: generators and Swagger UI then send no credentials.
   op.security = route.access === 'public' ? [] : [{ bearer: [] }, { sessionCookie: [], ...(route.method === 'get' ? {} : { csrfHeader: [] }) }];

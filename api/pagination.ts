@@ -4,9 +4,9 @@ import * as yup from 'yup';
 import { AppError } from '../domain/errors';
 import type { SchemaMeta } from './json-schema';
 
-export const pageSizeDefault = 20;
+const pageSizeDefault = 20;
 export const pageSizeMax = 100;
-export const pageMax = 1_000_000;
+const pageMax = 1_000_000;
 
 /** DRF-style page of a list. */
 export interface Page<T> {

@@ -11,7 +11,7 @@ import { idempotencyKeyOf } from './idempotency-key';
 import { validateInput } from './validation';
 
 /** `/loans/{id}/` (OpenAPI) to `/loans/:id/` (router). */
-export function toRouterPath(path: string): string {
+function toRouterPath(path: string): string {
   return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
 

@@ -10,7 +10,7 @@ const startDeadlineMs = 5000;
  * Starts a workflow on the API's task queue, bounded in time: with Temporal out of reach the client would
  * otherwise retry for some twenty seconds while the user waits. The caller turns a failure into its 503.
  */
-export async function startWorkflow<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: Parameters<W> }): Promise<void> {
+async function startWorkflow<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: Parameters<W> }): Promise<void> {
   // The arguments are checked against the workflow's signature here, at the caller's `<typeof workflow>`.
   const startOptions: WorkflowStartOptions = { taskQueue: deps.taskQueue, workflowId: options.workflowId, args: options.args };
   await deps.temporal.withDeadline(Date.now() + startDeadlineMs, () => deps.temporal.workflow.start(workflowType, startOptions));

@@ -51,9 +51,9 @@ export function canSee(grants: readonly Grant[], scope: Scope): boolean {
 }
 
 /** What a list may show: every enterprise (`all`), or these enterprises, each whole or limited to branches. */
-export type Visibility =
-  | { all: true }
-  | { all: false; enterprises: ReadonlyMap<string, { wholeEnterprise: boolean; branchIds: ReadonlySet<string> }> };
+export type Visibility
+  = | { all: true }
+    | { all: false; enterprises: ReadonlyMap<string, { wholeEnterprise: boolean; branchIds: ReadonlySet<string> }> };
 
 export function visibility(grants: readonly Grant[]): Visibility {
   if (isPlatformAdmin(grants)) return { all: true };

@@ -3,16 +3,16 @@
  * (clients branch on it) and a kind that the API maps to an HTTP status; domain and activities never
  * speak HTTP. Anything that is not an AppError is a bug and is answered as a generic 500.
  */
-export type ErrorKind =
-  | 'validation' // 400: the request is malformed or a field is invalid
-  | 'unauthenticated' // 401
-  | 'forbidden' // 403
-  | 'not_found' // 404: absent, or not visible to this user
-  | 'conflict' // 409: valid request, refused by the current state (insufficient funds, wrong step…)
-  | 'precondition_failed' // 412: the resource changed since the version the client read (If-Match)
-  | 'unprocessable' // 422: well-formed, but breaks a business rule regardless of state
-  | 'rate_limited' // 429
-  | 'unavailable'; // 503: a dependency (Temporal) could not be reached
+export type ErrorKind
+  = | 'validation' // 400: the request is malformed or a field is invalid
+    | 'unauthenticated' // 401
+    | 'forbidden' // 403
+    | 'not_found' // 404: absent, or not visible to this user
+    | 'conflict' // 409: valid request, refused by the current state (insufficient funds, wrong step…)
+    | 'precondition_failed' // 412: the resource changed since the version the client read (If-Match)
+    | 'unprocessable' // 422: well-formed, but breaks a business rule regardless of state
+    | 'rate_limited' // 429
+    | 'unavailable'; // 503: a dependency (Temporal) could not be reached
 
 export interface FieldError {
   /** Dotted path of the offending field, e.g. `amount` or `lines[2].account`. */

@@ -8,7 +8,7 @@ export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF
 export type Money = Decimal;
 
 /** XAF has no minor unit: amounts are whole francs. */
-export const amountScale = 0;
+const amountScale = 0;
 /** Above any single operation of a cooperative (10^15 XAF); refuses absurd input before it reaches a sum. */
 export const amountMax = new Money('999999999999999');
 

@@ -1,6 +1,6 @@
 import type { FieldError } from './errors';
 
-export const passwordLengthMin = 10;
+const passwordLengthMin = 10;
 export const passwordLengthMax = 200;
 
 /**

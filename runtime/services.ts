@@ -18,7 +18,7 @@ const connectTimeoutMs = 10_000;
 const embeddedDatabaseName = 'coopbank';
 
 /** `postgres://user:secret@host/db` without the secret, for messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 }
 

@@ -77,7 +77,7 @@ for (const layer of layers) {
 test('the rule catches a forbidden import (the checker itself works)', (t) => {
   const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'layering-'));
   fs.mkdirSync(path.join(probeRoot, 'domain'));
-  fs.writeFileSync(path.join(probeRoot, 'domain', 'probe.ts'), "import { createKnex } from '../db/knex';\nexport const x = Date.now();\n");
+  fs.writeFileSync(path.join(probeRoot, 'domain', 'probe.ts'), 'import { createKnex } from \'../db/knex\';\nexport const x = Date.now();\n');
   try {
     t.deepEqual(violations('domain', probeRoot).sort(), [
       'domain/probe.ts imports ../db/knex',

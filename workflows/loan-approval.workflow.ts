@@ -43,7 +43,6 @@ export interface ApprovalView extends ApprovalState {
   loanId: string | null;
 }
 
-
 const { recordLoanDecision, expireLoanApplication } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },

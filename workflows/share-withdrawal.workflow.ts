@@ -32,7 +32,6 @@ export interface ShareWithdrawalView {
 export type StepRequest = Omit<StepInput, 'withdrawalId'>;
 export type RefundRequest = Omit<RefundInput, 'withdrawalId'>;
 
-
 const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
@@ -77,9 +76,9 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
     if (busy) refuse('decision_in_progress', 'Another decision on this withdrawal is being recorded: try again.');
     if (view.status !== status) refuse(code, `The withdrawal is ${view.status}: ${what}.`);
   };
-  const deadline = (result: RefundDeadline) => {
+  const deadline = (result: RefundDeadline, refundExtended = view.refundExtended) => {
     refundDueDays = result.refundDueDays;
-    view = { ...view, status: result.status, effectiveOn: result.effectiveOn, refundDueOn: result.refundDueOn, refundReminded: false, refundOverdue: false };
+    view = { ...view, status: result.status, effectiveOn: result.effectiveOn, refundDueOn: result.refundDueOn, refundExtended, refundReminded: false, refundOverdue: false };
   };
 
   tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.withdrawalNumber });
@@ -87,7 +86,7 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
   setHandler(cancelWithdrawalUpdate, (request) => persist(() => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'cancelled' })), {
     validator: (_request) => expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
   });
-  setHandler(extendRefundUpdate, (request) => persist(() => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }), (result) => { deadline(result); view = { ...view, refundExtended: true }; }), {
+  setHandler(extendRefundUpdate, (request) => persist(() => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }), (result) => deadline(result, true)), {
     validator: (_request) => {
       expect('effective', 'refund_not_owed', 'no refund is waiting');
       if (view.refundExtended) refuse('refund_already_extended', 'The refund period was extended once already (two years at most).');

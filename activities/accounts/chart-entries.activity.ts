@@ -27,7 +27,7 @@ const extensionDigitsMax = 3;
  * The callers hold the entry's row lock (FOR UPDATE): a posting that locks its accounts (FOR SHARE) before
  * checking they are leaves can then neither slip in between this check and their change nor miss it.
  */
-export async function entryHasPostings(trx: Knex.Transaction, entryId: string): Promise<boolean> {
+async function entryHasPostings(trx: Knex.Transaction, entryId: string): Promise<boolean> {
   // journal_lines belongs to the ledger, whose migration runs after the chart's: on a database migrated without
   // it no posting can exist, and a query naming the missing table would fail, so its absence means "none".
   const ledger = await trx.raw(`SELECT to_regclass('journal_lines') IS NOT NULL AS present`);

@@ -50,7 +50,12 @@ export async function writeSchedule(trx: Knex.Transaction, loanId: string, sched
 }
 
 /** Writes back the installments a repayment changed (accrued penalties, amounts paid, settlement date). */
-export async function saveInstallments(trx: Knex.Transaction, loanId: string, installments: readonly InstallmentState[], settledOn: (installment: InstallmentState) => string | null): Promise<void> {
+export async function saveInstallments(
+  trx: Knex.Transaction,
+  loanId: string,
+  installments: readonly InstallmentState[],
+  settledOn: (installment: InstallmentState) => string | null,
+): Promise<void> {
   for (const installment of installments) {
     await trx('loan_installments')
       .where({ loan_id: loanId, number: installment.number })

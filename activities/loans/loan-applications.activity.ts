@@ -16,7 +16,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 
 /** Workflow id from the business id (docs/architecture.md §5): a retried submission cannot start a twin. */
-export const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
+const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {
@@ -26,7 +26,12 @@ function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: str
 }
 
 /** A schedule for a product and terms, creating nothing; the start date defaults to the business date. */
-export async function simulateForProduct(context: ActivityContext, product: LoanProduct, requested: RequestedTerms, startDate: string | undefined): Promise<Simulation & { startDate: string }> {
+export async function simulateForProduct(
+  context: ActivityContext,
+  product: LoanProduct,
+  requested: RequestedTerms,
+  startDate: string | undefined,
+): Promise<Simulation & { startDate: string }> {
   assertWithinProduct(product, requested);
   const start = startDate ?? (await inTransaction(context.knex, (trx) => businessDateOf(trx, product.enterpriseId, context.clock())));
   return { ...simulateLoan(loanTermsOf(product, requested, start)), startDate: start };
@@ -52,7 +57,10 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: client.enterprise_id }).throwIfNotFound();
     const businessDate = await businessDateOf(trx, client.enterprise_id, context.clock());
     const simulation = simulateLoan(loanTermsOf(product, input, businessDate));
-    const capBreaches = await assertCreditCaps(trx, { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode });
+    const capBreaches = await assertCreditCaps(
+      trx,
+      { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode },
+    );
     const year = Number(businessDate.slice(0, 4));
     const sequence = await nextSequenceValue(trx, { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id, year });
     const number = `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`;

@@ -37,14 +37,14 @@ export interface DecisionToRecord {
   stepAfter: ApprovalStep | null;
 }
 
-export type RecordedDecision =
-  | {
-      outcome: 'recorded';
-      status: ApplicationStatus;
-      loanId: string | null;
-      /** ISO timestamp, from the activity's clock (workflows read no clock). */
-      decidedAt: string;
-    }
+export type RecordedDecision
+  = | {
+    outcome: 'recorded';
+    status: ApplicationStatus;
+    loanId: string | null;
+    /** ISO timestamp, from the activity's clock (workflows read no clock). */
+    decidedAt: string;
+  }
   /** A business rule refused it (the credit cap at final approval…): nothing was written, the step stays open. */
   | Refused;
 
@@ -99,7 +99,10 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
   const client = await clientForCredit(trx, application.clientId);
   const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: application.enterpriseId }).throwIfNotFound();
   const principal = new Money(application.amount);
-  await assertCreditCaps(trx, { enterpriseId: application.enterpriseId, clientId: client.id, relatedParty: client.related_party, requested: principal, mode: configuration.creditCapMode });
+  await assertCreditCaps(
+    trx,
+    { enterpriseId: application.enterpriseId, clientId: client.id, relatedParty: client.related_party, requested: principal, mode: configuration.creditCapMode },
+  );
   const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
   const approvedOn = await businessDateOf(trx, application.enterpriseId, now);
   // The fees quoted at submission are the fees charged.

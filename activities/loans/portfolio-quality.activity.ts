@@ -38,7 +38,17 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
       enterpriseId = application.enterpriseId;
     }
     const [guarantee] = await trx('loan_guarantees')
-      .insert({ enterprise_id: enterpriseId, application_id: input.applicationId, loan_id: input.loanId, kind: input.kind, value: formatAmount(input.value), start_date: input.startDate, end_date: input.endDate, description: input.description, created_by: actor.userId })
+      .insert({
+        enterprise_id: enterpriseId,
+        application_id: input.applicationId,
+        loan_id: input.loanId,
+        kind: input.kind,
+        value: formatAmount(input.value),
+        start_date: input.startDate,
+        end_date: input.endDate,
+        description: input.description,
+        created_by: actor.userId,
+      })
       .returning('*');
     await recordAudit(trx, actor, { action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId, details: { kind: input.kind, value: guarantee.value, cover: coverOf(input.kind), loan: input.loanId, application: input.applicationId } });
     return guarantee as Record<string, unknown>;
@@ -81,7 +91,7 @@ export async function writeOffLoan(context: ActivityContext, actor: Actor, input
     }
     const client = await trx('client_profiles').where({ id: loan.clientId }).first('related_party');
     if (client.related_party === true && input.approval.trim() === '') {
-      throw new AppError('unprocessable', 'write_off_approval_required', "The borrower is a related party: the write-off needs the recorded approval (COBAC R-2017/07 Art. 26).", [{ field: 'approval', message: 'approval is required for a related party' }]);
+      throw new AppError('unprocessable', 'write_off_approval_required', 'The borrower is a related party: the write-off needs the recorded approval (COBAC R-2017/07 Art. 26).', [{ field: 'approval', message: 'approval is required for a related party' }]);
     }
     const now = context.clock();
     const outstanding = new Money(loan.outstandingPrincipal);

@@ -165,7 +165,13 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
 }
 
 /** One loan of a batch: its reclassification and provision entries now, its rows into `writes` for the batch's end. */
-async function provisionLoan(trx: Knex.Transaction, now: Date, batch: { run: ProvisioningRunRow; asOf: string; writes: BatchWrites }, loan: LoanFacts, assessed: Assessment): Promise<void> {
+async function provisionLoan(
+  trx: Knex.Transaction,
+  now: Date,
+  batch: { run: ProvisioningRunRow; asOf: string; writes: BatchWrites },
+  loan: LoanFacts,
+  assessed: Assessment,
+): Promise<void> {
   const { run, asOf, writes } = batch;
   const { loanClass, daysPastDue, doubtfulSince, outstanding, provision, previous, delta } = assessed;
   const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
@@ -194,11 +200,18 @@ async function provisionLoan(trx: Knex.Transaction, now: Date, batch: { run: Pro
   }
   writes.provisionRows.push({
     enterprise_id: run.enterprise_id, branch_id: loan.branch_id, loan_id: loan.id, as_of: asOf, run_id: run.id, days_past_due: daysPastDue, classification: loanClass,
-    rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base), amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
+    rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base),
+    amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
   });
   // Most loans are unchanged from one day to the next: only the others are written back.
   if (loanClass !== loan.classification || daysPastDue !== loan.days_past_due || !delta.isZero() || doubtfulSince !== loan.doubtful_since) {
-    writes.loanUpdates.push({ id: loan.id, classification: loanClass, days_past_due: daysPastDue, provision_amount: formatAmount(provision.amount), doubtful_since: doubtfulSince });
+    writes.loanUpdates.push({
+      id: loan.id,
+      classification: loanClass,
+      days_past_due: daysPastDue,
+      provision_amount: formatAmount(provision.amount),
+      doubtful_since: doubtfulSince,
+    });
   }
 }
 
@@ -245,7 +258,16 @@ function assess(loan: LoanFacts, classified: { loanClass: LoanClass; ageDays: nu
   // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
   const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtful_since : asOf;
   const outstanding = new Money(loan.outstanding_principal);
-  const provision = provisionFor({ outstanding, loanClass, ageDays, cashCover: new Money(loan.cash_cover), eligibleCover: new Money(loan.eligible_cover), doubtfulSince, asOf, ladder });
+  const provision = provisionFor({
+    outstanding,
+    loanClass,
+    ageDays,
+    cashCover: new Money(loan.cash_cover),
+    eligibleCover: new Money(loan.eligible_cover),
+    doubtfulSince,
+    asOf,
+    ladder,
+  });
   const previous = new Money(loan.provision_amount);
   return {
     loanClass,
@@ -266,7 +288,13 @@ function classify(facts: readonly LoanFacts[], asOf: string): Map<string, { loan
   const result = new Map<string, { loanClass: LoanClass; ageDays: number; daysPastDue: number }>();
   for (const loans of byBorrower.values()) {
     const own = loans.map((loan) => ({ loan, daysPastDue: loan.oldest_due === null ? 0 : daysBetween(loan.oldest_due, asOf) }));
-    const classes = classifyBorrowerLoans(own.map(({ loan, daysPastDue }) => ({ loanId: loan.id, daysPastDue, realEstate: loan.real_estate, litigious: loan.litigious, previousClass: loan.classification })));
+    const classes = classifyBorrowerLoans(own.map(({ loan, daysPastDue }) => ({
+      loanId: loan.id,
+      daysPastDue,
+      realEstate: loan.real_estate,
+      litigious: loan.litigious,
+      previousClass: loan.classification,
+    })));
     classes.forEach((row, index) => result.set(row.loanId, { loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]!.daysPastDue }));
   }
   return result;

@@ -84,7 +84,7 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
   });
 }
 
-export function assertRepayable(loan: Loan): void {
+function assertRepayable(loan: Loan): void {
   if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
   if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
   if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
@@ -153,7 +153,13 @@ export async function applyRepayment(trx: Knex.Transaction, now: Date, input: Re
       account_id: leg?.account.id ?? null,
       reference: input.reference,
       business_date: businessDate,
-      allocations: JSON.stringify(paid.map((row) => ({ number: row.number, due_date: row.dueDate, penalty: formatAmount(row.penalty), interest: formatAmount(row.interest), principal: formatAmount(row.principal) }))),
+      allocations: JSON.stringify(paid.map((row) => ({
+        number: row.number,
+        due_date: row.dueDate,
+        penalty: formatAmount(row.penalty),
+        interest: formatAmount(row.interest),
+        principal: formatAmount(row.principal),
+      }))),
       outstanding_after: formatAmount(outstandingAfter),
       idempotency_key: input.key,
       request: JSON.stringify(input.request),

@@ -61,7 +61,6 @@ async function openBranch(trx: Knex.Transaction, enterpriseId: string, branchId:
   return branch;
 }
 
-
 type Profile = Pick<ClientProfile, 'kind' | 'firstName' | 'lastName' | 'legalName' | 'idDocumentType' | 'idDocumentExpiry' | 'birthDate' | 'gender' | 'membershipDate'>;
 type KindField = 'first_name' | 'last_name' | 'legal_name' | 'birth_date' | 'gender';
 

@@ -145,12 +145,17 @@ export async function registerTotals(knex: Knex, enterpriseId: string, date: Iso
   const sum = (field: 'subscribed' | 'paid') => byType.reduce((total: Money, row: Record<string, string>) => total.plus(row[field]!), new Money(0));
   return {
     members: byVotingState.reduce((total: number, row: { members: number }) => total + row.members, 0),
-    votes: byVotingState.reduce((total: number, row: { holds_voting_shares: boolean; payment_overdue: boolean; members: number }) => total + votesOf({ holdsVotingShares: row.holds_voting_shares, paymentOverdue: row.payment_overdue }) * row.members, 0),
+    votes: byVotingState.reduce((total: number, row: { holds_voting_shares: boolean; payment_overdue: boolean; members: number }) => {
+      return total + votesOf({ holdsVotingShares: row.holds_voting_shares, paymentOverdue: row.payment_overdue }) * row.members;
+    }, 0),
     shares: byType.reduce((total: number, row: { shares: number }) => total + row.shares, 0),
     subscribed: sum('subscribed').toFixed(0),
     paid: sum('paid').toFixed(0),
     unpaid: sum('subscribed').minus(sum('paid')).toFixed(0),
-    types: byType.map((row: { share_type: string; code: string; name: string; shares: number; subscribed: string; paid: string }) => ({ ...row, unpaid: new Money(row.subscribed).minus(row.paid).toFixed(0) })),
+    types: byType.map((row: { share_type: string; code: string; name: string; shares: number; subscribed: string; paid: string }) => ({
+      ...row,
+      unpaid: new Money(row.subscribed).minus(row.paid).toFixed(0),
+    })),
   };
 }
 

@@ -97,7 +97,14 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
       entityType: 'share_withdrawal',
       entityId: withdrawal.id,
       enterpriseId: withdrawal.enterpriseId,
-      details: { number: withdrawal.number, owed: withdrawal.cancelledPaid, offset: formatAmount(offsets.offset), net: formatAmount(offsets.net), channel: input.channel, loans: Object.fromEntries([...offsets.byLoan].map(([id, amount]) => [id, formatAmount(amount)])) },
+      details: {
+        number: withdrawal.number,
+        owed: withdrawal.cancelledPaid,
+        offset: formatAmount(offsets.offset),
+        net: formatAmount(offsets.net),
+        channel: input.channel,
+        loans: Object.fromEntries([...offsets.byLoan].map(([id, amount]) => [id, formatAmount(amount)])),
+      },
     });
     return { outcome: 'recorded' as const, offsetAmount: formatAmount(offsets.offset), netRefund: formatAmount(offsets.net) };
   });

@@ -45,7 +45,7 @@ function loadDefaults(): Record<ShareTypeCode, Defaults> {
   return defaults;
 }
 
-export const shareTypeDefaults = loadDefaults();
+const shareTypeDefaults = loadDefaults();
 
 /** The terms the pure rules read, from a stored or proposed type. */
 export function termsOf(type: Pick<ShareType, 'code' | 'nominalValue' | 'minShares' | 'maxShares' | 'seniorityYears' | 'partialPaymentAllowed' | 'minimumInitialPaymentRate' | 'paymentPeriodMonths'>): ShareTypeTerms {

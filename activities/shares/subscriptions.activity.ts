@@ -73,7 +73,10 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
       throw new AppError('validation', 'invalid_request', 'The share type is not one of the enterprise.', [{ field: 'share_type', message: 'share_type must be a share type of the member\'s enterprise' }]);
     }
     const amount = new Money(type.nominalValue).times(input.shares);
-    const request = { client: member.id, share_type: type.id, shares: input.shares, initial_payment: formatAmount(input.initialPayment ?? amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    const request = {
+      client: member.id, share_type: type.id, shares: input.shares, initial_payment: formatAmount(input.initialPayment ?? amount),
+      channel: input.channel, account: input.accountId, reference: input.reference,
+    };
     if (input.idempotencyKey !== null) {
       const earlier = await ShareSubscription.query(trx).findOne({ enterprise_id: member.enterprise_id, idempotency_key: key });
       if (earlier !== undefined) {
@@ -109,19 +112,19 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
     const sequence = await nextSequenceValue(trx, { name: 'share_subscription', enterpriseId: member.enterprise_id, year });
     const subscription = await ShareSubscription.query(trx)
       .insert({
-      ...placed,
-      shareTypeId: type.id,
-      number: `SUB-${year}-${String(sequence).padStart(6, '0')}`,
-      shares: input.shares,
-      nominalValue: type.nominalValue,
-      amount: formatAmount(amount),
-      subscribedOn: businessDate,
-      paymentDueOn: paymentDueOn(businessDate, terms),
-      paidAmount: formatAmount(initialPayment),
-      subscribedBy: actor.userId,
-      idempotencyKey: key,
-      request,
-    })
+        ...placed,
+        shareTypeId: type.id,
+        number: `SUB-${year}-${String(sequence).padStart(6, '0')}`,
+        shares: input.shares,
+        nominalValue: type.nominalValue,
+        amount: formatAmount(amount),
+        subscribedOn: businessDate,
+        paymentDueOn: paymentDueOn(businessDate, terms),
+        paidAmount: formatAmount(initialPayment),
+        subscribedBy: actor.userId,
+        idempotencyKey: key,
+        request,
+      })
       .returning('*');
     const payment = await insertSharePayment(trx, draft, eventId, amount.minus(initialPayment));
     await recordAudit(trx, actor, { action: 'share_subscription.create', entityType: 'share_subscription', entityId: subscription.id, enterpriseId: member.enterprise_id, details: { number: subscription.number, member: member.member_number, type: type.code, shares: input.shares, amount: subscription.amount, paid: payment.amount } });

@@ -24,7 +24,7 @@ import { heldShares, lockMember, refusalError } from './subscriptions.activity';
  */
 
 /** Workflow id from the business id: a retried request cannot start a twin. */
-export const shareWithdrawalWorkflowId = (withdrawalId: string) => `share-withdrawal-${withdrawalId}`;
+const shareWithdrawalWorkflowId = (withdrawalId: string) => `share-withdrawal-${withdrawalId}`;
 
 /** Shares of the subscription, and of the member's type, asked for by withdrawals still in their notice period. */
 async function sharesInNotice(trx: Knex.Transaction, subscription: ShareSubscription): Promise<{ subscription: number; type: number }> {
@@ -48,7 +48,11 @@ export interface WithdrawalRequestInput {
  * withdrawable, founder shares before their seniority, or a holding left below the type's minimum by a member
  * who stays. Numbered WDR-{year}-{n}; the caller then starts its workflow.
  */
-export async function requestShareWithdrawal(context: ActivityContext, actor: Actor, input: WithdrawalRequestInput): Promise<{ withdrawal: ShareWithdrawal; refundReminderDays: number }> {
+export async function requestShareWithdrawal(
+  context: ActivityContext,
+  actor: Actor,
+  input: WithdrawalRequestInput,
+): Promise<{ withdrawal: ShareWithdrawal; refundReminderDays: number }> {
   return inTransaction(context.knex, async (trx) => {
     const found = await ShareSubscription.query(trx).findById(input.subscriptionId);
     if (found === undefined) throw new NotFoundError('The subscription');

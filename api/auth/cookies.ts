@@ -3,9 +3,9 @@ import { csrfTokenOf, type TokenPair } from '../../activities/auth/tokens';
 import type { AppContext } from '../context';
 import { AppError } from '../../domain/errors';
 
-export const csrfHeader = 'X-CSRF-Token';
+const csrfHeader = 'X-CSRF-Token';
 /** The refresh cookie travels only under the API, where the refresh and logout endpoints read it. */
-export const refreshPath = '/api/v1/';
+const refreshPath = '/api/v1/';
 
 export interface CookieNames {
   access: string;

@@ -38,7 +38,7 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, secure: boo
       await next();
     } finally {
       // Set last, so that a page that declared its own policy (the docs) keeps it; API answers are never cached.
-      if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+      if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', 'default-src \'none\'; frame-ancestors \'none\'');
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = ctx.state.route ?? 'unmatched';

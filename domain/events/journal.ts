@@ -49,7 +49,7 @@ export function assertBalanced(lines: readonly JournalLine[]): void {
 }
 
 /** Per account, debits minus credits of `lines` (accounts that net to zero left out). */
-export function netByAccount(lines: readonly JournalLine[]): Map<string, Money> {
+function netByAccount(lines: readonly JournalLine[]): Map<string, Money> {
   const net = new Map<string, Money>();
   for (const line of lines) net.set(line.account, (net.get(line.account) ?? new Money(0)).plus(line.debit).minus(line.credit));
   for (const [account, amount] of net) if (amount.isZero()) net.delete(account);

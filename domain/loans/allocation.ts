@@ -10,7 +10,7 @@ import { Money } from '../money';
 
 export type DueComponent = 'penalty' | 'interest' | 'principal';
 
-export const defaultAllocationOrder: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
+const defaultAllocationOrder: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
 
 /** What remains unpaid of one installment, per component; whole francs, ≥ 0. */
 export interface InstallmentDue {
@@ -39,14 +39,14 @@ export interface AllocationInput {
   order?: readonly DueComponent[];
 }
 
-export type AllocationResult =
-  | {
-      ok: true;
-      /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
-      allocations: InstallmentAllocation[];
-      /** The dues after the payment, same order and rows as `allocations`. */
-      remaining: InstallmentDue[];
-    }
+export type AllocationResult
+  = | {
+    ok: true;
+    /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
+    allocations: InstallmentAllocation[];
+    /** The dues after the payment, same order and rows as `allocations`. */
+    remaining: InstallmentDue[];
+  }
   | { ok: false; reason: 'exceeds_total_due'; totalDue: Money };
 
 const components: readonly DueComponent[] = ['penalty', 'interest', 'principal'];

@@ -10,9 +10,9 @@ export type CreditCapCode = 'cap_share_capital' | 'cap_related_party';
 export type CreditCapMode = 'enforce' | 'warn';
 
 /** A client's outstanding credit ≤ 10 % of the paid-up share capital. */
-export const shareCapitalCapRate = new Money('0.1');
+const shareCapitalCapRate = new Money('0.1');
 /** Credit to a member of the board, director, manager or employee ≤ 50 000 000 XAF. */
-export const relatedPartyCap = new Money('50000000');
+const relatedPartyCap = new Money('50000000');
 
 export interface CreditCapInput {
   /** The new loan, whole francs, > 0. */

@@ -40,6 +40,11 @@ export function simulateLoan(terms: LoanTerms): Simulation {
     principalGracePeriods: terms.gracePeriods,
   });
   const fees = loanFees(terms.principal, terms.feeRate, terms.feeFixed);
-  const teg = effectiveGlobalRate({ principal: terms.principal, fees, installments: schedule.installments.map((installment) => installment.total), periodsPerYear: periodsPerYear[terms.frequency] });
+  const teg = effectiveGlobalRate({
+    principal: terms.principal,
+    fees,
+    installments: schedule.installments.map((installment) => installment.total),
+    periodsPerYear: periodsPerYear[terms.frequency],
+  });
   return { firstDueDate, schedule, fees, teg };
 }

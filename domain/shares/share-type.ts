@@ -11,9 +11,9 @@ export const shareTypeCodes = ['001', '002', '003'] as const;
 export type ShareTypeCode = (typeof shareTypeCodes)[number];
 
 export const founderCode: ShareTypeCode = '001';
-export const founderSeniorityYearsMin = 5;
-export const minimumInitialPaymentRateFloor = new Money('0.25');
-export const paymentPeriodMonthsMax = 36;
+const founderSeniorityYearsMin = 5;
+const minimumInitialPaymentRateFloor = new Money('0.25');
+const paymentPeriodMonthsMax = 36;
 
 /** What the rules of subscription, payment and withdrawal read of a type. */
 export interface ShareTypeTerms {

@@ -9,8 +9,8 @@ import type { Refusal } from './subscription';
  * years by a recorded decision of the board), net of what the member owes the cooperative.
  */
 
-export const refundPeriodMonths = 12;
-export const extendedRefundPeriodMonths = 24;
+const refundPeriodMonths = 12;
+const extendedRefundPeriodMonths = 24;
 
 export interface WithdrawalRequest {
   terms: Pick<ShareTypeTerms, 'code' | 'minShares' | 'seniorityYears'> & { withdrawable: boolean };

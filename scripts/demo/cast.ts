@@ -30,7 +30,7 @@ export const staff = {
   bonaberiTeller: { login: 'guichet-bona', fullName: 'Samuel Ndedi', role: 'cashier', branch: 'bonaberi', duty: 'counter of Bonabéri (sees Bonabéri only)' },
   committee: { login: 'comite', fullName: 'Jean-Marc Fotso', role: 'credit_committee', branch: null, duty: 'credit committee: third step' },
   direction: { login: 'direction', fullName: 'Hélène Abena', role: 'direction', branch: null, duty: 'direction: final approval, business date, provisioning' },
-  admin: { login: 'admin', fullName: 'Roger Tchoumi', role: 'admin', branch: null, duty: "administrator of the cooperative: grants its staff's roles" },
+  admin: { login: 'admin', fullName: 'Roger Tchoumi', role: 'admin', branch: null, duty: 'administrator of the cooperative: grants its staff\'s roles' },
 } as const satisfies Record<string, StaffMember>;
 
 export type StaffKey = keyof typeof staff;

@@ -56,7 +56,12 @@ export async function createCooperative(api: CoopbankApi, platformAdmin: Session
 }
 
 /** A staff member registers (public sign-up), is granted their role, and signs in. */
-async function enrollStaff(api: CoopbankApi, grantedBy: Session, member: StaffMember, where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string> }): Promise<StaffAccount> {
+async function enrollStaff(
+  api: CoopbankApi,
+  grantedBy: Session,
+  member: StaffMember,
+  where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string> },
+): Promise<StaffAccount> {
   const username = `${where.code.toLowerCase()}.${member.login}`;
   // Printed at the end: the only place it appears, as with npm start's initial administrator.
   const password = randomBytes(12).toString('base64url');
@@ -71,13 +76,13 @@ async function createProducts(direction: Session, enterprise: string): Promise<C
   const savings = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the savings product ${String(fields.code)}`, '/api/v1/members/products/', { enterprise, ...fields });
   const credit = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the loan product ${String(fields.code)}`, '/api/v1/loans/products/', { enterprise, ...fields });
   const currentAccount = await savings({ code: 'CCS', name: 'Compte courant sociétaire', kind: 'demand_deposit', minimum_opening_balance: '5000', deposit_account_code: '3711' });
-  const savingsBook = await savings({ code: 'LIV', name: "Livret d'épargne bloquée", kind: 'blocked_savings', minimum_opening_balance: '25000', withdrawals_allowed: false, interest_rate: '0.035', deposit_account_code: '373' });
+  const savingsBook = await savings({ code: 'LIV', name: 'Livret d\'épargne bloquée', kind: 'blocked_savings', minimum_opening_balance: '25000', withdrawals_allowed: false, interest_rate: '0.035', deposit_account_code: '373' });
   const shortTermCredit = await credit({
     code: 'CRT', name: 'Crédit de trésorerie', term_category: 'cta', method: 'constant_annuity', annual_rate: '0.18',
     min_amount: '50000', max_amount: '5000000', min_term_periods: 3, max_term_periods: 24, max_grace_periods: 2, fee_rate: '0.01', penalty_rate: '0.12',
   });
   const equipmentCredit = await credit({
-    code: 'EQP', name: "Crédit d'équipement", term_category: 'mlt', method: 'constant_principal', annual_rate: '0.15',
+    code: 'EQP', name: 'Crédit d\'équipement', term_category: 'mlt', method: 'constant_principal', annual_rate: '0.15',
     min_amount: '500000', max_amount: '20000000', min_term_periods: 25, max_term_periods: 60, max_grace_periods: 6, fee_rate: '0.015', penalty_rate: '0.12',
   });
   return { currentAccount: currentAccount.id, savingsBook: savingsBook.id, shortTermCredit: shortTermCredit.id, equipmentCredit: equipmentCredit.id };

@@ -24,7 +24,13 @@ export async function subscribeCapital(cooperative: Cooperative, members: Member
   const subscribed = await Promise.all(
     Object.values(members).map(async (member) => {
       const plan: MemberPlan = cast[member.key];
-      const fields = plan.founder === true ? { share_type: founderType.id, shares: founderShares, initial_payment: founderQuarter } : { share_type: ordinaryType.id, shares: plan.ordinaryShares };
+      const fields = plan.founder === true
+        ? {
+            share_type: founderType.id,
+            shares: founderShares,
+            initial_payment: founderQuarter,
+          }
+        : { share_type: ordinaryType.id, shares: plan.ordinaryShares };
       const subscription = await member.teller.post<{ id: string }>(`subscribe shares for ${member.name}`, '/api/v1/shares/subscriptions/', { client: member.id, ...fields }, `${cooperative.code}:subscription:${member.key}`);
       return [member.key, subscription.id] as const;
     }),

@@ -23,7 +23,13 @@ const daysAfterThirdDueDate = 20;
  * stage of the circuit, a member gives notice of a share withdrawal, and direction runs the provisioning:
  * one loan performing, one overdue (up to 45 days), one doubtful (beyond), each classified by the run.
  */
-export async function tellTheStory(cooperative: Cooperative, members: Members, capital: ShareCapital, calendar: BusinessCalendar, log: (line: string) => void): Promise<StoryOutcome> {
+export async function tellTheStory(
+  cooperative: Cooperative,
+  members: Members,
+  capital: ShareCapital,
+  calendar: BusinessCalendar,
+  log: (line: string) => void,
+): Promise<StoryOutcome> {
   const desk = new LoanDesk(cooperative);
   const { bello, moussa, eyenga, kamga, manga, fokou, nguema, essomba, ewane, mvondo, din, ndjock, ngoBassa, tchinda, atangana } = members;
 
@@ -77,9 +83,9 @@ export async function tellTheStory(cooperative: Cooperative, members: Members, c
 
 /** Granted after a send back (the branch head wants the workshop's lease in the file first), then paid out. */
 async function grantedAfterSendBack(desk: LoanDesk, member: Member): Promise<string> {
-  const application = await desk.submit(member, { product: 'shortTermCredit', amount: '1200000', termPeriods: 18, purpose: "Agrandissement de l'atelier" });
+  const application = await desk.submit(member, { product: 'shortTermCredit', amount: '1200000', termPeriods: 18, purpose: 'Agrandissement de l\'atelier' });
   await desk.decide(application, 'cashier', 'approve', 'Dossier complet');
-  await desk.decide(application, 'branch_head', 'send_back', "Joindre le bail de l'atelier");
+  await desk.decide(application, 'branch_head', 'send_back', 'Joindre le bail de l\'atelier');
   const completed = await desk.decide(application, 'cashier', 'approve', 'Bail joint au dossier');
   const loan = loanOf(await desk.approveThrough(completed, 'direction'));
   await desk.disburse(loan, member);

@@ -279,14 +279,18 @@ test('access: read by any role in the enterprise, written by direction and admin
   t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
   t.deepEqual(await charts('nobody'), []);
   t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
-  t.is((await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status, 404, "an account asked for under another enterprise's chart");
+  t.is((await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status, 404, 'an account asked for under another enterprise\'s chart');
   t.is((await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status, 200, 'the plans are public to signed-in users');
 });
 
 test('the module documents its routes, with operation ids unique among all the product routes', async (t) => {
   const schema = await get('/api/v1/accounts/schema/', {});
   t.is(schema.status, 200);
-  const operations = Object.values(schema.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((path) => Object.values(path).map((operation) => operation.operationId));
+  const operations = Object.values(
+    schema.body.paths as Record<string,
+      Record<string,
+        { operationId: string }>>,
+  ).flatMap((path) => Object.values(path).map((operation) => operation.operationId));
   // The ledger's routes share the module: these are checked to be there, not to be alone.
   t.deepEqual(accountRoutes.map((route) => route.operationId).filter((id) => !operations.includes(id)), []);
   t.true(operations.includes('addSubAccount'));

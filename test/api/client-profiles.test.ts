@@ -123,7 +123,7 @@ test('409s: one identity document is one member of an enterprise; closed branche
   const second = await create(root, person(coop));
   t.is((await patch(root, second.body.id, { id_document_type: 'passport', id_document_number: 'P0012345' })).body.code, 'member_already_registered');
   t.is((await create(root, person(coop, { branch: coop.closed }))).body.code, 'branch_closed');
-  t.is((await create(root, person(coop, { branch: other.a }))).status, 404, "another enterprise's branch");
+  t.is((await create(root, person(coop, { branch: other.a }))).status, 404, 'another enterprise\'s branch');
   t.is((await knex('client_profiles').where({ enterprise_id: coop.id })).length, 3);
   t.is(first.body.member_number, 'M4A-000001');
 });
@@ -146,7 +146,7 @@ test('updates: audited corrections, fixed identity of the member, moves between 
 
   t.is((await patch(cashier.headers, member.id, { branch: coop.b })).status, 404, 'a cashier of A cannot see branch B');
   t.is((await patch(direction.headers, member.id, { branch: coop.closed })).body.code, 'branch_closed');
-  t.is((await patch(root, member.id, { branch: other.a })).status, 404, "another enterprise's branch");
+  t.is((await patch(root, member.id, { branch: other.a })).status, 404, 'another enterprise\'s branch');
   const moved = await patch(direction.headers, member.id, { branch: coop.b });
   t.like(moved.body, { branch: coop.b, member_number: 'M5A-000001', enterprise: coop.id });
   t.like((await audits(member.id)).at(-1), { action: 'client_profile.update', details: { branchId: coop.b, previousBranchId: coop.a } });

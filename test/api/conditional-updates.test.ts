@@ -36,7 +36,7 @@ test('If-Match: an editor changes only the version read; a stale version is 412 
   const stale = await app.request('PATCH', path, { headers: { ...root, 'if-match': version }, json: { name: 'Coop renamed by Bella' } });
   t.is(stale.status, 412);
   t.is(stale.body.code, 'precondition_failed');
-  t.is((await app.request('GET', path, { headers: root })).body.name, 'Coop renamed by Awa', "Bella's stale edit changed nothing");
+  t.is((await app.request('GET', path, { headers: root })).body.name, 'Coop renamed by Awa', 'Bella\'s stale edit changed nothing');
 
   t.is((await app.request('PATCH', path, { headers: { ...root, 'if-match': '*' }, json: { name: 'Coop any version' } })).status, 200, 'If-Match: * is any version');
   t.is((await app.request('PATCH', path, { headers: root, json: { name: 'Coop unconditional' } })).status, 200, 'without If-Match the edit is unconditional');

@@ -61,11 +61,11 @@ test.serial('direction sets up an organ and appoints members; detail and list sh
   const created = await call('direction', 'POST', `${flat}governance/`, {
     enterprise: enterprises.coop,
     kind: 'board_of_directors',
-    name: "  Conseil d'administration ",
+    name: '  Conseil d\'administration ',
     description: 'Élu par l’assemblée générale',
   });
   t.is(created.status, 201);
-  t.like(created.body, { enterprise: enterprises.coop, kind: 'board_of_directors', name: "Conseil d'administration", current_members: [] });
+  t.like(created.body, { enterprise: enterprises.coop, kind: 'board_of_directors', name: 'Conseil d\'administration', current_members: [] });
   const organ = created.body.id;
   const audit = await knex('audit_events').where({ entity_id: organ }).first();
   t.like(audit, { action: 'governance_organ.create', enterprise_id: enterprises.coop });

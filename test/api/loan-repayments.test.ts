@@ -55,7 +55,7 @@ test('disbursement to the account: schedule from the business date, fees withhel
   t.is((await repay(w, { loan: loanId, amount: '1000' })).body.code, 'loan_not_disbursed');
   t.is((await disburse(w, loanId, { channel: 'account' })).body.errors[0].field, 'account');
   const stranger = await openSavingsAccount(w, await memberOf(w));
-  t.is((await disburse(w, loanId, { channel: 'account', account: stranger })).body.errors[0].field, 'account', "another member's account is refused");
+  t.is((await disburse(w, loanId, { channel: 'account', account: stranger })).body.errors[0].field, 'account', 'another member\'s account is refused');
   const response = await disburse(w, loanId, { channel: 'account', account });
   t.is(response.status, 200, response.text);
   t.like(response.body, { status: 'active', disbursed_on: '2026-01-15', disbursement_channel: 'account', outstanding_principal: '1200000' });
@@ -178,7 +178,10 @@ test('16 concurrent repayments on one loan: the sum paid never exceeds the sum d
   const paid = await knex('loan_repayments').where({ loan_id: loanId }).first(knex.raw('sum(amount)::text AS total'));
   t.is(paid.total, each.mul(5).toFixed(0));
   const installments = await schedule(w, loanId);
-  const paidOnSchedule = installments.reduce((sum: Money, row: { principal_paid: string; interest_paid: string; penalty_paid: string }) => sum.plus(row.principal_paid).plus(row.interest_paid).plus(row.penalty_paid), new Money(0));
+  const paidOnSchedule = installments.reduce(
+    (sum: Money, row: { principal_paid: string; interest_paid: string; penalty_paid: string }) => sum.plus(row.principal_paid).plus(row.interest_paid).plus(row.penalty_paid),
+    new Money(0),
+  );
   t.is(paidOnSchedule.toFixed(0), paid.total, 'the schedule holds every franc paid');
   t.true(paidOnSchedule.lte(payable));
   await booksAgree(t, w);

@@ -129,7 +129,7 @@ test('the document declares how to sign in on every guarded operation, and the I
   const app = await startTestApp(t, { knex });
   const whole = (await app.request('GET', '/api/v1/schema/')).body;
   t.deepEqual(Object.keys(whole.components.securitySchemes).sort(), ['bearer', 'csrfHeader', 'sessionCookie']);
-  for (const [path, methods] of Object.entries(whole.paths as Record<string, Record<string, { security?: unknown; 'x-access': unknown }>>)) {
+  for (const [path, methods] of Object.entries(whole.paths as Record<string, Record<string, { 'security'?: unknown; 'x-access': unknown }>>)) {
     for (const [method, operation] of Object.entries(methods)) {
       t.is((operation.security as unknown[]).length > 0, operation['x-access'] !== 'public', `${method} ${path}`);
     }
@@ -142,7 +142,10 @@ test('the document declares how to sign in on every guarded operation, and the I
 
 test('every success answer is typed: a schema for each JSON 2xx, lists as Page components, money as Money, a Location on each 201 and 202', (t) => {
   const whole = buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: 'test' }) as {
-    paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }> }>>;
+    paths: Record<string, Record<string, {
+      operationId: string; responses: Record<string,
+        { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }>;
+    }>>;
     components: { schemas: Record<string, unknown> };
   };
   const getPaths = new Set(apiRoutes.filter((route) => route.method === 'get').map((route) => route.path));

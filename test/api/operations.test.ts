@@ -78,7 +78,11 @@ async function cashierWithAccount(knex: Knex) {
   const headOffice = (await knex('branches').where({ enterprise_id: enterprise.id }).first('id')).id as string;
   const cashierId = await createUser(knex, 'cashier', [{ role: 'cashier', enterpriseId: enterprise.id, branchId: headOffice }]);
   const product = await createSavingsProduct(context, root, enterprise.id, { code: 'EPA', name: 'Épargne', kind: 'demand_deposit', minimumOpeningBalance: '0', minimumBalance: '0', withdrawalsAllowed: true, interestRate: '0', depositAccountCode: '3711' });
-  const { account } = await openAccount(context, root, { clientId: await insertClient(knex, enterprise.id, headOffice, rootId), productId: product.id, initialDeposit: null, idempotencyKey: null });
+  const { account } = await openAccount(
+    context,
+    root,
+    { clientId: await insertClient(knex, enterprise.id, headOffice, rootId), productId: product.id, initialDeposit: null, idempotencyKey: null },
+  );
   return { enterpriseId: enterprise.id, rootId, cashierId, accountId: account.id };
 }
 
@@ -161,7 +165,7 @@ test('every answer carries the security headers; API answers are never cached; t
     t.is(response.headers.get('referrer-policy'), 'no-referrer', path);
     t.is(response.headers.get('x-frame-options'), 'DENY', path);
     t.is(response.headers.get('cache-control'), 'no-store', path);
-    t.is(response.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'", path);
+    t.is(response.headers.get('content-security-policy'), 'default-src \'none\'; frame-ancestors \'none\'', path);
   }
   const docs = await app.request('GET', '/api/v1/docs/');
   const policy = docs.headers.get('content-security-policy') ?? '';

@@ -48,8 +48,8 @@ test('every parent is in the set, and every code extends its parent and starts w
   const codes = new Set(records.map((record) => record.code));
   const broken = records.filter(
     (record) =>
-      record.code[0] !== String(record.class) ||
-      (record.parentCode === null
+      record.code[0] !== String(record.class)
+      || (record.parentCode === null
         ? record.code.length !== 1
         : !codes.has(record.parentCode) || !record.code.startsWith(record.parentCode) || record.code === record.parentCode),
   );
@@ -59,7 +59,7 @@ test('every parent is in the set, and every code extends its parent and starts w
 });
 
 test('classes 6 to 8 and only they are system accounts', (t) => {
-  const wrong = records.filter((record) => record.isSystem !== record.class >= 6);
+  const wrong = records.filter((record) => record.isSystem !== (record.class >= 6));
   t.deepEqual(wrong, []);
   t.true(records.some((record) => record.isSystem), 'there are system accounts to check');
 });

@@ -117,7 +117,11 @@ test('the refund pays the overdue installments of every loan first, the principa
     { loanId: 'a', overdue: new Money(3000), outstandingPrincipal: new Money(50000) },
     { loanId: 'b', overdue: new Money(2000), outstandingPrincipal: new Money(10000) },
   ];
-  const shown = (result: ReturnType<typeof refundOffsets>) => ({ byLoan: Object.fromEntries([...result.byLoan].map(([id, amount]) => [id, amount.toFixed(0)])), offset: result.offset.toFixed(0), net: result.net.toFixed(0) });
+  const shown = (result: ReturnType<typeof refundOffsets>) => ({
+    byLoan: Object.fromEntries([...result.byLoan].map(([id, amount]) => [id, amount.toFixed(0)])),
+    offset: result.offset.toFixed(0),
+    net: result.net.toFixed(0),
+  });
   t.deepEqual(shown(refundOffsets(new Money(20000), debts, false)), { byLoan: { a: '3000', b: '2000' }, offset: '5000', net: '15000' });
   t.deepEqual(shown(refundOffsets(new Money(4000), debts, false)), { byLoan: { a: '3000', b: '1000' }, offset: '4000', net: '0' }, 'the oldest loan first');
   t.deepEqual(shown(refundOffsets(new Money(20000), debts, true)), { byLoan: { a: '18000', b: '2000' }, offset: '20000', net: '0' }, 'b\'s arrears before a\'s principal');

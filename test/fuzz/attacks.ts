@@ -153,7 +153,7 @@ const bodyAttacks: Record<string, Attack> = {
     return { attack: `content type ${contentType ?? '(none)'}`, contentType, body };
   },
   'malformed JSON': (target) => {
-    const body = pick(target.random, ['{', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', '{"a":1', 'NaN', '{"a":01}', '{"a":"\\x41"}', '{"a":"\u0001"}', '\u0000']);
+    const body = pick(target.random, ['{', '{"a":1,}', '{\'a\':1}', '{"a":1}{"b":2}', '{"a":1', 'NaN', '{"a":01}', '{"a":"\\x41"}', '{"a":"\u0001"}', '\u0000']);
     return { attack: `malformed JSON ${JSON.stringify(body)}`, body };
   },
 };
@@ -180,7 +180,7 @@ const queryAttacks: Record<string, Attack> = {
   },
 };
 
-const malformedIds = ['not-a-uuid', '0', '-1', '1e18', 'a%00b', '%ED%A0%80', '%', '%zz', "x'%20OR%20'1'='1", 'x'.repeat(5000), '00000000-0000-0000-0000-00000000000g',
+const malformedIds = ['not-a-uuid', '0', '-1', '1e18', 'a%00b', '%ED%A0%80', '%', '%zz', 'x\'%20OR%20\'1\'=\'1', 'x'.repeat(5000), '00000000-0000-0000-0000-00000000000g',
   '%7Bid%7D', '__proto__', 'constructor', 'toString', 'null', '%20', 'a%2Fb', '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f', encodeText('١٢٣')];
 
 const pathAttacks: Record<string, Attack> = {
@@ -253,7 +253,10 @@ export function buildRequest(target: Target, attack: Attack): FuzzRequest {
     const ids = idsForPathParam(pools, op.path, parameter.name);
     return [parameter.name, ids.length > 0 ? ids[intBelow(random, ids.length)]! : randomUuid(random)];
   }));
-  const query = op.queryParams.filter((parameter) => parameter.required).map((parameter): [string, string] => [parameter.name, encodeText(String(plausible(parameter.schema, parameter.name, random, pools)))]);
+  const query = op.queryParams.filter((parameter) => parameter.required).map((parameter): [string, string] => [
+    parameter.name,
+    encodeText(String(plausible(parameter.schema, parameter.name, random, pools))),
+  ]);
   const base: Base = { pathValues, query, body: op.body === undefined ? undefined : requiredPart(op.body, random, pools) };
   const defaults = { method: op.method, pathValues, query, body: base.body === undefined ? undefined : JSON.stringify(base.body), contentType: base.body === undefined ? undefined : 'application/json' };
   return { ...defaults, ...attack(target, base) };

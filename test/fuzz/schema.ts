@@ -45,10 +45,10 @@ export interface Operation {
 }
 
 interface OpenApiOperation {
-  operationId: string;
+  'operationId': string;
   'x-access': Operation['access'];
-  parameters?: Parameter[];
-  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  'parameters'?: Parameter[];
+  'requestBody'?: { content: Record<string, { schema: JsonSchema }> };
 }
 
 export interface OpenApiDocument {

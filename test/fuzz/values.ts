@@ -79,7 +79,7 @@ export const unicodeValues = ['a\u0000b', '\u0000', '\ud800', 'x\udc00', '\ud83c
 const amountEdges = ['-1', '1e9', '00012', '١٢٣', '1.5', '0', '', ' 12', '12 ', '+12', '0x10', '12abc', '9'.repeat(40), '1,000', 'NaN', 'Infinity'];
 const numberEdges: unknown[] = [-1, 0, 1e9, 1e18, 1e308, 1.5, -0.5, 2 ** 53 + 1, '12', '١٢٣', [1]];
 const dateEdges = ['2026-02-30', '9999-12-31', '0001-01-01', '2026-13-01', '2026-00-10', '2026-1-1', '20260101', '2026-02-29', '1899-12-31', '2026-01-15T00:00:00Z', ''];
-const uuidEdges = ['not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '', "' OR '1'='1", '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f'];
+const uuidEdges = ['not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '', '\' OR \'1\'=\'1', '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f'];
 
 /** Hostile values suited to a field: edge amounts and numbers, impossible dates, malformed ids, bad enums. */
 export function edgeValues(schema: JsonSchema, random: Random): unknown[] {
@@ -90,7 +90,7 @@ export function edgeValues(schema: JsonSchema, random: Random): unknown[] {
   if (schema.pattern === datePattern) return dateEdges;
   if (schema.format === 'uuid') return [...uuidEdges, randomUuid(random)];
   if (schema.enum !== undefined) return ['zzz', String(schema.enum[0]).toUpperCase(), '', ` ${String(schema.enum[0])}`];
-  return [...amountEdges, ...(schema.maxLength !== undefined ? ['x'.repeat(schema.maxLength + 1)] : []), "' OR 1=1 --", '<script>alert(1)</script>', '%00', '../../etc/passwd'];
+  return [...amountEdges, ...(schema.maxLength !== undefined ? ['x'.repeat(schema.maxLength + 1)] : []), '\' OR 1=1 --', '<script>alert(1)</script>', '%00', '../../etc/passwd'];
 }
 
 /** Text values for a query parameter of this schema (percent-encoded later). */
@@ -101,7 +101,7 @@ export function queryEdgeValues(schema: JsonSchema, random: Random): string[] {
   if (schema.pattern === datePattern) return dateEdges;
   if (schema.format === 'uuid') return [...uuidEdges, randomUuid(random)];
   if (schema.enum !== undefined) return ['zzz', String(schema.enum[0]).toUpperCase(), '', `${String(schema.enum[0])},${String(schema.enum.at(-1))}`];
-  return ['x'.repeat(2000), "' OR 1=1 --", '-', ',', '*', '\u202eabc', '١٢٣', ''];
+  return ['x'.repeat(2000), '\' OR 1=1 --', '-', ',', '*', '\u202eabc', '١٢٣', ''];
 }
 
 /** Nesting as deep as `depth`: arrays, or objects whose only key nests further. */

@@ -73,7 +73,7 @@ function validatorOf(operation: OperationContract, status: string, schema: JsonS
 }
 
 /** The operation the router serves for a request, or undefined (the docs pages, unknown paths). */
-export function operationFor(method: string, target: string): OperationContract | undefined {
+function operationFor(method: string, target: string): OperationContract | undefined {
   const path = target.split('?')[0]!;
   // The docs pages are served before the product routes (api/docs.ts): /events/schema/ is no event.
   if (/^\/api\/v1\/(?:[a-z-]+\/)?(?:schema|docs)\/$|^\/api\/v1\/docs\/assets\//.test(path)) return undefined;

@@ -26,8 +26,6 @@ export interface LoanWorld {
 
 let addressCount = 0;
 
-export const circuitUsers = ['cashier', 'branch_head', 'committee', 'direction'] as const;
-
 export async function createLoanWorld(app: TestApp, knex: Knex, code: string, options: { capital?: boolean } = {}): Promise<LoanWorld> {
   const rootName = `root_${code.toLowerCase()}`;
   const rootId = await createUser(knex, rootName, [{ role: 'admin', enterpriseId: null, branchId: null }]);

@@ -59,7 +59,13 @@ test('a worker serves the Temporal SDK metrics and its process\'s own (build, po
     const approval = await client.workflow.start('loanApproval', {
       taskQueue,
       workflowId: application.workflowId,
-      args: [{ applicationId: application.id, enterpriseId: application.enterpriseId, branchId: application.branchId, applicationNumber: application.number, stepTimeLimitSeconds: 3600 }],
+      args: [{
+        applicationId: application.id,
+        enterpriseId: application.enterpriseId,
+        branchId: application.branchId,
+        applicationNumber: application.number,
+        stepTimeLimitSeconds: 3600,
+      }],
     });
     await approval.executeUpdate(decideUpdate, { args: [{ deciderId: userId, step: 'cashier', decision: 'reject', comment: 'irregular income', requestId: null }] });
     const provisioning = await client.workflow.execute('provisioningRun', { taskQueue, workflowId: `provisioning-run-${run.id}`, args: [{ enterpriseId: run.enterprise_id, runId: run.id }] });

@@ -118,9 +118,9 @@ test.serial('the CSRF token belongs to its sign-in: another sign-in\'s token is 
   const first = cookiesOf(await app.request('POST', '/api/v1/auth/login/', { json: { username: 'twice', password: testPassword }, headers: { 'x-forwarded-for': '10.35.0.1' } }));
   const second = cookiesOf(await app.request('POST', '/api/v1/auth/login/', { json: { username: 'twice', password: testPassword }, headers: { 'x-forwarded-for': '10.35.0.1' } }));
   t.not(first.csrf_token, second.csrf_token);
-  const planted = await app.request('POST', '/api/v1/auth/logout/', { headers: { cookie: `access_token=${first.access_token}; csrf_token=${second.csrf_token}`, 'x-csrf-token': second.csrf_token! } });
+  const planted = await app.request('POST', '/api/v1/auth/logout/', { headers: { 'cookie': `access_token=${first.access_token}; csrf_token=${second.csrf_token}`, 'x-csrf-token': second.csrf_token! } });
   t.is(planted.status, 403, 'a CSRF cookie planted from another sign-in does not pass');
-  t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { cookie: `access_token=${first.access_token}`, 'x-csrf-token': first.csrf_token! } })).status, 204);
+  t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { 'cookie': `access_token=${first.access_token}`, 'x-csrf-token': first.csrf_token! } })).status, 204);
 });
 
 test.serial('Secure cookies carry the __Host- prefix (the refresh cookie, with its narrower path, __Secure-)', async (t) => {

@@ -77,7 +77,7 @@ test('a worker stopped mid-run: another worker resumes from the committed cursor
     await client.workflow.start(eventReplay, { taskQueue, workflowId, args: [{ requestId: request.id, batchSize: 1, batchTimeoutSeconds: 3 }] });
     // Let the first worker process a few batches, then stop it while the replay is running.
     const deadline = Date.now() + 20_000;
-    for (let seen = 0; seen < 4; ) {
+    for (let seen = 0; seen < 4;) {
       if (Date.now() > deadline) throw new Error(`the replay did not progress: ${JSON.stringify(await knex('event_replay_requests').where({ id: request.id }).first())}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
       seen = (await knex('event_replay_requests').where({ id: request.id }).first('events_seen')).events_seen;

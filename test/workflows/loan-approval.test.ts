@@ -132,7 +132,13 @@ test.serial('a step left undecided beyond its limit expires the application, wit
     const handle = await client.workflow.start('loanApproval', {
       taskQueue,
       workflowId: application.workflowId,
-      args: [{ applicationId: application.id, enterpriseId: application.enterpriseId, branchId: application.branchId, applicationNumber: application.number, stepTimeLimitSeconds: 2 }],
+      args: [{
+        applicationId: application.id,
+        enterpriseId: application.enterpriseId,
+        branchId: application.branchId,
+        applicationNumber: application.number,
+        stepTimeLimitSeconds: 2,
+      }],
     });
     const result = await handle.result();
     t.is(result.status, 'expired');

@@ -56,8 +56,8 @@ const planRoutes = [
     operationId: 'createAccountPlan',
     summary: 'Register a standard plan, empty (platform administrators)',
     description:
-      'Creates the plan only. Loading the accounts of a custom plan is out of scope for now: the PCEMF 2010 is ' +
-      "installed with its accounts, and the enterprises' charts are copied from it.",
+      'Creates the plan only. Loading the accounts of a custom plan is out of scope for now: the PCEMF 2010 is '
+      + 'installed with its accounts, and the enterprises\' charts are copied from it.',
     access: ['admin'],
     status: 201,
     location: '/api/v1/accounts/plans/{id}/',
@@ -118,7 +118,7 @@ const chartRoutes = [
     path: '/api/v1/accounts/charts/',
     module: 'accounts',
     operationId: 'listCompanyCharts',
-    summary: "List the enterprises' charts of accounts the user may see",
+    summary: 'List the enterprises\' charts of accounts the user may see',
     access: 'authenticated',
     query: listQuerySchema(['created_at'], { enterprise: enterpriseFilter }),
     errorStatuses: [401],

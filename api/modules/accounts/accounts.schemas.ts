@@ -124,7 +124,7 @@ export const entrySchema = yup.object({
   id: yup.string().uuid().required(),
   chart: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
-  record: yup.string().uuid().nullable().defined().meta({ description: "The plan's account; null for the enterprise's own sub-account." }),
+  record: yup.string().uuid().nullable().defined().meta({ description: 'The plan\'s account; null for the enterprise\'s own sub-account.' }),
   ...accountFields,
   is_active: yup.boolean().required(),
   is_leaf: yup.boolean().required().meta({ description: 'No account below it: the ledger posts to leaves only.' }),

@@ -12,7 +12,7 @@ import { defineRoute } from '../../route';
 import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './accounts.schemas';
 
 const writers = ['direction', 'admin'] as const;
-const chartParams = yup.object({ chart_pk: yup.string().uuid().required().meta({ description: "The enterprise's chart." }) });
+const chartParams = yup.object({ chart_pk: yup.string().uuid().required().meta({ description: 'The enterprise\'s chart.' }) });
 const entryParams = chartParams.shape({ id: yup.string().uuid().required() });
 const label = yup.string().trim().min(2).max(200);
 
@@ -44,7 +44,7 @@ export const chartEntryRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/',
     module: 'accounts',
     operationId: 'listChartEntries',
-    summary: "List the accounts of an enterprise's chart",
+    summary: 'List the accounts of an enterprise\'s chart',
     access: 'authenticated',
     params: chartParams,
     query: listQuerySchema(['code', 'label'], {
@@ -75,7 +75,7 @@ export const chartEntryRoutes = [
     module: 'accounts',
     operationId: 'addSubAccount',
     summary: 'Open a sub-account in classes 1 to 5 (direction, administrators)',
-    description: "The code is the parent's followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.",
+    description: 'The code is the parent\'s followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.',
     access: writers,
     status: 201,
     location: '/api/v1/accounts/charts/{chart}/entries/{id}/',
@@ -132,7 +132,7 @@ export const chartEntryRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/',
     module: 'accounts',
     operationId: 'deleteChartEntry',
-    summary: "Delete one of the enterprise's own sub-accounts, without sub-accounts or postings",
+    summary: 'Delete one of the enterprise\'s own sub-accounts, without sub-accounts or postings',
     access: writers,
     status: 204,
     params: entryParams,

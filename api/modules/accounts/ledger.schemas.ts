@@ -10,7 +10,7 @@ export const journalEntrySchema = yup
   .object({
     id: uuid(),
     enterprise: uuid(),
-    branch: uuid().nullable().meta({ description: "null for an entry of the enterprise itself (no branch)." }),
+    branch: uuid().nullable().meta({ description: 'null for an entry of the enterprise itself (no branch).' }),
     entry_date: dateResponse(),
     description: yup.string().defined(),
     event: uuid().nullable().meta({ description: 'The business event it records; null for a manual entry.' }),

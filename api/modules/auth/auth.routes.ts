@@ -32,7 +32,11 @@ export const authRoutes = [
     response: userSchema,
     errorStatuses: [409, 429],
     handler: async ({ body, deps, ctx }) => {
-      const user = await registerUser(deps.activities, { username: body.username, password: body.password, fullName: body.full_name, email: body.email, clientAddress: ctx.ip }, ctx.state.requestId);
+      const user = await registerUser(
+        deps.activities,
+        { username: body.username, password: body.password, fullName: body.full_name, email: body.email, clientAddress: ctx.ip },
+        ctx.state.requestId,
+      );
       return serializeUser(user, []);
     },
   }),
@@ -134,8 +138,8 @@ export const authRoutes = [
     operationId: 'refreshTokenPair',
     summary: 'Rotate: a new {access, refresh}; the refresh token presented is spent',
     description:
-      'Send `refresh` in the body (JSON clients), or no body with the refresh cookie and the CSRF header (browsers, ' +
-      'which get new cookies). Presenting a spent refresh token revokes every token of its sign-in.',
+      'Send `refresh` in the body (JSON clients), or no body with the refresh cookie and the CSRF header (browsers, '
+      + 'which get new cookies). Presenting a spent refresh token revokes every token of its sign-in.',
     access: 'public',
     body: yup.object({ refresh: yup.string().optional() }),
     response: tokenPairSchema,

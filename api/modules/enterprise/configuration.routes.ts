@@ -142,7 +142,12 @@ export const configurationRoutes = [
         approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
       });
       if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
-        await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone }, ctx.state.log);
+        await refreshProvisioningSchedule(
+          deps.temporal,
+          deps.taskQueue,
+          { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone },
+          ctx.state.log,
+        );
       }
       return serializeConfiguration(updated, deps.clock());
     },

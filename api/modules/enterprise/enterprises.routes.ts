@@ -25,7 +25,7 @@ const enterpriseSchema = yup.object({
   updated_at: timestampResponse(),
 }).meta({ component: 'Enterprise' });
 
-export function serializeEnterprise(enterprise: Enterprise) {
+function serializeEnterprise(enterprise: Enterprise) {
   return {
     id: enterprise.id,
     code: enterprise.code,
@@ -108,7 +108,12 @@ export const enterpriseRoutes = [
         headOffice: body.head_office,
       });
       const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: enterprise.id }).throwIfNotFound();
-      await refreshProvisioningSchedule(deps.temporal, deps.taskQueue, { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone }, ctx.state.log);
+      await refreshProvisioningSchedule(
+        deps.temporal,
+        deps.taskQueue,
+        { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone },
+        ctx.state.log,
+      );
       return serializeEnterprise(enterprise);
     },
   }),

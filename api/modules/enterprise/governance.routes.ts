@@ -17,8 +17,8 @@ const enterpriseQuery = yup.object({ enterprise: enterpriseFilter });
 
 const fullName = yup.string().trim().min(2).max(200);
 const office = yup.string().oneOf(offices);
-const memberNumber = yup.string().trim().max(30).meta({ description: "The person's member number in the cooperative, if a member." });
-const organName = yup.string().trim().min(2).max(200).meta({ example: "Conseil d'administration" });
+const memberNumber = yup.string().trim().max(30).meta({ description: 'The person\'s member number in the cooperative, if a member.' });
+const organName = yup.string().trim().min(2).max(200).meta({ example: 'Conseil d\'administration' });
 const organDescription = yup.string().trim().max(1000);
 
 const memberSchema = yup.object({
@@ -218,7 +218,7 @@ const memberRoutes = [
     path: '/api/v1/enterprise/governance/{id}/members/',
     module: 'enterprise',
     operationId: 'listGovernanceMembers',
-    summary: "List an organ's mandates, serving and past",
+    summary: 'List an organ\'s mandates, serving and past',
     access: 'authenticated',
     params: idParams,
     query: listQuerySchema(['full_name', 'term_start', 'created_at'], {

@@ -50,7 +50,7 @@ export const profileRoutes = [
     path,
     module: 'enterprise',
     operationId: 'getCooperativeProfile',
-    summary: "The enterprise's cooperative profile",
+    summary: 'The enterprise\'s cooperative profile',
     access: 'authenticated',
     params,
     response: profileSchema,
@@ -65,7 +65,7 @@ export const profileRoutes = [
     path,
     module: 'enterprise',
     operationId: 'updateCooperativeProfile',
-    summary: "Modify the enterprise's cooperative profile (direction, administrators)",
+    summary: 'Modify the enterprise\'s cooperative profile (direction, administrators)',
     access: writers,
     params,
     body: yup.object({

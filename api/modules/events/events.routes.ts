@@ -107,7 +107,7 @@ const ruleConfigSchema = yup.object({
   kind: yup.string().oneOf(eventKinds).required(),
   version: yup.number().integer().required(),
   legs: yup
-    .array(yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({ component: 'RuleLeg', description: "A leg moves the event's whole amount from its credit to its debit account." }))
+    .array(yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({ component: 'RuleLeg', description: 'A leg moves the event\'s whole amount from its credit to its debit account.' }))
     .required(),
   is_active: yup.boolean().required().meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
   reason: yup.string().defined(),

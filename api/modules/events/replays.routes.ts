@@ -110,7 +110,11 @@ export const replayRoutes = [
     handler: async ({ body, principal, deps, ctx }) => {
       const actor = principal;
       requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
-      const request = await createReplayRequest(deps.knex, actor, { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode });
+      const request = await createReplayRequest(
+        deps.knex,
+        actor,
+        { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode },
+      );
       await startWorkflowFor<typeof eventReplay>(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id), args: [{ requestId: request.id }] }, {
         what: 'the replay',
         markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id, failure: 'the workflow could not be started' }),

@@ -22,7 +22,7 @@ const creditCapCodes = ['cap_share_capital', 'cap_related_party'] as const satis
 
 const decisionSchema = yup.object({
   step: yup.string().oneOf(approvalSteps).required(),
-  decision: yup.string().oneOf([...decisions, 'withdraw'] as const).required().meta({ description: "withdraw: the submitter's withdrawal." }),
+  decision: yup.string().oneOf([...decisions, 'withdraw'] as const).required().meta({ description: 'withdraw: the submitter\'s withdrawal.' }),
   comment: yup.string().defined(),
   decided_by: yup.string().uuid().required(),
   decided_at: timestampResponse(),

@@ -32,7 +32,7 @@ interface GuaranteeRow {
 const loanGuaranteeSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required().meta({ description: "Its loan's or application's branch." }),
+  branch: yup.string().uuid().required().meta({ description: 'Its loan\'s or application\'s branch.' }),
   application: yup.string().uuid().nullable().defined().meta({ description: 'The application it was attached to, if any (it passes to the loan at final approval).' }),
   loan: yup.string().uuid().nullable().defined(),
   kind: yup.string().oneOf(guaranteeKinds).required(),
@@ -152,7 +152,8 @@ export const loanGuaranteeRoutes = [
       }
       requireRole(actor, recorders, await scopeOf(deps.knex, body), 'The loan');
       const added = await addGuarantee(deps.activities, actor, {
-        loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: parseAmount(body.value)!, startDate: body.start_date, endDate: body.end_date ?? null, description: body.description,
+        loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: parseAmount(body.value)!,
+        startDate: body.start_date, endDate: body.end_date ?? null, description: body.description,
       });
       return guaranteeById(deps.knex, added.id as string);
     },

@@ -25,7 +25,7 @@ function scheduleParts(taskQueue: string, settings: ScheduleSettings): { spec: S
 }
 
 /** Creates the Schedule, or brings an existing one to the current hour, time zone and task queue. */
-export async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
+async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   const { spec, action } = scheduleParts(taskQueue, settings);
   try {
     await client.schedule.create({ scheduleId: provisioningScheduleId(settings.enterpriseId), spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });

@@ -20,7 +20,7 @@ const runColumns = [
 ];
 
 /** Workflow id from the business id (docs/architecture.md §5). */
-export const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
+const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
 
 interface ProvisionRow {
   id: string;

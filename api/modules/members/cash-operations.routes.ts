@@ -48,7 +48,11 @@ const moveRoute = (direction: CashDirection) =>
       const account = await visibleAccount(deps.knex, actor, params.id);
       requireRole(actor, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
-      const operation = await move(deps.activities, actor, { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey });
+      const operation = await move(
+        deps.activities,
+        actor,
+        { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey },
+      );
       if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { replayed: _replayed, ...answer } = operation;
       return answer;

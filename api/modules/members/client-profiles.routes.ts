@@ -54,7 +54,7 @@ const patchBody = yup.object({ ...profileFieldSchemas, branch: yup.string().uuid
 const createBody = yup.object({
   ...profileFieldSchemas,
   enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required().meta({ description: "The member's home branch." }),
+  branch: yup.string().uuid().required().meta({ description: 'The member\'s home branch.' }),
   kind: yup.string().oneOf(clientKinds).required(),
   first_name: profileFieldSchemas.first_name.default(''),
   last_name: profileFieldSchemas.last_name.default(''),
@@ -97,7 +97,7 @@ const clientSchema = yup.object({
   occupation: yup.string().defined(),
   membership_date: dateResponse(),
   status: yup.string().oneOf(clientStatuses).required(),
-  status_reason: yup.string().defined().meta({ description: "Why the member is suspended or left; '' while active." }),
+  status_reason: yup.string().defined().meta({ description: 'Why the member is suspended or left; \'\' while active.' }),
   risk_level: yup.string().oneOf(riskLevels).required(),
   politically_exposed: yup.boolean().required(),
   related_party: yup.boolean().required(),

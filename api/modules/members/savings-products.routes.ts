@@ -30,7 +30,7 @@ const savingsProductSchema = yup
   })
   .meta({ component: 'SavingsProduct' });
 
-export function serializeProduct(product: SavingsProduct) {
+function serializeProduct(product: SavingsProduct) {
   return {
     id: product.id,
     enterprise: product.enterpriseId,

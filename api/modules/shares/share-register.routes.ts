@@ -50,7 +50,7 @@ export const shareRegisterRoutes = [
     path: '/api/v1/shares/register/',
     module: 'shares',
     operationId: 'getCapitalRegister',
-    summary: "The capital register at a date: members, their shares by type, subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles)",
+    summary: 'The capital register at a date: members, their shares by type, subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles)',
     description: 'Rebuilt from the dated history: subscriptions at their date, payments at their business date, withdrawals at their effective date.',
     access: 'authenticated',
     query: listQuerySchema([], {
@@ -71,7 +71,10 @@ export const shareRegisterRoutes = [
       // The register is the enterprise's: a role in one branch only does not reach it.
       requireRole(principal, roles, { enterpriseId: query.enterprise }, 'The enterprise');
       const date = query.date ?? (await businessDateOf(deps.knex, query.enterprise, deps.clock()));
-      const [totals, page] = await Promise.all([registerTotals(deps.knex, query.enterprise, date), paginateRows<Parameters<typeof registerLine>[0]>(registerQuery(deps.knex, query.enterprise, date), query, new URL(ctx.href))]);
+      const [totals, page] = await Promise.all([
+        registerTotals(deps.knex, query.enterprise, date),
+        paginateRows<Parameters<typeof registerLine>[0]>(registerQuery(deps.knex, query.enterprise, date), query, new URL(ctx.href)),
+      ]);
       return { enterprise: query.enterprise, date, totals, ...page, results: page.results.map(registerLine) };
     },
   }),
@@ -80,7 +83,7 @@ export const shareRegisterRoutes = [
     path: '/api/v1/shares/positions/',
     module: 'shares',
     operationId: 'getCapitalPosition',
-    summary: "A member's capital position at the business date: shares by type, paid and unpaid, in notice, refunds owed, vote",
+    summary: 'A member\'s capital position at the business date: shares by type, paid and unpaid, in notice, refunds owed, vote',
     access: 'authenticated',
     query: yup.object({ client: yup.string().uuid().required() }),
     response: yup.object({
@@ -94,7 +97,11 @@ export const shareRegisterRoutes = [
       paid: moneyResponse(),
       unpaid: moneyResponse(),
       refunds_owed: moneyResponse(),
-      types: yup.array(holdingSchema.shape({ payment_overdue: yup.boolean().required(), shares_in_notice: yup.number().integer().required(), refund_owed: moneyResponse() })).required(),
+      types: yup.array(holdingSchema.shape({
+        payment_overdue: yup.boolean().required(),
+        shares_in_notice: yup.number().integer().required(),
+        refund_owed: moneyResponse(),
+      })).required(),
     }).meta({ component: 'CapitalPosition' }),
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps }) => {
@@ -114,7 +121,11 @@ export const shareRegisterRoutes = [
         paid: line?.paid ?? '0',
         unpaid: line?.unpaid ?? '0',
         refunds_owed: refundsOwed.toFixed(0),
-        types: (line?.types ?? []).map((holding) => ({ ...holding, shares_in_notice: pending.get(holding.share_type)?.sharesInNotice ?? 0, refund_owed: (pending.get(holding.share_type)?.refundsOwed ?? new Money(0)).toFixed(0) })),
+        types: (line?.types ?? []).map((holding) => ({
+          ...holding,
+          shares_in_notice: pending.get(holding.share_type)?.sharesInNotice ?? 0,
+          refund_owed: (pending.get(holding.share_type)?.refundsOwed ?? new Money(0)).toFixed(0),
+        })),
       };
     },
   }),

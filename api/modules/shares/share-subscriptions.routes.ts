@@ -28,7 +28,7 @@ import {
 const idempotencyNote = 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
 const channelFields = {
   channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
-  account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
+  account: accountForChannel().meta({ description: 'The member\'s own account, for the account channel.' }),
   reference: yup.string().trim().max(100).default(''),
 };
 
@@ -142,7 +142,7 @@ export const shareSubscriptionRoutes = [
     path: '/api/v1/shares/payments/',
     module: 'shares',
     operationId: 'payShares',
-    summary: "Pay up (libérer) part or all of a subscription's unpaid balance, in cash or from the member's account (cashier, branch head)",
+    summary: 'Pay up (libérer) part or all of a subscription\'s unpaid balance, in cash or from the member\'s account (cashier, branch head)',
     description: `Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ${idempotencyNote}`,
     access: tellers,
     idempotent: true,

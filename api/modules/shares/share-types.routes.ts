@@ -26,7 +26,7 @@ const shareTypeSchema = yup.object({
   voting: yup.boolean().required(),
   withdrawable: yup.boolean().required(),
   seniority_years: yup.number().integer().required(),
-  notice_days: yup.number().integer().nullable().defined().meta({ description: "null: the enterprise's share_withdrawal_notice_days." }),
+  notice_days: yup.number().integer().nullable().defined().meta({ description: 'null: the enterprise\'s share_withdrawal_notice_days.' }),
   partial_payment_allowed: yup.boolean().required(),
   minimum_initial_payment_rate: yup.string().required(),
   payment_period_months: yup.number().integer().required(),
@@ -35,7 +35,7 @@ const shareTypeSchema = yup.object({
   updated_at: timestampResponse(),
 }).meta({ component: 'ShareType' });
 
-export function serializeShareType(type: ShareType) {
+function serializeShareType(type: ShareType) {
   return {
     id: type.id,
     enterprise: type.enterpriseId,
@@ -73,7 +73,7 @@ const fieldSchemas = {
   voting: yup.boolean(),
   withdrawable: yup.boolean(),
   seniority_years: yup.number().strict(true).integer().min(0).max(99).meta({ description: 'Years from the subscription before shares may be withdrawn; founder shares: 5 at least.' }),
-  notice_days: yup.number().strict(true).integer().min(0).max(3650).nullable().meta({ description: "Notice period of a withdrawal; null: the enterprise's share_withdrawal_notice_days." }),
+  notice_days: yup.number().strict(true).integer().min(0).max(3650).nullable().meta({ description: 'Notice period of a withdrawal; null: the enterprise\'s share_withdrawal_notice_days.' }),
   partial_payment_allowed: yup.boolean().meta({ description: 'A part paid at subscription, the rest within payment_period_months.' }),
   minimum_initial_payment_rate: rateSchema().meta({ description: 'Share of the amount paid at subscription, from "0.25" (AUSCOOP) to "1".' }),
   payment_period_months: yup.number().strict(true).integer().min(1).max(36).meta({ description: 'Months to pay the rest (AUSCOOP: 36 at most).' }),

@@ -50,7 +50,7 @@ const withdrawalSchema = yup.object({
   refunded_on: dateResponse().nullable(),
   refund_channel: yup.string().nullable().defined(),
   refund_account: yup.string().uuid().nullable().defined(),
-  offset_amount: moneyResponse().nullable().defined().meta({ description: "Taken by the member's debts (loan repayments)." }),
+  offset_amount: moneyResponse().nullable().defined().meta({ description: 'Taken by the member\'s debts (loan repayments).' }),
   net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
   refunded_by: yup.string().uuid().nullable().defined(),
   workflow_id: yup.string().required(),
@@ -174,7 +174,7 @@ export const shareWithdrawalRoutes = [
     path: '/api/v1/shares/withdrawals/',
     module: 'shares',
     operationId: 'requestShareWithdrawal',
-    summary: "Record a member's written notice to withdraw shares of a subscription (cashier, branch head); starts its workflow",
+    summary: 'Record a member\'s written notice to withdraw shares of a subscription (cashier, branch head); starts its workflow',
     description:
       'Refused for shares that are not withdrawable, founder shares before 5 years of seniority, or a holding left below the type\'s minimum by a member who stays. The workflow `share-withdrawal-{id}` waits the notice period (the type\'s, or the enterprise\'s share_withdrawal_notice_days), then cancels the shares; the refund is due within a year.',
     access: tellers,
@@ -192,7 +192,11 @@ export const shareWithdrawalRoutes = [
       const actor = principal;
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
-      const { withdrawal, refundReminderDays } = await requestShareWithdrawal(deps.activities, actor, { subscriptionId: subscription.id, shares: body.shares ?? null, leaving: body.leaving, reason: body.reason });
+      const { withdrawal, refundReminderDays } = await requestShareWithdrawal(
+        deps.activities,
+        actor,
+        { subscriptionId: subscription.id, shares: body.shares ?? null, leaving: body.leaving, reason: body.reason },
+      );
       await startShareWithdrawal(deps, ctx, withdrawal, refundReminderDays);
       return serializeWithdrawal(withdrawal);
     },
@@ -222,16 +226,16 @@ export const shareWithdrawalRoutes = [
     path: '/api/v1/shares/withdrawals/{id}/refund/',
     module: 'shares',
     operationId: 'refundShareWithdrawal',
-    summary: "Refund an effective withdrawal, net of the member's debts, in cash or to the member's account (cashier, branch head)",
+    summary: 'Refund an effective withdrawal, net of the member\'s debts, in cash or to the member\'s account (cashier, branch head)',
     description:
-      "The member's overdue installments are repaid from the refund first; when the member leaves, their loans' outstanding principal too; the rest is paid out. Send an Idempotency-Key header: a retry with the same key and body answers the first result.",
+      'The member\'s overdue installments are repaid from the refund first; when the member leaves, their loans\' outstanding principal too; the rest is paid out. Send an Idempotency-Key header: a retry with the same key and body answers the first result.',
     access: tellers,
     idempotent: true,
     status: 200,
     params: idParams,
     body: yup.object({
       channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
-      account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
+      account: accountForChannel().meta({ description: 'The member\'s own account, for the account channel.' }),
       reference: yup.string().trim().max(100).default(''),
     }),
     response: withdrawalSchema,
@@ -251,15 +255,19 @@ export const shareWithdrawalRoutes = [
       if (body.account !== undefined && (await tellerAccount(deps.knex, actor, body.account)).clientId !== withdrawal.clientId) {
         throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
       }
-      await refundWithdrawal(deps, withdrawal, { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, requestId: ctx.state.requestId });
+      await refundWithdrawal(
+        deps,
+        withdrawal,
+        { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, requestId: ctx.state.requestId },
+      );
       return reread(deps.knex, withdrawal);
     },
   }),
   decisionRoute({
     action: 'refund-extension',
     operationId: 'extendShareRefund',
-    summary: "Record the board's decision to defer the refund to two years after the effective date, once (direction)",
-    description: "AUSCOOP Art. 11: when the refund would harm the cooperative's finances. The reason is the recorded decision.",
+    summary: 'Record the board\'s decision to defer the refund to two years after the effective date, once (direction)',
+    description: 'AUSCOOP Art. 11: when the refund would harm the cooperative\'s finances. The reason is the recorded decision.',
     access: ['direction'],
     from: { status: 'effective', code: 'refund_not_owed', what: 'no refund is waiting' },
     send: extendWithdrawalRefund,
