@@ -6,12 +6,15 @@ import type { ActivityContext } from '../activities/context';
 import { createKnex, migrateToLatest, type Knex } from '../db/knex';
 import { startEmbeddedPostgres } from '../runtime/embedded-postgres';
 import { freePort } from '../test/helpers/ports';
+import type { BenchmarkReport } from './benchmark';
+import { measurePgbench, type PgbenchReference } from './pgbench';
 
 /**
  * A migrated PostgreSQL of the benchmark's own (a fresh embedded cluster, thrown away afterwards), so that
- * figures do not depend on what else ran. `poolMax` sizes the pool for concurrent writers.
+ * figures do not depend on what else ran. `poolMax` sizes the pool for concurrent writers. The real pgbench
+ * runs against it first: its figure goes into the benchmark's JSON and is the reference of its ratios.
  */
-export async function withBenchDatabase<T>(work: (knex: Knex, url: string) => Promise<T>, poolMax = 10): Promise<T> {
+export async function withBenchDatabase(work: (knex: Knex, url: string, pgbench: PgbenchReference) => Promise<BenchmarkReport>, poolMax = 10): Promise<BenchmarkReport> {
   // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-bench-'));
   fs.chmodSync(workDir, 0o755);
@@ -19,7 +22,9 @@ export async function withBenchDatabase<T>(work: (knex: Knex, url: string) => Pr
   const knex = createKnex(postgres.url, { poolMax }); // the cluster is thrown away afterwards: its maintenance database will do
   try {
     await migrateToLatest(knex);
-    return await work(knex, postgres.url);
+    const pgbench = await measurePgbench(knex, postgres.url);
+    const report = await work(knex, postgres.url, pgbench);
+    return { ...report, result: { ...report.result, pgbench } };
   } finally {
     await knex.destroy();
     await postgres.stop();

@@ -41,7 +41,7 @@ async function measure(knex: Knex, url: string) {
       const base = `http://127.0.0.1:${server.port}`;
       const call = async (path: string, token: string, body: object) => {
         const began = performance.now();
-        const response = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
         const answer = (await response.json()) as { id: string; status: string };
         if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
         return { answer, ms: performance.now() - began };

@@ -42,7 +42,15 @@ async function measure(knex: Knex) {
         await client.workflow.execute('provisioningRun', { taskQueue, workflowId: `provisioning-run-${run.id}`, args: [{ enterpriseId, runId: run.id }] });
         const seconds = (performance.now() - began) / 1000;
         const row = await knex('provisioning_runs').where({ id: run.id }).first();
-        return { asOf, seconds: round(seconds, 2), loansPerSecond: round(row.loans_processed / seconds, 0), loansProcessed: row.loans_processed as number, provisionsChanged: row.provisions_changed as number, loansReclassified: row.loans_reclassified as number, amountCharged: row.amount_charged as string };
+        return {
+          asOf,
+          seconds: round(seconds, 2),
+          loansPerSecond: round(row.loans_processed / seconds, 0),
+          loansProcessed: row.loans_processed as number,
+          provisionsChanged: row.provisions_changed as number,
+          loansReclassified: row.loans_reclassified as number,
+          amountCharged: row.amount_charged as string,
+        };
       };
       return [await timedRun('2026-10-01'), await timedRun('2026-10-02')];
     } finally {

@@ -62,7 +62,14 @@ async function measure(knex: Knex, url: string) {
       node: process.version,
       cpus: os.availableParallelism(),
       clients,
-      api: { repayments: api.requests, errors: api.errors, perSecond: round(api.rps, 1), p50Ms: round(api.p50Ms, 2), p99Ms: round(api.p99Ms, 2), serverCpuMicrosPerRepayment: round(serverCpuMicrosPerRepayment, 0) },
+      api: {
+        repayments: api.requests,
+        errors: api.errors,
+        perSecond: round(api.rps, 1),
+        p50Ms: round(api.p50Ms, 2),
+        p99Ms: round(api.p99Ms, 2),
+        serverCpuMicrosPerRepayment: round(serverCpuMicrosPerRepayment, 0),
+      },
       books: { debitMinusCredit: check.difference, portfolioEqualsOutstanding: check.portfolio === check.outstanding, repaymentRows: check.repayments },
       notes: [
         'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, each on its own disbursed loan, Bearer token, no Idempotency-Key.',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Benchmark } from './benchmark';
+import type { Benchmark, TableLine } from './benchmark';
 import { depositsApiBenchmark } from './deposits-api.bench';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
 import { healthzBenchmark } from './healthz.bench';
@@ -15,7 +15,17 @@ import { sharesApiBenchmark } from './shares-api.bench';
  * `npm run bench`: runs every benchmark (or only those named: `npm run bench -- healthz`), one at a time,
  * writes each result to bench/results/<name>.json and prints one line per benchmark.
  */
-const benchmarks: readonly Benchmark[] = [healthzBenchmark, enterpriseCreationBenchmark, ledgerPostingBenchmark, depositsApiBenchmark, loanScheduleBenchmark, repaymentsApiBenchmark, sharesApiBenchmark, loanApprovalApiBenchmark, provisioningBenchmark];
+const benchmarks: readonly Benchmark[] = [
+  healthzBenchmark,
+  enterpriseCreationBenchmark,
+  ledgerPostingBenchmark,
+  depositsApiBenchmark,
+  loanScheduleBenchmark,
+  repaymentsApiBenchmark,
+  sharesApiBenchmark,
+  loanApprovalApiBenchmark,
+  provisioningBenchmark,
+];
 const resultsDir = path.join(__dirname, 'results');
 // The whole run is bounded in time; this guards against a hang (a server that never starts, say).
 const hardLimitMs = 900_000;
@@ -29,13 +39,34 @@ async function main(names: readonly string[]): Promise<number> {
   const selected = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name));
   fs.mkdirSync(resultsDir, { recursive: true });
   for (const benchmark of selected) {
-    const { result, summary } = await benchmark.run();
+    const { result, summary, lines = [] } = await benchmark.run();
     const file = path.join(resultsDir, `${benchmark.name}.json`);
-    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    fs.writeFileSync(file, `${JSON.stringify({ ...result, lines }, null, 2)}\n`);
     process.stdout.write(`${benchmark.name}: ${summary} (${path.relative(process.cwd(), file)})\n`);
   }
+  writeTable();
   return 0;
 }
+
+/** bench/README.md's table, between its markers, from the latest result of every benchmark. */
+function writeTable(): void {
+  const readme = path.join(__dirname, 'README.md');
+  const rows = benchmarks.flatMap((benchmark) => {
+    const file = path.join(resultsDir, `${benchmark.name}.json`);
+    if (!fs.existsSync(file)) return [];
+    const result = JSON.parse(fs.readFileSync(file, 'utf8')) as { date: string; lines?: TableLine[] };
+    return (result.lines ?? []).map((line) => `| ${line.work} | ${line.measured} | ${line.target} | ${line.met ? 'met' : '**not met**'} | ${benchmark.name}, ${result.date.slice(0, 10)} |`);
+  });
+  const table = ['| work | measured | target | | benchmark, run |', '|---|---|---|---|---|', ...rows].join('\n');
+  const text = fs.readFileSync(readme, 'utf8');
+  const [before, rest] = text.split(tableStart);
+  const after = rest?.split(tableEnd)[1];
+  if (before === undefined || after === undefined) throw new Error(`bench/README.md lacks the ${tableStart} … ${tableEnd} markers`);
+  fs.writeFileSync(readme, `${before}${tableStart}\n${table}\n${tableEnd}${after}`);
+}
+
+const tableStart = '<!-- results: written by npm run bench -->';
+const tableEnd = '<!-- end of results -->';
 
 // Unref'd: it ends a hung run but does not keep a finished one alive.
 setTimeout(() => {

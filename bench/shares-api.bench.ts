@@ -46,7 +46,14 @@ async function measure(knex: Knex, url: string) {
     const subscriptions = await load('/api/v1/shares/subscriptions/', (connection) => JSON.stringify({ client: members[connection], share_type: ordinary, shares: 1 }));
     const payments = await load('/api/v1/shares/payments/', (connection) => JSON.stringify({ subscription: partial[connection], amount: '100' }));
     const books = await checkBooks(knex, enterpriseId);
-    const figures = (load: LoadResult & { cpuMicros: number }) => ({ operations: load.requests, errors: load.errors, perSecond: round(load.rps, 1), p50Ms: round(load.p50Ms, 2), p99Ms: round(load.p99Ms, 2), serverCpuMicrosPerOperation: round(load.cpuMicros, 0) });
+    const figures = (load: LoadResult & { cpuMicros: number }) => ({
+      operations: load.requests,
+      errors: load.errors,
+      perSecond: round(load.rps, 1),
+      p50Ms: round(load.p50Ms, 2),
+      p99Ms: round(load.p99Ms, 2),
+      serverCpuMicrosPerOperation: round(load.cpuMicros, 0),
+    });
     const result = {
       name: 'shares-api',
       date: new Date().toISOString(),
