@@ -1,5 +1,5 @@
 import type { Schema } from 'yup';
-import type { Role } from '../domain/access';
+import type { Role, Scope } from '../domain/access';
 import type { Principal } from './auth/principal';
 import type { AppContext } from './context';
 import type { RouteDeps } from './deps';
@@ -22,6 +22,12 @@ export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess> {
   principal: A extends 'public' ? Principal | undefined : Principal;
   /** The client's Idempotency-Key on a route declared `idempotent` (null when none was sent, or not declared). */
   idempotencyKey: string | null;
+  /**
+   * Checks the route's own `access` roles at the resource's enterprise and branch (on an `authenticated` route,
+   * only that the caller sees it): 404 for a resource the caller cannot see, 403 for one they may not change.
+   * The roles are declared once, in `access`; a handler needing a narrower role calls requireRole itself.
+   */
+  authorize(scope: Scope, what: string): void;
 }
 
 /**

@@ -4,8 +4,11 @@ import type { RouteDeps } from './deps';
 import { readJsonBody } from './json-body';
 import type { AnyRoute, RouteAccess } from './route';
 import type { AppContext } from './context';
+import type { Scope } from '../domain/access';
 import { AppError } from '../domain/errors';
+import { requireRole, requireVisible } from './auth/access';
 import { assertCsrfProof } from './auth/cookies';
+import type { Principal } from './auth/principal';
 import { changeIfMatch, entityTagOf } from './conditional';
 import { idempotencyKeyOf } from './idempotency-key';
 import { validateInput } from './validation';
@@ -33,7 +36,8 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
         ? await validateInput(route.body, await readJsonBody(ctx, deps.bodyLimitBytes), 'body')
         : undefined;
       const idempotencyKey = route.idempotent === true ? idempotencyKeyOf(ctx) : null;
-      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey };
+      const authorize = (scope: Scope, what: string) => authorizeAt(ctx.state.principal, route.access, scope, what);
+      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey, authorize };
       const ifMatch = ctx.get('If-Match');
       const change = async () => route.handler(input);
       const readCurrent = async () => detail!.handler({ ...input, query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined, body: undefined });
@@ -69,6 +73,13 @@ const failureMessages = {
 } as const;
 
 /** 401 without a valid session, 403 without a CSRF proof (cookie sessions) or without any of the roles. */
+function authorizeAt(principal: Principal | undefined, access: RouteAccess, scope: Scope, what: string): void {
+  // A public route has no resource of a caller's to check: declaring it public was the access decision.
+  if (access === 'public' || principal === undefined) throw new Error('authorize() called on a public route');
+  if (access === 'authenticated') requireVisible(principal, scope, what);
+  else requireRole(principal, access, scope, what);
+}
+
 function assertAccess(ctx: AppContext, access: Exclude<RouteAccess, 'public'>, secret: string): void {
   const principal = ctx.state.principal;
   if (principal === undefined) {

@@ -87,8 +87,7 @@ export const chartEntryRoutes = [
     }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       const entry = await addSubAccount(deps.activities, actor, chart.id, { parentCode: body.parent_code, code: body.code, label: body.label });
       return entryOf(deps.knex, chart.id, entry.id);
@@ -120,8 +119,7 @@ export const chartEntryRoutes = [
     body: yup.object({ label: label.optional(), is_active: yup.boolean().optional() }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await updateEntry(deps.activities, actor, chart.id, params.id, { label: body.label, isActive: body.is_active });
       return entryOf(deps.knex, chart.id, params.id);
@@ -137,8 +135,7 @@ export const chartEntryRoutes = [
     status: 204,
     params: entryParams,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await deleteEntry(deps.activities, actor, chart.id, params.id);
       return undefined;

@@ -98,8 +98,7 @@ export const userRoutes = [
     }),
     response: grantSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
       const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
         userId: params.id,
@@ -120,8 +119,7 @@ export const userRoutes = [
     status: 204,
     params: yup.object({ id: yup.string().uuid().required(), grant_id: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, principal: actor, deps }) => {
       await userWithGrants(deps.knex, actor, params.id);
       await revokeGrant(deps.activities, actor, params.id, params.grant_id);
       return undefined;
@@ -138,8 +136,7 @@ export const userRoutes = [
       params: userIdParams,
       response: userSchema,
       errorStatuses: [401, 403, 404, 409],
-      handler: async ({ params, principal, deps }) => {
-        const actor = principal;
+      handler: async ({ params, principal: actor, deps }) => {
         await userWithGrants(deps.knex, actor, params.id);
         await setUserActive(deps.activities, actor, params.id, action === 'activate');
         return userWithGrants(deps.knex, actor, params.id);

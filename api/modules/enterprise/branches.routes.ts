@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createBranch, updateBranch, type BranchFields } from '../../../activities/enterprise/branches.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { Branch } from '../../../db/models/branch.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -118,9 +118,8 @@ export const branchRoutes = [
     }),
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const branch = await createBranch(deps.activities, actor, body.enterprise, branchFields(body));
       return serializeBranch(branch);
     },
@@ -158,10 +157,9 @@ export const branchRoutes = [
     }),
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
       const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: branch.enterpriseId }, 'The branch');
+      authorize({ enterpriseId: branch.enterpriseId }, 'The branch');
       const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });
       return serializeBranch(updated);
     },

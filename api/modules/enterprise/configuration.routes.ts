@@ -4,7 +4,7 @@ import { updateConfiguration } from '../../../activities/enterprise/configuratio
 import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
@@ -125,9 +125,8 @@ export const configurationRoutes = [
     }),
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = principal;
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps, ctx, authorize }) => {
+      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
       await configurationOf(deps.knex, params.enterprise_pk);
       const updated = await updateConfiguration(deps.activities, actor, params.enterprise_pk, {
         timeZone: body.time_zone,

@@ -4,7 +4,7 @@ import { isValidTimeZone } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
@@ -147,9 +147,8 @@ export const enterpriseRoutes = [
     }),
     response: enterpriseSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: params.id }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: params.id }, 'The enterprise');
       await visibleEnterprise(deps.knex, params.id);
       const updated = await updateEnterprise(deps.activities, actor, params.id, { name: body.name, legalForm: body.legal_form, status: body.status });
       return serializeEnterprise(updated);

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -54,10 +54,9 @@ const statusChange = (action: 'close' | 'reopen') =>
     body: yup.object({ reason: action === 'close' ? yup.string().trim().max(500).default('') : yup.string().trim().required().min(5).max(500) }),
     response: exerciceSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
       const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
-      requireRole(actor, action === 'close' ? ['direction', 'admin'] : ['admin'], { enterpriseId: exercice.enterpriseId }, 'The accounting year');
+      authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
       return serializeExercice(await setExerciceStatus(deps.activities, actor, exercice.id, action === 'close' ? 'closed' : 'open', body.reason));
     },
   });
@@ -99,9 +98,8 @@ export const exerciceRoutes = [
     }),
     response: exerciceSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });
       return serializeExercice(exercice);
     },

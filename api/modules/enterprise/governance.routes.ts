@@ -168,9 +168,8 @@ const organRoutes = [
     }),
     response: organSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
       return serializeOrgan(organ, []);
     },
@@ -203,8 +202,7 @@ const organRoutes = [
     body: yup.object({ name: organName.optional(), description: organDescription.optional() }),
     response: organSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps }) => {
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
       const organ = await updateOrgan(deps.activities, actor, params.id, { name: body.name, description: body.description });
       return withCurrentMembers(deps.knex, organ);
@@ -259,8 +257,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps }) => {
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
       const member = await appointMember(deps.activities, actor, params.id, mandateFields(body));
       return serializeMember(member);
@@ -296,8 +293,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps }) => {
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await updateMember(deps.activities, actor, params.id, mandateFields(body));
       return serializeMember(member);
@@ -318,8 +314,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, query, body, principal: actor, deps }) => {
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });
       return serializeMember(member);

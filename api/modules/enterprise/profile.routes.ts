@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { updateProfile } from '../../../activities/enterprise/profile.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { CooperativeProfile } from '../../../db/models/cooperative-profile.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { defineRoute } from '../../route';
 import { dateResponse, isoDate, timestampResponse } from '../common.schemas';
 
@@ -77,9 +77,8 @@ export const profileRoutes = [
     }),
     response: profileSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, writers, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
       const profile = await updateProfile(deps.activities, actor, params.enterprise_pk, {
         approvalNumber: body.approval_number,
         category: body.category,

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { configureRule } from '../../../activities/events/configure-rule.activity';
 import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -238,9 +238,8 @@ export const eventRoutes = [
     }),
     response: ruleConfigSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, ['direction', 'admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
       const rule = await configureRule(deps.activities, actor, body.enterprise, { kind: body.kind, legs, active: body.is_active, reason: body.reason });
       return serializeRule((await ruleById(deps.knex, rule.id))!);

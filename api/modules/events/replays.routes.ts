@@ -3,7 +3,6 @@ import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
 import { eventKinds, type EventKind } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
-import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
@@ -107,9 +106,8 @@ export const replayRoutes = [
     }),
     response: eventReplaySchema,
     errorStatuses: [401, 403, 404, 503],
-    handler: async ({ body, principal, deps, ctx }) => {
-      const actor = principal;
-      requireRole(actor, ['admin'], { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(
         deps.knex,
         actor,
@@ -153,10 +151,10 @@ export const replayRoutes = [
     params: idParams,
     response: eventReplaySchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, principal, deps }) => {
+    handler: async ({ params, deps, authorize }) => {
       const request = await replayById(deps.knex, params.id);
       if (request === undefined) throw new NotFoundError('The replay request');
-      requireRole(principal, ['admin'], { enterpriseId: request.enterprise_id }, 'The replay request');
+      authorize({ enterpriseId: request.enterprise_id }, 'The replay request');
       return serializeReplay(request);
     },
   }),

@@ -176,10 +176,9 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, body.client);
-      requireRole(actor, submitters, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
         clientId: client.id,
         productId: body.product,
@@ -223,8 +222,7 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const application = await visibleApplication(deps.knex, actor, params.id);
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
@@ -245,8 +243,7 @@ export const loanApplicationRoutes = [
     body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const application = await visibleApplication(deps.knex, actor, params.id);
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);

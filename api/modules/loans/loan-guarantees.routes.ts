@@ -4,7 +4,7 @@ import { addGuarantee, endGuarantee } from '../../../activities/loans/portfolio-
 import { guaranteeKinds, type GuaranteeKind } from '../../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -142,15 +142,14 @@ export const loanGuaranteeRoutes = [
     }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, authorize }) => {
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
       }
       if (body.end_date !== null && body.end_date !== undefined && body.end_date < body.start_date) {
         throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: 'end_date must not be before start_date' }]);
       }
-      requireRole(actor, recorders, await scopeOf(deps.knex, body), 'The loan');
+      authorize(await scopeOf(deps.knex, body), 'The loan');
       const added = await addGuarantee(deps.activities, actor, {
         loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: parseAmount(body.value)!,
         startDate: body.start_date, endDate: body.end_date ?? null, description: body.description,
@@ -170,11 +169,10 @@ export const loanGuaranteeRoutes = [
     body: yup.object({ end_date: isoDate().required() }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const guarantee = await deps.knex('loan_guarantees').where({ id: params.id }).first('loan_id', 'application_id');
       if (guarantee === undefined) throw new NotFoundError('The guarantee');
-      requireRole(actor, recorders, await scopeOf(deps.knex, guarantee.loan_id !== null ? { loan: guarantee.loan_id } : { application: guarantee.application_id }), 'The guarantee');
+      authorize(await scopeOf(deps.knex, guarantee.loan_id !== null ? { loan: guarantee.loan_id } : { application: guarantee.application_id }), 'The guarantee');
       await endGuarantee(deps.activities, actor, params.id, body.end_date);
       return guaranteeById(deps.knex, params.id);
     },

@@ -5,7 +5,7 @@ import { simulateForProduct } from '../../../activities/loans/loan-applications.
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount, parseAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -206,9 +206,8 @@ export const loanProductRoutes = [
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const accounts = defaultLoanAccounts[body.term_category];
       const changes = productChanges(body);
       const product = await createLoanProduct(deps.activities, actor, body.enterprise, {
@@ -247,10 +246,9 @@ export const loanProductRoutes = [
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const product = await visibleLoanProduct(deps.knex, actor, params.id);
-      requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The loan product');
+      authorize({ enterpriseId: product.enterpriseId }, 'The loan product');
       return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
     },
   }),

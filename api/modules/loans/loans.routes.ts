@@ -5,7 +5,6 @@ import { positionOfLoan } from '../../../activities/loans/loan-position.activity
 import { setLitigious, writeOffLoan } from '../../../activities/loans/portfolio-quality.activity';
 import { formatAmount } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
-import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { tellerAccount } from '../members/member-accounts.queries';
@@ -217,10 +216,9 @@ export const loanRoutes = [
     }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
-      requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
     },
@@ -238,10 +236,9 @@ export const loanRoutes = [
     body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
-      requireRole(actor, ['branch_head', 'direction'], { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+      authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       return serializeLoan(await setLitigious(deps.activities, actor, loan.id, body.litigious, body.reason));
     },
   }),
@@ -258,10 +255,9 @@ export const loanRoutes = [
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
-      requireRole(actor, ['direction'], { enterpriseId: loan.enterpriseId }, 'The loan');
+      authorize({ enterpriseId: loan.enterpriseId }, 'The loan');
       return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
     },
   }),

@@ -2,7 +2,6 @@ import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -43,10 +42,9 @@ const moveRoute = (direction: CashDirection) =>
     }),
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const account = await visibleAccount(deps.knex, actor, params.id);
-      requireRole(actor, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
       const operation = await move(
         deps.activities,

@@ -196,10 +196,9 @@ const statusChange = (action: StatusAction) =>
     body: yup.object({ reason: action === 'reactivate' ? reason.default('') : reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, params.id);
-      requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       return serializeClient(await setClientStatus(deps.activities, actor, client.id, action, body.reason));
     },
   });
@@ -253,9 +252,8 @@ export const clientProfileRoutes = [
     body: createBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, registrars, { enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
       const client = await createClientProfile(deps.activities, actor, {
         ...profileFields(body),
         enterpriseId: body.enterprise,
@@ -290,11 +288,10 @@ export const clientProfileRoutes = [
     body: patchBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, params.id);
-      requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
-      if (body.branch !== undefined) requireRole(actor, registrars, { enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
+      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      if (body.branch !== undefined) authorize({ enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
       // The flags behind the related-party cap and write-off approvals are the branch head's, not the till's.
       if (complianceFields.some((field) => body[field] !== undefined)) requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       const updated = await updateClientProfile(deps.activities, actor, client.id, { ...profileFields(body), branchId: body.branch, membershipDate: body.membership_date });
@@ -316,10 +313,9 @@ export const clientProfileRoutes = [
     body: yup.object({ founder: yup.boolean().strict(true).required(), reason: reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, params.id);
-      requireRole(actor, ['direction'], { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       return serializeClient(await setFounder(deps.activities, actor, client.id, body.founder, body.reason));
     },
   }),

@@ -2,7 +2,6 @@ import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
 import { parseAmount } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
-import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -24,10 +23,9 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
     response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const account = await visibleAccount(deps.knex, actor, params.id);
-      requireRole(actor, ['branch_head', 'direction', 'admin'], { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
       return serializeAccount(await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
     },
   });
@@ -71,10 +69,9 @@ export const memberAccountRoutes = [
     body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
-    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
-      requireRole(actor, ['cashier', 'branch_head', 'direction', 'admin'], { enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
+      authorize({ enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
         clientId: body.client,
         productId: body.product,
@@ -129,8 +126,8 @@ export const memberAccountRoutes = [
     query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
     response: pageSchema(reconciliationGapSchema),
-    handler: async ({ query, principal, deps, ctx }) => {
-      requireRole(principal, ['direction', 'admin'], { enterpriseId: query.enterprise }, 'The enterprise');
+    handler: async ({ query, deps, ctx, authorize }) => {
+      authorize({ enterpriseId: query.enterprise }, 'The enterprise');
       const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));
       const rows = deps.knex('comptes_clients as a')
         .leftJoin(ledger.as('g'), 'g.id', 'a.id')

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createSavingsProduct, updateSavingsProduct, type ProductFields } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -99,9 +99,8 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const fields: ProductFields = {
         code: body.code,
         name: body.name,
@@ -146,10 +145,9 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const product = await visibleProduct(deps.knex, actor, params.id);
-      requireRole(actor, writers, { enterpriseId: product.enterpriseId }, 'The savings product');
+      authorize({ enterpriseId: product.enterpriseId }, 'The savings product');
       const updated = await updateSavingsProduct(deps.activities, actor, product.id, {
         name: body.name,
         minimumOpeningBalance: body.minimum_opening_balance,

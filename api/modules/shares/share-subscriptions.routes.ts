@@ -3,7 +3,7 @@ import type { SharePaymentRow } from '../../../activities/shares/share-payments'
 import { payShares, subscribeShares } from '../../../activities/shares/subscriptions.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { visibleClient } from '../members/client-profiles.routes';
@@ -80,10 +80,9 @@ export const shareSubscriptionRoutes = [
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const client = await visibleClient(deps.knex, actor, body.client);
-      requireRole(actor, tellers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { subscription, replayed } = await subscribeShares(deps.activities, actor, {
         clientId: client.id,
@@ -151,10 +150,9 @@ export const shareSubscriptionRoutes = [
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
-      requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+      authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,

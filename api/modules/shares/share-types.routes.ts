@@ -4,7 +4,7 @@ import { createShareType, updateShareType, type ShareTypeFields } from '../../..
 import { NotFoundError } from '../../../domain/errors';
 import { shareTypeCodes } from '../../../domain/shares/share-type';
 import { ShareType } from '../../../db/models/share-type.model';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -133,9 +133,8 @@ export const shareTypeRoutes = [
     }),
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ body, principal, deps }) => {
-      const actor = principal;
-      requireRole(actor, writers, { enterpriseId: body.enterprise }, 'The enterprise');
+    handler: async ({ body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       return serializeShareType(await createShareType(deps.activities, actor, body.enterprise, body.code, { ...typeFields(body), nominalValue: body.nominal_value }));
     },
   }),
@@ -162,10 +161,9 @@ export const shareTypeRoutes = [
     body: yup.object({ ...fieldSchemas, is_active: yup.boolean() }),
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, body, principal, deps }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const type = await visibleShareType(deps.knex, actor, params.id);
-      requireRole(actor, writers, { enterpriseId: type.enterpriseId }, 'The share type');
+      authorize({ enterpriseId: type.enterpriseId }, 'The share type');
       return serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active }));
     },
   }),

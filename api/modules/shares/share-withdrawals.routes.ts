@@ -6,7 +6,7 @@ import type { Role } from '../../../domain/access';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/share-withdrawal.workflow';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -131,10 +131,9 @@ function decisionRoute(spec: {
     body: yup.object({ reason: reasonSchema(true) }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx, authorize }) => {
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      requireRole(actor, spec.access, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+      authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
       await spec.send(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
       return reread(deps.knex, withdrawal);
@@ -188,10 +187,9 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ body, principal, deps, ctx }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
-      requireRole(actor, tellers, { enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+      authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
       const { withdrawal, refundReminderDays } = await requestShareWithdrawal(
         deps.activities,
         actor,
@@ -240,10 +238,9 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      requireRole(actor, tellers, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+      authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
       const key = operationKey('share-refund', actor, idempotencyKey);
       const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };
       if (withdrawal.status === 'refunded' && idempotencyKey !== null && withdrawal.refundIdempotencyKey === key) {
