@@ -2,18 +2,13 @@ import type { Workflow, WorkflowStartOptions } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors';
 import type { RouteDeps } from './deps';
+import { withinTemporalDeadline } from './temporal-deadline';
 
-/** How long the API waits for Temporal to accept a new workflow before it answers 503. */
-const startDeadlineMs = 5000;
-
-/**
- * Starts a workflow on the API's task queue, bounded in time: with Temporal out of reach the client would
- * otherwise retry for some twenty seconds while the user waits. The caller turns a failure into its 503.
- */
+/** Starts a workflow on the API's task queue, bounded in time; the caller turns a failure into its 503. */
 async function startWorkflow<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: { workflowId: string; args: Parameters<W> }): Promise<void> {
   // The arguments are checked against the workflow's signature here, at the caller's `<typeof workflow>`.
   const startOptions: WorkflowStartOptions = { taskQueue: deps.taskQueue, workflowId: options.workflowId, args: options.args };
-  await deps.temporal.withDeadline(Date.now() + startDeadlineMs, () => deps.temporal.workflow.start(workflowType, startOptions));
+  await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.start(workflowType, startOptions));
 }
 
 export interface StartRecovery {

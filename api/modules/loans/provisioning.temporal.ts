@@ -2,6 +2,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Schedu
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
+import { withinTemporalDeadline } from '../../temporal-deadline';
 
 /**
  * The daily provisioning Schedule of an enterprise (docs/architecture.md §5): `provisioning-{enterpriseId}`, at the
@@ -48,7 +49,7 @@ export async function ensureProvisioningSchedules(client: Client, knex: Knex, ta
 export async function refreshProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings, logger: Logger): Promise<void> {
   try {
     // Bounded: the request that changed the enterprise does not wait on a Temporal out of reach.
-    await client.withDeadline(Date.now() + 5000, () => ensureProvisioningSchedule(client, taskQueue, settings));
+    await withinTemporalDeadline(client, () => ensureProvisioningSchedule(client, taskQueue, settings));
   } catch (error) {
     logger.error({ err: error, enterprise: settings.enterpriseId }, 'could not create or update the provisioning schedule; it will be on the next start');
   }
