@@ -3,55 +3,47 @@ import os from 'node:os';
 import type { Knex } from 'knex';
 import { hashPassword } from '../activities/auth/passwords';
 import type { Actor } from '../activities/context';
-import { round, type Benchmark } from './benchmark';
+import { ratioLine, round, type Benchmark, type BenchmarkReport, type TableLine } from './benchmark';
 import { withBenchDatabase } from './bench-database';
 import { measureLedgerPosting, newEnterprise } from './ledger-posting.bench';
-import { runLoad } from './load';
-import { startServerProcess } from './server-process';
+import { runLoad, type LoadOptions, type LoadResult } from './load';
+import type { PgbenchReference } from './pgbench';
+import { startServerProcess, type ServerProcess } from './server-process';
 
 const clients = 16;
+const warmupMs = 1000;
+const durationMs = 5000;
 export const tellerPassword = 'bench password 123';
 
 /**
  * Cash deposits per second through the HTTP API (authentication from the database, validation, account
  * lock, balance, event, entry, all in the real app in its own process) with 16 concurrent clients, each
- * on its own member account; beside the raw recordBusinessEvent rate with 16 writers on the same database
- * in the same run. The ratio is what the API layer costs.
+ * on its own member account, against the real pgbench on the same server; beside the raw recordBusinessEvent
+ * rate with 16 writers on the same database in the same run. Afterwards the books are checked: balanced, and
+ * every member account's balance equal to its ledger lines (the API's own reconciliation).
  */
 export const depositsApiBenchmark: Benchmark = {
   name: 'deposits-api',
   run: () => withBenchDatabase(measure, clients + 4),
 };
 
-async function measure(knex: Knex, url: string) {
+async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Promise<BenchmarkReport> {
   const enterpriseId = await newEnterprise(knex);
   const { accounts } = await seedAccounts(knex, enterpriseId, clients);
+  await seedDirector(knex, enterpriseId);
   const jwtSecret = randomBytes(32).toString('hex');
   const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: jwtSecret });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teller', password: tellerPassword }) });
-    if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
-    const { access } = (await token.json()) as { access: string };
-    const cpuBefore = await server.cpuMicros();
-    const api = await runLoad({
-      url: (connection) => `${base}/api/v1/members/accounts/${accounts[connection]}/deposits/`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${access}` },
-      body: JSON.stringify({ amount: '2500', reference: 'bench' }),
-      connections: clients,
-      warmupMs: 1000,
-      durationMs: 5000,
-      requestTimeoutMs: 5000,
-      maxSamples: 200_000,
-    });
-    // Includes the warm-up second: an upper bound of the API process's own CPU per deposit.
-    const serverCpuMicrosPerDeposit = ((await server.cpuMicros()) - cpuBefore) / Math.max(1, api.requests);
+    const headers = { authorization: `Bearer ${await signIn(base, 'teller')}` };
+    const deposit = (connection: number) => `${base}/api/v1/members/accounts/${accounts[connection]}/deposits/`;
+    const body = JSON.stringify({ amount: '2500', reference: 'bench' });
+    const probe = await fetch(deposit(0), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    if (probe.status !== 201) throw new Error(`a deposit failed: ${probe.status} ${await probe.text()}`);
+    const { api, cpuMicros, rss } = await loadServer(server, { url: deposit, method: 'POST', headers, body, connections: clients, warmupMs, durationMs, requestTimeoutMs: 5000, maxSamples: 200_000 });
+    const cpuMsPerDeposit = cpuMicros / Math.max(1, api.requests) / 1000;
     const ledger = await measureLedgerPosting(knex, enterpriseId, clients);
-    const mismatched = await knex.raw(`
-      SELECT count(*)::int AS n FROM comptes_clients a
-      WHERE a.balance <> (SELECT coalesce(sum(l.credit - l.debit), 0) FROM business_event_logs ev JOIN journal_entries e ON e.event_id = ev.id
-        JOIN journal_lines l ON l.entry_id = e.id JOIN company_chart_entries c ON c.id = l.chart_entry_id AND c.code = '373' WHERE ev.subject_id = a.id)`);
+    const books = await checkBooks(knex, base, enterpriseId);
     const result = {
       name: 'deposits-api',
       date: new Date().toISOString(),
@@ -64,22 +56,89 @@ async function measure(knex: Knex, url: string) {
         perSecond: round(api.rps, 1),
         p50Ms: round(api.p50Ms, 2),
         p99Ms: round(api.p99Ms, 2),
-        serverCpuMicrosPerDeposit: round(serverCpuMicrosPerDeposit, 0),
+        serverCpuMicrosPerDeposit: round(cpuMsPerDeposit * 1000, 0),
+        serverRssMb: { peak: round(rss.peak / 2 ** 20, 1), end: round(rss.end / 2 ** 20, 1) },
       },
       ledger: { perSecond: ledger.perSecond, p50Ms: ledger.p50Ms, p99Ms: ledger.p99Ms, failures: ledger.failures },
-      ratio: { throughput: round(api.rps / ledger.perSecond, 3) },
-      accountsOutOfBalance: mismatched.rows[0].n as number,
+      ratio: { pgbench: round(api.rps / pgbench.tps, 3), ledger: round(api.rps / ledger.perSecond, 3) },
+      books,
       notes: [
-        'API: the production app (createApp, info-level logging to /dev/null) in its own Node process; 16 keep-alive clients in this process, each depositing on its own account, Bearer token.',
+        'API: the production app (createApp, info-level logging to /dev/null) in its own Node process; 16 keep-alive clients in this process, each depositing on its own account, Bearer token, no Idempotency-Key.',
+        'CPU per deposit: the API process\'s CPU time (user + system) over the measured period (after the warm-up second), over the deposits answered in it. RSS: sampled every 250 ms during the load.',
         'ledger: recordBusinessEvent with 16 writers in this process, same database, right after.',
-        'One embedded PostgreSQL (default settings) for both, on the same 2-core machine: the three compete for CPU.',
+        'books: debit minus credit over every line (0), entries that do not balance (0), and GET /api/v1/members/reconciliation/ (accounts whose balance differs from their ledger lines: none).',
+        'One embedded PostgreSQL (default settings) for pgbench, the API and the ledger, on the same 2-core machine: the processes compete for CPU.',
       ],
     };
-    const summary = `API deposits ${result.api.perSecond}/s (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerDeposit} µs CPU each) vs ledger ${ledger.perSecond}/s: ratio ${result.ratio.throughput}; accounts out of balance: ${result.accountsOutOfBalance}`;
-    return { result, summary };
+    const summary = `API deposits ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerDeposit} µs CPU each, RSS ≤ ${result.api.serverRssMb.peak} MB) vs ledger ${ledger.perSecond}/s; books balanced: ${books.balanced}, accounts out of balance: ${books.accountsOutOfBalance}`;
+    return { result, summary, lines: tableLines(api, cpuMsPerDeposit, rss.peak, pgbench) };
   } finally {
     await server.stop();
   }
+}
+
+function tableLines(api: LoadResult, cpuMsPerDeposit: number, rssPeak: number, pgbench: PgbenchReference): TableLine[] {
+  const work = `deposits through the API, ${clients} clients`;
+  const rssMb = rssPeak / 2 ** 20;
+  return [
+    ratioLine(work, api.rps, pgbench, 0.35, `, p50 ${round(api.p50Ms, 1)} ms`),
+    { work: `${work}: p99`, measured: `${round(api.p99Ms, 1)} ms`, target: '≤ 50 ms', met: api.p99Ms <= 50 },
+    { work: `${work}: API process CPU per deposit`, measured: `${round(cpuMsPerDeposit, 2)} ms`, target: '≤ 1.5 ms', met: cpuMsPerDeposit <= 1.5 },
+    { work: `${work}: API process RSS`, measured: `${round(rssMb, 0)} MB`, target: '≤ 250 MB', met: rssMb <= 250 },
+  ];
+}
+
+/**
+ * The load, with the server's CPU time read when the warm-up ends and when the last answer is in (the period
+ * rps is counted over), and its RSS sampled throughout.
+ */
+async function loadServer(server: ServerProcess, options: LoadOptions) {
+  let cpuAtMeasureStart: Promise<number> | undefined;
+  const warmedUp = setTimeout(() => (cpuAtMeasureStart = server.cpuMicros()), options.warmupMs);
+  let peak = 0;
+  const sampler = setInterval(() => void server.rssBytes().then((rss) => (peak = Math.max(peak, rss)), () => undefined), 250);
+  try {
+    const api = await runLoad(options);
+    const cpuAtEnd = await server.cpuMicros();
+    const end = await server.rssBytes();
+    if (cpuAtMeasureStart === undefined) throw new Error('The load ended before its warm-up did.');
+    return { api, cpuMicros: cpuAtEnd - (await cpuAtMeasureStart), rss: { peak: Math.max(peak, end), end } };
+  } finally {
+    clearTimeout(warmedUp);
+    clearInterval(sampler);
+  }
+}
+
+async function signIn(base: string, username: string): Promise<string> {
+  const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: tellerPassword }) });
+  if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
+  return ((await token.json()) as { access: string }).access;
+}
+
+/** A director of the enterprise: who may read the reconciliation. */
+async function seedDirector(knex: Knex, enterpriseId: string): Promise<void> {
+  const [director] = await knex('users').insert({ username: 'director', password_hash: await hashPassword(tellerPassword), full_name: 'Director' }).returning('id');
+  await knex('role_grants').insert({ user_id: director.id, role: 'direction', enterprise_id: enterpriseId, branch_id: null });
+}
+
+/** The books after the run: balanced overall and entry by entry, and no member account apart from its ledger lines. */
+async function checkBooks(knex: Knex, base: string, enterpriseId: string) {
+  const totals = await knex.raw(`
+    SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
+           (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,
+           (SELECT count(*) FROM business_event_logs WHERE kind = 'deposit' AND subject_id IS NOT NULL)::int AS deposits`);
+  const row = totals.rows[0] as { difference: string; unbalanced_entries: number; deposits: number };
+  const headers = { authorization: `Bearer ${await signIn(base, 'director')}` };
+  const answer = await fetch(`${base}/api/v1/members/reconciliation/?enterprise=${enterpriseId}`, { headers });
+  if (!answer.ok) throw new Error(`reconciliation failed: ${answer.status} ${await answer.text()}`);
+  const gaps = (await answer.json()) as { count: number };
+  return {
+    debitMinusCredit: row.difference,
+    unbalancedEntries: row.unbalanced_entries,
+    accountDeposits: row.deposits,
+    accountsOutOfBalance: gaps.count,
+    balanced: Number(row.difference) === 0 && row.unbalanced_entries === 0 && gaps.count === 0,
+  };
 }
 
 /** A teller (cashier of the whole enterprise), a savings product on 373, and one member with `count` open accounts. */

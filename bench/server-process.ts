@@ -11,6 +11,8 @@ export interface ServerProcess {
   port: number;
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
+  /** The server process's resident set size now, in bytes. */
+  rssBytes(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -20,7 +22,9 @@ export interface ServerProcess {
  * stdout goes to /dev/null (it carries the app's log lines); stderr is shown, for crashes.
  */
 export async function startServerProcess(script: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script)], {
+  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it exits (node --cpu-prof), to see where its time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -34,6 +38,11 @@ export async function startServerProcess(script: string, env: Record<string, str
         child.send({ type: 'cpu' } satisfies ToServer);
         const { usage } = await reply;
         return usage.user + usage.system;
+      },
+      async rssBytes() {
+        const reply = nextMessage(child, 'memory', replyTimeoutMs);
+        child.send({ type: 'memory' } satisfies ToServer);
+        return (await reply).rssBytes;
       },
       stop: () => stopChild(child),
     };

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Messages between bench/server-process.ts (parent) and a server under test (child), over the IPC channel. */
-export type ToServer = { type: 'cpu' };
-export type FromServer = { type: 'listening'; port: number } | { type: 'cpu'; usage: NodeJS.CpuUsage };
+export type ToServer = { type: 'cpu' } | { type: 'memory' };
+export type FromServer = { type: 'listening'; port: number } | { type: 'cpu'; usage: NodeJS.CpuUsage } | { type: 'memory'; rssBytes: number };
 
 /**
  * Serves `listener` on 127.0.0.1 at a free port and tells the parent the port over IPC. Both servers under
@@ -24,6 +24,7 @@ export async function serveOnLoopback(listener: http.RequestListener): Promise<v
   });
   process.on('message', (message: ToServer) => {
     if (message.type === 'cpu') send({ type: 'cpu', usage: process.cpuUsage() } satisfies FromServer);
+    else send({ type: 'memory', rssBytes: process.memoryUsage.rss() } satisfies FromServer);
   });
   // The server holds no state worth a graceful close; exiting at once also ends it if the parent dies
   // (the IPC channel then disconnects), so no server outlives a run.
