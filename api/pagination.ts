@@ -126,14 +126,23 @@ function pageLink(url: URL, page: number): string {
   return link.toString();
 }
 
+/** A list filter's column: equal to the value sent, or a bound of a range (`date_from` → `['business_date', '>=']`). */
+type FilterColumn = string | readonly [column: string, operator: '>=' | '<='];
+
 /**
- * Applies the equality filters of a list: each query field that was sent narrows the rows on its column.
- * `columns` maps filter names to (qualified) column names.
+ * Applies the filters of a list: each query field that was sent narrows the rows on its column. `columns` maps
+ * filter names to (qualified) column names, or to a column and a comparison for the bounds of a range.
  */
-export function whereFilters<B extends { where(column: string, value: unknown): B }, Q extends object>(builder: B, query: Q, columns: Partial<Record<keyof Q, string>>): B {
-  for (const [filter, column] of Object.entries(columns) as [keyof Q, string][]) {
+export function whereFilters<B extends { where(column: string, operator: string, value: unknown): B }, Q extends object>(
+  builder: B,
+  query: Q,
+  columns: Partial<Record<keyof Q, FilterColumn>>,
+): B {
+  for (const [filter, spec] of Object.entries(columns) as [keyof Q, FilterColumn][]) {
     const value = query[filter];
-    if (value !== undefined) builder.where(column, value);
+    if (value === undefined) continue;
+    const [column, operator] = typeof spec === 'string' ? [spec, '='] : spec;
+    builder.where(column, operator, value);
   }
   return builder;
 }

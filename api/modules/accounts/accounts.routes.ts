@@ -4,7 +4,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { AccountPlan } from '../../../db/models/account-plan.model';
 import { AccountRecord } from '../../../db/models/account-record.model';
 import { CompanyChart } from '../../../db/models/company-chart.model';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
 import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
 import { chartEntryRoutes } from './chart-entries.routes';
@@ -85,7 +85,7 @@ const recordRoutes = [
     response: pageSchema(recordSchema),
     handler: async ({ query, deps, ctx }) => {
       const builder = filterAccounts(AccountRecord.query(deps.knex), 'account_records', query);
-      if (query.plan !== undefined) builder.where('plan_id', query.plan);
+      whereFilters(builder, query, { plan: 'plan_id' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', label: 'label' }, defaultOrdering: 'code' });
       return { ...page, results: page.results.map(serializeRecord) };
     },
@@ -125,7 +125,7 @@ const chartRoutes = [
     response: pageSchema(chartSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, { enterprise: 'company_charts.enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      whereFilters(builder, query, { enterprise: 'enterprise_id' });
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),

@@ -7,7 +7,7 @@ import { CompanyChart } from '../../../db/models/company-chart.model';
 import { CompanyChartEntry } from '../../../db/models/company-chart-entry.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './accounts.schemas';
 
@@ -58,7 +58,7 @@ export const chartEntryRoutes = [
       const chart = await chartFor(deps.knex, principal, params.chart_pk);
       const builder = filterAccounts(CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)), 'company_chart_entries', query);
       builder.where('company_chart_entries.chart_id', chart.id);
-      if (query.is_active !== undefined) builder.where('company_chart_entries.is_active', query.is_active);
+      whereFilters(builder, query, { is_active: 'company_chart_entries.is_active' });
       if (query.leaf !== undefined) CompanyChartEntry.whereLeaf(builder, query.leaf);
       const page = await paginate(builder, {
         query,

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { NotFoundError } from '../../../domain/errors';
 import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -67,11 +67,7 @@ export const ledgerRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
-      if (query.enterprise !== undefined) rows.where('e.enterprise_id', query.enterprise);
-      if (query.date_from !== undefined) rows.where('e.entry_date', '>=', query.date_from);
-      if (query.date_to !== undefined) rows.where('e.entry_date', '<=', query.date_to);
-      if (query.branch !== undefined) rows.where('e.branch_id', query.branch);
-      if (query.event !== undefined) rows.where('e.event_id', query.event);
+      whereFilters(rows, query, { enterprise: 'e.enterprise_id', date_from: ['e.entry_date', '>='], date_to: ['e.entry_date', '<='], branch: 'e.branch_id', event: 'e.event_id' });
       if (query.account !== undefined) {
         rows.whereExists((sub) => sub.select(1).from('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereRaw('l.entry_id = e.id').where('c.code', query.account!));
       }
@@ -148,7 +144,7 @@ export const ledgerRoutes = [
     handler: async ({ params, query, principal, deps }) => {
       const chart = await visibleChart(deps.knex, principal, params.chart_pk);
       const rows = accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).orderBy('c.code');
-      if (query.class !== undefined) rows.where('c.class', query.class);
+      whereFilters(rows, query, { class: 'c.class' });
       const accounts = await rows;
       const totals = await deps.knex.from(accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
       return {

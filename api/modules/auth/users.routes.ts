@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { grantSchema, serializeGrant, serializeUser, userSchema } from './auth.schemas';
 
@@ -58,7 +58,7 @@ export const userRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = manageableUsers(deps.knex, principal);
       if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
-      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      whereFilters(builder, query, { is_active: 'is_active' });
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { Branch } from '../../../db/models/branch.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
@@ -84,8 +84,7 @@ export const branchRoutes = [
     response: pageSchema(branchSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Branch.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.status !== undefined) builder.where('status', query.status);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       if (query.search !== undefined) {
         builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`).orWhereILike('city', `%${query.search}%`));
       }

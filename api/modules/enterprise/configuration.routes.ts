@@ -5,7 +5,7 @@ import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { requireVisible } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -79,7 +79,7 @@ export const configurationRoutes = [
     response: pageSchema(configurationSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
+      whereFilters(builder, query, { enterprise: 'enterprise_id' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: {}, defaultOrdering: '' });
       return { ...page, results: page.results.map((configuration) => serializeConfiguration(configuration, deps.clock())) };
     },

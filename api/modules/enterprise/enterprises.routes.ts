@@ -5,7 +5,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { requireVisible } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -61,7 +61,7 @@ export const enterpriseRoutes = [
     response: pageSchema(enterpriseSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Enterprise.query(deps.knex), principal, { enterprise: 'enterprises.id' });
-      if (query.status !== undefined) builder.where('status', query.status);
+      whereFilters(builder, query, { status: 'status' });
       if (query.search !== undefined) builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
       const page = await paginate(builder, {
         query,

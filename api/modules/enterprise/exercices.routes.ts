@@ -5,7 +5,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
@@ -75,8 +75,7 @@ export const exerciceRoutes = [
     response: pageSchema(exerciceSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ExerciceComptable.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.status !== undefined) builder.where('status', query.status);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
       return { ...page, results: page.results.map(serializeExercice) };
     },

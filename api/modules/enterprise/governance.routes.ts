@@ -7,7 +7,7 @@ import { GovernanceMember, offices } from '../../../db/models/governance-member.
 import { GovernanceOrgan, organKinds } from '../../../db/models/governance-organ.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
@@ -139,8 +139,7 @@ const organRoutes = [
     response: pageSchema(organSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.kind !== undefined) builder.where('kind', query.kind);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind' });
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),

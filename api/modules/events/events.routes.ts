@@ -5,7 +5,7 @@ import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../..
 import { NotFoundError } from '../../../domain/errors';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -153,11 +153,7 @@ export const eventRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = eventQuery(deps.knex, principal);
-      if (query.enterprise !== undefined) rows.where('ev.enterprise_id', query.enterprise);
-      if (query.kind !== undefined) rows.where('ev.kind', query.kind);
-      if (query.branch !== undefined) rows.where('ev.branch_id', query.branch);
-      if (query.date_from !== undefined) rows.where('ev.business_date', '>=', query.date_from);
-      if (query.date_to !== undefined) rows.where('ev.business_date', '<=', query.date_to);
+      whereFilters(rows, query, { enterprise: 'ev.enterprise_id', kind: 'ev.kind', branch: 'ev.branch_id', date_from: ['ev.business_date', '>='], date_to: ['ev.business_date', '<='] });
       if (query.status !== undefined) rows.where((b) => (query.status === 'posted' ? b.whereNotNull('je.id') : b.whereNull('je.id')));
       const page = await paginateRows<EventRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeEvent) };
@@ -179,8 +175,7 @@ export const eventRoutes = [
         principal,
         { enterprise: 'r.enterprise_id' },
       ).orderBy([{ column: 'r.enterprise_id' }, { column: 'r.kind' }, { column: 'r.version', order: 'desc' }]);
-      if (query.enterprise !== undefined) rows.where('r.enterprise_id', query.enterprise);
-      if (query.kind !== undefined) rows.where('r.kind', query.kind);
+      whereFilters(rows, query, { enterprise: 'r.enterprise_id', kind: 'r.kind' });
       const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRule) };
     },

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
 import { eventKinds, type EventKind } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
-import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -135,8 +135,7 @@ export const replayRoutes = [
       // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
       const admin = { ...principal, grants: principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
       const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
-      if (query.enterprise !== undefined) rows.where('enterprise_id', query.enterprise);
-      if (query.status !== undefined) rows.where('status', query.status);
+      whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginateRows<ReplayRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeReplay) };
     },

@@ -7,7 +7,7 @@ import { formatAmount, parseAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -168,9 +168,7 @@ export const loanProductRoutes = [
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.term_category !== undefined) builder.where('term_category', query.term_category);
-      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', term_category: 'term_category', is_active: 'is_active' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
       return { ...page, results: page.results.map(serializeLoanProduct) };
     },

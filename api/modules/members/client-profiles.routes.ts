@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../../db/models/client-profile.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -223,10 +223,7 @@ export const clientProfileRoutes = [
     response: pageSchema(clientSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.branch !== undefined) builder.where('branch_id', query.branch);
-      if (query.status !== undefined) builder.where('status', query.status);
-      if (query.kind !== undefined) builder.where('kind', query.kind);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', status: 'status', kind: 'kind' });
       if (query.search !== undefined) {
         const pattern = `%${query.search}%`;
         builder.where((b) => b.whereILike('first_name', pattern).orWhereILike('last_name', pattern).orWhereILike('legal_name', pattern).orWhereILike('member_number', pattern));

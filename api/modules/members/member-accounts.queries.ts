@@ -3,6 +3,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import { tellers } from '../money.schemas';
+import type { Scope } from '../../../domain/access';
 import type { Principal } from '../../auth/principal';
 
 /** An account the principal may see (its branch); 404 otherwise, whether it exists or not. */
@@ -12,6 +13,21 @@ export async function visibleAccount(knex: Knex, principal: Principal, id: strin
   requireVisible(principal, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
   return account;
 }
+
+/**
+ * Where an account the principal may see lies (404 otherwise, whether it exists or not): what a handler needs to
+ * authorize a movement, without loading the account, whose row the movement itself locks and reads. One statement
+ * prepared once per connection.
+ */
+export async function visibleAccountScope(knex: Knex, principal: Principal, id: string): Promise<Scope & { branchId: string }> {
+  const { rows } = (await knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: (Scope & { branchId: string })[] };
+  const scope = rows[0];
+  if (scope === undefined) throw new NotFoundError('The account');
+  requireVisible(principal, scope, 'The account');
+  return scope;
+}
+
+const accountScopeSql = 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM comptes_clients WHERE id = ?';
 
 /**
  * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { listQuerySchema, pageSchema, paginate } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -70,9 +70,7 @@ export const savingsProductRoutes = [
     response: pageSchema(savingsProductSchema),
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(SavingsProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      if (query.enterprise !== undefined) builder.where('enterprise_id', query.enterprise);
-      if (query.kind !== undefined) builder.where('kind', query.kind);
-      if (query.is_active !== undefined) builder.where('is_active', query.is_active);
+      whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind', is_active: 'is_active' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
       return { ...page, results: page.results.map(serializeProduct) };
     },

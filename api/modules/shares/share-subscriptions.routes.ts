@@ -130,8 +130,7 @@ export const shareSubscriptionRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
       whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
-      if (query.date_from !== undefined) rows.where('p.business_date', '>=', query.date_from);
-      if (query.date_to !== undefined) rows.where('p.business_date', '<=', query.date_to);
+      whereFilters(rows, query, { date_from: ['p.business_date', '>='], date_to: ['p.business_date', '<='] });
       const page = await paginateRows<SharePaymentRow & { subscription_number: string }>(rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializePayment) };
     },
