@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError, ValidationError } from '../../domain/errors';
-import { productTermProblems, type TermCategory } from '../../domain/loans/loan-product';
+import { loanProductAccounts, productTermProblems, type LoanAccountField } from '../../domain/loans/loan-product';
 import { Money } from '../../domain/money';
 import { isUniqueViolation } from '../../db/errors';
 import { LoanProduct } from '../../db/models/loan-product.model';
@@ -20,15 +20,7 @@ export type LoanProductFields = Pick<
 /** Code and category never change: loans and reports carry them. */
 export type LoanProductChanges = Partial<Omit<LoanProductFields, 'code' | 'termCategory'> & { isActive: boolean }>;
 
-type AccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode';
-
-/** Domain facts §2: the accounts of each role by term category. */
-export const defaultLoanAccounts: Readonly<Record<TermCategory, Record<AccountField, string>>> = {
-  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' },
-  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719' },
-};
-
-const accountClasses: Readonly<Record<AccountField, { digit: string; field: string; what: string }>> = {
+const accountClasses: Readonly<Record<LoanAccountField, { digit: string; field: string; what: string }>> = {
   portfolioAccountCode: { digit: '3', field: 'portfolio_account_code', what: 'a class 3 account (credit to members)' },
   interestIncomeAccountCode: { digit: '7', field: 'interest_income_account_code', what: 'a class 7 account (income)' },
   feeIncomeAccountCode: { digit: '7', field: 'fee_income_account_code', what: 'a class 7 account (income)' },
@@ -46,14 +38,18 @@ async function assertSoundProduct(trx: Knex.Transaction, enterpriseId: string, p
     minAmount: new Money(product.minAmount),
     maxAmount: new Money(product.maxAmount),
   });
-  for (const [key, rule] of Object.entries(accountClasses) as [AccountField, (typeof accountClasses)[AccountField]][]) {
+  for (const [key, rule] of Object.entries(accountClasses) as [LoanAccountField, (typeof accountClasses)[LoanAccountField]][]) {
     if (!product[key].startsWith(rule.digit)) problems.push({ field: rule.field, message: `${rule.field} must be ${rule.what}` });
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  await postableAccounts(trx, enterpriseId, Object.keys(accountClasses).map((key) => product[key as AccountField]));
+  await postableAccounts(trx, enterpriseId, Object.keys(accountClasses).map((key) => product[key as LoanAccountField]));
 }
 
-export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, fields: LoanProductFields): Promise<LoanProduct> {
+/** A new product: the accounts it does not name are its term category's defaults. */
+export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField> & Partial<Pick<LoanProductFields, LoanAccountField>>;
+
+export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, named: NewLoanProduct): Promise<LoanProduct> {
+  const fields: LoanProductFields = { ...named, ...loanProductAccounts(named.termCategory, named) };
   try {
     return await inTransaction(context.knex, async (trx) => {
       await assertSoundProduct(trx, enterpriseId, fields);

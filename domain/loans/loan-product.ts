@@ -23,6 +23,26 @@ export function termCategoryOf(periods: number, frequency: Frequency): TermCateg
   return termMonths(periods, frequency).lte(ctaMaxMonths) ? 'cta' : 'mlt';
 }
 
+/** The PCEMF accounts a loan product posts to: its portfolio (class 3) and its income (class 7). */
+export type LoanAccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode';
+
+/** docs/domain.md §2: the accounts of each role by term category, for a product that names none. */
+const defaultLoanAccounts: Readonly<Record<TermCategory, Record<LoanAccountField, string>>> = {
+  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' },
+  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719' },
+};
+
+/** A new product's accounts: those it names, the category's defaults for the others. */
+export function loanProductAccounts(category: TermCategory, named: Partial<Record<LoanAccountField, string>>): Record<LoanAccountField, string> {
+  const defaults = defaultLoanAccounts[category];
+  return {
+    portfolioAccountCode: named.portfolioAccountCode ?? defaults.portfolioAccountCode,
+    interestIncomeAccountCode: named.interestIncomeAccountCode ?? defaults.interestIncomeAccountCode,
+    feeIncomeAccountCode: named.feeIncomeAccountCode ?? defaults.feeIncomeAccountCode,
+    penaltyIncomeAccountCode: named.penaltyIncomeAccountCode ?? defaults.penaltyIncomeAccountCode,
+  };
+}
+
 export interface ProductTerms {
   termCategory: TermCategory;
   frequency: Frequency;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { AppError } from '../../domain/errors';
-import { assertWithinProduct, ctaMaxMonths, loanFees, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
+import { assertWithinProduct, ctaMaxMonths, loanFees, loanProductAccounts, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
 import { accruePenalties, daysPastDue, loanPosition, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { Money } from '../../domain/money';
 
@@ -65,6 +65,13 @@ test('term category: CTA up to 24 months in any frequency; a product must agree 
   t.deepEqual(productTermProblems({ ...base, termCategory: 'cta', minTermPeriods: 1, maxTermPeriods: 36 }).map((problem) => problem.field), ['max_term_periods']);
   t.deepEqual(productTermProblems({ ...base, termCategory: 'mlt', minTermPeriods: 12, maxTermPeriods: 36 }).map((problem) => problem.field), ['min_term_periods']);
   t.deepEqual(productTermProblems({ ...base, termCategory: 'mlt', minTermPeriods: 25, maxTermPeriods: 360, maxGracePeriods: 360 }).map((problem) => problem.field), ['max_grace_periods']);
+});
+
+test('a product\'s accounts: those it names, else its term category\'s (3221/713/7153/719 short term, 3130/712/7152/719 medium and long)', (t) => {
+  t.deepEqual(loanProductAccounts('cta', {}), { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' });
+  t.deepEqual(loanProductAccounts('mlt', { penaltyIncomeAccountCode: '7181' }), {
+    portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '7181',
+  });
 });
 
 test('fees: rate of the principal plus the fixed part, half-up to the franc', (t) => {

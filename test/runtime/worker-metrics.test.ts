@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Actor } from '../../activities/context';
 import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
 import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
-import { createLoanProduct, defaultLoanAccounts } from '../../activities/loans/loan-products.activity';
+import { createLoanProduct } from '../../activities/loans/loan-products.activity';
 import { startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { Money } from '../../domain/money';
 import { createWorker, exportProcessMetrics, installTemporalRuntime } from '../../runtime/worker';
@@ -25,7 +25,7 @@ async function applicationInReview(knex: Knex, actor: Actor) {
   await knex('enterprise_configurations').where({ enterprise_id: enterprise.id }).update({ credit_cap_mode: 'warn' });
   const product = await createLoanProduct(context, actor, enterprise.id, {
     code: 'CRT', name: 'Crédit', termCategory: 'cta', method: 'constant_annuity', frequency: 'monthly', annualRate: '0.18', minAmount: '50000', maxAmount: '2000000',
-    minTermPeriods: 1, maxTermPeriods: 12, maxGracePeriods: 0, feeRate: '0', feeFixed: '0', penaltyRate: '0', realEstate: false, ...defaultLoanAccounts.cta,
+    minTermPeriods: 1, maxTermPeriods: 12, maxGracePeriods: 0, feeRate: '0', feeFixed: '0', penaltyRate: '0', realEstate: false,
   });
   const headOffice = (await knex('branches').where({ enterprise_id: enterprise.id }).first('id')).id as string;
   const clientId = await insertClient(knex, enterprise.id, headOffice, actor.userId);

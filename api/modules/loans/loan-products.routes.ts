@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { createLoanProduct, defaultLoanAccounts, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
+import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount, parseAmount } from '../../../domain/money';
@@ -206,16 +206,15 @@ export const loanProductRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const accounts = defaultLoanAccounts[body.term_category];
       const changes = productChanges(body);
       const product = await createLoanProduct(deps.activities, actor, body.enterprise, {
         ...(changes as Required<typeof changes>),
         code: body.code,
         termCategory: body.term_category,
-        portfolioAccountCode: body.portfolio_account_code ?? accounts.portfolioAccountCode,
-        interestIncomeAccountCode: body.interest_income_account_code ?? accounts.interestIncomeAccountCode,
-        feeIncomeAccountCode: body.fee_income_account_code ?? accounts.feeIncomeAccountCode,
-        penaltyIncomeAccountCode: body.penalty_income_account_code ?? accounts.penaltyIncomeAccountCode,
+        portfolioAccountCode: body.portfolio_account_code,
+        interestIncomeAccountCode: body.interest_income_account_code,
+        feeIncomeAccountCode: body.fee_income_account_code,
+        penaltyIncomeAccountCode: body.penalty_income_account_code,
       });
       return serializeLoanProduct(product);
     },
