@@ -5,7 +5,7 @@ import { formatAmount, Money } from '../../domain/money';
 
 /** The RepaymentSchedule rows of a loan, as the pure position functions read them. */
 
-interface InstallmentRow {
+export interface InstallmentRow {
   number: number;
   due_date: string;
   principal_due: string;
@@ -17,7 +17,7 @@ interface InstallmentRow {
   penalty_through: string;
 }
 
-const toState = (row: InstallmentRow): InstallmentState => ({
+export const installmentState = (row: InstallmentRow): InstallmentState => ({
   number: row.number,
   dueDate: row.due_date,
   principalDue: new Money(row.principal_due),
@@ -31,7 +31,7 @@ const toState = (row: InstallmentRow): InstallmentState => ({
 
 export async function readInstallments(trx: Knex | Knex.Transaction, loanId: string): Promise<InstallmentState[]> {
   const rows: InstallmentRow[] = await trx('loan_installments').where({ loan_id: loanId }).orderBy('number');
-  return rows.map(toState);
+  return rows.map(installmentState);
 }
 
 /** Replaces a loan's schedule (at approval, then from the disbursement date): nothing is paid yet. */
@@ -49,23 +49,26 @@ export async function writeSchedule(trx: Knex.Transaction, loanId: string, sched
   );
 }
 
-/** Writes back the installments a repayment changed (accrued penalties, amounts paid, settlement date). */
-export async function saveInstallments(
-  trx: Knex.Transaction,
-  loanId: string,
-  installments: readonly InstallmentState[],
-  settledOn: (installment: InstallmentState) => string | null,
-): Promise<void> {
-  for (const installment of installments) {
-    await trx('loan_installments')
-      .where({ loan_id: loanId, number: installment.number })
-      .update({
-        penalty_due: formatAmount(installment.penaltyDue),
-        principal_paid: formatAmount(installment.principalPaid),
-        interest_paid: formatAmount(installment.interestPaid),
-        penalty_paid: formatAmount(installment.penaltyPaid),
-        penalty_through: installment.penaltyThrough,
-        paid_on: settledOn(installment),
-      });
-  }
+/**
+ * Writes back the installments a repayment changed (accrued penalties, interest waived, amounts paid, settlement
+ * date): one UPDATE of them all, a CTE of the repayment's statement. Its parameters: installmentsJson, the loan id.
+ */
+export const saveInstallmentsStatement = `UPDATE loan_installments i
+  SET penalty_due = v.penalty_due, interest_due = v.interest_due, principal_paid = v.principal_paid, interest_paid = v.interest_paid,
+      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on
+  FROM json_to_recordset(?::json) AS v(number int, penalty_due numeric, interest_due numeric, principal_paid numeric, interest_paid numeric,
+                                      penalty_paid numeric, penalty_through date, paid_on date)
+  WHERE i.loan_id = ? AND i.number = v.number`;
+
+export function installmentsJson(installments: readonly InstallmentState[], settledOn: (installment: InstallmentState) => string | null): string {
+  return JSON.stringify(installments.map((installment) => ({
+    number: installment.number,
+    penalty_due: formatAmount(installment.penaltyDue),
+    interest_due: formatAmount(installment.interestDue),
+    principal_paid: formatAmount(installment.principalPaid),
+    interest_paid: formatAmount(installment.interestPaid),
+    penalty_paid: formatAmount(installment.penaltyPaid),
+    penalty_through: installment.penaltyThrough,
+    paid_on: settledOn(installment),
+  })));
 }

@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Scope } from '../../domain/access';
+import { effectiveBusinessDate } from '../../domain/calendar';
 import type { EventKind } from '../../domain/events/rules';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { allocateRepayment, type InstallmentAllocation, type InstallmentDue } from '../../domain/loans/allocation';
+import type { LoanClass } from '../../domain/loans/classification';
 import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { formatAmount, Money } from '../../domain/money';
-import { Loan } from '../../db/models/loan.model';
-import { LoanProduct } from '../../db/models/loan-product.model';
+import type { Loan, LoanStatus } from '../../db/models/loan.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
-import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { classAccounts } from './class-accounts';
-import { readInstallments, saveInstallments } from './installments';
+import { installmentsJson, installmentState, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
 export interface RepaymentInput {
@@ -27,6 +28,8 @@ export interface RepaymentInput {
   reference: string;
   /** The client's Idempotency-Key; null when none was sent (then nothing guards a retry). */
   idempotencyKey: string | null;
+  /** The caller's access check at the loan's enterprise and branch, run on the loan read with its lock (one read, not two). */
+  authorize: (loan: Scope) => void;
 }
 
 export interface LoanRepaymentRow {
@@ -49,6 +52,12 @@ export interface LoanRepaymentRow {
   created_at: Date;
 }
 
+/** A repayment as it is shown: with the loan's number. */
+export type LoanRepaymentDetail = LoanRepaymentRow & { loan_number: string };
+
+/** What a repayment needs of its loan (a Loan row has it all). */
+export type LoanToRepay = Pick<Loan, 'id' | 'enterpriseId' | 'branchId' | 'clientId' | 'number' | 'status' | 'classification' | 'penaltyRate' | 'outstandingPrincipal'>;
+
 const components = [
   { part: 'penalty', kind: 'repayment_penalty' },
   { part: 'interest', kind: 'repayment_interest' },
@@ -60,31 +69,34 @@ const components = [
  * queue, so none overpays and none is lost), answers a retried request (same key) with the first result, then
  * applies it at the business date.
  */
-export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentRow; replayed: boolean }> {
+export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
-    const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
-    if (loan === undefined) throw new NotFoundError('The loan');
-    const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
     const key = operationKey('repayment', actor, input.idempotencyKey);
-    // Without a client key there is nothing to replay: one query less.
-    const earlier: LoanRepaymentRow | undefined = input.idempotencyKey === null ? undefined : await trx('loan_repayments').where({ enterprise_id: loan.enterpriseId, idempotency_key: key }).first();
-    if (earlier !== undefined) {
+    // Without a client key there is nothing to replay: the read looks for no earlier repayment.
+    const found = await loanForRepayment(trx, input.loanId, input.idempotencyKey === null ? null : key);
+    if (found === undefined) throw new NotFoundError('The loan');
+    const { loan } = found;
+    input.authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId });
+    const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    if (found.earlierRepaymentId !== null) {
+      const earlier: LoanRepaymentDetail = await repaymentsQuery(trx).where('r.id', found.earlierRepaymentId).first();
       assertSameRequest(earlier.request, request);
       return { repayment: earlier, replayed: true };
     }
     assertRepayable(loan);
     const now = context.clock();
-    const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
+    const businessDate = effectiveBusinessDate(found.configuration, now);
     if (input.date !== null && input.date !== businessDate) {
       throw new AppError('unprocessable', 'date_not_business_date', `Repayments are recorded at the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
     }
     const funding: RepaymentFunding = input.channel === 'account' ? { channel: 'account', leg: await memberAccountLeg(trx, input.accountId!, loan.clientId) } : { channel: 'cash' };
-    const repayment = await applyRepayment(trx, now, { loan, businessDate, amount: input.amount, funding, dues: 'payable', reference: input.reference, key, request, actorId: actor.userId });
-    return { repayment, replayed: false };
+    const repaid = { loan, businessDate, amount: input.amount, funding, dues: 'payable', reference: input.reference, key, request, actorId: actor.userId } as const;
+    const repayment = await settleRepayment(trx, now, repaid, found);
+    return { repayment: { ...repayment, loan_number: loan.number }, replayed: false };
   });
 }
 
-function assertRepayable(loan: Loan): void {
+function assertRepayable(loan: LoanToRepay): void {
   if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
   if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
   if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
@@ -95,7 +107,7 @@ export type RepaymentFunding = { channel: 'cash' } | { channel: 'account'; leg: 
 
 export interface RepaymentToApply {
   /** Locked by the caller, repayable. */
-  loan: Loan;
+  loan: LoanToRepay;
   businessDate: string;
   amount: Money;
   funding: RepaymentFunding;
@@ -112,14 +124,55 @@ export function duesFor(installments: readonly InstallmentState[], businessDate:
   return dues === 'payable' ? payableDues(installments, businessDate) : offsetDues(installments, businessDate, dues === 'overdue_and_principal');
 }
 
-/**
- * A repayment in the caller's transaction: accrues penalties to the business date, allocates oldest
- * installment first (penalties, interest, principal), writes the installments and the LoanRepayment, and posts
- * one entry per component through the ledger's entry point. The loan closes when nothing is left.
- */
+/** A repayment in the caller's transaction, the loan locked by the caller (a share refund's offset). */
 export async function applyRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply): Promise<LoanRepaymentRow> {
+  const found = await loanForRepayment(trx, input.loan.id, null);
+  if (found === undefined) throw new NotFoundError('The loan');
+  return settleRepayment(trx, now, input, found);
+}
+
+/** The loan of a repayment as coopbank_loan_for_repayment reads it (see its migration): locked, with all a repayment needs. */
+interface LoanForRepayment {
+  loan: LoanToRepay;
+  accounts: { portfolio: string; interestIncome: string; penaltyIncome: string };
+  configuration: { businessDate: string | null; timeZone: string };
+  /** The installments not yet settled, by number. */
+  installments: InstallmentState[];
+  /** The repayment already recorded under the operation's key. */
+  earlierRepaymentId: string | null;
+}
+
+async function loanForRepayment(trx: Knex.Transaction, loanId: string, key: string | null): Promise<LoanForRepayment | undefined> {
+  const { rows } = await trx.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found', [loanId, key]);
+  const found = rows[0].found as (Record<string, string> & { installments: InstallmentRow[]; business_date: string | null; earlier_repayment_id: string | null }) | null;
+  if (found === null) return undefined;
+  return {
+    loan: {
+      id: found.id!,
+      enterpriseId: found.enterprise_id!,
+      branchId: found.branch_id!,
+      clientId: found.client_id!,
+      number: found.number!,
+      status: found.status as LoanStatus,
+      classification: found.classification as LoanClass,
+      penaltyRate: found.penalty_rate!,
+      outstandingPrincipal: found.outstanding_principal!,
+    },
+    accounts: { portfolio: found.portfolio_account_code!, interestIncome: found.interest_income_account_code!, penaltyIncome: found.penalty_income_account_code! },
+    configuration: { businessDate: found.business_date, timeZone: found.time_zone! },
+    installments: found.installments.map(installmentState),
+    earlierRepaymentId: found.earlier_repayment_id,
+  };
+}
+
+/**
+ * Accrues penalties to the business date, allocates oldest installment first (penalties, interest, principal),
+ * writes the installments, the loan and the LoanRepayment in one statement, and posts one entry per component
+ * through the ledger's entry point. The loan closes when nothing is left.
+ */
+async function settleRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply, found: LoanForRepayment): Promise<LoanRepaymentRow> {
   const { loan, businessDate } = input;
-  const stored = await readInstallments(trx, loan.id);
+  const stored = found.installments;
   const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
   const allocation = allocateRepayment({ amount: input.amount, dues: duesFor(installments, businessDate, input.dues) });
   if (!allocation.ok) {
@@ -129,50 +182,51 @@ export async function applyRepayment(trx: Knex.Transaction, now: Date, input: Re
   const after = installments.map((installment) => waiveUnearnedInterest(applyPayment(installment, paid.find((row) => row.number === installment.number)), businessDate));
   // Only the rows that changed (accrual and payment functions return the same object otherwise).
   const changed = after.filter((installment, index) => installment !== stored[index]);
-  await saveInstallments(trx, loan.id, changed, (installment) => (isSettled(installment) ? businessDate : null));
-
   const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
   const leg = input.funding.channel === 'account' ? input.funding.leg : null;
   if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
   const repaymentId = randomUUID();
-  await postRepayment(trx, now, input, repaymentId, totals);
   const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
-  const closed = after.every(isSettled);
-  await Loan.query(trx).patch({ outstandingPrincipal: formatAmount(outstandingAfter), ...(closed ? { status: 'closed', closedOn: businessDate } : {}) }).where('id', loan.id);
-  const [repayment] = await trx('loan_repayments')
-    .insert({
-      id: repaymentId,
-      enterprise_id: loan.enterpriseId,
-      branch_id: loan.branchId,
-      loan_id: loan.id,
-      amount: formatAmount(input.amount),
-      principal: formatAmount(totals.principal),
-      interest: formatAmount(totals.interest),
-      penalty: formatAmount(totals.penalty),
-      channel: input.funding.channel,
-      account_id: leg?.account.id ?? null,
-      reference: input.reference,
-      business_date: businessDate,
-      allocations: JSON.stringify(paid.map((row) => ({
-        number: row.number,
-        due_date: row.dueDate,
-        penalty: formatAmount(row.penalty),
-        interest: formatAmount(row.interest),
-        principal: formatAmount(row.principal),
-      }))),
-      outstanding_after: formatAmount(outstandingAfter),
-      idempotency_key: input.key,
-      request: JSON.stringify(input.request),
-      recorded_by: input.actorId,
-    })
-    .returning('*');
-  return repayment as LoanRepaymentRow;
+  // Only open installments were read: the loan is settled when they all are.
+  const closedOn = after.every(isSettled) ? businessDate : null;
+  const { rows } = await trx.raw(
+    `WITH installments AS (${saveInstallmentsStatement}),
+          loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
+                   WHERE id = ?)
+     INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
+                                  outstanding_after, idempotency_key, request, recorded_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [
+      installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
+      formatAmount(outstandingAfter), closedOn, closedOn, loan.id,
+      repaymentId, loan.enterpriseId, loan.branchId, loan.id,
+      formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
+      input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
+    ],
+  );
+  await postRepayment(trx, now, input, found.accounts, repaymentId, totals);
+  return rows[0] as LoanRepaymentRow;
 }
 
+const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
+  JSON.stringify(paid.map((row) => ({
+    number: row.number,
+    due_date: row.dueDate,
+    penalty: formatAmount(row.penalty),
+    interest: formatAmount(row.interest),
+    principal: formatAmount(row.principal),
+  })));
+
 /** One entry per component, from the funding's account to the loan's accounts of its class and product. */
-async function postRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply, repaymentId: string, totals: Record<'penalty' | 'interest' | 'principal', Money>): Promise<void> {
+async function postRepayment(
+  trx: Knex.Transaction,
+  now: Date,
+  input: RepaymentToApply,
+  accounts: LoanForRepayment['accounts'],
+  repaymentId: string,
+  totals: Record<'penalty' | 'interest' | 'principal', Money>,
+): Promise<void> {
   const { loan, funding } = input;
-  const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
   const source = { cash: defaultRoleAccounts.cash, share_refund: defaultRoleAccounts.members_capital, account: funding.channel === 'account' ? funding.leg.depositAccountCode : '' }[funding.channel];
   for (const { part, kind } of components) {
     if (totals[part].isZero()) continue;
@@ -189,9 +243,9 @@ async function postRepayment(trx: Knex.Transaction, now: Date, input: RepaymentT
       productAccounts: {
         cash: source,
         // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
-        loan_portfolio: classAccounts(product.portfolioAccountCode)[loan.classification],
-        interest_income: product.interestIncomeAccountCode,
-        penalty_income: product.penaltyIncomeAccountCode,
+        loan_portfolio: classAccounts(accounts.portfolio)[loan.classification],
+        interest_income: accounts.interestIncome,
+        penalty_income: accounts.penaltyIncome,
       },
       description: `${kind.replace('_', ' ')} ${loan.number}`,
     });
@@ -211,4 +265,4 @@ function applyPayment(installment: InstallmentState, paid: InstallmentAllocation
 }
 
 /** Lists and details share the columns. */
-export const repaymentsQuery = (knex: Knex) => knex('loan_repayments as r').join('loans as l', 'l.id', 'r.loan_id').select('r.*', 'l.number as loan_number');
+export const repaymentsQuery = (knex: Knex | Knex.Transaction) => knex('loan_repayments as r').join('loans as l', 'l.id', 'r.loan_id').select('r.*', 'l.number as loan_number');

@@ -187,6 +187,32 @@ test('16 concurrent repayments on one loan: the sum paid never exceeds the sum d
   await booksAgree(t, w);
 });
 
+test('a repayment queued behind the loan\'s lock reads the installments as the holder left them', async (t) => {
+  const w = await world();
+  const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
+  const holder = await knex.transaction();
+  await holder.raw('SELECT coopbank_loan_for_repayment(?, NULL)', [loanId]);
+  const queued = repay(w, { loan: loanId, amount: '1000' });
+  await waitForLockWait('coopbank_loan_for_repayment');
+  // What a repayment committed while this one waited (its ledger side left out: only the schedule is read here).
+  await holder('loan_installments').where({ loan_id: loanId, number: 1 }).increment('interest_paid', 500);
+  await holder.commit();
+  const response = await queued;
+  t.is(response.status, 201, response.text);
+  t.like(response.body.allocations[0], { number: 1, interest: '1000' });
+  t.is((await schedule(w, loanId))[0].interest_paid, '1500', 'added to what the holder paid, not written over it');
+});
+
+/** Until a backend of this database waits for a lock in a statement naming `text`. */
+async function waitForLockWait(text: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    const { rows } = await knex.raw(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ?`, [`%${text}%`]);
+    if (rows[0].waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no statement naming ${text} waited for a lock`);
+}
+
 test('bad input: a date other than the business date, a closed accounting year; nothing written', async (t) => {
   const w = await world();
   const { loanId } = await disbursedLoan(w);

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { recordRepayment, repaymentsQuery, type LoanRepaymentRow } from '../../../activities/loans/repayments.activity';
+import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/repayments.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
 import { requireRole, requireVisible } from '../../auth/access';
@@ -7,7 +7,6 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { visibleLoan } from './loans.queries';
 import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, amountSchema, moneyResponse, tellers } from '../money.schemas';
 
@@ -39,7 +38,7 @@ const loanRepaymentSchema = yup.object({
   recorded_at: timestampResponse(),
 }).meta({ component: 'LoanRepayment' });
 
-function serializeRepayment(row: LoanRepaymentRow & { loan_number: string }) {
+function serializeRepayment(row: LoanRepaymentDetail) {
   return {
     id: row.id,
     enterprise: row.enterprise_id,
@@ -90,7 +89,7 @@ export const loanRepaymentRoutes = [
       whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
       if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
       if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
-      const page = await paginateRows<LoanRepaymentRow & { loan_number: string }>(rows, query, new URL(ctx.href));
+      const page = await paginateRows<LoanRepaymentDetail>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRepayment) };
     },
   }),
@@ -118,20 +117,19 @@ export const loanRepaymentRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
       const actor = principal;
-      const loan = await visibleLoan(deps.knex, actor, body.loan);
-      requireRole(actor, tellers, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
-        loanId: loan.id,
+        loanId: body.loan,
         amount: parseAmount(body.amount)!,
         channel: body.channel,
         accountId: body.account ?? null,
         date: body.date ?? null,
         reference: body.reference,
         idempotencyKey,
+        authorize: (loan) => requireRole(actor, tellers, loan, 'The loan'),
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      return serializeRepayment({ ...repayment, loan_number: loan.number });
+      return serializeRepayment(repayment);
     },
   }),
   defineRoute({
@@ -145,7 +143,7 @@ export const loanRepaymentRoutes = [
     response: loanRepaymentSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, principal, deps }) => {
-      const row: (LoanRepaymentRow & { loan_number: string }) | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();
+      const row: LoanRepaymentDetail | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();
       if (row === undefined) throw new NotFoundError('The repayment');
       requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The repayment');
       return serializeRepayment(row);
