@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { effectiveBusinessDate } from '../../domain/calendar';
 import type { ApplicationStatus, ApprovalStep, DecisionKind } from '../../domain/loans/approval';
 import { loanTermsOf } from '../../domain/loans/loan-product';
 import { simulateLoan } from '../../domain/loans/simulation';
@@ -13,7 +14,6 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { reportOnCommit } from '../metrics-channel';
 import { refusalAsOutcome, type Refused } from '../refusal-outcome';
-import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 import { writeSchedule } from './installments';
 import { clientForCredit } from './loan-applications.activity';
@@ -54,27 +54,31 @@ export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionT
 
 async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
   return inTransaction(knex, async (trx) => {
-    const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().throwIfNotFound();
-    const earlier = await trx('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).first('decided_at');
-    if (earlier !== undefined) return { outcome: 'recorded', status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: (earlier.decided_at as Date).toISOString() };
+    // The application locked and a decision already written under this key (a retried activity), in one read.
+    const earlierDecision = trx('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).select('decided_at');
+    const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().select('loan_applications.*', earlierDecision.as('earlier_decided_at')).throwIfNotFound();
+    const earlier = (application as LoanApplication & { earlierDecidedAt: Date | null }).earlierDecidedAt;
+    if (earlier !== null) return { outcome: 'recorded', status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: earlier.toISOString() };
     const decidedAt = now.toISOString();
     if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
     // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
     const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, input.deciderId) : null;
-    await trx('loan_application_decisions').insert({
-      application_id: application.id,
-      step: input.step,
-      decision: input.decision,
-      comment: input.comment,
-      decided_by: input.deciderId,
-      decided_at: decidedAt,
-      idempotency_key: input.idempotencyKey,
-    });
-    reportOnCommit(trx, { work: 'loan_decision', labels: { decision: input.decision } });
     const ended = input.statusAfter !== 'in_review';
-    await trx('loan_applications')
+    // The decision and the application's new state in one statement.
+    await trx
+      .with('decision', trx('loan_application_decisions').insert({
+        application_id: application.id,
+        step: input.step,
+        decision: input.decision,
+        comment: input.comment,
+        decided_by: input.deciderId,
+        decided_at: decidedAt,
+        idempotency_key: input.idempotencyKey,
+      }))
+      .table('loan_applications')
       .where({ id: application.id })
       .update({ status: input.statusAfter, current_step: input.stepAfter, step_started_at: decidedAt, ended_at: ended ? decidedAt : null, status_reason: ended ? input.comment : '' });
+    reportOnCommit(trx, { work: 'loan_decision', labels: { decision: input.decision } });
     await recordAudit(trx, { userId: input.deciderId, requestId: input.requestId }, {
       action: `loan_application.${input.decision}`,
       entityType: 'loan_application',
@@ -104,13 +108,13 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     { enterpriseId: application.enterpriseId, clientId: client.id, relatedParty: client.related_party, requested: principal, mode: configuration.creditCapMode },
   );
   const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
-  const approvedOn = await businessDateOf(trx, application.enterpriseId, now);
+  const approvedOn = effectiveBusinessDate(configuration, now);
   // The fees quoted at submission are the fees charged.
   const terms = loanTermsOf(product, { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods }, approvedOn);
   const simulation = simulateLoan({ ...terms, feeRate: new Money(0), feeFixed: new Money(application.fees) });
   const year = Number(approvedOn.slice(0, 4));
   const sequence = await nextSequenceValue(trx, { name: 'loan', enterpriseId: application.enterpriseId, branchId: application.branchId, year });
-  const loan = await Loan.query(trx).insertAndFetch({
+  const loan = await Loan.query(trx).insert({
     enterpriseId: application.enterpriseId,
     branchId: application.branchId,
     clientId: application.clientId,

@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
+import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
 import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
 import { Money } from '../../domain/money';
 import { ensureTemporalCli } from '../../runtime/temporal-dev-server';
@@ -223,6 +224,20 @@ test.serial('two approvals of the same step at once: one is recorded, the other 
     t.is((await knex('loan_application_decisions').where({ application_id: application.id })).length, 1);
     t.is((await knex('loan_applications').where({ id: application.id }).first()).current_step, 'branch_head');
   });
+});
+
+test.serial('a decision written again under its key (a retried activity) is recorded once and answers as the first time', async (t) => {
+  const application = await submitted();
+  const record = (step: 'cashier' | 'branch_head', after: { statusAfter: 'in_review' | 'approved'; stepAfter: 'branch_head' | null }) =>
+    recordLoanDecision(knex, new Date(), { applicationId: application.id, idempotencyKey: `retried:${application.id}:${step}`, step, decision: 'approve', deciderId: world.users[step]!.id, comment: '', requestId: null, ...after });
+  const first = await record('cashier', { statusAfter: 'in_review', stepAfter: 'branch_head' });
+  t.deepEqual(await record('cashier', { statusAfter: 'in_review', stepAfter: 'branch_head' }), first);
+  const granted = await record('branch_head', { statusAfter: 'approved', stepAfter: null });
+  t.like(granted, { outcome: 'recorded', status: 'approved' });
+  t.deepEqual(await record('branch_head', { statusAfter: 'approved', stepAfter: null }), granted, 'the loan of the first write, not a second one');
+  t.is((await knex('loan_application_decisions').where({ application_id: application.id })).length, 2);
+  t.is((await knex('loans').where({ application_id: application.id })).length, 1);
+  t.like(await knex('loan_applications').where({ id: application.id }).first(), { status: 'approved', current_step: null });
 });
 
 test.serial('configured amount limits end the circuit early for small loans; larger ones go through all four steps', async (t) => {
