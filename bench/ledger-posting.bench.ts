@@ -17,7 +17,7 @@ const measuredSeconds = 5;
 
 /**
  * Business events posted per second through recordBusinessEvent (event row, rule lookup, account checks,
- * entry and lines, deferred balance check at commit) by 8 concurrent writers, beside a pgbench tpcb-like
+ * entry and lines in one statement, deferred balance check at commit) by 8 concurrent writers, beside a pgbench tpcb-like
  * transaction (3 updates, 1 select, 1 insert) run by 8 writers through the same driver on the same server.
  */
 export const ledgerPostingBenchmark: Benchmark = {
@@ -36,8 +36,22 @@ export function measureLedgerPosting(knex: Knex, enterpriseId: string, concurren
   return load(postEvent, concurrency);
 }
 
+/** Statements one posting sends to the server, BEGIN and COMMIT included: each is a round trip. */
+async function roundTripsPerPosting(knex: Knex, enterpriseId: string): Promise<number> {
+  let statements = 0;
+  const count = () => (statements += 1);
+  knex.on('query', count);
+  try {
+    await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000), payload: {}, idempotencyKey: 'bench-round-trips', actorId: null }));
+  } finally {
+    knex.off('query', count);
+  }
+  return statements;
+}
+
 async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
   const enterpriseId = await newEnterprise(knex);
+  const roundTrips = await roundTripsPerPosting(knex, enterpriseId);
   const ledger = await measureLedgerPosting(knex, enterpriseId);
   await prepareTpcb(knex);
   const tpcb = await load(() => tpcbTransaction(knex));
@@ -49,7 +63,7 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     cpus: os.availableParallelism(),
     writers,
     measuredSeconds,
-    recordBusinessEvent: ledger,
+    recordBusinessEvent: { ...ledger, roundTrips },
     tpcbLike: tpcb,
     ratio: { throughput: round(ledger.perSecond / tpcb.perSecond, 3) },
     booksDifference: unbalanced.difference,

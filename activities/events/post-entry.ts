@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { assertBalanced, type JournalLine } from '../../domain/events/journal';
 import type { IsoDate } from '../../domain/calendar';
-import { AppError } from '../../domain/errors';
 import { formatAmount } from '../../domain/money';
-import { postableAccounts } from './accounts';
+import { ledgerCall } from './ledger-refusal';
 
 export interface EntryDraft {
   enterpriseId: string;
@@ -18,46 +17,25 @@ export interface EntryDraft {
 }
 
 /**
- * Posts one balanced journal entry in the caller's transaction: accounts postable, the date inside an open
- * accounting year of the enterprise. The year row is key-share locked, so a concurrent closing (FOR UPDATE)
- * waits for this posting to commit (and a posting waits for a closing), while postings do not wait for each other.
+ * Posts one balanced journal entry in the caller's transaction, in one statement (coopbank_post_entry): accounts
+ * postable, the date inside an open accounting year of the enterprise, else refused with the AppError of the case
+ * (account_unknown, account_inactive, account_not_leaf, no_exercice_for_date, exercice_closed).
  */
 export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft): Promise<string> {
   assertBalanced(draft.lines);
-  const accounts = await postableAccounts(trx, draft.enterpriseId, draft.lines.map((line) => line.account));
-  const exercice = await trx('exercices_comptables')
-    .where({ enterprise_id: draft.enterpriseId })
-    .where('start_date', '<=', draft.entryDate)
-    .where('end_date', '>=', draft.entryDate)
-    .forKeyShare()
-
-    .first('id', 'code', 'status');
-  if (exercice === undefined) {
-    throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${draft.entryDate}.`);
-  }
-  if (exercice.status !== 'open') {
-    throw new AppError('conflict', 'exercice_closed', `The accounting year ${exercice.code} is closed: nothing more can be posted to ${draft.entryDate}.`);
-  }
-  const [entry] = await trx('journal_entries')
-    .insert({
-      enterprise_id: draft.enterpriseId,
-      exercice_id: exercice.id,
-      branch_id: draft.branchId,
-      entry_date: draft.entryDate,
-      event_id: draft.eventId ?? null,
-      rule_config_id: draft.ruleConfigId ?? null,
-      reverses_entry_id: draft.reversesEntryId ?? null,
-      description: draft.description,
-      created_by: draft.createdBy,
-    })
-    .returning('id');
-  await trx('journal_lines').insert(
-    draft.lines.map((line) => ({
-      entry_id: entry.id,
-      chart_entry_id: accounts.get(line.account)!.id,
-      debit: formatAmount(line.debit),
-      credit: formatAmount(line.credit),
-    })),
+  const lines = draft.lines.map((line) => ({ account: line.account, debit: formatAmount(line.debit), credit: formatAmount(line.credit) }));
+  const posted = await ledgerCall<{ id: string }>(
+    trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) AS id', [
+      draft.enterpriseId,
+      draft.branchId,
+      draft.entryDate,
+      JSON.stringify(lines),
+      draft.description,
+      draft.eventId ?? null,
+      draft.ruleConfigId ?? null,
+      draft.reversesEntryId ?? null,
+      draft.createdBy,
+    ]),
   );
-  return entry.id as string;
+  return posted.id;
 }

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { linesForEvent } from '../../domain/events/journal';
 import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } from '../../domain/events/rules';
-import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
-import { effectiveBusinessDate } from '../../domain/calendar';
 import { reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
-import { postJournalEntry } from './post-entry';
+import { ledgerCall } from './ledger-refusal';
 
 export interface BusinessEvent {
   enterpriseId: string;
@@ -41,65 +38,43 @@ function requestHash(event: BusinessEvent): string {
   return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
 }
 
+const defaultAccounts = JSON.stringify(defaultRoleAccounts);
+
 /**
- * The one entry point of every module into the books. In the caller's transaction: appends the event to
- * the log (dated with the enterprise's business date) and posts the entry its current rule produces. The
- * idempotency key is enforced by a unique index: a concurrent twin waits for our commit, then sees our row.
+ * The one entry point of every module into the books. In the caller's transaction and in one statement
+ * (coopbank_record_event): appends the event to the log, dated with the enterprise's business date, and posts the
+ * entry the rule of its kind in force produces. The idempotency key is enforced by a unique index: a concurrent
+ * twin waits for our commit, then sees our row. Refusals are AppErrors: not_found (the enterprise),
+ * idempotency_key_reused, enterprise_suspended (a money-moving kind), and those of postJournalEntry.
+ *
+ * `alongside`, an update of the caller's that goes with the event (the balance it moves), is sent in the same
+ * statement, and takes effect only if the event is new: a replayed event changes nothing.
  */
-export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent): Promise<RecordedEvent> {
-  const hash = requestHash(event);
-  const { businessDate, suspended } = await enterpriseStateOf(trx, event.enterpriseId, now);
-  const [inserted] = await trx('business_event_logs')
-    .insert({
-      enterprise_id: event.enterpriseId,
-      branch_id: event.branchId,
-      kind: event.kind,
-      amount: formatAmount(event.amount),
-      payload: JSON.stringify(event.payload),
-      product_accounts: JSON.stringify(event.productAccounts ?? {}),
-      subject_id: event.subjectId ?? null,
-      business_date: businessDate,
-      actor_id: event.actorId,
-      idempotency_key: event.idempotencyKey,
-      request_hash: hash,
-    })
-    .onConflict(['enterprise_id', 'idempotency_key'])
-    .ignore()
-    .returning(['id', 'created_at']);
-  if (inserted === undefined) return replayOf(trx, event, hash);
-  // Checked after the replay: a retry of what was recorded before the suspension still gets its answer.
-  if (suspended && moneyMovingKinds.has(event.kind)) throw new AppError('conflict', 'enterprise_suspended', 'The enterprise is suspended: it accepts no money movement.');
-
-  const rule = await currentRule(trx, event.enterpriseId, event.kind);
-  if (rule === undefined || !rule.is_active) return { eventId: inserted.id, entryId: null, businessDate, replayed: false, recordedAt: inserted.created_at };
-  const entryId = await postJournalEntry(trx, {
-    enterpriseId: event.enterpriseId,
-    branchId: event.branchId,
-    entryDate: businessDate,
-    lines: linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts),
-    description: event.description ?? event.kind,
-    eventId: inserted.id,
-    ruleConfigId: rule.id,
-    createdBy: event.actorId,
-  });
-  reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
-  return { eventId: inserted.id, entryId, businessDate, replayed: false, recordedAt: inserted.created_at };
+export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent, alongside?: Knex.QueryBuilder): Promise<RecordedEvent> {
+  const call = eventCall(trx, now, event);
+  const statement = alongside === undefined ? call : trx.raw('WITH recorded AS (?), alongside AS (?) SELECT * FROM recorded', [call, alongside.whereRaw('NOT (SELECT replayed FROM recorded)')]);
+  const recorded = await ledgerCall<{ event_id: string; entry_id: string | null; business_date: string; recorded_at: Date; replayed: boolean }>(statement);
+  if (recorded.entry_id !== null && !recorded.replayed) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
+  return { eventId: recorded.event_id, entryId: recorded.entry_id, businessDate: recorded.business_date, replayed: recorded.replayed, recordedAt: recorded.recorded_at };
 }
 
-/** The date the event is posted at, and whether the enterprise is suspended (it then moves no money), in one read. */
-async function enterpriseStateOf(trx: Knex.Transaction, enterpriseId: string, now: Date): Promise<{ businessDate: string; suspended: boolean }> {
-  const state = await trx('enterprise_configurations as c').join('enterprises as e', 'e.id', 'c.enterprise_id').where('c.enterprise_id', enterpriseId).first('c.business_date', 'c.time_zone', 'e.status');
-  if (state === undefined) throw new NotFoundError('The enterprise');
-  return { businessDate: effectiveBusinessDate({ businessDate: state.business_date, timeZone: state.time_zone }, now), suspended: state.status === 'suspended' };
-}
-
-async function replayOf(trx: Knex.Transaction, event: BusinessEvent, hash: string): Promise<RecordedEvent> {
-  const existing = await trx('business_event_logs').where({ enterprise_id: event.enterpriseId, idempotency_key: event.idempotencyKey }).first('id', 'request_hash', 'business_date', 'created_at');
-  if (existing.request_hash !== hash) {
-    throw new AppError('conflict', 'idempotency_key_reused', 'This idempotency key was already used for a different request.');
-  }
-  const entry = await trx('journal_entries').where({ event_id: existing.id }).whereNull('reverses_entry_id').orderBy('created_at').first('id');
-  return { eventId: existing.id, entryId: entry?.id ?? null, businessDate: existing.business_date, replayed: true, recordedAt: existing.created_at };
+function eventCall(trx: Knex.Transaction, now: Date, event: BusinessEvent): Knex.Raw {
+  return trx.raw('SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)', [
+    event.enterpriseId,
+    event.branchId,
+    event.kind,
+    formatAmount(event.amount),
+    JSON.stringify(event.payload),
+    JSON.stringify(event.productAccounts ?? {}),
+    event.subjectId ?? null,
+    event.actorId,
+    event.idempotencyKey,
+    requestHash(event),
+    now.toISOString(),
+    moneyMovingKinds.has(event.kind),
+    defaultAccounts,
+    event.description ?? event.kind,
+  ]);
 }
 
 export interface RuleRow {

@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
-import { CompteClient } from '../../db/models/compte-client.model';
-import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
@@ -43,46 +41,60 @@ export async function withdrawCash(context: ActivityContext, actor: Actor, input
   return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'withdrawal', input));
 }
 
+/** The account as coopbank_lock_member_account returns it: locked, with its product and the event of the key, if any. */
+interface LockedAccount {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  number: string;
+  status: 'open' | 'frozen' | 'closed';
+  balance: string;
+  product_code: string;
+  withdrawals_allowed: boolean;
+  minimum_balance: string;
+  deposit_account_code: string;
+  earlier_event: string | null;
+}
+
 /**
- * One cash movement in the caller's transaction. The account row is locked first: concurrent movements of
- * one account queue up, so the balance check and update cannot interleave, and a retried request (same
- * key) finds the first one's event once it holds the lock, and answers it again instead of moving money twice.
+ * One cash movement in the caller's transaction, in two statements: the account locked (with its product and
+ * what its key already recorded), then the event, its entry and the new balance. The lock comes first: concurrent
+ * movements of one account queue up, so the balance check and update cannot interleave, and a retried request
+ * (same key) finds the first one's event once it holds the lock, and answers it again instead of moving money twice.
  */
 export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
-  const account = await CompteClient.query(trx).findById(input.accountId).forUpdate();
-  if (account === undefined) throw new NotFoundError('The account');
   const key = operationKey('cash', actor, input.idempotencyKey);
+  const { rows } = (await trx.raw('SELECT * FROM coopbank_lock_member_account(?, ?)', [input.accountId, input.idempotencyKey === null ? null : key])) as { rows: LockedAccount[] };
+  const account = rows[0];
+  if (account === undefined) throw new NotFoundError('The account');
   const request = { direction, account: account.id, amount: formatAmount(input.amount), channel: input.channel, reference: input.reference };
-  if (input.idempotencyKey !== null) {
-    const earlier = await operationByKey(trx, account.enterpriseId, key);
-    if (earlier !== undefined) {
-      assertSameRequest(earlier.payload.request, request);
-      return { ...toOperation(earlier), replayed: true };
-    }
+  const earlier = account.earlier_event === null ? undefined : await operationByKey(trx, account.enterprise_id, key);
+  if (earlier !== undefined) {
+    assertSameRequest(earlier.payload.request, request);
+    return { ...toOperation(earlier), replayed: true };
   }
   if (account.status !== 'open') {
     throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}: no ${direction} is possible.`);
   }
-  const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
   const balance = new Money(account.balance);
   const balanceAfter = direction === 'deposit' ? balance.plus(input.amount) : balance.minus(input.amount);
   if (direction === 'withdrawal') {
-    if (!product.withdrawalsAllowed) throw new AppError('conflict', 'withdrawals_not_allowed', `Product ${product.code} does not allow withdrawals.`);
-    assertAboveMinimum(balance, balanceAfter, new Money(product.minimumBalance));
+    if (!account.withdrawals_allowed) throw new AppError('conflict', 'withdrawals_not_allowed', `Product ${account.product_code} does not allow withdrawals.`);
+    assertAboveMinimum(balance, balanceAfter, new Money(account.minimum_balance));
   }
+  const balanceMoved = trx('comptes_clients').update({ balance: formatAmount(balanceAfter) }).where('id', account.id);
   const recorded = await recordBusinessEvent(trx, now, {
-    enterpriseId: account.enterpriseId,
-    branchId: account.branchId,
+    enterpriseId: account.enterprise_id,
+    branchId: account.branch_id,
     kind: direction,
     amount: input.amount,
     subjectId: account.id,
     payload: { request, balance_after: formatAmount(balanceAfter), account_number: account.number },
     idempotencyKey: key,
     actorId: actor.userId,
-    productAccounts: { member_deposits: product.depositAccountCode },
+    productAccounts: { member_deposits: account.deposit_account_code },
     description: `${direction} ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`,
-  });
-  await CompteClient.query(trx).patch({ balance: formatAmount(balanceAfter) }).where('id', account.id);
+  }, balanceMoved);
   return {
     id: recorded.eventId,
     kind: direction,
