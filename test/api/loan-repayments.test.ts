@@ -1,7 +1,10 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { applyRepayment } from '../../activities/loans/repayments.activity';
 import { penaltyFor } from '../../domain/loans/loan-product';
 import { Money } from '../../domain/money';
+import { Loan } from '../../db/models/loan.model';
+import { inTransaction } from '../../db/transaction';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
@@ -212,6 +215,20 @@ async function waitForLockWait(text: string): Promise<void> {
   }
   throw new Error(`no statement naming ${text} waited for a lock`);
 }
+
+test('principal repaid ahead (a leaving member\'s refund): the unearned interest is waived in the schedule itself', async (t) => {
+  const w = await world();
+  const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
+  const loan = await Loan.query(knex).findById(loanId).throwIfNotFound();
+  await inTransaction(knex, (trx) => applyRepayment(trx, new Date(), {
+    loan, businessDate: '2026-01-15', amount: new Money('300000'), funding: { channel: 'share_refund' }, dues: 'overdue_and_principal',
+    reference: 'refund', key: `refund:${loanId}`, request: {}, actorId: w.users.cashier!.id,
+  }));
+  const settled: { interest_due: string; interest_paid: string; principal_due: string; principal_paid: string }[] = await knex('loan_installments').where({ loan_id: loanId }).whereNotNull('paid_on');
+  t.true(settled.length >= 2, 'installments paid off ahead of their dates');
+  for (const row of settled) t.like(row, { interest_due: '0', interest_paid: '0', principal_paid: row.principal_due });
+  await booksAgree(t, w);
+});
 
 test('bad input: a date other than the business date, a closed accounting year; nothing written', async (t) => {
   const w = await world();
