@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import { Money } from '../../domain/money';
+import type { LoanWorld } from '../helpers/loans';
+import { capitalBooks } from '../helpers/shares';
+
+/**
+ * What an auditor checks after every operation of a random sequence: each found breach is a sentence, and an
+ * empty list means the books tie out. Everything is read from the database and the API as they are.
+ */
+export async function booksBreaches(world: LoanWorld, posted: Map<string, string>): Promise<string[]> {
+  const checks = await Promise.all([unbalancedEntries(world), changedPostings(world, posted), reconciliationGaps(world), portfolioGaps(world), capitalGaps(world)]);
+  return checks.flat();
+}
+
+/** Every entry balances (the database refuses otherwise at commit: this proves the refusal held). */
+async function unbalancedEntries({ knex, enterpriseId }: LoanWorld): Promise<string[]> {
+  const rows: { id: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id')
+    .where('e.enterprise_id', enterpriseId).groupBy('e.id').havingRaw('sum(l.debit) <> sum(l.credit)').select('e.id');
+  return rows.map((row) => `entry ${row.id} does not balance`);
+}
+
+/**
+ * No posted line changed or vanished since the previous check; the lines posted since are added to `posted`
+ * (id → account, debit, credit), so the next check covers them too.
+ */
+async function changedPostings({ knex, enterpriseId }: LoanWorld, posted: Map<string, string>): Promise<string[]> {
+  const rows: { id: string; line: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id')
+    .where('e.enterprise_id', enterpriseId).select('l.id', knex.raw(`concat_ws(' ', l.chart_entry_id, l.debit, l.credit) AS line`));
+  const now = new Map(rows.map((row) => [row.id, row.line]));
+  const breaches = [...posted].filter(([id, line]) => now.get(id) !== line).map(([id]) => `posted line ${id} changed or vanished`);
+  for (const [id, line] of now) posted.set(id, line);
+  return breaches;
+}
+
+/** Each member account's balance equals its deposit account's lines for it (the API's own reconciliation). */
+async function reconciliationGaps(world: LoanWorld): Promise<string[]> {
+  const response = await world.app.request('GET', `/api/v1/members/reconciliation/?enterprise=${world.enterpriseId}`, { headers: world.users.direction!.headers });
+  if (response.status !== 200) return [`reconciliation answered ${response.status}`];
+  return (response.body.results as { number: string; balance: string; ledger_balance: string }[]).map((gap) => `account ${gap.number}: balance ${gap.balance}, ledger ${gap.ledger_balance}`);
+}
+
+/** The loans' outstanding principal by class equals its account (3221, 3312, 3352); provisions equal 3931. */
+async function portfolioGaps({ knex, enterpriseId }: LoanWorld): Promise<string[]> {
+  const loans: { classification: string; principal: string; provisions: string }[] = await knex('loans').where({ enterprise_id: enterpriseId }).whereIn('status', ['active', 'closed'])
+    .groupBy('classification').select('classification', knex.raw('sum(outstanding_principal)::text AS principal'), knex.raw('sum(provision_amount)::text AS provisions'));
+  const ledger = await balancesOf(knex, enterpriseId, ['3221', '3312', '3352', '3931']);
+  const byClass = new Map(loans.map((row) => [row.classification, row]));
+  const breaches = (
+    [['performing', '3221'], ['overdue', '3312'], ['doubtful', '3352']] as const
+  ).flatMap(([loanClass, code]) => {
+    const principal = new Money(byClass.get(loanClass)?.principal ?? 0);
+    return principal.eq(ledger.get(code)!) ? [] : [`${loanClass} principal ${principal.toFixed(0)} but ${code} holds ${ledger.get(code)!.toFixed(0)}`];
+  });
+  const provisions = loans.reduce((sum, row) => sum.plus(row.provisions), new Money(0));
+  if (!provisions.negated().eq(ledger.get('3931')!)) breaches.push(`provisions ${provisions.toFixed(0)} but 3931 holds ${ledger.get('3931')!.toFixed(0)}`);
+  return breaches;
+}
+
+/** The capital register (paid, unpaid, what members owe) equals 1000x, 1001x and 4411. */
+async function capitalGaps(world: LoanWorld): Promise<string[]> {
+  const books = await capitalBooks(world);
+  return (['paid', 'unpaid', 'members'] as const)
+    .filter((side) => books.ledger[side] !== books.register[side])
+    .map((side) => `capital ${side}: ledger ${books.ledger[side]}, register ${books.register[side]}`);
+}
+
+/** Debit − credit of each code over the enterprise's ledger (0 for an account without lines). */
+async function balancesOf(knex: Knex, enterpriseId: string, codes: readonly string[]): Promise<Map<string, Money>> {
+  const rows: { code: string; balance: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('e.enterprise_id', enterpriseId).whereIn('c.code', codes).groupBy('c.code').select('c.code', knex.raw('sum(l.debit - l.credit)::text AS balance'));
+  return new Map(codes.map((code) => [code, new Money(rows.find((row) => row.code === code)?.balance ?? 0)]));
+}
+
+/** Rows that a refused operation must not add: events, entries, repayments, subscriptions. */
+export async function footprint({ knex, enterpriseId }: LoanWorld): Promise<string> {
+  const counts = await Promise.all(
+    ['business_event_logs', 'journal_entries', 'loan_repayments', 'share_subscriptions', 'loan_applications'].map(async (table) => {
+      const row = await knex(table).where({ enterprise_id: enterpriseId }).count({ n: '*' }).first();
+      return `${table}=${String(row?.n)}`;
+    }),
+  );
+  return counts.join(' ');
+}

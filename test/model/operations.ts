@@ -1,0 +1,319 @@
+import fc from 'fast-check';
+import { Money } from '../../domain/money';
+import type { TestResponse } from '../helpers/app';
+import { approvedLoan, memberOf, type LoanWorld } from '../helpers/loans';
+import { booksBreaches, footprint } from './books';
+
+/**
+ * The model of a random sequence: what the operations so far predict. Ids are the real ones, learnt when an
+ * operation creates something; the amounts are predicted, never read back to be believed.
+ */
+export interface Model {
+  accounts: { id: string; client: string }[];
+  balances: Map<string, Money>;
+  applications: { id: string; client: string; amount: Money; step: number }[];
+  loans: { id: string; client: string; principal: Money; disbursed: boolean; closed: boolean }[];
+  businessDate: string;
+  lastKeyed: { account: string; amount: string; key: string } | null;
+  keys: number;
+}
+
+export interface Real {
+  world: LoanWorld;
+  /** Every journal line seen so far: id → account, debit, credit (no posted row may change). */
+  posted: Map<string, string>;
+}
+
+/** The user deciding each approval step, in the circuit's order. */
+const approvers = ['cashier', 'branch_head', 'committee', 'direction'] as const;
+/** The demo product's fee: 1 % of the principal, half-up to the franc. */
+const feeRate = new Money('0.01');
+const lastBusinessDate = '2026-12-20';
+
+type Command = fc.AsyncCommand<Model, Real>;
+
+/** How many operations of each kind ran (those whose `check` held), for the test to show what it exercised. */
+export const executed = new Map<string, number>();
+
+/** Runs an operation, then checks the books: an operation leaving them wrong fails the sequence at once. */
+abstract class Operation implements Command {
+  abstract check(model: Readonly<Model>): boolean;
+  abstract apply(model: Model, real: Real): Promise<void>;
+  abstract toString(): string;
+  async run(model: Model, real: Real): Promise<void> {
+    const kind = this.toString().replace(/\(.*$/, '');
+    executed.set(kind, (executed.get(kind) ?? 0) + 1);
+    await this.apply(model, real);
+    const breaches = [...(await booksBreaches(real.world, real.posted)), ...(await balanceBreaches(model, real))];
+    if (breaches.length > 0) throw new Error(`after ${this.toString()}: ${breaches.join('; ')}`);
+  }
+}
+
+function expectStatus(response: TestResponse, status: number, what: string): void {
+  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`);
+}
+
+/** A refusal: the expected status and code, and not one row more than before. */
+async function expectRefusal(real: Real, send: () => Promise<TestResponse>, status: number, code: string, what: string): Promise<void> {
+  const before = await footprint(real.world);
+  const response = await send();
+  if (response.status !== status || response.body?.code !== code) throw new Error(`${what}: expected ${status} ${code}, got ${response.status} ${response.text}`);
+  const after = await footprint(real.world);
+  if (after !== before) throw new Error(`${what} was refused but left rows: ${before} → ${after}`);
+}
+
+const post = (real: Real, as: string, path: string, json: unknown, headers: Record<string, string> = {}) =>
+  real.world.app.request('POST', path, { headers: { ...real.world.users[as]!.headers, ...headers }, json });
+
+class OpenAccount extends Operation {
+  constructor(readonly initial: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.accounts.length < 8;
+  toString = () => `OpenAccount(${this.initial})`;
+  apply = (model: Model, real: Real) => openAccount(model, real, this.initial);
+}
+
+/** A new member (inserted: registering one is not what is tested) opens an account through the API. */
+export async function openAccount(model: Model, real: Real, initial: number): Promise<void> {
+  const client = await memberOf(real.world);
+  const response = await post(real, 'cashier', '/api/v1/members/accounts/', { client, product: real.world.savingsProductId, initial_deposit: String(initial) });
+  expectStatus(response, 201, `OpenAccount(${initial})`);
+  model.accounts.push({ id: response.body.id, client });
+  model.balances.set(response.body.id, new Money(initial));
+}
+
+class Deposit extends Operation {
+  constructor(readonly index: number, readonly amount: number, readonly keyed: boolean) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.accounts.length > 0;
+  toString = () => `Deposit(#${this.index}, ${this.amount}${this.keyed ? ', keyed' : ''})`;
+  async apply(model: Model, real: Real) {
+    const account = model.accounts[this.index % model.accounts.length]!.id;
+    const key = this.keyed ? `model-${(model.keys += 1)}` : null;
+    const response = await post(real, 'cashier', `/api/v1/members/accounts/${account}/deposits/`, { amount: String(this.amount) }, key === null ? {} : { 'Idempotency-Key': key });
+    expectStatus(response, 201, this.toString());
+    model.balances.set(account, model.balances.get(account)!.plus(this.amount));
+    if (key !== null) model.lastKeyed = { account, amount: String(this.amount), key };
+  }
+}
+
+/** The last keyed deposit sent again: the same body answers the first result; another body is refused. */
+class ReplayDeposit extends Operation {
+  constructor(readonly sameBody: boolean) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.lastKeyed !== null;
+  toString = () => `ReplayDeposit(${this.sameBody ? 'same body' : 'other body'})`;
+  async apply(model: Model, real: Real) {
+    const { account, amount, key } = model.lastKeyed!;
+    const path = `/api/v1/members/accounts/${account}/deposits/`;
+    if (!this.sameBody) {
+      await expectRefusal(real, () => post(real, 'cashier', path, { amount: new Money(amount).plus(1).toFixed(0) }, { 'Idempotency-Key': key }), 409, 'idempotency_key_reused', this.toString());
+      return;
+    }
+    const before = await footprint(real.world);
+    const response = await post(real, 'cashier', path, { amount }, { 'Idempotency-Key': key });
+    expectStatus(response, 201, this.toString());
+    if (response.headers.get('idempotent-replayed') !== 'true') throw new Error('a replay is not marked Idempotent-Replayed');
+    if ((await footprint(real.world)) !== before) throw new Error('a replayed deposit moved money again');
+  }
+}
+
+class Withdrawal extends Operation {
+  constructor(readonly index: number, readonly amount: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.accounts.length > 0;
+  toString = () => `Withdrawal(#${this.index}, ${this.amount})`;
+  async apply(model: Model, real: Real) {
+    const account = model.accounts[this.index % model.accounts.length]!.id;
+    const balance = model.balances.get(account)!;
+    const send = () => post(real, 'cashier', `/api/v1/members/accounts/${account}/withdrawals/`, { amount: String(this.amount) });
+    if (balance.lt(this.amount)) return expectRefusal(real, send, 409, 'insufficient_funds', this.toString());
+    expectStatus(await send(), 201, this.toString());
+    model.balances.set(account, balance.minus(this.amount));
+  }
+}
+
+class SubscribeShares extends Operation {
+  constructor(readonly index: number, readonly shares: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.accounts.length > 0;
+  toString = () => `SubscribeShares(#${this.index}, ${this.shares})`;
+  async apply(model: Model, real: Real) {
+    const client = model.accounts[this.index % model.accounts.length]!.client;
+    const response = await post(real, 'cashier', '/api/v1/shares/subscriptions/', { client, share_type: real.world.shareTypeId, shares: this.shares, channel: 'cash' });
+    expectStatus(response, 201, this.toString());
+  }
+}
+
+class SubmitApplication extends Operation {
+  constructor(readonly index: number, readonly amount: number, readonly termPeriods: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.accounts.length > 0 && model.applications.length < 2;
+  toString = () => `SubmitApplication(#${this.index}, ${this.amount}, ${this.termPeriods} months)`;
+  async apply(model: Model, real: Real) {
+    const client = model.accounts[this.index % model.accounts.length]!.client;
+    const response = await post(real, 'teller', '/api/v1/loans/applications/', { client, product: real.world.productId, amount: String(this.amount), term_periods: this.termPeriods, purpose: 'model' });
+    expectStatus(response, 201, this.toString());
+    model.applications.push({ id: response.body.id, client, amount: new Money(this.amount), step: 0 });
+  }
+}
+
+class Decide extends Operation {
+  constructor(readonly index: number, readonly decision: 'approve' | 'reject' | 'send_back') {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.applications.length > 0;
+  toString = () => `Decide(#${this.index}, ${this.decision})`;
+  async apply(model: Model, real: Real) {
+    const application = model.applications[this.index % model.applications.length]!;
+    const path = `/api/v1/loans/applications/${application.id}/decisions/`;
+    const send = () => post(real, approvers[application.step]!, path, { decision: this.decision, comment: 'model' });
+    if (this.decision === 'send_back' && application.step === 0) return expectRefusal(real, send, 409, 'nothing_to_send_back', this.toString());
+    const response = await send();
+    expectStatus(response, 200, this.toString());
+    if (this.decision === 'send_back') application.step -= 1;
+    else if (this.decision === 'approve' && application.step < approvers.length - 1) application.step += 1;
+    else {
+      model.applications = model.applications.filter((open) => open !== application);
+      if (this.decision === 'approve') {
+        const loan = response.body.loan as { id: string } | null;
+        if (loan === null) throw new Error('the final approval granted no loan');
+        model.loans.push({ id: loan.id, client: application.client, principal: application.amount, disbursed: false, closed: false });
+      }
+    }
+  }
+}
+
+/** A loan approved at once (the circuit is Decide's business) and paid out to the member's account. */
+export async function grantLoan(model: Model, real: Real, client: string, principal: Money): Promise<void> {
+  const id = await approvedLoan(real.world, client, { amount: principal.toFixed(0), term_periods: 12 });
+  model.loans.push({ id, client, principal, disbursed: false, closed: false });
+  await new Disburse(model.loans.length - 1).apply(model, real);
+}
+
+class Disburse extends Operation {
+  constructor(readonly index: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.loans.some((loan) => !loan.disbursed);
+  toString = () => `Disburse(#${this.index})`;
+  async apply(model: Model, real: Real) {
+    const waiting = model.loans.filter((loan) => !loan.disbursed);
+    const loan = waiting[this.index % waiting.length]!;
+    const account = model.accounts.find((open) => open.client === loan.client)!.id;
+    const response = await post(real, 'cashier', `/api/v1/loans/loans/${loan.id}/disbursement/`, { channel: 'account', account });
+    expectStatus(response, 200, this.toString());
+    loan.disbursed = true;
+    const fees = loan.principal.times(feeRate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+    model.balances.set(account, model.balances.get(account)!.plus(loan.principal).minus(fees));
+  }
+}
+
+/** A repayment of a share of what is payable now, from the till or the member's account; or one franc too many. */
+class Repay extends Operation {
+  constructor(readonly index: number, readonly percent: number, readonly fromAccount: boolean, readonly excess: boolean) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.loans.some((loan) => loan.disbursed && !loan.closed);
+  toString = () => `Repay(#${this.index}, ${this.excess ? 'payable + 1' : `${this.percent} %`}${this.fromAccount ? ', from the account' : ''})`;
+  async apply(model: Model, real: Real) {
+    const open = model.loans.filter((loan) => loan.disbursed && !loan.closed);
+    const loan = open[this.index % open.length]!;
+    const detail = await real.world.app.request('GET', `/api/v1/loans/loans/${loan.id}/`, { headers: real.world.users.cashier!.headers });
+    const payable = new Money(detail.body.position.payable);
+    const account = model.accounts.find((candidate) => candidate.client === loan.client)!.id;
+    const amount = this.excess ? payable.plus(1) : Money.max(1, payable.times(this.percent).div(100).floor());
+    const funding = this.fromAccount ? { channel: 'account', account } : { channel: 'cash' };
+    const send = () => post(real, 'cashier', '/api/v1/loans/repayments/', { loan: loan.id, amount: amount.toFixed(0), reference: 'model', ...funding });
+    if (this.excess) return expectRefusal(real, send, 409, 'exceeds_total_due', this.toString());
+    if (this.fromAccount && model.balances.get(account)!.lt(amount)) return expectRefusal(real, send, 409, 'insufficient_funds', this.toString());
+    const response = await send();
+    expectStatus(response, 201, this.toString());
+    if (this.fromAccount) model.balances.set(account, model.balances.get(account)!.minus(amount));
+    const after = await real.world.app.request('GET', `/api/v1/loans/loans/${loan.id}/`, { headers: real.world.users.cashier!.headers });
+    loan.closed = after.body.status === 'closed';
+  }
+}
+
+class MoveBusinessDate extends Operation {
+  constructor(readonly days: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => dateAfter(model.businessDate, this.days) <= lastBusinessDate;
+  toString = () => `MoveBusinessDate(+${this.days} days)`;
+  async apply(model: Model, real: Real) {
+    const date = dateAfter(model.businessDate, this.days);
+    const response = await real.world.app.request('PATCH', `/api/v1/enterprise/enterprises/${real.world.enterpriseId}/configuration/`, { headers: real.world.users.direction!.headers, json: { business_date: date } });
+    expectStatus(response, 200, this.toString());
+    model.businessDate = date;
+  }
+}
+
+/** A provisioning run at the business date, through the API and its workflow, awaited to its end. */
+class RunProvisioning extends Operation {
+  check = (model: Readonly<Model>) => model.loans.some((loan) => loan.disbursed);
+  toString = () => 'RunProvisioning()';
+  async apply(_model: Model, real: Real) {
+    const started = await post(real, 'direction', '/api/v1/loans/provisions/runs/', { enterprise: real.world.enterpriseId });
+    expectStatus(started, 202, this.toString());
+    for (let attempt = 0; attempt < 600; attempt += 1) {
+      const run = await real.world.app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id}/`, { headers: real.world.users.direction!.headers });
+      if (run.body.status === 'completed') return;
+      if (run.body.status !== 'running') throw new Error(`provisioning run ended ${run.body.status}: ${run.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('provisioning run did not end within 30 s');
+  }
+}
+
+function dateAfter(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+const accountOpening = fc.integer({ min: 1000, max: 300_000 }).map((initial) => new OpenAccount(initial));
+const deposit = fc.tuple(fc.nat(), fc.integer({ min: 1, max: 2_000_000 }), fc.boolean()).map(([index, amount, keyed]) => new Deposit(index, amount, keyed));
+const replay = fc.boolean().map((sameBody) => new ReplayDeposit(sameBody));
+const withdrawal = fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3_000_000 })).map(([index, amount]) => new Withdrawal(index, amount));
+const subscription = fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })).map(([index, shares]) => new SubscribeShares(index, shares));
+const application = fc.tuple(fc.nat(), fc.integer({ min: 100, max: 3000 }), fc.integer({ min: 3, max: 12 }))
+  .map(([index, thousands, term]) => new SubmitApplication(index, thousands * 1000, term));
+const decision = fc.tuple(fc.nat(), fc.constantFrom('approve', 'approve', 'approve', 'approve', 'reject', 'send_back') as fc.Arbitrary<'approve' | 'reject' | 'send_back'>)
+  .map(([index, chosen]) => new Decide(index, chosen));
+const disbursement = fc.nat().map((index) => new Disburse(index));
+const repayment = fc.tuple(fc.nat(), fc.integer({ min: 1, max: 100 }), fc.boolean(), fc.boolean())
+  .map(([index, percent, fromAccount, excess]) => new Repay(index, percent, fromAccount, excess));
+const time = fc.integer({ min: 1, max: 45 }).map((days) => new MoveBusinessDate(days));
+
+/**
+ * Every operation with its arguments drawn at random. fast-check draws among them evenly: an operation listed
+ * twice is drawn twice as often, so the four decisions a loan needs and the repayments come up as at a counter.
+ */
+export const operations = [
+  accountOpening, deposit, deposit, replay, withdrawal, subscription, application, decision, decision, decision, decision,
+  disbursement, disbursement, repayment, repayment, repayment, time, fc.constant(new RunProvisioning()),
+];
+
+/** Balances the API answers that the model does not predict. */
+export async function balanceBreaches(model: Model, real: Real): Promise<string[]> {
+  const response = await real.world.app.request('GET', `/api/v1/members/accounts/?enterprise=${real.world.enterpriseId}&page_size=100`, { headers: real.world.users.direction!.headers });
+  const answered = new Map((response.body.results as { id: string; balance: string }[]).map((account) => [account.id, account.balance]));
+  return [...model.balances]
+    .filter(([id, balance]) => answered.get(id) !== balance.toFixed(0))
+    .map(([id, balance]) => `account ${id}: the model says ${balance.toFixed(0)}, the API ${answered.get(id)}`);
+}
