@@ -310,7 +310,7 @@ export const operations = [
 ];
 
 /** Balances the API answers that the model does not predict. */
-export async function balanceBreaches(model: Model, real: Real): Promise<string[]> {
+async function balanceBreaches(model: Model, real: Real): Promise<string[]> {
   const response = await real.world.app.request('GET', `/api/v1/members/accounts/?enterprise=${real.world.enterpriseId}&page_size=100`, { headers: real.world.users.direction!.headers });
   const answered = new Map((response.body.results as { id: string; balance: string }[]).map((account) => [account.id, account.balance]));
   return [...model.balances]
