@@ -12,7 +12,7 @@ export type InputLocation = 'path' | 'query' | 'body';
  * string is expected would crash them; and PostgreSQL refuses NUL bytes and unpaired surrogates in text.
  */
 export async function validateInput<T>(schema: Schema<T>, input: unknown, location: InputLocation): Promise<T> {
-  const shape = shapeProblems(schema.describe(), input, '', location);
+  const shape = shapeProblems(descriptionOf(schema), input, '', location);
   const message = `The request ${locationNoun[location]} has invalid fields.`;
   if (shape.some((problem) => problem.field === location)) throw new ValidationError(shape, message);
   // The other fields are still validated, so that one answer lists every fault.
@@ -40,9 +40,29 @@ const maxReported = 20;
  * casting, and strict fields (money strings, integers that must be JSON numbers) are never cast.
  */
 function withDefaults(schema: Schema<unknown>, input: unknown): unknown {
-  if (!isPlainObject(input) || schema.describe().type !== 'object') return input;
-  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([key, value]) => value !== undefined && !Object.hasOwn(input, key));
+  if (!isPlainObject(input) || descriptionOf(schema).type !== 'object') return input;
+  const defaults = defaultsOf(schema).filter(([key]) => !Object.hasOwn(input, key));
   return defaults.length === 0 ? input : { ...Object.fromEntries(defaults), ...input };
+}
+
+// yup schemas are immutable: what is read from one once holds for every request of its route (describe() walks and
+// clones the whole schema).
+const descriptions = new WeakMap<Schema<unknown>, Description>();
+const primitiveDefaults = new WeakMap<Schema<unknown>, [string, unknown][]>();
+
+function descriptionOf(schema: Schema<unknown>): Description {
+  let description = descriptions.get(schema);
+  if (description === undefined) descriptions.set(schema, (description = schema.describe()));
+  return description;
+}
+
+/** The fields' defaults; kept only when all are primitives (an object default is made anew for each request). */
+function defaultsOf(schema: Schema<unknown>): [string, unknown][] {
+  const known = primitiveDefaults.get(schema);
+  if (known !== undefined) return known;
+  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([, value]) => value !== undefined);
+  if (defaults.every(([, value]) => value === null || typeof value !== 'object')) primitiveDefaults.set(schema, defaults);
+  return defaults;
 }
 
 const locationNoun: Record<InputLocation, string> = { path: 'path', query: 'query string', body: 'body' };

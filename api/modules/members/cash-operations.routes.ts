@@ -6,7 +6,7 @@ import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { visibleAccount } from './member-accounts.queries';
+import { visibleAccount, visibleAccountScope } from './member-accounts.queries';
 import { cashOperationSchema } from './member-accounts.schemas';
 import { amountSchema, tellers } from '../money.schemas';
 
@@ -43,13 +43,12 @@ const moveRoute = (direction: CashDirection) =>
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const account = await visibleAccount(deps.knex, actor, params.id);
-      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      authorize(await visibleAccountScope(deps.knex, actor, params.id), 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
       const operation = await move(
         deps.activities,
         actor,
-        { accountId: account.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey },
+        { accountId: params.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey },
       );
       if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { replayed: _replayed, ...answer } = operation;

@@ -19,8 +19,8 @@ export async function visibleAccount(knex: Knex, principal: Principal, id: strin
  * authorize a movement, without loading the account, whose row the movement itself locks and reads. One statement
  * prepared once per connection.
  */
-export async function visibleAccountScope(knex: Knex, principal: Principal, id: string): Promise<Scope & { branchId: string }> {
-  const { rows } = (await knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: (Scope & { branchId: string })[] };
+export async function visibleAccountScope(knex: Knex, principal: Principal, id: string): Promise<Scope> {
+  const { rows } = (await knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: Scope[] };
   const scope = rows[0];
   if (scope === undefined) throw new NotFoundError('The account');
   requireVisible(principal, scope, 'The account');
