@@ -4,11 +4,17 @@ import type { Activities } from '../activities';
 
 const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 
+const defaultBatchSize = 10_000;
+
 export interface ProvisioningRunInput {
   enterpriseId: string;
   /** Absent when the Schedule starts the run: the first activity creates it for the business date. */
   runId?: string;
-  /** Loans per batch (one transaction each); default 1000. */
+  /**
+   * About this many loans per batch (one transaction each; a borrower's loans are never split); default 10 000,
+   * a few megabytes of the worker's memory, and few enough batches that their round trips through Temporal
+   * do not outweigh the work.
+   */
   batchSize?: number;
   /** How long one batch may take before it is retried elsewhere (a worker lost mid-batch); default 2 minutes. */
   batchTimeoutSeconds?: number;
@@ -33,7 +39,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
-      const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? 1000 });
+      const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? defaultBatchSize });
       if (progress.status !== 'running') return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
     }
   } catch (error) {

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { classifyBorrowerLoans, reclassificationOf, type LoanClass } from '../../domain/loans/classification';
-import { coverOf, guaranteeKinds, provisionFor } from '../../domain/loans/provisioning';
-import { daysBetween } from '../../domain/calendar';
+import type { ClassAccounts, LoanClass } from '../../domain/loans/classification';
+import { coverOf, guaranteeKinds } from '../../domain/loans/provisioning';
+import { planBatch, type BatchPlan, type BatchPosting, type LoanFacts, type ProvisionRow } from '../../domain/loans/provisioning-run';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
@@ -14,10 +15,11 @@ import { classAccounts } from './class-accounts';
 
 /**
  * The provisioning run (docs/domain.md §4): for one enterprise and one as-of date, every active loan is aged,
- * classified (with contagion across a borrower's loans) and provisioned. Loans go in id order, in batches;
- * each batch is one transaction holding its LoanProvision rows, its entries and the run's cursor, and a
- * loan that already has its row for the date is skipped: a rerun, or a batch retried after a worker died,
- * never posts twice.
+ * classified (with contagion across a borrower's loans) and provisioned by the rules of
+ * domain/loans/provisioning-run.ts. Borrowers go in id order, in batches; each batch is one transaction
+ * holding its LoanProvision rows (only where a loan's position changed), its entries (one per branch, kind
+ * and account pair, the sum of its loans) and the run's cursor. What a loan was last provisioned at is on the
+ * loan itself, so a rerun, or a batch retried after a worker died, posts only what changed since: never twice.
  */
 
 export interface ProvisioningRunRow {
@@ -48,7 +50,11 @@ export async function startProvisioningRun(
     }
     // Provisions move forward in time: a run for an earlier date than one already provisioned would compute
     // its deltas against a later state.
-    const latest = await trx('loan_provisions').where({ enterprise_id: input.enterpriseId }).max({ as_of: 'as_of' }).first();
+    const latest = await trx('provisioning_runs')
+      .where({ enterprise_id: input.enterpriseId })
+      .where((started) => started.where('status', 'completed').orWhere('loans_processed', '>', 0))
+      .max({ as_of: 'as_of' })
+      .first();
     if (latest?.as_of !== null && latest?.as_of !== undefined && asOf < latest.as_of) {
       throw new AppError('conflict', 'provisioning_date_passed', `Provisions were already computed for ${latest.as_of as string}: a run must be for that date or later.`);
     }
@@ -65,8 +71,8 @@ export async function markProvisioningRunFailed(knex: Knex, now: Date, input: { 
   if (failed > 0) reportCommitted({ work: 'provisioning_run', labels: { outcome: 'failed' } });
 }
 
-/** What one loan of a batch looks like to the run: its state, its borrower's, its covers; read in one query. */
-interface LoanFacts {
+/** A row of the facts query: one loan of the batch's borrowers, its arrears, its covers and its latest LoanProvision row. */
+interface LoanFactsRow {
   id: string;
   client_id: string;
   branch_id: string;
@@ -79,48 +85,107 @@ interface LoanFacts {
   real_estate: boolean;
   portfolio_account_code: string;
   oldest_due: string | null;
-  cash_cover: string;
-  eligible_cover: string;
-  in_batch: boolean;
+  cash_cover: string | null;
+  eligible_cover: string | null;
+  latest_classification: LoanClass | null;
+  latest_rate: string;
+  latest_base: string;
+  latest_uncovered: string;
+  latest_amount: string;
 }
 
 const kindsCovering = (cover: 'cash' | 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
 
+/** Below every uuid: the cursor of a run that has not started. */
+const beforeFirstBorrower = '00000000-0000-0000-0000-000000000000';
+
+// A loan the run visits: active, or closed since its last run with provisions left to reverse. The first two
+// terms are the predicate of the loans_provisioning index (see its migration), which the batch queries walk.
+const visitedLoan = `(l.status = 'active' OR l.provision_amount > 0) AND ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.status = 'closed')`;
+
 /**
- * One set-based query: the batch's loans and every other active loan of the same borrowers (contagion and
- * the borrower's age need them), each with its oldest installment unpaid after its due date and the value
- * of the guarantees in force, by cover.
+ * The last borrower of the batch after `after`: the borrower of its `batchSize`-th loan, so that a borrower's
+ * loans are never split across batches (contagion). Null when the rest of the portfolio fits in the batch.
  */
-async function loanFacts(trx: Knex.Transaction, enterpriseId: string, asOf: string, afterId: string | null, batchSize: number): Promise<LoanFacts[]> {
-  const result = await trx.raw<{ rows: LoanFacts[] }>(
-    `WITH batch AS (
-       SELECT l.id FROM loans l
-       -- A loan repaid since its last provision is visited once more, for the reversal.
-       WHERE l.enterprise_id = :enterpriseId AND (l.status = 'active' OR (l.status = 'closed' AND l.provision_amount > 0))
-         AND l.disbursed_on <= :asOf AND (:afterId::uuid IS NULL OR l.id > :afterId::uuid)
-       ORDER BY l.id LIMIT :batchSize
+async function batchBound(trx: Knex.Transaction, enterpriseId: string, asOf: string, after: string, batchSize: number): Promise<string | null> {
+  const result = await trx.raw<{ rows: { client_id: string }[] }>(
+    `SELECT l.client_id FROM loans l WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND ${visitedLoan} ORDER BY l.client_id OFFSET :offset LIMIT 1`,
+    { enterpriseId, asOf, after, offset: batchSize - 1 },
+  );
+  return result.rows[0]?.client_id ?? null;
+}
+
+/**
+ * One set-based query: every visited loan of the borrowers after `after` up to `bound`, with its oldest
+ * installment unpaid after its due date, the value of its guarantees in force by cover and its latest row.
+ * Each of those is read for the whole batch at once (an index scan over the batch's sorted loan ids) rather
+ * than loan by loan: most loans have none of them, and the scan visits each index page once.
+ */
+async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: string, after: string, bound: string | null): Promise<LoanFactsRow[]> {
+  const result = await trx.raw<{ rows: LoanFactsRow[] }>(
+    `WITH batch AS MATERIALIZED (
+       SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since, l.provision_amount, l.days_past_due, l.litigious
+       FROM loans l
+       WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND (:bound::uuid IS NULL OR l.client_id <= :bound::uuid) AND ${visitedLoan}
+     ), arrears AS (
+       SELECT i.loan_id, min(i.due_date) AS oldest_due FROM loan_installments i
+       WHERE i.loan_id = ANY(ARRAY(SELECT id FROM batch)) AND i.paid_on IS NULL AND i.due_date < :asOf
+         AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)
+       GROUP BY i.loan_id
+     ), covers AS (
+       SELECT loan_id, sum(value) FILTER (WHERE kind = ANY(:cashKinds)) AS cash_cover, sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover
+       FROM loan_guarantees
+       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
+       GROUP BY loan_id
+     ), latest AS (
+       -- Only the loans whose position rows follow (domain/loans/provisioning-run.ts, followed): the others have none to compare.
+       SELECT DISTINCT ON (loan_id) loan_id, classification, rate, base, uncovered, amount FROM loan_provisions
+       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch WHERE classification <> 'performing' OR provision_amount > 0))
+       ORDER BY loan_id, as_of DESC
      )
-     SELECT l.id, l.client_id, l.branch_id, l.outstanding_principal, l.classification, to_char(l.doubtful_since, 'YYYY-MM-DD') AS doubtful_since,
-            l.provision_amount, l.days_past_due, l.litigious, p.real_estate, p.portfolio_account_code,
-            l.id IN (SELECT id FROM batch) AS in_batch,
-            (SELECT to_char(min(i.due_date), 'YYYY-MM-DD') FROM loan_installments i
-              WHERE i.loan_id = l.id AND i.paid_on IS NULL AND i.due_date < :asOf
-                AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)) AS oldest_due,
-            COALESCE(g.cash_cover, 0) AS cash_cover, COALESCE(g.eligible_cover, 0) AS eligible_cover
-     FROM loans l
-     JOIN loan_products p ON p.id = l.product_id
-     LEFT JOIN LATERAL (
-       SELECT sum(value) FILTER (WHERE kind = ANY(:cashKinds)) AS cash_cover,
-              sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover
-       FROM loan_guarantees WHERE loan_id = l.id AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
-     ) g ON true
-     WHERE ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.id IN (SELECT id FROM batch))
-       AND l.client_id IN (SELECT b.client_id FROM loans b WHERE b.id IN (SELECT id FROM batch))
-     ORDER BY l.id`,
+     SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification, to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
+            b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, c.cash_cover, c.eligible_cover,
+            lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base, lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
+     FROM batch b
+     JOIN loan_products p ON p.id = b.product_id
+     LEFT JOIN arrears a ON a.loan_id = b.id
+     LEFT JOIN covers c ON c.loan_id = b.id
+     LEFT JOIN latest lp ON lp.loan_id = b.id
+     ORDER BY b.client_id, b.id`,
     // Which kind covers what is the domain's rule (coverOf), not repeated here.
-    { enterpriseId, asOf, afterId, batchSize, cashKinds: kindsCovering('cash'), eligibleKinds: kindsCovering('eligible') },
+    { enterpriseId, asOf, after, bound, cashKinds: kindsCovering('cash'), eligibleKinds: kindsCovering('eligible') },
   );
   return result.rows;
+}
+
+const zero = new Money(0);
+/** Most loans have no guarantee and no provision: one shared zero rather than a parse each. */
+const moneyOrZero = (amount: string | null): Money => (amount === null || amount === '0' ? zero : new Money(amount));
+
+/** The facts in the domain's terms. */
+function loanFactsOf(row: LoanFactsRow, accountsByPortfolio: Map<string, ClassAccounts>): LoanFacts {
+  let accounts = accountsByPortfolio.get(row.portfolio_account_code);
+  if (accounts === undefined) accountsByPortfolio.set(row.portfolio_account_code, (accounts = classAccounts(row.portfolio_account_code)));
+  const latest = row.latest_classification === null
+    ? null
+    : { classification: row.latest_classification, rate: row.latest_rate, base: row.latest_base, uncovered: row.latest_uncovered, amount: row.latest_amount };
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    branchId: row.branch_id,
+    outstanding: new Money(row.outstanding_principal),
+    classification: row.classification,
+    doubtfulSince: row.doubtful_since,
+    provisionAmount: moneyOrZero(row.provision_amount),
+    daysPastDue: row.days_past_due,
+    litigious: row.litigious,
+    realEstate: row.real_estate,
+    classAccounts: accounts,
+    oldestDue: row.oldest_due,
+    cashCover: moneyOrZero(row.cash_cover),
+    eligibleCover: moneyOrZero(row.eligible_cover),
+    latest,
+  };
 }
 
 export interface BatchProgress {
@@ -128,174 +193,138 @@ export interface BatchProgress {
   loansProcessed: number;
 }
 
-type Assessment = ReturnType<typeof assess>;
-
-/** What a batch writes at its end, in one statement each, and adds to its run's totals. */
-interface BatchWrites {
-  provisionRows: Record<string, unknown>[];
-  loanUpdates: { id: string; classification: LoanClass; days_past_due: number; provision_amount: string; doubtful_since: string | null }[];
-  totals: { changed: number; reclassified: number; charged: Money; reversed: Money };
-}
-
+/**
+ * One batch of a run, in one transaction: the borrowers after the run's cursor, up to about `batchSize` loans.
+ * Repeatable read: the batch decides on one snapshot, and a loan changed by another transaction since (a
+ * repayment, another run) makes its update fail with a serialization error, so the batch is decided again
+ * rather than posting from a stale state. A retried batch cannot post twice: its entries, its rows and the
+ * cursor commit together, and the run's row is locked first.
+ */
 export async function provisionBatch(knex: Knex, now: Date, input: { runId: string; batchSize: number }): Promise<BatchProgress> {
   return inTransaction(knex, async (trx) => {
     const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
     if (run === undefined) throw new NotFoundError('The provisioning run');
     if (run.status !== 'running') return { status: run.status, loansProcessed: run.loans_processed };
     const asOf = run.as_of as string;
-    const facts = await loanFacts(trx, run.enterprise_id, asOf, run.cursor, input.batchSize);
-    const batch = facts.filter((loan) => loan.in_batch);
-    if (batch.length === 0) {
-      await trx('provisioning_runs').where({ id: run.id }).update({ status: 'completed', finished_at: now });
-      reportOnCommit(trx, { work: 'provisioning_run', labels: { outcome: 'completed' } });
-      return { status: 'completed', loansProcessed: run.loans_processed };
-    }
-    const done = new Set<string>((await trx('loan_provisions').whereIn('loan_id', batch.map((loan) => loan.id)).where({ as_of: asOf }).pluck('loan_id')) as string[]);
+    const after = (run.cursor as string | null) ?? beforeFirstBorrower;
+    const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
+    const accountsByPortfolio = new Map<string, ClassAccounts>();
+    const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) => loanFactsOf(row, accountsByPortfolio));
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
-    const classified = classify(facts, asOf);
-    const writes: BatchWrites = { provisionRows: [], loanUpdates: [], totals: { changed: 0, reclassified: 0, charged: new Money(0), reversed: new Money(0) } };
-    for (const loan of batch) {
-      if (done.has(loan.id)) continue;
-      await provisionLoan(trx, now, { run, asOf, writes }, loan, assess(loan, classified.get(loan.id)!, asOf, configuration.provisioningLadder));
-    }
-    await saveBatch(trx, writes);
-    await advanceRun(trx, run.id, batch[batch.length - 1]!.id, writes);
-    return { status: 'running', loansProcessed: run.loans_processed + writes.provisionRows.length };
-  });
+    const plan = planBatch(facts, asOf, configuration.provisioningLadder);
+    await saveBatch(trx, run, plan);
+    await postBatch(trx, now, { run, after }, plan.postings);
+    await advanceRun(trx, now, run.id, bound, plan.totals);
+    return { status: bound === null ? 'completed' : 'running', loansProcessed: run.loans_processed + plan.totals.loans };
+  }, { isolationLevel: 'repeatable read' });
 }
 
-/** One loan of a batch: its reclassification and provision entries now, its rows into `writes` for the batch's end. */
-async function provisionLoan(
-  trx: Knex.Transaction,
-  now: Date,
-  batch: { run: ProvisioningRunRow; asOf: string; writes: BatchWrites },
-  loan: LoanFacts,
-  assessed: Assessment,
-): Promise<void> {
-  const { run, asOf, writes } = batch;
-  const { loanClass, daysPastDue, doubtfulSince, outstanding, provision, previous, delta } = assessed;
-  const event = { enterpriseId: run.enterprise_id, branchId: loan.branch_id, subjectId: loan.id, actorId: null, payload: { loan: loan.id, run: run.id, as_of: asOf } };
-  if (assessed.reclassification !== null && outstanding.gt(0)) {
-    await recordBusinessEvent(trx, now, {
-      ...event,
-      kind: assessed.reclassification.kind,
-      amount: outstanding,
-      idempotencyKey: `reclassification:${loan.id}:${asOf}`,
-      productAccounts: assessed.reclassification.productAccounts,
-      description: `${loan.classification} to ${loanClass} as of ${asOf}`,
-    });
-  }
-  if (loanClass !== loan.classification) writes.totals.reclassified += 1;
-  if (!delta.isZero()) {
-    writes.totals.changed += 1;
-    if (delta.gt(0)) writes.totals.charged = writes.totals.charged.plus(delta);
-    else writes.totals.reversed = writes.totals.reversed.plus(delta.negated());
-    await recordBusinessEvent(trx, now, {
-      ...event,
-      kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal',
-      amount: delta.abs(),
-      idempotencyKey: `provision:${loan.id}:${asOf}`,
-      description: `provision as of ${asOf}`,
-    });
-  }
-  writes.provisionRows.push({
-    enterprise_id: run.enterprise_id, branch_id: loan.branch_id, loan_id: loan.id, as_of: asOf, run_id: run.id, days_past_due: daysPastDue, classification: loanClass,
-    rate: provision.rate.toFixed(6), base: formatAmount(outstanding), uncovered: formatAmount(provision.base),
-    amount: formatAmount(provision.amount), previous_amount: formatAmount(previous), delta: delta.toFixed(0),
-  });
-  // Most loans are unchanged from one day to the next: only the others are written back.
-  if (loanClass !== loan.classification || daysPastDue !== loan.days_past_due || !delta.isZero() || doubtfulSince !== loan.doubtful_since) {
-    writes.loanUpdates.push({
-      id: loan.id,
-      classification: loanClass,
-      days_past_due: daysPastDue,
-      provision_amount: formatAmount(provision.amount),
-      doubtful_since: doubtfulSince,
-    });
-  }
-}
-
-/** The batch's provision rows and changed loans, one statement each. */
-async function saveBatch(trx: Knex.Transaction, writes: BatchWrites): Promise<void> {
-  if (writes.provisionRows.length > 0) {
-    // One JSON parameter rather than 14 per row: binding thousands of parameters cost more than the insert.
+/** The batch's changed loans, then its new rows, one statement each (arrays unnested: one parameter a column). */
+async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: BatchPlan): Promise<void> {
+  const { loanUpdates: updates, rows } = plan;
+  if (updates.length > 0) {
+    // First: a loan another transaction changed since the snapshot fails here, before anything is posted.
     await trx.raw(
-      `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
-       SELECT enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta
-       FROM jsonb_to_recordset(?::jsonb) AS x(enterprise_id uuid, branch_id uuid, loan_id uuid, as_of date, run_id uuid, days_past_due int, classification text,
-                                             rate numeric, base numeric, uncovered numeric, amount numeric, previous_amount numeric, delta numeric)`,
-      [JSON.stringify(writes.provisionRows)],
-    );
-  }
-  if (writes.loanUpdates.length > 0) {
-    // One statement for the batch: the new state of each loan from one JSON list.
-    await trx.raw(
-      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount::numeric, doubtful_since = v.doubtful_since::date
-       FROM (SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, classification text, days_past_due int, provision_amount text, doubtful_since text)) v
+      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount, doubtful_since = v.doubtful_since
+       FROM unnest(:ids::uuid[], :classes::text[], :days::int[], :amounts::numeric[], :since::date[]) AS v(id, classification, days_past_due, provision_amount, doubtful_since)
        WHERE loans.id = v.id`,
-      [JSON.stringify(writes.loanUpdates)],
+      {
+        ids: updates.map((update) => update.loanId),
+        classes: updates.map((update) => update.classification),
+        days: updates.map((update) => update.daysPastDue),
+        amounts: updates.map((update) => update.provisionAmount),
+        since: updates.map((update) => update.doubtfulSince),
+      },
     );
+  }
+  if (rows.length === 0) return;
+  const column = <K extends keyof ProvisionRow>(key: K): ProvisionRow[K][] => rows.map((row) => row[key]);
+  // A rerun for the same date replaces the day's row of a loan whose position changed again since.
+  await trx.raw(
+    `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
+     SELECT :enterpriseId, v.branch_id, v.loan_id, :asOf, :runId, v.days_past_due, v.classification, v.rate, v.base, v.uncovered, v.amount, v.previous_amount, v.delta
+     FROM unnest(:branches::uuid[], :loans::uuid[], :days::int[], :classes::text[], :rates::numeric[], :bases::numeric[], :uncovered::numeric[], :amounts::numeric[],
+                 :previous::numeric[], :deltas::numeric[]) AS v(branch_id, loan_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
+     ON CONFLICT (loan_id, as_of) DO UPDATE SET run_id = excluded.run_id, days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
+       base = excluded.base, uncovered = excluded.uncovered, amount = excluded.amount, delta = excluded.amount - loan_provisions.previous_amount`,
+    {
+      enterpriseId: run.enterprise_id, asOf: run.as_of, runId: run.id,
+      branches: column('branchId'), loans: column('loanId'), days: column('daysPastDue'), classes: column('classification'), rates: column('rate'), bases: column('base'),
+      uncovered: column('uncovered'), amounts: column('amount'), previous: column('previousAmount'), deltas: column('delta'),
+    },
+  );
+}
+
+/**
+ * The batch's entries, one per (branch, kind, account pair), each the sum of its loans. The idempotency key
+ * names the run, the batch (the cursor it starts after) and the entry, so no entry is ever recorded twice.
+ */
+async function postBatch(trx: Knex.Transaction, now: Date, batch: { run: ProvisioningRunRow; after: string }, postings: readonly BatchPosting[]): Promise<void> {
+  const { run, after } = batch;
+  for (const posting of postings) {
+    const accounts = Object.values(posting.productAccounts).join(' to ');
+    const entry = createHash('sha256').update(`${after} ${posting.branchId} ${posting.kind} ${accounts}`).digest('hex').slice(0, 32);
+    await recordBusinessEvent(trx, now, {
+      enterpriseId: run.enterprise_id,
+      branchId: posting.branchId,
+      kind: posting.kind,
+      amount: posting.amount,
+      payload: { run: run.id, as_of: run.as_of, loans: posting.loans },
+      idempotencyKey: `provisioning:${run.id}:${entry}`,
+      actorId: null,
+      productAccounts: posting.productAccounts,
+      description: `${posting.kind.replace('_', ' ')} of ${posting.loans} loan(s)${accounts === '' ? '' : ` (${accounts})`} as of ${run.as_of}`,
+    });
   }
 }
 
-/** The run moves past the batch's last loan, with the batch's counts and amounts added to its totals. */
-async function advanceRun(trx: Knex.Transaction, runId: string, lastLoanId: string, writes: BatchWrites): Promise<void> {
+/** The run moves past the batch's last borrower, with the batch's counts and amounts added; the last batch completes it. */
+async function advanceRun(trx: Knex.Transaction, now: Date, runId: string, bound: string | null, totals: BatchPlan['totals']): Promise<void> {
   await trx('provisioning_runs')
     .where({ id: runId })
     .update({
-      cursor: lastLoanId,
-      loans_processed: trx.raw('loans_processed + ?', [writes.provisionRows.length]),
-      provisions_changed: trx.raw('provisions_changed + ?', [writes.totals.changed]),
-      loans_reclassified: trx.raw('loans_reclassified + ?', [writes.totals.reclassified]),
-      amount_charged: trx.raw('amount_charged + ?::numeric', [formatAmount(writes.totals.charged)]),
-      amount_reversed: trx.raw('amount_reversed + ?::numeric', [formatAmount(writes.totals.reversed)]),
+      cursor: bound,
+      ...(bound === null ? { status: 'completed', finished_at: now } : {}),
+      loans_processed: trx.raw('loans_processed + ?', [totals.loans]),
+      provisions_changed: trx.raw('provisions_changed + ?', [totals.changed]),
+      loans_reclassified: trx.raw('loans_reclassified + ?', [totals.reclassified]),
+      amount_charged: trx.raw('amount_charged + ?::numeric', [formatAmount(totals.charged)]),
+      amount_reversed: trx.raw('amount_reversed + ?::numeric', [formatAmount(totals.reversed)]),
     });
+  if (bound === null) reportOnCommit(trx, { work: 'provisioning_run', labels: { outcome: 'completed' } });
 }
 
-/** What the run decides for one loan at `asOf`: its class, provision and the entries they call for. No I/O. */
-function assess(loan: LoanFacts, classified: { loanClass: LoanClass; ageDays: number; daysPastDue: number }, asOf: string, ladder: EnterpriseConfiguration['provisioningLadder']) {
-  const { loanClass, ageDays, daysPastDue } = classified;
-  // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
-  const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtful_since : asOf;
-  const outstanding = new Money(loan.outstanding_principal);
-  const provision = provisionFor({
-    outstanding,
-    loanClass,
-    ageDays,
-    cashCover: new Money(loan.cash_cover),
-    eligibleCover: new Money(loan.eligible_cover),
-    doubtfulSince,
-    asOf,
-    ladder,
-  });
-  const previous = new Money(loan.provision_amount);
-  return {
-    loanClass,
-    daysPastDue,
-    doubtfulSince,
-    outstanding,
-    provision,
-    previous,
-    delta: provision.amount.minus(previous),
-    reclassification: reclassificationOf(loan.classification, loanClass, classAccounts(loan.portfolio_account_code)),
-  };
+/** Each loan's latest LoanProvision row on or before `asOf` (rows are written only when a position changes). */
+const latestRowOnOrBefore = (knex: Knex, asOf: string) =>
+  knex.raw('LATERAL (SELECT * FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= ? ORDER BY lp.as_of DESC LIMIT 1) p', [asOf]);
+
+/**
+ * The loans in the portfolio at `asOf` (the caller narrows them on `l`): disbursed by then and not written off;
+ * a loan closed by then has left too once the run has reversed its provisions (until then they are in 3931).
+ */
+function portfolioAt(knex: Knex, asOf: string, positions: 'rows' | 'all'): Knex.QueryBuilder {
+  const loans = knex.from('loans as l').where('l.disbursed_on', '<=', asOf).whereRaw('NOT COALESCE(l.written_off_on <= ?, false)', [asOf]);
+  if (positions === 'rows') loans.joinRaw('CROSS JOIN ?', [latestRowOnOrBefore(knex, asOf)]);
+  else loans.joinRaw('LEFT JOIN ? ON true', [latestRowOnOrBefore(knex, asOf)]);
+  return loans.whereRaw('NOT (COALESCE(l.closed_on <= ?, false) AND COALESCE(p.amount, 0) = 0)', [asOf]);
 }
 
-/** Each loan's class, the borrower's age and its own days past due, borrower by borrower. */
-function classify(facts: readonly LoanFacts[], asOf: string): Map<string, { loanClass: LoanClass; ageDays: number; daysPastDue: number }> {
-  const byBorrower = new Map<string, LoanFacts[]>();
-  for (const loan of facts) byBorrower.set(loan.client_id, [...(byBorrower.get(loan.client_id) ?? []), loan]);
-  const result = new Map<string, { loanClass: LoanClass; ageDays: number; daysPastDue: number }>();
-  for (const loans of byBorrower.values()) {
-    const own = loans.map((loan) => ({ loan, daysPastDue: loan.oldest_due === null ? 0 : daysBetween(loan.oldest_due, asOf) }));
-    const classes = classifyBorrowerLoans(own.map(({ loan, daysPastDue }) => ({
-      loanId: loan.id,
-      daysPastDue,
-      realEstate: loan.real_estate,
-      litigious: loan.litigious,
-      previousClass: loan.classification,
-    })));
-    classes.forEach((row, index) => result.set(row.loanId, { loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]!.daysPastDue }));
-  }
-  return result;
+/** The LoanProvision rows that are the loans' positions at `asOf`: each loan's latest on or before it. */
+export const provisionRowsAt = (knex: Knex, asOf: string): Knex.QueryBuilder => portfolioAt(knex, asOf, 'rows').select('p.*');
+
+/**
+ * Every loan of the portfolio at `asOf` with its class, outstanding principal, uncovered part and provision
+ * then. A loan whose position rows follow (not performing, or provisioned: domain/loans/provisioning-run.ts,
+ * followed) has them in its latest row; any other is performing and unprovisioned, its outstanding principal
+ * the one after its last repayment by then (the whole of it counted as uncovered: nothing is provisioned on it).
+ */
+export function provisionPositionsAt(knex: Knex, asOf: string): Knex.QueryBuilder {
+  const followed = `p.classification IS NOT NULL AND (p.classification <> 'performing' OR p.amount > 0)`;
+  const outstanding = `COALESCE((SELECT r.outstanding_after FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date <= ? ORDER BY r.created_at DESC LIMIT 1), l.principal)`;
+  return portfolioAt(knex, asOf, 'all').select(
+    knex.raw(`COALESCE(p.classification, 'performing') AS classification`),
+    knex.raw(`CASE WHEN ${followed} THEN p.base ELSE ${outstanding} END AS outstanding`, [asOf]),
+    knex.raw(`CASE WHEN ${followed} THEN p.uncovered ELSE ${outstanding} END AS uncovered`, [asOf]),
+    knex.raw('COALESCE(p.amount, 0) AS amount'),
+  );
 }

@@ -45,10 +45,18 @@ export interface Provision {
   amount: Money;
 }
 
+// Rates and constants parsed once: the run assesses every loan every day.
+const stepRates = new Map<string, Money>();
+const zero = new Money(0);
+const one = new Money(1);
+const quarter = new Money('0.25');
+
 export function ladderRate(ladder: readonly LadderStep[], ageDays: number): Money {
   const step = ladder.find((candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to));
   if (step === undefined) throw new Error(`the ladder has no step for ${ageDays} days`);
-  return new Money(step.rate);
+  let rate = stepRates.get(step.rate);
+  if (rate === undefined) stepRates.set(step.rate, (rate = new Money(step.rate)));
+  return rate;
 }
 
 /** Whole years from the downgrade to `asOf` (a year ends on the same calendar day). */
@@ -59,17 +67,23 @@ export function yearsSince(since: IsoDate, asOf: IsoDate): number {
   return toYear - fromYear - (toRest < fromRest ? 1 : 0);
 }
 
-const toFranc = (amount: Money): Money => amount.toDecimalPlaces(0, Money.ROUND_HALF_UP);
+/** What a cover takes of the principal that remains: all of it at most. */
+const coveredPart = (cover: Money, remaining: Money): Money => (cover.isZero() ? zero : Money.min(cover, remaining));
+/** `amount` × `rate` to the franc (zero without computing when either is). */
+const provisionOf = (amount: Money, rate: Money): Money => (rate.isZero() || amount.isZero() ? zero : amount.mul(rate).toDecimalPlaces(0, Money.ROUND_HALF_UP));
 
 export function provisionFor(input: ProvisionInput): Provision {
   const doubtful = input.loanClass === 'doubtful';
   if (doubtful !== (input.doubtfulSince !== null)) throw new Error('doubtfulSince is given for doubtful loans only');
-  const cash = Money.min(input.cashCover, input.outstanding);
-  const eligible = Money.min(input.eligibleCover, input.outstanding.minus(cash));
-  const uncovered = input.outstanding.minus(cash).minus(eligible);
+  const cash = coveredPart(input.cashCover, input.outstanding);
+  const afterCash = cash.isZero() ? input.outstanding : input.outstanding.minus(cash);
+  const eligible = coveredPart(input.eligibleCover, afterCash);
+  const uncovered = eligible.isZero() ? afterCash : afterCash.minus(eligible);
   const years = doubtful ? yearsSince(input.doubtfulSince!, input.asOf) : 0;
-  const regulatoryUncovered = doubtful && years >= 1 ? new Money(1) : new Money(0);
-  const regulatoryEligible = doubtful ? Money.min(new Money('0.25').mul(years), 1) : new Money(0);
-  const rate = Money.max(ladderRate(input.ladder, input.ageDays), regulatoryUncovered);
-  return { rate, base: uncovered, amount: toFranc(uncovered.mul(rate)).plus(toFranc(eligible.mul(regulatoryEligible))) };
+  const ladder = ladderRate(input.ladder, input.ageDays);
+  const rate = doubtful && years >= 1 ? Money.max(ladder, one) : ladder;
+  const regulatoryEligible = doubtful ? Money.min(quarter.mul(years), one) : zero;
+  const onUncovered = provisionOf(uncovered, rate);
+  const onEligible = provisionOf(eligible, regulatoryEligible);
+  return { rate, base: uncovered, amount: onEligible.isZero() ? onUncovered : onUncovered.plus(onEligible) };
 }

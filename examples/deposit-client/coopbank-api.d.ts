@@ -1839,7 +1839,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta */
+        /**
+         * Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta
+         * @description A row is written when a loan's position changes (its class or provision, and while it is not performing or is provisioned, its rate, outstanding principal or uncovered part). With `as_of`, each loan's position at that date: its latest row on or before it (a loan with none was performing and unprovisioned). Without, every row.
+         */
         get: operations["listLoanProvisions"];
         put?: never;
         post?: never;
@@ -1856,7 +1859,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures) */
+        /**
+         * Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures)
+         * @description Over the loans in the portfolio at that date, each at its position then (its latest LoanProvision row on or before it; performing and unprovisioned without one).
+         */
         get: operations["loanProvisionTotals"];
         put?: never;
         post?: never;
@@ -1878,7 +1884,7 @@ export interface paths {
         put?: never;
         /**
          * Run the provisioning for a date (direction, administrators); default: the business date
-         * @description The daily Schedule `provisioning-{enterprise}` does the same. A date already provisioned changes nothing; an earlier date than the last one provisioned is refused.
+         * @description The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned posts only what changed since; an earlier date than the last one provisioned is refused.
          */
         post: operations["startProvisioningRun"];
         delete?: never;
@@ -14135,6 +14141,7 @@ export interface operations {
                 enterprise?: string;
                 branch?: string;
                 loan?: string;
+                /** @description The positions at this date: each loan's latest row on or before it. */
                 as_of?: string;
                 classification?: "performing" | "overdue" | "doubtful";
             };

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { provisionRowsAt } from '../../activities/loans/provisioning.activity';
 import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -57,7 +58,9 @@ async function completed(w: LoanWorld, runId: string) {
 }
 
 const stateOf = async (loanId: string) => knex('loans').where({ id: loanId }).first('classification', 'provision_amount', 'days_past_due');
-const provisionsOn = async (w: LoanWorld, asOf: string) => (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId, as_of: asOf }).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'))).total as string;
+/** The provisions of the loans at `asOf`: each loan's latest row on or before it (rows are written when a position changes). */
+const provisionsOn = async (w: LoanWorld, asOf: string) =>
+  (await knex.from(provisionRowsAt(knex, asOf).where('l.enterprise_id', w.enterpriseId).as('positions')).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'))).total as string;
 
 /** Books and sub-ledgers agree: balanced; 3931 = the provisions of the date; 3221, 3312, 3352 = the principal of each class. */
 async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf: string) {
@@ -145,9 +148,16 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     const runs = await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
     t.like(runs.body.results[0], { id: second.id, trigger: 'api', workflow_id: `provisioning-run-${second.id}` });
 
-    // The same date again: nothing to do, nothing posted.
+    // One entry per (branch, kind, account pair) of a batch, not one per loan: 3312 to 3352 for four loans, 3221 to 3352 for the current one.
+    const entriesOf = (kind: string) => knex('business_event_logs').where({ enterprise_id: w.enterpriseId, kind }).whereRaw(`payload->>'run' = ?`, [second.id]).orderBy('amount');
+    t.deepEqual((await entriesOf('reclassification_doubtful')).map((event) => [event.amount, event.payload.loans]), [['1200000', 1], ['4800000', 4]]);
+    t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['1250000', 5]]);
+
+    // The same date again: every loan looked at, nothing changed, nothing posted, no row written.
     const entries = Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count);
-    t.like(await completed(w, (await run(w, '2026-04-02')).id), { loans_processed: 0, provisions_changed: 0 });
+    const rows = (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length;
+    t.like(await completed(w, (await run(w, '2026-04-02')).id), { loans_processed: 6, provisions_changed: 0, loans_reclassified: 0 });
+    t.is((await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length, rows);
     t.is(Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count), entries);
     const earlier = await app.request('POST', '/api/v1/loans/provisions/runs/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, as_of: '2026-04-01' } });
     t.is(earlier.body.code, 'provisioning_date_passed');
@@ -158,6 +168,12 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await completed(w, (await run(w)).id), { amount_reversed: '300000' });
     t.like(await stateOf(late), { classification: 'performing', provision_amount: '0', days_past_due: 0 });
     await booksAgree(t, w, '2026-04-10');
+
+    // A date between runs answers with the positions of the last run before it; the performer never had a row.
+    t.is(await provisionsOn(w, '2026-04-05'), '1250000');
+    t.is((await knex('loan_provisions').where({ loan_id: performer })).length, 0, 'performing and unprovisioned all along: no row');
+    const between = await app.request('GET', `/api/v1/loans/provisions/?enterprise=${w.enterpriseId}&as_of=2026-04-05`, { headers: w.users.direction!.headers });
+    t.is(between.body.count, 5);
 
     await writeOffs(t, w, { pledged, performer, mortgaged });
 

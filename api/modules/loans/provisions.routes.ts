@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { markProvisioningRunFailed, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
+import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
 import { NotFoundError } from '../../../domain/errors';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
 import { requireRole, requireVisible } from '../../auth/access';
@@ -160,19 +160,23 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'listLoanProvisions',
     summary: 'Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta',
+    description: 'A row is written when a loan\'s position changes (its class or provision, and while it is not performing or is provisioned, its rate, '
+      + 'outstanding principal or uncovered part). With `as_of`, each loan\'s position at that date: its latest row on or before it (a loan with none was '
+      + 'performing and unprovisioned). Without, every row.',
     access: 'authenticated',
     query: listQuerySchema([], {
       enterprise: enterpriseFilter,
       branch: yup.string().uuid().optional(),
       loan: yup.string().uuid().optional(),
-      as_of: isoDate().optional(),
+      as_of: isoDate().optional().meta({ description: 'The positions at this date: each loan\'s latest row on or before it.' }),
       classification: yup.string().oneOf(classifications).optional(),
     }),
     response: pageSchema(loanProvisionSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('loan_provisions').select('*'), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
-      whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', loan: 'loan_id', as_of: 'as_of', classification: 'classification' });
+      const source = query.as_of === undefined ? deps.knex('loan_provisions') : deps.knex.from(provisionRowsAt(deps.knex, query.as_of).as('loan_provisions'));
+      const rows = scopeToVisible(source.select('*'), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
+      whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', loan: 'loan_id', classification: 'classification' });
       const page = await paginateRows<ProvisionRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeProvision) };
     },
@@ -183,6 +187,7 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'loanProvisionTotals',
     summary: 'Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures)',
+    description: 'Over the loans in the portfolio at that date, each at its position then (its latest LoanProvision row on or before it; performing and unprovisioned without one).',
     access: 'authenticated',
     query: yup.object({ enterprise: yup.string().uuid().required(), as_of: isoDate().required(), branch: yup.string().uuid().optional() }),
     response: provisionTotalsSchema,
@@ -190,12 +195,13 @@ export const provisionRoutes = [
     handler: async ({ query, principal, deps }) => {
       const actor = principal;
       requireVisible(actor, { enterpriseId: query.enterprise, branchId: query.branch }, 'The enterprise');
-      const rows = scopeToVisible(deps.knex('loan_provisions'), actor, { enterprise: 'enterprise_id', branch: 'branch_id' })
-        .where({ enterprise_id: query.enterprise, as_of: query.as_of })
+      const positions = scopeToVisible(provisionPositionsAt(deps.knex, query.as_of), actor, { enterprise: 'l.enterprise_id', branch: 'l.branch_id' }).where('l.enterprise_id', query.enterprise);
+      if (query.branch !== undefined) positions.where('l.branch_id', query.branch);
+      const rows = deps.knex
+        .from(positions.as('positions'))
         .groupBy('classification')
         .orderBy('classification')
-        .select('classification', deps.knex.raw('count(*)::int AS loans'), deps.knex.raw('sum(base)::text AS outstanding'), deps.knex.raw('sum(uncovered)::text AS uncovered'), deps.knex.raw('sum(amount)::text AS provisions'));
-      if (query.branch !== undefined) rows.where('branch_id', query.branch);
+        .select('classification', deps.knex.raw('count(*)::int AS loans'), deps.knex.raw('sum(outstanding)::text AS outstanding'), deps.knex.raw('sum(uncovered)::text AS uncovered'), deps.knex.raw('sum(amount)::text AS provisions'));
       return { enterprise: query.enterprise, as_of: query.as_of, by_class: await rows };
     },
   }),
@@ -205,7 +211,7 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'startProvisioningRun',
     summary: 'Run the provisioning for a date (direction, administrators); default: the business date',
-    description: 'The daily Schedule `provisioning-{enterprise}` does the same. A date already provisioned changes nothing; an earlier date than the last one provisioned is refused.',
+    description: 'The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned posts only what changed since; an earlier date than the last one provisioned is refused.',
     access: runners,
     status: 202,
     location: '/api/v1/loans/provisions/runs/{id}/',
