@@ -36,13 +36,65 @@ async function ensureProvisioningSchedule(client: Client, taskQueue: string, set
   }
 }
 
-/** Every enterprise's Schedule, at start: enterprises created while Temporal was unreachable get theirs. */
-export async function ensureProvisioningSchedules(client: Client, knex: Knex, taskQueue: string, logger: Logger): Promise<void> {
+/** How the start-up reconciliation retries the Schedules Temporal could not take: a pause doubling up to a minute. */
+export interface ReconcileRetry {
+  firstMs: number;
+  maxMs: number;
+}
+
+/**
+ * Every enterprise's Schedule, reconciled in the background from start (enterprises created while Temporal was
+ * out of reach get theirs). The API does not wait for it: a Schedule Temporal cannot create or describe now is
+ * retried, the others stay done, until all are in place or `stop` is called.
+ */
+export function reconcileProvisioningSchedules(client: Client, knex: Knex, taskQueue: string, logger: Logger, retry: ReconcileRetry = { firstMs: 1000, maxMs: 60_000 }) {
+  let stopped = false;
+  let wake = () => {};
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  const done = (async () => {
+    let pending: ScheduleSettings[] | undefined;
+    for (let delayMs = retry.firstMs; !stopped; delayMs = Math.min(delayMs * 2, retry.maxMs)) {
+      try {
+        pending ??= await scheduleSettings(knex);
+        pending = await schedulesLeft(client, taskQueue, pending);
+        if (pending.length === 0) return logger.info('provisioning schedules in place');
+        logger.warn({ pending: pending.length, retryInMs: delayMs }, 'some provisioning schedules could not be put in place; retrying');
+      } catch (error) {
+        logger.warn({ err: error, retryInMs: delayMs }, 'provisioning schedules could not be read; retrying');
+      }
+      await pause(delayMs);
+    }
+  })();
+  const stop = async () => {
+    stopped = true;
+    wake();
+    await done;
+  };
+  return { done, stop };
+}
+
+async function scheduleSettings(knex: Knex): Promise<ScheduleSettings[]> {
   const rows: { enterprise_id: string; provisioning_hour: number; time_zone: string }[] = await knex('enterprise_configurations').select('enterprise_id', 'provisioning_hour', 'time_zone');
-  for (const row of rows) {
-    await ensureProvisioningSchedule(client, taskQueue, { enterpriseId: row.enterprise_id, provisioningHour: row.provisioning_hour, timeZone: row.time_zone });
+  return rows.map((row) => ({ enterpriseId: row.enterprise_id, provisioningHour: row.provisioning_hour, timeZone: row.time_zone }));
+}
+
+/** Puts each Schedule in place, each within the deadline; answers those that failed. */
+async function schedulesLeft(client: Client, taskQueue: string, settings: readonly ScheduleSettings[]): Promise<ScheduleSettings[]> {
+  const failed: ScheduleSettings[] = [];
+  for (const one of settings) {
+    try {
+      await withinTemporalDeadline(client, () => ensureProvisioningSchedule(client, taskQueue, one));
+    } catch {
+      failed.push(one);
+    }
   }
-  logger.info({ schedules: rows.length }, 'provisioning schedules in place');
+  return failed;
 }
 
 /** After a change that the Schedule depends on; Temporal out of reach is logged, the start-up pass repairs it. */
