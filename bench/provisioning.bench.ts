@@ -89,7 +89,8 @@ function tableLines(runs: readonly Measured[], pgbench: PgbenchReference, books:
   const reference = biggest === at100k ? runs[0]! : at100k;
   const perLoan = (run: Measured) => (run.firstDay.seconds + run.nextDay.seconds) / run.loans;
   const timeRatio = perLoan(biggest) / perLoan(reference);
-  const heapRatio = biggest.nextDay.peakHeapMb / reference.nextDay.peakHeapMb;
+  // RSS rather than the heap, whose peak moves with the collector's timing more than with the work.
+  const rssRatio = Math.max(biggest.firstDay.peakRssMb, biggest.nextDay.peakRssMb) / Math.max(reference.firstDay.peakRssMb, reference.nextDay.peakRssMb);
   const booksTrue = books.debitMinusCredit === '0' && books.provisionsAccountEqualsPositions && books.classAccountsEqualPrincipal;
   const beside = `, pgbench ${round(pgbench.tps, 0)} tps${booksTrue ? '' : ', **books not true**'}`;
   const size = (loans: number) => loans.toLocaleString('en').replaceAll(',', ' ');
@@ -98,9 +99,9 @@ function tableLines(runs: readonly Measured[], pgbench: PgbenchReference, books:
     { work: 'provisioning, next day (nothing changed)', measured: `${at100k.nextDay.loansPerSecond} loans/s (${at100k.nextDay.seconds} s)${beside}`, target: '≥ 50 000 loans/s', met: booksTrue && at100k.nextDay.loansPerSecond >= 50_000 },
     {
       work: `provisioning scaling, ${size(biggest.loans)} vs ${size(reference.loans)} loans`,
-      measured: `per-loan time × ${round(timeRatio, 2)}, worker peak heap ${biggest.nextDay.peakHeapMb} MB vs ${reference.nextDay.peakHeapMb} MB (RSS ${biggest.nextDay.peakRssMb} vs ${reference.nextDay.peakRssMb} MB)`,
-      target: 'per-loan time ≤ 1.3 ×, memory flat (≤ 1.3 ×)',
-      met: timeRatio <= 1.3 && heapRatio <= 1.3,
+      measured: `per-loan time × ${round(timeRatio, 2)}, worker peak RSS × ${round(rssRatio, 2)} (heap ${biggest.nextDay.peakHeapMb} MB vs ${reference.nextDay.peakHeapMb} MB)`,
+      target: 'per-loan time ≤ 1.3 ×, worker RSS ≤ 1.3 ×',
+      met: timeRatio <= 1.3 && rssRatio <= 1.3,
     },
   ];
 }

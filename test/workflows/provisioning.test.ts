@@ -112,6 +112,21 @@ async function writeOffs(t: import('ava').ExecutionContext, w: LoanWorld, loans:
   t.is((await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: pledged, amount: '1000' } })).body.code, 'loan_written_off');
 }
 
+/** One entry per (branch, kind, account pair) of a batch, not one per loan: 3312 to 3352 for four loans, 3221 to 3352 for the current one. */
+async function entriesAggregated(t: import('ava').ExecutionContext, w: LoanWorld, runId: string) {
+  const entriesOf = (kind: string) => knex('business_event_logs').where({ enterprise_id: w.enterpriseId, kind }).whereRaw(`payload->>'run' = ?`, [runId]).orderBy('amount');
+  t.deepEqual((await entriesOf('reclassification_doubtful')).map((event) => [event.amount, event.payload.loans]), [['1200000', 1], ['4800000', 4]]);
+  t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['1250000', 5]]);
+}
+
+/** A date between runs answers with the positions of the last run before it; the performer never had a row. */
+async function positionsBetweenRuns(t: import('ava').ExecutionContext, w: LoanWorld, performer: string) {
+  t.is(await provisionsOn(w, '2026-04-05'), '1250000');
+  t.is((await knex('loan_provisions').where({ loan_id: performer })).length, 0, 'performing and unprovisioned all along: no row');
+  const between = await app.request('GET', `/api/v1/loans/provisions/?enterprise=${w.enterpriseId}&as_of=2026-04-05`, { headers: w.users.direction!.headers });
+  t.is(between.body.count, 5);
+}
+
 test.serial('a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts nothing; the way back; write-off', async (t) => {
   const w = await world();
   await withWorker(knex, async () => {
@@ -148,11 +163,7 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     const runs = await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
     t.like(runs.body.results[0], { id: second.id, trigger: 'api', workflow_id: `provisioning-run-${second.id}` });
 
-    // One entry per (branch, kind, account pair) of a batch, not one per loan: 3312 to 3352 for four loans, 3221 to 3352 for the current one.
-    const entriesOf = (kind: string) => knex('business_event_logs').where({ enterprise_id: w.enterpriseId, kind }).whereRaw(`payload->>'run' = ?`, [second.id]).orderBy('amount');
-    t.deepEqual((await entriesOf('reclassification_doubtful')).map((event) => [event.amount, event.payload.loans]), [['1200000', 1], ['4800000', 4]]);
-    t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['1250000', 5]]);
-
+    await entriesAggregated(t, w, second.id);
     // The same date again: every loan looked at, nothing changed, nothing posted, no row written.
     const entries = Number((await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count);
     const rows = (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length;
@@ -169,12 +180,7 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await stateOf(late), { classification: 'performing', provision_amount: '0', days_past_due: 0 });
     await booksAgree(t, w, '2026-04-10');
 
-    // A date between runs answers with the positions of the last run before it; the performer never had a row.
-    t.is(await provisionsOn(w, '2026-04-05'), '1250000');
-    t.is((await knex('loan_provisions').where({ loan_id: performer })).length, 0, 'performing and unprovisioned all along: no row');
-    const between = await app.request('GET', `/api/v1/loans/provisions/?enterprise=${w.enterpriseId}&as_of=2026-04-05`, { headers: w.users.direction!.headers });
-    t.is(between.body.count, 5);
-
+    await positionsBetweenRuns(t, w, performer);
     await writeOffs(t, w, { pledged, performer, mortgaged });
 
     // A litigious loan is doubtful at once, whatever its age.
