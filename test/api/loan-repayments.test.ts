@@ -190,10 +190,14 @@ test('16 concurrent repayments on one loan: the sum paid never exceeds the sum d
   await booksAgree(t, w);
 });
 
-test('a repayment queued behind the loan\'s lock reads the installments as the holder left them', async (t) => {
+// Serial (ava runs these first): it holds a connection while another waits, so it keeps out of the other tests' way on the pool.
+test.serial('a repayment queued behind the loan\'s lock reads the installments as the holder left them', async (t) => {
   const w = await world();
   const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
   const holder = await knex.transaction();
+  t.teardown(async () => {
+    if (!holder.isCompleted()) await holder.rollback();
+  });
   await holder.raw('SELECT coopbank_loan_for_repayment(?, NULL)', [loanId]);
   const queued = repay(w, { loan: loanId, amount: '1000' });
   await waitForLockWait('coopbank_loan_for_repayment');
