@@ -73,10 +73,6 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
       }));
       const elapsedSeconds = (performance.now() - started) / 1000;
       const loans = Number((await knex('loans').count({ count: '*' }).first())!.count);
-      const stats = (values: number[]) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        return { p50Ms: round(percentile(sorted, 0.5), 1), p99Ms: round(percentile(sorted, 0.99), 1) };
-      };
       const result = {
         name: 'loan-approval-api',
         date: new Date().toISOString(),
@@ -101,6 +97,11 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
       await server.stop();
     }
   });
+}
+
+function stats(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50Ms: round(percentile(sorted, 0.5), 1), p99Ms: round(percentile(sorted, 0.99), 1) };
 }
 
 const decisionTargetMs = 60;

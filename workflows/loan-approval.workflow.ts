@@ -67,7 +67,6 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   let state: ApprovalView = { ...initialApprovalState(), loanId: null };
   let busy = false;
   const recordLoanDecision = patched(localDecisionsPatch) ? recordDecisionLocally : recordDecisionAsTask;
-
   /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
   const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), requestId: string | null) => {
     const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' }, input.finalStep);
