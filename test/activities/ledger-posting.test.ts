@@ -74,7 +74,8 @@ test('the database refuses an entry in a closed year or outside every year, what
 test('refusals keep their codes, and nothing of a refused event is kept', async (t) => {
   const enterpriseId = await newEnterprise('P4');
   t.is(await codeOf(record({ enterpriseId: '00000000-0000-4000-8000-000000000000', idempotencyKey: 'nobody' })), 'not_found');
-  t.is(await codeOf(record({ enterpriseId, productAccounts: { member_deposits: '99999' }, idempotencyKey: 'unknown' })), 'account_unknown');
+  const unknown = await record({ enterpriseId, productAccounts: { member_deposits: '99999' }, idempotencyKey: 'unknown' }).catch((error: unknown) => error);
+  t.like(unknown, { kind: 'unprocessable', code: 'account_unknown', message: 'Account 99999 is not in the enterprise\'s chart.' }, 'the AppError the activity threw itself');
   const [chart] = await knex('company_chart_entries').where({ enterprise_id: enterpriseId, code: '3711' }).pluck('chart_id');
   await knex('company_chart_entries').insert({ chart_id: chart, enterprise_id: enterpriseId, code: '37111', label: 'Sub-account', class: 3, parent_code: '3711', is_system: false });
   t.is(await codeOf(record({ enterpriseId, idempotencyKey: 'not-leaf' })), 'account_not_leaf');
