@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/repayments.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -115,8 +115,7 @@ export const loanRepaymentRoutes = [
     }),
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    handler: async ({ body, principal, deps, ctx, idempotencyKey }) => {
-      const actor = principal;
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
         loanId: body.loan,
@@ -126,7 +125,7 @@ export const loanRepaymentRoutes = [
         date: body.date ?? null,
         reference: body.reference,
         idempotencyKey,
-        authorize: (loan) => requireRole(actor, tellers, loan, 'The loan'),
+        authorize: (loan) => authorize(loan, 'The loan'),
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return serializeRepayment(repayment);
