@@ -1,6 +1,5 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
 import { setExerciceStatus } from '../../activities/enterprise/exercices.activity';
 import { defaultRoleAccounts, defaultRules } from '../../activities/events/default-rules';
 import { recordBusinessEvent, type BusinessEvent } from '../../activities/events/record-business-event';
@@ -9,10 +8,9 @@ import { linesForEvent } from '../../domain/events/journal';
 import { eventKinds, type RoleAccounts } from '../../domain/events/rules';
 import { formatAmount, Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
+import { activitySetting } from '../helpers/activity-setting';
 import { createTestDatabase } from '../helpers/database';
-import { testActivityContext } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
-import { createUser } from '../helpers/users';
 
 /**
  * The posting is one database function (coopbank_record_event, coopbank_post_entry): these tests hold it to the
@@ -24,17 +22,12 @@ let knex: Knex;
 let context: ActivityContext;
 let actor: Actor;
 
+let newEnterprise: (code: string) => Promise<string>;
+
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  context = testActivityContext(knex, () => now);
-  const userId = await createUser(knex, 'root', [{ role: 'admin', enterpriseId: null, branchId: null }]);
-  actor = { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' };
+  ({ context, actor, newEnterprise } = await activitySetting(knex, () => now));
 });
-
-async function newEnterprise(code: string): Promise<string> {
-  const enterprise = await createEnterprise(context, actor, { code, name: `Coop ${code}`, legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });
-  return enterprise.id;
-}
 
 const record = (event: Partial<BusinessEvent> & { enterpriseId: string; idempotencyKey: string }, alongside?: (trx: Knex.Transaction) => Knex.QueryBuilder) =>
   inTransaction(knex, (trx) => recordBusinessEvent(trx, now, { branchId: null, kind: 'deposit', amount: new Money('150000'), payload: {}, actorId: actor.userId, ...event }, alongside?.(trx)));
