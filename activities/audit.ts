@@ -9,15 +9,20 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+type AuditActor = { userId: Actor['userId']; requestId: Actor['requestId'] | null } | null;
+
 /** Appends who did what to the audit trail, in the transaction of the change it describes. */
-export async function recordAudit(trx: Knex.Transaction, actor: { userId: Actor['userId']; requestId: Actor['requestId'] | null } | null, entry: AuditEntry): Promise<void> {
-  await trx('audit_events').insert({
-    actor_id: actor?.userId ?? null,
-    request_id: actor?.requestId ?? null,
-    action: entry.action,
-    entity_type: entry.entityType,
-    entity_id: entry.entityId,
-    enterprise_id: entry.enterpriseId,
-    details: JSON.stringify(entry.details ?? {}),
-  });
+export async function recordAudit(trx: Knex.Transaction, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await trx('audit_events').insert(auditRow(actor, entry));
 }
+
+/** The audit trail's row for an entry, for a statement that writes the change and its audit together. */
+export const auditRow = (actor: AuditActor, entry: AuditEntry) => ({
+  actor_id: actor?.userId ?? null,
+  request_id: actor?.requestId ?? null,
+  action: entry.action,
+  entity_type: entry.entityType,
+  entity_id: entry.entityId,
+  enterprise_id: entry.enterpriseId,
+  details: JSON.stringify(entry.details ?? {}),
+});

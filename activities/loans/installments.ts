@@ -34,9 +34,14 @@ export async function readInstallments(trx: Knex | Knex.Transaction, loanId: str
   return rows.map(installmentState);
 }
 
-/** Replaces a loan's schedule (at approval, then from the disbursement date): nothing is paid yet. */
+/** Replaces a loan's schedule (from the disbursement date): nothing is paid yet. */
 export async function writeSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule): Promise<void> {
   await trx('loan_installments').where({ loan_id: loanId }).delete();
+  await insertSchedule(trx, loanId, schedule);
+}
+
+/** The schedule of a loan that has none yet (at approval). */
+export async function insertSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule): Promise<void> {
   await trx('loan_installments').insert(
     schedule.installments.map((installment) => ({
       loan_id: loanId,

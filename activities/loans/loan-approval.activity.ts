@@ -11,11 +11,11 @@ import { LoanApplication } from '../../db/models/loan-application.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { auditRow, recordAudit } from '../audit';
 import { reportOnCommit } from '../metrics-channel';
 import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { assertCreditCaps } from './credit-exposure';
-import { writeSchedule } from './installments';
+import { insertSchedule } from './installments';
 import { clientForCredit } from './loan-applications.activity';
 
 /**
@@ -64,7 +64,7 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
     // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
     const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, input.deciderId) : null;
     const ended = input.statusAfter !== 'in_review';
-    // The decision and the application's new state in one statement.
+    // The decision, its audit and the application's new state in one statement.
     await trx
       .with('decision', trx('loan_application_decisions').insert({
         application_id: application.id,
@@ -75,17 +75,17 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
         decided_at: decidedAt,
         idempotency_key: input.idempotencyKey,
       }))
+      .with('audit', trx('audit_events').insert(auditRow({ userId: input.deciderId, requestId: input.requestId }, {
+        action: `loan_application.${input.decision}`,
+        entityType: 'loan_application',
+        entityId: application.id,
+        enterpriseId: application.enterpriseId,
+        details: { step: input.step, comment: input.comment, status_after: input.statusAfter, step_after: input.stepAfter, loan: loanId },
+      })))
       .table('loan_applications')
       .where({ id: application.id })
       .update({ status: input.statusAfter, current_step: input.stepAfter, step_started_at: decidedAt, ended_at: ended ? decidedAt : null, status_reason: ended ? input.comment : '' });
     reportOnCommit(trx, { work: 'loan_decision', labels: { decision: input.decision } });
-    await recordAudit(trx, { userId: input.deciderId, requestId: input.requestId }, {
-      action: `loan_application.${input.decision}`,
-      entityType: 'loan_application',
-      entityId: application.id,
-      enterpriseId: application.enterpriseId,
-      details: { step: input.step, comment: input.comment, status_after: input.statusAfter, step_after: input.stepAfter, loan: loanId },
-    });
     return { outcome: 'recorded', status: input.statusAfter, loanId, decidedAt };
   });
 }
@@ -134,7 +134,7 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     approvedOn,
     outstandingPrincipal: formatAmount(principal),
   });
-  await writeSchedule(trx, loan.id, simulation.schedule);
+  await insertSchedule(trx, loan.id, simulation.schedule);
   // Guarantees offered with the application now secure the loan.
   await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
   await recordAudit(trx, { userId: approvedBy, requestId: null }, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });

@@ -5,6 +5,7 @@ import { approvalSteps, decisions } from '../../../domain/loans/approval';
 import type { CreditCapCode } from '../../../domain/loans/credit-caps';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { parseAmount } from '../../../domain/money';
+import { raw, type QueryBuilder } from 'objection';
 import { LoanApplication } from '../../../db/models/loan-application.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -64,59 +65,62 @@ const loanApplicationSchema = yup.object({
   decisions: yup.array(decisionSchema).required(),
 }).meta({ component: 'LoanApplication' });
 
-interface DecisionRow {
-  application_id: string;
-  step: string;
-  decision: string;
-  comment: string;
-  decided_by: string;
-  decided_at: Date;
+/** What an application's answer adds to its row: its decision history and the loan it became. */
+interface ApplicationHistory {
+  decisionHistory: { step: string; decision: string; comment: string; decided_by: string; decided_at: string }[];
+  loan: { id: string; number: string } | null;
 }
 
-/** Applications as answered, with their decision history and loan: two queries for a whole page. */
-async function serializeApplications(knex: Knex, applications: readonly LoanApplication[]) {
-  const ids = applications.map((application) => application.id);
-  const [history, loans] = await Promise.all([
-    knex('loan_application_decisions').whereIn('application_id', ids).orderBy('decided_at').select<DecisionRow[]>('application_id', 'step', 'decision', 'comment', 'decided_by', 'decided_at'),
-    knex('loans').whereIn('application_id', ids).select<{ id: string; number: string; application_id: string }[]>('id', 'number', 'application_id'),
-  ]);
-  return applications.map((application) => {
-    const loan = loans.find((row) => row.application_id === application.id);
-    return {
-      id: application.id,
-      enterprise: application.enterpriseId,
-      branch: application.branchId,
-      client: application.clientId,
-      product: application.productId,
-      number: application.number,
-      amount: application.amount,
-      term_periods: application.termPeriods,
-      grace_periods: application.gracePeriods,
-      purpose: application.purpose,
-      fees: application.fees,
-      teg: application.teg,
-      cap_breaches: application.capBreaches,
-      status: application.status,
-      current_step: application.currentStep,
-      final_step: application.finalStep,
-      step_started_at: application.stepStartedAt.toISOString(),
-      status_reason: application.statusReason,
-      ended_at: application.endedAt?.toISOString() ?? null,
-      submitted_by: application.submittedBy,
-      submitted_at: application.createdAt.toISOString(),
-      workflow_id: application.workflowId,
-      loan: loan === undefined ? null : { id: loan.id, number: loan.number },
-      decisions: history
-        .filter((row) => row.application_id === application.id)
-        .map(({ step, decision, comment, decided_by, decided_at }) => ({ step, decision, comment, decided_by, decided_at: decided_at.toISOString() })),
-    };
-  });
+type ApplicationRow = LoanApplication & ApplicationHistory;
+
+/**
+ * The history and the loan as correlated subqueries of the application's own statement: an answer, a page
+ * included, is one read (the decisions come back ordered, as JSON).
+ */
+const withHistory = <Q extends QueryBuilder<LoanApplication, LoanApplication[] | LoanApplication | undefined>>(builder: Q): Q =>
+  builder.select(
+    'loan_applications.*',
+    raw(`coalesce((SELECT json_agg(json_build_object('step', d.step, 'decision', d.decision, 'comment', d.comment, 'decided_by', d.decided_by, 'decided_at', d.decided_at)
+      ORDER BY d.decided_at) FROM loan_application_decisions d WHERE d.application_id = loan_applications.id), '[]') AS decision_history`),
+    raw(`(SELECT json_build_object('id', l.id, 'number', l.number) FROM loans l WHERE l.application_id = loan_applications.id) AS loan`),
+  );
+
+function serializeApplication(application: LoanApplication, { decisionHistory, loan }: ApplicationHistory) {
+  return {
+    id: application.id,
+    enterprise: application.enterpriseId,
+    branch: application.branchId,
+    client: application.clientId,
+    product: application.productId,
+    number: application.number,
+    amount: application.amount,
+    term_periods: application.termPeriods,
+    grace_periods: application.gracePeriods,
+    purpose: application.purpose,
+    fees: application.fees,
+    teg: application.teg,
+    cap_breaches: application.capBreaches,
+    status: application.status,
+    current_step: application.currentStep,
+    final_step: application.finalStep,
+    step_started_at: application.stepStartedAt.toISOString(),
+    status_reason: application.statusReason,
+    ended_at: application.endedAt?.toISOString() ?? null,
+    submitted_by: application.submittedBy,
+    submitted_at: application.createdAt.toISOString(),
+    workflow_id: application.workflowId,
+    loan,
+    decisions: decisionHistory.map((row) => ({ ...row, decided_at: new Date(row.decided_at).toISOString() })),
+  };
 }
 
-const serializeApplication = async (knex: Knex, application: LoanApplication) => (await serializeApplications(knex, [application]))[0]!;
+const serializeRow = (row: ApplicationRow) => serializeApplication(row, row);
 
-async function visibleApplication(knex: Knex, principal: Principal, id: string): Promise<LoanApplication> {
-  const application = await LoanApplication.query(knex).findById(id);
+/** One application with its history, as it is now (after a decision: what the workflow's activity committed). */
+const readApplication = async (knex: Knex, id: string) => (await withHistory(LoanApplication.query(knex).findById(id))) as ApplicationRow | undefined;
+
+/** The application read, if the principal may see it (404 otherwise, as when there is none). */
+function visible<A extends LoanApplication>(principal: Principal, application: A | undefined): A {
   if (application === undefined) throw new NotFoundError('The loan application');
   requireVisible(principal, { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
   return application;
@@ -150,10 +154,10 @@ export const loanApplicationRoutes = [
     response: pageSchema(loanApplicationSchema),
     errorStatuses: [401],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(LoanApplication.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
+      const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
-      return { ...page, results: await serializeApplications(deps.knex, page.results) };
+      return { ...page, results: (page.results as ApplicationRow[]).map(serializeRow) };
     },
   }),
   defineRoute({
@@ -188,7 +192,8 @@ export const loanApplicationRoutes = [
         purpose: body.purpose,
       });
       await startLoanApproval(deps, application, stepTimeLimitDays);
-      return serializeApplication(deps.knex, application);
+      // Just created: no decision yet, no loan.
+      return serializeApplication(application, { decisionHistory: [], loan: null });
     },
   }),
   defineRoute({
@@ -201,7 +206,7 @@ export const loanApplicationRoutes = [
     params: idParams,
     response: loanApplicationSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeApplication(deps.knex, await visibleApplication(deps.knex, principal, params.id)),
+    handler: async ({ params, principal, deps }) => serializeRow(visible(principal, await readApplication(deps.knex, params.id))),
   }),
   defineRoute({
     method: 'post',
@@ -223,12 +228,12 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
-      const application = await visibleApplication(deps.knex, actor, params.id);
+      const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
       requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
       await decideOnApplication(deps, application, { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId });
-      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+      return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
     },
   }),
   defineRoute({
@@ -244,11 +249,11 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
-      const application = await visibleApplication(deps.knex, actor, params.id);
+      const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);
       await withdrawApplication(deps, application, { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId });
-      return serializeApplication(deps.knex, await LoanApplication.query(deps.knex).findById(application.id).throwIfNotFound());
+      return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
     },
   }),
 ];
