@@ -15,7 +15,7 @@ import { ensureTemporalCli, startTemporalDevServer } from './temporal-dev-server
 import type { CleanupStack } from './cleanup-stack';
 
 const connectTimeoutMs = 10_000;
-const embeddedDatabaseName = 'coopbank';
+export const embeddedDatabaseName = 'coopbank';
 
 /** `postgres://user:secret@host/db` without the secret, for messages. */
 function redactUrl(url: string): string {
