@@ -98,7 +98,7 @@ function tableLines(api: LoadResult, cpuMsPerRepayment: number, booksCheck: bool
 }
 
 /** Balanced overall and entry by entry; the portfolio account equal to the loans' outstanding principal. */
-async function checkBooks(knex: Knex) {
+export async function checkBooks(knex: Knex) {
   const totals = await knex.raw(`
     SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
            (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,
