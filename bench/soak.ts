@@ -214,7 +214,7 @@ function report(figures: Minute[], books: Awaited<ReturnType<typeof checkBooks>>
     ],
   };
   const passed = Object.values(checks).every(Boolean);
-  const summary = `${minutes} min, ${errors} errors (5xx ${serverErrors}), RSS growth API ${memory.apiGrowth * 100} %, worker ${memory.workerGrowth * 100} %, books balanced ${checks.booksBalanced}: ${passed ? 'passed' : 'FAILED'}`;
+  const summary = `${minutes} min, ${errors} errors (5xx ${serverErrors}), RSS growth API ${round(memory.apiGrowth * 100, 1)} %, worker ${round(memory.workerGrowth * 100, 1)} %, books balanced ${checks.booksBalanced}: ${passed ? 'passed' : 'FAILED'}`;
   return { result, summary };
 }
 
