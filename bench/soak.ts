@@ -28,6 +28,7 @@ const growthAllowed = 0.1;
 const accounts = 4;
 const loans = 4;
 const approvalEveryMs = 5000;
+const rssEveryMs = 5000;
 // Requests per second of each kind: connections × 1000 / intervalMs.
 const rates = {
   deposits: { connections: 4, intervalMs: 250 },
@@ -45,8 +46,11 @@ interface Minute {
   errors: number;
   serverErrors: number;
   p99Ms: Record<Kind, number>;
+  /** Median and peak of the RSS read every 5 s in the minute: one reading swings with the garbage collector. */
   apiRssMb: number;
+  apiRssPeakMb: number;
   workerRssMb: number;
+  workerRssPeakMb: number;
   loadAverage: number;
 }
 
@@ -114,13 +118,17 @@ async function oneMinute(minute: number, base: string, tokens: Record<string, st
   const load = (kind: keyof typeof rates, options: Pick<LoadOptions, 'url' | 'method' | 'body'>, token: string) =>
     runLoad({ ...options, ...rates[kind], headers: { authorization: `Bearer ${token}` }, warmupMs: 0, durationMs: minuteMs, requestTimeoutMs: 10_000, maxSamples: 100_000 });
   const account = (connection: number) => `${base}/api/v1/members/accounts/${world.accounts[connection % accounts]}`;
+  const rss = { api: [] as number[], worker: [] as number[] };
+  const sampler = setInterval(() => {
+    for (const [name, server] of [['api', api], ['worker', worker]] as const) void server.rssBytes().then((bytes) => rss[name].push(bytes / 2 ** 20), () => undefined);
+  }, rssEveryMs);
   const [deposits, withdrawals, repayments, reads, approvals] = await Promise.all([
     load('deposits', { url: (c) => `${account(c)}/deposits/`, method: 'POST', body: JSON.stringify({ amount: '2500', reference: 'soak' }) }, tokens.teller!),
     load('withdrawals', { url: (c) => `${account(c)}/withdrawals/`, method: 'POST', body: JSON.stringify({ amount: '1000', reference: 'soak' }) }, tokens.teller!),
     load('repayments', { url: `${base}/api/v1/loans/repayments/`, method: 'POST', body: (c) => JSON.stringify({ loan: world.loanIds[c], amount: '100', reference: 'soak' }) }, tokens.bench_cashier!),
     load('reads', { url: (c) => (c === 0 ? `${account(c)}/` : `${account(c)}/statement/`) }, tokens.teller!),
     approvalsFor(base, tokens, world, minute),
-  ]);
+  ]).finally(() => clearInterval(sampler));
   const byKind = { deposits, withdrawals, repayments, reads, approvals };
   const all = Object.values(byKind);
   const requests = all.reduce((sum, kind) => sum + kind.requests, 0);
@@ -131,8 +139,10 @@ async function oneMinute(minute: number, base: string, tokens: Record<string, st
     errors: all.reduce((sum, kind) => sum + kind.errors, 0),
     serverErrors: all.reduce((sum, kind) => sum + kind.serverErrors, 0),
     p99Ms: Object.fromEntries(Object.entries(byKind).map(([kind, result]) => [kind, round(result.p99Ms, 1)])) as Record<Kind, number>,
-    apiRssMb: round((await api.rssBytes()) / 2 ** 20, 1),
-    workerRssMb: round((await worker.rssBytes()) / 2 ** 20, 1),
+    apiRssMb: round(median(rss.api), 1),
+    apiRssPeakMb: round(Math.max(...rss.api), 1),
+    workerRssMb: round(median(rss.worker), 1),
+    workerRssPeakMb: round(Math.max(...rss.worker), 1),
     loadAverage: round(os.loadavg()[0]!, 2),
   };
 }
@@ -175,15 +185,20 @@ async function approvalsFor(base: string, tokens: Record<string, string>, world:
 
 function minuteLine(figures: Minute): string {
   const p99 = Object.entries(figures.p99Ms).map(([kind, ms]) => `${kind} ${ms}`).join(', ');
-  return `minute ${figures.minute}: ${figures.perSecond} req/s, errors ${figures.errors} (5xx ${figures.serverErrors}), p99 ms ${p99}; RSS API ${figures.apiRssMb} MB, worker ${figures.workerRssMb} MB; load average ${figures.loadAverage}`;
+  return `minute ${figures.minute}: ${figures.perSecond} req/s, errors ${figures.errors} (5xx ${figures.serverErrors}), p99 ms ${p99}; RSS (median/peak) API ${figures.apiRssMb}/${figures.apiRssPeakMb} MB, worker ${figures.workerRssMb}/${figures.workerRssPeakMb} MB; load average ${figures.loadAverage}`;
+}
+
+function median(values: number[]): number {
+  return percentile(values.sort((a, b) => a - b), 0.5);
 }
 
 /**
- * RSS growth: the end of the run against the lowest figure from the end of the first minute (the warm-up) on.
- * The lowest rather than the first: a warm-up's garbage not yet collected would hide a slow leak.
+ * RSS growth: the last minute's median against the lowest median after the warm-up (the first minute; in a
+ * two-minute run, against the first). The lowest rather than the first: a high early figure would hide a slow leak.
  */
 function growth(figures: Minute[], of: 'apiRssMb' | 'workerRssMb'): number {
-  const lowest = Math.min(...figures.map((minute) => minute[of]));
+  const afterWarmup = figures.length > 2 ? figures.slice(1) : figures;
+  const lowest = Math.min(...afterWarmup.map((minute) => minute[of]));
   return round(figures.at(-1)![of] / lowest - 1, 3);
 }
 
@@ -212,7 +227,7 @@ function report(figures: Minute[], books: Awaited<ReturnType<typeof checkBooks>>
     notes: [
       'API: the production app (createApp) in its own process; worker: createWorker (runtime/worker.ts) in its own process; a Temporal dev server (SQLite in memory) and one embedded PostgreSQL; the load generator in this process; all on one machine, loopback only.',
       'Each kind runs at a fixed rate (each connection starts a request every intervalMs, at once if the last answer took longer); approvals: one circuit (submission + four decisions) every 5 s, one new borrower each.',
-      'memory: RSS at the end of each minute; growth is the last minute\'s against the lowest from minute 1 (the warm-up) on; flat means ≤ 10 % for both processes.',
+      'memory: each minute, the median and peak of the RSS read every 5 s; growth is the last minute\'s median against the lowest median after minute 1 (the warm-up); flat means ≤ 10 % for both processes.',
       'errors: every non-2xx answer, socket error or timeout (10 s); serverErrors: the 5xx among them.',
     ],
   };
