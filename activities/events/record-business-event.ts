@@ -38,7 +38,8 @@ function requestHash(event: BusinessEvent): string {
   return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
 }
 
-const defaultAccounts = JSON.stringify(defaultRoleAccounts);
+/** The default account of each role, as the ledger functions take it. */
+export const defaultAccountsJson = JSON.stringify(defaultRoleAccounts);
 
 /**
  * The one entry point of every module into the books. In the caller's transaction and in one statement
@@ -72,7 +73,7 @@ function eventCall(trx: Knex.Transaction, now: Date, event: BusinessEvent): Knex
     requestHash(event),
     now.toISOString(),
     moneyMovingKinds.has(event.kind),
-    defaultAccounts,
+    defaultAccountsJson,
     event.description ?? event.kind,
   ]);
 }
