@@ -50,6 +50,11 @@ export interface Config {
   gitCommit: string | undefined;
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
+  /**
+   * A workflow bundle built beforehand (`bundleWorkflowCode`), which the worker loads instead of bundling the
+   * workflows at start (seconds of CPU); it must come from the same code. Unset: bundled at start.
+   */
+  workflowBundlePath: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +103,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
     workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
     gitCommit: optionalCommit(env, 'GIT_COMMIT'),
+    workflowBundlePath: optionalPath(env, 'WORKFLOW_BUNDLE_PATH', cwd),
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
@@ -188,6 +194,11 @@ function optionalCommit(env: Env, variable: string): string | undefined {
   const value = nonEmpty(env, variable);
   if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value)) throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
   return value;
+}
+
+function optionalPath(env: Env, variable: string, cwd: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  return value === undefined ? undefined : path.resolve(cwd, value);
 }
 
 function optionalSecret(env: Env, variable: string, lengthMin: number): string | undefined {

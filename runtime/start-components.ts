@@ -82,7 +82,7 @@ export async function startWorker(
   installTemporalRuntime(logger, config.workerMetricsAddress);
   const connection = await connectTemporalWorker(temporalAddress);
   cleanup.push('worker connection', () => connection.close());
-  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex });
+  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex, workflowBundlePath: config.workflowBundlePath });
   const running = worker.run();
   cleanup.push('worker', async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
