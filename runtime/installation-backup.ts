@@ -39,18 +39,23 @@ export async function backupInstallation(dataDir: string, postgresPort: number, 
   const password = await readSecret(dataDir, passwordFile);
   await fs.mkdir(path.dirname(target), { recursive: true });
   await fs.mkdir(target, { mode: 0o700 });
-  // Temporal first, PostgreSQL's backup ending after: the restored books are then never older than the
-  // restored workflows, which at worst repeat a step the books already hold (their idempotency keys make the
-  // repeat a no-op) rather than count on a step the books lack.
-  const temporal = await saveTemporal(dataDir, target);
-  const postgres = await backupCluster(embeddedPostgresUrl(postgresPort, password), path.join(dataDir, 'pg'), path.join(target, 'pg'));
-  const secrets: string[] = [];
-  for (const name of secretFiles) {
-    if (await copyIfPresent(path.join(dataDir, name), path.join(target, name))) secrets.push(name);
+  try {
+    // Temporal first, PostgreSQL's backup ending after: the restored books are then never older than the
+    // restored workflows, which at worst repeat a step the books already hold (their idempotency keys make the
+    // repeat a no-op) rather than count on a step the books lack.
+    const temporal = await saveTemporal(dataDir, target);
+    const postgres = await backupCluster(embeddedPostgresUrl(postgresPort, password), path.join(dataDir, 'pg'), path.join(target, 'pg'));
+    const secrets: string[] = [];
+    for (const name of secretFiles) {
+      if (await copyIfPresent(path.join(dataDir, name), path.join(target, name))) secrets.push(name);
+    }
+    const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), postgres, temporal, secrets };
+    await fs.writeFile(path.join(target, manifestFile), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    return manifest;
+  } catch (error) {
+    await fs.rm(target, { recursive: true, force: true }); // no half backup left to be mistaken for one
+    throw error;
   }
-  const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), postgres, temporal, secrets };
-  await fs.writeFile(path.join(target, manifestFile), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-  return manifest;
 }
 
 /**

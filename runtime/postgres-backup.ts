@@ -31,7 +31,9 @@ const walSegmentName = /^[0-9A-F]{24}$/;
  */
 export async function backupCluster(url: string, dataDir: string, target: string): Promise<ClusterBackup> {
   const client = new pg.Client({ connectionString: url, application_name: 'coopbank-backup' });
-  await client.connect();
+  await client.connect().catch((error: Error) => {
+    throw new Error(`No PostgreSQL to back up answers at ${new URL(url).host} (${error.message}): the backup is taken from the running server. A stopped installation is saved by copying its data directory.`);
+  });
   try {
     await assertServes(client, dataDir);
     await fs.mkdir(target, { mode: 0o700 });
