@@ -48,7 +48,6 @@ const batchTimeoutSeconds = 10;
 
 interface Setting {
   knex: Knex;
-  api: Awaited<ReturnType<typeof startApiProcess>>;
   temporal: Client;
   taskQueue: string;
   world: LoanWorld;
@@ -83,18 +82,18 @@ test.before(async (t) => {
   const relay = await startTcpRelay(testEnvironment().temporalAddress);
   file.teardown(() => relay.close());
   const options = { databaseUrl: url, taskQueue, env: { WORKFLOW_DAY_MS: String(dayMs) } };
-  const [api, firstWorker] = await Promise.all([startApiProcess(file, options), startWorkerProcess(file, { ...options, temporalAddress: relay.address })]);
+  const processes = Promise.all([startApiProcess(file, options), startWorkerProcess(file, { ...options, temporalAddress: relay.address })]);
   const connection = await Connection.connect({ address: testEnvironment().temporalAddress });
   file.teardown(() => connection.close());
-  setting = { knex, api, temporal: new Client({ connection }), taskQueue, world: await createLoanWorld(api.client, knex, 'CRW'), direct: await activitySetting(knex) };
+  const direct = { knex, temporal: new Client({ connection }), taskQueue, direct: await activitySetting(knex) };
 
-  // Everything seeded first, then set going at once: no batch or refund outlives its timeout before the crash.
-  const scenarios: Record<string, Scenario> = {
-    provisioning: await provisioningRun(setting),
-    replay: await eventReplay(setting),
-    approvals: await approvals(setting),
-    withdrawals: await shareWithdrawals(setting),
-  };
+  // Everything seeded first (the portfolios while the processes start), then set going at once: no batch or refund
+  // outlives its timeout before the crash.
+  const scenarios: Record<string, Scenario> = { provisioning: await provisioningRun(direct), replay: await eventReplay(direct) };
+  const [api, firstWorker] = await processes;
+  setting = { ...direct, world: await createLoanWorld(api.client, knex, 'CRW') };
+  scenarios.approvals = await approvals(setting);
+  scenarios.withdrawals = await shareWithdrawals(setting);
   const seeded = Date.now();
   const points = await Promise.all(Object.values(scenarios).map((scenario) => scenario.go()));
   await crash(firstWorker, relay.freeze, points);
@@ -136,7 +135,7 @@ async function balances(knex: Knex, enterpriseId: string): Promise<Record<string
  * after the first committed. The expectation is the same portfolio, seeded alike in another enterprise and
  * provisioned without a crash.
  */
-async function provisioningRun({ knex, temporal, taskQueue, direct: { context, actor, newEnterprise } }: Setting): Promise<Scenario> {
+async function provisioningRun({ knex, temporal, taskQueue, direct: { context, actor, newEnterprise } }: Omit<Setting, 'world'>): Promise<Scenario> {
   const portfolio = async (code: string) => {
     const enterpriseId = await newEnterprise(code);
     const product = await createBenchProduct(context, actor, enterpriseId);
@@ -183,7 +182,7 @@ async function provisioningRun({ knex, temporal, taskQueue, direct: { context, a
  * 150 deposits replayed under a changed rule, in batches of 50: the worker dies after the second batch committed,
  * before Temporal heard of it, so the retried activity must start after it rather than post it again.
  */
-async function eventReplay({ knex, temporal, taskQueue, direct: { context, actor, newEnterprise } }: Setting): Promise<Scenario> {
+async function eventReplay({ knex, temporal, taskQueue, direct: { context, actor, newEnterprise } }: Omit<Setting, 'world'>): Promise<Scenario> {
   const enterpriseId = await newEnterprise('RPL');
   for (let index = 0; index < replayedEvents; index += 1) {
     await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000 + index), payload: {}, idempotencyKey: `d-${index}`, actorId: null }));
