@@ -50,6 +50,8 @@ export interface Config {
   gitCommit: string | undefined;
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
+  /** The process's database pool (db/knex.ts): its size, the longest wait for a connection, statement_timeout (0: none). */
+  databasePool: { poolMax: number; acquireTimeoutMs: number; statementTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +100,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
     workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
     gitCommit: optionalCommit(env, 'GIT_COMMIT'),
+    databasePool: {
+      poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+      acquireTimeoutMs: integer(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    },
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');

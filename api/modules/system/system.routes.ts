@@ -5,7 +5,8 @@ import type { AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
 
-const checkTimeoutMs = 2000;
+// Each check's bound: a busy machine's first connection to the database takes a second or two; more is not ready.
+const checkTimeoutMs = 4000;
 
 const checkResults = ['ok', 'unreachable', 'timeout'] as const;
 type CheckResult = (typeof checkResults)[number];
@@ -43,7 +44,7 @@ export const systemRoutes = [
     response: readinessSchema,
     sameBodyStatuses: [503],
     handler: async ({ deps, ctx }) => {
-      const [database, temporal] = await Promise.all([check(ctx, 'database', () => deps.knex.raw('SELECT 1').timeout(checkTimeoutMs)), check(ctx, 'temporal', () => pingTemporal(deps))]);
+      const [database, temporal] = await Promise.all([check(ctx, 'database', () => deps.knex.raw('SELECT 1')), check(ctx, 'temporal', () => pingTemporal(deps))]);
       const ready = database === 'ok' && temporal === 'ok';
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { database, temporal } };
@@ -70,14 +71,23 @@ export const systemRoutes = [
   }),
 ];
 
-/** One dependency check, bounded in time; a failure's cause goes to the log, its kind to the answer. */
+/**
+ * One dependency check, bounded in time whatever the probe waits on (a database query first waits for a pooled
+ * connection, up to the pool's acquire timeout); a failure's cause goes to the log, its kind to the answer.
+ */
 async function check(ctx: AppContext, name: string, probe: () => Promise<unknown>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within the ${checkTimeoutMs} ms timeout`)), checkTimeoutMs);
+  });
   try {
-    await probe();
+    await Promise.race([probe(), deadline]);
     return 'ok';
   } catch (error) {
     ctx.state.log.warn({ err: error, check: name }, 'readiness check failed');
     return /timeout|deadline/i.test(String((error as Error).message)) ? 'timeout' : 'unreachable';
+  } finally {
+    clearTimeout(timer);
   }
 }
 
