@@ -24,7 +24,7 @@ async function cashierWithAccount(knex: Knex): Promise<{ enterpriseId: string; a
   return { enterpriseId: enterprise.id, accountId: account.id };
 }
 
-const pool = { poolMax: 2, acquireTimeoutMs: 1000, statementTimeoutMs: 3000 };
+const pool = { poolMax: 2, acquireTimeoutMs: 1000, statementTimeoutMs: 3000, onWarning: () => undefined };
 
 test('more concurrent deposits than connections, on a row another session holds: every one answers 503 within the bounds, nothing is written, the pool recovers', async (t) => {
   const { knex: setup, url } = await createTestDatabase(t);
@@ -43,14 +43,15 @@ test('more concurrent deposits than connections, on a row another session holds:
     const response = await deposit(`slow-${n}`);
     return { status: response.status, code: response.body.code as string, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
   }));
-  while (knex.client.pool.numPendingAcquires() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Once every pooled connection is a deposit waiting on the lock, readiness has none to take either.
+  const waitingOnLock = async () => Number((await setup('pg_stat_activity').where({ datname: setup.raw('current_database()'), wait_event_type: 'Lock' }).count({ n: '*' }).first())?.n);
+  while ((await waitingOnLock()) < pool.poolMax) await new Promise((resolve) => setTimeout(resolve, 20));
   const readinessAsked = Date.now();
   const readiness = await app.request('GET', '/readyz');
   const readinessMs = Date.now() - readinessAsked;
   const answers = await load;
   await holder.rollback();
 
-  t.log(answers);
   t.true(answers.every((answer) => answer.status === 503 && answer.retryAfter === '5'), 'every deposit answers 503 with Retry-After');
   const waitedForConnection = answers.filter((answer) => answer.ms < pool.statementTimeoutMs);
   t.true(waitedForConnection.length >= 10 - pool.poolMax, 'those without a connection are refused after the acquire timeout');
