@@ -55,6 +55,8 @@ export interface Config {
    * workflows at start (seconds of CPU); it must come from the same code. Unset: bundled at start.
    */
   workflowBundlePath: string | undefined;
+  /** The process's database pool (db/knex.ts): its size, the longest wait for a connection, statement_timeout (0: none). */
+  databasePool: { poolMax: number; acquireTimeoutMs: number; statementTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -104,6 +106,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
     gitCommit: optionalCommit(env, 'GIT_COMMIT'),
     workflowBundlePath: optionalPath(env, 'WORKFLOW_BUNDLE_PATH', cwd),
+    databasePool: {
+      poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+      acquireTimeoutMs: integer(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    },
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
