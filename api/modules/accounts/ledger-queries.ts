@@ -34,8 +34,10 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
 /**
  * Ledger movements with a running balance over a date range. `movements` joins the lines (`l`) to their
  * entries (`e`) and filters them; `signed` is the SQL of a line's signed amount. The balance runs over every
- * movement up to `date_to` and the rows are then cut at `date_from`, so the first row shown carries the
- * balance brought forward; rows come in posting order, ready for paginateRows.
+ * movement up to `date_to`, or `perYear` over those of the movement's accounting year (a ledger account's year
+ * starts from its opening entries, docs/architecture.md §9; a member's account has none and runs on), and the
+ * rows are then cut at `date_from`, so the first row shown carries the balance brought forward; rows come in
+ * posting order, ready for paginateRows.
  */
 export function runningMovements(
   knex: Knex,
@@ -43,13 +45,15 @@ export function runningMovements(
   signed: string,
   columns: readonly (string | Knex.Raw)[],
   range: { date_from?: string; date_to?: string },
+  options: { perYear?: boolean } = {},
 ): Knex.QueryBuilder {
+  const partition = options.perYear === true ? 'PARTITION BY e.exercice_id ' : '';
   const all = movements.select(
     ...columns,
     'e.entry_date',
     'l.id as line',
     knex.raw(`(${signed})::text AS amount`),
-    knex.raw(`(sum(${signed}) OVER (ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
+    knex.raw(`(sum(${signed}) OVER (${partition}ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
   );
   if (range.date_to !== undefined) all.where('e.entry_date', '<=', range.date_to);
   const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
