@@ -1,3 +1,4 @@
+import { addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
 import { Money } from '../money';
 
 /**
@@ -164,4 +165,21 @@ export function rollUp(rows: readonly TrialBalanceRow[], chart: ReadonlyMap<stri
   return [...sums]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([code, sum]) => ({ ...chart.get(code)!, level: sum.level, debit: sum.debit, credit: sum.credit, balance: sum.debit.minus(sum.credit) }));
+}
+
+export interface ComparedLine extends StatementLine {
+  prior: Money;
+}
+
+/** The lines of a statement with the prior period's amount beside each, in code order (A2 before A10); a line of one period only is zero in the other. */
+export function besidePrior(current: readonly StatementLine[], prior: readonly StatementLine[]): ComparedLine[] {
+  const lines = new Map<string, ComparedLine>(current.map((line) => [line.code, { ...line, prior: zero }]));
+  for (const line of prior) lines.set(line.code, { ...(lines.get(line.code) ?? { ...line, amount: zero, accounts: [] }), prior: line.amount });
+  return [...lines.values()].sort((a, b) => a.code.localeCompare(b.code, 'en', { numeric: true }));
+}
+
+/** The prior period of an income statement: the same dates a year earlier (29 February becomes the 28th). */
+export function yearEarlier(date: IsoDate): IsoDate {
+  const day = parseIsoDate(date);
+  return addMonthsClamped({ ...day, year: day.year - 1 }, 0);
 }

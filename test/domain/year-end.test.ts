@@ -2,7 +2,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { pcemfCsvPath, pcemfRecords } from '../../db/fixtures/pcemf';
 import { closingEntries, closingRefusal, openingEntries, yearResult, type BranchBalance, type YearFacts } from '../../domain/enterprise/year-end-closing';
-import { balanceSheet, balanceSheetLineOf, incomeStatement, rollUp, type ChartAccount } from '../../domain/accounts/statements';
+import { balanceSheet, balanceSheetLineOf, besidePrior, incomeStatement, rollUp, yearEarlier, type ChartAccount } from '../../domain/accounts/statements';
 import { assertBalanced } from '../../domain/events/journal';
 import { Money } from '../../domain/money';
 
@@ -63,7 +63,7 @@ test('a year closes when the next one is open and the previous one closed', (t) 
 
 const chartRows = pcemfRecords(readFileSync(pcemfCsvPath, 'utf8')).map((account) => account.code);
 
-test('every account of classes 1 to 5 of the PCEMF falls in exactly one balance-sheet line, on either side of its balance', (t) => {
+test('every account of classes 1 to 5 of the PCEMF has its balance-sheet line, on either side of its balance', (t) => {
   // The class roots (one digit) hold no postings.
   for (const account of chartRows.filter((code) => /^[1-5]\d/.test(code))) {
     for (const amount of [1, -1]) t.truthy(balanceSheetLineOf({ account, balance: new Money(amount) }), `${account} ${amount}`);
@@ -98,4 +98,12 @@ test('the trial balance rolls up to every parent and class', (t) => {
   ]);
   const rolled = rollUp([{ code: '5710', debit: new Money(100), credit: new Money(30) }, { code: '5711', debit: new Money(5), credit: new Money(0) }], chart);
   t.deepEqual(rolled.map((row) => [row.code, row.level, row.balance.toNumber()]), [['5', 1, 75], ['57', 2, 75], ['571', 3, 75]]);
+});
+
+test('the prior period is the same dates a year earlier; lines of either period sit side by side in code order', (t) => {
+  t.deepEqual(['2026-03-31', '2028-02-29', '2027-01-01'].map(yearEarlier), ['2025-03-31', '2027-02-28', '2026-01-01']);
+  const line = (code: string, amount: number) => ({ code, label: code, amount: new Money(amount), accounts: [] });
+  const compared = besidePrior([line('71', 10), line('65', 4)], [line('65', 3), line('60', 1)]);
+  t.deepEqual(compared.map((row) => [row.code, row.amount.toNumber(), row.prior.toNumber()]), [['60', 0, 1], ['65', 4, 3], ['71', 10, 0]]);
+  t.deepEqual(besidePrior([line('P10', 1), line('P2', 2)], []).map((row) => row.code), ['P2', 'P10']);
 });

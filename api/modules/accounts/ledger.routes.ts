@@ -1,23 +1,19 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { NotFoundError } from '../../../domain/errors';
-import { requireVisible, visibleBranches } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { ledgerLines, runningMovements } from './ledger-queries';
+import { chartByCode, ledgerLines, runningMovements } from './ledger-queries';
+import { visibleChart } from './ledger-access';
+import { statementRoutes } from './ledger-statements.routes';
+import { rollUp } from '../../../domain/accounts/statements';
+import { formatAmount, Money } from '../../../domain/money';
 import { exerciceCovering, latestExercice, linesInScope, type BalanceScope } from '../../../activities/accounts/year-balances';
-
-/** A chart the principal may see (404 otherwise), with the branches whose lines they read: a branch role reads its branches' only. */
-async function visibleChart(knex: Knex, principal: Principal, chartId: string): Promise<{ id: string; enterprise_id: string; branches: 'all' | readonly string[] }> {
-  const chart = await knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id');
-  if (chart === undefined) throw new NotFoundError('The chart');
-  requireVisible(principal, { enterpriseId: chart.enterprise_id }, 'The chart');
-  return { ...chart, branches: visibleBranches(principal, chart.enterprise_id) };
-}
 
 async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
   const chart = await visibleChart(knex, principal, chartId);
@@ -140,7 +136,7 @@ export const ledgerRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/trial-balance/',
     module: 'accounts',
     operationId: 'getTrialBalance',
-    summary: 'Trial balance at a date: per account with postings, debit, credit and balance; totals equal',
+    summary: 'Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal',
     description: 'Of the whole enterprise for an enterprise-wide role; of their branches\' entries for a user whose roles are in some branches only.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
@@ -152,13 +148,19 @@ export const ledgerRoutes = [
       const scope = await balanceScope(deps.knex, chart, query.date);
       const rows = accountTotals(deps.knex, scope).orderBy('c.code');
       whereFilters(rows, query, { class: 'c.class' });
-      const accounts = await rows;
+      const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
+      const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(deps.knex, chart.id));
       const totals = await deps.knex.from(accountTotals(deps.knex, scope).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
       return {
         date: query.date ?? null,
         accounts: accounts.map(({ id: _id, ...account }) => account),
         totals: { debit: totals.debit, credit: totals.credit, balanced: totals.debit === totals.credit },
+        groups: groups.map((group) => ({
+          code: group.code, label: group.label, class: group.accountClass, level: group.level,
+          debit: formatAmount(group.debit), credit: formatAmount(group.credit), balance: formatAmount(group.balance),
+        })),
       };
     },
   }),
+  ...statementRoutes,
 ];
