@@ -4,7 +4,7 @@ import { exerciceCovering } from '../../../activities/accounts/year-balances';
 import { addDaysTo, parseIsoDate } from '../../../domain/calendar';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { balanceSheet, besidePrior, incomeStatement, yearEarlier, type ComparedLine } from '../../../domain/accounts/statements';
-import { formatAmount } from '../../../domain/money';
+import { formatAmount, type Money } from '../../../domain/money';
 import type { Principal } from '../../auth/principal';
 import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
@@ -32,6 +32,12 @@ const serializeLines = (lines: readonly ComparedLine[]) =>
     prior_amount: formatAmount(line.prior),
     accounts: line.accounts.map((account) => ({ account: account.account, amount: formatAmount(account.amount) })),
   }));
+
+/** A statement's totals as answered: each as it is, and the prior period's beside it under `prior_`. */
+function totalsBeside<K extends string>(current: Record<K, Money>, prior: Record<K, Money>): Record<string, string> {
+  const keys = Object.keys(current) as K[];
+  return Object.fromEntries([...keys.map((key) => [key, formatAmount(current[key])]), ...keys.map((key) => [`prior_${key}`, formatAmount(prior[key])])]);
+}
 
 /**
  * The financial statements (docs/domain.md §7) in the PCEMF presentation of domain/accounts/statements.ts,
@@ -68,10 +74,7 @@ export const statementRoutes = [
         assets: serializeLines(besidePrior(current.assets, before.assets)),
         liabilities: serializeLines(besidePrior(current.liabilities, before.liabilities)),
         totals: {
-          assets: formatAmount(current.totals.assets),
-          liabilities: formatAmount(current.totals.liabilities),
-          prior_assets: formatAmount(before.totals.assets),
-          prior_liabilities: formatAmount(before.totals.liabilities),
+          ...totalsBeside(current.totals, before.totals),
           balanced: current.totals.assets.eq(current.totals.liabilities) && before.totals.assets.eq(before.totals.liabilities),
         },
       };
@@ -110,14 +113,7 @@ export const statementRoutes = [
         prior_date_to: priorPeriod.to,
         expenses: serializeLines(besidePrior(current.expenses, before.expenses)),
         income: serializeLines(besidePrior(current.income, before.income)),
-        totals: {
-          expenses: formatAmount(current.totals.expenses),
-          income: formatAmount(current.totals.income),
-          result: formatAmount(current.totals.result),
-          prior_expenses: formatAmount(before.totals.expenses),
-          prior_income: formatAmount(before.totals.income),
-          prior_result: formatAmount(before.totals.result),
-        },
+        totals: totalsBeside(current.totals, before.totals),
       };
     },
   }),
