@@ -2310,8 +2310,8 @@ export interface components {
              * @description The last day of the accounting year before.
              */
             prior_date: string;
-            assets: components["schemas"]["StatementLine"][];
-            liabilities: components["schemas"]["StatementLine"][];
+            assets: components["schemas"]["FinancialStatementLine"][];
+            liabilities: components["schemas"]["FinancialStatementLine"][];
             totals: {
                 assets: components["schemas"]["Money"];
                 liabilities: components["schemas"]["Money"];
@@ -2841,6 +2841,18 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["ExerciceComptable"][];
         };
+        FinancialStatementAccount: {
+            account: string;
+            amount: components["schemas"]["Money"];
+        };
+        FinancialStatementLine: {
+            code: string;
+            label: string;
+            amount: components["schemas"]["Money"];
+            prior_amount: components["schemas"]["Money"];
+            /** @description The accounts of the line in the period, each as the line counts it. */
+            accounts: components["schemas"]["FinancialStatementAccount"][];
+        };
         GovernanceMember: {
             /** Format: uuid */
             id: string;
@@ -2911,8 +2923,8 @@ export interface components {
             prior_date_from: string;
             /** Format: date */
             prior_date_to: string;
-            expenses: components["schemas"]["StatementLine"][];
-            income: components["schemas"]["StatementLine"][];
+            expenses: components["schemas"]["FinancialStatementLine"][];
+            income: components["schemas"]["FinancialStatementLine"][];
             totals: {
                 expenses: components["schemas"]["Money"];
                 income: components["schemas"]["Money"];
@@ -3885,17 +3897,19 @@ export interface components {
             total: components["schemas"]["Money"];
             outstanding_after: components["schemas"]["Money"];
         };
-        StatementAccount: {
-            account: string;
-            amount: components["schemas"]["Money"];
-        };
         StatementLine: {
-            code: string;
-            label: string;
+            kind: string;
+            /** Format: uuid */
+            event: string;
+            /** Format: uuid */
+            journal_entry: string;
+            description: string;
+            /** Format: date */
+            entry_date: string;
+            /** @description The journal line, in posting order. */
+            line: string;
             amount: components["schemas"]["Money"];
-            prior_amount: components["schemas"]["Money"];
-            /** @description The accounts of the line in the period, each as the line counts it. */
-            accounts: components["schemas"]["StatementAccount"][];
+            running_balance: components["schemas"]["Money"];
         };
         /** @description Page<StatementLine>: one page of a list. */
         StatementLinePage: {

@@ -76,10 +76,10 @@ const statementLineSchema = yup
     label: yup.string().required(),
     amount: moneyResponse(),
     prior_amount: moneyResponse().meta({ description: 'The same line for the prior period.' }),
-    accounts: yup.array(yup.object({ account: yup.string().required(), amount: moneyResponse() }).meta({ component: 'StatementAccount' })).required()
+    accounts: yup.array(yup.object({ account: yup.string().required(), amount: moneyResponse() }).meta({ component: 'FinancialStatementAccount' })).required()
       .meta({ description: 'The accounts of the line in the period, each as the line counts it.' }),
   })
-  .meta({ component: 'StatementLine' });
+  .meta({ component: 'FinancialStatementLine' });
 
 const statementScope = {
   enterprise: uuid(),
