@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
 import { describeDatabase } from './describe-database.activity';
+import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
@@ -52,6 +53,9 @@ export function createActivities(deps: ActivityDeps) {
     extendShareRefund: (input: StepInput) => refusalAsOutcome(() => extendShareRefund(deps.knex, deps.clock(), input)),
     refundShareWithdrawal: (input: RefundInput) => refusalAsOutcome(() => refundShareWithdrawal(deps.knex, deps.clock(), input)),
     flagShareRefund: (input: { withdrawalId: string; flag: 'reminder' | 'overdue' }) => flagShareRefund(deps.knex, deps.clock(), input),
+    closeIncomeAndExpenses: (input: { closingId: string }) => closeIncomeAndExpenses(deps.knex, deps.clock(), input),
+    carryForwardBalances: (input: { closingId: string }) => carryForwardBalances(deps.knex, deps.clock(), input),
+    markExerciceClosingFailed: (input: { closingId: string; failure: string }) => markExerciceClosingFailed(deps.knex, deps.clock(), input),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { databaseUnavailability } from '../db/errors';
 import type { ErrorKind, FieldError } from '../domain/errors';
 
 /** RFC 9457 problem details, with the product's stable `code` and the request id for support. */
@@ -60,7 +61,27 @@ export function sendProblem(
     request_id: String(ctx.state.requestId ?? ''),
   };
   if (errors !== undefined && errors.length > 0) problem.errors = errors;
+  // A dependency out of reach or saturated: the client may retry the same request (with its Idempotency-Key).
+  if (status === 503) ctx.set('Retry-After', String(unavailableRetryAfterSeconds));
   ctx.status = status;
   ctx.type = 'application/problem+json';
   ctx.body = problem;
+}
+
+/** How long a client should wait before retrying a 503: about the time a restarted database or Temporal needs. */
+const unavailableRetryAfterSeconds = 5;
+
+const databaseProblems = {
+  unreachable: { code: 'database_unavailable', detail: 'The database is unreachable. Try again shortly (a money movement with the same Idempotency-Key).' },
+  busy: { code: 'database_busy', detail: 'The database is too busy to answer in time. Try again shortly (a money movement with the same Idempotency-Key).' },
+} as const;
+
+/**
+ * The 503 problem of a request that failed because the database was out of reach or saturated, naming it;
+ * undefined for any other failure. Its transaction was rolled back whole, unless the connection was lost during
+ * the commit: the same request again, with its Idempotency-Key, then answers what was recorded.
+ */
+export function dependencyProblemOf(error: unknown): { code: string; detail: string } | undefined {
+  const unavailability = databaseUnavailability(error);
+  return unavailability === undefined ? undefined : databaseProblems[unavailability];
 }

@@ -3,6 +3,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { AppError, type ErrorKind } from '../domain/errors';
 import type { RouteDeps } from './deps';
+import { withinTemporalDeadline } from './temporal-deadline';
 
 const errorKinds: readonly ErrorKind[] = ['validation', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'unprocessable', 'rate_limited', 'unavailable'];
 
@@ -13,7 +14,7 @@ const errorKinds: readonly ErrorKind[] = ['validation', 'unauthenticated', 'forb
  */
 export async function executeWorkflowUpdate<Result, Arg>(deps: Pick<RouteDeps, 'temporal' | 'logger'>, workflowId: string, update: UpdateDefinition<Result, [Arg]>, arg: Arg, ended: AppError): Promise<Result> {
   try {
-    return await deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg] });
+    return await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg] }));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const kind = error.cause.details?.[0];

@@ -116,13 +116,13 @@ async function signIn(base: string, username: string): Promise<string> {
 }
 
 /** A director of the enterprise: who may read the reconciliation. */
-async function seedDirector(knex: Knex, enterpriseId: string): Promise<void> {
+export async function seedDirector(knex: Knex, enterpriseId: string): Promise<void> {
   const [director] = await knex('users').insert({ username: 'director', password_hash: await hashPassword(tellerPassword), full_name: 'Director' }).returning('id');
   await knex('role_grants').insert({ user_id: director.id, role: 'direction', enterprise_id: enterpriseId, branch_id: null });
 }
 
 /** The books after the run: balanced overall and entry by entry, and no member account apart from its ledger lines. */
-async function checkBooks(knex: Knex, base: string, enterpriseId: string) {
+export async function checkBooks(knex: Knex, base: string, enterpriseId: string) {
   const totals = await knex.raw(`
     SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
            (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,

@@ -18,6 +18,11 @@ export interface LoadOptions {
   requestTimeoutMs: number;
   /** Latency samples kept at most; beyond that requests are still counted but not sampled (memory bound). */
   maxSamples: number;
+  /**
+   * A fixed rate instead of as fast as answered: each connection starts a request every `intervalMs` (the next
+   * one at once if an answer took longer), so the load is `connections × 1000 / intervalMs` per second.
+   */
+  intervalMs?: number;
 }
 
 export interface LoadResult {
@@ -25,6 +30,8 @@ export interface LoadResult {
   requests: number;
   /** Failed requests (non-2xx, socket error, timeout) started in the measured period. */
   errors: number;
+  /** Those of the errors the server answered 5xx. */
+  serverErrors: number;
   /** Successful requests per second over the measured period. */
   rps: number;
   p50Ms: number;
@@ -39,6 +46,7 @@ interface Tally {
   sampled: number;
   requests: number;
   errors: number;
+  serverErrors: number;
   lastDoneNs: bigint;
 }
 
@@ -50,16 +58,17 @@ interface Tally {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const targetOf = (connection: number) => new URL(typeof options.url === 'string' ? options.url : options.url(connection));
-  const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, lastDoneNs: 0n };
+  const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, serverErrors: 0, lastDoneNs: 0n };
   const startNs = process.hrtime.bigint();
   const measureFromNs = startNs + BigInt(options.warmupMs) * 1_000_000n;
   const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
   const worker = async (_: unknown, connection: number): Promise<void> => {
     const target = targetOf(connection);
     const body = typeof options.body === 'function' ? options.body(connection) : options.body;
-    for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = process.hrtime.bigint()) {
-      const ok = await requestOnce(agent, target, body, options);
-      if (sentNs >= measureFromNs) record(tally, ok, sentNs, process.hrtime.bigint());
+    const intervalNs = BigInt(options.intervalMs ?? 0) * 1_000_000n;
+    for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = await paced(sentNs + intervalNs)) {
+      const status = await requestOnce(agent, target, body, options);
+      if (sentNs >= measureFromNs) record(tally, status, sentNs, process.hrtime.bigint());
     }
   };
   try {
@@ -70,10 +79,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   return summarize(tally, measureFromNs);
 }
 
-function record(tally: Tally, ok: boolean, sentNs: bigint, doneNs: bigint): void {
+/** Waits until `dueNs` (not at all if it has passed); resolves with the time it then is. */
+async function paced(dueNs: bigint): Promise<bigint> {
+  const waitMs = Number(dueNs - process.hrtime.bigint()) / 1e6;
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  return process.hrtime.bigint();
+}
+
+function record(tally: Tally, status: number, sentNs: bigint, doneNs: bigint): void {
   tally.lastDoneNs = doneNs > tally.lastDoneNs ? doneNs : tally.lastDoneNs;
-  if (!ok) {
+  if (status < 200 || status >= 300) {
     tally.errors += 1;
+    if (status >= 500) tally.serverErrors += 1;
     return;
   }
   tally.requests += 1;
@@ -86,6 +103,7 @@ function summarize(tally: Tally, measureFromNs: bigint): LoadResult {
   return {
     requests: tally.requests,
     errors: tally.errors,
+    serverErrors: tally.serverErrors,
     rps: measuredSeconds > 0 ? tally.requests / measuredSeconds : 0,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
@@ -101,18 +119,17 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
   return sorted[rank - 1] ?? 0;
 }
 
-/** One request; resolves true on a 2xx answer read to its end, false on anything else. Never rejects. */
-function requestOnce(agent: http.Agent, target: URL, body: string | undefined, options: LoadOptions): Promise<boolean> {
+/** One request; resolves with the answer's status once read to its end, 0 on a socket error or timeout. Never rejects. */
+function requestOnce(agent: http.Agent, target: URL, body: string | undefined, options: LoadOptions): Promise<number> {
   return new Promise((resolve) => {
     const headers = { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) };
     const request = http.request({ agent, method: options.method ?? 'GET', host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (response) => {
-      const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
-      response.on('end', () => resolve(ok));
-      response.on('error', () => resolve(false));
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', () => resolve(0));
       response.resume(); // the body is drained, not kept: the content was checked once before the run
     });
     request.setTimeout(options.requestTimeoutMs, () => request.destroy(new Error('request timed out')));
-    request.on('error', () => resolve(false));
+    request.on('error', () => resolve(0));
     request.end(body);
   });
 }

@@ -97,13 +97,13 @@ function tableLines(api: LoadResult, cpuMsPerRepayment: number, booksCheck: bool
   ];
 }
 
-/** Balanced overall and entry by entry; the portfolio account equal to the loans' outstanding principal. */
-async function checkBooks(knex: Knex) {
+/** Balanced overall and entry by entry; the portfolio account equal to the disbursed loans' outstanding principal. */
+export async function checkBooks(knex: Knex) {
   const totals = await knex.raw(`
     SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
            (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,
            (SELECT sum(l.debit - l.credit) FROM journal_lines l JOIN company_chart_entries c ON c.id = l.chart_entry_id WHERE c.code = '3221')::text AS portfolio,
-           (SELECT sum(outstanding_principal) FROM loans)::text AS outstanding,
+           (SELECT sum(outstanding_principal) FROM loans WHERE status <> 'awaiting_disbursement')::text AS outstanding,
            (SELECT count(*) FROM loan_repayments)::int AS repayments`);
   const row = totals.rows[0] as { difference: string; unbalanced_entries: number; portfolio: string; outstanding: string; repayments: number };
   return {

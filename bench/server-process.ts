@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FromServer, ToServer } from './servers/loopback';
 
 const repoRoot = path.resolve(__dirname, '..');
-const startTimeoutMs = 20_000;
+const defaultStartTimeoutMs = 20_000;
 const replyTimeoutMs = 5_000;
 const stopTimeoutMs = 5_000;
 
@@ -21,7 +21,7 @@ export interface ServerProcess {
  * the load generator (this process) each have a core rather than sharing one event loop.
  * stdout goes to /dev/null (it carries the app's log lines); stderr is shown, for crashes.
  */
-export async function startServerProcess(script: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(script: string, env: Record<string, string> = {}, startTimeoutMs = defaultStartTimeoutMs): Promise<ServerProcess> {
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it exits (node --cpu-prof), to see where its time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, script)], {

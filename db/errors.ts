@@ -30,3 +30,24 @@ export function clientFaultOf(error: unknown): 'missing_reference' | 'invalid_va
   if (typeof code === 'string' && code.startsWith('22')) return 'invalid_value';
   return undefined;
 }
+
+/**
+ * Why the database could not serve a query, when the cause is the database and not the query: `unreachable`
+ * (refused or lost connections, a server shutting down or starting up, too many connections) or `busy` (no
+ * pooled connection free within the acquire timeout, or the statement stopped by statement_timeout / lock_timeout).
+ * Undefined for anything else. Both are worth a retry by the client; nothing of the failed transaction was kept.
+ */
+export function databaseUnavailability(error: unknown): 'unreachable' | 'busy' | undefined {
+  if ((error as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'busy';
+  const { code } = pgError(error);
+  if (code === '57014' || code === '55P03') return 'busy'; // query_canceled (statement_timeout), lock_not_available
+  if (typeof code === 'string' && (code.startsWith('08') || unreachableCodes.has(code))) return 'unreachable';
+  const message = String((error as { message?: unknown } | null)?.message ?? '');
+  return lostConnection.test(message) ? 'unreachable' : undefined;
+}
+
+// admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; then the socket errors of Node.
+const unreachableCodes = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// What node-postgres says, without a code, of a connection that ended or that a failure left unusable (knex puts
+// the statement and ' - ' before it).
+const lostConnection = /(^|- )(Connection terminated|Client has encountered a connection error|Client was closed)/;

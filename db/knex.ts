@@ -36,21 +36,48 @@ export interface KnexOptions {
   poolMax?: number;
   /** Tag shown in pg_stat_activity, so operators can tell the API from the worker. */
   applicationName?: string;
+  /**
+   * How long a query waits for a pooled connection (all busy, or a new one slow to open) before it fails, in ms:
+   * a request then answers 503 instead of queueing without end.
+   */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout for every statement of the pool, in ms; unset: none. */
+  statementTimeoutMs?: number;
+  /** Where knex's own warnings go (a refused connection, one found dead in the pool); unset: the console. */
+  onWarning?: (message: string) => void;
 }
 
+const defaultAcquireTimeoutMs = 10_000;
+
 export function createKnex(databaseUrl: string, options: KnexOptions = {}): Knex {
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? defaultAcquireTimeoutMs;
   return knexFactory({
     client: 'pg',
-    connection: { connectionString: databaseUrl, application_name: options.applicationName ?? 'coopbank' },
+    connection: {
+      connectionString: databaseUrl,
+      application_name: options.applicationName ?? 'coopbank',
+      // A server that accepts the TCP connection but never answers (hung, half-down) fails the attempt too.
+      connectionTimeoutMillis: acquireTimeoutMs,
+      ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+    },
     pool: { min: 0, max: options.poolMax ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
-    // Connection attempts fail within seconds so a wrong DATABASE_URL is reported instead of hanging.
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: acquireTimeoutMs,
+    ...(options.onWarning === undefined ? {} : { log: { warn: options.onWarning, error: options.onWarning, deprecate: options.onWarning } }),
   });
 }
 
-/** Applies every pending migration; returns the names of those it ran. */
+/**
+ * Applies every pending migration; returns the names of those it ran. They run on a connection of their own
+ * without the pool's statement_timeout: rewriting a large table may take longer than any request should.
+ */
 export async function migrateToLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest()) as [number, string[]];
-  return applied;
+  const config = knex.client.config as Knex.Config;
+  const migrator = knexFactory({ ...config, connection: { ...(config.connection as object), statement_timeout: 0 }, pool: { min: 0, max: 1 } });
+  try {
+    const [, applied] = (await migrator.migrate.latest()) as [number, string[]];
+    return applied;
+  } finally {
+    await migrator.destroy();
+  }
 }

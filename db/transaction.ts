@@ -12,8 +12,7 @@ const retryDelayBaseMs = 10;
 
 /**
  * Runs `work` in one database transaction: commit when it resolves, rollback when it throws.
- * A serialization failure or deadlock reruns the whole unit of work, a bounded number of times, with a short
- * jittered pause so the competing transactions do not collide again in lockstep. `work` must therefore have
+ * A serialization failure or deadlock reruns the whole unit of work (retryOnConflict). `work` must therefore have
  * no effect outside the transaction.
  */
 export async function inTransaction<T>(
@@ -21,10 +20,18 @@ export async function inTransaction<T>(
   work: (trx: Knex.Transaction) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
-  const attemptsMax = options.attemptsMax ?? 5;
+  return retryOnConflict(() => knex.transaction(work, { isolationLevel: options.isolationLevel }), options.attemptsMax);
+}
+
+/**
+ * Runs `work` (a transaction, or a single statement that is its own transaction) again after a serialization
+ * failure or a deadlock, a bounded number of times, with a short jittered pause so the competing transactions do
+ * not collide again in lockstep.
+ */
+export async function retryOnConflict<T>(work: () => Promise<T>, attemptsMax = 5): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await knex.transaction(work, { isolationLevel: options.isolationLevel });
+      return await work();
     } catch (error) {
       if (!isRetryable(error) || attempt >= attemptsMax) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryDelayBaseMs * attempt * (1 + Math.random())));

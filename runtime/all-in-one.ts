@@ -16,7 +16,7 @@ runMain('start', async () => {
   try {
     const databaseUrl = await provideDatabase(config, logger, cleanup);
     const temporal = await provideTemporal(config, logger, cleanup);
-    const knex = await openMigratedDatabase(databaseUrl, 'all-in-one', logger, cleanup);
+    const knex = await openMigratedDatabase(config, databaseUrl, 'all-in-one', logger, cleanup);
     await startWorker(config, knex, temporal.address, logger, cleanup);
     const { port } = await startApi(config, knex, temporal.address, logger, cleanup);
     const base = `http://localhost:${port}`;

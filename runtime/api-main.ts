@@ -10,7 +10,7 @@ runMain('api', async () => {
   const cleanup = new CleanupStack(logger);
   stopOnSignal(cleanup, logger);
   try {
-    const knex = await openMigratedDatabase(config.databaseUrl, 'api', logger, cleanup);
+    const knex = await openMigratedDatabase(config, config.databaseUrl, 'api', logger, cleanup);
     const { port } = await startApi(config, knex, config.temporalAddress, logger, cleanup);
     logger.info({ port }, 'api listening');
   } catch (error) {

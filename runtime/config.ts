@@ -50,6 +50,13 @@ export interface Config {
   gitCommit: string | undefined;
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
+  /**
+   * A workflow bundle built beforehand (`bundleWorkflowCode`), which the worker loads instead of bundling the
+   * workflows at start (seconds of CPU); it must come from the same code. Unset: bundled at start.
+   */
+  workflowBundlePath: string | undefined;
+  /** The process's database pool (db/knex.ts): its size, the longest wait for a connection, statement_timeout (0: none). */
+  databasePool: { poolMax: number; acquireTimeoutMs: number; statementTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +105,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
     workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
     gitCommit: optionalCommit(env, 'GIT_COMMIT'),
+    workflowBundlePath: optionalPath(env, 'WORKFLOW_BUNDLE_PATH', cwd),
+    databasePool: {
+      poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+      acquireTimeoutMs: integer(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    },
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
@@ -188,6 +201,11 @@ function optionalCommit(env: Env, variable: string): string | undefined {
   const value = nonEmpty(env, variable);
   if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value)) throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
   return value;
+}
+
+function optionalPath(env: Env, variable: string, cwd: string): string | undefined {
+  const value = nonEmpty(env, variable);
+  return value === undefined ? undefined : path.resolve(cwd, value);
 }
 
 function optionalSecret(env: Env, variable: string, lengthMin: number): string | undefined {

@@ -56,7 +56,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     env: { ...process.env, LC_MESSAGES: 'C' },
     onLine: options.onLine,
   });
-  const url = `postgres://${superuser}:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}/postgres`;
+  const url = embeddedPostgresUrl(options.port, options.password);
   await waitUntilReady(server, () => servesDataDir(url, options.dataDir), readyTimeoutMs);
   return {
     url,
@@ -64,6 +64,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     stop: () => server.stop('SIGINT', 30_000),
     onUnexpectedExit: (handler) => server.onUnexpectedExit(handler),
   };
+}
+
+/** The superuser's URL of the maintenance database of an embedded server on `port`. */
+export function embeddedPostgresUrl(port: number, password: string): string {
+  return `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 }
 
 async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
@@ -84,7 +89,7 @@ interface OsUser {
 }
 
 /** PostgreSQL refuses to run as root: when we are root, it runs as the `postgres` user, created if missing. */
-function postgresOsUser(): OsUser {
+export function postgresOsUser(): OsUser {
   const lookUp = (): OsUser => ({
     uid: Number(execFileSync('id', ['-u', superuser]).toString().trim()),
     gid: Number(execFileSync('id', ['-g', superuser]).toString().trim()),

@@ -11,7 +11,7 @@ runMain('migrate', async () => {
   const cleanup = new CleanupStack(logger);
   try {
     const url = await provideDatabase(config, logger, cleanup);
-    await openMigratedDatabase(url, 'migrate', logger, cleanup);
+    await openMigratedDatabase(config, url, 'migrate', logger, cleanup);
   } finally {
     await cleanup.runAll();
   }

@@ -15,7 +15,7 @@ import { ensureTemporalCli, startTemporalDevServer } from './temporal-dev-server
 import type { CleanupStack } from './cleanup-stack';
 
 const connectTimeoutMs = 10_000;
-const embeddedDatabaseName = 'coopbank';
+export const embeddedDatabaseName = 'coopbank';
 
 /** `postgres://user:secret@host/db` without the secret, for messages. */
 function redactUrl(url: string): string {
@@ -81,9 +81,15 @@ export async function provideTemporal(
   return { address: server.address, uiUrl: server.uiUrl };
 }
 
-/** A knex pool that has proven it can run a query, or a clear error naming the server. */
-export async function connectDatabase(url: string, applicationName: string): Promise<Knex> {
-  const knex = createKnex(url, { applicationName });
+/**
+ * A knex pool that has proven it can run a query, or a clear error naming the server. Its settings bound every
+ * wait on the database (a free connection, one statement), so a database down or saturated fails requests
+ * quickly (503) instead of queueing them (docs/architecture.md §1).
+ */
+export async function connectDatabase(url: string, applicationName: string, pool: Config['databasePool'], logger: Logger): Promise<Knex> {
+  // knex's warnings carry a stack trace: its first line is the news, as one log line (the log is JSON lines).
+  const onWarning = (message: string) => logger.warn({ component: 'knex' }, message.split('\n')[0]);
+  const knex = createKnex(url, { applicationName, ...pool, onWarning });
   try {
     await knex.raw('SELECT 1').timeout(connectTimeoutMs);
     return knex;

@@ -12,8 +12,8 @@ import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWor
 import { createWorker, exportProcessMetrics, installTemporalRuntime } from './worker';
 
 /** Opens the database pool and applies pending migrations (the knex migration lock serialises processes). */
-export async function openMigratedDatabase(url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
-  const knex = await connectDatabase(url, `coopbank-${name}`);
+export async function openMigratedDatabase(config: Config, url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
+  const knex = await connectDatabase(url, `coopbank-${name}`, config.databasePool, logger);
   cleanup.push(`${name} database pool`, () => knex.destroy());
   const applied = await migrateToLatest(knex);
   logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
@@ -82,7 +82,7 @@ export async function startWorker(
   installTemporalRuntime(logger, config.workerMetricsAddress);
   const connection = await connectTemporalWorker(temporalAddress);
   cleanup.push('worker connection', () => connection.close());
-  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex });
+  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex, workflowBundlePath: config.workflowBundlePath });
   const running = worker.run();
   cleanup.push('worker', async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

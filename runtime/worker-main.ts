@@ -12,7 +12,7 @@ runMain('worker', async () => {
   stopOnSignal(cleanup, logger);
   try {
     // The worker never migrates: the API owns the schema, so a rolling deploy has one migrator.
-    const knex = await connectDatabase(config.databaseUrl, 'coopbank-worker');
+    const knex = await connectDatabase(config.databaseUrl, 'coopbank-worker', config.databasePool, logger);
     cleanup.push('worker database pool', () => knex.destroy());
     await startWorker(config, knex, config.temporalAddress, logger, cleanup);
     exportWorkerProcessMetrics(config, knex, cleanup);

@@ -4,3 +4,4 @@ export { workerSelfCheck } from './worker-self-check.workflow';
 export { loanApproval } from './loan-approval.workflow';
 export { provisioningRun } from './provisioning.workflow';
 export { shareWithdrawal } from './share-withdrawal.workflow';
+export { yearEndClosing } from './year-end-closing.workflow';

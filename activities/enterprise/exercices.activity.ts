@@ -1,11 +1,15 @@
 import type { Knex } from 'knex';
 import { holdsRole } from '../../domain/access';
+import { nextYearOf } from '../../domain/enterprise/year-end-closing';
 import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
+import { reversalOf } from '../../domain/events/journal';
+import { Money } from '../../domain/money';
 import { isExclusionViolation, isUniqueViolation } from '../../db/errors';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { postJournalEntry } from '../events/post-entry';
 import type { ActivityContext, Actor } from '../context';
 
 export interface ExerciceFields {
@@ -15,15 +19,19 @@ export interface ExerciceFields {
 }
 
 /**
- * One open year at a time per enterprise, unless its configuration allows several. The configuration row is
- * locked first, so two concurrent openings of one enterprise are serialised and cannot both pass the check.
+ * One open year at a time per enterprise, unless its configuration allows several; while a year is being
+ * closed its successor is open too, to receive the opening balances (docs/architecture.md §9): a year next to
+ * the only other open one may open. The configuration row is locked first, so two concurrent openings of one
+ * enterprise are serialised and cannot both pass the check.
  */
-async function assertMayOpen(trx: Knex.Transaction, enterpriseId: string, exceptId: string | null): Promise<void> {
+async function assertMayOpen(trx: Knex.Transaction, enterpriseId: string, candidate: { id: string | null; startDate: string; endDate: string }): Promise<void> {
   const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate();
   if (configuration?.allowSeveralOpenExercices) return;
   const open = ExerciceComptable.query(trx).where({ enterprise_id: enterpriseId, status: 'open' });
-  if (exceptId !== null) open.whereNot('id', exceptId);
-  const other = await open.first();
+  if (candidate.id !== null) open.whereNot('id', candidate.id);
+  const others = await open;
+  const adjacent = (other: ExerciceComptable) => nextYearOf(other, [candidate]) !== undefined || nextYearOf(candidate, [other]) !== undefined;
+  const other = others.length === 1 && adjacent(others[0]!) ? undefined : others[0];
   if (other !== undefined) {
     throw new AppError('conflict', 'exercice_already_open', `The accounting year ${other.code} is still open: close it first.`);
   }
@@ -43,7 +51,7 @@ export async function createExercice(context: ActivityContext, actor: Actor, ent
   if (fields.endDate < fields.startDate) throw new ValidationError([{ field: 'end_date', message: 'end_date must not be before start_date' }]);
   try {
     return await inTransaction(context.knex, async (trx) => {
-      await assertMayOpen(trx, enterpriseId, null);
+      await assertMayOpen(trx, enterpriseId, { id: null, ...fields });
       const exercice = await ExerciceComptable.query(trx).insertAndFetch({ enterpriseId, ...fields });
       await recordAudit(trx, actor, { action: 'exercice.create', entityType: 'exercice', entityId: exercice.id, enterpriseId, details: { ...fields } });
       return exercice;
@@ -53,9 +61,67 @@ export async function createExercice(context: ActivityContext, actor: Actor, ent
   }
 }
 
+/** Who changes a year's status, for the audit trail: a user of the API, or the closing workflow on its requester's behalf. */
+export interface StatusChanger {
+  userId: string | null;
+  requestId: string | null;
+}
+
 /**
- * Closing is final for postings. Reopening, an exception an auditor will ask about, is for administrators
- * only and goes to the audit trail with its reason.
+ * The status change itself, in the caller's transaction, the year locked by the caller. Closing is final for
+ * postings; reopening a year that was closed with its closing entries reverses them (reversal entries, never a
+ * deletion): the à-nouveaux in the next year, which must still be open, and the closing entries of the year.
+ */
+export async function changeExerciceStatus(trx: Knex.Transaction, now: Date, by: StatusChanger, exercice: ExerciceComptable, change: { target: 'closed' | 'open'; reason: string }): Promise<ExerciceComptable> {
+  const { target } = change;
+  const reversed = target === 'open' ? await reopenedClosing(trx, exercice.id) : null;
+  const changes = target === 'closed' ? { status: target, closedAt: now, closedBy: by.userId } : { status: target, closedAt: null, closedBy: null };
+  const updated = await ExerciceComptable.query(trx).patchAndFetchById(exercice.id, changes);
+  if (reversed !== null) await reverseClosingEntries(trx, by.userId, reversed);
+  await recordAudit(trx, by.userId === null ? null : { userId: by.userId, requestId: by.requestId }, {
+    action: target === 'closed' ? 'exercice.close' : 'exercice.reopen',
+    entityType: 'exercice',
+    entityId: exercice.id,
+    enterpriseId: exercice.enterpriseId,
+    details: { code: exercice.code, reason: change.reason, ...(reversed === null ? {} : { closing: reversed }) },
+  });
+  return updated;
+}
+
+/** The year's closing that a reopening undoes (marked reopened), null when it was closed without one. */
+async function reopenedClosing(trx: Knex.Transaction, exerciceId: string): Promise<string | null> {
+  const closing = await trx('exercice_closings').where({ exercice_id: exerciceId }).whereIn('status', ['running', 'closed', 'failed']).forUpdate().first('id', 'status');
+  if (closing === undefined) return null;
+  if (closing.status === 'running') throw new AppError('conflict', 'exercice_closing_running', 'The year is being closed: wait for the closing to end.');
+  await trx('exercice_closings').where({ id: closing.id }).update({ status: 'reopened' });
+  return closing.id as string;
+}
+
+/** Each entry the closing posted, reversed on its own date: the later year's first (its year must be open). */
+async function reverseClosingEntries(trx: Knex.Transaction, userId: string | null, closingId: string): Promise<void> {
+  const entries = await trx('exercice_closing_entries as x')
+    .join('journal_entries as e', 'e.id', 'x.entry_id')
+    .where('x.closing_id', closingId)
+    .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.id' }])
+    .select('e.id', 'e.enterprise_id', 'e.branch_id', 'e.entry_date', 'e.description');
+  for (const entry of entries) {
+    const lines = await trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', entry.id).orderBy('l.id').select('c.code', 'l.debit', 'l.credit');
+    await postJournalEntry(trx, {
+      enterpriseId: entry.enterprise_id,
+      branchId: entry.branch_id,
+      entryDate: entry.entry_date,
+      lines: reversalOf(lines.map((line) => ({ account: line.code, debit: new Money(line.debit), credit: new Money(line.credit) }))),
+      description: `Réouverture: contrepassation de « ${entry.description} »`,
+      reversesEntryId: entry.id,
+      createdBy: userId,
+    });
+  }
+}
+
+/**
+ * Reopening, an exception an auditor will ask about, is for administrators only and goes to the audit trail
+ * with its reason. Closing a year through here only locks it: the API closes through the yearEndClosing
+ * workflow (requestExerciceClosing), whose last step locks the year in the same way.
  */
 export async function setExerciceStatus(
   context: ActivityContext,
@@ -74,17 +140,8 @@ export async function setExerciceStatus(
       if (!holdsRole(actor.grants, ['admin'], { enterpriseId: exercice.enterpriseId })) {
         throw new AppError('forbidden', 'role_required', 'Only an administrator may reopen an accounting year.');
       }
-      await assertMayOpen(trx, exercice.enterpriseId, exercice.id);
+      await assertMayOpen(trx, exercice.enterpriseId, exercice);
     }
-    const changes = target === 'closed' ? { status: target, closedAt: context.clock(), closedBy: actor.userId } : { status: target, closedAt: null, closedBy: null };
-    const updated = await ExerciceComptable.query(trx).patchAndFetchById(exerciceId, changes);
-    await recordAudit(trx, actor, {
-      action: target === 'closed' ? 'exercice.close' : 'exercice.reopen',
-      entityType: 'exercice',
-      entityId: exerciceId,
-      enterpriseId: exercice.enterpriseId,
-      details: { code: exercice.code, reason },
-    });
-    return updated;
+    return changeExerciceStatus(trx, context.clock(), actor, exercice, { target, reason });
   });
 }

@@ -6,7 +6,8 @@ const refusalKinds: Readonly<Record<string, ErrorKind>> = { CB404: 'not_found', 
 
 /**
  * Runs a call of a ledger function; its refusal (SQLSTATE CB4xx, the code in DETAIL) becomes the AppError the
- * activities used to throw themselves. knex puts the statement before PostgreSQL's message: it is cut off.
+ * activities used to throw themselves. knex puts the statement, its values
+ * inlined, before PostgreSQL's message: it is cut off at the last separator (a value may hold one; our messages do not).
  */
 export async function ledgerCall<Row>(statement: Knex.Raw): Promise<Row> {
   try {
@@ -16,7 +17,7 @@ export async function ledgerCall<Row>(statement: Knex.Raw): Promise<Row> {
     const { code, detail, message } = error as { code?: string; detail?: string; message?: string };
     const kind = refusalKinds[code ?? ''];
     if (kind === undefined || detail === undefined || message === undefined) throw error;
-    const statementEnd = message.indexOf(' - ');
+    const statementEnd = message.lastIndexOf(' - ');
     throw new AppError(kind, detail, statementEnd < 0 ? message : message.slice(statementEnd + 3));
   }
 }

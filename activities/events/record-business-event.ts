@@ -38,7 +38,8 @@ function requestHash(event: BusinessEvent): string {
   return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
 }
 
-const defaultAccounts = JSON.stringify(defaultRoleAccounts);
+/** The default account of each role, as the ledger functions take it. */
+export const defaultAccountsJson = JSON.stringify(defaultRoleAccounts);
 
 /**
  * The one entry point of every module into the books. In the caller's transaction and in one statement
@@ -54,8 +55,33 @@ export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, even
   const call = eventCall(trx, now, event);
   const statement = alongside === undefined ? call : trx.raw('WITH recorded AS (?), alongside AS (?) SELECT * FROM recorded', [call, alongside.whereRaw('NOT (SELECT replayed FROM recorded)')]);
   const recorded = await ledgerCall<{ event_id: string; entry_id: string | null; business_date: string; recorded_at: Date; replayed: boolean }>(statement);
-  if (recorded.entry_id !== null && !recorded.replayed) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
+  reportPostings(trx, [event], [recorded]);
   return { eventId: recorded.event_id, entryId: recorded.entry_id, businessDate: recorded.business_date, replayed: recorded.replayed, recordedAt: recorded.recorded_at };
+}
+
+/** What the statement of recordedEventsQuery answers of each event: whether it posted something new. */
+export interface EventPosting {
+  entry_id: string | null;
+  replayed: boolean;
+}
+
+/**
+ * Several events of one operation as a query to be a CTE of the statement that writes the operation's own rows, so
+ * that the operation and all its entries cost one round trip: recordBusinessEvent's call of each, in the order of
+ * `events` (column `ord`, from 1), each answering as recordBusinessEvent's statement does. The caller runs its
+ * statement through ledgerCall (the same refusals) and gives the events' rows, in order, to reportPostings.
+ */
+export function recordedEventsQuery(trx: Knex.Transaction, now: Date, events: readonly BusinessEvent[]): Knex.Raw {
+  if (events.length === 0) throw new Error('recordedEventsQuery: no event to record');
+  return trx.raw(events.map((_, index) => `SELECT ${index + 1} AS ord, e.* FROM (?) e`).join(' UNION ALL '), events.map((event) => eventCall(trx, now, event)));
+}
+
+/** The posting counter of each event that posted a new entry, counted when the transaction commits. */
+export function reportPostings(trx: Knex.Transaction, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
+  events.forEach((event, index) => {
+    const posting = recorded[index]!;
+    if (posting.entry_id !== null && !posting.replayed) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
+  });
 }
 
 function eventCall(trx: Knex.Transaction, now: Date, event: BusinessEvent): Knex.Raw {
@@ -72,7 +98,7 @@ function eventCall(trx: Knex.Transaction, now: Date, event: BusinessEvent): Knex
     requestHash(event),
     now.toISOString(),
     moneyMovingKinds.has(event.kind),
-    defaultAccounts,
+    defaultAccountsJson,
     event.description ?? event.kind,
   ]);
 }

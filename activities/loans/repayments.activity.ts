@@ -13,7 +13,8 @@ import { inTransaction } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultRoleAccounts } from '../events/default-rules';
-import { recordBusinessEvent } from '../events/record-business-event';
+import { recordedEventsQuery, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
+import { ledgerCall } from '../events/ledger-refusal';
 import { classAccounts } from './class-accounts';
 import { installmentsJson, installmentState, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
@@ -167,8 +168,8 @@ async function loanForRepayment(trx: Knex.Transaction, loanId: string, key: stri
 
 /**
  * Accrues penalties to the business date, allocates oldest installment first (penalties, interest, principal),
- * writes the installments, the loan and the LoanRepayment in one statement, and posts one entry per component
- * through the ledger's entry point. The loan closes when nothing is left.
+ * writes the installments, the loan, the LoanRepayment and one entry per component (the ledger's entry point)
+ * in one statement. The loan closes when nothing is left.
  */
 async function settleRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply, found: LoanForRepayment): Promise<LoanRepaymentRow> {
   const { loan, businessDate } = input;
@@ -189,23 +190,28 @@ async function settleRepayment(trx: Knex.Transaction, now: Date, input: Repaymen
   const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
   // Only open installments were read: the loan is settled when they all are.
   const closedOn = after.every(isSettled) ? businessDate : null;
-  const { rows } = await trx.raw(
+  const events = repaymentEvents(input, found.accounts, repaymentId, totals);
+  // The installments, the loan, the repayment and the entries of its components in one statement.
+  const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(trx.raw(
     `WITH installments AS (${saveInstallmentsStatement}),
           loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
-                   WHERE id = ?)
+                   WHERE id = ?),
+          recorded AS (?)
      INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
                                   outstanding_after, idempotency_key, request, recorded_by)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     RETURNING *, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`,
     [
       installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
       formatAmount(outstandingAfter), closedOn, closedOn, loan.id,
+      recordedEventsQuery(trx, now, events),
       repaymentId, loan.enterpriseId, loan.branchId, loan.id,
       formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
       input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
     ],
-  );
-  await postRepayment(trx, now, input, found.accounts, repaymentId, totals);
-  return rows[0] as LoanRepaymentRow;
+  ));
+  reportPostings(trx, events, recorded);
+  return repayment;
 }
 
 const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
@@ -217,39 +223,34 @@ const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
     principal: formatAmount(row.principal),
   })));
 
-/** One entry per component, from the funding's account to the loan's accounts of its class and product. */
-async function postRepayment(
-  trx: Knex.Transaction,
-  now: Date,
+/** One event per component paid, each posting one entry from the funding's account to the loan's accounts of its class and product. */
+function repaymentEvents(
   input: RepaymentToApply,
   accounts: LoanForRepayment['accounts'],
   repaymentId: string,
   totals: Record<'penalty' | 'interest' | 'principal', Money>,
-): Promise<void> {
+): BusinessEvent[] {
   const { loan, funding } = input;
   const source = { cash: defaultRoleAccounts.cash, share_refund: defaultRoleAccounts.members_capital, account: funding.channel === 'account' ? funding.leg.depositAccountCode : '' }[funding.channel];
-  for (const { part, kind } of components) {
-    if (totals[part].isZero()) continue;
-    await recordBusinessEvent(trx, now, {
-      enterpriseId: loan.enterpriseId,
-      branchId: loan.branchId,
-      // As at disbursement: the member's account when it pays, so its statement shows the debit.
-      subjectId: funding.channel === 'account' ? funding.leg.account.id : loan.id,
-      actorId: input.actorId,
-      kind,
-      amount: totals[part],
-      payload: { loan: loan.id, loan_number: loan.number, repayment: repaymentId, channel: funding.channel },
-      idempotencyKey: `${input.key}:${part}`,
-      productAccounts: {
-        cash: source,
-        // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
-        loan_portfolio: classAccounts(accounts.portfolio)[loan.classification],
-        interest_income: accounts.interestIncome,
-        penalty_income: accounts.penaltyIncome,
-      },
-      description: `${kind.replace('_', ' ')} ${loan.number}`,
-    });
-  }
+  return components.filter(({ part }) => !totals[part].isZero()).map(({ part, kind }) => ({
+    enterpriseId: loan.enterpriseId,
+    branchId: loan.branchId,
+    // As at disbursement: the member's account when it pays, so its statement shows the debit.
+    subjectId: funding.channel === 'account' ? funding.leg.account.id : loan.id,
+    actorId: input.actorId,
+    kind,
+    amount: totals[part],
+    payload: { loan: loan.id, loan_number: loan.number, repayment: repaymentId, channel: funding.channel },
+    idempotencyKey: `${input.key}:${part}`,
+    productAccounts: {
+      cash: source,
+      // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
+      loan_portfolio: classAccounts(accounts.portfolio)[loan.classification],
+      interest_income: accounts.interestIncome,
+      penalty_income: accounts.penaltyIncome,
+    },
+    description: `${kind.replace('_', ' ')} ${loan.number}`,
+  }));
 }
 
 const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));

@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
-import { AppError, NotFoundError } from '../../domain/errors';
-import { formatAmount, Money } from '../../domain/money';
-import { inTransaction } from '../../db/transaction';
+import { moneyMovingKinds } from '../../domain/events/rules';
+import { NotFoundError } from '../../domain/errors';
+import { formatAmount, type Money } from '../../domain/money';
+import { retryOnConflict } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
-import { recordBusinessEvent } from '../events/record-business-event';
-import { assertAboveMinimum } from '../../domain/members/overdraft';
+import { defaultAccountsJson } from '../events/record-business-event';
+import { ledgerCall } from '../events/ledger-refusal';
+import { reportCommitted, reportOnCommit } from '../metrics-channel';
 
 export type CashDirection = 'deposit' | 'withdrawal';
 
@@ -34,80 +36,50 @@ export interface CashOperation {
 }
 
 export async function depositCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
-  return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'deposit', input));
+  return retryOnConflict(() => moveCash(context.knex, context.clock(), actor, 'deposit', input));
 }
 
 export async function withdrawCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
-  return inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), actor, 'withdrawal', input));
+  return retryOnConflict(() => moveCash(context.knex, context.clock(), actor, 'withdrawal', input));
 }
 
-/** The account as coopbank_lock_member_account returns it: locked, with its product and the event of the key, if any. */
-interface LockedAccount {
-  id: string;
-  enterprise_id: string;
-  branch_id: string;
-  number: string;
-  status: 'open' | 'frozen' | 'closed';
-  balance: string;
-  product_code: string;
-  withdrawals_allowed: boolean;
-  minimum_balance: string;
-  deposit_account_code: string;
-  earlier_event: string | null;
+/** The operation as coopbank_move_cash returns it: the event recorded now, or the one its key recorded before, with the account locked. */
+interface MovedRow extends EventRow {
+  account: string;
+  replayed: boolean;
 }
+
+const moveCashSql = `SELECT account, id, kind, subject_id, amount_moved AS amount, payload, business_date, created_at, journal_entry, replayed
+                       FROM coopbank_move_cash(?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb)`;
 
 /**
- * One cash movement in the caller's transaction, in two statements: the account locked (with its product and
- * what its key already recorded), then the event, its entry and the new balance. The lock comes first: concurrent
- * movements of one account queue up, so the balance check and update cannot interleave, and a retried request
- * (same key) finds the first one's event once it holds the lock, and answers it again instead of moving money twice.
+ * One cash movement in one statement (coopbank_move_cash, see its migration): the account locked, then what its key
+ * already recorded answered again, or the account's rules checked (open; for a withdrawal, allowed and above the
+ * minimum balance) and the event, its entry and the new balance written. Alone it is its own transaction; given a
+ * transaction, it joins it. The lock comes first: concurrent movements of one account queue up, so the balance
+ * check and update cannot interleave, and a retried request (same key) finds the first one's event once it holds
+ * the lock, and answers it again instead of moving money twice.
  */
-export async function moveCash(trx: Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
+export async function moveCash(db: Knex | Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
   const key = operationKey('cash', actor, input.idempotencyKey);
-  const { rows } = (await trx.raw('SELECT * FROM coopbank_lock_member_account(?, ?)', [input.accountId, input.idempotencyKey === null ? null : key])) as { rows: LockedAccount[] };
-  const account = rows[0];
-  if (account === undefined) throw new NotFoundError('The account');
-  const request = { direction, account: account.id, amount: formatAmount(input.amount), channel: input.channel, reference: input.reference };
-  const earlier = account.earlier_event === null ? undefined : await operationByKey(trx, account.enterprise_id, key);
-  if (earlier !== undefined) {
-    assertSameRequest(earlier.payload.request, request);
-    return { ...toOperation(earlier), replayed: true };
-  }
-  if (account.status !== 'open') {
-    throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}: no ${direction} is possible.`);
-  }
-  const balance = new Money(account.balance);
-  const balanceAfter = direction === 'deposit' ? balance.plus(input.amount) : balance.minus(input.amount);
-  if (direction === 'withdrawal') {
-    if (!account.withdrawals_allowed) throw new AppError('conflict', 'withdrawals_not_allowed', `Product ${account.product_code} does not allow withdrawals.`);
-    assertAboveMinimum(balance, balanceAfter, new Money(account.minimum_balance));
-  }
-  const balanceMoved = trx('comptes_clients').update({ balance: formatAmount(balanceAfter) }).where('id', account.id);
-  const recorded = await recordBusinessEvent(trx, now, {
-    enterpriseId: account.enterprise_id,
-    branchId: account.branch_id,
-    kind: direction,
-    amount: input.amount,
-    subjectId: account.id,
-    payload: { request, balance_after: formatAmount(balanceAfter), account_number: account.number },
-    idempotencyKey: key,
-    actorId: actor.userId,
-    productAccounts: { member_deposits: account.deposit_account_code },
-    description: `${direction} ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`,
-  }, balanceMoved);
-  return {
-    id: recorded.eventId,
-    kind: direction,
-    account: account.id,
-    amount: request.amount,
-    channel: request.channel,
-    reference: request.reference,
-    balance_after: formatAmount(balanceAfter),
-    business_date: recorded.businessDate,
-    journal_entry: recorded.entryId,
-    recorded_at: recorded.recordedAt,
-    replayed: false,
-  };
+  const amount = formatAmount(input.amount);
+  const replayable = input.idempotencyKey !== null; // without a client key there is nothing to replay
+  const bindings = [
+    input.accountId, direction, amount, input.channel, input.reference, key, replayable, actor.userId, now.toISOString(), moneyMovingKinds.has(direction), defaultAccountsJson,
+  ];
+  // A named statement: PostgreSQL parses and plans it once per connection.
+  const moved = await ledgerCall<MovedRow | undefined>(db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' }));
+  if (moved === undefined) throw new NotFoundError('The account');
+  if (moved.replayed) assertSameRequest(moved.payload.request, { direction, account: moved.account, amount, channel: input.channel, reference: input.reference });
+  else if (moved.journal_entry !== null) reportPosting(db, direction);
+  return { ...toOperation(moved), replayed: moved.replayed };
+}
+
+/** The posting counter: at the commit of the caller's transaction, or now when the statement was its own. */
+function reportPosting(db: Knex | Knex.Transaction, kind: CashDirection): void {
+  const work = { work: 'posting', labels: { kind } } as const;
+  if ((db as Partial<Knex.Transaction>).isTransaction === true) reportOnCommit(db as Knex.Transaction, work);
+  else reportCommitted(work);
 }
 
 interface EventRow {
@@ -128,10 +100,6 @@ function operations(trx: Knex.Transaction | Knex) {
     .leftJoin('journal_entries as je', (join) => join.on('je.event_id', 'ev.id').andOnNull('je.reverses_entry_id'))
     .whereIn('ev.kind', ['deposit', 'withdrawal'])
     .select(operationColumns);
-}
-
-async function operationByKey(trx: Knex.Transaction, enterpriseId: string, key: string): Promise<EventRow | undefined> {
-  return operations(trx).where({ 'ev.enterprise_id': enterpriseId, 'ev.idempotency_key': key }).first();
 }
 
 export function toOperation(row: EventRow): Omit<CashOperation, 'replayed'> {

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { AppError, RateLimitedError } from '../../domain/errors';
 import { clientFaultOf } from '../../db/errors';
 import type { AppState } from '../context';
-import { sendProblem, statusOfKind } from '../problem';
+import { dependencyProblemOf, sendProblem, statusOfKind } from '../problem';
 
 /** An error raised by Koa or a middleware with an HTTP status (koa's http-errors, our body reader). */
 interface HttpError extends Error {
@@ -49,6 +49,12 @@ export function errorHandler(): Middleware<AppState> {
         ctx.state.log.warn({ err: error }, 'input refused by the database');
         if (fault === 'missing_reference') sendProblem(ctx, 404, 'not_found', 'A resource the request refers to was not found.');
         else sendProblem(ctx, 400, 'invalid_value', 'A value of the request cannot be stored.');
+        return;
+      }
+      const unavailable = dependencyProblemOf(error);
+      if (unavailable !== undefined) {
+        ctx.state.log.warn({ err: error }, 'dependency unavailable');
+        sendProblem(ctx, 503, unavailable.code, unavailable.detail);
         return;
       }
       ctx.state.log.error({ err: error }, 'unhandled error');

@@ -15,13 +15,21 @@ export type FromServer = { type: 'listening'; port: number } | { type: 'cpu'; us
  * Imports nothing else from the project, so the bare server loads no more code than it needs.
  */
 export async function serveOnLoopback(listener: http.RequestListener): Promise<void> {
-  const send = process.send?.bind(process);
-  if (send === undefined) throw new Error('Start this server with bench/run.ts: it needs an IPC channel to its parent.');
   const server = http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
+  reportReady((server.address() as AddressInfo).port);
+}
+
+/**
+ * Tells the parent this process is ready (a server without a port, such as a worker, says port 0), then
+ * answers its questions about CPU and memory until told to stop.
+ */
+export function reportReady(port: number): void {
+  const send = process.send?.bind(process);
+  if (send === undefined) throw new Error('Start this server with bench/run.ts: it needs an IPC channel to its parent.');
   process.on('message', (message: ToServer) => {
     if (message.type === 'cpu') send({ type: 'cpu', usage: process.cpuUsage() } satisfies FromServer);
     else send({ type: 'memory', rssBytes: process.memoryUsage.rss() } satisfies FromServer);
@@ -30,5 +38,5 @@ export async function serveOnLoopback(listener: http.RequestListener): Promise<v
   // (the IPC channel then disconnects), so no server outlives a run.
   process.once('SIGTERM', () => process.exit(0));
   process.once('disconnect', () => process.exit(0));
-  send({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies FromServer);
+  send({ type: 'listening', port } satisfies FromServer);
 }

@@ -478,7 +478,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close an accounting year: final for postings (direction, administrators) */
+        /**
+         * Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year
+         * @description Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.
+         */
         post: operations["closeExercice"];
         delete?: never;
         options?: never;
@@ -495,7 +498,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close an accounting year: final for postings (direction, administrators) */
+        /**
+         * Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year
+         * @description Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.
+         */
         post: operations["closeExerciceOfEnterprise"];
         delete?: never;
         options?: never;
@@ -512,7 +518,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reopen a closed accounting year (administrators, with a reason) */
+        /** Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed */
         post: operations["reopenExercice"];
         delete?: never;
         options?: never;
@@ -529,7 +535,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reopen a closed accounting year (administrators, with a reason) */
+        /** Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed */
         post: operations["reopenExerciceOfEnterprise"];
         delete?: never;
         options?: never;
@@ -976,10 +982,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Trial balance at a date: per account with postings, debit, credit and balance; totals equal
+         * Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal
          * @description Of the whole enterprise for an enterprise-wide role; of their branches' entries for a user whose roles are in some branches only.
          */
         get: operations["getTrialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/charts/{chart_pk}/balance-sheet/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of the period included
+         * @description Balances are read from the entries of the accounting year covering the date (its opening balances included).
+         */
+        get: operations["getBalanceSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/charts/{chart_pk}/income-statement/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Income statement of a period, beside the same period a year earlier: expenses and income by two-digit group, the result
+         * @description The movements of classes 6 and 7 between the dates, without the closing entries of a year end.
+         */
+        get: operations["getIncomeStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2249,6 +2295,31 @@ export interface components {
             /** @description The accounts directly below, by code. */
             children: components["schemas"]["AccountTreeNode"][];
         };
+        BalanceSheet: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            /**
+             * Format: date
+             * @description The last day of the accounting year before.
+             */
+            prior_date: string;
+            assets: components["schemas"]["FinancialStatementLine"][];
+            liabilities: components["schemas"]["FinancialStatementLine"][];
+            totals: {
+                assets: components["schemas"]["Money"];
+                liabilities: components["schemas"]["Money"];
+                prior_assets: components["schemas"]["Money"];
+                prior_liabilities: components["schemas"]["Money"];
+                balanced: boolean;
+            };
+        };
         Branch: {
             /** Format: uuid */
             id: string;
@@ -2722,6 +2793,26 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["EventReplay"][];
         };
+        /** @description The latest closing of the year by the yearEndClosing workflow; null if none. */
+        ExerciceClosing: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "running" | "closed" | "failed" | "reopened";
+            /**
+             * @description The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).
+             * @enum {string}
+             */
+            step: "requested" | "income_closed" | "carried_forward";
+            result: components["schemas"]["Money"] | null;
+            result_account: string | null;
+            failure: string | null;
+            workflow_id: string;
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
         ExerciceComptable: {
             /** Format: uuid */
             id: string;
@@ -2738,6 +2829,7 @@ export interface components {
             closed_at: string | null;
             /** Format: uuid */
             closed_by: string | null;
+            closing?: components["schemas"]["ExerciceClosing"] | null;
         };
         /** @description Page<ExerciceComptable>: one page of a list. */
         ExerciceComptablePage: {
@@ -2748,6 +2840,18 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ExerciceComptable"][];
+        };
+        FinancialStatementAccount: {
+            account: string;
+            amount: components["schemas"]["Money"];
+        };
+        FinancialStatementLine: {
+            code: string;
+            label: string;
+            amount: components["schemas"]["Money"];
+            prior_amount: components["schemas"]["Money"];
+            /** @description The accounts of the line in the period, each as the line counts it. */
+            accounts: components["schemas"]["FinancialStatementAccount"][];
         };
         GovernanceMember: {
             /** Format: uuid */
@@ -2802,6 +2906,33 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["GovernanceOrgan"][];
+        };
+        IncomeStatement: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            /** Format: date */
+            prior_date_from: string;
+            /** Format: date */
+            prior_date_to: string;
+            expenses: components["schemas"]["FinancialStatementLine"][];
+            income: components["schemas"]["FinancialStatementLine"][];
+            totals: {
+                expenses: components["schemas"]["Money"];
+                income: components["schemas"]["Money"];
+                result: components["schemas"]["Money"];
+                prior_expenses: components["schemas"]["Money"];
+                prior_income: components["schemas"]["Money"];
+                prior_result: components["schemas"]["Money"];
+            };
         };
         JournalEntry: {
             /** Format: uuid */
@@ -3326,7 +3457,7 @@ export interface components {
             installments: components["schemas"]["SimulatedInstallment"][];
         };
         /**
-         * @description Whole francs (XAF) as a string; XAF has no minor unit.
+         * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted.
          * @example 150000
          */
         Money: string;
@@ -3803,6 +3934,18 @@ export interface components {
                 credit: components["schemas"]["Money"];
                 balanced: boolean;
             };
+            /** @description The accounts rolled up: every parent account and class of the accounts listed. */
+            groups: components["schemas"]["TrialBalanceGroup"][];
+        };
+        TrialBalanceGroup: {
+            code: string;
+            label: string;
+            class: number;
+            /** @description 1 for a class, 2 for its two-digit groups, and so on down the chart. */
+            level: number;
+            debit: components["schemas"]["Money"];
+            credit: components["schemas"]["Money"];
+            balance: components["schemas"]["Money"];
         };
         TrialBalanceLine: {
             code: string;
@@ -6214,9 +6357,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Close an accounting year: final for postings (direction, administrators) */
-            200: {
+            /** @description Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year */
+            202: {
                 headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/exercices/{id}/ */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,6 +6415,15 @@ export interface operations {
             };
             /** @description Unexpected error: quote the request id to support. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6302,9 +6456,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Close an accounting year: final for postings (direction, administrators) */
-            200: {
+            /** @description Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year */
+            202: {
                 headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/exercices/{id}/ */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6365,6 +6521,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     reopenExercice: {
@@ -6387,7 +6552,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Reopen a closed accounting year (administrators, with a reason) */
+            /** @description Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6474,7 +6639,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Reopen a closed accounting year (administrators, with a reason) */
+            /** @description Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9271,7 +9436,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 date_from?: string;
-                /** @description Up to and including this date (default: every posting). */
+                /** @description Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings). */
                 date_to?: string;
             };
             header?: never;
@@ -9333,7 +9498,7 @@ export interface operations {
     getAccountBalance: {
         parameters: {
             query?: {
-                /** @description Up to and including this date (default: every posting). */
+                /** @description Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings). */
                 date?: string;
             };
             header?: never;
@@ -9395,7 +9560,7 @@ export interface operations {
     getTrialBalance: {
         parameters: {
             query?: {
-                /** @description Up to and including this date (default: every posting). */
+                /** @description Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings). */
                 date?: string;
                 class?: number;
             };
@@ -9407,13 +9572,147 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Trial balance at a date: per account with postings, debit, credit and balance; totals equal */
+            /** @description Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrialBalance"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBalanceSheet: {
+        parameters: {
+            query: {
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of the period included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceSheet"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIncomeStatement: {
+        parameters: {
+            query: {
+                date_from: string;
+                date_to: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Income statement of a period, beside the same period a year earlier: expenses and income by two-digit group, the result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncomeStatement"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

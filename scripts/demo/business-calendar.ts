@@ -41,13 +41,15 @@ export class BusinessCalendar {
     this.current = date;
   }
 
+  /** The new year opens first: closing the year ended carries its balances into it (its workflow runs on). */
   private async turnTheYear(date: string): Promise<void> {
     const open = await this.direction.get<Page<Exercice>>('read the open accounting years', '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, status: 'open' });
+    if (!open.results.some((exercice) => exercice.start_date <= date && date <= exercice.end_date)) {
+      const year = date.slice(0, 4);
+      await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` });
+    }
     for (const ended of open.results.filter((exercice) => exercice.end_date < date)) {
       await this.direction.post(`close the accounting year ${ended.code}`, `/api/v1/enterprise/exercices/${ended.id}/close/`, { reason: 'Clôture de fin d’exercice' });
     }
-    if (open.results.some((exercice) => exercice.start_date <= date && date <= exercice.end_date)) return;
-    const year = date.slice(0, 4);
-    await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` });
   }
 }

@@ -75,27 +75,30 @@ test('branches: code unique per enterprise, one head office that can move but no
   t.is(nestedWrong.status, 404, 'a branch asked for under another enterprise does not exist there');
 });
 
-test('accounting years: no overlap, one open at a time, closing final except an audited reopening by an administrator', async (t) => {
+test('accounting years: no overlap, one open at a time (and its successor while it closes), closing through its workflow', async (t) => {
   const enterprise = await newEnterprise('EX1');
   const create = (json: object) => app.request('POST', '/api/v1/enterprise/exercices/', { headers: root, json: { enterprise: enterprise.id, ...json } });
+  const close = (id: string) => app.request('POST', `/api/v1/enterprise/exercices/${id}/close/`, { headers: root, json: {} });
   const overlapping = await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' });
   t.is(overlapping.body.code, 'exercice_already_open');
   const [current] = await knex('exercices_comptables').where({ enterprise_id: enterprise.id }).pluck('id');
-  const closed = await app.request('POST', `/api/v1/enterprise/exercices/${current}/close/`, { headers: root, json: {} });
-  t.is(closed.status, 200);
-  t.is(closed.body.status, 'closed');
-  t.is((await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' })).body.code, 'exercice_overlap');
+  t.is((await close(current)).body.code, 'next_exercice_not_open');
   t.is((await create({ code: '2027', start_date: '2027-01-01', end_date: '2026-12-31' })).status, 400);
   t.is((await create({ code: '2027', start_date: '2027-02-30', end_date: '2027-12-31' })).body.errors[0].field, 'start_date');
   const next = await create({ code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' });
-  t.is(next.status, 201);
+  t.is(next.status, 201, 'the year after the open one may open: it receives its opening balances');
+  t.is((await create({ code: '2028', start_date: '2028-01-01', end_date: '2028-12-31' })).body.code, 'exercice_already_open');
+  t.is((await close(next.body.id)).body.code, 'previous_exercice_open');
+
+  const closing = await close(current);
+  t.is(closing.status, 202);
+  t.is(closing.headers.get('location'), `/api/v1/enterprise/exercices/${current}/`);
+  t.like(closing.body.closing, { status: 'running', step: 'requested', result: null, workflow_id: `year-end-closing-${enterprise.id}-2026` });
+  t.is((await close(current)).body.code, 'exercice_closing_running');
   const reopen = await app.request('POST', `/api/v1/enterprise/exercices/${current}/reopen/`, { headers: root, json: { reason: 'late invoices' } });
-  t.is(reopen.body.code, 'exercice_already_open', 'another year is open');
-  await app.request('POST', `/api/v1/enterprise/exercices/${next.body.id}/close/`, { headers: root, json: {} });
-  const reopened = await app.request('POST', `/api/v1/enterprise/exercices/${current}/reopen/`, { headers: root, json: { reason: 'late invoices' } });
-  t.is(reopened.body.status, 'open');
-  const audit = await knex('audit_events').where({ action: 'exercice.reopen', entity_id: current }).first();
-  t.is(audit.details.reason, 'late invoices');
+  t.is(reopen.body.code, 'exercice_already_open', 'no worker runs this file: the year is not closed yet');
+  await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: root, json: { allow_several_open_exercices: true } });
+  t.is((await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' })).body.code, 'exercice_overlap');
 });
 
 test('configuration: typed and validated; the business date only moves forward', async (t) => {

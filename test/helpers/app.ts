@@ -74,7 +74,14 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
     await closeServer(server);
     await temporal.connection.close();
   });
-  const baseUrl = `http://127.0.0.1:${portOf(server)}`;
+  return apiClient(`http://127.0.0.1:${portOf(server)}`, options.routes === undefined);
+}
+
+/**
+ * A client of the API at `baseUrl` (this process's test app or an API process), over real HTTP. With
+ * `checkContract`, every JSON answer is held to the OpenAPI document (test/helpers/contract.ts).
+ */
+export function apiClient(baseUrl: string, checkContract = true): TestApp {
   return {
     baseUrl,
     async request(method, path, requestOptions = {}) {
@@ -88,8 +95,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       const text = await response.text();
       const isJson = /json/.test(response.headers.get('content-type') ?? '');
       const parsed: unknown = isJson ? JSON.parse(text) : text;
-      // Every answer of the product's routes is held to the OpenAPI document (test/helpers/contract.ts).
-      const breach = isJson && options.routes === undefined ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
+      const breach = isJson && checkContract ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
       if (breach !== undefined) throw new Error(`${method} ${path}: ${breach}`);
       return { status: response.status, headers: response.headers, text, body: parsed };
     },

@@ -13,7 +13,7 @@ export async function booksBreaches(world: LoanWorld, posted: Map<string, string
 }
 
 /** Every entry balances (the database refuses otherwise at commit: this proves the refusal held). */
-async function unbalancedEntries({ knex, enterpriseId }: LoanWorld): Promise<string[]> {
+export async function unbalancedEntries({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | 'enterpriseId'>): Promise<string[]> {
   const rows: { id: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id')
     .where('e.enterprise_id', enterpriseId).groupBy('e.id').havingRaw('sum(l.debit) <> sum(l.credit)').select('e.id');
   return rows.map((row) => `entry ${row.id} does not balance`);
@@ -40,7 +40,7 @@ async function reconciliationGaps(world: LoanWorld): Promise<string[]> {
 }
 
 /** The loans' outstanding principal by class equals its account (3221, 3312, 3352); provisions equal 3931. */
-async function portfolioGaps({ knex, enterpriseId }: LoanWorld): Promise<string[]> {
+export async function portfolioGaps({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | 'enterpriseId'>): Promise<string[]> {
   const loans: { classification: string; principal: string; provisions: string }[] = await knex('loans').where({ enterprise_id: enterpriseId }).whereIn('status', ['active', 'closed'])
     .groupBy('classification').select('classification', knex.raw('sum(outstanding_principal)::text AS principal'), knex.raw('sum(provision_amount)::text AS provisions'));
   const ledger = await balancesOf(knex, enterpriseId, ['3221', '3312', '3352', '3931']);

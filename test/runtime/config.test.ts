@@ -96,6 +96,11 @@ test('worker metrics are off unless an ip:port is given; the commit is a hash', 
   t.is(loadConfig({ GIT_COMMIT: '561c00b' }, cwd).gitCommit, '561c00b');
 });
 
+test('a prebuilt workflow bundle is optional, its path taken from the working directory', (t) => {
+  t.is(loadConfig({}, cwd).workflowBundlePath, undefined);
+  t.is(loadConfig({ WORKFLOW_BUNDLE_PATH: 'build/workflows.js' }, cwd).workflowBundlePath, '/srv/coopbank/build/workflows.js');
+});
+
 test('a shortened workflow day is for tests and demos: production refuses it, development takes it', (t) => {
   const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db:5432/coopbank', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'y'.repeat(32) };
   t.is(loadConfig(production, cwd).workflowDayMs, 86_400_000);

@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import { linesInScope, type BalanceScope } from '../../../activities/accounts/year-balances';
+import type { AccountBalance, ChartAccount } from '../../../domain/accounts/statements';
+import { Money } from '../../../domain/money';
 
 export interface EntryWithLines {
   id: string;
@@ -34,8 +37,10 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
 /**
  * Ledger movements with a running balance over a date range. `movements` joins the lines (`l`) to their
  * entries (`e`) and filters them; `signed` is the SQL of a line's signed amount. The balance runs over every
- * movement up to `date_to` and the rows are then cut at `date_from`, so the first row shown carries the
- * balance brought forward; rows come in posting order, ready for paginateRows.
+ * movement up to `date_to`, or `perYear` over those of the movement's accounting year (a ledger account's year
+ * starts from its opening entries, docs/architecture.md §9; a member's account has none and runs on), and the
+ * rows are then cut at `date_from`, so the first row shown carries the balance brought forward; rows come in
+ * posting order, ready for paginateRows.
  */
 export function runningMovements(
   knex: Knex,
@@ -43,16 +48,47 @@ export function runningMovements(
   signed: string,
   columns: readonly (string | Knex.Raw)[],
   range: { date_from?: string; date_to?: string },
+  options: { perYear?: boolean } = {},
 ): Knex.QueryBuilder {
+  const partition = options.perYear === true ? 'PARTITION BY e.exercice_id ' : '';
   const all = movements.select(
     ...columns,
     'e.entry_date',
     'l.id as line',
     knex.raw(`(${signed})::text AS amount`),
-    knex.raw(`(sum(${signed}) OVER (ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
+    knex.raw(`(sum(${signed}) OVER (${partition}ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
   );
   if (range.date_to !== undefined) all.where('e.entry_date', '<=', range.date_to);
   const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
   if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
   return rows;
+}
+
+/** The chart of an enterprise by code: labels, classes and parents, for roll-ups and statement labels. */
+export async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, ChartAccount>> {
+  const rows = await knex('company_chart_entries').where({ chart_id: chartId }).select('code', 'label', 'class', 'parent_code');
+  return new Map(rows.map((row) => [row.code as string, { code: row.code, label: row.label, accountClass: row.class, parent: row.parent_code }]));
+}
+
+/** Each account's balance over a scope, the branches' summed (consolidated, or the one branch asked for). */
+export async function accountBalances(knex: Knex, scope: BalanceScope): Promise<AccountBalance[]> {
+  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
+}
+
+/**
+ * The movements of the income and expense accounts between two dates, whatever their years, without the
+ * closing entries that zeroed them at a year end nor the reversals of those (a reopened year).
+ */
+export async function incomeAndExpenseFlows(knex: Knex, period: { enterpriseId: string; from: string; to: string; branches: 'all' | readonly string[] }): Promise<AccountBalance[]> {
+  const lines = knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('e.enterprise_id', period.enterpriseId)
+    .whereBetween('e.entry_date', [period.from, period.to])
+    .whereIn('c.class', [6, 7])
+    .whereNotExists((closing) => closing.select(1).from('exercice_closing_entries as x').where('x.step', 'closing').whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'));
+  if (period.branches !== 'all') lines.whereIn('e.branch_id', [...period.branches]);
+  const rows = await lines.groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
 }

@@ -1,28 +1,25 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { NotFoundError } from '../../../domain/errors';
-import { requireVisible, visibleBranches } from '../../auth/access';
+import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { ledgerLines, runningMovements } from './ledger-queries';
-
-/** A chart the principal may see (404 otherwise), with the branches whose lines they read: a branch role reads its branches' only. */
-async function visibleChart(knex: Knex, principal: Principal, chartId: string): Promise<{ id: string; enterprise_id: string; branches: 'all' | readonly string[] }> {
-  const chart = await knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id');
-  if (chart === undefined) throw new NotFoundError('The chart');
-  requireVisible(principal, { enterpriseId: chart.enterprise_id }, 'The chart');
-  return { ...chart, branches: visibleBranches(principal, chart.enterprise_id) };
-}
+import { chartByCode, ledgerLines, runningMovements } from './ledger-queries';
+import { visibleChart } from './ledger-access';
+import { statementRoutes } from './ledger-statements.routes';
+import { rollUp } from '../../../domain/accounts/statements';
+import { formatAmount, Money } from '../../../domain/money';
+import { exerciceCovering, latestExercice, linesInScope, type BalanceScope } from '../../../activities/accounts/year-balances';
 
 async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
   const chart = await visibleChart(knex, principal, chartId);
   const account = await knex('company_chart_entries').where({ id: accountId, chart_id: chartId }).first('id', 'code', 'label');
   if (account === undefined) throw new NotFoundError('The account');
-  return { ...account, branches: chart.branches };
+  return { ...account, chart };
 }
 
 /** Entries of the branches seen only; entries of the enterprise itself (no branch) are for enterprise-wide roles. */
@@ -31,18 +28,23 @@ function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | rea
 }
 
 const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
-const asOf = isoDate().optional().meta({ description: 'Up to and including this date (default: every posting).' });
+const asOf = isoDate().optional().meta({ description: 'Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings).' });
 
-/** Sum of debits and credits of the accounts of a chart up to a date, one row per account with postings. */
-function accountTotals(knex: Knex, chartId: string, date: string | undefined, branches: 'all' | readonly string[]) {
-  const query = knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('c.chart_id', chartId)
+/**
+ * Sum of debits and credits of the accounts of a chart in one accounting year up to a date, one row per
+ * account with postings: a year's balances are read from its own entries, the opening balances its
+ * predecessor's closing carried into it included (docs/architecture.md §9).
+ */
+function accountTotals(knex: Knex, scope: BalanceScope) {
+  return linesInScope(knex, scope)
     .groupBy('c.id', 'c.code', 'c.label', 'c.class')
     .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
-  if (date !== undefined) query.where('e.entry_date', '<=', date);
-  return ofBranches(query, branches);
+}
+
+/** The scope of the balances at `date` (default: the latest year) of the chart's enterprise, in the branches seen. */
+async function balanceScope(knex: Knex, chart: { enterprise_id: string; branches: 'all' | readonly string[] }, date: string | undefined): Promise<BalanceScope> {
+  const year = date === undefined ? await latestExercice(knex, chart.enterprise_id) : await exerciceCovering(knex, chart.enterprise_id, date);
+  return { exerciceId: year?.id ?? null, upTo: date, branches: chart.branches };
 }
 
 /** Ledger reads: journal entries, an account's movements and balance, the trial balance. */
@@ -107,8 +109,8 @@ export const ledgerRoutes = [
     response: pageSchema(accountMovementSchema),
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
-      const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.branches);
-      const rows = runningMovements(deps.knex, movements, 'l.debit - l.credit', ['e.id as entry', 'e.description', 'e.event_id as event', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit')], query);
+      const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.chart.branches);
+      const rows = runningMovements(deps.knex, movements, 'l.debit - l.credit', ['e.id as entry', 'e.description', 'e.event_id as event', deps.knex.raw('l.debit::text AS debit'), deps.knex.raw('l.credit::text AS credit')], query, { perYear: true });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
@@ -125,7 +127,7 @@ export const ledgerRoutes = [
     response: accountBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
       const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
-      const row = await accountTotals(deps.knex, params.chart_pk, query.date, account.branches).where('c.id', params.id).first();
+      const row = await accountTotals(deps.knex, await balanceScope(deps.knex, account.chart, query.date)).where('c.id', account.id).first();
       return { account: account.code, label: account.label, date: query.date ?? null, debit: row?.debit ?? '0', credit: row?.credit ?? '0', balance: row?.balance ?? '0' };
     },
   }),
@@ -134,7 +136,7 @@ export const ledgerRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/trial-balance/',
     module: 'accounts',
     operationId: 'getTrialBalance',
-    summary: 'Trial balance at a date: per account with postings, debit, credit and balance; totals equal',
+    summary: 'Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal',
     description: 'Of the whole enterprise for an enterprise-wide role; of their branches\' entries for a user whose roles are in some branches only.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
@@ -143,15 +145,22 @@ export const ledgerRoutes = [
     response: trialBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
       const chart = await visibleChart(deps.knex, principal, params.chart_pk);
-      const rows = accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).orderBy('c.code');
+      const scope = await balanceScope(deps.knex, chart, query.date);
+      const rows = accountTotals(deps.knex, scope).orderBy('c.code');
       whereFilters(rows, query, { class: 'c.class' });
-      const accounts = await rows;
-      const totals = await deps.knex.from(accountTotals(deps.knex, params.chart_pk, query.date, chart.branches).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
+      const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
+      const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(deps.knex, chart.id));
+      const totals = await deps.knex.from(accountTotals(deps.knex, scope).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
       return {
         date: query.date ?? null,
         accounts: accounts.map(({ id: _id, ...account }) => account),
         totals: { debit: totals.debit, credit: totals.credit, balanced: totals.debit === totals.credit },
+        groups: groups.map((group) => ({
+          code: group.code, label: group.label, class: group.accountClass, level: group.level,
+          debit: formatAmount(group.debit), credit: formatAmount(group.credit), balance: formatAmount(group.balance),
+        })),
       };
     },
   }),
+  ...statementRoutes,
 ];

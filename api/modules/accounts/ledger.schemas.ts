@@ -48,6 +48,17 @@ export const accountBalanceSchema = yup
   .object({ account: yup.string().required(), label: yup.string().required(), date: dateResponse().nullable().meta({ description: 'null: every posting.' }), ...totalsOfAccount })
   .meta({ component: 'AccountBalance' });
 
+/** A parent account or class of the trial balance, with the sums of its accounts below. */
+const trialBalanceGroupSchema = yup
+  .object({
+    code: yup.string().required(),
+    label: yup.string().required(),
+    class: yup.number().integer().required(),
+    level: yup.number().integer().required().meta({ description: '1 for a class, 2 for its two-digit groups, and so on down the chart.' }),
+    ...totalsOfAccount,
+  })
+  .meta({ component: 'TrialBalanceGroup' });
+
 export const trialBalanceSchema = yup
   .object({
     date: dateResponse().nullable(),
@@ -55,5 +66,50 @@ export const trialBalanceSchema = yup
       .array(yup.object({ code: yup.string().required(), label: yup.string().required(), class: yup.number().integer().required(), ...totalsOfAccount }).meta({ component: 'TrialBalanceLine' }))
       .required(),
     totals: yup.object({ debit: moneyResponse(), credit: moneyResponse(), balanced: yup.boolean().required() }).required(),
+    groups: yup.array(trialBalanceGroupSchema).required().meta({ description: 'The accounts rolled up: every parent account and class of the accounts listed.' }),
   })
   .meta({ component: 'TrialBalance' });
+
+const statementLineSchema = yup
+  .object({
+    code: yup.string().required(),
+    label: yup.string().required(),
+    amount: moneyResponse(),
+    prior_amount: moneyResponse().meta({ description: 'The same line for the prior period.' }),
+    accounts: yup.array(yup.object({ account: yup.string().required(), amount: moneyResponse() }).meta({ component: 'FinancialStatementAccount' })).required()
+      .meta({ description: 'The accounts of the line in the period, each as the line counts it.' }),
+  })
+  .meta({ component: 'FinancialStatementLine' });
+
+const statementScope = {
+  enterprise: uuid(),
+  branch: uuid().nullable().meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
+};
+
+export const balanceSheetSchema = yup
+  .object({
+    ...statementScope,
+    date: dateResponse(),
+    prior_date: dateResponse().meta({ description: 'The last day of the accounting year before.' }),
+    assets: yup.array(statementLineSchema).required(),
+    liabilities: yup.array(statementLineSchema).required(),
+    totals: yup.object({
+      assets: moneyResponse(), liabilities: moneyResponse(), prior_assets: moneyResponse(), prior_liabilities: moneyResponse(), balanced: yup.boolean().required(),
+    }).required(),
+  })
+  .meta({ component: 'BalanceSheet' });
+
+export const incomeStatementSchema = yup
+  .object({
+    ...statementScope,
+    date_from: dateResponse(),
+    date_to: dateResponse(),
+    prior_date_from: dateResponse(),
+    prior_date_to: dateResponse(),
+    expenses: yup.array(statementLineSchema).required(),
+    income: yup.array(statementLineSchema).required(),
+    totals: yup.object({
+      expenses: moneyResponse(), income: moneyResponse(), result: moneyResponse(), prior_expenses: moneyResponse(), prior_income: moneyResponse(), prior_result: moneyResponse(),
+    }).required(),
+  })
+  .meta({ component: 'IncomeStatement' });

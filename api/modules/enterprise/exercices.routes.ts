@@ -1,14 +1,18 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
+import { markExerciceClosingFailed, requestExerciceClosing, type ExerciceClosingRow } from '../../../activities/enterprise/year-end-closing.activity';
+import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
 import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { startWorkflowFor } from '../../workflow-start';
 import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+import { moneyResponse } from '../money.schemas';
 
 const exerciceSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -19,9 +23,48 @@ const exerciceSchema = yup.object({
   status: yup.string().oneOf(['open', 'closed']).required(),
   closed_at: timestampResponse().nullable(),
   closed_by: yup.string().uuid().nullable().defined(),
+  closing: yup.object({
+    id: yup.string().uuid().required(),
+    status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
+    step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({ description: 'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).' }),
+    result: moneyResponse().nullable().meta({ description: 'Income minus expenses of the year (negative: a loss), once the closing entries are posted.' }),
+    result_account: yup.string().nullable().defined(),
+    failure: yup.string().nullable().defined(),
+    workflow_id: yup.string().required(),
+    requested_at: timestampResponse(),
+    finished_at: timestampResponse().nullable(),
+  }).nullable().default(null).meta({ component: 'ExerciceClosing', description: 'The latest closing of the year by the yearEndClosing workflow; null if none.' }),
 }).meta({ component: 'ExerciceComptable' });
 
-function serializeExercice(exercice: ExerciceComptable) {
+/** One workflow per enterprise and year (docs/architecture.md §5); a reopened year closed again, or a failed closing resumed, starts it anew. */
+const yearEndClosingWorkflowId = (enterpriseId: string, exerciceCode: string) => `year-end-closing-${enterpriseId}-${exerciceCode}`;
+
+function serializeClosing(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
+  if (closing === undefined) return null;
+  return {
+    id: closing.id,
+    status: closing.status,
+    step: closing.step,
+    result: closing.result,
+    result_account: closing.result_account,
+    failure: closing.failure,
+    workflow_id: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code),
+    requested_at: closing.created_at.toISOString(),
+    finished_at: closing.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** The latest closing of each year, in one query. */
+async function latestClosings(knex: Knex, exerciceIds: readonly string[]): Promise<Map<string, ExerciceClosingRow>> {
+  const rows: ExerciceClosingRow[] = await knex('exercice_closings').distinctOn('exercice_id').whereIn('exercice_id', [...exerciceIds]).orderBy([{ column: 'exercice_id' }, { column: 'created_at', order: 'desc' }]);
+  return new Map(rows.map((row) => [row.exercice_id, row]));
+}
+
+async function withClosing(knex: Knex, exercice: ExerciceComptable) {
+  return serializeExercice(exercice, (await latestClosings(knex, [exercice.id])).get(exercice.id));
+}
+
+function serializeExercice(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
   return {
     id: exercice.id,
     enterprise: exercice.enterpriseId,
@@ -31,6 +74,7 @@ function serializeExercice(exercice: ExerciceComptable) {
     status: exercice.status,
     closed_at: exercice.closedAt?.toISOString() ?? null,
     closed_by: exercice.closedBy,
+    closing: serializeClosing(exercice, closing),
   };
 }
 
@@ -41,25 +85,57 @@ async function visibleExercice(knex: Knex, principal: Principal, id: string, ent
   return exercice;
 }
 
-const statusChange = (action: 'close' | 'reopen') =>
-  defineRoute({
-    method: 'post',
-    path: `/api/v1/enterprise/exercices/{id}/${action}/`,
-    module: 'enterprise',
-    operationId: `${action}Exercice`,
-    summary: action === 'close' ? 'Close an accounting year: final for postings (direction, administrators)' : 'Reopen a closed accounting year (administrators, with a reason)',
-    access: action === 'close' ? ['direction', 'admin'] : ['admin'],
-    params: idParams,
-    query: yup.object({ enterprise: enterpriseFilter }),
-    body: yup.object({ reason: action === 'close' ? yup.string().trim().max(500).default('') : yup.string().trim().required().min(5).max(500) }),
-    response: exerciceSchema,
-    errorStatuses: [401, 403, 404, 409],
-    handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
-      const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
-      authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
-      return serializeExercice(await setExerciceStatus(deps.activities, actor, exercice.id, action === 'close' ? 'closed' : 'open', body.reason));
-    },
-  });
+/**
+ * Closing starts the yearEndClosing workflow (docs/architecture.md §9) and answers at once (202): the year's
+ * `closing` shows its progress. Reopening (administrators, with a reason) reverses the closing's entries.
+ */
+const closeRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/enterprise/exercices/{id}/close/',
+  module: 'enterprise',
+  operationId: 'closeExercice',
+  summary: 'Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year',
+  description: 'Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.',
+  access: ['direction', 'admin'],
+  status: 202,
+  location: '/api/v1/enterprise/exercices/{id}/',
+  params: idParams,
+  query: yup.object({ enterprise: enterpriseFilter }),
+  body: yup.object({ reason: yup.string().trim().max(500).default('') }),
+  response: exerciceSchema,
+  errorStatuses: [401, 403, 404, 409, 503],
+  handler: async ({ params, query, body, principal: actor, deps, authorize, ctx }) => {
+    const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
+    authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+    const closing = await requestExerciceClosing(deps.activities, actor, { exerciceId: exercice.id, reason: body.reason });
+    const input: YearEndClosingInput = { closingId: closing.id, enterpriseId: exercice.enterpriseId, exerciceCode: exercice.code };
+    await startWorkflowFor<typeof yearEndClosing>(deps, 'yearEndClosing', { workflowId: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code), args: [input] }, {
+      what: 'the closing',
+      markFailed: () => markExerciceClosingFailed(deps.knex, deps.clock(), { closingId: closing.id, failure: 'the workflow could not be started' }),
+      log: ctx.state.log,
+    });
+    return withClosing(deps.knex, (await ExerciceComptable.query(deps.knex).findById(exercice.id))!);
+  },
+});
+
+const reopenRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/enterprise/exercices/{id}/reopen/',
+  module: 'enterprise',
+  operationId: 'reopenExercice',
+  summary: 'Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed',
+  access: ['admin'],
+  params: idParams,
+  query: yup.object({ enterprise: enterpriseFilter }),
+  body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
+  response: exerciceSchema,
+  errorStatuses: [401, 403, 404, 409],
+  handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
+    const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
+    authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+    return withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason));
+  },
+});
 
 /** Accounting years (exercices comptables): dates never overlap, one open at a time unless configured. */
 export const exerciceRoutes = [
@@ -77,7 +153,8 @@ export const exerciceRoutes = [
       const builder = scopeToVisible(ExerciceComptable.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
-      return { ...page, results: page.results.map(serializeExercice) };
+      const closings = await latestClosings(deps.knex, page.results.map((exercice) => exercice.id));
+      return { ...page, results: page.results.map((exercice) => serializeExercice(exercice, closings.get(exercice.id))) };
     },
   }),
   defineRoute({
@@ -100,7 +177,7 @@ export const exerciceRoutes = [
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });
-      return serializeExercice(exercice);
+      return serializeExercice(exercice, undefined);
     },
   }),
   defineRoute({
@@ -114,8 +191,8 @@ export const exerciceRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeExercice(await visibleExercice(deps.knex, principal, params.id, query.enterprise)),
+    handler: async ({ params, query, principal, deps }) => withClosing(deps.knex, await visibleExercice(deps.knex, principal, params.id, query.enterprise)),
   }),
-  statusChange('close'),
-  statusChange('reopen'),
+  closeRoute,
+  reopenRoute,
 ].flatMap(withNestedVariant);

@@ -25,14 +25,21 @@ function scheduleParts(taskQueue: string, settings: ScheduleSettings): { spec: S
   };
 }
 
-/** Creates the Schedule, or brings an existing one to the current hour, time zone and task queue. */
+/**
+ * A run missed while Temporal was down is taken when it comes back, up to a day late (the SDK's default would drop it
+ * after a minute, leaving the books unprovisioned until the next day); an older one is left to the next day's run.
+ */
+const catchupWindow = '1 day';
+
+/** Creates the Schedule, or brings an existing one to the current hour, time zone, task queue and catch-up policy. */
 async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   const { spec, action } = scheduleParts(taskQueue, settings);
   try {
-    await client.schedule.create({ scheduleId: provisioningScheduleId(settings.enterpriseId), spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
+    await client.schedule.create({ scheduleId: provisioningScheduleId(settings.enterpriseId), spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow } });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(provisioningScheduleId(settings.enterpriseId)).update((previous) => ({ ...previous, spec, action }));
+    const handle = client.schedule.getHandle(provisioningScheduleId(settings.enterpriseId));
+    await handle.update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
   }
 }
 

@@ -5,7 +5,9 @@ import type { AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
 
-const checkTimeoutMs = 2000;
+// Each check's bound. A busy machine's first connection to the database takes a second or two: more is not ready.
+const databaseCheckTimeoutMs = 4000;
+const temporalCheckTimeoutMs = 2000;
 
 const checkResults = ['ok', 'unreachable', 'timeout'] as const;
 type CheckResult = (typeof checkResults)[number];
@@ -43,7 +45,7 @@ export const systemRoutes = [
     response: readinessSchema,
     sameBodyStatuses: [503],
     handler: async ({ deps, ctx }) => {
-      const [database, temporal] = await Promise.all([check(ctx, 'database', () => deps.knex.raw('SELECT 1').timeout(checkTimeoutMs)), check(ctx, 'temporal', () => pingTemporal(deps))]);
+      const [database, temporal] = await Promise.all([check(ctx, 'database', () => pingDatabase(deps)), check(ctx, 'temporal', () => pingTemporal(deps))]);
       const ready = database === 'ok' && temporal === 'ok';
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { database, temporal } };
@@ -70,7 +72,7 @@ export const systemRoutes = [
   }),
 ];
 
-/** One dependency check, bounded in time; a failure's cause goes to the log, its kind to the answer. */
+/** One dependency check; a failure's cause goes to the log, its kind to the answer. */
 async function check(ctx: AppContext, name: string, probe: () => Promise<unknown>): Promise<CheckResult> {
   try {
     await probe();
@@ -81,9 +83,25 @@ async function check(ctx: AppContext, name: string, probe: () => Promise<unknown
   }
 }
 
+/**
+ * `SELECT 1`, bounded in time whatever it waits on: a query first waits for a pooled connection, up to the pool's
+ * acquire timeout, which knex's own query timeout does not count.
+ */
+async function pingDatabase(deps: RouteDeps): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within the ${databaseCheckTimeoutMs} ms timeout`)), databaseCheckTimeoutMs);
+  });
+  try {
+    await Promise.race([deps.knex.raw('SELECT 1'), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function pingTemporal(deps: RouteDeps): Promise<unknown> {
   const connection = deps.temporal.connection;
-  return connection.withDeadline(Date.now() + checkTimeoutMs, () => connection.workflowService.getSystemInfo({}));
+  return connection.withDeadline(Date.now() + temporalCheckTimeoutMs, () => connection.workflowService.getSystemInfo({}));
 }
 
 function sameSecret(sent: string, expected: string): boolean {

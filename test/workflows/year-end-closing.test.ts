@@ -1,0 +1,117 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { carryForwardBalances, closeIncomeAndExpenses, requestExerciceClosing } from '../../activities/enterprise/year-end-closing.activity';
+import { Money } from '../../domain/money';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { ledgerBalanced } from '../helpers/loans';
+import { closeYear, openNextYear, smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
+import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+let app: TestApp;
+let knex: Knex;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+});
+
+/** The lines of the entries a closing posted at a step, per branch: account → debit minus credit. */
+async function postedBy(closingId: string, step: 'closing' | 'opening'): Promise<Map<string, Record<string, string>>> {
+  const lines = await knex('exercice_closing_entries as x')
+    .join('journal_entries as e', 'e.id', 'x.entry_id')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'x.closing_id': closingId, 'x.step': step })
+    .select('e.branch_id', 'e.entry_date', 'c.code', knex.raw('(l.debit - l.credit)::text AS amount'));
+  const byBranch = new Map<string, Record<string, string>>();
+  for (const line of lines) byBranch.set(`${line.branch_id} ${line.entry_date}`, { ...byBranch.get(`${line.branch_id} ${line.entry_date}`), [line.code]: line.amount });
+  return byBranch;
+}
+
+const asText = (balances: Record<string, Money>) => Object.fromEntries(Object.entries(balances).map(([code, amount]) => [code, amount.toFixed(0)]));
+
+/** The non-zero balances of the trial balance at a date, as the API reads them (the year's entries only). */
+async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
+  const trial = await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: coop.world.users.direction!.headers });
+  return Object.fromEntries(trial.body.accounts.filter((row: { balance: string }) => row.balance !== '0').map((row: { code: string; balance: string }) => [row.code, row.balance]));
+}
+
+test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
+  const coop = await smallCooperative(app, knex, 'YE1');
+  const { world, expected } = coop;
+  t.is((await closeYear(coop)).body.code, 'next_exercice_not_open', 'the opening balances need the next year open');
+  const year2027 = await openNextYear(coop);
+  await app.request('POST', `/api/v1/members/accounts/${coop.savingsAccount}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '50000' } });
+  t.is((await closeYear(coop, year2027)).body.code, 'previous_exercice_open');
+
+  await withWorker(knex, async () => {
+    const closed = await closeYear(coop);
+    t.like(closed.body, { status: 'closed', closing: { status: 'closed', step: 'carried_forward', result: expected.result.toFixed(0), result_account: '131' } });
+    t.is(closed.body.closing.workflow_id, `year-end-closing-${world.enterpriseId}-2026`);
+    const closingId = closed.body.closing.id as string;
+
+    // Hand-computed: 713 and 7153 debited by what they earned, 6511 credited, the result credited to 131.
+    const closingLines = await postedBy(closingId, 'closing');
+    t.deepEqual([...closingLines.keys()], [`${world.headOffice} 2026-12-31`], 'only the head office had income and expenses');
+    t.deepEqual(closingLines.get(`${world.headOffice} 2026-12-31`), {
+      713: expected.interest.toFixed(0), 7153: expected.fees.toFixed(0), 6511: expected.expenses.negated().toFixed(0), 131: expected.result.negated().toFixed(0),
+    });
+    const opening = await postedBy(closingId, 'opening');
+    t.deepEqual(opening.get(`${world.headOffice} 2027-01-01`), asText(expected.headOffice));
+    t.deepEqual(opening.get(`${world.otherBranch} 2027-01-01`), asText(expected.otherBranch));
+    t.is(opening.size, 2);
+
+    // 2027 starts from the à-nouveaux: the 50 000 deposit of January on top, no income or expense carried.
+    const january = await trialBalanceOf(coop, '2027-01-31');
+    t.is(january['5710'], expected.headOffice['5710']!.plus(expected.otherBranch['5710']!).plus(50_000).toFixed(0));
+    t.is(january['131'], expected.result.negated().toFixed(0));
+    t.is(january['713'], undefined);
+    const december = await trialBalanceOf(coop, '2026-12-31');
+    t.is(december['713'], undefined, 'the closed year shows its income accounts zeroed');
+    t.true(await ledgerBalanced(knex, world.enterpriseId));
+
+    // A rerun changes nothing: refused at the API, and each step run again (a retry after a lost worker) is a no-op.
+    const entriesBefore = await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>();
+    t.is((await closeYear(coop)).body.code, 'exercice_already_closed');
+    t.like(await closeIncomeAndExpenses(knex, new Date(), { closingId }), { done: false, entries: 0 });
+    t.like(await carryForwardBalances(knex, new Date(), { closingId }), { done: false, entries: 0 });
+    t.deepEqual(await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>(), entriesBefore);
+
+    // Reopening (an administrator) reverses the closing and opening entries, never deletes them.
+    t.is((await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.direction!.headers, json: { reason: 'late invoices' } })).status, 403);
+    const reopened = await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } });
+    t.like(reopened.body, { status: 'open', closing: { id: closingId, status: 'reopened' } });
+    t.like(await knex('audit_events').where({ action: 'exercice.reopen', entity_id: coop.year2026 }).first(), { actor_id: world.users.root!.id, details: { reason: 'late invoices', closing: closingId } });
+    const reversals = await knex('journal_entries as e').join('exercice_closing_entries as x', 'x.entry_id', 'e.reverses_entry_id').where('x.closing_id', closingId).count<{ count: string }[]>();
+    t.is(Number(reversals[0]!.count), 3, 'one reversal per closing entry (1) and opening entry (2)');
+    t.is((await trialBalanceOf(coop, '2026-12-31'))['713'], expected.interest.negated().toFixed(0));
+    t.deepEqual(await trialBalanceOf(coop, '2027-01-31'), { 5710: '50000', 3711: '-50000' }, '2027 holds its own deposit only');
+
+    // Closed again: the same figures, a new closing.
+    const again = await closeYear(coop);
+    t.like(again.body, { status: 'closed', closing: { status: 'closed', result: expected.result.toFixed(0) } });
+    t.not(again.body.closing.id, closingId);
+    t.is((await trialBalanceOf(coop, '2027-01-31'))['131'], expected.result.negated().toFixed(0));
+  }, taskQueue);
+});
+
+test('a step done before its worker was lost is not done again when the workflow runs it', async (t) => {
+  const coop = await smallCooperative(app, knex, 'YE2');
+  await openNextYear(coop);
+  const context = testActivityContext(knex);
+  const actor = { userId: coop.world.users.direction!.id, grants: [{ role: 'direction' as const, enterpriseId: coop.world.enterpriseId, branchId: null }], requestId: 'test' };
+  const closing = await requestExerciceClosing(context, actor, { exerciceId: coop.year2026, reason: '' });
+  // The first step committed, then its worker died before reporting: Temporal runs it again, then the next step.
+  t.like(await closeIncomeAndExpenses(knex, new Date(), { closingId: closing.id }), { done: true, entries: 1 });
+  await withWorker(knex, async ({ client }) => {
+    const outcome = await client.workflow.execute('yearEndClosing', { taskQueue, workflowId: `year-end-closing-test-${closing.id}`, args: [{ closingId: closing.id, enterpriseId: coop.world.enterpriseId, exerciceCode: '2026' }] });
+    t.deepEqual(outcome, { result: null, closingEntries: 0, openingEntries: 2 });
+  }, taskQueue);
+  const entries = await knex('exercice_closing_entries').where({ closing_id: closing.id }).select('step');
+  t.deepEqual(entries.map((entry) => entry.step).sort(), ['closing', 'opening', 'opening']);
+  t.like(await knex('exercice_closings').where({ id: closing.id }).first(), { status: 'closed', step: 'carried_forward', result: coop.expected.result.toFixed(0) });
+});

@@ -1,0 +1,37 @@
+import { ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import type { Activities } from '../activities';
+
+const { closeIncomeAndExpenses, carryForwardBalances, markExerciceClosingFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+export interface YearEndClosingInput {
+  closingId: string;
+  enterpriseId: string;
+  exerciceCode: string;
+}
+
+/**
+ * The closing of an accounting year (docs/architecture.md §9), one activity per step so that each shows in the
+ * workflow's history: the closing entries and the lock of the year, then the opening entries of the next year.
+ * The progress lives in the database with each step's entries: a retried step, or the workflow started again
+ * after a failure, skips what is done.
+ */
+export async function yearEndClosing(input: YearEndClosingInput): Promise<{ result: string | null; closingEntries: number; openingEntries: number }> {
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: businessIdKey, value: input.exerciceCode },
+  ]);
+  try {
+    const closed = await closeIncomeAndExpenses({ closingId: input.closingId });
+    const opened = await carryForwardBalances({ closingId: input.closingId });
+    return { result: closed.result, closingEntries: closed.entries, openingEntries: opened.entries };
+  } catch (error) {
+    // An activity's failure wraps the refusal (its cause), whose message says what to do.
+    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    await markExerciceClosingFailed({ closingId: input.closingId, failure });
+    throw ApplicationFailure.nonRetryable(`closing ${input.closingId} failed`, 'ExerciceClosingFailed');
+  }
+}
