@@ -14,6 +14,8 @@ const readyTimeoutMs = 90_000;
 /** A process entry point (`npm run api`, `npm run worker`) run as its own OS process, as in production. */
 export interface ServiceProcess {
   readonly pid: number;
+  /** Resolves when the process has exited, with its exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
   /** SIGKILL: the process dies at once, its connections dropped, nothing drained. Resolves once it is gone. */
   kill(): Promise<void>;
 }
@@ -61,7 +63,7 @@ async function startService(scope: Teardown, entry: 'api-main.ts' | 'worker-main
   const kill = () => service.stop('SIGKILL', 0);
   scope.teardown(kill);
   await waitUntilReady(service, async () => up, readyTimeoutMs);
-  return { pid: service.pid, kill };
+  return { pid: service.pid, exited: service.exited, kill };
 }
 
 /** `npm run worker`: polls `options.taskQueue` once this resolves. */

@@ -2,17 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { NativeConnection } from '@temporalio/worker';
 import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
 import { connectTemporalClient } from '../../runtime/services';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../runtime/temporal-dev-server';
-import { createWorker } from '../../runtime/worker';
-import type { Knex } from '../../db/knex';
 import { startTestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, memberOf, openSavingsAccount, submitApplication } from '../helpers/loans';
 import { freePort } from '../helpers/ports';
+import { startWorkerProcess } from '../helpers/processes';
 import { newTaskQueue } from '../helpers/worker';
 
 /** A Temporal dev server of the test's own, its state in a SQLite file, stopped and started again on it. */
@@ -48,28 +45,22 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
   }
 }
 
-/** A worker of the project's workflows and activities on the test's own Temporal, for as long as `work` runs. */
-async function withOwnWorker<T>(address: string, knex: Knex, taskQueue: string, work: () => Promise<T>): Promise<T> {
-  const connection = await NativeConnection.connect({ address });
-  try {
-    const worker = await createWorker({ connection, namespace: 'default', taskQueue, knex, workflowBundlePath: testEnvironment().bundlePath });
-    return await worker.runUntil(work());
-  } finally {
-    await connection.close();
-  }
-}
-
 const timed = async <R>(work: () => Promise<R>) => {
   const asked = Date.now();
   return { answer: await work(), ms: Date.now() - asked };
 };
 
-test('Temporal stopped for 10 s during approvals and provisioning: decisions answer 503 and change nothing, the rest of the API serves, the missed daily run is caught up, the approval completes', async (t) => {
+test('Temporal stopped for 10 s during approvals and provisioning: decisions answer 503 and change nothing, the rest of the API serves, the missed daily run is caught up, the worker process rides it out and completes the approval', async (t) => {
   const temporal = await ownTemporal(t);
-  const { knex } = await createTestDatabase(t);
+  const { knex, url } = await createTestDatabase(t);
   const taskQueue = newTaskQueue();
   const client = await connectTemporalClient(temporal.address, 'default');
   const app = await startTestApp(t, { knex, taskQueue, temporal: client });
+  // `npm run worker` itself, started once: nothing restarts it during the test.
+  const worker = await startWorkerProcess(t, { databaseUrl: url, taskQueue, temporalAddress: temporal.address });
+  let workerExit: number | null | undefined;
+  void worker.exited.then((code) => (workerExit = code));
+  const beforeWorkerExits = <T>(work: Promise<T>) => Promise.race([work, worker.exited.then((code) => Promise.reject(new Error(`the worker process exited (code ${code})`)))]);
   const world = await createLoanWorld(app, knex, 'TMP');
   const member = await memberOf(world);
   const account = await openSavingsAccount(world, member);
@@ -81,9 +72,7 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
     application: await knex('loan_applications').where({ id: applicationId }).first('status', 'current_step'),
     decisions: Number((await knex('loan_application_decisions').where({ application_id: applicationId }).count({ n: '*' }).first())?.n),
   });
-  await withOwnWorker(temporal.address, knex, taskQueue, async () => {
-    t.is((await decide('cashier')).status, 200);
-  });
+  t.is((await decide('cashier')).status, 200);
 
   // The daily run falls due while Temporal is down: the Schedule's time moved to a few seconds from now, its policies kept.
   const schedule = client.schedule.getHandle(provisioningScheduleId(world.enterpriseId));
@@ -110,15 +99,16 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
   await temporal.start();
 
   await eventually('readiness', async () => ((await app.request('GET', '/readyz')).status === 200 ? true : undefined), 15_000);
+  t.log(`Temporal out of reach for ${Date.now() - stoppedAt} ms`);
+  t.is(workerExit, undefined, 'the worker process rode out the outage');
   const caughtUp = await eventually('the missed action', async () => (await schedule.describe()).info.recentActions.find((action) => action.scheduledAt.getTime() === due.getTime() - (due.getTime() % 1000)), 15_000);
   t.true(caughtUp.takenAt.getTime() > stoppedAt + 10_000, 'taken after Temporal came back');
-  await withOwnWorker(temporal.address, knex, taskQueue, async () => {
-    for (const as of ['branch_head', 'committee', 'direction']) {
-      const response = await decide(as);
-      t.is(response.status, 200, `${as}: ${response.text}`);
-    }
-    t.like(await client.workflow.getHandle(submitted.body.workflow_id as string).result(), { status: 'approved' });
-    t.like(await client.workflow.getHandle(caughtUp.action.workflow.workflowId).result(), { status: 'completed' });
-  });
+  for (const as of ['branch_head', 'committee', 'direction']) {
+    const response = await decide(as);
+    t.is(response.status, 200, `${as}: ${response.text}`);
+  }
+  t.like(await beforeWorkerExits(client.workflow.getHandle(submitted.body.workflow_id as string).result()), { status: 'approved' });
+  t.like(await beforeWorkerExits(client.workflow.getHandle(caughtUp.action.workflow.workflowId).result()), { status: 'completed' });
   t.like(await knex('provisioning_runs').where({ enterprise_id: world.enterpriseId, trigger: 'schedule' }).first(), { status: 'completed' });
+  t.is(workerExit, undefined, 'the worker process, never restarted, did the work');
 });
