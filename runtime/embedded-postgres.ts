@@ -183,6 +183,9 @@ function assertNoLiveServer(dataDir: string): void {
  */
 async function servesDataDir(url: string, dataDir: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  // A probe abandoned by waitUntilReady (the child exited meanwhile) may still hold a connection to another
+  // server on the port; that server stopping must not become an uncaught 'error' event: the awaits report it.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     const result = await client.query<{ data_directory: string }>(`SELECT current_setting('data_directory') AS data_directory`);

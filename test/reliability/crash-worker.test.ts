@@ -216,8 +216,24 @@ async function eventReplay({ knex, temporal, taskQueue, direct: { context, actor
   };
 }
 
+/**
+ * What a client does with a 503 (no worker answered within the API's deadline): the same request, with the same
+ * Idempotency-Key, again a moment later, until it is answered.
+ */
+async function retriedWhileUnavailable(send: () => Promise<TestResponse>): Promise<TestResponse> {
+  for (const deadline = Date.now() + 150_000; ;) {
+    const response = await send();
+    if (response.status !== 503 || Date.now() > deadline) return response;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 const decide = ({ world }: Setting, applicationId: string, as: 'cashier' | 'branch_head') =>
-  world.app.request('POST', `/api/v1/loans/applications/${applicationId}/decisions/`, { headers: world.users[as]!.headers, json: { decision: 'approve', comment: `approved by ${as}` } });
+  retriedWhileUnavailable(() => world.app.request('POST', `/api/v1/loans/applications/${applicationId}/decisions/`, {
+    headers: { ...world.users[as]!.headers, 'idempotency-key': `decision-${applicationId}-${as}` },
+    // The step as the approver saw it: a retry after the decision took effect still names the step it decided.
+    json: { decision: 'approve', comment: `approved by ${as}`, step: as },
+  }));
 
 /**
  * Three applications: the first between its first and second decision at the crash, the second's first decision
@@ -286,7 +302,8 @@ async function shareWithdrawals(s: Setting): Promise<Scenario> {
   const [unheard, cutOff] = [await withdraw(), await withdraw()];
   await until('the withdrawals without notice effective', async () => (await statusOf(unheard.id)) === 'effective' && (await statusOf(cutOff.id)) === 'effective');
   await setNotice(30);
-  const refund = (id: string) => world.app.request('POST', `/api/v1/shares/withdrawals/${id}/refund/`, { headers: { ...as, 'idempotency-key': `refund-${id}` }, json: { channel: 'cash', reference: 'till' } });
+  const refund = (id: string) =>
+    retriedWhileUnavailable(() => world.app.request('POST', `/api/v1/shares/withdrawals/${id}/refund/`, { headers: { ...as, 'idempotency-key': `refund-${id}` }, json: { channel: 'cash', reference: 'till' } }));
   let refunds: Promise<TestResponse>[] = [];
   let inNotice: Awaited<ReturnType<typeof withdraw>>;
   return {

@@ -10,7 +10,7 @@ import { openAccount } from '../../activities/members/comptes-clients.activity';
 import { createSavingsProduct } from '../../activities/members/savings-products.activity';
 import { createKnex, migrateToLatest, type Knex } from '../../db/knex';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../runtime/embedded-postgres';
-import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
+import { startTestApp, testActivityContext, type TestApp, type TestResponse } from '../helpers/app';
 import { insertClient } from '../helpers/mothers';
 import { freePort } from '../helpers/ports';
 import { bearer, createUser } from '../helpers/users';
@@ -96,25 +96,8 @@ test('PostgreSQL stopped for 10 s during a deposit load: 503s without delay, the
     app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: { ...cashier, 'idempotency-key': key }, json: { amount: '1000', reference: key } });
 
   await withWorker(workerKnex, async ({ client }) => {
-    // Four tellers deposit in a loop, each on an account of their own, until each has been served after the outage.
-    const answers: Answer[] = [];
-    const keysOf = new Map<string, string>();
-    const loadStarted = Date.now();
-    let restartedAt = Number.POSITIVE_INFINITY;
-    const teller = async (account: string, teller: number) => {
-      for (let n = 0; ; n += 1) {
-        const key = `t${teller}-${n}`;
-        keysOf.set(key, account);
-        const at = Date.now();
-        const response = await deposit(account, key);
-        answers.push({ key, status: response.status, code: response.body?.code, contentType: response.headers.get('content-type'), retryAfter: response.headers.get('retry-after'), at: at - loadStarted, ms: Date.now() - at });
-        if (response.status === 201 && at > restartedAt) return;
-        if (response.status !== 201) await sleep(250); // a teller's pace after a refusal
-        if (Date.now() - loadStarted > outageMs + 30_000) return;
-      }
-    };
     t.log(`load starts at ${Date.now() - began} ms`);
-    const load = Promise.all(accountIds.map(teller));
+    const { answers, keysOf, loadStarted, load, restarted } = tellers(accountIds, deposit);
     await sleep(1000);
 
     const stopping = Date.now();
@@ -128,7 +111,7 @@ test('PostgreSQL stopped for 10 s during a deposit load: 503s without delay, the
     await sleep(Math.max(0, stopping + outageMs - Date.now()));
     const starting = Date.now() - loadStarted;
     await database.start();
-    restartedAt = Date.now();
+    const restartedAt = restarted();
     await load;
     const readinessAfter = await app.request('GET', '/readyz');
     t.log(`load ends at ${Date.now() - began} ms`);
@@ -159,6 +142,31 @@ test('PostgreSQL stopped for 10 s during a deposit load: 503s without delay, the
     t.log(`checked at ${Date.now() - began} ms`);
   }, taskQueue);
 });
+
+/**
+ * Tellers deposit in a loop, each on an account of their own, until each has been served after the outage
+ * (`restarted()` marks its end).
+ */
+function tellers(accountIds: readonly string[], deposit: (account: string, key: string) => Promise<TestResponse>) {
+  const answers: Answer[] = [];
+  const keysOf = new Map<string, string>();
+  const loadStarted = Date.now();
+  let restartedAt = Number.POSITIVE_INFINITY;
+  const teller = async (account: string, teller: number) => {
+    for (let n = 0; ; n += 1) {
+      const key = `t${teller}-${n}`;
+      keysOf.set(key, account);
+      const at = Date.now();
+      const response = await deposit(account, key);
+      answers.push({ key, status: response.status, code: response.body?.code, contentType: response.headers.get('content-type'), retryAfter: response.headers.get('retry-after'), at: at - loadStarted, ms: Date.now() - at });
+      if (response.status === 201 && at > restartedAt) return;
+      if (response.status !== 201) await sleep(250); // a teller's pace after a refusal
+      if (Date.now() - loadStarted > outageMs + 30_000) return;
+    }
+  };
+  const restarted = () => (restartedAt = Date.now());
+  return { answers, keysOf, loadStarted, load: Promise.all(accountIds.map(teller)), restarted };
+}
 
 function summary(answers: readonly Answer[]): string {
   const byKind = new Map<string, { n: number; maxMs: number }>();

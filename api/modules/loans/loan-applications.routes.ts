@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
+import { operationKey } from '../../../activities/idempotency';
 import { submitLoanApplication } from '../../../activities/loans/loan-applications.activity';
 import { approvalSteps, decisions } from '../../../domain/loans/approval';
 import type { CreditCapCode } from '../../../domain/loans/credit-caps';
@@ -214,8 +215,9 @@ export const loanApplicationRoutes = [
     module: 'loans',
     operationId: 'decideOnLoanApplication',
     summary: 'Decide the current step: approve, reject or send back (the step\'s role at the application\'s branch)',
-    description: 'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval).',
+    description: 'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) a retry of the same request with the same key joins the first decision and answers its outcome.',
     access: [...approvalSteps],
+    idempotent: true,
     status: 200,
     params: idParams,
     body: yup.object({
@@ -227,12 +229,13 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal: actor, deps, ctx }) => {
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
       requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
-      await decideOnApplication(deps, application, { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId });
+      const decision = { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId };
+      await decideOnApplication(deps, application, decision, operationKey('loan-decision', actor, idempotencyKey));
       return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
     },
   }),
@@ -243,16 +246,18 @@ export const loanApplicationRoutes = [
     operationId: 'withdrawLoanApplication',
     summary: 'Withdraw an application in review (its submitter only)',
     access: 'authenticated',
+    idempotent: true,
     status: 200,
     params: idParams,
     body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal: actor, deps, ctx }) => {
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);
-      await withdrawApplication(deps, application, { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId });
+      const withdrawal = { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId };
+      await withdrawApplication(deps, application, withdrawal, operationKey('loan-withdrawal', actor, idempotencyKey));
       return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
     },
   }),

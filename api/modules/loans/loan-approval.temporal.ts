@@ -33,8 +33,9 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
 
 const approvalEnded = () => new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
 
-export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput) =>
-  executeWorkflowUpdate(deps, application.workflowId, decideUpdate, decision, approvalEnded());
+/** `updateId`: from the client's Idempotency-Key (`operationKey`), so that a retry joins the first Update. */
+export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput, updateId: string) =>
+  executeWorkflowUpdate(deps, { workflowId: application.workflowId, updateId }, decideUpdate, decision, approvalEnded());
 
-export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput) =>
-  executeWorkflowUpdate(deps, application.workflowId, withdrawUpdate, withdrawal, approvalEnded());
+export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput, updateId: string) =>
+  executeWorkflowUpdate(deps, { workflowId: application.workflowId, updateId }, withdrawUpdate, withdrawal, approvalEnded());

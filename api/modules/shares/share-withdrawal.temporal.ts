@@ -32,11 +32,13 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
 
 const ended = (withdrawal: ShareWithdrawal) => new AppError('conflict', 'withdrawal_closed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`);
 
-export const cancelWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
-  executeWorkflowUpdate(deps, withdrawal.workflowId, cancelWithdrawalUpdate, request, ended(withdrawal));
+/** `updateId`: from the client's Idempotency-Key (`operationKey`), so that a retry joins the first Update. */
+export const cancelWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) =>
+  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId }, cancelWithdrawalUpdate, request, ended(withdrawal));
 
+/** The refund's own key (`request.idempotencyKey`) names its Update too. */
 export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: RefundRequest) =>
-  executeWorkflowUpdate(deps, withdrawal.workflowId, refundUpdate, request, ended(withdrawal));
+  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId: request.idempotencyKey }, refundUpdate, request, ended(withdrawal));
 
-export const extendWithdrawalRefund = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) =>
-  executeWorkflowUpdate(deps, withdrawal.workflowId, extendRefundUpdate, request, ended(withdrawal));
+export const extendWithdrawalRefund = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) =>
+  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId }, extendRefundUpdate, request, ended(withdrawal));

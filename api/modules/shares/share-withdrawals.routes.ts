@@ -116,7 +116,7 @@ function decisionRoute(spec: {
   description?: string;
   access: readonly Role[];
   from: { status: ShareWithdrawal['status']; code: string; what: string };
-  send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest) => Promise<unknown>;
+  send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) => Promise<unknown>;
 }) {
   return defineRoute({
     method: 'post',
@@ -126,16 +126,18 @@ function decisionRoute(spec: {
     summary: spec.summary,
     description: spec.description,
     access: spec.access,
+    idempotent: true,
     status: 200,
     params: idParams,
     body: yup.object({ reason: reasonSchema(true) }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    handler: async ({ params, body, principal: actor, deps, ctx, authorize }) => {
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
-      await spec.send(deps, withdrawal, { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId });
+      const request = { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId };
+      await spec.send(deps, withdrawal, request, operationKey(`share-${spec.action}`, actor, idempotencyKey));
       return reread(deps.knex, withdrawal);
     },
   });
