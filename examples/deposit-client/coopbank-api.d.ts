@@ -1648,7 +1648,7 @@ export interface paths {
         put?: never;
         /**
          * Decide the current step: approve, reject or send back (the step's role at the application's branch)
-         * @description Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval).
+         * @description Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) a retry of the same request with the same key joins the first decision and answers its outcome.
          */
         post: operations["decideOnLoanApplication"];
         delete?: never;
@@ -13284,7 +13284,10 @@ export interface operations {
     decideOnLoanApplication: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13309,6 +13312,8 @@ export interface operations {
             /** @description Decide the current step: approve, reject or send back (the step's role at the application's branch) */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13383,7 +13388,10 @@ export interface operations {
     withdrawLoanApplication: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13401,6 +13409,8 @@ export interface operations {
             /** @description Withdraw an application in review (its submitter only) */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15782,7 +15792,10 @@ export interface operations {
     cancelShareWithdrawal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -15799,6 +15812,8 @@ export interface operations {
             /** @description Cancel a withdrawal during its notice period, for the member (cashier, branch head) or the board (direction) */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15980,7 +15995,10 @@ export interface operations {
     extendShareRefund: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -15997,6 +16015,8 @@ export interface operations {
             /** @description Record the board's decision to defer the refund to two years after the effective date, once (direction) */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
