@@ -8,6 +8,7 @@ import { newEnterprise } from './ledger-posting.bench';
 import { benchPassword, seedLending } from './loan-seed';
 import { percentile } from './load';
 import type { PgbenchReference } from './pgbench';
+import { postgresCpuReader, processCpuMicros } from './process-cpu';
 import { startServerProcess } from './server-process';
 import { withTemporalWorker } from './temporal-worker';
 
@@ -24,7 +25,9 @@ const steps = [
  * The full approval of a loan through the HTTP API: submission (which starts `loan-approval-{id}`), then the
  * four decisions, each a workflow Update persisted by a local activity, the last one creating the loan and its
  * schedule. Real app process, real Temporal dev server, a real worker in this process; 4 applications in
- * flight at a time. Reports the latency of each call and of the whole circuit.
+ * flight at a time. Reports the latency of each call and of the whole circuit, and the CPU time one circuit
+ * costs in each process: with 4 circuits in flight on 2 cores the processes queue for the cores, so the
+ * latency follows the CPU per circuit, which is also the figure a loaded machine does not distort.
  */
 export const loanApprovalApiBenchmark: Benchmark = {
   name: 'loan-approval-api',
@@ -36,7 +39,8 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
   const lending = await seedLending(knex, enterpriseId);
   const members: string[] = [];
   for (let index = 0; index < applications; index += 1) members.push(await lending.newMember());
-  return withTemporalWorker(knex, async ({ address, taskQueue }) => {
+  const postgresCpu = await postgresCpuReader(knex);
+  return withTemporalWorker(knex, async ({ address, pid: temporalPid, taskQueue }) => {
     const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex'), BENCH_TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue });
     try {
       const base = `http://127.0.0.1:${server.port}`;
@@ -66,12 +70,19 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
         if (status !== 'approved') throw new Error(`application ${submitted.answer.id} ended ${status}`);
         latencies.circuit!.push(performance.now() - began);
       };
+      const cpu = async (): Promise<CpuSnapshot> => {
+        const own = process.cpuUsage();
+        const temporal = processCpuMicros(temporalPid) ?? Number.NaN;
+        return { api: await server.cpuMicros(), workerAndLoad: own.user + own.system, temporal, postgres: postgresCpu?.() ?? Number.NaN };
+      };
+      const cpuBefore = await cpu();
       const started = performance.now();
       const queue = [...members];
       await Promise.all(Array.from({ length: concurrency }, async () => {
         for (let member = queue.shift(); member !== undefined; member = queue.shift()) await approveOne(member);
       }));
       const elapsedSeconds = (performance.now() - started) / 1000;
+      const cpuPerCircuit = cpuPerCircuitMs(cpuBefore, await cpu());
       const loans = Number((await knex('loans').count({ count: '*' }).first())!.count);
       const result = {
         name: 'loan-approval-api',
@@ -84,19 +95,34 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
         latency: Object.fromEntries(Object.entries(latencies).map(([name, values]) => [name, stats(values)])),
         // Every decision of every circuit, the final one (which creates the loan) included.
         decision: stats(steps.flatMap(([, step]) => latencies[step]!)),
+        cpuMsPerCircuit: cpuPerCircuit,
         loansCreated: loans,
         notes: [
           'Each application: POST applications/ then four POST decisions/ by four users (cashier, branch head, credit committee, direction); the first call of a circuit starts the workflow.',
           'The warm-up is not excluded: the first circuits include JIT and the first workflow task of the worker.',
           'App process, Temporal dev server (SQLite in memory), the worker (this process) and PostgreSQL share 2 cores.',
+          'cpuMsPerCircuit: CPU time (user + system) of each process over the load, per circuit (submission and four decisions): the API process, this process (the worker and the HTTP clients), the Temporal dev server, PostgreSQL (every backend); NaN where /proc cannot be read.',
         ],
       };
-      const summary = `full approval p50 ${result.latency.circuit!.p50Ms} ms, p99 ${result.latency.circuit!.p99Ms} ms (decision p50 ${result.decision.p50Ms} ms, final with loan creation p50 ${result.latency.direction!.p50Ms} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}`;
+      const summary = `full approval p50 ${result.latency.circuit!.p50Ms} ms, p99 ${result.latency.circuit!.p99Ms} ms (decision p50 ${result.decision.p50Ms} ms, final with loan creation p50 ${result.latency.direction!.p50Ms} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}; CPU per circuit ${cpuPerCircuit.total} ms (API ${cpuPerCircuit.api}, worker and clients ${cpuPerCircuit.workerAndLoad}, Temporal ${cpuPerCircuit.temporal}, PostgreSQL ${cpuPerCircuit.postgres})`;
       return { result, summary, lines: tableLines(result.decision, result.latency.circuit!, pgbench) };
     } finally {
       await server.stop();
     }
   });
+}
+
+interface CpuSnapshot {
+  api: number;
+  workerAndLoad: number;
+  temporal: number;
+  postgres: number;
+}
+
+function cpuPerCircuitMs(before: CpuSnapshot, after: CpuSnapshot) {
+  const per = (key: keyof CpuSnapshot) => round((after[key] - before[key]) / 1000 / applications, 1);
+  const figures = { api: per('api'), workerAndLoad: per('workerAndLoad'), temporal: per('temporal'), postgres: per('postgres') };
+  return { ...figures, total: round(figures.api + figures.workerAndLoad + figures.temporal + figures.postgres, 1) };
 }
 
 function stats(values: number[]) {

@@ -6,6 +6,8 @@ import { startChildService, waitUntilReady } from './child-service';
 /** The Temporal CLI's development server: a whole Temporal cluster in one process, state in SQLite. */
 export interface TemporalDevServer {
   readonly address: string;
+  /** The server's process id (the benchmarks read its CPU time). */
+  readonly pid: number;
   /** Web UI address, undefined when started headless. */
   readonly uiUrl: string | undefined;
   stop(): Promise<void>;
@@ -51,6 +53,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   await waitUntilReady(server, () => canConnect(address), readyTimeoutMs);
   return {
     address,
+    pid: server.pid,
     uiUrl: options.uiPort === undefined ? undefined : `http://localhost:${options.uiPort}`,
     stop: () => server.stop('SIGTERM', 20_000),
     onUnexpectedExit: (handler) => server.onUnexpectedExit(handler),
