@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { dayCounts, interestBases } from '../../../domain/members/savings-interest';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { moneyResponse } from '../money.schemas';
+import { visibleAccount } from './member-accounts.queries';
+
+const uuid = () => yup.string().uuid().required();
+
+/** A posting of savings interest as an accountant checks it: the days and terms, the gross, the tax and the net. */
+const interestPostingSchema = yup
+  .object({
+    id: uuid(),
+    enterprise: uuid(),
+    branch: uuid(),
+    account: uuid(),
+    period_end: dateResponse().meta({ description: 'The month end that posted it, or the maturity day of a term deposit (the date of its entries).' }),
+    occasion: yup.string().oneOf(['periodic', 'maturity'] as const).required(),
+    interest_from: dateResponse(),
+    interest_to: dateResponse(),
+    interest_basis: yup.string().oneOf(interestBases).required(),
+    day_count: yup.string().oneOf(dayCounts).required(),
+    interest_rate: yup.string().required(),
+    withholding_tax_rate: yup.string().required(),
+    gross: moneyResponse(),
+    tax: moneyResponse(),
+    net: moneyResponse(),
+    interest_expense_account_code: yup.string().required(),
+    withholding_tax_account_code: yup.string().required(),
+    deposit_account_code: yup.string().required(),
+    interest_event: uuid(),
+    tax_event: uuid().nullable(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'SavingsInterestPosting' });
+
+const columns = [
+  's.id', 's.enterprise_id as enterprise', 's.branch_id as branch', 's.compte_client_id as account', 's.period_end', 's.occasion', 's.interest_from', 's.interest_to',
+  's.interest_basis', 's.day_count', 's.interest_rate', 's.withholding_tax_rate', 's.gross', 's.tax', 's.net', 's.interest_expense_account_code',
+  's.withholding_tax_account_code', 's.deposit_account_code', 's.interest_event_id as interest_event', 's.tax_event_id as tax_event', 's.created_at',
+];
+
+const postings = (knex: Knex) => knex('savings_interest_postings as s').select(columns).orderBy([{ column: 's.period_end', order: 'desc' }, { column: 's.id' }]);
+const periodFilters = { date_from: isoDate().optional().meta({ description: 'Postings with period_end on or after.' }), date_to: isoDate().optional().meta({ description: 'Postings with period_end on or before.' }) };
+const periodColumns = { date_from: ['s.period_end', '>='], date_to: ['s.period_end', '<='] } as const;
+
+/** The savings interest posted at month ends and maturities (docs/domain.md §9): per account, and across the enterprise. */
+export const savingsInterestRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/accounts/{id}/interest-postings/',
+    module: 'members',
+    operationId: 'listAccountInterestPostings',
+    summary: 'The interest history of one account, newest first: each posting\'s days, gross, tax withheld and net',
+    access: 'authenticated',
+    params: idParams,
+    query: listQuerySchema([], periodFilters),
+    response: pageSchema(interestPostingSchema),
+    errorStatuses: [401, 404],
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      const account = await visibleAccount(deps.knex, principal, params.id);
+      const rows = whereFilters(postings(deps.knex).where('s.compte_client_id', account.id), query, periodColumns);
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/interest-postings/',
+    module: 'members',
+    operationId: 'listInterestPostings',
+    summary: 'Savings interest postings the user may see, by period end (newest first), branch, account or occasion',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      ...periodFilters,
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      account: yup.string().uuid().optional(),
+      occasion: yup.string().oneOf(['periodic', 'maturity'] as const).optional(),
+    }),
+    response: pageSchema(interestPostingSchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(postings(deps.knex), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
+      whereFilters(rows, query, { ...periodColumns, enterprise: 's.enterprise_id', branch: 's.branch_id', account: 's.compte_client_id', occasion: 's.occasion' });
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+];
