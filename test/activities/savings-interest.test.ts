@@ -59,7 +59,7 @@ test('month end: interest from the balance history, gross, tax and net to the fr
   t.deepEqual([gross1, tax1, gross2].map((amount) => amount.toFixed(0)), ['510', '84', '750'], 'the hand computation');
   t.is(result.entries, 3, 'the gross of both accounts and the tax of the first');
   t.is(result.amount, gross1.plus(gross2).toFixed(0));
-  t.deepEqual(new Set(result.lines.map((line) => line.compteClientId)), new Set([first, second]), 'no line for the rate-0 account nor the quarterly book in April');
+  t.deepEqual([...new Set(result.lines.map((line) => line.compteClientId))].sort(), [first, second].sort(), 'no line for the rate-0 account nor the quarterly book in April');
   t.deepEqual(result.lines.filter((line) => line.compteClientId === first).map(({ account, amount }) => [account, amount]), [['613', '510'], ['373', '-426'], ['4302', '-84']]);
 
   t.is((await balanceOf(first)).balance, new Money(120_000).plus(gross1).minus(tax1).toFixed(0));
