@@ -1574,6 +1574,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/members/term-deposit-maturities/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+        get: operations["listTermDepositMaturities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/products/": {
         parameters: {
             query?: never;
@@ -4035,6 +4052,40 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["StatementLine"][];
+        };
+        TermDepositMaturity: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            account: string;
+            /** Format: uuid */
+            payout_account: string;
+            /** Format: date */
+            maturity_date: string;
+            /**
+             * Format: date
+             * @description The month end that matured it.
+             */
+            period_end: string;
+            amount: components["schemas"]["Money"];
+            /** Format: uuid */
+            maturity_event: string | null;
+            /** Format: uuid */
+            payout_event: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<TermDepositMaturity>: one page of a list. */
+        TermDepositMaturityPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["TermDepositMaturity"][];
         };
         TokenPair: {
             access: string;
@@ -12832,6 +12883,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SavingsInterestPostingPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTermDepositMaturities: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Maturities on or after. */
+                date_from?: string;
+                /** @description Maturities on or before. */
+                date_to?: string;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                account?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TermDepositMaturityPage"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

@@ -126,6 +126,10 @@ test('a term deposit matures with its final interest into the member\'s demand a
   const entries = await knex('journal_entries').where({ enterprise_id: world.enterpriseId, entry_date: '2026-04-15' }).pluck('id');
   t.is(entries.length, 4, 'every entry dated the maturity day');
 
+  const listed = await app.request('GET', `/api/v1/members/term-deposit-maturities/?enterprise=${world.enterpriseId}&date_from=2026-04-01`, { headers: world.users.direction!.headers });
+  t.is(listed.body.count, 1);
+  t.like(listed.body.results[0], { account: deposit, payout_account: demand, maturity_date: '2026-04-15', period_end: '2026-04-30', amount: capital.toFixed(0) });
+
   t.deepEqual(await matureTermDeposits(context(), april(world.enterpriseId)), { ...result, entries: 0 });
   t.is((await knex('journal_entries').where({ enterprise_id: world.enterpriseId, entry_date: '2026-04-15' })).length, 4);
   t.is((await postSavingsInterest(context(), april(world.enterpriseId))).entries, 0, 'a closed term account earns no more');

@@ -47,7 +47,30 @@ const postings = (knex: Knex) => knex('savings_interest_postings as s').select(c
 const periodFilters = { date_from: isoDate().optional().meta({ description: 'Postings with period_end on or after.' }), date_to: isoDate().optional().meta({ description: 'Postings with period_end on or before.' }) };
 const periodColumns = { date_from: ['s.period_end', '>='], date_to: ['s.period_end', '<='] } as const;
 
-/** The savings interest posted at month ends and maturities (docs/domain.md §9): per account, and across the enterprise. */
+/** A term deposit that matured: what went to which demand account, on which day, by which month end. */
+const maturitySchema = yup
+  .object({
+    id: uuid(),
+    enterprise: uuid(),
+    account: uuid(),
+    payout_account: uuid(),
+    maturity_date: dateResponse(),
+    period_end: dateResponse().meta({ description: 'The month end that matured it.' }),
+    amount: moneyResponse().meta({ description: 'Capital and final interest net of tax, moved to the payout account.' }),
+    maturity_event: uuid().nullable(),
+    payout_event: uuid().nullable(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'TermDepositMaturity' });
+
+const maturities = (knex: Knex) =>
+  knex('term_deposit_maturities as m')
+    .join('comptes_clients as a', 'a.id', 'm.compte_client_id')
+    .select('m.id', 'm.enterprise_id as enterprise', 'm.compte_client_id as account', 'm.payout_account_id as payout_account', 'm.maturity_date', 'm.period_end', 'm.amount',
+      'm.maturity_event_id as maturity_event', 'm.payout_event_id as payout_event', 'm.created_at')
+    .orderBy([{ column: 'm.maturity_date', order: 'desc' }, { column: 'm.id' }]);
+
+/** The savings interest posted at month ends and maturities (docs/domain.md §9), per account and across the enterprise; the matured term deposits. */
 export const savingsInterestRoutes = [
   defineRoute({
     method: 'get',
@@ -85,6 +108,30 @@ export const savingsInterestRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(postings(deps.knex), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
       whereFilters(rows, query, { ...periodColumns, enterprise: 's.enterprise_id', branch: 's.branch_id', account: 's.compte_client_id', occasion: 's.occasion' });
+      return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/term-deposit-maturities/',
+    module: 'members',
+    operationId: 'listTermDepositMaturities',
+    summary: 'Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account',
+    access: 'authenticated',
+    query: listQuerySchema([], {
+      date_from: isoDate().optional().meta({ description: 'Maturities on or after.' }),
+      date_to: isoDate().optional().meta({ description: 'Maturities on or before.' }),
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      account: yup.string().uuid().optional(),
+    }),
+    response: pageSchema(maturitySchema),
+    errorStatuses: [401],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(maturities(deps.knex), principal, { enterprise: 'm.enterprise_id', branch: 'a.branch_id' });
+      whereFilters(rows, query, {
+        date_from: ['m.maturity_date', '>='], date_to: ['m.maturity_date', '<='], enterprise: 'm.enterprise_id', branch: 'a.branch_id', account: 'm.compte_client_id',
+      });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),

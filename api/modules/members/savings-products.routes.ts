@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { dayCounts, interestBases, postingFrequencies } from '../../../domain/members/savings-interest';
+import { dayCounts, interestBases, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -80,6 +80,29 @@ const interestFields = {
   withholding_tax_account_code: accountCodeSchema(),
   interest_expense_account_code: accountCodeSchema(),
 };
+/** The interest settings and term of a body, in the activity's terms (absent ones left out: defaults or unchanged). */
+function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { termMonths?: number } {
+  return {
+    interestBasis: body.interest_basis,
+    dayCount: body.day_count,
+    postingFrequency: body.posting_frequency,
+    withholdingTaxRate: body.withholding_tax_rate,
+    withholdingTaxAccountCode: body.withholding_tax_account_code,
+    interestExpenseAccountCode: body.interest_expense_account_code,
+    termMonths: body.term_months,
+  };
+}
+
+interface InterestBody {
+  interest_basis?: InterestBasis;
+  day_count?: DayCount;
+  posting_frequency?: PostingFrequency;
+  withholding_tax_rate?: string;
+  withholding_tax_account_code?: string;
+  interest_expense_account_code?: string;
+  term_months?: number;
+}
+
 const termMonthsSchema = () => yup.number().strict(true).integer().min(1).max(120);
 
 /** Savings products: what a member's account is opened under, and which chart account holds its deposits. */
@@ -145,13 +168,7 @@ export const savingsProductRoutes = [
         withdrawalsAllowed: body.withdrawals_allowed,
         interestRate: body.interest_rate,
         depositAccountCode: body.deposit_account_code,
-        interestBasis: body.interest_basis,
-        dayCount: body.day_count,
-        postingFrequency: body.posting_frequency,
-        withholdingTaxRate: body.withholding_tax_rate,
-        withholdingTaxAccountCode: body.withholding_tax_account_code,
-        interestExpenseAccountCode: body.interest_expense_account_code,
-        termMonths: body.term_months,
+        ...interestSettingsOf(body),
       };
       return serializeProduct(await createSavingsProduct(deps.activities, actor, body.enterprise, fields));
     },
@@ -204,13 +221,7 @@ export const savingsProductRoutes = [
         withdrawalsAllowed: body.withdrawals_allowed,
         interestRate: body.interest_rate,
         depositAccountCode: body.deposit_account_code,
-        interestBasis: body.interest_basis,
-        dayCount: body.day_count,
-        postingFrequency: body.posting_frequency,
-        withholdingTaxRate: body.withholding_tax_rate,
-        withholdingTaxAccountCode: body.withholding_tax_account_code,
-        interestExpenseAccountCode: body.interest_expense_account_code,
-        termMonths: body.term_months,
+        ...interestSettingsOf(body),
         isActive: body.is_active,
       });
       return serializeProduct(updated);
