@@ -13,9 +13,9 @@ import { currentRule, requestHash, type BusinessEvent } from './record-business-
  * A book-keeping event dated by its caller, not with the business date: what a month end books for a day already
  * past (a period's savings interest on its last day, a term deposit on its maturity day), as the year-end closing
  * dates its entries. The event is logged on that date and the rule in force posts its entry on it, through
- * postJournalEntry (the year of that date must be open). The caller guards "once" with a row of its own written
- * first in the same transaction, so the log's unique key is only the last guard here. The rule must be in force:
- * what the caller moves alongside (a member's balance) must have its entry.
+ * postJournalEntry (the year of that date must be open). The caller guards "once" (its subject locked, its own row
+ * of the operation looked up, then written in the same transaction), so the log's unique key is only the last guard
+ * here. The rule must be in force: what the caller moves alongside (a member's balance) must have its entry.
  */
 export async function recordDatedEvent(trx: Knex.Transaction, event: BusinessEvent & { date: IsoDate }): Promise<{ eventId: string; entryId: string }> {
   // A money-moving kind goes through recordBusinessEvent, whose statement refuses it for a suspended enterprise.
