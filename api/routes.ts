@@ -18,6 +18,7 @@ import { memberAccountRoutes } from './modules/members/member-accounts.routes';
 import { profileRoutes } from './modules/enterprise/profile.routes';
 import { provisionRoutes } from './modules/loans/provisions.routes';
 import { replayRoutes } from './modules/events/replays.routes';
+import { savingsInterestRoutes } from './modules/members/savings-interest.routes';
 import { savingsProductRoutes } from './modules/members/savings-products.routes';
 import { shareRegisterRoutes } from './modules/shares/share-register.routes';
 import { shareSubscriptionRoutes } from './modules/shares/share-subscriptions.routes';
@@ -46,6 +47,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...savingsProductRoutes,
   ...memberAccountRoutes,
   ...cashOperationRoutes,
+  ...savingsInterestRoutes,
   ...loanProductRoutes,
   ...loanApplicationRoutes,
   ...loanRoutes,

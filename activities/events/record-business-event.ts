@@ -33,7 +33,8 @@ export interface RecordedEvent {
   recordedAt: Date;
 }
 
-function requestHash(event: BusinessEvent): string {
+/** What the log keeps of an event to tell a retry (the same request) from a reused key. */
+export function requestHash(event: BusinessEvent): string {
   const { enterpriseId, branchId, kind, amount, payload, productAccounts } = event;
   return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
 }

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
+import { maturityDateOf } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
@@ -8,6 +10,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { moveCash, type CashOperation } from './cash-operations.activity';
+import { payoutAccountAtOpening } from './payout-accounts';
 
 export interface OpenAccountInput {
   clientId: string;
@@ -15,6 +18,8 @@ export interface OpenAccountInput {
   /** Required, and at least the product's minimum opening balance, when that minimum is above zero. */
   initialDeposit: Money | null;
   idempotencyKey: string | null;
+  /** Term deposits only: the member's demand account paid at maturity; null, the first open one (docs/domain.md §9). */
+  payoutAccountId?: string | null;
 }
 
 /**
@@ -34,6 +39,8 @@ export async function openAccount(context: ActivityContext, actor: Actor, input:
     if (minimum.gt(0) && (input.initialDeposit === null || input.initialDeposit.lt(minimum))) {
       throw new AppError('validation', 'invalid_request', 'The initial deposit is below the product\'s minimum.', [{ field: 'initial_deposit', message: `initial_deposit must be at least ${formatAmount(minimum)}` }]);
     }
+    const term = await termOf(trx, product, client.id, input.payoutAccountId ?? null);
+    const openedOn = await businessDateOf(trx, client.enterprise_id, context.clock());
     const sequence = await nextSequenceValue(trx, { name: 'compte_client', enterpriseId: client.enterprise_id, branchId: client.branch_id });
     const account = await CompteClient.query(trx).insertAndFetch({
       enterpriseId: client.enterprise_id,
@@ -41,8 +48,10 @@ export async function openAccount(context: ActivityContext, actor: Actor, input:
       clientId: client.id,
       productId: product.id,
       number: `${client.branch_code}-${product.code}-${String(sequence).padStart(7, '0')}`,
-      openedOn: await businessDateOf(trx, client.enterprise_id, context.clock()),
+      openedOn,
       openedBy: actor.userId,
+      maturityDate: term === null ? null : maturityDateOf(openedOn, term.months),
+      payoutAccountId: term?.payoutAccountId ?? null,
     });
     await recordAudit(trx, actor, { action: 'compte_client.open', entityType: 'compte_client', entityId: account.id, enterpriseId: account.enterpriseId, details: { number: account.number, product: product.code } });
     const initialDeposit = input.initialDeposit === null
@@ -50,6 +59,20 @@ export async function openAccount(context: ActivityContext, actor: Actor, input:
       : await moveCash(trx, context.clock(), actor, 'deposit', { accountId: account.id, amount: input.initialDeposit, channel: 'cash', reference: 'initial deposit', idempotencyKey: input.idempotencyKey });
     return { account: await CompteClient.query(trx).findById(account.id).throwIfNotFound(), initialDeposit };
   });
+}
+
+interface Term {
+  months: number;
+  payoutAccountId: string;
+}
+
+/** A term deposit's term and payout account; refused on other kinds, which have neither. */
+async function termOf(trx: Knex.Transaction, product: SavingsProduct, clientId: string, payoutAccountId: string | null): Promise<Term | null> {
+  if (product.kind !== 'term_deposit' || product.termMonths === null) {
+    if (payoutAccountId !== null) throw new AppError('validation', 'invalid_request', 'Only a term deposit has a payout account.', [{ field: 'payout_account', message: 'payout_account is only for a term deposit' }]);
+    return null;
+  }
+  return { months: product.termMonths, payoutAccountId: (await payoutAccountAtOpening(trx, clientId, payoutAccountId)).id };
 }
 
 const transitions: Record<'freeze' | 'unfreeze' | 'close', { from: CompteClient['status']; to: CompteClient['status'] }> = {

@@ -1,3 +1,4 @@
+import type { DayCount, InterestBasis, PostingFrequency } from '../../domain/members/savings-interest';
 import { BaseModel } from './base.model';
 
 export class SavingsProduct extends BaseModel {
@@ -15,4 +16,14 @@ export class SavingsProduct extends BaseModel {
   interestRate!: string;
   depositAccountCode!: string;
   isActive!: boolean;
+  /** How interest is computed and posted (docs/domain.md §9). */
+  interestBasis!: InterestBasis;
+  dayCount!: DayCount;
+  postingFrequency!: PostingFrequency;
+  /** Decimal string, the share of the gross interest withheld for the State. */
+  withholdingTaxRate!: string;
+  withholdingTaxAccountCode!: string;
+  interestExpenseAccountCode!: string;
+  /** Term deposits only: the months from opening to maturity. */
+  termMonths!: number | null;
 }

@@ -22,12 +22,18 @@ export const eventKinds = [
   'share_cancellation',
   'share_unpaid_cancellation',
   'share_refund',
+  'savings_interest',
+  'withholding_tax',
+  'term_deposit_maturity',
+  'term_deposit_payout',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
 /**
  * The kinds that move members' money or capital: a suspended enterprise records none. The others keep the
- * books true (accruals, reclassifications, provisions, write-off) and the effect of a withdrawal noticed earlier.
+ * books true (accruals, reclassifications, provisions, write-off), the effect of a withdrawal noticed earlier, and
+ * what a savings contract itself owes at a month end: its interest, the tax withheld on it, a term deposit reaching
+ * its term and paid to the member's demand account (docs/domain.md §9).
  */
 const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'interest_accrual',
@@ -39,6 +45,10 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'write_off',
   'share_cancellation',
   'share_unpaid_cancellation',
+  'savings_interest',
+  'withholding_tax',
+  'term_deposit_maturity',
+  'term_deposit_payout',
 ]);
 export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
 
@@ -63,6 +73,9 @@ export const accountRoles = [
   'shares_unpaid',
   'shares_paid',
   'members_capital',
+  'interest_expense',
+  'withholding_tax',
+  'internal_transfers',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

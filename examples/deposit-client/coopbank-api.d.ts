@@ -1540,6 +1540,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/members/accounts/{id}/interest-postings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The interest history of one account, newest first: each posting's days, gross, tax withheld and net */
+        get: operations["listAccountInterestPostings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/interest-postings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Savings interest postings the user may see, by period end (newest first), branch, account or occasion */
+        get: operations["listInterestPostings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/term-deposit-maturities/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+        get: operations["listTermDepositMaturities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/products/": {
         parameters: {
             query?: never;
@@ -2359,7 +2410,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -2391,7 +2442,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -2669,6 +2720,16 @@ export interface components {
             opened_on: string;
             /** Format: date */
             closed_on: string | null;
+            /**
+             * Format: date
+             * @description Term deposits: the day capital and interest go to the payout account.
+             */
+            maturity_date: string | null;
+            /**
+             * Format: uuid
+             * @description Term deposits: the member's demand account paid at maturity.
+             */
+            payout_account: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -2764,7 +2825,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -3480,6 +3541,16 @@ export interface components {
             opened_on: string;
             /** Format: date */
             closed_on: string | null;
+            /**
+             * Format: date
+             * @description Term deposits: the day capital and interest go to the payout account.
+             */
+            maturity_date: string | null;
+            /**
+             * Format: uuid
+             * @description Term deposits: the member's demand account paid at maturity.
+             */
+            payout_account: string | null;
             /** Format: date-time */
             created_at: string;
             initial_deposit?: components["schemas"]["CashOperation"] | null;
@@ -3628,7 +3699,7 @@ export interface components {
              * @description …or an account role, which the product involved resolves.
              * @enum {string}
              */
-            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital";
+            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
         };
         RuleConfig: {
             /** Format: uuid */
@@ -3636,7 +3707,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -3665,6 +3736,55 @@ export interface components {
             debit: components["schemas"]["RuleAccountRef"];
             credit: components["schemas"]["RuleAccountRef"];
         };
+        SavingsInterestPosting: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            account: string;
+            /**
+             * Format: date
+             * @description The month end that posted it, or the maturity day of a term deposit (the date of its entries).
+             */
+            period_end: string;
+            /** @enum {string} */
+            occasion: "periodic" | "maturity";
+            /** Format: date */
+            interest_from: string;
+            /** Format: date */
+            interest_to: string;
+            /** @enum {string} */
+            interest_basis: "minimum_monthly_balance" | "daily_balance";
+            /** @enum {string} */
+            day_count: "actual_365" | "30_360";
+            interest_rate: string;
+            withholding_tax_rate: string;
+            gross: components["schemas"]["Money"];
+            tax: components["schemas"]["Money"];
+            net: components["schemas"]["Money"];
+            interest_expense_account_code: string;
+            withholding_tax_account_code: string;
+            deposit_account_code: string;
+            /** Format: uuid */
+            interest_event: string;
+            /** Format: uuid */
+            tax_event: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<SavingsInterestPosting>: one page of a list. */
+        SavingsInterestPostingPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["SavingsInterestPosting"][];
+        };
         SavingsProduct: {
             /** Format: uuid */
             id: string;
@@ -3680,6 +3800,18 @@ export interface components {
             /** @description Annual rate as a decimal string ("0.035" = 3.5 %). */
             interest_rate: string;
             deposit_account_code: string;
+            /** @enum {string} */
+            interest_basis: "minimum_monthly_balance" | "daily_balance";
+            /** @enum {string} */
+            day_count: "actual_365" | "30_360";
+            /** @enum {string} */
+            posting_frequency: "monthly" | "quarterly" | "yearly";
+            /** @description Share of the gross interest withheld for the State, a decimal string. */
+            withholding_tax_rate: string;
+            withholding_tax_account_code: string;
+            interest_expense_account_code: string;
+            /** @description Term deposits: months from opening to maturity; null for other kinds. */
+            term_months: number | null;
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -3920,6 +4052,40 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["StatementLine"][];
+        };
+        TermDepositMaturity: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            account: string;
+            /** Format: uuid */
+            payout_account: string;
+            /** Format: date */
+            maturity_date: string;
+            /**
+             * Format: date
+             * @description The month end that matured it.
+             */
+            period_end: string;
+            amount: components["schemas"]["Money"];
+            /** Format: uuid */
+            maturity_event: string | null;
+            /** Format: uuid */
+            payout_event: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<TermDepositMaturity>: one page of a list. */
+        TermDepositMaturityPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["TermDepositMaturity"][];
         };
         TokenPair: {
             access: string;
@@ -9832,7 +9998,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -9982,7 +10148,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -10042,7 +10208,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
             };
             header?: never;
             path?: never;
@@ -10101,17 +10267,17 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
                     legs: {
                         debit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
                         };
                         credit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
                         };
                     }[];
                     /** @default true */
@@ -10205,7 +10371,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
             };
             header?: never;
             path?: never;
@@ -11176,6 +11342,28 @@ export interface operations {
                     /** @default 0 */
                     interest_rate?: string;
                     deposit_account_code: string;
+                    /**
+                     * @description Default minimum_monthly_balance.
+                     * @enum {string}
+                     */
+                    interest_basis?: "minimum_monthly_balance" | "daily_balance";
+                    /**
+                     * @description Default 30_360.
+                     * @enum {string}
+                     */
+                    day_count?: "actual_365" | "30_360";
+                    /**
+                     * @description Default monthly.
+                     * @enum {string}
+                     */
+                    posting_frequency?: "monthly" | "quarterly" | "yearly";
+                    /** @description Default "0". */
+                    withholding_tax_rate?: string;
+                    /** @description Default 4302 (État, autres impôts et taxes). */
+                    withholding_tax_account_code?: string;
+                    /** @description Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619. */
+                    interest_expense_account_code?: string;
+                    term_months?: number;
                 };
             };
         };
@@ -11337,6 +11525,17 @@ export interface operations {
                     withdrawals_allowed?: boolean;
                     interest_rate?: string;
                     deposit_account_code?: string;
+                    /** @enum {string} */
+                    interest_basis?: "minimum_monthly_balance" | "daily_balance";
+                    /** @enum {string} */
+                    day_count?: "actual_365" | "30_360";
+                    /** @enum {string} */
+                    posting_frequency?: "monthly" | "quarterly" | "yearly";
+                    withholding_tax_rate?: string;
+                    withholding_tax_account_code?: string;
+                    interest_expense_account_code?: string;
+                    /** @description Term deposits only; the accounts opened after take it. */
+                    term_months?: number;
                     is_active?: boolean;
                 };
             };
@@ -11507,6 +11706,11 @@ export interface operations {
                      * @example 150000
                      */
                     initial_deposit?: string;
+                    /**
+                     * Format: uuid
+                     * @description Term deposits: the member's open demand account paid at maturity (default: the member's first open one).
+                     */
+                    payout_account?: string;
                 };
             };
         };
@@ -12564,6 +12768,194 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountInterestPostings: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Postings with period_end on or after. */
+                date_from?: string;
+                /** @description Postings with period_end on or before. */
+                date_to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The interest history of one account, newest first: each posting's days, gross, tax withheld and net */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavingsInterestPostingPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInterestPostings: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Postings with period_end on or after. */
+                date_from?: string;
+                /** @description Postings with period_end on or before. */
+                date_to?: string;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                account?: string;
+                occasion?: "periodic" | "maturity";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Savings interest postings the user may see, by period end (newest first), branch, account or occasion */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavingsInterestPostingPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTermDepositMaturities: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Maturities on or after. */
+                date_from?: string;
+                /** @description Maturities on or before. */
+                date_to?: string;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                account?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TermDepositMaturityPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

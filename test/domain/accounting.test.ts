@@ -25,10 +25,14 @@ const expected: Record<string, [string, string][]> = {
   share_cancellation: [['10000', '4411']],
   share_unpaid_cancellation: [['10010', '4411']],
   share_refund: [['4411', '5710']],
+  savings_interest: [['613', '3711']],
+  withholding_tax: [['3711', '4302']],
+  term_deposit_maturity: [['3711', '459']],
+  term_deposit_payout: [['459', '3711']],
 };
 
-test('there is exactly one default rule per event kind, nineteen in all', (t) => {
-  t.is(defaultRules.length, 19);
+test('there is exactly one default rule per event kind, twenty-three in all', (t) => {
+  t.is(defaultRules.length, 23);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

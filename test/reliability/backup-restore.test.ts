@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import type { ActivityContext, Actor } from '../../activities/context';
 import { depositCash } from '../../activities/members/cash-operations.activity';
-import { ledgerMovements } from '../../api/modules/members/member-accounts.queries';
+import { ledgerMovements } from '../../activities/members/account-ledger';
 import { seedAccounts } from '../../bench/deposits-api.bench';
 import { seedLending } from '../../bench/loan-seed';
 import { createKnex, migrateToLatest } from '../../db/knex';

@@ -51,19 +51,8 @@ export function serializeAccount(account: CompteClient) {
     balance: account.balance,
     opened_on: account.openedOn,
     closed_on: account.closedOn,
+    maturity_date: account.maturityDate,
+    payout_account: account.payoutAccountId,
     created_at: account.createdAt.toISOString(),
   };
-}
-
-/**
- * The ledger lines of the account: lines on its product's deposit account, of entries whose event is about
- * this account. Credit minus debit is the member's money (a deposit credits the deposit account).
- */
-export function ledgerMovements(knex: Knex) {
-  return knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('business_event_logs as ev', 'ev.id', 'e.event_id')
-    .join('comptes_clients as a', 'a.id', 'ev.subject_id')
-    .join('savings_products as p', 'p.id', 'a.product_id')
-    .join('company_chart_entries as c', (join) => join.on('c.id', 'l.chart_entry_id').andOn('c.code', 'p.deposit_account_code'));
 }

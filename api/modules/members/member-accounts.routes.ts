@@ -7,7 +7,8 @@ import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { runningMovements } from '../accounts/ledger-queries';
-import { ledgerMovements, serializeAccount, visibleAccount } from './member-accounts.queries';
+import { ledgerMovements } from '../../../activities/members/account-ledger';
+import { serializeAccount, visibleAccount } from './member-accounts.queries';
 import { memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { amountSchema } from '../money.schemas';
 
@@ -66,7 +67,12 @@ export const memberAccountRoutes = [
     idempotent: true,
     status: 201,
     location: '/api/v1/members/accounts/{id}/',
-    body: yup.object({ client: yup.string().uuid().required(), product: yup.string().uuid().required(), initial_deposit: amountSchema().optional() }),
+    body: yup.object({
+      client: yup.string().uuid().required(),
+      product: yup.string().uuid().required(),
+      initial_deposit: amountSchema().optional(),
+      payout_account: yup.string().uuid().optional().meta({ description: 'Term deposits: the member\'s open demand account paid at maturity (default: the member\'s first open one).' }),
+    }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
@@ -77,6 +83,7 @@ export const memberAccountRoutes = [
         productId: body.product,
         initialDeposit: body.initial_deposit === undefined ? null : parseAmount(body.initial_deposit)!,
         idempotencyKey,
+        payoutAccountId: body.payout_account ?? null,
       });
       if (initialDeposit === null) return { ...serializeAccount(account), initial_deposit: null };
       const { replayed, ...deposit } = initialDeposit;

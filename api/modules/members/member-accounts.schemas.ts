@@ -33,6 +33,8 @@ const accountFields = {
   balance: moneyResponse(),
   opened_on: dateResponse(),
   closed_on: dateResponse().nullable(),
+  maturity_date: dateResponse().nullable().meta({ description: 'Term deposits: the day capital and interest go to the payout account.' }),
+  payout_account: uuid().nullable().meta({ description: 'Term deposits: the member\'s demand account paid at maturity.' }),
   created_at: timestampResponse(),
 };
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { createSavingsProduct, updateSavingsProduct, type ProductFields } from '../../../activities/members/savings-products.activity';
+import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
+import { dayCounts, interestBases, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -25,6 +26,13 @@ const savingsProductSchema = yup
     withdrawals_allowed: yup.boolean().required(),
     interest_rate: yup.string().required().meta({ description: 'Annual rate as a decimal string ("0.035" = 3.5 %).' }),
     deposit_account_code: yup.string().required(),
+    interest_basis: yup.string().oneOf(interestBases).required(),
+    day_count: yup.string().oneOf(dayCounts).required(),
+    posting_frequency: yup.string().oneOf(postingFrequencies).required(),
+    withholding_tax_rate: yup.string().required().meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
+    withholding_tax_account_code: yup.string().required(),
+    interest_expense_account_code: yup.string().required(),
+    term_months: yup.number().integer().nullable().defined().meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
     is_active: yup.boolean().required(),
     created_at: timestampResponse(),
   })
@@ -42,6 +50,13 @@ function serializeProduct(product: SavingsProduct) {
     withdrawals_allowed: product.withdrawalsAllowed,
     interest_rate: product.interestRate,
     deposit_account_code: product.depositAccountCode,
+    interest_basis: product.interestBasis,
+    day_count: product.dayCount,
+    posting_frequency: product.postingFrequency,
+    withholding_tax_rate: product.withholdingTaxRate,
+    withholding_tax_account_code: product.withholdingTaxAccountCode,
+    interest_expense_account_code: product.interestExpenseAccountCode,
+    term_months: product.termMonths,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
@@ -55,6 +70,40 @@ async function visibleProduct(knex: Knex, principal: Principal, id: string): Pro
 }
 
 const writers = ['direction', 'admin'] as const;
+
+/** The interest settings of docs/domain.md §9, as a POST gives them (defaults) or a PATCH changes them (optional). */
+const interestFields = {
+  interest_basis: yup.string().oneOf(interestBases),
+  day_count: yup.string().oneOf(dayCounts),
+  posting_frequency: yup.string().oneOf(postingFrequencies),
+  withholding_tax_rate: rateSchema(),
+  withholding_tax_account_code: accountCodeSchema(),
+  interest_expense_account_code: accountCodeSchema(),
+};
+/** The interest settings and term of a body, in the activity's terms (absent ones left out: defaults or unchanged). */
+function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { termMonths?: number } {
+  return {
+    interestBasis: body.interest_basis,
+    dayCount: body.day_count,
+    postingFrequency: body.posting_frequency,
+    withholdingTaxRate: body.withholding_tax_rate,
+    withholdingTaxAccountCode: body.withholding_tax_account_code,
+    interestExpenseAccountCode: body.interest_expense_account_code,
+    termMonths: body.term_months,
+  };
+}
+
+interface InterestBody {
+  interest_basis?: InterestBasis;
+  day_count?: DayCount;
+  posting_frequency?: PostingFrequency;
+  withholding_tax_rate?: string;
+  withholding_tax_account_code?: string;
+  interest_expense_account_code?: string;
+  term_months?: number;
+}
+
+const termMonthsSchema = () => yup.number().strict(true).integer().min(1).max(120);
 
 /** Savings products: what a member's account is opened under, and which chart account holds its deposits. */
 export const savingsProductRoutes = [
@@ -94,12 +143,23 @@ export const savingsProductRoutes = [
       withdrawals_allowed: yup.boolean().default(true),
       interest_rate: rateSchema().default('0'),
       deposit_account_code: accountCodeSchema().required(),
+      interest_basis: interestFields.interest_basis.optional().meta({ description: 'Default minimum_monthly_balance.' }),
+      day_count: interestFields.day_count.optional().meta({ description: 'Default 30_360.' }),
+      posting_frequency: interestFields.posting_frequency.optional().meta({ description: 'Default monthly.' }),
+      withholding_tax_rate: interestFields.withholding_tax_rate.optional().meta({ description: 'Default "0".' }),
+      withholding_tax_account_code: interestFields.withholding_tax_account_code.optional().meta({ description: 'Default 4302 (État, autres impôts et taxes).' }),
+      interest_expense_account_code: interestFields.interest_expense_account_code.optional().meta({ description: 'Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619.' }),
+      term_months: termMonthsSchema().when('kind', {
+        is: 'term_deposit',
+        then: (schema) => schema.required('term_months is required for a term deposit'),
+        otherwise: (schema) => schema.oneOf([undefined], 'term_months is only for a term deposit'),
+      }),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const fields: ProductFields = {
+      const fields: ProductFields & Partial<InterestSettings> = {
         code: body.code,
         name: body.name,
         kind: body.kind,
@@ -108,6 +168,7 @@ export const savingsProductRoutes = [
         withdrawalsAllowed: body.withdrawals_allowed,
         interestRate: body.interest_rate,
         depositAccountCode: body.deposit_account_code,
+        ...interestSettingsOf(body),
       };
       return serializeProduct(await createSavingsProduct(deps.activities, actor, body.enterprise, fields));
     },
@@ -139,6 +200,13 @@ export const savingsProductRoutes = [
       withdrawals_allowed: yup.boolean().optional(),
       interest_rate: rateSchema().optional(),
       deposit_account_code: accountCodeSchema().optional(),
+      interest_basis: interestFields.interest_basis.optional(),
+      day_count: interestFields.day_count.optional(),
+      posting_frequency: interestFields.posting_frequency.optional(),
+      withholding_tax_rate: interestFields.withholding_tax_rate.optional(),
+      withholding_tax_account_code: interestFields.withholding_tax_account_code.optional(),
+      interest_expense_account_code: interestFields.interest_expense_account_code.optional(),
+      term_months: termMonthsSchema().optional().meta({ description: 'Term deposits only; the accounts opened after take it.' }),
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
@@ -153,6 +221,7 @@ export const savingsProductRoutes = [
         withdrawalsAllowed: body.withdrawals_allowed,
         interestRate: body.interest_rate,
         depositAccountCode: body.deposit_account_code,
+        ...interestSettingsOf(body),
         isActive: body.is_active,
       });
       return serializeProduct(updated);

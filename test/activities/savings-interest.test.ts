@@ -1,0 +1,144 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { postSavingsInterest } from '../../activities/members/savings-interest.activity';
+import { matureTermDeposits } from '../../activities/members/term-deposits.activity';
+import { Money } from '../../domain/money';
+import { activitySetting } from '../helpers/activity-setting';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { accountBalance, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountOf, depositTo, savingsProductOf, withdrawFrom } from '../helpers/savings';
+import { smallCooperative } from '../helpers/small-cooperative';
+import { fileTeardown } from '../helpers/teardown';
+
+const file = fileTeardown(test);
+let app: TestApp;
+let knex: Knex;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex });
+});
+
+const context = () => testActivityContext(knex);
+const april = (enterpriseId: string) => ({ enterpriseId, periodStart: '2026-04-01', periodEnd: '2026-04-30' });
+/** Half up to the franc, as docs/domain.md §9 rounds: written out here, independently of the product's code. */
+const francs = (amount: Money) => amount.toDecimalPlaces(0, Money.ROUND_HALF_UP);
+const balanceOf = async (id: string) => (await knex('comptes_clients').where({ id }).first('balance', 'status', 'closed_on'));
+
+async function reconciliation(world: LoanWorld) {
+  const answer = await app.request('GET', `/api/v1/members/reconciliation/?enterprise=${world.enterpriseId}`, { headers: world.users.direction!.headers });
+  return answer.body.count as number;
+}
+
+test('month end: interest from the balance history, gross, tax and net to the franc; the balance is the ledger\'s; a rerun posts nothing', async (t) => {
+  const { world, savingsAccount } = await smallCooperative(app, knex, 'SI1');
+  // Daily balances at actual/365, 5 %, 16.5 % withheld; the minimum of the month at 30/360, 6 %, nothing withheld; a quarterly book.
+  const daily = await savingsProductOf(world, { code: 'LIV', deposit_account_code: '373', interest_rate: '0.05', interest_basis: 'daily_balance', day_count: 'actual_365', withholding_tax_rate: '0.165' });
+  const minimum = await savingsProductOf(world, { code: 'LIM', deposit_account_code: '373', interest_rate: '0.06' });
+  const quarterly = await savingsProductOf(world, { code: 'LIQ', deposit_account_code: '373', interest_rate: '0.06', posting_frequency: 'quarterly' });
+  await setBusinessDate(world, '2026-04-01');
+  const first = await accountOf(world, await memberOf(world), daily, '100000');
+  const second = await accountOf(world, await memberOf(world), minimum, '200000');
+  const third = await accountOf(world, await memberOf(world), quarterly, '200000');
+  await setBusinessDate(world, '2026-04-10');
+  await depositTo(world, first, '50000');
+  await setBusinessDate(world, '2026-04-16');
+  await withdrawFrom(world, second, '50000');
+  await setBusinessDate(world, '2026-04-20');
+  await withdrawFrom(world, first, '30000');
+  t.is((await t.throwsAsync(postSavingsInterest(context(), april(world.enterpriseId))) as { code?: string }).code, 'period_not_ended');
+  await setBusinessDate(world, '2026-05-02');
+
+  const result = await postSavingsInterest(context(), april(world.enterpriseId));
+  // First: 9 days at 100 000, 10 at 150 000, 11 at 120 000, × 5 % / 365; the tax 16.5 % of that gross.
+  const gross1 = francs(new Money(100_000 * 9 + 150_000 * 10 + 120_000 * 11).times('0.05').div(365));
+  const tax1 = francs(gross1.times('0.165'));
+  // Second: the lowest balance of April, 150 000, for 30 days × 6 % / 360.
+  const gross2 = francs(new Money(150_000 * 30).times('0.06').div(360));
+  t.deepEqual([gross1, tax1, gross2].map((amount) => amount.toFixed(0)), ['510', '84', '750'], 'the hand computation');
+  t.is(result.entries, 3, 'the gross of both accounts and the tax of the first');
+  t.is(result.amount, gross1.plus(gross2).toFixed(0));
+  t.deepEqual([...new Set(result.lines.map((line) => line.compteClientId))].sort(), [first, second].sort(), 'no line for the rate-0 account nor the quarterly book in April');
+  t.deepEqual(result.lines.filter((line) => line.compteClientId === first).map(({ account, amount }) => [account, amount]), [['613', '510'], ['373', '-426'], ['4302', '-84']]);
+
+  t.is((await balanceOf(first)).balance, new Money(120_000).plus(gross1).minus(tax1).toFixed(0));
+  t.is((await balanceOf(second)).balance, new Money(150_000).plus(gross2).toFixed(0));
+  t.is((await balanceOf(savingsAccount)).balance, '500000', 'a product at rate 0 earns nothing');
+  t.is(await accountBalance(knex, world.enterpriseId, '613'), gross1.plus(gross2).toFixed(0));
+  t.is(await accountBalance(knex, world.enterpriseId, '4302'), tax1.negated().toFixed(0));
+  t.is(await reconciliation(world), 0, 'every member account equals its ledger movements');
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+
+  const statement = await app.request('GET', `/api/v1/members/accounts/${first}/statement/?date_from=2026-04-30`, { headers: world.users.direction!.headers });
+  t.deepEqual(statement.body.results.map((line: { kind: string; amount: string; entry_date: string }) => [line.kind, line.amount, line.entry_date]), [['savings_interest', '510', '2026-04-30'], ['withholding_tax', '-84', '2026-04-30']]);
+
+  const entriesBefore = (await knex('journal_entries').where({ enterprise_id: world.enterpriseId })).length;
+  const rerun = await postSavingsInterest(context(), april(world.enterpriseId));
+  t.deepEqual(rerun, { ...result, entries: 0 }, 'the first run\'s figures, nothing posted');
+  t.is((await knex('journal_entries').where({ enterprise_id: world.enterpriseId })).length, entriesBefore);
+
+  // The quarterly book at the end of June: April, May and June at their minimums (200 000 each) × 30 days × 6 % / 360.
+  await setBusinessDate(world, '2026-07-01');
+  const june = await postSavingsInterest(context(), { enterpriseId: world.enterpriseId, periodStart: '2026-06-01', periodEnd: '2026-06-30' });
+  const quarter = june.lines.find((line) => line.compteClientId === third && line.account === '613');
+  t.is(quarter?.amount, francs(new Money(200_000 * 30 * 3).times('0.06').div(360)).toFixed(0));
+  t.is(await reconciliation(world), 0);
+
+  const history = await app.request('GET', `/api/v1/members/accounts/${first}/interest-postings/`, { headers: world.users.direction!.headers });
+  t.like(history.body.results[1], { period_end: '2026-04-30', occasion: 'periodic', interest_from: '2026-04-01', interest_to: '2026-04-30', gross: '510', tax: '84', net: '426' });
+  const listed = await app.request('GET', `/api/v1/members/interest-postings/?enterprise=${world.enterpriseId}&date_from=2026-04-01&date_to=2026-04-30`, { headers: world.users.direction!.headers });
+  t.is(listed.body.count, 2);
+});
+
+test('a term deposit matures with its final interest into the member\'s demand account; the term account closes at zero; a rerun posts nothing', async (t) => {
+  const world = await createLoanWorld(app, knex, 'SI2', { capital: false });
+  await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: '2026-01-15' });
+  const term = await savingsProductOf(world, {
+    code: 'DAT', kind: 'term_deposit', term_months: 3, deposit_account_code: '36100', interest_rate: '0.06', interest_basis: 'daily_balance', day_count: 'actual_365', posting_frequency: 'yearly', withholding_tax_rate: '0.1',
+  });
+  const member = await memberOf(world);
+  const demand = await accountOf(world, member, world.savingsProductId, '10000');
+  const deposit = await accountOf(world, member, term, '1000000');
+  const opened = await app.request('GET', `/api/v1/members/accounts/${deposit}/`, { headers: world.users.direction!.headers });
+  t.like(opened.body, { maturity_date: '2026-04-15', payout_account: demand });
+
+  await setBusinessDate(world, '2026-05-02');
+  t.like(await matureTermDeposits(context(), { enterpriseId: world.enterpriseId, periodStart: '2026-03-01', periodEnd: '2026-03-31' }), { entries: 0, amount: '0' }, 'not yet due in March');
+  const result = await matureTermDeposits(context(), april(world.enterpriseId));
+  // 15 Jan to 14 Apr: 17 + 28 + 31 + 14 = 90 days of 1 000 000 × 6 % / 365; 10 % withheld.
+  const gross = francs(new Money(1_000_000 * 90).times('0.06').div(365));
+  const tax = francs(gross.times('0.1'));
+  const capital = new Money(1_000_000).plus(gross).minus(tax);
+  t.deepEqual([gross, tax, capital].map((amount) => amount.toFixed(0)), ['14795', '1480', '1013315']);
+  t.is(result.entries, 4, 'the interest, the tax, the capital out of the term account and into the demand account');
+  t.is(result.amount, capital.toFixed(0));
+  t.deepEqual(result.lines.map(({ account, amount, compteClientId }) => [account, amount, compteClientId]), [
+    ['612', '14795', deposit], ['36100', '-13315', deposit], ['4302', '-1480', deposit], ['36100', '1013315', deposit], ['3711', '-1013315', demand],
+  ]);
+  t.like(await balanceOf(deposit), { balance: '0', status: 'closed', closed_on: '2026-04-15' });
+  t.is((await balanceOf(demand)).balance, capital.plus(10_000).toFixed(0));
+  t.is(await accountBalance(knex, world.enterpriseId, '36100'), '0');
+  t.is(await accountBalance(knex, world.enterpriseId, '459'), '0', 'the internal transfer account nets to zero');
+  t.is(await accountBalance(knex, world.enterpriseId, '612'), gross.toFixed(0));
+  t.is(await reconciliation(world), 0);
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+  const entries = await knex('journal_entries').where({ enterprise_id: world.enterpriseId, entry_date: '2026-04-15' }).pluck('id');
+  t.is(entries.length, 4, 'every entry dated the maturity day');
+
+  const listed = await app.request('GET', `/api/v1/members/term-deposit-maturities/?enterprise=${world.enterpriseId}&date_from=2026-04-01`, { headers: world.users.direction!.headers });
+  t.is(listed.body.count, 1);
+  t.like(listed.body.results[0], { account: deposit, payout_account: demand, maturity_date: '2026-04-15', period_end: '2026-04-30', amount: capital.toFixed(0) });
+
+  t.deepEqual(await matureTermDeposits(context(), april(world.enterpriseId)), { ...result, entries: 0 });
+  t.is((await knex('journal_entries').where({ enterprise_id: world.enterpriseId, entry_date: '2026-04-15' })).length, 4);
+  t.is((await postSavingsInterest(context(), april(world.enterpriseId))).entries, 0, 'a closed term account earns no more');
+});
+
+test('a month end refuses a period that is not a calendar month', async (t) => {
+  const enterpriseId = await (await activitySetting(knex)).newEnterprise('SI3');
+  const refused = await t.throwsAsync(postSavingsInterest(context(), { enterpriseId, periodStart: '2026-04-01', periodEnd: '2026-04-29' }));
+  t.deepEqual((refused as { fieldErrors?: unknown }).fieldErrors, [{ field: 'periodEnd', message: 'periodEnd must be the last day of a month' }]);
+  const shifted = await t.throwsAsync(matureTermDeposits(context(), { enterpriseId, periodStart: '2026-04-02', periodEnd: '2026-04-30' }));
+  t.is((shifted as { fieldErrors?: { field: string }[] }).fieldErrors?.[0]?.field, 'periodStart');
+});
