@@ -3,6 +3,7 @@ import { prudentialSettingsOf, prudentialSettingsProblems, type PrudentialOverri
 import { NotFoundError, ValidationError } from '../../domain/errors';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
+import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
 export interface PrudentialSettingsState {
@@ -29,6 +30,7 @@ export async function prudentialSettingsFor(knex: Knex | Knex.Transaction, enter
 export async function updatePrudentialSettings(context: ActivityContext, actor: Actor, enterpriseId: string, changes: PrudentialOverrides): Promise<PrudentialSettingsState> {
   const problems = prudentialSettingsProblems(changes);
   if (problems.length > 0) throw new ValidationError(problems);
+  if (hasNoChanges(changes)) return prudentialSettingsFor(context.knex, enterpriseId);
   return inTransaction(context.knex, async (trx) => {
     await trx('prudential_settings').insert({ enterprise_id: enterpriseId }).onConflict('enterprise_id').ignore();
     const current = await trx('prudential_settings').where({ enterprise_id: enterpriseId }).forUpdate().first('id', 'overrides');
