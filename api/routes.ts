@@ -17,6 +17,9 @@ import { loanRoutes } from './modules/loans/loans.routes';
 import { memberAccountRoutes } from './modules/members/member-accounts.routes';
 import { profileRoutes } from './modules/enterprise/profile.routes';
 import { provisionRoutes } from './modules/loans/provisions.routes';
+import { arrearsStatementRoutes } from './modules/loans/arrears-statement.routes';
+import { prudentialRatioRoutes } from './modules/accounts/prudential-ratios.routes';
+import { prudentialSettingsRoutes } from './modules/enterprise/prudential-settings.routes';
 import { replayRoutes } from './modules/events/replays.routes';
 import { savingsInterestRoutes } from './modules/members/savings-interest.routes';
 import { savingsProductRoutes } from './modules/members/savings-products.routes';
@@ -37,10 +40,12 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...branchRoutes,
   ...exerciceRoutes,
   ...configurationRoutes,
+  ...prudentialSettingsRoutes,
   ...profileRoutes,
   ...governanceRoutes,
   ...accountRoutes,
   ...ledgerRoutes,
+  ...prudentialRatioRoutes,
   ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
   ...eventRoutes,
   ...clientProfileRoutes,
@@ -54,6 +59,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanRepaymentRoutes,
   ...loanGuaranteeRoutes,
   ...provisionRoutes,
+  ...arrearsStatementRoutes,
   ...shareTypeRoutes,
   ...shareSubscriptionRoutes,
   ...shareWithdrawalRoutes,

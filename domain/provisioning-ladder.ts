@@ -18,6 +18,13 @@ export const defaultProvisioningLadder: readonly LadderStep[] = [
   { days_from: 366, days_to: null, rate: '1' },
 ];
 
+/** The step of the ladder holding an age in days (every age has one in a valid ladder). */
+export function ladderStepOf(ladder: readonly LadderStep[], ageDays: number): LadderStep {
+  const step = ladder.find((candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to));
+  if (step === undefined) throw new Error(`the ladder has no step for ${ageDays} days`);
+  return step;
+}
+
 const ratePattern = /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/;
 
 /**

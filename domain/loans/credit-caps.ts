@@ -12,7 +12,7 @@ export type CreditCapMode = 'enforce' | 'warn';
 /** A client's outstanding credit ≤ 10 % of the paid-up share capital. */
 const shareCapitalCapRate = new Money('0.1');
 /** Credit to a member of the board, director, manager or employee ≤ 50 000 000 XAF. */
-const relatedPartyCap = new Money('50000000');
+export const relatedPartyCap = new Money('50000000');
 
 export interface CreditCapInput {
   /** The new loan, whole francs, > 0. */
@@ -46,12 +46,17 @@ export function shareCapitalLimit(paidUpCapital: Money): Money {
 
 export function checkCreditCaps(input: CreditCapInput): CreditCapResult {
   assertValidInput(input);
-  const total = input.existingOutstanding.plus(input.requested);
-  const breaches: CreditCapBreach[] = [];
-  const capitalLimit = shareCapitalLimit(input.paidUpCapital);
-  if (total.gt(capitalLimit)) breaches.push({ code: 'cap_share_capital', limit: capitalLimit, total });
-  if (input.relatedParty && total.gt(relatedPartyCap)) breaches.push({ code: 'cap_related_party', limit: relatedPartyCap, total });
+  const breaches = creditCapBreaches(input.existingOutstanding.plus(input.requested), input.paidUpCapital, input.relatedParty);
   return { breaches, allowed: input.mode === 'warn' || breaches.length === 0 };
+}
+
+/** The caps a client's total credit exceeds: at lending (checkCreditCaps) and restated at a date by the prudential report. */
+export function creditCapBreaches(total: Money, paidUpCapital: Money, relatedParty: boolean): CreditCapBreach[] {
+  const breaches: CreditCapBreach[] = [];
+  const capitalLimit = shareCapitalLimit(paidUpCapital);
+  if (total.gt(capitalLimit)) breaches.push({ code: 'cap_share_capital', limit: capitalLimit, total });
+  if (relatedParty && total.gt(relatedPartyCap)) breaches.push({ code: 'cap_related_party', limit: relatedPartyCap, total });
+  return breaches;
 }
 
 function assertValidInput(input: CreditCapInput): void {

@@ -1,6 +1,6 @@
 import { daysBetween, type IsoDate } from '../calendar';
 import { Money } from '../money';
-import type { LadderStep } from '../provisioning-ladder';
+import { ladderStepOf, type LadderStep } from '../provisioning-ladder';
 import type { LoanClass } from './classification';
 
 /**
@@ -52,8 +52,7 @@ const one = new Money(1);
 const quarter = new Money('0.25');
 
 export function ladderRate(ladder: readonly LadderStep[], ageDays: number): Money {
-  const step = ladder.find((candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to));
-  if (step === undefined) throw new Error(`the ladder has no step for ${ageDays} days`);
+  const step = ladderStepOf(ladder, ageDays);
   let rate = stepRates.get(step.rate);
   if (rate === undefined) stepRates.set(step.rate, (rate = new Money(step.rate)));
   return rate;

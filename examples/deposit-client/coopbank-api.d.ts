@@ -578,6 +578,27 @@ export interface paths {
         patch: operations["updateConfiguration"];
         trace?: never;
     };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/prudential-settings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Thresholds and risk weights of the COBAC prudential ratios in force (the documented defaults until changed) */
+        get: operations["getPrudentialSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change thresholds or risk weights (direction, administrators); audited
+         * @description Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.
+         */
+        patch: operations["updatePrudentialSettings"];
+        trace?: never;
+    };
     "/api/v1/enterprise/enterprises/{enterprise_pk}/profile/": {
         parameters: {
             query?: never;
@@ -1026,6 +1047,46 @@ export interface paths {
          * @description The movements of classes 6 and 7 between the dates, without the closing entries of a year end.
          */
         get: operations["getIncomeStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/charts/{chart_pk}/intermediate-balances/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier
+         * @description Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by the formulas of docs/domain.md §10, which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 equals the income statement's result.
+         */
+        get: operations["getIntermediateBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/charts/{chart_pk}/prudential-ratios/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset coverage, concentration, insiders, R-2017/08 caps
+         * @description Each ratio with its numerator and denominator, the accounts and amounts that feed them, its threshold (the enterprise's prudential settings), whether it is met and its source. Balances are read from the accounting year covering the date; the loans at their provisioning position of the date.
+         */
+        get: operations["getPrudentialRatios"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2007,6 +2068,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/arrears-statement/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Loans by class and age band at a date: counts, outstanding principal, arrears, guaranteed part, provisions; the ledger beside them; every loan
+         * @description The loans of the portfolio at their provisioning position of the date (COBAC R-2017/07 classes; the bands are the steps of the enterprise's provisioning ladder). `ledger` sets each class's outstanding principal and the provisions against the balances of their accounts at the date. `loans` is the whole detail, by class, oldest arrears first.
+         */
+        get: operations["getArrearsStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/shares/types/": {
         parameters: {
             query?: never;
@@ -2345,6 +2426,87 @@ export interface components {
             is_system: boolean;
             /** @description The accounts directly below, by code. */
             children: components["schemas"]["AccountTreeNode"][];
+        };
+        ArrearsLedgerAccount: {
+            account: string;
+            amount: components["schemas"]["Money"];
+        };
+        ArrearsLedgerAgreement: {
+            /** @enum {string} */
+            figure: "performing" | "overdue" | "doubtful" | "provisions";
+            ledger: components["schemas"]["Money"];
+            statement: components["schemas"]["Money"];
+            agrees: boolean;
+            accounts: components["schemas"]["ArrearsLedgerAccount"][];
+        };
+        ArrearsStatement: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            /** @description By class then age band; only the groups holding loans. */
+            groups: components["schemas"]["ArrearsStatementGroup"][];
+            by_class: components["schemas"]["ArrearsStatementClass"][];
+            totals: {
+                loans: number;
+                /** @description Of which litigious (doubtful by R-2017/07 Art. 8). */
+                litigious: number;
+                outstanding: components["schemas"]["Money"];
+                arrears: components["schemas"]["Money"];
+                guaranteed: components["schemas"]["Money"];
+                provisions: components["schemas"]["Money"];
+            };
+            ledger: components["schemas"]["ArrearsLedgerAgreement"][];
+            loans: components["schemas"]["ArrearsStatementLoan"][];
+        };
+        ArrearsStatementClass: {
+            /** @enum {string} */
+            classification: "performing" | "overdue" | "doubtful";
+            loans: number;
+            /** @description Of which litigious (doubtful by R-2017/07 Art. 8). */
+            litigious: number;
+            outstanding: components["schemas"]["Money"];
+            arrears: components["schemas"]["Money"];
+            guaranteed: components["schemas"]["Money"];
+            provisions: components["schemas"]["Money"];
+        };
+        ArrearsStatementGroup: {
+            /** @enum {string} */
+            classification: "performing" | "overdue" | "doubtful";
+            days_from: number;
+            /** @description null: the open-ended last band. */
+            days_to: number | null;
+            loans: number;
+            /** @description Of which litigious (doubtful by R-2017/07 Art. 8). */
+            litigious: number;
+            outstanding: components["schemas"]["Money"];
+            arrears: components["schemas"]["Money"];
+            guaranteed: components["schemas"]["Money"];
+            provisions: components["schemas"]["Money"];
+        };
+        ArrearsStatementLoan: {
+            /** Format: uuid */
+            loan: string;
+            number: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            member: string;
+            member_number: string;
+            member_name: string;
+            /** @enum {string} */
+            classification: "performing" | "overdue" | "doubtful";
+            litigious: boolean;
+            days_past_due: number;
+            outstanding: components["schemas"]["Money"];
+            arrears: components["schemas"]["Money"];
+            guaranteed: components["schemas"]["Money"];
+            provisions: components["schemas"]["Money"];
         };
         BalanceSheet: {
             /** Format: uuid */
@@ -2749,6 +2911,16 @@ export interface components {
             limit: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
         };
+        CreditCapBreachAtDate: {
+            /** Format: uuid */
+            member: string;
+            member_number: string;
+            name: string;
+            /** @enum {string} */
+            code: "cap_share_capital" | "cap_related_party";
+            limit: components["schemas"]["Money"];
+            outstanding: components["schemas"]["Money"];
+        };
         Enterprise: {
             /** Format: uuid */
             id: string;
@@ -2994,6 +3166,25 @@ export interface components {
                 prior_income: components["schemas"]["Money"];
                 prior_result: components["schemas"]["Money"];
             };
+        };
+        IntermediateBalances: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            /** Format: date */
+            prior_date_from: string;
+            /** Format: date */
+            prior_date_to: string;
+            /** @description 80 to 87 in order; an account's amount is its effect on the result (income +, expense −), 86 the tax itself. */
+            balances: components["schemas"]["FinancialStatementLine"][];
         };
         JournalEntry: {
             /** Format: uuid */
@@ -3631,6 +3822,166 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ProvisioningRun"][];
+        };
+        PrudentialBorrowerExposure: {
+            /** Format: uuid */
+            member: string;
+            member_number: string;
+            name: string;
+            related_party: boolean;
+            outstanding: components["schemas"]["Money"];
+            provisions: components["schemas"]["Money"];
+            exposure: components["schemas"]["Money"];
+            /**
+             * @description exposure ÷ net equity.
+             * @example 0.153000
+             */
+            ratio: string | null;
+            /** @description Above the ratio's limit on its own. */
+            exceeds: boolean;
+        };
+        PrudentialPartAccount: {
+            account: string;
+            amount: components["schemas"]["Money"];
+        };
+        PrudentialRatio: {
+            /** @enum {string} */
+            code: "solvency" | "liquidity" | "fixed_asset_coverage" | "concentration" | "insiders";
+            label: string;
+            numerator: components["schemas"]["Money"];
+            denominator: components["schemas"]["Money"];
+            /**
+             * @description A decimal (0.153 = 15.3 %), 6 decimals rounded down; null when the denominator is zero.
+             * @example 0.153000
+             */
+            value: string | null;
+            /** @description From the enterprise's prudential settings. */
+            threshold: string;
+            /** @enum {string} */
+            comparison: "at_least" | "at_most";
+            /** @description Compared exactly: numerator against threshold × denominator. */
+            met: boolean;
+            /** @description false: a bank norm shown for information, no COBAC EMF figure was found. */
+            cobac_emf_norm: boolean;
+            source: string;
+            numerator_parts: components["schemas"]["PrudentialRatioPart"][];
+            denominator_parts: components["schemas"]["PrudentialRatioPart"][];
+            /** @description Concentration: the 10 largest exposures and every one above the limit, largest first; insiders: every related party with an exposure. */
+            borrowers?: components["schemas"]["PrudentialBorrowerExposure"][];
+        };
+        PrudentialRatioPart: {
+            key: string;
+            label: string;
+            /**
+             * @description The rate or weight the accounts count at.
+             * @example 0.5
+             */
+            rate: string;
+            amount: components["schemas"]["Money"];
+            /** @description The accounts read at the date (empty for a figure from the loans' schedules or exposures). */
+            accounts: components["schemas"]["PrudentialPartAccount"][];
+        };
+        PrudentialRatios: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            settings: components["schemas"]["PrudentialSettingsInForce"];
+            net_equity: {
+                amount: components["schemas"]["Money"];
+                source: string;
+                parts: components["schemas"]["PrudentialRatioPart"][];
+            };
+            ratios: components["schemas"]["PrudentialRatio"][];
+            credit_caps: {
+                paid_up_capital: components["schemas"]["Money"];
+                share_capital_limit: components["schemas"]["Money"];
+                related_party_limit: components["schemas"]["Money"];
+                breaches: components["schemas"]["CreditCapBreachAtDate"][];
+            };
+        };
+        PrudentialRiskWeights: {
+            /**
+             * @description Loans to members (30–34) net of provisions (39). Default 1.
+             * @example 0.15
+             */
+            customer_loans: string;
+            /**
+             * @description Member accounts in debit (35–38). Default 1.
+             * @example 0.15
+             */
+            customer_debit_accounts: string;
+            /**
+             * @description Third parties and accruals in debit (40–48 − 49). Default 0.
+             * @example 0.15
+             */
+            third_parties: string;
+            /**
+             * @description Fixed assets net (class 2). Default 0.
+             * @example 0.15
+             */
+            fixed_assets: string;
+            /**
+             * @description Treasury and interbank (51–58 − 59), cash included. Default 0.
+             * @example 0.15
+             */
+            treasury: string;
+        };
+        PrudentialSettings: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * @description Net equity ÷ weighted risks, at least (EMF 2002/07: 0.10).
+             * @example 0.15
+             */
+            solvency_min: string;
+            /**
+             * @description Liquid assets ÷ liabilities due within 3 months, at least (EMF 2002/14: 1.00).
+             * @example 0.15
+             */
+            liquidity_min: string;
+            /**
+             * @description Permanent funds ÷ fixed assets, at least (a bank norm, no EMF figure found: 1.00).
+             * @example 0.15
+             */
+            fixed_asset_coverage_min: string;
+            /**
+             * @description One beneficiary ÷ net equity, at most (EMF 2002/08, 1st category: 0.15).
+             * @example 0.15
+             */
+            concentration_max: string;
+            /**
+             * @description Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).
+             * @example 0.15
+             */
+            insiders_max: string;
+            risk_weights: components["schemas"]["PrudentialRiskWeights"];
+            /** @description The settings the enterprise changed from the defaults (risk weights as risk_weights.{name}). */
+            changed: string[];
+            /**
+             * Format: date-time
+             * @description null: the defaults, never changed.
+             */
+            updated_at: string | null;
+        };
+        PrudentialSettingsInForce: {
+            solvency_min: string;
+            liquidity_min: string;
+            fixed_asset_coverage_min: string;
+            concentration_max: string;
+            insiders_max: string;
+            risk_weights: {
+                customer_loans: string;
+                customer_debit_accounts: string;
+                third_parties: string;
+                fixed_assets: string;
+                treasury: string;
+            };
         };
         Readiness: {
             /** @enum {string} */
@@ -7111,6 +7462,202 @@ export interface operations {
             };
         };
     };
+    getPrudentialSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Thresholds and risk weights of the COBAC prudential ratios in force (the documented defaults until changed) */
+            200: {
+                headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrudentialSettings"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePrudentialSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
+            path: {
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Net equity ÷ weighted risks, at least (EMF 2002/07: 0.10).
+                     * @example 0.15
+                     */
+                    solvency_min?: string;
+                    /**
+                     * @description Liquid assets ÷ liabilities due within 3 months, at least (EMF 2002/14: 1.00).
+                     * @example 0.15
+                     */
+                    liquidity_min?: string;
+                    /**
+                     * @description Permanent funds ÷ fixed assets, at least (a bank norm, no EMF figure found: 1.00).
+                     * @example 0.15
+                     */
+                    fixed_asset_coverage_min?: string;
+                    /**
+                     * @description One beneficiary ÷ net equity, at most (EMF 2002/08, 1st category: 0.15).
+                     * @example 0.15
+                     */
+                    concentration_max?: string;
+                    /**
+                     * @description Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).
+                     * @example 0.15
+                     */
+                    insiders_max?: string;
+                    risk_weights?: {
+                        /**
+                         * @description Loans to members (30–34) net of provisions (39). Default 1.
+                         * @example 0.15
+                         */
+                        customer_loans?: string;
+                        /**
+                         * @description Member accounts in debit (35–38). Default 1.
+                         * @example 0.15
+                         */
+                        customer_debit_accounts?: string;
+                        /**
+                         * @description Third parties and accruals in debit (40–48 − 49). Default 0.
+                         * @example 0.15
+                         */
+                        third_parties?: string;
+                        /**
+                         * @description Fixed assets net (class 2). Default 0.
+                         * @example 0.15
+                         */
+                        fixed_assets?: string;
+                        /**
+                         * @description Treasury and interbank (51–58 − 59), cash included. Default 0.
+                         * @example 0.15
+                         */
+                        treasury?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Change thresholds or risk weights (direction, administrators); audited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrudentialSettings"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getCooperativeProfile: {
         parameters: {
             query?: never;
@@ -9901,6 +10448,140 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIntermediateBalances: {
+        parameters: {
+            query: {
+                date_from: string;
+                date_to: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntermediateBalances"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPrudentialRatios: {
+        parameters: {
+            query: {
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset coverage, concentration, insiders, R-2017/08 caps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrudentialRatios"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15148,6 +15829,76 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getArrearsStatement: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Loans by class and age band at a date: counts, outstanding principal, arrears, guaranteed part, provisions; the ledger beside them; every loan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArrearsStatement"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -114,3 +114,20 @@ export async function closeYear(coop: SmallCooperative, exerciceId = coop.year20
   }
   throw new Error('the closing did not end');
 }
+
+/** The cooperative's one loan (1 200 000 over 12 months at the head office). */
+export async function loanOf(coop: SmallCooperative): Promise<{ id: string; client_id: string }> {
+  return coop.world.knex('loans').where({ enterprise_id: coop.world.enterpriseId }).first('id', 'client_id');
+}
+
+/** Runs the provisioning at the business date through the API and waits for it (a worker must be running). */
+export async function provisioningRun(coop: SmallCooperative): Promise<{ status: string; as_of: string }> {
+  const { world } = coop;
+  const started = await request(world.app, 'POST', '/api/v1/loans/provisions/runs/', world.users.direction!.headers, { enterprise: world.enterpriseId });
+  for (let attempt = 0; attempt < 400; attempt += 1) {
+    const run = await request(world.app, 'GET', `/api/v1/loans/provisions/runs/${started.id}/`, world.users.direction!.headers, undefined);
+    if (run.status !== 'running') return run;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the provisioning run did not end');
+}

@@ -2,26 +2,41 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { exerciceCovering } from '../../../activities/accounts/year-balances';
 import { addDaysTo, parseIsoDate } from '../../../domain/calendar';
-import { AppError, NotFoundError } from '../../../domain/errors';
 import { balanceSheet, besidePrior, incomeStatement, yearEarlier, type ComparedLine } from '../../../domain/accounts/statements';
+import { intermediateBalances } from '../../../domain/accounts/intermediate-balances';
 import { formatAmount, type Money } from '../../../domain/money';
-import type { Principal } from '../../auth/principal';
 import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
-import { visibleChart } from './ledger-access';
+import { exerciceForDate, statementScope } from './ledger-access';
 import { accountBalances, chartByCode, incomeAndExpenseFlows } from './ledger-queries';
-import { balanceSheetSchema, incomeStatementSchema } from './ledger.schemas';
+import { balanceSheetSchema, incomeStatementSchema, intermediateBalancesSchema } from './ledger.schemas';
 
 const chartParams = yup.object({ chart_pk: yup.string().uuid().required() });
 const branchFilter = yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
 
-/** The enterprise of a chart the caller sees, and the branches whose entries count: the one asked for (404 if not seen), else all seen. */
-async function statementScope(knex: Knex, principal: Principal, chartId: string, branch: string | undefined) {
-  const chart = await visibleChart(knex, principal, chartId);
-  if (branch === undefined) return { enterpriseId: chart.enterprise_id, branch: null, branches: chart.branches };
-  const known = await knex('branches').where({ id: branch, enterprise_id: chart.enterprise_id }).first('id');
-  if (known === undefined || (chart.branches !== 'all' && !chart.branches.includes(branch))) throw new NotFoundError('The branch');
-  return { enterpriseId: chart.enterprise_id, branch, branches: [branch] };
+const periodQuery = yup.object({
+  date_from: isoDate().required(),
+  date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from),
+  branch: branchFilter,
+});
+
+/**
+ * The movements of classes 6 and 7 of a period and of the same dates a year earlier, in the statement's scope,
+ * and the heading of a statement of that period (the income statement and the SIG).
+ */
+async function periodFlows(knex: Knex, scope: { enterpriseId: string; branch: string | null; branches: 'all' | readonly string[] }, query: { date_from: string; date_to: string }) {
+  const period = { from: query.date_from, to: query.date_to };
+  const priorPeriod = { from: yearEarlier(period.from), to: yearEarlier(period.to) };
+  const flowsOf = (dates: typeof period) => incomeAndExpenseFlows(knex, { enterpriseId: scope.enterpriseId, ...dates, branches: scope.branches });
+  const heading = {
+    enterprise: scope.enterpriseId,
+    branch: scope.branch,
+    date_from: period.from,
+    date_to: period.to,
+    prior_date_from: priorPeriod.from,
+    prior_date_to: priorPeriod.to,
+  };
+  return { heading, current: await flowsOf(period), prior: await flowsOf(priorPeriod) };
 }
 
 const serializeLines = (lines: readonly ComparedLine[]) =>
@@ -58,10 +73,7 @@ export const statementRoutes = [
     response: balanceSheetSchema,
     handler: async ({ params, query, principal, deps }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
-      const year = await exerciceCovering(deps.knex, scope.enterpriseId, query.date);
-      if (year === undefined) {
-        throw new AppError('unprocessable', 'no_exercice_for_date', `No accounting year of the enterprise covers ${query.date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
-      }
+      const year = await exerciceForDate(deps.knex, scope.enterpriseId, query.date);
       const priorDate = addDaysTo(parseIsoDate(year.start_date), -1);
       const prior = await exerciceCovering(deps.knex, scope.enterpriseId, priorDate);
       const current = balanceSheet(await accountBalances(deps.knex, { exerciceId: year.id, upTo: query.date, branches: scope.branches }));
@@ -89,32 +101,39 @@ export const statementRoutes = [
     description: 'The movements of classes 6 and 7 between the dates, without the closing entries of a year end.',
     access: 'authenticated',
     params: chartParams,
-    query: yup.object({
-      date_from: isoDate().required(),
-      date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from),
-      branch: branchFilter,
-    }),
+    query: periodQuery,
     errorStatuses: [401, 404],
     response: incomeStatementSchema,
     handler: async ({ params, query, principal, deps }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+      const flows = await periodFlows(deps.knex, await statementScope(deps.knex, principal, params.chart_pk, query.branch), query);
       const chart = await chartByCode(deps.knex, params.chart_pk);
       const label = (group: string) => chart.get(group)?.label ?? group;
-      const period = { from: query.date_from, to: query.date_to };
-      const priorPeriod = { from: yearEarlier(period.from), to: yearEarlier(period.to) };
-      const current = incomeStatement(await incomeAndExpenseFlows(deps.knex, { enterpriseId: scope.enterpriseId, ...period, branches: scope.branches }), label);
-      const before = incomeStatement(await incomeAndExpenseFlows(deps.knex, { enterpriseId: scope.enterpriseId, ...priorPeriod, branches: scope.branches }), label);
+      const current = incomeStatement(flows.current, label);
+      const before = incomeStatement(flows.prior, label);
       return {
-        enterprise: scope.enterpriseId,
-        branch: scope.branch,
-        date_from: period.from,
-        date_to: period.to,
-        prior_date_from: priorPeriod.from,
-        prior_date_to: priorPeriod.to,
+        ...flows.heading,
         expenses: serializeLines(besidePrior(current.expenses, before.expenses)),
         income: serializeLines(besidePrior(current.income, before.income)),
         totals: totalsBeside(current.totals, before.totals),
       };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/charts/{chart_pk}/intermediate-balances/',
+    module: 'accounts',
+    operationId: 'getIntermediateBalances',
+    summary: 'Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier',
+    description: 'Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by the formulas of docs/domain.md §10, '
+      + 'which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 equals the income statement\'s result.',
+    access: 'authenticated',
+    params: chartParams,
+    query: periodQuery,
+    errorStatuses: [401, 404],
+    response: intermediateBalancesSchema,
+    handler: async ({ params, query, principal, deps }) => {
+      const flows = await periodFlows(deps.knex, await statementScope(deps.knex, principal, params.chart_pk, query.branch), query);
+      return { ...flows.heading, balances: serializeLines(besidePrior(intermediateBalances(flows.current), intermediateBalances(flows.prior))) };
     },
   }),
 ];

@@ -86,6 +86,9 @@ const statementScope = {
   branch: uuid().nullable().meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
 };
 
+/** The heading of a statement of a period: its scope, the period and the same dates a year earlier. */
+const periodHeading = { ...statementScope, date_from: dateResponse(), date_to: dateResponse(), prior_date_from: dateResponse(), prior_date_to: dateResponse() };
+
 export const balanceSheetSchema = yup
   .object({
     ...statementScope,
@@ -101,11 +104,7 @@ export const balanceSheetSchema = yup
 
 export const incomeStatementSchema = yup
   .object({
-    ...statementScope,
-    date_from: dateResponse(),
-    date_to: dateResponse(),
-    prior_date_from: dateResponse(),
-    prior_date_to: dateResponse(),
+    ...periodHeading,
     expenses: yup.array(statementLineSchema).required(),
     income: yup.array(statementLineSchema).required(),
     totals: yup.object({
@@ -113,3 +112,10 @@ export const incomeStatementSchema = yup
     }).required(),
   })
   .meta({ component: 'IncomeStatement' });
+
+export const intermediateBalancesSchema = yup
+  .object({
+    ...periodHeading,
+    balances: yup.array(statementLineSchema).required().meta({ description: '80 to 87 in order; an account\'s amount is its effect on the result (income +, expense −), 86 the tax itself.' }),
+  })
+  .meta({ component: 'IntermediateBalances' });

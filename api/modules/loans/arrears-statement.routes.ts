@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { classAccounts } from '../../../activities/loans/class-accounts';
+import { defaultRoleAccounts } from '../../../activities/events/default-rules';
+import { arrearsStatement, ledgerAgreement, type ArrearsFigures, type ArrearsStatement, type LedgerAgreement } from '../../../domain/loans/arrears-statement';
+import { NotFoundError } from '../../../domain/errors';
+import { formatAmount } from '../../../domain/money';
+import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
+import { requireVisible, visibleBranches } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { defineRoute } from '../../route';
+import { exerciceForDate } from '../accounts/ledger-access';
+import { accountBalances } from '../accounts/ledger-queries';
+import { isoDate } from '../common.schemas';
+import { arrearsStatementSchema } from './arrears-statement.schemas';
+import { loansAt } from './positions-at.queries';
+
+/** The branches a statement covers: the one asked for (404 if not the enterprise's or not seen), else every one the caller sees. */
+async function branchesOf(knex: Knex, principal: Principal, enterpriseId: string, branch: string | undefined): Promise<'all' | readonly string[]> {
+  requireVisible(principal, { enterpriseId, branchId: branch }, branch === undefined ? 'The enterprise' : 'The branch');
+  if (branch === undefined) return visibleBranches(principal, enterpriseId);
+  const known = await knex('branches').where({ id: branch, enterprise_id: enterpriseId }).first('id');
+  if (known === undefined) throw new NotFoundError('The branch');
+  return [branch];
+}
+
+/** Where each class's principal and the provisions sit: every product's portfolio account, then 3312, 3352 and 3931. */
+async function figureAccounts(knex: Knex, enterpriseId: string) {
+  const products: { portfolio_account_code: string }[] = await knex('loan_products').where({ enterprise_id: enterpriseId }).distinct('portfolio_account_code');
+  // classAccounts: the overdue and doubtful accounts are the same whatever the product.
+  const { overdue, doubtful } = classAccounts(defaultRoleAccounts.loan_portfolio!);
+  return { performing: products.map((product) => product.portfolio_account_code), overdue: [overdue], doubtful: [doubtful], provisions: [defaultRoleAccounts.provisions!] };
+}
+
+const figures = (row: ArrearsFigures) => ({
+  loans: row.loans,
+  litigious: row.litigious,
+  outstanding: formatAmount(row.outstanding),
+  arrears: formatAmount(row.arrears),
+  guaranteed: formatAmount(row.guaranteed),
+  provisions: formatAmount(row.provisions),
+});
+
+function serializeStatement(statement: ArrearsStatement, agreement: readonly LedgerAgreement[]) {
+  return {
+    groups: statement.groups.map((group) => ({ classification: group.classification, days_from: group.band.days_from, days_to: group.band.days_to, ...figures(group) })),
+    by_class: statement.byClass.map((row) => ({ classification: row.classification, ...figures(row) })),
+    totals: figures(statement.totals),
+    ledger: agreement.map((row) => ({
+      figure: row.figure, ledger: formatAmount(row.ledger), statement: formatAmount(row.statement), agrees: row.agrees,
+      accounts: row.accounts.map((account) => ({ account: account.account, amount: formatAmount(account.amount) })),
+    })),
+    loans: statement.loans.map((loan) => ({
+      loan: loan.loan, number: loan.loanNumber, branch: loan.branch, member: loan.member, member_number: loan.memberNumber, member_name: loan.memberName,
+      classification: loan.classification, litigious: loan.litigious, days_past_due: loan.daysPastDue,
+      outstanding: formatAmount(loan.outstanding),
+      arrears: formatAmount(loan.arrears),
+      guaranteed: formatAmount(loan.outstanding.minus(loan.uncovered)),
+      provisions: formatAmount(loan.provisions),
+    })),
+  };
+}
+
+/** The statement of loans in arrears and their provisions (état des créances en souffrance), docs/domain.md §10. */
+export const arrearsStatementRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/arrears-statement/',
+    module: 'loans',
+    operationId: 'getArrearsStatement',
+    summary: 'Loans by class and age band at a date: counts, outstanding principal, arrears, guaranteed part, provisions; the ledger beside them; every loan',
+    description: 'The loans of the portfolio at their provisioning position of the date (COBAC R-2017/07 classes; the bands are the steps of the enterprise\'s '
+      + 'provisioning ladder). `ledger` sets each class\'s outstanding principal and the provisions against the balances of their accounts at the date. '
+      + '`loans` is the whole detail, by class, oldest arrears first.',
+    access: 'authenticated',
+    query: yup.object({ enterprise: yup.string().uuid().required(), date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }) }),
+    errorStatuses: [401, 404, 422],
+    response: arrearsStatementSchema,
+    handler: async ({ query, principal, deps }) => {
+      const branches = await branchesOf(deps.knex, principal, query.enterprise, query.branch);
+      const year = await exerciceForDate(deps.knex, query.enterprise, query.date);
+      const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: query.enterprise }).throwIfNotFound();
+      const statement = arrearsStatement(await loansAt(deps.knex, { enterpriseId: query.enterprise, asOf: query.date, branches }), configuration.provisioningLadder);
+      const balances = await accountBalances(deps.knex, { exerciceId: year.id, upTo: query.date, branches });
+      const agreement = ledgerAgreement(statement, balances, await figureAccounts(deps.knex, query.enterprise));
+      return { enterprise: query.enterprise, branch: query.branch ?? null, date: query.date, ...serializeStatement(statement, agreement) };
+    },
+  }),
+];

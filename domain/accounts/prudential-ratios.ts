@@ -1,0 +1,207 @@
+import { creditCapBreaches, shareCapitalLimit, relatedPartyCap, type CreditCapBreach } from '../loans/credit-caps';
+import { Money } from '../money';
+import { assetLinePart, figurePart, netEquityParts, partOf, sumOfParts, type Part } from './prudential-parts';
+import type { PrudentialSettings, RiskWeights } from './prudential-settings';
+import type { AccountBalance } from './statements';
+
+/**
+ * The COBAC prudential ratios of a 1st-category EMF at a date (docs/domain.md §10). Pure: the caller reads the
+ * balances at the date (classes 1 to 7), the principal of the performing loans falling due within three months
+ * and each borrower's exposure; the enterprise's settings give the thresholds and weights.
+ */
+export interface BorrowerExposure {
+  member: string;
+  memberNumber: string;
+  name: string;
+  relatedParty: boolean;
+  /** Outstanding principal at the date, all classes. */
+  outstanding: Money;
+  /** Provisions on it at the date. */
+  provisions: Money;
+}
+
+export interface PrudentialInput {
+  balances: readonly AccountBalance[];
+  /** Principal of the installments of performing loans falling due within three months after the date, unpaid at it. */
+  performingDueWithinThreeMonths: Money;
+  exposures: readonly BorrowerExposure[];
+  settings: PrudentialSettings;
+}
+
+export interface NamedExposure extends BorrowerExposure {
+  /** Outstanding net of provisions: the risk the norm weighs. */
+  exposure: Money;
+  /** exposure ÷ net equity, null when net equity is not positive. */
+  ratio: Money | null;
+  exceeds: boolean;
+}
+
+export interface Ratio {
+  code: 'solvency' | 'liquidity' | 'fixed_asset_coverage' | 'concentration' | 'insiders';
+  label: string;
+  numerator: Money;
+  denominator: Money;
+  /** numerator ÷ denominator to 6 decimals (rounded down), null when the denominator is zero. */
+  value: Money | null;
+  threshold: Money;
+  comparison: 'at_least' | 'at_most';
+  met: boolean;
+  /** false: a bank norm shown for information, not a COBAC norm for EMFs. */
+  cobacEmfNorm: boolean;
+  source: string;
+  numeratorParts: Part[];
+  denominatorParts: Part[];
+  borrowers?: NamedExposure[];
+}
+
+export interface CreditCapReview {
+  paidUpCapital: Money;
+  shareCapitalLimit: Money;
+  relatedPartyLimit: Money;
+  breaches: { exposure: BorrowerExposure; breach: CreditCapBreach }[];
+}
+
+export interface PrudentialRatios {
+  netEquity: { amount: Money; parts: Part[] };
+  ratios: Ratio[];
+  creditCaps: CreditCapReview;
+}
+
+const zero = new Money(0);
+/** How many of the largest exposures are named even when none breaches. */
+const largestShown = 10;
+
+/** The ratio's value, and whether it meets its threshold, compared exactly (numerator against threshold × denominator, no rounding). */
+function judged(numerator: Money, denominator: Money, threshold: Money, comparison: Ratio['comparison']) {
+  const value = denominator.isZero() ? null : numerator.div(denominator).toDecimalPlaces(6, Money.ROUND_DOWN);
+  const bound = threshold.mul(denominator);
+  return { value, met: comparison === 'at_least' ? numerator.gte(bound) : numerator.lte(bound) };
+}
+
+type RatioHead = Pick<Ratio, 'code' | 'label' | 'comparison' | 'cobacEmfNorm' | 'source'>;
+
+function ratioOf(head: RatioHead, threshold: string, numeratorParts: Part[], denominatorParts: Part[], borrowers?: NamedExposure[]): Ratio {
+  const numerator = sumOfParts(numeratorParts);
+  const denominator = sumOfParts(denominatorParts);
+  const thresholdValue = new Money(threshold);
+  const outcome = judged(numerator, denominator, thresholdValue, head.comparison);
+  return { ...head, numerator, denominator, threshold: thresholdValue, ...outcome, numeratorParts, denominatorParts, ...(borrowers === undefined ? {} : { borrowers }) };
+}
+
+const riskLines: readonly { key: keyof RiskWeights; label: string; line: string }[] = [
+  { key: 'customer_loans', label: 'Crédits à la clientèle nets de provisions (30–34 − 39)', line: 'A2' },
+  { key: 'customer_debit_accounts', label: 'Comptes débiteurs de la clientèle (35–38)', line: 'A3' },
+  { key: 'third_parties', label: 'Comptes de tiers et de régularisation (40–48 − 49)', line: 'A4' },
+  { key: 'fixed_assets', label: 'Valeurs immobilisées nettes (2)', line: 'A1' },
+  { key: 'treasury', label: 'Trésorerie et opérations interbancaires (51–58 − 59)', line: 'A5' },
+];
+
+function solvency(equity: Part[], input: PrudentialInput): Ratio {
+  const risks = riskLines.map((risk) => assetLinePart(risk.key, risk.label, risk.line, new Money(input.settings.risk_weights[risk.key]), input.balances));
+  const head: RatioHead = { code: 'solvency', label: 'Couverture des risques (solvabilité)', comparison: 'at_least', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/07; risk weights: product default (NOT FOUND)' };
+  return ratioOf(head, input.settings.solvency_min, equity, risks);
+}
+
+/**
+ * EMF 2002/14: the correspondents' accounts are taken as all due within three months and the term deposits
+ * (36) too, the data holding no maturities for them; so are borrowings (17, 18), which the product does not
+ * lend against a schedule. Each approximation can only lower the ratio.
+ */
+function liquidity(input: PrudentialInput): Ratio {
+  const { balances } = input;
+  const assets = [
+    partOf({ key: 'cash', label: 'Caisse (57)', prefixes: ['57'], reading: 'debit' }, balances),
+    partOf({ key: 'correspondents_debit', label: 'Correspondants débiteurs (54–56)', prefixes: ['54', '55', '56'], reading: 'debit', sideOnly: true }, balances),
+    figurePart('performing_installments', 'Échéances en principal des crédits sains à moins de 3 mois', input.performingDueWithinThreeMonths),
+    partOf({ key: 'customer_debit_accounts', label: 'Comptes débiteurs de la clientèle (37) à 75 %', prefixes: ['37'], reading: 'debit', sideOnly: true, rate: '0.75' }, balances),
+  ];
+  const liabilities = [
+    partOf({ key: 'correspondents_credit', label: 'Correspondants créditeurs (54–56)', prefixes: ['54', '55', '56'], reading: 'credit', sideOnly: true }, balances),
+    partOf({ key: 'borrowings', label: 'Emprunts et ressources permanentes (17, 18), en totalité', prefixes: ['17', '18'], reading: 'credit' }, balances),
+    partOf({ key: 'term_deposits', label: 'Dépôts à terme (36), en totalité', prefixes: ['36'], reading: 'credit', sideOnly: true }, balances),
+    partOf({ key: 'demand_deposits', label: 'Dépôts à vue (371–373) à 50 %', prefixes: ['371', '372', '373'], reading: 'credit', sideOnly: true, rate: '0.5' }, balances),
+  ];
+  const head: RatioHead = { code: 'liquidity', label: 'Liquidité', comparison: 'at_least', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/14' };
+  return ratioOf(head, input.settings.liquidity_min, assets, liabilities);
+}
+
+function fixedAssetCoverage(input: PrudentialInput): Ratio {
+  const funds = [
+    partOf({ key: 'permanent_funds', label: 'Capitaux permanents (classe 1)', prefixes: ['1'], reading: 'credit' }, input.balances),
+    partOf({ key: 'period_result', label: 'Résultat de la période (7 − 6)', prefixes: ['6', '7'], reading: 'credit' }, input.balances),
+  ];
+  const fixed = [assetLinePart('fixed_assets', 'Valeurs immobilisées nettes (2)', 'A1', new Money(1), input.balances)];
+  const head: RatioHead = { code: 'fixed_asset_coverage', label: 'Couverture des immobilisations par les ressources permanentes', comparison: 'at_least', cobacEmfNorm: false, source: 'Bank norm; no EMF text found (product default)' };
+  return ratioOf(head, input.settings.fixed_asset_coverage_min, funds, fixed);
+}
+
+function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Money): NamedExposure[] {
+  return exposures
+    .map((exposure) => {
+      const net = exposure.outstanding.minus(exposure.provisions);
+      return { ...exposure, exposure: net, ratio: equity.isPositive() ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null, exceeds: net.gt(limit.mul(equity)) };
+    })
+    .filter((exposure) => exposure.exposure.isPositive())
+    .sort((a, b) => b.exposure.cmp(a.exposure) || a.memberNumber.localeCompare(b.memberNumber));
+}
+
+function concentration(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
+  const borrowers = named(input.exposures, equityAmount, new Money(input.settings.concentration_max));
+  const shown = borrowers.slice(0, Math.max(largestShown, borrowers.filter((borrower) => borrower.exceeds).length));
+  const largest = figurePart('largest_exposure', `Plus gros risque sur un même bénéficiaire${shown[0] === undefined ? '' : ` (${shown[0].memberNumber})`}`, shown[0]?.exposure ?? zero);
+  const head: RatioHead = { code: 'concentration', label: 'Division des risques (un même bénéficiaire)', comparison: 'at_most', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/08' };
+  return ratioOf(head, input.settings.concentration_max, [largest], equity, shown);
+}
+
+function insiders(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
+  const borrowers = named(input.exposures.filter((exposure) => exposure.relatedParty), equityAmount, new Money(input.settings.insiders_max));
+  const total = figurePart('insiders', 'Engagements nets sur les apparentés (dirigeants, administrateurs, personnel)', borrowers.reduce((sum, borrower) => sum.plus(borrower.exposure), zero));
+  const head: RatioHead = { code: 'insiders', label: 'Engagements sur les apparentés', comparison: 'at_most', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/10' };
+  return ratioOf(head, input.settings.insiders_max, [total], equity, borrowers);
+}
+
+/** COBAC R-2017/08 restated at the date with the limits the product enforces at lending (docs/domain.md §3). */
+function creditCapReview(input: PrudentialInput): CreditCapReview {
+  const paidUpCapital = partOf({ key: 'paid_up_shares', label: '', prefixes: ['1000'], reading: 'credit' }, input.balances).amount;
+  const breaches = input.exposures.flatMap((exposure) => creditCapBreaches(exposure.outstanding, paidUpCapital, exposure.relatedParty).map((breach) => ({ exposure, breach })));
+  return { paidUpCapital, shareCapitalLimit: shareCapitalLimit(paidUpCapital), relatedPartyLimit: relatedPartyCap, breaches };
+}
+
+/** A loan at the date as the ratios read it. */
+export interface LoanFacts extends Omit<BorrowerExposure, 'name'> {
+  memberName: string;
+  classification: 'performing' | 'overdue' | 'doubtful';
+  principalDueWithinThreeMonths: Money;
+}
+
+/**
+ * What the ratios read from the loans: one exposure per borrower ("same beneficiary" = the member, EMF 2002/08),
+ * the member's loans summed, and the principal the performing loans have falling due within three months.
+ */
+export function loanFigures(loans: readonly LoanFacts[]): Pick<PrudentialInput, 'exposures' | 'performingDueWithinThreeMonths'> {
+  const borrowers = new Map<string, BorrowerExposure>();
+  for (const loan of loans) {
+    const known = borrowers.get(loan.member);
+    borrowers.set(loan.member, {
+      member: loan.member,
+      memberNumber: loan.memberNumber,
+      name: loan.memberName,
+      relatedParty: loan.relatedParty,
+      outstanding: (known?.outstanding ?? zero).plus(loan.outstanding),
+      provisions: (known?.provisions ?? zero).plus(loan.provisions),
+    });
+  }
+  const performing = loans.filter((loan) => loan.classification === 'performing');
+  return { exposures: [...borrowers.values()], performingDueWithinThreeMonths: performing.reduce((sum, loan) => sum.plus(loan.principalDueWithinThreeMonths), zero) };
+}
+
+export function prudentialRatios(input: PrudentialInput): PrudentialRatios {
+  const equityParts = netEquityParts(input.balances);
+  const equityAmount = sumOfParts(equityParts);
+  const equity = [figurePart('net_equity', 'Fonds propres nets (fonds patrimoniaux nets)', equityAmount)];
+  return {
+    netEquity: { amount: equityAmount, parts: equityParts },
+    ratios: [solvency(equityParts, input), liquidity(input), fixedAssetCoverage(input), concentration(equity, equityAmount, input), insiders(equity, equityAmount, input)],
+    creditCaps: creditCapReview(input),
+  };
+}
