@@ -63,6 +63,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   idempotent?: true;
   /** Media type of the success body when it is not JSON (metrics text, HTML). */
   produces?: string;
+  /**
+   * A report: its query has `format` (api/report-download.ts), and besides its JSON it answers the same figures
+   * as CSV or XLSX. Documented as the success's other media types.
+   */
+  downloadable?: true;
   /** Error statuses worth documenting beyond the generic ones. */
   errorStatuses?: number[];
   /** Other statuses whose body is the success schema, not a problem (readiness: 503 names the failing check). */

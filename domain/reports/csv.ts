@@ -13,7 +13,7 @@ import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from
  * touched: their values are checked to be decimal strings, so "-1500" there is a number, never a formula.
  */
 
-export const csvSeparator = ';';
+const csvSeparator = ';';
 const byteOrderMark = '\uFEFF';
 const lineEnd = '\r\n';
 
@@ -47,7 +47,7 @@ export function headerLines(document: ReportDocument): string[][] {
   const lines = [['Rapport', document.title], ['Entreprise', document.enterprise.code, document.enterprise.name]];
   if (document.asOf !== undefined) lines.push(['Date', document.asOf]);
   if (document.period !== undefined) lines.push(['Période', document.period.from, document.period.to]);
-  lines.push(['Agence', document.branch ?? 'Consolidé (toutes les agences)'], ['Généré le', document.generatedAt]);
+  lines.push(['Agence', document.branch ?? 'Consolidé'], ['Généré le', document.generatedAt]);
   return lines;
 }
 
