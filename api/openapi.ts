@@ -173,10 +173,11 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
 
 function responses(route: AnyRoute, components: Components, { conditional, versioned }: Versioning): JsonSchema {
   const status = String(route.status ?? 200);
-  const mediaType = route.produces ?? 'application/json';
+  const mediaTypes = [route.produces ?? 'application/json'].flat();
   const success: JsonSchema = { description: route.summary };
   if (route.response !== undefined || route.produces !== undefined) {
-    success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components) } };
+    const schema = route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components);
+    success.content = Object.fromEntries(mediaTypes.map((mediaType) => [mediaType.split(';')[0]!, { schema }]));
   }
   const headers: JsonSchema = {};
   if (route.downloadable === true) {
