@@ -28,6 +28,12 @@ export interface ReportingPackRow {
   created_at: Date;
 }
 
+/** An enterprise's month, `YYYY-MM`. */
+export interface PackMonth {
+  enterpriseId: string;
+  period: string;
+}
+
 /** Why the month's pack cannot be made now (422), read in the caller's transaction. */
 async function refusalOf(trx: Knex | Knex.Transaction, enterpriseId: string, period: string, now: Date) {
   const year = await exerciceCovering(trx, enterpriseId, monthBounds(period).last);
@@ -38,7 +44,7 @@ async function refusalOf(trx: Knex | Knex.Transaction, enterpriseId: string, per
  * Records a request for a month's pack: a new pack, or a failed one run again. A pack stored or being made is
  * answered as it is, and `start` says whether a workflow must be started for it.
  */
-export async function requestReportingPack(context: ActivityContext, actor: Actor, input: { enterpriseId: string; period: string }): Promise<{ pack: ReportingPackRow; start: boolean }> {
+export async function requestReportingPack(context: ActivityContext, actor: Actor, input: PackMonth): Promise<{ pack: ReportingPackRow; start: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const refusal = await refusalOf(trx, input.enterpriseId, input.period, context.clock());
     if (refusal !== null) throw new AppError('unprocessable', refusal.code, refusal.message, [{ field: 'period', message: refusal.message }]);
@@ -54,7 +60,7 @@ export async function requestReportingPack(context: ActivityContext, actor: Acto
 }
 
 /** The month end's way in: the month's pack, created when it has none yet (made by no one: `requested_by` null). */
-export async function openReportingPack(knex: Knex, input: { enterpriseId: string; period: string }): Promise<{ packId: string; status: ReportingPackRow['status'] }> {
+export async function openReportingPack(knex: Knex, input: PackMonth): Promise<{ packId: string; status: ReportingPackRow['status'] }> {
   return inTransaction(knex, async (trx) => {
     await trx('reporting_packs').insert({ enterprise_id: input.enterpriseId, period: input.period }).onConflict(['enterprise_id', 'period']).ignore();
     const pack: ReportingPackRow = await trx('reporting_packs').where({ enterprise_id: input.enterpriseId, period: input.period }).forUpdate().first();
