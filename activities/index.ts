@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
+import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
@@ -56,6 +57,9 @@ export function createActivities(deps: ActivityDeps) {
     closeIncomeAndExpenses: (input: { closingId: string }) => closeIncomeAndExpenses(deps.knex, deps.clock(), input),
     carryForwardBalances: (input: { closingId: string }) => carryForwardBalances(deps.knex, deps.clock(), input),
     markExerciceClosingFailed: (input: { closingId: string; failure: string }) => markExerciceClosingFailed(deps.knex, deps.clock(), input),
+    openReportingPack: (input: { enterpriseId: string; period: string }) => openReportingPack(deps.knex, input),
+    storeReportingPack: (input: { packId: string }) => storeReportingPack(deps.knex, deps.clock(), input),
+    markReportingPackFailed: (input: { packId: string; failure: string }) => markReportingPackFailed(deps.knex, input),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Schema } from 'yup';
+import { reportContentTypes } from '../activities/report-files';
 import { idempotencyKeyPattern } from './idempotency-key';
 import { toJsonSchema, type Components, type JsonSchema } from './json-schema';
 import type { AnyRoute } from './route';
@@ -117,6 +118,11 @@ const ifMatchParameter: JsonSchema = {
   schema: { type: 'string' },
 };
 
+const downloadContent: JsonSchema = {
+  [reportContentTypes.csv.split(';')[0]!]: { schema: { type: 'string', description: 'format=csv: UTF-8 with a byte-order mark, `;`-separated, the header block then each sheet.' } },
+  [reportContentTypes.xlsx]: { schema: { type: 'string', contentMediaType: reportContentTypes.xlsx, description: 'format=xlsx: a workbook, a sheet per table.' } },
+};
+
 const etagHeader: JsonSchema = { description: 'The version of this representation, for If-Match on a later PATCH.', schema: { type: 'string' } };
 
 interface Versioning {
@@ -167,12 +173,18 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
 
 function responses(route: AnyRoute, components: Components, { conditional, versioned }: Versioning): JsonSchema {
   const status = String(route.status ?? 200);
-  const mediaType = route.produces ?? 'application/json';
+  const mediaTypes = [route.produces ?? 'application/json'].flat();
   const success: JsonSchema = { description: route.summary };
   if (route.response !== undefined || route.produces !== undefined) {
-    success.content = { [mediaType]: { schema: route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components) } };
+    const schema = route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components);
+    success.content = Object.fromEntries(mediaTypes.map((mediaType) => [mediaType.split(';')[0]!, { schema }]));
   }
   const headers: JsonSchema = {};
+  if (route.downloadable === true) {
+    // The same figures as a file (api/report-download.ts): `format=csv` or `format=xlsx`.
+    success.content = { ...(success.content as JsonSchema), ...downloadContent };
+    headers['Content-Disposition'] = { description: 'With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`.', schema: { type: 'string' } };
+  }
   if (route.location !== undefined) headers.Location = { description: `Where the resource is read: ${route.location}`, required: true, schema: { type: 'string', format: 'uri-reference' } };
   if (route.idempotent === true) headers['Idempotent-Replayed'] = { description: '`true` when the answer is the first result of the same key: nothing moved again.', schema: { type: 'string', enum: ['true'] } };
   if (versioned) headers.ETag = etagHeader;

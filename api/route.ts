@@ -61,8 +61,13 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
    * first result (with `Idempotent-Replayed: true`) and moves nothing. Documented as a header parameter.
    */
   idempotent?: true;
-  /** Media type of the success body when it is not JSON (metrics text, HTML). */
-  produces?: string;
+  /** Media type of the success body when it is not JSON (metrics text, HTML), or the media types it may have. */
+  produces?: string | readonly string[];
+  /**
+   * A report: its query has `format` (api/report-download.ts), and besides its JSON it answers the same figures
+   * as CSV or XLSX. Documented as the success's other media types.
+   */
+  downloadable?: true;
   /** Error statuses worth documenting beyond the generic ones. */
   errorStatuses?: number[];
   /** Other statuses whose body is the success schema, not a problem (readiness: 503 names the failing check). */

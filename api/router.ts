@@ -23,6 +23,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
+    if (route.downloadable === true && !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')) throw new Error(`${route.operationId}: a downloadable route's query has format`);
     // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
     const versioned = route.method === 'get' && editable.has(route.path);
     // A PATCH edits what the GET of the same path shows: that representation's ETag is the version If-Match names.

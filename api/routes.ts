@@ -9,6 +9,7 @@ import { eventRoutes } from './modules/events/events.routes';
 import { exerciceRoutes } from './modules/enterprise/exercices.routes';
 import { governanceRoutes } from './modules/enterprise/governance.routes';
 import { ledgerRoutes } from './modules/accounts/ledger.routes';
+import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
@@ -46,6 +47,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...accountRoutes,
   ...ledgerRoutes,
   ...prudentialRatioRoutes,
+  ...reportingPackRoutes,
   ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
   ...eventRoutes,
   ...clientProfileRoutes,

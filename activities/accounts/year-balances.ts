@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
+import { AppError } from '../../domain/errors';
 
 /**
  * Balances are read from one accounting year's entries (docs/architecture.md §9): a closed year's balance-sheet
@@ -52,6 +53,15 @@ export interface ExerciceDates {
 /** The enterprise's accounting year covering `date`, if any. */
 export async function exerciceCovering(knex: Knex | Knex.Transaction, enterpriseId: string, date: IsoDate): Promise<ExerciceDates | undefined> {
   return knex('exercices_comptables').where({ enterprise_id: enterpriseId }).where('start_date', '<=', date).where('end_date', '>=', date).first('id', 'code', 'start_date', 'end_date');
+}
+
+/** The accounting year a statement at `date` reads (422 naming the date when none covers it). */
+export async function exerciceForDate(knex: Knex, enterpriseId: string, date: IsoDate): Promise<ExerciceDates> {
+  const year = await exerciceCovering(knex, enterpriseId, date);
+  if (year === undefined) {
+    throw new AppError('unprocessable', 'no_exercice_for_date', `No accounting year of the enterprise covers ${date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
+  }
+  return year;
 }
 
 /** The enterprise's latest accounting year, if any. */

@@ -1,7 +1,4 @@
 import type { Knex } from 'knex';
-import { linesInScope, type BalanceScope } from '../../../activities/accounts/year-balances';
-import type { AccountBalance, ChartAccount } from '../../../domain/accounts/statements';
-import { Money } from '../../../domain/money';
 
 export interface EntryWithLines {
   id: string;
@@ -62,33 +59,4 @@ export function runningMovements(
   const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
   if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
   return rows;
-}
-
-/** The chart of an enterprise by code: labels, classes and parents, for roll-ups and statement labels. */
-export async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, ChartAccount>> {
-  const rows = await knex('company_chart_entries').where({ chart_id: chartId }).select('code', 'label', 'class', 'parent_code');
-  return new Map(rows.map((row) => [row.code as string, { code: row.code, label: row.label, accountClass: row.class, parent: row.parent_code }]));
-}
-
-/** Each account's balance over a scope, the branches' summed (consolidated, or the one branch asked for). */
-export async function accountBalances(knex: Knex, scope: BalanceScope): Promise<AccountBalance[]> {
-  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
-  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
-}
-
-/**
- * The movements of the income and expense accounts between two dates, whatever their years, without the
- * closing entries that zeroed them at a year end nor the reversals of those (a reopened year).
- */
-export async function incomeAndExpenseFlows(knex: Knex, period: { enterpriseId: string; from: string; to: string; branches: 'all' | readonly string[] }): Promise<AccountBalance[]> {
-  const lines = knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('e.enterprise_id', period.enterpriseId)
-    .whereBetween('e.entry_date', [period.from, period.to])
-    .whereIn('c.class', [6, 7])
-    .whereNotExists((closing) => closing.select(1).from('exercice_closing_entries as x').where('x.step', 'closing').whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'));
-  if (period.branches !== 'all') lines.whereIn('e.branch_id', [...period.branches]);
-  const rows = await lines.groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
-  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
 }

@@ -8,12 +8,13 @@ import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialB
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { chartByCode, ledgerLines, runningMovements } from './ledger-queries';
+import { ledgerLines, runningMovements } from './ledger-queries';
 import { visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
-import { rollUp } from '../../../domain/accounts/statements';
-import { formatAmount, Money } from '../../../domain/money';
-import { exerciceCovering, latestExercice, linesInScope, type BalanceScope } from '../../../activities/accounts/year-balances';
+import { accountTotals, trialBalanceOf } from '../../../activities/accounts/financial-statements';
+import { trialBalanceDocument, reportHeading } from '../../../activities/accounts/statement-documents';
+import { exerciceCovering, latestExercice, type BalanceScope } from '../../../activities/accounts/year-balances';
+import { answerReport, formatParameter } from '../../report-download';
 
 async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
   const chart = await visibleChart(knex, principal, chartId);
@@ -29,17 +30,6 @@ function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | rea
 
 const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
 const asOf = isoDate().optional().meta({ description: 'Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings).' });
-
-/**
- * Sum of debits and credits of the accounts of a chart in one accounting year up to a date, one row per
- * account with postings: a year's balances are read from its own entries, the opening balances its
- * predecessor's closing carried into it included (docs/architecture.md §9).
- */
-function accountTotals(knex: Knex, scope: BalanceScope) {
-  return linesInScope(knex, scope)
-    .groupBy('c.id', 'c.code', 'c.label', 'c.class')
-    .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
-}
 
 /** The scope of the balances at `date` (default: the latest year) of the chart's enterprise, in the branches seen. */
 async function balanceScope(knex: Knex, chart: { enterprise_id: string; branches: 'all' | readonly string[] }, date: string | undefined): Promise<BalanceScope> {
@@ -140,26 +130,16 @@ export const ledgerRoutes = [
     description: 'Of the whole enterprise for an enterprise-wide role; of their branches\' entries for a user whose roles are in some branches only.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
-    query: yup.object({ date: asOf, class: yup.number().integer().min(1).max(8).optional() }),
+    query: yup.object({ date: asOf, class: yup.number().integer().min(1).max(8).optional(), format: formatParameter }),
+    downloadable: true,
     errorStatuses: [401, 404],
     response: trialBalanceSchema,
-    handler: async ({ params, query, principal, deps }) => {
+    handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await visibleChart(deps.knex, principal, params.chart_pk);
-      const scope = await balanceScope(deps.knex, chart, query.date);
-      const rows = accountTotals(deps.knex, scope).orderBy('c.code');
-      whereFilters(rows, query, { class: 'c.class' });
-      const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
-      const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(deps.knex, chart.id));
-      const totals = await deps.knex.from(accountTotals(deps.knex, scope).as('t')).first(deps.knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), deps.knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
-      return {
-        date: query.date ?? null,
-        accounts: accounts.map(({ id: _id, ...account }) => account),
-        totals: { debit: totals.debit, credit: totals.credit, balanced: totals.debit === totals.credit },
-        groups: groups.map((group) => ({
-          code: group.code, label: group.label, class: group.accountClass, level: group.level,
-          debit: formatAmount(group.debit), credit: formatAmount(group.credit), balance: formatAmount(group.balance),
-        })),
-      };
+      const trial = await trialBalanceOf(deps.knex, chart.id, await balanceScope(deps.knex, chart, query.date), { date: query.date ?? null, accountClass: query.class });
+      // A user of one branch reads that branch's lines only: the file's header names it.
+      const heading = { enterpriseId: chart.enterprise_id, branch: chart.branches !== 'all' && chart.branches.length === 1 ? chart.branches[0]! : null };
+      return answerReport(ctx, query.format, trial, { report: 'trial-balance', document: async () => trialBalanceDocument(trial, await reportHeading(deps.knex, heading, deps.clock())) });
     },
   }),
   ...statementRoutes,

@@ -1,13 +1,14 @@
 import * as yup from 'yup';
-import { prudentialSettingsFor } from '../../../activities/enterprise/prudential-settings.activity';
-import { loanFigures, prudentialRatios, type NamedExposure, type PrudentialRatios } from '../../../domain/accounts/prudential-ratios';
+import { prudentialRatiosAt } from '../../../activities/accounts/prudential-ratios';
+import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { prudentialRatiosDocument } from '../../../domain/accounts/prudential-ratios.document';
+import type { NamedExposure, PrudentialRatios } from '../../../domain/accounts/prudential-ratios';
 import type { Part } from '../../../domain/accounts/prudential-parts';
 import { formatAmount } from '../../../domain/money';
+import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
-import { loansAt } from '../loans/positions-at.queries';
-import { exerciceForDate, statementScope } from './ledger-access';
-import { accountBalances } from './ledger-queries';
+import { statementScope } from './ledger-access';
 import { prudentialRatiosSchema } from './prudential-ratios.schemas';
 
 const netEquitySource = 'Règlement COBAC EMF 2002/04 Art. 2 (base own funds) read in the PCEMF accounts: an inference, docs/domain.md §10';
@@ -77,17 +78,15 @@ export const prudentialRatioRoutes = [
       + 'whether it is met and its source. Balances are read from the accounting year covering the date; the loans at their provisioning position of the date.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
-    query: yup.object({ date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }) }),
+    query: yup.object({ date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }), format: formatParameter }),
+    downloadable: true,
     errorStatuses: [401, 404, 422],
     response: prudentialRatiosSchema,
-    handler: async ({ params, query, principal, deps }) => {
+    handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
-      const year = await exerciceForDate(deps.knex, scope.enterpriseId, query.date);
-      const { settings } = await prudentialSettingsFor(deps.knex, scope.enterpriseId);
-      const balances = await accountBalances(deps.knex, { exerciceId: year.id, upTo: query.date, branches: scope.branches });
-      const loans = await loansAt(deps.knex, { enterpriseId: scope.enterpriseId, asOf: query.date, branches: scope.branches });
-      const report = prudentialRatios({ balances, settings, ...loanFigures(loans) });
-      return { enterprise: scope.enterpriseId, branch: scope.branch, date: query.date, settings, ...serializeRatios(report) };
+      const { settings, report } = await prudentialRatiosAt(deps.knex, scope, query.date);
+      const answer = { enterprise: scope.enterpriseId, branch: scope.branch, date: query.date, settings, ...serializeRatios(report) };
+      return answerReport(ctx, query.format, answer, { report: 'prudential-ratios', document: async () => prudentialRatiosDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, report) });
     },
   }),
 ];

@@ -1,19 +1,17 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { classAccounts } from '../../../activities/loans/class-accounts';
-import { defaultRoleAccounts } from '../../../activities/events/default-rules';
-import { arrearsStatement, ledgerAgreement, type ArrearsFigures, type ArrearsStatement, type LedgerAgreement } from '../../../domain/loans/arrears-statement';
+import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { arrearsStatementAt } from '../../../activities/loans/arrears-statement';
+import type { ArrearsFigures, ArrearsStatement, LedgerAgreement } from '../../../domain/loans/arrears-statement';
+import { arrearsStatementDocument } from '../../../domain/loans/arrears-statement.document';
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
-import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
+import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
-import { exerciceForDate } from '../accounts/ledger-access';
-import { accountBalances } from '../accounts/ledger-queries';
 import { isoDate } from '../common.schemas';
 import { arrearsStatementSchema } from './arrears-statement.schemas';
-import { loansAt } from './positions-at.queries';
 
 /** The branches a statement covers: the one asked for (404 if not the enterprise's or not seen), else every one the caller sees. */
 async function branchesOf(knex: Knex, principal: Principal, enterpriseId: string, branch: string | undefined): Promise<'all' | readonly string[]> {
@@ -22,14 +20,6 @@ async function branchesOf(knex: Knex, principal: Principal, enterpriseId: string
   const known = await knex('branches').where({ id: branch, enterprise_id: enterpriseId }).first('id');
   if (known === undefined) throw new NotFoundError('The branch');
   return [branch];
-}
-
-/** Where each class's principal and the provisions sit: every product's portfolio account, then 3312, 3352 and 3931. */
-async function figureAccounts(knex: Knex, enterpriseId: string) {
-  const products: { portfolio_account_code: string }[] = await knex('loan_products').where({ enterprise_id: enterpriseId }).distinct('portfolio_account_code');
-  // classAccounts: the overdue and doubtful accounts are the same whatever the product.
-  const { overdue, doubtful } = classAccounts(defaultRoleAccounts.loan_portfolio!);
-  return { performing: products.map((product) => product.portfolio_account_code), overdue: [overdue], doubtful: [doubtful], provisions: [defaultRoleAccounts.provisions!] };
 }
 
 const figures = (row: ArrearsFigures) => ({
@@ -73,17 +63,15 @@ export const arrearsStatementRoutes = [
       + 'provisioning ladder). `ledger` sets each class\'s outstanding principal and the provisions against the balances of their accounts at the date. '
       + '`loans` is the whole detail, by class, oldest arrears first.',
     access: 'authenticated',
-    query: yup.object({ enterprise: yup.string().uuid().required(), date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }) }),
+    query: yup.object({ enterprise: yup.string().uuid().required(), date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }), format: formatParameter }),
+    downloadable: true,
     errorStatuses: [401, 404, 422],
     response: arrearsStatementSchema,
-    handler: async ({ query, principal, deps }) => {
-      const branches = await branchesOf(deps.knex, principal, query.enterprise, query.branch);
-      const year = await exerciceForDate(deps.knex, query.enterprise, query.date);
-      const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: query.enterprise }).throwIfNotFound();
-      const statement = arrearsStatement(await loansAt(deps.knex, { enterpriseId: query.enterprise, asOf: query.date, branches }), configuration.provisioningLadder);
-      const balances = await accountBalances(deps.knex, { exerciceId: year.id, upTo: query.date, branches });
-      const agreement = ledgerAgreement(statement, balances, await figureAccounts(deps.knex, query.enterprise));
-      return { enterprise: query.enterprise, branch: query.branch ?? null, date: query.date, ...serializeStatement(statement, agreement) };
+    handler: async ({ query, principal, deps, ctx }) => {
+      const scope = { enterpriseId: query.enterprise, branch: query.branch ?? null, branches: await branchesOf(deps.knex, principal, query.enterprise, query.branch) };
+      const { statement, agreement } = await arrearsStatementAt(deps.knex, scope, query.date);
+      const answer = { enterprise: query.enterprise, branch: scope.branch, date: query.date, ...serializeStatement(statement, agreement) };
+      return answerReport(ctx, query.format, answer, { report: 'arrears-statement', document: async () => arrearsStatementDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, statement, agreement) });
     },
   }),
 ];

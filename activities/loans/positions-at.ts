@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { provisionPositionsAt } from '../../../activities/loans/provisioning.activity';
-import { addMonthsClamped, parseIsoDate, type IsoDate } from '../../../domain/calendar';
-import type { LoanPositionAt } from '../../../domain/loans/arrears-statement';
-import type { LoanClass } from '../../../domain/loans/classification';
-import { Money } from '../../../domain/money';
+import { provisionPositionsAt } from './provisioning.activity';
+import { addMonthsClamped, parseIsoDate, type IsoDate } from '../../domain/calendar';
+import type { LoanPositionAt } from '../../domain/loans/arrears-statement';
+import type { LoanClass } from '../../domain/loans/classification';
+import { Money } from '../../domain/money';
 
 /** A loan at a date, with what the prudential report reads besides its position. */
 export interface LoanAt extends LoanPositionAt {

@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import { balanceSheet, besidePrior, incomeStatement, rollUp, yearEarlier, type AccountBalance, type ChartAccount, type ComparedLine } from '../../domain/accounts/statements';
+import { addDaysTo, parseIsoDate, type IsoDate } from '../../domain/calendar';
+import { intermediateBalances } from '../../domain/accounts/intermediate-balances';
+import { formatAmount, Money } from '../../domain/money';
+import { exerciceCovering, exerciceForDate, linesInScope, type BalanceScope } from './year-balances';
+
+/**
+ * The financial statements (docs/architecture.md §9) as they are answered, read once here for the API's
+ * statement routes (JSON, CSV, XLSX) and for the reporting pack's activity: the presentation rules are
+ * domain/accounts/statements.ts, the queries below.
+ */
+
+/** The chart of an enterprise by code: labels, classes and parents, for roll-ups and statement labels. */
+async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, ChartAccount>> {
+  const rows = await knex('company_chart_entries').where({ chart_id: chartId }).select('code', 'label', 'class', 'parent_code');
+  return new Map(rows.map((row) => [row.code as string, { code: row.code, label: row.label, accountClass: row.class, parent: row.parent_code }]));
+}
+
+/** Each account's balance over a scope, the branches' summed (consolidated, or the one branch asked for). */
+export async function accountBalances(knex: Knex, scope: BalanceScope): Promise<AccountBalance[]> {
+  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
+}
+
+/**
+ * The movements of the income and expense accounts between two dates, whatever their years, without the
+ * closing entries that zeroed them at a year end nor the reversals of those (a reopened year).
+ */
+async function incomeAndExpenseFlows(knex: Knex, period: { enterpriseId: string; from: string; to: string; branches: 'all' | readonly string[] }): Promise<AccountBalance[]> {
+  const lines = knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('e.enterprise_id', period.enterpriseId)
+    .whereBetween('e.entry_date', [period.from, period.to])
+    .whereIn('c.class', [6, 7])
+    .whereNotExists((closing) => closing.select(1).from('exercice_closing_entries as x').where('x.step', 'closing').whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'));
+  if (period.branches !== 'all') lines.whereIn('e.branch_id', [...period.branches]);
+  const rows = await lines.groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
+}
+
+/** Whose statement: an enterprise, consolidated over `branches` or for the one `branch` asked for. */
+export interface StatementScope {
+  enterpriseId: string;
+  chartId: string;
+  branch: string | null;
+  branches: 'all' | readonly string[];
+}
+
+const serializeLines = (lines: readonly ComparedLine[]) =>
+  lines.map((line) => ({
+    code: line.code,
+    label: line.label,
+    amount: formatAmount(line.amount),
+    prior_amount: formatAmount(line.prior),
+    accounts: line.accounts.map((account) => ({ account: account.account, amount: formatAmount(account.amount) })),
+  }));
+
+export type SerializedStatementLine = ReturnType<typeof serializeLines>[number];
+
+/** A statement's totals as answered: each as it is, and the prior period's beside it under `prior_`. */
+function totalsBeside<K extends string>(current: Record<K, Money>, prior: Record<K, Money>): Record<string, string> {
+  const keys = Object.keys(current) as K[];
+  return Object.fromEntries([...keys.map((key) => [key, formatAmount(current[key])]), ...keys.map((key) => [`prior_${key}`, formatAmount(prior[key])])]);
+}
+
+/** The balance sheet at `date` beside the end of the year before; 422 naming `date` when no accounting year covers it. */
+export async function balanceSheetAt(knex: Knex, scope: StatementScope, date: IsoDate) {
+  const year = await exerciceForDate(knex, scope.enterpriseId, date);
+  const priorDate = addDaysTo(parseIsoDate(year.start_date), -1);
+  const prior = await exerciceCovering(knex, scope.enterpriseId, priorDate);
+  const current = balanceSheet(await accountBalances(knex, { exerciceId: year.id, upTo: date, branches: scope.branches }));
+  const before = balanceSheet(await accountBalances(knex, { exerciceId: prior?.id ?? null, upTo: priorDate, branches: scope.branches }));
+  return {
+    enterprise: scope.enterpriseId,
+    branch: scope.branch,
+    date,
+    prior_date: priorDate,
+    assets: serializeLines(besidePrior(current.assets, before.assets)),
+    liabilities: serializeLines(besidePrior(current.liabilities, before.liabilities)),
+    totals: {
+      ...(totalsBeside(current.totals, before.totals) as Record<'assets' | 'liabilities' | 'prior_assets' | 'prior_liabilities', string>),
+      balanced: current.totals.assets.eq(current.totals.liabilities) && before.totals.assets.eq(before.totals.liabilities),
+    },
+  };
+}
+
+export type BalanceSheetAnswer = Awaited<ReturnType<typeof balanceSheetAt>>;
+
+/**
+ * The movements of classes 6 and 7 of a period and of the same dates a year earlier, in the statement's scope,
+ * and the heading of a statement of that period (the income statement and the SIG).
+ */
+async function periodFlows(knex: Knex, scope: StatementScope, period: { from: IsoDate; to: IsoDate }) {
+  const priorPeriod = { from: yearEarlier(period.from), to: yearEarlier(period.to) };
+  const flowsOf = (dates: typeof period) => incomeAndExpenseFlows(knex, { enterpriseId: scope.enterpriseId, ...dates, branches: scope.branches });
+  const heading = {
+    enterprise: scope.enterpriseId,
+    branch: scope.branch,
+    date_from: period.from,
+    date_to: period.to,
+    prior_date_from: priorPeriod.from,
+    prior_date_to: priorPeriod.to,
+  };
+  return { heading, current: await flowsOf(period), prior: await flowsOf(priorPeriod) };
+}
+
+/** The income statement between two dates beside the same dates a year earlier. */
+export async function incomeStatementOf(knex: Knex, scope: StatementScope, period: { from: IsoDate; to: IsoDate }) {
+  const chart = await chartByCode(knex, scope.chartId);
+  const label = (group: string) => chart.get(group)?.label ?? group;
+  const flows = await periodFlows(knex, scope, period);
+  const current = incomeStatement(flows.current, label);
+  const before = incomeStatement(flows.prior, label);
+  return {
+    ...flows.heading,
+    expenses: serializeLines(besidePrior(current.expenses, before.expenses)),
+    income: serializeLines(besidePrior(current.income, before.income)),
+    totals: totalsBeside(current.totals, before.totals) as Record<'expenses' | 'income' | 'result' | 'prior_expenses' | 'prior_income' | 'prior_result', string>,
+  };
+}
+
+/** The soldes intermédiaires de gestion (SIG, class 8) of a period beside the same dates a year earlier: the answer and its lines. */
+export async function intermediateBalancesOf(knex: Knex, scope: StatementScope, period: { from: IsoDate; to: IsoDate }) {
+  const flows = await periodFlows(knex, scope, period);
+  const balances = besidePrior(intermediateBalances(flows.current), intermediateBalances(flows.prior));
+  return { answer: { ...flows.heading, balances: serializeLines(balances) }, balances };
+}
+
+export type IncomeStatementAnswer = Awaited<ReturnType<typeof incomeStatementOf>>;
+
+/**
+ * Sum of debits and credits of the accounts of a chart in one accounting year up to a date, one row per
+ * account with postings: a year's balances are read from its own entries, the opening balances its
+ * predecessor's closing carried into it included (docs/architecture.md §9).
+ */
+export function accountTotals(knex: Knex, scope: BalanceScope) {
+  return linesInScope(knex, scope)
+    .groupBy('c.id', 'c.code', 'c.label', 'c.class')
+    .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+}
+
+/** The trial balance over a scope (optionally one class), its accounts rolled up by parent account and class. */
+export async function trialBalanceOf(knex: Knex, chartId: string, scope: BalanceScope, filter: { date: IsoDate | null; accountClass?: number }) {
+  const rows = accountTotals(knex, scope).orderBy('c.code');
+  if (filter.accountClass !== undefined) rows.where('c.class', filter.accountClass);
+  const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
+  const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(knex, chartId));
+  const totals = await knex.from(accountTotals(knex, scope).as('t')).first(knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
+  return {
+    date: filter.date,
+    accounts: accounts.map(({ id: _id, ...account }) => account),
+    totals: { debit: totals.debit as string, credit: totals.credit as string, balanced: totals.debit === totals.credit },
+    groups: groups.map((group) => ({
+      code: group.code, label: group.label, class: group.accountClass, level: group.level,
+      debit: formatAmount(group.debit), credit: formatAmount(group.credit), balance: formatAmount(group.balance),
+    })),
+  };
+}
+
+export type TrialBalanceAnswer = Awaited<ReturnType<typeof trialBalanceOf>>;

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError, NotFoundError } from '../../domain/errors';
+import { monthBounds, packRefusal } from '../../domain/reports/reporting-pack';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { reportFileBytes, reportFileFormats } from '../report-files';
+import { reportingPackReports, type PackFacts } from './reporting-pack-reports';
+import { reportHeading } from './statement-documents';
+import { exerciceCovering } from './year-balances';
+
+/**
+ * The monthly reporting pack (docs/architecture.md §10): requested at the API (or by the month end), made by the
+ * reportingPack workflow in one transaction, its files stored with their SHA-256 and never made again. A pack
+ * is final once stored: a second request answers it as it is.
+ */
+
+export interface ReportingPackRow {
+  id: string;
+  enterprise_id: string;
+  period: string;
+  status: 'running' | 'stored' | 'failed';
+  requested_by: string | null;
+  failure: string | null;
+  generated_at: Date | null;
+  created_at: Date;
+}
+
+/** An enterprise's month, `YYYY-MM`. */
+export interface PackMonth {
+  enterpriseId: string;
+  period: string;
+}
+
+/** Why the month's pack cannot be made now (422), read in the caller's transaction. */
+async function refusalOf(trx: Knex | Knex.Transaction, enterpriseId: string, period: string, now: Date) {
+  const year = await exerciceCovering(trx, enterpriseId, monthBounds(period).last);
+  return packRefusal({ period, businessDate: await businessDateOf(trx, enterpriseId, now), yearCoversLastDay: year !== undefined });
+}
+
+/**
+ * Records a request for a month's pack: a new pack, or a failed one run again. A pack stored or being made is
+ * answered as it is, and `start` says whether a workflow must be started for it.
+ */
+export async function requestReportingPack(context: ActivityContext, actor: Actor, input: PackMonth): Promise<{ pack: ReportingPackRow; start: boolean }> {
+  return inTransaction(context.knex, async (trx) => {
+    const refusal = await refusalOf(trx, input.enterpriseId, input.period, context.clock());
+    if (refusal !== null) throw new AppError('unprocessable', refusal.code, refusal.message, [{ field: 'period', message: refusal.message }]);
+    const created = await trx('reporting_packs').insert({ enterprise_id: input.enterpriseId, period: input.period, requested_by: actor.userId })
+      .onConflict(['enterprise_id', 'period']).ignore().returning('id');
+    const pack: ReportingPackRow = await trx('reporting_packs').where({ enterprise_id: input.enterpriseId, period: input.period }).forUpdate().first();
+    const again = pack.status === 'failed';
+    const [current] = again ? await trx('reporting_packs').where({ id: pack.id }).update({ status: 'running', failure: null, requested_by: actor.userId }).returning('*') : [pack];
+    const found = created.length === 0 && !again ? pack.status : null;
+    await recordAudit(trx, actor, { action: 'reporting_pack.request', entityType: 'reporting_pack', entityId: pack.id, enterpriseId: input.enterpriseId, details: { period: input.period, resumed: again, found } });
+    return { pack: current as ReportingPackRow, start: created.length === 1 || again };
+  });
+}
+
+/** The month end's way in: the month's pack, created when it has none yet (made by no one: `requested_by` null). */
+export async function openReportingPack(knex: Knex, input: PackMonth): Promise<{ packId: string; status: ReportingPackRow['status'] }> {
+  return inTransaction(knex, async (trx) => {
+    await trx('reporting_packs').insert({ enterprise_id: input.enterpriseId, period: input.period }).onConflict(['enterprise_id', 'period']).ignore();
+    const pack: ReportingPackRow = await trx('reporting_packs').where({ enterprise_id: input.enterpriseId, period: input.period }).forUpdate().first();
+    if (pack.status === 'failed') await trx('reporting_packs').where({ id: pack.id }).update({ status: 'running', failure: null });
+    return { packId: pack.id, status: pack.status === 'failed' ? 'running' : pack.status };
+  });
+}
+
+/** What the pack's reports are made of: the enterprise consolidated at the month's last day. */
+async function packFacts(trx: Knex.Transaction, pack: ReportingPackRow, now: Date): Promise<PackFacts> {
+  const monthEnd = monthBounds(pack.period).last;
+  const exercice = await exerciceCovering(trx, pack.enterprise_id, monthEnd);
+  const chart = await trx('company_charts').where({ enterprise_id: pack.enterprise_id }).first('id');
+  if (exercice === undefined || chart === undefined) throw new AppError('conflict', 'no_exercice_for_period', `No accounting year of the enterprise covers ${monthEnd}.`);
+  return {
+    scope: { enterpriseId: pack.enterprise_id, chartId: chart.id, branch: null, branches: 'all' },
+    monthEnd,
+    exercice: { id: exercice.id, startDate: exercice.start_date },
+    heading: await reportHeading(trx, { enterpriseId: pack.enterprise_id, branch: null }, now),
+  };
+}
+
+/**
+ * Makes every report of the pack in both formats and stores the files, in one transaction with the pack's
+ * move to `stored`: a pack is whole or absent. A pack not running (stored already) is left as it is.
+ */
+export async function storeReportingPack(knex: Knex, now: Date, input: { packId: string }): Promise<{ stored: boolean; files: number }> {
+  return inTransaction(knex, async (trx) => {
+    const pack: ReportingPackRow | undefined = await trx('reporting_packs').where({ id: input.packId }).forUpdate().first();
+    if (pack === undefined) throw new NotFoundError('The reporting pack');
+    if (pack.status !== 'running') return { stored: false, files: 0 };
+    const facts = await packFacts(trx, pack, now);
+    let files = 0;
+    for (const report of reportingPackReports) {
+      const document = await report.build(trx, facts);
+      for (const format of reportFileFormats) {
+        const content = await reportFileBytes(document, format);
+        await trx('reporting_pack_files').insert({ pack_id: pack.id, report: report.name, format, content, sha256: createHash('sha256').update(content).digest('hex'), size_bytes: content.length });
+        files += 1;
+      }
+    }
+    await trx('reporting_packs').where({ id: pack.id }).update({ status: 'stored', generated_at: now });
+    return { stored: true, files };
+  });
+}
+
+export async function markReportingPackFailed(knex: Knex, input: { packId: string; failure: string }): Promise<void> {
+  await knex('reporting_packs').where({ id: input.packId, status: 'running' }).update({ status: 'failed', failure: input.failure });
+}

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import { exerciceForDate } from '../accounts/year-balances';
+import { accountBalances } from '../accounts/financial-statements';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { arrearsStatement, ledgerAgreement } from '../../domain/loans/arrears-statement';
+import type { IsoDate } from '../../domain/calendar';
+import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { classAccounts } from './class-accounts';
+import { loansAt } from './positions-at';
+
+/** Where each class's principal and the provisions sit: every product's portfolio account, then 3312, 3352 and 3931. */
+async function figureAccounts(knex: Knex, enterpriseId: string) {
+  const products: { portfolio_account_code: string }[] = await knex('loan_products').where({ enterprise_id: enterpriseId }).distinct('portfolio_account_code');
+  // classAccounts: the overdue and doubtful accounts are the same whatever the product.
+  const { overdue, doubtful } = classAccounts(defaultRoleAccounts.loan_portfolio!);
+  return { performing: products.map((product) => product.portfolio_account_code), overdue: [overdue], doubtful: [doubtful], provisions: [defaultRoleAccounts.provisions!] };
+}
+
+/**
+ * The arrears and provisions statement at a date (docs/domain.md §10) over an enterprise's branches, with the
+ * ledger's balances of the class and provision accounts beside its totals. Read here for the API and the pack.
+ */
+export async function arrearsStatementAt(knex: Knex, scope: { enterpriseId: string; branches: 'all' | readonly string[] }, date: IsoDate) {
+  const year = await exerciceForDate(knex, scope.enterpriseId, date);
+  const configuration = await EnterpriseConfiguration.query(knex).findOne({ enterprise_id: scope.enterpriseId }).throwIfNotFound();
+  const statement = arrearsStatement(await loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches }), configuration.provisioningLadder);
+  const balances = await accountBalances(knex, { exerciceId: year.id, upTo: date, branches: scope.branches });
+  return { statement, agreement: ledgerAgreement(statement, balances, await figureAccounts(knex, scope.enterpriseId)) };
+}

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { markReportingPackFailed, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
+import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
+import { NotFoundError } from '../../../domain/errors';
+import { periodPattern, reportingPackWorkflowId } from '../../../domain/reports/reporting-pack';
+import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { startWorkflowFor } from '../../workflow-start';
+import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+
+/** The figures sent to COBAC are the direction's: only direction and administrators request and read the packs. */
+const packRoles = ['direction', 'admin'] as const;
+const period = () => yup.string().matches(periodPattern, '${path} must be a month YYYY-MM');
+
+const fileSchema = yup.object({
+  name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
+  report: yup.string().required(),
+  format: yup.string().oneOf(['csv', 'xlsx']).required(),
+  size_bytes: yup.number().integer().required(),
+  sha256: yup.string().required().meta({ description: 'SHA-256 of the stored bytes, hex: what was sent can be checked against it.' }),
+}).meta({ component: 'ReportingPackFile' });
+
+const packSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+  status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
+  requested_by: yup.string().uuid().nullable().defined().meta({ description: 'Who asked for it; null when the month end made it.' }),
+  requested_at: timestampResponse(),
+  generated_at: timestampResponse().nullable(),
+  failure: yup.string().nullable().defined(),
+  workflow_id: yup.string().required(),
+  files: yup.array(fileSchema).required().meta({ description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.' }),
+}).meta({ component: 'ReportingPack' });
+
+type FileRow = { pack_id: string; report: string; format: ReportFileFormat; size_bytes: number; sha256: string };
+
+async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
+  const files: FileRow[] = await knex('reporting_pack_files').whereIn('pack_id', packs.map((pack) => pack.id)).orderBy(['report', 'format']).select('pack_id', 'report', 'format', 'size_bytes', 'sha256');
+  return packs.map((pack) => ({
+    id: pack.id,
+    enterprise: pack.enterprise_id,
+    period: pack.period,
+    status: pack.status,
+    requested_by: pack.requested_by,
+    requested_at: pack.created_at.toISOString(),
+    generated_at: pack.generated_at?.toISOString() ?? null,
+    failure: pack.failure,
+    workflow_id: reportingPackWorkflowId(pack.enterprise_id, pack.period),
+    files: files.filter((file) => file.pack_id === pack.id).map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
+  }));
+}
+
+/** The enterprises whose packs the caller reads: where they hold one of the pack roles ('all' for a platform grant). */
+function readableEnterprises(principal: Principal): 'all' | string[] {
+  const grants = principal.grants.filter((grant) => (packRoles as readonly string[]).includes(grant.role));
+  return grants.some((grant) => grant.enterpriseId === null) ? 'all' : grants.map((grant) => grant.enterpriseId!);
+}
+
+async function readablePack(knex: Knex, principal: Principal, id: string): Promise<ReportingPackRow> {
+  const pack: ReportingPackRow | undefined = await knex('reporting_packs').where({ id }).first();
+  const readable = readableEnterprises(principal);
+  if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id))) throw new NotFoundError('The reporting pack');
+  return pack;
+}
+
+/**
+ * The monthly reporting pack (docs/architecture.md §10): requested here or by the month end, made by the
+ * reportingPack workflow, its files stored as made and downloaded as stored.
+ */
+export const reportingPackRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/accounts/reporting-packs/',
+    module: 'accounts',
+    operationId: 'requestReportingPack',
+    summary: 'Make a month’s reporting pack (direction, administrators): balance sheet, income statement for the year to date, trial balance, as CSV and XLSX',
+    description: 'Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is made again); a failed one is made again.',
+    access: packRoles,
+    status: 202,
+    location: '/api/v1/accounts/reporting-packs/{id}/',
+    body: yup.object({ enterprise: yup.string().uuid().required(), period: period().required() }),
+    response: packSchema,
+    errorStatuses: [401, 403, 404, 422, 503],
+    handler: async ({ body, principal, deps, authorize, ctx }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
+      const { pack, start } = await requestReportingPack(deps.activities, principal, { enterpriseId: body.enterprise, period: body.period });
+      if (start) {
+        const input: ReportingPackInput = { enterpriseId: body.enterprise, period: body.period };
+        await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', { workflowId: reportingPackWorkflowId(body.enterprise, body.period), args: [input] }, {
+          what: 'the reporting pack',
+          markFailed: () => markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
+          log: ctx.state.log,
+        });
+      }
+      return (await withFiles(deps.knex, [pack]))[0];
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/reporting-packs/',
+    module: 'accounts',
+    operationId: 'listReportingPacks',
+    summary: 'Reporting packs, the latest month first',
+    access: packRoles,
+    query: listQuerySchema([], { enterprise: enterpriseFilter, period: period().optional() }),
+    errorStatuses: [401, 403],
+    response: pageSchema(packSchema),
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = deps.knex('reporting_packs').orderBy([{ column: 'period', order: 'desc' }, { column: 'id' }]);
+      const readable = readableEnterprises(principal);
+      if (readable !== 'all') rows.whereIn('enterprise_id', readable);
+      whereFilters(rows, query, { enterprise: 'enterprise_id', period: 'period' });
+      const page = await paginateRows<ReportingPackRow>(rows, query, new URL(ctx.href));
+      return { ...page, results: await withFiles(deps.knex, page.results) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/reporting-packs/{id}/',
+    module: 'accounts',
+    operationId: 'getReportingPack',
+    summary: 'A reporting pack with its files, their sizes and SHA-256',
+    access: packRoles,
+    params: idParams,
+    errorStatuses: [401, 403, 404],
+    response: packSchema,
+    handler: async ({ params, principal, deps }) => (await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0],
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/reporting-packs/{id}/files/{name}/',
+    module: 'accounts',
+    operationId: 'downloadReportingPackFile',
+    summary: 'A file of a reporting pack, the bytes stored when it was made',
+    access: packRoles,
+    params: yup.object({ id: yup.string().uuid().required(), name: yup.string().required().matches(/^[a-z0-9-]{1,40}\.(csv|xlsx)$/, '${path} must be <report>.csv or <report>.xlsx') }),
+    produces: [reportContentTypes.csv, reportContentTypes.xlsx],
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, principal, deps, ctx }) => {
+      const pack = await readablePack(deps.knex, principal, params.id);
+      const [report, format] = params.name.split('.') as [string, ReportFileFormat];
+      const file: { content: Buffer; sha256: string } | undefined = await deps.knex('reporting_pack_files').where({ pack_id: pack.id, report, format }).first('content', 'sha256');
+      if (file === undefined) throw new NotFoundError('The file');
+      const enterprise = await deps.knex('enterprises').where({ id: pack.enterprise_id }).first('code');
+      ctx.set('Content-Disposition', `attachment; filename="${report}-${String(enterprise.code).replace(/[^A-Za-z0-9._-]+/g, '-')}-${pack.period}.${format}"`);
+      // RFC 9530: the client can check what it received against the digest recorded in the pack.
+      ctx.set('Repr-Digest', `sha-256=:${Buffer.from(file.sha256, 'hex').toString('base64')}:`);
+      ctx.type = reportContentTypes[format];
+      ctx.body = file.content;
+      return undefined;
+    },
+  }),
+];

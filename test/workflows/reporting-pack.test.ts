@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import type { Knex } from 'knex';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { reportingPackReports } from '../../activities/accounts/reporting-pack-reports';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
+import { createLoanWorld, setBusinessDate } from '../helpers/loans';
+import { smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
+import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+let app: TestApp;
+let knex: Knex;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+});
+
+const packs = '/api/v1/accounts/reporting-packs/';
+// Recorded with RECORD_HISTORIES=1: a change to the workflow that breaks the histories of packs in flight fails here.
+const historyFile = path.join(__dirname, 'histories', 'reporting-pack-stored.json');
+
+async function fileOf(path: string, headers: Record<string, string>) {
+  const response = await fetch(`${app.baseUrl}${path}`, { headers });
+  return { status: response.status, type: response.headers.get('content-type'), disposition: response.headers.get('content-disposition'), digest: response.headers.get('repr-digest'), bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** Requests the month's pack and waits for its workflow to store it (or fail). */
+async function packOf(coop: SmallCooperative, period: string) {
+  const headers = coop.world.users.direction!.headers;
+  const requested = await app.request('POST', packs, { headers, json: { enterprise: coop.world.enterpriseId, period } });
+  if (requested.status !== 202) throw new Error(requested.text);
+  for (let attempt = 0; attempt < 400; attempt += 1) {
+    const pack = await app.request('GET', `${packs}${requested.body.id}/`, { headers });
+    if (pack.body.status !== 'running') return { requested, pack: pack.body };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the pack was not made');
+}
+
+test('report names of the pack are unique file names', (t) => {
+  const names = reportingPackReports.map((report) => report.name);
+  t.deepEqual(new Set(names).size, names.length);
+  t.true(names.every((name) => /^[a-z0-9-]{1,40}$/.test(name)));
+});
+
+test.serial('a month’s pack: stored as made with the right figures, never made again, listed, downloaded, hidden from another enterprise; the history replays', async (t) => {
+  const coop = await smallCooperative(app, knex, 'RP1');
+  const { world, expected } = coop;
+  const headers = world.users.direction!.headers;
+  await setBusinessDate(world, '2026-07-05');
+
+  // Refusals before anything is recorded: the role, the field, a month not over.
+  t.is((await app.request('POST', packs, { headers: world.users.cashier!.headers, json: { enterprise: world.enterpriseId, period: '2026-06' } })).status, 403);
+  t.like((await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-13' } })).body, { status: 400, errors: [{ field: 'period' }] });
+  t.like((await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-07' } })).body, { status: 422, code: 'period_not_ended', errors: [{ field: 'period' }] });
+  t.is(Number((await knex('reporting_packs').count<{ count: string }[]>())[0]!.count), 0);
+
+  await withWorker(knex, async ({ client }) => {
+    const { requested, pack } = await packOf(coop, '2026-06');
+    t.is(requested.headers.get('location'), `${packs}${pack.id}/`);
+    t.like(pack, { status: 'stored', period: '2026-06', requested_by: world.users.direction!.id, workflow_id: `reporting-pack-${world.enterpriseId}-2026-06` });
+    // The history of the run that made it (a later start of the same id is another run).
+    const { events } = await client.workflow.getHandle(pack.workflow_id).fetchHistory();
+    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'income-statement', 'intermediate-balances', 'prudential-ratios', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
+
+    // Each file downloads as stored: its bytes hash to the recorded SHA-256.
+    for (const stored of pack.files as { name: string; format: string; sha256: string; size_bytes: number }[]) {
+      const download = await fileOf(`${packs}${pack.id}/files/${stored.name}/`, headers);
+      t.is(download.status, 200);
+      t.is(download.type, stored.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      t.is(createHash('sha256').update(download.bytes).digest('hex'), stored.sha256);
+      t.is(download.bytes.length, stored.size_bytes);
+      t.is(download.digest, `sha-256=:${createHash('sha256').update(download.bytes).digest('base64')}:`);
+      t.is(download.disposition, `attachment; filename="${stored.name.replace('.', '-RP1-2026-06.')}"`);
+    }
+
+    // The figures, to the franc: the result of January to June computed by hand (interest and fees earned, salaries paid).
+    const income = (await fileOf(`${packs}${pack.id}/files/income-statement.csv/`, headers)).bytes.toString('utf8');
+    t.true(income.includes('\r\nPériode;2026-01-01;2026-06-30\r\n'));
+    t.true(income.includes(`\r\nRésultat (produits − charges);${expected.result.toFixed(0)};0\r\n`));
+    const sheet = (await fileOf(`${packs}${pack.id}/files/balance-sheet.csv/`, headers)).bytes.toString('utf8');
+    const json = await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/balance-sheet/?date=2026-06-30`, { headers });
+    t.true(sheet.includes(`\r\nDate;2026-06-30\r\n`));
+    t.true(sheet.includes(`\r\n;Total actif;${json.body.totals.assets};${json.body.totals.prior_assets}\r\n`));
+    t.true(sheet.includes(`\r\n;Total passif;${json.body.totals.liabilities};${json.body.totals.prior_liabilities}\r\n`));
+
+    // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made again.
+    const again = await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-06' } });
+    t.like(again.body, { id: pack.id, status: 'stored', generated_at: pack.generated_at });
+    t.deepEqual(again.body.files, pack.files);
+    const rerun = await client.workflow.execute('reportingPack', { taskQueue, workflowId: pack.workflow_id, args: [{ enterpriseId: world.enterpriseId, period: '2026-06' }] });
+    t.deepEqual(rerun, { packId: pack.id, files: 0 });
+    t.is(Number((await knex('reporting_pack_files').where({ pack_id: pack.id }).count<{ count: string }[]>())[0]!.count), 12);
+    await t.throwsAsync(knex('reporting_pack_files').where({ pack_id: pack.id }).update({ size_bytes: 1 }), { message: /append-only/ });
+
+    const listed = await app.request('GET', `${packs}?period=2026-06`, { headers });
+    t.like(listed.body, { count: 1, results: [{ id: pack.id }] });
+    t.is((await app.request('GET', `${packs}?period=2026-05`, { headers })).body.count, 0);
+
+    // A user of another enterprise sees none of it.
+    const stranger = (await createLoanWorld(app, knex, 'RP2')).users.direction!.headers;
+    t.is((await app.request('GET', `${packs}${pack.id}/`, { headers: stranger })).status, 404);
+    t.is((await fileOf(`${packs}${pack.id}/files/balance-sheet.csv/`, stranger)).status, 404);
+    t.is((await app.request('GET', packs, { headers: stranger })).body.count, 0);
+    t.is((await app.request('POST', packs, { headers: stranger, json: { enterprise: world.enterpriseId, period: '2026-06' } })).status, 404);
+
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, pack.workflow_id));
+    if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
+  }, taskQueue);
+});
+
+test.serial('a recorded history of a pack replays against the current workflow code', async (t) => {
+  const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-reporting-pack'));
+});

@@ -1,0 +1,38 @@
+import { ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import type { Activities } from '../activities';
+
+const { openReportingPack, storeReportingPack, markReportingPackFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/** The start input, the same from the API and from the month end (which starts this workflow as its last step). */
+export interface ReportingPackInput {
+  enterpriseId: string;
+  /** The month, `YYYY-MM`. */
+  period: string;
+}
+
+/**
+ * The monthly reporting pack (docs/architecture.md §10), id `reporting-pack-{enterpriseId}-{YYYY-MM}`: the pack's
+ * row found or created, then every report made and stored in one activity (one transaction: a pack is whole or
+ * absent). A pack already stored is left as it is: the files sent stay the files kept.
+ */
+export async function reportingPack(input: ReportingPackInput): Promise<{ packId: string; files: number }> {
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: businessIdKey, value: input.period },
+  ]);
+  const pack = await openReportingPack(input);
+  if (pack.status === 'stored') return { packId: pack.packId, files: 0 };
+  try {
+    const stored = await storeReportingPack({ packId: pack.packId });
+    return { packId: pack.packId, files: stored.files };
+  } catch (error) {
+    // An activity's failure wraps the refusal (its cause), whose message says what to do.
+    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    await markReportingPackFailed({ packId: pack.packId, failure });
+    throw ApplicationFailure.nonRetryable(`reporting pack ${pack.packId} failed`, 'ReportingPackFailed');
+  }
+}
