@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { csvChunks } from '../domain/reports/csv';
-import type { ReportDocument } from '../domain/reports/report-document';
+import { csvChunks } from '../domain/accounts/report-csv';
+import type { ReportDocument } from '../domain/accounts/report-document';
 import { writeWorkbook, xlsxContentType } from './report-workbook';
 
 /** The formats a report is written in (docs/architecture.md §10): CSV for software and quick looks, XLSX for people. */

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
-import { headerLines } from '../domain/reports/csv';
-import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from '../domain/reports/report-document';
+import { headerLines } from '../domain/accounts/report-csv';
+import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from '../domain/accounts/report-document';
 
 /**
  * A ReportDocument as an XLSX workbook (docs/architecture.md §10), written with ExcelJS's streaming

@@ -2,8 +2,8 @@ import { PassThrough, Readable } from 'node:stream';
 import * as yup from 'yup';
 import { reportContentTypes, type ReportFileFormat } from '../activities/report-files';
 import { writeWorkbook } from '../activities/report-workbook';
-import { csvChunks } from '../domain/reports/csv';
-import type { ReportDocument } from '../domain/reports/report-document';
+import { csvChunks } from '../domain/accounts/report-csv';
+import type { ReportDocument } from '../domain/accounts/report-document';
 import type { AppContext } from './context';
 
 /**

@@ -3,7 +3,7 @@ import type { IsoDate } from '../../domain/calendar';
 import { intermediateBalancesDocument } from '../../domain/accounts/intermediate-balances.document';
 import { prudentialRatiosDocument } from '../../domain/accounts/prudential-ratios.document';
 import { arrearsStatementDocument } from '../../domain/loans/arrears-statement.document';
-import type { ReportDocument } from '../../domain/reports/report-document';
+import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
 import { prudentialRatiosAt } from './prudential-ratios';

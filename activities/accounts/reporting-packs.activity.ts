@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { monthBounds, packRefusal } from '../../domain/reports/reporting-pack';
+import { monthBounds, packRefusal } from '../../domain/accounts/reporting-pack';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';

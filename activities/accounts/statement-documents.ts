@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
-import type { ReportColumn, ReportDocument } from '../../domain/reports/report-document';
+import type { ReportColumn, ReportDocument } from '../../domain/accounts/report-document';
 import type { BalanceSheetAnswer, IncomeStatementAnswer, SerializedStatementLine, TrialBalanceAnswer } from './financial-statements';
 
 /**

@@ -3,7 +3,7 @@ import { parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 import { cycleStartOf, interestOver, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
-import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/period/month-end-step';
+import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import { interestWindow } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
-import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/period/month-end-step';
+import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';

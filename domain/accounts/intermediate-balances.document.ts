@@ -1,5 +1,5 @@
 import { formatAmount, type Money } from '../money';
-import type { ReportColumn, ReportDocument } from '../reports/report-document';
+import type { ReportColumn, ReportDocument } from './report-document';
 import type { IntermediateBalance } from './intermediate-balances';
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;

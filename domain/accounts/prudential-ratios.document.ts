@@ -1,5 +1,5 @@
 import { formatAmount } from '../money';
-import type { ReportColumn, ReportDocument } from '../reports/report-document';
+import type { ReportColumn, ReportDocument } from './report-document';
 import type { Part } from './prudential-parts';
 import type { PrudentialRatios, Ratio } from './prudential-ratios';
 

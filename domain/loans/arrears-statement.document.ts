@@ -1,5 +1,5 @@
 import { formatAmount } from '../money';
-import type { ReportColumn, ReportDocument } from '../reports/report-document';
+import type { ReportColumn, ReportDocument } from '../accounts/report-document';
 import type { ArrearsFigures, ArrearsStatement, LedgerAgreement } from './arrears-statement';
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;

@@ -3,7 +3,7 @@ import test from 'ava';
 import ExcelJS from 'exceljs';
 import { reportFileBytes } from '../../activities/report-files';
 import { cellValue, writeWorkbook } from '../../activities/report-workbook';
-import type { ReportDocument } from '../../domain/reports/report-document';
+import type { ReportDocument } from '../../domain/accounts/report-document';
 
 const document: ReportDocument = {
   title: 'Ratios prudentiels COBAC',

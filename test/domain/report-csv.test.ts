@@ -1,6 +1,6 @@
 import test from 'ava';
-import { csvCell, csvChunks, csvField } from '../../domain/reports/csv';
-import type { ReportDocument } from '../../domain/reports/report-document';
+import { csvCell, csvChunks, csvField } from '../../domain/accounts/report-csv';
+import type { ReportDocument } from '../../domain/accounts/report-document';
 
 const text = async (document: ReportDocument) => {
   let all = '';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { monthBounds, packRefusal, reportingPackWorkflowId } from '../../domain/reports/reporting-pack';
+import { monthBounds, packRefusal, reportingPackWorkflowId } from '../../domain/accounts/reporting-pack';
 
 test('a month’s bounds: 28, 29, 30 or 31 days, December into the next year', (t) => {
   t.deepEqual(monthBounds('2026-02'), { first: '2026-02-01', last: '2026-02-28' });

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { markReportingPackFailed, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
-import { periodPattern, reportingPackWorkflowId } from '../../../domain/reports/reporting-pack';
+import { periodPattern, reportingPackWorkflowId } from '../../../domain/accounts/reporting-pack';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
