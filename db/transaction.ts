@@ -39,7 +39,8 @@ export async function retryOnConflict<T>(work: () => Promise<T>, attemptsMax = 5
   }
 }
 
-function isRetryable(error: unknown): boolean {
+/** A serialization failure or a deadlock: running the same work again may succeed. */
+export function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && retryableSqlStates.has(code);
 }

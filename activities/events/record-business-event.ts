@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { moneyMovingKinds, type EventKind, type RoleAccounts, type RuleLeg } from '../../domain/events/rules';
 import { formatAmount, type Money } from '../../domain/money';
-import { reportOnCommit } from '../metrics-channel';
+import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
 import { ledgerCall } from './ledger-refusal';
 
@@ -72,20 +72,23 @@ export interface EventPosting {
  * `events` (column `ord`, from 1), each answering as recordBusinessEvent's statement does. The caller runs its
  * statement through ledgerCall (the same refusals) and gives the events' rows, in order, to reportPostings.
  */
-export function recordedEventsQuery(trx: Knex.Transaction, now: Date, events: readonly BusinessEvent[]): Knex.Raw {
+export function recordedEventsQuery(trx: Knex, now: Date, events: readonly BusinessEvent[]): Knex.Raw {
   if (events.length === 0) throw new Error('recordedEventsQuery: no event to record');
   return trx.raw(events.map((_, index) => `SELECT ${index + 1} AS ord, e.* FROM (?) e`).join(' UNION ALL '), events.map((event) => eventCall(trx, now, event)));
 }
 
-/** The posting counter of each event that posted a new entry, counted when the transaction commits. */
-export function reportPostings(trx: Knex.Transaction, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
+/** The posting counter of each event that posted a new entry, counted when the transaction commits (at once after a statement outside any). */
+export function reportPostings(db: Knex, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
   events.forEach((event, index) => {
     const posting = recorded[index]!;
-    if (posting.entry_id !== null && !posting.replayed) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
+    if (posting.entry_id === null || posting.replayed) return;
+    const work = { work: 'posting', labels: { kind: event.kind } } as const;
+    if (db.isTransaction === true) reportOnCommit(db as Knex.Transaction, work);
+    else reportCommitted(work);
   });
 }
 
-function eventCall(trx: Knex.Transaction, now: Date, event: BusinessEvent): Knex.Raw {
+function eventCall(trx: Knex, now: Date, event: BusinessEvent): Knex.Raw {
   return trx.raw('SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)', [
     event.enterpriseId,
     event.branchId,

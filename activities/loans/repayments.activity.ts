@@ -9,7 +9,7 @@ import type { LoanClass } from '../../domain/loans/classification';
 import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { formatAmount, Money } from '../../domain/money';
 import type { Loan, LoanStatus } from '../../db/models/loan.model';
-import { inTransaction } from '../../db/transaction';
+import { inTransaction, isRetryable } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultRoleAccounts } from '../events/default-rules';
@@ -66,35 +66,48 @@ const components = [
 ] as const satisfies readonly { part: keyof InstallmentAllocation; kind: EventKind }[];
 
 /**
- * Records a repayment in one transaction (docs/architecture.md §3): locks the loan (concurrent repayments of one loan
- * queue, so none overpays and none is lost), answers a retried request (same key) with the first result, then
- * applies it at the business date.
+ * Records a repayment (docs/architecture.md §3, §4): answers a retried request (same key) with the first result,
+ * then applies it at the business date. A cash repayment is first tried without a transaction: one read of the
+ * loan, then one statement that writes it all only if the loan's row is still the version read (else it fails
+ * whole, as a serialization failure). A repayment whose loan changed in between, and one from an account (two
+ * rows to keep in step), run in a transaction with the loan locked: concurrent repayments of one loan queue, so
+ * none overpays and none is lost.
  */
 export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
-  return inTransaction(context.knex, async (trx) => {
-    const key = operationKey('repayment', actor, input.idempotencyKey);
-    // Without a client key there is nothing to replay: the read looks for no earlier repayment.
-    const found = await loanForRepayment(trx, input.loanId, input.idempotencyKey === null ? null : key);
-    if (found === undefined) throw new NotFoundError('The loan');
-    const { loan } = found;
-    input.authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId });
-    const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
-    if (found.earlierRepaymentId !== null) {
-      const earlier: LoanRepaymentDetail = await repaymentsQuery(trx).where('r.id', found.earlierRepaymentId).first();
-      assertSameRequest(earlier.request, request);
-      return { repayment: earlier, replayed: true };
+  if (input.channel === 'cash') {
+    try {
+      return await repay(context, context.knex, actor, input);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
     }
-    assertRepayable(loan);
-    const now = context.clock();
-    const businessDate = effectiveBusinessDate(found.configuration, now);
-    if (input.date !== null && input.date !== businessDate) {
-      throw new AppError('unprocessable', 'date_not_business_date', `Repayments are recorded at the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
-    }
-    const funding: RepaymentFunding = input.channel === 'account' ? { channel: 'account', leg: await memberAccountLeg(trx, input.accountId!, loan.clientId) } : { channel: 'cash' };
-    const repaid = { loan, businessDate, amount: input.amount, funding, dues: 'payable', reference: input.reference, key, request, actorId: actor.userId } as const;
-    const repayment = await settleRepayment(trx, now, repaid, found);
-    return { repayment: { ...repayment, loan_number: loan.number }, replayed: false };
-  });
+  }
+  return inTransaction(context.knex, async (trx) => repay(context, trx, actor, input));
+}
+
+/** A repayment in `db`: a transaction, which the read locks the loan for, or the pool (its statement then checks the loan's version). */
+async function repay(context: ActivityContext, db: Knex, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
+  const key = operationKey('repayment', actor, input.idempotencyKey);
+  // Without a client key there is nothing to replay: the read looks for no earlier repayment.
+  const found = await loanForRepayment(db, input.loanId, input.idempotencyKey === null ? null : key);
+  if (found === undefined) throw new NotFoundError('The loan');
+  const { loan } = found;
+  input.authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId });
+  const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+  if (found.earlierRepaymentId !== null) {
+    const earlier: LoanRepaymentDetail = await repaymentsQuery(db).where('r.id', found.earlierRepaymentId).first();
+    assertSameRequest(earlier.request, request);
+    return { repayment: earlier, replayed: true };
+  }
+  assertRepayable(loan);
+  const now = context.clock();
+  const businessDate = effectiveBusinessDate(found.configuration, now);
+  if (input.date !== null && input.date !== businessDate) {
+    throw new AppError('unprocessable', 'date_not_business_date', `Repayments are recorded at the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
+  }
+  const funding: RepaymentFunding = input.channel === 'account' ? { channel: 'account', leg: await memberAccountLeg(db as Knex.Transaction, input.accountId!, loan.clientId) } : { channel: 'cash' };
+  const repaid = { loan, businessDate, amount: input.amount, funding, dues: 'payable', reference: input.reference, key, request, actorId: actor.userId } as const;
+  const repayment = await settleRepayment(db, now, repaid, found);
+  return { repayment: { ...repayment, loan_number: loan.number }, replayed: false };
 }
 
 function assertRepayable(loan: LoanToRepay): void {
@@ -141,10 +154,18 @@ interface LoanForRepayment {
   installments: InstallmentState[];
   /** The repayment already recorded under the operation's key. */
   earlierRepaymentId: string | null;
+  /** The loan row's version (xmin) when read outside a transaction, which the writing statement checks; null when read locked. */
+  version: string | null;
 }
 
-async function loanForRepayment(trx: Knex.Transaction, loanId: string, key: string | null): Promise<LoanForRepayment | undefined> {
-  const { rows } = await trx.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found', [loanId, key]);
+/**
+ * Outside a transaction, the row's version comes from the statement's snapshot, taken before the function's reads:
+ * never newer than what they read, so a loan that changed in between fails the check and nothing is written stale.
+ */
+async function loanForRepayment(db: Knex, loanId: string, key: string | null): Promise<LoanForRepayment | undefined> {
+  const { rows } = db.isTransaction === true
+    ? await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, NULL AS version', [loanId, key])
+    : await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, (SELECT xmin::text FROM loans WHERE id = ?) AS version', [loanId, key, loanId]);
   const found = rows[0].found as (Record<string, string> & { installments: InstallmentRow[]; business_date: string | null; earlier_repayment_id: string | null }) | null;
   if (found === null) return undefined;
   return {
@@ -163,6 +184,7 @@ async function loanForRepayment(trx: Knex.Transaction, loanId: string, key: stri
     configuration: { businessDate: found.business_date, timeZone: found.time_zone! },
     installments: found.installments.map(installmentState),
     earlierRepaymentId: found.earlier_repayment_id,
+    version: rows[0].version as string | null,
   };
 }
 
@@ -171,7 +193,7 @@ async function loanForRepayment(trx: Knex.Transaction, loanId: string, key: stri
  * writes the installments, the loan, the LoanRepayment and one entry per component (the ledger's entry point)
  * in one statement. The loan closes when nothing is left.
  */
-async function settleRepayment(trx: Knex.Transaction, now: Date, input: RepaymentToApply, found: LoanForRepayment): Promise<LoanRepaymentRow> {
+async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, found: LoanForRepayment): Promise<LoanRepaymentRow> {
   const { loan, businessDate } = input;
   const stored = found.installments;
   const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
@@ -185,32 +207,33 @@ async function settleRepayment(trx: Knex.Transaction, now: Date, input: Repaymen
   const changed = after.filter((installment, index) => installment !== stored[index]);
   const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
   const leg = input.funding.channel === 'account' ? input.funding.leg : null;
-  if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
+  if (leg !== null) await moveAccountBalance(db as Knex.Transaction, leg, input.amount.negated());
   const repaymentId = randomUUID();
   const outstandingAfter = new Money(loan.outstandingPrincipal).minus(totals.principal);
   // Only open installments were read: the loan is settled when they all are.
   const closedOn = after.every(isSettled) ? businessDate : null;
   const events = repaymentEvents(input, found.accounts, repaymentId, totals);
-  // The installments, the loan, the repayment and the entries of its components in one statement.
-  const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(trx.raw(
+  // The installments, the loan, the repayment and the entries of its components in one statement. The loan's
+  // update runs first (the repayment's loan_id is what it matched) and, on a version that changed, fails it all.
+  const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(db.raw(
     `WITH installments AS (${saveInstallmentsStatement}),
           loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
-                   WHERE id = ?),
+                   WHERE id = ? AND xmin = COALESCE(?::xid, xmin) RETURNING id),
           recorded AS (?)
      INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
                                   outstanding_after, idempotency_key, request, recorded_by)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      RETURNING *, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`,
     [
       installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
-      formatAmount(outstandingAfter), closedOn, closedOn, loan.id,
-      recordedEventsQuery(trx, now, events),
-      repaymentId, loan.enterpriseId, loan.branchId, loan.id,
+      formatAmount(outstandingAfter), closedOn, closedOn, loan.id, found.version,
+      recordedEventsQuery(db, now, events),
+      repaymentId, loan.enterpriseId, loan.branchId,
       formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
       input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
     ],
   ));
-  reportPostings(trx, events, recorded);
+  reportPostings(db, events, recorded);
   return repayment;
 }
 
