@@ -1,9 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
+import type { MonthEndStepInput } from '../domain/period/month-end';
 import { describeDatabase } from './describe-database.activity';
+import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndStep, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
+import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
@@ -39,6 +42,8 @@ function refusingActivities<T extends Record<string, (input: never) => Promise<u
  * this factory's result, so no database code enters the workflow sandbox. Each takes one object argument.
  */
 export function createActivities(deps: ActivityDeps) {
+  // A month-end step's activity: its work run by runMonthEndStep (one transaction, done once; docs/domain.md §8).
+  const monthEndStep = (work: MonthEndStepWorkFunction) => (input: MonthEndStepInput) => runMonthEndStep(deps.knex, deps.clock(), input, work);
   return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),
@@ -56,6 +61,12 @@ export function createActivities(deps: ActivityDeps) {
     closeIncomeAndExpenses: (input: { closingId: string }) => closeIncomeAndExpenses(deps.knex, deps.clock(), input),
     carryForwardBalances: (input: { closingId: string }) => carryForwardBalances(deps.knex, deps.clock(), input),
     markExerciceClosingFailed: (input: { closingId: string; failure: string }) => markExerciceClosingFailed(deps.knex, deps.clock(), input),
+    openMonthEndRun: (input: MonthEndRequest) => openMonthEndRun(deps.knex, deps.clock(), input),
+    // The steps of domain/period/month-end.ts monthEndSteps, one activity each.
+    reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
+    accrueLoanInterest: monthEndStep(accrueLoanInterest),
+    finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
+    markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
   });
 }
 

@@ -5,3 +5,4 @@ export { loanApproval } from './loan-approval.workflow';
 export { provisioningRun } from './provisioning.workflow';
 export { shareWithdrawal } from './share-withdrawal.workflow';
 export { yearEndClosing } from './year-end-closing.workflow';
+export { monthEnd } from './month-end.workflow';
