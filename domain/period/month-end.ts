@@ -29,7 +29,7 @@ export function periodDates(period: Period): { start: IsoDate; end: IsoDate } {
   return { start, end: addDaysTo(parseIsoDate(addMonthsClamped(parseIsoDate(start), 1)), -1) };
 }
 
-export const periodOf = (date: IsoDate): Period => date.slice(0, 7);
+const periodOf = (date: IsoDate): Period => date.slice(0, 7);
 
 /** The month before: the day before its first day (addMonthsClamped counts forward only). */
 export const previousPeriod = (period: Period): Period => periodOf(addDaysTo(parseIsoDate(`${period}-01`), -1));
