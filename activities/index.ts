@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
-import type { MonthEndStepInput } from '../domain/period/month-end';
+import type { MonthEndStepInput } from '../domain/enterprise/month-end';
 import { describeDatabase } from './describe-database.activity';
 import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndStep, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
@@ -62,7 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     carryForwardBalances: (input: { closingId: string }) => carryForwardBalances(deps.knex, deps.clock(), input),
     markExerciceClosingFailed: (input: { closingId: string; failure: string }) => markExerciceClosingFailed(deps.knex, deps.clock(), input),
     openMonthEndRun: (input: MonthEndRequest) => openMonthEndRun(deps.knex, deps.clock(), input),
-    // The steps of domain/period/month-end.ts monthEndSteps, one activity each.
+    // The steps of domain/enterprise/month-end.ts monthEndSteps, one activity each.
     reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
     accrueLoanInterest: monthEndStep(accrueLoanInterest),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),

@@ -1,6 +1,6 @@
 import { ApplicationFailure, executeChild, ParentClosePolicy, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { monthEndSteps, monthEndWorkflowId, type MonthEndStepInput, type MonthEndStepName } from '../domain/period/month-end';
+import { monthEndSteps, monthEndWorkflowId, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../domain/period/month-end-step';
 import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import type { Activities } from '../activities';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { effectiveBusinessDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { monthEndRefusal, monthEndSteps, periodDates, periodJustEnded, previousPeriod, type MonthEndStepInput, type Period } from '../../domain/period/month-end';
+import { monthEndRefusal, monthEndSteps, periodDates, periodJustEnded, previousPeriod, type MonthEndStepInput, type Period } from '../../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../../domain/period/month-end-step';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';

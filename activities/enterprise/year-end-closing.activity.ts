@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { closingEntries, closingRefusal, nextYearOf, openingEntries, type BranchBalance, type BranchEntry, type YearFacts } from '../../domain/enterprise/year-end-closing';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { monthEndsRequired } from '../../domain/period/month-end';
+import { monthEndsRequired } from '../../domain/enterprise/month-end';
 import { formatAmount, Money } from '../../domain/money';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';

@@ -87,7 +87,7 @@ export interface ClosingFacts {
   year: YearFacts;
   /** The enterprise's other years. */
   others: readonly YearFacts[];
-  /** The months of the year whose month end must be done and is not (domain/period/month-end.ts, monthEndsRequired); none when absent. */
+  /** The months of the year whose month end must be done and is not (domain/enterprise/month-end.ts, monthEndsRequired); none when absent. */
   monthEndsNotDone?: readonly string[];
 }
 

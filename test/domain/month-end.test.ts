@@ -2,7 +2,7 @@ import test from 'ava';
 import { closingRefusal, type YearFacts } from '../../domain/enterprise/year-end-closing';
 import { accrualPostings, accruedInterest, type AccrualInstallment, type LoanAccrual } from '../../domain/loans/interest-accrual';
 import { Money } from '../../domain/money';
-import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/period/month-end';
+import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
 
 /**
  * 1 200 000 lent on 10 January 2026 at 24 %/year, 12 monthly installments of constant principal (100 000):

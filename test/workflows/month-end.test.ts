@@ -69,44 +69,54 @@ async function provisioningRun(world: LoanWorld): Promise<void> {
   }
 }
 
+/** January: refused on its last day, then accrued for both loans to the franc; started again, it changes nothing. */
+async function januaryAccrued(t: ExecutionContext, world: LoanWorld & { loanA: string; loanB: string }): Promise<void> {
+  const { enterpriseId, loanA, loanB } = world;
+  await setBusinessDate(world, '2026-01-31');
+  t.is((await runMonthEnd(world, '2026-01')).body.code, 'period_not_over');
+  await setBusinessDate(world, '2026-02-01');
+  const january = await runMonthEnd(world, '2026-01');
+  t.like(january.body, { status: 'done', trigger: 'api', started_by: world.users.direction!.id, period_start: '2026-01-01', period_end: '2026-01-31', workflow_id: `month-end-${enterpriseId}-2026-01` });
+  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest']);
+  const accrual = january.body.steps[1];
+  t.is(accrual.amount, januaryA.plus(januaryB).toFixed(0));
+  t.deepEqual(accrual.lines.map((line: { loan: string; amount: string; account: string }) => [line.loan, line.amount, line.account]).sort(), [[loanA, januaryA.toFixed(0), '3291'], [loanB, januaryB.toFixed(0), '3291']].sort());
+  t.is(accrual.journal_entries.length, 1, 'one aggregated entry for the branch');
+  t.like(await knex('journal_entries').where({ id: accrual.journal_entries[0] }).first(), { entry_date: '2026-01-31', branch_id: world.headOffice });
+  linesSumToAmounts(t, january.body);
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
+  t.like(await knex('audit_events').where({ action: 'month_end.start', entity_id: january.body.id }).first(), { actor_id: world.users.direction!.id });
+
+  // Started again: the same run, nothing posted, the same balances.
+  const entries = await entriesOf(enterpriseId);
+  const again = await runMonthEnd(world, '2026-01');
+  t.like(again.body, { id: january.body.id, status: 'done' });
+  t.is(await entriesOf(enterpriseId), entries);
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
+}
+
+/** B goes to litigation: the provisioning run makes it doubtful and reverses its accrual on the business date. */
+async function loanBDoubtful(t: ExecutionContext, world: LoanWorld & { loanB: string }): Promise<void> {
+  const { enterpriseId, loanB } = world;
+  const litigation = await app.request('POST', `/api/v1/loans/loans/${loanB}/litigation/`, { headers: world.users.direction!.headers, json: { litigious: true, reason: 'court case' } });
+  t.is(litigation.status, 200, litigation.text);
+  await provisioningRun(world);
+  t.like(await knex('loans').where({ id: loanB }).first(), { classification: 'doubtful' });
+  const reversedB = await knex('loan_interest_accruals as a').join('journal_entries as e', 'e.id', 'a.reversal_entry_id').where({ 'a.loan_id': loanB }).first('a.reversed_by', 'e.entry_date');
+  t.deepEqual({ ...reversedB }, { reversed_by: 'reclassification', entry_date: '2026-02-01' });
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.toFixed(0));
+}
+
 test('loan interest accrued at the month end, reversed at the next, and at a reclassification to doubtful; a rerun changes nothing; the history replays', async (t) => {
   const world = await decliningLoanWorld('ME1');
-  const { enterpriseId, loanA, loanB } = world;
+  const { enterpriseId, loanA } = world;
   const schedule = await knex('loan_installments').where({ loan_id: loanA }).orderBy('number').first('due_date', 'interest_due');
   t.deepEqual({ ...schedule }, { due_date: '2026-02-10', interest_due: '24000' }, 'the schedule the test computes from');
   t.is(januaryA.toFixed(0), '16258');
 
   await withWorker(knex, async ({ client }) => {
-    await setBusinessDate(world, '2026-01-31');
-    t.is((await runMonthEnd(world, '2026-01')).body.code, 'period_not_over');
-    await setBusinessDate(world, '2026-02-01');
-    const january = await runMonthEnd(world, '2026-01');
-    t.like(january.body, { status: 'done', trigger: 'api', started_by: world.users.direction!.id, period_start: '2026-01-01', period_end: '2026-01-31', workflow_id: `month-end-${enterpriseId}-2026-01` });
-    t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest']);
-    const accrual = january.body.steps[1];
-    t.is(accrual.amount, januaryA.plus(januaryB).toFixed(0));
-    t.deepEqual(accrual.lines.map((line: { loan: string; amount: string; account: string }) => [line.loan, line.amount, line.account]).sort(), [[loanA, januaryA.toFixed(0), '3291'], [loanB, januaryB.toFixed(0), '3291']].sort());
-    t.is(accrual.journal_entries.length, 1, 'one aggregated entry for the branch');
-    t.like(await knex('journal_entries').where({ id: accrual.journal_entries[0] }).first(), { entry_date: '2026-01-31', branch_id: world.headOffice });
-    linesSumToAmounts(t, january.body);
-    t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
-    t.like(await knex('audit_events').where({ action: 'month_end.start', entity_id: january.body.id }).first(), { actor_id: world.users.direction!.id });
-
-    // Started again: the same run, nothing posted, the same balances.
-    const entries = await entriesOf(enterpriseId);
-    const again = await runMonthEnd(world, '2026-01');
-    t.like(again.body, { id: january.body.id, status: 'done' });
-    t.is(await entriesOf(enterpriseId), entries);
-    t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
-
-    // B goes to litigation: the provisioning run makes it doubtful and reverses its accrual on the business date.
-    const litigation = await app.request('POST', `/api/v1/loans/loans/${loanB}/litigation/`, { headers: world.users.direction!.headers, json: { litigious: true, reason: 'court case' } });
-    t.is(litigation.status, 200, litigation.text);
-    await provisioningRun(world);
-    t.like(await knex('loans').where({ id: loanB }).first(), { classification: 'doubtful' });
-    const reversedB = await knex('loan_interest_accruals as a').join('journal_entries as e', 'e.id', 'a.reversal_entry_id').where({ 'a.loan_id': loanB }).first('a.reversed_by', 'e.entry_date');
-    t.deepEqual({ ...reversedB }, { reversed_by: 'reclassification', entry_date: '2026-02-01' });
-    t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.toFixed(0));
+    await januaryAccrued(t, world);
+    await loanBDoubtful(t, world);
 
     // A pays its first installment; February: A's January accrual reversed on 1 February, A accrues, B (doubtful) nothing.
     await setBusinessDate(world, '2026-02-10');

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markMonthEndFailed, openMonthEndRun, type MonthEndRunRow, type MonthEndStepRow } from '../../../activities/enterprise/month-end.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { isPeriod, monthEndWorkflowId } from '../../../domain/period/month-end';
+import { isPeriod, monthEndWorkflowId } from '../../../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../../../domain/period/month-end-step';
 import type { monthEnd, MonthEndInput } from '../../../workflows/month-end.workflow';
 import { requireVisible } from '../../auth/access';
