@@ -8,7 +8,8 @@ import { withinTemporalDeadline } from '../../temporal-deadline';
 /**
  * The daily provisioning Schedule of an enterprise (docs/architecture.md §5): `provisioning-{enterpriseId}`, at the
  * configured hour in the enterprise's time zone, overlap policy skip; visible and pausable in the Temporal UI.
- * Created with the enterprise, kept in line with its configuration, and ensured for every enterprise at start.
+ * Created with the enterprise, kept in line with its configuration, and ensured for every enterprise at start, with
+ * the enterprise's monthly month-end Schedule (api/modules/enterprise/month-end.temporal.ts), which reads the same settings.
  */
 export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${enterpriseId}`;
 
