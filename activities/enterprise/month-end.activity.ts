@@ -116,9 +116,10 @@ export async function runMonthEndStep(knex: Knex, now: Date, input: MonthEndStep
   return inTransaction(knex, async (trx) => {
     const run: MonthEndRunRow | undefined = await trx('month_end_runs').where({ id: input.runId }).forUpdate().first();
     if (run === undefined) throw new NotFoundError('The month end');
+    // A run opened before its step was added to monthEndSteps gets the step's row when it resumes.
     const step: MonthEndStepRow | undefined = await trx('month_end_steps').where({ run_id: run.id, step: input.step }).first();
-    if (step === undefined) throw new NotFoundError(`The step ${input.step} of the month end`);
-    if (step.status === 'done' || run.status !== 'running') return { ...(step.result ?? { amount: '0', lines: [] }), entries: 0 };
+    if (step?.status === 'done' || run.status !== 'running') return { ...(step?.result ?? { amount: '0', lines: [] }), entries: 0 };
+    if (step === undefined) await trx('month_end_steps').insert({ run_id: run.id, step: input.step, position: monthEndSteps.indexOf(input.step) });
     const post = async (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => {
       const entryId = await postJournalEntry(trx, { ...draft, enterpriseId: run.enterprise_id, createdBy: run.started_by });
       await trx('month_end_entries').insert({ run_id: run.id, step: input.step, entry_id: entryId });
