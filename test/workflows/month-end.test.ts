@@ -1,6 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
+import { markMonthEndFailed, openMonthEndRun, runMonthEndStep } from '../../activities/enterprise/month-end.activity';
+import { accrueLoanInterest } from '../../activities/loans/interest-accrual.activity';
 import { monthEndScheduleId } from '../../api/modules/enterprise/month-end.temporal';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -141,6 +143,20 @@ test('loan interest accrued at the month end, reversed at the next, and at a rec
   }, taskQueue);
 });
 
+/** February interrupted: its accrual committed, then the run failed; started again, it resumes and posts nothing twice. */
+async function februaryResumed(t: ExecutionContext, world: LoanWorld) {
+  const opened = await openMonthEndRun(knex, new Date(), { enterpriseId: world.enterpriseId, period: '2026-02', trigger: 'api', startedBy: world.users.direction!.id, requestId: null });
+  const first = await runMonthEndStep(knex, new Date(), { runId: opened.run.id, step: 'accrueLoanInterest' }, accrueLoanInterest);
+  t.like(first, { entries: 1, amount: accrued(1_100_000, 18, 28).plus(accrued(550_000, 18, 28)).toFixed(0) });
+  await markMonthEndFailed(knex, new Date(), { runId: opened.run.id, failure: 'worker lost' });
+  const resumed = await runMonthEnd(world, '2026-02');
+  t.like(resumed.body, { id: opened.run.id, status: 'done', failure: null });
+  t.like(resumed.body.steps[0], { step: 'reverseLoanInterestAccrual', amount: januaryA.plus(januaryB).toFixed(0) });
+  t.like(resumed.body.steps[1], { step: 'accrueLoanInterest', amount: first.amount });
+  t.is((await knex('month_end_entries').where({ run_id: opened.run.id, step: 'accrueLoanInterest' })).length, 1, 'the accrual posted once');
+  t.is(await accountBalance(knex, world.enterpriseId, '3291'), first.amount);
+}
+
 test('month ends run in order and the year closes only with its month ends done; the Schedule runs the month just ended', async (t) => {
   const world = await decliningLoanWorld('ME2');
   const { enterpriseId } = world;
@@ -149,7 +165,7 @@ test('month ends run in order and the year closes only with its month ends done;
     await runMonthEnds(world, ['2026-01']);
     await setBusinessDate(world, '2026-04-01');
     t.is((await runMonthEnd(world, '2026-03')).body.code, 'previous_month_end_not_done');
-    t.is((await runMonthEnd(world, '2026-02')).body.status, 'done');
+    await februaryResumed(t, world);
 
     // The Schedule, triggered on 1 April, runs March under March's own workflow id.
     const schedule = client.schedule.getHandle(monthEndScheduleId(enterpriseId));
