@@ -1,10 +1,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
+import type { MonthEndStepInput } from '../domain/enterprise/month-end';
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
+import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeriodStep, runMonthEndStep, type MonthEndPeriodWork, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
+import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
+import { postSavingsInterest } from './members/savings-interest.activity';
+import { matureTermDeposits } from './members/term-deposits.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
@@ -40,6 +45,9 @@ function refusingActivities<T extends Record<string, (input: never) => Promise<u
  * this factory's result, so no database code enters the workflow sandbox. Each takes one object argument.
  */
 export function createActivities(deps: ActivityDeps) {
+  // A month-end step's activity: its work run by runMonthEndStep (one transaction, done once; docs/domain.md §8).
+  const monthEndStep = (work: MonthEndStepWorkFunction) => (input: MonthEndStepInput) => runMonthEndStep(deps.knex, deps.clock(), input, work);
+  const monthEndPeriodStep = (work: MonthEndPeriodWork) => (input: MonthEndStepInput) => runMonthEndPeriodStep(deps.knex, deps.clock(), input, work);
   return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),
@@ -60,6 +68,14 @@ export function createActivities(deps: ActivityDeps) {
     openReportingPack: (input: { enterpriseId: string; period: string }) => openReportingPack(deps.knex, input),
     storeReportingPack: (input: { packId: string }) => storeReportingPack(deps.knex, deps.clock(), input),
     markReportingPackFailed: (input: { packId: string; failure: string }) => markReportingPackFailed(deps.knex, input),
+    openMonthEndRun: (input: MonthEndRequest) => openMonthEndRun(deps.knex, deps.clock(), input),
+    // The steps of domain/enterprise/month-end.ts monthEndSteps, one activity each.
+    reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
+    accrueLoanInterest: monthEndStep(accrueLoanInterest),
+    matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
+    postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
+    finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
+    markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
   });
 }
 

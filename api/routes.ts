@@ -8,6 +8,7 @@ import { enterpriseRoutes } from './modules/enterprise/enterprises.routes';
 import { eventRoutes } from './modules/events/events.routes';
 import { exerciceRoutes } from './modules/enterprise/exercices.routes';
 import { governanceRoutes } from './modules/enterprise/governance.routes';
+import { monthEndRoutes } from './modules/enterprise/month-ends.routes';
 import { ledgerRoutes } from './modules/accounts/ledger.routes';
 import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
@@ -40,6 +41,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...enterpriseRoutes,
   ...branchRoutes,
   ...exerciceRoutes,
+  ...monthEndRoutes,
   ...configurationRoutes,
   ...prudentialSettingsRoutes,
   ...profileRoutes,

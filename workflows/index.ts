@@ -6,3 +6,4 @@ export { provisioningRun } from './provisioning.workflow';
 export { shareWithdrawal } from './share-withdrawal.workflow';
 export { yearEndClosing } from './year-end-closing.workflow';
 export { reportingPack } from './reporting-pack.workflow';
+export { monthEnd } from './month-end.workflow';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { monthBounds, packRefusal } from '../../domain/accounts/reporting-pack';
+import { packRefusal } from '../../domain/accounts/reporting-pack';
+import { periodDates } from '../../domain/enterprise/month-end';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
@@ -36,7 +37,7 @@ export interface PackMonth {
 
 /** Why the month's pack cannot be made now (422), read in the caller's transaction. */
 async function refusalOf(trx: Knex | Knex.Transaction, enterpriseId: string, period: string, now: Date) {
-  const year = await exerciceCovering(trx, enterpriseId, monthBounds(period).last);
+  const year = await exerciceCovering(trx, enterpriseId, periodDates(period).end);
   return packRefusal({ period, businessDate: await businessDateOf(trx, enterpriseId, now), yearCoversLastDay: year !== undefined });
 }
 
@@ -71,7 +72,7 @@ export async function openReportingPack(knex: Knex, input: PackMonth): Promise<{
 
 /** What the pack's reports are made of: the enterprise consolidated at the month's last day. */
 async function packFacts(trx: Knex.Transaction, pack: ReportingPackRow, now: Date): Promise<PackFacts> {
-  const monthEnd = monthBounds(pack.period).last;
+  const monthEnd = periodDates(pack.period).end;
   const exercice = await exerciceCovering(trx, pack.enterprise_id, monthEnd);
   const chart = await trx('company_charts').where({ enterprise_id: pack.enterprise_id }).first('id');
   if (exercice === undefined || chart === undefined) throw new AppError('conflict', 'no_exercice_for_period', `No accounting year of the enterprise covers ${monthEnd}.`);

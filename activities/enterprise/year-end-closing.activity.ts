@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { closingEntries, closingRefusal, nextYearOf, openingEntries, type BranchBalance, type BranchEntry, type YearFacts } from '../../domain/enterprise/year-end-closing';
 import { AppError, NotFoundError } from '../../domain/errors';
+import { monthEndsRequired } from '../../domain/enterprise/month-end';
 import { formatAmount, Money } from '../../domain/money';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
@@ -9,6 +10,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { postJournalEntry } from '../events/post-entry';
 import { changeExerciceStatus } from './exercices.activity';
+import { firstMonthEndPeriod } from './month-end.activity';
 
 /**
  * The closing of an accounting year (docs/architecture.md §9, docs/domain.md §7), in the steps the
@@ -39,12 +41,20 @@ export interface ExerciceClosingRow {
 
 const factsOf = (year: ExerciceComptable): YearFacts => ({ code: year.code, startDate: year.startDate, endDate: year.endDate, status: year.status });
 
+/** The months of the year whose month end is required (from the enterprise's first one) and not done. */
+async function monthEndsNotDone(trx: Knex.Transaction, year: ExerciceComptable): Promise<string[]> {
+  const required = monthEndsRequired(year, await firstMonthEndPeriod(trx, year.enterpriseId));
+  if (required.length === 0) return [];
+  const done = new Set((await trx('month_end_runs').where({ enterprise_id: year.enterpriseId, status: 'done' }).whereIn('period', required).select('period')).map((run) => run.period as string));
+  return required.filter((period) => !done.has(period));
+}
+
 /** The year locked, with the refusal to close it now if any, and the next year. */
 async function yearToClose(trx: Knex.Transaction, exerciceId: string) {
   const year = await ExerciceComptable.query(trx).findById(exerciceId).forUpdate();
   if (year === undefined) throw new NotFoundError('The accounting year');
   const others = (await ExerciceComptable.query(trx).where({ enterprise_id: year.enterpriseId }).whereNot('id', year.id)).map((other) => ({ ...factsOf(other), id: other.id }));
-  const refusal = closingRefusal({ year: factsOf(year), others });
+  const refusal = closingRefusal({ year: factsOf(year), others, monthEndsNotDone: await monthEndsNotDone(trx, year) });
   return { year, refusal, next: nextYearOf(year, others) };
 }
 

@@ -12,6 +12,7 @@ import { effectiveBusinessDate } from '../../domain/calendar';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { classAccounts } from './class-accounts';
+import { reverseStandingAccruals } from './interest-accrual.activity';
 
 /**
  * The provisioning run (docs/domain.md §4): for one enterprise and one as-of date, every active loan is aged,
@@ -214,6 +215,10 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const plan = planBatch(facts, asOf, configuration.provisioningLadder);
     await saveBatch(trx, run, plan);
     await postBatch(trx, now, { run, after }, plan.postings);
+    // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the business date, as its reclassification is.
+    const doubtfulBefore = new Set(facts.filter((loan) => loan.classification === 'doubtful').map((loan) => loan.id));
+    const downgraded = plan.loanUpdates.filter((update) => update.classification === 'doubtful' && !doubtfulBefore.has(update.loanId)).map((update) => update.loanId);
+    await reverseStandingAccruals(trx, { enterpriseId: run.enterprise_id, loanIds: downgraded, date: effectiveBusinessDate(configuration, now) });
     await advanceRun(trx, now, run.id, bound, plan.totals);
     return { status: bound === null ? 'completed' : 'running', loansProcessed: run.loans_processed + plan.totals.loans };
   }, { isolationLevel: 'repeatable read' });

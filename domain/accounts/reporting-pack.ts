@@ -1,25 +1,16 @@
-import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
+import type { IsoDate } from '../calendar';
+import { periodDates } from '../enterprise/month-end';
 
 /**
- * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM`; its pack holds the
+ * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM` (a month end's period); its pack holds the
  * statements at the month's last day (the income statement from the start of the accounting year), and can
  * be made once the month is over by the business date. One pack per enterprise and month: what was sent is
  * kept as sent, never made again.
  */
 
-export const periodPattern = /^\d{4}-(0[1-9]|1[0-2])$/;
-
-/** The month's first and last days. */
-export function monthBounds(period: string): { first: IsoDate; last: IsoDate } {
-  if (!periodPattern.test(period)) throw new Error(`not a month YYYY-MM: ${period}`);
-  const first = `${period}-01`;
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  return { first, last: addDaysTo(parseIsoDate(addMonthsClamped({ year, month, day: 1 }, 1)), -1) };
-}
-
 /** Why a month's pack cannot be made now, or null: the month must be over, and an accounting year must cover its last day. */
 export function packRefusal(facts: { period: string; businessDate: IsoDate; yearCoversLastDay: boolean }): { code: string; message: string } | null {
-  const { last } = monthBounds(facts.period);
+  const { end: last } = periodDates(facts.period);
   if (last > facts.businessDate) return { code: 'period_not_ended', message: `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.` };
   if (!facts.yearCoversLastDay) return { code: 'no_exercice_for_period', message: `No accounting year of the enterprise covers ${last}, the last day of ${facts.period}.` };
   return null;

@@ -87,6 +87,8 @@ export interface ClosingFacts {
   year: YearFacts;
   /** The enterprise's other years. */
   others: readonly YearFacts[];
+  /** The months of the year whose month end must be done and is not (domain/enterprise/month-end.ts, monthEndsRequired); none when absent. */
+  monthEndsNotDone?: readonly string[];
 }
 
 export interface Refusal {
@@ -99,17 +101,20 @@ export const nextYearOf = <Y extends { startDate: IsoDate }>(year: { endDate: Is
   others.find((other) => other.startDate === addDaysTo(parseIsoDate(year.endDate), 1));
 
 /**
- * Why the year cannot be closed now, or null. The next year must be open (the à-nouveaux go there) and the
- * previous one closed (else this year has not received its own). Month ends are not built yet: when they are,
- * a month end of the year not done is one more fact of this check.
+ * Why the year cannot be closed now, or null. The next year must be open (the à-nouveaux go there), the
+ * previous one closed (else this year has not received its own), and every month end the year needs done (its
+ * accruals are part of its result).
  */
-export function closingRefusal({ year, others }: ClosingFacts): Refusal | null {
+export function closingRefusal({ year, others, monthEndsNotDone = [] }: ClosingFacts): Refusal | null {
   if (year.status === 'closed') return { code: 'exercice_already_closed', message: `The accounting year ${year.code} is already closed.` };
   const previous = others.find((other) => nextYearOf(other, [year]) !== undefined);
   if (previous?.status === 'open') return { code: 'previous_exercice_open', message: `The accounting year ${previous.code} before it is still open: close it first.` };
   const next = nextYearOf(year, others);
   if (next?.status !== 'open') {
     return { code: 'next_exercice_not_open', message: `The accounting year that follows ${year.code} must be open to receive its opening balances: open it first.` };
+  }
+  if (monthEndsNotDone.length > 0) {
+    return { code: 'month_end_not_done', message: `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.` };
   }
   return null;
 }

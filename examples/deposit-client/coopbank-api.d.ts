@@ -543,6 +543,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/enterprise/month-ends/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Month ends, latest period first, with their steps */
+        get: operations["listMonthEnds"];
+        put?: never;
+        /**
+         * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         */
+        post: operations["startMonthEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/month-ends/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Month ends, latest period first, with their steps */
+        get: operations["listMonthEndsOfEnterprise"];
+        put?: never;
+        /**
+         * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         */
+        post: operations["startMonthEndOfEnterprise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/month-ends/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One month end: its steps, their amounts, per-loan lines and entries */
+        get: operations["getMonthEnd"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/month-ends/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One month end: its steps, their amounts, per-loan lines and entries */
+        get: operations["getMonthEndOfEnterprise"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/enterprise/configuration/": {
         parameters: {
             query?: never;
@@ -3516,6 +3592,66 @@ export interface components {
          * @example 150000
          */
         Money: string;
+        MonthEndRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** @description The month, YYYY-MM. */
+            period: string;
+            /** Format: date */
+            period_start: string;
+            /** Format: date */
+            period_end: string;
+            /** @enum {string} */
+            status: "running" | "done" | "failed";
+            /**
+             * @description api: started by `started_by`; schedule: by the enterprise's Schedule `month-end-{enterprise}`.
+             * @enum {string}
+             */
+            trigger: "api" | "schedule";
+            /** Format: uuid */
+            started_by: string | null;
+            failure: string | null;
+            workflow_id: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            steps: components["schemas"]["MonthEndStep"][];
+        };
+        /** @description Page<MonthEndRun>: one page of a list. */
+        MonthEndRunPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["MonthEndRun"][];
+        };
+        MonthEndStep: {
+            /** @description The step, in the order the monthEnd workflow runs them: reverseLoanInterestAccrual, accrueLoanInterest… */
+            step: string;
+            /** @enum {string} */
+            status: "pending" | "done";
+            /** Format: date-time */
+            finished_at: string | null;
+            amount: components["schemas"]["Money"] | null;
+            /** @description One line per loan or member account touched; they sum to the step's amount. */
+            lines: components["schemas"]["MonthEndStepLine"][];
+            /** @description The entries the step posted. */
+            journal_entries: string[];
+        };
+        MonthEndStepLine: {
+            /** @description The chart account (PCEMF code) the amount went to. */
+            account: string;
+            amount: components["schemas"]["Money"];
+            /** Format: uuid */
+            loan: string | null;
+            /** Format: uuid */
+            compte_client: string | null;
+        };
         OpenedCompteClient: {
             /** Format: uuid */
             id: string;
@@ -6784,6 +6920,433 @@ export interface operations {
             };
             /** @description Refused by the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMonthEnds: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                status?: "running" | "done" | "failed";
+                period?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Month ends, latest period first, with their steps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRunPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startMonthEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    period: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month */
+            202: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/month-ends/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRun"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMonthEndsOfEnterprise: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                enterprise?: string;
+                status?: "running" | "done" | "failed";
+                period?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Month ends, latest period first, with their steps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRunPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startMonthEndOfEnterprise: {
+        parameters: {
+            query?: {
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enterprise?: unknown;
+                    period: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month */
+            202: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/month-ends/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRun"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMonthEnd: {
+        parameters: {
+            query?: {
+                /** @description Only this enterprise. */
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One month end: its steps, their amounts, per-loan lines and entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRun"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMonthEndOfEnterprise: {
+        parameters: {
+            query?: {
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One month end: its steps, their amounts, per-loan lines and entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthEndRun"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,8 @@ import * as yup from 'yup';
 import { markReportingPackFailed, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
-import { periodPattern, reportingPackWorkflowId } from '../../../domain/accounts/reporting-pack';
+import { reportingPackWorkflowId } from '../../../domain/accounts/reporting-pack';
+import { isPeriod } from '../../../domain/enterprise/month-end';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -13,7 +14,7 @@ import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas
 
 /** The figures sent to COBAC are the direction's: only direction and administrators request and read the packs. */
 const packRoles = ['direction', 'admin'] as const;
-const period = () => yup.string().matches(periodPattern, '${path} must be a month YYYY-MM');
+const period = () => yup.string().test('period', '${path} must be a month as YYYY-MM', (value) => value === undefined || isPeriod(value));
 
 const fileSchema = yup.object({
   name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),

@@ -2,12 +2,14 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Schedu
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
+import { monthEndScheduleId, monthEndScheduleParts } from '../enterprise/month-end.temporal';
 import { withinTemporalDeadline } from '../../temporal-deadline';
 
 /**
  * The daily provisioning Schedule of an enterprise (docs/architecture.md §5): `provisioning-{enterpriseId}`, at the
  * configured hour in the enterprise's time zone, overlap policy skip; visible and pausable in the Temporal UI.
- * Created with the enterprise, kept in line with its configuration, and ensured for every enterprise at start.
+ * Created with the enterprise, kept in line with its configuration, and ensured for every enterprise at start, with
+ * the enterprise's monthly month-end Schedule (api/modules/enterprise/month-end.temporal.ts), which reads the same settings.
  */
 export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${enterpriseId}`;
 
@@ -27,20 +29,25 @@ function scheduleParts(taskQueue: string, settings: ScheduleSettings): { spec: S
 
 /**
  * A run missed while Temporal was down is taken when it comes back, up to a day late (the SDK's default would drop it
- * after a minute, leaving the books unprovisioned until the next day); an older one is left to the next day's run.
+ * after a minute, leaving the books unprovisioned until the next day); an older one is left to the next day's run
+ * (a month end missed for longer is started through the API).
  */
 const catchupWindow = '1 day';
 
-/** Creates the Schedule, or brings an existing one to the current hour, time zone, task queue and catch-up policy. */
-async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
-  const { spec, action } = scheduleParts(taskQueue, settings);
+/** Creates a Schedule, or brings an existing one to the current spec, action and catch-up policy. */
+async function ensureSchedule(client: Client, scheduleId: string, { spec, action }: { spec: ScheduleSpec; action: ScheduleOptionsAction }): Promise<void> {
   try {
-    await client.schedule.create({ scheduleId: provisioningScheduleId(settings.enterpriseId), spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow } });
+    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow } });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    const handle = client.schedule.getHandle(provisioningScheduleId(settings.enterpriseId));
-    await handle.update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
+    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
   }
+}
+
+/** The enterprise's Schedules: the daily provisioning run and the monthly month end (api/modules/enterprise/month-end.temporal.ts), same hour setting. */
+async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
+  await ensureSchedule(client, provisioningScheduleId(settings.enterpriseId), scheduleParts(taskQueue, settings));
+  await ensureSchedule(client, monthEndScheduleId(settings.enterpriseId), monthEndScheduleParts(taskQueue, settings));
 }
 
 /** How the start-up reconciliation retries the Schedules Temporal could not take: a pause doubling up to a minute. */

@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import { accountOf } from '../../domain/events/rules';
+import { AppError } from '../../domain/errors';
+import { accrualPostings, accruedInterest, type AccrualInstallment, type LoanAccrual } from '../../domain/loans/interest-accrual';
+import { formatAmount, Money } from '../../domain/money';
+import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
+import type { MonthEndStepWork } from '../enterprise/month-end.activity';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { postJournalEntry } from '../events/post-entry';
+import { currentRule } from '../events/record-business-event';
+
+/**
+ * The loan steps of a month end (docs/domain.md §8): the previous periods' accruals reversed on this period's
+ * first day, then this period's accrual on its last day, one entry per branch and pair of accounts with the
+ * per-loan detail in loan_interest_accruals. The entries are dated, not on the business date, so they go
+ * through postJournalEntry (as the year-end closing's do), with the lines of the interest_accrual rule in force
+ * and its version on the entry. A loan reclassified doubtful has its standing accrual reversed by the
+ * provisioning run (reverseStandingAccruals).
+ */
+
+interface AccrualRow {
+  id: string;
+  loan_id: string;
+  branch_id: string;
+  amount: string;
+  accrued_interest_account: string;
+  interest_income_account: string;
+}
+
+const accrualOf = (row: AccrualRow): LoanAccrual => ({
+  loanId: row.loan_id,
+  branchId: row.branch_id,
+  amount: new Money(row.amount),
+  accruedInterestAccount: row.accrued_interest_account,
+  interestIncomeAccount: row.interest_income_account,
+});
+
+const totalOf = (accruals: readonly LoanAccrual[]) => formatAmount(accruals.reduce((sum, accrual) => sum.plus(accrual.amount), new Money(0)));
+
+/**
+ * The accruals still standing (not reversed) of the enterprise, of periods before `beforePeriod` or of the
+ * given loans, locked: a month end and a provisioning run reversing the same loan's accrual queue up here.
+ */
+function standingAccruals(trx: Knex.Transaction, enterpriseId: string, which: { beforePeriod: string } | { loanIds: readonly string[] }): Promise<AccrualRow[]> {
+  const query = trx('loan_interest_accruals').where({ enterprise_id: enterpriseId }).whereNull('reversal_entry_id').orderBy('id').forUpdate();
+  if ('beforePeriod' in which) query.where('period', '<', which.beforePeriod);
+  else query.whereIn('loan_id', [...which.loanIds]);
+  return query.select('id', 'loan_id', 'branch_id', 'amount', 'accrued_interest_account', 'interest_income_account');
+}
+
+/** Posts the reversal of `rows`, one entry per branch and pair of accounts, and marks each row reversed by its entry. */
+async function reverse(trx: Knex.Transaction, rows: readonly AccrualRow[], by: 'month_end' | 'reclassification', post: (posting: { branchId: string; lines: ReturnType<typeof accrualPostings>[number]['lines'] }) => Promise<string>) {
+  const postings = accrualPostings(rows.map(accrualOf), 'reverse');
+  for (const posting of postings) {
+    const entryId = await post(posting);
+    const [debit, credit] = posting.lines.map((line) => line.account);
+    const reversed = rows.filter((row) => row.branch_id === posting.branchId && row.interest_income_account === debit && row.accrued_interest_account === credit);
+    await trx('loan_interest_accruals').whereIn('id', reversed.map((row) => row.id)).update({ reversal_entry_id: entryId, reversed_by: by });
+  }
+  return postings;
+}
+
+/** Step: every accrual of an earlier period still standing, reversed on this period's first day. */
+export async function reverseLoanInterestAccrual(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+  const rows = await standingAccruals(trx, run.enterprise_id, { beforePeriod: run.period });
+  const postings = await reverse(trx, rows, 'month_end', (posting) =>
+    post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, description: `Extourne des intérêts courus au ${run.period_start}` }));
+  const accruals = rows.map(accrualOf);
+  return {
+    entries: postings.length,
+    amount: totalOf(accruals),
+    lines: accruals.map((accrual) => ({ account: accrual.interestIncomeAccount, amount: formatAmount(accrual.amount), loanId: accrual.loanId })),
+  };
+}
+
+interface AccruingLoanRow {
+  id: string;
+  branch_id: string;
+  disbursed_on: string;
+  interest_income_account_code: string;
+  installments: { due_date: string; interest_due: string; interest_paid: string }[];
+}
+
+/**
+ * The loans that accrue at `periodEnd` with their schedule: disbursed by then, still running then, performing
+ * (R-2017/07 Art. 15-d: interest of an overdue or doubtful loan is income only when collected) and not in
+ * litigation. Their class is the one the latest provisioning run gave them.
+ */
+async function accruingLoans(trx: Knex.Transaction, enterpriseId: string, periodEnd: string): Promise<AccruingLoanRow[]> {
+  const result = await trx.raw<{ rows: AccruingLoanRow[] }>(
+    `SELECT l.id, l.branch_id, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on, p.interest_income_account_code,
+            (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due', i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
+               FROM loan_installments i WHERE i.loan_id = l.id) AS installments
+       FROM loans l JOIN loan_products p ON p.id = l.product_id
+      WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on <= :periodEnd AND l.classification = 'performing' AND NOT l.litigious
+        AND l.status IN ('active', 'closed') AND (l.closed_on IS NULL OR l.closed_on > :periodEnd)
+      ORDER BY l.id`,
+    { enterpriseId, periodEnd },
+  );
+  return result.rows;
+}
+
+const installmentOf = (row: AccruingLoanRow['installments'][number]): AccrualInstallment => ({ dueDate: row.due_date, interestDue: new Money(row.interest_due), interestPaid: new Money(row.interest_paid) });
+
+/** Step: this period's interest earned and not yet due on each performing loan, accrued on the period's last day. */
+export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+  const rule = await currentRule(trx, run.enterprise_id, 'interest_accrual');
+  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
+  const [leg] = rule.legs;
+  if (rule.legs.length !== 1 || leg === undefined) {
+    throw new AppError('conflict', 'accrual_rule_unsupported', 'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month end to book and reverse it.');
+  }
+  const accruals: LoanAccrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => {
+    const productAccounts = { interest_income: loan.interest_income_account_code };
+    return {
+      loanId: loan.id,
+      branchId: loan.branch_id,
+      amount: accruedInterest({ disbursedOn: loan.disbursed_on, installments: loan.installments.map(installmentOf) }, run.period_end),
+      accruedInterestAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
+      interestIncomeAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
+    };
+  });
+  const postings = accrualPostings(accruals, 'accrue');
+  for (const posting of postings) {
+    const entryId = await post({ branchId: posting.branchId, entryDate: run.period_end, lines: posting.lines, ruleConfigId: rule.id, description: `Intérêts courus non échus au ${run.period_end}` });
+    await trx('loan_interest_accruals').insert(posting.loans.map((loan) => ({
+      enterprise_id: run.enterprise_id, branch_id: loan.branchId, loan_id: loan.loanId, run_id: run.id, period: run.period, amount: formatAmount(loan.amount),
+      accrued_interest_account: loan.accruedInterestAccount, interest_income_account: loan.interestIncomeAccount, entry_id: entryId,
+    })));
+  }
+  const booked = postings.flatMap((posting) => posting.loans);
+  return {
+    entries: postings.length,
+    amount: totalOf(booked),
+    lines: booked.map((loan) => ({ account: loan.accruedInterestAccount, amount: formatAmount(loan.amount), loanId: loan.loanId })),
+  };
+}
+
+/**
+ * At a reclassification to doubtful (the provisioning run): what was accrued on the loans and not yet reversed
+ * is reversed on `date`, in the caller's transaction (R-2017/07 Art. 15-d: a doubtful loan's interest is income
+ * only when collected). Answers the number of entries posted.
+ */
+export async function reverseStandingAccruals(trx: Knex.Transaction, input: { enterpriseId: string; loanIds: readonly string[]; date: string }): Promise<number> {
+  if (input.loanIds.length === 0) return 0;
+  const rows = await standingAccruals(trx, input.enterpriseId, { loanIds: input.loanIds });
+  const postings = await reverse(trx, rows, 'reclassification', (posting) =>
+    postJournalEntry(trx, { enterpriseId: input.enterpriseId, branchId: posting.branchId, entryDate: input.date, lines: posting.lines, createdBy: null, description: 'Extourne des intérêts courus: créance déclassée douteuse' }));
+  return postings.length;
+}

@@ -1,0 +1,78 @@
+import test from 'ava';
+import { closingRefusal, type YearFacts } from '../../domain/enterprise/year-end-closing';
+import { accrualPostings, accruedInterest, type AccrualInstallment, type LoanAccrual } from '../../domain/loans/interest-accrual';
+import { Money } from '../../domain/money';
+import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
+
+/**
+ * 1 200 000 lent on 10 January 2026 at 24 %/year, 12 monthly installments of constant principal (100 000):
+ * the interest of installment k is the balance before it times 2 %, so 24 000, 22 000, 20 000… due on the 10th.
+ */
+const principal = 1_200_000;
+const installments: AccrualInstallment[] = Array.from({ length: 12 }, (_, index) => ({
+  dueDate: `2026-${String(index + 2).padStart(2, '0')}-10`.replace('2026-13', '2027-01'),
+  interestDue: new Money(((principal - index * 100_000) * 2) / 100),
+  interestPaid: new Money(0),
+}));
+const loan = { disbursedOn: '2026-01-10', installments };
+
+test('the accrual is the current installment\'s interest for the actual days run, over the days of its period, half-up to the franc', (t) => {
+  t.is(installments[0]!.interestDue.toFixed(0), '24000');
+  t.is(installments[11]!.dueDate, '2027-01-10');
+  // January: 21 days of 31 (10 → 31 January) of 24 000 = 16 258.06 → 16 258.
+  t.is(accruedInterest(loan, '2026-01-31').toFixed(0), '16258');
+  // February: installment 2 (22 000), 18 days of 28 (10 → 28 February) = 14 142.857 → 14 143.
+  t.is(accruedInterest(loan, '2026-02-28').toFixed(0), '14143');
+  // March: installment 3 (20 000), 21 days of 31 = 13 548.39 → 13 548.
+  t.is(accruedInterest(loan, '2026-03-31').toFixed(0), '13548');
+  // Half a franc rounds up: 1 001 over 30 days, 15 run = 500.5 → 501.
+  t.is(accruedInterest({ disbursedOn: '2026-04-01', installments: [{ dueDate: '2026-05-01', interestDue: new Money(1001), interestPaid: new Money(0) }] }, '2026-04-16').toFixed(0), '501');
+});
+
+test('nothing accrues before the disbursement, on a due date, after the last due date; interest already paid is deducted', (t) => {
+  t.is(accruedInterest(loan, '2025-12-31').toFixed(0), '0', 'not disbursed yet');
+  t.is(accruedInterest({ ...loan, installments: installments.map((row, index) => (index === 0 ? { ...row, dueDate: '2026-01-31' } : row)) }, '2026-01-31').toFixed(0), '0', 'the installment fell due that day: due, not accrued');
+  t.is(accruedInterest(loan, '2027-01-31').toFixed(0), '0', 'every installment has fallen due: arrears, not accrual');
+  const prepaid = (paid: number) => ({ ...loan, installments: installments.map((row, index) => (index === 0 ? { ...row, interestPaid: new Money(paid) } : row)) });
+  t.is(accruedInterest(prepaid(10_000), '2026-01-31').toFixed(0), '6258');
+  t.is(accruedInterest(prepaid(24_000), '2026-01-31').toFixed(0), '0', 'never below zero');
+});
+
+const accrual = (loanId: string, branchId: string, amount: number, income = '713'): LoanAccrual => ({ loanId, branchId, amount: new Money(amount), accruedInterestAccount: '3291', interestIncomeAccount: income });
+
+test('accruals are posted one entry per branch and pair of accounts; the reversal swaps the sides', (t) => {
+  const accruals = [accrual('L1', 'A', 16_258), accrual('L2', 'A', 1_000), accrual('L3', 'B', 500), accrual('L4', 'A', 700, '712'), accrual('L5', 'A', 0)];
+  const postings = accrualPostings(accruals, 'accrue');
+  t.deepEqual(postings.map((posting) => [posting.branchId, posting.amount.toFixed(0), posting.loans.map((one) => one.loanId).join()]), [['A', '17258', 'L1,L2'], ['B', '500', 'L3'], ['A', '700', 'L4']]);
+  t.deepEqual(postings[0]!.lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]), [['3291', '17258', '0'], ['713', '0', '17258']]);
+  const reversed = accrualPostings(accruals, 'reverse');
+  t.deepEqual(reversed[0]!.lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]), [['713', '17258', '0'], ['3291', '0', '17258']]);
+});
+
+test('periods: their dates, the one before, the one just ended', (t) => {
+  t.deepEqual(periodDates('2028-02'), { start: '2028-02-01', end: '2028-02-29' });
+  t.deepEqual(periodDates('2026-12'), { start: '2026-12-01', end: '2026-12-31' });
+  t.is(previousPeriod('2027-01'), '2026-12');
+  t.is(periodJustEnded('2027-01-01'), '2026-12');
+});
+
+test('a month end runs once its month is over, in order from the enterprise\'s first one', (t) => {
+  const facts = { period: '2026-03', businessDate: '2026-04-01', firstRunPeriod: '2026-01', previousStatus: 'done' as const };
+  t.is(monthEndRefusal(facts), null);
+  t.is(monthEndRefusal({ ...facts, businessDate: '2026-03-31' })?.code, 'period_not_over', 'the last day is still open to postings');
+  t.is(monthEndRefusal({ ...facts, previousStatus: 'failed' })?.code, 'previous_month_end_not_done');
+  t.is(monthEndRefusal({ ...facts, previousStatus: null })?.code, 'previous_month_end_not_done', 'no gap once month ends have begun');
+  t.is(monthEndRefusal({ ...facts, firstRunPeriod: null, previousStatus: null }), null, 'the first month end of the enterprise');
+  t.is(monthEndRefusal({ ...facts, firstRunPeriod: '2026-05', previousStatus: null }), null, 'before the first one: nothing to follow');
+});
+
+test('a year needs its month ends from the enterprise\'s first one; closing refuses while one is not done', (t) => {
+  const year2026 = { startDate: '2026-01-01', endDate: '2026-12-31' };
+  t.deepEqual(monthEndsRequired(year2026, null), [], 'never adopted: the year closes as before');
+  t.deepEqual(monthEndsRequired(year2026, '2027-01'), []);
+  t.deepEqual(monthEndsRequired(year2026, '2026-10'), ['2026-10', '2026-11', '2026-12']);
+  t.is(monthEndsRequired(year2026, '2025-06').length, 12);
+  const y = (code: string, status: YearFacts['status'] = 'open'): YearFacts => ({ code, startDate: `${code}-01-01`, endDate: `${code}-12-31`, status });
+  t.is(closingRefusal({ year: y('2026'), others: [y('2027')], monthEndsNotDone: ['2026-12'] })?.code, 'month_end_not_done');
+  t.is(closingRefusal({ year: y('2026'), others: [y('2027')], monthEndsNotDone: [] }), null);
+});

@@ -1,0 +1,195 @@
+import test, { type ExecutionContext } from 'ava';
+import { Worker } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { markMonthEndFailed, openMonthEndRun, runMonthEndStep } from '../../activities/enterprise/month-end.activity';
+import { accrueLoanInterest } from '../../activities/loans/interest-accrual.activity';
+import { monthEndScheduleId } from '../../api/modules/enterprise/month-end.temporal';
+import { Money } from '../../domain/money';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
+import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { runMonthEnd, runMonthEnds } from '../helpers/month-ends';
+import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
+
+const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
+let app: TestApp;
+let knex: Knex;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, taskQueue });
+});
+
+/**
+ * The test's own figures: loans of constant principal at 24 %/year (2 % a month), disbursed on 10 January 2026,
+ * installments due on the 10th. The accrual at a month end is the running installment's interest (the balance
+ * before it × 2 %) × actual days since the 10th / actual days of its month, half-up to the franc.
+ */
+const accrued = (balance: number, daysRun: number, daysOfPeriod: number) => new Money(balance).times('0.02').times(daysRun).div(daysOfPeriod).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+const januaryA = accrued(1_200_000, 21, 31); // 16 258
+const januaryB = accrued(600_000, 21, 31); // 8 129
+const februaryA = accrued(1_100_000, 18, 28); // 14 143
+
+async function decliningLoanWorld(code: string): Promise<LoanWorld & { loanA: string; loanB: string }> {
+  const world = await createLoanWorld(app, knex, code);
+  const product = await app.request('POST', '/api/v1/loans/products/', {
+    headers: world.users.direction!.headers,
+    json: {
+      enterprise: world.enterpriseId, code: 'DEG', name: 'Crédit dégressif', term_category: 'cta', method: 'constant_principal', annual_rate: '0.24',
+      min_amount: '50000', max_amount: '200000000', min_term_periods: 1, max_term_periods: 24, max_grace_periods: 0, fee_rate: '0', penalty_rate: '0',
+    },
+  });
+  if (product.status !== 201) throw new Error(product.text);
+  const declining = { ...world, productId: product.body.id as string };
+  await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: '2026-01-10' });
+  const loanA = await approvedLoan(declining, await memberOf(world), { amount: '1200000', term_periods: 12 });
+  const loanB = await approvedLoan(declining, await memberOf(world), { amount: '600000', term_periods: 12 });
+  for (const loan of [loanA, loanB]) {
+    const disbursed = await app.request('POST', `/api/v1/loans/loans/${loan}/disbursement/`, { headers: world.users.cashier!.headers, json: { channel: 'cash' } });
+    if (disbursed.status >= 300) throw new Error(disbursed.text);
+  }
+  return { ...declining, loanA, loanB };
+}
+
+const entriesOf = async (enterpriseId: string) => Number((await knex('journal_entries').where({ enterprise_id: enterpriseId }).count<{ count: string }[]>())[0]!.count);
+
+/** Each step's lines sum to its amount, and a done step's amount is what it booked. */
+function linesSumToAmounts(t: ExecutionContext, run: { steps: { step: string; amount: string; lines: { amount: string }[] }[] }) {
+  for (const step of run.steps) t.is(step.lines.reduce((sum, line) => sum.plus(line.amount), new Money(0)).toFixed(0), step.amount, `${step.step}: lines sum to the amount`);
+}
+
+async function provisioningRun(world: LoanWorld): Promise<void> {
+  const started = await app.request('POST', '/api/v1/loans/provisions/runs/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId } });
+  if (started.status !== 202) throw new Error(started.text);
+  for (let attempt = 0; attempt < 400; attempt += 1) {
+    const run = await app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id as string}/`, { headers: world.users.direction!.headers });
+    if (run.body.status !== 'running') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** January: refused on its last day, then accrued for both loans to the franc; started again, it changes nothing. */
+async function januaryAccrued(t: ExecutionContext, world: LoanWorld & { loanA: string; loanB: string }): Promise<void> {
+  const { enterpriseId, loanA, loanB } = world;
+  await setBusinessDate(world, '2026-01-31');
+  t.is((await runMonthEnd(world, '2026-01')).body.code, 'period_not_over');
+  await setBusinessDate(world, '2026-02-01');
+  const january = await runMonthEnd(world, '2026-01');
+  t.like(january.body, { status: 'done', trigger: 'api', started_by: world.users.direction!.id, period_start: '2026-01-01', period_end: '2026-01-31', workflow_id: `month-end-${enterpriseId}-2026-01` });
+  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'matureTermDeposits', 'postSavingsInterest']);
+  const accrual = january.body.steps[1];
+  t.is(accrual.amount, januaryA.plus(januaryB).toFixed(0));
+  t.deepEqual(accrual.lines.map((line: { loan: string; amount: string; account: string }) => [line.loan, line.amount, line.account]).sort(), [[loanA, januaryA.toFixed(0), '3291'], [loanB, januaryB.toFixed(0), '3291']].sort());
+  t.is(accrual.journal_entries.length, 1, 'one aggregated entry for the branch');
+  t.like(await knex('journal_entries').where({ id: accrual.journal_entries[0] }).first(), { entry_date: '2026-01-31', branch_id: world.headOffice });
+  linesSumToAmounts(t, january.body);
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
+  t.like(await knex('audit_events').where({ action: 'month_end.start', entity_id: january.body.id }).first(), { actor_id: world.users.direction!.id });
+
+  // Started again: the same run, nothing posted, the same balances.
+  const entries = await entriesOf(enterpriseId);
+  const again = await runMonthEnd(world, '2026-01');
+  t.like(again.body, { id: january.body.id, status: 'done' });
+  t.is(await entriesOf(enterpriseId), entries);
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.plus(januaryB).toFixed(0));
+}
+
+/** B goes to litigation: the provisioning run makes it doubtful and reverses its accrual on the business date. */
+async function loanBDoubtful(t: ExecutionContext, world: LoanWorld & { loanB: string }): Promise<void> {
+  const { enterpriseId, loanB } = world;
+  const litigation = await app.request('POST', `/api/v1/loans/loans/${loanB}/litigation/`, { headers: world.users.direction!.headers, json: { litigious: true, reason: 'court case' } });
+  t.is(litigation.status, 200, litigation.text);
+  await provisioningRun(world);
+  t.like(await knex('loans').where({ id: loanB }).first(), { classification: 'doubtful' });
+  const reversedB = await knex('loan_interest_accruals as a').join('journal_entries as e', 'e.id', 'a.reversal_entry_id').where({ 'a.loan_id': loanB }).first('a.reversed_by', 'e.entry_date');
+  t.deepEqual({ ...reversedB }, { reversed_by: 'reclassification', entry_date: '2026-02-01' });
+  t.is(await accountBalance(knex, enterpriseId, '3291'), januaryA.toFixed(0));
+}
+
+test('loan interest accrued at the month end, reversed at the next, and at a reclassification to doubtful; a rerun changes nothing; the history replays', async (t) => {
+  const world = await decliningLoanWorld('ME1');
+  const { enterpriseId, loanA } = world;
+  const schedule = await knex('loan_installments').where({ loan_id: loanA }).orderBy('number').first('due_date', 'interest_due');
+  t.deepEqual({ ...schedule }, { due_date: '2026-02-10', interest_due: '24000' }, 'the schedule the test computes from');
+  t.is(januaryA.toFixed(0), '16258');
+
+  await withWorker(knex, async ({ client }) => {
+    await januaryAccrued(t, world);
+    await loanBDoubtful(t, world);
+
+    // A pays its first installment; February: A's January accrual reversed on 1 February, A accrues, B (doubtful) nothing.
+    await setBusinessDate(world, '2026-02-10');
+    const repaid = await app.request('POST', '/api/v1/loans/repayments/', { headers: world.users.cashier!.headers, json: { loan: loanA, amount: '124000' } });
+    t.is(repaid.status, 201, repaid.text);
+    await setBusinessDate(world, '2026-03-01');
+    const february = await runMonthEnd(world, '2026-02');
+    t.is(february.body.status, 'done', february.text);
+    const [reversal, februaryAccrual] = february.body.steps;
+    t.like(reversal, { amount: januaryA.toFixed(0), lines: [{ loan: loanA, account: '713', amount: januaryA.toFixed(0) }] });
+    t.like(await knex('journal_entries').where({ id: reversal.journal_entries[0] }).first(), { entry_date: '2026-02-01' });
+    t.like(februaryAccrual, { amount: februaryA.toFixed(0), lines: [{ loan: loanA, amount: februaryA.toFixed(0) }] });
+    t.is(februaryAccrual.lines.length, 1, 'the doubtful loan accrues nothing');
+    linesSumToAmounts(t, february.body);
+    t.is(await accountBalance(knex, enterpriseId, '3291'), februaryA.toFixed(0));
+    // 713: January's accruals, both reversed, the interest paid (24 000) and February's accrual.
+    t.is(await accountBalance(knex, enterpriseId, '713'), new Money(0).minus(24_000).minus(februaryA).toFixed(0));
+    t.true(await ledgerBalanced(knex, enterpriseId));
+
+    const { events } = await client.workflow.getHandle(`month-end-${enterpriseId}-2026-02`).fetchHistory();
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, 'month-end-replay'));
+  }, taskQueue);
+});
+
+/** February interrupted: its accrual committed, then the run failed; started again, it resumes and posts nothing twice. */
+async function februaryResumed(t: ExecutionContext, world: LoanWorld) {
+  const opened = await openMonthEndRun(knex, new Date(), { enterpriseId: world.enterpriseId, period: '2026-02', trigger: 'api', startedBy: world.users.direction!.id, requestId: null });
+  const first = await runMonthEndStep(knex, new Date(), { runId: opened.run.id, step: 'accrueLoanInterest' }, accrueLoanInterest);
+  t.like(first, { entries: 1, amount: accrued(1_100_000, 18, 28).plus(accrued(550_000, 18, 28)).toFixed(0) });
+  await markMonthEndFailed(knex, new Date(), { runId: opened.run.id, failure: 'worker lost' });
+  const resumed = await runMonthEnd(world, '2026-02');
+  t.like(resumed.body, { id: opened.run.id, status: 'done', failure: null });
+  t.like(resumed.body.steps[0], { step: 'reverseLoanInterestAccrual', amount: januaryA.plus(januaryB).toFixed(0) });
+  t.like(resumed.body.steps[1], { step: 'accrueLoanInterest', amount: first.amount });
+  t.is((await knex('month_end_entries').where({ run_id: opened.run.id, step: 'accrueLoanInterest' })).length, 1, 'the accrual posted once');
+  t.is(await accountBalance(knex, world.enterpriseId, '3291'), first.amount);
+}
+
+test('month ends run in order and the year closes only with its month ends done; the Schedule runs the month just ended', async (t) => {
+  const world = await decliningLoanWorld('ME2');
+  const { enterpriseId } = world;
+  await withWorker(knex, async ({ client }) => {
+    await setBusinessDate(world, '2026-02-01');
+    await runMonthEnds(world, ['2026-01']);
+    await setBusinessDate(world, '2026-04-01');
+    t.is((await runMonthEnd(world, '2026-03')).body.code, 'previous_month_end_not_done');
+    await februaryResumed(t, world);
+
+    // The Schedule, triggered on 1 April, runs March under March's own workflow id.
+    const schedule = client.schedule.getHandle(monthEndScheduleId(enterpriseId));
+    const description = await schedule.describe();
+    t.like(description.action, { type: 'startWorkflow', workflowType: 'monthEnd' });
+    t.is(description.spec.calendars?.[0]?.dayOfMonth?.[0]?.start, 1);
+    await schedule.trigger();
+    let march;
+    for (let attempt = 0; attempt < 400 && march?.status !== 'done'; attempt += 1) {
+      march = await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-03' }).first();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.like(march, { status: 'done', trigger: 'schedule', started_by: null });
+    t.is((await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).result()).period, '2026-03');
+
+    const listed = await app.request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/month-ends/?status=done`, { headers: world.users.direction!.headers });
+    t.deepEqual(listed.body.results.map((run: { period: string }) => run.period), ['2026-03', '2026-02', '2026-01']);
+    t.is((await app.request('GET', `/api/v1/enterprise/month-ends/?enterprise=${enterpriseId}&period=2026-13`, { headers: world.users.direction!.headers })).status, 400);
+    t.is((await app.request('POST', '/api/v1/enterprise/month-ends/', { headers: world.users.cashier!.headers, json: { enterprise: enterpriseId, period: '2026-04' } })).status, 403);
+
+    // 2027 open, 2026 cannot close: its month ends from April on are not done.
+    await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+    const year2026 = (await knex('exercices_comptables').where({ enterprise_id: enterpriseId, code: '2026' }).first('id')).id as string;
+    const close = await app.request('POST', `/api/v1/enterprise/exercices/${year2026}/close/`, { headers: world.users.direction!.headers, json: { reason: 'year end' } });
+    t.is(close.body.code, 'month_end_not_done');
+  }, taskQueue);
+});

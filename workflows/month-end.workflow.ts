@@ -1,0 +1,103 @@
+import { ApplicationFailure, executeChild, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { reportingPackWorkflowId } from '../domain/accounts/reporting-pack';
+import { monthEndSteps, monthEndWorkflowId, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
+import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import { reportingPack } from './reporting-pack.workflow';
+import type { Activities } from '../activities';
+
+const activities = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+// The member-account steps commit account by account (each idempotent): a large cooperative's take minutes.
+const memberAccountSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/** Each step of monthEndSteps is an activity of this shape: the compiler refuses a step name without one. */
+const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepResult>> = {
+  reverseLoanInterestAccrual: activities.reverseLoanInterestAccrual,
+  accrueLoanInterest: activities.accrueLoanInterest,
+  matureTermDeposits: memberAccountSteps.matureTermDeposits,
+  postSavingsInterest: memberAccountSteps.postSavingsInterest,
+};
+
+/**
+ * The month's reporting pack (docs/architecture.md §10), started once the month end is done, as its own
+ * workflow that outlives this one: a pack already made or being made for the month is left as it is.
+ */
+async function startReportingPack(enterpriseId: string, period: string): Promise<void> {
+  try {
+    await startChild(reportingPack, {
+      workflowId: reportingPackWorkflowId(enterpriseId, period),
+      args: [{ enterpriseId, period }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+export interface MonthEndInput {
+  enterpriseId: string;
+  /** Both absent when the Schedule starts it: the month just ended is opened, and its own workflow started. */
+  period?: string;
+  runId?: string;
+}
+
+export interface MonthEndOutcome {
+  runId: string;
+  period: string;
+  steps: { step: MonthEndStepName; result: MonthEndStepResult }[];
+}
+
+/**
+ * The Schedule's start: opens the month just ended before the business date and runs it as the workflow of its
+ * period (`month-end-{enterpriseId}-{period}`), so a month end has one id however it was started. A month end
+ * already running under that id (started through the API) is left to finish; a done one is answered as it is.
+ */
+async function scheduledMonthEnd(enterpriseId: string): Promise<MonthEndOutcome> {
+  const { run, start } = await activities.openMonthEndRun({ enterpriseId, period: null, trigger: 'schedule', startedBy: null, requestId: null });
+  if (!start) return { runId: run.id, period: run.period, steps: [] };
+  try {
+    return await executeChild(monthEnd, {
+      workflowId: monthEndWorkflowId(enterpriseId, run.period),
+      args: [{ enterpriseId, period: run.period, runId: run.id }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { runId: run.id, period: run.period, steps: [] };
+    throw error;
+  }
+}
+
+/**
+ * The month end of an enterprise and period (docs/architecture.md §9, docs/domain.md §8): the steps of
+ * monthEndSteps in order, one activity each so that each shows in the history, then the run is done. The
+ * progress lives in the database with each step's entries: a retried step, or the workflow started again after
+ * a failure, skips what is done.
+ */
+export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
+  if (input.runId === undefined || input.period === undefined) return scheduledMonthEnd(input.enterpriseId);
+  const { runId, period } = input;
+  upsertSearchAttributes([
+    { key: enterpriseIdKey, value: input.enterpriseId },
+    { key: businessIdKey, value: period },
+  ]);
+  try {
+    const steps: MonthEndOutcome['steps'] = [];
+    for (const step of monthEndSteps) steps.push({ step, result: await stepActivities[step]({ runId, step }) });
+    await activities.finishMonthEndRun({ runId });
+    await startReportingPack(input.enterpriseId, period);
+    return { runId, period, steps };
+  } catch (error) {
+    // An activity's failure wraps the refusal (its cause), whose message says what to do.
+    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    await activities.markMonthEndFailed({ runId, failure });
+    throw ApplicationFailure.nonRetryable(`month end ${runId} failed`, 'MonthEndFailed');
+  }
+}
