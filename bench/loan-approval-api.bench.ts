@@ -34,6 +34,23 @@ export const loanApprovalApiBenchmark: Benchmark = {
   run: () => withBenchDatabase(measure, 20),
 };
 
+/** A client of the API under load: every bench user signed in, and a POST that times itself and fails loudly. */
+async function signedInClient(base: string) {
+  const call = async (path: string, token: string, body: object) => {
+    const began = performance.now();
+    const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await response.json()) as { id: string; status: string };
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return { answer, ms: performance.now() - began };
+  };
+  const tokens: Record<string, string> = {};
+  for (const username of ['bench_teller', ...steps.map(([name]) => name)]) {
+    const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
+    tokens[username] = ((await response.json()) as { access: string }).access;
+  }
+  return { call, tokens };
+}
+
 async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
   const enterpriseId = await newEnterprise(knex);
   const lending = await seedLending(knex, enterpriseId);
@@ -43,19 +60,7 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
   return withTemporalWorker(knex, async ({ address, pid: temporalPid, taskQueue }) => {
     const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex'), BENCH_TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue });
     try {
-      const base = `http://127.0.0.1:${server.port}`;
-      const call = async (path: string, token: string, body: object) => {
-        const began = performance.now();
-        const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const answer = (await response.json()) as { id: string; status: string };
-        if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-        return { answer, ms: performance.now() - began };
-      };
-      const tokens: Record<string, string> = {};
-      for (const username of ['bench_teller', ...steps.map(([name]) => name)]) {
-        const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
-        tokens[username] = ((await response.json()) as { access: string }).access;
-      }
+      const { call, tokens } = await signedInClient(`http://127.0.0.1:${server.port}`);
       const latencies: Record<string, number[]> = { submit: [], cashier: [], branch_head: [], credit_committee: [], direction: [], circuit: [] };
       const approveOne = async (member: string) => {
         const began = performance.now();

@@ -139,9 +139,9 @@ function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Mon
   return exposures
     .map((exposure) => {
       const net = exposure.outstanding.minus(exposure.provisions);
-      return { ...exposure, exposure: net, ratio: equity.isPositive() ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null, exceeds: net.gt(limit.mul(equity)) };
+      return { ...exposure, exposure: net, ratio: equity.gt(0) ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null, exceeds: net.gt(limit.mul(equity)) };
     })
-    .filter((exposure) => exposure.exposure.isPositive())
+    .filter((exposure) => exposure.exposure.gt(0))
     .sort((a, b) => b.exposure.cmp(a.exposure) || a.memberNumber.localeCompare(b.memberNumber));
 }
 

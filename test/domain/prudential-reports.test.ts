@@ -112,3 +112,13 @@ test('arrears statement: groups by class and ladder band, totals, the ledger bes
   const summary = [...(document.sheets[0]!.rows as Iterable<Record<string, string | null>>)];
   t.like(summary.at(-1), { classification: 'total', loans: '4', outstanding: '1900000', provisions: '250000' });
 });
+
+test('a cooperative without net equity: every borrower over the limit, no share of nothing, and the document holds only decimal strings', (t) => {
+  const loans = [loan({ member: 'm1', memberNumber: 'M-1', outstanding: new Money(1_000_000), principalDueWithinThreeMonths: new Money(0) })];
+  const report = prudentialRatios({ balances: rows({ 3221: 1_000_000, 3711: -1_000_000 }), settings: defaultPrudentialSettings, ...loanFigures(loans) });
+  const concentration = report.ratios.find((ratio) => ratio.code === 'concentration')!;
+  t.like(concentration.borrowers![0], { memberNumber: 'M-1', ratio: null, exceeds: true });
+  t.is(concentration.value, null);
+  const cells = prudentialRatiosDocument(header, '2026-12-31', report).sheets.flatMap((sheet) => [...(sheet.rows as Iterable<Record<string, string | null>>)].flatMap((row) => Object.values(row)));
+  t.false(cells.some((cell) => cell !== null && /Infinity|NaN/.test(cell)));
+});
