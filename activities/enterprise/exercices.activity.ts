@@ -10,6 +10,7 @@ import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { postJournalEntry } from '../events/post-entry';
+import { allocatedRefusal } from './result-allocation.activity';
 import type { ActivityContext, Actor } from '../context';
 
 export interface ExerciceFields {
@@ -141,6 +142,9 @@ export async function setExerciceStatus(
         throw new AppError('forbidden', 'role_required', 'Only an administrator may reopen an accounting year.');
       }
       await assertMayOpen(trx, exercice.enterpriseId, exercice);
+      // Its result allocated in the next year, the à-nouveaux the reopening reverses would leave 13 upside down.
+      const allocated = await allocatedRefusal(trx, exercice);
+      if (allocated !== null) throw allocated;
     }
     return changeExerciceStatus(trx, context.clock(), actor, exercice, { target, reason });
   });
