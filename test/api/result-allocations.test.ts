@@ -4,7 +4,7 @@ import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { ledgerBalanced } from '../helpers/loans';
-import { closeYear, openNextYear, smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
+import { closeYear, openNextYear, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -33,10 +33,6 @@ async function linesOf(allocationId: string): Promise<Record<string, Record<stri
   return byBranch;
 }
 
-async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
-  const trial = await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: coop.world.users.direction!.headers });
-  return Object.fromEntries(trial.body.accounts.filter((row: { balance: string }) => row.balance !== '0').map((row: { code: string; balance: string }) => [row.code, row.balance]));
-}
 
 test('the general assembly allocates the closed year\'s profit: floors, caps, one entry, idempotent, then no reopening', async (t) => {
   const coop = await smallCooperative(app, knex, 'RA1');
