@@ -1,6 +1,8 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { postJournalEntry } from '../../activities/events/post-entry';
 import { Money } from '../../domain/money';
+import { inTransaction } from '../../db/transaction';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { ledgerBalanced } from '../helpers/loans';
@@ -32,7 +34,6 @@ async function linesOf(allocationId: string): Promise<Record<string, Record<stri
   for (const line of lines) byBranch[`${line.branch_id} ${line.entry_date}`] = { ...byBranch[`${line.branch_id} ${line.entry_date}`], [line.code]: line.amount };
   return byBranch;
 }
-
 
 test('the general assembly allocates the closed year\'s profit: floors, caps, one entry, idempotent, then no reopening', async (t) => {
   const coop = await smallCooperative(app, knex, 'RA1');
@@ -107,4 +108,30 @@ test('the general assembly allocates the closed year\'s profit: floors, caps, on
   const listed = await app.request('GET', `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/?exercice=${coop.year2026}`, { headers: direction });
   t.like(listed.body, { count: 1, results: [{ id: created.body.id, entries: created.body.entries }] });
   t.like((await app.request('GET', `/api/v1/enterprise/result-allocations/${created.body.id}/`, { headers: world.users.cashier!.headers })).body, { id: created.body.id });
+});
+
+test('a loss is charged to the report à nouveau débiteur; nothing distributed, no reserve charged beyond what it holds', async (t) => {
+  const coop = await smallCooperative(app, knex, 'RA2');
+  const { world, expected } = coop;
+  const direction = world.users.direction!.headers;
+  // Rent of 100 000 more than the year earned: a loss of 100 000.
+  const rent = expected.result.plus(100_000);
+  await inTransaction(knex, (trx) => postJournalEntry(trx, {
+    enterpriseId: world.enterpriseId, branchId: world.headOffice, entryDate: '2026-09-30', description: 'rent',
+    lines: [{ account: '6511', debit: rent, credit: new Money(0) }, { account: '5710', debit: new Money(0), credit: rent }], createdBy: world.rootId,
+  }));
+  await openNextYear(coop);
+  await withWorker(knex, async () => t.like((await closeYear(coop)).body, { closing: { status: 'closed', result: '-100000', result_account: '132' } }), taskQueue);
+  const allocate = (json: Record<string, unknown>) =>
+    app.request('POST', `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/`, { headers: direction, json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-7', ...json } });
+
+  t.like(await allocate({ ristournes: '1000', retained_earnings: '99000' }), { status: 422, body: { code: 'nothing_to_distribute', errors: [{ field: 'ristournes' }] } });
+  t.like(await allocate({ general_reserve: '1', retained_earnings: '99999' }), { status: 422, body: { code: 'reserve_insufficient', errors: [{ field: 'general_reserve' }] } });
+  const created = await allocate({ retained_earnings: '100000' });
+  t.like(created, { status: 201, body: { result: '-100000', result_account: '132', amounts: { 122: '100000' } } });
+  t.deepEqual(await linesOf(created.body.id), { [`${world.headOffice} 2027-01-05`]: { 132: '-100000', 122: '100000' } });
+  const january = await trialBalanceOf(coop, '2027-01-31');
+  t.is(january['132'], undefined);
+  t.is(january['122'], '100000');
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
 });

@@ -45,7 +45,6 @@ async function postedBy(closingId: string, step: 'closing' | 'opening'): Promise
 
 const asText = (balances: Record<string, Money>) => Object.fromEntries(Object.entries(balances).map(([code, amount]) => [code, amount.toFixed(0)]));
 
-
 test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
   const coop = await smallCooperative(app, knex, 'YE1');
   const { world, expected } = coop;
@@ -135,6 +134,8 @@ test('a step done before its worker was lost is not done again when the workflow
 const entriesOf = async (enterpriseId: string) => Number((await knex('journal_entries').where({ enterprise_id: enterpriseId }).count<{ count: string }[]>())[0]!.count);
 
 test.serial('a worker killed mid-closing, its closing entries committed and its à-nouveaux in flight: a new worker completes the closing, each entry once', async (t) => {
+  // A worker process to start (tsx compiles it) and a lost step to come back: longer than the run's 60 s.
+  t.timeout(240_000);
   const coop = await smallCooperative(app, knex, 'YE3');
   const { world, expected } = coop;
   const year2027 = await openNextYear(coop);

@@ -125,7 +125,9 @@ export const resultAllocationRoutes = [
       errorStatuses: [400, 401, 403, 404, 409, 422],
       handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
         const exercice = await ExerciceComptable.query(deps.knex).findById(body.exercice);
-        if (exercice === undefined) throw new NotFoundError('The accounting year');
+        // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
+        const { enterprise } = body as { enterprise?: string };
+        if (exercice === undefined || (enterprise !== undefined && exercice.enterpriseId !== enterprise)) throw new NotFoundError('The accounting year');
         authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
         const amounts = Object.fromEntries(allocationFields.map((field) => [field, new Money((body as Record<string, string>)[field]!)])) as AllocationAmounts;
         const decision = { exerciceId: exercice.id, assemblyDate: body.assembly_date, assemblyReference: body.assembly_reference, amounts, idempotencyKey };
