@@ -12,6 +12,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from './configuration.activity';
 import { postJournalEntry } from '../events/post-entry';
+import { reverseEntries } from '../events/reverse-entries';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { policyOf } from './result-allocation-policy.activity';
 import type { ExerciceClosingRow } from './year-end-closing.activity';
@@ -140,4 +141,23 @@ export async function allocateResult(context: ActivityContext, actor: Actor, inp
 export async function allocatedRefusal(trx: Knex.Transaction, year: ExerciceComptable): Promise<AppError | null> {
   const posted = await trx('result_allocations').where({ exercice_id: year.id, status: 'posted' }).first('id');
   return posted === undefined ? null : conflict('exercice_result_allocated', `The result of ${year.code} is allocated (allocation ${posted.id}): cancel the allocation before reopening the year.`);
+}
+
+/**
+ * Cancels an allocation (administrators, with a reason, audited): its entries reversed on their own date (the next
+ * year must still be open), the row kept as history; the year may then be allocated again, or reopened.
+ */
+export async function cancelResultAllocation(context: ActivityContext, actor: Actor, input: { allocationId: string; reason: string }): Promise<ResultAllocationRow> {
+  return inTransaction(context.knex, async (trx) => {
+    const found: ResultAllocationRow | undefined = await trx('result_allocations').where({ id: input.allocationId }).first();
+    if (found === undefined) throw new NotFoundError('The result allocation');
+    // The year first, as allocating and reopening lock it: the three queue in one order.
+    await ExerciceComptable.query(trx).findById(found.exercice_id).forUpdate();
+    const allocation: ResultAllocationRow = await trx('result_allocations').where({ id: found.id }).forUpdate().first();
+    if (allocation.status !== 'posted') throw new AppError('conflict', 'result_allocation_cancelled', 'The allocation is cancelled already.');
+    await reverseEntries(trx, actor.userId, trx('result_allocation_entries').where('allocation_id', allocation.id).select('entry_id'), 'Annulation de l\'affectation');
+    const [cancelled] = await trx('result_allocations').where({ id: allocation.id }).update({ status: 'cancelled', cancelled_at: context.clock(), cancelled_by: actor.userId, cancel_reason: input.reason }).returning('*');
+    await recordAudit(trx, actor, { action: 'result_allocation.cancel', entityType: 'result_allocation', entityId: allocation.id, enterpriseId: allocation.enterprise_id, details: { reason: input.reason } });
+    return cancelled as ResultAllocationRow;
+  });
 }

@@ -35,7 +35,7 @@ async function linesOf(allocationId: string): Promise<Record<string, Record<stri
   return byBranch;
 }
 
-test('the general assembly allocates the closed year\'s profit: floors, caps, one entry, idempotent, then no reopening', async (t) => {
+test('the general assembly allocates the closed year\'s profit: floors, caps, one entry, idempotent; no reopening until it is cancelled', async (t) => {
   const coop = await smallCooperative(app, knex, 'RA1');
   const { world, expected } = coop;
   const direction = world.users.direction!.headers;
@@ -108,6 +108,20 @@ test('the general assembly allocates the closed year\'s profit: floors, caps, on
   const listed = await app.request('GET', `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/?exercice=${coop.year2026}`, { headers: direction });
   t.like(listed.body, { count: 1, results: [{ id: created.body.id, entries: created.body.entries }] });
   t.like((await app.request('GET', `/api/v1/enterprise/result-allocations/${created.body.id}/`, { headers: world.users.cashier!.headers })).body, { id: created.body.id });
+
+  // Cancelled (administrators): the entry reversed, the result back in 131; then the year may be reopened.
+  const cancelPath = `/api/v1/enterprise/result-allocations/${created.body.id}/cancel/`;
+  t.is((await app.request('POST', cancelPath, { headers: direction, json: { reason: 'wrong minutes' } })).status, 403);
+  const cancelled = await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } });
+  t.like(cancelled.body, { status: 'cancelled', cancel_reason: 'wrong minutes', cancelled_by: world.users.root!.id });
+  t.is((await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } })).body.code, 'result_allocation_cancelled');
+  t.is(await entriesOf(world.enterpriseId), entriesBefore + 2, 'one reversal');
+  const afterCancel = await trialBalanceOf(coop, '2027-01-31');
+  t.is(afterCancel['131'], surplus.negated().toFixed(0));
+  t.is(afterCancel['111'], undefined);
+  t.like(await knex('audit_events').where({ action: 'result_allocation.cancel', entity_id: created.body.id }).first(), { actor_id: world.users.root!.id, details: { reason: 'wrong minutes' } });
+  t.like(await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), { status: 200, body: { status: 'open' } });
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
 });
 
 test('a loss is charged to the report à nouveau débiteur; nothing distributed, no reserve charged beyond what it holds', async (t) => {

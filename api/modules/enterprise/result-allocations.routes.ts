@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { allocateResult, type ResultAllocationRow } from '../../../activities/enterprise/result-allocation.activity';
+import { allocateResult, cancelResultAllocation, type ResultAllocationRow } from '../../../activities/enterprise/result-allocation.activity';
 import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
 import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
 import { NotFoundError } from '../../../domain/errors';
@@ -43,6 +43,9 @@ const allocationSchema = yup.object({
   entries: yup.array(yup.string().uuid().required()).required().meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
   allocated_by: yup.string().uuid().nullable().defined(),
   created_at: timestampResponse(),
+  cancelled_at: timestampResponse().nullable(),
+  cancelled_by: yup.string().uuid().nullable().defined(),
+  cancel_reason: yup.string().nullable().defined(),
 }).meta({ component: 'ResultAllocation' });
 
 const policySchema = yup.object({
@@ -72,6 +75,9 @@ async function serializeAllocations(knex: Knex, rows: readonly (ResultAllocation
     entries: entries.filter((entry) => entry.allocation_id === row.id).map((entry) => entry.id as string),
     allocated_by: row.allocated_by,
     created_at: row.created_at.toISOString(),
+    cancelled_at: row.cancelled_at?.toISOString() ?? null,
+    cancelled_by: row.cancelled_by,
+    cancel_reason: row.cancel_reason,
   }));
 }
 
@@ -165,6 +171,25 @@ export const resultAllocationRoutes = [
       response: allocationSchema,
       errorStatuses: [401, 404],
       handler: async ({ params, query, principal, deps }) => visibleAllocation(deps.knex, principal, params.id, query.enterprise),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/enterprise/result-allocations/{id}/cancel/',
+      module: 'enterprise',
+      operationId: 'cancelResultAllocation',
+      summary: 'Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened',
+      access: ['admin'],
+      params: idParams,
+      query: yup.object({ enterprise: enterpriseFilter }),
+      body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
+      response: allocationSchema,
+      errorStatuses: [401, 403, 404, 409],
+      handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
+        const allocation = await visibleAllocation(deps.knex, actor, params.id, query.enterprise);
+        authorize({ enterpriseId: allocation.enterprise }, 'The result allocation');
+        await cancelResultAllocation(deps.activities, actor, { allocationId: allocation.id, reason: body.reason });
+        return visibleAllocation(deps.knex, actor, allocation.id, undefined);
+      },
     }),
   ].flatMap(withNestedVariant),
   defineRoute({
