@@ -1,12 +1,12 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { postJournalEntry } from '../../activities/events/post-entry';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { ledgerBalanced } from '../helpers/loans';
-import { closeYear, openNextYear, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
+import { closeYear, openNextYear, smallCooperative, trialBalanceOf, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -33,6 +33,48 @@ async function linesOf(allocationId: string): Promise<Record<string, Record<stri
   const byBranch: Record<string, Record<string, string>> = {};
   for (const line of lines) byBranch[`${line.branch_id} ${line.entry_date}`] = { ...byBranch[`${line.branch_id} ${line.entry_date}`], [line.code]: line.amount };
   return byBranch;
+}
+
+type Allocate = (json: Record<string, unknown>, key?: string) => Promise<TestResponse>;
+
+interface RefusalSetting {
+  allocate: Allocate;
+  decision: Record<string, string>;
+  floor: Money;
+  remainder: Money;
+  policy: (json: object) => Promise<TestResponse>;
+}
+
+/** Each refusal a 4xx naming its field (the optional reserves' cap lowered to 5 %, then set to 10 %). */
+async function refusals(t: ExecutionContext, { allocate, decision, floor, remainder, policy }: RefusalSetting) {
+  t.like(await allocate({ ...decision }), { status: 422, body: { code: 'optional_reserves_above_cap', errors: [{ field: 'optional_reserves' }] } });
+  await policy({ optional_reserves_rate_max: '0.1' });
+  const short = { ...decision, general_reserve: floor.minus(1).toFixed(0), retained_earnings: remainder.plus(1).toFixed(0) };
+  t.like(await allocate(short), { status: 422, body: { code: 'reserve_floor_not_met', errors: [{ field: 'general_reserve' }] } });
+  t.like(await allocate({ ...decision, retained_earnings: remainder.plus(1).toFixed(0) }), { status: 422, body: { code: 'allocation_not_equal_to_result', errors: [{ field: 'retained_earnings' }] } });
+  t.like(await allocate({ ...decision, share_interest: '47500001' }), { status: 422, body: { errors: [{ field: 'share_interest' }, { field: 'retained_earnings' }] } });
+  t.like(await allocate({ ...decision, assembly_date: '2026-12-31' }), { status: 400, body: { errors: [{ field: 'assembly_date' }] } });
+  t.like(await allocate({ ...decision, assembly_date: '2027-02-01' }), { status: 400, body: { errors: [{ field: 'assembly_date' }] } }, 'after the business date');
+  t.like(await allocate({ ...decision, ristournes: '-3000' }), { status: 400, body: { errors: [{ field: 'ristournes' }] } });
+}
+
+/** Cancelled (administrators): the entry reversed, the result back in 131; then the year may be reopened. */
+async function cancelThenReopen(t: ExecutionContext, coop: SmallCooperative, done: { allocationId: string; entriesBefore: number; surplus: Money }) {
+  const { allocationId, entriesBefore, surplus } = done;
+  const { world } = coop;
+  const direction = world.users.direction!.headers;
+  const cancelPath = `/api/v1/enterprise/result-allocations/${allocationId}/cancel/`;
+  t.is((await app.request('POST', cancelPath, { headers: direction, json: { reason: 'wrong minutes' } })).status, 403);
+  const cancelled = await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } });
+  t.like(cancelled.body, { status: 'cancelled', cancel_reason: 'wrong minutes', cancelled_by: world.users.root!.id });
+  t.is((await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } })).body.code, 'result_allocation_cancelled');
+  t.is(await entriesOf(world.enterpriseId), entriesBefore + 2, 'one reversal');
+  const afterCancel = await trialBalanceOf(coop, '2027-01-31');
+  t.is(afterCancel['131'], surplus.negated().toFixed(0));
+  t.is(afterCancel['111'], undefined);
+  t.like(await knex('audit_events').where({ action: 'result_allocation.cancel', entity_id: allocationId }).first(), { actor_id: world.users.root!.id, details: { reason: 'wrong minutes' } });
+  t.like(await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), { status: 200, body: { status: 'open' } });
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
 }
 
 test('the general assembly allocates the closed year\'s profit: floors, caps, one entry, idempotent; no reopening until it is cancelled', async (t) => {
@@ -67,15 +109,7 @@ test('the general assembly allocates the closed year\'s profit: floors, caps, on
   t.like((await app.request('PATCH', policyPath, { headers: direction, json: { optional_reserves_rate_max: '0.05' } })).body, { optional_reserves_rate_max: '0.05', general_reserve_rate_min: '0.2' });
 
   const entriesBefore = await entriesOf(world.enterpriseId);
-  t.like(await allocate({ ...decision }), { status: 422, body: { code: 'optional_reserves_above_cap', errors: [{ field: 'optional_reserves' }] } });
-  await app.request('PATCH', policyPath, { headers: direction, json: { optional_reserves_rate_max: '0.1' } });
-  const short = { ...decision, general_reserve: floor.minus(1).toFixed(0), retained_earnings: remainder.plus(1).toFixed(0) };
-  t.like(await allocate(short), { status: 422, body: { code: 'reserve_floor_not_met', errors: [{ field: 'general_reserve' }] } });
-  t.like(await allocate({ ...decision, retained_earnings: remainder.plus(1).toFixed(0) }), { status: 422, body: { code: 'allocation_not_equal_to_result', errors: [{ field: 'retained_earnings' }] } });
-  t.like(await allocate({ ...decision, share_interest: '47500001' }), { status: 422, body: { errors: [{ field: 'share_interest' }, { field: 'retained_earnings' }] } });
-  t.like(await allocate({ ...decision, assembly_date: '2026-12-31' }), { status: 400, body: { errors: [{ field: 'assembly_date' }] } });
-  t.like(await allocate({ ...decision, assembly_date: '2027-02-01' }), { status: 400, body: { errors: [{ field: 'assembly_date' }] } }, 'after the business date');
-  t.like(await allocate({ ...decision, ristournes: '-3000' }), { status: 400, body: { errors: [{ field: 'ristournes' }] } });
+  await refusals(t, { allocate, decision, floor, remainder, policy: (json) => app.request('PATCH', policyPath, { headers: direction, json }) });
   t.is(await entriesOf(world.enterpriseId), entriesBefore, 'no refusal posted anything');
 
   const created = await allocate(decision, 'ag-2027-01');
@@ -109,19 +143,7 @@ test('the general assembly allocates the closed year\'s profit: floors, caps, on
   t.like(listed.body, { count: 1, results: [{ id: created.body.id, entries: created.body.entries }] });
   t.like((await app.request('GET', `/api/v1/enterprise/result-allocations/${created.body.id}/`, { headers: world.users.cashier!.headers })).body, { id: created.body.id });
 
-  // Cancelled (administrators): the entry reversed, the result back in 131; then the year may be reopened.
-  const cancelPath = `/api/v1/enterprise/result-allocations/${created.body.id}/cancel/`;
-  t.is((await app.request('POST', cancelPath, { headers: direction, json: { reason: 'wrong minutes' } })).status, 403);
-  const cancelled = await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } });
-  t.like(cancelled.body, { status: 'cancelled', cancel_reason: 'wrong minutes', cancelled_by: world.users.root!.id });
-  t.is((await app.request('POST', cancelPath, { headers: world.users.root!.headers, json: { reason: 'wrong minutes' } })).body.code, 'result_allocation_cancelled');
-  t.is(await entriesOf(world.enterpriseId), entriesBefore + 2, 'one reversal');
-  const afterCancel = await trialBalanceOf(coop, '2027-01-31');
-  t.is(afterCancel['131'], surplus.negated().toFixed(0));
-  t.is(afterCancel['111'], undefined);
-  t.like(await knex('audit_events').where({ action: 'result_allocation.cancel', entity_id: created.body.id }).first(), { actor_id: world.users.root!.id, details: { reason: 'wrong minutes' } });
-  t.like(await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), { status: 200, body: { status: 'open' } });
-  t.true(await ledgerBalanced(knex, world.enterpriseId));
+  await cancelThenReopen(t, coop, { allocationId: created.body.id, entriesBefore, surplus });
 });
 
 test('a loss is charged to the report à nouveau débiteur; nothing distributed, no reserve charged beyond what it holds', async (t) => {
