@@ -7,6 +7,7 @@ import { configurationRoutes } from './modules/enterprise/configuration.routes';
 import { enterpriseRoutes } from './modules/enterprise/enterprises.routes';
 import { eventRoutes } from './modules/events/events.routes';
 import { exerciceRoutes } from './modules/enterprise/exercices.routes';
+import { resultAllocationRoutes } from './modules/enterprise/result-allocations.routes';
 import { governanceRoutes } from './modules/enterprise/governance.routes';
 import { monthEndRoutes } from './modules/enterprise/month-ends.routes';
 import { ledgerRoutes } from './modules/accounts/ledger.routes';
@@ -42,6 +43,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...branchRoutes,
   ...exerciceRoutes,
   ...monthEndRoutes,
+  ...resultAllocationRoutes,
   ...configurationRoutes,
   ...prudentialSettingsRoutes,
   ...profileRoutes,

@@ -1,16 +1,16 @@
-import { ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, upsertSearchAttributes, type RetryPolicy } from '@temporalio/workflow';
 import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import type { Activities } from '../activities';
 
-const { closeIncomeAndExpenses, carryForwardBalances, markExerciceClosingFailed } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
-});
+const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 };
+const { markExerciceClosingFailed } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry });
 
 export interface YearEndClosingInput {
   closingId: string;
   enterpriseId: string;
   exerciceCode: string;
+  /** How long a step may run before Temporal gives it to another worker (default 120): the time a step lost with its worker takes to come back. */
+  stepTimeoutSeconds?: number;
 }
 
 /**
@@ -24,6 +24,7 @@ export async function yearEndClosing(input: YearEndClosingInput): Promise<{ resu
     { key: enterpriseIdKey, value: input.enterpriseId },
     { key: businessIdKey, value: input.exerciceCode },
   ]);
+  const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({ startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`, retry });
   try {
     const closed = await closeIncomeAndExpenses({ closingId: input.closingId });
     const opened = await carryForwardBalances({ closingId: input.closingId });

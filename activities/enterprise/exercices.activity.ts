@@ -2,14 +2,13 @@ import type { Knex } from 'knex';
 import { holdsRole } from '../../domain/access';
 import { nextYearOf } from '../../domain/enterprise/year-end-closing';
 import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
-import { reversalOf } from '../../domain/events/journal';
-import { Money } from '../../domain/money';
 import { isExclusionViolation, isUniqueViolation } from '../../db/errors';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import { postJournalEntry } from '../events/post-entry';
+import { reverseEntries } from '../events/reverse-entries';
+import { allocatedRefusal } from './result-allocation.activity';
 import type { ActivityContext, Actor } from '../context';
 
 export interface ExerciceFields {
@@ -99,23 +98,7 @@ async function reopenedClosing(trx: Knex.Transaction, exerciceId: string): Promi
 
 /** Each entry the closing posted, reversed on its own date: the later year's first (its year must be open). */
 async function reverseClosingEntries(trx: Knex.Transaction, userId: string | null, closingId: string): Promise<void> {
-  const entries = await trx('exercice_closing_entries as x')
-    .join('journal_entries as e', 'e.id', 'x.entry_id')
-    .where('x.closing_id', closingId)
-    .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.id' }])
-    .select('e.id', 'e.enterprise_id', 'e.branch_id', 'e.entry_date', 'e.description');
-  for (const entry of entries) {
-    const lines = await trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', entry.id).orderBy('l.id').select('c.code', 'l.debit', 'l.credit');
-    await postJournalEntry(trx, {
-      enterpriseId: entry.enterprise_id,
-      branchId: entry.branch_id,
-      entryDate: entry.entry_date,
-      lines: reversalOf(lines.map((line) => ({ account: line.code, debit: new Money(line.debit), credit: new Money(line.credit) }))),
-      description: `Réouverture: contrepassation de « ${entry.description} »`,
-      reversesEntryId: entry.id,
-      createdBy: userId,
-    });
-  }
+  await reverseEntries(trx, userId, trx('exercice_closing_entries').where('closing_id', closingId).select('entry_id'), 'Réouverture');
 }
 
 /**
@@ -141,6 +124,9 @@ export async function setExerciceStatus(
         throw new AppError('forbidden', 'role_required', 'Only an administrator may reopen an accounting year.');
       }
       await assertMayOpen(trx, exercice.enterpriseId, exercice);
+      // Its result allocated in the next year, the à-nouveaux the reopening reverses would leave 13 upside down.
+      const allocated = await allocatedRefusal(trx, exercice);
+      if (allocated !== null) throw allocated;
     }
     return changeExerciceStatus(trx, context.clock(), actor, exercice, { target, reason });
   });

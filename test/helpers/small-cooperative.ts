@@ -131,3 +131,10 @@ export async function provisioningRun(coop: SmallCooperative): Promise<{ status:
   }
   throw new Error('the provisioning run did not end');
 }
+
+/** The non-zero balances of the trial balance at a date, as the API reads them (the year's entries only): account → debit minus credit. */
+export async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
+  const { world } = coop;
+  const trial = await world.app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: world.users.direction!.headers });
+  return Object.fromEntries(trial.body.accounts.filter((row: { balance: string }) => row.balance !== '0').map((row: { code: string; balance: string }) => [row.code, row.balance]));
+}

@@ -1,21 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { carryForwardBalances, closeIncomeAndExpenses, requestExerciceClosing } from '../../activities/enterprise/year-end-closing.activity';
 import { Money } from '../../domain/money';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
 import { ledgerBalanced } from '../helpers/loans';
-import { closeYear, openNextYear, smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
+import { startWorkerProcess } from '../helpers/processes';
+import { holdRowLock } from '../helpers/row-lock';
+import { closeYear, openNextYear, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
+const historyFile = path.join(__dirname, 'histories', 'year-end-closing-closed.json');
 let app: TestApp;
 let knex: Knex;
+let databaseUrl: string;
 
 test.before(async () => {
-  ({ knex } = await createTestDatabase(file));
+  ({ knex, url: databaseUrl } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
 });
 
@@ -34,12 +45,6 @@ async function postedBy(closingId: string, step: 'closing' | 'opening'): Promise
 
 const asText = (balances: Record<string, Money>) => Object.fromEntries(Object.entries(balances).map(([code, amount]) => [code, amount.toFixed(0)]));
 
-/** The non-zero balances of the trial balance at a date, as the API reads them (the year's entries only). */
-async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
-  const trial = await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: coop.world.users.direction!.headers });
-  return Object.fromEntries(trial.body.accounts.filter((row: { balance: string }) => row.balance !== '0').map((row: { code: string; balance: string }) => [row.code, row.balance]));
-}
-
 test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
   const coop = await smallCooperative(app, knex, 'YE1');
   const { world, expected } = coop;
@@ -48,7 +53,7 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
   await app.request('POST', `/api/v1/members/accounts/${coop.savingsAccount}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '50000' } });
   t.is((await closeYear(coop, year2027)).body.code, 'previous_exercice_open');
 
-  await withWorker(knex, async () => {
+  await withWorker(knex, async ({ client }) => {
     const closed = await closeYear(coop);
     t.like(closed.body, { status: 'closed', closing: { status: 'closed', step: 'carried_forward', result: expected.result.toFixed(0), result_account: '131' } });
     t.is(closed.body.closing.workflow_id, `year-end-closing-${world.enterpriseId}-2026`);
@@ -96,7 +101,17 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     t.like(again.body, { status: 'closed', closing: { status: 'closed', result: expected.result.toFixed(0) } });
     t.not(again.body.closing.id, closingId);
     t.is((await trialBalanceOf(coop, '2027-01-31'))['131'], expected.result.negated().toFixed(0));
+
+    // The closing's history (the second run of the workflow id) replays against the current workflow code.
+    const { events } = await client.workflow.getHandle(again.body.closing.workflow_id).fetchHistory();
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, again.body.closing.workflow_id));
+    if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
   }, taskQueue);
+});
+
+test('a recorded history of a closing replays against the current workflow code', async (t) => {
+  const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-year-end-closing'));
 });
 
 test('a step done before its worker was lost is not done again when the workflow runs it', async (t) => {
@@ -114,4 +129,48 @@ test('a step done before its worker was lost is not done again when the workflow
   const entries = await knex('exercice_closing_entries').where({ closing_id: closing.id }).select('step');
   t.deepEqual(entries.map((entry) => entry.step).sort(), ['closing', 'opening', 'opening']);
   t.like(await knex('exercice_closings').where({ id: closing.id }).first(), { status: 'closed', step: 'carried_forward', result: coop.expected.result.toFixed(0) });
+});
+
+const entriesOf = async (enterpriseId: string) => Number((await knex('journal_entries').where({ enterprise_id: enterpriseId }).count<{ count: string }[]>())[0]!.count);
+
+test.serial('a worker killed mid-closing, its closing entries committed and its à-nouveaux in flight: a new worker completes the closing, each entry once', async (t) => {
+  // A worker process to start (tsx compiles it) and a lost step to come back: longer than the run's 60 s.
+  t.timeout(240_000);
+  const coop = await smallCooperative(app, knex, 'YE3');
+  const { world, expected } = coop;
+  const year2027 = await openNextYear(coop);
+  const actor = { userId: world.users.direction!.id, grants: [{ role: 'direction' as const, enterpriseId: world.enterpriseId, branchId: null }], requestId: 'test' };
+  const closing = await requestExerciceClosing(testActivityContext(knex), actor, { exerciceId: coop.year2026, reason: 'year end' });
+  const entriesBefore = await entriesOf(world.enterpriseId);
+
+  // The à-nouveaux are posted in 2027, whose row the test holds: the second step waits on it inside its transaction,
+  // while the first (posting in 2026) runs through. A step lost with its worker comes back after 5 s, not 2 min.
+  const lock = await holdRowLock(file, knex, 'exercices_comptables', year2027);
+  const crashQueue = newTaskQueue();
+  const firstWorker = await startWorkerProcess(file, { databaseUrl, taskQueue: crashQueue });
+  const connection = await Connection.connect({ address: testEnvironment().temporalAddress });
+  file.teardown(() => connection.close());
+  const input = { closingId: closing.id, enterpriseId: world.enterpriseId, exerciceCode: '2026', stepTimeoutSeconds: 5 };
+  const handle = await new Client({ connection }).workflow.start('yearEndClosing', { taskQueue: crashQueue, workflowId: `year-end-closing-crash-${closing.id}`, args: [input] });
+  await lock.waiters(1);
+  t.like(await knex('exercice_closings').where({ id: closing.id }).first(), { status: 'running', step: 'income_closed' }, 'the first step committed');
+  t.is(await entriesOf(world.enterpriseId), entriesBefore + 1);
+  await firstWorker.kill();
+  // Released after the kill: the dead worker's transaction can only roll back.
+  await lock.release();
+
+  const outcome = await withWorker(knex, () => handle.result(), crashQueue);
+  t.deepEqual(outcome, { result: expected.result.toFixed(0), closingEntries: 1, openingEntries: 2 }, 'the first step as the lost worker reported it; the second run again on the new worker');
+  t.like(await knex('exercice_closings').where({ id: closing.id }).first(), { status: 'closed', step: 'carried_forward', result: expected.result.toFixed(0) });
+  const steps = await knex('exercice_closing_entries').where({ closing_id: closing.id }).select('step');
+  t.deepEqual(steps.map((entry) => entry.step).sort(), ['closing', 'opening', 'opening']);
+  t.is(await entriesOf(world.enterpriseId), entriesBefore + 3, 'one closing entry, two opening entries, nothing twice');
+  const opening = await postedBy(closing.id, 'opening');
+  t.deepEqual(opening.get(`${world.headOffice} 2027-01-01`), asText(expected.headOffice));
+  t.deepEqual(opening.get(`${world.otherBranch} 2027-01-01`), asText(expected.otherBranch));
+  const january = await trialBalanceOf(coop, '2027-01-31');
+  t.is(january['5710'], expected.headOffice['5710']!.plus(expected.otherBranch['5710']!).toFixed(0));
+  t.is(january['131'], expected.result.negated().toFixed(0));
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, await handle.fetchHistory(), handle.workflowId));
 });

@@ -1,0 +1,236 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { allocateResult, cancelResultAllocation, type ResultAllocationRow } from '../../../activities/enterprise/result-allocation.activity';
+import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
+import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
+import { NotFoundError } from '../../../domain/errors';
+import { Money } from '../../../domain/money';
+import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
+import { requireVisible } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
+
+/** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
+const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
+  general_reserve: 'General (legal) reserve, 111; a loss may be charged to it.',
+  training_reserve: 'Training and education reserve, 112; a loss may be charged to it.',
+  statutory_reserves: 'Statutory reserves, 113; a loss may be charged to them.',
+  optional_reserves: 'Optional reserves, 114, within the policy\'s cap; a loss may be charged to them.',
+  ristournes: 'Ristournes to members, 44400 (their distribution among members is not recorded here). Profit only.',
+  share_interest: 'Interest on paid-up shares, 44300, within the policy\'s cap. Profit only.',
+  solidarity_fund: 'Fonds de solidarité, 160, when the statutes feed it. Profit only.',
+  retained_earnings: 'Report à nouveau: 121 (créditeur) for a profit, 122 (débiteur) for a loss; the remainder.',
+};
+
+const amountFields = Object.fromEntries(allocationFields.map((field) => [field, amountOrZeroSchema().default('0').meta({ description: fieldDescriptions[field] })]));
+
+const allocationSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  exercice: yup.string().uuid().required(),
+  exercice_code: yup.string().required(),
+  closing: yup.string().uuid().required(),
+  status: yup.string().oneOf(['posted', 'cancelled']).required(),
+  assembly_date: dateResponse(),
+  assembly_reference: yup.string().required(),
+  result: moneyResponse().meta({ description: 'The closed year\'s result (negative: a loss).' }),
+  result_account: yup.string().required(),
+  amounts: yup.object().required().meta({ description: 'Account → amount credited (a profit) or debited (a loss), whole francs.' }),
+  entries: yup.array(yup.string().uuid().required()).required().meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
+  allocated_by: yup.string().uuid().nullable().defined(),
+  created_at: timestampResponse(),
+  cancelled_at: timestampResponse().nullable(),
+  cancelled_by: yup.string().uuid().nullable().defined(),
+  cancel_reason: yup.string().nullable().defined(),
+}).meta({ component: 'ResultAllocation' });
+
+const policySchema = yup.object({
+  enterprise: yup.string().uuid().required(),
+  general_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the general reserve until it equals the statutory capital (default 0.2).' }),
+  training_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2).' }),
+  optional_reserves_rate_max: yup.string().required().meta({ description: 'Most of the surplus to optional reserves (default 0.2).' }),
+  share_interest_rate_max: yup.string().required().meta({ description: 'Most interest on the paid-up capital, per year (default 0.0475, BEAC\'s rate).' }),
+  updated_at: timestampResponse().nullable(),
+  updated_by: yup.string().uuid().nullable().defined(),
+}).meta({ component: 'ResultAllocationPolicy' });
+
+async function serializeAllocations(knex: Knex, rows: readonly (ResultAllocationRow & { exercice_code: string })[]) {
+  const entries = await knex('result_allocation_entries as x').join('journal_entries as e', 'e.id', 'x.entry_id').whereIn('x.allocation_id', rows.map((row) => row.id)).orderBy('e.id').select('x.allocation_id', 'e.id');
+  return rows.map((row) => ({
+    id: row.id,
+    enterprise: row.enterprise_id,
+    exercice: row.exercice_id,
+    exercice_code: row.exercice_code,
+    closing: row.closing_id,
+    status: row.status,
+    assembly_date: row.assembly_date,
+    assembly_reference: row.assembly_reference,
+    result: row.result,
+    result_account: row.result_account,
+    amounts: row.amounts,
+    entries: entries.filter((entry) => entry.allocation_id === row.id).map((entry) => entry.id as string),
+    allocated_by: row.allocated_by,
+    created_at: row.created_at.toISOString(),
+    cancelled_at: row.cancelled_at?.toISOString() ?? null,
+    cancelled_by: row.cancelled_by,
+    cancel_reason: row.cancel_reason,
+  }));
+}
+
+const allocationRows = (knex: Knex) => knex('result_allocations as a').join('exercices_comptables as y', 'y.id', 'a.exercice_id').select('a.*', 'y.code as exercice_code');
+
+async function visibleAllocation(knex: Knex, principal: Principal, id: string, enterprise: string | undefined) {
+  const row = await allocationRows(knex).where('a.id', id).first();
+  if (row === undefined || (enterprise !== undefined && row.enterprise_id !== enterprise)) throw new NotFoundError('The result allocation');
+  requireVisible(principal, { enterpriseId: row.enterprise_id }, 'The result allocation');
+  return (await serializeAllocations(knex, [row]))[0]!;
+}
+
+const serializePolicy = (policy: PolicyView) => ({
+  enterprise: policy.enterpriseId,
+  general_reserve_rate_min: policy.generalReserveRateMin.toString(),
+  training_reserve_rate_min: policy.trainingReserveRateMin.toString(),
+  optional_reserves_rate_max: policy.optionalReservesRateMax.toString(),
+  share_interest_rate_max: policy.shareInterestRateMax.toString(),
+  updated_at: policy.updatedAt?.toISOString() ?? null,
+  updated_by: policy.updatedBy,
+});
+
+const optionalRate = (text: string | undefined) => (text === undefined ? undefined : new Money(text));
+const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
+const policyPath = '/api/v1/enterprise/enterprises/{enterprise_pk}/result-allocation-policy/';
+
+/**
+ * The general assembly's allocation of a closed year's result (docs/architecture.md §9), recorded by direction,
+ * and each enterprise's percentages and caps for it.
+ */
+export const resultAllocationRoutes = [
+  ...[
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/enterprise/result-allocations/',
+      module: 'enterprise',
+      operationId: 'allocateResult',
+      summary: 'Record the general assembly\'s allocation of a closed year\'s result (direction, administrators): one entry per branch holding it',
+      description: 'The amounts add up to the result in 131 (profit) or 132 (loss); a profit gives the general and training reserves their floor first, optional reserves and interest on shares stay within their caps (the enterprise\'s result-allocation-policy). The year must be closed, and allocated once; the assembly\'s date lies in the next year, not after the business date. Send an Idempotency-Key header: a retry with the same key and body answers the first result and posts nothing.',
+      access: ['direction', 'admin'],
+      idempotent: true,
+      status: 201,
+      location: '/api/v1/enterprise/result-allocations/{id}/',
+      body: yup.object({
+        exercice: yup.string().uuid().required().meta({ description: 'The closed accounting year whose result is allocated.' }),
+        assembly_date: isoDate().required().meta({ description: 'Date of the general assembly; the entries are dated so.' }),
+        assembly_reference: yup.string().trim().required().min(1).max(100).meta({ description: 'The assembly\'s minutes (procès-verbal) number.' }),
+        ...amountFields,
+      }),
+      response: allocationSchema,
+      errorStatuses: [400, 401, 403, 404, 409, 422],
+      handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
+        const exercice = await ExerciceComptable.query(deps.knex).findById(body.exercice);
+        // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
+        const { enterprise } = body as { enterprise?: string };
+        if (exercice === undefined || (enterprise !== undefined && exercice.enterpriseId !== enterprise)) throw new NotFoundError('The accounting year');
+        authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+        const amounts = Object.fromEntries(allocationFields.map((field) => [field, new Money((body as Record<string, string>)[field]!)])) as AllocationAmounts;
+        const decision = { exerciceId: exercice.id, assemblyDate: body.assembly_date, assemblyReference: body.assembly_reference, amounts, idempotencyKey };
+        const { allocation, replayed } = await allocateResult(deps.activities, actor, decision);
+        if (replayed) ctx.set('Idempotent-Replayed', 'true');
+        return visibleAllocation(deps.knex, actor, allocation.id, undefined);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/enterprise/result-allocations/',
+      module: 'enterprise',
+      operationId: 'listResultAllocations',
+      summary: 'List the allocations of results',
+      access: 'authenticated',
+      query: listQuerySchema([], { enterprise: enterpriseFilter, exercice: yup.string().uuid().optional(), status: yup.string().oneOf(['posted', 'cancelled']).optional() }),
+      response: pageSchema(allocationSchema),
+      errorStatuses: [401],
+      handler: async ({ query, principal, deps, ctx }) => {
+        const builder = scopeToVisible(allocationRows(deps.knex), principal, { enterprise: 'a.enterprise_id' });
+        whereFilters(builder, query, { enterprise: 'a.enterprise_id', exercice: 'a.exercice_id', status: 'a.status' });
+        const page = await paginateRows<ResultAllocationRow & { exercice_code: string }>(builder.orderBy([{ column: 'a.assembly_date', order: 'desc' }, { column: 'a.id' }]), query, new URL(ctx.href));
+        return { ...page, results: await serializeAllocations(deps.knex, page.results) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/enterprise/result-allocations/{id}/',
+      module: 'enterprise',
+      operationId: 'getResultAllocation',
+      summary: 'Result allocation detail, with its entries',
+      access: 'authenticated',
+      params: idParams,
+      query: yup.object({ enterprise: enterpriseFilter }),
+      response: allocationSchema,
+      errorStatuses: [401, 404],
+      handler: async ({ params, query, principal, deps }) => visibleAllocation(deps.knex, principal, params.id, query.enterprise),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/enterprise/result-allocations/{id}/cancel/',
+      module: 'enterprise',
+      operationId: 'cancelResultAllocation',
+      summary: 'Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened',
+      access: ['admin'],
+      params: idParams,
+      query: yup.object({ enterprise: enterpriseFilter }),
+      body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
+      response: allocationSchema,
+      errorStatuses: [401, 403, 404, 409],
+      handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
+        const allocation = await visibleAllocation(deps.knex, actor, params.id, query.enterprise);
+        authorize({ enterpriseId: allocation.enterprise }, 'The result allocation');
+        await cancelResultAllocation(deps.activities, actor, { allocationId: allocation.id, reason: body.reason });
+        return visibleAllocation(deps.knex, actor, allocation.id, undefined);
+      },
+    }),
+  ].flatMap(withNestedVariant),
+  defineRoute({
+    method: 'get',
+    path: policyPath,
+    module: 'enterprise',
+    operationId: 'getResultAllocationPolicy',
+    summary: 'The percentages and caps of the result\'s allocation (the defaults until changed)',
+    access: 'authenticated',
+    params: nestedParams,
+    response: policySchema,
+    errorStatuses: [401, 404],
+    handler: async ({ params, principal, deps }) => {
+      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+      return serializePolicy(await policyOf(deps.knex, params.enterprise_pk));
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: policyPath,
+    module: 'enterprise',
+    operationId: 'updateResultAllocationPolicy',
+    summary: 'Change the percentages and caps of the result\'s allocation (direction, administrators)',
+    access: ['direction', 'admin'],
+    params: nestedParams,
+    body: yup.object({
+      general_reserve_rate_min: rateSchema().optional(),
+      training_reserve_rate_min: rateSchema().optional(),
+      optional_reserves_rate_max: rateSchema().optional(),
+      share_interest_rate_max: rateSchema().optional(),
+    }),
+    response: policySchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
+      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
+      return serializePolicy(await updateAllocationPolicy(deps.activities, actor, params.enterprise_pk, {
+        generalReserveRateMin: optionalRate(body.general_reserve_rate_min),
+        trainingReserveRateMin: optionalRate(body.training_reserve_rate_min),
+        optionalReservesRateMax: optionalRate(body.optional_reserves_rate_max),
+        shareInterestRateMax: optionalRate(body.share_interest_rate_max),
+      }));
+    },
+  }),
+];
