@@ -619,6 +619,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/enterprise/result-allocations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the allocations of results */
+        get: operations["listResultAllocations"];
+        put?: never;
+        /**
+         * Record the general assembly's allocation of a closed year's result (direction, administrators): one entry per branch holding it
+         * @description The amounts add up to the result in 131 (profit) or 132 (loss); a profit gives the general and training reserves their floor first, optional reserves and interest on shares stay within their caps (the enterprise's result-allocation-policy). The year must be closed, and allocated once; the assembly's date lies in the next year, not after the business date. Send an Idempotency-Key header: a retry with the same key and body answers the first result and posts nothing.
+         */
+        post: operations["allocateResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/result-allocations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the allocations of results */
+        get: operations["listResultAllocationsOfEnterprise"];
+        put?: never;
+        /**
+         * Record the general assembly's allocation of a closed year's result (direction, administrators): one entry per branch holding it
+         * @description The amounts add up to the result in 131 (profit) or 132 (loss); a profit gives the general and training reserves their floor first, optional reserves and interest on shares stay within their caps (the enterprise's result-allocation-policy). The year must be closed, and allocated once; the assembly's date lies in the next year, not after the business date. Send an Idempotency-Key header: a retry with the same key and body answers the first result and posts nothing.
+         */
+        post: operations["allocateResultOfEnterprise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/result-allocations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Result allocation detail, with its entries */
+        get: operations["getResultAllocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/result-allocations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Result allocation detail, with its entries */
+        get: operations["getResultAllocationOfEnterprise"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/result-allocations/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened */
+        post: operations["cancelResultAllocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/result-allocations/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened */
+        post: operations["cancelResultAllocationOfEnterprise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/enterprises/{enterprise_pk}/result-allocation-policy/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The percentages and caps of the result's allocation (the defaults until changed) */
+        get: operations["getResultAllocationPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the percentages and caps of the result's allocation (direction, administrators) */
+        patch: operations["updateResultAllocationPolicy"];
+        trace?: never;
+    };
     "/api/v1/enterprise/configuration/": {
         parameters: {
             query?: never;
@@ -4256,6 +4384,63 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["ReportingPack"][];
         };
+        ResultAllocation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            exercice: string;
+            exercice_code: string;
+            /** Format: uuid */
+            closing: string;
+            /** @enum {string} */
+            status: "posted" | "cancelled";
+            /** Format: date */
+            assembly_date: string;
+            assembly_reference: string;
+            result: components["schemas"]["Money"];
+            result_account: string;
+            /** @description Account → amount credited (a profit) or debited (a loss), whole francs. */
+            amounts: Record<string, never>;
+            /** @description The journal entries posted, one per branch holding part of the result. */
+            entries: string[];
+            /** Format: uuid */
+            allocated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            cancelled_at: string | null;
+            /** Format: uuid */
+            cancelled_by: string | null;
+            cancel_reason: string | null;
+        };
+        /** @description Page<ResultAllocation>: one page of a list. */
+        ResultAllocationPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ResultAllocation"][];
+        };
+        ResultAllocationPolicy: {
+            /** Format: uuid */
+            enterprise: string;
+            /** @description Least share of the surplus to the general reserve until it equals the statutory capital (default 0.2). */
+            general_reserve_rate_min: string;
+            /** @description Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2). */
+            training_reserve_rate_min: string;
+            /** @description Most of the surplus to optional reserves (default 0.2). */
+            optional_reserves_rate_max: string;
+            /** @description Most interest on the paid-up capital, per year (default 0.0475, BEAC's rate). */
+            share_interest_rate_max: string;
+            /** Format: date-time */
+            updated_at: string | null;
+            /** Format: uuid */
+            updated_by: string | null;
+        };
         RoleGrant: {
             /** Format: uuid */
             id: string;
@@ -7864,6 +8049,857 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listResultAllocations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                exercice?: string;
+                status?: "posted" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the allocations of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocationPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    allocateResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The closed accounting year whose result is allocated.
+                     */
+                    exercice: string;
+                    /** @description Date of the general assembly; the entries are dated so. */
+                    assembly_date: string;
+                    /** @description The assembly's minutes (procès-verbal) number. */
+                    assembly_reference: string;
+                    /**
+                     * @description General (legal) reserve, 111; a loss may be charged to it.
+                     * @default 0
+                     */
+                    general_reserve?: string;
+                    /**
+                     * @description Training and education reserve, 112; a loss may be charged to it.
+                     * @default 0
+                     */
+                    training_reserve?: string;
+                    /**
+                     * @description Statutory reserves, 113; a loss may be charged to them.
+                     * @default 0
+                     */
+                    statutory_reserves?: string;
+                    /**
+                     * @description Optional reserves, 114, within the policy's cap; a loss may be charged to them.
+                     * @default 0
+                     */
+                    optional_reserves?: string;
+                    /**
+                     * @description Ristournes to members, 44400 (their distribution among members is not recorded here). Profit only.
+                     * @default 0
+                     */
+                    ristournes?: string;
+                    /**
+                     * @description Interest on paid-up shares, 44300, within the policy's cap. Profit only.
+                     * @default 0
+                     */
+                    share_interest?: string;
+                    /**
+                     * @description Fonds de solidarité, 160, when the statutes feed it. Profit only.
+                     * @default 0
+                     */
+                    solidarity_fund?: string;
+                    /**
+                     * @description Report à nouveau: 121 (créditeur) for a profit, 122 (débiteur) for a loss; the remainder.
+                     * @default 0
+                     */
+                    retained_earnings?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Record the general assembly's allocation of a closed year's result (direction, administrators): one entry per branch holding it */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/result-allocations/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listResultAllocationsOfEnterprise: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                enterprise?: string;
+                exercice?: string;
+                status?: "posted" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the allocations of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocationPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    allocateResultOfEnterprise: {
+        parameters: {
+            query?: {
+                enterprise?: string;
+            };
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The closed accounting year whose result is allocated.
+                     */
+                    exercice: string;
+                    /** @description Date of the general assembly; the entries are dated so. */
+                    assembly_date: string;
+                    /** @description The assembly's minutes (procès-verbal) number. */
+                    assembly_reference: string;
+                    /**
+                     * @description General (legal) reserve, 111; a loss may be charged to it.
+                     * @default 0
+                     */
+                    general_reserve?: string;
+                    /**
+                     * @description Training and education reserve, 112; a loss may be charged to it.
+                     * @default 0
+                     */
+                    training_reserve?: string;
+                    /**
+                     * @description Statutory reserves, 113; a loss may be charged to them.
+                     * @default 0
+                     */
+                    statutory_reserves?: string;
+                    /**
+                     * @description Optional reserves, 114, within the policy's cap; a loss may be charged to them.
+                     * @default 0
+                     */
+                    optional_reserves?: string;
+                    /**
+                     * @description Ristournes to members, 44400 (their distribution among members is not recorded here). Profit only.
+                     * @default 0
+                     */
+                    ristournes?: string;
+                    /**
+                     * @description Interest on paid-up shares, 44300, within the policy's cap. Profit only.
+                     * @default 0
+                     */
+                    share_interest?: string;
+                    /**
+                     * @description Fonds de solidarité, 160, when the statutes feed it. Profit only.
+                     * @default 0
+                     */
+                    solidarity_fund?: string;
+                    /**
+                     * @description Report à nouveau: 121 (créditeur) for a profit, 122 (débiteur) for a loss; the remainder.
+                     * @default 0
+                     */
+                    retained_earnings?: string;
+                    enterprise?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Record the general assembly's allocation of a closed year's result (direction, administrators): one entry per branch holding it */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/enterprise/result-allocations/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResultAllocation: {
+        parameters: {
+            query?: {
+                /** @description Only this enterprise. */
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Result allocation detail, with its entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResultAllocationOfEnterprise: {
+        parameters: {
+            query?: {
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Result allocation detail, with its entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelResultAllocation: {
+        parameters: {
+            query?: {
+                /** @description Only this enterprise. */
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelResultAllocationOfEnterprise: {
+        parameters: {
+            query?: {
+                enterprise?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description The enterprise. */
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                    enterprise?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResultAllocationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The percentages and caps of the result's allocation (the defaults until changed) */
+            200: {
+                headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocationPolicy"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateResultAllocationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
+            path: {
+                enterprise_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    general_reserve_rate_min?: string;
+                    training_reserve_rate_min?: string;
+                    optional_reserves_rate_max?: string;
+                    share_interest_rate_max?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Change the percentages and caps of the result's allocation (direction, administrators) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResultAllocationPolicy"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
