@@ -8,7 +8,9 @@ import { capitalBooks } from '../helpers/shares';
  * empty list means the books tie out. Everything is read from the database and the API as they are.
  */
 export async function booksBreaches(world: LoanWorld, posted: Map<string, string>): Promise<string[]> {
-  const checks = await Promise.all([unbalancedEntries(world), changedPostings(world, posted), reconciliationGaps(world), portfolioGaps(world), capitalGaps(world)]);
+  const checks = await Promise.all([
+    unbalancedEntries(world), changedPostings(world, posted), reconciliationGaps(world), portfolioGaps(world), capitalGaps(world), statementGaps(world),
+  ]);
   return checks.flat();
 }
 
@@ -30,6 +32,26 @@ async function changedPostings({ knex, enterpriseId }: LoanWorld, posted: Map<st
   const breaches = [...posted].filter(([id, line]) => now.get(id) !== line).map(([id]) => `posted line ${id} changed or vanished`);
   for (const [id, line] of now) posted.set(id, line);
   return breaches;
+}
+
+/**
+ * The statements at the business date balance: the balance sheet's assets equal its liabilities (the period's
+ * result included), consolidated and for each branch, and the trial balance's debits equal its credits.
+ */
+async function statementGaps(world: LoanWorld): Promise<string[]> {
+  const { knex, enterpriseId } = world;
+  const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
+  const { business_date: date } = await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).first(knex.raw(`to_char(business_date, 'YYYY-MM-DD') AS business_date`));
+  const headers = world.users.direction!.headers;
+  const scopes = [['consolidated', ''], ['head office', `&branch=${world.headOffice}`], ['other branch', `&branch=${world.otherBranch}`]];
+  const answers = await Promise.all([
+    ...scopes.map(([name, branch]) => world.app.request('GET', `/api/v1/accounts/charts/${chart.id}/balance-sheet/?date=${date}${branch}`, { headers }).then((answer) => ({ name: `${name} balance sheet`, answer }))),
+    world.app.request('GET', `/api/v1/accounts/charts/${chart.id}/trial-balance/?date=${date}`, { headers }).then((answer) => ({ name: 'trial balance', answer })),
+  ]);
+  return answers.flatMap(({ name, answer }) => {
+    if (answer.status !== 200) return [`${name} answered ${answer.status}`];
+    return answer.body.totals.balanced === true ? [] : [`${name} does not balance: ${JSON.stringify(answer.body.totals)}`];
+  });
 }
 
 /** Each member account's balance equals its deposit account's lines for it (the API's own reconciliation). */
