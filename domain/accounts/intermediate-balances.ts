@@ -1,5 +1,5 @@
 import { Money } from '../money';
-import type { AccountBalance } from './statements';
+import type { AccountBalance, StatementLine } from './statements';
 
 /**
  * The soldes intermédiaires de gestion (SIG, PCEMF class 8: 80 PNF … 87 résultat net) of a period's movements
@@ -44,13 +44,8 @@ export const intermediateBalanceFormulas: readonly IntermediateBalanceFormula[] 
   { code: '87', label: 'Résultat net avant certification', add: ['85'], subtract: ['86'], income: [], expenses: [] },
 ];
 
-export interface IntermediateBalance {
-  code: string;
-  label: string;
-  amount: Money;
-  /** The accounts of its own groups, each with its effect on the result (income +, expense −), or as a charge (86). */
-  accounts: { account: string; amount: Money }[];
-}
+/** A balance is a statement line: its accounts are those of its own groups, each with its effect on the result (income +, expense −), or as a charge (86). */
+export type IntermediateBalance = StatementLine;
 
 const zero = new Money(0);
 const inGroups = (account: string, groups: readonly string[]) => groups.some((group) => account.startsWith(group));
