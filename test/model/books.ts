@@ -41,7 +41,8 @@ async function changedPostings({ knex, enterpriseId }: LoanWorld, posted: Map<st
 async function statementGaps(world: LoanWorld): Promise<string[]> {
   const { knex, enterpriseId } = world;
   const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
-  const { business_date: date } = await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).first(knex.raw(`to_char(business_date, 'YYYY-MM-DD') AS business_date`));
+  // The business date in force: the one set, or today in the enterprise's time zone (domain/calendar.ts).
+  const { business_date: date } = await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).first(knex.raw(`to_char(COALESCE(business_date, (now() AT TIME ZONE time_zone)::date), 'YYYY-MM-DD') AS business_date`));
   const headers = world.users.direction!.headers;
   const scopes = [['consolidated', ''], ['head office', `&branch=${world.headOffice}`], ['other branch', `&branch=${world.otherBranch}`]];
   const answers = await Promise.all([
