@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ensureInitialAdmin } from '../activities/auth/register.activity';
 import { createApp } from '../api/app';
 import type { ApiDeps } from '../api/deps';
-import { reconcileProvisioningSchedules } from '../api/modules/loans/provisioning.temporal';
+import { reconcileEnterpriseSchedules } from '../api/modules/loans/provisioning.temporal';
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';
@@ -64,7 +64,7 @@ export async function startApi(
   }
   // Schedules of enterprises created while Temporal was out of reach, or before this version: in the background,
   // so that a Temporal slow to describe some of them does not keep the API from starting.
-  const schedules = reconcileProvisioningSchedules(temporal, knex, config.temporalTaskQueue, logger);
+  const schedules = reconcileEnterpriseSchedules(temporal, knex, config.temporalTaskQueue, logger);
   cleanup.push('schedule reconciliation', schedules.stop);
   const server = await listen(createApp(deps), config.port);
   cleanup.push('http server', () => closeServer(server));

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
-import { provisioningScheduleId, reconcileProvisioningSchedules } from '../../api/modules/loans/provisioning.temporal';
+import { provisioningScheduleId, reconcileEnterpriseSchedules } from '../../api/modules/loans/provisioning.temporal';
 import { connectTemporalClient } from '../../runtime/services';
 import { activitySetting } from '../helpers/activity-setting';
 import { createTestDatabase } from '../helpers/database';
@@ -20,7 +20,7 @@ test('the start does not wait on Temporal for the Schedules: they are retried in
 
   // Temporal out of reach: every attempt fails, the reconciliation keeps trying and ends when stopped.
   const unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 200 }) });
-  const blocked = reconcileProvisioningSchedules(unreachable, knex, taskQueue, silent, { firstMs: 20, maxMs: 50 });
+  const blocked = reconcileEnterpriseSchedules(unreachable, knex, taskQueue, silent, { firstMs: 20, maxMs: 50 });
   const outcome = await Promise.race([blocked.done.then(() => 'done'), new Promise((resolve) => setTimeout(() => resolve('still trying'), 1500))]);
   t.is(outcome, 'still trying');
   await blocked.stop();
@@ -28,7 +28,7 @@ test('the start does not wait on Temporal for the Schedules: they are retried in
   // Temporal back: the Schedule is created.
   const client = await connectTemporalClient(testEnvironment().temporalAddress, 'default');
   file.teardown(() => client.connection.close());
-  const reconciled = reconcileProvisioningSchedules(client, knex, taskQueue, silent, { firstMs: 20, maxMs: 50 });
+  const reconciled = reconcileEnterpriseSchedules(client, knex, taskQueue, silent, { firstMs: 20, maxMs: 50 });
   await reconciled.done;
   const schedule = client.schedule.getHandle(provisioningScheduleId(enterpriseId));
   const described = await schedule.describe();

@@ -9,7 +9,7 @@ import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagin
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { refreshProvisioningSchedule } from '../loans/provisioning.temporal';
+import { refreshEnterpriseSchedules } from '../loans/provisioning.temporal';
 
 // CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
 const cemacCountries = ['CM', 'CF', 'CG', 'GA', 'GQ', 'TD'] as const;
@@ -108,7 +108,7 @@ export const enterpriseRoutes = [
         headOffice: body.head_office,
       });
       const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: enterprise.id }).throwIfNotFound();
-      await refreshProvisioningSchedule(
+      await refreshEnterpriseSchedules(
         deps.temporal,
         deps.taskQueue,
         { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone },

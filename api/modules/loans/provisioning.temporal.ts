@@ -45,7 +45,7 @@ async function ensureSchedule(client: Client, scheduleId: string, { spec, action
 }
 
 /** The enterprise's Schedules: the daily provisioning run and the monthly month end (api/modules/enterprise/month-end.temporal.ts), same hour setting. */
-async function ensureProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
+async function ensureEnterpriseSchedules(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   await ensureSchedule(client, provisioningScheduleId(settings.enterpriseId), scheduleParts(taskQueue, settings));
   await ensureSchedule(client, monthEndScheduleId(settings.enterpriseId), monthEndScheduleParts(taskQueue, settings));
 }
@@ -57,11 +57,11 @@ export interface ReconcileRetry {
 }
 
 /**
- * Every enterprise's Schedule, reconciled in the background from start (enterprises created while Temporal was
+ * Every enterprise's Schedules (provisioning and month end), reconciled in the background from start (enterprises created while Temporal was
  * out of reach get theirs). The API does not wait for it: a Schedule Temporal cannot create or describe now is
  * retried, the others stay done, until all are in place or `stop` is called.
  */
-export function reconcileProvisioningSchedules(client: Client, knex: Knex, taskQueue: string, logger: Logger, retry: ReconcileRetry = { firstMs: 1000, maxMs: 60_000 }) {
+export function reconcileEnterpriseSchedules(client: Client, knex: Knex, taskQueue: string, logger: Logger, retry: ReconcileRetry = { firstMs: 1000, maxMs: 60_000 }) {
   let stopped = false;
   let wake = () => {};
   const pause = (ms: number) => new Promise<void>((resolve) => {
@@ -103,7 +103,7 @@ async function schedulesLeft(client: Client, taskQueue: string, settings: readon
   const failed: ScheduleSettings[] = [];
   for (const one of settings) {
     try {
-      await withinTemporalDeadline(client, () => ensureProvisioningSchedule(client, taskQueue, one));
+      await withinTemporalDeadline(client, () => ensureEnterpriseSchedules(client, taskQueue, one));
     } catch {
       failed.push(one);
     }
@@ -111,11 +111,11 @@ async function schedulesLeft(client: Client, taskQueue: string, settings: readon
   return failed;
 }
 
-/** After a change that the Schedule depends on; Temporal out of reach is logged, the start-up pass repairs it. */
-export async function refreshProvisioningSchedule(client: Client, taskQueue: string, settings: ScheduleSettings, logger: Logger): Promise<void> {
+/** After a change the Schedules depend on (the hour, the time zone); Temporal out of reach is logged, the start-up pass repairs it. */
+export async function refreshEnterpriseSchedules(client: Client, taskQueue: string, settings: ScheduleSettings, logger: Logger): Promise<void> {
   try {
     // Bounded: the request that changed the enterprise does not wait on a Temporal out of reach.
-    await withinTemporalDeadline(client, () => ensureProvisioningSchedule(client, taskQueue, settings));
+    await withinTemporalDeadline(client, () => ensureEnterpriseSchedules(client, taskQueue, settings));
   } catch (error) {
     logger.error({ err: error, enterprise: settings.enterpriseId }, 'could not create or update the provisioning schedule; it will be on the next start');
   }
