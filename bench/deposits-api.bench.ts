@@ -8,6 +8,7 @@ import { withBenchDatabase } from './bench-database';
 import { measureLedgerPosting, newEnterprise } from './ledger-posting.bench';
 import { runLoad, type LoadOptions, type LoadResult } from './load';
 import type { PgbenchReference } from './pgbench';
+import { postgresCpuReader } from './process-cpu';
 import { startServerProcess, type ServerProcess } from './server-process';
 
 const clients = 16;
@@ -40,8 +41,9 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
     const body = JSON.stringify({ amount: '2500', reference: 'bench' });
     const probe = await fetch(deposit(0), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
     if (probe.status !== 201) throw new Error(`a deposit failed: ${probe.status} ${await probe.text()}`);
-    const { api, cpuMicros, rss } = await loadServer(server, { url: deposit, method: 'POST', headers, body, connections: clients, warmupMs, durationMs, requestTimeoutMs: 5000, maxSamples: 200_000 });
-    const cpuMsPerDeposit = cpuMicros / Math.max(1, api.requests) / 1000;
+    const { api, cpuMicros, rss } = await loadServer(server, await postgresCpuReader(knex), { url: deposit, method: 'POST', headers, body, connections: clients, warmupMs, durationMs, requestTimeoutMs: 5000, maxSamples: 200_000 });
+    const perDeposit = (micros: number) => round(micros / Math.max(1, api.requests) / 1000, 3);
+    const cpuMsPerDeposit = cpuMicros.api / Math.max(1, api.requests) / 1000;
     const ledger = await measureLedgerPosting(knex, enterpriseId, clients);
     const books = await checkBooks(knex, base, enterpriseId);
     const result = {
@@ -58,13 +60,14 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
         p99Ms: round(api.p99Ms, 2),
         serverCpuMicrosPerDeposit: round(cpuMsPerDeposit * 1000, 0),
         serverRssMb: { peak: round(rss.peak / 2 ** 20, 1), end: round(rss.end / 2 ** 20, 1) },
+        cpuMsPerDeposit: { api: perDeposit(cpuMicros.api), clients: perDeposit(cpuMicros.clients), postgres: perDeposit(cpuMicros.postgres) },
       },
       ledger: { perSecond: ledger.perSecond, p50Ms: ledger.p50Ms, p99Ms: ledger.p99Ms, failures: ledger.failures },
       ratio: { pgbench: round(api.rps / pgbench.tps, 3), ledger: round(api.rps / ledger.perSecond, 3) },
       books,
       notes: [
         'API: the production app (createApp, info-level logging to /dev/null) in its own Node process; 16 keep-alive clients in this process, each depositing on its own account, Bearer token, no Idempotency-Key.',
-        'CPU per deposit: the API process\'s CPU time (user + system) over the measured period (after the warm-up second), over the deposits answered in it. RSS: sampled every 250 ms during the load.',
+        'CPU per deposit: the API process\'s CPU time (user + system) over the measured period (after the warm-up second), over the deposits answered in it; cpuMsPerDeposit gives the same for this process (the 16 HTTP clients) and the whole PostgreSQL server (NaN where /proc cannot be read). RSS: sampled every 250 ms during the load.',
         'ledger: recordBusinessEvent with 16 writers in this process, same database, right after.',
         'books: debit minus credit over every line (0), entries that do not balance (0), and GET /api/v1/members/reconciliation/ (accounts whose balance differs from their ledger lines: none).',
         'One embedded PostgreSQL (default settings) for pgbench, the API and the ledger, on the same 2-core machine: the processes compete for CPU.',
@@ -89,20 +92,27 @@ function tableLines(api: LoadResult, cpuMsPerDeposit: number, rssPeak: number, p
 }
 
 /**
- * The load, with the server's CPU time read when the warm-up ends and when the last answer is in (the period
- * rps is counted over), and its RSS sampled throughout.
+ * The load, with the CPU time of the server, of this process (the clients) and of PostgreSQL read when the
+ * warm-up ends and when the last answer is in (the period rps is counted over), and the server's RSS sampled
+ * throughout.
  */
-async function loadServer(server: ServerProcess, options: LoadOptions) {
-  let cpuAtMeasureStart: Promise<number> | undefined;
-  const warmedUp = setTimeout(() => (cpuAtMeasureStart = server.cpuMicros()), options.warmupMs);
+async function loadServer(server: ServerProcess, postgresCpu: (() => number) | null, options: LoadOptions) {
+  const cpu = async () => {
+    const own = process.cpuUsage();
+    return { api: await server.cpuMicros(), clients: own.user + own.system, postgres: postgresCpu?.() ?? Number.NaN };
+  };
+  let cpuAtMeasureStart: ReturnType<typeof cpu> | undefined;
+  const warmedUp = setTimeout(() => (cpuAtMeasureStart = cpu()), options.warmupMs);
   let peak = 0;
   const sampler = setInterval(() => void server.rssBytes().then((rss) => (peak = Math.max(peak, rss)), () => undefined), 250);
   try {
     const api = await runLoad(options);
-    const cpuAtEnd = await server.cpuMicros();
+    const cpuAtEnd = await cpu();
     const end = await server.rssBytes();
     if (cpuAtMeasureStart === undefined) throw new Error('The load ended before its warm-up did.');
-    return { api, cpuMicros: cpuAtEnd - (await cpuAtMeasureStart), rss: { peak: Math.max(peak, end), end } };
+    const start = await cpuAtMeasureStart;
+    const cpuMicros = { api: cpuAtEnd.api - start.api, clients: cpuAtEnd.clients - start.clients, postgres: cpuAtEnd.postgres - start.postgres };
+    return { api, cpuMicros, rss: { peak: Math.max(peak, end), end } };
   } finally {
     clearTimeout(warmedUp);
     clearInterval(sampler);
