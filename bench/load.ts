@@ -1,4 +1,4 @@
-import http from 'node:http';
+import net from 'node:net';
 
 export interface LoadOptions {
   /** Loopback URL requested over and over; a function gives each connection its own (e.g. its own account). */
@@ -56,25 +56,26 @@ interface Tally {
  * before the request is written to the end of the response body.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const targetOf = (connection: number) => new URL(typeof options.url === 'string' ? options.url : options.url(connection));
   const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, serverErrors: 0, lastDoneNs: 0n };
   const startNs = process.hrtime.bigint();
   const measureFromNs = startNs + BigInt(options.warmupMs) * 1_000_000n;
   const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
-  const worker = async (_: unknown, connection: number): Promise<void> => {
-    const target = targetOf(connection);
-    const body = typeof options.body === 'function' ? options.body(connection) : options.body;
+  const connections: LoadConnection[] = [];
+  const worker = async (_: unknown, index: number): Promise<void> => {
+    const target = new URL(typeof options.url === 'string' ? options.url : options.url(index));
+    const body = typeof options.body === 'function' ? options.body(index) : options.body;
+    const connection = new LoadConnection(target, requestBytes(target, body, options));
+    connections.push(connection);
     const intervalNs = BigInt(options.intervalMs ?? 0) * 1_000_000n;
     for (let sentNs = process.hrtime.bigint(); sentNs < stopAtNs; sentNs = await paced(sentNs + intervalNs)) {
-      const status = await requestOnce(agent, target, body, options);
+      const status = await connection.send(options.requestTimeoutMs);
       if (sentNs >= measureFromNs) record(tally, status, sentNs, process.hrtime.bigint());
     }
   };
   try {
     await Promise.all(Array.from({ length: options.connections }, worker));
   } finally {
-    agent.destroy();
+    for (const connection of connections) connection.close();
   }
   return summarize(tally, measureFromNs);
 }
@@ -119,17 +120,85 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
   return sorted[rank - 1] ?? 0;
 }
 
-/** One request; resolves with the answer's status once read to its end, 0 on a socket error or timeout. Never rejects. */
-function requestOnce(agent: http.Agent, target: URL, body: string | undefined, options: LoadOptions): Promise<number> {
-  return new Promise((resolve) => {
-    const headers = { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) };
-    const request = http.request({ agent, method: options.method ?? 'GET', host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (response) => {
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', () => resolve(0));
-      response.resume(); // the body is drained, not kept: the content was checked once before the run
+/** The whole request, made once per connection: every request of a connection is the same. */
+function requestBytes(target: URL, body: string | undefined, options: LoadOptions): Buffer {
+  const headers: Record<string, string> = { host: target.host, ...options.headers };
+  if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return Buffer.from(`${options.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1\r\n${head}\r\n${body ?? ''}`);
+}
+
+const headerEnd = Buffer.from('\r\n\r\n');
+
+/**
+ * One keep-alive HTTP/1.1 connection of the load, one request in flight at a time. A bare socket rather than
+ * node:http: the clients share the machine's two cores with the server and PostgreSQL, and node:http's client
+ * costs about half a millisecond of CPU per request (`cpuMsPerDeposit.clients` in the deposits benchmark), which
+ * the server would otherwise not get; a load generator such as pgbench's is as lean. The answer is read to the
+ * end of its body, by its Content-Length (every answer the benchmarks load has one; any other counts as a
+ * failure), and its status returned; a socket error, a timeout or an unreadable answer gives 0 and a new socket
+ * for the next request.
+ */
+class LoadConnection {
+  private socket: net.Socket | null = null;
+  private received: Buffer[] = [];
+  private answer: ((status: number) => void) | null = null;
+
+  constructor(private readonly target: URL, private readonly request: Buffer) {}
+
+  /** Sends the request; resolves with the answer's status once its body is read, 0 on a failure. Never rejects. */
+  send(timeoutMs: number): Promise<number> {
+    const socket = this.socket ?? this.connect();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.finish(0), timeoutMs);
+      this.answer = (status) => {
+        clearTimeout(timer);
+        resolve(status);
+      };
+      socket.write(this.request);
     });
-    request.setTimeout(options.requestTimeoutMs, () => request.destroy(new Error('request timed out')));
-    request.on('error', () => resolve(0));
-    request.end(body);
-  });
+  }
+
+  close(): void {
+    this.socket?.destroy();
+    this.socket = null;
+  }
+
+  private connect(): net.Socket {
+    const socket = net.connect({ host: this.target.hostname, port: Number(this.target.port), noDelay: true });
+    // Events of a socket already dropped (its close comes later) must not touch the next request.
+    socket.on('data', (chunk: Buffer) => this.socket === socket && this.read(chunk));
+    socket.on('error', () => this.socket === socket && this.finish(0));
+    socket.on('close', () => this.socket === socket && this.finish(0));
+    this.socket = socket;
+    return socket;
+  }
+
+  private read(chunk: Buffer): void {
+    this.received.push(chunk);
+    const data = this.received.length === 1 ? chunk : Buffer.concat(this.received);
+    const end = data.indexOf(headerEnd);
+    if (end < 0) return;
+    const head = data.toString('latin1', 0, end);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (length === null) return this.finish(0);
+    if (data.length < end + headerEnd.length + Number(length[1])) return;
+    this.received = [];
+    const status = Number(head.slice(9, 12));
+    if (/\r\nconnection: *close/i.test(head)) this.close();
+    this.settle(status);
+  }
+
+  /** The request failed: the socket is dropped (what is left on it cannot be trusted) and the status is 0. */
+  private finish(status: number): void {
+    this.close();
+    this.received = [];
+    this.settle(status);
+  }
+
+  private settle(status: number): void {
+    const answer = this.answer;
+    this.answer = null;
+    answer?.(status);
+  }
 }
