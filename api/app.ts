@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import { BoundedMemo } from './bounded-memo';
 import type { AppState } from './context';
 import type { ApiDeps, RouteDeps } from './deps';
 import { docsRoutes } from './docs';
@@ -11,6 +12,9 @@ import { buildRouter } from './router';
 import { apiRoutes } from './routes';
 import { version } from '../package.json';
 
+/** Some 100 bytes each: a few MB for the accounts a busy process moves money on. */
+const accountScopesRemembered = 50_000;
+
 /**
  * Builds the Koa application: the middleware chain and the router made from the route declarations.
  * No port is opened and nothing global is touched, so tests build as many apps as they need.
@@ -20,6 +24,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes
     ...deps,
     metrics: createHttpMetrics(deps),
     activities: { knex: deps.knex, clock: deps.clock, auth: deps.auth },
+    accountScopes: new BoundedMemo(accountScopesRemembered),
   };
   // The docs routes first: `/api/v1/events/{id}/` would otherwise capture `/api/v1/events/docs/`.
   const router = buildRouter([...docsRoutes(routes, version), ...routes], routeDeps);

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ActivityContext, AuthSettings } from '../activities/context';
+import type { Scope } from '../domain/access';
+import type { BoundedMemo } from './bounded-memo';
 import type { HttpMetrics } from './metrics';
 
 /** What the API needs from the outside world; the app factory receives it, tests pass their own. */
@@ -36,4 +38,6 @@ export interface RouteDeps extends ApiDeps {
   metrics: HttpMetrics;
   /** The same context the worker gives activities. */
   activities: ActivityContext;
+  /** Where each member account lies (enterprise, branch), read once per process: the database keeps it fixed. */
+  accountScopes: BoundedMemo<Scope>;
 }

@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { signingKey, tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
+import { BoundedMemo } from '../bounded-memo';
 import type { AppState } from '../context';
 
 export type AccessTokenCheck = { claims: TokenClaims } | { failure: NonNullable<AppState['authFailure']> };
@@ -18,7 +19,7 @@ const maxRemembered = 10_000;
  */
 export function accessTokenVerifier(secret: string): (token: string, now: Date) => AccessTokenCheck {
   const key = signingKey(secret);
-  const verified = new Map<string, TokenClaims & { exp: number }>();
+  const verified = new BoundedMemo<TokenClaims & { exp: number }>(maxRemembered);
   return (token, now) => {
     const seconds = Math.floor(now.getTime() / 1000);
     let claims = verified.get(token);
@@ -30,11 +31,10 @@ export function accessTokenVerifier(secret: string): (token: string, now: Date) 
       }
       // A token without an expiry is not one of ours, whatever signed it: never remembered.
       if (typeof claims.exp !== 'number' || claims.typ !== 'access') return { failure: 'token_invalid' };
-      if (verified.size >= maxRemembered) verified.delete(verified.keys().next().value as string);
-      verified.set(token, claims);
+      verified.remember(token, claims);
     }
     if (seconds >= claims.exp) {
-      verified.delete(token);
+      verified.forget(token);
       return { failure: 'token_expired' };
     }
     return { claims };

@@ -76,6 +76,7 @@ test('disbursement in cash pays from the till', async (t) => {
   const tillBefore = new Money(await accountBalance(knex, w.enterpriseId, '5710'));
   t.is((await disburse(w, loanId, { channel: 'cash', account: '00000000-0000-4000-8000-000000000000' })).status, 400);
   t.is((await disburse(w, loanId, { channel: 'cash' }, 'other_cashier')).status, 404, 'a cashier of another branch does not see the loan');
+  await t.throwsAsync(knex('loans').where({ id: loanId }).update({ branch_id: w.otherBranch }), { message: /never changes enterprise or branch/ }, 'a loan stays in its branch');
   t.is((await disburse(w, loanId, { channel: 'cash' })).status, 200);
   t.is(new Money(await accountBalance(knex, w.enterpriseId, '5710')).minus(tillBefore).toFixed(0), String(-600000 + 6000), 'principal out, fees in');
   await booksAgree(t, w);

@@ -153,6 +153,17 @@ test('branch isolation and roles: another branch\'s cashier sees nothing; direct
   t.is((await app.request('GET', `/api/v1/members/reconciliation/?enterprise=${enterpriseId}`, { headers: headers.cashier })).status, 403);
 });
 
+test('an account never changes branch, and the scope the API remembers still goes through each caller\'s rights', async (t) => {
+  const account = await openAccount();
+  t.is((await move(account.id, 'deposits', '100')).status, 201, 'the account\'s scope is now remembered');
+  t.is((await move(account.id, 'deposits', '100', {}, 'other_cashier')).status, 404);
+  t.is((await move(account.id, 'deposits', '100', {}, 'direction')).status, 403);
+  await t.throwsAsync(knex('comptes_clients').where({ id: account.id }).update({ branch_id: otherBranch }), { message: /never changes enterprise or branch/ });
+  t.is((await knex('comptes_clients').where({ id: account.id }).first('branch_id')).branch_id, headOffice);
+  t.is((await move(account.id, 'deposits', '100')).status, 201);
+  t.is(await balanceOf(account.id), '20200');
+});
+
 test('reconciliation stays empty after a random sequence of operations, and catches a tampered balance', async (t) => {
   const accounts = await Promise.all(Array.from({ length: 4 }, () => openAccount('50000')));
   let seed = 7;

@@ -43,7 +43,7 @@ const moveRoute = (direction: CashDirection) =>
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      authorize(await visibleAccountScope(deps.knex, actor, params.id), 'The account');
+      authorize(await visibleAccountScope(deps, actor, params.id), 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
       const operation = await move(
         deps.activities,

@@ -5,6 +5,7 @@ import { requireRole, requireVisible } from '../../auth/access';
 import { tellers } from '../money.schemas';
 import type { Scope } from '../../../domain/access';
 import type { Principal } from '../../auth/principal';
+import type { RouteDeps } from '../../deps';
 
 /** An account the principal may see (its branch); 404 otherwise, whether it exists or not. */
 export async function visibleAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
@@ -16,13 +17,19 @@ export async function visibleAccount(knex: Knex, principal: Principal, id: strin
 
 /**
  * Where an account the principal may see lies (404 otherwise, whether it exists or not): what a handler needs to
- * authorize a movement, without loading the account, whose row the movement itself locks and reads. One statement
- * prepared once per connection.
+ * authorize a movement, without loading the account, whose row the movement itself locks and reads. An account
+ * never changes enterprise or branch (the database refuses it: comptes_clients_scope_fixed), so the process reads
+ * it once (a statement prepared once per connection) and remembers it; the movement itself still answers 404 for
+ * an account that is gone.
  */
-export async function visibleAccountScope(knex: Knex, principal: Principal, id: string): Promise<Scope> {
-  const { rows } = (await knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: Scope[] };
-  const scope = rows[0];
-  if (scope === undefined) throw new NotFoundError('The account');
+export async function visibleAccountScope(deps: Pick<RouteDeps, 'knex' | 'accountScopes'>, principal: Principal, id: string): Promise<Scope> {
+  let scope = deps.accountScopes.get(id);
+  if (scope === undefined) {
+    const { rows } = (await deps.knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: Scope[] };
+    scope = rows[0];
+    if (scope === undefined) throw new NotFoundError('The account');
+    deps.accountScopes.remember(id, scope);
+  }
   requireVisible(principal, scope, 'The account');
   return scope;
 }
