@@ -16,7 +16,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordedEventsBindings, recordedEventsStatement, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
 import { ledgerCall } from '../events/ledger-refusal';
 import { classAccounts } from './class-accounts';
-import { installmentsJson, installmentState, saveInstallmentsStatement, type InstallmentRow } from './installments';
+import { installmentsJson, installmentStates, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
 export interface RepaymentInput {
@@ -183,7 +183,7 @@ async function loanForRepayment(db: Knex, loanId: string, key: string | null): P
     },
     accounts: { portfolio: found.portfolio_account_code!, interestIncome: found.interest_income_account_code!, penaltyIncome: found.penalty_income_account_code! },
     configuration: { businessDate: found.business_date, timeZone: found.time_zone! },
-    installments: found.installments.map(installmentState),
+    installments: installmentStates(found.installments),
     earlierRepaymentId: found.earlier_repayment_id,
     version: rows[0].version as string | null,
   };
