@@ -67,15 +67,19 @@ export interface EventPosting {
 }
 
 /**
- * Several events of one operation as a query to be a CTE of the statement that writes the operation's own rows, so
- * that the operation and all its entries cost one round trip: recordBusinessEvent's call of each, in the order of
- * `events` (column `ord`, from 1), each answering as recordBusinessEvent's statement does. The caller runs its
- * statement through ledgerCall (the same refusals) and gives the events' rows, in order, to reportPostings.
+ * Several events of one operation as the text of a query to be a CTE of the statement that writes the operation's
+ * own rows, so that the operation and all its entries cost one round trip: recordBusinessEvent's call of each, in
+ * the order of the events (column `ord`, from 1), each answering as recordBusinessEvent's statement does. One text
+ * per number of events, so that the caller's statement can be a named (prepared) one; its parameters, in order, are
+ * recordedEventsBindings. The caller runs its statement through ledgerCall (the same refusals) and gives the events'
+ * rows, in order, to reportPostings.
  */
-export function recordedEventsQuery(trx: Knex, now: Date, events: readonly BusinessEvent[]): Knex.Raw {
-  if (events.length === 0) throw new Error('recordedEventsQuery: no event to record');
-  return trx.raw(events.map((_, index) => `SELECT ${index + 1} AS ord, e.* FROM (?) e`).join(' UNION ALL '), events.map((event) => eventCall(trx, now, event)));
+export function recordedEventsStatement(count: number): string {
+  if (count === 0) throw new Error('recordedEventsStatement: no event to record');
+  return Array.from({ length: count }, (_, index) => `SELECT ${index + 1} AS ord, e.* FROM (${eventCallStatement}) e`).join(' UNION ALL ');
 }
+
+export const recordedEventsBindings = (now: Date, events: readonly BusinessEvent[]): Knex.RawBinding[] => events.flatMap((event) => eventBindings(now, event));
 
 /** The posting counter of each event that posted a new entry, counted when the transaction commits (at once after a statement outside any). */
 export function reportPostings(db: Knex, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
@@ -88,8 +92,14 @@ export function reportPostings(db: Knex, events: readonly BusinessEvent[], recor
   });
 }
 
+const eventCallStatement = 'SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)';
+
 function eventCall(trx: Knex, now: Date, event: BusinessEvent): Knex.Raw {
-  return trx.raw('SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)', [
+  return trx.raw(eventCallStatement, eventBindings(now, event));
+}
+
+function eventBindings(now: Date, event: BusinessEvent): Knex.RawBinding[] {
+  return [
     event.enterpriseId,
     event.branchId,
     event.kind,
@@ -104,7 +114,7 @@ function eventCall(trx: Knex, now: Date, event: BusinessEvent): Knex.Raw {
     moneyMovingKinds.has(event.kind),
     defaultAccountsJson,
     event.description ?? event.kind,
-  ]);
+  ];
 }
 
 export interface RuleRow {

@@ -17,21 +17,33 @@ export interface InstallmentRow {
   penalty_through: string;
 }
 
-export const installmentState = (row: InstallmentRow): InstallmentState => ({
-  number: row.number,
-  dueDate: row.due_date,
-  principalDue: new Money(row.principal_due),
-  interestDue: new Money(row.interest_due),
-  penaltyDue: new Money(row.penalty_due),
-  principalPaid: new Money(row.principal_paid),
-  interestPaid: new Money(row.interest_paid),
-  penaltyPaid: new Money(row.penalty_paid),
-  penaltyThrough: row.penalty_through,
-});
+/**
+ * A loan's installments repeat few amounts (zeros, the same principal and interest each period): each distinct
+ * one becomes one Money, shared by the rows (a Decimal never changes), rather than six new ones per row.
+ */
+export function installmentStates(rows: readonly InstallmentRow[]): InstallmentState[] {
+  const amounts = new Map<string, Money>();
+  const money = (text: string): Money => {
+    let amount = amounts.get(text);
+    if (amount === undefined) amounts.set(text, (amount = new Money(text)));
+    return amount;
+  };
+  return rows.map((row) => ({
+    number: row.number,
+    dueDate: row.due_date,
+    principalDue: money(row.principal_due),
+    interestDue: money(row.interest_due),
+    penaltyDue: money(row.penalty_due),
+    principalPaid: money(row.principal_paid),
+    interestPaid: money(row.interest_paid),
+    penaltyPaid: money(row.penalty_paid),
+    penaltyThrough: row.penalty_through,
+  }));
+}
 
 export async function readInstallments(trx: Knex | Knex.Transaction, loanId: string): Promise<InstallmentState[]> {
   const rows: InstallmentRow[] = await trx('loan_installments').where({ loan_id: loanId }).orderBy('number');
-  return rows.map(installmentState);
+  return installmentStates(rows);
 }
 
 /** Replaces a loan's schedule (from the disbursement date): nothing is paid yet. */

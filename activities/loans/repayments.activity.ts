@@ -13,10 +13,10 @@ import { inTransaction, isRetryable } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultRoleAccounts } from '../events/default-rules';
-import { recordedEventsQuery, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
+import { recordedEventsBindings, recordedEventsStatement, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
 import { ledgerCall } from '../events/ledger-refusal';
 import { classAccounts } from './class-accounts';
-import { installmentsJson, installmentState, saveInstallmentsStatement, type InstallmentRow } from './installments';
+import { installmentsJson, installmentStates, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
 export interface RepaymentInput {
@@ -163,9 +163,10 @@ interface LoanForRepayment {
  * never newer than what they read, so a loan that changed in between fails the check and nothing is written stale.
  */
 async function loanForRepayment(db: Knex, loanId: string, key: string | null): Promise<LoanForRepayment | undefined> {
+  // Named statements: PostgreSQL parses and plans each once per connection.
   const { rows } = db.isTransaction === true
-    ? await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, NULL AS version', [loanId, key])
-    : await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, (SELECT xmin::text FROM loans WHERE id = ?) AS version', [loanId, key, loanId]);
+    ? await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, NULL AS version', [loanId, key]).options({ name: 'coopbank_loan_for_repayment_locked' })
+    : await db.raw('SELECT coopbank_loan_for_repayment(?, ?) AS found, (SELECT xmin::text FROM loans WHERE id = ?) AS version', [loanId, key, loanId]).options({ name: 'coopbank_loan_for_repayment_versioned' });
   const found = rows[0].found as (Record<string, string> & { installments: InstallmentRow[]; business_date: string | null; earlier_repayment_id: string | null }) | null;
   if (found === null) return undefined;
   return {
@@ -182,7 +183,7 @@ async function loanForRepayment(db: Knex, loanId: string, key: string | null): P
     },
     accounts: { portfolio: found.portfolio_account_code!, interestIncome: found.interest_income_account_code!, penaltyIncome: found.penalty_income_account_code! },
     configuration: { businessDate: found.business_date, timeZone: found.time_zone! },
-    installments: found.installments.map(installmentState),
+    installments: installmentStates(found.installments),
     earlierRepaymentId: found.earlier_repayment_id,
     version: rows[0].version as string | null,
   };
@@ -213,29 +214,38 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
   // Only open installments were read: the loan is settled when they all are.
   const closedOn = after.every(isSettled) ? businessDate : null;
   const events = repaymentEvents(input, found.accounts, repaymentId, totals);
-  // The installments, the loan, the repayment and the entries of its components in one statement. The loan's
-  // update runs first (the repayment's loan_id is what it matched) and, on a version that changed, fails it all.
-  const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(db.raw(
-    `WITH installments AS (${saveInstallmentsStatement}),
-          loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
-                   WHERE id = ? AND xmin = COALESCE(?::xid, xmin) RETURNING id),
-          recorded AS (?)
-     INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
-                                  outstanding_after, idempotency_key, request, recorded_by)
-     VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     RETURNING *, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`,
-    [
-      installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
-      formatAmount(outstandingAfter), closedOn, closedOn, loan.id, found.version,
-      recordedEventsQuery(db, now, events),
-      repaymentId, loan.enterpriseId, loan.branchId,
-      formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
-      input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
-    ],
-  ));
+  const bindings = [
+    installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
+    formatAmount(outstandingAfter), closedOn, closedOn, loan.id, found.version,
+    ...recordedEventsBindings(now, events),
+    repaymentId, loan.enterpriseId, loan.branchId,
+    formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
+    input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
+  ];
+  const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(
+    db.raw(repaymentStatements[events.length - 1]!, bindings).options({ name: `coopbank_repayment_${events.length}` }),
+  );
   reportPostings(db, events, recorded);
   return repayment;
 }
+
+const repaymentColumns = 'id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations, outstanding_after, request, recorded_by, created_at';
+
+/**
+ * The installments, the loan, the repayment and the entries of its components in one statement, one text per number
+ * of components posted: a named statement, which PostgreSQL parses and plans once per connection and which is sent
+ * without knex building nested queries. The loan's update runs first (the repayment's loan_id is what it matched)
+ * and, on a version that changed, fails it all. It names the columns it returns: a prepared statement whose result
+ * would change with the table (RETURNING * after a new column) fails until the connection closes.
+ */
+const repaymentStatements = components.map((_, index) => `WITH installments AS (${saveInstallmentsStatement}),
+     loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
+              WHERE id = ? AND xmin = COALESCE(?::xid, xmin) RETURNING id),
+     recorded AS (${recordedEventsStatement(index + 1)})
+INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
+                             outstanding_after, idempotency_key, request, recorded_by)
+VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING ${repaymentColumns}, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`);
 
 const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
   JSON.stringify(paid.map((row) => ({
