@@ -203,7 +203,7 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
     throw new AppError('conflict', 'exceeds_total_due', `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: the installments due and the next one (an early payoff is a separate operation).`);
   }
   const paid = allocation.allocations.filter((row) => row.total.gt(0));
-  const after = installments.map((installment) => waiveUnearnedInterest(applyPayment(installment, paid.find((row) => row.number === installment.number)), businessDate));
+  const after = waiveUnearnedInterest(installments.map((installment) => applyPayment(installment, paid.find((row) => row.number === installment.number))), businessDate);
   // Only the rows that changed (accrual and payment functions return the same object otherwise).
   const changed = after.filter((installment, index) => installment !== stored[index]);
   const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };

@@ -111,8 +111,16 @@ export function offsetDues(installments: readonly InstallmentState[], asOf: IsoD
     });
 }
 
-/** An installment not yet due whose principal is repaid ahead owes no more interest: it was never earned. */
-export function waiveUnearnedInterest(installment: InstallmentState, asOf: IsoDate): InstallmentState {
-  if (installment.dueDate <= asOf || !installment.principalPaid.eq(installment.principalDue)) return installment;
-  return installment.interestDue.eq(installment.interestPaid) ? installment : { ...installment, interestDue: installment.interestPaid };
+/**
+ * An installment not yet due whose principal is repaid ahead owes no more interest: it was never earned. A grace
+ * installment (no principal of its own) earns its interest on the principal still owed: it is waived only once the
+ * loan owes none. `installments` are the loan's open installments (the settled ones owe no principal).
+ */
+export function waiveUnearnedInterest(installments: readonly InstallmentState[], asOf: IsoDate): InstallmentState[] {
+  const principalOwed = installments.some((installment) => installment.principalPaid.lt(installment.principalDue));
+  return installments.map((installment) => {
+    if (installment.dueDate <= asOf || installment.principalPaid.lt(installment.principalDue)) return installment;
+    if (installment.principalDue.eq(0) && principalOwed) return installment;
+    return installment.interestDue.eq(installment.interestPaid) ? installment : { ...installment, interestDue: installment.interestPaid };
+  });
 }

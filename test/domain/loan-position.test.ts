@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { AppError } from '../../domain/errors';
 import { assertWithinProduct, ctaMaxMonths, loanFees, loanProductAccounts, penaltyFor, productTermProblems, termCategoryOf } from '../../domain/loans/loan-product';
-import { accruePenalties, daysPastDue, loanPosition, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
+import { accruePenalties, daysPastDue, isSettled, loanPosition, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { Money } from '../../domain/money';
 
 const installment = (number: number, dueDate: string, principal: string, interest: string, paid: { principal?: string; interest?: string } = {}): InstallmentState => ({
@@ -106,9 +106,20 @@ test('what a share refund may take: the installments due in full; with the princ
 });
 
 test('an installment not yet due whose principal is repaid ahead owes no more interest; one due keeps its interest', (t) => {
+  const waived = (installments: InstallmentState[], asOf: string) => waiveUnearnedInterest(installments, asOf).map((installment) => installment.interestDue.toFixed(0));
   const prepaid = { ...schedule[3]!, principalPaid: new Money('93000') };
-  t.true(waiveUnearnedInterest(prepaid, '2026-03-20').interestDue.eq(0));
-  t.is(waiveUnearnedInterest(prepaid, '2026-04-15'), prepaid, 'due on that date: its interest was earned');
+  t.deepEqual(waived([prepaid], '2026-03-20'), ['0']);
+  t.deepEqual(waived([prepaid], '2026-04-15'), [prepaid.interestDue.toFixed(0)], 'due on that date: its interest was earned');
   const partly = { ...schedule[3]!, principalPaid: new Money('1') };
-  t.is(waiveUnearnedInterest(partly, '2026-03-20'), partly, 'principal partly repaid: the interest stays');
+  t.deepEqual(waived([partly], '2026-03-20'), [partly.interestDue.toFixed(0)], 'principal partly repaid: the interest stays');
+});
+
+test('a grace installment keeps its interest while the loan owes principal, and loses it once none is owed', (t) => {
+  const grace = { ...schedule[3]!, principalDue: new Money(0), interestDue: new Money('15000') };
+  const owing = { ...schedule[2]!, dueDate: '2026-05-15' };
+  const [graceAfter] = waiveUnearnedInterest([grace, owing], '2026-03-20');
+  t.true(graceAfter!.interestDue.eq('15000'), 'principal still owed on a later installment: the grace interest is earned');
+  t.false(isSettled(graceAfter!));
+  const repaidAhead = { ...owing, principalPaid: owing.principalDue };
+  t.true(waiveUnearnedInterest([grace, repaidAhead], '2026-03-20')[0]!.interestDue.eq(0), 'nothing owed any more: nothing earned');
 });
