@@ -45,8 +45,10 @@ async function main(): Promise<number> {
       const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger });
       fs.writeFileSync(bundlePath, bundle.code);
     });
-    const env = testEnvironmentVariables({ postgresUrl: postgres.url, temporalAddress: temporal.address, bundlePath });
+    const timingsFile = path.join(workDir, 'file-timings.jsonl');
+    const env = testEnvironmentVariables({ postgresUrl: postgres.url, temporalAddress: temporal.address, bundlePath, timingsFile });
     const code = await time('ava', () => runAva(process.argv.slice(2), env));
+    printSlowestFiles(timingsFile);
     return code;
   } finally {
     await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
@@ -70,6 +72,14 @@ async function createTemplate(maintenanceUrl: string): Promise<void> {
   } finally {
     await knex.destroy(); // no session may stay on a template while it is cloned
   }
+}
+
+/** The 10 slowest test files of the run, so that growth is seen when it happens (each file's process, wall time). */
+function printSlowestFiles(timingsFile: string): void {
+  if (!fs.existsSync(timingsFile)) return;
+  const files = fs.readFileSync(timingsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { file: string; ms: number });
+  files.sort((a, b) => b.ms - a.ms);
+  process.stderr.write(`slowest test files (${files.length} run):\n${files.slice(0, 10).map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`).join('\n')}\n`);
 }
 
 function runAva(args: string[], env: Record<string, string>): Promise<number> {

@@ -5,6 +5,7 @@ const variables = {
   postgresUrl: 'COOPBANK_TEST_POSTGRES_URL',
   temporalAddress: 'COOPBANK_TEST_TEMPORAL_ADDRESS',
   bundlePath: 'COOPBANK_TEST_WORKFLOW_BUNDLE',
+  timingsFile: 'COOPBANK_TEST_TIMINGS',
 } as const;
 
 export type TestEnvironment = Record<keyof typeof variables, string>;
@@ -15,8 +16,12 @@ export function testEnvironmentVariables(environment: TestEnvironment): Record<s
     [variables.postgresUrl]: environment.postgresUrl,
     [variables.temporalAddress]: environment.temporalAddress,
     [variables.bundlePath]: environment.bundlePath,
+    [variables.timingsFile]: environment.timingsFile,
   };
 }
+
+/** Where each test file's process appends its wall time (test/helpers/file-timing.ts); unset outside npm test. */
+export const testTimingsFile = (): string | undefined => process.env[variables.timingsFile];
 
 export function testEnvironment(): TestEnvironment {
   const read = (variable: string): string => {
@@ -28,5 +33,6 @@ export function testEnvironment(): TestEnvironment {
     postgresUrl: read(variables.postgresUrl),
     temporalAddress: read(variables.temporalAddress),
     bundlePath: read(variables.bundlePath),
+    timingsFile: read(variables.timingsFile),
   };
 }

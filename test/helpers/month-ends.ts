@@ -1,3 +1,4 @@
+import { untilWorkflow } from './until';
 import type { LoanWorld } from './loans';
 
 /**
@@ -8,12 +9,14 @@ export async function runMonthEnd(world: LoanWorld, period: string) {
   const headers = world.users.direction!.headers;
   const started = await world.app.request('POST', '/api/v1/enterprise/month-ends/', { headers, json: { enterprise: world.enterpriseId, period } });
   if (started.status !== 202) return started;
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    const run = await world.app.request('GET', `/api/v1/enterprise/month-ends/${started.body.id as string}/`, { headers });
-    if (run.body.status !== 'running') return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the month end of ${period} did not end`);
+  return untilWorkflow({
+    workflowId: started.body.workflow_id,
+    what: `the month end of ${period}`,
+    read: async () => {
+      const run = await world.app.request('GET', `/api/v1/enterprise/month-ends/${started.body.id as string}/`, { headers });
+      return run.body.status === 'running' ? undefined : run;
+    },
+  });
 }
 
 /** The month ends of `periods`, in order, each done (a year's before its closing); throws at the first that is not. */

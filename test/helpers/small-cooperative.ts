@@ -3,6 +3,7 @@ import { postJournalEntry } from '../../activities/events/post-entry';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
+import { untilWorkflow } from './until';
 import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from './loans';
 
 /**
@@ -107,12 +108,14 @@ export async function closeYear(coop: SmallCooperative, exerciceId = coop.year20
   const { world } = coop;
   const started = await world.app.request('POST', `/api/v1/enterprise/exercices/${exerciceId}/close/`, { headers: world.users.direction!.headers, json: { reason: 'year end' } });
   if (started.status !== 202) return started;
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    const year = await world.app.request('GET', `/api/v1/enterprise/exercices/${exerciceId}/`, { headers: world.users.direction!.headers });
-    if (year.body.closing.status !== 'running') return year;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the closing did not end');
+  return untilWorkflow({
+    workflowId: started.body.closing.workflow_id,
+    what: `the closing of ${started.body.code as string}`,
+    read: async () => {
+      const year = await world.app.request('GET', `/api/v1/enterprise/exercices/${exerciceId}/`, { headers: world.users.direction!.headers });
+      return year.body.closing.status === 'running' ? undefined : year;
+    },
+  });
 }
 
 /** The cooperative's one loan (1 200 000 over 12 months at the head office). */
@@ -124,12 +127,14 @@ export async function loanOf(coop: SmallCooperative): Promise<{ id: string; clie
 export async function provisioningRun(coop: SmallCooperative): Promise<{ status: string; as_of: string }> {
   const { world } = coop;
   const started = await request(world.app, 'POST', '/api/v1/loans/provisions/runs/', world.users.direction!.headers, { enterprise: world.enterpriseId });
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    const run = await request(world.app, 'GET', `/api/v1/loans/provisions/runs/${started.id}/`, world.users.direction!.headers, undefined);
-    if (run.status !== 'running') return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the provisioning run did not end');
+  return untilWorkflow({
+    workflowId: started.workflow_id,
+    what: `the provisioning run ${started.id as string}`,
+    read: async () => {
+      const run = await request(world.app, 'GET', `/api/v1/loans/provisions/runs/${started.id}/`, world.users.direction!.headers, undefined);
+      return run.status === 'running' ? undefined : run;
+    },
+  });
 }
 
 /** The non-zero balances of the trial balance at a date, as the API reads them (the year's entries only): account → debit minus credit. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Money } from '../../domain/money';
 import type { TestResponse } from '../helpers/app';
 import { approvedLoan, memberOf, type LoanWorld } from '../helpers/loans';
+import { untilWorkflow } from '../helpers/until';
 import { booksBreaches, footprint } from './books';
 
 /**
@@ -272,13 +273,15 @@ class RunProvisioning extends Operation {
   async apply(_model: Model, real: Real) {
     const started = await post(real, 'direction', '/api/v1/loans/provisions/runs/', { enterprise: real.world.enterpriseId });
     expectStatus(started, 202, this.toString());
-    for (let attempt = 0; attempt < 600; attempt += 1) {
-      const run = await real.world.app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id}/`, { headers: real.world.users.direction!.headers });
-      if (run.body.status === 'completed') return;
-      if (run.body.status !== 'running') throw new Error(`provisioning run ended ${run.body.status}: ${run.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('provisioning run did not end within 30 s');
+    const run = await untilWorkflow({
+      workflowId: started.body.workflow_id,
+      what: `the provisioning run ${started.body.id as string}`,
+      read: async () => {
+        const response = await real.world.app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id}/`, { headers: real.world.users.direction!.headers });
+        return response.body.status === 'running' ? undefined : response;
+      },
+    });
+    if (run.body.status !== 'completed') throw new Error(`provisioning run ended ${run.body.status}: ${run.text}`);
   }
 }
 

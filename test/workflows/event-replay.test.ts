@@ -11,6 +11,7 @@ import { eventReplay } from '../../workflows';
 import { startTestApp, testActivityContext } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { bearer, createUser } from '../helpers/users';
+import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 async function setUp(t: import('ava').ExecutionContext, code: string, events: number) {
@@ -76,12 +77,11 @@ test('a worker stopped mid-run: another worker resumes from the committed cursor
   await withWorker(knex, async ({ client }) => {
     await client.workflow.start(eventReplay, { taskQueue, workflowId, args: [{ requestId: request.id, batchSize: 1, batchTimeoutSeconds: 3 }] });
     // Let the first worker process a few batches, then stop it while the replay is running.
-    const deadline = Date.now() + 20_000;
-    for (let seen = 0; seen < 4;) {
-      if (Date.now() > deadline) throw new Error(`the replay did not progress: ${JSON.stringify(await knex('event_replay_requests').where({ id: request.id }).first())}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      seen = (await knex('event_replay_requests').where({ id: request.id }).first('events_seen')).events_seen;
-    }
+    await untilWorkflow({
+      workflowId,
+      what: 'four events of the replay seen',
+      read: async () => ((await knex('event_replay_requests').where({ id: request.id }).first('events_seen')).events_seen >= 4 ? true : undefined),
+    });
   }, taskQueue);
   const midway = await knex('event_replay_requests').where({ id: request.id }).first('status', 'events_seen');
   t.is(midway.status, 'running');

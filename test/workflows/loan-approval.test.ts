@@ -16,6 +16,7 @@ import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { approvedLoan, createLoanWorld, ledgerBalanced, memberOf, submitApplication, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { approvalStateQuery } from '../../workflows/definitions';
 
@@ -199,13 +200,12 @@ test.serial('operators find the workflow with the temporal CLI by its search att
   const cli = ensureTemporalCli();
   const address = testEnvironment().temporalAddress;
   const query = `CoopBusinessId='${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
-  let listed = '';
-  // Visibility is eventually consistent: poll briefly.
-  for (let attempt = 0; attempt < 50 && !listed.includes(application.workflow_id); attempt += 1) {
-    listed = execFileSync(cli, ['workflow', 'list', '--address', address, '--query', query], { encoding: 'utf8' });
-    if (!listed.includes(application.workflow_id)) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  t.true(listed.includes(application.workflow_id), listed);
+  // Visibility is eventually consistent: poll.
+  await untilWorkflow({
+    workflowId: application.workflow_id,
+    what: `the CLI to list the workflow by ${query}`,
+    read: async () => (execFileSync(cli, ['workflow', 'list', '--address', address, '--query', query], { encoding: 'utf8' }).includes(application.workflow_id) ? true : undefined),
+  });
   const described = JSON.parse(execFileSync(cli, ['workflow', 'describe', '--address', address, '--workflow-id', application.workflow_id, '--output', 'json'], { encoding: 'utf8' }));
   // Payloads are JSON, base64-encoded in the CLI's JSON output.
   const attribute = (name: string) => JSON.parse(Buffer.from(described.workflowExecutionInfo.searchAttributes.indexedFields[name].data, 'base64').toString('utf8'));

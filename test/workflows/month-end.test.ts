@@ -11,6 +11,7 @@ import { testEnvironment } from '../helpers/environment';
 import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd, runMonthEnds } from '../helpers/month-ends';
 import { fileTeardown } from '../helpers/teardown';
+import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
@@ -64,11 +65,11 @@ function linesSumToAmounts(t: ExecutionContext, run: { steps: { step: string; am
 async function provisioningRun(world: LoanWorld): Promise<void> {
   const started = await app.request('POST', '/api/v1/loans/provisions/runs/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId } });
   if (started.status !== 202) throw new Error(started.text);
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    const run = await app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id as string}/`, { headers: world.users.direction!.headers });
-    if (run.body.status !== 'running') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilWorkflow({
+    workflowId: started.body.workflow_id,
+    what: `the provisioning run ${started.body.id as string}`,
+    read: async () => ((await app.request('GET', `/api/v1/loans/provisions/runs/${started.body.id as string}/`, { headers: world.users.direction!.headers })).body.status === 'running' ? undefined : true),
+  });
 }
 
 /** January: refused on its last day, then accrued for both loans to the franc; started again, it changes nothing. */
@@ -173,11 +174,14 @@ test('month ends run in order and the year closes only with its month ends done;
     t.like(description.action, { type: 'startWorkflow', workflowType: 'monthEnd' });
     t.is(description.spec.calendars?.[0]?.dayOfMonth?.[0]?.start, 1);
     await schedule.trigger();
-    let march;
-    for (let attempt = 0; attempt < 400 && march?.status !== 'done'; attempt += 1) {
-      march = await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-03' }).first();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const march = await untilWorkflow({
+      workflowId: `month-end-${enterpriseId}-2026-03`,
+      what: 'the month end of March, started by its Schedule',
+      read: async () => {
+        const run = await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-03' }).first();
+        return run?.status === 'done' ? run : undefined;
+      },
+    });
     t.like(march, { status: 'done', trigger: 'schedule', started_by: null });
     t.is((await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).result()).period, '2026-03');
 

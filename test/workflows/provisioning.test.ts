@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { until, untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
@@ -49,12 +50,14 @@ async function run(w: LoanWorld, asOf?: string) {
 }
 
 async function completed(w: LoanWorld, runId: string) {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const body = (await app.request('GET', `/api/v1/loans/provisions/runs/${runId}/`, { headers: w.users.direction!.headers })).body;
-    if (body.status !== 'running') return body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${runId} did not finish`);
+  return untilWorkflow({
+    workflowId: `provisioning-run-${runId}`,
+    what: `the provisioning run ${runId}`,
+    read: async () => {
+      const body = (await app.request('GET', `/api/v1/loans/provisions/runs/${runId}/`, { headers: w.users.direction!.headers })).body;
+      return body.status === 'running' ? undefined : body;
+    },
+  });
 }
 
 const stateOf = async (loanId: string) => knex('loans').where({ id: loanId }).first('classification', 'provision_amount', 'days_past_due');
@@ -205,10 +208,11 @@ test.serial('a worker stopped mid-run: another resumes from the committed cursor
     // A batch whose completion the stopping worker could not report is retried after 3 s, not the default 2 minutes.
     const input = { enterpriseId: w.enterpriseId, runId, batchSize: 1, batchTimeoutSeconds: 3 };
     await client.workflow.start('provisioningRun', { taskQueue, workflowId: `provisioning-run-${runId}`, args: [input] });
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      if ((await knex('provisioning_runs').where({ id: runId }).first()).loans_processed >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilWorkflow({
+      workflowId: `provisioning-run-${runId}`,
+      what: 'two loans of the run provisioned',
+      read: async () => ((await knex('provisioning_runs').where({ id: runId }).first()).loans_processed >= 2 ? true : undefined),
+    });
   }, taskQueue);
   const midway = (await knex('provisioning_runs').where({ id: runId }).first()).loans_processed as number;
   t.true(midway >= 2 && midway < 6, `stopped after ${midway} loans`);
@@ -236,11 +240,8 @@ test.serial('every enterprise gets its daily Schedule; triggered, it provisions 
     t.is(patched.status, 200);
     t.is((await schedule.describe()).spec.calendars?.[0]?.hour?.[0]?.start, 5, 'the schedule follows the configuration');
     await schedule.trigger();
-    let runRow;
-    for (let attempt = 0; attempt < 200 && runRow?.status !== 'completed'; attempt += 1) {
-      runRow = await knex('provisioning_runs').where({ enterprise_id: w.enterpriseId }).first();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    t.like(runRow, { trigger: 'schedule', status: 'completed', as_of: '2026-01-15', loans_processed: 1 });
+    const runRow = () => knex('provisioning_runs').where({ enterprise_id: w.enterpriseId }).first();
+    await until('the run the Schedule started to complete', async () => (await runRow())?.status === 'completed');
+    t.like(await runRow(), { trigger: 'schedule', status: 'completed', as_of: '2026-01-15', loans_processed: 1 });
   }, taskQueue);
 });

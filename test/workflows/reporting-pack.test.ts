@@ -13,6 +13,7 @@ import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, setBusinessDate } from '../helpers/loans';
 import { smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
+import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
@@ -39,12 +40,14 @@ async function packOf(coop: SmallCooperative, period: string) {
   const headers = coop.world.users.direction!.headers;
   const requested = await app.request('POST', packs, { headers, json: { enterprise: coop.world.enterpriseId, period } });
   if (requested.status !== 202) throw new Error(requested.text);
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    const pack = await app.request('GET', `${packs}${requested.body.id}/`, { headers });
-    if (pack.body.status !== 'running') return { requested, pack: pack.body };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the pack was not made');
+  return untilWorkflow({
+    workflowId: requested.body.workflow_id,
+    what: `the reporting pack of ${period}`,
+    read: async () => {
+      const pack = await app.request('GET', `${packs}${requested.body.id}/`, { headers });
+      return pack.body.status === 'running' ? undefined : { requested, pack: pack.body };
+    },
+  });
 }
 
 test('report names of the pack are unique file names', (t) => {

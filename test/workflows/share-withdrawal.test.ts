@@ -12,6 +12,7 @@ import { testEnvironment } from '../helpers/environment';
 import { accountBalance, approvedLoan, createLoanWorld, memberOf, openSavingsAccount, putBusinessDate, type LoanWorld } from '../helpers/loans';
 import { capitalBooks, createShareType, subscribeShares } from '../helpers/shares';
 import { fileTeardown } from '../helpers/teardown';
+import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { withdrawalStateQuery } from '../../workflows/definitions';
 
@@ -41,14 +42,15 @@ const withdrawalOf = async (id: string) => (await app.request('GET', `/api/v1/sh
 const refund = (id: string, json: object, headers: Record<string, string> = {}) => app.request('POST', `/api/v1/shares/withdrawals/${id}/refund/`, { headers: { ...as('cashier'), ...headers }, json });
 
 /** Polls the withdrawal until `done` holds (timers run in real time), or fails after `timeoutMs`. */
-async function waitFor(id: string, done: (withdrawal: Record<string, unknown>) => boolean, timeoutMs = 15_000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const withdrawal = await withdrawalOf(id);
-    if (done(withdrawal)) return withdrawal;
-    if (Date.now() > deadline) throw new Error(`withdrawal ${id} still ${JSON.stringify(withdrawal)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+async function waitFor(id: string, done: (withdrawal: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  return untilWorkflow({
+    workflowId: `share-withdrawal-${id}`,
+    what: `withdrawal ${id} to reach the awaited state`,
+    read: async () => {
+      const withdrawal = await withdrawalOf(id);
+      return done(withdrawal) ? withdrawal : undefined;
+    },
+  });
 }
 
 /** The capital accounts tie out to the register and the refunds owed; the whole ledger balances. */
@@ -225,7 +227,7 @@ test.serial('the refund falls due: a reminder, then overdue; the board extends i
     t.like(extended.body, { refund_extended: true, refund_overdue: false, refund_reminded_at: null, refund_extension_reason: 'board decision 2026-07: liquidity' });
     t.is(extended.body.refund_due_on, `${Number(extended.body.effective_on.slice(0, 4)) + 2}${extended.body.effective_on.slice(4)}`);
     t.is((await extend('direction')).body.code, 'refund_already_extended');
-    await waitFor(requested.body.id, (withdrawal) => withdrawal.refund_reminded_at !== null, 20_000);
+    await waitFor(requested.body.id, (withdrawal) => withdrawal.refund_reminded_at !== null);
     const state = await client.workflow.getHandle(requested.body.workflow_id).query(withdrawalStateQuery);
     t.like(state, { status: 'effective', refundExtended: true, refundReminded: true });
     t.is((await refund(requested.body.id, { channel: 'cash' })).body.status, 'refunded');
