@@ -228,7 +228,15 @@ test.serial('the refund falls due: a reminder, then overdue; the board extends i
     t.is(extended.body.refund_due_on, `${Number(extended.body.effective_on.slice(0, 4)) + 2}${extended.body.effective_on.slice(4)}`);
     t.is((await extend('direction')).body.code, 'refund_already_extended');
     await waitFor(requested.body.id, (withdrawal) => withdrawal.refund_reminded_at !== null);
-    const state = await client.workflow.getHandle(requested.body.workflow_id).query(withdrawalStateQuery);
+    // The workflow learns of its reminder when it takes the activity's result, a task after the row was written.
+    const state = await untilWorkflow({
+      workflowId: requested.body.workflow_id,
+      what: 'the workflow to hold its new reminder',
+      read: async () => {
+        const current = await client.workflow.getHandle(requested.body.workflow_id).query(withdrawalStateQuery);
+        return current.refundReminded ? current : undefined;
+      },
+    });
     t.like(state, { status: 'effective', refundExtended: true, refundReminded: true });
     t.is((await refund(requested.body.id, { channel: 'cash' })).body.status, 'refunded');
     t.is((await client.workflow.getHandle(requested.body.workflow_id).result()).status, 'refunded');
