@@ -3,7 +3,7 @@ import { balanceSheet, besidePrior, incomeStatement, rollUp, yearEarlier, type A
 import { addDaysTo, parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { intermediateBalances } from '../../domain/accounts/intermediate-balances';
 import { formatAmount, Money } from '../../domain/money';
-import { exerciceCovering, exerciceForDate, linesInScope, type BalanceScope } from './year-balances';
+import { balanceScopeAt, linesInScope, pendingResultAccount, statementScopeAt, type BalanceScope, type ScopeAt } from './year-balances';
 
 /**
  * The financial statements (docs/architecture.md §9) as they are answered, read once here for the API's
@@ -65,18 +65,25 @@ function totalsBeside<K extends string>(current: Record<K, Money>, prior: Record
   return Object.fromEntries([...keys.map((key) => [key, formatAmount(current[key])]), ...keys.map((key) => [`prior_${key}`, formatAmount(prior[key])])]);
 }
 
+/**
+ * Whether figures read at a date are provisional, and why: the earlier years whose balances were carried
+ * forward by computation because no closing has carried them yet (docs/architecture.md §9).
+ */
+export const provisionalOf = (openExercices: readonly string[]) => ({ provisional: openExercices.length > 0, open_exercices: [...openExercices] });
+
 /** The balance sheet at `date` beside the end of the year before; 422 naming `date` when no accounting year covers it. */
 export async function balanceSheetAt(knex: Knex, scope: StatementScope, date: IsoDate) {
-  const year = await exerciceForDate(knex, scope.enterpriseId, date);
-  const priorDate = addDaysTo(parseIsoDate(year.start_date), -1);
-  const prior = await exerciceCovering(knex, scope.enterpriseId, priorDate);
-  const current = balanceSheet(await accountBalances(knex, { exerciceId: year.id, upTo: date, branches: scope.branches }));
-  const before = balanceSheet(await accountBalances(knex, { exerciceId: prior?.id ?? null, upTo: priorDate, branches: scope.branches }));
+  const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
+  const priorDate = addDaysTo(parseIsoDate(at.year.start_date), -1);
+  const prior = await balanceScopeAt(knex, scope.enterpriseId, priorDate, scope.branches);
+  const current = balanceSheet(await accountBalances(knex, at.scope));
+  const before = balanceSheet(await accountBalances(knex, prior.year === undefined ? { exerciceId: null, branches: scope.branches } : prior.scope));
   return {
     enterprise: scope.enterpriseId,
     branch: scope.branch,
     date,
     prior_date: priorDate,
+    ...provisionalOf(at.openExercices),
     assets: serializeLines(besidePrior(current.assets, before.assets)),
     liabilities: serializeLines(besidePrior(current.liabilities, before.liabilities)),
     totals: {
@@ -141,8 +148,9 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
     .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
 }
 
-/** The trial balance over a scope (optionally one class), its accounts rolled up by parent account and class. */
-export async function trialBalanceOf(knex: Knex, chartId: string, scope: BalanceScope, filter: { date: IsoDate | null; accountClass?: number }) {
+/** The trial balance over a scope (optionally one class), its accounts rolled up by parent account and class; provisional when it carries open years. */
+export async function trialBalanceOf(knex: Knex, chartId: string, at: Pick<ScopeAt, 'scope' | 'openExercices'>, filter: { date: IsoDate | null; accountClass?: number }) {
+  const { scope } = at;
   const rows = accountTotals(knex, scope).orderBy('c.code');
   if (filter.accountClass !== undefined) rows.where('c.class', filter.accountClass);
   const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
@@ -150,7 +158,8 @@ export async function trialBalanceOf(knex: Knex, chartId: string, scope: Balance
   const totals = await knex.from(accountTotals(knex, scope).as('t')).first(knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
   return {
     date: filter.date,
-    accounts: accounts.map(({ id: _id, ...account }) => account),
+    ...provisionalOf(at.openExercices),
+    accounts: accounts.map(({ id: _id, ...account }) => (isPendingResult(account.code, at.openExercices) ? { ...account, label: pendingResultLabel(at.openExercices) } : account)),
     totals: { debit: totals.debit as string, credit: totals.credit as string, balanced: totals.debit === totals.credit },
     groups: groups.map((group) => ({
       code: group.code, label: group.label, class: group.accountClass, level: group.level,
@@ -158,5 +167,8 @@ export async function trialBalanceOf(knex: Knex, chartId: string, scope: Balance
     })),
   };
 }
+
+const isPendingResult = (code: string, openExercices: readonly string[]) => code === pendingResultAccount && openExercices.length > 0;
+const pendingResultLabel = (openExercices: readonly string[]) => `Résultat en instance d’affectation (exercice ${openExercices.join(', ')} non clôturé)`;
 
 export type TrialBalanceAnswer = Awaited<ReturnType<typeof trialBalanceOf>>;

@@ -3,8 +3,8 @@ import { loanFigures, prudentialRatios } from '../../domain/accounts/prudential-
 import type { IsoDate } from '../../domain/calendar';
 import { prudentialSettingsFor } from '../enterprise/prudential-settings.activity';
 import { loansAt } from '../loans/positions-at';
-import { accountBalances } from './financial-statements';
-import { exerciceForDate } from './year-balances';
+import { accountBalances, provisionalOf } from './financial-statements';
+import { statementScopeAt } from './year-balances';
 
 /**
  * The COBAC prudential ratios at a date (docs/domain.md §10) over an enterprise's branches: the balances of the
@@ -12,9 +12,9 @@ import { exerciceForDate } from './year-balances';
  * thresholds and weights. Read here for the API and for the reporting pack.
  */
 export async function prudentialRatiosAt(knex: Knex, scope: { enterpriseId: string; branches: 'all' | readonly string[] }, date: IsoDate) {
-  const year = await exerciceForDate(knex, scope.enterpriseId, date);
+  const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
   const { settings } = await prudentialSettingsFor(knex, scope.enterpriseId);
-  const balances = await accountBalances(knex, { exerciceId: year.id, upTo: date, branches: scope.branches });
+  const balances = await accountBalances(knex, at.scope);
   const loans = await loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches });
-  return { settings, report: prudentialRatios({ balances, settings, ...loanFigures(loans) }) };
+  return { settings, report: prudentialRatios({ balances, settings, ...loanFigures(loans) }), ...provisionalOf(at.openExercices) };
 }

@@ -7,7 +7,8 @@ import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
 import { prudentialRatiosAt } from './prudential-ratios';
-import { balanceSheetDocument, incomeStatementDocument, trialBalanceDocument, type ReportHeading } from './statement-documents';
+import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
+import { balanceScopeAt } from './year-balances';
 
 /** What a report of the pack is made of: the enterprise as a whole, the month, its accounting year. */
 export interface PackFacts {
@@ -35,7 +36,10 @@ export const reportingPackReports: readonly PackReport[] = [
   { name: 'income-statement', build: async (knex, pack) => incomeStatementDocument(await incomeStatementOf(knex, pack.scope, { from: pack.exercice.startDate, to: pack.monthEnd }), pack.heading) },
   {
     name: 'trial-balance',
-    build: async (knex, pack) => trialBalanceDocument(await trialBalanceOf(knex, pack.scope.chartId, { exerciceId: pack.exercice.id, upTo: pack.monthEnd, branches: 'all' }, { date: pack.monthEnd }), pack.heading),
+    build: async (knex, pack) => {
+      const at = await balanceScopeAt(knex, pack.scope.enterpriseId, pack.monthEnd, 'all');
+      return trialBalanceDocument(await trialBalanceOf(knex, pack.scope.chartId, at, { date: pack.monthEnd }), pack.heading);
+    },
   },
   {
     name: 'intermediate-balances',
@@ -44,12 +48,18 @@ export const reportingPackReports: readonly PackReport[] = [
       return intermediateBalancesDocument(pack.heading, period, (await intermediateBalancesOf(knex, pack.scope, period)).balances);
     },
   },
-  { name: 'prudential-ratios', build: async (knex, pack) => prudentialRatiosDocument(pack.heading, pack.monthEnd, (await prudentialRatiosAt(knex, pack.scope, pack.monthEnd)).report) },
+  {
+    name: 'prudential-ratios',
+    build: async (knex, pack) => {
+      const ratios = await prudentialRatiosAt(knex, pack.scope, pack.monthEnd);
+      return prudentialRatiosDocument(provisionalHeading(pack.heading, ratios), pack.monthEnd, ratios.report);
+    },
+  },
   {
     name: 'arrears-statement',
     build: async (knex, pack) => {
-      const { statement, agreement } = await arrearsStatementAt(knex, pack.scope, pack.monthEnd);
-      return arrearsStatementDocument(pack.heading, pack.monthEnd, statement, agreement);
+      const arrears = await arrearsStatementAt(knex, pack.scope, pack.monthEnd);
+      return arrearsStatementDocument(provisionalHeading(pack.heading, arrears), pack.monthEnd, arrears.statement, arrears.agreement);
     },
   },
 ];

@@ -13,6 +13,10 @@ import type { BalanceSheetAnswer, IncomeStatementAnswer, SerializedStatementLine
 /** What every report's header block names: whose, which branch, and when it was made. */
 export type ReportHeading = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 
+/** The heading of a report whose figures may be provisional: the earlier years it carries by computation named. */
+export const provisionalHeading = (heading: ReportHeading, answer: { open_exercices: readonly string[] }): ReportHeading & Pick<ReportDocument, 'openExercices'> =>
+  (answer.open_exercices.length === 0 ? heading : { ...heading, openExercices: answer.open_exercices });
+
 /** The enterprise's code and name and the branch's code, read for a report's header block. */
 export async function reportHeading(knex: Knex, scope: { enterpriseId: string; branch: string | null }, now: Date): Promise<ReportHeading> {
   const enterprise = await knex('enterprises').where({ id: scope.enterpriseId }).first('code', 'name');
@@ -50,7 +54,7 @@ export function balanceSheetDocument(sheet: BalanceSheetAnswer, heading: ReportH
   const dates = { current: `Au ${sheet.date}`, prior: `Au ${sheet.prior_date}` };
   return {
     title: 'Bilan',
-    ...heading,
+    ...provisionalHeading(heading, sheet),
     asOf: sheet.date,
     sheets: [
       sideSheet('Actif', sheet.assets, { label: 'Total actif', amount: sheet.totals.assets, prior: sheet.totals.prior_assets }, dates),
@@ -90,7 +94,7 @@ export function trialBalanceDocument(trial: TrialBalanceAnswer, heading: ReportH
   const difference = (debit: string, credit: string) => formatAmount(new Money(debit).minus(credit));
   return {
     title: 'Balance générale',
-    ...heading,
+    ...provisionalHeading(heading, trial),
     ...(trial.date === null ? {} : { asOf: trial.date }),
     sheets: [
       {

@@ -3,8 +3,10 @@ import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 
 /**
- * Balances are read from one accounting year's entries (docs/architecture.md §9): a closed year's balance-sheet
- * accounts reach the next year through its opening entries (à-nouveaux), never by summing across years.
+ * Balances at a date (docs/architecture.md §9) are read from the entries of the accounting year covering it, its
+ * opening entries (à-nouveaux) included, and from the entries of every earlier year not yet carried into it by a
+ * closing: their balance-sheet accounts as they stand, their income and expenses as the pending result (13,
+ * résultat en instance d'affectation). Such figures are provisional: computed, never posted, until the closing.
  */
 
 export interface YearBalanceRow {
@@ -15,20 +17,35 @@ export interface YearBalanceRow {
 }
 
 export interface BalanceScope {
-  /** The year's entries only (null: no year, no entries). */
+  /** The year's entries (null: no year, no entries). */
   exerciceId: string | null;
+  /** Earlier years whose closing has not carried their balances into this one: their entries count too. */
+  carriedIds?: readonly string[];
   /** Up to and including this date (default: the whole year). */
   upTo?: IsoDate;
   /** The branches whose entries count ('all': every entry, the enterprise's own included). */
   branches: 'all' | readonly string[];
 }
 
-/** The lines of the scope's entries, joined to their entry `e` and account `c`. */
+/** Where an earlier year's income and expenses count until its closing: the result awaiting allocation. */
+export const pendingResultAccount = '13';
+
+/**
+ * The lines of the scope's entries, joined to their entry `e` and to `c`, the account they count on: the account
+ * posted, or the pending result (13) for an income or expense line of an earlier year carried by computation.
+ */
 export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope): Knex.QueryBuilder {
-  const lines = knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('e.exercice_id', scope.exerciceId ?? null);
+  const carried = scope.carriedIds ?? [];
+  const lines = knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id');
+  if (carried.length === 0) {
+    lines.join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('e.exercice_id', scope.exerciceId ?? null);
+  } else {
+    lines
+      .join('company_chart_entries as posted', 'posted.id', 'l.chart_entry_id')
+      .join('company_chart_entries as c', (join) => join.on('c.chart_id', 'posted.chart_id')
+        .andOn(knex.raw('c.code = CASE WHEN e.exercice_id = ? OR posted.class <= 5 THEN posted.code ELSE ? END', [scope.exerciceId, pendingResultAccount])))
+      .whereIn('e.exercice_id', [scope.exerciceId, ...carried].filter((id): id is string => id !== null));
+  }
   if (scope.upTo !== undefined) lines.where('e.entry_date', '<=', scope.upTo);
   if (scope.branches !== 'all') lines.whereIn('e.branch_id', [...scope.branches]);
   return lines;
@@ -55,16 +72,54 @@ export async function exerciceCovering(knex: Knex | Knex.Transaction, enterprise
   return knex('exercices_comptables').where({ enterprise_id: enterpriseId }).where('start_date', '<=', date).where('end_date', '>=', date).first('id', 'code', 'start_date', 'end_date');
 }
 
-/** The accounting year a statement at `date` reads (422 naming the date when none covers it). */
-export async function exerciceForDate(knex: Knex, enterpriseId: string, date: IsoDate): Promise<ExerciceDates> {
-  const year = await exerciceCovering(knex, enterpriseId, date);
-  if (year === undefined) {
-    throw new AppError('unprocessable', 'no_exercice_for_date', `No accounting year of the enterprise covers ${date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
-  }
-  return year;
+/** The enterprise's latest accounting year, if any. */
+async function latestExercice(knex: Knex | Knex.Transaction, enterpriseId: string): Promise<ExerciceDates | undefined> {
+  return knex('exercices_comptables').where({ enterprise_id: enterpriseId }).orderBy('start_date', 'desc').first('id', 'code', 'start_date', 'end_date');
 }
 
-/** The enterprise's latest accounting year, if any. */
-export async function latestExercice(knex: Knex | Knex.Transaction, enterpriseId: string): Promise<ExerciceDates | undefined> {
-  return knex('exercices_comptables').where({ enterprise_id: enterpriseId }).orderBy('start_date', 'desc').first('id', 'code', 'start_date', 'end_date');
+/**
+ * The years before `year` whose balances no closing has carried into the years after them: those after the
+ * latest year whose closing posted its à-nouveaux, oldest first. Their balances are carried by computation.
+ */
+async function yearsNotCarriedBefore(knex: Knex | Knex.Transaction, enterpriseId: string, year: ExerciceDates): Promise<ExerciceDates[]> {
+  const carried = (query: Knex.QueryBuilder) => query.select(1).from('exercice_closings as x').whereRaw('x.exercice_id = y.id').where('x.status', 'closed');
+  const lastCarried = knex('exercices_comptables as y').where('y.enterprise_id', enterpriseId).where('y.end_date', '<', year.start_date).whereExists(carried).max('y.end_date');
+  return knex('exercices_comptables as y')
+    .where('y.enterprise_id', enterpriseId)
+    .where('y.end_date', '<', year.start_date)
+    .whereNotExists(carried)
+    .where('y.start_date', '>', knex.raw(`coalesce((?), '-infinity'::date)`, [lastCarried]))
+    .orderBy('y.start_date')
+    .select('y.id', 'y.code', 'y.start_date', 'y.end_date');
+}
+
+/** The balances' scope at a date, the year read and the earlier years carried by computation (the figures are then provisional). */
+export interface ScopeAt {
+  year: ExerciceDates | undefined;
+  scope: BalanceScope;
+  /** The codes of the earlier years not carried forward by a closing, oldest first: empty unless the figures are provisional. */
+  openExercices: string[];
+}
+
+/**
+ * The scope of the balances at `date` in `branches`: the year covering it (or, without a date, the latest year,
+ * all its entries) and the earlier years not yet carried into it.
+ */
+export async function balanceScopeAt(knex: Knex | Knex.Transaction, enterpriseId: string, date: IsoDate | undefined, branches: 'all' | readonly string[]): Promise<ScopeAt> {
+  const year = date === undefined ? await latestExercice(knex, enterpriseId) : await exerciceCovering(knex, enterpriseId, date);
+  const earlier = year === undefined ? [] : await yearsNotCarriedBefore(knex, enterpriseId, year);
+  return {
+    year,
+    scope: { exerciceId: year?.id ?? null, carriedIds: earlier.map((previous) => previous.id), upTo: date, branches },
+    openExercices: earlier.map((previous) => previous.code),
+  };
+}
+
+/** As balanceScopeAt, for a statement at a date: 422 naming the date when no accounting year covers it. */
+export async function statementScopeAt(knex: Knex, enterpriseId: string, date: IsoDate, branches: 'all' | readonly string[]): Promise<ScopeAt & { year: ExerciceDates }> {
+  const at = await balanceScopeAt(knex, enterpriseId, date, branches);
+  if (at.year === undefined) {
+    throw new AppError('unprocessable', 'no_exercice_for_date', `No accounting year of the enterprise covers ${date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
+  }
+  return { ...at, year: at.year };
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { exerciceForDate } from '../accounts/year-balances';
-import { accountBalances } from '../accounts/financial-statements';
+import { statementScopeAt } from '../accounts/year-balances';
+import { accountBalances, provisionalOf } from '../accounts/financial-statements';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { arrearsStatement, ledgerAgreement } from '../../domain/loans/arrears-statement';
 import type { IsoDate } from '../../domain/calendar';
@@ -21,9 +21,9 @@ async function figureAccounts(knex: Knex, enterpriseId: string) {
  * ledger's balances of the class and provision accounts beside its totals. Read here for the API and the pack.
  */
 export async function arrearsStatementAt(knex: Knex, scope: { enterpriseId: string; branches: 'all' | readonly string[] }, date: IsoDate) {
-  const year = await exerciceForDate(knex, scope.enterpriseId, date);
+  const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
   const configuration = await EnterpriseConfiguration.query(knex).findOne({ enterprise_id: scope.enterpriseId }).throwIfNotFound();
   const statement = arrearsStatement(await loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches }), configuration.provisioningLadder);
-  const balances = await accountBalances(knex, { exerciceId: year.id, upTo: date, branches: scope.branches });
-  return { statement, agreement: ledgerAgreement(statement, balances, await figureAccounts(knex, scope.enterpriseId)) };
+  const balances = await accountBalances(knex, at.scope);
+  return { statement, agreement: ledgerAgreement(statement, balances, await figureAccounts(knex, scope.enterpriseId)), ...provisionalOf(at.openExercices) };
 }

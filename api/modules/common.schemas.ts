@@ -38,4 +38,10 @@ export const accountCodeSchema = () => yup.string().matches(/^\d{2,12}$/, '${pat
 export const dateResponse = () => yup.string().required().meta({ format: 'date' } satisfies SchemaMeta);
 
 /** An instant as answered, ISO 8601 in UTC (`format: date-time`); `.nullable()` where it may be absent. */
+/** Whether balances read at a date are provisional: the earlier accounting years not yet closed whose balances they carry by computation. */
+export const provisionalResponse = {
+  provisional: yup.boolean().required().meta({ description: 'True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13).' }),
+  open_exercices: yup.array(yup.string().required()).required().meta({ description: 'The codes of those earlier years, oldest first; empty when not provisional.' }),
+};
+
 export const timestampResponse = () => yup.string().required().meta({ format: 'date-time' } satisfies SchemaMeta);

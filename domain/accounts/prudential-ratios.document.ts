@@ -3,7 +3,7 @@ import type { ReportColumn, ReportDocument } from './report-document';
 import type { Part } from './prudential-parts';
 import type { PrudentialRatios, Ratio } from './prudential-ratios';
 
-type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
+type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt' | 'openExercices'>;
 
 const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({ key, title, kind });
 const yesNo = (value: boolean) => (value ? 'oui' : 'non');

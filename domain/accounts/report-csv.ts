@@ -48,6 +48,7 @@ export function headerLines(document: ReportDocument): string[][] {
   if (document.asOf !== undefined) lines.push(['Date', document.asOf]);
   if (document.period !== undefined) lines.push(['Période', document.period.from, document.period.to]);
   lines.push(['Agence', document.branch ?? 'Consolidé'], ['Généré le', document.generatedAt]);
+  if ((document.openExercices ?? []).length > 0) lines.push(['Provisoire', `soldes reportés par calcul des exercices non clôturés ${document.openExercices!.join(', ')}`]);
   return lines;
 }
 

@@ -2,7 +2,7 @@ import { formatAmount } from '../money';
 import type { ReportColumn, ReportDocument } from '../accounts/report-document';
 import type { ArrearsFigures, ArrearsStatement, LedgerAgreement } from './arrears-statement';
 
-type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
+type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt' | 'openExercices'>;
 
 const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({ key, title, kind });
 

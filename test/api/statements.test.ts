@@ -72,3 +72,55 @@ test('balance sheet, income statement and rolled-up trial balance of a small coo
   const closedYear = await get(coop, 'income-statement/?date_from=2026-01-01&date_to=2026-12-31');
   t.is(closedYear.totals.result, text(result), 'the closing entries do not empty the closed year’s income statement');
 });
+
+/** The sum of every posted line of the enterprise up to a date, by account, whatever the year: the outside view of the books. */
+async function allLinesUpTo(coop: SmallCooperative, date: string): Promise<Record<string, Money>> {
+  const rows = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('e.enterprise_id', coop.world.enterpriseId).where('e.entry_date', '<=', date).groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  return Object.fromEntries(rows.map((row) => [row.code, new Money(row.balance)]));
+}
+
+test('while the previous year is open, a date in the next one carries its balances forward, provisional, its result pending allocation; the same figures once it is closed', async (t) => {
+  const coop = await smallCooperative(app, knex, 'ST2');
+  const { world, expected } = coop;
+  const { headOffice: hq, otherBranch: other, result } = expected;
+  await openNextYear(coop); // 2026 stays open; the business date is 2027-01-05
+  const headers = world.users.cashier!.headers;
+  const account = `/api/v1/members/accounts/${coop.savingsAccount}`;
+  t.is((await app.request('POST', `${account}/deposits/`, { headers, json: { amount: '1000000' } })).status, 201);
+  t.is((await app.request('POST', `${account}/withdrawals/`, { headers, json: { amount: '1200000' } })).status, 201);
+
+  // Hand-computed: the cash and deposits of Dec 31 moved by January's deposit and withdrawal; 2026's result pending.
+  const cash = hq['5710']!.plus(other['5710']!).plus(1_000_000).minus(1_200_000);
+  const deposits = new Money(800_000).plus(1_000_000).minus(1_200_000);
+  const january = await get(coop, 'balance-sheet/?date=2027-01-31');
+  t.like(january, { provisional: true, open_exercices: ['2026'] });
+  t.deepEqual(amounts(january.assets), { A2: [text(hq['3221']!), text(hq['3221']!)], A5: [text(cash), text(cash.minus(1_000_000).plus(1_200_000))] });
+  t.deepEqual(amounts(january.liabilities), {
+    P1: [text(hq['10000']!.negated()), text(hq['10000']!.negated())], P4: [text(result), '0'], P5: ['0', text(result)], P8: [text(deposits), '800000'],
+  });
+  t.like(january.totals, { assets: text(cash.plus(hq['3221']!)), liabilities: text(cash.plus(hq['3221']!)), balanced: true });
+  // The outside sum of every entry up to the date, whatever its year, gives the same balance-sheet accounts.
+  const outside = await allLinesUpTo(coop, '2027-01-31');
+  t.is(text(outside['5710']!), text(cash));
+  t.is(text(outside['3711']!.negated()), text(deposits));
+
+  const trial = await get(coop, 'trial-balance/?date=2027-01-31');
+  t.like(trial, { provisional: true, open_exercices: ['2026'], totals: { balanced: true } });
+  const line = (code: string) => trial.accounts.find((row: { code: string }) => row.code === code);
+  t.like(line('13'), { balance: text(result.negated()), label: 'Résultat en instance d’affectation (exercice 2026 non clôturé)' });
+  t.like(line('5710'), { balance: text(cash) });
+  t.is(line('713'), undefined, 'no income account of 2026 in 2027');
+  const ratios = await get(coop, 'prudential-ratios/?date=2027-01-31');
+  t.like(ratios, { provisional: true, open_exercices: ['2026'] });
+  const csv = await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/balance-sheet/?date=2027-01-31&format=csv`, { headers: world.users.direction!.headers });
+  t.regex(csv.text, /Provisoire;soldes reportés par calcul des exercices non clôturés 2026/);
+  t.like(await get(coop, 'balance-sheet/?date=2026-12-31'), { provisional: false, open_exercices: [] }, 'a date of the open year itself is not provisional');
+
+  await withWorker(knex, async () => t.is((await closeYear(coop)).body.closing.status, 'closed'), taskQueue);
+  const closed = await get(coop, 'balance-sheet/?date=2027-01-31');
+  t.like(closed, { provisional: false, open_exercices: [] });
+  t.deepEqual(amounts(closed.assets), amounts(january.assets));
+  const { P5: _running, ...carried } = amounts(january.liabilities);
+  t.deepEqual(amounts(closed.liabilities), { ...carried, P4: [text(result), text(result)] }, 'the closing posts what was carried by computation');
+});

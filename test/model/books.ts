@@ -49,10 +49,37 @@ async function statementGaps(world: LoanWorld): Promise<string[]> {
     ...scopes.map(([name, branch]) => world.app.request('GET', `/api/v1/accounts/charts/${chart.id}/balance-sheet/?date=${date}${branch}`, { headers }).then((answer) => ({ name: `${name} balance sheet`, answer }))),
     world.app.request('GET', `/api/v1/accounts/charts/${chart.id}/trial-balance/?date=${date}`, { headers }).then((answer) => ({ name: 'trial balance', answer })),
   ]);
-  return answers.flatMap(({ name, answer }) => {
+  const breaches = answers.flatMap(({ name, answer }) => {
     if (answer.status !== 200) return [`${name} answered ${answer.status}`];
     return answer.body.totals.balanced === true ? [] : [`${name} does not balance: ${JSON.stringify(answer.body.totals)}`];
   });
+  return answers[0]!.answer.status === 200 ? [...breaches, ...await sheetOutsideGaps(world, date, answers[0]!.answer.body)] : breaches;
+}
+
+type SheetLine = { code: string; accounts: { account: string; amount: string }[] };
+
+/**
+ * The consolidated balance sheet at `date` against the outside sum of every entry up to that date, whatever its
+ * accounting year: each balance-sheet account as it stands, and the income and expenses of every year not closed
+ * (the model closes none) as the result lines, pending (P4) and of the period (P5).
+ */
+async function sheetOutsideGaps({ knex, enterpriseId }: LoanWorld, date: string, sheet: { assets: SheetLine[]; liabilities: SheetLine[] }): Promise<string[]> {
+  const rows: { code: string; class: number; balance: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('e.enterprise_id', enterpriseId).where('e.entry_date', '<=', date)
+    .groupBy('c.code', 'c.class').select('c.code', 'c.class', knex.raw('sum(l.debit - l.credit)::text AS balance'));
+  // As the sheet counts them: debit minus credit on the assets side, credit minus debit on the liabilities side.
+  const sheetAccounts = new Map<string, Money>();
+  for (const [lines, sign] of [[sheet.assets, 1], [sheet.liabilities, -1]] as const) {
+    for (const line of lines.filter((each) => !['P4', 'P5'].includes(each.code))) {
+      for (const { account, amount } of line.accounts) sheetAccounts.set(account, (sheetAccounts.get(account) ?? new Money(0)).plus(new Money(amount).times(sign)));
+    }
+  }
+  const breaches = rows.filter((row) => row.class <= 5 && !new Money(row.balance).eq(sheetAccounts.get(row.code) ?? 0))
+    .map((row) => `${row.code} at ${date}: ${row.balance} in the entries, ${(sheetAccounts.get(row.code) ?? new Money(0)).toFixed(0)} in the balance sheet`);
+  const outsideResult = rows.filter((row) => row.class >= 6).reduce((sum, row) => sum.minus(row.balance), new Money(0));
+  const sheetResult = sheet.liabilities.filter((line) => ['P4', 'P5'].includes(line.code)).flatMap((line) => line.accounts).reduce((sum, account) => sum.plus(account.amount), new Money(0));
+  if (!outsideResult.eq(sheetResult)) breaches.push(`result at ${date}: ${outsideResult.toFixed(0)} in the entries, ${sheetResult.toFixed(0)} in the balance sheet`);
+  return breaches;
 }
 
 /** Each member account's balance equals its deposit account's lines for it (the API's own reconciliation). */

@@ -29,7 +29,8 @@ export interface Real {
 const approvers = ['cashier', 'branch_head', 'committee', 'direction'] as const;
 /** The demo product's fee: 1 % of the principal, half-up to the franc. */
 const feeRate = new Money('0.01');
-const lastBusinessDate = '2026-12-20';
+/** Time may pass into 2027, opened beside 2026, which stays open: statements then carry 2026 by computation. */
+const lastBusinessDate = '2027-06-30';
 
 type Command = fc.AsyncCommand<Model, Real>;
 

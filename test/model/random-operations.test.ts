@@ -30,12 +30,14 @@ test.before(async () => {
   app = await startTestApp(file, { knex, taskQueue });
 });
 
-/** A cooperative of its own for each sequence, its business date in January so that time can pass. */
+/** A cooperative of its own for each sequence, its business date in January 2026 so that time can pass, into 2027 too. */
 async function setup(): Promise<{ model: Model; real: Real }> {
   worlds += 1;
   const world = await createLoanWorld(app, knex, `MB${worlds}`);
   const businessDate = '2026-01-15';
   await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: businessDate });
+  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+  if (nextYear.status !== 201) throw new Error(nextYear.text);
   const model: Model = { accounts: [], balances: new Map(), applications: [], loans: [], businessDate, lastKeyed: null, keys: 0 };
   const real: Real = { world, posted: new Map() };
   // Two members with an account, one with a loan paid out, so that the first operations drawn have work to do.

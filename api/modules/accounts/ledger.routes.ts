@@ -13,7 +13,7 @@ import { visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
 import { accountTotals, trialBalanceOf } from '../../../activities/accounts/financial-statements';
 import { trialBalanceDocument, reportHeading } from '../../../activities/accounts/statement-documents';
-import { exerciceCovering, latestExercice, type BalanceScope } from '../../../activities/accounts/year-balances';
+import { balanceScopeAt } from '../../../activities/accounts/year-balances';
 import { answerReport, formatParameter } from '../../report-download';
 
 async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
@@ -30,12 +30,6 @@ function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | rea
 
 const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
 const asOf = isoDate().optional().meta({ description: 'Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings).' });
-
-/** The scope of the balances at `date` (default: the latest year) of the chart's enterprise, in the branches seen. */
-async function balanceScope(knex: Knex, chart: { enterprise_id: string; branches: 'all' | readonly string[] }, date: string | undefined): Promise<BalanceScope> {
-  const year = date === undefined ? await latestExercice(knex, chart.enterprise_id) : await exerciceCovering(knex, chart.enterprise_id, date);
-  return { exerciceId: year?.id ?? null, upTo: date, branches: chart.branches };
-}
 
 /** Ledger reads: journal entries, an account's movements and balance, the trial balance. */
 export const ledgerRoutes = [
@@ -117,7 +111,8 @@ export const ledgerRoutes = [
     response: accountBalanceSchema,
     handler: async ({ params, query, principal, deps }) => {
       const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
-      const row = await accountTotals(deps.knex, await balanceScope(deps.knex, account.chart, query.date)).where('c.id', account.id).first();
+      const { scope } = await balanceScopeAt(deps.knex, account.chart.enterprise_id, query.date, account.chart.branches);
+      const row = await accountTotals(deps.knex, scope).where('c.id', account.id).first();
       return { account: account.code, label: account.label, date: query.date ?? null, debit: row?.debit ?? '0', credit: row?.credit ?? '0', balance: row?.balance ?? '0' };
     },
   }),
@@ -136,7 +131,8 @@ export const ledgerRoutes = [
     response: trialBalanceSchema,
     handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await visibleChart(deps.knex, principal, params.chart_pk);
-      const trial = await trialBalanceOf(deps.knex, chart.id, await balanceScope(deps.knex, chart, query.date), { date: query.date ?? null, accountClass: query.class });
+      const at = await balanceScopeAt(deps.knex, chart.enterprise_id, query.date, chart.branches);
+      const trial = await trialBalanceOf(deps.knex, chart.id, at, { date: query.date ?? null, accountClass: query.class });
       // A user of one branch reads that branch's lines only: the file's header names it.
       const heading = { enterpriseId: chart.enterprise_id, branch: chart.branches !== 'all' && chart.branches.length === 1 ? chart.branches[0]! : null };
       return answerReport(ctx, query.format, trial, { report: 'trial-balance', document: async () => trialBalanceDocument(trial, await reportHeading(deps.knex, heading, deps.clock())) });

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, provisionalResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 /** Representations of the ledger reads: journal entries, movements of an account, balances. */
@@ -62,6 +62,7 @@ const trialBalanceGroupSchema = yup
 export const trialBalanceSchema = yup
   .object({
     date: dateResponse().nullable(),
+    ...provisionalResponse,
     accounts: yup
       .array(yup.object({ code: yup.string().required(), label: yup.string().required(), class: yup.number().integer().required(), ...totalsOfAccount }).meta({ component: 'TrialBalanceLine' }))
       .required(),
@@ -94,6 +95,7 @@ export const balanceSheetSchema = yup
     ...statementScope,
     date: dateResponse(),
     prior_date: dateResponse().meta({ description: 'The last day of the accounting year before.' }),
+    ...provisionalResponse,
     assets: yup.array(statementLineSchema).required(),
     liabilities: yup.array(statementLineSchema).required(),
     totals: yup.object({

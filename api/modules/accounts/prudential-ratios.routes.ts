@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { prudentialRatiosAt } from '../../../activities/accounts/prudential-ratios';
-import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { provisionalHeading, reportHeading } from '../../../activities/accounts/statement-documents';
 import { prudentialRatiosDocument } from '../../../domain/accounts/prudential-ratios.document';
 import type { NamedExposure, PrudentialRatios } from '../../../domain/accounts/prudential-ratios';
 import type { Part } from '../../../domain/accounts/prudential-parts';
@@ -84,9 +84,10 @@ export const prudentialRatioRoutes = [
     response: prudentialRatiosSchema,
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
-      const { settings, report } = await prudentialRatiosAt(deps.knex, scope, query.date);
-      const answer = { enterprise: scope.enterpriseId, branch: scope.branch, date: query.date, settings, ...serializeRatios(report) };
-      return answerReport(ctx, query.format, answer, { report: 'prudential-ratios', document: async () => prudentialRatiosDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, report) });
+      const { settings, report, ...provisional } = await prudentialRatiosAt(deps.knex, scope, query.date);
+      const answer = { enterprise: scope.enterpriseId, branch: scope.branch, date: query.date, ...provisional, settings, ...serializeRatios(report) };
+      const document = async () => prudentialRatiosDocument(provisionalHeading(await reportHeading(deps.knex, scope, deps.clock()), provisional), query.date, report);
+      return answerReport(ctx, query.format, answer, { report: 'prudential-ratios', document });
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { riskWeightKeys, thresholdKeys } from '../../../domain/accounts/prudential-settings';
-import { dateResponse } from '../common.schemas';
+import { dateResponse, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 const uuid = () => yup.string().uuid().required();
@@ -61,6 +61,7 @@ export const prudentialRatiosSchema = yup
     enterprise: uuid(),
     branch: yup.string().uuid().nullable().defined().meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
     date: dateResponse(),
+    ...provisionalResponse,
     settings: settingsInForce.required(),
     net_equity: yup.object({ amount: moneyResponse(), source: yup.string().required(), parts: yup.array(partSchema).required() }).required(),
     ratios: yup.array(ratioSchema).required(),

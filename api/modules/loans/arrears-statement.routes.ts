@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { provisionalHeading, reportHeading } from '../../../activities/accounts/statement-documents';
 import { arrearsStatementAt } from '../../../activities/loans/arrears-statement';
 import type { ArrearsFigures, ArrearsStatement, LedgerAgreement } from '../../../domain/loans/arrears-statement';
 import { arrearsStatementDocument } from '../../../domain/loans/arrears-statement.document';
@@ -69,9 +69,10 @@ export const arrearsStatementRoutes = [
     response: arrearsStatementSchema,
     handler: async ({ query, principal, deps, ctx }) => {
       const scope = { enterpriseId: query.enterprise, branch: query.branch ?? null, branches: await branchesOf(deps.knex, principal, query.enterprise, query.branch) };
-      const { statement, agreement } = await arrearsStatementAt(deps.knex, scope, query.date);
-      const answer = { enterprise: query.enterprise, branch: scope.branch, date: query.date, ...serializeStatement(statement, agreement) };
-      return answerReport(ctx, query.format, answer, { report: 'arrears-statement', document: async () => arrearsStatementDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, statement, agreement) });
+      const { statement, agreement, ...provisional } = await arrearsStatementAt(deps.knex, scope, query.date);
+      const answer = { enterprise: query.enterprise, branch: scope.branch, date: query.date, ...provisional, ...serializeStatement(statement, agreement) };
+      const document = async () => arrearsStatementDocument(provisionalHeading(await reportHeading(deps.knex, scope, deps.clock()), provisional), query.date, statement, agreement);
+      return answerReport(ctx, query.format, answer, { report: 'arrears-statement', document });
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { dateResponse } from '../common.schemas';
+import { dateResponse, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 const classes = ['performing', 'overdue', 'doubtful'] as const;
@@ -18,6 +18,7 @@ export const arrearsStatementSchema = yup
     enterprise: yup.string().uuid().required(),
     branch: yup.string().uuid().nullable().defined().meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
     date: dateResponse(),
+    ...provisionalResponse,
     groups: yup.array(yup.object({
       classification: yup.string().oneOf(classes).required(),
       days_from: yup.number().integer().required(),
