@@ -2708,6 +2708,10 @@ export interface components {
             branch: string | null;
             /** Format: date */
             date: string;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
             /** @description By class then age band; only the groups holding loans. */
             groups: components["schemas"]["ArrearsStatementGroup"][];
             by_class: components["schemas"]["ArrearsStatementClass"][];
@@ -2782,6 +2786,10 @@ export interface components {
              * @description The last day of the accounting year before.
              */
             prior_date: string;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
             assets: components["schemas"]["FinancialStatementLine"][];
             liabilities: components["schemas"]["FinancialStatementLine"][];
             totals: {
@@ -4210,6 +4218,10 @@ export interface components {
             branch: string | null;
             /** Format: date */
             date: string;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
             settings: components["schemas"]["PrudentialSettingsInForce"];
             net_equity: {
                 amount: components["schemas"]["Money"];
@@ -4864,6 +4876,10 @@ export interface components {
         TrialBalance: {
             /** Format: date */
             date: string | null;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
             accounts: components["schemas"]["TrialBalanceLine"][];
             totals: {
                 debit: components["schemas"]["Money"];
