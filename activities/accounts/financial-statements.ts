@@ -138,9 +138,9 @@ export async function intermediateBalancesOf(knex: Knex, scope: StatementScope, 
 export type IncomeStatementAnswer = Awaited<ReturnType<typeof incomeStatementOf>>;
 
 /**
- * Sum of debits and credits of the accounts of a chart in one accounting year up to a date, one row per
- * account with postings: a year's balances are read from its own entries, the opening balances its
- * predecessor's closing carried into it included (docs/architecture.md §9).
+ * Sum of debits and credits of the accounts of a chart over a scope, one row per account with postings: a year's
+ * balances are read from its own entries, the opening balances its predecessor's closing carried into it included,
+ * and from the earlier years not carried yet (docs/architecture.md §9).
  */
 export function accountTotals(knex: Knex, scope: BalanceScope) {
   return linesInScope(knex, scope)
@@ -148,19 +148,71 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
     .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
 }
 
-/** The trial balance over a scope (optionally one class), its accounts rolled up by parent account and class; provisional when it carries open years. */
-export async function trialBalanceOf(knex: Knex, chartId: string, at: Pick<ScopeAt, 'scope' | 'openExercices'>, filter: { date: IsoDate | null; accountClass?: number }) {
+/**
+ * What a line counts as in the six columns: the opening balance when it is of an earlier year carried by
+ * computation, dated before the period, or of an opening entry (à-nouveau) of the year or its reversal.
+ */
+function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
+  return knex.raw(`(e.exercice_id IS DISTINCT FROM ? OR e.entry_date < ? OR EXISTS (
+      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (e.id, e.reverses_entry_id)))`, [scope.exerciceId, from]);
+}
+
+/** Per account: the opening balance (debit minus credit), then the period's debits and credits. */
+function sixColumnTotals(knex: Knex, scope: BalanceScope, from: IsoDate) {
+  const opening = openingLine(knex, scope, from);
+  return linesInScope(knex, scope)
+    .groupBy('c.code')
+    .select('c.code', knex.raw('sum(CASE WHEN ? THEN l.debit - l.credit ELSE 0 END)::text AS opening', [opening]),
+      knex.raw('sum(CASE WHEN ? THEN 0 ELSE l.debit END)::text AS movement_debit', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE l.credit END)::text AS movement_credit', [opening]));
+}
+
+/** A balance as the two columns of a trial balance: debit when it is positive, credit when negative. */
+const sides = (balance: Money) => ({ debit: formatAmount(Money.max(balance, 0)), credit: formatAmount(Money.max(balance.negated(), 0)) });
+
+/** The six columns of an account: opening debit and credit, the period's movements, closing debit and credit. */
+function sixColumns(row: { opening: string; movement_debit: string; movement_credit: string } | undefined) {
+  const opening = new Money(row?.opening ?? 0);
+  const [movementDebit, movementCredit] = [new Money(row?.movement_debit ?? 0), new Money(row?.movement_credit ?? 0)];
+  const closing = opening.plus(movementDebit).minus(movementCredit);
+  const [openingSides, closingSides] = [sides(opening), sides(closing)];
+  return {
+    opening_debit: openingSides.debit, opening_credit: openingSides.credit,
+    movement_debit: formatAmount(movementDebit), movement_credit: formatAmount(movementCredit),
+    closing_debit: closingSides.debit, closing_credit: closingSides.credit,
+  };
+}
+
+type SixColumns = ReturnType<typeof sixColumns>;
+
+/** The sum of each of the six columns over the accounts. */
+function sixColumnSums(rows: readonly SixColumns[]): SixColumns {
+  const keys = Object.keys(sixColumns(undefined)) as (keyof SixColumns)[];
+  return Object.fromEntries(keys.map((key) => [key, formatAmount(rows.reduce((sum, row) => sum.plus(row[key]), new Money(0)))])) as SixColumns;
+}
+
+/**
+ * The trial balance over a scope (optionally one class), in six columns from `from` (default: the year's first day),
+ * its accounts rolled up by parent account and class; provisional when it carries open years.
+ */
+export async function trialBalanceOf(knex: Knex, chartId: string, at: Pick<ScopeAt, 'scope' | 'openExercices' | 'year'>, filter: { date: IsoDate | null; from?: IsoDate; accountClass?: number }) {
   const { scope } = at;
   const rows = accountTotals(knex, scope).orderBy('c.code');
   if (filter.accountClass !== undefined) rows.where('c.class', filter.accountClass);
   const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
+  const columns = new Map((await sixColumnTotals(knex, scope, filter.from ?? at.year?.start_date ?? '0001-01-01')).map((row: { code: string }) => [row.code, row]));
+  const lines = accounts.map(({ id: _id, ...account }) => ({
+    ...account,
+    ...(isPendingResult(account.code, at.openExercices) ? { label: pendingResultLabel(at.openExercices) } : {}),
+    ...sixColumns(columns.get(account.code) as Parameters<typeof sixColumns>[0]),
+  }));
   const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(knex, chartId));
   const totals = await knex.from(accountTotals(knex, scope).as('t')).first(knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
   return {
     date: filter.date,
+    date_from: filter.from ?? at.year?.start_date ?? null,
     ...provisionalOf(at.openExercices),
-    accounts: accounts.map(({ id: _id, ...account }) => (isPendingResult(account.code, at.openExercices) ? { ...account, label: pendingResultLabel(at.openExercices) } : account)),
-    totals: { debit: totals.debit as string, credit: totals.credit as string, balanced: totals.debit === totals.credit },
+    accounts: lines,
+    totals: { debit: totals.debit as string, credit: totals.credit as string, balanced: totals.debit === totals.credit, ...sixColumnSums(lines) },
     groups: groups.map((group) => ({
       code: group.code, label: group.label, class: group.accountClass, level: group.level,
       debit: formatAmount(group.debit), credit: formatAmount(group.credit), balance: formatAmount(group.balance),

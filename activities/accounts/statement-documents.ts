@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../domain/errors';
-import { formatAmount, Money } from '../../domain/money';
 import type { ReportColumn, ReportDocument } from '../../domain/accounts/report-document';
 import type { BalanceSheetAnswer, IncomeStatementAnswer, SerializedStatementLine, TrialBalanceAnswer } from './financial-statements';
 
@@ -90,19 +89,26 @@ export function incomeStatementDocument(statement: IncomeStatementAnswer, headin
 
 const totalsColumns = [money('debit', 'Débit'), money('credit', 'Crédit'), money('balance', 'Solde (débit − crédit)')];
 
+const sixColumnTitles = [
+  money('opening_debit', 'Solde d’ouverture débit'), money('opening_credit', 'Solde d’ouverture crédit'),
+  money('movement_debit', 'Mouvements débit'), money('movement_credit', 'Mouvements crédit'),
+  money('closing_debit', 'Solde de clôture débit'), money('closing_credit', 'Solde de clôture crédit'),
+];
+
 export function trialBalanceDocument(trial: TrialBalanceAnswer, heading: ReportHeading): ReportDocument {
-  const difference = (debit: string, credit: string) => formatAmount(new Money(debit).minus(credit));
+  const { debit: _debit, credit: _credit, balanced: _balanced, ...totals } = trial.totals;
   return {
     title: 'Balance générale',
     ...provisionalHeading(heading, trial),
     ...(trial.date === null ? {} : { asOf: trial.date }),
+    ...(trial.date === null || trial.date_from === null ? {} : { period: { from: trial.date_from, to: trial.date } }),
     sheets: [
       {
         name: 'Balance',
-        columns: [text('code', 'Compte'), text('label', 'Libellé'), integer('class', 'Classe'), ...totalsColumns],
+        columns: [text('code', 'Compte'), text('label', 'Libellé'), integer('class', 'Classe'), ...sixColumnTitles],
         rows: [
           ...trial.accounts.map((account) => ({ ...account, class: String(account.class) })),
-          { code: '', label: 'Total', class: null, debit: trial.totals.debit, credit: trial.totals.credit, balance: difference(trial.totals.debit, trial.totals.credit) },
+          { code: '', label: 'Total', class: null, ...totals },
         ],
       },
       {

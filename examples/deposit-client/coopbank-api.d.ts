@@ -1207,8 +1207,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal
-         * @description Of the whole enterprise for an enterprise-wide role; of their branches' entries for a user whose roles are in some branches only.
+         * Trial balance at a date in six columns (opening, movements, closing; debit and credit), rolled up by parent account and class; totals equal
+         * @description Consolidated over the branches the caller sees (the enterprise's own entries too, for an enterprise-wide role), or of one `branch`. The opening balance is the year's à-nouveaux, the earlier years carried by computation while open, and what was posted before `date_from`.
          */
         get: operations["getTrialBalance"];
         put?: never;
@@ -4876,6 +4876,11 @@ export interface components {
         TrialBalance: {
             /** Format: date */
             date: string | null;
+            /**
+             * Format: date
+             * @description First day of the movements; null without an accounting year.
+             */
+            date_from: string | null;
             /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
             provisional: boolean;
             /** @description The codes of those earlier years, oldest first; empty when not provisional. */
@@ -4885,6 +4890,12 @@ export interface components {
                 debit: components["schemas"]["Money"];
                 credit: components["schemas"]["Money"];
                 balanced: boolean;
+                opening_debit: components["schemas"]["Money"];
+                opening_credit: components["schemas"]["Money"];
+                movement_debit: components["schemas"]["Money"];
+                movement_credit: components["schemas"]["Money"];
+                closing_debit: components["schemas"]["Money"];
+                closing_credit: components["schemas"]["Money"];
             };
             /** @description The accounts rolled up: every parent account and class of the accounts listed. */
             groups: components["schemas"]["TrialBalanceGroup"][];
@@ -4906,6 +4917,12 @@ export interface components {
             debit: components["schemas"]["Money"];
             credit: components["schemas"]["Money"];
             balance: components["schemas"]["Money"];
+            opening_debit: components["schemas"]["Money"];
+            opening_credit: components["schemas"]["Money"];
+            movement_debit: components["schemas"]["Money"];
+            movement_credit: components["schemas"]["Money"];
+            closing_debit: components["schemas"]["Money"];
+            closing_credit: components["schemas"]["Money"];
         };
         User: {
             /** Format: uuid */
@@ -11988,6 +12005,10 @@ export interface operations {
             query?: {
                 /** @description Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings). */
                 date?: string;
+                /** @description First day of the movements (default: the accounting year's first day). */
+                date_from?: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
                 class?: number;
                 /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
                 format?: "json" | "csv" | "xlsx";
@@ -12000,7 +12021,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal */
+            /** @description Trial balance at a date in six columns (opening, movements, closing; debit and credit), rolled up by parent account and class; totals equal */
             200: {
                 headers: {
                     /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */

@@ -94,13 +94,14 @@ test('the income statement and the trial balance download with the JSON answerâ€
 
   const trial = await json('trial-balance/?date=2026-12-31');
   const trialCsv = csvSheets((await download('trial-balance/?date=2026-12-31&format=csv')).bytes.toString('utf8'));
-  type Account = { code: string; label: string; class: number; debit: string; credit: string; balance: string };
-  t.deepEqual(trialCsv.get('Balance')!.slice(1, -1), trial.accounts.map((row: Account) => [row.code, row.label, String(row.class), row.debit, row.credit, row.balance]));
-  t.deepEqual(trialCsv.get('Balance')!.at(-1), ['', 'Total', '', trial.totals.debit, trial.totals.credit, '0']);
+  const columns = ['opening_debit', 'opening_credit', 'movement_debit', 'movement_credit', 'closing_debit', 'closing_credit'] as const;
+  type Account = { code: string; label: string; class: number } & Record<(typeof columns)[number], string>;
+  t.deepEqual(trialCsv.get('Balance')!.slice(1, -1), trial.accounts.map((row: Account) => [row.code, row.label, String(row.class), ...columns.map((column) => row[column])]));
+  t.deepEqual(trialCsv.get('Balance')!.at(-1), ['', 'Total', '', ...columns.map((column) => trial.totals[column])]);
   const trialXlsx = await download('trial-balance/?date=2026-12-31&format=xlsx');
   t.is(trialXlsx.disposition, 'attachment; filename="trial-balance-DL1-2026-12-31.xlsx"');
   const trialBook = await workbookSheets(trialXlsx.bytes);
-  t.deepEqual(trialBook.get('Balance')!.slice(1, -1), trial.accounts.map((row: Account) => [row.code, row.label, row.class, Number(row.debit), Number(row.credit), Number(row.balance)]));
+  t.deepEqual(trialBook.get('Balance')!.slice(1, -1), trial.accounts.map((row: Account) => [row.code, row.label, row.class, ...columns.map((column) => Number(row[column]))]));
   t.is(trialBook.get('Regroupements')!.length - 1, trial.groups.length);
 });
 

@@ -110,6 +110,11 @@ test('while the previous year is open, a date in the next one carries its balanc
   const line = (code: string) => trial.accounts.find((row: { code: string }) => row.code === code);
   t.like(line('13'), { balance: text(result.negated()), label: 'Résultat en instance d’affectation (exercice 2026 non clôturé)' });
   t.like(line('5710'), { balance: text(cash) });
+  // Six columns: 2026 carried as the opening balance, January's deposit and withdrawal as the movements.
+  const cashAtYearEnd = hq['5710']!.plus(other['5710']!);
+  t.like(line('5710'), { opening_debit: text(cashAtYearEnd), opening_credit: '0', movement_debit: '1000000', movement_credit: '1200000', closing_debit: text(cash), closing_credit: '0' });
+  t.like(line('13'), { opening_debit: '0', opening_credit: text(result), movement_debit: '0', movement_credit: '0', closing_credit: text(result) });
+  t.like(trial.totals, { opening_debit: trial.totals.opening_credit, closing_debit: trial.totals.closing_credit, movement_debit: trial.totals.movement_credit });
   t.is(line('713'), undefined, 'no income account of 2026 in 2027');
   const ratios = await get(coop, 'prudential-ratios/?date=2027-01-31');
   t.like(ratios, { provisional: true, open_exercices: ['2026'] });
@@ -123,4 +128,33 @@ test('while the previous year is open, a date in the next one carries its balanc
   t.deepEqual(amounts(closed.assets), amounts(january.assets));
   const { P5: _running, ...carried } = amounts(january.liabilities);
   t.deepEqual(amounts(closed.liabilities), { ...carried, P4: [text(result), text(result)] }, 'the closing posts what was carried by computation');
+});
+
+test('trial balance of one branch, in six columns: the à-nouveaux as opening, the month\'s movements, the closing; date_from moves the opening', async (t) => {
+  const coop = await smallCooperative(app, knex, 'ST3');
+  const { world, expected } = coop;
+  const { headOffice: hq } = expected;
+  await openNextYear(coop);
+  await withWorker(knex, async () => t.is((await closeYear(coop)).body.closing.status, 'closed'), taskQueue);
+  t.is((await app.request('POST', `/api/v1/members/accounts/${coop.savingsAccount}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '100000' } })).status, 201);
+
+  const other = await get(coop, `trial-balance/?date=2027-01-31&branch=${world.otherBranch}`);
+  const rows = (trial: { accounts: { code: string }[] }) => Object.fromEntries(trial.accounts.map(({ code, ...row }) => [code, row]));
+  t.like(other, { provisional: false, date_from: '2027-01-01', totals: { balanced: true } });
+  t.deepEqual(Object.keys(rows(other)), ['3711', '5710'], 'the other branch\'s accounts only');
+  t.like(rows(other)['5710'], { opening_debit: '300000', movement_debit: '0', movement_credit: '0', closing_debit: '300000' });
+  t.like(rows(other)['3711'], { opening_credit: '300000', closing_credit: '300000' });
+
+  // Hand-computed: the head office's à-nouveaux, and January's deposit of 100 000.
+  const head = rows(await get(coop, `trial-balance/?date=2027-01-31&branch=${world.headOffice}`));
+  t.like(head['5710'], { opening_debit: text(hq['5710']!), movement_debit: '100000', movement_credit: '0', closing_debit: text(hq['5710']!.plus(100_000)) });
+  t.like(head['3711'], { opening_credit: '500000', movement_credit: '100000', closing_credit: '600000' });
+  t.like(head['131'], { opening_credit: text(expected.result), closing_credit: text(expected.result) });
+  const later = rows(await get(coop, `trial-balance/?date=2027-01-31&date_from=2027-01-10&branch=${world.headOffice}`));
+  t.like(later['5710'], { opening_debit: text(hq['5710']!.plus(100_000)), movement_debit: '0', closing_debit: text(hq['5710']!.plus(100_000)) }, 'what was posted before date_from opens');
+
+  const path = `/api/v1/accounts/charts/${coop.chartId}/trial-balance/`;
+  const headers = world.users.direction!.headers;
+  t.like((await app.request('GET', `${path}?date=2027-01-31&date_from=2027-02-01`, { headers })).body, { status: 400, errors: [{ field: 'date_from' }] });
+  t.is((await app.request('GET', `${path}?branch=${world.headOffice}`, { headers: world.users.other_cashier!.headers })).status, 404, 'a branch not seen');
 });

@@ -9,7 +9,7 @@ import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { ledgerLines, runningMovements } from './ledger-queries';
-import { visibleChart } from './ledger-access';
+import { statementScope, visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
 import { accountTotals, trialBalanceOf } from '../../../activities/accounts/financial-statements';
 import { trialBalanceDocument, reportHeading } from '../../../activities/accounts/statement-documents';
@@ -121,21 +121,29 @@ export const ledgerRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/trial-balance/',
     module: 'accounts',
     operationId: 'getTrialBalance',
-    summary: 'Trial balance at a date: per account with postings, debit, credit and balance, rolled up by parent account and class; totals equal',
-    description: 'Of the whole enterprise for an enterprise-wide role; of their branches\' entries for a user whose roles are in some branches only.',
+    summary: 'Trial balance at a date in six columns (opening, movements, closing; debit and credit), rolled up by parent account and class; totals equal',
+    description: 'Consolidated over the branches the caller sees (the enterprise\'s own entries too, for an enterprise-wide role), or of one `branch`. '
+      + 'The opening balance is the year\'s à-nouveaux, the earlier years carried by computation while open, and what was posted before `date_from`.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
-    query: yup.object({ date: asOf, class: yup.number().integer().min(1).max(8).optional(), format: formatParameter }),
+    query: yup.object({
+      date: asOf,
+      date_from: isoDate().optional().meta({ description: 'First day of the movements (default: the accounting year\'s first day).' })
+        .test('ordered', 'date_from must not be after date', (from, { parent }) => from === undefined || parent.date === undefined || from <= parent.date),
+      branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
+      class: yup.number().integer().min(1).max(8).optional(),
+      format: formatParameter,
+    }),
     downloadable: true,
     errorStatuses: [401, 404],
     response: trialBalanceSchema,
     handler: async ({ params, query, principal, deps, ctx }) => {
-      const chart = await visibleChart(deps.knex, principal, params.chart_pk);
-      const at = await balanceScopeAt(deps.knex, chart.enterprise_id, query.date, chart.branches);
-      const trial = await trialBalanceOf(deps.knex, chart.id, at, { date: query.date ?? null, accountClass: query.class });
+      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+      const at = await balanceScopeAt(deps.knex, scope.enterpriseId, query.date, scope.branches);
+      const trial = await trialBalanceOf(deps.knex, scope.chartId, at, { date: query.date ?? null, from: query.date_from, accountClass: query.class });
       // A user of one branch reads that branch's lines only: the file's header names it.
-      const heading = { enterpriseId: chart.enterprise_id, branch: chart.branches !== 'all' && chart.branches.length === 1 ? chart.branches[0]! : null };
-      return answerReport(ctx, query.format, trial, { report: 'trial-balance', document: async () => trialBalanceDocument(trial, await reportHeading(deps.knex, heading, deps.clock())) });
+      const branch = scope.branch ?? (scope.branches !== 'all' && scope.branches.length === 1 ? scope.branches[0]! : null);
+      return answerReport(ctx, query.format, trial, { report: 'trial-balance', document: async () => trialBalanceDocument(trial, await reportHeading(deps.knex, { enterpriseId: scope.enterpriseId, branch }, deps.clock())) });
     },
   }),
   ...statementRoutes,

@@ -48,6 +48,13 @@ export const accountBalanceSchema = yup
   .object({ account: yup.string().required(), label: yup.string().required(), date: dateResponse().nullable().meta({ description: 'null: every posting.' }), ...totalsOfAccount })
   .meta({ component: 'AccountBalance' });
 
+/** The six columns of the accountants' trial balance: a balance is a debit when positive, a credit when negative. */
+const sixColumns = {
+  opening_debit: moneyResponse(), opening_credit: moneyResponse().meta({ description: 'The opening balance (à-nouveaux, earlier years carried while open, before `date_from`).' }),
+  movement_debit: moneyResponse(), movement_credit: moneyResponse().meta({ description: 'The movements from `date_from` to `date`, the opening entries left out.' }),
+  closing_debit: moneyResponse(), closing_credit: moneyResponse().meta({ description: 'Opening plus movements.' }),
+};
+
 /** A parent account or class of the trial balance, with the sums of its accounts below. */
 const trialBalanceGroupSchema = yup
   .object({
@@ -62,11 +69,12 @@ const trialBalanceGroupSchema = yup
 export const trialBalanceSchema = yup
   .object({
     date: dateResponse().nullable(),
+    date_from: dateResponse().nullable().meta({ description: 'First day of the movements; null without an accounting year.' }),
     ...provisionalResponse,
     accounts: yup
-      .array(yup.object({ code: yup.string().required(), label: yup.string().required(), class: yup.number().integer().required(), ...totalsOfAccount }).meta({ component: 'TrialBalanceLine' }))
+      .array(yup.object({ code: yup.string().required(), label: yup.string().required(), class: yup.number().integer().required(), ...totalsOfAccount, ...sixColumns }).meta({ component: 'TrialBalanceLine' }))
       .required(),
-    totals: yup.object({ debit: moneyResponse(), credit: moneyResponse(), balanced: yup.boolean().required() }).required(),
+    totals: yup.object({ debit: moneyResponse(), credit: moneyResponse(), balanced: yup.boolean().required(), ...sixColumns }).required(),
     groups: yup.array(trialBalanceGroupSchema).required().meta({ description: 'The accounts rolled up: every parent account and class of the accounts listed.' }),
   })
   .meta({ component: 'TrialBalance' });
