@@ -19,7 +19,7 @@ async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, Cha
 
 /** Each account's balance over a scope, the branches' summed (consolidated, or the one branch asked for). */
 export async function accountBalances(knex: Knex, scope: BalanceScope): Promise<AccountBalance[]> {
-  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
   return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
 }
 
@@ -145,7 +145,7 @@ export type IncomeStatementAnswer = Awaited<ReturnType<typeof incomeStatementOf>
 export function accountTotals(knex: Knex, scope: BalanceScope) {
   return linesInScope(knex, scope)
     .groupBy('c.id', 'c.code', 'c.label', 'c.class')
-    .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'), knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+    .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(s.debit)::text AS debit'), knex.raw('sum(s.credit)::text AS credit'), knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
 }
 
 /**
@@ -153,8 +153,8 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
  * computation, dated before the period, or of an opening entry (à-nouveau) of the year or its reversal.
  */
 function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
-  return knex.raw(`(e.exercice_id IS DISTINCT FROM ? OR e.entry_date < ? OR EXISTS (
-      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (e.id, e.reverses_entry_id)))`, [scope.exerciceId, from]);
+  return knex.raw(`(s.exercice_id IS DISTINCT FROM ? OR s.entry_date < ? OR EXISTS (
+      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)))`, [scope.exerciceId, from]);
 }
 
 /** Per account: the opening balance (debit minus credit), then the period's debits and credits. */
@@ -162,8 +162,8 @@ function sixColumnTotals(knex: Knex, scope: BalanceScope, from: IsoDate) {
   const opening = openingLine(knex, scope, from);
   return linesInScope(knex, scope)
     .groupBy('c.code')
-    .select('c.code', knex.raw('sum(CASE WHEN ? THEN l.debit - l.credit ELSE 0 END)::text AS opening', [opening]),
-      knex.raw('sum(CASE WHEN ? THEN 0 ELSE l.debit END)::text AS movement_debit', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE l.credit END)::text AS movement_credit', [opening]));
+    .select('c.code', knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)::text AS opening', [opening]),
+      knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.debit END)::text AS movement_debit', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.credit END)::text AS movement_credit', [opening]));
 }
 
 /** A balance as the two columns of a trial balance: debit when it is positive, credit when negative. */

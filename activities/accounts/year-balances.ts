@@ -19,8 +19,8 @@ export interface YearBalanceRow {
 export interface BalanceScope {
   /** The year's entries (null: no year, no entries). */
   exerciceId: string | null;
-  /** Earlier years whose closing has not carried their balances into this one: their entries count too. */
-  carriedIds?: readonly string[];
+  /** Earlier years whose closing has not carried their balances into this one, and the day they open it on. */
+  carried?: { ids: readonly string[]; on: IsoDate };
   /** Up to and including this date (default: the whole year). */
   upTo?: IsoDate;
   /** The branches whose entries count ('all': every entry, the enterprise's own included). */
@@ -31,33 +31,38 @@ export interface BalanceScope {
 export const pendingResultAccount = '13';
 
 /**
- * The lines of the scope's entries, joined to their entry `e` and to `c`, the account they count on: the account
- * posted, or the pending result (13) for an income or expense line of an earlier year carried by computation.
+ * The scope's lines as rows of `s` (branch_id, entry_date, exercice_id, entry_id, reverses_entry_id, debit,
+ * credit), joined to their account `c`. The earlier years carried by computation come as the à-nouveaux their
+ * closing would post: one line per branch and account with its net balance, on the year's first day, their
+ * income and expenses on the pending result (13); such lines have no entry nor year.
  */
 export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope): Knex.QueryBuilder {
-  const carried = scope.carriedIds ?? [];
-  const lines = knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id');
-  if (carried.length === 0) {
-    lines.join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('e.exercice_id', scope.exerciceId ?? null);
-  } else {
-    lines
-      .join('company_chart_entries as posted', 'posted.id', 'l.chart_entry_id')
-      .join('company_chart_entries as c', (join) => join.on('c.chart_id', 'posted.chart_id')
-        .andOn(knex.raw('c.code = CASE WHEN e.exercice_id = ? OR posted.class <= 5 THEN posted.code ELSE ? END', [scope.exerciceId, pendingResultAccount])))
-      .whereIn('e.exercice_id', [scope.exerciceId, ...carried].filter((id): id is string => id !== null));
-  }
-  if (scope.upTo !== undefined) lines.where('e.entry_date', '<=', scope.upTo);
-  if (scope.branches !== 'all') lines.whereIn('e.branch_id', [...scope.branches]);
-  return lines;
+  const ofBranches = (query: Knex.QueryBuilder) => (scope.branches === 'all' ? query : query.whereIn('e.branch_id', [...scope.branches]));
+  const current = ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.exercice_id', scope.exerciceId ?? null))
+    .select('e.branch_id', 'e.entry_date', 'e.exercice_id', 'e.id as entry_id', 'e.reverses_entry_id', 'l.chart_entry_id', 'l.debit', 'l.credit');
+  if (scope.upTo !== undefined) current.where('e.entry_date', '<=', scope.upTo);
+  const lines = scope.carried === undefined || scope.carried.ids.length === 0 ? current : current.unionAll(carriedOpening(knex, scope.carried, ofBranches), true);
+  return knex.from(lines.as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
+}
+
+/** The à-nouveaux a closing of the carried years would post, computed: per branch and account (13 for income and expenses), the net balance. */
+function carriedOpening(knex: Knex | Knex.Transaction, carried: NonNullable<BalanceScope['carried']>, ofBranches: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Knex.QueryBuilder {
+  return ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').whereIn('e.exercice_id', [...carried.ids]))
+    .join('company_chart_entries as posted', 'posted.id', 'l.chart_entry_id')
+    .join('company_chart_entries as a', (join) => join.on('a.chart_id', 'posted.chart_id').andOn(knex.raw('a.code = CASE WHEN posted.class <= 5 THEN posted.code ELSE ? END', [pendingResultAccount])))
+    .groupBy('e.branch_id', 'a.id')
+    .havingRaw('sum(l.debit) <> sum(l.credit)')
+    .select('e.branch_id', knex.raw('?::date AS entry_date', [carried.on]), knex.raw('NULL::uuid AS exercice_id'), knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'),
+      'a.id AS chart_entry_id', knex.raw('greatest(sum(l.debit - l.credit), 0) AS debit'), knex.raw('greatest(sum(l.credit - l.debit), 0) AS credit'));
 }
 
 /** Each account's balance (debit minus credit) per branch over the scope; accounts netting to zero left out. */
 export async function balancesByBranch(knex: Knex | Knex.Transaction, scope: BalanceScope): Promise<YearBalanceRow[]> {
   return linesInScope(knex, scope)
-    .groupBy('e.branch_id', 'c.code', 'c.class')
-    .havingRaw('sum(l.debit) <> sum(l.credit)')
-    .orderBy(['e.branch_id', 'c.code'])
-    .select('e.branch_id', 'c.code', 'c.class', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+    .groupBy('s.branch_id', 'c.code', 'c.class')
+    .havingRaw('sum(s.debit) <> sum(s.credit)')
+    .orderBy(['s.branch_id', 'c.code'])
+    .select('s.branch_id', 'c.code', 'c.class', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
 }
 
 export interface ExerciceDates {
@@ -110,7 +115,7 @@ export async function balanceScopeAt(knex: Knex | Knex.Transaction, enterpriseId
   const earlier = year === undefined ? [] : await yearsNotCarriedBefore(knex, enterpriseId, year);
   return {
     year,
-    scope: { exerciceId: year?.id ?? null, carriedIds: earlier.map((previous) => previous.id), upTo: date, branches },
+    scope: { exerciceId: year?.id ?? null, carried: year === undefined ? undefined : { ids: earlier.map((previous) => previous.id), on: year.start_date }, upTo: date, branches },
     openExercices: earlier.map((previous) => previous.code),
   };
 }

@@ -1,5 +1,6 @@
 import type { IsoDate } from '../calendar';
 import { periodDates } from '../enterprise/month-end';
+import type { ReportDocument } from './report-document';
 
 /**
  * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM` (a month end's period); its pack holds the
@@ -18,3 +19,68 @@ export function packRefusal(facts: { period: string; businessDate: IsoDate; year
 
 /** One workflow per enterprise and month (docs/architecture.md §5): a second start while one runs is refused by Temporal. */
 export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
+
+/** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
+export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
+  (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);
+
+/**
+ * Why a stored pack cannot be reissued, or null. A new version is made only when the figures sent may be wrong:
+ * the pack was provisional (an earlier year was still open), or an entry has been posted into its month or before
+ * since it was made. A pack not the month's latest, or not stored, is not reissued.
+ */
+export function reissueRefusal(facts: { latest: boolean; stored: boolean; provisional: boolean; lateEntries: number }): { code: string; message: string } | null {
+  if (!facts.latest) return { code: 'reporting_pack_superseded', message: 'A later version of this pack exists: reissue that one.' };
+  if (!facts.stored) return { code: 'reporting_pack_not_stored', message: 'The pack is not stored yet: it can be reissued once it is.' };
+  if (!facts.provisional && facts.lateEntries === 0) {
+    return { code: 'reporting_pack_current', message: 'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.' };
+  }
+  return null;
+}
+
+/** The figures of a pack's reports: report → sheet → row (its text cells) → column → value (its money, ratio and count cells). */
+export type PackFigures = Record<string, Record<string, Record<string, Record<string, string | null>>>>;
+
+/** The figures of one report as its document holds them. */
+export async function documentFigures(document: ReportDocument): Promise<PackFigures[string]> {
+  const sheets: PackFigures[string] = {};
+  for (const sheet of document.sheets) {
+    const textColumns = sheet.columns.filter((column) => column.kind === 'text' || column.kind === 'date');
+    const figureColumns = sheet.columns.filter((column) => column.kind !== 'text' && column.kind !== 'date');
+    const rows: Record<string, Record<string, string | null>> = {};
+    for await (const row of sheet.rows) {
+      const key = textColumns.map((column) => row[column.key] ?? '').join(' | ');
+      rows[key] = Object.fromEntries(figureColumns.map((column) => [column.key, row[column.key] ?? null]));
+    }
+    sheets[sheet.name] = rows;
+  }
+  return sheets;
+}
+
+export interface FigureDifference {
+  report: string;
+  sheet: string;
+  row: string;
+  column: string;
+  /** null: the figure was not in that version. */
+  before: string | null;
+  after: string | null;
+}
+
+/** How a version's figures differ from the version it supersedes, cell by cell, in report, sheet and row order. */
+export function figureDifferences(before: PackFigures, after: PackFigures): FigureDifference[] {
+  const differences: FigureDifference[] = [];
+  const keys = (...objects: (object | undefined)[]) => [...new Set(objects.flatMap((object) => Object.keys(object ?? {})))];
+  for (const report of keys(before, after)) {
+    for (const sheet of keys(before[report], after[report])) {
+      for (const row of keys(before[report]?.[sheet], after[report]?.[sheet])) {
+        const [old, now] = [before[report]?.[sheet]?.[row], after[report]?.[sheet]?.[row]];
+        for (const column of keys(old, now)) {
+          const [was, is] = [old?.[column] ?? null, now?.[column] ?? null];
+          if (was !== is) differences.push({ report, sheet, row, column, before: was, after: is });
+        }
+      }
+    }
+  }
+  return differences;
+}

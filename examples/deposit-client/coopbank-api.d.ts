@@ -1306,7 +1306,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reporting packs, the latest month first */
+        /** Reporting packs, the latest month first, and each month's latest version first */
         get: operations["listReportingPacks"];
         put?: never;
         /**
@@ -1314,6 +1314,26 @@ export interface paths {
          * @description Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is made again); a failed one is made again.
          */
         post: operations["requestReportingPack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/reporting-packs/{id}/reissue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since
+         * @description The version reissued stays exactly as stored; the new one names it, records the reason and, once made, how its figures differ. Refused (409) for a pack that is not the month's latest, not stored, or whose figures stand: made with every earlier year closed and nothing posted into its month since.
+         */
+        post: operations["reissueReportingPack"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4373,8 +4393,30 @@ export interface components {
             generated_at: string | null;
             failure: string | null;
             workflow_id: string;
+            /** @description 1 for the month's first pack; a reissue is the next version, and every version stays as stored. */
+            version: number;
+            /**
+             * Format: uuid
+             * @description The version this one reissues; null for version 1.
+             */
+            supersedes: string | null;
+            reissue_reason: string | null;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
+            /** @description How this version's figures differ from the version it supersedes, cell by cell (null for version 1, or until stored). */
+            differences: components["schemas"]["ReportingPackDifference"][] | null;
             /** @description Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored. */
             files: components["schemas"]["ReportingPackFile"][];
+        };
+        ReportingPackDifference: {
+            report: string;
+            sheet: string;
+            row: string;
+            column: string;
+            before: string | null;
+            after: string | null;
         };
         ReportingPackFile: {
             /** @description The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx. */
@@ -12381,7 +12423,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Reporting packs, the latest month first */
+            /** @description Reporting packs, the latest month first, and each month's latest version first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12494,6 +12536,99 @@ export interface operations {
             };
             /** @description Breaks a business rule. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reissueReportingPack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since */
+            202: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounts/reporting-packs/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportingPack"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

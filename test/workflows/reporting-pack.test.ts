@@ -11,7 +11,10 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, setBusinessDate } from '../helpers/loans';
-import { smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
+import { postJournalEntry } from '../../activities/events/post-entry';
+import { inTransaction } from '../../db/transaction';
+import { Money } from '../../domain/money';
+import { closeYear, openNextYear, smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -125,4 +128,69 @@ test.serial('a month’s pack: stored as made with the right figures, never made
 test.serial('a recorded history of a pack replays against the current workflow code', async (t) => {
   const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
   await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-reporting-pack'));
+});
+
+/** Waits for a version of a pack, started already, to be stored (or fail). */
+async function storedPack(coop: SmallCooperative, pack: { id: string; workflow_id: string }) {
+  return untilWorkflow({
+    workflowId: pack.workflow_id,
+    what: `the reporting pack ${pack.id}`,
+    read: async () => {
+      const current = await app.request('GET', `${packs}${pack.id}/`, { headers: coop.world.users.direction!.headers });
+      return current.body.status === 'running' ? undefined : current.body;
+    },
+  });
+}
+
+type Difference = { report: string; sheet: string; row: string; column: string; before: string | null; after: string | null };
+
+test.serial('a pack made while the previous year is open is provisional; reissued once it is closed, and after a late entry: every version kept as stored, the new one says why and what changed', async (t) => {
+  const coop = await smallCooperative(app, knex, 'RP3');
+  const { world, expected } = coop;
+  const headers = world.users.direction!.headers;
+  await openNextYear(coop);
+  await setBusinessDate(world, '2027-02-03');
+  const reissue = (id: string, json: object) => app.request('POST', `${packs}${id}/reissue/`, { headers, json });
+  await withWorker(knex, async () => {
+    const { pack: first } = await packOf(coop, '2027-01');
+    t.like(first, { status: 'stored', version: 1, supersedes: null, reissue_reason: null, provisional: true, open_exercices: ['2026'], differences: null });
+    const firstSheet = (await fileOf(`${packs}${first.id}/files/balance-sheet.csv/`, headers)).bytes.toString('utf8');
+    t.true(firstSheet.includes('\r\nProvisoire;soldes reportés par calcul des exercices non clôturés 2026\r\n'));
+
+    t.is((await closeYear(coop)).body.closing.status, 'closed');
+    t.like((await reissue(first.id, {})).body, { status: 400, errors: [{ field: 'reason' }] });
+    t.is((await app.request('POST', `${packs}${first.id}/reissue/`, { headers: world.users.branch_head!.headers, json: { reason: 'closed now' } })).status, 403);
+    const requested = await reissue(first.id, { reason: '2026 is closed: January carried it by computation' });
+    t.is(requested.status, 202, requested.text);
+    t.like(requested.body, { version: 2, supersedes: first.id, status: 'running', workflow_id: `reporting-pack-${world.enterpriseId}-2027-01-v2` });
+    const second = await storedPack(coop, requested.body);
+    t.like(second, { status: 'stored', version: 2, provisional: false, open_exercices: [], reissue_reason: '2026 is closed: January carried it by computation' });
+    // 2026's result, hand-computed, moved from the pending result (13) to the profit the closing posted (131).
+    const differences = second.differences as Difference[];
+    const result = expected.result.toFixed(0);
+    t.deepEqual(differences.filter((difference) => difference.report === 'trial-balance' && difference.sheet === 'Balance' && difference.column === 'opening_credit'), [
+      { report: 'trial-balance', sheet: 'Balance', row: '13 | Résultat en instance d’affectation (exercice 2026 non clôturé)', column: 'opening_credit', before: result, after: null },
+      { report: 'trial-balance', sheet: 'Balance', row: '131 | Bénéfice de l’exercice', column: 'opening_credit', before: null, after: result },
+    ]);
+    t.false(differences.some((difference) => difference.report === 'balance-sheet' && difference.sheet === 'Actif'), 'the assets did not change');
+
+    // The version reissued is kept exactly as it was stored, and refused further reissues.
+    t.deepEqual((await app.request('GET', `${packs}${first.id}/`, { headers })).body.files, first.files);
+    await t.throwsAsync(knex('reporting_packs').where({ id: first.id }).update({ failure: 'x' }), { message: /is stored/ });
+    t.like((await reissue(first.id, { reason: 'again please' })).body, { status: 409, code: 'reporting_pack_superseded' });
+    t.like((await reissue(second.id, { reason: 'again please' })).body, { status: 409, code: 'reporting_pack_current' });
+
+    // A late entry into January: 20 000 of salaries paid from the till on the 20th, posted in February.
+    const salaries = new Money(20_000);
+    await inTransaction(knex, (trx) => postJournalEntry(trx, {
+      enterpriseId: world.enterpriseId, branchId: world.headOffice, entryDate: '2027-01-20', description: 'salaries of January, late',
+      lines: [{ account: '6511', debit: salaries, credit: new Money(0) }, { account: '5710', debit: new Money(0), credit: salaries }], createdBy: world.rootId,
+    }));
+    const third = await storedPack(coop, (await reissue(second.id, { reason: 'January salaries booked late' })).body);
+    t.like(third, { version: 3, supersedes: second.id, provisional: false });
+    const cash = (third.differences as Difference[]).find((difference) => difference.report === 'balance-sheet' && difference.row.startsWith('A5 |') && difference.column === 'amount')!;
+    t.is(new Money(cash.before!).minus(cash.after!).toFixed(0), salaries.toFixed(0), 'the cash 20 000 lower');
+    t.like((await app.request('GET', `${packs}?period=2027-01`, { headers })).body, { count: 3, results: [{ version: 3 }, { version: 2 }, { version: 1 }] });
+    t.like(await knex('audit_events').where({ action: 'reporting_pack.reissue', entity_id: third.id }).first(), { actor_id: world.users.direction!.id, details: { version: 3, late_entries: 1 } });
+  }, taskQueue);
 });

@@ -1,16 +1,19 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { markReportingPackFailed, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
+import { markReportingPackFailed, packColumns, reissueReportingPack, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
-import { reportingPackWorkflowId } from '../../../domain/accounts/reporting-pack';
+import { reportingPackVersionWorkflowId } from '../../../domain/accounts/reporting-pack';
+import { provisionalOf } from '../../../activities/accounts/financial-statements';
 import { isPeriod } from '../../../domain/enterprise/month-end';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
+import type { Logger } from 'pino';
 import type { Principal } from '../../auth/principal';
+import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
-import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, provisionalResponse, timestampResponse } from '../common.schemas';
 
 /** The figures sent to COBAC are the direction's: only direction and administrators request and read the packs. */
 const packRoles = ['direction', 'admin'] as const;
@@ -34,6 +37,15 @@ const packSchema = yup.object({
   generated_at: timestampResponse().nullable(),
   failure: yup.string().nullable().defined(),
   workflow_id: yup.string().required(),
+  version: yup.number().integer().required().meta({ description: '1 for the month\'s first pack; a reissue is the next version, and every version stays as stored.' }),
+  supersedes: yup.string().uuid().nullable().defined().meta({ description: 'The version this one reissues; null for version 1.' }),
+  reissue_reason: yup.string().nullable().defined(),
+  ...provisionalResponse,
+  differences: yup.array(yup.object({
+    report: yup.string().required(), sheet: yup.string().required(), row: yup.string().required(), column: yup.string().required(),
+    before: yup.string().nullable().defined(), after: yup.string().nullable().defined(),
+  }).meta({ component: 'ReportingPackDifference' })).nullable().defined()
+    .meta({ description: 'How this version\'s figures differ from the version it supersedes, cell by cell (null for version 1, or until stored).' }),
   files: yup.array(fileSchema).required().meta({ description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.' }),
 }).meta({ component: 'ReportingPack' });
 
@@ -50,9 +62,24 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
     requested_at: pack.created_at.toISOString(),
     generated_at: pack.generated_at?.toISOString() ?? null,
     failure: pack.failure,
-    workflow_id: reportingPackWorkflowId(pack.enterprise_id, pack.period),
+    workflow_id: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version),
+    version: pack.version,
+    supersedes: pack.supersedes_id,
+    reissue_reason: pack.reissue_reason,
+    ...provisionalOf(pack.open_exercices),
+    differences: pack.differences,
     files: files.filter((file) => file.pack_id === pack.id).map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
   }));
+}
+
+/** Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503). */
+async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: Logger): Promise<void> {
+  const input: ReportingPackInput = { enterpriseId: pack.enterprise_id, period: pack.period };
+  await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', { workflowId: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version), args: [input] }, {
+    what: 'the reporting pack',
+    markFailed: () => markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
+    log,
+  });
 }
 
 /** The enterprises whose packs the caller reads: where they hold one of the pack roles ('all' for a platform grant). */
@@ -62,7 +89,7 @@ function readableEnterprises(principal: Principal): 'all' | string[] {
 }
 
 async function readablePack(knex: Knex, principal: Principal, id: string): Promise<ReportingPackRow> {
-  const pack: ReportingPackRow | undefined = await knex('reporting_packs').where({ id }).first();
+  const pack: ReportingPackRow | undefined = await knex('reporting_packs').where({ id }).first(packColumns);
   const readable = readableEnterprises(principal);
   if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id))) throw new NotFoundError('The reporting pack');
   return pack;
@@ -89,15 +116,31 @@ export const reportingPackRoutes = [
     handler: async ({ body, principal, deps, authorize, ctx }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const { pack, start } = await requestReportingPack(deps.activities, principal, { enterpriseId: body.enterprise, period: body.period });
-      if (start) {
-        const input: ReportingPackInput = { enterpriseId: body.enterprise, period: body.period };
-        await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', { workflowId: reportingPackWorkflowId(body.enterprise, body.period), args: [input] }, {
-          what: 'the reporting pack',
-          markFailed: () => markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
-          log: ctx.state.log,
-        });
-      }
+      if (start) await startPackWorkflow(deps, pack, ctx.state.log);
       return (await withFiles(deps.knex, [pack]))[0];
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/accounts/reporting-packs/{id}/reissue/',
+    module: 'accounts',
+    operationId: 'reissueReportingPack',
+    summary: 'Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since',
+    description: 'The version reissued stays exactly as stored; the new one names it, records the reason and, once made, how its figures differ. '
+      + 'Refused (409) for a pack that is not the month\'s latest, not stored, or whose figures stand: made with every earlier year closed and nothing posted into its month since.',
+    access: packRoles,
+    status: 202,
+    location: '/api/v1/accounts/reporting-packs/{id}/',
+    params: idParams,
+    body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
+    response: packSchema,
+    errorStatuses: [401, 403, 404, 409, 503],
+    handler: async ({ params, body, principal, deps, authorize, ctx }) => {
+      const pack = await readablePack(deps.knex, principal, params.id);
+      authorize({ enterpriseId: pack.enterprise_id }, 'The reporting pack');
+      const reissued = await reissueReportingPack(deps.activities, principal, { packId: pack.id, reason: body.reason });
+      await startPackWorkflow(deps, reissued, ctx.state.log);
+      return (await withFiles(deps.knex, [reissued]))[0];
     },
   }),
   defineRoute({
@@ -105,13 +148,13 @@ export const reportingPackRoutes = [
     path: '/api/v1/accounts/reporting-packs/',
     module: 'accounts',
     operationId: 'listReportingPacks',
-    summary: 'Reporting packs, the latest month first',
+    summary: 'Reporting packs, the latest month first, and each month\'s latest version first',
     access: packRoles,
     query: listQuerySchema([], { enterprise: enterpriseFilter, period: period().optional() }),
     errorStatuses: [401, 403],
     response: pageSchema(packSchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = deps.knex('reporting_packs').orderBy([{ column: 'period', order: 'desc' }, { column: 'id' }]);
+      const rows = deps.knex('reporting_packs').select(packColumns).orderBy([{ column: 'period', order: 'desc' }, { column: 'version', order: 'desc' }, { column: 'id' }]);
       const readable = readableEnterprises(principal);
       if (readable !== 'all') rows.whereIn('enterprise_id', readable);
       whereFilters(rows, query, { enterprise: 'enterprise_id', period: 'period' });
