@@ -137,7 +137,7 @@ export async function provisioningRun(coop: SmallCooperative): Promise<{ status:
   });
 }
 
-/** The non-zero balances of the trial balance at a date, as the API reads them (the year's entries only): account → debit minus credit. */
+/** The non-zero balances of the trial balance at a date, as the API reads them (earlier years not closed carried by computation): account → debit minus credit. */
 export async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
   const { world } = coop;
   const trial = await world.app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: world.users.direction!.headers });

@@ -94,7 +94,9 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     const reversals = await knex('journal_entries as e').join('exercice_closing_entries as x', 'x.entry_id', 'e.reverses_entry_id').where('x.closing_id', closingId).count<{ count: string }[]>();
     t.is(Number(reversals[0]!.count), 3, 'one reversal per closing entry (1) and opening entry (2)');
     t.is((await trialBalanceOf(coop, '2026-12-31'))['713'], expected.interest.negated().toFixed(0));
-    t.deepEqual(await trialBalanceOf(coop, '2027-01-31'), { 5710: '50000', 3711: '-50000' }, '2027 holds its own deposit only');
+    // 2026 open again: 2027 carries it by computation, the same balances, its result pending allocation (13).
+    const { 131: closedResult, ...carried } = january;
+    t.deepEqual(await trialBalanceOf(coop, '2027-01-31'), { ...carried, 13: closedResult! });
 
     // Closed again: the same figures, a new closing.
     const again = await closeYear(coop);
