@@ -49,12 +49,25 @@ async function monthEndsNotDone(trx: Knex.Transaction, year: ExerciceComptable):
   return required.filter((period) => !done.has(period));
 }
 
+/**
+ * Whether the year's loans were provisioned as of its last day: a provisioning run completed at that date, or no
+ * loan in the portfolio during the year (disbursed by its end, not closed or written off before it began).
+ */
+async function provisionedAtEnd(trx: Knex.Transaction, year: ExerciceComptable): Promise<boolean> {
+  const run = await trx('provisioning_runs').where({ enterprise_id: year.enterpriseId, as_of: year.endDate, status: 'completed' }).first('id');
+  if (run !== undefined) return true;
+  const loan = await trx('loans').where({ enterprise_id: year.enterpriseId }).whereNotNull('disbursed_on').where('disbursed_on', '<=', year.endDate)
+    .where((open) => open.whereNull('closed_on').orWhere('closed_on', '>=', year.startDate))
+    .where((kept) => kept.whereNull('written_off_on').orWhere('written_off_on', '>=', year.startDate)).first('id');
+  return loan === undefined;
+}
+
 /** The year locked, with the refusal to close it now if any, and the next year. */
 async function yearToClose(trx: Knex.Transaction, exerciceId: string) {
   const year = await ExerciceComptable.query(trx).findById(exerciceId).forUpdate();
   if (year === undefined) throw new NotFoundError('The accounting year');
   const others = (await ExerciceComptable.query(trx).where({ enterprise_id: year.enterpriseId }).whereNot('id', year.id)).map((other) => ({ ...factsOf(other), id: other.id }));
-  const refusal = closingRefusal({ year: factsOf(year), others, monthEndsNotDone: await monthEndsNotDone(trx, year) });
+  const refusal = closingRefusal({ year: factsOf(year), others, monthEndsNotDone: await monthEndsNotDone(trx, year), provisionedAtEnd: await provisionedAtEnd(trx, year) });
   return { year, refusal, next: nextYearOf(year, others) };
 }
 

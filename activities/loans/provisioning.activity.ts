@@ -9,7 +9,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { effectiveBusinessDate } from '../../domain/calendar';
-import { recordBusinessEvent } from '../events/record-business-event';
+import { recordDatedEvent } from '../events/record-dated-event';
 import { reportCommitted, reportOnCommit } from '../metrics-channel';
 import { classAccounts } from './class-accounts';
 import { reverseStandingAccruals } from './interest-accrual.activity';
@@ -214,11 +214,11 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
     const plan = planBatch(facts, asOf, configuration.provisioningLadder);
     await saveBatch(trx, run, plan);
-    await postBatch(trx, now, { run, after }, plan.postings);
-    // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the business date, as its reclassification is.
+    await postBatch(trx, { run, after }, plan.postings);
+    // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its reclassification is.
     const doubtfulBefore = new Set(facts.filter((loan) => loan.classification === 'doubtful').map((loan) => loan.id));
     const downgraded = plan.loanUpdates.filter((update) => update.classification === 'doubtful' && !doubtfulBefore.has(update.loanId)).map((update) => update.loanId);
-    await reverseStandingAccruals(trx, { enterpriseId: run.enterprise_id, loanIds: downgraded, date: effectiveBusinessDate(configuration, now) });
+    await reverseStandingAccruals(trx, { enterpriseId: run.enterprise_id, loanIds: downgraded, date: asOf });
     await advanceRun(trx, now, run.id, bound, plan.totals);
     return { status: bound === null ? 'completed' : 'running', loansProcessed: run.loans_processed + plan.totals.loans };
   }, { isolationLevel: 'repeatable read' });
@@ -261,15 +261,18 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
 }
 
 /**
- * The batch's entries, one per (branch, kind, account pair), each the sum of its loans. The idempotency key
- * names the run, the batch (the cursor it starts after) and the entry, so no entry is ever recorded twice.
+ * The batch's entries, one per (branch, kind, account pair), each the sum of its loans, dated the run's as-of
+ * date: the positions of December 31 belong to December 31, whenever the run is made (docs/domain.md §4). The
+ * idempotency key names the run, the batch (the cursor it starts after) and the entry, so no entry is ever
+ * recorded twice.
  */
-async function postBatch(trx: Knex.Transaction, now: Date, batch: { run: ProvisioningRunRow; after: string }, postings: readonly BatchPosting[]): Promise<void> {
+async function postBatch(trx: Knex.Transaction, batch: { run: ProvisioningRunRow; after: string }, postings: readonly BatchPosting[]): Promise<void> {
   const { run, after } = batch;
   for (const posting of postings) {
     const accounts = Object.values(posting.productAccounts).join(' to ');
     const entry = createHash('sha256').update(`${after} ${posting.branchId} ${posting.kind} ${accounts}`).digest('hex').slice(0, 32);
-    await recordBusinessEvent(trx, now, {
+    await recordDatedEvent(trx, {
+      date: run.as_of,
       enterpriseId: run.enterprise_id,
       branchId: posting.branchId,
       kind: posting.kind,

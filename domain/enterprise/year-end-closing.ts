@@ -89,6 +89,11 @@ export interface ClosingFacts {
   others: readonly YearFacts[];
   /** The months of the year whose month end must be done and is not (domain/enterprise/month-end.ts, monthEndsRequired); none when absent. */
   monthEndsNotDone?: readonly string[];
+  /**
+   * Whether the year's loans were provisioned at its last day: false when the year had loans and no provisioning
+   * run completed as of that day (R-2017/07 Art. 22: provisions are booked at the latest at the annual closing).
+   */
+  provisionedAtEnd?: boolean;
 }
 
 export interface Refusal {
@@ -102,10 +107,10 @@ export const nextYearOf = <Y extends { startDate: IsoDate }>(year: { endDate: Is
 
 /**
  * Why the year cannot be closed now, or null. The next year must be open (the à-nouveaux go there), the
- * previous one closed (else this year has not received its own), and every month end the year needs done (its
- * accruals are part of its result).
+ * previous one closed (else this year has not received its own), every month end the year needs done (its
+ * accruals are part of its result), and its loans provisioned as of its last day.
  */
-export function closingRefusal({ year, others, monthEndsNotDone = [] }: ClosingFacts): Refusal | null {
+export function closingRefusal({ year, others, monthEndsNotDone = [], provisionedAtEnd = true }: ClosingFacts): Refusal | null {
   if (year.status === 'closed') return { code: 'exercice_already_closed', message: `The accounting year ${year.code} is already closed.` };
   const previous = others.find((other) => nextYearOf(other, [year]) !== undefined);
   if (previous?.status === 'open') return { code: 'previous_exercice_open', message: `The accounting year ${previous.code} before it is still open: close it first.` };
@@ -115,6 +120,9 @@ export function closingRefusal({ year, others, monthEndsNotDone = [] }: ClosingF
   }
   if (monthEndsNotDone.length > 0) {
     return { code: 'month_end_not_done', message: `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.` };
+  }
+  if (!provisionedAtEnd) {
+    return { code: 'year_end_not_provisioned', message: `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.` };
   }
   return null;
 }

@@ -1,4 +1,5 @@
 import type { Page, Session } from './api-client';
+import { runProvisioning } from './provisioning';
 
 /** `date` plus `days` calendar days, as YYYY-MM-DD. */
 export function addDays(date: string, days: number): string {
@@ -16,8 +17,9 @@ interface Exercice {
 
 /**
  * The cooperative's business date, moved forward by direction as the months of the story pass (ageing,
- * schedules and postings read it; it never moves back). A move into a new civil year closes the year
- * ending and opens the next, as a year-end would: postings must fall in an open accounting year.
+ * schedules and postings read it; it never moves back). A move into a new civil year opens the next accounting
+ * year, provisions the loans as of the last day of the one ended and closes it, as a year end would: postings must
+ * fall in an open accounting year, and a year closes only with its last day provisioned.
  */
 export class BusinessCalendar {
   private constructor(
@@ -36,20 +38,26 @@ export class BusinessCalendar {
   }
 
   async moveTo(date: string): Promise<void> {
-    if (date.slice(0, 4) !== this.current.slice(0, 4)) await this.turnTheYear(date);
+    const turning = date.slice(0, 4) !== this.current.slice(0, 4);
+    const open = turning ? await this.openYearOf(date) : [];
     await this.direction.patch(`move the business date to ${date}`, `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`, { business_date: date });
     this.current = date;
+    for (const ended of open.filter((exercice) => exercice.end_date < date)) await this.closeYear(ended);
   }
 
-  /** The new year opens first: closing the year ended carries its balances into it (its workflow runs on). */
-  private async turnTheYear(date: string): Promise<void> {
+  /** The accounting year of `date` opened when missing; answers the years open before. */
+  private async openYearOf(date: string): Promise<Exercice[]> {
     const open = await this.direction.get<Page<Exercice>>('read the open accounting years', '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, status: 'open' });
     if (!open.results.some((exercice) => exercice.start_date <= date && date <= exercice.end_date)) {
       const year = date.slice(0, 4);
       await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` });
     }
-    for (const ended of open.results.filter((exercice) => exercice.end_date < date)) {
-      await this.direction.post(`close the accounting year ${ended.code}`, `/api/v1/enterprise/exercices/${ended.id}/close/`, { reason: 'Clôture de fin d’exercice' });
-    }
+    return open.results;
+  }
+
+  /** The loans provisioned as of the year's last day, then the closing, which carries its balances into the next year (its workflow runs on). */
+  private async closeYear(ended: Exercice): Promise<void> {
+    await runProvisioning(this.direction, this.enterpriseId, ended.end_date);
+    await this.direction.post(`close the accounting year ${ended.code}`, `/api/v1/enterprise/exercices/${ended.id}/close/`, { reason: 'Clôture de fin d’exercice' });
   }
 }

@@ -15,11 +15,12 @@ const patienceMs = 60_000;
 const pollMs = 250;
 
 /**
- * Direction runs the provisioning at the business date (the `provisioningRun` workflow ages, classifies and
- * provisions every active loan); the demo waits for its end so that what it prints is what the run decided.
+ * Direction runs the provisioning at the business date, or as of an earlier date (the `provisioningRun` workflow
+ * ages, classifies and provisions every active loan); the demo waits for its end so that what it prints is what
+ * the run decided.
  */
-export async function runProvisioning(direction: Session, enterpriseId: string): Promise<ProvisioningRun> {
-  const started = await direction.post<ProvisioningRun>('start the provisioning run', '/api/v1/loans/provisions/runs/', { enterprise: enterpriseId });
+export async function runProvisioning(direction: Session, enterpriseId: string, asOf?: string): Promise<ProvisioningRun> {
+  const started = await direction.post<ProvisioningRun>(`start the provisioning run${asOf === undefined ? '' : ` as of ${asOf}`}`, '/api/v1/loans/provisions/runs/', { enterprise: enterpriseId, ...(asOf === undefined ? {} : { as_of: asOf }) });
   const deadline = Date.now() + patienceMs;
   let run = started;
   while (run.status === 'running') {

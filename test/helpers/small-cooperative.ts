@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { postJournalEntry } from '../../activities/events/post-entry';
+import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
@@ -11,7 +12,9 @@ import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusines
  * here by hand, independently of the product: the share capital of createLoanWorld (1 000 shares of
  * 1 000 000 paid in cash at the head office), a deposit of 500 000 at the head office and one of 300 000 at
  * the second branch, a loan of 1 200 000 over 12 months at 18 % (constant annuity, 30/360, 1 % fee withheld
- * in cash) repaid on its first two due dates, and 20 000 of staff costs (6511) paid from the till.
+ * in cash) repaid on its first two due dates, and 20 000 of staff costs (6511) paid from the till. Its year end
+ * (openNextYear) finds the loan doubtful, secured by a mortgage: reclassified to 3352, not provisioned in the
+ * first year of its downgrade.
  */
 export interface SmallCooperative {
   world: LoanWorld;
@@ -19,11 +22,13 @@ export interface SmallCooperative {
   savingsAccount: string;
   year2026: string;
   expected: {
+    /** The loan's outstanding principal from March on: in 3221, then in 3352 once the year-end run finds it doubtful. */
+    loanOutstanding: Money;
     interest: Money;
     fees: Money;
     expenses: Money;
     result: Money;
-    /** Debit minus credit at the end of 2026 (after the closing), per branch. */
+    /** Debit minus credit at the end of 2026 (after the year-end provisioning and the closing), per branch. */
     headOffice: Record<string, Money>;
     otherBranch: Record<string, Money>;
   };
@@ -80,7 +85,7 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
   const headOffice = {
     5710: capital.plus(500_000).minus(principal).plus(fees).plus(loan.annuity.times(2)).minus(staffCosts),
     3711: new Money(-500_000),
-    3221: principal.minus(loan.principalRepaid),
+    3352: principal.minus(loan.principalRepaid),
     10000: capital.negated(),
     131: result.negated(),
   };
@@ -91,16 +96,38 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
     chartId,
     savingsAccount,
     year2026,
-    expected: { interest: loan.interest, fees, expenses: staffCosts, result, headOffice, otherBranch: { 5710: new Money(300_000), 3711: new Money(-300_000) } },
+    expected: {
+      loanOutstanding: principal.minus(loan.principalRepaid), interest: loan.interest, fees, expenses: staffCosts, result, headOffice,
+      otherBranch: { 5710: new Money(300_000), 3711: new Money(-300_000) },
+    },
   };
 }
 
-/** Opens 2027 and moves the business date into it (the next year must be open before 2026 closes). */
+/**
+ * Opens 2027 and moves the business date into it (the next year must be open before 2026 closes), then runs the
+ * year-end provisioning (provisionYearEnd): a year closes only with its last day provisioned.
+ */
 export async function openNextYear(coop: SmallCooperative): Promise<string> {
   const { world } = coop;
   const created = await request(world.app, 'POST', '/api/v1/enterprise/exercices/', world.users.direction!.headers, { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' });
   await setBusinessDate(world, '2027-01-05');
+  await provisionYearEnd(coop);
   return created.id as string;
+}
+
+/**
+ * The loans provisioned as of 2026-12-31, as the daily run of January 1 does, through the run's activities (no
+ * worker needed). The loan, 260 days late, is doubtful: the run moves its principal to 3352. A mortgage recorded
+ * now, effective from the disbursement, covers it: no provision in the first year after the downgrade
+ * (R-2017/07 Art. 17-2-b), so the year's result stays the one computed above.
+ */
+export async function provisionYearEnd(coop: SmallCooperative): Promise<void> {
+  const { world } = coop;
+  const { id: loan } = await loanOf(coop);
+  const mortgage = { loan, kind: 'mortgage', value: principal.toFixed(0), start_date: '2026-01-15' };
+  await request(world.app, 'POST', '/api/v1/loans/guarantees/', world.users.cashier!.headers, mortgage);
+  const run = await startProvisioningRun(world.knex, new Date(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(world.knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
 }
 
 /** Starts the closing of 2026 and waits for its workflow to end; the year's representation then. */

@@ -245,3 +245,21 @@ test.serial('every enterprise gets its daily Schedule; triggered, it provisions 
     t.like(await runRow(), { trigger: 'schedule', status: 'completed', as_of: '2026-01-15', loans_processed: 1 });
   }, taskQueue);
 });
+
+test.serial('the entries of a run are dated its as-of date: the run of January 1 books the positions of December 31 in December, the year of those positions', async (t) => {
+  const w = await world();
+  const loanId = await cashLoan(w); // due from 15 February, never paid: 319 days late on 31 December, doubtful
+  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+  t.is(nextYear.status, 201, nextYear.text);
+  await setBusinessDate(w, '2027-01-01');
+  await withWorker(knex, async () => t.like(await completed(w, (await run(w, '2026-12-31')).id), { status: 'completed', as_of: '2026-12-31', loans_reclassified: 1 }), taskQueue);
+  const posted = await knex('business_event_logs as ev').join('journal_entries as e', 'e.event_id', 'ev.id').where('ev.enterprise_id', w.enterpriseId)
+    .whereIn('ev.kind', ['reclassification_doubtful', 'provision_charge']).orderBy('ev.kind').select('ev.kind', 'ev.business_date', 'e.entry_date', 'ev.amount');
+  // Hand-computed: 1 200 000 moved to 3352, and 75 % of it provisioned (181 to 365 days late).
+  t.deepEqual(posted.map((row) => [row.kind, row.business_date, row.entry_date, row.amount]), [
+    ['provision_charge', '2026-12-31', '2026-12-31', '900000'],
+    ['reclassification_doubtful', '2026-12-31', '2026-12-31', '1200000'],
+  ]);
+  t.like(await stateOf(loanId), { classification: 'doubtful', provision_amount: '900000', days_past_due: 319 });
+  await booksAgree(t, w, '2026-12-31');
+});

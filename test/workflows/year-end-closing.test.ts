@@ -11,10 +11,10 @@ import { Money } from '../../domain/money';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
-import { ledgerBalanced } from '../helpers/loans';
+import { ledgerBalanced, setBusinessDate } from '../helpers/loans';
 import { startWorkerProcess } from '../helpers/processes';
 import { holdRowLock } from '../helpers/row-lock';
-import { closeYear, openNextYear, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
+import { closeYear, openNextYear, provisionYearEnd, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -49,7 +49,13 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
   const coop = await smallCooperative(app, knex, 'YE1');
   const { world, expected } = coop;
   t.is((await closeYear(coop)).body.code, 'next_exercice_not_open', 'the opening balances need the next year open');
-  const year2027 = await openNextYear(coop);
+  const opened = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+  await setBusinessDate(world, '2027-01-05');
+  const unprovisioned = (await closeYear(coop)).body;
+  t.is(unprovisioned.code, 'year_end_not_provisioned', 'the loans provisioned as of the last day first');
+  t.regex(unprovisioned.detail, /as of 2026-12-31/);
+  await provisionYearEnd(coop);
+  const year2027 = opened.body.id as string;
   await app.request('POST', `/api/v1/members/accounts/${coop.savingsAccount}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '50000' } });
   t.is((await closeYear(coop, year2027)).body.code, 'previous_exercice_open');
 
