@@ -78,6 +78,7 @@ function factsAt(rows: readonly YearBalanceRow[], result: Money, policy: Allocat
     reserves: { general_reserve: creditOf(rows, under('111')), training_reserve: creditOf(rows, under('112')), statutory_reserves: creditOf(rows, under('113')), optional_reserves: creditOf(rows, under('114')) },
     subscribedCapital: creditOf(rows, under('100')),
     paidUpCapital: creditOf(rows, under('1000')),
+    priorLosses: Money.max(0, creditOf(rows, under('122')).negated()),
     policy,
   };
 }

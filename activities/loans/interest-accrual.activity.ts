@@ -78,21 +78,24 @@ interface AccruingLoanRow {
   branch_id: string;
   disbursed_on: string;
   interest_income_account_code: string;
+  accrued_interest_account_code: string;
   installments: { due_date: string; interest_due: string; interest_paid: string }[];
 }
 
 /**
  * The loans that accrue at `periodEnd` with their schedule: disbursed by then, still running then, performing
- * (R-2017/07 Art. 15-d: interest of an overdue or doubtful loan is income only when collected) and not in
- * litigation. Their class is the one the latest provisioning run gave them.
+ * then (R-2017/07 Art. 15-d: interest of an overdue or doubtful loan is income only when collected) and not in
+ * litigation. Their class at the period's end is the position of the latest provisioning run as of that day or
+ * before (performing without one): a month end run late must not read a class the loan took after it.
  */
 async function accruingLoans(trx: Knex.Transaction, enterpriseId: string, periodEnd: string): Promise<AccruingLoanRow[]> {
   const result = await trx.raw<{ rows: AccruingLoanRow[] }>(
-    `SELECT l.id, l.branch_id, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on, p.interest_income_account_code,
+    `SELECT l.id, l.branch_id, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on, p.interest_income_account_code, p.accrued_interest_account_code,
             (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due', i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
                FROM loan_installments i WHERE i.loan_id = l.id) AS installments
        FROM loans l JOIN loan_products p ON p.id = l.product_id
-      WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on <= :periodEnd AND l.classification = 'performing' AND NOT l.litigious
+      WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on <= :periodEnd AND NOT l.litigious
+        AND COALESCE((SELECT lp.classification FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= :periodEnd ORDER BY lp.as_of DESC LIMIT 1), 'performing') = 'performing'
         AND l.status IN ('active', 'closed') AND (l.closed_on IS NULL OR l.closed_on > :periodEnd)
       ORDER BY l.id`,
     { enterpriseId, periodEnd },
@@ -111,7 +114,7 @@ export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: M
     throw new AppError('conflict', 'accrual_rule_unsupported', 'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month end to book and reverse it.');
   }
   const accruals: LoanAccrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => {
-    const productAccounts = { interest_income: loan.interest_income_account_code };
+    const productAccounts = { interest_income: loan.interest_income_account_code, accrued_interest: loan.accrued_interest_account_code };
     return {
       loanId: loan.id,
       branchId: loan.branch_id,

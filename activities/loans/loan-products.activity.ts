@@ -14,7 +14,7 @@ export type LoanProductFields = Pick<
   LoanProduct,
   | 'code' | 'name' | 'termCategory' | 'method' | 'frequency' | 'annualRate' | 'minAmount' | 'maxAmount' | 'minTermPeriods' | 'maxTermPeriods'
   | 'maxGracePeriods' | 'feeRate' | 'feeFixed' | 'penaltyRate' | 'realEstate' | 'portfolioAccountCode' | 'interestIncomeAccountCode'
-  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode'
+  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode'
 >;
 
 /** Code and category never change: loans and reports carry them. */
@@ -25,6 +25,7 @@ const accountClasses: Readonly<Record<LoanAccountField, { digit: string; field: 
   interestIncomeAccountCode: { digit: '7', field: 'interest_income_account_code', what: 'a class 7 account (income)' },
   feeIncomeAccountCode: { digit: '7', field: 'fee_income_account_code', what: 'a class 7 account (income)' },
   penaltyIncomeAccountCode: { digit: '7', field: 'penalty_income_account_code', what: 'a class 7 account (income)' },
+  accruedInterestAccountCode: { digit: '3', field: 'accrued_interest_account_code', what: 'a class 3 account (créances rattachées)' },
 };
 
 /** The product's bounds agree with its category, and each account is of its class and postable. */

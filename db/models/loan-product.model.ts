@@ -28,5 +28,6 @@ export class LoanProduct extends BaseModel {
   interestIncomeAccountCode!: string;
   feeIncomeAccountCode!: string;
   penaltyIncomeAccountCode!: string;
+  accruedInterestAccountCode!: string;
   isActive!: boolean;
 }

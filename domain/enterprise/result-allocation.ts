@@ -10,7 +10,7 @@ import type { BranchEntry } from './year-end-closing';
  */
 
 /** What the assembly decides, each an amount in whole francs (zero: nothing to that destination). */
-export const allocationFields = ['general_reserve', 'training_reserve', 'statutory_reserves', 'optional_reserves', 'ristournes', 'share_interest', 'solidarity_fund', 'retained_earnings'] as const;
+export const allocationFields = ['prior_losses', 'general_reserve', 'training_reserve', 'statutory_reserves', 'optional_reserves', 'ristournes', 'share_interest', 'solidarity_fund', 'retained_earnings'] as const;
 export type AllocationField = (typeof allocationFields)[number];
 export type AllocationAmounts = Record<AllocationField, Money>;
 
@@ -24,6 +24,7 @@ type ReserveField = (typeof reserveFields)[number];
  * members (444 ristournes à verser, and 443 dividendes à payer by analogy), outside the network (leaf 00).
  */
 const accountOf: Record<AllocationField, { profit: string; loss: string | null }> = {
+  prior_losses: { profit: '122', loss: null },
   general_reserve: { profit: '111', loss: '111' },
   training_reserve: { profit: '112', loss: '112' },
   statutory_reserves: { profit: '113', loss: '113' },
@@ -40,6 +41,12 @@ export interface AllocationPolicy {
   trainingReserveRateMin: Money;
   optionalReservesRateMax: Money;
   shareInterestRateMax: Money;
+  /**
+   * Whether a profit first clears the report à nouveau débiteur (122) before the reserves take their share and
+   * anything is paid to members: AUSCOOP is silent on prior losses [NOT FOUND]; the default follows the OHADA
+   * pattern (AUSCGIE Arts 143, 346: "le bénéfice de l'exercice diminué des pertes antérieures").
+   */
+  absorbPriorLossesFirst: boolean;
 }
 
 /**
@@ -53,6 +60,7 @@ export const defaultAllocationPolicy = (): AllocationPolicy => ({
   trainingReserveRateMin: new Money('0.2'),
   optionalReservesRateMax: new Money('0.2'),
   shareInterestRateMax: new Money('0.0475'),
+  absorbPriorLossesFirst: true,
 });
 
 /** What the rules read at the assembly's date: credit balances (credit minus debit) of the reserves and the capital. */
@@ -64,6 +72,8 @@ export interface AllocationFacts {
   subscribedCapital: Money;
   /** The paid-up share capital (account 1000), on which interest may be paid. */
   paidUpCapital: Money;
+  /** The report à nouveau débiteur: the debit balance of 122 (zero when none), the losses of earlier years still carried. */
+  priorLosses: Money;
   policy: AllocationPolicy;
 }
 
@@ -88,9 +98,28 @@ export function reserveFloor(rate: Money, surplus: Money, reserve: Money, capita
 /** The most a capped destination may take: its rate of the base, rounded down to the franc ("at most"). */
 const capOf = (rate: Money, base: Money): Money => Money.max(zero, base.times(rate).toDecimalPlaces(0, Money.ROUND_FLOOR));
 
+/** What a profit must clear of the prior losses first (all it can, when the policy says so), and what it may. */
+function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
+  const cleared = amounts.prior_losses;
+  if (cleared.gt(facts.priorLosses)) {
+    return [{ field: 'prior_losses', code: 'prior_losses_above_balance', message: `prior_losses must be at most ${francs(facts.priorLosses)}, what the report à nouveau débiteur holds.` }];
+  }
+  const due = Money.min(facts.result, facts.priorLosses);
+  if (facts.policy.absorbPriorLossesFirst && !cleared.eq(due)) {
+    return [{ field: 'prior_losses', code: 'prior_losses_first', message: `prior_losses must be ${francs(due)}: a profit first clears the report à nouveau débiteur.` }];
+  }
+  if (facts.priorLosses.gt(cleared)) {
+    return (['ristournes', 'share_interest'] as const).filter((field) => !amounts[field].isZero()).map((field) => (
+      { field, code: 'prior_losses_not_cleared', message: `${field} must be 0 while ${francs(facts.priorLosses.minus(cleared))} of prior losses remain in the report à nouveau débiteur.` }));
+  }
+  return [];
+}
+
 function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
-  const { policy, result: surplus } = facts;
-  const problems: AllocationProblem[] = [];
+  const { policy } = facts;
+  const problems = priorLossProblems(amounts, facts);
+  // The net surplus on which the reserves' shares are taken: the profit less the prior losses it clears.
+  const surplus = facts.result.minus(amounts.prior_losses);
   const floors = [
     ['general_reserve', reserveFloor(policy.generalReserveRateMin, surplus, facts.reserves.general_reserve, facts.subscribedCapital)],
     ['training_reserve', reserveFloor(policy.trainingReserveRateMin, surplus, facts.reserves.training_reserve, facts.subscribedCapital)],
@@ -109,7 +138,7 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
 
 function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
   const problems: AllocationProblem[] = [];
-  for (const field of ['ristournes', 'share_interest', 'solidarity_fund'] as const) {
+  for (const field of ['prior_losses', 'ristournes', 'share_interest', 'solidarity_fund'] as const) {
     if (!amounts[field].isZero()) problems.push({ field, code: 'nothing_to_distribute', message: `${field} must be 0: the year made a loss.` });
   }
   for (const field of reserveFields) {
@@ -121,8 +150,9 @@ function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): Alloc
 
 /**
  * What is wrong with the assembly's decision, field by field (empty: it may be posted). The amounts add up to the
- * result exactly (the remainder is the report à nouveau's); a profit meets the floors and caps, a loss is charged
- * to the report à nouveau débiteur or to reserves that hold enough.
+ * result exactly (the remainder is the report à nouveau's); a profit clears the prior losses first (by policy), then
+ * meets the floors and caps on what remains, a loss is charged to the report à nouveau débiteur or to reserves that
+ * hold enough.
  */
 export function allocationProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
   if (facts.result.isZero()) return [{ field: 'retained_earnings', code: 'no_result_to_allocate', message: 'The year\'s result is zero: there is nothing to allocate.' }];

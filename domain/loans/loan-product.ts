@@ -24,12 +24,12 @@ export function termCategoryOf(periods: number, frequency: Frequency): TermCateg
 }
 
 /** The PCEMF accounts a loan product posts to: its portfolio (class 3) and its income (class 7). */
-export type LoanAccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode';
+export type LoanAccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode';
 
 /** docs/domain.md §2: the accounts of each role by term category, for a product that names none. */
 const defaultLoanAccounts: Readonly<Record<TermCategory, Record<LoanAccountField, string>>> = {
-  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' },
-  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719' },
+  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719', accruedInterestAccountCode: '3291' },
+  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719', accruedInterestAccountCode: '319' },
 };
 
 /** A new product's accounts: those it names, the category's defaults for the others. */
@@ -40,6 +40,7 @@ export function loanProductAccounts(category: TermCategory, named: Partial<Recor
     interestIncomeAccountCode: named.interestIncomeAccountCode ?? defaults.interestIncomeAccountCode,
     feeIncomeAccountCode: named.feeIncomeAccountCode ?? defaults.feeIncomeAccountCode,
     penaltyIncomeAccountCode: named.penaltyIncomeAccountCode ?? defaults.penaltyIncomeAccountCode,
+    accruedInterestAccountCode: named.accruedInterestAccountCode ?? defaults.accruedInterestAccountCode,
   };
 }
 

@@ -3853,6 +3853,8 @@ export interface components {
             interest_income_account_code: string;
             fee_income_account_code: string;
             penalty_income_account_code: string;
+            /** @description Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default. */
+            accrued_interest_account_code: string;
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4490,6 +4492,8 @@ export interface components {
             optional_reserves_rate_max: string;
             /** @description Most interest on the paid-up capital, per year (default 0.0475, BEAC's rate). */
             share_interest_rate_max: string;
+            /** @description A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true). */
+            absorb_prior_losses_first: boolean;
             /** Format: date-time */
             updated_at: string | null;
             /** Format: uuid */
@@ -8221,6 +8225,11 @@ export interface operations {
                     /** @description The assembly's minutes (procès-verbal) number. */
                     assembly_reference: string;
                     /**
+                     * @description What the profit clears of the report à nouveau débiteur (122), first: all it can when the policy says so (the default).
+                     * @default 0
+                     */
+                    prior_losses?: string;
+                    /**
                      * @description General (legal) reserve, 111; a loss may be charged to it.
                      * @default 0
                      */
@@ -8427,6 +8436,11 @@ export interface operations {
                     assembly_date: string;
                     /** @description The assembly's minutes (procès-verbal) number. */
                     assembly_reference: string;
+                    /**
+                     * @description What the profit clears of the report à nouveau débiteur (122), first: all it can when the policy says so (the default).
+                     * @default 0
+                     */
+                    prior_losses?: string;
                     /**
                      * @description General (legal) reserve, 111; a loss may be charged to it.
                      * @default 0
@@ -8924,6 +8938,7 @@ export interface operations {
                     training_reserve_rate_min?: string;
                     optional_reserves_rate_max?: string;
                     share_interest_rate_max?: string;
+                    absorb_prior_losses_first?: boolean;
                 };
             };
         };
@@ -15953,6 +15968,7 @@ export interface operations {
                     interest_income_account_code?: string;
                     fee_income_account_code?: string;
                     penalty_income_account_code?: string;
+                    accrued_interest_account_code?: string;
                     /** Format: uuid */
                     enterprise: string;
                     code: string;
@@ -16144,6 +16160,7 @@ export interface operations {
                     interest_income_account_code?: string;
                     fee_income_account_code?: string;
                     penalty_income_account_code?: string;
+                    accrued_interest_account_code?: string;
                     is_active?: boolean;
                 };
             };

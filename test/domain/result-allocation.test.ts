@@ -16,7 +16,7 @@ function decision(amounts: Partial<Record<keyof AllocationAmounts, number>>): Al
 
 // A surplus of 1 000 001: 20 % is 200 000.2, so each compulsory reserve takes 200 001 at least (rounded up).
 const profit: AllocationFacts = {
-  result: money(1_000_001), reserves: noReserves, subscribedCapital: money(50_000_000), paidUpCapital: money(40_000_000), policy: defaultAllocationPolicy(),
+  result: money(1_000_001), reserves: noReserves, subscribedCapital: money(50_000_000), paidUpCapital: money(40_000_000), priorLosses: money(0), policy: defaultAllocationPolicy(),
 };
 const codes = (amounts: AllocationAmounts, facts: AllocationFacts) => allocationProblems(amounts, facts).map((problem) => `${problem.field}:${problem.code}`);
 
@@ -78,4 +78,31 @@ test('a branch with a loss in a profitable year: its entry runs the other way, t
   const entries = allocationEntries('131', [{ branchId: 'A', balance: money(-125_000) }, { branchId: 'B', balance: money(25_000) }], lines);
   t.deepEqual(signed(entries[0]!.lines), { 131: '125000', 111: '-25000', 112: '-25000', 121: '-75000' });
   t.deepEqual(signed(entries[1]!.lines), { 131: '-25000', 111: '5000', 112: '5000', 121: '15000' });
+});
+
+test('a profit first clears the report à nouveau débiteur: 122 holds 5 000 000 of prior losses, the year made 3 000 000', (t) => {
+  const facts: AllocationFacts = { ...profit, result: money(3_000_000), priorLosses: money(5_000_000) };
+  // The decision that ignored the losses: 20 % and 20 % to the reserves, the rest to the members.
+  t.deepEqual(codes(decision({ general_reserve: 600_000, training_reserve: 600_000, ristournes: 1_800_000 }), facts), ['prior_losses:prior_losses_first']);
+  t.deepEqual(codes(decision({ prior_losses: 3_000_000 }), facts), [], 'all of it clears 122 (2 000 000 of losses remain): no surplus, no reserve floor');
+  t.deepEqual(allocationLines(decision({ prior_losses: 3_000_000 }), facts.result), [{ account: '122', amount: money(3_000_000) }]);
+  t.true(codes(decision({ prior_losses: 5_000_001, retained_earnings: 999_999 }), { ...facts, result: money(6_000_000) }).includes('prior_losses:prior_losses_above_balance'));
+
+  // Losses smaller than the profit: cleared, then the reserves take their share of what remains (2 000 000).
+  const smaller: AllocationFacts = { ...facts, priorLosses: money(1_000_000) };
+  t.deepEqual(codes(decision({ prior_losses: 1_000_000, general_reserve: 400_000, training_reserve: 400_000, ristournes: 1_200_000 }), smaller), []);
+  t.deepEqual(codes(decision({ prior_losses: 1_000_000, general_reserve: 399_999, training_reserve: 400_000, ristournes: 1_200_001 }), smaller), ['general_reserve:reserve_floor_not_met']);
+
+  // The policy may leave the losses to a later decision: then nothing is paid to members while they remain.
+  const later: AllocationFacts = { ...facts, policy: { ...defaultAllocationPolicy(), absorbPriorLossesFirst: false } };
+  t.deepEqual(codes(decision({ general_reserve: 600_000, training_reserve: 600_000, retained_earnings: 1_800_000 }), later), []);
+  t.deepEqual(codes(decision({ general_reserve: 600_000, training_reserve: 600_000, ristournes: 1_800_000 }), later), ['ristournes:prior_losses_not_cleared']);
+  t.deepEqual(codes(decision({ prior_losses: 1, general_reserve: 200_000, training_reserve: 200_000, retained_earnings: 599_999 }), { ...profit, result: money(1_000_000) }), [
+    'prior_losses:prior_losses_above_balance',
+  ], 'nothing to clear: no prior loss');
+});
+
+test('a loss clears no prior loss', (t) => {
+  const loss: AllocationFacts = { ...profit, result: money(-100_000), priorLosses: money(50_000) };
+  t.deepEqual(codes(decision({ prior_losses: 100_000 }), loss), ['prior_losses:nothing_to_distribute']);
 });

@@ -197,3 +197,39 @@ test('month ends run in order and the year closes only with its month ends done;
     t.is(close.body.code, 'month_end_not_done');
   }, taskQueue);
 });
+
+test('a month end run late reads each loan\'s class at the month\'s end, not the one a later provisioning run gave it', async (t) => {
+  const world = await decliningLoanWorld('ME4');
+  // Neither loan pays its installment of 10 February: 46 days late on 28 March, both doubtful after that day's run.
+  await setBusinessDate(world, '2026-03-28');
+  await withWorker(knex, async () => {
+    await provisioningRun(world);
+    t.deepEqual((await knex('loans').whereIn('id', [world.loanA, world.loanB]).select('classification')).map((loan) => loan.classification), ['doubtful', 'doubtful']);
+    // January, run now: on 31 January both were performing, and accrue as the January of the first test.
+    const january = await runMonthEnd(world, '2026-01');
+    t.is(january.body.status, 'done', january.text);
+    t.is(january.body.steps[1].amount, januaryA.plus(januaryB).toFixed(0));
+  }, taskQueue);
+});
+
+test('a medium-term loan accrues its interest to 319, a short-term one to 3291 (PCEMF créances rattachées by term)', async (t) => {
+  const world = await decliningLoanWorld('ME5');
+  const product = await app.request('POST', '/api/v1/loans/products/', {
+    headers: world.users.direction!.headers,
+    json: {
+      enterprise: world.enterpriseId, code: 'MLT', name: 'Crédit équipement', term_category: 'mlt', method: 'constant_principal', annual_rate: '0.24',
+      min_amount: '50000', max_amount: '200000000', min_term_periods: 25, max_term_periods: 60, max_grace_periods: 0, fee_rate: '0', penalty_rate: '0',
+    },
+  });
+  t.like(product.body, { accrued_interest_account_code: '319', portfolio_account_code: '3130' });
+  const equipment = await approvedLoan({ ...world, productId: product.body.id }, await memberOf(world), { amount: '1200000', term_periods: 30 });
+  t.is((await app.request('POST', `/api/v1/loans/loans/${equipment}/disbursement/`, { headers: world.users.cashier!.headers, json: { channel: 'cash' } })).status, 200);
+  await setBusinessDate(world, '2026-02-01');
+  await withWorker(knex, async () => {
+    const january = await runMonthEnd(world, '2026-01');
+    // The medium-term loan's first period, as loan A's: 1 200 000 × 2 % × 21 / 31.
+    const lines = january.body.steps[1].lines.map((line: { loan: string; account: string; amount: string }) => [line.loan, line.account, line.amount]).sort();
+    t.deepEqual(lines, [[world.loanA, '3291', januaryA.toFixed(0)], [world.loanB, '3291', januaryB.toFixed(0)], [equipment, '319', januaryA.toFixed(0)]].sort());
+    t.is(await accountBalance(knex, world.enterpriseId, '319'), januaryA.toFixed(0));
+  }, taskQueue);
+});

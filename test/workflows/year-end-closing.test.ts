@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
@@ -14,7 +14,7 @@ import { testEnvironment } from '../helpers/environment';
 import { ledgerBalanced, setBusinessDate } from '../helpers/loans';
 import { startWorkerProcess } from '../helpers/processes';
 import { holdRowLock } from '../helpers/row-lock';
-import { closeYear, openNextYear, provisionYearEnd, smallCooperative, trialBalanceOf } from '../helpers/small-cooperative';
+import { closeYear, openNextYear, provisionYearEnd, smallCooperative, trialBalanceOf, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -45,9 +45,9 @@ async function postedBy(closingId: string, step: 'closing' | 'opening'): Promise
 
 const asText = (balances: Record<string, Money>) => Object.fromEntries(Object.entries(balances).map(([code, amount]) => [code, amount.toFixed(0)]));
 
-test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
-  const coop = await smallCooperative(app, knex, 'YE1');
-  const { world, expected } = coop;
+/** The refusals before a closing may start: the next year not open, then the year's last day not provisioned; answers 2027's id. */
+async function refusedUntilReady(t: ExecutionContext, coop: SmallCooperative): Promise<string> {
+  const { world } = coop;
   t.is((await closeYear(coop)).body.code, 'next_exercice_not_open', 'the opening balances need the next year open');
   const opened = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
   await setBusinessDate(world, '2027-01-05');
@@ -55,7 +55,13 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
   t.is(unprovisioned.code, 'year_end_not_provisioned', 'the loans provisioned as of the last day first');
   t.regex(unprovisioned.detail, /as of 2026-12-31/);
   await provisionYearEnd(coop);
-  const year2027 = opened.body.id as string;
+  return opened.body.id as string;
+}
+
+test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
+  const coop = await smallCooperative(app, knex, 'YE1');
+  const { world, expected } = coop;
+  const year2027 = await refusedUntilReady(t, coop);
   await app.request('POST', `/api/v1/members/accounts/${coop.savingsAccount}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '50000' } });
   t.is((await closeYear(coop, year2027)).body.code, 'previous_exercice_open');
 

@@ -16,6 +16,7 @@ import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 
 /** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
 const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
+  prior_losses: 'What the profit clears of the report à nouveau débiteur (122), first: all it can when the policy says so (the default).',
   general_reserve: 'General (legal) reserve, 111; a loss may be charged to it.',
   training_reserve: 'Training and education reserve, 112; a loss may be charged to it.',
   statutory_reserves: 'Statutory reserves, 113; a loss may be charged to them.',
@@ -54,6 +55,7 @@ const policySchema = yup.object({
   training_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2).' }),
   optional_reserves_rate_max: yup.string().required().meta({ description: 'Most of the surplus to optional reserves (default 0.2).' }),
   share_interest_rate_max: yup.string().required().meta({ description: 'Most interest on the paid-up capital, per year (default 0.0475, BEAC\'s rate).' }),
+  absorb_prior_losses_first: yup.boolean().required().meta({ description: 'A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true).' }),
   updated_at: timestampResponse().nullable(),
   updated_by: yup.string().uuid().nullable().defined(),
 }).meta({ component: 'ResultAllocationPolicy' });
@@ -96,6 +98,7 @@ const serializePolicy = (policy: PolicyView) => ({
   training_reserve_rate_min: policy.trainingReserveRateMin.toString(),
   optional_reserves_rate_max: policy.optionalReservesRateMax.toString(),
   share_interest_rate_max: policy.shareInterestRateMax.toString(),
+  absorb_prior_losses_first: policy.absorbPriorLossesFirst,
   updated_at: policy.updatedAt?.toISOString() ?? null,
   updated_by: policy.updatedBy,
 });
@@ -220,6 +223,7 @@ export const resultAllocationRoutes = [
       training_reserve_rate_min: rateSchema().optional(),
       optional_reserves_rate_max: rateSchema().optional(),
       share_interest_rate_max: rateSchema().optional(),
+      absorb_prior_losses_first: yup.boolean().strict(true).optional(),
     }),
     response: policySchema,
     errorStatuses: [401, 403, 404],
@@ -230,6 +234,7 @@ export const resultAllocationRoutes = [
         trainingReserveRateMin: optionalRate(body.training_reserve_rate_min),
         optionalReservesRateMax: optionalRate(body.optional_reserves_rate_max),
         shareInterestRateMax: optionalRate(body.share_interest_rate_max),
+        absorbPriorLossesFirst: body.absorb_prior_losses_first,
       }));
     },
   }),

@@ -42,6 +42,7 @@ const loanProductSchema = yup.object({
   interest_income_account_code: yup.string().required(),
   fee_income_account_code: yup.string().required(),
   penalty_income_account_code: yup.string().required(),
+  accrued_interest_account_code: yup.string().required().meta({ description: 'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.' }),
   is_active: yup.boolean().required(),
   created_at: timestampResponse(),
 }).meta({ component: 'LoanProduct' });
@@ -92,6 +93,7 @@ function serializeLoanProduct(product: LoanProduct) {
     interest_income_account_code: product.interestIncomeAccountCode,
     fee_income_account_code: product.feeIncomeAccountCode,
     penalty_income_account_code: product.penaltyIncomeAccountCode,
+    accrued_interest_account_code: product.accruedInterestAccountCode,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
@@ -124,6 +126,7 @@ const changeableFields = {
   interest_income_account_code: accountCodeSchema(),
   fee_income_account_code: accountCodeSchema(),
   penalty_income_account_code: accountCodeSchema(),
+  accrued_interest_account_code: accountCodeSchema(),
 };
 
 type ChangeableBody = { [K in keyof typeof changeableFields]?: yup.InferType<(typeof changeableFields)[K]> };
@@ -147,6 +150,7 @@ function productChanges(body: ChangeableBody): Omit<LoanProductChanges, 'isActiv
     interestIncomeAccountCode: body.interest_income_account_code,
     feeIncomeAccountCode: body.fee_income_account_code,
     penaltyIncomeAccountCode: body.penalty_income_account_code,
+    accruedInterestAccountCode: body.accrued_interest_account_code,
   };
 }
 
@@ -215,6 +219,7 @@ export const loanProductRoutes = [
         interestIncomeAccountCode: body.interest_income_account_code,
         feeIncomeAccountCode: body.fee_income_account_code,
         penaltyIncomeAccountCode: body.penalty_income_account_code,
+        accruedInterestAccountCode: body.accrued_interest_account_code,
       });
       return serializeLoanProduct(product);
     },
