@@ -11,6 +11,8 @@ export interface PartRule {
   label: string;
   /** Account codes under these prefixes… */
   prefixes: readonly string[];
+  /** …but not under these. */
+  except?: readonly string[];
   /** …counted as debit minus credit ('debit') or credit minus debit ('credit')… */
   reading: 'debit' | 'credit';
   /** …only those whose balance lies on the reading's side (a deposit account in debit is not a deposit). */
@@ -39,7 +41,8 @@ const toFranc = (amount: Money, rate: Money) => (rate.eq(one) ? amount : amount.
 
 export function partOf(rule: PartRule, balances: readonly AccountBalance[]): Part {
   const read = (row: AccountBalance) => (rule.reading === 'debit' ? row.balance : row.balance.negated());
-  const rows = balances.filter((row) => under(row.account, rule.prefixes) && !row.balance.isZero() && (rule.sideOnly !== true || read(row).isPositive()));
+  const taken = (row: AccountBalance) => under(row.account, rule.prefixes) && !under(row.account, rule.except ?? []);
+  const rows = balances.filter((row) => taken(row) && !row.balance.isZero() && (rule.sideOnly !== true || read(row).isPositive()));
   const accounts = rows.map((row) => ({ account: row.account, amount: read(row) }));
   const rate = new Money(rule.rate ?? 1);
   const sum = toFranc(accounts.reduce((total, account) => total.plus(account.amount), zero), rate);

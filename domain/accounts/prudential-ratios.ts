@@ -127,7 +127,8 @@ function liquidity(input: PrudentialInput): Ratio {
 
 function fixedAssetCoverage(input: PrudentialInput): Ratio {
   const funds = [
-    partOf({ key: 'permanent_funds', label: 'Capitaux permanents (classe 1)', prefixes: ['1'], reading: 'credit' }, input.balances),
+    // Unpaid capital is a claim on the members, not a resource (own funds count paid-up shares only: EMF 2002/04 Art. 2).
+    partOf({ key: 'permanent_funds', label: 'Capitaux permanents (classe 1, hors capital souscrit non versé 1001, 1011, 1012, 103)', prefixes: ['1'], except: ['1001', '1011', '1012', '103'], reading: 'credit' }, input.balances),
     partOf({ key: 'period_result', label: 'Résultat de la période (7 − 6)', prefixes: ['6', '7'], reading: 'credit' }, input.balances),
   ];
   const fixed = [assetLinePart('fixed_assets', 'Valeurs immobilisées nettes (2)', 'A1', new Money(1), input.balances)];
@@ -195,8 +196,24 @@ export function loanFigures(loans: readonly LoanFacts[]): Pick<PrudentialInput, 
   return { exposures: [...borrowers.values()], performingDueWithinThreeMonths: performing.reduce((sum, loan) => sum.plus(loan.principalDueWithinThreeMonths), zero) };
 }
 
+/**
+ * EMF 2002/10 Art. 3: "lorsqu'ils excèdent 5 % des fonds propres nets, les engagements … sur un de ses administrateurs
+ * ou dirigeants agréés, sur un de ses agents, viennent en déduction … des fonds propres nets". Each related party's
+ * exposure (net of its provisions) above the threshold of net equity before this deduction is deducted whole (the
+ * literal reading; the threshold is the enterprise's `insider_deduction_max`).
+ */
+function insiderDeduction(equityBefore: Money, input: PrudentialInput): Part {
+  const limit = new Money(input.settings.insider_deduction_max).mul(equityBefore);
+  const insiders = named(input.exposures.filter((exposure) => exposure.relatedParty), equityBefore, new Money(input.settings.insider_deduction_max));
+  const over = insiders.filter((borrower) => borrower.exposure.gt(limit));
+  const total = over.reduce((sum, borrower) => sum.plus(borrower.exposure), zero);
+  const members = over.map((borrower) => borrower.memberNumber).join(', ');
+  return figurePart('insider_exposures', `Engagements sur un apparenté au-delà de ${input.settings.insider_deduction_max} des fonds propres nets (EMF 2002/10 Art. 3)${members === '' ? '' : ` : ${members}`}`, total.negated());
+}
+
 export function prudentialRatios(input: PrudentialInput): PrudentialRatios {
-  const equityParts = netEquityParts(input.balances);
+  const baseParts = netEquityParts(input.balances);
+  const equityParts = [...baseParts, insiderDeduction(sumOfParts(baseParts), input)];
   const equityAmount = sumOfParts(equityParts);
   const equity = [figurePart('net_equity', 'Fonds propres nets (fonds patrimoniaux nets)', equityAmount)];
   return {

@@ -29,6 +29,8 @@ export interface PrudentialSettings {
   concentration_max: string;
   /** EMF 2002/10: insiders ≤ 20 % of net equity; 30 % for a 1st-category EMF whose insiders take no part in credit decisions. */
   insiders_max: string;
+  /** EMF 2002/10 Art. 3: an insider's exposure above this share of net equity is deducted from it, whole. */
+  insider_deduction_max: string;
   /** Risk weights: NOT FOUND in the EMF texts; by default only the risks on members weigh. */
   risk_weights: RiskWeights;
 }
@@ -39,6 +41,7 @@ export const defaultPrudentialSettings: PrudentialSettings = {
   fixed_asset_coverage_min: '1.00',
   concentration_max: '0.15',
   insiders_max: '0.20',
+  insider_deduction_max: '0.05',
   risk_weights: { customer_loans: '1', customer_debit_accounts: '1', third_parties: '0', fixed_assets: '0', treasury: '0' },
 };
 
@@ -49,7 +52,7 @@ export function prudentialSettingsOf(overrides: PrudentialOverrides): Prudential
   return { ...defaultPrudentialSettings, ...overrides, risk_weights: { ...defaultPrudentialSettings.risk_weights, ...overrides.risk_weights } };
 }
 
-export const thresholdKeys = ['solvency_min', 'liquidity_min', 'fixed_asset_coverage_min', 'concentration_max', 'insiders_max'] as const;
+export const thresholdKeys = ['solvency_min', 'liquidity_min', 'fixed_asset_coverage_min', 'concentration_max', 'insiders_max', 'insider_deduction_max'] as const;
 export const riskWeightKeys = ['customer_loans', 'customer_debit_accounts', 'third_parties', 'fixed_assets', 'treasury'] as const;
 
 /** A rate with at most 4 decimals from 0 to `max`. */

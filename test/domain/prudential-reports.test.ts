@@ -51,7 +51,8 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
     loan({ member: 'm1', memberNumber: 'M-1', outstanding: new Money(4_000_000), provisions: new Money(2_000_000), classification: 'doubtful', principalDueWithinThreeMonths: new Money(900_000) }),
     loan({ member: 'm2', memberNumber: 'M-2', memberName: 'Binta', relatedParty: true, outstanding: new Money(10_000_000), principalDueWithinThreeMonths: new Money(1_000_000) }),
   ];
-  const report = prudentialRatios({ balances, settings: defaultPrudentialSettings, ...loanFigures(loans) });
+  // M-2's 10 000 000 is 19.4 % of net equity: deducted at the default 5 % (the next test), not at 25 %.
+  const report = prudentialRatios({ balances, settings: { ...defaultPrudentialSettings, insider_deduction_max: '0.25' }, ...loanFigures(loans) });
   // 50 000 000 + 4 000 000 − 1 000 000 (122) − 400 000 (intangibles net) − 1 000 000 (interim loss).
   const equity = 51_600_000;
   t.is(report.netEquity.amount.toNumber(), equity);
@@ -75,6 +76,25 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
   const document = prudentialRatiosDocument(header, '2026-12-31', report);
   t.deepEqual(document.sheets.map((sheet) => sheet.name), ['Ratios', 'Composantes', 'Bénéficiaires', 'Plafonds R-2017-08']);
   t.like([...(document.sheets[0]!.rows as Iterable<Record<string, string | null>>)][1], { code: 'liquidity', numerator: '16500000', denominator: '25000000', value: '0.660000', met: 'non' });
+});
+
+test('unpaid capital is no permanent fund; an insider\'s exposure above 5 % of net equity is deducted from it, whole (EMF 2002/04 Art. 2, 2002/10 Art. 3)', (t) => {
+  // 50 000 000 subscribed, 10 000 000 of it unpaid (10010, owed by the members in 4411); fixed assets 8 000 000; a director owes 20 000 000.
+  const balances = rows({ 10000: -40_000_000, 10010: -10_000_000, 4411: 10_000_000, 2311: 8_000_000, 3221: 21_500_000, 3711: -21_500_000, 5710: 32_000_000 });
+  const loans = [
+    loan({ member: 'm2', memberNumber: 'M-2', memberName: 'Directeur', relatedParty: true, outstanding: new Money(20_000_000) }),
+    loan({ member: 'm3', memberNumber: 'M-3', memberName: 'Agent', relatedParty: true, outstanding: new Money(1_500_000) }),
+  ];
+  const report = prudentialRatios({ balances, settings: defaultPrudentialSettings, ...loanFigures(loans) });
+  const coverage = report.ratios.find((ratio) => ratio.code === 'fixed_asset_coverage')!;
+  t.deepEqual([coverage.numerator.toNumber(), coverage.denominator.toNumber(), coverage.value!.toFixed(6)], [40_000_000, 8_000_000, '5.000000'], 'the paid-up 40 000 000 only');
+  // Before the deduction: 40 000 000; 5 % of it is 2 000 000: M-2's 20 000 000 goes, M-3's 1 500 000 stays.
+  const deduction = report.netEquity.parts.find((part) => part.key === 'insider_exposures')!;
+  t.is(deduction.amount.toNumber(), -20_000_000);
+  t.regex(deduction.label, /M-2$/);
+  t.is(report.netEquity.amount.toNumber(), 20_000_000);
+  const insiders = report.ratios.find((ratio) => ratio.code === 'insiders')!;
+  t.deepEqual([insiders.numerator.toNumber(), insiders.denominator.toNumber(), insiders.met], [21_500_000, 20_000_000, false]);
 });
 
 test('prudential settings: defaults with overrides, problems named by field', (t) => {

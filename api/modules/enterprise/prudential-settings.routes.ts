@@ -25,6 +25,7 @@ const thresholdDescriptions = {
   fixed_asset_coverage_min: 'Permanent funds ÷ fixed assets, at least (a bank norm, no EMF figure found: 1.00).',
   concentration_max: 'One beneficiary ÷ net equity, at most (EMF 2002/08, 1st category: 0.15).',
   insiders_max: 'Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).',
+  insider_deduction_max: 'One insider\'s exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).',
 };
 
 const prudentialSettingsSchema = yup.object({
