@@ -85,7 +85,8 @@ export function assessLoan(loan: LoanFacts, classified: Classified, asOf: IsoDat
   const { loanClass, ageDays, daysPastDue } = classified;
   // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
   const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtfulSince : asOf;
-  const provision = provisionFor({ outstanding: loan.outstanding, loanClass, ageDays, cashCover: loan.cashCover, eligibleCover: loan.eligibleCover, doubtfulSince, asOf, ladder });
+  const covers = { cashCover: loan.cashCover, eligibleCover: loan.eligibleCover };
+  const provision = provisionFor({ outstanding: loan.outstanding, loanClass, ageDays, ...covers, doubtfulSince, litigious: loan.litigious, asOf, ladder });
   const delta = provision.amount.eq(loan.provisionAmount) ? zero : provision.amount.minus(loan.provisionAmount);
   return { loanClass, ageDays, daysPastDue, doubtfulSince, provision, delta };
 }

@@ -11,7 +11,9 @@ import type { LoanClass } from './classification';
  * - eligible covered (mortgage, bank or public guarantee): on a doubtful loan, the regulatory minimum of
  *   25 % / 50 % / 75 % / 100 % at the end of years 1 to 4 after the downgrade;
  * - uncovered (the rest, personal guarantors included): max(ladder rate by age, regulatory minimum), the
- *   minimum being 100 % once a doubtful loan has been so for a year.
+ *   minimum being 100 % once a doubtful loan has been so for a year, and at once for a litigious loan (its
+ *   provision is due at the next annual closing at the latest, Arts. 17 and 22; the product books it at the first
+ *   run: the ladder, which reads arrears, would give nothing to a litigious loan paid up to date).
  * Covers are applied cash first, each capped at what remains, so covered parts never exceed the principal.
  */
 export type GuaranteeKind = 'pledged_deposit' | 'mortgage' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
@@ -32,6 +34,8 @@ export interface ProvisionInput {
   eligibleCover: Money;
   /** When the loan became doubtful; null when it is not. */
   doubtfulSince: IsoDate | null;
+  /** In litigation (a contentious claim, R-2017/07 Art. 8): doubtful whatever its arrears. */
+  litigious?: boolean;
   asOf: IsoDate;
   ladder: readonly LadderStep[];
 }
@@ -80,7 +84,7 @@ export function provisionFor(input: ProvisionInput): Provision {
   const uncovered = eligible.isZero() ? afterCash : afterCash.minus(eligible);
   const years = doubtful ? yearsSince(input.doubtfulSince!, input.asOf) : 0;
   const ladder = ladderRate(input.ladder, input.ageDays);
-  const rate = doubtful && years >= 1 ? Money.max(ladder, one) : ladder;
+  const rate = doubtful && (years >= 1 || input.litigious === true) ? Money.max(ladder, one) : ladder;
   const regulatoryEligible = doubtful ? Money.min(quarter.mul(years), one) : zero;
   const onUncovered = provisionOf(uncovered, rate);
   const onEligible = provisionOf(eligible, regulatoryEligible);

@@ -48,10 +48,13 @@ test('provision = ladder rate × uncovered principal; cash cover is never provis
 test('regulatory minimum: uncovered doubtful 100 % after a year; eligible cover 25 % a year over four years', (t) => {
   t.is(yearsSince('2025-06-30', '2026-06-29'), 0);
   t.is(yearsSince('2025-06-30', '2026-06-30'), 1);
-  // Litigious, young arrears: the ladder says 0 %, the regulation 100 % once a year has passed.
-  const litigious = { loanClass: 'doubtful' as const, ageDays: 10 };
-  t.is(provisionFor(input({ ...litigious, doubtfulSince: '2025-07-01' })).amount.toFixed(0), '0');
-  t.is(provisionFor(input({ ...litigious, doubtfulSince: '2025-06-30' })).amount.toFixed(0), '1000000');
+  // Doubtful by contagion, young arrears: the ladder says 0 %, the regulation 100 % once a year has passed.
+  const young = { loanClass: 'doubtful' as const, ageDays: 10 };
+  t.is(provisionFor(input({ ...young, doubtfulSince: '2025-07-01' })).amount.toFixed(0), '0');
+  t.is(provisionFor(input({ ...young, doubtfulSince: '2025-06-30' })).amount.toFixed(0), '1000000');
+  // Litigious with no arrears: due at the next annual closing at the latest (Arts. 17, 22), booked at once; a cash cover still needs none.
+  t.is(provisionFor(input({ ...young, ageDays: 0, litigious: true, doubtfulSince: '2026-06-29' })).amount.toFixed(0), '1000000');
+  t.is(provisionFor(input({ ...young, ageDays: 0, litigious: true, doubtfulSince: '2026-06-29', cashCover: new Money(400_000) })).amount.toFixed(0), '600000');
   // 600 000 covered by a mortgage, 400 000 uncovered, age 100 days (ladder 50 %), doubtful since 2 years.
   const mortgaged = provisionFor(input({ loanClass: 'doubtful', ageDays: 100, eligibleCover: new Money(600_000), doubtfulSince: '2024-06-30' }));
   t.is(mortgaged.amount.toFixed(0), '700000', 'uncovered 100 % (a year passed) + covered 50 % (two years)');

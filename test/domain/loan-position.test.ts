@@ -67,10 +67,10 @@ test('term category: CTA up to 24 months in any frequency; a product must agree 
   t.deepEqual(productTermProblems({ ...base, termCategory: 'mlt', minTermPeriods: 25, maxTermPeriods: 360, maxGracePeriods: 360 }).map((problem) => problem.field), ['max_grace_periods']);
 });
 
-test('a product\'s accounts: those it names, else its term category\'s (3221/713/7153/719 short term, 3130/712/7152/719 medium and long)', (t) => {
-  t.deepEqual(loanProductAccounts('cta', {}), { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719' });
+test('a product\'s accounts: those it names, else its term category\'s (3221/713/7153/719/3291 short term, 3130/712/7152/719/319 medium and long)', (t) => {
+  t.deepEqual(loanProductAccounts('cta', {}), { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719', accruedInterestAccountCode: '3291' });
   t.deepEqual(loanProductAccounts('mlt', { penaltyIncomeAccountCode: '7181' }), {
-    portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '7181',
+    portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '7181', accruedInterestAccountCode: '319',
   });
 });
 

@@ -186,14 +186,15 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     await positionsBetweenRuns(t, w, performer);
     await writeOffs(t, w, { pledged, performer, mortgaged });
 
-    // A litigious loan is doubtful at once, whatever its age.
+    // A litigious loan is doubtful at once, whatever its age, and its uncovered principal provisioned in full at once (R-2017/07 Arts. 17, 22).
     t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, { headers: w.users.direction!.headers, json: { litigious: true, reason: 'court case' } })).status, 200);
     await setBusinessDate(w, '2026-04-11');
     await completed(w, (await run(w)).id);
-    t.like(await stateOf(performer), { classification: 'doubtful', provision_amount: '0' });
-    t.is(await provisionsOn(w, '2026-04-11'), '750000', 'the pledged loan left the portfolio: 300 000 × 2 + 150 000');
+    const { outstanding_principal: owed } = await knex('loans').where({ id: performer }).first('outstanding_principal');
+    t.like(await stateOf(performer), { classification: 'doubtful', days_past_due: 0, provision_amount: owed });
+    t.is(await provisionsOn(w, '2026-04-11'), new Money(750_000).plus(owed).toFixed(0), 'the pledged loan left the portfolio: 300 000 × 2 + 150 000, and the litigious loan in full');
     t.true(await ledgerBalanced(knex, w.enterpriseId));
-    t.is(await accountBalance(knex, w.enterpriseId, '3931'), '-750000');
+    t.is(await accountBalance(knex, w.enterpriseId, '3931'), new Money(750_000).plus(owed).negated().toFixed(0));
   }, taskQueue);
 });
 
