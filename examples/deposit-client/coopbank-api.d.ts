@@ -4313,6 +4313,11 @@ export interface components {
              * @example 0.15
              */
             insiders_max: string;
+            /**
+             * @description One insider's exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).
+             * @example 0.15
+             */
+            insider_deduction_max: string;
             risk_weights: components["schemas"]["PrudentialRiskWeights"];
             /** @description The settings the enterprise changed from the defaults (risk weights as risk_weights.{name}). */
             changed: string[];
@@ -4328,6 +4333,7 @@ export interface components {
             fixed_asset_coverage_min: string;
             concentration_max: string;
             insiders_max: string;
+            insider_deduction_max: string;
             risk_weights: {
                 customer_loans: string;
                 customer_debit_accounts: string;
@@ -9349,6 +9355,11 @@ export interface operations {
                      * @example 0.15
                      */
                     insiders_max?: string;
+                    /**
+                     * @description One insider's exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).
+                     * @example 0.15
+                     */
+                    insider_deduction_max?: string;
                     risk_weights?: {
                         /**
                          * @description Loans to members (30–34) net of provisions (39). Default 1.
