@@ -117,7 +117,8 @@ function assertRepayable(loan: LoanToRepay): void {
 }
 
 /** Where the money comes from: the till, the member's account, or a share refund owed to the member (4411). */
-export type RepaymentFunding = { channel: 'cash' } | { channel: 'account'; leg: MemberAccountLeg } | { channel: 'share_refund' };
+/** Where a repayment's money comes from: the till, a member's account, or the capital a share refund owes the member (its account). */
+export type RepaymentFunding = { channel: 'cash' } | { channel: 'account'; leg: MemberAccountLeg } | { channel: 'share_refund'; account: string };
 
 export interface RepaymentToApply {
   /** Locked by the caller, repayable. */
@@ -264,7 +265,7 @@ function repaymentEvents(
   totals: Record<'penalty' | 'interest' | 'principal', Money>,
 ): BusinessEvent[] {
   const { loan, funding } = input;
-  const source = { cash: defaultRoleAccounts.cash, share_refund: defaultRoleAccounts.members_capital, account: funding.channel === 'account' ? funding.leg.depositAccountCode : '' }[funding.channel];
+  const source = funding.channel === 'cash' ? defaultRoleAccounts.cash! : funding.channel === 'account' ? funding.leg.depositAccountCode : funding.account;
   return components.filter(({ part }) => !totals[part].isZero()).map(({ part, kind }) => ({
     enterpriseId: loan.enterpriseId,
     branchId: loan.branchId,

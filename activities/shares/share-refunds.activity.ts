@@ -9,6 +9,7 @@ import { ShareWithdrawal } from '../../db/models/share-withdrawal.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { businessDateOf } from '../enterprise/configuration.activity';
+import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { readInstallments } from '../loans/installments';
 import { applyRepayment, duesFor } from '../loans/repayments.activity';
@@ -51,7 +52,7 @@ async function debtsOf(trx: Knex.Transaction, clientId: string, businessDate: st
 /**
  * Refunds the paid value of withdrawn shares, net of what the member owes (AUSCOOP Art. 11): their overdue
  * installments first, then, when they leave, their loans' outstanding principal; each part is a loan repayment
- * funded from the refund owed (4411). What is left is paid at the till or onto the member's account.
+ * funded from the refund owed (4417). What is left is paid at the till or onto the member's account.
  */
 export async function refundShareWithdrawal(knex: Knex, now: Date, input: RefundInput): Promise<RefundResult> {
   return inTransaction(knex, async (trx) => {
@@ -66,13 +67,14 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
     const businessDate = await businessDateOf(trx, withdrawal.enterpriseId, now);
     const { loans, debts } = await debtsOf(trx, withdrawal.clientId, businessDate);
     const funding = await fundingOf(trx, input.channel, input.accountId, withdrawal.clientId);
+    const owedAccount = await owedAccountOf(trx, withdrawal);
     const offsets = refundOffsets(new Money(withdrawal.cancelledPaid!), debts, withdrawal.leaving);
     for (const [loanId, amount] of offsets.byLoan) {
       await applyRepayment(trx, now, {
         loan: loans.get(loanId)!,
         businessDate,
         amount,
-        funding: { channel: 'share_refund' },
+        funding: { channel: 'share_refund', account: owedAccount },
         dues: withdrawal.leaving ? 'overdue_and_principal' : 'overdue',
         reference: `refund of ${withdrawal.number}`,
         key: `${withdrawal.workflowId}:loan:${loanId}`,
@@ -80,7 +82,7 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
         actorId: input.userId,
       });
     }
-    if (offsets.net.gt(0)) await payOut(trx, now, withdrawal, funding, offsets.net, input.userId);
+    if (offsets.net.gt(0)) await payOut(trx, now, withdrawal, { funding, owedAccount }, offsets.net, input.userId);
     await ShareWithdrawal.query(trx).patch({
       status: 'refunded',
       refundedOn: businessDate,
@@ -110,8 +112,26 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
   });
 }
 
-/** The net refund leaves the member's payable (4411) for the till or the member's account. */
-async function payOut(trx: Knex.Transaction, now: Date, withdrawal: ShareWithdrawal, funding: ShareFunding, amount: Money, actorId: string): Promise<void> {
+/**
+ * The account the withdrawal's cancellation credited, which its refund empties: 4417 capital à rembourser, or 4411
+ * for a withdrawal cancelled before the two were kept apart (docs/domain.md §5).
+ */
+async function owedAccountOf(trx: Knex.Transaction, withdrawal: ShareWithdrawal): Promise<string> {
+  const credited = await trx('business_event_logs as ev').join('journal_entries as e', 'e.event_id', 'ev.id').join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'ev.enterprise_id': withdrawal.enterpriseId, 'ev.idempotency_key': `${withdrawal.workflowId}:share_cancellation` }).where('l.credit', '>', 0).first('c.code');
+  return (credited?.code as string | undefined) ?? defaultRoleAccounts.capital_to_refund!;
+}
+
+interface RefundSource {
+  funding: ShareFunding;
+  /** Where the capital owed sits: 4417, or 4411 for an older withdrawal. */
+  owedAccount: string;
+}
+
+/** The net refund leaves the capital owed to the member (4417) for the till or the member's account. */
+async function payOut(trx: Knex.Transaction, now: Date, withdrawal: ShareWithdrawal, source: RefundSource, amount: Money, actorId: string): Promise<void> {
+  const { funding, owedAccount } = source;
   if (funding.channel === 'account') await moveAccountBalance(trx, funding.leg, amount);
   await recordBusinessEvent(trx, now, {
     enterpriseId: withdrawal.enterpriseId,
@@ -122,7 +142,7 @@ async function payOut(trx: Knex.Transaction, now: Date, withdrawal: ShareWithdra
     payload: { withdrawal: withdrawal.id, withdrawal_number: withdrawal.number, channel: funding.channel },
     idempotencyKey: `${withdrawal.workflowId}:share_refund`,
     actorId,
-    productAccounts: { cash: fundingAccount(funding) },
+    productAccounts: { cash: fundingAccount(funding), capital_to_refund: owedAccount },
     description: `share refund ${withdrawal.number}`,
   });
 }

@@ -73,6 +73,7 @@ export const accountRoles = [
   'shares_unpaid',
   'shares_paid',
   'members_capital',
+  'capital_to_refund',
   'interest_expense',
   'withholding_tax',
   'internal_transfers',

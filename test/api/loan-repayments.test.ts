@@ -226,7 +226,7 @@ test('principal repaid ahead (a leaving member\'s refund): the unearned interest
   const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
   const loan = await Loan.query(knex).findById(loanId).throwIfNotFound();
   await inTransaction(knex, (trx) => applyRepayment(trx, new Date(), {
-    loan, businessDate: '2026-01-15', amount: new Money('300000'), funding: { channel: 'share_refund' }, dues: 'overdue_and_principal',
+    loan, businessDate: '2026-01-15', amount: new Money('300000'), funding: { channel: 'share_refund', account: '4417' }, dues: 'overdue_and_principal',
     reference: 'refund', key: `refund:${loanId}`, request: {}, actorId: w.users.cashier!.id,
   }));
   const settled: { interest_due: string; interest_paid: string; principal_due: string; principal_paid: string }[] = await knex('loan_installments').where({ loan_id: loanId }).whereNotNull('paid_on');

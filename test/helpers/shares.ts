@@ -34,8 +34,9 @@ export async function capitalBooks(world: LoanWorld) {
   const owed = await knex('share_withdrawals').where({ enterprise_id: enterpriseId, status: 'effective' }).first(knex.raw('COALESCE(SUM(cancelled_paid), 0)::text AS owed'));
   const balance = async (code: string) => BigInt(await accountBalance(knex, enterpriseId, code));
   return {
-    ledger: { paid: -(await balance('10000')), unpaid: -(await balance('10010')), members: await balance('4411') },
-    register: { paid: BigInt(register.body.totals.paid), unpaid: BigInt(register.body.totals.unpaid), members: BigInt(register.body.totals.unpaid) - BigInt(owed.owed) },
+    // 4411: what members owe on their subscriptions; 4417: the capital owed to members whose withdrawal took effect.
+    ledger: { paid: -(await balance('10000')), unpaid: -(await balance('10010')), members: await balance('4411'), refunds: -(await balance('4417')) },
+    register: { paid: BigInt(register.body.totals.paid), unpaid: BigInt(register.body.totals.unpaid), members: BigInt(register.body.totals.unpaid), refunds: BigInt(owed.owed) },
     balanced: await ledgerBalanced(knex, enterpriseId),
   };
 }

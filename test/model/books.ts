@@ -106,10 +106,10 @@ export async function portfolioGaps({ knex, enterpriseId }: Pick<LoanWorld, 'kne
   return breaches;
 }
 
-/** The capital register (paid, unpaid, what members owe) equals 1000x, 1001x and 4411. */
+/** The capital register (paid, unpaid, what members owe, what is owed to members leaving) equals 1000x, 1001x, 4411 and 4417. */
 async function capitalGaps(world: LoanWorld): Promise<string[]> {
   const books = await capitalBooks(world);
-  return (['paid', 'unpaid', 'members'] as const)
+  return (['paid', 'unpaid', 'members', 'refunds'] as const)
     .filter((side) => books.ledger[side] !== books.register[side])
     .map((side) => `capital ${side}: ledger ${books.ledger[side]}, register ${books.register[side]}`);
 }

@@ -15,6 +15,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { withdrawalStateQuery } from '../../workflows/definitions';
+import { Money } from '../../domain/money';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -86,6 +87,8 @@ test.serial('notice, effect, then the refund net of an overdue loan: each leg po
     const effective = await waitFor(requested.body.id, (withdrawal) => withdrawal.status === 'effective');
     t.like(effective, { effective_on: '2026-03-20', refund_owed: '2000000', unpaid_cancelled: '0', refund_due_on: '2027-03-20', refund_overdue: false });
     await assertBooksTieOut(t);
+    // The capital owed to the leaving member stands apart (4417), not netted with what other members owe (4411).
+    t.is(await accountBalance(knex, world.enterpriseId, '4417'), '-2000000');
 
     const key = { 'Idempotency-Key': 'refund-1' };
     const refunded = await refund(requested.body.id, { channel: 'cash', reference: 'till 1' }, key);
@@ -106,6 +109,7 @@ test.serial('notice, effect, then the refund net of an overdue loan: each leg po
     t.deepEqual(kinds, ['share_cancellation', 'share_refund'], 'cancelled once, refunded once');
     await assertBooksTieOut(t);
     t.is(await accountBalance(knex, world.enterpriseId, '4411'), '0', 'nothing owed either way');
+    t.is(await accountBalance(knex, world.enterpriseId, '4417'), '0', 'the refund, the overdue installments it repaid included, emptied 4417');
 
     const { events } = await handle.fetchHistory();
     await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, requested.body.workflow_id));
@@ -116,6 +120,26 @@ test.serial('notice, effect, then the refund net of an overdue loan: each leg po
 test.serial('a recorded history of a withdrawal replays against the current workflow code', async (t) => {
   const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
   await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-share-withdrawal'));
+});
+
+test.serial('a withdrawal cancelled when the capital owed went to 4411 (before 4417 was kept apart) is refunded from 4411', async (t) => {
+  const member = await memberOf(world);
+  const subscription = await subscribeShares(world, member, { share_type: world.shareTypeId, shares: 2 });
+  await noticeDays(0);
+  const cancellationCredits = (role: string) => app.request('POST', '/api/v1/events/rule-configs/', {
+    headers: as('direction'), json: { enterprise: world.enterpriseId, kind: 'share_cancellation', legs: [{ debit: { role: 'shares_paid' }, credit: { role } }], reason: `cancellation to ${role}` },
+  });
+  t.is((await cancellationCredits('members_capital')).status, 201, 'the rule as it was');
+  const before = { members: await accountBalance(knex, world.enterpriseId, '4411'), refunds: await accountBalance(knex, world.enterpriseId, '4417') };
+  await onWorker(async () => {
+    const requested = await requestWithdrawal({ subscription: subscription.id, shares: 1 });
+    t.is(requested.status, 201, requested.text);
+    const effective = await waitFor(requested.body.id, (withdrawal) => withdrawal.status === 'effective');
+    t.is(await accountBalance(knex, world.enterpriseId, '4411'), new Money(before.members).minus(effective.refund_owed as string).toFixed(0));
+    t.is((await cancellationCredits('capital_to_refund')).status, 201, 'the rule as it is now');
+    t.is((await refund(requested.body.id, { channel: 'cash' })).status, 200);
+  });
+  t.deepEqual({ members: await accountBalance(knex, world.enterpriseId, '4411'), refunds: await accountBalance(knex, world.enterpriseId, '4417') }, before, 'the refund emptied what the cancellation credited');
 });
 
 test.serial('cancelled during the notice by the member or the board: nothing posted, the workflow ends', async (t) => {
