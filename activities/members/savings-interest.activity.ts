@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
-import { cycleStartOf, interestOver, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures } from '../../domain/members/savings-interest';
+import { cycleStartOf, interestOver, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures, type RatePeriod } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
@@ -85,11 +85,19 @@ export async function paidThrough(trx: Knex.Transaction, accountId: string): Pro
   return (row?.paid_through as string | null | undefined) ?? null;
 }
 
-/** The figures of an account's interest over a window, its product's terms. */
-async function figuresOf(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange): Promise<InterestFigures> {
-  const rates = { annualRate: new Money(product.interestRate), withholdingTaxRate: new Money(product.withholdingTaxRate) };
-  const terms = { basis: product.interestBasis, dayCount: product.dayCount, ...rates };
-  return interestOver(await balanceHistory(trx, account.id, window), window, terms);
+/** A product's rates, oldest first (docs/domain.md §9: a change applies from its date). */
+async function ratesOf(trx: Knex.Transaction, productId: string): Promise<RatePeriod[]> {
+  const rows: { from: string; annual_rate: string }[] = await trx('savings_product_rates').where({ product_id: productId }).orderBy('effective_from')
+    .select(trx.raw(`to_char(effective_from, 'YYYY-MM-DD') AS "from"`), 'annual_rate');
+  return rows.map((row) => ({ from: row.from, annualRate: new Money(row.annual_rate) }));
+}
+
+/** The figures of an account's interest over a window, its product's terms and rates; the rate in force at the window's end beside them. */
+async function figuresOf(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange): Promise<InterestFigures & { rateAtEnd: Money }> {
+  const rates = await ratesOf(trx, product.id);
+  const terms = { basis: product.interestBasis, dayCount: product.dayCount, rates, withholdingTaxRate: new Money(product.withholdingTaxRate) };
+  const rateAtEnd = [...rates].reverse().find((rate) => rate.from <= window.to)?.annualRate ?? new Money(0);
+  return { ...interestOver(await balanceHistory(trx, account.id, window), window, terms), rateAtEnd };
 }
 
 export interface InterestPosting {
@@ -128,7 +136,7 @@ export async function postInterest(trx: Knex.Transaction, posting: InterestPosti
   await trx('comptes_clients').where({ id: account.id }).update({ balance: trx.raw('balance + ?::numeric', [formatAmount(figures.net)]) });
   await trx('savings_interest_postings').insert({
     enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, period_end: periodEnd, occasion: posting.occasion,
-    interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: product.interestRate,
+    interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: figures.rateAtEnd.toString(),
     withholding_tax_rate: product.withholdingTaxRate, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax), net: formatAmount(figures.net),
     interest_expense_account_code: product.interestExpenseAccountCode, withholding_tax_account_code: product.withholdingTaxAccountCode,
     deposit_account_code: product.depositAccountCode, interest_event_id: interest.eventId, tax_event_id: tax?.eventId ?? null,
@@ -147,7 +155,7 @@ async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string
     .join('savings_products as p', 'p.id', 'a.product_id')
     .where({ 'a.enterprise_id': period.enterpriseId })
     .whereNot('a.status', 'closed')
-    .where('p.interest_rate', '>', 0)
+    .whereExists(knex('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', period.periodEnd))
     .whereIn('p.posting_frequency', due)
     .where('a.opened_on', '<=', period.periodEnd)
     .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', period.periodEnd))

@@ -7,7 +7,9 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
 import { postableAccounts } from '../events/accounts';
+import { Money } from '../../domain/money';
 
 export interface ProductFields {
   code: string;
@@ -25,7 +27,11 @@ export interface ProductFields {
 /** How the product pays interest (docs/domain.md §9); what a creation leaves out takes the defaults. */
 export type InterestSettings = Pick<SavingsProduct, 'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode'>;
 
-type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings> & { isActive?: boolean };
+type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings> & {
+  isActive?: boolean;
+  /** The day a new interest rate applies from (default: the business date). */
+  interestRateFrom?: string;
+};
 
 /** The fields given: an absent optional field of the caller's object must not override a default. */
 const withoutUndefined = <T extends object>(fields: T): Partial<T> => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
@@ -66,6 +72,7 @@ export async function createSavingsProduct(
       const settled = { ...defaults, ...withoutUndefined(fields), termMonths: fields.termMonths ?? null };
       await assertInterestAccounts(trx, enterpriseId, settled);
       const product = await SavingsProduct.query(trx).insertAndFetch({ enterpriseId, ...settled });
+      await trx('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: firstRateDate, annual_rate: product.interestRate, reason: 'the rate at creation', created_by: actor.userId });
       await recordAudit(trx, actor, { action: 'savings_product.create', entityType: 'savings_product', entityId: product.id, enterpriseId, details: { ...settled } });
       return product;
     });
@@ -75,14 +82,39 @@ export async function createSavingsProduct(
   }
 }
 
+/** The product's first rate holds from before any account could be opened. */
+const firstRateDate = '1900-01-01';
+
 /**
- * The code and kind of a product never change (account numbers and reports carry them); the rest may. Interest
- * settings apply from the next posting; a new term, to the accounts opened after (a maturity is fixed at opening).
+ * A new rate from `from` (docs/domain.md §9): never into days whose interest an account of the product was already
+ * paid, and one change a day. The product's `interest_rate` is its latest rate.
  */
-export async function updateSavingsProduct(context: ActivityContext, actor: Actor, productId: string, changes: ProductChanges): Promise<SavingsProduct> {
+async function changeRate(trx: Knex.Transaction, actor: Actor, product: SavingsProduct, rate: string, from: string): Promise<void> {
+  const paid = await trx('savings_interest_postings as s').join('comptes_clients as a', 'a.id', 's.compte_client_id').where('a.product_id', product.id)
+    .first(trx.raw(`to_char(max(s.interest_to), 'YYYY-MM-DD') AS through`));
+  if (paid?.through !== null && paid?.through !== undefined && from <= paid.through) {
+    throw new AppError('conflict', 'rate_change_in_paid_period', `Interest of this product is paid through ${paid.through as string}: a new rate applies from a later day.`, [{ field: 'interest_rate_from', message: `must be after ${paid.through as string}` }]);
+  }
+  const latest = await trx('savings_product_rates').where({ product_id: product.id }).orderBy('effective_from', 'desc').first(trx.raw(`to_char(effective_from, 'YYYY-MM-DD') AS from`));
+  if (latest !== undefined && from <= latest.from) {
+    throw new AppError('conflict', 'rate_change_not_after_latest', `A rate of this product applies from ${latest.from as string}: a new rate applies from a later day.`, [{ field: 'interest_rate_from', message: `must be after ${latest.from as string}` }]);
+  }
+  await trx('savings_product_rates').insert({ enterprise_id: product.enterpriseId, product_id: product.id, effective_from: from, annual_rate: rate, reason: `changed by ${actor.userId}`, created_by: actor.userId });
+}
+
+/**
+ * The code and kind of a product never change (account numbers and reports carry them); the rest may. A new rate
+ * applies from its date (`interestRateFrom`, the business date by default), the other interest settings from the
+ * next posting; a new term, to the accounts opened after (a maturity is fixed at opening).
+ */
+export async function updateSavingsProduct(context: ActivityContext, actor: Actor, productId: string, requested: ProductChanges): Promise<SavingsProduct> {
   return inTransaction(context.knex, async (trx) => {
     const product = await SavingsProduct.query(trx).findById(productId).forUpdate().throwIfNotFound();
+    const { interestRateFrom, ...changes } = requested;
     if (hasNoChanges(changes)) return product;
+    if (changes.interestRate !== undefined && !new Money(changes.interestRate).eq(product.interestRate)) {
+      await changeRate(trx, actor, product, changes.interestRate, interestRateFrom ?? await businessDateOf(trx, product.enterpriseId, context.clock()));
+    }
     if (changes.termMonths !== undefined && product.kind !== 'term_deposit') throw invalid('term_months', 'term_months is only for a term deposit');
     await assertInterestAccounts(trx, product.enterpriseId, changes);
     if (changes.depositAccountCode !== undefined && changes.depositAccountCode !== product.depositAccountCode) {
@@ -93,7 +125,7 @@ export async function updateSavingsProduct(context: ActivityContext, actor: Acto
       await assertDepositAccount(trx, product.enterpriseId, changes.depositAccountCode);
     }
     const updated = await SavingsProduct.query(trx).patchAndFetchById(productId, changes);
-    await recordAudit(trx, actor, { action: 'savings_product.update', entityType: 'savings_product', entityId: productId, enterpriseId: product.enterpriseId, details: { ...changes } });
+    await recordAudit(trx, actor, { action: 'savings_product.update', entityType: 'savings_product', entityId: productId, enterpriseId: product.enterpriseId, details: { ...changes, interestRateFrom } });
     return updated;
   });
 }

@@ -58,7 +58,8 @@ async function matureAccount(knex: Knex, accountId: string, periodEnd: IsoDate):
     const window = interestWindow({
       openedOn: term.openedOn, cycleStart: null, paidThrough: await paidThrough(trx, term.id), maturityDate: term.maturityDate, through: term.maturityDate,
     });
-    const interest = window === null || new Money(product.interestRate).isZero()
+    // A product without interest posts nothing: its gross rounds to zero.
+    const interest = window === null
       ? { net: new Money(0), entries: 0 }
       : await postInterest(trx, { account: term, product, window, periodEnd: term.maturityDate, occasion: 'maturity' });
     const capital = new Money(term.balance).plus(interest.net);

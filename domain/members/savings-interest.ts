@@ -13,11 +13,17 @@ export type DayCount = (typeof dayCounts)[number];
 export const postingFrequencies = ['monthly', 'quarterly', 'yearly'] as const;
 export type PostingFrequency = (typeof postingFrequencies)[number];
 
+/** A rate of the product's history: the annual rate (e.g. 0.035) in force from `from` until the next one. */
+export interface RatePeriod {
+  from: IsoDate;
+  annualRate: Money;
+}
+
 export interface InterestTerms {
   basis: InterestBasis;
   dayCount: DayCount;
-  /** Annual rate, e.g. 0.035. */
-  annualRate: Money;
+  /** The product's rates, oldest first; the first in force from before any day of interest. */
+  rates: readonly RatePeriod[];
   withholdingTaxRate: Money;
 }
 
@@ -108,18 +114,34 @@ function monthlyMinimums(stretches: readonly Stretch[], range: DayRange): Stretc
   return months;
 }
 
+/** The stretch cut where a rate changes inside it, each part with the rate in force on its days. */
+function atRates(stretch: Stretch, rates: readonly RatePeriod[]): (Stretch & { rate: Money })[] {
+  const first = [...rates].reverse().find((rate) => rate.from <= stretch.from);
+  if (first === undefined) throw new Error(`no rate in force on ${stretch.from}`);
+  const parts = [{ ...stretch, rate: first.annualRate }];
+  for (const change of rates.filter((rate) => rate.from > stretch.from && rate.from < stretch.until)) {
+    const last = parts.at(-1)!;
+    parts.push({ from: change.from, until: last.until, balance: stretch.balance, rate: change.annualRate });
+    last.until = change.from;
+  }
+  return parts;
+}
+
 /**
  * The interest of an account over `range` (both ends counted): the sum over stretches of balance × rate × days /
  * days of the year (365 or 360), the stretches being each day's end-of-day balance (daily balance) or each
- * month's lowest one (minimum monthly balance). The gross is rounded half up to the franc once, for the account
- * and this posting; the tax is the withholding rate on that gross, rounded half up; the net is the rest.
+ * month's lowest one (minimum monthly balance), cut where the product's rate changes, each part at the rate in
+ * force on its days (a change applies from its date, never back to the start of the posting). The gross is
+ * rounded half up to the franc once, for the account and this posting; the tax is the withholding rate on that
+ * gross, rounded half up; the net is the rest.
  */
 export function interestOver(history: BalanceHistory, range: DayRange, terms: InterestTerms): InterestFigures {
   if (history.opening.isNegative()) throw new Error('a savings balance is never negative');
   const daily = dailyStretches(history, range);
-  const stretches = terms.basis === 'daily_balance' ? daily : monthlyMinimums(daily, range);
-  const balanceDays = stretches.reduce((sum, stretch) => sum.plus(stretch.balance.times(dayCountBetween(stretch.from, stretch.until, terms.dayCount))), new Money(0));
-  const gross = balanceDays.times(terms.annualRate).div(yearDays[terms.dayCount]).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  const stretches = (terms.basis === 'daily_balance' ? daily : monthlyMinimums(daily, range)).flatMap((stretch) => atRates(stretch, terms.rates));
+  const interestOf = (stretch: Stretch & { rate: Money }) => stretch.balance.times(stretch.rate).times(dayCountBetween(stretch.from, stretch.until, terms.dayCount));
+  const rateDays = stretches.reduce((sum, stretch) => sum.plus(interestOf(stretch)), new Money(0));
+  const gross = rateDays.div(yearDays[terms.dayCount]).toDecimalPlaces(0, Money.ROUND_HALF_UP);
   const tax = gross.times(terms.withholdingTaxRate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
   return { gross, tax, net: gross.minus(tax) };
 }

@@ -142,3 +142,25 @@ test('a month end refuses a period that is not a calendar month', async (t) => {
   const shifted = await t.throwsAsync(matureTermDeposits(context(), { enterpriseId, periodStart: '2026-04-02', periodEnd: '2026-04-30' }));
   t.is((shifted as { fieldErrors?: { field: string }[] }).fieldErrors?.[0]?.field, 'periodStart');
 });
+
+test('a rate cut applies from its day: a yearly 1 000 000 at 3 %, cut to 2 % on 15 December, is paid 29 556, not 20 000; a change into paid days is refused', async (t) => {
+  const world = await createLoanWorld(app, knex, 'SI9');
+  await setBusinessDate(world, '2026-01-01');
+  const yearly = await savingsProductOf(world, { code: 'ANN', deposit_account_code: '373', interest_rate: '0.03', posting_frequency: 'yearly' });
+  const account = await accountOf(world, await memberOf(world), yearly, '1000000');
+  await setBusinessDate(world, '2026-12-10');
+  const patch = (json: object) => app.request('PATCH', `/api/v1/members/products/${yearly}/`, { headers: world.users.direction!.headers, json });
+  t.is((await patch({ interest_rate: '0.02', interest_rate_from: '2026-12-15' })).status, 200);
+  t.like((await patch({ interest_rate: '0.025', interest_rate_from: '2026-12-15' })).body, { status: 409, code: 'rate_change_not_after_latest', errors: [{ field: 'interest_rate_from' }] });
+  const history = await app.request('GET', `/api/v1/members/products/${yearly}/interest-rates/`, { headers: world.users.cashier!.headers });
+  t.deepEqual(history.body.rates.map((rate: { effective_from: string; annual_rate: string }) => [rate.effective_from, rate.annual_rate]), [['1900-01-01', '0.03'], ['2026-12-15', '0.02']]);
+
+  await setBusinessDate(world, '2027-01-02');
+  await postSavingsInterest(context(), { enterpriseId: world.enterpriseId, periodStart: '2026-12-01', periodEnd: '2026-12-31' });
+  // Hand-computed, 30/360 on the month's lowest balance: 344 days (January 1 to December 14) at 3 %, 16 days at 2 %.
+  const gross = francs(new Money(1_000_000).times('0.03').times(344).plus(new Money(1_000_000).times('0.02').times(16)).div(360));
+  t.is(gross.toFixed(0), '29556');
+  t.like(await knex('savings_interest_postings').where({ compte_client_id: account }).first(), { gross: gross.toFixed(0), interest_from: '2026-01-01', interest_to: '2026-12-31', interest_rate: '0.020000' });
+  t.like((await patch({ interest_rate: '0.04', interest_rate_from: '2026-12-20' })).body, { status: 409, code: 'rate_change_in_paid_period', errors: [{ field: 'interest_rate_from' }] });
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+});

@@ -2,10 +2,11 @@ import test from 'ava';
 import { cycleStartOf, defaultInterestExpenseAccount, interestOver, interestWindow, isMonthEnd, maturityDateOf, postingDue, type InterestTerms } from '../../domain/members/savings-interest';
 import { Money } from '../../domain/money';
 
-const terms = (overrides: Partial<InterestTerms> = {}): InterestTerms => ({
+/** Terms at one rate all along (annualRate), unless `rates` are given. */
+const terms = ({ annualRate = new Money('0.05'), ...overrides }: Partial<InterestTerms> & { annualRate?: Money } = {}): InterestTerms => ({
   basis: 'daily_balance',
   dayCount: 'actual_365',
-  annualRate: new Money('0.05'),
+  rates: [{ from: '1900-01-01', annualRate }],
   withholdingTaxRate: new Money('0.165'),
   ...overrides,
 });
@@ -91,4 +92,18 @@ test('maturities and the default expense accounts of docs/domain.md §9', (t) =>
   t.is(maturityDateOf('2026-01-31', 1), '2026-02-28');
   t.is(maturityDateOf('2026-03-15', 12), '2027-03-15');
   t.deepEqual(['36100', '361', '373', '3711', '355', '3741', '39'].map(defaultInterestExpenseAccount), ['612', '612', '613', '614', '6115', '614', '619']);
+});
+
+test('a rate cut on 15 December applies from that day: a year of 1 000 000 at 3 %, then 2 %, pays 29 556 (30/360), not 20 000', (t) => {
+  const year = { from: '2026-01-01', to: '2026-12-31' };
+  const cut = terms({ basis: 'minimum_monthly_balance', dayCount: '30_360', withholdingTaxRate: new Money(0), rates: [{ from: '1900-01-01', annualRate: new Money('0.03') }, { from: '2026-12-15', annualRate: new Money('0.02') }] });
+  // Hand-computed: 344 days (11 months of 30 and 14) at 3 %, 16 days (15 to 30 December, 30E) at 2 %, over 360.
+  const expected = new Money(1_000_000).times('0.03').times(344).plus(new Money(1_000_000).times('0.02').times(16)).div(360).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  t.is(expected.toFixed(0), '29556');
+  t.is(interestOver({ opening: new Money(1_000_000), movements: [] }, year, cut).gross.toFixed(0), expected.toFixed(0));
+  // Daily balances and actual days: 348 days at 3 %, 17 at 2 %, over 365.
+  const daily = terms({ withholdingTaxRate: new Money(0), rates: cut.rates });
+  const actual = new Money(1_000_000).times('0.03').times(348).plus(new Money(1_000_000).times('0.02').times(17)).div(365).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  t.is(interestOver({ opening: new Money(1_000_000), movements: [] }, year, daily).gross.toFixed(0), actual.toFixed(0));
+  t.throws(() => interestOver({ opening: new Money(1), movements: [] }, year, terms({ rates: [{ from: '2026-06-01', annualRate: new Money('0.03') }] })), { message: /no rate in force on 2026-01-01/ });
 });

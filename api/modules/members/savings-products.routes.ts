@@ -8,7 +8,8 @@ import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { accountCodeSchema, codeSchema, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import { Money } from '../../../domain/money';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 
@@ -199,6 +200,7 @@ export const savingsProductRoutes = [
       minimum_balance: amountOrZeroSchema().optional(),
       withdrawals_allowed: yup.boolean().optional(),
       interest_rate: rateSchema().optional(),
+      interest_rate_from: isoDate().optional().meta({ description: 'The day a new interest_rate applies from (default: the business date); after the last day of interest already paid.' }),
       deposit_account_code: accountCodeSchema().optional(),
       interest_basis: interestFields.interest_basis.optional(),
       day_count: interestFields.day_count.optional(),
@@ -220,11 +222,36 @@ export const savingsProductRoutes = [
         minimumBalance: body.minimum_balance,
         withdrawalsAllowed: body.withdrawals_allowed,
         interestRate: body.interest_rate,
+        interestRateFrom: body.interest_rate_from,
         depositAccountCode: body.deposit_account_code,
         ...interestSettingsOf(body),
         isActive: body.is_active,
       });
       return serializeProduct(updated);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/members/products/{id}/interest-rates/',
+    module: 'members',
+    operationId: 'listSavingsProductRates',
+    summary: 'The history of a savings product\'s interest rate: each rate and the day it applies from, oldest first',
+    description: 'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.',
+    access: 'authenticated',
+    params: idParams,
+    errorStatuses: [401, 404],
+    response: yup.object({
+      product: yup.string().uuid().required(),
+      rates: yup.array(yup.object({ effective_from: dateResponse(), annual_rate: yup.string().required(), reason: yup.string().required(), created_at: timestampResponse() })
+        .meta({ component: 'SavingsProductRate' })).required(),
+    }).meta({ component: 'SavingsProductRates' }),
+    handler: async ({ params, principal, deps }) => {
+      const product = await visibleProduct(deps.knex, principal, params.id);
+      const rows = await deps.knex('savings_product_rates').where({ product_id: product.id }).orderBy('effective_from')
+        .select(deps.knex.raw(`to_char(effective_from, 'YYYY-MM-DD') AS effective_from`), deps.knex.raw('annual_rate::text AS annual_rate'), 'reason', 'created_at');
+      type RateRow = { effective_from: string; annual_rate: string; reason: string; created_at: Date };
+      const rates = rows.map((row: RateRow) => ({ ...row, annual_rate: new Money(row.annual_rate).toString(), created_at: row.created_at.toISOString() }));
+      return { product: product.id, rates };
     },
   }),
 ];
