@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { accountOf } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
-import { accrualPostings, accruedInterest, type AccrualInstallment, type LoanAccrual } from '../../domain/loans/interest-accrual';
+import { accrualPostings, type Accrual } from '../../domain/accruals';
+import { accruedInterest, type AccrualInstallment } from '../../domain/loans/interest-accrual';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import type { MonthEndStepWork } from '../enterprise/month-end.activity';
@@ -27,15 +28,16 @@ interface AccrualRow {
   interest_income_account: string;
 }
 
-const accrualOf = (row: AccrualRow): LoanAccrual => ({
-  loanId: row.loan_id,
+/** A loan's accrual debits accrued interest receivable and credits interest income. */
+const accrualOf = (row: AccrualRow): Accrual => ({
+  subjectId: row.loan_id,
   branchId: row.branch_id,
   amount: new Money(row.amount),
-  accruedInterestAccount: row.accrued_interest_account,
-  interestIncomeAccount: row.interest_income_account,
+  debitAccount: row.accrued_interest_account,
+  creditAccount: row.interest_income_account,
 });
 
-const totalOf = (accruals: readonly LoanAccrual[]) => formatAmount(accruals.reduce((sum, accrual) => sum.plus(accrual.amount), new Money(0)));
+const totalOf = (accruals: readonly Accrual[]) => formatAmount(accruals.reduce((sum, accrual) => sum.plus(accrual.amount), new Money(0)));
 
 /**
  * The accruals still standing (not reversed) of the enterprise, of periods before `beforePeriod` or of the
@@ -69,7 +71,7 @@ export async function reverseLoanInterestAccrual(trx: Knex.Transaction, { run, p
   return {
     entries: postings.length,
     amount: totalOf(accruals),
-    lines: accruals.map((accrual) => ({ account: accrual.interestIncomeAccount, amount: formatAmount(accrual.amount), loanId: accrual.loanId })),
+    lines: accruals.map((accrual) => ({ account: accrual.creditAccount, amount: formatAmount(accrual.amount), loanId: accrual.subjectId })),
   };
 }
 
@@ -113,29 +115,29 @@ export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: M
   if (rule.legs.length !== 1 || leg === undefined) {
     throw new AppError('conflict', 'accrual_rule_unsupported', 'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month end to book and reverse it.');
   }
-  const accruals: LoanAccrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => {
+  const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => {
     const productAccounts = { interest_income: loan.interest_income_account_code, accrued_interest: loan.accrued_interest_account_code };
     return {
-      loanId: loan.id,
+      subjectId: loan.id,
       branchId: loan.branch_id,
       amount: accruedInterest({ disbursedOn: loan.disbursed_on, installments: loan.installments.map(installmentOf) }, run.period_end),
-      accruedInterestAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
-      interestIncomeAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
+      debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
+      creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
     };
   });
   const postings = accrualPostings(accruals, 'accrue');
   for (const posting of postings) {
     const entryId = await post({ branchId: posting.branchId, entryDate: run.period_end, lines: posting.lines, ruleConfigId: rule.id, description: `Intérêts courus non échus au ${run.period_end}` });
-    await trx('loan_interest_accruals').insert(posting.loans.map((loan) => ({
-      enterprise_id: run.enterprise_id, branch_id: loan.branchId, loan_id: loan.loanId, run_id: run.id, period: run.period, amount: formatAmount(loan.amount),
-      accrued_interest_account: loan.accruedInterestAccount, interest_income_account: loan.interestIncomeAccount, entry_id: entryId,
+    await trx('loan_interest_accruals').insert(posting.accruals.map((loan) => ({
+      enterprise_id: run.enterprise_id, branch_id: loan.branchId, loan_id: loan.subjectId, run_id: run.id, period: run.period, amount: formatAmount(loan.amount),
+      accrued_interest_account: loan.debitAccount, interest_income_account: loan.creditAccount, entry_id: entryId,
     })));
   }
-  const booked = postings.flatMap((posting) => posting.loans);
+  const booked = postings.flatMap((posting) => posting.accruals);
   return {
     entries: postings.length,
     amount: totalOf(booked),
-    lines: booked.map((loan) => ({ account: loan.accruedInterestAccount, amount: formatAmount(loan.amount), loanId: loan.loanId })),
+    lines: booked.map((loan) => ({ account: loan.debitAccount, amount: formatAmount(loan.amount), loanId: loan.subjectId })),
   };
 }
 

@@ -1,5 +1,4 @@
 import { daysBetween, type IsoDate } from '../calendar';
-import type { JournalLine } from '../events/journal';
 import { Money } from '../money';
 
 /**
@@ -36,41 +35,4 @@ export function accruedInterest(loan: { disbursedOn: IsoDate; installments: read
   if (elapsed <= 0 || length <= 0) return zero;
   const earned = current.interestDue.times(elapsed).div(length).toDecimalPlaces(0, Money.ROUND_HALF_UP);
   return Money.max(earned.minus(current.interestPaid), zero);
-}
-
-/** One loan's accrual with the accounts it is booked to: debit (accrued interest) and credit (interest income). */
-export interface LoanAccrual {
-  loanId: string;
-  branchId: string;
-  amount: Money;
-  accruedInterestAccount: string;
-  interestIncomeAccount: string;
-}
-
-/** One entry: the loans of a branch booked to the same pair of accounts, their sum in two lines. */
-export interface AccrualPosting {
-  branchId: string;
-  amount: Money;
-  lines: JournalLine[];
-  loans: LoanAccrual[];
-}
-
-/**
- * The entries of a set of accruals, one per branch and pair of accounts (aggregated: a month end of thousands of
- * loans posts a handful of entries; the per-loan detail stays in loan_interest_accruals). `accrue` debits the
- * accrued interest and credits income; `reverse` posts the opposite. Loans with nothing to book are left out.
- */
-export function accrualPostings(accruals: readonly LoanAccrual[], direction: 'accrue' | 'reverse'): AccrualPosting[] {
-  const groups = new Map<string, LoanAccrual[]>();
-  for (const accrual of accruals) {
-    if (accrual.amount.isZero()) continue;
-    const key = `${accrual.branchId} ${accrual.accruedInterestAccount} ${accrual.interestIncomeAccount}`;
-    groups.set(key, [...(groups.get(key) ?? []), accrual]);
-  }
-  return [...groups.values()].map((loans) => {
-    const { branchId, accruedInterestAccount, interestIncomeAccount } = loans[0]!;
-    const amount = loans.reduce((sum, loan) => sum.plus(loan.amount), zero);
-    const [debit, credit] = direction === 'accrue' ? [accruedInterestAccount, interestIncomeAccount] : [interestIncomeAccount, accruedInterestAccount];
-    return { branchId, amount, loans, lines: [{ account: debit, debit: amount, credit: zero }, { account: credit, debit: zero, credit: amount }] };
-  });
 }

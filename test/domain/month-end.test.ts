@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closingRefusal, type YearFacts } from '../../domain/enterprise/year-end-closing';
-import { accrualPostings, accruedInterest, type AccrualInstallment, type LoanAccrual } from '../../domain/loans/interest-accrual';
+import { accrualPostings, type Accrual } from '../../domain/accruals';
+import { accruedInterest, type AccrualInstallment } from '../../domain/loans/interest-accrual';
 import { Money } from '../../domain/money';
 import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
 
@@ -38,12 +39,12 @@ test('nothing accrues before the disbursement, on a due date, after the last due
   t.is(accruedInterest(prepaid(24_000), '2026-01-31').toFixed(0), '0', 'never below zero');
 });
 
-const accrual = (loanId: string, branchId: string, amount: number, income = '713'): LoanAccrual => ({ loanId, branchId, amount: new Money(amount), accruedInterestAccount: '3291', interestIncomeAccount: income });
+const accrual = (loanId: string, branchId: string, amount: number, income = '713'): Accrual => ({ subjectId: loanId, branchId, amount: new Money(amount), debitAccount: '3291', creditAccount: income });
 
 test('accruals are posted one entry per branch and pair of accounts; the reversal swaps the sides', (t) => {
   const accruals = [accrual('L1', 'A', 16_258), accrual('L2', 'A', 1_000), accrual('L3', 'B', 500), accrual('L4', 'A', 700, '712'), accrual('L5', 'A', 0)];
   const postings = accrualPostings(accruals, 'accrue');
-  t.deepEqual(postings.map((posting) => [posting.branchId, posting.amount.toFixed(0), posting.loans.map((one) => one.loanId).join()]), [['A', '17258', 'L1,L2'], ['B', '500', 'L3'], ['A', '700', 'L4']]);
+  t.deepEqual(postings.map((posting) => [posting.branchId, posting.amount.toFixed(0), posting.accruals.map((one) => one.subjectId).join()]), [['A', '17258', 'L1,L2'], ['B', '500', 'L3'], ['A', '700', 'L4']]);
   t.deepEqual(postings[0]!.lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]), [['3291', '17258', '0'], ['713', '0', '17258']]);
   const reversed = accrualPostings(accruals, 'reverse');
   t.deepEqual(reversed[0]!.lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]), [['713', '17258', '0'], ['3291', '0', '17258']]);
