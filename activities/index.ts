@@ -8,6 +8,7 @@ import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeri
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
 import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
+import { accrueSavingsInterest, reverseSavingsInterestAccrual } from './members/savings-accrual.activity';
 import { postSavingsInterest } from './members/savings-interest.activity';
 import { matureTermDeposits } from './members/term-deposits.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
@@ -74,6 +75,8 @@ export function createActivities(deps: ActivityDeps) {
     accrueLoanInterest: monthEndStep(accrueLoanInterest),
     matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
     postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
+    reverseSavingsInterestAccrual: monthEndStep(reverseSavingsInterestAccrual),
+    accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
     markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
   });

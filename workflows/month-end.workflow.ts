@@ -1,7 +1,7 @@
-import { ApplicationFailure, executeChild, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { reportingPackWorkflowId } from '../domain/accounts/reporting-pack';
-import { monthEndSteps, monthEndWorkflowId, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import { monthEndSteps, monthEndWorkflowId, savingsAccrualSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
 import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import { reportingPack } from './reporting-pack.workflow';
@@ -24,6 +24,8 @@ const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Pro
   accrueLoanInterest: activities.accrueLoanInterest,
   matureTermDeposits: memberAccountSteps.matureTermDeposits,
   postSavingsInterest: memberAccountSteps.postSavingsInterest,
+  reverseSavingsInterestAccrual: memberAccountSteps.reverseSavingsInterestAccrual,
+  accrueSavingsInterest: memberAccountSteps.accrueSavingsInterest,
 };
 
 /**
@@ -90,7 +92,9 @@ export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
   ]);
   try {
     const steps: MonthEndOutcome['steps'] = [];
-    for (const step of monthEndSteps) steps.push({ step, result: await stepActivities[step]({ runId, step }) });
+    // A month end started before the savings accruals runs the steps it was opened with.
+    const toRun = patched('savings-interest-accrual') ? monthEndSteps : monthEndSteps.filter((step) => !savingsAccrualSteps.includes(step));
+    for (const step of toRun) steps.push({ step, result: await stepActivities[step]({ runId, step }) });
     await activities.finishMonthEndRun({ runId });
     await startReportingPack(input.enterpriseId, period);
     return { runId, period, steps };

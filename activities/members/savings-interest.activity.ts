@@ -93,7 +93,7 @@ async function ratesOf(trx: Knex.Transaction, productId: string): Promise<RatePe
 }
 
 /** The figures of an account's interest over a window, its product's terms and rates; the rate in force at the window's end beside them. */
-async function figuresOf(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange): Promise<InterestFigures & { rateAtEnd: Money }> {
+export async function interestFigures(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange): Promise<InterestFigures & { rateAtEnd: Money }> {
   const rates = await ratesOf(trx, product.id);
   const terms = { basis: product.interestBasis, dayCount: product.dayCount, rates, withholdingTaxRate: new Money(product.withholdingTaxRate) };
   const rateAtEnd = [...rates].reverse().find((rate) => rate.from <= window.to)?.annualRate ?? new Money(0);
@@ -116,7 +116,7 @@ export interface InterestPosting {
  */
 export async function postInterest(trx: Knex.Transaction, posting: InterestPosting): Promise<{ net: Money; entries: number }> {
   const { account, product, window, periodEnd } = posting;
-  const figures = await figuresOf(trx, account, product, window);
+  const figures = await interestFigures(trx, account, product, window);
   if (figures.gross.isZero()) return { net: new Money(0), entries: 0 };
   const productAccounts = { member_deposits: product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode };
   const event = { enterpriseId: account.enterpriseId, branchId: account.branchId, subjectId: account.id, actorId: null, productAccounts, date: periodEnd };

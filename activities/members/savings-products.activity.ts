@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
-import { defaultInterestExpenseAccount, defaultInterestSettings } from '../../domain/members/savings-interest';
+import { defaultAccruedInterestAccount, defaultInterestExpenseAccount, defaultInterestSettings } from '../../domain/members/savings-interest';
 import { isUniqueViolation } from '../../db/errors';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
@@ -25,7 +25,7 @@ export interface ProductFields {
 }
 
 /** How the product pays interest (docs/domain.md §9); what a creation leaves out takes the defaults. */
-export type InterestSettings = Pick<SavingsProduct, 'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode'>;
+export type InterestSettings = Pick<SavingsProduct, 'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode' | 'accruedInterestAccountCode'>;
 
 type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings> & {
   isActive?: boolean;
@@ -51,11 +51,12 @@ async function assertDepositAccount(trx: Knex.Transaction, enterpriseId: string,
  * The interest is an expense of 61 (interest on operations with members: 612 term deposits, 613 savings books…),
  * the tax withheld a debt to the State in 43 (4302 État, autres impôts et taxes): docs/domain.md §9. Both postable.
  */
-async function assertInterestAccounts(trx: Knex.Transaction, enterpriseId: string, codes: Partial<Pick<InterestSettings, 'interestExpenseAccountCode' | 'withholdingTaxAccountCode'>>): Promise<void> {
-  const { interestExpenseAccountCode: expense, withholdingTaxAccountCode: tax } = codes;
+async function assertInterestAccounts(trx: Knex.Transaction, enterpriseId: string, codes: Partial<Pick<InterestSettings, 'interestExpenseAccountCode' | 'withholdingTaxAccountCode' | 'accruedInterestAccountCode'>>): Promise<void> {
+  const { interestExpenseAccountCode: expense, withholdingTaxAccountCode: tax, accruedInterestAccountCode: accrued } = codes;
   if (expense !== undefined && !expense.startsWith('61')) throw invalid('interest_expense_account_code', 'interest_expense_account_code must be an account of 61 (interest on operations with members)');
   if (tax !== undefined && !tax.startsWith('43')) throw invalid('withholding_tax_account_code', 'withholding_tax_account_code must be an account of 43 (the State, taxes)');
-  await postableAccounts(trx, enterpriseId, [expense, tax].filter((code): code is string => code !== undefined));
+  if (accrued !== undefined && !accrued.startsWith('3')) throw invalid('accrued_interest_account_code', 'accrued_interest_account_code must be an account of class 3 (dettes rattachées: 369, 359, 378)');
+  await postableAccounts(trx, enterpriseId, [expense, tax, accrued].filter((code): code is string => code !== undefined));
 }
 
 export async function createSavingsProduct(
@@ -68,7 +69,11 @@ export async function createSavingsProduct(
     return await inTransaction(context.knex, async (trx) => {
       if ((fields.kind === 'term_deposit') !== (fields.termMonths !== undefined)) throw invalid('term_months', 'term_months is required for a term deposit and only for one');
       await assertDepositAccount(trx, enterpriseId, fields.depositAccountCode);
-      const defaults: InterestSettings = { ...defaultInterestSettings, interestExpenseAccountCode: defaultInterestExpenseAccount(fields.depositAccountCode) };
+      const defaults: InterestSettings = {
+        ...defaultInterestSettings,
+        interestExpenseAccountCode: defaultInterestExpenseAccount(fields.depositAccountCode),
+        accruedInterestAccountCode: defaultAccruedInterestAccount(fields.depositAccountCode),
+      };
       const settled = { ...defaults, ...withoutUndefined(fields), termMonths: fields.termMonths ?? null };
       await assertInterestAccounts(trx, enterpriseId, settled);
       const product = await SavingsProduct.query(trx).insertAndFetch({ enterpriseId, ...settled });

@@ -14,6 +14,7 @@ export class SavingsProduct extends BaseModel {
   withdrawalsAllowed!: boolean;
   /** Annual rate as a decimal string ("0.035"). */
   interestRate!: string;
+  accruedInterestAccountCode!: string;
   depositAccountCode!: string;
   isActive!: boolean;
   /** How interest is computed and posted (docs/domain.md §9). */

@@ -11,7 +11,11 @@ import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../cale
  * here and its activity there. The maturities come before the savings interest: a demand account's interest
  * counts the capital paid into it from the maturity day.
  */
-export const monthEndSteps = ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'matureTermDeposits', 'postSavingsInterest'] as const;
+export const monthEndSteps = [
+  'reverseLoanInterestAccrual', 'accrueLoanInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest', 'accrueSavingsInterest',
+] as const;
+/** The steps added with the savings accruals: a month end started before them runs without them. */
+export const savingsAccrualSteps: readonly MonthEndStepName[] = ['reverseSavingsInterestAccrual', 'accrueSavingsInterest'];
 export type MonthEndStepName = (typeof monthEndSteps)[number];
 
 /** What every step activity receives. */

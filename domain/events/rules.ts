@@ -26,6 +26,7 @@ export const eventKinds = [
   'withholding_tax',
   'term_deposit_maturity',
   'term_deposit_payout',
+  'savings_interest_accrual',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -49,6 +50,7 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'withholding_tax',
   'term_deposit_maturity',
   'term_deposit_payout',
+  'savings_interest_accrual',
 ]);
 export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
 
@@ -77,6 +79,7 @@ export const accountRoles = [
   'interest_expense',
   'withholding_tax',
   'internal_transfers',
+  'accrued_interest_payable',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

@@ -211,6 +211,16 @@ export const defaultInterestSettings: InterestSettingsDefaults = {
  * deposits (36), 613 savings books (373), 6115 other special-regime savings (35), 614 other demand accounts (37),
  * else 619.
  */
+/**
+ * The PCEMF account of the interest a product owes and has not paid at a month end (dettes rattachées,
+ * docs/domain.md §9): 36900 for term deposits (36), 35900 for special-regime savings (35), 37800 for demand
+ * accounts and savings books (37).
+ */
+export function defaultAccruedInterestAccount(depositAccountCode: string): string {
+  const byPrefix: [string, string][] = [['36', '36900'], ['35', '35900']];
+  return byPrefix.find(([prefix]) => depositAccountCode.startsWith(prefix))?.[1] ?? '37800';
+}
+
 export function defaultInterestExpenseAccount(depositAccountCode: string): string {
   const byPrefix: [string, string][] = [['36', '612'], ['373', '613'], ['35', '6115'], ['37', '614']];
   return byPrefix.find(([prefix]) => depositAccountCode.startsWith(prefix))?.[1] ?? '619';

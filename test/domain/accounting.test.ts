@@ -29,10 +29,11 @@ const expected: Record<string, [string, string][]> = {
   withholding_tax: [['3711', '4302']],
   term_deposit_maturity: [['3711', '459']],
   term_deposit_payout: [['459', '3711']],
+  savings_interest_accrual: [['613', '37800']],
 };
 
-test('there is exactly one default rule per event kind, twenty-three in all', (t) => {
-  t.is(defaultRules.length, 23);
+test('there is exactly one default rule per event kind, twenty-four in all', (t) => {
+  t.is(defaultRules.length, 24);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

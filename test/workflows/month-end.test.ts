@@ -10,6 +10,7 @@ import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd, runMonthEnds } from '../helpers/month-ends';
+import { accountOf, savingsProductOf } from '../helpers/savings';
 import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -80,7 +81,7 @@ async function januaryAccrued(t: ExecutionContext, world: LoanWorld & { loanA: s
   await setBusinessDate(world, '2026-02-01');
   const january = await runMonthEnd(world, '2026-01');
   t.like(january.body, { status: 'done', trigger: 'api', started_by: world.users.direction!.id, period_start: '2026-01-01', period_end: '2026-01-31', workflow_id: `month-end-${enterpriseId}-2026-01` });
-  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'matureTermDeposits', 'postSavingsInterest']);
+  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest', 'accrueSavingsInterest']);
   const accrual = january.body.steps[1];
   t.is(accrual.amount, januaryA.plus(januaryB).toFixed(0));
   t.deepEqual(accrual.lines.map((line: { loan: string; amount: string; account: string }) => [line.loan, line.amount, line.account]).sort(), [[loanA, januaryA.toFixed(0), '3291'], [loanB, januaryB.toFixed(0), '3291']].sort());
@@ -232,4 +233,37 @@ test('a medium-term loan accrues its interest to 319, a short-term one to 3291 (
     t.deepEqual(lines, [[world.loanA, '3291', januaryA.toFixed(0)], [world.loanB, '3291', januaryB.toFixed(0)], [equipment, '319', januaryA.toFixed(0)]].sort());
     t.is(await accountBalance(knex, world.enterpriseId, '319'), januaryA.toFixed(0));
   }, taskQueue);
+});
+
+/** The movement of an account over a month: debit minus credit of the lines dated in it. */
+async function monthMovement(enterpriseId: string, code: string, period: string): Promise<string> {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+  const row = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'e.enterprise_id': enterpriseId, 'c.code': code }).whereBetween('e.entry_date', [`${period}-01`, last]).first(knex.raw('coalesce(sum(l.debit - l.credit), 0)::text AS movement'));
+  return row.movement as string;
+}
+
+test('a savings book posted yearly carries a twelfth of its interest in every month: accrued at each month end, reversed at the next, paid in December', async (t) => {
+  const world = await createLoanWorld(app, knex, 'ME6');
+  await setBusinessDate(world, '2026-01-01');
+  const yearly = await savingsProductOf(world, { code: 'ANN', deposit_account_code: '373', interest_rate: '0.03', posting_frequency: 'yearly' });
+  t.like((await app.request('GET', `/api/v1/members/products/${yearly}/`, { headers: world.users.cashier!.headers })).body, { accrued_interest_account_code: '37800', interest_expense_account_code: '613' });
+  const book = await accountOf(world, await memberOf(world), yearly, '10000000');
+  // Hand-computed: 10 000 000 × 3 % a year, a twelfth a month (30/360): 25 000; 300 000 for the year.
+  const monthly = new Money(10_000_000).times('0.03').div(12);
+  t.is(monthly.toFixed(0), '25000');
+  await withWorker(knex, async () => {
+    for (let month = 1; month <= 12; month += 1) {
+      const period = `2026-${String(month).padStart(2, '0')}`;
+      await setBusinessDate(world, month === 12 ? '2027-01-01' : `2026-${String(month + 1).padStart(2, '0')}-01`);
+      const run = await runMonthEnd(world, period);
+      t.is(run.body.status, 'done', run.text);
+      t.is(await monthMovement(world.enterpriseId, '613', period), monthly.toFixed(0), `the interest expense of ${period}`);
+      // What is owed and not paid at the month's end: the months run so far, until December pays them.
+      t.is(await accountBalance(knex, world.enterpriseId, '37800'), monthly.times(month === 12 ? 0 : month).negated().toFixed(0), `interest payable at the end of ${period}`);
+    }
+  }, taskQueue);
+  t.like(await knex('savings_interest_postings').where({ compte_client_id: book }).first(), { gross: monthly.times(12).toFixed(0), interest_from: '2026-01-01', interest_to: '2026-12-31' });
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
 });

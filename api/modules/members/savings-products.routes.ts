@@ -33,6 +33,7 @@ const savingsProductSchema = yup
     withholding_tax_rate: yup.string().required().meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
     withholding_tax_account_code: yup.string().required(),
     interest_expense_account_code: yup.string().required(),
+    accrued_interest_account_code: yup.string().required().meta({ description: 'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.' }),
     term_months: yup.number().integer().nullable().defined().meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
     is_active: yup.boolean().required(),
     created_at: timestampResponse(),
@@ -57,6 +58,7 @@ function serializeProduct(product: SavingsProduct) {
     withholding_tax_rate: product.withholdingTaxRate,
     withholding_tax_account_code: product.withholdingTaxAccountCode,
     interest_expense_account_code: product.interestExpenseAccountCode,
+    accrued_interest_account_code: product.accruedInterestAccountCode,
     term_months: product.termMonths,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
@@ -80,6 +82,7 @@ const interestFields = {
   withholding_tax_rate: rateSchema(),
   withholding_tax_account_code: accountCodeSchema(),
   interest_expense_account_code: accountCodeSchema(),
+  accrued_interest_account_code: accountCodeSchema(),
 };
 /** The interest settings and term of a body, in the activity's terms (absent ones left out: defaults or unchanged). */
 function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { termMonths?: number } {
@@ -90,6 +93,7 @@ function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { t
     withholdingTaxRate: body.withholding_tax_rate,
     withholdingTaxAccountCode: body.withholding_tax_account_code,
     interestExpenseAccountCode: body.interest_expense_account_code,
+    accruedInterestAccountCode: body.accrued_interest_account_code,
     termMonths: body.term_months,
   };
 }
@@ -101,6 +105,7 @@ interface InterestBody {
   withholding_tax_rate?: string;
   withholding_tax_account_code?: string;
   interest_expense_account_code?: string;
+  accrued_interest_account_code?: string;
   term_months?: number;
 }
 
@@ -150,6 +155,7 @@ export const savingsProductRoutes = [
       withholding_tax_rate: interestFields.withholding_tax_rate.optional().meta({ description: 'Default "0".' }),
       withholding_tax_account_code: interestFields.withholding_tax_account_code.optional().meta({ description: 'Default 4302 (État, autres impôts et taxes).' }),
       interest_expense_account_code: interestFields.interest_expense_account_code.optional().meta({ description: 'Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619.' }),
+      accrued_interest_account_code: interestFields.accrued_interest_account_code.optional().meta({ description: 'Default by the deposit account: 36900 (36), 35900 (35), else 37800.' }),
       term_months: termMonthsSchema().when('kind', {
         is: 'term_deposit',
         then: (schema) => schema.required('term_months is required for a term deposit'),
@@ -208,6 +214,7 @@ export const savingsProductRoutes = [
       withholding_tax_rate: interestFields.withholding_tax_rate.optional(),
       withholding_tax_account_code: interestFields.withholding_tax_account_code.optional(),
       interest_expense_account_code: interestFields.interest_expense_account_code.optional(),
+      accrued_interest_account_code: interestFields.accrued_interest_account_code.optional(),
       term_months: termMonthsSchema().optional().meta({ description: 'Term deposits only; the accounts opened after take it.' }),
       is_active: yup.boolean().optional(),
     }),

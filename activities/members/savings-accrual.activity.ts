@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import { accrualPostings, type Accrual } from '../../domain/accruals';
+import { accountOf } from '../../domain/events/rules';
+import { AppError } from '../../domain/errors';
+import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
+import { cycleStartOf, interestWindow, postingDue } from '../../domain/members/savings-interest';
+import { formatAmount, Money } from '../../domain/money';
+import { CompteClient } from '../../db/models/compte-client.model';
+import { SavingsProduct } from '../../db/models/savings-product.model';
+import type { MonthEndStepWork } from '../enterprise/month-end.activity';
+import { defaultRoleAccounts } from '../events/default-rules';
+import { currentRule } from '../events/record-business-event';
+import { interestFigures, paidThrough } from './savings-interest.activity';
+
+/**
+ * Savings interest accrued at a month end (docs/domain.md §9): every account that earns interest and is not paid it
+ * this month end (a quarterly or yearly product between its postings, a term deposit before its maturity) has the
+ * interest it has earned since it was last paid booked on the month's last day, expense against interest payable
+ * (dettes rattachées), one entry per branch and pair of accounts with the per-account detail in
+ * savings_interest_accruals; the next month end reverses it on its first day, before it accrues or posts again. So
+ * each month's income statement carries the month's interest whatever the product's posting frequency.
+ */
+
+interface AccrualRow {
+  id: string;
+  compte_client_id: string;
+  branch_id: string;
+  amount: string;
+  interest_expense_account: string;
+  accrued_interest_account: string;
+}
+
+/** An account's accrual debits the interest expense and credits the interest payable. */
+const accrualOf = (row: AccrualRow): Accrual & { rowId: string } => ({
+  rowId: row.id,
+  subjectId: row.compte_client_id, branchId: row.branch_id, amount: new Money(row.amount), debitAccount: row.interest_expense_account, creditAccount: row.accrued_interest_account,
+});
+
+const totalOf = (accruals: readonly Accrual[]) => formatAmount(accruals.reduce((sum, accrual) => sum.plus(accrual.amount), new Money(0)));
+
+/** Step: every savings accrual of an earlier period still standing, reversed on this period's first day. */
+export async function reverseSavingsInterestAccrual(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+  const rows: AccrualRow[] = await trx('savings_interest_accruals').where({ enterprise_id: run.enterprise_id }).whereNull('reversal_entry_id').where('period', '<', run.period)
+    .orderBy('id').forUpdate().select('id', 'compte_client_id', 'branch_id', 'amount', 'interest_expense_account', 'accrued_interest_account');
+  const accruals = rows.map(accrualOf);
+  const postings = accrualPostings(accruals, 'reverse');
+  for (const posting of postings) {
+    const entryId = await post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, description: `Extourne des intérêts courus sur l'épargne au ${run.period_start}` });
+    await trx('savings_interest_accruals').whereIn('id', posting.accruals.map((accrual) => accrual.rowId)).update({ reversal_entry_id: entryId });
+  }
+  return {
+    entries: postings.length,
+    amount: totalOf(accruals),
+    lines: accruals.map((accrual) => ({ account: accrual.creditAccount, amount: formatAmount(accrual.amount), compteClientId: accrual.subjectId })),
+  };
+}
+
+/**
+ * The accounts that accrue at the period's end: not closed, opened by then, of a product with a rate in force
+ * whose posting does not fall due at this month end; a term account maturing by then is paid at its maturity.
+ */
+async function accruingAccounts(trx: Knex.Transaction, enterpriseId: string, periodEnd: string): Promise<{ account: CompteClient; product: SavingsProduct }[]> {
+  const accounts = await CompteClient.query(trx).alias('a').join('savings_products as p', 'p.id', 'a.product_id')
+    .where('a.enterprise_id', enterpriseId).whereNot('a.status', 'closed').where('a.opened_on', '<=', periodEnd)
+    .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', periodEnd))
+    .whereExists(trx('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', periodEnd))
+    .orderBy('a.id').select('a.*');
+  const products = new Map((await SavingsProduct.query(trx).whereIn('id', [...new Set(accounts.map((account) => account.productId))])).map((product) => [product.id, product]));
+  return accounts.map((account) => ({ account, product: products.get(account.productId)! })).filter(({ product }) => !postingDue(product.postingFrequency, periodEnd));
+}
+
+/** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
+export async function accrueSavingsInterest(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+  const rule = await currentRule(trx, run.enterprise_id, 'savings_interest_accrual');
+  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
+  const [leg] = rule.legs;
+  if (rule.legs.length !== 1 || leg === undefined) {
+    throw new AppError('conflict', 'accrual_rule_unsupported', 'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the month end to book and reverse it.');
+  }
+  const accruals: (Accrual & { from: string })[] = [];
+  for (const { account, product } of await accruingAccounts(trx, run.enterprise_id, run.period_end)) {
+    const cycleStart = cycleStartOf(product.postingFrequency, run.period_end);
+    const paid = await paidThrough(trx, account.id);
+    const window = interestWindow({ openedOn: account.openedOn, cycleStart, paidThrough: paid, maturityDate: account.maturityDate, through: run.period_end });
+    if (window === null) continue;
+    const productAccounts = { interest_expense: product.interestExpenseAccountCode, accrued_interest_payable: product.accruedInterestAccountCode };
+    accruals.push({
+      subjectId: account.id, branchId: account.branchId, from: window.from, amount: (await interestFigures(trx, account, product, window)).gross,
+      debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts), creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
+    });
+  }
+  const postings = accrualPostings(accruals, 'accrue');
+  for (const posting of postings) {
+    const description = `Intérêts courus sur l'épargne au ${run.period_end}`;
+    const entryId = await post({ branchId: posting.branchId, entryDate: run.period_end, lines: posting.lines, ruleConfigId: rule.id, description });
+    await trx('savings_interest_accruals').insert(posting.accruals.map((accrual) => ({
+      enterprise_id: run.enterprise_id, branch_id: accrual.branchId, compte_client_id: accrual.subjectId, run_id: run.id, period: run.period,
+      accrued_from: accrual.from, accrued_to: run.period_end, amount: formatAmount(accrual.amount),
+      interest_expense_account: accrual.debitAccount, accrued_interest_account: accrual.creditAccount, entry_id: entryId,
+    })));
+  }
+  const booked = postings.flatMap((posting) => posting.accruals);
+  const lines = booked.map((accrual) => ({ account: accrual.debitAccount, amount: formatAmount(accrual.amount), compteClientId: accrual.subjectId }));
+  return { entries: postings.length, amount: totalOf(booked), lines };
+}
