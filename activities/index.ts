@@ -10,7 +10,7 @@ import { markReplayFailed, replayEventBatch } from './events/event-replay.activi
 import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
 import { accrueSavingsInterest, reverseSavingsInterestAccrual } from './members/savings-accrual.activity';
 import { postSavingsInterest } from './members/savings-interest.activity';
-import { matureTermDeposits } from './members/term-deposits.activity';
+import { matureDueTermDeposits, matureTermDeposits } from './members/term-deposits.activity';
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
@@ -75,6 +75,7 @@ export function createActivities(deps: ActivityDeps) {
     accrueLoanInterest: monthEndStep(accrueLoanInterest),
     matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
     postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
+    matureDueTermDeposits: (input: { enterpriseId: string }) => matureDueTermDeposits(deps, input),
     reverseSavingsInterestAccrual: monthEndStep(reverseSavingsInterestAccrual),
     accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),

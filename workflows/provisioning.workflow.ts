@@ -1,8 +1,10 @@
-import { ApplicationFailure, continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import type { Activities } from '../activities';
 
 const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+// Account by account, each its own transaction: a day's maturities of a large cooperative take minutes.
+const { matureDueTermDeposits } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 } });
 
 const defaultBatchSize = 10_000;
 
@@ -28,6 +30,8 @@ export interface ProvisioningRunInput {
  * postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
  */
 export async function provisioningRun(input: ProvisioningRunInput): Promise<{ runId: string; status: string; loansProcessed: number }> {
+  // The daily run also matures the term deposits due by the business date, on their day (docs/domain.md §9).
+  if (input.runId === undefined && patched('daily-term-deposit-maturities')) await matureDueTermDeposits({ enterpriseId: input.enterpriseId });
   const runId = input.runId ?? (await startProvisioningRun({ enterpriseId: input.enterpriseId, asOf: null, trigger: 'schedule', requestedBy: null })).id;
   upsertSearchAttributes([
     { key: enterpriseIdKey, value: input.enterpriseId },

@@ -14,7 +14,7 @@ import { interestFigures, paidThrough } from './savings-interest.activity';
 
 /**
  * Savings interest accrued at a month end (docs/domain.md §9): every account that earns interest and is not paid it
- * this month end (a quarterly or yearly product between its postings, a term deposit before its maturity) has the
+ * this month end (a quarterly or yearly product between its postings, a term deposit paying at maturity) has the
  * interest it has earned since it was last paid booked on the month's last day, expense against interest payable
  * (dettes rattachées), one entry per branch and pair of accounts with the per-account detail in
  * savings_interest_accruals; the next month end reverses it on its first day, before it accrues or posts again. So
@@ -66,7 +66,8 @@ async function accruingAccounts(trx: Knex.Transaction, enterpriseId: string, per
     .whereExists(trx('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', periodEnd))
     .orderBy('a.id').select('a.*');
   const products = new Map((await SavingsProduct.query(trx).whereIn('id', [...new Set(accounts.map((account) => account.productId))])).map((product) => [product.id, product]));
-  return accounts.map((account) => ({ account, product: products.get(account.productId)! })).filter(({ product }) => !postingDue(product.postingFrequency, periodEnd));
+  const paidNow = (product: SavingsProduct) => product.interestPayment !== 'at_maturity' && postingDue(product.postingFrequency, periodEnd);
+  return accounts.map((account) => ({ account, product: products.get(account.productId)! })).filter(({ product }) => !paidNow(product));
 }
 
 /** Step: the interest each account has earned and not been paid, accrued on the period's last day. */

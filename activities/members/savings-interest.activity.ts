@@ -11,6 +11,7 @@ import type { ActivityContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordDatedEvent } from '../events/record-dated-event';
 import { ledgerMovements } from './account-ledger';
+import { payoutAccountAtMaturity } from './payout-accounts';
 
 /**
  * Savings interest at a month end (docs/domain.md §9): every account of an interest-bearing product whose posting
@@ -103,6 +104,8 @@ export async function interestFigures(trx: Knex.Transaction, account: CompteClie
 export interface InterestPosting {
   account: CompteClient;
   product: SavingsProduct;
+  /** The account the net is paid into and its product (locked by the caller): the earning account itself unless it pays to its payout account. */
+  creditTo?: { account: CompteClient; product: SavingsProduct };
   window: DayRange;
   /** The key of the posting and its date: the period's end, or the maturity day. */
   periodEnd: IsoDate;
@@ -116,10 +119,14 @@ export interface InterestPosting {
  */
 export async function postInterest(trx: Knex.Transaction, posting: InterestPosting): Promise<{ net: Money; entries: number }> {
   const { account, product, window, periodEnd } = posting;
+  const credited = posting.creditTo ?? { account, product };
   const figures = await interestFigures(trx, account, product, window);
   if (figures.gross.isZero()) return { net: new Money(0), entries: 0 };
-  const productAccounts = { member_deposits: product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode };
-  const event = { enterpriseId: account.enterpriseId, branchId: account.branchId, subjectId: account.id, actorId: null, productAccounts, date: periodEnd };
+  const productAccounts = {
+    member_deposits: credited.product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode,
+  };
+  // The events are about the account credited: its statement shows the interest and its tax.
+  const event = { enterpriseId: account.enterpriseId, branchId: credited.account.branchId, subjectId: credited.account.id, actorId: null, productAccounts, date: periodEnd };
   const payload = {
     account: account.id, account_number: account.number, interest_from: window.from, interest_to: window.to, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax),
   };
@@ -133,13 +140,14 @@ export async function postInterest(trx: Knex.Transaction, posting: InterestPosti
         ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${account.id}:${periodEnd}`,
         description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
       });
-  await trx('comptes_clients').where({ id: account.id }).update({ balance: trx.raw('balance + ?::numeric', [formatAmount(figures.net)]) });
+  await trx('comptes_clients').where({ id: credited.account.id }).update({ balance: trx.raw('balance + ?::numeric', [formatAmount(figures.net)]) });
   await trx('savings_interest_postings').insert({
-    enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, period_end: periodEnd, occasion: posting.occasion,
+    enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, credited_account_id: credited.account.id,
+    period_end: periodEnd, occasion: posting.occasion,
     interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: figures.rateAtEnd.toString(),
     withholding_tax_rate: product.withholdingTaxRate, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax), net: formatAmount(figures.net),
     interest_expense_account_code: product.interestExpenseAccountCode, withholding_tax_account_code: product.withholdingTaxAccountCode,
-    deposit_account_code: product.depositAccountCode, interest_event_id: interest.eventId, tax_event_id: tax?.eventId ?? null,
+    deposit_account_code: credited.product.depositAccountCode, interest_event_id: interest.eventId, tax_event_id: tax?.eventId ?? null,
   });
   return { net: figures.net, entries: tax === null ? 1 : 2 };
 }
@@ -147,7 +155,8 @@ export async function postInterest(trx: Knex.Transaction, posting: InterestPosti
 /**
  * The accounts that may earn a periodic posting at this month end: not closed (a frozen account still earns: the
  * freeze stops the member's movements, not the contract), of a product with a rate whose posting falls due, opened
- * by the period's end, not yet posted for it; a term account maturing by then is left to its maturity.
+ * by the period's end, not yet posted for it; a term account maturing by then is left to its maturity, and a term
+ * product paying at maturity has no periodic posting (its interest is accrued meanwhile).
  */
 async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string[]> {
   const due = postingFrequencies.filter((frequency) => postingDue(frequency, period.periodEnd));
@@ -157,11 +166,19 @@ async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string
     .whereNot('a.status', 'closed')
     .whereExists(knex('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', period.periodEnd))
     .whereIn('p.posting_frequency', due)
+    .whereNot('p.interest_payment', 'at_maturity')
     .where('a.opened_on', '<=', period.periodEnd)
     .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', period.periodEnd))
     .whereNotExists(knex('savings_interest_postings as s').whereRaw('s.compte_client_id = a.id').where('s.period_end', period.periodEnd))
     .orderBy('a.id')
     .pluck('a.id');
+}
+
+/** Where a term deposit paying to its payout account is paid, locked after the term account; undefined: the account itself. */
+async function payoutOf(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct): Promise<InterestPosting['creditTo']> {
+  if (product.interestPayment !== 'to_payout_account') return undefined;
+  const payout = await CompteClient.query(trx).findById((await payoutAccountAtMaturity(trx, account)).id).forUpdate().throwIfNotFound();
+  return { account: payout, product: await SavingsProduct.query(trx).findById(payout.productId).throwIfNotFound() };
 }
 
 /** One account's periodic posting, in its own transaction, the account locked; 0 entries when already done or nothing is owed. */
@@ -179,7 +196,7 @@ async function postAccountInterest(knex: Knex, accountId: string, periodEnd: Iso
       through: periodEnd,
     });
     if (window === null) return 0;
-    return (await postInterest(trx, { account, product, window, periodEnd, occasion: 'periodic' })).entries;
+    return (await postInterest(trx, { account, product, creditTo: await payoutOf(trx, account, product), window, periodEnd, occasion: 'periodic' })).entries;
   });
 }
 

@@ -25,7 +25,10 @@ export interface ProductFields {
 }
 
 /** How the product pays interest (docs/domain.md §9); what a creation leaves out takes the defaults. */
-export type InterestSettings = Pick<SavingsProduct, 'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode' | 'accruedInterestAccountCode'>;
+export type InterestSettings = Pick<
+  SavingsProduct,
+  'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode' | 'accruedInterestAccountCode' | 'interestPayment'
+>;
 
 type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings> & {
   isActive?: boolean;
@@ -71,11 +74,13 @@ export async function createSavingsProduct(
       await assertDepositAccount(trx, enterpriseId, fields.depositAccountCode);
       const defaults: InterestSettings = {
         ...defaultInterestSettings,
+        interestPayment: fields.kind === 'term_deposit' ? 'at_maturity' : 'to_account',
         interestExpenseAccountCode: defaultInterestExpenseAccount(fields.depositAccountCode),
         accruedInterestAccountCode: defaultAccruedInterestAccount(fields.depositAccountCode),
       };
       const settled = { ...defaults, ...withoutUndefined(fields), termMonths: fields.termMonths ?? null };
       await assertInterestAccounts(trx, enterpriseId, settled);
+      assertInterestPayment(fields.kind, settled.interestPayment);
       const product = await SavingsProduct.query(trx).insertAndFetch({ enterpriseId, ...settled });
       await trx('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: firstRateDate, annual_rate: product.interestRate, reason: 'the rate at creation', created_by: actor.userId });
       await recordAudit(trx, actor, { action: 'savings_product.create', entityType: 'savings_product', entityId: product.id, enterpriseId, details: { ...settled } });
@@ -84,6 +89,18 @@ export async function createSavingsProduct(
   } catch (error) {
     if (isUniqueViolation(error, 'savings_products_code_unique')) throw new AppError('conflict', 'product_code_taken', `A savings product with code ${fields.code} already exists.`);
     throw error;
+  }
+}
+
+/**
+ * A term deposit never earns interest on its interest: it is paid at maturity or to the member's demand account;
+ * the other kinds are paid into the account itself (docs/domain.md §9).
+ */
+function assertInterestPayment(kind: SavingsProduct['kind'], payment: SavingsProduct['interestPayment'] | undefined): void {
+  if (payment === undefined) return;
+  if ((kind === 'term_deposit') !== (payment !== 'to_account')) {
+    const allowed = kind === 'term_deposit' ? 'at_maturity or to_payout_account' : 'to_account';
+    throw invalid('interest_payment', `interest_payment of a ${kind.replaceAll('_', ' ')} must be ${allowed}`);
   }
 }
 
@@ -121,6 +138,7 @@ export async function updateSavingsProduct(context: ActivityContext, actor: Acto
       await changeRate(trx, actor, product, changes.interestRate, interestRateFrom ?? await businessDateOf(trx, product.enterpriseId, context.clock()));
     }
     if (changes.termMonths !== undefined && product.kind !== 'term_deposit') throw invalid('term_months', 'term_months is only for a term deposit');
+    assertInterestPayment(product.kind, changes.interestPayment);
     await assertInterestAccounts(trx, product.enterpriseId, changes);
     if (changes.depositAccountCode !== undefined && changes.depositAccountCode !== product.depositAccountCode) {
       const [opened] = await trx('comptes_clients').where({ product_id: productId }).whereNot('status', 'closed').count({ count: '*' });

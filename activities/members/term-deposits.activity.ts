@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
-import { interestWindow } from '../../domain/members/savings-interest';
+import { AppError } from '../../domain/errors';
+import { interestWindow, monthEndOf } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
@@ -8,6 +9,7 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { recordDatedEvent } from '../events/record-dated-event';
+import { businessDateOf } from '../enterprise/configuration.activity';
 import { payoutAccountAtMaturity } from './payout-accounts';
 import { assertMonthEndPeriod, interestLines, paidThrough, postInterest, type InterestPostingRow, type MonthEndPeriod, type StepContext } from './savings-interest.activity';
 
@@ -110,4 +112,36 @@ export async function matureTermDeposits(context: StepContext, input: MonthEndPe
   for (const accountId of await maturingAccountIds(context.knex, input)) entries += await matureAccount(context.knex, accountId, input.periodEnd);
   const { amount, lines } = await maturedBy(context.knex, input);
   return { entries, amount: formatAmount(amount), lines };
+}
+
+/** A term account the daily run could not mature, and why. */
+interface MaturityRefusal {
+  account: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The daily maturities (docs/domain.md §9): every open term account whose maturity falls by the business date
+ * matures on its day, not at the next month end; each is recorded under the month end of its maturity, which then
+ * answers it among what it matured. Run by the daily Schedule's workflow and by `POST …/term-deposit-maturities/runs/`.
+ */
+export async function matureDueTermDeposits(context: StepContext, input: { enterpriseId: string }): Promise<{ matured: number; entries: number; refused: MaturityRefusal[] }> {
+  const businessDate = await businessDateOf(context.knex, input.enterpriseId, context.clock());
+  const due: { id: string; maturity_date: string }[] = await context.knex('comptes_clients as a')
+    .where({ 'a.enterprise_id': input.enterpriseId, 'a.status': 'open' }).where('a.maturity_date', '<=', businessDate)
+    .whereNotExists(context.knex('term_deposit_maturities as m').whereRaw('m.compte_client_id = a.id'))
+    .orderBy('a.id').select('a.id', context.knex.raw(`to_char(a.maturity_date, 'YYYY-MM-DD') AS maturity_date`));
+  let entries = 0;
+  // One account refused (no demand account to receive it) does not hold the others back; the month end refuses it again.
+  const refused: MaturityRefusal[] = [];
+  for (const account of due) {
+    try {
+      entries += await matureAccount(context.knex, account.id, monthEndOf(account.maturity_date));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      refused.push({ account: account.id, code: error.code, message: error.message });
+    }
+  }
+  return { matured: due.length - refused.length, entries, refused };
 }

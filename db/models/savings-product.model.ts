@@ -1,4 +1,4 @@
-import type { DayCount, InterestBasis, PostingFrequency } from '../../domain/members/savings-interest';
+import type { DayCount, InterestBasis, interestPayments, PostingFrequency } from '../../domain/members/savings-interest';
 import { BaseModel } from './base.model';
 
 export class SavingsProduct extends BaseModel {
@@ -15,6 +15,8 @@ export class SavingsProduct extends BaseModel {
   /** Annual rate as a decimal string ("0.035"). */
   interestRate!: string;
   accruedInterestAccountCode!: string;
+  /** Where its interest goes: the account itself, or for a term deposit at maturity or to the payout account (docs/domain.md §9). */
+  interestPayment!: (typeof interestPayments)[number];
   depositAccountCode!: string;
   isActive!: boolean;
   /** How interest is computed and posted (docs/domain.md §9). */

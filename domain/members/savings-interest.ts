@@ -11,6 +11,8 @@ export type InterestBasis = (typeof interestBases)[number];
 export const dayCounts = ['actual_365', '30_360'] as const;
 export type DayCount = (typeof dayCounts)[number];
 export const postingFrequencies = ['monthly', 'quarterly', 'yearly'] as const;
+/** Where a product's interest goes: the account itself, or for a term deposit at maturity or to its payout account. */
+export const interestPayments = ['to_account', 'at_maturity', 'to_payout_account'] as const;
 export type PostingFrequency = (typeof postingFrequencies)[number];
 
 /** A rate of the product's history: the annual rate (e.g. 0.035) in force from `from` until the next one. */
@@ -160,6 +162,9 @@ export function cycleStartOf(frequency: PostingFrequency, date: IsoDate): IsoDat
 }
 
 export const isMonthEnd = (date: IsoDate): boolean => nextDay(date).endsWith('-01');
+
+/** The last day of the month of `date`. */
+export const monthEndOf = (date: IsoDate): IsoDate => previousDay(addMonthsClamped({ ...parseIsoDate(date), day: 1 }, 1));
 
 /**
  * The days an account earns interest for in a posting: from the latest of its opening day, the start of the cycle

@@ -164,3 +164,61 @@ test('a rate cut applies from its day: a yearly 1 000 000 at 3 %, cut to 2 % on 
   t.like((await patch({ interest_rate: '0.04', interest_rate_from: '2026-12-20' })).body, { status: 409, code: 'rate_change_in_paid_period', errors: [{ field: 'interest_rate_from' }] });
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 });
+
+const monthOf = (enterpriseId: string, period: string) => {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  return { enterpriseId, periodStart: `${period}-01`, periodEnd: new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10) };
+};
+
+test('a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 15 January pays 60 000 at maturity, not 61 683; one paying to the demand account never grows', async (t) => {
+  const world = await createLoanWorld(app, knex, 'SI10', { capital: false });
+  await setBusinessDate(world, '2026-01-15');
+  const atMaturity = await savingsProductOf(world, { code: 'DAT', kind: 'term_deposit', term_months: 12, deposit_account_code: '36100', interest_rate: '0.06' });
+  const toDemand = await savingsProductOf(world, { code: 'DAV', kind: 'term_deposit', term_months: 12, deposit_account_code: '36100', interest_rate: '0.06', interest_payment: 'to_payout_account' });
+  const product = await app.request('GET', `/api/v1/members/products/${atMaturity}/`, { headers: world.users.direction!.headers });
+  t.like(product.body, { interest_payment: 'at_maturity', posting_frequency: 'monthly', accrued_interest_account_code: '36900' });
+  t.like((await app.request('POST', '/api/v1/members/products/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: 'BAD', name: 'Bad', kind: 'demand_deposit', deposit_account_code: '3711', interest_payment: 'at_maturity' } })).body,
+    { status: 400, errors: [{ field: 'interest_payment' }] });
+  const member = await memberOf(world);
+  const demand = await accountOf(world, member, world.savingsProductId, '10000');
+  const simple = await accountOf(world, member, atMaturity, '1000000');
+  const paying = await accountOf(world, member, toDemand, '1000000');
+
+  for (const period of ['2026-01', '2026-02']) {
+    await setBusinessDate(world, `${period === '2026-01' ? '2026-02' : '2026-03'}-01`);
+    await postSavingsInterest(context(), monthOf(world.enterpriseId, period));
+  }
+  // 30/360 on the month's lowest balance: 16 days of January (15 to 30), then February's 30, × 6 % / 360.
+  const january = francs(new Money(1_000_000).times('0.06').times(16).div(360));
+  const february = francs(new Money(1_000_000).times('0.06').times(30).div(360));
+  t.deepEqual([january.toFixed(0), february.toFixed(0)], ['2667', '5000']);
+  t.is((await balanceOf(simple)).balance, '1000000', 'nothing posted into the deposit paying at maturity');
+  t.is((await balanceOf(paying)).balance, '1000000', 'the deposit paying its interest out never grows');
+  t.is((await balanceOf(demand)).balance, new Money(10_000).plus(january).plus(february).toFixed(0), 'its interest went to the demand account');
+
+  for (let month = 3; month <= 12; month += 1) {
+    const period = `2026-${String(month).padStart(2, '0')}`;
+    await setBusinessDate(world, month === 12 ? '2027-01-01' : `2026-${String(month + 1).padStart(2, '0')}-01`);
+    await postSavingsInterest(context(), monthOf(world.enterpriseId, period));
+  }
+  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+  t.is(nextYear.status, 201, nextYear.text);
+  // They mature on their day, 15 January, by the daily run (here through the API), not at the month end.
+  await setBusinessDate(world, '2027-01-14');
+  const run = () => app.request('POST', '/api/v1/members/term-deposit-maturities/runs/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId } });
+  t.like((await run()).body, { matured: 0, entries: 0, refused: [] }, 'not due the day before');
+  await setBusinessDate(world, '2027-01-15');
+  t.like((await run()).body, { matured: 2, refused: [] });
+  t.like(await balanceOf(simple), { balance: '0', status: 'closed', closed_on: '2027-01-15' });
+  await setBusinessDate(world, '2027-02-01');
+  t.is((await matureTermDeposits(context(), monthOf(world.enterpriseId, '2027-01'))).entries, 0, 'the month end finds them matured');
+  // 15 January 2026 to 14 January 2027: 360 days of 30/360 at 6 %: 60 000, simple.
+  const simpleInterest = francs(new Money(1_000_000).times('0.06').times(360).div(360));
+  t.like(await knex('savings_interest_postings').where({ compte_client_id: simple }).first(), { gross: simpleInterest.toFixed(0), occasion: 'maturity', interest_from: '2026-01-15', interest_to: '2027-01-14' });
+  const paid = await knex('savings_interest_postings').where({ compte_client_id: paying }).orderBy('period_end').select('gross', 'credited_account_id');
+  t.true(paid.slice(0, -1).every((posting) => posting.credited_account_id === demand), 'each monthly posting credited the demand account');
+  t.like(await balanceOf(simple), { balance: '0', status: 'closed' });
+  t.is(await accountBalance(knex, world.enterpriseId, '36100'), '0');
+  t.is(await reconciliation(world), 0);
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+});

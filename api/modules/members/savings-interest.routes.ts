@@ -7,6 +7,7 @@ import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } 
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { visibleAccount } from './member-accounts.queries';
+import { matureDueTermDeposits } from '../../../activities/members/term-deposits.activity';
 
 const uuid = () => yup.string().uuid().required();
 
@@ -133,6 +134,26 @@ export const savingsInterestRoutes = [
         date_from: ['m.maturity_date', '>='], date_to: ['m.maturity_date', '<='], enterprise: 'm.enterprise_id', branch: 'a.branch_id', account: 'm.compte_client_id',
       });
       return paginateRows(rows, query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/members/term-deposit-maturities/runs/',
+    module: 'members',
+    operationId: 'matureDueTermDeposits',
+    summary: 'Mature now every term deposit due by the business date (direction, administrators), as the daily run does',
+    description: 'Each on its maturity day, one transaction each; an account that cannot mature (no open demand account to receive it) is listed and left for the next run or the month end.',
+    access: ['direction', 'admin'],
+    body: yup.object({ enterprise: yup.string().uuid().required() }),
+    response: yup.object({
+      matured: yup.number().integer().required(),
+      entries: yup.number().integer().required(),
+      refused: yup.array(yup.object({ account: yup.string().uuid().required(), code: yup.string().required(), message: yup.string().required() }).meta({ component: 'TermDepositMaturityRefusal' })).required(),
+    }).meta({ component: 'TermDepositMaturityRun' }),
+    errorStatuses: [401, 403, 404],
+    handler: async ({ body, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise }, 'The enterprise');
+      return matureDueTermDeposits(deps.activities, { enterpriseId: body.enterprise });
     },
   }),
 ];

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { dayCounts, interestBases, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
+import { dayCounts, interestBases, interestPayments, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -33,6 +33,7 @@ const savingsProductSchema = yup
     withholding_tax_rate: yup.string().required().meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
     withholding_tax_account_code: yup.string().required(),
     interest_expense_account_code: yup.string().required(),
+    interest_payment: yup.string().oneOf(interestPayments).required().meta({ description: 'Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member\'s demand account): a term deposit never earns interest on its interest.' }),
     accrued_interest_account_code: yup.string().required().meta({ description: 'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.' }),
     term_months: yup.number().integer().nullable().defined().meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
     is_active: yup.boolean().required(),
@@ -59,6 +60,7 @@ function serializeProduct(product: SavingsProduct) {
     withholding_tax_account_code: product.withholdingTaxAccountCode,
     interest_expense_account_code: product.interestExpenseAccountCode,
     accrued_interest_account_code: product.accruedInterestAccountCode,
+    interest_payment: product.interestPayment,
     term_months: product.termMonths,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
@@ -83,6 +85,7 @@ const interestFields = {
   withholding_tax_account_code: accountCodeSchema(),
   interest_expense_account_code: accountCodeSchema(),
   accrued_interest_account_code: accountCodeSchema(),
+  interest_payment: yup.string().oneOf(interestPayments),
 };
 /** The interest settings and term of a body, in the activity's terms (absent ones left out: defaults or unchanged). */
 function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { termMonths?: number } {
@@ -94,6 +97,7 @@ function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { t
     withholdingTaxAccountCode: body.withholding_tax_account_code,
     interestExpenseAccountCode: body.interest_expense_account_code,
     accruedInterestAccountCode: body.accrued_interest_account_code,
+    interestPayment: body.interest_payment,
     termMonths: body.term_months,
   };
 }
@@ -106,6 +110,7 @@ interface InterestBody {
   withholding_tax_account_code?: string;
   interest_expense_account_code?: string;
   accrued_interest_account_code?: string;
+  interest_payment?: (typeof interestPayments)[number];
   term_months?: number;
 }
 
@@ -156,6 +161,7 @@ export const savingsProductRoutes = [
       withholding_tax_account_code: interestFields.withholding_tax_account_code.optional().meta({ description: 'Default 4302 (État, autres impôts et taxes).' }),
       interest_expense_account_code: interestFields.interest_expense_account_code.optional().meta({ description: 'Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619.' }),
       accrued_interest_account_code: interestFields.accrued_interest_account_code.optional().meta({ description: 'Default by the deposit account: 36900 (36), 35900 (35), else 37800.' }),
+      interest_payment: interestFields.interest_payment.optional().meta({ description: 'Default: at_maturity for a term deposit, to_account otherwise.' }),
       term_months: termMonthsSchema().when('kind', {
         is: 'term_deposit',
         then: (schema) => schema.required('term_months is required for a term deposit'),
@@ -215,6 +221,7 @@ export const savingsProductRoutes = [
       withholding_tax_account_code: interestFields.withholding_tax_account_code.optional(),
       interest_expense_account_code: interestFields.interest_expense_account_code.optional(),
       accrued_interest_account_code: interestFields.accrued_interest_account_code.optional(),
+      interest_payment: interestFields.interest_payment.optional(),
       term_months: termMonthsSchema().optional().meta({ description: 'Term deposits only; the accounts opened after take it.' }),
       is_active: yup.boolean().optional(),
     }),
