@@ -158,7 +158,7 @@ export async function seedAccounts(knex: Knex, enterpriseId: string, count: numb
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id', 'code')) as { id: string; code: string };
   const [teller] = await knex('users').insert({ username: 'teller', password_hash: await hashPassword(tellerPassword), full_name: 'Teller' }).returning('id');
   await knex('role_grants').insert({ user_id: teller.id, role: 'cashier', enterprise_id: enterpriseId, branch_id: null });
-  const [product] = await knex('savings_products').insert({ enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', deposit_account_code: '373', interest_expense_account_code: '613' }).returning('id');
+  const [product] = await knex('savings_products').insert({ enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800' }).returning('id');
   const [client] = await knex('client_profiles')
     .insert({ enterprise_id: enterpriseId, branch_id: branch.id, member_number: 'BENCH-1', kind: 'natural_person', first_name: 'Bench', last_name: 'Member', id_document_type: 'national_id', id_document_number: 'BENCH1', birth_date: '1990-01-01', membership_date: '2026-01-01', created_by: teller.id })
     .returning('id');

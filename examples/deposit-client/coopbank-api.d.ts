@@ -1647,6 +1647,26 @@ export interface paths {
         patch: operations["updateSavingsProduct"];
         trace?: never;
     };
+    "/api/v1/members/products/{id}/interest-rates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The history of a savings product's interest rate: each rate and the day it applies from, oldest first
+         * @description Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.
+         */
+        get: operations["listSavingsProductRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/members/accounts/": {
         parameters: {
             query?: never;
@@ -1925,6 +1945,26 @@ export interface paths {
         get: operations["listTermDepositMaturities"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/term-deposit-maturities/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mature now every term deposit due by the business date (direction, administrators), as the daily run does
+         * @description Each on its maturity day, one transaction each; an account that cannot mature (no open demand account to receive it) is listed and left for the next run or the month end.
+         */
+        post: operations["matureDueTermDeposits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2859,7 +2899,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -2891,7 +2931,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -3284,7 +3324,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -4533,7 +4573,7 @@ export interface components {
              * @description …or an account role, which the product involved resolves.
              * @enum {string}
              */
-            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
+            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable";
         };
         RuleConfig: {
             /** Format: uuid */
@@ -4541,7 +4581,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -4644,6 +4684,13 @@ export interface components {
             withholding_tax_rate: string;
             withholding_tax_account_code: string;
             interest_expense_account_code: string;
+            /**
+             * @description Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member's demand account): a term deposit never earns interest on its interest.
+             * @enum {string}
+             */
+            interest_payment: "to_account" | "at_maturity" | "to_payout_account";
+            /** @description Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default. */
+            accrued_interest_account_code: string;
             /** @description Term deposits: months from opening to maturity; null for other kinds. */
             term_months: number | null;
             is_active: boolean;
@@ -4659,6 +4706,19 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["SavingsProduct"][];
+        };
+        SavingsProductRate: {
+            /** Format: date */
+            effective_from: string;
+            annual_rate: string;
+            reason: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SavingsProductRates: {
+            /** Format: uuid */
+            product: string;
+            rates: components["schemas"]["SavingsProductRate"][];
         };
         SharePayment: {
             /** Format: uuid */
@@ -4920,6 +4980,17 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["TermDepositMaturity"][];
+        };
+        TermDepositMaturityRefusal: {
+            /** Format: uuid */
+            account: string;
+            code: string;
+            message: string;
+        };
+        TermDepositMaturityRun: {
+            matured: number;
+            entries: number;
+            refused: components["schemas"]["TermDepositMaturityRefusal"][];
         };
         TokenPair: {
             access: string;
@@ -12897,7 +12968,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -13047,7 +13118,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -13107,7 +13178,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
             };
             header?: never;
             path?: never;
@@ -13166,17 +13237,17 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
                     legs: {
                         debit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable";
                         };
                         credit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "interest_expense" | "withholding_tax" | "internal_transfers";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable";
                         };
                     }[];
                     /** @default true */
@@ -13270,7 +13341,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
             };
             header?: never;
             path?: never;
@@ -14262,6 +14333,13 @@ export interface operations {
                     withholding_tax_account_code?: string;
                     /** @description Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619. */
                     interest_expense_account_code?: string;
+                    /** @description Default by the deposit account: 36900 (36), 35900 (35), else 37800. */
+                    accrued_interest_account_code?: string;
+                    /**
+                     * @description Default: at_maturity for a term deposit, to_account otherwise.
+                     * @enum {string}
+                     */
+                    interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     term_months?: number;
                 };
             };
@@ -14423,6 +14501,8 @@ export interface operations {
                     minimum_balance?: string;
                     withdrawals_allowed?: boolean;
                     interest_rate?: string;
+                    /** @description The day a new interest_rate applies from (default: the business date); after the last day of interest already paid. */
+                    interest_rate_from?: string;
                     deposit_account_code?: string;
                     /** @enum {string} */
                     interest_basis?: "minimum_monthly_balance" | "daily_balance";
@@ -14433,6 +14513,9 @@ export interface operations {
                     withholding_tax_rate?: string;
                     withholding_tax_account_code?: string;
                     interest_expense_account_code?: string;
+                    accrued_interest_account_code?: string;
+                    /** @enum {string} */
+                    interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     /** @description Term deposits only; the accounts opened after take it. */
                     term_months?: number;
                     is_active?: boolean;
@@ -14505,6 +14588,64 @@ export interface operations {
             };
             /** @description Breaks a business rule. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSavingsProductRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history of a savings product's interest rate: each rate and the day it applies from, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavingsProductRates"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15855,6 +15996,78 @@ export interface operations {
             };
             /** @description Not signed in. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    matureDueTermDeposits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Mature now every term deposit due by the business date (direction, administrators), as the daily run does */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TermDepositMaturityRun"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

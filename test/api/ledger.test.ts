@@ -49,9 +49,9 @@ test('the event log lists events with their entry, filtered; the detail shows th
   t.is((await app.request('GET', '/api/v1/events/?kind=teleportation', { headers: root })).status, 400);
 });
 
-test('rules: 23 in force; a configured version is listed with its history; bad accounts are refused', async (t) => {
+test('rules: 24 in force; a configured version is listed with its history; bad accounts are refused', async (t) => {
   const rules = await app.request('GET', `/api/v1/events/rule-configs/?enterprise=${enterpriseId}&page_size=50`, { headers: root });
-  t.is(rules.body.count, 23);
+  t.is(rules.body.count, 24);
   const changed = await app.request('POST', '/api/v1/events/rule-configs/', {
     headers: root,
     json: { enterprise: enterpriseId, kind: 'loan_fee', legs: [{ debit: { role: 'cash' }, credit: { account: '7152' } }], reason: 'MT loans only' },
