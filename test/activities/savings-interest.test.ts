@@ -6,7 +6,7 @@ import { Money } from '../../domain/money';
 import { activitySetting } from '../helpers/activity-setting';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, createLoanWorld, ledgerBalanced, memberOf, putBusinessDate, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountBalance, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { accountOf, depositTo, savingsProductOf, withdrawFrom } from '../helpers/savings';
 import { smallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
@@ -145,7 +145,7 @@ test('a month end refuses a period that is not a calendar month', async (t) => {
 
 test('a rate cut applies from its day: a yearly 1 000 000 at 3 %, cut to 2 % on 15 December, is paid 29 556, not 20 000; a change into paid days is refused', async (t) => {
   const world = await createLoanWorld(app, knex, 'SI9');
-  await putBusinessDate(world, '2026-01-01');
+  await setBusinessDate(world, '2026-01-01');
   const yearly = await savingsProductOf(world, { code: 'ANN', deposit_account_code: '373', interest_rate: '0.03', posting_frequency: 'yearly' });
   const account = await accountOf(world, await memberOf(world), yearly, '1000000');
   await setBusinessDate(world, '2026-12-10');
@@ -172,7 +172,7 @@ const monthOf = (enterpriseId: string, period: string) => {
 
 test('a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 15 January pays 60 000 at maturity, not 61 683; one paying to the demand account never grows', async (t) => {
   const world = await createLoanWorld(app, knex, 'SI10', { capital: false });
-  await putBusinessDate(world, '2026-01-15');
+  await setBusinessDate(world, '2026-01-15');
   const atMaturity = await savingsProductOf(world, { code: 'DAT', kind: 'term_deposit', term_months: 12, deposit_account_code: '36100', interest_rate: '0.06' });
   const toDemand = await savingsProductOf(world, { code: 'DAV', kind: 'term_deposit', term_months: 12, deposit_account_code: '36100', interest_rate: '0.06', interest_payment: 'to_payout_account' });
   const product = await app.request('GET', `/api/v1/members/products/${atMaturity}/`, { headers: world.users.direction!.headers });

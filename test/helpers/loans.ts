@@ -116,7 +116,14 @@ export async function openSavingsAccount(world: LoanWorld, clientId: string, ini
   return response.body.id as string;
 }
 
+/**
+ * Moves the business date forward through the API. A new world follows the calendar (no date set): its first
+ * placement may be earlier than today, which the API refuses, so that one is put as a test setting. Tests written
+ * with literal dates then pass on any day of their year, not only before those dates.
+ */
 export async function setBusinessDate(world: LoanWorld, date: string): Promise<void> {
+  const configuration = await world.knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).first('business_date');
+  if (configuration?.business_date === null && date < new Date().toISOString().slice(0, 10)) return putBusinessDate(world, date);
   const response = await world.app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { business_date: date } });
   if (response.status !== 200) throw new Error(response.text);
 }
