@@ -125,7 +125,7 @@ export async function allocateResult(context: ActivityContext, actor: Actor, inp
     }).returning('*');
     for (const entry of entries) {
       const entryId = await postJournalEntry(trx, {
-        enterpriseId: year.enterpriseId, branchId: entry.branchId, entryDate: input.assemblyDate, lines: entry.lines,
+        enterpriseId: year.enterpriseId, branchId: entry.branchId, entryDate: input.assemblyDate, lines: entry.lines, journal: 'AFF',
         description: `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ${input.assemblyReference})`, createdBy: actor.userId,
       });
       await trx('result_allocation_entries').insert({ allocation_id: allocation.id, entry_id: entryId });

@@ -118,6 +118,7 @@ async function postStep(trx: Knex.Transaction, closing: ExerciceClosingRow, step
       branchId: entry.branchId,
       entryDate: posting.date,
       lines: entry.lines,
+      journal: step === 'closing' ? 'CLO' : 'AN',
       description: posting.description,
       createdBy: closing.requested_by,
     });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { assertBalanced, type JournalLine } from '../../domain/events/journal';
+import { assertBalanced, type JournalCode, type JournalLine } from '../../domain/events/journal';
 import type { IsoDate } from '../../domain/calendar';
 import { formatAmount } from '../../domain/money';
 import { ledgerCall } from './ledger-refusal';
@@ -13,19 +13,22 @@ export interface EntryDraft {
   eventId?: string;
   ruleConfigId?: string;
   reversesEntryId?: string;
+  /** Where the entry itself does not say (docs/architecture.md §9: a reversal, a kind, its lines). */
+  journal?: JournalCode;
   createdBy: string | null;
 }
 
 /**
  * Posts one balanced journal entry in the caller's transaction, in one statement (coopbank_post_entry): accounts
  * postable, the date inside an open accounting year of the enterprise, else refused with the AppError of the case
- * (account_unknown, account_inactive, account_not_leaf, no_exercice_for_date, exercice_closed).
+ * (account_unknown, account_inactive, account_not_leaf, no_exercice_for_date, exercice_closed). The entry gets its
+ * journal and the next number of that journal in its year.
  */
 export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft): Promise<string> {
   assertBalanced(draft.lines);
   const lines = draft.lines.map((line) => ({ account: line.account, debit: formatAmount(line.debit), credit: formatAmount(line.credit) }));
   const posted = await ledgerCall<{ id: string }>(
-    trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) AS id', [
+    trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) AS id', [
       draft.enterpriseId,
       draft.branchId,
       draft.entryDate,
@@ -35,6 +38,7 @@ export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft)
       draft.ruleConfigId ?? null,
       draft.reversesEntryId ?? null,
       draft.createdBy,
+      draft.journal ?? null,
     ]),
   );
   return posted.id;

@@ -66,7 +66,7 @@ async function reverse(trx: Knex.Transaction, rows: readonly AccrualRow[], by: '
 export async function reverseLoanInterestAccrual(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
   const rows = await standingAccruals(trx, run.enterprise_id, { beforePeriod: run.period });
   const postings = await reverse(trx, rows, 'month_end', (posting) =>
-    post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, description: `Extourne des intérêts courus au ${run.period_start}` }));
+    post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, journal: 'INT', description: `Extourne des intérêts courus au ${run.period_start}` }));
   const accruals = rows.map(accrualOf);
   return {
     entries: postings.length,
@@ -150,6 +150,6 @@ export async function reverseStandingAccruals(trx: Knex.Transaction, input: { en
   if (input.loanIds.length === 0) return 0;
   const rows = await standingAccruals(trx, input.enterpriseId, { loanIds: input.loanIds });
   const postings = await reverse(trx, rows, 'reclassification', (posting) =>
-    postJournalEntry(trx, { enterpriseId: input.enterpriseId, branchId: posting.branchId, entryDate: input.date, lines: posting.lines, createdBy: null, description: 'Extourne des intérêts courus: créance déclassée douteuse' }));
+    postJournalEntry(trx, { enterpriseId: input.enterpriseId, branchId: posting.branchId, entryDate: input.date, lines: posting.lines, journal: 'INT', createdBy: null, description: 'Extourne des intérêts courus: créance déclassée douteuse' }));
   return postings.length;
 }

@@ -45,7 +45,7 @@ export async function reverseSavingsInterestAccrual(trx: Knex.Transaction, { run
   const accruals = rows.map(accrualOf);
   const postings = accrualPostings(accruals, 'reverse');
   for (const posting of postings) {
-    const entryId = await post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, description: `Extourne des intérêts courus sur l'épargne au ${run.period_start}` });
+    const entryId = await post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, journal: 'INT', description: `Extourne des intérêts courus sur l'épargne au ${run.period_start}` });
     await trx('savings_interest_accruals').whereIn('id', posting.accruals.map((accrual) => accrual.rowId)).update({ reversal_entry_id: entryId });
   }
   return {

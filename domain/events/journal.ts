@@ -1,6 +1,13 @@
 import { Money } from '../money';
 import { accountOf, type RoleAccounts, type RuleLeg } from './rules';
 
+/**
+ * The journals an entry belongs to (the journals table, db/migrations/20261129700000_journals.ts): caisse, banque,
+ * opérations diverses, à-nouveaux, and one per kind of automatic posting. A caller names one only where the entry
+ * says nothing of it (a closing, an allocation, an accrual's reversal); the posting finds the others.
+ */
+export type JournalCode = 'CAI' | 'BQ' | 'OD' | 'AN' | 'CLO' | 'AFF' | 'INT' | 'PRV' | 'DAT';
+
 export interface JournalLine {
   /** Account code in the enterprise's chart. */
   account: string;

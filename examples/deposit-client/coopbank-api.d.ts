@@ -1162,6 +1162,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/journals/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The journals entries are posted to, each numbering its entries per accounting year
+         * @description An entry goes to the journal its poster names (closing CLO, opening balances AN, result allocation AFF), else to its reversed entry's, else to the journal of its kind of automatic posting (`event_kinds`), else by its lines: cash (57) CAI, a correspondent (56) BQ, anything else OD.
+         */
+        get: operations["listJournals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/charts/{chart_pk}/entries/{id}/movements/": {
         parameters: {
             query?: never;
@@ -3513,6 +3533,12 @@ export interface components {
             /** @description 80 to 87 in order; an account's amount is its effect on the result (income +, expense −), 86 the tax itself. */
             balances: components["schemas"]["FinancialStatementLine"][];
         };
+        Journal: {
+            code: string;
+            name: string;
+            /** @description The kinds of automatic posting whose entries it holds. */
+            event_kinds: string[];
+        };
         JournalEntry: {
             /** Format: uuid */
             id: string;
@@ -3525,6 +3551,14 @@ export interface components {
             branch: string | null;
             /** Format: date */
             entry_date: string;
+            /** @description The code of the accounting year the entry is in. */
+            exercice: string;
+            /** @description The code of its journal (GET /api/v1/accounts/journals/). */
+            journal: string;
+            /** @description Its number in its journal and year: 1, 2, 3… with no gap, given at posting. */
+            number: number;
+            /** @description Journal, year and number as printed (CAI-2026-000042). */
+            reference: string;
             description: string;
             /**
              * Format: uuid
@@ -3560,6 +3594,16 @@ export interface components {
             label: string;
             debit: components["schemas"]["Money"];
             credit: components["schemas"]["Money"];
+        };
+        /** @description Page<Journal>: one page of a list. */
+        JournalPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["Journal"][];
         };
         Loan: {
             /** Format: uuid */
@@ -11907,6 +11951,14 @@ export interface operations {
                 account?: string;
                 branch?: string;
                 event?: string;
+                /** @description Entries of this journal. */
+                journal?: string;
+                /** @description Entries of the accounting year of this code. */
+                exercice?: string;
+                /** @description Entries numbered from this one (with `journal` and `exercice`, a range of one journal). */
+                number_from?: number;
+                /** @description Entries numbered up to this one. */
+                number_to?: number;
             };
             header?: never;
             path?: never;
@@ -11992,6 +12044,58 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listJournals: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The journals entries are posted to, each numbering its entries per accounting year */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JournalPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -81,6 +81,8 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     t.deepEqual(opening.get(`${world.headOffice} 2027-01-01`), asText(expected.headOffice));
     t.deepEqual(opening.get(`${world.otherBranch} 2027-01-01`), asText(expected.otherBranch));
     t.is(opening.size, 2);
+    const journals = await knex('exercice_closing_entries as x').join('journal_entries as e', 'e.id', 'x.entry_id').where('x.closing_id', closingId).orderBy(['x.step', 'e.journal_number']).select('x.step', 'e.journal_code', 'e.journal_number');
+    t.deepEqual(journals.map((row) => `${row.step} ${row.journal_code} ${row.journal_number}`), ['closing CLO 1', 'opening AN 1', 'opening AN 2'], 'their own journals, numbered from 1 in each year');
 
     // 2027 starts from the à-nouveaux: the 50 000 deposit of January on top, no income or expense carried.
     const january = await trialBalanceOf(coop, '2027-01-31');
@@ -105,6 +107,8 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     t.like(await knex('audit_events').where({ action: 'exercice.reopen', entity_id: coop.year2026 }).first(), { actor_id: world.users.root!.id, details: { reason: 'late invoices', closing: closingId } });
     const reversals = await knex('journal_entries as e').join('exercice_closing_entries as x', 'x.entry_id', 'e.reverses_entry_id').where('x.closing_id', closingId).count<{ count: string }[]>();
     t.is(Number(reversals[0]!.count), 3, 'one reversal per closing entry (1) and opening entry (2)');
+    const reversalJournals = await knex('journal_entries as e').join('exercice_closing_entries as x', 'x.entry_id', 'e.reverses_entry_id').where('x.closing_id', closingId).orderBy('e.journal_code').pluck('e.journal_code');
+    t.deepEqual(reversalJournals, ['AN', 'AN', 'CLO'], 'each reversal in the journal of what it reverses');
     t.is((await trialBalanceOf(coop, '2026-12-31'))['713'], expected.interest.negated().toFixed(0));
     // 2026 open again: 2027 carries it by computation, the same balances, its result pending allocation (13).
     const { 131: closedResult, ...carried } = january;

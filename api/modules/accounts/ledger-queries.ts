@@ -5,6 +5,10 @@ export interface EntryWithLines {
   enterprise: string;
   branch: string | null;
   entry_date: string;
+  exercice: string;
+  journal: string;
+  number: number;
+  reference: string;
   description: string;
   event: string | null;
   rule_config: string | null;
@@ -16,10 +20,16 @@ export interface EntryWithLines {
 /** Entries with their lines, in two queries whatever their number (no query per entry). */
 export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Promise<EntryWithLines[]> {
   if (entryIds.length === 0) return [];
-  const entries = await knex('journal_entries')
-    .whereIn('id', entryIds)
-    .select('id', 'enterprise_id as enterprise', 'branch_id as branch', 'entry_date', 'description', 'event_id as event', 'rule_config_id as rule_config', 'reverses_entry_id as reverses_entry', 'created_at')
-    .orderBy([{ column: 'entry_date' }, { column: 'created_at' }, { column: 'id' }]);
+  const entries = await knex('journal_entries as e')
+    .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
+    .whereIn('e.id', entryIds)
+    .select(
+      'e.id', 'e.enterprise_id as enterprise', 'e.branch_id as branch', 'e.entry_date', 'y.code as exercice', 'e.journal_code as journal', 'e.journal_number as number',
+      // The entry's number as printed: journal, year, number (CAI-2026-000042).
+      knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(e.journal_number::text, 6, '0') AS reference`),
+      'e.description', 'e.event_id as event', 'e.rule_config_id as rule_config', 'e.reverses_entry_id as reverses_entry', 'e.created_at',
+    )
+    .orderBy([{ column: 'e.entry_date' }, { column: 'e.created_at' }, { column: 'e.id' }]);
   const lines = await knex('journal_lines as l')
     .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
     .whereIn('l.entry_id', entryIds)

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
-import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, trialBalanceSchema } from './ledger.schemas';
+import { accountBalanceSchema, accountMovementSchema, journalEntrySchema, journalSchema, trialBalanceSchema } from './ledger.schemas';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -28,6 +28,9 @@ function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | rea
   return branches === 'all' ? query : (query.whereIn('e.branch_id', [...branches]) as B);
 }
 
+/** An entry's number in its journal and year (an integer column). */
+const entryNumber = () => yup.number().integer().min(1).max(2_147_483_647).optional();
+
 const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
 const asOf = isoDate().optional().meta({ description: 'Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings).' });
 
@@ -47,13 +50,22 @@ export const ledgerRoutes = [
       account: yup.string().matches(/^\d{1,12}$/).optional().meta({ description: 'Entries with a line on this account code.' }),
       branch: yup.string().uuid().optional(),
       event: yup.string().uuid().optional(),
+      journal: yup.string().matches(/^[A-Z]{1,6}$/, 'journal must be a journal code (GET /api/v1/accounts/journals/)').optional().meta({ description: 'Entries of this journal.' }),
+      exercice: yup.string().matches(/^[0-9A-Za-z_-]{1,20}$/, 'exercice must be an accounting year code').optional().meta({ description: 'Entries of the accounting year of this code.' }),
+      number_from: entryNumber().meta({ description: 'Entries numbered from this one (with `journal` and `exercice`, a range of one journal).' }),
+      number_to: entryNumber()
+        .test('ordered', 'number_to must not be below number_from', (to, { parent }) => to === undefined || parent.number_from === undefined || to >= parent.number_from)
+        .meta({ description: 'Entries numbered up to this one.' }),
     }),
     errorStatuses: [401],
     response: pageSchema(journalEntrySchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('journal_entries as e').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
+      const rows = scopeToVisible(deps.knex('journal_entries as e').join('exercices_comptables as y', 'y.id', 'e.exercice_id').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
-      whereFilters(rows, query, { enterprise: 'e.enterprise_id', date_from: ['e.entry_date', '>='], date_to: ['e.entry_date', '<='], branch: 'e.branch_id', event: 'e.event_id' });
+      whereFilters(rows, query, {
+        enterprise: 'e.enterprise_id', date_from: ['e.entry_date', '>='], date_to: ['e.entry_date', '<='], branch: 'e.branch_id', event: 'e.event_id',
+        journal: 'e.journal_code', exercice: 'y.code', number_from: ['e.journal_number', '>='], number_to: ['e.journal_number', '<='],
+      });
       if (query.account !== undefined) {
         rows.whereExists((sub) => sub.select(1).from('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereRaw('l.entry_id = e.id').where('c.code', query.account!));
       }
@@ -78,6 +90,20 @@ export const ledgerRoutes = [
       requireVisible(principal, { enterpriseId: entry.enterprise, branchId: entry.branch }, 'The journal entry');
       return entry;
     },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/journals/',
+    module: 'accounts',
+    operationId: 'listJournals',
+    summary: 'The journals entries are posted to, each numbering its entries per accounting year',
+    description: 'An entry goes to the journal its poster names (closing CLO, opening balances AN, result allocation AFF), else to its reversed entry\'s, '
+      + 'else to the journal of its kind of automatic posting (`event_kinds`), else by its lines: cash (57) CAI, a correspondent (56) BQ, anything else OD.',
+    access: 'authenticated',
+    query: listQuerySchema([], {}),
+    errorStatuses: [401],
+    response: pageSchema(journalSchema),
+    handler: async ({ query, deps, ctx }) => paginateRows(deps.knex('journals').orderBy('code').select('code', 'name', 'event_kinds'), query, new URL(ctx.href)),
   }),
   defineRoute({
     method: 'get',

@@ -12,6 +12,10 @@ export const journalEntrySchema = yup
     enterprise: uuid(),
     branch: uuid().nullable().meta({ description: 'null for an entry of the enterprise itself (no branch).' }),
     entry_date: dateResponse(),
+    exercice: yup.string().required().meta({ description: 'The code of the accounting year the entry is in.' }),
+    journal: yup.string().required().meta({ description: 'The code of its journal (GET /api/v1/accounts/journals/).' }),
+    number: yup.number().integer().required().meta({ description: 'Its number in its journal and year: 1, 2, 3… with no gap, given at posting.' }),
+    reference: yup.string().required().meta({ description: 'Journal, year and number as printed (CAI-2026-000042).' }),
     description: yup.string().defined(),
     event: uuid().nullable().meta({ description: 'The business event it records; null for a manual entry.' }),
     rule_config: uuid().nullable().meta({ description: 'The version of the posting rule applied.' }),
@@ -22,6 +26,14 @@ export const journalEntrySchema = yup
       .required(),
   })
   .meta({ component: 'JournalEntry' });
+
+export const journalSchema = yup
+  .object({
+    code: yup.string().required(),
+    name: yup.string().required(),
+    event_kinds: yup.array(yup.string().required()).required().meta({ description: 'The kinds of automatic posting whose entries it holds.' }),
+  })
+  .meta({ component: 'Journal' });
 
 /** A line of an account's movements: its signed amount and the balance after it, in posting order. */
 export const movementFields = {
