@@ -4,8 +4,8 @@ import { up as postWithoutJournal } from './20261128200000_posting_generic_plan'
 /**
  * Journals and entry numbers (docs/architecture.md §9, docs/domain.md §2): every journal entry belongs to a journal
  * (caisse, banque, opérations diverses, à-nouveaux, one per kind of automatic posting) and carries a number,
- * sequential per journal and accounting year with no gap, given at posting in the posting's transaction (a
- * refused or rolled-back posting takes its number back with it). The entry's UUID stays its identity.
+ * sequential per journal and accounting year with no gap, given as its posting commits (a refused or rolled-back
+ * posting never takes one). The entry's UUID stays its identity.
  *
  * The journal of an entry, in coopbank_post_entry: the one its caller names (a closing, an allocation, an accrual's
  * reversal); else the journal of the entry it reverses; else the journal of its kind (the rule's, else the event's)
@@ -45,7 +45,14 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.alterTable('journal_entries', (table) => {
     table.string('journal_code', 6).references('journals.code');
-    table.integer('journal_number');
+  });
+  await knex.schema.createTable('journal_entry_numbers', (table) => {
+    table.uuid('entry_id').primary().references('journal_entries.id');
+    table.uuid('enterprise_id').notNullable();
+    table.uuid('exercice_id').notNullable();
+    table.string('journal_code', 6).notNullable();
+    table.integer('number').notNullable();
+    table.unique(['enterprise_id', 'exercice_id', 'journal_code', 'number'], { indexName: 'journal_entry_numbers_gap_free' });
   });
   await knex.schema.createTable('journal_sequences', (table) => {
     table.uuid('enterprise_id').notNullable().references('enterprises.id');
@@ -65,22 +72,37 @@ export async function up(knex: Knex): Promise<void> {
       UNION ALL
       SELECT r.id, chain.journal_code FROM journal_entries r JOIN chain ON r.reverses_entry_id = chain.id)
     UPDATE journal_entries e SET journal_code = chain.journal_code FROM chain WHERE e.id = chain.id AND e.journal_code IS NULL`);
-  await knex.raw(`
-    UPDATE journal_entries e SET journal_number = numbered.number
-      FROM (SELECT id, row_number() OVER (PARTITION BY enterprise_id, exercice_id, journal_code ORDER BY created_at, entry_date, id) AS number FROM journal_entries) numbered
-     WHERE e.id = numbered.id`);
   await knex.raw('ALTER TABLE journal_entries ENABLE TRIGGER journal_entries_append_only');
+  await knex.raw('ALTER TABLE journal_entries ALTER COLUMN journal_code SET NOT NULL');
+  await knex.raw(`
+    INSERT INTO journal_entry_numbers (entry_id, enterprise_id, exercice_id, journal_code, number)
+    SELECT id, enterprise_id, exercice_id, journal_code, row_number() OVER (PARTITION BY enterprise_id, exercice_id, journal_code ORDER BY created_at, entry_date, id)
+      FROM journal_entries`);
   await knex.raw(`
     INSERT INTO journal_sequences (enterprise_id, exercice_id, journal_code, last_number)
-    SELECT enterprise_id, exercice_id, journal_code, max(journal_number) FROM journal_entries GROUP BY enterprise_id, exercice_id, journal_code`);
-  await knex.raw(`
-    ALTER TABLE journal_entries ALTER COLUMN journal_code SET NOT NULL, ALTER COLUMN journal_number SET NOT NULL;
-    CREATE UNIQUE INDEX journal_entries_numbered ON journal_entries (enterprise_id, exercice_id, journal_code, journal_number);
-  `);
+    SELECT enterprise_id, exercice_id, journal_code, max(number) FROM journal_entry_numbers GROUP BY enterprise_id, exercice_id, journal_code`);
+  await knex.raw(`CREATE TRIGGER journal_entry_numbers_append_only BEFORE UPDATE OR DELETE ON journal_entry_numbers FOR EACH ROW EXECUTE FUNCTION coopbank_refuse_change()`);
 
-  // coopbank_post_entry with the journal: the same refusals, locks and plans (20261128200000), then the journal and
-  // its next number. The sequence row is taken last, just before the entry is written: it is held until commit, so
-  // the postings of one journal and year commit one after the other; the work before it runs side by side.
+  // The number is given at commit, by a deferred trigger, not when the entry is written: the counter row of a
+  // journal and year is then held only while the posting commits, and the postings of one journal (every cash
+  // movement of the enterprise) do not wait for each other's work, only for each other's commit. Deferred
+  // triggers fire in the order their rows were written: entries of one transaction are numbered in posting order.
+  await knex.raw(`
+    CREATE FUNCTION coopbank_number_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      next_number integer;
+    BEGIN
+      INSERT INTO journal_sequences AS s (enterprise_id, exercice_id, journal_code, last_number) VALUES (NEW.enterprise_id, NEW.exercice_id, NEW.journal_code, 1)
+      ON CONFLICT (enterprise_id, exercice_id, journal_code) DO UPDATE SET last_number = s.last_number + 1
+      RETURNING s.last_number INTO next_number;
+      INSERT INTO journal_entry_numbers (entry_id, enterprise_id, exercice_id, journal_code, number) VALUES (NEW.id, NEW.enterprise_id, NEW.exercice_id, NEW.journal_code, next_number);
+      RETURN NULL;
+    END $$`);
+  await knex.raw(`
+    CREATE CONSTRAINT TRIGGER journal_entries_numbered AFTER INSERT ON journal_entries
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION coopbank_number_entry()`);
+
+  // coopbank_post_entry with the journal: the same refusals, locks and plans (20261128200000), then the journal.
   await knex.raw('DROP FUNCTION coopbank_post_entry(uuid, uuid, date, jsonb, text, uuid, uuid, uuid, uuid)');
   await knex.raw(`
     CREATE FUNCTION coopbank_post_entry(
@@ -92,7 +114,6 @@ export async function up(knex: Knex): Promise<void> {
       problem record;
       exercice uuid;
       entry uuid;
-      number integer;
     BEGIN
       WITH locked AS (
         SELECT c.id, c.code, c.is_active,
@@ -133,12 +154,8 @@ export async function up(knex: Knex): Promise<void> {
         SELECT CASE WHEN bool_or(line->>'account' LIKE '57%') THEN 'CAI' WHEN bool_or(line->>'account' LIKE '56%') THEN 'BQ' ELSE 'OD' END
           INTO journal FROM jsonb_array_elements(lines) AS line;
       END IF;
-      INSERT INTO journal_sequences AS s (enterprise_id, exercice_id, journal_code, last_number) VALUES (enterprise, exercice, journal, 1)
-      ON CONFLICT (enterprise_id, exercice_id, journal_code) DO UPDATE SET last_number = s.last_number + 1
-      RETURNING s.last_number INTO number;
-
-      INSERT INTO journal_entries AS e (enterprise_id, exercice_id, branch_id, entry_date, event_id, rule_config_id, reverses_entry_id, description, created_by, journal_code, journal_number)
-      VALUES (enterprise, exercice, branch, entry_date, event, rule_config, reverses_entry, description, created_by, journal, number)
+      INSERT INTO journal_entries AS e (enterprise_id, exercice_id, branch_id, entry_date, event_id, rule_config_id, reverses_entry_id, description, created_by, journal_code)
+      VALUES (enterprise, exercice, branch, entry_date, event, rule_config, reverses_entry, description, created_by, journal)
       RETURNING e.id INTO entry;
       INSERT INTO journal_lines (entry_id, chart_entry_id, debit, credit)
       SELECT entry, (accounts->(l.line->>'account')->>'id')::uuid, (l.line->>'debit')::numeric, (l.line->>'credit')::numeric
@@ -150,10 +167,11 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP FUNCTION coopbank_post_entry(uuid, uuid, date, jsonb, text, uuid, uuid, uuid, uuid, text)');
-  await knex.raw('DROP INDEX journal_entries_numbered');
+  await knex.raw('DROP TRIGGER journal_entries_numbered ON journal_entries');
+  await knex.raw('DROP FUNCTION coopbank_number_entry()');
   await knex.schema.dropTable('journal_sequences');
+  await knex.schema.dropTable('journal_entry_numbers');
   await knex.schema.alterTable('journal_entries', (table) => {
-    table.dropColumn('journal_number');
     table.dropColumn('journal_code');
   });
   await knex.schema.dropTable('journals');

@@ -121,8 +121,8 @@ test('the general assembly allocates the closed year\'s profit: floors, caps, on
   t.is(replay.headers.get('idempotent-replayed'), 'true');
   t.like(await allocate({ ...decision, assembly_reference: 'PV-other' }, 'ag-2027-01'), { status: 409, body: { code: 'idempotency_key_reused' } });
   t.is(await entriesOf(world.enterpriseId), entriesBefore + 1, 'one entry: the result sits at the head office only');
-  t.like(await knex('result_allocation_entries as x').join('journal_entries as e', 'e.id', 'x.entry_id').where('x.allocation_id', created.body.id).first('e.journal_code', 'e.journal_number'),
-    { journal_code: 'AFF', journal_number: 1 }, 'the allocation journal of 2027');
+  t.like(await knex('result_allocation_entries as x').join('journal_entry_numbers as n', 'n.entry_id', 'x.entry_id').where('x.allocation_id', created.body.id).first('n.journal_code', 'n.number'),
+    { journal_code: 'AFF', number: 1 }, 'the allocation journal of 2027');
 
   t.deepEqual(await linesOf(created.body.id), {
     [`${world.headOffice} 2027-01-05`]: {

@@ -22,11 +22,12 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
   if (entryIds.length === 0) return [];
   const entries = await knex('journal_entries as e')
     .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
+    .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
     .whereIn('e.id', entryIds)
     .select(
-      'e.id', 'e.enterprise_id as enterprise', 'e.branch_id as branch', 'e.entry_date', 'y.code as exercice', 'e.journal_code as journal', 'e.journal_number as number',
+      'e.id', 'e.enterprise_id as enterprise', 'e.branch_id as branch', 'e.entry_date', 'y.code as exercice', 'e.journal_code as journal', 'n.number',
       // The entry's number as printed: journal, year, number (CAI-2026-000042).
-      knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(e.journal_number::text, 6, '0') AS reference`),
+      knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0') AS reference`),
       'e.description', 'e.event_id as event', 'e.rule_config_id as rule_config', 'e.reverses_entry_id as reverses_entry', 'e.created_at',
     )
     .orderBy([{ column: 'e.entry_date' }, { column: 'e.created_at' }, { column: 'e.id' }]);

@@ -60,11 +60,11 @@ export const ledgerRoutes = [
     errorStatuses: [401],
     response: pageSchema(journalEntrySchema),
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('journal_entries as e').join('exercices_comptables as y', 'y.id', 'e.exercice_id').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
+      const rows = scopeToVisible(deps.knex('journal_entries as e').join('exercices_comptables as y', 'y.id', 'e.exercice_id').join('journal_entry_numbers as n', 'n.entry_id', 'e.id').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
       whereFilters(rows, query, {
         enterprise: 'e.enterprise_id', date_from: ['e.entry_date', '>='], date_to: ['e.entry_date', '<='], branch: 'e.branch_id', event: 'e.event_id',
-        journal: 'e.journal_code', exercice: 'y.code', number_from: ['e.journal_number', '>='], number_to: ['e.journal_number', '<='],
+        journal: 'e.journal_code', exercice: 'y.code', number_from: ['n.number', '>='], number_to: ['n.number', '<='],
       });
       if (query.account !== undefined) {
         rows.whereExists((sub) => sub.select(1).from('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereRaw('l.entry_id = e.id').where('c.code', query.account!));
