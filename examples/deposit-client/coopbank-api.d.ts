@@ -1941,7 +1941,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+        /** Term deposits matured (paid out or renewed) the user may see, newest maturity first, by maturity date, branch or account; a renewed account has one per term */
         get: operations["listTermDepositMaturities"];
         put?: never;
         post?: never;
@@ -2899,7 +2899,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -2931,7 +2931,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -3324,7 +3324,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -4581,7 +4581,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -4693,6 +4693,13 @@ export interface components {
             accrued_interest_account_code: string;
             /** @description Term deposits: months from opening to maturity; null for other kinds. */
             term_months: number | null;
+            /**
+             * @description Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).
+             * @enum {string|null}
+             */
+            maturity_instruction: "pay_out" | "renew" | "renew_with_interest" | null;
+            /** @description Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest. */
+            early_closure_rate: string | null;
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4954,8 +4961,11 @@ export interface components {
             enterprise: string;
             /** Format: uuid */
             account: string;
-            /** Format: uuid */
-            payout_account: string;
+            /**
+             * Format: uuid
+             * @description The demand account paid; null when nothing was (a renewal with its interest).
+             */
+            payout_account: string | null;
             /** Format: date */
             maturity_date: string;
             /**
@@ -4963,7 +4973,18 @@ export interface components {
              * @description The month end that matured it.
              */
             period_end: string;
+            /**
+             * @description The product's maturity instruction applied: pay_out, renew or renew_with_interest.
+             * @enum {string}
+             */
+            instruction: "pay_out" | "renew" | "renew_with_interest";
             amount: components["schemas"]["Money"];
+            renewed_principal: components["schemas"]["Money"] | null;
+            /**
+             * Format: date
+             * @description A renewal: the new term's maturity; null when paid out.
+             */
+            renewed_until: string | null;
             /** Format: uuid */
             maturity_event: string | null;
             /** Format: uuid */
@@ -12968,7 +12989,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -13118,7 +13139,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -13178,7 +13199,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             };
             header?: never;
             path?: never;
@@ -13237,7 +13258,7 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
                     legs: {
                         debit: {
                             account?: string;
@@ -13341,7 +13362,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             };
             header?: never;
             path?: never;
@@ -14341,6 +14362,13 @@ export interface operations {
                      */
                     interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     term_months?: number;
+                    /**
+                     * @description Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity). Default pay_out.
+                     * @enum {string}
+                     */
+                    maturity_instruction?: "pay_out" | "renew" | "renew_with_interest";
+                    /** @description Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest. Default "0". */
+                    early_closure_rate?: string;
                 };
             };
         };
@@ -14518,6 +14546,13 @@ export interface operations {
                     interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     /** @description Term deposits only; the accounts opened after take it. */
                     term_months?: number;
+                    /**
+                     * @description Term deposits only; applies from the next maturity of each account.
+                     * @enum {string}
+                     */
+                    maturity_instruction?: "pay_out" | "renew" | "renew_with_interest";
+                    /** @description Term deposits only; from 0 to interest_rate; applies to the closures after. */
+                    early_closure_rate?: string;
                     is_active?: boolean;
                 };
             };
@@ -15976,7 +16011,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+            /** @description Term deposits matured (paid out or renewed) the user may see, newest maturity first, by maturity date, branch or account; a renewed account has one per term */
             200: {
                 headers: {
                     [name: string]: unknown;
