@@ -39,14 +39,14 @@ const maturingAccountIds = (knex: Knex, period: MonthEndPeriod): Promise<string[
  * The first day of an account's running term: the day of its last renewal (the maturity before the current one), or
  * its opening day.
  */
-async function termStartOf(trx: Knex.Transaction, term: CompteClient): Promise<IsoDate> {
+export async function termStartOf(trx: Knex.Transaction, term: CompteClient): Promise<IsoDate> {
   const renewed = await trx('term_deposit_maturities').where({ compte_client_id: term.id }).where('maturity_date', '<', term.maturityDate!)
     .first(trx.raw(`to_char(max(maturity_date), 'YYYY-MM-DD') AS day`));
   return (renewed?.day as string | null | undefined) ?? term.openedOn;
 }
 
 /** `amount` credited to the member's demand account, from 459, by an event about it; its kept balance moved alike. */
-async function creditPayoutAccount(
+export async function creditPayoutAccount(
   trx: Knex.Transaction, transfer: { term: CompteClient; payout: CompteClient; amount: Money; date: IsoDate; key: string },
 ): Promise<string> {
   const { term, payout, amount, date } = transfer;

@@ -1,8 +1,9 @@
 import { parseIsoDate, type IsoDate } from '../calendar';
+import { Money } from '../money';
 
 /**
- * Term deposits (DAT, docs/domain.md §9): what a product does at maturity and the length of an account's term.
- * Pure: the dates come in as arguments.
+ * Term deposits (DAT, docs/domain.md §9): what a product does at maturity, the length of an account's term, and the
+ * settlement of a closure before maturity. Pure: the dates, figures and rates come in as arguments.
  */
 
 /**
@@ -22,4 +23,26 @@ export function termMonthsBetween(start: IsoDate, maturity: IsoDate): number {
   const from = parseIsoDate(start);
   const to = parseIsoDate(maturity);
   return (to.year - from.year) * 12 + (to.month - from.month);
+}
+
+/** What the closed term earns at the penalty rate (gross, to the franc) and what it was paid already at the contract rate. */
+export interface EarlyClosureFacts {
+  grossDue: Money;
+  withholdingTaxRate: Money;
+  grossPaid: Money;
+  taxPaid: Money;
+}
+
+/**
+ * The settlement of an early closure: the tax on the interest due is its withholding rate, rounded half up as any
+ * posting's; the interest already paid beyond what is due is taken back (`interestDelta` negative: the expense
+ * reduced) and the tax withheld on it given back (`taxDelta` negative), or what is due beyond it is paid (positive).
+ * The member's account moves by the net difference, `memberDelta` = interestDelta − taxDelta, recovered from the
+ * principal when negative.
+ */
+export function earlyClosureSettlement(facts: EarlyClosureFacts): { taxDue: Money; interestDelta: Money; taxDelta: Money; memberDelta: Money } {
+  const taxDue = facts.grossDue.times(facts.withholdingTaxRate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  const interestDelta = facts.grossDue.minus(facts.grossPaid);
+  const taxDelta = taxDue.minus(facts.taxPaid);
+  return { taxDue, interestDelta, taxDelta, memberDelta: interestDelta.minus(taxDelta) };
 }

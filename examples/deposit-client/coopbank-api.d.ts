@@ -1756,6 +1756,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/members/accounts/{id}/early-closure/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate
+         * @description On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the product's early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit (not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).
+         */
+        post: operations["closeTermDepositEarly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/members/accounts/{id}/statement/": {
         parameters: {
             query?: never;
@@ -4953,6 +4973,66 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["StatementLine"][];
+        };
+        TermDepositEarlyClosure: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            account: string;
+            /**
+             * Format: uuid
+             * @description The member's demand account paid.
+             */
+            payout_account: string;
+            /**
+             * Format: date
+             * @description The business date of the closure, the date of its entries.
+             */
+            closed_on: string;
+            /**
+             * Format: date
+             * @description The running term's first day: the opening, or the last renewal.
+             */
+            term_started_on: string;
+            /**
+             * Format: date
+             * @description The maturity the term would have reached.
+             */
+            maturity_date: string;
+            /**
+             * Format: date
+             * @description The last day of interest: the day before the closure.
+             */
+            interest_to: string;
+            interest_basis: string;
+            day_count: string;
+            /** @description The product's penalty rate, paid instead of the contract rate over the whole term. */
+            early_closure_rate: string;
+            withholding_tax_rate: string;
+            principal: components["schemas"]["Money"];
+            gross_due: components["schemas"]["Money"];
+            tax_due: components["schemas"]["Money"];
+            gross_paid: components["schemas"]["Money"];
+            tax_paid: components["schemas"]["Money"];
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: uuid
+             * @description savings_interest (gross_due above gross_paid) or savings_interest_recovery (below); null when equal.
+             */
+            interest_event: string | null;
+            /**
+             * Format: uuid
+             * @description withholding_tax or withholding_tax_refund; null when equal.
+             */
+            tax_event: string | null;
+            /** Format: uuid */
+            closure_event: string | null;
+            /** Format: uuid */
+            payout_event: string | null;
+            /** Format: uuid */
+            closed_by: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         TermDepositMaturity: {
             /** Format: uuid */
@@ -15105,6 +15185,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompteClient"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeTermDepositEarly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the member closes early, kept in the audit trail. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TermDepositEarlyClosure"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

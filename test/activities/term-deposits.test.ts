@@ -1,12 +1,15 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { postSavingsInterest } from '../../activities/members/savings-interest.activity';
 import { matureTermDeposits } from '../../activities/members/term-deposits.activity';
 import { Money } from '../../domain/money';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { runMonthEnd } from '../helpers/month-ends';
 import { accountOf, savingsProductOf } from '../helpers/savings';
 import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
  * Term deposits at maturity (renewal) and closed before it (docs/domain.md §9). Every figure is computed here by
@@ -14,12 +17,13 @@ import { fileTeardown } from '../helpers/teardown';
  * withholding rate of that gross half up, the net the rest.
  */
 const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
 let app: TestApp;
 let knex: Knex;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex });
+  app = await startTestApp(file, { knex, taskQueue });
 });
 
 const context = () => testActivityContext(knex);
@@ -123,4 +127,104 @@ test('renew_with_interest: the interest net of tax becomes principal, and the se
   t.is(await accountBalance(knex, world.enterpriseId, '36100'), `-${afterThird.toFixed(0)}`);
   t.is(await reconciliation(world), 0);
   t.true(await ledgerBalanced(knex, world.enterpriseId));
+});
+
+const closeEarly = (world: LoanWorld, account: string, as = 'branch_head') =>
+  app.request('POST', `/api/v1/members/accounts/${account}/early-closure/`, { headers: world.users[as]!.headers, json: { reason: 'the member needs the money' } });
+
+test('early closure of a term paid at maturity: the term earns the penalty rate from its opening to the day before; standing accruals are reversed by the next month end', async (t) => {
+  const { world, demand, term } = await termWorld('TD3', { term_months: 12, early_closure_rate: '0.02' });
+  await setBusinessDate(world, '2026-05-01');
+  await withWorker(knex, async () => t.is((await runMonthEnd(world, '2026-04')).body.status, 'done'), taskQueue);
+  const standing = await knex('savings_interest_accruals').where({ compte_client_id: term }).whereNull('reversal_entry_id').select('amount');
+  t.deepEqual(standing, [{ amount: francs(new Money(1_000_000).times('0.06').times(30).div(360)).toFixed(0) }], 'April\'s interest accrued at the contract rate');
+
+  await setBusinessDate(world, '2026-05-10');
+  const closed = await closeEarly(world, term);
+  t.is(closed.status, 200, closed.text);
+  // 15 January to 9 May: 16 + 30 + 30 + 30 + 9 = 115 days of 30/360 on 1 000 000 at 2 % instead of 6 %; 10 % withheld.
+  const gross = francs(new Money(1_000_000).times('0.02').times(115).div(360));
+  const tax = francs(gross.times('0.1'));
+  const amount = new Money(1_000_000).plus(gross).minus(tax);
+  t.deepEqual([gross, tax, amount].map((figure) => figure.toFixed(0)), ['6389', '639', '1005750']);
+  t.like(closed.body, {
+    account: term, payout_account: demand, closed_on: '2026-05-10', term_started_on: '2026-01-15', maturity_date: '2027-01-15', interest_to: '2026-05-09', early_closure_rate: '0.02',
+    principal: '1000000', gross_due: gross.toFixed(0), tax_due: tax.toFixed(0), gross_paid: '0', tax_paid: '0', amount: amount.toFixed(0),
+  });
+  t.like(await accountRow(term), { balance: '0', status: 'closed', closed_on: '2026-05-10' });
+  t.is((await accountRow(demand)).balance, amount.plus(10_000).toFixed(0));
+  const audit = await knex('audit_events').where({ entity_id: term, action: 'compte_client.close_early' }).first('actor_id', 'details');
+  t.is(audit?.actor_id, world.users.branch_head!.id);
+  t.like(audit?.details, { reason: 'the member needs the money', amount: amount.toFixed(0) });
+
+  // May's month end reverses April's accrual and accrues nothing for the closed account: the expense is the penalty interest.
+  await setBusinessDate(world, '2026-06-01');
+  await withWorker(knex, async () => t.is((await runMonthEnd(world, '2026-05')).body.status, 'done'), taskQueue);
+  t.is((await knex('savings_interest_accruals').where({ compte_client_id: term }).whereNull('reversal_entry_id')).length, 0);
+  t.is(await accountBalance(knex, world.enterpriseId, '612'), gross.toFixed(0));
+  t.is(await accountBalance(knex, world.enterpriseId, '36900'), '0');
+  t.is(await accountBalance(knex, world.enterpriseId, '36100'), '0');
+  t.is(await accountBalance(knex, world.enterpriseId, '4302'), `-${tax.toFixed(0)}`);
+  t.is(await accountBalance(knex, world.enterpriseId, '459'), '0');
+  t.is(await reconciliation(world), 0);
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+});
+
+test('early closure of a term paying its interest each month: the interest paid beyond the penalty rate is recovered from the principal, its tax given back', async (t) => {
+  const { world, demand, term } = await termWorld('TD4', { term_months: 12, interest_payment: 'to_payout_account', early_closure_rate: '0.01' });
+  for (const [period, next] of [['2026-01', '2026-02-01'], ['2026-02', '2026-03-01'], ['2026-03', '2026-04-01']] as const) {
+    await setBusinessDate(world, next);
+    await postSavingsInterest(context(), monthOf(world.enterpriseId, period));
+  }
+  // Paid at 6 %: January 16 days, February and March 30 each; each posting's tax half up on its own gross.
+  const monthly = [16, 30, 30].map((days) => francs(new Money(1_000_000).times('0.06').times(days).div(360)));
+  const paidGross = monthly.reduce((sum, gross) => sum.plus(gross), new Money(0));
+  const paidTax = monthly.reduce((sum, gross) => sum.plus(francs(gross.times('0.1'))), new Money(0));
+  t.deepEqual([paidGross, paidTax].map((figure) => figure.toFixed(0)), ['12667', '1267']);
+  t.is((await accountRow(demand)).balance, paidGross.minus(paidTax).plus(10_000).toFixed(0));
+
+  await setBusinessDate(world, '2026-04-20');
+  const closed = await closeEarly(world, term, 'direction');
+  t.is(closed.status, 200, closed.text);
+  // 15 January to 19 April: 16 + 30 + 30 + 19 = 95 days at 1 %.
+  const gross = francs(new Money(1_000_000).times('0.01').times(95).div(360));
+  const tax = francs(gross.times('0.1'));
+  const recovered = paidGross.minus(paidTax).minus(gross.minus(tax));
+  t.deepEqual([gross, tax, recovered].map((figure) => figure.toFixed(0)), ['2639', '264', '9025']);
+  t.like(closed.body, { gross_due: '2639', tax_due: '264', gross_paid: '12667', tax_paid: '1267', amount: new Money(1_000_000).minus(recovered).toFixed(0) });
+  t.is((await accountRow(demand)).balance, new Money(1_010_000).plus(gross).minus(tax).toFixed(0), 'the member keeps the principal and the interest at the penalty rate, net');
+  const kinds = await knex('business_event_logs').where({ subject_id: term, business_date: '2026-04-20' }).orderBy('kind').select('kind', 'amount');
+  t.deepEqual(kinds, [
+    { kind: 'savings_interest_recovery', amount: paidGross.minus(gross).toFixed(0) },
+    { kind: 'term_deposit_early_closure', amount: new Money(1_000_000).minus(recovered).toFixed(0) },
+    { kind: 'withholding_tax_refund', amount: paidTax.minus(tax).toFixed(0) },
+  ]);
+  t.is(await accountBalance(knex, world.enterpriseId, '612'), gross.toFixed(0));
+  t.is(await accountBalance(knex, world.enterpriseId, '4302'), `-${tax.toFixed(0)}`);
+  t.is(await accountBalance(knex, world.enterpriseId, '36100'), '0');
+  t.is(await reconciliation(world), 0);
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+});
+
+test('early closure is refused, naming the account, for another kind, a closed, frozen or matured term, and a role below branch head; nothing is posted', async (t) => {
+  const { world, demand, term, termProduct, member } = await termWorld('TD5', {});
+  const problem = async (account: string, code: string, as = 'branch_head') => {
+    const refused = await closeEarly(world, account, as);
+    t.like(refused.body, { status: 409, code, errors: [{ field: 'id' }] }, code);
+    t.is(refused.headers.get('content-type'), 'application/problem+json');
+  };
+  await problem(demand, 'not_a_term_deposit');
+  t.is((await closeEarly(world, term, 'cashier')).status, 403, 'a cashier');
+  t.is((await closeEarly(world, term, 'other_head')).status, 404, 'the head of another branch does not see it');
+  const frozen = await accountOf(world, member, termProduct, '500000');
+  await app.request('POST', `/api/v1/members/accounts/${frozen}/freeze/`, { headers: world.users.branch_head!.headers, json: { reason: 'a dispute' } });
+  await problem(frozen, 'account_not_open');
+  await setBusinessDate(world, '2026-04-15');
+  await problem(term, 'term_deposit_matured');
+  t.is((await knex('business_event_logs').where({ subject_id: term }).whereNot('kind', 'deposit')).length, 0, 'nothing posted');
+  t.like((await dailyRun(world)).body, { matured: 1 });
+  await problem(term, 'account_not_open');
+  t.is((await closeEarly(world, '00000000-0000-4000-8000-000000000000')).status, 404);
+  t.is((await app.request('POST', `/api/v1/members/accounts/${term}/early-closure/`, { headers: world.users.branch_head!.headers, json: {} })).body.errors[0].field, 'reason');
+  t.is(await reconciliation(world), 0);
 });
