@@ -137,7 +137,8 @@ test('early closure of a term paid at maturity: the term earns the penalty rate 
   await setBusinessDate(world, '2026-05-01');
   await withWorker(knex, async () => t.is((await runMonthEnd(world, '2026-04')).body.status, 'done'), taskQueue);
   const standing = await knex('savings_interest_accruals').where({ compte_client_id: term }).whereNull('reversal_entry_id').select('amount');
-  t.deepEqual(standing, [{ amount: francs(new Money(1_000_000).times('0.06').times(30).div(360)).toFixed(0) }], 'April\'s interest accrued at the contract rate');
+  // Accrued at the contract rate since the opening (paid at maturity, nothing paid yet): 15 January to 30 April, 16 + 30 + 30 + 30 = 106 days.
+  t.deepEqual(standing, [{ amount: francs(new Money(1_000_000).times('0.06').times(106).div(360)).toFixed(0) }], 'the interest earned and not paid, accrued');
 
   await setBusinessDate(world, '2026-05-10');
   const closed = await closeEarly(world, term);
