@@ -80,7 +80,8 @@ export async function accrueSavingsInterest(trx: Knex.Transaction, { run, post }
   }
   const accruals: (Accrual & { from: string })[] = [];
   for (const { account, product } of await accruingAccounts(trx, run.enterprise_id, run.period_end)) {
-    const cycleStart = cycleStartOf(product.postingFrequency, run.period_end);
+    // A term paid at maturity owes its interest from its first day (opening or renewal, after the last paid), not from the cycle's.
+    const cycleStart = product.interestPayment === 'at_maturity' ? null : cycleStartOf(product.postingFrequency, run.period_end);
     const paid = await paidThrough(trx, account.id);
     const window = interestWindow({ openedOn: account.openedOn, cycleStart, paidThrough: paid, maturityDate: account.maturityDate, through: run.period_end });
     if (window === null) continue;

@@ -93,9 +93,14 @@ async function ratesOf(trx: Knex.Transaction, productId: string): Promise<RatePe
   return rows.map((row) => ({ from: row.from, annualRate: new Money(row.annual_rate) }));
 }
 
-/** The figures of an account's interest over a window, its product's terms and rates; the rate in force at the window's end beside them. */
-export async function interestFigures(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange): Promise<InterestFigures & { rateAtEnd: Money }> {
-  const rates = await ratesOf(trx, product.id);
+/**
+ * The figures of an account's interest over a window, its product's terms and rates (or `rates` given: a term
+ * deposit closed early earns its product's penalty rate instead); the rate in force at the window's end beside them.
+ */
+export async function interestFigures(
+  trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange, given?: readonly RatePeriod[],
+): Promise<InterestFigures & { rateAtEnd: Money }> {
+  const rates = given ?? await ratesOf(trx, product.id);
   const terms = { basis: product.interestBasis, dayCount: product.dayCount, rates, withholdingTaxRate: new Money(product.withholdingTaxRate) };
   const rateAtEnd = [...rates].reverse().find((rate) => rate.from <= window.to)?.annualRate ?? new Money(0);
   return { ...interestOver(await balanceHistory(trx, account.id, window), window, terms), rateAtEnd };
@@ -130,14 +135,16 @@ export async function postInterest(trx: Knex.Transaction, posting: InterestPosti
   const payload = {
     account: account.id, account_number: account.number, interest_from: window.from, interest_to: window.to, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax),
   };
+  // A renewed term may mature on a month end that also pays it periodically: the maturity's key is its own.
+  const key = `${account.id}:${posting.occasion === 'maturity' ? 'maturity:' : ''}${periodEnd}`;
   const interest = await recordDatedEvent(trx, {
-    ...event, kind: 'savings_interest', amount: figures.gross, payload, idempotencyKey: `savings-interest:${account.id}:${periodEnd}`,
+    ...event, kind: 'savings_interest', amount: figures.gross, payload, idempotencyKey: `savings-interest:${key}`,
     description: `savings interest ${account.number} ${window.from} to ${window.to}`,
   });
   const tax = figures.tax.isZero()
     ? null
     : await recordDatedEvent(trx, {
-        ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${account.id}:${periodEnd}`,
+        ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${key}`,
         description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
       });
   await trx('comptes_clients').where({ id: credited.account.id }).update({ balance: trx.raw('balance + ?::numeric', [formatAmount(figures.net)]) });
@@ -169,7 +176,7 @@ async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string
     .whereNot('p.interest_payment', 'at_maturity')
     .where('a.opened_on', '<=', period.periodEnd)
     .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', period.periodEnd))
-    .whereNotExists(knex('savings_interest_postings as s').whereRaw('s.compte_client_id = a.id').where('s.period_end', period.periodEnd))
+    .whereNotExists(knex('savings_interest_postings as s').whereRaw('s.compte_client_id = a.id').where({ 's.period_end': period.periodEnd, 's.occasion': 'periodic' }))
     .orderBy('a.id')
     .pluck('a.id');
 }
@@ -185,7 +192,7 @@ async function payoutOf(trx: Knex.Transaction, account: CompteClient, product: S
 async function postAccountInterest(knex: Knex, accountId: string, periodEnd: IsoDate): Promise<number> {
   return inTransaction(knex, async (trx) => {
     const account = await CompteClient.query(trx).findById(accountId).forUpdate().throwIfNotFound();
-    const posted = await trx('savings_interest_postings').where({ compte_client_id: accountId, period_end: periodEnd }).first('id');
+    const posted = await trx('savings_interest_postings').where({ compte_client_id: accountId, period_end: periodEnd, occasion: 'periodic' }).first('id');
     if (account.status === 'closed' || posted !== undefined) return 0;
     const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
     const window = interestWindow({

@@ -30,7 +30,10 @@ export type InterestSettings = Pick<
   'interestBasis' | 'dayCount' | 'postingFrequency' | 'withholdingTaxRate' | 'withholdingTaxAccountCode' | 'interestExpenseAccountCode' | 'accruedInterestAccountCode' | 'interestPayment'
 >;
 
-type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings> & {
+/** What a term deposit does at maturity and pays when closed before (docs/domain.md §9); null for the other kinds. */
+export type TermSettings = Pick<SavingsProduct, 'maturityInstruction' | 'earlyClosureRate'>;
+
+type ProductChanges = Partial<Omit<ProductFields, 'code' | 'kind'> & InterestSettings & TermSettings> & {
   isActive?: boolean;
   /** The day a new interest rate applies from (default: the business date). */
   interestRateFrom?: string;
@@ -62,25 +65,53 @@ async function assertInterestAccounts(trx: Knex.Transaction, enterpriseId: strin
   await postableAccounts(trx, enterpriseId, [expense, tax, accrued].filter((code): code is string => code !== undefined));
 }
 
+/**
+ * A term product's maturity and early-closure settings against its other terms: none on another kind; the penalty
+ * rate from 0 to the product's rate (a member closing early never earns more than one keeping the contract); a
+ * renewal with the interest only where the interest stays in the deposit until maturity (`at_maturity`), since one
+ * paid out at each posting is no longer there to renew. `given`: a change of the rate or the interest payment
+ * alone, which the refusal then names, as it broke a term setting kept.
+ */
+function assertTermSettings(product: Pick<SavingsProduct, 'kind' | 'interestRate' | 'interestPayment'> & Partial<TermSettings>, given: Partial<Record<'rate' | 'payment', boolean>> = {}): void {
+  const { kind, maturityInstruction, earlyClosureRate } = product;
+  if (kind !== 'term_deposit') {
+    if (maturityInstruction !== undefined && maturityInstruction !== null) throw invalid('maturity_instruction', 'maturity_instruction is only for a term deposit');
+    if (earlyClosureRate !== undefined && earlyClosureRate !== null) throw invalid('early_closure_rate', 'early_closure_rate is only for a term deposit');
+    return;
+  }
+  if (earlyClosureRate !== undefined && earlyClosureRate !== null && new Money(earlyClosureRate).gt(product.interestRate)) {
+    const field = given.rate === true ? 'interest_rate' : 'early_closure_rate';
+    throw invalid(field, `early_closure_rate (${earlyClosureRate}) must be from 0 to the product's interest_rate (${product.interestRate})`);
+  }
+  if (maturityInstruction === 'renew_with_interest' && product.interestPayment !== 'at_maturity') {
+    const field = given.payment === true ? 'interest_payment' : 'maturity_instruction';
+    throw invalid(field, 'maturity_instruction renew_with_interest needs interest_payment at_maturity: interest paid out at each posting cannot be renewed');
+  }
+}
+
 export async function createSavingsProduct(
   context: ActivityContext,
   actor: Actor,
   enterpriseId: string,
-  fields: ProductFields & Partial<InterestSettings>,
+  fields: ProductFields & Partial<InterestSettings & TermSettings>,
 ): Promise<SavingsProduct> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       if ((fields.kind === 'term_deposit') !== (fields.termMonths !== undefined)) throw invalid('term_months', 'term_months is required for a term deposit and only for one');
       await assertDepositAccount(trx, enterpriseId, fields.depositAccountCode);
-      const defaults: InterestSettings = {
+      const term = fields.kind === 'term_deposit';
+      const defaults: InterestSettings & TermSettings = {
         ...defaultInterestSettings,
-        interestPayment: fields.kind === 'term_deposit' ? 'at_maturity' : 'to_account',
+        interestPayment: term ? 'at_maturity' : 'to_account',
         interestExpenseAccountCode: defaultInterestExpenseAccount(fields.depositAccountCode),
         accruedInterestAccountCode: defaultAccruedInterestAccount(fields.depositAccountCode),
+        maturityInstruction: term ? 'pay_out' : null,
+        earlyClosureRate: term ? '0' : null,
       };
       const settled = { ...defaults, ...withoutUndefined(fields), termMonths: fields.termMonths ?? null };
       await assertInterestAccounts(trx, enterpriseId, settled);
       assertInterestPayment(fields.kind, settled.interestPayment);
+      assertTermSettings({ ...settled, kind: fields.kind, interestRate: fields.interestRate });
       const product = await SavingsProduct.query(trx).insertAndFetch({ enterpriseId, ...settled });
       await trx('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: firstRateDate, annual_rate: product.interestRate, reason: 'the rate at creation', created_by: actor.userId });
       await recordAudit(trx, actor, { action: 'savings_product.create', entityType: 'savings_product', entityId: product.id, enterpriseId, details: { ...settled } });
@@ -139,6 +170,10 @@ export async function updateSavingsProduct(context: ActivityContext, actor: Acto
     }
     if (changes.termMonths !== undefined && product.kind !== 'term_deposit') throw invalid('term_months', 'term_months is only for a term deposit');
     assertInterestPayment(product.kind, changes.interestPayment);
+    assertTermSettings({ ...product, ...withoutUndefined(changes) }, {
+      rate: changes.interestRate !== undefined && changes.earlyClosureRate === undefined,
+      payment: changes.interestPayment !== undefined && changes.maturityInstruction === undefined,
+    });
     await assertInterestAccounts(trx, product.enterpriseId, changes);
     if (changes.depositAccountCode !== undefined && changes.depositAccountCode !== product.depositAccountCode) {
       const [opened] = await trx('comptes_clients').where({ product_id: productId }).whereNot('status', 'closed').count({ count: '*' });

@@ -1,4 +1,5 @@
 import type { DayCount, InterestBasis, interestPayments, PostingFrequency } from '../../domain/members/savings-interest';
+import type { MaturityInstruction } from '../../domain/members/term-deposits';
 import { BaseModel } from './base.model';
 
 export class SavingsProduct extends BaseModel {
@@ -29,4 +30,8 @@ export class SavingsProduct extends BaseModel {
   interestExpenseAccountCode!: string;
   /** Term deposits only: the months from opening to maturity. */
   termMonths!: number | null;
+  /** Term deposits only: what happens at maturity (paid out, renewed, renewed with the interest). */
+  maturityInstruction!: MaturityInstruction | null;
+  /** Term deposits only: the annual rate (decimal string) a term closed before maturity earns instead of the contract's. */
+  earlyClosureRate!: string | null;
 }

@@ -27,6 +27,9 @@ export const eventKinds = [
   'term_deposit_maturity',
   'term_deposit_payout',
   'savings_interest_accrual',
+  'term_deposit_early_closure',
+  'savings_interest_recovery',
+  'withholding_tax_refund',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -34,7 +37,9 @@ export type EventKind = (typeof eventKinds)[number];
  * The kinds that move members' money or capital: a suspended enterprise records none. The others keep the
  * books true (accruals, reclassifications, provisions, write-off), the effect of a withdrawal noticed earlier, and
  * what a savings contract itself owes at a month end: its interest, the tax withheld on it, a term deposit reaching
- * its term and paid to the member's demand account (docs/domain.md §9).
+ * its term and paid to the member's demand account, and what an early closure recomputes (the interest paid beyond
+ * the penalty rate taken back, the tax withheld on it given back); the closure itself is the member's request, money
+ * moving (docs/domain.md §9).
  */
 const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'interest_accrual',
@@ -51,6 +56,8 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'term_deposit_maturity',
   'term_deposit_payout',
   'savings_interest_accrual',
+  'savings_interest_recovery',
+  'withholding_tax_refund',
 ]);
 export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
 

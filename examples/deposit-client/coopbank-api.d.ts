@@ -1776,6 +1776,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/members/accounts/{id}/early-closure/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate
+         * @description On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the product's early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit (not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).
+         */
+        post: operations["closeTermDepositEarly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/members/accounts/{id}/statement/": {
         parameters: {
             query?: never;
@@ -1961,7 +1981,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+        /** Term deposits matured (paid out or renewed) the user may see, newest maturity first, by maturity date, branch or account; a renewed account has one per term */
         get: operations["listTermDepositMaturities"];
         put?: never;
         post?: never;
@@ -2919,7 +2939,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -2951,7 +2971,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -3344,7 +3364,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -4625,7 +4645,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -4737,6 +4757,13 @@ export interface components {
             accrued_interest_account_code: string;
             /** @description Term deposits: months from opening to maturity; null for other kinds. */
             term_months: number | null;
+            /**
+             * @description Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).
+             * @enum {string|null}
+             */
+            maturity_instruction: "pay_out" | "renew" | "renew_with_interest" | null;
+            /** @description Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest. */
+            early_closure_rate: string | null;
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4991,6 +5018,66 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["StatementLine"][];
         };
+        TermDepositEarlyClosure: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            account: string;
+            /**
+             * Format: uuid
+             * @description The member's demand account paid.
+             */
+            payout_account: string;
+            /**
+             * Format: date
+             * @description The business date of the closure, the date of its entries.
+             */
+            closed_on: string;
+            /**
+             * Format: date
+             * @description The running term's first day: the opening, or the last renewal.
+             */
+            term_started_on: string;
+            /**
+             * Format: date
+             * @description The maturity the term would have reached.
+             */
+            maturity_date: string;
+            /**
+             * Format: date
+             * @description The last day of interest: the day before the closure.
+             */
+            interest_to: string;
+            interest_basis: string;
+            day_count: string;
+            /** @description The product's penalty rate, paid instead of the contract rate over the whole term. */
+            early_closure_rate: string;
+            withholding_tax_rate: string;
+            principal: components["schemas"]["Money"];
+            gross_due: components["schemas"]["Money"];
+            tax_due: components["schemas"]["Money"];
+            gross_paid: components["schemas"]["Money"];
+            tax_paid: components["schemas"]["Money"];
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: uuid
+             * @description savings_interest (gross_due above gross_paid) or savings_interest_recovery (below); null when equal.
+             */
+            interest_event: string | null;
+            /**
+             * Format: uuid
+             * @description withholding_tax or withholding_tax_refund; null when equal.
+             */
+            tax_event: string | null;
+            /** Format: uuid */
+            closure_event: string | null;
+            /** Format: uuid */
+            payout_event: string | null;
+            /** Format: uuid */
+            closed_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         TermDepositMaturity: {
             /** Format: uuid */
             id: string;
@@ -4998,8 +5085,11 @@ export interface components {
             enterprise: string;
             /** Format: uuid */
             account: string;
-            /** Format: uuid */
-            payout_account: string;
+            /**
+             * Format: uuid
+             * @description The demand account paid; null when nothing was (a renewal with its interest).
+             */
+            payout_account: string | null;
             /** Format: date */
             maturity_date: string;
             /**
@@ -5007,7 +5097,18 @@ export interface components {
              * @description The month end that matured it.
              */
             period_end: string;
+            /**
+             * @description The product's maturity instruction applied: pay_out, renew or renew_with_interest.
+             * @enum {string}
+             */
+            instruction: "pay_out" | "renew" | "renew_with_interest";
             amount: components["schemas"]["Money"];
+            renewed_principal: components["schemas"]["Money"] | null;
+            /**
+             * Format: date
+             * @description A renewal: the new term's maturity; null when paid out.
+             */
+            renewed_until: string | null;
             /** Format: uuid */
             maturity_event: string | null;
             /** Format: uuid */
@@ -13072,7 +13173,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -13222,7 +13323,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -13282,7 +13383,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             };
             header?: never;
             path?: never;
@@ -13341,7 +13442,7 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
                     legs: {
                         debit: {
                             account?: string;
@@ -13445,7 +13546,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund";
             };
             header?: never;
             path?: never;
@@ -14445,6 +14546,13 @@ export interface operations {
                      */
                     interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     term_months?: number;
+                    /**
+                     * @description Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity). Default pay_out.
+                     * @enum {string}
+                     */
+                    maturity_instruction?: "pay_out" | "renew" | "renew_with_interest";
+                    /** @description Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest. Default "0". */
+                    early_closure_rate?: string;
                 };
             };
         };
@@ -14622,6 +14730,13 @@ export interface operations {
                     interest_payment?: "to_account" | "at_maturity" | "to_payout_account";
                     /** @description Term deposits only; the accounts opened after take it. */
                     term_months?: number;
+                    /**
+                     * @description Term deposits only; applies from the next maturity of each account.
+                     * @enum {string}
+                     */
+                    maturity_instruction?: "pay_out" | "renew" | "renew_with_interest";
+                    /** @description Term deposits only; from 0 to interest_rate; applies to the closures after. */
+                    early_closure_rate?: string;
                     is_active?: boolean;
                 };
             };
@@ -15174,6 +15289,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompteClient"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeTermDepositEarly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the member closes early, kept in the audit trail. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TermDepositEarlyClosure"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */
@@ -16080,7 +16278,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account */
+            /** @description Term deposits matured (paid out or renewed) the user may see, newest maturity first, by maturity date, branch or account; a renewed account has one per term */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -26,14 +26,16 @@ test('a product\'s interest settings take the documented defaults, its expense a
   t.is(created.status, 201);
   t.like(created.body, {
     interest_basis: 'minimum_monthly_balance', day_count: '30_360', posting_frequency: 'monthly', withholding_tax_rate: '0.000000', withholding_tax_account_code: '4302',
-    interest_expense_account_code: '613', term_months: null,
+    interest_expense_account_code: '613', term_months: null, maturity_instruction: null, early_closure_rate: null,
   });
   const term = await createProduct({ code: 'DEFT', kind: 'term_deposit', term_months: 6, deposit_account_code: '36100' });
-  t.like(term.body, { interest_expense_account_code: '612', term_months: 6 });
+  t.like(term.body, { interest_expense_account_code: '612', term_months: 6, maturity_instruction: 'pay_out', early_closure_rate: '0' });
   t.is((await createProduct({ code: 'DEFV', deposit_account_code: '3711' })).body.interest_expense_account_code, '614');
 });
 
 test('every interest field is validated, the refusal naming it; nothing is created', async (t) => {
+  // A term product at 4 %: its penalty rate may not exceed it.
+  const term = { kind: 'term_deposit', deposit_account_code: '36100', term_months: 6, interest_rate: '0.04' };
   const refusals: [Record<string, unknown>, string][] = [
     [{ interest_basis: 'weekly_balance' }, 'interest_basis'],
     [{ day_count: 'actual_360' }, 'day_count'],
@@ -49,6 +51,13 @@ test('every interest field is validated, the refusal naming it; nothing is creat
     [{ kind: 'term_deposit', deposit_account_code: '36100', term_months: 121 }, 'term_months'],
     [{ kind: 'term_deposit', deposit_account_code: '36100', term_months: '12' }, 'term_months'],
     [{ term_months: 12 }, 'term_months'],
+    [{ maturity_instruction: 'renew' }, 'maturity_instruction'],
+    [{ early_closure_rate: '0' }, 'early_closure_rate'],
+    [{ ...term, maturity_instruction: 'roll_over' }, 'maturity_instruction'],
+    [{ ...term, maturity_instruction: 'renew_with_interest', interest_payment: 'to_payout_account' }, 'maturity_instruction'],
+    [{ ...term, early_closure_rate: 0.01 }, 'early_closure_rate'],
+    [{ ...term, early_closure_rate: '-0.01' }, 'early_closure_rate'],
+    [{ ...term, early_closure_rate: '0.05' }, 'early_closure_rate'],
   ];
   for (const [index, [fields, field]] of refusals.entries()) {
     const refused = await createProduct({ code: `BAD${index}`, ...fields });
@@ -70,6 +79,19 @@ test('a product\'s interest settings change by PATCH, validated; a term only on 
   t.is(fieldOf(await patch({ interest_expense_account_code: '4302' })), 'interest_expense_account_code');
   t.is(fieldOf(await patch({ posting_frequency: 'weekly' })), 'posting_frequency');
   t.is((await app.request('PATCH', `/api/v1/members/products/${id}/`, { headers: world.users.cashier!.headers, json: { withholding_tax_rate: '0' } })).status, 403);
+  t.is(fieldOf(await patch({ maturity_instruction: 'renew' })), 'maturity_instruction', 'only a term deposit has one');
+});
+
+test('a term product\'s maturity instruction and penalty rate change by PATCH, each checked against the rate and the interest payment kept', async (t) => {
+  const id = await savingsProductOf(world, { code: 'PATT', kind: 'term_deposit', term_months: 12, deposit_account_code: '36100', interest_rate: '0.05', interest_payment: 'to_payout_account' });
+  const patch = (json: Record<string, unknown>) => app.request('PATCH', `/api/v1/members/products/${id}/`, { headers: world.users.direction!.headers, json });
+  t.like((await patch({ maturity_instruction: 'renew', early_closure_rate: '0.02' })).body, { maturity_instruction: 'renew', early_closure_rate: '0.02' });
+  t.is(fieldOf(await patch({ early_closure_rate: '0.06' })), 'early_closure_rate', 'above the product\'s rate');
+  t.is(fieldOf(await patch({ interest_rate: '0.01' })), 'interest_rate', 'a rate cut below the penalty rate');
+  t.is(fieldOf(await patch({ maturity_instruction: 'renew_with_interest' })), 'maturity_instruction', 'interest paid out cannot be renewed');
+  t.like((await patch({ maturity_instruction: 'renew_with_interest', interest_payment: 'at_maturity' })).body, { maturity_instruction: 'renew_with_interest', interest_payment: 'at_maturity' });
+  t.is(fieldOf(await patch({ interest_payment: 'to_payout_account' })), 'interest_payment', 'a renewal with the interest keeps it in the deposit');
+  t.is((await app.request('PATCH', `/api/v1/members/products/${id}/`, { headers: world.users.branch_head!.headers, json: { early_closure_rate: '0' } })).status, 403);
 });
 
 test('a term account gets its maturity and payout account at opening: the member\'s own open demand account', async (t) => {

@@ -30,10 +30,13 @@ const expected: Record<string, [string, string][]> = {
   term_deposit_maturity: [['3711', '459']],
   term_deposit_payout: [['459', '3711']],
   savings_interest_accrual: [['613', '37800']],
+  term_deposit_early_closure: [['3711', '459']],
+  savings_interest_recovery: [['3711', '613']],
+  withholding_tax_refund: [['4302', '3711']],
 };
 
-test('there is exactly one default rule per event kind, twenty-four in all', (t) => {
-  t.is(defaultRules.length, 24);
+test('there is exactly one default rule per event kind, twenty-seven in all', (t) => {
+  t.is(defaultRules.length, 27);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
-import { parseAmount } from '../../../domain/money';
+import { Money, parseAmount } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -9,7 +9,8 @@ import { scopeToVisible } from '../enterprise-scope';
 import { runningMovements } from '../accounts/ledger-queries';
 import { ledgerMovements } from '../../../activities/members/account-ledger';
 import { serializeAccount, visibleAccount } from './member-accounts.queries';
-import { memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
+import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
+import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
 import { amountSchema } from '../money.schemas';
 
 const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
@@ -30,6 +31,15 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
       return serializeAccount(await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
     },
   });
+
+const serializeEarlyClosure = (row: EarlyClosureRow) => ({
+  id: row.id, account: row.compte_client_id, payout_account: row.payout_account_id, closed_on: row.closed_on, term_started_on: row.term_started_on,
+  maturity_date: row.maturity_date,
+  interest_to: row.interest_to, interest_basis: row.interest_basis, day_count: row.day_count, early_closure_rate: new Money(row.early_closure_rate).toString(),
+  withholding_tax_rate: new Money(row.withholding_tax_rate).toString(), principal: row.principal, gross_due: row.gross_due, tax_due: row.tax_due, gross_paid: row.gross_paid,
+  tax_paid: row.tax_paid, amount: row.amount, interest_event: row.interest_event_id, tax_event: row.tax_event_id, closure_event: row.closure_event_id,
+  payout_event: row.payout_event_id, closed_by: row.closed_by, created_at: row.created_at.toISOString(),
+});
 
 /** Members' accounts (comptes clients): opening, detail, status, statement, and the reconciliation with the ledger. */
 export const memberAccountRoutes = [
@@ -106,6 +116,27 @@ export const memberAccountRoutes = [
   statusAction('freeze'),
   statusAction('unfreeze'),
   statusAction('close'),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/members/accounts/{id}/early-closure/',
+    module: 'members',
+    operationId: 'closeTermDepositEarly',
+    summary: 'Close a term deposit before its maturity at the member\'s request (branch head, direction, administrators): its term earns the product\'s early_closure_rate',
+    description: 'On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the '
+      + 'product\'s early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), '
+      + 'and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit '
+      + '(not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).',
+    access: ['branch_head', 'direction', 'admin'],
+    params: idParams,
+    body: yup.object({ reason: yup.string().trim().required().min(3).max(500).meta({ description: 'Why the member closes early, kept in the audit trail.' }) }),
+    response: earlyClosureSchema,
+    errorStatuses: [401, 403, 404, 409],
+    handler: async ({ params, body, principal: actor, deps, authorize }) => {
+      const account = await visibleAccount(deps.knex, actor, params.id);
+      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+      return serializeEarlyClosure(await closeTermDepositEarly(deps.activities, actor, account.id, body.reason));
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/api/v1/members/accounts/{id}/statement/',

@@ -51,3 +51,31 @@ export const statementLineSchema = yup
 export const reconciliationGapSchema = yup
   .object({ id: uuid(), number: yup.string().required(), balance: moneyResponse(), ledger_balance: moneyResponse() })
   .meta({ component: 'ReconciliationGap' });
+
+export const earlyClosureSchema = yup
+  .object({
+    id: uuid(),
+    account: uuid(),
+    payout_account: uuid().meta({ description: 'The member\'s demand account paid.' }),
+    closed_on: dateResponse().meta({ description: 'The business date of the closure, the date of its entries.' }),
+    term_started_on: dateResponse().meta({ description: 'The running term\'s first day: the opening, or the last renewal.' }),
+    maturity_date: dateResponse().meta({ description: 'The maturity the term would have reached.' }),
+    interest_to: dateResponse().meta({ description: 'The last day of interest: the day before the closure.' }),
+    interest_basis: yup.string().required(),
+    day_count: yup.string().required(),
+    early_closure_rate: yup.string().required().meta({ description: 'The product\'s penalty rate, paid instead of the contract rate over the whole term.' }),
+    withholding_tax_rate: yup.string().required(),
+    principal: moneyResponse().meta({ description: 'The term account\'s balance before the closure.' }),
+    gross_due: moneyResponse().meta({ description: 'The interest of the term at the penalty rate, gross, to the franc.' }),
+    tax_due: moneyResponse(),
+    gross_paid: moneyResponse().meta({ description: 'Interest of the term already paid to the demand account at the contract rate, gross.' }),
+    tax_paid: moneyResponse(),
+    amount: moneyResponse().meta({ description: 'Paid to the demand account: principal + (gross_due - tax_due) - (gross_paid - tax_paid).' }),
+    interest_event: uuid().nullable().meta({ description: 'savings_interest (gross_due above gross_paid) or savings_interest_recovery (below); null when equal.' }),
+    tax_event: uuid().nullable().meta({ description: 'withholding_tax or withholding_tax_refund; null when equal.' }),
+    closure_event: uuid().nullable(),
+    payout_event: uuid().nullable(),
+    closed_by: uuid().nullable(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'TermDepositEarlyClosure' });

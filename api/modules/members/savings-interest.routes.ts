@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { dayCounts, interestBases } from '../../../domain/members/savings-interest';
+import { maturityInstructions } from '../../../domain/members/term-deposits';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -48,16 +49,19 @@ const postings = (knex: Knex) => knex('savings_interest_postings as s').select(c
 const periodFilters = { date_from: isoDate().optional().meta({ description: 'Postings with period_end on or after.' }), date_to: isoDate().optional().meta({ description: 'Postings with period_end on or before.' }) };
 const periodColumns = { date_from: ['s.period_end', '>='], date_to: ['s.period_end', '<='] } as const;
 
-/** A term deposit that matured: what went to which demand account, on which day, by which month end. */
+/** A term deposit that matured: what went to which demand account, or was renewed, on which day, by which month end. */
 const maturitySchema = yup
   .object({
     id: uuid(),
     enterprise: uuid(),
     account: uuid(),
-    payout_account: uuid(),
+    payout_account: uuid().nullable().meta({ description: 'The demand account paid; null when nothing was (a renewal with its interest).' }),
     maturity_date: dateResponse(),
     period_end: dateResponse().meta({ description: 'The month end that matured it.' }),
-    amount: moneyResponse().meta({ description: 'Capital and final interest net of tax, moved to the payout account.' }),
+    instruction: yup.string().oneOf(maturityInstructions).required().meta({ description: 'The product\'s maturity instruction applied: pay_out, renew or renew_with_interest.' }),
+    amount: moneyResponse().meta({ description: 'Moved to the payout account: capital and final interest net of tax (pay_out), the interest only (renew), nothing (renew_with_interest).' }),
+    renewed_principal: moneyResponse().nullable().meta({ description: 'A renewal: the principal of the new term (with the interest for renew_with_interest); null when paid out.' }),
+    renewed_until: dateResponse().nullable().meta({ description: 'A renewal: the new term\'s maturity; null when paid out.' }),
     maturity_event: uuid().nullable(),
     payout_event: uuid().nullable(),
     created_at: timestampResponse(),
@@ -67,8 +71,8 @@ const maturitySchema = yup
 const maturities = (knex: Knex) =>
   knex('term_deposit_maturities as m')
     .join('comptes_clients as a', 'a.id', 'm.compte_client_id')
-    .select('m.id', 'm.enterprise_id as enterprise', 'm.compte_client_id as account', 'm.payout_account_id as payout_account', 'm.maturity_date', 'm.period_end', 'm.amount',
-      'm.maturity_event_id as maturity_event', 'm.payout_event_id as payout_event', 'm.created_at')
+    .select('m.id', 'm.enterprise_id as enterprise', 'm.compte_client_id as account', 'm.payout_account_id as payout_account', 'm.maturity_date', 'm.period_end', 'm.instruction', 'm.amount',
+      'm.renewed_principal', 'm.renewed_until', 'm.maturity_event_id as maturity_event', 'm.payout_event_id as payout_event', 'm.created_at')
     .orderBy([{ column: 'm.maturity_date', order: 'desc' }, { column: 'm.id' }]);
 
 /** The savings interest posted at month ends and maturities (docs/domain.md §9), per account and across the enterprise; the matured term deposits. */
@@ -117,7 +121,7 @@ export const savingsInterestRoutes = [
     path: '/api/v1/members/term-deposit-maturities/',
     module: 'members',
     operationId: 'listTermDepositMaturities',
-    summary: 'Term deposits matured at month ends the user may see, newest maturity first, by maturity date, branch or account',
+    summary: 'Term deposits matured (paid out or renewed) the user may see, newest maturity first, by maturity date, branch or account; a renewed account has one per term',
     access: 'authenticated',
     query: listQuerySchema([], {
       date_from: isoDate().optional().meta({ description: 'Maturities on or after.' }),

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields } from '../../../activities/members/savings-products.activity';
+import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields, type TermSettings } from '../../../activities/members/savings-products.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { dayCounts, interestBases, interestPayments, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
+import { maturityInstructions, type MaturityInstruction } from '../../../domain/members/term-deposits';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -14,6 +15,9 @@ import { scopeToVisible } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
+
+const maturityInstructionText = 'Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member\'s demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).';
+const earlyClosureRateText = 'Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest.';
 
 const savingsProductSchema = yup
   .object({
@@ -36,6 +40,8 @@ const savingsProductSchema = yup
     interest_payment: yup.string().oneOf(interestPayments).required().meta({ description: 'Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member\'s demand account): a term deposit never earns interest on its interest.' }),
     accrued_interest_account_code: yup.string().required().meta({ description: 'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.' }),
     term_months: yup.number().integer().nullable().defined().meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
+    maturity_instruction: yup.string().oneOf(maturityInstructions).nullable().defined().meta({ description: maturityInstructionText }),
+    early_closure_rate: yup.string().nullable().defined().meta({ description: earlyClosureRateText }),
     is_active: yup.boolean().required(),
     created_at: timestampResponse(),
   })
@@ -62,6 +68,8 @@ function serializeProduct(product: SavingsProduct) {
     accrued_interest_account_code: product.accruedInterestAccountCode,
     interest_payment: product.interestPayment,
     term_months: product.termMonths,
+    maturity_instruction: product.maturityInstruction,
+    early_closure_rate: product.earlyClosureRate === null ? null : new Money(product.earlyClosureRate).toString(),
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
@@ -86,9 +94,11 @@ const interestFields = {
   interest_expense_account_code: accountCodeSchema(),
   accrued_interest_account_code: accountCodeSchema(),
   interest_payment: yup.string().oneOf(interestPayments),
+  maturity_instruction: yup.string().oneOf(maturityInstructions),
+  early_closure_rate: rateSchema(),
 };
 /** The interest settings and term of a body, in the activity's terms (absent ones left out: defaults or unchanged). */
-function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { termMonths?: number } {
+function interestSettingsOf(body: InterestBody): Partial<InterestSettings & TermSettings> & { termMonths?: number } {
   return {
     interestBasis: body.interest_basis,
     dayCount: body.day_count,
@@ -99,6 +109,8 @@ function interestSettingsOf(body: InterestBody): Partial<InterestSettings> & { t
     accruedInterestAccountCode: body.accrued_interest_account_code,
     interestPayment: body.interest_payment,
     termMonths: body.term_months,
+    maturityInstruction: body.maturity_instruction,
+    earlyClosureRate: body.early_closure_rate,
   };
 }
 
@@ -112,9 +124,15 @@ interface InterestBody {
   accrued_interest_account_code?: string;
   interest_payment?: (typeof interestPayments)[number];
   term_months?: number;
+  maturity_instruction?: MaturityInstruction;
+  early_closure_rate?: string;
 }
 
 const termMonthsSchema = () => yup.number().strict(true).integer().min(1).max(120);
+
+/** A setting of term deposits only: optional for them, refused on another kind. */
+const termOnly = <S extends yup.StringSchema<string | undefined>>(schema: S, field: string): S =>
+  schema.optional().when('kind', { is: 'term_deposit', then: (kept) => kept, otherwise: (kept) => kept.test('term-only', `${field} is only for a term deposit`, (value) => value === undefined) }) as S;
 
 /** Savings products: what a member's account is opened under, and which chart account holds its deposits. */
 export const savingsProductRoutes = [
@@ -167,6 +185,8 @@ export const savingsProductRoutes = [
         then: (schema) => schema.required('term_months is required for a term deposit'),
         otherwise: (schema) => schema.oneOf([undefined], 'term_months is only for a term deposit'),
       }),
+      maturity_instruction: termOnly(interestFields.maturity_instruction, 'maturity_instruction').meta({ description: `${maturityInstructionText} Default pay_out.` }),
+      early_closure_rate: termOnly(interestFields.early_closure_rate, 'early_closure_rate').meta({ description: `${earlyClosureRateText} Default "0".` }),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
@@ -223,6 +243,8 @@ export const savingsProductRoutes = [
       accrued_interest_account_code: interestFields.accrued_interest_account_code.optional(),
       interest_payment: interestFields.interest_payment.optional(),
       term_months: termMonthsSchema().optional().meta({ description: 'Term deposits only; the accounts opened after take it.' }),
+      maturity_instruction: interestFields.maturity_instruction.optional().meta({ description: 'Term deposits only; applies from the next maturity of each account.' }),
+      early_closure_rate: interestFields.early_closure_rate.optional().meta({ description: 'Term deposits only; from 0 to interest_rate; applies to the closures after.' }),
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
