@@ -17,11 +17,11 @@ const journals = [
   { code: 'BQ', name: 'Banque et correspondants', event_kinds: [] },
   { code: 'OD', name: 'Opérations diverses', event_kinds: [] },
   { code: 'AN', name: 'À-nouveaux', event_kinds: [] },
-  { code: 'CLO', name: "Clôture de l'exercice", event_kinds: [] },
+  { code: 'CLO', name: 'Clôture de l’exercice', event_kinds: [] },
   { code: 'AFF', name: 'Affectation du résultat', event_kinds: [] },
-  { code: 'INT', name: 'Intérêts servis et courus', event_kinds: ['savings_interest', 'withholding_tax', 'interest_accrual', 'savings_interest_accrual'] },
+  { code: 'INT', name: 'Intérêts servis et courus', event_kinds: ['savings_interest', 'withholding_tax', 'interest_accrual', 'savings_interest_accrual', 'savings_interest_recovery', 'withholding_tax_refund'] },
   { code: 'PRV', name: 'Déclassements et provisions', event_kinds: ['reclassification_overdue', 'reclassification_doubtful', 'reclassification_performing', 'provision_charge', 'provision_reversal', 'write_off'] },
-  { code: 'DAT', name: 'Échéances des dépôts à terme', event_kinds: ['term_deposit_maturity', 'term_deposit_payout'] },
+  { code: 'DAT', name: 'Échéances des dépôts à terme', event_kinds: ['term_deposit_maturity', 'term_deposit_payout', 'term_deposit_early_closure'] },
 ];
 
 /** The journal of an entry from what it is, as coopbank_post_entry decides it for a new one (see above). */
