@@ -1,71 +1,12 @@
-import { AppError, NotFoundError } from '../../domain/errors';
-import { coverOf, type GuaranteeKind } from '../../domain/loans/provisioning';
+import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
-import { LoanApplication } from '../../db/models/loan-application.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
-
-export interface GuaranteeInput {
-  /** One of the two: an application in review, or a loan not yet closed. */
-  applicationId: string | null;
-  loanId: string | null;
-  kind: GuaranteeKind;
-  value: Money;
-  startDate: string;
-  endDate: string | null;
-  description: string;
-}
-
-/**
- * Records a guarantee. It never changes a loan's class; the provisioning run reads it for the covered part.
- * On an application, it passes to the loan at final approval.
- */
-export async function addGuarantee(context: ActivityContext, actor: Actor, input: GuaranteeInput) {
-  return inTransaction(context.knex, async (trx) => {
-    let enterpriseId: string;
-    if (input.loanId !== null) {
-      const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
-      if (loan.status === 'closed' || loan.status === 'written_off') throw new AppError('conflict', `loan_${loan.status}`, `Loan ${loan.number} is ${loan.status.replace('_', ' ')}.`);
-      enterpriseId = loan.enterpriseId;
-    } else {
-      const application = await LoanApplication.query(trx).findById(input.applicationId!).forUpdate().throwIfNotFound();
-      if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
-      enterpriseId = application.enterpriseId;
-    }
-    const [guarantee] = await trx('loan_guarantees')
-      .insert({
-        enterprise_id: enterpriseId,
-        application_id: input.applicationId,
-        loan_id: input.loanId,
-        kind: input.kind,
-        value: formatAmount(input.value),
-        start_date: input.startDate,
-        end_date: input.endDate,
-        description: input.description,
-        created_by: actor.userId,
-      })
-      .returning('*');
-    await recordAudit(trx, actor, { action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId, details: { kind: input.kind, value: guarantee.value, cover: coverOf(input.kind), loan: input.loanId, application: input.applicationId } });
-    return guarantee as Record<string, unknown>;
-  });
-}
-
-/** A guarantee released or expired: it covers nothing after its end date. */
-export async function endGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, endDate: string) {
-  return inTransaction(context.knex, async (trx) => {
-    const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
-    if (guarantee === undefined) throw new NotFoundError('The guarantee');
-    if (endDate < guarantee.start_date) throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: `end_date must not be before ${guarantee.start_date as string}` }]);
-    const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
-    await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
-    return updated as Record<string, unknown>;
-  });
-}
 
 /** Flags or clears litigation (a litigious loan is doubtful at the next provisioning run, and so are its borrower's). */
 export async function setLitigious(context: ActivityContext, actor: Actor, loanId: string, litigious: boolean, reason: string): Promise<Loan> {

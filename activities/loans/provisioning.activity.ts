@@ -95,7 +95,7 @@ interface LoanFactsRow {
   latest_amount: string;
 }
 
-const kindsCovering = (cover: 'cash' | 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
+const kindsCovering = (cover: 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
 
 /** Below every uuid: the cursor of a run that has not started. */
 const beforeFirstBorrower = '00000000-0000-0000-0000-000000000000';
@@ -134,10 +134,20 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
          AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)
        GROUP BY i.loan_id
      ), covers AS (
-       SELECT loan_id, sum(value) FILTER (WHERE kind = ANY(:cashKinds)) AS cash_cover, sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover
+       -- Guarantees count once confirmed (in force); a pledged deposit's cover is its hold, below.
+       SELECT loan_id, sum(value) AS eligible_cover
        FROM loan_guarantees
-       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
+       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND kind = ANY(:eligibleKinds) AND status = 'in_force' AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
        GROUP BY loan_id
+     ), holds AS (
+       -- Each hold of the accounts pledged for the batch, with what of it the account's balance still backs (earlier holds first).
+       SELECT h.loan_id, h.status, h.start_date,
+              greatest(0, least(h.value, c.balance - coalesce(sum(h.value) OVER (PARTITION BY h.compte_client_id ORDER BY h.created_at, h.guarantee_id
+                                                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))) AS backed
+       FROM guarantee_holds h JOIN comptes_clients c ON c.id = h.compte_client_id
+       WHERE h.compte_client_id IN (SELECT compte_client_id FROM guarantee_holds WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)))
+     ), cash AS (
+       SELECT loan_id, sum(backed) AS cash_cover FROM holds WHERE status = 'in_force' AND start_date <= :asOf AND loan_id = ANY(ARRAY(SELECT id FROM batch)) GROUP BY loan_id
      ), latest AS (
        -- Only the loans whose position rows follow (domain/loans/provisioning-run.ts, followed): the others have none to compare.
        SELECT DISTINCT ON (loan_id) loan_id, classification, rate, base, uncovered, amount FROM loan_provisions
@@ -145,16 +155,17 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
        ORDER BY loan_id, as_of DESC
      )
      SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification, to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
-            b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, c.cash_cover, c.eligible_cover,
+            b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, cc.cash_cover, c.eligible_cover,
             lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base, lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
      FROM batch b
      JOIN loan_products p ON p.id = b.product_id
      LEFT JOIN arrears a ON a.loan_id = b.id
      LEFT JOIN covers c ON c.loan_id = b.id
+     LEFT JOIN cash cc ON cc.loan_id = b.id
      LEFT JOIN latest lp ON lp.loan_id = b.id
      ORDER BY b.client_id, b.id`,
     // Which kind covers what is the domain's rule (coverOf), not repeated here.
-    { enterpriseId, asOf, after, bound, cashKinds: kindsCovering('cash'), eligibleKinds: kindsCovering('eligible') },
+    { enterpriseId, asOf, after, bound, eligibleKinds: kindsCovering('eligible') },
   );
   return result.rows;
 }

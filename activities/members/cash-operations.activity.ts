@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { moneyMovingKinds } from '../../domain/events/rules';
-import { NotFoundError } from '../../domain/errors';
+import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, type Money } from '../../domain/money';
 import { retryOnConflict } from '../../db/transaction';
 import type { ActivityContext, Actor } from '../context';
@@ -68,7 +68,11 @@ export async function moveCash(db: Knex | Knex.Transaction, now: Date, actor: Ac
     input.accountId, direction, amount, input.channel, input.reference, key, replayable, actor.userId, now.toISOString(), moneyMovingKinds.has(direction), defaultAccountsJson,
   ];
   // A named statement: PostgreSQL parses and plans it once per connection.
-  const moved = await ledgerCall<MovedRow | undefined>(db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' }));
+  const moved = await ledgerCall<MovedRow | undefined>(db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' })).catch((error: unknown) => {
+    // As assertAboveMinimum's refusal: the amount is what does not fit (the minimum balance and the pledged deposits' holds).
+    if (error instanceof AppError && error.code === 'insufficient_funds') throw new AppError(error.kind, error.code, error.message, [{ field: 'amount', message: error.message }]);
+    throw error;
+  });
   if (moved === undefined) throw new NotFoundError('The account');
   if (moved.replayed) assertSameRequest(moved.payload.request, { direction, account: moved.account, amount, channel: input.channel, reference: input.reference });
   else if (moved.journal_entry !== null) reportPosting(db, direction);

@@ -10,6 +10,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { moveCash, type CashOperation } from './cash-operations.activity';
+import { assertNotPledged } from './account-holds';
 import { payoutAccountAtOpening } from './payout-accounts';
 
 export interface OpenAccountInput {
@@ -87,6 +88,7 @@ export async function changeAccountStatus(context: ActivityContext, actor: Actor
     const account = await CompteClient.query(trx).findById(accountId).forUpdate().throwIfNotFound();
     const { from, to } = transitions[action];
     if (account.status !== from) throw new AppError('conflict', 'invalid_status_transition', `A ${account.status} account cannot be ${action === 'close' ? 'closed' : `${action}d`}.`);
+    if (action === 'close') await assertNotPledged(trx, account);
     if (action === 'close' && !new Money(account.balance).isZero()) {
       throw new AppError('conflict', 'balance_not_zero', `The account still holds ${account.balance} XAF: withdraw or transfer it first.`);
     }

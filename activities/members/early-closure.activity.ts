@@ -12,6 +12,7 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { recordDatedEvent } from '../events/record-dated-event';
+import { assertNotPledged } from './account-holds';
 import { payoutAccountAtMaturity } from './payout-accounts';
 import { interestFigures } from './savings-interest.activity';
 import { creditPayoutAccount, termStartOf } from './term-deposits.activity';
@@ -119,6 +120,7 @@ export async function closeTermDepositEarly(context: ActivityContext, actor: Act
     const product = await SavingsProduct.query(trx).findById(term.productId).throwIfNotFound();
     const closedOn = await businessDateOf(trx, term.enterpriseId, context.clock());
     assertClosable(term, product, closedOn);
+    await assertNotPledged(trx, term);
     const termStart = await termStartOf(trx, term);
     const window = { from: termStart, to: addDaysTo(parseIsoDate(closedOn), -1) };
     const rate = new Money(product.earlyClosureRate ?? 0);

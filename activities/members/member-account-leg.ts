@@ -4,6 +4,7 @@ import { Money, formatAmount } from '../../domain/money';
 import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { assertAboveMinimum } from '../../domain/members/overdraft';
+import { heldAmount } from './account-holds';
 
 /**
  * A member's account used instead of the till (a loan paid into or repaid from it, shares paid or refunded
@@ -26,11 +27,14 @@ export async function memberAccountLeg(trx: Knex.Transaction, accountId: string,
   return { account, depositAccountCode: product.depositAccountCode, minimumBalance: new Money(product.minimumBalance) };
 }
 
-/** Moves the account's kept balance by `delta` (the entries are posted by the caller); refuses an overdraft. */
+/**
+ * Moves the account's kept balance by `delta` (the entries are posted by the caller); refuses an overdraft, pledged
+ * deposits' holds counted (read under the account's lock, taken by memberAccountLeg).
+ */
 export async function moveAccountBalance(trx: Knex.Transaction, leg: MemberAccountLeg, delta: Money): Promise<Money> {
   const balance = new Money(leg.account.balance);
   const after = balance.plus(delta);
-  if (delta.isNegative()) assertAboveMinimum(balance, after, leg.minimumBalance);
+  if (delta.isNegative()) assertAboveMinimum(balance, after, leg.minimumBalance, await heldAmount(trx, leg.account.id));
   await CompteClient.query(trx).patch({ balance: formatAmount(after) }).where('id', leg.account.id);
   return after;
 }

@@ -7,7 +7,7 @@ import type { LoanClass } from './classification';
  * Provisions on a loan (docs/domain.md §4, COBAC R-2017/07 Arts. 16-18). Pure.
  *
  * Guarantees never change the class; they split the outstanding principal:
- * - cash covered (a deposit pledged at the institution): never provisioned;
+ * - cash covered (a deposit pledged at the institution: the part of its hold the account still backs): never provisioned;
  * - eligible covered (mortgage, bank or public guarantee): on a doubtful loan, the regulatory minimum of
  *   25 % / 50 % / 75 % / 100 % at the end of years 1 to 4 after the downgrade;
  * - uncovered (the rest, personal guarantors included): max(ladder rate by age, regulatory minimum), the

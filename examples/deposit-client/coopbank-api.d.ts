@@ -2307,7 +2307,10 @@ export interface paths {
         /** List guarantees */
         get: operations["listLoanGuarantees"];
         put?: never;
-        /** Attach a guarantee to an application in review or to a loan */
+        /**
+         * Attach a guarantee to an application in review or to a loan
+         * @description A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision (pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and stays `pending` until a different branch head, the direction or an administrator confirms it (…/confirmation/). A pledged deposit names the member `account` (the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the request on: debits cannot take the account below it until the hold is released (…/end/, confirmed), refused, or the loan repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4).
+         */
         post: operations["addLoanGuarantee"];
         delete?: never;
         options?: never;
@@ -2341,8 +2344,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record the end of a guarantee (released or expired): it covers nothing after that date */
+        /**
+         * Record the end of a guarantee (released or expired): it covers nothing after that date
+         * @description A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged deposit's hold) is asked by a branch head or above and takes effect when another confirms it: the answer shows it in `pending_change`.
+         */
         post: operations["endLoanGuarantee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/guarantees/{id}/confirmation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a guarantee's pending change (its addition or end): the second person, never the one who asked
+         * @description Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.
+         */
+        post: operations["confirmLoanGuarantee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/guarantees/{id}/refusal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a guarantee's pending change: an addition is refused (its hold freed), an end dropped (the guarantee stays in force)
+         * @description Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.
+         */
+        post: operations["refuseLoanGuarantee"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3245,6 +3291,8 @@ export interface components {
             /** @enum {string} */
             status: "open" | "frozen" | "closed";
             balance: components["schemas"]["Money"];
+            held_amount: components["schemas"]["Money"];
+            available_balance: components["schemas"]["Money"];
             /** Format: date */
             opened_on: string;
             /** Format: date */
@@ -3863,6 +3911,25 @@ export interface components {
              */
             end_date: string | null;
             description: string;
+            /**
+             * Format: uuid
+             * @description A pledged deposit: the member account its value is held on.
+             */
+            account: string | null;
+            /**
+             * @description A covering guarantee is pending until a second person confirms it; only one in force counts for provisioning.
+             * @enum {string}
+             */
+            status: "pending" | "in_force" | "refused";
+            /** @description The change awaiting its confirmation (by another branch head, the direction or an administrator), if any. */
+            pending_change: {
+                /** @enum {string} */
+                change: "add" | "end";
+                /** Format: date */
+                end_date: string | null;
+                /** Format: uuid */
+                requested_by: string;
+            } | null;
             /** Format: uuid */
             created_by: string;
             /** Format: date-time */
@@ -4181,6 +4248,8 @@ export interface components {
             /** @enum {string} */
             status: "open" | "frozen" | "closed";
             balance: components["schemas"]["Money"];
+            held_amount: components["schemas"]["Money"];
+            available_balance: components["schemas"]["Money"];
             /** Format: date */
             opened_on: string;
             /** Format: date */
@@ -18041,7 +18110,13 @@ export interface operations {
                      * @example 150000
                      */
                     value: string;
+                    /**
+                     * Format: uuid
+                     * @description A pledged deposit only (required then): the member account the value is held on.
+                     */
+                    account?: string;
                     start_date: string;
+                    /** @description Not for a pledged deposit: it is held until released. */
                     end_date?: string | null;
                     /** @default  */
                     description?: string;
@@ -18229,6 +18304,181 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmLoanGuarantee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default  */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Confirm a guarantee's pending change (its addition or end): the second person, never the one who asked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanGuarantee"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refuseLoanGuarantee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default  */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Refuse a guarantee's pending change: an addition is refused (its hold freed), an end dropped (the guarantee stays in force) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanGuarantee"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

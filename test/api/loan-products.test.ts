@@ -115,10 +115,11 @@ test('applications are listed with their step, history and TEG; filters narrow t
 test('guarantees: on an application or a loan, never shares; ended at a date; scoped to the branch', async (t) => {
   const client = await memberOf(world);
   const application = (await submitApplication(world, client, { amount: '300000', term_periods: 6 })).body;
-  const add = (json: object, as = 'cashier') => app.request('POST', '/api/v1/loans/guarantees/', { headers: world.users[as]!.headers, json: { kind: 'mortgage', value: '250000', start_date: '2026-01-01', ...json } });
+  // A personal guarantor covers nothing: a cashier records and ends it alone (covering ones: loan-guarantees.test.ts).
+  const add = (json: object, as = 'cashier') => app.request('POST', '/api/v1/loans/guarantees/', { headers: world.users[as]!.headers, json: { kind: 'personal_guarantor', value: '250000', start_date: '2026-01-01', ...json } });
   const added = await add({ application: application.id });
   t.is(added.status, 201, added.text);
-  t.like(added.body, { application: application.id, loan: null, kind: 'mortgage', value: '250000' });
+  t.like(added.body, { application: application.id, loan: null, kind: 'personal_guarantor', value: '250000', status: 'in_force', pending_change: null, account: null });
   t.is((await add({ application: application.id, kind: 'shares' })).body.errors[0].field, 'kind', 'shares are never a guarantee');
   t.is((await add({})).body.errors[0].field, 'loan', 'a loan or an application is needed');
   t.is((await add({ application: application.id, end_date: '2025-12-31' })).body.errors[0].field, 'end_date');

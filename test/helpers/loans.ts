@@ -117,6 +117,18 @@ export async function openSavingsAccount(world: LoanWorld, clientId: string, ini
 }
 
 /**
+ * A covering guarantee in force, through the four-eyes flow: asked by the head office's branch head, confirmed by
+ * the direction (docs/domain.md §4). Its representation once confirmed.
+ */
+export async function confirmedGuarantee(world: LoanWorld, json: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const added = await world.app.request('POST', '/api/v1/loans/guarantees/', { headers: world.users.branch_head!.headers, json });
+  if (added.status !== 201) throw new Error(`guarantee refused: ${added.text}`);
+  const confirmed = await world.app.request('POST', `/api/v1/loans/guarantees/${added.body.id as string}/confirmation/`, { headers: world.users.direction!.headers, json: {} });
+  if (confirmed.status !== 200) throw new Error(`confirmation refused: ${confirmed.text}`);
+  return confirmed.body as Record<string, unknown>;
+}
+
+/**
  * Moves the business date forward through the API. A new world follows the calendar (no date set): its first
  * placement may be earlier than today, which the API refuses, so that one is put as a test setting. Tests written
  * with literal dates then pass on any day of their year, not only before those dates.

@@ -5,7 +5,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
 import { untilWorkflow } from './until';
-import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from './loans';
+import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from './loans';
 
 /**
  * A small cooperative through the year 2026, through the API, with every figure it should produce computed
@@ -118,14 +118,15 @@ export async function openNextYear(coop: SmallCooperative): Promise<string> {
 /**
  * The loans provisioned as of 2026-12-31, as the daily run of January 1 does, through the run's activities (no
  * worker needed). The loan, 260 days late, is doubtful: the run moves its principal to 3352. A mortgage recorded
- * now, effective from the disbursement, covers it: no provision in the first year after the downgrade
- * (R-2017/07 Art. 17-2-b), so the year's result stays the one computed above.
+ * now (asked by the branch head, confirmed by the direction), effective from the disbursement, covers it: no
+ * provision in the first year after the downgrade (R-2017/07 Art. 17-2-b), so the year's result stays the one
+ * computed above.
  */
 export async function provisionYearEnd(coop: SmallCooperative): Promise<void> {
   const { world } = coop;
   const { id: loan } = await loanOf(coop);
   const mortgage = { loan, kind: 'mortgage', value: principal.toFixed(0), start_date: '2026-01-15' };
-  await request(world.app, 'POST', '/api/v1/loans/guarantees/', world.users.cashier!.headers, mortgage);
+  await confirmedGuarantee(world, mortgage);
   const run = await startProvisioningRun(world.knex, new Date(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
   for (let status = 'running'; status === 'running';) status = (await provisionBatch(world.knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
 }

@@ -5,7 +5,7 @@ import { provisioningScheduleId } from '../../api/modules/loans/provisioning.tem
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountBalance, approvedLoan, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { until, untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -77,7 +77,8 @@ async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf:
 
 /**
  * Six cash loans of 1 200 000 from 15 January: one paid on time (performer), one late, a borrower's late loan
- * and, from 10 March, a current one of the same borrower, one covered by a mortgage and one by a pledged deposit.
+ * and, from 10 March, a current one of the same borrower, one covered by a mortgage and one by a deposit pledged on
+ * its borrower's account (400 000 held), both confirmed by a second person.
  */
 async function fixedPortfolio(t: import('ava').ExecutionContext, w: LoanWorld) {
   const performer = await cashLoan(w);
@@ -85,11 +86,11 @@ async function fixedPortfolio(t: import('ava').ExecutionContext, w: LoanWorld) {
   const borrower = await memberOf(w);
   const lateOfTwo = await cashLoan(w, borrower);
   const mortgaged = await cashLoan(w);
-  const pledged = await cashLoan(w);
-  for (const [loan, kind, value] of [[mortgaged, 'mortgage', '600000'], [pledged, 'pledged_deposit', '400000']] as const) {
-    const added = await app.request('POST', '/api/v1/loans/guarantees/', { headers: w.users.cashier!.headers, json: { loan, kind, value, start_date: '2026-01-15' } });
-    t.is(added.status, 201, added.text);
-  }
+  const pledger = await memberOf(w);
+  const pledged = await cashLoan(w, pledger);
+  const account = await openSavingsAccount(w, pledger, '400000');
+  t.like(await confirmedGuarantee(w, { loan: mortgaged, kind: 'mortgage', value: '600000', start_date: '2026-01-15' }), { status: 'in_force' });
+  t.like(await confirmedGuarantee(w, { loan: pledged, kind: 'pledged_deposit', value: '400000', account, start_date: '2026-01-15' }), { status: 'in_force', account });
   await setBusinessDate(w, '2026-02-15');
   await payArrears(w, performer, true);
   await setBusinessDate(w, '2026-03-10');

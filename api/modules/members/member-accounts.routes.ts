@@ -8,7 +8,7 @@ import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { runningMovements } from '../accounts/ledger-queries';
 import { ledgerMovements } from '../../../activities/members/account-ledger';
-import { serializeAccount, visibleAccount } from './member-accounts.queries';
+import { serializeAccounts, serializeOneAccount, visibleAccount } from './member-accounts.queries';
 import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
 import { amountSchema } from '../money.schemas';
@@ -28,7 +28,7 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const account = await visibleAccount(deps.knex, actor, params.id);
       authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
-      return serializeAccount(await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
+      return serializeOneAccount(deps.knex, await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
     },
   });
 
@@ -63,7 +63,7 @@ export const memberAccountRoutes = [
       const builder = scopeToVisible(CompteClient.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' }, defaultOrdering: 'number' });
-      return { ...page, results: page.results.map(serializeAccount) };
+      return { ...page, results: await serializeAccounts(deps.knex, page.results) };
     },
   }),
   defineRoute({
@@ -95,10 +95,10 @@ export const memberAccountRoutes = [
         idempotencyKey,
         payoutAccountId: body.payout_account ?? null,
       });
-      if (initialDeposit === null) return { ...serializeAccount(account), initial_deposit: null };
+      if (initialDeposit === null) return { ...(await serializeOneAccount(deps.knex, account)), initial_deposit: null };
       const { replayed, ...deposit } = initialDeposit;
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      return { ...serializeAccount(account), initial_deposit: deposit };
+      return { ...(await serializeOneAccount(deps.knex, account)), initial_deposit: deposit };
     },
   }),
   defineRoute({
@@ -111,7 +111,7 @@ export const memberAccountRoutes = [
     params: idParams,
     errorStatuses: [401, 404],
     response: memberAccountSchema,
-    handler: async ({ params, principal, deps }) => serializeAccount(await visibleAccount(deps.knex, principal, params.id)),
+    handler: async ({ params, principal, deps }) => serializeOneAccount(deps.knex, await visibleAccount(deps.knex, principal, params.id)),
   }),
   statusAction('freeze'),
   statusAction('unfreeze'),

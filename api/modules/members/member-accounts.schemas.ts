@@ -31,6 +31,8 @@ const accountFields = {
   number: yup.string().required(),
   status: yup.string().oneOf(['open', 'frozen', 'closed'] as const).required(),
   balance: moneyResponse(),
+  held_amount: moneyResponse().meta({ description: 'What pledged deposits hold on the account (guarantees of loans still running): no debit takes the balance below it.' }),
+  available_balance: moneyResponse().meta({ description: 'What the member may take: the balance less the product\'s minimum balance and the held amount, never below zero.' }),
   opened_on: dateResponse(),
   closed_on: dateResponse().nullable(),
   maturity_date: dateResponse().nullable().meta({ description: 'Term deposits: the day capital and interest go to the payout account.' }),

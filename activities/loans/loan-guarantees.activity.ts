@@ -1,0 +1,167 @@
+import type { Knex } from 'knex';
+import { AppError, NotFoundError } from '../../domain/errors';
+import { assertOtherPerson, needsConfirmation, type GuaranteeChange } from '../../domain/loans/guarantee-confirmation';
+import { coverOf, type GuaranteeKind } from '../../domain/loans/provisioning';
+import { availableBalance } from '../../domain/members/overdraft';
+import { formatAmount, Money } from '../../domain/money';
+import { CompteClient } from '../../db/models/compte-client.model';
+import { Loan } from '../../db/models/loan.model';
+import { LoanApplication } from '../../db/models/loan-application.model';
+import { SavingsProduct } from '../../db/models/savings-product.model';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import { heldAmount } from '../members/account-holds';
+import type { ActivityContext, Actor } from '../context';
+
+export interface GuaranteeInput {
+  /** One of the two: an application in review, or a loan not yet closed. */
+  applicationId: string | null;
+  loanId: string | null;
+  kind: GuaranteeKind;
+  value: Money;
+  startDate: string;
+  endDate: string | null;
+  description: string;
+  /** A pledged deposit only: the member's account the value is held on. */
+  accountId: string | null;
+}
+
+const invalid = (field: string, message: string) => new AppError('validation', 'invalid_request', message, [{ field, message }]);
+
+/**
+ * The account a pledged deposit holds `value` on, locked (debits of the account queue behind the new hold): of the
+ * loan's enterprise (the borrower's or a guarantor member's), open, with `value` available beyond its product's
+ * minimum balance and the holds already on it.
+ */
+async function pledgedAccount(trx: Knex.Transaction, accountId: string, enterpriseId: string, value: Money): Promise<CompteClient> {
+  const account = await CompteClient.query(trx).findById(accountId).forUpdate();
+  if (account === undefined || account.enterpriseId !== enterpriseId) throw invalid('account', 'account must be a member account of the loan\'s enterprise');
+  if (account.status !== 'open') throw new AppError('conflict', `account_${account.status}`, `The account ${account.number} is ${account.status}: nothing can be pledged on it.`, [{ field: 'account', message: `the account is ${account.status}` }]);
+  const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
+  const available = availableBalance(new Money(account.balance), new Money(product.minimumBalance), await heldAmount(trx, account.id));
+  if (available.lt(value)) {
+    const message = `The available balance of ${account.number} is ${formatAmount(available)} XAF: ${formatAmount(value)} XAF cannot be held on it.`;
+    throw new AppError('conflict', 'insufficient_funds', message, [{ field: 'value', message }]);
+  }
+  return account;
+}
+
+/** The loan or application the guarantee secures, locked and still running: its enterprise. */
+async function securedEnterprise(trx: Knex.Transaction, input: Pick<GuaranteeInput, 'loanId' | 'applicationId'>): Promise<string> {
+  if (input.loanId !== null) {
+    const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
+    if (loan.status === 'closed' || loan.status === 'written_off') throw new AppError('conflict', `loan_${loan.status}`, `Loan ${loan.number} is ${loan.status.replace('_', ' ')}.`);
+    return loan.enterpriseId;
+  }
+  const application = await LoanApplication.query(trx).findById(input.applicationId!).forUpdate().throwIfNotFound();
+  if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
+  return application.enterpriseId;
+}
+
+/** A request for the checker: the guarantee's pending change, audited. */
+async function askConfirmation(trx: Knex.Transaction, actor: Actor, guarantee: { id: string; enterprise_id: string }, change: GuaranteeChange, endDate: string | null) {
+  await trx('loan_guarantee_confirmations').insert({ enterprise_id: guarantee.enterprise_id, guarantee_id: guarantee.id, change, end_date: endDate, requested_by: actor.userId });
+}
+
+/**
+ * Records a guarantee. It never changes a loan's class; the provisioning run reads it for the covered part, once in
+ * force. A covering one (domain/loans/guarantee-confirmation.ts) is pending until a second person confirms it; a
+ * pledged deposit holds its value on the account from the request on (a refusal frees it). On an application, it
+ * passes to the loan at final approval.
+ */
+export async function addGuarantee(context: ActivityContext, actor: Actor, input: GuaranteeInput) {
+  return inTransaction(context.knex, async (trx) => {
+    const enterpriseId = await securedEnterprise(trx, input);
+    const pledged = input.kind === 'pledged_deposit';
+    if (pledged !== (input.accountId !== null)) throw invalid('account', pledged ? 'account is required for a pledged deposit' : 'account is only for a pledged deposit');
+    if (pledged && input.endDate !== null) throw invalid('end_date', 'a pledged deposit is held until it is released: no end_date');
+    if (pledged) await pledgedAccount(trx, input.accountId!, enterpriseId, input.value);
+    const pending = needsConfirmation(input.kind);
+    const [guarantee] = await trx('loan_guarantees')
+      .insert({
+        enterprise_id: enterpriseId,
+        application_id: input.applicationId,
+        loan_id: input.loanId,
+        kind: input.kind,
+        value: formatAmount(input.value),
+        start_date: input.startDate,
+        end_date: input.endDate,
+        description: input.description,
+        compte_client_id: input.accountId,
+        status: pending ? 'pending' : 'in_force',
+        created_by: actor.userId,
+      })
+      .returning('*');
+    if (pending) await askConfirmation(trx, actor, guarantee, 'add', null);
+    await recordAudit(trx, actor, {
+      action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId,
+      details: {
+        kind: input.kind, value: guarantee.value, cover: coverOf(input.kind), loan: input.loanId, application: input.applicationId,
+        account: input.accountId, status: guarantee.status,
+      },
+    });
+    return guarantee as Record<string, unknown>;
+  });
+}
+
+/**
+ * A guarantee released or expired: it covers (and holds) nothing after its end date. Ending a covering guarantee
+ * raises the provision and frees a pledged deposit: it is asked here, and done at the confirmation.
+ */
+export async function endGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, endDate: string) {
+  return inTransaction(context.knex, async (trx) => {
+    const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
+    if (guarantee === undefined) throw new NotFoundError('The guarantee');
+    if (endDate < guarantee.start_date) throw invalid('end_date', `end_date must not be before ${guarantee.start_date as string}`);
+    if (guarantee.status !== 'in_force') {
+      throw new AppError('conflict', `guarantee_${guarantee.status as string}`, `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`);
+    }
+    if (needsConfirmation(guarantee.kind)) {
+      if (await pendingRequest(trx, guaranteeId) !== undefined) throw new AppError('conflict', 'confirmation_pending', 'A change of this guarantee awaits its confirmation.');
+      await askConfirmation(trx, actor, guarantee, 'end', endDate);
+      await recordAudit(trx, actor, { action: 'loan_guarantee.end_requested', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
+      return guarantee as Record<string, unknown>;
+    }
+    const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
+    await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
+    return updated as Record<string, unknown>;
+  });
+}
+
+interface ConfirmationRow {
+  id: string;
+  change: GuaranteeChange;
+  end_date: string | null;
+  requested_by: string;
+}
+
+const pendingRequest = async (trx: Knex.Transaction, guaranteeId: string): Promise<ConfirmationRow | undefined> =>
+  trx('loan_guarantee_confirmations').where({ guarantee_id: guaranteeId, decision: 'pending' }).forUpdate().first('id', 'change', trx.raw(`to_char(end_date, 'YYYY-MM-DD') AS end_date`), 'requested_by');
+
+/**
+ * The checker's decision on a guarantee's pending change (branch head and above, checked by the route), never the
+ * maker's. Confirmed, an addition comes in force and an end takes effect; refused, an addition is refused (its hold
+ * freed) and an end is dropped, the guarantee staying in force. Audited with the maker and the reason.
+ */
+export async function decideGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, decision: 'confirmed' | 'refused', reason: string) {
+  return inTransaction(context.knex, async (trx) => {
+    const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
+    if (guarantee === undefined) throw new NotFoundError('The guarantee');
+    const request = await pendingRequest(trx, guaranteeId);
+    if (request === undefined) throw new AppError('conflict', 'nothing_to_confirm', 'No change of this guarantee awaits a confirmation.');
+    assertOtherPerson(request.requested_by, actor.userId);
+    if (decision === 'confirmed' && request.change === 'add') {
+      // The loan may have been repaid meanwhile (or the application decided): a guarantee is not brought in force on a finished one.
+      await securedEnterprise(trx, { loanId: guarantee.loan_id, applicationId: guarantee.application_id });
+    }
+    const change = request.change === 'add'
+      ? { status: decision === 'confirmed' ? 'in_force' : 'refused' }
+      : decision === 'confirmed' ? { end_date: request.end_date } : {};
+    if (Object.keys(change).length > 0) await trx('loan_guarantees').where({ id: guaranteeId }).update(change);
+    await trx('loan_guarantee_confirmations').where({ id: request.id }).update({ decision, decided_by: actor.userId, decided_at: trx.fn.now(), reason });
+    await recordAudit(trx, actor, {
+      action: decision === 'confirmed' ? 'loan_guarantee.confirm' : 'loan_guarantee.refuse', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id,
+      details: { change: request.change, end_date: request.end_date, requested_by: request.requested_by, reason },
+    });
+  });
+}

@@ -1,0 +1,168 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
+import { Money } from '../../domain/money';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { fileTeardown } from '../helpers/teardown';
+
+/**
+ * Issue 25: a declared guarantee can no longer wipe out a provision. A pledged deposit is a hold on a real account,
+ * and a guarantee that lowers a provision takes effect only once a second person confirms it (docs/domain.md §4).
+ */
+const file = fileTeardown(test);
+let app: TestApp;
+let knex: Knex;
+let worldCount = 0;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex });
+});
+
+async function world(): Promise<LoanWorld> {
+  worldCount += 1;
+  const created = await createLoanWorld(app, knex, `GH${worldCount}`);
+  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
+  return created;
+}
+
+const as = (w: LoanWorld, user: string) => ({ headers: w.users[user]!.headers });
+const post = (w: LoanWorld, user: string, path: string, json: object) => app.request('POST', path, { ...as(w, user), json });
+const addGuarantee = (w: LoanWorld, user: string, json: object) => post(w, user, '/api/v1/loans/guarantees/', { start_date: '2026-01-15', ...json });
+const decide = (w: LoanWorld, user: string, id: string, decision: 'confirmation' | 'refusal') => post(w, user, `/api/v1/loans/guarantees/${id}/${decision}/`, {});
+const withdraw = (w: LoanWorld, account: string, amount: string) => post(w, 'cashier', `/api/v1/members/accounts/${account}/withdrawals/`, { amount, channel: 'cash' });
+const accountOf = async (w: LoanWorld, account: string) => (await app.request('GET', `/api/v1/members/accounts/${account}/`, as(w, 'cashier'))).body;
+const provisionOf = async (loanId: string) => (await knex('loans').where({ id: loanId }).first('provision_amount')).provision_amount as string;
+
+/** The provisioning run of `asOf` (the business date moved to it), through the run's activities (as the daily workflow runs them). */
+async function provision(w: LoanWorld, asOf: string): Promise<void> {
+  await setBusinessDate(w, asOf);
+  const run = await startProvisioningRun(knex, new Date(), { enterpriseId: w.enterpriseId, asOf, trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
+}
+
+async function cashLoan(w: LoanWorld, client: string, amount: string, termPeriods: number): Promise<string> {
+  const loanId = await approvedLoan(w, client, { amount, term_periods: termPeriods });
+  const response = await post(w, 'cashier', `/api/v1/loans/loans/${loanId}/disbursement/`, { channel: 'cash' });
+  if (response.status !== 200) throw new Error(response.text);
+  return loanId;
+}
+
+test.serial('the issue\'s example: a declared pledged deposit no longer reverses a 750 000 provision; a confirmed hold of a real account does; released, it does no more', async (t) => {
+  const w = await world();
+  const borrower = await memberOf(w);
+  const loan = await cashLoan(w, borrower, '1000000', 12);
+  const guarantor = await memberOf(w);
+  const pledgedAccount = await openSavingsAccount(w, guarantor, '1000000');
+
+  // Nothing paid: the first installment fell due on 15 February; on 3 September it is 200 days late (doubtful, 181-365 days: 75 %).
+  const asOf = '2026-09-03';
+  t.is((Date.parse(asOf) - Date.parse('2026-02-15')) / 86_400_000, 200);
+  await provision(w, asOf);
+  const provisionAt200 = new Money(1_000_000).mul('0.75');
+  t.is(await provisionOf(loan), provisionAt200.toFixed(0), '75 % of the 1 000 000 outstanding');
+
+  // A pledged deposit merely declared (as the table held them before): it covers nothing now.
+  await knex('loan_guarantees').insert({
+    enterprise_id: w.enterpriseId, loan_id: loan, kind: 'pledged_deposit', value: '1000000', start_date: '2026-01-15', created_by: w.users.cashier!.id,
+  });
+  // Through the API, a declared figure is refused: a pledged deposit names the account; a cashier cannot add one at all.
+  t.is((await addGuarantee(w, 'cashier', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount })).status, 403);
+  const undeclared = await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000' });
+  t.is(undeclared.status, 400);
+  t.is(undeclared.body.errors[0].field, 'account');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'mortgage', value: '1000000', account: pledgedAccount })).body.errors[0].field, 'account', 'an account is for a pledged deposit only');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount, end_date: '2027-01-01' })).body.errors[0].field, 'end_date');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000001', account: pledgedAccount })).body.errors[0].field, 'value', 'more than the account has');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: 'a lot', account: pledgedAccount })).status, 400);
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000', account: 'not-a-uuid' })).body.errors[0].field, 'account');
+  await provision(w, '2026-09-04');
+  t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'the declared pledged deposit reverses nothing');
+
+  // The hold, asked by the branch head: pending, it already holds the account but covers nothing.
+  const asked = await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount });
+  t.is(asked.status, 201, asked.text);
+  t.like(asked.body, { status: 'pending', account: pledgedAccount, pending_change: { change: 'add', requested_by: w.users.branch_head!.id } });
+  t.like(await accountOf(w, pledgedAccount), { balance: '1000000', held_amount: '1000000', available_balance: '0' });
+  const refused = await withdraw(w, pledgedAccount, '1');
+  t.is(refused.status, 409);
+  t.is(refused.headers.get('content-type')?.startsWith('application/problem+json'), true);
+  t.like(refused.body, { code: 'insufficient_funds', errors: [{ field: 'amount' }] });
+  await provision(w, '2026-09-05');
+  t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'unconfirmed, the hold covers nothing');
+
+  // The checker: never the maker, nor a cashier, nor a branch head of another branch (the guarantee is not theirs to see).
+  const own = await decide(w, 'branch_head', asked.body.id, 'confirmation');
+  t.is(own.status, 403);
+  t.is(own.body.code, 'same_person');
+  t.is((await decide(w, 'cashier', asked.body.id, 'confirmation')).status, 403);
+  t.is((await decide(w, 'other_head', asked.body.id, 'confirmation')).status, 404);
+  const confirmed = await decide(w, 'direction', asked.body.id, 'confirmation');
+  t.is(confirmed.status, 200, confirmed.text);
+  t.like(confirmed.body, { status: 'in_force', pending_change: null });
+  t.is((await decide(w, 'direction', asked.body.id, 'confirmation')).body.code, 'nothing_to_confirm');
+
+  // In force: the account's 1 000 000 covers the whole principal in cash, nothing is provisioned.
+  await provision(w, '2026-09-06');
+  t.is(await provisionOf(loan), '0', 'the 750 000 are reversed: the account holds the cover');
+
+  // Releasing it raises the provision: asked, then confirmed by another; meanwhile the hold stays.
+  const release = await post(w, 'branch_head', `/api/v1/loans/guarantees/${asked.body.id}/end/`, { end_date: '2026-09-07' });
+  t.is(release.status, 200, release.text);
+  t.like(release.body, { status: 'in_force', end_date: null, pending_change: { change: 'end', end_date: '2026-09-07' } });
+  t.is((await withdraw(w, pledgedAccount, '1')).status, 409, 'held until the release is confirmed');
+  t.is((await decide(w, 'other_head', asked.body.id, 'confirmation')).status, 404);
+  t.like((await decide(w, 'direction', asked.body.id, 'confirmation')).body, { end_date: '2026-09-07', pending_change: null });
+  t.like(await accountOf(w, pledgedAccount), { held_amount: '0', available_balance: '1000000' });
+  t.is((await withdraw(w, pledgedAccount, '400000')).status, 201, 'released: the money is the member\'s again');
+  await provision(w, '2026-09-07');
+  t.is(await provisionOf(loan), provisionAt200.toFixed(0));
+
+  // Every step is in the audit trail, by whom.
+  const audit = await knex('audit_events').where({ entity_id: asked.body.id }).orderBy('id').select('action', 'actor_id');
+  t.deepEqual(audit.map((row) => [row.action, row.actor_id]), [
+    ['loan_guarantee.add', w.users.branch_head!.id],
+    ['loan_guarantee.confirm', w.users.direction!.id],
+    ['loan_guarantee.end_requested', w.users.branch_head!.id],
+    ['loan_guarantee.confirm', w.users.direction!.id],
+  ]);
+});
+
+test.serial('a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; the borrower\'s own debits respect the hold', async (t) => {
+  const w = await world();
+  const borrower = await memberOf(w);
+  const account = await openSavingsAccount(w, borrower, '500000');
+  const loan = await cashLoan(w, borrower, '1000000', 12);
+  const small = await cashLoan(w, borrower, '100000', 1);
+
+  // A mortgage asked and refused: it never counts; the hold of 400 000 on the borrower's account does.
+  const mortgage = await addGuarantee(w, 'branch_head', { loan, kind: 'mortgage', value: '1000000' });
+  t.like((await decide(w, 'direction', mortgage.body.id, 'refusal')).body, { status: 'refused', pending_change: null });
+  const hold = await addGuarantee(w, 'cashier_and_head', { loan, kind: 'pledged_deposit', value: '400000', account });
+  t.is(hold.status, 201, hold.text);
+  t.is((await decide(w, 'branch_head', hold.body.id, 'confirmation')).status, 200, 'another branch head of the branch confirms');
+  const smallHold = await addGuarantee(w, 'branch_head', { loan: small, kind: 'pledged_deposit', value: '100000', account });
+  t.is((await decide(w, 'direction', smallHold.body.id, 'confirmation')).status, 200);
+  t.like(await accountOf(w, account), { held_amount: '500000', available_balance: '0' });
+  t.is((await withdraw(w, account, '1')).status, 409);
+  // Repaying a loan from the pledged account is a debit too: it cannot take the held money.
+  const fromAccount = await post(w, 'cashier', '/api/v1/loans/repayments/', { loan, amount: '1000', channel: 'account', account });
+  t.is(fromAccount.status, 409, fromAccount.text);
+  t.like(fromAccount.body, { code: 'insufficient_funds', errors: [{ field: 'amount' }] });
+  t.is((await post(w, 'branch_head', `/api/v1/members/accounts/${account}/close/`, { reason: 'member leaves' })).body.code, 'account_pledged');
+
+  // 200 days late on 3 September: 75 % of what the 400 000 held leave uncovered.
+  await provision(w, '2026-09-03');
+  t.is(await provisionOf(loan), new Money(1_000_000).minus(400_000).mul('0.75').toFixed(0));
+
+  // The small loan repaid in full: its hold ends with it, the other stays.
+  const { position } = (await app.request('GET', `/api/v1/loans/loans/${small}/`, as(w, 'cashier'))).body;
+  const repaid = await post(w, 'cashier', '/api/v1/loans/repayments/', { loan: small, amount: position.payable });
+  t.is(repaid.status, 201, repaid.text);
+  t.is((await knex('loans').where({ id: small }).first('status')).status, 'closed');
+  t.like(await accountOf(w, account), { held_amount: '400000', available_balance: '100000' });
+  t.is((await withdraw(w, account, '100001')).status, 409);
+  t.is((await withdraw(w, account, '100000')).status, 201);
+});
