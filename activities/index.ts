@@ -8,6 +8,7 @@ import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeri
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
 import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
+import { recognizeUnearnedInterest } from './loans/unearned-interest.activity';
 import { accrueSavingsInterest, reverseSavingsInterestAccrual } from './members/savings-accrual.activity';
 import { postSavingsInterest } from './members/savings-interest.activity';
 import { matureDueTermDeposits, matureTermDeposits } from './members/term-deposits.activity';
@@ -73,6 +74,7 @@ export function createActivities(deps: ActivityDeps) {
     // The steps of domain/enterprise/month-end.ts monthEndSteps, one activity each.
     reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
     accrueLoanInterest: monthEndStep(accrueLoanInterest),
+    recognizeUnearnedInterest: monthEndStep(recognizeUnearnedInterest),
     matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
     postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
     matureDueTermDeposits: (input: { enterpriseId: string }) => matureDueTermDeposits(deps, input),

@@ -1,7 +1,7 @@
 import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { reportingPackWorkflowId } from '../domain/accounts/reporting-pack';
-import { monthEndSteps, monthEndWorkflowId, savingsAccrualSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import { monthEndSteps, monthEndWorkflowId, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
 import { businessIdKey, enterpriseIdKey } from './search-attributes';
 import { reportingPack } from './reporting-pack.workflow';
@@ -22,6 +22,7 @@ const memberAccountSteps = proxyActivities<Activities>({
 const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepResult>> = {
   reverseLoanInterestAccrual: activities.reverseLoanInterestAccrual,
   accrueLoanInterest: activities.accrueLoanInterest,
+  recognizeUnearnedInterest: activities.recognizeUnearnedInterest,
   matureTermDeposits: memberAccountSteps.matureTermDeposits,
   postSavingsInterest: memberAccountSteps.postSavingsInterest,
   reverseSavingsInterestAccrual: memberAccountSteps.reverseSavingsInterestAccrual,
@@ -92,8 +93,12 @@ export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
   ]);
   try {
     const steps: MonthEndOutcome['steps'] = [];
-    // A month end started before the savings accruals runs the steps it was opened with.
-    const toRun = patched('savings-interest-accrual') ? monthEndSteps : monthEndSteps.filter((step) => !savingsAccrualSteps.includes(step));
+    // A month end started before the savings accruals, or before interest received in advance, runs the steps it was opened with.
+    const skipped = [
+      ...(patched('savings-interest-accrual') ? [] : savingsAccrualSteps),
+      ...(patched('unearned-interest-recognition') ? [] : unearnedInterestSteps),
+    ];
+    const toRun = monthEndSteps.filter((step) => !skipped.includes(step));
     for (const step of toRun) steps.push({ step, result: await stepActivities[step]({ runId, step }) });
     await activities.finishMonthEndRun({ runId });
     await startReportingPack(input.enterpriseId, period);

@@ -15,6 +15,8 @@ export interface InstallmentRow {
   interest_paid: string;
   penalty_paid: string;
   penalty_through: string;
+  /** The day the installment's period began (the previous due date, or the disbursement), where the read gives it. */
+  period_start?: string;
 }
 
 /**
@@ -69,15 +71,21 @@ export async function insertSchedule(trx: Knex.Transaction, loanId: string, sche
 /**
  * Writes back the installments a repayment changed (accrued penalties, interest waived, amounts paid, settlement
  * date): one UPDATE of them all, a CTE of the repayment's statement. Its parameters: installmentsJson, the loan id.
+ * The interest paid in advance is added to what the installment holds unearned, not set: a month end recognising
+ * part of it meanwhile (it locks the row) keeps its decrease.
  */
 export const saveInstallmentsStatement = `UPDATE loan_installments i
   SET penalty_due = v.penalty_due, interest_due = v.interest_due, principal_paid = v.principal_paid, interest_paid = v.interest_paid,
-      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on
+      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on, interest_unearned = i.interest_unearned + v.unearned_added
   FROM json_to_recordset(?::json) AS v(number int, penalty_due numeric, interest_due numeric, principal_paid numeric, interest_paid numeric,
-                                      penalty_paid numeric, penalty_through date, paid_on date)
+                                      penalty_paid numeric, penalty_through date, paid_on date, unearned_added numeric)
   WHERE i.loan_id = ? AND i.number = v.number`;
 
-export function installmentsJson(installments: readonly InstallmentState[], settledOn: (installment: InstallmentState) => string | null): string {
+export function installmentsJson(
+  installments: readonly InstallmentState[],
+  settledOn: (installment: InstallmentState) => string | null,
+  unearnedAdded: (installment: InstallmentState) => Money,
+): string {
   return JSON.stringify(installments.map((installment) => ({
     number: installment.number,
     penalty_due: formatAmount(installment.penaltyDue),
@@ -87,5 +95,6 @@ export function installmentsJson(installments: readonly InstallmentState[], sett
     penalty_paid: formatAmount(installment.penaltyPaid),
     penalty_through: installment.penaltyThrough,
     paid_on: settledOn(installment),
+    unearned_added: formatAmount(unearnedAdded(installment)),
   })));
 }

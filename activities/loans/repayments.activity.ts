@@ -6,6 +6,7 @@ import type { EventKind } from '../../domain/events/rules';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { allocateRepayment, type InstallmentAllocation, type InstallmentDue } from '../../domain/loans/allocation';
 import type { LoanClass } from '../../domain/loans/classification';
+import { unearnedPart } from '../../domain/loans/interest-accrual';
 import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInterest, type InstallmentState } from '../../domain/loans/position';
 import { formatAmount, Money } from '../../domain/money';
 import type { Loan, LoanStatus } from '../../db/models/loan.model';
@@ -59,11 +60,15 @@ export type LoanRepaymentDetail = LoanRepaymentRow & { loan_number: string };
 /** What a repayment needs of its loan (a Loan row has it all). */
 export type LoanToRepay = Pick<Loan, 'id' | 'enterpriseId' | 'branchId' | 'clientId' | 'number' | 'status' | 'classification' | 'penaltyRate' | 'outstandingPrincipal'>;
 
+/** What a repayment posts, each part under its kind: the interest earned at its date, and the interest paid before it is earned (docs/domain.md §3). */
+type RepaymentPart = 'penalty' | 'interest' | 'unearnedInterest' | 'principal';
+
 const components = [
   { part: 'penalty', kind: 'repayment_penalty' },
   { part: 'interest', kind: 'repayment_interest' },
+  { part: 'unearnedInterest', kind: 'repayment_interest_unearned' },
   { part: 'principal', kind: 'repayment_principal' },
-] as const satisfies readonly { part: keyof InstallmentAllocation; kind: EventKind }[];
+] as const satisfies readonly { part: RepaymentPart; kind: EventKind }[];
 
 /**
  * Records a repayment (docs/architecture.md §3, §4): answers a retried request (same key) with the first result,
@@ -153,6 +158,8 @@ interface LoanForRepayment {
   configuration: { businessDate: string | null; timeZone: string };
   /** The installments not yet settled, by number. */
   installments: InstallmentState[];
+  /** The day each of them began to earn its interest (the previous due date, or the disbursement), by number. */
+  periodStarts: ReadonlyMap<number, string>;
   /** The repayment already recorded under the operation's key. */
   earlierRepaymentId: string | null;
   /** The loan row's version (xmin) when read outside a transaction, which the writing statement checks; null when read locked. */
@@ -185,6 +192,7 @@ async function loanForRepayment(db: Knex, loanId: string, key: string | null): P
     accounts: { portfolio: found.portfolio_account_code!, interestIncome: found.interest_income_account_code!, penaltyIncome: found.penalty_income_account_code! },
     configuration: { businessDate: found.business_date, timeZone: found.time_zone! },
     installments: installmentStates(found.installments),
+    periodStarts: new Map(found.installments.map((row) => [row.number, row.period_start!])),
     earlierRepaymentId: found.earlier_repayment_id,
     version: rows[0].version as string | null,
   };
@@ -207,7 +215,10 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
   const after = waiveUnearnedInterest(installments.map((installment) => applyPayment(installment, paid.find((row) => row.number === installment.number))), businessDate);
   // Only the rows that changed (accrual and payment functions return the same object otherwise).
   const changed = after.filter((installment, index) => installment !== stored[index]);
-  const totals = { penalty: sumOf(paid, 'penalty'), interest: sumOf(paid, 'interest'), principal: sumOf(paid, 'principal') };
+  const unearned = unearnedPaid(installments, after, paid, found.periodStarts, businessDate);
+  const interest = sumOf(paid, 'interest');
+  const unearnedInterest = [...unearned.values()].reduce((sum, part) => sum.plus(part), new Money(0));
+  const totals = { penalty: sumOf(paid, 'penalty'), interest: interest.minus(unearnedInterest), unearnedInterest, principal: sumOf(paid, 'principal') };
   const leg = input.funding.channel === 'account' ? input.funding.leg : null;
   if (leg !== null) await moveAccountBalance(db as Knex.Transaction, leg, input.amount.negated());
   const repaymentId = randomUUID();
@@ -216,11 +227,11 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
   const closedOn = after.every(isSettled) ? businessDate : null;
   const events = repaymentEvents(input, found.accounts, repaymentId, totals);
   const bindings = [
-    installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null)), loan.id,
+    installmentsJson(changed, (installment) => (isSettled(installment) ? businessDate : null), (installment) => unearned.get(installment.number) ?? new Money(0)), loan.id,
     formatAmount(outstandingAfter), closedOn, closedOn, loan.id, found.version,
     ...recordedEventsBindings(now, events),
     repaymentId, loan.enterpriseId, loan.branchId,
-    formatAmount(input.amount), formatAmount(totals.principal), formatAmount(totals.interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
+    formatAmount(input.amount), formatAmount(totals.principal), formatAmount(interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
     input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
   ];
   const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(
@@ -262,7 +273,7 @@ function repaymentEvents(
   input: RepaymentToApply,
   accounts: LoanForRepayment['accounts'],
   repaymentId: string,
-  totals: Record<'penalty' | 'interest' | 'principal', Money>,
+  totals: Record<RepaymentPart, Money>,
 ): BusinessEvent[] {
   const { loan, funding } = input;
   const source = funding.channel === 'cash' ? defaultRoleAccounts.cash! : funding.channel === 'account' ? funding.leg.depositAccountCode : funding.account;
@@ -283,8 +294,32 @@ function repaymentEvents(
       interest_income: accounts.interestIncome,
       penalty_income: accounts.penaltyIncome,
     },
-    description: `${kind.replace('_', ' ')} ${loan.number}`,
+    description: `${kind.replaceAll('_', ' ')} ${loan.number}`,
   }));
+}
+
+/**
+ * What of the interest each installment is paid now is not yet earned at `asOf` (docs/domain.md §3): the part beyond
+ * the interest it has earned by then and not yet been paid, as the month end's accrual measures it. By number; none
+ * for an installment paid only what it has earned. `before` and `after` are the installments, index for index.
+ */
+function unearnedPaid(
+  before: readonly InstallmentState[],
+  after: readonly InstallmentState[],
+  paid: readonly InstallmentAllocation[],
+  periodStarts: ReadonlyMap<number, string>,
+  asOf: string,
+): Map<number, Money> {
+  const unearned = new Map<number, Money>();
+  for (const row of paid) {
+    if (row.interest.isZero() || row.dueDate <= asOf) continue;
+    const index = after.findIndex((installment) => installment.number === row.number);
+    // The interest as it stands after the payment (a waiver lowers it to what was paid): what the month end prorates.
+    const { dueDate, interestDue } = after[index]!;
+    const part = unearnedPart({ from: periodStarts.get(row.number)!, dueDate, interestDue }, before[index]!.interestPaid, row.interest, asOf);
+    if (!part.isZero()) unearned.set(row.number, part);
+  }
+  return unearned;
 }
 
 const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));

@@ -12,10 +12,13 @@ import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../cale
  * counts the capital paid into it from the maturity day.
  */
 export const monthEndSteps = [
-  'reverseLoanInterestAccrual', 'accrueLoanInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest', 'accrueSavingsInterest',
+  'reverseLoanInterestAccrual', 'accrueLoanInterest', 'recognizeUnearnedInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest',
+  'accrueSavingsInterest',
 ] as const;
 /** The steps added with the savings accruals: a month end started before them runs without them. */
 export const savingsAccrualSteps: readonly MonthEndStepName[] = ['reverseSavingsInterestAccrual', 'accrueSavingsInterest'];
+/** The step added with interest received in advance (docs/domain.md §3): a month end started before it runs without it. */
+export const unearnedInterestSteps: readonly MonthEndStepName[] = ['recognizeUnearnedInterest'];
 export type MonthEndStepName = (typeof monthEndSteps)[number];
 
 /** What every step activity receives. */

@@ -30,6 +30,8 @@ export const eventKinds = [
   'term_deposit_early_closure',
   'savings_interest_recovery',
   'withholding_tax_refund',
+  'repayment_interest_unearned',
+  'unearned_interest_recognition',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -39,7 +41,7 @@ export type EventKind = (typeof eventKinds)[number];
  * what a savings contract itself owes at a month end: its interest, the tax withheld on it, a term deposit reaching
  * its term and paid to the member's demand account, and what an early closure recomputes (the interest paid beyond
  * the penalty rate taken back, the tax withheld on it given back); the closure itself is the member's request, money
- * moving (docs/domain.md §9).
+ * moving (docs/domain.md §9). Interest paid in advance recognised as it is earned is book-keeping too (§3).
  */
 const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'interest_accrual',
@@ -58,6 +60,7 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'savings_interest_accrual',
   'savings_interest_recovery',
   'withholding_tax_refund',
+  'unearned_interest_recognition',
 ]);
 export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
 
@@ -87,6 +90,7 @@ export const accountRoles = [
   'withholding_tax',
   'internal_transfers',
   'accrued_interest_payable',
+  'unearned_interest',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

@@ -30,9 +30,41 @@ export function accruedInterest(loan: { disbursedOn: IsoDate; installments: read
   if (index < 0) return zero;
   const current = loan.installments[index]!;
   const from = index === 0 ? loan.disbursedOn : loan.installments[index - 1]!.dueDate;
-  const elapsed = daysBetween(from, periodEnd);
-  const length = daysBetween(from, current.dueDate);
-  if (elapsed <= 0 || length <= 0) return zero;
-  const earned = current.interestDue.times(elapsed).div(length).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  const earned = earnedInterest({ from, dueDate: current.dueDate, interestDue: current.interestDue }, periodEnd);
   return Money.max(earned.minus(current.interestPaid), zero);
 }
+
+/** An installment's interest and the period it runs over: from the previous due date (or the disbursement) to its own. */
+interface InterestPeriod {
+  from: IsoDate;
+  dueDate: IsoDate;
+  interestDue: Money;
+}
+
+/**
+ * The part of an installment's interest earned by `asOf`: all of it once due; before, in proportion to the actual
+ * days run since its period began, rounded half-up to the franc (the accrual's own measure, so that what a
+ * repayment defers and what a month end accrues agree to the franc).
+ */
+function earnedInterest(period: InterestPeriod, asOf: IsoDate): Money {
+  if (asOf >= period.dueDate) return period.interestDue;
+  const elapsed = daysBetween(period.from, asOf);
+  const length = daysBetween(period.from, period.dueDate);
+  if (elapsed <= 0 || length <= 0) return zero;
+  return period.interestDue.times(elapsed).div(length).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+}
+
+/**
+ * Interest paid before it is earned (docs/domain.md §3): what of `interestPaid` on the installment is beyond what it
+ * has earned by `asOf`, income received in advance (produits perçus d'avance) until then; never below zero.
+ */
+export function unearnedInterest(period: InterestPeriod, interestPaid: Money, asOf: IsoDate): Money {
+  return Money.max(interestPaid.minus(earnedInterest(period, asOf)), zero);
+}
+
+/**
+ * What of a payment of `paying` interest on an installment, `paidBefore` already paid, is unearned at `asOf`: the
+ * part beyond the interest earned and not yet paid. The rest is income at once.
+ */
+export const unearnedPart = (period: InterestPeriod, paidBefore: Money, paying: Money, asOf: IsoDate): Money =>
+  unearnedInterest(period, paidBefore.plus(paying), asOf).minus(unearnedInterest(period, paidBefore, asOf));

@@ -91,7 +91,9 @@ test('a partial repayment pays interest before principal; the position follows',
   t.is(response.status, 201, response.text);
   t.like(response.body, { amount: '20000', penalty: '0', interest: '18000', principal: '2000', channel: 'cash', business_date: '2026-01-15', outstanding_after: '1198000' });
   t.deepEqual(response.body.allocations, [{ number: 1, due_date: '2026-02-15', penalty: '0', interest: '18000', principal: '2000' }]);
-  t.is(await accountBalance(knex, w.enterpriseId, '713'), '-18000');
+  // Paid on the disbursement day, the interest has earned nothing yet: all of it is received in advance (docs/domain.md §3).
+  t.is(await accountBalance(knex, w.enterpriseId, '713'), '0');
+  t.is(await accountBalance(knex, w.enterpriseId, '47220'), '-18000');
   const detail = await loanDetail(w, loanId);
   t.like(detail.position, { outstanding_principal: '1198000', days_past_due: 0, penalties: '0' });
   t.is((await app.request('GET', `/api/v1/loans/repayments/${response.body.id}/`, { headers: w.users.direction!.headers })).body.id, response.body.id);

@@ -33,10 +33,12 @@ const expected: Record<string, [string, string][]> = {
   term_deposit_early_closure: [['3711', '459']],
   savings_interest_recovery: [['3711', '613']],
   withholding_tax_refund: [['4302', '3711']],
+  repayment_interest_unearned: [['5710', '47220']],
+  unearned_interest_recognition: [['47220', '713']],
 };
 
-test('there is exactly one default rule per event kind, twenty-seven in all', (t) => {
-  t.is(defaultRules.length, 27);
+test('there is exactly one default rule per event kind, twenty-nine in all', (t) => {
+  t.is(defaultRules.length, 29);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { closingRefusal, type YearFacts } from '../../domain/enterprise/year-end-closing';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
-import { accruedInterest, type AccrualInstallment } from '../../domain/loans/interest-accrual';
+import { accruedInterest, unearnedInterest, unearnedPart, type AccrualInstallment } from '../../domain/loans/interest-accrual';
 import { Money } from '../../domain/money';
 import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
 
@@ -40,6 +40,23 @@ test('nothing accrues before the disbursement, on a due date, after the last due
 });
 
 const accrual = (loanId: string, branchId: string, amount: number, income = '713'): Accrual => ({ subjectId: loanId, branchId, amount: new Money(amount), debitAccount: '3291', creditAccount: income });
+
+test('interest paid before it is earned: the part beyond what the installment has earned by the date, by the accrual\'s measure', (t) => {
+  const period = { from: '2026-01-15', dueDate: '2026-02-15', interestDue: new Money(20_000) };
+  const earnedBy20 = new Money(20_000).times(5).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  t.is(unearnedPart(period, new Money(0), new Money(20_000), '2026-01-20').toFixed(0), new Money(20_000).minus(earnedBy20).toFixed(0));
+  // A second payment: what the first left unpaid of the earned part is income first.
+  t.is(unearnedPart(period, new Money(2_000), new Money(3_000), '2026-01-20').toFixed(0), new Money(5_000).minus(earnedBy20).toFixed(0));
+  t.is(unearnedPart(period, new Money(0), new Money(3_000), '2026-01-20').toFixed(0), '0', 'less than earned: all income');
+  t.is(unearnedPart(period, new Money(0), new Money(20_000), '2026-02-15').toFixed(0), '0', 'on the due date: all earned');
+  t.is(unearnedPart(period, new Money(0), new Money(20_000), '2026-01-15').toFixed(0), '20000', 'on the period\'s first day: nothing earned');
+  // What the month end leaves unearned agrees with its accrual: paid + accrued = earned at the month's end.
+  const earnedBy31 = new Money(20_000).times(16).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+  t.is(unearnedInterest(period, new Money(20_000), '2026-01-31').toFixed(0), new Money(20_000).minus(earnedBy31).toFixed(0));
+  const paid = new Money(5_000);
+  const accrued = accruedInterest({ disbursedOn: '2026-01-15', installments: [{ dueDate: '2026-02-15', interestDue: new Money(20_000), interestPaid: paid }] }, '2026-01-31');
+  t.is(accrued.plus(paid).minus(unearnedInterest(period, paid, '2026-01-31')).toFixed(0), earnedBy31.toFixed(0));
+});
 
 test('accruals are posted one entry per branch and pair of accounts; the reversal swaps the sides', (t) => {
   const accruals = [accrual('L1', 'A', 16_258), accrual('L2', 'A', 1_000), accrual('L3', 'B', 500), accrual('L4', 'A', 700, '712'), accrual('L5', 'A', 0)];
