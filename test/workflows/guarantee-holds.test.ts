@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { Money } from '../../domain/money';
@@ -50,6 +50,19 @@ async function cashLoan(w: LoanWorld, client: string, amount: string, termPeriod
   return loanId;
 }
 
+/** Through the API, a declared figure is refused: a pledged deposit names the account; a cashier cannot add one at all. */
+async function refusedPledges(t: ExecutionContext, w: LoanWorld, loan: string, pledgedAccount: string): Promise<void> {
+  t.is((await addGuarantee(w, 'cashier', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount })).status, 403);
+  const undeclared = await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000' });
+  t.is(undeclared.status, 400);
+  t.is(undeclared.body.errors[0].field, 'account');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'mortgage', value: '1000000', account: pledgedAccount })).body.errors[0].field, 'account', 'an account is for a pledged deposit only');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount, end_date: '2027-01-01' })).body.errors[0].field, 'end_date');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000001', account: pledgedAccount })).body.errors[0].field, 'value', 'more than the account has');
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: 'a lot', account: pledgedAccount })).status, 400);
+  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000', account: 'not-a-uuid' })).body.errors[0].field, 'account');
+}
+
 test.serial('the issue\'s example: a declared pledged deposit no longer reverses a 750 000 provision; a confirmed hold of a real account does; released, it does no more', async (t) => {
   const w = await world();
   const borrower = await memberOf(w);
@@ -68,16 +81,7 @@ test.serial('the issue\'s example: a declared pledged deposit no longer reverses
   await knex('loan_guarantees').insert({
     enterprise_id: w.enterpriseId, loan_id: loan, kind: 'pledged_deposit', value: '1000000', start_date: '2026-01-15', created_by: w.users.cashier!.id,
   });
-  // Through the API, a declared figure is refused: a pledged deposit names the account; a cashier cannot add one at all.
-  t.is((await addGuarantee(w, 'cashier', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount })).status, 403);
-  const undeclared = await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000' });
-  t.is(undeclared.status, 400);
-  t.is(undeclared.body.errors[0].field, 'account');
-  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'mortgage', value: '1000000', account: pledgedAccount })).body.errors[0].field, 'account', 'an account is for a pledged deposit only');
-  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount, end_date: '2027-01-01' })).body.errors[0].field, 'end_date');
-  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000001', account: pledgedAccount })).body.errors[0].field, 'value', 'more than the account has');
-  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: 'a lot', account: pledgedAccount })).status, 400);
-  t.is((await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000', account: 'not-a-uuid' })).body.errors[0].field, 'account');
+  await refusedPledges(t, w, loan, pledgedAccount);
   await provision(w, '2026-09-04');
   t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'the declared pledged deposit reverses nothing');
 
