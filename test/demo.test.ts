@@ -42,7 +42,26 @@ test('the cooperative, its staff with one user per role, and its members', async
   const teller = report.staff.find((user) => user.role === 'cashier')!;
   t.is((await app.request('POST', '/api/v1/token/', { json: { username: teller.username, password: teller.password } })).status, 200);
   t.is(await count('/api/v1/members/clients/'), 16);
-  t.is(await count('/api/v1/members/accounts/'), 19);
+  t.is(await count('/api/v1/members/accounts/'), 20, 'a current account each, three savings books and a term deposit');
+  const termDeposit = await app.request('GET', `/api/v1/members/accounts/${report.story.termDeposit}/`, { headers });
+  t.like(termDeposit.body, { balance: '1000000', status: 'open' });
+  t.truthy(termDeposit.body.maturity_date, 'a term deposit has its maturity');
+});
+
+test('a pledged deposit: held on the borrower\'s account, in force once a second person confirmed it', async (t) => {
+  const pledge = await app.request('GET', `/api/v1/loans/guarantees/${report.story.pledge}/`, { headers });
+  t.like(pledge.body, { kind: 'pledged_deposit', status: 'in_force', value: '100000', pending_change: null });
+  const held = await app.request('GET', `/api/v1/members/accounts/${pledge.body.account}/`, { headers });
+  t.is(held.body.held_amount, '100000');
+  t.is(BigInt(held.body.available_balance), BigInt(held.body.balance) - 100_000n, 'the current account has no minimum balance: only the hold is kept back');
+});
+
+test('the cash journal is numbered 1, 2, 3… with no gap', async (t) => {
+  const cash = await app.request('GET', `/api/v1/accounts/journal-entries/?enterprise=${report.enterprise.id}&journal=CAI&page_size=100`, { headers });
+  const byYear = new Map<string, number[]>();
+  for (const entry of cash.body.results as { exercice: string; number: number }[]) byYear.set(entry.exercice, [...(byYear.get(entry.exercice) ?? []), entry.number]);
+  t.true(cash.body.count > 10 && cash.body.count <= 100, `${cash.body.count} cash entries, all on one page`);
+  for (const [year, numbers] of byYear) t.deepEqual(numbers.sort((a, b) => a - b), Array.from({ length: numbers.length }, (_, index) => index + 1), year);
 });
 
 test('loans at every stage of the circuit and of their life, classified by the provisioning run', async (t) => {

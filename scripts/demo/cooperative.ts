@@ -17,7 +17,7 @@ export interface Cooperative {
   name: string;
   branchIds: Record<BranchKey, string>;
   staff: Record<StaffKey, StaffAccount>;
-  products: { currentAccount: string; savingsBook: string; shortTermCredit: string; equipmentCredit: string };
+  products: { currentAccount: string; savingsBook: string; termDeposit: string; shortTermCredit: string; equipmentCredit: string };
 }
 
 /**
@@ -77,6 +77,11 @@ async function createProducts(direction: Session, enterprise: string): Promise<C
   const credit = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the loan product ${String(fields.code)}`, '/api/v1/loans/products/', { enterprise, ...fields });
   const currentAccount = await savings({ code: 'CCS', name: 'Compte courant sociétaire', kind: 'demand_deposit', minimum_opening_balance: '5000', deposit_account_code: '3711' });
   const savingsBook = await savings({ code: 'LIV', name: 'Livret d\'épargne bloquée', kind: 'blocked_savings', minimum_opening_balance: '25000', withdrawals_allowed: false, interest_rate: '0.035', deposit_account_code: '373' });
+  // A 12-month term deposit renewed at maturity, its interest paid out; closed early, it earns 2 % instead of 5.5 %.
+  const termDeposit = await savings({
+    code: 'DAT', name: 'Dépôt à terme 12 mois', kind: 'term_deposit', term_months: 12, interest_rate: '0.055', deposit_account_code: '36100',
+    maturity_instruction: 'renew', early_closure_rate: '0.02',
+  });
   const shortTermCredit = await credit({
     code: 'CRT', name: 'Crédit de trésorerie', term_category: 'cta', method: 'constant_annuity', annual_rate: '0.18',
     min_amount: '50000', max_amount: '5000000', min_term_periods: 3, max_term_periods: 24, max_grace_periods: 2, fee_rate: '0.01', penalty_rate: '0.12',
@@ -85,5 +90,5 @@ async function createProducts(direction: Session, enterprise: string): Promise<C
     code: 'EQP', name: 'Crédit d\'équipement', term_category: 'mlt', method: 'constant_principal', annual_rate: '0.15',
     min_amount: '500000', max_amount: '20000000', min_term_periods: 25, max_term_periods: 60, max_grace_periods: 6, fee_rate: '0.015', penalty_rate: '0.12',
   });
-  return { currentAccount: currentAccount.id, savingsBook: savingsBook.id, shortTermCredit: shortTermCredit.id, equipmentCredit: equipmentCredit.id };
+  return { currentAccount: currentAccount.id, savingsBook: savingsBook.id, termDeposit: termDeposit.id, shortTermCredit: shortTermCredit.id, equipmentCredit: equipmentCredit.id };
 }

@@ -11,6 +11,8 @@ export interface StoryOutcome {
   applications: { submitted: LoanApplication; midApproval: LoanApplication; refused: LoanApplication };
   withdrawal: { id: string; workflow_id: string };
   provisioningRun: ProvisioningRun;
+  termDeposit: string;
+  pledge: string;
 }
 
 /** Days after the third due date when the story stops: the missed third installment is then 20 days late. */
@@ -42,6 +44,7 @@ export async function tellTheStory(
   ]);
   await Promise.all([desk.disburse(repaidPartly, bello), desk.disburse(overdue, moussa), desk.disburse(doubtful, eyenga)]);
   await cashWithdrawal(cooperative, bello, '500000', calendar.today, 'Achat des machines');
+  const termDeposit = await openTermDeposit(cooperative, mvondo, '1000000');
 
   const dueDates = (await desk.dueDates(repaidPartly)).slice(0, 3);
   for (const [month, dueDate] of dueDates.entries()) {
@@ -71,6 +74,7 @@ export async function tellTheStory(
     desk.submit(essomba, { product: 'shortTermCredit', amount: '400000', termPeriods: 6, purpose: 'Réparation de la moto' }),
     requestShareWithdrawal(capital, ewane, 10),
   ]);
+  const pledge = await pledgeDeposit(cooperative, disbursed, kamga, '100000', calendar.today);
   // Last: the run classifies and provisions every loan as the story leaves it.
   const provisioningRun = await runProvisioning(cooperative.staff.direction.session, cooperative.enterpriseId);
   return {
@@ -78,7 +82,28 @@ export async function tellTheStory(
     applications: { submitted, midApproval, refused },
     withdrawal,
     provisioningRun,
+    termDeposit,
+    pledge,
   };
+}
+
+/** A term deposit paid in cash at the counter: 12 months, renewed at maturity (the product's instruction). */
+async function openTermDeposit(cooperative: Cooperative, member: Member, amount: string): Promise<string> {
+  const opened = await member.teller.post<{ id: string }>(`open a term deposit for ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product: cooperative.products.termDeposit, initial_deposit: amount }, `${cooperative.code}:open:term-deposit:${member.key}`);
+  return opened.id;
+}
+
+/**
+ * Part of the borrower's current account pledged to their loan: asked by the head of Akwa, held at once, and
+ * covering the loan only once direction, a second person, confirms it.
+ */
+async function pledgeDeposit(cooperative: Cooperative, loan: string, member: Member, amount: string, date: string): Promise<string> {
+  const { branchHead, direction } = cooperative.staff;
+  const asked = await branchHead.session.post<{ id: string }>(`pledge ${amount} XAF of ${member.name}'s account`, '/api/v1/loans/guarantees/', {
+    loan, kind: 'pledged_deposit', value: amount, account: member.accountId, start_date: date, description: 'Nantissement du compte courant',
+  });
+  await direction.session.post(`confirm the pledge of ${member.name}`, `/api/v1/loans/guarantees/${asked.id}/confirmation/`, {});
+  return asked.id;
 }
 
 /** Granted after a send back (the branch head wants the workshop's lease in the file first), then paid out. */
