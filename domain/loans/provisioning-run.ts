@@ -227,7 +227,8 @@ function planLoan(plan: BatchPlan, postings: Map<string, BatchPosting>, loan: Lo
   const stateChanged = reclassification !== null || !delta.isZero() || doubtfulSince !== loan.doubtfulSince || accountsChanged;
   if (stateChanged || followed(loanClass, provision.amount)) planRow(plan, loan, assessed, stateChanged);
   if (stateChanged || daysPastDue !== loan.daysPastDue) {
-    plan.loanUpdates.push({ loanId: loan.id, classification: loanClass, daysPastDue, provisionAmount: formatAmount(provision.amount), doubtfulSince, doubtfulAccount, provisionAccount });
+    const provisionAmount = formatAmount(provision.amount);
+    plan.loanUpdates.push({ loanId: loan.id, classification: loanClass, daysPastDue, provisionAmount, doubtfulSince, doubtfulAccount, provisionAccount });
   }
 }
 
