@@ -53,7 +53,7 @@ export async function writeOffLoan(context: ActivityContext, actor: Actor, input
     }
     const writtenOffOn = await businessDateOf(trx, loan.enterpriseId, now);
     const updated = await Loan.query(trx).patchAndFetchById(loan.id, {
-      status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0',
+      status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0', provisionAccountCode: null,
     });
     await recordAudit(trx, actor, { action: 'loan.write_off', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { amount: formatAmount(outstanding), covered: formatAmount(covered), approval: input.approval } });
     return updated;

@@ -3729,6 +3729,10 @@ export interface components {
             doubtful_since: string | null;
             days_past_due: number;
             provision_amount: components["schemas"]["Money"];
+            /** @description While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run). */
+            doubtful_account: string | null;
+            /** @description The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision. */
+            provision_account: string | null;
             litigious: boolean;
             /** Format: date */
             written_off_on: string | null;
@@ -3873,6 +3877,10 @@ export interface components {
             doubtful_since: string | null;
             days_past_due: number;
             provision_amount: components["schemas"]["Money"];
+            /** @description While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run). */
+            doubtful_account: string | null;
+            /** @description The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision. */
+            provision_account: string | null;
             litigious: boolean;
             /** Format: date */
             written_off_on: string | null;

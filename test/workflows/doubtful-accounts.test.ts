@@ -86,6 +86,7 @@ test('doubtful loans by cover, their provisions by cover and years doubtful; mov
   t.like(await accountsOf(a), { doubtful_account_code: '3352', provision_account_code: '3931', provision_amount: '300000' });
   t.like(await accountsOf(b), { doubtful_account_code: '3342', provision_account_code: '3921', provision_amount: '150000' });
   t.like(await accountsOf(c), { doubtful_account_code: '3332', provision_account_code: '39100', provision_amount: '150000' });
+  t.like((await app.request('GET', `/api/v1/loans/loans/${b}/`, { headers: w.users.cashier!.headers })).body, { doubtful_account: '3342', provision_account: '3921' });
 
   // 3 April: a mortgage of 600 000 on D, confirmed: its principal moves to 3342, its 300 000 moved whole to 3921, then 150 000 reversed there.
   await setBusinessDate(w, '2026-04-03');
@@ -138,6 +139,7 @@ test('doubtful loans by cover, their provisions by cover and years doubtful; mov
   for (const loan of [a, c]) {
     const writeOff = await app.request('POST', `/api/v1/loans/loans/${loan}/write-off/`, { headers: w.users.direction!.headers, json: {} });
     t.is(writeOff.status, 200, writeOff.text);
+    t.like(writeOff.body, { status: 'written_off', provision_amount: '0', provision_account: null });
   }
   t.deepEqual(await balances(w, ['3352', '3332', '3933', '39100', '6921', '6922', '7913']), {
     3352: '0', 3332: '0', 3933: '0', 39100: '0', 6921: '2100000', 6922: '300000', 7913: String(-150_000 - 1_200_000 - 900_000),
