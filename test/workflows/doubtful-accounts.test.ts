@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { Money } from '../../domain/money';
@@ -65,17 +65,12 @@ async function agreement(w: LoanWorld, date: string) {
   return response.body.ledger as { figure: string; accounts: { account: string; amount: string }[]; ledger: string; statement: string; agrees: boolean }[];
 }
 
-test('doubtful loans by cover, their provisions by cover and years doubtful; moves without charge; repayment and write-off from the loan\'s accounts', async (t) => {
-  const w = await createLoanWorld(app, knex, 'DA1');
-  await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
-  const [a, b, c, d] = [await cashLoan(w), await cashLoan(w), await cashLoan(w), await cashLoan(w)];
-  await confirmedGuarantee(w, { loan: b, kind: 'mortgage', value: '600000', start_date: '2026-01-15' });
-  await confirmedGuarantee(w, { loan: c, kind: 'public_guarantee', value: '600000', start_date: '2026-01-15' });
-  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
-  t.is(nextYear.status, 201, nextYear.text);
-  const doubtful = ['3332', '3342', '3352'];
-  const provisions = ['39100', '3921', '3922', '3923', '3924', '3931', '3932', '3933'];
+const doubtful = ['3332', '3342', '3352'];
+const provisions = ['39100', '3921', '3922', '3923', '3924', '3931', '3932', '3933'];
+type Loans = Record<'a' | 'b' | 'c' | 'd', string>;
 
+/** 2026: each loan on the accounts of its cover; D's mortgage, added while doubtful, moves its principal and its provision. */
+async function firstYear(t: ExecutionContext, w: LoanWorld, { a, b, c, d }: Loans) {
   // 2 April 2026, 46 days late: doubtful; 25 % of the uncovered part (the State's and the mortgage's 600 000 not provisioned in the first year).
   await setBusinessDate(w, '2026-04-02');
   const first = await runAt(w, '2026-04-02');
@@ -99,7 +94,10 @@ test('doubtful loans by cover, their provisions by cover and years doubtful; mov
   t.deepEqual(await balances(w, [...doubtful, '3931', '3921', '6913', '7913']), {
     3332: '1200000', 3342: '2400000', 3352: '1200000', 3931: '-300000', 3921: '-300000', 6913: '900000', 7913: '-150000',
   });
+}
 
+/** 2027 and 2028: every provision moves to the account of its years doubtful, only the difference charged. */
+async function laterYears(t: ExecutionContext, w: LoanWorld) {
   // 2 April 2027, a year doubtful, 411 days late: the uncovered part 100 %, the covered 25 %. Each provision moves to
   // its account of 1–2 years (3931 → 3932, 3921 → 3922; the State's stays in 39100), only the difference charged.
   await setBusinessDate(w, '2027-04-02');
@@ -126,7 +124,10 @@ test('doubtful loans by cover, their provisions by cover and years doubtful; mov
   t.true(agreed.every((row) => row.agrees), JSON.stringify(agreed));
   t.deepEqual(agreed.find((row) => row.figure === 'doubtful')!.accounts.map((row) => [row.account, row.amount]).sort(), [['3332', '1200000'], ['3342', '2400000'], ['3352', '1200000']]);
   t.is(agreed.find((row) => row.figure === 'provisions')!.ledger, '3900000');
+}
 
+/** 2028: a repayment and write-offs credit the loans' own doubtful accounts and reverse their provisions where they sit. */
+async function repaymentAndWriteOffs(t: ExecutionContext, w: LoanWorld, { a, b, c }: Loans) {
   // B repaid in full: its principal credited to 3342, nothing to the portfolio account.
   const { position } = (await app.request('GET', `/api/v1/loans/loans/${b}/`, { headers: w.users.cashier!.headers })).body;
   const due = new Money(position.overdue_principal).plus(position.overdue_interest).plus(position.penalties).toFixed(0);
@@ -151,4 +152,18 @@ test('doubtful loans by cover, their provisions by cover and years doubtful; mov
   const after = await agreement(w, '2028-04-02');
   t.true(after.every((row) => row.agrees), JSON.stringify(after));
   t.true(await ledgerBalanced(knex, w.enterpriseId));
+}
+
+test('doubtful loans by cover, their provisions by cover and years doubtful; moves without charge; repayment and write-off from the loan\'s accounts', async (t) => {
+  const w = await createLoanWorld(app, knex, 'DA1');
+  await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
+  const [a, b, c, d] = [await cashLoan(w), await cashLoan(w), await cashLoan(w), await cashLoan(w)];
+  await confirmedGuarantee(w, { loan: b, kind: 'mortgage', value: '600000', start_date: '2026-01-15' });
+  await confirmedGuarantee(w, { loan: c, kind: 'public_guarantee', value: '600000', start_date: '2026-01-15' });
+  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: w.users.direction!.headers, json: { enterprise: w.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
+  t.is(nextYear.status, 201, nextYear.text);
+  const loans = { a, b, c, d };
+  await firstYear(t, w, loans);
+  await laterYears(t, w);
+  await repaymentAndWriteOffs(t, w, loans);
 });

@@ -145,6 +145,14 @@ async function entriesAggregated(t: import('ava').ExecutionContext, w: LoanWorld
   t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['350000', 2], ['900000', 3]]);
 }
 
+/** Covered by sûretés réelles (a mortgage, a pledged deposit): 3342 and 3921; the others 3352 and 3931. */
+async function accountsByCover(t: import('ava').ExecutionContext, w: LoanWorld, loans: { mortgaged: string; pledged: string; late: string }) {
+  t.like(await knex('loans').where({ id: loans.mortgaged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
+  t.like(await knex('loans').where({ id: loans.pledged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
+  t.like(await knex('loans').where({ id: loans.late }).first(), { doubtful_account_code: '3352', provision_account_code: '3931' });
+  t.deepEqual(await Promise.all(['3342', '3352', '3921', '3931'].map((code) => accountBalance(knex, w.enterpriseId, code))), ['2400000', '3600000', '-350000', '-900000']);
+}
+
 /** A date between runs answers with the positions of the last run before it; the performer never had a row. */
 async function positionsBetweenRuns(t: import('ava').ExecutionContext, w: LoanWorld, performer: string) {
   t.is(await provisionsOn(w, '2026-04-05'), '1250000');
@@ -178,11 +186,7 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await stateOf(performer), { classification: 'performing', provision_amount: '0' });
     const row = await knex('loan_provisions').where({ loan_id: mortgaged, as_of: '2026-04-02' }).first();
     t.like(row, { days_past_due: 46, classification: 'doubtful', rate: '0.250000', base: '1200000', uncovered: '600000', amount: '150000', previous_amount: '0', delta: '150000' });
-    // Covered by sûretés réelles (a mortgage, a pledged deposit): 3342 and 3921; the others 3352 and 3931.
-    t.like(await knex('loans').where({ id: mortgaged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
-    t.like(await knex('loans').where({ id: pledged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
-    t.like(await knex('loans').where({ id: late }).first(), { doubtful_account_code: '3352', provision_account_code: '3931' });
-    t.deepEqual(await Promise.all(['3342', '3352', '3921', '3931'].map((code) => accountBalance(knex, w.enterpriseId, code))), ['2400000', '3600000', '-350000', '-900000']);
+    await accountsByCover(t, w, { mortgaged, pledged, late });
     await booksAgree(t, w, '2026-04-02');
     const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
     t.deepEqual(totals.body.by_class, [
