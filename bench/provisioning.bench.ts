@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Actor } from '../activities/context';
 import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
 import { provisionRowsAt, startProvisioningRun } from '../activities/loans/provisioning.activity';
+import { doubtfulAccounts, provisionAccounts } from '../domain/loans/doubtful-accounts';
 import { round, type Benchmark, type TableLine } from './benchmark';
 import { benchActivityContext, withBenchDatabase } from './bench-database';
 import { createBenchProduct, seedPortfolio } from './loan-seed';
@@ -82,7 +83,7 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     ],
   };
   const summary = runs.map((run) => `${run.loans} loans: first day ${run.firstDay.loansPerSecond} loans/s, next day ${run.nextDay.loansPerSecond} loans/s, peak heap ${run.nextDay.peakHeapMb} MB`).join('; ')
-    + `; books balanced ${books.debitMinusCredit === '0'}, 3931 = provisions ${books.provisionsAccountEqualsPositions}, class accounts = principal by class ${books.classAccountsEqualPrincipal}`;
+    + `; books balanced ${books.debitMinusCredit === '0'}, 39x = provisions ${books.provisionsAccountEqualsPositions}, class accounts = principal by class ${books.classAccountsEqualPrincipal}`;
   return { result, summary, lines: tableLines(runs, pgbench, books) };
 }
 
@@ -201,17 +202,20 @@ function collectGarbage(): void {
   fullCollection();
 }
 
-/** Balanced; 3931 equals the provisions of the positions; 3221, 3312 and 3352 hold the principal of each class. */
+/**
+ * Balanced; the provision accounts (39100, 392x, 393x) together equal the provisions of the positions; 3221, 3312
+ * and the doubtful accounts of every cover (3332, 3342, 3352) hold the principal of each class.
+ */
 async function booksCheck(knex: Knex) {
-  const balanceOf = (code: string) =>
-    knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('c.code', code).first(knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
+  const balanceOf = (codes: readonly string[]) =>
+    knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereIn('c.code', codes).first(knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
   const difference = (await knex('journal_lines').first(knex.raw('(sum(debit) - sum(credit))::text AS difference'))).difference as string;
   const positions = await knex.from(provisionRowsAt(knex, nextDay).as('positions')).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'));
-  const provisions = (await balanceOf('3931')).balance as string;
+  const provisions = (await balanceOf(provisionAccounts)).balance as string;
   let classAccountsEqualPrincipal = true;
-  for (const [loanClass, code] of [['performing', '3221'], ['overdue', '3312'], ['doubtful', '3352']] as const) {
+  for (const [loanClass, codes] of [['performing', ['3221']], ['overdue', ['3312']], ['doubtful', doubtfulAccounts]] as const) {
     const principal = await knex('loans').where({ classification: loanClass }).first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
-    classAccountsEqualPrincipal &&= (await balanceOf(code)).balance === principal.total;
+    classAccountsEqualPrincipal &&= (await balanceOf(codes)).balance === principal.total;
   }
   const provisionsAccountEqualsPositions = BigInt(provisions) === -BigInt(positions.total as string);
   return { debitMinusCredit: difference, provisionsAccount: provisions, provisionsAccountEqualsPositions, classAccountsEqualPrincipal };

@@ -5,15 +5,19 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { arrearsStatement, ledgerAgreement } from '../../domain/loans/arrears-statement';
 import type { IsoDate } from '../../domain/calendar';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
+import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { classAccounts } from './class-accounts';
 import { loansAt } from './positions-at';
 
-/** Where each class's principal and the provisions sit: every product's portfolio account, then 3312, 3352 and 3931. */
+/**
+ * Where each class's principal and the provisions sit: every product's portfolio account, then 3312, every
+ * doubtful account (3332, 3342, 3352) and every provision account (39100, 3921–3924, 3931–3933).
+ */
 async function figureAccounts(knex: Knex, enterpriseId: string) {
   const products: { portfolio_account_code: string }[] = await knex('loan_products').where({ enterprise_id: enterpriseId }).distinct('portfolio_account_code');
-  // classAccounts: the overdue and doubtful accounts are the same whatever the product.
-  const { overdue, doubtful } = classAccounts(defaultRoleAccounts.loan_portfolio!);
-  return { performing: products.map((product) => product.portfolio_account_code), overdue: [overdue], doubtful: [doubtful], provisions: [defaultRoleAccounts.provisions!] };
+  // classAccounts: the overdue account is the same whatever the product.
+  const { overdue } = classAccounts(defaultRoleAccounts.loan_portfolio!);
+  return { performing: products.map((product) => product.portfolio_account_code), overdue: [overdue], doubtful: doubtfulAccounts, provisions: provisionAccounts };
 }
 
 /**

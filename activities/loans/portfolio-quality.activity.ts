@@ -21,7 +21,8 @@ export async function setLitigious(context: ActivityContext, actor: Actor, loanI
 
 /**
  * Writes off a doubtful loan (docs/domain.md §4): the part its provisions cover is a loss on 6921, the rest on
- * 6922, both crediting the doubtful account; its provisions are reversed in the same transaction. The loan
+ * 6922, both crediting the doubtful account the loan's principal sits on (by its cover); its provisions are
+ * reversed from the account they sit on, in the same transaction. The loan
  * leaves the portfolio and stays readable. A related party's loan needs the recorded approval (R-2017/07 Art. 26).
  */
 export async function writeOffLoan(context: ActivityContext, actor: Actor, input: { loanId: string; approval: string }): Promise<Loan> {
@@ -45,14 +46,14 @@ export async function writeOffLoan(context: ActivityContext, actor: Actor, input
     ];
     for (const [amount, lossAccount, part] of losses) {
       if (amount.isZero()) continue;
-      await recordBusinessEvent(trx, now, { ...event, kind: 'write_off', amount, idempotencyKey: `write-off:${loan.id}:${part}`, productAccounts: { write_off_loss: lossAccount }, description: `write-off ${loan.number} (${part} by provisions)` });
+      await recordBusinessEvent(trx, now, { ...event, kind: 'write_off', amount, idempotencyKey: `write-off:${loan.id}:${part}`, productAccounts: { write_off_loss: lossAccount, doubtful_receivables: loan.doubtfulAccountCode! }, description: `write-off ${loan.number} (${part} by provisions)` });
     }
     if (provisions.gt(0)) {
-      await recordBusinessEvent(trx, now, { ...event, kind: 'provision_reversal', amount: provisions, idempotencyKey: `write-off:${loan.id}:provisions`, description: `provisions of ${loan.number} reversed at write-off` });
+      await recordBusinessEvent(trx, now, { ...event, kind: 'provision_reversal', amount: provisions, productAccounts: { provisions: loan.provisionAccountCode! }, idempotencyKey: `write-off:${loan.id}:provisions`, description: `provisions of ${loan.number} reversed at write-off` });
     }
     const writtenOffOn = await businessDateOf(trx, loan.enterpriseId, now);
     const updated = await Loan.query(trx).patchAndFetchById(loan.id, {
-      status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0',
+      status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0', provisionAccountCode: null,
     });
     await recordAudit(trx, actor, { action: 'loan.write_off', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { amount: formatAmount(outstanding), covered: formatAmount(covered), approval: input.approval } });
     return updated;

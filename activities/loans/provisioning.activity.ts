@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ClassAccounts, LoanClass } from '../../domain/loans/classification';
-import { coverOf, guaranteeKinds } from '../../domain/loans/provisioning';
+import { coverClassOf } from '../../domain/loans/doubtful-accounts';
+import { coverOf, guaranteeKinds, type GuaranteeKind } from '../../domain/loans/provisioning';
 import { planBatch, type BatchPlan, type BatchPosting, type LoanFacts, type ProvisionRow } from '../../domain/loans/provisioning-run';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
@@ -81,6 +82,8 @@ interface LoanFactsRow {
   classification: LoanClass;
   doubtful_since: string | null;
   provision_amount: string;
+  doubtful_account_code: string | null;
+  provision_account_code: string | null;
   days_past_due: number;
   litigious: boolean;
   real_estate: boolean;
@@ -88,6 +91,8 @@ interface LoanFactsRow {
   oldest_due: string | null;
   cash_cover: string | null;
   eligible_cover: string | null;
+  /** The kinds of its guarantees that count at the date (null: none), which say its cover class. */
+  cover_kinds: GuaranteeKind[] | null;
   latest_classification: LoanClass | null;
   latest_rate: string;
   latest_base: string;
@@ -125,7 +130,8 @@ async function batchBound(trx: Knex.Transaction, enterpriseId: string, asOf: str
 async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: string, after: string, bound: string | null): Promise<LoanFactsRow[]> {
   const result = await trx.raw<{ rows: LoanFactsRow[] }>(
     `WITH batch AS MATERIALIZED (
-       SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since, l.provision_amount, l.days_past_due, l.litigious
+       SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since, l.provision_amount, l.days_past_due, l.litigious,
+              l.doubtful_account_code, l.provision_account_code
        FROM loans l
        WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND (:bound::uuid IS NULL OR l.client_id <= :bound::uuid) AND ${visitedLoan}
      ), arrears AS (
@@ -134,10 +140,12 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
          AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)
        GROUP BY i.loan_id
      ), covers AS (
-       -- Guarantees count once confirmed (in force); a pledged deposit's cover is its hold, below.
-       SELECT loan_id, sum(value) AS eligible_cover
+       -- Guarantees count once confirmed (in force); a pledged deposit's cover is its hold, below. Every kind in force
+       -- says the cover class (coverClassOf), but a pledged deposit recorded before holds (no account) covers nothing.
+       SELECT loan_id, sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover,
+              array_agg(DISTINCT kind) FILTER (WHERE compte_client_id IS NOT NULL OR kind <> 'pledged_deposit') AS cover_kinds
        FROM loan_guarantees
-       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND kind = ANY(:eligibleKinds) AND status = 'in_force' AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
+       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND status = 'in_force' AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
        GROUP BY loan_id
      ), holds AS (
        -- Each hold of the accounts pledged for the batch, with what of it the account's balance still backs (earlier holds first).
@@ -155,7 +163,7 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
        ORDER BY loan_id, as_of DESC
      )
      SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification, to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
-            b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, cc.cash_cover, c.eligible_cover,
+            b.doubtful_account_code, b.provision_account_code, c.cover_kinds, b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, cc.cash_cover, c.eligible_cover,
             lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base, lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
      FROM batch b
      JOIN loan_products p ON p.id = b.product_id
@@ -193,6 +201,9 @@ function loanFactsOf(row: LoanFactsRow, accountsByPortfolio: Map<string, ClassAc
     litigious: row.litigious,
     realEstate: row.real_estate,
     classAccounts: accounts,
+    doubtfulAccount: row.doubtful_account_code,
+    provisionAccount: row.provision_account_code,
+    cover: row.cover_kinds === null ? 'other' : coverClassOf(row.cover_kinds),
     oldestDue: row.oldest_due,
     cashCover: moneyOrZero(row.cash_cover),
     eligibleCover: moneyOrZero(row.eligible_cover),
@@ -241,8 +252,10 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
   if (updates.length > 0) {
     // First: a loan another transaction changed since the snapshot fails here, before anything is posted.
     await trx.raw(
-      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount, doubtful_since = v.doubtful_since
-       FROM unnest(:ids::uuid[], :classes::text[], :days::int[], :amounts::numeric[], :since::date[]) AS v(id, classification, days_past_due, provision_amount, doubtful_since)
+      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount, doubtful_since = v.doubtful_since,
+         doubtful_account_code = v.doubtful_account_code, provision_account_code = v.provision_account_code
+       FROM unnest(:ids::uuid[], :classes::text[], :days::int[], :amounts::numeric[], :since::date[], :doubtfulAccounts::text[], :provisionAccounts::text[])
+         AS v(id, classification, days_past_due, provision_amount, doubtful_since, doubtful_account_code, provision_account_code)
        WHERE loans.id = v.id`,
       {
         ids: updates.map((update) => update.loanId),
@@ -250,6 +263,8 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
         days: updates.map((update) => update.daysPastDue),
         amounts: updates.map((update) => update.provisionAmount),
         since: updates.map((update) => update.doubtfulSince),
+        doubtfulAccounts: updates.map((update) => update.doubtfulAccount),
+        provisionAccounts: updates.map((update) => update.provisionAccount),
       },
     );
   }
@@ -319,7 +334,7 @@ const latestRowOnOrBefore = (knex: Knex, asOf: string) =>
 
 /**
  * The loans in the portfolio at `asOf` (the caller narrows them on `l`): disbursed by then and not written off;
- * a loan closed by then has left too once the run has reversed its provisions (until then they are in 3931).
+ * a loan closed by then has left too once the run has reversed its provisions (until then they are on its provision account).
  */
 function portfolioAt(knex: Knex, asOf: string, positions: 'rows' | 'all'): Knex.QueryBuilder {
   const loans = knex.from('loans as l').where('l.disbursed_on', '<=', asOf).whereRaw('NOT COALESCE(l.written_off_on <= ?, false)', [asOf]);

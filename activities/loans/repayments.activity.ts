@@ -16,7 +16,7 @@ import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordedEventsBindings, recordedEventsStatement, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
 import { ledgerCall } from '../events/ledger-refusal';
-import { classAccounts } from './class-accounts';
+import { principalAccountOf } from './class-accounts';
 import { installmentsJson, installmentStates, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
@@ -58,7 +58,7 @@ export interface LoanRepaymentRow {
 export type LoanRepaymentDetail = LoanRepaymentRow & { loan_number: string };
 
 /** What a repayment needs of its loan (a Loan row has it all). */
-export type LoanToRepay = Pick<Loan, 'id' | 'enterpriseId' | 'branchId' | 'clientId' | 'number' | 'status' | 'classification' | 'penaltyRate' | 'outstandingPrincipal'>;
+export type LoanToRepay = Pick<Loan, 'id' | 'enterpriseId' | 'branchId' | 'clientId' | 'number' | 'status' | 'classification' | 'doubtfulAccountCode' | 'penaltyRate' | 'outstandingPrincipal'>;
 
 /** What a repayment posts, each part under its kind: the interest earned at its date, and the interest paid before it is earned (docs/domain.md §3). */
 type RepaymentPart = 'penalty' | 'interest' | 'unearnedInterest' | 'principal';
@@ -186,6 +186,7 @@ async function loanForRepayment(db: Knex, loanId: string, key: string | null): P
       number: found.number!,
       status: found.status as LoanStatus,
       classification: found.classification as LoanClass,
+      doubtfulAccountCode: (found.doubtful_account_code as string | null | undefined) ?? null,
       penaltyRate: found.penalty_rate!,
       outstandingPrincipal: found.outstanding_principal!,
     },
@@ -289,8 +290,8 @@ function repaymentEvents(
     idempotencyKey: `${input.key}:${part}`,
     productAccounts: {
       cash: source,
-      // An overdue or doubtful loan's principal sits on the account of its class since its reclassification.
-      loan_portfolio: classAccounts(accounts.portfolio)[loan.classification],
+      // An overdue or doubtful loan's principal sits on the account of its class since its reclassification (a doubtful one's, of its cover).
+      loan_portfolio: principalAccountOf(loan, accounts.portfolio),
       interest_income: accounts.interestIncome,
       penalty_income: accounts.penaltyIncome,
     },

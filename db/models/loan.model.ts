@@ -36,6 +36,10 @@ export class Loan extends BaseModel {
   provisionAmount!: string;
   litigious!: boolean;
   doubtfulSince!: string | null;
+  /** Where its principal sits while doubtful (by cover, docs/domain.md §4); null otherwise. */
+  doubtfulAccountCode!: string | null;
+  /** Where its provision sits; null when it never had one. */
+  provisionAccountCode!: string | null;
   writtenOffOn!: string | null;
   writtenOffAmount!: string | null;
   writtenOffBy!: string | null;

@@ -32,6 +32,7 @@ export const eventKinds = [
   'withholding_tax_refund',
   'repayment_interest_unearned',
   'unearned_interest_recognition',
+  'provision_transfer',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -50,6 +51,7 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'reclassification_performing',
   'provision_charge',
   'provision_reversal',
+  'provision_transfer',
   'write_off',
   'share_cancellation',
   'share_unpaid_cancellation',
@@ -91,6 +93,7 @@ export const accountRoles = [
   'internal_transfers',
   'accrued_interest_payable',
   'unearned_interest',
+  'provisions_destination',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

@@ -92,8 +92,8 @@ export interface LedgerAgreement {
 
 /**
  * The statement against the ledger at the same date and branches: each class's outstanding principal against
- * the accounts holding it (the products' portfolio accounts, 3312, 3352: docs/domain.md §4), the provisions
- * against their account (3931). A difference names an entry posted outside the loan operations.
+ * the accounts holding it (the products' portfolio accounts, 3312, the doubtful accounts by cover 3332, 3342,
+ * 3352: docs/domain.md §4), the provisions against their accounts (39100, 3921–3924, 3931–3933). A difference names an entry posted outside the loan operations.
  */
 export function ledgerAgreement(statement: ArrearsStatement, balances: readonly { account: string; balance: Money }[], accounts: Readonly<Record<LoanClass | 'provisions', readonly string[]>>): LedgerAgreement[] {
   const figures: (LoanClass | 'provisions')[] = [...classOrder, 'provisions'];

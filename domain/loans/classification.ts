@@ -43,21 +43,30 @@ export function classifyBorrowerLoans(loans: readonly BorrowerLoan[]): Classifie
   return loans.map((loan) => ({ loanId: loan.loanId, ageDays: age, loanClass: doubtful ? 'doubtful' : loan.daysPastDue > 0 ? 'overdue' : 'performing' }));
 }
 
-/** The chart account holding a loan's principal in each class: the product's portfolio account, 331x, 335x. */
-export type ClassAccounts = Readonly<Record<LoanClass, string>>;
+/**
+ * The accounts holding a loan's principal when it is performing (its product's portfolio account) or overdue (3312).
+ * A doubtful loan's account depends on its cover (domain/loans/doubtful-accounts.ts), so the loan keeps it.
+ */
+export type ClassAccounts = Readonly<Record<Exclude<LoanClass, 'doubtful'>, string>>;
+
+/** Where a loan's principal sits: its class and the account holding it. */
+export interface Placement {
+  loanClass: LoanClass;
+  account: string;
+}
 
 /**
- * The entry that moves a loan's outstanding principal when its class changes (docs/domain.md §4): the event
- * kind of the target class, and the accounts its rule's two roles stand for in this move (the source may be
- * the portfolio, the overdue or the doubtful account). Null when the class did not change.
+ * The entry that moves a loan's outstanding principal when its placement changes (docs/domain.md §4): the event
+ * kind of the target class, and the accounts its rule's two roles stand for in this move (the source may be the
+ * portfolio, the overdue or a doubtful account). A doubtful loan whose cover changed moves from one doubtful
+ * account to another by the same kind. Null when the principal stays where it is.
  */
 export function reclassificationOf(
-  from: LoanClass,
-  to: LoanClass,
-  accounts: ClassAccounts,
+  from: Placement,
+  to: Placement,
 ): { kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing'; productAccounts: Partial<Record<AccountRole, string>> } | null {
-  if (from === to) return null;
-  if (to === 'overdue') return { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: accounts.overdue, loan_portfolio: accounts[from] } };
-  if (to === 'doubtful') return { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: accounts.doubtful, loan_portfolio: accounts[from] } };
-  return { kind: 'reclassification_performing', productAccounts: { loan_portfolio: accounts.performing, doubtful_receivables: accounts[from] } };
+  if (from.loanClass === to.loanClass && from.account === to.account) return null;
+  if (to.loanClass === 'overdue') return { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: to.account, loan_portfolio: from.account } };
+  if (to.loanClass === 'doubtful') return { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: to.account, loan_portfolio: from.account } };
+  return { kind: 'reclassification_performing', productAccounts: { loan_portfolio: to.account, doubtful_receivables: from.account } };
 }

@@ -2,14 +2,21 @@ import { daysBetween, type IsoDate } from '../calendar';
 import type { AccountRole } from '../events/rules';
 import { formatAmount, Money } from '../money';
 import type { LadderStep } from '../provisioning-ladder';
-import { classifyBorrowerLoans, reclassificationOf, type ClassAccounts, type LoanClass } from './classification';
-import { provisionFor, type Provision } from './provisioning';
+import { classifyBorrowerLoans, reclassificationOf, type ClassAccounts, type LoanClass, type Placement } from './classification';
+import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf, type CoverClass } from './doubtful-accounts';
+import { provisionFor, yearsSince, type Provision } from './provisioning';
 
 /**
  * One batch of the provisioning run (docs/domain.md §4), decided without I/O: every loan of the batch's
  * borrowers is aged, classified with its borrower's other loans and provisioned; the batch then says which
  * LoanProvision rows to write, which loans to update and which entries to post, one per (branch, kind,
  * account pair) with the sum of its loans.
+ *
+ * A doubtful loan's principal and provision sit on the accounts of its cover and, for the provision, of the whole
+ * years it has been doubtful (domain/loans/doubtful-accounts.ts); the loan keeps both. When the cover changes the
+ * principal moves (a reclassification_doubtful from the old account to the new); when the provision's account
+ * changes its whole amount moves first (provision_transfer, a balance-sheet transfer that touches no charge or
+ * income), then only the difference is charged or reversed, on the new account.
  *
  * A row records a loan's position when it changes, and the position at a date is the loan's latest row on or
  * before it. A performing, unprovisioned loan needs no detail, so no row: most loans never have one. A row is
@@ -40,8 +47,14 @@ export interface LoanFacts {
   daysPastDue: number;
   litigious: boolean;
   realEstate: boolean;
-  /** Where the loan's principal sits in each class. */
+  /** Where the loan's principal sits when performing or overdue. */
   classAccounts: ClassAccounts;
+  /** Where its principal sits while doubtful; null when it is not. */
+  doubtfulAccount: string | null;
+  /** Where its provision sits; null when it has none. */
+  provisionAccount: string | null;
+  /** The cover class of its guarantees that count at the date. */
+  cover: CoverClass;
   /** Due date of its oldest installment unpaid after its due date; null when it is up to date. */
   oldestDue: IsoDate | null;
   cashCover: Money;
@@ -107,13 +120,15 @@ export interface LoanUpdate {
   daysPastDue: number;
   provisionAmount: string;
   doubtfulSince: IsoDate | null;
+  doubtfulAccount: string | null;
+  provisionAccount: string | null;
 }
 
 /** One entry of the batch: the sum of its loans' amounts for one branch, one kind and one pair of accounts. */
 export interface BatchPosting {
   branchId: string;
-  kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing' | 'provision_charge' | 'provision_reversal';
-  /** The accounts the rule's roles stand for (the classes' accounts of a reclassification); none for provisions. */
+  kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing' | 'provision_charge' | 'provision_reversal' | 'provision_transfer';
+  /** The accounts the rule's roles stand for: the classes' accounts of a reclassification, the provision accounts of the others. */
   productAccounts: Partial<Record<AccountRole, string>>;
   amount: Money;
   loans: number;
@@ -167,32 +182,53 @@ export function planBatch(loans: readonly LoanFacts[], asOf: IsoDate, ladder: re
   const plan: BatchPlan = { rows: [], loanUpdates: [], postings: [], totals: { loans: loans.length, changed: 0, reclassified: 0, charged: zero, reversed: zero } };
   for (const borrower of byBorrower(loans)) {
     const classes = classifyBorrower(borrower, asOf);
-    borrower.forEach((loan, index) => planLoan(plan, postings, loan, assessLoan(loan, classes[index]!, asOf, ladder)));
+    borrower.forEach((loan, index) => planLoan(plan, postings, loan, assessLoan(loan, classes[index]!, asOf, ladder), asOf));
   }
   plan.postings = [...postings.values()];
   return plan;
 }
 
+/** Where a loan's principal sits in its class: a doubtful loan's account is its cover's. */
+function placementOf(loan: LoanFacts, loanClass: LoanClass, doubtfulAccount: string | null): Placement {
+  return { loanClass, account: loanClass === 'doubtful' ? doubtfulAccount! : loan.classAccounts[loanClass] };
+}
+
+/** The account the loan's provision belongs on now: by cover and years doubtful; 3931 for a loan provisioned while only overdue. */
+function provisionAccountFor(loan: LoanFacts, assessed: Assessment, asOf: IsoDate): string | null {
+  if (assessed.provision.amount.isZero()) return null;
+  if (assessed.doubtfulSince === null) return notDoubtfulProvisionAccount;
+  return provisionAccountOf(loan.cover, yearsSince(assessed.doubtfulSince, asOf));
+}
+
 /** One loan's part of the batch: its entries' amounts, its row if its position changed, its update if its state did. */
-function planLoan(plan: BatchPlan, postings: Map<string, BatchPosting>, loan: LoanFacts, assessed: Assessment): void {
+function planLoan(plan: BatchPlan, postings: Map<string, BatchPosting>, loan: LoanFacts, assessed: Assessment, asOf: IsoDate): void {
   const { loanClass, daysPastDue, doubtfulSince, provision, delta } = assessed;
   const { totals } = plan;
-  const reclassification = reclassificationOf(loan.classification, loanClass, loan.classAccounts);
+  const branchId = loan.branchId;
+  const doubtfulAccount = loanClass === 'doubtful' ? doubtfulAccountOf(loan.cover) : null;
+  const reclassification = reclassificationOf(placementOf(loan, loan.classification, loan.doubtfulAccount), placementOf(loan, loanClass, doubtfulAccount));
   if (reclassification !== null) {
-    totals.reclassified += 1;
+    if (loan.classification !== loanClass) totals.reclassified += 1;
     const { kind, productAccounts } = reclassification;
-    if (loan.outstanding.gt(0)) addPosting(postings, { branchId: loan.branchId, kind, productAccounts, amount: loan.outstanding });
+    if (loan.outstanding.gt(0)) addPosting(postings, { branchId, kind, productAccounts, amount: loan.outstanding });
   }
+  // The provision moves whole to its new account, then changes there; one that goes to nothing is reversed where it was.
+  const provisionAccount = provisionAccountFor(loan, assessed, asOf);
+  const moved = provisionAccount !== null && loan.provisionAccount !== null && provisionAccount !== loan.provisionAccount && loan.provisionAmount.gt(0);
+  if (moved) addPosting(postings, { branchId, kind: 'provision_transfer', productAccounts: { provisions: loan.provisionAccount!, provisions_destination: provisionAccount }, amount: loan.provisionAmount });
   if (!delta.isZero()) {
     totals.changed += 1;
     if (delta.gt(0)) totals.charged = totals.charged.plus(delta);
     else totals.reversed = totals.reversed.minus(delta);
-    addPosting(postings, { branchId: loan.branchId, kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal', productAccounts: {}, amount: delta.abs() });
+    const account = (provisionAccount ?? loan.provisionAccount)!;
+    addPosting(postings, { branchId, kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal', productAccounts: { provisions: account }, amount: delta.abs() });
   }
-  const stateChanged = reclassification !== null || !delta.isZero() || doubtfulSince !== loan.doubtfulSince;
+  const accountsChanged = doubtfulAccount !== loan.doubtfulAccount || provisionAccount !== loan.provisionAccount;
+  const stateChanged = reclassification !== null || !delta.isZero() || doubtfulSince !== loan.doubtfulSince || accountsChanged;
   if (stateChanged || followed(loanClass, provision.amount)) planRow(plan, loan, assessed, stateChanged);
   if (stateChanged || daysPastDue !== loan.daysPastDue) {
-    plan.loanUpdates.push({ loanId: loan.id, classification: loanClass, daysPastDue, provisionAmount: formatAmount(provision.amount), doubtfulSince });
+    const provisionAmount = formatAmount(provision.amount);
+    plan.loanUpdates.push({ loanId: loan.id, classification: loanClass, daysPastDue, provisionAmount, doubtfulSince, doubtfulAccount, provisionAccount });
   }
 }
 

@@ -2985,7 +2985,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -3017,7 +3017,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -3412,7 +3412,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -3729,6 +3729,10 @@ export interface components {
             doubtful_since: string | null;
             days_past_due: number;
             provision_amount: components["schemas"]["Money"];
+            /** @description While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run). */
+            doubtful_account: string | null;
+            /** @description The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision. */
+            provision_account: string | null;
             litigious: boolean;
             /** Format: date */
             written_off_on: string | null;
@@ -3873,6 +3877,10 @@ export interface components {
             doubtful_since: string | null;
             days_past_due: number;
             provision_amount: components["schemas"]["Money"];
+            /** @description While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run). */
+            doubtful_account: string | null;
+            /** @description The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision. */
+            provision_account: string | null;
             litigious: boolean;
             /** Format: date */
             written_off_on: string | null;
@@ -4706,7 +4714,7 @@ export interface components {
              * @description …or an account role, which the product involved resolves.
              * @enum {string}
              */
-            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest";
+            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
         };
         RuleConfig: {
             /** Format: uuid */
@@ -4714,7 +4722,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -13242,7 +13250,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -13392,7 +13400,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -13452,7 +13460,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
             };
             header?: never;
             path?: never;
@@ -13511,17 +13519,17 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
                     legs: {
                         debit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
                         };
                         credit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
                         };
                     }[];
                     /** @default true */
@@ -13615,7 +13623,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
             };
             header?: never;
             path?: never;

@@ -51,7 +51,7 @@ test('the event log lists events with their entry, filtered; the detail shows th
 
 test('rules: 24 in force; a configured version is listed with its history; bad accounts are refused', async (t) => {
   const rules = await app.request('GET', `/api/v1/events/rule-configs/?enterprise=${enterpriseId}&page_size=50`, { headers: root });
-  t.is(rules.body.count, 29);
+  t.is(rules.body.count, 30);
   const changed = await app.request('POST', '/api/v1/events/rule-configs/', {
     headers: root,
     json: { enterprise: enterpriseId, kind: 'loan_fee', legs: [{ debit: { role: 'cash' }, credit: { account: '7152' } }], reason: 'MT loans only' },

@@ -19,6 +19,7 @@ const expected: Record<string, [string, string][]> = {
   reclassification_performing: [['3221', '3352']],
   provision_charge: [['6913', '3931']],
   provision_reversal: [['3931', '7913']],
+  provision_transfer: [['3931', '3932']],
   write_off: [['6921', '3352']],
   share_subscription: [['4411', '10010']],
   share_payment: [['5710', '4411'], ['10010', '10000']],
@@ -37,8 +38,8 @@ const expected: Record<string, [string, string][]> = {
   unearned_interest_recognition: [['47220', '713']],
 };
 
-test('there is exactly one default rule per event kind, twenty-nine in all', (t) => {
-  t.is(defaultRules.length, 29);
+test('there is exactly one default rule per event kind, thirty in all', (t) => {
+  t.is(defaultRules.length, 30);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { classifyBorrowerLoans, reclassificationOf, type BorrowerLoan, type LoanClass } from '../../domain/loans/classification';
+import { coverClassOf, doubtfulAccountOf, provisionAccountOf } from '../../domain/loans/doubtful-accounts';
 import { ladderRate, provisionFor, yearsSince, type ProvisionInput } from '../../domain/loans/provisioning';
 import { Money } from '../../domain/money';
 import { defaultProvisioningLadder } from '../../domain/provisioning-ladder';
@@ -62,11 +63,30 @@ test('regulatory minimum: uncovered doubtful 100 % after a year; eligible cover 
 });
 
 test('reclassification entries move the principal from the account of the old class to that of the new one', (t) => {
-  const accounts = { performing: '3221', overdue: '3312', doubtful: '3352' };
-  t.is(reclassificationOf('overdue', 'overdue', accounts), null);
-  t.deepEqual(reclassificationOf('performing', 'overdue', accounts), { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: '3312', loan_portfolio: '3221' } });
-  t.deepEqual(reclassificationOf('overdue', 'doubtful', accounts), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3352', loan_portfolio: '3312' } });
-  t.deepEqual(reclassificationOf('performing', 'doubtful', accounts), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3352', loan_portfolio: '3221' } });
-  t.deepEqual(reclassificationOf('doubtful', 'performing', accounts), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3352' } });
-  t.deepEqual(reclassificationOf('overdue', 'performing', accounts), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3312' } });
+  const at = (loanClass: LoanClass, account: string) => ({ loanClass, account });
+  t.is(reclassificationOf(at('overdue', '3312'), at('overdue', '3312')), null);
+  t.is(reclassificationOf(at('doubtful', '3342'), at('doubtful', '3342')), null);
+  t.deepEqual(reclassificationOf(at('performing', '3221'), at('overdue', '3312')), { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: '3312', loan_portfolio: '3221' } });
+  t.deepEqual(reclassificationOf(at('overdue', '3312'), at('doubtful', '3352')), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3352', loan_portfolio: '3312' } });
+  t.deepEqual(reclassificationOf(at('performing', '3221'), at('doubtful', '3342')), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3342', loan_portfolio: '3221' } });
+  t.deepEqual(reclassificationOf(at('doubtful', '3332'), at('performing', '3221')), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3332' } });
+  t.deepEqual(reclassificationOf(at('overdue', '3312'), at('performing', '3221')), { kind: 'reclassification_performing', productAccounts: { loan_portfolio: '3221', doubtful_receivables: '3312' } });
+  // A cover that changes while the loan stays doubtful moves its principal between the doubtful accounts.
+  t.deepEqual(reclassificationOf(at('doubtful', '3352'), at('doubtful', '3342')), { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: '3342', loan_portfolio: '3352' } });
+});
+
+test('the PCEMF accounts of a doubtful loan by cover (333/334/335) and of its provision by cover and years doubtful (391/392/393)', (t) => {
+  t.is(coverClassOf([]), 'other');
+  t.is(coverClassOf(['personal_guarantor', 'bank_guarantee']), 'other', 'sûretés personnelles');
+  t.is(coverClassOf(['mortgage']), 'real');
+  t.is(coverClassOf(['pledged_deposit', 'personal_guarantor']), 'real');
+  t.is(coverClassOf(['mortgage', 'public_guarantee']), 'state', 'the State first');
+  t.deepEqual((['state', 'real', 'other'] as const).map(doubtfulAccountOf), ['3332', '3342', '3352']);
+  t.deepEqual([0, 1, 2, 3, 4, 9].map((years) => provisionAccountOf('real', years)), ['3921', '3922', '3923', '3924', '3924', '3924']);
+  t.deepEqual([0, 1, 2, 3].map((years) => provisionAccountOf('other', years)), ['3931', '3932', '3933', '3933']);
+  t.deepEqual([0, 5].map((years) => provisionAccountOf('state', years)), ['39100', '39100']);
+  t.throws(() => provisionAccountOf('other', -1));
+  // Whole years from the downgrade, as the regulatory minimum counts them.
+  t.is(provisionAccountOf('other', yearsSince('2025-07-01', '2026-06-30')), '3931');
+  t.is(provisionAccountOf('other', yearsSince('2025-06-30', '2026-06-30')), '3932');
 });

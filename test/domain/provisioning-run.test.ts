@@ -4,12 +4,12 @@ import { Money } from '../../domain/money';
 import { defaultProvisioningLadder } from '../../domain/provisioning-ladder';
 
 const asOf = '2026-06-30';
-const accounts = { performing: '3221', overdue: '3312', doubtful: '3352' };
+const accounts = { performing: '3221', overdue: '3312' };
 
 /** A loan of 1 000 000, performing and unprovisioned, up to date, with no row yet, unless told otherwise. */
 const loan = (id: string, extra: Partial<LoanFacts> = {}): LoanFacts => ({
   id, clientId: `client-${id}`, branchId: 'branch-1', outstanding: new Money(1_000_000), classification: 'performing', doubtfulSince: null, provisionAmount: new Money(0),
-  daysPastDue: 0, litigious: false, realEstate: false, classAccounts: accounts, oldestDue: null, cashCover: new Money(0), eligibleCover: new Money(0), latest: null, ...extra,
+  daysPastDue: 0, litigious: false, realEstate: false, classAccounts: accounts, doubtfulAccount: null, provisionAccount: null, cover: 'other', oldestDue: null, cashCover: new Money(0), eligibleCover: new Money(0), latest: null, ...extra,
 });
 
 test('classifyBorrower: each loan\'s own days past due, the borrower\'s age and class (contagion)', (t) => {
@@ -38,7 +38,7 @@ test('planBatch: one entry per branch, kind and account pair, the sum of its loa
   const postings = plan.postings.map((posting) => [posting.branchId, posting.kind, Object.values(posting.productAccounts).join('>'), posting.amount.toFixed(0), posting.loans]);
   t.deepEqual(postings, [
     ['branch-1', 'reclassification_doubtful', '3352>3221', '1400000', 2],
-    ['branch-1', 'provision_charge', '', '600000', 3],
+    ['branch-1', 'provision_charge', '3931', '600000', 3],
     ['branch-2', 'reclassification_overdue', '3312>3221', '1000000', 1],
     ['branch-1', 'reclassification_doubtful', '3352>3312', '1000000', 1],
   ]);
@@ -60,6 +60,27 @@ test('planBatch: a followed position writes a row when its detail changes, not w
   const cured = planBatch([loan('c', { classification: 'overdue', daysPastDue: 9, latest })], asOf, defaultProvisioningLadder);
   t.deepEqual(cured.rows.map((row) => row.classification), ['performing'], 'back to performing: one row, then none');
   t.is(cured.postings[0]?.kind, 'reclassification_performing');
+});
+
+test('planBatch: a doubtful loan by its cover; its provision moved whole when its account changes, then only the delta charged', (t) => {
+  const kinds = (plan: ReturnType<typeof planBatch>) => plan.postings.map((posting) => [posting.kind, Object.values(posting.productAccounts).join('>'), posting.amount.toFixed(0)]);
+  // Downgraded with a mortgage of 600 000: 3342, 25 % of the 400 000 uncovered (60 days) = 100 000 on 3921.
+  const mortgaged = planBatch([loan('a', { oldestDue: '2026-05-01', cover: 'real', eligibleCover: new Money(600_000) })], asOf, defaultProvisioningLadder);
+  t.deepEqual(kinds(mortgaged), [['reclassification_doubtful', '3342>3221', '1000000'], ['provision_charge', '3921', '100000']]);
+  t.like(mortgaged.loanUpdates[0], { doubtfulAccount: '3342', provisionAccount: '3921' });
+  // Doubtful for a year without cover, 400 000 on 3931: 100 % now (1 000 000), 400 000 moved to 3932 and 600 000 charged there.
+  const doubtful = { classification: 'doubtful' as const, doubtfulSince: '2025-06-30', doubtfulAccount: '3352', provisionAccount: '3931', provisionAmount: new Money(400_000), oldestDue: '2025-05-01', daysPastDue: 365 };
+  const aYear = planBatch([loan('b', doubtful)], asOf, defaultProvisioningLadder);
+  t.deepEqual(kinds(aYear), [['provision_transfer', '3931>3932', '400000'], ['provision_charge', '3932', '600000']]);
+  t.like(aYear.loanUpdates[0], { doubtfulAccount: '3352', provisionAccount: '3932' });
+  // Fully provisioned: the move alone, no charge; a State guarantee added since moves the principal to 3332 too.
+  const covered = planBatch([loan('c', { ...doubtful, provisionAmount: new Money(1_000_000), cover: 'state' })], asOf, defaultProvisioningLadder);
+  t.deepEqual(kinds(covered), [['reclassification_doubtful', '3332>3352', '1000000'], ['provision_transfer', '3931>39100', '1000000']]);
+  t.is(covered.totals.reclassified, 0, 'a move between doubtful accounts is no reclassification');
+  // Cured: the principal back from its doubtful account, the provision reversed where it sat.
+  const cured = planBatch([loan('d', { ...doubtful, oldestDue: null, cover: 'real', doubtfulAccount: '3342', provisionAccount: '3922' })], asOf, defaultProvisioningLadder);
+  t.deepEqual(kinds(cured), [['reclassification_performing', '3221>3342', '1000000'], ['provision_reversal', '3922', '400000']]);
+  t.like(cured.loanUpdates[0], { doubtfulAccount: null, provisionAccount: null });
 });
 
 test('planBatch: loans come in borrower order, or a borrower split in two would escape contagion', (t) => {

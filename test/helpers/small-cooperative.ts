@@ -13,8 +13,8 @@ import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSaving
  * 1 000 000 paid in cash at the head office), a deposit of 500 000 at the head office and one of 300 000 at
  * the second branch, a loan of 1 200 000 over 12 months at 18 % (constant annuity, 30/360, 1 % fee withheld
  * in cash) repaid on its first two due dates, and 20 000 of staff costs (6511) paid from the till. Its year end
- * (openNextYear) finds the loan doubtful, secured by a mortgage: reclassified to 3352, not provisioned in the
- * first year of its downgrade.
+ * (openNextYear) finds the loan doubtful, secured by a mortgage: reclassified to 3342 (doubtful, covered by
+ * sûretés réelles: docs/domain.md §4), not provisioned in the first year of its downgrade.
  */
 export interface SmallCooperative {
   world: LoanWorld;
@@ -22,7 +22,7 @@ export interface SmallCooperative {
   savingsAccount: string;
   year2026: string;
   expected: {
-    /** The loan's outstanding principal from March on: in 3221, then in 3352 once the year-end run finds it doubtful. */
+    /** The loan's outstanding principal from March on: in 3221, then in 3342 once the year-end run finds it doubtful (its mortgage a sûreté réelle). */
     loanOutstanding: Money;
     interest: Money;
     fees: Money;
@@ -85,7 +85,7 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
   const headOffice = {
     5710: capital.plus(500_000).minus(principal).plus(fees).plus(loan.annuity.times(2)).minus(staffCosts),
     3711: new Money(-500_000),
-    3352: principal.minus(loan.principalRepaid),
+    3342: principal.minus(loan.principalRepaid),
     10000: capital.negated(),
     131: result.negated(),
   };
@@ -117,7 +117,7 @@ export async function openNextYear(coop: SmallCooperative): Promise<string> {
 
 /**
  * The loans provisioned as of 2026-12-31, as the daily run of January 1 does, through the run's activities (no
- * worker needed). The loan, 260 days late, is doubtful: the run moves its principal to 3352. A mortgage recorded
+ * worker needed). The loan, 260 days late, is doubtful: the run moves its principal to 3342. A mortgage recorded
  * now (asked by the branch head, confirmed by the direction), effective from the disbursement, covers it: no
  * provision in the first year after the downgrade (R-2017/07 Art. 17-2-b), so the year's result stays the one
  * computed above.

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { Money } from '../../domain/money';
 import type { LoanWorld } from '../helpers/loans';
 import { capitalBooks } from '../helpers/shares';
@@ -89,20 +90,23 @@ async function reconciliationGaps(world: LoanWorld): Promise<string[]> {
   return (response.body.results as { number: string; balance: string; ledger_balance: string }[]).map((gap) => `account ${gap.number}: balance ${gap.balance}, ledger ${gap.ledger_balance}`);
 }
 
-/** The loans' outstanding principal by class equals its account (3221, 3312, 3352); provisions equal 3931. */
+/**
+ * The loans' outstanding principal equals the account holding it (3221, 3312, and each doubtful account of a cover:
+ * 3332, 3342, 3352); their provisions equal each provision account (39100, 3921–3924, 3931–3933).
+ */
 export async function portfolioGaps({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | 'enterpriseId'>): Promise<string[]> {
-  const loans: { classification: string; principal: string; provisions: string }[] = await knex('loans').where({ enterprise_id: enterpriseId }).whereIn('status', ['active', 'closed'])
-    .groupBy('classification').select('classification', knex.raw('sum(outstanding_principal)::text AS principal'), knex.raw('sum(provision_amount)::text AS provisions'));
-  const ledger = await balancesOf(knex, enterpriseId, ['3221', '3312', '3352', '3931']);
-  const byClass = new Map(loans.map((row) => [row.classification, row]));
-  const breaches = (
-    [['performing', '3221'], ['overdue', '3312'], ['doubtful', '3352']] as const
-  ).flatMap(([loanClass, code]) => {
-    const principal = new Money(byClass.get(loanClass)?.principal ?? 0);
-    return principal.eq(ledger.get(code)!) ? [] : [`${loanClass} principal ${principal.toFixed(0)} but ${code} holds ${ledger.get(code)!.toFixed(0)}`];
-  });
-  const provisions = loans.reduce((sum, row) => sum.plus(row.provisions), new Money(0));
-  if (!provisions.negated().eq(ledger.get('3931')!)) breaches.push(`provisions ${provisions.toFixed(0)} but 3931 holds ${ledger.get('3931')!.toFixed(0)}`);
+  const loans = () => knex('loans').where({ enterprise_id: enterpriseId }).whereIn('status', ['active', 'closed']);
+  const principal: { account: string; amount: string }[] = await loans()
+    .groupByRaw(`1`).select(knex.raw(`CASE classification WHEN 'performing' THEN '3221' WHEN 'overdue' THEN '3312' ELSE doubtful_account_code END AS account`), knex.raw('sum(outstanding_principal)::text AS amount'));
+  const provisions: { account: string; amount: string }[] = await loans().where('provision_amount', '>', 0)
+    .groupBy('provision_account_code').select('provision_account_code AS account', knex.raw('sum(provision_amount)::text AS amount'));
+  const heldBy = (rows: { account: string; amount: string }[], code: string) => new Money(rows.find((row) => row.account === code)?.amount ?? 0);
+  const ledger = await balancesOf(knex, enterpriseId, ['3221', '3312', ...doubtfulAccounts, ...provisionAccounts]);
+  const breaches = ['3221', '3312', ...doubtfulAccounts].flatMap((code) =>
+    heldBy(principal, code).eq(ledger.get(code)!) ? [] : [`principal ${heldBy(principal, code).toFixed(0)} but ${code} holds ${ledger.get(code)!.toFixed(0)}`]);
+  for (const code of provisionAccounts) {
+    if (!heldBy(provisions, code).negated().eq(ledger.get(code)!)) breaches.push(`provisions ${heldBy(provisions, code).toFixed(0)} but ${code} holds ${ledger.get(code)!.toFixed(0)}`);
+  }
   return breaches;
 }
 

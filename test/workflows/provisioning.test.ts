@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import { provisionRowsAt } from '../../activities/loans/provisioning.activity';
 import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
+import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -65,13 +66,28 @@ const stateOf = async (loanId: string) => knex('loans').where({ id: loanId }).fi
 const provisionsOn = async (w: LoanWorld, asOf: string) =>
   (await knex.from(provisionRowsAt(knex, asOf).where('l.enterprise_id', w.enterpriseId).as('positions')).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'))).total as string;
 
-/** Books and sub-ledgers agree: balanced; 3931 = the provisions of the date; 3221, 3312, 3352 = the principal of each class. */
+/**
+ * Books and sub-ledgers agree: balanced; the provision accounts (39100, 392x, 393x) = the provisions of the date, each
+ * the provisions of the loans it holds; 3221, 3312 and each doubtful account (3332, 3342, 3352) = the principal it holds.
+ */
 async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf: string) {
   t.true(await ledgerBalanced(knex, w.enterpriseId));
-  t.is(await accountBalance(knex, w.enterpriseId, '3931'), new Money(await provisionsOn(w, asOf)).negated().toFixed(0), `393 equals the LoanProvision total of ${asOf}`);
-  for (const [loanClass, code] of [['performing', '3221'], ['overdue', '3312'], ['doubtful', '3352']] as const) {
-    const principal = await knex('loans').where({ enterprise_id: w.enterpriseId, classification: loanClass }).whereIn('status', ['active', 'closed']).first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
+  const loans = () => knex('loans').where({ enterprise_id: w.enterpriseId }).whereIn('status', ['active', 'closed']);
+  let provisions = new Money(0);
+  for (const code of provisionAccounts) {
+    const held = await loans().where({ provision_account_code: code }).first(knex.raw('COALESCE(sum(provision_amount), 0)::text AS total'));
+    const balance = await accountBalance(knex, w.enterpriseId, code);
+    t.is(balance, new Money(held.total).negated().toFixed(0), `${code} holds the provisions of its loans`);
+    provisions = provisions.minus(balance);
+  }
+  t.is(provisions.toFixed(0), await provisionsOn(w, asOf), `the provision accounts equal the LoanProvision total of ${asOf}`);
+  for (const [loanClass, code] of [['performing', '3221'], ['overdue', '3312']] as const) {
+    const principal = await loans().where({ classification: loanClass }).first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
     t.is(await accountBalance(knex, w.enterpriseId, code), principal.total, `${code} holds the ${loanClass} principal`);
+  }
+  for (const code of doubtfulAccounts) {
+    const principal = await loans().where({ classification: 'doubtful', doubtful_account_code: code }).first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
+    t.is(await accountBalance(knex, w.enterpriseId, code), principal.total, `${code} holds the doubtful principal of its cover`);
   }
 }
 
@@ -108,6 +124,8 @@ async function writeOffs(t: import('ava').ExecutionContext, w: LoanWorld, loans:
   t.like(writeOff.body, { status: 'written_off', written_off_amount: '1200000', outstanding_principal: '0', provision_amount: '0' });
   t.is(await accountBalance(knex, w.enterpriseId, '6921'), '200000');
   t.is(await accountBalance(knex, w.enterpriseId, '6922'), '1000000');
+  t.is(await accountBalance(knex, w.enterpriseId, '3342'), '1200000', 'the principal credited to the account of its cover: the mortgaged loan is left');
+  t.is(await accountBalance(knex, w.enterpriseId, '3921'), '-150000', 'its 200 000 of provisions reversed from 3921: the mortgaged loan\'s are left');
   t.is((await app.request('POST', `/api/v1/loans/loans/${performer}/write-off/`, { headers: w.users.direction!.headers, json: {} })).body.code, 'loan_not_doubtful');
   const relatedParty = (await knex('loans').where({ id: mortgaged }).first()).client_id;
   await knex('client_profiles').where({ id: relatedParty }).update({ related_party: true });
@@ -116,11 +134,23 @@ async function writeOffs(t: import('ava').ExecutionContext, w: LoanWorld, loans:
   t.is((await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: pledged, amount: '1000' } })).body.code, 'loan_written_off');
 }
 
-/** One entry per (branch, kind, account pair) of a batch, not one per loan: 3312 to 3352 for four loans, 3221 to 3352 for the current one. */
+/**
+ * One entry per (branch, kind, account pair) of a batch, not one per loan: 3312 to 3352 for the two uncovered late
+ * loans, 3312 to 3342 for the mortgaged and the pledged ones (sûretés réelles), 3221 to 3352 for the current one;
+ * provisions 300 000 × 3 on 3931, 150 000 + 200 000 on 3921.
+ */
 async function entriesAggregated(t: import('ava').ExecutionContext, w: LoanWorld, runId: string) {
   const entriesOf = (kind: string) => knex('business_event_logs').where({ enterprise_id: w.enterpriseId, kind }).whereRaw(`payload->>'run' = ?`, [runId]).orderBy('amount');
-  t.deepEqual((await entriesOf('reclassification_doubtful')).map((event) => [event.amount, event.payload.loans]), [['1200000', 1], ['4800000', 4]]);
-  t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['1250000', 5]]);
+  t.deepEqual((await entriesOf('reclassification_doubtful')).map((event) => [event.amount, event.payload.loans]), [['1200000', 1], ['2400000', 2], ['2400000', 2]]);
+  t.deepEqual((await entriesOf('provision_charge')).map((event) => [event.amount, event.payload.loans]), [['350000', 2], ['900000', 3]]);
+}
+
+/** Covered by sûretés réelles (a mortgage, a pledged deposit): 3342 and 3921; the others 3352 and 3931. */
+async function accountsByCover(t: import('ava').ExecutionContext, w: LoanWorld, loans: { mortgaged: string; pledged: string; late: string }) {
+  t.like(await knex('loans').where({ id: loans.mortgaged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
+  t.like(await knex('loans').where({ id: loans.pledged }).first(), { doubtful_account_code: '3342', provision_account_code: '3921' });
+  t.like(await knex('loans').where({ id: loans.late }).first(), { doubtful_account_code: '3352', provision_account_code: '3931' });
+  t.deepEqual(await Promise.all(['3342', '3352', '3921', '3931'].map((code) => accountBalance(knex, w.enterpriseId, code))), ['2400000', '3600000', '-350000', '-900000']);
 }
 
 /** A date between runs answers with the positions of the last run before it; the performer never had a row. */
@@ -156,6 +186,7 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await stateOf(performer), { classification: 'performing', provision_amount: '0' });
     const row = await knex('loan_provisions').where({ loan_id: mortgaged, as_of: '2026-04-02' }).first();
     t.like(row, { days_past_due: 46, classification: 'doubtful', rate: '0.250000', base: '1200000', uncovered: '600000', amount: '150000', previous_amount: '0', delta: '150000' });
+    await accountsByCover(t, w, { mortgaged, pledged, late });
     await booksAgree(t, w, '2026-04-02');
     const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${w.enterpriseId}&as_of=2026-04-02`, { headers: w.users.direction!.headers });
     t.deepEqual(totals.body.by_class, [
@@ -195,7 +226,8 @@ test.serial('a fixed portfolio: classes, contagion, covers and provisions at sev
     t.like(await stateOf(performer), { classification: 'doubtful', days_past_due: 0, provision_amount: owed });
     t.is(await provisionsOn(w, '2026-04-11'), new Money(750_000).plus(owed).toFixed(0), 'the pledged loan left the portfolio: 300 000 × 2 + 150 000, and the litigious loan in full');
     t.true(await ledgerBalanced(knex, w.enterpriseId));
-    t.is(await accountBalance(knex, w.enterpriseId, '3931'), new Money(750_000).plus(owed).negated().toFixed(0));
+    t.is(await accountBalance(knex, w.enterpriseId, '3931'), new Money(600_000).plus(owed).negated().toFixed(0), 'the two loans of the borrower and the litigious one');
+    t.is(await accountBalance(knex, w.enterpriseId, '3921'), '-150000', 'the mortgaged loan; the pledged one written off');
   }, taskQueue);
 });
 
@@ -257,7 +289,7 @@ test.serial('the entries of a run are dated its as-of date: the run of January 1
   await withWorker(knex, async () => t.like(await completed(w, (await run(w, '2026-12-31')).id), { status: 'completed', as_of: '2026-12-31', loans_reclassified: 1 }), taskQueue);
   const posted = await knex('business_event_logs as ev').join('journal_entries as e', 'e.event_id', 'ev.id').where('ev.enterprise_id', w.enterpriseId)
     .whereIn('ev.kind', ['reclassification_doubtful', 'provision_charge']).orderBy('ev.kind').select('ev.kind', 'ev.business_date', 'e.entry_date', 'ev.amount');
-  // Hand-computed: 1 200 000 moved to 3352, and 75 % of it provisioned (181 to 365 days late).
+  // Hand-computed: 1 200 000 moved to 3352 (no cover), and 75 % of it provisioned (181 to 365 days late) on 3931.
   t.deepEqual(posted.map((row) => [row.kind, row.business_date, row.entry_date, row.amount]), [
     ['provision_charge', '2026-12-31', '2026-12-31', '900000'],
     ['reclassification_doubtful', '2026-12-31', '2026-12-31', '1200000'],

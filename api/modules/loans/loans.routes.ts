@@ -44,6 +44,10 @@ const loanSchema = yup.object({
   doubtful_since: dateResponse().nullable(),
   days_past_due: yup.number().integer().required(),
   provision_amount: moneyResponse(),
+  doubtful_account: yup.string().nullable().defined()
+    .meta({ description: 'While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run).' }),
+  provision_account: yup.string().nullable().defined()
+    .meta({ description: 'The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision.' }),
   litigious: yup.boolean().required(),
   written_off_on: dateResponse().nullable(),
   written_off_amount: moneyResponse().nullable(),
@@ -110,6 +114,8 @@ function serializeLoan(loan: Loan) {
     doubtful_since: loan.doubtfulSince,
     days_past_due: loan.daysPastDue,
     provision_amount: loan.provisionAmount,
+    doubtful_account: loan.doubtfulAccountCode,
+    provision_account: loan.provisionAccountCode,
     litigious: loan.litigious,
     written_off_on: loan.writtenOffOn,
     written_off_amount: loan.writtenOffAmount,
