@@ -4,7 +4,6 @@ import { onCommittedWork, type CommittedWork } from '../activities/metrics-chann
 import { eventKinds } from '../domain/events/rules';
 import { decisions } from '../domain/loans/approval';
 import { version } from '../package.json';
-import type { ApiDeps } from './deps';
 
 /** What /metrics serves: this app's HTTP requests and its process's metrics, in a registry of its own (tests build several apps). */
 export interface HttpMetrics {
@@ -29,7 +28,7 @@ export interface MetricsSink {
   gauge(name: string, help: string, labels: Labels, read: () => number): void;
 }
 
-export function createHttpMetrics(options: Pick<ApiDeps, 'processMetrics' | 'knex' | 'gitCommit'>): HttpMetrics {
+export function createHttpMetrics(options: { processMetrics: boolean; knex: Knex; gitCommit?: string }): HttpMetrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   // The app lives as long as its process: what it counts is never unsubscribed.

@@ -1,6 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalView, DecisionInput, WithdrawalInput } from './loan-approval.workflow';
-import type { RefundRequest, ShareWithdrawalView, StepRequest } from './share-withdrawal.workflow';
+import type { RefundInput } from '../activities/shares/share-refunds.activity';
+import type { StepInput } from '../activities/shares/withdrawals.activity';
+import type { ApprovalState, DecisionKind, DecisionRequest } from '../domain/loans/approval';
 
 /**
  * The messages sent to the workflows, defined once: the workflows set their handlers with these, and the API
@@ -9,9 +10,40 @@ import type { RefundRequest, ShareWithdrawalView, StepRequest } from './share-wi
  * test allows).
  */
 
+export interface DecisionInput {
+  deciderId: string;
+  step: DecisionRequest['step'];
+  decision: DecisionKind;
+  comment: string;
+  requestId: string | null;
+}
+
+export interface WithdrawalInput {
+  userId: string;
+  comment: string;
+  requestId: string | null;
+}
+
+export interface ApprovalView extends ApprovalState {
+  loanId: string | null;
+}
+
 export const decideUpdate = defineUpdate<ApprovalView, [DecisionInput]>('decide');
 export const withdrawUpdate = defineUpdate<ApprovalView, [WithdrawalInput]>('withdraw');
 export const approvalStateQuery = defineQuery<ApprovalView>('approvalState');
+
+export interface ShareWithdrawalView {
+  status: 'notice' | 'cancelled' | 'effective' | 'refunded';
+  effectiveOn: string | null;
+  refundDueOn: string | null;
+  refundExtended: boolean;
+  refundReminded: boolean;
+  refundOverdue: boolean;
+}
+
+/** A decision as the API sends it; the workflow adds its withdrawal. */
+export type StepRequest = Omit<StepInput, 'withdrawalId'>;
+export type RefundRequest = Omit<RefundInput, 'withdrawalId'>;
 
 export const cancelWithdrawalUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('cancel');
 export const refundUpdate = defineUpdate<ShareWithdrawalView, [RefundRequest]>('refund');

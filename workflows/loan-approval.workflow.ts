@@ -9,8 +9,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyDecision, initialApprovalState, refusalOf, type ApprovalState, type ApprovalStep, type DecisionKind, type DecisionRequest } from '../domain/loans/approval';
-import { approvalStateQuery, decideUpdate, withdrawUpdate } from './definitions';
+import { applyDecision, initialApprovalState, refusalOf, type ApprovalStep, type DecisionRequest } from '../domain/loans/approval';
+import { approvalStateQuery, decideUpdate, withdrawUpdate, type ApprovalView } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -25,24 +25,6 @@ export interface LoanApprovalInput {
   finalStep?: ApprovalStep;
   /** Who submitted the application: they decide none of its steps (absent in workflows started before). */
   submittedBy?: string;
-}
-
-export interface DecisionInput {
-  deciderId: string;
-  step: DecisionRequest['step'];
-  decision: DecisionKind;
-  comment: string;
-  requestId: string | null;
-}
-
-export interface WithdrawalInput {
-  userId: string;
-  comment: string;
-  requestId: string | null;
-}
-
-export interface ApprovalView extends ApprovalState {
-  loanId: string | null;
 }
 
 const activityOptions = {

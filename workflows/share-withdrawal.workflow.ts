@@ -1,9 +1,8 @@
 import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Refused } from '../activities/refusal-outcome';
-import type { RefundInput } from '../activities/shares/share-refunds.activity';
-import type { RefundDeadline, StepInput } from '../activities/shares/withdrawals.activity';
-import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery } from './definitions';
+import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
+import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery, type ShareWithdrawalView } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -18,19 +17,6 @@ export interface ShareWithdrawalInput {
   /** Length of a day for the timers, in milliseconds: 86 400 000, shorter in tests and training environments. */
   dayMs: number;
 }
-
-export interface ShareWithdrawalView {
-  status: 'notice' | 'cancelled' | 'effective' | 'refunded';
-  effectiveOn: string | null;
-  refundDueOn: string | null;
-  refundExtended: boolean;
-  refundReminded: boolean;
-  refundOverdue: boolean;
-}
-
-/** A decision as the API sends it; the workflow adds its withdrawal. */
-export type StepRequest = Omit<StepInput, 'withdrawalId'>;
-export type RefundRequest = Omit<RefundInput, 'withdrawalId'>;
 
 const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

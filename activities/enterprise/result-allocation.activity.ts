@@ -15,7 +15,7 @@ import { postJournalEntry } from '../events/post-entry';
 import { reverseEntries } from '../events/reverse-entries';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { policyOf } from './result-allocation-policy.activity';
-import type { ExerciceClosingRow } from './year-end-closing.activity';
+import type { ExerciceClosingRow } from './exercice-closing-row';
 
 /**
  * The general assembly's allocation of a closed year's result (docs/architecture.md §9, docs/domain.md §7), in one

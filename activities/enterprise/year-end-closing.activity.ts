@@ -10,6 +10,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { postJournalEntry } from '../events/post-entry';
 import { changeExerciceStatus } from './exercices.activity';
+import type { ExerciceClosingRow } from './exercice-closing-row';
 import { firstMonthEndPeriod } from './month-end.activity';
 
 /**
@@ -23,21 +24,6 @@ import { firstMonthEndPeriod } from './month-end.activity';
  * event carries one amount moved by its rule's legs and is dated with the business date, while a closing
  * entry has a line per account, dated the year's last day (the à-nouveaux its successor's first).
  */
-
-export interface ExerciceClosingRow {
-  id: string;
-  enterprise_id: string;
-  exercice_id: string;
-  next_exercice_id: string;
-  status: 'running' | 'closed' | 'failed' | 'reopened';
-  step: 'requested' | 'income_closed' | 'carried_forward';
-  result: string | null;
-  result_account: string | null;
-  requested_by: string | null;
-  failure: string | null;
-  created_at: Date;
-  finished_at: Date | null;
-}
 
 const factsOf = (year: ExerciceComptable): YearFacts => ({ code: year.code, startDate: year.startDate, endDate: year.endDate, status: year.status });
 

@@ -1,5 +1,7 @@
+import type { Context } from 'koa';
+import koaJwt from 'koa-jwt';
 import jwt from 'jsonwebtoken';
-import { signingKey, tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
+import { tokenAlgorithm, type TokenClaims } from '../../activities/auth/tokens';
 import { BoundedMemo } from '../bounded-memo';
 import type { AppState } from '../context';
 
@@ -7,33 +9,50 @@ export type AccessTokenCheck = { claims: TokenClaims } | { failure: NonNullable<
 
 /** Tokens whose signature was verified, at most: a sign-in's access token is presented on each of its requests. */
 const maxRemembered = 10_000;
+const nothingAfter = async () => {};
 
 /**
- * The verifier of access tokens (HS256 only, so `alg: none` and foreign algorithms fail), for one secret.
+ * The verifier of access tokens, for one secret: koa-jwt (the design card's package) verifies a token's signature
+ * and expiry, HS256 only, so `alg: none` and foreign algorithms fail. It is run in passthrough mode and never
+ * refuses by itself: a route that needs a user refuses (docs/architecture.md §7). jsonwebtoken reads koa-jwt's
+ * options at each verification, so `clockTimestamp` is the API's clock, which tests set.
  *
  * A token's signature and claims never change, so a token verified once is remembered by its exact text and not
- * hashed and parsed again on each request; its expiry is checked against `now` every time. Only verified tokens
- * are remembered (a forged one costs its verification every time, as before), in insertion order, the oldest
- * forgotten first. Whether the sign-in is still alive is not a property of the token: the principal's lookup
- * reads it from the database on every request.
+ * verified again on each request; its expiry is checked against the clock every time. Only verified tokens are
+ * remembered, the oldest forgotten first. Whether the sign-in is still alive is not a property of the token: the
+ * principal's lookup reads it from the database on every request.
  */
-export function accessTokenVerifier(secret: string): (token: string, now: Date) => AccessTokenCheck {
-  const key = signingKey(secret);
+export function accessTokenVerifier(secret: string, clock: () => Date): (ctx: Context, token: string) => Promise<AccessTokenCheck> {
   const verified = new BoundedMemo<TokenClaims & { exp: number }>(maxRemembered);
-  return (token, now) => {
-    const seconds = Math.floor(now.getTime() / 1000);
+  const seconds = () => Math.floor(clock().getTime() / 1000);
+  // jsonwebtoken's own option, passed through by koa-jwt: read at each verification.
+  const options: koaJwt.Options & { readonly clockTimestamp: number } = {
+    secret: Buffer.from(secret, 'utf8'),
+    algorithms: [tokenAlgorithm],
+    passthrough: true,
+    key: 'verifiedToken',
+    getToken: (ctx) => (ctx.state as { tokenToVerify?: string }).tokenToVerify ?? null,
+    get clockTimestamp() {
+      return seconds();
+    },
+  };
+  const verifyWithKoaJwt = koaJwt(options);
+  return async (ctx, token) => {
     let claims = verified.get(token);
     if (claims === undefined) {
-      try {
-        claims = jwt.verify(token, key, { algorithms: [tokenAlgorithm], clockTimestamp: seconds }) as TokenClaims & { exp: number };
-      } catch (error) {
-        return { failure: error instanceof jwt.TokenExpiredError ? 'token_expired' : 'token_invalid' };
-      }
+      const state = ctx.state as { tokenToVerify?: string; verifiedToken?: TokenClaims & { exp: number }; jwtOriginalError?: unknown };
+      state.tokenToVerify = token;
+      await verifyWithKoaJwt(ctx, nothingAfter);
+      const { verifiedToken, jwtOriginalError } = state;
+      delete state.tokenToVerify;
+      delete state.verifiedToken;
+      delete state.jwtOriginalError;
+      if (verifiedToken === undefined) return { failure: jwtOriginalError instanceof jwt.TokenExpiredError ? 'token_expired' : 'token_invalid' };
       // A token without an expiry is not one of ours, whatever signed it: never remembered.
-      if (typeof claims.exp !== 'number' || claims.typ !== 'access') return { failure: 'token_invalid' };
-      verified.remember(token, claims);
+      if (typeof verifiedToken.exp !== 'number' || verifiedToken.typ !== 'access') return { failure: 'token_invalid' };
+      verified.remember(token, (claims = verifiedToken));
     }
-    if (seconds >= claims.exp) {
+    if (seconds() >= claims.exp) {
       verified.forget(token);
       return { failure: 'token_expired' };
     }

@@ -15,14 +15,14 @@ const bearer = /^Bearer$/i;
  */
 export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth' | 'secureCookies'>): Middleware<AppState> {
   const accessCookie = cookieNames(deps.secureCookies).access;
-  const verify = accessTokenVerifier(deps.auth.jwtSecret);
+  const verify = accessTokenVerifier(deps.auth.jwtSecret, deps.clock);
   return async (ctx, next) => {
     const cookie = ctx.cookies.get(accessCookie);
     const header = ctx.get('Authorization');
     // No token at all: nothing to verify.
     if (cookie === undefined && header === '') return next();
     const token = cookie || bearerToken(header);
-    const check = token === undefined ? ({ failure: 'token_invalid' } as const) : verify(token, deps.clock());
+    const check = token === undefined ? ({ failure: 'token_invalid' } as const) : await verify(ctx, token);
     if ('failure' in check) ctx.state.authFailure = check.failure;
     else {
       const lookup = await loadPrincipal(deps.knex, check.claims, cookie ? 'cookie' : 'bearer', ctx.state.requestId);

@@ -2,7 +2,6 @@ import { daysBetween, type IsoDate } from '../calendar';
 import { AppError } from '../errors';
 import { Money } from '../money';
 import { periodsPerYear, type Frequency, type ScheduleMethod } from './schedule';
-import type { LoanTerms } from './simulation';
 
 /**
  * Loan product rules (docs/domain.md §3). Pure: the activity checks a product with `productTermProblems`
@@ -120,6 +119,20 @@ export function assertWithinProduct(product: LoanProductRules, requested: Reques
   if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
     throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`);
   }
+}
+
+/** What a schedule, its fees and its TEG depend on: a product's pricing and an application's terms. */
+export interface LoanTerms {
+  method: ScheduleMethod;
+  frequency: Frequency;
+  annualRate: Money;
+  feeRate: Money;
+  feeFixed: Money;
+  principal: Money;
+  termPeriods: number;
+  gracePeriods: number;
+  /** Disbursement date (or its expected date): the first installment falls one period later. */
+  startDate: IsoDate;
 }
 
 /** The product's pricing applied to requested terms. */

@@ -1,22 +1,8 @@
 import { parseIsoDate, type IsoDate } from '../calendar';
 import type { Money } from '../money';
-import { loanFees } from './loan-product';
-import { buildSchedule, dueDates, periodsPerYear, type Frequency, type Schedule, type ScheduleMethod } from './schedule';
+import { loanFees, type LoanTerms } from './loan-product';
+import { buildSchedule, dueDates, periodsPerYear, type Schedule } from './schedule';
 import { effectiveGlobalRate } from './teg';
-
-/** What a schedule, its fees and its TEG depend on: a product's pricing and an application's terms. */
-export interface LoanTerms {
-  method: ScheduleMethod;
-  frequency: Frequency;
-  annualRate: Money;
-  feeRate: Money;
-  feeFixed: Money;
-  principal: Money;
-  termPeriods: number;
-  gracePeriods: number;
-  /** Disbursement date (or its expected date): the first installment falls one period later. */
-  startDate: IsoDate;
-}
 
 export interface Simulation {
   firstDueDate: IsoDate;

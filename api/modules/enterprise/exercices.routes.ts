@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
-import { markExerciceClosingFailed, requestExerciceClosing, type ExerciceClosingRow } from '../../../activities/enterprise/year-end-closing.activity';
+import type { ExerciceClosingRow } from '../../../activities/enterprise/exercice-closing-row';
+import { markExerciceClosingFailed, requestExerciceClosing } from '../../../activities/enterprise/year-end-closing.activity';
 import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
 import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';

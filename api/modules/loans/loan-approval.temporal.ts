@@ -2,7 +2,8 @@ import { markApplicationFailed } from '../../../activities/loans/loan-applicatio
 import { AppError } from '../../../domain/errors';
 import type { LoanApplication } from '../../../db/models/loan-application.model';
 import { decideUpdate, withdrawUpdate } from '../../../workflows/definitions';
-import type { DecisionInput, loanApproval, LoanApprovalInput, WithdrawalInput } from '../../../workflows/loan-approval.workflow';
+import type { DecisionInput, WithdrawalInput } from '../../../workflows/definitions';
+import type { loanApproval, LoanApprovalInput } from '../../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../../deps';
 import { startWorkflowFor } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';

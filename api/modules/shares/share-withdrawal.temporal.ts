@@ -2,7 +2,8 @@ import { markShareWithdrawalFailed } from '../../../activities/shares/withdrawal
 import { AppError } from '../../../domain/errors';
 import type { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate } from '../../../workflows/definitions';
-import type { RefundRequest, shareWithdrawal, ShareWithdrawalInput, StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import type { RefundRequest, StepRequest } from '../../../workflows/definitions';
+import type { shareWithdrawal, ShareWithdrawalInput } from '../../../workflows/share-withdrawal.workflow';
 import type { RouteDeps } from '../../deps';
 import type { AppContext } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';

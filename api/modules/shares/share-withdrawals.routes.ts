@@ -5,7 +5,7 @@ import { requestShareWithdrawal } from '../../../activities/shares/withdrawals.a
 import type { Role } from '../../../domain/access';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
-import type { StepRequest } from '../../../workflows/share-withdrawal.workflow';
+import type { StepRequest } from '../../../workflows/definitions';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { RouteDeps } from '../../deps';
