@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
+import { failureOfRefusal } from '../domain/refusal';
 import type { MonthEndStepInput } from '../domain/enterprise/month-end';
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
@@ -31,7 +32,7 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true, details: [error.kind] });
+    if (error instanceof AppError) throw ApplicationFailure.create(failureOfRefusal(error));
     throw error;
   }
 }

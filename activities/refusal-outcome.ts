@@ -1,11 +1,9 @@
-import { AppError, type ErrorKind } from '../domain/errors';
+import { AppError } from '../domain/errors';
+import type { Refusal } from '../domain/refusal';
 
 /** A business refusal returned to a workflow's Update handler, which turns it into the Update's failure. */
-export interface Refused {
+export interface Refused extends Refusal {
   outcome: 'refused';
-  kind: ErrorKind;
-  code: string;
-  message: string;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Schema } from 'yup';
 import { reportContentTypes } from '../activities/report-files';
+import { errorCatalogue, type ProblemCode } from '../domain/error-catalogue';
 import { idempotencyKeyPattern } from './idempotency-key';
+import { statusOfKind } from './problem';
 import { toJsonSchema, type Components, type JsonSchema } from './json-schema';
 import type { AnyRoute } from './route';
 
@@ -50,6 +52,23 @@ const errorDescriptions: Record<number, string> = {
   500: 'Unexpected error: quote the request id to support.',
   503: 'A dependency is unavailable.',
 };
+
+/** The codes any route can answer at a status (the router, the body reader, the session, the dependencies). */
+const genericCodes: Record<number, readonly ProblemCode[]> = {
+  400: ['invalid_request', 'malformed_json', 'too_deeply_nested', 'invalid_value'],
+  401: ['not_authenticated', 'token_expired', 'token_invalid', 'token_revoked'],
+  403: ['role_required', 'csrf_failed'],
+  404: ['not_found'],
+  412: ['precondition_failed'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  500: ['internal_error'],
+  503: ['database_unavailable', 'database_busy'],
+};
+
+/** The codes an operation documents at an error status: the generic ones of the status, then its own refusals. */
+const codesAt = (route: AnyRoute, status: number): ProblemCode[] =>
+  [...new Set([...(genericCodes[status] ?? []), ...(route.refusals ?? []).filter((code) => statusOfKind[errorCatalogue[code].kind] === status)])];
 
 /** What each module (an OpenAPI tag, a folder per layer) is about. */
 const moduleDescriptions: Record<string, string> = {
@@ -191,12 +210,15 @@ function responses(route: AnyRoute, components: Components, { conditional, versi
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
   for (const other of route.sameBodyStatuses ?? []) result[String(other)] = { description: errorDescriptions[other] ?? 'Error.', content: success.content };
-  const errorStatuses = new Set([...(route.errorStatuses ?? []), 500, ...(conditional ? [412] : [])]);
+  const refusalStatuses = (route.refusals ?? []).map((code) => statusOfKind[errorCatalogue[code].kind]);
+  const errorStatuses = new Set([...(route.errorStatuses ?? []), ...refusalStatuses, 500, ...(conditional ? [412] : [])]);
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);
   for (const errorStatus of [...errorStatuses].sort()) {
     result[String(errorStatus)] = {
-      description: errorDescriptions[errorStatus] ?? 'Error.',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      'description': errorDescriptions[errorStatus] ?? 'Error.',
+      'content': { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      // The problem's `code`s at this status (domain/error-catalogue.ts), for a client to switch on.
+      'x-error-codes': codesAt(route, errorStatus),
     };
   }
   return result;

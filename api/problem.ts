@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { databaseUnavailability } from '../db/errors';
-import type { ErrorKind, FieldError } from '../domain/errors';
+import type { ProblemCode, ProblemKind } from '../domain/error-catalogue';
+import type { FieldError } from '../domain/errors';
 
 /** RFC 9457 problem details, with the product's stable `code` and the request id for support. */
 export interface Problem {
@@ -14,7 +15,7 @@ export interface Problem {
   errors?: readonly FieldError[];
 }
 
-export const statusOfKind: Record<ErrorKind, number> = {
+export const statusOfKind: Record<ProblemKind, number> = {
   validation: 400,
   unauthenticated: 401,
   forbidden: 403,
@@ -24,6 +25,12 @@ export const statusOfKind: Record<ErrorKind, number> = {
   unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
+  method_not_allowed: 405,
+  content_too_large: 413,
+  unsupported_media_type: 415,
+  headers_too_large: 431,
+  internal: 500,
+  not_implemented: 501,
 };
 
 const titles: Record<number, string> = {
@@ -46,7 +53,7 @@ const titles: Record<number, string> = {
 export function sendProblem(
   ctx: Context,
   status: number,
-  code: string,
+  code: ProblemCode,
   detail: string,
   errors?: readonly FieldError[],
 ): void {
@@ -81,7 +88,7 @@ const databaseProblems = {
  * undefined for any other failure. Its transaction was rolled back whole, unless the connection was lost during
  * the commit: the same request again, with its Idempotency-Key, then answers what was recorded.
  */
-export function dependencyProblemOf(error: unknown): { code: string; detail: string } | undefined {
+export function dependencyProblemOf(error: unknown): { code: ProblemCode; detail: string } | undefined {
   const unavailability = databaseUnavailability(error);
   return unavailability === undefined ? undefined : databaseProblems[unavailability];
 }

@@ -1,5 +1,6 @@
 import type { Schema } from 'yup';
 import type { Role, Scope } from '../domain/access';
+import type { ErrorCode } from '../domain/error-catalogue';
 import type { Principal } from './auth/principal';
 import type { AppContext } from './context';
 import type { RouteDeps } from './deps';
@@ -70,6 +71,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   downloadable?: true;
   /** Error statuses worth documenting beyond the generic ones. */
   errorStatuses?: number[];
+  /**
+   * The catalogue codes of the refusals the handler can answer besides the generic ones every route can
+   * (api/openapi.ts): documented per status as `x-error-codes`, so a client can switch on them.
+   */
+  refusals?: readonly ErrorCode[];
   /** Other statuses whose body is the success schema, not a problem (readiness: 503 names the failing check). */
   sameBodyStatuses?: number[];
   /** Left out of the OpenAPI document (the docs pages themselves). */

@@ -1,16 +1,15 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { AppError, type ErrorKind } from '../domain/errors';
+import { AppError } from '../domain/errors';
+import { refusalOfFailure } from '../domain/refusal';
 import type { RouteDeps } from './deps';
 import { withinTemporalDeadline } from './temporal-deadline';
 
-const errorKinds: readonly ErrorKind[] = ['validation', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'unprocessable', 'rate_limited', 'unavailable'];
-
 /**
  * Sends a human decision to a running workflow as an Update and waits for its answer. A refusal by the
- * workflow (its validator, or a business rule met by its activity) comes back with the workflow's code and
- * kind; a workflow that has ended answers `ended`; Temporal out of reach, or no worker answering within the
+ * workflow (its validator, or a business rule met by its activity) comes back with its catalogue code and kind
+ * (domain/refusal.ts); a workflow that has ended answers `ended`; Temporal out of reach, or no worker answering within the
  * deadline, is a 503.
  *
  * After such a 503 the Update may still be delivered (the server holds it until a worker takes it), so its
@@ -28,10 +27,8 @@ export async function executeWorkflowUpdate<Result, Arg>(
   try {
     return await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg], updateId }));
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-      const kind = error.cause.details?.[0];
-      throw new AppError(errorKinds.includes(kind as ErrorKind) ? (kind as ErrorKind) : 'conflict', error.cause.type ?? 'refused', error.cause.message);
-    }
+    const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? refusalOfFailure(error.cause) : undefined;
+    if (refusal !== undefined) throw new AppError(refusal.kind, refusal.code, refusal.message);
     if (error instanceof WorkflowNotFoundError) throw ended;
     deps.logger.error({ err: error, workflowId, update: update.name }, 'workflow update failed');
     throw new AppError('unavailable', 'workflow_unavailable', 'The workflow did not answer in time: retry with the same Idempotency-Key (the request may still take effect).');

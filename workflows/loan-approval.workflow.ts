@@ -65,7 +65,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
         statusAfter: after.status,
         stepAfter: after.step,
       });
-      if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message, recorded.kind);
+      if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message);
       state = { status: after.status, step: after.step, decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }], loanId: recorded.loanId };
       return state;
     } finally {

@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Refused } from '../activities/refusal-outcome';
+import type { ErrorCode } from '../domain/error-catalogue';
 import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
 import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery, type ShareWithdrawalView } from './definitions';
 import { refuse } from './refusal';
@@ -51,14 +52,14 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
     busy = true;
     try {
       const result = await work();
-      if ('outcome' in result && result.outcome === 'refused') return refuse(result.code, result.message, result.kind);
+      if ('outcome' in result && result.outcome === 'refused') return refuse(result.code, result.message);
       apply(result as R);
       return view;
     } finally {
       busy = false;
     }
   };
-  const expect = (status: ShareWithdrawalView['status'], code: string, what: string) => {
+  const expect = (status: ShareWithdrawalView['status'], code: ErrorCode, what: string) => {
     if (busy) refuse('decision_in_progress', 'Another decision on this withdrawal is being recorded: try again.');
     if (view.status !== status) refuse(code, `The withdrawal is ${view.status}: ${what}.`);
   };

@@ -77,7 +77,7 @@ async function assertExtensible(trx: Knex.Transaction, parent: CompanyChartEntry
   if (!code.startsWith(parent.code) || extension.length < 1 || extension.length > extensionDigitsMax) {
     throw invalidField('code', `code must be ${parent.code} followed by 1 to ${extensionDigitsMax} digits.`);
   }
-  if (!parent.isActive) throw new AppError('conflict', 'account_inactive', `Account ${parent.code} is deactivated: reactivate it first.`);
+  if (!parent.isActive) throw new AppError('unprocessable', 'account_inactive', `Account ${parent.code} is deactivated: reactivate it first.`);
   if (await hasPlanChildren(trx, parent)) {
     throw new AppError('conflict', 'parent_not_leaf', `Account ${parent.code} has accounts of the plan below it: open the sub-account under one of its leaves.`);
   }

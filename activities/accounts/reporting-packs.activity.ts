@@ -90,7 +90,7 @@ async function packFacts(trx: Knex.Transaction, pack: ReportingPackRow, now: Dat
   const monthEnd = periodDates(pack.period).end;
   const exercice = await exerciceCovering(trx, pack.enterprise_id, monthEnd);
   const chart = await trx('company_charts').where({ enterprise_id: pack.enterprise_id }).first('id');
-  if (exercice === undefined || chart === undefined) throw new AppError('conflict', 'no_exercice_for_period', `No accounting year of the enterprise covers ${monthEnd}.`);
+  if (exercice === undefined || chart === undefined) throw new AppError('unprocessable', 'no_exercice_for_period', `No accounting year of the enterprise covers ${monthEnd}.`);
   return {
     scope: { enterpriseId: pack.enterprise_id, chartId: chart.id, branch: null, branches: 'all' },
     monthEnd,

@@ -124,7 +124,7 @@ export async function balanceScopeAt(knex: Knex | Knex.Transaction, enterpriseId
 export async function statementScopeAt(knex: Knex, enterpriseId: string, date: IsoDate, branches: 'all' | readonly string[]): Promise<ScopeAt & { year: ExerciceDates }> {
   const at = await balanceScopeAt(knex, enterpriseId, date, branches);
   if (at.year === undefined) {
-    throw new AppError('unprocessable', 'no_exercice_for_date', `No accounting year of the enterprise covers ${date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
+    throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${date}.`, [{ field: 'date', message: 'no accounting year covers this date' }]);
   }
   return { ...at, year: at.year };
 }

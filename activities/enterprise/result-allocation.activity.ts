@@ -3,6 +3,7 @@ import {
   allocationEntries, allocationFields, allocationLines, allocationProblems,
   type AllocationAmounts, type AllocationFacts, type AllocationPolicy,
 } from '../../domain/enterprise/result-allocation';
+import type { ErrorCode } from '../../domain/error-catalogue';
 import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
@@ -51,7 +52,7 @@ export interface AllocationInput {
   idempotencyKey: string | null;
 }
 
-const conflict = (code: string, message: string, field = 'exercice') => new AppError('conflict', code, message, [{ field, message }]);
+const conflict = (code: ErrorCode, message: string, field = 'exercice') => new AppError('conflict', code, message, [{ field, message }]);
 
 /** The year's closing, done (its à-nouveaux posted), locked: the result waits in 13 of the next year. */
 async function doneClosing(trx: Knex.Transaction, year: ExerciceComptable): Promise<ExerciceClosingRow> {

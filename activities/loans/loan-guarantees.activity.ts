@@ -114,7 +114,7 @@ export async function endGuarantee(context: ActivityContext, actor: Actor, guara
     if (guarantee === undefined) throw new NotFoundError('The guarantee');
     if (endDate < guarantee.start_date) throw invalid('end_date', `end_date must not be before ${guarantee.start_date as string}`);
     if (guarantee.status !== 'in_force') {
-      throw new AppError('conflict', `guarantee_${guarantee.status as string}`, `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`);
+      throw new AppError('conflict', `guarantee_${guarantee.status as 'pending' | 'refused'}`, `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`);
     }
     if (needsConfirmation(guarantee.kind)) {
       if (await pendingRequest(trx, guaranteeId) !== undefined) throw new AppError('conflict', 'confirmation_pending', 'A change of this guarantee awaits its confirmation.');

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { addDaysTo, parseIsoDate, type IsoDate } from '../../domain/calendar';
 import type { EventKind } from '../../domain/events/rules';
+import type { ErrorCode } from '../../domain/error-catalogue';
 import { AppError } from '../../domain/errors';
 import { earlyClosureSettlement } from '../../domain/members/term-deposits';
 import { formatAmount, Money } from '../../domain/money';
@@ -55,7 +56,7 @@ export interface EarlyClosureRow {
   created_at: Date;
 }
 
-const refused = (code: string, message: string) => new AppError('conflict', code, message, [{ field: 'id', message }]);
+const refused = (code: ErrorCode, message: string) => new AppError('conflict', code, message, [{ field: 'id', message }]);
 
 /** The account must be an open term deposit whose maturity is still ahead: a matured one is the maturity run's. */
 function assertClosable(term: CompteClient, product: SavingsProduct, closedOn: IsoDate): void {

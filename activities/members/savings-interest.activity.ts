@@ -45,7 +45,7 @@ export async function assertMonthEndPeriod(context: StepContext, period: MonthEn
   if (!isMonthEnd(period.periodEnd)) throw invalidPeriod('periodEnd', 'periodEnd must be the last day of a month');
   if (period.periodStart !== `${period.periodEnd.slice(0, 8)}01`) throw invalidPeriod('periodStart', 'periodStart must be the first day of the month of periodEnd');
   const businessDate = await businessDateOf(context.knex, period.enterpriseId, context.clock());
-  if (period.periodEnd > businessDate) throw new AppError('conflict', 'period_not_ended', `The period ends ${period.periodEnd}, after the business date ${businessDate}.`);
+  if (period.periodEnd > businessDate) throw new AppError('unprocessable', 'period_not_ended', `The period ends ${period.periodEnd}, after the business date ${businessDate}.`);
 }
 
 /** A posting as the table keeps it: what an accountant checks, per account. */

@@ -13,6 +13,7 @@ import { recordDatedEvent } from '../events/record-dated-event';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { payoutAccountAtMaturity } from './payout-accounts';
 import { assertMonthEndPeriod, interestLines, paidThrough, postInterest, type InterestPostingRow, type MonthEndPeriod, type StepContext } from './savings-interest.activity';
+import type { Refusal } from '../../domain/refusal';
 
 /**
  * Term deposits reaching their term by a month end (docs/domain.md §9): the final interest (the days not paid yet,
@@ -172,11 +173,9 @@ export async function matureTermDeposits(context: StepContext, input: MonthEndPe
   return { entries, amount: formatAmount(amount), lines };
 }
 
-/** A term account the daily run could not mature, and why. */
-interface MaturityRefusal {
+/** A term account the daily run could not mature, and why (the refusal's code and message, as the API answers it). */
+interface MaturityRefusal extends Pick<Refusal, 'code' | 'message'> {
   account: string;
-  code: string;
-  message: string;
 }
 
 /** Open term accounts whose running term ends by the business date, not matured for it yet. */

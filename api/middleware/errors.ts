@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError, RateLimitedError } from '../../domain/errors';
 import { clientFaultOf } from '../../db/errors';
+import { isProblemCode } from '../../domain/error-catalogue';
 import type { AppState } from '../context';
 import { dependencyProblemOf, sendProblem, statusOfKind } from '../problem';
 
@@ -32,14 +33,16 @@ export function errorHandler(): Middleware<AppState> {
       if (error instanceof AppError) {
         if (error instanceof RateLimitedError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         if (error.kind === 'unauthenticated') ctx.set('WWW-Authenticate', 'Bearer');
-        sendProblem(ctx, statusOfKind[error.kind], error.code, error.message, error.fieldErrors);
+        const { kind, code, message, fieldErrors } = error as AppError;
+        sendProblem(ctx, statusOfKind[kind], code, message, fieldErrors);
         return;
       }
       const http = error as Partial<HttpError>;
       if (typeof http.status === 'number' && http.status >= 400 && http.status < 500) {
         for (const [name, value] of Object.entries(http.headers ?? {})) ctx.set(name, value);
         const detail = http.expose === false ? 'The request was refused.' : String(http.message);
-        sendProblem(ctx, http.status, typeof http.code === 'string' ? http.code : `http_${http.status}`, detail);
+        // Our body reader names its refusals; another library's 4xx is answered as a bad request of its status.
+        sendProblem(ctx, http.status, isProblemCode(http.code) ? http.code : 'invalid_request', detail);
         return;
       }
       // A safety net behind validation: the database refused the input itself. Logged, since validation

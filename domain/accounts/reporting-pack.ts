@@ -1,6 +1,7 @@
 import type { IsoDate } from '../calendar';
 import { periodDates } from '../enterprise/month-end';
 import type { ReportDocument } from './report-document';
+import { refusal, type Refusal } from '../refusal';
 
 /**
  * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM` (a month end's period); its pack holds the
@@ -10,10 +11,10 @@ import type { ReportDocument } from './report-document';
  */
 
 /** Why a month's pack cannot be made now, or null: the month must be over, and an accounting year must cover its last day. */
-export function packRefusal(facts: { period: string; businessDate: IsoDate; yearCoversLastDay: boolean }): { code: string; message: string } | null {
+export function packRefusal(facts: { period: string; businessDate: IsoDate; yearCoversLastDay: boolean }): Refusal | null {
   const { end: last } = periodDates(facts.period);
-  if (last > facts.businessDate) return { code: 'period_not_ended', message: `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.` };
-  if (!facts.yearCoversLastDay) return { code: 'no_exercice_for_period', message: `No accounting year of the enterprise covers ${last}, the last day of ${facts.period}.` };
+  if (last > facts.businessDate) return refusal('period_not_ended', `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.`);
+  if (!facts.yearCoversLastDay) return refusal('no_exercice_for_period', `No accounting year of the enterprise covers ${last}, the last day of ${facts.period}.`);
   return null;
 }
 
@@ -29,11 +30,11 @@ export const reportingPackVersionWorkflowId = (enterpriseId: string, period: str
  * the pack was provisional (an earlier year was still open), or an entry has been posted into its month or before
  * since it was made. A pack not the month's latest, or not stored, is not reissued.
  */
-export function reissueRefusal(facts: { latest: boolean; stored: boolean; provisional: boolean; lateEntries: number }): { code: string; message: string } | null {
-  if (!facts.latest) return { code: 'reporting_pack_superseded', message: 'A later version of this pack exists: reissue that one.' };
-  if (!facts.stored) return { code: 'reporting_pack_not_stored', message: 'The pack is not stored yet: it can be reissued once it is.' };
+export function reissueRefusal(facts: { latest: boolean; stored: boolean; provisional: boolean; lateEntries: number }): Refusal | null {
+  if (!facts.latest) return refusal('reporting_pack_superseded', 'A later version of this pack exists: reissue that one.');
+  if (!facts.stored) return refusal('reporting_pack_not_stored', 'The pack is not stored yet: it can be reissued once it is.');
   if (!facts.provisional && facts.lateEntries === 0) {
-    return { code: 'reporting_pack_current', message: 'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.' };
+    return refusal('reporting_pack_current', 'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.');
   }
   return null;
 }

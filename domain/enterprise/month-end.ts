@@ -1,4 +1,5 @@
 import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
+import { refusal, type Refusal } from '../refusal';
 
 /**
  * The month end of an enterprise (docs/domain.md §8): which steps it runs, in order, which period it may run
@@ -47,11 +48,6 @@ const nextPeriod = (period: Period): Period => periodOf(addMonthsClamped(parseIs
 /** The month that ended last before `businessDate`: the one a month end started by the Schedule closes. */
 export const periodJustEnded = (businessDate: IsoDate): Period => previousPeriod(periodOf(businessDate));
 
-export interface Refusal {
-  code: string;
-  message: string;
-}
-
 export interface MonthEndFacts {
   period: Period;
   businessDate: IsoDate;
@@ -69,11 +65,11 @@ export interface MonthEndFacts {
  */
 export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
   const { end } = periodDates(facts.period);
-  if (facts.businessDate <= end) return { code: 'period_not_over', message: `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.` };
+  if (facts.businessDate <= end) return refusal('period_not_over', `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.`);
   const previous = previousPeriod(facts.period);
   const started = facts.firstRunPeriod !== null && facts.firstRunPeriod <= previous;
   if (started && facts.previousStatus !== 'done') {
-    return { code: 'previous_month_end_not_done', message: `The month end of ${previous} is not done: run it first.` };
+    return refusal('previous_month_end_not_done', `The month end of ${previous} is not done: run it first.`);
   }
   return null;
 }

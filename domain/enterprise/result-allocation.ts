@@ -1,6 +1,7 @@
 import type { JournalLine } from '../events/journal';
 import { Money } from '../money';
 import type { BranchEntry } from './year-end-closing';
+import type { ErrorCode } from '../error-catalogue';
 
 /**
  * The allocation of a closed year's result by the general assembly (docs/domain.md §7; AUSCOOP Arts 113–116).
@@ -79,7 +80,7 @@ export interface AllocationFacts {
 
 export interface AllocationProblem {
   field: AllocationField;
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 

@@ -1,6 +1,7 @@
 import { addDaysTo, parseIsoDate, type IsoDate } from '../calendar';
 import type { JournalLine } from '../events/journal';
 import { Money } from '../money';
+import { refusal, type Refusal } from '../refusal';
 
 /**
  * The closing of an accounting year (docs/domain.md §7): the result is income (class 7) minus expenses
@@ -96,11 +97,6 @@ export interface ClosingFacts {
   provisionedAtEnd?: boolean;
 }
 
-export interface Refusal {
-  code: string;
-  message: string;
-}
-
 /** The year that starts the day after `year` ends, if the enterprise has opened it. */
 export const nextYearOf = <Y extends { startDate: IsoDate }>(year: { endDate: IsoDate }, others: readonly Y[]): Y | undefined =>
   others.find((other) => other.startDate === addDaysTo(parseIsoDate(year.endDate), 1));
@@ -111,18 +107,18 @@ export const nextYearOf = <Y extends { startDate: IsoDate }>(year: { endDate: Is
  * accruals are part of its result), and its loans provisioned as of its last day.
  */
 export function closingRefusal({ year, others, monthEndsNotDone = [], provisionedAtEnd = true }: ClosingFacts): Refusal | null {
-  if (year.status === 'closed') return { code: 'exercice_already_closed', message: `The accounting year ${year.code} is already closed.` };
+  if (year.status === 'closed') return refusal('exercice_already_closed', `The accounting year ${year.code} is already closed.`);
   const previous = others.find((other) => nextYearOf(other, [year]) !== undefined);
-  if (previous?.status === 'open') return { code: 'previous_exercice_open', message: `The accounting year ${previous.code} before it is still open: close it first.` };
+  if (previous?.status === 'open') return refusal('previous_exercice_open', `The accounting year ${previous.code} before it is still open: close it first.`);
   const next = nextYearOf(year, others);
   if (next?.status !== 'open') {
-    return { code: 'next_exercice_not_open', message: `The accounting year that follows ${year.code} must be open to receive its opening balances: open it first.` };
+    return refusal('next_exercice_not_open', `The accounting year that follows ${year.code} must be open to receive its opening balances: open it first.`);
   }
   if (monthEndsNotDone.length > 0) {
-    return { code: 'month_end_not_done', message: `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.` };
+    return refusal('month_end_not_done', `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.`);
   }
   if (!provisionedAtEnd) {
-    return { code: 'year_end_not_provisioned', message: `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.` };
+    return refusal('year_end_not_provisioned', `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.`);
   }
   return null;
 }

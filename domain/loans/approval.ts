@@ -1,4 +1,5 @@
 import { Money } from '../money';
+import { refusal, type Refusal } from '../refusal';
 
 /**
  * The loan approval circuit (docs/domain.md §3): cashier, branch head, credit committee, direction, in this
@@ -32,11 +33,6 @@ export interface ApprovalState {
   /** null once the process has ended. */
   step: ApprovalStep | null;
   decisions: DecisionRecord[];
-}
-
-export interface Refusal {
-  code: 'application_closed' | 'wrong_step' | 'submitter_cannot_decide' | 'same_person_twice' | 'nothing_to_send_back' | 'comment_required';
-  message: string;
 }
 
 export const initialApprovalState = (): ApprovalState => ({ status: 'in_review', step: approvalSteps[0], decisions: [] });
@@ -78,13 +74,13 @@ export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_
  * before it was carried.
  */
 export function refusalOf(state: ApprovalState, request: DecisionRequest, submittedBy?: string): Refusal | null {
-  if (state.status !== 'in_review' || state.step === null) return { code: 'application_closed', message: `The application is ${state.status}: no decision can be taken.` };
-  if (request.step !== state.step) return { code: 'wrong_step', message: `The application is at the ${state.step} step, not ${request.step}.` };
-  if (request.deciderId === submittedBy) return { code: 'submitter_cannot_decide', message: 'The user who submitted the application cannot decide it.' };
+  if (state.status !== 'in_review' || state.step === null) return refusal('application_closed', `The application is ${state.status}: no decision can be taken.`);
+  if (request.step !== state.step) return refusal('wrong_step', `The application is at the ${state.step} step, not ${request.step}.`);
+  if (request.deciderId === submittedBy) return refusal('submitter_cannot_decide', 'The user who submitted the application cannot decide it.');
   const earlier = state.decisions.find((decision) => decision.deciderId === request.deciderId && decision.step !== request.step);
-  if (earlier !== undefined) return { code: 'same_person_twice', message: `This user already decided the ${earlier.step} step of this application.` };
-  if (request.decision === 'send_back' && state.step === approvalSteps[0]) return { code: 'nothing_to_send_back', message: 'The first step cannot send the application back.' };
-  if (request.decision !== 'approve' && request.comment.trim() === '') return { code: 'comment_required', message: `A ${request.decision} needs a comment saying why.` };
+  if (earlier !== undefined) return refusal('same_person_twice', `This user already decided the ${earlier.step} step of this application.`);
+  if (request.decision === 'send_back' && state.step === approvalSteps[0]) return refusal('nothing_to_send_back', 'The first step cannot send the application back.');
+  if (request.decision !== 'approve' && request.comment.trim() === '') return refusal('comment_required', `A ${request.decision} needs a comment saying why.`);
   return null;
 }
 

@@ -105,7 +105,7 @@ export interface RequestedTerms {
  * that pays out nothing has no rate); 422 naming the field otherwise.
  */
 export function assertWithinProduct(product: LoanProductRules, requested: RequestedTerms): void {
-  const outOfBounds = (field: string, message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
+  const outOfBounds = (field: 'amount' | 'term_periods' | 'grace_periods', message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
   if (requested.amount.lt(product.minAmount) || requested.amount.gt(product.maxAmount)) {
     throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
   }

@@ -1,19 +1,12 @@
 import { addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
 import { amountMax, Money } from '../money';
+import type { Refusal } from '../refusal';
 import { founderCode, type ShareTypeTerms } from './share-type';
 
 /**
  * Subscribing shares and paying them up (libération). Pure: the activity reads the member's holding and the
  * type, and maps a refusal to its HTTP status through the error kind.
  */
-
-export interface Refusal {
-  kind: 'conflict' | 'unprocessable';
-  code: string;
-  message: string;
-  /** The request field at fault, when one is. */
-  field?: string;
-}
 
 /** The least paid at subscription: the whole amount, or the type's share of it (rounded up to the franc). */
 export function minimumInitialPayment(amount: Money, terms: ShareTypeTerms): Money {

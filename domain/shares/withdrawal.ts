@@ -1,7 +1,7 @@
 import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
 import { Money } from '../money';
 import type { ShareTypeTerms } from './share-type';
-import type { Refusal } from './subscription';
+import type { Refusal } from '../refusal';
 
 /**
  * Withdrawing shares (AUSCOOP Art. 11; the seed): written notice, a notice period, then the shares are
@@ -44,7 +44,7 @@ export function withdrawalRefusal(request: WithdrawalRequest): Refusal | null {
   }
   const remaining = request.typeHeld - request.typePending - request.shares;
   if (!request.leaving && remaining < terms.minShares) {
-    return { kind: 'conflict', code: 'below_minimum_shares', field: 'shares', message: `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ${remaining} would remain.` };
+    return { kind: 'unprocessable', code: 'below_minimum_shares', field: 'shares', message: `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ${remaining} would remain.` };
   }
   return null;
 }

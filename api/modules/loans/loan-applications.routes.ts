@@ -229,6 +229,7 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['application_closed', 'wrong_step', 'submitter_cannot_decide', 'same_person_twice', 'nothing_to_send_back', 'comment_required', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable'],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       assertInReview(application);

@@ -3,6 +3,7 @@ import * as yup from 'yup';
 import { assertSameRequest, operationKey } from '../../../activities/idempotency';
 import { requestShareWithdrawal } from '../../../activities/shares/withdrawals.activity';
 import type { Role } from '../../../domain/access';
+import type { ErrorCode } from '../../../domain/error-catalogue';
 import { AppError, NotFoundError } from '../../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/definitions';
@@ -115,7 +116,7 @@ function decisionRoute(spec: {
   summary: string;
   description?: string;
   access: readonly Role[];
-  from: { status: ShareWithdrawal['status']; code: string; what: string };
+  from: { status: ShareWithdrawal['status']; code: ErrorCode; what: string };
   send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) => Promise<unknown>;
 }) {
   return defineRoute({

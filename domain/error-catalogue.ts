@@ -1,0 +1,216 @@
+/**
+ * The closed list of the codes the product answers with (docs/architecture.md §6): each code's kind, which the
+ * API maps to its HTTP status, and its title, what the code means whatever the occurrence (the problem's
+ * `detail` says the occurrence). `AppError` accepts only these codes, so a new refusal is added here first;
+ * the codes the database functions raise are members too (test/db/error-codes.test.ts checks it).
+ */
+export type ErrorKind
+  = | 'validation' // 400: the request is malformed or a field is invalid
+    | 'unauthenticated' // 401
+    | 'forbidden' // 403
+    | 'not_found' // 404: absent, or not visible to this user
+    | 'conflict' // 409: valid request, refused by the current state (insufficient funds, wrong step…)
+    | 'precondition_failed' // 412: the resource changed since the version the client read (If-Match)
+    | 'unprocessable' // 422: well-formed, but breaks a business rule regardless of state
+    | 'rate_limited' // 429
+    | 'unavailable'; // 503: a dependency (Temporal) could not be reached
+
+/** Kinds only the HTTP layer answers (the router, the body reader, the server): never an AppError. */
+type ProtocolKind = 'method_not_allowed' | 'unsupported_media_type' | 'content_too_large' | 'headers_too_large' | 'internal' | 'not_implemented';
+
+export type ProblemKind = ErrorKind | ProtocolKind;
+
+export const errorCatalogue = {
+  // request and protocol (router, middleware)
+  invalid_request: { kind: 'validation', title: 'The request has invalid fields.' },
+  malformed_json: { kind: 'validation', title: 'The request body is not valid JSON.' },
+  too_deeply_nested: { kind: 'validation', title: 'The request body nests arrays and objects too deeply.' },
+  invalid_value: { kind: 'validation', title: 'A value of the request cannot be stored.' },
+  not_authenticated: { kind: 'unauthenticated', title: 'Sign in first.' },
+  token_expired: { kind: 'unauthenticated', title: 'The token has expired.' },
+  token_invalid: { kind: 'unauthenticated', title: 'The token is not valid.' },
+  token_revoked: { kind: 'unauthenticated', title: 'The session was revoked: sign in again.' },
+  token_reused: { kind: 'unauthenticated', title: 'The refresh token was already used: every session of its sign-in is revoked.' },
+  session_expired: { kind: 'unauthenticated', title: 'The sign-in has reached its maximum lifetime.' },
+  invalid_credentials: { kind: 'unauthenticated', title: 'The username or password is wrong, or the account is deactivated.' },
+  metrics_token_required: { kind: 'unauthenticated', title: 'The metrics token is required.' },
+  role_required: { kind: 'forbidden', title: 'None of the roles this requires is held at this scope.' },
+  not_allowed: { kind: 'forbidden', title: 'Only an administrator may do this.' },
+  csrf_failed: { kind: 'forbidden', title: 'The CSRF token of the sign-in is missing or wrong.' },
+  not_found: { kind: 'not_found', title: 'The resource was not found.' },
+  route_not_found: { kind: 'not_found', title: 'No resource at this path.' },
+  page_not_found: { kind: 'not_found', title: 'The page does not exist.' },
+  precondition_failed: { kind: 'precondition_failed', title: 'The resource changed since the version the client read.' },
+  too_many_attempts: { kind: 'rate_limited', title: 'Too many attempts: wait before trying again.' },
+  workflow_unavailable: { kind: 'unavailable', title: 'The workflow could not be reached in time: retry with the same Idempotency-Key.' },
+  database_unavailable: { kind: 'unavailable', title: 'The database is unreachable.' },
+  database_busy: { kind: 'unavailable', title: 'The database is too busy to answer in time.' },
+  idempotency_key_reused: { kind: 'conflict', title: 'The Idempotency-Key was already used for a different request.' },
+  // auth and users
+  username_taken: { kind: 'conflict', title: 'The username is already taken.' },
+  platform_grant_admin_only: { kind: 'unprocessable', title: 'Only the admin role can be granted for every enterprise.' },
+  role_already_granted: { kind: 'conflict', title: 'The user already holds this role at this scope.' },
+  cannot_deactivate_self: { kind: 'conflict', title: 'Administrators cannot deactivate themselves.' },
+  // enterprise
+  enterprise_code_taken: { kind: 'conflict', title: 'An enterprise with this code already exists.' },
+  enterprise_suspended: { kind: 'conflict', title: 'The enterprise is suspended: it records no money movement.' },
+  branch_code_taken: { kind: 'conflict', title: 'The enterprise already has a branch with this code.' },
+  branch_closed: { kind: 'conflict', title: 'The branch is closed.' },
+  head_office_required: { kind: 'conflict', title: 'An enterprise keeps one head office.' },
+  head_office_cannot_close: { kind: 'conflict', title: 'The head office cannot be closed.' },
+  business_date_backwards: { kind: 'conflict', title: 'The business date only moves forward.' },
+  organ_kind_taken: { kind: 'conflict', title: 'The enterprise already has an organ of this kind.' },
+  chair_already_serving: { kind: 'conflict', title: 'The organ already has a serving chair.' },
+  term_end_before_start: { kind: 'conflict', title: 'A term cannot end before it starts.' },
+  term_already_ended: { kind: 'conflict', title: 'The term already ended.' },
+  exercice_already_open: { kind: 'conflict', title: 'The accounting year is already open, or another one is still open.' },
+  exercice_already_closed: { kind: 'conflict', title: 'The accounting year is already closed.' },
+  exercice_overlap: { kind: 'conflict', title: 'The dates overlap another accounting year.' },
+  exercice_code_taken: { kind: 'conflict', title: 'The enterprise already has an accounting year with this code.' },
+  exercice_closing_running: { kind: 'conflict', title: 'The accounting year is being closed.' },
+  exercice_closed: { kind: 'conflict', title: 'The accounting year is closed: nothing more can be posted to it.' },
+  exercice_not_closed: { kind: 'conflict', title: 'The accounting year is not closed.' },
+  previous_exercice_open: { kind: 'conflict', title: 'The accounting year before it is still open.' },
+  next_exercice_not_open: { kind: 'conflict', title: 'The accounting year that follows must be open.' },
+  no_exercice_for_date: { kind: 'conflict', title: 'No accounting year of the enterprise covers the date.' },
+  no_exercice_for_period: { kind: 'unprocessable', title: 'No accounting year of the enterprise covers the period.' },
+  period_not_over: { kind: 'conflict', title: 'The month is not over.' },
+  period_not_ended: { kind: 'unprocessable', title: 'The period ends after the business date.' },
+  month_end_not_done: { kind: 'conflict', title: 'A month end of the year is not done.' },
+  previous_month_end_not_done: { kind: 'conflict', title: 'The month end before it is not done.' },
+  month_end_step_pending: { kind: 'conflict', title: 'A step of the month end is not done.' },
+  year_end_not_provisioned: { kind: 'conflict', title: 'No provisioning run has completed as of the year\'s last day.' },
+  exercice_result_allocated: { kind: 'conflict', title: 'The year\'s result is allocated: cancel the allocation first.' },
+  result_already_allocated: { kind: 'conflict', title: 'The year\'s result is allocated already.' },
+  result_not_in_13: { kind: 'conflict', title: 'The result account does not hold the year\'s result.' },
+  result_allocation_cancelled: { kind: 'conflict', title: 'The allocation is cancelled already.' },
+  prior_losses_above_balance: { kind: 'unprocessable', title: 'prior_losses is above what the report à nouveau débiteur holds.' },
+  prior_losses_first: { kind: 'unprocessable', title: 'A profit first clears the prior losses.' },
+  prior_losses_not_cleared: { kind: 'unprocessable', title: 'Prior losses remain to be cleared.' },
+  reserve_floor_not_met: { kind: 'unprocessable', title: 'A reserve is below its statutory share of the surplus.' },
+  optional_reserves_above_cap: { kind: 'unprocessable', title: 'optional_reserves is above its cap.' },
+  share_interest_above_cap: { kind: 'unprocessable', title: 'share_interest is above its cap.' },
+  nothing_to_distribute: { kind: 'unprocessable', title: 'The year made a loss: nothing is distributed.' },
+  reserve_insufficient: { kind: 'unprocessable', title: 'The reserve does not hold that much.' },
+  no_result_to_allocate: { kind: 'unprocessable', title: 'The year\'s result is zero.' },
+  allocation_not_equal_to_result: { kind: 'unprocessable', title: 'The amounts do not add up to the result.' },
+  // accounts
+  plan_code_taken: { kind: 'conflict', title: 'An account plan with this code already exists.' },
+  account_code_taken: { kind: 'conflict', title: 'The chart already has an account with this code.' },
+  account_code_overlaps: { kind: 'conflict', title: 'Another account already extends the parent along this code.' },
+  account_has_children: { kind: 'conflict', title: 'The account has sub-accounts.' },
+  account_has_postings: { kind: 'conflict', title: 'The account has postings.' },
+  account_unknown: { kind: 'unprocessable', title: 'The account is not in the enterprise\'s chart.' },
+  account_inactive: { kind: 'unprocessable', title: 'The account is deactivated.' },
+  account_not_leaf: { kind: 'unprocessable', title: 'The account has sub-accounts: post to one of them.' },
+  account_used_by_rule: { kind: 'conflict', title: 'An accounting rule in force posts to the account.' },
+  system_account: { kind: 'conflict', title: 'The account is a system account.' },
+  plan_account: { kind: 'conflict', title: 'The account belongs to the plan.' },
+  parent_not_leaf: { kind: 'conflict', title: 'The parent account has accounts of the plan below it.' },
+  rule_changed_concurrently: { kind: 'conflict', title: 'The rule was changed at the same time: reload it.' },
+  rule_inactive: { kind: 'conflict', title: 'The accounting rule of the event is not in force.' },
+  accrual_rule_unsupported: { kind: 'conflict', title: 'The accrual rule does not have the one leg the month end needs.' },
+  reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
+  reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
+  reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // members
+  member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
+  member_not_active: { kind: 'conflict', title: 'The member is not active.' },
+  member_left: { kind: 'conflict', title: 'The member has left the cooperative.' },
+  member_has_open_accounts: { kind: 'conflict', title: 'The member still has open accounts.' },
+  member_has_shares: { kind: 'conflict', title: 'The member still holds shares.' },
+  member_refund_pending: { kind: 'conflict', title: 'A withdrawal of the member is in notice or awaits its refund.' },
+  invalid_status_transition: { kind: 'conflict', title: 'The status does not allow this change.' },
+  account_frozen: { kind: 'conflict', title: 'The account is frozen.' },
+  account_closed: { kind: 'conflict', title: 'The account is closed.' },
+  account_not_open: { kind: 'conflict', title: 'The account is not open.' },
+  account_pledged: { kind: 'conflict', title: 'The account is pledged as a guarantee.' },
+  balance_not_zero: { kind: 'conflict', title: 'The account still holds money.' },
+  insufficient_funds: { kind: 'conflict', title: 'The available balance is not enough.' },
+  withdrawals_not_allowed: { kind: 'conflict', title: 'The account\'s product allows no withdrawal.' },
+  product_code_taken: { kind: 'conflict', title: 'A product with this code already exists.' },
+  product_inactive: { kind: 'conflict', title: 'The product is deactivated.' },
+  product_has_accounts: { kind: 'conflict', title: 'Accounts of the product hold deposits.' },
+  rate_change_in_paid_period: { kind: 'conflict', title: 'Interest is paid through a later day than the new rate\'s.' },
+  rate_change_not_after_latest: { kind: 'conflict', title: 'A new rate applies from a day after the latest rate\'s.' },
+  no_payout_account: { kind: 'conflict', title: 'The member has no open demand-deposit account to receive the payout.' },
+  not_a_term_deposit: { kind: 'conflict', title: 'The account is not a term deposit.' },
+  term_deposit_matured: { kind: 'conflict', title: 'The term deposit reached its maturity.' },
+  // loans
+  application_closed: { kind: 'conflict', title: 'The application\'s approval has ended.' },
+  wrong_step: { kind: 'conflict', title: 'The application is at another step.' },
+  submitter_cannot_decide: { kind: 'conflict', title: 'The user who submitted the application cannot decide it.' },
+  same_person_twice: { kind: 'conflict', title: 'The user already decided another step of this application.' },
+  nothing_to_send_back: { kind: 'conflict', title: 'The first step cannot send the application back.' },
+  comment_required: { kind: 'conflict', title: 'The decision needs a comment saying why.' },
+  decision_in_progress: { kind: 'conflict', title: 'Another decision is being recorded: try again.' },
+  not_submitter: { kind: 'forbidden', title: 'Only the user who submitted the application may withdraw it.' },
+  same_person: { kind: 'forbidden', title: 'The change was asked by this user: another person confirms it.' },
+  approver_cannot_disburse: { kind: 'forbidden', title: 'The user who granted the loan cannot also pay it out.' },
+  amount_out_of_bounds: { kind: 'unprocessable', title: 'The amount is outside the product\'s bounds.' },
+  term_periods_out_of_bounds: { kind: 'unprocessable', title: 'The term is outside the product\'s bounds.' },
+  grace_periods_out_of_bounds: { kind: 'unprocessable', title: 'The grace periods are outside the product\'s bounds.' },
+  cap_share_capital: { kind: 'conflict', title: 'The member\'s credit would be above the limit of the share capital (COBAC R-2017/08).' },
+  cap_related_party: { kind: 'conflict', title: 'The related party\'s credit would be above its limit (COBAC R-2017/08).' },
+  loan_not_active: { kind: 'conflict', title: 'The loan is not active.' },
+  loan_not_doubtful: { kind: 'conflict', title: 'Only a doubtful loan is written off.' },
+  loan_not_awaiting_disbursement: { kind: 'conflict', title: 'The loan does not await its disbursement.' },
+  loan_not_disbursed: { kind: 'conflict', title: 'The loan has not been disbursed.' },
+  loan_closed: { kind: 'conflict', title: 'The loan is closed.' },
+  loan_written_off: { kind: 'conflict', title: 'The loan was written off.' },
+  write_off_approval_required: { kind: 'unprocessable', title: 'The write-off of a related party\'s loan needs the recorded approval.' },
+  exceeds_total_due: { kind: 'conflict', title: 'The amount is above what can be repaid at the business date.' },
+  date_not_business_date: { kind: 'unprocessable', title: 'The date must be the business date.' },
+  as_of_after_business_date: { kind: 'unprocessable', title: 'The date is after the business date.' },
+  provisioning_date_passed: { kind: 'conflict', title: 'Provisions were already computed for a later date.' },
+  guarantee_pending: { kind: 'conflict', title: 'The guarantee is pending.' },
+  guarantee_refused: { kind: 'conflict', title: 'The guarantee was refused.' },
+  confirmation_pending: { kind: 'conflict', title: 'A change of the guarantee awaits its confirmation.' },
+  nothing_to_confirm: { kind: 'conflict', title: 'No change of the guarantee awaits a confirmation.' },
+  // shares
+  share_type_limit: { kind: 'conflict', title: 'An enterprise has at most the three share types 001, 002 and 003.' },
+  share_type_code_taken: { kind: 'conflict', title: 'The enterprise already has this share type.' },
+  share_type_in_use: { kind: 'conflict', title: 'Members hold shares of this type.' },
+  share_type_inactive: { kind: 'conflict', title: 'The share type is deactivated.' },
+  not_a_founder: { kind: 'conflict', title: 'Founder shares are for members named founders.' },
+  above_maximum_shares: { kind: 'conflict', title: 'A member would hold more than the type\'s maximum.' },
+  below_minimum_shares: { kind: 'unprocessable', title: 'A member would hold fewer than the type\'s minimum.' },
+  initial_payment_out_of_bounds: { kind: 'unprocessable', title: 'The initial payment is not the one the type requires.' },
+  subscription_paid_up: { kind: 'conflict', title: 'The subscription is fully paid.' },
+  exceeds_unpaid: { kind: 'conflict', title: 'The amount is above what remains to be paid.' },
+  shares_not_withdrawable: { kind: 'conflict', title: 'Shares of this type cannot be withdrawn.' },
+  not_enough_shares: { kind: 'conflict', title: 'Not so many shares of the subscription can be withdrawn.' },
+  seniority_not_reached: { kind: 'conflict', title: 'The shares do not have the seniority to be withdrawn yet.' },
+  withdrawal_not_in_notice: { kind: 'conflict', title: 'The withdrawal is not in its notice period.' },
+  withdrawal_closed: { kind: 'conflict', title: 'The withdrawal\'s process has ended.' },
+  refund_not_owed: { kind: 'conflict', title: 'No refund of the withdrawal is owed.' },
+  already_refunded: { kind: 'conflict', title: 'The withdrawal was refunded already.' },
+  refund_already_extended: { kind: 'conflict', title: 'The refund period was extended once already.' },
+  // protocol: answered by the router and the HTTP server, never raised as an AppError
+  method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
+  unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },
+  payload_too_large: { kind: 'content_too_large', title: 'The request body is too large.' },
+  headers_too_large: { kind: 'headers_too_large', title: 'The request headers are too large.' },
+  internal_error: { kind: 'internal', title: 'An unexpected error occurred: quote the request id to support.' },
+  not_implemented: { kind: 'not_implemented', title: 'The method is not supported.' },
+} as const satisfies Record<string, { kind: ProblemKind; title: string }>;
+
+/** Every code the product answers with. */
+export type ProblemCode = keyof typeof errorCatalogue;
+
+/** The kind of a code, by the catalogue. */
+export type KindOf<C extends ProblemCode> = (typeof errorCatalogue)[C]['kind'];
+
+/** The codes an AppError (and so a refusal) can carry: those of a kind the domain speaks. */
+export type ErrorCode = { [C in ProblemCode]: KindOf<C> extends ErrorKind ? C : never }[ProblemCode];
+
+/** True for a code of the catalogue. */
+export const isProblemCode = (code: unknown): code is ProblemCode => typeof code === 'string' && Object.hasOwn(errorCatalogue, code);
+
+/** True for a code an AppError can carry (a code read back from outside: a workflow's failure, the database). */
+export const isErrorCode = (code: unknown): code is ErrorCode => isProblemCode(code) && !protocolKinds.has(errorCatalogue[code].kind);
+
+const protocolKinds: ReadonlySet<ProblemKind> = new Set<ProtocolKind>(['method_not_allowed', 'unsupported_media_type', 'content_too_large', 'headers_too_large', 'internal', 'not_implemented']);
+
+/** The kind of a catalogue code. */
+export const kindOf = <C extends ErrorCode>(code: C): KindOf<C> => errorCatalogue[code].kind as KindOf<C>;
