@@ -61,18 +61,18 @@ export function accessTokenAuthentication(settings: AccessTokenSettings): (ctx: 
   const seconds = () => Math.floor(settings.clock().getTime() / 1000);
   const presented = (ctx: Context) => presentedToken(ctx, settings.accessCookie);
   // The sign-in's check: the principal, or the reason there is none, on ctx.state; true refuses the token.
-  const isRevoked = async (ctx: Context, claims: Partial<AccessClaims>): Promise<boolean> => {
+  const checkSignIn = async (ctx: Context, claims: Partial<AccessClaims>, via: Principal['via'] | undefined): Promise<boolean> => {
     const state = ctx.state as AppState;
-    const token = presented(ctx);
-    if (!isAccessClaims(claims) || typeof token !== 'object') {
+    if (!isAccessClaims(claims) || via === undefined) {
       state.authFailure = 'token_invalid';
       return true;
     }
-    const lookup = await settings.principalOf(ctx, claims, token.via);
+    const lookup = await settings.principalOf(ctx, claims, via);
     if ('principal' in lookup) state.principal = lookup.principal;
     else state.authFailure = lookup.refused;
     return state.principal === undefined;
   };
+  const viaOf = (token: Presented) => (typeof token === 'object' ? token.via : undefined);
   // jsonwebtoken's own option, passed through by koa-jwt: read at each verification.
   const options: Omit<koaJwt.Options, 'secret'> & { secret: unknown; readonly clockTimestamp: number } = {
     secret: signingKey(settings.secret),
@@ -83,7 +83,7 @@ export function accessTokenAuthentication(settings: AccessTokenSettings): (ctx: 
       const token = presented(ctx);
       return typeof token === 'object' ? token.token : null;
     },
-    isRevoked,
+    isRevoked: (ctx, claims) => checkSignIn(ctx, claims, viaOf(presented(ctx))),
     get clockTimestamp() {
       return seconds();
     },
@@ -100,7 +100,7 @@ export function accessTokenAuthentication(settings: AccessTokenSettings): (ctx: 
     const claims = verified.get(token.token);
     if (claims === undefined) return verifyWithKoaJwtRemembering(ctx, token.token);
     if (seconds() < claims.exp) {
-      await isRevoked(ctx, claims);
+      await checkSignIn(ctx, claims, token.via);
       return;
     }
     verified.forget(token.token);
