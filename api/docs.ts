@@ -76,6 +76,7 @@ function swaggerPage(title: string, schemaUrl: string): { html: string; policy: 
     favicon: `${assetsPrefix}/${swaggerUiVersion}/favicon-32x32.png`,
     hideTopbar: true,
     // filter: a box that narrows the list to the tags (modules) matching it, for the whole API's 150 operations.
+    // The template writes these as JSON in a script, '<' not escaped: only our own paths go there, never input.
     swaggerOptions: { url: schemaUrl, dom_id: '#swagger-ui', filter: true, validatorUrl: null },
   });
   const html = withoutGoogleFonts(pageOf(middleware));
