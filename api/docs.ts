@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Context, Middleware } from 'koa';
+import { koaSwagger } from 'koa2-swagger-ui';
 import * as yup from 'yup';
 import { apiTitle, buildOpenApiDocument } from './openapi';
 import { defineRoute, type AnyRoute } from './route';
 
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const swaggerUiVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
-// The files of the docs page, served from the npm package with their content types, so the docs work offline.
-const swaggerAssets: Record<string, string> = {
-  'swagger-ui.css': 'text/css',
-  'index.css': 'text/css',
-  'swagger-ui-bundle.js': 'application/javascript',
-  'favicon-32x32.png': 'image/png',
+/**
+ * The files koa2-swagger-ui's page asks for, by the name it asks: the file of swagger-ui-dist served under it and
+ * its content type, so the docs work offline. swagger-ui-dist ships one stylesheet, not minified.
+ */
+const swaggerAssets: Record<string, { file: string; type: string }> = {
+  'swagger-ui.min.css': { file: 'swagger-ui.css', type: 'text/css' },
+  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
+  'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript' },
+  'favicon-32x32.png': { file: 'favicon-32x32.png', type: 'image/png' },
 };
 const assetsPrefix = '/api/v1/docs/assets';
 
@@ -46,9 +51,10 @@ export function docsRoutes(routes: readonly AnyRoute[], version: string): AnyRou
         file: yup.string().oneOf(Object.keys(swaggerAssets)).required(),
       }),
       handler: ({ params, ctx }) => {
-        ctx.type = swaggerAssets[params.file]!;
+        const asset = swaggerAssets[params.file]!;
+        ctx.type = asset.type;
         ctx.set('Cache-Control', 'public, max-age=86400');
-        ctx.body = fs.createReadStream(path.join(swaggerUiDir, params.file));
+        ctx.body = fs.createReadStream(path.join(swaggerUiDir, asset.file));
         return undefined;
       },
     }),
@@ -56,42 +62,58 @@ export function docsRoutes(routes: readonly AnyRoute[], version: string): AnyRou
 }
 
 /**
- * The Swagger UI page of one scope, every file from this server, and its policy. Swagger UI's base layout,
- * without the standalone preset: that one adds a top bar whose box loads any URL, and a badge that sends the
- * document's URL to validator.swagger.io and shows the image it answers.
+ * The Swagger UI page of one scope, as koa2-swagger-ui (the design card's package) writes it, rendered once here,
+ * every file from this server, and its policy. Its Swagger UI files come from our asset route (`swaggerCdnUrl`);
+ * the standalone preset's top bar, whose box loads any URL, is hidden; no validator badge (it would send the
+ * document's URL to validator.swagger.io). The template's Google Fonts link is cut out (docs/architecture.md §7).
  */
 function swaggerPage(title: string, schemaUrl: string): { html: string; policy: string } {
-  const assets = `${assetsPrefix}/${swaggerUiVersion}`;
-  // filter: a box that narrows the list to the tags (modules) matching it, for the whole API's 150 operations.
-  // JSON with '<' escaped: no "</script>" can end the script early.
-  const options = JSON.stringify({ url: schemaUrl, dom_id: '#swagger-ui', filter: true }).replaceAll('<', '\\u003c');
-  const script = `window.ui = SwaggerUIBundle(${options});`;
-  const html = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${title}</title>
-<link rel="stylesheet" href="${assets}/swagger-ui.css">
-<link rel="stylesheet" href="${assets}/index.css">
-<link rel="icon" type="image/png" href="${assets}/favicon-32x32.png">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="${assets}/swagger-ui-bundle.js"></script>
-<script>${script}</script>
-</body>
-</html>
-`;
-  return { html, policy: docsPagePolicy(script) };
+  const middleware = koaSwagger({
+    title,
+    routePrefix: false,
+    swaggerCdnUrl: assetsPrefix,
+    swaggerVersion: swaggerUiVersion,
+    favicon: `${assetsPrefix}/${swaggerUiVersion}/favicon-32x32.png`,
+    hideTopbar: true,
+    // filter: a box that narrows the list to the tags (modules) matching it, for the whole API's 150 operations.
+    // The template writes these as JSON in a script, '<' not escaped: only our own paths go there, never input.
+    swaggerOptions: { url: schemaUrl, dom_id: '#swagger-ui', filter: true, validatorUrl: null },
+  });
+  const html = withoutGoogleFonts(pageOf(middleware));
+  const foreign = /\s(?:src|href)="(?!\/[^/])([^"]*)"/.exec(html);
+  if (foreign) throw new Error(`the docs page would load ${foreign[1]} from another origin`);
+  return { html, policy: docsPagePolicy(html) };
+}
+
+/** The page koa2-swagger-ui's middleware answers with `routePrefix: false`: it writes the body and calls nothing. */
+function pageOf(middleware: Middleware): string {
+  const response = { path: '/', type: '', body: '' };
+  void middleware(response as unknown as Context, () => Promise.resolve());
+  return response.body;
 }
 
 /**
- * The docs page's policy: everything from this server only, and its inline script allowed by its hash, so no
- * injected script would run. Inline styles stay allowed: Swagger UI sets some, and a style runs no code.
+ * The template's stylesheet of Google Fonts, removed: offline it would fail, and Swagger UI's own stylesheet
+ * falls back to local fonts. Removing it, rather than letting the policy refuse it, keeps the page free of errors.
  */
-function docsPagePolicy(inlineScript: string): string {
-  const hash = createHash('sha256').update(inlineScript).digest('base64');
-  return `default-src 'none'; script-src 'self' 'sha256-${hash}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+function withoutGoogleFonts(html: string): string {
+  return html.replace(/<link href="https:\/\/fonts\.googleapis\.com\/[^"]*" rel="stylesheet">\s*/, '');
+}
+
+/** The SHA-256 sources of a policy for these inline texts. */
+const hashesOf = (texts: Iterable<string>) => [...new Set(texts)].map((text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`);
+
+/**
+ * The docs page's policy: everything from this server only, and the page's own inline script, style element and
+ * style attribute allowed by their hashes, computed from the page itself: no injected script or style applies.
+ * Swagger UI sets its other styles through the DOM, which a policy does not restrict.
+ */
+function docsPagePolicy(html: string): string {
+  const scripts = hashesOf([...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!));
+  const styles = hashesOf([...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1]!));
+  const attributes = hashesOf([...html.matchAll(/\sstyle="([^"]*)"/g)].map((match) => match[1]!));
+  const styleSources = [...styles, ...(attributes.length > 0 ? ['\'unsafe-hashes\'', ...attributes] : [])];
+  return `default-src 'none'; script-src 'self' ${scripts.join(' ')}; style-src 'self' ${styleSources.join(' ')}; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 }
 
 function scopeRoutes(routes: readonly AnyRoute[], scope: { prefix: string; module?: string }, version: string): AnyRoute[] {

@@ -32,7 +32,7 @@ const keys = new Map<string, KeyObject>();
  * The signing key as a KeyObject, made once per secret: given a plain string, jsonwebtoken first tries to
  * read it as a public key on every call and fails (an exception per request), before treating it as a secret.
  */
-function signingKey(secret: string): KeyObject {
+export function signingKey(secret: string): KeyObject {
   let key = keys.get(secret);
   if (key === undefined) keys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))));
   return key;

@@ -8,10 +8,13 @@ import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser } from '../helpers/users';
 
 /**
- * The docs pages in a real browser (Chromium, headless): they render, Authorize takes a Bearer token and
- * "Try it out" calls the API with it, and the page fetches nothing from outside the server, offline as online.
+ * The docs pages in a real browser (Chromium, headless): koa2-swagger-ui's page renders, Authorize takes a Bearer
+ * token and "Try it out" calls the API with it, and the page fetches nothing from outside the server, offline as
+ * online: any request leaving the server fails a test, and so does any console error (a style or script the
+ * page's policy refuses is one).
  */
 
+const swaggerUiVersion = (JSON.parse(fs.readFileSync(require.resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string }).version;
 // A name that is not localhost: Swagger UI treats localhost specially (no online validator), production does not.
 const docsHost = 'docs.coopbank.test';
 const file = fileTeardown(test);
@@ -123,5 +126,10 @@ test.serial('a module page renders its own operations only', async (t) => {
   await openDocs(page, '/api/v1/members/docs/');
   const tags = await page.$$eval('.opblock-tag', (headings) => headings.map((heading) => heading.getAttribute('data-tag')));
   t.deepEqual(tags, ['members']);
+  // The standalone preset's top bar (a box that loads any URL) is hidden; the template's Google Fonts link is gone.
+  t.is(await page.$('.topbar'), null);
+  const stylesheets = await page.evaluate('[...document.querySelectorAll(\'link[rel="stylesheet"]\')].map((link) => link.href)');
+  t.deepEqual(stylesheets, [`${origin}/api/v1/docs/assets/${swaggerUiVersion}/swagger-ui.min.css`]);
+  t.is(await page.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(250, 250, 250)', 'the page\'s own style element applies');
   t.deepEqual(problems, []);
 });

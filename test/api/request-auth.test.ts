@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import jwt from 'jsonwebtoken';
 import type { Knex } from 'knex';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { createKnex } from '../../db/knex';
+import { startTestApp, testJwtSecret, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
@@ -68,6 +71,17 @@ test.serial('a token accepted before its expiry is refused after it, and a malfo
     t.is(answer.body.code, 'token_invalid', authorization);
   }
   t.is((await deposit({})).body.code, 'not_authenticated');
+});
+
+test('a principal that cannot be read (the database unreachable) is a 503, not an invalid token', async (t) => {
+  const unreachable = createKnex('postgres://nobody:nothing@127.0.0.1:1/none');
+  t.teardown(() => unreachable.destroy());
+  const down = await startTestApp(t, { knex: unreachable });
+  // A well-signed access token this process never saw: koa-jwt verifies it, then the sign-in's lookup fails.
+  const token = jwt.sign({ sub: world.users.cashier!.id, fam: randomUUID(), typ: 'access' }, testJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
+  const answer = await down.request('GET', '/api/v1/auth/users/me/', { headers: { authorization: `Bearer ${token}` } });
+  t.is(answer.status, 503);
+  t.is(answer.body.code, 'database_unavailable');
 });
 
 test.serial('the defaults of a body schema fill each request anew', async (t) => {
