@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { provisionRowsAt } from '../../activities/loans/provisioning.activity';
-import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
+import { provisioningScheduleId } from '../../workflows/identities';
 import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
