@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { defaultTaskQueue } from '../workflows/identities';
 
 /**
  * The one typed configuration of every process, read from the environment.
@@ -84,7 +85,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     temporalAddress: optionalHostPort(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: identifier(env, 'TEMPORAL_NAMESPACE', 'default'),
-    temporalTaskQueue: identifier(env, 'TEMPORAL_TASK_QUEUE', 'coopbank'),
+    temporalTaskQueue: identifier(env, 'TEMPORAL_TASK_QUEUE', defaultTaskQueue),
     port: integer(env, 'PORT', 8000, 0, 65535),
     embeddedPostgresPort: integer(env, 'EMBEDDED_PG_PORT', 54320, 1, 65535),
     temporalDevPort: integer(env, 'TEMPORAL_DEV_PORT', 7233, 1, 65535),

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ensureInitialAdmin } from '../activities/auth/register.activity';
 import { createApp } from '../api/app';
 import type { ApiDeps } from '../api/deps';
-import { reconcileEnterpriseSchedules } from '../api/modules/loans/provisioning.temporal';
+import { reconcileEnterpriseSchedules } from '../api/modules/enterprise/schedules.temporal';
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
 import type { Config } from './config';

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { searchAttributeKeys } from '../workflows/identities';
 import { startChildService, waitUntilReady } from './child-service';
 
 /** The Temporal CLI's development server: a whole Temporal cluster in one process, state in SQLite. */
@@ -47,6 +48,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.databaseFile !== undefined) args.push('--db-filename', options.databaseFile);
+  // A new server knows the search attributes before any start sets them (on an existing database, the worker adds what is missing).
+  for (const key of searchAttributeKeys) args.push('--search-attribute', `${key.name}=Keyword`);
 
   const server = startChildService({ name: 'Temporal dev server', command: options.cliPath, args, onLine: options.onLine });
   const address = `127.0.0.1:${options.port}`;

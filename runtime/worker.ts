@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities';
 import { instrumentProcess, type MetricsSink } from '../api/metrics';
-import { searchAttributeKeys } from '../workflows/search-attributes';
+import { searchAttributeKeys } from '../workflows/identities';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -17,7 +17,7 @@ export interface WorkerOptions {
 }
 
 /**
- * Registers the workflows' search attributes (enterprise, branch, business id) in the namespace when missing:
+ * Registers the workflows' search attributes (enterprise id and code, branch, business id) in the namespace when missing:
  * a workflow upserting an unknown attribute would fail its task. Idempotent; one call per worker start.
  */
 async function ensureSearchAttributes(connection: NativeConnection, namespace: string): Promise<void> {

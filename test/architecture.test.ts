@@ -53,7 +53,9 @@ function violations(layer: Layer, projectRoot = root): string[] {
         if (!(layers as readonly string[]).includes(target)) continue; // package.json and the like
         // The workflows' message definitions are plain values that clients send: the one workflow file the API loads.
         const definitions = layer === 'api' && targetPath === path.join('workflows', 'definitions');
-        const allowed = definitions || rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target));
+        // The Temporal identities (workflow and Schedule ids, search attributes) are plain values every layer names them by.
+        const identities = (layer === 'api' || layer === 'activities') && targetPath === path.join('workflows', 'identities');
+        const allowed = definitions || identities || rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target));
         if (!allowed) found.push(where);
       } else if (specifier.startsWith('node:') || /^(fs|path|os|crypto|http|net|child_process)$/.test(specifier)) {
         if (layer === 'domain' || layer === 'workflows') found.push(`${where} (Node built-in: I/O or non-determinism)`);

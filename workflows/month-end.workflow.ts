@@ -1,9 +1,9 @@
-import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { reportingPackWorkflowId } from '../domain/accounts/reporting-pack';
-import { monthEndSteps, monthEndWorkflowId, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import { monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
-import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
+import { childTags, tagWorkflow } from './tags';
 import { reportingPack } from './reporting-pack.workflow';
 import type { Activities } from '../activities';
 
@@ -39,6 +39,7 @@ async function startReportingPack(enterpriseId: string, period: string): Promise
       workflowId: reportingPackWorkflowId(enterpriseId, period),
       args: [{ enterpriseId, period }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      ...childTags({ enterpriseId, businessId: period }),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -71,6 +72,7 @@ async function scheduledMonthEnd(enterpriseId: string): Promise<MonthEndOutcome>
       workflowId: monthEndWorkflowId(enterpriseId, run.period),
       args: [{ enterpriseId, period: run.period, runId: run.id }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      ...childTags({ enterpriseId, businessId: run.period }),
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { runId: run.id, period: run.period, steps: [] };
@@ -87,10 +89,7 @@ async function scheduledMonthEnd(enterpriseId: string): Promise<MonthEndOutcome>
 export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
   if (input.runId === undefined || input.period === undefined) return scheduledMonthEnd(input.enterpriseId);
   const { runId, period } = input;
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: businessIdKey, value: period },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, businessId: period });
   try {
     const steps: MonthEndOutcome['steps'] = [];
     // A month end started before the savings accruals, or before interest received in advance, runs the steps it was opened with.

@@ -1,5 +1,5 @@
-import { ApplicationFailure, continueAsNew, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import { ApplicationFailure, continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
+import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
 
 const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
@@ -33,10 +33,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   // The daily run also matures the term deposits due by the business date, on their day (docs/domain.md §9).
   if (input.runId === undefined && patched('daily-term-deposit-maturities')) await matureDueTermDeposits({ enterpriseId: input.enterpriseId });
   const runId = input.runId ?? (await startProvisioningRun({ enterpriseId: input.enterpriseId, asOf: null, trigger: 'schedule', requestedBy: null })).id;
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: businessIdKey, value: runId },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, businessId: runId });
   const { provisionBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },

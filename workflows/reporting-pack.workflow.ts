@@ -1,5 +1,5 @@
-import { ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
 
 const { openReportingPack, storeReportingPack, markReportingPackFailed } = proxyActivities<Activities>({
@@ -20,10 +20,7 @@ export interface ReportingPackInput {
  * absent). A pack already stored is left as it is: the files sent stay the files kept.
  */
 export async function reportingPack(input: ReportingPackInput): Promise<{ packId: string; files: number }> {
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: businessIdKey, value: input.period },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, businessId: input.period });
   const pack = await openReportingPack(input);
   if (pack.status === 'stored') return { packId: pack.packId, files: 0 };
   try {

@@ -1,5 +1,5 @@
-import { ApplicationFailure, proxyActivities, upsertSearchAttributes, type RetryPolicy } from '@temporalio/workflow';
-import { businessIdKey, enterpriseIdKey } from './search-attributes';
+import { ApplicationFailure, proxyActivities, type RetryPolicy } from '@temporalio/workflow';
+import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
 
 const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 };
@@ -20,10 +20,7 @@ export interface YearEndClosingInput {
  * after a failure, skips what is done.
  */
 export async function yearEndClosing(input: YearEndClosingInput): Promise<{ result: string | null; closingEntries: number; openingEntries: number }> {
-  upsertSearchAttributes([
-    { key: enterpriseIdKey, value: input.enterpriseId },
-    { key: businessIdKey, value: input.exerciceCode },
-  ]);
+  tagWorkflow({ enterpriseId: input.enterpriseId, businessId: input.exerciceCode });
   const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({ startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`, retry });
   try {
     const closed = await closeIncomeAndExpenses({ closingId: input.closingId });

@@ -9,14 +9,12 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { LoanApplication } from '../../db/models/loan-application.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { nextSequenceValue } from '../../db/sequences';
+import { loanApprovalWorkflowId } from '../../workflows/identities';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
-
-/** Workflow id from the business id (docs/architecture.md §5): a retried submission cannot start a twin. */
-const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-${applicationId}`;
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {

@@ -10,6 +10,7 @@ import { ShareType } from '../../db/models/share-type.model';
 import { ShareWithdrawal } from '../../db/models/share-withdrawal.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
+import { shareWithdrawalWorkflowId } from '../../workflows/identities';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
@@ -22,9 +23,6 @@ import { heldShares, lockMember, refusalError } from './subscriptions.activity';
  * `shareWithdrawal` workflow (the others). Every step checks the status it starts from, so a retried activity
  * whose first attempt committed finds its own work done instead of doing it twice.
  */
-
-/** Workflow id from the business id: a retried request cannot start a twin. */
-const shareWithdrawalWorkflowId = (withdrawalId: string) => `share-withdrawal-${withdrawalId}`;
 
 /** Shares of the subscription, and of the member's type, asked for by withdrawals still in their notice period. */
 async function sharesInNotice(trx: Knex.Transaction, subscription: ShareSubscription): Promise<{ subscription: number; type: number }> {

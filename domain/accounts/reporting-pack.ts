@@ -18,13 +18,6 @@ export function packRefusal(facts: { period: string; businessDate: IsoDate; year
   return null;
 }
 
-/** One workflow per enterprise and month (docs/architecture.md §5): a second start while one runs is refused by Temporal. */
-export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
-
-/** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
-export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
-  (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);
-
 /**
  * Why a stored pack cannot be reissued, or null. A new version is made only when the figures sent may be wrong:
  * the pack was provisional (an earlier year was still open), or an entry has been posted into its month or before

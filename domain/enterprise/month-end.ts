@@ -86,6 +86,3 @@ export function monthEndsRequired(year: { startDate: IsoDate; endDate: IsoDate }
   for (let period = firstRunPeriod > periodOf(year.startDate) ? firstRunPeriod : periodOf(year.startDate); period <= last; period = nextPeriod(period)) periods.push(period);
   return periods;
 }
-
-/** One workflow per enterprise and period (docs/architecture.md §5): a second start cannot run a twin. */
-export const monthEndWorkflowId = (enterpriseId: string, period: Period): string => `month-end-${enterpriseId}-${period}`;

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { packRefusal, reportingPackWorkflowId } from '../../domain/accounts/reporting-pack';
+import { packRefusal } from '../../domain/accounts/reporting-pack';
+import { reportingPackWorkflowId } from '../../workflows/identities';
 
 test('a pack is made once its month is over by the business date, in an accounting year', (t) => {
   t.is(packRefusal({ period: '2026-11', businessDate: '2026-11-30', yearCoversLastDay: true }), null, 'on the last day itself (the month end)');

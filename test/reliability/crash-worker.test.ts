@@ -6,7 +6,7 @@ import { configureRule } from '../../activities/events/configure-rule.activity';
 import { createReplayRequest } from '../../activities/events/event-replay.activity';
 import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
-import { replayWorkflowId } from '../../api/modules/events/replays.routes';
+import { eventReplayWorkflowId as replayWorkflowId } from '../../workflows/identities';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { approvalStateQuery } from '../../workflows/definitions';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
+import { provisioningScheduleId } from '../../workflows/identities';
 import { connectTemporalClient } from '../../runtime/services';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../runtime/temporal-dev-server';
 import { startTestApp } from '../helpers/app';

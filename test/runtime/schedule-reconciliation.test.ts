@@ -1,7 +1,9 @@
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import pino from 'pino';
-import { provisioningScheduleId, reconcileEnterpriseSchedules } from '../../api/modules/loans/provisioning.temporal';
+import { reconcileEnterpriseSchedules } from '../../api/modules/enterprise/schedules.temporal';
+import { enterpriseCodeKey, provisioningScheduleId } from '../../workflows/identities';
 import { connectTemporalClient } from '../../runtime/services';
 import { activitySetting } from '../helpers/activity-setting';
 import { createTestDatabase } from '../helpers/database';
@@ -33,5 +35,8 @@ test('the start does not wait on Temporal for the Schedules: they are retried in
   const schedule = client.schedule.getHandle(provisioningScheduleId(enterpriseId));
   const described = await schedule.describe();
   t.is(described.action.type, 'startWorkflow');
+  // The runs it starts are found by the cooperative's code.
+  const tags = described.action.typedSearchAttributes;
+  t.is(tags instanceof TypedSearchAttributes ? tags.get(enterpriseCodeKey) : undefined, 'SCH');
   await schedule.delete();
 });

@@ -4,7 +4,7 @@ import { createEnterprise } from '../../activities/enterprise/create-enterprise.
 import { configureRule } from '../../activities/events/configure-rule.activity';
 import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import type { ActivityContext, Actor } from '../../activities/context';
-import { replayWorkflowId } from '../../api/modules/events/replays.routes';
+import { eventReplayWorkflowId as replayWorkflowId } from '../../workflows/identities';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { eventReplay } from '../../workflows';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { Worker } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
@@ -19,6 +19,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { approvalStateQuery } from '../../workflows/definitions';
+import { businessIdKey, enterpriseCodeKey } from '../../workflows/identities';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -199,7 +200,8 @@ test.serial('operators find the workflow with the temporal CLI by its search att
   });
   const cli = ensureTemporalCli();
   const address = testEnvironment().temporalAddress;
-  const query = `CoopBusinessId='${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
+  // Application numbers repeat across enterprises: the business id carries the enterprise's code (docs/architecture.md §5).
+  const query = `CoopBusinessId='LAP/${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
   // Visibility is eventually consistent: poll.
   await untilWorkflow({
     workflowId: application.workflow_id,
@@ -209,9 +211,31 @@ test.serial('operators find the workflow with the temporal CLI by its search att
   const described = JSON.parse(execFileSync(cli, ['workflow', 'describe', '--address', address, '--workflow-id', application.workflow_id, '--output', 'json'], { encoding: 'utf8' }));
   // Payloads are JSON, base64-encoded in the CLI's JSON output.
   const attribute = (name: string) => JSON.parse(Buffer.from(described.workflowExecutionInfo.searchAttributes.indexedFields[name].data, 'base64').toString('utf8'));
-  t.is(attribute('CoopBusinessId'), application.number);
+  t.is(attribute('CoopBusinessId'), `LAP/${application.number}`);
   t.is(attribute('CoopEnterpriseId'), world.enterpriseId);
   t.is(attribute('CoopBranchId'), world.headOffice);
+});
+
+test.serial('a started approval is found by the code of its cooperative, its business id prefixed with the code', async (t) => {
+  const application = await submitted();
+  const client = new Client({ connection: await Connection.connect({ address: testEnvironment().temporalAddress }) });
+  t.teardown(() => client.connection.close());
+  const query = `CoopEnterpriseCode='LAP' AND WorkflowId='${application.workflow_id}'`;
+  // Visibility is eventually consistent: poll. No worker needed: the start carries the search attributes.
+  const listed = await untilWorkflow({
+    workflowId: application.workflow_id,
+    what: `the client to list the workflow by ${query}`,
+    read: async () => {
+      for await (const execution of client.workflow.list({ query })) return execution;
+      return undefined;
+    },
+  });
+  t.is(listed.workflowId, application.workflow_id);
+  t.is(listed.typedSearchAttributes.get(enterpriseCodeKey), 'LAP');
+  t.is(listed.typedSearchAttributes.get(businessIdKey), `LAP/${application.number}`);
+  // Another cooperative's code does not find it.
+  const elsewhere = client.workflow.list({ query: `CoopEnterpriseCode='OTHER' AND WorkflowId='${application.workflow_id}'` });
+  for await (const execution of elsewhere) t.fail(`found under another code: ${execution.workflowId}`);
 });
 
 test.serial('two approvals of the same step at once: one is recorded, the other refused with a reason', async (t) => {

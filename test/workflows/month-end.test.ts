@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { markMonthEndFailed, openMonthEndRun, runMonthEndStep } from '../../activities/enterprise/month-end.activity';
 import { accrueLoanInterest } from '../../activities/loans/interest-accrual.activity';
-import { monthEndScheduleId } from '../../api/modules/enterprise/month-end.temporal';
+import { businessIdKey, enterpriseCodeKey, monthEndScheduleId } from '../../workflows/identities';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -185,6 +185,10 @@ test('month ends run in order and the year closes only with its month ends done;
     });
     t.like(march, { status: 'done', trigger: 'schedule', started_by: null });
     t.is((await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).result()).period, '2026-03');
+    // The month's workflow, started by the Schedule's, carries the cooperative's code and its month prefixed with it.
+    const tags = (await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).describe()).typedSearchAttributes;
+    t.is(tags.get(enterpriseCodeKey), 'ME2');
+    t.is(tags.get(businessIdKey), 'ME2/2026-03');
 
     const listed = await app.request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/month-ends/?status=done`, { headers: world.users.direction!.headers });
     t.deepEqual(listed.body.results.map((run: { period: string }) => run.period), ['2026-03', '2026-02', '2026-01']);

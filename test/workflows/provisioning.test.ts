@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { provisionRowsAt } from '../../activities/loans/provisioning.activity';
-import { provisioningScheduleId } from '../../api/modules/loans/provisioning.temporal';
+import { businessIdKey, enterpriseCodeKey, provisioningScheduleId } from '../../workflows/identities';
 import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -277,6 +277,12 @@ test.serial('every enterprise gets its daily Schedule; triggered, it provisions 
     const runRow = () => knex('provisioning_runs').where({ enterprise_id: w.enterpriseId }).first();
     await until('the run the Schedule started to complete', async () => (await runRow())?.status === 'completed');
     t.like(await runRow(), { trigger: 'schedule', status: 'completed', as_of: '2026-01-15', loans_processed: 1 });
+    // Started with the cooperative's code, the run adds its own id, prefixed with the code, as its business id.
+    const started = (await schedule.describe()).info.recentActions.at(-1)!.action.workflow.workflowId;
+    const tags = (await temporal.workflow.getHandle(started).describe()).typedSearchAttributes;
+    const { code } = await knex('enterprises').where({ id: w.enterpriseId }).first('code');
+    t.is(tags.get(enterpriseCodeKey), code);
+    t.is(tags.get(businessIdKey), `${code}/${(await runRow()).id}`);
   }, taskQueue);
 });
 

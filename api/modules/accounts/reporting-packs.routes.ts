@@ -3,10 +3,10 @@ import * as yup from 'yup';
 import { markReportingPackFailed, packColumns, reissueReportingPack, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
-import { reportingPackVersionWorkflowId } from '../../../domain/accounts/reporting-pack';
 import { provisionalOf } from '../../../activities/accounts/financial-statements';
 import { isPeriod } from '../../../domain/enterprise/month-end';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
+import { reportingPackVersionWorkflowId } from '../../../workflows/identities';
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/principal';
 import type { RouteDeps } from '../../deps';
@@ -75,7 +75,11 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
 /** Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503). */
 async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: Logger): Promise<void> {
   const input: ReportingPackInput = { enterpriseId: pack.enterprise_id, period: pack.period };
-  await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', { workflowId: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version), args: [input] }, {
+  await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', {
+    workflowId: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version),
+    args: [input],
+    tags: { enterpriseId: pack.enterprise_id, businessId: pack.period },
+  }, {
     what: 'the reporting pack',
     markFailed: () => markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
     log,

@@ -10,7 +10,7 @@ import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
-import { refreshEnterpriseSchedules } from '../loans/provisioning.temporal';
+import { refreshEnterpriseSchedules } from './schedules.temporal';
 
 const ladderStepSchema = yup.object({
   days_from: yup.number().integer().min(0).required(),
@@ -141,12 +141,7 @@ export const configurationRoutes = [
         approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
       });
       if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
-        await refreshEnterpriseSchedules(
-          deps.temporal,
-          deps.taskQueue,
-          { enterpriseId: updated.enterpriseId, provisioningHour: updated.provisioningHour, timeZone: updated.timeZone },
-          ctx.state.log,
-        );
+        await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
       }
       return serializeConfiguration(updated, deps.clock());
     },

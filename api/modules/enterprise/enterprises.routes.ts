@@ -3,13 +3,12 @@ import { createEnterprise, updateEnterprise } from '../../../activities/enterpri
 import { isValidTimeZone } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';
-import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { refreshEnterpriseSchedules } from '../loans/provisioning.temporal';
+import { refreshEnterpriseSchedules } from './schedules.temporal';
 
 // CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
 const cemacCountries = ['CM', 'CF', 'CG', 'GA', 'GQ', 'TD'] as const;
@@ -107,13 +106,7 @@ export const enterpriseRoutes = [
         timeZone: body.time_zone,
         headOffice: body.head_office,
       });
-      const configuration = await EnterpriseConfiguration.query(deps.knex).findOne({ enterprise_id: enterprise.id }).throwIfNotFound();
-      await refreshEnterpriseSchedules(
-        deps.temporal,
-        deps.taskQueue,
-        { enterpriseId: enterprise.id, provisioningHour: configuration.provisioningHour, timeZone: configuration.timeZone },
-        ctx.state.log,
-      );
+      await refreshEnterpriseSchedules(deps, enterprise.id, ctx.state.log);
       return serializeEnterprise(enterprise);
     },
   }),

@@ -4,6 +4,7 @@ import { createExercice, setExerciceStatus } from '../../../activities/enterpris
 import type { ExerciceClosingRow } from '../../../activities/enterprise/exercice-closing-row';
 import { markExerciceClosingFailed, requestExerciceClosing } from '../../../activities/enterprise/year-end-closing.activity';
 import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
+import { yearEndClosingWorkflowId } from '../../../workflows/identities';
 import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { requireVisible } from '../../auth/access';
@@ -36,9 +37,6 @@ const exerciceSchema = yup.object({
     finished_at: timestampResponse().nullable(),
   }).nullable().default(null).meta({ component: 'ExerciceClosing', description: 'The latest closing of the year by the yearEndClosing workflow; null if none.' }),
 }).meta({ component: 'ExerciceComptable' });
-
-/** One workflow per enterprise and year (docs/architecture.md §5); a reopened year closed again, or a failed closing resumed, starts it anew. */
-const yearEndClosingWorkflowId = (enterpriseId: string, exerciceCode: string) => `year-end-closing-${enterpriseId}-${exerciceCode}`;
 
 function serializeClosing(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
   if (closing === undefined) return null;
@@ -110,7 +108,11 @@ const closeRoute = defineRoute({
     authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
     const closing = await requestExerciceClosing(deps.activities, actor, { exerciceId: exercice.id, reason: body.reason });
     const input: YearEndClosingInput = { closingId: closing.id, enterpriseId: exercice.enterpriseId, exerciceCode: exercice.code };
-    await startWorkflowFor<typeof yearEndClosing>(deps, 'yearEndClosing', { workflowId: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code), args: [input] }, {
+    await startWorkflowFor<typeof yearEndClosing>(deps, 'yearEndClosing', {
+      workflowId: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code),
+      args: [input],
+      tags: { enterpriseId: exercice.enterpriseId, businessId: exercice.code },
+    }, {
       what: 'the closing',
       markFailed: () => markExerciceClosingFailed(deps.knex, deps.clock(), { closingId: closing.id, failure: 'the workflow could not be started' }),
       log: ctx.state.log,

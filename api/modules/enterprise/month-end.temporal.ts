@@ -1,4 +1,5 @@
 import type { ScheduleOptionsAction, ScheduleSpec } from '@temporalio/client';
+import { monthEndScheduleId, startTags } from '../../../workflows/identities';
 import type { MonthEndInput } from '../../../workflows/month-end.workflow';
 
 /**
@@ -7,17 +8,23 @@ import type { MonthEndInput } from '../../../workflows/month-end.workflow';
  * (so the day's provisioning run, which classifies the loans the accrual reads, has started first), in the
  * enterprise's time zone. It starts `monthEnd` without a period: the workflow opens the month just ended before
  * the business date and runs it under that month's own workflow id. Kept in place with the provisioning
- * Schedule (api/modules/loans/provisioning.temporal.ts), by the same reconciliation.
+ * Schedule, by the same reconciliation (api/modules/enterprise/schedules.temporal.ts).
  */
-export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpriseId}`;
-
 export function monthEndScheduleParts(
   taskQueue: string,
-  settings: { enterpriseId: string; provisioningHour: number; timeZone: string },
+  settings: { enterpriseId: string; enterpriseCode: string; provisioningHour: number; timeZone: string },
 ): { spec: ScheduleSpec; action: ScheduleOptionsAction } {
   const input: MonthEndInput = { enterpriseId: settings.enterpriseId };
   return {
     spec: { calendars: [{ dayOfMonth: 1, hour: settings.provisioningHour, minute: 30 }], timezone: settings.timeZone },
-    action: { type: 'startWorkflow', workflowType: 'monthEnd', args: [input], taskQueue, workflowId: monthEndScheduleId(settings.enterpriseId) },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'monthEnd',
+      args: [input],
+      taskQueue,
+      workflowId: monthEndScheduleId(settings.enterpriseId),
+      // The month is the workflow's to find: it tags the month's own workflow it starts.
+      typedSearchAttributes: startTags({ enterpriseId: settings.enterpriseId, enterpriseCode: settings.enterpriseCode }),
+    },
   };
 }

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markMonthEndFailed, openMonthEndRun, type MonthEndRunRow, type MonthEndStepRow } from '../../../activities/enterprise/month-end.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { isPeriod, monthEndWorkflowId } from '../../../domain/enterprise/month-end';
+import { isPeriod } from '../../../domain/enterprise/month-end';
+import { monthEndWorkflowId } from '../../../workflows/identities';
 import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-step';
 import type { monthEnd, MonthEndInput } from '../../../workflows/month-end.workflow';
 import { requireVisible } from '../../auth/access';
@@ -125,7 +126,11 @@ const startRoute = defineRoute({
     const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, requestId: ctx.state.requestId });
     if (opened.start) {
       const input: MonthEndInput = { enterpriseId: body.enterprise, period: body.period, runId: opened.run.id };
-      await startWorkflowFor<typeof monthEnd>(deps, 'monthEnd', { workflowId: monthEndWorkflowId(body.enterprise, body.period), args: [input] }, {
+      await startWorkflowFor<typeof monthEnd>(deps, 'monthEnd', {
+        workflowId: monthEndWorkflowId(body.enterprise, body.period),
+        args: [input],
+        tags: { enterpriseId: body.enterprise, businessId: body.period },
+      }, {
         what: 'the month end',
         markFailed: () => markMonthEndFailed(deps.knex, deps.clock(), { runId: opened.run.id, failure: 'the workflow could not be started' }),
         log: ctx.state.log,

@@ -9,6 +9,7 @@ import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import type { eventReplay } from '../../../workflows/event-replay.workflow';
+import { eventReplayWorkflowId } from '../../../workflows/identities';
 
 const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 const replayModes = ['dry_run', 'apply'] as const;
@@ -16,9 +17,6 @@ const replayColumns = [
   'id', 'enterprise_id', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
   'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
 ];
-
-/** Workflow id from the business id: a retried POST cannot start a twin (docs/architecture.md §5). */
-export const replayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
 
 interface ReplayRow {
   id: string;
@@ -74,7 +72,7 @@ function serializeReplay(row: ReplayRow) {
     created_at: row.created_at.toISOString(),
     finished_at: row.finished_at?.toISOString() ?? null,
     failure: row.failure,
-    workflow_id: replayWorkflowId(row.id),
+    workflow_id: eventReplayWorkflowId(row.id),
   };
 }
 
@@ -113,7 +111,11 @@ export const replayRoutes = [
         actor,
         { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode },
       );
-      await startWorkflowFor<typeof eventReplay>(deps, 'eventReplay', { workflowId: replayWorkflowId(request.id), args: [{ requestId: request.id }] }, {
+      await startWorkflowFor<typeof eventReplay>(deps, 'eventReplay', {
+        workflowId: eventReplayWorkflowId(request.id),
+        args: [{ requestId: request.id }],
+        tags: { enterpriseId: body.enterprise, businessId: request.id },
+      }, {
         what: 'the replay',
         markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id, failure: 'the workflow could not be started' }),
         log: ctx.state.log,

@@ -25,7 +25,11 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     finalStep: application.finalStep,
     submittedBy: application.submittedBy,
   };
-  await startWorkflowFor<typeof loanApproval>(deps, 'loanApproval', { workflowId: application.workflowId, args: [input] }, {
+  await startWorkflowFor<typeof loanApproval>(deps, 'loanApproval', {
+    workflowId: application.workflowId,
+    args: [input],
+    tags: { enterpriseId: application.enterpriseId, branchId: application.branchId, businessId: application.number },
+  }, {
     what: 'the application',
     markFailed: () => markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.'),
     log: deps.logger,

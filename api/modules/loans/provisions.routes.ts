@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
 import { NotFoundError } from '../../../domain/errors';
+import { provisioningRunWorkflowId } from '../../../workflows/identities';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
 import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -18,9 +19,6 @@ const runColumns = [
   'id', 'enterprise_id', 'as_of', 'trigger', 'status', 'requested_by', 'loans_processed', 'provisions_changed', 'loans_reclassified',
   'amount_charged', 'amount_reversed', 'failure', 'created_at', 'finished_at',
 ];
-
-/** Workflow id from the business id (docs/architecture.md §5). */
-const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
 
 interface ProvisionRow {
   id: string;
@@ -223,7 +221,11 @@ export const provisionRoutes = [
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
       const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
-      await startWorkflowFor<typeof provisioningRun>(deps, 'provisioningRun', { workflowId: provisioningRunWorkflowId(run.id), args: [input] }, {
+      await startWorkflowFor<typeof provisioningRun>(deps, 'provisioningRun', {
+        workflowId: provisioningRunWorkflowId(run.id),
+        args: [input],
+        tags: { enterpriseId: body.enterprise, businessId: run.id },
+      }, {
         what: 'the run',
         markFailed: () => markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' }),
         log: ctx.state.log,

@@ -24,7 +24,11 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
     refundReminderDays,
     dayMs: deps.workflowDayMs,
   };
-  await startWorkflowFor<typeof shareWithdrawal>(deps, 'shareWithdrawal', { workflowId: withdrawal.workflowId, args: [input] }, {
+  await startWorkflowFor<typeof shareWithdrawal>(deps, 'shareWithdrawal', {
+    workflowId: withdrawal.workflowId,
+    args: [input],
+    tags: { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId, businessId: withdrawal.number },
+  }, {
     what: 'the withdrawal',
     markFailed: () => markShareWithdrawalFailed(deps.knex, withdrawal.id, 'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.'),
     log: ctx.state.log,
