@@ -12,7 +12,7 @@ runMain('start', async () => {
   const config = loadConfig();
   const logger = createLogger(config);
   const cleanup = new CleanupStack(logger);
-  stopOnSignal(cleanup, logger);
+  stopOnSignal(cleanup, logger, { watchParent: true });
   try {
     const databaseUrl = await provideDatabase(config, logger, cleanup);
     const temporal = await provideTemporal(config, logger, cleanup);

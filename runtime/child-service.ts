@@ -5,8 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
  *
  * Children run in their own process group (`detached`) so that a Ctrl-C in the terminal reaches only us:
  * we then stop them in order (API, worker, Temporal, PostgreSQL) instead of all dying at once. In exchange we
- * must never leave them behind: `stop()` waits for their exit, and an `exit` hook kills any still running if
- * this process ends without a clean shutdown.
+ * must never leave them behind: `stop()` waits for their exit, an `exit` hook kills any still running if this
+ * process ends without a clean shutdown, and a watchdog stops them if this process is killed outright
+ * (SIGKILL, the OOM killer), when no hook of ours runs (docs/architecture.md §1).
  */
 export interface ChildService {
   readonly name: string;
@@ -34,6 +35,33 @@ export interface ChildServiceOptions {
 }
 
 const recentLinesMax = 30;
+
+/**
+ * The watchdog: a shell polling once a second whether we ($1) are alive; once we are gone it sends SIGINT to the
+ * child's process group ($2, both PostgreSQL's and Temporal's clean stop), and SIGKILL if it is still there 30 s
+ * later. A shell rather than a Node process: a few hundred kB, and it works wherever the child does (no prctl).
+ */
+const watchdogScript = [
+  'while kill -0 "$1" 2>/dev/null; do sleep 1; done',
+  'kill -s INT -- "-$2" 2>/dev/null || exit 0',
+  'i=0; while kill -0 -- "-$2" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 1; i=$((i+1)); done',
+  'kill -s KILL -- "-$2" 2>/dev/null',
+].join('\n');
+
+/** Starts the watchdog of `child`; it is killed (its group: its `sleep` too) when the child exits. */
+function watchOver(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  const watchdog = spawn('/bin/sh', ['-c', watchdogScript, 'coopbank-watchdog', String(process.pid), String(child.pid)], { detached: true, stdio: 'ignore' });
+  watchdog.unref();
+  watchdog.on('error', () => undefined);
+  child.on('exit', () => {
+    try {
+      if (watchdog.pid !== undefined) process.kill(-watchdog.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  });
+}
 const running = new Set<ChildProcess>();
 
 // Last resort: if this process exits without stopping its children (an uncaught error), take them along.
@@ -50,6 +78,7 @@ export function startChildService(options: ChildServiceOptions): ChildService {
     env: options.env ?? process.env,
   });
   running.add(child);
+  watchOver(child);
   const recent: string[] = [];
   const onData = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {

@@ -29,25 +29,40 @@ export class CleanupStack {
 
 // A Ctrl-C reaches us both from the terminal and relayed by npm: a repeat this soon is the same request.
 const repeatedSignalWindowMs = 2000;
+const parentPollMs = 500;
 
 /**
  * Runs `cleanup` once on the first SIGINT or SIGTERM, then exits 0. A second signal, given later, exits at
  * once (130), for the operator who does not want to wait for a drain.
+ *
+ * With `watchParent` (the all-in-one), the death of the process that started us stops us the same way: `npm
+ * start` killed outright, or a supervisor gone, must not leave us (and PostgreSQL, Temporal) running orphaned.
+ * Polling `process.ppid` is the one portable sign (stdin may be a terminal kept open by others; no IPC channel
+ * under npm). docs/architecture.md §1.
  */
-export function stopOnSignal(cleanup: CleanupStack, logger: Logger): void {
+export function stopOnSignal(cleanup: CleanupStack, logger: Logger, options: { watchParent?: boolean } = {}): void {
   let stoppingSince: number | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const stop = (reason: string, repeatable: boolean): void => {
     if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince < repeatedSignalWindowMs) return;
-      logger.warn({ signal }, 'second signal: exiting without waiting');
+      if (!repeatable || Date.now() - stoppingSince < repeatedSignalWindowMs) return;
+      logger.warn({ signal: reason }, 'second signal: exiting without waiting');
       process.exit(130);
     }
     stoppingSince = Date.now();
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal: reason }, 'shutting down');
     void cleanup.runAll().then(() => process.exit(0));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', (signal) => stop(signal, true));
+  process.on('SIGTERM', (signal) => stop(signal, true));
+  if (options.watchParent === true) {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      stop('parent process exited', false);
+    }, parentPollMs);
+    watch.unref();
+  }
 }
 
 /** Entry-point wrapper: any start-up failure is one clear line on stderr and exit code 1, not a stack trace. */

@@ -55,7 +55,9 @@ function violations(layer: Layer, projectRoot = root): string[] {
         const definitions = layer === 'api' && targetPath === path.join('workflows', 'definitions');
         // The Temporal identities (workflow and Schedule ids, search attributes) are plain values every layer names them by.
         const identities = (layer === 'api' || layer === 'activities') && targetPath === path.join('workflows', 'identities');
-        const allowed = definitions || identities || rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target));
+        // Of db/, the API reads through the models and classifies errors; it writes only through activities.
+        const dbPartRefused = layer === 'api' && target === 'db' && !/^db[\\/](models[\\/]|errors$)/.test(targetPath);
+        const allowed = !dbPartRefused && (definitions || identities || rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target)));
         if (!allowed) found.push(where);
       } else if (specifier.startsWith('node:') || /^(fs|path|os|crypto|http|net|child_process)$/.test(specifier)) {
         if (layer === 'domain' || layer === 'workflows') found.push(`${where} (Node built-in: I/O or non-determinism)`);
@@ -80,11 +82,14 @@ test('the rule catches a forbidden import (the checker itself works)', (t) => {
   const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'layering-'));
   fs.mkdirSync(path.join(probeRoot, 'domain'));
   fs.writeFileSync(path.join(probeRoot, 'domain', 'probe.ts'), 'import { createKnex } from \'../db/knex\';\nexport const x = Date.now();\n');
+  fs.mkdirSync(path.join(probeRoot, 'api'));
+  fs.writeFileSync(path.join(probeRoot, 'api', 'probe.ts'), ['knex', 'models/user.model', 'errors', 'transaction'].map((file) => `import '../db/${file}';\n`).join(''));
   try {
     t.deepEqual(violations('domain', probeRoot).sort(), [
       'domain/probe.ts imports ../db/knex',
       'domain/probe.ts reads the clock, randomness or the environment',
     ]);
+    t.deepEqual(violations('api', probeRoot).sort(), ['api/probe.ts imports ../db/knex', 'api/probe.ts imports ../db/transaction'], 'of db/, the API imports the models and errors only');
   } finally {
     fs.rmSync(probeRoot, { recursive: true });
   }
@@ -104,4 +109,12 @@ test('one name per module across layers: api/modules/<module>/ declares routes o
       t.true(declared.every((module) => module === folder), `api/modules/${folder}/${file} declares routes of ${folder} only`);
     }
   }
+});
+
+test('every file path docs/architecture.md names in backticks exists', (t) => {
+  // File-like only (folders, a slash and an extension, no wildcard or ellipsis): a folder or a command is not checked.
+  const filePath = /^[\w.-]+(\/[\w.-]+)+\.[A-Za-z0-9]+$/;
+  const named = [...fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8').matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!).filter((text) => filePath.test(text));
+  t.true(named.length > 20, `${named.length} paths found: the pattern still finds them`);
+  t.deepEqual([...new Set(named.filter((file) => !fs.existsSync(path.join(root, file))))], []);
 });

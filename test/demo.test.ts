@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { ensureInitialAdmin } from '../activities/auth/register.activity';
-import { loadDemoCooperative, type DemoReport } from '../scripts/demo/load-demo';
+import { DemoStopped, loadDemoCooperative, type DemoReport } from '../scripts/demo/load-demo';
 import { startTestApp, testActivityContext, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/database';
 import { fileTeardown } from './helpers/teardown';
@@ -15,12 +18,15 @@ let app: TestApp;
 let knex: Knex;
 let headers: Record<string, string>;
 let report: DemoReport;
+// The demo's progress files, as under npm start's DATA_DIR.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-demo-'));
+file.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
   await ensureInitialAdmin(testActivityContext(knex), admin);
-  const outcome = await withWorker(knex, () => loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO' }), taskQueue);
+  const outcome = await withWorker(knex, () => loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO', dataDir }), taskQueue);
   if (outcome.kind !== 'loaded') throw new Error(`the demo found ${outcome.enterprise.code} already there`);
   report = outcome.report;
   const tokens = await app.request('POST', '/api/v1/token/', { json: admin });
@@ -102,7 +108,28 @@ test('the books are balanced: accounts agree with the ledger, debits equal credi
 
 test('a second run finds the demo cooperative and changes nothing', async (t) => {
   const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
-  const again = await loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO' });
-  t.deepEqual(again, { kind: 'exists', enterprise: report.enterprise });
+  const again = await loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO', dataDir });
+  t.like(again, { kind: 'exists', enterprise: report.enterprise, why: 'loaded_earlier' });
+  const byName = (users: { username: string; password: string }[] = []) => users.map(({ username, password }) => `${username} ${password}`).sort();
+  t.deepEqual(byName(again.kind === 'exists' ? again.staff : undefined), byName(report.staff), 'the passwords printed at the load');
   t.is((await app.request('GET', '/api/v1/enterprise/enterprises/', { headers })).body.count, enterprises.body.count);
+});
+
+test.serial('a load interrupted after the members is taken up again by the next run, which finishes it without twins', async (t) => {
+  const options = { baseUrl: app.baseUrl, admin, code: 'HALF', dataDir };
+  const stopped = await t.throwsAsync(withWorker(knex, () => loadDemoCooperative({ ...options, stopAfter: 'members' }), taskQueue));
+  t.true(stopped instanceof DemoStopped);
+  const enterprise = await knex('enterprises').where({ code: 'HALF' }).first();
+  const clients = () => knex('client_profiles').where({ enterprise_id: enterprise.id }).count({ n: '*' }).first().then((row) => Number(row!.n));
+  t.is(await clients(), 16);
+
+  const resumed = await withWorker(knex, () => loadDemoCooperative(options), taskQueue);
+  t.like(resumed, { kind: 'loaded', resumed: true });
+  t.is(await clients(), 16, 'the members of the first run, not registered twice');
+  t.is(await knex('users').whereLike('username', 'half.%').count({ n: '*' }).first().then((row) => Number(row!.n)), 7, 'one account per staff member');
+  t.is(await knex('branches').where({ enterprise_id: enterprise.id }).count({ n: '*' }).first().then((row) => Number(row!.n)), 2);
+  const staff = resumed.kind === 'loaded' ? resumed.report.staff : [];
+  const teller = staff.find((user) => user.username === 'half.guichet-akwa')!;
+  t.is((await app.request('POST', '/api/v1/token/', { json: { username: teller.username, password: teller.password } })).status, 200, 'the password of the first run still signs in');
+  t.like(await loadDemoCooperative(options), { kind: 'exists', why: 'loaded_earlier' });
 });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +26,8 @@ async function main(): Promise<number> {
       timings[phase] = Date.now() - started;
     }
   };
+  // Before anything starts: a machine without Chromium stops at once, with the command that installs it.
+  const browser: Record<string, string> = needsBrowser(process.argv.slice(2)) ? { CHROMIUM_PATH: ensureChromium() } : {};
   // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-test-'));
   fs.chmodSync(workDir, 0o755);
@@ -47,7 +49,7 @@ async function main(): Promise<number> {
     });
     const timingsFile = path.join(workDir, 'file-timings.jsonl');
     const env = testEnvironmentVariables({ postgresUrl: postgres.url, temporalAddress: temporal.address, bundlePath, timingsFile });
-    const code = await time('ava', () => runAva(process.argv.slice(2), env));
+    const code = await time('ava', () => runAva(process.argv.slice(2), { ...env, ...browser }));
     printSlowestFiles(timingsFile);
     return code;
   } finally {
@@ -56,6 +58,21 @@ async function main(): Promise<number> {
     process.stderr.write(
       `test phases: ${Object.entries(timings).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}\n`,
     );
+  }
+}
+
+/** The whole suite, or named files among which the docs browser test: Chromium is needed. */
+function needsBrowser(args: string[]): boolean {
+  const files = args.filter((arg) => !arg.startsWith('-'));
+  return files.length === 0 || files.some((file) => file.includes('docs-browser'));
+}
+
+/** scripts/ensure-chromium: CHROMIUM_PATH, `chromium` on PATH, or installed with apt-get when root; else its message. */
+function ensureChromium(): string {
+  try {
+    return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-chromium')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
+  } catch {
+    throw new Error('No Chromium for the docs browser test (scripts/ensure-chromium: see its message above).');
   }
 }
 

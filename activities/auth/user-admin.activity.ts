@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { holdsRole, isPlatformAdmin, type Role } from '../../domain/access';
 import { Branch } from '../../db/models/branch.model';
@@ -26,23 +27,38 @@ function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null;
   if (!allowed) throw new AppError('forbidden', 'not_allowed', `Only an administrator of this ${scope.branchId === null ? 'enterprise' : 'branch'} may do this.`);
 }
 
-export async function grantRole(context: ActivityContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
-  if (input.enterpriseId === null && (input.role !== 'admin' || input.branchId !== null)) {
+/**
+ * The checks of a grant before it is written, in the transaction that writes it: a platform grant is the admin
+ * role only, the actor administers the scope, and a branch is one of the enterprise's. `field` prefixes the name
+ * of the field a refusal names (`roles[0].` for the grants of a new user).
+ */
+export async function assertGrantable(trx: Knex.Transaction, actor: Actor, grant: Omit<GrantRoleInput, 'userId'>, field = ''): Promise<void> {
+  if (grant.enterpriseId === null && (grant.role !== 'admin' || grant.branchId !== null)) {
     throw new AppError('unprocessable', 'platform_grant_admin_only', 'Only the admin role can be granted for every enterprise.');
   }
-  assertMayAdminister(actor, input);
+  assertMayAdminister(actor, grant);
+  if (grant.branchId === null) return;
+  const branch = await Branch.query(trx).findById(grant.branchId);
+  if (branch === undefined || branch.enterpriseId !== grant.enterpriseId) {
+    throw new AppError('validation', 'invalid_request', 'The branch does not belong to the enterprise.', [
+      { field: `${field}branch`, message: `${field}branch must be a branch of the given enterprise` },
+    ]);
+  }
+}
+
+/** The unique index of active grants, refused as a conflict: the same role twice at one scope. */
+export function roleAlreadyGranted(error: unknown): unknown {
+  return isUniqueViolation(error, 'role_grants_active_unique')
+    ? new AppError('conflict', 'role_already_granted', 'The user already holds this role at this scope.')
+    : error;
+}
+
+export async function grantRole(context: ActivityContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       const user = await User.query(trx).findById(input.userId);
       if (user === undefined) throw new NotFoundError('The user');
-      if (input.branchId !== null) {
-        const branch = await Branch.query(trx).findById(input.branchId);
-        if (branch === undefined || branch.enterpriseId !== input.enterpriseId) {
-          throw new AppError('validation', 'invalid_request', 'The branch does not belong to the enterprise.', [
-            { field: 'branch', message: 'branch must be a branch of the given enterprise' },
-          ]);
-        }
-      }
+      await assertGrantable(trx, actor, input);
       const grant = await RoleGrant.query(trx).insertAndFetch({ ...input, grantedBy: actor.userId });
       await recordAudit(trx, actor, {
         action: 'user.grant_role',
@@ -54,10 +70,7 @@ export async function grantRole(context: ActivityContext, actor: Actor, input: G
       return grant;
     });
   } catch (error) {
-    if (isUniqueViolation(error, 'role_grants_active_unique')) {
-      throw new AppError('conflict', 'role_already_granted', 'The user already holds this role at this scope.');
-    }
-    throw error;
+    throw roleAlreadyGranted(error);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { CoopbankApi, Session } from './api-client';
+import type { CoopbankApi, Page, Session } from './api-client';
 import { branches, staff, type BranchKey, type StaffKey, type StaffMember } from './cast';
+import type { ProgressFile } from './progress';
 
 export interface StaffAccount {
   username: string;
@@ -22,28 +23,32 @@ export interface Cooperative {
 
 /**
  * The cooperative as a platform administrator and its own people would set it up: the enterprise (head office,
- * accounting year, chart and rules come with it), a second branch, staff who register themselves and receive
- * their roles from the cooperative's administrator, then direction's configuration and products.
+ * accounting year, chart and rules come with it), a second branch, the cooperative's administrator, who creates
+ * the accounts of its staff with their roles, then direction's configuration and products. Each part is found
+ * if an earlier, interrupted run made it (`progress`), and made otherwise.
  */
-export async function createCooperative(api: CoopbankApi, platformAdmin: Session, code: string): Promise<Cooperative> {
+export async function createCooperative(api: CoopbankApi, platformAdmin: Session, code: string, progress: ProgressFile): Promise<Cooperative> {
   const name = `COOPEC du Littoral (démo ${code})`;
-  const enterprise = await platformAdmin.post<{ id: string }>('create the enterprise', '/api/v1/enterprise/enterprises/', {
+  const enterpriseId = progress.progress.enterpriseId ?? (await platformAdmin.post<{ id: string }>('create the enterprise', '/api/v1/enterprise/enterprises/', {
     code,
     name,
     legal_form: 'Coopérative avec conseil d’administration',
     country: 'CM',
     time_zone: 'Africa/Douala',
     head_office: branches.akwa,
+  })).id;
+  progress.update((state) => {
+    state.enterpriseId = enterpriseId;
   });
-  const enterpriseId = enterprise.id;
-  const offices = await platformAdmin.get<{ results: { id: string }[] }>('read the head office', '/api/v1/enterprise/branches/', { enterprise: enterpriseId });
-  const bonaberi = await platformAdmin.post<{ id: string }>('open the Bonabéri branch', '/api/v1/enterprise/branches/', { enterprise: enterpriseId, ...branches.bonaberi, phone: '+237 233 39 00 00' });
-  const branchIds: Record<BranchKey, string> = { akwa: offices.results[0]!.id, bonaberi: bonaberi.id };
+  const offices = await platformAdmin.get<Page<{ id: string; code: string }>>('read the branches', '/api/v1/enterprise/branches/', { enterprise: enterpriseId });
+  const branchOf = (key: BranchKey) => offices.results.find((office) => office.code === branches[key].code)?.id;
+  const bonaberi = branchOf('bonaberi') ?? (await platformAdmin.post<{ id: string }>('open the Bonabéri branch', '/api/v1/enterprise/branches/', { enterprise: enterpriseId, ...branches.bonaberi, phone: '+237 233 39 00 00' })).id;
+  const branchIds: Record<BranchKey, string> = { akwa: branchOf('akwa')!, bonaberi };
 
-  // The platform administrator appoints the cooperative's administrator, who grants everyone else's role.
-  const where = { code, enterpriseId, branchIds };
+  // The platform administrator appoints the cooperative's administrator, who creates everyone else's account.
+  const where = { code, enterpriseId, branchIds, progress };
   const admin = await enrollStaff(api, platformAdmin, staff.admin, where);
-  // Side by side: each sign-up and sign-in hashes a password with scrypt, the bulk of the demo's time.
+  // Side by side: each invitation accepted and sign-in hashes a password with scrypt, the bulk of the demo's time.
   const others = (Object.keys(staff) as StaffKey[]).filter((key) => key !== 'admin');
   const enrolled = await Promise.all(others.map(async (key) => [key, await enrollStaff(api, admin.session, staff[key], where)] as const));
   const accounts = { admin, ...Object.fromEntries(enrolled) } as Record<StaffKey, StaffAccount>;
@@ -55,26 +60,45 @@ export async function createCooperative(api: CoopbankApi, platformAdmin: Session
   return { enterpriseId, code, name, branchIds, staff: accounts, products: await createProducts(direction, enterpriseId) };
 }
 
-/** A staff member registers (public sign-up), is granted their role, and signs in. */
+/**
+ * An administrator creates the staff member's account with their role (`POST /api/v1/auth/users/`); the
+ * member sets their password with the invitation, then signs in. A member an earlier run enrolled signs in.
+ */
 async function enrollStaff(
   api: CoopbankApi,
-  grantedBy: Session,
+  createdBy: Session,
   member: StaffMember,
-  where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string> },
+  where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string>; progress: ProgressFile },
 ): Promise<StaffAccount> {
   const username = `${where.code.toLowerCase()}.${member.login}`;
-  // Printed at the end: the only place it appears, as with npm start's initial administrator.
-  const password = randomBytes(12).toString('base64url');
-  const user = await api.call<{ id: string }>(`register ${username}`, 'POST', '/api/v1/auth/register/', { json: { username, password, full_name: member.fullName } });
-  const branch = member.branch === null ? null : where.branchIds[member.branch];
-  await grantedBy.post(`grant ${member.role} to ${username}`, `/api/v1/auth/users/${user.id}/roles/`, { role: member.role, enterprise: where.enterpriseId, branch });
   const scope = member.branch === null ? 'whole cooperative' : branches[member.branch].name;
+  const known = where.progress.progress.passwords[username];
+  // Printed at the end: the only place it appears, as with npm start's initial administrator.
+  const password = known ?? randomBytes(12).toString('base64url');
+  const existing = await createdBy.get<Page<{ username: string }>>(`look for ${username}`, '/api/v1/auth/users/', { search: username });
+  if (!existing.results.some((user) => user.username === username)) {
+    where.progress.update((state) => {
+      state.passwords[username] = password;
+    });
+    const branch = member.branch === null ? null : where.branchIds[member.branch];
+    const user = await createdBy.post<{ invitation: { token: string } }>(`create the account of ${username} (${member.role})`, '/api/v1/auth/users/', {
+      username,
+      full_name: member.fullName,
+      email: `${username}@demo.coopbank.example`,
+      roles: [{ role: member.role, enterprise: where.enterpriseId, branch }],
+    });
+    await api.call(`${username} sets their password`, 'POST', '/api/v1/auth/invitations/accept/', { json: { token: user.invitation.token, password } });
+  }
   return { username, password, role: member.role, scope, duty: member.duty, session: await api.signIn(username, password) };
 }
 
 async function createProducts(direction: Session, enterprise: string): Promise<Cooperative['products']> {
-  const savings = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the savings product ${String(fields.code)}`, '/api/v1/members/products/', { enterprise, ...fields });
-  const credit = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the loan product ${String(fields.code)}`, '/api/v1/loans/products/', { enterprise, ...fields });
+  const findOrCreate = async (what: string, path: string, fields: Record<string, unknown>): Promise<{ id: string }> => {
+    const found = await direction.get<Page<{ id: string; code: string }>>(`look for the ${what} ${String(fields.code)}`, path, { enterprise, page_size: 100 });
+    return found.results.find((product) => product.code === fields.code) ?? direction.post<{ id: string }>(`create the ${what} ${String(fields.code)}`, path, { enterprise, ...fields });
+  };
+  const savings = (fields: Record<string, unknown>) => findOrCreate('savings product', '/api/v1/members/products/', fields);
+  const credit = (fields: Record<string, unknown>) => findOrCreate('loan product', '/api/v1/loans/products/', fields);
   const currentAccount = await savings({ code: 'CCS', name: 'Compte courant sociétaire', kind: 'demand_deposit', minimum_opening_balance: '5000', deposit_account_code: '3711' });
   const savingsBook = await savings({ code: 'LIV', name: 'Livret d\'épargne bloquée', kind: 'blocked_savings', minimum_opening_balance: '25000', withdrawals_allowed: false, interest_rate: '0.035', deposit_account_code: '373' });
   // A 12-month term deposit renewed at maturity, its interest paid out; closed early, it earns 2 % instead of 5.5 %.

@@ -3,6 +3,7 @@ import { BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
+import { ProgressFile } from './progress';
 import { tellTheStory, type StoryOutcome } from './story';
 
 interface DemoOptions {
@@ -12,6 +13,10 @@ interface DemoOptions {
   /** Code of the demo cooperative: one demo per code. */
   code: string;
   log?: (line: string) => void;
+  /** Where the run keeps its progress: the service's DATA_DIR (`demo/<code>.json`). */
+  dataDir: string;
+  /** Stop after this part (tests of a resumed load). */
+  stopAfter?: DemoPart;
 }
 
 export interface EnterpriseSummary {
@@ -28,30 +33,59 @@ export interface DemoReport {
   story: StoryOutcome;
 }
 
-type DemoOutcome = { kind: 'loaded'; report: DemoReport } | { kind: 'exists'; enterprise: EnterpriseSummary };
+/** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
+type DemoOutcome
+  = | { kind: 'loaded'; report: DemoReport; resumed: boolean }
+    | { kind: 'exists'; enterprise: EnterpriseSummary; why: 'loaded_earlier' | 'not_ours' | 'story_interrupted'; staff?: { username: string; password: string }[] };
+
+/** The parts of a load, in order: a test (or an operator in a hurry) may stop after one; the next run continues. */
+type DemoPart = 'cooperative' | 'members' | 'capital';
 
 /**
- * Loads the demo cooperative through the API of a running service, or finds that a cooperative with its code
- * is already there (the passwords of its staff were printed when it was loaded) and leaves it untouched.
+ * Loads the demo cooperative through the API of a running service. A run interrupted halfway left its progress
+ * (scripts/demo/progress.ts): the next run continues it, finding what exists and making the rest. A cooperative
+ * of the code that a finished run loaded, or that no run of this machine started, is left untouched.
  */
 export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOutcome> {
   const log = options.log ?? (() => undefined);
   const api = new CoopbankApi(options.baseUrl);
+  const progress = ProgressFile.of(options.dataDir, options.code);
   const platformAdmin = await api.signIn(options.admin.username, options.admin.password);
   const existing = await enterpriseWithCode(platformAdmin, options.code);
-  if (existing !== undefined) return { kind: 'exists', enterprise: existing };
+  const earlier = progress.progress;
+  if (existing !== undefined) {
+    const staff = Object.entries(earlier.passwords).map(([username, password]) => ({ username, password }));
+    if (earlier.enterpriseId !== existing.id) return { kind: 'exists', enterprise: existing, why: 'not_ours' };
+    if (earlier.done === true) return { kind: 'exists', enterprise: existing, why: 'loaded_earlier', staff };
+    // Four months of business in one pass: its steps are not found again one by one.
+    if (earlier.storyStarted === true) return { kind: 'exists', enterprise: existing, why: 'story_interrupted', staff };
+    log(`continuing the cooperative ${options.code} an earlier run left halfway`);
+  } else if (earlier.enterpriseId !== undefined) {
+    // The database was reset since: that progress speaks of a cooperative that is gone.
+    progress.update((state) => Object.assign(state, { enterpriseId: undefined, passwords: {}, members: {}, accounts: {}, storyStarted: undefined, done: undefined }));
+  }
 
   log(`creating the cooperative ${options.code}: branches, staff, products`);
-  const cooperative = await createCooperative(api, platformAdmin, options.code);
+  const cooperative = await createCooperative(api, platformAdmin, options.code, progress);
+  if (options.stopAfter === 'cooperative') throw new DemoStopped('cooperative');
   log('admitting members: profiles, accounts, deposits, shares');
-  const members = await admitMembers(cooperative);
+  const members = await admitMembers(cooperative, progress);
+  if (options.stopAfter === 'members') throw new DemoStopped('members');
   const capital = await subscribeCapital(cooperative, members);
+  if (options.stopAfter === 'capital') throw new DemoStopped('capital');
   const direction = cooperative.staff.direction.session;
   const calendar = await BusinessCalendar.of(direction, cooperative.enterpriseId);
+  progress.update((state) => {
+    state.storyStarted = true;
+  });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', { enterprise: cooperative.enterpriseId });
+  progress.update((state) => {
+    state.done = true;
+  });
   return {
     kind: 'loaded',
+    resumed: existing !== undefined,
     report: {
       enterprise: { id: cooperative.enterpriseId, code: cooperative.code, name: cooperative.name },
       chartId: charts.results[0]!.id,
@@ -60,6 +94,13 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       story,
     },
   };
+}
+
+/** A load stopped on purpose after a part (`DemoOptions.stopAfter`): the next run continues from there. */
+export class DemoStopped extends Error {
+  constructor(readonly after: DemoPart) {
+    super(`stopped after the ${after} as asked`);
+  }
 }
 
 async function enterpriseWithCode(platformAdmin: Session, code: string): Promise<EnterpriseSummary | undefined> {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { DemoStepFailed } from './api-client';
 import { loadDemoCooperative } from './load-demo';
 import { existingReport, loadedReport, type Addresses } from './report';
@@ -10,6 +11,7 @@ import { existingReport, loadedReport, type Addresses } from './report';
  *   DEMO_CODE             code of the cooperative (default DEMO); one demo per code
  *   DEMO_ADMIN_USERNAME   the platform administrator (default $INITIAL_ADMIN_USERNAME, else admin)
  *   DEMO_ADMIN_PASSWORD   their password (default $INITIAL_ADMIN_PASSWORD)
+ *   DATA_DIR              where the run keeps its progress, as npm start keeps its state (default .data)
  */
 const signInHelp = [
   'The demo signs in as the platform administrator that npm start created on its first start.',
@@ -43,8 +45,9 @@ async function main(): Promise<number> {
   const username = setting('DEMO_ADMIN_USERNAME', 'INITIAL_ADMIN_USERNAME') ?? 'admin';
   const started = Date.now();
   try {
-    const outcome = await loadDemoCooperative({ baseUrl: addresses.api, admin: { username, password }, code, log: (line) => process.stdout.write(`  ${line}\n`) });
-    process.stdout.write(outcome.kind === 'loaded' ? loadedReport(outcome.report, addresses, (Date.now() - started) / 1000) : existingReport(outcome.enterprise, addresses));
+    const dataDir = path.resolve(setting('DATA_DIR') ?? '.data');
+    const outcome = await loadDemoCooperative({ baseUrl: addresses.api, admin: { username, password }, code, dataDir, log: (line) => process.stdout.write(`  ${line}\n`) });
+    process.stdout.write(outcome.kind === 'loaded' ? loadedReport(outcome.report, addresses, (Date.now() - started) / 1000) : existingReport(outcome, addresses));
     return 0;
   } catch (error) {
     if (!(error instanceof DemoStepFailed)) throw error;

@@ -1,6 +1,7 @@
 import type { Session } from './api-client';
 import { displayName, members, type MemberKey, type MemberPlan } from './cast';
 import type { Cooperative } from './cooperative';
+import type { ProgressFile } from './progress';
 
 export interface Member {
   key: MemberKey;
@@ -19,16 +20,26 @@ export type Members = Record<MemberKey, Member>;
  * account opened with its first deposit, and a blocked savings book for some. Profiles one after the other,
  * so that member numbers follow the cast; the accounts side by side.
  */
-export async function admitMembers(cooperative: Cooperative): Promise<Members> {
+export async function admitMembers(cooperative: Cooperative, progress: ProgressFile): Promise<Members> {
   const registered: Omit<Member, 'accountId'>[] = [];
-  for (const key of Object.keys(members) as MemberKey[]) registered.push(await registerMember(cooperative, key));
-  const admitted = await Promise.all(registered.map(async (member) => ({ ...member, accountId: await openAccounts(cooperative, member) })));
+  for (const key of Object.keys(members) as MemberKey[]) {
+    // Registered by an earlier run: its accounts were opened under keys, which answer them again.
+    const earlier = progress.progress.members[key];
+    const member = earlier === undefined
+      ? await registerMember(cooperative, key)
+      : { key, id: earlier, name: displayName(members[key]), teller: tellerOf(cooperative, members[key]) };
+    progress.update((state) => {
+      state.members[key] = member.id;
+    });
+    registered.push(member);
+  }
+  const admitted = await Promise.all(registered.map(async (member) => ({ ...member, accountId: await openAccounts(cooperative, member, progress) })));
   return Object.fromEntries(admitted.map((member) => [member.key, member])) as Members;
 }
 
 async function registerMember(cooperative: Cooperative, key: MemberKey): Promise<Omit<Member, 'accountId'>> {
   const plan: MemberPlan = members[key];
-  const teller = plan.branch === 'akwa' ? cooperative.staff.teller.session : cooperative.staff.bonaberiTeller.session;
+  const teller = tellerOf(cooperative, plan);
   const name = displayName(plan);
   const profile = await teller.post<{ id: string }>(`register the member ${name}`, '/api/v1/members/clients/', profileOf(cooperative, plan));
   if (plan.founder === true) {
@@ -37,15 +48,25 @@ async function registerMember(cooperative: Cooperative, key: MemberKey): Promise
   return { key, id: profile.id, name, teller };
 }
 
-/** Opens the member's accounts; answers the current account's id. */
-async function openAccounts(cooperative: Cooperative, member: Omit<Member, 'accountId'>): Promise<string> {
+/** Opens the member's accounts (those an earlier run did not); answers the current account's id. */
+async function openAccounts(cooperative: Cooperative, member: Omit<Member, 'accountId'>, progress: ProgressFile): Promise<string> {
   const plan: MemberPlan = members[member.key];
-  const open = (product: string, deposit: string, what: string) =>
-    member.teller.post<{ id: string }>(`open the ${what} of ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product, initial_deposit: deposit }, `${cooperative.code}:open:${what.replace(/ /g, '-')}:${member.key}`);
+  const open = async (product: string, deposit: string, what: string): Promise<string> => {
+    const name = `${what.replace(/ /g, '-')}:${member.key}`;
+    const earlier = progress.progress.accounts[name];
+    if (earlier !== undefined) return earlier;
+    const opened = await member.teller.post<{ id: string }>(`open the ${what} of ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product, initial_deposit: deposit }, `${cooperative.code}:open:${name}`);
+    progress.update((state) => {
+      state.accounts[name] = opened.id;
+    });
+    return opened.id;
+  };
   const account = await open(cooperative.products.currentAccount, plan.deposit, 'current account');
   if (plan.savingsBook !== undefined) await open(cooperative.products.savingsBook, plan.savingsBook, 'savings book');
-  return account.id;
+  return account;
 }
+
+const tellerOf = (cooperative: Cooperative, plan: MemberPlan): Session => (plan.branch === 'akwa' ? cooperative.staff.teller.session : cooperative.staff.bonaberiTeller.session);
 
 function profileOf(cooperative: Cooperative, plan: MemberPlan): Record<string, unknown> {
   const common = {

@@ -63,12 +63,21 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
   ].join('\n');
 }
 
-export function existingReport(enterprise: EnterpriseSummary, addresses: Addresses): string {
+const whyUntouched = {
+  loaded_earlier: 'is already loaded: nothing changed. Its users, as the run that loaded it printed them:',
+  story_interrupted: 'was left halfway through its four months of business (a run stopped during the story), which a run cannot take up again: nothing changed. Its users:',
+  not_ours: 'exists, but no demo run of this machine (DATA_DIR) made it: nothing changed, and its users\' passwords are not known here.',
+} as const;
+
+type Untouched = { enterprise: EnterpriseSummary; why: keyof typeof whyUntouched; staff?: { username: string; password: string }[] };
+
+export function existingReport(outcome: Untouched, addresses: Addresses): string {
+  const { enterprise } = outcome;
   return [
     '',
-    `The demo cooperative ${enterprise.code} is already loaded (${enterprise.name}, id ${enterprise.id}): nothing changed.`,
-    'Its users\' passwords were printed when it was loaded. To load another one: DEMO_CODE=DEMO2 npm run demo',
-    '(sign-ups are limited to 10 per address and hour, and a demo registers 7 users).',
+    `The demo cooperative ${enterprise.code} (${enterprise.name}, id ${enterprise.id}) ${whyUntouched[outcome.why]}`,
+    ...(outcome.staff === undefined || outcome.staff.length === 0 ? [] : table([['username', 'password'], ...outcome.staff.map((user) => [user.username, user.password])])),
+    'To load another one: DEMO_CODE=DEMO2 npm run demo',
     '',
     `  API docs      ${addresses.api}/api/v1/docs/`,
     `  Temporal UI   ${workflowsOf(addresses, enterprise.id)}`,

@@ -1,3 +1,4 @@
+import type { Page } from './api-client';
 import { members as cast, type MemberKey, type MemberPlan } from './cast';
 import type { Cooperative } from './cooperative';
 import type { Member, Members } from './members';
@@ -18,7 +19,9 @@ export interface ShareCapital {
  */
 export async function subscribeCapital(cooperative: Cooperative, members: Members): Promise<ShareCapital> {
   const direction = cooperative.staff.direction.session;
-  const createType = (fields: Record<string, unknown>) => direction.post<{ id: string }>(`create the share type ${String(fields.code)}`, '/api/v1/shares/types/', { enterprise: cooperative.enterpriseId, ...fields });
+  const existing = await direction.get<Page<{ id: string; code: string }>>('look for the share types', '/api/v1/shares/types/', { enterprise: cooperative.enterpriseId });
+  const createType = async (fields: Record<string, unknown>) =>
+    existing.results.find((type) => type.code === fields.code) ?? direction.post<{ id: string }>(`create the share type ${String(fields.code)}`, '/api/v1/shares/types/', { enterprise: cooperative.enterpriseId, ...fields });
   const founderType = await createType({ code: '001', name: 'Parts de fondateur', nominal_value: String(founderNominal) });
   const ordinaryType = await createType({ code: '002', name: 'Parts ordinaires', nominal_value: '10000', max_shares: 500 });
   const subscribed = await Promise.all(

@@ -35,6 +35,15 @@ export const userSchema = yup.object({
   roles: yup.array(grantSchema).required(),
 }).meta({ component: 'User' });
 
+/** A user just created by an administrator, with the one-time invitation that lets its person set a password. */
+export const createdUserSchema = yup.object({
+  ...userSchema.fields,
+  invitation: yup.object({
+    token: yup.string().required().meta({ description: 'Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/).' }),
+    expires_at: timestampResponse(),
+  }).required(),
+}).meta({ component: 'CreatedUser' });
+
 export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() }).meta({ component: 'TokenPair' });
 
 export function serializeGrant(grant: Pick<RoleGrant, 'id' | 'userId' | 'role' | 'enterpriseId' | 'branchId' | 'createdAt'>) {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
+import { acceptInvitation, createStaffUser } from '../../../activities/auth/create-user.activity';
 import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/user-admin.activity';
 import { isPlatformAdmin, roles } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
@@ -8,7 +9,7 @@ import { User } from '../../../db/models/user.model';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { grantSchema, serializeGrant, serializeUser, userSchema } from './auth.schemas';
+import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
 
@@ -40,8 +41,59 @@ async function userWithGrants(knex: Knex, principal: Principal, userId: string) 
   return serializeUser(user, grants);
 }
 
-/** Administration of users: list, detail, roles, deactivation. */
+const grantBody = {
+  role: yup.string().oneOf(roles).required(),
+  enterprise: yup.string().uuid().nullable().defined(),
+  branch: yup.string().uuid().nullable().default(null),
+};
+
+/** Administration of users: creation, list, detail, roles, deactivation; the invitation a new user accepts. */
 export const userRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/users/',
+    module: 'auth',
+    operationId: 'createUser',
+    summary: 'Create a staff user with their roles; the answer\'s one-time invitation lets them set their password',
+    description:
+      'Each role must lie within what the caller administers (403 otherwise). The user has no password until they '
+      + 'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are.',
+    access: ['admin'],
+    status: 201,
+    location: '/api/v1/auth/users/{id}/',
+    body: yup.object({
+      username: usernameSchema,
+      full_name: yup.string().trim().required().min(2).max(200),
+      email: yup.string().trim().required().email().max(254),
+      roles: yup.array(yup.object(grantBody).required()).required().min(1).max(20),
+    }),
+    response: createdUserSchema,
+    errorStatuses: [401, 403, 409, 422],
+    handler: async ({ body, principal: actor, deps, ctx }) => {
+      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
+        username: body.username,
+        fullName: body.full_name,
+        email: body.email,
+        grants: body.roles.map((grant) => ({ role: grant.role, enterpriseId: grant.enterprise, branchId: grant.branch })),
+      });
+      return { ...serializeUser(user, grants), invitation: { token: invitation.token, expires_at: invitation.expiresAt.toISOString() } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/invitations/accept/',
+    module: 'auth',
+    operationId: 'acceptInvitation',
+    summary: 'Set one\'s password with the invitation of a user an administrator created; then sign in',
+    access: 'public',
+    status: 204,
+    body: yup.object({ token: yup.string().required().max(100), password: passwordSchema }),
+    errorStatuses: [],
+    handler: async ({ body, deps, ctx }) => {
+      await acceptInvitation(deps.activities, { token: body.token, password: body.password, requestId: ctx.state.requestId });
+      return undefined;
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/api/v1/auth/users/',
@@ -91,11 +143,7 @@ export const userRoutes = [
     status: 201,
     location: '/api/v1/auth/users/{user}/',
     params: userIdParams,
-    body: yup.object({
-      role: yup.string().oneOf(roles).required(),
-      enterprise: yup.string().uuid().nullable().defined(),
-      branch: yup.string().uuid().nullable().default(null),
-    }),
+    body: yup.object(grantBody),
     response: grantSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {

@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, ValidationError } from '../../domain/errors';
+import { passwordProblems } from '../../domain/password-policy';
+import { RoleGrant } from '../../db/models/role-grant.model';
+import { User } from '../../db/models/user.model';
+import { isUniqueViolation } from '../../db/errors';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { ActivityContext, Actor } from '../context';
+import { hashPassword } from './passwords';
+import { assertGrantable, roleAlreadyGranted, type GrantRoleInput } from './user-admin.activity';
+
+export interface CreateUserInput {
+  username: string;
+  fullName: string;
+  email: string;
+  grants: readonly Omit<GrantRoleInput, 'userId'>[];
+}
+
+export interface Invitation {
+  /** Given once, in the answer to the creation; only its SHA-256 is kept. */
+  token: string;
+  expiresAt: Date;
+}
+
+const invitationTtlMs = 7 * 24 * 3600 * 1000;
+// Never the result of hashPassword (`scrypt$…`): verifyPassword refuses every password against it.
+const noPasswordYet = 'invited';
+
+const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/**
+ * A staff account made by an administrator, with its roles, in one transaction, audited. It has no password:
+ * the answer's invitation token lets its person set one (`acceptInvitation`), so no administrator ever knows
+ * it. Not throttled as sign-ups are: only an administrator calls it, and it hashes no password.
+ */
+export async function createStaffUser(context: ActivityContext, actor: Actor, input: CreateUserInput): Promise<{ user: User; grants: RoleGrant[]; invitation: Invitation }> {
+  const username = input.username.toLowerCase();
+  const invitation = { token: randomBytes(32).toString('base64url'), expiresAt: new Date(context.clock().getTime() + invitationTtlMs) };
+  try {
+    return await inTransaction(context.knex, async (trx) => {
+      for (const [index, grant] of input.grants.entries()) await assertGrantable(trx, actor, grant, `roles[${index}].`);
+      // Two creations with one email would both find it free: the email's lock orders them.
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`user-email:${input.email.toLowerCase()}`]);
+      if ((await User.query(trx).whereRaw('lower(email) = ?', [input.email.toLowerCase()]).resultSize()) > 0) {
+        throw new AppError('conflict', 'email_taken', `The email ${input.email} is already another user's.`);
+      }
+      const user = await User.query(trx).insertAndFetch({
+        username,
+        passwordHash: noPasswordYet,
+        fullName: input.fullName,
+        email: input.email,
+        invitationTokenHash: tokenHash(invitation.token),
+        invitationExpiresAt: invitation.expiresAt,
+      });
+      const grants = await RoleGrant.query(trx).insertAndFetch(input.grants.map((grant) => ({ ...grant, userId: user.id, grantedBy: actor.userId })));
+      const enterprises = [...new Set(input.grants.map((grant) => grant.enterpriseId))];
+      await recordAudit(trx, actor, {
+        action: 'user.create',
+        entityType: 'user',
+        entityId: user.id,
+        enterpriseId: enterprises.length === 1 ? enterprises[0]! : null,
+        details: { username, roles: grants.map((grant) => ({ grant_id: grant.id, role: grant.role, enterprise_id: grant.enterpriseId, branch_id: grant.branchId })) },
+      });
+      return { user, grants, invitation };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_username_unique')) throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
+    throw roleAlreadyGranted(error);
+  }
+}
+
+/** The invitation's person sets their password; the token is spent (used once, or never after its end). */
+export async function acceptInvitation(context: ActivityContext, input: { token: string; password: string; requestId: string }): Promise<void> {
+  const invalid = () => new AppError('validation', 'invalid_invitation', 'The invitation is unknown, already used or expired.', [{ field: 'token', message: 'token is unknown, used or expired' }]);
+  const hash = tokenHash(input.token);
+  const user = await User.query(context.knex).findOne({ invitation_token_hash: hash });
+  if (user === undefined || !user.isActive || user.invitationExpiresAt! <= context.clock()) throw invalid();
+  const problems = passwordProblems(input.password, user.username);
+  if (problems.length > 0) throw new ValidationError(problems);
+  const passwordHash = await hashPassword(input.password);
+  await inTransaction(context.knex, async (trx) => {
+    // Matched on the token again: of two acceptances at once, one sets the password.
+    const spent = await User.query(trx).where({ id: user.id, invitation_token_hash: hash }).patch({ passwordHash, invitationTokenHash: null, invitationExpiresAt: null });
+    if (spent === 0) throw invalid();
+    await recordAudit(trx, { userId: user.id, requestId: input.requestId }, { action: 'user.accept_invitation', entityType: 'user', entityId: user.id, enterpriseId: null });
+  });
+}

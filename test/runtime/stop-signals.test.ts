@@ -1,0 +1,123 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { ensureTemporalCli } from '../../runtime/temporal-dev-server';
+import { testEnvironment } from '../helpers/environment';
+import { freePort } from '../helpers/ports';
+import { until } from '../helpers/until';
+
+const root = path.join(__dirname, '..', '..');
+// A tsx start with a fresh PostgreSQL cluster (initdb) and Temporal: tens of seconds on a loaded machine.
+const startTimeoutMs = 150_000;
+const stopTimeoutMs = 45_000;
+
+interface Started {
+  npm: number;
+  ports: number[];
+  /** Every process under npm once healthy: node, PostgreSQL and its workers, Temporal, the watchdogs. */
+  tree: number[];
+}
+
+/** Live processes as pid → parent pid; zombies count as gone (an orphan's reaper may be slow here). */
+function processTable(): Map<number, number> {
+  const table = new Map<number, number>();
+  for (const line of execFileSync('ps', ['-eo', 'pid=,ppid=,stat=']).toString().trim().split('\n')) {
+    const [pid, ppid, stat] = line.trim().split(/\s+/);
+    if (!stat!.startsWith('Z')) table.set(Number(pid), Number(ppid));
+  }
+  return table;
+}
+
+function descendantsOf(pid: number): number[] {
+  const table = processTable();
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0;) {
+    const children = [...table].filter(([, ppid]) => frontier.includes(ppid)).map(([child]) => child);
+    found.push(...children);
+    frontier = children;
+  }
+  return found;
+}
+
+const listening = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** `npm start` as an operator runs it, on a fresh DATA_DIR and free ports, until /readyz answers. */
+async function startNpm(t: ExecutionContext): Promise<Started> {
+  // World-traversable: run as root, PostgreSQL runs as the `postgres` user.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-stop-'));
+  fs.chmodSync(dataDir, 0o755);
+  const [port, pgPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const npm = spawn('npm', ['start'], {
+    cwd: root,
+    stdio: 'ignore',
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dataDir,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: path.join(dataDir, 'data'),
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      TEMPORAL_DEV_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      TEMPORAL_CLI_PATH: ensureTemporalCli(),
+      WORKFLOW_BUNDLE_PATH: testEnvironment().bundlePath,
+      INITIAL_ADMIN_PASSWORD: 'a long enough password',
+    },
+  });
+  const pid = npm.pid!;
+  t.teardown(() => {
+    for (const child of [pid, ...descendantsOf(pid)]) {
+      try {
+        process.kill(child, 'SIGKILL');
+      } catch {
+        // Gone already: what the test expects.
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  await until(
+    'npm start to answer /readyz',
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+    startTimeoutMs,
+  );
+  return { npm: pid, ports: [port, pgPort, temporalPort, uiPort], tree: descendantsOf(pid) };
+}
+
+async function assertAllGone(t: ExecutionContext, started: Started): Promise<void> {
+  const everyone = [started.npm, ...started.tree];
+  await until('every process of npm start to end', async () => {
+    const alive = processTable();
+    return everyone.every((pid) => !alive.has(pid));
+  }, stopTimeoutMs);
+  for (const port of started.ports) t.false(await listening(port), `port ${port} still answers`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`${signal} to the npm process stops node, PostgreSQL and Temporal`, async (t) => {
+    t.timeout(startTimeoutMs + stopTimeoutMs + 30_000);
+    const started = await startNpm(t);
+    // node, PostgreSQL, Temporal and a watchdog of each at least: the tree the signal must take down.
+    t.true(started.tree.length >= 5, `tree: ${started.tree.join(' ')}`);
+    process.kill(started.npm, signal);
+    await assertAllGone(t, started);
+  });
+}
+
+test('the all-in-one killed outright takes PostgreSQL and Temporal along (the watchdogs)', async (t) => {
+  t.timeout(startTimeoutMs + stopTimeoutMs + 30_000);
+  const started = await startNpm(t);
+  const node = descendantsOf(started.npm).find((pid) => processTable().get(pid) === started.npm)!;
+  process.kill(node, 'SIGKILL');
+  await assertAllGone(t, started);
+});
