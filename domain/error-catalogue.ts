@@ -48,6 +48,8 @@ export const errorCatalogue = {
   idempotency_key_reused: { kind: 'conflict', title: 'The Idempotency-Key was already used for a different request.' },
   // auth and users
   username_taken: { kind: 'conflict', title: 'The username is already taken.' },
+  email_taken: { kind: 'conflict', title: 'The email is already another user\'s.' },
+  invalid_invitation: { kind: 'validation', title: 'The invitation is unknown, already used or expired.' },
   platform_grant_admin_only: { kind: 'unprocessable', title: 'Only the admin role can be granted for every enterprise.' },
   role_already_granted: { kind: 'conflict', title: 'The user already holds this role at this scope.' },
   cannot_deactivate_self: { kind: 'conflict', title: 'Administrators cannot deactivate themselves.' },

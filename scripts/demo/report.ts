@@ -6,7 +6,7 @@ export interface Addresses {
 }
 
 /** The Temporal UI's list of the cooperative's workflows, by the search attribute every workflow carries. */
-const workflowsOf = (addresses: Addresses, enterpriseId: string) => `${addresses.temporalUi}/namespaces/default/workflows?query=${encodeURIComponent(`CoopEnterpriseId='${enterpriseId}'`)}`;
+const workflowsOf = (addresses: Addresses, enterpriseCode: string) => `${addresses.temporalUi}/namespaces/default/workflows?query=${encodeURIComponent(`CoopEnterpriseCode='${enterpriseCode}'`)}`;
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -26,7 +26,7 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
     ...table([
       ['API docs', `${addresses.api}/api/v1/docs/`],
       ['API', `${addresses.api}/api/v1/`],
-      ['Temporal UI', workflowsOf(addresses, enterprise.id)],
+      ['Temporal UI', workflowsOf(addresses, enterprise.code)],
     ]),
     '',
     'Users (passwords shown this once; in the docs page, POST /api/v1/token/ with one, then Authorize with the access token)',
@@ -80,7 +80,7 @@ export function existingReport(outcome: Untouched, addresses: Addresses): string
     'To load another one: DEMO_CODE=DEMO2 npm run demo',
     '',
     `  API docs      ${addresses.api}/api/v1/docs/`,
-    `  Temporal UI   ${workflowsOf(addresses, enterprise.id)}`,
+    `  Temporal UI   ${workflowsOf(addresses, enterprise.code)}`,
     '',
   ].join('\n');
 }
