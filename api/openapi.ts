@@ -54,7 +54,7 @@ const errorDescriptions: Record<number, string> = {
 };
 
 /** The codes any route can answer at a status (the router, the body reader, the session, the dependencies). */
-const genericCodes: Record<number, readonly ProblemCode[]> = {
+export const genericCodes: Record<number, readonly ProblemCode[]> = {
   400: ['invalid_request', 'malformed_json', 'too_deeply_nested', 'invalid_value'],
   401: ['not_authenticated', 'token_expired', 'token_invalid', 'token_revoked'],
   403: ['role_required', 'csrf_failed'],

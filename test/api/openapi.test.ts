@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import * as yup from 'yup';
 import type { SchemaObjectDescription } from 'yup';
-import { buildOpenApiDocument } from '../../api/openapi';
+import { buildOpenApiDocument, genericCodes } from '../../api/openapi';
 import { defineRoute } from '../../api/route';
 import { apiRoutes } from '../../api/routes';
+import { errorCatalogue } from '../../domain/error-catalogue';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp } from '../helpers/app';
 import { bearer, createUser } from '../helpers/users';
@@ -82,6 +83,20 @@ test('a module document holds only that module', (t) => {
 test('operation ids of the product routes are unique', (t) => {
   const ids = apiRoutes.map((route) => route.operationId);
   t.is(new Set(ids).size, ids.length);
+});
+
+/** Answered by the router or the HTTP server to a request no operation serves (another method, oversized headers). */
+const outsideOperations: readonly string[] = ['method_not_allowed', 'headers_too_large', 'not_implemented'];
+/** Raised only by the month end's workflow activities: the run records the failure, no request waits for it. */
+const workflowOnly: readonly string[] = ['month_end_step_pending', 'accrual_rule_unsupported'];
+
+test('every catalogue code is generic, declared in the refusals of an operation, or listed here as no operation\'s answer', (t) => {
+  const generic = Object.values(genericCodes).flat();
+  const declared = apiRoutes.flatMap((route) => route.refusals ?? []);
+  const known = new Set<string>([...generic, ...declared]);
+  const undocumented = Object.keys(errorCatalogue).filter((code) => !known.has(code) && !outsideOperations.includes(code) && !workflowOnly.includes(code));
+  t.deepEqual(undocumented, [], 'declare each code in the refusals of the routes that answer it');
+  t.deepEqual([...outsideOperations, ...workflowOnly].filter((code) => known.has(code)), [], 'a code an operation answers is no exception');
 });
 
 test('the app serves the whole and per-module documents and Swagger UI pages', async (t) => {

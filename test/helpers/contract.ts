@@ -1,13 +1,14 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument } from '../../api/openapi';
+import { buildOpenApiDocument, genericCodes } from '../../api/openapi';
 import type { JsonSchema } from '../../api/json-schema';
 import { apiRoutes } from '../../api/routes';
 
 /**
  * The OpenAPI document as a contract every test's answers are held to: a 2xx JSON answer must match the schema
- * its operation documents, or the test that received it fails. Every API test thereby checks the contract
- * a generated client relies on, field by field (the schemas forbid undocumented fields).
+ * its operation documents, and a problem must carry a code its operation lists at that status (`x-error-codes`),
+ * or the test that received it fails. Every API test thereby checks the contract a generated client relies on,
+ * field by field (the schemas forbid undocumented fields), and the codes it may switch on.
  */
 
 interface OperationContract {
@@ -19,11 +20,13 @@ interface OperationContract {
   responses: Map<string, JsonSchema>;
   /** Statuses whose answer must carry a `Location` header. */
   locatedStatuses: Set<string>;
+  /** The problem codes documented at each error status. */
+  errorCodes: Map<string, readonly string[]>;
 }
 
 interface OpenApiOperation {
   operationId: string;
-  responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, unknown> }>;
+  responses: Record<string, { 'content'?: Record<string, { schema: JsonSchema }>; 'headers'?: Record<string, unknown>; 'x-error-codes'?: string[] }>;
 }
 
 const document = buildOpenApiDocument(apiRoutes, { title: 'contract', version: 'test' }) as {
@@ -44,7 +47,9 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
     const segments = path.split('/');
     const responses = new Map<string, JsonSchema>();
     const locatedStatuses = new Set<string>();
+    const errorCodes = new Map<string, readonly string[]>();
     for (const [status, response] of Object.entries(operation.responses)) {
+      if (response['x-error-codes'] !== undefined) errorCodes.set(status, response['x-error-codes']);
       const schema = response.content?.['application/json']?.schema;
       if (status.startsWith('2') && schema !== undefined) responses.set(status, schema);
       if (response.headers?.Location !== undefined) locatedStatuses.add(status);
@@ -56,6 +61,7 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
       literals: segments.filter((segment) => segment !== '' && !segment.startsWith('{')).length,
       responses,
       locatedStatuses,
+      errorCodes,
     };
   }),
 );
@@ -83,14 +89,27 @@ function operationFor(method: string, target: string): OperationContract | undef
 }
 
 /**
- * Why a JSON answer breaks its operation's documented schema or headers, or undefined when it matches (or
- * nothing is documented).
+ * Why a problem breaks its operation's documented codes, or undefined when its code is listed at its status.
+ * At a status the operation does not document, only the generic codes of the status pass: every route can
+ * answer them (the database out of reach is a 503 anywhere), whether or not its spec names the status.
+ */
+function problemBreach(operation: OperationContract, status: number, body: unknown): string | undefined {
+  const code = (body as { code?: unknown }).code as string;
+  const codes = operation.errorCodes.get(String(status)) ?? genericCodes[status] ?? [];
+  if (codes.includes(code)) return undefined;
+  return `${operation.operationId} answered ${status} with code ${code}, which its x-error-codes at ${status} do not list (${codes.join(', ') || 'none'}): declare it in the route's refusals`;
+}
+
+/**
+ * Why a JSON answer breaks its operation's documented schema, headers or problem codes, or undefined when it
+ * matches (or nothing is documented).
  */
 export function contractBreach(method: string, target: string, status: number, body: unknown, headers: Headers): string | undefined {
-  if (status < 200 || status > 299) return undefined;
   const operation = operationFor(method, target);
-  const schema = operation?.responses.get(String(status));
   if (operation === undefined) return undefined;
+  if (status >= 400 && /^application\/problem\+json/.test(headers.get('content-type') ?? '')) return problemBreach(operation, status, body);
+  if (status < 200 || status > 299) return undefined;
+  const schema = operation.responses.get(String(status));
   if (operation.locatedStatuses.has(String(status)) && headers.get('location') === null) return `${operation.operationId} answered ${status} without its Location header`;
   if (schema === undefined) return operation.responses.size === 0 ? undefined : `${operation.operationId} answered ${status}, which it does not document`;
   const validate = validatorOf(operation, String(status), schema);

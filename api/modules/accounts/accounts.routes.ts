@@ -23,6 +23,7 @@ const planRoutes = [
     query: listQuerySchema(['code', 'name', 'created_at'], {}),
     errorStatuses: [401],
     response: pageSchema(planSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => {
       const page = await paginate(AccountPlan.query(deps.knex), {
         query,
@@ -68,6 +69,7 @@ const planRoutes = [
     }),
     response: planSchema,
     errorStatuses: [401, 403, 409],
+    refusals: ['plan_code_taken'],
     handler: async ({ body, principal, deps }) => serializePlan(await createAccountPlan(deps.activities, principal, body)),
   }),
 ];
@@ -83,6 +85,7 @@ const recordRoutes = [
     query: listQuerySchema(['code', 'label'], { plan: yup.string().uuid().optional().meta({ description: 'Only this plan.' }), ...accountFilters }),
     errorStatuses: [401],
     response: pageSchema(recordSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => {
       const builder = filterAccounts(AccountRecord.query(deps.knex), 'account_records', query);
       whereFilters(builder, query, { plan: 'plan_id' });
@@ -123,6 +126,7 @@ const chartRoutes = [
     query: listQuerySchema(['created_at'], { enterprise: enterpriseFilter }),
     errorStatuses: [401],
     response: pageSchema(chartSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, { enterprise: 'company_charts.enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id' });

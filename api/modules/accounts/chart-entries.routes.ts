@@ -54,6 +54,7 @@ export const chartEntryRoutes = [
     }),
     errorStatuses: [401, 404],
     response: pageSchema(entrySchema),
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await chartFor(deps.knex, principal, params.chart_pk);
       const builder = filterAccounts(CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)), 'company_chart_entries', query);
@@ -87,6 +88,7 @@ export const chartEntryRoutes = [
     }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_code_overlaps', 'account_code_taken', 'account_has_postings', 'account_inactive', 'account_used_by_rule', 'parent_not_leaf', 'system_account'],
     handler: async ({ params, body, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       const entry = await addSubAccount(deps.activities, actor, chart.id, { parentCode: body.parent_code, code: body.code, label: body.label });
@@ -119,6 +121,7 @@ export const chartEntryRoutes = [
     body: yup.object({ label: label.optional(), is_active: yup.boolean().optional() }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_used_by_rule', 'system_account'],
     handler: async ({ params, body, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await updateEntry(deps.activities, actor, chart.id, params.id, { label: body.label, isActive: body.is_active });
@@ -135,6 +138,7 @@ export const chartEntryRoutes = [
     status: 204,
     params: entryParams,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_has_children', 'account_has_postings', 'account_used_by_rule', 'plan_account', 'system_account'],
     handler: async ({ params, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await deleteEntry(deps.activities, actor, chart.id, params.id);

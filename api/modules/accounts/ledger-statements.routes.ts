@@ -36,6 +36,7 @@ export const statementRoutes = [
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: balanceSheetSchema,
+    refusals: ['no_exercice_for_date'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const sheet = await balanceSheetAt(deps.knex, scope, query.date);

@@ -59,6 +59,7 @@ export const ledgerRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(journalEntrySchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('journal_entries as e').join('exercices_comptables as y', 'y.id', 'e.exercice_id').join('journal_entry_numbers as n', 'n.entry_id', 'e.id').select('e.id'), principal, { enterprise: 'e.enterprise_id', branch: 'e.branch_id' })
         .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.created_at', order: 'desc' }, { column: 'e.id' }]);
@@ -103,6 +104,7 @@ export const ledgerRoutes = [
     query: listQuerySchema([], {}),
     errorStatuses: [401],
     response: pageSchema(journalSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => paginateRows(deps.knex('journals').orderBy('code').select('code', 'name', 'event_kinds'), query, new URL(ctx.href)),
   }),
   defineRoute({
@@ -117,6 +119,7 @@ export const ledgerRoutes = [
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: asOf }),
     errorStatuses: [401, 404],
     response: pageSchema(accountMovementSchema),
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
       const movements = ofBranches(deps.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('l.chart_entry_id', params.id), account.chart.branches);

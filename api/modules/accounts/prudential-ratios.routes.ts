@@ -82,6 +82,7 @@ export const prudentialRatioRoutes = [
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: prudentialRatiosSchema,
+    refusals: ['cap_related_party', 'cap_share_capital', 'no_exercice_for_date'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const { settings, report, ...provisional } = await prudentialRatiosAt(deps.knex, scope, query.date);

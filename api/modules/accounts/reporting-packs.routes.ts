@@ -117,6 +117,7 @@ export const reportingPackRoutes = [
     body: yup.object({ enterprise: yup.string().uuid().required(), period: period().required() }),
     response: packSchema,
     errorStatuses: [401, 403, 404, 422, 503],
+    refusals: ['no_exercice_for_period', 'period_not_ended', 'workflow_unavailable'],
     handler: async ({ body, principal, deps, authorize, ctx }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const { pack, start } = await requestReportingPack(deps.activities, principal, { enterpriseId: body.enterprise, period: body.period });
@@ -139,6 +140,7 @@ export const reportingPackRoutes = [
     body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
     response: packSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['reporting_pack_current', 'reporting_pack_not_stored', 'reporting_pack_superseded', 'workflow_unavailable'],
     handler: async ({ params, body, principal, deps, authorize, ctx }) => {
       const pack = await readablePack(deps.knex, principal, params.id);
       authorize({ enterpriseId: pack.enterprise_id }, 'The reporting pack');
@@ -157,6 +159,7 @@ export const reportingPackRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, period: period().optional() }),
     errorStatuses: [401, 403],
     response: pageSchema(packSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = deps.knex('reporting_packs').select(packColumns).orderBy([{ column: 'period', order: 'desc' }, { column: 'version', order: 'desc' }, { column: 'id' }]);
       const readable = readableEnterprises(principal);

@@ -31,6 +31,7 @@ export const authRoutes = [
     }),
     response: userSchema,
     errorStatuses: [409, 429],
+    refusals: ['too_many_attempts', 'username_taken'],
     handler: async ({ body, deps, ctx }) => {
       const user = await registerUser(
         deps.activities,
@@ -51,6 +52,7 @@ export const authRoutes = [
     body: credentialsSchema,
     response: yup.object({ user: userSchema, csrf_token: yup.string().required() }),
     errorStatuses: [401, 429],
+    refusals: ['invalid_credentials', 'too_many_attempts'],
     handler: async ({ body, deps, ctx }) => {
       const { user, tokens } = await signIn(deps.activities, { ...body, clientAddress: ctx.ip });
       const csrfToken = setSessionCookies(ctx, tokens, deps.secureCookies, deps.auth.jwtSecret);
@@ -104,6 +106,7 @@ export const authRoutes = [
     status: 204,
     body: yup.object({ current_password: passwordSchema, new_password: passwordSchema }),
     errorStatuses: [401, 403, 429],
+    refusals: ['too_many_attempts'],
     handler: async ({ body, principal, deps, ctx }) => {
       const { userId, familyId } = principal;
       await changePassword(deps.activities, {
@@ -126,6 +129,7 @@ export const authRoutes = [
     body: credentialsSchema,
     response: tokenPairSchema,
     errorStatuses: [401, 429],
+    refusals: ['invalid_credentials', 'too_many_attempts'],
     handler: async ({ body, deps, ctx }) => {
       const { tokens } = await signIn(deps.activities, { ...body, clientAddress: ctx.ip });
       return { access: tokens.access, refresh: tokens.refresh };
@@ -144,6 +148,7 @@ export const authRoutes = [
     body: yup.object({ refresh: yup.string().optional() }),
     response: tokenPairSchema,
     errorStatuses: [401, 403],
+    refusals: ['session_expired', 'token_reused'],
     handler: async ({ body, deps, ctx }) => {
       const fromCookie = body.refresh === undefined;
       const presented = body.refresh ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);

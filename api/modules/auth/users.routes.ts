@@ -107,6 +107,7 @@ export const userRoutes = [
     }),
     errorStatuses: [401, 403],
     response: pageSchema(userSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = manageableUsers(deps.knex, principal);
       if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
@@ -146,6 +147,7 @@ export const userRoutes = [
     body: yup.object(grantBody),
     response: grantSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'role_already_granted'],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
       const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
@@ -167,6 +169,7 @@ export const userRoutes = [
     status: 204,
     params: yup.object({ id: yup.string().uuid().required(), grant_id: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
+    refusals: ['not_allowed'],
     handler: async ({ params, principal: actor, deps }) => {
       await userWithGrants(deps.knex, actor, params.id);
       await revokeGrant(deps.activities, actor, params.id, params.grant_id);
@@ -184,6 +187,7 @@ export const userRoutes = [
       params: userIdParams,
       response: userSchema,
       errorStatuses: [401, 403, 404, 409],
+      refusals: action === 'deactivate' ? ['not_allowed', 'cannot_deactivate_self'] : ['not_allowed'],
       handler: async ({ params, principal: actor, deps }) => {
         await userWithGrants(deps.knex, actor, params.id);
         await setUserActive(deps.activities, actor, params.id, action === 'activate');

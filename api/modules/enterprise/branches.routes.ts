@@ -82,6 +82,7 @@ export const branchRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(branchSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Branch.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
@@ -117,6 +118,7 @@ export const branchRoutes = [
     }),
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['branch_code_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const branch = await createBranch(deps.activities, actor, body.enterprise, branchFields(body));
@@ -156,6 +158,7 @@ export const branchRoutes = [
     }),
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['branch_code_taken', 'head_office_cannot_close', 'head_office_required'],
     handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
       const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
       authorize({ enterpriseId: branch.enterpriseId }, 'The branch');

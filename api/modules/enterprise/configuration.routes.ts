@@ -77,6 +77,7 @@ export const configurationRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter }),
     errorStatuses: [401],
     response: pageSchema(configurationSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(EnterpriseConfiguration.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id' });
@@ -125,6 +126,7 @@ export const configurationRoutes = [
     }),
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['business_date_backwards'],
     handler: async ({ params, body, principal: actor, deps, ctx, authorize }) => {
       authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
       await configurationOf(deps.knex, params.enterprise_pk);

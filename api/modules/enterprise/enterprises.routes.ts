@@ -58,6 +58,7 @@ export const enterpriseRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(enterpriseSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Enterprise.query(deps.knex), principal, { enterprise: 'enterprises.id' });
       whereFilters(builder, query, { status: 'status' });
@@ -97,6 +98,7 @@ export const enterpriseRoutes = [
     }),
     response: enterpriseSchema,
     errorStatuses: [401, 403, 409],
+    refusals: ['enterprise_code_taken'],
     handler: async ({ body, principal, deps, ctx }) => {
       const enterprise = await createEnterprise(deps.activities, principal, {
         code: body.code,

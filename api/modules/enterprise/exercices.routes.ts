@@ -103,6 +103,7 @@ const closeRoute = defineRoute({
   body: yup.object({ reason: yup.string().trim().max(500).default('') }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409, 503],
+  refusals: ['exercice_already_closed', 'exercice_closing_running', 'month_end_not_done', 'next_exercice_not_open', 'previous_exercice_open', 'workflow_unavailable', 'year_end_not_provisioned'],
   handler: async ({ params, query, body, principal: actor, deps, authorize, ctx }) => {
     const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
     authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
@@ -133,6 +134,7 @@ const reopenRoute = defineRoute({
   body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409],
+  refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date'],
   handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
     const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
     authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
@@ -152,6 +154,7 @@ export const exerciceRoutes = [
     query: listQuerySchema(['code', 'start_date'], { enterprise: enterpriseFilter, status: yup.string().oneOf(['open', 'closed']).optional() }),
     errorStatuses: [401],
     response: pageSchema(exerciceSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ExerciceComptable.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
@@ -177,6 +180,7 @@ export const exerciceRoutes = [
     }),
     response: exerciceSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['exercice_already_open', 'exercice_code_taken', 'exercice_overlap'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });

@@ -137,6 +137,7 @@ const organRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(organSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind' });
@@ -167,6 +168,7 @@ const organRoutes = [
     }),
     response: organSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['chair_already_serving', 'organ_kind_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
@@ -224,6 +226,7 @@ const memberRoutes = [
     }),
     errorStatuses: [401, 404],
     response: pageSchema(memberSchema),
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const organ = await organFor(deps.knex, principal, params.id, { enterprise: query.enterprise });
       const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);
@@ -256,6 +259,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['chair_already_serving', 'organ_kind_taken'],
     handler: async ({ params, query, body, principal: actor, deps }) => {
       await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
       const member = await appointMember(deps.activities, actor, params.id, mandateFields(body));
@@ -292,6 +296,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['chair_already_serving', 'organ_kind_taken', 'term_end_before_start'],
     handler: async ({ params, query, body, principal: actor, deps }) => {
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await updateMember(deps.activities, actor, params.id, mandateFields(body));
@@ -313,6 +318,7 @@ const memberRoutes = [
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['term_already_ended', 'term_end_before_start'],
     handler: async ({ params, query, body, principal: actor, deps }) => {
       await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
       const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });

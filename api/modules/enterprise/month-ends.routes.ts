@@ -121,6 +121,7 @@ const startRoute = defineRoute({
   body: yup.object({ enterprise: yup.string().uuid().required(), period: periodSchema().required() }),
   response: runSchema,
   errorStatuses: [401, 403, 404, 409, 503],
+  refusals: ['period_not_over', 'previous_month_end_not_done', 'workflow_unavailable'],
   handler: async ({ body, principal: actor, deps, authorize, ctx }) => {
     authorize({ enterpriseId: body.enterprise }, 'The enterprise');
     const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, requestId: ctx.state.requestId });
@@ -153,6 +154,7 @@ export const monthEndRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(runStatuses).optional(), period: periodSchema().optional() }),
     response: pageSchema(runSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('month_end_runs').select('*'), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'period', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status', period: 'period' });

@@ -132,6 +132,7 @@ export const resultAllocationRoutes = [
       }),
       response: allocationSchema,
       errorStatuses: [400, 401, 403, 404, 409, 422],
+      refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'allocation_not_equal_to_result', 'exercice_closed', 'exercice_not_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_result_to_allocate', 'nothing_to_distribute', 'optional_reserves_above_cap', 'prior_losses_above_balance', 'prior_losses_first', 'prior_losses_not_cleared', 'reserve_floor_not_met', 'reserve_insufficient', 'result_already_allocated', 'result_not_in_13', 'share_interest_above_cap'],
       handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
         const exercice = await ExerciceComptable.query(deps.knex).findById(body.exercice);
         // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
@@ -155,6 +156,7 @@ export const resultAllocationRoutes = [
       query: listQuerySchema([], { enterprise: enterpriseFilter, exercice: yup.string().uuid().optional(), status: yup.string().oneOf(['posted', 'cancelled']).optional() }),
       response: pageSchema(allocationSchema),
       errorStatuses: [401],
+      refusals: ['page_not_found'],
       handler: async ({ query, principal, deps, ctx }) => {
         const builder = scopeToVisible(allocationRows(deps.knex), principal, { enterprise: 'a.enterprise_id' });
         whereFilters(builder, query, { enterprise: 'a.enterprise_id', exercice: 'a.exercice_id', status: 'a.status' });
@@ -187,6 +189,7 @@ export const resultAllocationRoutes = [
       body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
       response: allocationSchema,
       errorStatuses: [401, 403, 404, 409],
+      refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_closed', 'no_exercice_for_date', 'result_allocation_cancelled'],
       handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
         const allocation = await visibleAllocation(deps.knex, actor, params.id, query.enterprise);
         authorize({ enterpriseId: allocation.enterprise }, 'The result allocation');

@@ -151,6 +151,7 @@ export const eventRoutes = [
     }),
     response: pageSchema(businessEventSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = eventQuery(deps.knex, principal);
       whereFilters(rows, query, { enterprise: 'ev.enterprise_id', kind: 'ev.kind', branch: 'ev.branch_id', date_from: ['ev.business_date', '>='], date_to: ['ev.business_date', '<='] });
@@ -169,6 +170,7 @@ export const eventRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, kind: yup.string().oneOf(eventKinds).optional() }),
     response: pageSchema(ruleConfigSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(
         deps.knex('accounting_rule_configs as r').distinctOn('r.enterprise_id', 'r.kind').select(ruleColumns.map((column) => `r.${column}`)),
@@ -190,6 +192,7 @@ export const eventRoutes = [
     query: listQuerySchema([], { enterprise: yup.string().uuid().required(), kind: yup.string().oneOf(eventKinds).required() }),
     response: pageSchema(ruleConfigSchema),
     errorStatuses: [401, 404],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       requireVisible(principal, { enterpriseId: query.enterprise }, 'The enterprise');
       const rows = deps.knex('accounting_rule_configs').where({ enterprise_id: query.enterprise, kind: query.kind }).select(ruleColumns).orderBy('version', 'desc');
@@ -233,6 +236,7 @@ export const eventRoutes = [
     }),
     response: ruleConfigSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'rule_changed_concurrently'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));

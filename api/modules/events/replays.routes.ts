@@ -104,6 +104,7 @@ export const replayRoutes = [
     }),
     response: eventReplaySchema,
     errorStatuses: [401, 403, 404, 503],
+    refusals: ['workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const request = await createReplayRequest(
@@ -133,6 +134,7 @@ export const replayRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(replayStatuses).optional() }),
     response: pageSchema(eventReplaySchema),
     errorStatuses: [401, 403],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
       const admin = { ...principal, grants: principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };

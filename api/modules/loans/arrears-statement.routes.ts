@@ -67,6 +67,7 @@ export const arrearsStatementRoutes = [
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: arrearsStatementSchema,
+    refusals: ['no_exercice_for_date'],
     handler: async ({ query, principal, deps, ctx }) => {
       const scope = { enterpriseId: query.enterprise, branch: query.branch ?? null, branches: await branchesOf(deps.knex, principal, query.enterprise, query.branch) };
       const { statement, agreement, ...provisional } = await arrearsStatementAt(deps.knex, scope, query.date);

@@ -154,6 +154,7 @@ export const loanApplicationRoutes = [
     }),
     response: pageSchema(loanApplicationSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
@@ -181,6 +182,7 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
+    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'member_not_active', 'product_inactive', 'term_periods_out_of_bounds', 'workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, body.client);
       authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
@@ -229,7 +231,7 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    refusals: ['application_closed', 'wrong_step', 'submitter_cannot_decide', 'same_person_twice', 'nothing_to_send_back', 'comment_required', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable'],
+    refusals: ['application_closed', 'wrong_step', 'submitter_cannot_decide', 'same_person_twice', 'nothing_to_send_back', 'comment_required', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable', 'cap_share_capital', 'cap_related_party', 'member_not_active'],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       assertInReview(application);
@@ -253,6 +255,7 @@ export const loanApplicationRoutes = [
     body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['application_closed', 'decision_in_progress', 'not_submitter', 'workflow_unavailable'],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');

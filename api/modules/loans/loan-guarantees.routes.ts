@@ -120,6 +120,7 @@ export const loanGuaranteeRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, loan: yup.string().uuid().optional(), application: yup.string().uuid().optional() }),
     response: pageSchema(loanGuaranteeSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(guarantees(deps.knex), principal, { enterprise: 'x.enterprise_id', branch: 'x.branch_id' }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
       whereFilters(rows, query, { enterprise: 'x.enterprise_id', loan: 'x.loan_id', application: 'x.application_id' });
@@ -170,6 +171,7 @@ export const loanGuaranteeRoutes = [
     }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
@@ -202,6 +204,7 @@ export const loanGuaranteeRoutes = [
     body: yup.object({ end_date: isoDate().required() }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['confirmation_pending', 'guarantee_pending', 'guarantee_refused'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const { scope, kind } = await guaranteeScope(deps.knex, params.id);
       authorize(scope, 'The guarantee');
@@ -225,6 +228,7 @@ export const loanGuaranteeRoutes = [
     body: yup.object({ reason: yup.string().trim().max(500).default('') }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['application_closed', 'nothing_to_confirm', 'same_person'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       authorize((await guaranteeScope(deps.knex, params.id)).scope, 'The guarantee');
       await decideGuarantee(deps.activities, actor, params.id, decision, body.reason);

@@ -170,6 +170,7 @@ export const loanProductRoutes = [
     }),
     response: pageSchema(loanProductSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', term_category: 'term_category', is_active: 'is_active' });
@@ -208,6 +209,7 @@ export const loanProductRoutes = [
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_code_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const changes = productChanges(body);
@@ -248,6 +250,7 @@ export const loanProductRoutes = [
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const product = await visibleLoanProduct(deps.knex, actor, params.id);
       authorize({ enterpriseId: product.enterpriseId }, 'The loan product');
@@ -271,6 +274,7 @@ export const loanProductRoutes = [
     }),
     response: loanSimulationSchema,
     errorStatuses: [401, 404, 422],
+    refusals: ['amount_out_of_bounds', 'grace_periods_out_of_bounds', 'term_periods_out_of_bounds'],
     handler: async ({ params, body, principal, deps }) => {
       const product = await visibleLoanProduct(deps.knex, principal, params.id);
       const requested = { amount: parseAmount(body.amount)!, termPeriods: body.term_periods, gracePeriods: body.grace_periods };

@@ -84,6 +84,7 @@ export const loanRepaymentRoutes = [
     }),
     response: pageSchema(loanRepaymentSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(repaymentsQuery(deps.knex), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
       whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
@@ -115,6 +116,7 @@ export const loanRepaymentRoutes = [
     }),
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'date_not_business_date', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off', 'no_exercice_for_date'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {

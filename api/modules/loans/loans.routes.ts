@@ -142,6 +142,7 @@ export const loanRoutes = [
     }),
     response: pageSchema(loanSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Loan.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
@@ -222,6 +223,7 @@ export const loanRoutes = [
     }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'approver_cannot_disburse', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_not_awaiting_disbursement', 'no_exercice_for_date'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
       authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
@@ -242,6 +244,7 @@ export const loanRoutes = [
     body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['loan_not_active'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
       authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
@@ -261,6 +264,7 @@ export const loanRoutes = [
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'loan_not_doubtful', 'no_exercice_for_date', 'write_off_approval_required'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const loan = await visibleLoan(deps.knex, actor, params.id);
       authorize({ enterpriseId: loan.enterpriseId }, 'The loan');

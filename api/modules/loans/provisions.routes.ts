@@ -171,6 +171,7 @@ export const provisionRoutes = [
     }),
     response: pageSchema(loanProvisionSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const source = query.as_of === undefined ? deps.knex('loan_provisions') : deps.knex.from(provisionRowsAt(deps.knex, query.as_of).as('loan_provisions'));
       const rows = scopeToVisible(source.select('*'), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
@@ -216,6 +217,7 @@ export const provisionRoutes = [
     body: yup.object({ enterprise: yup.string().uuid().required(), as_of: isoDate().optional() }),
     response: provisioningRunSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
+    refusals: ['as_of_after_business_date', 'provisioning_date_passed', 'workflow_unavailable'],
     handler: async ({ body, principal, deps, ctx }) => {
       const actor = principal;
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
@@ -243,6 +245,7 @@ export const provisionRoutes = [
     query: listQuerySchema([], { enterprise: enterpriseFilter, as_of: isoDate().optional(), status: yup.string().oneOf(runStatuses).optional() }),
     response: pageSchema(provisioningRunSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });

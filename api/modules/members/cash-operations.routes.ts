@@ -42,6 +42,7 @@ const moveRoute = (direction: CashDirection) =>
     }),
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'withdrawals_not_allowed'],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       authorize(await visibleAccountScope(deps, actor, params.id), 'The account');
       const move = direction === 'deposit' ? depositCash : withdrawCash;
@@ -69,6 +70,7 @@ const accountListRoute = (direction: CashDirection) =>
     query: listQuerySchema([], dateFilters),
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401, 404],
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await visibleAccount(deps.knex, principal, params.id);
       const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
@@ -88,6 +90,7 @@ const listRoute = (direction: CashDirection) =>
     query: listQuerySchema([], { ...dateFilters, enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), account: yup.string().uuid().optional() }),
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(cashOperationsQuery(deps.knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
       if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);

@@ -196,6 +196,7 @@ const statusChange = (action: StatusAction) =>
     body: yup.object({ reason: action === 'reactivate' ? reason.default('') : reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: action === 'leave' ? ['invalid_status_transition', 'member_has_open_accounts', 'member_has_shares', 'member_refund_pending'] : ['invalid_status_transition'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, params.id);
       authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
@@ -221,6 +222,7 @@ export const clientProfileRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(clientSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', status: 'status', kind: 'kind' });
@@ -249,6 +251,7 @@ export const clientProfileRoutes = [
     body: createBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['branch_closed', 'member_already_registered'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
       const client = await createClientProfile(deps.activities, actor, {
@@ -285,6 +288,7 @@ export const clientProfileRoutes = [
     body: patchBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['branch_closed', 'member_already_registered'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const client = await visibleClient(deps.knex, actor, params.id);
       authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');

@@ -25,6 +25,7 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
     response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: action === 'close' ? ['invalid_status_transition', 'account_pledged', 'balance_not_zero'] : ['invalid_status_transition'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const account = await visibleAccount(deps.knex, actor, params.id);
       authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
@@ -59,6 +60,7 @@ export const memberAccountRoutes = [
     }),
     errorStatuses: [401],
     response: pageSchema(memberAccountSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(CompteClient.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
@@ -85,6 +87,7 @@ export const memberAccountRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
+    refusals: ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'withdrawals_not_allowed'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
       authorize({ enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
@@ -131,6 +134,7 @@ export const memberAccountRoutes = [
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500).meta({ description: 'Why the member closes early, kept in the audit trail.' }) }),
     response: earlyClosureSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_not_open', 'account_pledged', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_payout_account', 'not_a_term_deposit', 'rule_inactive', 'term_deposit_matured'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const account = await visibleAccount(deps.knex, actor, params.id);
       authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
@@ -148,6 +152,7 @@ export const memberAccountRoutes = [
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: isoDate().optional() }),
     errorStatuses: [401, 404],
     response: pageSchema(statementLineSchema),
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       await visibleAccount(deps.knex, principal, params.id);
       const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
@@ -164,6 +169,7 @@ export const memberAccountRoutes = [
     query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
     response: pageSchema(reconciliationGapSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
       const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));

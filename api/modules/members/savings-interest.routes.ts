@@ -88,6 +88,7 @@ export const savingsInterestRoutes = [
     query: listQuerySchema([], periodFilters),
     response: pageSchema(interestPostingSchema),
     errorStatuses: [401, 404],
+    refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await visibleAccount(deps.knex, principal, params.id);
       const rows = whereFilters(postings(deps.knex).where('s.compte_client_id', account.id), query, periodColumns);
@@ -110,6 +111,7 @@ export const savingsInterestRoutes = [
     }),
     response: pageSchema(interestPostingSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(postings(deps.knex), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
       whereFilters(rows, query, { ...periodColumns, enterprise: 's.enterprise_id', branch: 's.branch_id', account: 's.compte_client_id', occasion: 's.occasion' });
@@ -132,6 +134,7 @@ export const savingsInterestRoutes = [
     }),
     response: pageSchema(maturitySchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(maturities(deps.knex), principal, { enterprise: 'm.enterprise_id', branch: 'a.branch_id' });
       whereFilters(rows, query, {
@@ -155,6 +158,7 @@ export const savingsInterestRoutes = [
       refused: yup.array(yup.object({ account: yup.string().uuid().required(), code: yup.string().required(), message: yup.string().required() }).meta({ component: 'TermDepositMaturityRefusal' })).required(),
     }).meta({ component: 'TermDepositMaturityRun' }),
     errorStatuses: [401, 403, 404],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_closed', 'no_exercice_for_date', 'no_payout_account', 'rule_inactive'],
     handler: async ({ body, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       return matureDueTermDeposits(deps.activities, { enterpriseId: body.enterprise });

@@ -146,6 +146,7 @@ export const savingsProductRoutes = [
     query: listQuerySchema(['code', 'name'], { enterprise: enterpriseFilter, kind: yup.string().oneOf(kinds).optional(), is_active: yup.boolean().optional() }),
     errorStatuses: [401],
     response: pageSchema(savingsProductSchema),
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(SavingsProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind', is_active: 'is_active' });
@@ -190,6 +191,7 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_code_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const fields: ProductFields & Partial<InterestSettings> = {
@@ -249,6 +251,7 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_has_accounts', 'rate_change_in_paid_period', 'rate_change_not_after_latest'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const product = await visibleProduct(deps.knex, actor, params.id);
       authorize({ enterpriseId: product.enterpriseId }, 'The savings product');

@@ -67,6 +67,7 @@ export const shareRegisterRoutes = [
       results: yup.array(lineSchema).required(),
     }).meta({ component: 'CapitalRegister', description: 'A page of the register, with the totals of the whole register.' }),
     errorStatuses: [401, 403, 404],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       // The register is the enterprise's: a role in one branch only does not reach it.
       requireRole(principal, roles, { enterpriseId: query.enterprise }, 'The enterprise');

@@ -50,6 +50,7 @@ export const shareSubscriptionRoutes = [
     }),
     response: pageSchema(subscriptionSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const now = deps.clock();
       const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
@@ -80,6 +81,7 @@ export const shareSubscriptionRoutes = [
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['above_maximum_shares', 'account_inactive', 'account_not_leaf', 'account_unknown', 'amount_out_of_bounds', 'below_minimum_shares', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'not_a_founder', 'share_type_inactive'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const client = await visibleClient(deps.knex, actor, body.client);
       authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
@@ -127,6 +129,7 @@ export const shareSubscriptionRoutes = [
     }),
     response: pageSchema(paymentSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
       whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
@@ -149,6 +152,7 @@ export const shareSubscriptionRoutes = [
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exceeds_unpaid', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'subscription_paid_up'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');

@@ -108,6 +108,7 @@ export const shareTypeRoutes = [
     query: listQuerySchema(['code'], { enterprise: enterpriseFilter, is_active: yup.boolean().optional() }),
     response: pageSchema(shareTypeSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = whereFilters(scopeToVisible(ShareType.query(deps.knex), principal, { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code' }, defaultOrdering: 'code' });
@@ -133,6 +134,7 @@ export const shareTypeRoutes = [
     }),
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['share_type_code_taken', 'share_type_limit'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       return serializeShareType(await createShareType(deps.activities, actor, body.enterprise, body.code, { ...typeFields(body), nominalValue: body.nominal_value }));
@@ -161,6 +163,7 @@ export const shareTypeRoutes = [
     body: yup.object({ ...fieldSchemas, is_active: yup.boolean() }),
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
+    refusals: ['share_type_in_use'],
     handler: async ({ params, body, principal: actor, deps, authorize }) => {
       const type = await visibleShareType(deps.knex, actor, params.id);
       authorize({ enterpriseId: type.enterpriseId }, 'The share type');

@@ -117,6 +117,7 @@ function decisionRoute(spec: {
   description?: string;
   access: readonly Role[];
   from: { status: ShareWithdrawal['status']; code: ErrorCode; what: string };
+  refusals: readonly ErrorCode[];
   send: (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) => Promise<unknown>;
 }) {
   return defineRoute({
@@ -133,6 +134,7 @@ function decisionRoute(spec: {
     body: yup.object({ reason: reasonSchema(true) }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: spec.refusals,
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
@@ -163,6 +165,7 @@ export const shareWithdrawalRoutes = [
     }),
     response: pageSchema(withdrawalSchema),
     errorStatuses: [401],
+    refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(ShareWithdrawal.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', subscription: 'subscription_id', status: 'status' });
@@ -190,6 +193,7 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['below_minimum_shares', 'member_left', 'not_enough_shares', 'seniority_not_reached', 'shares_not_withdrawable', 'workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
       const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
       authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
@@ -220,6 +224,7 @@ export const shareWithdrawalRoutes = [
     summary: 'Cancel a withdrawal during its notice period, for the member (cashier, branch head) or the board (direction)',
     access: cancellers,
     from: { status: 'notice', code: 'withdrawal_not_in_notice', what: 'only a withdrawal in its notice period can be cancelled' },
+    refusals: ['withdrawal_not_in_notice', 'withdrawal_closed', 'decision_in_progress', 'workflow_unavailable'],
     send: cancelWithdrawal,
   }),
   defineRoute({
@@ -241,6 +246,7 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'already_refunded', 'decision_in_progress', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'refund_not_owed', 'withdrawal_closed', 'workflow_unavailable'],
     handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
       const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
       authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
@@ -270,6 +276,7 @@ export const shareWithdrawalRoutes = [
     description: 'AUSCOOP Art. 11: when the refund would harm the cooperative\'s finances. The reason is the recorded decision.',
     access: ['direction'],
     from: { status: 'effective', code: 'refund_not_owed', what: 'no refund is waiting' },
+    refusals: ['refund_not_owed', 'refund_already_extended', 'withdrawal_closed', 'decision_in_progress', 'workflow_unavailable'],
     send: extendWithdrawalRefund,
   }),
 ];

@@ -62,6 +62,7 @@ export const systemRoutes = [
     access: 'public',
     produces: 'text/plain',
     errorStatuses: [401, 404],
+    refusals: ['metrics_token_required', 'route_not_found'],
     handler: async ({ deps, ctx }) => {
       if (deps.metricsToken === null) throw new AppError('not_found', 'route_not_found', `No resource at ${ctx.path}.`);
       if (!sameSecret(ctx.get('Authorization'), `Bearer ${deps.metricsToken}`)) throw new AppError('unauthenticated', 'metrics_token_required', 'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.');
