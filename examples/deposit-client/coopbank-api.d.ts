@@ -199,7 +199,28 @@ export interface paths {
         /** List the users an administrator manages */
         get: operations["listUsers"];
         put?: never;
-        post?: never;
+        /**
+         * Create a staff user with their roles; the answer's one-time invitation lets them set their password
+         * @description Each role must lie within what the caller administers (403 otherwise). The user has no password until they accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/invitations/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set one's password with the invitation of a user an administrator created; then sign in */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3320,6 +3341,25 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["CompteClient"][];
         };
+        CreatedUser: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            full_name: string;
+            email: string;
+            is_active: boolean;
+            /** Format: date-time */
+            last_login_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            roles: components["schemas"]["RoleGrant"][];
+            invitation: {
+                /** @description Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/). */
+                token: string;
+                /** Format: date-time */
+                expires_at: string;
+            };
+        };
         CreditCapBreach: {
             /** @enum {string} */
             code: "cap_share_capital" | "cap_related_party";
@@ -5895,6 +5935,142 @@ export interface operations {
             };
             /** @description Not found (or not visible to this user). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    full_name: string;
+                    /** Format: email */
+                    email: string;
+                    roles: {
+                        /** @enum {string} */
+                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+                        /** Format: uuid */
+                        enterprise: string | null;
+                        /** Format: uuid */
+                        branch?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Create a staff user with their roles; the answer's one-time invitation lets them set their password */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/auth/users/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedUser"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set one's password with the invitation of a user an administrator created; then sign in */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

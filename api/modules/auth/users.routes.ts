@@ -69,6 +69,7 @@ export const userRoutes = [
     }),
     response: createdUserSchema,
     errorStatuses: [401, 403, 409, 422],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'username_taken', 'email_taken'],
     handler: async ({ body, principal: actor, deps, ctx }) => {
       const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
         username: body.username,
@@ -89,6 +90,7 @@ export const userRoutes = [
     status: 204,
     body: yup.object({ token: yup.string().required().max(100), password: passwordSchema }),
     errorStatuses: [],
+    refusals: ['invalid_invitation'],
     handler: async ({ body, deps, ctx }) => {
       await acceptInvitation(deps.activities, { token: body.token, password: body.password, requestId: ctx.state.requestId });
       return undefined;
