@@ -19,6 +19,12 @@ export function parseAmount(text: string): Money | undefined {
   return amount.isZero() || amount.gt(amountMax) ? undefined : amount;
 }
 
+/**
+ * Whole francs as text (plain digits, never an exponent), rounded as the caller names it: how an amount loses
+ * its fraction is a decision of each rule, not a default of the Decimal configuration.
+ */
+export const toFrancs = (amount: Money, rounding: Decimal.Rounding): string => amount.toFixed(0, rounding);
+
 /** The JSON form: plain digits, never an exponent. */
 export function formatAmount(amount: Money): string {
   return amount.toFixed(amountScale);

@@ -1,7 +1,8 @@
 import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { bookkeepingRetry, failureText, stepRetry } from './activity-calls';
 
-const { markReplayFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+const { markReplayFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
 
 export interface EventReplayInput {
   requestId: string;
@@ -26,7 +27,7 @@ export async function eventReplay(input: EventReplayInput): Promise<{ status: st
   // A batch is one DB transaction; a transient fault (a deadlock, a lost worker) is retried, bounded.
   const { replayEventBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+    retry: stepRetry,
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? batchesPerRunDefault); batch += 1) {
@@ -34,7 +35,7 @@ export async function eventReplay(input: EventReplayInput): Promise<{ status: st
       if (progress.status !== 'running') return { status: progress.status, eventsSeen: progress.eventsSeen, entriesPosted: progress.entriesPosted };
     }
   } catch (error) {
-    await markReplayFailed({ requestId: input.requestId, failure: error instanceof Error ? error.message : String(error) });
+    await markReplayFailed({ requestId: input.requestId, failure: failureText(error) });
     throw ApplicationFailure.nonRetryable(`event replay ${input.requestId} failed`, 'EventReplayFailed');
   }
   return continueAsNew<typeof eventReplay>(input);

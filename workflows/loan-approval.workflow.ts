@@ -9,6 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { stepRetry } from './activity-calls';
 import { applyDecision, initialApprovalState, refusalOf, type ApprovalStep, type DecisionRequest } from '../domain/loans/approval';
 import { approvalStateQuery, decideUpdate, withdrawUpdate, type ApprovalView } from './definitions';
 import { refuse } from './refusal';
@@ -29,7 +30,7 @@ export interface LoanApprovalInput {
 
 const activityOptions = {
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  retry: stepRetry,
 } as const;
 const { recordLoanDecision: recordDecisionAsTask, expireLoanApplication } = proxyActivities<Activities>(activityOptions);
 // A decision is written by a local activity: it runs inside the workflow task of its Update, so the answer

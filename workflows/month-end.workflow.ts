@@ -6,16 +6,17 @@ import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
 import { childTags, tagWorkflow } from './tags';
 import { reportingPack } from './reporting-pack.workflow';
 import type { Activities } from '../activities';
+import { refusalText, stepRetry } from './activity-calls';
 
 const activities = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  retry: stepRetry,
 });
 
 // The member-account steps commit account by account (each idempotent): a large cooperative's take minutes.
 const memberAccountSteps = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  retry: stepRetry,
 });
 
 /** Each step of monthEndSteps is an activity of this shape: the compiler refuses a step name without one. */
@@ -103,8 +104,7 @@ export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
     await startReportingPack(input.enterpriseId, period);
     return { runId, period, steps };
   } catch (error) {
-    // An activity's failure wraps the refusal (its cause), whose message says what to do.
-    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const failure = refusalText(error);
     await activities.markMonthEndFailed({ runId, failure });
     throw ApplicationFailure.nonRetryable(`month end ${runId} failed`, 'MonthEndFailed');
   }

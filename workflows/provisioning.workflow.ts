@@ -1,10 +1,11 @@
 import { ApplicationFailure, continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
 import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
+import { bookkeepingRetry, failureText, stepRetry } from './activity-calls';
 
-const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
 // Account by account, each its own transaction: a day's maturities of a large cooperative take minutes.
-const { matureDueTermDeposits } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 } });
+const { matureDueTermDeposits } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', retry: stepRetry });
 
 const defaultBatchSize = 10_000;
 
@@ -36,7 +37,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: runId });
   const { provisionBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+    retry: stepRetry,
   });
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
@@ -44,7 +45,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
       if (progress.status !== 'running') return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
     }
   } catch (error) {
-    await markProvisioningRunFailed({ runId, failure: error instanceof Error ? error.message : String(error) });
+    await markProvisioningRunFailed({ runId, failure: failureText(error) });
     throw ApplicationFailure.nonRetryable(`provisioning run ${runId} failed`, 'ProvisioningRunFailed');
   }
   return continueAsNew<typeof provisioningRun>({ ...input, runId });

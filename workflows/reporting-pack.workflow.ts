@@ -1,10 +1,11 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
+import { refusalText, stepRetry } from './activity-calls';
 
 const { openReportingPack, storeReportingPack, markReportingPackFailed } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  retry: stepRetry,
 });
 
 /** The start input, the same from the API and from the month end (which starts this workflow as its last step). */
@@ -27,8 +28,7 @@ export async function reportingPack(input: ReportingPackInput): Promise<{ packId
     const stored = await storeReportingPack({ packId: pack.packId });
     return { packId: pack.packId, files: stored.files };
   } catch (error) {
-    // An activity's failure wraps the refusal (its cause), whose message says what to do.
-    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const failure = refusalText(error);
     await markReportingPackFailed({ packId: pack.packId, failure });
     throw ApplicationFailure.nonRetryable(`reporting pack ${pack.packId} failed`, 'ReportingPackFailed');
   }

@@ -1,5 +1,6 @@
 import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { stepRetry } from './activity-calls';
 import type { Refused } from '../activities/refusal-outcome';
 import type { ErrorCode } from '../domain/error-catalogue';
 import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
@@ -21,7 +22,7 @@ export interface ShareWithdrawalInput {
 
 const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  retry: stepRetry,
 });
 
 /** `condition` with a timeout that may already be spent (a zero-day notice, a reminder due at once). */

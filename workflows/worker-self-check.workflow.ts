@@ -1,9 +1,10 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { diagnosticRetry } from './activity-calls';
 
 const { describeDatabase } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
+  retry: diagnosticRetry,
 });
 
 export interface WorkerSelfCheckResult {

@@ -1,9 +1,9 @@
-import { ApplicationFailure, proxyActivities, type RetryPolicy } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
+import { refusalText, stepRetry } from './activity-calls';
 
-const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 };
-const { markExerciceClosingFailed } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry });
+const { markExerciceClosingFailed } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: stepRetry });
 
 export interface YearEndClosingInput {
   closingId: string;
@@ -21,14 +21,13 @@ export interface YearEndClosingInput {
  */
 export async function yearEndClosing(input: YearEndClosingInput): Promise<{ result: string | null; closingEntries: number; openingEntries: number }> {
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: input.exerciceCode });
-  const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({ startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`, retry });
+  const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({ startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`, retry: stepRetry });
   try {
     const closed = await closeIncomeAndExpenses({ closingId: input.closingId });
     const opened = await carryForwardBalances({ closingId: input.closingId });
     return { result: closed.result, closingEntries: closed.entries, openingEntries: opened.entries };
   } catch (error) {
-    // An activity's failure wraps the refusal (its cause), whose message says what to do.
-    const failure = (error as { cause?: Error }).cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const failure = refusalText(error);
     await markExerciceClosingFailed({ closingId: input.closingId, failure });
     throw ApplicationFailure.nonRetryable(`closing ${input.closingId} failed`, 'ExerciceClosingFailed');
   }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
-import { Money } from '../../domain/money';
+import { Money, toFrancs } from '../../domain/money';
 import { votesOf } from '../../domain/shares/share-type';
 
 /**
@@ -112,7 +112,7 @@ export function registerLine(row: MemberRow): RegisterLine {
     shares: row.shares,
     subscribed: row.subscribed,
     paid: row.paid,
-    unpaid: new Money(row.subscribed).minus(row.paid).toFixed(0),
+    unpaid: toFrancs(new Money(row.subscribed).minus(row.paid), Money.ROUND_HALF_UP),
     types: row.types,
   };
 }
@@ -149,12 +149,12 @@ export async function registerTotals(knex: Knex, enterpriseId: string, date: Iso
       return total + votesOf({ holdsVotingShares: row.holds_voting_shares, paymentOverdue: row.payment_overdue }) * row.members;
     }, 0),
     shares: byType.reduce((total: number, row: { shares: number }) => total + row.shares, 0),
-    subscribed: sum('subscribed').toFixed(0),
-    paid: sum('paid').toFixed(0),
-    unpaid: sum('subscribed').minus(sum('paid')).toFixed(0),
+    subscribed: toFrancs(sum('subscribed'), Money.ROUND_HALF_UP),
+    paid: toFrancs(sum('paid'), Money.ROUND_HALF_UP),
+    unpaid: toFrancs(sum('subscribed').minus(sum('paid')), Money.ROUND_HALF_UP),
     types: byType.map((row: { share_type: string; code: string; name: string; shares: number; subscribed: string; paid: string }) => ({
       ...row,
-      unpaid: new Money(row.subscribed).minus(row.paid).toFixed(0),
+      unpaid: toFrancs(new Money(row.subscribed).minus(row.paid), Money.ROUND_HALF_UP),
     })),
   };
 }

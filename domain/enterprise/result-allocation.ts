@@ -1,5 +1,5 @@
 import type { JournalLine } from '../events/journal';
-import { Money } from '../money';
+import { Money, toFrancs } from '../money';
 import type { BranchEntry } from './year-end-closing';
 import type { ErrorCode } from '../error-catalogue';
 
@@ -85,7 +85,6 @@ export interface AllocationProblem {
 }
 
 const zero = new Money(0);
-const francs = (amount: Money) => amount.toFixed(0);
 
 /**
  * The least a compulsory reserve must take: its rate of the surplus (rounded up to the franc: "at least"), but no
@@ -103,15 +102,15 @@ const capOf = (rate: Money, base: Money): Money => Money.max(zero, base.times(ra
 function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
   const cleared = amounts.prior_losses;
   if (cleared.gt(facts.priorLosses)) {
-    return [{ field: 'prior_losses', code: 'prior_losses_above_balance', message: `prior_losses must be at most ${francs(facts.priorLosses)}, what the report à nouveau débiteur holds.` }];
+    return [{ field: 'prior_losses', code: 'prior_losses_above_balance', message: `prior_losses must be at most ${toFrancs(facts.priorLosses, Money.ROUND_HALF_UP)}, what the report à nouveau débiteur holds.` }];
   }
   const due = Money.min(facts.result, facts.priorLosses);
   if (facts.policy.absorbPriorLossesFirst && !cleared.eq(due)) {
-    return [{ field: 'prior_losses', code: 'prior_losses_first', message: `prior_losses must be ${francs(due)}: a profit first clears the report à nouveau débiteur.` }];
+    return [{ field: 'prior_losses', code: 'prior_losses_first', message: `prior_losses must be ${toFrancs(due, Money.ROUND_HALF_UP)}: a profit first clears the report à nouveau débiteur.` }];
   }
   if (facts.priorLosses.gt(cleared)) {
     return (['ristournes', 'share_interest'] as const).filter((field) => !amounts[field].isZero()).map((field) => (
-      { field, code: 'prior_losses_not_cleared', message: `${field} must be 0 while ${francs(facts.priorLosses.minus(cleared))} of prior losses remain in the report à nouveau débiteur.` }));
+      { field, code: 'prior_losses_not_cleared', message: `${field} must be 0 while ${toFrancs(facts.priorLosses.minus(cleared), Money.ROUND_HALF_UP)} of prior losses remain in the report à nouveau débiteur.` }));
   }
   return [];
 }
@@ -126,13 +125,13 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
     ['training_reserve', reserveFloor(policy.trainingReserveRateMin, surplus, facts.reserves.training_reserve, facts.subscribedCapital)],
   ] as const;
   for (const [field, floor] of floors) {
-    if (amounts[field].lt(floor)) problems.push({ field, code: 'reserve_floor_not_met', message: `${field} must be at least ${francs(floor)} (its share of the surplus, until the reserve equals the statutory capital).` });
+    if (amounts[field].lt(floor)) problems.push({ field, code: 'reserve_floor_not_met', message: `${field} must be at least ${toFrancs(floor, Money.ROUND_HALF_UP)} (its share of the surplus, until the reserve equals the statutory capital).` });
   }
   const optionalMax = capOf(policy.optionalReservesRateMax, surplus);
-  if (amounts.optional_reserves.gt(optionalMax)) problems.push({ field: 'optional_reserves', code: 'optional_reserves_above_cap', message: `optional_reserves must be at most ${francs(optionalMax)}.` });
+  if (amounts.optional_reserves.gt(optionalMax)) problems.push({ field: 'optional_reserves', code: 'optional_reserves_above_cap', message: `optional_reserves must be at most ${toFrancs(optionalMax, Money.ROUND_HALF_UP)}.` });
   const interestMax = capOf(policy.shareInterestRateMax, facts.paidUpCapital);
   if (amounts.share_interest.gt(interestMax)) {
-    problems.push({ field: 'share_interest', code: 'share_interest_above_cap', message: `share_interest must be at most ${francs(interestMax)} (the cap rate on the paid-up capital of ${francs(facts.paidUpCapital)}).` });
+    problems.push({ field: 'share_interest', code: 'share_interest_above_cap', message: `share_interest must be at most ${toFrancs(interestMax, Money.ROUND_HALF_UP)} (the cap rate on the paid-up capital of ${toFrancs(facts.paidUpCapital, Money.ROUND_HALF_UP)}).` });
   }
   return problems;
 }
@@ -144,7 +143,7 @@ function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): Alloc
   }
   for (const field of reserveFields) {
     const held = facts.reserves[field];
-    if (amounts[field].gt(held)) problems.push({ field, code: 'reserve_insufficient', message: `${field} must be at most ${francs(Money.max(zero, held))}, what the reserve holds.` });
+    if (amounts[field].gt(held)) problems.push({ field, code: 'reserve_insufficient', message: `${field} must be at most ${toFrancs(Money.max(zero, held), Money.ROUND_HALF_UP)}, what the reserve holds.` });
   }
   return problems;
 }
@@ -161,7 +160,7 @@ export function allocationProblems(amounts: AllocationAmounts, facts: Allocation
   const problems = facts.result.isPositive() ? profitProblems(amounts, facts) : lossProblems(amounts, facts);
   const total = allocationFields.reduce((sum, field) => sum.plus(amounts[field]), zero);
   if (!total.eq(magnitude)) {
-    problems.push({ field: 'retained_earnings', code: 'allocation_not_equal_to_result', message: `The amounts add up to ${francs(total)}, the result to allocate is ${francs(magnitude)}: retained_earnings takes the remainder.` });
+    problems.push({ field: 'retained_earnings', code: 'allocation_not_equal_to_result', message: `The amounts add up to ${toFrancs(total, Money.ROUND_HALF_UP)}, the result to allocate is ${toFrancs(magnitude, Money.ROUND_HALF_UP)}: retained_earnings takes the remainder.` });
   }
   return problems;
 }

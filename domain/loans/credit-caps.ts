@@ -1,4 +1,4 @@
-import { Money } from '../money';
+import { Money, toFrancs } from '../money';
 
 /**
  * Credit caps of COBAC R-2017/08 (docs/domain.md §3), checked at submission and at final approval. Pure:
@@ -76,4 +76,8 @@ export interface CreditCapBreachRow {
   total: string;
 }
 
-export const breachRow = (breach: CreditCapBreach): CreditCapBreachRow => ({ code: breach.code, limit: breach.limit.toFixed(0), total: breach.total.toFixed(0) });
+export const breachRow = (breach: CreditCapBreach): CreditCapBreachRow => ({
+  code: breach.code,
+  limit: toFrancs(breach.limit, Money.ROUND_HALF_UP),
+  total: toFrancs(breach.total, Money.ROUND_HALF_UP),
+});

@@ -1,6 +1,6 @@
 import { daysBetween, type IsoDate } from '../calendar';
 import { AppError } from '../errors';
-import { Money } from '../money';
+import { Money, toFrancs } from '../money';
 import { periodsPerYear, type Frequency, type ScheduleMethod } from './schedule';
 
 /**
@@ -111,7 +111,7 @@ export function assertWithinProduct(product: LoanProductRules, requested: Reques
   }
   const fees = loanFees(requested.amount, new Money(product.feeRate), new Money(product.feeFixed));
   if (fees.gte(requested.amount)) {
-    throw outOfBounds('amount', `amount must exceed the fees of ${fees.toFixed(0)} XAF that product ${product.code} withholds from it`);
+    throw outOfBounds('amount', `amount must exceed the fees of ${toFrancs(fees, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`);
   }
   if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
     throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);

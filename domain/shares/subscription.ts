@@ -1,5 +1,5 @@
 import { addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
-import { amountMax, Money } from '../money';
+import { amountMax, Money, toFrancs } from '../money';
 import type { Refusal } from '../refusal';
 import { founderCode, type ShareTypeTerms } from './share-type';
 
@@ -42,10 +42,10 @@ export function subscriptionRefusal(request: SubscriptionRequest): Refusal | nul
     return { kind: 'unprocessable', code: 'below_minimum_shares', field: 'shares', message: `A member holds at least ${terms.minShares} shares of type ${terms.code}: subscribe ${terms.minShares - request.heldShares} or more.` };
   }
   const amount = terms.nominalValue.times(request.shares);
-  if (amount.gt(amountMax)) return { kind: 'unprocessable', code: 'amount_out_of_bounds', field: 'shares', message: `${request.shares} shares of ${terms.nominalValue.toFixed(0)} XAF are above the largest amount the product handles.` };
+  if (amount.gt(amountMax)) return { kind: 'unprocessable', code: 'amount_out_of_bounds', field: 'shares', message: `${request.shares} shares of ${toFrancs(terms.nominalValue, Money.ROUND_HALF_UP)} XAF are above the largest amount the product handles.` };
   const minimum = minimumInitialPayment(amount, terms);
   if (request.initialPayment.lt(minimum) || request.initialPayment.gt(amount)) {
-    const expected = minimum.eq(amount) ? `the whole amount, ${amount.toFixed(0)} XAF` : `from ${minimum.toFixed(0)} to ${amount.toFixed(0)} XAF`;
+    const expected = minimum.eq(amount) ? `the whole amount, ${toFrancs(amount, Money.ROUND_HALF_UP)} XAF` : `from ${toFrancs(minimum, Money.ROUND_HALF_UP)} to ${toFrancs(amount, Money.ROUND_HALF_UP)} XAF`;
     return { kind: 'unprocessable', code: 'initial_payment_out_of_bounds', field: 'initial_payment', message: `initial_payment must be ${expected} for type ${terms.code}.` };
   }
   return null;
@@ -54,6 +54,6 @@ export function subscriptionRefusal(request: SubscriptionRequest): Refusal | nul
 /** A payment never exceeds what is unpaid. */
 export function paymentRefusal(amount: Money, unpaid: Money): Refusal | null {
   if (unpaid.isZero()) return { kind: 'conflict', code: 'subscription_paid_up', message: 'The subscription is fully paid.' };
-  if (amount.gt(unpaid)) return { kind: 'conflict', code: 'exceeds_unpaid', field: 'amount', message: `At most ${unpaid.toFixed(0)} XAF remains to be paid on this subscription.` };
+  if (amount.gt(unpaid)) return { kind: 'conflict', code: 'exceeds_unpaid', field: 'amount', message: `At most ${toFrancs(unpaid, Money.ROUND_HALF_UP)} XAF remains to be paid on this subscription.` };
   return null;
 }

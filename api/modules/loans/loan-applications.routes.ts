@@ -5,7 +5,6 @@ import { submitLoanApplication } from '../../../activities/loans/loan-applicatio
 import { approvalSteps, decisions } from '../../../domain/loans/approval';
 import type { CreditCapCode } from '../../../domain/loans/credit-caps';
 import { AppError, NotFoundError } from '../../../domain/errors';
-import { parseAmount } from '../../../domain/money';
 import { raw, type QueryBuilder } from 'objection';
 import { LoanApplication } from '../../../db/models/loan-application.model';
 import { requireRole, requireVisible } from '../../auth/access';
@@ -16,7 +15,7 @@ import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas
 import { scopeToVisible } from '../enterprise-scope';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
 import { visibleClient } from '../members/client-profiles.routes';
-import { amountSchema, moneyResponse } from '../money.schemas';
+import { amount, moneyResponse } from '../money.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
 const submitters = ['cashier', 'branch_head'] as const;
@@ -175,7 +174,7 @@ export const loanApplicationRoutes = [
     body: yup.object({
       client: yup.string().uuid().required(),
       product: yup.string().uuid().required(),
-      amount: amountSchema().required(),
+      amount: amount().required(),
       term_periods: yup.number().strict(true).integer().min(1).max(600).required(),
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       purpose: yup.string().trim().max(500).default(''),
@@ -189,7 +188,7 @@ export const loanApplicationRoutes = [
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
         clientId: client.id,
         productId: body.product,
-        amount: parseAmount(body.amount)!,
+        amount: body.amount,
         termPeriods: body.term_periods,
         gracePeriods: body.grace_periods,
         purpose: body.purpose,

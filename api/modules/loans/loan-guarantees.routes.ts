@@ -4,13 +4,12 @@ import { addGuarantee, decideGuarantee, endGuarantee } from '../../../activities
 import { guaranteeCheckers, needsConfirmation } from '../../../domain/loans/guarantee-confirmation';
 import { guaranteeKinds, type GuaranteeKind } from '../../../domain/loans/provisioning';
 import { AppError, NotFoundError } from '../../../domain/errors';
-import { parseAmount } from '../../../domain/money';
 import { requireRole, requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { amountSchema, moneyResponse } from '../money.schemas';
+import { amount, moneyResponse } from '../money.schemas';
 
 const recorders = ['cashier', 'branch_head', 'credit_committee', 'direction'] as const;
 const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.compte_client_id', 'g.status', 'g.created_by', 'g.created_at'];
@@ -163,7 +162,7 @@ export const loanGuaranteeRoutes = [
       loan: yup.string().uuid().optional(),
       application: yup.string().uuid().optional(),
       kind: yup.string().oneOf(guaranteeKinds).required(),
-      value: amountSchema().required(),
+      value: amount().required(),
       account: yup.string().uuid().optional().meta({ description: 'A pledged deposit only (required then): the member account the value is held on.' }),
       start_date: isoDate().required(),
       end_date: isoDate().optional().nullable().default(null).meta({ description: 'Not for a pledged deposit: it is held until released.' }),
@@ -184,7 +183,7 @@ export const loanGuaranteeRoutes = [
       // A guarantee that lowers the provision is the maker's part of a four-eyes change: a branch head or above.
       if (needsConfirmation(body.kind)) requireRole(actor, guaranteeCheckers, scope, 'The loan');
       const added = await addGuarantee(deps.activities, actor, {
-        loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: parseAmount(body.value)!,
+        loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: body.value,
         startDate: body.start_date, endDate: body.end_date ?? null, description: body.description, accountId: body.account ?? null,
       });
       return guaranteeById(deps.knex, added.id as string);

@@ -3,7 +3,7 @@ import * as yup from 'yup';
 import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { formatAmount, parseAmount } from '../../../domain/money';
+import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -11,7 +11,7 @@ import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagin
 import { defineRoute } from '../../route';
 import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { amountSchema, moneyResponse } from '../money.schemas';
+import { amount, amountSchema, moneyResponse } from '../money.schemas';
 
 const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
@@ -267,7 +267,7 @@ export const loanProductRoutes = [
     status: 200,
     params: idParams,
     body: yup.object({
-      amount: amountSchema().required(),
+      amount: amount().required(),
       term_periods: termPeriodsSchema().required(),
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       start_date: isoDate().optional().meta({ description: 'Disbursement date; default: the business date.' }),
@@ -277,11 +277,11 @@ export const loanProductRoutes = [
     refusals: ['amount_out_of_bounds', 'grace_periods_out_of_bounds', 'term_periods_out_of_bounds'],
     handler: async ({ params, body, principal, deps }) => {
       const product = await visibleLoanProduct(deps.knex, principal, params.id);
-      const requested = { amount: parseAmount(body.amount)!, termPeriods: body.term_periods, gracePeriods: body.grace_periods };
+      const requested = { amount: body.amount, termPeriods: body.term_periods, gracePeriods: body.grace_periods };
       const simulation = await simulateForProduct(deps.activities, product, requested, body.start_date);
       return {
         product: product.id,
-        amount: body.amount,
+        amount: formatAmount(body.amount),
         term_periods: body.term_periods,
         grace_periods: body.grace_periods,
         start_date: simulation.startDate,

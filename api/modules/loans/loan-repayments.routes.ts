@@ -1,14 +1,13 @@
 import * as yup from 'yup';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/repayments.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { parseAmount } from '../../../domain/money';
 import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
-import { accountForChannel, amountSchema, moneyResponse, tellers } from '../money.schemas';
+import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
 
 const allocationSchema = yup.object({
   number: yup.number().integer().required().meta({ description: 'The installment.' }),
@@ -108,7 +107,7 @@ export const loanRepaymentRoutes = [
     location: '/api/v1/loans/repayments/{id}/',
     body: yup.object({
       loan: yup.string().uuid().required(),
-      amount: amountSchema().required(),
+      amount: amount().required(),
       channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
       account: accountForChannel(),
       date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
@@ -121,7 +120,7 @@ export const loanRepaymentRoutes = [
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
         loanId: body.loan,
-        amount: parseAmount(body.amount)!,
+        amount: body.amount,
         channel: body.channel,
         accountId: body.account ?? null,
         date: body.date ?? null,

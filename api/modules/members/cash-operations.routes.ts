@@ -1,14 +1,13 @@
 import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { parseAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { visibleAccount, visibleAccountScope } from './member-accounts.queries';
 import { cashOperationSchema } from './member-accounts.schemas';
-import { amountSchema, tellers } from '../money.schemas';
+import { amount, tellers } from '../money.schemas';
 
 const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
 const accountParams = yup.object({ id: yup.string().uuid().required() });
@@ -36,7 +35,7 @@ const moveRoute = (direction: CashDirection) =>
     location: `/api/v1/members/${plural[direction]}/{id}/`,
     params: accountParams,
     body: yup.object({
-      amount: amountSchema().required(),
+      amount: amount().required(),
       channel: yup.string().oneOf(['cash'] as const).default('cash'),
       reference: yup.string().trim().max(100).default(''),
     }),
@@ -49,7 +48,7 @@ const moveRoute = (direction: CashDirection) =>
       const operation = await move(
         deps.activities,
         actor,
-        { accountId: params.id, amount: parseAmount(body.amount)!, channel: body.channel, reference: body.reference, idempotencyKey },
+        { accountId: params.id, amount: body.amount, channel: body.channel, reference: body.reference, idempotencyKey },
       );
       if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { replayed: _replayed, ...answer } = operation;

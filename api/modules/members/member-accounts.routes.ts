@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
-import { Money, parseAmount } from '../../../domain/money';
+import { Money } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -11,7 +11,7 @@ import { ledgerMovements } from '../../../activities/members/account-ledger';
 import { serializeAccounts, serializeOneAccount, visibleAccount } from './member-accounts.queries';
 import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
-import { amountSchema } from '../money.schemas';
+import { amount } from '../money.schemas';
 
 const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
   defineRoute({
@@ -82,7 +82,7 @@ export const memberAccountRoutes = [
     body: yup.object({
       client: yup.string().uuid().required(),
       product: yup.string().uuid().required(),
-      initial_deposit: amountSchema().optional(),
+      initial_deposit: amount().optional(),
       payout_account: yup.string().uuid().optional().meta({ description: 'Term deposits: the member\'s open demand account paid at maturity (default: the member\'s first open one).' }),
     }),
     errorStatuses: [401, 403, 404, 409],
@@ -94,7 +94,7 @@ export const memberAccountRoutes = [
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
         clientId: body.client,
         productId: body.product,
-        initialDeposit: body.initial_deposit === undefined ? null : parseAmount(body.initial_deposit)!,
+        initialDeposit: body.initial_deposit ?? null,
         idempotencyKey,
         payoutAccountId: body.payout_account ?? null,
       });

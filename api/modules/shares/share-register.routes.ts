@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { businessDateOf } from '../../../activities/enterprise/configuration.activity';
 import { pendingWithdrawals, registerLine, registerQuery, registerTotals } from '../../../activities/shares/capital';
 import { roles } from '../../../domain/access';
-import { Money } from '../../../domain/money';
+import { Money, toFrancs } from '../../../domain/money';
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -121,11 +121,11 @@ export const shareRegisterRoutes = [
         subscribed: line?.subscribed ?? '0',
         paid: line?.paid ?? '0',
         unpaid: line?.unpaid ?? '0',
-        refunds_owed: refundsOwed.toFixed(0),
+        refunds_owed: toFrancs(refundsOwed, Money.ROUND_HALF_UP),
         types: (line?.types ?? []).map((holding) => ({
           ...holding,
           shares_in_notice: pending.get(holding.share_type)?.sharesInNotice ?? 0,
-          refund_owed: (pending.get(holding.share_type)?.refundsOwed ?? new Money(0)).toFixed(0),
+          refund_owed: toFrancs(pending.get(holding.share_type)?.refundsOwed ?? new Money(0), Money.ROUND_HALF_UP),
         })),
       };
     },

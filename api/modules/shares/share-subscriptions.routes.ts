@@ -2,7 +2,6 @@ import * as yup from 'yup';
 import type { SharePaymentRow } from '../../../activities/shares/share-payments';
 import { payShares, subscribeShares } from '../../../activities/shares/subscriptions.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { parseAmount } from '../../../domain/money';
 import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -10,7 +9,7 @@ import { visibleClient } from '../members/client-profiles.routes';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
-import { accountForChannel, amountSchema, tellers } from '../money.schemas';
+import { accountForChannel, amount, tellers } from '../money.schemas';
 import {
   paymentSchema,
   paymentsQuery,
@@ -76,7 +75,7 @@ export const shareSubscriptionRoutes = [
       client: yup.string().uuid().required(),
       share_type: yup.string().uuid().required(),
       shares: yup.number().strict(true).integer().min(1).max(1_000_000).required(),
-      initial_payment: amountSchema().optional().meta({ description: 'Paid now; default: the whole amount.' }),
+      initial_payment: amount().optional().meta({ description: 'Paid now; default: the whole amount.' }),
       ...channelFields,
     }),
     response: subscriptionSchema,
@@ -90,7 +89,7 @@ export const shareSubscriptionRoutes = [
         clientId: client.id,
         shareTypeId: body.share_type,
         shares: body.shares,
-        initialPayment: body.initial_payment === undefined ? null : parseAmount(body.initial_payment)!,
+        initialPayment: body.initial_payment ?? null,
         channel: body.channel,
         accountId: body.account ?? null,
         reference: body.reference,
@@ -149,7 +148,7 @@ export const shareSubscriptionRoutes = [
     idempotent: true,
     status: 201,
     location: '/api/v1/shares/payments/{id}/',
-    body: yup.object({ subscription: yup.string().uuid().required(), amount: amountSchema().required(), ...channelFields }),
+    body: yup.object({ subscription: yup.string().uuid().required(), amount: amount().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exceeds_unpaid', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'subscription_paid_up'],
@@ -159,7 +158,7 @@ export const shareSubscriptionRoutes = [
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
-        amount: parseAmount(body.amount)!,
+        amount: body.amount,
         channel: body.channel,
         accountId: body.account ?? null,
         reference: body.reference,
