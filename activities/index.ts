@@ -17,7 +17,7 @@ import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
-import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/withdrawals.activity';
+import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
 export interface ActivityDeps {
   knex: Knex;

@@ -1,4 +1,4 @@
-import { accountRoutes } from './modules/accounts/accounts.routes';
+import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { branchRoutes } from './modules/enterprise/branches.routes';
 import { clientProfileRoutes } from './modules/members/client-profiles.routes';

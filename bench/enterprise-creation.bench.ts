@@ -2,7 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createCompanyChart } from '../activities/accounts/company-chart';
 import type { Actor } from '../activities/context';
-import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../activities/enterprise/enterprises.activity';
 import type { Knex } from '../db/knex';
 import { benchActivityContext, withBenchDatabase } from './bench-database';
 import { percentile } from './load';

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import type { Actor } from '../activities/context';
-import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../activities/enterprise/enterprises.activity';
 import { recordBusinessEvent } from '../activities/events/record-business-event';
 import { Money } from '../domain/money';
 import { inTransaction } from '../db/transaction';

@@ -8,7 +8,7 @@ import { recordLoanDecision } from '../activities/loans/loan-approval.activity';
 import { submitLoanApplication } from '../activities/loans/loan-applications.activity';
 import { createLoanProduct } from '../activities/loans/loan-products.activity';
 import { createShareType } from '../activities/shares/share-types.activity';
-import { subscribeShares } from '../activities/shares/subscriptions.activity';
+import { subscribeShares } from '../activities/shares/share-subscriptions.activity';
 import type { Role } from '../domain/access';
 import { Money } from '../domain/money';
 import { inTransaction } from '../db/transaction';

@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Actor } from '../activities/context';
-import { createEnterprise } from '../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../activities/enterprise/enterprises.activity';
 import { provisionRowsAt, startProvisioningRun } from '../activities/loans/provisioning.activity';
 import { doubtfulAccounts, provisionAccounts } from '../domain/loans/doubtful-accounts';
 import { round, type Benchmark, type TableLine } from './benchmark';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Knex } from 'knex';
 import type { Actor } from '../activities/context';
 import { createShareType } from '../activities/shares/share-types.activity';
-import { subscribeShares } from '../activities/shares/subscriptions.activity';
+import { subscribeShares } from '../activities/shares/share-subscriptions.activity';
 import { Money } from '../domain/money';
 import { round, type Benchmark } from './benchmark';
 import { benchActivityContext, withBenchDatabase } from './bench-database';

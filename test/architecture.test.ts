@@ -111,6 +111,46 @@ test('one name per module across layers: api/modules/<module>/ declares routes o
   }
 });
 
+/**
+ * Activity files that are one operation of a resource rather than the resource itself, each with the routes file
+ * (`api/modules/<module>/<x>.routes.ts`) or the workflow (`workflows/<x>.workflow.ts`) that calls it. Any other
+ * activity file has the name of its resource's routes file or of its workflow: adding one here is a decision.
+ */
+const operationFiles: Record<string, string> = {
+  'auth/change-password': 'api/modules/auth/auth.routes.ts',
+  'auth/create-user': 'api/modules/auth/users.routes.ts',
+  'auth/register': 'api/modules/auth/auth.routes.ts',
+  'auth/sign-in': 'api/modules/auth/auth.routes.ts',
+  'enterprise/result-allocation-policy': 'api/modules/enterprise/result-allocations.routes.ts',
+  'events/configure-rule': 'api/modules/events/events.routes.ts',
+  'loans/disbursement': 'api/modules/loans/loans.routes.ts',
+  'loans/interest-accrual': 'workflows/month-end.workflow.ts',
+  'loans/loan-position': 'api/modules/loans/loans.routes.ts',
+  'loans/portfolio-quality': 'api/modules/loans/loans.routes.ts',
+  'loans/unearned-interest': 'workflows/month-end.workflow.ts',
+  'members/early-closure': 'api/modules/members/member-accounts.routes.ts',
+  'members/savings-accrual': 'workflows/month-end.workflow.ts',
+  'members/term-deposits': 'api/modules/members/savings-interest.routes.ts',
+  'shares/share-refunds': 'workflows/share-withdrawal.workflow.ts',
+};
+
+test('one name per resource across layers: an activity file has its routes file\'s or its workflow\'s name, or is a listed operation its caller uses', (t) => {
+  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+  const exported = (file: string) => [...read(file).matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1] ?? '');
+  for (const folder of fs.readdirSync(path.join(root, 'activities'), { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+    for (const file of fs.readdirSync(path.join(root, 'activities', folder.name)).filter((name) => name.endsWith('.activity.ts'))) {
+      const name = file.replace(/\.activity\.ts$/, '');
+      const named = fs.existsSync(path.join(root, 'api/modules', folder.name, `${name}.routes.ts`)) || fs.existsSync(path.join(root, 'workflows', `${name}.workflow.ts`));
+      const caller = operationFiles[`${folder.name}/${name}`];
+      t.true(named || caller !== undefined, `activities/${folder.name}/${file}: name it after its routes file or workflow, or list it in operationFiles`);
+      if (caller === undefined) continue;
+      t.false(named, `${folder.name}/${name} is a resource's name: leave it out of operationFiles`);
+      const text = read(caller);
+      t.true(exported(`activities/${folder.name}/${file}`).some((fn) => text.includes(fn)), `${caller} calls an operation of activities/${folder.name}/${file}`);
+    }
+  }
+});
+
 test('every file path docs/architecture.md names in backticks exists', (t) => {
   // File-like only (folders, a slash and an extension, no wildcard or ellipsis): a folder or a command is not checked.
   const filePath = /^[\w.-]+(\/[\w.-]+)+\.[A-Za-z0-9]+$/;

@@ -1,6 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { RefundInput } from '../activities/shares/share-refunds.activity';
-import type { StepInput } from '../activities/shares/withdrawals.activity';
+import type { StepInput } from '../activities/shares/share-withdrawals.activity';
 import type { ApprovalState, DecisionKind, DecisionRequest } from '../domain/loans/approval';
 
 /**

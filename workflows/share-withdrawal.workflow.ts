@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 import { stepRetry } from './activity-calls';
 import type { Refused } from '../activities/refusal-outcome';
 import type { ErrorCode } from '../domain/error-catalogue';
-import type { RefundDeadline } from '../activities/shares/withdrawals.activity';
+import type { RefundDeadline } from '../activities/shares/share-withdrawals.activity';
 import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery, type ShareWithdrawalView } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';

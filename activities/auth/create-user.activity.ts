@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { hashPassword } from './passwords';
-import { assertGrantable, roleAlreadyGranted, type GrantRoleInput } from './user-admin.activity';
+import { assertGrantable, roleAlreadyGranted, type GrantRoleInput } from './users.activity';
 
 export interface CreateUserInput {
   username: string;

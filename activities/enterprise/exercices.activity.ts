@@ -8,7 +8,7 @@ import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { reverseEntries } from '../events/reverse-entries';
-import { allocatedRefusal } from './result-allocation.activity';
+import { allocatedRefusal } from './result-allocations.activity';
 import type { ActivityContext, Actor } from '../context';
 
 export interface ExerciceFields {

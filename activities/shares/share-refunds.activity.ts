@@ -12,10 +12,10 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { readInstallments } from '../loans/installments';
-import { applyRepayment, duesFor } from '../loans/repayments.activity';
+import { applyRepayment, duesFor } from '../loans/loan-repayments.activity';
 import { moveAccountBalance } from '../members/member-account-leg';
 import { fundingAccount, fundingOf, type ShareFunding } from './share-payments';
-import { lockMember } from './subscriptions.activity';
+import { lockMember } from './share-subscriptions.activity';
 
 export interface RefundInput {
   withdrawalId: string;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The guard of a repayment written without holding the loan's lock (activities/loans/repayments.activity.ts):
+ * The guard of a repayment written without holding the loan's lock (activities/loans/loan-repayments.activity.ts):
  * given what its statement's UPDATE of the loan matched (the loan's id when its row version is still the one
  * the repayment read, NULL otherwise), answers the id, or fails the whole statement with a serialization
  * failure, which the caller answers by repaying again with the loan locked. Every writer of a loan's

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import test from 'ava';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
 import { recordBusinessEvent, type BusinessEvent } from '../../activities/events/record-business-event';
 import { onCommittedWork, type CommittedWork } from '../../activities/metrics-channel';
 import { inTransaction } from '../../db/transaction';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import test from 'ava';
 import knexFactory from 'knex';
 import { apiRoutes } from '../../api/routes';
-import { accountRoutes } from '../../api/modules/accounts/accounts.routes';
+import { accountRoutes } from '../../api/modules/accounts/account-plans.routes';
 import { pcemfCsvPath, pcemfRecords } from '../../db/fixtures/pcemf';
 import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { applyRepayment } from '../../activities/loans/repayments.activity';
+import { applyRepayment } from '../../activities/loans/loan-repayments.activity';
 import { penaltyFor } from '../../domain/loans/loan-product';
 import { Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';

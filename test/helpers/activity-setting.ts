@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ActivityContext, Actor } from '../../activities/context';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
 import { testActivityContext } from './app';
 import { createUser } from './users';
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Actor } from '../../activities/context';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
-import { openAccount } from '../../activities/members/comptes-clients.activity';
+import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
+import { openAccount } from '../../activities/members/member-accounts.activity';
 import { createSavingsProduct } from '../../activities/members/savings-products.activity';
 import { createKnex, type Knex } from '../../db/knex';
 import { startTestApp, testActivityContext } from '../helpers/app';

@@ -4,7 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import type { Actor } from '../../activities/context';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
 import { submitLoanApplication } from '../../activities/loans/loan-applications.activity';
 import { createLoanProduct } from '../../activities/loans/loan-products.activity';
 import { startProvisioningRun } from '../../activities/loans/provisioning.activity';

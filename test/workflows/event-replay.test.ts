@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { createEnterprise } from '../../activities/enterprise/create-enterprise.activity';
+import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
 import { configureRule } from '../../activities/events/configure-rule.activity';
 import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import type { ActivityContext, Actor } from '../../activities/context';

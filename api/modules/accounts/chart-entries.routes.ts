@@ -9,7 +9,7 @@ import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './accounts.schemas';
+import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './account-plans.schemas';
 
 const writers = ['direction', 'admin'] as const;
 const chartParams = yup.object({ chart_pk: yup.string().uuid().required().meta({ description: 'The enterprise\'s chart.' }) });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { acceptInvitation, createStaffUser } from '../../../activities/auth/create-user.activity';
-import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/user-admin.activity';
+import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/users.activity';
 import { isPlatformAdmin, roles } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { createEnterprise, updateEnterprise } from '../../../activities/enterprise/create-enterprise.activity';
+import { createEnterprise, updateEnterprise } from '../../../activities/enterprise/enterprises.activity';
 import { isValidTimeZone } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { allocateResult, cancelResultAllocation, type ResultAllocationRow } from '../../../activities/enterprise/result-allocation.activity';
+import { allocateResult, cancelResultAllocation, type ResultAllocationRow } from '../../../activities/enterprise/result-allocations.activity';
 import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
 import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
 import { NotFoundError } from '../../../domain/errors';

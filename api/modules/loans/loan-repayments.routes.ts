@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/repayments.activity';
+import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';

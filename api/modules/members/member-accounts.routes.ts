@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { changeAccountStatus, openAccount } from '../../../activities/members/comptes-clients.activity';
+import { changeAccountStatus, openAccount } from '../../../activities/members/member-accounts.activity';
 import { Money } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';

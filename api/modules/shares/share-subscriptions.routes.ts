@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import type { SharePaymentRow } from '../../../activities/shares/share-payments';
-import { payShares, subscribeShares } from '../../../activities/shares/subscriptions.activity';
+import { payShares, subscribeShares } from '../../../activities/shares/share-subscriptions.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';

@@ -1,4 +1,4 @@
-import { markShareWithdrawalFailed } from '../../../activities/shares/withdrawals.activity';
+import { markShareWithdrawalFailed } from '../../../activities/shares/share-withdrawals.activity';
 import { AppError } from '../../../domain/errors';
 import type { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate } from '../../../workflows/definitions';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { assertSameRequest, operationKey } from '../../../activities/idempotency';
-import { requestShareWithdrawal } from '../../../activities/shares/withdrawals.activity';
+import { requestShareWithdrawal } from '../../../activities/shares/share-withdrawals.activity';
 import type { Role } from '../../../domain/access';
 import type { ErrorCode } from '../../../domain/error-catalogue';
 import { AppError, NotFoundError } from '../../../domain/errors';

@@ -6,7 +6,7 @@ import { AccountRecord } from '../../../db/models/account-record.model';
 import { CompanyChart } from '../../../db/models/company-chart.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
-import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './accounts.schemas';
+import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './account-plans.schemas';
 import { chartEntryRoutes } from './chart-entries.routes';
 import { codeSchema, enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';

@@ -16,7 +16,7 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { unpaidOf } from './share-payments';
-import { heldShares, lockMember, refusalError } from './subscriptions.activity';
+import { heldShares, lockMember, refusalError } from './share-subscriptions.activity';
 
 /**
  * The life of a ShareWithdrawal, one transaction per step, each called by the API (the request) or by the
