@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { breachRow, checkCreditCaps, type CreditCapBreachRow, type CreditCapMode } from '../../domain/loans/credit-caps';
 import { AppError } from '../../domain/errors';
-import { Money } from '../../domain/money';
+import { Money, toFrancs } from '../../domain/money';
 import { paidUpCapital } from '../shares/capital';
 
 /**
@@ -30,7 +30,7 @@ export async function assertCreditCaps(
   });
   if (!result.allowed) {
     const breach = result.breaches[0]!;
-    throw new AppError('conflict', breach.code, `The member's credit would reach ${breach.total.toFixed(0)} XAF, above the limit of ${breach.limit.toFixed(0)} XAF (COBAC R-2017/08).`);
+    throw new AppError('conflict', breach.code, `The member's credit would reach ${toFrancs(breach.total, Money.ROUND_HALF_UP)} XAF, above the limit of ${toFrancs(breach.limit, Money.ROUND_HALF_UP)} XAF (COBAC R-2017/08).`);
   }
   return result.breaches.map(breachRow);
 }
