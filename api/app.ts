@@ -12,7 +12,7 @@ import { buildRouter } from './router';
 import { apiRoutes } from './routes';
 import { version } from '../package.json';
 
-/** Some 100 bytes each: a few MB for the accounts a busy process moves money on. */
+/** Some 100 bytes each: a few MB for the accounts (and as many loans) a busy process moves money on. */
 const accountScopesRemembered = 50_000;
 
 /**
@@ -25,6 +25,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes
     metrics: createHttpMetrics(deps),
     activities: { knex: deps.knex, clock: deps.clock, auth: deps.auth },
     accountScopes: new BoundedMemo(accountScopesRemembered),
+    loanScopes: new BoundedMemo(accountScopesRemembered),
   };
   // The docs routes first: `/api/v1/events/{id}/` would otherwise capture `/api/v1/events/docs/`.
   const router = buildRouter([...docsRoutes(routes, version), ...routes], routeDeps);

@@ -40,4 +40,6 @@ export interface RouteDeps extends ApiDeps {
   activities: ActivityContext;
   /** Where each member account lies (enterprise, branch), read once per process: the database keeps it fixed. */
   accountScopes: BoundedMemo<Scope>;
+  /** Where each loan lies (enterprise, branch), read once per process: the database keeps it fixed too. */
+  loanScopes: BoundedMemo<Scope>;
 }

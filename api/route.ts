@@ -13,7 +13,22 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 export type RouteAccess = 'public' | 'authenticated' | readonly Role[];
 
-export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess> {
+/**
+ * How a route finds the resource its path's `{id}` names (koa-router's `param`): its name in a 404, its row, and
+ * the enterprise and branch it belongs to. It only reads: the router answers the 404 and checks access, in one
+ * place, so a loader never decides who may see the row. Loaders live in the module's `.queries.ts`.
+ */
+export interface Loader<R> {
+  /** `The share type`: the 404 says "The share type was not found.". */
+  name: string;
+  load(deps: RouteDeps, id: string): Promise<R | undefined>;
+  /** Where it is seen: who holds no role there gets the 404. */
+  scope(row: R): Scope;
+  /** Where the route's roles are checked, when not where it is seen (a branch: seen by its staff, changed at its enterprise). */
+  changeScope?(row: R): Scope;
+}
+
+export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess, R = undefined> {
   params: P;
   query: Q;
   body: B;
@@ -29,13 +44,21 @@ export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess> {
    * The roles are declared once, in `access`; a handler needing a narrower role calls requireRole itself.
    */
   authorize(scope: Scope, what: string): void;
+  /** The resource of the route's `load`, found and authorized by the router before the handler runs. */
+  resource: R;
+  /**
+   * Another resource the request names (a body's `subscription`…), found and authorized as the path's one is:
+   * 404 when absent, of another `enterprise` (when given) or not visible, 403 when the route's roles do not
+   * hold at its enterprise and branch.
+   */
+  load<T>(loader: Loader<T>, id: string, enterprise?: string): Promise<T>;
 }
 
 /**
  * One route, declared once: the router is built from these declarations and so is the OpenAPI document,
  * so what is documented is exactly what is validated.
  */
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends RouteAccess = RouteAccess> {
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends RouteAccess = RouteAccess, R = undefined> {
   method: HttpMethod;
   /** OpenAPI-style template ending with `/`, e.g. `/api/v1/loans/products/{id}/`. */
   path: string;
@@ -46,6 +69,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   summary: string;
   description?: string;
   access: A;
+  /**
+   * The resource the path's `{id}` names: the router loads it, answers 404 when it is absent, of another
+   * enterprise than the `enterprise` filter or the nested path's, or not visible, checks `access` at its
+   * enterprise and branch (403), and hands it to the handler as `resource`.
+   */
+  load?: Loader<R>;
   params?: Schema<P>;
   query?: Schema<Q>;
   body?: Schema<B>;
@@ -81,13 +110,15 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   /** Left out of the OpenAPI document (the docs pages themselves). */
   hidden?: boolean;
   /** Returns the JSON body; returns undefined when it has set `ctx.body` itself (non-JSON answers). */
-  handler(input: RouteInput<P, Q, B, A>): Promise<unknown> | unknown;
+  handler(input: RouteInput<P, Q, B, A, R>): Promise<unknown> | unknown;
 }
 
-/** Identity with inference: lets TypeScript derive the handler's input types from the schemas. */
-export function defineRoute<P = undefined, Q = undefined, B = undefined, const A extends RouteAccess = RouteAccess>(spec: RouteSpec<P, Q, B, A>): RouteSpec<P, Q, B, A> {
+/** Identity with inference: lets TypeScript derive the handler's input types from the schemas and the loader. */
+export function defineRoute<P = undefined, Q = undefined, B = undefined, const A extends RouteAccess = RouteAccess, R = undefined>(
+  spec: RouteSpec<P, Q, B, A, R>,
+): RouteSpec<P, Q, B, A, R> {
   return spec;
 }
 
 // Route lists hold routes of different input types; the router only needs their common shape.
-export type AnyRoute = RouteSpec<any, any, any, any>;
+export type AnyRoute = RouteSpec<any, any, any, any, any>;

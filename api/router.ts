@@ -2,10 +2,10 @@ import Router from '@koa/router';
 import type { AppState } from './context';
 import type { RouteDeps } from './deps';
 import { readJsonBody } from './json-body';
-import type { AnyRoute, RouteAccess } from './route';
+import type { AnyRoute, Loader, RouteAccess } from './route';
 import type { AppContext } from './context';
 import type { Scope } from '../domain/access';
-import { AppError } from '../domain/errors';
+import { AppError, NotFoundError } from '../domain/errors';
 import { requireRole, requireVisible } from './auth/access';
 import { assertCsrfProof } from './auth/cookies';
 import type { Principal } from './auth/principal';
@@ -23,6 +23,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
+    if (route.load !== undefined && !route.path.includes('{id}')) throw new Error(`${route.operationId}: a route that loads its resource has an {id} in its path`);
     if (route.downloadable === true && !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')) throw new Error(`${route.operationId}: a downloadable route's query has format`);
     // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
     const versioned = route.method === 'get' && editable.has(route.path);
@@ -38,10 +39,13 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
         : undefined;
       const idempotencyKey = route.idempotent === true ? idempotencyKeyOf(ctx) : null;
       const authorize = (scope: Scope, what: string) => authorizeAt(ctx.state.principal, route.access, scope, what);
-      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey, authorize };
+      const load = async <T>(loader: Loader<T>, id: string, enterprise?: string) =>
+        loadAuthorized(loader, { deps, id, enterprise, principal: ctx.state.principal, access: route.access });
+      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey, authorize, load, resource: undefined };
       const ifMatch = ctx.get('If-Match');
-      const change = async () => route.handler(input);
-      const readCurrent = async () => detail!.handler({ ...input, query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined, body: undefined });
+      const change = async () => handle(route, input);
+      // The detail's own loader and access: reading the current version needs only to see the resource.
+      const readCurrent = async () => handle(detail!, { ...input, query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined, body: undefined });
       // The lock key: the resource's id, the same under the flat and the enterprise-nested path.
       const resourceKey = (params as { id?: string } | undefined)?.id ?? ctx.path;
       const result = detail !== undefined && ifMatch !== '' ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change) : await change();
@@ -56,6 +60,37 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
     });
   }
   return router;
+}
+
+type Input = Parameters<AnyRoute['handler']>[0];
+
+/** Runs a route's handler, with the resource of its `load` found and authorized first (at each run: under If-Match's lock too). */
+async function handle(route: AnyRoute, input: Input): Promise<unknown> {
+  if (route.load === undefined) return route.handler(input);
+  const { params, query } = input as { params: { id: string; enterprise_pk?: string }; query: { enterprise?: string } | undefined };
+  // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not there.
+  const enterprise = query?.enterprise ?? params.enterprise_pk;
+  const resource = await loadAuthorized(route.load, { deps: input.deps, id: params.id, enterprise, principal: input.principal, access: route.access });
+  return route.handler({ ...input, resource });
+}
+
+interface LoadRequest {
+  deps: RouteDeps;
+  id: string;
+  /** The enterprise the request names, if any: a resource of another one is not there. */
+  enterprise: string | undefined;
+  principal: Principal | undefined;
+  access: RouteAccess;
+}
+
+/** 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles do not hold there. */
+async function loadAuthorized<T>(loader: Loader<T>, request: LoadRequest): Promise<T> {
+  const row = await loader.load(request.deps, request.id);
+  if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise)) throw new NotFoundError(loader.name);
+  const seen = loader.scope(row);
+  if (request.principal !== undefined) requireVisible(request.principal, seen, loader.name);
+  authorizeAt(request.principal, request.access, loader.changeScope?.(row) ?? seen, loader.name);
+  return row;
 }
 
 /** The `Location` of a created resource: its template filled from the answer's fields. */

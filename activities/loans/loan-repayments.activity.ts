@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Scope } from '../../domain/access';
 import { effectiveBusinessDate } from '../../domain/calendar';
 import type { EventKind } from '../../domain/events/rules';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -30,8 +29,6 @@ export interface RepaymentInput {
   reference: string;
   /** The client's Idempotency-Key; null when none was sent (then nothing guards a retry). */
   idempotencyKey: string | null;
-  /** The caller's access check at the loan's enterprise and branch, run on the loan read with its lock (one read, not two). */
-  authorize: (loan: Scope) => void;
 }
 
 export interface LoanRepaymentRow {
@@ -96,7 +93,6 @@ async function repay(context: ActivityContext, db: Knex, actor: Actor, input: Re
   const found = await loanForRepayment(db, input.loanId, input.idempotencyKey === null ? null : key);
   if (found === undefined) throw new NotFoundError('The loan');
   const { loan } = found;
-  input.authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId });
   const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
   if (found.earlierRepaymentId !== null) {
     const earlier: LoanRepaymentDetail = await repaymentsQuery(db).where('r.id', found.earlierRepaymentId).first();

@@ -1,6 +1,7 @@
 import * as yup from 'yup';
-import { visibility } from '../../domain/access';
-import type { AnyRoute } from '../route';
+import { visibility, type Scope } from '../../domain/access';
+import type { RouteDeps } from '../deps';
+import type { AnyRoute, Loader } from '../route';
 import type { Principal } from '../auth/principal';
 import { requireVisible } from '../auth/access';
 import { NotFoundError } from '../../domain/errors';
@@ -67,4 +68,29 @@ export function withNestedVariant(route: AnyRoute): AnyRoute[] {
     },
   };
   return [route, nested];
+}
+
+const fixedScopeSql = {
+  comptes_clients: { name: 'api_account_scope', sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM comptes_clients WHERE id = ?' },
+  loans: { name: 'api_loan_scope', sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM loans WHERE id = ?' },
+} as const;
+
+/**
+ * Where a row lies, without loading it: what an operation needs to authorize, whose row the operation itself
+ * locks and reads. An account or a loan never changes enterprise or branch (the database refuses it:
+ * `*_scope_fixed`), so the process reads it once (a statement prepared once per connection) and remembers it; the
+ * operation itself still answers 404 for a row that is gone.
+ */
+export function fixedScopeLoader(name: string, table: keyof typeof fixedScopeSql, memo: keyof Pick<RouteDeps, 'accountScopes' | 'loanScopes'>): Loader<Scope> {
+  return {
+    name,
+    load: async (deps, id) => {
+      const remembered = deps[memo].get(id);
+      if (remembered !== undefined) return remembered;
+      const { rows } = (await deps.knex.raw(fixedScopeSql[table].sql, [id]).options({ name: fixedScopeSql[table].name })) as { rows: Scope[] };
+      if (rows[0] !== undefined) deps[memo].remember(id, rows[0]);
+      return rows[0];
+    },
+    scope: (scope) => scope,
+  };
 }

@@ -1,14 +1,11 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createBranch, updateBranch, type BranchFields } from '../../../activities/enterprise/branches.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { Branch } from '../../../db/models/branch.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+import { enterpriseLoaders } from './enterprise.queries';
 
 const branchSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -57,14 +54,6 @@ function branchFields(body: Partial<BranchBody>): Partial<BranchFields> {
 }
 
 const phoneSchema = yup.string().trim().max(30).matches(/^\+?[0-9 ()-]*$/, '${path} may hold digits, spaces, +, (, ) and - only');
-
-/** A branch the principal may see, of `enterprise` when the path names one; 404 otherwise. */
-async function visibleBranch(knex: Knex, principal: Principal, id: string, enterprise: string | undefined): Promise<Branch> {
-  const branch = await Branch.query(knex).findById(id);
-  if (branch === undefined || (enterprise !== undefined && branch.enterpriseId !== enterprise)) throw new NotFoundError('The branch');
-  requireVisible(principal, { enterpriseId: branch.enterpriseId, branchId: branch.id }, 'The branch');
-  return branch;
-}
 
 /** Branches (agences): code unique in the enterprise, exactly one head office. */
 export const branchRoutes = [
@@ -132,11 +121,12 @@ export const branchRoutes = [
     operationId: 'getBranch',
     summary: 'Branch detail',
     access: 'authenticated',
+    load: enterpriseLoaders.branch,
     params: idParams,
     query: yup.object({ enterprise: enterpriseFilter }),
     response: branchSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeBranch(await visibleBranch(deps.knex, principal, params.id, query.enterprise)),
+    handler: ({ resource }) => serializeBranch(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -145,6 +135,7 @@ export const branchRoutes = [
     operationId: 'updateBranch',
     summary: 'Modify a branch (direction, administrators)',
     access: ['direction', 'admin'],
+    load: enterpriseLoaders.branch,
     params: idParams,
     query: yup.object({ enterprise: enterpriseFilter }),
     body: yup.object({
@@ -159,9 +150,7 @@ export const branchRoutes = [
     response: branchSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['branch_code_taken', 'head_office_cannot_close', 'head_office_required'],
-    handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
-      const branch = await visibleBranch(deps.knex, actor, params.id, query.enterprise);
-      authorize({ enterpriseId: branch.enterpriseId }, 'The branch');
+    handler: async ({ resource: branch, body, principal: actor, deps }) => {
       const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });
       return serializeBranch(updated);
     },

@@ -1,13 +1,12 @@
 import * as yup from 'yup';
 import { createEnterprise, updateEnterprise } from '../../../activities/enterprise/enterprises.activity';
 import { isValidTimeZone } from '../../../domain/calendar';
-import { NotFoundError } from '../../../domain/errors';
 import { Enterprise } from '../../../db/models/enterprise.model';
-import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { codeSchema, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
+import { enterpriseLoaders } from './enterprise.queries';
 import { refreshEnterpriseSchedules } from './schedules.temporal';
 
 // CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
@@ -35,12 +34,6 @@ function serializeEnterprise(enterprise: Enterprise) {
     created_at: enterprise.createdAt.toISOString(),
     updated_at: enterprise.updatedAt.toISOString(),
   };
-}
-
-async function visibleEnterprise(knex: import('knex').Knex, id: string): Promise<Enterprise> {
-  const enterprise = await Enterprise.query(knex).findById(id);
-  if (enterprise === undefined) throw new NotFoundError('The enterprise');
-  return enterprise;
 }
 
 /** The cooperative itself: the root every other resource belongs to. */
@@ -119,13 +112,11 @@ export const enterpriseRoutes = [
     operationId: 'getEnterprise',
     summary: 'Enterprise detail',
     access: 'authenticated',
+    load: enterpriseLoaders.enterprise,
     params: idParams,
     response: enterpriseSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      requireVisible(principal, { enterpriseId: params.id }, 'The enterprise');
-      return serializeEnterprise(await visibleEnterprise(deps.knex, params.id));
-    },
+    handler: ({ resource }) => serializeEnterprise(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -134,6 +125,7 @@ export const enterpriseRoutes = [
     operationId: 'updateEnterprise',
     summary: 'Modify an enterprise (direction, administrators)',
     access: ['direction', 'admin'],
+    load: enterpriseLoaders.enterprise,
     params: idParams,
     body: yup.object({
       name: yup.string().trim().min(2).max(200).optional(),
@@ -142,10 +134,8 @@ export const enterpriseRoutes = [
     }),
     response: enterpriseSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      authorize({ enterpriseId: params.id }, 'The enterprise');
-      await visibleEnterprise(deps.knex, params.id);
-      const updated = await updateEnterprise(deps.activities, actor, params.id, { name: body.name, legalForm: body.legal_form, status: body.status });
+    handler: async ({ resource: enterprise, body, principal: actor, deps }) => {
+      const updated = await updateEnterprise(deps.activities, actor, enterprise.id, { name: body.name, legalForm: body.legal_form, status: body.status });
       return serializeEnterprise(updated);
     },
   }),

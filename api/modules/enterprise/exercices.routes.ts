@@ -5,16 +5,14 @@ import type { ExerciceClosingRow } from '../../../activities/enterprise/exercice
 import { markExerciceClosingFailed, requestExerciceClosing } from '../../../activities/enterprise/year-end-closing.activity';
 import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
 import { yearEndClosingWorkflowId } from '../../../workflows/identities';
-import { NotFoundError } from '../../../domain/errors';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
+import { enterpriseLoaders } from './enterprise.queries';
 
 const exerciceSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -77,13 +75,6 @@ function serializeExercice(exercice: ExerciceComptable, closing: ExerciceClosing
   };
 }
 
-async function visibleExercice(knex: Knex, principal: Principal, id: string, enterprise: string | undefined): Promise<ExerciceComptable> {
-  const exercice = await ExerciceComptable.query(knex).findById(id);
-  if (exercice === undefined || (enterprise !== undefined && exercice.enterpriseId !== enterprise)) throw new NotFoundError('The accounting year');
-  requireVisible(principal, { enterpriseId: exercice.enterpriseId }, 'The accounting year');
-  return exercice;
-}
-
 /**
  * Closing starts the yearEndClosing workflow (docs/architecture.md §9) and answers at once (202): the year's
  * `closing` shows its progress. Reopening (administrators, with a reason) reverses the closing's entries.
@@ -98,15 +89,14 @@ const closeRoute = defineRoute({
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/exercices/{id}/',
+  load: enterpriseLoaders.exercice,
   params: idParams,
   query: yup.object({ enterprise: enterpriseFilter }),
   body: yup.object({ reason: yup.string().trim().max(500).default('') }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409, 503],
   refusals: ['exercice_already_closed', 'exercice_closing_running', 'month_end_not_done', 'next_exercice_not_open', 'previous_exercice_open', 'workflow_unavailable', 'year_end_not_provisioned'],
-  handler: async ({ params, query, body, principal: actor, deps, authorize, ctx }) => {
-    const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
-    authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+  handler: async ({ resource: exercice, body, principal: actor, deps, ctx }) => {
     const closing = await requestExerciceClosing(deps.activities, actor, { exerciceId: exercice.id, reason: body.reason });
     const input: YearEndClosingInput = { closingId: closing.id, enterpriseId: exercice.enterpriseId, exerciceCode: exercice.code };
     await startWorkflowFor<typeof yearEndClosing>(deps, 'yearEndClosing', {
@@ -129,15 +119,14 @@ const reopenRoute = defineRoute({
   operationId: 'reopenExercice',
   summary: 'Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed',
   access: ['admin'],
+  load: enterpriseLoaders.exercice,
   params: idParams,
   query: yup.object({ enterprise: enterpriseFilter }),
   body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409],
   refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date'],
-  handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
-    const exercice = await visibleExercice(deps.knex, actor, params.id, query.enterprise);
-    authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+  handler: async ({ resource: exercice, body, principal: actor, deps }) => {
     return withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason));
   },
 });
@@ -194,11 +183,12 @@ export const exerciceRoutes = [
     operationId: 'getExercice',
     summary: 'Accounting year detail',
     access: 'authenticated',
+    load: enterpriseLoaders.exercice,
     params: idParams,
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => withClosing(deps.knex, await visibleExercice(deps.knex, principal, params.id, query.enterprise)),
+    handler: async ({ resource, deps }) => withClosing(deps.knex, resource),
   }),
   closeRoute,
   reopenRoute,

@@ -1,16 +1,13 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { appointMember, createOrgan, endMemberTerm, updateMember, updateOrgan } from '../../../activities/enterprise/governance.activity';
-import type { Role } from '../../../domain/access';
-import { NotFoundError } from '../../../domain/errors';
 import { GovernanceMember, offices } from '../../../db/models/governance-member.model';
 import { GovernanceOrgan, organKinds } from '../../../db/models/governance-organ.model';
-import { requireRole, requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+import { enterpriseLoaders } from './enterprise.queries';
 
 const writers = ['direction', 'admin'] as const;
 const enterpriseQuery = yup.object({ enterprise: enterpriseFilter });
@@ -87,40 +84,11 @@ async function withCurrentMembers(knex: Knex, organ: GovernanceOrgan) {
   return serializeOrgan(organ, members.get(organ.id) ?? []);
 }
 
-interface OrganLookup {
-  /** The enterprise the request names (query filter, or the nested path): another one's organ is a 404. */
-  enterprise: string | undefined;
-  /** Roles needed to change the organ; absent: reading, which any role in its enterprise allows. */
-  allowed?: readonly Role[];
-  what?: string;
-}
-
-/** The organ a request acts on, once the principal may see it (or change it). */
-async function organFor(knex: Knex, principal: Principal, id: string, lookup: OrganLookup): Promise<GovernanceOrgan> {
-  const what = lookup.what ?? 'The governance organ';
-  const organ = await GovernanceOrgan.query(knex).findById(id);
-  if (organ === undefined || (lookup.enterprise !== undefined && organ.enterpriseId !== lookup.enterprise)) throw new NotFoundError(what);
-  const scope = { enterpriseId: organ.enterpriseId };
-  if (lookup.allowed === undefined) requireVisible(principal, scope, what);
-  else requireRole(principal, lookup.allowed, scope, what);
-  return organ;
-}
-
-/** A mandate is changed by whoever may change its organ. */
 /** A mandate's fields as the API names them, to the activities' names. */
 function mandateFields<T extends { full_name?: string; office?: string; member_number?: string | null; term_start?: string }>(
   body: T,
 ): { fullName: T['full_name']; office: T['office']; memberNumber: T['member_number']; termStart: T['term_start'] } {
   return { fullName: body.full_name, office: body.office, memberNumber: body.member_number, termStart: body.term_start };
-}
-
-/** A mandate of an organ the principal sees (or, with `allowed`, may write); 404 otherwise. */
-async function memberFor(knex: Knex, principal: Principal, id: string, enterprise: string | undefined, allowed?: typeof writers): Promise<GovernanceMember> {
-  const what = 'The governance member';
-  const member = await GovernanceMember.query(knex).findById(id);
-  if (member === undefined) throw new NotFoundError(what);
-  await organFor(knex, principal, member.organId, { enterprise, allowed, what });
-  return member;
 }
 
 const organRoutes = [
@@ -182,14 +150,12 @@ const organRoutes = [
     operationId: 'getGovernanceOrgan',
     summary: 'Governance organ detail, with its serving members',
     access: 'authenticated',
+    load: enterpriseLoaders.organ,
     params: idParams,
     query: enterpriseQuery,
     response: organSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => {
-      const organ = await organFor(deps.knex, principal, params.id, { enterprise: query.enterprise });
-      return withCurrentMembers(deps.knex, organ);
-    },
+    handler: async ({ resource, deps }) => withCurrentMembers(deps.knex, resource),
   }),
   defineRoute({
     method: 'patch',
@@ -198,14 +164,14 @@ const organRoutes = [
     operationId: 'updateGovernanceOrgan',
     summary: 'Rename or describe a governance organ (its kind is fixed)',
     access: writers,
+    load: enterpriseLoaders.organ,
     params: idParams,
     query: enterpriseQuery,
     body: yup.object({ name: organName.optional(), description: organDescription.optional() }),
     response: organSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, query, body, principal: actor, deps }) => {
-      await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
-      const organ = await updateOrgan(deps.activities, actor, params.id, { name: body.name, description: body.description });
+    handler: async ({ resource, body, principal: actor, deps }) => {
+      const organ = await updateOrgan(deps.activities, actor, resource.id, { name: body.name, description: body.description });
       return withCurrentMembers(deps.knex, organ);
     },
   }),
@@ -219,6 +185,7 @@ const memberRoutes = [
     operationId: 'listGovernanceMembers',
     summary: 'List an organ\'s mandates, serving and past',
     access: 'authenticated',
+    load: enterpriseLoaders.organ,
     params: idParams,
     query: listQuerySchema(['full_name', 'term_start', 'created_at'], {
       enterprise: enterpriseFilter,
@@ -227,8 +194,7 @@ const memberRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(memberSchema),
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const organ = await organFor(deps.knex, principal, params.id, { enterprise: query.enterprise });
+    handler: async ({ resource: organ, query, deps, ctx }) => {
       const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);
       if (query.current !== undefined) builder[query.current ? 'whereNull' : 'whereNotNull']('term_end');
       const page = await paginate(builder, {
@@ -249,6 +215,7 @@ const memberRoutes = [
     access: writers,
     status: 201,
     location: '/api/v1/enterprise/governance/members/{id}/',
+    load: enterpriseLoaders.organ,
     params: idParams,
     query: enterpriseQuery,
     body: yup.object({
@@ -260,9 +227,8 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['chair_already_serving', 'organ_kind_taken'],
-    handler: async ({ params, query, body, principal: actor, deps }) => {
-      await organFor(deps.knex, actor, params.id, { enterprise: query.enterprise, allowed: writers });
-      const member = await appointMember(deps.activities, actor, params.id, mandateFields(body));
+    handler: async ({ resource: organ, body, principal: actor, deps }) => {
+      const member = await appointMember(deps.activities, actor, organ.id, mandateFields(body));
       return serializeMember(member);
     },
   }),
@@ -273,11 +239,12 @@ const memberRoutes = [
     operationId: 'getGovernanceMember',
     summary: 'A mandate: who, which office, from when to when',
     access: 'authenticated',
+    load: enterpriseLoaders.mandate,
     params: idParams,
     query: enterpriseQuery,
     response: memberSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => serializeMember(await memberFor(deps.knex, principal, params.id, query.enterprise)),
+    handler: ({ resource }) => serializeMember(resource.member),
   }),
   defineRoute({
     method: 'patch',
@@ -286,6 +253,7 @@ const memberRoutes = [
     operationId: 'updateGovernanceMember',
     summary: 'Correct a mandate (ending it is a separate action)',
     access: writers,
+    load: enterpriseLoaders.mandate,
     params: idParams,
     query: enterpriseQuery,
     body: yup.object({
@@ -297,9 +265,8 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['chair_already_serving', 'organ_kind_taken', 'term_end_before_start'],
-    handler: async ({ params, query, body, principal: actor, deps }) => {
-      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
-      const member = await updateMember(deps.activities, actor, params.id, mandateFields(body));
+    handler: async ({ resource: { member: mandate }, body, principal: actor, deps }) => {
+      const member = await updateMember(deps.activities, actor, mandate.id, mandateFields(body));
       return serializeMember(member);
     },
   }),
@@ -310,6 +277,7 @@ const memberRoutes = [
     operationId: 'endGovernanceMemberTerm',
     summary: 'End a mandate (final: a return to the organ is a new appointment)',
     access: writers,
+    load: enterpriseLoaders.mandate,
     params: idParams,
     query: enterpriseQuery,
     body: yup.object({
@@ -319,9 +287,8 @@ const memberRoutes = [
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['term_already_ended', 'term_end_before_start'],
-    handler: async ({ params, query, body, principal: actor, deps }) => {
-      await memberFor(deps.knex, actor, params.id, query.enterprise, writers);
-      const member = await endMemberTerm(deps.activities, actor, params.id, { termEnd: body.term_end, reason: body.reason });
+    handler: async ({ resource: { member: mandate }, body, principal: actor, deps }) => {
+      const member = await endMemberTerm(deps.activities, actor, mandate.id, { termEnd: body.term_end, reason: body.reason });
       return serializeMember(member);
     },
   }),

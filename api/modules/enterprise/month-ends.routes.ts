@@ -1,19 +1,17 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markMonthEndFailed, openMonthEndRun, type MonthEndRunRow, type MonthEndStepRow } from '../../../activities/enterprise/month-end.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { isPeriod } from '../../../domain/enterprise/month-end';
 import { monthEndWorkflowId } from '../../../workflows/identities';
 import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-step';
 import type { monthEnd, MonthEndInput } from '../../../workflows/month-end.workflow';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
+import { enterpriseLoaders } from './enterprise.queries';
 
 const runStatuses = ['running', 'done', 'failed'] as const;
 
@@ -96,13 +94,6 @@ async function withSteps(knex: Knex, run: MonthEndRunRow) {
   return serializeRun(run, (await stepsOf(knex, [run.id])).get(run.id) ?? []);
 }
 
-async function visibleRun(knex: Knex, principal: Principal, id: string, enterprise: string | undefined): Promise<MonthEndRunRow> {
-  const run: MonthEndRunRow | undefined = await knex('month_end_runs').where({ id }).first();
-  if (run === undefined || (enterprise !== undefined && run.enterprise_id !== enterprise)) throw new NotFoundError('The month end');
-  requireVisible(principal, { enterpriseId: run.enterprise_id }, 'The month end');
-  return run;
-}
-
 /**
  * Starting a month end records its run and starts the monthEnd workflow (docs/architecture.md §9), answering at
  * once (202): the run's steps show its progress. A month end done or running is answered as it is; a failed one
@@ -170,10 +161,11 @@ export const monthEndRoutes = [
     operationId: 'getMonthEnd',
     summary: 'One month end: its steps, their amounts, per-loan lines and entries',
     access: 'authenticated',
+    load: enterpriseLoaders.monthEnd,
     params: idParams,
     query: yup.object({ enterprise: enterpriseFilter }),
     response: runSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, query, principal, deps }) => withSteps(deps.knex, await visibleRun(deps.knex, principal, params.id, query.enterprise)),
+    handler: async ({ resource, deps }) => withSteps(deps.knex, resource),
   }),
 ].flatMap(withNestedVariant);

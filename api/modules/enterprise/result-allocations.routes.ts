@@ -1,18 +1,16 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { allocateResult, cancelResultAllocation, type ResultAllocationRow } from '../../../activities/enterprise/result-allocations.activity';
+import { allocateResult, cancelResultAllocation } from '../../../activities/enterprise/result-allocations.activity';
 import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
 import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
-import { NotFoundError } from '../../../domain/errors';
 import { Money } from '../../../domain/money';
-import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
+import { allocationRows, enterpriseLoaders, type AllocationRow } from './enterprise.queries';
 
 /** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
 const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
@@ -60,7 +58,7 @@ const policySchema = yup.object({
   updated_by: yup.string().uuid().nullable().defined(),
 }).meta({ component: 'ResultAllocationPolicy' });
 
-async function serializeAllocations(knex: Knex, rows: readonly (ResultAllocationRow & { exercice_code: string })[]) {
+async function serializeAllocations(knex: Knex, rows: readonly AllocationRow[]) {
   const entries = await knex('result_allocation_entries as x').join('journal_entries as e', 'e.id', 'x.entry_id').whereIn('x.allocation_id', rows.map((row) => row.id)).orderBy('e.id').select('x.allocation_id', 'e.id');
   return rows.map((row) => ({
     id: row.id,
@@ -83,14 +81,9 @@ async function serializeAllocations(knex: Knex, rows: readonly (ResultAllocation
   }));
 }
 
-const allocationRows = (knex: Knex) => knex('result_allocations as a').join('exercices_comptables as y', 'y.id', 'a.exercice_id').select('a.*', 'y.code as exercice_code');
-
-async function visibleAllocation(knex: Knex, principal: Principal, id: string, enterprise: string | undefined) {
-  const row = await allocationRows(knex).where('a.id', id).first();
-  if (row === undefined || (enterprise !== undefined && row.enterprise_id !== enterprise)) throw new NotFoundError('The result allocation');
-  requireVisible(principal, { enterpriseId: row.enterprise_id }, 'The result allocation');
-  return (await serializeAllocations(knex, [row]))[0]!;
-}
+const serializeAllocation = async (knex: Knex, row: AllocationRow) => (await serializeAllocations(knex, [row]))[0]!;
+/** An allocation as it is now, once recorded or cancelled by the request. */
+const allocationNow = async (knex: Knex, id: string) => serializeAllocation(knex, await allocationRows(knex).where('a.id', id).first());
 
 const serializePolicy = (policy: PolicyView) => ({
   enterprise: policy.enterpriseId,
@@ -133,17 +126,14 @@ export const resultAllocationRoutes = [
       response: allocationSchema,
       errorStatuses: [400, 401, 403, 404, 409, 422],
       refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'allocation_not_equal_to_result', 'exercice_closed', 'exercice_not_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_result_to_allocate', 'nothing_to_distribute', 'optional_reserves_above_cap', 'prior_losses_above_balance', 'prior_losses_first', 'prior_losses_not_cleared', 'reserve_floor_not_met', 'reserve_insufficient', 'result_already_allocated', 'result_not_in_13', 'share_interest_above_cap'],
-      handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-        const exercice = await ExerciceComptable.query(deps.knex).findById(body.exercice);
+      handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
         // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
-        const { enterprise } = body as { enterprise?: string };
-        if (exercice === undefined || (enterprise !== undefined && exercice.enterpriseId !== enterprise)) throw new NotFoundError('The accounting year');
-        authorize({ enterpriseId: exercice.enterpriseId }, 'The accounting year');
+        const exercice = await load(enterpriseLoaders.exercice, body.exercice, (body as { enterprise?: string }).enterprise);
         const amounts = Object.fromEntries(allocationFields.map((field) => [field, new Money((body as Record<string, string>)[field]!)])) as AllocationAmounts;
         const decision = { exerciceId: exercice.id, assemblyDate: body.assembly_date, assemblyReference: body.assembly_reference, amounts, idempotencyKey };
         const { allocation, replayed } = await allocateResult(deps.activities, actor, decision);
         if (replayed) ctx.set('Idempotent-Replayed', 'true');
-        return visibleAllocation(deps.knex, actor, allocation.id, undefined);
+        return allocationNow(deps.knex, allocation.id);
       },
     }),
     defineRoute({
@@ -160,7 +150,7 @@ export const resultAllocationRoutes = [
       handler: async ({ query, principal, deps, ctx }) => {
         const builder = scopeToVisible(allocationRows(deps.knex), principal, { enterprise: 'a.enterprise_id' });
         whereFilters(builder, query, { enterprise: 'a.enterprise_id', exercice: 'a.exercice_id', status: 'a.status' });
-        const page = await paginateRows<ResultAllocationRow & { exercice_code: string }>(builder.orderBy([{ column: 'a.assembly_date', order: 'desc' }, { column: 'a.id' }]), query, new URL(ctx.href));
+        const page = await paginateRows<AllocationRow>(builder.orderBy([{ column: 'a.assembly_date', order: 'desc' }, { column: 'a.id' }]), query, new URL(ctx.href));
         return { ...page, results: await serializeAllocations(deps.knex, page.results) };
       },
     }),
@@ -171,11 +161,12 @@ export const resultAllocationRoutes = [
       operationId: 'getResultAllocation',
       summary: 'Result allocation detail, with its entries',
       access: 'authenticated',
+      load: enterpriseLoaders.allocation,
       params: idParams,
       query: yup.object({ enterprise: enterpriseFilter }),
       response: allocationSchema,
       errorStatuses: [401, 404],
-      handler: async ({ params, query, principal, deps }) => visibleAllocation(deps.knex, principal, params.id, query.enterprise),
+      handler: async ({ resource, deps }) => serializeAllocation(deps.knex, resource),
     }),
     defineRoute({
       method: 'post',
@@ -184,17 +175,16 @@ export const resultAllocationRoutes = [
       operationId: 'cancelResultAllocation',
       summary: 'Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened',
       access: ['admin'],
+      load: enterpriseLoaders.allocation,
       params: idParams,
       query: yup.object({ enterprise: enterpriseFilter }),
       body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
       response: allocationSchema,
       errorStatuses: [401, 403, 404, 409],
       refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_closed', 'no_exercice_for_date', 'result_allocation_cancelled'],
-      handler: async ({ params, query, body, principal: actor, deps, authorize }) => {
-        const allocation = await visibleAllocation(deps.knex, actor, params.id, query.enterprise);
-        authorize({ enterpriseId: allocation.enterprise }, 'The result allocation');
+      handler: async ({ resource: allocation, body, principal: actor, deps }) => {
         await cancelResultAllocation(deps.activities, actor, { allocationId: allocation.id, reason: body.reason });
-        return visibleAllocation(deps.knex, actor, allocation.id, undefined);
+        return allocationNow(deps.knex, allocation.id);
       },
     }),
   ].flatMap(withNestedVariant),

@@ -14,7 +14,7 @@ import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
-import { visibleClient } from '../members/client-profiles.routes';
+import { memberLoaders } from '../members/members.queries';
 import { amount, moneyResponse } from '../money.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
@@ -182,9 +182,8 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
     refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'member_not_active', 'product_inactive', 'term_periods_out_of_bounds', 'workflow_unavailable'],
-    handler: async ({ body, principal: actor, deps, authorize }) => {
-      const client = await visibleClient(deps.knex, actor, body.client);
-      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+    handler: async ({ body, principal: actor, deps, load }) => {
+      const client = await load(memberLoaders.client, body.client);
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
         clientId: client.id,
         productId: body.product,

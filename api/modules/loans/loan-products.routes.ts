@@ -1,17 +1,14 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount, amountSchema, moneyResponse } from '../money.schemas';
+import { loanLoaders } from './loans.queries';
 
 const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
@@ -97,13 +94,6 @@ function serializeLoanProduct(product: LoanProduct) {
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
-}
-
-async function visibleLoanProduct(knex: Knex, principal: Principal, id: string): Promise<LoanProduct> {
-  const product = await LoanProduct.query(knex).findById(id);
-  if (product === undefined) throw new NotFoundError('The loan product');
-  requireVisible(principal, { enterpriseId: product.enterpriseId }, 'The loan product');
-  return product;
 }
 
 const writers = ['direction', 'admin'] as const;
@@ -233,10 +223,11 @@ export const loanProductRoutes = [
     operationId: 'getLoanProduct',
     summary: 'Loan product detail',
     access: 'authenticated',
+    load: loanLoaders.product,
     params: idParams,
     response: loanProductSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeLoanProduct(await visibleLoanProduct(deps.knex, principal, params.id)),
+    handler: ({ resource }) => serializeLoanProduct(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -246,14 +237,13 @@ export const loanProductRoutes = [
     summary: 'Modify or deactivate a loan product (direction, administrators); code and term category never change',
     description: 'Changes apply to later applications; granted loans keep their terms.',
     access: writers,
+    load: loanLoaders.product,
     params: idParams,
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const product = await visibleLoanProduct(deps.knex, actor, params.id);
-      authorize({ enterpriseId: product.enterpriseId }, 'The loan product');
+    handler: async ({ resource: product, body, principal: actor, deps }) => {
       return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
     },
   }),
@@ -265,6 +255,7 @@ export const loanProductRoutes = [
     summary: 'Simulate a loan of this product: schedule, fees and TEG; nothing is created',
     access: 'authenticated',
     status: 200,
+    load: loanLoaders.product,
     params: idParams,
     body: yup.object({
       amount: amount().required(),
@@ -275,8 +266,7 @@ export const loanProductRoutes = [
     response: loanSimulationSchema,
     errorStatuses: [401, 404, 422],
     refusals: ['amount_out_of_bounds', 'grace_periods_out_of_bounds', 'term_periods_out_of_bounds'],
-    handler: async ({ params, body, principal, deps }) => {
-      const product = await visibleLoanProduct(deps.knex, principal, params.id);
+    handler: async ({ resource: product, body, deps }) => {
       const requested = { amount: body.amount, termPeriods: body.term_periods, gracePeriods: body.grace_periods };
       const simulation = await simulateForProduct(deps.activities, product, requested, body.start_date);
       return {

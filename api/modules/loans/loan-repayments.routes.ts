@@ -1,13 +1,12 @@
 import * as yup from 'yup';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
-import { NotFoundError } from '../../../domain/errors';
-import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
+import { loanLoaders } from './loans.queries';
 
 const allocationSchema = yup.object({
   number: yup.number().integer().required().meta({ description: 'The installment.' }),
@@ -116,8 +115,9 @@ export const loanRepaymentRoutes = [
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'date_not_business_date', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off', 'no_exercice_for_date'],
-    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      await load(loanLoaders.loanScope, body.loan);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
         loanId: body.loan,
         amount: body.amount,
@@ -126,7 +126,6 @@ export const loanRepaymentRoutes = [
         date: body.date ?? null,
         reference: body.reference,
         idempotencyKey,
-        authorize: (loan) => authorize(loan, 'The loan'),
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return serializeRepayment(repayment);
@@ -139,14 +138,10 @@ export const loanRepaymentRoutes = [
     operationId: 'getLoanRepayment',
     summary: 'Repayment detail, with its allocation to installments',
     access: 'authenticated',
+    load: loanLoaders.repayment,
     params: idParams,
     response: loanRepaymentSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const row: LoanRepaymentDetail | undefined = await repaymentsQuery(deps.knex).where('r.id', params.id).first();
-      if (row === undefined) throw new NotFoundError('The repayment');
-      requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The repayment');
-      return serializeRepayment(row);
-    },
+    handler: ({ resource }) => serializeRepayment(resource),
   }),
 ];

@@ -1,13 +1,31 @@
-import type { Knex } from 'knex';
-import { NotFoundError } from '../../../domain/errors';
+import { repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
+import type { Scope } from '../../../domain/access';
+import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import type { Loader } from '../../route';
+import { fixedScopeLoader } from '../enterprise-scope';
 
-/** A loan the principal may see; 404 otherwise. */
-export async function visibleLoan(knex: Knex, principal: Principal, id: string): Promise<Loan> {
-  const loan = await Loan.query(knex).findById(id);
-  if (loan === undefined) throw new NotFoundError('The loan');
-  requireVisible(principal, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
-  return loan;
-}
+const loan = {
+  name: 'The loan',
+  load: async ({ knex }, id) => Loan.query(knex).findById(id),
+  scope: (row): Scope => ({ enterpriseId: row.enterpriseId, branchId: row.branchId }),
+} satisfies Loader<Loan>;
+
+/** The resources of the loans module a route loads by id (the router checks access: api/router.ts). */
+export const loanLoaders = {
+  loan,
+  /** A loan whose decision is the enterprise's (a write-off): seen by its branch, decided by the enterprise's roles. */
+  loanOfEnterprise: { ...loan, changeScope: (row) => ({ enterpriseId: row.enterpriseId }) } satisfies Loader<Loan>,
+  /** Where a loan lies, remembered (a repayment locks and reads the loan itself). */
+  loanScope: fixedScopeLoader('The loan', 'loans', 'loanScopes'),
+  product: {
+    name: 'The loan product',
+    load: async ({ knex }, id) => LoanProduct.query(knex).findById(id),
+    scope: (product) => ({ enterpriseId: product.enterpriseId }),
+  } satisfies Loader<LoanProduct>,
+  repayment: {
+    name: 'The repayment',
+    load: async ({ knex }, id) => repaymentsQuery(knex).where('r.id', id).first() as Promise<LoanRepaymentDetail | undefined>,
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<LoanRepaymentDetail>,
+};

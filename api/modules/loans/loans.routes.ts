@@ -11,7 +11,7 @@ import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { visibleLoan } from './loans.queries';
+import { loanLoaders } from './loans.queries';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
@@ -158,11 +158,11 @@ export const loanRoutes = [
     summary: 'Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due',
     description: 'The position is null unless the loan is active (before disbursement its schedule is provisional; closed and written-off loans owe nothing more here).',
     access: 'authenticated',
+    load: loanLoaders.loan,
     params: idParams,
     response: loanDetailSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const loan = await visibleLoan(deps.knex, principal, params.id);
+    handler: async ({ resource: loan, deps }) => {
       if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
       const position = await positionOfLoan(deps.activities, loan);
       return {
@@ -186,11 +186,11 @@ export const loanRoutes = [
     operationId: 'getLoanSchedule',
     summary: 'The loan\'s RepaymentSchedule: every installment, what was due and what was paid',
     access: 'authenticated',
+    load: loanLoaders.loan,
     params: idParams,
     response: loanScheduleSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const loan = await visibleLoan(deps.knex, principal, params.id);
+    handler: async ({ resource: loan, deps }) => {
       const installments = await readInstallments(deps.knex, loan.id);
       return {
         loan: loan.id,
@@ -216,6 +216,7 @@ export const loanRoutes = [
     description: 'The schedule starts from the business date; the fees are withheld. Posts the disbursement and fee entries.',
     access: tellers,
     status: 200,
+    load: loanLoaders.loan,
     params: idParams,
     body: yup.object({
       channel: yup.string().oneOf(['account', 'cash'] as const).required(),
@@ -224,9 +225,7 @@ export const loanRoutes = [
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'approver_cannot_disburse', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_not_awaiting_disbursement', 'no_exercice_for_date'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const loan = await visibleLoan(deps.knex, actor, params.id);
-      authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+    handler: async ({ resource: loan, body, principal: actor, deps }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
     },
@@ -240,14 +239,13 @@ export const loanRoutes = [
     description: 'A litigious loan is doubtful at the next provisioning run, and so are all the loans of its borrower.',
     access: ['branch_head', 'direction'],
     status: 200,
+    load: loanLoaders.loan,
     params: idParams,
     body: yup.object({ litigious: yup.boolean().required(), reason: yup.string().trim().required().min(3).max(500) }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['loan_not_active'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const loan = await visibleLoan(deps.knex, actor, params.id);
-      authorize({ enterpriseId: loan.enterpriseId, branchId: loan.branchId }, 'The loan');
+    handler: async ({ resource: loan, body, principal: actor, deps }) => {
       return serializeLoan(await setLitigious(deps.activities, actor, loan.id, body.litigious, body.reason));
     },
   }),
@@ -260,14 +258,13 @@ export const loanRoutes = [
     description: 'A related party\'s loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26).',
     access: ['direction'],
     status: 200,
+    load: loanLoaders.loanOfEnterprise,
     params: idParams,
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'loan_not_doubtful', 'no_exercice_for_date', 'write_off_approval_required'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const loan = await visibleLoan(deps.knex, actor, params.id);
-      authorize({ enterpriseId: loan.enterpriseId }, 'The loan');
+    handler: async ({ resource: loan, body, principal: actor, deps }) => {
       return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
     },
   }),

@@ -5,7 +5,7 @@ import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { visibleAccount, visibleAccountScope } from './member-accounts.queries';
+import { memberLoaders } from './members.queries';
 import { cashOperationSchema } from './member-accounts.schemas';
 import { amount, tellers } from '../money.schemas';
 
@@ -33,6 +33,7 @@ const moveRoute = (direction: CashDirection) =>
     idempotent: true,
     status: 201,
     location: `/api/v1/members/${plural[direction]}/{id}/`,
+    load: memberLoaders.accountScope,
     params: accountParams,
     body: yup.object({
       amount: amount().required(),
@@ -42,8 +43,7 @@ const moveRoute = (direction: CashDirection) =>
     response: cashOperationSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'withdrawals_not_allowed'],
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      authorize(await visibleAccountScope(deps, actor, params.id), 'The account');
+    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const move = direction === 'deposit' ? depositCash : withdrawCash;
       const operation = await move(
         deps.activities,
@@ -65,13 +65,13 @@ const accountListRoute = (direction: CashDirection) =>
     operationId: direction === 'deposit' ? 'listAccountDeposits' : 'listAccountWithdrawals',
     summary: `The ${plural[direction]} of one account, newest first`,
     access: 'authenticated',
+    load: memberLoaders.account,
     params: accountParams,
     query: listQuerySchema([], dateFilters),
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401, 404],
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const account = await visibleAccount(deps.knex, principal, params.id);
+    handler: async ({ resource: account, query, deps, ctx }) => {
       const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },

@@ -1,15 +1,13 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createClientProfile, setClientStatus, setFounder, updateClientProfile, type ClientProfileFields, type StatusAction } from '../../../activities/members/client-profiles.activity';
 import type { Role } from '../../../domain/access';
-import { NotFoundError } from '../../../domain/errors';
 import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../../db/models/client-profile.model';
-import { requireRole, requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
+import { memberLoaders } from './members.queries';
 
 const registrars: readonly Role[] = ['cashier', 'branch_head', 'direction', 'admin'];
 const statusKeepers: readonly Role[] = ['branch_head', 'direction', 'admin'];
@@ -169,14 +167,6 @@ function profileFields(body: PatchBody): Partial<ClientProfileFields> {
   };
 }
 
-/** A member the principal may see: any role in the member's branch, or enterprise-wide; 404 otherwise. */
-export async function visibleClient(knex: Knex, principal: Principal, id: string): Promise<ClientProfile> {
-  const client = await ClientProfile.query(knex).findById(id);
-  if (client === undefined) throw new NotFoundError('The member');
-  requireVisible(principal, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
-  return client;
-}
-
 const summaries: Record<StatusAction, string> = {
   suspend: 'Suspend an active member, with a reason',
   reactivate: 'Reactivate a suspended member',
@@ -192,14 +182,13 @@ const statusChange = (action: StatusAction) =>
     operationId: `${action}Client`,
     summary: `${summaries[action]} (branch heads, direction, administrators)`,
     access: statusKeepers,
+    load: memberLoaders.client,
     params: idParams,
     body: yup.object({ reason: action === 'reactivate' ? reason.default('') : reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: action === 'leave' ? ['invalid_status_transition', 'member_has_open_accounts', 'member_has_shares', 'member_refund_pending'] : ['invalid_status_transition'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const client = await visibleClient(deps.knex, actor, params.id);
-      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+    handler: async ({ resource: client, body, principal: actor, deps }) => {
       return serializeClient(await setClientStatus(deps.activities, actor, client.id, action, body.reason));
     },
   });
@@ -271,10 +260,11 @@ export const clientProfileRoutes = [
     operationId: 'getClient',
     summary: 'Member detail',
     access: 'authenticated',
+    load: memberLoaders.client,
     params: idParams,
     response: clientSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeClient(await visibleClient(deps.knex, principal, params.id)),
+    handler: ({ resource }) => serializeClient(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -284,14 +274,13 @@ export const clientProfileRoutes = [
     summary: 'Correct a member or move them to another branch (cashiers, branch heads, direction, administrators)',
     description: 'The member number, enterprise and kind never change. A move needs the role at both branches. related_party, politically_exposed and risk_level are changed by branch heads, direction and administrators only (audited with the change).',
     access: registrars,
+    load: memberLoaders.client,
     params: idParams,
     body: patchBody,
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['branch_closed', 'member_already_registered'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const client = await visibleClient(deps.knex, actor, params.id);
-      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+    handler: async ({ resource: client, body, principal: actor, deps, authorize }) => {
       if (body.branch !== undefined) authorize({ enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
       // The flags behind the related-party cap and write-off approvals are the branch head's, not the till's.
       if (complianceFields.some((field) => body[field] !== undefined)) requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
@@ -310,13 +299,12 @@ export const clientProfileRoutes = [
     summary: 'Name a member among the founders (initiateurs), or remove them (direction)',
     description: 'Only founders subscribe founder shares (type 001). Audited with the reason.',
     access: ['direction'],
+    load: memberLoaders.client,
     params: idParams,
     body: yup.object({ founder: yup.boolean().strict(true).required(), reason: reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const client = await visibleClient(deps.knex, actor, params.id);
-      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+    handler: async ({ resource: client, body, principal: actor, deps }) => {
       return serializeClient(await setFounder(deps.activities, actor, client.id, body.founder, body.reason));
     },
   }),

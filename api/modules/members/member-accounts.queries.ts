@@ -4,47 +4,18 @@ import { CompteClient } from '../../../db/models/compte-client.model';
 import { heldAmounts } from '../../../activities/members/account-holds';
 import { availableBalance } from '../../../domain/members/overdraft';
 import { formatAmount, Money } from '../../../domain/money';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireRole } from '../../auth/access';
 import { tellers } from '../money.schemas';
-import type { Scope } from '../../../domain/access';
 import type { Principal } from '../../auth/principal';
-import type { RouteDeps } from '../../deps';
-
-/** An account the principal may see (its branch); 404 otherwise, whether it exists or not. */
-export async function visibleAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
-  const account = await CompteClient.query(knex).findById(id);
-  if (account === undefined) throw new NotFoundError('The account');
-  requireVisible(principal, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
-  return account;
-}
-
-/**
- * Where an account the principal may see lies (404 otherwise, whether it exists or not): what a handler needs to
- * authorize a movement, without loading the account, whose row the movement itself locks and reads. An account
- * never changes enterprise or branch (the database refuses it: comptes_clients_scope_fixed), so the process reads
- * it once (a statement prepared once per connection) and remembers it; the movement itself still answers 404 for
- * an account that is gone.
- */
-export async function visibleAccountScope(deps: Pick<RouteDeps, 'knex' | 'accountScopes'>, principal: Principal, id: string): Promise<Scope> {
-  let scope = deps.accountScopes.get(id);
-  if (scope === undefined) {
-    const { rows } = (await deps.knex.raw(accountScopeSql, [id]).options({ name: 'api_account_scope' })) as { rows: Scope[] };
-    scope = rows[0];
-    if (scope === undefined) throw new NotFoundError('The account');
-    deps.accountScopes.remember(id, scope);
-  }
-  requireVisible(principal, scope, 'The account');
-  return scope;
-}
-
-const accountScopeSql = 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM comptes_clients WHERE id = ?';
 
 /**
  * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment
  * taken from it): visible, and of a branch where the teller holds a teller role.
  */
 export async function tellerAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
-  const account = await visibleAccount(knex, principal, id);
+  const account = await CompteClient.query(knex).findById(id);
+  if (account === undefined) throw new NotFoundError('The account');
+  // The tellers' roles, whatever the route's own: 404 where the principal cannot see it, 403 where not a teller.
   requireRole(principal, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
   return account;
 }

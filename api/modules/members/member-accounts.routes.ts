@@ -8,7 +8,8 @@ import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { runningMovements } from '../accounts/ledger-queries';
 import { ledgerMovements } from '../../../activities/members/account-ledger';
-import { serializeAccounts, serializeOneAccount, visibleAccount } from './member-accounts.queries';
+import { serializeAccounts, serializeOneAccount } from './member-accounts.queries';
+import { memberLoaders } from './members.queries';
 import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
 import { amount } from '../money.schemas';
@@ -21,14 +22,13 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     operationId: `${action}MemberAccount`,
     summary: { freeze: 'Freeze an account: no movement until unfrozen', unfreeze: 'Unfreeze an account', close: 'Close an account (final; its balance must be zero)' }[action],
     access: ['branch_head', 'direction', 'admin'],
+    load: memberLoaders.account,
     params: idParams,
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
     response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: action === 'close' ? ['invalid_status_transition', 'account_pledged', 'balance_not_zero'] : ['invalid_status_transition'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const account = await visibleAccount(deps.knex, actor, params.id);
-      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+    handler: async ({ resource: account, body, principal: actor, deps }) => {
       return serializeOneAccount(deps.knex, await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
     },
   });
@@ -88,9 +88,8 @@ export const memberAccountRoutes = [
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
     refusals: ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'withdrawals_not_allowed'],
-    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const client = await deps.knex('client_profiles').where({ id: body.client }).first('enterprise_id', 'branch_id');
-      authorize({ enterpriseId: client?.enterprise_id ?? '', branchId: client?.branch_id ?? null }, 'The member');
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
+      await load(memberLoaders.client, body.client);
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
         clientId: body.client,
         productId: body.product,
@@ -111,10 +110,11 @@ export const memberAccountRoutes = [
     operationId: 'getMemberAccount',
     summary: 'Account detail with its balance',
     access: 'authenticated',
+    load: memberLoaders.account,
     params: idParams,
     errorStatuses: [401, 404],
     response: memberAccountSchema,
-    handler: async ({ params, principal, deps }) => serializeOneAccount(deps.knex, await visibleAccount(deps.knex, principal, params.id)),
+    handler: async ({ resource, deps }) => serializeOneAccount(deps.knex, resource),
   }),
   statusAction('freeze'),
   statusAction('unfreeze'),
@@ -130,14 +130,13 @@ export const memberAccountRoutes = [
       + 'and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit '
       + '(not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).',
     access: ['branch_head', 'direction', 'admin'],
+    load: memberLoaders.account,
     params: idParams,
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500).meta({ description: 'Why the member closes early, kept in the audit trail.' }) }),
     response: earlyClosureSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['account_inactive', 'account_not_leaf', 'account_not_open', 'account_pledged', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_payout_account', 'not_a_term_deposit', 'rule_inactive', 'term_deposit_matured'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const account = await visibleAccount(deps.knex, actor, params.id);
-      authorize({ enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
+    handler: async ({ resource: account, body, principal: actor, deps }) => {
       return serializeEarlyClosure(await closeTermDepositEarly(deps.activities, actor, account.id, body.reason));
     },
   }),
@@ -148,14 +147,14 @@ export const memberAccountRoutes = [
     operationId: 'getMemberAccountStatement',
     summary: 'Statement: the account\'s ledger movements over a date range with the running balance',
     access: 'authenticated',
+    load: memberLoaders.account,
     params: idParams,
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: isoDate().optional() }),
     errorStatuses: [401, 404],
     response: pageSchema(statementLineSchema),
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      await visibleAccount(deps.knex, principal, params.id);
-      const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', params.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
+    handler: async ({ resource: account, query, deps, ctx }) => {
+      const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', account.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),

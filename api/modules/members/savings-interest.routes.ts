@@ -7,7 +7,7 @@ import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
-import { visibleAccount } from './member-accounts.queries';
+import { memberLoaders } from './members.queries';
 import { matureDueTermDeposits } from '../../../activities/members/term-deposits.activity';
 
 const uuid = () => yup.string().uuid().required();
@@ -84,13 +84,13 @@ export const savingsInterestRoutes = [
     operationId: 'listAccountInterestPostings',
     summary: 'The interest history of one account, newest first: each posting\'s days, gross, tax withheld and net',
     access: 'authenticated',
+    load: memberLoaders.account,
     params: idParams,
     query: listQuerySchema([], periodFilters),
     response: pageSchema(interestPostingSchema),
     errorStatuses: [401, 404],
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const account = await visibleAccount(deps.knex, principal, params.id);
+    handler: async ({ resource: account, query, deps, ctx }) => {
       const rows = whereFilters(postings(deps.knex).where('s.compte_client_id', account.id), query, periodColumns);
       return paginateRows(rows, query, new URL(ctx.href));
     },

@@ -1,18 +1,15 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields, type TermSettings } from '../../../activities/members/savings-products.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { dayCounts, interestBases, interestPayments, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
 import { maturityInstructions, type MaturityInstruction } from '../../../domain/members/term-deposits';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
 import { Money } from '../../../domain/money';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
+import { memberLoaders } from './members.queries';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
 
@@ -73,13 +70,6 @@ function serializeProduct(product: SavingsProduct) {
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
-}
-
-async function visibleProduct(knex: Knex, principal: Principal, id: string): Promise<SavingsProduct> {
-  const product = await SavingsProduct.query(knex).findById(id);
-  if (product === undefined) throw new NotFoundError('The savings product');
-  requireVisible(principal, { enterpriseId: product.enterpriseId }, 'The savings product');
-  return product;
 }
 
 const writers = ['direction', 'admin'] as const;
@@ -215,10 +205,11 @@ export const savingsProductRoutes = [
     operationId: 'getSavingsProduct',
     summary: 'Savings product detail',
     access: 'authenticated',
+    load: memberLoaders.product,
     params: idParams,
     errorStatuses: [401, 404],
     response: savingsProductSchema,
-    handler: async ({ params, principal, deps }) => serializeProduct(await visibleProduct(deps.knex, principal, params.id)),
+    handler: ({ resource }) => serializeProduct(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -227,6 +218,7 @@ export const savingsProductRoutes = [
     operationId: 'updateSavingsProduct',
     summary: 'Modify or deactivate a savings product (direction, administrators); code and kind never change',
     access: writers,
+    load: memberLoaders.product,
     params: idParams,
     body: yup.object({
       name: yup.string().trim().min(2).max(200).optional(),
@@ -252,9 +244,7 @@ export const savingsProductRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_has_accounts', 'rate_change_in_paid_period', 'rate_change_not_after_latest'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const product = await visibleProduct(deps.knex, actor, params.id);
-      authorize({ enterpriseId: product.enterpriseId }, 'The savings product');
+    handler: async ({ resource: product, body, principal: actor, deps }) => {
       const updated = await updateSavingsProduct(deps.activities, actor, product.id, {
         name: body.name,
         minimumOpeningBalance: body.minimum_opening_balance,
@@ -277,6 +267,7 @@ export const savingsProductRoutes = [
     summary: 'The history of a savings product\'s interest rate: each rate and the day it applies from, oldest first',
     description: 'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.',
     access: 'authenticated',
+    load: memberLoaders.product,
     params: idParams,
     errorStatuses: [401, 404],
     response: yup.object({
@@ -284,8 +275,7 @@ export const savingsProductRoutes = [
       rates: yup.array(yup.object({ effective_from: dateResponse(), annual_rate: yup.string().required(), reason: yup.string().required(), created_at: timestampResponse() })
         .meta({ component: 'SavingsProductRate' })).required(),
     }).meta({ component: 'SavingsProductRates' }),
-    handler: async ({ params, principal, deps }) => {
-      const product = await visibleProduct(deps.knex, principal, params.id);
+    handler: async ({ resource: product, deps }) => {
       const rows = await deps.knex('savings_product_rates').where({ product_id: product.id }).orderBy('effective_from')
         .select(deps.knex.raw(`to_char(effective_from, 'YYYY-MM-DD') AS effective_from`), deps.knex.raw('annual_rate::text AS annual_rate'), 'reason', 'created_at');
       type RateRow = { effective_from: string; annual_rate: string; reason: string; created_at: Date };

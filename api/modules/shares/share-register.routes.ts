@@ -6,7 +6,7 @@ import { Money, toFrancs } from '../../../domain/money';
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
-import { visibleClient } from '../members/client-profiles.routes';
+import { memberLoaders } from '../members/members.queries';
 import { dateResponse, isoDate } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
@@ -105,8 +105,8 @@ export const shareRegisterRoutes = [
       })).required(),
     }).meta({ component: 'CapitalPosition' }),
     errorStatuses: [401, 404],
-    handler: async ({ query, principal, deps }) => {
-      const client = await visibleClient(deps.knex, principal, query.client);
+    handler: async ({ query, deps, load }) => {
+      const client = await load(memberLoaders.client, query.client);
       const date = await businessDateOf(deps.knex, client.enterpriseId, deps.clock());
       const [row, pending] = await Promise.all([registerQuery(deps.knex, client.enterpriseId, date, client.id).first(), pendingWithdrawals(deps.knex, client.id)]);
       const line = row === undefined ? undefined : registerLine(row);

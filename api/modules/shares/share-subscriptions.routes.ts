@@ -1,11 +1,8 @@
 import * as yup from 'yup';
-import type { SharePaymentRow } from '../../../activities/shares/share-payments';
 import { payShares, subscribeShares } from '../../../activities/shares/share-subscriptions.activity';
-import { NotFoundError } from '../../../domain/errors';
-import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { visibleClient } from '../members/client-profiles.routes';
+import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
@@ -15,12 +12,13 @@ import {
   paymentsQuery,
   serializePayment,
   serializeSubscriptions,
+  shareLoaders,
   subscriptionDetail,
   subscriptionRow,
   subscriptionSchema,
   subscriptionsQuery,
-  visibleSubscription,
   whereOverdue,
+  type PaymentRow,
   type SubscriptionRow,
 } from './shares.queries';
 
@@ -81,9 +79,8 @@ export const shareSubscriptionRoutes = [
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['above_maximum_shares', 'account_inactive', 'account_not_leaf', 'account_unknown', 'amount_out_of_bounds', 'below_minimum_shares', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'not_a_founder', 'share_type_inactive'],
-    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const client = await visibleClient(deps.knex, actor, body.client);
-      authorize({ enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
+      const client = await load(memberLoaders.client, body.client);
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { subscription, replayed } = await subscribeShares(deps.activities, actor, {
         clientId: client.id,
@@ -106,10 +103,11 @@ export const shareSubscriptionRoutes = [
     operationId: 'getShareSubscription',
     summary: 'Subscription detail, with its payments',
     access: 'authenticated',
+    load: shareLoaders.subscription,
     params: idParams,
     response: subscriptionSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => subscriptionDetail(deps.knex, await visibleSubscription(deps.knex, deps.clock(), principal, params.id)),
+    handler: async ({ resource, deps }) => subscriptionDetail(deps.knex, resource),
   }),
   defineRoute({
     method: 'get',
@@ -133,7 +131,7 @@ export const shareSubscriptionRoutes = [
       const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
       whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
       whereFilters(rows, query, { date_from: ['p.business_date', '>='], date_to: ['p.business_date', '<='] });
-      const page = await paginateRows<SharePaymentRow & { subscription_number: string }>(rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
+      const page = await paginateRows<PaymentRow>(rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializePayment) };
     },
   }),
@@ -152,9 +150,8 @@ export const shareSubscriptionRoutes = [
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exceeds_unpaid', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'subscription_paid_up'],
-    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
-      authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+    handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
+      const subscription = await load(shareLoaders.subscription, body.subscription);
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
@@ -175,14 +172,10 @@ export const shareSubscriptionRoutes = [
     operationId: 'getSharePayment',
     summary: 'Payment detail',
     access: 'authenticated',
+    load: shareLoaders.payment,
     params: idParams,
     response: paymentSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const row: (SharePaymentRow & { subscription_number: string }) | undefined = await paymentsQuery(deps.knex).where('p.id', params.id).first();
-      if (row === undefined) throw new NotFoundError('The payment');
-      requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The payment');
-      return serializePayment(row);
-    },
+    handler: ({ resource }) => serializePayment(resource),
   }),
 ];

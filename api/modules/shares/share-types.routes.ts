@@ -1,16 +1,13 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createShareType, updateShareType, type ShareTypeFields } from '../../../activities/shares/share-types.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { shareTypeCodes } from '../../../domain/shares/share-type';
 import { ShareType } from '../../../db/models/share-type.model';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema, moneyResponse } from '../money.schemas';
+import { shareLoaders } from './shares.queries';
 
 const writers = ['direction', 'admin'] as const;
 const sharesCount = () => yup.number().strict(true).integer().min(0).max(1_000_000);
@@ -55,13 +52,6 @@ function serializeShareType(type: ShareType) {
     created_at: type.createdAt.toISOString(),
     updated_at: type.updatedAt.toISOString(),
   };
-}
-
-async function visibleShareType(knex: Knex, principal: Principal, id: string): Promise<ShareType> {
-  const type = await ShareType.query(knex).findById(id);
-  if (type === undefined) throw new NotFoundError('The share type');
-  requireVisible(principal, { enterpriseId: type.enterpriseId }, 'The share type');
-  return type;
 }
 
 /** Every field of a type but its code, each optional: creation fills the code's defaults, a PATCH changes what is sent. */
@@ -147,10 +137,11 @@ export const shareTypeRoutes = [
     operationId: 'getShareType',
     summary: 'Share type detail',
     access: 'authenticated',
+    load: shareLoaders.type,
     params: idParams,
     response: shareTypeSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeShareType(await visibleShareType(deps.knex, principal, params.id)),
+    handler: ({ resource }) => serializeShareType(resource),
   }),
   defineRoute({
     method: 'patch',
@@ -159,15 +150,13 @@ export const shareTypeRoutes = [
     operationId: 'updateShareType',
     summary: 'Change or deactivate a share type (direction, administrators); nominal value and bounds only while no share of it is held',
     access: writers,
+    load: shareLoaders.type,
     params: idParams,
     body: yup.object({ ...fieldSchemas, is_active: yup.boolean() }),
     response: shareTypeSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['share_type_in_use'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const type = await visibleShareType(deps.knex, actor, params.id);
-      authorize({ enterpriseId: type.enterpriseId }, 'The share type');
-      return serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active }));
-    },
+    handler: async ({ resource: type, body, principal: actor, deps }) =>
+      serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active })),
   }),
 ];

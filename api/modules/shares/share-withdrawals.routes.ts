@@ -4,11 +4,9 @@ import { assertSameRequest, operationKey } from '../../../activities/idempotency
 import { requestShareWithdrawal } from '../../../activities/shares/share-withdrawals.activity';
 import type { Role } from '../../../domain/access';
 import type { ErrorCode } from '../../../domain/error-catalogue';
-import { AppError, NotFoundError } from '../../../domain/errors';
+import { AppError } from '../../../domain/errors';
 import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/definitions';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -17,7 +15,7 @@ import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
-import { visibleSubscription } from './shares.queries';
+import { shareLoaders } from './shares.queries';
 
 /** The member asks at the counter; the board (direction) may also cancel a withdrawal in notice. */
 const cancellers: readonly Role[] = [...tellers, 'direction'];
@@ -96,13 +94,6 @@ function serializeWithdrawal(withdrawal: ShareWithdrawal) {
   };
 }
 
-async function visibleWithdrawal(knex: Knex, principal: Principal, id: string): Promise<ShareWithdrawal> {
-  const withdrawal = await ShareWithdrawal.query(knex).findById(id);
-  if (withdrawal === undefined) throw new NotFoundError('The withdrawal');
-  requireVisible(principal, { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
-  return withdrawal;
-}
-
 const reread = async (knex: Knex, withdrawal: ShareWithdrawal) => serializeWithdrawal(await ShareWithdrawal.query(knex).findById(withdrawal.id).throwIfNotFound());
 const reasonSchema = (required: boolean) => (required ? yup.string().trim().min(3).max(500).required() : yup.string().trim().max(500).default(''));
 
@@ -130,14 +121,13 @@ function decisionRoute(spec: {
     access: spec.access,
     idempotent: true,
     status: 200,
+    load: shareLoaders.withdrawal,
     params: idParams,
     body: yup.object({ reason: reasonSchema(true) }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: spec.refusals,
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+    handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey }) => {
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
       const request = { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId };
       await spec.send(deps, withdrawal, request, operationKey(`share-${spec.action}`, actor, idempotencyKey));
@@ -194,9 +184,8 @@ export const shareWithdrawalRoutes = [
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['below_minimum_shares', 'member_left', 'not_enough_shares', 'seniority_not_reached', 'shares_not_withdrawable', 'workflow_unavailable'],
-    handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
-      const subscription = await visibleSubscription(deps.knex, deps.clock(), actor, body.subscription);
-      authorize({ enterpriseId: subscription.enterprise_id, branchId: subscription.branch_id }, 'The subscription');
+    handler: async ({ body, principal: actor, deps, ctx, load }) => {
+      const subscription = await load(shareLoaders.subscription, body.subscription);
       const { withdrawal, refundReminderDays } = await requestShareWithdrawal(
         deps.activities,
         actor,
@@ -213,10 +202,11 @@ export const shareWithdrawalRoutes = [
     operationId: 'getShareWithdrawal',
     summary: 'Withdrawal detail: where its workflow stands',
     access: 'authenticated',
+    load: shareLoaders.withdrawal,
     params: idParams,
     response: withdrawalSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeWithdrawal(await visibleWithdrawal(deps.knex, principal, params.id)),
+    handler: ({ resource }) => serializeWithdrawal(resource),
   }),
   decisionRoute({
     action: 'cancellation',
@@ -238,6 +228,7 @@ export const shareWithdrawalRoutes = [
     access: tellers,
     idempotent: true,
     status: 200,
+    load: shareLoaders.withdrawal,
     params: idParams,
     body: yup.object({
       channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
@@ -247,9 +238,7 @@ export const shareWithdrawalRoutes = [
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'already_refunded', 'decision_in_progress', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'refund_not_owed', 'withdrawal_closed', 'workflow_unavailable'],
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey, authorize }) => {
-      const withdrawal = await visibleWithdrawal(deps.knex, actor, params.id);
-      authorize({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }, 'The withdrawal');
+    handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const key = operationKey('share-refund', actor, idempotencyKey);
       const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };
       if (withdrawal.status === 'refunded' && idempotencyKey !== null && withdrawal.refundIdempotencyKey === key) {

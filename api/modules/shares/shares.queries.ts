@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { businessDateSql } from '../../../activities/enterprise/configuration.activity';
 import type { SharePaymentRow } from '../../../activities/shares/share-payments';
-import { NotFoundError } from '../../../domain/errors';
-import { requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import { ShareType } from '../../../db/models/share-type.model';
+import { ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
+import type { Loader } from '../../route';
 import { moneyResponse } from '../money.schemas';
 import { dateResponse, timestampResponse } from '../common.schemas';
 
@@ -56,7 +56,9 @@ export function whereOverdue(builder: Knex.QueryBuilder, knex: Knex, now: Date):
 
 export const paymentsQuery = (knex: Knex) => knex('share_payments as p').join('share_subscriptions as s', 's.id', 'p.subscription_id').select('p.*', 's.number as subscription_number');
 
-export function serializePayment(row: SharePaymentRow & { subscription_number: string }) {
+export type PaymentRow = SharePaymentRow & { subscription_number: string };
+
+export function serializePayment(row: PaymentRow) {
   return {
     id: row.id,
     enterprise: row.enterprise_id,
@@ -98,7 +100,7 @@ export const paymentSchema = yup.object({
 
 /** Subscriptions as answered, each with its payments: two queries for a whole page. */
 export async function serializeSubscriptions(knex: Knex, rows: readonly SubscriptionRow[]) {
-  const payments: (SharePaymentRow & { subscription_number: string })[] = await paymentsQuery(knex).whereIn('p.subscription_id', rows.map((row) => row.id)).orderBy([{ column: 'p.created_at' }, { column: 'p.id' }]);
+  const payments: PaymentRow[] = await paymentsQuery(knex).whereIn('p.subscription_id', rows.map((row) => row.id)).orderBy([{ column: 'p.created_at' }, { column: 'p.id' }]);
   return rows.map((row) => ({
     id: row.id,
     enterprise: row.enterprise_id,
@@ -156,12 +158,28 @@ export async function subscriptionRow(knex: Knex, now: Date, id: string): Promis
   return subscriptionsQuery(knex, now).where('s.id', id).first();
 }
 
-/** A subscription the principal may see (its branch); 404 otherwise. */
-export async function visibleSubscription(knex: Knex, now: Date, principal: Principal, id: string): Promise<SubscriptionRow> {
-  const row = await subscriptionRow(knex, now, id);
-  if (row === undefined) throw new NotFoundError('The subscription');
-  requireVisible(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id }, 'The subscription');
-  return row;
-}
+/** The resources of the shares module a route loads by id (the router checks access: api/router.ts). */
+export const shareLoaders = {
+  type: {
+    name: 'The share type',
+    load: async ({ knex }, id) => ShareType.query(knex).findById(id),
+    scope: (type) => ({ enterpriseId: type.enterpriseId }),
+  } satisfies Loader<ShareType>,
+  subscription: {
+    name: 'The subscription',
+    load: async ({ knex, clock }, id) => subscriptionRow(knex, clock(), id),
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<SubscriptionRow>,
+  payment: {
+    name: 'The payment',
+    load: async ({ knex }, id) => paymentsQuery(knex).where('p.id', id).first() as Promise<PaymentRow | undefined>,
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<PaymentRow>,
+  withdrawal: {
+    name: 'The withdrawal',
+    load: async ({ knex }, id) => ShareWithdrawal.query(knex).findById(id),
+    scope: (withdrawal) => ({ enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId }),
+  } satisfies Loader<ShareWithdrawal>,
+};
 
 export const subscriptionDetail = async (knex: Knex, row: SubscriptionRow) => (await serializeSubscriptions(knex, [row]))[0]!;

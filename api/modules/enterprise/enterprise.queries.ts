@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { MonthEndRunRow } from '../../../activities/enterprise/month-end.activity';
+import type { ResultAllocationRow } from '../../../activities/enterprise/result-allocations.activity';
+import { Branch } from '../../../db/models/branch.model';
+import { Enterprise } from '../../../db/models/enterprise.model';
+import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
+import { GovernanceMember } from '../../../db/models/governance-member.model';
+import { GovernanceOrgan } from '../../../db/models/governance-organ.model';
+import type { Loader } from '../../route';
+
+/** The reads of the enterprise module that routes share: the resources they load by id. */
+
+export type AllocationRow = ResultAllocationRow & { exercice_code: string };
+
+export const allocationRows = (knex: Knex) => knex('result_allocations as a').join('exercices_comptables as y', 'y.id', 'a.exercice_id').select('a.*', 'y.code as exercice_code');
+
+/** A mandate with its organ, whose enterprise it belongs to. */
+interface Mandate {
+  member: GovernanceMember;
+  organ: GovernanceOrgan;
+}
+
+const atEnterprise = (enterpriseId: string) => ({ enterpriseId });
+
+/** The resources of the enterprise module a route loads by id (the router checks access: api/router.ts). */
+export const enterpriseLoaders = {
+  enterprise: {
+    name: 'The enterprise',
+    load: async ({ knex }, id) => Enterprise.query(knex).findById(id),
+    scope: (enterprise) => atEnterprise(enterprise.id),
+  } satisfies Loader<Enterprise>,
+  branch: {
+    name: 'The branch',
+    load: async ({ knex }, id) => Branch.query(knex).findById(id),
+    // Its own staff see a branch; only the enterprise's roles change it.
+    scope: (branch) => ({ enterpriseId: branch.enterpriseId, branchId: branch.id }),
+    changeScope: (branch) => atEnterprise(branch.enterpriseId),
+  } satisfies Loader<Branch>,
+  exercice: {
+    name: 'The accounting year',
+    load: async ({ knex }, id) => ExerciceComptable.query(knex).findById(id),
+    scope: (exercice) => atEnterprise(exercice.enterpriseId),
+  } satisfies Loader<ExerciceComptable>,
+  allocation: {
+    name: 'The result allocation',
+    load: async ({ knex }, id) => allocationRows(knex).where('a.id', id).first() as Promise<AllocationRow | undefined>,
+    scope: (row) => atEnterprise(row.enterprise_id),
+  } satisfies Loader<AllocationRow>,
+  monthEnd: {
+    name: 'The month end',
+    load: async ({ knex }, id) => knex('month_end_runs').where({ id }).first() as Promise<MonthEndRunRow | undefined>,
+    scope: (run) => atEnterprise(run.enterprise_id),
+  } satisfies Loader<MonthEndRunRow>,
+  organ: {
+    name: 'The governance organ',
+    load: async ({ knex }, id) => GovernanceOrgan.query(knex).findById(id),
+    scope: (organ) => atEnterprise(organ.enterpriseId),
+  } satisfies Loader<GovernanceOrgan>,
+  mandate: {
+    name: 'The governance member',
+    load: async ({ knex }, id) => {
+      const member = await GovernanceMember.query(knex).findById(id);
+      const organ = member && (await GovernanceOrgan.query(knex).findById(member.organId));
+      return member && organ && { member, organ };
+    },
+    scope: ({ organ }) => atEnterprise(organ.enterpriseId),
+  } satisfies Loader<Mandate>,
+};
