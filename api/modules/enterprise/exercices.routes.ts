@@ -13,6 +13,7 @@ import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestam
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { enterpriseLoaders } from './enterprise.queries';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 const exerciceSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -125,7 +126,7 @@ const reopenRoute = defineRoute({
   body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409],
-  refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date'],
+  refusals: [...accountChoiceRefusals, 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date'],
   handler: async ({ resource: exercice, body, principal: actor, deps }) => {
     return withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason));
   },

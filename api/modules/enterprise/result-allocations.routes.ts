@@ -11,6 +11,7 @@ import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestam
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { allocationRows, enterpriseLoaders, type AllocationRow } from './enterprise.queries';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 /** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
 const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
@@ -125,7 +126,7 @@ export const resultAllocationRoutes = [
       }),
       response: allocationSchema,
       errorStatuses: [400, 401, 403, 404, 409, 422],
-      refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'allocation_not_equal_to_result', 'exercice_closed', 'exercice_not_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_result_to_allocate', 'nothing_to_distribute', 'optional_reserves_above_cap', 'prior_losses_above_balance', 'prior_losses_first', 'prior_losses_not_cleared', 'reserve_floor_not_met', 'reserve_insufficient', 'result_already_allocated', 'result_not_in_13', 'share_interest_above_cap'],
+      refusals: [...accountChoiceRefusals, 'allocation_not_equal_to_result', 'exercice_closed', 'exercice_not_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_result_to_allocate', 'nothing_to_distribute', 'optional_reserves_above_cap', 'prior_losses_above_balance', 'prior_losses_first', 'prior_losses_not_cleared', 'reserve_floor_not_met', 'reserve_insufficient', 'result_already_allocated', 'result_not_in_13', 'share_interest_above_cap'],
       handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
         // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
         const exercice = await load(enterpriseLoaders.exercice, body.exercice, (body as { enterprise?: string }).enterprise);
@@ -181,7 +182,7 @@ export const resultAllocationRoutes = [
       body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
       response: allocationSchema,
       errorStatuses: [401, 403, 404, 409],
-      refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_closed', 'no_exercice_for_date', 'result_allocation_cancelled'],
+      refusals: [...accountChoiceRefusals, 'exercice_closed', 'no_exercice_for_date', 'result_allocation_cancelled'],
       handler: async ({ resource: allocation, body, principal: actor, deps }) => {
         await cancelResultAllocation(deps.activities, actor, { allocationId: allocation.id, reason: body.reason });
         return allocationNow(deps.knex, allocation.id);

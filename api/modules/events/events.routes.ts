@@ -12,6 +12,7 @@ import { scopeToVisible } from '../enterprise-scope';
 import { ledgerLines } from '../accounts/ledger-queries';
 import { journalEntrySchema } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
 
@@ -236,7 +237,7 @@ export const eventRoutes = [
     }),
     response: ruleConfigSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'rule_changed_concurrently'],
+    refusals: [...accountChoiceRefusals, 'rule_changed_concurrently'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));

@@ -9,6 +9,7 @@ import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams
 import { scopeToVisible } from '../enterprise-scope';
 import { amount, amountSchema, moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
@@ -199,7 +200,7 @@ export const loanProductRoutes = [
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_code_taken'],
+    refusals: [...accountChoiceRefusals, 'product_code_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const changes = productChanges(body);
@@ -242,7 +243,7 @@ export const loanProductRoutes = [
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown'],
+    refusals: [...accountChoiceRefusals],
     handler: async ({ resource: product, body, principal: actor, deps }) => {
       return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
     },

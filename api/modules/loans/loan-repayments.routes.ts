@@ -7,6 +7,7 @@ import { scopeToVisible } from '../enterprise-scope';
 import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
+import { postingRefusals } from '../refusal-lists';
 
 const allocationSchema = yup.object({
   number: yup.number().integer().required().meta({ description: 'The installment.' }),
@@ -114,7 +115,7 @@ export const loanRepaymentRoutes = [
     }),
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'date_not_business_date', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off', 'no_exercice_for_date'],
+    refusals: [...postingRefusals, 'date_not_business_date', 'exceeds_total_due', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       await load(loanLoaders.loanScope, body.loan);

@@ -12,6 +12,7 @@ import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { loanLoaders } from './loans.queries';
+import { postingRefusals } from '../refusal-lists';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
@@ -224,7 +225,7 @@ export const loanRoutes = [
     }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'approver_cannot_disburse', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'loan_not_awaiting_disbursement', 'no_exercice_for_date'],
+    refusals: [...postingRefusals, 'approver_cannot_disburse', 'idempotency_key_reused', 'insufficient_funds', 'loan_not_awaiting_disbursement'],
     handler: async ({ resource: loan, body, principal: actor, deps }) => {
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
       return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
@@ -263,7 +264,7 @@ export const loanRoutes = [
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'loan_not_doubtful', 'no_exercice_for_date', 'write_off_approval_required'],
+    refusals: [...postingRefusals, 'idempotency_key_reused', 'loan_not_doubtful', 'write_off_approval_required'],
     handler: async ({ resource: loan, body, principal: actor, deps }) => {
       return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
     },

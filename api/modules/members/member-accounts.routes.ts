@@ -13,6 +13,7 @@ import { memberLoaders } from './members.queries';
 import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
 import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
 import { amount } from '../money.schemas';
+import { postingRefusals } from '../refusal-lists';
 
 const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
   defineRoute({
@@ -87,7 +88,7 @@ export const memberAccountRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
-    refusals: ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'withdrawals_not_allowed'],
+    refusals: [...postingRefusals, 'account_closed', 'account_frozen', 'idempotency_key_reused', 'insufficient_funds', 'member_not_active', 'withdrawals_not_allowed'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       await load(memberLoaders.client, body.client);
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
@@ -135,7 +136,7 @@ export const memberAccountRoutes = [
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500).meta({ description: 'Why the member closes early, kept in the audit trail.' }) }),
     response: earlyClosureSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_not_open', 'account_pledged', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'no_payout_account', 'not_a_term_deposit', 'rule_inactive', 'term_deposit_matured'],
+    refusals: [...postingRefusals, 'account_not_open', 'account_pledged', 'idempotency_key_reused', 'no_payout_account', 'not_a_term_deposit', 'rule_inactive', 'term_deposit_matured'],
     handler: async ({ resource: account, body, principal: actor, deps }) => {
       return serializeEarlyClosure(await closeTermDepositEarly(deps.activities, actor, account.id, body.reason));
     },

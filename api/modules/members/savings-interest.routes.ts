@@ -9,6 +9,7 @@ import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { memberLoaders } from './members.queries';
 import { matureDueTermDeposits } from '../../../activities/members/term-deposits.activity';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 const uuid = () => yup.string().uuid().required();
 
@@ -158,7 +159,7 @@ export const savingsInterestRoutes = [
       refused: yup.array(yup.object({ account: yup.string().uuid().required(), code: yup.string().required(), message: yup.string().required() }).meta({ component: 'TermDepositMaturityRefusal' })).required(),
     }).meta({ component: 'TermDepositMaturityRun' }),
     errorStatuses: [401, 403, 404],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'exercice_closed', 'no_exercice_for_date', 'no_payout_account', 'rule_inactive'],
+    refusals: [...accountChoiceRefusals, 'exercice_closed', 'no_exercice_for_date', 'no_payout_account', 'rule_inactive'],
     handler: async ({ body, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       return matureDueTermDeposits(deps.activities, { enterpriseId: body.enterprise });

@@ -10,6 +10,7 @@ import { Money } from '../../../domain/money';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { memberLoaders } from './members.queries';
+import { accountChoiceRefusals } from '../refusal-lists';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
 
@@ -181,7 +182,7 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_code_taken'],
+    refusals: [...accountChoiceRefusals, 'product_code_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const fields: ProductFields & Partial<InterestSettings> = {
@@ -243,7 +244,7 @@ export const savingsProductRoutes = [
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'product_has_accounts', 'rate_change_in_paid_period', 'rate_change_not_after_latest'],
+    refusals: [...accountChoiceRefusals, 'product_has_accounts', 'rate_change_in_paid_period', 'rate_change_not_after_latest'],
     handler: async ({ resource: product, body, principal: actor, deps }) => {
       const updated = await updateSavingsProduct(deps.activities, actor, product.id, {
         name: body.name,

@@ -21,6 +21,7 @@ import {
   type PaymentRow,
   type SubscriptionRow,
 } from './shares.queries';
+import { postingRefusals } from '../refusal-lists';
 
 const idempotencyNote = 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
 const channelFields = {
@@ -78,7 +79,7 @@ export const shareSubscriptionRoutes = [
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['above_maximum_shares', 'account_inactive', 'account_not_leaf', 'account_unknown', 'amount_out_of_bounds', 'below_minimum_shares', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'no_exercice_for_date', 'not_a_founder', 'share_type_inactive'],
+    refusals: [...postingRefusals, 'above_maximum_shares', 'amount_out_of_bounds', 'below_minimum_shares', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'not_a_founder', 'share_type_inactive'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const client = await load(memberLoaders.client, body.client);
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
@@ -149,7 +150,7 @@ export const shareSubscriptionRoutes = [
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amount().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exceeds_unpaid', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'subscription_paid_up'],
+    refusals: [...postingRefusals, 'exceeds_unpaid', 'idempotency_key_reused', 'insufficient_funds', 'subscription_paid_up'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const subscription = await load(shareLoaders.subscription, body.subscription);
       if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);

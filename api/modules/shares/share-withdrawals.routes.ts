@@ -16,6 +16,7 @@ import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
 import { shareLoaders } from './shares.queries';
+import { postingRefusals } from '../refusal-lists';
 
 /** The member asks at the counter; the board (direction) may also cancel a withdrawal in notice. */
 const cancellers: readonly Role[] = [...tellers, 'direction'];
@@ -237,7 +238,7 @@ export const shareWithdrawalRoutes = [
     }),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    refusals: ['account_inactive', 'account_not_leaf', 'account_unknown', 'already_refunded', 'decision_in_progress', 'enterprise_suspended', 'exceeds_total_due', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'refund_not_owed', 'withdrawal_closed', 'workflow_unavailable'],
+    refusals: [...postingRefusals, 'already_refunded', 'decision_in_progress', 'exceeds_total_due', 'idempotency_key_reused', 'insufficient_funds', 'refund_not_owed', 'withdrawal_closed', 'workflow_unavailable'],
     handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey }) => {
       const key = operationKey('share-refund', actor, idempotencyKey);
       const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };

@@ -1,0 +1,12 @@
+import type { ErrorCode } from '../../domain/error-catalogue';
+
+/**
+ * Refusals that many routes share, for their `refusals` lists (api/route.ts): named once, so that a route
+ * documents what its path into the ledger can answer without repeating it.
+ */
+
+/** An account named by the caller (a product's or an event rule's) must exist, be a leaf and be active. */
+export const accountChoiceRefusals = ['account_inactive', 'account_not_leaf', 'account_unknown'] as const satisfies readonly ErrorCode[];
+
+/** What any posting can meet: the chosen accounts, the enterprise's state, and the year of its date. */
+export const postingRefusals = [...accountChoiceRefusals, 'enterprise_suspended', 'exercice_closed', 'no_exercice_for_date'] as const satisfies readonly ErrorCode[];
