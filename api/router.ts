@@ -23,7 +23,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
-    if (route.load !== undefined && !route.path.includes('{id}')) throw new Error(`${route.operationId}: a route that loads its resource has an {id} in its path`);
+    if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path)) throw new Error(`${route.operationId}: a route that loads its resource has an {id} in its path (or the enterprise's own {enterprise_pk})`);
     if (route.downloadable === true && !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')) throw new Error(`${route.operationId}: a downloadable route's query has format`);
     // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
     const versioned = route.method === 'get' && editable.has(route.path);
@@ -67,10 +67,12 @@ type Input = Parameters<AnyRoute['handler']>[0];
 /** Runs a route's handler, with the resource of its `load` found and authorized first (at each run: under If-Match's lock too). */
 async function handle(route: AnyRoute, input: Input): Promise<unknown> {
   if (route.load === undefined) return route.handler(input);
-  const { params, query } = input as { params: { id: string; enterprise_pk?: string }; query: { enterprise?: string } | undefined };
+  const { params, query } = input as { params: { id?: string; enterprise_pk?: string }; query: { enterprise?: string } | undefined };
   // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not there.
   const enterprise = query?.enterprise ?? params.enterprise_pk;
-  const resource = await loadAuthorized(route.load, { deps: input.deps, id: params.id, enterprise, principal: input.principal, access: route.access });
+  // The path's resource; the enterprise itself for its own settings (`…/enterprises/{enterprise_pk}/configuration/`).
+  const id = (params.id ?? params.enterprise_pk)!;
+  const resource = await loadAuthorized(route.load, { deps: input.deps, id, enterprise, principal: input.principal, access: route.access });
   return route.handler({ ...input, resource });
 }
 
@@ -83,13 +85,13 @@ interface LoadRequest {
   access: RouteAccess;
 }
 
-/** 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles do not hold there. */
+/** 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles (the loader's, else the route's) do not hold there. */
 async function loadAuthorized<T>(loader: Loader<T>, request: LoadRequest): Promise<T> {
   const row = await loader.load(request.deps, request.id);
   if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise)) throw new NotFoundError(loader.name);
   const seen = loader.scope(row);
   if (request.principal !== undefined) requireVisible(request.principal, seen, loader.name);
-  authorizeAt(request.principal, request.access, loader.changeScope?.(row) ?? seen, loader.name);
+  authorizeAt(request.principal, loader.roles ?? request.access, loader.changeScope?.(row) ?? seen, loader.name);
   return row;
 }
 

@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { visibility, type Scope } from '../../domain/access';
+import type { Knex } from 'knex';
 import type { RouteDeps } from '../deps';
 import type { AnyRoute, Loader } from '../route';
 import type { Principal } from '../auth/principal';
@@ -94,3 +95,10 @@ export function fixedScopeLoader(name: string, table: keyof typeof fixedScopeSql
     scope: (scope) => scope,
   };
 }
+
+/** A resource of one enterprise, seen and changed there (a rule, a run, a request), read by id. */
+export const enterpriseRowLoader = <R extends { enterprise_id: string }>(name: string, read: (knex: Knex, id: string) => Promise<R | undefined>): Loader<R> => ({
+  name,
+  load: async ({ knex }, id) => read(knex, id),
+  scope: (row) => ({ enterpriseId: row.enterprise_id }),
+});

@@ -3,7 +3,11 @@ import * as yup from 'yup';
 import { authRoutes } from '../../api/modules/auth/auth.routes';
 import { enterpriseFilter, idParams } from '../../api/modules/common.schemas';
 import { enterpriseLoaders } from '../../api/modules/enterprise/enterprise.queries';
+import { eventRoutes } from '../../api/modules/events/events.routes';
+import { replayRoutes } from '../../api/modules/events/replays.routes';
+import { provisionRoutes } from '../../api/modules/loans/provisions.routes';
 import type { RouteDeps } from '../../api/deps';
+import type { Knex } from '../../db/knex';
 import { defineRoute } from '../../api/route';
 import { buildRouter } from '../../api/router';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -18,6 +22,7 @@ import { bearer, createUser } from '../helpers/users';
  */
 const file = fileTeardown(test);
 let app: TestApp;
+let knex: Knex;
 const ids = { enterprise: '', other: '', branch1: '', branch2: '' };
 const sessions: Record<string, Record<string, string>> = {};
 const unknownId = '7d0f3c2a-1b4e-4c5d-8e9f-0a1b2c3d4e5f';
@@ -67,8 +72,8 @@ const probeRoutes = [
 ];
 
 test.before(async () => {
-  const { knex } = await createTestDatabase(file);
-  app = await startTestApp(file, { knex, routes: [...authRoutes, ...probeRoutes] });
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex, routes: [...authRoutes, ...probeRoutes, ...provisionRoutes, ...eventRoutes, ...replayRoutes] });
   ids.enterprise = await insertEnterprise(knex, 'LOAD');
   ids.other = await insertEnterprise(knex, 'ELSE');
   const rows = await knex('branches').insert([
@@ -80,6 +85,8 @@ test.before(async () => {
     cashier1: [{ role: 'cashier', enterpriseId: ids.enterprise, branchId: ids.branch1 }],
     branchdirection: [{ role: 'direction', enterpriseId: ids.enterprise, branchId: ids.branch1 }],
     direction: [{ role: 'direction', enterpriseId: ids.enterprise, branchId: null }],
+    admin: [{ role: 'admin', enterpriseId: ids.enterprise, branchId: null }],
+    otheradmin: [{ role: 'admin', enterpriseId: ids.other, branchId: null }],
   } as const;
   for (const [name, grants] of Object.entries(users)) {
     await createUser(knex, name, grants);
@@ -131,4 +138,24 @@ test('a route that loads a resource has an {id} in its path', (t) => {
   // The router reads its dependencies only when answering: building it needs none.
   const withoutId = { ...detail, path: '/api/v1/enterprise/probes/' };
   t.throws(() => buildRouter([withoutId], {} as RouteDeps), { message: /readProbe: a route that loads its resource has an \{id\} in its path/ });
+});
+
+test('the module routes converted to `load`: a provisioning run, a rule and a replay request of another enterprise are 404s with their names', async (t) => {
+  const ofEach = async (table: string, row: Record<string, unknown>) => Promise.all([ids.enterprise, ids.other].map(async (enterprise) =>
+    ((await knex(table).insert({ ...row, enterprise_id: enterprise }).returning('id')) as { id: string }[])[0]!.id));
+  const runs = await ofEach('provisioning_runs', { as_of: '2026-03-31', trigger: 'schedule', status: 'completed' });
+  const rules = await ofEach('accounting_rule_configs', { kind: 'deposit', version: 99, legs: JSON.stringify([{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }]), is_active: true });
+  const replays = await ofEach('event_replay_requests', { date_from: '2026-01-01', date_to: '2026-01-31', kinds: [], mode: 'dry_run' });
+  for (const [who, path, name] of [
+    ['direction', `/api/v1/loans/provisions/runs/${runs[1]}/`, 'provisioning run'],
+    ['direction', `/api/v1/events/rule-configs/${rules[1]}/`, 'rule'],
+    ['otheradmin', `/api/v1/events/replays/${replays[0]}/`, 'replay request'],
+  ] as const) {
+    const response = await call(who, 'GET', path);
+    t.is(response.status, 404, path);
+    t.like(response.body, { code: 'not_found', detail: `The ${name} was not found.` }, path);
+  }
+  t.is((await call('direction', 'GET', `/api/v1/loans/provisions/runs/${runs[0]}/`)).body.id, runs[0]);
+  t.is((await call('direction', 'GET', `/api/v1/events/rule-configs/${rules[0]}/`)).body.version, 99);
+  t.is((await call('admin', 'GET', `/api/v1/events/replays/${replays[0]}/`)).body.id, replays[0]);
 });

@@ -4,9 +4,9 @@ import { updateConfiguration } from '../../../activities/enterprise/configuratio
 import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
-import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { enterpriseLoaders } from './enterprise.queries';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
@@ -92,11 +92,11 @@ export const configurationRoutes = [
     operationId: 'getConfiguration',
     summary: 'General configuration of one enterprise',
     access: 'authenticated',
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     response: configurationSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, deps }) => {
       return serializeConfiguration(await configurationOf(deps.knex, params.enterprise_pk), deps.clock());
     },
   }),
@@ -107,6 +107,7 @@ export const configurationRoutes = [
     operationId: 'updateConfiguration',
     summary: 'Change parameters (direction, administrators); the business date only moves forward',
     access: ['direction', 'admin'],
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     body: yup.object({
       time_zone: yup.string().max(64).optional(),
@@ -127,8 +128,7 @@ export const configurationRoutes = [
     response: configurationSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['business_date_backwards'],
-    handler: async ({ params, body, principal: actor, deps, ctx, authorize }) => {
-      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await configurationOf(deps.knex, params.enterprise_pk);
       const updated = await updateConfiguration(deps.activities, actor, params.enterprise_pk, {
         timeZone: body.time_zone,

@@ -3,8 +3,8 @@ import * as yup from 'yup';
 import { updateProfile } from '../../../activities/enterprise/profile.activity';
 import { NotFoundError } from '../../../domain/errors';
 import { CooperativeProfile } from '../../../db/models/cooperative-profile.model';
-import { requireVisible } from '../../auth/access';
 import { defineRoute } from '../../route';
+import { enterpriseLoaders } from './enterprise.queries';
 import { dateResponse, isoDate, timestampResponse } from '../common.schemas';
 
 const writers = ['direction', 'admin'] as const;
@@ -52,11 +52,11 @@ export const profileRoutes = [
     operationId: 'getCooperativeProfile',
     summary: 'The enterprise\'s cooperative profile',
     access: 'authenticated',
+    load: enterpriseLoaders.enterprise,
     params,
     response: profileSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, deps }) => {
       return serializeProfile(await profileOf(deps.knex, params.enterprise_pk));
     },
   }),
@@ -67,6 +67,7 @@ export const profileRoutes = [
     operationId: 'updateCooperativeProfile',
     summary: 'Modify the enterprise\'s cooperative profile (direction, administrators)',
     access: writers,
+    load: enterpriseLoaders.enterprise,
     params,
     body: yup.object({
       approval_number: yup.string().trim().max(50).optional(),
@@ -77,8 +78,7 @@ export const profileRoutes = [
     }),
     response: profileSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps }) => {
       const profile = await updateProfile(deps.activities, actor, params.enterprise_pk, {
         approvalNumber: body.approval_number,
         category: body.category,

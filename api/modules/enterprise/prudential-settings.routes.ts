@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { prudentialSettingsFor, updatePrudentialSettings, type PrudentialSettingsState } from '../../../activities/enterprise/prudential-settings.activity';
-import { requireVisible } from '../../auth/access';
 import { defineRoute } from '../../route';
+import { enterpriseLoaders } from './enterprise.queries';
 import { timestampResponse } from '../common.schemas';
 
 const decimal = (description: string) => yup.string().strict(true).meta({ description, example: '0.15' });
@@ -57,11 +57,11 @@ export const prudentialSettingsRoutes = [
     operationId: 'getPrudentialSettings',
     summary: 'Thresholds and risk weights of the COBAC prudential ratios in force (the documented defaults until changed)',
     access: 'authenticated',
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     response: prudentialSettingsSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, deps }) => {
       return serializeSettings(await prudentialSettingsFor(deps.knex, params.enterprise_pk));
     },
   }),
@@ -73,6 +73,7 @@ export const prudentialSettingsRoutes = [
     summary: 'Change thresholds or risk weights (direction, administrators); audited',
     description: 'Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.',
     access: ['direction', 'admin'],
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     body: yup.object({
       ...fieldsOf(thresholdDescriptions, false),
@@ -83,8 +84,7 @@ export const prudentialSettingsRoutes = [
     }),
     response: prudentialSettingsSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps }) => {
       await prudentialSettingsFor(deps.knex, params.enterprise_pk);
       const riskWeights = body.risk_weights === undefined ? undefined : Object.fromEntries(Object.entries(body.risk_weights).filter(([, value]) => value !== undefined));
       const changes = Object.fromEntries(Object.entries({ ...body, risk_weights: riskWeights }).filter(([, value]) => value !== undefined));

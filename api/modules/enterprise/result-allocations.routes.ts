@@ -4,7 +4,6 @@ import { allocateResult, cancelResultAllocation } from '../../../activities/ente
 import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
 import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
 import { Money } from '../../../domain/money';
-import { requireVisible } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
@@ -196,11 +195,11 @@ export const resultAllocationRoutes = [
     operationId: 'getResultAllocationPolicy',
     summary: 'The percentages and caps of the result\'s allocation (the defaults until changed)',
     access: 'authenticated',
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     response: policySchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      requireVisible(principal, { enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, deps }) => {
       return serializePolicy(await policyOf(deps.knex, params.enterprise_pk));
     },
   }),
@@ -211,6 +210,7 @@ export const resultAllocationRoutes = [
     operationId: 'updateResultAllocationPolicy',
     summary: 'Change the percentages and caps of the result\'s allocation (direction, administrators)',
     access: ['direction', 'admin'],
+    load: enterpriseLoaders.enterprise,
     params: nestedParams,
     body: yup.object({
       general_reserve_rate_min: rateSchema().optional(),
@@ -221,8 +221,7 @@ export const resultAllocationRoutes = [
     }),
     response: policySchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
+    handler: async ({ params, body, principal: actor, deps }) => {
       return serializePolicy(await updateAllocationPolicy(deps.activities, actor, params.enterprise_pk, {
         generalReserveRateMin: optionalRate(body.general_reserve_rate_min),
         trainingReserveRateMin: optionalRate(body.training_reserve_rate_min),

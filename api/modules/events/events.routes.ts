@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { configureRule } from '../../../activities/events/configure-rule.activity';
-import { accountRoles, eventKinds, type EventKind, type RuleLeg } from '../../../domain/events/rules';
+import { accountRoles, eventKinds, type EventKind } from '../../../domain/events/rules';
 import { NotFoundError } from '../../../domain/errors';
+import { ruleById, ruleColumns, type RuleConfigRow } from '../../../activities/events/events.queries';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -13,6 +14,7 @@ import { ledgerLines } from '../accounts/ledger-queries';
 import { journalEntrySchema } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';
+import { eventLoaders } from './events.queries';
 
 const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
 
@@ -83,18 +85,6 @@ const legSide = yup
   })
   .test('one-side', '${path} names either an account or a role', (side) => (side.account === undefined) !== (side.role === undefined));
 
-interface RuleConfigRow {
-  id: string;
-  enterprise_id: string;
-  kind: EventKind;
-  version: number;
-  legs: RuleLeg[];
-  is_active: boolean;
-  reason: string;
-  created_at: Date;
-  created_by: string | null;
-}
-
 const accountRefSchema = yup
   .object({
     account: yup.string().optional().meta({ description: 'A leaf account of the chart…' }),
@@ -129,9 +119,6 @@ function serializeRule(row: RuleConfigRow) {
     created_by: row.created_by,
   };
 }
-
-const ruleColumns = ['id', 'enterprise_id', 'kind', 'version', 'legs', 'is_active', 'reason', 'created_at', 'created_by'];
-const ruleById = (knex: Knex, id: string): Promise<RuleConfigRow | undefined> => knex('accounting_rule_configs').where({ id }).first(ruleColumns);
 
 /** The business event log and the accounting rules that turn events into entries. */
 export const eventRoutes = [
@@ -208,15 +195,11 @@ export const eventRoutes = [
     operationId: 'getRuleConfig',
     summary: 'One version of a rule',
     access: 'authenticated',
+    load: eventLoaders.rule,
     params: idParams,
     response: ruleConfigSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const rule = await ruleById(deps.knex, params.id);
-      if (rule === undefined) throw new NotFoundError('The rule');
-      requireVisible(principal, { enterpriseId: rule.enterprise_id }, 'The rule');
-      return serializeRule(rule);
-    },
+    handler: ({ resource }) => serializeRule(resource),
   }),
   defineRoute({
     method: 'post',

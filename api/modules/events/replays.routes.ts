@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
-import { eventKinds, type EventKind } from '../../../domain/events/rules';
-import { NotFoundError } from '../../../domain/errors';
+import { replayById, replayColumns, replayModes, replayStatuses, type ReplayRow } from '../../../activities/events/replays.queries';
+import { eventKinds } from '../../../domain/events/rules';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
@@ -10,31 +9,7 @@ import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } 
 import { scopeToVisible } from '../enterprise-scope';
 import type { eventReplay } from '../../../workflows/event-replay.workflow';
 import { eventReplayWorkflowId } from '../../../workflows/identities';
-
-const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
-const replayModes = ['dry_run', 'apply'] as const;
-const replayColumns = [
-  'id', 'enterprise_id', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
-  'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
-];
-
-interface ReplayRow {
-  id: string;
-  enterprise_id: string;
-  date_from: string;
-  date_to: string;
-  kinds: EventKind[];
-  mode: (typeof replayModes)[number];
-  status: (typeof replayStatuses)[number];
-  events_seen: number;
-  events_changed: number;
-  entries_posted: number;
-  events_failed: number;
-  requested_by: string;
-  created_at: Date;
-  finished_at: Date | null;
-  failure: string | null;
-}
+import { eventLoaders } from './events.queries';
 
 const eventReplaySchema = yup.object({
   id: yup.string().uuid().required(),
@@ -75,8 +50,6 @@ function serializeReplay(row: ReplayRow) {
     workflow_id: eventReplayWorkflowId(row.id),
   };
 }
-
-const replayById = (knex: Knex, id: string): Promise<ReplayRow | undefined> => knex('event_replay_requests').where({ id }).first(replayColumns);
 
 /**
  * Event replay (administrators only): re-runs a range of events through the current rules, dry run or apply,
@@ -151,14 +124,10 @@ export const replayRoutes = [
     operationId: 'getEventReplay',
     summary: 'One replay request: status and progress (events seen, changed, posted, failed)',
     access: ['admin'],
+    load: eventLoaders.replay,
     params: idParams,
     response: eventReplaySchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, deps, authorize }) => {
-      const request = await replayById(deps.knex, params.id);
-      if (request === undefined) throw new NotFoundError('The replay request');
-      authorize({ enterpriseId: request.enterprise_id }, 'The replay request');
-      return serializeReplay(request);
-    },
+    handler: ({ resource }) => serializeReplay(resource),
   }),
 ];

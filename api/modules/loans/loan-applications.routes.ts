@@ -1,20 +1,19 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { operationKey } from '../../../activities/idempotency';
 import { submitLoanApplication } from '../../../activities/loans/loan-applications.activity';
 import { approvalSteps, decisions } from '../../../domain/loans/approval';
 import type { CreditCapCode } from '../../../domain/loans/credit-caps';
-import { AppError, NotFoundError } from '../../../domain/errors';
-import { raw, type QueryBuilder } from 'objection';
+import { AppError } from '../../../domain/errors';
 import { LoanApplication } from '../../../db/models/loan-application.model';
-import { requireRole, requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import { readApplication, withHistory, type ApplicationHistory, type ApplicationRow } from '../../../activities/loans/loan-applications.queries';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
 import { memberLoaders } from '../members/members.queries';
+import { loanLoaders } from './loans.queries';
 import { amount, moneyResponse } from '../money.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
@@ -65,26 +64,6 @@ const loanApplicationSchema = yup.object({
   decisions: yup.array(decisionSchema).required(),
 }).meta({ component: 'LoanApplication' });
 
-/** What an application's answer adds to its row: its decision history and the loan it became. */
-interface ApplicationHistory {
-  decisionHistory: { step: string; decision: string; comment: string; decided_by: string; decided_at: string }[];
-  loan: { id: string; number: string } | null;
-}
-
-type ApplicationRow = LoanApplication & ApplicationHistory;
-
-/**
- * The history and the loan as correlated subqueries of the application's own statement: an answer, a page
- * included, is one read (the decisions come back ordered, as JSON).
- */
-const withHistory = <Q extends QueryBuilder<LoanApplication, LoanApplication[] | LoanApplication | undefined>>(builder: Q): Q =>
-  builder.select(
-    'loan_applications.*',
-    raw(`coalesce((SELECT json_agg(json_build_object('step', d.step, 'decision', d.decision, 'comment', d.comment, 'decided_by', d.decided_by, 'decided_at', d.decided_at)
-      ORDER BY d.decided_at) FROM loan_application_decisions d WHERE d.application_id = loan_applications.id), '[]') AS decision_history`),
-    raw(`(SELECT json_build_object('id', l.id, 'number', l.number) FROM loans l WHERE l.application_id = loan_applications.id) AS loan`),
-  );
-
 function serializeApplication(application: LoanApplication, { decisionHistory, loan }: ApplicationHistory) {
   return {
     id: application.id,
@@ -115,16 +94,6 @@ function serializeApplication(application: LoanApplication, { decisionHistory, l
 }
 
 const serializeRow = (row: ApplicationRow) => serializeApplication(row, row);
-
-/** One application with its history, as it is now (after a decision: what the workflow's activity committed). */
-const readApplication = async (knex: Knex, id: string) => (await withHistory(LoanApplication.query(knex).findById(id))) as ApplicationRow | undefined;
-
-/** The application read, if the principal may see it (404 otherwise, as when there is none). */
-function visible<A extends LoanApplication>(principal: Principal, application: A | undefined): A {
-  if (application === undefined) throw new NotFoundError('The loan application');
-  requireVisible(principal, { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
-  return application;
-}
 
 function assertInReview(application: LoanApplication): void {
   if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}: its approval has ended.`);
@@ -204,10 +173,11 @@ export const loanApplicationRoutes = [
     operationId: 'getLoanApplication',
     summary: 'Loan application detail, with its approval state and decision history',
     access: 'authenticated',
+    load: loanLoaders.application,
     params: idParams,
     response: loanApplicationSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => serializeRow(visible(principal, await readApplication(deps.knex, params.id))),
+    handler: ({ resource }) => serializeRow(resource),
   }),
   defineRoute({
     method: 'post',
@@ -219,6 +189,7 @@ export const loanApplicationRoutes = [
     access: [...approvalSteps],
     idempotent: true,
     status: 200,
+    load: loanLoaders.application,
     params: idParams,
     body: yup.object({
       decision: yup.string().oneOf(decisions).required(),
@@ -230,14 +201,14 @@ export const loanApplicationRoutes = [
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['application_closed', 'wrong_step', 'submitter_cannot_decide', 'same_person_twice', 'nothing_to_send_back', 'comment_required', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable', 'cap_share_capital', 'cap_related_party', 'member_not_active'],
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
-      const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
+    handler: async ({ resource: application, body, principal: actor, deps, ctx, idempotencyKey }) => {
+      // After the route's roles at the application's branch (the router), before the step's own.
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
       requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
       const decision = { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId };
       await decideOnApplication(deps, application, decision, operationKey('loan-decision', actor, idempotencyKey));
-      return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
+      return serializeRow((await readApplication(deps.knex, application.id))!);
     },
   }),
   defineRoute({
@@ -249,18 +220,18 @@ export const loanApplicationRoutes = [
     access: 'authenticated',
     idempotent: true,
     status: 200,
+    load: loanLoaders.application,
     params: idParams,
     body: yup.object({ comment: yup.string().trim().max(1000).default('') }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['application_closed', 'decision_in_progress', 'not_submitter', 'workflow_unavailable'],
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
-      const application = visible(actor, await LoanApplication.query(deps.knex).findById(params.id));
+    handler: async ({ resource: application, body, principal: actor, deps, ctx, idempotencyKey }) => {
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);
       const withdrawal = { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId };
       await withdrawApplication(deps, application, withdrawal, operationKey('loan-withdrawal', actor, idempotencyKey));
-      return serializeRow(visible(actor, await readApplication(deps.knex, application.id)));
+      return serializeRow((await readApplication(deps.knex, application.id))!);
     },
   }),
 ];

@@ -2,38 +2,18 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { addGuarantee, decideGuarantee, endGuarantee } from '../../../activities/loans/loan-guarantees.activity';
 import { guaranteeCheckers, needsConfirmation } from '../../../domain/loans/guarantee-confirmation';
-import { guaranteeKinds, type GuaranteeKind } from '../../../domain/loans/provisioning';
-import { AppError, NotFoundError } from '../../../domain/errors';
-import { requireRole, requireVisible } from '../../auth/access';
+import { guaranteeById, guarantees, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
+import { guaranteeKinds } from '../../../domain/loans/provisioning';
+import { AppError } from '../../../domain/errors';
+import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount, moneyResponse } from '../money.schemas';
+import { loanLoaders } from './loans.queries';
 
 const recorders = ['cashier', 'branch_head', 'credit_committee', 'direction'] as const;
-const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.compte_client_id', 'g.status', 'g.created_by', 'g.created_at'];
-
-interface GuaranteeRow {
-  id: string;
-  enterprise_id: string;
-  branch_id: string;
-  application_id: string | null;
-  loan_id: string | null;
-  kind: GuaranteeKind;
-  value: string;
-  start_date: string;
-  end_date: string | null;
-  description: string;
-  compte_client_id: string | null;
-  status: 'pending' | 'in_force' | 'refused';
-  pending_change: 'add' | 'end' | null;
-  pending_end_date: string | null;
-  requested_by: string | null;
-  created_by: string;
-  created_at: Date;
-}
-
 const loanGuaranteeSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
@@ -77,32 +57,8 @@ function serializeGuarantee(row: GuaranteeRow) {
   };
 }
 
-/** Guarantees with the branch they belong to (their loan's or application's), for scoping, and their pending change. */
-function guarantees(knex: Knex) {
-  const rows = knex('loan_guarantees as g')
-    .leftJoin('loans as l', 'l.id', 'g.loan_id')
-    .leftJoin('loan_applications as a', 'a.id', 'g.application_id')
-    .leftJoin('loan_guarantee_confirmations as c', (join) => join.on('c.guarantee_id', 'g.id').andOnVal('c.decision', 'pending'))
-    .select([
-      ...columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id'), 'c.change AS pending_change', knex.raw(`to_char(c.end_date, 'YYYY-MM-DD') AS pending_end_date`),
-      'c.requested_by',
-    ]);
-  return knex.from(rows.as('x')).select('*');
-}
-
-async function guaranteeById(knex: Knex, id: string) {
-  const row: GuaranteeRow | undefined = await guarantees(knex).where('x.id', id).first();
-  if (row === undefined) throw new NotFoundError('The guarantee');
-  return serializeGuarantee(row);
-}
-
-async function scopeOf(knex: Knex, target: { loan?: string; application?: string }) {
-  const row = target.loan !== undefined
-    ? await knex('loans').where({ id: target.loan }).first('enterprise_id', 'branch_id')
-    : await knex('loan_applications').where({ id: target.application }).first('enterprise_id', 'branch_id');
-  if (row === undefined) throw new NotFoundError(target.loan !== undefined ? 'The loan' : 'The loan application');
-  return { enterpriseId: row.enterprise_id as string, branchId: row.branch_id as string };
-}
+/** A guarantee as it is after a change of the request's own. */
+const readGuarantee = async (knex: Knex, id: string) => serializeGuarantee((await guaranteeById(knex, id))!);
 
 /**
  * Guarantees on loans (pledged deposit, mortgage, bank or public guarantee, personal guarantor; never shares).
@@ -134,14 +90,11 @@ export const loanGuaranteeRoutes = [
     operationId: 'getLoanGuarantee',
     summary: 'One guarantee',
     access: 'authenticated',
+    load: loanLoaders.guarantee,
     params: idParams,
     response: loanGuaranteeSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const guarantee = await guaranteeById(deps.knex, params.id);
-      requireVisible(principal, { enterpriseId: guarantee.enterprise, branchId: guarantee.branch }, 'The guarantee');
-      return guarantee;
-    },
+    handler: ({ resource }) => serializeGuarantee(resource),
   }),
   defineRoute({
     method: 'post',
@@ -171,22 +124,22 @@ export const loanGuaranteeRoutes = [
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off'],
-    handler: async ({ body, principal: actor, deps, authorize }) => {
+    handler: async ({ body, principal: actor, deps, load }) => {
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
       }
       if (body.end_date !== null && body.end_date !== undefined && body.end_date < body.start_date) {
         throw new AppError('validation', 'invalid_request', 'The end date is before the start date.', [{ field: 'end_date', message: 'end_date must not be before start_date' }]);
       }
-      const scope = await scopeOf(deps.knex, body);
-      authorize(scope, 'The loan');
+      const target = body.loan !== undefined ? await load(loanLoaders.loanScope, body.loan) : await load(loanLoaders.application, body.application!);
+      const scope = { enterpriseId: target.enterpriseId, branchId: target.branchId };
       // A guarantee that lowers the provision is the maker's part of a four-eyes change: a branch head or above.
       if (needsConfirmation(body.kind)) requireRole(actor, guaranteeCheckers, scope, 'The loan');
       const added = await addGuarantee(deps.activities, actor, {
         loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: body.value,
         startDate: body.start_date, endDate: body.end_date ?? null, description: body.description, accountId: body.account ?? null,
       });
-      return guaranteeById(deps.knex, added.id as string);
+      return readGuarantee(deps.knex, added.id as string);
     },
   }),
   defineRoute({
@@ -199,17 +152,17 @@ export const loanGuaranteeRoutes = [
       + 'deposit\'s hold) is asked by a branch head or above and takes effect when another confirms it: the answer shows it in `pending_change`.',
     access: recorders,
     status: 200,
+    load: loanLoaders.guarantee,
     params: idParams,
     body: yup.object({ end_date: isoDate().required() }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['confirmation_pending', 'guarantee_pending', 'guarantee_refused'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      const { scope, kind } = await guaranteeScope(deps.knex, params.id);
-      authorize(scope, 'The guarantee');
-      if (needsConfirmation(kind)) requireRole(actor, guaranteeCheckers, scope, 'The guarantee');
+    handler: async ({ params, body, principal: actor, deps, resource }) => {
+      const scope = loanLoaders.guarantee.scope(resource);
+      if (needsConfirmation(resource.kind)) requireRole(actor, guaranteeCheckers, scope, 'The guarantee');
       await endGuarantee(deps.activities, actor, params.id, body.end_date);
-      return guaranteeById(deps.knex, params.id);
+      return readGuarantee(deps.knex, params.id);
     },
   }),
   ...(['confirmed', 'refused'] as const).map((decision) => defineRoute({
@@ -223,23 +176,15 @@ export const loanGuaranteeRoutes = [
     description: 'Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.',
     access: guaranteeCheckers,
     status: 200,
+    load: loanLoaders.guarantee,
     params: idParams,
     body: yup.object({ reason: yup.string().trim().max(500).default('') }),
     response: loanGuaranteeSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['application_closed', 'nothing_to_confirm', 'same_person'],
-    handler: async ({ params, body, principal: actor, deps, authorize }) => {
-      authorize((await guaranteeScope(deps.knex, params.id)).scope, 'The guarantee');
+    handler: async ({ params, body, principal: actor, deps }) => {
       await decideGuarantee(deps.activities, actor, params.id, decision, body.reason);
-      return guaranteeById(deps.knex, params.id);
+      return readGuarantee(deps.knex, params.id);
     },
   })),
 ];
-
-/** Where a guarantee lies (its loan's or application's enterprise and branch) and its kind; 404 when there is none. */
-async function guaranteeScope(knex: Knex, id: string) {
-  const guarantee = await knex('loan_guarantees').where({ id }).first('loan_id', 'application_id', 'kind');
-  if (guarantee === undefined) throw new NotFoundError('The guarantee');
-  const scope = await scopeOf(knex, guarantee.loan_id !== null ? { loan: guarantee.loan_id } : { application: guarantee.application_id });
-  return { scope, kind: guarantee.kind as GuaranteeKind };
-}

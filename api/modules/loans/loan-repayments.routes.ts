@@ -4,7 +4,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { tellerAccount } from '../members/member-accounts.queries';
+import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
@@ -117,7 +117,7 @@ export const loanRepaymentRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: [...postingRefusals, 'date_not_business_date', 'exceeds_total_due', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
-      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       await load(loanLoaders.loanScope, body.loan);
       const { repayment, replayed } = await recordRepayment(deps.activities, actor, {
         loanId: body.loan,

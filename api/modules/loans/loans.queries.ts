@@ -1,9 +1,12 @@
+import { readApplication, type ApplicationRow } from '../../../activities/loans/loan-applications.queries';
+import { guaranteeById, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
+import { runById } from '../../../activities/loans/provisioning.queries';
 import { repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
 import type { Scope } from '../../../domain/access';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
 import type { Loader } from '../../route';
-import { fixedScopeLoader } from '../enterprise-scope';
+import { enterpriseRowLoader, fixedScopeLoader } from '../enterprise-scope';
 
 const loan = {
   name: 'The loan',
@@ -28,4 +31,15 @@ export const loanLoaders = {
     load: async ({ knex }, id) => repaymentsQuery(knex).where('r.id', id).first() as Promise<LoanRepaymentDetail | undefined>,
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<LoanRepaymentDetail>,
+  application: {
+    name: 'The loan application',
+    load: async ({ knex }, id) => readApplication(knex, id),
+    scope: (row) => ({ enterpriseId: row.enterpriseId, branchId: row.branchId }),
+  } satisfies Loader<ApplicationRow>,
+  guarantee: {
+    name: 'The guarantee',
+    load: async ({ knex }, id) => guaranteeById(knex, id),
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<GuaranteeRow>,
+  provisioningRun: enterpriseRowLoader('The provisioning run', runById),
 };

@@ -7,7 +7,7 @@ import { formatAmount } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { tellerAccount } from '../members/member-accounts.queries';
+import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -226,8 +226,8 @@ export const loanRoutes = [
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: [...postingRefusals, 'approver_cannot_disburse', 'idempotency_key_reused', 'insufficient_funds', 'loan_not_awaiting_disbursement'],
-    handler: async ({ resource: loan, body, principal: actor, deps }) => {
-      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+    handler: async ({ resource: loan, body, principal: actor, deps, load }) => {
+      if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       return serializeLoan(await disburseLoan(deps.activities, actor, { loanId: loan.id, channel: body.channel, accountId: body.account ?? null }));
     },
   }),

@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
-import { NotFoundError } from '../../../domain/errors';
+import { runById, runColumns, runStatuses, type RunRow } from '../../../activities/loans/provisioning.queries';
 import { provisioningRunWorkflowId } from '../../../workflows/identities';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
 import { requireRole, requireVisible } from '../../auth/access';
@@ -11,14 +10,10 @@ import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { classifications } from './loans.routes';
+import { loanLoaders } from './loans.queries';
 import { moneyResponse } from '../money.schemas';
 
 const runners = ['direction', 'admin'] as const;
-const runStatuses = ['running', 'completed', 'failed'] as const;
-const runColumns = [
-  'id', 'enterprise_id', 'as_of', 'trigger', 'status', 'requested_by', 'loans_processed', 'provisions_changed', 'loans_reclassified',
-  'amount_charged', 'amount_reversed', 'failure', 'created_at', 'finished_at',
-];
 
 interface ProvisionRow {
   id: string;
@@ -93,23 +88,6 @@ const provisionTotalsSchema = yup.object({
     .meta({ description: 'One row per class provisioned at that date, by class name.' }),
 }).meta({ component: 'LoanProvisionTotals' });
 
-interface RunRow {
-  id: string;
-  enterprise_id: string;
-  as_of: string;
-  trigger: 'schedule' | 'api';
-  status: (typeof runStatuses)[number];
-  requested_by: string | null;
-  loans_processed: number;
-  provisions_changed: number;
-  loans_reclassified: number;
-  amount_charged: string;
-  amount_reversed: string;
-  failure: string | null;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
 const provisioningRunSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
@@ -147,8 +125,6 @@ function serializeRun(row: RunRow) {
     workflow_id: row.trigger === 'api' ? provisioningRunWorkflowId(row.id) : null,
   };
 }
-
-const runById = (knex: Knex, id: string): Promise<RunRow | undefined> => knex('provisioning_runs').where({ id }).first(runColumns);
 
 /** Provisions by loan and date, their totals by class, and provisioning runs (daily by Schedule, or on request). */
 export const provisionRoutes = [
@@ -260,14 +236,10 @@ export const provisionRoutes = [
     operationId: 'getProvisioningRun',
     summary: 'One provisioning run and its progress',
     access: 'authenticated',
+    load: loanLoaders.provisioningRun,
     params: idParams,
     response: provisioningRunSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const run = await runById(deps.knex, params.id);
-      if (run === undefined) throw new NotFoundError('The provisioning run');
-      requireVisible(principal, { enterpriseId: run.enterprise_id }, 'The provisioning run');
-      return serializeRun(run);
-    },
+    handler: ({ resource }) => serializeRun(resource),
   }),
 ];

@@ -1,6 +1,5 @@
 import * as yup from 'yup';
 import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
-import { NotFoundError } from '../../../domain/errors';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -109,15 +108,11 @@ const detailRoute = (direction: CashDirection) =>
     operationId: direction === 'deposit' ? 'getDeposit' : 'getWithdrawal',
     summary: `One ${direction}: the receipt of the counter`,
     access: 'authenticated',
+    load: memberLoaders.cashOperation(direction),
     params: idParams,
     response: cashOperationSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const visible = scopeToVisible(cashOperationsQuery(deps.knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
-      const row = (await visible.where('ev.id', params.id).where('ev.kind', direction).first()) as CashOperationRow | undefined;
-      if (row === undefined) throw new NotFoundError(`The ${direction}`);
-      return toOperation(row);
-    },
+    handler: ({ resource }) => toOperation(resource),
   });
 
 /** Cash deposits and withdrawals of members' accounts. */

@@ -1,24 +1,8 @@
 import type { Knex } from 'knex';
-import { NotFoundError } from '../../../domain/errors';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { heldAmounts } from '../../../activities/members/account-holds';
 import { availableBalance } from '../../../domain/members/overdraft';
 import { formatAmount, Money } from '../../../domain/money';
-import { requireRole } from '../../auth/access';
-import { tellers } from '../money.schemas';
-import type { Principal } from '../../auth/principal';
-
-/**
- * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment
- * taken from it): visible, and of a branch where the teller holds a teller role.
- */
-export async function tellerAccount(knex: Knex, principal: Principal, id: string): Promise<CompteClient> {
-  const account = await CompteClient.query(knex).findById(id);
-  if (account === undefined) throw new NotFoundError('The account');
-  // The tellers' roles, whatever the route's own: 404 where the principal cannot see it, 403 where not a teller.
-  requireRole(principal, tellers, { enterpriseId: account.enterpriseId, branchId: account.branchId }, 'The account');
-  return account;
-}
 
 /**
  * Accounts as the API answers them, each with what pledged deposits hold on it and what a member may still take

@@ -1,8 +1,10 @@
+import { cashOperationsQuery, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
 import { ClientProfile } from '../../../db/models/client-profile.model';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import type { Loader } from '../../route';
 import { fixedScopeLoader } from '../enterprise-scope';
+import { tellers } from '../money.schemas';
 
 /** The resources of the members module a route loads by id (the router checks access: api/router.ts). */
 export const memberLoaders = {
@@ -19,9 +21,28 @@ export const memberLoaders = {
   } satisfies Loader<CompteClient>,
   /** Where an account lies, remembered (a deposit or a withdrawal locks and reads the row itself). */
   accountScope: fixedScopeLoader('The account', 'comptes_clients', 'accountScopes'),
+  /**
+   * A member's account money moves through at the counter (a loan paid into it, a repayment or a share payment
+   * taken from it): of a branch where the caller holds a teller role, whatever the route's own roles.
+   */
+  tellerAccount: {
+    name: 'The account',
+    load: async ({ knex }, id) => CompteClient.query(knex).findById(id),
+    scope: (account) => ({ enterpriseId: account.enterpriseId, branchId: account.branchId }),
+    roles: tellers,
+  } satisfies Loader<CompteClient>,
   product: {
     name: 'The savings product',
     load: async ({ knex }, id) => SavingsProduct.query(knex).findById(id),
     scope: (product) => ({ enterpriseId: product.enterpriseId }),
   } satisfies Loader<SavingsProduct>,
+  /** A deposit or a withdrawal: the receipt. */
+  cashOperation: (direction: CashDirection) => ({
+    name: `The ${direction}`,
+    load: async ({ knex }, id) => cashOperationsQuery(knex).select('ev.enterprise_id', 'ev.branch_id').where('ev.id', id).where('ev.kind', direction).first() as Promise<CashOperationAt | undefined>,
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  }) satisfies Loader<CashOperationAt>,
 };
+
+/** A cash operation with where it was made. */
+type CashOperationAt = CashOperationRow & { enterprise_id: string; branch_id: string };

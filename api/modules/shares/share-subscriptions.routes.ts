@@ -5,7 +5,6 @@ import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { tellerAccount } from '../members/member-accounts.queries';
 import { accountForChannel, amount, tellers } from '../money.schemas';
 import {
   paymentSchema,
@@ -82,7 +81,7 @@ export const shareSubscriptionRoutes = [
     refusals: [...postingRefusals, 'above_maximum_shares', 'amount_out_of_bounds', 'below_minimum_shares', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'not_a_founder', 'share_type_inactive'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const client = await load(memberLoaders.client, body.client);
-      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { subscription, replayed } = await subscribeShares(deps.activities, actor, {
         clientId: client.id,
         shareTypeId: body.share_type,
@@ -153,7 +152,7 @@ export const shareSubscriptionRoutes = [
     refusals: [...postingRefusals, 'exceeds_unpaid', 'idempotency_key_reused', 'insufficient_funds', 'subscription_paid_up'],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const subscription = await load(shareLoaders.subscription, body.subscription);
-      if (body.account !== undefined) await tellerAccount(deps.knex, actor, body.account);
+      if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
         amount: body.amount,

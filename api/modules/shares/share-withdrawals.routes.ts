@@ -12,7 +12,7 @@ import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagin
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { tellerAccount } from '../members/member-accounts.queries';
+import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
 import { shareLoaders } from './shares.queries';
@@ -239,7 +239,7 @@ export const shareWithdrawalRoutes = [
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: [...postingRefusals, 'already_refunded', 'decision_in_progress', 'exceeds_total_due', 'idempotency_key_reused', 'insufficient_funds', 'refund_not_owed', 'withdrawal_closed', 'workflow_unavailable'],
-    handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey }) => {
+    handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const key = operationKey('share-refund', actor, idempotencyKey);
       const request = { channel: body.channel, account: body.account ?? null, reference: body.reference };
       if (withdrawal.status === 'refunded' && idempotencyKey !== null && withdrawal.refundIdempotencyKey === key) {
@@ -248,7 +248,7 @@ export const shareWithdrawalRoutes = [
         return serializeWithdrawal(withdrawal);
       }
       if (withdrawal.status !== 'effective') throw new AppError('conflict', withdrawal.status === 'refunded' ? 'already_refunded' : 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`);
-      if (body.account !== undefined && (await tellerAccount(deps.knex, actor, body.account)).clientId !== withdrawal.clientId) {
+      if (body.account !== undefined && (await load(memberLoaders.tellerAccount, body.account)).clientId !== withdrawal.clientId) {
         throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
       }
       await refundWithdrawal(

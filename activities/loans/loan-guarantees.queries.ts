@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type { GuaranteeKind } from '../../domain/loans/provisioning';
+
+const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.compte_client_id', 'g.status', 'g.created_by', 'g.created_at'];
+
+export interface GuaranteeRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  application_id: string | null;
+  loan_id: string | null;
+  kind: GuaranteeKind;
+  value: string;
+  start_date: string;
+  end_date: string | null;
+  description: string;
+  compte_client_id: string | null;
+  status: 'pending' | 'in_force' | 'refused';
+  pending_change: 'add' | 'end' | null;
+  pending_end_date: string | null;
+  requested_by: string | null;
+  created_by: string;
+  created_at: Date;
+}
+
+/** Guarantees with the branch they belong to (their loan's or application's), for scoping, and their pending change. */
+export function guarantees(knex: Knex) {
+  const rows = knex('loan_guarantees as g')
+    .leftJoin('loans as l', 'l.id', 'g.loan_id')
+    .leftJoin('loan_applications as a', 'a.id', 'g.application_id')
+    .leftJoin('loan_guarantee_confirmations as c', (join) => join.on('c.guarantee_id', 'g.id').andOnVal('c.decision', 'pending'))
+    .select([
+      ...columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id'), 'c.change AS pending_change', knex.raw(`to_char(c.end_date, 'YYYY-MM-DD') AS pending_end_date`),
+      'c.requested_by',
+    ]);
+  return knex.from(rows.as('x')).select('*');
+}
+
+export const guaranteeById = async (knex: Knex, id: string): Promise<GuaranteeRow | undefined> => guarantees(knex).where('x.id', id).first();
