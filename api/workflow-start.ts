@@ -47,3 +47,17 @@ export async function startWorkflowFor<W extends Workflow>(deps: Pick<RouteDeps,
     throw new AppError('unavailable', 'workflow_unavailable', `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded but its workflow could not be started: Temporal is unreachable. Try again.`);
   }
 }
+
+/** A recorded request of a branch that its own workflow carries (an application, a withdrawal). */
+interface NumberedRequest {
+  workflowId: string;
+  enterpriseId: string;
+  branchId: string;
+  number: string;
+}
+
+/** Starts a request's workflow, tagged with its enterprise, its branch and its number as the business id. */
+export async function startWorkflowOfRequest<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue' | 'knex'>, workflowType: string, request: NumberedRequest, args: Parameters<W>, recovery: StartRecovery): Promise<void> {
+  const tags = { enterpriseId: request.enterpriseId, branchId: request.branchId, businessId: request.number };
+  await startWorkflowFor<W>(deps, workflowType, { workflowId: request.workflowId, args, tags }, recovery);
+}

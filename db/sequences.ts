@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 
 /** Which counter: a name and its scope. A missing enterprise, branch or year means "not scoped by it". */
@@ -28,4 +29,19 @@ export async function nextSequenceValue(trx: Knex.Transaction, scope: SequenceSc
   const value = Number(result.rows[0]?.value);
   if (!Number.isSafeInteger(value)) throw new Error(`sequence ${scope.name} returned no usable value`);
   return value;
+}
+
+/**
+ * A new record that a workflow follows: its id, known before the insert (the workflow id is made from it), and its
+ * number of the business date's year, `format`ted from that year and the counter's next value.
+ */
+export async function newYearlyRecord(
+  trx: Knex.Transaction,
+  scope: Omit<SequenceScope, 'year'>,
+  businessDate: string,
+  format: (year: number, sequence: number) => string,
+): Promise<{ id: string; number: string }> {
+  const year = Number(businessDate.slice(0, 4));
+  const sequence = await nextSequenceValue(trx, { ...scope, year });
+  return { id: randomUUID(), number: format(year, sequence) };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { finalStepFor } from '../../domain/loans/approval';
@@ -8,7 +7,7 @@ import { formatAmount } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { LoanApplication } from '../../db/models/loan-application.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
-import { nextSequenceValue } from '../../db/sequences';
+import { newYearlyRecord } from '../../db/sequences';
 import { loanApprovalWorkflowId } from '../../workflows/identities';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
@@ -59,11 +58,12 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       trx,
       { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode },
     );
-    const year = Number(businessDate.slice(0, 4));
-    const sequence = await nextSequenceValue(trx, { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id, year });
-    const number = `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`;
-    // The id is known before the insert: the workflow id stored with the row is made from it.
-    const id = randomUUID();
+    const { id, number } = await newYearlyRecord(
+      trx,
+      { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id },
+      businessDate,
+      (year, sequence) => `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`,
+    );
     const application = await LoanApplication.query(trx).insertAndFetch({
       id,
       enterpriseId: client.enterprise_id,

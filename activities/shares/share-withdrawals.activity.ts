@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { daysBetween } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -8,7 +7,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { ShareSubscription } from '../../db/models/share-subscription.model';
 import { ShareType } from '../../db/models/share-type.model';
 import { ShareWithdrawal } from '../../db/models/share-withdrawal.model';
-import { nextSequenceValue } from '../../db/sequences';
+import { newYearlyRecord } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { shareWithdrawalWorkflowId } from '../../workflows/identities';
 import { recordAudit } from '../audit';
@@ -78,16 +77,19 @@ export async function requestShareWithdrawal(
     if (refusal !== null) throw refusalError(refusal);
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: subscription.enterpriseId }).throwIfNotFound();
     const noticeDays = type.noticeDays ?? configuration.shareWithdrawalNoticeDays;
-    const year = Number(businessDate.slice(0, 4));
-    const sequence = await nextSequenceValue(trx, { name: 'share_withdrawal', enterpriseId: subscription.enterpriseId, year });
-    const id = randomUUID();
+    const { id, number } = await newYearlyRecord(
+      trx,
+      { name: 'share_withdrawal', enterpriseId: subscription.enterpriseId },
+      businessDate,
+      (year, sequence) => `WDR-${year}-${String(sequence).padStart(6, '0')}`,
+    );
     const withdrawal = await ShareWithdrawal.query(trx).insertAndFetch({
       id,
       enterpriseId: subscription.enterpriseId,
       branchId: subscription.branchId,
       clientId: member.id,
       subscriptionId: subscription.id,
-      number: `WDR-${year}-${String(sequence).padStart(6, '0')}`,
+      number,
       shares,
       leaving: input.leaving,
       reason: input.reason,

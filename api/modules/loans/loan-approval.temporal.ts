@@ -5,7 +5,7 @@ import { decideUpdate, withdrawUpdate } from '../../../workflows/definitions';
 import type { DecisionInput, WithdrawalInput } from '../../../workflows/definitions';
 import type { loanApproval, LoanApprovalInput } from '../../../workflows/loan-approval.workflow';
 import type { RouteDeps } from '../../deps';
-import { startWorkflowFor } from '../../workflow-start';
+import { startWorkflowOfRequest } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';
 
 /**
@@ -25,11 +25,7 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
     finalStep: application.finalStep,
     submittedBy: application.submittedBy,
   };
-  await startWorkflowFor<typeof loanApproval>(deps, 'loanApproval', {
-    workflowId: application.workflowId,
-    args: [input],
-    tags: { enterpriseId: application.enterpriseId, branchId: application.branchId, businessId: application.number },
-  }, {
+  await startWorkflowOfRequest<typeof loanApproval>(deps, 'loanApproval', application, [input], {
     what: 'the application',
     markFailed: () => markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.'),
     log: deps.logger,

@@ -6,7 +6,7 @@ import type { RefundRequest, StepRequest } from '../../../workflows/definitions'
 import type { shareWithdrawal, ShareWithdrawalInput } from '../../../workflows/share-withdrawal.workflow';
 import type { RouteDeps } from '../../deps';
 import type { AppContext } from '../../context';
-import { startWorkflowFor } from '../../workflow-start';
+import { startWorkflowOfRequest } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';
 
 /**
@@ -24,11 +24,7 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
     refundReminderDays,
     dayMs: deps.workflowDayMs,
   };
-  await startWorkflowFor<typeof shareWithdrawal>(deps, 'shareWithdrawal', {
-    workflowId: withdrawal.workflowId,
-    args: [input],
-    tags: { enterpriseId: withdrawal.enterpriseId, branchId: withdrawal.branchId, businessId: withdrawal.number },
-  }, {
+  await startWorkflowOfRequest<typeof shareWithdrawal>(deps, 'shareWithdrawal', withdrawal, [input], {
     what: 'the withdrawal',
     markFailed: () => markShareWithdrawalFailed(deps.knex, withdrawal.id, 'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.'),
     log: ctx.state.log,
