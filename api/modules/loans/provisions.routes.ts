@@ -4,12 +4,12 @@ import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, start
 import { NotFoundError } from '../../../domain/errors';
 import { provisioningRunWorkflowId } from '../../../workflows/identities';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireRole, requireVisible, requireWholeEnterprise } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { scopeToVisible, scopeToWholeEnterprises } from '../enterprise-scope';
 import { classifications } from './loans.routes';
 import { moneyResponse } from '../money.schemas';
 
@@ -240,14 +240,14 @@ export const provisionRoutes = [
     path: '/api/v1/loans/provisions/runs/',
     module: 'loans',
     operationId: 'listProvisioningRuns',
-    summary: 'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed',
+    summary: 'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole)',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, as_of: isoDate().optional(), status: yup.string().oneOf(runStatuses).optional() }),
     response: pageSchema(provisioningRunSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToWholeEnterprises(deps.knex('provisioning_runs').select(runColumns), principal, 'enterprise_id').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });
       const page = await paginateRows<RunRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRun) };
@@ -259,6 +259,7 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'getProvisioningRun',
     summary: 'One provisioning run and its progress',
+    description: 'Its figures are the enterprise\'s: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans\' provisions are at /loans/provisions/).',
     access: 'authenticated',
     params: idParams,
     response: provisioningRunSchema,
@@ -266,7 +267,7 @@ export const provisionRoutes = [
     handler: async ({ params, principal, deps }) => {
       const run = await runById(deps.knex, params.id);
       if (run === undefined) throw new NotFoundError('The provisioning run');
-      requireVisible(principal, { enterpriseId: run.enterprise_id }, 'The provisioning run');
+      requireWholeEnterprise(principal, run.enterprise_id, 'The provisioning run');
       return serializeRun(run);
     },
   }),
