@@ -23,6 +23,13 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/**
+ * The dates the product handles, the one bound of every date and month it reads (api/modules/common.schemas.ts):
+ * from the oldest birth dates to far beyond any loan or deadline. Beyond it a month's next day is not a date.
+ */
+export const firstHandledDate: IsoDate = '1900-01-01';
+export const lastHandledDate: IsoDate = '2999-12-31';
+
 /** The calendar year holding `date`, as an accounting year (OHADA: the civil year by default). */
 export function civilYearOf(date: IsoDate): { code: string; startDate: IsoDate; endDate: IsoDate } {
   const year = date.slice(0, 4);

@@ -96,6 +96,9 @@ export const errorCatalogue = {
   reserve_insufficient: { kind: 'unprocessable', title: 'The reserve does not hold that much.' },
   no_result_to_allocate: { kind: 'unprocessable', title: 'The year\'s result is zero.' },
   allocation_not_equal_to_result: { kind: 'unprocessable', title: 'The amounts do not add up to the result.' },
+  // period controls (issue 27): month ends in order, the first in the first open year
+  month_end_out_of_order: { kind: 'conflict', title: 'A month end before the enterprise\'s first one cannot run.' },
+  first_month_end_outside_first_year: { kind: 'conflict', title: 'The first month end must be a month of the first open accounting year.' },
   // accounts
   plan_code_taken: { kind: 'conflict', title: 'An account plan with this code already exists.' },
   account_code_taken: { kind: 'conflict', title: 'The chart already has an account with this code.' },

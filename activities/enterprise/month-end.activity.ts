@@ -62,14 +62,18 @@ export async function firstMonthEndPeriod(trx: Knex.Transaction, enterpriseId: s
 
 async function refusalFor(trx: Knex.Transaction, enterpriseId: string, period: Period, businessDate: string) {
   const previous = await trx('month_end_runs').where({ enterprise_id: enterpriseId, period: previousPeriod(period) }).first('status');
-  return monthEndRefusal({ period, businessDate, firstRunPeriod: await firstMonthEndPeriod(trx, enterpriseId), previousStatus: previous?.status ?? null });
+  const firstOpenYear = await trx('exercices_comptables').where({ enterprise_id: enterpriseId, status: 'open' }).orderBy('start_date')
+    .first('start_date as startDate', 'end_date as endDate');
+  const firstRunPeriod = await firstMonthEndPeriod(trx, enterpriseId);
+  return monthEndRefusal({ period, businessDate, firstRunPeriod, previousStatus: previous?.status ?? null, firstOpenYear: firstOpenYear ?? null });
 }
 
 /**
  * Opens the month end of a period: a done run is answered as it is, a running one too; a failed one is set
- * running again (it resumes); else, unless refused (period not over, previous month end not done), a new run
- * with its steps pending. The enterprise's configuration row is locked first, so two starts of one enterprise
- * queue up and see each other's run.
+ * running again (it resumes); else, unless refused (period not over, previous month end not done, a month before
+ * the enterprise's first, a first one outside its first open accounting year: docs/domain.md §8), a new run with
+ * its steps pending. The enterprise's configuration row is locked first, so two starts of one enterprise queue up
+ * and see each other's run.
  */
 export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequest): Promise<OpenedMonthEnd> {
   return inTransaction(knex, async (trx) => {
@@ -80,7 +84,7 @@ export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequ
     const existing: MonthEndRunRow | undefined = await trx('month_end_runs').where({ enterprise_id: input.enterpriseId, period }).first();
     if (existing !== undefined && existing.status !== 'failed') return { run: existing, start: false };
     const refusal = existing === undefined ? await refusalFor(trx, input.enterpriseId, period, businessDate) : null;
-    if (refusal !== null) throw new AppError('conflict', refusal.code, refusal.message);
+    if (refusal !== null) throw new AppError(refusal.kind, refusal.code, refusal.message);
     const { start, end } = periodDates(period);
     const [run] = existing === undefined
       ? await trx('month_end_runs').insert({ enterprise_id: input.enterpriseId, period, period_start: start, period_end: end, trigger: input.trigger, started_by: input.startedBy }).returning('*')

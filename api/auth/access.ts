@@ -18,6 +18,15 @@ export function requireVisible(principal: Principal, scope: Scope, what: string)
 }
 
 /**
+ * For documents of enterprise-wide figures (a month end, a provisioning run: docs/domain.md §8): readable only
+ * by a role over the whole enterprise (or the platform). To a user of some branches they answer 404, as the
+ * loans and accounts of other branches do.
+ */
+export function requireWholeEnterprise(principal: Principal, enterpriseId: string, what: string): void {
+  if (visibleBranches(principal, enterpriseId) !== 'all') throw new NotFoundError(what);
+}
+
+/**
  * The branches of an enterprise whose rows the principal sees: 'all' for a role over the whole enterprise (or
  * the platform), else the branches where they hold one. Ledger reads narrow their lines with it.
  */

@@ -1,9 +1,7 @@
 import * as yup from 'yup';
 import type { SchemaMeta } from '../json-schema';
-
-/** The dates the product handles: from the oldest birth dates to far beyond any loan or deadline. */
-const dateMin = '1900-01-01';
-const dateMax = '2999-12-31';
+import { firstHandledDate as dateMin, lastHandledDate as dateMax } from '../../domain/calendar';
+import { isPeriod, periodFormat } from '../../domain/enterprise/month-end';
 
 /** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not), from 1900 to 2999. */
 export const isoDate = () =>
@@ -13,6 +11,13 @@ export const isoDate = () =>
     // Only a well-formed value can be a wrong date: a malformed one gets the format message alone.
     .test('real-date', '${path} is not a real date', (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || isRealDate(value))
     .test('date-range', `\${path} must be from ${dateMin} to ${dateMax}`, (value) => value === undefined || value === null || !/^\d{4}-\d{2}-\d{2}$/.test(value) || (value >= dateMin && value <= dateMax));
+
+/** A month `YYYY-MM` that exists, from 1900-01 to 2999-12: the dates' bounds (domain/calendar.ts). */
+export const periodSchema = () =>
+  yup
+    .string()
+    .matches(periodFormat, '${path} must be a month as YYYY-MM')
+    .test('period', `\${path} must be a month from ${dateMin.slice(0, 7)} to ${dateMax.slice(0, 7)}`, (value) => value === undefined || !periodFormat.test(value) || isPeriod(value));
 
 function isRealDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);

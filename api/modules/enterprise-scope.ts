@@ -33,6 +33,18 @@ export function scopeToVisible<B extends { whereRaw(sql: string, bindings: reado
   return builder.whereRaw(clauses.length === 0 ? 'false' : `(${clauses.join(' OR ')})`, bindings);
 }
 
+/**
+ * Limits a list of enterprise-wide documents (month ends, provisioning runs) to the enterprises the principal
+ * sees whole (api/auth/access.ts, requireWholeEnterprise): a user of some branches lists none of them.
+ */
+export function scopeToWholeEnterprises<B extends { whereRaw(sql: string, bindings: readonly string[]): B }>(builder: B, principal: Principal, enterpriseColumn: string): B {
+  const seen = visibility(principal.grants);
+  if (seen.all) return builder;
+  const whole = [...seen.enterprises].filter(([, access]) => access.wholeEnterprise).map(([enterpriseId]) => enterpriseId);
+  if (whole.length === 0) return builder.whereRaw('false', []);
+  return builder.whereRaw(`?? IN (${whole.map(() => '?').join(', ')})`, [enterpriseColumn, ...whole]);
+}
+
 const flatPrefix = '/api/v1/enterprise/';
 const nestedPrefix = '/api/v1/enterprise/enterprises/{enterprise_pk}/';
 const enterprisePk = yup.string().uuid().required().meta({ description: 'The enterprise.' });

@@ -1,4 +1,4 @@
-import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../calendar';
+import { addDaysTo, addMonthsClamped, firstHandledDate, lastHandledDate, parseIsoDate, type IsoDate } from '../calendar';
 import { refusal, type Refusal } from '../refusal';
 
 /**
@@ -31,7 +31,12 @@ export interface MonthEndStepInput {
 /** A month, `YYYY-MM`. */
 export type Period = string;
 
-export const isPeriod = (value: string): boolean => /^\d{4}-(0[1-9]|1[0-2])$/.test(value) && Number(value.slice(0, 4)) >= 1000;
+/** The form of a month, `YYYY-MM`, as the API documents it. */
+export const periodFormat = /^\d{4}-\d{2}$/;
+
+/** A month that exists, within the dates the product handles (9999-12 would end on 10000-01-01's eve). */
+export const isPeriod = (value: string): boolean =>
+  periodFormat.test(value) && /-(0[1-9]|1[0-2])$/.test(value) && `${value}-01` >= firstHandledDate && `${value}-01` <= lastHandledDate;
 
 export function periodDates(period: Period): { start: IsoDate; end: IsoDate } {
   const start = `${period}-01`;
@@ -55,21 +60,36 @@ export interface MonthEndFacts {
   firstRunPeriod: Period | null;
   /** The status of the previous period's run, if it has one. */
   previousStatus: 'running' | 'done' | 'failed' | null;
+  /** The enterprise's earliest open accounting year, if any: where its first month end must lie. */
+  firstOpenYear: { startDate: IsoDate; endDate: IsoDate } | null;
 }
 
 /**
  * Why the month end of `period` cannot run now, or null. The period must be over: the business date after its
  * last day (a month still taking postings cannot be accrued). Month ends run in order without a gap from the
- * enterprise's first one: the previous month's must be done, unless this is the enterprise's first month end
- * or comes before it (the rule of adoption, docs/domain.md §8).
+ * enterprise's first one: the previous month's must be done, and no month before the first may run (its accrual
+ * would never be reversed: the later month's reversal has run already). The first one is the rule of adoption
+ * (docs/domain.md §8): its last day lies in the enterprise's first open accounting year, so that year closes
+ * with every month end from it on, and no request can start the books in 1899.
  */
 export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
   const { end } = periodDates(facts.period);
   if (facts.businessDate <= end) return refusal('period_not_over', `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.`);
+  if (facts.firstRunPeriod === null) return firstMonthEndRefusal(facts.period, end, facts.firstOpenYear);
+  if (facts.period < facts.firstRunPeriod) {
+    return refusal('month_end_out_of_order', `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ${facts.period} comes before it.`);
+  }
   const previous = previousPeriod(facts.period);
-  const started = facts.firstRunPeriod !== null && facts.firstRunPeriod <= previous;
-  if (started && facts.previousStatus !== 'done') {
+  if (facts.firstRunPeriod <= previous && facts.previousStatus !== 'done') {
     return refusal('previous_month_end_not_done', `The month end of ${previous} is not done: run it first.`);
+  }
+  return null;
+}
+
+function firstMonthEndRefusal(period: Period, end: IsoDate, year: MonthEndFacts['firstOpenYear']): Refusal | null {
+  if (year === null) return refusal('no_exercice_for_period', `No accounting year of the enterprise is open for its first month end, ${period}.`);
+  if (end < year.startDate || end > year.endDate) {
+    return refusal('first_month_end_outside_first_year', `The first month end must be a month of the first open accounting year (${year.startDate} to ${year.endDate}): ${period} is not.`);
   }
   return null;
 }

@@ -571,12 +571,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Month ends, latest period first, with their steps */
+        /** Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
         get: operations["listMonthEnds"];
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEnd"];
         delete?: never;
@@ -592,12 +592,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Month ends, latest period first, with their steps */
+        /** Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
         get: operations["listMonthEndsOfEnterprise"];
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEndOfEnterprise"];
         delete?: never;
@@ -613,7 +613,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One month end: its steps, their amounts, per-loan lines and entries */
+        /**
+         * One month end: its steps, their amounts, per-loan lines and entries
+         * @description Its amounts are the enterprise's and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.
+         */
         get: operations["getMonthEnd"];
         put?: never;
         post?: never;
@@ -630,7 +633,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One month end: its steps, their amounts, per-loan lines and entries */
+        /**
+         * One month end: its steps, their amounts, per-loan lines and entries
+         * @description Its amounts are the enterprise's and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.
+         */
         get: operations["getMonthEndOfEnterprise"];
         put?: never;
         post?: never;
@@ -2463,7 +2469,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
+        /** Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole) */
         get: operations["listProvisioningRuns"];
         put?: never;
         /**
@@ -2484,7 +2490,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One provisioning run and its progress */
+        /**
+         * One provisioning run and its progress
+         * @description Its figures are the enterprise's: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans' provisions are at /loans/provisions/).
+         */
         get: operations["getProvisioningRun"];
         put?: never;
         post?: never;
@@ -4217,7 +4226,7 @@ export interface components {
             installments: components["schemas"]["SimulatedInstallment"][];
         };
         /**
-         * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted.
+         * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.
          * @example 150000
          */
         Money: string;
@@ -8284,7 +8293,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Month ends, latest period first, with their steps */
+            /** @description Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,6 +8413,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error: quote the request id to support. */
             500: {
                 headers: {
@@ -8444,7 +8462,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Month ends, latest period first, with their steps */
+            /** @description Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8561,6 +8579,15 @@ export interface operations {
             };
             /** @description Refused by the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19250,7 +19277,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
+            /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,7 @@ import { closingRefusal, type YearFacts } from '../../domain/enterprise/year-end
 import { accrualPostings, type Accrual } from '../../domain/accruals';
 import { accruedInterest, unearnedInterest, unearnedPart, type AccrualInstallment } from '../../domain/loans/interest-accrual';
 import { Money } from '../../domain/money';
-import { monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
+import { isPeriod, monthEndRefusal, monthEndsRequired, periodDates, periodJustEnded, previousPeriod } from '../../domain/enterprise/month-end';
 
 /**
  * 1 200 000 lent on 10 January 2026 at 24 %/year, 12 monthly installments of constant principal (100 000):
@@ -75,13 +75,30 @@ test('periods: their dates, the one before, the one just ended', (t) => {
 });
 
 test('a month end runs once its month is over, in order from the enterprise\'s first one', (t) => {
-  const facts = { period: '2026-03', businessDate: '2026-04-01', firstRunPeriod: '2026-01', previousStatus: 'done' as const };
+  const facts = { period: '2026-03', businessDate: '2026-04-01', firstRunPeriod: '2026-01', previousStatus: 'done' as const, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' } };
   t.is(monthEndRefusal(facts), null);
   t.is(monthEndRefusal({ ...facts, businessDate: '2026-03-31' })?.code, 'period_not_over', 'the last day is still open to postings');
   t.is(monthEndRefusal({ ...facts, previousStatus: 'failed' })?.code, 'previous_month_end_not_done');
   t.is(monthEndRefusal({ ...facts, previousStatus: null })?.code, 'previous_month_end_not_done', 'no gap once month ends have begun');
   t.is(monthEndRefusal({ ...facts, firstRunPeriod: null, previousStatus: null }), null, 'the first month end of the enterprise');
-  t.is(monthEndRefusal({ ...facts, firstRunPeriod: '2026-05', previousStatus: null }), null, 'before the first one: nothing to follow');
+  // Issue 27: a month before the first one would accrue again what the later month's reversal never undoes.
+  t.is(monthEndRefusal({ ...facts, firstRunPeriod: '2026-05', previousStatus: null })?.code, 'month_end_out_of_order', 'before the first one: refused');
+});
+
+test('the first month end lies in the enterprise\'s first open accounting year; periods are bounded as dates are', (t) => {
+  const first = { businessDate: '2027-02-01', firstRunPeriod: null, previousStatus: null, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' } };
+  t.is(monthEndRefusal({ ...first, period: '2026-01' }), null);
+  t.is(monthEndRefusal({ ...first, period: '2026-12' }), null);
+  t.is(monthEndRefusal({ ...first, period: '2025-12' })?.code, 'first_month_end_outside_first_year');
+  t.is(monthEndRefusal({ ...first, period: '2027-01' })?.code, 'first_month_end_outside_first_year', 'a later year: the first open one would close without its month ends');
+  t.is(monthEndRefusal({ ...first, period: '1900-01' })?.code, 'first_month_end_outside_first_year');
+  t.is(monthEndRefusal({ ...first, firstOpenYear: null, period: '2026-01' })?.code, 'no_exercice_for_period');
+  // A first year starting mid-month: its first month end is the month holding its first day.
+  t.is(monthEndRefusal({ ...first, firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' }, period: '2026-03' }), null);
+  t.is(monthEndRefusal({ ...first, firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' }, period: '2026-02' })?.code, 'first_month_end_outside_first_year');
+  for (const period of ['2026-01', '1900-01', '2999-12']) t.true(isPeriod(period), period);
+  for (const period of ['9999-12', '0000-01', '1000-01', '1899-12', '3000-01', '2026-13', '2026-00', '2026-1', '202601', '']) t.false(isPeriod(period), period);
+  t.deepEqual(periodDates('2999-12'), { start: '2999-12-01', end: '2999-12-31' });
 });
 
 test('a year needs its month ends from the enterprise\'s first one; closing refuses while one is not done', (t) => {

@@ -1,4 +1,4 @@
-import { datePattern, type JsonSchema, type Operation } from './schema';
+import { datePattern, periodPattern, type JsonSchema, type Operation } from './schema';
 import { intBelow, pick, randomUuid, shuffle, type Random } from './random';
 import { bogusAuthorizations } from './tokens';
 import {
@@ -220,16 +220,20 @@ function namedAttacks(op: Operation): Attack[] {
   const page = op.queryParams.some((parameter) => parameter.name === 'page');
   return [
     ...fields.map(([name]) => wrongType(name)),
-    ...fields.flatMap(([name, schema]) => (schema.pattern === datePattern ? namedDates : isDigitsField(schema) ? namedAmounts : []).map((value) => fieldValue(name, value))),
+    ...fields.flatMap(([name, schema]) => namedValuesOf(schema).map((value) => fieldValue(name, value))),
     ...(op.body === undefined ? [] : namedProtoKeys.map(protoKeyInBody)),
     ...namedProtoKeys.map(protoKeyInQuery),
-    ...op.queryParams.filter((parameter) => parameter.schema.pattern === datePattern).flatMap((parameter) => namedDates.map((date) => queryValue(parameter.name, date))),
+    ...op.queryParams.filter((parameter) => parameter.schema.pattern === datePattern || parameter.schema.pattern === periodPattern)
+      .flatMap((parameter) => namedValuesOf(parameter.schema).map((value) => queryValue(parameter.name, value))),
     ...(page ? [queryValue('page', '1e18'), pageTwice] : []),
   ];
 }
 
 const pageTwice: Attack = (_target, base) => ({ attack: 'query page given twice', query: [...base.query, ['page', '1'], ['page', '2']] });
 const namedDates = ['2026-02-30', '9999-12-31', '0001-01-01'];
+const namedPeriods = ['9999-12', '0000-01', '1000-01', '2026-13', '2026-00'];
+const namedValuesOf = (schema: JsonSchema): string[] =>
+  (schema.pattern === datePattern ? namedDates : schema.pattern === periodPattern ? namedPeriods : isDigitsField(schema) ? namedAmounts : []);
 const namedAmounts = ['-1', '1e9', '00012', '١٢٣', '1.5'];
 const namedProtoKeys = ['__proto__', 'constructor', 'toString'];
 /** Amounts and codes written in digits: `^\d+$`, `^\d{1,15}$`… */

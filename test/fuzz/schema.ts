@@ -80,6 +80,8 @@ const isUuid = (value: string): boolean => uuidPattern.test(value);
 
 /** The pattern of the project's calendar dates (common.schemas.ts): such a string must also be a real date. */
 export const datePattern = '^\\d{4}-\\d{2}-\\d{2}$';
+/** The pattern of the project's months (common.schemas.ts, `periodSchema`): `YYYY-MM`. */
+export const periodPattern = '^\\d{4}-\\d{2}$';
 const isRealDate = (value: string): boolean => {
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;

@@ -1,4 +1,4 @@
-import { datePattern, violation, type JsonSchema } from './schema';
+import { datePattern, periodPattern, violation, type JsonSchema } from './schema';
 import { pick, randomUuid, type Random } from './random';
 
 /**
@@ -37,6 +37,7 @@ const stringCandidates = ['150000', '2026-01-15', '001', 'FZ1', 'CM', '0.01', '3
 export function plausible(schema: JsonSchema, name: string, random: Random, pools: IdPools): unknown {
   if (schema.enum !== undefined && schema.enum.length > 0) return pick(random, schema.enum);
   if (schema.examples !== undefined && schema.examples.length > 0) return schema.examples[0];
+  if (schema.pattern === periodPattern) return '2026-01';
   switch (typeOf(schema)) {
     case 'string': {
       if (schema.format === 'uuid') return pickOr(random, idsForField(pools, name), () => randomUuid(random));
@@ -79,6 +80,8 @@ export const unicodeValues = ['a\u0000b', '\u0000', '\ud800', 'x\udc00', '\ud83c
 const amountEdges = ['-1', '1e9', '00012', '١٢٣', '1.5', '0', '', ' 12', '12 ', '+12', '0x10', '12abc', '9'.repeat(40), '1,000', 'NaN', 'Infinity'];
 const numberEdges: unknown[] = [-1, 0, 1e9, 1e18, 1e308, 1.5, -0.5, 2 ** 53 + 1, '12', '١٢٣', [1]];
 const dateEdges = ['2026-02-30', '9999-12-31', '0001-01-01', '2026-13-01', '2026-00-10', '2026-1-1', '20260101', '2026-02-29', '1899-12-31', '2026-01-15T00:00:00Z', ''];
+/** Months a date cannot bound (9999-12 ends on 10000-01-01's eve), or that do not exist. */
+const periodEdges = ['9999-12', '0000-01', '1000-01', '1899-12', '3000-01', '2026-13', '2026-00', '2026-1', '202601', '2026-01-15', ''];
 const uuidEdges = ['not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '', '\' OR \'1\'=\'1', '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f'];
 
 /** Hostile values suited to a field: edge amounts and numbers, impossible dates, malformed ids, bad enums. */
@@ -88,6 +91,7 @@ export function edgeValues(schema: JsonSchema, random: Random): unknown[] {
   if (type === 'boolean') return ['true', 1, 0, [true], 'yes', null];
   if (type !== 'string') return [...numberEdges, ...amountEdges];
   if (schema.pattern === datePattern) return dateEdges;
+  if (schema.pattern === periodPattern) return periodEdges;
   if (schema.format === 'uuid') return [...uuidEdges, randomUuid(random)];
   if (schema.enum !== undefined) return ['zzz', String(schema.enum[0]).toUpperCase(), '', ` ${String(schema.enum[0])}`];
   return [...amountEdges, ...(schema.maxLength !== undefined ? ['x'.repeat(schema.maxLength + 1)] : []), '\' OR 1=1 --', '<script>alert(1)</script>', '%00', '../../etc/passwd'];
@@ -99,6 +103,7 @@ export function queryEdgeValues(schema: JsonSchema, random: Random): string[] {
   if (type === 'integer' || type === 'number') return ['1e18', '0', '-1', '1.5', '00012', '١٢٣', 'NaN', 'Infinity', '', ' 1', '0x10', '9007199254740993', '12abc', '1e3'];
   if (type === 'boolean') return ['yes', '2', 'TRUE', '', 'null', 'true,false'];
   if (schema.pattern === datePattern) return dateEdges;
+  if (schema.pattern === periodPattern) return periodEdges;
   if (schema.format === 'uuid') return [...uuidEdges, randomUuid(random)];
   if (schema.enum !== undefined) return ['zzz', String(schema.enum[0]).toUpperCase(), '', `${String(schema.enum[0])},${String(schema.enum.at(-1))}`];
   return ['x'.repeat(2000), '\' OR 1=1 --', '-', ',', '*', '\u202eabc', '١٢٣', ''];

@@ -13,6 +13,7 @@ import { runMonthEnd, runMonthEnds } from '../helpers/month-ends';
 import { accountOf, savingsProductOf } from '../helpers/savings';
 import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
+import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
@@ -270,4 +271,80 @@ test('a savings book posted yearly carries a twelfth of its interest in every mo
   }, taskQueue);
   t.like(await knex('savings_interest_postings').where({ compte_client_id: book }).first(), { gross: monthly.times(12).toFixed(0), interest_from: '2026-01-01', interest_to: '2026-12-31' });
   t.true(await ledgerBalanced(knex, world.enterpriseId));
+});
+
+/** Periods a date could not hold, or that pass no month's end: answered 400 naming `period`, never 500 (issue 27). */
+const hostilePeriods = ['9999-12', '0000-01', '1000-01', '1899-12', '3000-01', '2026-13', '2026-00'];
+
+test('month ends in order only: a first one in the first open year, none before it; hostile periods are 400 (issue 27)', async (t) => {
+  const world = await decliningLoanWorld('ME7');
+  const { enterpriseId } = world;
+  const headers = world.users.direction!.headers;
+  for (const period of hostilePeriods) {
+    for (const path of ['/api/v1/enterprise/month-ends/', '/api/v1/accounts/reporting-packs/']) {
+      const refused = await app.request('POST', path, { headers, json: { enterprise: enterpriseId, period } });
+      t.is(refused.status, 400, `${path} ${period}: ${refused.text}`);
+      t.is(refused.body.errors?.[0]?.field, 'period', `${path} ${period}`);
+    }
+    t.is((await app.request('GET', `/api/v1/enterprise/month-ends/?enterprise=${enterpriseId}&period=${period}`, { headers })).status, 400, period);
+  }
+  await withWorker(knex, async () => {
+    await setBusinessDate(world, '2026-03-01');
+    // The first open year is 2026: a first month end in 2025 would make 2026 close without its own.
+    const before = await runMonthEnd(world, '2025-12');
+    t.like(before, { status: 409, body: { code: 'first_month_end_outside_first_year' } });
+    const february = await runMonthEnd(world, '2026-02');
+    t.is(february.body.status, 'done', february.text);
+    // The test's figures: A owes 1 100 000 and B 550 000 after their first installment, 18 days of 28 run.
+    const expected = accrued(1_100_000, 18, 28).plus(accrued(550_000, 18, 28)).toFixed(0);
+    t.is(expected, '21214');
+    t.is(await accountBalance(knex, enterpriseId, '3291'), expected);
+    // January after February: its accrual would never be reversed (February's reversal ran before it).
+    const january = await runMonthEnd(world, '2026-01');
+    t.like(january, { status: 409, body: { code: 'month_end_out_of_order' } });
+    t.is(await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first(), undefined);
+    t.is(await accountBalance(knex, enterpriseId, '3291'), expected);
+  }, taskQueue);
+});
+
+test('a user of one branch reads no month end nor provisioning run: their figures and lines are the whole enterprise\'s (issue 27)', async (t) => {
+  const world = await decliningLoanWorld('ME8');
+  const { enterpriseId } = world;
+  let monthEnd = '';
+  await withWorker(knex, async () => {
+    await setBusinessDate(world, '2026-02-01');
+    const january = await runMonthEnd(world, '2026-01');
+    monthEnd = january.body.id as string;
+    t.is(january.body.status, 'done', january.text);
+    t.is(january.body.steps[1].lines.length, 2, 'the direction reads the per-loan lines');
+    await provisioningRun(world);
+    await untilWorkflow({
+      workflowId: `reporting-pack-${enterpriseId}-2026-01`,
+      what: 'the pack of January, made by its month end',
+      read: async () => ((await knex('reporting_packs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first('status'))?.status === 'stored' ? true : undefined),
+    });
+  }, taskQueue);
+  const run = (await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${enterpriseId}`, { headers: world.users.direction!.headers })).body.results[0];
+  t.truthy(run);
+  // The loans are the head office's: a cashier of the other branch gets 404 on them, and so on the documents naming them.
+  t.is((await app.request('GET', `/api/v1/loans/loans/${world.loanA}/`, { headers: world.users.other_cashier!.headers })).status, 404);
+  for (const user of ['other_cashier', 'other_head', 'cashier', 'branch_head']) {
+    const userHeaders = world.users[user]!.headers;
+    t.is((await app.request('GET', `/api/v1/enterprise/month-ends/${monthEnd}/`, { headers: userHeaders })).status, 404, `${user}: the month end`);
+    t.is((await app.request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/month-ends/${monthEnd}/`, { headers: userHeaders })).status, 404, `${user}: the nested month end`);
+    t.deepEqual((await app.request('GET', `/api/v1/enterprise/month-ends/?enterprise=${enterpriseId}`, { headers: userHeaders })).body.results, [], `${user}: the month ends`);
+    t.is((await app.request('GET', `/api/v1/loans/provisions/runs/${run.id as string}/`, { headers: userHeaders })).status, 404, `${user}: the provisioning run`);
+    t.deepEqual((await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${enterpriseId}`, { headers: userHeaders })).body.results, [], `${user}: the provisioning runs`);
+  }
+  t.is((await app.request('GET', `/api/v1/enterprise/month-ends/${monthEnd}/`, { headers: world.users.committee!.headers })).status, 200, 'a role over the whole enterprise reads it');
+  t.is((await app.request('GET', `/api/v1/loans/provisions/runs/${run.id as string}/`, { headers: world.users.committee!.headers })).status, 200);
+
+  // The month's reporting pack, made by the month end, is consolidated: a direction role in one branch does not read it.
+  const pack = (await knex('reporting_packs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first('id')).id as string;
+  const username = 'branch_direction_me8';
+  await createUser(knex, username, [{ role: 'direction', enterpriseId, branchId: world.headOffice }]);
+  const branchDirection = await bearer(app, username, '10.61.0.6');
+  t.is((await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, { headers: branchDirection })).status, 404);
+  t.deepEqual((await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${enterpriseId}`, { headers: branchDirection })).body.results, []);
+  t.is((await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, { headers: world.users.direction!.headers })).status, 200);
 });

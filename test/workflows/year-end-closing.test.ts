@@ -58,6 +58,15 @@ async function refusedUntilReady(t: ExecutionContext, coop: SmallCooperative): P
   return opened.body.id as string;
 }
 
+/** The year's result is the enterprise's (issue 27): a user of one branch reads the year and its closing, not the result. */
+async function resultHiddenFromBranchUsers(t: ExecutionContext, coop: SmallCooperative): Promise<void> {
+  const { world } = coop;
+  const readByBranch = await app.request('GET', `/api/v1/enterprise/exercices/${coop.year2026}/`, { headers: world.users.other_cashier!.headers });
+  t.like(readByBranch.body, { status: 'closed', closing: { status: 'closed', result: null, result_account: null } });
+  const listedByBranch = await app.request('GET', `/api/v1/enterprise/exercices/?enterprise=${world.enterpriseId}&status=closed`, { headers: world.users.cashier!.headers });
+  t.like(listedByBranch.body.results[0], { id: coop.year2026, closing: { result: null } });
+}
+
 test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per branch; a rerun posts nothing; reopening reverses it all', async (t) => {
   const coop = await smallCooperative(app, knex, 'YE1');
   const { world, expected } = coop;
@@ -69,6 +78,7 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     const closed = await closeYear(coop);
     t.like(closed.body, { status: 'closed', closing: { status: 'closed', step: 'carried_forward', result: expected.result.toFixed(0), result_account: '131' } });
     t.is(closed.body.closing.workflow_id, `year-end-closing-${world.enterpriseId}-2026`);
+    await resultHiddenFromBranchUsers(t, coop);
     const closingId = closed.body.closing.id as string;
 
     // Hand-computed: 713 and 7153 debited by what they earned, 6511 credited, the result credited to 131.

@@ -4,7 +4,6 @@ import { markReportingPackFailed, packColumns, reissueReportingPack, requestRepo
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
 import { provisionalOf } from '../../../activities/accounts/financial-statements';
-import { isPeriod } from '../../../domain/enterprise/month-end';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
 import { reportingPackVersionWorkflowId } from '../../../workflows/identities';
 import type { Logger } from 'pino';
@@ -13,11 +12,10 @@ import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
-import { enterpriseFilter, idParams, provisionalResponse, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
 
 /** The figures sent to COBAC are the direction's: only direction and administrators request and read the packs. */
 const packRoles = ['direction', 'admin'] as const;
-const period = () => yup.string().test('period', '${path} must be a month as YYYY-MM', (value) => value === undefined || isPeriod(value));
 
 const fileSchema = yup.object({
   name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
@@ -86,9 +84,12 @@ async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: L
   });
 }
 
-/** The enterprises whose packs the caller reads: where they hold one of the pack roles ('all' for a platform grant). */
+/**
+ * The enterprises whose packs the caller reads: where they hold one of the pack roles over the whole enterprise
+ * ('all' for a platform grant). A pack is consolidated: a role in one branch does not read it.
+ */
 function readableEnterprises(principal: Principal): 'all' | string[] {
-  const grants = principal.grants.filter((grant) => (packRoles as readonly string[]).includes(grant.role));
+  const grants = principal.grants.filter((grant) => (packRoles as readonly string[]).includes(grant.role) && grant.branchId === null);
   return grants.some((grant) => grant.enterpriseId === null) ? 'all' : grants.map((grant) => grant.enterpriseId!);
 }
 
@@ -114,7 +115,7 @@ export const reportingPackRoutes = [
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
-    body: yup.object({ enterprise: yup.string().uuid().required(), period: period().required() }),
+    body: yup.object({ enterprise: yup.string().uuid().required(), period: periodSchema().required() }),
     response: packSchema,
     errorStatuses: [401, 403, 404, 422, 503],
     refusals: ['no_exercice_for_period', 'period_not_ended', 'workflow_unavailable'],
@@ -156,7 +157,7 @@ export const reportingPackRoutes = [
     operationId: 'listReportingPacks',
     summary: 'Reporting packs, the latest month first, and each month\'s latest version first',
     access: packRoles,
-    query: listQuerySchema([], { enterprise: enterpriseFilter, period: period().optional() }),
+    query: listQuerySchema([], { enterprise: enterpriseFilter, period: periodSchema().optional() }),
     errorStatuses: [401, 403],
     response: pageSchema(packSchema),
     refusals: ['page_not_found'],

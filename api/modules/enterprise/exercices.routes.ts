@@ -14,6 +14,8 @@ import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { enterpriseLoaders } from './enterprise.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
+import { visibleBranches } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
 
 const exerciceSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -28,7 +30,7 @@ const exerciceSchema = yup.object({
     id: yup.string().uuid().required(),
     status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
     step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({ description: 'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).' }),
-    result: moneyResponse().nullable().meta({ description: 'Income minus expenses of the year (negative: a loss), once the closing entries are posted.' }),
+    result: moneyResponse().nullable().meta({ description: 'Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.' }),
     result_account: yup.string().nullable().defined(),
     failure: yup.string().nullable().defined(),
     workflow_id: yup.string().required(),
@@ -74,6 +76,15 @@ function serializeExercice(exercice: ExerciceComptable, closing: ExerciceClosing
     closed_by: exercice.closedBy,
     closing: serializeClosing(exercice, closing),
   };
+}
+
+/**
+ * The year's result is the enterprise's: a user of some branches reads the year and its closing's progress, not
+ * the result, as their statements show only their branches (docs/domain.md §7).
+ */
+function asReadBy(principal: Principal, year: ReturnType<typeof serializeExercice>): ReturnType<typeof serializeExercice> {
+  if (year.closing === null || visibleBranches(principal, year.enterprise) === 'all') return year;
+  return { ...year, closing: { ...year.closing, result: null, result_account: null } };
 }
 
 /**
@@ -150,7 +161,7 @@ export const exerciceRoutes = [
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
       const closings = await latestClosings(deps.knex, page.results.map((exercice) => exercice.id));
-      return { ...page, results: page.results.map((exercice) => serializeExercice(exercice, closings.get(exercice.id))) };
+      return { ...page, results: page.results.map((exercice) => asReadBy(principal, serializeExercice(exercice, closings.get(exercice.id)))) };
     },
   }),
   defineRoute({
@@ -189,7 +200,7 @@ export const exerciceRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, deps }) => withClosing(deps.knex, resource),
+    handler: async ({ resource, principal, deps }) => asReadBy(principal, await withClosing(deps.knex, resource)),
   }),
   closeRoute,
   reopenRoute,

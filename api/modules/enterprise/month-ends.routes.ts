@@ -1,21 +1,19 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { markMonthEndFailed, openMonthEndRun, type MonthEndRunRow, type MonthEndStepRow } from '../../../activities/enterprise/month-end.activity';
-import { isPeriod } from '../../../domain/enterprise/month-end';
 import { monthEndWorkflowId } from '../../../workflows/identities';
 import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-step';
 import type { monthEnd, MonthEndInput } from '../../../workflows/month-end.workflow';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
-import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
+import { dateResponse, enterpriseFilter, idParams, periodSchema, timestampResponse } from '../common.schemas';
+import { scopeToWholeEnterprises, withNestedVariant } from '../enterprise-scope';
+import { requireWholeEnterprise } from '../../auth/access';
 import { moneyResponse } from '../money.schemas';
 import { enterpriseLoaders } from './enterprise.queries';
 
 const runStatuses = ['running', 'done', 'failed'] as const;
-
-const periodSchema = () => yup.string().test('period', '${path} must be a month as YYYY-MM', (value) => value === undefined || isPeriod(value));
 
 const stepSchema = yup.object({
   step: yup.string().required().meta({ description: 'The step, in the order the monthEnd workflow runs them: reverseLoanInterestAccrual, accrueLoanInterest…' }),
@@ -105,14 +103,16 @@ const startRoute = defineRoute({
   module: 'enterprise',
   operationId: 'startMonthEnd',
   summary: 'Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month',
-  description: 'Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise\'s first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.',
+  description: 'Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise\'s first month end on); '
+    + 'a month before the enterprise\'s first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: '
+    + '`no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/month-ends/{id}/',
   body: yup.object({ enterprise: yup.string().uuid().required(), period: periodSchema().required() }),
   response: runSchema,
-  errorStatuses: [401, 403, 404, 409, 503],
-  refusals: ['period_not_over', 'previous_month_end_not_done', 'workflow_unavailable'],
+  errorStatuses: [401, 403, 404, 409, 422, 503],
+  refusals: ['period_not_over', 'previous_month_end_not_done', 'month_end_out_of_order', 'first_month_end_outside_first_year', 'no_exercice_for_period', 'workflow_unavailable'],
   handler: async ({ body, principal: actor, deps, authorize, ctx }) => {
     authorize({ enterpriseId: body.enterprise }, 'The enterprise');
     const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, requestId: ctx.state.requestId });
@@ -140,14 +140,14 @@ export const monthEndRoutes = [
     path: '/api/v1/enterprise/month-ends/',
     module: 'enterprise',
     operationId: 'listMonthEnds',
-    summary: 'Month ends, latest period first, with their steps',
+    summary: 'Month ends, latest period first, with their steps (of the enterprises the caller sees whole)',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(runStatuses).optional(), period: periodSchema().optional() }),
     response: pageSchema(runSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('month_end_runs').select('*'), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'period', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToWholeEnterprises(deps.knex('month_end_runs').select('*'), principal, 'enterprise_id').orderBy([{ column: 'period', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status', period: 'period' });
       const page = await paginateRows<MonthEndRunRow>(rows, query, new URL(ctx.href));
       const steps = await stepsOf(deps.knex, page.results.map((run) => run.id));
@@ -160,12 +160,16 @@ export const monthEndRoutes = [
     module: 'enterprise',
     operationId: 'getMonthEnd',
     summary: 'One month end: its steps, their amounts, per-loan lines and entries',
+    description: 'Its amounts are the enterprise\'s and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.',
     access: 'authenticated',
     load: enterpriseLoaders.monthEnd,
     params: idParams,
     query: yup.object({ enterprise: enterpriseFilter }),
     response: runSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, deps }) => withSteps(deps.knex, resource),
+    handler: async ({ resource, principal, deps }) => {
+      requireWholeEnterprise(principal, resource.enterprise_id, 'The month end');
+      return withSteps(deps.knex, resource);
+    },
   }),
 ].flatMap(withNestedVariant);

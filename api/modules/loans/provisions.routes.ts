@@ -3,12 +3,12 @@ import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, start
 import { runById, runColumns, runStatuses, type RunRow } from '../../../activities/loans/provisioning.queries';
 import { provisioningRunWorkflowId } from '../../../workflows/identities';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
-import { requireRole, requireVisible } from '../../auth/access';
+import { requireRole, requireVisible, requireWholeEnterprise } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { scopeToVisible, scopeToWholeEnterprises } from '../enterprise-scope';
 import { classifications } from './loans.routes';
 import { loanLoaders } from './loans.queries';
 import { moneyResponse } from '../money.schemas';
@@ -216,14 +216,14 @@ export const provisionRoutes = [
     path: '/api/v1/loans/provisions/runs/',
     module: 'loans',
     operationId: 'listProvisioningRuns',
-    summary: 'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed',
+    summary: 'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole)',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, as_of: isoDate().optional(), status: yup.string().oneOf(runStatuses).optional() }),
     response: pageSchema(provisioningRunSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('provisioning_runs').select(runColumns), principal, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToWholeEnterprises(deps.knex('provisioning_runs').select(runColumns), principal, 'enterprise_id').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });
       const page = await paginateRows<RunRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRun) };
@@ -235,11 +235,15 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'getProvisioningRun',
     summary: 'One provisioning run and its progress',
+    description: 'Its figures are the enterprise\'s: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans\' provisions are at /loans/provisions/).',
     access: 'authenticated',
     load: loanLoaders.provisioningRun,
     params: idParams,
     response: provisioningRunSchema,
     errorStatuses: [401, 404],
-    handler: ({ resource }) => serializeRun(resource),
+    handler: ({ resource, principal }) => {
+      requireWholeEnterprise(principal, resource.enterprise_id, 'The provisioning run');
+      return serializeRun(resource);
+    },
   }),
 ];
