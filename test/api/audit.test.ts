@@ -137,3 +137,18 @@ test.serial('an entry slipped in with the chain trigger disabled is named as unc
   const answer = await verification(enterprise.id);
   t.like(answer.body.chains[0], { verified: false, first_mismatch: { position: null, id: slipped.id, reason: 'the row is in no link of the chain' } });
 });
+
+test('the auditor role is granted through the users\' routes, and the grant is in the trail', async (t) => {
+  const enterprise = await newEnterprise('AUD6');
+  const userId = await createUser(knex, 'aud6-auditor');
+  const granted = await app.request('POST', `/api/v1/auth/users/${userId}/roles/`, { headers: { ...root, 'x-forwarded-for': '198.51.100.7' }, json: { role: 'auditor', enterprise: enterprise.id, branch: null } });
+  t.is(granted.status, 201);
+  t.is(granted.body.role, 'auditor');
+  const auditor = await bearer(app, 'aud6-auditor', '10.27.2.1');
+  const trail = await app.request('GET', `/api/v1/audit/events/?enterprise=${enterprise.id}&kind=user.grant_role`, { headers: auditor });
+  t.is(trail.status, 200);
+  t.like(trail.body.results[0], { resource: { type: 'user', id: userId }, address: '198.51.100.7', details: { role: 'auditor' } });
+  // Reads yes, changes no.
+  t.is((await app.request('GET', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor })).status, 200);
+  t.is((await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor, json: { provisioning_hour: 5 } })).status, 403);
+});
