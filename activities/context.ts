@@ -21,4 +21,6 @@ export interface Actor {
   userId: string;
   grants: readonly Grant[];
   requestId: string;
+  /** The client's address as the API saw it (behind a trusted proxy, the forwarded one), for the audit trail. */
+  address?: string;
 }

@@ -1,4 +1,6 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
+import { auditEventRoutes } from './modules/audit/audit-events.routes';
+import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { branchRoutes } from './modules/enterprise/branches.routes';
 import { clientProfileRoutes } from './modules/members/client-profiles.routes';
@@ -52,6 +54,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ledgerRoutes,
   ...prudentialRatioRoutes,
   ...reportingPackRoutes,
+  ...auditEventRoutes,
+  ...ledgerVerificationRoutes,
   ...replayRoutes, // before eventRoutes, whose `/api/v1/events/{id}/` would match `replays/`
   ...eventRoutes,
   ...clientProfileRoutes,

@@ -59,7 +59,10 @@ export async function updateConfiguration(context: ActivityContext, actor: Actor
       }
     }
     const updated = await EnterpriseConfiguration.query(trx).patchAndFetchById(current.id, changes);
-    await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes } });
+    // The audit trail keeps each changed parameter's value before and after, as the auditor reads them.
+    const fields = (Object.keys(changes) as (keyof ConfigurationChanges)[]).filter((field) => changes[field] !== undefined);
+    const valuesOf = (row: EnterpriseConfiguration) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null]));
+    await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes }, before: valuesOf(current), after: valuesOf(updated) });
     return updated;
   });
 }

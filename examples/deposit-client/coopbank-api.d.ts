@@ -1421,6 +1421,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail of an enterprise, newest first (direction, administrators, auditors); as CSV or XLSX with `format`
+         * @description Filters by user, resource (type and id), kind and date (UTC). With `format=csv|xlsx` every row the filters select, not one page.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/ledger/verification/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)
+         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there.
+         */
+        get: operations["verifyLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/replays/": {
         parameters: {
             query?: never;
@@ -1847,7 +1887,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
+        /** Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
         get: operations["reconcileMemberAccounts"];
         put?: never;
         post?: never;
@@ -2947,6 +2987,45 @@ export interface components {
             guaranteed: components["schemas"]["Money"];
             provisions: components["schemas"]["Money"];
         };
+        /** @description One row of the audit trail: append-only, and chained by SHA-256 (GET /api/v1/enterprise/ledger/verification/). */
+        AuditEvent: {
+            /** @description The row's number in the trail (increasing). */
+            id: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /** @description Who acted; null for the system (a schedule, a workflow step). */
+            user: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+            } | null;
+            /** @description What was done, e.g. `user.create`, `loan.write_off`. */
+            kind: string;
+            resource: {
+                type: string;
+                id: string | null;
+            };
+            /** Format: uuid */
+            enterprise: string | null;
+            /** @description The caller's address as the API saw it; null when the change was not a request's. */
+            address: string | null;
+            request_id: string | null;
+            details: Record<string, never>;
+            /** @description The values the change replaced; null when not recorded. */
+            before: Record<string, never> | null;
+            /** @description The values the change wrote; null when not recorded. */
+            after: Record<string, never> | null;
+        };
+        /** @description Page<AuditEvent>: one page of a list. */
+        AuditEventPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["AuditEvent"][];
+        };
         BalanceSheet: {
             /** Format: uuid */
             enterprise: string;
@@ -3721,6 +3800,27 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["Journal"][];
+        };
+        LedgerVerification: {
+            /** Format: uuid */
+            enterprise: string;
+            verified: boolean;
+            chains: {
+                /** @enum {string} */
+                chain: "journal_entries" | "audit_events";
+                /** @description Links in the chain. */
+                rows: number;
+                /** @description SHA-256 (hex) of the last link: print it outside the database to anchor the chain. */
+                head_hash: string | null;
+                verified: boolean;
+                first_mismatch: {
+                    position: number | null;
+                    /** @description The journal entry's id, or the audit row's. */
+                    id: string;
+                    reason: string;
+                } | null;
+                message: string;
+            }[];
         };
         Loan: {
             /** Format: uuid */
@@ -4741,7 +4841,7 @@ export interface components {
             /** Format: uuid */
             user: string;
             /** @enum {string} */
-            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
             /**
              * Format: uuid
              * @description null: every enterprise (platform administrator).
@@ -5978,7 +6078,7 @@ export interface operations {
                     email: string;
                     roles: {
                         /** @enum {string} */
-                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
                         /** Format: uuid */
                         enterprise: string | null;
                         /** Format: uuid */
@@ -6178,7 +6278,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
                     /** Format: uuid */
                     enterprise: string | null;
                     /** Format: uuid */
@@ -13608,6 +13708,157 @@ export interface operations {
             };
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                enterprise: string;
+                /** @description Rows of this user's actions. */
+                user?: string;
+                resource_type?: string;
+                resource_id?: string;
+                kind?: string;
+                date_from?: string;
+                date_to?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit trail of an enterprise, newest first (direction, administrators, auditors); as CSV or XLSX with `format` */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyLedger: {
+        parameters: {
+            query: {
+                enterprise: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerVerification"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEventReplays: {
         parameters: {
             query?: {
@@ -16096,7 +16347,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
+            /** @description Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -121,7 +121,7 @@ test('role matrix: each caller gets exactly the intended answer on each enterpri
   const own = await newEnterprise('RM1');
   const foreign = await newEnterprise('RM2');
   const [branchB] = await knex('branches').insert({ enterprise_id: own.id, code: 'B', name: 'Branch B' }).returning('id');
-  const grant = (role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin', branchId: string | null = null) => [{ role, enterpriseId: own.id, branchId }];
+  const grant = (role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin' | 'auditor', branchId: string | null = null) => [{ role, enterpriseId: own.id, branchId }];
   const callers: Record<string, Record<string, string>> = { anonymous: {} };
   for (const [name, grants] of Object.entries({
     nobody: [],
@@ -130,13 +130,14 @@ test('role matrix: each caller gets exactly the intended answer on each enterpri
     credit_committee: grant('credit_committee'),
     direction: grant('direction'),
     admin: grant('admin'),
+    auditor: grant('auditor'),
     foreign_direction: [{ role: 'direction' as const, enterpriseId: foreign.id, branchId: null }],
   })) {
     await createUser(knex, `rm-${name}`, grants);
     callers[name] = await bearer(app, `rm-${name}`, `10.77.0.${Object.keys(callers).length}`);
   }
   const [year] = await knex('exercices_comptables').where({ enterprise_id: own.id }).pluck('id');
-  const readers = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin'];
+  const readers = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin', 'auditor'];
   const writers = ['direction', 'admin'];
   // Reads: 404 to anyone without a role in the enterprise (its existence is not disclosed). Writes: a user
   // holding none of the route's roles anywhere is refused up front (403, before any lookup); one holding
@@ -152,7 +153,7 @@ test('role matrix: each caller gets exactly the intended answer on each enterpri
     // Creating an enterprise is for platform administrators: an enterprise administrator is refused too.
     ['POST', '/api/v1/enterprise/enterprises/', { code: 'X', name: 'Xx', legal_form: 'C', country: 'CM' }, (name) => (name === 'anonymous' ? 401 : 403)],
     ['GET', `/api/v1/enterprise/branches/${own.headOffice}/`, undefined, read(readers)],
-    ['GET', `/api/v1/enterprise/branches/${branchB.id}/`, undefined, read(['credit_committee', 'direction', 'admin'])],
+    ['GET', `/api/v1/enterprise/branches/${branchB.id}/`, undefined, read(['credit_committee', 'direction', 'admin', 'auditor'])],
     ['PATCH', `/api/v1/enterprise/enterprises/${own.id}/branches/${own.headOffice}/`, { city: 'Yaoundé' }, write(writers)],
     ['GET', `/api/v1/enterprise/exercices/${year}/`, undefined, read(readers)],
     ['GET', `/api/v1/enterprise/enterprises/${own.id}/configuration/`, undefined, read(readers)],

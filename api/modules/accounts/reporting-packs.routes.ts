@@ -14,8 +14,9 @@ import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
 
-/** The figures sent to COBAC are the direction's: only direction and administrators request and read the packs. */
+/** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors read them too. */
 const packRoles = ['direction', 'admin'] as const;
+const packReaders = ['direction', 'admin', 'auditor'] as const;
 
 const fileSchema = yup.object({
   name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
@@ -85,11 +86,11 @@ async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: L
 }
 
 /**
- * The enterprises whose packs the caller reads: where they hold one of the pack roles over the whole enterprise
+ * The enterprises whose packs the caller reads: where they hold one of the readers' roles over the whole enterprise
  * ('all' for a platform grant). A pack is consolidated: a role in one branch does not read it.
  */
 function readableEnterprises(principal: Principal): 'all' | string[] {
-  const grants = principal.grants.filter((grant) => (packRoles as readonly string[]).includes(grant.role) && grant.branchId === null);
+  const grants = principal.grants.filter((grant) => (packReaders as readonly string[]).includes(grant.role) && grant.branchId === null);
   return grants.some((grant) => grant.enterpriseId === null) ? 'all' : grants.map((grant) => grant.enterpriseId!);
 }
 
@@ -156,7 +157,7 @@ export const reportingPackRoutes = [
     module: 'accounts',
     operationId: 'listReportingPacks',
     summary: 'Reporting packs, the latest month first, and each month\'s latest version first',
-    access: packRoles,
+    access: packReaders,
     query: listQuerySchema([], { enterprise: enterpriseFilter, period: periodSchema().optional() }),
     errorStatuses: [401, 403],
     response: pageSchema(packSchema),
@@ -176,7 +177,7 @@ export const reportingPackRoutes = [
     module: 'accounts',
     operationId: 'getReportingPack',
     summary: 'A reporting pack with its files, their sizes and SHA-256',
-    access: packRoles,
+    access: packReaders,
     params: idParams,
     errorStatuses: [401, 403, 404],
     response: packSchema,
@@ -188,7 +189,7 @@ export const reportingPackRoutes = [
     module: 'accounts',
     operationId: 'downloadReportingPackFile',
     summary: 'A file of a reporting pack, the bytes stored when it was made',
-    access: packRoles,
+    access: packReaders,
     params: yup.object({ id: yup.string().uuid().required(), name: yup.string().required().matches(/^[a-z0-9-]{1,40}\.(csv|xlsx)$/, '${path} must be <report>.csv or <report>.xlsx') }),
     produces: [reportContentTypes.csv, reportContentTypes.xlsx],
     errorStatuses: [401, 403, 404],

@@ -1,0 +1,107 @@
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { defineRoute } from '../../route';
+import { auditReaders } from './audit-events.routes';
+
+const chains = ['journal_entries', 'audit_events'] as const;
+type Chain = (typeof chains)[number];
+const rowNames: Record<Chain, { one: string; many: string }> = { journal_entries: { one: 'Journal entry', many: 'journal entries' }, audit_events: { one: 'Audit row', many: 'audit rows' } };
+
+interface ChainCheck {
+  rows: string;
+  head: string | null;
+  position: string | null;
+  row_id: string | null;
+  problem: string | null;
+}
+
+/**
+ * Recomputes a chain in the database, with the one serialization the commit trigger hashed (coopbank_chain_row):
+ * each link's hash must be sha256(the hash of the link before || the row's canonical text), the positions 1, 2, 3…
+ * without a gap, and every row of the enterprise linked. The first link that fails is named.
+ */
+const chainCheckSql = `
+  WITH links AS (
+    SELECT l.position, coalesce(l.entry_id::text, l.audit_event_id::text) AS row_id, l.previous_hash, l.hash,
+           lag(l.hash) OVER (ORDER BY l.position) AS prior_hash, row_number() OVER (ORDER BY l.position) AS expected_position
+      FROM ledger_chain_links l WHERE l.chain = ? AND l.chain_key = ?
+  ), checked AS (
+    SELECT k.position, k.row_id, k.hash,
+           CASE WHEN k.position <> k.expected_position THEN 'the link before it is missing'
+                WHEN k.previous_hash IS DISTINCT FROM k.prior_hash THEN 'its previous hash is not the hash of the link before'
+                WHEN r.text IS NULL THEN 'the row is gone'
+                WHEN k.hash <> sha256(coalesce(k.prior_hash, ''::bytea) || convert_to(r.text, 'UTF8')) THEN 'the row or its hash was altered'
+           END AS problem
+      FROM links k CROSS JOIN LATERAL (SELECT coopbank_chain_row(?, k.row_id) AS text) r
+  )
+  SELECT (SELECT count(*) FROM checked)::text AS rows,
+         (SELECT encode(c.hash, 'hex') FROM checked c ORDER BY c.position DESC LIMIT 1) AS head,
+         f.position::text AS position, f.row_id, f.problem
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM checked c WHERE c.problem IS NOT NULL ORDER BY c.position LIMIT 1) f ON true`;
+
+/** A row of the enterprise that no link names: written with the chain's trigger disabled. */
+const unlinkedSql: Record<Chain, string> = {
+  journal_entries: `SELECT e.id::text AS id FROM journal_entries e WHERE e.enterprise_id = ?
+                     AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.entry_id = e.id) ORDER BY e.created_at, e.id LIMIT 1`,
+  audit_events: `SELECT a.id::text AS id FROM audit_events a WHERE a.enterprise_id = ?
+                  AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.audit_event_id = a.id) ORDER BY a.id LIMIT 1`,
+};
+
+async function verifyChain(knex: Knex, chain: Chain, enterprise: string) {
+  const { rows: [check] } = await knex.raw<{ rows: ChainCheck[] }>(chainCheckSql, [chain, enterprise, chain]);
+  const { rows: [unlinked] } = await knex.raw<{ rows: { id: string }[] }>(unlinkedSql[chain], [enterprise]);
+  const mismatch = check!.problem !== null
+    ? { position: Number(check!.position), id: check!.row_id!, reason: check!.problem! }
+    : unlinked === undefined ? null : { position: null, id: unlinked.id, reason: 'the row is in no link of the chain' };
+  const rows = Number(check!.rows);
+  return {
+    chain,
+    rows,
+    head_hash: check!.head,
+    verified: mismatch === null,
+    first_mismatch: mismatch,
+    message: mismatch === null
+      ? `All ${rows} ${rowNames[chain].many} verified.`
+      : `${rowNames[chain].one} ${mismatch.id}${mismatch.position === null ? '' : ` (link ${mismatch.position})`}: ${mismatch.reason}.`,
+  };
+}
+
+const chainSchema = yup.object({
+  chain: yup.string().oneOf(chains).required(),
+  rows: yup.number().integer().required().meta({ description: 'Links in the chain.' }),
+  head_hash: yup.string().nullable().defined().meta({ description: 'SHA-256 (hex) of the last link: print it outside the database to anchor the chain.' }),
+  verified: yup.boolean().required(),
+  first_mismatch: yup.object({
+    position: yup.number().integer().nullable().defined(),
+    id: yup.string().required().meta({ description: 'The journal entry\'s id, or the audit row\'s.' }),
+    reason: yup.string().required(),
+  }).nullable().defined(),
+  message: yup.string().required(),
+});
+
+/** Tamper evidence (docs/architecture.md §4): the enterprise's hash chains recomputed from the rows. */
+export const ledgerVerificationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/ledger/verification/',
+    module: 'audit',
+    operationId: 'verifyLedger',
+    summary: 'Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)',
+    description: 'Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). '
+      + 'A row edited, removed or slipped in past the database\'s own refusals breaks the chain there.',
+    access: auditReaders,
+    query: yup.object({ enterprise: yup.string().uuid().required() }),
+    errorStatuses: [401, 403, 404],
+    response: yup.object({
+      enterprise: yup.string().uuid().required(),
+      verified: yup.boolean().required(),
+      chains: yup.array(chainSchema).required(),
+    }).meta({ component: 'LedgerVerification' }),
+    handler: async ({ query, deps, authorize }) => {
+      authorize({ enterpriseId: query.enterprise }, 'The enterprise');
+      const results = [];
+      for (const chain of chains) results.push(await verifyChain(deps.knex, chain, query.enterprise));
+      return { enterprise: query.enterprise, verified: results.every((result) => result.verified), chains: results };
+    },
+  }),
+];
