@@ -109,7 +109,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out: revokes this sign-in (its refresh and access tokens) and clears the cookies
-         * @description Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body). Cookies are always cleared.
+         * @description Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body), else through the expired access token itself. Cookies are always cleared.
          */
         post: operations["logout"];
         delete?: never;
