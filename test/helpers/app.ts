@@ -20,7 +20,7 @@ export interface TestResponse {
 
 export interface TestApp {
   baseUrl: string;
-  request(method: string, path: string, options?: { json?: unknown; body?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(method: string, path: string, options?: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> }): Promise<TestResponse>;
 }
 
 export interface TestAppOptions {
