@@ -45,6 +45,7 @@ ARG GIT_COMMIT=""
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     PORT=8000 \
+    HOST=0.0.0.0 \
     GIT_COMMIT=${GIT_COMMIT}
 WORKDIR /app
 # Everything stays owned by root and read-only to the `node` user the processes run as.

@@ -71,5 +71,12 @@ async function readLimited(stream: NodeJS.ReadableStream, limitBytes: number): P
     if (received > limitBytes) throw tooLarge(limitBytes);
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    return utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw httpError(400, 'malformed_json', 'The request body is not valid UTF-8.');
+  }
 }
+
+/** Fatal: an invalid byte sequence is refused, where Buffer.toString would store U+FFFD in its place. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -46,9 +46,11 @@ const errorDescriptions: Record<number, string> = {
   409: 'Refused by the current state.',
   412: 'The resource changed since the version named by If-Match: read it again.',
   413: 'Request body too large.',
+  405: 'The path does not serve this method: `Allow` lists those it serves.',
   415: 'Request body is not JSON.',
   422: 'Breaks a business rule.',
   429: 'Too many requests.',
+  431: 'Request headers too large.',
   500: 'Unexpected error: quote the request id to support.',
   503: 'A dependency is unavailable.',
 };
@@ -66,9 +68,49 @@ export const genericCodes: Record<number, readonly ProblemCode[]> = {
   503: ['database_unavailable', 'database_busy'],
 };
 
+/** A list read page by page (api/pagination.ts): a page past the last is a 404 `page_not_found`. */
+const isPaged = (route: AnyRoute): boolean => (route.query?.describe() as { fields?: Record<string, unknown> } | undefined)?.fields?.page !== undefined;
+
 /** The codes an operation documents at an error status: the generic ones of the status, then its own refusals. */
 const codesAt = (route: AnyRoute, status: number): ProblemCode[] =>
-  [...new Set([...(genericCodes[status] ?? []), ...(route.refusals ?? []).filter((code) => statusOfKind[errorCatalogue[code].kind] === status)])];
+  [...new Set([
+    ...(genericCodes[status] ?? []),
+    ...(status === 404 && isPaged(route) ? ['page_not_found' as const] : []),
+    ...(route.refusals ?? []).filter((code) => statusOfKind[errorCatalogue[code].kind] === status),
+  ])];
+
+/**
+ * The statuses every operation of its kind can answer, whatever its declaration says: the session's (401, and
+ * 403 for a role or a cookie session's CSRF proof), a resource or page not found (404), a dependency out of
+ * reach (503: the database, for every route but liveness and metrics).
+ */
+function implicitStatuses(route: AnyRoute): number[] {
+  const signedIn = route.access !== 'public';
+  return [
+    ...(signedIn ? [401] : []),
+    ...(Array.isArray(route.access) || (signedIn && route.method !== 'get') ? [403] : []),
+    ...(route.params !== undefined || isPaged(route) ? [404] : []),
+    ...(route.module === 'system' ? [] : [503]),
+  ];
+}
+
+/** A problem answer documented once (components/responses) and referenced by every operation that can answer it. */
+const problemResponse = (status: number, code: ProblemCode): JsonSchema => ({
+  'description': errorDescriptions[status],
+  'content': { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  'x-error-codes': [code],
+});
+
+/**
+ * The protocol's refusals, answered before a route runs (api/middleware/errors.ts, api/json-body.ts, Node's
+ * HTTP parser in runtime/services.ts): the same on every operation, so each references one shared response.
+ */
+const sharedResponses: Record<string, { status: number; response: JsonSchema; applies: (route: AnyRoute) => boolean }> = {
+  MethodNotAllowed: { status: 405, response: problemResponse(405, 'method_not_allowed'), applies: () => true },
+  ContentTooLarge: { status: 413, response: problemResponse(413, 'payload_too_large'), applies: (route) => route.body !== undefined },
+  UnsupportedMediaType: { status: 415, response: problemResponse(415, 'unsupported_media_type'), applies: (route) => route.body !== undefined },
+  HeadersTooLarge: { status: 431, response: problemResponse(431, 'headers_too_large'), applies: () => true },
+};
 
 /** What each module (an OpenAPI tag, a folder per layer) is about. */
 const moduleDescriptions: Record<string, string> = {
@@ -107,7 +149,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
           description: moduleDescriptions[name],
         })),
     paths,
-    components: { schemas: sortedByName(components), securitySchemes },
+    components: {
+      schemas: sortedByName(components),
+      responses: Object.fromEntries(Object.entries(sharedResponses).map(([name, { response }]) => [name, response])),
+      securitySchemes,
+    },
   };
 }
 
@@ -211,8 +257,13 @@ function responses(route: AnyRoute, components: Components, { conditional, versi
   const result: JsonSchema = { [status]: success };
   for (const other of route.sameBodyStatuses ?? []) result[String(other)] = { description: errorDescriptions[other] ?? 'Error.', content: success.content };
   const refusalStatuses = (route.refusals ?? []).map((code) => statusOfKind[errorCatalogue[code].kind]);
-  const errorStatuses = new Set([...(route.errorStatuses ?? []), ...refusalStatuses, 500, ...(conditional ? [412] : [])]);
+  const errorStatuses = new Set([...(route.errorStatuses ?? []), ...refusalStatuses, ...implicitStatuses(route), 500, ...(conditional ? [412] : [])]);
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) errorStatuses.add(400);
+  const shared = Object.entries(sharedResponses).filter(([, { applies }]) => applies(route));
+  for (const [name, { status: sharedStatus }] of shared) {
+    errorStatuses.delete(sharedStatus);
+    result[String(sharedStatus)] = { $ref: `#/components/responses/${name}` };
+  }
   for (const errorStatus of [...errorStatuses].sort()) {
     result[String(errorStatus)] = {
       'description': errorDescriptions[errorStatus] ?? 'Error.',

@@ -89,19 +89,42 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 // A NUL byte, or half of a UTF-16 surrogate pair: neither can be stored as text.
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+// C0 controls but tab, line feed and carriage return; DEL; C1. ESC and CSI are among them: no ANSI escape sequence
+// (colours, cursor moves, a cleared screen in whoever reads a log or an export in a terminal) gets through.
+const controlCharacter = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+// A name, label, title or code is one line: a line break or tab there would forge lines in logs, exports and
+// documents. Free text (reasons, notes, descriptions, addresses) may span lines.
+const oneLineField = /(^|_)(name|label|title|code|username)$/;
+const lineBreakOrTab = /[\t\n\r]/;
+
+/** Control characters in input text: refused everywhere, and line breaks and tabs too in one-line fields. */
+function controlProblem(value: string, path: string, field: string): FieldError | undefined {
+  if (controlCharacter.test(value)) return { field, message: `${field} must not contain control characters` };
+  const key = path.split(/[.[\]]/).filter((part) => part !== '').pop() ?? '';
+  if (oneLineField.test(key) && lineBreakOrTab.test(value)) return { field, message: `${field} must be one line, without tabs` };
+  return undefined;
+}
+
+/** A number as a query or path gives it: an optional minus, digits, an optional decimal part, nothing else. */
+const decimalText = /^-?\d+(\.\d+)?$/;
+
 const label = (path: string, location: InputLocation) => (path === '' ? location : path);
 
 /**
  * What yup must not be given: a value of another JSON type than the field's (a body is typed strictly: "12"
  * is not a number, [true] is not a boolean), a field the schema does not know (a typo, a stale client, or
  * `__proto__`), a query parameter given twice, text that cannot be stored. Query and path values are text
- * that yup converts, so only their shape and characters are checked here.
+ * that yup converts, so only their shape and characters (a number's decimal digits) are checked here.
  */
 function shapeProblems(description: Description, value: unknown, path: string, location: InputLocation): FieldError[] {
   if (value === undefined || value === null) return [];
   const field = label(path, location);
   if (typeof value === 'string') {
     if (unstorable.test(value)) return [{ field, message: `${field} must not contain NUL bytes or unpaired surrogates` }];
+    const control = controlProblem(value, path, field);
+    if (control !== undefined) return [control];
+    // yup casts with Number(), which reads "0x10", "1e1", "+5" and " 5": a query number is decimal digits only.
+    if (location !== 'body' && description.type === 'number' && !decimalText.test(value)) return [{ field, message: `${field} must be a number in decimal digits` }];
     if (location !== 'body' || description.type === 'string' || description.type === 'mixed') return [];
   }
   if (location !== 'body' && Array.isArray(value)) return [{ field, message: `${field} must be given once` }];

@@ -16,6 +16,11 @@ export interface Config {
   temporalNamespace: string;
   temporalTaskQueue: string;
   port: number;
+  /**
+   * The address the API binds: the loopback by default, so that a development start is not reachable from
+   * the network; a container sets 0.0.0.0 (Dockerfile), behind its published port.
+   */
+  host: string;
   /** Ports of the local services the all-in-one start runs when DATABASE_URL / TEMPORAL_ADDRESS are unset. */
   embeddedPostgresPort: number;
   temporalDevPort: number;
@@ -87,6 +92,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     temporalNamespace: identifier(env, 'TEMPORAL_NAMESPACE', 'default'),
     temporalTaskQueue: identifier(env, 'TEMPORAL_TASK_QUEUE', defaultTaskQueue),
     port: integer(env, 'PORT', 8000, 0, 65535),
+    host: ipAddress(env, 'HOST', '127.0.0.1'),
     embeddedPostgresPort: integer(env, 'EMBEDDED_PG_PORT', 54320, 1, 65535),
     temporalDevPort: integer(env, 'TEMPORAL_DEV_PORT', 7233, 1, 65535),
     temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
@@ -183,6 +189,13 @@ function optionalHostPort(env: Env, variable: string): string | undefined {
   if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535) {
     throw new ConfigError(variable, `must be host:port, e.g. localhost:7233 (got "${value}")`);
   }
+  return value;
+}
+
+/** An IP address, not a host name: the address to bind is then exactly the one configured. */
+function ipAddress(env: Env, variable: string, fallback: string): string {
+  const value = nonEmpty(env, variable) ?? fallback;
+  if (isIP(value) === 0) throw new ConfigError(variable, `must be an IP address, e.g. 127.0.0.1, 0.0.0.0 or :: (got "${value}")`);
   return value;
 }
 

@@ -116,15 +116,15 @@ export async function connectTemporalWorker(address: string): Promise<NativeConn
   }
 }
 
-/** Listens on `port` (0: any free port); a port in use is a clear error, not a crash. */
-export async function listen(app: Koa<never> | Koa, port: number): Promise<http.Server> {
+/** Listens on `host`:`port` (0: any free port); a port in use is a clear error, not a crash. */
+export async function listen(app: Koa<never> | Koa, port: number, host = '127.0.0.1'): Promise<http.Server> {
   const server = http.createServer(app.callback());
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use: set PORT to a free port.`) : error);
     });
-    server.listen(port, resolve);
+    server.listen(port, host, resolve);
   });
   return server;
 }

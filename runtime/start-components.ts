@@ -20,7 +20,7 @@ export async function openMigratedDatabase(config: Config, url: string, name: st
   return knex;
 }
 
-/** The HTTP API on `config.port`; returns the port actually bound (PORT=0 picks a free one). */
+/** The HTTP API on `config.host`:`config.port`; returns the port actually bound (PORT=0 picks a free one). */
 export async function startApi(
   config: Config,
   knex: Knex,
@@ -66,7 +66,7 @@ export async function startApi(
   // so that a Temporal slow to describe some of them does not keep the API from starting.
   const schedules = reconcileEnterpriseSchedules(temporal, knex, config.temporalTaskQueue, logger);
   cleanup.push('schedule reconciliation', schedules.stop);
-  const server = await listen(createApp(deps), config.port);
+  const server = await listen(createApp(deps), config.port, config.host);
   cleanup.push('http server', () => closeServer(server));
   return { port: portOf(server), temporal };
 }

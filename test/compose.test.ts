@@ -263,6 +263,15 @@ test('the api health check asks /readyz on the port the api listens on and publi
   t.true(published.includes(port), `the api publishes ${published.join(', ') || 'nothing'}, not its port ${port}`);
 });
 
+test('the container binds every interface, where npm start binds only the loopback', (t) => {
+  const imageEnv = loadDockerfile()
+    .finalStage.filter(({ instruction }) => instruction === 'ENV')
+    .map(({ args }) => args)
+    .join(' ');
+  const host = environmentOf(service(loadCompose().services, 'api')).HOST ?? /(?:^|\s)HOST=(\S+)/.exec(imageEnv)?.[1];
+  t.is(host, '0.0.0.0', 'the api container must set HOST=0.0.0.0, or its published port reaches nothing');
+});
+
 test('api and worker get the database and Temporal of this compose file, and the worker waits for the migrating api', (t) => {
   const { services } = loadCompose();
   const postgres = environmentOf(service(services, 'postgres'));

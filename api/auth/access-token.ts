@@ -38,6 +38,12 @@ function presentedToken(ctx: Context, accessCookie: string): Presented {
   return bearer.test(scheme!) && token && rest.length === 0 ? { token, via: 'bearer' } : 'malformed';
 }
 
+/** The access token a request presents, and where from; undefined when it presents none in a readable form. */
+export function presentedAccessToken(ctx: Context, accessCookie: string): { token: string; via: Principal['via'] } | undefined {
+  const token = presentedToken(ctx, accessCookie);
+  return typeof token === 'object' ? token : undefined;
+}
+
 /** Claims of one of our access tokens; a refresh token, or a token without an expiry, is not one, whatever signed it. */
 const isAccessClaims = (claims: Partial<AccessClaims>): claims is AccessClaims =>
   claims.typ === 'access' && typeof claims.exp === 'number' && typeof claims.sub === 'string' && typeof claims.fam === 'string';

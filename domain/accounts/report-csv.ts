@@ -8,8 +8,9 @@ import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from
  * also read by software, and francs are whole numbers, which every locale reads alike.
  *
  * A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab or CR before one) as a
- * formula: a member's name such as `=HYPERLINK(…)` would run on the accountant's machine. Every text cell
- * starting with one of those gets a leading `'`, which spreadsheets show as text. Number columns are not
+ * formula: a member's name such as `=HYPERLINK(…)` would run on the accountant's machine. Spreadsheets with
+ * East Asian input fold the full-width `＝ ＋ － ＠` (and the small forms `﹦ ﹢ ﹣ ﹫`) into those, so they start a
+ * formula too. Every text cell starting with one of those gets a leading `'`, which spreadsheets show as text. Number columns are not
  * touched: their values are checked to be decimal strings, so "-1500" there is a number, never a formula.
  */
 
@@ -18,7 +19,7 @@ const byteOrderMark = '\uFEFF';
 const lineEnd = '\r\n';
 
 /** Text a spreadsheet would evaluate: neutralised with a leading apostrophe. */
-const formulaStart = /^[=+\-@\t\r]/;
+const formulaStart = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;
 /** The canonical decimal strings of the JSON (money, ratios, integers): no exponent, no grouping, no `+`. */
 const decimalString = /^-?\d+(\.\d+)?$/;
 const isoDateString = /^\d{4}-\d{2}-\d{2}$/;

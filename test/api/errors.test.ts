@@ -21,6 +21,8 @@ const probeRoutes: AnyRoute[] = [
     body: yup.object({
       amount: yup.string().required().matches(/^\d+$/, 'amount must be a whole number of francs'),
       reference: yup.string().required().max(10),
+      label: yup.string().max(40).optional(),
+      note: yup.string().max(200).optional(),
     }),
     handler: ({ body }) => body,
   }),
@@ -75,6 +77,35 @@ test('a valid request passes through with the declared status', async (t) => {
 test('malformed JSON is a 400 malformed_json', async (t) => {
   const response = await app.request('POST', '/api/v1/probe/transfers/', { body: '{"amount": ', headers: { 'content-type': 'application/json' } });
   assertProblem(t, response, 400, 'malformed_json');
+});
+
+test('a body that is not valid UTF-8 is a 400 malformed_json, never stored with U+FFFD in its place', async (t) => {
+  const body = Buffer.concat([Buffer.from('{"amount": "5000", "reference": "R'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const response = await app.request('POST', '/api/v1/probe/transfers/', { body, headers: { 'content-type': 'application/json' } });
+  assertProblem(t, response, 400, 'malformed_json');
+  t.regex(response.body.detail, /UTF-8/);
+  const overlong = Buffer.concat([Buffer.from('{"amount": "5000", "reference": "'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
+  assertProblem(t, await app.request('POST', '/api/v1/probe/transfers/', { body: overlong, headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+});
+
+test('control characters and ANSI escapes are a 400 naming the field; free text may span lines, names and labels not', async (t) => {
+  const transfer = (extra: Record<string, string>) => app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '5000', reference: 'R1', ...extra } });
+  for (const [extra, field] of [
+    [{ label: '\u001b[31mrouge\u001b[0m' }, 'label'],
+    [{ label: 'a\u009b2Jb' }, 'label'],
+    [{ label: 'bell\u0007' }, 'label'],
+    [{ reference: 'R\u007f' }, 'reference'],
+    [{ note: 'next\u0085line' }, 'note'],
+    [{ label: 'two\nlines' }, 'label'],
+    [{ label: 'a\ttab' }, 'label'],
+  ] as const) {
+    const response = await transfer(extra);
+    assertProblem(t, response, 400, 'invalid_request');
+    t.deepEqual(response.body.errors.map((error: { field: string }) => error.field), [field], JSON.stringify(extra));
+  }
+  const multiLine = await transfer({ label: 'Épargne été', note: 'first line\r\nsecond\tcolumn' });
+  t.is(multiLine.status, 201, 'a note may hold line breaks and tabs');
+  t.is(multiLine.body.note, 'first line\r\nsecond\tcolumn');
 });
 
 test('invalid fields are a 400 listing every field with its message', async (t) => {

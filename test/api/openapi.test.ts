@@ -10,6 +10,7 @@ import { buildOpenApiDocument, genericCodes } from '../../api/openapi';
 import { defineRoute } from '../../api/route';
 import { apiRoutes } from '../../api/routes';
 import { errorCatalogue } from '../../domain/error-catalogue';
+import { contractBreach } from '../helpers/contract';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp } from '../helpers/app';
 import { bearer, createUser } from '../helpers/users';
@@ -69,9 +70,47 @@ test('the generator states the validation rules of each declared route', (t) => 
   t.deepEqual(body.properties.note, { type: ['string', 'null'], maxLength: 200 });
   t.deepEqual(body.properties.tags, { type: 'array', maxItems: 5, items: { type: 'string' } });
   t.is(body.additionalProperties, false);
-  t.deepEqual(Object.keys(operation.responses).sort(), ['201', '400', '404', '409', '500']);
+  // The statuses it declares, then those any operation with a body answers (issue 27 item 9: 405, 413, 415, 431, 503).
+  t.deepEqual(Object.keys(operation.responses).sort(), ['201', '400', '404', '405', '409', '413', '415', '431', '500', '503']);
   t.deepEqual(operation.responses['201'].content['application/json'].schema.properties.id, { type: 'string', format: 'uuid' });
   t.is(operation.responses['409'].content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
+});
+
+test('every operation documents the statuses the service answers everywhere, as shared responses (issue 27 item 9)', (t) => {
+  const document = buildOpenApiDocument(apiRoutes, { title: 'T', version: '1' }) as any;
+  t.deepEqual(Object.keys(document.components.responses).sort(), ['ContentTooLarge', 'HeadersTooLarge', 'MethodNotAllowed', 'UnsupportedMediaType']);
+  t.deepEqual(document.components.responses.HeadersTooLarge['x-error-codes'], ['headers_too_large']);
+  const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+  let pagedLists = 0;
+  for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const where = `${method} ${path}`;
+      t.deepEqual(operation.responses['405'], ref('MethodNotAllowed'), where);
+      t.deepEqual(operation.responses['431'], ref('HeadersTooLarge'), where);
+      const readsBody = operation.requestBody !== undefined;
+      t.deepEqual(operation.responses['413'], readsBody ? ref('ContentTooLarge') : undefined, where);
+      t.deepEqual(operation.responses['415'], readsBody ? ref('UnsupportedMediaType') : undefined, where);
+      if (operation['x-access'] !== 'public') t.true(operation.responses['401']['x-error-codes'].includes('token_expired'), where);
+      if (operation.parameters.some((parameter: { name: string }) => parameter.name === 'page')) {
+        pagedLists += 1;
+        t.true(operation.responses['404']['x-error-codes'].includes('page_not_found'), where);
+      }
+    }
+  }
+  t.true(pagedLists > 30, `only ${pagedLists} paged lists found`);
+  const throttled = document.paths['/api/v1/token/'].post.responses;
+  t.deepEqual(throttled['429']['x-error-codes'], ['too_many_attempts']);
+  t.is(document.paths['/api/v1/auth/users/me/'].get.responses['429'], undefined, '429 only where throttled');
+});
+
+test('the contract helper fails an answer at a status its operation does not document, as it does a body', (t) => {
+  const problem = (status: number, code: string) => ({ type: `urn:coopbank:problem:${code}`, title: 't', status, detail: 'd', code });
+  const headers = new Headers({ 'content-type': 'application/problem+json' });
+  t.regex(contractBreach('GET', '/api/v1/auth/users/me/', 429, problem(429, 'too_many_attempts'), headers) ?? '', /getCurrentUser answered 429, a status it does not document/);
+  t.regex(contractBreach('POST', '/api/v1/auth/logout/', 202, '', new Headers()) ?? '', /logout answered 202/, 'whatever the content type');
+  t.is(contractBreach('GET', '/api/v1/auth/users/me/', 431, problem(431, 'headers_too_large'), headers), undefined);
+  t.is(contractBreach('DELETE', '/api/v1/auth/users/me/', 405, problem(405, 'method_not_allowed'), headers), undefined, 'a 405 is held to its path');
+  t.is(contractBreach('POST', '/api/v1/token/', 429, problem(429, 'too_many_attempts'), headers), undefined);
 });
 
 test('a module document holds only that module', (t) => {

@@ -93,6 +93,13 @@ const badQueries: [string, string][] = [
   ['page=0', 'page'],
   ['page=two', 'page'],
   ['page=1.5', 'page'],
+  // Query integers are decimal digits only (issue 27 item 6): Number() would read each of these.
+  ['page=0x10', 'page'],
+  ['page=1e1', 'page'],
+  ['page=%2B5', 'page'],
+  ['page=%205', 'page'],
+  ['page=5%20', 'page'],
+  ['page_size=0b11', 'page_size'],
   ['ordering=created_at', 'ordering'],
   ['ordering=name,-password', 'ordering'],
 ];

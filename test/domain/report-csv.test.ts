@@ -26,6 +26,7 @@ test('RFC 4180 quoting: separator, quotes and line breaks quoted, quotes doubled
 
 test('formula injection neutralised in text cells only; money stays a number, checked', (t) => {
   for (const start of ['=', '+', '-', '@', '\t', '\r']) t.is(csvCell(`${start}1+1`, 'text').replace(/^"/, '').slice(0, 2), `'${start}`);
+  for (const start of ['＝', '＋', '－', '＠', '﹦', '﹢', '﹣', '﹫']) t.is(csvCell(`${start}1+1`, 'text'), `'${start}1+1`, `full-width ${start} starts a formula too`);
   t.is(csvCell('=HYPERLINK("http://x";"clic")', 'text'), '"\'=HYPERLINK(""http://x"";""clic"")"');
   t.is(csvCell('-1500', 'money'), '-1500');
   t.is(csvCell('0.1534', 'ratio'), '0.1534');

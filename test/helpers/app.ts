@@ -20,7 +20,7 @@ export interface TestResponse {
 
 export interface TestApp {
   baseUrl: string;
-  request(method: string, path: string, options?: { json?: unknown; body?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(method: string, path: string, options?: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> }): Promise<TestResponse>;
 }
 
 export interface TestAppOptions {
@@ -95,7 +95,7 @@ export function apiClient(baseUrl: string, checkContract = true): TestApp {
       const text = await response.text();
       const isJson = /json/.test(response.headers.get('content-type') ?? '');
       const parsed: unknown = isJson ? JSON.parse(text) : text;
-      const breach = isJson && checkContract ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
+      const breach = checkContract ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
       if (breach !== undefined) throw new Error(`${method} ${path}: ${breach}`);
       return { status: response.status, headers: response.headers, text, body: parsed };
     },

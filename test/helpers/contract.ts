@@ -7,7 +7,8 @@ import { apiRoutes } from '../../api/routes';
 /**
  * The OpenAPI document as a contract every test's answers are held to: a 2xx JSON answer must match the schema
  * its operation documents, and a problem must carry a code its operation lists at that status (`x-error-codes`),
- * or the test that received it fails. Every API test thereby checks the contract a generated client relies on,
+ * or the test that received it fails; so must any answer at a status its operation does not document (a 405 is
+ * held to the operations of its path). Every API test thereby checks the contract a generated client relies on,
  * field by field (the schemas forbid undocumented fields), and the codes it may switch on.
  */
 
@@ -22,17 +23,25 @@ interface OperationContract {
   locatedStatuses: Set<string>;
   /** The problem codes documented at each error status. */
   errorCodes: Map<string, readonly string[]>;
+  /** Every status documented, shared responses included. */
+  statuses: Set<string>;
 }
+
+type OpenApiResponse = { 'content'?: Record<string, { schema: JsonSchema }>; 'headers'?: Record<string, unknown>; 'x-error-codes'?: string[] };
 
 interface OpenApiOperation {
   operationId: string;
-  responses: Record<string, { 'content'?: Record<string, { schema: JsonSchema }>; 'headers'?: Record<string, unknown>; 'x-error-codes'?: string[] }>;
+  responses: Record<string, OpenApiResponse | { $ref: string }>;
 }
 
 const document = buildOpenApiDocument(apiRoutes, { title: 'contract', version: 'test' }) as {
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components: { schemas: Record<string, JsonSchema> };
+  components: { schemas: Record<string, JsonSchema>; responses: Record<string, OpenApiResponse> };
 };
+
+/** A response as written, or the shared one (components/responses) it references. */
+const resolved = (response: OpenApiResponse | { $ref: string }): OpenApiResponse =>
+  '$ref' in response ? document.components.responses[response.$ref.replace('#/components/responses/', '')]! : response;
 
 // The document's references point at `#/components/schemas/X`; ajv resolves them in a schema of its own.
 const componentsId = 'https://coopbank.test/components.json';
@@ -48,7 +57,8 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
     const responses = new Map<string, JsonSchema>();
     const locatedStatuses = new Set<string>();
     const errorCodes = new Map<string, readonly string[]>();
-    for (const [status, response] of Object.entries(operation.responses)) {
+    for (const [status, written] of Object.entries(operation.responses)) {
+      const response = resolved(written);
       if (response['x-error-codes'] !== undefined) errorCodes.set(status, response['x-error-codes']);
       const schema = response.content?.['application/json']?.schema;
       if (status.startsWith('2') && schema !== undefined) responses.set(status, schema);
@@ -62,6 +72,7 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
       responses,
       locatedStatuses,
       errorCodes,
+      statuses: new Set(Object.keys(operation.responses)),
     };
   }),
 );
@@ -78,13 +89,16 @@ function validatorOf(operation: OperationContract, status: string, schema: JsonS
   return validate;
 }
 
-/** The operation the router serves for a request, or undefined (the docs pages, unknown paths). */
-function operationFor(method: string, target: string): OperationContract | undefined {
+/**
+ * The operation the router serves for a request, or undefined (the docs pages, unknown paths). A method the
+ * path does not serve (a 405) is held to the path's first operation: every one documents the same 405.
+ */
+function operationFor(method: string, target: string, status: number): OperationContract | undefined {
   const path = target.split('?')[0]!;
   // The docs pages are served before the product routes (api/docs.ts): /events/schema/ is no event.
   if (/^\/api\/v1\/(?:[a-z-]+\/)?(?:schema|docs)\/$|^\/api\/v1\/docs\/assets\//.test(path)) return undefined;
   return operations
-    .filter((operation) => operation.method === method.toUpperCase() && operation.pattern.test(path))
+    .filter((operation) => (operation.method === method.toUpperCase() || status === 405) && operation.pattern.test(path))
     .sort((a, b) => b.literals - a.literals)[0];
 }
 
@@ -105,8 +119,10 @@ function problemBreach(operation: OperationContract, status: number, body: unkno
  * matches (or nothing is documented).
  */
 export function contractBreach(method: string, target: string, status: number, body: unknown, headers: Headers): string | undefined {
-  const operation = operationFor(method, target);
+  const operation = operationFor(method, target, status);
   if (operation === undefined) return undefined;
+  if (!operation.statuses.has(String(status))) return `${operation.operationId} answered ${status}, a status it does not document (${[...operation.statuses].join(', ')})`;
+  if (!/json/.test(headers.get('content-type') ?? '')) return undefined;
   if (status >= 400 && /^application\/problem\+json/.test(headers.get('content-type') ?? '')) return problemBreach(operation, status, body);
   if (status < 200 || status > 299) return undefined;
   const schema = operation.responses.get(String(status));

@@ -12,6 +12,7 @@ test('an empty environment gives the local defaults', (t) => {
   t.is(config.temporalNamespace, 'default');
   t.is(config.temporalTaskQueue, 'coopbank');
   t.is(config.port, 8000);
+  t.is(config.host, '127.0.0.1', 'a development start must not be reachable from the network');
   t.is(config.dataDir, path.join(cwd, '.data'));
   t.is(config.jwtSecret, undefined);
   t.is(config.logLevel, 'info');
@@ -26,6 +27,7 @@ test('valid values are read and converted', (t) => {
       TEMPORAL_NAMESPACE: 'coop-prod',
       TEMPORAL_TASK_QUEUE: 'coopbank-main',
       PORT: '9000',
+      HOST: '0.0.0.0',
       DATA_DIR: '/var/lib/coopbank',
       JWT_SECRET: 'x'.repeat(40),
       LOG_LEVEL: 'warn',
@@ -33,6 +35,7 @@ test('valid values are read and converted', (t) => {
     cwd,
   );
   t.is(config.port, 9000);
+  t.is(config.host, '0.0.0.0');
   t.is(config.temporalAddress, 'temporal.internal:7233');
   t.is(config.dataDir, '/var/lib/coopbank');
   t.is(config.logLevel, 'warn');
@@ -42,6 +45,8 @@ const invalid: [string, Record<string, string>][] = [
   ['PORT', { PORT: 'eighty' }],
   ['PORT', { PORT: '70000' }],
   ['PORT', { PORT: '-1' }],
+  ['HOST', { HOST: 'example.org' }],
+  ['HOST', { HOST: '0.0.0.0:8000' }],
   ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
   ['DATABASE_URL', { DATABASE_URL: 'mysql://u:p@h/db' }],
   ['DATABASE_URL', { DATABASE_URL: 'postgres://u:p@host' }],

@@ -89,6 +89,34 @@ test.serial('logout with an expired access token revokes the sign-in through the
   }
 });
 
+test.serial('logout with only an expired access token still ends the sign-in (issue 27 item 5)', async (t) => {
+  await createUser(knex, 'leaving.bearer');
+  await createUser(knex, 'leaving.cookie');
+  const pair = (await signIn('leaving.bearer', '10.32.0.3')).body;
+  const login = await app.request('POST', '/api/v1/auth/login/', { json: { username: 'leaving.cookie', password: testPassword }, headers: { 'x-forwarded-for': '10.32.0.4' } });
+  const jar = cookiesOf(login);
+  const started = now;
+  now = new Date(started.getTime() + hours(2)); // the access tokens (60 min) have expired, the sign-ins (7 days) have not
+  try {
+    const forged = `${pair.access.slice(0, -4)}AAAA`;
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { authorization: `Bearer ${forged}` } })).status, 204);
+    t.is((await app.request('POST', '/api/v1/token/refresh/', { json: { refresh: pair.refresh } })).status, 200, 'a forged token ends nothing');
+    const renewed = (await signIn('leaving.bearer', '10.32.0.3')).body;
+    now = new Date(now.getTime() + hours(2));
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { authorization: `Bearer ${renewed.access}` } })).status, 204);
+    const refresh = await app.request('POST', '/api/v1/token/refresh/', { json: { refresh: renewed.refresh } });
+    t.is(refresh.status, 401, 'the refresh token of the sign-in ended with it');
+    t.is(refresh.body.code, 'token_revoked');
+    const cookie = `access_token=${jar.access_token}; csrf_token=${jar.csrf_token}`;
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { cookie } })).status, 403, 'an expired cookie session still needs its CSRF proof');
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { cookie, 'x-csrf-token': jar.csrf_token! } })).status, 204);
+    const cookieRefresh = await app.request('POST', '/api/v1/token/refresh/', { json: { refresh: jar.refresh_token } });
+    t.is(cookieRefresh.body.code, 'token_revoked');
+  } finally {
+    now = started;
+  }
+});
+
 test.serial('registrations and wrong current passwords are throttled', async (t) => {
   await knex('login_failures').insert(Array.from({ length: 10 }, () => ({ throttle_key: 'register:10.33.0.1', failed_at: now })));
   const register = await app.request('POST', '/api/v1/auth/register/', { json: { username: 'eleventh', password: 'a long passphrase', full_name: 'Eleventh' }, headers: { 'x-forwarded-for': '10.33.0.1' } });

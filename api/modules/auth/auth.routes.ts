@@ -6,6 +6,7 @@ import { familyOfToken, revokeFamily, rotateRefreshToken, verifyToken } from '..
 import { AppError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
+import { presentedAccessToken } from '../../auth/access-token';
 import { assertCsrfProof, clearSessionCookies, cookieNames, setSessionCookies } from '../../auth/cookies';
 import type { AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
@@ -66,17 +67,16 @@ export const authRoutes = [
     operationId: 'logout',
     summary: 'Sign out: revokes this sign-in (its refresh and access tokens) and clears the cookies',
     description:
-      'Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body). Cookies are always cleared.',
+      'Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body), else through the expired access token itself. Cookies are always cleared.',
     access: 'public',
     status: 204,
     body: yup.object({ refresh: yup.string().max(4096).optional() }),
     errorStatuses: [403],
     handler: async ({ body, principal, deps, ctx }) => {
-      const familyId = principal?.familyId ?? familyOfPresentedRefresh(ctx, deps, body.refresh);
-      const viaCookie = principal === undefined ? body.refresh === undefined : principal.via === 'cookie';
+      const session = principal === undefined ? signInOfPresentedTokens(ctx, deps, body.refresh) : { familyId: principal.familyId, viaCookie: principal.via === 'cookie' };
       // A cookie session proves the request is its own, as for any change: no foreign site signs a user out.
-      if (familyId !== undefined && viaCookie) assertCsrfProof(ctx, familyId, deps.auth.jwtSecret);
-      if (familyId !== undefined) await revokeFamily(deps.knex, familyId, 'logout');
+      if (session !== undefined && session.viaCookie) assertCsrfProof(ctx, session.familyId, deps.auth.jwtSecret);
+      if (session !== undefined) await revokeFamily(deps.knex, session.familyId, 'logout');
       clearSessionCookies(ctx, deps.secureCookies);
       return undefined;
     },
@@ -161,8 +161,14 @@ export const authRoutes = [
   }),
 ];
 
-/** The sign-in of a refresh token presented at logout, expired or not; undefined when there is none or it is not ours. */
-function familyOfPresentedRefresh(ctx: AppContext, deps: RouteDeps, fromBody: string | undefined): string | undefined {
-  const presented = fromBody ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
-  return presented === undefined ? undefined : familyOfToken(presented, deps.auth);
+/**
+ * The sign-in a logout without a live access token ends: that of the refresh token (body, else cookie), else that
+ * of the expired access token presented. Either is ours when its signature is, expired or not, and ends its
+ * sign-in all the same; undefined when there is none or it is not ours.
+ */
+function signInOfPresentedTokens(ctx: AppContext, deps: RouteDeps, fromBody: string | undefined): { familyId: string; viaCookie: boolean } | undefined {
+  const refresh = fromBody ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
+  const presented = refresh === undefined ? presentedAccessToken(ctx, cookieNames(deps.secureCookies).access) : { token: refresh, via: fromBody === undefined ? 'cookie' : 'bearer' };
+  const familyId = presented === undefined ? undefined : familyOfToken(presented.token, deps.auth);
+  return familyId === undefined ? undefined : { familyId, viaCookie: presented!.via === 'cookie' };
 }
