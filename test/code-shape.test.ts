@@ -40,13 +40,14 @@ test(`no function is longer than ${maxLines} lines`, (t) => {
 
 /**
  * Tests write literal dates of 2026, so the "now" a test hands the product or computes is the tests' clock
- * (test/helpers/clock.ts), never the calendar's: a Date built without argument in a test would break the suite
- * on 2027-01-01 (docs/architecture.md §1). Date.now() stays for elapsed times and Temporal's real time (a Schedule's hour).
+ * (test/helpers/clock.ts), never the calendar's: a Date built without argument, or today read from PostgreSQL,
+ * in a test would break the suite on 2027-01-01 (docs/architecture.md §1). Date.now() stays for elapsed times
+ * and Temporal's real time (a Schedule's hour).
  */
 test('tests take "now" from the tests\' clock, not from the calendar', (t) => {
   const files = typeScriptFiles().filter((file) => file.startsWith('test/'));
   t.true(files.length > 50, 'the test files are read');
   const calendarNows = files.flatMap((file) =>
-    fs.readFileSync(path.join(root, file), 'utf8').split('\n').flatMap((line, index) => (/new Date\(\)/.test(line) ? [`${file}:${index + 1}`] : [])));
+    fs.readFileSync(path.join(root, file), 'utf8').split('\n').flatMap((line, index) => (/new Date\(\)|\bcurrent_date\b|now\(\)\s+at time zone/i.test(line) ? [`${file}:${index + 1}`] : [])));
   t.deepEqual(calendarNows, []);
 });
