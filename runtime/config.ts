@@ -57,6 +57,11 @@ export interface Config {
   /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
   workflowDayMs: number;
   /**
+   * Tests only (NODE_ENV=test): the instant the process's clock starts at, ticking from there, so that an API or
+   * worker a test starts shares the test's "now" (test/helpers/clock.ts). Unset: the real clock.
+   */
+  clockStart: Date | undefined;
+  /**
    * A workflow bundle built beforehand (`bundleWorkflowCode`), which the worker loads instead of bundling the
    * workflows at start (seconds of CPU); it must come from the same code. Unset: bundled at start.
    */
@@ -109,6 +114,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
+    clockStart: optionalInstant(env, 'CLOCK_START'),
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),
     workerMetricsAddress: optionalSocketAddress(env, 'WORKER_METRICS_ADDRESS'),
     gitCommit: optionalCommit(env, 'GIT_COMMIT'),
@@ -120,6 +126,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
   };
   if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
+  // A moved clock would date real operations wrongly: only tests may move it.
+  if (config.clockStart !== undefined && nodeEnv !== 'test') throw new ConfigError('CLOCK_START', 'is for tests only (NODE_ENV=test)');
   if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
   if (nodeEnv === 'production') {
     // In production nothing is embedded and no secret is invented: each must be given.
@@ -215,6 +223,18 @@ function optionalCommit(env: Env, variable: string): string | undefined {
   const value = nonEmpty(env, variable);
   if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value)) throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
   return value;
+}
+
+function optionalInstant(env: Env, variable: string): Date | undefined {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return undefined;
+  const instant = new Date(value);
+  const wellFormed = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) && !Number.isNaN(instant.getTime());
+  // Date reads 2026-02-30 as March 2: the instant must write back as given.
+  if (!wellFormed || instant.toISOString().slice(0, 19) !== value.slice(0, 19)) {
+    throw new ConfigError(variable, `must be a UTC instant, e.g. 2026-11-26T10:00:00Z (got "${value}")`);
+  }
+  return instant;
 }
 
 function optionalPath(env: Env, variable: string, cwd: string): string | undefined {

@@ -6,6 +6,7 @@ import type { ApiDeps } from '../api/deps';
 import { reconcileEnterpriseSchedules } from '../api/modules/enterprise/schedules.temporal';
 import { migrateToLatest, type Knex } from '../db/knex';
 import type { CleanupStack } from './cleanup-stack';
+import { clockStartingAt } from './clock';
 import type { Config } from './config';
 import { resolveJwtSecret, resolveMetricsToken } from './local-secret';
 import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
@@ -35,7 +36,7 @@ export async function startApi(
     temporal,
     taskQueue: config.temporalTaskQueue,
     logger,
-    clock: () => new Date(),
+    clock: clockStartingAt(config.clockStart),
     auth: {
       jwtSecret: resolveJwtSecret(config),
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
@@ -82,7 +83,8 @@ export async function startWorker(
   installTemporalRuntime(logger, config.workerMetricsAddress);
   const connection = await connectTemporalWorker(temporalAddress);
   cleanup.push('worker connection', () => connection.close());
-  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue: config.temporalTaskQueue, knex, workflowBundlePath: config.workflowBundlePath });
+  const { temporalNamespace: namespace, temporalTaskQueue: taskQueue, workflowBundlePath } = config;
+  const worker = await createWorker({ connection, namespace, taskQueue, knex, workflowBundlePath, clock: clockStartingAt(config.clockStart) });
   const running = worker.run();
   cleanup.push('worker', async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -14,6 +14,8 @@ export interface WorkerOptions {
   knex: Knex;
   /** A prebuilt workflow bundle (tests build it once per run); otherwise the workflows are bundled here. */
   workflowBundlePath?: string;
+  /** The activities' "now": the real clock unless a test pins it (test/helpers/clock.ts). */
+  clock?: () => Date;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: createActivities({ knex: options.knex, clock: () => new Date() }),
+    activities: createActivities({ knex: options.knex, clock: options.clock ?? (() => new Date()) }),
     ...(options.workflowBundlePath === undefined
       ? { workflowsPath: require.resolve('../workflows') }
       : { workflowBundle: { codePath: options.workflowBundlePath } }),

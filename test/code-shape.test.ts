@@ -27,10 +27,27 @@ function longFunctions(file: string): string[] {
   return found;
 }
 
-test(`no function is longer than ${maxLines} lines`, (t) => {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], { cwd: root, encoding: 'utf8' })
+const typeScriptFiles = (): string[] =>
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], { cwd: root, encoding: 'utf8' })
     .split('\n')
-    .filter((file) => file !== '' && !file.startsWith('db/migrations/') && !file.endsWith('.d.ts') && fs.existsSync(path.join(root, file)));
+    .filter((file) => file !== '' && !file.endsWith('.d.ts') && fs.existsSync(path.join(root, file)));
+
+test(`no function is longer than ${maxLines} lines`, (t) => {
+  const files = typeScriptFiles().filter((file) => !file.startsWith('db/migrations/'));
   t.true(files.length > 100, 'the files of the repository are read');
   t.deepEqual(files.flatMap(longFunctions), []);
+});
+
+/**
+ * Tests write literal dates of 2026, so the "now" a test hands the product or computes is the tests' clock
+ * (test/helpers/clock.ts), never the calendar's: a Date built without argument, or today read from PostgreSQL,
+ * in a test would break the suite on 2027-01-01 (docs/architecture.md §1). Date.now() stays for elapsed times
+ * and Temporal's real time (a Schedule's hour).
+ */
+test('tests take "now" from the tests\' clock, not from the calendar', (t) => {
+  const files = typeScriptFiles().filter((file) => file.startsWith('test/'));
+  t.true(files.length > 50, 'the test files are read');
+  const calendarNows = files.flatMap((file) =>
+    fs.readFileSync(path.join(root, file), 'utf8').split('\n').flatMap((line, index) => (/new Date\(\)|\bcurrent_date\b|now\(\)\s+at time zone/i.test(line) ? [`${file}:${index + 1}`] : [])));
+  t.deepEqual(calendarNows, []);
 });

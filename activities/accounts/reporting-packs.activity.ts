@@ -124,8 +124,10 @@ export async function storeReportingPack(knex: Knex, now: Date, input: { packId:
     const superseded = pack.supersedes_id === null ? undefined : await trx('reporting_packs').where({ id: pack.supersedes_id }).first('figures');
     const differences = superseded === undefined ? null : figureDifferences(superseded.figures ?? {}, figures);
     const { openExercices } = await balanceScopeAt(trx, pack.enterprise_id, facts.monthEnd, 'all');
+    // generated_at is the database's time, as the entries' created_at it is compared with (reissueReportingPack):
+    // the process's clock may differ from it (another host, a test clock).
     await trx('reporting_packs').where({ id: pack.id }).update({
-      status: 'stored', generated_at: now, open_exercices: openExercices, figures: JSON.stringify(figures), differences: differences === null ? null : JSON.stringify(differences),
+      status: 'stored', generated_at: trx.fn.now(), open_exercices: openExercices, figures: JSON.stringify(figures), differences: differences === null ? null : JSON.stringify(differences),
     });
     return { stored: true, files };
   });

@@ -7,6 +7,7 @@ import { inTransaction } from '../../db/transaction';
 import { Money } from '../../domain/money';
 import { testActivityContext } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { testClock } from '../helpers/clock';
 
 test('a posting is reported once its transaction commits: never for a rollback, a savepoint whose transaction rolls back, or a replayed key', async (t) => {
   const { knex } = await createTestDatabase(t);
@@ -18,18 +19,18 @@ test('a posting is reported once its transaction commits: never for a rollback, 
   const deposit = (idempotencyKey: string): BusinessEvent => ({ enterpriseId: enterprise.id, branchId: null, kind: 'deposit', amount: new Money('1000'), payload: {}, idempotencyKey, actorId: userId });
   const refusedLater = new Error('refused after the posting');
 
-  await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), deposit('committed')));
-  await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), deposit('committed')));
+  await inTransaction(knex, (trx) => recordBusinessEvent(trx, testClock(), deposit('committed')));
+  await inTransaction(knex, (trx) => recordBusinessEvent(trx, testClock(), deposit('committed')));
   await t.throwsAsync(
     inTransaction(knex, async (trx) => {
-      await recordBusinessEvent(trx, new Date(), deposit('rolled back'));
+      await recordBusinessEvent(trx, testClock(), deposit('rolled back'));
       throw refusedLater;
     }),
     { is: refusedLater },
   );
   await t.throwsAsync(
     inTransaction(knex, async (trx) => {
-      await trx.transaction((savepoint) => recordBusinessEvent(savepoint, new Date(), deposit('released savepoint')));
+      await trx.transaction((savepoint) => recordBusinessEvent(savepoint, testClock(), deposit('released savepoint')));
       throw refusedLater;
     }),
     { is: refusedLater },

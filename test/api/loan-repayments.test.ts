@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { testClock } from '../helpers/clock';
 
 const file = fileTeardown(test);
 let app: TestApp;
@@ -227,7 +228,7 @@ test('principal repaid ahead (a leaving member\'s refund): the unearned interest
   const w = await world();
   const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
   const loan = await Loan.query(knex).findById(loanId).throwIfNotFound();
-  await inTransaction(knex, (trx) => applyRepayment(trx, new Date(), {
+  await inTransaction(knex, (trx) => applyRepayment(trx, testClock(), {
     loan, businessDate: '2026-01-15', amount: new Money('300000'), funding: { channel: 'share_refund', account: '4417' }, dues: 'overdue_and_principal',
     reference: 'refund', key: `refund:${loanId}`, request: {}, actorId: w.users.cashier!.id,
   }));

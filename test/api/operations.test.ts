@@ -14,6 +14,7 @@ import { startTestApp, testActivityContext, testAuthSettings, testMetricsToken, 
 import { seriesValue } from '../helpers/metrics';
 import { insertClient } from '../helpers/mothers';
 import { bearer, createUser, testPassword } from '../helpers/users';
+import { testClock } from '../helpers/clock';
 
 test('healthz answers ok without touching any dependency', async (t) => {
   const knex = createKnex('postgres://nobody:nothing@127.0.0.1:1/none');
@@ -113,7 +114,7 @@ async function appLoggingTo(t: ExecutionContext, knex: Knex, lines: Record<strin
     temporal: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
     taskQueue: 'test-no-worker',
     logger,
-    clock: () => new Date(),
+    clock: testClock,
     auth: testAuthSettings,
     secureCookies: false,
     trustProxy: false,

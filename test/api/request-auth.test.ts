@@ -7,6 +7,7 @@ import { startTestApp, testJwtSecret, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { testClock } from '../helpers/clock';
 
 /**
  * What the API reads on every request stays read on every request: a token verified once is not trusted beyond
@@ -18,7 +19,7 @@ let app: TestApp;
 let knex: Knex;
 let world: LoanWorld;
 let account: string;
-let now = new Date();
+let now = testClock();
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));

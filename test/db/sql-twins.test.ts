@@ -14,6 +14,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { testClock } from '../helpers/clock';
 
 /**
  * Rules written twice, in TypeScript and in the SQL of db/sql, run on the same table of cases through both: each
@@ -126,7 +127,7 @@ test('the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and re
       // No hold: the pledge refused, which the holds leave out.
       await trx('loan_guarantees').where({ id: pledge.id as string }).update(held === '0' ? { status: 'refused' } : { value: held });
       const withdrawal = { accountId: account, amount: new Money(amount), channel: 'cash' as const, reference: '', idempotencyKey: null };
-      return moveCash(trx, new Date(), actor, 'withdrawal', withdrawal).then((): Outcome => 'allowed', outcomeOf);
+      return moveCash(trx, testClock(), actor, 'withdrawal', withdrawal).then((): Outcome => 'allowed', outcomeOf);
     });
     const label = `balance ${balance}, minimum ${minimum}, held ${held}, withdrawal ${amount}`;
     t.is(ts === 'allowed', allowed, label);
@@ -162,7 +163,7 @@ test('the journal lines: linesForEvent and coopbank_record_event post the same l
     const sql = await rolledBack(async (trx) => {
       const { version } = (await trx('accounting_rule_configs').where({ enterprise_id: world.enterpriseId, kind: 'deposit' }).max('version as version').first()) as { version: number };
       await trx('accounting_rule_configs').insert({ enterprise_id: world.enterpriseId, kind: 'deposit', version: Number(version) + 1, legs: JSON.stringify(legs), is_active: true, reason: 'twin test' });
-      const recorded = await recordBusinessEvent(trx, new Date(), { ...depositEvent(new Money(amount), `twin:lines:${index}`), productAccounts });
+      const recorded = await recordBusinessEvent(trx, testClock(), { ...depositEvent(new Money(amount), `twin:lines:${index}`), productAccounts });
       return trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', recorded.entryId!)
         .select<Line[]>('c.code as account', 'l.debit', 'l.credit');
     });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { testJwtSecret } from '../helpers/app';
+import { testClock } from '../helpers/clock';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -23,7 +24,7 @@ function claimsOf(token: string): Record<string, unknown> {
 export function bogusAuthorizations(realAuthorization: string): Record<string, string | undefined> {
   const token = realAuthorization.replace(/^Bearer /, '');
   const claims = claimsOf(token);
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(testClock().getTime() / 1000); // the app's clock, not the calendar's
   const [head, payload, signature = ''] = token.split('.');
   const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
   return {

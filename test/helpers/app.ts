@@ -7,6 +7,7 @@ import { apiRoutes } from '../../api/routes';
 import type { Knex } from '../../db/knex';
 import { closeServer, connectTemporalClient, listen, portOf } from '../../runtime/services';
 import type { Teardown } from './teardown';
+import { testClock } from './clock';
 import { contractBreach } from './contract';
 import { testEnvironment } from './environment';
 
@@ -27,7 +28,7 @@ export interface TestAppOptions {
   knex: Knex;
   routes?: readonly AnyRoute[];
   bodyLimitBytes?: number;
-  /** "Now" of the app, for tests that move time. */
+  /** "Now" of the app, for tests that move time; the tests' clock otherwise (test/helpers/clock.ts). */
   clock?: () => Date;
   secureCookies?: boolean;
   /** The task queue of a test worker (see withWorker), for routes that start workflows. */
@@ -46,7 +47,7 @@ export const testMetricsToken = 'test-metrics-token-test-metrics';
 export const testAuthSettings = { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 };
 
 /** What activities called directly by a test receive. */
-export const testActivityContext = (knex: Knex, clock: () => Date = () => new Date()): ActivityContext => ({ knex, clock, auth: testAuthSettings });
+export const testActivityContext = (knex: Knex, clock: () => Date = testClock): ActivityContext => ({ knex, clock, auth: testAuthSettings });
 
 /** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
 export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
@@ -57,7 +58,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       temporal,
       taskQueue: options.taskQueue ?? 'test-no-worker',
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), // TEST_LOG_LEVEL=error shows 500s' causes
-      clock: options.clock ?? (() => new Date()),
+      clock: options.clock ?? testClock,
       auth: testAuthSettings,
       secureCookies: options.secureCookies ?? false,
       trustProxy: true, // tests play several client addresses through X-Forwarded-For

@@ -4,6 +4,7 @@ import type { TestApp } from './app';
 import { insertClient } from './mothers';
 import { createShareType, subscribeShares } from './shares';
 import { bearer, createUser } from './users';
+import { testClock } from './clock';
 
 /**
  * A cooperative ready to lend, built through the API: head office and a second branch, one user per role of
@@ -95,7 +96,7 @@ export async function submitApplication(world: LoanWorld, clientId: string, term
 export async function approvedLoan(world: LoanWorld, clientId: string, terms: { amount?: string; term_periods?: number; grace_periods?: number } = {}, submitter = 'teller'): Promise<string> {
   const submitted = await submitApplication(world, clientId, terms, submitter);
   if (submitted.status !== 201) throw new Error(submitted.text);
-  const recorded = await recordLoanDecision(world.knex, new Date(), {
+  const recorded = await recordLoanDecision(world.knex, testClock(), {
     applicationId: submitted.body.id,
     idempotencyKey: `test:${submitted.body.id}`,
     step: 'direction',
@@ -135,7 +136,7 @@ export async function confirmedGuarantee(world: LoanWorld, json: Record<string, 
  */
 export async function setBusinessDate(world: LoanWorld, date: string): Promise<void> {
   const configuration = await world.knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).first('business_date');
-  if (configuration?.business_date === null && date < new Date().toISOString().slice(0, 10)) return putBusinessDate(world, date);
+  if (configuration?.business_date === null && date < testClock().toISOString().slice(0, 10)) return putBusinessDate(world, date);
   const response = await world.app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { business_date: date } });
   if (response.status !== 200) throw new Error(response.text);
 }

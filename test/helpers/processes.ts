@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChildService, waitUntilReady } from '../../runtime/child-service';
 import { apiClient, testJwtSecret, testMetricsToken, type TestApp } from './app';
+import { testClock } from './clock';
 import { testEnvironment } from './environment';
 import { freePort } from './ports';
 import type { Teardown } from './teardown';
@@ -53,6 +54,7 @@ async function startService(scope: Teardown, entry: 'api-main.ts' | 'worker-main
       JWT_SECRET: testJwtSecret,
       METRICS_TOKEN: testMetricsToken,
       INITIAL_ADMIN_PASSWORD: testPassword,
+      CLOCK_START: testClock().toISOString(), // the test's "now", not the calendar's
       ...(port === undefined ? {} : { PORT: String(port) }),
       ...options.env,
     },

@@ -6,6 +6,7 @@ import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
 import { untilWorkflow } from './until';
 import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from './loans';
+import { testClock } from './clock';
 
 /**
  * A small cooperative through the year 2026, through the API, with every figure it should produce computed
@@ -127,8 +128,8 @@ export async function provisionYearEnd(coop: SmallCooperative): Promise<void> {
   const { id: loan } = await loanOf(coop);
   const mortgage = { loan, kind: 'mortgage', value: principal.toFixed(0), start_date: '2026-01-15' };
   await confirmedGuarantee(world, mortgage);
-  const run = await startProvisioningRun(world.knex, new Date(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
-  for (let status = 'running'; status === 'running';) status = (await provisionBatch(world.knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
+  const run = await startProvisioningRun(world.knex, testClock(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(world.knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
 }
 
 /** Starts the closing of 2026 and waits for its workflow to end; the year's representation then. */

@@ -4,6 +4,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Knex } from '../../db/knex';
 import pino from 'pino';
 import { createWorker, installTemporalRuntime } from '../../runtime/worker';
+import { testClock } from './clock';
 import { testEnvironment } from './environment';
 
 // Worker logs of WARN and above reach the test output; the rest would drown it.
@@ -32,7 +33,7 @@ async function startShared(knex: Knex, taskQueue: string): Promise<{ worker: Wor
   const { temporalAddress, bundlePath } = testEnvironment();
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const clientConnection = await Connection.connect({ address: temporalAddress });
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, knex, workflowBundlePath: bundlePath });
+  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, knex, workflowBundlePath: bundlePath, clock: testClock });
   const stopped = worker.run().finally(async () => {
     await clientConnection.close();
     await workerConnection.close();

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { Money } from '../../domain/money';
+import { testClock } from '../helpers/clock';
 import type { LoanWorld } from '../helpers/loans';
 import { capitalBooks } from '../helpers/shares';
 
@@ -42,8 +43,9 @@ async function changedPostings({ knex, enterpriseId }: LoanWorld, posted: Map<st
 async function statementGaps(world: LoanWorld): Promise<string[]> {
   const { knex, enterpriseId } = world;
   const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
-  // The business date in force: the one set, or today in the enterprise's time zone (domain/calendar.ts).
-  const { business_date: date } = await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).first(knex.raw(`to_char(COALESCE(business_date, (now() AT TIME ZONE time_zone)::date), 'YYYY-MM-DD') AS business_date`));
+  // The business date in force: the one set, or the tests' today in the enterprise's time zone (domain/calendar.ts).
+  const today = knex.raw(`to_char(COALESCE(business_date, (?::timestamptz AT TIME ZONE time_zone)::date), 'YYYY-MM-DD') AS business_date`, [testClock().toISOString()]);
+  const { business_date: date } = await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).first(today);
   const headers = world.users.direction!.headers;
   const scopes = [['consolidated', ''], ['head office', `&branch=${world.headOffice}`], ['other branch', `&branch=${world.otherBranch}`]];
   const answers = await Promise.all([

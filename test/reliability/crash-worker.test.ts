@@ -24,6 +24,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { until } from '../helpers/until';
 import { newTaskQueue } from '../helpers/worker';
 import { booksBreaches, portfolioGaps, unbalancedEntries } from '../model/books';
+import { testClock } from '../helpers/clock';
 
 /**
  * One worker process runs every kind of workflow to a crash point of its own, then dies by SIGKILL at once, as a
@@ -140,10 +141,10 @@ async function provisioningRun({ knex, temporal, taskQueue, direct: { context, a
     const enterpriseId = await newEnterprise(code);
     const product = await createBenchProduct(context, actor, enterpriseId);
     await seedPortfolio(knex, { enterpriseId, productId: product.id, userId: actor.userId, loans, arrearsShare: 3 });
-    return { enterpriseId, run: await startProvisioningRun(knex, new Date(), { enterpriseId, asOf: '2026-10-02', trigger: 'api', requestedBy: null }) };
+    return { enterpriseId, run: await startProvisioningRun(knex, testClock(), { enterpriseId, asOf: '2026-10-02', trigger: 'api', requestedBy: null }) };
   };
   const [crashed, reference] = [await portfolio('PCR'), await portfolio('PRF')];
-  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, new Date(), { runId: reference.run.id, batchSize: loansPerBatch })).status;
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, testClock(), { runId: reference.run.id, batchSize: loansPerBatch })).status;
 
   // A loan in arrears (its row is updated) in the middle of the second batch, borrowers in id order.
   const { rows } = await knex.raw<{ rows: { id: string }[] }>(
@@ -185,7 +186,7 @@ async function provisioningRun({ knex, temporal, taskQueue, direct: { context, a
 async function eventReplay({ knex, temporal, taskQueue, direct: { context, actor, newEnterprise } }: Omit<Setting, 'world'>): Promise<Scenario> {
   const enterpriseId = await newEnterprise('RPL');
   for (let index = 0; index < replayedEvents; index += 1) {
-    await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000 + index), payload: {}, idempotencyKey: `d-${index}`, actorId: null }));
+    await inTransaction(knex, (trx) => recordBusinessEvent(trx, testClock(), { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000 + index), payload: {}, idempotencyKey: `d-${index}`, actorId: null }));
   }
   // Deposits now reach 5711: every one is reversed from 5710 and posted anew.
   await configureRule(context, actor, enterpriseId, { kind: 'deposit', legs: [{ debit: { account: '5711' }, credit: { role: 'member_deposits' } }], active: true, reason: 'another cash desk' });

@@ -17,6 +17,7 @@ import { seriesValue } from '../helpers/metrics';
 import { insertClient } from '../helpers/mothers';
 import { freePort } from '../helpers/ports';
 import { decideUpdate } from '../../workflows/definitions';
+import { testClock } from '../helpers/clock';
 
 /** An enterprise whose credit caps warn rather than refuse (it has no share capital), with a loan application in review. */
 async function applicationInReview(knex: Knex, actor: Actor) {
@@ -43,7 +44,7 @@ test('a worker serves the Temporal SDK metrics and its process\'s own (build, po
   // A user row only (decisions name their decider): this test signs nobody in, so no password is hashed.
   const [{ id: userId }] = await knex('users').insert({ username: 'root', password_hash: '!', full_name: 'Root' }).returning('id');
   const application = await applicationInReview(knex, { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' });
-  const run = await startProvisioningRun(knex, new Date(), { enterpriseId: application.enterpriseId, asOf: null, trigger: 'api', requestedBy: null });
+  const run = await startProvisioningRun(knex, testClock(), { enterpriseId: application.enterpriseId, asOf: null, trigger: 'api', requestedBy: null });
 
   const { temporalAddress, bundlePath } = testEnvironment();
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
@@ -53,7 +54,7 @@ test('a worker serves the Temporal SDK metrics and its process\'s own (build, po
     await workerConnection.close();
   });
   const taskQueue = `test-metrics-${run.id}`;
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, knex, workflowBundlePath: bundlePath });
+  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, knex, workflowBundlePath: bundlePath, clock: testClock });
   const client = new Client({ connection: clientConnection, namespace: 'default' });
   const scraped = await worker.runUntil(async () => {
     const approval = await client.workflow.start('loanApproval', {

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, approvedLoan, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, putBusinessDate, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { testClock } from '../helpers/clock';
 
 /**
  * The PCEMF accounts of doubtful loans by cover and of their provisions by cover and years doubtful (docs/domain.md
@@ -34,8 +35,8 @@ async function cashLoan(w: LoanWorld): Promise<string> {
 
 /** A run as of `asOf` (the business date or before) through the run's activities (no worker needed); its row once completed. */
 async function runAt(w: LoanWorld, asOf: string) {
-  const run = await startProvisioningRun(knex, new Date(), { enterpriseId: w.enterpriseId, asOf, trigger: 'api', requestedBy: null });
-  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
+  const run = await startProvisioningRun(knex, testClock(), { enterpriseId: w.enterpriseId, asOf, trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
   return knex('provisioning_runs').where({ id: run.id }).first();
 }
 

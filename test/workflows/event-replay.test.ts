@@ -13,6 +13,7 @@ import { createTestDatabase } from '../helpers/database';
 import { bearer, createUser } from '../helpers/users';
 import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { testClock } from '../helpers/clock';
 
 async function setUp(t: import('ava').ExecutionContext, code: string, events: number) {
   const { knex } = await createTestDatabase(t);
@@ -21,7 +22,7 @@ async function setUp(t: import('ava').ExecutionContext, code: string, events: nu
   const actor: Actor = { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' };
   const enterprise = await createEnterprise(context, actor, { code, name: 'Coop', legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });
   for (let index = 0; index < events; index += 1) {
-    await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId: enterprise.id, branchId: null, kind: 'deposit', amount: new Money(1000 + index), payload: {}, idempotencyKey: `d-${index}`, actorId: null }));
+    await inTransaction(knex, (trx) => recordBusinessEvent(trx, testClock(), { enterpriseId: enterprise.id, branchId: null, kind: 'deposit', amount: new Money(1000 + index), payload: {}, idempotencyKey: `d-${index}`, actorId: null }));
   }
   // The cash account of deposits changes: every past deposit now differs from what the rule would post.
   await configureRule(context, actor, enterprise.id, { kind: 'deposit', legs: [{ debit: { account: '5711' }, credit: { role: 'member_deposits' } }], active: true, reason: 'foreign cash desk' });

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { testClock } from '../helpers/clock';
 
 /**
  * Issue 25: a declared guarantee can no longer wipe out a provision. A pledged deposit is a hold on a real account,
@@ -39,8 +40,8 @@ const provisionOf = async (loanId: string) => (await knex('loans').where({ id: l
 /** The provisioning run of `asOf` (the business date moved to it), through the run's activities (as the daily workflow runs them). */
 async function provision(w: LoanWorld, asOf: string): Promise<void> {
   await setBusinessDate(w, asOf);
-  const run = await startProvisioningRun(knex, new Date(), { enterpriseId: w.enterpriseId, asOf, trigger: 'api', requestedBy: null });
-  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, new Date(), { runId: run.id, batchSize: 1000 })).status;
+  const run = await startProvisioningRun(knex, testClock(), { enterpriseId: w.enterpriseId, asOf, trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
 }
 
 async function cashLoan(w: LoanWorld, client: string, amount: string, termPeriods: number): Promise<string> {

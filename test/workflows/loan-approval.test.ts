@@ -20,6 +20,7 @@ import { untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { approvalStateQuery } from '../../workflows/definitions';
 import { businessIdKey, enterpriseCodeKey } from '../../workflows/identities';
+import { testClock } from '../helpers/clock';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -253,7 +254,7 @@ test.serial('two approvals of the same step at once: one is recorded, the other 
 test.serial('a decision written again under its key (a retried activity) is recorded once and answers as the first time', async (t) => {
   const application = await submitted();
   const record = (step: 'cashier' | 'branch_head', after: { statusAfter: 'in_review' | 'approved'; stepAfter: 'branch_head' | null }) =>
-    recordLoanDecision(knex, new Date(), { applicationId: application.id, idempotencyKey: `retried:${application.id}:${step}`, step, decision: 'approve', deciderId: world.users[step]!.id, comment: '', requestId: null, ...after });
+    recordLoanDecision(knex, testClock(), { applicationId: application.id, idempotencyKey: `retried:${application.id}:${step}`, step, decision: 'approve', deciderId: world.users[step]!.id, comment: '', requestId: null, ...after });
   const first = await record('cashier', { statusAfter: 'in_review', stepAfter: 'branch_head' });
   t.deepEqual(await record('cashier', { statusAfter: 'in_review', stepAfter: 'branch_head' }), first);
   const granted = await record('branch_head', { statusAfter: 'approved', stepAfter: null });

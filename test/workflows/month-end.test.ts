@@ -15,6 +15,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
 import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { testClock } from '../helpers/clock';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -148,10 +149,10 @@ test('loan interest accrued at the month end, reversed at the next, and at a rec
 
 /** February interrupted: its accrual committed, then the run failed; started again, it resumes and posts nothing twice. */
 async function februaryResumed(t: ExecutionContext, world: LoanWorld) {
-  const opened = await openMonthEndRun(knex, new Date(), { enterpriseId: world.enterpriseId, period: '2026-02', trigger: 'api', startedBy: world.users.direction!.id, requestId: null });
-  const first = await runMonthEndStep(knex, new Date(), { runId: opened.run.id, step: 'accrueLoanInterest' }, accrueLoanInterest);
+  const opened = await openMonthEndRun(knex, testClock(), { enterpriseId: world.enterpriseId, period: '2026-02', trigger: 'api', startedBy: world.users.direction!.id, requestId: null });
+  const first = await runMonthEndStep(knex, testClock(), { runId: opened.run.id, step: 'accrueLoanInterest' }, accrueLoanInterest);
   t.like(first, { entries: 1, amount: accrued(1_100_000, 18, 28).plus(accrued(550_000, 18, 28)).toFixed(0) });
-  await markMonthEndFailed(knex, new Date(), { runId: opened.run.id, failure: 'worker lost' });
+  await markMonthEndFailed(knex, testClock(), { runId: opened.run.id, failure: 'worker lost' });
   const resumed = await runMonthEnd(world, '2026-02');
   t.like(resumed.body, { id: opened.run.id, status: 'done', failure: null });
   t.like(resumed.body.steps[0], { step: 'reverseLoanInterestAccrual', amount: januaryA.plus(januaryB).toFixed(0) });

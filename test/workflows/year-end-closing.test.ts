@@ -17,6 +17,7 @@ import { holdRowLock } from '../helpers/row-lock';
 import { closeYear, openNextYear, provisionYearEnd, smallCooperative, trialBalanceOf, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { testClock } from '../helpers/clock';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
@@ -106,8 +107,8 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     // A rerun changes nothing: refused at the API, and each step run again (a retry after a lost worker) is a no-op.
     const entriesBefore = await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>();
     t.is((await closeYear(coop)).body.code, 'exercice_already_closed');
-    t.like(await closeIncomeAndExpenses(knex, new Date(), { closingId }), { done: false, entries: 0 });
-    t.like(await carryForwardBalances(knex, new Date(), { closingId }), { done: false, entries: 0 });
+    t.like(await closeIncomeAndExpenses(knex, testClock(), { closingId }), { done: false, entries: 0 });
+    t.like(await carryForwardBalances(knex, testClock(), { closingId }), { done: false, entries: 0 });
     t.deepEqual(await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>(), entriesBefore);
 
     // Reopening (an administrator) reverses the closing and opening entries, never deletes them.
@@ -149,7 +150,7 @@ test('a step done before its worker was lost is not done again when the workflow
   const actor = { userId: coop.world.users.direction!.id, grants: [{ role: 'direction' as const, enterpriseId: coop.world.enterpriseId, branchId: null }], requestId: 'test' };
   const closing = await requestExerciceClosing(context, actor, { exerciceId: coop.year2026, reason: '' });
   // The first step committed, then its worker died before reporting: Temporal runs it again, then the next step.
-  t.like(await closeIncomeAndExpenses(knex, new Date(), { closingId: closing.id }), { done: true, entries: 1 });
+  t.like(await closeIncomeAndExpenses(knex, testClock(), { closingId: closing.id }), { done: true, entries: 1 });
   await withWorker(knex, async ({ client }) => {
     const outcome = await client.workflow.execute('yearEndClosing', { taskQueue, workflowId: `year-end-closing-test-${closing.id}`, args: [{ closingId: closing.id, enterpriseId: coop.world.enterpriseId, exerciceCode: '2026' }] });
     t.deepEqual(outcome, { result: null, closingEntries: 0, openingEntries: 2 });
