@@ -571,12 +571,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Month ends, latest period first, with their steps */
+        /** Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
         get: operations["listMonthEnds"];
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEnd"];
         delete?: never;
@@ -592,12 +592,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Month ends, latest period first, with their steps */
+        /** Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
         get: operations["listMonthEndsOfEnterprise"];
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEndOfEnterprise"];
         delete?: never;
@@ -613,7 +613,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One month end: its steps, their amounts, per-loan lines and entries */
+        /**
+         * One month end: its steps, their amounts, per-loan lines and entries
+         * @description Its amounts are the enterprise's and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.
+         */
         get: operations["getMonthEnd"];
         put?: never;
         post?: never;
@@ -630,7 +633,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One month end: its steps, their amounts, per-loan lines and entries */
+        /**
+         * One month end: its steps, their amounts, per-loan lines and entries
+         * @description Its amounts are the enterprise's and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.
+         */
         get: operations["getMonthEndOfEnterprise"];
         put?: never;
         post?: never;
@@ -1415,6 +1421,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail of an enterprise, newest first (direction, administrators, auditors); as CSV or XLSX with `format`
+         * @description Filters by user, resource (type and id), kind and date (UTC). With `format=csv|xlsx` every row the filters select, not one page.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/ledger/verification/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)
+         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there.
+         */
+        get: operations["verifyLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/replays/": {
         parameters: {
             query?: never;
@@ -1841,7 +1887,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
+        /** Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
         get: operations["reconcileMemberAccounts"];
         put?: never;
         post?: never;
@@ -2463,7 +2509,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
+        /** Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole) */
         get: operations["listProvisioningRuns"];
         put?: never;
         /**
@@ -2484,7 +2530,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One provisioning run and its progress */
+        /**
+         * One provisioning run and its progress
+         * @description Its figures are the enterprise's: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans' provisions are at /loans/provisions/).
+         */
         get: operations["getProvisioningRun"];
         put?: never;
         post?: never;
@@ -2937,6 +2986,45 @@ export interface components {
             arrears: components["schemas"]["Money"];
             guaranteed: components["schemas"]["Money"];
             provisions: components["schemas"]["Money"];
+        };
+        /** @description One row of the audit trail: append-only, and chained by SHA-256 (GET /api/v1/enterprise/ledger/verification/). */
+        AuditEvent: {
+            /** @description The row's number in the trail (increasing). */
+            id: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /** @description Who acted; null for the system (a schedule, a workflow step). */
+            user: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+            } | null;
+            /** @description What was done, e.g. `user.create`, `loan.write_off`. */
+            kind: string;
+            resource: {
+                type: string;
+                id: string | null;
+            };
+            /** Format: uuid */
+            enterprise: string | null;
+            /** @description The caller's address as the API saw it; null when the change was not a request's. */
+            address: string | null;
+            request_id: string | null;
+            details: Record<string, never>;
+            /** @description The values the change replaced; null when not recorded. */
+            before: Record<string, never> | null;
+            /** @description The values the change wrote; null when not recorded. */
+            after: Record<string, never> | null;
+        };
+        /** @description Page<AuditEvent>: one page of a list. */
+        AuditEventPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["AuditEvent"][];
         };
         BalanceSheet: {
             /** Format: uuid */
@@ -3713,6 +3801,27 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["Journal"][];
         };
+        LedgerVerification: {
+            /** Format: uuid */
+            enterprise: string;
+            verified: boolean;
+            chains: {
+                /** @enum {string} */
+                chain: "journal_entries" | "audit_events";
+                /** @description Links in the chain. */
+                rows: number;
+                /** @description SHA-256 (hex) of the last link: print it outside the database to anchor the chain. */
+                head_hash: string | null;
+                verified: boolean;
+                first_mismatch: {
+                    position: number | null;
+                    /** @description The journal entry's id, or the audit row's. */
+                    id: string;
+                    reason: string;
+                } | null;
+                message: string;
+            }[];
+        };
         Loan: {
             /** Format: uuid */
             id: string;
@@ -4217,7 +4326,7 @@ export interface components {
             installments: components["schemas"]["SimulatedInstallment"][];
         };
         /**
-         * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted.
+         * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.
          * @example 150000
          */
         Money: string;
@@ -4732,7 +4841,7 @@ export interface components {
             /** Format: uuid */
             user: string;
             /** @enum {string} */
-            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
             /**
              * Format: uuid
              * @description null: every enterprise (platform administrator).
@@ -6112,7 +6221,7 @@ export interface operations {
                     email: string;
                     roles: {
                         /** @enum {string} */
-                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
                         /** Format: uuid */
                         enterprise: string | null;
                         /** Format: uuid */
@@ -6349,7 +6458,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin";
+                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
                     /** Format: uuid */
                     enterprise: string | null;
                     /** Format: uuid */
@@ -8758,7 +8867,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Month ends, latest period first, with their steps */
+            /** @description Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8892,6 +9001,15 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -8933,7 +9051,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Month ends, latest period first, with their steps */
+            /** @description Month ends, latest period first, with their steps (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9071,6 +9189,15 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -14806,6 +14933,179 @@ export interface operations {
             };
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                enterprise: string;
+                /** @description Rows of this user's actions. */
+                user?: string;
+                resource_type?: string;
+                resource_id?: string;
+                kind?: string;
+                date_from?: string;
+                date_to?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit trail of an enterprise, newest first (direction, administrators, auditors); as CSV or XLSX with `format` */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyLedger: {
+        parameters: {
+            query: {
+                enterprise: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerVerification"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEventReplays: {
         parameters: {
             query?: {
@@ -17645,7 +17945,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accounts whose balance differs from their ledger movements (direction, administrators): always empty */
+            /** @description Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21282,7 +21582,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed */
+            /** @description Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole) */
             200: {
                 headers: {
                     [name: string]: unknown;
