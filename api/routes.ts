@@ -1,4 +1,6 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
+import { approvalPolicyRoutes } from './modules/approvals/approval-policy.routes';
+import { approvalRequestRoutes } from './modules/approvals/approval-requests.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { branchRoutes } from './modules/enterprise/branches.routes';
 import { clientProfileRoutes } from './modules/members/client-profiles.routes';
@@ -70,4 +72,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...shareSubscriptionRoutes,
   ...shareWithdrawalRoutes,
   ...shareRegisterRoutes,
+  ...approvalRequestRoutes,
+  ...approvalPolicyRoutes,
 ];
