@@ -7,6 +7,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { until } from '../helpers/until';
 import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { businessIdKey, enterpriseCodeKey } from '../../workflows/identities';
 
 /**
  * Four eyes (docs/architecture.md §7, docs/domain.md §11) through the API and the real `approvalRequest` workflow:
@@ -46,13 +47,16 @@ test.serial('the default policy names the operations an auditor expects, and who
 });
 
 test.serial('moving the business date waits for a second person: not the maker, not a wrong role, not another enterprise', async (t) => {
-  await withWorker(knex, async () => {
+  await withWorker(knex, async ({ client }) => {
     const before = await businessDate();
     const requested = await app.request('PATCH', configurationPath(), { headers: world.users.direction!.headers, json: { business_date: '2031-03-02' } });
     t.is(requested.status, 202);
     t.is(requested.headers.get('location'), `/api/v1/approvals/requests/${requested.body.id as string}/`);
     t.like(requested.body, { operation: 'business_date.move', status: 'pending', maker: world.users.direction!.id, approver_roles: ['direction', 'admin'], workflow_id: `approval-request-${requested.body.id as string}` });
     t.deepEqual(await businessDate(), before, 'nothing changes before the approval');
+    const tags = (await client.workflow.getHandle(requested.body.workflow_id).describe()).typedSearchAttributes;
+    t.is(tags.get(enterpriseCodeKey), 'APR', 'findable in the Temporal UI by the enterprise\'s code');
+    t.is(tags.get(businessIdKey), `APR/${requested.body.id as string}`);
 
     const own = await decide(requested.body.id, 'approve', world.users.direction!.headers);
     t.is(own.status, 403);

@@ -2,6 +2,9 @@ import * as yup from 'yup';
 import { approvalPolicyOf, setApprovalPolicy } from '../../../activities/approvals/approval-policy.activity';
 import { roles } from '../../../domain/access';
 import { approvalOperations, type PolicyRule } from '../../../domain/approvals/policy';
+import type { Scope } from '../../../domain/access';
+import { NotFoundError } from '../../../domain/errors';
+import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
 import { amountSchema } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from './four-eyes';
@@ -27,6 +30,14 @@ const serializePolicy = (enterpriseId: string, rules: readonly PolicyRule[]) => 
 });
 
 const policyPath = '/api/v1/enterprise/enterprises/{enterprise_pk}/approval-policy/';
+
+/** The path's enterprise, seen by the caller (their route's roles checked there) and existing: else 404. */
+async function pathEnterprise(input: { params: { enterprise_pk: string }; deps: RouteDeps; authorize: (scope: Scope, what: string) => void }): Promise<string> {
+  const enterpriseId = input.params.enterprise_pk;
+  input.authorize({ enterpriseId }, 'The enterprise');
+  if ((await input.deps.knex('enterprises').where({ id: enterpriseId }).first('id')) === undefined) throw new NotFoundError('The enterprise');
+  return enterpriseId;
+}
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
 
 /** Each enterprise's four-eyes policy (docs/domain.md §11): read by its staff, set by its administrators under four eyes. */
@@ -41,9 +52,9 @@ export const approvalPolicyRoutes = [
     params: nestedParams,
     response: policySchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, deps, authorize }) => {
-      authorize({ enterpriseId: params.enterprise_pk }, 'The enterprise');
-      return serializePolicy(params.enterprise_pk, await approvalPolicyOf(deps.knex, params.enterprise_pk));
+    handler: async (input) => {
+      const enterpriseId = await pathEnterprise(input);
+      return serializePolicy(enterpriseId, await approvalPolicyOf(input.deps.knex, enterpriseId));
     },
   }),
   defineRoute({
@@ -62,9 +73,9 @@ export const approvalPolicyRoutes = [
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404],
     refusals: [...fourEyesRefusals],
-    handler: async ({ params, body, principal, deps, ctx, authorize }) => {
-      const enterpriseId = params.enterprise_pk;
-      authorize({ enterpriseId }, 'The enterprise');
+    handler: async (input) => {
+      const { body, principal, deps, ctx } = input;
+      const enterpriseId = await pathEnterprise(input);
       const rules: PolicyRule[] = body.rules.map((rule) => ({
         operation: rule.operation, fourEyes: rule.four_eyes, approverRoles: rule.approver_roles, threshold: rule.threshold, lifetimeDays: rule.lifetime_days,
       }));
