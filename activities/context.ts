@@ -16,6 +16,9 @@ export interface ActivityContext {
   auth: AuthSettings;
 }
 
+/** What an operation that needs no credentials uses: a request's executor runs it in the worker, with the decision's transaction. */
+export type DataContext = Pick<ActivityContext, 'knex' | 'clock'>;
+
 /** Who performs an operation: recorded in the audit trail, and whose grants are checked. */
 export interface Actor {
   userId: string;

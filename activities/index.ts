@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
 import { failureOfRefusal } from '../domain/refusal';
 import type { MonthEndStepInput } from '../domain/enterprise/month-end';
+import type { RequestDecision } from '../domain/approvals/request';
+import { decideApprovalRequest, expireApprovalRequest } from './approvals/approval-request.activity';
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
 import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeriodStep, runMonthEndStep, type MonthEndPeriodWork, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
@@ -83,6 +85,8 @@ export function createActivities(deps: ActivityDeps) {
     accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
     markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
+    decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),
+    expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
   });
 }
 

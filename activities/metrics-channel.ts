@@ -19,7 +19,7 @@ const committed = channel('coopbank:committed-work');
  */
 export function reportOnCommit(trx: Knex.Transaction, work: CommittedWork): void {
   if (!committed.hasSubscribers) return;
-  outermost(trx).executionPromise.then(
+  Promise.all(enclosing(trx).map((level) => level.executionPromise)).then(
     () => committed.publish(work),
     () => undefined, // the caller sees the rollback; nothing was done
   );
@@ -37,7 +37,10 @@ export function onCommittedWork(listener: (work: CommittedWork) => void): () => 
   return () => committed.unsubscribe(handler);
 }
 
-/** A savepoint's work is committed with its outermost transaction, not when the savepoint is released. */
-function outermost(trx: Knex.Transaction): Knex.Transaction {
-  return trx.parentTransaction === undefined ? trx : outermost(trx.parentTransaction);
+/**
+ * A savepoint's work is committed with its outermost transaction, not when the savepoint is released, and only if
+ * no savepoint around it was rolled back (a four-eyes request tries its operation and rolls it back).
+ */
+function enclosing(trx: Knex.Transaction): Knex.Transaction[] {
+  return trx.parentTransaction === undefined ? [trx] : [trx, ...enclosing(trx.parentTransaction)];
 }

@@ -255,6 +255,14 @@ function responses(route: AnyRoute, components: Components, { conditional, versi
   if (versioned) headers.ETag = etagHeader;
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
+  if (route.accepted !== undefined) {
+    // Four eyes: the change is held as a request until another authorised user approves it (docs/architecture.md §7).
+    result['202'] = {
+      description: 'Held for a second person\'s approval: the approval request, its detail at Location.',
+      headers: { Location: { description: 'The request: /api/v1/approvals/requests/{id}/', required: true, schema: { type: 'string', format: 'uri-reference' } } },
+      content: { 'application/json': { schema: toJsonSchema(route.accepted, components) } },
+    };
+  }
   for (const other of route.sameBodyStatuses ?? []) result[String(other)] = { description: errorDescriptions[other] ?? 'Error.', content: success.content };
   const refusalStatuses = (route.refusals ?? []).map((code) => statusOfKind[errorCatalogue[code].kind]);
   const errorStatuses = new Set([...(route.errorStatuses ?? []), ...refusalStatuses, ...implicitStatuses(route), 500, ...(conditional ? [412] : [])]);

@@ -107,12 +107,25 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
    * (api/openapi.ts): documented per status as `x-error-codes`, so a client can switch on them.
    */
   refusals?: readonly ErrorCode[];
+  /**
+   * The route's change may need a second person (four eyes): the schema of the approval request it then answers
+   * with 202, when its handler returns an `AcceptedForApproval` (api/modules/approvals/four-eyes.ts).
+   */
+  accepted?: Schema<unknown>;
   /** Other statuses whose body is the success schema, not a problem (readiness: 503 names the failing check). */
   sameBodyStatuses?: number[];
   /** Left out of the OpenAPI document (the docs pages themselves). */
   hidden?: boolean;
   /** Returns the JSON body; returns undefined when it has set `ctx.body` itself (non-JSON answers). */
   handler(input: RouteInput<P, Q, B, A, R>): Promise<unknown> | unknown;
+}
+
+/** A change held for another user's approval: the router answers 202 with the request, `Location` its detail. */
+export class AcceptedForApproval {
+  constructor(
+    readonly request: Record<string, unknown>,
+    readonly location: string,
+  ) {}
 }
 
 /** Identity with inference: lets TypeScript derive the handler's input types from the schemas and the loader. */

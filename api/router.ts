@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { AppState } from './context';
 import type { RouteDeps } from './deps';
 import { readJsonBody } from './json-body';
-import type { AnyRoute, Loader, RouteAccess } from './route';
+import { AcceptedForApproval, type AnyRoute, type Loader, type RouteAccess } from './route';
 import type { AppContext } from './context';
 import type { Scope } from '../domain/access';
 import { AppError, NotFoundError } from '../domain/errors';
@@ -49,7 +49,11 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       // The lock key: the resource's id, the same under the flat and the enterprise-nested path.
       const resourceKey = (params as { id?: string } | undefined)?.id ?? ctx.path;
       const result = detail !== undefined && ifMatch !== '' ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change) : await change();
-      if (result !== undefined) {
+      if (result instanceof AcceptedForApproval) {
+        ctx.status = 202;
+        ctx.body = result.request;
+        ctx.set('Location', result.location);
+      } else if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
         if (versioned || (detail !== undefined && route.response === detail.response)) ctx.set('ETag', entityTagOf(result));

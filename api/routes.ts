@@ -1,6 +1,8 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { auditEventRoutes } from './modules/audit/audit-events.routes';
 import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
+import { approvalPolicyRoutes } from './modules/approvals/approval-policy.routes';
+import { approvalRequestRoutes } from './modules/approvals/approval-requests.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { branchRoutes } from './modules/enterprise/branches.routes';
 import { clientProfileRoutes } from './modules/members/client-profiles.routes';
@@ -74,4 +76,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...shareSubscriptionRoutes,
   ...shareWithdrawalRoutes,
   ...shareRegisterRoutes,
+  ...approvalRequestRoutes,
+  ...approvalPolicyRoutes,
 ];

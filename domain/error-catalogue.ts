@@ -191,6 +191,11 @@ export const errorCatalogue = {
   refund_not_owed: { kind: 'conflict', title: 'No refund of the withdrawal is owed.' },
   already_refunded: { kind: 'conflict', title: 'The withdrawal was refunded already.' },
   refund_already_extended: { kind: 'conflict', title: 'The refund period was extended once already.' },
+  // approvals: four eyes and the approver's inbox (issue 27)
+  approval_own_request: { kind: 'forbidden', title: 'The maker of a request cannot decide it.' },
+  approval_role_required: { kind: 'forbidden', title: 'Deciding this request requires another role.' },
+  approval_request_closed: { kind: 'conflict', title: 'The request has been decided or has expired.' },
+  approval_change_mixed: { kind: 'unprocessable', title: 'A change needing a second person is requested alone.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -133,3 +133,12 @@ test.serial('a load interrupted after the members is taken up again by the next 
   t.is((await app.request('POST', '/api/v1/token/', { json: { username: teller.username, password: teller.password } })).status, 200, 'the password of the first run still signs in');
   t.like(await loadDemoCooperative(options), { kind: 'exists', why: 'loaded_earlier' });
 });
+
+test('four eyes: the business date moved on approvals; one request left waiting in the administrator\'s inbox', async (t) => {
+  t.true(await count('/api/v1/approvals/requests/', { operation: 'business_date.move', status: 'approved' }) > 0, 'each move of the story approved by a second person');
+  t.is(await count('/api/v1/approvals/requests/', { status: 'pending' }), 1);
+  const administrator = report.staff.find((user) => user.role === 'admin')!;
+  const tokens = await app.request('POST', '/api/v1/token/', { json: { username: administrator.username, password: administrator.password } });
+  const inbox = await app.request('GET', `/api/v1/approvals/pending/?enterprise=${report.enterprise.id}&kind=approval_request`, { headers: { authorization: `Bearer ${tokens.body.access}` } });
+  t.like(inbox.body, { count: 1, results: [{ kind: 'approval_request', decision: 'approve or reject' }] });
+});

@@ -1,6 +1,8 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { RefundInput } from '../activities/shares/share-refunds.activity';
 import type { StepInput } from '../activities/shares/share-withdrawals.activity';
+import type { DecidedRequest } from '../activities/approvals/approval-request.activity';
+import type { RequestDecision } from '../domain/approvals/request';
 import type { ApprovalState, DecisionKind, DecisionRequest } from '../domain/loans/approval';
 
 /**
@@ -49,3 +51,7 @@ export const cancelWithdrawalUpdate = defineUpdate<ShareWithdrawalView, [StepReq
 export const refundUpdate = defineUpdate<ShareWithdrawalView, [RefundRequest]>('refund');
 export const extendRefundUpdate = defineUpdate<ShareWithdrawalView, [StepRequest]>('extendRefund');
 export const withdrawalStateQuery = defineQuery<ShareWithdrawalView>('withdrawalState');
+
+/** A four-eyes request's decision (approve or reject) and its state: `approvalRequest` workflow. */
+export const decideRequestUpdate = defineUpdate<DecidedRequest, [RequestDecision]>('decideRequest');
+export const requestStateQuery = defineQuery<DecidedRequest>('requestState');

@@ -16,6 +16,8 @@ export const shareWithdrawalWorkflowId = (withdrawalId: string) => `share-withdr
 export const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
 export const eventReplayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
 export const yearEndClosingWorkflowId = (enterpriseId: string, exerciceCode: string) => `year-end-closing-${enterpriseId}-${exerciceCode}`;
+/** One workflow per four-eyes request (its UUID, made with the request). */
+export const approvalRequestWorkflowId = (requestId: string) => `approval-request-${requestId}`;
 /** One workflow per enterprise and period: a second start cannot run a twin. */
 export const monthEndWorkflowId = (enterpriseId: string, period: string) => `month-end-${enterpriseId}-${period}`;
 /** One workflow per enterprise and month: a second start while one runs is refused by Temporal. */

@@ -7,3 +7,4 @@ export { shareWithdrawal } from './share-withdrawal.workflow';
 export { yearEndClosing } from './year-end-closing.workflow';
 export { reportingPack } from './reporting-pack.workflow';
 export { monthEnd } from './month-end.workflow';
+export { approvalRequest } from './approval-request.workflow';

@@ -7,7 +7,7 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 
 export type ConfigurationChanges = Partial<
   Pick<
@@ -43,7 +43,7 @@ export async function businessDateOf(trx: Knex | Knex.Transaction, enterpriseId:
  * Changes the parameters. The business date only moves forward (ageing, accruals and postings read it; moving
  * it back would re-date what already happened).
  */
-export async function updateConfiguration(context: ActivityContext, actor: Actor, enterpriseId: string, changes: ConfigurationChanges): Promise<EnterpriseConfiguration> {
+export async function updateConfiguration(context: DataContext, actor: Actor, enterpriseId: string, changes: ConfigurationChanges): Promise<EnterpriseConfiguration> {
   const problems: FieldError[] = [];
   if (changes.timeZone !== undefined && !isValidTimeZone(changes.timeZone)) problems.push({ field: 'time_zone', message: 'time_zone must be an IANA time zone, e.g. Africa/Douala' });
   if (changes.provisioningLadder !== undefined) problems.push(...ladderProblems(changes.provisioningLadder));

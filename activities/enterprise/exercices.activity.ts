@@ -9,7 +9,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { reverseEntries } from '../events/reverse-entries';
 import { allocatedRefusal } from './result-allocations.activity';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, DataContext } from '../context';
 
 export interface ExerciceFields {
   code: string;
@@ -107,7 +107,7 @@ async function reverseClosingEntries(trx: Knex.Transaction, userId: string | nul
  * workflow (requestExerciceClosing), whose last step locks the year in the same way.
  */
 export async function setExerciceStatus(
-  context: ActivityContext,
+  context: DataContext,
   actor: Actor,
   exerciceId: string,
   target: 'closed' | 'open',

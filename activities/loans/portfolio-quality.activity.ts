@@ -3,7 +3,7 @@ import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
@@ -25,7 +25,7 @@ export async function setLitigious(context: ActivityContext, actor: Actor, loanI
  * reversed from the account they sit on, in the same transaction. The loan
  * leaves the portfolio and stays readable. A related party's loan needs the recorded approval (R-2017/07 Art. 26).
  */
-export async function writeOffLoan(context: ActivityContext, actor: Actor, input: { loanId: string; approval: string }): Promise<Loan> {
+export async function writeOffLoan(context: DataContext, actor: Actor, input: { loanId: string; approval: string }): Promise<Loan> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
     if (loan.status !== 'active' || loan.classification !== 'doubtful') {

@@ -24,13 +24,15 @@ interface Exercice {
 export class BusinessCalendar {
   private constructor(
     private readonly direction: Session,
+    /** The second pair of eyes: moving the business date is a request until another person approves it (docs/domain.md §11). */
+    private readonly approver: Session,
     private readonly enterpriseId: string,
     private current: string,
   ) {}
 
-  static async of(direction: Session, enterpriseId: string): Promise<BusinessCalendar> {
+  static async of(direction: Session, approver: Session, enterpriseId: string): Promise<BusinessCalendar> {
     const configuration = await direction.get<{ business_date: string }>('read the business date', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`);
-    return new BusinessCalendar(direction, enterpriseId, configuration.business_date);
+    return new BusinessCalendar(direction, approver, enterpriseId, configuration.business_date);
   }
 
   get today(): string {
@@ -40,9 +42,16 @@ export class BusinessCalendar {
   async moveTo(date: string): Promise<void> {
     const turning = date.slice(0, 4) !== this.current.slice(0, 4);
     const open = turning ? await this.openYearOf(date) : [];
-    await this.direction.patch(`move the business date to ${date}`, `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`, { business_date: date });
+    const request = await this.requestMove(date);
+    if (request !== null) await this.approver.post(`approve moving the business date to ${date}`, `/api/v1/approvals/requests/${request}/approve/`, { reason: 'Calendrier de la démo' });
     this.current = date;
     for (const ended of open.filter((exercice) => exercice.end_date < date)) await this.closeYear(ended);
+  }
+
+  /** Direction asks to move the business date: the request's id (202), or null when the policy let it move at once. */
+  async requestMove(date: string): Promise<string | null> {
+    const answer = await this.direction.patch<{ id?: string; status?: string }>(`ask to move the business date to ${date}`, `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`, { business_date: date });
+    return answer.status === 'pending' ? answer.id! : null;
   }
 
   /** The accounting year of `date` opened when missing; answers the years open before. */

@@ -1,5 +1,5 @@
 import { CoopbankApi, type Page, type Session } from './api-client';
-import { BusinessCalendar } from './business-calendar';
+import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
@@ -74,11 +74,14 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const capital = await subscribeCapital(cooperative, members);
   if (options.stopAfter === 'capital') throw new DemoStopped('capital');
   const direction = cooperative.staff.direction.session;
-  const calendar = await BusinessCalendar.of(direction, cooperative.enterpriseId);
+  const calendar = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   progress.update((state) => {
     state.storyStarted = true;
   });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
+  // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
+  await calendar.requestMove(addDays(calendar.today, 1));
+  log(`${calendar.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', { enterprise: cooperative.enterpriseId });
   progress.update((state) => {
     state.done = true;

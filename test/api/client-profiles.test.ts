@@ -4,6 +4,7 @@ import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { bearer, createUser } from '../helpers/users';
 
 const file = fileTeardown(test);
@@ -59,7 +60,8 @@ const audits = (entityId: string) => knex('audit_events').where({ entity_id: ent
 
 test('a cashier registers members in their branch: numbered per branch from 1, dated with the business date, audited', async (t) => {
   const coop = await newCoop('M1');
-  await app.request('PATCH', `/api/v1/enterprise/enterprises/${coop.id}/configuration/`, { headers: root, json: { business_date: '2026-11-25' } });
+  const moved = await app.request('PATCH', `/api/v1/enterprise/enterprises/${coop.id}/configuration/`, { headers: root, json: { business_date: '2026-11-25' } });
+  await approveRequest(knex, moved, await secondAdmin(knex, { enterpriseId: coop.id }), now);
   const cashier = await user(at('cashier', coop.id, coop.a));
   const jeanne = await create(cashier.headers, person(coop, { email: ' Jeanne@Example.CM ', phone: '+237 699 00 00 01', id_document_number: 'ab 12 34', gender: 'female' }));
   t.is(jeanne.status, 201, jeanne.text);

@@ -3,6 +3,7 @@ import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { bearer, createUser } from '../helpers/users';
 
 const file = fileTeardown(test);
@@ -110,7 +111,11 @@ test('configuration: typed and validated; the business date only moves forward',
   const badLadder = await app.request('PATCH', path, { headers: root, json: { provisioning_ladder: [{ days_from: 0, days_to: 30, rate: '0.5' }, { days_from: 40, days_to: null, rate: '0.2' }] } });
   t.deepEqual(badLadder.body.errors.map((error: { field: string }) => error.field), ['provisioning_ladder[1].days_from', 'provisioning_ladder[1].rate']);
 
-  const advanced = await app.request('PATCH', path, { headers: root, json: { business_date: '2026-11-30', share_withdrawal_notice_days: 60 } });
+  // Moving the business date is under four eyes (the default policy): requested alone, approved by a second administrator.
+  t.is((await app.request('PATCH', path, { headers: root, json: { business_date: '2026-11-30', share_withdrawal_notice_days: 60 } })).body.code, 'approval_change_mixed');
+  await app.request('PATCH', path, { headers: root, json: { share_withdrawal_notice_days: 60 } });
+  await approveRequest(knex, await app.request('PATCH', path, { headers: root, json: { business_date: '2026-11-30' } }), await secondAdmin(knex, { enterpriseId: enterprise.id }), now);
+  const advanced = await app.request('GET', path, { headers: root });
   t.like(advanced.body, { business_date: '2026-11-30', business_date_is_set: true, share_withdrawal_notice_days: 60 });
   const back = await app.request('PATCH', path, { headers: root, json: { business_date: '2026-11-29' } });
   t.is(back.status, 409);

@@ -5,6 +5,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { ledgerBalanced } from '../helpers/loans';
 import { closeYear, openNextYear, smallCooperative, trialBalanceOf, type SmallCooperative } from '../helpers/small-cooperative';
 import { fileTeardown } from '../helpers/teardown';
@@ -73,7 +74,9 @@ async function cancelThenReopen(t: ExecutionContext, coop: SmallCooperative, don
   t.is(afterCancel['131'], surplus.negated().toFixed(0));
   t.is(afterCancel['111'], undefined);
   t.like(await knex('audit_events').where({ action: 'result_allocation.cancel', entity_id: allocationId }).first(), { actor_id: world.users.root!.id, details: { reason: 'wrong minutes' } });
-  t.like(await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), { status: 200, body: { status: 'open' } });
+  // Under four eyes: asked by one administrator, approved by another of the enterprise.
+  await approveRequest(knex, await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), await secondAdmin(knex, world));
+  t.like(await app.request('GET', `/api/v1/enterprise/exercices/${coop.year2026}/`, { headers: world.users.root!.headers }), { status: 200, body: { status: 'open' } });
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 }
 

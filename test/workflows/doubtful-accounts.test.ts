@@ -4,7 +4,8 @@ import { provisionBatch, startProvisioningRun } from '../../activities/loans/pro
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, approvedLoan, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, putBusinessDate, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { approveRequest } from '../helpers/approvals';
+import { accountBalance, approvedLoan, asApprover, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, putBusinessDate, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { testClock } from '../helpers/clock';
 
@@ -141,7 +142,9 @@ async function repaymentAndWriteOffs(t: ExecutionContext, w: LoanWorld, { a, b, 
 
   // A and C written off: 6921 for what their provisions cover, 6922 for the rest, crediting their doubtful accounts; their provisions reversed where they sit.
   for (const loan of [a, c]) {
-    const writeOff = await app.request('POST', `/api/v1/loans/loans/${loan}/write-off/`, { headers: w.users.direction!.headers, json: {} });
+    // Under four eyes: direction asks, the administrator approves; the loan then reads written off.
+    await approveRequest(knex, await app.request('POST', `/api/v1/loans/loans/${loan}/write-off/`, { headers: w.users.direction!.headers, json: {} }), asApprover(w));
+    const writeOff = await app.request('GET', `/api/v1/loans/loans/${loan}/`, { headers: w.users.direction!.headers });
     t.is(writeOff.status, 200, writeOff.text);
     t.like(writeOff.body, { status: 'written_off', provision_amount: '0', provision_account: null });
   }

@@ -6,7 +6,8 @@ import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, approvedLoan, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { approveRequest } from '../helpers/approvals';
+import { accountBalance, approvedLoan, asApprover, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { until, untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -119,7 +120,9 @@ async function fixedPortfolio(t: import('ava').ExecutionContext, w: LoanWorld) {
 /** Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; what may not be written off. */
 async function writeOffs(t: import('ava').ExecutionContext, w: LoanWorld, loans: { pledged: string; performer: string; mortgaged: string }) {
   const { pledged, performer, mortgaged } = loans;
-  const writeOff = await app.request('POST', `/api/v1/loans/loans/${pledged}/write-off/`, { headers: w.users.direction!.headers, json: {} });
+  // Under four eyes: direction asks, the administrator approves; the loan then reads written off.
+  await approveRequest(knex, await app.request('POST', `/api/v1/loans/loans/${pledged}/write-off/`, { headers: w.users.direction!.headers, json: {} }), asApprover(w));
+  const writeOff = await app.request('GET', `/api/v1/loans/loans/${pledged}/`, { headers: w.users.direction!.headers });
   t.is(writeOff.status, 200, writeOff.text);
   t.like(writeOff.body, { status: 'written_off', written_off_amount: '1200000', outstanding_principal: '0', provision_amount: '0' });
   t.is(await accountBalance(knex, w.enterpriseId, '6921'), '200000');

@@ -7,6 +7,7 @@ import { EnterpriseConfiguration } from '../../../db/models/enterprise-configura
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseLoaders } from './enterprise.queries';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
@@ -126,26 +127,36 @@ export const configurationRoutes = [
         .meta({ description: 'A loan up to the limit of a step is granted by that step\'s approval; limits grow along the circuit. {} = all four steps.' }),
     }),
     response: configurationSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['business_date_backwards'],
+    refusals: ['business_date_backwards', 'approval_change_mixed', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
-      await configurationOf(deps.knex, params.enterprise_pk);
-      const updated = await updateConfiguration(deps.activities, actor, params.enterprise_pk, {
-        timeZone: body.time_zone,
-        businessDate: body.business_date,
-        shareWithdrawalNoticeDays: body.share_withdrawal_notice_days,
-        shareRefundReminderDays: body.share_refund_reminder_days,
-        approvalStepTimeLimitDays: body.approval_step_time_limit_days,
-        provisioningHour: body.provisioning_hour,
-        provisioningLadder: body.provisioning_ladder,
-        creditCapMode: body.credit_cap_mode,
-        allowSeveralOpenExercices: body.allow_several_open_exercices,
-        approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
-      });
-      if (body.provisioning_hour !== undefined || body.time_zone !== undefined) {
-        await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
-      }
-      return serializeConfiguration(updated, deps.clock());
+      const enterpriseId = params.enterprise_pk;
+      await configurationOf(deps.knex, enterpriseId);
+      const apply = async () => {
+        const updated = await updateConfiguration(deps.activities, actor, enterpriseId, {
+          timeZone: body.time_zone,
+          businessDate: body.business_date,
+          shareWithdrawalNoticeDays: body.share_withdrawal_notice_days,
+          shareRefundReminderDays: body.share_refund_reminder_days,
+          approvalStepTimeLimitDays: body.approval_step_time_limit_days,
+          provisioningHour: body.provisioning_hour,
+          provisioningLadder: body.provisioning_ladder,
+          creditCapMode: body.credit_cap_mode,
+          allowSeveralOpenExercices: body.allow_several_open_exercices,
+          approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
+        });
+        if (body.provisioning_hour !== undefined || body.time_zone !== undefined) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
+        return serializeConfiguration(updated, deps.clock());
+      };
+      if (body.business_date === undefined) return apply();
+      // Moving the business date re-dates what follows: under four eyes when the policy says so (docs/domain.md §11).
+      const others = Object.keys(body).filter((field) => field !== 'business_date' && body[field as keyof typeof body] !== undefined);
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'business_date.move', payload: { enterpriseId, changes: { businessDate: body.business_date } }, scope: { enterpriseId },
+        summary: body.business_date === null ? 'Let the business date follow the calendar again' : `Move the business date to ${body.business_date}`,
+        alone: { field: 'business_date', others },
+      }, apply);
     },
   }),
 ];

@@ -8,6 +8,7 @@ import { yearEndClosingWorkflowId } from '../../../workflows/identities';
 import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { startWorkflowFor } from '../../workflow-start';
 import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
@@ -136,10 +137,14 @@ const reopenRoute = defineRoute({
   query: yup.object({ enterprise: enterpriseFilter }),
   body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
   response: exerciceSchema,
+  ...fourEyesRoute,
   errorStatuses: [401, 403, 404, 409],
-  refusals: [...accountChoiceRefusals, 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date'],
-  handler: async ({ resource: exercice, body, principal: actor, deps }) => {
-    return withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason));
+  refusals: [...accountChoiceRefusals, 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date', ...fourEyesRefusals],
+  handler: async ({ resource: exercice, body, principal: actor, deps, ctx }) => {
+    return runOrRequest({ deps, principal: actor, ctx }, {
+      operation: 'exercice.reopen', payload: { exerciceId: exercice.id, reason: body.reason }, scope: { enterpriseId: exercice.enterpriseId },
+      summary: `Reopen the accounting year ${exercice.code}: ${body.reason}`,
+    }, async () => withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason)));
   },
 });
 

@@ -8,6 +8,7 @@ import { Loan } from '../../../db/models/loan.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -263,10 +264,14 @@ export const loanRoutes = [
     params: idParams,
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...postingRefusals, 'idempotency_key_reused', 'loan_not_doubtful', 'write_off_approval_required'],
-    handler: async ({ resource: loan, body, principal: actor, deps }) => {
-      return serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval }));
+    refusals: [...postingRefusals, 'idempotency_key_reused', 'loan_not_doubtful', 'write_off_approval_required', ...fourEyesRefusals],
+    handler: async ({ resource: loan, body, principal: actor, deps, ctx }) => {
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'loan.write_off', payload: { loanId: loan.id, approval: body.approval }, scope: { enterpriseId: loan.enterpriseId, branchId: loan.branchId },
+        summary: `Write off loan ${loan.number} (${loan.outstandingPrincipal} XAF outstanding)`,
+      }, async () => serializeLoan(await writeOffLoan(deps.activities, actor, { loanId: loan.id, approval: body.approval })));
     },
   }),
 ];

@@ -1,0 +1,76 @@
+import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
+import { markApprovalRequestFailed, openApprovalRequest } from '../../../activities/approvals/approval-request.activity';
+import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
+import { holdsRole, roles, type Scope } from '../../../domain/access';
+import { fourEyesRule } from '../../../domain/approvals/policy';
+import type { RequestDecision } from '../../../domain/approvals/request';
+import { AppError } from '../../../domain/errors';
+import type { Money } from '../../../domain/money';
+import type { approvalRequest } from '../../../workflows/approval-request.workflow';
+import { decideRequestUpdate } from '../../../workflows/definitions';
+import type { Principal } from '../../auth/principal';
+import type { AppContext } from '../../context';
+import type { RouteDeps } from '../../deps';
+import { AcceptedForApproval } from '../../route';
+import { startWorkflowFor } from '../../workflow-start';
+import { executeWorkflowUpdate } from '../../workflow-update';
+import { approvalRequestSchema, requestsQuery, serializeRequest, type RequestRow } from './approvals.queries';
+
+/**
+ * Four eyes, the API's side (docs/architecture.md §7): a sensitive route hands its change to `runOrRequest`.
+ * When the enterprise's policy lets one person do it, it runs at once as before; otherwise it becomes a request
+ * (the row and its `approvalRequest` workflow) and the route answers 202 with it.
+ */
+
+/** What a sensitive route declares beside its own: the 202 of a request (`accepted`), and its refusals. */
+export const fourEyesRoute = { accepted: approvalRequestSchema } as const;
+export const fourEyesRefusals = ['workflow_unavailable'] as const;
+
+interface SensitiveChange<O extends CoveredOperation> {
+  operation: O;
+  payload: PayloadOf<O>;
+  /** The resource's enterprise and branch: where the approver must hold the policy's role. */
+  scope: Scope;
+  summary: string;
+  /** For the operations the policy applies from a threshold on. */
+  amount?: Money;
+  /** The request's field the operation is, and the other fields it came with: a request carries its operation alone. */
+  alone?: { field: string; others: readonly string[] };
+}
+
+export async function runOrRequest<O extends CoveredOperation, T>(
+  input: { deps: RouteDeps; principal: Principal; ctx: AppContext },
+  change: SensitiveChange<O>,
+  runNow: () => Promise<T>,
+): Promise<T | AcceptedForApproval> {
+  const { deps, principal, ctx } = input;
+  const rule = fourEyesRule(await approvalPolicyOf(deps.knex, change.scope.enterpriseId), change.operation, change.amount);
+  if (rule === null) return runNow();
+  if (change.alone !== undefined && change.alone.others.length > 0) {
+    const { field, others } = change.alone;
+    throw new AppError('unprocessable', 'approval_change_mixed', `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`, [{ field, message: `${field} is sent alone` }]);
+  }
+  const lifetimeSeconds = Math.max(1, Math.round((rule.lifetimeDays * deps.workflowDayMs) / 1000));
+  const { operation, payload, scope, summary } = change;
+  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles: rule.approverRoles, lifetimeSeconds });
+  await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
+    workflowId: opened.workflowId,
+    args: [{ requestId: opened.id, makerId: principal.userId, approverRoles: [...rule.approverRoles], lifetimeSeconds }],
+    tags: { enterpriseId: change.scope.enterpriseId, ...(change.scope.branchId ? { branchId: change.scope.branchId } : {}), businessId: opened.id },
+  }, {
+    what: 'the approval request',
+    markFailed: () => markApprovalRequestFailed(deps.knex, deps.clock(), { requestId: opened.id, failure: 'The request\'s workflow could not be started (Temporal unreachable); make the change again.' }),
+    log: ctx.state.log,
+  });
+  const row = (await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow;
+  return new AcceptedForApproval(serializeRequest(row), `/api/v1/approvals/requests/${opened.id}/`);
+}
+
+/** The roles the principal holds where the request lies: what the workflow's validator compares with the policy's. */
+export const rolesAt = (principal: Principal, scope: Scope) => roles.filter((role) => holdsRole(principal.grants, [role], scope));
+
+const requestEnded = new AppError('conflict', 'approval_request_closed', 'The request has been decided or has expired.');
+
+/** Sends the decision to the request's workflow; `updateId` from the client's Idempotency-Key, so a retry joins it. */
+export const decideRequest = (deps: RouteDeps, row: RequestRow, decision: RequestDecision, updateId: string) =>
+  executeWorkflowUpdate(deps, { workflowId: row.workflow_id, updateId }, decideRequestUpdate, decision, requestEnded);

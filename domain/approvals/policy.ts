@@ -1,0 +1,67 @@
+import type { Role } from '../access';
+
+/**
+ * Four eyes (maker-checker, docs/domain.md §11): the operations a second person may have to approve, and the
+ * default policy of an enterprise. An enterprise departs from it per operation (`approval_policies`). Pure.
+ */
+export const approvalOperations = [
+  'business_date.move',
+  'exercice.reopen',
+  'loan.write_off',
+  'accounting_rule.change',
+  'share_type.notice_change',
+  'approval_policy.change',
+  'guarantee.change',
+  'role_grant.above_cashier',
+  'prudential_settings.change',
+  'result_allocation_policy.change',
+  'member_account.withdrawal',
+  'member_account.transfer',
+] as const;
+export type ApprovalOperation = (typeof approvalOperations)[number];
+
+/** One operation's line of the policy: does it need a second person, holding which role, from which amount. */
+export interface PolicyRule {
+  operation: ApprovalOperation;
+  fourEyes: boolean;
+  /** The second person holds one of these at the request's enterprise (or branch). */
+  approverRoles: readonly Role[];
+  /** Whole francs as text: under it the operation runs at once (withdrawals, transfers). null: any amount. */
+  threshold: string | null;
+  /** Days a request waits for its decision before it expires (a workflow timer: tests shorten the day). */
+  lifetimeDays: number;
+}
+
+const board: readonly Role[] = ['direction', 'admin'];
+
+/** What an enterprise gets until it says otherwise: every operation an auditor expects under four eyes. */
+const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule, 'operation'>>> = {
+  'business_date.move': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'exercice.reopen': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
+  'loan.write_off': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'accounting_rule.change': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
+  'share_type.notice_change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'approval_policy.change': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
+  'guarantee.change': { fourEyes: true, approverRoles: ['branch_head', 'credit_committee', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'role_grant.above_cashier': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
+  'prudential_settings.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'result_allocation_policy.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'member_account.withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+};
+
+/** The enterprise's policy: the default, with its own lines over it. Every operation, in the list's order. */
+export function effectivePolicy(overrides: readonly PolicyRule[]): PolicyRule[] {
+  return approvalOperations.map((operation) => overrides.find((rule) => rule.operation === operation) ?? { operation, ...defaultApprovalPolicy[operation] });
+}
+
+/**
+ * The line that makes this operation a request, or null when it runs at once: not under four eyes, or an
+ * amount under the threshold.
+ */
+export function fourEyesRule(policy: readonly PolicyRule[], operation: ApprovalOperation, amount?: { lt(other: string): boolean }): PolicyRule | null {
+  const rule = policy.find((line) => line.operation === operation);
+  if (rule === undefined || !rule.fourEyes) return null;
+  if (rule.threshold !== null && amount !== undefined && amount.lt(rule.threshold)) return null;
+  return rule;
+}

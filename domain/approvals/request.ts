@@ -1,0 +1,28 @@
+import type { Role } from '../access';
+import { refusal, type Refusal } from '../refusal';
+
+export type RequestStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'failed';
+
+/** A decision on a request, as the approver's route sends it: who, their roles at the request's scope, why. */
+export interface RequestDecision {
+  decision: 'approve' | 'reject';
+  deciderId: string;
+  /** The roles the decider holds at the request's enterprise or branch (read by the API on this request). */
+  deciderRoles: readonly Role[];
+  reason: string;
+  requestId: string | null;
+}
+
+/**
+ * Why a decision is refused, or null: the maker never decides their own request (that is the point), the
+ * decider holds one of the policy's roles there, and the request is still pending. Pure: the workflow's
+ * validator and the activity that writes the decision ask the same question.
+ */
+export function decisionRefusal(request: { status: RequestStatus; makerId: string; approverRoles: readonly Role[] }, decision: Pick<RequestDecision, 'deciderId' | 'deciderRoles'>): Refusal | null {
+  if (request.status !== 'pending') return refusal('approval_request_closed', `The request is ${request.status}: it can no longer be decided.`);
+  if (decision.deciderId === request.makerId) return refusal('approval_own_request', 'The maker of a request cannot decide it: another authorised user must.');
+  if (!decision.deciderRoles.some((role) => request.approverRoles.includes(role))) {
+    return refusal('approval_role_required', `Deciding this request requires one of the roles ${request.approverRoles.join(', ')}.`);
+  }
+  return null;
+}
