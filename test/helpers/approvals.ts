@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import type { Role } from '../../domain/access';
 import type { TestResponse } from './app';
+import { testClock } from './clock';
 import { createUser } from './users';
 
 /**
@@ -12,7 +13,7 @@ import { createUser } from './users';
  * the workflow (test/api/approvals.test.ts). `answer` is the route's; its 202 is approved, anything else returned.
  * `now`: the test app's clock, when it has its own.
  */
-export async function approveRequest(knex: Knex, answer: TestResponse, approver: { id: string; roles: readonly Role[] }, now = new Date()): Promise<TestResponse> {
+export async function approveRequest(knex: Knex, answer: TestResponse, approver: { id: string; roles: readonly Role[] }, now = testClock()): Promise<TestResponse> {
   if (answer.status !== 202) return answer;
   const decided = await decideApprovalRequest(knex, now, {
     requestId: answer.body.id as string,

@@ -36,8 +36,11 @@ test('every write route refuses an auditor before looking at the request, and no
     const response = await app.request(route.method.toUpperCase(), pathOf(route), { headers: auditor, json: route.body ? {} : undefined });
     t.is(response.status, 403, `${label(route)} answered ${response.status}`);
   }
-  // The few writes open to any signed-in user act on the caller's own things (their password, their application) or compute only (a simulation).
-  t.deepEqual(guarded.filter((route) => route.method !== 'get' && !Array.isArray(route.access)).map((route) => route.operationId).sort(), ['changePassword', 'simulateLoan', 'withdrawLoanApplication']);
+  // The few writes open to any signed-in user act on the caller's own things (their password, their application),
+  // compute only (a simulation), or decide a four-eyes request, whose workflow admits only the policy's roles
+  // (test/api/approvals.test.ts refuses a wrong role).
+  const open = guarded.filter((route) => route.method !== 'get' && !Array.isArray(route.access)).map((route) => route.operationId).sort();
+  t.deepEqual(open, ['approveRequest', 'changePassword', 'rejectRequest', 'simulateLoan', 'withdrawLoanApplication']);
 });
 
 test('every read restricted to some roles admits the auditor, but the platform\'s own', (t) => {

@@ -116,8 +116,7 @@ test('a year closed: result to 131, income and expenses zeroed, à-nouveaux per 
     t.is((await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.direction!.headers, json: { reason: 'late invoices' } })).status, 403);
     // Under four eyes: asked by one administrator, approved by another of the enterprise.
     await approveRequest(knex, await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, { headers: world.users.root!.headers, json: { reason: 'late invoices' } }), await secondAdmin(knex, world));
-    const reopened = await app.request('GET', `/api/v1/enterprise/exercices/${coop.year2026}/`, { headers: world.users.root!.headers });
-    t.like(reopened.body, { status: 'open', closing: { id: closingId, status: 'reopened' } });
+    t.like((await app.request('GET', `/api/v1/enterprise/exercices/${coop.year2026}/`, { headers: world.users.root!.headers })).body, { status: 'open', closing: { id: closingId, status: 'reopened' } });
     t.like(await knex('audit_events').where({ action: 'exercice.reopen', entity_id: coop.year2026 }).first(), { actor_id: world.users.root!.id, details: { reason: 'late invoices', closing: closingId } });
     const reversals = await knex('journal_entries as e').join('exercice_closing_entries as x', 'x.entry_id', 'e.reverses_entry_id').where('x.closing_id', closingId).count<{ count: string }[]>();
     t.is(Number(reversals[0]!.count), 3, 'one reversal per closing entry (1) and opening entry (2)');
