@@ -13,8 +13,8 @@ AS $function$
       next_position bigint;
       next_hash bytea;
     BEGIN
-      INSERT INTO ledger_chain_heads AS h (chain_key) VALUES (head_key) ON CONFLICT ON CONSTRAINT ledger_chain_heads_pkey DO NOTHING;
-      SELECT * INTO head FROM ledger_chain_heads h WHERE h.chain_key = head_key FOR UPDATE;
+      INSERT INTO public.ledger_chain_heads AS h (chain_key) VALUES (head_key) ON CONFLICT ON CONSTRAINT ledger_chain_heads_pkey DO NOTHING;
+      SELECT * INTO head FROM public.ledger_chain_heads h WHERE h.chain_key = head_key FOR UPDATE;
       IF chain = 'journal_entries' THEN
         previous := head.entries_hash;
         next_position := head.entries_position + 1;
@@ -23,12 +23,12 @@ AS $function$
         next_position := head.audit_position + 1;
       END IF;
       next_hash := sha256(coalesce(previous, ''::bytea) || convert_to(coopbank_chain_row(chain, row_id), 'UTF8'));
-      INSERT INTO ledger_chain_links (chain, chain_key, position, entry_id, audit_event_id, previous_hash, hash)
+      INSERT INTO public.ledger_chain_links (chain, chain_key, position, entry_id, audit_event_id, previous_hash, hash)
       VALUES (chain, head_key, next_position, CASE WHEN chain = 'journal_entries' THEN row_id::uuid END,
               CASE WHEN chain = 'audit_events' THEN row_id::bigint END, previous, next_hash);
       IF chain = 'journal_entries' THEN
-        UPDATE ledger_chain_heads h SET entries_position = next_position, entries_hash = next_hash WHERE h.chain_key = head_key;
+        UPDATE public.ledger_chain_heads h SET entries_position = next_position, entries_hash = next_hash WHERE h.chain_key = head_key;
       ELSE
-        UPDATE ledger_chain_heads h SET audit_position = next_position, audit_hash = next_hash WHERE h.chain_key = head_key;
+        UPDATE public.ledger_chain_heads h SET audit_position = next_position, audit_hash = next_hash WHERE h.chain_key = head_key;
       END IF;
     END $function$
