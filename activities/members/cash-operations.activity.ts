@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { moneyMovingKinds } from '../../domain/events/rules';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { formatAmount, type Money } from '../../domain/money';
-import { retryOnConflict } from '../../db/transaction';
-import type { ActivityContext, Actor } from '../context';
+import { formatAmount, Money } from '../../domain/money';
+import { inTransaction, retryOnConflict } from '../../db/transaction';
+import type { ActivityContext, Actor, DataContext } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultAccountsJson } from '../events/record-business-event';
 import { ledgerCall } from '../events/ledger-refusal';
@@ -41,6 +41,28 @@ export async function depositCash(context: ActivityContext, actor: Actor, input:
 
 export async function withdrawCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
   return retryOnConflict(() => moveCash(context.knex, context.clock(), actor, 'withdrawal', input));
+}
+
+/** A withdrawal under four eyes as its request holds it (JSON): everything the approval needs to make it then. */
+export interface ApprovedWithdrawal {
+  accountId: string;
+  amount: string;
+  channel: 'cash';
+  reference: string;
+  idempotencyKey: string | null;
+}
+
+/**
+ * The approved withdrawal, made as its maker with the maker's key: the account's rules (open, allowed, the minimum
+ * balance and the holds) are checked now, at the approval. Its own savepoint, so that a refusal leaves the
+ * decision's transaction usable to record the request `failed`.
+ */
+export const withdrawApproved = (context: DataContext, maker: Actor, payload: ApprovedWithdrawal): Promise<CashOperation> =>
+  inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), maker, 'withdrawal', { ...payload, amount: new Money(payload.amount) }));
+
+/** Whether the user's key already names a cash movement of the enterprise: a retry, answered again rather than asked again. */
+export async function cashKeyUsed(knex: Knex, actor: Actor, enterpriseId: string, clientKey: string): Promise<boolean> {
+  return (await knex('business_event_logs').where({ enterprise_id: enterpriseId, idempotency_key: operationKey('cash', actor, clientKey) }).first('id')) !== undefined;
 }
 
 /** The operation as coopbank_move_cash returns it: the event recorded now, or the one its key recorded before, with the account locked. */

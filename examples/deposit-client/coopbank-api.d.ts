@@ -1964,7 +1964,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw cash from an account (cashier, branch head)
-         * @description Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).
+         * @description Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). From the approval policy's threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202): the cash moves when a branch head or the direction approves it, the account's rules checked again then; a retry with the key answers the request, or the withdrawal once made.
          */
         post: operations["withdrawCash"];
         delete?: never;
@@ -18721,6 +18721,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CashOperation"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
 import { markApprovalRequestFailed, openApprovalRequest } from '../../../activities/approvals/approval-request.activity';
 import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
@@ -36,7 +37,27 @@ interface SensitiveChange<O extends CoveredOperation> {
   amount?: Money;
   /** The request's field the operation is, and the other fields it came with: a request carries its operation alone. */
   alone?: { field: string; others: readonly string[] };
+  /**
+   * The client's Idempotency-Key, held in the payload as `idempotencyKey`: a retry while the maker's request with
+   * that key is pending answers that request again (another change under the same key is refused).
+   */
+  idempotencyKey?: string | null;
 }
+
+/** The maker's pending request of the operation made with this key, if any; the same key for another change is refused. */
+async function pendingRetry<O extends CoveredOperation>(deps: RouteDeps, principal: Principal, change: SensitiveChange<O>): Promise<RequestRow | undefined> {
+  if (change.idempotencyKey === undefined || change.idempotencyKey === null) return undefined;
+  const row = (await requestsQuery(deps.knex)
+    .where({ operation: change.operation, maker_id: principal.userId, status: 'pending' })
+    .whereRaw(`payload->>'idempotencyKey' = ?`, [change.idempotencyKey])
+    .first()) as RequestRow | undefined;
+  if (row !== undefined && !isDeepStrictEqual(row.payload, JSON.parse(JSON.stringify(change.payload)))) {
+    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+  }
+  return row;
+}
+
+const accepted = (row: RequestRow) => new AcceptedForApproval(serializeRequest(row), `/api/v1/approvals/requests/${row.id}/`);
 
 export async function runOrRequest<O extends CoveredOperation, T>(
   input: { deps: RouteDeps; principal: Principal; ctx: AppContext },
@@ -50,6 +71,8 @@ export async function runOrRequest<O extends CoveredOperation, T>(
     const { field, others } = change.alone;
     throw new AppError('unprocessable', 'approval_change_mixed', `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`, [{ field, message: `${field} is sent alone` }]);
   }
+  const retried = await pendingRetry(deps, principal, change);
+  if (retried !== undefined) return accepted(retried);
   const lifetimeSeconds = Math.max(1, Math.round((rule.lifetimeDays * deps.workflowDayMs) / 1000));
   const { operation, payload, scope, summary } = change;
   const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles: rule.approverRoles, lifetimeSeconds });
@@ -62,8 +85,7 @@ export async function runOrRequest<O extends CoveredOperation, T>(
     markFailed: () => markApprovalRequestFailed(deps.knex, deps.clock(), { requestId: opened.id, failure: 'The request\'s workflow could not be started (Temporal unreachable); make the change again.' }),
     log: ctx.state.log,
   });
-  const row = (await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow;
-  return new AcceptedForApproval(serializeRequest(row), `/api/v1/approvals/requests/${opened.id}/`);
+  return accepted((await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow);
 }
 
 /** The roles the principal holds where the request lies: what the workflow's validator compares with the policy's. */

@@ -1,5 +1,11 @@
 import * as yup from 'yup';
-import { cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import { cashKeyUsed, cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationInput, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import type { Scope } from '../../../domain/access';
+import { formatAmount } from '../../../domain/money';
+import type { Principal } from '../../auth/principal';
+import type { AppContext } from '../../context';
+import type { RouteDeps } from '../../deps';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -19,6 +25,35 @@ function listOf(direction: CashDirection, builder: ReturnType<typeof cashOperati
   return builder;
 }
 
+interface Counter {
+  deps: RouteDeps;
+  principal: Principal;
+  ctx: AppContext;
+}
+
+/** The movement made now: its receipt, a retry's marked as replayed. */
+async function moveNow({ deps, principal, ctx }: Counter, direction: CashDirection, input: CashOperationInput) {
+  const operation = await (direction === 'deposit' ? depositCash : withdrawCash)(deps.activities, principal, input);
+  if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
+  const { replayed: _replayed, ...answer } = operation;
+  return answer;
+}
+
+/**
+ * A withdrawal from the policy's threshold waits for a second person (docs/domain.md §11): its request holds the
+ * whole movement, the client's key included, so the approval makes it as the maker's with that key. A key that
+ * already moved the cash (a retry after the approval) answers that movement, as below the threshold.
+ */
+async function withdrawal(counter: Counter, account: Scope, input: CashOperationInput) {
+  const { deps, principal } = counter;
+  if (input.idempotencyKey !== null && await cashKeyUsed(deps.knex, principal, account.enterpriseId, input.idempotencyKey)) return moveNow(counter, 'withdrawal', input);
+  const payload = { ...input, amount: formatAmount(input.amount) };
+  return runOrRequest(counter, {
+    operation: 'member_account.withdrawal', payload, scope: account, amount: input.amount, idempotencyKey: input.idempotencyKey,
+    summary: `Cash withdrawal of ${payload.amount} XAF from account ${input.accountId}`,
+  }, () => moveNow(counter, 'withdrawal', input));
+}
+
 /** A deposit or a withdrawal at the counter: posted through the ledger, idempotent by header. */
 const moveRoute = (direction: CashDirection) =>
   defineRoute({
@@ -27,7 +62,11 @@ const moveRoute = (direction: CashDirection) =>
     module: 'members',
     operationId: direction === 'deposit' ? 'depositCash' : 'withdrawCash',
     summary: direction === 'deposit' ? 'Deposit cash on an account (cashier, branch head)' : 'Withdraw cash from an account (cashier, branch head)',
-    description: 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).',
+    description: 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).'
+      + (direction === 'withdrawal'
+        ? ' From the approval policy\'s threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202): '
+        + 'the cash moves when a branch head or the direction approves it, the account\'s rules checked again then; a retry with the key answers the request, or the withdrawal once made.'
+        : ''),
     access: tellers,
     idempotent: true,
     status: 201,
@@ -40,18 +79,12 @@ const moveRoute = (direction: CashDirection) =>
       reference: yup.string().trim().max(100).default(''),
     }),
     response: cashOperationSchema,
+    ...(direction === 'withdrawal' ? fourEyesRoute : {}),
     errorStatuses: [401, 403, 404, 409],
-    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'withdrawals_not_allowed'],
-    handler: async ({ params, body, principal: actor, deps, ctx, idempotencyKey }) => {
-      const move = direction === 'deposit' ? depositCash : withdrawCash;
-      const operation = await move(
-        deps.activities,
-        actor,
-        { accountId: params.id, amount: body.amount, channel: body.channel, reference: body.reference, idempotencyKey },
-      );
-      if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
-      const { replayed: _replayed, ...answer } = operation;
-      return answer;
+    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'withdrawals_not_allowed', ...fourEyesRefusals],
+    handler: async ({ params, body, principal, deps, ctx, idempotencyKey, resource: account }) => {
+      const input = { accountId: params.id, amount: body.amount, channel: body.channel, reference: body.reference, idempotencyKey };
+      return direction === 'deposit' ? moveNow({ deps, principal, ctx }, direction, input) : withdrawal({ deps, principal, ctx }, account, input);
     },
   });
 
