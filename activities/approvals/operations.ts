@@ -2,6 +2,7 @@ import type { ConfigurationChanges } from '../enterprise/configuration.activity'
 import { updateConfiguration } from '../enterprise/configuration.activity';
 import { setExerciceStatus } from '../enterprise/exercices.activity';
 import { writeOffLoan } from '../loans/portfolio-quality.activity';
+import { endGuarantee } from '../loans/loan-guarantees.activity';
 import { withdrawApproved, type ApprovedWithdrawal } from '../members/cash-operations.activity';
 import type { Actor, DataContext } from '../context';
 import type { PolicyRule } from '../../domain/approvals/policy';
@@ -20,7 +21,8 @@ export const approvalExecutors = {
   'exercice.reopen': (context: DataContext, maker: Actor, payload: { exerciceId: string; reason: string }) => setExerciceStatus(context, maker, payload.exerciceId, 'open', payload.reason),
   'loan.write_off': (context: DataContext, maker: Actor, payload: { loanId: string; approval: string }) => writeOffLoan(context, maker, payload),
   'approval_policy.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; rules: PolicyRule[] }) => setApprovalPolicy(context, maker, payload),
-  // Four eyes on money (issue 27): a withdrawal from the policy's threshold.
+  // Four eyes on money (issue 27): ending a covering guarantee, and a withdrawal from the policy's threshold.
+  'guarantee.change': (context: DataContext, maker: Actor, payload: { guaranteeId: string; endDate: string }) => endGuarantee(context, maker, payload.guaranteeId, payload.endDate),
   'member_account.withdrawal': (context: DataContext, maker: Actor, payload: ApprovedWithdrawal) => withdrawApproved(context, maker, payload),
 };
 

@@ -11,7 +11,7 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { heldAmount } from '../members/account-holds';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, DataContext } from '../context';
 
 export interface GuaranteeInput {
   /** One of the two: an application in review, or a loan not yet closed. */
@@ -106,9 +106,11 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
 
 /**
  * A guarantee released or expired: it covers (and holds) nothing after its end date. Ending a covering guarantee
- * raises the provision and frees a pledged deposit: it is asked here, and done at the confirmation.
+ * raises the provision and frees a pledged deposit: its route hands it to four eyes (`guarantee.change`, docs/domain.md
+ * §11), and this runs at the approval. An end asked under the guarantee's former confirmation, still pending, is
+ * decided there first.
  */
-export async function endGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, endDate: string) {
+export async function endGuarantee(context: DataContext, actor: Actor, guaranteeId: string, endDate: string) {
   return inTransaction(context.knex, async (trx) => {
     const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
     if (guarantee === undefined) throw new NotFoundError('The guarantee');
@@ -116,17 +118,15 @@ export async function endGuarantee(context: ActivityContext, actor: Actor, guara
     if (guarantee.status !== 'in_force') {
       throw new AppError('conflict', `guarantee_${guarantee.status as 'pending' | 'refused'}`, `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`);
     }
-    if (needsConfirmation(guarantee.kind)) {
-      if (await pendingRequest(trx, guaranteeId) !== undefined) throw new AppError('conflict', 'confirmation_pending', 'A change of this guarantee awaits its confirmation.');
-      await askConfirmation(trx, actor, guarantee, 'end', endDate);
-      await recordAudit(trx, actor, { action: 'loan_guarantee.end_requested', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
-      return guarantee as Record<string, unknown>;
-    }
+    if (await pendingRequest(trx, guaranteeId) !== undefined) throw confirmationPending;
     const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
     await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
     return updated as Record<string, unknown>;
   });
 }
+
+/** A second change of a guarantee while one awaits its second person. */
+export const confirmationPending = new AppError('conflict', 'confirmation_pending', 'A change of this guarantee awaits its confirmation.');
 
 interface ConfirmationRow {
   id: string;

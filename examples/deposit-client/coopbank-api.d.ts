@@ -2413,7 +2413,7 @@ export interface paths {
         put?: never;
         /**
          * Record the end of a guarantee (released or expired): it covers nothing after that date
-         * @description A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged deposit's hold) is asked by a branch head or above and takes effect when another confirms it: the answer shows it in `pending_change`.
+         * @description A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged deposit's hold) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the end takes effect when another approves it; meanwhile the guarantee shows it in `pending_change`.
          */
         post: operations["endLoanGuarantee"];
         delete?: never;
@@ -21419,6 +21419,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LoanGuarantee"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

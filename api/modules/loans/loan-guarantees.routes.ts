@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { addGuarantee, decideGuarantee, endGuarantee } from '../../../activities/loans/loan-guarantees.activity';
+import { addGuarantee, confirmationPending, decideGuarantee, endGuarantee } from '../../../activities/loans/loan-guarantees.activity';
 import { guaranteeCheckers, needsConfirmation } from '../../../domain/loans/guarantee-confirmation';
 import { guaranteeById, guarantees, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
 import { guaranteeKinds } from '../../../domain/loans/provisioning';
@@ -11,6 +11,7 @@ import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount, moneyResponse } from '../money.schemas';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { loanLoaders } from './loans.queries';
 
 const recorders = ['cashier', 'branch_head', 'credit_committee', 'direction'] as const;
@@ -149,20 +150,30 @@ export const loanGuaranteeRoutes = [
     operationId: 'endLoanGuarantee',
     summary: 'Record the end of a guarantee (released or expired): it covers nothing after that date',
     description: 'A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged '
-      + 'deposit\'s hold) is asked by a branch head or above and takes effect when another confirms it: the answer shows it in `pending_change`.',
+      + 'deposit\'s hold) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 '
+      + 'with the request: the end takes effect when another approves it; meanwhile the guarantee shows it in `pending_change`.',
     access: recorders,
     status: 200,
     load: loanLoaders.guarantee,
     params: idParams,
     body: yup.object({ end_date: isoDate().required() }),
     response: loanGuaranteeSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['confirmation_pending', 'guarantee_pending', 'guarantee_refused'],
-    handler: async ({ params, body, principal: actor, deps, resource }) => {
+    refusals: ['confirmation_pending', 'guarantee_pending', 'guarantee_refused', ...fourEyesRefusals],
+    handler: async ({ params, body, principal: actor, deps, resource, ctx }) => {
+      const endNow = async () => {
+        await endGuarantee(deps.activities, actor, params.id, body.end_date);
+        return readGuarantee(deps.knex, params.id);
+      };
+      if (!needsConfirmation(resource.kind)) return endNow();
       const scope = loanLoaders.guarantee.scope(resource);
-      if (needsConfirmation(resource.kind)) requireRole(actor, guaranteeCheckers, scope, 'The guarantee');
-      await endGuarantee(deps.activities, actor, params.id, body.end_date);
-      return readGuarantee(deps.knex, params.id);
+      requireRole(actor, guaranteeCheckers, scope, 'The guarantee');
+      if (resource.pending_change === 'end') throw confirmationPending; // a pending addition: the activity's guarantee_pending
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'guarantee.change', payload: { guaranteeId: params.id, endDate: body.end_date }, scope,
+        summary: `End the ${resource.kind.replace('_', ' ')} guarantee of ${resource.value} XAF on ${body.end_date}`,
+      }, endNow);
     },
   }),
   ...(['confirmed', 'refused'] as const).map((decision) => defineRoute({
