@@ -1,11 +1,19 @@
+import type { GrantRoleInput } from '../auth/users.activity';
+import { grantRole } from '../auth/users.activity';
 import type { ConfigurationChanges } from '../enterprise/configuration.activity';
 import { updateConfiguration } from '../enterprise/configuration.activity';
 import { setExerciceStatus } from '../enterprise/exercices.activity';
+import { updatePrudentialSettings } from '../enterprise/prudential-settings.activity';
+import { updateAllocationPolicy } from '../enterprise/result-allocation-policy.activity';
+import { configureRule, type RuleChange } from '../events/configure-rule.activity';
 import { writeOffLoan } from '../loans/portfolio-quality.activity';
 import { endGuarantee } from '../loans/loan-guarantees.activity';
 import { withdrawApproved, type ApprovedWithdrawal } from '../members/cash-operations.activity';
 import type { Actor, DataContext } from '../context';
+import type { PrudentialOverrides } from '../../domain/accounts/prudential-settings';
 import type { PolicyRule } from '../../domain/approvals/policy';
+import { Money } from '../../domain/money';
+import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
 
 /**
@@ -24,7 +32,22 @@ export const approvalExecutors = {
   // Four eyes on money (issue 27): ending a covering guarantee, and a withdrawal from the policy's threshold.
   'guarantee.change': (context: DataContext, maker: Actor, payload: { guaranteeId: string; endDate: string }) => endGuarantee(context, maker, payload.guaranteeId, payload.endDate),
   'member_account.withdrawal': (context: DataContext, maker: Actor, payload: ApprovedWithdrawal) => withdrawApproved(context, maker, payload),
+  // Issue 27: rules, share notice, role grants, prudential settings and the allocation policy.
+  'accounting_rule.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; change: RuleChange }) => configureRule(context, maker, payload.enterpriseId, payload.change),
+  'share_type.notice_change': (context: DataContext, maker: Actor, payload: { shareTypeId: string; noticeDays: number | null }) =>
+    updateShareType(context, maker, payload.shareTypeId, { noticeDays: payload.noticeDays }),
+  'role_grant.above_cashier': (context: DataContext, maker: Actor, payload: GrantRoleInput) => grantRole(context, maker, payload),
+  'prudential_settings.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; changes: PrudentialOverrides }) =>
+    updatePrudentialSettings(context, maker, payload.enterpriseId, payload.changes),
+  // Rates travel as text (the payload is JSON); absent ones stay absent, unchanged.
+  'result_allocation_policy.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; rates: Partial<Record<AllocationRate, string>>; absorbPriorLossesFirst?: boolean }) =>
+    updateAllocationPolicy(context, maker, payload.enterpriseId, {
+      ...Object.fromEntries(Object.entries(payload.rates).map(([key, rate]) => [key, new Money(rate)])),
+      absorbPriorLossesFirst: payload.absorbPriorLossesFirst,
+    }),
 };
+
+type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';
 
 /** The operations a request can carry today. */
 export type CoveredOperation = keyof typeof approvalExecutors;

@@ -7,7 +7,7 @@ import { User } from '../../db/models/user.model';
 import { isUniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, DataContext } from '../context';
 import { revokeFamily } from './tokens';
 
 export interface GrantRoleInput {
@@ -53,7 +53,7 @@ export function roleAlreadyGranted(error: unknown): unknown {
     : error;
 }
 
-export async function grantRole(context: ActivityContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
+export async function grantRole(context: DataContext, actor: Actor, input: GrantRoleInput): Promise<RoleGrant> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       const user = await User.query(trx).findById(input.userId);

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 
 export interface PrudentialSettingsState {
   enterpriseId: string;
@@ -27,7 +27,7 @@ export async function prudentialSettingsFor(knex: Knex | Knex.Transaction, enter
  * Changes thresholds or weights (docs/domain.md §10): validated, merged into the enterprise's overrides
  * (a weight changed keeps the others), in the audit trail with the values before and after.
  */
-export async function updatePrudentialSettings(context: ActivityContext, actor: Actor, enterpriseId: string, changes: PrudentialOverrides): Promise<PrudentialSettingsState> {
+export async function updatePrudentialSettings(context: DataContext, actor: Actor, enterpriseId: string, changes: PrudentialOverrides): Promise<PrudentialSettingsState> {
   const problems = prudentialSettingsProblems(changes);
   if (problems.length > 0) throw new ValidationError(problems);
   if (hasNoChanges(changes)) return prudentialSettingsFor(context.knex, enterpriseId);

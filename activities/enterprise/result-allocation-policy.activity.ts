@@ -4,7 +4,7 @@ import { NotFoundError } from '../../domain/errors';
 import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 
 /**
  * Each enterprise's percentages and caps of the result's allocation (docs/domain.md §7). An enterprise that never
@@ -49,7 +49,7 @@ const columnsOf = (policy: AllocationPolicy) => ({
 export const policyOf = (knex: Knex | Knex.Transaction, enterpriseId: string): Promise<PolicyView> => policyRow(knex, enterpriseId, false);
 
 /** Changes some settings (the others keep their value), audited with the values before and after. */
-export async function updateAllocationPolicy(context: ActivityContext, actor: Actor, enterpriseId: string, changes: Partial<AllocationPolicy>): Promise<PolicyView> {
+export async function updateAllocationPolicy(context: DataContext, actor: Actor, enterpriseId: string, changes: Partial<AllocationPolicy>): Promise<PolicyView> {
   return inTransaction(context.knex, async (trx) => {
     const before = await policyRow(trx, enterpriseId, true);
     const after = { ...before, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };

@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 import { postableAccounts } from './accounts';
 import { defaultRoleAccounts } from './default-rules';
 import { currentRule, type RuleRow } from './record-business-event';
@@ -19,7 +19,7 @@ export interface RuleChange {
  * Configures a rule as a new version: every account it touches must be postable in the enterprise's chart.
  * Entries already posted keep the version that made them; the event replay re-runs them under this one.
  */
-export async function configureRule(context: ActivityContext, actor: Actor, enterpriseId: string, change: RuleChange): Promise<RuleRow> {
+export async function configureRule(context: DataContext, actor: Actor, enterpriseId: string, change: RuleChange): Promise<RuleRow> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       await postableAccounts(trx, enterpriseId, accountsOfRule(change.legs, defaultRoleAccounts));

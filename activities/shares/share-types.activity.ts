@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction';
 import fixture from '../../fixtures/share-types.json';
 import { recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, DataContext } from '../context';
 
 export type ShareTypeFields = Pick<
   ShareType,
@@ -98,7 +98,7 @@ async function heldSharesOfType(trx: Knex.Transaction, shareTypeId: string): Pro
 }
 
 /** Later subscriptions and withdrawals follow the changes; the nominal value and bounds are locked while shares are held. */
-export async function updateShareType(context: ActivityContext, actor: Actor, shareTypeId: string, changes: ShareTypeChanges): Promise<ShareType> {
+export async function updateShareType(context: DataContext, actor: Actor, shareTypeId: string, changes: ShareTypeChanges): Promise<ShareType> {
   return inTransaction(context.knex, async (trx) => {
     // FOR UPDATE: a subscription (FOR SHARE on the type) cannot slip in between the check and the change.
     const type = await ShareType.query(trx).findById(shareTypeId).forUpdate().throwIfNotFound();

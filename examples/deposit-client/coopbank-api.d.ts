@@ -6682,6 +6682,17 @@ export interface operations {
                     "application/json": components["schemas"]["RoleGrant"];
                 };
             };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
             /** @description Invalid request: see `errors` for the fields. */
             400: {
                 headers: {
@@ -10539,6 +10550,17 @@ export interface operations {
                     "application/json": components["schemas"]["ResultAllocationPolicy"];
                 };
             };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
             /** @description Invalid request: see `errors` for the fields. */
             400: {
                 headers: {
@@ -11067,6 +11089,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PrudentialSettings"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */
@@ -15804,6 +15837,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleConfig"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */
@@ -22508,6 +22552,17 @@ export interface operations {
                     "application/json": components["schemas"]["ShareType"];
                 };
             };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
             /** @description Invalid request: see `errors` for the fields. */
             400: {
                 headers: {
@@ -22565,6 +22620,15 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

@@ -5,6 +5,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser } from '../helpers/users';
 
@@ -52,13 +53,15 @@ test('the event log lists events with their entry, filtered; the detail shows th
 test('rules: 24 in force; a configured version is listed with its history; bad accounts are refused', async (t) => {
   const rules = await app.request('GET', `/api/v1/events/rule-configs/?enterprise=${enterpriseId}&page_size=50`, { headers: root });
   t.is(rules.body.count, 30);
-  const changed = await app.request('POST', '/api/v1/events/rule-configs/', {
+  // A rule changes under four eyes (docs/domain.md §11): another administrator approves it.
+  const requested = await app.request('POST', '/api/v1/events/rule-configs/', {
     headers: root,
     json: { enterprise: enterpriseId, kind: 'loan_fee', legs: [{ debit: { role: 'cash' }, credit: { account: '7152' } }], reason: 'MT loans only' },
   });
-  t.is(changed.status, 201);
-  t.is(changed.body.version, 2);
+  t.is((await approveRequest(knex, requested, await secondAdmin(knex, { enterpriseId }), now)).status, 200);
   const history = await app.request('GET', `/api/v1/events/rule-configs/history/?enterprise=${enterpriseId}&kind=loan_fee`, { headers: root });
+  const changed = { body: history.body.results[0] };
+  t.is(changed.body.version, 2);
   t.deepEqual(history.body.results.map((rule: { version: number }) => rule.version), [2, 1]);
   const detail = await app.request('GET', `/api/v1/events/rule-configs/${changed.body.id}/`, { headers: root });
   t.like(detail.body, { kind: 'loan_fee', version: 2, reason: 'MT loans only', legs: [{ debit: { role: 'cash' }, credit: { account: '7152' } }] });

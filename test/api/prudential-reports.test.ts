@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, setBusinessDate } from '../helpers/loans';
 import { loanOf, provisioningRun, smallCooperative, type SmallCooperative } from '../helpers/small-cooperative';
@@ -93,9 +94,11 @@ test('prudential ratios at a date, each to the franc; a concentration breach nam
   await knex('client_profiles').where({ id: borrower.client_id }).update({ related_party: true });
   const settingsPath = `/api/v1/enterprise/enterprises/${world.enterpriseId}/prudential-settings/`;
   const headers = world.users.direction!.headers;
-  const patched = await app.request('PATCH', settingsPath, { headers, json: { concentration_max: '0.0005', insiders_max: '0.0005', risk_weights: { treasury: '0.2' } } });
+  // The settings change under four eyes (docs/domain.md §11): another administrator approves.
+  const requested = await app.request('PATCH', settingsPath, { headers, json: { concentration_max: '0.0005', insiders_max: '0.0005', risk_weights: { treasury: '0.2' } } });
+  const patched = await approveRequest(knex, requested, await secondAdmin(knex, world));
   t.is(patched.status, 200, patched.text);
-  t.like(patched.body, { concentration_max: '0.0005', risk_weights: { treasury: '0.2', customer_loans: '1' }, changed: ['concentration_max', 'insiders_max', 'risk_weights.treasury'] });
+  t.like((await app.request('GET', settingsPath, { headers })).body, { concentration_max: '0.0005', risk_weights: { treasury: '0.2', customer_loans: '1' }, changed: ['concentration_max', 'insiders_max', 'risk_weights.treasury'] });
   const tightened = (await get(coop, `${path}?date=2026-12-31`)).body;
   const named = { member: borrower.client_id, outstanding: text(outstanding), exposure: text(outstanding), exceeds: true, related_party: true };
   t.like(byCode(tightened, 'concentration'), { met: false, borrowers: [named] });

@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount, putBusinessDate, type LoanWorld } from '../helpers/loans';
 import { capitalBooks, createShareType, pay, subscribe, subscribeShares } from '../helpers/shares';
@@ -56,7 +57,12 @@ test.serial('share types: the seed\'s three codes once each, defaults by code, l
   const locked = await app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, { headers: as('direction'), json: { nominal_value: '2000000' } });
   t.is(locked.status, 409);
   t.is(locked.body.code, 'share_type_in_use');
-  t.is((await app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, { headers: as('direction'), json: { name: 'Parts ordinaires', notice_days: 30 } })).body.notice_days, 30, 'other fields change at any time');
+  // The notice is under four eyes, sent alone (docs/domain.md §11): with another field it is refused, then approved alone.
+  const ordinary = `/api/v1/shares/types/${world.shareTypeId}/`;
+  t.is((await app.request('PATCH', ordinary, { headers: as('direction'), json: { name: 'Parts ordinaires', notice_days: 30 } })).body.code, 'approval_change_mixed');
+  t.is((await app.request('PATCH', ordinary, { headers: as('direction'), json: { name: 'Parts ordinaires' } })).body.name, 'Parts ordinaires');
+  t.is((await approveRequest(knex, await app.request('PATCH', ordinary, { headers: as('direction'), json: { notice_days: 30 } }), await secondAdmin(knex, world))).status, 200);
+  t.is((await app.request('GET', ordinary, { headers: as('direction') })).body.notice_days, 30, 'other fields change at any time');
 });
 
 test.serial('founder shares only for founders named by direction; a quarter at subscription, the rest due within 36 months', async (t) => {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ensureInitialAdmin } from '../../activities/auth/register.activity';
 import type { Knex } from '../../db/knex';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
@@ -58,8 +59,12 @@ test.serial('an enterprise administrator manages users of their enterprise and n
   t.false(names.includes('root'));
   t.is((await app.request('GET', `/api/v1/auth/users/${colleague}/`, { headers: adminA })).status, 404);
 
-  const grantHere = await app.request('POST', `/api/v1/auth/users/${newcomer}/roles/`, { headers: adminA, json: { role: 'credit_committee', enterprise: enterpriseA } });
-  t.is(grantHere.status, 201);
+  // A role above cashier is granted under four eyes (docs/domain.md §11): another administrator approves it.
+  const requested = await app.request('POST', `/api/v1/auth/users/${newcomer}/roles/`, { headers: adminA, json: { role: 'credit_committee', enterprise: enterpriseA } });
+  t.is(requested.status, 202);
+  const grantHere = await approveRequest(knex, requested, await secondAdmin(knex, { enterpriseId: enterpriseA }));
+  t.is(grantHere.status, 200);
+  t.true((await knex('role_grants').where({ user_id: newcomer, role: 'credit_committee', enterprise_id: enterpriseA }).whereNull('revoked_at')).length === 1);
   const grantThere = await app.request('POST', `/api/v1/auth/users/${newcomer}/roles/`, { headers: adminA, json: { role: 'credit_committee', enterprise: enterpriseB } });
   t.is(grantThere.status, 403);
   const grantPlatform = await app.request('POST', `/api/v1/auth/users/${newcomer}/roles/`, { headers: adminA, json: { role: 'admin', enterprise: null } });

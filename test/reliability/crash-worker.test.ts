@@ -13,6 +13,7 @@ import { approvalStateQuery } from '../../workflows/definitions';
 import { createBenchProduct, seedPortfolio } from '../../bench/loan-seed';
 import { activitySetting } from '../helpers/activity-setting';
 import type { TestResponse } from '../helpers/app';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, memberOf, submitApplication, type LoanWorld } from '../helpers/loans';
@@ -288,7 +289,9 @@ async function shareWithdrawals(s: Setting): Promise<Scenario> {
   const { knex, world, temporal } = s;
   const as = world.users.cashier!.headers;
   const setNotice = async (days: number) => {
-    const response = await world.app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, { headers: world.users.direction!.headers, json: { notice_days: days } });
+    // Under four eyes: another administrator approves the notice (docs/domain.md §11).
+    const requested = await world.app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, { headers: world.users.direction!.headers, json: { notice_days: days } });
+    const response = await approveRequest(knex, requested, await secondAdmin(knex, world));
     if (response.status !== 200) throw new Error(response.text);
   };
   const withdraw = async () => {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
 import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
@@ -78,8 +79,9 @@ test('administrators manage only users whose every grant lies inside what they a
   t.is((await manage('branch_admin', ids.branch_two_cashier!)).status, 200, 'a cashier of the branch is the branch administrator\'s');
   t.is((await manage('branch_admin', ids.branch_two_cashier!, 'activate')).status, 200);
   t.is((await manage('branch_admin', world.users.cashier!.id)).status, 404, 'a cashier of another branch is not');
-  const grant = (branch: string) => app.request('POST', `/api/v1/auth/users/${ids.branch_two_cashier}/roles/`, { headers: as('branch_admin'), json: { role: 'branch_head', enterprise: world.enterpriseId, branch } });
-  t.is((await grant(world.otherBranch)).status, 201, 'a role in the administrator\'s branch');
+  // A branch head is granted under four eyes (docs/domain.md §11): an administrator of the enterprise approves.
+  const grant = async (branch: string) => approveRequest(knex, await app.request('POST', `/api/v1/auth/users/${ids.branch_two_cashier}/roles/`, { headers: as('branch_admin'), json: { role: 'branch_head', enterprise: world.enterpriseId, branch } }), await secondAdmin(knex, world));
+  t.is((await grant(world.otherBranch)).status, 200, 'a role in the administrator\'s branch');
   t.is((await grant(world.headOffice)).status, 403, 'not in another branch');
 });
 

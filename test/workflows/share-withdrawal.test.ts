@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { accountBalance, approvedLoan, createLoanWorld, memberOf, openSavingsAccount, putBusinessDate, type LoanWorld } from '../helpers/loans';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { capitalBooks, createShareType, subscribeShares } from '../helpers/shares';
 import { fileTeardown } from '../helpers/teardown';
 import { untilWorkflow } from '../helpers/until';
@@ -37,7 +38,9 @@ test.before(async () => {
 
 const as = (name: string) => world.users[name]!.headers;
 const onWorker = <T>(work: (client: Client) => Promise<T>) => withWorker(knex, ({ client }) => work(client), taskQueue);
-const noticeDays = (days: number, type = world.shareTypeId) => app.request('PATCH', `/api/v1/shares/types/${type}/`, { headers: as('direction'), json: { notice_days: days } });
+// A notice changes under four eyes (docs/domain.md §11): another administrator approves it.
+const noticeDays = async (days: number, type = world.shareTypeId) =>
+  approveRequest(knex, await app.request('PATCH', `/api/v1/shares/types/${type}/`, { headers: as('direction'), json: { notice_days: days } }), await secondAdmin(knex, world));
 const requestWithdrawal = (json: object) => app.request('POST', '/api/v1/shares/withdrawals/', { headers: as('cashier'), json });
 const withdrawalOf = async (id: string) => (await app.request('GET', `/api/v1/shares/withdrawals/${id}/`, { headers: as('cashier') })).body;
 const refund = (id: string, json: object, headers: Record<string, string> = {}) => app.request('POST', `/api/v1/shares/withdrawals/${id}/refund/`, { headers: { ...as('cashier'), ...headers }, json });
@@ -126,17 +129,19 @@ test.serial('a withdrawal cancelled when the capital owed went to 4411 (before 4
   const member = await memberOf(world);
   const subscription = await subscribeShares(world, member, { share_type: world.shareTypeId, shares: 2 });
   await noticeDays(0);
-  const cancellationCredits = (role: string) => app.request('POST', '/api/v1/events/rule-configs/', {
+  // A rule changes under four eyes: another administrator approves it (docs/domain.md §11).
+  const checker = await secondAdmin(knex, world);
+  const cancellationCredits = async (role: string) => approveRequest(knex, await app.request('POST', '/api/v1/events/rule-configs/', {
     headers: as('direction'), json: { enterprise: world.enterpriseId, kind: 'share_cancellation', legs: [{ debit: { role: 'shares_paid' }, credit: { role } }], reason: `cancellation to ${role}` },
-  });
-  t.is((await cancellationCredits('members_capital')).status, 201, 'the rule as it was');
+  }), checker);
+  t.is((await cancellationCredits('members_capital')).status, 200, 'the rule as it was');
   const before = { members: await accountBalance(knex, world.enterpriseId, '4411'), refunds: await accountBalance(knex, world.enterpriseId, '4417') };
   await onWorker(async () => {
     const requested = await requestWithdrawal({ subscription: subscription.id, shares: 1 });
     t.is(requested.status, 201, requested.text);
     const effective = await waitFor(requested.body.id, (withdrawal) => withdrawal.status === 'effective');
     t.is(await accountBalance(knex, world.enterpriseId, '4411'), new Money(before.members).minus(effective.refund_owed as string).toFixed(0));
-    t.is((await cancellationCredits('capital_to_refund')).status, 201, 'the rule as it is now');
+    t.is((await cancellationCredits('capital_to_refund')).status, 200, 'the rule as it is now');
     t.is((await refund(requested.body.id, { channel: 'cash' })).status, 200);
   });
   t.deepEqual({ members: await accountBalance(knex, world.enterpriseId, '4411'), refunds: await accountBalance(knex, world.enterpriseId, '4417') }, before, 'the refund emptied what the cancellation credited');

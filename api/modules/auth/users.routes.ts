@@ -2,13 +2,14 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { acceptInvitation, createStaffUser } from '../../../activities/auth/create-user.activity';
 import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/users.activity';
-import { isPlatformAdmin, roles } from '../../../domain/access';
+import { isPlatformAdmin, roles, type Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
@@ -46,6 +47,12 @@ const grantBody = {
   enterprise: yup.string().uuid().nullable().defined(),
   branch: yup.string().uuid().nullable().default(null),
 };
+
+/**
+ * Roles granted at once: the till and read-only auditing decide nothing and weaken no control. Any other role is
+ * granted under four eyes (docs/domain.md §11).
+ */
+const grantsAtOnce: readonly Role[] = ['cashier', 'auditor'];
 
 /** Administration of users: creation, list, detail, roles, deactivation; the invitation a new user accepts. */
 export const userRoutes = [
@@ -148,17 +155,20 @@ export const userRoutes = [
     params: userIdParams,
     body: yup.object(grantBody),
     response: grantSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'role_already_granted'],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'role_already_granted', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
-      const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
-        userId: params.id,
-        role: body.role,
-        enterpriseId: body.enterprise,
-        branchId: body.branch,
-      });
-      return serializeGrant(grant);
+      const maker = { ...actor, requestId: ctx.state.requestId };
+      const grant = { userId: params.id, role: body.role, enterpriseId: body.enterprise, branchId: body.branch };
+      const apply = async () => serializeGrant(await grantRole(deps.activities, maker, grant));
+      // A platform grant has no enterprise whose policy applies (platform administrators only make one).
+      if (grantsAtOnce.includes(grant.role) || grant.enterpriseId === null) return apply();
+      return runOrRequest({ deps, principal: maker, ctx }, {
+        operation: 'role_grant.above_cashier', payload: grant, scope: { enterpriseId: grant.enterpriseId, branchId: grant.branchId },
+        summary: `Grant the ${grant.role} role${grant.branchId === null ? ' in the whole enterprise' : ' in a branch'}`,
+      }, apply);
     },
   }),
   defineRoute({

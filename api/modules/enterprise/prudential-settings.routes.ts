@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { prudentialSettingsFor, updatePrudentialSettings, type PrudentialSettingsState } from '../../../activities/enterprise/prudential-settings.activity';
 import { defineRoute } from '../../route';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { enterpriseLoaders } from './enterprise.queries';
 import { timestampResponse } from '../common.schemas';
 
@@ -83,12 +84,19 @@ export const prudentialSettingsRoutes = [
         .optional(),
     }),
     response: prudentialSettingsSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps }) => {
-      await prudentialSettingsFor(deps.knex, params.enterprise_pk);
+    refusals: [...fourEyesRefusals],
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
+      const enterpriseId = params.enterprise_pk;
+      await prudentialSettingsFor(deps.knex, enterpriseId);
       const riskWeights = body.risk_weights === undefined ? undefined : Object.fromEntries(Object.entries(body.risk_weights).filter(([, value]) => value !== undefined));
       const changes = Object.fromEntries(Object.entries({ ...body, risk_weights: riskWeights }).filter(([, value]) => value !== undefined));
-      return serializeSettings(await updatePrudentialSettings(deps.activities, actor, params.enterprise_pk, changes));
+      // Loosening a threshold can hide a breach from the board: under four eyes (docs/domain.md §11).
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'prudential_settings.change', payload: { enterpriseId, changes }, scope: { enterpriseId },
+        summary: `Change the prudential settings (${Object.keys(changes).sort().join(', ')})`,
+      }, async () => serializeSettings(await updatePrudentialSettings(deps.activities, actor, enterpriseId, changes)));
     },
   }),
 ];

@@ -11,6 +11,7 @@ import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { allocationRows, enterpriseLoaders, type AllocationRow } from './enterprise.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 
 /** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
 const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
@@ -220,15 +221,30 @@ export const resultAllocationRoutes = [
       absorb_prior_losses_first: yup.boolean().strict(true).optional(),
     }),
     response: policySchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, body, principal: actor, deps }) => {
-      return serializePolicy(await updateAllocationPolicy(deps.activities, actor, params.enterprise_pk, {
+    refusals: [...fourEyesRefusals],
+    handler: async ({ params, body, principal: actor, deps, ctx }) => {
+      const enterpriseId = params.enterprise_pk;
+      const given = {
+        generalReserveRateMin: body.general_reserve_rate_min,
+        trainingReserveRateMin: body.training_reserve_rate_min,
+        optionalReservesRateMax: body.optional_reserves_rate_max,
+        shareInterestRateMax: body.share_interest_rate_max,
+      };
+      const rates = Object.fromEntries(Object.entries(given).filter(([, rate]) => rate !== undefined));
+      const payload = { enterpriseId, rates, absorbPriorLossesFirst: body.absorb_prior_losses_first };
+      // The reserves and the members' interest the assembly may vote: under four eyes (docs/domain.md §11).
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'result_allocation_policy.change', payload, scope: { enterpriseId },
+        summary: `Change the result allocation policy (${Object.keys(body).filter((field) => body[field as keyof typeof body] !== undefined).join(', ')})`,
+      }, async () => serializePolicy(await updateAllocationPolicy(deps.activities, actor, enterpriseId, {
         generalReserveRateMin: optionalRate(body.general_reserve_rate_min),
         trainingReserveRateMin: optionalRate(body.training_reserve_rate_min),
         optionalReservesRateMax: optionalRate(body.optional_reserves_rate_max),
         shareInterestRateMax: optionalRate(body.share_interest_rate_max),
         absorbPriorLossesFirst: body.absorb_prior_losses_first,
-      }));
+      })));
     },
   }),
 ];

@@ -14,6 +14,7 @@ import { ledgerLines } from '../accounts/ledger-queries';
 import { journalEntrySchema } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { eventLoaders } from './events.queries';
 
 const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
@@ -219,13 +220,18 @@ export const eventRoutes = [
       reason: yup.string().trim().required().min(5).max(500),
     }),
     response: ruleConfigSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...accountChoiceRefusals, 'rule_changed_concurrently'],
-    handler: async ({ body, principal: actor, deps, authorize }) => {
+    refusals: [...accountChoiceRefusals, 'rule_changed_concurrently', ...fourEyesRefusals],
+    handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
-      const rule = await configureRule(deps.activities, actor, body.enterprise, { kind: body.kind, legs, active: body.is_active, reason: body.reason });
-      return serializeRule((await ruleById(deps.knex, rule.id))!);
+      const change = { kind: body.kind, legs, active: body.is_active, reason: body.reason };
+      // A rule decides where every later entry of its kind is posted: under four eyes (docs/domain.md §11).
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'accounting_rule.change', payload: { enterpriseId: body.enterprise, change }, scope: { enterpriseId: body.enterprise },
+        summary: `Configure the rule of ${body.kind}${body.is_active ? '' : ' (inactive)'}: ${body.reason}`,
+      }, async () => serializeRule((await ruleById(deps.knex, (await configureRule(deps.activities, actor, body.enterprise, change)).id))!));
     },
   }),
   // Last: `{id}` would otherwise match `rule-configs/` too.

@@ -7,6 +7,7 @@ import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema, moneyResponse } from '../money.schemas';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { shareLoaders } from './shares.queries';
 
 const writers = ['direction', 'admin'] as const;
@@ -154,9 +155,19 @@ export const shareTypeRoutes = [
     params: idParams,
     body: yup.object({ ...fieldSchemas, is_active: yup.boolean() }),
     response: shareTypeSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['share_type_in_use'],
-    handler: async ({ resource: type, body, principal: actor, deps }) =>
-      serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active })),
+    refusals: ['share_type_in_use', 'approval_change_mixed', ...fourEyesRefusals],
+    handler: async ({ resource: type, body, principal: actor, deps, ctx }) => {
+      const apply = async () => serializeShareType(await updateShareType(deps.activities, actor, type.id, { ...typeFields(body), isActive: body.is_active }));
+      if (body.notice_days === undefined) return apply();
+      // The notice decides when members get their capital back: under four eyes, sent alone (docs/domain.md §11).
+      const others = Object.keys(body).filter((field) => field !== 'notice_days' && body[field as keyof typeof body] !== undefined);
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'share_type.notice_change', payload: { shareTypeId: type.id, noticeDays: body.notice_days }, scope: { enterpriseId: type.enterpriseId },
+        summary: body.notice_days === null ? `Let share type ${type.code} follow the enterprise's notice` : `Set the notice of share type ${type.code} to ${body.notice_days} day(s)`,
+        alone: { field: 'notice_days', others },
+      }, apply);
+    },
   }),
 ];
