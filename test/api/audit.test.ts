@@ -152,3 +152,19 @@ test('the auditor role is granted through the users\' routes, and the grant is i
   t.is((await app.request('GET', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor })).status, 200);
   t.is((await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor, json: { provisioning_hour: 5 } })).status, 403);
 });
+
+test('an auditor is granted over the whole enterprise only: a branch grant is refused, 422 naming the branch, nothing written', async (t) => {
+  const enterprise = await newEnterprise('AUD7');
+  const userId = await createUser(knex, 'aud7-auditor');
+  const refused = await app.request('POST', `/api/v1/auth/users/${userId}/roles/`, { headers: root, json: { role: 'auditor', enterprise: enterprise.id, branch: enterprise.headOffice } });
+  t.is(refused.status, 422);
+  t.like(refused.body, { code: 'auditor_grant_whole_enterprise', errors: [{ field: 'branch' }] });
+  const created = await app.request('POST', '/api/v1/auth/users/', {
+    headers: root,
+    json: { username: 'aud7-new', full_name: 'Aud Seven', email: 'aud7@example.org', roles: [{ role: 'auditor', enterprise: enterprise.id, branch: enterprise.headOffice }] },
+  });
+  t.is(created.status, 422);
+  t.like(created.body, { code: 'auditor_grant_whole_enterprise', errors: [{ field: 'roles[0].branch' }] });
+  t.is(await knex('users').where({ username: 'aud7-new' }).first(), undefined);
+  t.is(Number((await knex('role_grants').where({ user_id: userId }).count({ n: '*' }))[0]!.n), 0);
+});

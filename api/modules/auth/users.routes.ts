@@ -69,7 +69,7 @@ export const userRoutes = [
     }),
     response: createdUserSchema,
     errorStatuses: [401, 403, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'username_taken', 'email_taken'],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken'],
     handler: async ({ body, principal: actor, deps, ctx }) => {
       const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
         username: body.username,
@@ -149,7 +149,7 @@ export const userRoutes = [
     body: yup.object(grantBody),
     response: grantSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'role_already_granted'],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'role_already_granted'],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
       const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
