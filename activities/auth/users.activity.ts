@@ -6,7 +6,7 @@ import { RoleGrant } from '../../db/models/role-grant.model';
 import { User } from '../../db/models/user.model';
 import { isUniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { revokeFamily } from './tokens';
 
@@ -112,7 +112,7 @@ export async function setUserActive(context: ActivityContext, actor: Actor, user
       const families = await trx('token_families').where({ user_id: userId }).whereNull('revoked_at').pluck('id');
       for (const familyId of families) await revokeFamily(trx, familyId as string, 'deactivated');
     }
-    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null });
+    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null, ...changedValues({ isActive: active }, user, updated) });
     return updated;
   });
 }

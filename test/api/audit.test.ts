@@ -168,3 +168,20 @@ test('an auditor is granted over the whole enterprise only: a branch grant is re
   t.is(await knex('users').where({ username: 'aud7-new' }).first(), undefined);
   t.is(Number((await knex('role_grants').where({ user_id: userId }).count({ n: '*' }))[0]!.n), 0);
 });
+
+test('a change of a row is audited with the values it replaced and wrote, the changed fields only', async (t) => {
+  const enterprise = await newEnterprise('AUD8');
+  const latest = async (kind: string) => (await app.request('GET', `/api/v1/audit/events/?enterprise=${enterprise.id}&kind=${kind}`, { headers: root })).body.results[0];
+
+  t.is((await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/`, { headers: root, json: { name: 'Coop Huit' } })).status, 200);
+  t.like(await latest('enterprise.update'), { before: { name: 'Coop AUD8' }, after: { name: 'Coop Huit' } });
+  t.deepEqual(Object.keys((await latest('enterprise.update')).after), ['name'], 'only the field changed');
+
+  t.is((await app.request('PATCH', `/api/v1/enterprise/branches/${enterprise.headOffice}/`, { headers: root, json: { city: 'Douala' } })).status, 200);
+  t.deepEqual(await latest('branch.update').then((row) => [row.before, row.after]), [{ city: '' }, { city: 'Douala' }]);
+
+  const userId = await createUser(knex, 'aud8-cashier', [{ role: 'cashier', enterpriseId: enterprise.id, branchId: enterprise.headOffice }]);
+  t.is((await app.request('POST', `/api/v1/auth/users/${userId}/deactivate/`, { headers: root })).status, 200);
+  const deactivated = await knex('audit_events').where({ entity_id: userId, action: 'user.deactivate' }).first('before', 'after');
+  t.deepEqual([deactivated.before, deactivated.after], [{ isActive: true }, { isActive: false }]);
+});

@@ -9,6 +9,7 @@ import { User } from '../../../db/models/user.model';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
@@ -71,7 +72,7 @@ export const userRoutes = [
     errorStatuses: [401, 403, 409, 422],
     refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken'],
     handler: async ({ body, principal: actor, deps, ctx }) => {
-      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
+      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, ...requestOrigin(ctx) }, {
         username: body.username,
         fullName: body.full_name,
         email: body.email,
@@ -92,7 +93,7 @@ export const userRoutes = [
     errorStatuses: [],
     refusals: ['invalid_invitation'],
     handler: async ({ body, deps, ctx }) => {
-      await acceptInvitation(deps.activities, { token: body.token, password: body.password, requestId: ctx.state.requestId });
+      await acceptInvitation(deps.activities, { token: body.token, password: body.password, ...requestOrigin(ctx) });
       return undefined;
     },
   }),
@@ -152,7 +153,7 @@ export const userRoutes = [
     refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'role_already_granted'],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
-      const grant = await grantRole(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
+      const grant = await grantRole(deps.activities, { ...actor, ...requestOrigin(ctx) }, {
         userId: params.id,
         role: body.role,
         enterpriseId: body.enterprise,
