@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
+import type { RequestOrigin } from '../activities/context';
 import type { Principal } from './auth/principal';
 
 /** What the middleware chain puts on `ctx.state` for the handlers and for the log line. */
@@ -15,3 +16,6 @@ export interface AppState {
 }
 
 export type AppContext = ParameterizedContext<AppState>;
+
+/** The one way a request's id and its client's address reach an activity's audit row (docs/architecture.md §7). */
+export const requestOrigin = (ctx: AppContext): Required<RequestOrigin> & { requestId: string } => ({ requestId: ctx.state.requestId, address: ctx.ip });

@@ -53,6 +53,8 @@ export const errorCatalogue = {
   platform_grant_admin_only: { kind: 'unprocessable', title: 'Only the admin role can be granted for every enterprise.' },
   role_already_granted: { kind: 'conflict', title: 'The user already holds this role at this scope.' },
   cannot_deactivate_self: { kind: 'conflict', title: 'Administrators cannot deactivate themselves.' },
+  // audit trail (issue 27, audit2): the auditor reads the whole enterprise's trail and chains
+  auditor_grant_whole_enterprise: { kind: 'unprocessable', title: 'The auditor role is granted over a whole enterprise, not a branch.' },
   // enterprise
   enterprise_code_taken: { kind: 'conflict', title: 'An enterprise with this code already exists.' },
   enterprise_suspended: { kind: 'conflict', title: 'The enterprise is suspended: it records no money movement.' },

@@ -18,12 +18,15 @@ export interface DecisionInput {
   decision: DecisionKind;
   comment: string;
   requestId: string | null;
+  /** The client's address, for the audit trail (optional: updates recorded before it have none). */
+  address?: string;
 }
 
 export interface WithdrawalInput {
   userId: string;
   comment: string;
   requestId: string | null;
+  address?: string;
 }
 
 export interface ApprovalView extends ApprovalState {

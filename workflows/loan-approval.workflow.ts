@@ -11,7 +11,7 @@ import {
 import type { Activities } from '../activities';
 import { stepRetry } from './activity-calls';
 import { applyDecision, initialApprovalState, refusalOf, type ApprovalStep, type DecisionRequest } from '../domain/loans/approval';
-import { approvalStateQuery, decideUpdate, withdrawUpdate, type ApprovalView } from './definitions';
+import { approvalStateQuery, decideUpdate, withdrawUpdate, type ApprovalView, type DecisionInput } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -51,7 +51,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   let busy = false;
   const recordLoanDecision = patched(localDecisionsPatch) ? recordDecisionLocally : recordDecisionAsTask;
   /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
-  const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), requestId: string | null) => {
+  const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), origin: Pick<DecisionInput, 'requestId' | 'address'>) => {
     const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' }, input.finalStep);
     busy = true;
     try {
@@ -62,7 +62,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
         decision: request.decision,
         deciderId: request.deciderId,
         comment: request.comment,
-        requestId,
+        requestId: origin.requestId, address: origin.address,
         statusAfter: after.status,
         stepAfter: after.step,
       });
@@ -82,7 +82,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   setHandler(approvalStateQuery, () => state);
   setHandler(
     decideUpdate,
-    (decision) => persist({ deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment }, decision.requestId),
+    (decision) => persist({ deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment }, decision),
     {
       validator: (decision) => {
         assertIdle();
@@ -93,7 +93,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   );
   setHandler(
     withdrawUpdate,
-    (withdrawal) => persist({ deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment }, withdrawal.requestId),
+    (withdrawal) => persist({ deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment }, withdrawal),
     {
       validator: (_withdrawal) => {
         assertIdle();

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors';
 import { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
 import { inTransaction } from '../../db/transaction';
 import { assertNotUsedByRules } from '../events/rule-accounts';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit, type AuditEntry } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 
 export interface SubAccountFields {
@@ -125,8 +125,8 @@ export async function updateEntry(context: ActivityContext, actor: Actor, chartI
       label: renamed ? changes.label : undefined,
       isActive: toggled ? changes.isActive : undefined,
     });
-    if (renamed) await audit(trx, actor, 'chart_entry.rename', entry, { from: entry.label, to: changes.label });
-    if (toggled) await audit(trx, actor, changes.isActive ? 'chart_entry.reactivate' : 'chart_entry.deactivate', entry, {});
+    if (renamed) await audit(trx, actor, 'chart_entry.rename', entry, { from: entry.label, to: changes.label }, changedValues({ label: changes.label }, entry, updated));
+    if (toggled) await audit(trx, actor, changes.isActive ? 'chart_entry.reactivate' : 'chart_entry.deactivate', entry, {}, changedValues({ isActive: changes.isActive }, entry, updated));
     return updated;
   });
 }
@@ -160,6 +160,6 @@ function invalidField(field: string, message: string): AppError {
   return new AppError('validation', 'invalid_request', message, [{ field, message }]);
 }
 
-function audit(trx: Knex.Transaction, actor: Actor, action: string, entry: CompanyChartEntry, details: Record<string, unknown>): Promise<void> {
-  return recordAudit(trx, actor, { action, entityType: 'chart_entry', entityId: entry.id, enterpriseId: entry.enterpriseId, details: { code: entry.code, ...details } });
+function audit(trx: Knex.Transaction, actor: Actor, action: string, entry: CompanyChartEntry, details: Record<string, unknown>, values?: Pick<AuditEntry, 'before' | 'after'>): Promise<void> {
+  return recordAudit(trx, actor, { action, entityType: 'chart_entry', entityId: entry.id, enterpriseId: entry.enterpriseId, details: { code: entry.code, ...details }, ...values });
 }

@@ -5,8 +5,8 @@ import { decisionRefusal, type RequestDecision, type RequestStatus } from '../..
 import { AppError, NotFoundError } from '../../domain/errors';
 import { inTransaction } from '../../db/transaction';
 import { approvalRequestWorkflowId } from '../../workflows/identities';
-import { recordAudit } from '../audit';
-import type { Actor } from '../context';
+import { recordAudit, requestOriginOf } from '../audit';
+import type { Actor, Requester } from '../context';
 import type { Refused } from '../refusal-outcome';
 import { approvalExecutors, type CoveredOperation, type PayloadOf } from './operations';
 
@@ -107,7 +107,7 @@ export async function decideApprovalRequest(knex: Knex, now: Date, input: { requ
     if (row.status !== 'pending' && row.decided_by === decision.deciderId) return decidedOf(row);
     const refused = decisionRefusal({ status: row.status, makerId: row.maker_id, approverRoles: row.approver_roles }, decision);
     if (refused !== null) return { outcome: 'refused' as const, ...refused };
-    const decider = { userId: decision.deciderId, requestId: decision.requestId };
+    const decider = { userId: decision.deciderId, requestId: decision.requestId, address: decision.address };
     if (decision.decision === 'reject') return closeRequest(trx, now, row, { status: 'rejected', decider, reason: decision.reason, failure: null });
     const failure = await executeRequest(trx, now, row);
     return closeRequest(trx, now, row, { status: failure === null ? 'approved' : 'failed', decider, reason: decision.reason, failure });
@@ -121,7 +121,8 @@ export async function decideApprovalRequest(knex: Knex, now: Date, input: { requ
  */
 async function executeRequest(trx: Knex.Transaction, now: Date, row: RequestRow): Promise<DecidedRequest['failure']> {
   const grants = await trx('role_grants').where({ user_id: row.maker_id }).whereNull('revoked_at').select('role', 'enterprise_id as enterpriseId', 'branch_id as branchId') as Grant[];
-  const maker: Actor = { userId: row.maker_id, grants, requestId: row.request_id ?? row.id };
+  const made = await requestOriginOf(trx, { entityType: 'approval_request', entityId: row.id, action: 'approval_request.create' });
+  const maker: Actor = { userId: row.maker_id, grants, requestId: row.request_id ?? row.id, address: made.address };
   try {
     // Every executor runs its own inTransaction, which within this one is a savepoint.
     await approvalExecutors[row.operation]({ knex: trx, clock: () => now }, maker, row.payload as never);
@@ -134,7 +135,7 @@ async function executeRequest(trx: Knex.Transaction, now: Date, row: RequestRow)
 
 interface Closing {
   status: Exclude<RequestStatus, 'pending'>;
-  decider: { userId: string; requestId: string | null } | null;
+  decider: Requester | null;
   reason: string | null;
   failure: DecidedRequest['failure'];
 }

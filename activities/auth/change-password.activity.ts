@@ -14,6 +14,7 @@ export interface ChangePasswordInput {
   currentPassword: string;
   newPassword: string;
   requestId: string;
+  address?: string;
 }
 
 export async function changePassword(context: ActivityContext, input: ChangePasswordInput): Promise<void> {
@@ -37,6 +38,6 @@ export async function changePassword(context: ActivityContext, input: ChangePass
       .whereNot('id', input.keepFamilyId)
       .whereNull('revoked_at')
       .update({ revoked_at: trx.fn.now(), revoked_reason: 'password_changed' });
-    await recordAudit(trx, { userId: user.id, requestId: input.requestId }, { action: 'user.change_password', entityType: 'user', entityId: user.id, enterpriseId: null });
+    await recordAudit(trx, { userId: user.id, requestId: input.requestId, address: input.address }, { action: 'user.change_password', entityType: 'user', entityId: user.id, enterpriseId: null });
   });
 }

@@ -6,7 +6,7 @@ import { User } from '../../db/models/user.model';
 import { isUniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { ActivityContext, Actor, RequestOrigin } from '../context';
 import { hashPassword } from './passwords';
 import { assertGrantable, roleAlreadyGranted, type GrantRoleInput } from './users.activity';
 
@@ -71,7 +71,7 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
 }
 
 /** The invitation's person sets their password; the token is spent (used once, or never after its end). */
-export async function acceptInvitation(context: ActivityContext, input: { token: string; password: string; requestId: string }): Promise<void> {
+export async function acceptInvitation(context: ActivityContext, input: { token: string; password: string } & Required<RequestOrigin>): Promise<void> {
   const invalid = () => new AppError('validation', 'invalid_invitation', 'The invitation is unknown, already used or expired.', [{ field: 'token', message: 'token is unknown, used or expired' }]);
   const hash = tokenHash(input.token);
   const user = await User.query(context.knex).findOne({ invitation_token_hash: hash });
@@ -83,6 +83,6 @@ export async function acceptInvitation(context: ActivityContext, input: { token:
     // Matched on the token again: of two acceptances at once, one sets the password.
     const spent = await User.query(trx).where({ id: user.id, invitation_token_hash: hash }).patch({ passwordHash, invitationTokenHash: null, invitationExpiresAt: null });
     if (spent === 0) throw invalid();
-    await recordAudit(trx, { userId: user.id, requestId: input.requestId }, { action: 'user.accept_invitation', entityType: 'user', entityId: user.id, enterpriseId: null });
+    await recordAudit(trx, { userId: user.id, requestId: input.requestId, address: input.address }, { action: 'user.accept_invitation', entityType: 'user', entityId: user.id, enterpriseId: null });
   });
 }

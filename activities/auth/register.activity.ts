@@ -5,7 +5,7 @@ import { User } from '../../db/models/user.model';
 import { inTransaction } from '../../db/transaction';
 import { isUniqueViolation } from '../../db/errors';
 import { recordAudit } from '../audit';
-import type { ActivityContext } from '../context';
+import type { ActivityContext, RequestOrigin } from '../context';
 import { hashPassword } from './passwords';
 import { policies, takeAttempt } from './throttle';
 
@@ -19,7 +19,7 @@ export interface RegisterInput {
 }
 
 /** Creates a user with no role: an administrator grants roles afterwards. */
-export async function registerUser(context: ActivityContext, input: RegisterInput, requestId: string | null): Promise<User> {
+export async function registerUser(context: ActivityContext, input: RegisterInput, origin: RequestOrigin | null): Promise<User> {
   const username = input.username.toLowerCase();
   const problems = passwordProblems(input.password, username);
   if (problems.length > 0) throw new ValidationError(problems);
@@ -28,7 +28,7 @@ export async function registerUser(context: ActivityContext, input: RegisterInpu
   try {
     return await inTransaction(context.knex, async (trx) => {
       const user = await User.query(trx).insertAndFetch({ username, passwordHash, fullName: input.fullName, email: input.email });
-      await recordAudit(trx, requestId === null ? null : { userId: user.id, requestId }, {
+      await recordAudit(trx, origin === null ? null : { userId: user.id, ...origin }, {
         action: 'user.register',
         entityType: 'user',
         entityId: user.id,

@@ -6,7 +6,7 @@ import { RoleGrant } from '../../db/models/role-grant.model';
 import { User } from '../../db/models/user.model';
 import { isUniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import type { ActivityContext, Actor, DataContext } from '../context';
 import { revokeFamily } from './tokens';
 
@@ -29,7 +29,7 @@ function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null;
 
 /**
  * The checks of a grant before it is written, in the transaction that writes it: a platform grant is the admin
- * role only, the actor administers the scope, and a branch is one of the enterprise's. `field` prefixes the name
+ * role only, the actor administers the scope, an auditor's is a whole enterprise, and a branch is one of the enterprise's. `field` prefixes the name
  * of the field a refusal names (`roles[0].` for the grants of a new user).
  */
 export async function assertGrantable(trx: Knex.Transaction, actor: Actor, grant: Omit<GrantRoleInput, 'userId'>, field = ''): Promise<void> {
@@ -38,6 +38,12 @@ export async function assertGrantable(trx: Knex.Transaction, actor: Actor, grant
   }
   assertMayAdminister(actor, grant);
   if (grant.branchId === null) return;
+  // The trail and the chains are the whole enterprise's: an auditor of one branch could read neither.
+  if (grant.role === 'auditor') {
+    throw new AppError('unprocessable', 'auditor_grant_whole_enterprise', 'The auditor role is granted over a whole enterprise, not a branch.', [
+      { field: `${field}branch`, message: `${field}branch must be null for the auditor role` },
+    ]);
+  }
   const branch = await Branch.query(trx).findById(grant.branchId);
   if (branch === undefined || branch.enterpriseId !== grant.enterpriseId) {
     throw new AppError('validation', 'invalid_request', 'The branch does not belong to the enterprise.', [
@@ -106,7 +112,7 @@ export async function setUserActive(context: ActivityContext, actor: Actor, user
       const families = await trx('token_families').where({ user_id: userId }).whereNull('revoked_at').pluck('id');
       for (const familyId of families) await revokeFamily(trx, familyId as string, 'deactivated');
     }
-    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null });
+    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null, ...changedValues({ isActive: active }, user, updated) });
     return updated;
   });
 }

@@ -3,7 +3,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { isUniqueViolation } from '../../db/errors';
 import { Branch } from '../../db/models/branch.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
@@ -58,7 +58,7 @@ export async function updateBranch(context: ActivityContext, actor: Actor, branc
       }
       if (changes.isHeadOffice === true && !branch.isHeadOffice) await demoteHeadOffice(trx, branch.enterpriseId);
       const updated = await Branch.query(trx).patchAndFetchById(branchId, changes);
-      await recordAudit(trx, actor, { action: 'branch.update', entityType: 'branch', entityId: branchId, enterpriseId: branch.enterpriseId, details: { ...changes } });
+      await recordAudit(trx, actor, { action: 'branch.update', entityType: 'branch', entityId: branchId, enterpriseId: branch.enterpriseId, details: { ...changes }, ...changedValues(changes, branch, updated) });
       return updated;
     });
   } catch (error) {

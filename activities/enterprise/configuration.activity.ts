@@ -5,7 +5,7 @@ import { approvalLimitProblems } from '../../domain/loans/approval';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { Actor, DataContext } from '../context';
 
@@ -59,10 +59,7 @@ export async function updateConfiguration(context: DataContext, actor: Actor, en
       }
     }
     const updated = await EnterpriseConfiguration.query(trx).patchAndFetchById(current.id, changes);
-    // The audit trail keeps each changed parameter's value before and after, as the auditor reads them.
-    const fields = (Object.keys(changes) as (keyof ConfigurationChanges)[]).filter((field) => changes[field] !== undefined);
-    const valuesOf = (row: EnterpriseConfiguration) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null]));
-    await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes }, before: valuesOf(current), after: valuesOf(updated) });
+    await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes }, ...changedValues(changes, current, updated) });
     return updated;
   });
 }

@@ -11,7 +11,7 @@ import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { createCompanyChart } from '../accounts/company-chart';
 import { seedDefaultRules } from '../events/default-rules';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
@@ -68,9 +68,10 @@ export interface UpdateEnterpriseInput {
 
 export async function updateEnterprise(context: ActivityContext, actor: Actor, enterpriseId: string, changes: UpdateEnterpriseInput): Promise<Enterprise> {
   return inTransaction(context.knex, async (trx) => {
-    if (hasNoChanges(changes)) return Enterprise.query(trx).findById(enterpriseId).throwIfNotFound();
+    const current = await Enterprise.query(trx).findById(enterpriseId).forUpdate().throwIfNotFound();
+    if (hasNoChanges(changes)) return current;
     const updated = await Enterprise.query(trx).patchAndFetchById(enterpriseId, changes);
-    await recordAudit(trx, actor, { action: 'enterprise.update', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { ...changes } });
+    await recordAudit(trx, actor, { action: 'enterprise.update', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { ...changes }, ...changedValues(changes, current, updated) });
     return updated;
   });
 }

@@ -64,6 +64,7 @@ export async function createExercice(context: ActivityContext, actor: Actor, ent
 export interface StatusChanger {
   userId: string | null;
   requestId: string | null;
+  address?: string;
 }
 
 /**
@@ -77,7 +78,7 @@ export async function changeExerciceStatus(trx: Knex.Transaction, now: Date, by:
   const changes = target === 'closed' ? { status: target, closedAt: now, closedBy: by.userId } : { status: target, closedAt: null, closedBy: null };
   const updated = await ExerciceComptable.query(trx).patchAndFetchById(exercice.id, changes);
   if (reversed !== null) await reverseClosingEntries(trx, by.userId, reversed);
-  await recordAudit(trx, by.userId === null ? null : { userId: by.userId, requestId: by.requestId }, {
+  await recordAudit(trx, by.userId === null ? null : { userId: by.userId, requestId: by.requestId, address: by.address }, {
     action: target === 'closed' ? 'exercice.close' : 'exercice.reopen',
     entityType: 'exercice',
     entityId: exercice.id,

@@ -5,7 +5,7 @@ import { Enterprise } from '../../db/models/enterprise.model';
 import { GovernanceMember, type Office } from '../../db/models/governance-member.model';
 import { GovernanceOrgan, type OrganKind } from '../../db/models/governance-organ.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
@@ -66,7 +66,7 @@ export async function updateOrgan(context: ActivityContext, actor: Actor, organI
     if (organ === undefined) throw new NotFoundError('The governance organ');
     if (hasNoChanges(changes)) return organ;
     const updated = await GovernanceOrgan.query(trx).patchAndFetchById(organId, changes);
-    await recordAudit(trx, actor, { action: 'governance_organ.update', entityType: 'governance_organ', entityId: organId, enterpriseId: organ.enterpriseId, details: { ...changes } });
+    await recordAudit(trx, actor, { action: 'governance_organ.update', entityType: 'governance_organ', entityId: organId, enterpriseId: organ.enterpriseId, details: { ...changes }, ...changedValues(changes, organ, updated) });
     return updated;
   });
 }
@@ -107,7 +107,7 @@ export async function updateMember(context: ActivityContext, actor: Actor, membe
       if (hasNoChanges(changes)) return member;
       assertTermOrdered(changes.termStart ?? member.termStart, member.termEnd);
       const updated = await GovernanceMember.query(trx).patchAndFetchById(memberId, changes);
-      await recordAudit(trx, actor, { action: 'governance_member.update', entityType: 'governance_member', entityId: memberId, enterpriseId, details: { ...changes } });
+      await recordAudit(trx, actor, { action: 'governance_member.update', entityType: 'governance_member', entityId: memberId, enterpriseId, details: { ...changes }, ...changedValues(changes, member, updated) });
       return updated;
     });
   } catch (error) {

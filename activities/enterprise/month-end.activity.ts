@@ -5,7 +5,8 @@ import { monthEndRefusal, monthEndSteps, periodDates, periodJustEnded, previousP
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { chainAnchors, recordAudit, type ChainAnchor } from '../audit';
+import type { RequestOrigin } from '../context';
 import { postJournalEntry, type EntryDraft } from '../events/post-entry';
 
 /**
@@ -28,6 +29,7 @@ export interface MonthEndRunRow {
   failure: string | null;
   created_at: Date;
   finished_at: Date | null;
+  chain_anchors: ChainAnchor[] | null;
 }
 
 export interface MonthEndStepRow {
@@ -39,13 +41,12 @@ export interface MonthEndStepRow {
   finished_at: Date | null;
 }
 
-export interface MonthEndRequest {
+export interface MonthEndRequest extends RequestOrigin {
   enterpriseId: string;
   /** null: the month just ended before the business date (the Schedule's start). */
   period: Period | null;
   trigger: 'api' | 'schedule';
   startedBy: string | null;
-  requestId: string | null;
 }
 
 /** The run of the period and whether the caller must start its workflow (a new or a failed run, now running). */
@@ -90,7 +91,7 @@ export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequ
       ? await trx('month_end_runs').insert({ enterprise_id: input.enterpriseId, period, period_start: start, period_end: end, trigger: input.trigger, started_by: input.startedBy }).returning('*')
       : await trx('month_end_runs').where({ id: existing.id }).update({ status: 'running', failure: null, finished_at: null }).returning('*');
     if (existing === undefined) await trx('month_end_steps').insert(monthEndSteps.map((step, position) => ({ run_id: run.id, step, position })));
-    const actor = input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId };
+    const actor = input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
     await recordAudit(trx, actor, {
       action: 'month_end.start',
       entityType: 'month_end_run',
@@ -170,7 +171,9 @@ export async function finishMonthEndRun(knex: Knex, now: Date, input: { runId: s
   await inTransaction(knex, async (trx) => {
     const pending = await trx('month_end_steps').where({ run_id: input.runId }).whereNot('status', 'done').first('step');
     if (pending !== undefined) throw new AppError('conflict', 'month_end_step_pending', `The step ${pending.step as string} of the month end is not done.`);
-    await trx('month_end_runs').where({ id: input.runId, status: 'running' }).update({ status: 'done', finished_at: now });
+    const [done] = await trx('month_end_runs').where({ id: input.runId, status: 'running' }).update({ status: 'done', finished_at: now }).returning('enterprise_id');
+    // The chains' heads as the month closes, printed in its document: an anchor kept outside the database.
+    if (done !== undefined) await trx('month_end_runs').where({ id: input.runId }).update({ chain_anchors: JSON.stringify(await chainAnchors(trx, done.enterprise_id as string)) });
   });
 }
 

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../domain/errors';
 import { CooperativeProfile } from '../../db/models/cooperative-profile.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 
@@ -16,7 +16,7 @@ export async function updateProfile(context: ActivityContext, actor: Actor, ente
     if (profile === undefined) throw new NotFoundError('The cooperative profile');
     if (hasNoChanges(changes)) return profile;
     const updated = await CooperativeProfile.query(trx).patchAndFetchById(profile.id, changes);
-    await recordAudit(trx, actor, { action: 'profile.update', entityType: 'profile', entityId: profile.id, enterpriseId, details: { ...changes } });
+    await recordAudit(trx, actor, { action: 'profile.update', entityType: 'profile', entityId: profile.id, enterpriseId, details: { ...changes }, ...changedValues(changes, profile, updated) });
     return updated;
   });
 }

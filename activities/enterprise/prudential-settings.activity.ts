@@ -37,7 +37,7 @@ export async function updatePrudentialSettings(context: DataContext, actor: Acto
     const before = current.overrides as PrudentialOverrides;
     const overrides: PrudentialOverrides = { ...before, ...changes, risk_weights: { ...before.risk_weights, ...changes.risk_weights } };
     await trx('prudential_settings').where({ id: current.id }).update({ overrides: JSON.stringify(overrides), updated_by: actor.userId });
-    await recordAudit(trx, actor, { action: 'prudential_settings.update', entityType: 'prudential_settings', entityId: current.id, enterpriseId, details: { before, changes } });
+    await recordAudit(trx, actor, { action: 'prudential_settings.update', entityType: 'prudential_settings', entityId: current.id, enterpriseId, details: { before, changes }, before, after: overrides });
     return prudentialSettingsFor(trx, enterpriseId);
   });
 }

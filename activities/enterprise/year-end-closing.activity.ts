@@ -6,7 +6,7 @@ import { formatAmount, Money } from '../../domain/money';
 import { ExerciceComptable } from '../../db/models/exercice-comptable.model';
 import { inTransaction } from '../../db/transaction';
 import { balancesByBranch } from '../accounts/year-balances';
-import { recordAudit } from '../audit';
+import { recordAudit, requestOriginOf } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { postJournalEntry } from '../events/post-entry';
 import { changeExerciceStatus } from './exercices.activity';
@@ -130,7 +130,8 @@ export async function closeIncomeAndExpenses(knex: Knex, now: Date, input: { clo
     if (refusal !== null) throw new AppError('conflict', refusal.code, refusal.message);
     const plan = closingEntries(await balancesOf(trx, year.id));
     await postStep(trx, closing, 'closing', { entries: plan.entries, date: year.endDate, description: `Clôture de l'exercice ${year.code}: charges et produits soldés au résultat` });
-    await changeExerciceStatus(trx, now, { userId: closing.requested_by, requestId: null }, year, { target: 'closed', reason: `closing ${closing.id}` });
+    const asked = await requestOriginOf(trx, { entityType: 'exercice', entityId: year.id, action: 'exercice.closing_request' });
+    await changeExerciceStatus(trx, now, { userId: closing.requested_by, ...asked }, year, { target: 'closed', reason: `closing ${closing.id}` });
     const result = formatAmount(plan.result);
     await trx('exercice_closings').where({ id: closing.id }).update({ step: 'income_closed', result, result_account: plan.resultAccount });
     return { done: true, entries: plan.entries.length, result };

@@ -41,6 +41,9 @@ export async function configureRule(context: DataContext, actor: Actor, enterpri
         entityId: created.id,
         enterpriseId,
         details: { kind: change.kind, version: created.version, active: change.active, reason: change.reason },
+        // The version replaced and the one written: what postings of this kind did before, and do now.
+        before: current === undefined ? undefined : { version: current.version, legs: current.legs, active: current.is_active },
+        after: { version: created.version, legs: change.legs, active: change.active },
       });
       return created as RuleRow;
     });

@@ -12,6 +12,7 @@ import { LoanProduct } from '../../db/models/loan-product.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
 import { auditRow, recordAudit } from '../audit';
+import type { Requester } from '../context';
 import { reportOnCommit } from '../metrics-channel';
 import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { assertCreditCaps } from './credit-exposure';
@@ -31,8 +32,9 @@ export interface DecisionToRecord {
   decision: DecisionKind | 'withdraw';
   deciderId: string;
   comment: string;
-  /** The API request that carried the decision, for the audit trail. */
+  /** The API request that carried the decision and its client's address, for the audit trail. */
   requestId: string | null;
+  address?: string;
   statusAfter: ApplicationStatus;
   stepAfter: ApprovalStep | null;
 }
@@ -62,7 +64,7 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
     const decidedAt = now.toISOString();
     if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
     // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
-    const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, input.deciderId) : null;
+    const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, { userId: input.deciderId, requestId: input.requestId, address: input.address }) : null;
     const ended = input.statusAfter !== 'in_review';
     // The decision, its audit and the application's new state in one statement.
     await trx
@@ -75,7 +77,7 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
         decided_at: decidedAt,
         idempotency_key: input.idempotencyKey,
       }))
-      .with('audit', trx('audit_events').insert(auditRow({ userId: input.deciderId, requestId: input.requestId }, {
+      .with('audit', trx('audit_events').insert(auditRow({ userId: input.deciderId, requestId: input.requestId, address: input.address }, {
         action: `loan_application.${input.decision}`,
         entityType: 'loan_application',
         entityId: application.id,
@@ -99,7 +101,7 @@ async function loanIdOf(trx: Knex.Transaction, applicationId: string): Promise<s
  * The loan an approved application becomes: numbered from LoanSequence (`{branch}-P{year}-{n}`, per branch
  * and year), its schedule provisionally from the approval date until disbursement dates it for good.
  */
-async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApplication, approvedBy: string): Promise<string> {
+async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApplication, approvedBy: Requester): Promise<string> {
   const client = await clientForCredit(trx, application.clientId);
   const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: application.enterpriseId }).throwIfNotFound();
   const principal = new Money(application.amount);
@@ -137,7 +139,7 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
   await insertSchedule(trx, loan.id, simulation.schedule);
   // Guarantees offered with the application now secure the loan.
   await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
-  await recordAudit(trx, { userId: approvedBy, requestId: null }, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
+  await recordAudit(trx, approvedBy, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
   return loan.id;
 }
 

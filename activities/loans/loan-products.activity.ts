@@ -5,7 +5,7 @@ import { Money } from '../../domain/money';
 import { isUniqueViolation } from '../../db/errors';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 import { postableAccounts } from '../events/accounts';
@@ -72,7 +72,7 @@ export async function updateLoanProduct(context: ActivityContext, actor: Actor, 
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     await assertSoundProduct(trx, product.enterpriseId, { ...product, ...defined });
     const updated = await LoanProduct.query(trx).patchAndFetchById(productId, defined);
-    await recordAudit(trx, actor, { action: 'loan_product.update', entityType: 'loan_product', entityId: productId, enterpriseId: product.enterpriseId, details: defined });
+    await recordAudit(trx, actor, { action: 'loan_product.update', entityType: 'loan_product', entityId: productId, enterpriseId: product.enterpriseId, details: defined, ...changedValues(defined, product, updated) });
     return updated;
   });
 }

@@ -40,7 +40,7 @@ export interface ProvisioningRunRow {
 export async function startProvisioningRun(
   knex: Knex,
   now: Date,
-  input: { enterpriseId: string; asOf: string | null; trigger: 'schedule' | 'api'; requestedBy: string | null; requestId?: string | null },
+  input: { enterpriseId: string; asOf: string | null; trigger: 'schedule' | 'api'; requestedBy: string | null; requestId?: string | null; address?: string },
 ): Promise<ProvisioningRunRow> {
   return inTransaction(knex, async (trx) => {
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: input.enterpriseId });
@@ -62,7 +62,7 @@ export async function startProvisioningRun(
     }
     const [run] = await trx('provisioning_runs').insert({ enterprise_id: input.enterpriseId, as_of: asOf, trigger: input.trigger, requested_by: input.requestedBy }).returning('*');
     if (input.requestedBy !== null) {
-      await recordAudit(trx, { userId: input.requestedBy, requestId: input.requestId ?? null }, { action: 'provisioning_run.request', entityType: 'provisioning_run', entityId: run.id, enterpriseId: input.enterpriseId, details: { as_of: asOf } });
+      await recordAudit(trx, { userId: input.requestedBy, requestId: input.requestId ?? null, address: input.address }, { action: 'provisioning_run.request', entityType: 'provisioning_run', entityId: run.id, enterpriseId: input.enterpriseId, details: { as_of: asOf } });
     }
     return run as ProvisioningRunRow;
   });

@@ -5,7 +5,7 @@ import { Branch } from '../../db/models/branch.model';
 import { ClientProfile, type ClientKind, type ClientStatus, type Gender, type IdDocumentType, type RiskLevel } from '../../db/models/client-profile.model';
 import { nextSequenceValue } from '../../db/sequences';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
@@ -157,7 +157,7 @@ export async function updateClientProfile(context: ActivityContext, actor: Actor
       assertValid({ ...client, ...definedOnly(changes) }, businessDate, changes.idDocumentExpiry !== undefined);
       const updated = await ClientProfile.query(trx).patchAndFetchById(clientId, changes);
       const details = moved ? { ...changes, previousBranchId: client.branchId } : { ...changes };
-      await recordAudit(trx, actor, { action: 'client_profile.update', entityType: 'client_profile', entityId: clientId, enterpriseId: client.enterpriseId, details });
+      await recordAudit(trx, actor, { action: 'client_profile.update', entityType: 'client_profile', entityId: clientId, enterpriseId: client.enterpriseId, details, ...changedValues(changes, client, updated) });
       return updated;
     });
   } catch (error) {

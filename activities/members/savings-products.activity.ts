@@ -4,7 +4,7 @@ import { defaultAccruedInterestAccount, defaultInterestExpenseAccount, defaultIn
 import { isUniqueViolation } from '../../db/errors';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
@@ -183,7 +183,7 @@ export async function updateSavingsProduct(context: ActivityContext, actor: Acto
       await assertDepositAccount(trx, product.enterpriseId, changes.depositAccountCode);
     }
     const updated = await SavingsProduct.query(trx).patchAndFetchById(productId, changes);
-    await recordAudit(trx, actor, { action: 'savings_product.update', entityType: 'savings_product', entityId: productId, enterpriseId: product.enterpriseId, details: { ...changes, interestRateFrom } });
+    await recordAudit(trx, actor, { action: 'savings_product.update', entityType: 'savings_product', entityId: productId, enterpriseId: product.enterpriseId, details: { ...changes, interestRateFrom }, ...changedValues(changes, product, updated) });
     return updated;
   });
 }

@@ -28,6 +28,7 @@ export interface RefundInput {
   /** The request's fields, kept to tell a retry from another request with the same key. */
   request: Record<string, unknown>;
   requestId: string | null;
+  address?: string;
 }
 
 export interface RefundResult {
@@ -94,7 +95,7 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
       refundIdempotencyKey: input.idempotencyKey,
       refundRequest: input.request,
     }).where('id', withdrawal.id);
-    await recordAudit(trx, { userId: input.userId, requestId: input.requestId }, {
+    await recordAudit(trx, input, {
       action: 'share_withdrawal.refund',
       entityType: 'share_withdrawal',
       entityId: withdrawal.id,

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../db/errors';
 import { ShareType } from '../../db/models/share-type.model';
 import { inTransaction } from '../../db/transaction';
 import fixture from '../../fixtures/share-types.json';
-import { recordAudit } from '../audit';
+import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor, DataContext } from '../context';
 
@@ -111,7 +111,7 @@ export async function updateShareType(context: DataContext, actor: Actor, shareT
     }
     assertSound({ ...type, ...defined });
     const updated = await ShareType.query(trx).patchAndFetchById(type.id, defined);
-    await recordAudit(trx, actor, { action: 'share_type.update', entityType: 'share_type', entityId: type.id, enterpriseId: type.enterpriseId, details: { ...defined } });
+    await recordAudit(trx, actor, { action: 'share_type.update', entityType: 'share_type', entityId: type.id, enterpriseId: type.enterpriseId, details: { ...defined }, ...changedValues(defined, type, updated) });
     return updated;
   });
 }

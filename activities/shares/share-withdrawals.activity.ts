@@ -119,8 +119,9 @@ export interface StepInput {
   withdrawalId: string;
   userId: string;
   reason: string;
-  /** The API request that carried the decision, for the audit trail. */
+  /** The API request that carried the decision and its client's address, for the audit trail. */
   requestId: string | null;
+  address?: string;
 }
 
 /** Cancelled by the member or the board during the notice period: nothing was posted, nothing is. */
@@ -130,7 +131,7 @@ export async function cancelShareWithdrawal(knex: Knex, now: Date, input: StepIn
     if (withdrawal.status === 'cancelled') return { outcome: 'recorded' as const };
     if (withdrawal.status !== 'notice') throw new AppError('conflict', 'withdrawal_not_in_notice', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: only a withdrawal in its notice period can be cancelled.`);
     await ShareWithdrawal.query(trx).patch({ status: 'cancelled', cancelledAt: now, cancelledBy: input.userId, statusReason: input.reason }).where('id', withdrawal.id);
-    await recordAudit(trx, { userId: input.userId, requestId: input.requestId }, { action: 'share_withdrawal.cancel', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason } });
+    await recordAudit(trx, input, { action: 'share_withdrawal.cancel', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason } });
     return { outcome: 'recorded' as const };
   });
 }
@@ -215,7 +216,7 @@ export async function extendShareRefund(knex: Knex, now: Date, input: StepInput)
       refundRemindedAt: null,
       refundOverdueAt: null,
     });
-    await recordAudit(trx, { userId: input.userId, requestId: input.requestId }, { action: 'share_withdrawal.extend_refund', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason, refund_due_on: updated.refundDueOn } });
+    await recordAudit(trx, input, { action: 'share_withdrawal.extend_refund', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason, refund_due_on: updated.refundDueOn } });
     return { outcome: 'recorded' as const, ...deadlineOf(updated) };
   });
 }

@@ -11,6 +11,8 @@ export interface RequestDecision {
   deciderRoles: readonly Role[];
   reason: string;
   requestId: string | null;
+  /** The client's address, for the audit trail (optional: updates recorded before it have none). */
+  address?: string;
 }
 
 /**

@@ -1450,7 +1450,7 @@ export interface paths {
         };
         /**
          * Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)
-         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there.
+         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there. Given a head printed earlier (a month end's chain_anchors), it also answers whether the chain still passes through it: a chain recomputed whole after an edit does not.
          */
         get: operations["verifyLedger"];
         put?: never;
@@ -3444,6 +3444,14 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["CashOperation"][];
         };
+        ChainAnchor: {
+            /** @enum {string} */
+            chain: "journal_entries" | "audit_events";
+            /** @description Links in the chain then; 0 before its first row. */
+            position: number;
+            /** @description SHA-256 (hex) of that last link; null before the first row. */
+            head_hash: string | null;
+        };
         ChartEntry: {
             /** Format: uuid */
             id: string;
@@ -4023,6 +4031,13 @@ export interface components {
                     id: string;
                     reason: string;
                 } | null;
+                /** @description The anchor given in the query, for its chain; null otherwise. */
+                anchor: {
+                    position: number;
+                    hash: string;
+                    /** @description The link at that position still has that hash. */
+                    holds: boolean;
+                } | null;
                 message: string;
             }[];
         };
@@ -4561,6 +4576,8 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
             steps: components["schemas"]["MonthEndStep"][];
+            /** @description Where the enterprise's two hash chains ended when the month end finished (null until done): print and keep them, then give one to the ledger verification (anchor_chain, anchor_position, anchor_hash) to prove the chain was not recomputed since. */
+            chain_anchors: components["schemas"]["ChainAnchor"][] | null;
         };
         /** @description Page<MonthEndRun>: one page of a list. */
         MonthEndRunPage: {
@@ -15311,6 +15328,12 @@ export interface operations {
         parameters: {
             query: {
                 enterprise: string;
+                /** @description The chain the anchor is of. */
+                anchor_chain?: "journal_entries" | "audit_events";
+                /** @description A printed head's position (a month end's chain_anchors); with anchor_hash. */
+                anchor_position?: number;
+                /** @description The printed head's hash; with anchor_position. */
+                anchor_hash?: string;
             };
             header?: never;
             path?: never;

@@ -152,3 +152,36 @@ test('the auditor role is granted through the users\' routes, and the grant is i
   t.is((await app.request('GET', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor })).status, 200);
   t.is((await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, { headers: auditor, json: { provisioning_hour: 5 } })).status, 403);
 });
+
+test('an auditor is granted over the whole enterprise only: a branch grant is refused, 422 naming the branch, nothing written', async (t) => {
+  const enterprise = await newEnterprise('AUD7');
+  const userId = await createUser(knex, 'aud7-auditor');
+  const refused = await app.request('POST', `/api/v1/auth/users/${userId}/roles/`, { headers: root, json: { role: 'auditor', enterprise: enterprise.id, branch: enterprise.headOffice } });
+  t.is(refused.status, 422);
+  t.like(refused.body, { code: 'auditor_grant_whole_enterprise', errors: [{ field: 'branch' }] });
+  const created = await app.request('POST', '/api/v1/auth/users/', {
+    headers: root,
+    json: { username: 'aud7-new', full_name: 'Aud Seven', email: 'aud7@example.org', roles: [{ role: 'auditor', enterprise: enterprise.id, branch: enterprise.headOffice }] },
+  });
+  t.is(created.status, 422);
+  t.like(created.body, { code: 'auditor_grant_whole_enterprise', errors: [{ field: 'roles[0].branch' }] });
+  t.is(await knex('users').where({ username: 'aud7-new' }).first(), undefined);
+  t.is(Number((await knex('role_grants').where({ user_id: userId }).count({ n: '*' }))[0]!.n), 0);
+});
+
+test('a change of a row is audited with the values it replaced and wrote, the changed fields only', async (t) => {
+  const enterprise = await newEnterprise('AUD8');
+  const latest = async (kind: string) => (await app.request('GET', `/api/v1/audit/events/?enterprise=${enterprise.id}&kind=${kind}`, { headers: root })).body.results[0];
+
+  t.is((await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/`, { headers: root, json: { name: 'Coop Huit' } })).status, 200);
+  t.like(await latest('enterprise.update'), { before: { name: 'Coop AUD8' }, after: { name: 'Coop Huit' } });
+  t.deepEqual(Object.keys((await latest('enterprise.update')).after), ['name'], 'only the field changed');
+
+  t.is((await app.request('PATCH', `/api/v1/enterprise/branches/${enterprise.headOffice}/`, { headers: root, json: { city: 'Douala' } })).status, 200);
+  t.deepEqual(await latest('branch.update').then((row) => [row.before, row.after]), [{ city: '' }, { city: 'Douala' }]);
+
+  const userId = await createUser(knex, 'aud8-cashier', [{ role: 'cashier', enterpriseId: enterprise.id, branchId: enterprise.headOffice }]);
+  t.is((await app.request('POST', `/api/v1/auth/users/${userId}/deactivate/`, { headers: root })).status, 200);
+  const deactivated = await knex('audit_events').where({ entity_id: userId, action: 'user.deactivate' }).first('before', 'after');
+  t.deepEqual([deactivated.before, deactivated.after], [{ isActive: true }, { isActive: false }]);
+});

@@ -313,3 +313,25 @@ test.serial('maker-checker: the submitter decides no step, and the approver who 
     }
   });
 });
+
+test.serial('each decision\'s audit row, sent to the workflow as an Update, names the decider\'s address and request; the loan\'s creation too (issue 27)', async (t) => {
+  await onWorker(async () => {
+    const application = await submitted();
+    const send = (as: string, path: string, json: Record<string, unknown>, address: string, requestId: string) =>
+      app.request('POST', `/api/v1/loans/applications/${application.id}/${path}/`, { headers: { ...world.users[as]!.headers, 'x-forwarded-for': address, 'x-request-id': requestId }, json });
+    const requests = ['0a270001-0000-4000-8000-000000000001', '0a270001-0000-4000-8000-000000000002', '0a270001-0000-4000-8000-000000000003', '0a270001-0000-4000-8000-000000000004'];
+    for (const [index, as] of ['cashier', 'branch_head', 'committee', 'direction'].entries()) {
+      const answer = await send(as, 'decisions', { decision: 'approve' }, `198.51.100.${index + 10}`, requests[index]!);
+      t.is(answer.status, 200, answer.text);
+    }
+    const rows = await knex('audit_events').where({ entity_id: application.id, action: 'loan_application.approve' }).orderBy('id').select('address', 'request_id');
+    t.deepEqual(rows, requests.map((requestId, index) => ({ address: `198.51.100.${index + 10}`, request_id: requestId })));
+    const loan = await knex('loans').where({ application_id: application.id }).first('id');
+    t.like(await knex('audit_events').where({ entity_id: loan.id, action: 'loan.create' }).first('address', 'request_id'), { address: '198.51.100.13', request_id: requests[3] });
+
+    const withdrawn = await submitted();
+    const answer = await app.request('POST', `/api/v1/loans/applications/${withdrawn.id}/withdrawal/`, { headers: { ...world.users.teller!.headers, 'x-forwarded-for': '198.51.100.20' }, json: { comment: 'changed their mind' } });
+    t.is(answer.status, 200, answer.text);
+    t.like(await knex('audit_events').where({ entity_id: withdrawn.id, action: 'loan_application.withdraw' }).first('address'), { address: '198.51.100.20' });
+  });
+});

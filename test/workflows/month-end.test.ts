@@ -349,3 +349,39 @@ test('a user of one branch reads no month end nor provisioning run: their figure
   t.deepEqual((await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${enterpriseId}`, { headers: branchDirection })).body.results, []);
   t.is((await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, { headers: world.users.direction!.headers })).status, 200);
 });
+
+test('a month end prints where both hash chains ended; the verification tells whether the chain still passes through that anchor (issue 27)', async (t) => {
+  const world = await decliningLoanWorld('ME9');
+  const { enterpriseId } = world;
+  const headers = world.users.direction!.headers;
+  let january: Awaited<ReturnType<typeof runMonthEnd>> | undefined;
+  await withWorker(knex, async () => {
+    await setBusinessDate(world, '2026-02-01');
+    january = await runMonthEnd(world, '2026-01');
+  }, taskQueue);
+  t.is(january!.body.status, 'done', january!.text);
+  const anchors = january!.body.chain_anchors as { chain: string; position: number; head_hash: string }[];
+  t.deepEqual(anchors.map((anchor) => anchor.chain), ['journal_entries', 'audit_events']);
+  const [entries, audits] = anchors;
+  const link = (chain: string, position: number) => knex('ledger_chain_links').where({ chain, chain_key: enterpriseId, position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
+  t.is((await link('journal_entries', entries!.position)).hash, entries!.head_hash);
+  t.is((await link('audit_events', audits!.position)).hash, audits!.head_hash);
+  t.true(entries!.position >= 4, 'two disbursements and the month end\'s accruals');
+  t.deepEqual((await app.request('GET', `/api/v1/enterprise/month-ends/${january!.body.id as string}/`, { headers })).body.chain_anchors, anchors, 'the GET prints the same anchors');
+
+  const verify = (query: string) => app.request('GET', `/api/v1/enterprise/ledger/verification/?enterprise=${enterpriseId}&${query}`, { headers });
+  const held = await verify(`anchor_position=${entries!.position}&anchor_hash=${entries!.head_hash}`);
+  t.true(held.body.verified, held.text);
+  t.like(held.body.chains[0], { anchor: { position: entries!.position, holds: true } });
+  t.is(held.body.chains[1].anchor, null);
+  t.true((await verify(`anchor_chain=audit_events&anchor_position=${audits!.position}&anchor_hash=${audits!.head_hash}`)).body.chains[1].anchor.holds);
+  // A head the chain no longer passes through: recomputed after an edit, its hash at that position differs.
+  const forged = await verify(`anchor_position=${entries!.position}&anchor_hash=${'0'.repeat(64)}`);
+  t.false(forged.body.verified);
+  t.like(forged.body.chains[0], { verified: false, first_mismatch: null, anchor: { holds: false } });
+  t.regex(forged.body.chains[0].message, /^The anchored head \(link \d+\) is not in the chain/);
+  t.false((await verify(`anchor_position=${entries!.position + 1000}&anchor_hash=${entries!.head_hash}`)).body.verified, 'a position past the head');
+  const half = await verify(`anchor_position=${entries!.position}`);
+  t.like(half, { status: 400, body: { errors: [{ field: 'anchor_hash' }] } });
+  t.is((await verify('anchor_position=1&anchor_hash=xyz')).status, 400);
+});

@@ -3,6 +3,7 @@ import { operationKey } from '../../../activities/idempotency';
 import { approvalOperations } from '../../../domain/approvals/policy';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { approvalLoaders, approvalRequestSchema, requestsQuery, requestStatuses, serializeRequest, type RequestRow } from './approvals.queries';
@@ -34,7 +35,7 @@ function decisionRoute(decision: 'approve' | 'reject') {
     refusals: decisionRefusals,
     handler: async ({ resource: row, body, principal, deps, ctx, idempotencyKey }) => {
       const deciderRoles = rolesAt(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id });
-      const sent = { decision, deciderId: principal.userId, deciderRoles, reason: body.reason, requestId: ctx.state.requestId };
+      const sent = { decision, deciderId: principal.userId, deciderRoles, reason: body.reason, ...requestOrigin(ctx) };
       await decideRequest(deps, row, sent, operationKey(`approval-${decision}`, principal, idempotencyKey));
       return serializeRequest((await requestsQuery(deps.knex).where({ id: row.id }).first()) as RequestRow);
     },

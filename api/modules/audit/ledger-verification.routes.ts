@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
+import { ValidationError } from '../../../domain/errors';
 import { defineRoute } from '../../route';
 import { auditReaders } from './audit-events.routes';
 
@@ -47,23 +48,68 @@ const unlinkedSql: Record<Chain, string> = {
                   AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.audit_event_id = a.id) ORDER BY a.id LIMIT 1`,
 };
 
-async function verifyChain(knex: Knex, chain: Chain, enterprise: string) {
+interface Anchor {
+  chain: Chain;
+  position: number;
+  hash: string;
+}
+
+/**
+ * Whether the chain still passes through a head printed earlier (a month end's document): the link at its position
+ * has its hash. With the links recomputed from the rows, a chain rewritten after an edit no longer does.
+ */
+async function anchorHolds(knex: Knex, enterprise: string, anchor: Anchor): Promise<boolean> {
+  const link = await knex('ledger_chain_links').where({ chain: anchor.chain, chain_key: enterprise, position: anchor.position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
+  return link?.hash === anchor.hash;
+}
+
+type Mismatch = { position: number | null; id: string; reason: string } | null;
+
+function verdict(chain: Chain, rows: number, mismatch: Mismatch, anchor: { position: number; holds: boolean } | null): string {
+  if (mismatch !== null) return `${rowNames[chain].one} ${mismatch.id}${mismatch.position === null ? '' : ` (link ${mismatch.position})`}: ${mismatch.reason}.`;
+  if (anchor?.holds === false) return `The anchored head (link ${anchor.position}) is not in the chain: the chain was rewritten or cut since it was printed.`;
+  return `All ${rows} ${rowNames[chain].many} verified${anchor === null ? '' : `, through the anchored head (link ${anchor.position})`}.`;
+}
+
+async function verifyChain(knex: Knex, chain: Chain, enterprise: string, anchor: Anchor | null) {
   const { rows: [check] } = await knex.raw<{ rows: ChainCheck[] }>(chainCheckSql, [chain, enterprise, chain]);
   const { rows: [unlinked] } = await knex.raw<{ rows: { id: string }[] }>(unlinkedSql[chain], [enterprise]);
   const mismatch = check!.problem !== null
     ? { position: Number(check!.position), id: check!.row_id!, reason: check!.problem! }
     : unlinked === undefined ? null : { position: null, id: unlinked.id, reason: 'the row is in no link of the chain' };
   const rows = Number(check!.rows);
+  const anchored = anchor?.chain === chain ? { position: anchor.position, hash: anchor.hash, holds: await anchorHolds(knex, enterprise, anchor) } : null;
   return {
     chain,
     rows,
     head_hash: check!.head,
-    verified: mismatch === null,
+    verified: mismatch === null && anchored?.holds !== false,
     first_mismatch: mismatch,
-    message: mismatch === null
-      ? `All ${rows} ${rowNames[chain].many} verified.`
-      : `${rowNames[chain].one} ${mismatch.id}${mismatch.position === null ? '' : ` (link ${mismatch.position})`}: ${mismatch.reason}.`,
+    anchor: anchored,
+    message: verdict(chain, rows, mismatch, anchored),
   };
+}
+
+/** A chain's head as printed outside the database (a month end's document). */
+export const chainAnchorSchema = yup.object({
+  chain: yup.string().oneOf(chains).required(),
+  position: yup.number().integer().required().meta({ description: 'Links in the chain then; 0 before its first row.' }),
+  head_hash: yup.string().nullable().defined().meta({ description: 'SHA-256 (hex) of that last link; null before the first row.' }),
+}).meta({ component: 'ChainAnchor' });
+
+const anchorQuery = {
+  anchor_chain: yup.string().oneOf(chains).default('journal_entries').meta({ description: 'The chain the anchor is of.' }),
+  anchor_position: yup.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ description: 'A printed head\'s position (a month end\'s chain_anchors); with anchor_hash.' }),
+  anchor_hash: yup.string().lowercase().matches(/^[0-9a-f]{64}$/, 'anchor_hash must be 64 hexadecimal digits').optional().meta({ description: 'The printed head\'s hash; with anchor_position.' }),
+};
+
+function anchorOf(query: { anchor_chain: Chain; anchor_position?: number; anchor_hash?: string }): Anchor | null {
+  if (query.anchor_position === undefined && query.anchor_hash === undefined) return null;
+  if (query.anchor_position === undefined || query.anchor_hash === undefined) {
+    const missing = query.anchor_position === undefined ? 'anchor_position' : 'anchor_hash';
+    throw new ValidationError([{ field: missing, message: `${missing} is required with an anchor` }]);
+  }
+  return { chain: query.anchor_chain, position: query.anchor_position, hash: query.anchor_hash };
 }
 
 const chainSchema = yup.object({
@@ -76,6 +122,11 @@ const chainSchema = yup.object({
     id: yup.string().required().meta({ description: 'The journal entry\'s id, or the audit row\'s.' }),
     reason: yup.string().required(),
   }).nullable().defined(),
+  anchor: yup.object({
+    position: yup.number().integer().required(),
+    hash: yup.string().required(),
+    holds: yup.boolean().required().meta({ description: 'The link at that position still has that hash.' }),
+  }).nullable().defined().meta({ description: 'The anchor given in the query, for its chain; null otherwise.' }),
   message: yup.string().required(),
 });
 
@@ -88,10 +139,12 @@ export const ledgerVerificationRoutes = [
     operationId: 'verifyLedger',
     summary: 'Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)',
     description: 'Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). '
-      + 'A row edited, removed or slipped in past the database\'s own refusals breaks the chain there.',
+      + 'A row edited, removed or slipped in past the database\'s own refusals breaks the chain there. '
+      + 'Given a head printed earlier (a month end\'s chain_anchors), it also answers whether the chain still passes through it: '
+      + 'a chain recomputed whole after an edit does not.',
     access: auditReaders,
-    query: yup.object({ enterprise: yup.string().uuid().required() }),
-    errorStatuses: [401, 403, 404],
+    query: yup.object({ enterprise: yup.string().uuid().required(), ...anchorQuery }),
+    errorStatuses: [400, 401, 403, 404],
     response: yup.object({
       enterprise: yup.string().uuid().required(),
       verified: yup.boolean().required(),
@@ -99,8 +152,9 @@ export const ledgerVerificationRoutes = [
     }).meta({ component: 'LedgerVerification' }),
     handler: async ({ query, deps, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
+      const anchor = anchorOf(query);
       const results = [];
-      for (const chain of chains) results.push(await verifyChain(deps.knex, chain, query.enterprise));
+      for (const chain of chains) results.push(await verifyChain(deps.knex, chain, query.enterprise, anchor));
       return { enterprise: query.enterprise, verified: results.every((result) => result.verified), chains: results };
     },
   }),

@@ -8,7 +8,7 @@ import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
 import { presentedAccessToken } from '../../auth/access-token';
 import { assertCsrfProof, clearSessionCookies, cookieNames, setSessionCookies } from '../../auth/cookies';
-import type { AppContext } from '../../context';
+import { requestOrigin, type AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
 import { credentialsSchema, passwordSchema, serializeUser, tokenPairSchema, usernameSchema, userSchema } from './auth.schemas';
@@ -37,7 +37,7 @@ export const authRoutes = [
       const user = await registerUser(
         deps.activities,
         { username: body.username, password: body.password, fullName: body.full_name, email: body.email, clientAddress: ctx.ip },
-        ctx.state.requestId,
+        requestOrigin(ctx),
       );
       return serializeUser(user, []);
     },
@@ -114,7 +114,7 @@ export const authRoutes = [
         keepFamilyId: familyId,
         currentPassword: body.current_password,
         newPassword: body.new_password,
-        requestId: ctx.state.requestId,
+        ...requestOrigin(ctx),
       });
       return undefined;
     },

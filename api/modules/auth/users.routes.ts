@@ -10,6 +10,7 @@ import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
+import { requestOrigin } from '../../context';
 import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
@@ -76,9 +77,9 @@ export const userRoutes = [
     }),
     response: createdUserSchema,
     errorStatuses: [401, 403, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'username_taken', 'email_taken'],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken'],
     handler: async ({ body, principal: actor, deps, ctx }) => {
-      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, requestId: ctx.state.requestId }, {
+      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, ...requestOrigin(ctx) }, {
         username: body.username,
         fullName: body.full_name,
         email: body.email,
@@ -99,7 +100,7 @@ export const userRoutes = [
     errorStatuses: [],
     refusals: ['invalid_invitation'],
     handler: async ({ body, deps, ctx }) => {
-      await acceptInvitation(deps.activities, { token: body.token, password: body.password, requestId: ctx.state.requestId });
+      await acceptInvitation(deps.activities, { token: body.token, password: body.password, ...requestOrigin(ctx) });
       return undefined;
     },
   }),
@@ -157,10 +158,10 @@ export const userRoutes = [
     response: grantSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'role_already_granted', ...fourEyesRefusals],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'role_already_granted', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
-      const maker = { ...actor, requestId: ctx.state.requestId };
+      const maker = { ...actor, ...requestOrigin(ctx) };
       const grant = { userId: params.id, role: body.role, enterpriseId: body.enterprise, branchId: body.branch };
       const apply = async () => serializeGrant(await grantRole(deps.activities, maker, grant));
       // A platform grant has no enterprise whose policy applies (platform administrators only make one).

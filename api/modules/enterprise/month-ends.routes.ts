@@ -6,11 +6,13 @@ import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-st
 import type { monthEnd, MonthEndInput } from '../../../workflows/month-end.workflow';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, periodSchema, timestampResponse } from '../common.schemas';
 import { scopeToWholeEnterprises, withNestedVariant } from '../enterprise-scope';
 import { requireWholeEnterprise } from '../../auth/access';
 import { moneyResponse } from '../money.schemas';
+import { chainAnchorSchema } from '../audit/ledger-verification.routes';
 import { enterpriseLoaders } from './enterprise.queries';
 
 const runStatuses = ['running', 'done', 'failed'] as const;
@@ -43,6 +45,10 @@ const runSchema = yup.object({
   started_at: timestampResponse(),
   finished_at: timestampResponse().nullable(),
   steps: yup.array(stepSchema).required(),
+  chain_anchors: yup.array(chainAnchorSchema).nullable().defined().meta({
+    description: 'Where the enterprise\'s two hash chains ended when the month end finished (null until done): print and keep them, '
+      + 'then give one to the ledger verification (anchor_chain, anchor_position, anchor_hash) to prove the chain was not recomputed since.',
+  }),
 }).meta({ component: 'MonthEndRun' });
 
 /** The steps of each run with the entries each posted, in two queries. */
@@ -85,6 +91,7 @@ function serializeRun(run: MonthEndRunRow, steps: ReturnType<typeof serializeSte
     started_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
     steps,
+    chain_anchors: run.chain_anchors,
   };
 }
 
@@ -115,7 +122,7 @@ const startRoute = defineRoute({
   refusals: ['period_not_over', 'previous_month_end_not_done', 'month_end_out_of_order', 'first_month_end_outside_first_year', 'no_exercice_for_period', 'workflow_unavailable'],
   handler: async ({ body, principal: actor, deps, authorize, ctx }) => {
     authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-    const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, requestId: ctx.state.requestId });
+    const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, ...requestOrigin(ctx) });
     if (opened.start) {
       const input: MonthEndInput = { enterpriseId: body.enterprise, period: body.period, runId: opened.run.id };
       await startWorkflowFor<typeof monthEnd>(deps, 'monthEnd', {

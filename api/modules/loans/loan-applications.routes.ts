@@ -9,6 +9,7 @@ import { readApplication, withHistory, type ApplicationHistory, type Application
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
@@ -206,7 +207,7 @@ export const loanApplicationRoutes = [
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
       requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
-      const decision = { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, requestId: ctx.state.requestId };
+      const decision = { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, ...requestOrigin(ctx) };
       await decideOnApplication(deps, application, decision, operationKey('loan-decision', actor, idempotencyKey));
       return serializeRow((await readApplication(deps.knex, application.id))!);
     },
@@ -229,7 +230,7 @@ export const loanApplicationRoutes = [
     handler: async ({ resource: application, body, principal: actor, deps, ctx, idempotencyKey }) => {
       if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
       assertInReview(application);
-      const withdrawal = { userId: actor.userId, comment: body.comment, requestId: ctx.state.requestId };
+      const withdrawal = { userId: actor.userId, comment: body.comment, ...requestOrigin(ctx) };
       await withdrawApplication(deps, application, withdrawal, operationKey('loan-withdrawal', actor, idempotencyKey));
       return serializeRow((await readApplication(deps.knex, application.id))!);
     },

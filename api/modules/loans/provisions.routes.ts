@@ -6,6 +6,7 @@ import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/p
 import { requireRole, requireVisible, requireWholeEnterprise } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, scopeToWholeEnterprises } from '../enterprise-scope';
@@ -197,7 +198,7 @@ export const provisionRoutes = [
     handler: async ({ body, principal, deps, ctx }) => {
       const actor = principal;
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
-      const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, requestId: ctx.state.requestId });
+      const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, ...requestOrigin(ctx) });
       const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
       await startWorkflowFor<typeof provisioningRun>(deps, 'provisioningRun', {
         workflowId: provisioningRunWorkflowId(run.id),

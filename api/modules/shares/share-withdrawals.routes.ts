@@ -10,6 +10,7 @@ import type { StepRequest } from '../../../workflows/definitions';
 import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requestOrigin } from '../../context';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { memberLoaders } from '../members/members.queries';
@@ -130,7 +131,7 @@ function decisionRoute(spec: {
     refusals: spec.refusals,
     handler: async ({ resource: withdrawal, body, principal: actor, deps, ctx, idempotencyKey }) => {
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
-      const request = { userId: actor.userId, reason: body.reason, requestId: ctx.state.requestId };
+      const request = { userId: actor.userId, reason: body.reason, ...requestOrigin(ctx) };
       await spec.send(deps, withdrawal, request, operationKey(`share-${spec.action}`, actor, idempotencyKey));
       return reread(deps.knex, withdrawal);
     },
@@ -254,7 +255,7 @@ export const shareWithdrawalRoutes = [
       await refundWithdrawal(
         deps,
         withdrawal,
-        { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, requestId: ctx.state.requestId },
+        { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, ...requestOrigin(ctx) },
       );
       return reread(deps.knex, withdrawal);
     },
