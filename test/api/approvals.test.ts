@@ -142,3 +142,17 @@ test.serial('the inbox lists what awaits each user\'s decision, newest first, an
   const listed = await app.request('GET', `/api/v1/approvals/requests/?enterprise=${world.enterpriseId}&status=pending`, { headers: world.users.committee!.headers });
   t.deepEqual((listed.body.results as { id: string }[]).map((row) => row.id), [requested.body.id]);
 });
+
+test.serial('a request of the whole enterprise is read by its whole-enterprise roles alone: the list and the detail agree', async (t) => {
+  const requested = await app.request('PATCH', configurationPath(), { headers: world.users.direction!.headers, json: { business_date: '2031-08-01' } });
+  t.is(requested.status, 202);
+  t.is(requested.body.branch, null, 'moving the business date is the enterprise\'s, of no branch');
+  const seenBy = async (user: { headers: Record<string, string> }) => {
+    const listed = await app.request('GET', `/api/v1/approvals/requests/?enterprise=${world.enterpriseId}&page_size=100`, { headers: user.headers });
+    const detail = await app.request('GET', `/api/v1/approvals/requests/${requested.body.id as string}/`, { headers: user.headers });
+    return { listed: (listed.body.results as { id: string }[]).some((row) => row.id === requested.body.id), detail: detail.status };
+  };
+  t.deepEqual(await seenBy(world.users.committee!), { listed: true, detail: 200 }, 'a role over the whole enterprise reads it');
+  t.deepEqual(await seenBy(world.users.cashier!), { listed: false, detail: 404 }, 'a cashier of the head office neither lists nor reads it');
+  t.deepEqual(await seenBy(world.users.other_head!), { listed: false, detail: 404 }, 'nor does another branch\'s head');
+});

@@ -28,6 +28,8 @@ export interface Target {
   bodyLimitBytes: number;
   /** The caller's real `Bearer …` header, from which the bogus tokens are forged. */
   authorization: string;
+  /** A valid body the world knows for this operation, over the required fields the schema makes. */
+  knownBody?: Record<string, unknown>;
 }
 
 /** The plausible request an attack changes one thing in: real ids in the path, required fields only. */
@@ -229,6 +231,7 @@ function namedAttacks(op: Operation): Attack[] {
   ];
 }
 
+const plausibleRequest: Attack = () => ({ attack: 'none: real ids, the required fields' });
 const pageTwice: Attack = (_target, base) => ({ attack: 'query page given twice', query: [...base.query, ['page', '1'], ['page', '2']] });
 const namedDates = ['2026-02-30', '9999-12-31', '0001-01-01'];
 const namedPeriods = ['9999-12', '0000-01', '1000-01', '2026-13', '2026-00'];
@@ -241,13 +244,14 @@ const isDigitsField = (schema: JsonSchema): boolean => /^\^\\d(\+|\{[\d,]+\})\$$
 
 /**
  * The attacks of one operation and caller: the named ones, then every other kind of attack in a seeded
- * order, round and round until the budget is spent.
+ * order, round and round until the budget is spent; then, with path parameters, the plausible request itself.
  */
 export function planAttacks(op: Operation, random: Random, budget: number): Attack[] {
   const others = shuffle(random, attacksFor(op));
   const plan = namedAttacks(op);
   for (let index = 0; plan.length < budget || index < others.length; index += 1) plan.push(others[index % others.length]!);
-  return plan;
+  // Last, the request as plausible as the fuzzer makes it: what reaches the handler with the path's real ids, if anything does.
+  return op.pathParams.length > 0 ? [...plan, plausibleRequest] : plan;
 }
 
 /** Builds one malformed request: a plausible base with the attack applied. */
@@ -261,7 +265,7 @@ export function buildRequest(target: Target, attack: Attack): FuzzRequest {
     parameter.name,
     encodeText(String(plausible(parameter.schema, parameter.name, random, pools))),
   ]);
-  const base: Base = { pathValues, query, body: op.body === undefined ? undefined : requiredPart(op.body, random, pools) };
+  const base: Base = { pathValues, query, body: op.body === undefined ? undefined : { ...requiredPart(op.body, random, pools), ...target.knownBody } };
   const defaults = { method: op.method, pathValues, query, body: base.body === undefined ? undefined : JSON.stringify(base.body), contentType: base.body === undefined ? undefined : 'application/json' };
   return { ...defaults, ...attack(target, base) };
 }

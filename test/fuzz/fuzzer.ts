@@ -47,6 +47,13 @@ export interface FuzzReport {
   /** The fewest requests any operation received from one caller. */
   fewestPerOperation: number;
   failures: Failure[];
+  /**
+   * Operations with path parameters whose real ids never got past the 404 to the handler (no answer that only a
+   * found resource gets): the world lacks their resource. Each with the answers its real ids got.
+   */
+  unreached: string[];
+  /** Operations the world gives no real resource, with why (test/fuzz/world.ts): not checked. */
+  waived: string[];
   /** The books after the run: debits and credits, the members' reconciliation. */
   brokenInvariants: string[];
 }
@@ -66,11 +73,15 @@ export async function runFuzz(app: TestApp, knex: Knex, settings: FuzzSettings):
   const operations = all.filter((op) => settings.only === undefined || settings.only.has(op.id));
   const jobs = operations.flatMap((op) => world.callers.map((caller) => ({ op, caller })));
   const results = await inPool(jobs, concurrency, ({ op, caller }) => fuzzOperation({ app, world, settings }, op, caller));
+  const reached = (op: Operation) => results.some((result) => result.op === op && result.reached);
+  const unreached = operations.filter((op) => op.pathParams.length > 0 && !world.notBuilt.has(op.id) && !reached(op));
   return {
     operations: operations.length,
     requests: results.reduce((sum, result) => sum + result.sent, 0),
     fewestPerOperation: Math.min(...results.map((result) => result.sent)),
     failures: results.flatMap((result) => result.failures),
+    waived: operations.filter((op) => world.notBuilt.has(op.id)).map((op) => `${op.id}: ${world.notBuilt.get(op.id)!}`),
+    unreached: unreached.map((op) => `${op.id} (${op.method} ${op.path}): answered ${summarize(results.filter((result) => result.op === op).flatMap((result) => result.answers))}`),
     brokenInvariants: await checkBooks(app, knex, world.callers[0]!),
   };
 }
@@ -89,22 +100,57 @@ async function inPool<T, R>(items: readonly T[], width: number, work: (item: T) 
   return results;
 }
 
+/**
+ * An answer only a handler that found the path's resources gives: a success, a conflict, a business refusal (a 422,
+ * or a 403 other than for the role: the same person deciding twice), a workflow's absence. The router validates the
+ * path, query and body and checks the route's roles before it loads the resource, so a 400 or a 403 for the role
+ * proves nothing of the ids, and a 404 says they are not there.
+ */
+function reachedHandler(response: RawResponse): boolean {
+  const { status } = response;
+  if (status === 403) return !/"code":"role_required"/.test(response.text);
+  return (status >= 200 && status < 300) || status === 409 || status === 422 || status === 503;
+}
+
+/** `400×12, 404×3`: the statuses, each with its count. */
+function summarize(statuses: readonly number[]): string {
+  const counts = new Map<number, number>();
+  for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(', ') || 'nothing with real ids';
+}
+
+interface OperationResult {
+  op: Operation;
+  sent: number;
+  failures: Failure[];
+  /** The statuses of the requests with the caller's own token and a real id in every path parameter. */
+  answers: number[];
+  /** Whether one of them reached the handler. */
+  reached: boolean;
+}
+
 /** One operation as one caller: its stream of random numbers depends on the seed, the operation and the caller only. */
-async function fuzzOperation(context: RunContext, op: Operation, caller: Caller): Promise<{ sent: number; failures: Failure[] }> {
+async function fuzzOperation(context: RunContext, op: Operation, caller: Caller): Promise<OperationResult> {
   const { app, world, settings } = context;
   const random = mulberry32(deriveSeed(settings.seed, op.id, caller.name));
   const failures: Failure[] = [];
+  const answers: number[] = [];
+  let reached = false;
   const plan = planAttacks(op, random, settings.budget);
   for (const attack of plan) {
-    const request = buildRequest({ op, random, pools: world.pools, bodyLimitBytes, authorization: caller.authorization }, attack);
+    const request = buildRequest({ op, random, pools: world.pools, bodyLimitBytes, authorization: caller.authorization, knownBody: world.bodies.get(op.id) }, attack);
     const raw = toRaw(op, request, caller.authorization);
     const response = await send(app.baseUrl, raw).catch((error: Error): RawResponse => ({ status: 0, contentType: '', text: error.message }));
     const fault = faultOf(response, mustRefuse(op, request, world.pools.known, bodyLimitBytes));
     if (fault !== undefined) failures.push(describe(op, caller, request, raw, response, fault));
+    if (request.bogusAuthorization === undefined && op.pathParams.every((parameter) => world.pools.known.has(request.pathValues[parameter.name]!))) {
+      answers.push(response.status);
+      reached ||= reachedHandler(response);
+    }
     // A fuzzed request may have ended the caller's own session (logout): sign in again for the next ones.
     if (response.status === 401 && request.bogusAuthorization === undefined && op.access !== 'public') await signIn(app, caller);
   }
-  return { sent: plan.length, failures };
+  return { op, sent: plan.length, failures, answers, reached };
 }
 
 function toRaw(op: Operation, request: FuzzRequest, authorization: string): RawRequest {
@@ -161,6 +207,8 @@ export function formatReport(settings: FuzzSettings, report: FuzzReport, seconds
     ...[...groups.values()].map(({ example, count }) =>
       [`✗ ${example.operation} as ${example.caller}: ${example.fault}${count > 1 ? ` (×${count})` : ''}`, `    attack: ${example.attack}`, `    request: ${example.request}`, `    body: ${example.body}`, `    answer: ${example.answer}`].join('\n'),
     ),
+    ...report.unreached.map((operation) => `✗ never reached with real ids: ${operation}`),
+    ...report.waived.map((operation) => `  (no real resource in the world: ${operation})`),
     ...report.brokenInvariants.map((problem) => `✗ books: ${problem}`),
   ];
   return lines.join('\n');

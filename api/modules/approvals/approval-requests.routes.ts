@@ -3,6 +3,7 @@ import { operationKey } from '../../../activities/idempotency';
 import { approvalOperations } from '../../../domain/approvals/policy';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { requireWholeEnterprise } from '../../auth/access';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -78,7 +79,11 @@ export const approvalRequestRoutes = [
     params: idParams,
     response: approvalRequestSchema,
     errorStatuses: [401, 404],
-    handler: ({ resource }) => serializeRequest(resource),
+    handler: ({ resource, principal }) => {
+      // A request of no branch is the enterprise's document: its roles over the whole enterprise read it, as the list shows it (docs/domain.md §11).
+      if (resource.branch_id === null) requireWholeEnterprise(principal, resource.enterprise_id, approvalLoaders.request.name);
+      return serializeRequest(resource);
+    },
   }),
   decisionRoute('approve'),
   decisionRoute('reject'),

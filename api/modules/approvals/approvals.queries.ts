@@ -72,7 +72,10 @@ export function serializeRequest(row: RequestRow) {
 export const requestsQuery = (knex: Knex) => knex('approval_requests');
 
 export const approvalLoaders = {
-  /** Seen by whoever sees its enterprise (or branch); who may decide it is the workflow's question. */
+  /**
+   * Seen by whoever sees its enterprise (or branch); its detail narrows a request of no branch to the roles over the
+   * whole enterprise. Who may decide it is the workflow's question.
+   */
   request: {
     name: 'The approval request',
     load: async ({ knex }, id) => requestsQuery(knex).where({ id }).first() as Promise<RequestRow | undefined>,
