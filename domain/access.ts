@@ -3,7 +3,7 @@
  * (the approval circuit) decide alike. Grants are read from the database on every request, never from a
  * token: a role revoked a second ago is gone now.
  */
-export const roles = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin', 'auditor'] as const;
+export const roles = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin', 'auditor', 'accountant'] as const;
 export type Role = (typeof roles)[number];
 
 export interface Grant {

@@ -1887,7 +1887,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
+        /** Accounts whose balance differs from their ledger movements (direction, administrators, auditors, accountants): always empty */
         get: operations["reconcileMemberAccounts"];
         put?: never;
         post?: never;
@@ -3021,7 +3021,7 @@ export interface components {
                 /** @enum {string} */
                 operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
                 four_eyes: boolean;
-                approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor")[];
+                approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
                  * @description Under this amount the operation runs at once; null: any amount.
                  * @example 150000
@@ -3048,7 +3048,7 @@ export interface components {
             /** Format: uuid */
             maker: string;
             /** @description The second person holds one of these at the request's enterprise (or branch). */
-            approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor")[];
+            approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
             /** Format: uuid */
             decided_by: string | null;
             reason: string | null;
@@ -5062,7 +5062,7 @@ export interface components {
             /** Format: uuid */
             user: string;
             /** @enum {string} */
-            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
+            role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant";
             /**
              * Format: uuid
              * @description null: every enterprise (platform administrator).
@@ -6442,7 +6442,7 @@ export interface operations {
                     email: string;
                     roles: {
                         /** @enum {string} */
-                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
+                        role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant";
                         /** Format: uuid */
                         enterprise: string | null;
                         /** Format: uuid */
@@ -6679,7 +6679,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor";
+                    role: "cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant";
                     /** Format: uuid */
                     enterprise: string | null;
                     /** Format: uuid */
@@ -18258,7 +18258,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accounts whose balance differs from their ledger movements (direction, administrators, auditors): always empty */
+            /** @description Accounts whose balance differs from their ledger movements (direction, administrators, auditors, accountants): always empty */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24470,7 +24470,7 @@ export interface operations {
                         /** @enum {string} */
                         operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
                         four_eyes: boolean;
-                        approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor")[];
+                        approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
                          * @description Under this amount the operation runs at once; null: any amount.
                          * @example 150000

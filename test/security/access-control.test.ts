@@ -123,3 +123,19 @@ test.serial('a suspended enterprise accepts no money movement; its books still k
   }
   t.is((await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: as('cashier'), json: { amount: '1000' } })).status, 201);
 });
+
+test('an accountant is granted under four eyes, reads the books and the reporting packs, and moves no member money', async (t) => {
+  const accountant = await createUser(knex, 'accountant_acc', []);
+  const granted = await app.request('POST', `/api/v1/auth/users/${accountant}/roles/`, { headers: as('enterprise_admin'), json: { role: 'accountant', enterprise: world.enterpriseId, branch: null } });
+  t.is(granted.status, 202, 'a role above cashier waits for a second administrator');
+  await approveRequest(knex, granted, await secondAdmin(knex, world));
+  t.deepEqual(await knex('role_grants').where({ user_id: accountant, enterprise_id: world.enterpriseId }).pluck('role'), ['accountant']);
+  const headersOf = await bearer(app, 'accountant_acc', '10.40.0.50');
+  const chart = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
+  t.is((await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, { headers: headersOf })).status, 200);
+  t.is((await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${world.enterpriseId}`, { headers: headersOf })).status, 200);
+  const account = await openSavingsAccount(world, await memberOf(world), '1000');
+  const deposit = await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: { ...headersOf, 'idempotency-key': 'acc-deposit-1' }, json: { amount: '500', channel: 'cash' } });
+  t.is(deposit.status, 403, 'the till is the cashiers\'');
+  t.is((await knex('comptes_clients').where({ id: account }).first()).balance, '1000');
+});

@@ -14,9 +14,9 @@ import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
 
-/** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors read them too. */
+/** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and accountants read them too. */
 const packRoles = ['direction', 'admin'] as const;
-const packReaders = ['direction', 'admin', 'auditor'] as const;
+const packReaders = ['direction', 'admin', 'auditor', 'accountant'] as const;
 
 const fileSchema = yup.object({
   name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
