@@ -1,6 +1,7 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { auditEventRoutes } from './modules/audit/audit-events.routes';
 import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
+import { manualEntryRoutes } from './modules/accounting/manual-entries.routes';
 import { approvalPolicyRoutes } from './modules/approvals/approval-policy.routes';
 import { approvalRequestRoutes } from './modules/approvals/approval-requests.routes';
 import { authRoutes } from './modules/auth/auth.routes';
@@ -78,4 +79,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...shareRegisterRoutes,
   ...approvalRequestRoutes,
   ...approvalPolicyRoutes,
+  // Issue 28, general accounting: part 1, manual journal entries.
+  ...manualEntryRoutes,
 ];

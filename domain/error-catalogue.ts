@@ -120,6 +120,15 @@ export const errorCatalogue = {
   reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
   reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // issue 28, manual journal entries (part 1): drafts, their refusals, reversal and the opening entry
+  manual_entry_unbalanced: { kind: 'unprocessable', title: 'The entry does not balance, in total or within a branch.' },
+  manual_entry_class_mix: { kind: 'unprocessable', title: 'Off-balance lines (class 9) are mixed with lines of classes 1 to 8.' },
+  manual_entry_subledger_account: { kind: 'unprocessable', title: 'The account is kept by a subledger: only its own operations move it.' },
+  manual_entry_not_editable: { kind: 'conflict', title: 'The entry is no longer a draft.' },
+  manual_entry_changed: { kind: 'conflict', title: 'The entry changed after it was submitted.' },
+  manual_entry_not_posted: { kind: 'conflict', title: 'Only a posted entry is reversed.' },
+  manual_entry_reversed: { kind: 'conflict', title: 'The entry already has a reversing entry.' },
+  opening_entry_exists: { kind: 'conflict', title: 'The enterprise already has a posted opening entry.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },
@@ -198,6 +207,8 @@ export const errorCatalogue = {
   approval_role_required: { kind: 'forbidden', title: 'Deciding this request requires another role.' },
   approval_request_closed: { kind: 'conflict', title: 'The request has been decided or has expired.' },
   approval_change_mixed: { kind: 'unprocessable', title: 'A change needing a second person is requested alone.' },
+  // issue 28, manual journal entries (part 1): an operation that is never done by one person alone
+  approval_always_four_eyes: { kind: 'unprocessable', title: 'This operation is always under four eyes.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

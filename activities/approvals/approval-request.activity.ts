@@ -8,7 +8,7 @@ import { approvalRequestWorkflowId } from '../../workflows/identities';
 import { recordAudit, requestOriginOf } from '../audit';
 import type { Actor, Requester } from '../context';
 import type { Refused } from '../refusal-outcome';
-import { approvalExecutors, type CoveredOperation, type PayloadOf } from './operations';
+import { approvalClosers, approvalExecutors, type CoveredOperation, type PayloadOf } from './operations';
 
 /**
  * Four eyes (docs/architecture.md §7): a sensitive operation recorded as a request, then decided by another
@@ -149,6 +149,10 @@ async function closeRequest(trx: Knex.Transaction, now: Date, row: RequestRow, c
     decided_at: now,
   }).returning(['status', 'decided_by', 'outcome']);
   const action = { approved: 'approve', rejected: 'reject', expired: 'expire', failed: 'fail' }[closing.status];
+  const closer = approvalClosers[row.operation];
+  if (closing.status !== 'approved' && closer !== undefined) await closer(trx, row.payload as never, {
+    requestId: row.id, status: closing.status, reason: closing.status === 'failed' ? (closing.failure?.message ?? null) : closing.reason,
+  });
   await recordAudit(trx, closing.decider, {
     action: `approval_request.${action}`, entityType: 'approval_request', entityId: row.id, enterpriseId: row.enterprise_id,
     details: { operation: row.operation, reason: closing.reason, failure: closing.failure },

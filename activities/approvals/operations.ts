@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { postManualEntry, returnManualEntry } from '../accounting/manual-entries.activity';
 import type { GrantRoleInput } from '../auth/users.activity';
 import { grantRole } from '../auth/users.activity';
 import type { ConfigurationChanges } from '../enterprise/configuration.activity';
@@ -45,6 +47,26 @@ export const approvalExecutors = {
       ...Object.fromEntries(Object.entries(payload.rates).map(([key, rate]) => [key, new Money(rate)])),
       absorbPriorLossesFirst: payload.absorbPriorLossesFirst,
     }),
+  // Issue 28, part 1 (manual journal entries): a draft posted once a second person approves it.
+  'manual_entry.post': (context: DataContext, maker: Actor, payload: { manualEntryId: string; version: number }) => postManualEntry(context, maker, payload),
+};
+
+/** How a request ended without applying its operation, for the operation's own hook. */
+export interface RequestClosing {
+  requestId: string;
+  status: 'rejected' | 'expired' | 'failed';
+  /** The checker's reason of a rejection, else null. */
+  reason: string | null;
+}
+
+/**
+ * The hooks run when a request ends without its operation applied (rejected, expired, or failed on approval), in
+ * the transaction that records it: for an operation whose resource waits in a state of its own meanwhile. Optional
+ * per operation; a request whose operation has none runs nothing, as before.
+ */
+export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Transaction, payload: PayloadOf<O>, closing: RequestClosing) => Promise<void> } = {
+  // Issue 28, part 1: the entry goes back to its maker, rejected with the reason, editable again.
+  'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -17,6 +17,8 @@ export const approvalOperations = [
   'result_allocation_policy.change',
   'member_account.withdrawal',
   'member_account.transfer',
+  // Issue 28, part 1 (manual journal entries): posting an accountant's entry.
+  'manual_entry.post',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -48,7 +50,16 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'result_allocation_policy.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'member_account.withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  // Issue 28, part 1: an enterprise may add `accountant` (a second accountant validates), never lift the four eyes.
+  'manual_entry.post': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
+
+/** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */
+const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post']);
+
+/** The index of the first rule that lifts the four eyes of an operation that always has them, or -1. */
+export const rulesLiftingFourEyes = (rules: readonly Pick<PolicyRule, 'operation' | 'fourEyes'>[]): number =>
+  rules.findIndex((rule) => !rule.fourEyes && alwaysFourEyes.has(rule.operation));
 
 /** The enterprise's policy: the default, with its own lines over it. Every operation, in the list's order. */
 export function effectivePolicy(overrides: readonly PolicyRule[]): PolicyRule[] {

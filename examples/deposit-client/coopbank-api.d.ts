@@ -2922,6 +2922,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/manual-entries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List manual journal entries, newest date first */
+        get: operations["listManualEntries"];
+        put?: never;
+        /**
+         * Draft a manual journal entry (accountants, branch heads, direction, administrators)
+         * @description An unbalanced draft may be saved; it is refused when submitted. Each refusal of a line names it (`lines[2].account`).
+         */
+        post: operations["createManualEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/manual-entries/opening/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft the opening entry (à-nouveaux) from the trial balance at the cut-over date
+         * @description Journal AN, dated the first day of the first open accounting year unless `entry_date` (within that year) says otherwise. `lines` are the balances; accounts kept by a subledger are refused (the go-live import opens them with their detail). Each branch's difference goes to the enterprise's suspense account (`opening_suspense_account_code`, default 4780), to be justified by the import. One posted opening entry per enterprise.
+         */
+        post: operations["createOpeningEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/manual-entries/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A manual journal entry: its lines, its status, and once posted its journal entries */
+        get: operations["getManualEntry"];
+        put?: never;
+        post?: never;
+        /** Cancel a draft (kept, `cancelled`, never posted) */
+        delete: operations["cancelManualEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft (or a rejected entry, which becomes a draft again); `lines` replaces them all
+         * @description Of an opening entry, `lines` is the trial balance: its suspense line is made again from them. A posted entry is never changed: it is corrected by its reversal.
+         */
+        patch: operations["updateManualEntry"];
+        trace?: never;
+    };
+    "/api/v1/accounting/manual-entries/{id}/submission/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a draft for validation: a request another person approves (which posts it) or rejects with a reason (which returns it)
+         * @description Always under four eyes (operation `manual_entry.post`): the maker never validates their own entry. The draft must balance, in total and per branch.
+         */
+        post: operations["submitManualEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/manual-entries/{id}/reversal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Draft the reversing entry of a posted entry: its lines swapped, linked to it, validated like any other */
+        post: operations["reverseManualEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3019,7 +3119,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -3039,7 +3139,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -4543,6 +4643,74 @@ export interface components {
             teg: string;
             total_interest: components["schemas"]["Money"];
             installments: components["schemas"]["SimulatedInstallment"][];
+        };
+        ManualEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The one branch of all its lines; null when they span several.
+             */
+            branch: string | null;
+            /** @enum {string} */
+            kind: "standard" | "opening";
+            /** @enum {string} */
+            journal: "OD" | "CAI" | "BQ" | "AN";
+            /** Format: date */
+            entry_date: string;
+            /** @description The supporting document (pièce). */
+            reference: string;
+            label: string;
+            /** @enum {string} */
+            status: "draft" | "submitted" | "posted" | "rejected" | "cancelled";
+            version: number;
+            /** Format: uuid */
+            reverses: string | null;
+            /** Format: uuid */
+            approval_request: string | null;
+            rejection_reason: string | null;
+            /** Format: uuid */
+            created_by: string;
+            /** Format: uuid */
+            approved_by: string | null;
+            /** Format: date-time */
+            posted_at: string | null;
+            total_debit: components["schemas"]["Money"];
+            total_credit: components["schemas"]["Money"];
+            lines: {
+                account: string;
+                /** Format: uuid */
+                branch: string;
+                debit: components["schemas"]["Money"];
+                credit: components["schemas"]["Money"];
+                label: string | null;
+            }[];
+            /** @description Once posted: one journal entry per branch of its lines. */
+            journal_entries: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                branch: string;
+                number: number;
+                /** @description The journal entry as printed: OD-2026-000042. */
+                entry_reference: string;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Page<ManualEntry>: one page of a list. */
+        ManualEntryPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ManualEntry"][];
         };
         /**
          * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.
@@ -23973,7 +24141,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post";
                 maker?: string;
             };
             header?: never;
@@ -24468,7 +24636,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -24542,6 +24710,870 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listManualEntries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                status?: "draft" | "submitted" | "posted" | "rejected" | "cancelled";
+                journal?: "OD" | "CAI" | "BQ" | "AN";
+                kind?: "standard" | "opening";
+                /** @description The maker. */
+                created_by?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List manual journal entries, newest date first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntryPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createManualEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    /**
+                     * @default OD
+                     * @enum {string}
+                     */
+                    journal?: "OD" | "CAI" | "BQ" | "AN";
+                    entry_date: string;
+                    /** @description The supporting document (pièce): an invoice, a receipt, a minute. */
+                    reference: string;
+                    label: string;
+                    lines: {
+                        account: string;
+                        /** Format: uuid */
+                        branch: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        debit?: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        credit?: string;
+                        label?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Draft a manual journal entry (accountants, branch heads, direction, administrators) */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/manual-entries/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntry"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOpeningEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    entry_date?: string;
+                    /** @description The supporting document (pièce): an invoice, a receipt, a minute. */
+                    reference: string;
+                    /** @default Bilan d'ouverture */
+                    label?: string;
+                    lines: {
+                        account: string;
+                        /** Format: uuid */
+                        branch: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        debit?: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        credit?: string;
+                        label?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Draft the opening entry (à-nouveaux) from the trial balance at the cut-over date */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/manual-entries/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntry"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getManualEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A manual journal entry: its lines, its status, and once posted its journal entries */
+            200: {
+                headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntry"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelManualEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a draft (kept, `cancelled`, never posted) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateManualEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    journal?: "OD" | "CAI" | "BQ" | "AN";
+                    entry_date?: string;
+                    /** @description The supporting document (pièce): an invoice, a receipt, a minute. */
+                    reference?: string;
+                    label?: string;
+                    lines?: {
+                        account: string;
+                        /** Format: uuid */
+                        branch: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        debit?: string;
+                        /**
+                         * @description Whole francs (XAF) as a string.
+                         * @example 150000
+                         */
+                        credit?: string;
+                        label?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Change a draft (or a rejected entry, which becomes a draft again); `lines` replaces them all */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntry"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    submitManualEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reverseManualEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    entry_date: string;
+                    /** @description The supporting document (pièce): an invoice, a receipt, a minute. */
+                    reference: string;
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Draft the reversing entry of a posted entry: its lines swapped, linked to it, validated like any other */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/manual-entries/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManualEntry"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

@@ -1,9 +1,9 @@
 import * as yup from 'yup';
 import { approvalPolicyOf, setApprovalPolicy } from '../../../activities/approvals/approval-policy.activity';
 import { roles } from '../../../domain/access';
-import { approvalOperations, type PolicyRule } from '../../../domain/approvals/policy';
+import { approvalOperations, rulesLiftingFourEyes, type PolicyRule } from '../../../domain/approvals/policy';
 import type { Scope } from '../../../domain/access';
-import { NotFoundError } from '../../../domain/errors';
+import { AppError, NotFoundError } from '../../../domain/errors';
 import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
 import { amountSchema } from '../money.schemas';
@@ -71,11 +71,15 @@ export const approvalPolicyRoutes = [
     }),
     response: policySchema,
     ...fourEyesRoute,
-    errorStatuses: [401, 403, 404],
-    refusals: [...fourEyesRefusals],
+    errorStatuses: [401, 403, 404, 422],
+    refusals: [...fourEyesRefusals, 'approval_always_four_eyes'],
     handler: async (input) => {
       const { body, principal, deps, ctx } = input;
       const enterpriseId = await pathEnterprise(input);
+      const lifting = rulesLiftingFourEyes(body.rules.map((rule) => ({ operation: rule.operation, fourEyes: rule.four_eyes })));
+      if (lifting >= 0) {
+        throw new AppError('unprocessable', 'approval_always_four_eyes', `${body.rules[lifting]!.operation} is always approved by a second person.`, [{ field: `rules[${lifting}].four_eyes`, message: 'must be true' }]);
+      }
       const rules: PolicyRule[] = body.rules.map((rule) => ({
         operation: rule.operation, fourEyes: rule.four_eyes, approverRoles: rule.approver_roles, threshold: rule.threshold, lifetimeDays: rule.lifetime_days,
       }));
