@@ -120,6 +120,9 @@ export const errorCatalogue = {
   reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
   reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // issue 28, part 3 (gl-reports): the accountant's reports
+  ledger_period_across_years: { kind: 'unprocessable', title: 'The period of the report must lie within one accounting year.' },
+  report_too_large: { kind: 'unprocessable', title: 'The report has more lines than a JSON answer holds: narrow it, or download it as CSV or XLSX.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },
