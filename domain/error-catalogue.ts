@@ -129,6 +129,9 @@ export const errorCatalogue = {
   manual_entry_not_posted: { kind: 'conflict', title: 'Only a posted entry is reversed.' },
   manual_entry_reversed: { kind: 'conflict', title: 'The entry already has a reversing entry.' },
   opening_entry_exists: { kind: 'conflict', title: 'The enterprise already has a posted opening entry.' },
+  // issue 28, part 3 (gl-reports): the accountant's reports
+  ledger_period_across_years: { kind: 'unprocessable', title: 'The period of the report must lie within one accounting year.' },
+  report_too_large: { kind: 'unprocessable', title: 'The report has more lines than a JSON answer holds: narrow it, or download it as CSV or XLSX.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

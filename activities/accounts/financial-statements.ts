@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { balanceSheet, besidePrior, incomeStatement, rollUp, yearEarlier, type AccountBalance, type ChartAccount, type ComparedLine } from '../../domain/accounts/statements';
 import { addDaysTo, parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { intermediateBalances } from '../../domain/accounts/intermediate-balances';
+import { balanceSides } from '../../domain/accounts/general-ledger';
 import { formatAmount, Money } from '../../domain/money';
 import { balanceScopeAt, linesInScope, pendingResultAccount, statementScopeAt, type BalanceScope, type ScopeAt } from './year-balances';
 
@@ -152,7 +153,7 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
  * What a line counts as in the six columns: the opening balance when it is of an earlier year carried by
  * computation, dated before the period, or of an opening entry (à-nouveau) of the year or its reversal.
  */
-function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
+export function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
   return knex.raw(`(s.exercice_id IS DISTINCT FROM ? OR s.entry_date < ? OR EXISTS (
       SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)))`, [scope.exerciceId, from]);
 }
@@ -166,15 +167,12 @@ function sixColumnTotals(knex: Knex, scope: BalanceScope, from: IsoDate) {
       knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.debit END)::text AS movement_debit', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.credit END)::text AS movement_credit', [opening]));
 }
 
-/** A balance as the two columns of a trial balance: debit when it is positive, credit when negative. */
-const sides = (balance: Money) => ({ debit: formatAmount(Money.max(balance, 0)), credit: formatAmount(Money.max(balance.negated(), 0)) });
-
 /** The six columns of an account: opening debit and credit, the period's movements, closing debit and credit. */
 function sixColumns(row: { opening: string; movement_debit: string; movement_credit: string } | undefined) {
   const opening = new Money(row?.opening ?? 0);
   const [movementDebit, movementCredit] = [new Money(row?.movement_debit ?? 0), new Money(row?.movement_credit ?? 0)];
   const closing = opening.plus(movementDebit).minus(movementCredit);
-  const [openingSides, closingSides] = [sides(opening), sides(closing)];
+  const [openingSides, closingSides] = [balanceSides(opening), balanceSides(closing)];
   return {
     opening_debit: openingSides.debit, opening_credit: openingSides.credit,
     movement_debit: formatAmount(movementDebit), movement_credit: formatAmount(movementCredit),

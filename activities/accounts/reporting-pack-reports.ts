@@ -5,6 +5,8 @@ import { prudentialRatiosDocument } from '../../domain/accounts/prudential-ratio
 import { arrearsStatementDocument } from '../../domain/loans/arrears-statement.document';
 import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
+import { generalLedgerAt, generalLedgerFile } from './general-ledger';
+import { journalBookFile } from './journal-book';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
@@ -20,6 +22,12 @@ export interface PackFacts {
   exercice: { id: string; startDate: IsoDate };
   heading: ReportHeading;
 }
+
+/** The month of the pack: its first day (or its year's, when the year starts later in the month) to its last. */
+const monthOf = (pack: PackFacts) => {
+  const first = `${pack.monthEnd.slice(0, 8)}01`;
+  return { from: first < pack.exercice.startDate ? pack.exercice.startDate : first, to: pack.monthEnd };
+};
 
 export interface PackReport {
   /** The file's name in the pack, `[a-z0-9-]`, unique: `balance-sheet` gives balance-sheet.csv and balance-sheet.xlsx. */
@@ -62,4 +70,7 @@ export const reportingPackReports: readonly PackReport[] = [
       return arrearsStatementDocument(provisionalHeading(pack.heading, arrears), pack.monthEnd, arrears.statement, arrears.agreement);
     },
   },
+  // The auditors' books of the month (issue 28, part 3): its journal book and its general ledger, every account.
+  { name: 'journal-book', build: async (knex, pack) => journalBookFile(knex, pack.scope, monthOf(pack), pack.heading) },
+  { name: 'general-ledger', build: async (knex, pack) => generalLedgerFile(await generalLedgerAt(knex, pack.scope, monthOf(pack)), pack.heading, monthOf(pack)) },
 ];

@@ -31,15 +31,15 @@ export interface BalanceScope {
 export const pendingResultAccount = '13';
 
 /**
- * The scope's lines as rows of `s` (branch_id, entry_date, exercice_id, entry_id, reverses_entry_id, debit,
+ * The scope's lines as rows of `s` (branch_id, entry_date, exercice_id, entry_id, reverses_entry_id, line_id, debit,
  * credit), joined to their account `c`. The earlier years carried by computation come as the à-nouveaux their
  * closing would post: one line per branch and account with its net balance, on the year's first day, their
- * income and expenses on the pending result (13); such lines have no entry nor year.
+ * income and expenses on the pending result (13); such lines have no entry, line nor year.
  */
 export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope): Knex.QueryBuilder {
   const ofBranches = (query: Knex.QueryBuilder) => (scope.branches === 'all' ? query : query.whereIn('e.branch_id', [...scope.branches]));
   const current = ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.exercice_id', scope.exerciceId ?? null))
-    .select('e.branch_id', 'e.entry_date', 'e.exercice_id', 'e.id as entry_id', 'e.reverses_entry_id', 'l.chart_entry_id', 'l.debit', 'l.credit');
+    .select('e.branch_id', 'e.entry_date', 'e.exercice_id', 'e.id as entry_id', 'e.reverses_entry_id', 'l.id as line_id', 'l.chart_entry_id', 'l.debit', 'l.credit');
   if (scope.upTo !== undefined) current.where('e.entry_date', '<=', scope.upTo);
   const lines = scope.carried === undefined || scope.carried.ids.length === 0 ? current : current.unionAll(carriedOpening(knex, scope.carried, ofBranches), true);
   return knex.from(lines.as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
@@ -53,7 +53,7 @@ function carriedOpening(knex: Knex | Knex.Transaction, carried: NonNullable<Bala
     .groupBy('e.branch_id', 'a.id')
     .havingRaw('sum(l.debit) <> sum(l.credit)')
     .select('e.branch_id', knex.raw('?::date AS entry_date', [carried.on]), knex.raw('NULL::uuid AS exercice_id'), knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'),
-      'a.id AS chart_entry_id', knex.raw('greatest(sum(l.debit - l.credit), 0) AS debit'), knex.raw('greatest(sum(l.credit - l.debit), 0) AS credit'));
+      knex.raw('NULL::bigint AS line_id'), 'a.id AS chart_entry_id', knex.raw('greatest(sum(l.debit - l.credit), 0) AS debit'), knex.raw('greatest(sum(l.credit - l.debit), 0) AS credit'));
 }
 
 /** Each account's balance (debit minus credit) per branch over the scope; accounts netting to zero left out. */

@@ -1,3 +1,5 @@
+import { AppError } from '../errors';
+
 /**
  * A report as a table-shaped document, the one form every statement and prudential report takes before it is
  * written as CSV or as an XLSX workbook: the header an auditor needs (enterprise, date or period, generation
@@ -31,4 +33,15 @@ export interface ReportDocument {
   /** The earlier accounting years not yet closed whose balances the figures carry by computation: provisional figures. */
   openExercices?: readonly string[];
   sheets: readonly ReportSheet[];
+}
+
+/**
+ * A report answered as JSON holds a bounded number of lines (the general ledger's movements, the journal book's
+ * entries); beyond, 422 naming `format`: the CSV and XLSX downloads stream any number.
+ */
+export function refuseLargeJson(report: { name: string; lines: string; count: number; max: number }): void {
+  if (report.count <= report.max) return;
+  throw new AppError('unprocessable', 'report_too_large', `The ${report.name} has ${report.count} ${report.lines}, more than the ${report.max} a JSON answer holds: narrow it, or download it (format=csv or xlsx).`, [
+    { field: 'format', message: `more than ${report.max} ${report.lines}: ask for csv or xlsx, or narrow the filters` },
+  ]);
 }

@@ -1326,6 +1326,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/charts/{chart_pk}/general-ledger/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * General ledger (grand livre): per account, the opening balance, every movement of the period with the running balance, the closing balance
+         * @description The opening balance is the trial balance's: the year's à-nouveaux, the earlier years carried by computation while open, what was posted before `date_from`. The period lies within the accounting year covering `date_to`. `account_to` includes its sub-accounts (401 to 401: every 401x). JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.
+         */
+        get: operations["getGeneralLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/journal-book/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and user, and the totals of each journal
+         * @description Read as the trial balance is: consolidated over the branches the caller sees, or of one `branch`. One day: `date_from` = `date_to`. JSON holds at most 2000 entries (422 `report_too_large` beyond); CSV and XLSX stream any number.
+         */
+        get: operations["getJournalBook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/charts/{chart_pk}/prudential-ratios/": {
         parameters: {
             query?: never;
@@ -3911,6 +3951,58 @@ export interface components {
             /** @description The accounts of the line in the period, each as the line counts it. */
             accounts: components["schemas"]["FinancialStatementAccount"][];
         };
+        GeneralLedger: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            account_from: string | null;
+            account_to: string | null;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
+            accounts: components["schemas"]["GeneralLedgerAccount"][];
+            /** @description The six columns of the trial balance over the accounts shown: opening and closing balances by side, the period's movements. */
+            totals: {
+                opening_debit: components["schemas"]["Money"];
+                opening_credit: components["schemas"]["Money"];
+                movement_debit: components["schemas"]["Money"];
+                movement_credit: components["schemas"]["Money"];
+                closing_debit: components["schemas"]["Money"];
+                closing_credit: components["schemas"]["Money"];
+            };
+        };
+        GeneralLedgerAccount: {
+            account: string;
+            label: string;
+            opening_balance: components["schemas"]["Money"];
+            movements: components["schemas"]["GeneralLedgerMovement"][];
+            movement_debit: components["schemas"]["Money"];
+            movement_credit: components["schemas"]["Money"];
+            closing_balance: components["schemas"]["Money"];
+        };
+        GeneralLedgerMovement: {
+            /** Format: date */
+            date: string;
+            /** @description The code of its journal (GET /api/v1/accounts/journals/). */
+            journal: string;
+            /** @description The entry's number as printed: journal, year, number (CAI-2026-000042). */
+            number: string;
+            /** @description The code of the entry's branch; null for the enterprise's own. */
+            branch: string | null;
+            description: string;
+            debit: components["schemas"]["Money"];
+            credit: components["schemas"]["Money"];
+            balance: components["schemas"]["Money"];
+        };
         GovernanceMember: {
             /** Format: uuid */
             id: string;
@@ -4046,6 +4138,60 @@ export interface components {
             name: string;
             /** @description The kinds of automatic posting whose entries it holds. */
             event_kinds: string[];
+        };
+        JournalBook: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            journal: string | null;
+            /** Format: uuid */
+            user: string | null;
+            /** @description In date, journal and number order. */
+            entries: components["schemas"]["JournalBookEntry"][];
+            journals: components["schemas"]["JournalBookTotals"][];
+            totals: {
+                entries: number;
+                debit: components["schemas"]["Money"];
+                credit: components["schemas"]["Money"];
+            };
+        };
+        JournalBookEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date */
+            date: string;
+            /** @description The code of its journal (GET /api/v1/accounts/journals/). */
+            journal: string;
+            /** @description The entry's number as printed: journal, year, number (CAI-2026-000042). */
+            number: string;
+            /** @description The code of the entry's branch; null for the enterprise's own. */
+            branch: string | null;
+            description: string;
+            /** @description The username of who posted it; null for the system. */
+            user: string | null;
+            debit: components["schemas"]["Money"];
+            credit: components["schemas"]["Money"];
+            lines: {
+                account: string;
+                label: string;
+                debit: components["schemas"]["Money"];
+                credit: components["schemas"]["Money"];
+            }[];
+        };
+        JournalBookTotals: {
+            journal: string;
+            name: string;
+            entries: number;
+            debit: components["schemas"]["Money"];
+            credit: components["schemas"]["Money"];
         };
         JournalEntry: {
             /** Format: uuid */
@@ -14843,6 +14989,200 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGeneralLedger: {
+        parameters: {
+            query: {
+                /** @description First account code (default: the first). */
+                account_from?: string;
+                /** @description Last account code, its sub-accounts included (default: the last). */
+                account_to?: string;
+                date_from: string;
+                date_to: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description General ledger (grand livre): per account, the opening balance, every movement of the period with the running balance, the closing balance */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneralLedger"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJournalBook: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date_from: string;
+                date_to: string;
+                /** @description Entries of this journal. */
+                journal?: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description Entries posted by this user. */
+                user?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and user, and the totals of each journal */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JournalBook"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

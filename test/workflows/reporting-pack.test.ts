@@ -77,7 +77,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.like(pack, { status: 'stored', period: '2026-06', requested_by: world.users.direction!.id, workflow_id: `reporting-pack-${world.enterpriseId}-2026-06` });
     // The history of the run that made it (a later start of the same id is another run).
     const { events } = await client.workflow.getHandle(pack.workflow_id).fetchHistory();
-    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'income-statement', 'intermediate-balances', 'prudential-ratios', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
+    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'general-ledger', 'income-statement', 'intermediate-balances', 'journal-book', 'prudential-ratios', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
 
     // Each file downloads as stored: its bytes hash to the recorded SHA-256.
     for (const stored of pack.files as { name: string; format: string; sha256: string; size_bytes: number }[]) {
@@ -99,6 +99,14 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.true(sheet.includes(`\r\nDate;2026-06-30\r\n`));
     t.true(sheet.includes(`\r\n;Total actif;${json.body.totals.assets};${json.body.totals.prior_assets}\r\n`));
     t.true(sheet.includes(`\r\n;Total passif;${json.body.totals.liabilities};${json.body.totals.prior_liabilities}\r\n`));
+    // The month's books (issue 28): the general ledger and the journal book of June, as their JSON routes total them.
+    const june = 'date_from=2026-06-01&date_to=2026-06-30';
+    const ledger = (await app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/general-ledger/?${june}`, { headers })).body;
+    const ledgerFile = (await fileOf(`${packs}${pack.id}/files/general-ledger.csv/`, headers)).bytes.toString('utf8');
+    t.true(ledgerFile.includes(`\r\n;;;;;;Total général des mouvements;${ledger.totals.movement_debit};${ledger.totals.movement_credit};\r\n`));
+    const book = (await app.request('GET', `/api/v1/accounts/journal-book/?enterprise=${world.enterpriseId}&${june}`, { headers })).body;
+    const bookFile = (await fileOf(`${packs}${pack.id}/files/journal-book.csv/`, headers)).bytes.toString('utf8');
+    t.true(bookFile.includes(`\r\n;Total;${book.totals.entries};${book.totals.debit};${book.totals.credit}\r\n`));
 
     // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made again.
     const again = await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-06' } });
@@ -106,7 +114,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.deepEqual(again.body.files, pack.files);
     const rerun = await client.workflow.execute('reportingPack', { taskQueue, workflowId: pack.workflow_id, args: [{ enterpriseId: world.enterpriseId, period: '2026-06' }] });
     t.deepEqual(rerun, { packId: pack.id, files: 0 });
-    t.is(Number((await knex('reporting_pack_files').where({ pack_id: pack.id }).count<{ count: string }[]>())[0]!.count), 12);
+    t.is(Number((await knex('reporting_pack_files').where({ pack_id: pack.id }).count<{ count: string }[]>())[0]!.count), 16);
     await t.throwsAsync(knex('reporting_pack_files').where({ pack_id: pack.id }).update({ size_bytes: 1 }), { message: /append-only/ });
 
     const listed = await app.request('GET', `${packs}?period=2026-06`, { headers });

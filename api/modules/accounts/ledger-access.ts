@@ -20,3 +20,10 @@ export async function statementScope(knex: Knex, principal: Principal, chartId: 
   if (known === undefined || (chart.branches !== 'all' && !chart.branches.includes(branch))) throw new NotFoundError('The branch');
   return { enterpriseId: chart.enterprise_id, chartId, branch, branches: [branch] };
 }
+
+/** As statementScope, for a report asked by enterprise rather than by chart (the journal book): 404 when the caller does not see it. */
+export async function enterpriseStatementScope(knex: Knex, principal: Principal, enterpriseId: string, branch: string | undefined): Promise<StatementScope> {
+  const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
+  if (chart === undefined) throw new NotFoundError('The enterprise');
+  return statementScope(knex, principal, chart.id as string, branch);
+}

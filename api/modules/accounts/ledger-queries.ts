@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { printedEntryNumber } from '../../../activities/accounts/general-ledger';
 
 export interface EntryWithLines {
   id: string;
@@ -27,7 +28,7 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
     .select(
       'e.id', 'e.enterprise_id as enterprise', 'e.branch_id as branch', 'e.entry_date', 'y.code as exercice', 'e.journal_code as journal', 'n.number',
       // The entry's number as printed: journal, year, number (CAI-2026-000042).
-      knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0') AS reference`),
+      knex.raw(`${printedEntryNumber} AS reference`),
       'e.description', 'e.event_id as event', 'e.rule_config_id as rule_config', 'e.reverses_entry_id as reverses_entry', 'e.created_at',
     )
     .orderBy([{ column: 'e.entry_date' }, { column: 'e.created_at' }, { column: 'e.id' }]);

@@ -11,6 +11,7 @@ import { scopeToVisible } from '../enterprise-scope';
 import { ledgerLines, runningMovements } from './ledger-queries';
 import { statementScope, visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
+import { ledgerReportRoutes } from './ledger-reports.routes';
 import { accountTotals, trialBalanceOf } from '../../../activities/accounts/financial-statements';
 import { trialBalanceDocument, reportHeading } from '../../../activities/accounts/statement-documents';
 import { balanceScopeAt } from '../../../activities/accounts/year-balances';
@@ -176,4 +177,5 @@ export const ledgerRoutes = [
     },
   }),
   ...statementRoutes,
+  ...ledgerReportRoutes,
 ];

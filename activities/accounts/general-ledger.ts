@@ -1,0 +1,122 @@
+import type { Knex } from 'knex';
+import type { IsoDate } from '../../domain/calendar';
+import { AppError } from '../../domain/errors';
+import { generalLedgerAnswer, generalLedgerDocument, generalLedgerRows, type LedgerMovement, type LedgerOpening } from '../../domain/accounts/general-ledger';
+import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
+import { Money } from '../../domain/money';
+import { openingLine, provisionalOf, type StatementScope } from './financial-statements';
+import { provisionalHeading, type ReportHeading } from './statement-documents';
+import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
+
+/**
+ * The general ledger's reads (docs/architecture.md §10): the openings in one grouped query, the movements in
+ * batches ordered by account, date and line, each batch starting after the last row of the one before (a key,
+ * not an offset: every batch costs the same), so a download of a year's lines holds one batch at a time.
+ */
+
+/** An entry's number as printed: journal, year, number (CAI-2026-000042); `e` the entry, `y` its year, `n` its number. */
+export const printedEntryNumber = `e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0')`;
+
+/** Which accounts and which days a ledger covers: `accountTo` takes its sub-accounts (401 to 401 is every 401x). */
+export interface LedgerRange {
+  from: IsoDate;
+  to: IsoDate;
+  accountFrom?: string;
+  accountTo?: string;
+}
+
+/** Rows fetched per batch of movements. */
+const batchSize = 2000;
+
+function inRange(query: Knex.QueryBuilder, range: LedgerRange): Knex.QueryBuilder {
+  // Codes compare as text, digit by digit, whatever the database's locale.
+  if (range.accountFrom !== undefined) query.whereRaw('c.code COLLATE "C" >= ?', [range.accountFrom]);
+  if (range.accountTo !== undefined) query.whereRaw('(c.code COLLATE "C" <= ? OR starts_with(c.code, ?))', [range.accountTo, range.accountTo]);
+  return query;
+}
+
+/** Per account of the range, its opening balance as the trial balance counts it; accounts opening at zero left out. */
+async function openings(knex: Knex, at: ScopeAt, range: LedgerRange): Promise<LedgerOpening[]> {
+  const opening = knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [openingLine(knex, at.scope, range.from)]);
+  const rows: { code: string; label: string; opening: string }[] = await inRange(linesInScope(knex, at.scope), range)
+    .groupBy('c.code', 'c.label')
+    .havingRaw('? <> 0', [opening])
+    .select('c.code', 'c.label', knex.raw('?::text AS opening', [opening]));
+  return rows.map((row) => ({ code: row.code, label: row.label, opening: new Money(row.opening) }));
+}
+
+/** The lines of the period the trial balance counts as movements (not openings), with their entry's journal, number and branch. */
+function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryBuilder {
+  return inRange(linesInScope(knex, at.scope), range)
+    .whereRaw('NOT ?', [openingLine(knex, at.scope, range.from)])
+    .join('journal_entries as e', 'e.id', 's.entry_id')
+    .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
+    .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
+    .leftJoin('branches as b', 'b.id', 's.branch_id');
+}
+
+/** The movements in account, date and posting order, read a batch at a time after the last row read. */
+async function* movementBatches(knex: Knex, lines: Knex.QueryBuilder): AsyncGenerator<LedgerMovement> {
+  let after: { code: string; entry_date: string; line_id: string } | undefined;
+  for (;;) {
+    const batch = lines.clone().orderByRaw('c.code COLLATE "C", s.entry_date, s.line_id').limit(batchSize).select(
+      'c.code', 'c.label', 's.entry_date', 's.line_id', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'b.code as branch', 'e.description',
+      knex.raw('s.debit::text AS debit'), knex.raw('s.credit::text AS credit'),
+    );
+    if (after !== undefined) batch.whereRaw('(c.code COLLATE "C", s.entry_date, s.line_id) > (?, ?::date, ?)', [after.code, after.entry_date, after.line_id]);
+    const rows: (LedgerMovement & { line_id: string })[] = await batch;
+    for (const { line_id: _line, ...movement } of rows) yield movement;
+    if (rows.length < batchSize) return;
+    after = rows.at(-1);
+  }
+}
+
+/**
+ * The ledger of a range in a statement's scope: the year covering `to` and the earlier years it carries. The
+ * period stays in that year (422 naming `date_from` otherwise): an earlier year's movements are its own ledger's.
+ */
+export async function generalLedgerAt(knex: Knex, scope: StatementScope, range: LedgerRange) {
+  const at = await balanceScopeAt(knex, scope.enterpriseId, range.to, scope.branches);
+  if (at.year === undefined) {
+    throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${range.to}.`, [{ field: 'date_to', message: 'no accounting year covers this date' }]);
+  }
+  if (range.from < at.year.start_date) {
+    throw new AppError('unprocessable', 'ledger_period_across_years', `The period must lie within the accounting year ${at.year.code}, from ${at.year.start_date}.`, [
+      { field: 'date_from', message: `must not be before ${at.year.start_date}, the first day of the accounting year of date_to` },
+    ]);
+  }
+  return {
+    at,
+    /** A new pass over the ledger's rows at each call. */
+    rows: () => ({ async* [Symbol.asyncIterator]() {
+      yield* generalLedgerRows(await openings(knex, at, range), movementBatches(knex, movementLines(knex, at, range)));
+    } }),
+    /** How many movements the period holds. */
+    movementCount: async () => Number((await knex.from(movementLines(knex, at, range).select('s.line_id').as('m')).count<{ count: string }[]>('* as count'))[0]!.count),
+  };
+}
+
+type GeneralLedger = Awaited<ReturnType<typeof generalLedgerAt>>;
+
+/** Whose report of which period, as the accountant's reports answer it. */
+export const periodScope = (scope: StatementScope, period: { from: IsoDate; to: IsoDate }) =>
+  ({ enterprise: scope.enterpriseId, branch: scope.branch, date_from: period.from, date_to: period.to });
+
+/** The most movements a JSON answer holds; a longer ledger is downloaded (CSV, XLSX), which streams. */
+const jsonMovementsMax = 5000;
+
+/** The ledger as JSON; 422 when it has more movements than a JSON answer holds. */
+export async function generalLedgerJson(ledger: GeneralLedger, scope: StatementScope, range: LedgerRange) {
+  refuseLargeJson({ name: 'ledger', lines: 'movements', count: await ledger.movementCount(), max: jsonMovementsMax });
+  return {
+    ...periodScope(scope, range),
+    account_from: range.accountFrom ?? null,
+    account_to: range.accountTo ?? null,
+    ...provisionalOf(ledger.at.openExercices),
+    ...(await generalLedgerAnswer(ledger.rows())),
+  };
+}
+
+/** The ledger as a file: its heading, the period, its rows streamed. */
+export const generalLedgerFile = (ledger: GeneralLedger, heading: ReportHeading, range: LedgerRange): ReportDocument =>
+  generalLedgerDocument({ ...provisionalHeading(heading, { open_exercices: ledger.at.openExercices }), period: { from: range.from, to: range.to } }, ledger.rows);

@@ -1,0 +1,94 @@
+import type { Knex } from 'knex';
+import type { IsoDate } from '../../domain/calendar';
+import { bookEntries, bookTotals, journalBookDocument, type BookLine, type JournalTotals } from '../../domain/accounts/journal-book';
+import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
+import type { StatementScope } from './financial-statements';
+import { periodScope, printedEntryNumber } from './general-ledger';
+import type { ReportHeading } from './statement-documents';
+
+/**
+ * The journal book's reads (docs/architecture.md §10): the entries of a period in a statement's scope, filtered
+ * by journal and by the user who posted them; their lines read in batches after the last one read, as the
+ * general ledger's movements are.
+ */
+
+export interface BookFilter {
+  from: IsoDate;
+  to: IsoDate;
+  journal?: string;
+  /** The user who posted the entries. */
+  user?: string;
+}
+
+const batchSize = 2000;
+
+/** The entries of the filter: `e` with its year `y` and number `n`. */
+function entriesOf(knex: Knex, scope: StatementScope, filter: BookFilter): Knex.QueryBuilder {
+  const entries = knex('journal_entries as e')
+    .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
+    .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
+    .where('e.enterprise_id', scope.enterpriseId)
+    .whereBetween('e.entry_date', [filter.from, filter.to]);
+  if (scope.branches !== 'all') entries.whereIn('e.branch_id', [...scope.branches]);
+  if (filter.journal !== undefined) entries.where('e.journal_code', filter.journal);
+  if (filter.user !== undefined) entries.where('e.created_by', filter.user);
+  return entries;
+}
+
+/** The lines in date, journal and number order, a batch at a time after the last one read. */
+async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter): AsyncGenerator<BookLine> {
+  const lines = entriesOf(knex, scope, filter)
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .leftJoin('branches as b', 'b.id', 'e.branch_id')
+    .leftJoin('users as u', 'u.id', 'e.created_by')
+    .orderByRaw('e.entry_date, e.journal_code COLLATE "C", n.number, l.id')
+    .limit(batchSize)
+    .select(
+      'e.id as entry', 'e.entry_date', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'n.number as position', 'l.id as line_id', 'b.code as branch',
+      'u.username as user', 'e.description', 'c.code as account', 'c.label', knex.raw('l.debit::text AS debit'), knex.raw('l.credit::text AS credit'),
+    );
+  let after: { entry_date: string; journal: string; position: number; line_id: string } | undefined;
+  for (;;) {
+    const batch = lines.clone();
+    if (after !== undefined) batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number, l.id) > (?::date, ?, ?, ?)', [after.entry_date, after.journal, after.position, after.line_id]);
+    const rows: (BookLine & { position: number; line_id: string })[] = await batch;
+    for (const { position: _position, line_id: _line, ...line } of rows) yield line;
+    if (rows.length < batchSize) return;
+    after = rows.at(-1);
+  }
+}
+
+/** Each journal's entries, debit and credit over the filter, in journal order. */
+async function journalTotals(knex: Knex, scope: StatementScope, filter: BookFilter): Promise<JournalTotals[]> {
+  const rows = await entriesOf(knex, scope, filter)
+    .join('journals as j', 'j.code', 'e.journal_code')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .groupBy('e.journal_code', 'j.name')
+    .orderByRaw('e.journal_code COLLATE "C"')
+    .select('e.journal_code as journal', 'j.name', knex.raw('count(DISTINCT e.id)::int AS entries'), knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'));
+  return rows as JournalTotals[];
+}
+
+/** The most entries a JSON answer holds; a longer book is downloaded (CSV, XLSX), which streams. */
+const jsonEntriesMax = 2000;
+
+/** The book as JSON: the entries with their lines, each journal's totals, the period's; 422 when it holds more entries than a JSON answer. */
+export async function journalBookJson(knex: Knex, scope: StatementScope, filter: BookFilter) {
+  const journals = await journalTotals(knex, scope, filter);
+  const totals = bookTotals(journals);
+  refuseLargeJson({ name: 'journal book', lines: 'entries', count: totals.entries, max: jsonEntriesMax });
+  return {
+    ...periodScope(scope, filter),
+    journal: filter.journal ?? null,
+    user: filter.user ?? null,
+    entries: await bookEntries(bookLines(knex, scope, filter)),
+    journals,
+    totals,
+  };
+}
+
+/** The book as a file: its lines streamed, then the journals' totals. */
+export async function journalBookFile(knex: Knex, scope: StatementScope, filter: BookFilter, heading: ReportHeading): Promise<ReportDocument> {
+  return journalBookDocument({ ...heading, period: { from: filter.from, to: filter.to } }, () => bookLines(knex, scope, filter), await journalTotals(knex, scope, filter));
+}
