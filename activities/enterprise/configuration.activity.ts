@@ -21,6 +21,7 @@ export type ConfigurationChanges = Partial<
     | 'creditCapMode'
     | 'allowSeveralOpenExercices'
     | 'approvalLimits'
+    | 'openingSuspenseAccountCode'
   > & { provisioningLadder: LadderStep[] }
 >;
 

@@ -19,4 +19,6 @@ export class EnterpriseConfiguration extends BaseModel {
   creditCapMode!: 'enforce' | 'warn';
   approvalLimits!: ApprovalLimits;
   allowSeveralOpenExercices!: boolean;
+  /** Issue 28, part 1: where an opening entry puts each branch's difference, to be justified by the go-live import (docs/domain.md §12.1). */
+  openingSuspenseAccountCode!: string;
 }

@@ -3827,6 +3827,8 @@ export interface components {
             /** @enum {string} */
             credit_cap_mode: "enforce" | "warn";
             allow_several_open_exercices: boolean;
+            /** @description Where an opening entry puts each branch's difference, to be justified by the go-live import (default 4780). */
+            opening_suspense_account_code: string;
             /** @description Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps. */
             approval_limits: Record<string, never>;
             /** Format: date-time */
@@ -11137,6 +11139,7 @@ export interface operations {
                     /** @enum {string} */
                     credit_cap_mode?: "enforce" | "warn";
                     allow_several_open_exercices?: boolean;
+                    opening_suspense_account_code?: string;
                     /** @description A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps. */
                     approval_limits?: {
                         /**

@@ -205,6 +205,8 @@ test.serial('the opening entry: the trial balance at the cut-over date, each bra
   const refused = await opening([line('5603', 'debit', 1_000_000), line('3711', 'credit', 1_000_000)]);
   t.like(refused.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[1].account' }] });
 
+  const configuration = await app.request('GET', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers });
+  t.is(configuration.body.opening_suspense_account_code, '4780', 'the suspense account is the enterprise\'s configuration');
   const bank = new Money(2_000_000);
   const otherDebtors = new Money(300_000);
   const otherBranchBank = new Money(400_000);
@@ -247,4 +249,20 @@ test.serial('the policy may let a second accountant validate, never lift the fou
   t.like(await read(created.body.id), { status: 'posted', approved_by: secondAccountant.id });
   t.deepEqual(await balances(['65213']), { 65213: '7500' });
   t.deepEqual(await booksBreaches(world, new Map()), [], 'deposits, loans and capital still tie out with the ledger');
+});
+
+test.serial('an approval the books refuse by then fails the request and returns the entry with the refusal', async (t) => {
+  const created = await draft([line('5604', 'debit', 3_000), line('5603', 'credit', 3_000)], { reference: 'VIR-3' });
+  const submitted = await submit(created.body.id);
+  t.is(submitted.status, 202, submitted.text);
+  // The chart changes meanwhile: 5604 gets a sub-account, so it is no longer postable.
+  const detailed = await app.request('POST', `/api/v1/accounts/charts/${chartId}/entries/`, { headers: world.users.direction!.headers, json: { parent_code: '5604', code: '56041', label: 'CCP Douala' } });
+  t.is(detailed.status, 201, detailed.text);
+  const decided = await decideApprovalRequest(knex, testClock(), {
+    requestId: submitted.body.id, decision: { decision: 'approve', deciderId: world.users.direction!.id, deciderRoles: ['direction'], reason: 'ok', requestId: null },
+  });
+  t.like(decided, { status: 'failed', failure: { code: 'account_not_leaf' } });
+  t.like(await read(created.body.id), { status: 'rejected', journal_entries: [] });
+  t.regex((await read(created.body.id)).rejection_reason, /5604 has sub-accounts/);
+  t.deepEqual(await balances(['5604']), {}, 'nothing posted');
 });

@@ -46,7 +46,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision and a user with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a manual entry's draft and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -65,6 +65,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const { direction, root } = { direction: world.users.direction!.headers, root: world.users.root!.headers };
   await post(app, '/api/v1/events/replays/', root, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
   await createOrgan(app, direction, world.enterpriseId);
+  // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
+  const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
+  await post(app, '/api/v1/accounting/manual-entries/', direction, { enterprise: world.enterpriseId, entry_date: '2026-01-15', reference: 'FUZZ-1', label: 'Rent', lines: rentLines });
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);

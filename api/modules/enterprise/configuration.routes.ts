@@ -8,7 +8,7 @@ import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagin
 import { defineRoute } from '../../route';
 import { enterpriseLoaders } from './enterprise.queries';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
+import { accountCodeSchema, dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
 import { refreshEnterpriseSchedules } from './schedules.temporal';
@@ -32,6 +32,7 @@ const configurationSchema = yup.object({
   provisioning_ladder: yup.array(ladderStepSchema).required(),
   credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
   allow_several_open_exercices: yup.boolean().required(),
+  opening_suspense_account_code: yup.string().required().meta({ description: 'Where an opening entry puts each branch\'s difference, to be justified by the go-live import (default 4780).' }),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   updated_at: timestampResponse(),
 }).meta({ component: 'EnterpriseConfiguration' });
@@ -51,6 +52,7 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     credit_cap_mode: configuration.creditCapMode,
     allow_several_open_exercices: configuration.allowSeveralOpenExercices,
     approval_limits: configuration.approvalLimits,
+    opening_suspense_account_code: configuration.openingSuspenseAccountCode,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
@@ -120,6 +122,7 @@ export const configurationRoutes = [
       provisioning_ladder: yup.array(ladderStepSchema).min(1).max(20).optional(),
       credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
       allow_several_open_exercices: yup.boolean().optional(),
+      opening_suspense_account_code: accountCodeSchema().optional(),
       approval_limits: yup
         .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
@@ -144,6 +147,7 @@ export const configurationRoutes = [
           provisioningLadder: body.provisioning_ladder,
           creditCapMode: body.credit_cap_mode,
           allowSeveralOpenExercices: body.allow_several_open_exercices,
+          openingSuspenseAccountCode: body.opening_suspense_account_code,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
         if (body.provisioning_hour !== undefined || body.time_zone !== undefined) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
