@@ -1,4 +1,8 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
+import { supplierRoutes } from './modules/accounting/suppliers.routes';
+import { supplierInvoiceRoutes } from './modules/accounting/supplier-invoices.routes';
+import { supplierPaymentRoutes } from './modules/accounting/supplier-payments.routes';
+import { supplierBalanceRoutes } from './modules/accounts/supplier-balances.routes';
 import { auditEventRoutes } from './modules/audit/audit-events.routes';
 import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
 import { approvalPolicyRoutes } from './modules/approvals/approval-policy.routes';
@@ -78,4 +82,9 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...shareRegisterRoutes,
   ...approvalRequestRoutes,
   ...approvalPolicyRoutes,
+  // Issue 28, general accounting, 5. suppliers.
+  ...supplierRoutes,
+  ...supplierInvoiceRoutes,
+  ...supplierPaymentRoutes,
+  ...supplierBalanceRoutes,
 ];

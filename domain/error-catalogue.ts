@@ -120,6 +120,14 @@ export const errorCatalogue = {
   reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
   reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // general accounting, 5. suppliers and expenses (issue 28)
+  supplier_tax_id_taken: { kind: 'conflict', title: 'Another supplier of the enterprise has this tax id (NIU).' },
+  supplier_accounts_full: { kind: 'conflict', title: 'Every supplier account under 40110 is taken.' },
+  supplier_inactive: { kind: 'conflict', title: 'The supplier is deactivated.' },
+  supplier_invoice_number_taken: { kind: 'conflict', title: 'The supplier already has an invoice with this number.' },
+  supplier_invoice_account_refused: { kind: 'unprocessable', title: 'An invoice line posts to an expense (class 6) or a recoverable tax (430) only.' },
+  supplier_paying_account_refused: { kind: 'unprocessable', title: 'A supplier is paid from a treasury account (class 5) only.' },
+  supplier_payment_exceeds_due: { kind: 'conflict', title: 'The payment settles more than remains to pay on the invoice.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

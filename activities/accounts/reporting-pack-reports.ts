@@ -9,6 +9,8 @@ import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalance
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
 import { balanceScopeAt } from './year-balances';
+import { supplierBalancesAt } from '../accounting/supplier-balances';
+import { supplierBalancesDocument } from '../../domain/accounting/supplier-balances.document';
 
 /** What a report of the pack is made of: the enterprise as a whole, the month, its accounting year. */
 export interface PackFacts {
@@ -60,6 +62,14 @@ export const reportingPackReports: readonly PackReport[] = [
     build: async (knex, pack) => {
       const arrears = await arrearsStatementAt(knex, pack.scope, pack.monthEnd);
       return arrearsStatementDocument(provisionalHeading(pack.heading, arrears), pack.monthEnd, arrears.statement, arrears.agreement);
+    },
+  },
+  // Issue 28, general accounting, 5. suppliers.
+  {
+    name: 'supplier-balances',
+    build: async (knex, pack) => {
+      const balances = await supplierBalancesAt(knex, pack.scope, pack.monthEnd);
+      return supplierBalancesDocument(provisionalHeading(pack.heading, balances), balances);
     },
   },
 ];

@@ -15,6 +15,8 @@ import type { PolicyRule } from '../../domain/approvals/policy';
 import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
+import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
+import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -45,6 +47,9 @@ export const approvalExecutors = {
       ...Object.fromEntries(Object.entries(payload.rates).map(([key, rate]) => [key, new Money(rate)])),
       absorbPriorLossesFirst: payload.absorbPriorLossesFirst,
     }),
+  // Issue 28, general accounting, 5. suppliers: an expense invoice booked, a supplier paid.
+  'supplier_invoice.record': (context: DataContext, maker: Actor, payload: SupplierInvoiceInput) => recordSupplierInvoice(context, maker, payload),
+  'supplier_payment': (context: DataContext, maker: Actor, payload: SupplierPaymentInput) => recordSupplierPayment(context, maker, payload),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

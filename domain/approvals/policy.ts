@@ -17,6 +17,9 @@ export const approvalOperations = [
   'result_allocation_policy.change',
   'member_account.withdrawal',
   'member_account.transfer',
+  // Issue 28, general accounting, 5. suppliers.
+  'supplier_invoice.record',
+  'supplier_payment',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -48,6 +51,9 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'result_allocation_policy.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'member_account.withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  // Issue 28, general accounting, 5. suppliers: the books' entries and the money paid out, whatever the amount.
+  'supplier_invoice.record': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'supplier_payment': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** The enterprise's policy: the default, with its own lines over it. Every operation, in the list's order. */
