@@ -99,6 +99,7 @@ export interface PaymentRow extends BookRow {
   amount: string;
   paying_account_code: string;
   reference: string;
+  idempotency_key: string | null;
 }
 
 export const paymentsQuery = (knex: Knex): Knex.QueryBuilder => knex('supplier_payments as p').join('suppliers as s', 's.id', 'p.supplier_id').select('p.*', 's.name as supplier_name');

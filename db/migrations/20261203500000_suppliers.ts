@@ -64,9 +64,12 @@ export async function up(knex: Knex): Promise<void> {
     table.string('reference', 100).notNullable().defaultTo('');
     table.uuid('entry_id').notNullable().references('journal_entries.id');
     table.uuid('recorded_by').notNullable().references('users.id');
+    // The maker's Idempotency-Key: a retry after the approval answers this payment (docs/architecture.md §4).
+    table.string('idempotency_key', 100);
     table.check('amount > 0', [], 'supplier_payments_amount_positive');
     table.index(['enterprise_id', 'payment_date']);
   });
+  await knex.raw('CREATE UNIQUE INDEX supplier_payments_idempotency_unique ON supplier_payments (enterprise_id, recorded_by, idempotency_key) WHERE idempotency_key IS NOT NULL');
   await knex.schema.createTable('supplier_payment_allocations', (table) => {
     table.uuid('payment_id').notNullable().references('supplier_payments.id');
     table.uuid('invoice_id').notNullable().references('supplier_invoices.id');

@@ -25759,7 +25759,10 @@ export interface operations {
     recordSupplierPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -25805,6 +25808,8 @@ export interface operations {
                 headers: {
                     /** @description Where the resource is read: /api/v1/accounting/supplier-payments/{id}/ */
                     Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

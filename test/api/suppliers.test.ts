@@ -78,7 +78,17 @@ async function bookTheMonth(t: ExecutionContext, eneoId: string, landlordId: str
   const pay = (json: Record<string, unknown>) => post('supplier-payments', accountant, json);
   await approved(t, await pay({ supplier: eneoId, payment_date: '2026-04-10', amount: '50000', paying_account: '5710', allocations: [{ invoice: electricityId, amount: '50000' }] }));
   await approved(t, await pay({ supplier: landlordId, branch: world.headOffice, payment_date: '2026-04-05', amount: '100000', paying_account: '5710', reference: 'reçu 12', allocations: [{ invoice: rentId, amount: '100000' }] }));
-  await approved(t, await pay({ supplier: eneoId, payment_date: '2026-04-20', amount: '69250', paying_account: '5602', reference: 'virement 88', allocations: [{ invoice: electricityId, amount: '69250' }] }));
+  // The bank transfer, sent with an Idempotency-Key: a retry answers the request while it waits, the payment once made.
+  const transfer = { supplier: eneoId, payment_date: '2026-04-20', amount: '69250', paying_account: '5602', reference: 'virement 88', allocations: [{ invoice: electricityId, amount: '69250' }] };
+  const keyed = (json: unknown) => app.request('POST', '/api/v1/accounting/supplier-payments/', { headers: { ...accountant, 'idempotency-key': 'virement-88' }, json });
+  const requested = await keyed(transfer);
+  t.is((await keyed(transfer)).body.id, requested.body.id, 'a retry while it waits: the same request');
+  await approved(t, requested);
+  const replayed = await keyed(transfer);
+  t.is(replayed.status, 201);
+  t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  t.is(replayed.body.id, await paymentId(eneoId, '2026-04-20'), 'a retry after the approval: the payment made, not another');
+  t.like((await keyed({ ...transfer, amount: '1', allocations: [{ invoice: electricityId, amount: '1' }] })).body, { status: 409, code: 'idempotency_key_reused' });
 
   const firstPayment = await get(`/api/v1/accounting/supplier-payments/${await paymentId(eneoId, '2026-04-10')}/`);
   t.like(firstPayment.body, { amount: '50000', paying_account: '5710', allocations: [{ invoice: electricityId, number: 'ENEO-2026-03', amount: '50000' }] });

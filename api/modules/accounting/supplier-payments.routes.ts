@@ -1,6 +1,8 @@
 import * as yup from 'yup';
-import { recordSupplierPayment } from '../../../activities/accounting/supplier-payments.activity';
+import type { Knex } from 'knex';
+import { recordSupplierPayment, type SupplierPaymentInput } from '../../../activities/accounting/supplier-payments.activity';
 import { paymentsQuery, type PaymentRow } from '../../../activities/accounting/suppliers.queries';
+import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -23,6 +25,19 @@ const paymentBody = yup.object({
     amount: amount().required().meta({ description: 'What the payment settles of the invoice: at most what remains (partial payments allowed).' }),
   })).min(1).max(100).required(),
 });
+
+/**
+ * The payment the maker already made with this Idempotency-Key (a retry after the approval), if any: another payment
+ * under the same key is refused. While the request waits, `runOrRequest` answers the request again.
+ */
+async function paymentOfKey(knex: Knex, makerId: string, payload: SupplierPaymentInput): Promise<PaymentRow | undefined> {
+  if (payload.idempotencyKey === null || payload.idempotencyKey === undefined) return undefined;
+  const made: PaymentRow | undefined = await paymentsQuery(knex).where({ 'p.recorded_by': makerId, 'p.idempotency_key': payload.idempotencyKey }).first();
+  if (made !== undefined && (made.supplier_id !== payload.supplierId || made.amount !== payload.amount || made.paying_account_code !== payload.payingAccount)) {
+    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+  }
+  return made;
+}
 
 /** Payments to suppliers (issue 28, docs/domain.md §12.5): from the till or a bank, settling invoices, under four eyes. */
 export const supplierPaymentRoutes = [
@@ -57,18 +72,25 @@ export const supplierPaymentRoutes = [
     status: 201,
     location: '/api/v1/accounting/supplier-payments/{id}/',
     body: paymentBody,
+    idempotent: true,
     response: supplierPaymentSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['supplier_payment_exceeds_due', 'supplier_paying_account_refused', 'as_of_after_business_date', ...postingRefusals, ...fourEyesRefusals],
-    handler: async ({ body, principal, deps, ctx, authorize }) => {
+    refusals: ['supplier_payment_exceeds_due', 'supplier_paying_account_refused', 'as_of_after_business_date', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
+    handler: async ({ body, principal, deps, ctx, authorize, idempotencyKey }) => {
       const { supplier, scope } = await postingSupplier(deps.knex, authorize, body);
       const payload = {
         supplierId: supplier.id, branchId: body.branch ?? null, paymentDate: body.payment_date, amount: formatAmount(body.amount), payingAccount: body.paying_account,
         reference: body.reference ?? '', allocations: body.allocations.map((allocation) => ({ invoice: allocation.invoice, amount: formatAmount(allocation.amount) })),
+        idempotencyKey,
       };
+      const made = await paymentOfKey(deps.knex, principal.userId, payload);
+      if (made !== undefined) {
+        ctx.set('Idempotent-Replayed', 'true');
+        return (await serializePayments(deps.knex, [made]))[0];
+      }
       return runOrRequest({ deps, principal, ctx }, {
-        operation: 'supplier_payment', payload, scope, amount: body.amount,
+        operation: 'supplier_payment', payload, scope, amount: body.amount, idempotencyKey,
         summary: `Payment of ${payload.amount} XAF to ${supplier.name} from ${body.paying_account}`,
       }, async () => {
         const { id } = await recordSupplierPayment(deps.activities, principal, payload);
