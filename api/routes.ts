@@ -1,4 +1,8 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
+import { supplierRoutes } from './modules/accounting/suppliers.routes';
+import { supplierInvoiceRoutes } from './modules/accounting/supplier-invoices.routes';
+import { supplierPaymentRoutes } from './modules/accounting/supplier-payments.routes';
+import { supplierBalanceRoutes } from './modules/accounts/supplier-balances.routes';
 import { auditEventRoutes } from './modules/audit/audit-events.routes';
 import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
 import { manualEntryRoutes } from './modules/accounting/manual-entries.routes';
@@ -81,4 +85,9 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...approvalPolicyRoutes,
   // Issue 28, general accounting: part 1, manual journal entries.
   ...manualEntryRoutes,
+  // Issue 28, general accounting, 5. suppliers.
+  ...supplierRoutes,
+  ...supplierInvoiceRoutes,
+  ...supplierPaymentRoutes,
+  ...supplierBalanceRoutes,
 ];

@@ -132,6 +132,14 @@ export const errorCatalogue = {
   // issue 28, part 3 (gl-reports): the accountant's reports
   ledger_period_across_years: { kind: 'unprocessable', title: 'The period of the report must lie within one accounting year.' },
   report_too_large: { kind: 'unprocessable', title: 'The report has more lines than a JSON answer holds: narrow it, or download it as CSV or XLSX.' },
+  // general accounting, 5. suppliers and expenses (issue 28)
+  supplier_tax_id_taken: { kind: 'conflict', title: 'Another supplier of the enterprise has this tax id (NIU).' },
+  supplier_accounts_full: { kind: 'conflict', title: 'Every supplier account under 40110 is taken.' },
+  supplier_inactive: { kind: 'conflict', title: 'The supplier is deactivated.' },
+  supplier_invoice_number_taken: { kind: 'conflict', title: 'The supplier already has an invoice with this number.' },
+  supplier_invoice_account_refused: { kind: 'unprocessable', title: 'An invoice line posts to an expense (class 6) or a recoverable tax (430) only.' },
+  supplier_paying_account_refused: { kind: 'unprocessable', title: 'A supplier is paid from a treasury account (class 5) only.' },
+  supplier_payment_exceeds_due: { kind: 'conflict', title: 'The payment settles more than remains to pay on the invoice.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

@@ -11,6 +11,8 @@ import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalance
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
 import { balanceScopeAt } from './year-balances';
+import { supplierBalancesAt } from '../accounting/supplier-balances';
+import { supplierBalancesDocument } from '../../domain/accounting/supplier-balances.document';
 
 /** What a report of the pack is made of: the enterprise as a whole, the month, its accounting year. */
 export interface PackFacts {
@@ -73,4 +75,12 @@ export const reportingPackReports: readonly PackReport[] = [
   // The auditors' books of the month (issue 28, part 3): its journal book and its general ledger, every account.
   { name: 'journal-book', build: async (knex, pack) => journalBookFile(knex, pack.scope, monthOf(pack), pack.heading) },
   { name: 'general-ledger', build: async (knex, pack) => generalLedgerFile(await generalLedgerAt(knex, pack.scope, monthOf(pack)), pack.heading, monthOf(pack)) },
+  // Issue 28, general accounting, 5. suppliers.
+  {
+    name: 'supplier-balances',
+    build: async (knex, pack) => {
+      const balances = await supplierBalancesAt(knex, pack.scope, pack.monthEnd);
+      return supplierBalancesDocument(provisionalHeading(pack.heading, balances), balances);
+    },
+  },
 ];

@@ -17,6 +17,8 @@ import type { PolicyRule } from '../../domain/approvals/policy';
 import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
+import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
+import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -49,6 +51,9 @@ export const approvalExecutors = {
     }),
   // Issue 28, part 1 (manual journal entries): a draft posted once a second person approves it.
   'manual_entry.post': (context: DataContext, maker: Actor, payload: { manualEntryId: string; version: number }) => postManualEntry(context, maker, payload),
+  // Issue 28, general accounting, 5. suppliers: an expense invoice booked, a supplier paid.
+  'supplier_invoice.record': (context: DataContext, maker: Actor, payload: SupplierInvoiceInput) => recordSupplierInvoice(context, maker, payload),
+  'supplier_payment': (context: DataContext, maker: Actor, payload: SupplierPaymentInput) => recordSupplierPayment(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

@@ -19,6 +19,9 @@ export const approvalOperations = [
   'member_account.transfer',
   // Issue 28, part 1 (manual journal entries): posting an accountant's entry.
   'manual_entry.post',
+  // Issue 28, general accounting, 5. suppliers.
+  'supplier_invoice.record',
+  'supplier_payment',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -52,6 +55,9 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   // Issue 28, part 1: an enterprise may add `accountant` (a second accountant validates), never lift the four eyes.
   'manual_entry.post': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 28, general accounting, 5. suppliers: the books' entries and the money paid out, whatever the amount.
+  'supplier_invoice.record': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'supplier_payment': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { reportingPackReports } from '../../activities/accounts/reporting-pack-reports';
 import type { TestApp } from '../helpers/app';
-import { confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
+import { approveRequest } from '../helpers/approvals';
+import { asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
@@ -46,7 +47,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft and a user with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -68,6 +69,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
   const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
   await post(app, '/api/v1/accounting/manual-entries/', direction, { enterprise: world.enterpriseId, entry_date: '2026-01-15', reference: 'FUZZ-1', label: 'Rent', lines: rentLines });
+  await keepBooks(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -134,6 +136,22 @@ async function post(app: TestApp, path: string, headers: Record<string, string>,
   const response = await app.request(method, path, { headers, json });
   if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
   return response.body;
+}
+
+/** A supplier with an invoice booked and partly paid, each approved by the platform's administrator (four eyes). */
+async function keepBooks(world: LoanWorld): Promise<void> {
+  const { app, knex } = world;
+  const direction = world.users.direction!.headers;
+  const supplier = await post(app, '/api/v1/accounting/suppliers/', direction, { enterprise: world.enterpriseId, branch: world.headOffice, name: 'Fuzz supplier' });
+  const approved = async (path: string, json: unknown) => {
+    const answer = await approveRequest(knex, await app.request('POST', path, { headers: direction, json }), asApprover(world));
+    if (answer.status !== 200) throw new Error(`${path}: ${answer.text}`);
+  };
+  await approved('/api/v1/accounting/supplier-invoices/', {
+    supplier: supplier.id, number: 'FZZ-1', invoice_date: '2026-10-15', due_date: '2026-10-31', label: 'Rent', amount: '50000', lines: [{ account: '65234', amount: '50000', label: 'Rent' }],
+  });
+  const invoice = await knex('supplier_invoices').where({ supplier_id: supplier.id }).first('id');
+  await approved('/api/v1/accounting/supplier-payments/', { supplier: supplier.id, payment_date: '2026-10-20', amount: '20000', paying_account: '5710', allocations: [{ invoice: invoice.id, amount: '20000' }] });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

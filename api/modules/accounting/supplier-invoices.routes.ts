@@ -1,0 +1,100 @@
+import * as yup from 'yup';
+import { recordSupplierInvoice } from '../../../activities/accounting/supplier-invoices.activity';
+import { invoicesQuery, type InvoiceRow } from '../../../activities/accounting/suppliers.queries';
+import { formatAmount } from '../../../domain/money';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute } from '../../route';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
+import { accountCodeSchema, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
+import { amount } from '../money.schemas';
+import { postingRefusals } from '../refusal-lists';
+import { accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, serializeInvoices, supplierInvoiceSchema } from './accounting.queries';
+
+const invoiceBody = yup.object({
+  supplier: yup.string().uuid().required(),
+  branch: yup.string().uuid().nullable().meta({ description: 'Required for a supplier of the whole enterprise; otherwise its branch (default).' }),
+  number: yup.string().trim().min(1).max(60).required().meta({ description: 'The supplier\'s invoice number: unique per supplier.' }),
+  invoice_date: isoDate().required().meta({ description: 'The entry\'s date: in an open accounting year, not after the business date.' }),
+  due_date: isoDate().required()
+    .test('after', 'due_date must not be before invoice_date', (due, { parent }) => due === undefined || parent.invoice_date === undefined || due >= parent.invoice_date),
+  label: yup.string().trim().min(1).max(200).required(),
+  amount: amount().required().meta({ description: 'The invoice\'s total: the sum of its lines.' }),
+  lines: yup.array(yup.object({
+    account: accountCodeSchema().required().meta({ description: 'An expense (class 6: 65211 electricity, 65234 rent…) or a recoverable tax under 430 (4305 TVA déductible).' }),
+    amount: amount().required(),
+    label: yup.string().trim().min(1).max(200).required(),
+  })).min(1).max(50).required(),
+});
+
+/** Expense invoices (issue 28, docs/domain.md §12.5): booked to the supplier's account under four eyes. */
+export const supplierInvoiceRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounting/supplier-invoices/',
+    module: 'accounting',
+    operationId: 'listSupplierInvoices',
+    summary: 'List expense invoices, newest first',
+    access: bookReaders,
+    query: listQuerySchema([], {
+      ...bookFilters,
+      open: yup.boolean().optional().meta({ description: 'true: only the invoices with something left to pay; false: only those paid.' }),
+    }),
+    response: pageSchema(supplierInvoiceSchema),
+    errorStatuses: [401, 403],
+    refusals: ['page_not_found'],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(invoicesQuery(deps.knex), principal, { enterprise: 'i.enterprise_id', branch: 'i.branch_id' });
+      whereFilters(rows, query, { enterprise: 'i.enterprise_id', supplier: 'i.supplier_id', branch: 'i.branch_id', date_from: ['i.invoice_date', '>='], date_to: ['i.invoice_date', '<='] });
+      if (query.open !== undefined) rows.whereRaw(query.open ? 'i.amount > COALESCE(x.total, 0)' : 'i.amount <= COALESCE(x.total, 0)');
+      const page = await paginateRows<InvoiceRow>(rows.orderBy([{ column: 'i.invoice_date', order: 'desc' }, { column: 'i.created_at', order: 'desc' }, { column: 'i.id' }]), query, new URL(ctx.href));
+      return { ...page, results: await serializeInvoices(deps.knex, page.results) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/accounting/supplier-invoices/',
+    module: 'accounting',
+    operationId: 'recordSupplierInvoice',
+    summary: 'Book an expense invoice: each line\'s expense debited, the supplier\'s account credited (journal OD), under four eyes',
+    description: 'Operation `supplier_invoice.record` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). '
+      + 'A line on another account than class 6 or 430 is 422 `supplier_invoice_account_refused` naming it; a number the supplier already used is 409 naming `number`.',
+    access: bookkeepers,
+    status: 201,
+    location: '/api/v1/accounting/supplier-invoices/{id}/',
+    body: invoiceBody,
+    response: supplierInvoiceSchema,
+    ...fourEyesRoute,
+    errorStatuses: [401, 403, 404, 409, 422],
+    refusals: [
+      'supplier_inactive', 'supplier_invoice_number_taken', 'supplier_invoice_account_refused', 'as_of_after_business_date', ...postingRefusals, ...fourEyesRefusals,
+    ],
+    handler: async ({ body, principal, deps, ctx, authorize }) => {
+      const { supplier, scope } = await postingSupplier(deps.knex, authorize, body);
+      const payload = {
+        supplierId: supplier.id, branchId: body.branch ?? null, number: body.number, invoiceDate: body.invoice_date, dueDate: body.due_date, label: body.label,
+        amount: formatAmount(body.amount), lines: body.lines.map((line) => ({ account: line.account, amount: formatAmount(line.amount), label: line.label })),
+      };
+      return runOrRequest({ deps, principal, ctx }, {
+        operation: 'supplier_invoice.record', payload, scope, amount: body.amount,
+        summary: `Invoice ${body.number} of ${supplier.name}: ${payload.amount} XAF`,
+      }, async () => {
+        const { id } = await recordSupplierInvoice(deps.activities, principal, payload);
+        return (await serializeInvoices(deps.knex, [(await invoicesQuery(deps.knex).where('i.id', id).first()) as InvoiceRow]))[0];
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounting/supplier-invoices/{id}/',
+    module: 'accounting',
+    operationId: 'getSupplierInvoice',
+    summary: 'Expense invoice detail, with what its payments settled',
+    access: bookReaders,
+    load: accountingLoaders.invoice,
+    params: idParams,
+    response: supplierInvoiceSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ resource, deps }) => (await serializeInvoices(deps.knex, [resource]))[0],
+  }),
+];
