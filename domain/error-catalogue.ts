@@ -120,6 +120,10 @@ export const errorCatalogue = {
   reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
   reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // general accounting, part 4: fixed assets (issue 28)
+  fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },
+  fixed_asset_disposed: { kind: 'conflict', title: 'The fixed asset was disposed of already.' },
+  fixed_asset_depreciated_later: { kind: 'conflict', title: 'Depreciation of the asset is booked beyond the day before this date.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

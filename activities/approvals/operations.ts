@@ -15,6 +15,7 @@ import type { PolicyRule } from '../../domain/approvals/policy';
 import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
+import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -45,6 +46,9 @@ export const approvalExecutors = {
       ...Object.fromEntries(Object.entries(payload.rates).map(([key, rate]) => [key, new Money(rate)])),
       absorbPriorLossesFirst: payload.absorbPriorLossesFirst,
     }),
+  // General accounting, part 4: fixed assets (issue 28), an acquisition and a disposal post to the books.
+  'fixed_asset.acquisition': (context: DataContext, maker: Actor, payload: AcquisitionPayload) => acquireFixedAsset(context, maker, payload),
+  'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -37,7 +37,7 @@ export function depreciatedThrough(asset: DepreciableAsset, through: IsoDate): M
 }
 
 /** The last day the asset is used when it leaves on `disposalDate`: the day before (it is not depreciated on the day it goes). */
-const lastDayOfUse = (disposalDate: IsoDate): IsoDate => addDaysTo(parseIsoDate(disposalDate), -1);
+export const lastDayOfUse = (disposalDate: IsoDate): IsoDate => addDaysTo(parseIsoDate(disposalDate), -1);
 
 export interface DepreciationMonth {
   /** `YYYY-MM` */

@@ -17,6 +17,9 @@ export const approvalOperations = [
   'result_allocation_policy.change',
   'member_account.withdrawal',
   'member_account.transfer',
+  // General accounting, part 4: fixed assets (issue 28).
+  'fixed_asset.acquisition',
+  'fixed_asset.disposal',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -48,6 +51,9 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'result_allocation_policy.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'member_account.withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  // General accounting, part 4: fixed assets (issue 28).
+  'fixed_asset.acquisition': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** The enterprise's policy: the default, with its own lines over it. Every operation, in the list's order. */
