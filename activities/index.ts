@@ -18,6 +18,7 @@ import { matureDueTermDeposits, matureTermDeposits } from './members/term-deposi
 import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from './loans/loan-approval.activity';
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
+import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.activity';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -83,6 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     matureDueTermDeposits: (input: { enterpriseId: string }) => matureDueTermDeposits(deps, input),
     reverseSavingsInterestAccrual: monthEndStep(reverseSavingsInterestAccrual),
     accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
+    depreciateFixedAssets: monthEndStep(depreciateFixedAssets),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
     markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
     decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),

@@ -41,6 +41,8 @@ import { shareTypeRoutes } from './modules/shares/share-types.routes';
 import { shareWithdrawalRoutes } from './modules/shares/share-withdrawals.routes';
 import { systemRoutes } from './modules/system/system.routes';
 import { userRoutes } from './modules/auth/users.routes';
+import { fixedAssetCategoryRoutes } from './modules/accounting/fixed-asset-categories.routes';
+import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -90,4 +92,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...supplierInvoiceRoutes,
   ...supplierPaymentRoutes,
   ...supplierBalanceRoutes,
+  // General accounting, part 4: fixed assets (issue 28).
+  ...fixedAssetCategoryRoutes,
+  ...fixedAssetRoutes,
 ];

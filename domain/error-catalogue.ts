@@ -140,6 +140,10 @@ export const errorCatalogue = {
   supplier_invoice_account_refused: { kind: 'unprocessable', title: 'An invoice line posts to an expense (class 6) or a recoverable tax (430) only.' },
   supplier_paying_account_refused: { kind: 'unprocessable', title: 'A supplier is paid from a treasury account (class 5) only.' },
   supplier_payment_exceeds_due: { kind: 'conflict', title: 'The payment settles more than remains to pay on the invoice.' },
+  // general accounting, part 4: fixed assets (issue 28)
+  fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },
+  fixed_asset_disposed: { kind: 'conflict', title: 'The fixed asset was disposed of already.' },
+  fixed_asset_depreciated_later: { kind: 'conflict', title: 'Depreciation of the asset is booked beyond the day before this date.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

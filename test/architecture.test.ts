@@ -117,6 +117,7 @@ test('one name per module across layers: api/modules/<module>/ declares routes o
  * activity file has the name of its resource's routes file or of its workflow: adding one here is a decision.
  */
 const operationFiles: Record<string, string> = {
+  'accounting/fixed-asset-depreciation': 'workflows/month-end.workflow.ts',
   'auth/change-password': 'api/modules/auth/auth.routes.ts',
   'auth/create-user': 'api/modules/auth/users.routes.ts',
   'auth/register': 'api/modules/auth/auth.routes.ts',

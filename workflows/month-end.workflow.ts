@@ -1,6 +1,6 @@
 import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import { fixedAssetSteps, monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
 import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
 import { childTags, tagWorkflow } from './tags';
@@ -28,6 +28,7 @@ const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Pro
   postSavingsInterest: memberAccountSteps.postSavingsInterest,
   reverseSavingsInterestAccrual: memberAccountSteps.reverseSavingsInterestAccrual,
   accrueSavingsInterest: memberAccountSteps.accrueSavingsInterest,
+  depreciateFixedAssets: activities.depreciateFixedAssets,
 };
 
 /**
@@ -93,10 +94,11 @@ export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: period });
   try {
     const steps: MonthEndOutcome['steps'] = [];
-    // A month end started before the savings accruals, or before interest received in advance, runs the steps it was opened with.
+    // A month end started before the savings accruals, interest received in advance or the fixed assets' depreciation runs the steps it was opened with.
     const skipped = [
       ...(patched('savings-interest-accrual') ? [] : savingsAccrualSteps),
       ...(patched('unearned-interest-recognition') ? [] : unearnedInterestSteps),
+      ...(patched('fixed-asset-depreciation') ? [] : fixedAssetSteps),
     ];
     const toRun = monthEndSteps.filter((step) => !skipped.includes(step));
     for (const step of toRun) steps.push({ step, result: await stepActivities[step]({ runId, step }) });

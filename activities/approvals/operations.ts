@@ -19,6 +19,7 @@ import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
 import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
+import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -54,6 +55,9 @@ export const approvalExecutors = {
   // Issue 28, general accounting, 5. suppliers: an expense invoice booked, a supplier paid.
   'supplier_invoice.record': (context: DataContext, maker: Actor, payload: SupplierInvoiceInput) => recordSupplierInvoice(context, maker, payload),
   'supplier_payment': (context: DataContext, maker: Actor, payload: SupplierPaymentInput) => recordSupplierPayment(context, maker, payload),
+  // General accounting, part 4: fixed assets (issue 28), an acquisition and a disposal post to the books.
+  'fixed_asset.acquisition': (context: DataContext, maker: Actor, payload: AcquisitionPayload) => acquireFixedAsset(context, maker, payload),
+  'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

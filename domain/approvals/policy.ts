@@ -22,6 +22,9 @@ export const approvalOperations = [
   // Issue 28, general accounting, 5. suppliers.
   'supplier_invoice.record',
   'supplier_payment',
+  // General accounting, part 4: fixed assets (issue 28).
+  'fixed_asset.acquisition',
+  'fixed_asset.disposal',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -58,6 +61,9 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   // Issue 28, general accounting, 5. suppliers: the books' entries and the money paid out, whatever the amount.
   'supplier_invoice.record': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   'supplier_payment': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // General accounting, part 4: fixed assets (issue 28).
+  'fixed_asset.acquisition': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

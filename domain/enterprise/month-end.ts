@@ -14,12 +14,14 @@ import { refusal, type Refusal } from '../refusal';
  */
 export const monthEndSteps = [
   'reverseLoanInterestAccrual', 'accrueLoanInterest', 'recognizeUnearnedInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest',
-  'accrueSavingsInterest',
+  'accrueSavingsInterest', 'depreciateFixedAssets',
 ] as const;
 /** The steps added with the savings accruals: a month end started before them runs without them. */
 export const savingsAccrualSteps: readonly MonthEndStepName[] = ['reverseSavingsInterestAccrual', 'accrueSavingsInterest'];
 /** The step added with interest received in advance (docs/domain.md §3): a month end started before it runs without it. */
 export const unearnedInterestSteps: readonly MonthEndStepName[] = ['recognizeUnearnedInterest'];
+/** The step added with the fixed-asset register (docs/domain.md §12.4): a month end started before it runs without it. */
+export const fixedAssetSteps: readonly MonthEndStepName[] = ['depreciateFixedAssets'];
 export type MonthEndStepName = (typeof monthEndSteps)[number];
 
 /** What every step activity receives. */

@@ -83,7 +83,7 @@ async function januaryAccrued(t: ExecutionContext, world: LoanWorld & { loanA: s
   await setBusinessDate(world, '2026-02-01');
   const january = await runMonthEnd(world, '2026-01');
   t.like(january.body, { status: 'done', trigger: 'api', started_by: world.users.direction!.id, period_start: '2026-01-01', period_end: '2026-01-31', workflow_id: `month-end-${enterpriseId}-2026-01` });
-  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'recognizeUnearnedInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest', 'accrueSavingsInterest']);
+  t.deepEqual(january.body.steps.map((step: { step: string }) => step.step), ['reverseLoanInterestAccrual', 'accrueLoanInterest', 'recognizeUnearnedInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest', 'accrueSavingsInterest', 'depreciateFixedAssets']);
   const accrual = january.body.steps[1];
   t.is(accrual.amount, januaryA.plus(januaryB).toFixed(0));
   t.deepEqual(accrual.lines.map((line: { loan: string; amount: string; account: string }) => [line.loan, line.amount, line.account]).sort(), [[loanA, januaryA.toFixed(0), '3291'], [loanB, januaryB.toFixed(0), '3291']].sort());

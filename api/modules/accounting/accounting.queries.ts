@@ -3,10 +3,12 @@ import * as yup from 'yup';
 import {
   allocationsOf, invoiceLinesOf, invoicesQuery, paymentsQuery, suppliersWithBalances, type InvoiceRow, type PaymentRow, type SupplierRow,
 } from '../../../activities/accounting/suppliers.queries';
+import { categoryById, fixedAssetById, type CategoryRow, type FixedAssetRow } from '../../../activities/accounting/fixed-assets.queries';
 import { NotFoundError } from '../../../domain/errors';
 import type { Scope } from '../../../domain/access';
 import type { Loader } from '../../route';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
+import { enterpriseRowLoader } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 
 /** The reads of the accounting module's suppliers (docs/domain.md §12.5): shapes, serializers and loaders. */
@@ -134,6 +136,12 @@ export const bookFilters = {
 
 /** The resources of the accounting module a route loads by id (the router checks access: api/router.ts). */
 export const accountingLoaders = {
+  fixedAssetCategory: enterpriseRowLoader<CategoryRow>('The fixed-asset category', categoryById),
+  fixedAsset: {
+    name: 'The fixed asset',
+    load: async ({ knex }, id) => fixedAssetById(knex, id),
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<FixedAssetRow>,
   supplier: {
     name: 'The supplier',
     load: async ({ knex }, id) => supplierRow(knex, id),

@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+import { lastDayOfUse } from '../../domain/accounting/depreciation';
+import { disposalEntry } from '../../domain/accounting/fixed-assets';
+import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
+import { formatAmount, Money } from '../../domain/money';
+import { inTransaction } from '../../db/transaction';
+import { recordAudit } from '../audit';
+import type { Actor, DataContext } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { postJournalEntry, type EntryDraft } from '../events/post-entry';
+import { bookDepreciation, depreciableAssets } from './fixed-asset-depreciation.activity';
+import { assertAccountsFit } from './fixed-asset-categories.activity';
+import { categoryAccounts, categoryById } from './fixed-assets.queries';
+
+/**
+ * The register's operations that post (docs/domain.md §12.4), each one transaction and each the executor of its
+ * four-eyes request (activities/approvals/operations.ts): the acquisition, and the disposal. Payloads are JSON
+ * (amounts as whole-franc text) since a request stores them.
+ */
+
+export interface AcquisitionPayload {
+  enterpriseId: string;
+  branchId: string;
+  categoryId: string;
+  label: string;
+  supplier: string | null;
+  acquisitionDate: string;
+  cost: string;
+  /** null: the category's period. */
+  depreciationMonths: number | null;
+  fundingAccount: string;
+  idempotencyKey?: string | null;
+}
+
+/** A date of the operation, not after the business date (422 naming the field). */
+async function assertNotAfterBusinessDate(trx: Knex.Transaction, enterpriseId: string, now: Date, date: string, field: string): Promise<void> {
+  const businessDate = await businessDateOf(trx, enterpriseId, now);
+  if (date > businessDate) {
+    throw new AppError('unprocessable', 'as_of_after_business_date', `The ${field.replace('_', ' ')} ${date} is after the business date ${businessDate}.`, [{ field, message: `${field} must not be after ${businessDate}` }]);
+  }
+}
+
+/** Records the asset in the register and posts its acquisition: debit its category's class 2 account, credit the funding account, on the acquisition date. */
+export async function acquireFixedAsset(context: DataContext, maker: Actor, payload: AcquisitionPayload): Promise<{ id: string }> {
+  return inTransaction(context.knex, async (trx) => {
+    const category = await categoryById(trx, payload.categoryId);
+    if (category === undefined || category.enterprise_id !== payload.enterpriseId) throw new NotFoundError('The category');
+    await assertNotAfterBusinessDate(trx, payload.enterpriseId, context.clock(), payload.acquisitionDate, 'acquisition_date');
+    await assertAccountsFit(trx, payload.enterpriseId, [{ field: 'funding_account', role: 'funding', code: payload.fundingAccount }]);
+    const cost = new Money(payload.cost);
+    const entryId = await postJournalEntry(trx, {
+      enterpriseId: payload.enterpriseId,
+      branchId: payload.branchId,
+      entryDate: payload.acquisitionDate,
+      lines: [{ account: category.asset_account_code, debit: cost, credit: new Money(0) }, { account: payload.fundingAccount, debit: new Money(0), credit: cost }],
+      description: `Acquisition d'immobilisation : ${payload.label}`,
+      createdBy: maker.userId,
+    });
+    const [asset] = await trx('fixed_assets').insert({
+      enterprise_id: payload.enterpriseId,
+      branch_id: payload.branchId,
+      category_id: category.id,
+      label: payload.label,
+      supplier: payload.supplier,
+      acquisition_date: payload.acquisitionDate,
+      cost: payload.cost,
+      depreciation_months: payload.depreciationMonths ?? category.depreciation_months,
+      funding_account_code: payload.fundingAccount,
+      acquisition_entry_id: entryId,
+      created_by: maker.userId,
+    }).returning('id');
+    await recordAudit(trx, maker, { action: 'fixed_asset.acquisition', entityType: 'fixed_asset', entityId: asset.id, enterpriseId: payload.enterpriseId, details: { ...payload, entry: entryId } });
+    return { id: asset.id as string };
+  });
+}
+
+export interface DisposalPayload {
+  assetId: string;
+  date: string;
+  proceeds: string;
+  proceedsAccount: string;
+  idempotencyKey?: string | null;
+}
+
+/**
+ * Disposes of an asset: its depreciation booked to the day before the date (entries dated the disposal date), then
+ * one entry removing it (cost and accumulated depreciation) with its net book value charged (676) and the price
+ * received (775): the gain or loss is their difference. Refused for an asset disposed of already, and for a date
+ * before depreciation already booked (a month end past it).
+ */
+export async function disposeFixedAsset(context: DataContext, maker: Actor, payload: DisposalPayload): Promise<{ id: string; gain: string }> {
+  return inTransaction(context.knex, async (trx) => {
+    const asset = await trx('fixed_assets').where({ id: payload.assetId }).forUpdate().first();
+    if (asset === undefined) throw new NotFoundError('The fixed asset');
+    if (asset.status !== 'active') throw new AppError('conflict', 'fixed_asset_disposed', `The asset ${asset.label as string} was disposed of already.`);
+    const enterpriseId = asset.enterprise_id as string;
+    if (payload.date < (asset.acquisition_date as string)) throw new ValidationError([{ field: 'date', message: `date must not be before the acquisition date ${asset.acquisition_date as string}` }]);
+    await assertNotAfterBusinessDate(trx, enterpriseId, context.clock(), payload.date, 'date');
+    await assertDisposalAfterBooked(trx, payload.assetId, payload.date);
+    const category = (await categoryById(trx, asset.category_id as string))!;
+    await assertAccountsFit(trx, enterpriseId, [{ field: 'proceeds_account', role: 'proceeds', code: payload.proceedsAccount }]);
+    const post = (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => postJournalEntry(trx, { ...draft, enterpriseId, createdBy: maker.userId });
+    const rows = await depreciableAssets(trx, { assetId: payload.assetId }, lastDayOfUse(payload.date));
+    await bookDepreciation(trx, post, rows, { through: lastDayOfUse(payload.date), entryDate: payload.date });
+    const booked = await trx('fixed_asset_depreciations').where({ asset_id: payload.assetId }).first(trx.raw('COALESCE(sum(amount), 0)::text AS total'));
+    const disposal = {
+      cost: new Money(asset.cost as string), accumulated: new Money(booked.total as string), proceeds: new Money(payload.proceeds), proceedsAccount: payload.proceedsAccount,
+    };
+    const entry = disposalEntry(disposal, categoryAccounts(category));
+    const entryId = await post({ branchId: asset.branch_id as string, entryDate: payload.date, lines: entry.lines, description: `Cession d'immobilisation : ${asset.label as string}` });
+    await trx('fixed_assets').where({ id: payload.assetId }).update({
+      status: 'disposed', disposal_date: payload.date, disposal_proceeds: payload.proceeds, proceeds_account_code: payload.proceedsAccount, disposal_entry_id: entryId, disposed_by: maker.userId,
+    });
+    const details = { ...payload, net_book_value: formatAmount(entry.netBookValue), gain: formatAmount(entry.gain), entry: entryId };
+    await recordAudit(trx, maker, { action: 'fixed_asset.disposal', entityType: 'fixed_asset', entityId: payload.assetId, enterpriseId, details });
+    return { id: payload.assetId, gain: formatAmount(entry.gain) };
+  });
+}
+
+/** The asset is used until the day before its disposal: depreciation already booked beyond that day refuses the date. */
+async function assertDisposalAfterBooked(trx: Knex.Transaction, assetId: string, date: string): Promise<void> {
+  const last = await trx('fixed_asset_depreciations').where({ asset_id: assetId }).first(trx.raw(`to_char(max(through_date), 'YYYY-MM-DD') AS through`));
+  if (last?.through !== null && last?.through !== undefined && lastDayOfUse(date) < (last.through as string)) {
+    const message = `Depreciation of the asset is booked through ${last.through as string}: it cannot be disposed of before the day after.`;
+    throw new AppError('conflict', 'fixed_asset_depreciated_later', message, [{ field: 'date', message }]);
+  }
+}
