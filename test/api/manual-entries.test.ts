@@ -222,6 +222,8 @@ test.serial('the opening entry: the trial balance at the cut-over date, each bra
     headers: accountant.headers, json: { enterprise: world.enterpriseId, reference: 'B', entry_date: '2027-01-01', lines: [line('5603', 'debit', 1)] },
   });
   t.like(outside.body, { status: 400, errors: [{ field: 'entry_date' }] });
+  const movedOut = await app.request('PATCH', `${base}${created.body.id as string}/`, { headers: accountant.headers, json: { entry_date: '2027-01-01' } });
+  t.like(movedOut.body, { status: 400, errors: [{ field: 'entry_date' }] }, 'an opening entry stays in the first open year');
 
   await approveRequest(knex, await submit(created.body.id), { id: world.users.direction!.id, roles: ['direction'] });
   t.like(await read(created.body.id), { status: 'posted' });
