@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
+import { decideApprovalRequest, expireApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { Money } from '../../domain/money';
 import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
@@ -267,4 +267,14 @@ test.serial('an approval the books refuse by then fails the request and returns 
   t.like(await read(created.body.id), { status: 'rejected', journal_entries: [] });
   t.regex((await read(created.body.id)).rejection_reason, /5604 has sub-accounts/);
   t.deepEqual(await balances(['5604']), {}, 'nothing posted');
+});
+
+test.serial('a submission left undecided expires and returns the entry to its maker', async (t) => {
+  const created = await draft([line('65213', 'debit', 2_000), line('5603', 'credit', 2_000)], { reference: 'TICKET-90' });
+  const submitted = await submit(created.body.id);
+  t.is(submitted.status, 202, submitted.text);
+  // What the request's workflow runs when its timer fires.
+  t.like(await expireApprovalRequest(knex, testClock(), { requestId: submitted.body.id }), { status: 'expired' });
+  t.like(await read(created.body.id), { status: 'rejected', rejection_reason: 'The request expired undecided.', journal_entries: [] });
+  t.is((await submit(created.body.id)).status, 202, 'submitted again');
 });
