@@ -116,7 +116,7 @@ export async function updateManualEntry(context: DataContext, actor: Actor, id: 
     const row = await lockEntry(trx, id);
     assertEditable(row);
     const lines = changes.lines === undefined ? await manualEntryLines(trx, id) : await linesToStore(trx, row, changes.lines);
-    const entryDate = changes.entryDate ?? row.entry_date;
+    const entryDate = row.kind === 'opening' && changes.entryDate !== undefined ? await openingDate(trx, row.enterprise_id, changes.entryDate) : (changes.entryDate ?? row.entry_date);
     await checkDraft(trx, context.clock(), { enterpriseId: row.enterprise_id, entryDate, lines });
     const [updated] = await trx('manual_entries').where({ id }).update({
       journal_code: row.kind === 'opening' ? 'AN' : (changes.journal ?? row.journal_code), entry_date: entryDate, reference: changes.reference ?? row.reference,
@@ -218,6 +218,17 @@ export async function draftReversal(context: DataContext, actor: Actor, input: {
   });
 }
 
+/** An opening entry's date: the first day of the first open accounting year, or the date given within that year. */
+async function openingDate(knex: Knex | Knex.Transaction, enterpriseId: string, given: IsoDate | null): Promise<IsoDate> {
+  const year = await knex('exercices_comptables').where({ enterprise_id: enterpriseId, status: 'open' }).orderBy('start_date').first('start_date', 'end_date', 'code');
+  if (year === undefined) throw new AppError('conflict', 'no_exercice_for_date', 'The enterprise has no open accounting year to open.', [{ field: 'entry_date', message: 'no open accounting year' }]);
+  const entryDate = given ?? (year.start_date as string);
+  if (entryDate < year.start_date || entryDate > year.end_date) {
+    throw new ValidationError([{ field: 'entry_date', message: `must be within the first open accounting year ${year.code as string} (${year.start_date as string} to ${year.end_date as string})` }]);
+  }
+  return entryDate;
+}
+
 /**
  * The opening entry of the day the cooperative starts on Coopbank: its trial balance at the cut-over date (default
  * the first day of its first open year, else a date within that year), in the à-nouveaux journal, each branch's
@@ -228,12 +239,7 @@ export async function draftOpeningEntry(
   actor: Actor,
   input: { enterpriseId: string; entryDate: IsoDate | null; reference: string; label: string; balances: DraftLine[] },
 ): Promise<string> {
-  const year = await context.knex('exercices_comptables').where({ enterprise_id: input.enterpriseId, status: 'open' }).orderBy('start_date').first('start_date', 'end_date', 'code');
-  if (year === undefined) throw new AppError('conflict', 'no_exercice_for_date', 'The enterprise has no open accounting year to open.', [{ field: 'entry_date', message: 'no open accounting year' }]);
-  const entryDate = input.entryDate ?? (year.start_date as string);
-  if (entryDate < year.start_date || entryDate > year.end_date) {
-    throw new ValidationError([{ field: 'entry_date', message: `must be within the first open accounting year ${year.code as string} (${year.start_date as string} to ${year.end_date as string})` }]);
-  }
+  const entryDate = await openingDate(context.knex, input.enterpriseId, input.entryDate);
   const lines = openingLines(input.balances, await openingSuspenseAccount(context.knex, input.enterpriseId));
   return createManualEntry(context, actor, { enterpriseId: input.enterpriseId, kind: 'opening', journal: 'AN', entryDate, reference: input.reference, label: input.label, lines });
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
-import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
+import { decideApprovalRequest, expireApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { Money } from '../../domain/money';
 import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
@@ -222,6 +222,8 @@ test.serial('the opening entry: the trial balance at the cut-over date, each bra
     headers: accountant.headers, json: { enterprise: world.enterpriseId, reference: 'B', entry_date: '2027-01-01', lines: [line('5603', 'debit', 1)] },
   });
   t.like(outside.body, { status: 400, errors: [{ field: 'entry_date' }] });
+  const movedOut = await app.request('PATCH', `${base}${created.body.id as string}/`, { headers: accountant.headers, json: { entry_date: '2027-01-01' } });
+  t.like(movedOut.body, { status: 400, errors: [{ field: 'entry_date' }] }, 'an opening entry stays in the first open year');
 
   await approveRequest(knex, await submit(created.body.id), { id: world.users.direction!.id, roles: ['direction'] });
   t.like(await read(created.body.id), { status: 'posted' });
@@ -265,4 +267,14 @@ test.serial('an approval the books refuse by then fails the request and returns 
   t.like(await read(created.body.id), { status: 'rejected', journal_entries: [] });
   t.regex((await read(created.body.id)).rejection_reason, /5604 has sub-accounts/);
   t.deepEqual(await balances(['5604']), {}, 'nothing posted');
+});
+
+test.serial('a submission left undecided expires and returns the entry to its maker', async (t) => {
+  const created = await draft([line('65213', 'debit', 2_000), line('5603', 'credit', 2_000)], { reference: 'TICKET-90' });
+  const submitted = await submit(created.body.id);
+  t.is(submitted.status, 202, submitted.text);
+  // What the request's workflow runs when its timer fires.
+  t.like(await expireApprovalRequest(knex, testClock(), { requestId: submitted.body.id }), { status: 'expired' });
+  t.like(await read(created.body.id), { status: 'rejected', rejection_reason: 'The request expired undecided.', journal_entries: [] });
+  t.is((await submit(created.body.id)).status, 202, 'submitted again');
 });

@@ -178,7 +178,7 @@ const submissionRoute = defineRoute({
   location: '/api/v1/approvals/requests/{id}/',
   ...fourEyesRoute,
   errorStatuses: [401, 403, 404, 409, 422],
-  refusals: [...draftRefusals, 'manual_entry_not_editable', 'manual_entry_unbalanced', 'manual_entry_changed', 'opening_entry_exists', ...fourEyesRefusals],
+  refusals: [...draftRefusals, 'manual_entry_not_editable', 'manual_entry_unbalanced', 'manual_entry_changed', 'opening_entry_exists', 'approval_always_four_eyes', ...fourEyesRefusals],
   handler: async ({ resource, principal, deps, ctx }) => {
     if (!['draft', 'rejected'].includes(resource.status)) throw new AppError('conflict', 'manual_entry_not_editable', `The entry is ${resource.status}: only a draft or a rejected entry is submitted.`);
     const requested = await runOrRequest({ deps, principal, ctx }, {
