@@ -2,6 +2,7 @@ import * as yup from 'yup';
 import { createSupplier, updateSupplier } from '../../../activities/accounting/suppliers.activity';
 import { openItemsQuery, suppliersWithBalances, type InvoiceRow, type SupplierRow } from '../../../activities/accounting/suppliers.queries';
 import { businessDateOf } from '../../../activities/enterprise/configuration.activity';
+import { isPlatformAdmin } from '../../../domain/access';
 import { formatAmount, Money } from '../../../domain/money';
 import { visibleBranches } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -48,7 +49,14 @@ export const supplierRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(suppliersWithBalances(deps.knex, { date: null, branches: 'all' }), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
+      // A branch's staff see its suppliers and those of the whole enterprise, whose invoices they may book in their branch.
+      // (A platform administrator sees every row: scopeToVisible adds no clause, which must not leave the second alone.)
+      const rows = suppliersWithBalances(deps.knex, { date: null, branches: 'all' });
+      if (!isPlatformAdmin(principal.grants)) {
+        rows.where((visible) => visible
+          .where((ofBranch) => scopeToVisible(ofBranch, principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' }))
+          .orWhere((ofEnterprise) => scopeToVisible(ofEnterprise.whereNull('s.branch_id'), principal, { enterprise: 's.enterprise_id' })));
+      }
       whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', is_active: 's.is_active', tax_id: 's.tax_id' });
       if (query.search !== undefined) rows.whereRaw('s.name ILIKE ?', [`%${query.search.replace(/[\\%_]/g, '\\$&')}%`]);
       const page = await paginateRows<SupplierRow>(rows.orderBy([{ column: 's.name' }, { column: 's.id' }]), query, new URL(ctx.href));
