@@ -118,6 +118,9 @@ test.serial('two invoices, a partial then a full payment: balances, open items, 
   t.deepEqual(await listedTo('other_head'), ['SCI Akwa'], 'another branch sees the whole enterprise\'s only');
   t.deepEqual(await listedTo('root'), ['ENEO Cameroun', 'SCI Akwa'], 'the platform\'s administrator sees them all');
   t.is((await get(`/api/v1/accounting/suppliers/${eneo.body.id}/`, as('other_head'))).status, 404);
+  const seenByOtherHead = (await get(`/api/v1/accounting/suppliers/?enterprise=${world.enterpriseId}`, as('other_head'))).body.results;
+  t.like(seenByOtherHead, [{ name: 'SCI Akwa', invoiced: '0', balance: '0' }], 'the rent was booked at the head office: not their branch\'s figures');
+  t.is((await get(`/api/v1/accounting/suppliers/${landlord.body.id}/`, as('other_head'))).status, 403, 'its detail is for the roles over the whole enterprise');
   t.is(await accountBalance(knex, world.enterpriseId, '40110001'), '0', 'the supplier\'s balance is its account\'s in the ledger');
   t.is(await accountBalance(knex, world.enterpriseId, '40110002'), '-150000', 'a credit of 150 000: what remains owed');
   t.is(await accountBalance(knex, world.enterpriseId, '65211'), '100000');
