@@ -3,10 +3,16 @@ import type { IsoDate } from '../../domain/calendar';
 
 /** The reads of suppliers' books (docs/domain.md §12.5): balances, open items, the invoices and payments. */
 
-/** Which branches' invoices and payments count: all, or these (a branch role reads its branches only). */
-export type Branches = 'all' | readonly string[];
+/**
+ * Which invoices and payments count: of every branch, of these, or those a filter keeps (what a user sees, given
+ * the table's own `enterprise_id` and `branch_id`): a branch role reads its branches' figures only.
+ */
+export type Branches = 'all' | readonly string[] | ((rows: Knex.QueryBuilder) => Knex.QueryBuilder);
 
-const inBranches = (builder: Knex.QueryBuilder, column: string, branches: Branches) => (branches === 'all' ? builder : builder.whereIn(column, branches));
+function inBranches(builder: Knex.QueryBuilder, column: string, branches: Branches): Knex.QueryBuilder {
+  if (branches === 'all') return builder;
+  return typeof branches === 'function' ? branches(builder) : builder.whereIn(column, branches);
+}
 
 /**
  * The chart accounts of the enterprise's suppliers: subledger-backed (their detail is the suppliers' invoices and

@@ -113,6 +113,14 @@ test.serial('two invoices, a partial then a full payment: balances, open items, 
   // Hand-computed: ENEO invoiced 119 250, paid 50 000 + 69 250; the landlord invoiced 250 000, paid 100 000.
   t.like((await get(`/api/v1/accounting/suppliers/${eneo.body.id}/`)).body, { invoiced: '119250', paid: '119250', balance: '0' });
   t.like((await get(`/api/v1/accounting/suppliers/${landlord.body.id}/`)).body, { invoiced: '250000', paid: '100000', balance: '150000' });
+  const listedTo = async (user: string) => (await get(`/api/v1/accounting/suppliers/?enterprise=${world.enterpriseId}`, as(user))).body.results.map((row: { name: string }) => row.name);
+  t.deepEqual(await listedTo('branch_head'), ['ENEO Cameroun', 'SCI Akwa'], 'the head office\'s supplier and the whole enterprise\'s');
+  t.deepEqual(await listedTo('other_head'), ['SCI Akwa'], 'another branch sees the whole enterprise\'s only');
+  t.deepEqual(await listedTo('root'), ['ENEO Cameroun', 'SCI Akwa'], 'the platform\'s administrator sees them all');
+  t.is((await get(`/api/v1/accounting/suppliers/${eneo.body.id}/`, as('other_head'))).status, 404);
+  const seenByOtherHead = (await get(`/api/v1/accounting/suppliers/?enterprise=${world.enterpriseId}`, as('other_head'))).body.results;
+  t.like(seenByOtherHead, [{ name: 'SCI Akwa', invoiced: '0', balance: '0' }], 'the rent was booked at the head office: not their branch\'s figures');
+  t.is((await get(`/api/v1/accounting/suppliers/${landlord.body.id}/`, as('other_head'))).status, 403, 'its detail is for the roles over the whole enterprise');
   t.is(await accountBalance(knex, world.enterpriseId, '40110001'), '0', 'the supplier\'s balance is its account\'s in the ledger');
   t.is(await accountBalance(knex, world.enterpriseId, '40110002'), '-150000', 'a credit of 150 000: what remains owed');
   t.is(await accountBalance(knex, world.enterpriseId, '65211'), '100000');

@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import {
-  allocationsOf, invoiceLinesOf, invoicesQuery, paymentsQuery, suppliersWithBalances, type InvoiceRow, type PaymentRow, type SupplierRow,
+  allocationsOf, invoiceLinesOf, invoicesQuery, paymentsQuery, suppliersWithBalances, type Branches, type InvoiceRow, type PaymentRow, type SupplierRow,
 } from '../../../activities/accounting/suppliers.queries';
 import { categoryById, fixedAssetById, type CategoryRow, type FixedAssetRow } from '../../../activities/accounting/fixed-assets.queries';
 import { NotFoundError } from '../../../domain/errors';
 import type { Scope } from '../../../domain/access';
+import type { Principal } from '../../auth/principal';
 import type { Loader } from '../../route';
+import { scopeToVisible } from '../enterprise-scope';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { enterpriseRowLoader } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
@@ -53,7 +55,12 @@ export const serializeSupplier = (row: SupplierRow) => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-export const supplierRow = (knex: Knex, id: string): Promise<SupplierRow | undefined> => suppliersWithBalances(knex, { date: null, branches: 'all' }).where('s.id', id).first();
+/** A supplier with its figures: of every branch (the loader's), or of what `branches` keeps (the caller's answers). */
+export const supplierRow = (knex: Knex, id: string, branches: Branches = 'all'): Promise<SupplierRow | undefined> =>
+  suppliersWithBalances(knex, { date: null, branches }).where('s.id', id).first();
+
+/** The invoices and payments the principal sees: its branches' only, for a branch role. */
+export const seenBy = (principal: Principal): Branches => (rows) => scopeToVisible(rows, principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
 
 const lineSchema = yup.object({ account: yup.string().required(), amount: moneyResponse(), label: yup.string().required() });
 

@@ -2,6 +2,7 @@ import * as yup from 'yup';
 import { createSupplier, updateSupplier } from '../../../activities/accounting/suppliers.activity';
 import { openItemsQuery, suppliersWithBalances, type InvoiceRow, type SupplierRow } from '../../../activities/accounting/suppliers.queries';
 import { businessDateOf } from '../../../activities/enterprise/configuration.activity';
+import { isPlatformAdmin } from '../../../domain/access';
 import { formatAmount, Money } from '../../../domain/money';
 import { visibleBranches } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -9,7 +10,7 @@ import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
-import { accountingLoaders, bookkeepers, bookReaders, invoiceFigures, serializeInvoiceFigures, serializeSupplier, supplierRow, supplierSchema } from './accounting.queries';
+import { accountingLoaders, bookkeepers, bookReaders, invoiceFigures, seenBy, serializeInvoiceFigures, serializeSupplier, supplierRow, supplierSchema } from './accounting.queries';
 
 const fieldSchemas = {
   name: yup.string().trim().min(2).max(200),
@@ -48,7 +49,14 @@ export const supplierRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(suppliersWithBalances(deps.knex, { date: null, branches: 'all' }), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
+      // A branch's staff see its suppliers and those of the whole enterprise, whose invoices they may book in their branch.
+      // (A platform administrator sees every row: scopeToVisible adds no clause, which must not leave the second alone.)
+      const rows = suppliersWithBalances(deps.knex, { date: null, branches: seenBy(principal) });
+      if (!isPlatformAdmin(principal.grants)) {
+        rows.where((visible) => visible
+          .where((ofBranch) => scopeToVisible(ofBranch, principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' }))
+          .orWhere((ofEnterprise) => scopeToVisible(ofEnterprise.whereNull('s.branch_id'), principal, { enterprise: 's.enterprise_id' })));
+      }
       whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', is_active: 's.is_active', tax_id: 's.tax_id' });
       if (query.search !== undefined) rows.whereRaw('s.name ILIKE ?', [`%${query.search.replace(/[\\%_]/g, '\\$&')}%`]);
       const page = await paginateRows<SupplierRow>(rows.orderBy([{ column: 's.name' }, { column: 's.id' }]), query, new URL(ctx.href));
@@ -80,7 +88,7 @@ export const supplierRoutes = [
       const supplier = await createSupplier(deps.activities, principal, {
         enterpriseId: body.enterprise, branchId: body.branch ?? null, name: body.name, taxId: body.tax_id ?? null, contact: body.contact ?? null,
       });
-      return serializeSupplier((await supplierRow(deps.knex, supplier.id))!);
+      return serializeSupplier((await supplierRow(deps.knex, supplier.id, seenBy(principal)))!);
     },
   }),
   defineRoute({
@@ -94,7 +102,7 @@ export const supplierRoutes = [
     params: idParams,
     response: supplierSchema,
     errorStatuses: [401, 403, 404],
-    handler: ({ resource }) => serializeSupplier(resource),
+    handler: async ({ resource, principal, deps }) => serializeSupplier((await supplierRow(deps.knex, resource.id, seenBy(principal)))!),
   }),
   defineRoute({
     method: 'patch',
@@ -111,7 +119,7 @@ export const supplierRoutes = [
     refusals: ['supplier_tax_id_taken'],
     handler: async ({ resource, body, principal, deps }) => {
       await updateSupplier(deps.activities, principal, resource.id, { name: body.name, taxId: body.tax_id, contact: body.contact, isActive: body.is_active });
-      return serializeSupplier((await supplierRow(deps.knex, resource.id))!);
+      return serializeSupplier((await supplierRow(deps.knex, resource.id, seenBy(principal)))!);
     },
   }),
   defineRoute({
