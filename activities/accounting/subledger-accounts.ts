@@ -23,6 +23,8 @@ const subledgerSources: Readonly<Record<string, SubledgerSource>> = {
   'loan provisions': () => provisionAccounts,
   // Share capital by member (docs/domain.md §2): subscribed, paid, owed by members, owed to them.
   'share capital': () => [defaultRoleAccounts.shares_paid, defaultRoleAccounts.shares_unpaid, defaultRoleAccounts.members_capital, defaultRoleAccounts.capital_to_refund],
+  // Suppliers (§12.5): each supplier's own 40110 sub-account, whose detail is its invoices, payments and open items.
+  'suppliers': (knex, enterpriseId) => knex('suppliers').where({ enterprise_id: enterpriseId }).select('account_code as code'),
 };
 
 /** Every account code some subledger of the enterprise keeps, with the subledger's name. */
