@@ -5,6 +5,8 @@ import { prudentialRatiosDocument } from '../../domain/accounts/prudential-ratio
 import { arrearsStatementDocument } from '../../domain/loans/arrears-statement.document';
 import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
+import { fixedAssetRegisterAt } from '../accounting/fixed-asset-register';
+import { fixedAssetRegisterDocument } from '../../domain/accounting/fixed-asset-register';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
@@ -62,4 +64,5 @@ export const reportingPackReports: readonly PackReport[] = [
       return arrearsStatementDocument(provisionalHeading(pack.heading, arrears), pack.monthEnd, arrears.statement, arrears.agreement);
     },
   },
+  { name: 'fixed-asset-register', build: async (knex, pack) => fixedAssetRegisterDocument(pack.heading, pack.monthEnd, await fixedAssetRegisterAt(knex, pack.scope, pack.monthEnd)) },
 ];

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { reportingPackReports } from '../../activities/accounts/reporting-pack-reports';
 import type { TestApp } from '../helpers/app';
-import { confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
+import { approveRequest } from '../helpers/approvals';
+import { asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
@@ -46,7 +47,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision and a user with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a fixed asset and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -65,6 +66,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const { direction, root } = { direction: world.users.direction!.headers, root: world.users.root!.headers };
   await post(app, '/api/v1/events/replays/', root, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
   await createOrgan(app, direction, world.enterpriseId);
+  await registerFixedAsset(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -131,6 +133,18 @@ async function post(app: TestApp, path: string, headers: Record<string, string>,
   const response = await app.request(method, path, { headers, json });
   if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
   return response.body;
+}
+
+/** A fixed asset of the register (issue 28, part 4): its category, and its acquisition approved by a second person. */
+async function registerFixedAsset(world: LoanWorld): Promise<void> {
+  const direction = world.users.direction!.headers;
+  const category = await post(world.app, '/api/v1/accounting/fixed-asset-categories/', direction, {
+    enterprise: world.enterpriseId, name: 'Matériel de transport', depreciation_months: 36, asset_account: '225', depreciation_account: '2825', charge_account: '6824',
+  });
+  // Bought before the plausible date the fuzzer sends (2026-01-15), so that a disposal on it reaches its rules.
+  const json = { category: category.id, branch: world.headOffice, label: 'Moto', acquisition_date: '2026-01-02', cost: '1500000', funding_account: '5710' };
+  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/fixed-assets/', { headers: direction, json }), asApprover(world));
+  if (approved.status !== 200) throw new Error(`the fixed asset: ${approved.text}`);
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

@@ -125,7 +125,22 @@ async function acquiredAndDepreciated(t: ExecutionContext): Promise<string> {
   t.like(line('225'), { closing_debit: '1500000', closing_credit: '0' });
   t.like(line('2825'), { closing_debit: '0', closing_credit: byMay.toFixed(0) });
   t.like(line('6824'), { closing_debit: byMay.toFixed(0), closing_credit: '0' });
+  await registerAgrees(t, '2026-05-31', { cost, accumulated: byMay });
   return asset;
+}
+
+const registerAt = (date: string, extra = '') => app.request('GET', `/api/v1/accounting/fixed-asset-register/?enterprise=${world.enterpriseId}&date=${date}${extra}`, { headers: accountant });
+
+/** The register at a date, as JSON and as CSV: its totals are the test's figures. */
+async function registerAgrees(t: ExecutionContext, date: string, expected: { cost: Money; accumulated: Money }): Promise<void> {
+  const register = await registerAt(date);
+  const netBookValue = expected.cost.minus(expected.accumulated).toFixed(0);
+  const totals = { cost: expected.cost.toFixed(0), accumulated_depreciation: expected.accumulated.toFixed(0), net_book_value: netBookValue };
+  t.like(register.body, { date, branch: null, totals });
+  t.deepEqual(register.body.accounts, ['225', '2825'], 'the accounts the register details');
+  const csv = await registerAt(date, '&format=csv');
+  t.true(csv.text.split('\r\n').includes(`Total;;;;${totals.cost};${totals.accumulated_depreciation};${totals.net_book_value}`), csv.text);
+  t.like((await registerAt(date, `&branch=${world.otherBranch}`)).body.totals, { cost: '0', net_book_value: '0' }, 'nothing at the other branch');
 }
 
 const dispose = (asset: string, json: Record<string, unknown>) => app.request('POST', `/api/v1/accounting/fixed-assets/${asset}/disposal/`, { headers: accountant, json });
@@ -146,6 +161,8 @@ async function soldAtAGain(t: ExecutionContext, asset: string): Promise<{ netBoo
   t.is(await balance('6762'), netBookValue.toFixed(0), 'the net book value charged');
   t.is(await balance('775'), '-1600000', 'the price an income');
   t.true(new Money(1_600_000).minus(netBookValue).gt(0), 'a gain');
+  await registerAgrees(t, '2026-06-09', { cost, accumulated: march.plus(april).plus(may) });
+  t.deepEqual((await registerAt('2026-06-10')).body.assets, [], 'sold on the 10th: out of the register that day');
   t.like((await dispose(asset, { date: '2026-06-10', proceeds: '1', proceeds_account: '5710' })).body, { status: 409, code: 'fixed_asset_disposed' }, 'disposed of once only');
   return { netBookValue, depreciation: byJune9 };
 }
