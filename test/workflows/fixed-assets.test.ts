@@ -172,9 +172,12 @@ test.serial('a motorcycle bought mid-March under four eyes, depreciated by three
   await withWorker(knex, async () => {
     const asset = await acquiredAndDepreciated(t);
     const first = await soldAtAGain(t, asset);
-    // A second one, bought on 1 June for 900 000 and sold on 20 June for 500 000: 19 days of 30 depreciated, a loss.
+    // A second one, bought on credit on 1 June for 900 000 (owed to the supplier, 40110) and sold on 20 June for 500 000:
+    // 19 days of 30 depreciated, a loss.
     const category = (await knex('fixed_assets').where({ id: asset }).first('category_id')).category_id as string;
-    const other = await acquired(t, { ...motorcycle(category), label: 'Moto Honda CG 125', acquisition_date: '2026-06-01', cost: '900000' });
+    const other = await acquired(t, { ...motorcycle(category), label: 'Moto Honda CG 125', acquisition_date: '2026-06-01', cost: '900000', funding_account: '40110' });
+    t.is(await balance('40110'), '-900000', 'owed to the supplier');
+    t.is((await knex('fixed_assets').where({ id: other }).first('acquisition_entry_id').then((row) => knex('journal_entries').where({ id: row.acquisition_entry_id }).first('journal_code'))).journal_code, 'OD');
     await setBusinessDate(world, '2026-06-20');
     const loss = await dispose(other, { date: '2026-06-20', proceeds: '500000' });
     t.is((await decide(loss.body.id as string, 'approve', as('direction'))).body.status, 'approved');
