@@ -192,3 +192,28 @@ test.serial('a motorcycle bought mid-March under four eyes, depreciated by three
     t.true(await ledgerBalanced(knex, world.enterpriseId));
   }, taskQueue);
 });
+
+test.serial('with four eyes off for the register, a software licence is recorded at once (201) and scrapped at once', async (t) => {
+  await knex('approval_policies').insert(['fixed_asset.acquisition', 'fixed_asset.disposal'].map((operation) => ({
+    enterprise_id: world.enterpriseId, operation, four_eyes: false, approver_roles: ['direction'], lifetime_days: 7,
+  })));
+  const software = await app.request('POST', '/api/v1/accounting/fixed-asset-categories/', {
+    headers: accountant, json: { enterprise: world.enterpriseId, name: 'Logiciels', depreciation_months: 12, asset_account: '2024', depreciation_account: '28012', charge_account: '6802' },
+  });
+  t.is(software.status, 201, software.text);
+  const licence = await app.request('POST', '/api/v1/accounting/fixed-assets/', {
+    headers: accountant, json: { category: software.body.id, branch: world.otherBranch, label: 'Licence comptable', acquisition_date: '2026-06-15', cost: '240000', funding_account: '5710' },
+  });
+  t.is(licence.status, 201, licence.text);
+  t.is(licence.headers.get('location'), `/api/v1/accounting/fixed-assets/${licence.body.id as string}/`);
+  t.like(licence.body, { status: 'active', branch: world.otherBranch, depreciation_months: 12, net_book_value: '240000', supplier: null });
+  t.is(await balance('2024'), '240000');
+  // Scrapped on 20 June: 5 days of June's 30 depreciated (240 000 ÷ 12 × 5/30), the rest lost.
+  const scrapped = await dispose(licence.body.id as string, { date: '2026-06-20' });
+  t.is(scrapped.status, 200, scrapped.text);
+  const depreciation = round(new Money(240_000).div(12).times(5).div(30));
+  t.like(scrapped.body, { status: 'disposed', accumulated_depreciation: depreciation.toFixed(0), disposal: { proceeds: '0', proceeds_account: '5710' } });
+  t.is(await balance('6802'), depreciation.toFixed(0));
+  t.is(await balance('2024'), '0');
+  t.is(await balance('28012'), '0');
+});
