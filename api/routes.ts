@@ -43,6 +43,7 @@ import { systemRoutes } from './modules/system/system.routes';
 import { userRoutes } from './modules/auth/users.routes';
 import { fixedAssetCategoryRoutes } from './modules/accounting/fixed-asset-categories.routes';
 import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
+import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-register.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -95,4 +96,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   // General accounting, part 4: fixed assets (issue 28).
   ...fixedAssetCategoryRoutes,
   ...fixedAssetRoutes,
+  ...fixedAssetRegisterRoutes,
 ];

@@ -3,6 +3,7 @@ import { lastDayOfUse } from '../../domain/accounting/depreciation';
 import { disposalEntry } from '../../domain/accounting/fixed-assets';
 import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
+import { FixedAsset } from '../../db/models/fixed-asset.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
@@ -56,21 +57,22 @@ export async function acquireFixedAsset(context: DataContext, maker: Actor, payl
       description: `Acquisition d'immobilisation : ${payload.label}`,
       createdBy: maker.userId,
     });
-    const [asset] = await trx('fixed_assets').insert({
-      enterprise_id: payload.enterpriseId,
-      branch_id: payload.branchId,
-      category_id: category.id,
+    const asset = await FixedAsset.query(trx).insert({
+      enterpriseId: payload.enterpriseId,
+      branchId: payload.branchId,
+      categoryId: category.id,
       label: payload.label,
       supplier: payload.supplier,
-      acquisition_date: payload.acquisitionDate,
+      acquisitionDate: payload.acquisitionDate,
       cost: payload.cost,
-      depreciation_months: payload.depreciationMonths ?? category.depreciation_months,
-      funding_account_code: payload.fundingAccount,
-      acquisition_entry_id: entryId,
-      created_by: maker.userId,
-    }).returning('id');
+      depreciationMonths: payload.depreciationMonths ?? category.depreciation_months,
+      method: 'straight_line',
+      fundingAccountCode: payload.fundingAccount,
+      acquisitionEntryId: entryId,
+      createdBy: maker.userId,
+    });
     await recordAudit(trx, maker, { action: 'fixed_asset.acquisition', entityType: 'fixed_asset', entityId: asset.id, enterpriseId: payload.enterpriseId, details: { ...payload, entry: entryId } });
-    return { id: asset.id as string };
+    return { id: asset.id };
   });
 }
 
@@ -90,26 +92,25 @@ export interface DisposalPayload {
  */
 export async function disposeFixedAsset(context: DataContext, maker: Actor, payload: DisposalPayload): Promise<{ id: string; gain: string }> {
   return inTransaction(context.knex, async (trx) => {
-    const asset = await trx('fixed_assets').where({ id: payload.assetId }).forUpdate().first();
-    if (asset === undefined) throw new NotFoundError('The fixed asset');
-    if (asset.status !== 'active') throw new AppError('conflict', 'fixed_asset_disposed', `The asset ${asset.label as string} was disposed of already.`);
-    const enterpriseId = asset.enterprise_id as string;
-    if (payload.date < (asset.acquisition_date as string)) throw new ValidationError([{ field: 'date', message: `date must not be before the acquisition date ${asset.acquisition_date as string}` }]);
+    const asset = await FixedAsset.query(trx).findById(payload.assetId).forUpdate().throwIfNotFound();
+    if (asset.status !== 'active') throw new AppError('conflict', 'fixed_asset_disposed', `The asset ${asset.label} was disposed of already.`);
+    const { enterpriseId } = asset;
+    if (payload.date < asset.acquisitionDate) throw new ValidationError([{ field: 'date', message: `date must not be before the acquisition date ${asset.acquisitionDate}` }]);
     await assertNotAfterBusinessDate(trx, enterpriseId, context.clock(), payload.date, 'date');
     await assertDisposalAfterBooked(trx, payload.assetId, payload.date);
-    const category = (await categoryById(trx, asset.category_id as string))!;
+    const category = (await categoryById(trx, asset.categoryId))!;
     await assertAccountsFit(trx, enterpriseId, [{ field: 'proceeds_account', role: 'proceeds', code: payload.proceedsAccount }]);
     const post = (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => postJournalEntry(trx, { ...draft, enterpriseId, createdBy: maker.userId });
     const rows = await depreciableAssets(trx, { assetId: payload.assetId }, lastDayOfUse(payload.date));
     await bookDepreciation(trx, post, rows, { through: lastDayOfUse(payload.date), entryDate: payload.date });
     const booked = await trx('fixed_asset_depreciations').where({ asset_id: payload.assetId }).first(trx.raw('COALESCE(sum(amount), 0)::text AS total'));
     const disposal = {
-      cost: new Money(asset.cost as string), accumulated: new Money(booked.total as string), proceeds: new Money(payload.proceeds), proceedsAccount: payload.proceedsAccount,
+      cost: new Money(asset.cost), accumulated: new Money(booked.total as string), proceeds: new Money(payload.proceeds), proceedsAccount: payload.proceedsAccount,
     };
     const entry = disposalEntry(disposal, categoryAccounts(category));
-    const entryId = await post({ branchId: asset.branch_id as string, entryDate: payload.date, lines: entry.lines, description: `Cession d'immobilisation : ${asset.label as string}` });
-    await trx('fixed_assets').where({ id: payload.assetId }).update({
-      status: 'disposed', disposal_date: payload.date, disposal_proceeds: payload.proceeds, proceeds_account_code: payload.proceedsAccount, disposal_entry_id: entryId, disposed_by: maker.userId,
+    const entryId = await post({ branchId: asset.branchId, entryDate: payload.date, lines: entry.lines, description: `Cession d'immobilisation : ${asset.label}` });
+    await FixedAsset.query(trx).patchAndFetchById(asset.id, {
+      status: 'disposed', disposalDate: payload.date, disposalProceeds: payload.proceeds, proceedsAccountCode: payload.proceedsAccount, disposalEntryId: entryId, disposedBy: maker.userId,
     });
     const details = { ...payload, net_book_value: formatAmount(entry.netBookValue), gain: formatAmount(entry.gain), entry: entryId };
     await recordAudit(trx, maker, { action: 'fixed_asset.disposal', entityType: 'fixed_asset', entityId: payload.assetId, enterpriseId, details });

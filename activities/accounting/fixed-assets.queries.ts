@@ -66,3 +66,16 @@ export function fixedAssetsQuery(knex: Knex) {
 }
 
 export const fixedAssetById = (knex: Knex, id: string) => fixedAssetsQuery(knex).where('a.id', id).first() as Promise<FixedAssetRow | undefined>;
+
+/**
+ * The accounts the register details (its categories' class 2 and 28 accounts): subledger-backed, so they move
+ * only through the register's own operations (acquisition, depreciation, disposal), never a manual entry.
+ */
+export async function fixedAssetSubledgerAccounts(knex: Knex, enterpriseId: string): Promise<string[]> {
+  const result = await knex.raw<{ rows: { code: string }[] }>(
+    `SELECT asset_account_code AS code FROM fixed_asset_categories WHERE enterprise_id = :enterpriseId
+      UNION SELECT depreciation_account_code FROM fixed_asset_categories WHERE enterprise_id = :enterpriseId ORDER BY code`,
+    { enterpriseId },
+  );
+  return result.rows.map((row) => row.code);
+}

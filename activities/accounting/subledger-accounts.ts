@@ -25,6 +25,9 @@ const subledgerSources: Readonly<Record<string, SubledgerSource>> = {
   'share capital': () => [defaultRoleAccounts.shares_paid, defaultRoleAccounts.shares_unpaid, defaultRoleAccounts.members_capital, defaultRoleAccounts.capital_to_refund],
   // Suppliers (§12.5): each supplier's own 40110 sub-account, whose detail is its invoices, payments and open items.
   'suppliers': (knex, enterpriseId) => knex('suppliers').where({ enterprise_id: enterpriseId }).select('account_code as code'),
+  // Fixed assets (§12.4): each category's asset and accumulated-depreciation accounts, whose detail is the register.
+  'fixed assets': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('asset_account_code as code'),
+  'accumulated depreciation': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('depreciation_account_code as code'),
 };
 
 /** Every account code some subledger of the enterprise keeps, with the subledger's name. */

@@ -7,6 +7,8 @@ import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
 import { generalLedgerAt, generalLedgerFile } from './general-ledger';
 import { journalBookFile } from './journal-book';
+import { fixedAssetRegisterAt } from '../accounting/fixed-asset-register';
+import { fixedAssetRegisterDocument } from '../../domain/accounting/fixed-asset-register';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
@@ -83,4 +85,6 @@ export const reportingPackReports: readonly PackReport[] = [
       return supplierBalancesDocument(provisionalHeading(pack.heading, balances), balances);
     },
   },
+  // Issue 28, general accounting, 4. fixed assets.
+  { name: 'fixed-asset-register', build: async (knex, pack) => fixedAssetRegisterDocument(pack.heading, pack.monthEnd, await fixedAssetRegisterAt(knex, pack.scope, pack.monthEnd)) },
 ];

@@ -1,6 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { depreciatedThrough, depreciationSchedule } from '../../domain/accounting/depreciation';
+import { disposalEntry, misclassifiedAccounts } from '../../domain/accounting/fixed-assets';
 import { Money } from '../../domain/money';
 
 /**
@@ -62,4 +63,28 @@ test('property: a disposal depreciates to the day before it, what the full sched
     return total.eq(depreciatedThrough(asset, dayBefore)) && total.lte(asset.cost) && schedule.every((month) => month.through < disposal);
   }), { numRuns: 500 });
   t.pass();
+});
+
+const accounts = { asset: '225', depreciation: '2825', charge: '6824', disposalValue: '6762', disposalProceeds: '775' };
+const lines = (entry: ReturnType<typeof disposalEntry>) => entry.lines.map((line) => [line.account, francs(line.debit), francs(line.credit)]);
+
+test('a disposal removes cost and depreciation, charges the net book value to 6762 and credits the price to 775', (t) => {
+  const gain = disposalEntry({ cost: new Money(1_000_000), accumulated: new Money(400_000), proceeds: new Money(700_000), proceedsAccount: '5710' }, accounts);
+  t.deepEqual(lines(gain), [['2825', '400000', '0'], ['6762', '600000', '0'], ['5710', '700000', '0'], ['775', '0', '700000'], ['225', '0', '1000000']]);
+  t.is(francs(gain.gain), '100000');
+  const loss = disposalEntry({ cost: new Money(1_000_000), accumulated: new Money(400_000), proceeds: new Money(0), proceedsAccount: '5710' }, accounts);
+  t.deepEqual(lines(loss), [['2825', '400000', '0'], ['6762', '600000', '0'], ['225', '0', '1000000']], 'scrapped: no price, the whole net book value lost');
+  t.is(francs(loss.gain), '-600000');
+  const written = disposalEntry({ cost: new Money(1_000_000), accumulated: new Money(1_000_000), proceeds: new Money(0), proceedsAccount: '5710' }, accounts);
+  t.deepEqual(lines(written), [['2825', '1000000', '0'], ['225', '0', '1000000']], 'fully depreciated: nothing to charge');
+});
+
+test('each account of a category, a funding and a proceeds account must be of its class', (t) => {
+  t.deepEqual(misclassifiedAccounts([
+    { field: 'asset_account', role: 'asset', code: '2825' },
+    { field: 'depreciation_account', role: 'depreciation', code: '2825' },
+    { field: 'charge_account', role: 'charge', code: '6521' },
+    { field: 'funding_account', role: 'funding', code: '40110' },
+    { field: 'proceeds_account', role: 'proceeds', code: '46600' },
+  ]).map((misfit) => misfit.field), ['asset_account', 'charge_account']);
 });

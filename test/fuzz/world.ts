@@ -47,7 +47,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid and a user with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid, a fixed asset and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -70,6 +70,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
   await post(app, '/api/v1/accounting/manual-entries/', direction, { enterprise: world.enterpriseId, entry_date: '2026-01-15', reference: 'FUZZ-1', label: 'Rent', lines: rentLines });
   await keepBooks(world);
+  await registerFixedAsset(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -152,6 +153,18 @@ async function keepBooks(world: LoanWorld): Promise<void> {
   });
   const invoice = await knex('supplier_invoices').where({ supplier_id: supplier.id }).first('id');
   await approved('/api/v1/accounting/supplier-payments/', { supplier: supplier.id, payment_date: '2026-10-20', amount: '20000', paying_account: '5710', allocations: [{ invoice: invoice.id, amount: '20000' }] });
+}
+
+/** A fixed asset of the register (issue 28, part 4): its category, and its acquisition approved by a second person. */
+async function registerFixedAsset(world: LoanWorld): Promise<void> {
+  const direction = world.users.direction!.headers;
+  const category = await post(world.app, '/api/v1/accounting/fixed-asset-categories/', direction, {
+    enterprise: world.enterpriseId, name: 'Matériel de transport', depreciation_months: 36, asset_account: '225', depreciation_account: '2825', charge_account: '6824',
+  });
+  // Bought before the plausible date the fuzzer sends (2026-01-15), so that a disposal on it reaches its rules.
+  const json = { category: category.id, branch: world.headOffice, label: 'Moto', acquisition_date: '2026-01-02', cost: '1500000', funding_account: '5710' };
+  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/fixed-assets/', { headers: direction, json }), asApprover(world));
+  if (approved.status !== 200) throw new Error(`the fixed asset: ${approved.text}`);
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

@@ -125,7 +125,22 @@ async function acquiredAndDepreciated(t: ExecutionContext): Promise<string> {
   t.like(line('225'), { closing_debit: '1500000', closing_credit: '0' });
   t.like(line('2825'), { closing_debit: '0', closing_credit: byMay.toFixed(0) });
   t.like(line('6824'), { closing_debit: byMay.toFixed(0), closing_credit: '0' });
+  await registerAgrees(t, '2026-05-31', { cost, accumulated: byMay });
   return asset;
+}
+
+const registerAt = (date: string, extra = '') => app.request('GET', `/api/v1/accounting/fixed-asset-register/?enterprise=${world.enterpriseId}&date=${date}${extra}`, { headers: accountant });
+
+/** The register at a date, as JSON and as CSV: its totals are the test's figures. */
+async function registerAgrees(t: ExecutionContext, date: string, expected: { cost: Money; accumulated: Money }): Promise<void> {
+  const register = await registerAt(date);
+  const netBookValue = expected.cost.minus(expected.accumulated).toFixed(0);
+  const totals = { cost: expected.cost.toFixed(0), accumulated_depreciation: expected.accumulated.toFixed(0), net_book_value: netBookValue };
+  t.like(register.body, { date, branch: null, totals });
+  t.deepEqual(register.body.accounts, ['225', '2825'], 'the accounts the register details');
+  const csv = await registerAt(date, '&format=csv');
+  t.true(csv.text.split('\r\n').includes(`Total;;;;${totals.cost};${totals.accumulated_depreciation};${totals.net_book_value}`), csv.text);
+  t.like((await registerAt(date, `&branch=${world.otherBranch}`)).body.totals, { cost: '0', net_book_value: '0' }, 'nothing at the other branch');
 }
 
 const dispose = (asset: string, json: Record<string, unknown>) => app.request('POST', `/api/v1/accounting/fixed-assets/${asset}/disposal/`, { headers: accountant, json });
@@ -146,6 +161,8 @@ async function soldAtAGain(t: ExecutionContext, asset: string): Promise<{ netBoo
   t.is(await balance('6762'), netBookValue.toFixed(0), 'the net book value charged');
   t.is(await balance('775'), '-1600000', 'the price an income');
   t.true(new Money(1_600_000).minus(netBookValue).gt(0), 'a gain');
+  await registerAgrees(t, '2026-06-09', { cost, accumulated: march.plus(april).plus(may) });
+  t.deepEqual((await registerAt('2026-06-10')).body.assets, [], 'sold on the 10th: out of the register that day');
   t.like((await dispose(asset, { date: '2026-06-10', proceeds: '1', proceeds_account: '5710' })).body, { status: 409, code: 'fixed_asset_disposed' }, 'disposed of once only');
   return { netBookValue, depreciation: byJune9 };
 }
@@ -155,9 +172,12 @@ test.serial('a motorcycle bought mid-March under four eyes, depreciated by three
   await withWorker(knex, async () => {
     const asset = await acquiredAndDepreciated(t);
     const first = await soldAtAGain(t, asset);
-    // A second one, bought on 1 June for 900 000 and sold on 20 June for 500 000: 19 days of 30 depreciated, a loss.
+    // A second one, bought on credit on 1 June for 900 000 (owed to the supplier, 40110) and sold on 20 June for 500 000:
+    // 19 days of 30 depreciated, a loss.
     const category = (await knex('fixed_assets').where({ id: asset }).first('category_id')).category_id as string;
-    const other = await acquired(t, { ...motorcycle(category), label: 'Moto Honda CG 125', acquisition_date: '2026-06-01', cost: '900000' });
+    const other = await acquired(t, { ...motorcycle(category), label: 'Moto Honda CG 125', acquisition_date: '2026-06-01', cost: '900000', funding_account: '40110' });
+    t.is(await balance('40110'), '-900000', 'owed to the supplier');
+    t.is((await knex('fixed_assets').where({ id: other }).first('acquisition_entry_id').then((row) => knex('journal_entries').where({ id: row.acquisition_entry_id }).first('journal_code'))).journal_code, 'OD');
     await setBusinessDate(world, '2026-06-20');
     const loss = await dispose(other, { date: '2026-06-20', proceeds: '500000' });
     t.is((await decide(loss.body.id as string, 'approve', as('direction'))).body.status, 'approved');
@@ -171,4 +191,29 @@ test.serial('a motorcycle bought mid-March under four eyes, depreciated by three
     t.is(await balance('2825'), '0');
     t.true(await ledgerBalanced(knex, world.enterpriseId));
   }, taskQueue);
+});
+
+test.serial('with four eyes off for the register, a software licence is recorded at once (201) and scrapped at once', async (t) => {
+  await knex('approval_policies').insert(['fixed_asset.acquisition', 'fixed_asset.disposal'].map((operation) => ({
+    enterprise_id: world.enterpriseId, operation, four_eyes: false, approver_roles: ['direction'], lifetime_days: 7,
+  })));
+  const software = await app.request('POST', '/api/v1/accounting/fixed-asset-categories/', {
+    headers: accountant, json: { enterprise: world.enterpriseId, name: 'Logiciels', depreciation_months: 12, asset_account: '2024', depreciation_account: '28012', charge_account: '6802' },
+  });
+  t.is(software.status, 201, software.text);
+  const licence = await app.request('POST', '/api/v1/accounting/fixed-assets/', {
+    headers: accountant, json: { category: software.body.id, branch: world.otherBranch, label: 'Licence comptable', acquisition_date: '2026-06-15', cost: '240000', funding_account: '5710' },
+  });
+  t.is(licence.status, 201, licence.text);
+  t.is(licence.headers.get('location'), `/api/v1/accounting/fixed-assets/${licence.body.id as string}/`);
+  t.like(licence.body, { status: 'active', branch: world.otherBranch, depreciation_months: 12, net_book_value: '240000', supplier: null });
+  t.is(await balance('2024'), '240000');
+  // Scrapped on 20 June: 5 days of June's 30 depreciated (240 000 ÷ 12 × 5/30), the rest lost.
+  const scrapped = await dispose(licence.body.id as string, { date: '2026-06-20' });
+  t.is(scrapped.status, 200, scrapped.text);
+  const depreciation = round(new Money(240_000).div(12).times(5).div(30));
+  t.like(scrapped.body, { status: 'disposed', accumulated_depreciation: depreciation.toFixed(0), disposal: { proceeds: '0', proceeds_account: '5710' } });
+  t.is(await balance('6802'), depreciation.toFixed(0));
+  t.is(await balance('2024'), '0');
+  t.is(await balance('28012'), '0');
 });

@@ -14,7 +14,7 @@ import { isoDate } from '../common.schemas';
 import { arrearsStatementSchema } from './arrears-statement.schemas';
 
 /** The branches a statement covers: the one asked for (404 if not the enterprise's or not seen), else every one the caller sees. */
-async function branchesOf(knex: Knex, principal: Principal, enterpriseId: string, branch: string | undefined): Promise<'all' | readonly string[]> {
+export async function branchesOf(knex: Knex, principal: Principal, enterpriseId: string, branch: string | undefined): Promise<'all' | readonly string[]> {
   requireVisible(principal, { enterpriseId, branchId: branch }, branch === undefined ? 'The enterprise' : 'The branch');
   if (branch === undefined) return visibleBranches(principal, enterpriseId);
   const known = await knex('branches').where({ id: branch, enterprise_id: enterpriseId }).first('id');
