@@ -278,3 +278,18 @@ test.serial('a submission left undecided expires and returns the entry to its ma
   t.like(await read(created.body.id), { status: 'rejected', rejection_reason: 'The request expired undecided.', journal_entries: [] });
   t.is((await submit(created.body.id)).status, 202, 'submitted again');
 });
+
+test.serial('a supplier\'s own account and a fixed-asset category\'s accounts are refused: the suppliers\' books and the register are their detail', async (t) => {
+  const supplier = await app.request('POST', '/api/v1/accounting/suppliers/', { headers: accountant.headers, json: { enterprise: world.enterpriseId, branch: world.headOffice, name: 'Bailleur MJE' } });
+  t.is(supplier.status, 201, supplier.text);
+  const category = await app.request('POST', '/api/v1/accounting/fixed-asset-categories/', {
+    headers: accountant.headers, json: { enterprise: world.enterpriseId, name: 'Matériel de transport', depreciation_months: 36, asset_account: '225', depreciation_account: '2825', charge_account: '6824' },
+  });
+  t.is(category.status, 201, category.text);
+  const owed = await draft([line('65234', 'debit', 1000), line(supplier.body.account as string, 'credit', 1000)]);
+  t.like(owed.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[1].account' }] });
+  const asset = await draft([line('225', 'debit', 1000), line('5603', 'credit', 1000)]);
+  t.like(asset.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[0].account' }] });
+  const depreciation = await draft([line('6824', 'debit', 1000), line('2825', 'credit', 1000)]);
+  t.like(depreciation.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[1].account' }] });
+});
