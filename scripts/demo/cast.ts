@@ -11,7 +11,7 @@ export const branches: Record<BranchKey, { code: string; name: string; city: str
   bonaberi: { code: 'BONA', name: 'Agence de Bonabéri', city: 'Douala', address: 'Carrefour Quatre-Étages' },
 };
 
-type Role = 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin';
+type Role = 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin' | 'accountant';
 
 export interface StaffMember {
   /** Appended to the cooperative's code to make the username: `demo.guichet-akwa`. */
@@ -30,6 +30,7 @@ export const staff = {
   bonaberiTeller: { login: 'guichet-bona', fullName: 'Samuel Ndedi', role: 'cashier', branch: 'bonaberi', duty: 'counter of Bonabéri (sees Bonabéri only)' },
   committee: { login: 'comite', fullName: 'Jean-Marc Fotso', role: 'credit_committee', branch: null, duty: 'credit committee: third step' },
   direction: { login: 'direction', fullName: 'Hélène Abena', role: 'direction', branch: null, duty: 'direction: final approval, business date, provisioning' },
+  accountant: { login: 'comptable', fullName: 'Nadège Owona', role: 'accountant', branch: null, duty: 'accountant: the opening balance sheet, expenses, suppliers, fixed assets' },
   admin: { login: 'admin', fullName: 'Roger Tchoumi', role: 'admin', branch: null, duty: 'administrator of the cooperative: grants its staff\'s roles' },
 } as const satisfies Record<string, StaffMember>;
 

@@ -1,3 +1,4 @@
+import { keepTheBooks, type BooksOutcome } from './books';
 import { addDays, type BusinessCalendar } from './business-calendar';
 import type { Cooperative } from './cooperative';
 import { LoanDesk, loanOf, type LoanApplication } from './loans';
@@ -13,6 +14,7 @@ export interface StoryOutcome {
   provisioningRun: ProvisioningRun;
   termDeposit: string;
   pledge: string;
+  books: BooksOutcome;
 }
 
 /** Days after the third due date when the story stops: the missed third installment is then 20 days late. */
@@ -35,6 +37,8 @@ export async function tellTheStory(
   const desk = new LoanDesk(cooperative);
   const { bello, moussa, eyenga, kamga, manga, fokou, nguema, essomba, ewane, mvondo, din, ndjock, ngoBassa, tchinda, atangana } = members;
 
+  log(`${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle (each approved by direction)`);
+  const books = await keepTheBooks(cooperative, calendar.today);
   log(`${calendar.today}: three loans granted through the four-step circuit and paid out`);
   // Operations of different members are independent: side by side, as at several counters.
   const [repaidPartly, overdue, doubtful] = await Promise.all([
@@ -84,6 +88,7 @@ export async function tellTheStory(
     provisioningRun,
     termDeposit,
     pledge,
+    books,
   };
 }
 
