@@ -20,7 +20,7 @@ export interface BookFilter {
   user?: string;
 }
 
-const batchSize = 2000;
+const batchSize = 5000;
 
 /** The entries of the filter: `e` with its year `y` and number `n`. */
 function entriesOf(knex: Knex, scope: StatementScope, filter: BookFilter): Knex.QueryBuilder {
