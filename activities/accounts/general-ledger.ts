@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
-import { generalLedgerAnswer, generalLedgerDocument, generalLedgerRows, type LedgerMovement, type LedgerOpening } from '../../domain/accounts/general-ledger';
+import { generalLedgerAnswer, generalLedgerDocument, generalLedgerRows, type LedgerAccount, type LedgerMovement } from '../../domain/accounts/general-ledger';
 import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
 import { Money } from '../../domain/money';
 import { openingLine, provisionalOf, type StatementScope } from './financial-statements';
@@ -9,9 +9,9 @@ import { provisionalHeading, type ReportHeading } from './statement-documents';
 import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
 
 /**
- * The general ledger's reads (docs/architecture.md §10): the openings in one grouped query, the movements in
- * batches ordered by account, date and line, each batch starting after the last row of the one before (a key,
- * not an offset: every batch costs the same), so a download of a year's lines holds one batch at a time.
+ * The general ledger's reads (docs/architecture.md §10): the accounts and their openings in one grouped query,
+ * then each account's movements in batches ordered by date and line, each batch starting after the last row of
+ * the one before (a key, not an offset), so a download of a year's lines holds one batch at a time.
  */
 
 /** An entry's number as printed: journal, year, number (CAI-2026-000042); `e` the entry, `y` its year, `n` its number. */
@@ -25,8 +25,8 @@ export interface LedgerRange {
   accountTo?: string;
 }
 
-/** Rows fetched per batch of movements. */
-const batchSize = 2000;
+/** Rows fetched per batch of an account's movements. */
+const batchSize = 5000;
 
 function inRange(query: Knex.QueryBuilder, range: LedgerRange): Knex.QueryBuilder {
   // Codes compare as text, digit by digit, whatever the database's locale.
@@ -35,19 +35,20 @@ function inRange(query: Knex.QueryBuilder, range: LedgerRange): Knex.QueryBuilde
   return query;
 }
 
-/** Per account of the range, its opening balance as the trial balance counts it; accounts opening at zero left out. */
-async function openings(knex: Knex, at: ScopeAt, range: LedgerRange): Promise<LedgerOpening[]> {
-  const opening = knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [openingLine(knex, at.scope, range.from)]);
-  const rows: { code: string; label: string; opening: string }[] = await inRange(linesInScope(knex, at.scope), range)
-    .groupBy('c.code', 'c.label')
-    .havingRaw('? <> 0', [opening])
-    .select('c.code', 'c.label', knex.raw('?::text AS opening', [opening]));
-  return rows.map((row) => ({ code: row.code, label: row.label, opening: new Money(row.opening) }));
+/** The accounts of the range with an opening balance (as the trial balance counts it) or movements in the period. */
+async function ledgerAccounts(knex: Knex, at: ScopeAt, range: LedgerRange): Promise<LedgerAccount[]> {
+  const opening = openingLine(knex, at.scope, range.from);
+  const [balance, movements] = [knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE 1 END)', [opening])];
+  const rows: { id: string; code: string; label: string; opening: string }[] = await inRange(linesInScope(knex, at.scope), range)
+    .groupBy('c.id', 'c.code', 'c.label')
+    .havingRaw('? <> 0 OR ? > 0', [balance, movements])
+    .select('c.id', 'c.code', 'c.label', knex.raw('?::text AS opening', [balance]));
+  return rows.map((row) => ({ ...row, opening: new Money(row.opening) }));
 }
 
 /** The lines of the period the trial balance counts as movements (not openings), with their entry's journal, number and branch. */
 function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryBuilder {
-  return inRange(linesInScope(knex, at.scope), range)
+  return linesInScope(knex, at.scope)
     .whereRaw('NOT ?', [openingLine(knex, at.scope, range.from)])
     .join('journal_entries as e', 'e.id', 's.entry_id')
     .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
@@ -55,15 +56,18 @@ function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryB
     .leftJoin('branches as b', 'b.id', 's.branch_id');
 }
 
-/** The movements in account, date and posting order, read a batch at a time after the last row read. */
-async function* movementBatches(knex: Knex, lines: Knex.QueryBuilder): AsyncGenerator<LedgerMovement> {
-  let after: { code: string; entry_date: string; line_id: string } | undefined;
+/**
+ * An account's movements in date and posting order, read a batch at a time after the last row read: each batch
+ * reads the account's lines of the year through its index, never the other accounts'.
+ */
+async function* movementBatches(knex: Knex, lines: Knex.QueryBuilder, account: LedgerAccount): AsyncGenerator<LedgerMovement> {
+  let after: { entry_date: string; line_id: string } | undefined;
   for (;;) {
-    const batch = lines.clone().orderByRaw('c.code COLLATE "C", s.entry_date, s.line_id').limit(batchSize).select(
-      'c.code', 'c.label', 's.entry_date', 's.line_id', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'b.code as branch', 'e.description',
+    const batch = lines.clone().where('s.chart_entry_id', account.id).orderBy(['s.entry_date', 's.line_id']).limit(batchSize).select(
+      's.entry_date', 's.line_id', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'b.code as branch', 'e.description',
       knex.raw('s.debit::text AS debit'), knex.raw('s.credit::text AS credit'),
     );
-    if (after !== undefined) batch.whereRaw('(c.code COLLATE "C", s.entry_date, s.line_id) > (?, ?::date, ?)', [after.code, after.entry_date, after.line_id]);
+    if (after !== undefined) batch.whereRaw('(s.entry_date, s.line_id) > (?::date, ?)', [after.entry_date, after.line_id]);
     const rows: (LedgerMovement & { line_id: string })[] = await batch;
     for (const { line_id: _line, ...movement } of rows) yield movement;
     if (rows.length < batchSize) return;
@@ -89,10 +93,11 @@ export async function generalLedgerAt(knex: Knex, scope: StatementScope, range: 
     at,
     /** A new pass over the ledger's rows at each call. */
     rows: () => ({ async* [Symbol.asyncIterator]() {
-      yield* generalLedgerRows(await openings(knex, at, range), movementBatches(knex, movementLines(knex, at, range)));
+      const lines = movementLines(knex, at, range);
+      yield* generalLedgerRows(await ledgerAccounts(knex, at, range), (account) => movementBatches(knex, lines, account));
     } }),
     /** How many movements the period holds. */
-    movementCount: async () => Number((await knex.from(movementLines(knex, at, range).select('s.line_id').as('m')).count<{ count: string }[]>('* as count'))[0]!.count),
+    movementCount: async () => Number((await knex.from(inRange(movementLines(knex, at, range), range).select('s.line_id').as('m')).count<{ count: string }[]>('* as count'))[0]!.count),
   };
 }
 

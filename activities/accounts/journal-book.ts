@@ -20,6 +20,7 @@ export interface BookFilter {
   user?: string;
 }
 
+/** Entries read per batch, with their lines. */
 const batchSize = 2000;
 
 /** The entries of the filter: `e` with its year `y` and number `n`. */
@@ -35,25 +36,38 @@ function entriesOf(knex: Knex, scope: StatementScope, filter: BookFilter): Knex.
   return entries;
 }
 
-/** The lines in date, journal and number order, a batch at a time after the last one read. */
+type BookEntryRow = Omit<BookLine, 'account' | 'label' | 'debit' | 'credit'> & { position: number };
+type LineRow = Pick<BookLine, 'entry' | 'account' | 'label' | 'debit' | 'credit'>;
+
+/** The lines of some entries, in posting order, by entry: one query through the lines' index on their entry. */
+async function linesOf(knex: Knex, entries: readonly BookEntryRow[]): Promise<Map<string, LineRow[]>> {
+  const rows: LineRow[] = await knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereIn('l.entry_id', entries.map((entry) => entry.entry))
+    .orderBy('l.id').select('l.entry_id as entry', 'c.code as account', 'c.label', knex.raw('l.debit::text AS debit'), knex.raw('l.credit::text AS credit'));
+  const byEntry = new Map<string, LineRow[]>();
+  for (const row of rows) byEntry.set(row.entry, [...(byEntry.get(row.entry) ?? []), row]);
+  return byEntry;
+}
+
+/**
+ * The lines in date, journal and number order: the entries a batch at a time after the last one read (sorting
+ * entries, not their lines), then the batch's lines by their entries.
+ */
 async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter): AsyncGenerator<BookLine> {
-  const lines = entriesOf(knex, scope, filter)
-    .join('journal_lines as l', 'l.entry_id', 'e.id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+  const entries = entriesOf(knex, scope, filter)
     .leftJoin('branches as b', 'b.id', 'e.branch_id')
     .leftJoin('users as u', 'u.id', 'e.created_by')
-    .orderByRaw('e.entry_date, e.journal_code COLLATE "C", n.number, l.id')
+    .orderByRaw('e.entry_date, e.journal_code COLLATE "C", n.number')
     .limit(batchSize)
-    .select(
-      'e.id as entry', 'e.entry_date', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'n.number as position', 'l.id as line_id', 'b.code as branch',
-      'u.username as user', 'e.description', 'c.code as account', 'c.label', knex.raw('l.debit::text AS debit'), knex.raw('l.credit::text AS credit'),
-    );
-  let after: { entry_date: string; journal: string; position: number; line_id: string } | undefined;
+    .select('e.id as entry', 'e.entry_date', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'n.number as position', 'b.code as branch', 'u.username as user', 'e.description');
+  let after: BookEntryRow | undefined;
   for (;;) {
-    const batch = lines.clone();
-    if (after !== undefined) batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number, l.id) > (?::date, ?, ?, ?)', [after.entry_date, after.journal, after.position, after.line_id]);
-    const rows: (BookLine & { position: number; line_id: string })[] = await batch;
-    for (const { position: _position, line_id: _line, ...line } of rows) yield line;
+    const batch = entries.clone();
+    if (after !== undefined) batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number) > (?::date, ?, ?)', [after.entry_date, after.journal, after.position]);
+    const rows: BookEntryRow[] = await batch;
+    const lines = await linesOf(knex, rows);
+    for (const { position: _position, ...entry } of rows) {
+      for (const line of lines.get(entry.entry) ?? []) yield { ...entry, ...line };
+    }
     if (rows.length < batchSize) return;
     after = rows.at(-1);
   }

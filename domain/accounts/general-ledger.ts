@@ -5,20 +5,19 @@ import type { ReportColumn, ReportDocument } from './report-document';
  * The general ledger (grand livre, docs/architecture.md §10): per account, the opening balance (as the trial balance
  * counts it: à-nouveaux, earlier years carried by computation, what was posted before the period), each movement
  * of the period with the running balance, then the account's totals and closing balance. The rows are made as the
- * movements come, from an account list and a stream in account order, so a year of lines is never held whole.
+ * movements come, account by account, so a year of lines is never held whole.
  */
 
-/** An account with an opening balance (debit minus credit). */
-export interface LedgerOpening {
+/** An account of the ledger: with an opening balance (debit minus credit, zero when none) or movements in the period. */
+export interface LedgerAccount {
+  id: string;
   code: string;
   label: string;
   opening: Money;
 }
 
-/** A line of the period on an account, in account, date and posting order. */
+/** A line of the period on an account, in date and posting order. */
 export interface LedgerMovement {
-  code: string;
-  label: string;
   entry_date: string;
   journal: string;
   /** The entry's number as printed (CAI-2026-000042). */
@@ -31,37 +30,28 @@ export interface LedgerMovement {
 
 export type LedgerRow
   = | { kind: 'opening'; code: string; label: string; balance: Money }
-    | ({ kind: 'movement'; balance: Money } & LedgerMovement)
+    | ({ kind: 'movement'; code: string; label: string; balance: Money } & LedgerMovement)
     | { kind: 'closing'; code: string; label: string; debit: Money; credit: Money; balance: Money };
 
-/** Texts compared by code point, as PostgreSQL's "C" collation orders the movements. */
+/** Texts compared by code point, as PostgreSQL's "C" collation orders them. */
 const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 
 /**
- * The ledger's rows: for each account (those with an opening balance, and those the movements name), its opening,
- * its movements with the balance after each, its closing. The closing is the opening plus the movements streamed,
- * so the file always adds up, even when postings arrive while it is read.
+ * The ledger's rows: for each account in code order, its opening, its movements with the balance after each, its
+ * closing. The closing is the opening plus the movements streamed, so the file always adds up, even when postings
+ * arrive while it is read; `movementsOf` gives an account's lines as they are read.
  */
-export async function* generalLedgerRows(openings: readonly LedgerOpening[], movements: AsyncIterable<LedgerMovement>): AsyncGenerator<LedgerRow> {
-  const listed = [...openings].sort(byCode);
-  const iterator = movements[Symbol.asyncIterator]();
-  let next = await iterator.next();
-  let index = 0;
-  while (index < listed.length || next.done !== true) {
-    const upcoming: LedgerMovement | undefined = next.done === true ? undefined : next.value;
-    const account = upcoming === undefined || (listed[index] !== undefined && listed[index]!.code <= upcoming.code)
-      ? listed[index++]!
-      : { code: upcoming.code, label: upcoming.label, opening: new Money(0) };
+export async function* generalLedgerRows(accounts: readonly LedgerAccount[], movementsOf: (account: LedgerAccount) => AsyncIterable<LedgerMovement>): AsyncGenerator<LedgerRow> {
+  for (const account of [...accounts].sort(byCode)) {
+    const { code, label } = account;
     let [balance, debit, credit] = [account.opening, new Money(0), new Money(0)];
-    yield { kind: 'opening', code: account.code, label: account.label, balance };
-    while (next.done !== true && next.value.code === account.code) {
-      const movement = next.value;
+    yield { kind: 'opening', code, label, balance };
+    for await (const movement of movementsOf(account)) {
       [debit, credit] = [debit.plus(movement.debit), credit.plus(movement.credit)];
       balance = balance.plus(movement.debit).minus(movement.credit);
-      yield { kind: 'movement', ...movement, balance };
-      next = await iterator.next();
+      yield { kind: 'movement', code, label, ...movement, balance };
     }
-    yield { kind: 'closing', code: account.code, label: account.label, debit, credit, balance };
+    yield { kind: 'closing', code, label, debit, credit, balance };
   }
 }
 
