@@ -120,6 +120,8 @@ export const errorCatalogue = {
   reporting_pack_not_stored: { kind: 'conflict', title: 'The pack is not stored yet.' },
   reporting_pack_superseded: { kind: 'conflict', title: 'A later version of the pack exists.' },
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
+  // issue 28, part 2 (off-balance): class 9 entries stand apart from the balance sheet's
+  off_balance_mixed: { kind: 'unprocessable', title: 'An off-balance entry (class 9) may not have lines of the other classes.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

@@ -1151,7 +1151,7 @@ export interface paths {
         delete: operations["deleteChartEntry"];
         options?: never;
         head?: never;
-        /** Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 8) */
+        /** Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9) */
         patch: operations["updateChartEntry"];
         trace?: never;
     };
@@ -13290,7 +13290,7 @@ export interface operations {
                 ordering?: string;
                 /** @description Only this plan. */
                 plan?: string;
-                /** @description Only this class (1 to 8). */
+                /** @description Only this class (1 to 9; 9: off-balance). */
                 class?: number;
                 /** @description Only the accounts directly below this code. */
                 parent?: string;
@@ -13518,7 +13518,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Sort by code, label; prefix with '-' for descending; comma-separate several. */
                 ordering?: string;
-                /** @description Only this class (1 to 8). */
+                /** @description Only this class (1 to 9; 9: off-balance). */
                 class?: number;
                 /** @description Only the accounts directly below this code. */
                 parent?: string;
@@ -13889,7 +13889,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 8) */
+            /** @description Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14365,6 +14365,7 @@ export interface operations {
                 date_from?: string;
                 /** @description One branch; default: consolidated over the branches the caller sees. */
                 branch?: string;
+                /** @description Only this class; class 9 (off-balance) is never in the trial balance: see off-balance/. */
                 class?: number;
                 /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
                 format?: "json" | "csv" | "xlsx";
