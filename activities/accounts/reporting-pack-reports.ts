@@ -6,6 +6,7 @@ import { arrearsStatementDocument } from '../../domain/loans/arrears-statement.d
 import type { ReportDocument } from '../../domain/accounts/report-document';
 import { arrearsStatementAt } from '../loans/arrears-statement';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
+import { offBalanceDocument, offBalanceStatementAt } from './off-balance-statement';
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
 import { balanceScopeAt } from './year-balances';
@@ -34,6 +35,7 @@ export interface PackReport {
 export const reportingPackReports: readonly PackReport[] = [
   { name: 'balance-sheet', build: async (knex, pack) => balanceSheetDocument(await balanceSheetAt(knex, pack.scope, pack.monthEnd), pack.heading) },
   { name: 'income-statement', build: async (knex, pack) => incomeStatementDocument(await incomeStatementOf(knex, pack.scope, { from: pack.exercice.startDate, to: pack.monthEnd }), pack.heading) },
+  { name: 'off-balance', build: async (knex, pack) => offBalanceDocument(await offBalanceStatementAt(knex, pack.scope, pack.monthEnd), pack.heading) },
   {
     name: 'trial-balance',
     build: async (knex, pack) => {

@@ -1286,6 +1286,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/charts/{chart_pk}/off-balance/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Off-balance statement at a date (class 9): commitments given, received, doubtful
+         * @description The class 9 balances at the date, read as the balance sheet's (the year covering it, its opening balances included, earlier years not closed carried). The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.
+         */
+        get: operations["getOffBalanceStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/charts/{chart_pk}/income-statement/": {
         parameters: {
             query?: never;
@@ -4610,6 +4630,38 @@ export interface components {
             loan: string | null;
             /** Format: uuid */
             compte_client: string | null;
+        };
+        OffBalanceAccount: {
+            account: string;
+            label: string;
+            amount: components["schemas"]["Money"];
+        };
+        OffBalanceSection: {
+            /** @enum {string} */
+            key: "given" | "received" | "doubtful";
+            label: string;
+            total: components["schemas"]["Money"];
+            /** @description The class 9 accounts of the section with a balance, each as the section reads it (a given engagement's debit, a received one's credit). */
+            accounts: components["schemas"]["OffBalanceAccount"][];
+        };
+        OffBalanceStatement: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
+            /** @description Commitments given (90, 92, 941), received (91, 93, 942, 95, 96), doubtful (98). */
+            sections: components["schemas"]["OffBalanceSection"][];
+            /** @description Class 9 nets to zero with its general counterparts (99). */
+            balanced: boolean;
         };
         OpenedCompteClient: {
             /** Format: uuid */
@@ -14466,6 +14518,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceSheet"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOffBalanceStatement: {
+        parameters: {
+            query: {
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Off-balance statement at a date (class 9): commitments given, received, doubtful */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffBalanceStatement"];
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };

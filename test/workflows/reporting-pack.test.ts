@@ -77,7 +77,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.like(pack, { status: 'stored', period: '2026-06', requested_by: world.users.direction!.id, workflow_id: `reporting-pack-${world.enterpriseId}-2026-06` });
     // The history of the run that made it (a later start of the same id is another run).
     const { events } = await client.workflow.getHandle(pack.workflow_id).fetchHistory();
-    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'income-statement', 'intermediate-balances', 'prudential-ratios', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
+    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'income-statement', 'intermediate-balances', 'off-balance', 'prudential-ratios', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
 
     // Each file downloads as stored: its bytes hash to the recorded SHA-256.
     for (const stored of pack.files as { name: string; format: string; sha256: string; size_bytes: number }[]) {
@@ -106,7 +106,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.deepEqual(again.body.files, pack.files);
     const rerun = await client.workflow.execute('reportingPack', { taskQueue, workflowId: pack.workflow_id, args: [{ enterpriseId: world.enterpriseId, period: '2026-06' }] });
     t.deepEqual(rerun, { packId: pack.id, files: 0 });
-    t.is(Number((await knex('reporting_pack_files').where({ pack_id: pack.id }).count<{ count: string }[]>())[0]!.count), 12);
+    t.is(Number((await knex('reporting_pack_files').where({ pack_id: pack.id }).count<{ count: string }[]>())[0]!.count), 14);
     await t.throwsAsync(knex('reporting_pack_files').where({ pack_id: pack.id }).update({ size_bytes: 1 }), { message: /append-only/ });
 
     const listed = await app.request('GET', `${packs}?period=2026-06`, { headers });
