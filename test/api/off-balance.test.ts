@@ -1,12 +1,13 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { postLoanEngagements, postEngagementsAtMonthEnd } from '../../activities/loans/off-balance';
+import { carryForwardBalances, closeIncomeAndExpenses, requestExerciceClosing } from '../../activities/enterprise/year-end-closing.activity';
 import { postJournalEntry } from '../../activities/events/post-entry';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { inTransaction } from '../../db/transaction';
 import { openingEntries } from '../../domain/enterprise/year-end-closing';
 import { Money } from '../../domain/money';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { testClock } from '../helpers/clock';
 import { createTestDatabase } from '../helpers/database';
 import { approveRequest } from '../helpers/approvals';
@@ -159,4 +160,27 @@ test.serial('a loan written off leaves the off-balance books with its guarantees
   t.deepEqual(amounts(after, 'doubtful'), {});
   t.deepEqual(amounts(after, 'received'), { 934: '5000000' }, 'what was posted by hand stays');
   t.true(after.balanced);
+});
+
+test.serial('the closing of 2026 carries class 9 into 2027 in an à-nouveaux entry of its own', async (t) => {
+  await setBusinessDate(world, '2027-01-05');
+  const run = await startProvisioningRun(knex, testClock(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
+  const december = await statement('2026-12-31');
+  const year2026 = (await knex('exercices_comptables').where({ enterprise_id: world.enterpriseId, code: '2026' }).first('id')).id as string;
+  const actor = { userId: world.users.direction!.id, grants: [{ role: 'direction' as const, enterpriseId: world.enterpriseId, branchId: null }], requestId: 'test' };
+  const closing = await requestExerciceClosing(testActivityContext(knex), actor, { exerciceId: year2026, reason: 'year end' });
+  t.like(await closeIncomeAndExpenses(knex, testClock(), { closingId: closing.id }), { done: true });
+  t.like(await carryForwardBalances(knex, testClock(), { closingId: closing.id }), { done: true });
+
+  const opening = await knex('exercice_closing_entries as x').join('journal_lines as l', 'l.entry_id', 'x.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .join('journal_entries as e', 'e.id', 'x.entry_id')
+    .where({ 'x.closing_id': closing.id, 'x.step': 'opening' }).groupBy('x.entry_id', 'e.journal_code')
+    .select('e.journal_code', knex.raw('array_agg(c.code ORDER BY c.code) AS codes'), knex.raw(`sum(l.credit) FILTER (WHERE c.code = '934')::text AS surety`));
+  const offBalanceEntries = opening.filter((row: { codes: string[] }) => row.codes.some((code) => code.startsWith('9')));
+  t.deepEqual(offBalanceEntries.map((row: { journal_code: string; codes: string[]; surety: string }) => [row.journal_code, row.codes, row.surety]), [['AN', ['934', '9934'], '5000000']],
+    'the surety of 5 000 000 still held, carried apart from the balance sheet');
+  const january = await statement('2027-01-05');
+  t.false(january.provisional, 'carried by the closing, no longer by computation');
+  t.deepEqual(january.sections, december.sections);
 });

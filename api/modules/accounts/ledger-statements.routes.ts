@@ -12,6 +12,9 @@ import { balanceSheetSchema, incomeStatementSchema, intermediateBalancesSchema, 
 const chartParams = yup.object({ chart_pk: yup.string().uuid().required() });
 const branchFilter = yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
 
+/** A statement at a date: the balance sheet's and the off-balance statement's query. */
+const atDateQuery = yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter });
+
 const periodQuery = yup.object({
   date_from: isoDate().required(),
   date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from),
@@ -33,7 +36,7 @@ export const statementRoutes = [
     description: 'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
     params: chartParams,
-    query: yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter }),
+    query: atDateQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: balanceSheetSchema,
@@ -54,7 +57,7 @@ export const statementRoutes = [
       + 'The product posts the loans\' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
     access: 'authenticated',
     params: chartParams,
-    query: yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter }),
+    query: atDateQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: offBalanceSchema,
