@@ -144,6 +144,8 @@ export const errorCatalogue = {
   fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },
   fixed_asset_disposed: { kind: 'conflict', title: 'The fixed asset was disposed of already.' },
   fixed_asset_depreciated_later: { kind: 'conflict', title: 'Depreciation of the asset is booked beyond the day before this date.' },
+  // issue 28, part 2 (off-balance): class 9 entries stand apart from the balance sheet's
+  off_balance_mixed: { kind: 'unprocessable', title: 'An off-balance entry (class 9) may not have lines of the other classes.' },
   // members
   member_already_registered: { kind: 'conflict', title: 'A member with this identity document is already registered.' },
   member_not_active: { kind: 'conflict', title: 'The member is not active.' },

@@ -112,7 +112,7 @@ async function overlappingCode(trx: Knex.Transaction, parent: CompanyChartEntry,
   return row?.code;
 }
 
-/** Renames and/or (de)activates an account; the plan's system accounts (classes 6 to 8) never change. */
+/** Renames and/or (de)activates an account; the plan's system accounts (classes 6 to 9) never change. */
 export async function updateEntry(context: ActivityContext, actor: Actor, chartId: string, entryId: string, changes: EntryChanges): Promise<CompanyChartEntry> {
   return inTransaction(context.knex, async (trx) => {
     const entry = await lockedEntry(trx, chartId, entryId);

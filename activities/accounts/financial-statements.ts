@@ -12,6 +12,9 @@ import { balanceScopeAt, linesInScope, pendingResultAccount, statementScopeAt, t
  * domain/accounts/statements.ts, the queries below.
  */
 
+/** The off-balance class, out of the balance sheet's statements and the trial balance. */
+const offBalanceClass = 9;
+
 /** The chart of an enterprise by code: labels, classes and parents, for roll-ups and statement labels. */
 async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, ChartAccount>> {
   const rows = await knex('company_chart_entries').where({ chart_id: chartId }).select('code', 'label', 'class', 'parent_code');
@@ -190,11 +193,12 @@ function sixColumnSums(rows: readonly SixColumns[]): SixColumns {
 
 /**
  * The trial balance over a scope (optionally one class), in six columns from `from` (default: the year's first day),
- * its accounts rolled up by parent account and class; provisional when it carries open years.
+ * its accounts rolled up by parent account and class; provisional when it carries open years. Classes 1 to 8.
  */
 export async function trialBalanceOf(knex: Knex, chartId: string, at: Pick<ScopeAt, 'scope' | 'openExercices' | 'year'>, filter: { date: IsoDate | null; from?: IsoDate; accountClass?: number }) {
   const { scope } = at;
-  const rows = accountTotals(knex, scope).orderBy('c.code');
+  // Class 9 (off-balance) is left out: it balances on its own and has its statement (docs/domain.md §12.2).
+  const rows = accountTotals(knex, scope).whereNot('c.class', offBalanceClass).orderBy('c.code');
   if (filter.accountClass !== undefined) rows.where('c.class', filter.accountClass);
   const accounts: { id: string; code: string; label: string; class: number; debit: string; credit: string; balance: string }[] = await rows;
   const columns = new Map((await sixColumnTotals(knex, scope, filter.from ?? at.year?.start_date ?? '0001-01-01')).map((row: { code: string }) => [row.code, row]));
@@ -204,7 +208,7 @@ export async function trialBalanceOf(knex: Knex, chartId: string, at: Pick<Scope
     ...sixColumns(columns.get(account.code) as Parameters<typeof sixColumns>[0]),
   }));
   const groups = rollUp(accounts.map((row) => ({ code: row.code, debit: new Money(row.debit), credit: new Money(row.credit) })), await chartByCode(knex, chartId));
-  const totals = await knex.from(accountTotals(knex, scope).as('t')).first(knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
+  const totals = await knex.from(accountTotals(knex, scope).whereNot('c.class', offBalanceClass).as('t')).first(knex.raw('coalesce(sum(debit::numeric), 0)::text AS debit'), knex.raw('coalesce(sum(credit::numeric), 0)::text AS credit'));
   return {
     date: filter.date,
     date_from: filter.from ?? at.year?.start_date ?? null,

@@ -10,6 +10,7 @@ import { journalBookFile } from './journal-book';
 import { fixedAssetRegisterAt } from '../accounting/fixed-asset-register';
 import { fixedAssetRegisterDocument } from '../../domain/accounting/fixed-asset-register';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
+import { offBalanceDocument, offBalanceStatementAt } from './off-balance-statement';
 import { prudentialRatiosAt } from './prudential-ratios';
 import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
 import { balanceScopeAt } from './year-balances';
@@ -46,6 +47,7 @@ export interface PackReport {
 export const reportingPackReports: readonly PackReport[] = [
   { name: 'balance-sheet', build: async (knex, pack) => balanceSheetDocument(await balanceSheetAt(knex, pack.scope, pack.monthEnd), pack.heading) },
   { name: 'income-statement', build: async (knex, pack) => incomeStatementDocument(await incomeStatementOf(knex, pack.scope, { from: pack.exercice.startDate, to: pack.monthEnd }), pack.heading) },
+  { name: 'off-balance', build: async (knex, pack) => offBalanceDocument(await offBalanceStatementAt(knex, pack.scope, pack.monthEnd), pack.heading) },
   {
     name: 'trial-balance',
     build: async (knex, pack) => {

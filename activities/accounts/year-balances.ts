@@ -45,11 +45,12 @@ export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope)
   return knex.from(lines.as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
 }
 
-/** The à-nouveaux a closing of the carried years would post, computed: per branch and account (13 for income and expenses), the net balance. */
+/** The à-nouveaux a closing of the carried years would post, computed: per branch and account (13 for income and expenses, class 9 its own), the net balance. */
 function carriedOpening(knex: Knex | Knex.Transaction, carried: NonNullable<BalanceScope['carried']>, ofBranches: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Knex.QueryBuilder {
   return ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').whereIn('e.exercice_id', [...carried.ids]))
     .join('company_chart_entries as posted', 'posted.id', 'l.chart_entry_id')
-    .join('company_chart_entries as a', (join) => join.on('a.chart_id', 'posted.chart_id').andOn(knex.raw('a.code = CASE WHEN posted.class <= 5 THEN posted.code ELSE ? END', [pendingResultAccount])))
+    // Classes 1 to 5 and 9 (off-balance, carried as the closing carries it) keep their account.
+    .join('company_chart_entries as a', (join) => join.on('a.chart_id', 'posted.chart_id').andOn(knex.raw('a.code = CASE WHEN posted.class <= 5 OR posted.class = 9 THEN posted.code ELSE ? END', [pendingResultAccount])))
     .groupBy('e.branch_id', 'a.id')
     .havingRaw('sum(l.debit) <> sum(l.credit)')
     .select('e.branch_id', knex.raw('?::date AS entry_date', [carried.on]), knex.raw('NULL::uuid AS exercice_id'), knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'),

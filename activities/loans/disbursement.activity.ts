@@ -12,6 +12,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { writeSchedule } from './installments';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
+import { postLoanEngagements } from './off-balance';
 
 /** Maker-checker: the money is paid out by someone other than the approver who granted the loan. */
 async function assertNotFinalApprover(trx: Knex.Transaction, loan: Loan, actor: Actor): Promise<void> {
@@ -92,6 +93,8 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       disbursedBy: actor.userId,
       teg: simulation.teg,
     });
+    // The financing commitment (922) is released as the money goes out: docs/domain.md §12.2.
+    await postLoanEngagements(trx, { loanId: loan.id, date: disbursedOn, createdBy: actor.userId });
     await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees } });
     return disbursed;
   });

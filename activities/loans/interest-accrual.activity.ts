@@ -9,6 +9,7 @@ import type { MonthEndStepWork } from '../enterprise/month-end.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { postJournalEntry } from '../events/post-entry';
 import { currentRule } from '../events/record-business-event';
+import { postEngagementsAtMonthEnd } from './off-balance';
 
 /**
  * The loan steps of a month end (docs/domain.md §8): the previous periods' accruals reversed on this period's
@@ -109,6 +110,8 @@ const installmentOf = (row: AccruingLoanRow['installments'][number]): AccrualIns
 
 /** Step: this period's interest earned and not yet due on each performing loan, accrued on the period's last day. */
 export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+  // The loans' off-balance engagements at the period's end ride on this step (no new step, so no workflow change).
+  await postEngagementsAtMonthEnd(trx, run);
   const rule = await currentRule(trx, run.enterprise_id, 'interest_accrual');
   if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
   const [leg] = rule.legs;

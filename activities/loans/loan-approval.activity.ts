@@ -17,6 +17,7 @@ import { reportOnCommit } from '../metrics-channel';
 import { refusalAsOutcome, type Refused } from '../refusal-outcome';
 import { assertCreditCaps } from './credit-exposure';
 import { insertSchedule } from './installments';
+import { postLoanEngagements } from './off-balance';
 import { clientForCredit } from './loan-applications.activity';
 
 /**
@@ -139,6 +140,8 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
   await insertSchedule(trx, loan.id, simulation.schedule);
   // Guarantees offered with the application now secure the loan.
   await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
+  // The financing commitment given and the guarantees in force go off-balance as the loan is granted (docs/domain.md §12.2).
+  await postLoanEngagements(trx, { loanId: loan.id, date: approvedOn, createdBy: approvedBy.userId });
   await recordAudit(trx, approvedBy, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
   return loan.id;
 }

@@ -12,6 +12,8 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { heldAmount } from '../members/account-holds';
 import type { ActivityContext, Actor, DataContext } from '../context';
+import { businessDateOf } from '../enterprise/configuration.activity';
+import { postLoanEngagements } from './off-balance';
 
 export interface GuaranteeInput {
   /** One of the two: an application in review, or a loan not yet closed. */
@@ -58,6 +60,13 @@ async function securedEnterprise(trx: Knex.Transaction, input: Pick<GuaranteeInp
   return application.enterpriseId;
 }
 
+/** The guarantee's loan, when it has one, brought off-balance to its guarantees at the business date (docs/domain.md §12.2). */
+async function postGuaranteeEngagements(trx: Knex.Transaction, context: DataContext, actor: Actor, guarantee: { loan_id: string | null; enterprise_id: string }) {
+  if (guarantee.loan_id === null) return;
+  const date = await businessDateOf(trx, guarantee.enterprise_id, context.clock());
+  await postLoanEngagements(trx, { loanId: guarantee.loan_id, date, createdBy: actor.userId });
+}
+
 /** A request for the checker: the guarantee's pending change, audited. */
 async function askConfirmation(trx: Knex.Transaction, actor: Actor, guarantee: { id: string; enterprise_id: string }, change: GuaranteeChange, endDate: string | null) {
   await trx('loan_guarantee_confirmations').insert({ enterprise_id: guarantee.enterprise_id, guarantee_id: guarantee.id, change, end_date: endDate, requested_by: actor.userId });
@@ -93,6 +102,7 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
       })
       .returning('*');
     if (pending) await askConfirmation(trx, actor, guarantee, 'add', null);
+    else await postGuaranteeEngagements(trx, context, actor, guarantee);
     await recordAudit(trx, actor, {
       action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId,
       details: {
@@ -120,6 +130,7 @@ export async function endGuarantee(context: DataContext, actor: Actor, guarantee
     }
     if (await pendingRequest(trx, guaranteeId) !== undefined) throw confirmationPending;
     const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
+    await postGuaranteeEngagements(trx, context, actor, updated);
     await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
     return updated as Record<string, unknown>;
   });
@@ -158,6 +169,7 @@ export async function decideGuarantee(context: ActivityContext, actor: Actor, gu
       ? { status: decision === 'confirmed' ? 'in_force' : 'refused' }
       : decision === 'confirmed' ? { end_date: request.end_date } : {};
     if (Object.keys(change).length > 0) await trx('loan_guarantees').where({ id: guaranteeId }).update(change);
+    await postGuaranteeEngagements(trx, context, actor, guarantee);
     await trx('loan_guarantee_confirmations').where({ id: request.id }).update({ decision, decided_by: actor.userId, decided_at: trx.fn.now(), reason });
     await recordAudit(trx, actor, {
       action: decision === 'confirmed' ? 'loan_guarantee.confirm' : 'loan_guarantee.refuse', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id,

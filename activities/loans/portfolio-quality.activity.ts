@@ -7,6 +7,7 @@ import type { ActivityContext, Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
+import { postLoanEngagements } from './off-balance';
 
 /** Flags or clears litigation (a litigious loan is doubtful at the next provisioning run, and so are its borrower's). */
 export async function setLitigious(context: ActivityContext, actor: Actor, loanId: string, litigious: boolean, reason: string): Promise<Loan> {
@@ -55,6 +56,8 @@ export async function writeOffLoan(context: DataContext, actor: Actor, input: { 
     const updated = await Loan.query(trx).patchAndFetchById(loan.id, {
       status: 'written_off', writtenOffOn, writtenOffAmount: formatAmount(outstanding), writtenOffBy: actor.userId, writeOffApproval: input.approval.trim(), outstandingPrincipal: '0', provisionAmount: '0', provisionAccountCode: null,
     });
+    // Its guarantees and suspended interest leave the off-balance books with it (docs/domain.md §12.2).
+    await postLoanEngagements(trx, { loanId: loan.id, date: writtenOffOn, createdBy: actor.userId });
     await recordAudit(trx, actor, { action: 'loan.write_off', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { amount: formatAmount(outstanding), covered: formatAmount(covered), approval: input.approval } });
     return updated;
   });

@@ -37,7 +37,7 @@ export function classMixRefusal(lines: readonly DraftLine[]): Refusal | null {
   const offBalance = isOffBalance(lines[0]!.account);
   const index = lines.findIndex((line) => isOffBalance(line.account) !== offBalance);
   if (index < 0) return null;
-  return onLine(refusal('manual_entry_class_mix', 'Off-balance accounts (class 9) balance within class 9: post them in an entry of their own.'), index, 'account');
+  return onLine(refusal('off_balance_mixed', 'Off-balance accounts (class 9) balance within class 9: post them in an entry of their own.'), index, 'account');
 }
 
 /**

@@ -8,7 +8,9 @@ import { refusal, type Refusal } from '../refusal';
  * (class 6); the closing entries bring every income and expense account to zero against the result account,
  * 131 for a profit, 132 for a loss (PCEMF); the opening entries (à-nouveaux) of the next year carry the
  * balance-sheet accounts (classes 1 to 5, the result included, which stays in 13 until the general assembly
- * allocates it). Class 8 holds no postings (its balances are computed); class 9 is not in the chart.
+ * allocates it). Class 8 holds no postings (its balances are computed). Class 9 (off-balance) is carried as the
+ * balance-sheet classes are (an engagement does not end with the year), in an entry of its own: the database keeps
+ * class 9 apart from the other classes (docs/domain.md §12.2).
  */
 
 const resultAccounts = { profit: '131', loss: '132' } as const;
@@ -46,6 +48,7 @@ function byBranch(balances: readonly BranchBalance[]): Map<string | null, Branch
 
 const isIncomeOrExpense = (accountClass: number) => accountClass === 6 || accountClass === 7;
 const isBalanceSheet = (accountClass: number) => accountClass >= 1 && accountClass <= 5;
+const isOffBalance = (accountClass: number) => accountClass === 9;
 
 /** Income minus expenses: minus the sum of the balances of classes 6 and 7 (income is a credit balance). */
 export function yearResult(balances: readonly BranchBalance[]): Money {
@@ -71,10 +74,14 @@ export function closingEntries(balances: readonly BranchBalance[]): { result: Mo
   return { result, resultAccount, entries };
 }
 
-/** The opening entries (à-nouveaux), one per branch: each balance-sheet account with its closing balance. */
+/**
+ * The opening entries (à-nouveaux), one per branch: each balance-sheet account with its closing balance; then,
+ * apart, one per branch holding off-balance accounts, each with its balance.
+ */
 export function openingEntries(balances: readonly BranchBalance[]): BranchEntry[] {
-  const groups = byBranch(balances.filter((row) => isBalanceSheet(row.accountClass)));
-  return [...groups].map(([branchId, rows]) => ({ branchId, lines: rows.map((row) => lineFor(row.account, row.balance, true)) }));
+  const carried = (carry: (accountClass: number) => boolean) =>
+    [...byBranch(balances.filter((row) => carry(row.accountClass)))].map(([branchId, rows]) => ({ branchId, lines: rows.map((row) => lineFor(row.account, row.balance, true)) }));
+  return [...carried(isBalanceSheet), ...carried(isOffBalance)];
 }
 
 export interface YearFacts {

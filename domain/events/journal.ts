@@ -6,7 +6,7 @@ import { accountOf, type RoleAccounts, type RuleLeg } from './rules';
  * opérations diverses, à-nouveaux, and one per kind of automatic posting. A caller names one only where the entry
  * says nothing of it (a closing, an allocation, an accrual's reversal); the posting finds the others.
  */
-export type JournalCode = 'CAI' | 'BQ' | 'OD' | 'AN' | 'CLO' | 'AFF' | 'INT' | 'PRV' | 'DAT';
+export type JournalCode = 'CAI' | 'BQ' | 'OD' | 'AN' | 'CLO' | 'AFF' | 'INT' | 'PRV' | 'DAT' | 'HB';
 
 export interface JournalLine {
   /** Account code in the enterprise's chart. */

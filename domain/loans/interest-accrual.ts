@@ -68,3 +68,15 @@ export function unearnedInterest(period: InterestPeriod, interestPaid: Money, as
  */
 export const unearnedPart = (period: InterestPeriod, paidBefore: Money, paying: Money, asOf: IsoDate): Money =>
   unearnedInterest(period, paidBefore.plus(paying), asOf).minus(unearnedInterest(period, paidBefore, asOf));
+
+/**
+ * The interest a doubtful loan has earned and not been paid at `asOf` (docs/domain.md §12.2): what fell due unpaid,
+ * and what runs on its current installment (`accruedInterest`). R-2017/07 keeps it out of income until collected;
+ * the books follow it off-balance (9841).
+ */
+export function unpaidEarnedInterest(loan: { disbursedOn: IsoDate; installments: readonly AccrualInstallment[] }, asOf: IsoDate): Money {
+  if (loan.disbursedOn > asOf) return zero;
+  const fallenDue = loan.installments.filter((installment) => installment.dueDate <= asOf);
+  const unpaid = fallenDue.reduce((sum, installment) => sum.plus(Money.max(installment.interestDue.minus(installment.interestPaid), zero)), zero);
+  return unpaid.plus(accruedInterest(loan, asOf));
+}

@@ -1151,7 +1151,7 @@ export interface paths {
         delete: operations["deleteChartEntry"];
         options?: never;
         head?: never;
-        /** Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 8) */
+        /** Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9) */
         patch: operations["updateChartEntry"];
         trace?: never;
     };
@@ -1278,6 +1278,26 @@ export interface paths {
          * @description Balances are read from the entries of the accounting year covering the date (its opening balances included).
          */
         get: operations["getBalanceSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/charts/{chart_pk}/off-balance/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Off-balance statement at a date (class 9): commitments given, received, doubtful
+         * @description The class 9 balances at the date, read as the balance sheet's (the year covering it, its opening balances included, earlier years not closed carried). The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.
+         */
+        get: operations["getOffBalanceStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5323,6 +5343,38 @@ export interface components {
             loan: string | null;
             /** Format: uuid */
             compte_client: string | null;
+        };
+        OffBalanceAccount: {
+            account: string;
+            label: string;
+            amount: components["schemas"]["Money"];
+        };
+        OffBalanceSection: {
+            /** @enum {string} */
+            key: "given" | "received" | "doubtful";
+            label: string;
+            total: components["schemas"]["Money"];
+            /** @description The class 9 accounts of the section with a balance, each as the section reads it (a given engagement's debit, a received one's credit). */
+            accounts: components["schemas"]["OffBalanceAccount"][];
+        };
+        OffBalanceStatement: {
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The branch asked for; null: consolidated (the branches the caller sees).
+             */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            /** @description True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13). */
+            provisional: boolean;
+            /** @description The codes of those earlier years, oldest first; empty when not provisional. */
+            open_exercices: string[];
+            /** @description Commitments given (90, 92, 941), received (91, 93, 942, 95, 96), doubtful (98). */
+            sections: components["schemas"]["OffBalanceSection"][];
+            /** @description Class 9 nets to zero with its general counterparts (99). */
+            balanced: boolean;
         };
         OpenedCompteClient: {
             /** Format: uuid */
@@ -14177,7 +14229,7 @@ export interface operations {
                 ordering?: string;
                 /** @description Only this plan. */
                 plan?: string;
-                /** @description Only this class (1 to 8). */
+                /** @description Only this class (1 to 9; 9: off-balance). */
                 class?: number;
                 /** @description Only the accounts directly below this code. */
                 parent?: string;
@@ -14405,7 +14457,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Sort by code, label; prefix with '-' for descending; comma-separate several. */
                 ordering?: string;
-                /** @description Only this class (1 to 8). */
+                /** @description Only this class (1 to 9; 9: off-balance). */
                 class?: number;
                 /** @description Only the accounts directly below this code. */
                 parent?: string;
@@ -14776,7 +14828,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 8) */
+            /** @description Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15252,6 +15304,7 @@ export interface operations {
                 date_from?: string;
                 /** @description One branch; default: consolidated over the branches the caller sees. */
                 branch?: string;
+                /** @description Only this class; class 9 (off-balance) is never in the trial balance: see off-balance/. */
                 class?: number;
                 /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
                 format?: "json" | "csv" | "xlsx";
@@ -15352,6 +15405,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceSheet"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOffBalanceStatement: {
+        parameters: {
+            query: {
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path: {
+                chart_pk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Off-balance statement at a date (class 9): commitments given, received, doubtful */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffBalanceStatement"];
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };

@@ -3,7 +3,7 @@ import test from 'ava';
 import knexFactory from 'knex';
 import { apiRoutes } from '../../api/routes';
 import { accountRoutes } from '../../api/modules/accounts/account-plans.routes';
-import { pcemfCsvPath, pcemfRecords } from '../../db/fixtures/pcemf';
+import { pcemfChartRecords, pcemfCsvPath } from '../../db/fixtures/pcemf';
 import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -13,7 +13,8 @@ import { bearer, createUser } from '../helpers/users';
 const file = fileTeardown(test);
 // The product's routes may include these already (once wired in api/routes.ts): add each route once.
 const routes = [...apiRoutes, ...accountRoutes.filter((route) => !apiRoutes.includes(route))];
-const records = pcemfRecords(fs.readFileSync(pcemfCsvPath, 'utf8'));
+// The plan and every chart hold classes 1 to 9 (class 9 since issue 28's off-balance part).
+const records = pcemfChartRecords(fs.readFileSync(pcemfCsvPath, 'utf8'));
 let app: TestApp;
 let knex: Knex;
 let url: string;
@@ -41,10 +42,10 @@ const get = (path: string, headers = root) => app.request('GET', path, { headers
 const codesOf = (response: { body: { results: { code: string }[] } }) => response.body.results.map((row) => row.code);
 const entryId = async (chart: string, code: string) => (await knex('company_chart_entries').where({ chart_id: chart, code }).first('id')).id as string;
 
-test('a new enterprise gets the whole PCEMF as its chart: 1,355 accounts, as in the plan, all active', async (t) => {
+test('a new enterprise gets the whole PCEMF as its chart: 1,492 accounts, as in the plan, all active', async (t) => {
   const enterprise = await newEnterprise('CH1');
   const list = await get(enterprise.entries);
-  t.is(list.body.count, 1355);
+  t.is(list.body.count, 1492);
   const rows = await knex('company_chart_entries').where({ chart_id: enterprise.chart }).orderBy('code');
   const copy = rows.map((row) => [row.code, row.label, row.class, row.parent_code, row.is_system]);
   const plan = [...records].sort((a, b) => (a.code < b.code ? -1 : 1)).map((record) => [record.code, record.label, record.class, record.parentCode, record.isSystem]);
@@ -77,9 +78,9 @@ test('plans: listed to any signed-in user; created empty by platform administrat
   t.is((await get('/api/v1/accounts/plans/', {})).status, 401);
 });
 
-test('records: filters by plan, class, parent, code prefix and text; pages through all 1,355', async (t) => {
+test('records: filters by plan, class, parent, code prefix and text; pages through all 1,492', async (t) => {
   const base = `/api/v1/accounts/records/?plan=${pcemf}`;
-  t.is((await get(base)).body.count, 1355);
+  t.is((await get(base)).body.count, 1492);
   t.deepEqual(codesOf(await get(`${base}&class=8`)), ['8', '80', '81', '82', '83', '84', '85', '86', '87']);
   const underCash = records.filter((record) => record.parentCode === '57').map((record) => record.code).sort();
   t.deepEqual(codesOf(await get(`${base}&parent=57`)), underCash);
@@ -90,12 +91,13 @@ test('records: filters by plan, class, parent, code prefix and text; pages throu
   t.true(codesOf(found).includes('5710'));
   t.true(found.body.results.every((row: { label: string }) => /caisse fcfa/i.test(row.label)));
   t.deepEqual(codesOf(await get(`${base}&search=5710`)), ['5710']);
-  const last = await get(`${base}&page_size=100&page=14&ordering=-code`);
-  t.is(last.body.results.length, 55);
+  const last = await get(`${base}&page_size=100&page=15&ordering=-code`);
+  t.is(last.body.results.length, 92);
   t.is(last.body.next, null);
   t.truthy(last.body.previous);
-  t.is((await get(`${base}&page_size=100&page=15`)).body.code, 'page_not_found');
-  t.is((await get(`${base}&class=9`)).status, 400, 'class 9 is not held as records');
+  t.is((await get(`${base}&page_size=100&page=16`)).body.code, 'page_not_found');
+  t.is((await get(`${base}&class=9`)).body.count, 137, 'class 9 (off-balance): its root and the 136 accounts of the file');
+  t.is((await get(`${base}&class=10`)).status, 400);
   t.is((await get(`${base}&code_prefix=57a`)).status, 400);
   t.is((await get('/api/v1/accounts/records/', {})).status, 401);
 });
@@ -122,7 +124,7 @@ test('entries: filters by class, parent, prefix, text, activity and leaf; pagina
   t.true(system.body.results.every((row: { is_system: boolean; class: number }) => row.is_system && row.class === 6));
   const leaves = (await get(`${entries}?leaf=true`)).body.count;
   const totals = await get(`${entries}?leaf=false&code_prefix=57&page_size=100`);
-  t.is(leaves + (await get(`${entries}?leaf=false`)).body.count, 1355);
+  t.is(leaves + (await get(`${entries}?leaf=false`)).body.count, 1492);
   t.is(leaves, records.filter((record) => !records.some((child) => child.parentCode === record.code)).length);
   t.true(codesOf(totals).includes('57') && !codesOf(totals).includes('5710'));
   t.true(totals.body.results.every((row: { is_leaf: boolean }) => !row.is_leaf));
@@ -170,7 +172,7 @@ test('sub-accounts: extend a leaf of classes 1 to 5 by 1 to 3 digits; the parent
   }
   await app.request('PATCH', `${entries}${await entryId(chart, '3712')}/`, { headers: root, json: { is_active: false } });
   t.is((await add({ parent_code: '3712', code: '371201', label: 'Under inactive' })).body.code, 'account_inactive');
-  t.is(await knex('company_chart_entries').where({ chart_id: chart }).count().first().then((row) => Number(row!.count)), 1358, 'nothing written on refusal');
+  t.is(await knex('company_chart_entries').where({ chart_id: chart }).count().first().then((row) => Number(row!.count)), 1495, 'nothing written on refusal');
 });
 
 test('renaming and (de)activating: not the system accounts; audited; one enterprise at a time', async (t) => {

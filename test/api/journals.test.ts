@@ -50,12 +50,13 @@ const counting = (n: number) => Array.from({ length: n }, (_, index) => index + 
 
 test('each entry has its year, a journal and a number 1, 2, … n per journal and year; the journal follows from what the entry is', async (t) => {
   const entries = await numberedEntries();
-  // The rule written out here: automatic kinds to their journals, then cash (57) CAI, else OD.
+  // The rule written out here: automatic kinds to their journals, then class 9 alone HB (the loans' engagements), then cash (57) CAI, else OD.
   const automatic: Record<string, string> = {
     reclassification_doubtful: 'PRV', reclassification_overdue: 'PRV', provision_charge: 'PRV', provision_reversal: 'PRV', interest_accrual: 'INT',
   };
   for (const entry of entries) {
-    const expected = automatic[entry.kind ?? ''] ?? (entry.accounts.some((code) => code.startsWith('57')) ? 'CAI' : 'OD');
+    const offBalance = entry.accounts.every((code) => code.startsWith('9')) ? 'HB' : undefined;
+    const expected = automatic[entry.kind ?? ''] ?? offBalance ?? (entry.accounts.some((code) => code.startsWith('57')) ? 'CAI' : 'OD');
     t.is(entry.journal, expected, `${entry.kind ?? 'manual'} on ${entry.accounts.join(', ')}`);
   }
   t.true(entries.some((entry) => entry.kind === 'reclassification_doubtful' && entry.journal === 'PRV'), 'the year-end downgrade is a provisions entry');
@@ -103,6 +104,6 @@ test('the entry list filters by journal, year and number range; the entry shows 
   t.like((await list('number_from=0')).body, { status: 400, errors: [{ field: 'number_from' }] });
 
   const journals = await app.request('GET', '/api/v1/accounts/journals/', { headers: world.users.cashier!.headers });
-  t.deepEqual(journals.body.results.map((journal: { code: string }) => journal.code), ['AFF', 'AN', 'BQ', 'CAI', 'CLO', 'DAT', 'INT', 'OD', 'PRV']);
+  t.deepEqual(journals.body.results.map((journal: { code: string }) => journal.code), ['AFF', 'AN', 'BQ', 'CAI', 'CLO', 'DAT', 'HB', 'INT', 'OD', 'PRV']);
   t.true(journals.body.results.find((journal: { code: string }) => journal.code === 'PRV').event_kinds.includes('provision_charge'));
 });

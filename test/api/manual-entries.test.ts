@@ -116,7 +116,7 @@ test.serial('a cashier cannot draft; subledger accounts, mixed classes, a closed
   const portfolio = await draft([line('5603', 'debit', 1000), line('65211', 'debit', 1000), line('3221', 'credit', 2000)]);
   t.like(portfolio.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[2].account' }] });
   const mixed = await draft([line('9311', 'debit', 1000), line('5603', 'credit', 1000)]);
-  t.like(mixed.body, { status: 422, code: 'manual_entry_class_mix', errors: [{ field: 'lines[1].account' }] });
+  t.like(mixed.body, { status: 422, code: 'off_balance_mixed', errors: [{ field: 'lines[1].account' }] });
   const parent = await draft([line('6523', 'debit', 1000), line('5603', 'credit', 1000)]);
   t.like(parent.body, { status: 422, code: 'account_not_leaf', errors: [{ field: 'lines[0].account' }] });
   const bothSides = await draft([{ account: '5603', branch: world.headOffice, debit: '5', credit: '5' }, line('65211', 'credit', 5)]);

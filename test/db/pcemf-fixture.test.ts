@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import test from 'ava';
-import { classTitles, parseCsv, parsePcemf, pcemfCsvPath, pcemfRecords } from '../../db/fixtures/pcemf';
+import { classTitles, parseCsv, parsePcemf, pcemfCsvPath, pcemfOffBalanceRecords, pcemfRecords } from '../../db/fixtures/pcemf';
 
 const text = fs.readFileSync(pcemfCsvPath, 'utf8');
 const records = pcemfRecords(text);
@@ -62,4 +62,14 @@ test('classes 6 to 8 and only they are system accounts', (t) => {
   const wrong = records.filter((record) => record.isSystem !== (record.class >= 6));
   t.deepEqual(wrong, []);
   t.true(records.some((record) => record.isSystem), 'there are system accounts to check');
+});
+
+test('the off-balance records are class 9 under its own root, every parent present, all system accounts', (t) => {
+  const offBalance = pcemfOffBalanceRecords(text);
+  t.is(offBalance.length, 137);
+  t.deepEqual(offBalance[0], { code: '9', label: 'Engagements hors bilan', class: 9, parentCode: null, isSystem: true });
+  const codes = new Set(offBalance.map((record) => record.code));
+  t.deepEqual(offBalance.filter((record) => record.parentCode !== null && !codes.has(record.parentCode)), []);
+  t.true(offBalance.every((record) => record.class === 9 && record.isSystem));
+  t.is(offBalance.find((record) => record.code === '92')?.parentCode, '9');
 });

@@ -178,6 +178,8 @@ const journalCases: { label: string; accounts: [string, string]; journal?: strin
   { label: 'a correspondent', accounts: ['5601', roles.member_deposits], expected: 'BQ' },
   { label: 'cash and a correspondent', accounts: ['5601', roles.cash], expected: 'CAI' },
   { label: 'neither', accounts: [roles.loan_portfolio, roles.member_deposits], expected: 'OD' },
+  { label: 'off-balance lines alone (class 9)', accounts: ['922', '9922'], expected: 'HB' },
+  { label: 'off-balance, a journal named by the caller', accounts: ['922', '9922'], journal: 'OD', expected: 'OD' },
   { label: 'named by the caller, over the lines', accounts: [roles.cash, roles.member_deposits], journal: 'CLO', expected: 'CLO' },
   { label: 'the kind of the rule, over the lines', accounts: [roles.cash, roles.member_deposits], ruleKind: 'provision_charge', expected: 'PRV' },
   { label: 'a kind no journal lists: by the lines', accounts: [roles.cash, roles.member_deposits], ruleKind: 'deposit', expected: 'CAI' },

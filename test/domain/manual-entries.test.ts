@@ -10,8 +10,8 @@ const credit = (account: string, amount: number, branchId = 'hq'): DraftLine => 
 test('class 9 lines stand apart: the first line of the other side is named', (t) => {
   t.is(classMixRefusal([debit('9311', 10), credit('9321', 10)]), null, 'all off-balance');
   t.is(classMixRefusal([debit('65234', 10), credit('5603', 10)]), null, 'none off-balance');
-  t.like(classMixRefusal([debit('65234', 10), credit('5603', 5), credit('9311', 5)]), { code: 'manual_entry_class_mix', field: 'lines[2].account' });
-  t.like(classMixRefusal([debit('9311', 10), credit('5603', 10)]), { code: 'manual_entry_class_mix', field: 'lines[1].account' });
+  t.like(classMixRefusal([debit('65234', 10), credit('5603', 5), credit('9311', 5)]), { code: 'off_balance_mixed', field: 'lines[2].account' });
+  t.like(classMixRefusal([debit('9311', 10), credit('5603', 10)]), { code: 'off_balance_mixed', field: 'lines[1].account' });
 });
 
 test('an entry balances in total and within each branch, else the refusal says by how much and where', (t) => {

@@ -91,7 +91,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.like(pack, { status: 'stored', period: '2026-06', requested_by: world.users.direction!.id, workflow_id: `reporting-pack-${world.enterpriseId}-2026-06` });
     // The history of the run that made it (a later start of the same id is another run).
     const { events } = await client.workflow.getHandle(pack.workflow_id).fetchHistory();
-    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'fixed-asset-register', 'general-ledger', 'income-statement', 'intermediate-balances', 'journal-book', 'prudential-ratios', 'supplier-balances', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
+    t.deepEqual(pack.files.map((stored: { name: string }) => stored.name), ['arrears-statement', 'balance-sheet', 'fixed-asset-register', 'general-ledger', 'income-statement', 'intermediate-balances', 'journal-book', 'off-balance', 'prudential-ratios', 'supplier-balances', 'trial-balance'].flatMap((report) => [`${report}.csv`, `${report}.xlsx`]));
 
     // Each file downloads as stored: its bytes hash to the recorded SHA-256.
     for (const stored of pack.files as { name: string; format: string; sha256: string; size_bytes: number }[]) {

@@ -102,7 +102,7 @@ const recordRoutes = [
     access: 'authenticated',
     query: yup.object({
       plan: yup.string().uuid().required(),
-      class: yup.number().integer().min(1).max(8).required(),
+      class: yup.number().integer().min(1).max(9).required(),
     }),
     response: treeNodeSchema,
     errorStatuses: [401, 404],

@@ -12,7 +12,7 @@ export const accountCode = (max: number) => yup.string().trim().matches(/^[0-9]+
 
 /** The filters records and chart entries share; `table` qualifies the columns of the query. */
 export const accountFilters = {
-  class: yup.number().integer().min(1).max(8).optional().meta({ description: 'Only this class (1 to 8).' }),
+  class: yup.number().integer().min(1).max(9).optional().meta({ description: 'Only this class (1 to 9; 9: off-balance).' }),
   parent: accountCode(12).optional().meta({ description: 'Only the accounts directly below this code.' }),
   code_prefix: accountCode(12).optional().meta({ description: 'Only the codes starting with these digits.' }),
   search: yup.string().trim().max(100).optional().meta({ description: 'Part of the label or the code.' }),

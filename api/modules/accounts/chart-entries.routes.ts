@@ -115,7 +115,7 @@ export const chartEntryRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/',
     module: 'accounts',
     operationId: 'updateChartEntry',
-    summary: 'Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 8)',
+    summary: 'Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9)',
     access: writers,
     params: entryParams,
     body: yup.object({ label: label.optional(), is_active: yup.boolean().optional() }),

@@ -1,15 +1,19 @@
 import * as yup from 'yup';
 import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf } from '../../../activities/accounts/financial-statements';
+import { offBalanceDocument, offBalanceStatementAt } from '../../../activities/accounts/off-balance-statement';
 import { balanceSheetDocument, incomeStatementDocument, reportHeading } from '../../../activities/accounts/statement-documents';
 import { intermediateBalancesDocument } from '../../../domain/accounts/intermediate-balances.document';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
 import { statementScope } from './ledger-access';
-import { balanceSheetSchema, incomeStatementSchema, intermediateBalancesSchema } from './ledger.schemas';
+import { balanceSheetSchema, incomeStatementSchema, intermediateBalancesSchema, offBalanceSchema } from './ledger.schemas';
 
 const chartParams = yup.object({ chart_pk: yup.string().uuid().required() });
 const branchFilter = yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
+
+/** A statement at a date: the balance sheet's and the off-balance statement's query. */
+const atDateQuery = yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter });
 
 const periodQuery = yup.object({
   date_from: isoDate().required(),
@@ -32,7 +36,7 @@ export const statementRoutes = [
     description: 'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
     params: chartParams,
-    query: yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter }),
+    query: atDateQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: balanceSheetSchema,
@@ -41,6 +45,27 @@ export const statementRoutes = [
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const sheet = await balanceSheetAt(deps.knex, scope, query.date);
       return answerReport(ctx, query.format, sheet, { report: 'balance-sheet', document: async () => balanceSheetDocument(sheet, await reportHeading(deps.knex, scope, deps.clock())) });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounts/charts/{chart_pk}/off-balance/',
+    module: 'accounts',
+    operationId: 'getOffBalanceStatement',
+    summary: 'Off-balance statement at a date (class 9): commitments given, received, doubtful',
+    description: 'The class 9 balances at the date, read as the balance sheet\'s (the year covering it, its opening balances included, earlier years not closed carried). '
+      + 'The product posts the loans\' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
+    access: 'authenticated',
+    params: chartParams,
+    query: atDateQuery,
+    downloadable: true,
+    errorStatuses: [401, 404, 422],
+    response: offBalanceSchema,
+    refusals: ['no_exercice_for_date'],
+    handler: async ({ params, query, principal, deps, ctx }) => {
+      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+      const statement = await offBalanceStatementAt(deps.knex, scope, query.date);
+      return answerReport(ctx, query.format, statement, { report: 'off-balance', document: async () => offBalanceDocument(statement, await reportHeading(deps.knex, scope, deps.clock())) });
     },
   }),
   defineRoute({

@@ -161,7 +161,7 @@ export const ledgerRoutes = [
       date_from: isoDate().optional().meta({ description: 'First day of the movements (default: the accounting year\'s first day).' })
         .test('ordered', 'date_from must not be after date', (from, { parent }) => from === undefined || parent.date === undefined || from <= parent.date),
       branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
-      class: yup.number().integer().min(1).max(8).optional(),
+      class: yup.number().integer().min(1).max(8).optional().meta({ description: 'Only this class; class 9 (off-balance) is never in the trial balance: see off-balance/.' }),
       format: formatParameter,
     }),
     downloadable: true,

@@ -141,3 +141,23 @@ export const intermediateBalancesSchema = yup
     balances: yup.array(statementLineSchema).required().meta({ description: '80 to 87 in order; an account\'s amount is its effect on the result (income +, expense −), 86 the tax itself.' }),
   })
   .meta({ component: 'IntermediateBalances' });
+
+const offBalanceSectionSchema = yup
+  .object({
+    key: yup.string().oneOf(['given', 'received', 'doubtful'] as const).required(),
+    label: yup.string().required(),
+    total: moneyResponse(),
+    accounts: yup.array(yup.object({ account: yup.string().required(), label: yup.string().required(), amount: moneyResponse() }).meta({ component: 'OffBalanceAccount' })).required()
+      .meta({ description: 'The class 9 accounts of the section with a balance, each as the section reads it (a given engagement\'s debit, a received one\'s credit).' }),
+  })
+  .meta({ component: 'OffBalanceSection' });
+
+export const offBalanceSchema = yup
+  .object({
+    ...statementScope,
+    date: dateResponse(),
+    ...provisionalResponse,
+    sections: yup.array(offBalanceSectionSchema).required().meta({ description: 'Commitments given (90, 92, 941), received (91, 93, 942, 95, 96), doubtful (98).' }),
+    balanced: yup.boolean().required().meta({ description: 'Class 9 nets to zero with its general counterparts (99).' }),
+  })
+  .meta({ component: 'OffBalanceStatement' });

@@ -5,6 +5,9 @@
 -- generic plan is kept instead of planning again at every posting (issue 14).
 -- The journal: the one the caller names, else the reversed entry's, else the journal listing the kind of the rule
 -- or event (journals.event_kinds), else by the lines (57 cash → CAI, 56 → BQ, else OD).
+-- Off-balance (20261203200000_off_balance_chart): an entry is all class 9 or has no class 9 line (an engagement
+-- is not an asset nor a liability: mixing them would let one side of a real entry sit off the balance sheet), and an
+-- entry of class 9 alone, of no journal named otherwise, is a hors-bilan (HB) entry.
 CREATE OR REPLACE FUNCTION public.coopbank_post_entry(enterprise uuid, branch uuid, entry_date date, lines jsonb, description text, event uuid, rule_config uuid, reverses_entry uuid, created_by uuid, journal text DEFAULT NULL::text)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -14,6 +17,7 @@ AS $function$
       problem record;
       exercice uuid;
       entry uuid;
+      off_balance record;
     BEGIN
       WITH locked AS (
         SELECT c.id, c.code, c.is_active,
@@ -37,6 +41,11 @@ AS $function$
         PERFORM coopbank_refuse('CB422', 'account_not_leaf', format('Account %s has sub-accounts: post to one of them.', problem.code));
       END IF;
 
+      SELECT bool_or(line->>'account' LIKE '9%') AS some, bool_and(line->>'account' LIKE '9%') AS every INTO off_balance FROM jsonb_array_elements(lines) AS line;
+      IF off_balance.some AND NOT off_balance.every THEN
+        PERFORM coopbank_refuse('CB422', 'off_balance_mixed', 'An entry with off-balance lines (class 9) may not have lines of the other classes: post the engagement apart.');
+      END IF;
+
       SELECT y.id INTO exercice FROM exercices_comptables y WHERE y.enterprise_id = enterprise AND entry_date BETWEEN y.start_date AND y.end_date;
       IF NOT FOUND THEN
         PERFORM coopbank_refuse('CB409', 'no_exercice_for_date', format('No accounting year of the enterprise covers %s.', entry_date));
@@ -49,6 +58,9 @@ AS $function$
         SELECT j.code INTO journal FROM journals j
          WHERE coalesce((SELECT r.kind FROM accounting_rule_configs r WHERE r.id = rule_config),
                         (SELECT ev.kind FROM business_event_logs ev WHERE ev.id = event)) = ANY (j.event_kinds);
+      END IF;
+      IF journal IS NULL AND off_balance.every THEN
+        journal := 'HB';
       END IF;
       IF journal IS NULL THEN
         SELECT CASE WHEN bool_or(line->>'account' LIKE '57%') THEN 'CAI' WHEN bool_or(line->>'account' LIKE '56%') THEN 'BQ' ELSE 'OD' END
