@@ -47,7 +47,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid, a fixed asset and a user with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid, a fixed asset and a user
+ * with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
