@@ -122,7 +122,6 @@ export const errorCatalogue = {
   reporting_pack_current: { kind: 'conflict', title: 'The pack\'s figures stand: nothing to reissue.' },
   // issue 28, manual journal entries (part 1): drafts, their refusals, reversal and the opening entry
   manual_entry_unbalanced: { kind: 'unprocessable', title: 'The entry does not balance, in total or within a branch.' },
-  manual_entry_class_mix: { kind: 'unprocessable', title: 'Off-balance lines (class 9) are mixed with lines of classes 1 to 8.' },
   manual_entry_subledger_account: { kind: 'unprocessable', title: 'The account is kept by a subledger: only its own operations move it.' },
   manual_entry_not_editable: { kind: 'conflict', title: 'The entry is no longer a draft.' },
   manual_entry_changed: { kind: 'conflict', title: 'The entry changed after it was submitted.' },
