@@ -43,7 +43,7 @@ async function count(path: string, filters: Record<string, string> = {}): Promis
 
 test('the cooperative, its staff with one user per role, and its members', async (t) => {
   t.is(await count('/api/v1/enterprise/branches/'), 2);
-  t.deepEqual([...new Set(report.staff.map((user) => user.role))].sort(), ['admin', 'branch_head', 'cashier', 'credit_committee', 'direction']);
+  t.deepEqual([...new Set(report.staff.map((user) => user.role))].sort(), ['accountant', 'admin', 'branch_head', 'cashier', 'credit_committee', 'direction']);
   // Each user signed in with their password during the load; the one printed is that one.
   const teller = report.staff.find((user) => user.role === 'cashier')!;
   t.is((await app.request('POST', '/api/v1/token/', { json: { username: teller.username, password: teller.password } })).status, 200);
@@ -106,6 +106,24 @@ test('the books are balanced: accounts agree with the ledger, debits equal credi
   t.not(trial.body.totals.debit, '0');
 });
 
+test('the accountant\'s month: the opening balance sheet, salaries, suppliers and a motorcycle, in the trial balance', async (t) => {
+  // At the date they were booked: a year closed since would have zeroed the expenses into the result.
+  const trial = await app.request('GET', `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${report.story.books.date}`, { headers });
+  const balance = (code: string) => BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
+  // The opening: bank 8 000 000 against reserves 2 000 000 and a fund 1 000 000; the rest waits on 4780.
+  t.is(balance('4780'), -(8_000_000n - 2_000_000n - 1_000_000n));
+  // The bank paid ENEO in full, half the rent and the motorcycle.
+  t.is(balance('5603'), 8_000_000n - 85_000n - 125_000n - 1_200_000n);
+  t.is(balance('422'), -600_000n, 'salaries due');
+  t.is(balance('65211') + balance('65234') + balance('6511'), 85_000n + 250_000n + 600_000n);
+  t.is(balance('225'), 1_200_000n, 'the motorcycle at cost');
+  const openItems = await app.request('GET', `/api/v1/accounting/suppliers/${report.story.books.suppliers.landlord}/open-items/`, { headers });
+  t.is(openItems.status, 200, openItems.text);
+  t.deepEqual(openItems.body.items.map((item: { remaining: string }) => item.remaining), [String(250_000 - 125_000)]);
+  const asset = await app.request('GET', `/api/v1/accounting/fixed-assets/${report.story.books.fixedAsset}/`, { headers });
+  t.like(asset.body, { cost: '1200000', status: 'active' });
+});
+
 test('a second run finds the demo cooperative and changes nothing', async (t) => {
   const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
   const again = await loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO', dataDir });
@@ -126,7 +144,7 @@ test.serial('a load interrupted after the members is taken up again by the next 
   const resumed = await withWorker(knex, () => loadDemoCooperative(options), taskQueue);
   t.like(resumed, { kind: 'loaded', resumed: true });
   t.is(await clients(), 16, 'the members of the first run, not registered twice');
-  t.is(await knex('users').whereLike('username', 'half.%').count({ n: '*' }).first().then((row) => Number(row!.n)), 7, 'one account per staff member');
+  t.is(await knex('users').whereLike('username', 'half.%').count({ n: '*' }).first().then((row) => Number(row!.n)), 8, 'one account per staff member');
   t.is(await knex('branches').where({ enterprise_id: enterprise.id }).count({ n: '*' }).first().then((row) => Number(row!.n)), 2);
   const staff = resumed.kind === 'loaded' ? resumed.report.staff : [];
   const teller = staff.find((user) => user.username === 'half.guichet-akwa')!;

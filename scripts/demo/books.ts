@@ -3,6 +3,8 @@ import type { Cooperative } from './cooperative';
 
 /** What the accountant's part of the demo leaves behind, for the summary and the test. */
 export interface BooksOutcome {
+  /** The business date the month's expenses and the motorcycle were booked at. */
+  date: string;
   openingEntry: string;
   salaries: string;
   suppliers: { electricity: string; landlord: string };
@@ -50,7 +52,7 @@ export async function keepTheBooks(cooperative: Cooperative, today: string): Pro
   });
   await approve('the motorcycle\'s purchase', motorcycle);
   const assets = await accountant.session.get<{ results: { id: string }[] }>('find the motorcycle', '/api/v1/accounting/fixed-assets/', { enterprise: cooperative.enterpriseId, category: category.id });
-  return { openingEntry: opening.id, salaries: salaries.id, suppliers, fixedAsset: assets.results[0]!.id };
+  return { date: today, openingEntry: opening.id, salaries: salaries.id, suppliers, fixedAsset: assets.results[0]!.id };
 }
 
 async function submitAndApprove(accountant: Session, entry: string, what: string, approve: (what: string, request: { id: string }) => Promise<unknown>): Promise<void> {
