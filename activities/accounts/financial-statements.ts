@@ -154,11 +154,14 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
 
 /**
  * What a line counts as in the six columns: the opening balance when it is of an earlier year carried by
- * computation, dated before the period, or of an opening entry (à-nouveau) of the year or its reversal.
+ * computation, dated before the period, or of an opening entry (à-nouveau) of the year or its reversal: a closing's,
+ * or the opening balance sheet a cooperative starts Coopbank with (a manual entry of kind `opening`, §12.1).
  */
 export function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
   return knex.raw(`(s.exercice_id IS DISTINCT FROM ? OR s.entry_date < ? OR EXISTS (
-      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)))`, [scope.exerciceId, from]);
+      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)) OR EXISTS (
+      SELECT 1 FROM manual_entry_lines ml JOIN manual_entries m ON m.id = ml.manual_entry_id
+       WHERE m.kind = 'opening' AND ml.journal_entry_id IN (s.entry_id, s.reverses_entry_id)))`, [scope.exerciceId, from]);
 }
 
 /** Per account: the opening balance (debit minus credit), then the period's debits and credits. */

@@ -76,7 +76,7 @@ async function expenses(cooperative: Cooperative, accountant: Session, today: st
   const pay = async (of: Posted, invoiceId: string, amount: string, what: string) =>
     approve(what, await accountant.post<{ id: string }>(what, '/api/v1/accounting/supplier-payments/', {
       supplier: of.id, payment_date: today, amount, paying_account: bank, allocations: [{ invoice: invoiceId, amount }],
-    }, `${cooperative.code}:supplier-payment:${what.replaceAll(" ", "-")}`));
+    }, `${cooperative.code}:supplier-payment:${what.replaceAll(' ', '-')}`));
   await pay(electricity, await invoice(electricity, 'ENEO-2026-0147', '65211', '85000', 'Électricité du siège'), '85000', 'pay ENEO in full');
   // Half the rent now, the rest at the end of the month: an open item to see.
   await pay(landlord, await invoice(landlord, 'LOY-2026-01', '65234', '250000', 'Loyer de l\'agence d\'Akwa'), '125000', 'pay half the rent');

@@ -231,6 +231,10 @@ test.serial('the opening entry: the trial balance at the cut-over date, each bra
   t.deepEqual(atOpening, {
     5603: bank.toFixed(0), 5602: otherBranchBank.toFixed(0), 46800: otherDebtors.negated().toFixed(0), 4780: headOfficeGap.plus(otherBranchBank).negated().toFixed(0),
   });
+  // The opening balance sheet is the year's opening in the six columns, not a movement of its first day.
+  const trial = await app.request('GET', `/api/v1/accounts/charts/${chartId}/trial-balance/?date=2026-01-01`, { headers: world.users.direction!.headers });
+  t.like(trial.body.accounts.find((row: { code: string }) => row.code === '5603'), { opening_debit: bank.toFixed(0), movement_debit: '0', closing_debit: bank.toFixed(0) });
+  t.like(trial.body.accounts.find((row: { code: string }) => row.code === '4780'), { opening_credit: headOfficeGap.plus(otherBranchBank).toFixed(0), movement_credit: '0' });
   const second = await opening([line('5603', 'debit', 1), line('46800', 'credit', 1)]);
   t.like(second.body, { status: 409, code: 'opening_entry_exists' });
 });
