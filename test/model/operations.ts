@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Money } from '../../domain/money';
 import type { TestResponse } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
-import { approvedLoan, asApprover, memberOf, type LoanWorld } from '../helpers/loans';
+import { accountBalance, approvedLoan, asApprover, memberOf, type LoanWorld } from '../helpers/loans';
 import { untilWorkflow } from '../helpers/until';
 import { booksBreaches, footprint } from './books';
 
@@ -18,12 +18,16 @@ export interface Model {
   businessDate: string;
   lastKeyed: { account: string; amount: string; key: string } | null;
   keys: number;
+  /** What the manual entries so far put on each of their accounts (debit − credit): nothing else moves them. */
+  manual: Map<string, Money>;
 }
 
 export interface Real {
   world: LoanWorld;
   /** Every journal line seen so far: id → account, debit, credit (no posted row may change). */
   posted: Map<string, string>;
+  /** The accountant who drafts manual entries, when the sequence draws them. */
+  accountant?: Record<string, string>;
 }
 
 /** The user deciding each approval step, in the circuit's order. */
@@ -288,6 +292,40 @@ class RunProvisioning extends Operation {
   }
 }
 
+/**
+ * Accounts no subledger keeps and no other operation of the model moves (docs/domain.md §12.1): a bank, expenses,
+ * salaries payable, reserves, a fund, other debtors. The model predicts each one's balance from the entries alone.
+ */
+const manualAccounts = ['5602', '5603', '65211', '65234', '6511', '422', '111', '16300', '46800'] as const;
+
+/** A balanced manual entry at the business date, drafted by the accountant, validated by the branch head through the API. */
+class PostManualEntry extends Operation {
+  constructor(readonly debit: number, readonly credit: number, readonly amount: number) {
+    super();
+  }
+
+  check = () => true;
+  toString = () => `PostManualEntry(${this.accounts().join(' / ')}, ${this.amount})`;
+  /** The debited and credited accounts: the credit drawn among the other eight. */
+  accounts = () => [manualAccounts[this.debit % 9]!, manualAccounts[(this.debit + 1 + (this.credit % 8)) % 9]!] as const;
+  async apply(model: Model, real: Real) {
+    const [debit, credit] = this.accounts();
+    const amount = String(this.amount);
+    const lines = [{ account: debit, branch: real.world.headOffice, debit: amount }, { account: credit, branch: real.world.headOffice, credit: amount }];
+    const request = (path: string, json: unknown, headers = real.accountant!) => real.world.app.request('POST', path, { headers, json });
+    const drafted = await request('/api/v1/accounting/manual-entries/', { enterprise: real.world.enterpriseId, entry_date: model.businessDate, reference: 'OD-MODEL', label: this.toString(), lines });
+    expectStatus(drafted, 201, this.toString());
+    const submitted = await request(`/api/v1/accounting/manual-entries/${drafted.body.id as string}/submission/`, {});
+    expectStatus(submitted, 202, this.toString());
+    const decided = await request(`/api/v1/approvals/requests/${submitted.body.id as string}/approve/`, { reason: 'model' }, real.world.users.branch_head!.headers);
+    if (decided.body.status !== 'approved') throw new Error(`${this.toString()} not approved: ${decided.text}`);
+    for (const [account, signed] of [[debit, this.amount], [credit, -this.amount]] as const) model.manual.set(account, (model.manual.get(account) ?? new Money(0)).plus(signed));
+    const ledger = await Promise.all(manualAccounts.map((account) => accountBalance(real.world.knex, real.world.enterpriseId, account)));
+    const gaps = manualAccounts.filter((account, index) => ledger[index] !== (model.manual.get(account) ?? new Money(0)).toFixed(0));
+    if (gaps.length > 0) throw new Error(`${this.toString()}: the ledger of ${gaps.join(', ')} is not the model's`);
+  }
+}
+
 function dateAfter(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
@@ -314,6 +352,14 @@ export const operations = [
   accountOpening, deposit, deposit, replay, withdrawal, subscription, application, decision, decision, decision, decision,
   disbursement, disbursement, repayment, repayment, repayment, time, fc.constant(new RunProvisioning()),
 ];
+
+const manualEntry = fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 5_000_000 })).map(([debit, credit, amount]) => new PostManualEntry(debit, credit, amount));
+
+/**
+ * The operations with manual entries among them. A list of its own, not an entry of `operations`: one more
+ * entry there would change what its fixed seed draws.
+ */
+export const withManualEntries = [...operations, manualEntry, manualEntry];
 
 /** Balances the API answers that the model does not predict. */
 async function balanceBreaches(model: Model, real: Real): Promise<string[]> {

@@ -7,7 +7,8 @@ import { createLoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { Money } from '../../domain/money';
-import { executed, grantLoan, openAccount, operations, type Model, type Real } from './operations';
+import { bearer, createUser } from '../helpers/users';
+import { executed, grantLoan, openAccount, operations, withManualEntries, type Model, type Real } from './operations';
 
 /**
  * Random sequences of operations through the HTTP API of the real stack (PostgreSQL, Temporal, a worker),
@@ -38,7 +39,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
   await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: businessDate });
   const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', { headers: world.users.direction!.headers, json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' } });
   if (nextYear.status !== 201) throw new Error(nextYear.text);
-  const model: Model = { accounts: [], balances: new Map(), applications: [], loans: [], businessDate, lastKeyed: null, keys: 0 };
+  const model: Model = { accounts: [], balances: new Map(), applications: [], loans: [], businessDate, lastKeyed: null, keys: 0, manual: new Map() };
   const real: Real = { world, posted: new Map() };
   // Two members with an account, one with a loan paid out, so that the first operations drawn have work to do.
   for (const initial of [50_000, 250_000]) await openAccount(model, real, initial);
@@ -46,7 +47,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
   return { model, real };
 }
 
-test(`random operation sequences keep the books exact (seed ${seed}, ${runs} × ${steps} steps)`, async (t) => {
+test.serial(`random operation sequences keep the books exact (seed ${seed}, ${runs} × ${steps} steps)`, async (t) => {
   t.timeout(runs * steps * 5000);
   let sequences = 0;
   await withWorker(knex, async () => {
@@ -60,4 +61,35 @@ test(`random operation sequences keep the books exact (seed ${seed}, ${runs} × 
   t.log(Object.fromEntries(executed));
   // The budget reaches the whole circuit: money moved, loans granted and repaid, time passed, provisions run.
   for (const kind of ['Deposit', 'Withdrawal', 'Decide', 'Disburse', 'Repay', 'MoveBusinessDate', 'RunProvisioning']) t.true((executed.get(kind) ?? 0) > 0, `${kind} ran`);
+});
+
+/** The same cooperative with an accountant, who drafts the manual entries the sequence draws. */
+async function setupWithAccountant(): Promise<{ model: Model; real: Real }> {
+  const setUp = await setup();
+  const name = `accountant_mb${worlds}`;
+  await createUser(knex, name, [{ role: 'accountant', enterpriseId: setUp.real.world.enterpriseId, branchId: null }]);
+  setUp.real.accountant = await bearer(app, name, `10.73.0.${worlds}`);
+  return setUp;
+}
+
+// A property of its own, with its own seed: manual entries added to the first one's list would change its draws.
+const manualSeed = Number(process.env.MODEL_MANUAL_SEED ?? 20261203);
+const manualRuns = Number(process.env.MODEL_MANUAL_RUNS ?? 2);
+
+test.serial(`with manual entries among them, the subledgers still equal the ledger (seed ${manualSeed}, ${manualRuns} × ${steps} steps)`, async (t) => {
+  t.timeout(manualRuns * steps * 5000);
+  const before = executed.get('PostManualEntry') ?? 0;
+  let sequences = 0;
+  await withWorker(knex, async () => {
+    const property = fc.asyncProperty(fc.commands(withManualEntries, { maxCommands: steps, size: 'max' }), async (commands) => {
+      sequences += 1;
+      await fc.asyncModelRun(setupWithAccountant, commands);
+    });
+    await fc.assert(property, { seed: manualSeed, numRuns: manualRuns, endOnFailure: process.env.MODEL_SHRINK === '0', includeErrorInReport: true });
+  }, taskQueue);
+  t.true(sequences >= manualRuns, 'every sequence ran');
+  // Each one checked after it: posted, the books tied out, its accounts' ledger the model's.
+  const manualEntries = (executed.get('PostManualEntry') ?? 0) - before;
+  t.log({ PostManualEntry: manualEntries });
+  t.true(manualEntries > 0, 'manual entries ran');
 });
