@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { DraftLine, ManualJournal } from '../../domain/accounting/manual-entries';
 import { isDuePeriod, proposalDate, proposalReference, type RecurringFrequency, type RecurringSchedule } from '../../domain/accounting/recurring-entries';
+import { addMonthsClamped, parseIsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { Money, formatAmount } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
@@ -152,9 +153,10 @@ export async function proposeRecurringEntry(context: DataContext, actor: Request
 }
 
 /**
- * The Schedule's daily pass over an enterprise: each active model due in the business date's month, on or before
- * that date, not yet proposed, gets its draft. A model refused (an account deactivated since) is answered, not
- * retried: the others still get theirs, and the accountant sees the refusal in the workflow's result.
+ * The Schedule's daily pass over an enterprise: each active model due in the business date's month or the one
+ * before (a last day missed while Temporal was down), dated by the business date, not yet proposed, gets its draft.
+ * A model refused (an account deactivated since) is answered, not retried: the others still get theirs, and the
+ * refusal is in the workflow's result.
  */
 export interface DueProposals {
   proposed: string[];
@@ -163,18 +165,19 @@ export interface DueProposals {
 
 export async function proposeDueRecurringEntries(context: DataContext, input: { enterpriseId: string }): Promise<DueProposals> {
   const businessDate = await businessDateOf(context.knex, input.enterpriseId, context.clock());
-  const period = businessDate.slice(0, 7);
-  const models = (await context.knex('recurring_entries').where({ enterprise_id: input.enterpriseId, active: true })
-    .whereNotExists((query) => query.from('recurring_entry_proposals as p').whereRaw('p.recurring_entry_id = recurring_entries.id').where('p.period', period))
-    .orderBy('created_at')) as RecurringEntryRow[];
   const result: DueProposals = { proposed: [], refused: [] };
-  for (const model of models.filter((row) => isDuePeriod(schedule(row), period) && proposalDate(period, row.day_of_period) <= businessDate)) {
-    try {
-      const { manualEntryId, created } = await proposeRecurringEntry(context, null, { id: model.id, period });
-      if (created) result.proposed.push(manualEntryId);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      result.refused.push({ model: model.id, code: error.code });
+  for (const period of [addMonthsClamped(parseIsoDate(businessDate), -1).slice(0, 7), businessDate.slice(0, 7)]) {
+    const models = (await context.knex('recurring_entries').where({ enterprise_id: input.enterpriseId, active: true })
+      .whereNotExists((query) => query.from('recurring_entry_proposals as p').whereRaw('p.recurring_entry_id = recurring_entries.id').where('p.period', period))
+      .orderBy('created_at')) as RecurringEntryRow[];
+    for (const model of models.filter((row) => isDuePeriod(schedule(row), period) && proposalDate(period, row.day_of_period) <= businessDate)) {
+      try {
+        const { manualEntryId, created } = await proposeRecurringEntry(context, null, { id: model.id, period });
+        if (created) result.proposed.push(manualEntryId);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        result.refused.push({ model: model.id, code: error.code });
+      }
     }
   }
   return result;
