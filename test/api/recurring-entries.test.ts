@@ -101,8 +101,15 @@ test.serial('a model\'s lines are refused as a manual entry\'s, naming the field
 
   const edited = await app.request('PATCH', `${base}${quarterly.body.id}/`, { headers: accountant.headers, json: { lines: [rentLines()[0], { account: '3711', branch: world.headOffice, credit: '150000' }] } });
   t.like(edited.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[1].account' }] });
+  const renamed = await app.request('PATCH', `${base}${quarterly.body.id}/`, { headers: accountant.headers, json: { label: 'Assurance trimestrielle', last_period: '2026-12' } });
+  t.like(renamed.body, { label: 'Assurance trimestrielle', last_period: '2026-12', frequency: 'quarterly', proposals: [{ period: '2026-04' }] });
+  t.like((await propose(quarterly.body.id, '2027-01')).body, { status: 422, code: 'recurring_entry_not_due' }, 'after its last period');
   t.is((await app.request('DELETE', `${base}${quarterly.body.id}/`, { headers: accountant.headers })).status, 204);
   t.like((await propose(quarterly.body.id, '2026-07')).body, { status: 409, code: 'recurring_entry_inactive' });
   const audit = await knex('audit_events').where({ entity_id: quarterly.body.id }).orderBy('occurred_at').pluck('action');
-  t.deepEqual(audit, ['recurring_entry.create', 'recurring_entry.propose', 'recurring_entry.deactivate']);
+  t.deepEqual(audit, ['recurring_entry.create', 'recurring_entry.propose', 'recurring_entry.update', 'recurring_entry.deactivate']);
+
+  const listed = await app.request('GET', `${base}?enterprise=${world.enterpriseId}&active=true`, { headers: accountant.headers });
+  t.deepEqual(listed.body.results.map((model: { reference_pattern: string }) => model.reference_pattern), ['LOYER-{period}'], 'the deactivated model is not active');
+  t.is((await app.request('GET', base, { headers: world.users.cashier!.headers })).status, 403);
 });
