@@ -53,7 +53,7 @@ export interface ReconcileRetry {
 }
 
 /**
- * Every enterprise's Schedules (provisioning and month end), reconciled in the background from start (enterprises created while Temporal was
+ * Every enterprise's Schedules (provisioning, month end, recurring entries), reconciled in the background from start (enterprises created while Temporal was
  * out of reach get theirs). The API does not wait for it: a Schedule Temporal cannot create or describe now is
  * retried, the others stay done, until all are in place or `stop` is called.
  */
