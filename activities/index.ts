@@ -19,6 +19,7 @@ import { expireLoanApplication, recordLoanDecision, type DecisionToRecord } from
 import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from './loans/provisioning.activity';
 import { refusalAsOutcome } from './refusal-outcome';
 import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.activity';
+import { proposeDueRecurringEntries } from './accounting/recurring-entries.activity';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -89,6 +90,7 @@ export function createActivities(deps: ActivityDeps) {
     markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
     decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),
     expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
+    proposeDueRecurringEntries: (input: { enterpriseId: string }) => proposeDueRecurringEntries(deps, input),
   });
 }
 

@@ -6,6 +6,7 @@ import { supplierBalanceRoutes } from './modules/accounts/supplier-balances.rout
 import { auditEventRoutes } from './modules/audit/audit-events.routes';
 import { ledgerVerificationRoutes } from './modules/audit/ledger-verification.routes';
 import { manualEntryRoutes } from './modules/accounting/manual-entries.routes';
+import { recurringEntryRoutes } from './modules/accounting/recurring-entries.routes';
 import { approvalPolicyRoutes } from './modules/approvals/approval-policy.routes';
 import { approvalRequestRoutes } from './modules/approvals/approval-requests.routes';
 import { authRoutes } from './modules/auth/auth.routes';
@@ -88,6 +89,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...approvalPolicyRoutes,
   // Issue 28, general accounting: part 1, manual journal entries.
   ...manualEntryRoutes,
+  ...recurringEntryRoutes,
   // Issue 28, general accounting, 5. suppliers.
   ...supplierRoutes,
   ...supplierInvoiceRoutes,

@@ -225,6 +225,10 @@ export const errorCatalogue = {
   approval_change_mixed: { kind: 'unprocessable', title: 'A change needing a second person is requested alone.' },
   // issue 28, manual journal entries (part 1): an operation that is never done by one person alone
   approval_always_four_eyes: { kind: 'unprocessable', title: 'This operation is always under four eyes.' },
+  // issue 28, recurring manual entries (docs/domain.md §12.7)
+  recurring_entry_periods: { kind: 'unprocessable', title: 'The last period of the model comes before its first.' },
+  recurring_entry_inactive: { kind: 'conflict', title: 'The recurring entry is deactivated.' },
+  recurring_entry_not_due: { kind: 'unprocessable', title: 'The model is not due in that period, or not yet by the business date.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -29,6 +29,8 @@ export const reportingPackVersionWorkflowId = (enterpriseId: string, period: str
 // Schedule ids, one of each per enterprise; also the id prefix of the workflows they start.
 export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${enterpriseId}`;
 export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpriseId}`;
+/** Issue 28, recurring entries: the daily proposal of the drafts due (docs/domain.md §12.7). */
+export const recurringEntriesScheduleId = (enterpriseId: string) => `recurring-entries-${enterpriseId}`;
 
 /**
  * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.

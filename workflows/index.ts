@@ -8,3 +8,4 @@ export { yearEndClosing } from './year-end-closing.workflow';
 export { reportingPack } from './reporting-pack.workflow';
 export { monthEnd } from './month-end.workflow';
 export { approvalRequest } from './approval-request.workflow';
+export { recurringEntries } from './recurring-entries.workflow';

@@ -5,7 +5,7 @@ import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
 import { Money, formatAmount } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { changedValues, recordAudit } from '../audit';
-import type { Actor, DataContext } from '../context';
+import type { Actor, DataContext, Requester } from '../context';
 import { postJournalEntry } from '../events/post-entry';
 import { checkDraft, checkPostable } from './manual-entry-checks';
 
@@ -82,7 +82,8 @@ async function assertNoPostedOpening(trx: Knex.Transaction, enterpriseId: string
   }
 }
 
-export async function createManualEntry(context: DataContext, actor: Actor, entry: NewManualEntry): Promise<string> {
+/** The maker is a person, or the author of the recurring model a Schedule proposes a draft from (docs/domain.md §12.7). */
+export async function createManualEntry(context: DataContext, actor: Requester, entry: NewManualEntry): Promise<string> {
   return inTransaction(context.knex, async (trx) => {
     if (entry.kind === 'opening') await assertNoPostedOpening(trx, entry.enterpriseId);
     await checkDraft(trx, context.clock(), entry);

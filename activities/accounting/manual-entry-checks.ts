@@ -17,11 +17,14 @@ export interface DraftToCheck {
   lines: readonly DraftLine[];
 }
 
+/** Lines without a date yet: a recurring model's (docs/domain.md §12.7). */
+type LinesToCheck = Omit<DraftToCheck, 'entryDate'>;
+
 const refused = (found: Refusal) => new AppError(found.kind, found.code, found.message, found.field === undefined ? [] : [{ field: found.field, message: found.message }]);
 const onLine = (index: number, field: string, message: string) => [{ field: `lines[${index}].${field}`, message }];
 
 /** Each line's account is a postable account of the chart (a leaf, active) that no subledger keeps. */
-async function checkAccounts(trx: Knex.Transaction, draft: DraftToCheck): Promise<void> {
+async function checkAccounts(trx: Knex.Transaction, draft: LinesToCheck): Promise<void> {
   const codes = [...new Set(draft.lines.map((line) => line.account))];
   const chart = new Map((await trx('company_chart_entries as c')
     .where('c.enterprise_id', draft.enterpriseId).whereIn('c.code', codes)
@@ -41,7 +44,7 @@ async function checkAccounts(trx: Knex.Transaction, draft: DraftToCheck): Promis
   }
 }
 
-async function checkBranches(trx: Knex.Transaction, draft: DraftToCheck): Promise<void> {
+async function checkBranches(trx: Knex.Transaction, draft: LinesToCheck): Promise<void> {
   const branches = new Set(await trx('branches').where({ enterprise_id: draft.enterpriseId }).pluck('id') as string[]);
   const index = draft.lines.findIndex((line) => !branches.has(line.branchId));
   if (index >= 0) throw new ValidationError(onLine(index, 'branch', 'is not a branch of the enterprise'));
@@ -59,11 +62,23 @@ async function checkDate(trx: Knex.Transaction, now: Date, draft: DraftToCheck):
 
 /** What any draft must be when saved: an unbalanced one may be saved, and is refused only when submitted. */
 export async function checkDraft(trx: Knex.Transaction, now: Date, draft: DraftToCheck): Promise<void> {
+  await checkLines(trx, draft);
+  await checkDate(trx, now, draft);
+}
+
+/** What the lines must be whatever their date: off-balance apart, the enterprise's branches, accounts no subledger keeps. */
+async function checkLines(trx: Knex.Transaction, draft: LinesToCheck): Promise<void> {
   const mixed = classMixRefusal(draft.lines);
   if (mixed !== null) throw refused(mixed);
   await checkBranches(trx, draft);
   await checkAccounts(trx, draft);
-  await checkDate(trx, now, draft);
+}
+
+/** A recurring model's lines: those of a draft, and balanced, since each proposal is submitted as it is. */
+export async function checkModelLines(trx: Knex.Transaction, model: LinesToCheck): Promise<void> {
+  await checkLines(trx, model);
+  const unbalanced = balanceRefusal(model.lines);
+  if (unbalanced !== null) throw refused(unbalanced);
 }
 
 /** What a draft must be to be submitted and posted: all the above, and balanced in total and per branch. */

@@ -20,8 +20,8 @@ import { manualEntriesQuery, manualEntryLoaders, manualEntrySchema, manualEntryS
  * administrator), posted only once another person approves the submission (operation `manual_entry.post`, always
  * under four eyes). Read by the same roles and the auditor.
  */
-const writers = ['accountant', 'branch_head', 'direction', 'admin'] as const;
-const readers = [...writers, 'auditor'] as const;
+export const writers = ['accountant', 'branch_head', 'direction', 'admin'] as const;
+export const readers = [...writers, 'auditor'] as const;
 const entryPath = '/api/v1/accounting/manual-entries/{id}/';
 
 const lineSchema = yup.object({
@@ -32,19 +32,19 @@ const lineSchema = yup.object({
   label: yup.string().trim().max(200).nullable().optional(),
 }).test('one-side', '${path} has a debit or a credit, not both', (line) => (line.debit === undefined) !== (line.credit === undefined));
 
-const linesSchema = () => yup.array(lineSchema.required()).min(1).max(500);
+export const linesSchema = () => yup.array(lineSchema.required()).min(1).max(500);
 const referenceSchema = () => yup.string().trim().min(1).max(60).meta({ description: 'The supporting document (pièce): an invoice, a receipt, a minute.' });
-const labelSchema = () => yup.string().trim().min(1).max(200);
+export const labelSchema = () => yup.string().trim().min(1).max(200);
 
 type LineBody = yup.InferType<typeof lineSchema>;
 const zero = new Money(0);
-const draftLines = (lines: readonly LineBody[]): DraftLine[] =>
+export const draftLines = (lines: readonly LineBody[]): DraftLine[] =>
   lines.map((line) => ({ account: line.account, branchId: line.branch, debit: line.debit ?? zero, credit: line.credit ?? zero, label: line.label ?? null }));
 
 /** Where the lines are: a writer acts on the branch of all the lines, or on the whole enterprise when they span several. */
-const scopeOfLines = (enterpriseId: string, lines: readonly DraftLine[]) => ({ enterpriseId, branchId: branchOfLines(lines) });
+export const scopeOfLines = (enterpriseId: string, lines: readonly DraftLine[]) => ({ enterpriseId, branchId: branchOfLines(lines) });
 
-const draftRefusals = [...accountChoiceRefusals, 'manual_entry_subledger_account', 'exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date'] as const;
+export const draftRefusals = [...accountChoiceRefusals, 'manual_entry_subledger_account', 'exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date'] as const;
 
 /** The routes on one entry: the path's `{id}` loaded, seen where its lines are. */
 const onEntry = { module: 'accounting', load: manualEntryLoaders.entry, params: idParams } as const;

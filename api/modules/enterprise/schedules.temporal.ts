@@ -1,15 +1,17 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { monthEndScheduleId, provisioningScheduleId } from '../../../workflows/identities';
+import { monthEndScheduleId, provisioningScheduleId, recurringEntriesScheduleId } from '../../../workflows/identities';
 import type { RouteDeps } from '../../deps';
 import { withinTemporalDeadline } from '../../temporal-deadline';
+import { recurringEntriesScheduleParts } from '../accounting/recurring-entries.temporal';
 import { provisioningScheduleParts } from '../loans/provisioning.temporal';
 import { monthEndScheduleParts } from './month-end.temporal';
 
 /**
- * An enterprise's Schedules (docs/architecture.md §5): the daily provisioning run (api/modules/loans/provisioning.temporal.ts)
- * and the monthly month end (./month-end.temporal.ts), overlap policy skip. Created with the enterprise, kept in line
+ * An enterprise's Schedules (docs/architecture.md §5): the daily provisioning run (api/modules/loans/provisioning.temporal.ts),
+ * the monthly month end (./month-end.temporal.ts) and the daily recurring entries (api/modules/accounting/recurring-entries.temporal.ts),
+ * overlap policy skip. Created with the enterprise, kept in line
  * with its configuration, and ensured for every enterprise at start.
  */
 
@@ -37,10 +39,11 @@ async function ensureSchedule(client: Client, scheduleId: string, { spec, action
   }
 }
 
-/** The enterprise's Schedules: the daily provisioning run and the monthly month end, same hour setting. */
+/** The enterprise's Schedules: the daily provisioning run, the monthly month end and the daily recurring entries, same hour setting. */
 async function ensureEnterpriseSchedules(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   await ensureSchedule(client, provisioningScheduleId(settings.enterpriseId), provisioningScheduleParts(taskQueue, settings));
   await ensureSchedule(client, monthEndScheduleId(settings.enterpriseId), monthEndScheduleParts(taskQueue, settings));
+  await ensureSchedule(client, recurringEntriesScheduleId(settings.enterpriseId), recurringEntriesScheduleParts(taskQueue, settings));
 }
 
 /** How the start-up reconciliation retries the Schedules Temporal could not take: a pause doubling up to a minute. */
@@ -50,7 +53,7 @@ export interface ReconcileRetry {
 }
 
 /**
- * Every enterprise's Schedules (provisioning and month end), reconciled in the background from start (enterprises created while Temporal was
+ * Every enterprise's Schedules (provisioning, month end, recurring entries), reconciled in the background from start (enterprises created while Temporal was
  * out of reach get theirs). The API does not wait for it: a Schedule Temporal cannot create or describe now is
  * retried, the others stay done, until all are in place or `stop` is called.
  */
