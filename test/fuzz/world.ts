@@ -47,7 +47,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft, a supplier with an invoice partly paid, a fixed asset and a user
+ * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset and a user
  * with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
@@ -70,6 +70,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
   const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
   await post(app, '/api/v1/accounting/manual-entries/', direction, { enterprise: world.enterpriseId, entry_date: '2026-01-15', reference: 'FUZZ-1', label: 'Rent', lines: rentLines });
+  // And a recurring model of it (issue 28), for the routes on one model.
+  await post(app, '/api/v1/accounting/recurring-entries/', direction, { enterprise: world.enterpriseId, label: 'Monthly rent', reference_pattern: 'RENT-{period}', day_of_period: 5, first_period: '2026-01', lines: rentLines });
   await keepBooks(world);
   await registerFixedAsset(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
