@@ -1,11 +1,11 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
+import { decideRequest, enterpriseAccountant } from '../helpers/accounting';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, asApprover, createLoanWorld, ledgerBalanced, type LoanWorld } from '../helpers/loans';
 import { approveRequest } from '../helpers/approvals';
 import { fileTeardown } from '../helpers/teardown';
-import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
@@ -25,15 +25,13 @@ test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
   world = await createLoanWorld(app, knex, 'SUP');
-  await createUser(knex, 'accountant_sup', [{ role: 'accountant', enterpriseId: world.enterpriseId, branchId: null }]);
-  accountant = await bearer(app, 'accountant_sup', '10.70.0.1');
+  accountant = (await enterpriseAccountant(app, knex, world.enterpriseId, 'accountant_sup', '10.70.0.1')).headers;
 });
 
 const as = (user: string) => world.users[user]!.headers;
 const post = (path: string, headers: Record<string, string>, json: unknown) => app.request('POST', `/api/v1/accounting/${path}/`, { headers, json });
 const get = async (path: string, headers = as('direction')) => app.request('GET', path, { headers });
-const decide = (requestId: string, decision: 'approve' | 'reject', headers: Record<string, string>) =>
-  app.request('POST', `/api/v1/approvals/requests/${requestId}/${decision}/`, { headers, json: { reason: 'checked against the invoice' } });
+const decide = (requestId: string, decision: 'approve' | 'reject', headers: Record<string, string>) => decideRequest(app, requestId, decision, headers, 'checked against the invoice');
 
 /** A request made by its maker, approved by the branch head. */
 async function approved(t: ExecutionContext, requested: TestResponse): Promise<void> {

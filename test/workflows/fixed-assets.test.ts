@@ -2,11 +2,11 @@ import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { decideRequest, enterpriseAccountant } from '../helpers/accounting';
 import { createTestDatabase } from '../helpers/database';
 import { accountBalance, createLoanWorld, ledgerBalanced, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
 import { fileTeardown } from '../helpers/teardown';
-import { bearer, createUser } from '../helpers/users';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
@@ -32,13 +32,11 @@ test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
   world = await createLoanWorld(app, knex, 'FXA');
-  await createUser(knex, 'accountant_fxa', [{ role: 'accountant', enterpriseId: world.enterpriseId, branchId: null }]);
-  accountant = await bearer(app, 'accountant_fxa', '10.71.0.1');
+  accountant = (await enterpriseAccountant(app, knex, world.enterpriseId, 'accountant_fxa', '10.71.0.1')).headers;
 });
 
 const as = (name: string) => world.users[name]!.headers;
-const decide = (requestId: string, decision: 'approve' | 'reject', headers: Record<string, string>) =>
-  app.request('POST', `/api/v1/approvals/requests/${requestId}/${decision}/`, { headers, json: { reason: 'invoice and delivery note checked' } });
+const decide = (requestId: string, decision: 'approve' | 'reject', headers: Record<string, string>) => decideRequest(app, requestId, decision, headers, 'invoice and delivery note checked');
 const entriesOf = async () => Number((await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>())[0]!.count);
 const balance = (code: string) => accountBalance(knex, world.enterpriseId, code);
 
