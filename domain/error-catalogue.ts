@@ -139,6 +139,10 @@ export const errorCatalogue = {
   supplier_invoice_account_refused: { kind: 'unprocessable', title: 'An invoice line posts to an expense (class 6) or a recoverable tax (430) only.' },
   supplier_paying_account_refused: { kind: 'unprocessable', title: 'A supplier is paid from a treasury account (class 5) only.' },
   supplier_payment_exceeds_due: { kind: 'conflict', title: 'The payment settles more than remains to pay on the invoice.' },
+  // issue 28, part 6 (banks): banks and correspondents
+  bank_account_number_taken: { kind: 'conflict', title: 'Another bank account of the enterprise has this number.' },
+  bank_accounts_full: { kind: 'conflict', title: 'Every bank account under the 560 leaf is taken.' },
+  bank_parent_account_refused: { kind: 'unprocessable', title: 'A bank account is opened under a leaf of 560 (comptes à vue nostri) only.' },
   // general accounting, part 4: fixed assets (issue 28)
   fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },
   fixed_asset_disposed: { kind: 'conflict', title: 'The fixed asset was disposed of already.' },

@@ -1,0 +1,81 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { postJournalEntry } from '../../activities/events/post-entry';
+import { Money } from '../../domain/money';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestDatabase } from '../helpers/database';
+import { accountBalance, createLoanWorld, type LoanWorld } from '../helpers/loans';
+import { fileTeardown } from '../helpers/teardown';
+import { bearer, createUser } from '../helpers/users';
+
+/**
+ * Bank accounts (issue 28, docs/domain.md §12.6): each opens its own sub-account of a leaf of 560; refused
+ * parents and numbers; renamed and deactivated; its book balance is its account's, computed here by hand.
+ */
+
+const file = fileTeardown(test);
+let app: TestApp;
+let knex: Knex;
+let world: LoanWorld;
+let accountant: Record<string, string>;
+
+test.before(async () => {
+  ({ knex } = await createTestDatabase(file));
+  app = await startTestApp(file, { knex });
+  world = await createLoanWorld(app, knex, 'BKA');
+  await createUser(knex, 'accountant_bka', [{ role: 'accountant', enterpriseId: world.enterpriseId, branchId: null }]);
+  accountant = await bearer(app, 'accountant_bka', '10.71.0.1');
+});
+
+const create = (json: Record<string, unknown>, headers = accountant) => app.request('POST', '/api/v1/accounting/bank-accounts/', { headers, json: { enterprise: world.enterpriseId, ...json } });
+const get = (path: string, headers = accountant) => app.request('GET', `/api/v1/accounting/bank-accounts/${path}`, { headers });
+const labelOf = async (code: string) => (await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, code }).first('label', 'parent_code'));
+
+test.serial('bank accounts open the next sub-accounts of their 560 leaf; bad parents and taken numbers are refused naming the field', async (t) => {
+  const afriland = await create({ bank_name: 'Afriland First Bank', account_number: 'CM21 10005 00001 01234567890 12', bank_branch: 'Douala Akwa' });
+  t.is(afriland.status, 201, afriland.text);
+  t.like(afriland.body, { account: '5603001', branch: null, is_active: true, balance: '0', bank_branch: 'Douala Akwa' });
+  t.deepEqual(await labelOf('5603001'), { label: 'Afriland First Bank CM21 10005 00001 01234567890 12', parent_code: '5603' });
+  t.like((await create({ bank_name: 'SGC', account_number: '10003-00100-0500012345-07' })).body, { account: '5603002' });
+  const sahel = await create({ bank_name: 'Crédit du Sahel', account_number: '10020-09999-1', parent_account: '5602', branch: world.headOffice });
+  t.like(sahel.body, { account: '5602001', branch: world.headOffice });
+
+  t.like((await create({ bank_name: 'Till', account_number: 'CAISSE-01', parent_account: '5710' })).body, { status: 422, code: 'bank_parent_account_refused', errors: [{ field: 'parent_account' }] });
+  t.like((await create({ bank_name: 'EMF', account_number: 'EMF-000001', parent_account: '5609' })).body, { code: 'bank_parent_account_refused' }, '5609 has leaves below it');
+  t.like((await create({ bank_name: 'Twin', account_number: '10003-00100-0500012345-07' })).body, { status: 409, code: 'bank_account_number_taken', errors: [{ field: 'account_number' }] });
+  t.like((await create({ bank_name: 'Formula', account_number: '=HYPERLINK(1)' })).body, { status: 400, errors: [{ field: 'account_number' }] });
+  t.is((await create({ bank_name: 'Refused', account_number: 'REFUSED-01' }, world.users.cashier!.headers)).status, 403, 'a cashier keeps no books');
+  t.is((await knex('bank_accounts').where({ enterprise_id: world.enterpriseId })).length, 3, 'nothing written by the refusals');
+
+  const listed = async (headers: Record<string, string>) => (await get(`?enterprise=${world.enterpriseId}`, headers)).body.results.map((row: { account: string }) => row.account);
+  t.deepEqual(await listed(accountant), ['5603001', '5602001', '5603002'], 'by bank name, then number');
+  t.deepEqual(await listed(world.users.other_head!.headers), [], 'another branch sees neither the enterprise\'s accounts nor the head office\'s');
+  t.is((await get(`${sahel.body.id}/`, world.users.other_head!.headers)).status, 404, 'another branch\'s account');
+  t.is((await get(`${afriland.body.id}/`, world.users.other_head!.headers)).status, 403, 'the enterprise\'s: for its whole-enterprise roles');
+});
+
+test.serial('renamed, its label follows; deactivated, it stays in the chart; its balance is its account\'s', async (t) => {
+  const { id } = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find((row: { account: string }) => row.account === '5603001');
+  const renamed = await app.request('PATCH', `/api/v1/accounting/bank-accounts/${id}/`, { headers: accountant, json: { bank_name: 'Afriland', bank_branch: null } });
+  t.like(renamed.body, { bank_name: 'Afriland', bank_branch: null, account: '5603001' });
+  t.is((await labelOf('5603001')).label, 'Afriland CM21 10005 00001 01234567890 12');
+
+  // 500 000 from the till to the bank, then 2 500 of fees the bank took: 497 500 at the bank, by hand.
+  await knex.transaction(async (trx) => {
+    const post = (lines: [string, string, number][]) => postJournalEntry(trx, {
+      enterpriseId: world.enterpriseId, branchId: world.headOffice, entryDate: '2026-04-10', description: 'test', journal: 'BQ', createdBy: world.rootId,
+      lines: lines.map(([account, side, amount]) => ({ account, debit: new Money(side === 'D' ? amount : 0), credit: new Money(side === 'C' ? amount : 0) })),
+    });
+    await post([['5603001', 'D', 500_000], ['5710', 'C', 500_000]]);
+    await post([['6065', 'D', 2_500], ['5603001', 'C', 2_500]]);
+  });
+  t.is(await accountBalance(knex, world.enterpriseId, '5603001'), '497500');
+  t.like((await get(`${id}/`)).body, { balance: '497500' });
+
+  const deactivated = await app.request('PATCH', `/api/v1/accounting/bank-accounts/${id}/`, { headers: accountant, json: { is_active: false } });
+  t.like(deactivated.body, { is_active: false, balance: '497500' });
+  t.deepEqual((await get(`?enterprise=${world.enterpriseId}&is_active=false`)).body.results.map((row: { id: string }) => row.id), [id]);
+  t.is((await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, code: '5603001' }).first('is_active')).is_active, true, 'its account stays open');
+  const audit = await knex('audit_events').where({ entity_id: id }).orderBy('id').pluck('action');
+  t.deepEqual(audit, ['bank_account.create', 'bank_account.update', 'bank_account.deactivate']);
+});
