@@ -1,5 +1,6 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
+import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
 import { supplierRoutes } from './modules/accounting/suppliers.routes';
 import { supplierInvoiceRoutes } from './modules/accounting/supplier-invoices.routes';
 import { supplierPaymentRoutes } from './modules/accounting/supplier-payments.routes';
@@ -100,4 +101,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...fixedAssetRegisterRoutes,
   // Issue 28, general accounting, part 6: banks and correspondents.
   ...bankAccountRoutes,
+  ...treasuryTransferRoutes,
 ];

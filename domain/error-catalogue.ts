@@ -142,6 +142,9 @@ export const errorCatalogue = {
   // issue 28, part 6 (banks): banks and correspondents
   bank_account_number_taken: { kind: 'conflict', title: 'Another bank account of the enterprise has this number.' },
   bank_accounts_full: { kind: 'conflict', title: 'Every bank account under the 560 leaf is taken.' },
+  bank_account_unknown: { kind: 'unprocessable', title: 'The bank account is not one of the enterprise, or of the branch.' },
+  bank_account_inactive: { kind: 'conflict', title: 'The bank account is deactivated.' },
+  treasury_transfer_same_account: { kind: 'unprocessable', title: 'A transfer moves money between two different treasury accounts.' },
   bank_parent_account_refused: { kind: 'unprocessable', title: 'A bank account is opened under a leaf of 560 (comptes à vue nostri) only.' },
   // general accounting, part 4: fixed assets (issue 28)
   fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },

@@ -27,3 +27,25 @@ export function bankAccountsQuery(knex: Knex): Knex.QueryBuilder {
 }
 
 export const bankAccountById = (knex: Knex, id: string) => bankAccountsQuery(knex).where('b.id', id).first() as Promise<BankAccountRow | undefined>;
+
+export interface TransferRow {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  from_bank_account_id: string | null;
+  to_bank_account_id: string | null;
+  from_account_code: string;
+  to_account_code: string;
+  transfer_date: string;
+  amount: string;
+  reference: string;
+  entry_id: string;
+  recorded_by: string;
+  created_at: Date;
+}
+
+/** Treasury transfers, dates as ISO text and amounts as whole-franc text. */
+export const transfersQuery = (knex: Knex): Knex.QueryBuilder => knex('treasury_transfers as t').select(
+  't.id', 't.enterprise_id', 't.branch_id', 't.from_bank_account_id', 't.to_bank_account_id', 't.from_account_code', 't.to_account_code',
+  knex.raw('to_char(t.transfer_date, \'YYYY-MM-DD\') AS transfer_date'), knex.raw('t.amount::text AS amount'), 't.reference', 't.entry_id', 't.recorded_by', 't.created_at',
+);

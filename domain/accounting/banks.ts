@@ -1,6 +1,10 @@
+import { AppError } from '../errors';
+import type { JournalLine } from '../events/journal';
+import { Money } from '../money';
+
 /**
  * Banks and correspondents (issue 28, docs/domain.md §12.6). Pure rules: under which accounts of the chart a bank
- * account is opened, and its code.
+ * account is opened, its code, and what a treasury transfer moves.
  */
 
 /**
@@ -26,3 +30,29 @@ export function nextSubAccountCode(parent: string, taken: readonly string[]): st
   const next = numbers.reduce((max, number) => Math.max(max, number), 0) + 1;
   return next > subAccountNumberMax ? null : `${parent}${String(next).padStart(3, '0')}`;
 }
+
+/** 5710 Caisse FCFA: the till, one side of a transfer when the request names no bank account. */
+export const cashAccount = '5710';
+
+/** One side of a treasury transfer: a bank account (its treasury account) or, null, the till. */
+export interface TransferSide {
+  bankAccountId: string | null;
+  account: string;
+}
+
+/**
+ * A transfer moves money between two different treasury accounts: the till and a bank, or two banks. The same
+ * side twice (null: the till) is refused naming `to_bank_account`; each bank account has its own chart account.
+ */
+export function assertTransferSides(fromBankAccountId: string | null, toBankAccountId: string | null): void {
+  if (fromBankAccountId === toBankAccountId) {
+    throw new AppError('unprocessable', 'treasury_transfer_same_account', 'The transfer\'s two sides are the same account.',
+      [{ field: 'to_bank_account', message: 'to_bank_account must differ from from_bank_account' }]);
+  }
+}
+
+/** Debit the account the money goes to, credit the one it leaves. */
+export const transferEntryLines = (from: TransferSide, to: TransferSide, amount: Money): JournalLine[] => [
+  { account: to.account, debit: amount, credit: new Money(0) },
+  { account: from.account, debit: new Money(0), credit: amount },
+];

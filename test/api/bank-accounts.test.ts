@@ -7,13 +7,16 @@ import { createTestDatabase } from '../helpers/database';
 import { accountBalance, createLoanWorld, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { bearer, createUser } from '../helpers/users';
+import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
  * Bank accounts (issue 28, docs/domain.md §12.6): each opens its own sub-account of a leaf of 560; refused
- * parents and numbers; renamed and deactivated; its book balance is its account's, computed here by hand.
+ * parents and numbers; renamed and deactivated; its book balance is its account's; transfers between the till
+ * and the banks under four eyes. Every figure computed here by hand.
  */
 
 const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
 let app: TestApp;
 let knex: Knex;
 let world: LoanWorld;
@@ -21,7 +24,7 @@ let accountant: Record<string, string>;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex });
+  app = await startTestApp(file, { knex, taskQueue });
   world = await createLoanWorld(app, knex, 'BKA');
   await createUser(knex, 'accountant_bka', [{ role: 'accountant', enterpriseId: world.enterpriseId, branchId: null }]);
   accountant = await bearer(app, 'accountant_bka', '10.71.0.1');
@@ -78,4 +81,54 @@ test.serial('renamed, its label follows; deactivated, it stays in the chart; its
   t.is((await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, code: '5603001' }).first('is_active')).is_active, true, 'its account stays open');
   const audit = await knex('audit_events').where({ entity_id: id }).orderBy('id').pluck('action');
   t.deepEqual(audit, ['bank_account.create', 'bank_account.update', 'bank_account.deactivate']);
+});
+
+const transfer = (json: Record<string, unknown>, headers: Record<string, string>) =>
+  app.request('POST', '/api/v1/accounting/treasury-transfers/', { headers, json: { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-04-15', ...json } });
+const decide = (requestId: string, headers: Record<string, string>) =>
+  app.request('POST', `/api/v1/approvals/requests/${requestId}/approve/`, { headers, json: { reason: 'deposit slip seen' } });
+
+test.serial('transfers: the till to a bank approved by a second person, a bank to another by the branch head; the same side twice refused', async (t) => {
+  const accounts = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results as { id: string; account: string }[];
+  const sgc = accounts.find((row) => row.account === '5603002')!.id;
+  const sahel = accounts.find((row) => row.account === '5602001')!.id;
+  const tillBefore = new Money(await accountBalance(knex, world.enterpriseId, '5710'));
+
+  await withWorker(knex, async () => {
+    // 300 000 from the till to SGC, sent with an Idempotency-Key; the maker cannot approve it.
+    const keyed = (json: Record<string, unknown>) => app.request('POST', '/api/v1/accounting/treasury-transfers/', {
+      headers: { ...accountant, 'idempotency-key': 'versement-7' }, json: { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-04-15', ...json },
+    });
+    const deposit = { to_bank_account: sgc, amount: '300000', reference: 'bordereau 7' };
+    const requested = await keyed(deposit);
+    t.like(requested.body, { operation: 'treasury.transfer', status: 'pending', approver_roles: ['branch_head', 'direction', 'admin'] });
+    t.is((await keyed(deposit)).body.id, requested.body.id, 'a retry while it waits: the same request');
+    t.is(await accountBalance(knex, world.enterpriseId, '5603002'), '0', 'nothing is booked before the approval');
+    t.is((await decide(requested.body.id, accountant)).status, 403, 'the accountant decides nothing');
+    t.like((await decide(requested.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
+    const replayed = await keyed(deposit);
+    t.is(replayed.status, 201, replayed.text);
+    t.is(replayed.headers.get('idempotent-replayed'), 'true');
+    t.like(replayed.body, { from_bank_account: null, from_account: '5710', to_bank_account: sgc, to_account: '5603002', amount: '300000', reference: 'bordereau 7' });
+    t.is((await knex('journal_entries').where({ id: replayed.body.entry }).first('journal_code')).journal_code, 'BQ');
+
+    // 120 000 from SGC to Crédit du Sahel, made by the branch head: the direction approves it, not its maker.
+    const between = await transfer({ from_bank_account: sgc, to_bank_account: sahel, amount: '120000' }, world.users.branch_head!.headers);
+    t.is(between.status, 202, between.text);
+    t.like((await decide(between.body.id, world.users.branch_head!.headers)).body, { status: 403, code: 'approval_own_request' });
+    t.like((await decide(between.body.id, world.users.direction!.headers)).body, { status: 'approved' });
+  }, taskQueue);
+
+  t.like((await transfer({ from_bank_account: sgc, to_bank_account: sgc, amount: '1' }, accountant)).body, { status: 422, code: 'treasury_transfer_same_account', errors: [{ field: 'to_bank_account' }] });
+  t.like((await transfer({ amount: '1' }, accountant)).body, { status: 422, code: 'treasury_transfer_same_account' }, 'the till to the till');
+  t.like((await transfer({ to_bank_account: sgc, amount: '-5' }, accountant)).body, { status: 400, errors: [{ field: 'amount' }] });
+  t.is((await transfer({ to_bank_account: sgc, amount: '5' }, world.users.cashier!.headers)).status, 403);
+
+  // SGC: +300 000 − 120 000; Sahel: +120 000; the till: −300 000.
+  t.is(await accountBalance(knex, world.enterpriseId, '5603002'), '180000');
+  t.is(await accountBalance(knex, world.enterpriseId, '5602001'), '120000');
+  t.is(await accountBalance(knex, world.enterpriseId, '5710'), tillBefore.minus(300_000).toFixed(0));
+  t.like((await get(`${sgc}/`)).body, { balance: '180000' });
+  const listed = (await app.request('GET', `/api/v1/accounting/treasury-transfers/?enterprise=${world.enterpriseId}`, { headers: accountant })).body.results;
+  t.deepEqual(listed.map((row: { amount: string }) => row.amount).sort(), ['120000', '300000']);
 });
