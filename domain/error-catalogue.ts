@@ -145,6 +145,9 @@ export const errorCatalogue = {
   bank_account_unknown: { kind: 'unprocessable', title: 'The bank account is not one of the enterprise, or of the branch.' },
   bank_account_inactive: { kind: 'conflict', title: 'The bank account is deactivated.' },
   treasury_transfer_same_account: { kind: 'unprocessable', title: 'A transfer moves money between two different treasury accounts.' },
+  bank_statement_invalid: { kind: 'validation', title: 'The bank statement file is refused: the error names its row and column.' },
+  bank_statement_line_matched: { kind: 'conflict', title: 'The statement line or the ledger line is matched already.' },
+  bank_statement_match_refused: { kind: 'unprocessable', title: 'The ledger line is not of the statement\'s bank account, or not of the same amount.' },
   bank_parent_account_refused: { kind: 'unprocessable', title: 'A bank account is opened under a leaf of 560 (comptes à vue nostri) only.' },
   // general accounting, part 4: fixed assets (issue 28)
   fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },

@@ -132,3 +132,67 @@ test.serial('transfers: the till to a bank approved by a second person, a bank t
   const listed = (await app.request('GET', `/api/v1/accounting/treasury-transfers/?enterprise=${world.enterpriseId}`, { headers: accountant })).body.results;
   t.deepEqual(listed.map((row: { amount: string }) => row.amount).sort(), ['120000', '300000']);
 });
+
+const importStatement = (bankAccount: string, file: Buffer | string, extra: Record<string, unknown> = {}) => app.request('POST', `/api/v1/accounting/bank-accounts/${bankAccount}/statements/`, {
+  headers: accountant, json: { file_name: 'releve.csv', content: Buffer.from(file).toString('base64'), ...extra },
+});
+const postEntry = (date: string, description: string, lines: [string, number][]) => knex.transaction((trx) => postJournalEntry(trx, {
+  enterpriseId: world.enterpriseId, branchId: world.headOffice, entryDate: date, description, journal: 'BQ', createdBy: world.rootId,
+  lines: lines.map(([account, amount]) => ({ account, debit: new Money(Math.max(amount, 0)), credit: new Money(Math.max(-amount, 0)) })),
+}));
+const ledgerLineOf = async (entryId: string, code: string) => (await knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+  .where({ 'l.entry_id': entryId, 'c.code': code }).first(knex.raw('l.id::text AS id'))).id as string;
+
+test.serial('a statement: one line matches by itself, one by hand, the fees once booked; hostile files are refused naming the row and column', async (t) => {
+  const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find((row: { account: string }) => row.account === '5603002').id as string;
+  // SGC's ledger so far: +300 000 (bordereau 7) and −120 000, both on 2026-04-15 (the transfers above).
+  const csv = [
+    'date;value date;label;reference;debit;credit;balance',
+    '16/04/2026;;VERSEMENT ESPECES;bordereau 7;;300 000;300000',
+    '17/04/2026;;VIREMENT EMIS;ORD-55;120000;;180000',
+    '',
+    '30/04/2026;;FRAIS TENUE DE COMPTE;;3500;;176500',
+    '30/04/2026;;"=SUM(A1) agios";;1000;;175500',
+  ].join('\r\n');
+  const imported = await importStatement(sgc, csv);
+  t.is(imported.status, 201, imported.text);
+  t.is(imported.body.matched, 1, 'the deposit: same amount, a day apart, its reference in the entry');
+  const [deposit, sent, fees, agios] = imported.body.lines as { id: string; amount: string; journal_line: string | null; label: string }[];
+  t.deepEqual([deposit!.amount, sent!.amount, fees!.amount, agios!.amount], ['300000', '-120000', '-3500', '-1000']);
+  t.not(deposit!.journal_line, null);
+  t.is(sent!.journal_line, null, 'ORD-55 is in no entry: left for a person');
+  t.is(agios!.label, '=SUM(A1) agios', 'a formula is stored as text');
+  t.like((await app.request('GET', imported.headers.get('location')!, { headers: accountant })).body, { id: imported.body.id, bank_account: sgc, matched: 1 });
+
+  // By hand: the transfer sent, then the fees once booked by the accountant.
+  const sentEntry = (await knex('treasury_transfers').where({ from_account_code: '5603002' }).first('entry_id')).entry_id as string;
+  const sentLine = await ledgerLineOf(sentEntry, '5603002');
+  t.like((await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, { headers: accountant, json: { journal_line: deposit!.journal_line } })).body,
+    { status: 422, code: 'bank_statement_match_refused', errors: [{ field: 'journal_line' }] }, 'not the same amount');
+  t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, { headers: accountant, json: { journal_line: sentLine } })).status, 200);
+  const feesLine = await ledgerLineOf(await postEntry('2026-04-30', 'Frais de tenue de compte avril', [['6065', 3500], ['5603002', -3500]]), '5603002');
+  t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/match/`, { headers: accountant, json: { journal_line: feesLine } })).status, 200);
+  t.like((await app.request('POST', `/api/v1/accounting/statement-lines/${agios!.id}/match/`, { headers: accountant, json: { journal_line: feesLine } })).body,
+    { status: 422, code: 'bank_statement_match_refused' }, 'the fees line is of another amount');
+  t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/unmatch/`, { headers: accountant })).status, 200);
+  t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/match/`, { headers: accountant, json: { journal_line: feesLine } })).status, 200, 'matched again');
+  const matches = await knex('bank_statement_lines').whereIn('id', [deposit!.id, sent!.id, fees!.id, agios!.id]).orderBy('position').pluck('matched_how');
+  t.deepEqual(matches, ['auto', 'manual', 'manual', null]);
+  t.deepEqual(await knex('audit_events').where({ entity_id: fees!.id }).orderBy('id').pluck('action'), ['bank_statement_line.match', 'bank_statement_line.unmatch', 'bank_statement_line.match']);
+
+  const refused = async (file: Buffer | string, field: string) => {
+    const answer = await importStatement(sgc, file);
+    t.like(answer.body, { status: 400, code: 'bank_statement_invalid', errors: [{ field }] }, field);
+  };
+  const header = 'date,label,amount\n';
+  await refused(Buffer.concat([Buffer.from(header), Buffer.from([0x31, 0x36, 0x2f, 0xe9, 0x0a])]), 'file');
+  await refused(`${header}2026-04-16,ok,100\n2026-02-31,bad,100\n`, 'row 3, date');
+  await refused(`${header}2026-04-16,formula,=1+2\n`, 'row 2, amount');
+  await refused(`${header}2026-04-16,fraction,10.5\n`, 'row 2, amount');
+  await refused(`${header}${'2026-04-16,line,1\n'.repeat(5001)}`, 'file');
+  await refused(`${header}2026-04-16,${'x'.repeat(600 * 1024)},1\n`, 'file');
+  await refused('date,label,amount,cmd\n2026-04-16,l,1,x\n', 'header, column 4');
+  await refused(`${header}2026-04-16,too,1,many\n`, 'row 2');
+  t.like((await app.request('POST', `/api/v1/accounting/bank-accounts/${sgc}/statements/`, { headers: accountant, json: { content: '@@not base64' } })).body, { status: 400, errors: [{ field: 'content' }] });
+  t.is((await knex('bank_statements').where({ bank_account_id: sgc })).length, 1, 'nothing stored by the refusals');
+});

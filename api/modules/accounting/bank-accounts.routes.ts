@@ -28,7 +28,8 @@ const serializeBankAccount = (row: BankAccountRow) => ({
   account: row.account_code, is_active: row.is_active, balance: row.balance, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
 });
 
-const bankAccountLoader = {
+/** A bank account by id, checked against the caller's enterprise and branches (api/router.ts). */
+export const bankAccountLoader = {
   name: 'The bank account',
   load: async ({ knex }, id) => bankAccountById(knex, id),
   scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
