@@ -3447,6 +3447,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/bank-accounts/{id}/reconciliation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bank reconciliation statement (état de rapprochement) at a date
+         * @description Book balance − unmatched ledger lines + unmatched statement lines = bank balance, when the statement reconciles (`reconciled`).
+         */
+        get: operations["getBankReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounting/bank-statements/{id}/": {
         parameters: {
             query?: never;
@@ -3841,6 +3861,34 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["BankAccount"][];
+        };
+        BankReconciliation: {
+            /** Format: date */
+            date: string;
+            account: string;
+            book_balance: components["schemas"]["Money"];
+            bank_balance: components["schemas"]["Money"];
+            /** @description In the books, not yet on a statement: deducted. */
+            unmatched_ledger_lines: {
+                journal_line: string;
+                /** Format: date */
+                date: string;
+                description: string;
+                amount: components["schemas"]["Money"];
+            }[];
+            /** @description On a statement, not yet in the books: added. */
+            unmatched_statement_lines: {
+                /** Format: uuid */
+                statement_line: string;
+                /** Format: date */
+                date: string;
+                label: string;
+                reference: string;
+                amount: components["schemas"]["Money"];
+            }[];
+            reconciled_balance: components["schemas"]["Money"];
+            difference: components["schemas"]["Money"];
+            reconciled: boolean;
         };
         BankStatement: {
             /** Format: uuid */
@@ -29615,6 +29663,93 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBankReconciliation: {
+        parameters: {
+            query?: {
+                /** @description Default: the business date. */
+                date?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bank reconciliation statement (état de rapprochement) at a date */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankReconciliation"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

@@ -143,7 +143,7 @@ const postEntry = (date: string, description: string, lines: [string, number][])
 const ledgerLineOf = async (entryId: string, code: string) => (await knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
   .where({ 'l.entry_id': entryId, 'c.code': code }).first(knex.raw('l.id::text AS id'))).id as string;
 
-test.serial('a statement: one line matches by itself, one by hand, the fees once booked; hostile files are refused naming the row and column', async (t) => {
+test.serial('a statement: one line matches by itself, one by hand, the fees once booked; the reconciliation by hand; hostile files refused naming the row and column', async (t) => {
   const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find((row: { account: string }) => row.account === '5603002').id as string;
   // SGC's ledger so far: +300 000 (bordereau 7) and −120 000, both on 2026-04-15 (the transfers above).
   const csv = [
@@ -179,6 +179,23 @@ test.serial('a statement: one line matches by itself, one by hand, the fees once
   const matches = await knex('bank_statement_lines').whereIn('id', [deposit!.id, sent!.id, fees!.id, agios!.id]).orderBy('position').pluck('matched_how');
   t.deepEqual(matches, ['auto', 'manual', 'manual', null]);
   t.deepEqual(await knex('audit_events').where({ entity_id: fees!.id }).orderBy('id').pluck('action'), ['bank_statement_line.match', 'bank_statement_line.unmatch', 'bank_statement_line.match']);
+
+  // The état de rapprochement, by hand. A deposit of 50 000 booked on 29 April the bank has not shown yet.
+  await postEntry('2026-04-29', 'Versement 9', [['5603002', 50_000], ['5710', -50_000]]);
+  const report = async (date: string, format = 'json') => app.request('GET', `/api/v1/accounting/bank-accounts/${sgc}/reconciliation/?date=${date}&format=${format}`, { headers: accountant });
+  // 30 April: books 300 000 − 120 000 − 3 500 + 50 000 = 226 500; bank 175 500 (the last line's balance);
+  // 226 500 − 50 000 (not on the statement) − 1 000 (the agios, not in the books) = 175 500.
+  const april = (await report('2026-04-30')).body;
+  t.like(april, { book_balance: '226500', bank_balance: '175500', reconciled_balance: '175500', difference: '0', reconciled: true, account: '5603002' });
+  t.deepEqual(april.unmatched_ledger_lines.map((line: { amount: string; date: string }) => [line.date, line.amount]), [['2026-04-29', '50000']]);
+  t.deepEqual(april.unmatched_statement_lines.map((line: { statement_line: string; amount: string }) => [line.statement_line, line.amount]), [[agios!.id, '-1000']]);
+  // 16 April: books 180 000; bank 300 000 (the deposit's line); the 120 000 sent reaches the statement on the 17th.
+  t.like((await report('2026-04-16')).body, { book_balance: '180000', bank_balance: '300000', reconciled: true, unmatched_ledger_lines: [{ amount: '-120000' }], unmatched_statement_lines: [] });
+  const csvReport = await report('2026-04-30', 'csv');
+  t.is(csvReport.status, 200);
+  t.true(csvReport.text.includes('\'=SUM(A1) agios'), 'a formula is written as text in the download');
+  t.true(csvReport.text.includes('175500'));
+  t.is((await report('2026-04-30', 'xlsx')).status, 200);
 
   const refused = async (file: Buffer | string, field: string) => {
     const answer = await importStatement(sgc, file);

@@ -2,8 +2,13 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { importBankStatement, matchStatementLine, matchWindowDaysDefault, unmatchStatementLine } from '../../../activities/accounting/bank-statements.activity';
 import { AppError } from '../../../domain/errors';
+import { reconciliationAt } from '../../../activities/accounting/bank-accounts.queries';
+import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { businessDateOf } from '../../../activities/enterprise/configuration.activity';
+import { reconciliationDocument } from '../../../domain/accounting/bank-reconciliation';
+import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute, type Loader } from '../../route';
-import { dateResponse, idParams } from '../common.schemas';
+import { dateResponse, idParams, isoDate } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { bookkeepers, bookReaders } from './accounting.queries';
 import { bankAccountLoader } from './bank-accounts.routes';
@@ -59,6 +64,24 @@ function bytesOf(content: string): Uint8Array {
   return Buffer.from(content, 'base64');
 }
 
+const reconciliationSchema = yup.object({
+  date: dateResponse(),
+  account: yup.string().required(),
+  book_balance: moneyResponse().meta({ description: 'The account\'s balance in the books at the date: debits less credits.' }),
+  bank_balance: moneyResponse().meta({ description: 'The last statement line\'s balance at the date, or the sum of the lines when it gives none.' }),
+  unmatched_ledger_lines: yup.array(yup.object({
+    journal_line: yup.string().required(), date: dateResponse(), description: yup.string().defined(), amount: moneyResponse(),
+  })).required()
+    .meta({ description: 'In the books, not yet on a statement: deducted.' }),
+  unmatched_statement_lines: yup.array(yup.object({
+    statement_line: yup.string().uuid().required(), date: dateResponse(), label: yup.string().required(), reference: yup.string().defined(), amount: moneyResponse(),
+  }))
+    .required().meta({ description: 'On a statement, not yet in the books: added.' }),
+  reconciled_balance: moneyResponse(),
+  difference: moneyResponse().meta({ description: 'Bank balance less reconciled balance: 0 when the statement reconciles.' }),
+  reconciled: yup.boolean().required(),
+}).meta({ component: 'BankReconciliation' });
+
 /** Bank statements and their reconciliation (issue 28, docs/domain.md §12.6). */
 export const bankStatementRoutes = [
   defineRoute({
@@ -89,6 +112,29 @@ export const bankStatementRoutes = [
         bankAccountId: resource.id, fileName, bytes: bytesOf(body.content), windowDays: body.window_days ?? matchWindowDaysDefault,
       });
       return statementOf(deps.knex, { id: statementId, bank_account_id: resource.id, file_name: fileName });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounting/bank-accounts/{id}/reconciliation/',
+    module: 'accounting',
+    operationId: 'getBankReconciliation',
+    summary: 'The bank reconciliation statement (état de rapprochement) at a date',
+    description: 'Book balance − unmatched ledger lines + unmatched statement lines = bank balance, when the statement reconciles (`reconciled`).',
+    access: bookReaders,
+    load: bankAccountLoader,
+    params: idParams,
+    query: yup.object({ date: isoDate().optional().meta({ description: 'Default: the business date.' }), format: formatParameter }),
+    downloadable: true,
+    response: reconciliationSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ resource, query, deps, ctx }) => {
+      const date = query.date ?? await businessDateOf(deps.knex, resource.enterprise_id, deps.clock());
+      const answer = await reconciliationAt(deps.knex, resource, date);
+      return answerReport(ctx, query.format, answer, {
+        report: `bank-reconciliation-${resource.account_code}`,
+        document: async () => reconciliationDocument(await reportHeading(deps.knex, { enterpriseId: resource.enterprise_id, branch: resource.branch_id }, deps.clock()), answer),
+      });
     },
   }),
   defineRoute({
