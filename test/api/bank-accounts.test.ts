@@ -143,7 +143,7 @@ const postEntry = (date: string, description: string, lines: [string, number][])
 const ledgerLineOf = async (entryId: string, code: string) => (await knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
   .where({ 'l.entry_id': entryId, 'c.code': code }).first(knex.raw('l.id::text AS id'))).id as string;
 
-test.serial('a statement: one line matches by itself, one by hand, the fees once booked; the reconciliation by hand; hostile files refused naming the row and column', async (t) => {
+test.serial('a statement: one line matches by itself, one by hand, the fees once booked by a manual entry; the reconciliation by hand; hostile files refused naming the row and column', async (t) => {
   const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find((row: { account: string }) => row.account === '5603002').id as string;
   // SGC's ledger so far: +300 000 (bordereau 7) and −120 000, both on 2026-04-15 (the transfers above).
   const csv = [
@@ -170,7 +170,18 @@ test.serial('a statement: one line matches by itself, one by hand, the fees once
   t.like((await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, { headers: accountant, json: { journal_line: deposit!.journal_line } })).body,
     { status: 422, code: 'bank_statement_match_refused', errors: [{ field: 'journal_line' }] }, 'not the same amount');
   t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, { headers: accountant, json: { journal_line: sentLine } })).status, 200);
-  const feesLine = await ledgerLineOf(await postEntry('2026-04-30', 'Frais de tenue de compte avril', [['6065', 3500], ['5603002', -3500]]), '5603002');
+  // The fees booked by the accountant's manual entry (a bank account is no subledger account), approved by the branch head.
+  const feesEntry = await withWorker(knex, async () => {
+    const created = await app.request('POST', '/api/v1/accounting/manual-entries/', { headers: accountant, json: {
+      enterprise: world.enterpriseId, entry_date: '2026-04-30', reference: 'RELEVE-04', label: 'Frais de tenue de compte avril',
+      lines: [{ account: '6065', branch: world.headOffice, debit: '3500' }, { account: '5603002', branch: world.headOffice, credit: '3500' }],
+    } });
+    t.is(created.status, 201, created.text);
+    const submitted = await app.request('POST', `/api/v1/accounting/manual-entries/${created.body.id}/submission/`, { headers: accountant });
+    t.like((await decide(submitted.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
+    return (await app.request('GET', `/api/v1/accounting/manual-entries/${created.body.id}/`, { headers: accountant })).body.journal_entries[0].id as string;
+  }, taskQueue);
+  const feesLine = await ledgerLineOf(feesEntry, '5603002');
   t.is((await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/match/`, { headers: accountant, json: { journal_line: feesLine } })).status, 200);
   t.like((await app.request('POST', `/api/v1/accounting/statement-lines/${agios!.id}/match/`, { headers: accountant, json: { journal_line: feesLine } })).body,
     { status: 422, code: 'bank_statement_match_refused' }, 'the fees line is of another amount');
