@@ -121,6 +121,8 @@ test.serial('transfers: the till to a bank approved by a second person, a bank t
 
   t.like((await transfer({ from_bank_account: sgc, to_bank_account: sgc, amount: '1' }, accountant)).body, { status: 422, code: 'treasury_transfer_same_account', errors: [{ field: 'to_bank_account' }] });
   t.like((await transfer({ amount: '1' }, accountant)).body, { status: 422, code: 'treasury_transfer_same_account' }, 'the till to the till');
+  t.like((await transfer({ to_bank_account: sgc, amount: '1', transfer_date: '2100-01-04' }, accountant)).body,
+    { status: 422, code: 'as_of_after_business_date', errors: [{ field: 'transfer_date' }] }, 'after the business date: refused before any request');
   t.like((await transfer({ to_bank_account: sgc, amount: '-5' }, accountant)).body, { status: 400, errors: [{ field: 'amount' }] });
   t.is((await transfer({ to_bank_account: sgc, amount: '5' }, world.users.cashier!.headers)).status, 403);
 

@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import type { Knex } from 'knex';
 import { transfersQuery, type TransferRow } from '../../../activities/accounting/bank-accounts.queries';
+import { assertNotAfterBusinessDate } from '../../../activities/accounting/supplier-books';
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../../../activities/accounting/treasury-transfers.activity';
 import { assertTransferSides } from '../../../domain/accounting/banks';
 import { AppError } from '../../../domain/errors';
@@ -110,6 +111,7 @@ export const treasuryTransferRoutes = [
       };
       // Refused before any request: nobody should approve a transfer that cannot be made.
       assertTransferSides(payload.fromBankAccountId, payload.toBankAccountId);
+      await assertNotAfterBusinessDate(deps.knex, body.enterprise, deps.clock(), body.transfer_date, 'transfer_date');
       const made = await transferOfKey(deps.knex, principal.userId, payload);
       if (made !== undefined) {
         ctx.set('Idempotent-Replayed', 'true');
