@@ -1,4 +1,7 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
+import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
+import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
+import { bankStatementRoutes } from './modules/accounting/bank-statements.routes';
 import { supplierRoutes } from './modules/accounting/suppliers.routes';
 import { supplierInvoiceRoutes } from './modules/accounting/supplier-invoices.routes';
 import { supplierPaymentRoutes } from './modules/accounting/supplier-payments.routes';
@@ -99,4 +102,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...fixedAssetCategoryRoutes,
   ...fixedAssetRoutes,
   ...fixedAssetRegisterRoutes,
+  // Issue 28, general accounting, part 6: banks and correspondents.
+  ...bankAccountRoutes,
+  ...treasuryTransferRoutes,
+  ...bankStatementRoutes,
 ];

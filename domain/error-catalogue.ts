@@ -139,6 +139,16 @@ export const errorCatalogue = {
   supplier_invoice_account_refused: { kind: 'unprocessable', title: 'An invoice line posts to an expense (class 6) or a recoverable tax (430) only.' },
   supplier_paying_account_refused: { kind: 'unprocessable', title: 'A supplier is paid from a treasury account (class 5) only.' },
   supplier_payment_exceeds_due: { kind: 'conflict', title: 'The payment settles more than remains to pay on the invoice.' },
+  // issue 28, part 6 (banks): banks and correspondents
+  bank_account_number_taken: { kind: 'conflict', title: 'Another bank account of the enterprise has this number.' },
+  bank_accounts_full: { kind: 'conflict', title: 'Every bank account under the 560 leaf is taken.' },
+  bank_account_unknown: { kind: 'unprocessable', title: 'The bank account is not one of the enterprise, or of the branch.' },
+  bank_account_inactive: { kind: 'conflict', title: 'The bank account is deactivated.' },
+  treasury_transfer_same_account: { kind: 'unprocessable', title: 'A transfer moves money between two different treasury accounts.' },
+  bank_statement_invalid: { kind: 'validation', title: 'The bank statement file is refused: the error names its row and column.' },
+  bank_statement_line_matched: { kind: 'conflict', title: 'The statement line or the ledger line is matched already.' },
+  bank_statement_match_refused: { kind: 'unprocessable', title: 'The ledger line is not of the statement\'s bank account, or not of the same amount.' },
+  bank_parent_account_refused: { kind: 'unprocessable', title: 'A bank account is opened under a leaf of 560 (comptes à vue nostri) only.' },
   // general accounting, part 4: fixed assets (issue 28)
   fixed_asset_category_taken: { kind: 'conflict', title: 'The enterprise already has a fixed-asset category of this name.' },
   fixed_asset_disposed: { kind: 'conflict', title: 'The fixed asset was disposed of already.' },

@@ -26,7 +26,7 @@ export async function supplierAndBranch(trx: Knex.Transaction, input: { supplier
 }
 
 /** Books are kept up to the business date, never ahead of it (as a manual entry's date). */
-export async function assertNotAfterBusinessDate(trx: Knex.Transaction, enterpriseId: string, now: Date, date: IsoDate, field: string): Promise<void> {
+export async function assertNotAfterBusinessDate(trx: Knex | Knex.Transaction, enterpriseId: string, now: Date, date: IsoDate, field: string): Promise<void> {
   const businessDate = await businessDateOf(trx, enterpriseId, now);
   if (date > businessDate) {
     throw new AppError('unprocessable', 'as_of_after_business_date', `${field} is after the business date ${businessDate}.`, [{ field, message: `${field} must not be after ${businessDate}` }]);

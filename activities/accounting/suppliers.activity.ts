@@ -49,7 +49,8 @@ export async function createSupplier(context: ActivityContext, actor: Actor, inp
   }
 }
 
-async function assertBranchOf(trx: Knex.Transaction, enterpriseId: string, branchId: string): Promise<void> {
+/** A branch the request names belongs to the enterprise, or the request is refused naming `branch`. */
+export async function assertBranchOf(trx: Knex.Transaction, enterpriseId: string, branchId: string): Promise<void> {
   const branch = await trx('branches').where({ id: branchId, enterprise_id: enterpriseId }).first('id');
   if (branch === undefined) throw new AppError('validation', 'invalid_request', 'branch is not a branch of the enterprise.', [{ field: 'branch', message: 'branch is not a branch of the enterprise' }]);
 }

@@ -18,6 +18,7 @@ import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
 import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
+import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
@@ -58,6 +59,8 @@ export const approvalExecutors = {
   // General accounting, part 4: fixed assets (issue 28), an acquisition and a disposal post to the books.
   'fixed_asset.acquisition': (context: DataContext, maker: Actor, payload: AcquisitionPayload) => acquireFixedAsset(context, maker, payload),
   'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
+  // Issue 28, part 6 (banks): money moved between the till and the banks.
+  'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

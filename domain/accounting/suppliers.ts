@@ -1,4 +1,5 @@
 import type { IsoDate } from '../calendar';
+import { nextSubAccountCode } from './banks';
 import { AppError } from '../errors';
 import type { JournalCode, JournalLine } from '../events/journal';
 import { formatAmount, Money } from '../money';
@@ -11,15 +12,8 @@ import { formatAmount, Money } from '../money';
 /** 40110 Fournisseurs, dettes en compte hors réseau (PCEMF): each supplier's account is one of its sub-accounts. */
 export const supplierParentAccount = '40110';
 
-/** Three digits after the parent, as any sub-account of the chart (001 to 999). */
-const supplierNumberMax = 999;
-
 /** The next free supplier account under 40110 (`40110001`, `40110002`…), or null once the 999 are taken. */
-export function nextSupplierAccountCode(taken: readonly string[]): string | null {
-  const numbers = taken.filter((code) => code.length === supplierParentAccount.length + 3).map((code) => Number(code.slice(supplierParentAccount.length)));
-  const next = numbers.reduce((max, number) => Math.max(max, number), 0) + 1;
-  return next > supplierNumberMax ? null : `${supplierParentAccount}${String(next).padStart(3, '0')}`;
-}
+export const nextSupplierAccountCode = (taken: readonly string[]): string | null => nextSubAccountCode(supplierParentAccount, taken);
 
 /** An account of the chart as the rules see it. */
 export interface ChartAccount {

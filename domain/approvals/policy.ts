@@ -25,6 +25,8 @@ export const approvalOperations = [
   // General accounting, part 4: fixed assets (issue 28).
   'fixed_asset.acquisition',
   'fixed_asset.disposal',
+  // Issue 28, part 6 (banks): a transfer between the till and the banks.
+  'treasury.transfer',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -64,6 +66,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   // General accounting, part 4: fixed assets (issue 28).
   'fixed_asset.acquisition': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
+  'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

@@ -3407,6 +3407,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/bank-accounts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List bank accounts with their book balances, by bank and number */
+        get: operations["listBankAccounts"];
+        put?: never;
+        /**
+         * Register a bank account and open its treasury account under a leaf of 560
+         * @description `parent_account` is one of 5600, 5601, 5602, 5603, 5604, 5605, 5606, 5607, 5608, 56090, 56099 (comptes à vue nostri; default 5603, banques non associées). The account gets its next free sub-account (5603001, 5603002…). It is no subledger account: bank fees are booked on it by manual entries.
+         */
+        post: operations["createBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/bank-accounts/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bank account detail, with its book balance */
+        get: operations["getBankAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a bank account, or deactivate it (`is_active: false`: no new transfer; its account stays open) */
+        patch: operations["updateBankAccount"];
+        trace?: never;
+    };
+    "/api/v1/accounting/treasury-transfers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List treasury transfers, newest first */
+        get: operations["listTreasuryTransfers"];
+        put?: never;
+        /**
+         * Move money from the till to a bank, a bank to the till, or a bank to another, under four eyes
+         * @description Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`.
+         */
+        post: operations["recordTreasuryTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/treasury-transfers/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Treasury transfer detail */
+        get: operations["getTreasuryTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/bank-accounts/{id}/statements/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bank statement (CSV) and match its lines to the account's ledger lines
+         * @description The CSV file in base64 (`content`), UTF-8, `;` or `,`; a header row naming the columns date, value_date, label, reference, debit and credit or a signed amount, balance (README). A bad file is refused whole, 400 `bank_statement_invalid` naming the row and column. Each line is then matched to an unmatched ledger line of the same amount dated within `window_days` (default 5) whose entry holds its reference, if any.
+         */
+        post: operations["importBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/bank-accounts/{id}/reconciliation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bank reconciliation statement (état de rapprochement) at a date
+         * @description Book balance − unmatched ledger lines + unmatched statement lines = bank balance, when the statement reconciles (`reconciled`).
+         */
+        get: operations["getBankReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/bank-statements/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bank statement with its lines and their matches */
+        get: operations["getBankStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/statement-lines/{id}/match/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Match a statement line by hand to a ledger line of its bank account, of the same amount */
+        post: operations["matchStatementLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/statement-lines/{id}/unmatch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a statement line's match */
+        post: operations["unmatchStatementLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3504,7 +3672,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -3524,7 +3692,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -3713,6 +3881,92 @@ export interface components {
                 prior_liabilities: components["schemas"]["Money"];
                 balanced: boolean;
             };
+        };
+        BankAccount: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description null: an account of the whole enterprise.
+             */
+            branch: string | null;
+            bank_name: string;
+            /** @description RIB or IBAN, as the bank writes it. */
+            account_number: string;
+            /** @description The bank's agency that keeps the account. */
+            bank_branch: string | null;
+            /**
+             * @description Its treasury account, a sub-account of a leaf of 560.
+             * @example 5603001
+             */
+            account: string;
+            is_active: boolean;
+            balance: components["schemas"]["Money"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Page<BankAccount>: one page of a list. */
+        BankAccountPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["BankAccount"][];
+        };
+        BankReconciliation: {
+            /** Format: date */
+            date: string;
+            account: string;
+            book_balance: components["schemas"]["Money"];
+            bank_balance: components["schemas"]["Money"];
+            /** @description In the books, not yet on a statement: deducted. */
+            unmatched_ledger_lines: {
+                journal_line: string;
+                /** Format: date */
+                date: string;
+                description: string;
+                amount: components["schemas"]["Money"];
+            }[];
+            /** @description On a statement, not yet in the books: added. */
+            unmatched_statement_lines: {
+                /** Format: uuid */
+                statement_line: string;
+                /** Format: date */
+                date: string;
+                label: string;
+                reference: string;
+                amount: components["schemas"]["Money"];
+            }[];
+            reconciled_balance: components["schemas"]["Money"];
+            difference: components["schemas"]["Money"];
+            reconciled: boolean;
+        };
+        BankStatement: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bank_account: string;
+            file_name: string;
+            /** @description How many of its lines are matched. */
+            matched: number;
+            lines: {
+                /** Format: uuid */
+                id: string;
+                position: number;
+                /** Format: date */
+                date: string;
+                label: string;
+                reference: string;
+                amount: components["schemas"]["Money"];
+                /** @description The ledger line it is matched to, or null. */
+                journal_line: string | null;
+            }[];
         };
         Branch: {
             /** Format: uuid */
@@ -6634,6 +6888,60 @@ export interface components {
         TokenPair: {
             access: string;
             refresh: string;
+        };
+        TreasuryTransfer: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /**
+             * Format: uuid
+             * @description null: the till.
+             */
+            from_bank_account: string | null;
+            /**
+             * Format: uuid
+             * @description null: the till.
+             */
+            to_bank_account: string | null;
+            /**
+             * @description The account credited.
+             * @example 5710
+             */
+            from_account: string;
+            /**
+             * @description The account debited.
+             * @example 5603001
+             */
+            to_account: string;
+            /** Format: date */
+            transfer_date: string;
+            amount: components["schemas"]["Money"];
+            reference: string;
+            /**
+             * Format: uuid
+             * @description The entry it posted, journal BQ.
+             */
+            entry: string;
+            /**
+             * Format: uuid
+             * @description The maker.
+             */
+            recorded_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<TreasuryTransfer>: one page of a list. */
+        TreasuryTransferPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["TreasuryTransfer"][];
         };
         TrialBalance: {
             /** Format: date */
@@ -25313,7 +25621,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
                 maker?: string;
             };
             header?: never;
@@ -25808,7 +26116,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -29246,6 +29554,1148 @@ export interface operations {
                     "application/json": components["schemas"]["FixedAssetRegister"];
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBankAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                is_active?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List bank accounts with their book balances, by bank and number */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    /** Format: uuid */
+                    branch?: string | null;
+                    /** @description A leaf of 560 (default 5603). */
+                    parent_account?: string | null;
+                    bank_name: string;
+                    account_number: string;
+                    bank_branch?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Register a bank account and open its treasury account under a leaf of 560 */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/bank-accounts/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank account detail, with its book balance */
+            200: {
+                headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateBankAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bank_name?: string;
+                    account_number?: string;
+                    bank_branch?: string | null;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Change a bank account, or deactivate it (`is_active: false`: no new transfer; its account stays open) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTreasuryTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List treasury transfers, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreasuryTransferPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordTreasuryTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    /**
+                     * Format: uuid
+                     * @description The entry's branch: the till's, and the bank accounts' when they are a branch's.
+                     */
+                    branch: string;
+                    /**
+                     * Format: uuid
+                     * @description Where the money leaves. A bank account of the enterprise (of the branch or of the whole enterprise); null or absent: the till (5710).
+                     */
+                    from_bank_account?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description Where it goes. A bank account of the enterprise (of the branch or of the whole enterprise); null or absent: the till (5710).
+                     */
+                    to_bank_account?: string | null;
+                    /** @description The entry's date: in an open accounting year, not after the business date. */
+                    transfer_date: string;
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /** @description Deposit slip, cheque or transfer number. */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Move money from the till to a bank, a bank to the till, or a bank to another, under four eyes */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/treasury-transfers/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreasuryTransfer"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTreasuryTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Treasury transfer detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreasuryTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    file_name?: string;
+                    /** @description The file, base64. */
+                    content: string;
+                    window_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Import a bank statement (CSV) and match its lines to the account's ledger lines */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/accounting/bank-statements/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatement"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBankReconciliation: {
+        parameters: {
+            query?: {
+                /** @description Default: the business date. */
+                date?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bank reconciliation statement (état de rapprochement) at a date */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankReconciliation"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bank statement with its lines and their matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatement"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    matchStatementLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    journal_line: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Match a statement line by hand to a ledger line of its bank account, of the same amount */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        journal_line: string;
+                    };
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unmatchStatementLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Undo a statement line's match */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        journal_line: string | null;
+                    };
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */
