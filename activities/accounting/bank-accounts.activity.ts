@@ -68,7 +68,10 @@ export async function updateBankAccount(context: ActivityContext, actor: Actor, 
     return await inTransaction(context.knex, async (trx) => {
       const bankAccount = await BankAccount.query(trx).findById(bankAccountId).forUpdate();
       if (bankAccount === undefined) throw new NotFoundError('The bank account');
-      const updated = await BankAccount.query(trx).patchAndFetchById(bankAccount.id, changes);
+      // A PATCH of no field changes nothing (Objection would patch nothing and answer no row).
+      const patch = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      if (Object.keys(patch).length === 0) return bankAccount;
+      const updated = await BankAccount.query(trx).patchAndFetchById(bankAccount.id, patch);
       const label = `${updated.bankName} ${updated.accountNumber}`.slice(0, 200);
       if (label !== `${bankAccount.bankName} ${bankAccount.accountNumber}`.slice(0, 200)) await trx('company_chart_entries').where({ id: bankAccount.chartEntryId }).update({ label });
       const action = changes.isActive === false && bankAccount.isActive ? 'bank_account.deactivate' : 'bank_account.update';

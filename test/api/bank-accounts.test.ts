@@ -62,6 +62,8 @@ test.serial('renamed, its label follows; deactivated, it stays in the chart; its
   const renamed = await app.request('PATCH', `/api/v1/accounting/bank-accounts/${id}/`, { headers: accountant, json: { bank_name: 'Afriland', bank_branch: null } });
   t.like(renamed.body, { bank_name: 'Afriland', bank_branch: null, account: '5603001' });
   t.is((await labelOf('5603001')).label, 'Afriland CM21 10005 00001 01234567890 12');
+  const unchanged = await app.request('PATCH', `/api/v1/accounting/bank-accounts/${id}/`, { headers: accountant, json: {} });
+  t.like(unchanged.body, { bank_name: 'Afriland', account: '5603001', is_active: true }, 'a PATCH of no field changes nothing');
 
   // 500 000 from the till to the bank, then 2 500 of fees the bank took: 497 500 at the bank, by hand.
   await knex.transaction(async (trx) => {

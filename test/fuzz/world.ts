@@ -47,8 +47,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset and a user
- * with a grant; then the ids of everything the lists of the document answer.
+ * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
+ * transfer and a statement, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -74,6 +74,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await post(app, '/api/v1/accounting/recurring-entries/', direction, { enterprise: world.enterpriseId, label: 'Monthly rent', reference_pattern: 'RENT-{period}', day_of_period: 5, first_period: '2026-01', lines: rentLines });
   await keepBooks(world);
   await registerFixedAsset(world);
+  const statement = await keepBank(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -84,7 +85,14 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   // A report of the month's pack, by its file name: the only path parameter that is not an id.
   pools.byPath.set('/api/v1/accounts/reporting-packs/{id}/files/', [`${reportingPackReports[0]!.name}.csv`]);
   pools.known.add(`${reportingPackReports[0]!.name}.csv`);
-  const bodies = new Map([['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }]]);
+  // A statement and its lines have no list of their own: their ids come from the statement imported above.
+  pools.byPath.set('/api/v1/accounting/bank-statements/', [statement.id]);
+  pools.byPath.set('/api/v1/accounting/statement-lines/', statement.lineIds);
+  for (const id of [statement.id, ...statement.lineIds]) pools.known.add(id);
+  const bodies = new Map<string, Record<string, unknown>>([
+    ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
+    ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
+  ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
 
@@ -168,6 +176,20 @@ async function registerFixedAsset(world: LoanWorld): Promise<void> {
   const json = { category: category.id, branch: world.headOffice, label: 'Moto', acquisition_date: '2026-01-02', cost: '1500000', funding_account: '5710' };
   const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/fixed-assets/', { headers: direction, json }), asApprover(world));
   if (approved.status !== 200) throw new Error(`the fixed asset: ${approved.text}`);
+}
+
+/** A bank account (issue 28, part 6) with a transfer from the till approved by a second person and a statement of it imported. */
+async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string[]; content: string }> {
+  const direction = world.users.direction!.headers;
+  const bank = await post(world.app, '/api/v1/accounting/bank-accounts/', direction, { enterprise: world.enterpriseId, bank_name: 'Fuzz Bank', account_number: 'FZ-001', parent_account: '5602' });
+  const transfer = { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-01-10', to_bank_account: bank.id, amount: '10000', reference: 'FZ-DEP' };
+  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/treasury-transfers/', { headers: direction, json: transfer }), asApprover(world));
+  if (approved.status !== 200) throw new Error(`the transfer: ${approved.text}`);
+  const csv = ['date;label;reference;debit;credit;balance', '11/01/2026;VERSEMENT;FZ-DEP;;10000;10000', '12/01/2026;FRAIS;;500;;9500'].join('\r\n');
+  const content = Buffer.from(csv).toString('base64');
+  const statement = await post(world.app, `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`, direction, { file_name: 'fuzz.csv', content });
+  const lineIds = await world.knex('bank_statement_lines').where({ statement_id: statement.id }).pluck('id') as string[];
+  return { id: statement.id as string, lineIds, content };
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
