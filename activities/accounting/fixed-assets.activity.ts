@@ -7,7 +7,7 @@ import { FixedAsset } from '../../db/models/fixed-asset.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
-import { businessDateOf } from '../enterprise/configuration.activity';
+import { assertNotAfterBusinessDate } from './supplier-books';
 import { postJournalEntry, type EntryDraft } from '../events/post-entry';
 import { bookDepreciation, depreciableAssets } from './fixed-asset-depreciation.activity';
 import { assertAccountsFit } from './fixed-asset-categories.activity';
@@ -31,14 +31,6 @@ export interface AcquisitionPayload {
   depreciationMonths: number | null;
   fundingAccount: string;
   idempotencyKey?: string | null;
-}
-
-/** A date of the operation, not after the business date (422 naming the field). */
-async function assertNotAfterBusinessDate(trx: Knex.Transaction, enterpriseId: string, now: Date, date: string, field: string): Promise<void> {
-  const businessDate = await businessDateOf(trx, enterpriseId, now);
-  if (date > businessDate) {
-    throw new AppError('unprocessable', 'as_of_after_business_date', `The ${field.replace('_', ' ')} ${date} is after the business date ${businessDate}.`, [{ field, message: `${field} must not be after ${businessDate}` }]);
-  }
 }
 
 /** Records the asset in the register and posts its acquisition: debit its category's class 2 account, credit the funding account, on the acquisition date. */
