@@ -61,9 +61,11 @@ test.serial('moving the business date waits for a second person: not the maker, 
     const own = await decide(requested.body.id, 'approve', world.users.direction!.headers);
     t.is(own.status, 403);
     t.is(own.body.code, 'approval_own_request');
+    const committee = await decide(requested.body.id, 'approve', world.users.committee!.headers);
+    t.is(committee.status, 403, 'a role over the whole enterprise reads the request, but is not among its approvers');
+    t.is(committee.body.code, 'approval_role_required');
     const branchHead = await decide(requested.body.id, 'approve', world.users.branch_head!.headers);
-    t.is(branchHead.status, 403);
-    t.is(branchHead.body.code, 'approval_role_required');
+    t.is(branchHead.status, 404, 'a branch head does not read a request of the whole enterprise: it is not there for them to decide');
     const otherEnterprise = await app.request('POST', '/api/v1/enterprise/enterprises/', { headers: world.users.root!.headers, json: { code: 'APX', name: 'Coop APX', legal_form: 'C', country: 'CM' } });
     await createUser(knex, 'direction_apx', [{ role: 'direction', enterpriseId: otherEnterprise.body.id, branchId: null }]);
     const outsider = await decide(requested.body.id, 'approve', await bearer(app, 'direction_apx', '10.61.0.2'));
@@ -155,4 +157,10 @@ test.serial('a request of the whole enterprise is read by its whole-enterprise r
   t.deepEqual(await seenBy(world.users.committee!), { listed: true, detail: 200 }, 'a role over the whole enterprise reads it');
   t.deepEqual(await seenBy(world.users.cashier!), { listed: false, detail: 404 }, 'a cashier of the head office neither lists nor reads it');
   t.deepEqual(await seenBy(world.users.other_head!), { listed: false, detail: 404 }, 'nor does another branch\'s head');
+  for (const decision of ['approve', 'reject']) {
+    const decided = await app.request('POST', `/api/v1/approvals/requests/${requested.body.id as string}/${decision}/`, { headers: world.users.other_head!.headers, json: { reason: 'not mine to see' } });
+    t.is(decided.status, 404, `${decision}: a request one cannot read is not found, rather than refused for the role`);
+  }
+  const still = await app.request('GET', `/api/v1/approvals/requests/${requested.body.id as string}/`, { headers: world.users.committee!.headers });
+  t.is(still.body.status, 'pending', 'and nothing was decided');
 });
