@@ -187,7 +187,6 @@ export const errorCatalogue = {
   comment_required: { kind: 'conflict', title: 'The decision needs a comment saying why.' },
   decision_in_progress: { kind: 'conflict', title: 'Another decision is being recorded: try again.' },
   not_submitter: { kind: 'forbidden', title: 'Only the user who submitted the application may withdraw it.' },
-  same_person: { kind: 'forbidden', title: 'The change was asked by this user: another person confirms it.' },
   approver_cannot_disburse: { kind: 'forbidden', title: 'The user who granted the loan cannot also pay it out.' },
   amount_out_of_bounds: { kind: 'unprocessable', title: 'The amount is outside the product\'s bounds.' },
   term_periods_out_of_bounds: { kind: 'unprocessable', title: 'The term is outside the product\'s bounds.' },
@@ -208,7 +207,6 @@ export const errorCatalogue = {
   guarantee_pending: { kind: 'conflict', title: 'The guarantee is pending.' },
   guarantee_refused: { kind: 'conflict', title: 'The guarantee was refused.' },
   confirmation_pending: { kind: 'conflict', title: 'A change of the guarantee awaits its confirmation.' },
-  nothing_to_confirm: { kind: 'conflict', title: 'No change of the guarantee awaits a confirmation.' },
   // shares
   share_type_limit: { kind: 'conflict', title: 'An enterprise has at most the three share types 001, 002 and 003.' },
   share_type_code_taken: { kind: 'conflict', title: 'The enterprise already has this share type.' },

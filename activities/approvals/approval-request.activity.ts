@@ -77,7 +77,12 @@ async function tryOperation<O extends CoveredOperation>(trx: Knex.Transaction, n
 
 /** The request's workflow could not be started: it ends failed, so it waits for no one. */
 export async function markApprovalRequestFailed(knex: Knex, now: Date, input: { requestId: string; failure: string }): Promise<void> {
-  await knex('approval_requests').where({ id: input.requestId, status: 'pending' }).update({ status: 'failed', decided_at: now, outcome: JSON.stringify({ code: 'workflow_unavailable', message: input.failure }) });
+  // Closed as any request that ends unapplied: its operation's closer frees what waited on it (a draft, a pending guarantee).
+  await inTransaction(knex, async (trx) => {
+    const row = (await trx('approval_requests').where({ id: input.requestId }).forUpdate().first()) as RequestRow | undefined;
+    if (row === undefined || row.status !== 'pending') return;
+    await closeRequest(trx, now, row, { status: 'failed', decider: null, reason: null, failure: { code: 'workflow_unavailable', message: input.failure } });
+  });
 }
 
 interface RequestRow {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { assertOtherPerson, needsConfirmation, type GuaranteeChange } from '../../domain/loans/guarantee-confirmation';
+import { needsConfirmation } from '../../domain/loans/guarantee-confirmation';
 import { coverOf, type GuaranteeKind } from '../../domain/loans/provisioning';
 import { availableBalance } from '../../domain/members/overdraft';
 import { formatAmount, Money } from '../../domain/money';
@@ -67,16 +67,11 @@ async function postGuaranteeEngagements(trx: Knex.Transaction, context: DataCont
   await postLoanEngagements(trx, { loanId: guarantee.loan_id, date, createdBy: actor.userId });
 }
 
-/** A request for the checker: the guarantee's pending change, audited. */
-async function askConfirmation(trx: Knex.Transaction, actor: Actor, guarantee: { id: string; enterprise_id: string }, change: GuaranteeChange, endDate: string | null) {
-  await trx('loan_guarantee_confirmations').insert({ enterprise_id: guarantee.enterprise_id, guarantee_id: guarantee.id, change, end_date: endDate, requested_by: actor.userId });
-}
-
 /**
  * Records a guarantee. It never changes a loan's class; the provisioning run reads it for the covered part, once in
- * force. A covering one (domain/loans/guarantee-confirmation.ts) is pending until a second person confirms it; a
- * pledged deposit holds its value on the account from the request on (a refusal frees it). On an application, it
- * passes to the loan at final approval.
+ * force. A covering one (domain/loans/guarantee-confirmation.ts) is pending until a second person approves its
+ * request (`guarantee.change`, docs/domain.md §11; `bringGuaranteeInForce`); a pledged deposit holds its value on the
+ * account from the request on (a rejection frees it). On an application, it passes to the loan at final approval.
  */
 export async function addGuarantee(context: ActivityContext, actor: Actor, input: GuaranteeInput) {
   return inTransaction(context.knex, async (trx) => {
@@ -101,8 +96,7 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
         created_by: actor.userId,
       })
       .returning('*');
-    if (pending) await askConfirmation(trx, actor, guarantee, 'add', null);
-    else await postGuaranteeEngagements(trx, context, actor, guarantee);
+    if (!pending) await postGuaranteeEngagements(trx, context, actor, guarantee);
     await recordAudit(trx, actor, {
       action: 'loan_guarantee.add', entityType: 'loan_guarantee', entityId: guarantee.id, enterpriseId,
       details: {
@@ -117,8 +111,7 @@ export async function addGuarantee(context: ActivityContext, actor: Actor, input
 /**
  * A guarantee released or expired: it covers (and holds) nothing after its end date. Ending a covering guarantee
  * raises the provision and frees a pledged deposit: its route hands it to four eyes (`guarantee.change`, docs/domain.md
- * §11), and this runs at the approval. An end asked under the guarantee's former confirmation, still pending, is
- * decided there first.
+ * §11), and this runs at the approval.
  */
 export async function endGuarantee(context: DataContext, actor: Actor, guaranteeId: string, endDate: string) {
   return inTransaction(context.knex, async (trx) => {
@@ -128,7 +121,6 @@ export async function endGuarantee(context: DataContext, actor: Actor, guarantee
     if (guarantee.status !== 'in_force') {
       throw new AppError('conflict', `guarantee_${guarantee.status as 'pending' | 'refused'}`, `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`);
     }
-    if (await pendingRequest(trx, guaranteeId) !== undefined) throw confirmationPending;
     const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ end_date: endDate }).returning('*');
     await postGuaranteeEngagements(trx, context, actor, updated);
     await recordAudit(trx, actor, { action: 'loan_guarantee.end', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { end_date: endDate } });
@@ -139,41 +131,26 @@ export async function endGuarantee(context: DataContext, actor: Actor, guarantee
 /** A second change of a guarantee while one awaits its second person. */
 export const confirmationPending = new AppError('conflict', 'confirmation_pending', 'A change of this guarantee awaits its confirmation.');
 
-interface ConfirmationRow {
-  id: string;
-  change: GuaranteeChange;
-  end_date: string | null;
-  requested_by: string;
-}
-
-const pendingRequest = async (trx: Knex.Transaction, guaranteeId: string): Promise<ConfirmationRow | undefined> =>
-  trx('loan_guarantee_confirmations').where({ guarantee_id: guaranteeId, decision: 'pending' }).forUpdate().first('id', 'change', trx.raw(`to_char(end_date, 'YYYY-MM-DD') AS end_date`), 'requested_by');
-
 /**
- * The checker's decision on a guarantee's pending change (branch head and above, checked by the route), never the
- * maker's. Confirmed, an addition comes in force and an end takes effect; refused, an addition is refused (its hold
- * freed) and an end is dropped, the guarantee staying in force. Audited with the maker and the reason.
+ * A covering guarantee's addition, approved (`guarantee.change`, docs/domain.md §11): in force from now, its loan's
+ * off-balance brought to it. The loan may have been repaid meanwhile (or the application decided): a guarantee is not
+ * brought in force on a finished one.
  */
-export async function decideGuarantee(context: ActivityContext, actor: Actor, guaranteeId: string, decision: 'confirmed' | 'refused', reason: string) {
+export async function bringGuaranteeInForce(context: DataContext, actor: Actor, guaranteeId: string) {
   return inTransaction(context.knex, async (trx) => {
     const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
     if (guarantee === undefined) throw new NotFoundError('The guarantee');
-    const request = await pendingRequest(trx, guaranteeId);
-    if (request === undefined) throw new AppError('conflict', 'nothing_to_confirm', 'No change of this guarantee awaits a confirmation.');
-    assertOtherPerson(request.requested_by, actor.userId);
-    if (decision === 'confirmed' && request.change === 'add') {
-      // The loan may have been repaid meanwhile (or the application decided): a guarantee is not brought in force on a finished one.
-      await securedEnterprise(trx, { loanId: guarantee.loan_id, applicationId: guarantee.application_id });
-    }
-    const change = request.change === 'add'
-      ? { status: decision === 'confirmed' ? 'in_force' : 'refused' }
-      : decision === 'confirmed' ? { end_date: request.end_date } : {};
-    if (Object.keys(change).length > 0) await trx('loan_guarantees').where({ id: guaranteeId }).update(change);
-    await postGuaranteeEngagements(trx, context, actor, guarantee);
-    await trx('loan_guarantee_confirmations').where({ id: request.id }).update({ decision, decided_by: actor.userId, decided_at: trx.fn.now(), reason });
-    await recordAudit(trx, actor, {
-      action: decision === 'confirmed' ? 'loan_guarantee.confirm' : 'loan_guarantee.refuse', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id,
-      details: { change: request.change, end_date: request.end_date, requested_by: request.requested_by, reason },
-    });
+    if (guarantee.status === 'in_force') return guarantee as Record<string, unknown>; // brought in force already: nothing more to do
+    if (guarantee.status === 'refused') throw new AppError('conflict', 'guarantee_refused', 'The guarantee was refused: ask for it again.');
+    await securedEnterprise(trx, { loanId: guarantee.loan_id, applicationId: guarantee.application_id });
+    const [updated] = await trx('loan_guarantees').where({ id: guaranteeId }).update({ status: 'in_force' }).returning('*');
+    await postGuaranteeEngagements(trx, context, actor, updated);
+    await recordAudit(trx, actor, { action: 'loan_guarantee.in_force', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id, details: { value: guarantee.value } });
+    return updated as Record<string, unknown>;
   });
+}
+
+/** The addition's request ended unapplied (rejected, expired, failed): the guarantee is refused, its hold freed. */
+export async function refusePendingGuarantee(trx: Knex.Transaction, guaranteeId: string): Promise<void> {
+  await trx('loan_guarantees').where({ id: guaranteeId, status: 'pending' }).update({ status: 'refused' });
 }

@@ -23,28 +23,28 @@ export interface GuaranteeRow {
   created_at: Date;
 }
 
-/** The first pending four-eyes request to end each guarantee (the route asks one at a time; a race may ask two). */
-const pendingEnds = (knex: Knex) => knex('approval_requests')
+/** The first pending four-eyes request of each guarantee, its addition or its end (the route asks one at a time; a race may ask two). */
+const pendingChanges = (knex: Knex) => knex('approval_requests')
   .where({ operation: 'guarantee.change', status: 'pending' })
-  .select(knex.raw(`DISTINCT ON (payload->>'guaranteeId') payload->>'guaranteeId' AS guarantee_id, payload->>'endDate' AS end_date, maker_id`))
+  .select(knex.raw(`DISTINCT ON (payload->>'guaranteeId') payload->>'guaranteeId' AS guarantee_id, payload->>'endDate' AS end_date, maker_id,
+                    CASE WHEN payload->>'endDate' IS NULL THEN 'add' ELSE 'end' END AS change`))
   .orderByRaw(`payload->>'guaranteeId', created_at`)
   .as('r');
 
 /**
  * Guarantees with the branch they belong to (their loan's or application's), for scoping, and their pending change:
- * an addition awaiting its confirmation, or an end awaiting its four-eyes request's approval (`guarantee.change`).
+ * an addition or an end awaiting its four-eyes request's approval (`guarantee.change`).
  */
 export function guarantees(knex: Knex) {
   const rows = knex('loan_guarantees as g')
     .leftJoin('loans as l', 'l.id', 'g.loan_id')
     .leftJoin('loan_applications as a', 'a.id', 'g.application_id')
-    .leftJoin('loan_guarantee_confirmations as c', (join) => join.on('c.guarantee_id', 'g.id').andOnVal('c.decision', 'pending'))
-    .leftJoin(pendingEnds(knex), (join) => join.on(knex.raw('r.guarantee_id = g.id::text')))
+    .leftJoin(pendingChanges(knex), (join) => join.on(knex.raw('r.guarantee_id = g.id::text')))
     .select([
       ...columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id'),
-      knex.raw(`COALESCE(c.change, CASE WHEN r.guarantee_id IS NOT NULL THEN 'end' END) AS pending_change`),
-      knex.raw(`to_char(COALESCE(c.end_date, r.end_date::date), 'YYYY-MM-DD') AS pending_end_date`),
-      knex.raw('COALESCE(c.requested_by, r.maker_id) AS requested_by'),
+      'r.change AS pending_change',
+      knex.raw(`to_char(r.end_date::date, 'YYYY-MM-DD') AS pending_end_date`),
+      'r.maker_id AS requested_by',
     ]);
   return knex.from(rows.as('x')).select('*');
 }

@@ -2436,7 +2436,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a guarantee to an application in review or to a loan
-         * @description A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision (pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and stays `pending` until a different branch head, the direction or an administrator confirms it (…/confirmation/). A pledged deposit names the member `account` (the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the request on: debits cannot take the account below it until the hold is released (…/end/, confirmed), refused, or the loan repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4).
+         * @description A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision (pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the guarantee stays `pending` until another approves it, and is refused if the request is rejected or expires. A pledged deposit names the member `account` (the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the request on: debits cannot take the account below it until the hold is released (…/end/, approved), refused, or the loan repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4).
          */
         post: operations["addLoanGuarantee"];
         delete?: never;
@@ -2476,46 +2476,6 @@ export interface paths {
          * @description A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged deposit's hold) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the end takes effect when another approves it; meanwhile the guarantee shows it in `pending_change`.
          */
         post: operations["endLoanGuarantee"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/loans/guarantees/{id}/confirmation/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Confirm a guarantee's pending change (its addition or end): the second person, never the one who asked
-         * @description Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.
-         */
-        post: operations["confirmLoanGuarantee"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/loans/guarantees/{id}/refusal/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Refuse a guarantee's pending change: an addition is refused (its hold freed), an end dropped (the guarantee stays in force)
-         * @description Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.
-         */
-        post: operations["refuseLoanGuarantee"];
         delete?: never;
         options?: never;
         head?: never;
@@ -22972,6 +22932,17 @@ export interface operations {
                     "application/json": components["schemas"]["LoanGuarantee"];
                 };
             };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
             /** @description Invalid request: see `errors` for the fields. */
             400: {
                 headers: {
@@ -23145,198 +23116,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalRequest"];
-                };
-            };
-            /** @description Invalid request: see `errors` for the fields. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not signed in. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Signed in, but not allowed. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (or not visible to this user). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            405: components["responses"]["MethodNotAllowed"];
-            /** @description Refused by the current state. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            413: components["responses"]["ContentTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            431: components["responses"]["HeadersTooLarge"];
-            /** @description Unexpected error: quote the request id to support. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    confirmLoanGuarantee: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @default  */
-                    reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Confirm a guarantee's pending change (its addition or end): the second person, never the one who asked */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LoanGuarantee"];
-                };
-            };
-            /** @description Invalid request: see `errors` for the fields. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not signed in. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Signed in, but not allowed. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (or not visible to this user). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            405: components["responses"]["MethodNotAllowed"];
-            /** @description Refused by the current state. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            413: components["responses"]["ContentTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            431: components["responses"]["HeadersTooLarge"];
-            /** @description Unexpected error: quote the request id to support. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    refuseLoanGuarantee: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @default  */
-                    reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Refuse a guarantee's pending change: an addition is refused (its hold freed), an end dropped (the guarantee stays in force) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LoanGuarantee"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

@@ -100,15 +100,15 @@ async function openTermDeposit(cooperative: Cooperative, member: Member, amount:
 
 /**
  * Part of the borrower's current account pledged to their loan: asked by the head of Akwa, held at once, and
- * covering the loan only once direction, a second person, confirms it.
+ * covering the loan only once direction, a second person, approves its request.
  */
 async function pledgeDeposit(cooperative: Cooperative, loan: string, member: Member, amount: string, date: string): Promise<string> {
   const { branchHead, direction } = cooperative.staff;
-  const asked = await branchHead.session.post<{ id: string }>(`pledge ${amount} XAF of ${member.name}'s account`, '/api/v1/loans/guarantees/', {
+  const asked = await branchHead.session.post<{ id: string; payload: { guaranteeId: string } }>(`pledge ${amount} XAF of ${member.name}'s account`, '/api/v1/loans/guarantees/', {
     loan, kind: 'pledged_deposit', value: amount, account: member.accountId, start_date: date, description: 'Nantissement du compte courant',
   });
-  await direction.session.post(`confirm the pledge of ${member.name}`, `/api/v1/loans/guarantees/${asked.id}/confirmation/`, {});
-  return asked.id;
+  await direction.session.post(`approve the pledge of ${member.name}`, `/api/v1/approvals/requests/${asked.id}/approve/`, { reason: 'Nantissement vérifié' });
+  return asked.payload.guaranteeId;
 }
 
 /** Granted after a send back (the branch head wants the workshop's lease in the file first), then paid out. */

@@ -119,15 +119,15 @@ export async function openSavingsAccount(world: LoanWorld, clientId: string, ini
 }
 
 /**
- * A covering guarantee in force, through the four-eyes flow: asked by the head office's branch head, confirmed by
- * the direction (docs/domain.md §4). Its representation once confirmed.
+ * A covering guarantee in force, through the four-eyes flow: asked by the head office's branch head (a request,
+ * `guarantee.change`), approved by the direction (docs/domain.md §4). Its representation once in force.
  */
 export async function confirmedGuarantee(world: LoanWorld, json: Record<string, unknown>): Promise<Record<string, unknown>> {
   const added = await world.app.request('POST', '/api/v1/loans/guarantees/', { headers: world.users.branch_head!.headers, json });
-  if (added.status !== 201) throw new Error(`guarantee refused: ${added.text}`);
-  const confirmed = await world.app.request('POST', `/api/v1/loans/guarantees/${added.body.id as string}/confirmation/`, { headers: world.users.direction!.headers, json: {} });
-  if (confirmed.status !== 200) throw new Error(`confirmation refused: ${confirmed.text}`);
-  return confirmed.body as Record<string, unknown>;
+  if (added.status !== 202) throw new Error(`guarantee not asked under four eyes: ${added.text}`);
+  await approveRequest(world.knex, added, { id: world.users.direction!.id, roles: ['direction'] });
+  const guarantee = await world.app.request('GET', `/api/v1/loans/guarantees/${added.body.payload.guaranteeId as string}/`, { headers: world.users.direction!.headers });
+  return guarantee.body as Record<string, unknown>;
 }
 
 /**

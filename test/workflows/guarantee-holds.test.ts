@@ -8,10 +8,12 @@ import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusines
 import { fileTeardown } from '../helpers/teardown';
 import { testClock } from '../helpers/clock';
 import { approveRequest } from '../helpers/approvals';
+import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
+import type { Role } from '../../domain/access';
 
 /**
  * Issue 25: a declared guarantee can no longer wipe out a provision. A pledged deposit is a hold on a real account,
- * and a guarantee that lowers a provision takes effect only once a second person confirms it (docs/domain.md §4).
+ * and a guarantee that lowers a provision takes effect only once a second person approves its request (docs/domain.md §4).
  */
 const file = fileTeardown(test);
 let app: TestApp;
@@ -33,7 +35,10 @@ async function world(): Promise<LoanWorld> {
 const as = (w: LoanWorld, user: string) => ({ headers: w.users[user]!.headers });
 const post = (w: LoanWorld, user: string, path: string, json: object) => app.request('POST', path, { ...as(w, user), json });
 const addGuarantee = (w: LoanWorld, user: string, json: object) => post(w, user, '/api/v1/loans/guarantees/', { start_date: '2026-01-15', ...json });
-const decide = (w: LoanWorld, user: string, id: string, decision: 'confirmation' | 'refusal') => post(w, user, `/api/v1/loans/guarantees/${id}/${decision}/`, {});
+/** The decision on an addition's request as its workflow takes it (the activity: this file runs no worker), by one of the world's users. */
+const decide = (w: LoanWorld, user: string, roles: readonly Role[], request: string, decision: 'approve' | 'reject') =>
+  decideApprovalRequest(knex, testClock(), { requestId: request, decision: { decision, deciderId: w.users[user]!.id, deciderRoles: roles, reason: `${decision} (test)`, requestId: null } });
+const guaranteeOf = async (w: LoanWorld, id: string) => (await app.request('GET', `/api/v1/loans/guarantees/${id}/`, as(w, 'branch_head'))).body;
 const withdraw = (w: LoanWorld, account: string, amount: string) => post(w, 'cashier', `/api/v1/members/accounts/${account}/withdrawals/`, { amount, channel: 'cash' });
 const accountOf = async (w: LoanWorld, account: string) => (await app.request('GET', `/api/v1/members/accounts/${account}/`, as(w, 'cashier'))).body;
 const provisionOf = async (loanId: string) => (await knex('loans').where({ id: loanId }).first('provision_amount')).provision_amount as string;
@@ -106,44 +111,45 @@ test.serial('the issue\'s example: a declared pledged deposit no longer reverses
 
   // The hold, asked by the branch head: pending, it already holds the account but covers nothing.
   const asked = await addGuarantee(w, 'branch_head', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount });
-  t.is(asked.status, 201, asked.text);
-  t.like(asked.body, { status: 'pending', account: pledgedAccount, pending_change: { change: 'add', requested_by: w.users.branch_head!.id } });
+  t.is(asked.status, 202, asked.text);
+  t.like(asked.body, { operation: 'guarantee.change', status: 'pending', payload: { change: 'add' } });
+  const guaranteeId = asked.body.payload.guaranteeId as string;
+  t.like(await guaranteeOf(w, guaranteeId), { status: 'pending', account: pledgedAccount, pending_change: { change: 'add', requested_by: w.users.branch_head!.id } });
   t.like(await accountOf(w, pledgedAccount), { balance: '1000000', held_amount: '1000000', available_balance: '0' });
   const refused = await withdraw(w, pledgedAccount, '1');
   t.is(refused.status, 409);
   t.is(refused.headers.get('content-type')?.startsWith('application/problem+json'), true);
   t.like(refused.body, { code: 'insufficient_funds', errors: [{ field: 'amount' }] });
   await provision(w, '2026-09-05');
-  t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'unconfirmed, the hold covers nothing');
+  t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'unapproved, the hold covers nothing');
 
-  // The checker: never the maker, nor a cashier, nor a branch head of another branch (the guarantee is not theirs to see).
-  const own = await decide(w, 'branch_head', asked.body.id, 'confirmation');
-  t.is(own.status, 403);
-  t.is(own.body.code, 'same_person');
-  t.is((await decide(w, 'cashier', asked.body.id, 'confirmation')).status, 403);
-  t.is((await decide(w, 'other_head', asked.body.id, 'confirmation')).status, 404);
-  const confirmed = await decide(w, 'direction', asked.body.id, 'confirmation');
-  t.is(confirmed.status, 200, confirmed.text);
-  t.like(confirmed.body, { status: 'in_force', pending_change: null });
-  t.is((await decide(w, 'direction', asked.body.id, 'confirmation')).body.code, 'nothing_to_confirm');
+  // The checker: never the maker, nor a cashier, nor a branch head of another branch (the request is not theirs to see).
+  t.like(await decide(w, 'branch_head', ['branch_head'], asked.body.id, 'approve'), { code: 'approval_own_request' });
+  t.like(await decide(w, 'cashier', ['cashier'], asked.body.id, 'approve'), { code: 'approval_role_required' });
+  t.is((await post(w, 'other_head', `/api/v1/approvals/requests/${asked.body.id as string}/approve/`, { reason: 'not theirs' })).status, 404);
+  t.like(await decide(w, 'direction', ['direction'], asked.body.id, 'approve'), { status: 'approved', failure: null });
+  t.like(await guaranteeOf(w, guaranteeId), { status: 'in_force', pending_change: null });
+  t.like(await decide(w, 'root', ['admin'], asked.body.id, 'approve'), { code: 'approval_request_closed' });
 
   // In force: the account's 1 000 000 covers the whole principal in cash, nothing is provisioned.
   await provision(w, '2026-09-06');
   t.is(await provisionOf(loan), '0', 'the 750 000 are reversed: the account holds the cover');
 
-  await releaseUnderFourEyes(t, w, asked.body.id as string, pledgedAccount);
+  await releaseUnderFourEyes(t, w, guaranteeId, pledgedAccount);
   t.like(await accountOf(w, pledgedAccount), { held_amount: '0', available_balance: '1000000' });
   t.is((await withdraw(w, pledgedAccount, '400000')).status, 201, 'released: the money is the member\'s again');
   await provision(w, '2026-09-07');
   t.is(await provisionOf(loan), provisionAt200.toFixed(0));
 
   // Every step is in the audit trail, by whom.
-  const audit = await knex('audit_events').where({ entity_id: asked.body.id }).orderBy('id').select('action', 'actor_id');
+  const audit = await knex('audit_events').where({ entity_id: guaranteeId }).orderBy('id').select('action', 'actor_id');
   t.deepEqual(audit.map((row) => [row.action, row.actor_id]), [
     ['loan_guarantee.add', w.users.branch_head!.id],
-    ['loan_guarantee.confirm', w.users.direction!.id],
+    ['loan_guarantee.in_force', w.users.branch_head!.id], // the operation runs as its maker, once approved
     ['loan_guarantee.end', w.users.branch_head!.id],
   ]);
+  const decisions = await knex('audit_events').where({ entity_id: asked.body.id, action: 'approval_request.approve' }).select('actor_id');
+  t.deepEqual(decisions.map((row) => row.actor_id), [w.users.direction!.id], 'the second person is on the request\'s record');
 });
 
 test.serial('a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; the borrower\'s own debits respect the hold', async (t) => {
@@ -155,12 +161,13 @@ test.serial('a partial hold covers what it holds; a refused one nothing; repaid,
 
   // A mortgage asked and refused: it never counts; the hold of 400 000 on the borrower's account does.
   const mortgage = await addGuarantee(w, 'branch_head', { loan, kind: 'mortgage', value: '1000000' });
-  t.like((await decide(w, 'direction', mortgage.body.id, 'refusal')).body, { status: 'refused', pending_change: null });
+  t.like(await decide(w, 'direction', ['direction'], mortgage.body.id, 'reject'), { status: 'rejected' });
+  t.like(await guaranteeOf(w, mortgage.body.payload.guaranteeId), { status: 'refused', pending_change: null });
   const hold = await addGuarantee(w, 'cashier_and_head', { loan, kind: 'pledged_deposit', value: '400000', account });
-  t.is(hold.status, 201, hold.text);
-  t.is((await decide(w, 'branch_head', hold.body.id, 'confirmation')).status, 200, 'another branch head of the branch confirms');
+  t.is(hold.status, 202, hold.text);
+  t.like(await decide(w, 'branch_head', ['branch_head'], hold.body.id, 'approve'), { status: 'approved' }, 'another branch head of the branch approves');
   const smallHold = await addGuarantee(w, 'branch_head', { loan: small, kind: 'pledged_deposit', value: '100000', account });
-  t.is((await decide(w, 'direction', smallHold.body.id, 'confirmation')).status, 200);
+  t.like(await decide(w, 'direction', ['direction'], smallHold.body.id, 'approve'), { status: 'approved' });
   t.like(await accountOf(w, account), { held_amount: '500000', available_balance: '0' });
   t.is((await withdraw(w, account, '1')).status, 409);
   // Repaying a loan from the pledged account is a debit too: it cannot take the held money.

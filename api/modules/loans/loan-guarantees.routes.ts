@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { addGuarantee, confirmationPending, decideGuarantee, endGuarantee } from '../../../activities/loans/loan-guarantees.activity';
+import { addGuarantee, bringGuaranteeInForce, confirmationPending, endGuarantee, refusePendingGuarantee } from '../../../activities/loans/loan-guarantees.activity';
 import { guaranteeCheckers, needsConfirmation } from '../../../domain/loans/guarantee-confirmation';
 import { guaranteeById, guarantees, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
 import { guaranteeKinds } from '../../../domain/loans/provisioning';
@@ -104,10 +104,11 @@ export const loanGuaranteeRoutes = [
     operationId: 'addLoanGuarantee',
     summary: 'Attach a guarantee to an application in review or to a loan',
     description: 'A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision '
-      + '(pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and stays `pending` until a different '
-      + 'branch head, the direction or an administrator confirms it (…/confirmation/). A pledged deposit names the member `account` '
+      + '(pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and, under four eyes (`guarantee.change`, '
+      + 'the approval policy), answers 202 with the request: the guarantee stays `pending` until another approves it, and is refused if the '
+      + 'request is rejected or expires. A pledged deposit names the member `account` '
       + '(the borrower\'s or a guarantor member\'s, of the same enterprise, open) whose available balance holds its `value` from the '
-      + 'request on: debits cannot take the account below it until the hold is released (…/end/, confirmed), refused, or the loan '
+      + 'request on: debits cannot take the account below it until the hold is released (…/end/, approved), refused, or the loan '
       + 'repaid or written off. Its cover for provisioning is what of the hold the account\'s balance still backs (docs/domain.md §4).',
     access: recorders,
     status: 201,
@@ -123,9 +124,10 @@ export const loanGuaranteeRoutes = [
       description: yup.string().trim().max(500).default(''),
     }),
     response: loanGuaranteeSchema,
+    ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off'],
-    handler: async ({ body, principal: actor, deps, load }) => {
+    refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off', ...fourEyesRefusals],
+    handler: async ({ body, principal: actor, deps, load, ctx }) => {
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
       }
@@ -140,7 +142,20 @@ export const loanGuaranteeRoutes = [
         loanId: body.loan ?? null, applicationId: body.application ?? null, kind: body.kind, value: body.value,
         startDate: body.start_date, endDate: body.end_date ?? null, description: body.description, accountId: body.account ?? null,
       });
-      return readGuarantee(deps.knex, added.id as string);
+      const guaranteeId = added.id as string;
+      if (added.status !== 'pending') return readGuarantee(deps.knex, guaranteeId);
+      const inForceNow = async () => {
+        await bringGuaranteeInForce(deps.activities, actor, guaranteeId);
+        return readGuarantee(deps.knex, guaranteeId);
+      };
+      return runOrRequest({ deps, principal: actor, ctx }, {
+        operation: 'guarantee.change', payload: { guaranteeId, change: 'add' }, scope,
+        summary: `Add a ${body.kind.replace('_', ' ')} guarantee of ${added.value as string} XAF`,
+      }, inForceNow).catch(async (error: unknown) => {
+        // Neither in force nor requested (the request could not be opened): refused, so no hold outlives it.
+        await deps.knex.transaction((trx) => refusePendingGuarantee(trx, guaranteeId));
+        throw error;
+      });
     },
   }),
   defineRoute({
@@ -176,26 +191,4 @@ export const loanGuaranteeRoutes = [
       }, endNow);
     },
   }),
-  ...(['confirmed', 'refused'] as const).map((decision) => defineRoute({
-    method: 'post',
-    path: `/api/v1/loans/guarantees/{id}/${decision === 'confirmed' ? 'confirmation' : 'refusal'}/`,
-    module: 'loans',
-    operationId: decision === 'confirmed' ? 'confirmLoanGuarantee' : 'refuseLoanGuarantee',
-    summary: decision === 'confirmed'
-      ? 'Confirm a guarantee\'s pending change (its addition or end): the second person, never the one who asked'
-      : 'Refuse a guarantee\'s pending change: an addition is refused (its hold freed), an end dropped (the guarantee stays in force)',
-    description: 'Four eyes (COBAC R-2017/06 Art. 5): a branch head, the direction or an administrator other than the one who asked the change. Audited with the reason.',
-    access: guaranteeCheckers,
-    status: 200,
-    load: loanLoaders.guarantee,
-    params: idParams,
-    body: yup.object({ reason: yup.string().trim().max(500).default('') }),
-    response: loanGuaranteeSchema,
-    errorStatuses: [401, 403, 404, 409],
-    refusals: ['application_closed', 'nothing_to_confirm', 'same_person'],
-    handler: async ({ params, body, principal: actor, deps }) => {
-      await decideGuarantee(deps.activities, actor, params.id, decision, body.reason);
-      return readGuarantee(deps.knex, params.id);
-    },
-  })),
 ];
