@@ -4,7 +4,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { documentFigures, figureDifferences, packRefusal, reissueRefusal, type FigureDifference, type PackFigures } from '../../domain/accounts/reporting-pack';
 import { periodDates } from '../../domain/enterprise/month-end';
 import { inTransaction } from '../../db/transaction';
-import { recordAudit } from '../audit';
+import { chainAnchors, recordAudit, type ChainAnchor } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { reportFileBytes, reportFileFormats } from '../report-files';
@@ -33,11 +33,13 @@ export interface ReportingPackRow {
   reissue_reason: string | null;
   open_exercices: string[];
   differences: FigureDifference[] | null;
+  /** The chains' heads when the pack was stored (null before, and for packs stored before issue 27's anchor). */
+  chain_anchors: ChainAnchor[] | null;
 }
 
 /** A pack's columns but its figures (kept to compare versions, never answered). */
 export const packColumns = [
-  'id', 'enterprise_id', 'period', 'status', 'requested_by', 'failure', 'generated_at', 'created_at', 'version', 'supersedes_id', 'reissue_reason', 'open_exercices', 'differences',
+  'id', 'enterprise_id', 'period', 'status', 'requested_by', 'failure', 'generated_at', 'created_at', 'version', 'supersedes_id', 'reissue_reason', 'open_exercices', 'differences', 'chain_anchors',
 ] as const;
 
 /** The month's latest version, locked. */
@@ -128,6 +130,8 @@ export async function storeReportingPack(knex: Knex, now: Date, input: { packId:
     // the process's clock may differ from it (another host, a test clock).
     await trx('reporting_packs').where({ id: pack.id }).update({
       status: 'stored', generated_at: trx.fn.now(), open_exercices: openExercices, figures: JSON.stringify(figures), differences: differences === null ? null : JSON.stringify(differences),
+      // The chains' heads as the pack is stored: sent with it, they anchor the chains outside the database.
+      chain_anchors: JSON.stringify(await chainAnchors(trx, pack.enterprise_id)),
     });
     return { stored: true, files };
   });

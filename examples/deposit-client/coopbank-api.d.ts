@@ -6056,6 +6056,8 @@ export interface components {
             differences: components["schemas"]["ReportingPackDifference"][] | null;
             /** @description Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored. */
             files: components["schemas"]["ReportingPackFile"][];
+            /** @description Where the enterprise's two hash chains ended when the pack was stored (null until then): kept with what was sent, one given to the ledger verification (anchor_chain, anchor_position, anchor_hash) proves the chain was not recomputed since. */
+            chain_anchors: components["schemas"]["ChainAnchor"][] | null;
         };
         ReportingPackDifference: {
             report: string;

@@ -115,6 +115,17 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.true(sheet.includes(`\r\n;Total passif;${json.body.totals.liabilities};${json.body.totals.prior_liabilities}\r\n`));
     t.deepEqual(await monthBooksInPack(coop, pack.id, '2026-06-01', '2026-06-30'), [true, true], 'the pack\'s general ledger and journal book total as their routes');
 
+    // The chains' heads as the pack was stored: each is a link of its chain, and the ledger verification holds through it.
+    const anchors = pack.chain_anchors as { chain: string; position: number; head_hash: string }[];
+    t.deepEqual(anchors.map((anchor) => anchor.chain), ['journal_entries', 'audit_events']);
+    for (const anchor of anchors) {
+      const link = await knex('ledger_chain_links').where({ chain: anchor.chain, chain_key: world.enterpriseId, position: anchor.position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
+      t.is(link.hash, anchor.head_hash, `${anchor.chain}: the anchor is the chain's link at its position`);
+    }
+    t.true(anchors[0]!.position > 0, 'the half year\'s entries are in the chain');
+    const verified = await app.request('GET', `/api/v1/enterprise/ledger/verification/?enterprise=${world.enterpriseId}&anchor_position=${anchors[0]!.position}&anchor_hash=${anchors[0]!.head_hash}`, { headers });
+    t.like(verified.body, { verified: true, chains: [{ anchor: { position: anchors[0]!.position, holds: true } }] });
+
     // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made again.
     const again = await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-06' } });
     t.like(again.body, { id: pack.id, status: 'stored', generated_at: pack.generated_at });

@@ -13,6 +13,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
+import { chainAnchorSchema } from '../audit/ledger-verification.routes';
 
 /** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and accountants read them too. */
 const packRoles = ['direction', 'admin'] as const;
@@ -46,6 +47,10 @@ const packSchema = yup.object({
   }).meta({ component: 'ReportingPackDifference' })).nullable().defined()
     .meta({ description: 'How this version\'s figures differ from the version it supersedes, cell by cell (null for version 1, or until stored).' }),
   files: yup.array(fileSchema).required().meta({ description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.' }),
+  chain_anchors: yup.array(chainAnchorSchema).nullable().defined().meta({
+    description: 'Where the enterprise\'s two hash chains ended when the pack was stored (null until then): kept with what was sent, '
+      + 'one given to the ledger verification (anchor_chain, anchor_position, anchor_hash) proves the chain was not recomputed since.',
+  }),
 }).meta({ component: 'ReportingPack' });
 
 type FileRow = { pack_id: string; report: string; format: ReportFileFormat; size_bytes: number; sha256: string };
@@ -68,6 +73,7 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
     ...provisionalOf(pack.open_exercices),
     differences: pack.differences,
     files: files.filter((file) => file.pack_id === pack.id).map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
+    chain_anchors: pack.chain_anchors,
   }));
 }
 
