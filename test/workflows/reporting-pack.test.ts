@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
@@ -73,6 +73,21 @@ test('report names of the pack are unique file names', (t) => {
   t.true(names.every((name) => /^[a-z0-9-]{1,40}$/.test(name)));
 });
 
+/** The chains' heads as the pack was stored: each is a link of its chain, and the ledger verification holds through it. */
+async function anchorsHold(t: ExecutionContext, coop: SmallCooperative, stored: unknown): Promise<void> {
+  const { world } = coop;
+  const anchors = stored as { chain: string; position: number; head_hash: string }[];
+  t.deepEqual(anchors.map((anchor) => anchor.chain), ['journal_entries', 'audit_events']);
+  for (const anchor of anchors) {
+    const link = await knex('ledger_chain_links').where({ chain: anchor.chain, chain_key: world.enterpriseId, position: anchor.position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
+    t.is(link.hash, anchor.head_hash, `${anchor.chain}: the anchor is the chain's link at its position`);
+  }
+  t.true(anchors[0]!.position > 0, 'the half year\'s entries are in the chain');
+  const verified = await app.request('GET', `/api/v1/enterprise/ledger/verification/?enterprise=${world.enterpriseId}&anchor_position=${anchors[0]!.position}&anchor_hash=${anchors[0]!.head_hash}`,
+    { headers: world.users.direction!.headers });
+  t.like(verified.body, { verified: true, chains: [{ anchor: { position: anchors[0]!.position, holds: true } }] });
+}
+
 test.serial('a month’s pack: stored as made with the right figures, never made again, listed, downloaded, hidden from another enterprise; the history replays', async (t) => {
   const coop = await smallCooperative(app, knex, 'RP1');
   const { world, expected } = coop;
@@ -115,16 +130,7 @@ test.serial('a month’s pack: stored as made with the right figures, never made
     t.true(sheet.includes(`\r\n;Total passif;${json.body.totals.liabilities};${json.body.totals.prior_liabilities}\r\n`));
     t.deepEqual(await monthBooksInPack(coop, pack.id, '2026-06-01', '2026-06-30'), [true, true], 'the pack\'s general ledger and journal book total as their routes');
 
-    // The chains' heads as the pack was stored: each is a link of its chain, and the ledger verification holds through it.
-    const anchors = pack.chain_anchors as { chain: string; position: number; head_hash: string }[];
-    t.deepEqual(anchors.map((anchor) => anchor.chain), ['journal_entries', 'audit_events']);
-    for (const anchor of anchors) {
-      const link = await knex('ledger_chain_links').where({ chain: anchor.chain, chain_key: world.enterpriseId, position: anchor.position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
-      t.is(link.hash, anchor.head_hash, `${anchor.chain}: the anchor is the chain's link at its position`);
-    }
-    t.true(anchors[0]!.position > 0, 'the half year\'s entries are in the chain');
-    const verified = await app.request('GET', `/api/v1/enterprise/ledger/verification/?enterprise=${world.enterpriseId}&anchor_position=${anchors[0]!.position}&anchor_hash=${anchors[0]!.head_hash}`, { headers });
-    t.like(verified.body, { verified: true, chains: [{ anchor: { position: anchors[0]!.position, holds: true } }] });
+    await anchorsHold(t, coop, pack.chain_anchors);
 
     // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made again.
     const again = await app.request('POST', packs, { headers, json: { enterprise: world.enterpriseId, period: '2026-06' } });
