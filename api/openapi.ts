@@ -122,6 +122,7 @@ const moduleDescriptions: Record<string, string> = {
   loans: 'Loan products, applications and their approval circuit, loans, repayments, guarantees, provisioning.',
   shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
   system: 'Liveness, readiness and metrics.',
+  cash: 'Cash and the working day (issue 29): tills, the vault and the cashiers\' till sessions with their counts.',
   accounting: 'The cooperative\'s own books (issue 28): suppliers, their expense invoices and payments.',
 };
 

@@ -48,6 +48,8 @@ import { userRoutes } from './modules/auth/users.routes';
 import { fixedAssetCategoryRoutes } from './modules/accounting/fixed-asset-categories.routes';
 import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
 import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-register.routes';
+import { tillRoutes } from './modules/cash/tills.routes';
+import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -106,4 +108,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...bankAccountRoutes,
   ...treasuryTransferRoutes,
   ...bankStatementRoutes,
+  // Issue 29, cash and the working day: tills, the vault and the till session.
+  ...tillRoutes,
+  ...tillSessionRoutes,
 ];

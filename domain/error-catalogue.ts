@@ -237,6 +237,18 @@ export const errorCatalogue = {
   recurring_entry_periods: { kind: 'unprocessable', title: 'The last period of the model comes before its first.' },
   recurring_entry_inactive: { kind: 'conflict', title: 'The recurring entry is deactivated.' },
   recurring_entry_not_due: { kind: 'unprocessable', title: 'The model is not due in that period, or not yet by the business date.' },
+  // issue 29, tills, the vault and the till session (docs/domain.md §13.1)
+  till_code_taken: { kind: 'conflict', title: 'The branch already has a till of this code.' },
+  till_cashier_refused: { kind: 'unprocessable', title: 'The user is no cashier of the till\'s branch.' },
+  till_cashier_taken: { kind: 'conflict', title: 'The cashier is assigned another till.' },
+  till_is_vault: { kind: 'conflict', title: 'The vault is neither assigned nor deactivated.' },
+  till_inactive: { kind: 'conflict', title: 'The till is deactivated.' },
+  tills_full: { kind: 'conflict', title: 'The 999 till accounts of the enterprise are taken.' },
+  till_not_assigned: { kind: 'conflict', title: 'No till is assigned to the user.' },
+  till_session_open: { kind: 'conflict', title: 'A session is open on the till.' },
+  till_session_not_yours: { kind: 'forbidden', title: 'Only the session\'s cashier or the branch head closes it.' },
+  till_session_required: { kind: 'conflict', title: 'The branch is under till control: the operator\'s till session must be open.' },
+  business_date_till_sessions_open: { kind: 'conflict', title: 'Till sessions of the enterprise are open: the business date stays.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -28,6 +28,8 @@ const subledgerSources: Readonly<Record<string, SubledgerSource>> = {
   // Fixed assets (§12.4): each category's asset and accumulated-depreciation accounts, whose detail is the register.
   'fixed assets': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('asset_account_code as code'),
   'accumulated depreciation': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('depreciation_account_code as code'),
+  // Tills (issue 29, §13.1): each till's own 5712 sub-account, whose detail is its sessions, their counts and differences.
+  'tills': (knex, enterpriseId) => knex('tills').where({ enterprise_id: enterpriseId, kind: 'till' }).select('account_code as code'),
 };
 
 /** Every account code some subledger of the enterprise keeps, with the subledger's name. */

@@ -6,6 +6,7 @@ import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladde
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
 import { changedValues, recordAudit } from '../audit';
+import { assertNoOpenTillSession } from '../cash/tills.queries';
 import { hasNoChanges } from '../changes';
 import type { Actor, DataContext } from '../context';
 
@@ -53,6 +54,7 @@ export async function updateConfiguration(context: DataContext, actor: Actor, en
   return inTransaction(context.knex, async (trx) => {
     const current = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate().throwIfNotFound();
     if (hasNoChanges(changes)) return current;
+    if (changes.businessDate !== undefined) await assertNoOpenTillSession(trx, enterpriseId);
     if (changes.businessDate !== undefined && changes.businessDate !== null) {
       const inForce = effectiveBusinessDate(current, context.clock());
       if (changes.businessDate < inForce) {

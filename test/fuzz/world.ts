@@ -48,7 +48,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a till of the other branch with a closed session, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -75,6 +75,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
+  await keepTill(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -190,6 +191,17 @@ async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string
   const statement = await post(world.app, `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`, direction, { file_name: 'fuzz.csv', content });
   const lineIds = await world.knex('bank_statement_lines').where({ statement_id: statement.id }).pluck('id') as string[];
   return { id: statement.id as string, lineIds, content };
+}
+
+/**
+ * A till of the other branch (issue 29), assigned to its cashier, with a session opened and closed: the lists of
+ * tills and sessions give real ids. The other branch, not the head office, so the fuzzing cashier needs no session.
+ */
+async function keepTill(world: LoanWorld): Promise<void> {
+  const cashier = world.users.other_cashier!;
+  await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'FZ1', label: 'Fuzz till', cashier: cashier.id });
+  const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
+  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 2 } });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { updateConfiguration } from '../../../activities/enterprise/configuration.activity';
+import { assertNoOpenTillSession } from '../../../activities/cash/tills.queries';
 import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
@@ -132,7 +133,7 @@ export const configurationRoutes = [
     response: configurationSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['business_date_backwards', 'approval_change_mixed', ...fourEyesRefusals],
+    refusals: ['business_date_backwards', 'business_date_till_sessions_open', 'approval_change_mixed', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const enterpriseId = params.enterprise_pk;
       await configurationOf(deps.knex, enterpriseId);
@@ -154,6 +155,8 @@ export const configurationRoutes = [
         return serializeConfiguration(updated, deps.clock());
       };
       if (body.business_date === undefined) return apply();
+      // Refused when asked too, not only when a second person approves it (the executor checks again then).
+      await assertNoOpenTillSession(deps.knex, enterpriseId);
       // Moving the business date re-dates what follows: under four eyes when the policy says so (docs/domain.md §11).
       const others = Object.keys(body).filter((field) => field !== 'business_date' && body[field as keyof typeof body] !== undefined);
       return runOrRequest({ deps, principal: actor, ctx }, {

@@ -81,7 +81,7 @@ const moveRoute = (direction: CashDirection) =>
     response: cashOperationSchema,
     ...(direction === 'withdrawal' ? fourEyesRoute : {}),
     errorStatuses: [401, 403, 404, 409],
-    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'withdrawals_not_allowed', ...fourEyesRefusals],
+    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'till_session_required'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'till_session_required', 'withdrawals_not_allowed', ...fourEyesRefusals],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey, resource: account }) => {
       const input = { accountId: params.id, amount: body.amount, channel: body.channel, reference: body.reference, idempotencyKey };
       return direction === 'deposit' ? moveNow({ deps, principal, ctx }, direction, input) : withdrawal({ deps, principal, ctx }, account, input);

@@ -4,6 +4,8 @@
 -- our commit, then finds our row and answers it (the same request) or refuses (another request under the key).
 -- Suspension is checked after the replay: a retry of what was recorded before the suspension still gets its answer.
 -- The lines are linesForEvent's (domain/events/journal.ts); test/db/sql-twins.test.ts runs both on the same cases.
+-- The `cash` role, when it would be the default 5710, is the operator's till in a branch under till control
+-- (coopbank_cash_account, issue 29): every module's cash posts through here, so the control is in one place.
 CREATE OR REPLACE FUNCTION public.coopbank_record_event(enterprise uuid, branch uuid, kind text, amount numeric, payload jsonb, product_accounts jsonb, subject uuid, actor uuid, idempotency_key text, request_hash text, at_time timestamp with time zone, moves_money boolean, default_accounts jsonb, description text, OUT event_id uuid, OUT entry_id uuid, OUT business_date date, OUT recorded_at timestamp with time zone, OUT replayed boolean)
  RETURNS record
  LANGUAGE plpgsql
@@ -43,6 +45,9 @@ AS $function$
       SELECT r.id, r.legs, r.is_active INTO in_force FROM accounting_rule_configs r WHERE r.enterprise_id = enterprise AND r.kind = kind ORDER BY r.version DESC LIMIT 1;
       IF NOT FOUND OR NOT in_force.is_active THEN
         RETURN; -- logged, nothing posted
+      END IF;
+      IF coalesce(product_accounts->>'cash', default_accounts->>'cash') = default_accounts->>'cash' AND jsonb_path_exists(in_force.legs, '$[*].* ? (@.role == "cash")') THEN
+        product_accounts := coalesce(product_accounts, '{}'::jsonb) || jsonb_build_object('cash', coopbank_cash_account(branch, actor, default_accounts->>'cash'));
       END IF;
       -- linesForEvent (domain/events/journal.ts): each leg debits one account and credits another by the whole
       -- amount; a side names an account, or a role played by the product's account, else by the default one.
