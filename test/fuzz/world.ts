@@ -48,7 +48,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a transfer between members of the two branches, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -75,6 +75,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
+  const transferred = await transferBetweenMembers(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -92,6 +93,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const bodies = new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
+    // Issue 29: a transfer between the two members' accounts of the world, of either branch.
+    ['recordMemberTransfer', { from_account: transferred.from, to_account: transferred.to, amount: '1000' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -190,6 +193,15 @@ async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string
   const statement = await post(world.app, `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`, direction, { file_name: 'fuzz.csv', content });
   const lineIds = await world.knex('bank_statement_lines').where({ statement_id: statement.id }).pluck('id') as string[];
   return { id: statement.id as string, lineIds, content };
+}
+
+/** Two members' accounts, of the two branches, and a transfer between them (issue 29): the transfers' list gives its id. */
+async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
+  const from = await openSavingsAccount(world, await memberOf(world), '200000');
+  const client = await memberOf(world, world.otherBranch);
+  const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, { client, product: world.savingsProductId, initial_deposit: '1000' });
+  await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '5000', reference: 'FZ-TR' });
+  return { from, to: to.id as string };
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
