@@ -1,5 +1,7 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
+import { liaisonBalanceRoutes } from './modules/cash/liaison-balances.routes';
+import { memberTransferRoutes } from './modules/cash/member-transfers.routes';
 import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
 import { bankStatementRoutes } from './modules/accounting/bank-statements.routes';
 import { supplierRoutes } from './modules/accounting/suppliers.routes';
@@ -111,4 +113,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, cash and the working day: tills, the vault and the till session.
   ...tillRoutes,
   ...tillSessionRoutes,
+  // Issue 29, transfers between members and the liaison accounts.
+  ...memberTransferRoutes,
+  ...liaisonBalanceRoutes,
 ];

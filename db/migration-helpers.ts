@@ -35,3 +35,32 @@ export async function applySqlSource(knex: Knex, name: string): Promise<void> {
   // knex reads every `?` as a placeholder, even without bindings (the jsonb operators are `?`, `?|`, `?&`): `\?` is a `?`.
   await knex.raw(sql.replace(/\?/g, '\\?'));
 }
+
+/** A default accounting rule as a migration adds it: fixtures/accounting-rules.json's line for a new kind. */
+export interface DefaultRule {
+  kind: string;
+  legs: readonly { debit: Record<string, string>; credit: Record<string, string> }[];
+}
+
+/**
+ * Gives every existing enterprise the default rule of each new kind (version 1), unless it has one already: new
+ * enterprises get them from the fixture. Issue 29 onwards; earlier migrations wrote this loop themselves.
+ */
+export async function addDefaultRules(knex: Knex, rules: readonly DefaultRule[]): Promise<void> {
+  for (const rule of rules) {
+    await knex.raw(
+      `INSERT INTO accounting_rule_configs (enterprise_id, kind, version, legs, is_active, reason)
+       SELECT e.id, ?, 1, ?::jsonb, true, 'default rule (fixtures/accounting-rules.json)'
+       FROM enterprises e
+       WHERE NOT EXISTS (SELECT 1 FROM accounting_rule_configs r WHERE r.enterprise_id = e.id AND r.kind = ?)`,
+      [rule.kind, JSON.stringify(rule.legs), rule.kind],
+    );
+  }
+}
+
+/** Undoes addDefaultRules: rules are append-only, and undoing the migration that added them is the one legitimate removal. */
+export async function removeDefaultRules(knex: Knex, rules: readonly DefaultRule[]): Promise<void> {
+  await knex.raw('ALTER TABLE accounting_rule_configs DISABLE TRIGGER accounting_rule_configs_append_only');
+  await knex('accounting_rule_configs').whereIn('kind', rules.map((rule) => rule.kind)).delete();
+  await knex.raw('ALTER TABLE accounting_rule_configs ENABLE TRIGGER accounting_rule_configs_append_only');
+}

@@ -249,6 +249,8 @@ export const errorCatalogue = {
   till_session_not_yours: { kind: 'forbidden', title: 'Only the session\'s cashier or the branch head closes it.' },
   till_session_required: { kind: 'conflict', title: 'The branch is under till control: the operator\'s till session must be open.' },
   business_date_till_sessions_open: { kind: 'conflict', title: 'Till sessions of the enterprise are open: the business date stays.' },
+  // Issue 29, transfers between members, standing orders and the liaison accounts.
+  transfer_account_invalid: { kind: 'unprocessable', title: 'The receiving account is not another member account of the enterprise.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -20,6 +20,7 @@ import { setApprovalPolicy } from './approval-policy.activity';
 import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
+import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
@@ -62,6 +63,8 @@ export const approvalExecutors = {
   'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
   // Issue 28, part 6 (banks): money moved between the till and the banks.
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
+  // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the maker's key.
+  'member_account.transfer': (context: DataContext, maker: Actor, payload: MemberTransferInput) => recordMemberTransfer(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */

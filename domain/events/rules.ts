@@ -33,6 +33,9 @@ export const eventKinds = [
   'repayment_interest_unearned',
   'unearned_interest_recognition',
   'provision_transfer',
+  // Issue 29, transfers between members: the source account debited, the destination credited (each in its branch).
+  'member_transfer_debit',
+  'member_transfer_credit',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 

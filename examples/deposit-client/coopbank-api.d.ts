@@ -3682,6 +3682,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cash/transfers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers between member accounts, newest first
+         * @description A user of some branches sees the transfers with either side in one of them.
+         */
+        get: operations["listMemberTransfers"];
+        put?: never;
+        /**
+         * Transfer money from one member account to another, of the same branch or another (cashier, branch head)
+         * @description No cash moves: the giving account is debited in its branch and the receiving one credited in its own, through 459 within a branch and 45200 (liaison between branches) across two. The giving account follows a withdrawal's rules (open, withdrawals allowed, the minimum balance and the held amounts); the receiving one must be open. Send an Idempotency-Key: a retry with the same key and body answers the first transfer (`Idempotent-Replayed`), another body is 409. From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) the transfer is a request (202), made when a branch head or the direction approves it.
+         */
+        post: operations["recordMemberTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/transfers/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Transfer detail */
+        get: operations["getMemberTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/liaison-balances/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open liaison balances (45200) per pair of branches at a date; consolidated total zero
+         * @description Each operation with a side in two branches moves 45200 in both: the giving branch credits it, the receiving one debits it. Over the whole enterprise each pair's difference and the total are zero; a branch's staff sees only its own branches' balances.
+         */
+        get: operations["getLiaisonBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4114,7 +4175,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -4146,7 +4207,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -4585,7 +4646,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -5138,6 +5199,26 @@ export interface components {
                 } | null;
                 message: string;
             }[];
+        };
+        LiaisonBalances: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: date */
+            date: string;
+            /** @description true: every branch's books; false: only the branches the caller reads (a branch's staff). */
+            consolidated: boolean;
+            pairs: {
+                /** Format: uuid */
+                branch_a: string;
+                branch_a_code: string;
+                /** Format: uuid */
+                branch_b: string;
+                branch_b_code: string;
+                balance_a: components["schemas"]["Money"];
+                balance_b: components["schemas"]["Money"];
+                difference: components["schemas"]["Money"];
+            }[];
+            total: components["schemas"]["Money"];
         };
         Loan: {
             /** Format: uuid */
@@ -5709,6 +5790,61 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ManualEntry"][];
+        };
+        MemberTransfer: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The member account debited.
+             */
+            from_account: string;
+            from_account_number: string;
+            /** Format: uuid */
+            from_branch: string;
+            /**
+             * Format: uuid
+             * @description The member account credited.
+             */
+            to_account: string;
+            to_account_number: string;
+            /** Format: uuid */
+            to_branch: string;
+            amount: components["schemas"]["Money"];
+            reference: string;
+            /** Format: date */
+            business_date: string;
+            /** @description true: each branch posted its part through 45200 (liaison between branches); false: both parts through 459. */
+            between_branches: boolean;
+            /**
+             * Format: uuid
+             * @description The entry of the giving account's branch (null: its rule is inactive).
+             */
+            debit_entry: string | null;
+            /**
+             * Format: uuid
+             * @description The entry of the receiving account's branch.
+             */
+            credit_entry: string | null;
+            /**
+             * Format: uuid
+             * @description The maker.
+             */
+            recorded_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<MemberTransfer>: one page of a list. */
+        MemberTransferPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["MemberTransfer"][];
         };
         /**
          * @description Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.
@@ -6344,7 +6480,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -17371,7 +17507,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -17536,7 +17672,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -17616,7 +17752,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
             };
             header?: never;
             path?: never;
@@ -17695,7 +17831,7 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
                     legs: {
                         debit: {
                             account?: string;
@@ -17823,7 +17959,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit";
             };
             header?: never;
             path?: never;
@@ -31779,6 +31915,377 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemberTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                /** @description Transfers with either side in this branch. */
+                branch?: string;
+                /** @description Transfers from or to this member account. */
+                account?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List transfers between member accounts, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberTransferPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordMemberTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The member account the money leaves: of a branch where the maker is a cashier or the branch head.
+                     */
+                    from_account: string;
+                    /**
+                     * Format: uuid
+                     * @description Another member account of the enterprise, of any branch.
+                     */
+                    to_account: string;
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /** @default  */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Transfer money from one member account to another, of the same branch or another (cashier, branch head) */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/cash/transfers/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberTransfer"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMemberTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transfer detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLiaisonBalances: {
+        parameters: {
+            query: {
+                enterprise: string;
+                /** @description Operations of business dates up to this day. */
+                date: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open liaison balances (45200) per pair of branches at a date; consolidated total zero */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiaisonBalances"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

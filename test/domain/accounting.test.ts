@@ -36,10 +36,13 @@ const expected: Record<string, [string, string][]> = {
   withholding_tax_refund: [['4302', '3711']],
   repayment_interest_unearned: [['5710', '47220']],
   unearned_interest_recognition: [['47220', '713']],
+  // Issue 29: a transfer between members, each side in its branch; 459 within a branch (45200 between two, by the product accounts).
+  member_transfer_debit: [['3711', '459']],
+  member_transfer_credit: [['459', '3711']],
 };
 
-test('there is exactly one default rule per event kind, thirty in all', (t) => {
-  t.is(defaultRules.length, 30);
+test('there is exactly one default rule per event kind, thirty-two in all', (t) => {
+  t.is(defaultRules.length, 32);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -48,7 +48,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a till of the other branch with a closed session, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a transfer between members of the two branches, a till of the other branch with a closed session, and a user with a grant;
+ * then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -75,6 +76,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
+  // Before the till: once the other branch has one, its cashier's cash operations need an open session.
+  const transferred = await transferBetweenMembers(world);
   await keepTill(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
@@ -93,6 +96,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const bodies = new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
+    // Issue 29: a transfer between the two members' accounts of the world, of either branch.
+    ['recordMemberTransfer', { from_account: transferred.from, to_account: transferred.to, amount: '1000' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -202,6 +207,15 @@ async function keepTill(world: LoanWorld): Promise<void> {
   await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'FZ1', label: 'Fuzz till', cashier: cashier.id });
   const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
   await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 2 } });
+}
+
+/** Two members' accounts, of the two branches, and a transfer between them (issue 29): the transfers' list gives its id. */
+async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
+  const from = await openSavingsAccount(world, await memberOf(world), '200000');
+  const client = await memberOf(world, world.otherBranch);
+  const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, { client, product: world.savingsProductId, initial_deposit: '1000' });
+  await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '5000', reference: 'FZ-TR' });
+  return { from, to: to.id as string };
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
