@@ -123,6 +123,7 @@ const moduleDescriptions: Record<string, string> = {
   shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
   system: 'Liveness, readiness and metrics.',
   accounting: 'The cooperative\'s own books (issue 28): suppliers, their expense invoices and payments.',
+  cash: 'Cash and the working day (issue 29): the branch\'s day, its close before the end of day.',
 };
 
 /** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */

@@ -239,6 +239,11 @@ export const errorCatalogue = {
   recurring_entry_periods: { kind: 'unprocessable', title: 'The last period of the model comes before its first.' },
   recurring_entry_inactive: { kind: 'conflict', title: 'The recurring entry is deactivated.' },
   recurring_entry_not_due: { kind: 'unprocessable', title: 'The model is not due in that period, or not yet by the business date.' },
+  // Issue 29, the branch's day and the end of day (docs/domain.md §13.3)
+  branch_day_blocked: { kind: 'conflict', title: 'The branch\'s day cannot close yet: the errors list what holds it.' },
+  branch_day_not_business_date: { kind: 'unprocessable', title: 'A branch closes the business date\'s day, no other.' },
+  end_of_day_not_business_date: { kind: 'unprocessable', title: 'The end of day runs for the business date, no other.' },
+  day_closed: { kind: 'conflict', title: 'The date is in a closed day: the end of day has run for it.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

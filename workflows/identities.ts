@@ -22,6 +22,8 @@ export const approvalRequestWorkflowId = (requestId: string) => `approval-reques
 export const monthEndWorkflowId = (enterpriseId: string, period: string) => `month-end-${enterpriseId}-${period}`;
 /** One workflow per enterprise and month: a second start while one runs is refused by Temporal. */
 export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
+/** Issue 29: one end of day (close of business) per enterprise and business date: a second start cannot run a twin. */
+export const endOfDayWorkflowId = (enterpriseId: string, date: string) => `end-of-day-${enterpriseId}-${date}`;
 /** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
 export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
   (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);
