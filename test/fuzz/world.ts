@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { reportingPackReports } from '../../activities/accounts/reporting-pack-reports';
+import { businessDateOf } from '../../activities/enterprise/configuration.activity';
 import type { TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
 import { asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
@@ -7,6 +8,7 @@ import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
 import { bearer, createUser } from '../helpers/users';
+import { testClock } from '../helpers/clock';
 import { send } from './http';
 import type { Operation } from './schema';
 import { idsForPathParam, type IdPools } from './values';
@@ -48,7 +50,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a branch's day closed and an end of day waiting for the other, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -75,6 +77,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
+  await startClosing(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -190,6 +193,16 @@ async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string
   const statement = await post(world.app, `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`, direction, { file_name: 'fuzz.csv', content });
   const lineIds = await world.knex('bank_statement_lines').where({ statement_id: statement.id }).pluck('id') as string[];
   return { id: statement.id as string, lineIds, content };
+}
+
+/**
+ * Issue 29: the second branch's day closed and the end of day of the business date started, waiting for the head
+ * office's close, which never comes: an id for the routes of each, and no day closed under the fuzzer's dates.
+ */
+async function startClosing(world: LoanWorld): Promise<void> {
+  const date = await businessDateOf(world.knex, world.enterpriseId, testClock());
+  await post(world.app, '/api/v1/cash/branch-days/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, date });
+  await post(world.app, '/api/v1/enterprise/end-of-days/', world.users.direction!.headers, { enterprise: world.enterpriseId });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
