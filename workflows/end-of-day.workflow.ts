@@ -1,9 +1,9 @@
-import { ApplicationFailure, condition, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { ApplicationFailure, condition, executeChild, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { bookkeepingRetry, refusalText, stepRetry } from './activity-calls';
 import { branchDayClosedSignal } from './definitions';
-import { monthEndWorkflowId } from './identities';
+import { endOfDayWorkflowId, monthEndWorkflowId } from './identities';
 import { monthEnd } from './month-end.workflow';
 import { childTags, tagWorkflow } from './tags';
 
@@ -15,9 +15,9 @@ const defaultBatchSize = 10_000;
 
 export interface EndOfDayInput {
   enterpriseId: string;
-  /** The business date closed, and the run the API opened for it. */
-  date: string;
-  runId: string;
+  /** The business date closed, and the run the API opened for it; both absent when the Schedule starts it. */
+  date?: string;
+  runId?: string;
   /** How long it waits between two looks at the branches when no close wakes it; default 300 (5 minutes). */
   pollSeconds?: number;
 }
@@ -25,8 +25,31 @@ export interface EndOfDayInput {
 export interface EndOfDayOutcome {
   runId: string;
   date: string;
-  nextDate: string;
+  /** null: answered as it stood, by a start of the Schedule that found the day's run already there. */
+  nextDate: string | null;
   monthEnd: string | null;
+}
+
+/**
+ * The Schedule's start: opens the business date's run and runs it as the workflow of its date
+ * (`end-of-day-{enterpriseId}-{date}`), so an end of day has one id however it was started. A run already there
+ * (started by direction, or done) is left as it is.
+ */
+async function scheduledEndOfDay(enterpriseId: string): Promise<EndOfDayOutcome> {
+  const { run, start } = await bookkeeping.openEndOfDayRun({ enterpriseId, date: null, trigger: 'schedule', startedBy: null, requestId: null });
+  const answered = { runId: run.id, date: run.business_date, nextDate: run.next_date, monthEnd: null };
+  if (!start) return answered;
+  try {
+    return await executeChild(endOfDay, {
+      workflowId: endOfDayWorkflowId(enterpriseId, run.business_date),
+      args: [{ enterpriseId, date: run.business_date, runId: run.id }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      ...childTags({ enterpriseId, businessId: run.business_date }),
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return answered;
+    throw error;
+  }
 }
 
 /** Waits until every active branch has closed the day: woken by each close (a signal), and looking again every `pollSeconds` anyway. */
@@ -79,6 +102,7 @@ async function startMonthEnd(enterpriseId: string, runId: string): Promise<strin
  * after a failure, resumes and posts nothing twice.
  */
 export async function endOfDay(input: EndOfDayInput): Promise<EndOfDayOutcome> {
+  if (input.runId === undefined || input.date === undefined) return scheduledEndOfDay(input.enterpriseId);
   const { enterpriseId, runId, date } = input;
   tagWorkflow({ enterpriseId, businessId: date });
   try {

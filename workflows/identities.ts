@@ -33,6 +33,8 @@ export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${
 export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpriseId}`;
 /** Issue 28, recurring entries: the daily proposal of the drafts due (docs/domain.md §12.7). */
 export const recurringEntriesScheduleId = (enterpriseId: string) => `recurring-entries-${enterpriseId}`;
+/** Issue 29: the daily end of day, only where the enterprise set its hour (docs/domain.md §13.3). */
+export const endOfDayScheduleId = (enterpriseId: string) => `end-of-day-${enterpriseId}`;
 
 /**
  * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.

@@ -22,6 +22,7 @@ export type ConfigurationChanges = Partial<
     | 'allowSeveralOpenExercices'
     | 'approvalLimits'
     | 'openingSuspenseAccountCode'
+    | 'endOfDayHour'
   > & { provisioningLadder: LadderStep[] }
 >;
 

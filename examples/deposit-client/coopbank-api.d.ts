@@ -4633,6 +4633,8 @@ export interface components {
             opening_suspense_account_code: string;
             /** @description Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps. */
             approval_limits: Record<string, never>;
+            /** @description The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none. */
+            end_of_day_hour: number | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -13135,6 +13137,8 @@ export interface operations {
                     credit_cap_mode?: "enforce" | "warn";
                     allow_several_open_exercices?: boolean;
                     opening_suspense_account_code?: string;
+                    /** @description The hour the end of day starts by itself each day; null: only when direction starts it. */
+                    end_of_day_hour?: number | null;
                     /** @description A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps. */
                     approval_limits?: {
                         /**

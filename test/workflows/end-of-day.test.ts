@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -17,6 +17,7 @@ import { accountOf, savingsProductOf } from '../helpers/savings';
 import { fileTeardown } from '../helpers/teardown';
 import { until, untilWorkflow } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
+import { endOfDayScheduleId } from '../../workflows/identities';
 
 /**
  * The end of day (issue 29, docs/domain.md §13.3): it waits for both branches to close their day, provisions at the
@@ -169,6 +170,35 @@ test.serial('on a month\'s last day the end of day moves the date past the weeke
     t.deepEqual({ ...monthEnd }, { status: 'done', trigger: 'end_of_day', period: '2026-07' });
   }, taskQueue);
   t.is(await businessDate(world), '2026-08-03');
+});
+
+test.serial('the daily Schedule exists only once its hour is set: it runs the business date\'s end of day, and goes with the hour', async (t) => {
+  const world = await createLoanWorld(app, knex, 'EDS', { capital: false });
+  await setBusinessDate(world, '2026-04-15');
+  for (const [head, branch] of [['branch_head', world.headOffice], ['other_head', world.otherBranch]] as const) t.is((await closeDay(world, head, branch, '2026-04-15')).status, 201);
+  const configure = (hour: number | null) => app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { end_of_day_hour: hour } });
+  await withWorker(knex, async ({ client }) => {
+    const schedule = client.schedule.getHandle(endOfDayScheduleId(world.enterpriseId));
+    await t.throwsAsync(schedule.describe(), { instanceOf: ScheduleNotFoundError }, 'none by default');
+    const set = await configure(18);
+    t.is(set.status, 200, set.text);
+    t.is(set.body.end_of_day_hour, 18);
+    const description = await schedule.describe();
+    t.like(description.action, { type: 'startWorkflow', workflowType: 'endOfDay' });
+    t.like(description.spec.calendars?.[0], { hour: [{ start: 18, end: 18, step: 1 }] });
+    await schedule.trigger();
+    const run = await untilWorkflow({
+      workflowId: `end-of-day-${world.enterpriseId}-2026-04-15`,
+      what: 'the end of day the Schedule started',
+      read: async () => {
+        const row = await knex('end_of_day_runs').where({ enterprise_id: world.enterpriseId }).first('status', 'trigger', 'business_date', 'next_date', 'started_by');
+        return row === undefined || row.status === 'running' ? undefined : row;
+      },
+    });
+    t.deepEqual({ ...run }, { status: 'done', trigger: 'schedule', business_date: '2026-04-15', next_date: '2026-04-16', started_by: null });
+    t.is((await configure(null)).body.end_of_day_hour, null);
+    await t.throwsAsync(schedule.describe(), { instanceOf: ScheduleNotFoundError }, 'deleted with its hour');
+  }, taskQueue);
 });
 
 test.serial('a worker killed while the end of day moves the date leaves a run the next worker ends, each thing posted once', async (t) => {
