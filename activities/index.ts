@@ -7,6 +7,10 @@ import type { RequestDecision } from '../domain/approvals/request';
 import { decideApprovalRequest, expireApprovalRequest } from './approvals/approval-request.activity';
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
+import {
+  awaitBranchDays, finishEndOfDayProvisioning, finishEndOfDayRun, markEndOfDayFailed, matureEndOfDayTermDeposits, moveEndOfDayBusinessDate, openEndOfDayMonthEnd,
+  openEndOfDayProvisioning, openEndOfDayRun, type EndOfDayRequest,
+} from './enterprise/end-of-day.activity';
 import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeriodStep, runMonthEndStep, type MonthEndPeriodWork, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
 import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
@@ -91,6 +95,16 @@ export function createActivities(deps: ActivityDeps) {
     decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),
     expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
     proposeDueRecurringEntries: (input: { enterpriseId: string }) => proposeDueRecurringEntries(deps, input),
+    // Issue 29, the end of day (domain/enterprise/end-of-day.ts endOfDaySteps), one activity per step.
+    openEndOfDayRun: (input: EndOfDayRequest) => openEndOfDayRun(deps.knex, deps.clock(), input),
+    awaitBranchDays: (input: { runId: string }) => awaitBranchDays(deps.knex, deps.clock(), input),
+    openEndOfDayProvisioning: (input: { runId: string }) => openEndOfDayProvisioning(deps.knex, deps.clock(), input),
+    finishEndOfDayProvisioning: (input: { runId: string }) => finishEndOfDayProvisioning(deps.knex, deps.clock(), input),
+    matureEndOfDayTermDeposits: (input: { runId: string }) => matureEndOfDayTermDeposits(deps, input),
+    moveEndOfDayBusinessDate: (input: { runId: string }) => moveEndOfDayBusinessDate(deps.knex, deps.clock(), input),
+    openEndOfDayMonthEnd: (input: { runId: string }) => openEndOfDayMonthEnd(deps.knex, deps.clock(), input),
+    finishEndOfDayRun: (input: { runId: string }) => finishEndOfDayRun(deps.knex, deps.clock(), input),
+    markEndOfDayFailed: (input: { runId: string; failure: string }) => markEndOfDayFailed(deps.knex, deps.clock(), input),
   });
 }
 

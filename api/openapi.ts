@@ -122,8 +122,8 @@ const moduleDescriptions: Record<string, string> = {
   loans: 'Loan products, applications and their approval circuit, loans, repayments, guarantees, provisioning.',
   shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
   system: 'Liveness, readiness and metrics.',
-  cash: 'Cash and the working day (issue 29): tills, the vault and the cashiers\' till sessions with their counts.',
   accounting: 'The cooperative\'s own books (issue 28): suppliers, their expense invoices and payments.',
+  cash: 'Cash and the working day (issue 29): tills, the vault and the cashiers\' till sessions with their counts, transfers between members and standing orders, the liaison between branches, the branch\'s day and its close before the end of day.',
 };
 
 /** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */

@@ -25,6 +25,8 @@ import { exerciceRoutes } from './modules/enterprise/exercices.routes';
 import { resultAllocationRoutes } from './modules/enterprise/result-allocations.routes';
 import { governanceRoutes } from './modules/enterprise/governance.routes';
 import { monthEndRoutes } from './modules/enterprise/month-ends.routes';
+import { endOfDayRoutes } from './modules/enterprise/end-of-days.routes';
+import { branchDayRoutes } from './modules/cash/branch-days.routes';
 import { ledgerRoutes } from './modules/accounts/ledger.routes';
 import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
@@ -63,6 +65,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...branchRoutes,
   ...exerciceRoutes,
   ...monthEndRoutes,
+  ...endOfDayRoutes,
+  ...branchDayRoutes,
   ...resultAllocationRoutes,
   ...configurationRoutes,
   ...prudentialSettingsRoutes,

@@ -251,6 +251,11 @@ export const errorCatalogue = {
   business_date_till_sessions_open: { kind: 'conflict', title: 'Till sessions of the enterprise are open: the business date stays.' },
   // Issue 29, transfers between members, standing orders and the liaison accounts.
   transfer_account_invalid: { kind: 'unprocessable', title: 'The receiving account is not another member account of the enterprise.' },
+  // Issue 29, the branch's day and the end of day (docs/domain.md §13.3)
+  branch_day_blocked: { kind: 'conflict', title: 'The branch\'s day cannot close yet: the errors list what holds it.' },
+  branch_day_not_business_date: { kind: 'unprocessable', title: 'A branch closes the business date\'s day, no other.' },
+  end_of_day_not_business_date: { kind: 'unprocessable', title: 'The end of day runs for the business date, no other.' },
+  day_closed: { kind: 'conflict', title: 'The date is in a closed day: the end of day has run for it.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RefundInput } from '../activities/shares/share-refunds.activity';
 import type { StepInput } from '../activities/shares/share-withdrawals.activity';
 import type { DecidedRequest } from '../activities/approvals/approval-request.activity';
@@ -58,3 +58,6 @@ export const withdrawalStateQuery = defineQuery<ShareWithdrawalView>('withdrawal
 /** A four-eyes request's decision (approve or reject) and its state: `approvalRequest` workflow. */
 export const decideRequestUpdate = defineUpdate<DecidedRequest, [RequestDecision]>('decideRequest');
 export const requestStateQuery = defineQuery<DecidedRequest>('requestState');
+
+/** Issue 29: a branch closed its day; the end of day of that date looks again at once rather than at its next poll. */
+export const branchDayClosedSignal = defineSignal('branchDayClosed');

@@ -22,6 +22,8 @@ export const approvalRequestWorkflowId = (requestId: string) => `approval-reques
 export const monthEndWorkflowId = (enterpriseId: string, period: string) => `month-end-${enterpriseId}-${period}`;
 /** One workflow per enterprise and month: a second start while one runs is refused by Temporal. */
 export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
+/** Issue 29: one end of day (close of business) per enterprise and business date: a second start cannot run a twin. */
+export const endOfDayWorkflowId = (enterpriseId: string, date: string) => `end-of-day-${enterpriseId}-${date}`;
 /** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
 export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
   (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);
@@ -31,6 +33,8 @@ export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${
 export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpriseId}`;
 /** Issue 28, recurring entries: the daily proposal of the drafts due (docs/domain.md §12.7). */
 export const recurringEntriesScheduleId = (enterpriseId: string) => `recurring-entries-${enterpriseId}`;
+/** Issue 29: the daily end of day, only where the enterprise set its hour (docs/domain.md §13.3). */
+export const endOfDayScheduleId = (enterpriseId: string) => `end-of-day-${enterpriseId}`;
 
 /**
  * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.

@@ -3,6 +3,7 @@ import { balanceRefusal, classMixRefusal, type DraftLine } from '../../domain/ac
 import type { IsoDate } from '../../domain/calendar';
 import { AppError, ValidationError } from '../../domain/errors';
 import type { Refusal } from '../../domain/refusal';
+import { assertDayOpen } from '../enterprise/closed-days';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { subledgerAccounts } from './subledger-accounts';
 
@@ -50,7 +51,7 @@ async function checkBranches(trx: Knex.Transaction, draft: LinesToCheck): Promis
   if (index >= 0) throw new ValidationError(onLine(index, 'branch', 'is not a branch of the enterprise'));
 }
 
-/** The date is in an open accounting year and not after the business date. */
+/** The date is in an open accounting year, not after the business date and not in a closed day. */
 async function checkDate(trx: Knex.Transaction, now: Date, draft: DraftToCheck): Promise<void> {
   const field = [{ field: 'entry_date', message: '' }];
   const year = await trx('exercices_comptables').where({ enterprise_id: draft.enterpriseId }).where('start_date', '<=', draft.entryDate).where('end_date', '>=', draft.entryDate).first('code', 'status');
@@ -58,6 +59,7 @@ async function checkDate(trx: Knex.Transaction, now: Date, draft: DraftToCheck):
   if (year.status !== 'open') throw new AppError('conflict', 'exercice_closed', `The accounting year ${year.code as string} is closed.`, [{ ...field[0]!, message: 'is in a closed year' }]);
   const businessDate = await businessDateOf(trx, draft.enterpriseId, now);
   if (draft.entryDate > businessDate) throw new AppError('unprocessable', 'as_of_after_business_date', `The date is after the business date ${businessDate}.`, [{ ...field[0]!, message: 'is after the business date' }]);
+  await assertDayOpen(trx, draft.enterpriseId, draft.entryDate, 'entry_date');
 }
 
 /** What any draft must be when saved: an unbalanced one may be saved, and is refused only when submitted. */

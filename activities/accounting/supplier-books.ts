@@ -3,6 +3,7 @@ import type { ChartAccount } from '../../domain/accounting/suppliers';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { Supplier } from '../../db/models/supplier.model';
+import { assertDayOpen } from '../enterprise/closed-days';
 import { businessDateOf } from '../enterprise/configuration.activity';
 
 /** What an invoice and a payment both check before they post to a supplier's account (docs/domain.md §12.5). */
@@ -25,12 +26,13 @@ export async function supplierAndBranch(trx: Knex.Transaction, input: { supplier
   return { supplier, branchId };
 }
 
-/** Books are kept up to the business date, never ahead of it (as a manual entry's date). */
+/** Books are kept up to the business date, never ahead of it (as a manual entry's date), nor in a closed day. */
 export async function assertNotAfterBusinessDate(trx: Knex | Knex.Transaction, enterpriseId: string, now: Date, date: IsoDate, field: string): Promise<void> {
   const businessDate = await businessDateOf(trx, enterpriseId, now);
   if (date > businessDate) {
     throw new AppError('unprocessable', 'as_of_after_business_date', `${field} is after the business date ${businessDate}.`, [{ field, message: `${field} must not be after ${businessDate}` }]);
   }
+  await assertDayOpen(trx, enterpriseId, date, field);
 }
 
 /** An account of the enterprise's chart named by the request, or a refusal naming the field. */

@@ -24,7 +24,7 @@ export interface MonthEndRunRow {
   period_start: string;
   period_end: string;
   status: 'running' | 'done' | 'failed';
-  trigger: 'api' | 'schedule';
+  trigger: 'api' | 'schedule' | 'end_of_day';
   started_by: string | null;
   failure: string | null;
   created_at: Date;
@@ -45,7 +45,7 @@ export interface MonthEndRequest extends RequestOrigin {
   enterpriseId: string;
   /** null: the month just ended before the business date (the Schedule's start). */
   period: Period | null;
-  trigger: 'api' | 'schedule';
+  trigger: 'api' | 'schedule' | 'end_of_day';
   startedBy: string | null;
 }
 

@@ -21,4 +21,6 @@ export class EnterpriseConfiguration extends BaseModel {
   allowSeveralOpenExercices!: boolean;
   /** Issue 28, part 1: where an opening entry puts each branch's difference, to be justified by the go-live import (docs/domain.md §12.1). */
   openingSuspenseAccountCode!: string;
+  /** Issue 29: the hour of the daily end-of-day Schedule; null (the default): none, direction starts it (docs/domain.md §13.3). */
+  endOfDayHour!: number | null;
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { reportingPackReports } from '../../activities/accounts/reporting-pack-reports';
+import { businessDateOf } from '../../activities/enterprise/configuration.activity';
 import type { TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
 import { asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
@@ -7,6 +8,7 @@ import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
 import { bearer, createUser } from '../helpers/users';
+import { testClock } from '../helpers/clock';
 import { send } from './http';
 import type { Operation } from './schema';
 import { idsForPathParam, type IdPools } from './values';
@@ -48,8 +50,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a transfer between members of the two branches, a till of the other branch with a closed session, and a user with a grant;
- * then the ids of everything the lists of the document answer.
+ * transfer and a statement, a transfer between members of the two branches, a till of the other branch with a closed session, a branch's
+ * day closed and an end of day waiting for the other, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -79,6 +81,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   // Before the till: once the other branch has one, its cashier's cash operations need an open session.
   const transferred = await transferBetweenMembers(world);
   await keepTill(world);
+  await startClosing(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -216,6 +219,16 @@ async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string;
   const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, { client, product: world.savingsProductId, initial_deposit: '1000' });
   await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '5000', reference: 'FZ-TR' });
   return { from, to: to.id as string };
+}
+
+/**
+ * Issue 29: the second branch's day closed and the end of day of the business date started, waiting for the head
+ * office's close, which never comes: an id for the routes of each, and no day closed under the fuzzer's dates.
+ */
+async function startClosing(world: LoanWorld): Promise<void> {
+  const date = await businessDateOf(world.knex, world.enterpriseId, testClock());
+  await post(world.app, '/api/v1/cash/branch-days/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, date });
+  await post(world.app, '/api/v1/enterprise/end-of-days/', world.users.direction!.headers, { enterprise: world.enterpriseId });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

@@ -154,7 +154,7 @@ export const fixedAssetRoutes = [
     response: fixedAssetSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...postingRefusals, 'as_of_after_business_date', ...fourEyesRefusals],
+    refusals: [...postingRefusals, 'as_of_after_business_date', 'day_closed', ...fourEyesRefusals],
     handler: async ({ body, principal, deps, ctx, load, authorize }) => {
       const category = await load(accountingLoaders.fixedAssetCategory, body.category);
       const branch = await deps.knex('branches').where({ id: body.branch, enterprise_id: category.enterprise_id }).first('id');
@@ -190,7 +190,7 @@ export const fixedAssetRoutes = [
     response: fixedAssetSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...postingRefusals, 'as_of_after_business_date', 'fixed_asset_disposed', 'fixed_asset_depreciated_later', ...fourEyesRefusals],
+    refusals: [...postingRefusals, 'as_of_after_business_date', 'day_closed', 'fixed_asset_disposed', 'fixed_asset_depreciated_later', ...fourEyesRefusals],
     handler: async ({ params, body, principal, deps, ctx, resource }) => {
       const payload = { assetId: params.id, date: body.date, proceeds: formatAmount(new Money(body.proceeds)), proceedsAccount: body.proceeds_account };
       return runOrRequest({ deps, principal, ctx }, {

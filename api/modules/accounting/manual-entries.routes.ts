@@ -44,7 +44,7 @@ export const draftLines = (lines: readonly LineBody[]): DraftLine[] =>
 /** Where the lines are: a writer acts on the branch of all the lines, or on the whole enterprise when they span several. */
 export const scopeOfLines = (enterpriseId: string, lines: readonly DraftLine[]) => ({ enterpriseId, branchId: branchOfLines(lines) });
 
-export const draftRefusals = [...accountChoiceRefusals, 'manual_entry_subledger_account', 'exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date'] as const;
+export const draftRefusals = [...accountChoiceRefusals, 'manual_entry_subledger_account', 'exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date', 'day_closed'] as const;
 
 /** The routes on one entry: the path's `{id}` loaded, seen where its lines are. */
 const onEntry = { module: 'accounting', load: manualEntryLoaders.entry, params: idParams } as const;

@@ -22,7 +22,7 @@ const onModel = { module: 'accounting', load: recurringEntryLoaders.model, param
 
 const patternSchema = () => yup.string().trim().min(1).max(60).meta({ description: 'The drafts\' reference; each `{period}` becomes the period (`LOYER-{period}`).' });
 const daySchema = () => yup.number().integer().min(1).max(31).meta({ description: 'The day of the period\'s month the draft is dated (the month\'s last day when shorter).' });
-const modelRefusals = [...draftRefusals.filter((code) => !['exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date'].includes(code)), 'manual_entry_unbalanced', 'recurring_entry_periods'] as const;
+const modelRefusals = [...draftRefusals.filter((code) => !['exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date', 'day_closed'].includes(code)), 'manual_entry_unbalanced', 'recurring_entry_periods'] as const;
 
 const answer = async (knex: Parameters<typeof serializeRecurringEntries>[0], id: string) =>
   (await serializeRecurringEntries(knex, [(await knex('recurring_entries').where({ id }).first()) as RecurringEntryListRow]))[0]!;

@@ -67,7 +67,7 @@ export const supplierInvoiceRoutes = [
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: [
-      'supplier_inactive', 'supplier_invoice_number_taken', 'supplier_invoice_account_refused', 'as_of_after_business_date', ...postingRefusals, ...fourEyesRefusals,
+      'supplier_inactive', 'supplier_invoice_number_taken', 'supplier_invoice_account_refused', 'as_of_after_business_date', 'day_closed', ...postingRefusals, ...fourEyesRefusals,
     ],
     handler: async ({ body, principal, deps, ctx, authorize }) => {
       const { supplier, scope } = await postingSupplier(deps.knex, authorize, body);

@@ -76,7 +76,7 @@ export const supplierPaymentRoutes = [
     response: supplierPaymentSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['supplier_payment_exceeds_due', 'supplier_paying_account_refused', 'as_of_after_business_date', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
+    refusals: ['supplier_payment_exceeds_due', 'supplier_paying_account_refused', 'as_of_after_business_date', 'day_closed', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
     handler: async ({ body, principal, deps, ctx, authorize, idempotencyKey }) => {
       const { supplier, scope } = await postingSupplier(deps.knex, authorize, body);
       const payload = {

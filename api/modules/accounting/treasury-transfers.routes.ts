@@ -101,7 +101,7 @@ export const treasuryTransferRoutes = [
     response: transferSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['treasury_transfer_same_account', 'bank_account_unknown', 'bank_account_inactive', 'as_of_after_business_date', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
+    refusals: ['treasury_transfer_same_account', 'bank_account_unknown', 'bank_account_inactive', 'as_of_after_business_date', 'day_closed', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
     handler: async ({ body, principal, deps, ctx, authorize, idempotencyKey }) => {
       const scope = { enterpriseId: body.enterprise, branchId: body.branch };
       authorize(scope, 'The branch');

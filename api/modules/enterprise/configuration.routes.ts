@@ -35,6 +35,8 @@ const configurationSchema = yup.object({
   allow_several_open_exercices: yup.boolean().required(),
   opening_suspense_account_code: yup.string().required().meta({ description: 'Where an opening entry puts each branch\'s difference, to be justified by the go-live import (default 4780).' }),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
+  end_of_day_hour: yup.number().integer().nullable().defined()
+    .meta({ description: 'The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none.' }),
   updated_at: timestampResponse(),
 }).meta({ component: 'EnterpriseConfiguration' });
 
@@ -54,6 +56,7 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     allow_several_open_exercices: configuration.allowSeveralOpenExercices,
     approval_limits: configuration.approvalLimits,
     opening_suspense_account_code: configuration.openingSuspenseAccountCode,
+    end_of_day_hour: configuration.endOfDayHour,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
@@ -124,6 +127,8 @@ export const configurationRoutes = [
       credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
       allow_several_open_exercices: yup.boolean().optional(),
       opening_suspense_account_code: accountCodeSchema().optional(),
+      end_of_day_hour: yup.number().integer().min(0).max(23).nullable().optional()
+        .meta({ description: 'The hour the end of day starts by itself each day; null: only when direction starts it.' }),
       approval_limits: yup
         .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
@@ -149,9 +154,11 @@ export const configurationRoutes = [
           creditCapMode: body.credit_cap_mode,
           allowSeveralOpenExercices: body.allow_several_open_exercices,
           openingSuspenseAccountCode: body.opening_suspense_account_code,
+          endOfDayHour: body.end_of_day_hour,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
-        if (body.provisioning_hour !== undefined || body.time_zone !== undefined) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
+        const scheduled = [body.provisioning_hour, body.time_zone, body.end_of_day_hour].some((field) => field !== undefined);
+        if (scheduled) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
         return serializeConfiguration(updated, deps.clock());
       };
       if (body.business_date === undefined) return apply();

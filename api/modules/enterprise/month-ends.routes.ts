@@ -38,7 +38,8 @@ const runSchema = yup.object({
   period_start: dateResponse(),
   period_end: dateResponse(),
   status: yup.string().oneOf(runStatuses).required(),
-  trigger: yup.string().oneOf(['api', 'schedule']).required().meta({ description: 'api: started by `started_by`; schedule: by the enterprise\'s Schedule `month-end-{enterprise}`.' }),
+  trigger: yup.string().oneOf(['api', 'schedule', 'end_of_day']).required()
+    .meta({ description: 'api: started by `started_by`; schedule: by the enterprise\'s Schedule `month-end-{enterprise}`; end_of_day: by the end of day of the month\'s last day.' }),
   started_by: yup.string().uuid().nullable().defined(),
   failure: yup.string().nullable().defined(),
   workflow_id: yup.string().required(),

@@ -1,11 +1,12 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { monthEndScheduleId, provisioningScheduleId, recurringEntriesScheduleId } from '../../../workflows/identities';
+import { endOfDayScheduleId, monthEndScheduleId, provisioningScheduleId, recurringEntriesScheduleId } from '../../../workflows/identities';
 import type { RouteDeps } from '../../deps';
 import { withinTemporalDeadline } from '../../temporal-deadline';
 import { recurringEntriesScheduleParts } from '../accounting/recurring-entries.temporal';
 import { provisioningScheduleParts } from '../loans/provisioning.temporal';
+import { endOfDayScheduleParts } from './end-of-day.temporal';
 import { monthEndScheduleParts } from './month-end.temporal';
 
 /**
@@ -20,6 +21,8 @@ interface ScheduleSettings {
   enterpriseCode: string;
   provisioningHour: number;
   timeZone: string;
+  /** Issue 29: null, no end-of-day Schedule. */
+  endOfDayHour: number | null;
 }
 
 /**
@@ -44,6 +47,18 @@ async function ensureEnterpriseSchedules(client: Client, taskQueue: string, sett
   await ensureSchedule(client, provisioningScheduleId(settings.enterpriseId), provisioningScheduleParts(taskQueue, settings));
   await ensureSchedule(client, monthEndScheduleId(settings.enterpriseId), monthEndScheduleParts(taskQueue, settings));
   await ensureSchedule(client, recurringEntriesScheduleId(settings.enterpriseId), recurringEntriesScheduleParts(taskQueue, settings));
+  await ensureEndOfDaySchedule(client, taskQueue, settings);
+}
+
+/** Issue 29: the end of day's Schedule where its hour is set; none (deleted if there was one) where it is null. */
+async function ensureEndOfDaySchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
+  const scheduleId = endOfDayScheduleId(settings.enterpriseId);
+  if (settings.endOfDayHour !== null) return ensureSchedule(client, scheduleId, endOfDayScheduleParts(taskQueue, { ...settings, endOfDayHour: settings.endOfDayHour }));
+  try {
+    await client.schedule.getHandle(scheduleId).delete();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
 }
 
 /** How the start-up reconciliation retries the Schedules Temporal could not take: a pause doubling up to a minute. */
@@ -91,11 +106,14 @@ export function reconcileEnterpriseSchedules(client: Client, knex: Knex, taskQue
 
 /** What the Schedules are made of, for every enterprise or one: the code tags the workflows they start. */
 async function scheduleSettings(knex: Knex, enterpriseId?: string): Promise<ScheduleSettings[]> {
-  const rows: { enterprise_id: string; code: string; provisioning_hour: number; time_zone: string }[] = await knex('enterprise_configurations')
+  const rows: { enterprise_id: string; code: string; provisioning_hour: number; time_zone: string; end_of_day_hour: number | null }[] = await knex('enterprise_configurations')
     .join('enterprises', 'enterprises.id', 'enterprise_configurations.enterprise_id')
     .modify((query) => (enterpriseId === undefined ? query : query.where('enterprise_configurations.enterprise_id', enterpriseId)))
-    .select('enterprise_configurations.enterprise_id', 'enterprises.code', 'enterprise_configurations.provisioning_hour', 'enterprise_configurations.time_zone');
-  return rows.map((row) => ({ enterpriseId: row.enterprise_id, enterpriseCode: row.code, provisioningHour: row.provisioning_hour, timeZone: row.time_zone }));
+    .select('enterprise_configurations.enterprise_id', 'enterprises.code', 'enterprise_configurations.provisioning_hour', 'enterprise_configurations.time_zone')
+    .select('enterprise_configurations.end_of_day_hour');
+  return rows.map((row) => ({
+    enterpriseId: row.enterprise_id, enterpriseCode: row.code, provisioningHour: row.provisioning_hour, timeZone: row.time_zone, endOfDayHour: row.end_of_day_hour,
+  }));
 }
 
 /** Puts each Schedule in place, each within the deadline; answers those that failed. */
