@@ -6,7 +6,7 @@ import type { FieldError } from '../errors';
  * branch head knows what to finish. The close runs every check of `branchDayChecks` (activities/cash/branch-days.activity.ts).
  */
 export interface BranchDayBlocker {
-  /** A stable name clients branch on: `approvals_pending`, and the tills' own once they plug in. */
+  /** A stable name clients branch on: `approvals_pending`, `till_sessions_open`… */
   reason: string;
   message: string;
   /** The ids of what holds the day (requests, sessions…), for the branch head to open. */
