@@ -239,6 +239,9 @@ export const errorCatalogue = {
   recurring_entry_periods: { kind: 'unprocessable', title: 'The last period of the model comes before its first.' },
   recurring_entry_inactive: { kind: 'conflict', title: 'The recurring entry is deactivated.' },
   recurring_entry_not_due: { kind: 'unprocessable', title: 'The model is not due in that period, or not yet by the business date.' },
+  // Issue 29, the leftovers of issue 28 (general accounting): a supplier's invoice or payment reversed.
+  supplier_book_reversed: { kind: 'conflict', title: 'The invoice or payment is already reversed.' },
+  supplier_invoice_paid: { kind: 'conflict', title: 'Payments settle this invoice: reverse them first.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -17,10 +17,11 @@ import type { PolicyRule } from '../../domain/approvals/policy';
 import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
-import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
+import { recordSupplierInvoice, reverseSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
-import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
+import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
+import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -61,6 +62,9 @@ export const approvalExecutors = {
   'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
   // Issue 28, part 6 (banks): money moved between the till and the banks.
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
+  // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed by its entry's reversal.
+  'supplier_invoice.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierInvoice(context, maker, payload),
+  'supplier_payment.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierPayment(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

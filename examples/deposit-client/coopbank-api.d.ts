@@ -3233,6 +3233,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/supplier-invoices/{id}/reversal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes
+         * @description Operation `supplier_invoice.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). An invoice a payment still settles is 409 `supplier_invoice_paid`: reverse the payment first. Once reversed, the invoice counts in no balance or open item from the reversal's date on, and its number may be booked again.
+         */
+        post: operations["reverseSupplierInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounting/supplier-payments/": {
         parameters: {
             query?: never;
@@ -3265,6 +3285,26 @@ export interface paths {
         get: operations["getSupplierPayment"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/supplier-payments/{id}/reversal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes
+         * @description Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). From the reversal's date on, what the payment settled is owed again and its invoices are open items.
+         */
+        post: operations["reverseSupplierPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3672,7 +3712,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -3692,7 +3732,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -6681,6 +6721,22 @@ export interface components {
             recorded_by: string;
             /** Format: date-time */
             recorded_at: string;
+            /** @description null while it stands; once reversed it counts in no balance or open item from this date on. */
+            reversal: {
+                /** Format: date */
+                date: string;
+                reason: string;
+                /**
+                 * Format: uuid
+                 * @description The entry that reversed the original one, in its journal.
+                 */
+                entry: string;
+                /**
+                 * Format: uuid
+                 * @description Who asked the reversal (its maker).
+                 */
+                reversed_by: string;
+            } | null;
         };
         /** @description Page<SupplierInvoice>: one page of a list. */
         SupplierInvoicePage: {
@@ -6755,6 +6811,22 @@ export interface components {
             recorded_by: string;
             /** Format: date-time */
             recorded_at: string;
+            /** @description null while it stands; once reversed it counts in no balance or open item from this date on. */
+            reversal: {
+                /** Format: date */
+                date: string;
+                reason: string;
+                /**
+                 * Format: uuid
+                 * @description The entry that reversed the original one, in its journal.
+                 */
+                entry: string;
+                /**
+                 * Format: uuid
+                 * @description Who asked the reversal (its maker).
+                 */
+                reversed_by: string;
+            } | null;
         };
         /** @description Page<SupplierPayment>: one page of a list. */
         SupplierPaymentPage: {
@@ -25621,7 +25693,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                 maker?: string;
             };
             header?: never;
@@ -26116,7 +26188,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -28168,7 +28240,7 @@ export interface operations {
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
-                /** @description true: only the invoices with something left to pay; false: only those paid. */
+                /** @description true: only the invoices with something left to pay; false: only those paid or reversed. */
                 open?: boolean;
             };
             header?: never;
@@ -28443,6 +28515,124 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reverseSupplierInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reversing entry's date: not before the original's, not after the business date, in an open year. */
+                    date: string;
+                    /** @description Why it is undone (the entry's label carries it). */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplierInvoice"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -28757,6 +28947,124 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reverseSupplierPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reversing entry's date: not before the original's, not after the business date, in an open year. */
+                    date: string;
+                    /** @description Why it is undone (the entry's label carries it). */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplierPayment"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
