@@ -75,9 +75,12 @@ function assertEditable(row: ManualEntryRow): void {
   if (!editableStatuses.includes(row.status as never)) throw new AppError('conflict', 'manual_entry_not_editable', `The entry is ${row.status}: only a draft or a rejected entry changes.`);
 }
 
-/** Opening balances are the enterprise's once: a second opening entry is refused while one is posted. */
+/**
+ * Opening balances are the enterprise's once: a second opening entry is refused while one stands, posted and not
+ * reversed by a posted reversal (a wrong opening balance sheet is reversed, then drafted again).
+ */
 async function assertNoPostedOpening(trx: Knex.Transaction, enterpriseId: string): Promise<void> {
-  if (await trx('manual_entries').where({ enterprise_id: enterpriseId, kind: 'opening', status: 'posted' }).first('id') !== undefined) {
+  if (await trx('manual_entries').where({ enterprise_id: enterpriseId, kind: 'opening', status: 'posted', reversed_at: null }).first('id') !== undefined) {
     throw new AppError('conflict', 'opening_entry_exists', 'The enterprise already has a posted opening entry: correct it by a reversing entry.');
   }
 }
@@ -179,6 +182,7 @@ export async function postManualEntry(context: DataContext, maker: Actor, payloa
       await trx('manual_entry_lines').where({ manual_entry_id: row.id, branch_id: branchId }).update({ journal_entry_id: entryId });
     }
     await trx('manual_entries').where({ id: row.id }).update({ status: 'posted', posted_at: context.clock(), rejection_reason: null });
+    if (row.reverses_id !== null) await trx('manual_entries').where({ id: row.reverses_id }).update({ reversed_at: context.clock() });
     await recordAudit(trx, maker, { action: 'manual_entry.post', entityType: 'manual_entry', entityId: row.id, enterpriseId: row.enterprise_id, details: { version: row.version, request: row.approval_request_id } });
   });
 }
