@@ -85,14 +85,17 @@ async function assertNoPostedOpening(trx: Knex.Transaction, enterpriseId: string
   }
 }
 
-/** The maker is a person, or the author of the recurring model a Schedule proposes a draft from (docs/domain.md §12.7). */
-export async function createManualEntry(context: DataContext, actor: Requester, entry: NewManualEntry): Promise<string> {
+/**
+ * The author is the person asking, or null: the system, for the draft the recurring entries' Schedule proposes
+ * (docs/domain.md §12.7). Whoever submits the draft is the maker of its request, whom the four eyes exclude.
+ */
+export async function createManualEntry(context: DataContext, actor: Requester | null, entry: NewManualEntry): Promise<string> {
   return inTransaction(context.knex, async (trx) => {
     if (entry.kind === 'opening') await assertNoPostedOpening(trx, entry.enterpriseId);
     await checkDraft(trx, context.clock(), entry);
     const [created] = await trx('manual_entries').insert({
       enterprise_id: entry.enterpriseId, branch_id: branchOfLines(entry.lines), kind: entry.kind, journal_code: entry.journal, entry_date: entry.entryDate,
-      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, created_by: actor.userId, updated_by: actor.userId,
+      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, created_by: actor?.userId ?? null, updated_by: actor?.userId ?? null,
     }).returning('id');
     const id = created.id as string;
     await trx('manual_entry_lines').insert(lineRows(id, entry.lines));

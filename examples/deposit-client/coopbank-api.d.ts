@@ -5587,8 +5587,11 @@ export interface components {
             /** Format: uuid */
             approval_request: string | null;
             rejection_reason: string | null;
-            /** Format: uuid */
-            created_by: string;
+            /**
+             * Format: uuid
+             * @description Who drafted it; null: proposed by the recurring entries' Schedule (the system).
+             */
+            created_by: string | null;
             /** Format: uuid */
             approved_by: string | null;
             /** Format: date-time */
