@@ -143,7 +143,7 @@ export const errorCatalogue = {
   bank_account_number_taken: { kind: 'conflict', title: 'Another bank account of the enterprise has this number.' },
   bank_accounts_full: { kind: 'conflict', title: 'Every bank account under the 560 leaf is taken.' },
   bank_account_unknown: { kind: 'unprocessable', title: 'The bank account is not one of the enterprise, or of the branch.' },
-  bank_account_inactive: { kind: 'conflict', title: 'The bank account is deactivated.' },
+  bank_account_inactive: { kind: 'unprocessable', title: 'The bank account is deactivated: it takes no transfer.' },
   treasury_transfer_same_account: { kind: 'unprocessable', title: 'A transfer moves money between two different treasury accounts.' },
   bank_statement_invalid: { kind: 'validation', title: 'The bank statement file is refused: the error names its row and column.' },
   bank_statement_line_matched: { kind: 'conflict', title: 'The statement line or the ledger line is matched already.' },

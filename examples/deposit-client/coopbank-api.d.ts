@@ -3498,7 +3498,7 @@ export interface paths {
         put?: never;
         /**
          * Move money from the till to a bank, a bank to the till, or a bank to another, under four eyes
-         * @description Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`.
+         * @description Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`; another branch's bank account is 422 `bank_account_unknown`, a deactivated one 422 `bank_account_inactive`, each naming its side, before any request.
          */
         post: operations["recordTreasuryTransfer"];
         delete?: never;

@@ -231,3 +231,22 @@ test.serial('hostile statement files are refused whole, naming the row and colum
   t.like((await app.request('POST', `/api/v1/accounting/bank-accounts/${sgc}/statements/`, { headers: accountant, json: { content: '@@not base64' } })).body, { status: 400, errors: [{ field: 'content' }] });
   t.is((await knex('bank_statements').where({ bank_account_id: sgc })).length, 1, 'nothing stored by the refusals');
 });
+
+test.serial('a transfer with another branch\'s bank account or a deactivated one is refused at the request, naming the field, before any approval', async (t) => {
+  const elsewhere = await create({ bank_name: 'Banque de l\'agence', account_number: 'AG-2-001', parent_account: '5602', branch: world.otherBranch });
+  t.is(elsewhere.status, 201, elsewhere.text);
+  const closed = await create({ bank_name: 'Banque fermée', account_number: 'FERME-001', parent_account: '5602' });
+  t.is((await app.request('PATCH', `/api/v1/accounting/bank-accounts/${closed.body.id as string}/`, { headers: accountant, json: { is_active: false } })).status, 200);
+  const requests = async () => Number((await knex('approval_requests').where({ operation: 'treasury.transfer' }).count('* as n').first())!.n);
+  const before = await requests();
+
+  t.like((await transfer({ to_bank_account: elsewhere.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_unknown', errors: [{ field: 'to_bank_account' }] }, 'the head office\'s till to the other branch\'s bank');
+  t.like((await transfer({ from_bank_account: elsewhere.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_unknown', errors: [{ field: 'from_bank_account' }] });
+  t.like((await transfer({ to_bank_account: closed.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_inactive', errors: [{ field: 'to_bank_account' }] }, 'a deactivated account takes no transfer');
+  t.like((await transfer({ from_bank_account: closed.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_inactive', errors: [{ field: 'from_bank_account' }] });
+  t.is(await requests(), before, 'no request for a second person to decide');
+});
