@@ -3524,6 +3524,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/statement-lines/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank statement lines across statements, newest first: of a bank account, matched or not
+         * @description What the accountant still has to match (`matched=false`) over every statement imported. A branch's staff see the lines of their branch's bank accounts.
+         */
+        get: operations["listStatementLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounting/bank-accounts/{id}/statements/": {
         parameters: {
             query?: never;
@@ -4007,6 +4027,32 @@ export interface components {
                 /** @description The ledger line it is matched to, or null. */
                 journal_line: string | null;
             }[];
+        };
+        BankStatementLine: {
+            /** Format: uuid */
+            statement: string;
+            /** Format: uuid */
+            bank_account: string;
+            /** Format: uuid */
+            id: string;
+            position: number;
+            /** Format: date */
+            date: string;
+            label: string;
+            reference: string;
+            amount: components["schemas"]["Money"];
+            /** @description The ledger line it is matched to, or null. */
+            journal_line: string | null;
+        };
+        /** @description Page<BankStatementLine>: one page of a list. */
+        BankStatementLinePage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["BankStatementLine"][];
         };
         Branch: {
             /** Format: uuid */
@@ -30561,6 +30607,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TreasuryTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStatementLines: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                bank_account?: string;
+                /** @description true: only the lines matched to a ledger line; false: only those not matched. */
+                matched?: boolean;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List bank statement lines across statements, newest first: of a bank account, matched or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementLinePage"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */
