@@ -92,6 +92,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const bodies = new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
+    // A reversal of the supplier's payment (or invoice, refused while paid) dated on the payment's day.
+    ['reverseSupplierPayment', { date: '2026-10-20', reason: 'Fuzz reversal' }],
+    ['reverseSupplierInvoice', { date: '2026-10-20', reason: 'Fuzz reversal' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
