@@ -143,7 +143,7 @@ export const errorCatalogue = {
   bank_account_number_taken: { kind: 'conflict', title: 'Another bank account of the enterprise has this number.' },
   bank_accounts_full: { kind: 'conflict', title: 'Every bank account under the 560 leaf is taken.' },
   bank_account_unknown: { kind: 'unprocessable', title: 'The bank account is not one of the enterprise, or of the branch.' },
-  bank_account_inactive: { kind: 'conflict', title: 'The bank account is deactivated.' },
+  bank_account_inactive: { kind: 'unprocessable', title: 'The bank account is deactivated: it takes no transfer.' },
   treasury_transfer_same_account: { kind: 'unprocessable', title: 'A transfer moves money between two different treasury accounts.' },
   bank_statement_invalid: { kind: 'validation', title: 'The bank statement file is refused: the error names its row and column.' },
   bank_statement_line_matched: { kind: 'conflict', title: 'The statement line or the ledger line is matched already.' },
@@ -256,6 +256,9 @@ export const errorCatalogue = {
   branch_day_not_business_date: { kind: 'unprocessable', title: 'A branch closes the business date\'s day, no other.' },
   end_of_day_not_business_date: { kind: 'unprocessable', title: 'The end of day runs for the business date, no other.' },
   day_closed: { kind: 'conflict', title: 'The date is in a closed day: the end of day has run for it.' },
+  // Issue 29, the leftovers of issue 28 (general accounting): a supplier's invoice or payment reversed.
+  supplier_book_reversed: { kind: 'conflict', title: 'The invoice or payment is already reversed.' },
+  supplier_invoice_paid: { kind: 'conflict', title: 'Payments settle this invoice: reverse them first.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

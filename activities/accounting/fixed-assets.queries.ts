@@ -69,13 +69,14 @@ export const fixedAssetById = (knex: Knex, id: string) => fixedAssetsQuery(knex)
 
 /**
  * The accounts the register details (its categories' class 2 and 28 accounts): subledger-backed, so they move
- * only through the register's own operations (acquisition, depreciation, disposal), never a manual entry.
+ * only through the register's own operations (acquisition, depreciation, disposal), never a manual entry. A query
+ * of `code`: the manual entries' subledger source (subledger-accounts.ts) and the register's list alike.
  */
+export const fixedAssetAccountsQuery = (knex: Knex | Knex.Transaction, enterpriseId: string): Knex.QueryBuilder =>
+  knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('asset_account_code as code')
+    .union((depreciation) => depreciation.from('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('depreciation_account_code'));
+
+/** The same accounts, in code order: the register's `accounts`, whose balances its totals equal. */
 export async function fixedAssetSubledgerAccounts(knex: Knex, enterpriseId: string): Promise<string[]> {
-  const result = await knex.raw<{ rows: { code: string }[] }>(
-    `SELECT asset_account_code AS code FROM fixed_asset_categories WHERE enterprise_id = :enterpriseId
-      UNION SELECT depreciation_account_code FROM fixed_asset_categories WHERE enterprise_id = :enterpriseId ORDER BY code`,
-    { enterpriseId },
-  );
-  return result.rows.map((row) => row.code);
+  return knex.from(fixedAssetAccountsQuery(knex, enterpriseId).as('kept')).orderBy('code').pluck('code');
 }

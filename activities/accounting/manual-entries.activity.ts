@@ -75,21 +75,27 @@ function assertEditable(row: ManualEntryRow): void {
   if (!editableStatuses.includes(row.status as never)) throw new AppError('conflict', 'manual_entry_not_editable', `The entry is ${row.status}: only a draft or a rejected entry changes.`);
 }
 
-/** Opening balances are the enterprise's once: a second opening entry is refused while one is posted. */
+/**
+ * Opening balances are the enterprise's once: a second opening entry is refused while one stands, posted and not
+ * reversed by a posted reversal (a wrong opening balance sheet is reversed, then drafted again).
+ */
 async function assertNoPostedOpening(trx: Knex.Transaction, enterpriseId: string): Promise<void> {
-  if (await trx('manual_entries').where({ enterprise_id: enterpriseId, kind: 'opening', status: 'posted' }).first('id') !== undefined) {
+  if (await trx('manual_entries').where({ enterprise_id: enterpriseId, kind: 'opening', status: 'posted', reversed_at: null }).first('id') !== undefined) {
     throw new AppError('conflict', 'opening_entry_exists', 'The enterprise already has a posted opening entry: correct it by a reversing entry.');
   }
 }
 
-/** The maker is a person, or the author of the recurring model a Schedule proposes a draft from (docs/domain.md §12.7). */
-export async function createManualEntry(context: DataContext, actor: Requester, entry: NewManualEntry): Promise<string> {
+/**
+ * The author is the person asking, or null: the system, for the draft the recurring entries' Schedule proposes
+ * (docs/domain.md §12.7). Whoever submits the draft is the maker of its request, whom the four eyes exclude.
+ */
+export async function createManualEntry(context: DataContext, actor: Requester | null, entry: NewManualEntry): Promise<string> {
   return inTransaction(context.knex, async (trx) => {
     if (entry.kind === 'opening') await assertNoPostedOpening(trx, entry.enterpriseId);
     await checkDraft(trx, context.clock(), entry);
     const [created] = await trx('manual_entries').insert({
       enterprise_id: entry.enterpriseId, branch_id: branchOfLines(entry.lines), kind: entry.kind, journal_code: entry.journal, entry_date: entry.entryDate,
-      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, created_by: actor.userId, updated_by: actor.userId,
+      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, created_by: actor?.userId ?? null, updated_by: actor?.userId ?? null,
     }).returning('id');
     const id = created.id as string;
     await trx('manual_entry_lines').insert(lineRows(id, entry.lines));
@@ -179,6 +185,7 @@ export async function postManualEntry(context: DataContext, maker: Actor, payloa
       await trx('manual_entry_lines').where({ manual_entry_id: row.id, branch_id: branchId }).update({ journal_entry_id: entryId });
     }
     await trx('manual_entries').where({ id: row.id }).update({ status: 'posted', posted_at: context.clock(), rejection_reason: null });
+    if (row.reverses_id !== null) await trx('manual_entries').where({ id: row.reverses_id }).update({ reversed_at: context.clock() });
     await recordAudit(trx, maker, { action: 'manual_entry.post', entityType: 'manual_entry', entityId: row.id, enterpriseId: row.enterprise_id, details: { version: row.version, request: row.approval_request_id } });
   });
 }

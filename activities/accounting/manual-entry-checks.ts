@@ -3,9 +3,8 @@ import { balanceRefusal, classMixRefusal, type DraftLine } from '../../domain/ac
 import type { IsoDate } from '../../domain/calendar';
 import { AppError, ValidationError } from '../../domain/errors';
 import type { Refusal } from '../../domain/refusal';
-import { assertDayOpen } from '../enterprise/closed-days';
-import { businessDateOf } from '../enterprise/configuration.activity';
 import { subledgerAccounts } from './subledger-accounts';
+import { assertNotAfterBusinessDate } from './supplier-books';
 
 /**
  * The refusals of a manual entry (docs/domain.md §12.1), read where they live: when it is saved, and again in the
@@ -53,13 +52,11 @@ async function checkBranches(trx: Knex.Transaction, draft: LinesToCheck): Promis
 
 /** The date is in an open accounting year, not after the business date and not in a closed day. */
 async function checkDate(trx: Knex.Transaction, now: Date, draft: DraftToCheck): Promise<void> {
-  const field = [{ field: 'entry_date', message: '' }];
+  const onDate = (message: string) => [{ field: 'entry_date', message }];
   const year = await trx('exercices_comptables').where({ enterprise_id: draft.enterpriseId }).where('start_date', '<=', draft.entryDate).where('end_date', '>=', draft.entryDate).first('code', 'status');
-  if (year === undefined) throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${draft.entryDate}.`, [{ ...field[0]!, message: 'is in no accounting year' }]);
-  if (year.status !== 'open') throw new AppError('conflict', 'exercice_closed', `The accounting year ${year.code as string} is closed.`, [{ ...field[0]!, message: 'is in a closed year' }]);
-  const businessDate = await businessDateOf(trx, draft.enterpriseId, now);
-  if (draft.entryDate > businessDate) throw new AppError('unprocessable', 'as_of_after_business_date', `The date is after the business date ${businessDate}.`, [{ ...field[0]!, message: 'is after the business date' }]);
-  await assertDayOpen(trx, draft.enterpriseId, draft.entryDate, 'entry_date');
+  if (year === undefined) throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${draft.entryDate}.`, onDate('is in no accounting year'));
+  if (year.status !== 'open') throw new AppError('conflict', 'exercice_closed', `The accounting year ${year.code as string} is closed.`, onDate('is in a closed year'));
+  await assertNotAfterBusinessDate(trx, draft.enterpriseId, now, draft.entryDate, 'entry_date');
 }
 
 /** What any draft must be when saved: an unbalanced one may be saved, and is refused only when submitted. */

@@ -120,7 +120,8 @@ const onPeriod = (message: string) => [{ field: 'period', message }];
 /**
  * The draft of a model for a period, proposed once: the one already proposed is answered (`created: false`).
  * Refused when the model is inactive, not due in that period, or due after the business date (it waits).
- * The maker is the person asking, else (the Schedule) the model's last author.
+ * The draft's author is the person asking, else (the Schedule) the system: null, not the model's last author, who
+ * did nothing that day and may then validate it like anyone but the draft's submitter (docs/domain.md §12.7).
  */
 type Proposal = { manualEntryId: string; created: boolean };
 
@@ -139,8 +140,7 @@ export async function proposeRecurringEntry(context: DataContext, actor: Request
       const message = `The draft is dated ${entryDate}, after the business date ${businessDate}.`;
       throw new AppError('unprocessable', 'recurring_entry_not_due', message, onPeriod('is due after the business date'));
     }
-    const maker = actor ?? { userId: row.updated_by, requestId: null };
-    const manualEntryId = await createManualEntry({ ...context, knex: trx }, maker, {
+    const manualEntryId = await createManualEntry({ ...context, knex: trx }, actor, {
       enterpriseId: row.enterprise_id, kind: 'standard', journal: row.journal_code, entryDate, reference: proposalReference(row.reference_pattern, input.period),
       label: row.label, lines: await recurringEntryLines(trx, row.id),
     });

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { doubtfulAccounts, provisionAccounts } from '../../domain/loans/doubtful-accounts';
 import { defaultRoleAccounts } from '../events/default-rules';
+import { fixedAssetAccountsQuery } from './fixed-assets.queries';
 
 /**
  * The accounts a subledger keeps (docs/domain.md §12.1): each moves only through its own operations, which keep
@@ -26,19 +27,25 @@ const subledgerSources: Readonly<Record<string, SubledgerSource>> = {
   // Suppliers (§12.5): each supplier's own 40110 sub-account, whose detail is its invoices, payments and open items.
   'suppliers': (knex, enterpriseId) => knex('suppliers').where({ enterprise_id: enterpriseId }).select('account_code as code'),
   // Fixed assets (§12.4): each category's asset and accumulated-depreciation accounts, whose detail is the register.
-  'fixed assets': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('asset_account_code as code'),
-  'accumulated depreciation': (knex, enterpriseId) => knex('fixed_asset_categories').where({ enterprise_id: enterpriseId }).select('depreciation_account_code as code'),
+  'fixed assets': fixedAssetAccountsQuery,
   // Tills (issue 29, §13.1): each till's own 5712 sub-account, whose detail is its sessions, their counts and differences.
   'tills': (knex, enterpriseId) => knex('tills').where({ enterprise_id: enterpriseId, kind: 'till' }).select('account_code as code'),
 };
 
-/** Every account code some subledger of the enterprise keeps, with the subledger's name. */
+/** One source as rows of (position, subledger, code): a query's codes, or the fixed codes unnested. */
+function sourceRows(knex: Knex | Knex.Transaction, position: number, subledger: string, found: Knex.QueryBuilder | readonly string[]): Knex.QueryBuilder {
+  const named = [knex.raw('?::int AS position', [position]), knex.raw('?::text AS subledger', [subledger])];
+  return Array.isArray(found)
+    ? knex.select(...named, knex.raw('unnest(?::text[]) AS code', [found]))
+    : knex.from((found as Knex.QueryBuilder).as('source')).select(...named, 'source.code');
+}
+
+/** Every account code some subledger of the enterprise keeps, with the subledger's name (the first listed): one query. */
 export async function subledgerAccounts(knex: Knex | Knex.Transaction, enterpriseId: string): Promise<Map<string, string>> {
+  const sources = Object.entries(subledgerSources).map(([subledger, source], position) => sourceRows(knex, position, subledger, source(knex, enterpriseId)));
+  const rows: { subledger: string; code: string }[] = await knex.from(knex.raw(`(${sources.map(() => '?').join(' UNION ALL ')}) AS kept`, sources))
+    .whereNotNull('code').orderBy('position').select('subledger', 'code');
   const accounts = new Map<string, string>();
-  for (const [subledger, source] of Object.entries(subledgerSources)) {
-    const found = source(knex, enterpriseId);
-    const codes = Array.isArray(found) ? (found as readonly string[]) : ((await found) as { code: string }[]).map((row) => row.code);
-    for (const code of codes) if (!accounts.has(code)) accounts.set(code, subledger);
-  }
+  for (const row of rows) if (!accounts.has(row.code)) accounts.set(row.code, row.subledger);
   return accounts;
 }

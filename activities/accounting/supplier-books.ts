@@ -11,12 +11,12 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 const invalid = (field: string, message: string) => new AppError('validation', 'invalid_request', message, [{ field, message }]);
 
 /**
- * The supplier, locked (a payment: so two payments cannot settle the same remainder) or shared (an invoice), and
- * the branch the posting goes to: the supplier's own, else the one the request names (required then).
+ * The supplier, locked (two payments cannot settle the same remainder, nor two invoices take one number, nor an
+ * invoice be reversed while a payment settles it), and the branch the posting goes to: the supplier's own, else
+ * the one the request names (required then).
  */
-export async function supplierAndBranch(trx: Knex.Transaction, input: { supplierId: string; branchId: string | null }, lock: 'update' | 'share') {
-  const query = Supplier.query(trx).findById(input.supplierId);
-  const supplier = await (lock === 'update' ? query.forUpdate() : query.forShare());
+export async function supplierAndBranch(trx: Knex.Transaction, input: { supplierId: string; branchId: string | null }) {
+  const supplier = await Supplier.query(trx).findById(input.supplierId).forUpdate();
   if (supplier === undefined) throw new NotFoundError('The supplier');
   if (supplier.branchId !== null && input.branchId !== null && input.branchId !== supplier.branchId) throw invalid('branch', 'branch must be the supplier\'s own branch.');
   const branchId = supplier.branchId ?? input.branchId;

@@ -8,6 +8,8 @@ import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { postJournalEntry } from '../events/post-entry';
 import { assertNotAfterBusinessDate, chartAccountOf, supplierAndBranch } from './supplier-books';
+import { reverseSupplierBook, type SupplierReversalInput } from './supplier-reversals';
+import { reversalOf } from './suppliers.queries';
 
 /** A payment to a supplier as a four-eyes request carries it: JSON, amounts as whole-franc text. */
 export interface SupplierPaymentInput {
@@ -21,10 +23,15 @@ export interface SupplierPaymentInput {
   idempotencyKey?: string | null;
 }
 
-/** The invoices named, locked, each with what remains to pay on it. */
+/**
+ * The invoices named, locked, each with what remains to pay on it: what the payments not reversed settled. A
+ * reversed invoice is none of the supplier's open items (refused as an invoice of another supplier).
+ */
 async function openInvoices(trx: Knex.Transaction, supplierId: string, ids: readonly string[]): Promise<Map<string, OpenInvoice>> {
-  const rows = await trx('supplier_invoices').where({ supplier_id: supplierId }).whereIn('id', ids).forUpdate().select('id', 'branch_id', 'invoice_date', 'amount');
-  const paid = await trx('supplier_payment_allocations').whereIn('invoice_id', ids).groupBy('invoice_id').select('invoice_id', trx.raw('sum(amount)::text AS paid'));
+  const rows = await trx('supplier_invoices').where({ supplier_id: supplierId }).whereIn('id', ids).whereNotExists(reversalOf(trx, 'invoice', 'supplier_invoices.id', null))
+    .forUpdate().select('id', 'branch_id', 'invoice_date', 'amount');
+  const paid = await trx('supplier_payment_allocations as a').whereIn('a.invoice_id', ids).whereNotExists(reversalOf(trx, 'payment', 'a.payment_id', null))
+    .groupBy('a.invoice_id').select('a.invoice_id', trx.raw('sum(a.amount)::text AS paid'));
   const paidOf = new Map(paid.map((row: { invoice_id: string; paid: string }) => [row.invoice_id, new Money(row.paid)]));
   return new Map(rows.map((row: { id: string; branch_id: string; invoice_date: string; amount: string }) => [row.id, {
     id: row.id, supplierId, branchId: row.branch_id, invoiceDate: row.invoice_date, remaining: new Money(row.amount).minus(paidOf.get(row.id) ?? 0),
@@ -39,7 +46,7 @@ async function openInvoices(trx: Knex.Transaction, supplierId: string, ids: read
  */
 export async function recordSupplierPayment(context: DataContext, maker: Actor, input: SupplierPaymentInput): Promise<{ id: string }> {
   return inTransaction(context.knex, async (trx) => {
-    const { supplier, branchId } = await supplierAndBranch(trx, input, 'update');
+    const { supplier, branchId } = await supplierAndBranch(trx, input);
     await assertNotAfterBusinessDate(trx, supplier.enterpriseId, context.clock(), input.paymentDate, 'payment_date');
     if (!isPayingAccount(await chartAccountOf(trx, supplier.enterpriseId, input.payingAccount, 'paying_account'))) {
       throw new AppError('unprocessable', 'supplier_paying_account_refused', `paying_account ${input.payingAccount} is not a treasury account (class 5).`, [{ field: 'paying_account', message: 'paying_account must be of class 5' }]);
@@ -63,4 +70,9 @@ export async function recordSupplierPayment(context: DataContext, maker: Actor, 
     });
     return { id: payment.id as string };
   });
+}
+
+/** Reverses a payment posted by mistake, its invoices owed again: the executor of `supplier_payment.reverse` (docs/domain.md §12.5). */
+export async function reverseSupplierPayment(context: DataContext, maker: Actor, input: SupplierReversalInput): Promise<void> {
+  await inTransaction(context.knex, (trx) => reverseSupplierBook(trx, context, maker, 'payment', input));
 }

@@ -20,6 +20,19 @@ function inBranches(builder: Knex.QueryBuilder, column: string, branches: Branch
  */
 export const supplierAccountsQuery = (knex: Knex | Knex.Transaction, enterpriseId: string) => knex('suppliers').where({ enterprise_id: enterpriseId }).select('chart_entry_id');
 
+const reversals = { invoice: ['supplier_invoice_reversals', 'invoice_id'], payment: ['supplier_payment_reversals', 'payment_id'] } as const;
+
+/**
+ * The reversal of the invoice or payment whose id is the column `idColumn` of the outer query, counted by `date`
+ * (dated up to it; any when null): for a `whereNotExists`, so that a reversed one stops counting on its reversal's
+ * date, as its entry and the reversal's net to zero in the ledger from then on (docs/domain.md §12.5).
+ */
+export function reversalOf(knex: Knex | Knex.Transaction, what: keyof typeof reversals, idColumn: string, date: IsoDate | null): Knex.QueryBuilder {
+  const [table, column] = reversals[what];
+  const rows = knex(table).select(1).whereRaw('?? = ??', [`${table}.${column}`, idColumn]);
+  return date === null ? rows : rows.where(`${table}.reversal_date`, '<=', date);
+}
+
 export interface SupplierRow {
   id: string;
   enterprise_id: string;
@@ -41,14 +54,15 @@ export interface SupplierRow {
  * owed: the list's and the detail's rows, and the supplier balances report's.
  */
 export function suppliersWithBalances(knex: Knex, filter: { date: IsoDate | null; branches: Branches }): Knex.QueryBuilder {
-  const totals = (table: string, dateColumn: string) => {
-    const rows = knex(table).groupBy('supplier_id').select('supplier_id', knex.raw('sum(amount) AS total'));
-    if (filter.date !== null) rows.where(dateColumn, '<=', filter.date);
+  const totals = (what: keyof typeof reversals) => {
+    const table = `supplier_${what}s`;
+    const rows = knex(table).groupBy('supplier_id').select('supplier_id', knex.raw('sum(amount) AS total')).whereNotExists(reversalOf(knex, what, `${table}.id`, filter.date));
+    if (filter.date !== null) rows.where(`${what}_date`, '<=', filter.date);
     return inBranches(rows, 'branch_id', filter.branches);
   };
   return knex('suppliers as s')
-    .leftJoin(totals('supplier_invoices', 'invoice_date').as('i'), 'i.supplier_id', 's.id')
-    .leftJoin(totals('supplier_payments', 'payment_date').as('p'), 'p.supplier_id', 's.id')
+    .leftJoin(totals('invoice').as('i'), 'i.supplier_id', 's.id')
+    .leftJoin(totals('payment').as('p'), 'p.supplier_id', 's.id')
     .select('s.id', 's.enterprise_id', 's.branch_id', 's.name', 's.tax_id', 's.contact', 's.account_code', 's.is_active', 's.created_at', 's.updated_at',
       knex.raw('COALESCE(i.total, 0)::text AS invoiced'), knex.raw('COALESCE(p.total, 0)::text AS paid'), knex.raw('(COALESCE(i.total, 0) - COALESCE(p.total, 0))::text AS balance'));
 }
@@ -63,6 +77,11 @@ interface BookRow {
   entry_id: string;
   recorded_by: string;
   created_at: Date;
+  /** Its reversal's, all null while it stands. */
+  reversal_date: string | null;
+  reversal_reason: string | null;
+  reversal_entry_id: string | null;
+  reversed_by: string | null;
 }
 
 export interface InvoiceRow extends BookRow {
@@ -75,15 +94,29 @@ export interface InvoiceRow extends BookRow {
   remaining: string;
 }
 
+/** The reversal's columns of an invoice or a payment (`rv`), as BookRow names them. */
+const reversalColumns = ['rv.reversal_date', 'rv.reason as reversal_reason', 'rv.entry_id as reversal_entry_id', 'rv.reversed_by'];
+
+/** Left-joins `rv`, the reversal of the book row `alias` counted by `date` (dated up to it; any when null). */
+function withReversal(knex: Knex, rows: Knex.QueryBuilder, what: keyof typeof reversals, alias: string, date: IsoDate | null): Knex.QueryBuilder {
+  const [table, column] = reversals[what];
+  return rows.leftJoin(`${table} as rv`, (join) => {
+    join.on(`rv.${column}`, `${alias}.id`);
+    if (date !== null) join.andOn('rv.reversal_date', '<=', knex.raw('?::date', [date]));
+  });
+}
+
 /**
- * Invoices with their supplier's name and what payments settled of them: every payment, or those dated up to
- * `date` (what was open then).
+ * Invoices with their supplier's name and what payments settled of them: every payment standing, or those dated up
+ * to `date` and not reversed by then (what was open then). A reversed invoice has nothing left to pay.
  */
 function invoicesSettled(knex: Knex, date: IsoDate | null): Knex.QueryBuilder {
-  const settled = knex('supplier_payment_allocations as a').join('supplier_payments as p', 'p.id', 'a.payment_id').groupBy('a.invoice_id').select('a.invoice_id', knex.raw('sum(a.amount) AS total'));
+  const settled = knex('supplier_payment_allocations as a').join('supplier_payments as p', 'p.id', 'a.payment_id').groupBy('a.invoice_id').select('a.invoice_id', knex.raw('sum(a.amount) AS total'))
+    .whereNotExists(reversalOf(knex, 'payment', 'p.id', date));
   if (date !== null) settled.where('p.payment_date', '<=', date);
-  return knex('supplier_invoices as i').join('suppliers as s', 's.id', 'i.supplier_id').leftJoin(settled.as('x'), 'x.invoice_id', 'i.id')
-    .select('i.*', 's.name as supplier_name', knex.raw('COALESCE(x.total, 0)::text AS paid'), knex.raw('(i.amount - COALESCE(x.total, 0))::text AS remaining'));
+  const invoices = knex('supplier_invoices as i').join('suppliers as s', 's.id', 'i.supplier_id').leftJoin(settled.as('x'), 'x.invoice_id', 'i.id');
+  return withReversal(knex, invoices, 'invoice', 'i', date).select('i.*', 's.name as supplier_name', ...reversalColumns, knex.raw('COALESCE(x.total, 0)::text AS paid'),
+    knex.raw('(CASE WHEN rv.id IS NULL THEN i.amount - COALESCE(x.total, 0) ELSE 0 END)::text AS remaining'));
 }
 
 export const invoicesQuery = (knex: Knex): Knex.QueryBuilder => invoicesSettled(knex, null);
@@ -93,6 +126,7 @@ export function openItemsQuery(knex: Knex, supplierId: string, date: IsoDate, br
   return inBranches(invoicesSettled(knex, date), 'i.branch_id', branches)
     .where('i.supplier_id', supplierId)
     .where('i.invoice_date', '<=', date)
+    .whereNull('rv.id')
     .whereRaw('i.amount > COALESCE(x.total, 0)')
     .orderBy([{ column: 'i.invoice_date' }, { column: 'i.number' }]);
 }
@@ -108,7 +142,8 @@ export interface PaymentRow extends BookRow {
   idempotency_key: string | null;
 }
 
-export const paymentsQuery = (knex: Knex): Knex.QueryBuilder => knex('supplier_payments as p').join('suppliers as s', 's.id', 'p.supplier_id').select('p.*', 's.name as supplier_name');
+export const paymentsQuery = (knex: Knex): Knex.QueryBuilder =>
+  withReversal(knex, knex('supplier_payments as p').join('suppliers as s', 's.id', 'p.supplier_id'), 'payment', 'p', null).select('p.*', 's.name as supplier_name', ...reversalColumns);
 
 export const allocationsOf = (knex: Knex, paymentIds: readonly string[]): Promise<{ payment_id: string; invoice_id: string; number: string; amount: string }[]> =>
   knex('supplier_payment_allocations as a').join('supplier_invoices as i', 'i.id', 'a.invoice_id').whereIn('a.payment_id', paymentIds)

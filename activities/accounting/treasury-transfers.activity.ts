@@ -32,7 +32,7 @@ async function sideOf(trx: Knex.Transaction, input: TreasuryTransferInput, bankA
   if (row === undefined || (row.branch_id !== null && row.branch_id !== input.branchId)) {
     throw new AppError('unprocessable', 'bank_account_unknown', `${field} is not a bank account of the enterprise or of the branch.`, [{ field, message: `${field} is not a bank account of the branch` }]);
   }
-  if (!row.is_active) throw new AppError('conflict', 'bank_account_inactive', `${field} is deactivated.`, [{ field, message: `${field} is deactivated` }]);
+  if (!row.is_active) throw new AppError('unprocessable', 'bank_account_inactive', `${field} is deactivated.`, [{ field, message: `${field} is deactivated` }]);
   return { bankAccountId, account: row.account_code as string };
 }
 

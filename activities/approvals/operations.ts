@@ -17,11 +17,12 @@ import type { PolicyRule } from '../../domain/approvals/policy';
 import { Money } from '../../domain/money';
 import { updateShareType } from '../shares/share-types.activity';
 import { setApprovalPolicy } from './approval-policy.activity';
-import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
+import { recordSupplierInvoice, reverseSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
-import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
+import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
+import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -65,6 +66,9 @@ export const approvalExecutors = {
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
   // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the maker's key.
   'member_account.transfer': (context: DataContext, maker: Actor, payload: MemberTransferInput) => recordMemberTransfer(context, maker, payload),
+  // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed by its entry's reversal.
+  'supplier_invoice.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierInvoice(context, maker, payload),
+  'supplier_payment.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierPayment(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */

@@ -27,6 +27,9 @@ export const approvalOperations = [
   'fixed_asset.disposal',
   // Issue 28, part 6 (banks): a transfer between the till and the banks.
   'treasury.transfer',
+  // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed.
+  'supplier_invoice.reverse',
+  'supplier_payment.reverse',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -68,6 +71,9 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
   'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 28's leftovers (issue 29 session): undoing an invoice or a payment takes the two people that made it.
+  'supplier_invoice.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'supplier_payment.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

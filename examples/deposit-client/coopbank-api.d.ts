@@ -3313,6 +3313,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounting/supplier-invoices/{id}/reversal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes
+         * @description Operation `supplier_invoice.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). An invoice a payment still settles is 409 `supplier_invoice_paid`: reverse the payment first. Once reversed, the invoice counts in no balance or open item from the reversal's date on, and its number may be booked again.
+         */
+        post: operations["reverseSupplierInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounting/supplier-payments/": {
         parameters: {
             query?: never;
@@ -3345,6 +3365,26 @@ export interface paths {
         get: operations["getSupplierPayment"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/supplier-payments/{id}/reversal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes
+         * @description Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). From the reversal's date on, what the payment settled is owed again and its invoices are open items.
+         */
+        post: operations["reverseSupplierPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3538,7 +3578,7 @@ export interface paths {
         put?: never;
         /**
          * Move money from the till to a bank, a bank to the till, or a bank to another, under four eyes
-         * @description Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`.
+         * @description Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`; another branch's bank account is 422 `bank_account_unknown`, a deactivated one 422 `bank_account_inactive`, each naming its side, before any request.
          */
         post: operations["recordTreasuryTransfer"];
         delete?: never;
@@ -3556,6 +3596,26 @@ export interface paths {
         };
         /** Treasury transfer detail */
         get: operations["getTreasuryTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounting/statement-lines/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank statement lines across statements, newest first: of a bank account, matched or not
+         * @description What the accountant still has to match (`matched=false`) over every statement imported. A branch's staff see the lines of their branch's bank accounts.
+         */
+        get: operations["listStatementLines"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3960,7 +4020,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -3980,7 +4040,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -4255,6 +4315,32 @@ export interface components {
                 /** @description The ledger line it is matched to, or null. */
                 journal_line: string | null;
             }[];
+        };
+        BankStatementLine: {
+            /** Format: uuid */
+            statement: string;
+            /** Format: uuid */
+            bank_account: string;
+            /** Format: uuid */
+            id: string;
+            position: number;
+            /** Format: date */
+            date: string;
+            label: string;
+            reference: string;
+            amount: components["schemas"]["Money"];
+            /** @description The ledger line it is matched to, or null. */
+            journal_line: string | null;
+        };
+        /** @description Page<BankStatementLine>: one page of a list. */
+        BankStatementLinePage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["BankStatementLine"][];
         };
         Branch: {
             /** Format: uuid */
@@ -5955,8 +6041,11 @@ export interface components {
             /** Format: uuid */
             approval_request: string | null;
             rejection_reason: string | null;
-            /** Format: uuid */
-            created_by: string;
+            /**
+             * Format: uuid
+             * @description Who drafted it; null: proposed by the recurring entries' Schedule (the system).
+             */
+            created_by: string | null;
             /** Format: uuid */
             approved_by: string | null;
             /** Format: date-time */
@@ -7146,6 +7235,22 @@ export interface components {
             recorded_by: string;
             /** Format: date-time */
             recorded_at: string;
+            /** @description null while it stands; once reversed it counts in no balance or open item from this date on. */
+            reversal: {
+                /** Format: date */
+                date: string;
+                reason: string;
+                /**
+                 * Format: uuid
+                 * @description The entry that reversed the original one, in its journal.
+                 */
+                entry: string;
+                /**
+                 * Format: uuid
+                 * @description Who asked the reversal (its maker).
+                 */
+                reversed_by: string;
+            } | null;
         };
         /** @description Page<SupplierInvoice>: one page of a list. */
         SupplierInvoicePage: {
@@ -7220,6 +7325,22 @@ export interface components {
             recorded_by: string;
             /** Format: date-time */
             recorded_at: string;
+            /** @description null while it stands; once reversed it counts in no balance or open item from this date on. */
+            reversal: {
+                /** Format: date */
+                date: string;
+                reason: string;
+                /**
+                 * Format: uuid
+                 * @description The entry that reversed the original one, in its journal.
+                 */
+                entry: string;
+                /**
+                 * Format: uuid
+                 * @description Who asked the reversal (its maker).
+                 */
+                reversed_by: string;
+            } | null;
         };
         /** @description Page<SupplierPayment>: one page of a list. */
         SupplierPaymentPage: {
@@ -26752,7 +26873,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                 maker?: string;
             };
             header?: never;
@@ -27247,7 +27368,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -29299,7 +29420,7 @@ export interface operations {
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
-                /** @description true: only the invoices with something left to pay; false: only those paid. */
+                /** @description true: only the invoices with something left to pay; false: only those paid or reversed. */
                 open?: boolean;
             };
             header?: never;
@@ -29574,6 +29695,124 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reverseSupplierInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reversing entry's date: not before the original's, not after the business date, in an open year. */
+                    date: string;
+                    /** @description Why it is undone (the entry's label carries it). */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplierInvoice"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -29888,6 +30127,124 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reverseSupplierPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reversing entry's date: not before the original's, not after the business date, in an open year. */
+                    date: string;
+                    /** @description Why it is undone (the entry's label carries it). */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplierPayment"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -31381,6 +31738,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TreasuryTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStatementLines: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                bank_account?: string;
+                /** @description true: only the lines matched to a ledger line; false: only those not matched. */
+                matched?: boolean;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List bank statement lines across statements, newest first: of a bank account, matched or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementLinePage"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

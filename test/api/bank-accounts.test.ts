@@ -231,3 +231,44 @@ test.serial('hostile statement files are refused whole, naming the row and colum
   t.like((await app.request('POST', `/api/v1/accounting/bank-accounts/${sgc}/statements/`, { headers: accountant, json: { content: '@@not base64' } })).body, { status: 400, errors: [{ field: 'content' }] });
   t.is((await knex('bank_statements').where({ bank_account_id: sgc })).length, 1, 'nothing stored by the refusals');
 });
+
+test.serial('a transfer with another branch\'s bank account or a deactivated one is refused at the request, naming the field, before any approval', async (t) => {
+  const elsewhere = await create({ bank_name: 'Banque de l\'agence', account_number: 'AG-2-001', parent_account: '5602', branch: world.otherBranch });
+  t.is(elsewhere.status, 201, elsewhere.text);
+  const closed = await create({ bank_name: 'Banque fermée', account_number: 'FERME-001', parent_account: '5602' });
+  t.is((await app.request('PATCH', `/api/v1/accounting/bank-accounts/${closed.body.id as string}/`, { headers: accountant, json: { is_active: false } })).status, 200);
+  const requests = async () => Number((await knex('approval_requests').where({ operation: 'treasury.transfer' }).count('* as n').first())!.n);
+  const before = await requests();
+
+  t.like((await transfer({ to_bank_account: elsewhere.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_unknown', errors: [{ field: 'to_bank_account' }] }, 'the head office\'s till to the other branch\'s bank');
+  t.like((await transfer({ from_bank_account: elsewhere.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_unknown', errors: [{ field: 'from_bank_account' }] });
+  t.like((await transfer({ to_bank_account: closed.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_inactive', errors: [{ field: 'to_bank_account' }] }, 'a deactivated account takes no transfer');
+  t.like((await transfer({ from_bank_account: closed.body.id, amount: '1000' }, accountant)).body,
+    { status: 422, code: 'bank_account_inactive', errors: [{ field: 'from_bank_account' }] });
+  t.is(await requests(), before, 'no request for a second person to decide');
+});
+
+test.serial('the statement lines of every statement are listed by bank account, matched or not, within the caller\'s branches', async (t) => {
+  const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find((row: { account: string }) => row.account === '5603002').id as string;
+  const listed = async (filters: string, headers = accountant) => {
+    const answer = await app.request('GET', `/api/v1/accounting/statement-lines/?enterprise=${world.enterpriseId}${filters}&page_size=100`, { headers });
+    t.is(answer.status, 200, answer.text);
+    return answer.body.results as { id: string; date: string; amount: string; journal_line: string | null; bank_account: string; statement: string }[];
+  };
+  // What the earlier tests imported and matched, read from the tables.
+  const stored = await knex('bank_statement_lines').where({ bank_account_id: sgc }).select('id', 'journal_line_id', 'statement_id');
+  const unmatched = stored.filter((row) => row.journal_line_id === null).map((row) => row.id as string).sort();
+  const matched = stored.filter((row) => row.journal_line_id !== null).map((row) => row.id as string).sort();
+  t.true(unmatched.length > 0 && matched.length > 0, 'both kinds exist');
+  t.deepEqual((await listed(`&bank_account=${sgc}&matched=false`)).map((line) => line.id).sort(), unmatched);
+  t.deepEqual((await listed(`&bank_account=${sgc}&matched=true`)).map((line) => line.id).sort(), matched);
+  const all = await listed(`&bank_account=${sgc}`);
+  t.is(all.length, stored.length);
+  t.true(all.every((line) => line.bank_account === sgc && stored.some((row) => row.id === line.id && row.statement_id === line.statement)));
+  t.deepEqual(all.map((line) => line.date), [...all.map((line) => line.date)].sort().reverse(), 'newest first');
+  t.deepEqual(await listed(`&bank_account=${sgc}`, world.users.other_head!.headers), [], 'another branch sees no line of the enterprise\'s accounts');
+  t.is((await app.request('GET', '/api/v1/accounting/statement-lines/', { headers: world.users.cashier!.headers })).status, 403);
+});

@@ -297,3 +297,22 @@ test.serial('a supplier\'s own account and a fixed-asset category\'s accounts ar
   const depreciation = await draft([line('6824', 'debit', 1000), line('2825', 'credit', 1000)]);
   t.like(depreciation.body, { status: 422, code: 'manual_entry_subledger_account', errors: [{ field: 'lines[1].account' }] });
 });
+
+test.serial('a reversed opening entry no longer blocks a new one; a reversal not yet posted still does', async (t) => {
+  const openingId = (await knex('manual_entries').where({ enterprise_id: world.enterpriseId, kind: 'opening', status: 'posted' }).first('id')).id as string;
+  const opening = (lines: unknown[]) => app.request('POST', `${base}opening/`, { headers: accountant.headers, json: { enterprise: world.enterpriseId, reference: 'BILAN-2025-BIS', lines } });
+  const reversal = await app.request('POST', `${base}${openingId}/reversal/`, { headers: accountant.headers, json: { entry_date: '2026-01-01', reference: 'ANNUL-BILAN' } });
+  t.is(reversal.status, 201, reversal.text);
+  t.like((await opening([line('5603', 'debit', 1), line('46800', 'credit', 1)])).body, { status: 409, code: 'opening_entry_exists' }, 'its reversal is only a draft');
+  await approveRequest(knex, await submit(reversal.body.id), { id: world.users.direction!.id, roles: ['direction'] });
+  t.like(await read(reversal.body.id), { status: 'posted' });
+  t.deepEqual(await balances(['5602', '46800', '4780'], '2026-01-01'), {}, 'the first opening balance sheet is undone');
+
+  const bank = new Money(1_250_000);
+  const created = await opening([line('5602', 'debit', bank), line('46800', 'credit', bank)]);
+  t.is(created.status, 201, created.text);
+  await approveRequest(knex, await submit(created.body.id), { id: world.users.direction!.id, roles: ['direction'] });
+  t.like(await read(created.body.id), { status: 'posted', kind: 'opening' });
+  t.deepEqual(await balances(['5602', '46800', '4780'], '2026-01-01'), { 5602: bank.toFixed(0), 46800: bank.negated().toFixed(0) });
+  t.like((await opening([line('5603', 'debit', 1), line('46800', 'credit', 1)])).body, { status: 409, code: 'opening_entry_exists' }, 'the new one stands');
+});

@@ -113,3 +113,24 @@ test.serial('a model\'s lines are refused as a manual entry\'s, naming the field
   t.deepEqual(listed.body.results.map((model: { reference_pattern: string }) => model.reference_pattern), ['LOYER-{period}'], 'the deactivated model is not active');
   t.is((await app.request('GET', base, { headers: world.users.cashier!.headers })).status, 403);
 });
+
+test.serial('the Schedule\'s draft is the system\'s: no author, so the model\'s author validates it once another person submits it', async (t) => {
+  const model = await app.request('POST', base, {
+    headers: world.users.branch_head!.headers,
+    json: { enterprise: world.enterpriseId, label: 'Électricité', reference_pattern: 'ELEC-{period}', day_of_period: 1, first_period: '2026-07', lines: rentLines() },
+  });
+  t.is(model.status, 201, model.text);
+  const due = await proposeDueRecurringEntries({ knex, clock: testClock }, { enterpriseId: world.enterpriseId });
+  t.deepEqual(due.proposed.length, 1, 'July\'s electricity, due on the 1st');
+  const draft = (await app.request('GET', `/api/v1/accounting/manual-entries/${due.proposed[0]!}/`, { headers: accountant.headers })).body;
+  t.like(draft, { reference: 'ELEC-2026-07', status: 'draft', created_by: null }, 'not the model\'s author, who did nothing that day');
+  const created = await knex('audit_events').where({ entity_id: draft.id, action: 'manual_entry.create' }).first('actor_id');
+  t.is(created.actor_id, null, 'the audit trail names no person either');
+
+  const submitted = await app.request('POST', `/api/v1/accounting/manual-entries/${draft.id as string}/submission/`, { headers: accountant.headers });
+  t.like(submitted.body, { status: 'pending', maker: accountant.id }, 'the person who submits is the maker the four eyes exclude');
+  await approveRequest(knex, submitted, { id: world.users.branch_head!.id, roles: ['branch_head'] });
+  t.like((await app.request('GET', `/api/v1/accounting/manual-entries/${draft.id as string}/`, { headers: accountant.headers })).body, {
+    status: 'posted', created_by: null, approved_by: world.users.branch_head!.id,
+  });
+});

@@ -101,6 +101,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
     // Issue 29: a transfer between the two members' accounts of the world, of either branch.
     ['recordMemberTransfer', { from_account: transferred.from, to_account: transferred.to, amount: '1000' }],
+    // A reversal of the supplier's payment (or invoice, refused while paid) dated on the payment's day.
+    ['reverseSupplierPayment', { date: '2026-10-20', reason: 'Fuzz reversal' }],
+    ['reverseSupplierInvoice', { date: '2026-10-20', reason: 'Fuzz reversal' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }

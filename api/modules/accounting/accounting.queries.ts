@@ -83,12 +83,30 @@ export const serializeInvoiceFigures = (row: InvoiceRow) => ({
 const bookFields = { id: uuid(), enterprise: uuid(), branch: uuid(), supplier: uuid(), supplier_name: yup.string().required() };
 const postedFields = (journals: string) => ({
   entry: uuid().meta({ description: `The journal entry (${journals}) that posted it.` }), recorded_by: uuid(), recorded_at: timestampResponse(),
+  reversal: yup.object({
+    date: dateResponse(),
+    reason: yup.string().required(),
+    entry: uuid().meta({ description: 'The entry that reversed the original one, in its journal.' }),
+    reversed_by: uuid().meta({ description: 'Who asked the reversal (its maker).' }),
+  }).nullable().defined().meta({ description: 'null while it stands; once reversed it counts in no balance or open item from this date on.' }),
 });
 
 const serializeBookRow = (row: InvoiceRow | PaymentRow) => ({
   id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, supplier: row.supplier_id, supplier_name: row.supplier_name,
 });
-const serializePosted = (row: InvoiceRow | PaymentRow) => ({ entry: row.entry_id, recorded_by: row.recorded_by, recorded_at: row.created_at.toISOString() });
+const serializePosted = (row: InvoiceRow | PaymentRow) => ({
+  entry: row.entry_id, recorded_by: row.recorded_by, recorded_at: row.created_at.toISOString(),
+  reversal: row.reversal_date === null ? null : { date: row.reversal_date, reason: row.reversal_reason!, entry: row.reversal_entry_id!, reversed_by: row.reversed_by! },
+});
+
+/** The body of a reversal of an invoice or a payment. */
+export const reversalBody = yup.object({
+  date: isoDate().required().meta({ description: 'The reversing entry\'s date: not before the original\'s, not after the business date, in an open year.' }),
+  reason: yup.string().trim().min(3).max(400).required().meta({ description: 'Why it is undone (the entry\'s label carries it).' }),
+});
+
+/** What a reversal may meet, beside the ledger's refusals. */
+export const reversalRefusals = ['supplier_book_reversed', 'as_of_after_business_date'] as const;
 
 export const supplierInvoiceSchema = yup.object({
   ...bookFields,

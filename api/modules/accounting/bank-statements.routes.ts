@@ -8,7 +8,9 @@ import { businessDateOf } from '../../../activities/enterprise/configuration.act
 import { reconciliationDocument } from '../../../domain/accounting/bank-reconciliation';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute, type Loader } from '../../route';
-import { dateResponse, idParams, isoDate } from '../common.schemas';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { dateResponse, enterpriseFilter, idParams, isoDate } from '../common.schemas';
+import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { bookkeepers, bookReaders } from './accounting.queries';
 import { bankAccountLoader } from './bank-accounts.routes';
@@ -31,6 +33,17 @@ const lineSchema = yup.object({
   amount: moneyResponse().meta({ description: 'Positive: money in (the bank\'s credit); negative: money out.' }),
   journal_line: yup.string().nullable().defined().meta({ description: 'The ledger line it is matched to, or null.' }),
 });
+
+/** A line with its statement and bank account: the lines' list across statements. */
+const listedLineSchema = lineSchema.concat(yup.object({
+  statement: yup.string().uuid().required(),
+  bank_account: yup.string().uuid().required(),
+})).meta({ component: 'BankStatementLine' });
+
+/** The statement lines as listed, with their bank account's enterprise and branch for the caller's scope. */
+const statementLinesQuery = (knex: Knex) => knex('bank_statement_lines as s').join('bank_accounts as b', 'b.id', 's.bank_account_id').join('bank_statements as st', 'st.id', 's.statement_id')
+  .select('s.id', 's.position', knex.raw('to_char(s.line_date, \'YYYY-MM-DD\') AS date'), 's.label', 's.reference', knex.raw('s.amount::text AS amount'),
+    knex.raw('s.journal_line_id::text AS journal_line'), 's.statement_id as statement', 's.bank_account_id as bank_account');
 
 const statementSchema = yup.object({
   id: yup.string().uuid().required(),
@@ -84,6 +97,33 @@ const reconciliationSchema = yup.object({
 
 /** Bank statements and their reconciliation (issue 28, docs/domain.md §12.6). */
 export const bankStatementRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/accounting/statement-lines/',
+    module: 'accounting',
+    operationId: 'listStatementLines',
+    summary: 'List bank statement lines across statements, newest first: of a bank account, matched or not',
+    description: 'What the accountant still has to match (`matched=false`) over every statement imported. A branch\'s staff see the lines of their branch\'s bank accounts.',
+    access: bookReaders,
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      bank_account: yup.string().uuid().optional(),
+      matched: yup.boolean().optional().meta({ description: 'true: only the lines matched to a ledger line; false: only those not matched.' }),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+    }),
+    response: pageSchema(listedLineSchema),
+    errorStatuses: [401, 403],
+    refusals: ['page_not_found'],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToVisible(statementLinesQuery(deps.knex), principal, { enterprise: 'b.enterprise_id', branch: 'b.branch_id' });
+      whereFilters(rows, query, { enterprise: 'b.enterprise_id', bank_account: 's.bank_account_id', date_from: ['s.line_date', '>='], date_to: ['s.line_date', '<='] });
+      if (query.matched === true) rows.whereNotNull('s.journal_line_id');
+      if (query.matched === false) rows.whereNull('s.journal_line_id');
+      const order = [{ column: 's.line_date', order: 'desc' }, { column: 'st.created_at', order: 'desc' }, { column: 's.position', order: 'desc' }] as const;
+      return paginateRows(rows.orderBy([...order]), query, new URL(ctx.href));
+    },
+  }),
   defineRoute({
     method: 'post',
     path: '/api/v1/accounting/bank-accounts/{id}/statements/',

@@ -9,7 +9,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { accountCodeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { amount, moneyResponse } from '../money.schemas';
+import { amount, amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { postingRefusals } from '../refusal-lists';
 import { accountingLoaders } from './accounting.queries';
@@ -184,7 +184,8 @@ export const fixedAssetRoutes = [
     params: idParams,
     body: yup.object({
       date: isoDate().required(),
-      proceeds: yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string').default('0'),
+      // Zero is a price: an asset scrapped is disposed of for nothing.
+      proceeds: amountOrZeroSchema().default('0'),
       proceeds_account: accountCodeSchema().default('5710'),
     }),
     response: fixedAssetSchema,

@@ -13,8 +13,8 @@ export const manualEntryStatuses = ['draft', 'submitted', 'posted', 'rejected', 
 
 export type ManualEntryListRow = ManualEntryRow & {
   rejection_reason: string | null;
-  created_by: string;
-  updated_by: string;
+  created_by: string | null;
+  updated_by: string | null;
   approved_by: string | null;
   posted_at: Date | null;
   created_at: Date;
@@ -65,7 +65,7 @@ export const manualEntrySchema = yup.object({
   reverses: yup.string().uuid().nullable().defined(),
   approval_request: yup.string().uuid().nullable().defined(),
   rejection_reason: yup.string().nullable().defined(),
-  created_by: yup.string().uuid().required(),
+  created_by: yup.string().uuid().nullable().defined().meta({ description: 'Who drafted it; null: proposed by the recurring entries\' Schedule (the system).' }),
   approved_by: yup.string().uuid().nullable().defined(),
   posted_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
   total_debit: moneyResponse(),

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { recordSupplierInvoice } from '../../../activities/accounting/supplier-invoices.activity';
+import { recordSupplierInvoice, reverseSupplierInvoice } from '../../../activities/accounting/supplier-invoices.activity';
 import { invoicesQuery, type InvoiceRow } from '../../../activities/accounting/suppliers.queries';
 import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -9,7 +9,9 @@ import { accountCodeSchema, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, serializeInvoices, supplierInvoiceSchema } from './accounting.queries';
+import {
+  accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, reversalBody, reversalRefusals, serializeInvoices, supplierInvoiceSchema,
+} from './accounting.queries';
 
 const invoiceBody = yup.object({
   supplier: yup.string().uuid().required(),
@@ -38,7 +40,7 @@ export const supplierInvoiceRoutes = [
     access: bookReaders,
     query: listQuerySchema([], {
       ...bookFilters,
-      open: yup.boolean().optional().meta({ description: 'true: only the invoices with something left to pay; false: only those paid.' }),
+      open: yup.boolean().optional().meta({ description: 'true: only the invoices with something left to pay; false: only those paid or reversed.' }),
     }),
     response: pageSchema(supplierInvoiceSchema),
     errorStatuses: [401, 403],
@@ -46,7 +48,7 @@ export const supplierInvoiceRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(invoicesQuery(deps.knex), principal, { enterprise: 'i.enterprise_id', branch: 'i.branch_id' });
       whereFilters(rows, query, { enterprise: 'i.enterprise_id', supplier: 'i.supplier_id', branch: 'i.branch_id', date_from: ['i.invoice_date', '>='], date_to: ['i.invoice_date', '<='] });
-      if (query.open !== undefined) rows.whereRaw(query.open ? 'i.amount > COALESCE(x.total, 0)' : 'i.amount <= COALESCE(x.total, 0)');
+      if (query.open !== undefined) rows.whereRaw(`${query.open ? '' : 'NOT '}(rv.id IS NULL AND i.amount > COALESCE(x.total, 0))`);
       const page = await paginateRows<InvoiceRow>(rows.orderBy([{ column: 'i.invoice_date', order: 'desc' }, { column: 'i.created_at', order: 'desc' }, { column: 'i.id' }]), query, new URL(ctx.href));
       return { ...page, results: await serializeInvoices(deps.knex, page.results) };
     },
@@ -96,5 +98,34 @@ export const supplierInvoiceRoutes = [
     response: supplierInvoiceSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ resource, deps }) => (await serializeInvoices(deps.knex, [resource]))[0],
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/accounting/supplier-invoices/{id}/reversal/',
+    module: 'accounting',
+    operationId: 'reverseSupplierInvoice',
+    summary: 'Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes',
+    description: 'Operation `supplier_invoice.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). '
+      + 'An invoice a payment still settles is 409 `supplier_invoice_paid`: reverse the payment first. Once reversed, the invoice counts in no balance or open '
+      + 'item from the reversal\'s date on, and its number may be booked again.',
+    access: bookkeepers,
+    status: 200,
+    load: accountingLoaders.invoice,
+    params: idParams,
+    body: reversalBody,
+    response: supplierInvoiceSchema,
+    ...fourEyesRoute,
+    errorStatuses: [401, 403, 404, 409, 422],
+    refusals: ['supplier_invoice_paid', ...reversalRefusals, ...postingRefusals, ...fourEyesRefusals],
+    handler: async ({ params, body, principal, deps, ctx, resource }) => {
+      const payload = { id: params.id, date: body.date, reason: body.reason };
+      return runOrRequest({ deps, principal, ctx }, {
+        operation: 'supplier_invoice.reverse', payload, scope: accountingLoaders.invoice.scope(resource),
+        summary: `Reversal of invoice ${resource.number} of ${resource.supplier_name} (${resource.amount} XAF) on ${body.date}`,
+      }, async () => {
+        await reverseSupplierInvoice(deps.activities, principal, payload);
+        return (await serializeInvoices(deps.knex, [(await invoicesQuery(deps.knex).where('i.id', params.id).first()) as InvoiceRow]))[0];
+      });
+    },
   }),
 ];

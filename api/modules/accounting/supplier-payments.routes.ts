@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import type { Knex } from 'knex';
-import { recordSupplierPayment, type SupplierPaymentInput } from '../../../activities/accounting/supplier-payments.activity';
+import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../../../activities/accounting/supplier-payments.activity';
 import { paymentsQuery, type PaymentRow } from '../../../activities/accounting/suppliers.queries';
 import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
@@ -11,7 +11,9 @@ import { accountCodeSchema, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, serializePayments, supplierPaymentSchema } from './accounting.queries';
+import {
+  accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, reversalBody, reversalRefusals, serializePayments, supplierPaymentSchema,
+} from './accounting.queries';
 
 const paymentBody = yup.object({
   supplier: yup.string().uuid().required(),
@@ -110,5 +112,33 @@ export const supplierPaymentRoutes = [
     response: supplierPaymentSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ resource, deps }) => (await serializePayments(deps.knex, [resource]))[0],
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/accounting/supplier-payments/{id}/reversal/',
+    module: 'accounting',
+    operationId: 'reverseSupplierPayment',
+    summary: 'Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes',
+    description: 'Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). '
+      + 'From the reversal\'s date on, what the payment settled is owed again and its invoices are open items.',
+    access: bookkeepers,
+    status: 200,
+    load: accountingLoaders.payment,
+    params: idParams,
+    body: reversalBody,
+    response: supplierPaymentSchema,
+    ...fourEyesRoute,
+    errorStatuses: [401, 403, 404, 409, 422],
+    refusals: [...reversalRefusals, ...postingRefusals, ...fourEyesRefusals],
+    handler: async ({ params, body, principal, deps, ctx, resource }) => {
+      const payload = { id: params.id, date: body.date, reason: body.reason };
+      return runOrRequest({ deps, principal, ctx }, {
+        operation: 'supplier_payment.reverse', payload, scope: accountingLoaders.payment.scope(resource),
+        summary: `Reversal of the payment of ${resource.amount} XAF to ${resource.supplier_name} on ${body.date}`,
+      }, async () => {
+        await reverseSupplierPayment(deps.activities, principal, payload);
+        return (await serializePayments(deps.knex, [(await paymentsQuery(deps.knex).where('p.id', params.id).first()) as PaymentRow]))[0];
+      });
+    },
   }),
 ];
