@@ -7,7 +7,8 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { updateConfiguration } from '../../activities/enterprise/configuration.activity';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
@@ -142,6 +143,11 @@ test.serial('the end of day waits for both branches, then provisions, matures th
   t.deepEqual(closed.body.errors.map((error: { field: string }) => error.field), ['entry_date']);
   t.is((await entry('2026-04-02')).body.code, 'day_closed', 'a day before the closed one too');
   t.is((await entry('2026-04-16')).status, 201, 'the new business date takes entries');
+  // Following the calendar again, on a 10 April: back into the closed day, refused.
+  const tenthOfApril = testActivityContext(knex, () => new Date('2026-04-10T10:00:00Z'));
+  const backwards = await t.throwsAsync(updateConfiguration(tenthOfApril, { userId: world.rootId, grants: [], requestId: 'test-day-closed' }, world.enterpriseId, { businessDate: null }));
+  t.like(backwards, { code: 'day_closed', fieldErrors: [{ field: 'business_date', message: 'business_date must be after the closed day 2026-04-15' }] });
+  t.is(await businessDate(world), '2026-04-16');
 });
 
 test('a recorded history of the end of day replays against the current workflow code', async (t) => {
