@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { effectiveBusinessDate, isValidTimeZone } from '../../domain/calendar';
+import { dateIn, effectiveBusinessDate, isValidTimeZone } from '../../domain/calendar';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../domain/errors';
 import { approvalLimitProblems } from '../../domain/loans/approval';
 import { ladderProblems, type LadderStep } from '../../domain/provisioning-ladder';
@@ -8,6 +8,7 @@ import { inTransaction } from '../../db/transaction';
 import { changedValues, recordAudit } from '../audit';
 import { assertNoOpenTillSession } from '../cash/tills.queries';
 import { hasNoChanges } from '../changes';
+import { assertDayOpen } from './closed-days';
 import type { Actor, DataContext } from '../context';
 
 export type ConfigurationChanges = Partial<
@@ -62,6 +63,8 @@ export async function updateConfiguration(context: DataContext, actor: Actor, en
         throw new AppError('conflict', 'business_date_backwards', `The business date can only move forward from ${inForce}.`);
       }
     }
+    // Issue 29: the date, set or the calendar's, never falls back into a closed day (docs/domain.md §13.3).
+    if (changes.businessDate !== undefined) await assertDayOpen(trx, enterpriseId, changes.businessDate ?? dateIn(current.timeZone, context.clock()), 'business_date');
     const updated = await EnterpriseConfiguration.query(trx).patchAndFetchById(current.id, changes);
     await recordAudit(trx, actor, { action: 'configuration.update', entityType: 'configuration', entityId: current.id, enterpriseId, details: { ...changes }, ...changedValues(changes, current, updated) });
     return updated;

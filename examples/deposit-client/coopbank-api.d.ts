@@ -4836,6 +4836,8 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
             steps: components["schemas"]["EndOfDayStep"][];
+            /** @description While the run runs: the active branches that have not closed its day yet, what it waits for (empty once all have); null once it ended. */
+            awaiting_branches: string[] | null;
         };
         /** @description Page<EndOfDayRun>: one page of a list. */
         EndOfDayRunPage: {

@@ -7,7 +7,8 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { updateConfiguration } from '../../activities/enterprise/configuration.activity';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
@@ -96,17 +97,18 @@ test.serial('the end of day waits for both branches, then provisions, matures th
     const started = await startEndOfDay(world);
     t.is(started.status, 202, started.text);
     t.like(started.body, { date: '2026-04-15', status: 'running', next_date: null, trigger: 'api', started_by: world.users.direction!.id });
+    t.deepEqual([...started.body.awaiting_branches].sort(), [world.headOffice, world.otherBranch].sort(), 'both branches still to close');
     t.deepEqual(started.body.steps.map((step: { step: string }) => step.step), ['awaitBranchDays', 'provision', 'matureTermDeposits', 'moveBusinessDate', 'startMonthEnd']);
     t.is((await closeDay(world, 'branch_head', world.headOffice, '2026-04-15')).status, 201);
     // The head office closed, the second branch not yet: the run waits, nothing done.
     await until('the run to look at the branches again', async () => (await client.workflow.getHandle(started.body.workflow_id).fetchHistory()).events!.length > 10);
-    t.like((await readRun(world, started.body.id)).body, { status: 'running', next_date: null });
+    t.like((await readRun(world, started.body.id)).body, { status: 'running', next_date: null, awaiting_branches: [world.otherBranch] });
     t.is(await businessDate(world), '2026-04-15');
     t.is(await count(knex('term_deposit_maturities').where({ compte_client_id: term })), 0);
 
     t.is((await closeDay(world, 'other_head', world.otherBranch, '2026-04-15')).status, 201);
     const run = await runEnded(world, started.body);
-    t.like(run, { status: 'done', next_date: '2026-04-16', failure: null, month_end: null });
+    t.like(run, { status: 'done', next_date: '2026-04-16', failure: null, month_end: null, awaiting_branches: null });
     t.true(run.steps.every((step: { status: string }) => step.status === 'done'));
     t.like(run.steps[0].result, { branches: 2 });
     t.like(run.steps[2].result, { matured: 1, entries: 4 });
@@ -141,6 +143,11 @@ test.serial('the end of day waits for both branches, then provisions, matures th
   t.deepEqual(closed.body.errors.map((error: { field: string }) => error.field), ['entry_date']);
   t.is((await entry('2026-04-02')).body.code, 'day_closed', 'a day before the closed one too');
   t.is((await entry('2026-04-16')).status, 201, 'the new business date takes entries');
+  // Following the calendar again, on a 10 April: back into the closed day, refused.
+  const tenthOfApril = testActivityContext(knex, () => new Date('2026-04-10T10:00:00Z'));
+  const backwards = await t.throwsAsync(updateConfiguration(tenthOfApril, { userId: world.rootId, grants: [], requestId: 'test-day-closed' }, world.enterpriseId, { businessDate: null }));
+  t.like(backwards, { code: 'day_closed', fieldErrors: [{ field: 'business_date', message: 'business_date must be after the closed day 2026-04-15' }] });
+  t.is(await businessDate(world), '2026-04-16');
 });
 
 test('a recorded history of the end of day replays against the current workflow code', async (t) => {

@@ -138,7 +138,7 @@ export const configurationRoutes = [
     response: configurationSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['business_date_backwards', 'business_date_till_sessions_open', 'approval_change_mixed', ...fourEyesRefusals],
+    refusals: ['business_date_backwards', 'business_date_till_sessions_open', 'day_closed', 'approval_change_mixed', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const enterpriseId = params.enterprise_pk;
       await configurationOf(deps.knex, enterpriseId);

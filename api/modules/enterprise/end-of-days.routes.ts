@@ -38,6 +38,8 @@ const runSchema = yup.object({
   started_at: timestampResponse(),
   finished_at: timestampResponse().nullable(),
   steps: yup.array(stepSchema).required(),
+  awaiting_branches: yup.array(yup.string().uuid().required()).nullable().defined()
+    .meta({ description: 'While the run runs: the active branches that have not closed its day yet, what it waits for (empty once all have); null once it ended.' }),
 }).meta({ component: 'EndOfDayRun' });
 
 type StepAnswer = ReturnType<typeof serializeStep>;
@@ -52,24 +54,40 @@ async function stepsOf(knex: Knex, runIds: readonly string[]): Promise<Map<strin
   return byRun;
 }
 
-const serializeRun = (run: EndOfDayRunRow, steps: StepAnswer[]) => ({
-  id: run.id,
-  enterprise: run.enterprise_id,
-  date: run.business_date,
-  next_date: run.next_date,
-  status: run.status,
-  trigger: run.trigger,
-  started_by: run.started_by,
-  failure: run.failure,
-  provisioning_run: run.provisioning_run_id,
-  month_end: run.month_end_run_id,
-  workflow_id: endOfDayWorkflowId(run.enterprise_id, run.business_date),
-  started_at: run.created_at.toISOString(),
-  finished_at: run.finished_at?.toISOString() ?? null,
-  steps,
-});
+/** Of each running run, the active branches that have not closed its day: what holds it, for direction to chase. */
+async function awaitedOf(knex: Knex, runs: readonly EndOfDayRunRow[]): Promise<Map<string, string[]>> {
+  const byRun = new Map<string, string[]>();
+  for (const run of runs.filter((one) => one.status === 'running')) {
+    const open = knex('branches as b').where({ 'b.enterprise_id': run.enterprise_id, 'b.status': 'active' })
+      .whereNotExists(knex('branch_days as d').whereRaw('d.branch_id = b.id AND d.business_date = ?', [run.business_date]));
+    byRun.set(run.id, await open.orderBy('b.code').pluck('b.id'));
+  }
+  return byRun;
+}
 
-const withSteps = async (knex: Knex, run: EndOfDayRunRow) => serializeRun(run, (await stepsOf(knex, [run.id])).get(run.id) ?? []);
+/** The runs as the API shows them, with their steps and what they wait for. */
+async function serializeRuns(knex: Knex, runs: readonly EndOfDayRunRow[]) {
+  const [steps, awaited] = [await stepsOf(knex, runs.map((run) => run.id)), await awaitedOf(knex, runs)];
+  return runs.map((run) => ({
+    id: run.id,
+    enterprise: run.enterprise_id,
+    date: run.business_date,
+    next_date: run.next_date,
+    status: run.status,
+    trigger: run.trigger,
+    started_by: run.started_by,
+    failure: run.failure,
+    provisioning_run: run.provisioning_run_id,
+    month_end: run.month_end_run_id,
+    workflow_id: endOfDayWorkflowId(run.enterprise_id, run.business_date),
+    started_at: run.created_at.toISOString(),
+    finished_at: run.finished_at?.toISOString() ?? null,
+    steps: steps.get(run.id) ?? [],
+    awaiting_branches: awaited.get(run.id) ?? null,
+  }));
+}
+
+const withSteps = async (knex: Knex, run: EndOfDayRunRow) => (await serializeRuns(knex, [run]))[0]!;
 
 const endOfDayLoader = {
   name: 'The end of day',
@@ -138,8 +156,7 @@ export const endOfDayRoutes = [
       const rows = scopeToWholeEnterprises(deps.knex('end_of_day_runs').select('*'), principal, 'enterprise_id').orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status', date_from: ['business_date', '>='], date_to: ['business_date', '<='] });
       const page = await paginateRows<EndOfDayRunRow>(rows, query, new URL(ctx.href));
-      const steps = await stepsOf(deps.knex, page.results.map((run) => run.id));
-      return { ...page, results: page.results.map((run) => serializeRun(run, steps.get(run.id) ?? [])) };
+      return { ...page, results: await serializeRuns(deps.knex, page.results) };
     },
   }),
   defineRoute({
