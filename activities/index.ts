@@ -20,6 +20,7 @@ import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from 
 import { refusalAsOutcome } from './refusal-outcome';
 import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.activity';
 import { proposeDueRecurringEntries } from './accounting/recurring-entries.activity';
+import { runStandingOrder } from './cash/standing-orders.activity';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -91,6 +92,8 @@ export function createActivities(deps: ActivityDeps) {
     decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),
     expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
     proposeDueRecurringEntries: (input: { enterpriseId: string }) => proposeDueRecurringEntries(deps, input),
+    // Issue 29: a standing order's daily pass.
+    runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
   });
 }
 

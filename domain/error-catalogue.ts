@@ -241,6 +241,8 @@ export const errorCatalogue = {
   recurring_entry_not_due: { kind: 'unprocessable', title: 'The model is not due in that period, or not yet by the business date.' },
   // Issue 29, transfers between members, standing orders and the liaison accounts.
   transfer_account_invalid: { kind: 'unprocessable', title: 'The receiving account is not another member account of the enterprise.' },
+  standing_order_not_pending: { kind: 'conflict', title: 'The standing order no longer waits for an approval.' },
+  standing_order_inactive: { kind: 'conflict', title: 'The standing order is cancelled or rejected, or still waits for its approval.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

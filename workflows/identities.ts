@@ -31,6 +31,8 @@ export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${
 export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpriseId}`;
 /** Issue 28, recurring entries: the daily proposal of the drafts due (docs/domain.md §12.7). */
 export const recurringEntriesScheduleId = (enterpriseId: string) => `recurring-entries-${enterpriseId}`;
+/** Issue 29, standing orders: one Schedule per order, its daily pass (docs/domain.md §13.5). */
+export const standingOrderScheduleId = (standingOrderId: string) => `standing-order-${standingOrderId}`;
 
 /**
  * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.

@@ -9,3 +9,4 @@ export { reportingPack } from './reporting-pack.workflow';
 export { monthEnd } from './month-end.workflow';
 export { approvalRequest } from './approval-request.workflow';
 export { recurringEntries } from './recurring-entries.workflow';
+export { standingOrder } from './standing-order.workflow';

@@ -21,6 +21,7 @@ import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
+import { activateStandingOrder, rejectStandingOrder } from '../cash/standing-orders.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
@@ -64,6 +65,8 @@ export const approvalExecutors = {
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
   // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the maker's key.
   'member_account.transfer': (context: DataContext, maker: Actor, payload: MemberTransferInput) => recordMemberTransfer(context, maker, payload),
+  // Issue 29: a standing order from the threshold on, recorded pending and activated by the approval.
+  'standing_order.create': (context: DataContext, maker: Actor, payload: { standingOrderId: string }) => activateStandingOrder(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */
@@ -82,6 +85,8 @@ export interface RequestClosing {
 export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Transaction, payload: PayloadOf<O>, closing: RequestClosing) => Promise<void> } = {
   // Issue 28, part 1: the entry goes back to its maker, rejected with the reason, editable again.
   'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),
+  // Issue 29: the pending standing order is rejected; its Schedule finds nothing to run.
+  'standing_order.create': (trx, payload, closing) => rejectStandingOrder(trx, payload, closing),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -27,6 +27,8 @@ export const approvalOperations = [
   'fixed_asset.disposal',
   // Issue 28, part 6 (banks): a transfer between the till and the banks.
   'treasury.transfer',
+  // Issue 29, transfers between members and standing orders: a standing order from the transfers' threshold.
+  'standing_order.create',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -68,6 +70,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
   'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 29, transfers between members and standing orders: each run moves the amount, so the transfers' threshold.
+  'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */
