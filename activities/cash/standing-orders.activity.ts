@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
 import { afterShortFunds, latestDueDate, type StandingOrderFrequency } from '../../domain/cash/standing-orders';
 import { AppError, NotFoundError } from '../../domain/errors';
+import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { changedValues, recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordMemberTransfer } from './member-transfers.activity';
+import { recordRepayment } from '../loans/loan-repayments.activity';
 
 /**
- * Standing orders (docs/domain.md §13.5): made by a cashier or a branch head, active at once or, from the
+ * Standing orders (docs/domain.md §13.5), to another member account or to the repayment of the member's loan: made by a cashier or a branch head, active at once or, from the
  * `standing_order.create` policy's threshold, once a second person approves it (pending_approval meanwhile). Each
  * order's Schedule runs `runStandingOrder` every day; the run of a due date is made once (`standing_order_runs`
  * unique per order and date, the transfer's key the order and the date), tried again while short of funds.
@@ -16,7 +18,9 @@ import { recordMemberTransfer } from './member-transfers.activity';
 
 export interface StandingOrderInput {
   fromAccountId: string;
-  toAccountId: string;
+  /** Exactly one of the two: another member account, or a loan of the giving account's member, repaid from it. */
+  toAccountId: string | null;
+  toLoanId: string | null;
   amount: string;
   reference: string;
   frequency: StandingOrderFrequency;
@@ -32,7 +36,8 @@ export interface StandingOrderRow {
   enterprise_id: string;
   branch_id: string;
   from_account_id: string;
-  to_account_id: string;
+  to_account_id: string | null;
+  to_loan_id: string | null;
   amount: string;
   reference: string;
   frequency: StandingOrderFrequency;
@@ -56,16 +61,25 @@ async function lockOrder(trx: Knex.Transaction, id: string): Promise<StandingOrd
 
 const accountRefusal = (field: string, message: string) => new AppError('unprocessable', 'transfer_account_invalid', message, [{ field, message }]);
 
-/** Two open accounts of one enterprise; the start not before the business date. Answers the giving account's enterprise and branch. */
-async function checkOrder(trx: Knex.Transaction, now: Date, input: StandingOrderInput): Promise<{ enterpriseId: string; branchId: string }> {
-  const accounts = await trx('comptes_clients').whereIn('id', [input.fromAccountId, input.toAccountId]).select('id', 'enterprise_id', 'branch_id', 'status');
-  const from = accounts.find((row) => row.id === input.fromAccountId);
-  const to = accounts.find((row) => row.id === input.toAccountId);
-  if (from === undefined) throw new NotFoundError('The account');
-  if (to === undefined || to.enterprise_id !== from.enterprise_id || to.id === from.id) throw accountRefusal('to_account', 'to_account is not another member account of the enterprise.');
-  for (const [row, field] of [[from, 'from_account'], [to, 'to_account']] as const) {
-    if (row.status !== 'open') throw accountRefusal(field, `${field} is ${row.status as string}.`);
+/** The destination: another open account of the enterprise, or a loan of the giving account's member. */
+async function checkDestination(trx: Knex.Transaction, input: StandingOrderInput, from: { id: string; enterprise_id: string; client_id: string }): Promise<void> {
+  if ((input.toAccountId === null) === (input.toLoanId === null)) throw accountRefusal('to_account', 'Send to_account or to_loan, one of them.');
+  if (input.toLoanId !== null) {
+    const loan = await trx('loans').where({ id: input.toLoanId }).first('client_id', 'enterprise_id');
+    if (loan === undefined || loan.client_id !== from.client_id) throw accountRefusal('to_loan', 'to_loan is not a loan of the giving account\'s member.');
+    return;
   }
+  const to = await trx('comptes_clients').where({ id: input.toAccountId! }).first('id', 'enterprise_id', 'status');
+  if (to === undefined || to.enterprise_id !== from.enterprise_id || to.id === from.id) throw accountRefusal('to_account', 'to_account is not another member account of the enterprise.');
+  if (to.status !== 'open') throw accountRefusal('to_account', `to_account is ${to.status as string}.`);
+}
+
+/** An open giving account, a destination, the dates in order, the start not before the business date. Answers the giving account's enterprise and branch. */
+async function checkOrder(trx: Knex.Transaction, now: Date, input: StandingOrderInput): Promise<{ enterpriseId: string; branchId: string }> {
+  const from = await trx('comptes_clients').where({ id: input.fromAccountId }).first('id', 'enterprise_id', 'branch_id', 'client_id', 'status');
+  if (from === undefined) throw new NotFoundError('The account');
+  if (from.status !== 'open') throw accountRefusal('from_account', `from_account is ${from.status as string}.`);
+  await checkDestination(trx, input, from);
   if (input.endDate !== null && input.endDate < input.startDate) {
     throw new AppError('validation', 'invalid_request', 'The end date comes before the start date.', [{ field: 'end_date', message: 'end_date is before start_date' }]);
   }
@@ -81,7 +95,7 @@ export async function standingOrderOfKey(knex: Knex | Knex.Transaction, maker: A
   if (input.idempotencyKey === null) return undefined;
   const made = (await knex('standing_orders').where({ created_by: maker.userId, idempotency_key: input.idempotencyKey }).first()) as StandingOrderRow | undefined;
   if (made === undefined) return undefined;
-  const same = made.from_account_id === input.fromAccountId && made.to_account_id === input.toAccountId && made.amount === input.amount;
+  const same = made.from_account_id === input.fromAccountId && made.to_account_id === input.toAccountId && made.to_loan_id === input.toLoanId && made.amount === input.amount;
   if (!same || made.frequency !== input.frequency || made.day !== input.day) {
     throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
   }
@@ -93,13 +107,16 @@ export async function createStandingOrder(context: DataContext, maker: Actor, in
   return inTransaction(context.knex, async (trx) => {
     const { enterpriseId, branchId } = await checkOrder(trx, context.clock(), input);
     const [row] = await trx('standing_orders').insert({
-      enterprise_id: enterpriseId, branch_id: branchId, from_account_id: input.fromAccountId, to_account_id: input.toAccountId, amount: input.amount, reference: input.reference,
+      enterprise_id: enterpriseId, branch_id: branchId, from_account_id: input.fromAccountId, to_account_id: input.toAccountId, to_loan_id: input.toLoanId,
+      amount: input.amount, reference: input.reference,
       frequency: input.frequency, day: input.day, start_date: input.startDate, end_date: input.endDate, retry_days: input.retryDays, status,
       created_by: maker.userId, updated_by: maker.userId, idempotency_key: input.idempotencyKey,
     }).returning('id');
     await recordAudit(trx, maker, {
       action: 'standing_order.create', entityType: 'standing_order', entityId: row.id, enterpriseId,
-      details: { from: input.fromAccountId, to: input.toAccountId, amount: input.amount, frequency: input.frequency, day: input.day, start_date: input.startDate, status },
+      details: {
+        from: input.fromAccountId, to: input.toAccountId ?? input.toLoanId, amount: input.amount, frequency: input.frequency, day: input.day, start_date: input.startDate, status,
+      },
     });
     return row.id as string;
   });
@@ -167,18 +184,33 @@ export interface StandingOrderPass {
   runs: { dueDate: string; outcome: 'done' | 'retrying' | 'failed' }[];
 }
 
-/** One due date tried: the transfer (its key the order and the date, so never made twice), or the refusal recorded. */
-async function attempt(trx: Knex.Transaction, context: DataContext, order: StandingOrderRow, dueDate: string, businessDate: string, earlier: RunRow | undefined) {
+type Made = { transfer_id: string | null; repayment_id: string | null };
+
+/** The run's movement, as the order's maker, its key the order and the due date (so never made twice): a transfer, or a repayment from the account. */
+async function makeRun(trx: Knex.Transaction, context: DataContext, order: StandingOrderRow, dueDate: string): Promise<Made> {
   const maker: Actor = { userId: order.created_by, grants: [], requestId: `standing-order-${order.id}-${dueDate}` };
-  const input = { fromAccountId: order.from_account_id, toAccountId: order.to_account_id, amount: order.amount, reference: order.reference, idempotencyKey: `standing-order:${order.id}:${dueDate}` };
-  let result: { outcome: RunRow['outcome']; transfer_id: string | null; refusal_code: string | null; refusal_message: string | null };
+  const idempotencyKey = `standing-order:${order.id}:${dueDate}`;
+  const inRun = { knex: trx as unknown as Knex, clock: context.clock };
+  if (order.to_loan_id !== null) {
+    const repaid = await recordRepayment(inRun, maker, {
+      loanId: order.to_loan_id, amount: new Money(order.amount), channel: 'account', accountId: order.from_account_id, date: null, reference: order.reference, idempotencyKey,
+    });
+    return { transfer_id: null, repayment_id: repaid.repayment.id };
+  }
+  const transfer = { fromAccountId: order.from_account_id, toAccountId: order.to_account_id!, amount: order.amount, reference: order.reference, idempotencyKey };
+  const made = await recordMemberTransfer(inRun, maker, transfer);
+  return { transfer_id: made.id, repayment_id: null };
+}
+
+/** One due date tried: the movement made, or the refusal recorded (waiting for funds, or failed). */
+async function attempt(trx: Knex.Transaction, context: DataContext, order: StandingOrderRow, dueDate: string, businessDate: string, earlier: RunRow | undefined) {
+  let result: Made & { outcome: RunRow['outcome']; refusal_code: string | null; refusal_message: string | null };
   try {
-    const made = await recordMemberTransfer({ knex: trx as unknown as Knex, clock: context.clock }, maker, input);
-    result = { outcome: 'done', transfer_id: made.id, refusal_code: null, refusal_message: null };
+    result = { outcome: 'done', ...(await makeRun(trx, context, order, dueDate)), refusal_code: null, refusal_message: null };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const outcome = error.code === 'insufficient_funds' ? afterShortFunds(dueDate, businessDate, order.retry_days) : 'failed';
-    result = { outcome, transfer_id: null, refusal_code: error.code, refusal_message: error.message.slice(0, 500) };
+    result = { outcome, transfer_id: null, repayment_id: null, refusal_code: error.code, refusal_message: error.message.slice(0, 500) };
   }
   if (earlier === undefined) await trx('standing_order_runs').insert({ standing_order_id: order.id, due_date: dueDate, attempts: 1, last_attempt_on: businessDate, ...result });
   else await trx('standing_order_runs').where({ id: earlier.id }).update({ attempts: earlier.attempts + 1, last_attempt_on: businessDate, ...result });

@@ -3647,8 +3647,8 @@ export interface paths {
         get: operations["listStandingOrders"];
         put?: never;
         /**
-         * Order a transfer repeated monthly or weekly between two member accounts (cashier, branch head)
-         * @description Each run is a transfer between members (`/api/v1/cash/transfers/`) made as the maker's, once per due date; one short of funds is tried again each business day for `retry_days`, then recorded failed. From the approval policy's threshold (`standing_order.create`, 5 000 000 XAF by default) the order waits for a branch head or the direction (202, the order `pending_approval`). Only account-to-account: a loan's repayment has no source of funds other than cash yet.
+         * Order a transfer repeated monthly or weekly to another member account or to a loan's repayment (cashier, branch head)
+         * @description Each run is a transfer between members (`/api/v1/cash/transfers/`), or a repayment of the member's loan from the account (channel `account`), made as the maker's, once per due date; one short of funds is tried again each business day for `retry_days`, then recorded failed. From the approval policy's threshold (`standing_order.create`, 5 000 000 XAF by default) the order waits for a branch head or the direction (202, the order `pending_approval`).
          */
         post: operations["createStandingOrder"];
         delete?: never;
@@ -6790,8 +6790,16 @@ export interface components {
             branch: string;
             /** Format: uuid */
             from_account: string;
-            /** Format: uuid */
-            to_account: string;
+            /**
+             * Format: uuid
+             * @description The member account credited; null for a loan's repayment.
+             */
+            to_account: string | null;
+            /**
+             * Format: uuid
+             * @description The loan repaid from from_account (channel account); null for a transfer.
+             */
+            to_loan: string | null;
             amount: components["schemas"]["Money"];
             reference: string;
             /** @enum {string} */
@@ -6834,9 +6842,14 @@ export interface components {
             last_attempt_on: string;
             /**
              * Format: uuid
-             * @description The transfer made (done).
+             * @description The transfer made (done, to an account).
              */
             transfer: string | null;
+            /**
+             * Format: uuid
+             * @description The repayment made (done, to a loan).
+             */
+            repayment: string | null;
             /** @description Why the last attempt was refused (`insufficient_funds`…). */
             refusal_code: string | null;
             refusal_message: string | null;
@@ -31507,9 +31520,14 @@ export interface operations {
                     from_account: string;
                     /**
                      * Format: uuid
-                     * @description Another member account of the enterprise, of any branch.
+                     * @description Another member account of the enterprise, of any branch; or send to_loan.
                      */
-                    to_account: string;
+                    to_account?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A loan of from_account's member, repaid from it each time; or send to_account.
+                     */
+                    to_loan?: string | null;
                     /**
                      * @description Whole francs (XAF) as a string.
                      * @example 150000
@@ -31532,7 +31550,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Order a transfer repeated monthly or weekly between two member accounts (cashier, branch head) */
+            /** @description Order a transfer repeated monthly or weekly to another member account or to a loan's repayment (cashier, branch head) */
             201: {
                 headers: {
                     /** @description Where the resource is read: /api/v1/cash/standing-orders/{id}/ */

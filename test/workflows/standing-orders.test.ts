@@ -5,7 +5,7 @@ import type { StandingOrderPass } from '../../activities/cash/standing-orders.ac
 import { standingOrderScheduleId } from '../../workflows/identities';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { createLoanWorld, memberOf, putBusinessDate, type LoanWorld } from '../helpers/loans';
+import { approvedLoan, createLoanWorld, memberOf, putBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { until } from '../helpers/until';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -154,6 +154,32 @@ test.serial('from the threshold the order waits for an approval, runs nothing me
     t.deepEqual((await directRun(client, id, `so-approved-${id}`)).runs, [{ dueDate: '2026-11-26', outcome: 'done' }]);
   }, taskQueue);
   t.is(await balanceOf(from), String(20000000 - 6000000));
+});
+
+test.serial('to a loan: each run repays the member\'s loan from the account, once; another member\'s loan is refused', async (t) => {
+  await putBusinessDate(world, '2026-11-26');
+  const member = await memberOf(world);
+  const opened = await app.request('POST', '/api/v1/members/accounts/', { headers: as('cashier'), json: { client: member, product: world.savingsProductId, initial_deposit: '200000' } });
+  const account = opened.body.id as string;
+  const loan = await approvedLoan(world, member, { amount: '500000' });
+  t.is((await app.request('POST', `/api/v1/loans/loans/${loan}/disbursement/`, { headers: as('cashier'), json: { channel: 'cash' } })).status, 200);
+  const otherLoan = await approvedLoan(world, await memberOf(world), { amount: '300000' });
+  const refused = await order({ from_account: account, to_loan: otherLoan, amount: '30000', frequency: 'monthly', day: 26, start_date: '2026-11-26' });
+  t.is(refused.status, 422);
+  t.is(refused.body.errors[0].field, 'to_loan');
+  const created = await order({ from_account: account, to_loan: loan, amount: '30000', frequency: 'monthly', day: 26, start_date: '2026-11-26' });
+  t.is(created.status, 201, created.text);
+  t.like(created.body, { to_account: null, to_loan: loan });
+  const id = created.body.id as string;
+  await withWorker(knex, async ({ client }) => {
+    t.deepEqual((await directRun(client, id, `so-loan-${id}-1`)).runs, [{ dueDate: '2026-11-26', outcome: 'done' }]);
+    t.deepEqual((await directRun(client, id, `so-loan-${id}-2`)).runs, []);
+  }, taskQueue);
+  t.is(await balanceOf(account), String(200000 - 30000), 'taken once from the account');
+  const run = (await runsOf(id))[0]!;
+  t.like(run, { outcome: 'done', transfer: null });
+  const repayment = await knex('loan_repayments').where({ id: run.repayment }).first('loan_id', 'amount', 'channel', 'account_id');
+  t.deepEqual({ ...repayment }, { loan_id: loan, amount: '30000', channel: 'account', account_id: account });
 });
 
 test.serial('bad input is 400 or 422 naming the field; another branch\'s staff sees no order', async (t) => {

@@ -22,7 +22,8 @@ const standingOrderSchema = yup.object({
   enterprise: uuid(),
   branch: uuid().meta({ description: 'The giving account\'s branch.' }),
   from_account: uuid(),
-  to_account: uuid(),
+  to_account: yup.string().uuid().nullable().defined().meta({ description: 'The member account credited; null for a loan\'s repayment.' }),
+  to_loan: yup.string().uuid().nullable().defined().meta({ description: 'The loan repaid from from_account (channel account); null for a transfer.' }),
   amount: moneyResponse(),
   reference: yup.string().defined(),
   frequency: yup.string().oneOf(['monthly', 'weekly'] as const).required(),
@@ -42,13 +43,15 @@ const runSchema = yup.object({
   outcome: yup.string().oneOf(['done', 'retrying', 'failed'] as const).required(),
   attempts: yup.number().integer().required(),
   last_attempt_on: dateResponse(),
-  transfer: yup.string().uuid().nullable().defined().meta({ description: 'The transfer made (done).' }),
+  transfer: yup.string().uuid().nullable().defined().meta({ description: 'The transfer made (done, to an account).' }),
+  repayment: yup.string().uuid().nullable().defined().meta({ description: 'The repayment made (done, to a loan).' }),
   refusal_code: yup.string().nullable().defined().meta({ description: 'Why the last attempt was refused (`insufficient_funds`…).' }),
   refusal_message: yup.string().nullable().defined(),
 }).meta({ component: 'StandingOrderRun' });
 
 const serializeOrder = (row: StandingOrderRow) => ({
-  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, from_account: row.from_account_id, to_account: row.to_account_id, amount: row.amount, reference: row.reference,
+  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, from_account: row.from_account_id, to_account: row.to_account_id, to_loan: row.to_loan_id,
+  amount: row.amount, reference: row.reference,
   frequency: row.frequency, day: row.day, start_date: row.start_date, end_date: row.end_date, retry_days: row.retry_days, status: row.status, created_by: row.created_by,
   created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
 });
@@ -63,7 +66,8 @@ const orderLoader = {
 
 const createBody = yup.object({
   from_account: uuid().meta({ description: 'The member account the money leaves each time.' }),
-  to_account: uuid().meta({ description: 'Another member account of the enterprise, of any branch.' }),
+  to_account: yup.string().uuid().nullable().optional().meta({ description: 'Another member account of the enterprise, of any branch; or send to_loan.' }),
+  to_loan: yup.string().uuid().nullable().optional().meta({ description: 'A loan of from_account\'s member, repaid from it each time; or send to_account.' }),
   amount: amount().required(),
   reference: yup.string().trim().max(100).default(''),
   frequency: yup.string().oneOf(['monthly', 'weekly'] as const).required(),
@@ -103,10 +107,11 @@ export const standingOrderRoutes = [
     path: '/api/v1/cash/standing-orders/',
     module: 'cash',
     operationId: 'createStandingOrder',
-    summary: 'Order a transfer repeated monthly or weekly between two member accounts (cashier, branch head)',
-    description: 'Each run is a transfer between members (`/api/v1/cash/transfers/`) made as the maker\'s, once per due date; one short of funds is tried again each business day for '
+    summary: 'Order a transfer repeated monthly or weekly to another member account or to a loan\'s repayment (cashier, branch head)',
+    description: 'Each run is a transfer between members (`/api/v1/cash/transfers/`), or a repayment of the member\'s loan from the account (channel `account`), '
+      + 'made as the maker\'s, once per due date; one short of funds is tried again each business day for '
       + '`retry_days`, then recorded failed. From the approval policy\'s threshold (`standing_order.create`, 5 000 000 XAF by default) the order waits for a branch head or the direction '
-      + '(202, the order `pending_approval`). Only account-to-account: a loan\'s repayment has no source of funds other than cash yet.',
+      + '(202, the order `pending_approval`).',
     access: tellers,
     status: 201,
     location: '/api/v1/cash/standing-orders/{id}/',
@@ -122,7 +127,8 @@ export const standingOrderRoutes = [
       const scope = { enterpriseId: from.enterpriseId, branchId: from.branchId };
       authorize(scope, 'The account');
       const input: StandingOrderInput = {
-        fromAccountId: body.from_account, toAccountId: body.to_account, amount: formatAmount(body.amount), reference: body.reference, frequency: body.frequency, day: body.day,
+        fromAccountId: body.from_account, toAccountId: body.to_account ?? null, toLoanId: body.to_loan ?? null, amount: formatAmount(body.amount), reference: body.reference,
+        frequency: body.frequency, day: body.day,
         startDate: body.start_date, endDate: body.end_date ?? null, retryDays: body.retry_days, idempotencyKey,
       };
       const made = await standingOrderOfKey(deps.knex, principal, input);
@@ -210,7 +216,7 @@ export const standingOrderRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ resource, query, deps, ctx }) => {
       const rows = deps.knex('standing_order_runs').where({ standing_order_id: resource.id })
-        .select('id', 'due_date', 'outcome', 'attempts', 'last_attempt_on', 'transfer_id as transfer', 'refusal_code', 'refusal_message');
+        .select('id', 'due_date', 'outcome', 'attempts', 'last_attempt_on', 'transfer_id as transfer', 'repayment_id as repayment', 'refusal_code', 'refusal_message');
       whereFilters(rows, query, { date_from: ['due_date', '>='], date_to: ['due_date', '<='] });
       return paginateRows(rows.orderBy([{ column: 'due_date', order: 'desc' }, { column: 'id' }]), query, new URL(ctx.href));
     },
