@@ -1,4 +1,4 @@
-import { addDaysTo, addMonthsClamped, daysBetween, daysInMonth, parseIsoDate, type IsoDate } from '../calendar';
+import { addDaysTo, daysBetween, daysInMonth, parseIsoDate, type IsoDate } from '../calendar';
 
 /**
  * Standing orders (virements permanents, docs/domain.md §13.5): a transfer between two member accounts repeated
@@ -36,7 +36,8 @@ export function latestDueDate(terms: StandingOrderTerms, date: IsoDate): IsoDate
     due = addDaysTo(parseIsoDate(last), -((isoWeekday(last) - terms.day + 7) % 7));
   } else {
     due = dayInMonthOf(last, terms.day);
-    if (due > last) due = dayInMonthOf(addMonthsClamped({ ...parseIsoDate(last), day: 1 }, -1), terms.day);
+    // Before the day in this month: the month before (its first day is the day before this month's first).
+    if (due > last) due = dayInMonthOf(addDaysTo({ ...parseIsoDate(last), day: 1 }, -1), terms.day);
   }
   return due < terms.startDate ? null : due;
 }
