@@ -24,6 +24,7 @@ import { markProvisioningRunFailed, provisionBatch, startProvisioningRun } from 
 import { refusalAsOutcome } from './refusal-outcome';
 import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.activity';
 import { proposeDueRecurringEntries } from './accounting/recurring-entries.activity';
+import { runStandingOrder } from './cash/standing-orders.activity';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -105,6 +106,8 @@ export function createActivities(deps: ActivityDeps) {
     openEndOfDayMonthEnd: (input: { runId: string }) => openEndOfDayMonthEnd(deps.knex, deps.clock(), input),
     finishEndOfDayRun: (input: { runId: string }) => finishEndOfDayRun(deps.knex, deps.clock(), input),
     markEndOfDayFailed: (input: { runId: string; failure: string }) => markEndOfDayFailed(deps.knex, deps.clock(), input),
+    // Issue 29: a standing order's daily pass.
+    runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
   });
 }
 

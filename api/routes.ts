@@ -1,6 +1,7 @@
 import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
 import { liaisonBalanceRoutes } from './modules/cash/liaison-balances.routes';
+import { standingOrderRoutes } from './modules/cash/standing-orders.routes';
 import { memberTransferRoutes } from './modules/cash/member-transfers.routes';
 import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
 import { bankStatementRoutes } from './modules/accounting/bank-statements.routes';
@@ -120,4 +121,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, transfers between members and the liaison accounts.
   ...memberTransferRoutes,
   ...liaisonBalanceRoutes,
+  ...standingOrderRoutes,
 ];

@@ -259,6 +259,8 @@ export const errorCatalogue = {
   // Issue 29, the leftovers of issue 28 (general accounting): a supplier's invoice or payment reversed.
   supplier_book_reversed: { kind: 'conflict', title: 'The invoice or payment is already reversed.' },
   supplier_invoice_paid: { kind: 'conflict', title: 'Payments settle this invoice: reverse them first.' },
+  standing_order_not_pending: { kind: 'conflict', title: 'The standing order no longer waits for an approval.' },
+  standing_order_inactive: { kind: 'conflict', title: 'The standing order is cancelled or rejected, or still waits for its approval.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

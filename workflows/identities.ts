@@ -35,6 +35,8 @@ export const monthEndScheduleId = (enterpriseId: string) => `month-end-${enterpr
 export const recurringEntriesScheduleId = (enterpriseId: string) => `recurring-entries-${enterpriseId}`;
 /** Issue 29: the daily end of day, only where the enterprise set its hour (docs/domain.md §13.3). */
 export const endOfDayScheduleId = (enterpriseId: string) => `end-of-day-${enterpriseId}`;
+/** Issue 29, standing orders: one Schedule per order, its daily pass (docs/domain.md §13.5). */
+export const standingOrderScheduleId = (standingOrderId: string) => `standing-order-${standingOrderId}`;
 
 /**
  * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.

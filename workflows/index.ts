@@ -10,3 +10,4 @@ export { monthEnd } from './month-end.workflow';
 export { approvalRequest } from './approval-request.workflow';
 export { recurringEntries } from './recurring-entries.workflow';
 export { endOfDay } from './end-of-day.workflow';
+export { standingOrder } from './standing-order.workflow';

@@ -21,6 +21,7 @@ import { recordSupplierInvoice, reverseSupplierInvoice, type SupplierInvoiceInpu
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
+import { activateStandingOrder, rejectStandingOrder } from '../cash/standing-orders.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 
@@ -69,6 +70,8 @@ export const approvalExecutors = {
   // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed by its entry's reversal.
   'supplier_invoice.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierInvoice(context, maker, payload),
   'supplier_payment.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierPayment(context, maker, payload),
+  // Issue 29: a standing order from the threshold on, recorded pending and activated by the approval.
+  'standing_order.create': (context: DataContext, maker: Actor, payload: { standingOrderId: string }) => activateStandingOrder(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */
@@ -94,6 +97,8 @@ export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Tr
   },
   // Issue 28, part 1: the entry goes back to its maker, rejected with the reason, editable again.
   'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),
+  // Issue 29: the pending standing order is rejected; its Schedule finds nothing to run.
+  'standing_order.create': (trx, payload, closing) => rejectStandingOrder(trx, payload, closing),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -10,7 +10,7 @@ import { accruePenalties, isSettled, offsetDues, payableDues, waiveUnearnedInter
 import { formatAmount, Money } from '../../domain/money';
 import type { Loan, LoanStatus } from '../../db/models/loan.model';
 import { inTransaction, isRetryable } from '../../db/transaction';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordedEventsBindings, recordedEventsStatement, reportPostings, type BusinessEvent, type EventPosting } from '../events/record-business-event';
@@ -75,7 +75,7 @@ const components = [
  * rows to keep in step), run in a transaction with the loan locked: concurrent repayments of one loan queue, so
  * none overpays and none is lost.
  */
-export async function recordRepayment(context: ActivityContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
+export async function recordRepayment(context: DataContext, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
   if (input.channel === 'cash') {
     try {
       return await repay(context, context.knex, actor, input);
@@ -87,7 +87,7 @@ export async function recordRepayment(context: ActivityContext, actor: Actor, in
 }
 
 /** A repayment in `db`: a transaction, which the read locks the loan for, or the pool (its statement then checks the loan's version). */
-async function repay(context: ActivityContext, db: Knex, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
+async function repay(context: DataContext, db: Knex, actor: Actor, input: RepaymentInput): Promise<{ repayment: LoanRepaymentDetail; replayed: boolean }> {
   const key = operationKey('repayment', actor, input.idempotencyKey);
   // Without a client key there is nothing to replay: the read looks for no earlier repayment.
   const found = await loanForRepayment(db, input.loanId, input.idempotencyKey === null ? null : key);

@@ -30,6 +30,8 @@ export const approvalOperations = [
   // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed.
   'supplier_invoice.reverse',
   'supplier_payment.reverse',
+  // Issue 29, transfers between members and standing orders: a standing order from the transfers' threshold.
+  'standing_order.create',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -74,6 +76,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   // Issue 28's leftovers (issue 29 session): undoing an invoice or a payment takes the two people that made it.
   'supplier_invoice.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   'supplier_payment.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 29, transfers between members and standing orders: each run moves the amount, so the transfers' threshold.
+  'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

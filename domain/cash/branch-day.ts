@@ -23,5 +23,5 @@ export const blockerErrors = (blockers: readonly BranchDayBlocker[]): FieldError
  */
 export const postingOperations: readonly ApprovalOperation[] = [
   'member_account.withdrawal', 'member_account.transfer', 'manual_entry.post', 'supplier_invoice.record', 'supplier_payment',
-  'fixed_asset.acquisition', 'fixed_asset.disposal', 'treasury.transfer', 'loan.write_off',
+  'fixed_asset.acquisition', 'fixed_asset.disposal', 'treasury.transfer', 'loan.write_off', 'supplier_invoice.reverse', 'supplier_payment.reverse',
 ];

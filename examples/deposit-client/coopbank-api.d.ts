@@ -3923,6 +3923,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cash/standing-orders/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List standing orders, newest first */
+        get: operations["listStandingOrders"];
+        put?: never;
+        /**
+         * Order a transfer repeated monthly or weekly to another member account or to a loan's repayment (cashier, branch head)
+         * @description Each run is a transfer between members (`/api/v1/cash/transfers/`), or a repayment of the member's loan from the account (channel `account`), made as the maker's, once per due date; one short of funds is tried again each business day for `retry_days`, then recorded failed. From the approval policy's threshold (`standing_order.create`, 5 000 000 XAF by default) the order waits for a branch head or the direction (202, the order `pending_approval`).
+         */
+        post: operations["createStandingOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/standing-orders/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Standing order detail */
+        get: operations["getStandingOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an active standing order's amount, reference, end date or retry days (audited, values before and after) */
+        patch: operations["updateStandingOrder"];
+        trace?: never;
+    };
+    "/api/v1/cash/standing-orders/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a standing order: no run from now on, its Schedule deleted (audited) */
+        post: operations["cancelStandingOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/standing-orders/{id}/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs of a standing order, the latest due date first: outcome, attempts, the transfer made or the refusal */
+        get: operations["listStandingOrderRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4020,7 +4093,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -4040,7 +4113,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -7124,6 +7197,92 @@ export interface components {
             interest: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
             outstanding_after: components["schemas"]["Money"];
+        };
+        StandingOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * Format: uuid
+             * @description The giving account's branch.
+             */
+            branch: string;
+            /** Format: uuid */
+            from_account: string;
+            /**
+             * Format: uuid
+             * @description The member account credited; null for a loan's repayment.
+             */
+            to_account: string | null;
+            /**
+             * Format: uuid
+             * @description The loan repaid from from_account (channel account); null for a transfer.
+             */
+            to_loan: string | null;
+            amount: components["schemas"]["Money"];
+            reference: string;
+            /** @enum {string} */
+            frequency: "monthly" | "weekly";
+            /** @description Monthly: the day of the month (a shorter month: its last day); weekly: 1 Monday … 7 Sunday. */
+            day: number;
+            /** Format: date */
+            start_date: string;
+            /** Format: date */
+            end_date: string | null;
+            retry_days: number;
+            /** @enum {string} */
+            status: "pending_approval" | "active" | "rejected" | "cancelled";
+            /** Format: uuid */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Page<StandingOrder>: one page of a list. */
+        StandingOrderPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["StandingOrder"][];
+        };
+        StandingOrderRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date */
+            due_date: string;
+            /** @enum {string} */
+            outcome: "done" | "retrying" | "failed";
+            attempts: number;
+            /** Format: date */
+            last_attempt_on: string;
+            /**
+             * Format: uuid
+             * @description The transfer made (done, to an account).
+             */
+            transfer: string | null;
+            /**
+             * Format: uuid
+             * @description The repayment made (done, to a loan).
+             */
+            repayment: string | null;
+            /** @description Why the last attempt was refused (`insufficient_funds`…). */
+            refusal_code: string | null;
+            refusal_message: string | null;
+        };
+        /** @description Page<StandingOrderRun>: one page of a list. */
+        StandingOrderRunPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["StandingOrderRun"][];
         };
         StatementLine: {
             kind: string;
@@ -26875,7 +27034,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create";
                 maker?: string;
             };
             header?: never;
@@ -27370,7 +27529,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -33676,6 +33835,585 @@ export interface operations {
             };
             /** @description Signed in, but not allowed. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStandingOrders: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                /** @description Orders from this member account. */
+                account?: string;
+                status?: "pending_approval" | "active" | "rejected" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List standing orders, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrderPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStandingOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The member account the money leaves each time.
+                     */
+                    from_account: string;
+                    /**
+                     * Format: uuid
+                     * @description Another member account of the enterprise, of any branch; or send to_loan.
+                     */
+                    to_account?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A loan of from_account's member, repaid from it each time; or send to_account.
+                     */
+                    to_loan?: string | null;
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /** @default  */
+                    reference?: string;
+                    /** @enum {string} */
+                    frequency: "monthly" | "weekly";
+                    day: number;
+                    /** @description Not before the business date. */
+                    start_date: string;
+                    end_date?: string | null;
+                    /**
+                     * @description Business days a run short of funds is tried again after its due date, then recorded failed.
+                     * @default 0
+                     */
+                    retry_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Order a transfer repeated monthly or weekly to another member account or to a loan's repayment (cashier, branch head) */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/cash/standing-orders/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrder"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStandingOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Standing order detail */
+            200: {
+                headers: {
+                    /** @description The version of this representation, for If-Match on a later PATCH. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrder"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateStandingOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version read: the change applies only if nobody changed the resource since (412 otherwise). */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount?: string;
+                    reference?: string;
+                    end_date?: string | null;
+                    /** @description Business days a run short of funds is tried again after its due date, then recorded failed. */
+                    retry_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Change an active standing order's amount, reference, end date or retry days (audited, values before and after) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrder"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resource changed since the version named by If-Match: read it again. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelStandingOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a standing order: no run from now on, its Schedule deleted (audited) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrder"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStandingOrderRuns: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs of a standing order, the latest due date first: outcome, attempts, the transfer made or the refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingOrderRunPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -50,8 +50,9 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a transfer between members of the two branches, a till of the other branch with a closed session, a branch's
- * day closed and an end of day waiting for the other, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a transfer and a standing order between members of the two branches, a till of the other branch with a
+ * closed session, a branch's day closed and an end of day waiting for the other, and a user with a grant; then the ids of everything
+ * the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -104,6 +105,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // A reversal of the supplier's payment (or invoice, refused while paid) dated on the payment's day.
     ['reverseSupplierPayment', { date: '2026-10-20', reason: 'Fuzz reversal' }],
     ['reverseSupplierInvoice', { date: '2026-10-20', reason: 'Fuzz reversal' }],
+    ['createStandingOrder', { from_account: transferred.from, to_account: transferred.to, amount: '1000', frequency: 'weekly', day: 2, start_date: '2026-12-01' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -216,11 +218,13 @@ async function keepTill(world: LoanWorld): Promise<void> {
 }
 
 /** Two members' accounts, of the two branches, and a transfer between them (issue 29): the transfers' list gives its id. */
+/** Two members' accounts, of the two branches, a transfer and a standing order between them (issue 29): their lists give their ids. */
 async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
   const from = await openSavingsAccount(world, await memberOf(world), '200000');
   const client = await memberOf(world, world.otherBranch);
   const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, { client, product: world.savingsProductId, initial_deposit: '1000' });
   await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '5000', reference: 'FZ-TR' });
+  await post(world.app, '/api/v1/cash/standing-orders/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '1000', frequency: 'monthly', day: 5, start_date: '2026-12-01' });
   return { from, to: to.id as string };
 }
 
