@@ -83,8 +83,8 @@ test('loans at every stage of the circuit and of their life, classified by the p
   t.is(await loans({ classification: 'overdue' }), 1);
   t.is(await loans({ classification: 'doubtful' }), 1);
   t.is(await count('/api/v1/loans/repayments/'), 5, 'three on time, two before the overdue borrower stopped');
-  t.like(report.story.provisioningRun, { status: 'completed', as_of: report.businessDate, loans_processed: 4 });
-  const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${report.enterprise.id}&as_of=${report.businessDate}`, { headers });
+  t.like(report.story.provisioningRun, { status: 'completed', as_of: report.cashDay.date, loans_processed: 4 });
+  const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${report.enterprise.id}&as_of=${report.cashDay.date}`, { headers });
   const doubtful = totals.body.by_class.find((row: { classification: string }) => row.classification === 'doubtful');
   t.true(BigInt(doubtful.provisions) > 0n, 'the doubtful loan is provisioned');
 });
@@ -159,4 +159,27 @@ test('four eyes: the business date moved on approvals; one request left waiting 
   const tokens = await app.request('POST', '/api/v1/token/', { json: { username: administrator.username, password: administrator.password } });
   const inbox = await app.request('GET', `/api/v1/approvals/pending/?enterprise=${report.enterprise.id}&kind=approval_request`, { headers: { authorization: `Bearer ${tokens.body.access}` } });
   t.like(inbox.body, { count: 1, results: [{ kind: 'approval_request', decision: 'approve or reject' }] });
+});
+
+test('a day of two tills: sessions counted, a 1 000 shortage on 4631, both branches closed, the end of day moved the date', async (t) => {
+  const { cashDay } = report;
+  // What each drawer should hold, computed here: the teller took three deposits; the cashier one deposit and one withdrawal.
+  const tellerHolds = 150_000n + 85_000n + 40_000n;
+  const cashierHolds = 300_000n - 120_000n;
+  const sessions = await app.request('GET', `/api/v1/cash/till-sessions/?enterprise=${report.enterprise.id}&business_date=${cashDay.date}`, { headers });
+  t.is(sessions.body.count, 2);
+  const byId = new Map((sessions.body.results as { id: string; account: string; status: string }[]).map((session) => [session.id, session]));
+  const trial = await app.request('GET', `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${cashDay.date}`, { headers });
+  const balance = (code: string) => BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
+  const teller = byId.get(cashDay.sessions.teller)!;
+  const cashier = byId.get(cashDay.sessions.cashier)!;
+  t.like(teller, { status: 'closed' });
+  t.like(cashier, { status: 'closed' });
+  t.is(balance(teller.account), tellerHolds, 'the teller\'s till holds what was counted');
+  t.is(balance(cashier.account), cashierHolds - BigInt(cashDay.shortage), 'the cashier\'s till holds what was counted, the shortage taken out');
+  t.is(balance('4631'), BigInt(cashDay.shortage), 'the shortage waits on 4631 for its settlement');
+  t.like(cashDay.endOfDay, { status: 'done' });
+  t.true((cashDay.endOfDay.next_date ?? '') > cashDay.date, 'the end of day moved the business date on');
+  t.is(report.businessDate, cashDay.endOfDay.next_date ?? '', 'the business date the demo ends on is the one the end of day moved to');
+  t.is(await count('/api/v1/cash/branch-days/', { date_from: cashDay.date, date_to: cashDay.date }), 2, 'both branches closed their day');
 });

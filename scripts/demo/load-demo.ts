@@ -1,6 +1,7 @@
 import { CoopbankApi, type Page, type Session } from './api-client';
 import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
+import { runCashDay, type CashDayOutcome } from './cash-day';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -31,6 +32,7 @@ export interface DemoReport {
   businessDate: string;
   staff: Omit<StaffAccount, 'session'>[];
   story: StoryOutcome;
+  cashDay: CashDayOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -79,9 +81,12 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
     state.storyStarted = true;
   });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
+  const cashDay = await runCashDay(cooperative, members, calendar.today, log);
+  // The end of day moved the business date: the calendar reads it again.
+  const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
-  await calendar.requestMove(addDays(calendar.today, 1));
-  log(`${calendar.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
+  await after.requestMove(addDays(after.today, 1));
+  log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', { enterprise: cooperative.enterpriseId });
   progress.update((state) => {
     state.done = true;
@@ -92,9 +97,10 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
     report: {
       enterprise: { id: cooperative.enterpriseId, code: cooperative.code, name: cooperative.name },
       chartId: charts.results[0]!.id,
-      businessDate: calendar.today,
+      businessDate: after.today,
       staff: Object.values(cooperative.staff).map(({ session: _session, ...account }) => account),
       story,
+      cashDay,
     },
   };
 }

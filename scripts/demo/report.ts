@@ -15,7 +15,7 @@ function table(rows: string[][]): string[] {
 
 /** What a newcomer needs after the load: where to look, who to sign in as, and ids worth opening. */
 export function loadedReport(report: DemoReport, addresses: Addresses, seconds: number): string {
-  const { enterprise, story, businessDate, chartId } = report;
+  const { enterprise, story, businessDate, chartId, cashDay } = report;
   const run = story.provisioningRun;
   const q = `enterprise=${enterprise.id}`;
   return [
@@ -46,7 +46,7 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       ['GET', `/api/v1/loans/applications/${story.applications.refused.id}/`, 'an application refused, with the branch head\'s reason'],
       ['GET', `/api/v1/shares/withdrawals/${story.withdrawal.id}/`, 'a share withdrawal in its notice period'],
       ['GET', `/api/v1/shares/register/?${q}&date=${businessDate}`, 'the capital register'],
-      ['GET', `/api/v1/loans/provisions/totals/?${q}&as_of=${businessDate}`, 'provisions by class'],
+      ['GET', `/api/v1/loans/provisions/totals/?${q}&as_of=${cashDay.date}`, 'provisions by class'],
       ['GET', `/api/v1/members/reconciliation/?${q}`, 'accounts against the ledger: empty'],
       ['GET', `/api/v1/members/accounts/${story.termDeposit}/`, 'a 12-month term deposit: its maturity, renewed then'],
       ['GET', `/api/v1/loans/guarantees/${story.pledge}/`, 'a pledged deposit, asked by the branch head and confirmed by direction'],
@@ -55,6 +55,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       ['GET', `/api/v1/accounting/suppliers/${story.books.suppliers.landlord}/open-items/`, 'a supplier\'s open item: half the rent still owed'],
       ['GET', `/api/v1/accounting/fixed-assets/${story.books.fixedAsset}/`, 'a motorcycle of the register, its depreciation schedule'],
       ['GET', `/api/v1/accounts/charts/${chartId}/general-ledger/?account_from=5603&account_to=5603`, 'the general ledger of the bank account'],
+      ['GET', `/api/v1/cash/till-sessions/?${q}&business_date=${cashDay.date}`, `the two cashiers' sessions of ${cashDay.date}: counts and the ${cashDay.shortage} XAF shortage`],
+      ['GET', `/api/v1/enterprise/end-of-days/${cashDay.endOfDay.id}/`, 'the end of day: branches closed, the day\'s jobs, the date moved'],
     ]),
     '',
     'Workflows in the Temporal UI',
@@ -62,6 +64,7 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       [story.applications.midApproval.workflow_id, 'loan approval, running: decide it as the credit committee'],
       [story.withdrawal.workflow_id, 'share withdrawal, waiting out its notice'],
       [run.workflow_id, `provisioning run of ${run.as_of}: ${run.loans_processed} loans, ${run.loans_reclassified} reclassified, ${run.amount_charged} XAF charged`],
+      [cashDay.endOfDay.workflow_id, `end of day of ${cashDay.date}: ${cashDay.endOfDay.status}, each step an activity`],
     ]),
     '',
   ].join('\n');
