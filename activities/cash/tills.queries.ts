@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
+import { vaultAccount } from '../../domain/cash/tills';
 import { AppError } from '../../domain/errors';
+import { ledgerCall } from '../events/ledger-refusal';
 
 /** The reads of tills, vaults and till sessions (issue 29, docs/domain.md §13.1). */
 
@@ -88,4 +90,14 @@ export async function assertNoOpenTillSession(knex: Knex | Knex.Transaction, ent
     throw new AppError('conflict', 'business_date_till_sessions_open', `${count} till session${count === 1 ? ' is' : 's are'} open in the enterprise: they are closed before the business date moves.`,
       [{ field: 'business_date', message: 'till sessions are open' }]);
   }
+}
+
+/**
+ * The account "the till" names for an operation of `actorId` in `branchId`, for the postings that name 5710 by
+ * itself rather than through the `cash` role (a supplier paid from the till, a treasury transfer from or to it):
+ * the same rule as the role's, from the same function (coopbank_cash_account). Any other account is kept.
+ */
+export async function cashAccountFor(trx: Knex.Transaction, branchId: string | null, actorId: string | null, account: string): Promise<string> {
+  if (account !== vaultAccount) return account;
+  return (await ledgerCall<{ account: string }>(trx.raw('SELECT coopbank_cash_account(?, ?, ?) AS account', [branchId, actorId, account]))).account;
 }

@@ -1,8 +1,11 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { subledgerAccounts } from '../../activities/accounting/subledger-accounts';
+import { recordTreasuryTransfer } from '../../activities/accounting/treasury-transfers.activity';
 import { openTillSessions } from '../../activities/cash/tills.queries';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest } from '../helpers/approvals';
+import { testClock } from '../helpers/clock';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
@@ -142,4 +145,25 @@ test.serial('a branch with no till keeps 5710; two cashiers deposit at once and 
     .where({ 'ev.enterprise_id': world.enterpriseId, 't.enterprise_id': world.enterpriseId, 't.kind': 'till', 'ev.kind': 'deposit' }).whereRaw('t.cashier_id IS DISTINCT FROM ev.actor_id').count({ n: '*' });
   t.is(Number(misplaced[0]!.n), 0, 'every deposit on a till was made by its cashier');
   t.is(await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('business_event_logs as ev', 'ev.id', 'e.event_id').where({ 'ev.kind': 'deposit', 'e.enterprise_id': world.enterpriseId }).whereIn('ev.actor_id', [world.users.cashier!.id, world.users.teller!.id]).where('e.branch_id', world.headOffice).count({ n: '*' }).then((rows) => Number(rows[0]!.n)), 2 * (1 + 2 + 12), 'two lines a deposit (the account\'s initial one, two of the day before, twelve now): none lost');
+});
+
+test.serial('an approved large withdrawal posts to its maker\'s till; a transfer from the till is the maker\'s till, refused without a session', async (t) => {
+  // The cashier's session is open since the last test: 6 000 000 in, then 6 000 000 out under four eyes.
+  const tillBefore = Number(await branchBalance('5712001'));
+  t.is((await deposit('cashier', account, '6000000')).status, 201);
+  const requested = await withdraw('cashier', account, '6000000');
+  t.is(requested.status, 202, requested.text);
+  t.is((await approveRequest(knex, requested, { id: world.users.branch_head!.id, roles: ['branch_head'] })).status, 200);
+  t.is(Number(await branchBalance('5712001')), tillBefore, '6 000 000 in and out of the maker\'s till');
+
+  const bank = await app.request('POST', '/api/v1/accounting/bank-accounts/', { headers: as('direction'), json: { enterprise: world.enterpriseId, bank_name: 'Banque', account_number: 'TIL-0001' } });
+  const transfer = { enterpriseId: world.enterpriseId, branchId: world.headOffice, fromBankAccountId: null, toBankAccountId: bank.body.id, transferDate: '2026-11-27', amount: '50000', reference: 'dégagement' };
+  const context = { knex, clock: testClock };
+  const cashier = { userId: world.users.cashier!.id, grants: [], requestId: 'tills-test' };
+  await recordTreasuryTransfer(context, cashier, transfer);
+  t.is(Number(await branchBalance('5712001')), tillBefore - 50000, 'the cashier\'s transfer leaves their till');
+  t.is(await branchBalance(bank.body.account), '50000');
+  const direction = { userId: world.users.direction!.id, grants: [], requestId: 'tills-test' };
+  await t.throwsAsync(recordTreasuryTransfer(context, direction, transfer), { message: /till control/ }, 'the direction has no till session in a branch under till control');
+  t.is(await branchBalance(bank.body.account), '50000', 'nothing posted by the refusal');
 });
