@@ -50,6 +50,7 @@ import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
 import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-register.routes';
 import { tillRoutes } from './modules/cash/tills.routes';
 import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
+import { tillJournalRoutes } from './modules/cash/till-journal.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -111,4 +112,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, cash and the working day: tills, the vault and the till session.
   ...tillRoutes,
   ...tillSessionRoutes,
+  ...tillJournalRoutes,
 ];

@@ -24,6 +24,8 @@ let world: LoanWorld;
 /** A member's account of the head office and one of the other branch, opened before any till (their initial deposits in 5710). */
 let account: string;
 let otherAccount: string;
+/** The cashier's first session, closed with a shortage of 500. */
+let firstSession: { id: string; business_date: string };
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
@@ -107,6 +109,7 @@ test.serial('a cashier\'s day: no session no cash, counts and their differences,
   t.is((await closeSession('other_head', opened.body.id, count)).status, 404, 'another branch\'s session');
   const shortageBefore = await branchBalance('4631');
   const closed = await closeSession('cashier', opened.body.id, count);
+  firstSession = opened.body;
   t.is(closed.status, 200, closed.text);
   t.like(closed.body, { status: 'closed', closing_total: '164500', closing_book_balance: '165000', closing_difference: '-500', closing_count: { note_10000: 16, note_2000: 2, coin_500: 1, note_5000: 0 } });
   t.is(await branchBalance('5712001'), '164500');
@@ -166,4 +169,30 @@ test.serial('an approved large withdrawal posts to its maker\'s till; a transfer
   const direction = { userId: world.users.direction!.id, grants: [], requestId: 'tills-test' };
   await t.throwsAsync(recordTreasuryTransfer(context, direction, transfer), { message: /till control/ }, 'the direction has no till session in a branch under till control');
   t.is(await branchBalance(bank.body.account), '50000', 'nothing posted by the refusal');
+});
+
+test.serial('the till journal of a session and of a branch\'s day: its lines, counts and differences, as JSON, CSV and XLSX', async (t) => {
+  const journal = await app.request('GET', `/api/v1/cash/till-sessions/${firstSession.id}/journal/`, { headers: as('branch_head') });
+  t.is(journal.status, 200, journal.text);
+  // The first session: 150 000 and 35 000 in, 20 000 out, then the 500 missing at the close.
+  t.deepEqual(journal.body.lines.map((line: { amount: string; account: string }) => [line.account, line.amount]), [['5712001', '150000'], ['5712001', '35000'], ['5712001', '-20000'], ['5712001', '-500']]);
+  t.deepEqual(journal.body.totals, { cash_in: '185000', cash_out: '20500' });
+  t.like(journal.body.sessions[0], { id: firstSession.id, opening_total: '0', closing_total: '164500', closing_difference: '-500' });
+  t.regex(journal.body.lines[3].number, /^CAI-\d{6}$/);
+
+  const day = await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`, { headers: as('branch_head') });
+  t.is(day.status, 200, day.text);
+  t.deepEqual(day.body.sessions.map((session: { id: string }) => session.id), [firstSession.id], 'the sessions of that business date');
+  t.deepEqual(day.body.lines.filter((line: { till_code: string }) => line.till_code === 'G1'), journal.body.lines, 'the till\'s lines of the day are its session\'s');
+  t.true(day.body.lines.some((line: { account: string; amount: string }) => line.account === '5710' && line.amount === '100000'), 'the vault\'s lines too: the account\'s initial deposit, before the tills');
+  t.is((await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`, { headers: as('other_head') })).status, 404, 'another branch\'s day');
+  t.like((await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=26-11-2026`, { headers: as('branch_head') })).body, { status: 400, errors: [{ field: 'date' }] });
+
+  const csv = await app.request('GET', `/api/v1/cash/till-sessions/${firstSession.id}/journal/?format=csv`, { headers: as('branch_head') });
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type') ?? '', /text\/csv/);
+  t.true(csv.text.includes('Brouillard de caisse') && csv.text.includes('164500') && csv.text.includes('Billets de 10000'), csv.text.slice(0, 300));
+  const xlsx = await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}&format=xlsx`, { headers: as('branch_head') });
+  t.is(xlsx.status, 200);
+  t.regex(xlsx.headers.get('content-type') ?? '', /spreadsheetml/);
 });
