@@ -135,6 +135,9 @@ test.serial('a branch with no till keeps 5710; two cashiers deposit at once and 
   t.is((await deposit('other_cashier', otherAccount, '7000')).status, 201, 'no session needed in a branch with no till');
   t.is(Number(await branchBalance('5710', world.otherBranch)) - Number(before5710), 7000);
 
+  const resolve = async (actor: string | null) => (await knex.raw('SELECT coopbank_cash_account(?, ?, ?) AS account', [world.headOffice, actor, '5710'])).rows[0].account as string;
+  t.is(await resolve(null), '5710', 'the system\'s work (no actor) keeps 5710 in a branch under till control');
+  t.is(await resolve(world.users.cashier!.id), '5712001', 'the cashier\'s open session names their till');
   const opened = await openSession('teller', { note_1000: 3 });
   t.like(opened.body, { account: '5712002', opening_total: '3000', opening_book_balance: '0', opening_difference: '3000' }, 'an excess at the opening: debit the till, credit 4632');
   const before = { cashier: Number(await branchBalance('5712001')), teller: Number(await branchBalance('5712002')) };
