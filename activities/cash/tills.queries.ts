@@ -101,3 +101,13 @@ export async function cashAccountFor(trx: Knex.Transaction, branchId: string | n
   if (account !== vaultAccount) return account;
   return (await ledgerCall<{ account: string }>(trx.raw('SELECT coopbank_cash_account(?, ?, ?) AS account', [branchId, actorId, account]))).account;
 }
+
+/**
+ * The till an event's entry posted its cash to, among `accounts` (the entry's lines), in the event's branch: the
+ * event log keeps the accounts the request named (5710 for cash), the entry the till the operator's session gave.
+ * A replay keeps that till, rather than moving the cash to the vault.
+ */
+export async function postedTill(knex: Knex | Knex.Transaction, branchId: string | null, accounts: readonly string[]): Promise<string | undefined> {
+  if (branchId === null || accounts.length === 0) return undefined;
+  return (await knex('tills').where({ branch_id: branchId, kind: 'till' }).whereIn('account_code', [...new Set(accounts)]).first('account_code'))?.account_code as string | undefined;
+}
