@@ -55,6 +55,7 @@ import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
 import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-register.routes';
 import { tillRoutes } from './modules/cash/tills.routes';
 import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
+import { tillJournalRoutes } from './modules/cash/till-journal.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -118,6 +119,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, cash and the working day: tills, the vault and the till session.
   ...tillRoutes,
   ...tillSessionRoutes,
+  ...tillJournalRoutes,
   // Issue 29, transfers between members and the liaison accounts.
   ...memberTransferRoutes,
   ...liaisonBalanceRoutes,

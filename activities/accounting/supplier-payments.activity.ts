@@ -6,6 +6,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
+import { cashAccountFor } from '../cash/tills.queries';
 import { postJournalEntry } from '../events/post-entry';
 import { assertNotAfterBusinessDate, chartAccountOf, supplierAndBranch } from './supplier-books';
 import { reverseSupplierBook, type SupplierReversalInput } from './supplier-reversals';
@@ -55,8 +56,10 @@ export async function recordSupplierPayment(context: DataContext, maker: Actor, 
     const amount = new Money(input.amount);
     const invoices = await openInvoices(trx, supplier.id, allocations.map((allocation) => allocation.invoice));
     assertAllocations({ supplierId: supplier.id, branchId, date: input.paymentDate, amount }, allocations, invoices);
+    // Paid from the till in a branch under till control: the maker's till (docs/domain.md §13.1).
+    const paidFrom = await cashAccountFor(trx, branchId, maker.userId, input.payingAccount);
     const entryId = await postJournalEntry(trx, {
-      enterpriseId: supplier.enterpriseId, branchId, entryDate: input.paymentDate, lines: paymentEntryLines(supplier.accountCode, input.payingAccount, amount),
+      enterpriseId: supplier.enterpriseId, branchId, entryDate: input.paymentDate, lines: paymentEntryLines(supplier.accountCode, paidFrom, amount),
       description: `Règlement ${supplier.name}${input.reference === '' ? '' : ` (${input.reference})`}`.slice(0, 500), journal: payingJournal(input.payingAccount), createdBy: maker.userId,
     });
     const [payment] = await trx('supplier_payments').insert({

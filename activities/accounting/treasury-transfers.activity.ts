@@ -6,6 +6,7 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
+import { cashAccountFor } from '../cash/tills.queries';
 import { postJournalEntry } from '../events/post-entry';
 import { assertNotAfterBusinessDate } from './supplier-books';
 
@@ -26,8 +27,9 @@ export interface TreasuryTransferInput {
  * One side: the till, or an active bank account of the enterprise, of the transfer's branch or of the whole
  * enterprise. The bank account's row is locked (a deactivation waits for the transfer).
  */
-async function sideOf(trx: Knex.Transaction, input: TreasuryTransferInput, bankAccountId: string | null, field: string): Promise<TransferSide> {
-  if (bankAccountId === null) return { bankAccountId: null, account: cashAccount };
+async function sideOf(trx: Knex.Transaction, maker: Actor, input: TreasuryTransferInput, bankAccountId: string | null, field: string): Promise<TransferSide> {
+  // The till: the maker's in a branch under till control (docs/domain.md §13.1).
+  if (bankAccountId === null) return { bankAccountId: null, account: await cashAccountFor(trx, input.branchId, maker.userId, cashAccount) };
   const row = await trx('bank_accounts').where({ id: bankAccountId, enterprise_id: input.enterpriseId }).forUpdate().first('account_code', 'branch_id', 'is_active');
   if (row === undefined || (row.branch_id !== null && row.branch_id !== input.branchId)) {
     throw new AppError('unprocessable', 'bank_account_unknown', `${field} is not a bank account of the enterprise or of the branch.`, [{ field, message: `${field} is not a bank account of the branch` }]);
@@ -43,8 +45,8 @@ async function sideOf(trx: Knex.Transaction, input: TreasuryTransferInput, bankA
 export async function recordTreasuryTransfer(context: DataContext, maker: Actor, input: TreasuryTransferInput): Promise<{ id: string }> {
   return inTransaction(context.knex, async (trx) => {
     assertTransferSides(input.fromBankAccountId, input.toBankAccountId);
-    const from = await sideOf(trx, input, input.fromBankAccountId, 'from_bank_account');
-    const to = await sideOf(trx, input, input.toBankAccountId, 'to_bank_account');
+    const from = await sideOf(trx, maker, input, input.fromBankAccountId, 'from_bank_account');
+    const to = await sideOf(trx, maker, input, input.toBankAccountId, 'to_bank_account');
     await assertNotAfterBusinessDate(trx, input.enterpriseId, context.clock(), input.transferDate, 'transfer_date');
     const entryId = await postJournalEntry(trx, {
       enterpriseId: input.enterpriseId, branchId: input.branchId, entryDate: input.transferDate, lines: transferEntryLines(from, to, new Money(input.amount)),

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { fn } from 'objection';
 import { holdsRole } from '../../domain/access';
 import { countTotal, differenceLines, fullCount, type CashCount } from '../../domain/cash/till-counts';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -76,9 +77,10 @@ export async function closeTillSession(context: ActivityContext, actor: Actor, s
     }
     const till = (await Till.query(trx).findById(session.tillId))!;
     const closing = await postCount(trx, actor, till, session.businessDate, count, 'closing');
+    // closed_at is the database's time, as opened_at and the entries' created_at: the till journal compares them.
     const closed = await TillSession.query(trx).patchAndFetchById(session.id, {
       status: 'closed', closingCount: fullCount(count), closingTotal: formatAmount(closing.total), closingBookBalance: formatAmount(closing.bookBalance),
-      closingEntryId: closing.entryId, closedAt: context.clock(), closedBy: actor.userId,
+      closingEntryId: closing.entryId, closedAt: fn.now(), closedBy: actor.userId,
     });
     await recordAudit(trx, actor, {
       action: 'till_session.close', entityType: 'till_session', entityId: session.id, enterpriseId: session.enterpriseId,

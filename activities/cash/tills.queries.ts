@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
+import { vaultAccount } from '../../domain/cash/tills';
 import { AppError } from '../../domain/errors';
+import { ledgerCall } from '../events/ledger-refusal';
 
 /** The reads of tills, vaults and till sessions (issue 29, docs/domain.md §13.1). */
 
@@ -88,4 +90,24 @@ export async function assertNoOpenTillSession(knex: Knex | Knex.Transaction, ent
     throw new AppError('conflict', 'business_date_till_sessions_open', `${count} till session${count === 1 ? ' is' : 's are'} open in the enterprise: they are closed before the business date moves.`,
       [{ field: 'business_date', message: 'till sessions are open' }]);
   }
+}
+
+/**
+ * The account "the till" names for an operation of `actorId` in `branchId`, for the postings that name 5710 by
+ * itself rather than through the `cash` role (a supplier paid from the till, a treasury transfer from or to it):
+ * the same rule as the role's, from the same function (coopbank_cash_account). Any other account is kept.
+ */
+export async function cashAccountFor(trx: Knex.Transaction, branchId: string | null, actorId: string | null, account: string): Promise<string> {
+  if (account !== vaultAccount) return account;
+  return (await ledgerCall<{ account: string }>(trx.raw('SELECT coopbank_cash_account(?, ?, ?) AS account', [branchId, actorId, account]))).account;
+}
+
+/**
+ * The till an event's entry posted its cash to, among `accounts` (the entry's lines), in the event's branch: the
+ * event log keeps the accounts the request named (5710 for cash), the entry the till the operator's session gave.
+ * A replay keeps that till, rather than moving the cash to the vault.
+ */
+export async function postedTill(knex: Knex | Knex.Transaction, branchId: string | null, accounts: readonly string[]): Promise<string | undefined> {
+  if (branchId === null || accounts.length === 0) return undefined;
+  return (await knex('tills').where({ branch_id: branchId, kind: 'till' }).whereIn('account_code', [...new Set(accounts)]).first('account_code'))?.account_code as string | undefined;
 }

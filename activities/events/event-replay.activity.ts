@@ -9,6 +9,7 @@ import type { Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from './default-rules';
 import { postJournalEntry } from './post-entry';
+import { postedTill } from '../cash/tills.queries';
 import { currentRule } from './record-business-event';
 
 export interface ReplayProgress {
@@ -105,7 +106,10 @@ async function replayOne(trx: Knex.Transaction, now: Date, event: EventRow, mode
     .first('e.id');
   const posted = effective === undefined ? [] : await linesOfEntry(trx, effective.id);
   const rule = await currentRule(trx, event.enterprise_id, event.kind);
-  const wanted = rule?.is_active ? linesForEvent(rule.legs, new Money(event.amount), defaultRoleAccounts, event.product_accounts) : [];
+  // Cash posted to a till under till control stays there (docs/domain.md §13.1): its log names 5710, its entry the till.
+  const till = await postedTill(trx, event.branch_id, posted.map((line) => line.account));
+  const productAccounts = till === undefined ? event.product_accounts : { ...event.product_accounts, cash: till };
+  const wanted = rule?.is_active ? linesForEvent(rule.legs, new Money(event.amount), defaultRoleAccounts, productAccounts) : [];
   if (sameEffect(posted, wanted)) return { outcome: 'unchanged' };
   if (mode === 'dry_run') return { outcome: 'changed' };
   const entryDate = await businessDateOf(trx, event.enterprise_id, now);

@@ -1,8 +1,12 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { subledgerAccounts } from '../../activities/accounting/subledger-accounts';
+import { recordTreasuryTransfer } from '../../activities/accounting/treasury-transfers.activity';
 import { openTillSessions } from '../../activities/cash/tills.queries';
+import { createReplayRequest, replayEventBatch } from '../../activities/events/event-replay.activity';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { approveRequest } from '../helpers/approvals';
+import { testClock } from '../helpers/clock';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
@@ -21,6 +25,8 @@ let world: LoanWorld;
 /** A member's account of the head office and one of the other branch, opened before any till (their initial deposits in 5710). */
 let account: string;
 let otherAccount: string;
+/** The cashier's first session, closed with a shortage of 500. */
+let firstSession: { id: string; business_date: string };
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
@@ -104,6 +110,7 @@ test.serial('a cashier\'s day: no session no cash, counts and their differences,
   t.is((await closeSession('other_head', opened.body.id, count)).status, 404, 'another branch\'s session');
   const shortageBefore = await branchBalance('4631');
   const closed = await closeSession('cashier', opened.body.id, count);
+  firstSession = opened.body;
   t.is(closed.status, 200, closed.text);
   t.like(closed.body, { status: 'closed', closing_total: '164500', closing_book_balance: '165000', closing_difference: '-500', closing_count: { note_10000: 16, note_2000: 2, coin_500: 1, note_5000: 0 } });
   t.is(await branchBalance('5712001'), '164500');
@@ -129,6 +136,9 @@ test.serial('a branch with no till keeps 5710; two cashiers deposit at once and 
   t.is((await deposit('other_cashier', otherAccount, '7000')).status, 201, 'no session needed in a branch with no till');
   t.is(Number(await branchBalance('5710', world.otherBranch)) - Number(before5710), 7000);
 
+  const resolve = async (actor: string | null) => (await knex.raw('SELECT coopbank_cash_account(?, ?, ?) AS account', [world.headOffice, actor, '5710'])).rows[0].account as string;
+  t.is(await resolve(null), '5710', 'the system\'s work (no actor) keeps 5710 in a branch under till control');
+  t.is(await resolve(world.users.cashier!.id), '5712001', 'the cashier\'s open session names their till');
   const opened = await openSession('teller', { note_1000: 3 });
   t.like(opened.body, { account: '5712002', opening_total: '3000', opening_book_balance: '0', opening_difference: '3000' }, 'an excess at the opening: debit the till, credit 4632');
   const before = { cashier: Number(await branchBalance('5712001')), teller: Number(await branchBalance('5712002')) };
@@ -142,4 +152,60 @@ test.serial('a branch with no till keeps 5710; two cashiers deposit at once and 
     .where({ 'ev.enterprise_id': world.enterpriseId, 't.enterprise_id': world.enterpriseId, 't.kind': 'till', 'ev.kind': 'deposit' }).whereRaw('t.cashier_id IS DISTINCT FROM ev.actor_id').count({ n: '*' });
   t.is(Number(misplaced[0]!.n), 0, 'every deposit on a till was made by its cashier');
   t.is(await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('business_event_logs as ev', 'ev.id', 'e.event_id').where({ 'ev.kind': 'deposit', 'e.enterprise_id': world.enterpriseId }).whereIn('ev.actor_id', [world.users.cashier!.id, world.users.teller!.id]).where('e.branch_id', world.headOffice).count({ n: '*' }).then((rows) => Number(rows[0]!.n)), 2 * (1 + 2 + 12), 'two lines a deposit (the account\'s initial one, two of the day before, twelve now): none lost');
+});
+
+test.serial('an approved large withdrawal posts to its maker\'s till; a transfer from the till is the maker\'s till, refused without a session', async (t) => {
+  // The cashier's session is open since the last test: 6 000 000 in, then 6 000 000 out under four eyes.
+  const tillBefore = Number(await branchBalance('5712001'));
+  t.is((await deposit('cashier', account, '6000000')).status, 201);
+  const requested = await withdraw('cashier', account, '6000000');
+  t.is(requested.status, 202, requested.text);
+  t.is((await approveRequest(knex, requested, { id: world.users.branch_head!.id, roles: ['branch_head'] })).status, 200);
+  t.is(Number(await branchBalance('5712001')), tillBefore, '6 000 000 in and out of the maker\'s till');
+
+  const bank = await app.request('POST', '/api/v1/accounting/bank-accounts/', { headers: as('direction'), json: { enterprise: world.enterpriseId, bank_name: 'Banque', account_number: 'TIL-0001' } });
+  const transfer = { enterpriseId: world.enterpriseId, branchId: world.headOffice, fromBankAccountId: null, toBankAccountId: bank.body.id, transferDate: '2026-11-27', amount: '50000', reference: 'dégagement' };
+  const context = { knex, clock: testClock };
+  const cashier = { userId: world.users.cashier!.id, grants: [], requestId: 'tills-test' };
+  await recordTreasuryTransfer(context, cashier, transfer);
+  t.is(Number(await branchBalance('5712001')), tillBefore - 50000, 'the cashier\'s transfer leaves their till');
+  t.is(await branchBalance(bank.body.account), '50000');
+  const direction = { userId: world.users.direction!.id, grants: [], requestId: 'tills-test' };
+  await t.throwsAsync(recordTreasuryTransfer(context, direction, transfer), { message: /till control/ }, 'the direction has no till session in a branch under till control');
+  t.is(await branchBalance(bank.body.account), '50000', 'nothing posted by the refusal');
+});
+
+test.serial('the till journal of a session and of a branch\'s day: its lines, counts and differences, as JSON, CSV and XLSX', async (t) => {
+  const journal = await app.request('GET', `/api/v1/cash/till-sessions/${firstSession.id}/journal/`, { headers: as('branch_head') });
+  t.is(journal.status, 200, journal.text);
+  // The first session: 150 000 and 35 000 in, 20 000 out, then the 500 missing at the close.
+  t.deepEqual(journal.body.lines.map((line: { amount: string; account: string }) => [line.account, line.amount]), [['5712001', '150000'], ['5712001', '35000'], ['5712001', '-20000'], ['5712001', '-500']]);
+  t.deepEqual(journal.body.totals, { cash_in: '185000', cash_out: '20500' });
+  t.like(journal.body.sessions[0], { id: firstSession.id, opening_total: '0', closing_total: '164500', closing_difference: '-500' });
+  t.regex(journal.body.lines[3].number, /^CAI-\d{6}$/);
+
+  const day = await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`, { headers: as('branch_head') });
+  t.is(day.status, 200, day.text);
+  t.deepEqual(day.body.sessions.map((session: { id: string }) => session.id), [firstSession.id], 'the sessions of that business date');
+  t.deepEqual(day.body.lines.filter((line: { till_code: string }) => line.till_code === 'G1'), journal.body.lines, 'the till\'s lines of the day are its session\'s');
+  t.true(day.body.lines.some((line: { account: string; amount: string }) => line.account === '5710' && line.amount === '100000'), 'the vault\'s lines too: the account\'s initial deposit, before the tills');
+  t.is((await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`, { headers: as('other_head') })).status, 404, 'another branch\'s day');
+  t.like((await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=26-11-2026`, { headers: as('branch_head') })).body, { status: 400, errors: [{ field: 'date' }] });
+
+  const csv = await app.request('GET', `/api/v1/cash/till-sessions/${firstSession.id}/journal/?format=csv`, { headers: as('branch_head') });
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type') ?? '', /text\/csv/);
+  t.true(csv.text.includes('Brouillard de caisse') && csv.text.includes('164500') && csv.text.includes('Billets de 10000'), csv.text.slice(0, 300));
+  const xlsx = await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}&format=xlsx`, { headers: as('branch_head') });
+  t.is(xlsx.status, 200);
+  t.regex(xlsx.headers.get('content-type') ?? '', /spreadsheetml/);
+});
+
+test.serial('a replay of the events under their rules leaves the tills\' cash where it was posted', async (t) => {
+  const root = { userId: world.rootId, grants: [{ role: 'admin' as const, enterpriseId: null, branchId: null }], requestId: 'tills-replay' };
+  const request = await createReplayRequest(knex, root, { enterpriseId: world.enterpriseId, dateFrom: '2026-01-01', dateTo: '2026-12-31', kinds: ['deposit', 'withdrawal'], mode: 'dry_run' });
+  const progress = await replayEventBatch(knex, testClock(), { requestId: request.id, batchSize: 500 });
+  // The deposits and withdrawals of this file: every one in a till or the vault stays as it was posted.
+  t.true(progress.eventsSeen >= 20, `${progress.eventsSeen} events seen`);
+  t.like(progress, { status: 'completed', eventsChanged: 0, eventsFailed: 0 });
 });

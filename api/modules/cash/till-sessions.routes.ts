@@ -21,7 +21,7 @@ const countResponse = () => yup.object(Object.fromEntries(denominationNames.map(
 
 const difference = (counted: string | null, book: string | null) => (counted === null || book === null ? null : new Money(counted).minus(book).toFixed(0));
 
-const tillSessionSchema = yup.object({
+export const tillSessionSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
   branch: yup.string().uuid().required(),
@@ -46,7 +46,7 @@ const tillSessionSchema = yup.object({
   closed_by: yup.string().uuid().nullable().defined(),
 }).meta({ component: 'TillSession' });
 
-const serializeSession = (row: TillSessionRow) => ({
+export const serializeSession = (row: TillSessionRow) => ({
   id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, till: row.till_id, till_code: row.till_code, account: row.account_code, cashier: row.cashier_id,
   business_date: row.business_date, status: row.status, opening_count: row.opening_count, opening_total: row.opening_total, opening_book_balance: row.opening_book_balance,
   opening_difference: difference(row.opening_total, row.opening_book_balance), opening_entry: row.opening_entry_id,
@@ -56,7 +56,7 @@ const serializeSession = (row: TillSessionRow) => ({
 });
 
 /** A till session by id, checked against the caller's enterprise and branch (api/router.ts). */
-const tillSessionLoader = {
+export const tillSessionLoader = {
   name: 'The till session',
   load: async ({ knex }, id) => tillSessionById(knex, id),
   scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
