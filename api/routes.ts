@@ -2,6 +2,7 @@ import { accountRoutes } from './modules/accounts/account-plans.routes';
 import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
 import { liaisonBalanceRoutes } from './modules/cash/liaison-balances.routes';
 import { memberTransferRoutes } from './modules/cash/member-transfers.routes';
+import { interBranchRoutes } from './modules/cash/inter-branch.routes';
 import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
 import { bankStatementRoutes } from './modules/accounting/bank-statements.routes';
 import { supplierRoutes } from './modules/accounting/suppliers.routes';
@@ -116,4 +117,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, transfers between members and the liaison accounts.
   ...memberTransferRoutes,
   ...liaisonBalanceRoutes,
+  ...interBranchRoutes,
 ];

@@ -251,6 +251,10 @@ export const errorCatalogue = {
   business_date_till_sessions_open: { kind: 'conflict', title: 'Till sessions of the enterprise are open: the business date stays.' },
   // Issue 29, transfers between members, standing orders and the liaison accounts.
   transfer_account_invalid: { kind: 'unprocessable', title: 'The receiving account is not another member account of the enterprise.' },
+  // Issue 29, serving members across branches.
+  inter_branch_service_off: { kind: 'conflict', title: 'The enterprise does not allow serving members of another branch.' },
+  inter_branch_branch_invalid: { kind: 'unprocessable', title: 'The counter\'s branch is not a branch of the account\'s enterprise.' },
+  inter_branch_same_branch: { kind: 'unprocessable', title: 'The account is of the counter\'s branch: a local deposit or withdrawal serves it.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

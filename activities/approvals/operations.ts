@@ -21,6 +21,7 @@ import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
+import { recordInterBranchOperation, type InterBranchInput } from '../cash/inter-branch.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
@@ -65,6 +66,8 @@ export const approvalExecutors = {
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
   // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the maker's key.
   'member_account.transfer': (context: DataContext, maker: Actor, payload: MemberTransferInput) => recordMemberTransfer(context, maker, payload),
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, made as the maker's (their till) with their key.
+  'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) => recordInterBranchOperation(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */

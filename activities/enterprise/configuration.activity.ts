@@ -23,6 +23,7 @@ export type ConfigurationChanges = Partial<
     | 'allowSeveralOpenExercices'
     | 'approvalLimits'
     | 'openingSuspenseAccountCode'
+    | 'interBranchService'
   > & { provisioningLadder: LadderStep[] }
 >;
 

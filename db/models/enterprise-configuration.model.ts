@@ -21,4 +21,6 @@ export class EnterpriseConfiguration extends BaseModel {
   allowSeveralOpenExercices!: boolean;
   /** Issue 28, part 1: where an opening entry puts each branch's difference, to be justified by the go-live import (docs/domain.md §12.1). */
   openingSuspenseAccountCode!: string;
+  /** Issue 29, serving members across branches: a branch's counter may serve members of another (docs/domain.md §13.4). */
+  interBranchService!: boolean;
 }

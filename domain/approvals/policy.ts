@@ -27,6 +27,8 @@ export const approvalOperations = [
   'fixed_asset.disposal',
   // Issue 28, part 6 (banks): a transfer between the till and the banks.
   'treasury.transfer',
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a local one.
+  'member_account.inter_branch_withdrawal',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -68,6 +70,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
   'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
+  'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

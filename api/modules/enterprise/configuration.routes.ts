@@ -34,6 +34,7 @@ const configurationSchema = yup.object({
   credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
   allow_several_open_exercices: yup.boolean().required(),
   opening_suspense_account_code: yup.string().required().meta({ description: 'Where an opening entry puts each branch\'s difference, to be justified by the go-live import (default 4780).' }),
+  inter_branch_service: yup.boolean().required().meta({ description: 'true: a branch\'s counter may serve members of another branch (deposits and withdrawals, docs/domain.md §13.4); false by default.' }),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   updated_at: timestampResponse(),
 }).meta({ component: 'EnterpriseConfiguration' });
@@ -54,6 +55,7 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     allow_several_open_exercices: configuration.allowSeveralOpenExercices,
     approval_limits: configuration.approvalLimits,
     opening_suspense_account_code: configuration.openingSuspenseAccountCode,
+    inter_branch_service: configuration.interBranchService,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
@@ -124,6 +126,7 @@ export const configurationRoutes = [
       credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
       allow_several_open_exercices: yup.boolean().optional(),
       opening_suspense_account_code: accountCodeSchema().optional(),
+      inter_branch_service: yup.boolean().optional(),
       approval_limits: yup
         .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
@@ -149,6 +152,7 @@ export const configurationRoutes = [
           creditCapMode: body.credit_cap_mode,
           allowSeveralOpenExercices: body.allow_several_open_exercices,
           openingSuspenseAccountCode: body.opening_suspense_account_code,
+          interBranchService: body.inter_branch_service,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
         if (body.provisioning_hour !== undefined || body.time_zone !== undefined) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
