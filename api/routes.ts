@@ -3,6 +3,7 @@ import { bankAccountRoutes } from './modules/accounting/bank-accounts.routes';
 import { liaisonBalanceRoutes } from './modules/cash/liaison-balances.routes';
 import { standingOrderRoutes } from './modules/cash/standing-orders.routes';
 import { memberTransferRoutes } from './modules/cash/member-transfers.routes';
+import { interBranchRoutes } from './modules/cash/inter-branch.routes';
 import { treasuryTransferRoutes } from './modules/accounting/treasury-transfers.routes';
 import { bankStatementRoutes } from './modules/accounting/bank-statements.routes';
 import { supplierRoutes } from './modules/accounting/suppliers.routes';
@@ -124,4 +125,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...memberTransferRoutes,
   ...liaisonBalanceRoutes,
   ...standingOrderRoutes,
+  ...interBranchRoutes,
 ];

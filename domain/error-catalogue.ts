@@ -261,6 +261,10 @@ export const errorCatalogue = {
   supplier_invoice_paid: { kind: 'conflict', title: 'Payments settle this invoice: reverse them first.' },
   standing_order_not_pending: { kind: 'conflict', title: 'The standing order no longer waits for an approval.' },
   standing_order_inactive: { kind: 'conflict', title: 'The standing order is cancelled or rejected, or still waits for its approval.' },
+  // Issue 29, serving members across branches.
+  inter_branch_service_off: { kind: 'conflict', title: 'The enterprise does not allow serving members of another branch.' },
+  inter_branch_branch_invalid: { kind: 'unprocessable', title: 'The counter\'s branch is not a branch of the account\'s enterprise.' },
+  inter_branch_same_branch: { kind: 'unprocessable', title: 'The account is of the counter\'s branch: a local deposit or withdrawal serves it.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -22,6 +22,7 @@ import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accountin
 import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
 import { activateStandingOrder, rejectStandingOrder } from '../cash/standing-orders.activity';
+import { recordInterBranchOperation, type InterBranchInput } from '../cash/inter-branch.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 
@@ -72,6 +73,8 @@ export const approvalExecutors = {
   'supplier_payment.reverse': (context: DataContext, maker: Actor, payload: SupplierReversalInput) => reverseSupplierPayment(context, maker, payload),
   // Issue 29: a standing order from the threshold on, recorded pending and activated by the approval.
   'standing_order.create': (context: DataContext, maker: Actor, payload: { standingOrderId: string }) => activateStandingOrder(context, maker, payload),
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, made as the maker's (their till) with their key.
+  'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) => recordInterBranchOperation(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */

@@ -20,8 +20,8 @@ export interface MemberTransferInput {
   idempotencyKey: string | null;
 }
 
-/** What coopbank_lock_member_account answers of a locked account. */
-interface LockedAccount {
+/** What coopbank_lock_member_account answers of a locked account (an operation at another branch's counter reads it too). */
+export interface LockedAccount {
   id: string;
   enterprise_id: string;
   branch_id: string;
@@ -33,7 +33,7 @@ interface LockedAccount {
   deposit_account_code: string;
 }
 
-const lockAccount = async (trx: Knex.Transaction, id: string): Promise<LockedAccount | undefined> =>
+export const lockAccount = async (trx: Knex.Transaction, id: string): Promise<LockedAccount | undefined> =>
   (await trx.raw('SELECT * FROM coopbank_lock_member_account(?, NULL)', [id])).rows[0] as LockedAccount | undefined;
 
 /**

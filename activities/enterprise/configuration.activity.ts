@@ -25,6 +25,7 @@ export type ConfigurationChanges = Partial<
     | 'approvalLimits'
     | 'openingSuspenseAccountCode'
     | 'endOfDayHour'
+    | 'interBranchService'
   > & { provisioningLadder: LadderStep[] }
 >;
 

@@ -23,4 +23,6 @@ export class EnterpriseConfiguration extends BaseModel {
   openingSuspenseAccountCode!: string;
   /** Issue 29: the hour of the daily end-of-day Schedule; null (the default): none, direction starts it (docs/domain.md §13.3). */
   endOfDayHour!: number | null;
+  /** Issue 29, serving members across branches: a branch's counter may serve members of another (docs/domain.md §13.4). */
+  interBranchService!: boolean;
 }

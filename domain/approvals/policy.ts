@@ -32,6 +32,8 @@ export const approvalOperations = [
   'supplier_payment.reverse',
   // Issue 29, transfers between members and standing orders: a standing order from the transfers' threshold.
   'standing_order.create',
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a local one.
+  'member_account.inter_branch_withdrawal',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -78,6 +80,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'supplier_payment.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 29, transfers between members and standing orders: each run moves the amount, so the transfers' threshold.
   'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
+  'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

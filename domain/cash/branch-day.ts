@@ -24,4 +24,5 @@ export const blockerErrors = (blockers: readonly BranchDayBlocker[]): FieldError
 export const postingOperations: readonly ApprovalOperation[] = [
   'member_account.withdrawal', 'member_account.transfer', 'manual_entry.post', 'supplier_invoice.record', 'supplier_payment',
   'fixed_asset.acquisition', 'fixed_asset.disposal', 'treasury.transfer', 'loan.write_off', 'supplier_invoice.reverse', 'supplier_payment.reverse',
+  'member_account.inter_branch_withdrawal',
 ];

@@ -36,6 +36,11 @@ export const eventKinds = [
   // Issue 29, transfers between members: the source account debited, the destination credited (each in its branch).
   'member_transfer_debit',
   'member_transfer_credit',
+  // Issue 29, serving members across branches: the member's account moves in its branch, the cash at the counter's.
+  'inter_branch_deposit',
+  'inter_branch_deposit_cash',
+  'inter_branch_withdrawal',
+  'inter_branch_withdrawal_cash',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 

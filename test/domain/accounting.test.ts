@@ -39,10 +39,15 @@ const expected: Record<string, [string, string][]> = {
   // Issue 29: a transfer between members, each side in its branch; 459 within a branch (45200 between two, by the product accounts).
   member_transfer_debit: [['3711', '459']],
   member_transfer_credit: [['459', '3711']],
+  // Issue 29: a deposit or a withdrawal at another branch's counter, the account's side and the cash side (45200 by the product accounts).
+  inter_branch_deposit: [['459', '3711']],
+  inter_branch_deposit_cash: [['5710', '459']],
+  inter_branch_withdrawal: [['3711', '459']],
+  inter_branch_withdrawal_cash: [['459', '5710']],
 };
 
-test('there is exactly one default rule per event kind, thirty-two in all', (t) => {
-  t.is(defaultRules.length, 32);
+test('there is exactly one default rule per event kind, thirty-six in all', (t) => {
+  t.is(defaultRules.length, 36);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -50,9 +50,9 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a transfer and a standing order between members of the two branches, a till of the other branch with a
- * closed session, a branch's day closed and an end of day waiting for the other, and a user with a grant; then the ids of everything
- * the lists of the document answer.
+ * transfer and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
+ * counter, a till of the other branch with a closed session, a branch's day closed and an end of day waiting for the other, and a
+ * user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -81,6 +81,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const statement = await keepBank(world);
   // Before the till: once the other branch has one, its cashier's cash operations need an open session.
   const transferred = await transferBetweenMembers(world);
+  await serveAcrossBranches(world, transferred.from);
   await keepTill(world);
   await startClosing(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
@@ -106,6 +107,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['reverseSupplierPayment', { date: '2026-10-20', reason: 'Fuzz reversal' }],
     ['reverseSupplierInvoice', { date: '2026-10-20', reason: 'Fuzz reversal' }],
     ['createStandingOrder', { from_account: transferred.from, to_account: transferred.to, amount: '1000', frequency: 'weekly', day: 2, start_date: '2026-12-01' }],
+    // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
+    ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
+    ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -215,6 +219,12 @@ async function keepTill(world: LoanWorld): Promise<void> {
   await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'FZ1', label: 'Fuzz till', cashier: cashier.id });
   const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
   await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 2 } });
+}
+
+/** Inter-branch service allowed, and a deposit of a head office member at the other branch's counter (issue 29): the operations' list gives its id. */
+async function serveAcrossBranches(world: LoanWorld, headOfficeAccount: string): Promise<void> {
+  await post(world.app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, world.users.direction!.headers, { inter_branch_service: true }, 'PATCH');
+  await post(world.app, '/api/v1/cash/inter-branch/deposits/', world.users.other_cashier!.headers, { account: headOfficeAccount, branch: world.otherBranch, amount: '2000', reference: 'FZ-IB' });
 }
 
 /** Two members' accounts, of the two branches, and a transfer between them (issue 29): the transfers' list gives its id. */

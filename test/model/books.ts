@@ -12,6 +12,7 @@ import { capitalBooks } from '../helpers/shares';
 export async function booksBreaches(world: LoanWorld, posted: Map<string, string>): Promise<string[]> {
   const checks = await Promise.all([
     unbalancedEntries(world), changedPostings(world, posted), reconciliationGaps(world), portfolioGaps(world), capitalGaps(world), statementGaps(world),
+    liaisonGaps(world),
   ]);
   return checks.flat();
 }
@@ -118,6 +119,21 @@ async function capitalGaps(world: LoanWorld): Promise<string[]> {
   return (['paid', 'unpaid', 'members', 'refunds'] as const)
     .filter((side) => books.ledger[side] !== books.register[side])
     .map((side) => `capital ${side}: ledger ${books.ledger[side]}, register ${books.register[side]}`);
+}
+
+/**
+ * Issue 29: the liaison between branches nets to zero consolidated (45200 over every branch), and each branch's
+ * 45200 is the liaison movements noted for it, which the liaison report reads.
+ */
+async function liaisonGaps({ knex, enterpriseId }: LoanWorld): Promise<string[]> {
+  const ledger: { branch_id: string; balance: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'e.enterprise_id': enterpriseId, 'c.code': '45200' }).groupBy('e.branch_id').select('e.branch_id', knex.raw('sum(l.debit - l.credit)::text AS balance'));
+  const noted: { branch_id: string; balance: string }[] = await knex('liaison_movements').where({ enterprise_id: enterpriseId }).groupBy('branch_id').select('branch_id', knex.raw('sum(amount)::text AS balance'));
+  const total = ledger.reduce((sum, row) => sum.plus(row.balance), new Money(0));
+  const breaches = total.isZero() ? [] : [`45200 consolidated holds ${total.toFixed(0)}, not zero`];
+  const notedOf = (branchId: string) => new Money(noted.find((row) => row.branch_id === branchId)?.balance ?? 0);
+  for (const row of ledger) if (!notedOf(row.branch_id).eq(row.balance)) breaches.push(`45200 of branch ${row.branch_id}: ${row.balance} in the ledger, ${notedOf(row.branch_id).toFixed(0)} noted`);
+  return breaches;
 }
 
 /** Debit − credit of each code over the enterprise's ledger (0 for an account without lines). */

@@ -20,6 +20,8 @@ export interface Model {
   keys: number;
   /** What the manual entries so far put on each of their accounts (debit − credit): nothing else moves them. */
   manual: Map<string, Money>;
+  /** Issue 29: the other branch's till, when the sequence has one: its account, its predicted book balance, its open session. */
+  till?: { account: string; book: Money; session: string | null };
 }
 
 export interface Real {
@@ -51,7 +53,7 @@ abstract class Operation implements Command {
     const kind = this.toString().replace(/\(.*$/, '');
     executed.set(kind, (executed.get(kind) ?? 0) + 1);
     await this.apply(model, real);
-    const breaches = [...(await booksBreaches(real.world, real.posted)), ...(await balanceBreaches(model, real))];
+    const breaches = [...(await booksBreaches(real.world, real.posted)), ...(await balanceBreaches(model, real)), ...(await tillBreaches(model, real))];
     if (breaches.length > 0) throw new Error(`after ${this.toString()}: ${breaches.join('; ')}`);
   }
 }
@@ -262,7 +264,8 @@ class MoveBusinessDate extends Operation {
     super();
   }
 
-  check = (model: Readonly<Model>) => dateAfter(model.businessDate, this.days) <= lastBusinessDate;
+  // The business date does not move while a till session is open (docs/domain.md §13.1).
+  check = (model: Readonly<Model>) => dateAfter(model.businessDate, this.days) <= lastBusinessDate && (model.till?.session ?? null) === null;
   toString = () => `MoveBusinessDate(+${this.days} days)`;
   async apply(model: Model, real: Real) {
     const date = dateAfter(model.businessDate, this.days);
@@ -369,3 +372,85 @@ async function balanceBreaches(model: Model, real: Real): Promise<string[]> {
     .filter(([id, balance]) => answered.get(id) !== balance.toFixed(0))
     .map(([id, balance]) => `account ${id}: the model says ${balance.toFixed(0)}, the API ${answered.get(id)}`);
 }
+
+/*
+ * Issue 29: the other branch under till control, its cashier's sessions (opened and closed with a count, the
+ * difference posted), and the head office's members served at that till (serving members across branches).
+ */
+
+/** A count of `total` francs in the drawer: 10 000 notes and the rest in 1 franc coins. */
+const countOf = (total: Money) => ({ note_10000: total.divToInt(10_000).toNumber(), coin_1: total.mod(10_000).toNumber() });
+
+class OpenTillSession extends Operation {
+  constructor(readonly counted: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.till !== undefined && model.till.session === null;
+  toString = () => `OpenTillSession(${this.counted})`;
+  async apply(model: Model, real: Real) {
+    const till = model.till!;
+    const response = await post(real, 'other_cashier', '/api/v1/cash/till-sessions/', { count: countOf(new Money(this.counted)) });
+    expectStatus(response, 201, this.toString());
+    const expected = new Money(this.counted).minus(till.book).toFixed(0);
+    if (response.body.opening_difference !== expected) throw new Error(`${this.toString()}: opening difference ${response.body.opening_difference as string}, the model's ${expected}`);
+    model.till = { ...till, book: new Money(this.counted), session: response.body.id as string };
+  }
+}
+
+class CloseTillSession extends Operation {
+  constructor(readonly difference: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => (model.till?.session ?? null) !== null && model.till!.book.plus(this.difference).gte(0);
+  toString = () => `CloseTillSession(${this.difference >= 0 ? '+' : ''}${this.difference})`;
+  async apply(model: Model, real: Real) {
+    const till = model.till!;
+    const counted = till.book.plus(this.difference);
+    const response = await post(real, 'other_cashier', `/api/v1/cash/till-sessions/${till.session!}/close/`, { count: countOf(counted) });
+    expectStatus(response, 200, this.toString());
+    if (response.body.closing_difference !== String(this.difference)) throw new Error(`${this.toString()}: closing difference ${response.body.closing_difference as string}`);
+    model.till = { ...till, book: counted, session: null };
+  }
+}
+
+/** A head office member served at the other branch's till: refused without the cashier's open session. */
+class ServeAcrossBranches extends Operation {
+  constructor(readonly direction: 'deposit' | 'withdrawal', readonly index: number, readonly amount: number) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.till !== undefined && model.accounts.length > 0;
+  toString = () => `ServeAcrossBranches(${this.direction}, #${this.index}, ${this.amount})`;
+  async apply(model: Model, real: Real) {
+    const till = model.till!;
+    const account = model.accounts[this.index % model.accounts.length]!.id;
+    const balance = model.balances.get(account)!;
+    const send = () => post(real, 'other_cashier', `/api/v1/cash/inter-branch/${this.direction}s/`, { account, branch: real.world.otherBranch, amount: String(this.amount) });
+    // The account's rules come before the till's: short funds are refused first.
+    if (this.direction === 'withdrawal' && balance.lt(this.amount)) return expectRefusal(real, send, 409, 'insufficient_funds', this.toString());
+    if (till.session === null) return expectRefusal(real, send, 409, 'till_session_required', this.toString());
+    expectStatus(await send(), 201, this.toString());
+    const signed = this.direction === 'deposit' ? this.amount : -this.amount;
+    model.balances.set(account, balance.plus(signed));
+    till.book = till.book.plus(signed);
+  }
+}
+
+/** The till's book balance in its branch's entries is the model's. */
+async function tillBreaches(model: Model, real: Real): Promise<string[]> {
+  if (model.till === undefined) return [];
+  const row = await real.world.knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where({ 'e.enterprise_id': real.world.enterpriseId, 'e.branch_id': real.world.otherBranch, 'c.code': model.till.account })
+    .first(real.world.knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
+  return row.balance === model.till.book.toFixed(0) ? [] : [`till ${model.till.account}: the ledger holds ${row.balance as string}, the model ${model.till.book.toFixed(0)}`];
+}
+
+const tillOpening = fc.integer({ min: 0, max: 500_000 }).map((counted) => new OpenTillSession(counted));
+const tillClosing = fc.integer({ min: -2000, max: 2000 }).map((difference) => new CloseTillSession(difference));
+const served = fc.tuple(fc.constantFrom('deposit', 'deposit', 'withdrawal') as fc.Arbitrary<'deposit' | 'withdrawal'>, fc.nat(), fc.integer({ min: 1, max: 2_000_000 }))
+  .map(([direction, index, amount]) => new ServeAcrossBranches(direction, index, amount));
+
+/** The operations with the other branch's till sessions and the head office's members served there: a list of its own, as the manual entries'. */
+export const withTillsAcrossBranches = [...operations, tillOpening, tillOpening, tillClosing, tillClosing, served, served, served, served, served];

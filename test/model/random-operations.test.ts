@@ -8,7 +8,7 @@ import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 import { Money } from '../../domain/money';
 import { bearer, createUser } from '../helpers/users';
-import { executed, grantLoan, openAccount, operations, withManualEntries, type Model, type Real } from './operations';
+import { executed, grantLoan, openAccount, operations, withManualEntries, withTillsAcrossBranches, type Model, type Real } from './operations';
 
 /**
  * Random sequences of operations through the HTTP API of the real stack (PostgreSQL, Temporal, a worker),
@@ -92,4 +92,45 @@ test.serial(`with manual entries among them, the subledgers still equal the ledg
   const manualEntries = (executed.get('PostManualEntry') ?? 0) - before;
   t.log({ PostManualEntry: manualEntries });
   t.true(manualEntries > 0, 'manual entries ran');
+});
+
+/**
+ * The same cooperative with the other branch under till control (its cashier holds a till, no session open yet)
+ * and the enterprise serving members across branches (issue 29).
+ */
+async function setupWithTill(): Promise<{ model: Model; real: Real }> {
+  const setUp = await setup();
+  const { world } = setUp.real;
+  const till = await app.request('POST', '/api/v1/cash/tills/', {
+    headers: world.users.other_head!.headers, json: { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'G1', label: 'Guichet 1', cashier: world.users.other_cashier!.id },
+  });
+  if (till.status !== 201) throw new Error(till.text);
+  const allowed = await app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: world.users.direction!.headers, json: { inter_branch_service: true } });
+  if (allowed.status !== 200) throw new Error(allowed.text);
+  setUp.model.till = { account: till.body.account as string, book: new Money(0), session: null };
+  return setUp;
+}
+
+// A property of its own, as the manual entries': its seed and draws leave the two above as they were.
+const tillSeed = Number(process.env.MODEL_TILL_SEED ?? 20261204);
+const tillRuns = Number(process.env.MODEL_TILL_RUNS ?? 2);
+
+test.serial(`with till sessions and members served across branches, 45200 nets to zero after every step (seed ${tillSeed}, ${tillRuns} × ${steps} steps)`, async (t) => {
+  t.timeout(tillRuns * steps * 5000);
+  const before = new Map(['OpenTillSession', 'CloseTillSession', 'ServeAcrossBranches'].map((kind) => [kind, executed.get(kind) ?? 0]));
+  let sequences = 0;
+  await withWorker(knex, async () => {
+    const property = fc.asyncProperty(fc.commands(withTillsAcrossBranches, { maxCommands: steps, size: 'max' }), async (commands) => {
+      sequences += 1;
+      await fc.asyncModelRun(setupWithTill, commands);
+    });
+    await fc.assert(property, { seed: tillSeed, numRuns: tillRuns, endOnFailure: process.env.MODEL_SHRINK === '0', includeErrorInReport: true });
+  }, taskQueue);
+  t.true(sequences >= tillRuns, 'every sequence ran');
+  // Each one checked after it: the books tied out, the till's book balance the model's, 45200 at zero consolidated.
+  const ran = Object.fromEntries([...before].map(([kind, count]) => [kind, (executed.get(kind) ?? 0) - count]));
+  t.log(ran);
+  for (const [kind, count] of Object.entries(ran)) t.true(count > 0, `${kind} ran`);
+  const made = await knex('inter_branch_operations').count({ n: '*' }).first();
+  t.true(Number(made?.n) > 0, 'members were served across branches, not only refused');
 });

@@ -34,6 +34,7 @@ const configurationSchema = yup.object({
   credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).required(),
   allow_several_open_exercices: yup.boolean().required(),
   opening_suspense_account_code: yup.string().required().meta({ description: 'Where an opening entry puts each branch\'s difference, to be justified by the go-live import (default 4780).' }),
+  inter_branch_service: yup.boolean().required().meta({ description: 'true: a branch\'s counter may serve members of another branch (deposits and withdrawals, docs/domain.md §13.4); false by default.' }),
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   end_of_day_hour: yup.number().integer().nullable().defined()
     .meta({ description: 'The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none.' }),
@@ -57,6 +58,7 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     approval_limits: configuration.approvalLimits,
     opening_suspense_account_code: configuration.openingSuspenseAccountCode,
     end_of_day_hour: configuration.endOfDayHour,
+    inter_branch_service: configuration.interBranchService,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
@@ -129,6 +131,7 @@ export const configurationRoutes = [
       opening_suspense_account_code: accountCodeSchema().optional(),
       end_of_day_hour: yup.number().integer().min(0).max(23).nullable().optional()
         .meta({ description: 'The hour the end of day starts by itself each day; null: only when direction starts it.' }),
+      inter_branch_service: yup.boolean().optional(),
       approval_limits: yup
         .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
@@ -155,6 +158,7 @@ export const configurationRoutes = [
           allowSeveralOpenExercices: body.allow_several_open_exercices,
           openingSuspenseAccountCode: body.opening_suspense_account_code,
           endOfDayHour: body.end_of_day_hour,
+          interBranchService: body.inter_branch_service,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
         const scheduled = [body.provisioning_hour, body.time_zone, body.end_of_day_hour].some((field) => field !== undefined);
