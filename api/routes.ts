@@ -50,6 +50,7 @@ import { fixedAssetRoutes } from './modules/accounting/fixed-assets.routes';
 import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-register.routes';
 import { tillRoutes } from './modules/cash/tills.routes';
 import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
+import { tillTransferRoutes } from './modules/cash/till-transfers.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -111,4 +112,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 29, cash and the working day: tills, the vault and the till session.
   ...tillRoutes,
   ...tillSessionRoutes,
+  // Issue 29, cash between the vault and the tills.
+  ...tillTransferRoutes,
 ];

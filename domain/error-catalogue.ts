@@ -251,6 +251,15 @@ export const errorCatalogue = {
   till_session_not_yours: { kind: 'forbidden', title: 'Only the session\'s cashier or the branch head closes it.' },
   till_session_required: { kind: 'conflict', title: 'The branch is under till control: the operator\'s till session must be open.' },
   business_date_till_sessions_open: { kind: 'conflict', title: 'Till sessions of the enterprise are open: the business date stays.' },
+  // issue 29, cash between the vault and the tills, differences and their settlement (docs/domain.md §13.2)
+  till_transfer_till_refused: { kind: 'unprocessable', title: 'Cash moves between the vault and an active till.' },
+  till_transfer_side_refused: { kind: 'forbidden', title: 'The vault\'s side of a transfer is the branch head\'s, a till\'s side its cashier\'s.' },
+  till_transfer_session_closed: { kind: 'conflict', title: 'The till\'s session is not open.' },
+  till_transfer_count_differs: { kind: 'unprocessable', title: 'The count does not add up to the transfer\'s amount.' },
+  till_transfer_funds_short: { kind: 'conflict', title: 'The giver\'s book balance is less than the amount.' },
+  till_transfer_not_pending: { kind: 'conflict', title: 'The transfer is confirmed or cancelled already.' },
+  till_transfer_own: { kind: 'forbidden', title: 'Nobody confirms their own transfer.' },
+  till_transfer_not_maker: { kind: 'forbidden', title: 'Only the maker of a transfer cancels it.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },
