@@ -51,6 +51,8 @@ import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-regis
 import { tillRoutes } from './modules/cash/tills.routes';
 import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
 import { tillTransferRoutes } from './modules/cash/till-transfers.routes';
+import { vaultCountRoutes } from './modules/cash/vault-counts.routes';
+import { differenceSettlementRoutes } from './modules/cash/difference-settlements.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -114,4 +116,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...tillSessionRoutes,
   // Issue 29, cash between the vault and the tills.
   ...tillTransferRoutes,
+  ...vaultCountRoutes,
+  ...differenceSettlementRoutes,
 ];

@@ -260,6 +260,10 @@ export const errorCatalogue = {
   till_transfer_not_pending: { kind: 'conflict', title: 'The transfer is confirmed or cancelled already.' },
   till_transfer_own: { kind: 'forbidden', title: 'Nobody confirms their own transfer.' },
   till_transfer_not_maker: { kind: 'forbidden', title: 'Only the maker of a transfer cancels it.' },
+  vault_counted: { kind: 'conflict', title: 'The vault of the branch is counted for the business date already.' },
+  cash_difference_unknown: { kind: 'unprocessable', title: 'The entry is no difference of a till session or of a vault count.' },
+  cash_settlement_mode_refused: { kind: 'unprocessable', title: 'A shortage is recovered or written off, an excess written off or returned.' },
+  cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

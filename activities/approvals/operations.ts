@@ -20,6 +20,7 @@ import { setApprovalPolicy } from './approval-policy.activity';
 import { recordSupplierInvoice, type SupplierInvoiceInput } from '../accounting/supplier-invoices.activity';
 import { recordTreasuryTransfer, type TreasuryTransferInput } from '../accounting/treasury-transfers.activity';
 import { recordSupplierPayment, type SupplierPaymentInput } from '../accounting/supplier-payments.activity';
+import { settleDifference, type SettlementInput } from '../cash/difference-settlements.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 
 /**
@@ -61,6 +62,8 @@ export const approvalExecutors = {
   'fixed_asset.disposal': (context: DataContext, maker: Actor, payload: DisposalPayload) => disposeFixedAsset(context, maker, payload),
   // Issue 28, part 6 (banks): money moved between the till and the banks.
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) => recordTreasuryTransfer(context, maker, payload),
+  // Issue 29, cash between the vault and the tills: a shortage or an excess settled.
+  'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

@@ -27,6 +27,8 @@ export const approvalOperations = [
   'fixed_asset.disposal',
   // Issue 28, part 6 (banks): a transfer between the till and the banks.
   'treasury.transfer',
+  // Issue 29, cash between the vault and the tills: the settlement of a cash difference (docs/domain.md §13.2).
+  'cash_difference.settle',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -68,6 +70,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
   'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
+  'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */
