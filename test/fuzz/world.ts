@@ -48,7 +48,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a till of the other branch with a closed session, and a user with a grant; then the ids of everything the lists of the document answer.
+ * transfer and a statement, a till of the other branch with a closed session, a till transfer, a settled difference
+ * and a vault count, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -76,6 +77,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await registerFixedAsset(world);
   const statement = await keepBank(world);
   await keepTill(world);
+  await keepTillTransfer(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -202,6 +204,25 @@ async function keepTill(world: LoanWorld): Promise<void> {
   await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'FZ1', label: 'Fuzz till', cashier: cashier.id });
   const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
   await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 2 } });
+}
+
+/**
+ * Issue 29, §13.2: a dégagement of that till left pending, its session closed after the request; the excess of the
+ * till's first opening settled (four eyes); the other branch's vault counted. Their lists give real ids, and a
+ * confirmation or cancellation reaches its handler.
+ */
+async function keepTillTransfer(world: LoanWorld): Promise<void> {
+  const cashier = world.users.other_cashier!;
+  const head = world.users.other_head!.headers;
+  const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
+  const till = (session as { till?: string }).till!;
+  await post(world.app, '/api/v1/cash/till-transfers/', cashier.headers, { till, kind: 'to_vault', amount: '1000', count: { note_1000: 1 } });
+  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 1 } });
+  const first = await world.knex('till_sessions').where({ till_id: till }).whereNotNull('opening_entry_id').first('opening_entry_id');
+  const settlement = { enterprise: world.enterpriseId, difference_entry: first.opening_entry_id, mode: 'written_off' };
+  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/cash/difference-settlements/', { headers: head, json: settlement }), asApprover(world));
+  if (approved.status !== 200) throw new Error(`the settlement: ${approved.text}`);
+  await post(world.app, '/api/v1/cash/vault-counts/', head, { enterprise: world.enterpriseId, branch: world.otherBranch, count: {} });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
