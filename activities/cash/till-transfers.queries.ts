@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { TillSessionRow } from './tills.queries';
+import { overCashLimit } from '../../domain/cash/till-transfers';
+import { tillsQuery, type TillRow, type TillSessionRow } from './tills.queries';
 
 /** A till transfer as read (docs/domain.md §13.2), with its till's code and account, amounts as whole-franc text. */
 export interface TillTransferRow extends Pick<TillSessionRow, 'id' | 'enterprise_id' | 'branch_id' | 'till_id' | 'till_code' | 'account_code'> {
@@ -24,3 +25,13 @@ export const tillTransfersQuery = (knex: Knex | Knex.Transaction): Knex.QueryBui
 );
 
 export const tillTransferById = (knex: Knex | Knex.Transaction, id: string) => tillTransfersQuery(knex).where('x.id', id).first() as Promise<TillTransferRow | undefined>;
+
+/**
+ * The warning a cash operation's answer carries when the operator's till, in session, holds more than its cash
+ * limit (docs/domain.md §13.2): null when the operator has no till in session or the till has no limit.
+ */
+export async function tillLimitWarning(knex: Knex | Knex.Transaction, userId: string): Promise<{ till_over_limit: boolean; till_cash_limit: string } | null> {
+  const till = await tillsQuery(knex).where({ 't.cashier_id': userId, 't.kind': 'till', 't.is_active': true }).whereNotNull('t.cash_limit')
+    .whereExists(knex('till_sessions as s').whereRaw('s.till_id = t.id').where('s.status', 'open')).first() as TillRow | undefined;
+  return till === undefined ? null : { till_over_limit: overCashLimit(till.balance, till.cash_limit), till_cash_limit: till.cash_limit! };
+}

@@ -23,3 +23,6 @@ export function transferSides(kind: TillTransferKind, tillAccount: string): { gi
 /** Cash moved from one account to another: debit the one it enters, credit the one it leaves. */
 export const cashMove = (from: string, to: string, amount: Money): JournalLine[] =>
   [{ account: to, debit: amount, credit: new Money(0) }, { account: from, debit: new Money(0), credit: amount }];
+
+/** A till holding more than its cash limit is told to hand cash to the vault (a dégagement); no limit, never over. */
+export const overCashLimit = (balance: string, cashLimit: string | null): boolean => cashLimit !== null && new Money(balance).gt(cashLimit);

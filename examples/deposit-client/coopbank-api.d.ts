@@ -4482,6 +4482,10 @@ export interface components {
             journal_entry: string | null;
             /** Format: date-time */
             recorded_at: string;
+            /** @description true: the operator's till now holds more than its cash limit: hand cash to the vault (a dégagement). */
+            till_over_limit?: boolean;
+            /** @description The till's cash limit, whole francs. */
+            till_cash_limit?: string;
         };
         /** @description Page<CashOperation>: one page of a list. */
         CashOperationPage: {
@@ -7262,6 +7266,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description true: the till holds more than its cash limit: its cashier hands cash to the vault (a dégagement). */
+            over_limit: boolean;
         };
         /** @description Page<Till>: one page of a list. */
         TillPage: {

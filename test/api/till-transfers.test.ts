@@ -17,13 +17,15 @@ let world: LoanWorld;
 let tills: { g1: string; g2: string };
 /** The head office's vault before the first transfer: the world's capital and the members' initial deposits. */
 let vault0: number;
+/** A member's savings account of the head office. */
+let account: string;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex });
   world = await createLoanWorld(app, knex, 'TTR');
   // Two members' initial deposits go to the head office's vault, before any till.
-  for (let member = 0; member < 2; member += 1) await openSavingsAccount(world, await memberOf(world));
+  for (let member = 0; member < 2; member += 1) account = await openSavingsAccount(world, await memberOf(world));
   const create = (code: string, cashier: string) => app.request('POST', '/api/v1/cash/tills/', { headers: as('branch_head'), json: { enterprise: world.enterpriseId, branch: world.headOffice, code, label: `Guichet ${code}`, cashier: world.users[cashier]!.id } });
   tills = { g1: (await create('G1', 'cashier')).body.id, g2: (await create('G2', 'teller')).body.id };
 });
@@ -110,4 +112,27 @@ test.serial('a dégagement: requested by the cashier, cancelled by them (cash ba
   t.is((await app.request('GET', `/api/v1/cash/till-transfers/${second.body.id as string}/`, { headers: as('other_head') })).status, 404);
   const actions = await knex('audit_events').where({ enterprise_id: world.enterpriseId, entity_type: 'till_transfer' }).orderBy('id').pluck('action');
   t.deepEqual(actions, ['till_transfer.request', 'till_transfer.confirm', 'till_transfer.request', 'till_transfer.cancel', 'till_transfer.request', 'till_transfer.confirm']);
+});
+
+test.serial('a till above its cash limit: the deposit\'s answer and the till\'s detail say so; a branch head who is also the cashier never confirms their own transfer', async (t) => {
+  const till = await app.request('POST', '/api/v1/cash/tills/', { headers: as('branch_head'), json: {
+    enterprise: world.enterpriseId, branch: world.headOffice, code: 'G3', label: 'Guichet 3', cash_limit: '10000', cashier: world.users.cashier_and_head!.id,
+  } });
+  t.like(till.body, { cash_limit: '10000', over_limit: false });
+  t.is((await app.request('POST', '/api/v1/cash/till-sessions/', { headers: as('cashier_and_head'), json: { count: {} } })).status, 201);
+
+  const deposit = (user: string, amount: string) => app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: as(user), json: { amount } });
+  t.like((await deposit('cashier_and_head', '9000')).body, { till_over_limit: false, till_cash_limit: '10000' });
+  t.like((await deposit('cashier_and_head', '6000')).body, { till_over_limit: true, till_cash_limit: '10000' }, '15 000 in a till of 10 000');
+  t.false('till_over_limit' in (await deposit('cashier', '1000')).body, 'no warning for a till without a limit');
+  const detail = async () => (await app.request('GET', `/api/v1/cash/tills/${till.body.id as string}/`, { headers: as('branch_head') })).body;
+  t.like(await detail(), { balance: '15000', over_limit: true });
+
+  // The vault's side as branch head, the till's side as its cashier: one person, so never both sides of one transfer.
+  const own = await request('cashier_and_head', { till: till.body.id, kind: 'to_till', amount: '1000' });
+  t.like((await confirm('cashier_and_head', own.body.id, { note_1000: 1 })).body, { status: 403, code: 'till_transfer_own' });
+  t.like((await cancel('cashier_and_head', own.body.id)).body, { status: 'cancelled' });
+  const degagement = await request('cashier_and_head', { till: till.body.id, kind: 'to_vault', amount: '6000' });
+  t.like((await confirm('branch_head', degagement.body.id, { note_5000: 1, note_1000: 1 })).body, { status: 'confirmed' });
+  t.like(await detail(), { balance: '9000', over_limit: false }, 'handed to the vault, back under the limit');
 });
