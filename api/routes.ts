@@ -57,6 +57,9 @@ import { fixedAssetRegisterRoutes } from './modules/accounting/fixed-asset-regis
 import { tillRoutes } from './modules/cash/tills.routes';
 import { tillSessionRoutes } from './modules/cash/till-sessions.routes';
 import { tillJournalRoutes } from './modules/cash/till-journal.routes';
+import { tillTransferRoutes } from './modules/cash/till-transfers.routes';
+import { vaultCountRoutes } from './modules/cash/vault-counts.routes';
+import { differenceSettlementRoutes } from './modules/cash/difference-settlements.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -126,4 +129,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...liaisonBalanceRoutes,
   ...standingOrderRoutes,
   ...interBranchRoutes,
+  // Issue 29, cash between the vault and the tills.
+  ...tillTransferRoutes,
+  ...vaultCountRoutes,
+  ...differenceSettlementRoutes,
 ];

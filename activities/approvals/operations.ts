@@ -23,6 +23,7 @@ import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInpu
 import { recordMemberTransfer, type MemberTransferInput } from '../cash/member-transfers.activity';
 import { activateStandingOrder, rejectStandingOrder } from '../cash/standing-orders.activity';
 import { recordInterBranchOperation, type InterBranchInput } from '../cash/inter-branch.activity';
+import { settleDifference, type SettlementInput } from '../cash/difference-settlements.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 
@@ -75,6 +76,8 @@ export const approvalExecutors = {
   'standing_order.create': (context: DataContext, maker: Actor, payload: { standingOrderId: string }) => activateStandingOrder(context, maker, payload),
   // Issue 29, serving members across branches: a withdrawal at another branch's counter, made as the maker's (their till) with their key.
   'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) => recordInterBranchOperation(context, maker, payload),
+  // Issue 29, cash between the vault and the tills: a shortage or an excess settled.
+  'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */

@@ -6,6 +6,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { DataContext, Requester } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
+import { tillSessionsClosedAndSettled, vaultCounted } from './cash-differences.queries';
 import { openTillSessions } from './tills.queries';
 
 /**
@@ -44,8 +45,27 @@ const openSessions: BranchDayCheck = async (trx, day) => {
   return open.length === 0 ? null : { reason: 'till_sessions_open', message: `${open.length} till session(s) of the branch are still open`, items: open.map((session) => session.id) };
 };
 
+/** Till sessions of the day with a count difference not yet settled (docs/domain.md §13.2): the branch head settles it first. */
+const unsettledSessions: BranchDayCheck = async (trx, day) => {
+  if (!(await tillSessionsClosedAndSettled(trx, day.branchId, day.date)) && (await openTillSessions(trx, day.branchId, day.date)).length === 0) {
+    return { reason: 'differences_unsettled', message: 'a till session of the day has a count difference not yet settled', items: [] };
+  }
+  return null;
+};
+
+/**
+ * The vault counted on the day (§13.2), in a branch under till control (a till assigned): there the vault is apart
+ * from the counters, and its count closes the cash of the day. A branch with no till in service has its vault as
+ * its counter, counted as the operations go (policy, docs/domain.md §13.3).
+ */
+const vaultUncounted: BranchDayCheck = async (trx, day) => {
+  const underTillControl = await trx('tills').where({ branch_id: day.branchId, kind: 'till', is_active: true }).whereNotNull('cashier_id').first('id');
+  if (underTillControl === undefined || await vaultCounted(trx, day.branchId, day.date)) return null;
+  return { reason: 'vault_not_counted', message: 'the vault of the branch is not counted for the day', items: [] };
+};
+
 /** Every check a branch's day must pass before it closes, in the order its reasons are listed. */
-const branchDayChecks: readonly BranchDayCheck[] = [pendingApprovals, openSessions];
+const branchDayChecks: readonly BranchDayCheck[] = [pendingApprovals, openSessions, unsettledSessions, vaultUncounted];
 
 /** What holds the branch's day open: none when it may close. */
 async function branchDayBlockers(trx: Knex.Transaction, day: BranchDayAt): Promise<BranchDayBlocker[]> {

@@ -34,6 +34,8 @@ export const approvalOperations = [
   'standing_order.create',
   // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a local one.
   'member_account.inter_branch_withdrawal',
+  // Issue 29, cash between the vault and the tills: the settlement of a cash difference (docs/domain.md §13.2).
+  'cash_difference.settle',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -82,6 +84,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
   'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
+  'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

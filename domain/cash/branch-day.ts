@@ -15,7 +15,7 @@ export interface BranchDayBlocker {
 
 /** The blockers as the problem's errors: one per reason, its field `blockers.<reason>`. */
 export const blockerErrors = (blockers: readonly BranchDayBlocker[]): FieldError[] =>
-  blockers.map((blocker) => ({ field: `blockers.${blocker.reason}`, message: `${blocker.message} (${blocker.items.join(', ')})` }));
+  blockers.map((blocker) => ({ field: `blockers.${blocker.reason}`, message: blocker.items.length === 0 ? blocker.message : `${blocker.message} (${blocker.items.join(', ')})` }));
 
 /**
  * The four-eyes operations whose approval posts (policy): approved after the close, they would post in a day the

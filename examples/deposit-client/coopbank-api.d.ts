@@ -4127,6 +4127,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cash/till-transfers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the transfers between the vault and the tills, the latest first */
+        get: operations["listTillTransfers"];
+        put?: never;
+        /**
+         * Hand cash over between the vault and a till: the giver requests, the cash is in transit until the receiver counts it in
+         * @description to_till (approvisionnement) is requested by the branch head, to_vault (dégagement) by the till's cashier. The cash leaves the giver's account for 459 at once. The till's session must be open; a count, when given, must add up to the amount.
+         */
+        post: operations["requestTillTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/till-transfers/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Till transfer detail */
+        get: operations["getTillTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/till-transfers/{id}/confirm/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a transfer as its receiver, with the count of the cash received; never its maker
+         * @description The count must add up to the amount (else 422 till_transfer_count_differs, nothing posted: count again, or the maker cancels). The cash enters the receiver's account from 459.
+         */
+        post: operations["confirmTillTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/till-transfers/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending transfer, by its maker: the cash goes back from 459 to the giver */
+        post: operations["cancelTillTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/vault-counts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the counts of the vaults, the latest date first */
+        get: operations["listVaultCounts"];
+        put?: never;
+        /** Count the vault of a branch for the business date (billetage); its difference with the book balance is posted (4631 or 4632) */
+        post: operations["recordVaultCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/vault-counts/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Vault count detail: the count, the book balance, the difference and its settlement */
+        get: operations["getVaultCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/difference-settlements/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the settlements of cash differences, the latest first */
+        get: operations["listDifferenceSettlements"];
+        put?: never;
+        /**
+         * Settle a shortage (recovered from the cashier, or written off) or an excess (written off to 7786, or returned), under four eyes
+         * @description Operation `cash_difference.settle` of the approval policy (default: a branch head, the direction or an administrator other than the maker approves). A shortage written off goes to expense_account, 6798 Autres pertes exceptionnelles by default.
+         */
+        post: operations["settleCashDifference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cash/difference-settlements/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Settlement detail */
+        get: operations["getDifferenceSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4224,7 +4372,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -4244,7 +4392,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -4792,6 +4940,10 @@ export interface components {
             journal_entry: string | null;
             /** Format: date-time */
             recorded_at: string;
+            /** @description true: the operator's till now holds more than its cash limit: hand cash to the vault (a dégagement). */
+            till_over_limit?: boolean;
+            /** @description The till's cash limit, whole francs. */
+            till_cash_limit?: string;
         };
         /** @description Page<CashOperation>: one page of a list. */
         CashOperationPage: {
@@ -4802,6 +4954,45 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["CashOperation"][];
+        };
+        CashSettlement: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /**
+             * Format: uuid
+             * @description The difference settled: a till session's opening or closing entry, or a vault count's.
+             */
+            difference_entry: string;
+            /** @enum {string} */
+            kind: "shortage" | "excess";
+            /** @enum {string} */
+            mode: "recovered" | "written_off" | "returned";
+            amount: components["schemas"]["Money"];
+            /** @description The other side of 4631 or 4632: 5710 (recovered, returned), the expense or 7786 (written off). */
+            account: string;
+            /** Format: uuid */
+            entry: string;
+            /**
+             * Format: uuid
+             * @description The maker; the approver is on the four-eyes request.
+             */
+            settled_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<CashSettlement>: one page of a list. */
+        CashSettlementPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["CashSettlement"][];
         };
         ChainAnchor: {
             /** @enum {string} */
@@ -7861,6 +8052,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description true: the till holds more than its cash limit: its cashier hands cash to the vault (a dégagement). */
+            over_limit: boolean;
         };
         TillJournal: {
             /** Format: uuid */
@@ -7950,6 +8143,65 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["TillSession"][];
+        };
+        TillTransfer: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            till: string;
+            till_code: string;
+            /**
+             * @description The till's account.
+             * @example 5712001
+             */
+            account: string;
+            /**
+             * @description to_till: approvisionnement, vault → till; to_vault: dégagement, till → vault.
+             * @enum {string}
+             */
+            kind: "to_till" | "to_vault";
+            amount: components["schemas"]["Money"];
+            count: components["schemas"]["CashCountAnswer"] | null;
+            /**
+             * @description pending: the cash is on 459; confirmed: counted in by the receiver; cancelled: back to the giver.
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "cancelled";
+            /** Format: date */
+            business_date: string;
+            /** Format: uuid */
+            requested_by: string;
+            /**
+             * Format: uuid
+             * @description The entry of the giver's account to 459.
+             */
+            request_entry: string;
+            received_count: components["schemas"]["CashCountAnswer"] | null;
+            /** Format: uuid */
+            decided_by: string | null;
+            /** Format: date-time */
+            decided_at: string | null;
+            /**
+             * Format: uuid
+             * @description The entry from 459 to the receiver (confirmed) or back to the giver (cancelled).
+             */
+            decision_entry: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<TillTransfer>: one page of a list. */
+        TillTransferPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["TillTransfer"][];
         };
         TokenPair: {
             access: string;
@@ -8082,6 +8334,44 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["User"][];
+        };
+        VaultCount: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: date */
+            business_date: string;
+            count?: components["schemas"]["CashCountAnswer"];
+            total: components["schemas"]["Money"];
+            book_balance: components["schemas"]["Money"];
+            difference: components["schemas"]["Money"];
+            /**
+             * Format: uuid
+             * @description The entry of the difference; null: none. Settled through /api/v1/cash/difference-settlements/.
+             */
+            difference_entry: string | null;
+            /**
+             * Format: uuid
+             * @description The difference's settlement; null: none yet (or no difference).
+             */
+            settlement: string | null;
+            /** Format: uuid */
+            counted_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<VaultCount>: one page of a list. */
+        VaultCountPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["VaultCount"][];
         };
     };
     responses: {
@@ -27262,7 +27552,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
                 maker?: string;
             };
             header?: never;
@@ -27757,7 +28047,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**
@@ -35312,6 +35602,1130 @@ export interface operations {
             };
             /** @description Not signed in. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTillTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                till?: string;
+                kind?: "to_till" | "to_vault";
+                status?: "pending" | "confirmed" | "cancelled";
+                business_date?: string;
+                requested_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the transfers between the vault and the tills, the latest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TillTransferPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestTillTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    till: string;
+                    /** @enum {string} */
+                    kind: "to_till" | "to_vault";
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    count?: {
+                        /** @description Pieces of 10000 XAF (notes). */
+                        note_10000?: number;
+                        /** @description Pieces of 5000 XAF (notes). */
+                        note_5000?: number;
+                        /** @description Pieces of 2000 XAF (notes). */
+                        note_2000?: number;
+                        /** @description Pieces of 1000 XAF (notes). */
+                        note_1000?: number;
+                        /** @description Pieces of 500 XAF (notes). */
+                        note_500?: number;
+                        /** @description Pieces of 500 XAF (coins). */
+                        coin_500?: number;
+                        /** @description Pieces of 100 XAF (coins). */
+                        coin_100?: number;
+                        /** @description Pieces of 50 XAF (coins). */
+                        coin_50?: number;
+                        /** @description Pieces of 25 XAF (coins). */
+                        coin_25?: number;
+                        /** @description Pieces of 10 XAF (coins). */
+                        coin_10?: number;
+                        /** @description Pieces of 5 XAF (coins). */
+                        coin_5?: number;
+                        /** @description Pieces of 2 XAF (coins). */
+                        coin_2?: number;
+                        /** @description Pieces of 1 XAF (coins). */
+                        coin_1?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Hand cash over between the vault and a till: the giver requests, the cash is in transit until the receiver counts it in */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/cash/till-transfers/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TillTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTillTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Till transfer detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TillTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmTillTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    count: {
+                        /** @description Pieces of 10000 XAF (notes). */
+                        note_10000?: number;
+                        /** @description Pieces of 5000 XAF (notes). */
+                        note_5000?: number;
+                        /** @description Pieces of 2000 XAF (notes). */
+                        note_2000?: number;
+                        /** @description Pieces of 1000 XAF (notes). */
+                        note_1000?: number;
+                        /** @description Pieces of 500 XAF (notes). */
+                        note_500?: number;
+                        /** @description Pieces of 500 XAF (coins). */
+                        coin_500?: number;
+                        /** @description Pieces of 100 XAF (coins). */
+                        coin_100?: number;
+                        /** @description Pieces of 50 XAF (coins). */
+                        coin_50?: number;
+                        /** @description Pieces of 25 XAF (coins). */
+                        coin_25?: number;
+                        /** @description Pieces of 10 XAF (coins). */
+                        coin_10?: number;
+                        /** @description Pieces of 5 XAF (coins). */
+                        coin_5?: number;
+                        /** @description Pieces of 2 XAF (coins). */
+                        coin_2?: number;
+                        /** @description Pieces of 1 XAF (coins). */
+                        coin_1?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Confirm a transfer as its receiver, with the count of the cash received; never its maker */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TillTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelTillTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Cancel a pending transfer, by its maker: the cash goes back from 459 to the giver */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TillTransfer"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listVaultCounts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                business_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the counts of the vaults, the latest date first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultCountPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordVaultCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    /** Format: uuid */
+                    branch: string;
+                    count: {
+                        /** @description Pieces of 10000 XAF (notes). */
+                        note_10000?: number;
+                        /** @description Pieces of 5000 XAF (notes). */
+                        note_5000?: number;
+                        /** @description Pieces of 2000 XAF (notes). */
+                        note_2000?: number;
+                        /** @description Pieces of 1000 XAF (notes). */
+                        note_1000?: number;
+                        /** @description Pieces of 500 XAF (notes). */
+                        note_500?: number;
+                        /** @description Pieces of 500 XAF (coins). */
+                        coin_500?: number;
+                        /** @description Pieces of 100 XAF (coins). */
+                        coin_100?: number;
+                        /** @description Pieces of 50 XAF (coins). */
+                        coin_50?: number;
+                        /** @description Pieces of 25 XAF (coins). */
+                        coin_25?: number;
+                        /** @description Pieces of 10 XAF (coins). */
+                        coin_10?: number;
+                        /** @description Pieces of 5 XAF (coins). */
+                        coin_5?: number;
+                        /** @description Pieces of 2 XAF (coins). */
+                        coin_2?: number;
+                        /** @description Pieces of 1 XAF (coins). */
+                        coin_1?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Count the vault of a branch for the business date (billetage); its difference with the book balance is posted (4631 or 4632) */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/cash/vault-counts/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultCount"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getVaultCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Vault count detail: the count, the book balance, the difference and its settlement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultCount"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDifferenceSettlements: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                kind?: "shortage" | "excess";
+                mode?: "recovered" | "written_off" | "returned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the settlements of cash differences, the latest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashSettlementPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    settleCashDifference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    /** Format: uuid */
+                    difference_entry: string;
+                    /** @enum {string} */
+                    mode: "recovered" | "written_off" | "returned";
+                    /** @description A shortage written off only; default 6798. */
+                    expense_account?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Settle a shortage (recovered from the cashier, or written off) or an excess (written off to 7786, or returned), under four eyes */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/cash/difference-settlements/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashSettlement"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDifferenceSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Settlement detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashSettlement"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

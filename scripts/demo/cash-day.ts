@@ -24,14 +24,27 @@ interface EndOfDayRun {
   next_date: string | null;
 }
 
-/** The closing count of what a till should hold: every whole 10 000 as notes, the rest as 500-franc coins. */
-const countOf = (amount: number) => ({ note_10000: Math.floor(amount / 10_000), coin_500: (amount % 10_000) / 500 });
+/** XAF notes and coins, largest first: a count is made the way a cashier makes change. */
+const pieces = [['note_10000', 10_000], ['note_5000', 5_000], ['note_2000', 2_000], ['note_1000', 1_000], ['note_500', 500], ['coin_100', 100],
+  ['coin_50', 50], ['coin_25', 25], ['coin_10', 10], ['coin_5', 5], ['coin_2', 2], ['coin_1', 1]] as const;
+
+/** A count (billetage) that totals `amount` whole francs. */
+function countOf(amount: number): Record<string, number> {
+  const count: Record<string, number> = {};
+  let left = amount;
+  for (const [name, value] of pieces) {
+    if (left >= value) count[name] = Math.floor(left / value);
+    left %= value;
+  }
+  return count;
+}
 
 /**
  * One working day of the head office's two counters (docs/domain.md §13): the branch head gives each cashier a till,
  * each opens their session with an empty drawer, serves members, and closes by counting; the second cashier's
- * drawer is 1 000 XAF short, which the close posts to 4631. Then each branch closes its day and direction runs the
- * end of day, which moves the business date to the next working day.
+ * drawer is 1 000 XAF short, which the close posts to 4631, and which the branch head settles (recovered, under four
+ * eyes). The vault is counted; then each branch closes its day and direction runs the end of day, which moves the
+ * business date to the next working day.
  */
 export async function runCashDay(cooperative: Cooperative, members: Members, today: string, log: (line: string) => void): Promise<CashDayOutcome> {
   const { teller, cashier, branchHead, direction } = cooperative.staff;
@@ -55,10 +68,14 @@ export async function runCashDay(cooperative: Cooperative, members: Members, tod
   await cashier.session.post('withdraw 120000 XAF (G2-2)', `/api/v1/members/accounts/${ngoBassa.accountId}/withdrawals/`, { amount: '120000', reference: 'G2-2' }, `${cooperative.code}:till-day:G2-2`);
 
   const shortage = 1000;
-  const close = (session: Session, id: string, who: string, counted: number) => session.post(`${who} counts and closes the session`, `/api/v1/cash/till-sessions/${id}/close/`, { count: countOf(counted) });
+  const close = (session: Session, id: string, who: string, counted: number) =>
+    session.post<{ closing_entry: string | null }>(`${who} counts and closes the session`, `/api/v1/cash/till-sessions/${id}/close/`, { count: countOf(counted) });
   await close(teller.session, sessions.teller.id, 'the teller', 150_000 + 85_000 + 40_000);
-  await close(cashier.session, sessions.cashier.id, 'the cashier', 300_000 - 120_000 - shortage);
+  const short = await close(cashier.session, sessions.cashier.id, 'the cashier', 300_000 - 120_000 - shortage);
   log(`${today}: sessions closed by count; the cashier's drawer is ${shortage} XAF short (4631)`);
+  await settleShortage(cooperative, short.closing_entry!);
+  await countVault(cooperative, head);
+  log(`${today}: the shortage recovered from the cashier into the vault (approved by direction); the vault counted`);
 
   await branchHead.session.post('close the day of Akwa', '/api/v1/cash/branch-days/', { enterprise: cooperative.enterpriseId, branch: head, date: today });
   await direction.session.post('close the day of Bonabéri', '/api/v1/cash/branch-days/', { enterprise: cooperative.enterpriseId, branch: cooperative.branchIds.bonaberi, date: today });
@@ -66,6 +83,23 @@ export async function runCashDay(cooperative: Cooperative, members: Members, tod
   const endOfDay = await finished(direction.session, started.id);
   log(`${today}: end of day ${endOfDay.status}; the business date is now ${endOfDay.next_date ?? today}`);
   return { date: today, tills, sessions: { teller: sessions.teller.id, cashier: sessions.cashier.id }, shortage: String(shortage), endOfDay };
+}
+
+/** The branch head settles the shortage as recovered (the cashier hands it in to the vault), under four eyes: direction approves. */
+async function settleShortage(cooperative: Cooperative, differenceEntry: string): Promise<void> {
+  const { branchHead, direction } = cooperative.staff;
+  const request = await branchHead.session.post<{ id: string }>('settle the shortage as recovered from the cashier', '/api/v1/cash/difference-settlements/', {
+    enterprise: cooperative.enterpriseId, difference_entry: differenceEntry, mode: 'recovered',
+  });
+  await direction.session.post('approve the settlement', `/api/v1/approvals/requests/${request.id}/approve/`, { reason: 'Manquant remboursé par le caissier' });
+}
+
+/** The branch head counts the vault: exactly its book balance, read from the vault's detail. */
+async function countVault(cooperative: Cooperative, branch: string): Promise<void> {
+  const { branchHead } = cooperative.staff;
+  const vaults = await branchHead.session.get<{ results: { balance: string }[] }>('read the vault\'s book balance', '/api/v1/cash/tills/', { enterprise: cooperative.enterpriseId, branch, kind: 'vault' });
+  const balance = Number(vaults.results[0]!.balance);
+  await branchHead.session.post('count the vault', '/api/v1/cash/vault-counts/', { enterprise: cooperative.enterpriseId, branch, count: countOf(balance) });
 }
 
 /** The end of day's run once it has ended (its workflow runs the day's jobs: seconds). */

@@ -92,7 +92,7 @@ test.serial('each branch head lists and reads only their branch\'s days; directi
   t.is((await app.request('GET', `/api/v1/cash/branch-days/${headOfficeDay}/`, { headers: headers('other_head') })).status, 404, 'another branch\'s day is not there');
 });
 
-test.serial('a till session of the branch still open holds its day, named by id; closed, the day closes', async (t) => {
+test.serial('a till session of the branch still open holds its day, named by id; closed, and the vault counted, the day closes', async (t) => {
   const other = await createLoanWorld(app, knex, 'BDZ');
   await putBusinessDate(other, day);
   const as = (user: string) => ({ headers: other.users[user]!.headers });
@@ -106,6 +106,11 @@ test.serial('a till session of the branch still open holds its day, named by id;
   t.true((blocked.body.errors[0].message as string).includes(session.body.id as string), 'the open session is named');
   const closedSession = await app.request('POST', `/api/v1/cash/till-sessions/${session.body.id as string}/close/`, { ...as('cashier'), json: { count: {} } });
   t.is(closedSession.status, 200, closedSession.text);
+  // Under till control, the vault is counted before the day closes.
+  const uncounted = await app.request('POST', '/api/v1/cash/branch-days/', { ...as('branch_head'), json: { enterprise: other.enterpriseId, branch: other.headOffice, date: day } });
+  t.deepEqual(uncounted.body.errors?.map((error: { field: string }) => error.field), ['blockers.vault_not_counted']);
+  const counted = await app.request('POST', '/api/v1/cash/vault-counts/', { ...as('branch_head'), json: { enterprise: other.enterpriseId, branch: other.headOffice, count: {} } });
+  t.is(counted.status, 201, counted.text);
   const closed = await app.request('POST', '/api/v1/cash/branch-days/', { ...as('branch_head'), json: { enterprise: other.enterpriseId, branch: other.headOffice, date: day } });
   t.is(closed.status, 201, closed.text);
 });

@@ -51,8 +51,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
  * transfer and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
- * counter, a till of the other branch with a closed session, a branch's day closed and an end of day waiting for the other, and a
- * user with a grant; then the ids of everything the lists of the document answer.
+ * counter, a till of the other branch with a closed session, a till transfer, a settled difference and a vault count, a branch's day
+ * closed and an end of day waiting for the other, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -83,6 +83,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const transferred = await transferBetweenMembers(world);
   await serveAcrossBranches(world, transferred.from);
   await keepTill(world);
+  await keepTillTransfer(world);
+  // Last of the other branch's cash: its day closes once its sessions are settled and its vault counted.
   await startClosing(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
@@ -227,7 +229,6 @@ async function serveAcrossBranches(world: LoanWorld, headOfficeAccount: string):
   await post(world.app, '/api/v1/cash/inter-branch/deposits/', world.users.other_cashier!.headers, { account: headOfficeAccount, branch: world.otherBranch, amount: '2000', reference: 'FZ-IB' });
 }
 
-/** Two members' accounts, of the two branches, and a transfer between them (issue 29): the transfers' list gives its id. */
 /** Two members' accounts, of the two branches, a transfer and a standing order between them (issue 29): their lists give their ids. */
 async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
   const from = await openSavingsAccount(world, await memberOf(world), '200000');
@@ -246,6 +247,25 @@ async function startClosing(world: LoanWorld): Promise<void> {
   const date = await businessDateOf(world.knex, world.enterpriseId, testClock());
   await post(world.app, '/api/v1/cash/branch-days/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, date });
   await post(world.app, '/api/v1/enterprise/end-of-days/', world.users.direction!.headers, { enterprise: world.enterpriseId });
+}
+
+/**
+ * Issue 29, §13.2: a dégagement of that till left pending, its session closed after the request; the excess of the
+ * till's first opening settled (four eyes); the other branch's vault counted. Their lists give real ids, and a
+ * confirmation or cancellation reaches its handler.
+ */
+async function keepTillTransfer(world: LoanWorld): Promise<void> {
+  const cashier = world.users.other_cashier!;
+  const head = world.users.other_head!.headers;
+  const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
+  const till = (session as { till?: string }).till!;
+  await post(world.app, '/api/v1/cash/till-transfers/', cashier.headers, { till, kind: 'to_vault', amount: '1000', count: { note_1000: 1 } });
+  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 1 } });
+  const first = await world.knex('till_sessions').where({ till_id: till }).whereNotNull('opening_entry_id').first('opening_entry_id');
+  const settlement = { enterprise: world.enterpriseId, difference_entry: first.opening_entry_id, mode: 'written_off' };
+  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/cash/difference-settlements/', { headers: head, json: settlement }), asApprover(world));
+  if (approved.status !== 200) throw new Error(`the settlement: ${approved.text}`);
+  await post(world.app, '/api/v1/cash/vault-counts/', head, { enterprise: world.enterpriseId, branch: world.otherBranch, count: {} });
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

@@ -14,10 +14,10 @@ import { tillReaders } from './tills.routes';
 const piecesMax = 10_000_000;
 
 /** The count by denomination (billetage): pieces of each XAF note and coin, a denomination left out counting none. */
-const countSchema = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name,
+export const countSchema = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name,
   yup.number().strict(true).integer().min(0).max(piecesMax).meta({ description: `Pieces of ${denominations[name]} XAF (${name.startsWith('note') ? 'notes' : 'coins'}).` })]))).meta({ component: 'CashCount' });
 
-const countResponse = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()]))).meta({ component: 'CashCountAnswer' });
+export const countResponse = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()]))).meta({ component: 'CashCountAnswer' });
 
 const difference = (counted: string | null, book: string | null) => (counted === null || book === null ? null : new Money(counted).minus(book).toFixed(0));
 

@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { changeTill, createTill, type TillChange } from '../../../activities/cash/tills.activity';
 import { tillById, tillsQuery, type TillRow } from '../../../activities/cash/tills.queries';
+import { overCashLimit } from '../../../domain/cash/till-transfers';
 import { tillsParentAccount, vaultAccount } from '../../../domain/cash/tills';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
@@ -28,11 +29,14 @@ const tillSchema = yup.object({
   balance: moneyResponse().meta({ description: 'The book balance: debits less credits of its account in its branch\'s entries.' }),
   created_at: timestampResponse(),
   updated_at: timestampResponse(),
+  // Issue 29, §13.2: the limit's warning.
+  over_limit: yup.boolean().required().meta({ description: 'true: the till holds more than its cash limit: its cashier hands cash to the vault (a dégagement).' }),
 }).meta({ component: 'Till' });
 
 const serializeTill = (row: TillRow) => ({
   id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, code: row.code, label: row.label, kind: row.kind, account: row.account_code, cash_limit: row.cash_limit,
   cashier: row.cashier_id, is_active: row.is_active, balance: row.balance, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  over_limit: overCashLimit(row.balance, row.cash_limit),
 });
 
 /** A till by id, checked against the caller's enterprise and branch (api/router.ts). */

@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { cashKeyUsed, cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationInput, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import { tillLimitWarning } from '../../../activities/cash/till-transfers.queries';
 import type { Scope } from '../../../domain/access';
 import { formatAmount } from '../../../domain/money';
 import type { Principal } from '../../auth/principal';
@@ -36,7 +37,8 @@ async function moveNow({ deps, principal, ctx }: Counter, direction: CashDirecti
   const operation = await (direction === 'deposit' ? depositCash : withdrawCash)(deps.activities, principal, input);
   if (operation.replayed) ctx.set('Idempotent-Replayed', 'true');
   const { replayed: _replayed, ...answer } = operation;
-  return answer;
+  // Issue 29 (docs/domain.md §13.2): a till above its cash limit is told to hand cash to the vault.
+  return { ...answer, ...(await tillLimitWarning(deps.knex, principal.userId)) };
 }
 
 /**

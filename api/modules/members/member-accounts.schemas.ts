@@ -19,6 +19,9 @@ export const cashOperationSchema = yup
     business_date: dateResponse(),
     journal_entry: uuid().nullable(),
     recorded_at: timestampResponse(),
+    // Issue 29 (docs/domain.md §13.2): present when the operator's till in session has a cash limit.
+    till_over_limit: yup.boolean().optional().meta({ description: 'true: the operator\'s till now holds more than its cash limit: hand cash to the vault (a dégagement).' }),
+    till_cash_limit: yup.string().matches(/^\d+$/).optional().meta({ description: 'The till\'s cash limit, whole francs.' }),
   })
   .meta({ component: 'CashOperation' });
 
