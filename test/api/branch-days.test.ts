@@ -102,7 +102,7 @@ test.serial('a till session of the branch still open holds its day, named by id;
   t.is(session.status, 201, session.text);
   const blocked = await app.request('POST', '/api/v1/cash/branch-days/', { ...as('branch_head'), json: { enterprise: other.enterpriseId, branch: other.headOffice, date: day } });
   t.is(blocked.status, 409, blocked.text);
-  t.deepEqual(blocked.body.errors.map((error: { field: string }) => error.field), ['blockers.till_sessions_open']);
+  t.deepEqual(blocked.body.errors.map((error: { field: string }) => error.field), ['blockers.till_sessions_open', 'blockers.vault_not_counted']);
   t.true((blocked.body.errors[0].message as string).includes(session.body.id as string), 'the open session is named');
   const closedSession = await app.request('POST', `/api/v1/cash/till-sessions/${session.body.id as string}/close/`, { ...as('cashier'), json: { count: {} } });
   t.is(closedSession.status, 200, closedSession.text);
