@@ -11,7 +11,8 @@ import { newTaskQueue, withWorker } from '../helpers/worker';
 /**
  * The issue's scenario (issue 29, docs/domain.md §13.2): a day with two cashiers, one vault, an approvisionnement
  * of each till, twenty operations, a 1 000 XAF shortage and a 500 XAF excess at the close, their settlement under
- * four eyes, and the vault's count. Every till's book balance and the 571 balances equal the test's own count.
+ * four eyes, and the vault's count. Every till's book balance and the 571 balances equal the test's own count. Then
+ * both branches close the day and the end of day moves the business date to the next working day.
  */
 
 const file = fileTeardown(test);
@@ -61,11 +62,11 @@ async function settle(json: Record<string, unknown>): Promise<Record<string, unk
   return settled.body.results.find((row: { difference_entry: string }) => row.difference_entry === json.difference_entry);
 }
 
-test.serial('two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess settled, the vault counted', async (t) => {
-  await withWorker(knex, () => cashierDay(t), taskQueue);
+test.serial('two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess settled, the vault counted; the branches close and the end of day moves the date', async (t) => {
+  await withWorker(knex, async () => closeTheDay(t, await cashierDay(t)), taskQueue);
 });
 
-async function cashierDay(t: ExecutionContext): Promise<void> {
+async function cashierDay(t: ExecutionContext): Promise<string> {
   const vault0 = await balance('5710');
   const tills: Record<string, string> = {};
   for (const [code, cashier] of [['G1', 'cashier'], ['G2', 'teller']] as const) {
@@ -131,4 +132,30 @@ async function cashierDay(t: ExecutionContext): Promise<void> {
   t.deepEqual({ g1: await balance('5712001'), g2: await balance('5712002'), vault: await balance('5710') }, { g1: counted.cashier, g2: counted.teller, vault: vaultBooks - 2000 });
   t.is(await balance('571', true), vault0 + net - 1000 + 500 + 1000 - 2000);
   t.deepEqual([await balance('459'), await balance('4631'), await balance('4632'), await balance('7786'), await balance('6798')], [0, 0, 0, -500, 2000]);
+  return today;
+}
+
+/** The next working day after `date`, Saturdays and Sundays skipped: computed here, apart from the workflow's calendar. */
+function nextWorkingDay(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  do day.setUTCDate(day.getUTCDate() + 1); while (day.getUTCDay() === 0 || day.getUTCDay() === 6);
+  return day.toISOString().slice(0, 10);
+}
+
+/** Both branches close the day (the head office's sessions settled and its vault counted), then the end of day moves the date. */
+async function closeTheDay(t: ExecutionContext, today: string): Promise<void> {
+  t.is((await post('branch_head', '/api/v1/cash/branch-days/', { enterprise: world.enterpriseId, branch: world.headOffice, date: today })).status, 201);
+  t.is((await post('other_head', '/api/v1/cash/branch-days/', { enterprise: world.enterpriseId, branch: world.otherBranch, date: today })).status, 201);
+  const started = await post('direction', '/api/v1/enterprise/end-of-days/', { enterprise: world.enterpriseId });
+  t.is(started.status, 202, started.text);
+  let run = started.body as { id: string; status: string; next_date: string | null };
+  for (let attempt = 0; run.status === 'running' && attempt < 300; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    run = (await app.request('GET', `/api/v1/enterprise/end-of-days/${run.id}/`, { headers: as('direction') })).body;
+  }
+  t.like(run, { status: 'done', next_date: nextWorkingDay(today) });
+  const configuration = await app.request('GET', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: as('direction') });
+  t.is(configuration.body.business_date, nextWorkingDay(today), 'the business date moved to the next working day');
+  const late = await post('cashier', `/api/v1/members/accounts/${accounts[0]!}/deposits/`, { amount: '1000' });
+  t.is(late.status, 409, 'no session is open on the new day: the closed day\'s till takes nothing more');
 }
