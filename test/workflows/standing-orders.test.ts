@@ -3,6 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { StandingOrderPass } from '../../activities/cash/standing-orders.activity';
 import { standingOrderScheduleId } from '../../workflows/identities';
+import { reconcileEnterpriseSchedules } from '../../api/modules/enterprise/schedules.temporal';
+import pino from 'pino';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { approvedLoan, createLoanWorld, memberOf, putBusinessDate, type LoanWorld } from '../helpers/loans';
@@ -152,6 +154,10 @@ test.serial('from the threshold the order waits for an approval, runs nothing me
     t.like(approved.body, { status: 'approved', failure: null });
     t.like((await app.request('GET', `/api/v1/cash/standing-orders/${id}/`, { headers: as('cashier') })).body, { status: 'active' });
     t.deepEqual((await directRun(client, id, `so-approved-${id}`)).runs, [{ dueDate: '2026-11-26', outcome: 'done' }]);
+    // A Schedule lost (Temporal out of reach when the order was made): the start's reconciliation makes it again.
+    await client.schedule.getHandle(standingOrderScheduleId(id)).delete();
+    await reconcileEnterpriseSchedules(client, knex, taskQueue, pino({ level: 'silent' })).done;
+    t.like((await client.schedule.getHandle(standingOrderScheduleId(id)).describe()).action, { type: 'startWorkflow', workflowType: 'standingOrder' });
   }, taskQueue);
   t.is(await balanceOf(from), String(20000000 - 6000000));
 });

@@ -10,7 +10,7 @@ import { withinTemporalDeadline } from '../../temporal-deadline';
  * enterprise's provisioning hour, in its time zone. Daily rather than on the order's days: the pass decides what is
  * due by the business date, tries again a run short of funds, and a day missed (Temporal down) is made up the next.
  */
-interface ScheduledOrder {
+export interface ScheduledOrder {
   id: string;
   enterpriseId: string;
   enterpriseCode: string;
@@ -19,7 +19,8 @@ interface ScheduledOrder {
   timeZone: string;
 }
 
-async function ensureSchedule(client: Client, taskQueue: string, order: ScheduledOrder) {
+/** Creates the order's Schedule when it has none (at the order's creation, and for every live order at start). */
+export async function ensureStandingOrderSchedule(client: Client, taskQueue: string, order: ScheduledOrder) {
   const input: StandingOrderInput = { standingOrderId: order.id };
   const scheduleId = standingOrderScheduleId(order.id);
   const spec = { calendars: [{ hour: order.hour, minute: 30 }], timezone: order.timeZone };
@@ -36,7 +37,8 @@ async function ensureSchedule(client: Client, taskQueue: string, order: Schedule
 
 /**
  * After an order is made (its Schedule) or ended (cancelled: its Schedule deleted). Bounded: the request does not
- * wait on a Temporal out of reach; that is logged, and an order without its Schedule does not run until it is made again.
+ * wait on a Temporal out of reach; that is logged, and the start-up reconciliation makes the Schedule then
+ * (api/modules/enterprise/schedules.temporal.ts).
  */
 export async function refreshStandingOrderSchedule(deps: Pick<RouteDeps, 'temporal' | 'knex' | 'taskQueue'>, standingOrderId: string, logger: Logger): Promise<void> {
   const order = await deps.knex('standing_orders as o').join('enterprises as e', 'e.id', 'o.enterprise_id').join('enterprise_configurations as c', 'c.enterprise_id', 'o.enterprise_id')
@@ -49,7 +51,7 @@ export async function refreshStandingOrderSchedule(deps: Pick<RouteDeps, 'tempor
         });
         return;
       }
-      await ensureSchedule(deps.temporal, deps.taskQueue, {
+      await ensureStandingOrderSchedule(deps.temporal, deps.taskQueue, {
         id: order.id, enterpriseId: order.enterprise_id, enterpriseCode: order.code, branchId: order.branch_id, hour: order.provisioning_hour, timeZone: order.time_zone,
       });
     });

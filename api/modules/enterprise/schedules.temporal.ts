@@ -5,14 +5,16 @@ import { endOfDayScheduleId, monthEndScheduleId, provisioningScheduleId, recurri
 import type { RouteDeps } from '../../deps';
 import { withinTemporalDeadline } from '../../temporal-deadline';
 import { recurringEntriesScheduleParts } from '../accounting/recurring-entries.temporal';
+import { ensureStandingOrderSchedule } from '../cash/standing-orders.temporal';
 import { provisioningScheduleParts } from '../loans/provisioning.temporal';
 import { endOfDayScheduleParts } from './end-of-day.temporal';
 import { monthEndScheduleParts } from './month-end.temporal';
 
 /**
  * An enterprise's Schedules (docs/architecture.md §5): the daily provisioning run (api/modules/loans/provisioning.temporal.ts),
- * the monthly month end (./month-end.temporal.ts) and the daily recurring entries (api/modules/accounting/recurring-entries.temporal.ts),
- * overlap policy skip. Created with the enterprise, kept in line
+ * the monthly month end (./month-end.temporal.ts), the daily recurring entries
+ * (api/modules/accounting/recurring-entries.temporal.ts), the end of day where its hour is set and each live standing
+ * order's (api/modules/cash/standing-orders.temporal.ts), overlap policy skip. Created with the enterprise, kept in line
  * with its configuration, and ensured for every enterprise at start.
  */
 
@@ -23,6 +25,8 @@ interface ScheduleSettings {
   timeZone: string;
   /** Issue 29: null, no end-of-day Schedule. */
   endOfDayHour: number | null;
+  /** Issue 29: the enterprise's live standing orders (active, or awaiting their approval), each on its own Schedule. */
+  standingOrders: { id: string; branchId: string }[];
 }
 
 /**
@@ -48,6 +52,10 @@ async function ensureEnterpriseSchedules(client: Client, taskQueue: string, sett
   await ensureSchedule(client, monthEndScheduleId(settings.enterpriseId), monthEndScheduleParts(taskQueue, settings));
   await ensureSchedule(client, recurringEntriesScheduleId(settings.enterpriseId), recurringEntriesScheduleParts(taskQueue, settings));
   await ensureEndOfDaySchedule(client, taskQueue, settings);
+  for (const order of settings.standingOrders) {
+    const { enterpriseId, enterpriseCode, provisioningHour: hour, timeZone } = settings;
+    await ensureStandingOrderSchedule(client, taskQueue, { ...order, enterpriseId, enterpriseCode, hour, timeZone });
+  }
 }
 
 /** Issue 29: the end of day's Schedule where its hour is set; none (deleted if there was one) where it is null. */
@@ -111,8 +119,11 @@ async function scheduleSettings(knex: Knex, enterpriseId?: string): Promise<Sche
     .modify((query) => (enterpriseId === undefined ? query : query.where('enterprise_configurations.enterprise_id', enterpriseId)))
     .select('enterprise_configurations.enterprise_id', 'enterprises.code', 'enterprise_configurations.provisioning_hour', 'enterprise_configurations.time_zone')
     .select('enterprise_configurations.end_of_day_hour');
+  const orders: { id: string; enterprise_id: string; branch_id: string }[] = await knex('standing_orders').whereIn('status', ['active', 'pending_approval'])
+    .modify((query) => (enterpriseId === undefined ? query : query.where({ enterprise_id: enterpriseId }))).select('id', 'enterprise_id', 'branch_id');
   return rows.map((row) => ({
     enterpriseId: row.enterprise_id, enterpriseCode: row.code, provisioningHour: row.provisioning_hour, timeZone: row.time_zone, endOfDayHour: row.end_of_day_hour,
+    standingOrders: orders.filter((order) => order.enterprise_id === row.enterprise_id).map((order) => ({ id: order.id, branchId: order.branch_id })),
   }));
 }
 
