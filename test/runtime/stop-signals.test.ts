@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -16,6 +15,7 @@ const stopTimeoutMs = 45_000;
 
 interface Started {
   npm: number;
+  dataDir: string;
   ports: number[];
   /** Every process under npm once healthy: node, PostgreSQL and its workers, Temporal, the watchdogs. */
   tree: number[];
@@ -42,15 +42,46 @@ function descendantsOf(pid: number): number[] {
   return found;
 }
 
-const listening = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+/** Inodes of the sockets listening on `port` (IPv4 or IPv6), from the kernel's tables: no connection is tried. */
+function listeningSockets(port: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const localPort = parseInt(fields[1]!.split(':').pop()!, 16);
+      if (localPort === port && fields[3] === '0A') inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+/**
+ * The processes holding a socket that listens on `port`, with their environment. The port was free when the test
+ * took it, so once ours are gone another test's server may be given it by the OS: only a holder started by this
+ * `npm start` (its environment names our DATA_DIR) is one left behind.
+ */
+function listenersOf(port: number): Array<{ pid: number; environment: string }> {
+  const inodes = listeningSockets(port);
+  if (inodes.size === 0) return [];
+  const holders: Array<{ pid: number; environment: string }> = [];
+  for (const entry of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const links = fs.readdirSync(`/proc/${entry}/fd`).map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${entry}/fd/${fd}`);
+        } catch {
+          return ''; // Closed while we read.
+        }
+      });
+      if (links.some((link) => inodes.has(link.replace(/^socket:\[(\d+)\]$/, '$1')))) {
+        holders.push({ pid: Number(entry), environment: fs.readFileSync(`/proc/${entry}/environ`, 'utf8') });
+      }
+    } catch {
+      // The process ended while we read it.
+    }
+  }
+  return holders;
+}
 
 /** `npm start` as an operator runs it, on a fresh DATA_DIR and free ports, until /readyz answers. */
 async function startNpm(t: ExecutionContext): Promise<Started> {
@@ -91,8 +122,15 @@ async function startNpm(t: ExecutionContext): Promise<Started> {
     async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
     startTimeoutMs,
   );
-  return { npm: pid, ports: [port, pgPort, temporalPort, uiPort], tree: descendantsOf(pid) };
+  const started = { npm: pid, dataDir: path.join(dataDir, 'data'), ports: [port, pgPort, temporalPort, uiPort], tree: descendantsOf(pid) };
+  // The check that ends each test must see a holder of ours: the API, PostgreSQL and Temporal all hold theirs now.
+  for (const held of started.ports.slice(0, 3)) t.true(oursListeningOn(started, held).length > 0, `nothing of ours listens on ${held}`);
+  return started;
 }
+
+/** The pids of this `npm start` that hold a socket listening on `port`. */
+const oursListeningOn = (started: Started, port: number): number[] =>
+  listenersOf(port).filter(({ environment }) => environment.split('\0').includes(`DATA_DIR=${started.dataDir}`)).map(({ pid }) => pid);
 
 async function assertAllGone(t: ExecutionContext, started: Started): Promise<void> {
   const everyone = [started.npm, ...started.tree];
@@ -100,7 +138,7 @@ async function assertAllGone(t: ExecutionContext, started: Started): Promise<voi
     const alive = processTable();
     return everyone.every((pid) => !alive.has(pid));
   }, stopTimeoutMs);
-  for (const port of started.ports) t.false(await listening(port), `port ${port} still answers`);
+  for (const port of started.ports) t.deepEqual(oursListeningOn(started, port), [], `port ${port} still held by a process of this npm start`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
