@@ -11,6 +11,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { writeSchedule } from './installments';
+import { recordOriginalVersion } from './schedule-versions';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
 import { postLoanEngagements } from './off-balance';
 
@@ -93,6 +94,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       disbursedBy: actor.userId,
       teg: simulation.teg,
     });
+    await recordOriginalVersion(trx, { id: loan.id, principal, teg: disbursed.teg, disbursedOn, createdBy: actor.userId });
     // The financing commitment (922) is released as the money goes out: docs/domain.md §12.2.
     await postLoanEngagements(trx, { loanId: loan.id, date: disbursedOn, createdBy: actor.userId });
     await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees } });

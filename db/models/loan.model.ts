@@ -23,6 +23,8 @@ export class Loan extends BaseModel {
   termPeriods!: number;
   gracePeriods!: number;
   teg!: string;
+  /** The version of its schedule in force (`loan_schedule_versions`); 1 from the disbursement. */
+  scheduleVersion!: number;
   status!: LoanStatus;
   approvedOn!: string;
   disbursedOn!: string | null;
