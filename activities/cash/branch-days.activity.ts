@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { DataContext, Requester } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { tillSessionsClosedAndSettled, vaultCounted } from './cash-differences.queries';
+import { unsettledTillSessions, vaultCounted } from './cash-differences.queries';
 import { openTillSessions } from './tills.queries';
 
 /**
@@ -47,20 +47,18 @@ const openSessions: BranchDayCheck = async (trx, day) => {
 
 /** Till sessions of the day with a count difference not yet settled (docs/domain.md §13.2): the branch head settles it first. */
 const unsettledSessions: BranchDayCheck = async (trx, day) => {
-  if (!(await tillSessionsClosedAndSettled(trx, day.branchId, day.date)) && (await openTillSessions(trx, day.branchId, day.date)).length === 0) {
-    return { reason: 'differences_unsettled', message: 'a till session of the day has a count difference not yet settled', items: [] };
-  }
-  return null;
+  const ids = await unsettledTillSessions(trx, day.branchId, day.date);
+  return ids.length === 0 ? null : { reason: 'differences_unsettled', message: `${ids.length} till session(s) of the day have a count difference not yet settled`, items: ids };
 };
 
 /**
- * The vault counted on the day (§13.2), in a branch under till control (a till assigned): there the vault is apart
+ * The vault counted on the day (§13.2), in a branch under till control (coopbank_under_till_control): there the vault is apart
  * from the counters, and its count closes the cash of the day. A branch with no till in service has its vault as
  * its counter, counted as the operations go (policy, docs/domain.md §13.3).
  */
 const vaultUncounted: BranchDayCheck = async (trx, day) => {
-  const underTillControl = await trx('tills').where({ branch_id: day.branchId, kind: 'till', is_active: true }).whereNotNull('cashier_id').first('id');
-  if (underTillControl === undefined || await vaultCounted(trx, day.branchId, day.date)) return null;
+  const { rows } = (await trx.raw('SELECT coopbank_under_till_control(?) AS under', [day.branchId])) as { rows: { under: boolean }[] };
+  if (!rows[0]!.under || await vaultCounted(trx, day.branchId, day.date)) return null;
   return { reason: 'vault_not_counted', message: 'the vault of the branch is not counted for the day', items: [] };
 };
 

@@ -51,13 +51,12 @@ export const settlementById = (knex: Knex | Knex.Transaction, id: string) => set
 const unsettled = (column: string) => `(${column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM cash_settlements cs WHERE cs.difference_entry_id = ${column}))`;
 
 /**
- * For the branch's day close: every till session of the branch on that business date is closed, and each of its
- * differences (at the opening and at the close) is settled. True when the branch had no session that day.
+ * For the branch's day close: the till sessions of the branch on that business date with a count difference (at the
+ * opening or at the close) not yet settled, the first opened first.
  */
-export async function tillSessionsClosedAndSettled(knex: Knex | Knex.Transaction, branchId: string, date: IsoDate): Promise<boolean> {
-  const pending = await knex('till_sessions as s').where({ 's.branch_id': branchId, 's.business_date': date })
-    .where((open) => open.where('s.status', 'open').orWhereRaw(unsettled('s.opening_entry_id')).orWhereRaw(unsettled('s.closing_entry_id'))).first('s.id');
-  return pending === undefined;
+export function unsettledTillSessions(knex: Knex | Knex.Transaction, branchId: string, date: IsoDate): Promise<string[]> {
+  return knex('till_sessions as s').where({ 's.branch_id': branchId, 's.business_date': date })
+    .where((pending) => pending.whereRaw(unsettled('s.opening_entry_id')).orWhereRaw(unsettled('s.closing_entry_id'))).orderBy('s.opened_at').pluck('s.id');
 }
 
 /** For the branch's day close: the branch head counted the vault of the branch for that business date. */

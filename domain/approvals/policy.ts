@@ -83,6 +83,7 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   // Issue 29, transfers between members and standing orders: each run moves the amount, so the transfers' threshold.
   'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
+  // Its own line, not the withdrawal's: a cooperative may want a lower threshold where the teller does not know the member.
   'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
   'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },

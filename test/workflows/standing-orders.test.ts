@@ -158,6 +158,11 @@ test.serial('from the threshold the order waits for an approval, runs nothing me
     await client.schedule.getHandle(standingOrderScheduleId(id)).delete();
     await reconcileEnterpriseSchedules(client, knex, taskQueue, pino({ level: 'silent' })).done;
     t.like((await client.schedule.getHandle(standingOrderScheduleId(id)).describe()).action, { type: 'startWorkflow', workflowType: 'standingOrder' });
+    // The enterprise's hours changed: the order's Schedule moves with the enterprise's own, a half hour after.
+    const moved = await app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, { headers: as('direction'), json: { provisioning_hour: 4 } });
+    t.is(moved.status, 200, moved.text);
+    const calendar = (await client.schedule.getHandle(standingOrderScheduleId(id)).describe()).spec.calendars?.[0];
+    t.like(calendar, { hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
   }, taskQueue);
   t.is(await balanceOf(from), String(20000000 - 6000000));
 });

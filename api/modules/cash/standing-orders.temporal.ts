@@ -1,9 +1,10 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { ScheduleOptionsAction, ScheduleSpec } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { standingOrderScheduleId, startTags } from '../../../workflows/identities';
 import type { StandingOrderInput } from '../../../workflows/standing-order.workflow';
 import type { RouteDeps } from '../../deps';
 import { withinTemporalDeadline } from '../../temporal-deadline';
+import { deleteSchedule, ensureSchedule } from '../../temporal-schedules';
 
 /**
  * A standing order's own Schedule (docs/domain.md §13.5): `standing-order-{id}`, every day a half hour after the
@@ -19,20 +20,16 @@ export interface ScheduledOrder {
   timeZone: string;
 }
 
-/** Creates the order's Schedule when it has none (at the order's creation, and for every live order at start). */
-export async function ensureStandingOrderSchedule(client: Client, taskQueue: string, order: ScheduledOrder) {
+/** The order's Schedule as api/temporal-schedules.ts puts it in place (at the order's creation, and for every live order at start). */
+export function standingOrderScheduleParts(taskQueue: string, order: ScheduledOrder): { spec: ScheduleSpec; action: ScheduleOptionsAction } {
   const input: StandingOrderInput = { standingOrderId: order.id };
-  const scheduleId = standingOrderScheduleId(order.id);
-  const spec = { calendars: [{ hour: order.hour, minute: 30 }], timezone: order.timeZone };
-  const action = {
-    type: 'startWorkflow' as const, workflowType: 'standingOrder', args: [input], taskQueue, workflowId: scheduleId,
-    typedSearchAttributes: startTags({ enterpriseId: order.enterpriseId, enterpriseCode: order.enterpriseCode, branchId: order.branchId }),
+  return {
+    spec: { calendars: [{ hour: order.hour, minute: 30 }], timezone: order.timeZone },
+    action: {
+      type: 'startWorkflow', workflowType: 'standingOrder', args: [input], taskQueue, workflowId: standingOrderScheduleId(order.id),
+      typedSearchAttributes: startTags({ enterpriseId: order.enterpriseId, enterpriseCode: order.enterpriseCode, branchId: order.branchId }),
+    },
   };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' } });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
 }
 
 /**
@@ -45,15 +42,11 @@ export async function refreshStandingOrderSchedule(deps: Pick<RouteDeps, 'tempor
     .where('o.id', standingOrderId).first('o.id', 'o.status', 'o.enterprise_id', 'o.branch_id', 'e.code', 'c.provisioning_hour', 'c.time_zone');
   try {
     await withinTemporalDeadline(deps.temporal, async () => {
-      if (order.status === 'cancelled' || order.status === 'rejected') {
-        await deps.temporal.schedule.getHandle(standingOrderScheduleId(standingOrderId)).delete().catch((error: unknown) => {
-          if (!(error instanceof ScheduleNotFoundError)) throw error;
-        });
-        return;
-      }
-      await ensureStandingOrderSchedule(deps.temporal, deps.taskQueue, {
+      const scheduleId = standingOrderScheduleId(standingOrderId);
+      if (order.status === 'cancelled' || order.status === 'rejected') return deleteSchedule(deps.temporal, scheduleId);
+      return ensureSchedule(deps.temporal, scheduleId, standingOrderScheduleParts(deps.taskQueue, {
         id: order.id, enterpriseId: order.enterprise_id, enterpriseCode: order.code, branchId: order.branch_id, hour: order.provisioning_hour, timeZone: order.time_zone,
-      });
+      }));
     });
   } catch (error) {
     logger.error({ err: error, standingOrder: standingOrderId }, 'could not create or delete the standing order\'s schedule');

@@ -1,11 +1,12 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { endOfDayScheduleId, monthEndScheduleId, provisioningScheduleId, recurringEntriesScheduleId } from '../../../workflows/identities';
+import { endOfDayScheduleId, monthEndScheduleId, provisioningScheduleId, recurringEntriesScheduleId, standingOrderScheduleId } from '../../../workflows/identities';
 import type { RouteDeps } from '../../deps';
 import { withinTemporalDeadline } from '../../temporal-deadline';
+import { deleteSchedule, ensureSchedule } from '../../temporal-schedules';
 import { recurringEntriesScheduleParts } from '../accounting/recurring-entries.temporal';
-import { ensureStandingOrderSchedule } from '../cash/standing-orders.temporal';
+import { standingOrderScheduleParts } from '../cash/standing-orders.temporal';
 import { provisioningScheduleParts } from '../loans/provisioning.temporal';
 import { endOfDayScheduleParts } from './end-of-day.temporal';
 import { monthEndScheduleParts } from './month-end.temporal';
@@ -29,23 +30,6 @@ interface ScheduleSettings {
   standingOrders: { id: string; branchId: string }[];
 }
 
-/**
- * A run missed while Temporal was down is taken when it comes back, up to a day late (the SDK's default would drop it
- * after a minute, leaving the books unprovisioned until the next day); an older one is left to the next day's run
- * (a month end missed for longer is started through the API).
- */
-const catchupWindow = '1 day';
-
-/** Creates a Schedule, or brings an existing one to the current spec, action and catch-up policy. */
-async function ensureSchedule(client: Client, scheduleId: string, { spec, action }: { spec: ScheduleSpec; action: ScheduleOptionsAction }): Promise<void> {
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow } });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
-  }
-}
-
 /** The enterprise's Schedules: the daily provisioning run, the monthly month end and the daily recurring entries, same hour setting. */
 async function ensureEnterpriseSchedules(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   await ensureSchedule(client, provisioningScheduleId(settings.enterpriseId), provisioningScheduleParts(taskQueue, settings));
@@ -54,7 +38,7 @@ async function ensureEnterpriseSchedules(client: Client, taskQueue: string, sett
   await ensureEndOfDaySchedule(client, taskQueue, settings);
   for (const order of settings.standingOrders) {
     const { enterpriseId, enterpriseCode, provisioningHour: hour, timeZone } = settings;
-    await ensureStandingOrderSchedule(client, taskQueue, { ...order, enterpriseId, enterpriseCode, hour, timeZone });
+    await ensureSchedule(client, standingOrderScheduleId(order.id), standingOrderScheduleParts(taskQueue, { ...order, enterpriseId, enterpriseCode, hour, timeZone }));
   }
 }
 
@@ -62,11 +46,7 @@ async function ensureEnterpriseSchedules(client: Client, taskQueue: string, sett
 async function ensureEndOfDaySchedule(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   const scheduleId = endOfDayScheduleId(settings.enterpriseId);
   if (settings.endOfDayHour !== null) return ensureSchedule(client, scheduleId, endOfDayScheduleParts(taskQueue, { ...settings, endOfDayHour: settings.endOfDayHour }));
-  try {
-    await client.schedule.getHandle(scheduleId).delete();
-  } catch (error) {
-    if (!(error instanceof ScheduleNotFoundError)) throw error;
-  }
+  return deleteSchedule(client, scheduleId);
 }
 
 /** How the start-up reconciliation retries the Schedules Temporal could not take: a pause doubling up to a minute. */

@@ -1,8 +1,9 @@
 -- The account of the `cash` role for one operation (issue 29, 20261204000000_tills; docs/domain.md §13.1): the one
--- place the till control is decided. Work of the system (no actor) and a branch with no till assigned (the vault is
--- the counter) keep the default account, 5710. In a branch under till control, the operator's open session names
--- their till's account; without one the operation is refused. The session is share-locked: its close waits for the
--- operations in flight, and an operation after the close finds it closed.
+-- place the till control is applied (coopbank_under_till_control says where it holds). Work of the system (no actor)
+-- and a branch with no till assigned (the vault is the counter) keep the default account, 5710. In a branch under
+-- till control, the operator's open session names their till's account; without one the operation is refused. The
+-- session is share-locked: its close waits for the operations in flight, and an operation after the close finds it
+-- closed.
 CREATE OR REPLACE FUNCTION public.coopbank_cash_account(branch uuid, actor uuid, default_account text)
  RETURNS text
  LANGUAGE plpgsql
@@ -11,8 +12,7 @@ AS $function$
     DECLARE
       till_account text;
     BEGIN
-      IF actor IS NULL OR branch IS NULL
-         OR NOT EXISTS (SELECT 1 FROM tills t WHERE t.branch_id = branch AND t.kind = 'till' AND t.is_active AND t.cashier_id IS NOT NULL) THEN
+      IF actor IS NULL OR branch IS NULL OR NOT coopbank_under_till_control(branch) THEN
         RETURN default_account;
       END IF;
       SELECT t.account_code INTO till_account
