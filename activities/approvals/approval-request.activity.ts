@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Grant, Role, Scope } from '../../domain/access';
+import { holdsRole, type Grant, type Role, type Scope } from '../../domain/access';
 import { decisionRefusal, type RequestDecision, type RequestStatus } from '../../domain/approvals/request';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { inTransaction } from '../../db/transaction';
@@ -73,6 +73,30 @@ async function tryOperation<O extends CoveredOperation>(trx: Knex.Transaction, n
   } catch (error) {
     if (error !== triedOnly) throw error;
   }
+}
+
+/** An active user other than the maker holds one of `approverRoles` where the request lies: someone could decide it. */
+export async function anotherDeciderExists(knex: Knex, makerId: string, approverRoles: readonly Role[], scope: Scope): Promise<boolean> {
+  const rows: { role: Role; enterprise_id: string | null; branch_id: string | null }[] = await knex('role_grants as g').join('users as u', 'u.id', 'g.user_id')
+    .where('u.is_active', true).whereNull('g.revoked_at').whereNot('g.user_id', makerId).whereIn('g.role', [...approverRoles])
+    .where((where) => where.whereNull('g.enterprise_id').orWhere('g.enterprise_id', scope.enterpriseId))
+    .select('g.role', 'g.enterprise_id', 'g.branch_id');
+  return holdsRole(rows.map((row) => ({ role: row.role, enterpriseId: row.enterprise_id, branchId: row.branch_id })), approverRoles, scope);
+}
+
+/**
+ * An operation made at once because no one but its maker could decide its request (docs/domain.md §11, roles): the
+ * audit trail says so, with the roles that could have decided, for an auditor to list what one person did alone.
+ */
+export async function recordApprovalWaiver(
+  knex: Knex,
+  maker: Actor,
+  waiver: { operation: CoveredOperation; scope: Scope; approverRoles: readonly Role[]; summary: string },
+): Promise<void> {
+  await inTransaction(knex, (trx) => recordAudit(trx, maker, {
+    action: 'approval.waived', entityType: 'approval_policy', entityId: waiver.scope.enterpriseId, enterpriseId: waiver.scope.enterpriseId,
+    details: { operation: waiver.operation, approver_roles: waiver.approverRoles, reason: 'no one but the maker could decide it', summary: waiver.summary },
+  }));
 }
 
 /** The request's workflow could not be started: it ends failed, so it waits for no one. */

@@ -14,7 +14,10 @@ export interface CreateUserInput {
   username: string;
   fullName: string;
   email: string;
+  /** Made with the account. */
   grants: readonly Omit<GrantRoleInput, 'userId'>[];
+  /** Checked with the others, then left to the caller to grant once the account exists (under four eyes). */
+  grantsAfterwards: readonly Omit<GrantRoleInput, 'userId'>[];
 }
 
 export interface Invitation {
@@ -39,7 +42,7 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
   const invitation = { token: randomBytes(32).toString('base64url'), expiresAt: new Date(context.clock().getTime() + invitationTtlMs) };
   try {
     return await inTransaction(context.knex, async (trx) => {
-      for (const [index, grant] of input.grants.entries()) await assertGrantable(trx, actor, grant, `roles[${index}].`);
+      for (const [index, grant] of [...input.grants, ...input.grantsAfterwards].entries()) await assertGrantable(trx, actor, grant, `roles[${index}].`);
       // Two creations with one email would both find it free: the email's lock orders them.
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`user-email:${input.email.toLowerCase()}`]);
       if ((await User.query(trx).whereRaw('lower(email) = ?', [input.email.toLowerCase()]).resultSize()) > 0) {
@@ -53,8 +56,9 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
         invitationTokenHash: tokenHash(invitation.token),
         invitationExpiresAt: invitation.expiresAt,
       });
-      const grants = await RoleGrant.query(trx).insertAndFetch(input.grants.map((grant) => ({ ...grant, userId: user.id, grantedBy: actor.userId })));
-      const enterprises = [...new Set(input.grants.map((grant) => grant.enterpriseId))];
+      // Every role may be left to four eyes: then the account comes with none yet.
+      const grants = input.grants.length === 0 ? [] : await RoleGrant.query(trx).insertAndFetch(input.grants.map((grant) => ({ ...grant, userId: user.id, grantedBy: actor.userId })));
+      const enterprises = [...new Set([...input.grants, ...input.grantsAfterwards].map((grant) => grant.enterpriseId))];
       await recordAudit(trx, actor, {
         action: 'user.create',
         entityType: 'user',

@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Create a staff user with their roles; the answer's one-time invitation lets them set their password
-         * @description Each role must lie within what the caller administers (403 otherwise). The user has no password until they accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are.
+         * @description Each role must lie within what the caller administers (403 otherwise). The user has no password until they accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are. Cashier and auditor roles are granted with the account; any other is granted as `POST …/roles/` grants it: under the policy's four eyes (`role_grant.above_cashier`), its request listed in `pending_roles`, unless no one but the caller could decide it.
          */
         post: operations["createUser"];
         delete?: never;
@@ -5173,6 +5173,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             roles: components["schemas"]["RoleGrant"][];
+            /** @description The roles awaiting a second administrator's approval, one request each. */
+            pending_roles: components["schemas"]["ApprovalRequest"][];
             invitation: {
                 /** @description Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/). */
                 token: string;

@@ -46,7 +46,7 @@ export async function createCooperative(api: CoopbankApi, platformAdmin: Session
   const branchIds: Record<BranchKey, string> = { akwa: branchOf('akwa')!, bonaberi };
 
   // The platform administrator appoints the cooperative's administrator, who creates everyone else's account.
-  const where = { code, enterpriseId, branchIds, progress };
+  const where = { code, enterpriseId, branchIds, progress, approver: platformAdmin };
   const admin = await enrollStaff(api, platformAdmin, staff.admin, where);
   // Side by side: each invitation accepted and sign-in hashes a password with scrypt, the bulk of the demo's time.
   const others = (Object.keys(staff) as StaffKey[]).filter((key) => key !== 'admin');
@@ -68,7 +68,7 @@ async function enrollStaff(
   api: CoopbankApi,
   createdBy: Session,
   member: StaffMember,
-  where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string>; progress: ProgressFile },
+  where: { code: string; enterpriseId: string; branchIds: Record<BranchKey, string>; progress: ProgressFile; approver: Session },
 ): Promise<StaffAccount> {
   const username = `${where.code.toLowerCase()}.${member.login}`;
   const scope = member.branch === null ? 'whole cooperative' : branches[member.branch].name;
@@ -81,12 +81,16 @@ async function enrollStaff(
       state.passwords[username] = password;
     });
     const branch = member.branch === null ? null : where.branchIds[member.branch];
-    const user = await createdBy.post<{ invitation: { token: string } }>(`create the account of ${username} (${member.role})`, '/api/v1/auth/users/', {
+    const user = await createdBy.post<{ invitation: { token: string }; pending_roles: { id: string }[] }>(`create the account of ${username} (${member.role})`, '/api/v1/auth/users/', {
       username,
       full_name: member.fullName,
       email: `${username}@demo.coopbank.example`,
       roles: [{ role: member.role, enterprise: where.enterpriseId, branch }],
     });
+    // A role above the till is the second administrator's to approve: here the platform administrator's.
+    for (const request of user.pending_roles) {
+      await where.approver.post(`approve the ${member.role} role of ${username}`, `/api/v1/approvals/requests/${request.id}/approve/`, { reason: 'Nomination du conseil' });
+    }
     await api.call(`${username} sets their password`, 'POST', '/api/v1/auth/invitations/accept/', { json: { token: user.invitation.token, password } });
   }
   return { username, password, role: member.role, scope, duty: member.duty, session: await api.signIn(username, password) };

@@ -3,6 +3,7 @@ import type { Knex } from '../../db/knex';
 import { createTestDatabase } from '../helpers/database';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
+import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { bearer, createUser } from '../helpers/users';
 
 const file = fileTeardown(test);
@@ -55,7 +56,8 @@ test.serial('an enterprise administrator creates a cashier with their role in on
   const audit = await knex('audit_events').where({ action: 'user.create', entity_id: created.body.id });
   t.is(audit.length, 1);
   t.like(audit[0], { enterprise_id: enterpriseA, actor_id: (await knex('users').where({ username: 'admin-a' }).first()).id });
-  t.deepEqual(audit[0].details.roles.map((grant: { role: string }) => grant.role).sort(), ['cashier', 'credit_committee']);
+  t.deepEqual(audit[0].details.roles.map((grant: { role: string }) => grant.role), ['cashier'], 'the till with the account');
+  t.is((await knex('audit_events').where({ action: 'user.grant_role', entity_id: created.body.id })).length, 1, 'the committee as any grant');
   const stored = await knex('users').where({ id: created.body.id }).first();
   t.not(stored.invitation_token_hash, token, 'only the token\'s hash is kept');
 
@@ -74,6 +76,26 @@ test.serial('an enterprise administrator creates a cashier with their role in on
   t.is(again.body.code, 'invalid_invitation', 'an invitation sets the password once');
   t.is((await signIn('amina', newPassword)).status, 200);
   t.is((await knex('audit_events').where({ action: 'user.accept_invitation', entity_id: created.body.id })).length, 1);
+  // The credit committee role is above the till: no one but admin-a could approve it, so it was made at once, the waiver audited.
+  t.deepEqual(created.body.pending_roles, []);
+  const waived = await knex('audit_events').where({ action: 'approval.waived', enterprise_id: enterpriseA });
+  t.like(waived.at(-1)?.details, { operation: 'role_grant.above_cashier', approver_roles: ['admin'] });
+});
+
+test.serial('once a second administrator could decide, a role above the till given at creation waits for their approval', async (t) => {
+  const second = await secondAdmin(knex, { enterpriseId: enterpriseA });
+  const created = await create(adminA, { ...cashierOf('bruno'), roles: [{ role: 'cashier', enterprise: enterpriseA, branch: branchA }, { role: 'branch_head', enterprise: enterpriseA, branch: branchA }] });
+  t.is(created.status, 201, created.text);
+  t.deepEqual(created.body.roles.map((grant: { role: string }) => grant.role), ['cashier'], 'the till at once, the branch head role asked');
+  t.is(created.body.pending_roles.length, 1);
+  t.like(created.body.pending_roles[0], { operation: 'role_grant.above_cashier', status: 'pending', approver_roles: ['admin'] });
+  t.is((await approveRequest(knex, { ...created, status: 202, body: created.body.pending_roles[0] }, second)).status, 200);
+  const roles = await knex('role_grants').where({ user_id: created.body.id }).whereNull('revoked_at').pluck('role');
+  t.deepEqual(roles.sort(), ['branch_head', 'cashier']);
+  const onlyAbove = await create(adminA, { ...cashierOf('carole'), roles: [{ role: 'direction', enterprise: enterpriseA }] });
+  t.is(onlyAbove.status, 201, onlyAbove.text);
+  t.like(onlyAbove.body, { roles: [], pending_roles: [{ operation: 'role_grant.above_cashier', status: 'pending' }] }, 'an account may wait for every role');
+  await knex('users').where({ id: second.id }).update({ is_active: false });
 });
 
 test.serial('roles outside what the administrator administers are refused, and nothing is written', async (t) => {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
-import { markApprovalRequestFailed, openApprovalRequest } from '../../../activities/approvals/approval-request.activity';
+import { anotherDeciderExists, markApprovalRequestFailed, openApprovalRequest, recordApprovalWaiver } from '../../../activities/approvals/approval-request.activity';
 import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
 import { holdsRole, roles, type Scope } from '../../../domain/access';
 import { fourEyesRule } from '../../../domain/approvals/policy';
@@ -42,6 +42,11 @@ interface SensitiveChange<O extends CoveredOperation> {
    * that key is pending answers that request again (another change under the same key is refused).
    */
   idempotencyKey?: string | null;
+  /**
+   * `run_now`: when no one but the maker could decide the request, the change is made at once and the waiver
+   * audited, rather than left to expire (the first administrators of a new cooperative grant each other's roles).
+   */
+  whenNoOtherDecider?: 'run_now';
 }
 
 /** The maker's pending request of the operation made with this key, if any; the same key for another change is refused. */
@@ -67,6 +72,10 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   const { deps, principal, ctx } = input;
   const rule = fourEyesRule(await approvalPolicyOf(deps.knex, change.scope.enterpriseId), change.operation, change.amount);
   if (rule === null) return runNow();
+  if (change.whenNoOtherDecider === 'run_now' && !(await anotherDeciderExists(deps.knex, principal.userId, rule.approverRoles, change.scope))) {
+    await recordApprovalWaiver(deps.knex, principal, { operation: change.operation, scope: change.scope, approverRoles: rule.approverRoles, summary: change.summary });
+    return runNow();
+  }
   if (change.alone !== undefined && change.alone.others.length > 0) {
     const { field, others } = change.alone;
     throw new AppError('unprocessable', 'approval_change_mixed', `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`, [{ field, message: `${field} is sent alone` }]);

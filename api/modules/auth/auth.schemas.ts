@@ -4,6 +4,7 @@ import { passwordLengthMax } from '../../../domain/password-policy';
 import type { RoleGrant } from '../../../db/models/role-grant.model';
 import type { User } from '../../../db/models/user.model';
 import { timestampResponse } from '../common.schemas';
+import { approvalRequestSchema } from '../approvals/approvals.queries';
 
 export const usernameSchema = yup
   .string()
@@ -38,6 +39,7 @@ export const userSchema = yup.object({
 /** A user just created by an administrator, with the one-time invitation that lets its person set a password. */
 export const createdUserSchema = yup.object({
   ...userSchema.fields,
+  pending_roles: yup.array(approvalRequestSchema).required().meta({ description: 'The roles awaiting a second administrator\'s approval, one request each.' }),
   invitation: yup.object({
     token: yup.string().required().meta({ description: 'Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/).' }),
     expires_at: timestampResponse(),

@@ -1,16 +1,17 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { acceptInvitation, createStaffUser } from '../../../activities/auth/create-user.activity';
-import { grantRole, revokeGrant, setUserActive } from '../../../activities/auth/users.activity';
+import { grantRole, revokeGrant, setUserActive, type GrantRoleInput } from '../../../activities/auth/users.activity';
 import { isPlatformAdmin, roles, type Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
-import { defineRoute } from '../../route';
+import { AcceptedForApproval, defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { requestOrigin } from '../../context';
+import { requestOrigin, type AppContext } from '../../context';
+import type { RouteDeps } from '../../deps';
 import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
@@ -55,6 +56,22 @@ const grantBody = {
  */
 const grantsAtOnce: readonly Role[] = ['cashier', 'auditor'];
 
+/** Made at once: the roles above, and a platform grant, which has no enterprise whose policy applies (platform administrators only make one). */
+const grantedAtOnce = (grant: Omit<GrantRoleInput, 'userId'>) => grantsAtOnce.includes(grant.role) || grant.enterpriseId === null;
+
+/**
+ * A grant as the enterprise's policy wants it: at once, or a `role_grant.above_cashier` request. Where no one but the
+ * maker could decide it (a new cooperative's first administrator), it is made at once and the waiver audited.
+ */
+function grantUnderFourEyes(input: { deps: RouteDeps; principal: Principal; ctx: AppContext }, grant: GrantRoleInput) {
+  const apply = async () => serializeGrant(await grantRole(input.deps.activities, input.principal, grant));
+  if (grantedAtOnce(grant)) return apply();
+  return runOrRequest(input, {
+    operation: 'role_grant.above_cashier', payload: grant, scope: { enterpriseId: grant.enterpriseId!, branchId: grant.branchId },
+    summary: `Grant the ${grant.role} role${grant.branchId === null ? ' in the whole enterprise' : ' in a branch'}`, whenNoOtherDecider: 'run_now',
+  }, apply);
+}
+
 /** Administration of users: creation, list, detail, roles, deactivation; the invitation a new user accepts. */
 export const userRoutes = [
   defineRoute({
@@ -65,7 +82,9 @@ export const userRoutes = [
     summary: 'Create a staff user with their roles; the answer\'s one-time invitation lets them set their password',
     description:
       'Each role must lie within what the caller administers (403 otherwise). The user has no password until they '
-      + 'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are.',
+      + 'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are. '
+      + 'Cashier and auditor roles are granted with the account; any other is granted as `POST …/roles/` grants it: under the '
+      + 'policy\'s four eyes (`role_grant.above_cashier`), its request listed in `pending_roles`, unless no one but the caller could decide it.',
     access: ['admin'],
     status: 201,
     location: '/api/v1/auth/users/{id}/',
@@ -77,15 +96,27 @@ export const userRoutes = [
     }),
     response: createdUserSchema,
     errorStatuses: [401, 403, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken'],
+    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken', ...fourEyesRefusals],
     handler: async ({ body, principal: actor, deps, ctx }) => {
-      const { user, grants, invitation } = await createStaffUser(deps.activities, { ...actor, ...requestOrigin(ctx) }, {
+      const maker = { ...actor, ...requestOrigin(ctx) };
+      const roles = body.roles.map((grant) => ({ role: grant.role, enterpriseId: grant.enterprise, branchId: grant.branch }));
+      const { user, invitation } = await createStaffUser(deps.activities, maker, {
         username: body.username,
         fullName: body.full_name,
         email: body.email,
-        grants: body.roles.map((grant) => ({ role: grant.role, enterpriseId: grant.enterprise, branchId: grant.branch })),
+        grants: roles.filter(grantedAtOnce),
+        grantsAfterwards: roles.filter((grant) => !grantedAtOnce(grant)),
       });
-      return { ...serializeUser(user, grants), invitation: { token: invitation.token, expires_at: invitation.expiresAt.toISOString() } };
+      const pending: Record<string, unknown>[] = [];
+      for (const grant of roles.filter((one) => !grantedAtOnce(one))) {
+        const answer = await grantUnderFourEyes({ deps, principal: maker, ctx }, { ...grant, userId: user.id });
+        if (answer instanceof AcceptedForApproval) pending.push(answer.request);
+      }
+      return {
+        ...serializeUser(user, await RoleGrant.activeOf(deps.knex, [user.id])),
+        pending_roles: pending,
+        invitation: { token: invitation.token, expires_at: invitation.expiresAt.toISOString() },
+      };
     },
   }),
   defineRoute({
@@ -161,15 +192,8 @@ export const userRoutes = [
     refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'role_already_granted', ...fourEyesRefusals],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
-      const maker = { ...actor, ...requestOrigin(ctx) };
       const grant = { userId: params.id, role: body.role, enterpriseId: body.enterprise, branchId: body.branch };
-      const apply = async () => serializeGrant(await grantRole(deps.activities, maker, grant));
-      // A platform grant has no enterprise whose policy applies (platform administrators only make one).
-      if (grantsAtOnce.includes(grant.role) || grant.enterpriseId === null) return apply();
-      return runOrRequest({ deps, principal: maker, ctx }, {
-        operation: 'role_grant.above_cashier', payload: grant, scope: { enterpriseId: grant.enterpriseId, branchId: grant.branchId },
-        summary: `Grant the ${grant.role} role${grant.branchId === null ? ' in the whole enterprise' : ' in a branch'}`,
-      }, apply);
+      return grantUnderFourEyes({ deps, principal: { ...actor, ...requestOrigin(ctx) }, ctx }, grant);
     },
   }),
   defineRoute({
