@@ -75,7 +75,8 @@ test('loans at every stage of the circuit and of their life, classified by the p
   t.is(await applications('in_review', 'cashier'), 1, 'submitted');
   t.is(await applications('in_review', 'credit_committee'), 1, 'mid-approval');
   t.is(await applications('rejected'), 1);
-  t.is(await applications('approved'), 5);
+  // Five of the story, and the loan written off after it (issue 30, scripts/demo/credit-recovery.ts).
+  t.is(await applications('approved'), 6);
   const loans = (filters: Record<string, string>) => count('/api/v1/loans/loans/', filters);
   t.is(await loans({ status: 'awaiting_disbursement' }), 1);
   t.is(await loans({ status: 'active' }), 4);
@@ -87,6 +88,11 @@ test('loans at every stage of the circuit and of their life, classified by the p
   const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${report.enterprise.id}&as_of=${report.cashDay.date}`, { headers });
   const doubtful = totals.body.by_class.find((row: { classification: string }) => row.classification === 'doubtful');
   t.true(BigInt(doubtful.provisions) > 0n, 'the doubtful loan is provisioned');
+});
+
+test('a litigious loan written off under four eyes, and a recovery on it (issue 30)', async (t) => {
+  const loan = await app.request('GET', `/api/v1/loans/loans/${report.recovery.loan}/`, { headers });
+  t.like(loan.body, { status: 'written_off', recovered_total: '100000' });
 });
 
 test('share capital: subscriptions, payments (libérations), a withdrawal in its notice period', async (t) => {

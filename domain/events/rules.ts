@@ -41,6 +41,8 @@ export const eventKinds = [
   'inter_branch_deposit_cash',
   'inter_branch_withdrawal',
   'inter_branch_withdrawal_cash',
+  // Issue 30, write-off and recovery: money recovered on a written-off loan, income on 792 (docs/domain.md §14.3).
+  'loan_recovery',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 

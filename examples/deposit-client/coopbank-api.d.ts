@@ -2496,8 +2496,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Write off a doubtful loan (direction): loss on 6921/6922, provisions reversed; the loan stays readable
-         * @description A related party's loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26).
+         * Propose the write-off of a doubtful loan (branch head of its branch, direction): loss on 6921/6922, provisions reversed once approved
+         * @description A four-eyes request (`loan.write_off`): proposed by the loan's branch head or the direction, approved by the direction, never by the proposer (docs/domain.md §14.3). A related party's loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26). The loan stays readable.
          */
         post: operations["writeOffLoan"];
         delete?: never;
@@ -2695,6 +2695,97 @@ export interface paths {
          * @description The loans of the portfolio at their provisioning position of the date (COBAC R-2017/07 classes; the bands are the steps of the enterprise's provisioning ladder). `ledger` sets each class's outstanding principal and the provisions against the balances of their accounts at the date. `loans` is the whole detail, by class, oldest arrears first.
          */
         get: operations["getArrearsStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/recoveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List recoveries on written-off loans, newest first */
+        get: operations["listLoanRecoveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/recoveries/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recovery detail */
+        get: operations["getLoanRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/loans/{id}/recoveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record money recovered on a written-off loan, in cash or from the member's account (cashier, branch head)
+         * @description Income on 792 Récupération sur créances abandonnées; the loan stays written off. No second person: money comes in, as for a repayment. Send an Idempotency-Key header: a retry answers the first result.
+         */
+        post: operations["recordLoanRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/write-off-candidates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Doubtful loans due for write-off at a date: doubtful for 3 years or more (COBAC R-2017/07 Art. 10), with their outstanding and provision
+         * @description The loans active and doubtful now (the last provisioning run's class) whose downgrade is 3 years or more before the date; oldest first.
+         */
+        get: operations["getWriteOffCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/write-off-register/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The loans written off over a period: amount, date, proposer and approver, recoveries and net loss */
+        get: operations["getWriteOffRegister"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4760,7 +4851,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -4792,7 +4883,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -5338,7 +5429,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -6197,6 +6288,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             position: components["schemas"]["LoanPosition"] | null;
+            recovered_total: components["schemas"]["Money"];
         };
         LoanGuarantee: {
             /** Format: uuid */
@@ -6412,6 +6504,45 @@ export interface components {
             as_of: string;
             /** @description One row per class provisioned at that date, by class name. */
             by_class: components["schemas"]["LoanProvisionClassTotal"][];
+        };
+        /** @description Money recovered on a written-off loan: income on 792 Récupération sur créances abandonnées. */
+        LoanRecovery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            loan: string;
+            loan_number: string;
+            amount: components["schemas"]["Money"];
+            /** @enum {string} */
+            channel: "cash" | "account";
+            /** Format: uuid */
+            account: string | null;
+            reference: string;
+            /** Format: date */
+            business_date: string;
+            /**
+             * Format: uuid
+             * @description The `loan_recovery` business event, whose entry credits 792.
+             */
+            event: string;
+            /** Format: uuid */
+            recorded_by: string;
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        /** @description Page<LoanRecovery>: one page of a list. */
+        LoanRecoveryPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["LoanRecovery"][];
         };
         LoanRepayment: {
             /** Format: uuid */
@@ -7243,7 +7374,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -8374,6 +8505,84 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["VaultCount"][];
+        };
+        WriteOffCandidate: {
+            /** Format: uuid */
+            loan: string;
+            number: string;
+            /** Format: uuid */
+            branch: string;
+            branch_code: string;
+            /** Format: uuid */
+            member: string;
+            member_number: string;
+            member_name: string;
+            /** Format: date */
+            doubtful_since: string;
+            /** @description Whole years doubtful at the date: 3 or more. */
+            years_doubtful: number;
+            litigious: boolean;
+            outstanding_principal: components["schemas"]["Money"];
+            provision_amount: components["schemas"]["Money"];
+            provision_account: string | null;
+        };
+        WriteOffCandidates: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            loans: components["schemas"]["WriteOffCandidate"][];
+            outstanding_principal: components["schemas"]["Money"];
+            provision_amount: components["schemas"]["Money"];
+        };
+        WriteOffRegister: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            loans: components["schemas"]["WrittenOffLoan"][];
+            written_off_amount: components["schemas"]["Money"];
+            recovered: components["schemas"]["Money"];
+            net_loss: components["schemas"]["Money"];
+        };
+        WrittenOffLoan: {
+            /** Format: uuid */
+            loan: string;
+            number: string;
+            /** Format: uuid */
+            branch: string;
+            branch_code: string;
+            /** Format: uuid */
+            member: string;
+            member_number: string;
+            member_name: string;
+            /** Format: date */
+            written_off_on: string;
+            written_off_amount: components["schemas"]["Money"];
+            /**
+             * Format: uuid
+             * @description The write-off's maker.
+             */
+            proposed_by: string | null;
+            proposed_by_name: string | null;
+            /**
+             * Format: uuid
+             * @description The checker of its four-eyes request; null when the policy let one person write it off.
+             */
+            approved_by: string | null;
+            approved_by_name: string | null;
+            /** Format: uuid */
+            approval_request: string | null;
+            /** @description The recorded approval a related party's write-off needs (R-2017/07 Art. 26); '' otherwise. */
+            related_party_approval: string;
+            recovered: components["schemas"]["Money"];
+            net_loss: components["schemas"]["Money"];
         };
     };
     responses: {
@@ -19269,7 +19478,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -19434,7 +19643,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -19514,7 +19723,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
             };
             header?: never;
             path?: never;
@@ -19593,7 +19802,7 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
                     legs: {
                         debit: {
                             account?: string;
@@ -19721,7 +19930,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
             };
             header?: never;
             path?: never;
@@ -24593,7 +24802,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Write off a doubtful loan (direction): loss on 6921/6922, provisions reversed; the loan stays readable */
+            /** @description Propose the write-off of a doubtful loan (branch head of its branch, direction): loss on 6921/6922, provisions reversed once approved */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25817,6 +26026,435 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLoanRecoveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                loan?: string;
+                date_from?: string;
+                date_to?: string;
+                channel?: "cash" | "account";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List recoveries on written-off loans, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRecoveryPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLoanRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recovery detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRecovery"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordLoanRecovery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /**
+                     * @default cash
+                     * @enum {string}
+                     */
+                    channel?: "cash" | "account";
+                    /** Format: uuid */
+                    account?: string;
+                    /** @default  */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Record money recovered on a written-off loan, in cash or from the member's account (cashier, branch head) */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/loans/recoveries/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRecovery"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWriteOffCandidates: {
+        parameters: {
+            query: {
+                enterprise: string;
+                /** @description One branch; default: every branch the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Doubtful loans due for write-off at a date: doubtful for 3 years or more (COBAC R-2017/07 Art. 10), with their outstanding and provision */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteOffCandidates"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWriteOffRegister: {
+        parameters: {
+            query: {
+                enterprise: string;
+                /** @description One branch; default: every branch the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loans written off over a period: amount, date, proposer and approver, recoveries and net loss */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteOffRegister"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

@@ -6,6 +6,7 @@ import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
 import { tellTheStory, type StoryOutcome } from './story';
+import { recoverAfterWriteOff, type RecoveryOutcome } from './credit-recovery';
 
 interface DemoOptions {
   baseUrl: string;
@@ -33,6 +34,8 @@ export interface DemoReport {
   staff: Omit<StaffAccount, 'session'>[];
   story: StoryOutcome;
   cashDay: CashDayOutcome;
+  /** Issue 30: a loan written off under four eyes, and a recovery on it. */
+  recovery: RecoveryOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -84,6 +87,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
+  const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
@@ -101,6 +105,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       staff: Object.values(cooperative.staff).map(({ session: _session, ...account }) => account),
       story,
       cashDay,
+      recovery,
     },
   };
 }

@@ -44,10 +44,12 @@ const expected: Record<string, [string, string][]> = {
   inter_branch_deposit_cash: [['5710', '459']],
   inter_branch_withdrawal: [['3711', '459']],
   inter_branch_withdrawal_cash: [['459', '5710']],
+  // Issue 30: money recovered on a written-off loan, income on 792 Récupération sur créances abandonnées.
+  loan_recovery: [['5710', '792']],
 };
 
-test('there is exactly one default rule per event kind, thirty-six in all', (t) => {
-  t.is(defaultRules.length, 36);
+test('there is exactly one default rule per event kind, thirty-seven in all', (t) => {
+  t.is(defaultRules.length, 37);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -3,7 +3,7 @@ import { reportingPackReports } from '../../activities/accounts/reporting-pack-r
 import { businessDateOf } from '../../activities/enterprise/configuration.activity';
 import type { TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
-import { asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
+import { approvedLoan, asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
@@ -48,7 +48,8 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * member's account and a withdrawal from it, an application at its first step and another of the fuzzing cashier's,
  * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
- * notice, a provisioning run, a month end and its reporting pack, an event replay, a governance organ, a four-eyes
+ * notice, a litigious loan made doubtful by a provisioning run, written off and recovered in part, a month end and its
+ * reporting pack, an event replay, a governance organ, a four-eyes
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
  * transfer and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
  * counter, a till of the other branch with a closed session, a till transfer, a settled difference and a vault count, a branch's day
@@ -66,8 +67,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     await createUser(knex, 'fuzz_cashier', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.headOffice }]),
   ];
   for (const caller of callers) await signIn(app, caller);
-  await lend(world, callers[1]!);
+  const litigious = await lend(world, callers[1]!);
   await runPeriod(world);
+  await recoverWrittenOff(world, litigious);
   const { direction, root } = { direction: world.users.direction!.headers, root: world.users.root!.headers };
   await post(app, '/api/v1/events/replays/', root, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
   await createOrgan(app, direction, world.enterpriseId);
@@ -112,6 +114,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
     ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
+    // Issue 30: a recovery in cash at the head office's counter (on the written-off loan, or refused on a running one).
+    ['recordLoanRecovery', { amount: '1000', channel: 'cash' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -120,7 +124,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
  * The lending side of the world. The loan goes through the real circuit, as the worker of the fuzz runs its
  * workflow: a submitter decides no step of their application, so the teller submits and the callers decide none.
  */
-async function lend(world: LoanWorld, cashierCaller: Caller): Promise<void> {
+async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   const { app } = world;
   const { cashier, direction, branchHead } = { cashier: world.users.cashier!.headers, direction: world.users.direction!.headers, branchHead: world.users.branch_head!.headers };
   const client = await memberOf(world);
@@ -138,7 +142,24 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<void> {
   await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
+  // Issue 30: a loan of its own borrower flagged litigious, doubtful at the run below, then written off (recoverWrittenOff).
+  const litigious = await approvedLoan(world, await memberOf(world), { amount: '100000', term_periods: 6 });
+  await post(app, `/api/v1/loans/loans/${litigious}/disbursement/`, cashier, { channel: 'cash' });
+  await post(app, `/api/v1/loans/loans/${litigious}/litigation/`, branchHead, { litigious: true, reason: 'fuzz world: in court' });
   await post(app, '/api/v1/loans/provisions/runs/', direction, { enterprise: world.enterpriseId });
+  return litigious;
+}
+
+/**
+ * Issue 30: the litigious loan, once the run has made it doubtful, written off (the branch head proposes, the
+ * direction approves) and a recovery on it: the recoveries' list gives a real id.
+ */
+async function recoverWrittenOff(world: LoanWorld, loanId: string): Promise<void> {
+  await until('the litigious loan doubtful', async () => (await world.knex('loans').where({ id: loanId }).first('classification')).classification === 'doubtful');
+  const proposed = await world.app.request('POST', `/api/v1/loans/loans/${loanId}/write-off/`, { headers: world.users.branch_head!.headers, json: {} });
+  const written = await approveRequest(world.knex, proposed, { id: world.users.direction!.id, roles: ['direction'] });
+  if (written.status !== 200) throw new Error(`the write-off: ${written.text}`);
+  await post(world.app, `/api/v1/loans/loans/${loanId}/recoveries/`, world.users.cashier!.headers, { amount: '5000', reference: 'FZ-RC' });
 }
 
 /** A loan approved step by step through the API by the world's cashier, branch head, committee and direction. */

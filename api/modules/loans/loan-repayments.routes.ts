@@ -1,12 +1,12 @@
 import * as yup from 'yup';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
-import { loanLoaders } from './loans.queries';
+import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.schemas';
+import { loanLoaders, visibleLoanMoney } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
 
 const allocationSchema = yup.object({
@@ -18,12 +18,7 @@ const allocationSchema = yup.object({
 }).meta({ component: 'RepaymentAllocation' });
 
 const loanRepaymentSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  loan: yup.string().uuid().required(),
-  loan_number: yup.string().required(),
-  amount: moneyResponse(),
+  ...loanMoneyFields,
   principal: moneyResponse(),
   interest: moneyResponse(),
   penalty: moneyResponse(),
@@ -39,12 +34,7 @@ const loanRepaymentSchema = yup.object({
 
 function serializeRepayment(row: LoanRepaymentDetail) {
   return {
-    id: row.id,
-    enterprise: row.enterprise_id,
-    branch: row.branch_id,
-    loan: row.loan_id,
-    loan_number: row.loan_number,
-    amount: row.amount,
+    ...loanMoneyOf(row),
     principal: row.principal,
     interest: row.interest,
     penalty: row.penalty,
@@ -74,21 +64,12 @@ export const loanRepaymentRoutes = [
     operationId: 'listLoanRepayments',
     summary: 'List repayments, newest first',
     access: 'authenticated',
-    query: listQuerySchema([], {
-      enterprise: enterpriseFilter,
-      branch: yup.string().uuid().optional(),
-      loan: yup.string().uuid().optional(),
-      date_from: isoDate().optional(),
-      date_to: isoDate().optional(),
-    }),
+    query: listQuerySchema([], loanMoneyFilters),
     response: pageSchema(loanRepaymentSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(repaymentsQuery(deps.knex), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
-      whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
-      if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
-      if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
+      const rows = visibleLoanMoney(repaymentsQuery(deps.knex), principal, query);
       const page = await paginateRows<LoanRepaymentDetail>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRepayment) };
     },

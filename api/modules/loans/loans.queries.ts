@@ -2,11 +2,16 @@ import { readApplication, type ApplicationRow } from '../../../activities/loans/
 import { guaranteeById, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
 import { runById } from '../../../activities/loans/provisioning.queries';
 import { repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
+import { recoveriesQuery, type LoanRecoveryRow } from '../../../activities/loans/loan-recoveries.activity';
 import type { Scope } from '../../../domain/access';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
+import type { Knex } from 'knex';
+import type { Principal } from '../../auth/principal';
+import { whereFilters } from '../../pagination';
 import type { Loader } from '../../route';
-import { enterpriseRowLoader, fixedScopeLoader } from '../enterprise-scope';
+import type { loanMoneyFilters } from './loan-money.schemas';
+import { enterpriseRowLoader, fixedScopeLoader, scopeToVisible } from '../enterprise-scope';
 
 const loan = {
   name: 'The loan',
@@ -17,8 +22,6 @@ const loan = {
 /** The resources of the loans module a route loads by id (the router checks access: api/router.ts). */
 export const loanLoaders = {
   loan,
-  /** A loan whose decision is the enterprise's (a write-off): seen by its branch, decided by the enterprise's roles. */
-  loanOfEnterprise: { ...loan, changeScope: (row) => ({ enterpriseId: row.enterpriseId }) } satisfies Loader<Loan>,
   /** Where a loan lies, remembered (a repayment locks and reads the loan itself). */
   loanScope: fixedScopeLoader('The loan', 'loans', 'loanScopes'),
   product: {
@@ -31,6 +34,11 @@ export const loanLoaders = {
     load: async ({ knex }, id) => repaymentsQuery(knex).where('r.id', id).first() as Promise<LoanRepaymentDetail | undefined>,
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<LoanRepaymentDetail>,
+  recovery: {
+    name: 'The recovery',
+    load: async ({ knex }, id) => recoveriesQuery(knex).where('r.id', id).first() as Promise<LoanRecoveryRow | undefined>,
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<LoanRecoveryRow>,
   application: {
     name: 'The loan application',
     load: async ({ knex }, id) => readApplication(knex, id),
@@ -43,3 +51,14 @@ export const loanLoaders = {
   } satisfies Loader<GuaranteeRow>,
   provisioningRun: enterpriseRowLoader('The provisioning run', runById),
 };
+
+type LoanMoneyQuery = { [K in keyof typeof loanMoneyFilters]?: string };
+
+/** A list of money paid on loans (repayments, recoveries; its table named `r`) as the caller sees it, newest first, filtered by loanMoneyFilters. */
+export function visibleLoanMoney(rows: Knex.QueryBuilder, principal: Principal, query: LoanMoneyQuery): Knex.QueryBuilder {
+  scopeToVisible(rows, principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
+  whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
+  if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
+  if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
+  return rows;
+}

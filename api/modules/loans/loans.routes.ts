@@ -3,7 +3,8 @@ import { disburseLoan } from '../../../activities/loans/disbursement.activity';
 import { readInstallments } from '../../../activities/loans/installments';
 import { positionOfLoan } from '../../../activities/loans/loan-position.activity';
 import { setLitigious, writeOffLoan } from '../../../activities/loans/portfolio-quality.activity';
-import { formatAmount } from '../../../domain/money';
+import { recoveredOn } from '../../../activities/loans/loan-recoveries.activity';
+import { formatAmount, Money } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -68,7 +69,10 @@ const loanPositionSchema = yup.object({
 }).meta({ component: 'LoanPosition' });
 
 const loanDetailSchema = loanSchema
-  .shape({ position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }) })
+  .shape({
+    position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }),
+    recovered_total: moneyResponse().meta({ description: 'Recovered since its write-off (`/api/v1/loans/recoveries/?loan=`); 0 for a loan not written off.' }),
+  })
   .meta({ component: 'LoanDetail', description: 'A loan with its position at the business date.' });
 
 const loanInstallmentSchema = yup.object({
@@ -165,10 +169,12 @@ export const loanRoutes = [
     response: loanDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ resource: loan, deps }) => {
-      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
+      const recovered = { recovered_total: formatAmount(loan.status === 'written_off' ? await recoveredOn(deps.knex, loan.id) : new Money(0)) };
+      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null, ...recovered };
       const position = await positionOfLoan(deps.activities, loan);
       return {
         ...serializeLoan(loan),
+        ...recovered,
         position: {
           as_of: position.asOf,
           outstanding_principal: formatAmount(position.outstandingPrincipal),
@@ -256,11 +262,12 @@ export const loanRoutes = [
     path: '/api/v1/loans/loans/{id}/write-off/',
     module: 'loans',
     operationId: 'writeOffLoan',
-    summary: 'Write off a doubtful loan (direction): loss on 6921/6922, provisions reversed; the loan stays readable',
-    description: 'A related party\'s loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26).',
-    access: ['direction'],
+    summary: 'Propose the write-off of a doubtful loan (branch head of its branch, direction): loss on 6921/6922, provisions reversed once approved',
+    description: 'A four-eyes request (`loan.write_off`): proposed by the loan\'s branch head or the direction, approved by the direction, never by the proposer '
+      + '(docs/domain.md §14.3). A related party\'s loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26). The loan stays readable.',
+    access: ['branch_head', 'direction'],
     status: 200,
-    load: loanLoaders.loanOfEnterprise,
+    load: loanLoaders.loan,
     params: idParams,
     body: yup.object({ approval: yup.string().trim().max(500).default('') }),
     response: loanSchema,
