@@ -112,6 +112,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
     ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
+    // Issue 30, guarantors and collateral: a revaluation dated after the guarantees' valuation (their start, 2026-01-01).
+    ['revalueLoanGuarantee', { value: '650000', valuation_date: '2026-11-27' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -136,6 +138,9 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<void> {
   // Started before the plausible end date the fuzzer sends (2026-01-15), so that ending one reaches its rules.
   await confirmedGuarantee(world, { loan, kind: 'mortgage', value: '600000', start_date: '2026-01-01' });
   await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });
+  // Issue 30: a guarantor member whose savings are held for the loan (docs/domain.md §14.4).
+  const guarantor = await memberOf(world);
+  await post(app, '/api/v1/loans/guarantees/', cashier, { loan, kind: 'personal_guarantor', value: '20000', guarantor, account: await openSavingsAccount(world, guarantor), start_date: '2026-01-01' });
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
   await post(app, '/api/v1/loans/provisions/runs/', direction, { enterprise: world.enterpriseId });
