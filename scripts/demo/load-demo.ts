@@ -6,6 +6,7 @@ import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
 import { tellTheStory, type StoryOutcome } from './story';
+import { giveGuarantees, type GuarantorsOutcome } from './credit-guarantors';
 
 interface DemoOptions {
   baseUrl: string;
@@ -33,6 +34,7 @@ export interface DemoReport {
   staff: Omit<StaffAccount, 'session'>[];
   story: StoryOutcome;
   cashDay: CashDayOutcome;
+  guarantors: GuarantorsOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -81,6 +83,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
     state.storyStarted = true;
   });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
+  const guarantors = await giveGuarantees(cooperative, members, story.loans.repaidPartly, calendar.today, log);
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
@@ -101,6 +104,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       staff: Object.values(cooperative.staff).map(({ session: _session, ...account }) => account),
       story,
       cashDay,
+      guarantors,
     },
   };
 }
