@@ -78,9 +78,11 @@ async function checkGuarantor(trx: Knex.Transaction, input: GuaranteeInput, cred
     return;
   }
   if (!personal) throw invalid('guarantor', 'guarantor is only for a personal guarantee');
-  const member = await trx('client_profiles').where({ id: input.guarantorId, enterprise_id: credit.enterpriseId }).first('id');
+  const member = await trx('client_profiles').where({ id: input.guarantorId, enterprise_id: credit.enterpriseId }).first('id', 'status');
   if (member === undefined) throw invalid('guarantor', 'guarantor must be a member of the loan\'s enterprise');
   if (input.guarantorId === credit.borrowerId) throw invalid('guarantor', 'the borrower cannot guarantee their own loan');
+  // A suspended member, or one who left, commits to nothing new.
+  if (member.status !== 'active') throw new AppError('conflict', 'member_not_active', `The guarantor is ${member.status as string}.`, [{ field: 'guarantor', message: `the guarantor is ${member.status as string}` }]);
 }
 
 /** Where the guarantee holds money, the account checked and locked: a pledged deposit's, or a guarantor's own. */

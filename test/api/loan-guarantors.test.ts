@@ -115,6 +115,21 @@ test.serial('a guarantor member\'s savings are held up to the amount guaranteed:
   t.like(await accountOf(w, guarantorAccount), { held_amount: '0', available_balance: '300000' });
   t.is((await withdraw(w, guarantorAccount, '150000')).status, 201);
   t.is(await accountBalance(knex, w.enterpriseId, '934'), '0');
+
+  // A member suspended commits to nothing new.
+  const suspended = await memberOf(w);
+  await knex('client_profiles').where({ id: suspended }).update({ status: 'suspended', status_reason: 'test' });
+  t.like((await addGuarantee(w, 'cashier', { loan, kind: 'personal_guarantor', value: '1000', guarantor: suspended })).body, { code: 'member_not_active', errors: [{ field: 'guarantor' }] });
+
+  // A pledge of equipment counts for nothing (its eligibility is NOT FOUND): a cashier records and revalues it at once; 933 follows.
+  const gage = await addGuarantee(w, 'cashier', { loan, kind: 'equipment_pledge', value: '150000', document_reference: 'GAGE-7' });
+  t.is(gage.status, 201, gage.text);
+  t.like(gage.body, { status: 'in_force', cover: 'none', countable_value: '0' });
+  t.is(await accountBalance(knex, w.enterpriseId, '933'), '-150000');
+  const revalued = await post(w, 'cashier', `/api/v1/loans/guarantees/${gage.body.id as string}/revaluation/`, { value: '180000', valuation_date: '2026-01-15' });
+  t.is(revalued.status, 200, revalued.text);
+  t.like(revalued.body, { value: '180000', valuation_date: '2026-01-15', pending_change: null });
+  t.is(await accountBalance(knex, w.enterpriseId, '933'), '-180000');
   t.true(await ledgerBalanced(knex, w.enterpriseId));
 });
 

@@ -166,7 +166,7 @@ export const loanGuaranteeRoutes = [
     response: loanGuaranteeSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off', ...fourEyesRefusals],
+    refusals: ['account_closed', 'account_frozen', 'application_closed', 'insufficient_funds', 'loan_closed', 'loan_written_off', 'member_not_active', ...fourEyesRefusals],
     handler: async ({ body, principal: actor, deps, load, ctx }) => {
       if ((body.loan === undefined) === (body.application === undefined)) {
         throw new AppError('validation', 'invalid_request', 'Give either a loan or an application.', [{ field: 'loan', message: 'exactly one of loan and application is required' }]);
