@@ -33,6 +33,7 @@ import { ledgerRoutes } from './modules/accounts/ledger.routes';
 import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
+import { collateralRegisterRoutes } from './modules/loans/collateral-register.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
@@ -98,6 +99,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanRoutes,
   ...loanRepaymentRoutes,
   ...loanGuaranteeRoutes,
+  ...collateralRegisterRoutes,
   ...provisionRoutes,
   ...arrearsStatementRoutes,
   // Issue 30, write-off and recovery.

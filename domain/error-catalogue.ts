@@ -280,6 +280,9 @@ export const errorCatalogue = {
   cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
   // Issue 30, write-off and recovery: a recovery is taken only on a written-off loan.
   loan_not_written_off: { kind: 'conflict', title: 'Only a written-off loan takes a recovery.' },
+  // Issue 30, guarantors and collateral (docs/domain.md §14.4)
+  guarantee_held: { kind: 'conflict', title: 'The guarantee holds an account: it is ended and added again, not revalued.' },
+  guarantee_not_in_force: { kind: 'conflict', title: 'The guarantee is not in force.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -62,6 +62,14 @@ test('a pledged deposit: held on the borrower\'s account, in force once a second
   t.is(BigInt(held.body.available_balance), BigInt(held.body.balance) - 100_000n, 'the current account has no minimum balance: only the hold is kept back');
 });
 
+test('a guarantor member: his savings held for the amount he guarantees, the guarantee in the collateral register', async (t) => {
+  const { guarantors } = report;
+  const held = await app.request('GET', `/api/v1/members/accounts/${guarantors.heldAccount}/`, { headers });
+  t.is(held.body.held_amount, guarantors.heldAmount, 'his account holds the amount guaranteed');
+  t.like((await app.request('GET', `/api/v1/loans/guarantees/${guarantors.guarantee}/`, { headers })).body, { kind: 'personal_guarantor', status: 'in_force', account: guarantors.heldAccount });
+  t.is(guarantors.registerLines, 2, 'the register lists the pledged deposit of the story and the guarantor\'s guarantee');
+});
+
 test('the cash journal is numbered 1, 2, 3… with no gap', async (t) => {
   const cash = await app.request('GET', `/api/v1/accounts/journal-entries/?enterprise=${report.enterprise.id}&journal=CAI&page_size=100`, { headers });
   const byYear = new Map<string, number[]>();

@@ -9,7 +9,7 @@ import { updatePrudentialSettings } from '../enterprise/prudential-settings.acti
 import { updateAllocationPolicy } from '../enterprise/result-allocation-policy.activity';
 import { configureRule, type RuleChange } from '../events/configure-rule.activity';
 import { writeOffLoan } from '../loans/portfolio-quality.activity';
-import { bringGuaranteeInForce, endGuarantee, refusePendingGuarantee } from '../loans/loan-guarantees.activity';
+import { applyGuaranteeChange, refusePendingGuarantee, type GuaranteeChange } from '../loans/loan-guarantees.activity';
 import { withdrawApproved, type ApprovedWithdrawal } from '../members/cash-operations.activity';
 import type { Actor, DataContext } from '../context';
 import type { PrudentialOverrides } from '../../domain/accounts/prudential-settings';
@@ -40,9 +40,8 @@ export const approvalExecutors = {
   'exercice.reopen': (context: DataContext, maker: Actor, payload: { exerciceId: string; reason: string }) => setExerciceStatus(context, maker, payload.exerciceId, 'open', payload.reason),
   'loan.write_off': (context: DataContext, maker: Actor, payload: { loanId: string; approval: string }) => writeOffLoan(context, maker, payload),
   'approval_policy.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; rules: PolicyRule[] }) => setApprovalPolicy(context, maker, payload),
-  // Four eyes on money (issue 27): adding or ending a covering guarantee, and a withdrawal from the policy's threshold.
-  'guarantee.change': (context: DataContext, maker: Actor, payload: GuaranteeChange) =>
-    ('endDate' in payload ? endGuarantee(context, maker, payload.guaranteeId, payload.endDate) : bringGuaranteeInForce(context, maker, payload.guaranteeId)),
+  // Four eyes on money (issue 27): adding, ending (or, issue 30, revaluing) a covering guarantee, and a withdrawal from the policy's threshold.
+  'guarantee.change': (context: DataContext, maker: Actor, payload: GuaranteeChange) => applyGuaranteeChange(context, maker, payload),
   'member_account.withdrawal': (context: DataContext, maker: Actor, payload: ApprovedWithdrawal) => withdrawApproved(context, maker, payload),
   // Issue 27: rules, share notice, role grants, prudential settings and the allocation policy.
   'accounting_rule.change': (context: DataContext, maker: Actor, payload: { enterpriseId: string; change: RuleChange }) => configureRule(context, maker, payload.enterpriseId, payload.change),
@@ -80,9 +79,6 @@ export const approvalExecutors = {
   'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
 };
 
-/** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */
-type GuaranteeChange = { guaranteeId: string; change: 'add' } | { guaranteeId: string; endDate: string };
-
 /** How a request ended without applying its operation, for the operation's own hook. */
 export interface RequestClosing {
   requestId: string;
@@ -99,7 +95,7 @@ export interface RequestClosing {
 export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Transaction, payload: PayloadOf<O>, closing: RequestClosing) => Promise<void> } = {
   // Issue 27: a covering guarantee whose addition is not approved is refused, its pledged deposit's hold freed.
   'guarantee.change': async (trx, payload) => {
-    if (!('endDate' in payload)) await refusePendingGuarantee(trx, payload.guaranteeId);
+    if ('change' in payload && payload.change === 'add') await refusePendingGuarantee(trx, payload.guaranteeId);
   },
   // Issue 28, part 1: the entry goes back to its maker, rejected with the reason, editable again.
   'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { GuaranteeKind } from '../../domain/loans/provisioning';
 
-const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.compte_client_id', 'g.status', 'g.created_by', 'g.created_at'];
+const columns = ['g.id', 'g.enterprise_id', 'g.application_id', 'g.loan_id', 'g.kind', 'g.value', 'g.start_date', 'g.end_date', 'g.description', 'g.compte_client_id', 'g.status', 'g.created_by', 'g.created_at',
+  'g.guarantor_client_id', 'g.document_reference'];
 
 export interface GuaranteeRow {
   id: string;
@@ -15,9 +16,20 @@ export interface GuaranteeRow {
   end_date: string | null;
   description: string;
   compte_client_id: string | null;
+  guarantor_client_id: string | null;
+  /** When the value was assessed (a guarantee recorded before issue 30: its start date). */
+  valuation_date: string;
+  document_reference: string;
+  /** Its loan's status (null on an application). */
+  loan_status: string | null;
+  /** The loan's downgrade to doubtful (null: not doubtful, or an application), which the countable value reads. */
+  doubtful_since: string | null;
   status: 'pending' | 'in_force' | 'refused';
-  pending_change: 'add' | 'end' | null;
+  pending_change: 'add' | 'end' | 'revalue' | null;
   pending_end_date: string | null;
+  /** A pending revaluation's value and valuation date. */
+  pending_value: string | null;
+  pending_valuation_date: string | null;
   requested_by: string | null;
   created_by: string;
   created_at: Date;
@@ -27,7 +39,8 @@ export interface GuaranteeRow {
 const pendingChanges = (knex: Knex) => knex('approval_requests')
   .where({ operation: 'guarantee.change', status: 'pending' })
   .select(knex.raw(`DISTINCT ON (payload->>'guaranteeId') payload->>'guaranteeId' AS guarantee_id, payload->>'endDate' AS end_date, maker_id,
-                    CASE WHEN payload->>'endDate' IS NULL THEN 'add' ELSE 'end' END AS change`))
+                    payload->>'value' AS value, payload->>'valuationDate' AS valuation_date,
+                    CASE WHEN payload->>'change' = 'revalue' THEN 'revalue' WHEN payload->>'endDate' IS NULL THEN 'add' ELSE 'end' END AS change`))
   .orderByRaw(`payload->>'guaranteeId', created_at`)
   .as('r');
 
@@ -42,8 +55,10 @@ export function guarantees(knex: Knex) {
     .leftJoin(pendingChanges(knex), (join) => join.on(knex.raw('r.guarantee_id = g.id::text')))
     .select([
       ...columns, knex.raw('COALESCE(l.branch_id, a.branch_id) AS branch_id'),
+      knex.raw('COALESCE(g.valuation_date, g.start_date) AS valuation_date'), 'l.status AS loan_status', knex.raw(`to_char(l.doubtful_since, 'YYYY-MM-DD') AS doubtful_since`),
       'r.change AS pending_change',
       knex.raw(`to_char(r.end_date::date, 'YYYY-MM-DD') AS pending_end_date`),
+      'r.value AS pending_value', 'r.valuation_date AS pending_valuation_date',
       'r.maker_id AS requested_by',
     ]);
   return knex.from(rows.as('x')).select('*');

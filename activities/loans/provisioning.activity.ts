@@ -100,7 +100,7 @@ interface LoanFactsRow {
   latest_amount: string;
 }
 
-const kindsCovering = (cover: 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
+const kindsCovering = (cover: 'cash' | 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
 
 /** Below every uuid: the cursor of a run that has not started. */
 const beforeFirstBorrower = '00000000-0000-0000-0000-000000000000';
@@ -149,13 +149,15 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
        GROUP BY loan_id
      ), holds AS (
        -- Each hold of the accounts pledged for the batch, with what of it the account's balance still backs (earlier holds first).
-       SELECT h.loan_id, h.status, h.start_date,
+       SELECT h.loan_id, h.status, h.start_date, h.kind,
               greatest(0, least(h.value, c.balance - coalesce(sum(h.value) OVER (PARTITION BY h.compte_client_id ORDER BY h.created_at, h.guarantee_id
                                                                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))) AS backed
        FROM guarantee_holds h JOIN comptes_clients c ON c.id = h.compte_client_id
        WHERE h.compte_client_id IN (SELECT compte_client_id FROM guarantee_holds WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)))
      ), cash AS (
-       SELECT loan_id, sum(backed) AS cash_cover FROM holds WHERE status = 'in_force' AND start_date <= :asOf AND loan_id = ANY(ARRAY(SELECT id FROM batch)) GROUP BY loan_id
+       -- A guarantor's savings held under a personal guarantee (issue 30) come before later holds of the account but cover nothing.
+       SELECT loan_id, sum(backed) AS cash_cover FROM holds
+       WHERE status = 'in_force' AND start_date <= :asOf AND kind = ANY(:cashKinds) AND loan_id = ANY(ARRAY(SELECT id FROM batch)) GROUP BY loan_id
      ), latest AS (
        -- Only the loans whose position rows follow (domain/loans/provisioning-run.ts, followed): the others have none to compare.
        SELECT DISTINCT ON (loan_id) loan_id, classification, rate, base, uncovered, amount FROM loan_provisions
@@ -173,7 +175,7 @@ async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: 
      LEFT JOIN latest lp ON lp.loan_id = b.id
      ORDER BY b.client_id, b.id`,
     // Which kind covers what is the domain's rule (coverOf), not repeated here.
-    { enterpriseId, asOf, after, bound, eligibleKinds: kindsCovering('eligible') },
+    { enterpriseId, asOf, after, bound, eligibleKinds: kindsCovering('eligible'), cashKinds: kindsCovering('cash') },
   );
   return result.rows;
 }

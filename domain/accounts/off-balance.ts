@@ -34,11 +34,12 @@ export const suspendedInterest: OffBalancePair = { kind: 'suspended_interest', a
 
 /**
  * The account of each kind of guarantee received: 9311 hypothèques fermes / 9931, 9321 nantissement de dépôts
- * (garantie de crédits par caisse) / 9932, 934 avals et cautions / 9934, 913 contre-garanties des correspondants
+ * (garantie de crédits par caisse) / 9932, 933 gages (a pledge of equipment) / 9933, 934 avals et cautions / 9934, 913 contre-garanties des correspondants
  * sur crédits par caisse (a bank is a correspondent) / 9913, 961 garanties reçues de l'État / 9961.
  */
 export const guaranteeReceived: Readonly<Record<GuaranteeKind, OffBalancePair>> = {
   mortgage: { kind: 'guarantee_received', account: '9311', counterpart: '9931', rises: 'credit' },
+  equipment_pledge: { kind: 'guarantee_received', account: '933', counterpart: '9933', rises: 'credit' },
   pledged_deposit: { kind: 'guarantee_received', account: '9321', counterpart: '9932', rises: 'credit' },
   personal_guarantor: { kind: 'guarantee_received', account: '934', counterpart: '9934', rises: 'credit' },
   bank_guarantee: { kind: 'guarantee_received', account: '913', counterpart: '9913', rises: 'credit' },

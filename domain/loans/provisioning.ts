@@ -16,13 +16,16 @@ import type { LoanClass } from './classification';
  *   run: the ladder, which reads arrears, would give nothing to a litigious loan paid up to date).
  * Covers are applied cash first, each capped at what remains, so covered parts never exceed the principal.
  */
-export type GuaranteeKind = 'pledged_deposit' | 'mortgage' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
-export const guaranteeKinds: readonly GuaranteeKind[] = ['pledged_deposit', 'mortgage', 'bank_guarantee', 'public_guarantee', 'personal_guarantor'];
+export type GuaranteeKind = 'pledged_deposit' | 'mortgage' | 'equipment_pledge' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
+export const guaranteeKinds: readonly GuaranteeKind[] = ['pledged_deposit', 'mortgage', 'equipment_pledge', 'bank_guarantee', 'public_guarantee', 'personal_guarantor'];
 
-/** Which part of the principal a guarantee of this kind covers for provisioning. */
+/**
+ * Which part of the principal a guarantee of this kind covers for provisioning. A pledge of equipment (gage) counts
+ * for nothing: whether Art. 18's list of real securities takes it is NOT FOUND, so the product takes the prudent reading.
+ */
 export function coverOf(kind: GuaranteeKind): 'cash' | 'eligible' | 'none' {
   if (kind === 'pledged_deposit') return 'cash';
-  return kind === 'personal_guarantor' ? 'none' : 'eligible';
+  return kind === 'personal_guarantor' || kind === 'equipment_pledge' ? 'none' : 'eligible';
 }
 
 export interface ProvisionInput {
@@ -75,6 +78,21 @@ const coveredPart = (cover: Money, remaining: Money): Money => (cover.isZero() ?
 /** `amount` × `rate` to the franc (zero without computing when either is). */
 const provisionOf = (amount: Money, rate: Money): Money => (rate.isZero() || amount.isZero() ? zero : amount.mul(rate).toDecimalPlaces(0, Money.ROUND_HALF_UP));
 
+/** The share of an eligible cover a doubtful loan provisions after `years` whole years doubtful: 25 % a year, all of it at most (Art. 17-2-b). */
+const eligibleMinimum = (years: number): Money => Money.min(quarter.mul(years), one);
+
+/**
+ * What provisioning may count of a guarantee of `value` at `asOf` (the collateral register, docs/domain.md §14.4), by
+ * the rule provisionFor applies: a cash cover all of it; an eligible cover what the regulatory minimum leaves of it on a
+ * doubtful loan (all of it on another, which that minimum does not reach); any other kind nothing.
+ */
+export function countableValue(kind: GuaranteeKind, value: Money, loan: { doubtfulSince: IsoDate | null }, asOf: IsoDate): Money {
+  const cover = coverOf(kind);
+  if (cover === 'none') return zero;
+  if (cover === 'cash' || loan.doubtfulSince === null || loan.doubtfulSince > asOf) return value;
+  return value.minus(provisionOf(value, eligibleMinimum(yearsSince(loan.doubtfulSince, asOf))));
+}
+
 export function provisionFor(input: ProvisionInput): Provision {
   const doubtful = input.loanClass === 'doubtful';
   if (doubtful !== (input.doubtfulSince !== null)) throw new Error('doubtfulSince is given for doubtful loans only');
@@ -85,7 +103,7 @@ export function provisionFor(input: ProvisionInput): Provision {
   const years = doubtful ? yearsSince(input.doubtfulSince!, input.asOf) : 0;
   const ladder = ladderRate(input.ladder, input.ageDays);
   const rate = doubtful && (years >= 1 || input.litigious === true) ? Money.max(ladder, one) : ladder;
-  const regulatoryEligible = doubtful ? Money.min(quarter.mul(years), one) : zero;
+  const regulatoryEligible = doubtful ? eligibleMinimum(years) : zero;
   const onUncovered = provisionOf(uncovered, rate);
   const onEligible = provisionOf(eligible, regulatoryEligible);
   return { rate, base: uncovered, amount: onEligible.isZero() ? onUncovered : onUncovered.plus(onEligible) };

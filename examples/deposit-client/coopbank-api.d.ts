@@ -2556,7 +2556,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a guarantee to an application in review or to a loan
-         * @description A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision (pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the guarantee stays `pending` until another approves it, and is refused if the request is rejected or expires. A pledged deposit names the member `account` (the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the request on: debits cannot take the account below it until the hold is released (…/end/, approved), refused, or the loan repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4).
+         * @description A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision (pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the guarantee stays `pending` until another approves it, and is refused if the request is rejected or expires. A pledged deposit names the member `account` (the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the request on: debits cannot take the account below it until the hold is released (…/end/, approved), refused, or the loan repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4). A personal guarantee may name its `guarantor` member and that member's `account`, held the same way up to the `value` guaranteed (docs/domain.md §14.4); it covers nothing for provisioning.
          */
         post: operations["addLoanGuarantee"];
         delete?: never;
@@ -2596,6 +2596,46 @@ export interface paths {
          * @description A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged deposit's hold) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request: the end takes effect when another approves it; meanwhile the guarantee shows it in `pending_change`.
          */
         post: operations["endLoanGuarantee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/guarantees/{id}/revaluation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Value a guarantee anew: its value and valuation date, and its loan's off-balance
+         * @description A guarantee that covers nothing for provisioning (personal, pledge of equipment) is revalued at once. A covering one (mortgage, bank or public guarantee), whose value moves the provision, is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 with the request; meanwhile the guarantee shows it in `pending_change`. A guarantee holding an account (a pledged deposit, a guarantor's savings) is ended and added again instead (409 `guarantee_held`).
+         */
+        post: operations["revalueLoanGuarantee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/collateral-register/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count
+         * @description Every guarantee in force at the date (confirmed, started, not ended) on a loan of the portfolio then, with its loan's class and outstanding principal of that date, its value as last assessed and its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, an eligible cover less the regulatory minimum of its loan's whole years doubtful, nothing of a personal guarantee or a pledge of equipment); the totals by kind.
+         */
+        get: operations["getCollateralRegister"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5186,6 +5226,55 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["Client"][];
         };
+        CollateralRegister: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            by_kind: {
+                /** @enum {string} */
+                kind: "pledged_deposit" | "mortgage" | "equipment_pledge" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
+                /** @enum {string} */
+                cover: "cash" | "eligible" | "none";
+                guarantees: number;
+                value: components["schemas"]["Money"];
+                countable_value: components["schemas"]["Money"];
+            }[];
+            totals: {
+                guarantees: number;
+                value: components["schemas"]["Money"];
+                countable_value: components["schemas"]["Money"];
+            };
+            lines: {
+                /** Format: uuid */
+                guarantee: string;
+                /** Format: uuid */
+                loan: string;
+                loan_number: string;
+                /** Format: uuid */
+                branch: string;
+                member_number: string;
+                member_name: string;
+                classification: string;
+                outstanding: components["schemas"]["Money"];
+                /** @enum {string} */
+                kind: "pledged_deposit" | "mortgage" | "equipment_pledge" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
+                /** @enum {string} */
+                cover: "cash" | "eligible" | "none";
+                value: components["schemas"]["Money"];
+                /** Format: date */
+                valuation_date: string;
+                document_reference: string;
+                /** Format: uuid */
+                guarantor: string | null;
+                guarantor_name: string | null;
+                /** Format: uuid */
+                account: string | null;
+                countable_value: components["schemas"]["Money"];
+            }[];
+        };
         CompanyChart: {
             /** Format: uuid */
             id: string;
@@ -6308,7 +6397,7 @@ export interface components {
             /** Format: uuid */
             loan: string | null;
             /** @enum {string} */
-            kind: "pledged_deposit" | "mortgage" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
+            kind: "pledged_deposit" | "mortgage" | "equipment_pledge" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
             value: components["schemas"]["Money"];
             /** Format: date */
             start_date: string;
@@ -6320,9 +6409,27 @@ export interface components {
             description: string;
             /**
              * Format: uuid
-             * @description A pledged deposit: the member account its value is held on.
+             * @description A pledged deposit: the member account its value is held on; a guarantor's guarantee: the guarantor's account held up to the amount guaranteed, if any.
              */
             account: string | null;
+            /**
+             * Format: uuid
+             * @description A personal guarantee: the guarantor member (null: one named in the description only).
+             */
+            guarantor: string | null;
+            /**
+             * Format: date
+             * @description When the value was last assessed.
+             */
+            valuation_date: string;
+            /** @description The deed, certificate or contract that proves it. */
+            document_reference: string;
+            /**
+             * @description What provisioning counts it as (COBAC R-2017/07 Arts. 17-18, docs/domain.md §4).
+             * @enum {string}
+             */
+            cover: "cash" | "eligible" | "none";
+            countable_value: components["schemas"]["Money"];
             /**
              * @description A covering guarantee is pending until a second person confirms it; only one in force counts for provisioning.
              * @enum {string}
@@ -6331,9 +6438,15 @@ export interface components {
             /** @description The change awaiting its confirmation (by another branch head, the direction or an administrator), if any. */
             pending_change: {
                 /** @enum {string} */
-                change: "add" | "end";
+                change: "add" | "end" | "revalue";
                 /** Format: date */
                 end_date: string | null;
+                value: components["schemas"]["Money"] | null;
+                /**
+                 * Format: date
+                 * @description A revaluation: its date.
+                 */
+                valuation_date: string | null;
                 /** Format: uuid */
                 requested_by: string;
             } | null;
@@ -25184,6 +25297,8 @@ export interface operations {
                 enterprise?: string;
                 loan?: string;
                 application?: string;
+                /** @description What this member guarantees for others. */
+                guarantor?: string;
             };
             header?: never;
             path?: never;
@@ -25264,7 +25379,7 @@ export interface operations {
                     /** Format: uuid */
                     application?: string;
                     /** @enum {string} */
-                    kind: "pledged_deposit" | "mortgage" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
+                    kind: "pledged_deposit" | "mortgage" | "equipment_pledge" | "bank_guarantee" | "public_guarantee" | "personal_guarantor";
                     /**
                      * @description Whole francs (XAF) as a string.
                      * @example 150000
@@ -25272,12 +25387,24 @@ export interface operations {
                     value: string;
                     /**
                      * Format: uuid
-                     * @description A pledged deposit only (required then): the member account the value is held on.
+                     * @description A pledged deposit (required then): the member account the value is held on; a personal guarantee naming its guarantor: the guarantor's account to hold up to the amount guaranteed.
                      */
                     account?: string;
+                    /**
+                     * Format: uuid
+                     * @description A personal guarantee only: the guarantor, a member of the enterprise other than the borrower.
+                     */
+                    guarantor?: string;
                     start_date: string;
-                    /** @description Not for a pledged deposit: it is held until released. */
+                    /** @description Not for a held account: it is held until released. */
                     end_date?: string | null;
+                    /** @description When the value was assessed; default: start_date. */
+                    valuation_date?: string;
+                    /**
+                     * @description The deed, certificate or contract that proves it.
+                     * @default
+                     */
+                    document_reference?: string;
                     /** @default  */
                     description?: string;
                 };
@@ -25529,6 +25656,195 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revalueLoanGuarantee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    value: string;
+                    valuation_date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Value a guarantee anew: its value and valuation date, and its loan's off-balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanGuarantee"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCollateralRegister: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: every branch the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollateralRegister"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

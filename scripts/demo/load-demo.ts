@@ -7,6 +7,7 @@ import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
 import { tellTheStory, type StoryOutcome } from './story';
 import { recoverAfterWriteOff, type RecoveryOutcome } from './credit-recovery';
+import { giveGuarantees, type GuarantorsOutcome } from './credit-guarantors';
 
 interface DemoOptions {
   baseUrl: string;
@@ -36,6 +37,7 @@ export interface DemoReport {
   cashDay: CashDayOutcome;
   /** Issue 30: a loan written off under four eyes, and a recovery on it. */
   recovery: RecoveryOutcome;
+  guarantors: GuarantorsOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -84,6 +86,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
     state.storyStarted = true;
   });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
+  const guarantors = await giveGuarantees(cooperative, members, story.loans.repaidPartly, calendar.today, log);
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
@@ -106,6 +109,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       story,
       cashDay,
       recovery,
+      guarantors,
     },
   };
 }

@@ -116,6 +116,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
     // Issue 30: a recovery in cash at the head office's counter (on the written-off loan, or refused on a running one).
     ['recordLoanRecovery', { amount: '1000', channel: 'cash' }],
+    // Issue 30, guarantors and collateral: a revaluation dated after the guarantees' valuation (their start, 2026-01-01).
+    ['revalueLoanGuarantee', { value: '650000', valuation_date: '2026-11-27' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -140,6 +142,9 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   // Started before the plausible end date the fuzzer sends (2026-01-15), so that ending one reaches its rules.
   await confirmedGuarantee(world, { loan, kind: 'mortgage', value: '600000', start_date: '2026-01-01' });
   await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });
+  // Issue 30: a guarantor member whose savings are held for the loan (docs/domain.md §14.4).
+  const guarantor = await memberOf(world);
+  await post(app, '/api/v1/loans/guarantees/', cashier, { loan, kind: 'personal_guarantor', value: '20000', guarantor, account: await openSavingsAccount(world, guarantor), start_date: '2026-01-01' });
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
   // Issue 30: a loan of its own borrower flagged litigious, doubtful at the run below, then written off (recoverWrittenOff).
