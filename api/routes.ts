@@ -40,6 +40,8 @@ import { memberAccountRoutes } from './modules/members/member-accounts.routes';
 import { profileRoutes } from './modules/enterprise/profile.routes';
 import { provisionRoutes } from './modules/loans/provisions.routes';
 import { arrearsStatementRoutes } from './modules/loans/arrears-statement.routes';
+import { loanOfficerRoutes } from './modules/loans/loan-officers.routes';
+import { portfolioReportRoutes } from './modules/loans/portfolio-reports.routes';
 import { prudentialRatioRoutes } from './modules/accounts/prudential-ratios.routes';
 import { prudentialSettingsRoutes } from './modules/enterprise/prudential-settings.routes';
 import { replayRoutes } from './modules/events/replays.routes';
@@ -98,6 +100,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanGuaranteeRoutes,
   ...provisionRoutes,
   ...arrearsStatementRoutes,
+  ...loanOfficerRoutes,
+  ...portfolioReportRoutes,
   ...shareTypeRoutes,
   ...shareSubscriptionRoutes,
   ...shareWithdrawalRoutes,

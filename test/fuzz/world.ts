@@ -112,6 +112,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
     ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
+    // Issue 30, loan officers: the loan's officer is its submitter (the teller); the branch head of its branch takes it over.
+    ['reassignLoanOfficer', { officer: world.users.branch_head!.id, reason: 'Fuzz reassignment' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }

@@ -14,11 +14,13 @@ import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../
 import { scopeToVisible } from '../enterprise-scope';
 import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
+import { officerAssignmentsQuery } from '../../../activities/loans/loan-officers.activity';
+import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
-const loanSchema = yup.object({
+export const loanSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
   branch: yup.string().uuid().required(),
@@ -54,6 +56,7 @@ const loanSchema = yup.object({
   written_off_on: dateResponse().nullable(),
   written_off_amount: moneyResponse().nullable(),
   write_off_approval: yup.string().defined().meta({ description: 'Reference and date of the approval a related party\'s write-off needs; \'\' otherwise.' }),
+  loan_officer: yup.string().uuid().required().meta({ description: 'The user who follows the loan: the application\'s, then whoever it was reassigned to.' }),
   created_at: timestampResponse(),
 }).meta({ component: 'Loan' });
 
@@ -68,7 +71,10 @@ const loanPositionSchema = yup.object({
 }).meta({ component: 'LoanPosition' });
 
 const loanDetailSchema = loanSchema
-  .shape({ position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }) })
+  .shape({
+    position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }),
+    officer_assignments: yup.array(officerAssignmentSchema).required().meta({ description: 'Its reassignments from one loan officer to another, oldest first.' }),
+  })
   .meta({ component: 'LoanDetail', description: 'A loan with its position at the business date.' });
 
 const loanInstallmentSchema = yup.object({
@@ -87,7 +93,7 @@ const loanScheduleSchema = yup.object({
   installments: yup.array(loanInstallmentSchema).required(),
 }).meta({ component: 'LoanSchedule', description: 'RepaymentSchedule: every installment, what was due and what was paid.' });
 
-function serializeLoan(loan: Loan) {
+export function serializeLoan(loan: Loan) {
   return {
     id: loan.id,
     enterprise: loan.enterpriseId,
@@ -122,6 +128,7 @@ function serializeLoan(loan: Loan) {
     written_off_on: loan.writtenOffOn,
     written_off_amount: loan.writtenOffAmount,
     write_off_approval: loan.writeOffApproval,
+    loan_officer: loan.loanOfficerId,
     created_at: loan.createdAt.toISOString(),
   };
 }
@@ -141,13 +148,14 @@ export const loanRoutes = [
       client: yup.string().uuid().optional(),
       status: yup.string().oneOf(statuses).default('active'),
       classification: yup.string().oneOf(classifications).optional(),
+      officer: yup.string().uuid().optional().meta({ description: 'The loans this user follows now (their loan officer).' }),
     }),
     response: pageSchema(loanSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Loan.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
-      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification', officer: 'loan_officer_id' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeLoan) };
     },
@@ -165,7 +173,8 @@ export const loanRoutes = [
     response: loanDetailSchema,
     errorStatuses: [401, 404],
     handler: async ({ resource: loan, deps }) => {
-      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null };
+      const officerAssignments = (await officerAssignmentsQuery(deps.knex).where('a.loan_id', loan.id).orderBy([{ column: 'a.created_at' }, { column: 'a.id' }])).map(serializeAssignment);
+      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null, officer_assignments: officerAssignments };
       const position = await positionOfLoan(deps.activities, loan);
       return {
         ...serializeLoan(loan),
@@ -178,6 +187,7 @@ export const loanRoutes = [
           days_past_due: position.daysPastDue,
           payable: formatAmount(position.payable),
         },
+        officer_assignments: officerAssignments,
       };
     },
   }),
