@@ -208,6 +208,12 @@ test.serial('a loan officer reassigned by the branch head: refusals, the history
   t.is((await request(world, 'GET', `/api/v1/loans/officer-assignments/?enterprise=${world.enterpriseId}`, 'other_cashier')).body.count, 0, 'another branch sees none');
   const listed = (await request(world, 'GET', `/api/v1/loans/loans/?enterprise=${world.enterpriseId}&officer=${world.users.cashier!.id}`, 'direction')).body;
   t.deepEqual(listed.results.map((loan: { id: string }) => loan.id), [loans.fifty.id]);
+  // At application too, the officer must hold a role in the member's branch.
+  const refusedApplication = await request(world, 'POST', '/api/v1/loans/applications/', 'teller', {
+    client: await memberOf(world), product: world.productId, amount: '100000', term_periods: 6, loan_officer: world.users.other_cashier!.id,
+  });
+  t.is(refusedApplication.status, 422, refusedApplication.text);
+  t.deepEqual(refusedApplication.body.errors.map((error: { field: string }) => error.field), ['loan_officer']);
   const audited = await knex('audit_events').where({ action: 'loan.officer_reassign', entity_id: loans.fifty.id }).first('actor_id');
   t.is(audited?.actor_id, world.users.branch_head!.id);
   // Before the reassignment's date the loan was still the teller's; from it, the cashier's.
