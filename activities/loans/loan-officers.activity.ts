@@ -39,7 +39,7 @@ export interface OfficerReassignment {
 export async function reassignLoanOfficer(context: DataContext, actor: Actor, input: OfficerReassignment): Promise<Loan> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
-    if (loan.status === 'closed' || loan.status === 'written_off') throw new AppError('conflict', 'loan_ended', `Loan ${loan.number} is ${loan.status}: its officer stays as it was.`);
+    if (loan.status === 'closed' || loan.status === 'written_off') throw new AppError('conflict', 'loan_officer_loan_ended', `Loan ${loan.number} is ${loan.status}: its officer stays as it was.`);
     if (loan.loanOfficerId === input.officerId) throw new AppError('conflict', 'loan_officer_unchanged', `Loan ${loan.number} already has this loan officer.`);
     await loanOfficerFor(trx, { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, input.officerId, 'officer');
     const assignedOn = await businessDateOf(trx, loan.enterpriseId, context.clock());

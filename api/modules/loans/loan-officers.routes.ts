@@ -27,7 +27,7 @@ export const loanOfficerRoutes = [
     }),
     response: loanSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['loan_ended', 'loan_officer_not_in_branch', 'loan_officer_unchanged'],
+    refusals: ['loan_officer_loan_ended', 'loan_officer_not_in_branch', 'loan_officer_unchanged'],
     handler: async ({ resource: loan, body, principal: actor, deps }) =>
       serializeLoan(await reassignLoanOfficer(deps.activities, actor, { loanId: loan.id, officerId: body.officer, reason: body.reason })),
   }),
