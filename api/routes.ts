@@ -43,6 +43,8 @@ import { provisionRoutes } from './modules/loans/provisions.routes';
 import { arrearsStatementRoutes } from './modules/loans/arrears-statement.routes';
 import { loanRecoveryRoutes } from './modules/loans/loan-recoveries.routes';
 import { writeOffReportRoutes } from './modules/loans/write-off-reports.routes';
+import { loanOfficerRoutes } from './modules/loans/loan-officers.routes';
+import { portfolioReportRoutes } from './modules/loans/portfolio-reports.routes';
 import { prudentialRatioRoutes } from './modules/accounts/prudential-ratios.routes';
 import { prudentialSettingsRoutes } from './modules/enterprise/prudential-settings.routes';
 import { replayRoutes } from './modules/events/replays.routes';
@@ -105,6 +107,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   // Issue 30, write-off and recovery.
   ...loanRecoveryRoutes,
   ...writeOffReportRoutes,
+  ...loanOfficerRoutes,
+  ...portfolioReportRoutes,
   ...shareTypeRoutes,
   ...shareSubscriptionRoutes,
   ...shareWithdrawalRoutes,

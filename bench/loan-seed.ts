@@ -82,15 +82,15 @@ export async function seedPortfolio(knex: Knex, portfolio: { enterpriseId: strin
     INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number, birth_date, membership_date, created_by)
     SELECT ?, ?, 'P-' || n, 'natural_person', 'Bench', 'Borrower ' || n, 'national_id', 'P' || n, '1990-01-01', '2025-01-01', ? FROM generate_series(1, ?) n`, [enterpriseId, branch, userId, loans]);
   await knex.raw(`
-    INSERT INTO loan_applications (enterprise_id, branch_id, client_id, product_id, number, amount, term_periods, fees, teg, status, current_step, submitted_by, workflow_id)
-    SELECT c.enterprise_id, c.branch_id, c.id, ?, 'D-' || substr(c.member_number, 3), 1200000, 12, 12000, 21.47, 'approved', NULL, ?, 'seeded'
-    FROM client_profiles c WHERE c.enterprise_id = ? AND c.member_number LIKE 'P-%'`, [productId, userId, enterpriseId]);
+    INSERT INTO loan_applications (enterprise_id, branch_id, client_id, product_id, number, amount, term_periods, fees, teg, status, current_step, submitted_by, loan_officer_id, workflow_id)
+    SELECT c.enterprise_id, c.branch_id, c.id, ?, 'D-' || substr(c.member_number, 3), 1200000, 12, 12000, 21.47, 'approved', NULL, ?, ?, 'seeded'
+    FROM client_profiles c WHERE c.enterprise_id = ? AND c.member_number LIKE 'P-%'`, [productId, userId, userId, enterpriseId]);
   // 100 000 principal + 10 000 interest a month (round figures: the run reads what is unpaid, not how it was computed).
   await knex.raw(`
     INSERT INTO loans (enterprise_id, branch_id, client_id, product_id, application_id, number, principal, fees, annual_rate, penalty_rate, method, frequency, term_periods,
-                       grace_periods, teg, status, approved_on, disbursed_on, disbursement_channel, outstanding_principal)
+                       grace_periods, teg, status, approved_on, disbursed_on, disbursement_channel, outstanding_principal, loan_officer_id)
     SELECT a.enterprise_id, a.branch_id, a.client_id, a.product_id, a.id, 'L-' || n, 1200000, 12000, 0.18, 0.12, 'constant_annuity', 'monthly', 12,
-           0, 21.47, 'active', '2026-01-15', '2026-01-15', 'cash', 1200000 - 100000 * (${paidMonths})
+           0, 21.47, 'active', '2026-01-15', '2026-01-15', 'cash', 1200000 - 100000 * (${paidMonths}), a.loan_officer_id
     FROM loan_applications a CROSS JOIN LATERAL (SELECT substr(a.number, 3)::int AS n) number
     WHERE a.enterprise_id = ? AND a.workflow_id = 'seeded'`, [enterpriseId]);
   await knex.raw(`

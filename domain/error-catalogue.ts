@@ -283,6 +283,10 @@ export const errorCatalogue = {
   // Issue 30, guarantors and collateral (docs/domain.md §14.4)
   guarantee_held: { kind: 'conflict', title: 'The guarantee holds an account: it is ended and added again, not revalued.' },
   guarantee_not_in_force: { kind: 'conflict', title: 'The guarantee is not in force.' },
+  // issue 30, portfolio reports and loan officers
+  loan_officer_not_in_branch: { kind: 'unprocessable', title: 'A loan officer is an active user with a role in the loan\'s branch.' },
+  loan_officer_unchanged: { kind: 'conflict', title: 'The loan already has this loan officer.' },
+  loan_officer_loan_ended: { kind: 'conflict', title: 'The loan is closed or written off.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -198,3 +198,10 @@ test('a day of two tills: sessions counted, a 1 000 shortage recovered, the vaul
   t.is(report.businessDate, cashDay.endOfDay.next_date ?? '', 'the business date the demo ends on is the one the end of day moved to');
   t.is(await count('/api/v1/cash/branch-days/', { date_from: cashDay.date, date_to: cashDay.date }), 2, 'both branches closed their day');
 });
+
+test('loan officers: the branch head follows the doubtful loan, taken over from its submitter; it counts in PAR 30', async (t) => {
+  const { creditPortfolio } = report;
+  const loan = await app.request('GET', `/api/v1/loans/loans/${creditPortfolio.reassignedLoan}/`, { headers });
+  t.like(loan.body, { loan_officer: creditPortfolio.officer, officer_assignments: [{ to_officer: creditPortfolio.officer, reason: 'Recovery follow-up by the branch head' }] });
+  t.true(creditPortfolio.par30.loans >= 1 && creditPortfolio.par30.ratio > '0.000000', JSON.stringify(creditPortfolio.par30));
+});

@@ -14,6 +14,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
+import { loanOfficerFor } from './loan-officers.activity';
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {
@@ -38,6 +39,8 @@ export interface SubmissionInput extends RequestedTerms {
   clientId: string;
   productId: string;
   purpose: string;
+  /** The loan officer named by the request; absent: the submitter. */
+  loanOfficerId?: string;
 }
 
 /**
@@ -82,6 +85,7 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       currentStep: 'cashier',
       finalStep: finalStepFor(input.amount, configuration.approvalLimits),
       submittedBy: actor.userId,
+      loanOfficerId: await loanOfficerFor(trx, { enterpriseId: client.enterprise_id, branchId: client.branch_id }, input.loanOfficerId ?? actor.userId),
       workflowId: loanApprovalWorkflowId(id),
     });
     await recordAudit(trx, actor, { action: 'loan_application.submit', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { number, amount: application.amount, term_periods: input.termPeriods, product: product.code, cap_breaches: capBreaches } });

@@ -136,6 +136,7 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     status: 'awaiting_disbursement',
     approvedOn,
     outstandingPrincipal: formatAmount(principal),
+    loanOfficerId: application.loanOfficerId,
   });
   await insertSchedule(trx, loan.id, simulation.schedule);
   // Guarantees offered with the application now secure the loan.

@@ -36,7 +36,7 @@ interface PositionRow {
  * partial payment made after the date is counted as made by it (the installments keep what was paid, not
  * when): an approximation that can only lower the figure, and that disappears on the business date itself.
  */
-const unpaidAt = (column: 'principal' | 'interest') =>
+export const unpaidAt = (column: 'principal' | 'interest') =>
   `CASE WHEN i.paid_on IS NULL THEN i.${column}_due - i.${column}_paid WHEN i.paid_on > :asOf THEN i.${column}_due ELSE 0 END`;
 
 /**

@@ -26,5 +26,7 @@ export class LoanApplication extends BaseModel {
   statusReason!: string;
   endedAt!: Date | null;
   submittedBy!: string;
+  /** The user who will follow the loan: the submitter unless the application names another. */
+  loanOfficerId!: string;
   workflowId!: string;
 }

@@ -46,4 +46,6 @@ export class Loan extends BaseModel {
   writtenOffAmount!: string | null;
   writtenOffBy!: string | null;
   writeOffApproval!: string;
+  /** The user who follows the loan (docs/domain.md §14.5): the application's, then whoever it is reassigned to. */
+  loanOfficerId!: string;
 }

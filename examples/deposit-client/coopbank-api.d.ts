@@ -2834,6 +2834,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/loans/{id}/officer/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a loan to another loan officer from the business date, with a reason (branch head, direction); kept in its history, audited
+         * @description The new officer is an active user with a role in the loan's branch (or over the whole enterprise). A closed or written-off loan keeps its officer.
+         */
+        post: operations["reassignLoanOfficer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/officer-assignments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the reassignments of loans from one loan officer to another, newest first */
+        get: operations["listLoanOfficerAssignments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/portfolio-at-risk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Portfolio at risk at a date: PAR 1, 30, 90, 180 and 365 by count and outstanding principal, with the ratio; the whole and per product, branch and loan officer
+         * @description A loan is in PAR n when its oldest installment unpaid at the date, due before it, is more than n days late then (the provisioning run's days past due, computed at the date). Outstanding: the principal of its installments unpaid at the date. The date may not be after the business date.
+         */
+        get: operations["getPortfolioAtRisk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/officer-portfolios/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each loan officer's portfolio: loans, outstanding, arrears and PAR 30 at the end of the period; disbursements and collections over it
+         * @description A loan counts for its officer at the end of the period. `to` may not be after the business date.
+         */
+        get: operations["getOfficerPortfolios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/maturity-ladder/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Maturity ladder of the portfolio at a date: principal past due and falling due by period (≤ 1 month to > 5 years)
+         * @description From the installments unpaid at the date. `within_three_months` is what the liquidity ratio counts as loans falling due within three months.
+         */
+        get: operations["getMaturityLadder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/shares/types/": {
         parameters: {
             query?: never;
@@ -6226,6 +6323,11 @@ export interface components {
             written_off_amount: components["schemas"]["Money"] | null;
             /** @description Reference and date of the approval a related party's write-off needs; '' otherwise. */
             write_off_approval: string;
+            /**
+             * Format: uuid
+             * @description The user who follows the loan: the application's, then whoever it was reassigned to.
+             */
+            loan_officer: string;
             /** Format: date-time */
             created_at: string;
         };
@@ -6272,6 +6374,11 @@ export interface components {
             ended_at: string | null;
             /** Format: uuid */
             submitted_by: string;
+            /**
+             * Format: uuid
+             * @description The user who will follow the loan; the loan carries it from its approval.
+             */
+            loan_officer: string;
             /** Format: date-time */
             submitted_at: string;
             workflow_id: string;
@@ -6374,10 +6481,17 @@ export interface components {
             written_off_amount: components["schemas"]["Money"] | null;
             /** @description Reference and date of the approval a related party's write-off needs; '' otherwise. */
             write_off_approval: string;
+            /**
+             * Format: uuid
+             * @description The user who follows the loan: the application's, then whoever it was reassigned to.
+             */
+            loan_officer: string;
             /** Format: date-time */
             created_at: string;
             position: components["schemas"]["LoanPosition"] | null;
             recovered_total: components["schemas"]["Money"];
+            /** @description Its reassignments from one loan officer to another, oldest first. */
+            officer_assignments: components["schemas"]["LoanOfficerAssignment"][];
         };
         LoanGuarantee: {
             /** Format: uuid */
@@ -6475,6 +6589,39 @@ export interface components {
             principal_paid: components["schemas"]["Money"];
             interest_paid: components["schemas"]["Money"];
             penalty_paid: components["schemas"]["Money"];
+        };
+        LoanOfficerAssignment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            loan: string;
+            loan_number: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            from_officer: string;
+            /** Format: uuid */
+            to_officer: string;
+            /**
+             * Format: date
+             * @description The business date from which the new officer follows the loan.
+             */
+            assigned_on: string;
+            /** Format: uuid */
+            assigned_by: string;
+            reason: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<LoanOfficerAssignment>: one page of a list. */
+        LoanOfficerAssignmentPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["LoanOfficerAssignment"][];
         };
         /** @description Page<Loan>: one page of a list. */
         LoanPage: {
@@ -6798,6 +6945,26 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["ManualEntry"][];
         };
+        MaturityLadder: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            past_due: components["schemas"]["Money"];
+            periods: components["schemas"]["MaturityLadderPeriod"][];
+            within_three_months: components["schemas"]["Money"];
+            total: components["schemas"]["Money"];
+        };
+        MaturityLadderPeriod: {
+            /**
+             * @description After the date: up to 1 month, 1–3 months, 3–6, 6–12, 1–2 years, 2–5, over 5 (upper bounds included).
+             * @enum {string}
+             */
+            period: "up_to_1_month" | "from_1_to_3_months" | "from_3_to_6_months" | "from_6_to_12_months" | "from_1_to_2_years" | "from_2_to_5_years" | "over_5_years";
+            principal: components["schemas"]["Money"];
+        };
         MemberTransfer: {
             /** Format: uuid */
             id: string;
@@ -6952,6 +7119,52 @@ export interface components {
             /** @description Class 9 nets to zero with its general counterparts (99). */
             balanced: boolean;
         };
+        OfficerPortfolio: {
+            /** Format: uuid */
+            officer: string;
+            username: string;
+            name: string;
+            /** @description Loans in their portfolio at the end of the period. */
+            loans: number;
+            outstanding: components["schemas"]["Money"];
+            arrears: components["schemas"]["Money"];
+            par30_loans: number;
+            par30_outstanding: components["schemas"]["Money"];
+            /**
+             * @description A decimal with six places ("0.125000" = 12.5 %): outstanding at risk ÷ total outstanding.
+             * @example 0.125000
+             */
+            par30_ratio: string;
+            disbursed: components["schemas"]["Money"];
+            collected: components["schemas"]["Money"];
+        };
+        OfficerPortfolios: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description By loan officer at the end of the period, by username. */
+            officers: components["schemas"]["OfficerPortfolio"][];
+            total: {
+                /** @description Loans in their portfolio at the end of the period. */
+                loans: number;
+                outstanding: components["schemas"]["Money"];
+                arrears: components["schemas"]["Money"];
+                par30_loans: number;
+                par30_outstanding: components["schemas"]["Money"];
+                /**
+                 * @description A decimal with six places ("0.125000" = 12.5 %): outstanding at risk ÷ total outstanding.
+                 * @example 0.125000
+                 */
+                par30_ratio: string;
+                disbursed: components["schemas"]["Money"];
+                collected: components["schemas"]["Money"];
+            };
+        };
         OpenedCompteClient: {
             /** Format: uuid */
             id: string;
@@ -6986,6 +7199,56 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             initial_deposit?: components["schemas"]["CashOperation"] | null;
+        };
+        ParBucket: {
+            /**
+             * @description PAR n: the loans more than n days past due at the date.
+             * @enum {integer}
+             */
+            threshold: 1 | 30 | 90 | 180 | 365;
+            loans: number;
+            outstanding: components["schemas"]["Money"];
+            /**
+             * @description A decimal with six places ("0.125000" = 12.5 %): outstanding at risk ÷ total outstanding.
+             * @example 0.125000
+             */
+            ratio: string;
+        };
+        ParFigures: {
+            /** @description Loans in the portfolio at the date. */
+            loans: number;
+            outstanding: components["schemas"]["Money"];
+            /** @description PAR 1, 30, 90, 180 and 365, in that order. */
+            buckets: components["schemas"]["ParBucket"][];
+        };
+        ParGroup: {
+            /** Format: uuid */
+            id: string;
+            /** @description The product's or branch's code, the officer's username. */
+            code: string;
+            name: string;
+            /** @description Loans in the portfolio at the date. */
+            loans: number;
+            outstanding: components["schemas"]["Money"];
+            /** @description PAR 1, 30, 90, 180 and 365, in that order. */
+            buckets: components["schemas"]["ParBucket"][];
+        };
+        PortfolioAtRisk: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: uuid */
+            product: string | null;
+            /** Format: uuid */
+            officer: string | null;
+            /** Format: date */
+            date: string;
+            total: components["schemas"]["ParFigures"];
+            by_product: components["schemas"]["ParGroup"][];
+            by_branch: components["schemas"]["ParGroup"][];
+            /** @description By loan officer at the date. */
+            by_officer: components["schemas"]["ParGroup"][];
         };
         /** @description RFC 9457 problem details. Branch on `code`; `errors` lists invalid fields. */
         Problem: {
@@ -24105,6 +24368,11 @@ export interface operations {
                     grace_periods?: number;
                     /** @default  */
                     purpose?: string;
+                    /**
+                     * Format: uuid
+                     * @description The user who will follow the loan, with a role in the member's branch; default: the submitter.
+                     */
+                    loan_officer?: string;
                 };
             };
         };
@@ -24491,6 +24759,8 @@ export interface operations {
                 client?: string;
                 status?: "awaiting_disbursement" | "active" | "closed" | "written_off";
                 classification?: "performing" | "overdue" | "doubtful";
+                /** @description The loans this user follows now (their loan officer). */
+                officer?: string;
             };
             header?: never;
             path?: never;
@@ -26739,6 +27009,430 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WriteOffRegister"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reassignLoanOfficer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    officer: string;
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Hand a loan to another loan officer from the business date, with a reason (branch head, direction); kept in its history, audited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Loan"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLoanOfficerAssignments: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                loan?: string;
+                /** @description Reassignments to or from this user. */
+                officer?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the reassignments of loans from one loan officer to another, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanOfficerAssignmentPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortfolioAtRisk: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                product?: string;
+                /** @description The loans this user followed at the date. */
+                officer?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Portfolio at risk at a date: PAR 1, 30, 90, 180 and 365 by count and outstanding principal, with the ratio; the whole and per product, branch and loan officer */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioAtRisk"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOfficerPortfolios: {
+        parameters: {
+            query: {
+                enterprise: string;
+                from: string;
+                to: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each loan officer's portfolio: loans, outstanding, arrears and PAR 30 at the end of the period; disbursements and collections over it */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfficerPortfolios"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMaturityLadder: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: consolidated over the branches the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Maturity ladder of the portfolio at a date: principal past due and falling due by period (≤ 1 month to > 5 years) */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaturityLadder"];
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };

@@ -2,6 +2,7 @@ import { CoopbankApi, type Page, type Session } from './api-client';
 import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { runCashDay, type CashDayOutcome } from './cash-day';
+import { showCreditPortfolio, type CreditPortfolioOutcome } from './credit-portfolio';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -38,6 +39,7 @@ export interface DemoReport {
   /** Issue 30: a loan written off under four eyes, and a recovery on it. */
   recovery: RecoveryOutcome;
   guarantors: GuarantorsOutcome;
+  creditPortfolio: CreditPortfolioOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -91,6 +93,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
+  const creditPortfolio = await showCreditPortfolio(cooperative, story.loans.doubtful, after.today, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
@@ -110,6 +113,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       cashDay,
       recovery,
       guarantors,
+      creditPortfolio,
     },
   };
 }

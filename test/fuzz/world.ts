@@ -118,6 +118,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['recordLoanRecovery', { amount: '1000', channel: 'cash' }],
     // Issue 30, guarantors and collateral: a revaluation dated after the guarantees' valuation (their start, 2026-01-01).
     ['revalueLoanGuarantee', { value: '650000', valuation_date: '2026-11-27' }],
+    // Issue 30, loan officers: the loan's officer is its submitter (the teller); the branch head of its branch takes it over.
+    ['reassignLoanOfficer', { officer: world.users.branch_head!.id, reason: 'Fuzz reassignment' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }

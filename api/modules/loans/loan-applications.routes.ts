@@ -59,6 +59,7 @@ const loanApplicationSchema = yup.object({
   status_reason: yup.string().defined(),
   ended_at: timestampResponse().nullable(),
   submitted_by: yup.string().uuid().required(),
+  loan_officer: yup.string().uuid().required().meta({ description: 'The user who will follow the loan; the loan carries it from its approval.' }),
   submitted_at: timestampResponse(),
   workflow_id: yup.string().required(),
   loan: yup.object({ id: yup.string().uuid().required(), number: yup.string().required() }).nullable().defined().meta({ description: 'The loan granted by the final approval.' }),
@@ -87,6 +88,7 @@ function serializeApplication(application: LoanApplication, { decisionHistory, l
     status_reason: application.statusReason,
     ended_at: application.endedAt?.toISOString() ?? null,
     submitted_by: application.submittedBy,
+    loan_officer: application.loanOfficerId,
     submitted_at: application.createdAt.toISOString(),
     workflow_id: application.workflowId,
     loan,
@@ -148,10 +150,11 @@ export const loanApplicationRoutes = [
       term_periods: yup.number().strict(true).integer().min(1).max(600).required(),
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       purpose: yup.string().trim().max(500).default(''),
+      loan_officer: yup.string().uuid().optional().meta({ description: 'The user who will follow the loan, with a role in the member\'s branch; default: the submitter.' }),
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
-    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'member_not_active', 'product_inactive', 'term_periods_out_of_bounds', 'workflow_unavailable'],
+    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'loan_officer_not_in_branch', 'member_not_active', 'product_inactive', 'term_periods_out_of_bounds', 'workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, load }) => {
       const client = await load(memberLoaders.client, body.client);
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
@@ -161,6 +164,7 @@ export const loanApplicationRoutes = [
         termPeriods: body.term_periods,
         gracePeriods: body.grace_periods,
         purpose: body.purpose,
+        ...(body.loan_officer === undefined ? {} : { loanOfficerId: body.loan_officer }),
       });
       await startLoanApproval(deps, application, stepTimeLimitDays);
       // Just created: no decision yet, no loan.

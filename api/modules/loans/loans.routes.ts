@@ -15,11 +15,13 @@ import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../
 import { scopeToVisible } from '../enterprise-scope';
 import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
+import { officerAssignmentsQuery } from '../../../activities/loans/loan-officers.activity';
+import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
-const loanSchema = yup.object({
+export const loanSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
   branch: yup.string().uuid().required(),
@@ -55,6 +57,7 @@ const loanSchema = yup.object({
   written_off_on: dateResponse().nullable(),
   written_off_amount: moneyResponse().nullable(),
   write_off_approval: yup.string().defined().meta({ description: 'Reference and date of the approval a related party\'s write-off needs; \'\' otherwise.' }),
+  loan_officer: yup.string().uuid().required().meta({ description: 'The user who follows the loan: the application\'s, then whoever it was reassigned to.' }),
   created_at: timestampResponse(),
 }).meta({ component: 'Loan' });
 
@@ -72,6 +75,7 @@ const loanDetailSchema = loanSchema
   .shape({
     position: loanPositionSchema.nullable().defined().meta({ description: 'null unless the loan is active.' }),
     recovered_total: moneyResponse().meta({ description: 'Recovered since its write-off (`/api/v1/loans/recoveries/?loan=`); 0 for a loan not written off.' }),
+    officer_assignments: yup.array(officerAssignmentSchema).required().meta({ description: 'Its reassignments from one loan officer to another, oldest first.' }),
   })
   .meta({ component: 'LoanDetail', description: 'A loan with its position at the business date.' });
 
@@ -91,7 +95,7 @@ const loanScheduleSchema = yup.object({
   installments: yup.array(loanInstallmentSchema).required(),
 }).meta({ component: 'LoanSchedule', description: 'RepaymentSchedule: every installment, what was due and what was paid.' });
 
-function serializeLoan(loan: Loan) {
+export function serializeLoan(loan: Loan) {
   return {
     id: loan.id,
     enterprise: loan.enterpriseId,
@@ -126,6 +130,7 @@ function serializeLoan(loan: Loan) {
     written_off_on: loan.writtenOffOn,
     written_off_amount: loan.writtenOffAmount,
     write_off_approval: loan.writeOffApproval,
+    loan_officer: loan.loanOfficerId,
     created_at: loan.createdAt.toISOString(),
   };
 }
@@ -145,13 +150,14 @@ export const loanRoutes = [
       client: yup.string().uuid().optional(),
       status: yup.string().oneOf(statuses).default('active'),
       classification: yup.string().oneOf(classifications).optional(),
+      officer: yup.string().uuid().optional().meta({ description: 'The loans this user follows now (their loan officer).' }),
     }),
     response: pageSchema(loanSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(Loan.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).where('status', query.status);
-      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification' });
+      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', classification: 'classification', officer: 'loan_officer_id' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', created_at: 'created_at', outstanding_principal: 'outstanding_principal' }, defaultOrdering: 'number' });
       return { ...page, results: page.results.map(serializeLoan) };
     },
@@ -170,11 +176,13 @@ export const loanRoutes = [
     errorStatuses: [401, 404],
     handler: async ({ resource: loan, deps }) => {
       const recovered = { recovered_total: formatAmount(loan.status === 'written_off' ? await recoveredOn(deps.knex, loan.id) : new Money(0)) };
-      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null, ...recovered };
+      const officerAssignments = (await officerAssignmentsQuery(deps.knex).where('a.loan_id', loan.id).orderBy([{ column: 'a.created_at' }, { column: 'a.id' }])).map(serializeAssignment);
+      const extras = { ...recovered, officer_assignments: officerAssignments };
+      if (loan.status !== 'active') return { ...serializeLoan(loan), position: null, ...extras };
       const position = await positionOfLoan(deps.activities, loan);
       return {
         ...serializeLoan(loan),
-        ...recovered,
+        ...extras,
         position: {
           as_of: position.asOf,
           outstanding_principal: formatAmount(position.outstandingPrincipal),
