@@ -34,6 +34,7 @@ import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
+import { usuryRateRoutes } from './modules/loans/usury-rates.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
 import { memberAccountRoutes } from './modules/members/member-accounts.routes';
@@ -92,6 +93,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...cashOperationRoutes,
   ...savingsInterestRoutes,
   ...loanProductRoutes,
+  ...usuryRateRoutes,
   ...loanApplicationRoutes,
   ...loanRoutes,
   ...loanRepaymentRoutes,

@@ -278,6 +278,9 @@ export const errorCatalogue = {
   cash_difference_unknown: { kind: 'unprocessable', title: 'The entry is no difference of a till session or of a vault count.' },
   cash_settlement_mode_refused: { kind: 'unprocessable', title: 'A shortage is recovered or written off, an excess written off or returned.' },
   cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
+  // Issue 30, credit insurance and the usury rate (docs/domain.md §14.6).
+  teg_above_usury_rate: { kind: 'unprocessable', title: 'The TEG exceeds the usury rate in force at the date.' },
+  usury_rate_exists: { kind: 'conflict', title: 'The enterprise has a usury rate from that date already.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -41,6 +41,9 @@ export const eventKinds = [
   'inter_branch_deposit_cash',
   'inter_branch_withdrawal',
   'inter_branch_withdrawal_cash',
+  // Issue 30, credit insurance: a premium collected for the insurer (withheld at disbursement or paid with an installment).
+  'loan_insurance_premium',
+  'repayment_insurance',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -102,6 +105,8 @@ export const accountRoles = [
   'accrued_interest_payable',
   'unearned_interest',
   'provisions_destination',
+  // Issue 30, credit insurance: what is owed to the insurer (PCEMF 461).
+  'insurance_payable',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

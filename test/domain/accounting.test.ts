@@ -44,10 +44,13 @@ const expected: Record<string, [string, string][]> = {
   inter_branch_deposit_cash: [['5710', '459']],
   inter_branch_withdrawal: [['3711', '459']],
   inter_branch_withdrawal_cash: [['459', '5710']],
+  // Issue 30: a credit insurance premium, withheld at disbursement or paid with an installment, is the insurer's (461).
+  loan_insurance_premium: [['5710', '461']],
+  repayment_insurance: [['5710', '461']],
 };
 
-test('there is exactly one default rule per event kind, thirty-six in all', (t) => {
-  t.is(defaultRules.length, 36);
+test('there is exactly one default rule per event kind, thirty-eight in all', (t) => {
+  t.is(defaultRules.length, 38);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 
