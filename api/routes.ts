@@ -35,6 +35,7 @@ import { loanApplicationRoutes } from './modules/loans/loan-applications.routes'
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
 import { collateralRegisterRoutes } from './modules/loans/collateral-register.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
+import { usuryRateRoutes } from './modules/loans/usury-rates.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
 import { memberAccountRoutes } from './modules/members/member-accounts.routes';
@@ -97,6 +98,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...cashOperationRoutes,
   ...savingsInterestRoutes,
   ...loanProductRoutes,
+  ...usuryRateRoutes,
   ...loanApplicationRoutes,
   ...loanRoutes,
   ...loanRepaymentRoutes,

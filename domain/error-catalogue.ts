@@ -287,6 +287,9 @@ export const errorCatalogue = {
   loan_officer_not_in_branch: { kind: 'unprocessable', title: 'A loan officer is an active user with a role in the loan\'s branch.' },
   loan_officer_unchanged: { kind: 'conflict', title: 'The loan already has this loan officer.' },
   loan_officer_loan_ended: { kind: 'conflict', title: 'The loan is closed or written off.' },
+  // Issue 30, credit insurance and the usury rate (docs/domain.md §14.6).
+  teg_above_usury_rate: { kind: 'unprocessable', title: 'The TEG exceeds the usury rate in force at the date.' },
+  usury_rate_exists: { kind: 'conflict', title: 'The enterprise has a usury rate from that date already.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -26,6 +26,8 @@ import { recordInterBranchOperation, type InterBranchInput } from '../cash/inter
 import { settleDifference, type SettlementInput } from '../cash/difference-settlements.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
+// Issue 30, credit insurance and the usury rate.
+import { setUsuryRate, type UsuryRateInput } from '../loans/usury-rates.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -77,6 +79,8 @@ export const approvalExecutors = {
   'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) => recordInterBranchOperation(context, maker, payload),
   // Issue 29, cash between the vault and the tills: a shortage or an excess settled.
   'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
+  // Issue 30, credit insurance and the usury rate: a usury rate recorded from its date.
+  'usury_rate.change': (context: DataContext, maker: Actor, payload: UsuryRateInput) => setUsuryRate(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

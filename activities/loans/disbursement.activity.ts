@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
+import { withheldAtDisbursement, type LoanInsurance } from '../../domain/loans/loan-product';
 import { simulateLoan } from '../../domain/loans/simulation';
 import { Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
@@ -9,7 +10,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
-import { recordBusinessEvent } from '../events/record-business-event';
+import { recordBusinessEvent, type BusinessEvent } from '../events/record-business-event';
 import { writeSchedule } from './installments';
 import { recordOriginalVersion } from './schedule-versions';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
@@ -30,10 +31,49 @@ export interface DisbursementInput {
   accountId: string | null;
 }
 
+interface WithheldCharges {
+  event: Pick<BusinessEvent, 'enterpriseId' | 'branchId' | 'subjectId' | 'actorId'>;
+  loan: Loan;
+  channel: DisbursementInput['channel'];
+  fundsAccount: string;
+  feeIncomeAccount: string;
+  fees: Money;
+  insurance: LoanInsurance;
+}
+
+/** The fees (to the product's fee income) and a withheld insurance premium (to the insurer, 461: docs/domain.md §14.6), from the money paid out. */
+async function postWithheldCharges(trx: Knex.Transaction, now: Date, charges: WithheldCharges): Promise<void> {
+  const { event, loan, channel, fundsAccount, fees, insurance } = charges;
+  const payload = { loan: loan.id, loan_number: loan.number, channel };
+  if (fees.gt(0)) {
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: 'loan_fee',
+      amount: fees,
+      payload,
+      idempotencyKey: `loan-fee:${loan.id}`,
+      productAccounts: { cash: fundsAccount, fee_income: charges.feeIncomeAccount },
+      description: `fees ${loan.number}`,
+    });
+  }
+  if (insurance.collection === 'withheld' && insurance.premium.gt(0)) {
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: 'loan_insurance_premium',
+      amount: insurance.premium,
+      payload,
+      idempotencyKey: `loan-insurance:${loan.id}`,
+      productAccounts: { cash: fundsAccount },
+      description: `insurance premium ${loan.number}`,
+    });
+  }
+}
+
 /**
  * Pays an approved loan out, in one transaction: dates the schedule from the business date (the first
- * installment one period later), posts the disbursement (portfolio / member's account or till) and the fees
- * withheld (member's account or till / fee income) through the ledger's entry point, and makes the loan active.
+ * installment one period later), posts the disbursement (portfolio / member's account or till), the fees
+ * and a withheld insurance premium (member's account or till / fee income, insurer) through the ledger's entry
+ * point, and makes the loan active.
  * The loan row is locked: a second disbursement waits, then finds it active and is refused.
  */
 export async function disburseLoan(context: ActivityContext, actor: Actor, input: DisbursementInput): Promise<Loan> {
@@ -46,6 +86,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
     const disbursedOn = await businessDateOf(trx, loan.enterpriseId, now);
     const principal = new Money(loan.principal);
     const fees = new Money(loan.fees);
+    const insurance: LoanInsurance = { premium: new Money(loan.insurancePremium), collection: loan.insuranceCollection };
     const leg = input.channel === 'account' ? await memberAccountLeg(trx, input.accountId!, loan.clientId) : null;
     // The till or the member's account: the one side that differs between the two channels.
     const fundsAccount = leg?.depositAccountCode ?? defaultRoleAccounts.cash;
@@ -61,18 +102,8 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       productAccounts: { loan_portfolio: product.portfolioAccountCode, member_deposits: fundsAccount },
       description: `disbursement ${loan.number}`,
     });
-    if (fees.gt(0)) {
-      await recordBusinessEvent(trx, now, {
-        ...event,
-        kind: 'loan_fee',
-        amount: fees,
-        payload: { loan: loan.id, loan_number: loan.number, channel: input.channel },
-        idempotencyKey: `loan-fee:${loan.id}`,
-        productAccounts: { cash: fundsAccount, fee_income: product.feeIncomeAccountCode },
-        description: `fees ${loan.number}`,
-      });
-    }
-    if (leg !== null) await moveAccountBalance(trx, leg, principal.minus(fees));
+    await postWithheldCharges(trx, now, { event, loan, channel: input.channel, fundsAccount, feeIncomeAccount: product.feeIncomeAccountCode, fees, insurance });
+    if (leg !== null) await moveAccountBalance(trx, leg, principal.minus(withheldAtDisbursement(fees, insurance)));
     // The loan's own terms, as granted: a product changed since approval does not change this loan.
     const simulation = simulateLoan({
       method: loan.method,
@@ -84,8 +115,9 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       termPeriods: loan.termPeriods,
       gracePeriods: loan.gracePeriods,
       startDate: disbursedOn,
+      insurance,
     });
-    await writeSchedule(trx, loan.id, simulation.schedule);
+    await writeSchedule(trx, loan.id, simulation.schedule, simulation.insuranceParts);
     const disbursed = await Loan.query(trx).patchAndFetchById(loan.id, {
       status: 'active',
       disbursedOn,
@@ -97,7 +129,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
     await recordOriginalVersion(trx, { id: loan.id, principal, teg: disbursed.teg, disbursedOn, createdBy: actor.userId });
     // The financing commitment (922) is released as the money goes out: docs/domain.md §12.2.
     await postLoanEngagements(trx, { loanId: loan.id, date: disbursedOn, createdBy: actor.userId });
-    await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees } });
+    await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees, insurance_premium: loan.insurancePremium } });
     return disbursed;
   });
 }

@@ -15,6 +15,9 @@ export interface InstallmentRow {
   interest_paid: string;
   penalty_paid: string;
   penalty_through: string;
+  /** A spread insurance premium's part (docs/domain.md §14.6), where the read gives it. */
+  insurance_due?: string;
+  insurance_paid?: string;
   /** The day the installment's period began (the previous due date, or the disbursement), where the read gives it. */
   period_start?: string;
 }
@@ -40,6 +43,8 @@ export function installmentStates(rows: readonly InstallmentRow[]): InstallmentS
     interestPaid: money(row.interest_paid),
     penaltyPaid: money(row.penalty_paid),
     penaltyThrough: row.penalty_through,
+    insuranceDue: money(row.insurance_due ?? '0'),
+    insurancePaid: money(row.insurance_paid ?? '0'),
   }));
 }
 
@@ -49,20 +54,21 @@ export async function readInstallments(trx: Knex | Knex.Transaction, loanId: str
 }
 
 /** Replaces a loan's schedule (from the disbursement date): nothing is paid yet. */
-export async function writeSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule): Promise<void> {
+export async function writeSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule, insuranceParts: readonly Money[]): Promise<void> {
   await trx('loan_installments').where({ loan_id: loanId }).delete();
-  await insertSchedule(trx, loanId, schedule);
+  await insertSchedule(trx, loanId, schedule, insuranceParts);
 }
 
-/** The schedule of a loan that has none yet (at approval). */
-export async function insertSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule): Promise<void> {
+/** The schedule of a loan that has none yet (at approval), each installment with its part of a spread insurance premium. */
+export async function insertSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule, insuranceParts: readonly Money[]): Promise<void> {
   await trx('loan_installments').insert(
-    schedule.installments.map((installment) => ({
+    schedule.installments.map((installment, index) => ({
       loan_id: loanId,
       number: installment.number,
       due_date: installment.dueDate,
       principal_due: formatAmount(installment.principal),
       interest_due: formatAmount(installment.interest),
+      insurance_due: formatAmount(insuranceParts[index] ?? new Money(0)),
       penalty_through: installment.dueDate,
     })),
   );
@@ -76,9 +82,10 @@ export async function insertSchedule(trx: Knex.Transaction, loanId: string, sche
  */
 export const saveInstallmentsStatement = `UPDATE loan_installments i
   SET penalty_due = v.penalty_due, interest_due = v.interest_due, principal_paid = v.principal_paid, interest_paid = v.interest_paid,
-      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on, interest_unearned = i.interest_unearned + v.unearned_added
+      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on, interest_unearned = i.interest_unearned + v.unearned_added,
+      insurance_due = v.insurance_due, insurance_paid = v.insurance_paid
   FROM json_to_recordset(?::json) AS v(number int, penalty_due numeric, interest_due numeric, principal_paid numeric, interest_paid numeric,
-                                      penalty_paid numeric, penalty_through date, paid_on date, unearned_added numeric)
+                                      penalty_paid numeric, penalty_through date, paid_on date, unearned_added numeric, insurance_due numeric, insurance_paid numeric)
   WHERE i.loan_id = ? AND i.number = v.number`;
 
 export function installmentsJson(
@@ -96,5 +103,7 @@ export function installmentsJson(
     penalty_through: installment.penaltyThrough,
     paid_on: settledOn(installment),
     unearned_added: formatAmount(unearnedAdded(installment)),
+    insurance_due: formatAmount(installment.insuranceDue ?? new Money(0)),
+    insurance_paid: formatAmount(installment.insurancePaid ?? new Money(0)),
   })));
 }

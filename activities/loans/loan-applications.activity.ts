@@ -15,6 +15,7 @@ import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { assertCreditCaps } from './credit-exposure';
 import { loanOfficerFor } from './loan-officers.activity';
+import { assertApplicationWithinUsury } from './usury-rates.activity';
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {
@@ -57,6 +58,7 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: client.enterprise_id }).throwIfNotFound();
     const businessDate = await businessDateOf(trx, client.enterprise_id, context.clock());
     const simulation = simulateLoan(loanTermsOf(product, input, businessDate));
+    await assertApplicationWithinUsury(trx, client.enterprise_id, businessDate, simulation.teg);
     const capBreaches = await assertCreditCaps(
       trx,
       { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode },
@@ -79,6 +81,7 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       gracePeriods: input.gracePeriods,
       purpose: input.purpose,
       fees: formatAmount(simulation.fees),
+      insurancePremium: formatAmount(simulation.insurance.premium),
       teg: simulation.teg,
       capBreaches,
       status: 'in_review',

@@ -112,9 +112,10 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
   );
   const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
   const approvedOn = effectiveBusinessDate(configuration, now);
-  // The fees quoted at submission are the fees charged.
+  // The fees and the insurance premium quoted at submission are those charged.
   const terms = loanTermsOf(product, { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods }, approvedOn);
-  const simulation = simulateLoan({ ...terms, feeRate: new Money(0), feeFixed: new Money(application.fees) });
+  const insurance = { premium: new Money(application.insurancePremium), collection: product.insuranceCollection };
+  const simulation = simulateLoan({ ...terms, feeRate: new Money(0), feeFixed: new Money(application.fees), insurance });
   const year = Number(approvedOn.slice(0, 4));
   const sequence = await nextSequenceValue(trx, { name: 'loan', enterpriseId: application.enterpriseId, branchId: application.branchId, year });
   const loan = await Loan.query(trx).insert({
@@ -126,6 +127,8 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     number: `${client.branch_code}-P${year}-${String(sequence).padStart(5, '0')}`,
     principal: formatAmount(principal),
     fees: formatAmount(simulation.fees),
+    insurancePremium: formatAmount(insurance.premium),
+    insuranceCollection: insurance.collection,
     annualRate: product.annualRate,
     penaltyRate: product.penaltyRate,
     method: product.method,
@@ -138,7 +141,7 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
     outstandingPrincipal: formatAmount(principal),
     loanOfficerId: application.loanOfficerId,
   });
-  await insertSchedule(trx, loan.id, simulation.schedule);
+  await insertSchedule(trx, loan.id, simulation.schedule, simulation.insuranceParts);
   // Guarantees offered with the application now secure the loan.
   await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
   // The financing commitment given and the guarantees in force go off-balance as the loan is granted (docs/domain.md §12.2).

@@ -9,12 +9,13 @@ import { changedValues, recordAudit } from '../audit';
 import { hasNoChanges } from '../changes';
 import type { ActivityContext, Actor } from '../context';
 import { postableAccounts } from '../events/accounts';
+import { assertProductWithinUsury } from './usury-rates.activity';
 
 export type LoanProductFields = Pick<
   LoanProduct,
   | 'code' | 'name' | 'termCategory' | 'method' | 'frequency' | 'annualRate' | 'minAmount' | 'maxAmount' | 'minTermPeriods' | 'maxTermPeriods'
   | 'maxGracePeriods' | 'feeRate' | 'feeFixed' | 'penaltyRate' | 'realEstate' | 'portfolioAccountCode' | 'interestIncomeAccountCode'
-  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode'
+  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode' | 'insuranceRate' | 'insuranceFixed' | 'insuranceCollection'
 >;
 
 /** Code and category never change: loans and reports carry them. */
@@ -46,14 +47,23 @@ async function assertSoundProduct(trx: Knex.Transaction, enterpriseId: string, p
   await postableAccounts(trx, enterpriseId, Object.keys(accountClasses).map((key) => product[key as LoanAccountField]));
 }
 
-/** A new product: the accounts it does not name are its term category's defaults. */
-export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField> & Partial<Pick<LoanProductFields, LoanAccountField>>;
+type InsuranceField = 'insuranceRate' | 'insuranceFixed' | 'insuranceCollection';
+
+/** A new product: the accounts it does not name are its term category's defaults; without insurance it carries none. */
+export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField | InsuranceField> & Partial<Pick<LoanProductFields, LoanAccountField | InsuranceField>>;
 
 export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, named: NewLoanProduct): Promise<LoanProduct> {
-  const fields: LoanProductFields = { ...named, ...loanProductAccounts(named.termCategory, named) };
+  const fields: LoanProductFields = {
+    ...named,
+    insuranceRate: named.insuranceRate ?? '0',
+    insuranceFixed: named.insuranceFixed ?? '0',
+    insuranceCollection: named.insuranceCollection ?? 'withheld',
+    ...loanProductAccounts(named.termCategory, named),
+  };
   try {
     return await inTransaction(context.knex, async (trx) => {
       await assertSoundProduct(trx, enterpriseId, fields);
+      await assertProductWithinUsury(trx, context.clock(), enterpriseId, fields);
       const product = await LoanProduct.query(trx).insertAndFetch({ enterpriseId, ...fields });
       await recordAudit(trx, actor, { action: 'loan_product.create', entityType: 'loan_product', entityId: product.id, enterpriseId, details: { ...fields } });
       return product;
@@ -71,6 +81,7 @@ export async function updateLoanProduct(context: ActivityContext, actor: Actor, 
     if (hasNoChanges(changes)) return product;
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     await assertSoundProduct(trx, product.enterpriseId, { ...product, ...defined });
+    await assertProductWithinUsury(trx, context.clock(), product.enterpriseId, { ...product, ...defined });
     const updated = await LoanProduct.query(trx).patchAndFetchById(productId, defined);
     await recordAudit(trx, actor, { action: 'loan_product.update', entityType: 'loan_product', entityId: productId, enterpriseId: product.enterpriseId, details: defined, ...changedValues(defined, product, updated) });
     return updated;

@@ -40,11 +40,14 @@ export interface LoanRepaymentRow {
   principal: string;
   interest: string;
   penalty: string;
+  /** What it paid of spread insurance premiums, for the insurer (docs/domain.md §14.6). */
+  insurance: string;
   channel: 'cash' | 'account' | 'share_refund';
   account_id: string | null;
   reference: string;
   business_date: string;
-  allocations: { number: number; due_date: string; penalty: string; interest: string; principal: string }[];
+  /** `insurance` only where the repayment paid some of a spread insurance premium (issue 30). */
+  allocations: { number: number; due_date: string; penalty: string; insurance?: string; interest: string; principal: string }[];
   outstanding_after: string;
   request: Record<string, unknown>;
   recorded_by: string;
@@ -58,10 +61,12 @@ export type LoanRepaymentDetail = LoanRepaymentRow & { loan_number: string };
 export type LoanToRepay = Pick<Loan, 'id' | 'enterpriseId' | 'branchId' | 'clientId' | 'number' | 'status' | 'classification' | 'doubtfulAccountCode' | 'penaltyRate' | 'outstandingPrincipal'>;
 
 /** What a repayment posts, each part under its kind: the interest earned at its date, and the interest paid before it is earned (docs/domain.md §3). */
-type RepaymentPart = 'penalty' | 'interest' | 'unearnedInterest' | 'principal';
+type RepaymentPart = 'penalty' | 'insurance' | 'interest' | 'unearnedInterest' | 'principal';
 
 const components = [
   { part: 'penalty', kind: 'repayment_penalty' },
+  // A spread insurance premium's part is the insurer's: docs/domain.md §14.6.
+  { part: 'insurance', kind: 'repayment_insurance' },
   { part: 'interest', kind: 'repayment_interest' },
   { part: 'unearnedInterest', kind: 'repayment_interest_unearned' },
   { part: 'principal', kind: 'repayment_principal' },
@@ -215,7 +220,7 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
   const unearned = unearnedPaid(installments, after, paid, found.periodStarts, businessDate);
   const interest = sumOf(paid, 'interest');
   const unearnedInterest = [...unearned.values()].reduce((sum, part) => sum.plus(part), new Money(0));
-  const totals = { penalty: sumOf(paid, 'penalty'), interest: interest.minus(unearnedInterest), unearnedInterest, principal: sumOf(paid, 'principal') };
+  const totals = { penalty: sumOf(paid, 'penalty'), insurance: sumOf(paid, 'insurance'), interest: interest.minus(unearnedInterest), unearnedInterest, principal: sumOf(paid, 'principal') };
   const leg = input.funding.channel === 'account' ? input.funding.leg : null;
   if (leg !== null) await moveAccountBalance(db as Knex.Transaction, leg, input.amount.negated());
   const repaymentId = randomUUID();
@@ -228,7 +233,8 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
     formatAmount(outstandingAfter), closedOn, closedOn, loan.id, found.version,
     ...recordedEventsBindings(now, events),
     repaymentId, loan.enterpriseId, loan.branchId,
-    formatAmount(input.amount), formatAmount(totals.principal), formatAmount(interest), formatAmount(totals.penalty), input.funding.channel, leg?.account.id ?? null,
+    formatAmount(input.amount), formatAmount(totals.principal), formatAmount(interest), formatAmount(totals.penalty), formatAmount(totals.insurance),
+    input.funding.channel, leg?.account.id ?? null,
     input.reference, businessDate, allocationsJson(paid), formatAmount(outstandingAfter), input.key, JSON.stringify(input.request), input.actorId,
   ];
   const { recorded, ...repayment } = await ledgerCall<LoanRepaymentRow & { recorded: EventPosting[] }>(
@@ -238,7 +244,7 @@ async function settleRepayment(db: Knex, now: Date, input: RepaymentToApply, fou
   return repayment;
 }
 
-const repaymentColumns = 'id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations, outstanding_after, request, recorded_by, created_at';
+const repaymentColumns = 'id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance, channel, account_id, reference, business_date, allocations, outstanding_after, request, recorded_by, created_at';
 
 /**
  * The installments, the loan, the repayment and the entries of its components in one statement, one text per number
@@ -251,9 +257,9 @@ const repaymentStatements = components.map((_, index) => `WITH installments AS (
      loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
               WHERE id = ? AND xmin = COALESCE(?::xid, xmin) RETURNING id),
      recorded AS (${recordedEventsStatement(index + 1)})
-INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, channel, account_id, reference, business_date, allocations,
-                             outstanding_after, idempotency_key, request, recorded_by)
-VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance, channel, account_id, reference, business_date,
+                             allocations, outstanding_after, idempotency_key, request, recorded_by)
+VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING ${repaymentColumns}, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`);
 
 const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
@@ -261,6 +267,8 @@ const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
     number: row.number,
     due_date: row.dueDate,
     penalty: formatAmount(row.penalty),
+    // Only where it paid some: the allocations of loans without insurance keep their shape.
+    ...(row.insurance.isZero() ? {} : { insurance: formatAmount(row.insurance) }),
     interest: formatAmount(row.interest),
     principal: formatAmount(row.principal),
   })));
@@ -319,13 +327,14 @@ function unearnedPaid(
   return unearned;
 }
 
-const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
+const sumOf = (rows: readonly InstallmentAllocation[], part: 'penalty' | 'insurance' | 'interest' | 'principal'): Money => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
 
 function applyPayment(installment: InstallmentState, paid: InstallmentAllocation | undefined): InstallmentState {
   if (paid === undefined) return installment;
   return {
     ...installment,
     penaltyPaid: installment.penaltyPaid.plus(paid.penalty),
+    insurancePaid: (installment.insurancePaid ?? new Money(0)).plus(paid.insurance),
     interestPaid: installment.interestPaid.plus(paid.interest),
     principalPaid: installment.principalPaid.plus(paid.principal),
   };

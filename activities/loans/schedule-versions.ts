@@ -110,7 +110,7 @@ export interface ScheduleReplacement {
 export async function replaceSchedule(trx: Knex.Transaction, replacement: ScheduleReplacement): Promise<number> {
   const { loanId, keptThrough } = replacement;
   const paidLater = await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough)
-    .where((paid) => paid.where('principal_paid', '>', 0).orWhere('interest_paid', '>', 0).orWhere('penalty_paid', '>', 0)).first('number');
+    .where((paid) => paid.where('principal_paid', '>', 0).orWhere('interest_paid', '>', 0).orWhere('penalty_paid', '>', 0).orWhere('insurance_paid', '>', 0)).first('number');
   if (paidLater !== undefined) throw new Error(`installment ${paidLater.number} of loan ${loanId} has payments: it cannot be replaced`);
   await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough).delete();
   if (replacement.replacement.length > 0) {

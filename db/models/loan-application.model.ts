@@ -17,6 +17,8 @@ export class LoanApplication extends BaseModel {
   gracePeriods!: number;
   purpose!: string;
   fees!: string;
+  /** The credit insurance premium quoted at submission: the one the loan carries. */
+  insurancePremium!: string;
   teg!: string;
   capBreaches!: CreditCapBreachRow[];
   status!: ApplicationStatus | 'failed';

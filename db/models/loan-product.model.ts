@@ -1,4 +1,4 @@
-import type { TermCategory } from '../../domain/loans/loan-product';
+import type { InsuranceCollection, TermCategory } from '../../domain/loans/loan-product';
 import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
 import { BaseModel } from './base.model';
 
@@ -29,5 +29,9 @@ export class LoanProduct extends BaseModel {
   feeIncomeAccountCode!: string;
   penaltyIncomeAccountCode!: string;
   accruedInterestAccountCode!: string;
+  /** Credit insurance (docs/domain.md §14.6): a rate of the principal and a fixed amount, and how it is paid. */
+  insuranceRate!: string;
+  insuranceFixed!: string;
+  insuranceCollection!: InsuranceCollection;
   isActive!: boolean;
 }

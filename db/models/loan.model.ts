@@ -1,4 +1,5 @@
 import type { LoanClass } from '../../domain/loans/classification';
+import type { InsuranceCollection } from '../../domain/loans/loan-product';
 import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
 import { BaseModel } from './base.model';
 
@@ -16,6 +17,9 @@ export class Loan extends BaseModel {
   number!: string;
   principal!: string;
   fees!: string;
+  /** Credit insurance as granted (docs/domain.md §14.6). */
+  insurancePremium!: string;
+  insuranceCollection!: InsuranceCollection;
   annualRate!: string;
   penaltyRate!: string;
   method!: ScheduleMethod;

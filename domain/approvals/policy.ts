@@ -36,6 +36,8 @@ export const approvalOperations = [
   'member_account.inter_branch_withdrawal',
   // Issue 29, cash between the vault and the tills: the settlement of a cash difference (docs/domain.md §13.2).
   'cash_difference.settle',
+  // Issue 30, credit insurance and the usury rate: setting the TEG ceiling loans are checked against.
+  'usury_rate.change',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -87,6 +89,8 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
   // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
   'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  // Issue 30, credit insurance and the usury rate: a rate set too high lets usurious loans through, as prudential settings do.
+  'usury_rate.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */

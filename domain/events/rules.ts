@@ -43,6 +43,9 @@ export const eventKinds = [
   'inter_branch_withdrawal_cash',
   // Issue 30, write-off and recovery: money recovered on a written-off loan, income on 792 (docs/domain.md §14.3).
   'loan_recovery',
+  // Issue 30, credit insurance: a premium collected for the insurer (withheld at disbursement or paid with an installment).
+  'loan_insurance_premium',
+  'repayment_insurance',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -104,6 +107,8 @@ export const accountRoles = [
   'accrued_interest_payable',
   'unearned_interest',
   'provisions_destination',
+  // Issue 30, credit insurance: what is owed to the insurer (PCEMF 461).
+  'insurance_payable',
 ] as const;
 export type AccountRole = (typeof accountRoles)[number];
 

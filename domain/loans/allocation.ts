@@ -3,7 +3,9 @@ import { Money } from '../money';
 
 /**
  * Allocation of a repayment to what a loan still owes (docs/domain.md §4: repayments clear the oldest
- * arrears first). Pure: the dues come from the caller, amounts are Money in whole francs. Guards throw
+ * arrears first). Within an installment, a spread insurance part is paid just before its interest (docs/domain.md
+ * §14.6: penalties, insurance, interest, principal by default, as Fineract pays charges before interest). Pure: the
+ * dues come from the caller, amounts are Money in whole francs. Guards throw
  * plain Errors (programming errors); a payment above the total due is a business refusal, returned as a
  * discriminated result that the activity maps to a 409.
  */
@@ -19,13 +21,16 @@ export interface InstallmentDue {
   penalty: Money;
   interest: Money;
   principal: Money;
+  /** Its part of a spread insurance premium; absent: none. */
+  insurance?: Money;
 }
 
-/** What a repayment pays on one installment, per component, and the sum of the three. */
+/** What a repayment pays on one installment, per component, and the sum of them. */
 export interface InstallmentAllocation {
   number: number;
   dueDate: IsoDate;
   penalty: Money;
+  insurance: Money;
   interest: Money;
   principal: Money;
   total: Money;
@@ -44,15 +49,21 @@ export type AllocationResult
     ok: true;
     /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
     allocations: InstallmentAllocation[];
-    /** The dues after the payment, same order and rows as `allocations`. */
-    remaining: InstallmentDue[];
+    /** The dues after the payment, same order and rows as `allocations`, with their insurance. */
+    remaining: Required<InstallmentDue>[];
   }
   | { ok: false; reason: 'exceeds_total_due'; totalDue: Money };
 
 const components: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
 
 /** What remains of some dues, all components together. */
-export const totalOf = (dues: readonly InstallmentDue[]): Money => dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.interest).plus(due.principal), new Money(0));
+export const totalOf = (dues: readonly InstallmentDue[]): Money =>
+  dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.insurance ?? 0).plus(due.interest).plus(due.principal), new Money(0));
+
+type Part = DueComponent | 'insurance';
+
+/** The order with the insurance part just before the interest: it comes with the installment, as a charge. */
+const withInsurance = (order: readonly DueComponent[]): Part[] => order.flatMap((component): Part[] => (component === 'interest' ? ['insurance', 'interest'] : [component]));
 
 const isWholeFranc = (amount: Money): boolean => amount.isFinite() && amount.isInteger();
 
@@ -65,21 +76,24 @@ export function allocateRepayment(input: AllocationInput): AllocationResult {
 
   let left = input.amount;
   const allocations: InstallmentAllocation[] = [];
-  const remaining: InstallmentDue[] = [];
+  const remaining: Required<InstallmentDue>[] = [];
+  const parts = withInsurance(order);
   for (const due of dues) {
-    const paid: Record<DueComponent, Money> = { penalty: new Money(0), interest: new Money(0), principal: new Money(0) };
-    for (const component of order) {
-      const part = Money.min(left, due[component]);
+    const owed: Record<Part, Money> = { ...due, insurance: due.insurance ?? new Money(0) };
+    const paid: Record<Part, Money> = { penalty: new Money(0), insurance: new Money(0), interest: new Money(0), principal: new Money(0) };
+    for (const component of parts) {
+      const part = Money.min(left, owed[component]);
       paid[component] = part;
       left = left.minus(part);
     }
-    allocations.push({ number: due.number, dueDate: due.dueDate, ...paid, total: paid.penalty.plus(paid.interest).plus(paid.principal) });
+    allocations.push({ number: due.number, dueDate: due.dueDate, ...paid, total: paid.penalty.plus(paid.insurance).plus(paid.interest).plus(paid.principal) });
     remaining.push({
       number: due.number,
       dueDate: due.dueDate,
-      penalty: due.penalty.minus(paid.penalty),
-      interest: due.interest.minus(paid.interest),
-      principal: due.principal.minus(paid.principal),
+      penalty: owed.penalty.minus(paid.penalty),
+      insurance: owed.insurance.minus(paid.insurance),
+      interest: owed.interest.minus(paid.interest),
+      principal: owed.principal.minus(paid.principal),
     });
   }
   // amount ≤ totalDue, so the loop always spends all of it; a remainder would mean a bug above.
@@ -104,8 +118,8 @@ function assertValidInput(amount: Money, dues: readonly InstallmentDue[], order:
     if (numbers.has(due.number)) throw new Error(`installment ${due.number} appears twice`);
     numbers.add(due.number);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(due.dueDate)) throw new Error(`installment ${due.number}: dueDate must be YYYY-MM-DD, got ${due.dueDate}`);
-    for (const component of components) {
-      const value = due[component];
+    for (const component of [...components, 'insurance'] as const) {
+      const value = due[component] ?? new Money(0);
       if (!isWholeFranc(value) || value.isNegative()) {
         throw new Error(`installment ${due.number}: ${component} due must be a whole number of francs ≥ 0, got ${value.toString()}`);
       }

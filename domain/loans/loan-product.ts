@@ -78,6 +78,16 @@ export function loanFees(principal: Money, feeRate: Money, feeFixed: Money): Mon
   return principal.mul(feeRate).plus(feeFixed).toDecimalPlaces(0, Money.ROUND_HALF_UP);
 }
 
+/** Credit insurance (docs/domain.md §14.6): its premium withheld at disbursement, or spread over the installments. */
+export const insuranceCollections = ['withheld', 'spread'] as const;
+export type InsuranceCollection = (typeof insuranceCollections)[number];
+
+/** A loan's credit insurance: the premium owed to the insurer (whole francs) and how the borrower pays it. */
+export interface LoanInsurance {
+  premium: Money;
+  collection: InsuranceCollection;
+}
+
 /** A stored product as the rules below read it: amounts and rates as decimal text. */
 export interface LoanProductRules {
   code: string;
@@ -91,6 +101,24 @@ export interface LoanProductRules {
   maxGracePeriods: number;
   feeRate: string;
   feeFixed: string;
+  /** Credit insurance; a product without these carries none. */
+  insuranceRate?: string;
+  insuranceFixed?: string;
+  insuranceCollection?: InsuranceCollection;
+}
+
+/** The insurance a product puts on a principal. */
+export function productInsurance(product: LoanProductRules, principal: Money): LoanInsurance {
+  return {
+    // Rate × principal + fixed amount, half-up to the franc, as the fees are.
+    premium: loanFees(principal, new Money(product.insuranceRate ?? 0), new Money(product.insuranceFixed ?? 0)),
+    collection: product.insuranceCollection ?? 'withheld',
+  };
+}
+
+/** What is withheld from the principal at disbursement: the fees, and the premium when it is withheld too. */
+export function withheldAtDisbursement(fees: Money, insurance: LoanInsurance | undefined): Money {
+  return insurance?.collection === 'withheld' ? fees.plus(insurance.premium) : fees;
 }
 
 /** What a member asks for: an amount, a number of installments and of grace periods. */
@@ -110,8 +138,9 @@ export function assertWithinProduct(product: LoanProductRules, requested: Reques
     throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
   }
   const fees = loanFees(requested.amount, new Money(product.feeRate), new Money(product.feeFixed));
-  if (fees.gte(requested.amount)) {
-    throw outOfBounds('amount', `amount must exceed the fees of ${toFrancs(fees, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`);
+  const withheld = withheldAtDisbursement(fees, productInsurance(product, requested.amount));
+  if (withheld.gte(requested.amount)) {
+    throw outOfBounds('amount', `amount must exceed the fees and insurance of ${toFrancs(withheld, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`);
   }
   if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
     throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);
@@ -133,6 +162,8 @@ export interface LoanTerms {
   gracePeriods: number;
   /** Disbursement date (or its expected date): the first installment falls one period later. */
   startDate: IsoDate;
+  /** Credit insurance, when the loan carries any. */
+  insurance?: LoanInsurance;
 }
 
 /** The product's pricing applied to requested terms. */
@@ -147,6 +178,7 @@ export function loanTermsOf(product: LoanProductRules, requested: RequestedTerms
     termPeriods: requested.termPeriods,
     gracePeriods: requested.gracePeriods,
     startDate,
+    insurance: productInsurance(product, requested.amount),
   };
 }
 

@@ -18,13 +18,19 @@ export interface InstallmentState {
   interestPaid: Money;
   penaltyPaid: Money;
   penaltyThrough: IsoDate;
+  /** Its part of a spread insurance premium and what was paid of it (docs/domain.md §14.6); absent: none. */
+  insuranceDue?: Money;
+  insurancePaid?: Money;
 }
+
+/** What remains of an installment's insurance part. It bears no penalty: the penalty runs on principal and interest. */
+const unpaidInsurance = (installment: InstallmentState): Money => (installment.insuranceDue ?? new Money(0)).minus(installment.insurancePaid ?? 0);
 
 const unpaidScheduled = (installment: InstallmentState): Money =>
   installment.principalDue.minus(installment.principalPaid).plus(installment.interestDue.minus(installment.interestPaid));
 
 export const isSettled = (installment: InstallmentState): boolean =>
-  unpaidScheduled(installment).isZero() && installment.penaltyDue.eq(installment.penaltyPaid);
+  unpaidScheduled(installment).isZero() && installment.penaltyDue.eq(installment.penaltyPaid) && unpaidInsurance(installment).isZero();
 
 /**
  * Accrues late-payment penalties up to `asOf` on every installment past due: the rate runs on what remains
@@ -51,6 +57,7 @@ export function payableDues(installments: readonly InstallmentState[], asOf: Iso
     number: installment.number,
     dueDate: installment.dueDate,
     penalty: installment.penaltyDue.minus(installment.penaltyPaid),
+    insurance: unpaidInsurance(installment),
     interest: installment.interestDue.minus(installment.interestPaid),
     principal: installment.principalDue.minus(installment.principalPaid),
   }));
@@ -105,6 +112,7 @@ export function offsetDues(installments: readonly InstallmentState[], asOf: IsoD
         number: installment.number,
         dueDate: installment.dueDate,
         penalty: due ? installment.penaltyDue.minus(installment.penaltyPaid) : new Money(0),
+        insurance: due ? unpaidInsurance(installment) : new Money(0),
         interest: due ? installment.interestDue.minus(installment.interestPaid) : new Money(0),
         principal: installment.principalDue.minus(installment.principalPaid),
       };
@@ -112,15 +120,18 @@ export function offsetDues(installments: readonly InstallmentState[], asOf: IsoD
 }
 
 /**
- * An installment not yet due whose principal is repaid ahead owes no more interest: it was never earned. A grace
- * installment (no principal of its own) earns its interest on the principal still owed: it is waived only once the
- * loan owes none. `installments` are the loan's open installments (the settled ones owe no principal).
+ * An installment not yet due whose principal is repaid ahead owes no more interest: it was never earned; nor its
+ * insurance part: the cover ends with the debt (docs/domain.md §14.6). A grace installment (no principal of its own)
+ * earns its interest on the principal still owed: it is waived only once the loan owes none. `installments` are the
+ * loan's open installments (the settled ones owe no principal).
  */
 export function waiveUnearnedInterest(installments: readonly InstallmentState[], asOf: IsoDate): InstallmentState[] {
   const principalOwed = installments.some((installment) => installment.principalPaid.lt(installment.principalDue));
   return installments.map((installment) => {
     if (installment.dueDate <= asOf || installment.principalPaid.lt(installment.principalDue)) return installment;
     if (installment.principalDue.eq(0) && principalOwed) return installment;
-    return installment.interestDue.eq(installment.interestPaid) ? installment : { ...installment, interestDue: installment.interestPaid };
+    if (installment.interestDue.eq(installment.interestPaid) && unpaidInsurance(installment).isZero()) return installment;
+    const insurance = installment.insuranceDue === undefined ? {} : { insuranceDue: installment.insurancePaid ?? new Money(0) };
+    return { ...installment, interestDue: installment.interestPaid, ...insurance };
   });
 }

@@ -2317,6 +2317,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/usury-rates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List usury rates, latest first */
+        get: operations["listUsuryRates"];
+        put?: never;
+        /**
+         * Set the usury rate from a date (direction, administrators); under four eyes
+         * @description The rate in force at a date is the one of the latest `effective_from` on or before it; with none, no TEG is checked. A product (its minimum amount over its minimum term) or an application whose TEG exceeds it is refused (422 `teg_above_usury_rate`, field `teg`). Under four eyes (`usury_rate.change`): 202 with the request until a second person approves it.
+         */
+        post: operations["setUsuryRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/usury-rates/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One usury rate */
+        get: operations["getUsuryRate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/applications/": {
         parameters: {
             query?: never;
@@ -4600,7 +4638,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -4620,7 +4658,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -4988,7 +5026,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -5020,7 +5058,7 @@ export interface components {
              */
             branch: string | null;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
             amount: components["schemas"]["Money"];
             /** @description What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…). */
             payload: unknown;
@@ -5615,7 +5653,7 @@ export interface components {
             /** Format: date */
             date_to: string;
             /** @description Empty: every kind. */
-            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery")[];
+            kinds: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance")[];
             /** @enum {string} */
             mode: "dry_run" | "apply";
             /** @enum {string} */
@@ -6273,6 +6311,12 @@ export interface components {
             number: string;
             principal: components["schemas"]["Money"];
             fees: components["schemas"]["Money"];
+            insurance_premium: components["schemas"]["Money"];
+            /**
+             * @description withheld at disbursement, or spread over the installments.
+             * @enum {string}
+             */
+            insurance_collection: "withheld" | "spread";
             /**
              * @description Annual interest rate, a decimal ("0.18" = 18 %).
              * @example 0.180000
@@ -6348,6 +6392,7 @@ export interface components {
             grace_periods: number;
             purpose: string;
             fees: components["schemas"]["Money"];
+            insurance_premium: components["schemas"]["Money"];
             /**
              * @description TEG at submission, percent with two decimals.
              * @example 21.47
@@ -6431,6 +6476,12 @@ export interface components {
             number: string;
             principal: components["schemas"]["Money"];
             fees: components["schemas"]["Money"];
+            insurance_premium: components["schemas"]["Money"];
+            /**
+             * @description withheld at disbursement, or spread over the installments.
+             * @enum {string}
+             */
+            insurance_collection: "withheld" | "spread";
             /**
              * @description Annual interest rate, a decimal ("0.18" = 18 %).
              * @example 0.180000
@@ -6589,6 +6640,8 @@ export interface components {
             principal_paid: components["schemas"]["Money"];
             interest_paid: components["schemas"]["Money"];
             penalty_paid: components["schemas"]["Money"];
+            insurance_due: components["schemas"]["Money"];
+            insurance_paid: components["schemas"]["Money"];
         };
         LoanOfficerAssignment: {
             /** Format: uuid */
@@ -6693,6 +6746,17 @@ export interface components {
             penalty_income_account_code: string;
             /** @description Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default. */
             accrued_interest_account_code: string;
+            /**
+             * @description Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).
+             * @example 0.180000
+             */
+            insurance_rate: string;
+            insurance_fixed: components["schemas"]["Money"];
+            /**
+             * @description withheld at disbursement, or spread over the installments.
+             * @enum {string}
+             */
+            insurance_collection: "withheld" | "spread";
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -6818,6 +6882,7 @@ export interface components {
             principal: components["schemas"]["Money"];
             interest: components["schemas"]["Money"];
             penalty: components["schemas"]["Money"];
+            insurance: components["schemas"]["Money"];
             /**
              * @description share_refund: taken from a share refund owed to the member.
              * @enum {string}
@@ -6828,7 +6893,7 @@ export interface components {
             reference: string;
             /** Format: date */
             business_date: string;
-            /** @description Oldest installment first: penalties, interest, principal. */
+            /** @description Oldest installment first: penalties, insurance, interest, principal. */
             allocations: components["schemas"]["RepaymentAllocation"][];
             outstanding_after: components["schemas"]["Money"];
             /** Format: uuid */
@@ -6866,8 +6931,11 @@ export interface components {
             /** Format: date */
             first_due_date: string;
             fees: components["schemas"]["Money"];
+            insurance_premium: components["schemas"]["Money"];
+            /** @enum {string} */
+            insurance_collection: "withheld" | "spread";
             /**
-             * @description TEG (effective global rate), percent with two decimals.
+             * @description TEG (effective global rate, insurance included), percent with two decimals.
              * @example 21.47
              */
             teg: string;
@@ -7585,6 +7653,7 @@ export interface components {
             /** Format: date */
             due_date: string;
             penalty: components["schemas"]["Money"];
+            insurance?: components["schemas"]["Money"];
             interest: components["schemas"]["Money"];
             principal: components["schemas"]["Money"];
         };
@@ -7742,7 +7811,7 @@ export interface components {
              * @description …or an account role, which the product involved resolves.
              * @enum {string}
              */
-            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
+            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination" | "insurance_payable";
         };
         RuleConfig: {
             /** Format: uuid */
@@ -7750,7 +7819,7 @@ export interface components {
             /** Format: uuid */
             enterprise: string;
             /** @enum {string} */
-            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+            kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
             version: number;
             legs: components["schemas"]["RuleLeg"][];
             /** @description An inactive rule posts nothing: its events stay not posted. */
@@ -8096,6 +8165,7 @@ export interface components {
             due_date: string;
             principal: components["schemas"]["Money"];
             interest: components["schemas"]["Money"];
+            insurance: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
             outstanding_after: components["schemas"]["Money"];
         };
@@ -8843,6 +8913,35 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["User"][];
+        };
+        UsuryRate: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /**
+             * @description The TEG ceiling, percent with two decimals, as the TEG is shown.
+             * @example 60.94
+             */
+            rate: string;
+            /** Format: date */
+            effective_from: string;
+            /** @description Where the rate was published (the monetary authority's notice for the period). */
+            source_reference: string;
+            /** Format: uuid */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page<UsuryRate>: one page of a list. */
+        UsuryRatePage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["UsuryRate"][];
         };
         VaultCount: {
             /** Format: uuid */
@@ -19854,7 +19953,7 @@ export interface operations {
                     date_from: string;
                     date_to: string;
                     /** @description Empty: every kind. */
-                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery")[];
+                    kinds?: ("deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance")[];
                     /** @enum {string} */
                     mode: "dry_run" | "apply";
                 };
@@ -20019,7 +20118,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
                 branch?: string;
                 date_from?: string;
                 date_to?: string;
@@ -20099,7 +20198,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+                kind?: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
             };
             header?: never;
             path?: never;
@@ -20178,17 +20277,17 @@ export interface operations {
                     /** Format: uuid */
                     enterprise: string;
                     /** @enum {string} */
-                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+                    kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
                     legs: {
                         debit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination" | "insurance_payable";
                         };
                         credit: {
                             account?: string;
                             /** @enum {string} */
-                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination";
+                            role?: "cash" | "member_deposits" | "loan_portfolio" | "accrued_interest" | "overdue_receivables" | "doubtful_receivables" | "provisions" | "provision_charge" | "provision_reversal" | "write_off_loss" | "interest_income" | "fee_income" | "penalty_income" | "shares_unpaid" | "shares_paid" | "members_capital" | "capital_to_refund" | "interest_expense" | "withholding_tax" | "internal_transfers" | "accrued_interest_payable" | "unearned_interest" | "provisions_destination" | "insurance_payable";
                         };
                     }[];
                     /** @default true */
@@ -20306,7 +20405,7 @@ export interface operations {
                 /** @description Results per page (at most 100). */
                 page_size?: number;
                 enterprise: string;
-                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery";
+                kind: "deposit" | "withdrawal" | "loan_disbursement" | "repayment_principal" | "repayment_interest" | "repayment_penalty" | "loan_fee" | "interest_accrual" | "reclassification_overdue" | "reclassification_doubtful" | "reclassification_performing" | "provision_charge" | "provision_reversal" | "write_off" | "share_subscription" | "share_payment" | "share_cancellation" | "share_unpaid_cancellation" | "share_refund" | "savings_interest" | "withholding_tax" | "term_deposit_maturity" | "term_deposit_payout" | "savings_interest_accrual" | "term_deposit_early_closure" | "savings_interest_recovery" | "withholding_tax_refund" | "repayment_interest_unearned" | "unearned_interest_recognition" | "provision_transfer" | "member_transfer_debit" | "member_transfer_credit" | "inter_branch_deposit" | "inter_branch_deposit_cash" | "inter_branch_withdrawal" | "inter_branch_withdrawal_cash" | "loan_recovery" | "loan_insurance_premium" | "repayment_insurance";
             };
             header?: never;
             path?: never;
@@ -23842,6 +23941,18 @@ export interface operations {
                     fee_income_account_code?: string;
                     penalty_income_account_code?: string;
                     accrued_interest_account_code?: string;
+                    /**
+                     * @description Credit insurance premium, a decimal share of the principal.
+                     * @default 0
+                     */
+                    insurance_rate?: string;
+                    /** @default 0 */
+                    insurance_fixed?: string;
+                    /**
+                     * @default withheld
+                     * @enum {string}
+                     */
+                    insurance_collection?: "withheld" | "spread";
                     /** Format: uuid */
                     enterprise: string;
                     code: string;
@@ -24058,6 +24169,11 @@ export interface operations {
                     fee_income_account_code?: string;
                     penalty_income_account_code?: string;
                     accrued_interest_account_code?: string;
+                    /** @description Credit insurance premium, a decimal share of the principal. */
+                    insurance_rate?: string;
+                    insurance_fixed?: string;
+                    /** @enum {string} */
+                    insurance_collection?: "withheld" | "spread";
                     is_active?: boolean;
                 };
             };
@@ -24242,6 +24358,263 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUsuryRates: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Sort by effective_from; prefix with '-' for descending; comma-separate several. */
+                ordering?: string;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List usury rates, latest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsuryRatePage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setUsuryRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    rate: string;
+                    effective_from: string;
+                    source_reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set the usury rate from a date (direction, administrators); under four eyes */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/loans/usury-rates/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsuryRate"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsuryRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One usury rate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsuryRate"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -29202,7 +29575,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
                 maker?: string;
             };
             header?: never;
@@ -29697,7 +30070,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**

@@ -46,10 +46,13 @@ const expected: Record<string, [string, string][]> = {
   inter_branch_withdrawal_cash: [['459', '5710']],
   // Issue 30: money recovered on a written-off loan, income on 792 Récupération sur créances abandonnées.
   loan_recovery: [['5710', '792']],
+  // Issue 30: a credit insurance premium, withheld at disbursement or paid with an installment, is the insurer's (461).
+  loan_insurance_premium: [['5710', '461']],
+  repayment_insurance: [['5710', '461']],
 };
 
-test('there is exactly one default rule per event kind, thirty-seven in all', (t) => {
-  t.is(defaultRules.length, 37);
+test('there is exactly one default rule per event kind, thirty-nine in all', (t) => {
+  t.is(defaultRules.length, 39);
   t.deepEqual(defaultRules.map((rule) => rule.kind).sort(), [...eventKinds].sort());
 });
 

@@ -41,6 +41,7 @@ const loanApplicationSchema = yup.object({
   grace_periods: yup.number().integer().required(),
   purpose: yup.string().defined(),
   fees: moneyResponse(),
+  insurance_premium: moneyResponse().meta({ description: 'Credit insurance premium quoted at submission (docs/domain.md §14.6).' }),
   teg: yup.string().required().meta({ description: 'TEG at submission, percent with two decimals.', example: '21.47' }),
   cap_breaches: yup
     .array(
@@ -79,6 +80,7 @@ function serializeApplication(application: LoanApplication, { decisionHistory, l
     grace_periods: application.gracePeriods,
     purpose: application.purpose,
     fees: application.fees,
+    insurance_premium: application.insurancePremium,
     teg: application.teg,
     cap_breaches: application.capBreaches,
     status: application.status,
@@ -154,7 +156,7 @@ export const loanApplicationRoutes = [
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
-    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'loan_officer_not_in_branch', 'member_not_active', 'product_inactive', 'term_periods_out_of_bounds', 'workflow_unavailable'],
+    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'loan_officer_not_in_branch', 'member_not_active', 'product_inactive', 'teg_above_usury_rate', 'term_periods_out_of_bounds', 'workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, load }) => {
       const client = await load(memberLoaders.client, body.client);
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {

@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
+import { insuranceCollections } from '../../../domain/loans/loan-product';
 import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -15,6 +16,7 @@ const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
 const termCategories = ['cta', 'mlt'] as const;
 const termPeriodsSchema = () => yup.number().strict(true).integer().min(1).max(600);
+const wholeFrancs = () => yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string');
 const rateResponse = (description: string) => yup.string().required().meta({ description, example: '0.180000' });
 
 const loanProductSchema = yup.object({
@@ -41,6 +43,9 @@ const loanProductSchema = yup.object({
   fee_income_account_code: yup.string().required(),
   penalty_income_account_code: yup.string().required(),
   accrued_interest_account_code: yup.string().required().meta({ description: 'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.' }),
+  insurance_rate: rateResponse('Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).'),
+  insurance_fixed: moneyResponse(),
+  insurance_collection: yup.string().oneOf(insuranceCollections).required().meta({ description: 'withheld at disbursement, or spread over the installments.' }),
   is_active: yup.boolean().required(),
   created_at: timestampResponse(),
 }).meta({ component: 'LoanProduct' });
@@ -50,6 +55,7 @@ const simulatedInstallmentSchema = yup.object({
   due_date: dateResponse(),
   principal: moneyResponse(),
   interest: moneyResponse(),
+  insurance: moneyResponse().meta({ description: 'The installment\'s part of a spread insurance premium.' }),
   total: moneyResponse(),
   outstanding_after: moneyResponse(),
 }).meta({ component: 'SimulatedInstallment' });
@@ -62,7 +68,9 @@ const loanSimulationSchema = yup.object({
   start_date: dateResponse().meta({ description: 'Disbursement date.' }),
   first_due_date: dateResponse(),
   fees: moneyResponse(),
-  teg: yup.string().required().meta({ description: 'TEG (effective global rate), percent with two decimals.', example: '21.47' }),
+  insurance_premium: moneyResponse(),
+  insurance_collection: yup.string().oneOf(insuranceCollections).required(),
+  teg: yup.string().required().meta({ description: 'TEG (effective global rate, insurance included), percent with two decimals.', example: '21.47' }),
   total_interest: moneyResponse(),
   installments: yup.array(simulatedInstallmentSchema).required(),
 }).meta({ component: 'LoanSimulation' });
@@ -92,6 +100,9 @@ function serializeLoanProduct(product: LoanProduct) {
     fee_income_account_code: product.feeIncomeAccountCode,
     penalty_income_account_code: product.penaltyIncomeAccountCode,
     accrued_interest_account_code: product.accruedInterestAccountCode,
+    insurance_rate: product.insuranceRate,
+    insurance_fixed: product.insuranceFixed,
+    insurance_collection: product.insuranceCollection,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
@@ -110,7 +121,7 @@ const changeableFields = {
   max_term_periods: termPeriodsSchema(),
   max_grace_periods: yup.number().strict(true).integer().min(0).max(599),
   fee_rate: rateSchema(),
-  fee_fixed: yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string'),
+  fee_fixed: wholeFrancs(),
   penalty_rate: rateSchema().meta({ description: 'Annual rate on late amounts, actual/365.' }),
   real_estate: yup.boolean(),
   portfolio_account_code: accountCodeSchema(),
@@ -118,6 +129,9 @@ const changeableFields = {
   fee_income_account_code: accountCodeSchema(),
   penalty_income_account_code: accountCodeSchema(),
   accrued_interest_account_code: accountCodeSchema(),
+  insurance_rate: rateSchema().meta({ description: 'Credit insurance premium, a decimal share of the principal.' }),
+  insurance_fixed: wholeFrancs(),
+  insurance_collection: yup.string().oneOf(insuranceCollections),
 };
 
 type ChangeableBody = { [K in keyof typeof changeableFields]?: yup.InferType<(typeof changeableFields)[K]> };
@@ -142,6 +156,9 @@ function productChanges(body: ChangeableBody): Omit<LoanProductChanges, 'isActiv
     feeIncomeAccountCode: body.fee_income_account_code,
     penaltyIncomeAccountCode: body.penalty_income_account_code,
     accruedInterestAccountCode: body.accrued_interest_account_code,
+    insuranceRate: body.insurance_rate,
+    insuranceFixed: body.insurance_fixed,
+    insuranceCollection: body.insurance_collection,
   };
 }
 
@@ -197,10 +214,13 @@ export const loanProductRoutes = [
       fee_fixed: changeableFields.fee_fixed.default('0'),
       penalty_rate: changeableFields.penalty_rate.default('0'),
       real_estate: changeableFields.real_estate.default(false),
+      insurance_rate: changeableFields.insurance_rate.default('0'),
+      insurance_fixed: changeableFields.insurance_fixed.default('0'),
+      insurance_collection: changeableFields.insurance_collection.default('withheld'),
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...accountChoiceRefusals, 'product_code_taken'],
+    refusals: [...accountChoiceRefusals, 'product_code_taken', 'teg_above_usury_rate'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const changes = productChanges(body);
@@ -243,7 +263,7 @@ export const loanProductRoutes = [
     body: yup.object({ ...changeableFields, is_active: yup.boolean() }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...accountChoiceRefusals],
+    refusals: [...accountChoiceRefusals, 'teg_above_usury_rate'],
     handler: async ({ resource: product, body, principal: actor, deps }) => {
       return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
     },
@@ -278,14 +298,17 @@ export const loanProductRoutes = [
         start_date: simulation.startDate,
         first_due_date: simulation.firstDueDate,
         fees: formatAmount(simulation.fees),
+        insurance_premium: formatAmount(simulation.insurance.premium),
+        insurance_collection: simulation.insurance.collection,
         teg: simulation.teg,
         total_interest: formatAmount(simulation.schedule.totalInterest),
-        installments: simulation.schedule.installments.map((installment) => ({
+        installments: simulation.schedule.installments.map((installment, index) => ({
           number: installment.number,
           due_date: installment.dueDate,
           principal: formatAmount(installment.principal),
           interest: formatAmount(installment.interest),
-          total: formatAmount(installment.total),
+          insurance: formatAmount(simulation.insuranceParts[index]!),
+          total: formatAmount(installment.total.plus(simulation.insuranceParts[index]!)),
           outstanding_after: formatAmount(installment.outstandingAfter),
         })),
       };

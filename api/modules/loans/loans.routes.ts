@@ -4,6 +4,7 @@ import { readInstallments } from '../../../activities/loans/installments';
 import { positionOfLoan } from '../../../activities/loans/loan-position.activity';
 import { setLitigious, writeOffLoan } from '../../../activities/loans/portfolio-quality.activity';
 import { recoveredOn } from '../../../activities/loans/loan-recoveries.activity';
+import { insuranceCollections } from '../../../domain/loans/loan-product';
 import { formatAmount, Money } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -31,6 +32,8 @@ export const loanSchema = yup.object({
   number: yup.string().required(),
   principal: moneyResponse(),
   fees: moneyResponse(),
+  insurance_premium: moneyResponse().meta({ description: 'Credit insurance premium owed to the insurer (docs/domain.md §14.6); 0 without insurance.' }),
+  insurance_collection: yup.string().oneOf(insuranceCollections).required().meta({ description: 'withheld at disbursement, or spread over the installments.' }),
   annual_rate: yup.string().required().meta({ description: 'Annual interest rate, a decimal ("0.18" = 18 %).', example: '0.180000' }),
   penalty_rate: yup.string().required().meta({ description: 'Annual rate on late amounts, a decimal.', example: '0.120000' }),
   method: yup.string().oneOf(['constant_annuity', 'constant_principal'] as const).required(),
@@ -88,6 +91,8 @@ const loanInstallmentSchema = yup.object({
   principal_paid: moneyResponse(),
   interest_paid: moneyResponse(),
   penalty_paid: moneyResponse(),
+  insurance_due: moneyResponse().meta({ description: 'Its part of a spread insurance premium (docs/domain.md §14.6).' }),
+  insurance_paid: moneyResponse(),
 }).meta({ component: 'LoanInstallment' });
 
 const loanScheduleSchema = yup.object({
@@ -106,6 +111,8 @@ export function serializeLoan(loan: Loan) {
     number: loan.number,
     principal: loan.principal,
     fees: loan.fees,
+    insurance_premium: loan.insurancePremium,
+    insurance_collection: loan.insuranceCollection,
     annual_rate: loan.annualRate,
     penalty_rate: loan.penaltyRate,
     method: loan.method,
@@ -219,6 +226,8 @@ export const loanRoutes = [
           principal_paid: formatAmount(installment.principalPaid),
           interest_paid: formatAmount(installment.interestPaid),
           penalty_paid: formatAmount(installment.penaltyPaid),
+          insurance_due: formatAmount(installment.insuranceDue ?? new Money(0)),
+          insurance_paid: formatAmount(installment.insurancePaid ?? new Money(0)),
         })),
       };
     },

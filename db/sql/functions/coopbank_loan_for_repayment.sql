@@ -1,5 +1,5 @@
 -- What a repayment reads of its loan, in one round trip (20261124010000_loan_for_repayment; unearned interest
--- 20261129900000; doubtful account 20261130000000): the loan locked, then its product's accounts, the enterprise's
+-- 20261129900000; doubtful account 20261130000000; spread insurance 20261205600000): the loan locked, then its product's accounts, the enterprise's
 -- business date and time zone, its open installments, and the earlier repayment of the same idempotency key.
 -- NULL when there is no such loan. Two statements on purpose: in a volatile function each statement reads a fresh
 -- snapshot, so the read that follows the lock sees everything committed by the repayment this one waited for.
@@ -24,7 +24,8 @@ AS $function$
           SELECT json_agg(json_build_object(
             'number', i.number, 'due_date', i.due_date, 'principal_due', i.principal_due::text, 'interest_due', i.interest_due::text,
             'penalty_due', i.penalty_due::text, 'principal_paid', i.principal_paid::text, 'interest_paid', i.interest_paid::text,
-            'penalty_paid', i.penalty_paid::text, 'penalty_through', i.penalty_through, 'period_start', i.period_start) ORDER BY i.number)
+            'penalty_paid', i.penalty_paid::text, 'penalty_through', i.penalty_through, 'period_start', i.period_start,
+            'insurance_due', i.insurance_due::text, 'insurance_paid', i.insurance_paid::text) ORDER BY i.number)
           FROM (SELECT j.*, COALESCE(lag(j.due_date) OVER (ORDER BY j.number), l.disbursed_on) AS period_start
                   FROM loan_installments j WHERE j.loan_id = l.id) i
           WHERE i.paid_on IS NULL), '[]'))
