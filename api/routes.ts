@@ -33,6 +33,7 @@ import { ledgerRoutes } from './modules/accounts/ledger.routes';
 import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
+import { loanRestructuringRoutes } from './modules/loans/loan-restructurings.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
@@ -96,6 +97,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanRoutes,
   ...loanRepaymentRoutes,
   ...loanGuaranteeRoutes,
+  ...loanRestructuringRoutes,
   ...provisionRoutes,
   ...arrearsStatementRoutes,
   ...shareTypeRoutes,

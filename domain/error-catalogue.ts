@@ -278,6 +278,11 @@ export const errorCatalogue = {
   cash_difference_unknown: { kind: 'unprocessable', title: 'The entry is no difference of a till session or of a vault count.' },
   cash_settlement_mode_refused: { kind: 'unprocessable', title: 'A shortage is recovered or written off, an excess written off or returned.' },
   cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
+  // Issue 30, restructuring (R-2017/07 Arts. 11–14, docs/domain.md §14.2).
+  annual_rate_out_of_bounds: { kind: 'unprocessable', title: 'The rate is outside its bounds.' },
+  restructuring_pending: { kind: 'conflict', title: 'The loan already has a restructuring awaiting its decision.' },
+  restructuring_closed: { kind: 'conflict', title: 'The restructuring has been decided or has expired.' },
+  nothing_to_restructure: { kind: 'conflict', title: 'The loan has no principal left to fall due to restructure.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -26,6 +26,7 @@ import { recordInterBranchOperation, type InterBranchInput } from '../cash/inter
 import { settleDifference, type SettlementInput } from '../cash/difference-settlements.activity';
 import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type DisposalPayload } from '../accounting/fixed-assets.activity';
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
+import { applyRestructuring, closeRestructuring } from '../loans/loan-restructurings.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -78,6 +79,8 @@ export const approvalExecutors = {
   'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) => recordInterBranchOperation(context, maker, payload),
   // Issue 29, cash between the vault and the tills: a shortage or an excess settled.
   'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
+  // Issue 30, restructuring: the new schedule version and the loan flagged, on the decision of a step above the granting one.
+  'loan.restructure': (context: DataContext, maker: Actor, payload: { restructuringId: string }) => applyRestructuring(context, maker, payload),
 };
 
 /** A guarantee's change under four eyes: its addition (the guarantee waits `pending`), or its end at a date. */
@@ -105,6 +108,8 @@ export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Tr
   'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),
   // Issue 29: the pending standing order is rejected; its Schedule finds nothing to run.
   'standing_order.create': (trx, payload, closing) => rejectStandingOrder(trx, payload, closing),
+  // Issue 30, restructuring: the pending restructuring ends as its request did, with the reason.
+  'loan.restructure': (trx, payload, closing) => closeRestructuring(trx, payload, closing),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -46,4 +46,8 @@ export class Loan extends BaseModel {
   writtenOffAmount!: string | null;
   writtenOffBy!: string | null;
   writeOffApproval!: string;
+  /** Issue 30, restructuring (docs/domain.md §14.2): restructured at least once, how many times, the last one's date. */
+  restructured!: boolean;
+  restructuringCount!: number;
+  restructuredOn!: string | null;
 }
