@@ -9,7 +9,6 @@ import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
 import { inTransaction } from '../../db/transaction';
-import type { RequestClosing } from '../approvals/operations';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
@@ -152,6 +151,6 @@ export async function applyRestructuring(context: DataContext, maker: Actor, pay
 }
 
 /** The request ended unapplied (the four-eyes closer, in its transaction): the restructuring ends with it, and why. */
-export async function closeRestructuring(trx: Knex.Transaction, payload: { restructuringId: string }, closing: RequestClosing): Promise<void> {
+export async function closeRestructuring(trx: Knex.Transaction, payload: { restructuringId: string }, closing: { status: 'rejected' | 'expired' | 'failed'; reason: string | null }): Promise<void> {
   await trx('loan_restructurings').where({ id: payload.restructuringId, status: 'pending' }).update({ status: closing.status, decision_reason: closing.reason });
 }

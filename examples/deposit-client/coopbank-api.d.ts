@@ -2640,6 +2640,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/restructured-register/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then
+         * @description The loans of the portfolio at the date with a restructuring applied by then (R-2017/07 Arts. 11–14), by loan number: each restructuring's date, class before, amount restructured, the payment Art. 14 requires and the TEG; the loan's class and outstanding principal at its provisioning position of the date.
+         */
+        get: operations["getRestructuredRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/restructurings/{id}/": {
         parameters: {
             query?: never;
@@ -7277,6 +7297,41 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ReportingPack"][];
+        };
+        RestructuredRegister: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            loans: {
+                /** Format: uuid */
+                loan: string;
+                number: string;
+                /** Format: uuid */
+                branch: string;
+                member_number: string;
+                member_name: string;
+                /** @description Its restructurings applied by the date. */
+                restructuring_count: number;
+                /**
+                 * @description Its class at the date (its provisioning position then).
+                 * @enum {string}
+                 */
+                classification: "performing" | "overdue" | "doubtful";
+                outstanding: components["schemas"]["Money"];
+                restructurings: {
+                    number: number;
+                    /** Format: date */
+                    effective_on: string;
+                    /** @enum {string} */
+                    class_before: "performing" | "overdue" | "doubtful";
+                    restructured_amount: components["schemas"]["Money"];
+                    required_payment: components["schemas"]["Money"];
+                    teg: string;
+                }[];
+            }[];
         };
         ResultAllocation: {
             /** Format: uuid */
@@ -25696,6 +25751,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LoanRestructuringPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRestructuredRegister: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: every branch the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestructuredRegister"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

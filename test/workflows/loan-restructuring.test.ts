@@ -115,6 +115,20 @@ test.serial('a doubtful loan restructured: the maker cannot approve, the directi
   await runAt(w, '2026-07-02');
   t.like(await loanRow(loanId), { classification: 'performing', provision_amount: '0' });
   t.true(await ledgerBalanced(knex, w.enterpriseId));
+
+  // The register: the loan at 2 July, performing; its outstanding after three new installments of principal 92 016, 93 396
+  // and 110 016 − 1 014 588 × 0.015 (15 218.82 → 15 219) = 94 797.
+  const register = (as: string, date: string, extra = '') => app.request('GET', `/api/v1/loans/restructured-register/?enterprise=${w.enterpriseId}&date=${date}${extra}`, { headers: w.users[as]!.headers });
+  const july = await register('direction', '2026-07-02');
+  t.is(july.status, 200, july.text);
+  t.is(july.body.loans.length, 1);
+  t.like(july.body.loans[0], { loan: loanId, restructuring_count: 1, classification: 'performing', outstanding: String(1_200_000 - 92_016 - 93_396 - 94_797) });
+  t.deepEqual(july.body.loans[0].restructurings, [{ number: 1, effective_on: '2026-04-02', class_before: 'doubtful', restructured_amount: '1200000', required_payment: '240000', teg: detail.teg }]);
+  t.is((await register('direction', '2026-03-31')).body.loans.length, 0, 'not yet restructured then');
+  t.is((await register('other_head', '2026-07-02')).body.loans.length, 0, 'another branch\'s head sees none of it');
+  const csv = await register('direction', '2026-07-02', '&format=csv');
+  t.is(csv.status, 200);
+  t.true(csv.text.includes(july.body.loans[0].number as string), csv.text.slice(0, 300));
 });
 
 test.serial('a restructured doubtful loan that misses an installment of the transition stays doubtful, fully provisioned; reject needs a reason', async (t) => {

@@ -3,15 +3,20 @@ import * as yup from 'yup';
 import { operationKey } from '../../../activities/idempotency';
 import { applyRestructuring, closeRestructuring, openRestructuring } from '../../../activities/loans/loan-restructurings.activity';
 import { restructuringsQuery, type RestructuringRow } from '../../../activities/loans/loan-restructurings.queries';
+import { restructuredRegister } from '../../../activities/loans/restructured-register';
+import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { restructuredRegisterDocument } from '../../../domain/loans/restructured-register.document';
 import { roles } from '../../../domain/access';
 import { AppError } from '../../../domain/errors';
 import { Money } from '../../../domain/money';
 import { requestOrigin } from '../../context';
+import { answerReport, formatParameter } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import type { RequestRow } from '../approvals/approvals.queries';
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import { branchesOf } from './arrears-statement.routes';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
@@ -63,6 +68,30 @@ function serializeRestructuring(row: RestructuringRow) {
     first_due_date: row.first_due_date, schedule_version: row.schedule_version, teg: row.teg,
   };
 }
+
+const registerSchema = yup.object({
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().nullable().defined(),
+  date: dateResponse(),
+  loans: yup.array(yup.object({
+    loan: yup.string().uuid().required(),
+    number: yup.string().required(),
+    branch: yup.string().uuid().required(),
+    member_number: yup.string().required(),
+    member_name: yup.string().required(),
+    restructuring_count: yup.number().integer().required().meta({ description: 'Its restructurings applied by the date.' }),
+    classification: yup.string().oneOf(classes).required().meta({ description: 'Its class at the date (its provisioning position then).' }),
+    outstanding: moneyResponse(),
+    restructurings: yup.array(yup.object({
+      number: yup.number().integer().required(),
+      effective_on: dateResponse(),
+      class_before: yup.string().oneOf(classes).required(),
+      restructured_amount: moneyResponse(),
+      required_payment: moneyResponse(),
+      teg: yup.string().required(),
+    })).required(),
+  })).required(),
+}).meta({ component: 'RestructuredRegister' });
 
 const readRestructuring = async (knex: Knex, id: string) => serializeRestructuring((await restructuringsQuery(knex).where('r.id', id).first()) as RestructuringRow);
 
@@ -125,7 +154,7 @@ export const loanRestructuringRoutes = [
       }, applyNow).catch(async (error: unknown) => {
         // Refused now (by the trial of the operation) or never requested: the restructuring ends failed, the loan free again.
         const message = error instanceof Error ? error.message : String(error);
-        await deps.knex.transaction((trx) => closeRestructuring(trx, payload, { requestId: opened.id, status: 'failed', reason: message.slice(0, 1000) }));
+        await deps.knex.transaction((trx) => closeRestructuring(trx, payload, { status: 'failed', reason: message.slice(0, 1000) }));
         throw error;
       });
     },
@@ -164,6 +193,39 @@ export const loanRestructuringRoutes = [
       const rows = scopeToVisible(restructuringsQuery(deps.knex), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' });
       whereFilters(rows, query, { enterprise: 'r.enterprise_id', status: 'r.status', loan: 'r.loan_id' });
       return listPage(rows, query, ctx.href);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/loans/restructured-register/',
+    module: 'loans',
+    operationId: 'getRestructuredRegister',
+    summary: 'The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then',
+    description: 'The loans of the portfolio at the date with a restructuring applied by then (R-2017/07 Arts. 11–14), by loan number: each '
+      + 'restructuring\'s date, class before, amount restructured, the payment Art. 14 requires and the TEG; the loan\'s class and outstanding '
+      + 'principal at its provisioning position of the date.',
+    access: 'authenticated',
+    query: yup.object({ enterprise: yup.string().uuid().required(), date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: every branch the caller sees.' }), format: formatParameter }),
+    downloadable: true,
+    errorStatuses: [401, 404],
+    response: registerSchema,
+    handler: async ({ query, principal, deps, ctx }) => {
+      const branches = await branchesOf(deps.knex, principal, query.enterprise, query.branch);
+      const loans = await restructuredRegister(deps.knex, { enterpriseId: query.enterprise, asOf: query.date, branches });
+      const answer = {
+        enterprise: query.enterprise, branch: query.branch ?? null, date: query.date,
+        loans: loans.map((loan) => ({
+          loan: loan.loan, number: loan.number, branch: loan.branch, member_number: loan.memberNumber, member_name: loan.memberName,
+          restructuring_count: loan.restructurings.length, classification: loan.classification, outstanding: loan.outstanding,
+          restructurings: loan.restructurings.map((item) => ({
+            number: item.number, effective_on: item.effectiveOn, class_before: item.classBefore, restructured_amount: item.restructuredAmount,
+            required_payment: item.requiredPayment, teg: item.teg,
+          })),
+        })),
+      };
+      const heading = () => reportHeading(deps.knex, { enterpriseId: query.enterprise, branch: query.branch ?? null }, deps.clock());
+      const document = async () => restructuredRegisterDocument(await heading(), query.date, loans);
+      return answerReport(ctx, query.format, answer, { report: 'restructured-register', document });
     },
   }),
   defineRoute({
