@@ -34,6 +34,7 @@ import { reportingPackRoutes } from './modules/accounts/reporting-packs.routes';
 import { loanApplicationRoutes } from './modules/loans/loan-applications.routes';
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
 import { collateralRegisterRoutes } from './modules/loans/collateral-register.routes';
+import { loanRestructuringRoutes } from './modules/loans/loan-restructurings.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
 import { usuryRateRoutes } from './modules/loans/usury-rates.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
@@ -104,6 +105,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanRepaymentRoutes,
   ...loanGuaranteeRoutes,
   ...collateralRegisterRoutes,
+  ...loanRestructuringRoutes,
   ...provisionRoutes,
   ...arrearsStatementRoutes,
   // Issue 30, write-off and recovery.

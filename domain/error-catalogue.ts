@@ -290,6 +290,11 @@ export const errorCatalogue = {
   // Issue 30, credit insurance and the usury rate (docs/domain.md §14.6).
   teg_above_usury_rate: { kind: 'unprocessable', title: 'The TEG exceeds the usury rate in force at the date.' },
   usury_rate_exists: { kind: 'conflict', title: 'The enterprise has a usury rate from that date already.' },
+  // Issue 30, restructuring (R-2017/07 Arts. 11–14, docs/domain.md §14.2).
+  annual_rate_out_of_bounds: { kind: 'unprocessable', title: 'The rate is outside its bounds.' },
+  restructuring_pending: { kind: 'conflict', title: 'The loan already has a restructuring awaiting its decision.' },
+  restructuring_closed: { kind: 'conflict', title: 'The restructuring has been decided or has expired.' },
+  nothing_to_restructure: { kind: 'conflict', title: 'The loan has no principal left to fall due to restructure.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -28,6 +28,7 @@ import { acquireFixedAsset, disposeFixedAsset, type AcquisitionPayload, type Dis
 import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 // Issue 30, credit insurance and the usury rate.
 import { setUsuryRate, type UsuryRateInput } from '../loans/usury-rates.activity';
+import { applyRestructuring, closeRestructuring } from '../loans/loan-restructurings.activity';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -81,6 +82,8 @@ export const approvalExecutors = {
   'cash_difference.settle': (context: DataContext, maker: Actor, payload: SettlementInput) => settleDifference(context, maker, payload),
   // Issue 30, credit insurance and the usury rate: a usury rate recorded from its date.
   'usury_rate.change': (context: DataContext, maker: Actor, payload: UsuryRateInput) => setUsuryRate(context, maker, payload),
+  // Issue 30, restructuring: the new schedule version and the loan flagged, on the decision of a step above the granting one.
+  'loan.restructure': (context: DataContext, maker: Actor, payload: { restructuringId: string }) => applyRestructuring(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */
@@ -105,6 +108,8 @@ export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Tr
   'manual_entry.post': (trx, payload, closing) => returnManualEntry(trx, payload, closing),
   // Issue 29: the pending standing order is rejected; its Schedule finds nothing to run.
   'standing_order.create': (trx, payload, closing) => rejectStandingOrder(trx, payload, closing),
+  // Issue 30, restructuring: the pending restructuring ends as its request did, with the reason.
+  'loan.restructure': (trx, payload, closing) => closeRestructuring(trx, payload, closing),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

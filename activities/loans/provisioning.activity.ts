@@ -8,6 +8,7 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
+import { restructuringStates } from './loan-restructurings.queries';
 import { recordAudit } from '../audit';
 import { effectiveBusinessDate } from '../../domain/calendar';
 import { recordDatedEvent } from '../events/record-dated-event';
@@ -235,6 +236,9 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
     const accountsByPortfolio = new Map<string, ClassAccounts>();
     const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) => loanFactsOf(row, accountsByPortfolio));
+    // Issue 30: a restructured loan's class follows R-2017/07 Art. 14 (domain/loans/restructuring.ts).
+    const restructurings = await restructuringStates(trx, facts.map((loan) => loan.id), asOf);
+    for (const loan of facts) loan.restructuring = restructurings.get(loan.id) ?? null;
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
     const plan = planBatch(facts, asOf, configuration.provisioningLadder);
     await saveBatch(trx, run, plan);

@@ -52,4 +52,8 @@ export class Loan extends BaseModel {
   writeOffApproval!: string;
   /** The user who follows the loan (docs/domain.md §14.5): the application's, then whoever it is reassigned to. */
   loanOfficerId!: string;
+  /** Issue 30, restructuring (docs/domain.md §14.2): restructured at least once, how many times, the last one's date. */
+  restructured!: boolean;
+  restructuringCount!: number;
+  restructuredOn!: string | null;
 }

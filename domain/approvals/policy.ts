@@ -38,6 +38,8 @@ export const approvalOperations = [
   'cash_difference.settle',
   // Issue 30, credit insurance and the usury rate: setting the TEG ceiling loans are checked against.
   'usury_rate.change',
+  // Issue 30, restructuring (R-2017/07 Art. 13): decided above the level that granted the loan (docs/domain.md §14.2).
+  'loan.restructure',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -91,10 +93,12 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
   // Issue 30, credit insurance and the usury rate: a rate set too high lets usurious loans through, as prudential settings do.
   'usury_rate.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  // Issue 30, restructuring: each request's approvers are the steps above the one that granted its loan (Art. 13); the policy sets the days.
+  'loan.restructure': { fourEyes: true, approverRoles: ['credit_committee', 'direction'], threshold: null, lifetimeDays: 7 },
 };
 
-/** Operations no policy may leave to one person: the maker of a manual entry never validates it (docs/domain.md §11). */
-const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post']);
+/** Operations no policy may leave to one person: the maker of a manual entry never validates it; a restructuring is decided above (docs/domain.md §11). */
+const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post', 'loan.restructure']);
 
 /** The index of the first rule that lifts the four eyes of an operation that always has them, or -1. */
 export const rulesLiftingFourEyes = (rules: readonly Pick<PolicyRule, 'operation' | 'fourEyes'>[]): number =>

@@ -8,6 +8,7 @@ import type { AccountRole } from '../events/rules';
  * - Overdue (impayé) up to 45 days, 90 for real-estate loans; doubtful (douteux) beyond, or when litigious.
  * - Contagion: one doubtful loan makes every loan of the borrower doubtful.
  * - A doubtful loan stays doubtful until the borrower's arrears are cleared (age 0), then is performing again.
+ * - A restructured loan is not below the class its restructuring keeps it at (its floor), and a doubtful floor spreads.
  */
 export type LoanClass = 'performing' | 'overdue' | 'doubtful';
 
@@ -20,6 +21,8 @@ export interface BorrowerLoan {
   realEstate: boolean;
   litigious: boolean;
   previousClass: LoanClass;
+  /** The class a restructuring keeps the loan at, at least (R-2017/07 Art. 14: domain/loans/restructuring.ts). */
+  classFloor?: LoanClass | null;
 }
 
 export interface ClassifiedLoan {
@@ -38,9 +41,10 @@ export function classifyBorrowerLoans(loans: readonly BorrowerLoan[]): Classifie
     if (!Number.isSafeInteger(loan.daysPastDue) || loan.daysPastDue < 0) throw new Error(`daysPastDue must be an integer ≥ 0, got ${loan.daysPastDue}`);
   }
   const age = borrowerAge(loans);
-  const ownDoubtful = (loan: BorrowerLoan) => loan.litigious || age > overdueLimitDays(loan.realEstate) || (loan.previousClass === 'doubtful' && age > 0);
+  const ownDoubtful = (loan: BorrowerLoan) => loan.litigious || loan.classFloor === 'doubtful' || age > overdueLimitDays(loan.realEstate) || (loan.previousClass === 'doubtful' && age > 0);
   const doubtful = loans.some(ownDoubtful);
-  return loans.map((loan) => ({ loanId: loan.loanId, ageDays: age, loanClass: doubtful ? 'doubtful' : loan.daysPastDue > 0 ? 'overdue' : 'performing' }));
+  const overdue = (loan: BorrowerLoan) => loan.daysPastDue > 0 || loan.classFloor === 'overdue';
+  return loans.map((loan) => ({ loanId: loan.loanId, ageDays: age, loanClass: doubtful ? 'doubtful' : overdue(loan) ? 'overdue' : 'performing' }));
 }
 
 /**

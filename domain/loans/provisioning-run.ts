@@ -5,6 +5,7 @@ import type { LadderStep } from '../provisioning-ladder';
 import { classifyBorrowerLoans, reclassificationOf, type ClassAccounts, type LoanClass, type Placement } from './classification';
 import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf, type CoverClass } from './doubtful-accounts';
 import { provisionFor, yearsSince, type Provision } from './provisioning';
+import { restructuringHold, type RestructuringHold, type RestructuringState } from './restructuring';
 
 /**
  * One batch of the provisioning run (docs/domain.md §4), decided without I/O: every loan of the batch's
@@ -61,6 +62,8 @@ export interface LoanFacts {
   eligibleCover: Money;
   /** Its latest LoanProvision row when its last position is one rows follow (see `followed`); null otherwise. */
   latest: ProvisionPosition | null;
+  /** Its latest restructuring applied by the date, if any (Art. 14 reads it). */
+  restructuring?: RestructuringState | null;
 }
 
 export interface Classified {
@@ -69,19 +72,26 @@ export interface Classified {
   ageDays: number;
   /** The loan's own days past due. */
   daysPastDue: number;
+  /** What its restructuring holds it to (R-2017/07 Art. 14); none when absent. */
+  hold?: RestructuringHold;
 }
+
+const unheld: RestructuringHold = { floor: null, fullProvision: false, keepProvision: false };
 
 /** The class of each loan of one borrower (contagion), the borrower's age and each loan's own days past due, in order. */
 export function classifyBorrower(loans: readonly LoanFacts[], asOf: IsoDate): Classified[] {
   const own = loans.map((loan) => (loan.oldestDue === null ? 0 : daysBetween(loan.oldestDue, asOf)));
+  const holds = loans.map((loan) => (loan.restructuring === undefined || loan.restructuring === null ? unheld : restructuringHold(loan.restructuring, asOf)));
   const classes = classifyBorrowerLoans(loans.map((loan, index) => ({
     loanId: loan.id,
     daysPastDue: own[index]!,
     realEstate: loan.realEstate,
     litigious: loan.litigious,
     previousClass: loan.classification,
+    classFloor: holds[index]!.floor,
   })));
-  return classes.map((row, index) => ({ loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]! }));
+  // A loan never restructured carries no hold: its figures stay as they were.
+  return classes.map((row, index) => ({ loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]!, ...(holds[index] === unheld ? {} : { hold: holds[index]! }) }));
 }
 
 export interface Assessment extends Classified {
@@ -95,11 +105,15 @@ const zero = new Money(0);
 
 /** One loan's provision at `asOf` from its class and its borrower's age. */
 export function assessLoan(loan: LoanFacts, classified: Classified, asOf: IsoDate, ladder: readonly LadderStep[]): Assessment {
-  const { loanClass, ageDays, daysPastDue } = classified;
+  const { loanClass, ageDays, daysPastDue, hold = unheld } = classified;
   // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
   const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtfulSince : asOf;
   const covers = { cashCover: loan.cashCover, eligibleCover: loan.eligibleCover };
-  const provision = provisionFor({ outstanding: loan.outstanding, loanClass, ageDays, ...covers, doubtfulSince, litigious: loan.litigious, asOf, ladder });
+  // Art. 14: a restructured doubtful loan that missed an installment is provisioned in full, as a litigious one.
+  const computed = provisionFor({ outstanding: loan.outstanding, loanClass, ageDays, ...covers, doubtfulSince, litigious: loan.litigious || hold.fullProvision, asOf, ladder });
+  // Art. 14: the provisions made before are reversed only once the transition is over (never above the principal).
+  const kept = Money.min(loan.provisionAmount, loan.outstanding);
+  const provision = hold.keepProvision && computed.amount.lt(kept) ? { ...computed, amount: kept } : computed;
   const delta = provision.amount.eq(loan.provisionAmount) ? zero : provision.amount.minus(loan.provisionAmount);
   return { loanClass, ageDays, daysPastDue, doubtfulSince, provision, delta };
 }

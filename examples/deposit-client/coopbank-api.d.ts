@@ -2680,6 +2680,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/loans/{id}/restructurings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The restructurings of a loan, newest first */
+        get: operations["listRestructuringsOfLoan"];
+        put?: never;
+        /**
+         * Ask to restructure a loan: new term, rate and grace, arrears capitalised or not; decided above the level that granted it
+         * @description Answers 202 with the four-eyes request (`loan.restructure`): a user other than the maker, holding a role above the step that granted the loan (R-2017/07 Art. 13; a loan granted by the direction stays with the direction), approves or rejects it (…/restructurings/{id}/decision/), else it expires after the policy's days. Approved, the installments not yet due are replaced by the new series from the business date, the arrears settled by capitalisation if asked, and the loan flagged restructured.
+         */
+        post: operations["requestLoanRestructuring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/restructurings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Restructurings of the loans the user sees, newest first */
+        get: operations["listLoanRestructurings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/restructured-register/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then
+         * @description The loans of the portfolio at the date with a restructuring applied by then (R-2017/07 Arts. 11–14), by loan number: each restructuring's date, class before, amount restructured, the payment Art. 14 requires and the TEG; the loan's class and outstanding principal at its provisioning position of the date.
+         */
+        get: operations["getRestructuredRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/restructurings/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One restructuring: its terms, its decision, and once applied what it did */
+        get: operations["getLoanRestructuring"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/restructurings/{id}/decision/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a restructuring (another user than its maker, above the step that granted the loan); a rejection gives its reason
+         * @description Sent to its four-eyes request's workflow. Send an Idempotency-Key: a retry with the same key joins the first decision.
+         */
+        post: operations["decideLoanRestructuring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/provisions/": {
         parameters: {
             query?: never;
@@ -4638,7 +4733,7 @@ export interface components {
             enterprise: string;
             rules: {
                 /** @enum {string} */
-                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
+                operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change" | "loan.restructure";
                 four_eyes: boolean;
                 approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                 /**
@@ -4658,7 +4753,7 @@ export interface components {
             /** Format: uuid */
             branch: string | null;
             /** @enum {string} */
-            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
+            operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change" | "loan.restructure";
             summary: string;
             /** @description What the operation will do once approved, as its route received it. */
             payload: Record<string, never>;
@@ -6911,6 +7006,63 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["LoanRepayment"][];
         };
+        LoanRestructuring: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            loan: string;
+            loan_number: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired" | "failed";
+            term_periods: number;
+            annual_rate: string;
+            grace_periods: number;
+            capitalise_arrears: boolean;
+            reason: string;
+            /** Format: uuid */
+            requested_by: string;
+            /** Format: date-time */
+            requested_at: string;
+            /**
+             * Format: uuid
+             * @description Its four-eyes request (`loan.restructure`).
+             */
+            approval_request: string | null;
+            /** @description R-2017/07 Art. 13: the steps above the one that granted the loan (direction stays direction). */
+            approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
+            /** Format: uuid */
+            decided_by: string | null;
+            decision_reason: string | null;
+            /** @description The loan's 1st, 2nd… restructuring, once applied. */
+            number: number | null;
+            /** Format: date */
+            effective_on: string | null;
+            /** @enum {string|null} */
+            class_before: "performing" | "overdue" | "doubtful" | null;
+            outstanding_before: components["schemas"]["Money"] | null;
+            principal_capitalised: components["schemas"]["Money"] | null;
+            interest_capitalised: components["schemas"]["Money"] | null;
+            restructured_amount: components["schemas"]["Money"] | null;
+            required_payment: components["schemas"]["Money"] | null;
+            /** Format: date */
+            first_due_date: string | null;
+            schedule_version: number | null;
+            teg: string | null;
+        };
+        /** @description Page<LoanRestructuring>: one page of a list. */
+        LoanRestructuringPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["LoanRestructuring"][];
+        };
         /** @description RepaymentSchedule: every installment, what was due and what was paid. */
         LoanSchedule: {
             /** Format: uuid */
@@ -7723,6 +7875,41 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ReportingPack"][];
+        };
+        RestructuredRegister: {
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string | null;
+            /** Format: date */
+            date: string;
+            loans: {
+                /** Format: uuid */
+                loan: string;
+                number: string;
+                /** Format: uuid */
+                branch: string;
+                member_number: string;
+                member_name: string;
+                /** @description Its restructurings applied by the date. */
+                restructuring_count: number;
+                /**
+                 * @description Its class at the date (its provisioning position then).
+                 * @enum {string}
+                 */
+                classification: "performing" | "overdue" | "doubtful";
+                outstanding: components["schemas"]["Money"];
+                restructurings: {
+                    number: number;
+                    /** Format: date */
+                    effective_on: string;
+                    /** @enum {string} */
+                    class_before: "performing" | "overdue" | "doubtful";
+                    restructured_amount: components["schemas"]["Money"];
+                    required_payment: components["schemas"]["Money"];
+                    teg: string;
+                }[];
+            }[];
         };
         ResultAllocation: {
             /** Format: uuid */
@@ -26509,6 +26696,532 @@ export interface operations {
             };
         };
     };
+    listRestructuringsOfLoan: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                status?: "pending" | "approved" | "rejected" | "expired" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restructurings of a loan, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRestructuringPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestLoanRestructuring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Installments of the new series, grace included (within the product's maximum). */
+                    term_periods: number;
+                    annual_rate: string;
+                    /** @default 0 */
+                    grace_periods?: number;
+                    /**
+                     * @description Settle the installments due and unpaid by capitalisation: their principal joins the amount restructured, their interest and penalties the new interest.
+                     * @default false
+                     */
+                    capitalise_arrears?: boolean;
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Ask to restructure a loan: new term, rate and grace, arrears capitalised or not; decided above the level that granted it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRestructuring"];
+                };
+            };
+            /** @description Held for a second person's approval: the approval request, its detail at Location. */
+            202: {
+                headers: {
+                    /** @description The request: /api/v1/approvals/requests/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLoanRestructurings: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                status?: "pending" | "approved" | "rejected" | "expired" | "failed";
+                loan?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Restructurings of the loans the user sees, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRestructuringPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRestructuredRegister: {
+        parameters: {
+            query: {
+                enterprise: string;
+                date: string;
+                /** @description One branch; default: every branch the caller sees. */
+                branch?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then */
+            200: {
+                headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestructuredRegister"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLoanRestructuring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One restructuring: its terms, its decision, and once applied what it did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRestructuring"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decideLoanRestructuring: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    /** @default  */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Approve or reject a restructuring (another user than its maker, above the step that granted the loan); a rejection gives its reason */
+            200: {
+                headers: {
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanRestructuring"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listLoanProvisions: {
         parameters: {
             query?: {
@@ -29575,7 +30288,7 @@ export interface operations {
                 /** @description Only this enterprise. */
                 enterprise?: string;
                 status?: "pending" | "approved" | "rejected" | "expired" | "failed";
-                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
+                operation?: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change" | "loan.restructure";
                 maker?: string;
             };
             header?: never;
@@ -30070,7 +30783,7 @@ export interface operations {
                 "application/json": {
                     rules: {
                         /** @enum {string} */
-                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change";
+                        operation: "business_date.move" | "exercice.reopen" | "loan.write_off" | "accounting_rule.change" | "share_type.notice_change" | "approval_policy.change" | "guarantee.change" | "role_grant.above_cashier" | "prudential_settings.change" | "result_allocation_policy.change" | "member_account.withdrawal" | "member_account.transfer" | "manual_entry.post" | "supplier_invoice.record" | "supplier_payment" | "fixed_asset.acquisition" | "fixed_asset.disposal" | "treasury.transfer" | "supplier_invoice.reverse" | "supplier_payment.reverse" | "standing_order.create" | "member_account.inter_branch_withdrawal" | "cash_difference.settle" | "usury_rate.change" | "loan.restructure";
                         four_eyes: boolean;
                         approver_roles: ("cashier" | "branch_head" | "credit_committee" | "direction" | "admin" | "auditor" | "accountant")[];
                         /**

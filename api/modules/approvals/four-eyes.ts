@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
 import { anotherDeciderExists, markApprovalRequestFailed, openApprovalRequest, recordApprovalWaiver } from '../../../activities/approvals/approval-request.activity';
 import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
-import { holdsRole, roles, type Scope } from '../../../domain/access';
+import { holdsRole, roles, type Role, type Scope } from '../../../domain/access';
 import { fourEyesRule } from '../../../domain/approvals/policy';
 import type { RequestDecision } from '../../../domain/approvals/request';
 import { AppError } from '../../../domain/errors';
@@ -47,6 +47,8 @@ interface SensitiveChange<O extends CoveredOperation> {
    * audited, rather than left to expire (the first administrators of a new cooperative grant each other's roles).
    */
   whenNoOtherDecider?: 'run_now';
+  /** The deciders' roles when the operation sets them itself, over the policy's (a restructuring: the steps above the loan's granting one). */
+  approverRoles?: readonly Role[];
 }
 
 /** The maker's pending request of the operation made with this key, if any; the same key for another change is refused. */
@@ -72,8 +74,9 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   const { deps, principal, ctx } = input;
   const rule = fourEyesRule(await approvalPolicyOf(deps.knex, change.scope.enterpriseId), change.operation, change.amount);
   if (rule === null) return runNow();
-  if (change.whenNoOtherDecider === 'run_now' && !(await anotherDeciderExists(deps.knex, principal.userId, rule.approverRoles, change.scope))) {
-    await recordApprovalWaiver(deps.knex, principal, { operation: change.operation, scope: change.scope, approverRoles: rule.approverRoles, summary: change.summary });
+  const approverRoles = change.approverRoles ?? rule.approverRoles;
+  if (change.whenNoOtherDecider === 'run_now' && !(await anotherDeciderExists(deps.knex, principal.userId, approverRoles, change.scope))) {
+    await recordApprovalWaiver(deps.knex, principal, { operation: change.operation, scope: change.scope, approverRoles, summary: change.summary });
     return runNow();
   }
   if (change.alone !== undefined && change.alone.others.length > 0) {
@@ -84,10 +87,10 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   if (retried !== undefined) return accepted(retried);
   const lifetimeSeconds = Math.max(1, Math.round((rule.lifetimeDays * deps.workflowDayMs) / 1000));
   const { operation, payload, scope, summary } = change;
-  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles: rule.approverRoles, lifetimeSeconds });
+  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles, lifetimeSeconds });
   await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
     workflowId: opened.workflowId,
-    args: [{ requestId: opened.id, makerId: principal.userId, approverRoles: [...rule.approverRoles], lifetimeSeconds }],
+    args: [{ requestId: opened.id, makerId: principal.userId, approverRoles: [...approverRoles], lifetimeSeconds }],
     tags: { enterpriseId: change.scope.enterpriseId, ...(change.scope.branchId ? { branchId: change.scope.branchId } : {}), businessId: opened.id },
   }, {
     what: 'the approval request',
