@@ -35,6 +35,7 @@ import { loanApplicationRoutes } from './modules/loans/loan-applications.routes'
 import { loanGuaranteeRoutes } from './modules/loans/loan-guarantees.routes';
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
+import { loanPrepaymentRoutes } from './modules/loans/loan-prepayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
 import { memberAccountRoutes } from './modules/members/member-accounts.routes';
 import { profileRoutes } from './modules/enterprise/profile.routes';
@@ -95,6 +96,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanApplicationRoutes,
   ...loanRoutes,
   ...loanRepaymentRoutes,
+  ...loanPrepaymentRoutes,
   ...loanGuaranteeRoutes,
   ...provisionRoutes,
   ...arrearsStatementRoutes,

@@ -278,6 +278,10 @@ export const errorCatalogue = {
   cash_difference_unknown: { kind: 'unprocessable', title: 'The entry is no difference of a till session or of a vault count.' },
   cash_settlement_mode_refused: { kind: 'unprocessable', title: 'A shortage is recovered or written off, an excess written off or returned.' },
   cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
+  // issue 30, early repayment (docs/domain.md §14.1)
+  prepayment_below_dues: { kind: 'unprocessable', title: 'A prepayment pays the dues and the fee first: the amount must exceed them.' },
+  prepayment_settles_loan: { kind: 'conflict', title: 'The amount would settle the loan: a payoff is a separate operation.' },
+  payoff_amount_differs: { kind: 'unprocessable', title: 'A payoff is the payoff quote at the business date, to the franc.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

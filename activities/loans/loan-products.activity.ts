@@ -14,7 +14,7 @@ export type LoanProductFields = Pick<
   LoanProduct,
   | 'code' | 'name' | 'termCategory' | 'method' | 'frequency' | 'annualRate' | 'minAmount' | 'maxAmount' | 'minTermPeriods' | 'maxTermPeriods'
   | 'maxGracePeriods' | 'feeRate' | 'feeFixed' | 'penaltyRate' | 'realEstate' | 'portfolioAccountCode' | 'interestIncomeAccountCode'
-  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode'
+  | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode' | 'prepaymentStrategy' | 'prepaymentFeeRate' | 'prepaymentFeeMinimum'
 >;
 
 /** Code and category never change: loans and reports carry them. */
@@ -47,10 +47,19 @@ async function assertSoundProduct(trx: Knex.Transaction, enterpriseId: string, p
 }
 
 /** A new product: the accounts it does not name are its term category's defaults. */
-export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField> & Partial<Pick<LoanProductFields, LoanAccountField>>;
+export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField | PrepaymentField> & Partial<Pick<LoanProductFields, LoanAccountField | PrepaymentField>>;
+
+/** The early-repayment terms: a product that names none lowers the installments and charges no fee (docs/domain.md §14.1). */
+type PrepaymentField = 'prepaymentStrategy' | 'prepaymentFeeRate' | 'prepaymentFeeMinimum';
+const prepaymentDefaults = { prepaymentStrategy: 'reduce_installment', prepaymentFeeRate: '0', prepaymentFeeMinimum: '0' } as const;
 
 export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, named: NewLoanProduct): Promise<LoanProduct> {
-  const fields: LoanProductFields = { ...named, ...loanProductAccounts(named.termCategory, named) };
+  const fields: LoanProductFields = {
+    ...named, ...loanProductAccounts(named.termCategory, named),
+    prepaymentStrategy: named.prepaymentStrategy ?? prepaymentDefaults.prepaymentStrategy,
+    prepaymentFeeRate: named.prepaymentFeeRate ?? prepaymentDefaults.prepaymentFeeRate,
+    prepaymentFeeMinimum: named.prepaymentFeeMinimum ?? prepaymentDefaults.prepaymentFeeMinimum,
+  };
   try {
     return await inTransaction(context.knex, async (trx) => {
       await assertSoundProduct(trx, enterpriseId, fields);

@@ -112,6 +112,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
     ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
+    // Issue 30, early repayment: a prepayment small enough to leave the loan running.
+    ['recordLoanPrepayment', { amount: '20000' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -133,6 +135,8 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<void> {
   const loan = await approvedThroughCircuit(world, await memberOf(world));
   await post(app, `/api/v1/loans/loans/${loan}/disbursement/`, cashier, { channel: 'cash' });
   await post(app, '/api/v1/loans/repayments/', cashier, { loan, amount: '10000' });
+  // Issue 30: a partial prepayment, so that the prepayments' routes on one id reach their handlers.
+  await post(app, `/api/v1/loans/loans/${loan}/prepayments/`, cashier, { amount: '50000' });
   // Started before the plausible end date the fuzzer sends (2026-01-15), so that ending one reaches its rules.
   await confirmedGuarantee(world, { loan, kind: 'mortgage', value: '600000', start_date: '2026-01-01' });
   await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });

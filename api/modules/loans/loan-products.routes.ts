@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
+import { prepaymentStrategies } from '../../../domain/loans/prepayment';
 import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -41,6 +42,9 @@ const loanProductSchema = yup.object({
   fee_income_account_code: yup.string().required(),
   penalty_income_account_code: yup.string().required(),
   accrued_interest_account_code: yup.string().required().meta({ description: 'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.' }),
+  prepayment_strategy: yup.string().oneOf(prepaymentStrategies).required().meta({ description: 'What a partial prepayment does unless the request says: shorten the term or lower the installments.' }),
+  prepayment_fee_rate: rateResponse('Early-repayment fee, a decimal share of the principal prepaid.'),
+  prepayment_fee_minimum: moneyResponse().meta({ description: 'The least early-repayment fee, when any principal is prepaid.' }),
   is_active: yup.boolean().required(),
   created_at: timestampResponse(),
 }).meta({ component: 'LoanProduct' });
@@ -92,12 +96,17 @@ function serializeLoanProduct(product: LoanProduct) {
     fee_income_account_code: product.feeIncomeAccountCode,
     penalty_income_account_code: product.penaltyIncomeAccountCode,
     accrued_interest_account_code: product.accruedInterestAccountCode,
+    prepayment_strategy: product.prepaymentStrategy,
+    prepayment_fee_rate: product.prepaymentFeeRate,
+    prepayment_fee_minimum: product.prepaymentFeeMinimum,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
 }
 
 const writers = ['direction', 'admin'] as const;
+
+const wholeFrancs = () => yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string');
 
 const changeableFields = {
   name: yup.string().trim().min(2).max(200),
@@ -110,7 +119,7 @@ const changeableFields = {
   max_term_periods: termPeriodsSchema(),
   max_grace_periods: yup.number().strict(true).integer().min(0).max(599),
   fee_rate: rateSchema(),
-  fee_fixed: yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string'),
+  fee_fixed: wholeFrancs(),
   penalty_rate: rateSchema().meta({ description: 'Annual rate on late amounts, actual/365.' }),
   real_estate: yup.boolean(),
   portfolio_account_code: accountCodeSchema(),
@@ -118,6 +127,9 @@ const changeableFields = {
   fee_income_account_code: accountCodeSchema(),
   penalty_income_account_code: accountCodeSchema(),
   accrued_interest_account_code: accountCodeSchema(),
+  prepayment_strategy: yup.string().oneOf(prepaymentStrategies),
+  prepayment_fee_rate: rateSchema().meta({ description: 'Early-repayment fee, a decimal share of the principal prepaid.' }),
+  prepayment_fee_minimum: wholeFrancs().meta({ description: 'The least early-repayment fee.' }),
 };
 
 type ChangeableBody = { [K in keyof typeof changeableFields]?: yup.InferType<(typeof changeableFields)[K]> };
@@ -142,6 +154,9 @@ function productChanges(body: ChangeableBody): Omit<LoanProductChanges, 'isActiv
     feeIncomeAccountCode: body.fee_income_account_code,
     penaltyIncomeAccountCode: body.penalty_income_account_code,
     accruedInterestAccountCode: body.accrued_interest_account_code,
+    prepaymentStrategy: body.prepayment_strategy,
+    prepaymentFeeRate: body.prepayment_fee_rate,
+    prepaymentFeeMinimum: body.prepayment_fee_minimum,
   };
 }
 
@@ -197,6 +212,9 @@ export const loanProductRoutes = [
       fee_fixed: changeableFields.fee_fixed.default('0'),
       penalty_rate: changeableFields.penalty_rate.default('0'),
       real_estate: changeableFields.real_estate.default(false),
+      prepayment_strategy: changeableFields.prepayment_strategy.default('reduce_installment'),
+      prepayment_fee_rate: changeableFields.prepayment_fee_rate.default('0'),
+      prepayment_fee_minimum: changeableFields.prepayment_fee_minimum.default('0'),
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],

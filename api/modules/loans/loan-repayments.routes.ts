@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import * as yup from 'yup';
+import type { Principal } from '../../auth/principal';
 import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -17,7 +19,7 @@ const allocationSchema = yup.object({
   principal: moneyResponse(),
 }).meta({ component: 'RepaymentAllocation' });
 
-const loanRepaymentSchema = yup.object({
+export const loanRepaymentSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
   branch: yup.string().uuid().required(),
@@ -37,7 +39,7 @@ const loanRepaymentSchema = yup.object({
   recorded_at: timestampResponse(),
 }).meta({ component: 'LoanRepayment' });
 
-function serializeRepayment(row: LoanRepaymentDetail) {
+export function serializeRepayment(row: LoanRepaymentDetail) {
   return {
     id: row.id,
     enterprise: row.enterprise_id,
@@ -65,6 +67,27 @@ function serializeRepayment(row: LoanRepaymentDetail) {
   };
 }
 
+/** The filters of a list of a loan's money operations (repayments, prepayments). */
+export const loanOperationFilters = {
+  enterprise: enterpriseFilter,
+  branch: yup.string().uuid().optional(),
+  loan: yup.string().uuid().optional(),
+  date_from: isoDate().optional(),
+  date_to: isoDate().optional(),
+};
+
+type LoanOperationQuery = { enterprise?: string; branch?: string; loan?: string; date_from?: string; date_to?: string };
+
+/** The rows of such a list as the user may see them, newest first, filtered; `alias` names the operations' table. */
+export function loanOperationRows(rows: Knex.QueryBuilder, alias: string, principal: Principal, query: LoanOperationQuery): Knex.QueryBuilder {
+  const column = (name: string) => `${alias}.${name}`;
+  const visible = scopeToVisible(rows, principal, { enterprise: column('enterprise_id'), branch: column('branch_id') }).orderBy([{ column: column('created_at'), order: 'desc' }, { column: column('id') }]);
+  whereFilters(visible, query, { enterprise: column('enterprise_id'), branch: column('branch_id'), loan: column('loan_id') });
+  if (query.date_from !== undefined) visible.where(column('business_date'), '>=', query.date_from);
+  if (query.date_to !== undefined) visible.where(column('business_date'), '<=', query.date_to);
+  return visible;
+}
+
 /** Loan repayments: allocated oldest installment first, posted by component, idempotent by header. */
 export const loanRepaymentRoutes = [
   defineRoute({
@@ -74,21 +97,12 @@ export const loanRepaymentRoutes = [
     operationId: 'listLoanRepayments',
     summary: 'List repayments, newest first',
     access: 'authenticated',
-    query: listQuerySchema([], {
-      enterprise: enterpriseFilter,
-      branch: yup.string().uuid().optional(),
-      loan: yup.string().uuid().optional(),
-      date_from: isoDate().optional(),
-      date_to: isoDate().optional(),
-    }),
+    query: listQuerySchema([], loanOperationFilters),
     response: pageSchema(loanRepaymentSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(repaymentsQuery(deps.knex), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
-      whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
-      if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
-      if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
+      const rows = loanOperationRows(repaymentsQuery(deps.knex), 'r', principal, query);
       const page = await paginateRows<LoanRepaymentDetail>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRepayment) };
     },

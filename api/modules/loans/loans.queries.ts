@@ -2,6 +2,7 @@ import { readApplication, type ApplicationRow } from '../../../activities/loans/
 import { guaranteeById, type GuaranteeRow } from '../../../activities/loans/loan-guarantees.queries';
 import { runById } from '../../../activities/loans/provisioning.queries';
 import { repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
+import { prepaymentById, type LoanPrepaymentDetail } from '../../../activities/loans/loan-prepayments.activity';
 import type { Scope } from '../../../domain/access';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
@@ -42,4 +43,9 @@ export const loanLoaders = {
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<GuaranteeRow>,
   provisioningRun: enterpriseRowLoader('The provisioning run', runById),
+  prepayment: {
+    name: 'The prepayment',
+    load: async ({ knex }, id) => prepaymentById(knex, { 'p.id': id }),
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<LoanPrepaymentDetail>,
 };
