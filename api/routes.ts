@@ -38,6 +38,7 @@ import { loanRestructuringRoutes } from './modules/loans/loan-restructurings.rou
 import { loanProductRoutes } from './modules/loans/loan-products.routes';
 import { usuryRateRoutes } from './modules/loans/usury-rates.routes';
 import { loanRepaymentRoutes } from './modules/loans/loan-repayments.routes';
+import { loanPrepaymentRoutes } from './modules/loans/loan-prepayments.routes';
 import { loanRoutes } from './modules/loans/loans.routes';
 import { memberAccountRoutes } from './modules/members/member-accounts.routes';
 import { profileRoutes } from './modules/enterprise/profile.routes';
@@ -103,6 +104,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...loanApplicationRoutes,
   ...loanRoutes,
   ...loanRepaymentRoutes,
+  ...loanPrepaymentRoutes,
   ...loanGuaranteeRoutes,
   ...collateralRegisterRoutes,
   ...loanRestructuringRoutes,

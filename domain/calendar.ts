@@ -80,6 +80,12 @@ export function daysBetween(from: IsoDate, to: IsoDate): number {
   return Math.round((utc(parseIsoDate(to)) - utc(parseIsoDate(from))) / 86_400_000);
 }
 
+/** Days from `from` to `to` under 30E/360: every month counts 30 days (the 31st is the 30th). */
+export function days30E360Between(from: IsoDate, to: IsoDate): number {
+  const ordinal = ({ year, month, day }: YearMonthDay) => year * 360 + month * 30 + Math.min(day, 30);
+  return ordinal(parseIsoDate(to)) - ordinal(parseIsoDate(from));
+}
+
 /** The business date in force: the one set by direction, or today in the enterprise's time zone. */
 export function effectiveBusinessDate(configuration: { businessDate: IsoDate | null; timeZone: string }, now: Date): IsoDate {
   return configuration.businessDate ?? dateIn(configuration.timeZone, now);

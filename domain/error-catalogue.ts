@@ -295,6 +295,10 @@ export const errorCatalogue = {
   restructuring_pending: { kind: 'conflict', title: 'The loan already has a restructuring awaiting its decision.' },
   restructuring_closed: { kind: 'conflict', title: 'The restructuring has been decided or has expired.' },
   nothing_to_restructure: { kind: 'conflict', title: 'The loan has no principal left to fall due to restructure.' },
+  // issue 30, early repayment (docs/domain.md §14.1)
+  prepayment_below_dues: { kind: 'unprocessable', title: 'A prepayment pays the dues and the fee first: the amount must exceed them.' },
+  prepayment_settles_loan: { kind: 'conflict', title: 'The amount would settle the loan: a payoff is a separate operation.' },
+  payoff_amount_differs: { kind: 'unprocessable', title: 'A payoff is the payoff quote at the business date, to the franc.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

@@ -16,6 +16,7 @@ export type LoanProductFields = Pick<
   | 'code' | 'name' | 'termCategory' | 'method' | 'frequency' | 'annualRate' | 'minAmount' | 'maxAmount' | 'minTermPeriods' | 'maxTermPeriods'
   | 'maxGracePeriods' | 'feeRate' | 'feeFixed' | 'penaltyRate' | 'realEstate' | 'portfolioAccountCode' | 'interestIncomeAccountCode'
   | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode' | 'insuranceRate' | 'insuranceFixed' | 'insuranceCollection'
+  | 'prepaymentStrategy' | 'prepaymentFeeRate' | 'prepaymentFeeMinimum'
 >;
 
 /** Code and category never change: loans and reports carry them. */
@@ -49,8 +50,13 @@ async function assertSoundProduct(trx: Knex.Transaction, enterpriseId: string, p
 
 type InsuranceField = 'insuranceRate' | 'insuranceFixed' | 'insuranceCollection';
 
+/** The early-repayment terms: a product that names none lowers the installments and charges no fee (docs/domain.md §14.1). */
+type PrepaymentField = 'prepaymentStrategy' | 'prepaymentFeeRate' | 'prepaymentFeeMinimum';
+const prepaymentDefaults = { prepaymentStrategy: 'reduce_installment', prepaymentFeeRate: '0', prepaymentFeeMinimum: '0' } as const;
+
 /** A new product: the accounts it does not name are its term category's defaults; without insurance it carries none. */
-export type NewLoanProduct = Omit<LoanProductFields, LoanAccountField | InsuranceField> & Partial<Pick<LoanProductFields, LoanAccountField | InsuranceField>>;
+type OptionalField = LoanAccountField | InsuranceField | PrepaymentField;
+export type NewLoanProduct = Omit<LoanProductFields, OptionalField> & Partial<Pick<LoanProductFields, OptionalField>>;
 
 export async function createLoanProduct(context: ActivityContext, actor: Actor, enterpriseId: string, named: NewLoanProduct): Promise<LoanProduct> {
   const fields: LoanProductFields = {
@@ -58,6 +64,9 @@ export async function createLoanProduct(context: ActivityContext, actor: Actor, 
     insuranceRate: named.insuranceRate ?? '0',
     insuranceFixed: named.insuranceFixed ?? '0',
     insuranceCollection: named.insuranceCollection ?? 'withheld',
+    prepaymentStrategy: named.prepaymentStrategy ?? prepaymentDefaults.prepaymentStrategy,
+    prepaymentFeeRate: named.prepaymentFeeRate ?? prepaymentDefaults.prepaymentFeeRate,
+    prepaymentFeeMinimum: named.prepaymentFeeMinimum ?? prepaymentDefaults.prepaymentFeeMinimum,
     ...loanProductAccounts(named.termCategory, named),
   };
   try {

@@ -116,7 +116,8 @@ async function repay(context: DataContext, db: Knex, actor: Actor, input: Repaym
   return { repayment: { ...repayment, loan_number: loan.number }, replayed: false };
 }
 
-function assertRepayable(loan: LoanToRepay): void {
+/** A loan that takes repayments: disbursed, neither closed nor written off. */
+export function assertRepayable(loan: Pick<LoanToRepay, 'number' | 'status'>): void {
   if (loan.status === 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_disbursed', `Loan ${loan.number} has not been disbursed.`);
   if (loan.status === 'closed') throw new AppError('conflict', 'loan_closed', `Loan ${loan.number} is fully repaid and closed.`);
   if (loan.status === 'written_off') throw new AppError('conflict', 'loan_written_off', `Loan ${loan.number} was written off: a recovery is a separate operation.`);
@@ -153,9 +154,12 @@ export async function applyRepayment(trx: Knex.Transaction, now: Date, input: Re
 }
 
 /** The loan of a repayment as coopbank_loan_for_repayment reads it (see its migration): locked, with all a repayment needs. */
+/** The loan's product accounts a repayment posts to. */
+export interface RepaymentAccounts { portfolio: string; interestIncome: string; penaltyIncome: string }
+
 interface LoanForRepayment {
   loan: LoanToRepay;
-  accounts: { portfolio: string; interestIncome: string; penaltyIncome: string };
+  accounts: RepaymentAccounts;
   configuration: { businessDate: string | null; timeZone: string };
   /** The installments not yet settled, by number. */
   installments: InstallmentState[];
@@ -274,9 +278,9 @@ const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
   })));
 
 /** One event per component paid, each posting one entry from the funding's account to the loan's accounts of its class and product. */
-function repaymentEvents(
+export function repaymentEvents(
   input: RepaymentToApply,
-  accounts: LoanForRepayment['accounts'],
+  accounts: RepaymentAccounts,
   repaymentId: string,
   totals: Record<RepaymentPart, Money>,
 ): BusinessEvent[] {

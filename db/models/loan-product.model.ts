@@ -1,4 +1,5 @@
 import type { InsuranceCollection, TermCategory } from '../../domain/loans/loan-product';
+import type { PrepaymentStrategy } from '../../domain/loans/prepayment';
 import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
 import { BaseModel } from './base.model';
 
@@ -33,5 +34,10 @@ export class LoanProduct extends BaseModel {
   insuranceRate!: string;
   insuranceFixed!: string;
   insuranceCollection!: InsuranceCollection;
+  /** What a partial prepayment does to the schedule unless the request says (docs/domain.md §14.1). */
+  prepaymentStrategy!: PrepaymentStrategy;
+  /** The early-repayment fee: a rate of the principal prepaid (decimal text), at least the minimum (whole francs). */
+  prepaymentFeeRate!: string;
+  prepaymentFeeMinimum!: string;
   isActive!: boolean;
 }

@@ -1,4 +1,4 @@
-import { addDaysTo, addMonthsClamped, daysBetween, parseIsoDate, type IsoDate } from '../calendar';
+import { addDaysTo, addMonthsClamped, days30E360Between, daysBetween, parseIsoDate, type IsoDate } from '../calendar';
 import { Money } from '../money';
 
 /**
@@ -51,15 +51,9 @@ export interface DayRange {
 const nextDay = (date: IsoDate): IsoDate => addDaysTo(parseIsoDate(date), 1);
 const previousDay = (date: IsoDate): IsoDate => addDaysTo(parseIsoDate(date), -1);
 
-/** 30E/360: every month counts 30 days (the 31st is the 30th), so a day count is a difference of this ordinal. */
-function ordinal30(date: IsoDate): number {
-  const { year, month, day } = parseIsoDate(date);
-  return year * 360 + month * 30 + Math.min(day, 30);
-}
-
 /** Days from `from` (counted) to `until` (not counted) under the day count. */
 function dayCountBetween(from: IsoDate, until: IsoDate, dayCount: DayCount): number {
-  return dayCount === 'actual_365' ? daysBetween(from, until) : ordinal30(until) - ordinal30(from);
+  return dayCount === 'actual_365' ? daysBetween(from, until) : days30E360Between(from, until);
 }
 
 const yearDays: Record<DayCount, number> = { 'actual_365': 365, '30_360': 360 };

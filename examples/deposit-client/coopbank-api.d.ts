@@ -2582,6 +2582,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/loans/prepayments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List prepayments and payoffs, newest first */
+        get: operations["listLoanPrepayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/prepayments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prepayment or payoff detail */
+        get: operations["getLoanPrepayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/loans/{id}/prepayments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepay part of a loan in cash or from the member's account (cashier, branch head): the schedule not yet due is recomputed
+         * @description Dues first (arrears, penalties, the current period's interest to the day), then the fee, the rest lowers the principal. `strategy` (default: the product's): reduce_term keeps the installment and shortens the term, reduce_installment keeps the term and lowers the installment. A new schedule version, with its TEG. An amount that would settle the loan is refused: use the payoff. Send an Idempotency-Key header: a retry answers the first result.
+         */
+        post: operations["recordLoanPrepayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/loans/{id}/payoff-quote/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee */
+        get: operations["getLoanPayoffQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/loans/{id}/payoff/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay off a loan at the business date (cashier, branch head): the loan closes, its guarantees and holds are released
+         * @description The amount is the payoff quote at the business date, to the franc. Send an Idempotency-Key header: a retry answers the first result.
+         */
+        post: operations["payOffLoan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loans/loans/{id}/schedule/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of the loan's schedule, the first first: the original, then each prepayment's or restructuring's */
+        get: operations["listLoanScheduleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/loans/guarantees/": {
         parameters: {
             query?: never;
@@ -6429,10 +6537,12 @@ export interface components {
             term_periods: number;
             grace_periods: number;
             /**
-             * @description TEG, percent with two decimals.
+             * @description TEG of the schedule in force, percent with two decimals.
              * @example 21.47
              */
             teg: string;
+            /** @description The version of the schedule in force: 1 from the disbursement, one more at each prepayment or restructuring. */
+            schedule_version: number;
             /** @enum {string} */
             status: "awaiting_disbursement" | "active" | "closed" | "written_off";
             /** Format: date */
@@ -6594,10 +6704,12 @@ export interface components {
             term_periods: number;
             grace_periods: number;
             /**
-             * @description TEG, percent with two decimals.
+             * @description TEG of the schedule in force, percent with two decimals.
              * @example 21.47
              */
             teg: string;
+            /** @description The version of the schedule in force: 1 from the disbursement, one more at each prepayment or restructuring. */
+            schedule_version: number;
             /** @enum {string} */
             status: "awaiting_disbursement" | "active" | "closed" | "written_off";
             /** Format: date */
@@ -6795,6 +6907,44 @@ export interface components {
             days_past_due: number;
             payable: components["schemas"]["Money"];
         };
+        LoanPrepayment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: uuid */
+            branch: string;
+            /** Format: uuid */
+            loan: string;
+            loan_number: string;
+            /** @enum {string} */
+            kind: "prepayment" | "payoff";
+            amount: components["schemas"]["Money"];
+            fee: components["schemas"]["Money"];
+            principal_prepaid: components["schemas"]["Money"];
+            /** Format: date */
+            business_date: string;
+            /**
+             * @description A prepayment's; null for a payoff.
+             * @enum {string|null}
+             */
+            strategy: "reduce_term" | "reduce_installment" | null;
+            /** @description The schedule version a prepayment put in force; null for a payoff. */
+            schedule_version: number | null;
+            /** @description TEG of the new schedule, percent with two decimals; null for a payoff. */
+            teg: string | null;
+            repayment: components["schemas"]["LoanRepayment"];
+        };
+        /** @description Page<LoanPrepayment>: one page of a list. */
+        LoanPrepaymentPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["LoanPrepayment"][];
+        };
         LoanProduct: {
             /** Format: uuid */
             id: string;
@@ -6852,6 +7002,17 @@ export interface components {
              * @enum {string}
              */
             insurance_collection: "withheld" | "spread";
+            /**
+             * @description What a partial prepayment does unless the request says: shorten the term or lower the installments.
+             * @enum {string}
+             */
+            prepayment_strategy: "reduce_term" | "reduce_installment";
+            /**
+             * @description Early-repayment fee, a decimal share of the principal prepaid.
+             * @example 0.180000
+             */
+            prepayment_fee_rate: string;
+            prepayment_fee_minimum: components["schemas"]["Money"];
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -7068,6 +7229,12 @@ export interface components {
             /** Format: uuid */
             loan: string;
             installments: components["schemas"]["LoanInstallment"][];
+        };
+        LoanScheduleVersions: {
+            /** Format: uuid */
+            loan: string;
+            schedule_version: number;
+            versions: components["schemas"]["ScheduleVersion"][];
         };
         LoanSimulation: {
             /** Format: uuid */
@@ -7452,6 +7619,23 @@ export interface components {
             outstanding: components["schemas"]["Money"];
             /** @description PAR 1, 30, 90, 180 and 365, in that order. */
             buckets: components["schemas"]["ParBucket"][];
+        };
+        PayoffQuote: {
+            /** Format: uuid */
+            loan: string;
+            loan_number: string;
+            /** Format: date */
+            date: string;
+            principal: components["schemas"]["Money"];
+            interest: components["schemas"]["Money"];
+            penalties: components["schemas"]["Money"];
+            fee: components["schemas"]["Money"];
+            total: components["schemas"]["Money"];
+            /**
+             * Format: date
+             * @description The quote's date: interest and penalties run by the day, so a later payoff needs a new quote.
+             */
+            valid_until: string;
         };
         PortfolioAtRisk: {
             /** Format: uuid */
@@ -8151,6 +8335,29 @@ export interface components {
             /** Format: uuid */
             product: string;
             rates: components["schemas"]["SavingsProductRate"][];
+        };
+        ScheduleVersion: {
+            version: number;
+            /** @enum {string} */
+            reason: "original" | "prepayment" | "restructuring";
+            /** Format: date */
+            effective_on: string;
+            outstanding_principal: components["schemas"]["Money"];
+            /** @description TEG of the version, percent with two decimals. */
+            teg: string;
+            /** @description Every installment of the version as made, those kept from the previous one included. */
+            installments: components["schemas"]["ScheduleVersionInstallment"][];
+            /** Format: uuid */
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ScheduleVersionInstallment: {
+            number: number;
+            /** Format: date */
+            due_date: string;
+            principal_due: components["schemas"]["Money"];
+            interest_due: components["schemas"]["Money"];
         };
         SharePayment: {
             /** Format: uuid */
@@ -24140,6 +24347,21 @@ export interface operations {
                      * @enum {string}
                      */
                     insurance_collection?: "withheld" | "spread";
+                    /**
+                     * @default reduce_installment
+                     * @enum {string}
+                     */
+                    prepayment_strategy?: "reduce_term" | "reduce_installment";
+                    /**
+                     * @description Early-repayment fee, a decimal share of the principal prepaid.
+                     * @default 0
+                     */
+                    prepayment_fee_rate?: string;
+                    /**
+                     * @description The least early-repayment fee.
+                     * @default 0
+                     */
+                    prepayment_fee_minimum?: string;
                     /** Format: uuid */
                     enterprise: string;
                     code: string;
@@ -24361,6 +24583,12 @@ export interface operations {
                     insurance_fixed?: string;
                     /** @enum {string} */
                     insurance_collection?: "withheld" | "spread";
+                    /** @enum {string} */
+                    prepayment_strategy?: "reduce_term" | "reduce_installment";
+                    /** @description Early-repayment fee, a decimal share of the principal prepaid. */
+                    prepayment_fee_rate?: string;
+                    /** @description The least early-repayment fee. */
+                    prepayment_fee_minimum?: string;
                     is_active?: boolean;
                 };
             };
@@ -26065,6 +26293,554 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LoanRepayment"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLoanPrepayments: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                branch?: string;
+                loan?: string;
+                date_from?: string;
+                date_to?: string;
+                kind?: "prepayment" | "payoff";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List prepayments and payoffs, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanPrepaymentPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLoanPrepayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prepayment or payoff detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanPrepayment"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordLoanPrepayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /**
+                     * @default cash
+                     * @enum {string}
+                     */
+                    channel?: "cash" | "account";
+                    /** Format: uuid */
+                    account?: string;
+                    /** @default  */
+                    reference?: string;
+                    /** @enum {string} */
+                    strategy?: "reduce_term" | "reduce_installment";
+                };
+            };
+        };
+        responses: {
+            /** @description Prepay part of a loan in cash or from the member's account (cashier, branch head): the schedule not yet due is recomputed */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/loans/prepayments/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanPrepayment"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLoanPayoffQuote: {
+        parameters: {
+            query?: {
+                /** @description On or after the business date; default: the business date. */
+                date?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoffQuote"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    payOffLoan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whole francs (XAF) as a string.
+                     * @example 150000
+                     */
+                    amount: string;
+                    /**
+                     * @default cash
+                     * @enum {string}
+                     */
+                    channel?: "cash" | "account";
+                    /** Format: uuid */
+                    account?: string;
+                    /** @default  */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Pay off a loan at the business date (cashier, branch head): the loan closes, its guarantees and holds are released */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/loans/prepayments/{id}/ */
+                    Location: string;
+                    /** @description `true` when the answer is the first result of the same key: nothing moved again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanPrepayment"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLoanScheduleVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every version of the loan's schedule, the first first: the original, then each prepayment's or restructuring's */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoanScheduleVersions"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

@@ -120,6 +120,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['revalueLoanGuarantee', { value: '650000', valuation_date: '2026-11-27' }],
     // Issue 30, loan officers: the loan's officer is its submitter (the teller); the branch head of its branch takes it over.
     ['reassignLoanOfficer', { officer: world.users.branch_head!.id, reason: 'Fuzz reassignment' }],
+    // Issue 30, early repayment: a prepayment small enough to leave the loan running.
+    ['recordLoanPrepayment', { amount: '20000' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -141,6 +143,8 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   const loan = await approvedThroughCircuit(world, await memberOf(world));
   await post(app, `/api/v1/loans/loans/${loan}/disbursement/`, cashier, { channel: 'cash' });
   await post(app, '/api/v1/loans/repayments/', cashier, { loan, amount: '10000' });
+  // Issue 30: a partial prepayment, so that the prepayments' routes on one id reach their handlers.
+  await post(app, `/api/v1/loans/loans/${loan}/prepayments/`, cashier, { amount: '50000' });
   // Started before the plausible end date the fuzzer sends (2026-01-15), so that ending one reaches its rules.
   await confirmedGuarantee(world, { loan, kind: 'mortgage', value: '600000', start_date: '2026-01-01' });
   await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });

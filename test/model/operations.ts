@@ -454,3 +454,102 @@ const served = fc.tuple(fc.constantFrom('deposit', 'deposit', 'withdrawal') as f
 
 /** The operations with the other branch's till sessions and the head office's members served there: a list of its own, as the manual entries'. */
 export const withTillsAcrossBranches = [...operations, tillOpening, tillOpening, tillClosing, tillClosing, served, served, served, served, served];
+
+/*
+ * Issue 30, early repayment. The model predicts from the quote's parts, read before: a prepayment of the dues and
+ * `percent` % of the principal not yet due lowers the outstanding by exactly that share (the world's product charges
+ * no early-repayment fee), a payoff of the quote's total closes the loan; the member's account pays either when it
+ * is the channel. 0 % is below the dues, 100 % (or anything once every installment is due) settles the loan: both
+ * refused, nothing written.
+ */
+
+interface Standing { outstanding: Money; overduePrincipal: Money; quote: { principal: Money; interest: Money; penalties: Money; fee: Money; total: Money }; version: number }
+
+async function standingOf(real: Real, loanId: string): Promise<Standing> {
+  const headers = { headers: real.world.users.cashier!.headers };
+  const detail = (await real.world.app.request('GET', `/api/v1/loans/loans/${loanId}/`, headers)).body;
+  const quote = (await real.world.app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, headers)).body;
+  const parts = {
+    principal: new Money(quote.principal), interest: new Money(quote.interest), penalties: new Money(quote.penalties), fee: new Money(quote.fee), total: new Money(quote.total),
+  };
+  const sum = parts.principal.plus(parts.interest).plus(parts.penalties).plus(parts.fee);
+  if (!sum.eq(parts.total)) throw new Error(`payoff quote of ${loanId}: its parts do not add up to ${quote.total as string}`);
+  if (!parts.principal.eq(detail.outstanding_principal)) throw new Error(`payoff quote of ${loanId}: principal ${quote.principal as string}, the loan ${detail.outstanding_principal as string}`);
+  const outstanding = new Money(detail.outstanding_principal);
+  return { outstanding, overduePrincipal: new Money(detail.position.overdue_principal), quote: parts, version: detail.schedule_version as number };
+}
+
+/** What the installments in force still owe of their principal. */
+async function scheduledPrincipal(real: Real, loanId: string): Promise<Money> {
+  const schedule = await real.world.app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/`, { headers: real.world.users.cashier!.headers });
+  const installments = schedule.body.installments as { principal_due: string; principal_paid: string }[];
+  return installments.reduce((owed, row) => owed.plus(row.principal_due).minus(row.principal_paid), new Money(0));
+}
+
+abstract class EarlyRepayment extends Operation {
+  constructor(readonly index: number, readonly fromAccount: boolean) {
+    super();
+  }
+
+  check = (model: Readonly<Model>) => model.loans.some((loan) => loan.disbursed && !loan.closed);
+  protected openLoan(model: Model) {
+    const open = model.loans.filter((loan) => loan.disbursed && !loan.closed);
+    const loan = open[this.index % open.length]!;
+    return { loan, account: model.accounts.find((candidate) => candidate.client === loan.client)!.id };
+  }
+
+  protected funding(account: string) {
+    return this.fromAccount ? { channel: 'account', account } : { channel: 'cash' };
+  }
+}
+
+class Prepay extends EarlyRepayment {
+  constructor(index: number, readonly percent: number, fromAccount: boolean, readonly strategy: 'reduce_term' | 'reduce_installment') {
+    super(index, fromAccount);
+  }
+
+  toString = () => `Prepay(#${this.index}, ${this.percent} %, ${this.strategy}${this.fromAccount ? ', from the account' : ''})`;
+  async apply(model: Model, real: Real) {
+    const { loan, account } = this.openLoan(model);
+    const before = await standingOf(real, loan.id);
+    const ahead = before.quote.principal.minus(before.overduePrincipal);
+    const share = ahead.times(this.percent).div(100).floor();
+    const amount = before.quote.interest.plus(before.quote.penalties).plus(before.overduePrincipal).plus(share);
+    const body = { amount: amount.toFixed(0), strategy: this.strategy, reference: 'model', ...this.funding(account) };
+    const send = () => post(real, 'cashier', `/api/v1/loans/loans/${loan.id}/prepayments/`, body);
+    // Nothing ahead (every installment due): any amount of the dues settles the loan.
+    if (share.gte(ahead)) return expectRefusal(real, send, 409, 'prepayment_settles_loan', this.toString());
+    if (share.isZero()) return expectRefusal(real, send, 422, 'prepayment_below_dues', this.toString());
+    if (this.fromAccount && model.balances.get(account)!.lt(amount)) return expectRefusal(real, send, 409, 'insufficient_funds', this.toString());
+    expectStatus(await send(), 201, this.toString());
+    if (this.fromAccount) model.balances.set(account, model.balances.get(account)!.minus(amount));
+    const after = await standingOf(real, loan.id);
+    const expected = before.outstanding.minus(before.overduePrincipal).minus(share);
+    if (!after.outstanding.eq(expected)) throw new Error(`${this.toString()}: outstanding ${after.outstanding.toFixed(0)}, the model's ${expected.toFixed(0)}`);
+    if (!(await scheduledPrincipal(real, loan.id)).eq(expected)) throw new Error(`${this.toString()}: the new schedule does not repay ${expected.toFixed(0)}`);
+    if (after.version !== before.version + 1) throw new Error(`${this.toString()}: schedule version ${after.version}, the model's ${before.version + 1}`);
+  }
+}
+
+class PayOff extends EarlyRepayment {
+  toString = () => `PayOff(#${this.index}${this.fromAccount ? ', from the account' : ''})`;
+  async apply(model: Model, real: Real) {
+    const { loan, account } = this.openLoan(model);
+    const { quote } = await standingOf(real, loan.id);
+    const send = () => post(real, 'cashier', `/api/v1/loans/loans/${loan.id}/payoff/`, { amount: quote.total.toFixed(0), reference: 'model', ...this.funding(account) });
+    if (this.fromAccount && model.balances.get(account)!.lt(quote.total)) return expectRefusal(real, send, 409, 'insufficient_funds', this.toString());
+    expectStatus(await send(), 201, this.toString());
+    if (this.fromAccount) model.balances.set(account, model.balances.get(account)!.minus(quote.total));
+    loan.closed = true;
+    const after = (await real.world.app.request('GET', `/api/v1/loans/loans/${loan.id}/`, { headers: real.world.users.cashier!.headers })).body;
+    if (after.status !== 'closed' || after.outstanding_principal !== '0') throw new Error(`${this.toString()}: the loan is ${after.status as string}, owing ${after.outstanding_principal as string}`);
+    if (!(await scheduledPrincipal(real, loan.id)).isZero()) throw new Error(`${this.toString()}: installments still owe principal`);
+  }
+}
+
+const prepayment = fc.tuple(fc.nat(), fc.integer({ min: 0, max: 100 }), fc.boolean(), fc.constantFrom('reduce_term', 'reduce_installment') as fc.Arbitrary<'reduce_term' | 'reduce_installment'>)
+  .map(([index, percent, fromAccount, strategy]) => new Prepay(index, percent, fromAccount, strategy));
+const payoff = fc.tuple(fc.nat(), fc.boolean()).map(([index, fromAccount]) => new PayOff(index, fromAccount));
+
+/** The operations with prepayments and payoffs among them: a list of its own, as the manual entries'. */
+export const withEarlyRepayments = [...operations, prepayment, prepayment, payoff];

@@ -2,6 +2,7 @@ import * as yup from 'yup';
 import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
 import { insuranceCollections } from '../../../domain/loans/loan-product';
+import { prepaymentStrategies } from '../../../domain/loans/prepayment';
 import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -46,6 +47,9 @@ const loanProductSchema = yup.object({
   insurance_rate: rateResponse('Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).'),
   insurance_fixed: moneyResponse(),
   insurance_collection: yup.string().oneOf(insuranceCollections).required().meta({ description: 'withheld at disbursement, or spread over the installments.' }),
+  prepayment_strategy: yup.string().oneOf(prepaymentStrategies).required().meta({ description: 'What a partial prepayment does unless the request says: shorten the term or lower the installments.' }),
+  prepayment_fee_rate: rateResponse('Early-repayment fee, a decimal share of the principal prepaid.'),
+  prepayment_fee_minimum: moneyResponse().meta({ description: 'The least early-repayment fee, when any principal is prepaid.' }),
   is_active: yup.boolean().required(),
   created_at: timestampResponse(),
 }).meta({ component: 'LoanProduct' });
@@ -103,6 +107,9 @@ function serializeLoanProduct(product: LoanProduct) {
     insurance_rate: product.insuranceRate,
     insurance_fixed: product.insuranceFixed,
     insurance_collection: product.insuranceCollection,
+    prepayment_strategy: product.prepaymentStrategy,
+    prepayment_fee_rate: product.prepaymentFeeRate,
+    prepayment_fee_minimum: product.prepaymentFeeMinimum,
     is_active: product.isActive,
     created_at: product.createdAt.toISOString(),
   };
@@ -132,6 +139,9 @@ const changeableFields = {
   insurance_rate: rateSchema().meta({ description: 'Credit insurance premium, a decimal share of the principal.' }),
   insurance_fixed: wholeFrancs(),
   insurance_collection: yup.string().oneOf(insuranceCollections),
+  prepayment_strategy: yup.string().oneOf(prepaymentStrategies),
+  prepayment_fee_rate: rateSchema().meta({ description: 'Early-repayment fee, a decimal share of the principal prepaid.' }),
+  prepayment_fee_minimum: wholeFrancs().meta({ description: 'The least early-repayment fee.' }),
 };
 
 type ChangeableBody = { [K in keyof typeof changeableFields]?: yup.InferType<(typeof changeableFields)[K]> };
@@ -159,6 +169,9 @@ function productChanges(body: ChangeableBody): Omit<LoanProductChanges, 'isActiv
     insuranceRate: body.insurance_rate,
     insuranceFixed: body.insurance_fixed,
     insuranceCollection: body.insurance_collection,
+    prepaymentStrategy: body.prepayment_strategy,
+    prepaymentFeeRate: body.prepayment_fee_rate,
+    prepaymentFeeMinimum: body.prepayment_fee_minimum,
   };
 }
 
@@ -217,6 +230,9 @@ export const loanProductRoutes = [
       insurance_rate: changeableFields.insurance_rate.default('0'),
       insurance_fixed: changeableFields.insurance_fixed.default('0'),
       insurance_collection: changeableFields.insurance_collection.default('withheld'),
+      prepayment_strategy: changeableFields.prepayment_strategy.default('reduce_installment'),
+      prepayment_fee_rate: changeableFields.prepayment_fee_rate.default('0'),
+      prepayment_fee_minimum: changeableFields.prepayment_fee_minimum.default('0'),
     }),
     response: loanProductSchema,
     errorStatuses: [401, 403, 404, 409, 422],

@@ -18,7 +18,7 @@ const allocationSchema = yup.object({
   principal: moneyResponse(),
 }).meta({ component: 'RepaymentAllocation' });
 
-const loanRepaymentSchema = yup.object({
+export const loanRepaymentSchema = yup.object({
   ...loanMoneyFields,
   principal: moneyResponse(),
   interest: moneyResponse(),
@@ -34,7 +34,7 @@ const loanRepaymentSchema = yup.object({
   recorded_at: timestampResponse(),
 }).meta({ component: 'LoanRepayment' });
 
-function serializeRepayment(row: LoanRepaymentDetail) {
+export function serializeRepayment(row: LoanRepaymentDetail) {
   return {
     ...loanMoneyOf(row),
     principal: row.principal,

@@ -3,6 +3,7 @@ import { guaranteeById, type GuaranteeRow } from '../../../activities/loans/loan
 import { runById } from '../../../activities/loans/provisioning.queries';
 import { repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
 import { recoveriesQuery, type LoanRecoveryRow } from '../../../activities/loans/loan-recoveries.activity';
+import { prepaymentById, type LoanPrepaymentDetail } from '../../../activities/loans/loan-prepayments.activity';
 import type { Scope } from '../../../domain/access';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
@@ -50,15 +51,24 @@ export const loanLoaders = {
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<GuaranteeRow>,
   provisioningRun: enterpriseRowLoader('The provisioning run', runById),
+  prepayment: {
+    name: 'The prepayment',
+    load: async ({ knex }, id) => prepaymentById(knex, { 'p.id': id }),
+    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+  } satisfies Loader<LoanPrepaymentDetail>,
 };
 
 type LoanMoneyQuery = { [K in keyof typeof loanMoneyFilters]?: string };
 
-/** A list of money paid on loans (repayments, recoveries; its table named `r`) as the caller sees it, newest first, filtered by loanMoneyFilters. */
-export function visibleLoanMoney(rows: Knex.QueryBuilder, principal: Principal, query: LoanMoneyQuery): Knex.QueryBuilder {
-  scopeToVisible(rows, principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' }).orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id' }]);
-  whereFilters(rows, query, { enterprise: 'r.enterprise_id', branch: 'r.branch_id', loan: 'r.loan_id' });
-  if (query.date_from !== undefined) rows.where('r.business_date', '>=', query.date_from);
-  if (query.date_to !== undefined) rows.where('r.business_date', '<=', query.date_to);
+/**
+ * A list of money paid on loans (repayments, recoveries, prepayments; `alias` names its table) as the caller sees
+ * it, newest first, filtered by loanMoneyFilters.
+ */
+export function visibleLoanMoney(rows: Knex.QueryBuilder, principal: Principal, query: LoanMoneyQuery, alias = 'r'): Knex.QueryBuilder {
+  const column = (name: string) => `${alias}.${name}`;
+  scopeToVisible(rows, principal, { enterprise: column('enterprise_id'), branch: column('branch_id') }).orderBy([{ column: column('created_at'), order: 'desc' }, { column: column('id') }]);
+  whereFilters(rows, query, { enterprise: column('enterprise_id'), branch: column('branch_id'), loan: column('loan_id') });
+  if (query.date_from !== undefined) rows.where(column('business_date'), '>=', query.date_from);
+  if (query.date_to !== undefined) rows.where(column('business_date'), '<=', query.date_to);
   return rows;
 }
