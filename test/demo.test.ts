@@ -4,6 +4,7 @@ import path from 'node:path';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { ensureInitialAdmin } from '../activities/auth/register.activity';
+import { Money } from '../domain/money';
 import { DemoStopped, loadDemoCooperative, type DemoReport } from '../scripts/demo/load-demo';
 import { startTestApp, testActivityContext, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/database';
@@ -183,4 +184,12 @@ test('a day of two tills: sessions counted, a 1 000 shortage recovered, the vaul
   t.true((cashDay.endOfDay.next_date ?? '') > cashDay.date, 'the end of day moved the business date on');
   t.is(report.businessDate, cashDay.endOfDay.next_date ?? '', 'the business date the demo ends on is the one the end of day moved to');
   t.is(await count('/api/v1/cash/branch-days/', { date_from: cashDay.date, date_to: cashDay.date }), 2, 'both branches closed their day');
+});
+
+test('credit insurance: a product with a spread premium, its TEG within the usury rate direction set and the administrator approved', async (t) => {
+  const { creditInsurance } = report;
+  // 500 000 × 1.2 % = 6 000 of premium, 500 on each of the 12 installments, and a TEG within the 60.94 % of usury.
+  const simulation = await app.request('POST', `/api/v1/loans/products/${creditInsurance.product}/simulation/`, { headers, json: { amount: '500000', term_periods: 12 } });
+  t.true(simulation.body.insurance_premium === '6000' && simulation.body.installments.every((row: { insurance: string }) => row.insurance === '500')
+    && new Money(simulation.body.teg).lte(creditInsurance.usuryRate.rate) && creditInsurance.usuryRate.rate === '60.94', simulation.text);
 });

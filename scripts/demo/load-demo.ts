@@ -2,6 +2,7 @@ import { CoopbankApi, type Page, type Session } from './api-client';
 import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { runCashDay, type CashDayOutcome } from './cash-day';
+import { showCreditInsurance, type CreditInsuranceOutcome } from './credit-insurance';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -33,6 +34,7 @@ export interface DemoReport {
   staff: Omit<StaffAccount, 'session'>[];
   story: StoryOutcome;
   cashDay: CashDayOutcome;
+  creditInsurance: CreditInsuranceOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -84,6 +86,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
+  const creditInsurance = await showCreditInsurance(cooperative, after.today, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
@@ -101,6 +104,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       staff: Object.values(cooperative.staff).map(({ session: _session, ...account }) => account),
       story,
       cashDay,
+      creditInsurance,
     },
   };
 }
