@@ -4,6 +4,7 @@ import path from 'node:path';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { ensureInitialAdmin } from '../activities/auth/register.activity';
+import { Money } from '../domain/money';
 import { DemoStopped, loadDemoCooperative, type DemoReport } from '../scripts/demo/load-demo';
 import { startTestApp, testActivityContext, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/database';
@@ -204,4 +205,12 @@ test('loan officers: the branch head follows the doubtful loan, taken over from 
   const loan = await app.request('GET', `/api/v1/loans/loans/${creditPortfolio.reassignedLoan}/`, { headers });
   t.like(loan.body, { loan_officer: creditPortfolio.officer, officer_assignments: [{ to_officer: creditPortfolio.officer, reason: 'Recovery follow-up by the branch head' }] });
   t.true(creditPortfolio.par30.loans >= 1 && creditPortfolio.par30.ratio > '0.000000', JSON.stringify(creditPortfolio.par30));
+});
+
+test('credit insurance: a product with a spread premium, its TEG within the usury rate direction set and the administrator approved', async (t) => {
+  const { creditInsurance } = report;
+  // 500 000 × 1.2 % = 6 000 of premium, 500 on each of the 12 installments, and a TEG within the 60.94 % of usury.
+  const simulation = await app.request('POST', `/api/v1/loans/products/${creditInsurance.product}/simulation/`, { headers, json: { amount: '500000', term_periods: 12 } });
+  t.true(simulation.body.insurance_premium === '6000' && simulation.body.installments.every((row: { insurance: string }) => row.insurance === '500')
+    && new Money(simulation.body.teg).lte(creditInsurance.usuryRate.rate) && creditInsurance.usuryRate.rate === '60.94', simulation.text);
 });

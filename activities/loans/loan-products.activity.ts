@@ -83,6 +83,11 @@ export async function createLoanProduct(context: ActivityContext, actor: Actor, 
   }
 }
 
+/** What the TEG of a product's dearest loan depends on (docs/domain.md §14.6). */
+const pricingFields: readonly (keyof LoanProductChanges)[] = [
+  'method', 'frequency', 'annualRate', 'minAmount', 'minTermPeriods', 'feeRate', 'feeFixed', 'insuranceRate', 'insuranceFixed', 'insuranceCollection',
+];
+
 /** Changes apply to later applications; loans already granted keep the terms they were granted with. */
 export async function updateLoanProduct(context: ActivityContext, actor: Actor, productId: string, changes: LoanProductChanges): Promise<LoanProduct> {
   return inTransaction(context.knex, async (trx) => {
@@ -90,7 +95,8 @@ export async function updateLoanProduct(context: ActivityContext, actor: Actor, 
     if (hasNoChanges(changes)) return product;
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     await assertSoundProduct(trx, product.enterpriseId, { ...product, ...defined });
-    await assertProductWithinUsury(trx, context.clock(), product.enterpriseId, { ...product, ...defined });
+    // Only a change of what its dearest loan costs is checked: a usurious product may still be renamed or deactivated.
+    if (pricingFields.some((field) => field in defined)) await assertProductWithinUsury(trx, context.clock(), product.enterpriseId, { ...product, ...defined });
     const updated = await LoanProduct.query(trx).patchAndFetchById(productId, defined);
     await recordAudit(trx, actor, { action: 'loan_product.update', entityType: 'loan_product', entityId: productId, enterpriseId: product.enterpriseId, details: defined, ...changedValues(defined, product, updated) });
     return updated;

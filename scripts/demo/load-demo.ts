@@ -3,6 +3,7 @@ import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { runCashDay, type CashDayOutcome } from './cash-day';
 import { showCreditPortfolio, type CreditPortfolioOutcome } from './credit-portfolio';
+import { showCreditInsurance, type CreditInsuranceOutcome } from './credit-insurance';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -40,6 +41,7 @@ export interface DemoReport {
   recovery: RecoveryOutcome;
   guarantors: GuarantorsOutcome;
   creditPortfolio: CreditPortfolioOutcome;
+  creditInsurance: CreditInsuranceOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -94,6 +96,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
   const creditPortfolio = await showCreditPortfolio(cooperative, story.loans.doubtful, after.today, log);
+  const creditInsurance = await showCreditInsurance(cooperative, after.today, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
@@ -114,6 +117,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       recovery,
       guarantors,
       creditPortfolio,
+      creditInsurance,
     },
   };
 }

@@ -181,6 +181,10 @@ test('the usury rate: a product or an application above the rate in force is ref
   t.is(refused.status, 422, refused.text);
   t.like(refused.body, { code: 'teg_above_usury_rate', errors: [{ field: 'teg' }] });
   t.is((await knex('loan_products').where({ enterprise_id: w.enterpriseId, code: 'USUR1' })).length, 0, 'nothing written');
+  // The product made before the rate may still be deactivated, not repriced.
+  const probePath = `/api/v1/loans/products/${probe.body.id as string}/`;
+  t.like((await app.request('PATCH', probePath, { headers: w.users.direction!.headers, json: { fee_fixed: '2500' } })).body, { code: 'teg_above_usury_rate' });
+  t.like((await app.request('PATCH', probePath, { headers: w.users.direction!.headers, json: { is_active: false } })).body, { is_active: false, fee_fixed: '2000' });
   t.is((await approveRequest(knex, await setRate(w, new Money(dearestTeg).plus('0.01').toFixed(2), '2026-01-10'), asApprover(w))).status, 200);
   const accepted = await createProduct(w, 'USUR2', terms);
   t.is(accepted.status, 201, accepted.text);

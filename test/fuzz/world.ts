@@ -53,7 +53,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
  * transfer and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
  * counter, a till of the other branch with a closed session, a till transfer, a settled difference and a vault count, a branch's day
- * closed and an end of day waiting for the other, and a user with a grant; then the ids of everything the lists of the document answer.
+ * closed and an end of day waiting for the other, a usury rate, and a user with a grant; then the ids of everything the lists of the document answer.
  * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
@@ -88,6 +88,9 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepTillTransfer(world);
   // Last of the other branch's cash: its day closes once its sessions are settled and its vault counted.
   await startClosing(world);
+  // Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes.
+  const usury = { enterprise: world.enterpriseId, rate: '99.00', effective_from: '2026-01-01', source_reference: 'Fuzz rate' };
+  await approveRequest(knex, await app.request('POST', '/api/v1/loans/usury-rates/', { headers: direction, json: usury }), asApprover(world));
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -122,6 +125,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['reassignLoanOfficer', { officer: world.users.branch_head!.id, reason: 'Fuzz reassignment' }],
     // Issue 30, early repayment: a prepayment small enough to leave the loan running.
     ['recordLoanPrepayment', { amount: '20000' }],
+    // Issue 30: a usury rate from a later date than the world's own.
+    ['setUsuryRate', { enterprise: world.enterpriseId, rate: '80', effective_from: '2026-12-01', source_reference: 'Fuzz rate' }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
