@@ -139,6 +139,8 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<void> {
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
   await post(app, '/api/v1/loans/provisions/runs/', direction, { enterprise: world.enterpriseId });
+  // Issue 30: a restructuring waiting for its decision, so that its detail and decision routes have an id.
+  await post(app, `/api/v1/loans/loans/${loan}/restructurings/`, branchHead, { term_periods: 6, annual_rate: '0.18', reason: 'fuzz world: a pending restructuring' });
 }
 
 /** A loan approved step by step through the API by the world's cashier, branch head, committee and direction. */
