@@ -2,6 +2,7 @@ import { CoopbankApi, type Page, type Session } from './api-client';
 import { addDays, BusinessCalendar } from './business-calendar';
 import { createCooperative, type StaffAccount } from './cooperative';
 import { runCashDay, type CashDayOutcome } from './cash-day';
+import { restructureDoubtfulLoan, type RestructuringOutcome } from './credit-restructuring';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -33,6 +34,7 @@ export interface DemoReport {
   staff: Omit<StaffAccount, 'session'>[];
   story: StoryOutcome;
   cashDay: CashDayOutcome;
+  restructuring: RestructuringOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -82,6 +84,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   });
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
+  const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
@@ -101,6 +104,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       staff: Object.values(cooperative.staff).map(({ session: _session, ...account }) => account),
       story,
       cashDay,
+      restructuring,
     },
   };
 }
