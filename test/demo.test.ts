@@ -93,6 +93,8 @@ test('loans at every stage of the circuit and of their life, classified by the p
   t.is(await loans({ classification: 'overdue' }), 1);
   t.is(await loans({ classification: 'doubtful' }), 1);
   t.is(await count('/api/v1/loans/repayments/'), 5, 'three on time, two before the overdue borrower stopped');
+  // Issue 30: the doubtful loan restructured, approved by a second person above its granting step.
+  t.like((await app.request('GET', `/api/v1/loans/loans/${report.restructuring.loan}/restructurings/`, { headers })).body.results[0], { status: 'approved', number: 1, class_before: 'doubtful', schedule_version: 2 });
   t.like(report.story.provisioningRun, { status: 'completed', as_of: report.cashDay.date, loans_processed: 4 });
   const totals = await app.request('GET', `/api/v1/loans/provisions/totals/?enterprise=${report.enterprise.id}&as_of=${report.cashDay.date}`, { headers });
   const doubtful = totals.body.by_class.find((row: { classification: string }) => row.classification === 'doubtful');

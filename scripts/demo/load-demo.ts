@@ -4,6 +4,7 @@ import { createCooperative, type StaffAccount } from './cooperative';
 import { runCashDay, type CashDayOutcome } from './cash-day';
 import { showCreditPortfolio, type CreditPortfolioOutcome } from './credit-portfolio';
 import { showCreditInsurance, type CreditInsuranceOutcome } from './credit-insurance';
+import { restructureDoubtfulLoan, type RestructuringOutcome } from './credit-restructuring';
 import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
@@ -42,6 +43,7 @@ export interface DemoReport {
   guarantors: GuarantorsOutcome;
   creditPortfolio: CreditPortfolioOutcome;
   creditInsurance: CreditInsuranceOutcome;
+  restructuring: RestructuringOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -92,6 +94,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
   const guarantors = await giveGuarantees(cooperative, members, story.loans.repaidPartly, calendar.today, log);
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
+  const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
@@ -118,6 +121,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       guarantors,
       creditPortfolio,
       creditInsurance,
+      restructuring,
     },
   };
 }

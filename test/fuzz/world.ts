@@ -163,6 +163,8 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   await post(app, `/api/v1/loans/loans/${litigious}/disbursement/`, cashier, { channel: 'cash' });
   await post(app, `/api/v1/loans/loans/${litigious}/litigation/`, branchHead, { litigious: true, reason: 'fuzz world: in court' });
   await post(app, '/api/v1/loans/provisions/runs/', direction, { enterprise: world.enterpriseId });
+  // Issue 30: a restructuring waiting for its decision, so that its detail and decision routes have an id.
+  await post(app, `/api/v1/loans/loans/${loan}/restructurings/`, branchHead, { term_periods: 6, annual_rate: '0.18', reason: 'fuzz world: a pending restructuring' });
   return litigious;
 }
 

@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { loansAt } from '../../activities/loans/positions-at';
@@ -6,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
 import { testClock } from '../helpers/clock';
 import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
 import { approvedLoan, createLoanWorld, ledgerBalanced, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { until } from '../helpers/until';
@@ -20,6 +26,8 @@ import { newTaskQueue, withWorker } from '../helpers/worker';
  */
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
+// Recorded with RECORD_HISTORIES=1: the history of a restructuring's approval request; a change that breaks it fails here.
+const historyFile = path.join(__dirname, 'histories', 'loan-restructuring-approved.json');
 let app: TestApp;
 let knex: Knex;
 
@@ -76,7 +84,7 @@ test.serial('a doubtful loan restructured: the maker cannot approve, the directi
   const w = await createLoanWorld(app, knex, 'RS1');
   await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
   const loanId = await cashLoan(w);
-  const restructuringId = await withWorker(knex, async () => restructuredDoubtful(t, w, loanId, async (id) => {
+  const restructuringId = await withWorker(knex, async ({ client }) => restructuredDoubtful(t, w, loanId, async (id) => {
     const decide = (as: string, decision: string, reason = '') => app.request('POST', `/api/v1/loans/restructurings/${id}/decision/`, { headers: w.users[as]!.headers, json: { decision, reason } });
     // Four eyes: the maker may not decide, nor a role below the level required.
     t.like((await decide('branch_head', 'approve')).body, { code: 'approval_own_request' });
@@ -84,6 +92,11 @@ test.serial('a doubtful loan restructured: the maker cannot approve, the directi
     const approved = await decide('direction', 'approve');
     t.is(approved.status, 200, approved.text);
     t.like(approved.body, { status: 'approved', number: 1, class_before: 'doubtful', schedule_version: 2, decided_by: w.users.direction!.id });
+    const handle = client.workflow.getHandle(`approval-request-${approved.body.approval_request as string}`);
+    t.is((await handle.result()).status, 'approved');
+    const { events } = await handle.fetchHistory();
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, handle.workflowId));
+    if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
   }), taskQueue);
   const detail = (await app.request('GET', `/api/v1/loans/restructurings/${restructuringId}/`, { headers: w.users.cashier!.headers })).body;
   // Everything owed capitalised: 185 412 of principal (1 200 000 still owed), 34 620 of interest spread as 2 885 a month.
@@ -196,4 +209,9 @@ test.serial('a second restructuring classes even a performing loan doubtful; bad
   t.is((await app.request('GET', `/api/v1/loans/restructurings/${ours.body.results[0].id as string}/`, { headers: w.users.other_head!.headers })).status, 404);
   // A cashier does not ask for a restructuring.
   t.is((await restructure(w, loanId, 'cashier')).status, 403);
+});
+
+test.serial('a recorded history of a restructuring\'s approval replays against the current workflow code', async (t) => {
+  const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-loan-restructuring'));
 });
