@@ -280,6 +280,8 @@ export const errorCatalogue = {
   cash_difference_settled: { kind: 'conflict', title: 'The difference is settled already.' },
   // Issue 30, write-off and recovery: a recovery is taken only on a written-off loan.
   loan_not_written_off: { kind: 'conflict', title: 'Only a written-off loan takes a recovery.' },
+  // Issue 31, go-live import (first slice: templates, upload, validation): a file that cannot be read as its kind's rows.
+  import_file_invalid: { kind: 'validation', title: 'The uploaded file is not an XLSX or CSV file of the kind\'s template.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },
