@@ -3,7 +3,7 @@ import type { AppContext } from './context';
 import { httpError, tooLarge } from './json-body';
 
 /**
- * The raw file body of an upload route (an import's file, docs/architecture.md §19), as a stream that fails with
+ * The raw file body of an upload route (an import's file, docs/architecture.md §11), as a stream that fails with
  * 413 as soon as more than `limitBytes` have come: never buffered whole, so a huge file costs a chunk of memory.
  * A declared Content-Length over the limit is refused before any byte is read; a media type the route does not
  * take, 415 (the real type is then judged from the content).

@@ -4,7 +4,7 @@ import { AppError } from '../../domain/errors';
 import { detectDelimiter, importFileCaps, type ImportFileFormat } from '../../domain/imports/files';
 
 /**
- * The rows of an uploaded file, read as it streams in (docs/architecture.md §19): CSV through a small state
+ * The rows of an uploaded file, read as it streams in (docs/architecture.md §11): CSV through a small state
  * machine, XLSX through ExcelJS's streaming reader. Row 1 is the header. Cells are text; a formula cell is
  * flagged, never evaluated. The caps of domain/imports/files.ts are checked as the rows come, so a zip bomb
  * is refused at its first excess, not after inflating.

@@ -10,7 +10,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { fileRefused, fileRows, type FileRow } from './file-rows';
 
 /**
- * The go-live import's first steps (docs/domain.md §15, docs/architecture.md §19): an import is created, its files
+ * The go-live import's first steps (docs/domain.md §15, docs/architecture.md §11): an import is created, its files
  * uploaded into the staging tables. Nothing outside `imports`, `import_files`, `import_rows` and `import_problems`
  * is written (and the audit trail).
  */

@@ -122,6 +122,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
     // Issue 30: a recovery in cash at the head office's counter (on the written-off loan, or refused on a running one).
     ['recordLoanRecovery', { amount: '1000', channel: 'cash' }],
+    // Issue 31: a members file (a raw CSV body: test/fuzz/attacks.ts sends `file` as it is).
+    ['uploadImportFile', { file: importFile }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -296,12 +298,13 @@ async function keepTillTransfer(world: LoanWorld): Promise<void> {
 }
 
 /** Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list). */
+const importFile = 'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n'
+  + 'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
+
 async function startImport(world: LoanWorld): Promise<void> {
   const headers = world.users.direction!.headers;
   const created = await post(world.app, '/api/v1/imports/', headers, { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' });
-  const file = 'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n'
-    + 'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
-  const uploaded = await world.app.request('PUT', `/api/v1/imports/${created.id}/files/members/`, { headers: { ...headers, 'content-type': 'text/csv' }, body: file });
+  const uploaded = await world.app.request('PUT', `/api/v1/imports/${created.id}/files/members/`, { headers: { ...headers, 'content-type': 'text/csv' }, body: importFile });
   if (uploaded.status !== 200) throw new Error(`the import's upload: ${uploaded.text}`);
 }
 
