@@ -1,6 +1,6 @@
 import type { AppContext } from './context';
 
-function httpError(status: number, code: string, message: string): Error {
+export function httpError(status: number, code: string, message: string): Error {
   return Object.assign(new Error(message), { status, code, expose: true });
 }
 
@@ -58,7 +58,7 @@ function nestingDepth(text: string): number {
  * A 413 closes the connection: the rest of the body is never read, so the next request on the same connection
  * would otherwise wait behind it.
  */
-function tooLarge(limitBytes: number): Error {
+export function tooLarge(limitBytes: number): Error {
   return Object.assign(httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`), { headers: { Connection: 'close' } });
 }
 

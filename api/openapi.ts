@@ -107,8 +107,8 @@ const problemResponse = (status: number, code: ProblemCode): JsonSchema => ({
  */
 const sharedResponses: Record<string, { status: number; response: JsonSchema; applies: (route: AnyRoute) => boolean }> = {
   MethodNotAllowed: { status: 405, response: problemResponse(405, 'method_not_allowed'), applies: () => true },
-  ContentTooLarge: { status: 413, response: problemResponse(413, 'payload_too_large'), applies: (route) => route.body !== undefined },
-  UnsupportedMediaType: { status: 415, response: problemResponse(415, 'unsupported_media_type'), applies: (route) => route.body !== undefined },
+  ContentTooLarge: { status: 413, response: problemResponse(413, 'payload_too_large'), applies: (route) => route.body !== undefined || route.upload !== undefined },
+  UnsupportedMediaType: { status: 415, response: problemResponse(415, 'unsupported_media_type'), applies: (route) => route.body !== undefined || route.upload !== undefined },
   HeadersTooLarge: { status: 431, response: problemResponse(431, 'headers_too_large'), applies: () => true },
 };
 
@@ -122,6 +122,7 @@ const moduleDescriptions: Record<string, string> = {
   loans: 'Loan products, applications and their approval circuit, loans, repayments, guarantees, provisioning.',
   shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
   system: 'Liveness, readiness and metrics.',
+  imports: 'Moving a cooperative onto Coopbank (issue 31): go-live imports, their templates, file uploads, validation and its report.',
   accounting: 'The cooperative\'s own books (issue 28): suppliers, their expense invoices and payments.',
   cash: 'Cash and the working day (issue 29): tills, the vault and the cashiers\' till sessions with their counts, transfers between members and standing orders, the liaison between branches, the branch\'s day and its close before the end of day.',
 };
@@ -218,6 +219,9 @@ function operation(route: AnyRoute, components: Components, versioning: Versioni
   if (route.description !== undefined) op.description = route.description;
   if (route.body !== undefined) {
     op.requestBody = { required: true, content: { 'application/json': { schema: toJsonSchema(route.body) } } };
+  }
+  if (route.upload !== undefined) {
+    op.requestBody = { required: true, content: Object.fromEntries(route.upload.map((mediaType) => [mediaType, { schema: { type: 'string', format: 'binary' } }])) };
   }
   return op;
 }

@@ -80,6 +80,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   params?: Schema<P>;
   query?: Schema<Q>;
   body?: Schema<B>;
+  /**
+   * The media types of a raw file body (an import's upload): the route declares no `body`, and its handler streams
+   * the request itself through api/upload-body.ts. Documented as a binary request body.
+   */
+  upload?: readonly string[];
   /** Success status (default 200) and the schema of its JSON body. */
   status?: number;
   response?: Schema<unknown>;

@@ -68,6 +68,7 @@ import { tillJournalRoutes } from './modules/cash/till-journal.routes';
 import { tillTransferRoutes } from './modules/cash/till-transfers.routes';
 import { vaultCountRoutes } from './modules/cash/vault-counts.routes';
 import { differenceSettlementRoutes } from './modules/cash/difference-settlements.routes';
+import { importRoutes } from './modules/imports/imports.routes';
 import type { AnyRoute } from './route';
 
 /** Every product route, module by module. The docs routes are derived from this list by the app. */
@@ -150,4 +151,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...tillTransferRoutes,
   ...vaultCountRoutes,
   ...differenceSettlementRoutes,
+  ...importRoutes,
 ];

@@ -299,6 +299,8 @@ export const errorCatalogue = {
   prepayment_below_dues: { kind: 'unprocessable', title: 'A prepayment pays the dues and the fee first: the amount must exceed them.' },
   prepayment_settles_loan: { kind: 'conflict', title: 'The amount would settle the loan: a payoff is a separate operation.' },
   payoff_amount_differs: { kind: 'unprocessable', title: 'A payoff is the payoff quote at the business date, to the franc.' },
+  // Issue 31, go-live import (first slice: templates, upload, validation): a file that cannot be read as its kind's rows.
+  import_file_invalid: { kind: 'validation', title: 'The uploaded file is not an XLSX or CSV file of the kind\'s template.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

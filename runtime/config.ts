@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { defaultTaskQueue } from '../workflows/identities';
+import { importFileLimitDefault } from '../domain/imports/files';
 
 /**
  * The one typed configuration of every process, read from the environment.
@@ -45,6 +46,7 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  importFileLimitBytes: number;
   /** Bearer token that reads /metrics; unset: one kept in DATA_DIR outside production, metrics off in production. */
   metricsToken: string | undefined;
   /**
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     insecureCookies: oneOf(env, 'INSECURE_COOKIES', ['true', 'false'], 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    importFileLimitBytes: integer(env, 'IMPORT_FILE_LIMIT_BYTES', importFileLimitDefault, 1024, 1024 * 1024 * 1024),
     workflowDayMs: integer(env, 'WORKFLOW_DAY_MS', dayMs, 1, dayMs),
     clockStart: optionalInstant(env, 'CLOCK_START'),
     metricsToken: optionalSecret(env, 'METRICS_TOKEN', metricsTokenLengthMin),

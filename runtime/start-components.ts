@@ -47,6 +47,7 @@ export async function startApi(
     trustProxy: config.trustProxy,
     trustedProxyHops: config.trustedProxyHops,
     bodyLimitBytes: config.bodyLimitBytes,
+    importFileLimitBytes: config.importFileLimitBytes,
     workflowDayMs: config.workflowDayMs,
     metricsToken: resolveMetricsToken(config),
     processMetrics: true,

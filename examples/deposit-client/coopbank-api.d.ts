@@ -4744,6 +4744,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/imports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List go-live imports, newest first */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Start moving a cooperative onto Coopbank: an import at a cut-over date
+         * @description The cut-over date is the date of the balances the files give: on or before the business date. Then upload each kind's file, validate, read the report.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/templates/{kind}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The template of a kind of import file: XLSX (a data sheet and a Documentation sheet) or the CSV header
+         * @description The Documentation sheet lists each column: required or not, its format, the codes allowed, an example. Validation reads the same declaration.
+         */
+        get: operations["getImportTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import with its files and its problems' count */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/files/{kind}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload (or replace) the file of a kind: XLSX or CSV, the raw file as the body
+         * @description The body is the file itself, streamed into the staging table; its type is read from its content (a zip: XLSX; UTF-8 text: CSV with `;` or `,`). Size limit IMPORT_FILE_LIMIT_BYTES (default 52428800 bytes: 413 beyond). The header row must name the template's columns, in any order. A file that cannot be read as its kind's rows is refused whole (400 `import_file_invalid`, naming why) and the earlier upload of the kind stays. Formulas are never evaluated: validation reports them.
+         */
+        put: operations["uploadImportFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/validation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate the import's members and member accounts: every row and reference, before anything is written
+         * @description Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report). The other kinds are validated by the next slices of issue 31.
+         */
+        post: operations["validateImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/report/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The validation report: row, column, value, problem; as XLSX with the rejected rows highlighted */
+        get: operations["getImportReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6179,6 +6294,69 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["GovernanceOrgan"][];
+        };
+        Import: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            enterprise: string;
+            /** Format: date */
+            cut_over_date: string;
+            /**
+             * @description uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem; rejected: the report lists problems.
+             * @enum {string}
+             */
+            status: "uploaded" | "validated" | "rejected";
+            /** Format: uuid */
+            uploaded_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            validated_at: string | null;
+            files: components["schemas"]["ImportFile"][];
+            /** @description Problems found by the last validation. */
+            problems: number;
+        };
+        ImportFile: {
+            /** @enum {string} */
+            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+            /** @enum {string} */
+            format: "csv" | "xlsx";
+            /** @description Data rows stored (the header and empty rows aside). */
+            rows: number;
+            bytes: number;
+            /** Format: date-time */
+            uploaded_at: string;
+        };
+        /** @description Page<Import>: one page of a list. */
+        ImportPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["Import"][];
+        };
+        ImportProblem: {
+            /** @enum {string} */
+            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+            /** @description The row in the file, the header being row 1. */
+            row: number;
+            column: string;
+            /** @description The cell as written. */
+            value: string;
+            problem: string;
+        };
+        /** @description Page<ImportProblem>: one page of a list. */
+        ImportProblemPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ImportProblem"][];
         };
         InboxItem: {
             /** @enum {string} */
@@ -40216,6 +40394,590 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CashSettlement"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description Only this enterprise. */
+                enterprise?: string;
+                status?: "uploaded" | "validated" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List go-live imports, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPage"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    enterprise: string;
+                    cut_over_date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Start moving a cooperative onto Coopbank: an import at a cut-over date */
+            201: {
+                headers: {
+                    /** @description Where the resource is read: /api/v1/imports/{id}/ */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportTemplate: {
+        parameters: {
+            query?: {
+                /** @description xlsx (default) or csv. */
+                format?: "xlsx" | "csv";
+            };
+            header?: never;
+            path: {
+                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template of a kind of import file: XLSX (a data sheet and a Documentation sheet) or the CSV header */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An import with its files and its problems' count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadImportFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Upload (or replace) the file of a kind: XLSX or CSV, the raw file as the body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    validateImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Validate the import's members and member accounts: every row and reference, before anything is written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportReport: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                kind?: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+                /** @description json (default): the problems, a page at a time; xlsx: every problem, and each kind's rows with the rejected ones filled red. */
+                format?: "json" | "xlsx";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The validation report: row, column, value, problem; as XLSX with the rejected rows highlighted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportProblemPage"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ImportProblemPage"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

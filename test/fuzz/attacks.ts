@@ -267,5 +267,8 @@ export function buildRequest(target: Target, attack: Attack): FuzzRequest {
   ]);
   const base: Base = { pathValues, query, body: op.body === undefined ? undefined : { ...requiredPart(op.body, random, pools), ...target.knownBody } };
   const defaults = { method: op.method, pathValues, query, body: base.body === undefined ? undefined : JSON.stringify(base.body), contentType: base.body === undefined ? undefined : 'application/json' };
+  // A raw file upload sends the world's valid file (its `file`), of the operation's media type.
+  const file = target.knownBody?.file;
+  if (op.upload !== undefined && typeof file === 'string') Object.assign(defaults, { body: file, contentType: op.upload });
   return { ...defaults, ...attack(target, base) };
 }

@@ -40,6 +40,8 @@ export interface Operation {
   pathParams: Parameter[];
   queryParams: Parameter[];
   body: JsonSchema | undefined;
+  /** The media type of a raw file body (an import's upload: api/upload-body.ts), when the body is not JSON. */
+  upload: string | undefined;
   /** Answers a page (`{count, results}`, paged by `page`): an unknown parent id may then answer an empty page. */
   isList: boolean;
 }
@@ -68,6 +70,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         pathParams: parameters.filter((parameter) => parameter.in === 'path'),
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         body: operation.requestBody?.content['application/json']?.schema,
+        upload: operation.requestBody === undefined || 'application/json' in operation.requestBody.content ? undefined : Object.keys(operation.requestBody.content)[0],
         isList: method === 'get' && parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'page'),
       };
     }),

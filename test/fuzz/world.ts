@@ -9,6 +9,7 @@ import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
 import { bearer, createUser } from '../helpers/users';
 import { testClock } from '../helpers/clock';
+import { importKinds } from '../../domain/imports/templates';
 import { send } from './http';
 import type { Operation } from './schema';
 import { idsForPathParam, type IdPools } from './values';
@@ -91,6 +92,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   // Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes.
   const usury = { enterprise: world.enterpriseId, rate: '99.00', effective_from: '2026-01-01', source_reference: 'Fuzz rate' };
   await approveRequest(knex, await app.request('POST', '/api/v1/loans/usury-rates/', { headers: direction, json: usury }), asApprover(world));
+  await startImport(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
   const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
@@ -105,6 +107,10 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   pools.byPath.set('/api/v1/accounting/bank-statements/', [statement.id]);
   pools.byPath.set('/api/v1/accounting/statement-lines/', statement.lineIds);
   for (const id of [statement.id, ...statement.lineIds]) pools.known.add(id);
+  // Issue 31: the import kinds name a template and an import's file, like ids of the paths before `{kind}`.
+  pools.byPath.set('/api/v1/imports/templates/', [...importKinds]);
+  pools.byPath.set('/api/v1/imports/{id}/files/', [...importKinds]);
+  for (const kind of importKinds) pools.known.add(kind);
   const bodies = new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
@@ -127,6 +133,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['recordLoanPrepayment', { amount: '20000' }],
     // Issue 30: a usury rate from a later date than the world's own.
     ['setUsuryRate', { enterprise: world.enterpriseId, rate: '80', effective_from: '2026-12-01', source_reference: 'Fuzz rate' }],
+    // Issue 31: a members file (a raw CSV body: test/fuzz/attacks.ts sends `file` as it is).
+    ['uploadImportFile', { file: importFile }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
@@ -305,6 +313,17 @@ async function keepTillTransfer(world: LoanWorld): Promise<void> {
   const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/cash/difference-settlements/', { headers: head, json: settlement }), asApprover(world));
   if (approved.status !== 200) throw new Error(`the settlement: ${approved.text}`);
   await post(world.app, '/api/v1/cash/vault-counts/', head, { enterprise: world.enterpriseId, branch: world.otherBranch, count: {} });
+}
+
+/** Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list). */
+const importFile = 'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n'
+  + 'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
+
+async function startImport(world: LoanWorld): Promise<void> {
+  const headers = world.users.direction!.headers;
+  const created = await post(world.app, '/api/v1/imports/', headers, { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' });
+  const uploaded = await world.app.request('PUT', `/api/v1/imports/${created.id}/files/members/`, { headers: { ...headers, 'content-type': 'text/csv' }, body: importFile });
+  if (uploaded.status !== 200) throw new Error(`the import's upload: ${uploaded.text}`);
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {

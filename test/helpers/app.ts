@@ -28,6 +28,7 @@ export interface TestAppOptions {
   knex: Knex;
   routes?: readonly AnyRoute[];
   bodyLimitBytes?: number;
+  importFileLimitBytes?: number;
   /** "Now" of the app, for tests that move time; the tests' clock otherwise (test/helpers/clock.ts). */
   clock?: () => Date;
   secureCookies?: boolean;
@@ -64,6 +65,7 @@ export async function startTestApp(scope: Teardown, options: TestAppOptions): Pr
       trustProxy: true, // tests play several client addresses through X-Forwarded-For
       trustedProxyHops: options.trustedProxyHops ?? 1,
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+      importFileLimitBytes: options.importFileLimitBytes,
       workflowDayMs: options.workflowDayMs ?? 86_400_000,
       metricsToken: testMetricsToken,
       processMetrics: false,

@@ -1,0 +1,220 @@
+import { PassThrough } from 'node:stream';
+import type { Knex } from 'knex';
+import * as yup from 'yup';
+import { createImport, uploadImportFile } from '../../../activities/imports/imports.activity';
+import { validateImport } from '../../../activities/imports/validation';
+import { csvTemplate, writeReportWorkbook, xlsxTemplate } from '../../../activities/imports/workbooks';
+import { reportContentTypes } from '../../../activities/report-files';
+import type { Role } from '../../../domain/access';
+import { importFileLimitDefault } from '../../../domain/imports/files';
+import { importKinds } from '../../../domain/imports/templates';
+import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { defineRoute, type Loader } from '../../route';
+import { uploadBody } from '../../upload-body';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { scopeToWholeEnterprises } from '../enterprise-scope';
+
+/** Who moves a cooperative onto Coopbank: its direction or administrator, over the whole enterprise. */
+const importers: readonly Role[] = ['direction', 'admin'];
+
+const importStatuses = ['uploaded', 'validated', 'rejected'] as const;
+const uploadTypes = [reportContentTypes.csv.split(';')[0]!, reportContentTypes.xlsx, 'application/octet-stream'];
+
+interface ImportRow { id: string; enterprise_id: string }
+
+/** An import is the whole enterprise's: seen and changed at the enterprise, never by a branch's staff alone. */
+const importLoader = {
+  name: 'The import',
+  load: async ({ knex }, id) => knex('imports').where({ id }).first('id', 'enterprise_id') as Promise<ImportRow | undefined>,
+  scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: null }),
+} satisfies Loader<ImportRow>;
+
+const fileSchema = yup.object({
+  kind: yup.string().oneOf(importKinds).required(),
+  format: yup.string().oneOf(['csv', 'xlsx']).required(),
+  rows: yup.number().integer().required().meta({ description: 'Data rows stored (the header and empty rows aside).' }),
+  bytes: yup.number().integer().required(),
+  uploaded_at: timestampResponse(),
+}).meta({ component: 'ImportFile' });
+
+const importSchema = yup.object({
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  cut_over_date: dateResponse(),
+  status: yup.string().oneOf(importStatuses).required()
+    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem; rejected: the report lists problems.' }),
+  uploaded_by: yup.string().uuid().required(),
+  created_at: timestampResponse(),
+  validated_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
+  files: yup.array(fileSchema).required(),
+  problems: yup.number().integer().required().meta({ description: 'Problems found by the last validation.' }),
+}).meta({ component: 'Import' });
+
+/** The imports as shown: each with its files and its problems' count. */
+const importsQuery = (knex: Knex) => knex('imports as i').select(
+  'i.id', 'i.enterprise_id as enterprise', knex.raw('to_char(i.cut_over_date, \'YYYY-MM-DD\') AS cut_over_date'), 'i.status', 'i.uploaded_by',
+  knex.raw('to_json(i.created_at) AS created_at'), knex.raw('to_json(i.validated_at) AS validated_at'),
+  knex.raw(`coalesce((SELECT json_agg(json_build_object('kind', f.kind, 'format', f.format, 'rows', f.rows, 'bytes', f.bytes, 'uploaded_at', f.uploaded_at) ORDER BY f.kind)
+    FROM import_files f WHERE f.import_id = i.id), '[]') AS files`),
+  knex.raw('(SELECT count(*)::int FROM import_problems p WHERE p.import_id = i.id) AS problems'),
+);
+
+const importOf = async (knex: Knex, id: string) => (await importsQuery(knex).where('i.id', id).first()) as unknown;
+
+const problemSchema = yup.object({
+  kind: yup.string().oneOf(importKinds).required(),
+  row: yup.number().integer().required().meta({ description: 'The row in the file, the header being row 1.' }),
+  column: yup.string().required(),
+  value: yup.string().defined().meta({ description: 'The cell as written.' }),
+  problem: yup.string().required(),
+}).meta({ component: 'ImportProblem' });
+
+const kindParams = yup.object({ kind: yup.string().oneOf(importKinds).required() });
+
+/** The go-live import (issue 31, docs/domain.md §15): imports, their templates, uploads, validation and its report. */
+export const importRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/',
+    module: 'imports',
+    operationId: 'listImports',
+    summary: 'List go-live imports, newest first',
+    access: importers,
+    query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(importStatuses).optional() }),
+    response: pageSchema(importSchema),
+    errorStatuses: [401, 403],
+    refusals: ['page_not_found'],
+    handler: async ({ query, principal, deps, ctx }) => {
+      const rows = scopeToWholeEnterprises(importsQuery(deps.knex), principal, 'i.enterprise_id');
+      whereFilters(rows, query, { enterprise: 'i.enterprise_id', status: 'i.status' });
+      return paginateRows(rows.orderBy([{ column: 'i.created_at', order: 'desc' }, { column: 'i.id' }]), query, new URL(ctx.href));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/imports/',
+    module: 'imports',
+    operationId: 'createImport',
+    summary: 'Start moving a cooperative onto Coopbank: an import at a cut-over date',
+    description: 'The cut-over date is the date of the balances the files give: on or before the business date. Then upload each kind\'s file, validate, read the report.',
+    access: importers,
+    status: 201,
+    location: '/api/v1/imports/{id}/',
+    body: yup.object({ enterprise: yup.string().uuid().required(), cut_over_date: isoDate().required() }),
+    response: importSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ body, principal, deps, authorize }) => {
+      authorize({ enterpriseId: body.enterprise, branchId: null }, 'The enterprise');
+      const id = await createImport(deps.activities, principal, { enterpriseId: body.enterprise, cutOverDate: body.cut_over_date });
+      return importOf(deps.knex, id);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/templates/{kind}/',
+    module: 'imports',
+    operationId: 'getImportTemplate',
+    summary: 'The template of a kind of import file: XLSX (a data sheet and a Documentation sheet) or the CSV header',
+    description: 'The Documentation sheet lists each column: required or not, its format, the codes allowed, an example. Validation reads the same declaration.',
+    access: importers,
+    params: kindParams,
+    query: yup.object({ format: yup.string().oneOf(['xlsx', 'csv']).optional().meta({ description: 'xlsx (default) or csv.' }) }),
+    produces: [reportContentTypes.xlsx, reportContentTypes.csv],
+    errorStatuses: [401, 403],
+    handler: async ({ params, query, ctx }) => {
+      const format = query.format ?? 'xlsx';
+      ctx.set('Content-Disposition', `attachment; filename="coopbank-import-${params.kind}.${format}"`);
+      ctx.type = reportContentTypes[format];
+      ctx.body = format === 'csv' ? csvTemplate(params.kind) : await xlsxTemplate(params.kind);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/{id}/',
+    module: 'imports',
+    operationId: 'getImport',
+    summary: 'An import with its files and its problems\' count',
+    access: importers,
+    load: importLoader,
+    params: idParams,
+    response: importSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ resource, deps }) => importOf(deps.knex, resource.id),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/v1/imports/{id}/files/{kind}/',
+    module: 'imports',
+    operationId: 'uploadImportFile',
+    summary: 'Upload (or replace) the file of a kind: XLSX or CSV, the raw file as the body',
+    description: `The body is the file itself, streamed into the staging table; its type is read from its content (a zip: XLSX; UTF-8 text: CSV with \`;\` or \`,\`). `
+      + `Size limit IMPORT_FILE_LIMIT_BYTES (default ${importFileLimitDefault} bytes: 413 beyond). The header row must name the template's columns, in any order. `
+      + 'A file that cannot be read as its kind\'s rows is refused whole (400 `import_file_invalid`, naming why) and the earlier upload of the kind stays. Formulas are never evaluated: validation reports them.',
+    access: importers,
+    load: importLoader,
+    params: idParams.concat(kindParams),
+    upload: uploadTypes,
+    response: importSchema,
+    errorStatuses: [401, 403, 404],
+    refusals: ['import_file_invalid'],
+    handler: async ({ resource, params, principal, deps, ctx }) => {
+      const limitBytes = deps.importFileLimitBytes ?? importFileLimitDefault;
+      const body = uploadBody(ctx, uploadTypes, limitBytes);
+      await uploadImportFile(deps.activities, principal, { importId: resource.id, kind: params.kind, body, limitBytes });
+      return importOf(deps.knex, resource.id);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/imports/{id}/validation/',
+    module: 'imports',
+    operationId: 'validateImport',
+    summary: 'Validate the import\'s members and member accounts: every row and reference, before anything is written',
+    description: 'Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report). '
+      + 'The other kinds are validated by the next slices of issue 31.',
+    access: importers,
+    load: importLoader,
+    params: idParams,
+    response: importSchema,
+    errorStatuses: [401, 403, 404],
+    handler: async ({ resource, principal, deps }) => {
+      await validateImport(deps.activities, principal, resource.id);
+      return importOf(deps.knex, resource.id);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/{id}/report/',
+    module: 'imports',
+    operationId: 'getImportReport',
+    summary: 'The validation report: row, column, value, problem; as XLSX with the rejected rows highlighted',
+    access: importers,
+    load: importLoader,
+    params: idParams,
+    query: listQuerySchema([], {
+      kind: yup.string().oneOf(importKinds).optional(),
+      format: yup.string().oneOf(['json', 'xlsx']).optional().meta({ description: 'json (default): the problems, a page at a time; xlsx: every problem, and each kind\'s rows with the rejected ones filled red.' }),
+    }),
+    response: pageSchema(problemSchema),
+    produces: ['application/json', reportContentTypes.xlsx],
+    errorStatuses: [401, 403, 404],
+    refusals: ['page_not_found'],
+    handler: async ({ resource, query, deps, ctx }) => {
+      if (query.format === 'xlsx') {
+        ctx.set('Content-Disposition', `attachment; filename="import-report-${resource.id}.xlsx"`);
+        ctx.type = reportContentTypes.xlsx;
+        const output = new PassThrough();
+        ctx.body = output;
+        writeReportWorkbook(deps.knex, resource.id, output).catch((error: unknown) => {
+          ctx.state.log.error({ err: error }, 'the import report could not be written');
+          output.destroy(error as Error);
+        });
+        return undefined;
+      }
+      const rows = deps.knex('import_problems').where({ import_id: resource.id }).select('kind', 'row_number as row', 'column', 'value', 'problem');
+      whereFilters(rows, query, { kind: 'kind' });
+      return paginateRows(rows.orderBy([{ column: 'kind' }, { column: 'row_number' }, { column: 'id' }]), query, new URL(ctx.href));
+    },
+  }),
+];

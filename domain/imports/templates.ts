@@ -1,0 +1,101 @@
+/**
+ * The go-live import's file kinds and their columns (docs/domain.md §15): one declaration that the templates
+ * (the data sheet's header and the Documentation sheet) and the validation both read, so what the template says
+ * is what validation checks. Pure data.
+ */
+
+export const importKinds = ['branches-users', 'members', 'member-accounts', 'shares', 'loans', 'trial-balance'] as const;
+export type ImportKind = (typeof importKinds)[number];
+
+/** The kinds whose rows this slice validates; the others are stored and wait for the next slices. */
+export const validatedKinds: readonly ImportKind[] = ['members', 'member-accounts'];
+
+/**
+ * How a cell is read. `amount`: whole francs, digits with an optional `.00` (XAF has no minor unit); `rate`: a
+ * decimal fraction with a point (0.035); `date`: one of the three date formats (domain/imports/cells.ts).
+ */
+export type ColumnFormat = 'text' | 'code' | 'date' | 'amount' | 'integer' | 'rate';
+
+export interface ImportColumn {
+  name: string;
+  required: boolean;
+  format: ColumnFormat;
+  /** The codes allowed, for a `code` column whose codes are fixed (a product code's are the enterprise's). */
+  codes?: readonly string[];
+  /** An amount may be written as French spreadsheets do ("1 234 567,00"). */
+  frenchStyle?: boolean;
+  /** An amount below zero is refused (a savings balance, a paid amount). */
+  notNegative?: boolean;
+  example: string;
+  description: string;
+}
+
+const column = (name: string, format: ColumnFormat, example: string, description: string, options: Partial<ImportColumn> = {}): ImportColumn =>
+  ({ name, format, example, description, required: true, ...options });
+const optional = (name: string, format: ColumnFormat, example: string, description: string, options: Partial<ImportColumn> = {}): ImportColumn =>
+  column(name, format, example, description, { ...options, required: false });
+
+const money = { frenchStyle: true, notNegative: true } as const;
+
+export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
+  'branches-users': [
+    column('branch_code', 'text', 'AG01', 'The branch\'s code, as in the old system.'),
+    column('branch_name', 'text', 'Agence de Bafoussam', 'The branch\'s name.'),
+    optional('username', 'text', 'mkamga', 'A user of the branch, if any.'),
+    optional('full_name', 'text', 'Marie Kamga', 'The user\'s name.'),
+    optional('role', 'code', 'cashier', 'The user\'s role in the branch.', { codes: ['cashier', 'branch_head', 'credit_committee', 'accountant'] }),
+  ],
+  'members': [
+    column('member_number', 'text', 'M000123', 'The member\'s number, unique in the enterprise.'),
+    column('branch_code', 'text', 'AG01', 'The code of the member\'s home branch, a branch of the enterprise.'),
+    column('kind', 'code', 'natural_person', 'A person or a legal entity.', { codes: ['natural_person', 'legal_entity'] }),
+    optional('first_name', 'text', 'Marie', 'Required for a person.'),
+    optional('last_name', 'text', 'Kamga', 'Required for a person.'),
+    optional('legal_name', 'text', 'GIC Les Semeurs', 'Required for a legal entity.'),
+    column('id_document_type', 'code', 'national_id', 'The identity document (business_register for a legal entity).',
+      { codes: ['national_id', 'passport', 'residence_permit', 'driving_licence', 'business_register'] }),
+    column('id_document_number', 'text', '123456789', 'Its number: letters, digits, / . - (stored in capitals, no spaces).'),
+    optional('birth_date', 'date', '1985-03-14', 'Required for a person.'),
+    optional('gender', 'code', 'female', 'A person\'s.', { codes: ['female', 'male'] }),
+    optional('phone', 'text', '+237 699 00 00 00', 'Free text.'),
+    optional('address', 'text', 'Quartier Tamdja', 'Free text.'),
+    column('membership_date', 'date', '2015-06-01', 'When the member joined: on or before the cut-over date (the share rules read the seniority).'),
+  ],
+  'member-accounts': [
+    column('account_number', 'text', 'AG01-EPA-000123', 'The account\'s number, unique in the enterprise.'),
+    column('member_number', 'text', 'M000123', 'Its member: in the members file of this import, or already a member of the enterprise.'),
+    column('product_code', 'code', 'EPA', 'A savings product of the enterprise (members/products).'),
+    column('opened_on', 'date', '2015-06-01', 'When the account was opened: on or before the cut-over date.'),
+    column('balance', 'amount', '1 234 567', 'The balance at the cut-over date, in francs: never negative (a savings account is never overdrawn).', money),
+    optional('maturity_date', 'date', '2027-06-01', 'Required for a term deposit: after the opening.'),
+    optional('interest_rate', 'rate', '0.045', 'A term deposit\'s annual rate, a fraction with a point.'),
+  ],
+  'shares': [
+    column('member_number', 'text', 'M000123', 'The subscribing member.'),
+    column('share_type_code', 'code', '002', 'A share type of the enterprise.'),
+    column('shares', 'integer', '10', 'How many shares.'),
+    column('amount_paid', 'amount', '100 000', 'What the member has paid up, in francs.', money),
+  ],
+  'loans': [
+    column('loan_number', 'text', 'PR-2024-0042', 'The loan\'s number in the old system.'),
+    column('member_number', 'text', 'M000123', 'The borrower.'),
+    column('product_code', 'code', 'CRT', 'A loan product of the enterprise.'),
+    column('original_amount', 'amount', '1 200 000', 'The amount disbursed, in francs.', money),
+    column('annual_rate', 'rate', '0.18', 'The annual rate, a fraction with a point.'),
+    column('term_periods', 'integer', '12', 'The number of installments.'),
+    column('disbursement_date', 'date', '2025-11-15', 'When it was disbursed.'),
+    column('principal_paid', 'amount', '300 000', 'Principal repaid by the cut-over date.', money),
+    column('interest_paid', 'amount', '54 000', 'Interest paid by the cut-over date.', money),
+    optional('classification', 'code', 'performing', 'The class at the cut-over date.', { codes: ['performing', 'watch', 'doubtful', 'litigious'] }),
+    optional('provision', 'amount', '0', 'The provision already booked.', money),
+  ],
+  'trial-balance': [
+    column('branch_code', 'text', 'AG01', 'The branch whose books the line is.'),
+    column('account_code', 'text', '3711', 'An account of the enterprise\'s chart.'),
+    column('debit', 'amount', '0', 'The debit balance: plain digits only, so no separator is read as the decimal one.', { notNegative: true }),
+    column('credit', 'amount', '1234567', 'The credit balance: plain digits only.', { notNegative: true }),
+  ],
+};
+
+/** The column names of a kind, in the template's order. */
+export const columnNames = (kind: ImportKind): string[] => importTemplates[kind].map((entry) => entry.name);
