@@ -2643,7 +2643,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee */
+        /** What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee (JSON, or CSV / XLSX to print) */
         get: operations["getLoanPayoffQuote"];
         put?: never;
         post?: never;
@@ -26801,6 +26801,8 @@ export interface operations {
             query?: {
                 /** @description On or after the business date; default: the business date. */
                 date?: string;
+                /** @description json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download. */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path: {
@@ -26810,13 +26812,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee */
+            /** @description What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee (JSON, or CSV / XLSX to print) */
             200: {
                 headers: {
+                    /** @description With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayoffQuote"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

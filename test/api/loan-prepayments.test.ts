@@ -166,6 +166,12 @@ test('a payoff quote and the payoff: arrears, interest to the day, penalties and
     loan: loanId, loan_number: quote.body.loan_number, date: '2026-03-20', principal: '1200000', interest: interest.toFixed(0), penalties: penalties.toFixed(0),
     fee: fee.toFixed(0), total: total.toFixed(0), valid_until: '2026-03-20',
   });
+  const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, as(w));
+  t.is(printed.status, 200);
+  t.is(printed.headers.get('content-type'), 'text/csv; charset=utf-8');
+  // The French list separator, as every download of the product.
+  const line = [quote.body.loan_number, '2026-03-20', '1200000', interest.toFixed(0), penalties.toFixed(0), fee.toFixed(0), total.toFixed(0), '2026-03-20'].join(';');
+  t.true(printed.text.includes(line), printed.text);
   const later = (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?date=2026-03-25`, as(w))).body;
   t.true(D(later.total).gt(total), 'a later quote owes more interest and penalties');
 

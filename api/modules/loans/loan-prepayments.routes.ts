@@ -3,7 +3,10 @@ import { prepaymentsQuery, quoteLoanPayoff, recordPayoff, recordPrepayment, with
 import type { ActivityContext, Actor } from '../../../activities/context';
 import { scheduleVersionsOf } from '../../../activities/loans/schedule-versions';
 import { prepaymentStrategies } from '../../../domain/loans/prepayment';
+import { payoffQuoteDocument } from '../../../domain/loans/payoff-quote.document';
 import { formatAmount, type Money } from '../../../domain/money';
+import { reportHeading } from '../../../activities/accounts/statement-documents';
+import { answerReport, formatParameter } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -180,20 +183,24 @@ export const loanPrepaymentRoutes = [
     path: '/api/v1/loans/loans/{id}/payoff-quote/',
     module: 'loans',
     operationId: 'getLoanPayoffQuote',
-    summary: 'What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee',
+    summary: 'What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee (JSON, or CSV / XLSX to print)',
     access: 'authenticated',
     load: loanLoaders.loan,
     params: idParams,
-    query: yup.object({ date: isoDate().optional().meta({ description: 'On or after the business date; default: the business date.' }) }),
+    query: yup.object({ date: isoDate().optional().meta({ description: 'On or after the business date; default: the business date.' }), format: formatParameter }),
+    downloadable: true,
     response: payoffQuoteSchema,
     errorStatuses: [400, 401, 404, 409],
     refusals: ['loan_closed', 'loan_not_disbursed', 'loan_written_off'],
-    handler: async ({ resource, query, deps }) => {
+    handler: async ({ resource, query, deps, ctx }) => {
       const quote = await quoteLoanPayoff(deps.activities, resource.id, query.date ?? null);
-      return {
-        loan: quote.loan.id, loan_number: quote.loan.number, date: quote.date, principal: formatAmount(quote.principal), interest: formatAmount(quote.interest),
+      const line = {
+        loan_number: quote.loan.number, date: quote.date, principal: formatAmount(quote.principal), interest: formatAmount(quote.interest),
         penalties: formatAmount(quote.penalties), fee: formatAmount(quote.fee), total: formatAmount(quote.total), valid_until: quote.validUntil,
       };
+      const scope = { enterpriseId: quote.loan.enterpriseId, branch: quote.loan.branchId };
+      const document = async () => payoffQuoteDocument(await reportHeading(deps.knex, scope, deps.clock()), line);
+      return answerReport(ctx, query.format, { loan: quote.loan.id, ...line }, { report: 'payoff-quote', document });
     },
   }),
   defineRoute({

@@ -1,0 +1,27 @@
+import type { ReportColumn, ReportDocument } from '../accounts/report-document';
+
+type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
+
+/** A payoff quote as the JSON answers it: amounts as whole-franc text. */
+export interface PayoffQuoteLine {
+  loan_number: string;
+  date: string;
+  principal: string;
+  interest: string;
+  penalties: string;
+  fee: string;
+  total: string;
+  valid_until: string;
+}
+
+const column = (key: keyof PayoffQuoteLine, title: string, kind: ReportColumn['kind'] = 'money'): ReportColumn => ({ key, title, kind });
+
+const columns = [
+  column('loan_number', 'Crédit', 'text'), column('date', 'Date', 'text'), column('principal', 'Capital restant dû'), column('interest', 'Intérêts courus'),
+  column('penalties', 'Pénalités'), column('fee', 'Indemnité de remboursement anticipé'), column('total', 'Total à payer'), column('valid_until', 'Valable jusqu\'au', 'text'),
+];
+
+/** The quote handed to the member who asks to repay the whole loan (docs/domain.md §14.1): one line, printed. */
+export function payoffQuoteDocument(header: Header, quote: PayoffQuoteLine): ReportDocument {
+  return { ...header, title: `Décompte de remboursement anticipé du crédit ${quote.loan_number}`, asOf: quote.date, sheets: [{ name: 'Décompte', columns, rows: [{ ...quote }] }] };
+}
