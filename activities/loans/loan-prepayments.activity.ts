@@ -20,7 +20,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
-import { installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
+import { assertNoSpreadInsuranceOwed, installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
 import { assertRepayable, repaymentEvents, repaymentsQuery, type LoanRepaymentDetail, type RepaymentFunding } from './loan-repayments.activity';
 import { postLoanEngagements } from './off-balance';
 import { replaceSchedule } from './schedule-versions';
@@ -104,6 +104,7 @@ async function loanOf(trx: Knex, loanId: string, lock: boolean): Promise<Loan> {
 /** Where a repayable loan stands at `date` (the business date by default), penalties accrued to it. */
 async function standingOf(trx: Knex, loan: Loan, now: Date, date: IsoDate | null): Promise<LockedLoan> {
   assertRepayable(loan);
+  await assertNoSpreadInsuranceOwed(trx, loan, 'early_repayment_spread_insurance');
   const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
   const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
   const asOf = date ?? businessDate;

@@ -12,7 +12,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { readInstallments } from './installments';
+import { assertNoSpreadInsuranceOwed, readInstallments } from './installments';
 import { replaceSchedule } from './schedule-versions';
 
 /**
@@ -44,6 +44,7 @@ export async function openRestructuring(context: DataContext, actor: Actor, inpu
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
     if (loan.status !== 'active') throw notActive(loan);
+    await assertNoSpreadInsuranceOwed(trx, loan, 'restructuring_spread_insurance');
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     assertRestructuringTerms(input, product);
     const pending = await trx('loan_restructurings').where({ loan_id: loan.id, status: 'pending' }).first('id');

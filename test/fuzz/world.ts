@@ -100,17 +100,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const pools = await collectIds(app, operations, callers[0]!.authorization, new Set(callerIds));
   pools.byPath.set('/api/v1/auth/users/{id}/roles/', [grant.id as string]);
   pools.known.add(grant.id as string);
-  // A report of the month's pack, by its file name: the only path parameter that is not an id.
-  pools.byPath.set('/api/v1/accounts/reporting-packs/{id}/files/', [`${reportingPackReports[0]!.name}.csv`]);
-  pools.known.add(`${reportingPackReports[0]!.name}.csv`);
-  // A statement and its lines have no list of their own: their ids come from the statement imported above.
-  pools.byPath.set('/api/v1/accounting/bank-statements/', [statement.id]);
-  pools.byPath.set('/api/v1/accounting/statement-lines/', statement.lineIds);
-  for (const id of [statement.id, ...statement.lineIds]) pools.known.add(id);
-  // Issue 31: the import kinds name a template and an import's file, like ids of the paths before `{kind}`.
-  pools.byPath.set('/api/v1/imports/templates/', [...importKinds]);
-  pools.byPath.set('/api/v1/imports/{id}/files/', [...importKinds]);
-  for (const kind of importKinds) pools.known.add(kind);
+  poolNamedParameters(pools, statement);
   const bodies = new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
@@ -137,6 +127,21 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['uploadImportFile', { file: importFile }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
+}
+
+/** The path parameters that are not ids of a list: a pack's report by file name, a statement and its lines, the import kinds. */
+function poolNamedParameters(pools: FuzzWorld['pools'], statement: { id: string; lineIds: string[] }): void {
+  // A report of the month's pack, by its file name: the only path parameter that is not an id.
+  pools.byPath.set('/api/v1/accounts/reporting-packs/{id}/files/', [`${reportingPackReports[0]!.name}.csv`]);
+  pools.known.add(`${reportingPackReports[0]!.name}.csv`);
+  // A statement and its lines have no list of their own: their ids come from the statement imported above.
+  pools.byPath.set('/api/v1/accounting/bank-statements/', [statement.id]);
+  pools.byPath.set('/api/v1/accounting/statement-lines/', statement.lineIds);
+  for (const id of [statement.id, ...statement.lineIds]) pools.known.add(id);
+  // Issue 31: the import kinds name a template and an import's file, like ids of the paths before `{kind}`.
+  pools.byPath.set('/api/v1/imports/templates/', [...importKinds]);
+  pools.byPath.set('/api/v1/imports/{id}/files/', [...importKinds]);
+  for (const kind of importKinds) pools.known.add(kind);
 }
 
 /**

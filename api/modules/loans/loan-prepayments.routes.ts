@@ -106,7 +106,7 @@ const earlyRepaymentRoute = {
   errorStatuses: [401, 403, 404, 409, 422] as number[],
 } as const;
 
-const earlyRepaymentRefusals = [...postingRefusals, 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'] as const;
+const earlyRepaymentRefusals = [...postingRefusals, 'early_repayment_spread_insurance', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'] as const;
 
 interface EarlyRepaymentRequest<Body> {
   resource: { id: string };
@@ -191,7 +191,7 @@ export const loanPrepaymentRoutes = [
     downloadable: true,
     response: payoffQuoteSchema,
     errorStatuses: [400, 401, 404, 409],
-    refusals: ['loan_closed', 'loan_not_disbursed', 'loan_written_off'],
+    refusals: ['early_repayment_spread_insurance', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'],
     handler: async ({ resource, query, deps, ctx }) => {
       const quote = await quoteLoanPayoff(deps.activities, resource.id, query.date ?? null);
       const line = {

@@ -137,7 +137,7 @@ export const loanRestructuringRoutes = [
     response: restructuringSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['loan_not_active', 'restructuring_pending', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
+    refusals: ['loan_not_active', 'restructuring_pending', 'restructuring_spread_insurance', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
     handler: async ({ resource: loan, body, principal, deps, ctx }) => {
       const opened = await openRestructuring(deps.activities, principal, {
         loanId: loan.id, termPeriods: body.term_periods, annualRate: new Money(body.annual_rate), gracePeriods: body.grace_periods,
