@@ -94,11 +94,12 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const story = await tellTheStory(cooperative, members, capital, calendar, log);
   const guarantors = await giveGuarantees(cooperative, members, story.loans.repaidPartly, calendar.today, log);
   const cashDay = await runCashDay(cooperative, members, calendar.today, log);
-  const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
   const creditPortfolio = await showCreditPortfolio(cooperative, story.loans.doubtful, after.today, log);
+  // After the portfolio is read: restructured with its arrears capitalised, the loan leaves PAR 30.
+  const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
   const creditInsurance = await showCreditInsurance(cooperative, after.today, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
