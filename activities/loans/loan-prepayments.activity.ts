@@ -21,7 +21,7 @@ import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
 import { assertNoSpreadInsuranceOwed, installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
-import { assertRepayable, repaymentEvents, repaymentsQuery, type LoanRepaymentDetail, type RepaymentFunding } from './loan-repayments.activity';
+import { assertRepayable, repaymentEvents, repaymentsQuery, type LoanPaymentInput, type LoanRepaymentDetail, type RepaymentFunding } from './loan-repayments.activity';
 import { postLoanEngagements } from './off-balance';
 import { replaceSchedule } from './schedule-versions';
 
@@ -32,15 +32,7 @@ import { replaceSchedule } from './schedule-versions';
  * row in loan_prepayments, where a retried Idempotency-Key finds it. Money comes in: no four eyes (§11).
  */
 
-export interface EarlyRepaymentInput {
-  loanId: string;
-  amount: Money;
-  channel: 'cash' | 'account';
-  accountId: string | null;
-  reference: string;
-  /** The client's Idempotency-Key; null when none was sent. */
-  idempotencyKey: string | null;
-}
+export type EarlyRepaymentInput = LoanPaymentInput;
 
 export type PrepaymentKind = 'prepayment' | 'payoff';
 

@@ -10,16 +10,9 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
+import type { LoanPaymentInput } from './loan-repayments.activity';
 
-export interface RecoveryInput {
-  loanId: string;
-  amount: Money;
-  channel: 'cash' | 'account';
-  accountId: string | null;
-  reference: string;
-  /** The client's Idempotency-Key; null when none was sent (then nothing guards a retry). */
-  idempotencyKey: string | null;
-}
+export type RecoveryInput = LoanPaymentInput;
 
 /** A recovery as it is shown: its row with the loan's number. */
 export interface LoanRecoveryRow {

@@ -19,16 +19,20 @@ import { principalAccountOf } from './class-accounts';
 import { installmentsJson, installmentStates, saveInstallmentsStatement, type InstallmentRow } from './installments';
 import { memberAccountLeg, moveAccountBalance, type MemberAccountLeg } from '../members/member-account-leg';
 
-export interface RepaymentInput {
+/** Money paid on a loan: a repayment, a prepayment or payoff, a recovery after write-off. */
+export interface LoanPaymentInput {
   loanId: string;
   amount: Money;
   channel: 'cash' | 'account';
   accountId: string | null;
-  /** When given, must be the business date: entries are dated by the business date, never back-valued. */
-  date: string | null;
   reference: string;
   /** The client's Idempotency-Key; null when none was sent (then nothing guards a retry). */
   idempotencyKey: string | null;
+}
+
+export interface RepaymentInput extends LoanPaymentInput {
+  /** When given, must be the business date: entries are dated by the business date, never back-valued. */
+  date: string | null;
 }
 
 export interface LoanRepaymentRow {
