@@ -57,7 +57,8 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
         invitationExpiresAt: invitation.expiresAt,
       });
       // Every role may be left to four eyes: then the account comes with none yet.
-      const grants = input.grants.length === 0 ? [] : await RoleGrant.query(trx).insertAndFetch(input.grants.map((grant) => ({ ...grant, userId: user.id, grantedBy: actor.userId })));
+      const rows = input.grants.map((grant) => ({ ...grant, userId: user.id, grantedBy: actor.userId }));
+      const grants = rows.length === 0 ? [] : await RoleGrant.query(trx).insertAndFetch(rows);
       const enterprises = [...new Set([...input.grants, ...input.grantsAfterwards].map((grant) => grant.enterpriseId))];
       await recordAudit(trx, actor, {
         action: 'user.create',
