@@ -84,15 +84,15 @@ test('loans at every stage of the circuit and of their life, classified by the p
   t.is(await applications('in_review', 'cashier'), 1, 'submitted');
   t.is(await applications('in_review', 'credit_committee'), 1, 'mid-approval');
   t.is(await applications('rejected'), 1);
-  // Five of the story, and the loan written off after it (issue 30, scripts/demo/credit-recovery.ts).
-  t.is(await applications('approved'), 6);
+  // Five of the story, the loan written off after it and the one prepaid (issue 30, scripts/demo/credit-recovery.ts, credit-prepayment.ts).
+  t.is(await applications('approved'), 7);
   const loans = (filters: Record<string, string>) => count('/api/v1/loans/loans/', filters);
   t.is(await loans({ status: 'awaiting_disbursement' }), 1);
-  t.is(await loans({ status: 'active' }), 4);
-  t.is(await loans({ classification: 'performing' }), 2, 'repaid on time, and paid out on the last day');
+  t.is(await loans({ status: 'active' }), 5);
+  t.is(await loans({ classification: 'performing' }), 3, 'repaid on time, paid out on the last day, and prepaid');
   t.is(await loans({ classification: 'overdue' }), 1);
   t.is(await loans({ classification: 'doubtful' }), 1);
-  t.is(await count('/api/v1/loans/repayments/'), 5, 'three on time, two before the overdue borrower stopped');
+  t.is(await count('/api/v1/loans/repayments/'), 6, 'three on time, two before the overdue borrower stopped, and the prepayment');
   // Issue 30: the doubtful loan restructured, approved by a second person above its granting step.
   t.like((await app.request('GET', `/api/v1/loans/loans/${report.restructuring.loan}/restructurings/`, { headers })).body.results[0], { status: 'approved', number: 1, class_before: 'doubtful', schedule_version: 2 });
   t.like(report.story.provisioningRun, { status: 'completed', as_of: report.cashDay.date, loans_processed: 4 });
@@ -215,4 +215,13 @@ test('credit insurance: a product with a spread premium, its TEG within the usur
   const simulation = await app.request('POST', `/api/v1/loans/products/${creditInsurance.product}/simulation/`, { headers, json: { amount: '500000', term_periods: 12 } });
   t.true(simulation.body.insurance_premium === '6000' && simulation.body.installments.every((row: { insurance: string }) => row.insurance === '500')
     && new Money(simulation.body.teg).lte(creditInsurance.usuryRate.rate) && creditInsurance.usuryRate.rate === '60.94', simulation.text);
+});
+
+test('early repayment: a loan prepaid by 30 %, its term shortened, runs on version 2 of its schedule', async (t) => {
+  const { prepayment } = report;
+  const versions = (await app.request('GET', `/api/v1/loans/loans/${prepayment.loan}/schedule/versions/`, { headers })).body.versions as { version: number; reason: string; installments: { due_date: string }[] }[];
+  t.deepEqual(versions.map((version) => [version.version, version.reason]), [[1, 'original'], [2, 'prepayment']]);
+  const lastDue = (version: { installments: { due_date: string }[] }) => version.installments.at(-1)!.due_date;
+  t.true(lastDue(versions[1]!) < lastDue(versions[0]!), `the term is shorter: ${lastDue(versions[1]!)} before ${lastDue(versions[0]!)}`);
+  t.like((await app.request('GET', `/api/v1/loans/loans/${prepayment.loan}/`, { headers })).body, { schedule_version: 2 });
 });

@@ -9,6 +9,7 @@ import { admitMembers } from './members';
 import { subscribeCapital } from './shares';
 import { ProgressFile } from './progress';
 import { tellTheStory, type StoryOutcome } from './story';
+import { prepayLoan, type PrepaymentOutcome } from './credit-prepayment';
 import { recoverAfterWriteOff, type RecoveryOutcome } from './credit-recovery';
 import { giveGuarantees, type GuarantorsOutcome } from './credit-guarantors';
 
@@ -40,6 +41,8 @@ export interface DemoReport {
   cashDay: CashDayOutcome;
   /** Issue 30: a loan written off under four eyes, and a recovery on it. */
   recovery: RecoveryOutcome;
+  /** Issue 30: a loan prepaid by 30 %, its term shortened (schedule version 2). */
+  prepayment: PrepaymentOutcome;
   guarantors: GuarantorsOutcome;
   creditPortfolio: CreditPortfolioOutcome;
   creditInsurance: CreditInsuranceOutcome;
@@ -97,6 +100,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // The end of day moved the business date: the calendar reads it again.
   const after = await BusinessCalendar.of(direction, cooperative.staff.admin.session, cooperative.enterpriseId);
   const recovery = await recoverAfterWriteOff(cooperative, members.mvondo, log);
+  const prepayment = await prepayLoan(cooperative, members.moussa, log);
   const creditPortfolio = await showCreditPortfolio(cooperative, story.loans.doubtful, after.today, log);
   // After the portfolio is read: restructured with its arrears capitalised, the loan leaves PAR 30.
   const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
@@ -119,6 +123,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       story,
       cashDay,
       recovery,
+      prepayment,
       guarantors,
       creditPortfolio,
       creditInsurance,
