@@ -36,9 +36,9 @@ async function assertBooksBalance(t: import('ava').ExecutionContext, enterpriseI
   t.is(totals.debit, totals.credit, 'trial balance');
 }
 
-test('a new enterprise has its chart and the 36 default rules', async (t) => {
+test('a new enterprise has its chart and the 39 default rules', async (t) => {
   const enterpriseId = await newEnterprise('L0');
-  t.is((await knex('accounting_rule_configs').where({ enterprise_id: enterpriseId, version: 1 })).length, 36);
+  t.is((await knex('accounting_rule_configs').where({ enterprise_id: enterpriseId, version: 1 })).length, 39);
   t.true((await knex('company_chart_entries').where({ enterprise_id: enterpriseId })).length > 1300);
 });
 

@@ -71,8 +71,8 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   const litigious = await lend(world, callers[1]!);
   await runPeriod(world);
   await recoverWrittenOff(world, litigious);
-  const { direction, root } = { direction: world.users.direction!.headers, root: world.users.root!.headers };
-  await post(app, '/api/v1/events/replays/', root, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
+  const direction = world.users.direction!.headers;
+  await post(app, '/api/v1/events/replays/', world.users.root!.headers, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
   await createOrgan(app, direction, world.enterpriseId);
   // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
   const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
@@ -89,9 +89,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await keepTillTransfer(world);
   // Last of the other branch's cash: its day closes once its sessions are settled and its vault counted.
   await startClosing(world);
-  // Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes.
-  const usury = { enterprise: world.enterpriseId, rate: '99.00', effective_from: '2026-01-01', source_reference: 'Fuzz rate' };
-  await approveRequest(knex, await app.request('POST', '/api/v1/loans/usury-rates/', { headers: direction, json: usury }), asApprover(world));
+  await setUsuryRate(world);
   await startImport(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
   await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
@@ -127,6 +125,12 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['uploadImportFile', { file: importFile }],
   ]);
   return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
+}
+
+/** Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes. */
+async function setUsuryRate(world: LoanWorld): Promise<void> {
+  const usury = { enterprise: world.enterpriseId, rate: '99.00', effective_from: '2026-01-01', source_reference: 'Fuzz rate' };
+  await approveRequest(world.knex, await world.app.request('POST', '/api/v1/loans/usury-rates/', { headers: world.users.direction!.headers, json: usury }), asApprover(world));
 }
 
 /** The path parameters that are not ids of a list: a pack's report by file name, a statement and its lines, the import kinds. */

@@ -16,6 +16,7 @@ import { testEnvironment } from '../helpers/environment';
 import { seriesValue } from '../helpers/metrics';
 import { insertClient } from '../helpers/mothers';
 import { freePort } from '../helpers/ports';
+import { createUser } from '../helpers/users';
 import { decideUpdate } from '../../workflows/definitions';
 import { testClock } from '../helpers/clock';
 
@@ -30,7 +31,10 @@ async function applicationInReview(knex: Knex, actor: Actor) {
   });
   const headOffice = (await knex('branches').where({ enterprise_id: enterprise.id }).first('id')).id as string;
   const clientId = await insertClient(knex, enterprise.id, headOffice, actor.userId);
-  const { application } = await submitLoanApplication(context, actor, { clientId, productId: product.id, amount: new Money(500000), termPeriods: 6, gracePeriods: 0, purpose: '' });
+  // The submitter is a platform administrator, no loan officer: the head office's credit officer follows the loan.
+  const officer = await createUser(knex, 'wm_officer', [{ role: 'cashier', enterpriseId: enterprise.id, branchId: headOffice }]);
+  const input = { clientId, productId: product.id, amount: new Money(500000), termPeriods: 6, gracePeriods: 0, purpose: '', loanOfficerId: officer };
+  const { application } = await submitLoanApplication(context, actor, input);
   return application;
 }
 

@@ -16,6 +16,8 @@ import { scopeToWholeEnterprises } from '../enterprise-scope';
 
 /** Who moves a cooperative onto Coopbank: its direction or administrator, over the whole enterprise. */
 const importers: readonly Role[] = ['direction', 'admin'];
+/** An auditor reads every import, its files' report and the templates, and changes nothing. */
+const readers: readonly Role[] = [...importers, 'auditor'];
 
 const importStatuses = ['uploaded', 'validated', 'rejected'] as const;
 const uploadTypes = [reportContentTypes.csv.split(';')[0]!, reportContentTypes.xlsx, 'application/octet-stream'];
@@ -79,7 +81,7 @@ export const importRoutes = [
     module: 'imports',
     operationId: 'listImports',
     summary: 'List go-live imports, newest first',
-    access: importers,
+    access: readers,
     query: listQuerySchema([], { enterprise: enterpriseFilter, status: yup.string().oneOf(importStatuses).optional() }),
     response: pageSchema(importSchema),
     errorStatuses: [401, 403],
@@ -116,7 +118,7 @@ export const importRoutes = [
     operationId: 'getImportTemplate',
     summary: 'The template of a kind of import file: XLSX (a data sheet and a Documentation sheet) or the CSV header',
     description: 'The Documentation sheet lists each column: required or not, its format, the codes allowed, an example. Validation reads the same declaration.',
-    access: importers,
+    access: readers,
     params: kindParams,
     query: yup.object({ format: yup.string().oneOf(['xlsx', 'csv']).optional().meta({ description: 'xlsx (default) or csv.' }) }),
     produces: [reportContentTypes.xlsx, reportContentTypes.csv],
@@ -135,7 +137,7 @@ export const importRoutes = [
     module: 'imports',
     operationId: 'getImport',
     summary: 'An import with its files and its problems\' count',
-    access: importers,
+    access: readers,
     load: importLoader,
     params: idParams,
     response: importSchema,
@@ -189,7 +191,7 @@ export const importRoutes = [
     module: 'imports',
     operationId: 'getImportReport',
     summary: 'The validation report: row, column, value, problem; as XLSX with the rejected rows highlighted',
-    access: importers,
+    access: readers,
     load: importLoader,
     params: idParams,
     query: listQuerySchema([], {

@@ -248,7 +248,8 @@ export const loanRestructuringRoutes = [
     operationId: 'decideLoanRestructuring',
     summary: 'Approve or reject a restructuring (another user than its maker, above the step that granted the loan); a rejection gives its reason',
     description: 'Sent to its four-eyes request\'s workflow. Send an Idempotency-Key: a retry with the same key joins the first decision.',
-    access: 'authenticated',
+    // The roles that may decide some restructuring (above the granting step); the request's workflow checks the very one.
+    access: ['branch_head', 'credit_committee', 'direction'],
     load: restructuringLoader,
     idempotent: true,
     params: idParams,
