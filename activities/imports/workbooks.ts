@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { Knex } from 'knex';
-import { importTemplates, validatedKinds, type ImportColumn, type ImportKind } from '../../domain/imports/templates';
+import { importTemplates, type ImportColumn, type ImportKind } from '../../domain/imports/templates';
+import { validatedKinds } from './kinds';
 
 /**
  * The import's files for people (docs/domain.md §15): the templates, and the validation report with the rejected

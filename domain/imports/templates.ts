@@ -7,9 +7,6 @@
 export const importKinds = ['branches-users', 'members', 'member-accounts', 'shares', 'loans', 'trial-balance'] as const;
 export type ImportKind = (typeof importKinds)[number];
 
-/** The kinds whose rows this slice validates; the others are stored and wait for the next slices. */
-export const validatedKinds: readonly ImportKind[] = ['members', 'member-accounts'];
-
 /**
  * How a cell is read. `amount`: whole francs, digits with an optional `.00` (XAF has no minor unit); `rate`: a
  * decimal fraction with a point (0.035); `date`: one of the three date formats (domain/imports/cells.ts).
