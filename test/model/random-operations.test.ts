@@ -14,14 +14,18 @@ import { executed, grantLoan, openAccount, operations, withEarlyRepayments, with
  * Random sequences of operations through the HTTP API of the real stack (PostgreSQL, Temporal, a worker),
  * checked against a model after every step: the books tie out (books.ts) and the members' balances are the
  * model's. fast-check draws the sequences from a seed and, on a failure, shrinks it to a short one and prints
- * the seed and path that replay it. `npm test` runs a fixed seed and budget; `npm run test:long` runs many more
- * (MODEL_SEED, MODEL_RUNS, MODEL_STEPS override them).
+ * the seed and path that replay it. `npm test` runs a fixed seed and a short budget, one or three sequences per
+ * property, to keep the suite's time; `npm run test:long` (MODEL_LONG=1) runs many more of every property, and
+ * MODEL_SEED, MODEL_RUNS, MODEL_STEPS and each property's own variables override them.
  */
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
+const long = process.env.MODEL_LONG === '1';
+/** A property's number of sequences: its variable, else the long or the short budget. */
+const sequencesOf = (variable: string, short: number, longer: number) => Number(process.env[variable] ?? (long ? longer : short));
 const seed = Number(process.env.MODEL_SEED ?? 20261123);
-const runs = Number(process.env.MODEL_RUNS ?? 5);
-const steps = Number(process.env.MODEL_STEPS ?? 100);
+const runs = sequencesOf('MODEL_RUNS', 3, 40);
+const steps = Number(process.env.MODEL_STEPS ?? (long ? 200 : 100));
 let app: TestApp;
 let knex: Knex;
 let worlds = 0;
@@ -74,7 +78,7 @@ async function setupWithAccountant(): Promise<{ model: Model; real: Real }> {
 
 // A property of its own, with its own seed: manual entries added to the first one's list would change its draws.
 const manualSeed = Number(process.env.MODEL_MANUAL_SEED ?? 20261203);
-const manualRuns = Number(process.env.MODEL_MANUAL_RUNS ?? 2);
+const manualRuns = sequencesOf('MODEL_MANUAL_RUNS', 1, 10);
 
 test.serial(`with manual entries among them, the subledgers still equal the ledger (seed ${manualSeed}, ${manualRuns} × ${steps} steps)`, async (t) => {
   t.timeout(manualRuns * steps * 5000);
@@ -113,7 +117,7 @@ async function setupWithTill(): Promise<{ model: Model; real: Real }> {
 
 // A property of its own, as the manual entries': its seed and draws leave the two above as they were.
 const tillSeed = Number(process.env.MODEL_TILL_SEED ?? 20261204);
-const tillRuns = Number(process.env.MODEL_TILL_RUNS ?? 2);
+const tillRuns = sequencesOf('MODEL_TILL_RUNS', 1, 10);
 
 test.serial(`with till sessions and members served across branches, 45200 nets to zero after every step (seed ${tillSeed}, ${tillRuns} × ${steps} steps)`, async (t) => {
   t.timeout(tillRuns * steps * 5000);
@@ -137,7 +141,7 @@ test.serial(`with till sessions and members served across branches, 45200 nets t
 
 // Issue 30: a property of its own, as the manual entries', so that the draws of the others stay as they were.
 const earlySeed = Number(process.env.MODEL_EARLY_SEED ?? 20261205);
-const earlyRuns = Number(process.env.MODEL_EARLY_RUNS ?? 2);
+const earlyRuns = sequencesOf('MODEL_EARLY_RUNS', 1, 10);
 
 test.serial(`with prepayments and payoffs among them, the books still tie out (seed ${earlySeed}, ${earlyRuns} × ${steps} steps)`, async (t) => {
   t.timeout(earlyRuns * steps * 5000);
