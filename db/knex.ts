@@ -67,15 +67,23 @@ export function createKnex(databaseUrl: string, options: KnexOptions = {}): Knex
   });
 }
 
+/** The advisory lock that lets one process at a time migrate: "COOPMIGR" read as a number. */
+const migrationLockKey = 0x434f4f504d494752n;
+
 /**
  * Applies every pending migration; returns the names of those it ran. They run on a connection of their own
  * without the pool's statement_timeout: rewriting a large table may take longer than any request should.
+ * Several API processes starting at once (`docker compose up --scale api=2`) take turns on a session advisory
+ * lock held on that one connection: knex's own lock table makes the second fail ("already locked") instead of
+ * waiting, and the process would then die at start. The next one finds nothing left to run.
  */
 export async function migrateToLatest(knex: Knex): Promise<string[]> {
   const config = knex.client.config as Knex.Config;
-  const migrator = knexFactory({ ...config, connection: { ...(config.connection as object), statement_timeout: 0 }, pool: { min: 0, max: 1 } });
+  const migrator = knexFactory({ ...config, connection: { ...(config.connection as object), statement_timeout: 0 }, pool: { min: 1, max: 1 } });
   try {
+    await migrator.raw('SELECT pg_advisory_lock(?::bigint)', [migrationLockKey.toString()]);
     const [, applied] = (await migrator.migrate.latest()) as [number, string[]];
+    await migrator.raw('SELECT pg_advisory_unlock(?::bigint)', [migrationLockKey.toString()]);
     return applied;
   } finally {
     await migrator.destroy();

@@ -12,7 +12,7 @@ import { resolveJwtSecret, resolveMetricsToken } from './local-secret';
 import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWorker, listen, portOf } from './services';
 import { createWorker, exportProcessMetrics, installTemporalRuntime } from './worker';
 
-/** Opens the database pool and applies pending migrations (the knex migration lock serialises processes). */
+/** Opens the database pool and applies pending migrations (processes starting at once take turns: db/knex.ts). */
 export async function openMigratedDatabase(config: Config, url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
   const knex = await connectDatabase(url, `coopbank-${name}`, config.databasePool, logger);
   cleanup.push(`${name} database pool`, () => knex.destroy());

@@ -304,7 +304,7 @@ test('api and worker get the database and Temporal of this compose file, and the
   t.is(dependenciesOf(service(services, 'worker')).api, 'service_healthy', 'the worker never migrates: it must wait for a healthy api');
 });
 
-test('published ports are "host:container" strings, each host port once, none on a scaled service', (t) => {
+test('published ports are "host:container" strings, each host port once, a range of host ports for a scaled service', (t) => {
   const { services } = loadCompose();
   const hostPorts: string[] = [];
   for (const [name, svc] of Object.entries(services)) {
@@ -313,14 +313,17 @@ test('published ports are "host:container" strings, each host port once, none on
     for (const entry of Array.isArray(svc.ports) ? (svc.ports as unknown[]) : []) {
       // Quoted: YAML 1.1 parsers, compose's among them in places, read an unquoted 22:22 as a base-60 number.
       t.is(typeof entry, 'string', `${name}: port ${JSON.stringify(entry)} is not a quoted string`);
-      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5}):(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(String(entry));
-      t.truthy(match, `${name}: port ${String(entry)} is not host:container`);
+      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5})(?:-(\d{1,5}))?:(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(String(entry));
+      t.truthy(match, `${name}: port ${String(entry)} is not host:container or a host range:container`);
       // By number alone: a port bound on all interfaces cannot also be bound on one of them.
-      if (match?.[2] !== undefined) hostPorts.push(match[2]);
+      const [first, last] = [Number(match?.[2]), Number(match?.[3] ?? match?.[2])];
+      t.true(first <= last, `${name}: the host range ${String(entry)} is empty`);
+      for (let port = first; port <= last; port += 1) hostPorts.push(String(port));
+      // A host range leaves room for this many replicas, each on its own port.
+      const deploy = svc.deploy;
+      const replicas = isRecord(deploy) ? Number(deploy.replicas ?? 1) : 1;
+      t.true(replicas <= last - first + 1, `${name} runs ${replicas} replicas: they cannot all publish ${String(entry)}`);
     }
-    const deploy = svc.deploy;
-    const replicas = isRecord(deploy) ? Number(deploy.replicas ?? 1) : 1;
-    t.false(replicas > 1 && svc.ports !== undefined, `${name} runs ${replicas} replicas: they cannot all publish one host port`);
   }
   t.deepEqual(hostPorts, [...new Set(hostPorts)], 'a host port is published twice');
   t.true(hostPorts.length > 0, 'nothing is published: the api cannot be reached');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import { AppError, ValidationError } from '../../domain/errors';
 import { passwordProblems } from '../../domain/password-policy';
 import { User } from '../../db/models/user.model';
@@ -18,6 +19,13 @@ export interface RegisterInput {
   clientAddress: string;
 }
 
+/** The user's row and its audit record, in the caller's transaction. */
+async function insertUser(trx: Knex.Transaction, row: { username: string; passwordHash: string; fullName: string; email: string }, origin: RequestOrigin | null): Promise<User> {
+  const user = await User.query(trx).insertAndFetch(row);
+  await recordAudit(trx, origin === null ? null : { userId: user.id, ...origin }, { action: 'user.register', entityType: 'user', entityId: user.id, enterpriseId: null });
+  return user;
+}
+
 /** Creates a user with no role: an administrator grants roles afterwards. */
 export async function registerUser(context: ActivityContext, input: RegisterInput, origin: RequestOrigin | null): Promise<User> {
   const username = input.username.toLowerCase();
@@ -26,16 +34,7 @@ export async function registerUser(context: ActivityContext, input: RegisterInpu
   await takeAttempt(context.knex, [{ key: `register:${input.clientAddress}`, policy: policies.registration }], context.clock());
   const passwordHash = await hashPassword(input.password);
   try {
-    return await inTransaction(context.knex, async (trx) => {
-      const user = await User.query(trx).insertAndFetch({ username, passwordHash, fullName: input.fullName, email: input.email });
-      await recordAudit(trx, origin === null ? null : { userId: user.id, ...origin }, {
-        action: 'user.register',
-        entityType: 'user',
-        entityId: user.id,
-        enterpriseId: null,
-      });
-      return user;
-    });
+    return await inTransaction(context.knex, (trx) => insertUser(trx, { username, passwordHash, fullName: input.fullName, email: input.email }, origin));
   } catch (error) {
     if (isUniqueViolation(error, 'users_username_unique')) {
       throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
@@ -53,8 +52,20 @@ export async function ensureInitialAdmin(
   settings: { username: string; password: string | undefined },
 ): Promise<{ created: false } | { created: true; username: string; generatedPassword: string | undefined }> {
   if ((await User.query(context.knex).resultSize()) > 0) return { created: false };
+  const username = settings.username.toLowerCase();
   const password = settings.password ?? randomBytes(12).toString('base64url');
-  const user = await registerUser(context, { username: settings.username, password, fullName: 'Administrator', email: '', clientAddress: 'initial-admin' }, null);
-  await context.knex('role_grants').insert({ user_id: user.id, role: 'admin', enterprise_id: null, branch_id: null });
+  const problems = passwordProblems(password, username);
+  if (problems.length > 0) throw new ValidationError(problems);
+  const passwordHash = await hashPassword(password);
+  // API processes started at once on an empty database (compose's --scale) take turns: one creates the
+  // administrator and its role together, the others then find a user and create none.
+  const user = await inTransaction(context.knex, async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['coopbank:initial-admin']);
+    if ((await User.query(trx).resultSize()) > 0) return null;
+    const created = await insertUser(trx, { username, passwordHash, fullName: 'Administrator', email: '' }, null);
+    await trx('role_grants').insert({ user_id: created.id, role: 'admin', enterprise_id: null, branch_id: null });
+    return created;
+  });
+  if (user === null) return { created: false };
   return { created: true, username: user.username, generatedPassword: settings.password === undefined ? password : undefined };
 }

@@ -11,12 +11,12 @@ export interface TestDatabase {
 
 /**
  * A fresh, migrated database of its own, cloned from the run's template in a few tens of milliseconds, and
- * dropped when the test file ends.
+ * dropped when the test file ends. `empty`: not migrated, for a test of what migrates it.
  */
-export async function createTestDatabase(scope: Teardown): Promise<TestDatabase> {
+export async function createTestDatabase(scope: Teardown, options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const { postgresUrl } = testEnvironment();
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await maintenance(postgresUrl, `CREATE DATABASE ${name} TEMPLATE ${templateDatabase}`);
+  await maintenance(postgresUrl, `CREATE DATABASE ${name}${options.empty === true ? '' : ` TEMPLATE ${templateDatabase}`}`);
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
   const knex = createKnex(url.toString());
