@@ -91,12 +91,16 @@ async function createTemplate(maintenanceUrl: string): Promise<void> {
   }
 }
 
-/** The 10 slowest test files of the run, so that growth is seen when it happens (each file's process, wall time). */
+/**
+ * The 10 slowest test files of the run and the sum of every file's time, so that growth is seen when it happens
+ * (each file's process, wall time; ava runs as many files at once as the machine has cores).
+ */
 function printSlowestFiles(timingsFile: string): void {
   if (!fs.existsSync(timingsFile)) return;
   const files = fs.readFileSync(timingsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { file: string; ms: number });
   files.sort((a, b) => b.ms - a.ms);
-  process.stderr.write(`slowest test files (${files.length} run):\n${files.slice(0, 10).map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`).join('\n')}\n`);
+  const total = files.reduce((sum, { ms }) => sum + ms, 0);
+  process.stderr.write(`slowest test files (${files.length} run, ${(total / 1000).toFixed(0)} s in all):\n${files.slice(0, 10).map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`).join('\n')}\n`);
 }
 
 function runAva(args: string[], env: Record<string, string>): Promise<number> {
