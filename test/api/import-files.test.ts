@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
+import { enterpriseCodes, writeCooperative } from '../../bench/import-files';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, type LoanWorld } from '../helpers/loans';
@@ -189,4 +191,55 @@ test.serial('a body trickled over seconds holds no database connection while it 
   } as RequestInit);
   t.is(over.status, 413);
   t.deepEqual(spools(), []);
+});
+
+/** A generated file's rows as cells (the columns read here come before any quoted cell). */
+function rowsOf(directory: string, kind: string): Record<string, string>[] {
+  const [header, ...lines] = fs.readFileSync(path.join(directory, `${kind}.csv`), 'utf8').split('\r\n').filter((line) => line !== '');
+  const names = header!.split(';');
+  return lines.map((line) => Object.fromEntries(line.split(';').map((cell, index) => [names[index], cell])));
+}
+
+test.serial('a generated cooperative (tiny, seeded) is consistent, the same for the same seed, and validates clean through the API', async (t) => {
+  const directories = [1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-generated-')));
+  t.teardown(() => directories.forEach((directory) => fs.rmSync(directory, { recursive: true, force: true })));
+  const codes = await enterpriseCodes(knex, world.enterpriseId);
+  const size = { members: 60, accounts: 90, loans: 12, trialBalanceLines: 30 };
+  const generated = await writeCooperative(directories[0]!, size, codes, { cutOverDate: '2026-10-31', seed: 7 });
+  await writeCooperative(directories[1]!, size, codes, { cutOverDate: '2026-10-31', seed: 7 });
+  for (const { kind } of generated.files) t.deepEqual(fs.readFileSync(path.join(directories[1]!, `${kind}.csv`)), fs.readFileSync(path.join(directories[0]!, `${kind}.csv`)), kind);
+
+  // Every account's and loan's member exists; the trial balance carries, per branch and account, what they add up to.
+  const directory = directories[0]!;
+  const branchOf = new Map(rowsOf(directory, 'members').map((row) => [row.member_number!, row.branch_code!]));
+  t.is(branchOf.size, 60);
+  const expected = new Map<string, bigint>();
+  const add = (member: string, account: string, amount: bigint) => {
+    t.true(branchOf.has(member), member);
+    const key = `${branchOf.get(member)}|${account}`;
+    expected.set(key, (expected.get(key) ?? 0n) + amount);
+  };
+  const francs = (cell: string) => BigInt(cell.replaceAll(' ', ''));
+  const savingsAccount = new Map([['EPA', '3711']]);
+  const accounts = rowsOf(directory, 'member-accounts');
+  t.is(accounts.length, 90);
+  for (const row of accounts) add(row.member_number!, savingsAccount.get(row.product_code!)!, -francs(row.balance!));
+  const portfolio = (await knex('loan_products').where({ enterprise_id: world.enterpriseId, code: 'CRT' }).first('portfolio_account_code')).portfolio_account_code as string;
+  const loans = rowsOf(directory, 'loans');
+  t.is(loans.length, 12);
+  for (const row of loans) add(row.member_number!, portfolio, francs(row.original_amount!) - francs(row.principal_paid!));
+  const trialBalance = rowsOf(directory, 'trial-balance');
+  t.is(trialBalance.length, 30);
+  const lineOf = new Map(trialBalance.map((row) => [`${row.branch_code}|${row.account_code}`, francs(row.debit!) - francs(row.credit!)]));
+  t.is(lineOf.size, 30, 'one line per branch and account');
+  for (const [key, amount] of expected) t.is(lineOf.get(key), amount, key);
+  for (const branch of ['HQ', 'B2']) t.is([...lineOf].filter(([key]) => key.startsWith(`${branch}|`)).reduce((sum, [, amount]) => sum + amount, 0n), 0n, `${branch} balanced`);
+
+  const id = await newImport(t);
+  for (const { kind } of generated.files) {
+    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: fs.readFileSync(path.join(directory, `${kind}.csv`)) });
+    t.is(uploaded.status, 200, uploaded.text);
+  }
+  const validated = await app.request('POST', `/api/v1/imports/${id}/validation/`, { headers: direction() });
+  t.like(validated.body, { status: 'validated', problems: 0 }, JSON.stringify((await app.request('GET', `/api/v1/imports/${id}/report/`, { headers: direction() })).body));
 });
