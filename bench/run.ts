@@ -4,6 +4,7 @@ import type { Benchmark, TableLine } from './benchmark';
 import { depositsApiBenchmark } from './deposits-api.bench';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
 import { healthzBenchmark } from './healthz.bench';
+import { importBenchmark } from './import.bench';
 import { ledgerPostingBenchmark } from './ledger-posting.bench';
 import { loanApprovalApiBenchmark } from './loan-approval-api.bench';
 import { loanScheduleBenchmark } from './loan-schedule.bench';
@@ -25,6 +26,7 @@ const benchmarks: readonly Benchmark[] = [
   sharesApiBenchmark,
   loanApprovalApiBenchmark,
   provisioningBenchmark,
+  importBenchmark,
 ];
 const resultsDir = path.join(__dirname, 'results');
 // The whole run is bounded in time; this guards against a hang (a server that never starts, say). Every

@@ -6,8 +6,8 @@ import { detectDelimiter, importFileCaps, type ImportFileFormat } from '../../do
 /**
  * The rows of an uploaded file, read as it streams in (docs/architecture.md §11): CSV through a small state
  * machine, XLSX through ExcelJS's streaming reader. Row 1 is the header. Cells are text; a formula cell is
- * flagged, never evaluated. The caps of domain/imports/files.ts are checked as the rows come, so a zip bomb
- * is refused at its first excess, not after inflating.
+ * flagged, never evaluated. The caps of domain/imports/files.ts are checked as the rows come, so a sheet
+ * declaring a million rows is refused at its first excess; an XLSX's zip has passed zip-guard.ts before.
  */
 
 export interface FileRow {

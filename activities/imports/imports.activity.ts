@@ -1,4 +1,9 @@
-import { Readable } from 'node:stream';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { detectImportFormat, type ImportFileFormat } from '../../domain/imports/files';
@@ -8,6 +13,7 @@ import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { fileRefused, fileRows, type FileRow } from './file-rows';
+import { guardZip } from './zip-guard';
 
 /**
  * The go-live import's first steps (docs/domain.md §15, docs/architecture.md §11): an import is created, its files
@@ -35,30 +41,30 @@ const batchRows = 1000;
 const sniffBytes = 4096;
 
 /**
- * Reads the file's first bytes, judges its type from them, and gives back a stream that still starts at the
- * first byte.
+ * Runs `use` on the body written to a temporary file (readable by this process's user only), removed after, also
+ * on error. The body comes in before any transaction opens: a slow client holds no database connection.
  */
-async function sniffed(input: Readable): Promise<{ format: ImportFileFormat; stream: Readable; bytes: () => number }> {
-  const head: Buffer[] = [];
-  let length = 0;
-  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  while (length < sniffBytes) {
-    const next = await iterator.next();
-    if (next.done === true) break;
-    head.push(next.value);
-    length += next.value.length;
+async function withSpooledFile<T>(body: Readable, use: (file: string) => Promise<T>): Promise<T> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'coopbank-import-'));
+  try {
+    const file = path.join(directory, 'upload');
+    await pipeline(body, createWriteStream(file, { mode: 0o600 }));
+    return await use(file);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
   }
-  if (length === 0) throw fileRefused('The file is empty: the header row is required.');
-  const format = detectImportFormat(Buffer.concat(head));
+}
+
+/** The file's type, judged from its first bytes; an XLSX's zip checked against the caps before anything reads it. */
+async function formatOf(file: string, limitBytes: number): Promise<ImportFileFormat> {
+  const handle = await open(file);
+  const head = Buffer.alloc(sniffBytes);
+  const { bytesRead } = await handle.read(head, 0, sniffBytes, 0).finally(() => handle.close());
+  if (bytesRead === 0) throw fileRefused('The file is empty: the header row is required.');
+  const format = detectImportFormat(head.subarray(0, bytesRead));
   if (format === null) throw fileRefused('The file is neither an XLSX workbook nor a CSV text file (UTF-8).');
-  async function* replay() {
-    yield* head;
-    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
-      length += next.value.length;
-      yield next.value;
-    }
-  }
-  return { format, stream: Readable.from(replay()), bytes: () => length };
+  if (format === 'xlsx') await guardZip(file, limitBytes);
+  return format;
 }
 
 /** The template column of each of the header's cells; the header refused whole when it names an unknown column or lacks a required one. */
@@ -109,25 +115,35 @@ export async function lockImport(trx: Knex.Transaction, importId: string): Promi
 /**
  * Stores a file of one kind in the staging table, replacing the kind's earlier upload, in one transaction: a file
  * refused halfway leaves the earlier one in place. The import goes back to `uploaded`: its validation is stale.
- * `input` is the body as it streams in, its size already capped by the caller (`limitBytes`).
+ * `input` is the body as it streams in, its size already capped by the caller (`limitBytes`): spooled to a
+ * temporary file first, so the transaction opens only once the whole file is here (docs/architecture.md §11).
  */
 export async function uploadImportFile(
   context: ActivityContext,
   actor: Actor,
   input: { importId: string; kind: ImportKind; body: Readable; limitBytes: number },
 ): Promise<{ format: ImportFileFormat; rows: number; bytes: number }> {
-  // Not rerun on a conflict: the body can be read once.
-  return inTransaction(context.knex, async (trx) => {
-    const imported = await lockImport(trx, input.importId);
-    const { format, stream, bytes: bytesRead } = await sniffed(input.body);
-    await trx('import_rows').where({ import_id: imported.id, kind: input.kind }).delete();
-    const rows = await stageRows(trx, imported.id, input.kind, fileRows(format, stream, input.limitBytes));
-    const bytes = bytesRead();
-    const file = { import_id: imported.id, kind: input.kind, format, rows, bytes, uploaded_by: actor.userId, uploaded_at: trx.fn.now() };
-    await trx('import_files').insert(file).onConflict(['import_id', 'kind']).merge();
-    await trx('import_problems').where({ import_id: imported.id }).delete();
-    await trx('imports').where({ id: imported.id }).update({ status: 'uploaded', validated_at: null });
-    await recordAudit(trx, actor, { action: 'import.upload', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind: input.kind, format, rows } });
-    return { format, rows, bytes };
-  }, { attemptsMax: 1 });
+  return withSpooledFile(input.body, async (file) => {
+    const format = await formatOf(file, input.limitBytes);
+    const bytes = (await stat(file)).size;
+    return inTransaction(context.knex, async (trx) => stageFile(trx, actor, { ...input, path: file, format, bytes }));
+  });
+}
+
+/** The transaction of an upload: the kind's earlier rows replaced by the spooled file's. */
+async function stageFile(
+  trx: Knex.Transaction,
+  actor: Actor,
+  input: { importId: string; kind: ImportKind; path: string; format: ImportFileFormat; bytes: number; limitBytes: number },
+): Promise<{ format: ImportFileFormat; rows: number; bytes: number }> {
+  const { format, bytes } = input;
+  const imported = await lockImport(trx, input.importId);
+  await trx('import_rows').where({ import_id: imported.id, kind: input.kind }).delete();
+  const rows = await stageRows(trx, imported.id, input.kind, fileRows(format, createReadStream(input.path), input.limitBytes));
+  const file = { import_id: imported.id, kind: input.kind, format, rows, bytes, uploaded_by: actor.userId, uploaded_at: trx.fn.now() };
+  await trx('import_files').insert(file).onConflict(['import_id', 'kind']).merge();
+  await trx('import_problems').where({ import_id: imported.id }).delete();
+  await trx('imports').where({ id: imported.id }).update({ status: 'uploaded', validated_at: null });
+  await recordAudit(trx, actor, { action: 'import.upload', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind: input.kind, format, rows } });
+  return { format, rows, bytes };
 }
