@@ -68,10 +68,10 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     optional('interest_rate', 'rate', '0.045', 'A term deposit\'s annual rate, a fraction with a point.'),
   ],
   'shares': [
-    column('member_number', 'text', 'M000123', 'The subscribing member.'),
-    column('share_type_code', 'code', '002', 'A share type of the enterprise.'),
-    column('shares', 'integer', '10', 'How many shares.'),
-    column('amount_paid', 'amount', '100 000', 'What the member has paid up, in francs.', money),
+    column('member_number', 'text', 'M000123', 'The subscribing member: in the members file of this import, or already a member of the enterprise.'),
+    column('share_type_code', 'code', '002', 'A share type of the enterprise (001 founder, 002 ordinary, 003 honorary): one row per member and type.'),
+    column('shares', 'integer', '10', 'How many shares the member holds: at least one, within the type\'s bounds per member.'),
+    column('amount_paid', 'amount', '100 000', 'What the member has paid up by the cut-over, in francs: at most the shares\' nominal value, less only if the type allows paying in part.', money),
   ],
   'loans': [
     column('loan_number', 'text', 'PR-2024-0042', 'The loan\'s number in the old system.'),
