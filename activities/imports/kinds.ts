@@ -1,4 +1,5 @@
 import { importKinds, type ImportKind } from '../../domain/imports/templates';
+import { branchUserSteps } from './branch-user-steps';
 import type { ImportKindSteps } from './import-steps';
 import { memberAccountSteps, memberSteps } from './member-steps';
 import { shareSteps } from './share-steps';
@@ -8,6 +9,7 @@ import { shareSteps } from './share-steps';
  * judged; the workflow runs the kinds in the order of `importKinds`.
  */
 export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
+  'branches-users': branchUserSteps,
   'members': memberSteps,
   'member-accounts': memberAccountSteps,
   'shares': shareSteps,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import type { DetailTotal, ImportScope } from '../../activities/imports/import-steps';
+import { branchUserSteps } from '../../activities/imports/branch-user-steps';
 import { shareSteps } from '../../activities/imports/share-steps';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -11,7 +12,7 @@ import { createShareType } from '../helpers/shares';
 import { fileTeardown } from '../helpers/teardown';
 
 /**
- * The go-live import's share subscriptions (issue 31, docs/domain.md §15, Share capital and branches): hand-made
+ * The go-live import's share subscriptions and branches-users (issue 31, docs/domain.md §15.3): hand-made
  * files validated through the API, then the kind's steps called directly (the import workflow calls them the
  * same way): detail totals, apply in batches, cancel. Every expected figure is worked out here from the files.
  */
@@ -144,4 +145,50 @@ test('each bad shares row gets its problem: an unknown member, another enterpris
     'shares 9 shares \'60\': with the shares of this type the member holds already, above the type\'s maximum per member',
   ]);
   t.deepEqual(await knex('share_subscriptions').where({ import_id: id }).pluck('id'), []);
+});
+
+test('a good branches-users file validates and applies: new branches with their vault, users with no password, a cashier\'s role at once, no other', async (t) => {
+  const id = await newImport(t);
+  t.is((await upload(id, 'branches-users', fixture('branches-users-good.csv'))).status, 200);
+  t.like((await validate(id)).body, { status: 'validated', problems: 0 });
+  const scope: ImportScope = { importId: id, enterpriseId: world.enterpriseId, cutOverDate };
+  const context = testActivityContext(knex);
+  const applied: (number | null)[] = [];
+  for (let after: number | null = 0; after !== null;) {
+    after = await knex.transaction((trx) => branchUserSteps.applyBatch!(trx, context, scope, after!, 2));
+    applied.push(after);
+  }
+  t.deepEqual(applied, [3, 5, null]);
+  const branches = await knex('branches').where({ enterprise_id: world.enterpriseId }).whereIn('code', ['B2', 'AG07', 'AG08']).orderBy('code').select('id', 'code', 'name', 'import_id');
+  t.deepEqual(branches.map((branch) => [branch.code, branch.name, branch.import_id]), [['AG07', 'Agence de Dschang', id], ['AG08', 'Agence de Mbouda', id], ['B2', 'Branch two', null]]);
+  t.deepEqual(await knex('tills').whereIn('branch_id', branches.map((branch) => branch.id)).orderBy('label').pluck('label'), ['Coffre Agence de Dschang', 'Coffre Agence de Mbouda', 'Coffre Branch two']);
+  const users = await knex('users').where({ import_id: id }).orderBy('username').select('id', 'username', 'full_name', 'password_hash');
+  t.deepEqual(users.map((user) => [user.username, user.full_name, user.password_hash]), [['ag07.head', 'Marie Kamga', 'invited'], ['ag08-cash', 'Luc Tchana', 'invited'], ['b2.cashier', 'Paul Fotso', 'invited']]);
+  const grants = await knex('role_grants as g').join('users as u', 'u.id', 'g.user_id').join('branches as b', 'b.id', 'g.branch_id').where('u.import_id', id).orderBy('u.username').select('u.username', 'g.role', 'b.code');
+  t.deepEqual(grants.map((grant) => `${grant.username} ${grant.role} ${grant.code}`), ['ag08-cash cashier AG08', 'b2.cashier cashier B2']);
+  // No password signs in.
+  t.is((await app.request('POST', '/api/v1/token/', { json: { username: 'b2.cashier', password: 'invited' } })).status, 401);
+
+  await knex.transaction((trx) => branchUserSteps.cancel!(trx, scope));
+  t.deepEqual(await knex('users').where({ import_id: id }).orderBy('username').pluck('is_active'), [false, false, false]);
+  t.deepEqual(await knex('branches').whereIn('id', branches.map((branch) => branch.id)).orderBy('code').pluck('status'), ['closed', 'closed', 'active']);
+});
+
+test('each bad branches-users row gets its problem: a branch code clashing, a username taken or twice, a user without a name, a role unknown', async (t) => {
+  const id = await newImport(t);
+  t.is((await upload(id, 'branches-users', fixture('branches-users-bad.csv'))).status, 200);
+  t.like((await validate(id)).body, { status: 'rejected', problems: 10 });
+  t.deepEqual((await problemsOf(id)).sort(), [
+    'branches-users 10 username \'x\': not a username: 3 to 150 letters, digits, dots, dashes or underscores',
+    'branches-users 11 role \'direction\': not one of cashier, branch_head, credit_committee, accountant',
+    'branches-users 2 branch_code \'B2\': already a branch of the enterprise, under another name',
+    'branches-users 3 branch_name \'Agence A\': the branch code is given another name in another row',
+    'branches-users 4 branch_name \'Agence B\': the branch code is given another name in another row',
+    'branches-users 5 username \'direction_ims\': already a user of the platform',
+    'branches-users 6 username \'dup.user\': twice in the file (one row per user)',
+    'branches-users 7 username \'DUP.user\': twice in the file (one row per user)',
+    'branches-users 8 full_name \'\': required with a username',
+    'branches-users 9 full_name \'Zoe Person\': only with a username',
+  ]);
+  t.deepEqual(await knex('branches').where({ enterprise_id: world.enterpriseId }).whereIn('code', ['AG09', 'AG10']).pluck('code'), []);
 });
