@@ -5,7 +5,9 @@ import { votesOf } from '../../domain/shares/share-type';
 
 /**
  * The capital register: what members hold at a date, rebuilt from the dated history (subscriptions on their
- * date, payments on their business date, withdrawals on their effective date), so any past date is answerable.
+ * date, payments on their business date, withdrawals on their effective date), so any past date is answerable. A
+ * subscription brought in by an import counts what was paid before the cut-over (`opening_paid`) from its date;
+ * a cancelled import's subscriptions hold nothing.
  */
 
 /** Paid-up capital (payments net of the paid value of withdrawn shares): what COBAC's 10 % credit cap reads. */
@@ -23,13 +25,13 @@ function holdingsAt(knex: Knex, enterpriseId: string, date: IsoDate, clientId: s
     `SELECT s.client_id, s.share_type_id,
             SUM(s.shares - COALESCE(w.shares, 0))::int AS shares,
             SUM(s.amount - s.nominal_value * COALESCE(w.shares, 0)) AS subscribed,
-            SUM(COALESCE(p.paid, 0) - COALESCE(w.paid, 0)) AS paid,
-            BOOL_OR(s.payment_due_on < :date AND s.amount - COALESCE(p.paid, 0) - COALESCE(w.unpaid, 0) > 0) AS payment_overdue
+            SUM(COALESCE(p.paid, 0) + s.opening_paid - COALESCE(w.paid, 0)) AS paid,
+            BOOL_OR(s.payment_due_on < :date AND s.amount - COALESCE(p.paid, 0) - s.opening_paid - COALESCE(w.unpaid, 0) > 0) AS payment_overdue
        FROM share_subscriptions s
        LEFT JOIN LATERAL (SELECT SUM(amount) AS paid FROM share_payments WHERE subscription_id = s.id AND business_date <= :date) p ON true
        LEFT JOIN LATERAL (SELECT SUM(shares) AS shares, SUM(cancelled_paid) AS paid, SUM(cancelled_unpaid) AS unpaid
                             FROM share_withdrawals WHERE subscription_id = s.id AND effective_on <= :date) w ON true
-      WHERE s.enterprise_id = :enterpriseId AND s.subscribed_on <= :date AND (CAST(:clientId AS uuid) IS NULL OR s.client_id = :clientId)
+      WHERE s.enterprise_id = :enterpriseId AND s.subscribed_on <= :date AND s.cancelled_at IS NULL AND (CAST(:clientId AS uuid) IS NULL OR s.client_id = :clientId)
       GROUP BY s.client_id, s.share_type_id`,
     { date, enterpriseId, clientId },
   );

@@ -36,11 +36,12 @@ const money = { frenchStyle: true, notNegative: true } as const;
 
 export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
   'branches-users': [
-    column('branch_code', 'text', 'AG01', 'The branch\'s code, as in the old system.'),
-    column('branch_name', 'text', 'Agence de Bafoussam', 'The branch\'s name.'),
-    optional('username', 'text', 'mkamga', 'A user of the branch, if any.'),
-    optional('full_name', 'text', 'Marie Kamga', 'The user\'s name.'),
-    optional('role', 'code', 'cashier', 'The user\'s role in the branch.', { codes: ['cashier', 'branch_head', 'credit_committee', 'accountant'] }),
+    column('branch_code', 'text', 'AG01', 'The branch\'s code, as in the old system (at most 20 characters): a new branch, or one the enterprise has under the same name.'),
+    column('branch_name', 'text', 'Agence de Bafoussam', 'The branch\'s name: the same on every row of the branch.'),
+    optional('username', 'text', 'mkamga', 'A user of the branch, if any: one row per user, a name no user of the platform has (3 to 150 letters, digits, . _ -).'),
+    optional('full_name', 'text', 'Marie Kamga', 'The user\'s name: required with a username.'),
+    optional('role', 'code', 'cashier', 'The user\'s role in the branch, required with a username: a cashier\'s is granted at once, any other by an administrator afterwards (four eyes).',
+      { codes: ['cashier', 'branch_head', 'credit_committee', 'accountant'] }),
   ],
   'members': [
     column('member_number', 'text', 'M000123', 'The member\'s number, unique in the enterprise.'),
@@ -68,10 +69,10 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     optional('interest_rate', 'rate', '0.045', 'A term deposit\'s annual rate, a fraction with a point.'),
   ],
   'shares': [
-    column('member_number', 'text', 'M000123', 'The subscribing member.'),
-    column('share_type_code', 'code', '002', 'A share type of the enterprise.'),
-    column('shares', 'integer', '10', 'How many shares.'),
-    column('amount_paid', 'amount', '100 000', 'What the member has paid up, in francs.', money),
+    column('member_number', 'text', 'M000123', 'The subscribing member: in the members file of this import, or already a member of the enterprise.'),
+    column('share_type_code', 'code', '002', 'A share type of the enterprise (001 founder, 002 ordinary, 003 honorary): one row per member and type.'),
+    column('shares', 'integer', '10', 'How many shares the member holds: at least one, within the type\'s bounds per member.'),
+    column('amount_paid', 'amount', '100 000', 'What the member has paid up by the cut-over, in francs: at most the shares\' nominal value, less only if the type allows paying in part.', money),
   ],
   'loans': [
     column('loan_number', 'text', 'PR-2024-0042', 'The loan\'s number in the old system.'),
