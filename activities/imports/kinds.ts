@@ -1,5 +1,6 @@
 import { importKinds, type ImportKind } from '../../domain/imports/templates';
 import type { ImportKindSteps } from './import-steps';
+import { loanInstallmentSteps, loanSteps } from './loan-steps';
 import { memberAccountSteps, memberSteps } from './member-steps';
 
 /**
@@ -9,6 +10,8 @@ import { memberAccountSteps, memberSteps } from './member-steps';
 export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
   'members': memberSteps,
   'member-accounts': memberAccountSteps,
+  'loan-installments': loanInstallmentSteps,
+  'loans': loanSteps,
 };
 
 /** The kinds judged so far, in the workflow's order. */

@@ -55,7 +55,7 @@ const batchRows = 1000;
 
 /**
  * The validation report as XLSX, streamed: a Problems sheet (kind, row, column, value, problem), then per validated
- * kind its rows as uploaded with their problems, the rejected ones filled red. Read in batches by row number.
+ * kind with a file its rows as uploaded with their problems, the rejected ones filled red. Read in batches by row number.
  */
 export async function writeReportWorkbook(knex: Knex, importId: string, output: Writable): Promise<void> {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
@@ -70,7 +70,9 @@ export async function writeReportWorkbook(knex: Knex, importId: string, output: 
     lastId = Number(rows.at(-1)!.id);
   }
   problems.commit();
-  for (const kind of validatedKinds) await writeKindSheet(knex, workbook, importId, kind);
+  // A kind without a file has no rows to show.
+  const uploaded = new Set(await knex('import_files').where({ import_id: importId }).pluck('kind') as string[]);
+  for (const kind of validatedKinds.filter((validated) => uploaded.has(validated))) await writeKindSheet(knex, workbook, importId, kind);
   await workbook.commit();
 }
 
