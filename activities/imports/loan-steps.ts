@@ -229,8 +229,14 @@ export const loanSteps: ImportKindSteps = {
   },
   detailTotals: loanDetailTotals,
   applyBatch: applyLoans,
+  /**
+   * The loans stay (their schedule versions are append-only), cancelled and without a disbursement date, so that no
+   * reader of disbursed loans sees them; their guarantees end at the cut-over.
+   */
   async cancel(trx: Knex.Transaction, scope: ImportScope) {
-    await trx('loans').where({ import_id: scope.importId }).update({ status: 'cancelled' });
+    const loans = trx('loans').where({ import_id: scope.importId }).select('id');
+    await trx('loan_guarantees').whereIn('loan_id', loans).whereNull('end_date').update({ end_date: scope.cutOverDate });
+    await trx('loans').where({ import_id: scope.importId }).update({ status: 'cancelled', disbursed_on: null });
   },
 };
 

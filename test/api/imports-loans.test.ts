@@ -127,7 +127,8 @@ test('a small cooperative\'s loans in progress validate, tie out per branch and 
 
   // Cancelled: the loans leave the active portfolio, their numbers free for a corrected import.
   await inTransaction(knex, async (trx) => steps.cancel!(trx, scope));
-  t.deepEqual(await knex('loans').where({ import_id: id }).distinct('status').pluck('status'), ['cancelled']);
+  t.deepEqual(await knex('loans').where({ import_id: id }).distinct('status', 'disbursed_on'), [{ status: 'cancelled', disbursed_on: null }]);
+  t.like(await knex('loan_guarantees as g').join('loans as l', 'l.id', 'g.loan_id').where('l.import_id', id).first(knex.raw(`to_char(g.end_date, 'YYYY-MM-DD') AS end_date`)), { end_date: cutOver });
   const again = await importOf(t, 'small-cooperative/loans.csv', 'small-cooperative/loan-installments.csv');
   t.like((await app.request('POST', `/api/v1/imports/${again}/validation/`, { headers: direction() })).body, { status: 'validated', problems: 0 });
 });
