@@ -46,6 +46,8 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
   if (disbursed !== null && disbursed > cutOverDate) problems.push({ column: 'disbursement_date', value: row.disbursement_date!, problem: `after the cut-over date (${cutOverDate})` });
   const outstanding = outstandingOf(row);
   if (outstanding?.isNeg() === true) problems.push({ column: 'principal_paid', value: row.principal_paid!, problem: `payments exceed the loan's amount (${row.original_amount})` });
+  // A loan repaid in full is history, not a loan in progress: it would come in active with nothing to repay.
+  if (outstanding?.isZero() === true) problems.push({ column: 'principal_paid', value: row.principal_paid!, problem: 'the whole amount: a loan repaid is not in progress' });
   const term = Number(row.term_periods);
   if (product !== undefined && /^\d+$/.test(row.term_periods ?? '') && (term < product.minTermPeriods || term > product.maxTermPeriods)) {
     problems.push({ column: 'term_periods', value: row.term_periods!, problem: `outside the product's terms (${product.minTermPeriods} to ${product.maxTermPeriods})` });
@@ -217,12 +219,9 @@ export interface LoanDetailPart {
  */
 export function loanDetailParts(row: Row, classAccounts: ClassAccounts, cutOverDate: IsoDate): LoanDetailPart[] {
   const loanClass = fileClassOf(row.classification!);
-  const outstanding = outstandingOf(row)!;
-  const parts: LoanDetailPart[] = [];
-  if (!outstanding.isZero()) {
-    const accountCode = loanClass === 'doubtful' ? doubtfulAccountOf('other') : classAccounts[loanClass];
-    parts.push({ accountCode, balance: outstanding, what: `loans in progress, ${loanClass} principal` });
-  }
+  // Validated: something is left to repay (a loan repaid is refused).
+  const principalAccount = loanClass === 'doubtful' ? doubtfulAccountOf('other') : classAccounts[loanClass];
+  const parts: LoanDetailPart[] = [{ accountCode: principalAccount, balance: outstandingOf(row)!, what: `loans in progress, ${loanClass} principal` }];
   const provision = amountOf(row, 'provision');
   if (provision !== null && !provision.isZero()) {
     const since = dateOf(row, 'doubtful_since');

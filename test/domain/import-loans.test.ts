@@ -18,6 +18,7 @@ const schedule = [installment('2026-07-31', '100000', '4500', '100000', '4500'),
 test('a loan row alone: payments over the amount, a term outside the product, a doubtful date, a provision over the outstanding principal, a guarantor', (t) => {
   t.deepEqual(loanProblems(loan(), cutOver, product), []);
   t.deepEqual(loanProblems(loan({ principal_paid: '300 001' }), cutOver, product).map((problem) => problem.problem), ['payments exceed the loan\'s amount (300 000)']);
+  t.deepEqual(loanProblems(loan({ principal_paid: '300 000' }), cutOver, product).map((problem) => problem.problem), ['the whole amount: a loan repaid is not in progress']);
   t.deepEqual(loanProblems(loan({ term_periods: '36', disbursement_date: '2026-11-01' }), cutOver, product).map((problem) => problem.column), ['disbursement_date', 'term_periods']);
   t.deepEqual(loanProblems(loan({ term_periods: '36' }), cutOver, undefined), [], 'no product: no bounds to judge');
   t.deepEqual(loanProblems(loan({ classification: 'doubtful' }), cutOver, product), [{ column: 'doubtful_since', value: '', problem: 'required for a doubtful loan' }]);
@@ -76,5 +77,4 @@ test('a loan\'s detail: its principal on its class\'s account, its provision a c
   t.deepEqual(parts({}), ['3221 200000']);
   t.deepEqual(parts({ classification: 'overdue', provision: '10 000' }), ['3312 200000', '3931 -10000']);
   t.deepEqual(parts({ classification: 'litigious', doubtful_since: '2025-10-31', provision: '200 000' }), ['3352 200000', '3932 -200000'], 'a full year doubtful: 3932');
-  t.deepEqual(parts({ classification: 'doubtful', doubtful_since: '2025-11-01', principal_paid: '300 000' }), [], 'repaid: nothing');
 });
