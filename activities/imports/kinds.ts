@@ -1,6 +1,7 @@
 import { importKinds, type ImportKind } from '../../domain/imports/templates';
 import { branchUserSteps } from './branch-user-steps';
 import type { ImportKindSteps } from './import-steps';
+import { loanInstallmentSteps, loanSteps } from './loan-steps';
 import { memberAccountSteps, memberSteps } from './member-steps';
 import { shareSteps } from './share-steps';
 
@@ -13,6 +14,8 @@ export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
   'members': memberSteps,
   'member-accounts': memberAccountSteps,
   'shares': shareSteps,
+  'loan-installments': loanInstallmentSteps,
+  'loans': loanSteps,
 };
 
 /** The kinds judged so far, in the workflow's order. */

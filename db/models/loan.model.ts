@@ -3,9 +3,9 @@ import type { InsuranceCollection } from '../../domain/loans/loan-product';
 import type { Frequency, ScheduleMethod } from '../../domain/loans/schedule';
 import { BaseModel } from './base.model';
 
-export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed' | 'written_off';
+export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed' | 'written_off' | 'cancelled';
 
-/** A granted loan: created by the final approval, active once disbursed, closed once repaid. */
+/** A granted loan: created by the final approval, active once disbursed, closed once repaid; or brought in active by an import (cancelled with it). */
 export class Loan extends BaseModel {
   static override tableName = 'loans';
 
@@ -13,7 +13,9 @@ export class Loan extends BaseModel {
   branchId!: string;
   clientId!: string;
   productId!: string;
-  applicationId!: string;
+  /** The application it was granted on; null for a loan brought in by a go-live import (`importId`). */
+  applicationId!: string | null;
+  importId!: string | null;
   number!: string;
   principal!: string;
   fees!: string;

@@ -4,7 +4,7 @@
  * is what validation checks. Pure data.
  */
 
-export const importKinds = ['branches-users', 'members', 'member-accounts', 'shares', 'loans', 'trial-balance'] as const;
+export const importKinds = ['branches-users', 'members', 'member-accounts', 'shares', 'loan-installments', 'loans', 'trial-balance'] as const;
 export type ImportKind = (typeof importKinds)[number];
 
 /**
@@ -33,6 +33,12 @@ const optional = (name: string, format: ColumnFormat, example: string, descripti
   column(name, format, example, description, { ...options, required: false });
 
 const money = { frenchStyle: true, notNegative: true } as const;
+
+/** An installment's part due, then what was paid of it. */
+const installmentParts = (part: 'principal' | 'interest', example: string, due: string): ImportColumn[] => [
+  column(part, 'amount', example, `The ${part} due, in francs: ${due}.`, money),
+  column(`${part}_paid`, 'amount', example, `The ${part} paid by the cut-over date: never over the ${part} due.`, money),
+];
 
 export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
   'branches-users': [
@@ -74,18 +80,29 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     column('shares', 'integer', '10', 'How many shares the member holds: at least one, within the type\'s bounds per member.'),
     column('amount_paid', 'amount', '100 000', 'What the member has paid up by the cut-over, in francs: at most the shares\' nominal value, less only if the type allows paying in part.', money),
   ],
+  'loan-installments': [
+    column('loan_number', 'text', 'PR-2024-0042', 'The loan: a row of the loans file.'),
+    column('due_date', 'date', '2025-12-15', 'The installment\'s due date: one installment a date for a loan.'),
+    ...installmentParts('principal', '100 000', 'a loan\'s installments sum to its amount'),
+    ...installmentParts('interest', '18 000', 'as the old system scheduled it'),
+  ],
   'loans': [
-    column('loan_number', 'text', 'PR-2024-0042', 'The loan\'s number in the old system.'),
-    column('member_number', 'text', 'M000123', 'The borrower.'),
-    column('product_code', 'code', 'CRT', 'A loan product of the enterprise.'),
-    column('original_amount', 'amount', '1 200 000', 'The amount disbursed, in francs.', money),
+    column('loan_number', 'text', 'PR-2024-0042', 'The loan\'s number in the old system, unique in the enterprise: it stays the loan\'s number.'),
+    column('member_number', 'text', 'M000123', 'The borrower: in the members file of this import, or already a member of the enterprise. The loan is in the borrower\'s branch.'),
+    column('product_code', 'code', 'CRT', 'A loan product of the enterprise: its method, frequency, penalty rate and accounts.'),
+    column('original_amount', 'amount', '1 200 000', 'The amount disbursed, in francs: the principal of the schedule (loan-installments file).', money),
     column('annual_rate', 'rate', '0.18', 'The annual rate, a fraction with a point.'),
-    column('term_periods', 'integer', '12', 'The number of installments.'),
-    column('disbursement_date', 'date', '2025-11-15', 'When it was disbursed.'),
-    column('principal_paid', 'amount', '300 000', 'Principal repaid by the cut-over date.', money),
-    column('interest_paid', 'amount', '54 000', 'Interest paid by the cut-over date.', money),
-    optional('classification', 'code', 'performing', 'The class at the cut-over date.', { codes: ['performing', 'watch', 'doubtful', 'litigious'] }),
-    optional('provision', 'amount', '0', 'The provision already booked.', money),
+    column('term_periods', 'integer', '12', 'The number of installments: within the product\'s bounds.'),
+    column('disbursement_date', 'date', '2025-11-15', 'When it was disbursed: on or before the cut-over date.'),
+    column('principal_paid', 'amount', '300 000', 'Principal repaid by the cut-over date: the sum of the installments\' principal paid, never over the amount.', money),
+    column('interest_paid', 'amount', '54 000', 'Interest paid by the cut-over date: the sum of the installments\' interest paid.', money),
+    column('classification', 'code', 'performing', 'The class at the cut-over date (COBAC R-2017/07): performing, overdue, doubtful, or litigious (doubtful in litigation).',
+      { codes: ['performing', 'overdue', 'doubtful', 'litigious'] }),
+    optional('doubtful_since', 'date', '2026-03-31', 'Required for a doubtful or litigious loan: when it became doubtful (the provision\'s minimum and account count years from it).'),
+    optional('provision', 'amount', '0', 'The provision booked at the cut-over date, in francs: never over the outstanding principal.', money),
+    optional('loan_officer', 'text', 'mkamga', 'The username of the user who follows the loan; empty: the user who uploaded the file.'),
+    optional('guarantor_member_number', 'text', 'M000124', 'A member who stands guarantor (a personal guarantee of guarantee_value).'),
+    optional('guarantee_value', 'amount', '500 000', 'The guarantor\'s commitment, in francs: required with a guarantor.', money),
   ],
   'trial-balance': [
     column('branch_code', 'text', 'AG01', 'The branch whose books the line is.'),

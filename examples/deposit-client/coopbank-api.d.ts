@@ -6319,7 +6319,7 @@ export interface components {
         };
         ImportFile: {
             /** @enum {string} */
-            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loan-installments" | "loans" | "trial-balance";
             /** @enum {string} */
             format: "csv" | "xlsx";
             /** @description Data rows stored (the header and empty rows aside). */
@@ -6340,7 +6340,7 @@ export interface components {
         };
         ImportProblem: {
             /** @enum {string} */
-            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+            kind: "branches-users" | "members" | "member-accounts" | "shares" | "loan-installments" | "loans" | "trial-balance";
             /** @description The row in the file, the header being row 1. */
             row: number;
             column: string;
@@ -6687,8 +6687,16 @@ export interface components {
             client: string;
             /** Format: uuid */
             product: string;
-            /** Format: uuid */
-            application: string;
+            /**
+             * Format: uuid
+             * @description The application it was granted on; null for a loan brought in by a go-live import.
+             */
+            application: string | null;
+            /**
+             * Format: uuid
+             * @description The go-live import that brought it in (docs/domain.md §15.2); null for a loan granted here.
+             */
+            import: string | null;
             number: string;
             principal: components["schemas"]["Money"];
             fees: components["schemas"]["Money"];
@@ -6722,7 +6730,7 @@ export interface components {
             /** @description The version of the schedule in force: 1 from the disbursement, one more at each prepayment or restructuring. */
             schedule_version: number;
             /** @enum {string} */
-            status: "awaiting_disbursement" | "active" | "closed" | "written_off";
+            status: "awaiting_disbursement" | "active" | "closed" | "written_off" | "cancelled";
             /** Format: date */
             approved_on: string;
             /** Format: date */
@@ -6854,8 +6862,16 @@ export interface components {
             client: string;
             /** Format: uuid */
             product: string;
-            /** Format: uuid */
-            application: string;
+            /**
+             * Format: uuid
+             * @description The application it was granted on; null for a loan brought in by a go-live import.
+             */
+            application: string | null;
+            /**
+             * Format: uuid
+             * @description The go-live import that brought it in (docs/domain.md §15.2); null for a loan granted here.
+             */
+            import: string | null;
             number: string;
             principal: components["schemas"]["Money"];
             fees: components["schemas"]["Money"];
@@ -6889,7 +6905,7 @@ export interface components {
             /** @description The version of the schedule in force: 1 from the disbursement, one more at each prepayment or restructuring. */
             schedule_version: number;
             /** @enum {string} */
-            status: "awaiting_disbursement" | "active" | "closed" | "written_off";
+            status: "awaiting_disbursement" | "active" | "closed" | "written_off" | "cancelled";
             /** Format: date */
             approved_on: string;
             /** Format: date */
@@ -25723,7 +25739,7 @@ export interface operations {
                 enterprise?: string;
                 branch?: string;
                 client?: string;
-                status?: "awaiting_disbursement" | "active" | "closed" | "written_off";
+                status?: "awaiting_disbursement" | "active" | "closed" | "written_off" | "cancelled";
                 classification?: "performing" | "overdue" | "doubtful";
                 /** @description The loans this user follows now (their loan officer). */
                 officer?: string;
@@ -40649,7 +40665,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loan-installments" | "loans" | "trial-balance";
             };
             cookie?: never;
         };
@@ -40806,7 +40822,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+                kind: "branches-users" | "members" | "member-accounts" | "shares" | "loan-installments" | "loans" | "trial-balance";
                 id: string;
             };
             cookie?: never;
@@ -40973,7 +40989,7 @@ export interface operations {
                 page?: number;
                 /** @description Results per page (at most 100). */
                 page_size?: number;
-                kind?: "branches-users" | "members" | "member-accounts" | "shares" | "loans" | "trial-balance";
+                kind?: "branches-users" | "members" | "member-accounts" | "shares" | "loan-installments" | "loans" | "trial-balance";
                 /** @description json (default): the problems, a page at a time; xlsx: every problem, and each kind's rows with the rejected ones filled red. */
                 format?: "json" | "xlsx";
             };

@@ -19,7 +19,7 @@ import { postingRefusals } from '../refusal-lists';
 import { officerAssignmentsQuery } from '../../../activities/loans/loan-officers.activity';
 import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
 
-const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off'] as const;
+const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off', 'cancelled'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
 export const loanSchema = yup.object({
@@ -28,7 +28,8 @@ export const loanSchema = yup.object({
   branch: yup.string().uuid().required(),
   client: yup.string().uuid().required(),
   product: yup.string().uuid().required(),
-  application: yup.string().uuid().required(),
+  application: yup.string().uuid().nullable().defined().meta({ description: 'The application it was granted on; null for a loan brought in by a go-live import.' }),
+  import: yup.string().uuid().nullable().defined().meta({ description: 'The go-live import that brought it in (docs/domain.md §15.2); null for a loan granted here.' }),
   number: yup.string().required(),
   principal: moneyResponse(),
   fees: moneyResponse(),
@@ -109,6 +110,7 @@ export function serializeLoan(loan: Loan) {
     client: loan.clientId,
     product: loan.productId,
     application: loan.applicationId,
+    import: loan.importId,
     number: loan.number,
     principal: loan.principal,
     fees: loan.fees,
