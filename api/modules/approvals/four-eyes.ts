@@ -47,6 +47,11 @@ interface SensitiveChange<O extends CoveredOperation> {
    * audited, rather than left to expire (the first administrators of a new cooperative grant each other's roles).
    */
   whenNoOtherDecider?: 'run_now';
+  /**
+   * The other people who made what the request decides (a manual entry's author and editors): none of them may
+   * decide it, any more than the person who submits it.
+   */
+  makers?: readonly string[];
   /** The deciders' roles when the operation sets them itself, over the policy's (a restructuring: the steps above the loan's granting one). */
   approverRoles?: readonly Role[];
 }
@@ -87,10 +92,11 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   if (retried !== undefined) return accepted(retried);
   const lifetimeSeconds = Math.max(1, Math.round((rule.lifetimeDays * deps.workflowDayMs) / 1000));
   const { operation, payload, scope, summary } = change;
-  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles, lifetimeSeconds });
+  const makers = [...new Set([principal.userId, ...(change.makers ?? [])])];
+  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles, lifetimeSeconds, makers });
   await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
     workflowId: opened.workflowId,
-    args: [{ requestId: opened.id, makerId: principal.userId, approverRoles: [...approverRoles], lifetimeSeconds }],
+    args: [{ requestId: opened.id, makerId: principal.userId, makers, approverRoles: [...approverRoles], lifetimeSeconds }],
     tags: { enterpriseId: change.scope.enterpriseId, ...(change.scope.branchId ? { branchId: change.scope.branchId } : {}), businessId: opened.id },
   }, {
     what: 'the approval request',
