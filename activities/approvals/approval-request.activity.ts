@@ -26,6 +26,8 @@ export interface RequestToOpen<O extends CoveredOperation> {
   lifetimeSeconds: number;
   /** Everyone who made what the request decides, the maker included: none of them may decide it. */
   makers: readonly string[];
+  /** The client's Idempotency-Key in the house's format (`operationKey`), else null: held once while the request waits. */
+  idempotencyKey: string | null;
 }
 
 /** The decided state of a request, as its workflow and the approver's answer see it. */
@@ -51,6 +53,7 @@ export async function openApprovalRequest<O extends CoveredOperation>(knex: Knex
       approver_roles: request.approverRoles,
       maker_id: maker.userId,
       makers: request.makers,
+      idempotency_key: request.idempotencyKey,
       workflow_id: workflowId,
       request_id: maker.requestId,
       created_at: now,
