@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RequestOrigin, Requester } from './context';
+import { auditOrigin } from './work-origin';
 
 export interface AuditEntry {
   action: string;
@@ -25,8 +26,7 @@ export async function recordAudit(trx: Knex.Transaction, actor: AuditActor, entr
  */
 export const auditRow = (actor: AuditActor, entry: AuditEntry) => ({
   actor_id: actor?.userId ?? null,
-  request_id: actor?.requestId ?? null,
-  address: actor?.address ?? null,
+  ...auditOrigin(actor),
   action: entry.action,
   entity_type: entry.entityType,
   entity_id: entry.entityId,

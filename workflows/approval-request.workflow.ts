@@ -10,6 +10,11 @@ import { refuse } from './refusal';
 export interface ApprovalRequestInput {
   requestId: string;
   makerId: string;
+  /**
+   * Everyone who made what the request decides (a manual entry's author and editors), the submitter included;
+   * absent from requests started before it, whose one maker is `makerId`. Read by the validator only: no command changes.
+   */
+  makers?: string[];
   approverRoles: Role[];
   /** How long the request waits for a decision before it expires (the policy's days × the workflow day). */
   lifetimeSeconds: number;
@@ -46,7 +51,7 @@ export async function approvalRequest(input: ApprovalRequestInput): Promise<Deci
     {
       validator: (decision) => {
         if (busy) refuse('decision_in_progress', 'Another decision on this request is being recorded: try again.');
-        const refused = decisionRefusal({ status: state.status, makerId: input.makerId, approverRoles: input.approverRoles }, decision);
+        const refused = decisionRefusal({ status: state.status, makerId: input.makerId, makers: input.makers, approverRoles: input.approverRoles }, decision);
         if (refused !== null) refuse(refused.code, refused.message);
       },
     },

@@ -153,6 +153,15 @@ export async function cancelManualEntry(context: DataContext, actor: Actor, id: 
   });
 }
 
+/**
+ * Everyone who wrote the entry (its author and each editor, the audit trail's actors of its creation and changes):
+ * none of them validates it, whoever submits it. A draft the Schedule proposed has no author until a person edits it.
+ */
+export async function manualEntryMakers(knex: Knex, id: string): Promise<string[]> {
+  return knex('audit_events').where({ entity_type: 'manual_entry', entity_id: id }).whereIn('action', ['manual_entry.create', 'manual_entry.update'])
+    .whereNotNull('actor_id').distinct('actor_id').pluck('actor_id');
+}
+
 /** The submission's request is open: the entry waits for it, no longer editable. */
 export async function markManualEntrySubmitted(context: DataContext, actor: Actor, input: { id: string; version: number; requestId: string }): Promise<void> {
   await inTransaction(context.knex, async (trx) => {

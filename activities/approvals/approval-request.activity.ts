@@ -24,6 +24,10 @@ export interface RequestToOpen<O extends CoveredOperation> {
   summary: string;
   approverRoles: readonly Role[];
   lifetimeSeconds: number;
+  /** Everyone who made what the request decides, the maker included: none of them may decide it. */
+  makers: readonly string[];
+  /** The client's Idempotency-Key in the house's format (`operationKey`), else null: held once while the request waits. */
+  idempotencyKey: string | null;
 }
 
 /** The decided state of a request, as its workflow and the approver's answer see it. */
@@ -48,6 +52,8 @@ export async function openApprovalRequest<O extends CoveredOperation>(knex: Knex
       summary: request.summary.slice(0, 300),
       approver_roles: request.approverRoles,
       maker_id: maker.userId,
+      makers: request.makers,
+      idempotency_key: request.idempotencyKey,
       workflow_id: workflowId,
       request_id: maker.requestId,
       created_at: now,
@@ -116,6 +122,7 @@ interface RequestRow {
   payload: unknown;
   status: RequestStatus;
   maker_id: string;
+  makers: string[];
   approver_roles: Role[];
   decided_by: string | null;
   outcome: DecidedRequest['failure'];
@@ -134,7 +141,7 @@ export async function decideApprovalRequest(knex: Knex, now: Date, input: { requ
     if (row === undefined) throw new NotFoundError('The approval request');
     const { decision } = input;
     if (row.status !== 'pending' && row.decided_by === decision.deciderId) return decidedOf(row);
-    const refused = decisionRefusal({ status: row.status, makerId: row.maker_id, approverRoles: row.approver_roles }, decision);
+    const refused = decisionRefusal({ status: row.status, makerId: row.maker_id, makers: row.makers, approverRoles: row.approver_roles }, decision);
     if (refused !== null) return { outcome: 'refused' as const, ...refused };
     const decider = { userId: decision.deciderId, requestId: decision.requestId, address: decision.address };
     if (decision.decision === 'reject') return closeRequest(trx, now, row, { status: 'rejected', decider, reason: decision.reason, failure: null });

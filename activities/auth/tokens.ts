@@ -97,6 +97,15 @@ export function familyOfToken(token: string, settings: AuthSettings): string | u
   }
 }
 
+/**
+ * Logout's end of a sign-in, checked explicitly against the sign-in's own end: an expired access token still ends
+ * it within its absolute lifetime; past it, the sign-in ended by itself and is left so (not recorded as revoked).
+ */
+export async function endSignIn(knex: Knex, familyId: string, now: Date): Promise<void> {
+  await knex('token_families').where({ id: familyId }).whereNull('revoked_at').where('expires_at', '>', now)
+    .update({ revoked_at: knex.fn.now(), revoked_reason: 'logout' });
+}
+
 export async function revokeFamily(trx: Knex.Transaction | Knex, familyId: string, reason: string): Promise<void> {
   await trx('token_families').where({ id: familyId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now(), revoked_reason: reason });
 }

@@ -6,7 +6,7 @@ import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, asApprover, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountBalance, asApprover, ledgerBalanced, memberOf, numberedWorlds, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { testClock } from '../helpers/clock';
 
@@ -19,19 +19,14 @@ import { testClock } from '../helpers/clock';
 const file = fileTeardown(test);
 let app: TestApp;
 let knex: Knex;
-let worldCount = 0;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex });
 });
 
-async function world(): Promise<LoanWorld> {
-  worldCount += 1;
-  const created = await createLoanWorld(app, knex, `CI${worldCount}`);
-  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
-  return created;
-}
+const nextWorld = numberedWorlds('CI', '2026-01-15');
+const world = (): Promise<LoanWorld> => nextWorld(app, knex);
 
 /** The TEG by its definition: Σ total_k / (1+r)^k = net, r by bisection, as an annual percentage with two decimals. */
 function tegOf(net: Money, totals: readonly Money[], periodsPerYear: number): string {

@@ -71,6 +71,17 @@ test.serial('under the threshold a withdrawal moves at once; from it, the cash w
   await subledgerEqualsLedger(t);
 });
 
+test.serial('one key sent twice at once makes one request: the key is the house\'s, held once by the database', async (t) => {
+  const account = await openSavingsAccount(world, await memberOf(world), '9000000');
+  const [first, second] = await Promise.all([withdraw(account, '6000000', 'twice-1'), withdraw(account, '6000000', 'twice-1')]);
+  t.is(first.status, 202, first.text);
+  t.is(second.status, 202, second.text);
+  t.is(second.body.id, first.body.id, 'both answer the same request');
+  const requests = await knex('approval_requests').whereRaw(`payload->>'accountId' = ?`, [account]).select('status', 'idempotency_key');
+  t.deepEqual(requests.map((row) => ({ ...row })), [{ status: 'pending', idempotency_key: `approval:member_account.withdrawal:${world.users.cashier!.id}:twice-1` }]);
+  t.is(await balanceOf(account), '9000000', 'nothing moves while it waits');
+});
+
 test.serial('a rejected large withdrawal posts nothing', async (t) => {
   const account = await openSavingsAccount(world, await memberOf(world), '8000000');
   await withWorker(knex, async () => {

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
 import { testClock } from '../helpers/clock';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, approvedLoan, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountBalance, approvedLoan, ledgerBalanced, memberOf, numberedWorlds, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 
 /**
@@ -19,19 +19,14 @@ import { fileTeardown } from '../helpers/teardown';
 const file = fileTeardown(test);
 let app: TestApp;
 let knex: Knex;
-let worldCount = 0;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex });
 });
 
-async function world(): Promise<LoanWorld> {
-  worldCount += 1;
-  const created = await createLoanWorld(app, knex, `GR${worldCount}`);
-  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
-  return created;
-}
+const nextWorld = numberedWorlds('GR', '2026-01-15');
+const world = (): Promise<LoanWorld> => nextWorld(app, knex);
 
 const as = (w: LoanWorld, user: string) => ({ headers: w.users[user]!.headers });
 const post = (w: LoanWorld, user: string, path: string, json: object) => app.request('POST', path, { ...as(w, user), json });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import Decimal from 'decimal.js';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { accountBalance, approvedLoan, confirmedGuarantee, createLoanWorld, ledgerBalanced, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { accountBalance, approvedLoan, confirmedGuarantee, ledgerBalanced, memberOf, numberedWorlds, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 
 /**
@@ -14,19 +14,14 @@ import { fileTeardown } from '../helpers/teardown';
 const file = fileTeardown(test);
 let app: TestApp;
 let knex: Knex;
-let worldCount = 0;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex });
 });
 
-async function world(): Promise<LoanWorld> {
-  worldCount += 1;
-  const created = await createLoanWorld(app, knex, `PP${worldCount}`);
-  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
-  return created;
-}
+const nextWorld = numberedWorlds('PP', '2026-01-15');
+const world = (): Promise<LoanWorld> => nextWorld(app, knex);
 
 const D = (value: Decimal.Value) => new Decimal(value);
 const franc = (value: Decimal) => value.toDecimalPlaces(0, Decimal.ROUND_HALF_UP);

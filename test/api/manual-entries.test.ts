@@ -180,6 +180,35 @@ test.serial('a rejection through the request\'s workflow needs a reason and retu
   }, taskQueue);
 });
 
+test.serial('no one who wrote the entry validates it: its author and an editor are refused, though another person submitted it', async (t) => {
+  await withWorker(knex, async () => {
+    const created = await draft([line('65231', 'debit', 30_000), line('5603', 'credit', 30_000)], { reference: 'FACT-TEL-3' }, world.users.branch_head!.headers);
+    t.is(created.status, 201, created.text);
+    const edited = await app.request('PATCH', `${base}${created.body.id}/`, { headers: world.users.direction!.headers, json: { label: 'Téléphone de mars' } });
+    t.like(edited.body, { status: 'draft', version: 2 }, edited.text);
+    const submitted = await submit(created.body.id);
+    t.like(submitted.body, { status: 'pending', maker: accountant.id }, 'the accountant submits the entry the branch head wrote');
+    const decisionPath = `/api/v1/approvals/requests/${submitted.body.id as string}/approve/`;
+
+    const authorsInbox = await app.request('GET', '/api/v1/approvals/pending/', { headers: world.users.branch_head!.headers });
+    t.false(authorsInbox.body.results.some((item: { id: string }) => item.id === submitted.body.id), 'not in its author\'s inbox');
+    for (const writer of ['branch_head', 'direction']) {
+      const refused = await app.request('POST', decisionPath, { headers: world.users[writer]!.headers, json: { reason: 'looks right' } });
+      t.like(refused.body, { status: 403, code: 'approval_own_request' }, `the ${writer}, who wrote it, cannot validate it`);
+    }
+    const byActivity = await decideApprovalRequest(knex, testClock(), {
+      requestId: submitted.body.id, decision: { decision: 'approve', deciderId: world.users.branch_head!.id, deciderRoles: ['branch_head'], reason: 'mine', requestId: null },
+    });
+    t.like(byActivity, { outcome: 'refused', code: 'approval_own_request' }, 'the activity that writes the decision asks the same question');
+    t.deepEqual(await balances(['65231']), {}, 'nothing posted');
+
+    const approved = await app.request('POST', decisionPath, { headers: world.users.root!.headers, json: { reason: 'invoice seen' } });
+    t.like(approved.body, { status: 'approved', decided_by: world.rootId });
+    t.like(await read(created.body.id), { status: 'posted' });
+    t.deepEqual(await balances(['65231']), { 65231: '30000' });
+  }, taskQueue);
+});
+
 test.serial('a posted entry is corrected by its reversal, a draft of the mirror lines, posted on approval; once only', async (t) => {
   const original = await posted([line('65233', 'debit', 12_000), line('5603', 'credit', 12_000)], { reference: 'RECU-12' });
   t.deepEqual(await balances(['65233']), { 65233: '12000' });

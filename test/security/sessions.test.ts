@@ -117,6 +117,26 @@ test.serial('logout with only an expired access token still ends the sign-in (is
   }
 });
 
+test.serial('logout checks the sign-in\'s end explicitly: a genuine token of a sign-in past its lifetime revokes nothing, one within it ends it', async (t) => {
+  await createUser(knex, 'leaving.late');
+  await createUser(knex, 'leaving.inside');
+  const late = (await signIn('leaving.late', '10.32.0.5')).body;
+  const started = now;
+  const familyOf = (username: string) => knex('token_families as f').join('users as u', 'u.id', 'f.user_id').where('u.username', username).first('f.revoked_at', 'f.revoked_reason');
+  try {
+    now = new Date(started.getTime() + hours(24 * 7) - hours(1));
+    const inside = (await signIn('leaving.inside', '10.32.0.6')).body;
+    now = new Date(started.getTime() + hours(24 * 7) + 1000); // past the first sign-in's 7 days; the second's access token expired, its sign-in not
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { authorization: `Bearer ${late.access}` } })).status, 204, 'logout still answers');
+    t.like(await familyOf('leaving.late'), { revoked_at: null, revoked_reason: null }, 'it ended at its lifetime: no one revoked it');
+    t.is((await app.request('POST', '/api/v1/auth/logout/', { headers: { authorization: `Bearer ${inside.access}` } })).status, 204);
+    t.like(await familyOf('leaving.inside'), { revoked_reason: 'logout' }, 'within its lifetime, the expired access token ends its sign-in');
+    t.is((await app.request('POST', '/api/v1/token/refresh/', { json: { refresh: inside.refresh } })).body.code, 'token_revoked');
+  } finally {
+    now = started;
+  }
+});
+
 test.serial('registrations and wrong current passwords are throttled', async (t) => {
   await knex('login_failures').insert(Array.from({ length: 10 }, () => ({ throttle_key: 'register:10.33.0.1', failed_at: now })));
   const register = await app.request('POST', '/api/v1/auth/register/', { json: { username: 'eleventh', password: 'a long passphrase', full_name: 'Eleventh' }, headers: { 'x-forwarded-for': '10.33.0.1' } });

@@ -4,7 +4,7 @@ import { provisionBatch, startProvisioningRun } from '../../activities/loans/pro
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
+import { approvedLoan, memberOf, numberedWorlds, openSavingsAccount, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { testClock } from '../helpers/clock';
 import { approveRequest } from '../helpers/approvals';
@@ -18,19 +18,14 @@ import type { Role } from '../../domain/access';
 const file = fileTeardown(test);
 let app: TestApp;
 let knex: Knex;
-let worldCount = 0;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex });
 });
 
-async function world(): Promise<LoanWorld> {
-  worldCount += 1;
-  const created = await createLoanWorld(app, knex, `GH${worldCount}`);
-  await knex('enterprise_configurations').where({ enterprise_id: created.enterpriseId }).update({ business_date: '2026-01-15' });
-  return created;
-}
+const nextWorld = numberedWorlds('GH', '2026-01-15');
+const world = (): Promise<LoanWorld> => nextWorld(app, knex);
 
 const as = (w: LoanWorld, user: string) => ({ headers: w.users[user]!.headers });
 const post = (w: LoanWorld, user: string, path: string, json: object) => app.request('POST', path, { ...as(w, user), json });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import {
-  branchOfLines, cancelManualEntry, createManualEntry, draftOpeningEntry, draftReversal, markManualEntrySubmitted, updateManualEntry, type ManualEntryFields,
+  branchOfLines, cancelManualEntry, createManualEntry, draftOpeningEntry, draftReversal, manualEntryMakers, markManualEntrySubmitted, updateManualEntry, type ManualEntryFields,
 } from '../../../activities/accounting/manual-entries.activity';
 import { manualJournals, type DraftLine } from '../../../domain/accounting/manual-entries';
 import { AppError } from '../../../domain/errors';
@@ -183,6 +183,7 @@ const submissionRoute = defineRoute({
     if (!['draft', 'rejected'].includes(resource.status)) throw new AppError('conflict', 'manual_entry_not_editable', `The entry is ${resource.status}: only a draft or a rejected entry is submitted.`);
     const requested = await runOrRequest({ deps, principal, ctx }, {
       operation: 'manual_entry.post', payload: { manualEntryId: resource.id, version: resource.version }, scope: { enterpriseId: resource.enterprise_id, branchId: resource.branch_id },
+      makers: await manualEntryMakers(deps.knex, resource.id),
       summary: `Post manual entry ${resource.journal_code} ${resource.entry_date} ${resource.reference}: ${resource.label}`,
     }, () => {
       // The policy refuses to lift the four eyes of this operation (domain/approvals/policy.ts): never run by its maker alone.

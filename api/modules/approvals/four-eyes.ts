@@ -3,6 +3,8 @@ import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.
 import { anotherDeciderExists, markApprovalRequestFailed, openApprovalRequest, recordApprovalWaiver } from '../../../activities/approvals/approval-request.activity';
 import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
 import { holdsRole, roles, type Role, type Scope } from '../../../domain/access';
+import { operationKey } from '../../../activities/idempotency';
+import { isUniqueViolation } from '../../../db/errors';
 import { fourEyesRule } from '../../../domain/approvals/policy';
 import type { RequestDecision } from '../../../domain/approvals/request';
 import { AppError } from '../../../domain/errors';
@@ -47,17 +49,26 @@ interface SensitiveChange<O extends CoveredOperation> {
    * audited, rather than left to expire (the first administrators of a new cooperative grant each other's roles).
    */
   whenNoOtherDecider?: 'run_now';
+  /**
+   * The other people who made what the request decides (a manual entry's author and editors): none of them may
+   * decide it, any more than the person who submits it.
+   */
+  makers?: readonly string[];
   /** The deciders' roles when the operation sets them itself, over the policy's (a restructuring: the steps above the loan's granting one). */
   approverRoles?: readonly Role[];
 }
 
-/** The maker's pending request of the operation made with this key, if any; the same key for another change is refused. */
-async function pendingRetry<O extends CoveredOperation>(deps: RouteDeps, principal: Principal, change: SensitiveChange<O>): Promise<RequestRow | undefined> {
-  if (change.idempotencyKey === undefined || change.idempotencyKey === null) return undefined;
-  const row = (await requestsQuery(deps.knex)
-    .where({ operation: change.operation, maker_id: principal.userId, status: 'pending' })
-    .whereRaw(`payload->>'idempotencyKey' = ?`, [change.idempotencyKey])
-    .first()) as RequestRow | undefined;
+/**
+ * The client's Idempotency-Key of a request, in the house's one format (activities/idempotency.ts): the key per user
+ * and operation. Null without a client key: nothing to answer again then.
+ */
+const requestKey = (principal: Principal, change: SensitiveChange<CoveredOperation>): string | null =>
+  (change.idempotencyKey === undefined || change.idempotencyKey === null ? null : operationKey(`approval:${change.operation}`, principal, change.idempotencyKey));
+
+/** The pending request made with this key, if any; the same key for another change is refused. */
+async function pendingRetry(deps: RouteDeps, key: string | null, change: SensitiveChange<CoveredOperation>): Promise<RequestRow | undefined> {
+  if (key === null) return undefined;
+  const row = (await requestsQuery(deps.knex).where({ idempotency_key: key, status: 'pending' }).first()) as RequestRow | undefined;
   if (row !== undefined && !isDeepStrictEqual(row.payload, JSON.parse(JSON.stringify(change.payload)))) {
     throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
   }
@@ -71,7 +82,7 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   change: SensitiveChange<O>,
   runNow: () => Promise<T>,
 ): Promise<T | AcceptedForApproval> {
-  const { deps, principal, ctx } = input;
+  const { deps, principal } = input;
   const rule = fourEyesRule(await approvalPolicyOf(deps.knex, change.scope.enterpriseId), change.operation, change.amount);
   if (rule === null) return runNow();
   const approverRoles = change.approverRoles ?? rule.approverRoles;
@@ -83,21 +94,40 @@ export async function runOrRequest<O extends CoveredOperation, T>(
     const { field, others } = change.alone;
     throw new AppError('unprocessable', 'approval_change_mixed', `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`, [{ field, message: `${field} is sent alone` }]);
   }
-  const retried = await pendingRetry(deps, principal, change);
+  const idempotencyKey = requestKey(principal, change);
+  const retried = await pendingRetry(deps, idempotencyKey, change);
   if (retried !== undefined) return accepted(retried);
   const lifetimeSeconds = Math.max(1, Math.round((rule.lifetimeDays * deps.workflowDayMs) / 1000));
+  const makers = [...new Set([principal.userId, ...(change.makers ?? [])])];
+  try {
+    return accepted(await openRequest(input, change, { approverRoles, lifetimeSeconds, makers, idempotencyKey }));
+  } catch (error) {
+    // A retry sent while the first was being opened: the database holds the key once, and the first answers both.
+    const first = isUniqueViolation(error, 'approval_requests_pending_key') ? await pendingRetry(deps, idempotencyKey, change) : undefined;
+    if (first === undefined) throw error;
+    return accepted(first);
+  }
+}
+
+/** Records the request (its row, tried as the maker) and starts its workflow: the request as the route answers it. */
+async function openRequest<O extends CoveredOperation>(
+  { deps, principal, ctx }: { deps: RouteDeps; principal: Principal; ctx: AppContext },
+  change: SensitiveChange<O>,
+  request: { approverRoles: readonly Role[]; lifetimeSeconds: number; makers: string[]; idempotencyKey: string | null },
+): Promise<RequestRow> {
   const { operation, payload, scope, summary } = change;
-  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, approverRoles, lifetimeSeconds });
+  const { approverRoles, lifetimeSeconds, makers } = request;
+  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, ...request });
   await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
     workflowId: opened.workflowId,
-    args: [{ requestId: opened.id, makerId: principal.userId, approverRoles: [...approverRoles], lifetimeSeconds }],
-    tags: { enterpriseId: change.scope.enterpriseId, ...(change.scope.branchId ? { branchId: change.scope.branchId } : {}), businessId: opened.id },
+    args: [{ requestId: opened.id, makerId: principal.userId, makers, approverRoles: [...approverRoles], lifetimeSeconds }],
+    tags: { enterpriseId: scope.enterpriseId, ...(scope.branchId ? { branchId: scope.branchId } : {}), businessId: opened.id },
   }, {
     what: 'the approval request',
     markFailed: () => markApprovalRequestFailed(deps.knex, deps.clock(), { requestId: opened.id, failure: 'The request\'s workflow could not be started (Temporal unreachable); make the change again.' }),
     log: ctx.state.log,
   });
-  return accepted((await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow);
+  return (await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow;
 }
 
 /** The roles the principal holds where the request lies: what the workflow's validator compares with the policy's. */

@@ -49,7 +49,8 @@ function heldWhere(builder: Knex.QueryBuilder, grants: readonly Grant[], columns
 }
 
 function pendingRequests(knex: Knex, principal: Principal): Knex.QueryBuilder {
-  const rows = knex('approval_requests as r').where('r.status', 'pending').whereNot('r.maker_id', principal.userId).select(
+  // Not the requests the principal made, nor those deciding a thing they made (a draft they wrote).
+  const rows = knex('approval_requests as r').where('r.status', 'pending').whereRaw('NOT (?::uuid = ANY (r.makers))', [principal.userId]).select(
     knex.raw(`'approval_request' AS kind`), 'r.id', 'r.enterprise_id AS enterprise', 'r.branch_id AS branch', 'r.summary',
     knex.raw(`'approve or reject' AS decision`), knex.raw(`'/api/v1/approvals/requests/' || r.id || '/' AS path`), 'r.created_at AS since',
   );

@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { changePassword } from '../../../activities/auth/change-password.activity';
 import { registerUser } from '../../../activities/auth/register.activity';
 import { signIn } from '../../../activities/auth/sign-in.activity';
-import { familyOfToken, revokeFamily, rotateRefreshToken, verifyToken } from '../../../activities/auth/tokens';
+import { endSignIn, familyOfToken, rotateRefreshToken, verifyToken } from '../../../activities/auth/tokens';
 import { AppError } from '../../../domain/errors';
 import { RoleGrant } from '../../../db/models/role-grant.model';
 import { User } from '../../../db/models/user.model';
@@ -76,7 +76,7 @@ export const authRoutes = [
       const session = principal === undefined ? signInOfPresentedTokens(ctx, deps, body.refresh) : { familyId: principal.familyId, viaCookie: principal.via === 'cookie' };
       // A cookie session proves the request is its own, as for any change: no foreign site signs a user out.
       if (session !== undefined && session.viaCookie) assertCsrfProof(ctx, session.familyId, deps.auth.jwtSecret);
-      if (session !== undefined) await revokeFamily(deps.knex, session.familyId, 'logout');
+      if (session !== undefined) await endSignIn(deps.knex, session.familyId, deps.clock());
       clearSessionCookies(ctx, deps.secureCookies);
       return undefined;
     },
