@@ -66,6 +66,7 @@ export interface RestructuringRow {
   outstanding_before: string | null;
   principal_capitalised: string | null;
   interest_capitalised: string | null;
+  insurance_carried: string | null;
   restructured_amount: string | null;
   required_payment: string | null;
   first_due_date: string | null;
@@ -81,5 +82,5 @@ export const restructuringsQuery = (knex: Knex) => knex('loan_restructurings as 
     'r.id', 'r.enterprise_id', 'r.branch_id', 'r.loan_id', 'l.number as loan_number', 'r.status', 'r.term_periods', 'r.annual_rate', 'r.grace_periods', 'r.capitalise_arrears',
     'r.reason', 'r.requested_by', 'r.requested_at', 'a.id as approval_request_id', 'a.approver_roles', 'a.decided_by', 'a.reason as request_reason', 'r.decision_reason',
     'r.number', knex.raw(`to_char(r.effective_on, 'YYYY-MM-DD') AS effective_on`), 'r.class_before', 'r.outstanding_before', 'r.principal_capitalised', 'r.interest_capitalised',
-    'r.restructured_amount', 'r.required_payment', knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`), 'r.schedule_version', 'r.teg',
+    'r.insurance_carried', 'r.restructured_amount', 'r.required_payment', knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`), 'r.schedule_version', 'r.teg',
   );

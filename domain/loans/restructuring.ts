@@ -5,6 +5,7 @@ import { Money } from '../money';
 import { approvalSteps, type ApprovalStep } from './approval';
 import type { LoanClass } from './classification';
 import { buildSchedule, dueDates, periodsPerYear, type Frequency, type Installment, type ScheduleMethod } from './schedule';
+import { spreadPremium } from './simulation';
 import { effectiveGlobalRate } from './teg';
 
 /**
@@ -45,6 +46,8 @@ export function assertRestructuringTerms(terms: RestructuringTerms, product: { c
 
 export interface NewSchedule {
   installments: Pick<Installment, 'dueDate' | 'principal' | 'interest' | 'total'>[];
+  /** Each installment's part of the spread insurance premium carried over (§14.6). */
+  insurance: Money[];
   teg: string;
 }
 
@@ -52,10 +55,11 @@ export interface NewSchedule {
  * The new series from the restructuring date: the principal restructured (what is still to fall due, plus the
  * principal of the arrears capitalised) over the new term at the new rate, the first installment one period
  * after the date. The capitalised interest and penalties stay interest (income when collected, Art. 15-d): they
- * are spread evenly over the new installments, the remainder on the first, so no entry is needed.
+ * are spread evenly over the new installments, the remainder on the first, so no entry is needed. A spread
+ * insurance premium carried over is spread as at the grant (the remainder on the last) and counts in the TEG.
  */
 export function restructuredSchedule(
-  input: RestructuringTerms & { principal: Money; capitalisedInterest: Money; method: ScheduleMethod; frequency: Frequency; effectiveOn: IsoDate },
+  input: RestructuringTerms & { principal: Money; capitalisedInterest: Money; insurance: Money; method: ScheduleMethod; frequency: Frequency; effectiveOn: IsoDate },
 ): NewSchedule {
   const firstDueDate = dueDates(input.effectiveOn, input.frequency, 2)[1]!;
   const schedule = buildSchedule({
@@ -68,9 +72,10 @@ export function restructuredSchedule(
     const interest = installment.interest.plus(share).plus(index === 0 ? remainder : 0);
     return { dueDate: installment.dueDate, principal: installment.principal, interest, total: installment.principal.plus(interest) };
   });
-  const totals = installments.map((installment) => installment.total);
+  const insurance = spreadPremium(input.insurance, installments.length);
+  const totals = installments.map((installment, index) => installment.total.plus(insurance[index]!));
   const teg = effectiveGlobalRate({ principal: input.principal, fees: new Money(0), installments: totals, periodsPerYear: periodsPerYear[input.frequency] });
-  return { installments, teg };
+  return { installments, insurance, teg };
 }
 
 /** Art. 14: the share of the restructured amount the borrower must pay to return to performing at once. */

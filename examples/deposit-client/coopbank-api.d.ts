@@ -7385,6 +7385,7 @@ export interface components {
             outstanding_before: components["schemas"]["Money"] | null;
             principal_capitalised: components["schemas"]["Money"] | null;
             interest_capitalised: components["schemas"]["Money"] | null;
+            insurance_carried: components["schemas"]["Money"] | null;
             restructured_amount: components["schemas"]["Money"] | null;
             required_payment: components["schemas"]["Money"] | null;
             /** Format: date */
@@ -7807,6 +7808,7 @@ export interface components {
             principal: components["schemas"]["Money"];
             interest: components["schemas"]["Money"];
             penalties: components["schemas"]["Money"];
+            insurance?: components["schemas"]["Money"];
             fee: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
             /**
@@ -26855,15 +26857,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             /** @description Refused by the current state. */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Breaks a business rule. */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -50,6 +50,7 @@ const restructuringSchema = yup.object({
   outstanding_before: moneyResponse().nullable(),
   principal_capitalised: moneyResponse().nullable(),
   interest_capitalised: moneyResponse().nullable().meta({ description: 'Interest and penalties in arrears capitalised: interest of the new installments, income when collected.' }),
+  insurance_carried: moneyResponse().nullable().meta({ description: 'The spread insurance premium not yet paid (parts replaced, and those in arrears when capitalised): spread over the new installments, the insurer\'s.' }),
   restructured_amount: moneyResponse().nullable(),
   required_payment: moneyResponse().nullable().meta({ description: 'Art. 14: what the borrower must pay to return to performing before the transition ends.' }),
   first_due_date: dateResponse().nullable(),
@@ -64,7 +65,7 @@ function serializeRestructuring(row: RestructuringRow) {
     requested_by: row.requested_by, requested_at: row.requested_at.toISOString(), approval_request: row.approval_request_id, approver_roles: row.approver_roles ?? [],
     decided_by: row.decided_by, decision_reason: row.decision_reason ?? row.request_reason, number: row.number, effective_on: row.effective_on,
     class_before: row.class_before, outstanding_before: row.outstanding_before, principal_capitalised: row.principal_capitalised,
-    interest_capitalised: row.interest_capitalised, restructured_amount: row.restructured_amount, required_payment: row.required_payment,
+    interest_capitalised: row.interest_capitalised, insurance_carried: row.insurance_carried, restructured_amount: row.restructured_amount, required_payment: row.required_payment,
     first_due_date: row.first_due_date, schedule_version: row.schedule_version, teg: row.teg,
   };
 }
@@ -137,7 +138,7 @@ export const loanRestructuringRoutes = [
     response: restructuringSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['loan_not_active', 'restructuring_pending', 'restructuring_spread_insurance', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
+    refusals: ['loan_not_active', 'restructuring_pending', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
     handler: async ({ resource: loan, body, principal, deps, ctx }) => {
       const opened = await openRestructuring(deps.activities, principal, {
         loanId: loan.id, termPeriods: body.term_periods, annualRate: new Money(body.annual_rate), gracePeriods: body.grace_periods,
