@@ -90,12 +90,13 @@ export function requiredPayment(restructuredAmount: Money, interestIncluded: Mon
 export const transitionDays = 90;
 
 /**
- * [NOT FOUND: configuration] What a second or later restructuring does to the class: `doubtful` (the default) classes
- * the loan doubtful from its date whatever it was, leaving only by the Art. 14 payment; `as_first` applies Art. 14 as
- * to the first.
+ * [NOT FOUND: configuration] What a second or later restructuring does to the class, the enterprise's setting
+ * (`enterprise_configurations.second_restructuring_rule`): `doubtful` (the default) classes the loan doubtful from its
+ * date whatever it was, leaving only by the Art. 14 payment; `as_first` applies Art. 14 as to the first.
  */
-export type SecondRestructuringRule = 'doubtful' | 'as_first';
-const defaultSecondRestructuringRule: SecondRestructuringRule = 'doubtful';
+export const secondRestructuringRules = ['doubtful', 'as_first'] as const;
+export type SecondRestructuringRule = (typeof secondRestructuringRules)[number];
+export const defaultSecondRestructuringRule: SecondRestructuringRule = 'doubtful';
 
 /** What the provisioning run knows of a loan's latest restructuring at its date. */
 export interface RestructuringState {
@@ -127,7 +128,7 @@ const free: RestructuringHold = { floor: null, fullProvision: false, keepProvisi
  * leaves it if nothing went unpaid in them; an installment missed meanwhile keeps it there (a doubtful one fully
  * provisioned) until the payment is made. A performing loan restructured is not held (first restructuring).
  */
-export function restructuringHold(state: RestructuringState, asOf: IsoDate, secondRule: SecondRestructuringRule = defaultSecondRestructuringRule): RestructuringHold {
+export function restructuringHold(state: RestructuringState, asOf: IsoDate, secondRule: SecondRestructuringRule): RestructuringHold {
   if (state.paidSince.gte(state.required)) return free;
   if (state.count > 1 && secondRule === 'doubtful') return { floor: 'doubtful', fullProvision: false, keepProvision: true };
   if (state.classBefore === 'performing') return free;

@@ -5938,6 +5938,11 @@ export interface components {
             approval_limits: Record<string, never>;
             /** @description The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none. */
             end_of_day_hour: number | null;
+            /**
+             * @description What a second or later restructuring does to the loan's class (docs/domain.md §14.2): `doubtful` (default) from its date until the R-2017/07 Art. 14 payment, or `as_first`: Art. 14 as for the first.
+             * @enum {string}
+             */
+            second_restructuring_rule: "doubtful" | "as_first";
             /** Format: date-time */
             updated_at: string;
         };
@@ -15551,6 +15556,11 @@ export interface operations {
                     /** @description The hour the end of day starts by itself each day; null: only when direction starts it. */
                     end_of_day_hour?: number | null;
                     inter_branch_service?: boolean;
+                    /**
+                     * @description What a second or later restructuring does to the loan's class (docs/domain.md §14.2): `doubtful` (default) from its date until the R-2017/07 Art. 14 payment, or `as_first`: Art. 14 as for the first.
+                     * @enum {string}
+                     */
+                    second_restructuring_rule?: "doubtful" | "as_first";
                     /** @description A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps. */
                     approval_limits?: {
                         /**

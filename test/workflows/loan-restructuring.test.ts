@@ -211,6 +211,34 @@ test.serial('a second restructuring classes even a performing loan doubtful; bad
   t.is((await restructure(w, loanId, 'cashier')).status, 403);
 });
 
+test.serial('the enterprise\'s second-restructuring rule: as_first keeps a performing loan restructured twice performing; direction sets it, a 400 names the field', async (t) => {
+  const w = await createLoanWorld(app, knex, 'RS4');
+  await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
+  const configurationPath = `/api/v1/enterprise/enterprises/${w.enterpriseId}/configuration/`;
+  const configure = (as: string, json: Record<string, unknown>) => app.request('PATCH', configurationPath, { headers: w.users[as]!.headers, json });
+  t.is((await app.request('GET', configurationPath, { headers: w.users.branch_head!.headers })).body.second_restructuring_rule, 'doubtful', 'the default');
+  t.is((await configure('branch_head', { second_restructuring_rule: 'as_first' })).status, 403, 'a branch head does not set it');
+  const bad = await configure('direction', { second_restructuring_rule: 'lenient' });
+  t.is(bad.status, 400, bad.text);
+  t.is(bad.body.errors[0].field, 'second_restructuring_rule');
+  const set = await configure('direction', { second_restructuring_rule: 'as_first' });
+  t.is(set.status, 200, set.text);
+  t.is(set.body.second_restructuring_rule, 'as_first');
+
+  const loanId = await cashLoan(w);
+  await setBusinessDate(w, '2026-02-01');
+  const approve = async (answer: Awaited<ReturnType<typeof restructure>>) => approveRequest(knex, answer, { id: w.users.direction!.id, roles: ['direction'] });
+  t.is((await approve(await restructure(w, loanId, 'branch_head', { capitalise_arrears: false }))).status, 200);
+  t.is((await approve(await restructure(w, loanId, 'branch_head', { capitalise_arrears: false, term_periods: 18 }))).status, 200);
+  await runAt(w, '2026-02-01');
+  // Art. 14 as for the first: a loan performing when restructured is not held, the second time too.
+  t.like(await loanRow(loanId), { classification: 'performing', restructuring_count: 2, provision_amount: '0' });
+  // Back to the default, the same loan is doubtful from the next run.
+  t.is((await configure('direction', { second_restructuring_rule: 'doubtful' })).status, 200);
+  await runAt(w, '2026-02-01');
+  t.like(await loanRow(loanId), { classification: 'doubtful', restructuring_count: 2 });
+});
+
 test.serial('a recorded history of a restructuring\'s approval replays against the current workflow code', async (t) => {
   const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
   await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-loan-restructuring'));
