@@ -4,7 +4,9 @@ import { AppError, NotFoundError } from '../../domain/errors';
 import type { ApprovalStep } from '../../domain/loans/approval';
 import type { LoanClass } from '../../domain/loans/classification';
 import { accruePenalties, unpaidInsurance, type InstallmentState } from '../../domain/loans/position';
-import { approversAbove, assertRestructuringTerms, requiredPayment, restructuredSchedule, type RestructuringTerms } from '../../domain/loans/restructuring';
+import {
+  approversAbove, assertRestructuringTerms, requiredPayment, restructuredSchedule, type CapitalisedArrears, type RestructuringTerms,
+} from '../../domain/loans/restructuring';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
@@ -24,6 +26,7 @@ import { replaceSchedule } from './schedule-versions';
 export interface RestructuringRequest extends RestructuringTerms {
   loanId: string;
   capitaliseArrears: boolean;
+  capitalisedArrears: CapitalisedArrears;
   reason: string;
 }
 
@@ -51,7 +54,8 @@ export async function openRestructuring(context: DataContext, actor: Actor, inpu
     const application = await trx('loan_applications').where({ id: loan.applicationId }).first('final_step');
     const [{ id }] = await trx('loan_restructurings').insert({
       enterprise_id: loan.enterpriseId, branch_id: loan.branchId, loan_id: loan.id, term_periods: input.termPeriods, annual_rate: input.annualRate.toFixed(6),
-      grace_periods: input.gracePeriods, capitalise_arrears: input.capitaliseArrears, reason: input.reason, requested_by: actor.userId, requested_at: context.clock(),
+      grace_periods: input.gracePeriods, capitalise_arrears: input.capitaliseArrears,
+      capitalised_arrears: input.capitalisedArrears, reason: input.reason, requested_by: actor.userId, requested_at: context.clock(),
     }).returning('id');
     await recordAudit(trx, actor, { action: 'loan_restructuring.request', entityType: 'loan_restructuring', entityId: id, enterpriseId: loan.enterpriseId, details: { loan: loan.number, reason: input.reason } });
     const grantedBy = (application?.final_step ?? 'direction') as ApprovalStep;
@@ -67,10 +71,12 @@ interface RestructuringRow {
   annual_rate: string;
   grace_periods: number;
   capitalise_arrears: boolean;
+  capitalised_arrears: CapitalisedArrears;
 }
 
 /** What capitalising the arrears settles: each installment due by the date and unpaid, and the totals. */
 interface Capitalisation {
+  part: CapitalisedArrears;
   rows: InstallmentState[];
   principal: Money;
   /** Interest and penalties: they stay interest in the new series. */
@@ -81,31 +87,38 @@ interface Capitalisation {
 
 const zero = new Money(0);
 
-function arrearsAt(installments: readonly InstallmentState[], date: string): Capitalisation {
+/** The arrears at `date`; with `part` = interest, their principal is left out (kept due). */
+function arrearsAt(installments: readonly InstallmentState[], date: string, part: CapitalisedArrears): Capitalisation {
+  const principalOwed = (row: InstallmentState) => (part === 'all' ? row.principalDue.minus(row.principalPaid) : zero);
   const owed = (row: InstallmentState) =>
-    row.principalDue.plus(row.interestDue).plus(row.penaltyDue).minus(row.principalPaid).minus(row.interestPaid).minus(row.penaltyPaid).plus(unpaidInsurance(row));
+    principalOwed(row).plus(row.interestDue).plus(row.penaltyDue).minus(row.interestPaid).minus(row.penaltyPaid).plus(unpaidInsurance(row));
   const rows = installments.filter((row) => row.dueDate <= date && !owed(row).isZero());
   const sum = (of: (row: InstallmentState) => Money) => rows.reduce((total, row) => total.plus(of(row)), zero);
   return {
+    part,
     rows,
-    principal: sum((row) => row.principalDue.minus(row.principalPaid)),
+    principal: sum(principalOwed),
     interest: sum((row) => row.interestDue.minus(row.interestPaid).plus(row.penaltyDue).minus(row.penaltyPaid)),
     insurance: sum(unpaidInsurance),
   };
 }
 
-/** Settles the arrears by capitalisation: paid in full on the date, the amounts capitalised kept beside what was paid. */
+/**
+ * Settles the arrears by capitalisation: paid on the date, the amounts capitalised kept beside what was paid. With
+ * the interest only, an installment still owing principal stays open (no `paid_on`): that principal is kept due.
+ */
 async function capitalise(trx: Knex.Transaction, loanId: string, arrears: Capitalisation, date: string): Promise<void> {
+  const all = arrears.part === 'all';
   for (const row of arrears.rows) {
+    const settled = all || row.principalPaid.eq(row.principalDue);
     await trx('loan_installments').where({ loan_id: loanId, number: row.number }).update({
-      principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)),
+      ...(all ? { principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)), principal_paid: formatAmount(row.principalDue) } : {}),
       interest_capitalised: formatAmount(row.interestDue.minus(row.interestPaid)),
       penalty_capitalised: formatAmount(row.penaltyDue.minus(row.penaltyPaid)),
       insurance_capitalised: formatAmount(unpaidInsurance(row)),
       penalty_due: formatAmount(row.penaltyDue), penalty_through: date,
-      principal_paid: formatAmount(row.principalDue), interest_paid: formatAmount(row.interestDue), penalty_paid: formatAmount(row.penaltyDue),
-      insurance_paid: formatAmount(row.insuranceDue ?? zero),
-      capitalised_on: date, paid_on: date,
+      interest_paid: formatAmount(row.interestDue), penalty_paid: formatAmount(row.penaltyDue), insurance_paid: formatAmount(row.insuranceDue ?? zero),
+      capitalised_on: date, paid_on: settled ? date : null,
     });
   }
 }
@@ -126,14 +139,14 @@ export async function applyRestructuring(context: DataContext, maker: Actor, pay
     const now = context.clock();
     const effectiveOn = await businessDateOf(trx, loan.enterpriseId, now);
     const installments = accruePenalties(await readInstallments(trx, loan.id), effectiveOn, new Money(loan.penaltyRate));
-    const arrears = arrearsAt(installments, effectiveOn);
+    const arrears = arrearsAt(installments, effectiveOn, row.capitalised_arrears);
     const paidSome = (installment: InstallmentState) =>
       installment.principalPaid.plus(installment.interestPaid).plus(installment.penaltyPaid).plus(installment.insurancePaid ?? zero).gt(0);
     const begun = installments.filter((installment) => installment.dueDate <= effectiveOn || paidSome(installment));
     const keptThrough = begun.reduce((last, installment) => Math.max(last, installment.number), 0);
     const replaced = installments.filter((installment) => installment.number > keptThrough);
     const later = replaced.reduce((total, installment) => total.plus(installment.principalDue), zero);
-    const capitalised = row.capitalise_arrears ? arrears : { rows: [], principal: zero, interest: zero, insurance: zero };
+    const capitalised = row.capitalise_arrears ? arrears : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
     // The spread premium not yet paid rides on the new series: the parts replaced, and those capitalised (§14.6).
     const insurance = replaced.reduce((total, installment) => total.plus(unpaidInsurance(installment)), capitalised.insurance);
     const restructured = later.plus(capitalised.principal);

@@ -22,6 +22,10 @@ export function approversAbove(grantedBy: ApprovalStep): Role[] {
   return above.length === 0 ? ['direction'] : [...above];
 }
 
+/** What capitalising the arrears takes: all of them, or their interest only (penalties and insurance parts with it), the principal kept due. */
+export const capitalisedArrearsParts = ['all', 'interest'] as const;
+export type CapitalisedArrears = (typeof capitalisedArrearsParts)[number];
+
 export interface RestructuringTerms {
   termPeriods: number;
   /** Nominal annual rate as a decimal (0.18). */

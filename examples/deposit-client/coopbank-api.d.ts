@@ -7366,6 +7366,11 @@ export interface components {
             annual_rate: string;
             grace_periods: number;
             capitalise_arrears: boolean;
+            /**
+             * @description With capitalise_arrears: `all` (default) capitalises the arrears whole; `interest` only their interest, penalties and insurance parts, the principal in arrears kept due on its installments.
+             * @enum {string}
+             */
+            capitalised_arrears: "all" | "interest";
             reason: string;
             /** Format: uuid */
             requested_by: string;
@@ -27765,6 +27770,12 @@ export interface operations {
                      * @default false
                      */
                     capitalise_arrears?: boolean;
+                    /**
+                     * @description With capitalise_arrears: `all` (default) capitalises the arrears whole; `interest` only their interest, penalties and insurance parts, the principal in arrears kept due on its installments.
+                     * @default all
+                     * @enum {string}
+                     */
+                    capitalised_arrears?: "all" | "interest";
                     reason: string;
                 };
             };
