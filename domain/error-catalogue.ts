@@ -296,8 +296,6 @@ export const errorCatalogue = {
   restructuring_closed: { kind: 'conflict', title: 'The restructuring has been decided or has expired.' },
   nothing_to_restructure: { kind: 'conflict', title: 'The loan has no principal left to fall due to restructure.' },
   // issue 30, early repayment (docs/domain.md §14.1)
-  early_repayment_spread_insurance: { kind: 'unprocessable', title: 'A loan that still owes a spread insurance premium is not repaid early (yet).' },
-  restructuring_spread_insurance: { kind: 'unprocessable', title: 'A loan that still owes a spread insurance premium is not restructured (yet).' },
   prepayment_below_dues: { kind: 'unprocessable', title: 'A prepayment pays the dues and the fee first: the amount must exceed them.' },
   prepayment_settles_loan: { kind: 'conflict', title: 'The amount would settle the loan: a payoff is a separate operation.' },
   payoff_amount_differs: { kind: 'unprocessable', title: 'A payoff is the payoff quote at the business date, to the franc.' },

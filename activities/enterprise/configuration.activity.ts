@@ -26,6 +26,7 @@ export type ConfigurationChanges = Partial<
     | 'openingSuspenseAccountCode'
     | 'endOfDayHour'
     | 'interBranchService'
+    | 'secondRestructuringRule'
   > & { provisioningLadder: LadderStep[] }
 >;
 

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { AppError } from '../../domain/errors';
 import type { InstallmentState } from '../../domain/loans/position';
 import type { Schedule } from '../../domain/loans/schedule';
 import { formatAmount, Money } from '../../domain/money';
@@ -107,17 +106,4 @@ export function installmentsJson(
     insurance_due: formatAmount(installment.insuranceDue ?? new Money(0)),
     insurance_paid: formatAmount(installment.insurancePaid ?? new Money(0)),
   })));
-}
-
-/**
- * A spread insurance premium still owed (docs/domain.md §14.6) has no rule yet for what an early repayment or a
- * restructuring does to it (kept on the new installments, collected, or waived with the cover): refused until there
- * is one, rather than dropped with the installments replaced.
- */
-export async function assertNoSpreadInsuranceOwed(trx: Knex, loan: { id: string; number: string }, code: 'early_repayment_spread_insurance' | 'restructuring_spread_insurance'): Promise<void> {
-  const owed = await trx('loan_installments').where({ loan_id: loan.id }).whereRaw('insurance_due > insurance_paid').first('number');
-  if (owed !== undefined) {
-    const message = `Loan ${loan.number} still owes a spread insurance premium: it is paid by its installments first.`;
-    throw new AppError('unprocessable', code, message, [{ field: 'id', message: 'the loan owes a spread insurance premium' }]);
-  }
 }

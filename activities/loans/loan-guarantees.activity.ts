@@ -189,6 +189,11 @@ export async function revalueGuarantee(context: DataContext, actor: Actor, guara
     if (revaluation.valuationDate < previous) throw invalid('valuation_date', `valuation_date must not be before the last valuation, ${previous}`);
     const [updated] = await trx('loan_guarantees').where({ id: guaranteeId })
       .update({ value: formatAmount(revaluation.value), valuation_date: revaluation.valuationDate }).returning('*');
+    // Kept with the value it replaces: the register at an earlier date reads that one (docs/domain.md §14.4).
+    await trx('guarantee_revaluations').insert({
+      guarantee_id: guaranteeId, value_before: guarantee.value, valuation_date_before: previous, value: updated.value,
+      valuation_date: revaluation.valuationDate, created_by: actor.userId,
+    });
     await postGuaranteeEngagements(trx, context, actor, updated);
     await recordAudit(trx, actor, {
       action: 'loan_guarantee.revalue', entityType: 'loan_guarantee', entityId: guaranteeId, enterpriseId: guarantee.enterprise_id,

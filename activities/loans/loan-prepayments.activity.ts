@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { accruePenalties, type InstallmentState } from '../../domain/loans/position';
+import { accruePenalties, unpaidInsurance, type InstallmentState } from '../../domain/loans/position';
 import {
-  earlyRepaymentPosition, keptLevel, payoffQuote, prepaymentSeries, splitPrepayment,
+  carriedInsurance, earlyRepaymentPosition, keptLevel, payoffQuote, prepaymentSeries, splitPrepayment,
   type EarlyRepaymentPosition, type PayoffQuote, type PrepaymentFeeTerms, type PrepaymentStrategy,
 } from '../../domain/loans/prepayment';
 import { periodsPerYear } from '../../domain/loans/schedule';
@@ -20,7 +20,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest, operationKey } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
-import { assertNoSpreadInsuranceOwed, installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
+import { installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
 import { assertRepayable, repaymentEvents, repaymentsQuery, type LoanPaymentInput, type LoanRepaymentDetail, type RepaymentFunding } from './loan-repayments.activity';
 import { postLoanEngagements } from './off-balance';
 import { replaceSchedule } from './schedule-versions';
@@ -96,7 +96,6 @@ async function loanOf(trx: Knex, loanId: string, lock: boolean): Promise<Loan> {
 /** Where a repayable loan stands at `date` (the business date by default), penalties accrued to it. */
 async function standingOf(trx: Knex, loan: Loan, now: Date, date: IsoDate | null): Promise<LockedLoan> {
   assertRepayable(loan);
-  await assertNoSpreadInsuranceOwed(trx, loan, 'early_repayment_spread_insurance');
   const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
   const businessDate = await businessDateOf(trx, loan.enterpriseId, now);
   const asOf = date ?? businessDate;
@@ -149,10 +148,13 @@ export async function recordPrepayment(context: ActivityContext, actor: Actor, i
       strategy, method: loan.method, frequency: loan.frequency, annualRate: new Money(loan.annualRate), outstanding, from: position.asOf,
       dueDates: [current.installment, ...position.later].map((row) => row.dueDate), level: keptLevel([current.installment, ...position.later], loan.method),
     });
-    const teg = effectiveGlobalRate({ principal: outstanding, fees: new Money(0), installments: series.map((row) => row.total), periodsPerYear: periodsPerYear[loan.frequency] });
+    // The spread premium still to come rides on the new series, and so counts in its TEG (§14.6).
+    const insurance = carriedInsurance([current.installment, ...position.later], series.length);
+    const totals = series.map((row, index) => row.total.plus(insurance[index]!));
+    const teg = effectiveGlobalRate({ principal: outstanding, fees: new Money(0), installments: totals, periodsPerYear: periodsPerYear[loan.frequency] });
     const settled = await settleDues(trx, locked, split.principal);
     const version = await replaceSchedule(trx, {
-      loanId: loan.id, reason: 'prepayment', effectiveOn: position.asOf, keptThrough: current.installment.number, replacement: series, outstandingPrincipal: outstanding, teg, createdBy: actor.userId,
+      loanId: loan.id, reason: 'prepayment', effectiveOn: position.asOf, keptThrough: current.installment.number, replacement: series, insurance, outstandingPrincipal: outstanding, teg, createdBy: actor.userId,
     });
     await trx('loans').where({ id: loan.id }).update({ outstanding_principal: formatAmount(outstanding), teg });
     const made = { kind: 'prepayment' as const, key, request, settled, fee: split.fee, principalPrepaid: split.principal, strategy, version, teg, outstanding };
@@ -194,21 +196,26 @@ export async function recordPayoff(context: ActivityContext, actor: Actor, input
   });
 }
 
-interface Allocation { number: number; due_date: string; penalty: Money; interest: Money; principal: Money }
+interface Allocation { number: number; due_date: string; penalty: Money; insurance: Money; interest: Money; principal: Money }
 
 /**
  * Settles the installments due and the current one, which becomes the early repayment's own installment: due on the
  * payment date, its interest to that day, its principal what it had paid and `principalAhead`. A payoff's later
  * installments are paid their principal and owe no interest (never earned); a prepayment's are replaced after this.
+ * Insurance parts in arrears are paid; the current one's unpaid part goes to the new series (a prepayment) or, like
+ * the later ones', is not owed (a payoff: the cover ends with the debt, §14.6).
  */
 async function settleDues(trx: Knex.Transaction, locked: LockedLoan, principalAhead: Money | 'all'): Promise<Allocation[]> {
   const { loan, position } = locked;
   const asOf = position.asOf;
   const allocations: Allocation[] = position.due.map((row) => ({
     number: row.number, due_date: row.dueDate,
-    penalty: row.penaltyDue.minus(row.penaltyPaid), interest: row.interestDue.minus(row.interestPaid), principal: row.principalDue.minus(row.principalPaid),
+    penalty: row.penaltyDue.minus(row.penaltyPaid), insurance: unpaidInsurance(row), interest: row.interestDue.minus(row.interestPaid),
+    principal: row.principalDue.minus(row.principalPaid),
   }));
-  const paid: InstallmentState[] = position.due.map((row) => ({ ...row, penaltyPaid: row.penaltyDue, interestPaid: row.interestDue, principalPaid: row.principalDue }));
+  const paid: InstallmentState[] = position.due.map((row) => ({
+    ...row, penaltyPaid: row.penaltyDue, insurancePaid: row.insuranceDue, interestPaid: row.interestDue, principalPaid: row.principalDue,
+  }));
   const current = position.current;
   if (current !== null) {
     const { installment, interestEarned } = current;
@@ -216,12 +223,16 @@ async function settleDues(trx: Knex.Transaction, locked: LockedLoan, principalAh
     const ownPrincipal = payoff ? installment.principalDue.minus(installment.principalPaid) : principalAhead;
     const principalDue = installment.principalPaid.plus(ownPrincipal);
     await trx('loan_installments').where({ loan_id: loan.id, number: installment.number }).update({ due_date: asOf, principal_due: formatAmount(principalDue) });
-    allocations.push({ number: installment.number, due_date: asOf, penalty: new Money(0), interest: interestEarned.minus(installment.interestPaid), principal: ownPrincipal });
-    paid.push({ ...installment, dueDate: asOf, principalDue, principalPaid: principalDue, interestDue: interestEarned, interestPaid: interestEarned, penaltyThrough: asOf });
+    const interest = interestEarned.minus(installment.interestPaid);
+    allocations.push({ number: installment.number, due_date: asOf, penalty: zero, insurance: zero, interest, principal: ownPrincipal });
+    paid.push({
+      ...installment, dueDate: asOf, principalDue, principalPaid: principalDue, interestDue: interestEarned, interestPaid: interestEarned,
+      insuranceDue: installment.insurancePaid, penaltyThrough: asOf,
+    });
     if (payoff) {
       for (const row of position.later) {
-        allocations.push({ number: row.number, due_date: row.dueDate, penalty: new Money(0), interest: new Money(0), principal: row.principalDue.minus(row.principalPaid) });
-        paid.push({ ...row, principalPaid: row.principalDue, interestDue: row.interestPaid });
+        allocations.push({ number: row.number, due_date: row.dueDate, penalty: zero, insurance: zero, interest: zero, principal: row.principalDue.minus(row.principalPaid) });
+        paid.push({ ...row, principalPaid: row.principalDue, interestDue: row.interestPaid, insuranceDue: row.insurancePaid });
       }
     }
   }
@@ -242,23 +253,26 @@ interface Made {
   outstanding: Money;
 }
 
-const total = (rows: readonly Allocation[], part: 'penalty' | 'interest' | 'principal') => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
+const zero = new Money(0);
+const total = (rows: readonly Allocation[], part: 'penalty' | 'insurance' | 'interest' | 'principal') => rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
 
 /** The member's money moved, the repayment and the fee posted, the repayment and the prepayment rows written. */
 async function recordOperation(trx: Knex.Transaction, now: Date, actor: Actor, locked: LockedLoan, input: EarlyRepaymentInput, made: Made): Promise<LoanPrepaymentDetail> {
   const { loan, product, position } = locked;
-  // No spread insurance: an early repayment is refused on a loan that still owes some (assertNoSpreadInsuranceOwed).
-  const totals = { penalty: total(made.settled, 'penalty'), insurance: new Money(0), interest: total(made.settled, 'interest'), unearnedInterest: new Money(0), principal: total(made.settled, 'principal') };
-  const repaid = totals.penalty.plus(totals.interest).plus(totals.principal);
+  const totals = { penalty: total(made.settled, 'penalty'), insurance: total(made.settled, 'insurance'), interest: total(made.settled, 'interest'), unearnedInterest: zero, principal: total(made.settled, 'principal') };
+  const repaid = totals.penalty.plus(totals.insurance).plus(totals.interest).plus(totals.principal);
   const funding: RepaymentFunding = input.channel === 'account' ? { channel: 'account', leg: await memberAccountLeg(trx, input.accountId!, loan.clientId) } : { channel: 'cash' };
   if (funding.channel === 'account') await moveAccountBalance(trx, funding.leg, repaid.plus(made.fee).negated());
   const repaymentId = randomUUID();
   await trx('loan_repayments').insert({
     id: repaymentId, enterprise_id: loan.enterpriseId, branch_id: loan.branchId, loan_id: loan.id, amount: formatAmount(repaid), principal: formatAmount(totals.principal),
-    interest: formatAmount(totals.interest), penalty: formatAmount(totals.penalty), channel: input.channel, account_id: input.accountId, reference: input.reference,
+    interest: formatAmount(totals.interest), penalty: formatAmount(totals.penalty), insurance: formatAmount(totals.insurance),
+    channel: input.channel, account_id: input.accountId, reference: input.reference,
     business_date: position.asOf, outstanding_after: formatAmount(made.outstanding), idempotency_key: made.key, request: JSON.stringify(made.request), recorded_by: actor.userId,
     allocations: JSON.stringify(made.settled.map((row) => ({
-      number: row.number, due_date: row.due_date, penalty: formatAmount(row.penalty), interest: formatAmount(row.interest), principal: formatAmount(row.principal),
+      // `insurance` only where some was paid, as a repayment shows it.
+      number: row.number, due_date: row.due_date, penalty: formatAmount(row.penalty), ...(row.insurance.isZero() ? {} : { insurance: formatAmount(row.insurance) }),
+      interest: formatAmount(row.interest), principal: formatAmount(row.principal),
     }))),
   });
   const accounts = { portfolio: product.portfolioAccountCode, interestIncome: product.interestIncomeAccountCode, penaltyIncome: product.penaltyIncomeAccountCode };

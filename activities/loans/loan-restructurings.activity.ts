@@ -3,8 +3,10 @@ import type { Role } from '../../domain/access';
 import { AppError, NotFoundError } from '../../domain/errors';
 import type { ApprovalStep } from '../../domain/loans/approval';
 import type { LoanClass } from '../../domain/loans/classification';
-import { accruePenalties, type InstallmentState } from '../../domain/loans/position';
-import { approversAbove, assertRestructuringTerms, requiredPayment, restructuredSchedule, type RestructuringTerms } from '../../domain/loans/restructuring';
+import { accruePenalties, unpaidInsurance, type InstallmentState } from '../../domain/loans/position';
+import {
+  approversAbove, assertRestructuringTerms, requiredPayment, restructuredSchedule, type CapitalisedArrears, type RestructuringTerms,
+} from '../../domain/loans/restructuring';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
 import { LoanProduct } from '../../db/models/loan-product.model';
@@ -12,7 +14,7 @@ import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { assertNoSpreadInsuranceOwed, readInstallments } from './installments';
+import { readInstallments } from './installments';
 import { replaceSchedule } from './schedule-versions';
 
 /**
@@ -24,6 +26,7 @@ import { replaceSchedule } from './schedule-versions';
 export interface RestructuringRequest extends RestructuringTerms {
   loanId: string;
   capitaliseArrears: boolean;
+  capitalisedArrears: CapitalisedArrears;
   reason: string;
 }
 
@@ -44,7 +47,6 @@ export async function openRestructuring(context: DataContext, actor: Actor, inpu
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
     if (loan.status !== 'active') throw notActive(loan);
-    await assertNoSpreadInsuranceOwed(trx, loan, 'restructuring_spread_insurance');
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     assertRestructuringTerms(input, product);
     const pending = await trx('loan_restructurings').where({ loan_id: loan.id, status: 'pending' }).first('id');
@@ -52,7 +54,8 @@ export async function openRestructuring(context: DataContext, actor: Actor, inpu
     const application = await trx('loan_applications').where({ id: loan.applicationId }).first('final_step');
     const [{ id }] = await trx('loan_restructurings').insert({
       enterprise_id: loan.enterpriseId, branch_id: loan.branchId, loan_id: loan.id, term_periods: input.termPeriods, annual_rate: input.annualRate.toFixed(6),
-      grace_periods: input.gracePeriods, capitalise_arrears: input.capitaliseArrears, reason: input.reason, requested_by: actor.userId, requested_at: context.clock(),
+      grace_periods: input.gracePeriods, capitalise_arrears: input.capitaliseArrears,
+      capitalised_arrears: input.capitalisedArrears, reason: input.reason, requested_by: actor.userId, requested_at: context.clock(),
     }).returning('id');
     await recordAudit(trx, actor, { action: 'loan_restructuring.request', entityType: 'loan_restructuring', entityId: id, enterpriseId: loan.enterpriseId, details: { loan: loan.number, reason: input.reason } });
     const grantedBy = (application?.final_step ?? 'direction') as ApprovalStep;
@@ -68,39 +71,54 @@ interface RestructuringRow {
   annual_rate: string;
   grace_periods: number;
   capitalise_arrears: boolean;
+  capitalised_arrears: CapitalisedArrears;
 }
 
 /** What capitalising the arrears settles: each installment due by the date and unpaid, and the totals. */
 interface Capitalisation {
+  part: CapitalisedArrears;
   rows: InstallmentState[];
   principal: Money;
   /** Interest and penalties: they stay interest in the new series. */
   interest: Money;
+  /** Spread insurance parts in arrears: they stay the insurer's, carried to the new series. */
+  insurance: Money;
 }
 
 const zero = new Money(0);
 
-function arrearsAt(installments: readonly InstallmentState[], date: string): Capitalisation {
-  const owed = (row: InstallmentState) => row.principalDue.plus(row.interestDue).plus(row.penaltyDue).minus(row.principalPaid).minus(row.interestPaid).minus(row.penaltyPaid);
+/** The arrears at `date`; with `part` = interest, their principal is left out (kept due). */
+function arrearsAt(installments: readonly InstallmentState[], date: string, part: CapitalisedArrears): Capitalisation {
+  const principalOwed = (row: InstallmentState) => (part === 'all' ? row.principalDue.minus(row.principalPaid) : zero);
+  const owed = (row: InstallmentState) =>
+    principalOwed(row).plus(row.interestDue).plus(row.penaltyDue).minus(row.interestPaid).minus(row.penaltyPaid).plus(unpaidInsurance(row));
   const rows = installments.filter((row) => row.dueDate <= date && !owed(row).isZero());
   const sum = (of: (row: InstallmentState) => Money) => rows.reduce((total, row) => total.plus(of(row)), zero);
   return {
+    part,
     rows,
-    principal: sum((row) => row.principalDue.minus(row.principalPaid)),
+    principal: sum(principalOwed),
     interest: sum((row) => row.interestDue.minus(row.interestPaid).plus(row.penaltyDue).minus(row.penaltyPaid)),
+    insurance: sum(unpaidInsurance),
   };
 }
 
-/** Settles the arrears by capitalisation: paid in full on the date, the amounts capitalised kept beside what was paid. */
+/**
+ * Settles the arrears by capitalisation: paid on the date, the amounts capitalised kept beside what was paid. With
+ * the interest only, an installment still owing principal stays open (no `paid_on`): that principal is kept due.
+ */
 async function capitalise(trx: Knex.Transaction, loanId: string, arrears: Capitalisation, date: string): Promise<void> {
+  const all = arrears.part === 'all';
   for (const row of arrears.rows) {
+    const settled = all || row.principalPaid.eq(row.principalDue);
     await trx('loan_installments').where({ loan_id: loanId, number: row.number }).update({
-      principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)),
+      ...(all ? { principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)), principal_paid: formatAmount(row.principalDue) } : {}),
       interest_capitalised: formatAmount(row.interestDue.minus(row.interestPaid)),
       penalty_capitalised: formatAmount(row.penaltyDue.minus(row.penaltyPaid)),
+      insurance_capitalised: formatAmount(unpaidInsurance(row)),
       penalty_due: formatAmount(row.penaltyDue), penalty_through: date,
-      principal_paid: formatAmount(row.principalDue), interest_paid: formatAmount(row.interestDue), penalty_paid: formatAmount(row.penaltyDue),
-      capitalised_on: date, paid_on: date,
+      interest_paid: formatAmount(row.interestDue), penalty_paid: formatAmount(row.penaltyDue), insurance_paid: formatAmount(row.insuranceDue ?? zero),
+      capitalised_on: date, paid_on: settled ? date : null,
     });
   }
 }
@@ -121,21 +139,25 @@ export async function applyRestructuring(context: DataContext, maker: Actor, pay
     const now = context.clock();
     const effectiveOn = await businessDateOf(trx, loan.enterpriseId, now);
     const installments = accruePenalties(await readInstallments(trx, loan.id), effectiveOn, new Money(loan.penaltyRate));
-    const arrears = arrearsAt(installments, effectiveOn);
-    const paidSome = (installment: InstallmentState) => installment.principalPaid.plus(installment.interestPaid).plus(installment.penaltyPaid).gt(0);
+    const arrears = arrearsAt(installments, effectiveOn, row.capitalised_arrears);
+    const paidSome = (installment: InstallmentState) =>
+      installment.principalPaid.plus(installment.interestPaid).plus(installment.penaltyPaid).plus(installment.insurancePaid ?? zero).gt(0);
     const begun = installments.filter((installment) => installment.dueDate <= effectiveOn || paidSome(installment));
     const keptThrough = begun.reduce((last, installment) => Math.max(last, installment.number), 0);
-    const later = installments.filter((installment) => installment.number > keptThrough).reduce((total, installment) => total.plus(installment.principalDue), zero);
-    const capitalised = row.capitalise_arrears ? arrears : { rows: [], principal: zero, interest: zero };
+    const replaced = installments.filter((installment) => installment.number > keptThrough);
+    const later = replaced.reduce((total, installment) => total.plus(installment.principalDue), zero);
+    const capitalised = row.capitalise_arrears ? arrears : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
+    // The spread premium not yet paid rides on the new series: the parts replaced, and those capitalised (§14.6).
+    const insurance = replaced.reduce((total, installment) => total.plus(unpaidInsurance(installment)), capitalised.insurance);
     const restructured = later.plus(capitalised.principal);
     if (restructured.isZero()) throw new AppError('conflict', 'nothing_to_restructure', `Loan ${loan.number} has no principal left to fall due to restructure.`);
     if (row.capitalise_arrears) await capitalise(trx, loan.id, capitalised, effectiveOn);
     const terms = { termPeriods: row.term_periods, annualRate: new Money(row.annual_rate), gracePeriods: row.grace_periods };
     const schedule = restructuredSchedule({
-      ...terms, principal: restructured, capitalisedInterest: capitalised.interest, method: loan.method, frequency: loan.frequency, effectiveOn,
+      ...terms, principal: restructured, capitalisedInterest: capitalised.interest, insurance, method: loan.method, frequency: loan.frequency, effectiveOn,
     });
     const scheduleVersion = await replaceSchedule(trx, {
-      loanId: loan.id, reason: 'restructuring', effectiveOn, keptThrough, replacement: schedule.installments,
+      loanId: loan.id, reason: 'restructuring', effectiveOn, keptThrough, replacement: schedule.installments, insurance: schedule.insurance,
       outstandingPrincipal: new Money(loan.outstandingPrincipal), teg: schedule.teg, createdBy: maker.userId,
     });
     const number = loan.restructuringCount + 1;
@@ -143,6 +165,7 @@ export async function applyRestructuring(context: DataContext, maker: Actor, pay
     await trx('loan_restructurings').where({ id: row.id }).update({
       status: 'approved', number, effective_on: effectiveOn, applied_at: now, class_before: loan.classification satisfies LoanClass,
       outstanding_before: loan.outstandingPrincipal, principal_capitalised: formatAmount(capitalised.principal), interest_capitalised: formatAmount(capitalised.interest),
+      insurance_carried: formatAmount(insurance),
       restructured_amount: formatAmount(restructured), required_payment: formatAmount(requiredPayment(restructured, arrears.interest)),
       first_due_date: schedule.installments[0]!.dueDate, kept_through: keptThrough, schedule_version: scheduleVersion, teg: schedule.teg,
     });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Role } from '../../domain/access';
 import type { IsoDate } from '../../domain/calendar';
 import type { LoanClass } from '../../domain/loans/classification';
-import { transitionDays, type RestructuringState } from '../../domain/loans/restructuring';
+import { transitionDays, type CapitalisedArrears, type RestructuringState } from '../../domain/loans/restructuring';
 import { Money } from '../../domain/money';
 
 /** Reads of restructurings (docs/domain.md §14.2): what the provisioning run, the routes and the register read. */
@@ -52,6 +52,7 @@ export interface RestructuringRow {
   annual_rate: string;
   grace_periods: number;
   capitalise_arrears: boolean;
+  capitalised_arrears: CapitalisedArrears;
   reason: string;
   requested_by: string;
   requested_at: Date;
@@ -66,6 +67,7 @@ export interface RestructuringRow {
   outstanding_before: string | null;
   principal_capitalised: string | null;
   interest_capitalised: string | null;
+  insurance_carried: string | null;
   restructured_amount: string | null;
   required_payment: string | null;
   first_due_date: string | null;
@@ -78,8 +80,8 @@ export const restructuringsQuery = (knex: Knex) => knex('loan_restructurings as 
   .join('loans as l', 'l.id', 'r.loan_id')
   .leftJoin('approval_requests as a', (join) => join.on('a.operation', knex.raw('?', ['loan.restructure'])).andOn(knex.raw(`a.payload->>'restructuringId' = r.id::text`)))
   .select(
-    'r.id', 'r.enterprise_id', 'r.branch_id', 'r.loan_id', 'l.number as loan_number', 'r.status', 'r.term_periods', 'r.annual_rate', 'r.grace_periods', 'r.capitalise_arrears',
+    'r.id', 'r.enterprise_id', 'r.branch_id', 'r.loan_id', 'l.number as loan_number', 'r.status', 'r.term_periods', 'r.annual_rate', 'r.grace_periods', 'r.capitalise_arrears', 'r.capitalised_arrears',
     'r.reason', 'r.requested_by', 'r.requested_at', 'a.id as approval_request_id', 'a.approver_roles', 'a.decided_by', 'a.reason as request_reason', 'r.decision_reason',
     'r.number', knex.raw(`to_char(r.effective_on, 'YYYY-MM-DD') AS effective_on`), 'r.class_before', 'r.outstanding_before', 'r.principal_capitalised', 'r.interest_capitalised',
-    'r.restructured_amount', 'r.required_payment', knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`), 'r.schedule_version', 'r.teg',
+    'r.insurance_carried', 'r.restructured_amount', 'r.required_payment', knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`), 'r.schedule_version', 'r.teg',
   );

@@ -240,7 +240,7 @@ export async function provisionBatch(knex: Knex, now: Date, input: { runId: stri
     const restructurings = await restructuringStates(trx, facts.map((loan) => loan.id), asOf);
     for (const loan of facts) loan.restructuring = restructurings.get(loan.id) ?? null;
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
-    const plan = planBatch(facts, asOf, configuration.provisioningLadder);
+    const plan = planBatch(facts, asOf, configuration.provisioningLadder, configuration.secondRestructuringRule);
     await saveBatch(trx, run, plan);
     await postBatch(trx, { run, after }, plan.postings);
     // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its reclassification is.

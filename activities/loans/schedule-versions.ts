@@ -97,6 +97,8 @@ export interface ScheduleReplacement {
   keptThrough: number;
   /** The new series, numbered from 1: it is renumbered after the kept installments. */
   replacement: readonly Pick<Installment, 'dueDate' | 'principal' | 'interest'>[];
+  /** Each new installment's part of a spread insurance premium carried over (docs/domain.md §14.6); none when absent. */
+  insurance?: readonly Money[];
   outstandingPrincipal: Money;
   teg: string;
   createdBy: string;
@@ -120,6 +122,7 @@ export async function replaceSchedule(trx: Knex.Transaction, replacement: Schedu
       due_date: installment.dueDate,
       principal_due: formatAmount(installment.principal),
       interest_due: formatAmount(installment.interest),
+      insurance_due: formatAmount(replacement.insurance?.[index] ?? new Money(0)),
       penalty_through: installment.dueDate,
     })));
   }

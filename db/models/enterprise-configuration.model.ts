@@ -1,4 +1,5 @@
 import type { ApprovalLimits } from '../../domain/loans/approval';
+import type { SecondRestructuringRule } from '../../domain/loans/restructuring';
 import type { LadderStep } from '../../domain/provisioning-ladder';
 import { BaseModel } from './base.model';
 
@@ -25,4 +26,6 @@ export class EnterpriseConfiguration extends BaseModel {
   endOfDayHour!: number | null;
   /** Issue 29, serving members across branches: a branch's counter may serve members of another (docs/domain.md §13.4). */
   interBranchService!: boolean;
+  /** Issue 30's follow-up: what a second or later restructuring does to the loan's class (docs/domain.md §14.2). */
+  secondRestructuringRule!: SecondRestructuringRule;
 }

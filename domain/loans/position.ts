@@ -24,7 +24,7 @@ export interface InstallmentState {
 }
 
 /** What remains of an installment's insurance part. It bears no penalty: the penalty runs on principal and interest. */
-const unpaidInsurance = (installment: InstallmentState): Money => (installment.insuranceDue ?? new Money(0)).minus(installment.insurancePaid ?? 0);
+export const unpaidInsurance = (installment: InstallmentState): Money => (installment.insuranceDue ?? new Money(0)).minus(installment.insurancePaid ?? 0);
 
 const unpaidScheduled = (installment: InstallmentState): Money =>
   installment.principalDue.minus(installment.principalPaid).plus(installment.interestDue.minus(installment.interestPaid));

@@ -1,6 +1,6 @@
 import { days30E360Between, type IsoDate } from '../calendar';
 import { Money } from '../money';
-import { isSettled, type InstallmentState } from './position';
+import { isSettled, unpaidInsurance, type InstallmentState } from './position';
 import { annuityPayment, periodsPerYear, type Frequency, type Installment, type ScheduleMethod } from './schedule';
 
 /**
@@ -35,12 +35,14 @@ export interface EarlyRepaymentPosition {
   /** The installments after the current one. */
   later: InstallmentState[];
   penalties: Money;
+  /** Unpaid insurance parts of the installments due (docs/domain.md §14.6): arrears, paid with the dues. */
+  insurance: Money;
   /** Unpaid interest of the installments due, and of the current one to the date. */
   interest: Money;
   overduePrincipal: Money;
   /** Principal not yet due: what a prepayment lowers. */
   principalAhead: Money;
-  /** Penalties, interest and overdue principal: paid first. */
+  /** Penalties, insurance, interest and overdue principal: paid first. */
   dues: Money;
 }
 
@@ -64,11 +66,13 @@ export function earlyRepaymentPosition(installments: readonly InstallmentState[]
     current = { installment, periodStart, interestEarned: Money.max(earned, installment.interestPaid) };
   }
   const penalties = sum(due, (row) => row.penaltyDue.minus(row.penaltyPaid));
+  const insurance = sum(due, unpaidInsurance);
   const currentInterest = current === null ? zero : current.interestEarned.minus(current.installment.interestPaid);
   const interest = sum(due, (row) => row.interestDue.minus(row.interestPaid)).plus(currentInterest);
   const overduePrincipal = sum(due, (row) => row.principalDue.minus(row.principalPaid));
   const principalAhead = sum(ahead, (row) => row.principalDue.minus(row.principalPaid));
-  return { asOf, due, current, later: ahead.slice(1), penalties, interest, overduePrincipal, principalAhead, dues: penalties.plus(interest).plus(overduePrincipal) };
+  const dues = penalties.plus(insurance).plus(interest).plus(overduePrincipal);
+  return { asOf, due, current, later: ahead.slice(1), penalties, insurance, interest, overduePrincipal, principalAhead, dues };
 }
 
 /** A product's early-repayment fee: a rate of the principal prepaid, at least a fixed minimum (both 0 by default). */
@@ -87,15 +91,21 @@ export interface PayoffQuote {
   principal: Money;
   interest: Money;
   penalties: Money;
+  /** Insurance parts in arrears; those not yet due are not owed: the cover ends with the debt (§14.6). */
+  insurance: Money;
   fee: Money;
   total: Money;
 }
 
-/** What settles the loan at the position's date: every due, all the principal, and the fee on the principal not yet due. */
+/**
+ * What settles the loan at the position's date: every due (insurance in arrears included), all the principal, and the
+ * fee on the principal not yet due.
+ */
 export function payoffQuote(position: EarlyRepaymentPosition, fee: PrepaymentFeeTerms): PayoffQuote {
   const principal = position.overduePrincipal.plus(position.principalAhead);
   const charged = prepaymentFee(position.principalAhead, fee);
-  return { principal, interest: position.interest, penalties: position.penalties, fee: charged, total: position.dues.plus(position.principalAhead).plus(charged) };
+  const total = position.dues.plus(position.principalAhead).plus(charged);
+  return { principal, interest: position.interest, penalties: position.penalties, insurance: position.insurance, fee: charged, total };
 }
 
 export type PrepaymentSplit
@@ -164,4 +174,17 @@ export function prepaymentSeries(input: SeriesInput): Pick<Installment, 'dueDate
 export function keptLevel(ahead: readonly InstallmentState[], method: ScheduleMethod): Money {
   const amortising = ahead.find((row) => row.principalDue.gt(0)) ?? ahead[ahead.length - 1]!;
   return method === 'constant_annuity' ? amortising.principalDue.plus(amortising.interestDue) : amortising.principalDue;
+}
+
+/**
+ * The spread insurance premium a prepayment carries to the new series (docs/domain.md §14.6): what is unpaid of the
+ * current installment's part and the later ones'. The loan and its cover go on, so none of it is waived. The new
+ * installments fall on the same due dates: each keeps the part of its date, and under reduce_term, whose series is
+ * shorter, the last one takes the rest, so the parts still sum to the premium still to come.
+ */
+export function carriedInsurance(ahead: readonly InstallmentState[], count: number): Money[] {
+  const parts = ahead.map(unpaidInsurance);
+  const kept = parts.slice(0, count - 1);
+  const rest = sum(ahead, unpaidInsurance).minus(kept.reduce((total, part) => total.plus(part), zero));
+  return [...kept, rest];
 }

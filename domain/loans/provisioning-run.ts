@@ -5,7 +5,7 @@ import type { LadderStep } from '../provisioning-ladder';
 import { classifyBorrowerLoans, reclassificationOf, type ClassAccounts, type LoanClass, type Placement } from './classification';
 import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf, type CoverClass } from './doubtful-accounts';
 import { provisionFor, yearsSince, type Provision } from './provisioning';
-import { restructuringHold, type RestructuringHold, type RestructuringState } from './restructuring';
+import { defaultSecondRestructuringRule, restructuringHold, type RestructuringHold, type RestructuringState } from './restructuring';
 
 /**
  * One batch of the provisioning run (docs/domain.md §4), decided without I/O: every loan of the batch's
@@ -79,9 +79,9 @@ export interface Classified {
 const unheld: RestructuringHold = { floor: null, fullProvision: false, keepProvision: false };
 
 /** The class of each loan of one borrower (contagion), the borrower's age and each loan's own days past due, in order. */
-export function classifyBorrower(loans: readonly LoanFacts[], asOf: IsoDate): Classified[] {
+export function classifyBorrower(loans: readonly LoanFacts[], asOf: IsoDate, secondRule = defaultSecondRestructuringRule): Classified[] {
   const own = loans.map((loan) => (loan.oldestDue === null ? 0 : daysBetween(loan.oldestDue, asOf)));
-  const holds = loans.map((loan) => (loan.restructuring === undefined || loan.restructuring === null ? unheld : restructuringHold(loan.restructuring, asOf)));
+  const holds = loans.map((loan) => (loan.restructuring === undefined || loan.restructuring === null ? unheld : restructuringHold(loan.restructuring, asOf, secondRule)));
   const classes = classifyBorrowerLoans(loans.map((loan, index) => ({
     loanId: loan.id,
     daysPastDue: own[index]!,
@@ -190,12 +190,12 @@ function byBorrower(loans: readonly LoanFacts[]): LoanFacts[][] {
 }
 
 /** The batch decided: every loan assessed with its borrower's, then what changed written, moved and posted. */
-/** `loans` in borrower order (by client id). */
-export function planBatch(loans: readonly LoanFacts[], asOf: IsoDate, ladder: readonly LadderStep[]): BatchPlan {
+/** `loans` in borrower order (by client id); `secondRule`: the enterprise's rule for a second restructuring (§14.2). */
+export function planBatch(loans: readonly LoanFacts[], asOf: IsoDate, ladder: readonly LadderStep[], secondRule = defaultSecondRestructuringRule): BatchPlan {
   const postings = new Map<string, BatchPosting>();
   const plan: BatchPlan = { rows: [], loanUpdates: [], postings: [], totals: { loans: loans.length, changed: 0, reclassified: 0, charged: zero, reversed: zero } };
   for (const borrower of byBorrower(loans)) {
-    const classes = classifyBorrower(borrower, asOf);
+    const classes = classifyBorrower(borrower, asOf, secondRule);
     borrower.forEach((loan, index) => planLoan(plan, postings, loan, assessLoan(loan, classes[index]!, asOf, ladder), asOf));
   }
   plan.postings = [...postings.values()];

@@ -5,6 +5,7 @@ import { Money } from '../money';
 import { approvalSteps, type ApprovalStep } from './approval';
 import type { LoanClass } from './classification';
 import { buildSchedule, dueDates, periodsPerYear, type Frequency, type Installment, type ScheduleMethod } from './schedule';
+import { spreadPremium } from './simulation';
 import { effectiveGlobalRate } from './teg';
 
 /**
@@ -20,6 +21,10 @@ export function approversAbove(grantedBy: ApprovalStep): Role[] {
   const above = approvalSteps.slice(approvalSteps.indexOf(grantedBy) + 1);
   return above.length === 0 ? ['direction'] : [...above];
 }
+
+/** What capitalising the arrears takes: all of them, or their interest only (penalties and insurance parts with it), the principal kept due. */
+export const capitalisedArrearsParts = ['all', 'interest'] as const;
+export type CapitalisedArrears = (typeof capitalisedArrearsParts)[number];
 
 export interface RestructuringTerms {
   termPeriods: number;
@@ -45,6 +50,8 @@ export function assertRestructuringTerms(terms: RestructuringTerms, product: { c
 
 export interface NewSchedule {
   installments: Pick<Installment, 'dueDate' | 'principal' | 'interest' | 'total'>[];
+  /** Each installment's part of the spread insurance premium carried over (§14.6). */
+  insurance: Money[];
   teg: string;
 }
 
@@ -52,10 +59,11 @@ export interface NewSchedule {
  * The new series from the restructuring date: the principal restructured (what is still to fall due, plus the
  * principal of the arrears capitalised) over the new term at the new rate, the first installment one period
  * after the date. The capitalised interest and penalties stay interest (income when collected, Art. 15-d): they
- * are spread evenly over the new installments, the remainder on the first, so no entry is needed.
+ * are spread evenly over the new installments, the remainder on the first, so no entry is needed. A spread
+ * insurance premium carried over is spread as at the grant (the remainder on the last) and counts in the TEG.
  */
 export function restructuredSchedule(
-  input: RestructuringTerms & { principal: Money; capitalisedInterest: Money; method: ScheduleMethod; frequency: Frequency; effectiveOn: IsoDate },
+  input: RestructuringTerms & { principal: Money; capitalisedInterest: Money; insurance: Money; method: ScheduleMethod; frequency: Frequency; effectiveOn: IsoDate },
 ): NewSchedule {
   const firstDueDate = dueDates(input.effectiveOn, input.frequency, 2)[1]!;
   const schedule = buildSchedule({
@@ -68,9 +76,10 @@ export function restructuredSchedule(
     const interest = installment.interest.plus(share).plus(index === 0 ? remainder : 0);
     return { dueDate: installment.dueDate, principal: installment.principal, interest, total: installment.principal.plus(interest) };
   });
-  const totals = installments.map((installment) => installment.total);
+  const insurance = spreadPremium(input.insurance, installments.length);
+  const totals = installments.map((installment, index) => installment.total.plus(insurance[index]!));
   const teg = effectiveGlobalRate({ principal: input.principal, fees: new Money(0), installments: totals, periodsPerYear: periodsPerYear[input.frequency] });
-  return { installments, teg };
+  return { installments, insurance, teg };
 }
 
 /** Art. 14: the share of the restructured amount the borrower must pay to return to performing at once. */
@@ -85,12 +94,13 @@ export function requiredPayment(restructuredAmount: Money, interestIncluded: Mon
 export const transitionDays = 90;
 
 /**
- * [NOT FOUND: configuration] What a second or later restructuring does to the class: `doubtful` (the default) classes
- * the loan doubtful from its date whatever it was, leaving only by the Art. 14 payment; `as_first` applies Art. 14 as
- * to the first.
+ * [NOT FOUND: configuration] What a second or later restructuring does to the class, the enterprise's setting
+ * (`enterprise_configurations.second_restructuring_rule`): `doubtful` (the default) classes the loan doubtful from its
+ * date whatever it was, leaving only by the Art. 14 payment; `as_first` applies Art. 14 as to the first.
  */
-export type SecondRestructuringRule = 'doubtful' | 'as_first';
-const defaultSecondRestructuringRule: SecondRestructuringRule = 'doubtful';
+export const secondRestructuringRules = ['doubtful', 'as_first'] as const;
+export type SecondRestructuringRule = (typeof secondRestructuringRules)[number];
+export const defaultSecondRestructuringRule: SecondRestructuringRule = 'doubtful';
 
 /** What the provisioning run knows of a loan's latest restructuring at its date. */
 export interface RestructuringState {
@@ -122,7 +132,7 @@ const free: RestructuringHold = { floor: null, fullProvision: false, keepProvisi
  * leaves it if nothing went unpaid in them; an installment missed meanwhile keeps it there (a doubtful one fully
  * provisioned) until the payment is made. A performing loan restructured is not held (first restructuring).
  */
-export function restructuringHold(state: RestructuringState, asOf: IsoDate, secondRule: SecondRestructuringRule = defaultSecondRestructuringRule): RestructuringHold {
+export function restructuringHold(state: RestructuringState, asOf: IsoDate, secondRule: SecondRestructuringRule): RestructuringHold {
   if (state.paidSince.gte(state.required)) return free;
   if (state.count > 1 && secondRule === 'doubtful') return { floor: 'doubtful', fullProvision: false, keepProvision: true };
   if (state.classBefore === 'performing') return free;

@@ -20,7 +20,7 @@ export interface Simulation {
  * A spread premium's part of each of n installments: the whole francs of premium / n, the remainder on the last
  * (as a schedule's rounding), so the parts sum to the premium exactly and none is negative.
  */
-function spreadPremium(premium: Money, installments: number): Money[] {
+export function spreadPremium(premium: Money, installments: number): Money[] {
   const level = premium.div(installments).toDecimalPlaces(0, Money.ROUND_DOWN);
   return Array.from({ length: installments }, (_, index) => (index === installments - 1 ? premium.minus(level.mul(installments - 1)) : level));
 }

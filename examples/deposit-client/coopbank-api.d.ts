@@ -5938,6 +5938,11 @@ export interface components {
             approval_limits: Record<string, never>;
             /** @description The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none. */
             end_of_day_hour: number | null;
+            /**
+             * @description What a second or later restructuring does to the loan's class (docs/domain.md §14.2): `doubtful` (default) from its date until the R-2017/07 Art. 14 payment, or `as_first`: Art. 14 as for the first.
+             * @enum {string}
+             */
+            second_restructuring_rule: "doubtful" | "as_first";
             /** Format: date-time */
             updated_at: string;
         };
@@ -7377,6 +7382,11 @@ export interface components {
             annual_rate: string;
             grace_periods: number;
             capitalise_arrears: boolean;
+            /**
+             * @description With capitalise_arrears: `all` (default) capitalises the arrears whole; `interest` only their interest, penalties and insurance parts, the principal in arrears kept due on its installments.
+             * @enum {string}
+             */
+            capitalised_arrears: "all" | "interest";
             reason: string;
             /** Format: uuid */
             requested_by: string;
@@ -7401,6 +7411,7 @@ export interface components {
             outstanding_before: components["schemas"]["Money"] | null;
             principal_capitalised: components["schemas"]["Money"] | null;
             interest_capitalised: components["schemas"]["Money"] | null;
+            insurance_carried: components["schemas"]["Money"] | null;
             restructured_amount: components["schemas"]["Money"] | null;
             required_payment: components["schemas"]["Money"] | null;
             /** Format: date */
@@ -7823,6 +7834,7 @@ export interface components {
             principal: components["schemas"]["Money"];
             interest: components["schemas"]["Money"];
             penalties: components["schemas"]["Money"];
+            insurance?: components["schemas"]["Money"];
             fee: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
             /**
@@ -15565,6 +15577,11 @@ export interface operations {
                     /** @description The hour the end of day starts by itself each day; null: only when direction starts it. */
                     end_of_day_hour?: number | null;
                     inter_branch_service?: boolean;
+                    /**
+                     * @description What a second or later restructuring does to the loan's class (docs/domain.md §14.2): `doubtful` (default) from its date until the R-2017/07 Art. 14 payment, or `as_first`: Art. 14 as for the first.
+                     * @enum {string}
+                     */
+                    second_restructuring_rule?: "doubtful" | "as_first";
                     /** @description A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps. */
                     approval_limits?: {
                         /**
@@ -26878,15 +26895,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Breaks a business rule. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {
@@ -27778,6 +27786,12 @@ export interface operations {
                      * @default false
                      */
                     capitalise_arrears?: boolean;
+                    /**
+                     * @description With capitalise_arrears: `all` (default) capitalises the arrears whole; `interest` only their interest, penalties and insurance parts, the principal in arrears kept due on its installments.
+                     * @default all
+                     * @enum {string}
+                     */
+                    capitalised_arrears?: "all" | "interest";
                     reason: string;
                 };
             };

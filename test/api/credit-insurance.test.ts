@@ -158,14 +158,104 @@ test('a spread premium: each installment carries its part, a repayment pays it b
   t.like(after[0], { insurance_paid: '1200', interest_paid: '18000', principal_paid: installments[0].principal_due });
   t.like(after[1], { insurance_due: '1200', insurance_paid: '1000' });
   t.is(await accountBalance(knex, w.enterpriseId, '461'), '-2200');
-  // No rule yet for the premium still owed when the loan is repaid early: refused, nothing posted.
-  for (const [method, path, json] of [['POST', 'prepayments/', { amount: '300000' }], ['GET', 'payoff-quote/', undefined]] as const) {
-    const early = await app.request(method, `/api/v1/loans/loans/${loanId}/${path}`, { headers: w.users.cashier!.headers, ...(json === undefined ? {} : { json }) });
-    t.like(early.body, { status: 422, code: 'early_repayment_spread_insurance' }, path);
-  }
-  const restructuring = await app.request('POST', `/api/v1/loans/loans/${loanId}/restructurings/`, { headers: w.users.branch_head!.headers, json: { term_periods: 12, annual_rate: '0.18', reason: 'difficulty' } });
-  t.like(restructuring.body, { status: 422, code: 'restructuring_spread_insurance' });
   t.is(await accountBalance(knex, w.enterpriseId, '461'), '-2200');
+  await booksTieOut(t, w);
+});
+
+interface ScheduleRow { number: number; due_date: string; principal_due: string; interest_due: string; insurance_due: string; insurance_paid: string }
+const scheduleOf = async (w: LoanWorld, loanId: string): Promise<ScheduleRow[]> =>
+  (await app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/`, { headers: w.users.cashier!.headers })).body.installments;
+/** The premium still owed on the schedule: Σ insurance_due − insurance_paid. */
+const premiumOwed = (rows: readonly ScheduleRow[]) => rows.reduce((sum, row) => sum.plus(row.insurance_due).minus(row.insurance_paid), new Money(0)).toFixed(0);
+/** The TEG of the installments after `number`, insurance included, against the principal they repay. */
+const tegAfter = (rows: readonly ScheduleRow[], number: number, principal: Money) =>
+  tegOf(principal, rows.filter((row) => row.number > number).map((row) => new Money(row.principal_due).plus(row.interest_due).plus(row.insurance_due)), 12);
+
+/** A loan of 1 200 000 over 12 months at 18 % (annuity 110 016, installment 1: 92 016 of principal, 18 000 of interest), 1 200 of premium a month. */
+async function spreadLoan(t: import('ava').ExecutionContext, w: LoanWorld, code: string): Promise<string> {
+  const product = await createProduct(w, code, { insurance_rate: '0.012', insurance_collection: 'spread' });
+  t.is(product.status, 201, product.text);
+  const loanId = await grantedLoan(w, product.body.id, await memberOf(w), '1200000', 12);
+  const disbursed = await app.request('POST', `/api/v1/loans/loans/${loanId}/disbursement/`, { headers: w.users.cashier!.headers, json: { channel: 'cash' } });
+  t.is(disbursed.status, 200, disbursed.text);
+  return loanId;
+}
+
+test('a spread premium and early repayment: a prepayment carries what is still to come to the new schedule (both strategies), the payoff owes its arrears only', async (t) => {
+  const w = await world();
+  const loanId = await spreadLoan(t, w, 'INSP');
+  // 15 February: installment 1 falls due (110 016 + 1 200 of premium, no day late). 300 000 pays it, the rest lowers the principal.
+  await setBusinessDate(w, '2026-02-15');
+  const reduced = await app.request('POST', `/api/v1/loans/loans/${loanId}/prepayments/`, { headers: w.users.cashier!.headers, json: { amount: '300000' } });
+  t.is(reduced.status, 201, reduced.text);
+  const prepaid = 300000 - 110016 - 1200; // 188 784
+  t.like(reduced.body.repayment, { insurance: '1200', interest: '18000', principal: String(92016 + prepaid), penalty: '0' });
+  t.like(reduced.body.repayment.allocations[0], { number: 1, insurance: '1200' });
+  t.is(await accountBalance(knex, w.enterpriseId, '461'), '-1200', 'the premium in arrears to the insurer');
+  // reduce_installment: the eleven due dates left keep their 1 200 each; installment 2, the prepayment's own, owes none.
+  let rows = await scheduleOf(w, loanId);
+  t.like(rows[1], { number: 2, due_date: '2026-02-15', insurance_due: '0', insurance_paid: '0' });
+  t.deepEqual(rows.slice(2).map((row) => row.insurance_due), Array.from({ length: 11 }, () => '1200'));
+  t.is(premiumOwed(rows), String(14400 - 1200), 'nothing of the premium is dropped');
+  const outstanding = new Money(1200000 - 92016 - prepaid);
+  const loan = async () => (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, { headers: w.users.cashier!.headers })).body;
+  t.is((await loan()).teg, tegAfter(rows, 2, outstanding), 'the new TEG counts the premium');
+
+  // 15 March: installment 3 due; 400 000 under reduce_term. Still to come: 10 × 1 200 = 12 000 on a shorter series.
+  await setBusinessDate(w, '2026-03-15');
+  const due3 = new Money(rows[2]!.principal_due).plus(rows[2]!.interest_due).plus(1200);
+  const shortened = await app.request('POST', `/api/v1/loans/loans/${loanId}/prepayments/`, { headers: w.users.cashier!.headers, json: { amount: '400000', strategy: 'reduce_term' } });
+  t.is(shortened.status, 201, shortened.text);
+  t.like(shortened.body.repayment, { insurance: '1200' });
+  rows = await scheduleOf(w, loanId);
+  const series = rows.filter((row) => row.number > 4);
+  t.true(series.length < 10, `the term shortens (${series.length} installments left)`);
+  const expected = [...Array.from({ length: series.length - 1 }, () => '1200'), String(12000 - 1200 * (series.length - 1))];
+  t.deepEqual(series.map((row) => row.insurance_due), expected, 'the same part each month, the last one taking the rest');
+  const principalLeft = outstanding.minus(rows[2]!.principal_due).minus(new Money(400000).minus(due3));
+  t.is((await loan()).teg, tegAfter(rows, 4, principalLeft));
+
+  // 20 April: installment 5 is 5 days late. The quote owes its premium part; the parts not yet due are not owed.
+  await setBusinessDate(w, '2026-04-20');
+  const quote = (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, { headers: w.users.cashier!.headers })).body;
+  t.like(quote, { principal: principalLeft.toFixed(0), insurance: '1200', fee: '0' });
+  t.is(quote.total, new Money(quote.principal).plus(quote.interest).plus(quote.penalties).plus(1200).toFixed(0));
+  const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, { headers: w.users.cashier!.headers });
+  t.true(printed.text.includes('Assurance échue'), 'the printed quote shows the premium in arrears');
+  const payoff = await app.request('POST', `/api/v1/loans/loans/${loanId}/payoff/`, { headers: w.users.cashier!.headers, json: { amount: quote.total } });
+  t.is(payoff.status, 201, payoff.text);
+  t.like(payoff.body.repayment, { insurance: '1200', outstanding_after: '0' });
+  t.is(await accountBalance(knex, w.enterpriseId, '461'), '-3600', 'three parts collected, the rest never owed');
+  t.is(premiumOwed(await scheduleOf(w, loanId)), '0');
+  await booksTieOut(t, w);
+});
+
+test('a spread premium through a restructuring: what is not yet paid goes to the new series, the arrears capitalised or kept due', async (t) => {
+  const w = await world();
+  const loans = [await spreadLoan(t, w, 'INSR1'), await spreadLoan(t, w, 'INSR2')];
+  await knex('loans').whereIn('id', loans).update({ penalty_rate: '0' });
+  // 20 March: installments 1 and 2 unpaid, their premium too (2 × 1 200); ten parts not yet due (12 000).
+  await setBusinessDate(w, '2026-03-20');
+  for (const [index, loanId] of loans.entries()) {
+    const capitalise = index === 0;
+    const asked = await app.request('POST', `/api/v1/loans/loans/${loanId}/restructurings/`, {
+      headers: w.users.branch_head!.headers, json: { term_periods: 12, annual_rate: '0.18', capitalise_arrears: capitalise, reason: 'harvest lost to drought' },
+    });
+    t.is(asked.status, 202, asked.text);
+    // Granted by the direction: Art. 13's level above it is the direction again.
+    t.is((await approveRequest(knex, asked, { id: w.users.direction!.id, roles: ['direction'] })).status, 200);
+    const detail = (await app.request('GET', `/api/v1/loans/restructurings/${asked.body.payload.restructuringId as string}/`, { headers: w.users.cashier!.headers })).body;
+    const carried = capitalise ? 14400 : 12000;
+    t.like(detail, { status: 'approved', insurance_carried: String(carried) });
+    const rows = await scheduleOf(w, loanId);
+    t.deepEqual(rows.slice(0, 2).map((row) => row.insurance_paid), capitalise ? ['1200', '1200'] : ['0', '0'], capitalise ? 'capitalised' : 'kept due');
+    t.deepEqual(rows.slice(2).map((row) => row.insurance_due), Array.from({ length: 12 }, () => String(carried / 12)));
+    const capitalised = await knex('loan_installments').where({ loan_id: loanId }).whereIn('number', [1, 2]).pluck('insurance_capitalised');
+    t.deepEqual(capitalised, capitalise ? ['1200', '1200'] : ['0', '0']);
+    t.is(premiumOwed(rows), '14400', 'the premium is still owed whole');
+    t.is(detail.teg, tegAfter(rows, 2, new Money(detail.restructured_amount)), 'the new TEG counts the premium');
+  }
+  t.is(await accountBalance(knex, w.enterpriseId, '461'), '0', 'nothing collected, nothing posted');
   await booksTieOut(t, w);
 });
 

@@ -217,6 +217,11 @@ async function revaluation(t: ExecutionContext, w: LoanWorld, ids: { loan: strin
   await provision(w, '2026-09-04');
   t.is(await provisionOf(ids.loan), new Money(1_000_000).minus(600_000).mul('0.75').toFixed(0));
   t.true(await ledgerBalanced(knex, w.enterpriseId));
+  // The register at a date reads the value then in force: before the revaluation's date, the value it replaced.
+  const mortgageAt = async (date: string) => (await register(w, 'branch_head', `date=${date}`)).body.lines.find((row: { guarantee: string }) => row.guarantee === ids.mortgage);
+  t.like(await mortgageAt('2026-08-31'), { value: '800000', valuation_date: '2026-01-10' });
+  t.like(await mortgageAt('2026-09-01'), { value: '600000', valuation_date: '2026-09-01' });
+  t.is((await knex('guarantee_revaluations').where({ guarantee_id: ids.mortgage })).length, 1, 'the revaluation is kept');
 }
 
 test.serial('branch isolation: another branch sees neither the guarantee nor the head office\'s register; another enterprise gets 404', async (t) => {

@@ -211,6 +211,73 @@ test.serial('a second restructuring classes even a performing loan doubtful; bad
   t.is((await restructure(w, loanId, 'cashier')).status, 403);
 });
 
+test.serial('the enterprise\'s second-restructuring rule: as_first keeps a performing loan restructured twice performing; direction sets it, a 400 names the field', async (t) => {
+  const w = await createLoanWorld(app, knex, 'RS4');
+  await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
+  const configurationPath = `/api/v1/enterprise/enterprises/${w.enterpriseId}/configuration/`;
+  const configure = (as: string, json: Record<string, unknown>) => app.request('PATCH', configurationPath, { headers: w.users[as]!.headers, json });
+  t.is((await app.request('GET', configurationPath, { headers: w.users.branch_head!.headers })).body.second_restructuring_rule, 'doubtful', 'the default');
+  t.is((await configure('branch_head', { second_restructuring_rule: 'as_first' })).status, 403, 'a branch head does not set it');
+  const bad = await configure('direction', { second_restructuring_rule: 'lenient' });
+  t.is(bad.status, 400, bad.text);
+  t.is(bad.body.errors[0].field, 'second_restructuring_rule');
+  const set = await configure('direction', { second_restructuring_rule: 'as_first' });
+  t.is(set.status, 200, set.text);
+  t.is(set.body.second_restructuring_rule, 'as_first');
+
+  const loanId = await cashLoan(w);
+  await setBusinessDate(w, '2026-02-01');
+  const approve = async (answer: Awaited<ReturnType<typeof restructure>>) => approveRequest(knex, answer, { id: w.users.direction!.id, roles: ['direction'] });
+  t.is((await approve(await restructure(w, loanId, 'branch_head', { capitalise_arrears: false }))).status, 200);
+  t.is((await approve(await restructure(w, loanId, 'branch_head', { capitalise_arrears: false, term_periods: 18 }))).status, 200);
+  await runAt(w, '2026-02-01');
+  // Art. 14 as for the first: a loan performing when restructured is not held, the second time too.
+  t.like(await loanRow(loanId), { classification: 'performing', restructuring_count: 2, provision_amount: '0' });
+  // Back to the default, the same loan is doubtful from the next run.
+  t.is((await configure('direction', { second_restructuring_rule: 'doubtful' })).status, 200);
+  await runAt(w, '2026-02-01');
+  t.like(await loanRow(loanId), { classification: 'doubtful', restructuring_count: 2 });
+});
+
+test.serial('capitalising the interest arrears only: the principal in arrears stays due on its installments, the interest joins the new series', async (t) => {
+  const w = await createLoanWorld(app, knex, 'RS5');
+  await knex('enterprise_configurations').where({ enterprise_id: w.enterpriseId }).update({ business_date: '2026-01-15' });
+  const loanId = await cashLoan(w);
+  await setBusinessDate(w, '2026-04-02');
+  for (const [json, status] of [[{ capitalise_arrears: false, capitalised_arrears: 'interest' }, 400], [{ capitalised_arrears: 'some' }, 400]] as const) {
+    const refused = await restructure(w, loanId, 'branch_head', json);
+    t.is(refused.status, status, refused.text);
+    t.is(refused.body.errors?.[0]?.field, 'capitalised_arrears');
+  }
+  const asked = await restructure(w, loanId, 'branch_head', { capitalised_arrears: 'interest' });
+  t.is(asked.status, 202, asked.text);
+  t.is((await approveRequest(knex, asked, { id: w.users.direction!.id, roles: ['direction'] })).status, 200);
+  const detail = (await app.request('GET', `/api/v1/loans/restructurings/${asked.body.payload.restructuringId as string}/`, { headers: w.users.cashier!.headers })).body;
+  // Restructured: the principal not yet due, 1 200 000 − 185 412 = 1 014 588; Art. 14: max(20 % of it = 202 918, 34 620).
+  const restructured = 1_200_000 - arrearsPrincipal;
+  t.like(detail, {
+    capitalise_arrears: true, capitalised_arrears: 'interest', principal_capitalised: '0', interest_capitalised: String(arrearsInterest),
+    restructured_amount: String(restructured), required_payment: String(Math.round(restructured * 0.2)),
+  });
+  const installments = await knex('loan_installments').where({ loan_id: loanId }).orderBy('number');
+  t.is(installments.length, 14);
+  for (const [index, principal] of [92_016, 93_396].entries()) {
+    t.like(installments[index], { principal_due: String(principal), principal_paid: '0', principal_capitalised: '0', paid_on: null }, `installment ${index + 1}: principal kept due`);
+    t.is(installments[index].interest_paid, installments[index].interest_due, 'its interest capitalised');
+    t.is(installments[index].interest_capitalised, installments[index].interest_due);
+  }
+  // The new series: 1 014 588 over 12 months at 18 %, the 34 620 of interest spread as 2 885 a month.
+  const level = Math.round(restructured * 0.015 / (1 - 1.015 ** -12));
+  t.is(Number(installments[2].principal_due) + Number(installments[2].interest_due), level + arrearsInterest / 12);
+  t.like(await loanRow(loanId), { outstanding_principal: '1200000', restructuring_count: 1 });
+  // A repayment pays the principal kept due first, oldest installment first.
+  const repaid = await app.request('POST', '/api/v1/loans/repayments/', { headers: w.users.cashier!.headers, json: { loan: loanId, amount: '92016' } });
+  t.is(repaid.status, 201, repaid.text);
+  t.like(repaid.body, { principal: '92016', interest: '0' });
+  t.like(await knex('loan_installments').where({ loan_id: loanId, number: 1 }).first('principal_paid', 'paid_on'), { principal_paid: '92016', paid_on: '2026-04-02' });
+  t.true(await ledgerBalanced(knex, w.enterpriseId));
+});
+
 test.serial('a recorded history of a restructuring\'s approval replays against the current workflow code', async (t) => {
   const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
   await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-loan-restructuring'));

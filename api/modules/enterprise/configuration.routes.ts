@@ -4,6 +4,7 @@ import { updateConfiguration } from '../../../activities/enterprise/configuratio
 import { assertNoOpenTillSession } from '../../../activities/cash/tills.queries';
 import { effectiveBusinessDate } from '../../../domain/calendar';
 import { NotFoundError } from '../../../domain/errors';
+import { secondRestructuringRules } from '../../../domain/loans/restructuring';
 import { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -13,6 +14,9 @@ import { accountCodeSchema, dateResponse, enterpriseFilter, isoDate, timestampRe
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
 import { refreshEnterpriseSchedules } from './schedules.temporal';
+
+const secondRestructuringDescription = 'What a second or later restructuring does to the loan\'s class (docs/domain.md §14.2): '
+  + '`doubtful` (default) from its date until the R-2017/07 Art. 14 payment, or `as_first`: Art. 14 as for the first.';
 
 const ladderStepSchema = yup.object({
   days_from: yup.number().integer().min(0).required(),
@@ -38,6 +42,7 @@ const configurationSchema = yup.object({
   approval_limits: yup.object().required().meta({ description: 'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.' }),
   end_of_day_hour: yup.number().integer().nullable().defined()
     .meta({ description: 'The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none.' }),
+  second_restructuring_rule: yup.string().oneOf(secondRestructuringRules).required().meta({ description: secondRestructuringDescription }),
   updated_at: timestampResponse(),
 }).meta({ component: 'EnterpriseConfiguration' });
 
@@ -59,6 +64,7 @@ function serializeConfiguration(configuration: EnterpriseConfiguration, now: Dat
     opening_suspense_account_code: configuration.openingSuspenseAccountCode,
     end_of_day_hour: configuration.endOfDayHour,
     inter_branch_service: configuration.interBranchService,
+    second_restructuring_rule: configuration.secondRestructuringRule,
     updated_at: configuration.updatedAt.toISOString(),
   };
 }
@@ -132,6 +138,7 @@ export const configurationRoutes = [
       end_of_day_hour: yup.number().integer().min(0).max(23).nullable().optional()
         .meta({ description: 'The hour the end of day starts by itself each day; null: only when direction starts it.' }),
       inter_branch_service: yup.boolean().optional(),
+      second_restructuring_rule: yup.string().oneOf(secondRestructuringRules).optional().meta({ description: secondRestructuringDescription }),
       approval_limits: yup
         .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
@@ -159,6 +166,7 @@ export const configurationRoutes = [
           openingSuspenseAccountCode: body.opening_suspense_account_code,
           endOfDayHour: body.end_of_day_hour,
           interBranchService: body.inter_branch_service,
+          secondRestructuringRule: body.second_restructuring_rule,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
         const scheduled = [body.provisioning_hour, body.time_zone, body.end_of_day_hour].some((field) => field !== undefined);

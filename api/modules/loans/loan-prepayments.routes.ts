@@ -63,6 +63,7 @@ const payoffQuoteSchema = yup.object({
   principal: moneyResponse().meta({ description: 'All the principal still owed, overdue or not.' }),
   interest: moneyResponse().meta({ description: 'Interest of the installments due, and of the current period to the date (30/360).' }),
   penalties: moneyResponse(),
+  insurance: moneyResponse().optional().meta({ description: 'Spread insurance parts in arrears (only when some are owed); those not yet due are not owed: the cover ends with the loan.' }),
   fee: moneyResponse().meta({ description: 'The product\'s early-repayment fee on the principal not yet due.' }),
   total: moneyResponse().meta({ description: 'What the payoff at the date must be, to the franc.' }),
   valid_until: dateResponse().meta({ description: 'The quote\'s date: interest and penalties run by the day, so a later payoff needs a new quote.' }),
@@ -106,7 +107,7 @@ const earlyRepaymentRoute = {
   errorStatuses: [401, 403, 404, 409, 422] as number[],
 } as const;
 
-const earlyRepaymentRefusals = [...postingRefusals, 'early_repayment_spread_insurance', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'] as const;
+const earlyRepaymentRefusals = [...postingRefusals, 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'] as const;
 
 interface EarlyRepaymentRequest<Body> {
   resource: { id: string };
@@ -191,12 +192,13 @@ export const loanPrepaymentRoutes = [
     downloadable: true,
     response: payoffQuoteSchema,
     errorStatuses: [400, 401, 404, 409],
-    refusals: ['early_repayment_spread_insurance', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'],
+    refusals: ['loan_closed', 'loan_not_disbursed', 'loan_written_off'],
     handler: async ({ resource, query, deps, ctx }) => {
       const quote = await quoteLoanPayoff(deps.activities, resource.id, query.date ?? null);
       const line = {
         loan_number: quote.loan.number, date: quote.date, principal: formatAmount(quote.principal), interest: formatAmount(quote.interest),
-        penalties: formatAmount(quote.penalties), fee: formatAmount(quote.fee), total: formatAmount(quote.total), valid_until: quote.validUntil,
+        penalties: formatAmount(quote.penalties), ...(quote.insurance.isZero() ? {} : { insurance: formatAmount(quote.insurance) }),
+        fee: formatAmount(quote.fee), total: formatAmount(quote.total), valid_until: quote.validUntil,
       };
       const scope = { enterpriseId: quote.loan.enterpriseId, branch: quote.loan.branchId };
       const document = async () => payoffQuoteDocument(await reportHeading(deps.knex, scope, deps.clock()), line);

@@ -8,6 +8,7 @@ import { reportHeading } from '../../../activities/accounts/statement-documents'
 import { restructuredRegisterDocument } from '../../../domain/loans/restructured-register.document';
 import { roles } from '../../../domain/access';
 import { AppError } from '../../../domain/errors';
+import { capitalisedArrearsParts } from '../../../domain/loans/restructuring';
 import { Money } from '../../../domain/money';
 import { requestOrigin } from '../../context';
 import { answerReport, formatParameter } from '../../report-download';
@@ -25,6 +26,15 @@ const statuses = ['pending', 'approved', 'rejected', 'expired', 'failed'] as con
 const classes = ['performing', 'overdue', 'doubtful'] as const;
 const askers = ['branch_head', 'credit_committee', 'direction'] as const;
 
+const capitalisedArrearsDescription = 'With capitalise_arrears: `all` (default) capitalises the arrears whole; `interest` only their interest, '
+  + 'penalties and insurance parts, the principal in arrears kept due on its installments.';
+
+/** The request's one-line summary of what the arrears become. */
+const capitalisedSummary = (body: { capitalise_arrears: boolean; capitalised_arrears: string }) => {
+  if (!body.capitalise_arrears) return '';
+  return body.capitalised_arrears === 'interest' ? ', interest arrears capitalised' : ', arrears capitalised';
+};
+
 const restructuringSchema = yup.object({
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
@@ -36,6 +46,7 @@ const restructuringSchema = yup.object({
   annual_rate: yup.string().required(),
   grace_periods: yup.number().integer().required(),
   capitalise_arrears: yup.boolean().required(),
+  capitalised_arrears: yup.string().oneOf(capitalisedArrearsParts).required().meta({ description: capitalisedArrearsDescription }),
   reason: yup.string().required(),
   requested_by: yup.string().uuid().required(),
   requested_at: timestampResponse(),
@@ -50,6 +61,7 @@ const restructuringSchema = yup.object({
   outstanding_before: moneyResponse().nullable(),
   principal_capitalised: moneyResponse().nullable(),
   interest_capitalised: moneyResponse().nullable().meta({ description: 'Interest and penalties in arrears capitalised: interest of the new installments, income when collected.' }),
+  insurance_carried: moneyResponse().nullable().meta({ description: 'The spread insurance premium not yet paid (parts replaced, and those in arrears when capitalised): spread over the new installments, the insurer\'s.' }),
   restructured_amount: moneyResponse().nullable(),
   required_payment: moneyResponse().nullable().meta({ description: 'Art. 14: what the borrower must pay to return to performing before the transition ends.' }),
   first_due_date: dateResponse().nullable(),
@@ -60,11 +72,13 @@ const restructuringSchema = yup.object({
 function serializeRestructuring(row: RestructuringRow) {
   return {
     id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, loan: row.loan_id, loan_number: row.loan_number, status: row.status,
-    term_periods: row.term_periods, annual_rate: row.annual_rate, grace_periods: row.grace_periods, capitalise_arrears: row.capitalise_arrears, reason: row.reason,
+    term_periods: row.term_periods, annual_rate: row.annual_rate, grace_periods: row.grace_periods,
+    capitalise_arrears: row.capitalise_arrears, capitalised_arrears: row.capitalised_arrears, reason: row.reason,
     requested_by: row.requested_by, requested_at: row.requested_at.toISOString(), approval_request: row.approval_request_id, approver_roles: row.approver_roles ?? [],
     decided_by: row.decided_by, decision_reason: row.decision_reason ?? row.request_reason, number: row.number, effective_on: row.effective_on,
     class_before: row.class_before, outstanding_before: row.outstanding_before, principal_capitalised: row.principal_capitalised,
-    interest_capitalised: row.interest_capitalised, restructured_amount: row.restructured_amount, required_payment: row.required_payment,
+    interest_capitalised: row.interest_capitalised, insurance_carried: row.insurance_carried, restructured_amount: row.restructured_amount,
+    required_payment: row.required_payment,
     first_due_date: row.first_due_date, schedule_version: row.schedule_version, teg: row.teg,
   };
 }
@@ -132,16 +146,18 @@ export const loanRestructuringRoutes = [
       annual_rate: rateSchema().required(),
       grace_periods: yup.number().strict(true).integer().min(0).default(0),
       capitalise_arrears: yup.boolean().strict(true).default(false).meta({ description: 'Settle the installments due and unpaid by capitalisation: their principal joins the amount restructured, their interest and penalties the new interest.' }),
+      capitalised_arrears: yup.string().oneOf(capitalisedArrearsParts).default('all').meta({ description: capitalisedArrearsDescription })
+        .test('capitalised-arrears', 'capitalised_arrears = interest needs capitalise_arrears', (value, context) => value === 'all' || context.parent.capitalise_arrears === true),
       reason: yup.string().trim().min(5).max(1000).required(),
     }),
     response: restructuringSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['loan_not_active', 'restructuring_pending', 'restructuring_spread_insurance', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
+    refusals: ['loan_not_active', 'restructuring_pending', 'nothing_to_restructure', 'term_periods_out_of_bounds', 'grace_periods_out_of_bounds', 'annual_rate_out_of_bounds', ...fourEyesRefusals],
     handler: async ({ resource: loan, body, principal, deps, ctx }) => {
       const opened = await openRestructuring(deps.activities, principal, {
         loanId: loan.id, termPeriods: body.term_periods, annualRate: new Money(body.annual_rate), gracePeriods: body.grace_periods,
-        capitaliseArrears: body.capitalise_arrears, reason: body.reason,
+        capitaliseArrears: body.capitalise_arrears, capitalisedArrears: body.capitalised_arrears, reason: body.reason,
       });
       const payload = { restructuringId: opened.id };
       const applyNow = async () => {
@@ -150,7 +166,7 @@ export const loanRestructuringRoutes = [
       };
       return runOrRequest({ deps, principal, ctx }, {
         operation: 'loan.restructure', payload, scope: { enterpriseId: loan.enterpriseId, branchId: loan.branchId }, approverRoles: opened.approverRoles,
-        summary: `Restructure loan ${loan.number}: ${body.term_periods} installments at ${body.annual_rate}${body.capitalise_arrears ? ', arrears capitalised' : ''}`,
+        summary: `Restructure loan ${loan.number}: ${body.term_periods} installments at ${body.annual_rate}${capitalisedSummary(body)}`,
       }, applyNow).catch(async (error: unknown) => {
         // Refused now (by the trial of the operation) or never requested: the restructuring ends failed, the loan free again.
         const message = error instanceof Error ? error.message : String(error);
