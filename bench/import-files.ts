@@ -177,24 +177,49 @@ async function writeAccounts(csv: CsvFile, count: number, context: Context): Pro
   }
 }
 
+/** `date` (YYYY-MM-DD, its day at most 28) moved by whole months. */
+function monthsAfter(date: string, months: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const moved = new Date(Date.UTC(year, month - 1 + months, day));
+  return moved.toISOString().slice(0, 10);
+}
+
 /**
- * Loans in progress in the `loans` template's columns of this slice, each outstanding principal debited to its
- * branch's portfolio account. Kept apart: the loans template grows with its own slice of issue 31.
+ * Loans in progress, performing: monthly installments of equal principal (the last takes the rest) and interest at
+ * 18 % a year on the principal still owed; every installment due by the cut-over paid, at least one still to come.
+ * Each outstanding principal is debited to its branch's portfolio account.
  */
-async function writeLoans(csv: CsvFile, count: number, context: Context): Promise<void> {
+async function writeLoans(loansCsv: CsvFile, installmentsCsv: CsvFile, count: number, context: Context): Promise<void> {
   const { codes, members, cutOverDate, random, detail } = context;
   for (let index = 0; index < count; index += 1) {
     const member = random.below(members.branch.length);
     const product = random.pick(codes.loanProducts);
     const amount = (10 + random.below(4990)) * 1000;
-    const term = random.pick([12, 18, 24, 36]);
-    const elapsed = Math.min(term - 1, random.below(term));
-    const principalPaid = Math.floor((amount * elapsed) / term);
-    addDetail(detail, codes.branches[members.branch[member]!]!, product.accountCode, new Decimal(amount - principalPaid));
-    await csv.write({
-      loan_number: `PR-${String(index + 1).padStart(6, '0')}`, member_number: memberNumber(member), product_code: product.code, original_amount: frenchAmount(amount),
-      annual_rate: '0.18', term_periods: String(term), disbursement_date: dayBefore(cutOverDate, elapsed * 30 + random.below(30), random),
-      principal_paid: String(principalPaid), interest_paid: String(Math.floor((amount * 3 * elapsed) / 400)), classification: 'performing', provision: '0',
+    const term = random.pick([6, 12, 18, 24]);
+    const disbursed = monthsAfter(`${cutOverDate.slice(0, 8)}${String(1 + random.below(28)).padStart(2, '0')}`, -1 - random.below(term - 1));
+    const loanNumber = `PR-${String(index + 1).padStart(6, '0')}`;
+    const paid = { principal: 0, interest: 0 };
+    let owed = amount;
+    for (let period = 1; period <= term; period += 1) {
+      const principal = period === term ? owed : Math.floor(amount / term);
+      const interest = Math.round((owed * 18) / 1200);
+      const dueDate = monthsAfter(disbursed, period);
+      const settled = dueDate <= cutOverDate;
+      if (settled) {
+        paid.principal += principal;
+        paid.interest += interest;
+      }
+      owed -= principal;
+      await installmentsCsv.write({
+        loan_number: loanNumber, due_date: dueDate, principal: String(principal), principal_paid: settled ? String(principal) : '0',
+        interest: String(interest), interest_paid: settled ? String(interest) : '0',
+      });
+    }
+    addDetail(detail, codes.branches[members.branch[member]!]!, product.accountCode, new Decimal(amount - paid.principal));
+    await loansCsv.write({
+      loan_number: loanNumber, member_number: memberNumber(member), product_code: product.code, original_amount: frenchAmount(amount),
+      annual_rate: '0.18', term_periods: String(term), disbursement_date: disbursed,
+      principal_paid: String(paid.principal), interest_paid: String(paid.interest), classification: 'performing', provision: '0',
     });
   }
 }
@@ -234,10 +259,11 @@ export async function writeCooperative(directory: string, size: CooperativeSize,
   const accountsCsv = csv('member-accounts');
   await writeAccounts(accountsCsv, size.accounts, context);
   const loansCsv = csv('loans');
-  await writeLoans(loansCsv, size.loans, context);
+  const installmentsCsv = csv('loan-installments');
+  await writeLoans(loansCsv, installmentsCsv, size.loans, context);
   const trialBalanceCsv = csv('trial-balance');
   await writeTrialBalance(trialBalanceCsv, size.trialBalanceLines, codes, detail, random);
   const files = [];
-  for (const file of [membersCsv, accountsCsv, loansCsv, trialBalanceCsv]) files.push(await file.close());
+  for (const file of [membersCsv, accountsCsv, installmentsCsv, loansCsv, trialBalanceCsv]) files.push(await file.close());
   return { files, detail };
 }
