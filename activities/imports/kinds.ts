@@ -1,6 +1,7 @@
 import { importKinds, type ImportKind } from '../../domain/imports/templates';
 import type { ImportKindSteps } from './import-steps';
 import { memberAccountSteps, memberSteps } from './member-steps';
+import { trialBalanceSteps } from './trial-balance-steps';
 
 /**
  * Each kind's steps (activities/imports/import-steps.ts). A kind absent here is stored and reported but not yet
@@ -9,6 +10,7 @@ import { memberAccountSteps, memberSteps } from './member-steps';
 export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
   'members': memberSteps,
   'member-accounts': memberAccountSteps,
+  'trial-balance': trialBalanceSteps,
 };
 
 /** The kinds judged so far, in the workflow's order. */

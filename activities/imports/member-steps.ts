@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { memberAccountProblems, memberProblems } from '../../domain/imports/member-rules';
-import type { ImportKindSteps, ImportScope } from './import-steps';
+import { Money } from '../../domain/money';
+import { amountSql } from './import-sql';
+import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
 
 /** The members and member-accounts kinds' steps (docs/domain.md §15). */
@@ -46,4 +48,23 @@ export const memberAccountSteps: ImportKindSteps = {
     });
     await checkAcrossRows(trx, scope, 'member-accounts', memberAccountChecks);
   },
+  detailTotals: memberDepositTotals,
 };
+
+/**
+ * The member deposits by branch and chart account: each account's balance (a credit) on its product's deposit
+ * account, the account counted in its member's branch (the members file's, else the existing member's). One query.
+ */
+async function memberDepositTotals(trx: Knex.Transaction, scope: ImportScope): Promise<DetailTotal[]> {
+  const rows = await trx.raw(`SELECT coalesce(m.data->>'branch_code', b.code) AS branch_code, p.deposit_account_code AS account_code, p.code AS product,
+      sum(${amountSql('r.data->>\'balance\'')})::text AS balance
+    FROM import_rows r JOIN imports i ON i.id = r.import_id
+    JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = r.data->>'product_code'
+    LEFT JOIN import_rows m ON m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number'
+    LEFT JOIN client_profiles c ON m.row_number IS NULL AND c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number'
+    LEFT JOIN branches b ON b.id = c.branch_id
+    WHERE r.import_id = ? AND r.kind = 'member-accounts' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [scope.importId]);
+  return (rows.rows as { branch_code: string; account_code: string; product: string; balance: string }[]).map((row) => ({
+    branchCode: row.branch_code, accountCode: row.account_code, balance: new Money(row.balance).negated(), what: `member deposits, product ${row.product}`,
+  }));
+}

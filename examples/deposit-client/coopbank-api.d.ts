@@ -4842,6 +4842,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/imports/{id}/tie-out/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tie-out: each branch and account's trial balance beside the imported detail, and their difference
+         * @description Every account a kind's detail names, and every account of the trial balance a subledger keeps. A difference blocks apply unless accepted with a reason; accepted, it is posted to the suspense account of the opening entries (enterprise configuration, default 4780). The XLSX report has it as its Tie-out sheet.
+         */
+        get: operations["getImportTieOut"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports/{id}/report/": {
         parameters: {
             query?: never;
@@ -6303,10 +6323,10 @@ export interface components {
             /** Format: date */
             cut_over_date: string;
             /**
-             * @description uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem; rejected: the report lists problems.
+             * @description uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem, tied out, its dry run stored; rejected: the report lists problems; applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.
              * @enum {string}
              */
-            status: "uploaded" | "validated" | "rejected";
+            status: "uploaded" | "validated" | "rejected" | "applying" | "applied" | "cancelled";
             /** Format: uuid */
             uploaded_by: string;
             /** Format: date-time */
@@ -6316,6 +6336,10 @@ export interface components {
             files: components["schemas"]["ImportFile"][];
             /** @description Problems found by the last validation. */
             problems: number;
+            /** @description Tie-out pairs whose detail differs from the trial balance (see tie-out/): apply needs them accepted. */
+            differences: number;
+            /** @description What applying would produce: rows per kind and branch, detail totals, opening entries per branch, the opening balance sheet. */
+            dry_run: Record<string, never> | null;
         };
         ImportFile: {
             /** @enum {string} */
@@ -6357,6 +6381,28 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ImportProblem"][];
+        };
+        ImportTieOut: {
+            branch_code: string;
+            account_code: string;
+            /** @description The detail compared: "member deposits, product EPA", or the subledger with no detail imported. */
+            what: string;
+            /** @description The trial balance's debit − credit on the account in the branch. */
+            trial_balance: string;
+            /** @description The imported detail's, debit positive. */
+            detail: string;
+            /** @description Trial balance − detail: what an accepted difference puts on the suspense account. */
+            difference: string;
+        };
+        /** @description Page<ImportTieOut>: one page of a list. */
+        ImportTieOutPage: {
+            /** @description Results in the whole list. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ImportTieOut"][];
         };
         InboxItem: {
             /** @enum {string} */
@@ -40478,7 +40524,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                status?: "uploaded" | "validated" | "rejected";
+                status?: "uploaded" | "validated" | "rejected" | "applying" | "applied" | "cancelled";
             };
             header?: never;
             path?: never;
@@ -40906,6 +40952,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportTieOut: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 to 1000000. */
+                page?: number;
+                /** @description Results per page (at most 100). */
+                page_size?: number;
+                /** @description true: only the pairs that differ. */
+                differences?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tie-out: each branch and account's trial balance beside the imported detail, and their difference */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTieOutPage"];
                 };
             };
             /** @description Invalid request: see `errors` for the fields. */

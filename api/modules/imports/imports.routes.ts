@@ -2,6 +2,8 @@ import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createImport, uploadImportFile } from '../../../activities/imports/imports.activity';
+import { dryRunImport } from '../../../activities/imports/dry-run';
+import { tieOutImport } from '../../../activities/imports/tie-out';
 import { validateImport } from '../../../activities/imports/validation';
 import { csvTemplate, writeReportWorkbook, xlsxTemplate } from '../../../activities/imports/workbooks';
 import { reportContentTypes } from '../../../activities/report-files';
@@ -19,7 +21,7 @@ const importers: readonly Role[] = ['direction', 'admin'];
 /** An auditor reads every import, its files' report and the templates, and changes nothing. */
 const readers: readonly Role[] = [...importers, 'auditor'];
 
-const importStatuses = ['uploaded', 'validated', 'rejected'] as const;
+const importStatuses = ['uploaded', 'validated', 'rejected', 'applying', 'applied', 'cancelled'] as const;
 const uploadTypes = [reportContentTypes.csv.split(';')[0]!, reportContentTypes.xlsx, 'application/octet-stream'];
 
 interface ImportRow { id: string; enterprise_id: string }
@@ -44,12 +46,15 @@ const importSchema = yup.object({
   enterprise: yup.string().uuid().required(),
   cut_over_date: dateResponse(),
   status: yup.string().oneOf(importStatuses).required()
-    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem; rejected: the report lists problems.' }),
+    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem, tied out, its dry run stored; '
+      + 'rejected: the report lists problems; applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.' }),
   uploaded_by: yup.string().uuid().required(),
   created_at: timestampResponse(),
   validated_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
   files: yup.array(fileSchema).required(),
   problems: yup.number().integer().required().meta({ description: 'Problems found by the last validation.' }),
+  differences: yup.number().integer().required().meta({ description: 'Tie-out pairs whose detail differs from the trial balance (see tie-out/): apply needs them accepted.' }),
+  dry_run: yup.object().nullable().defined().meta({ description: 'What applying would produce: rows per kind and branch, detail totals, opening entries per branch, the opening balance sheet.' }),
 }).meta({ component: 'Import' });
 
 /** The imports as shown: each with its files and its problems' count. */
@@ -59,6 +64,7 @@ const importsQuery = (knex: Knex) => knex('imports as i').select(
   knex.raw(`coalesce((SELECT json_agg(json_build_object('kind', f.kind, 'format', f.format, 'rows', f.rows, 'bytes', f.bytes, 'uploaded_at', f.uploaded_at) ORDER BY f.kind)
     FROM import_files f WHERE f.import_id = i.id), '[]') AS files`),
   knex.raw('(SELECT count(*)::int FROM import_problems p WHERE p.import_id = i.id) AS problems'),
+  knex.raw('(SELECT count(*)::int FROM import_tie_outs t WHERE t.import_id = i.id AND t.difference <> 0) AS differences'), 'i.dry_run',
 );
 
 const importOf = async (knex: Knex, id: string) => (await importsQuery(knex).where('i.id', id).first()) as unknown;
@@ -70,6 +76,15 @@ const problemSchema = yup.object({
   value: yup.string().defined().meta({ description: 'The cell as written.' }),
   problem: yup.string().required(),
 }).meta({ component: 'ImportProblem' });
+
+const tieOutSchema = yup.object({
+  branch_code: yup.string().required(),
+  account_code: yup.string().required(),
+  what: yup.string().required().meta({ description: 'The detail compared: "member deposits, product EPA", or the subledger with no detail imported.' }),
+  trial_balance: yup.string().required().meta({ description: 'The trial balance\'s debit − credit on the account in the branch.' }),
+  detail: yup.string().required().meta({ description: 'The imported detail\'s, debit positive.' }),
+  difference: yup.string().required().meta({ description: 'Trial balance − detail: what an accepted difference puts on the suspense account.' }),
+}).meta({ component: 'ImportTieOut' });
 
 const kindParams = yup.object({ kind: yup.string().oneOf(importKinds).required() });
 
@@ -181,8 +196,34 @@ export const importRoutes = [
     response: importSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ resource, principal, deps }) => {
-      await validateImport(deps.activities, principal, resource.id);
+      const { status } = await validateImport(deps.activities, principal, resource.id);
+      if (status === 'validated') {
+        await tieOutImport(deps.activities, resource.id);
+        await dryRunImport(deps.activities, resource.id);
+      }
       return importOf(deps.knex, resource.id);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/{id}/tie-out/',
+    module: 'imports',
+    operationId: 'getImportTieOut',
+    summary: 'The tie-out: each branch and account\'s trial balance beside the imported detail, and their difference',
+    description: 'Every account a kind\'s detail names, and every account of the trial balance a subledger keeps. A difference blocks apply unless accepted with a reason; '
+      + 'accepted, it is posted to the suspense account of the opening entries (enterprise configuration, default 4780). The XLSX report has it as its Tie-out sheet.',
+    access: readers,
+    load: importLoader,
+    params: idParams,
+    query: listQuerySchema([], { differences: yup.boolean().optional().meta({ description: 'true: only the pairs that differ.' }) }),
+    response: pageSchema(tieOutSchema),
+    errorStatuses: [401, 403, 404],
+    refusals: ['page_not_found'],
+    handler: async ({ resource, query, deps, ctx }) => {
+      const rows = deps.knex('import_tie_outs').where({ import_id: resource.id })
+        .select('branch_code', 'account_code', 'what', deps.knex.raw('trial_balance::text'), deps.knex.raw('detail::text'), deps.knex.raw('difference::text'));
+      if (query.differences === true) rows.whereNot('difference', 0);
+      return paginateRows(rows.orderBy([{ column: 'branch_code' }, { column: 'account_code' }]), query, new URL(ctx.href));
     },
   }),
   defineRoute({
