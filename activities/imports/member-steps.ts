@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { memberAccountProblems, memberProblems } from '../../domain/imports/member-rules';
 import { Money } from '../../domain/money';
-import { amountSql } from './import-sql';
+import { amountSql, dateSql } from './import-sql';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
 
@@ -33,6 +33,21 @@ export const memberSteps: ImportKindSteps = {
     ]);
     await checkAcrossRows(trx, scope, 'members', memberChecks);
   },
+  applyBatch: (trx, _context, scope, afterRow, limit) => insertBatch(trx, scope, 'members', afterRow, limit, `INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind,
+      first_name, last_name, legal_name, id_document_type, id_document_number, birth_date, gender, phone, address, membership_date, created_by, import_id)
+    SELECT i.enterprise_id, b.id, d->>'member_number', d->>'kind', d->>'first_name', d->>'last_name', d->>'legal_name', d->>'id_document_type',
+      upper(replace(d->>'id_document_number', ' ', '')), ${dateSql('d->>\'birth_date\'')}, nullif(d->>'gender', ''), d->>'phone', d->>'address',
+      ${dateSql('d->>\'membership_date\'')}, i.applied_by, i.id
+    FROM batch JOIN imports i ON i.id = batch.import_id JOIN branches b ON b.enterprise_id = i.enterprise_id AND b.code = d->>'branch_code'`),
+  // Left, with the reason (a member has no other end); the number and document freed with a suffix, so that the corrected files come in again.
+  cancel: async (trx, scope) => {
+    await trx('client_profiles').where({ import_id: scope.importId })
+      .update({
+        status: 'left', status_reason: 'Import cancelled', member_number: trx.raw('left(member_number, 20) || \'~\' || left(id::text, 8)'),
+        // The identity document's number too: it is unique in the enterprise, and its characters are letters, digits, / . -
+        id_document_number: trx.raw('left(id_document_number, 40) || \'-X\' || upper(left(id::text, 8))'),
+      });
+  },
 };
 
 export const memberAccountSteps: ImportKindSteps = {
@@ -49,7 +64,34 @@ export const memberAccountSteps: ImportKindSteps = {
     await checkAcrossRows(trx, scope, 'member-accounts', memberAccountChecks);
   },
   detailTotals: memberDepositTotals,
+  // The balance at the cut-over, and a term deposit's maturity as given.
+  applyBatch: (trx, _context, scope, afterRow, limit) => insertBatch(trx, scope, 'member-accounts', afterRow, limit, `INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id,
+      number, balance, opened_on, maturity_date, opened_by, import_id)
+    SELECT i.enterprise_id, c.branch_id, c.id, p.id, d->>'account_number', ${amountSql('d->>\'balance\'')}, ${dateSql('d->>\'opened_on\'')},
+      ${dateSql('d->>\'maturity_date\'')}, i.applied_by, i.id
+    FROM batch JOIN imports i ON i.id = batch.import_id JOIN client_profiles c ON c.enterprise_id = i.enterprise_id AND c.member_number = d->>'member_number'
+    JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = d->>'product_code'`),
+  // Closed at zero (the opening entry's reversal takes their balances out of the books), the number freed as a member's is.
+  cancel: async (trx, scope) => {
+    await trx('comptes_clients').where({ import_id: scope.importId })
+      .update({ status: 'closed', balance: 0, closed_on: trx.raw('?::date', [scope.cutOverDate]), number: trx.raw('left(number, 30) || \'~\' || left(id::text, 8)') });
+  },
 };
+
+/**
+ * Inserts what the rows of a batch describe with one `INSERT … SELECT` over \`batch\` (import_id, row_number, d: the
+ * row's cells), the rows of the kind after \`afterRow\`; answers the batch's last row, null when none was left.
+ */
+async function insertBatch(trx: Knex.Transaction, scope: ImportScope, kind: 'members' | 'member-accounts', afterRow: number, limit: number, insert: string): Promise<number | null> {
+  const last = await trx('import_rows').where({ import_id: scope.importId, kind }).where('row_number', '>', afterRow).orderBy('row_number').offset(limit - 1).first('row_number') as { row_number: number } | undefined;
+  const upTo = last?.row_number ?? null;
+  await trx.raw(`WITH batch AS (SELECT r.import_id, r.row_number, r.data AS d FROM import_rows r
+      WHERE r.import_id = ? AND r.kind = ? AND r.row_number > ? AND (?::int IS NULL OR r.row_number <= ?))
+    ${insert}`, [scope.importId, kind, afterRow, upTo, upTo]);
+  if (upTo !== null) return upTo;
+  const { max } = await trx('import_rows').where({ import_id: scope.importId, kind }).where('row_number', '>', afterRow).max({ max: 'row_number' }).first() as { max: number | null };
+  return max;
+}
 
 /**
  * The member deposits by branch and chart account: each account's balance (a credit) on its product's deposit

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
+import type { DraftLine } from '../../domain/accounting/manual-entries';
 import { Money } from '../../domain/money';
+import { createManualEntry, draftReversal, postManualEntry } from '../accounting/manual-entries.activity';
+import type { Actor } from '../context';
 import { trialBalanceLines } from './tie-out';
 
 /**
@@ -41,4 +44,37 @@ export async function openingBalances(knex: Knex | Knex.Transaction, importId: s
     add(row.branch_code, suspenseAccount, new Money(row.difference));
   }
   return [...balances.values()].filter((line) => !line.balance.isZero());
+}
+
+const zero = new Money(0);
+
+/** Posts the import's opening entry once: a rerun finds it on the import. Runs in the caller's transaction. */
+type ImportRow = { id: string; enterprise_id: string; cut_over_date: string };
+
+export async function postOpeningEntry(trx: Knex.Transaction, clock: () => Date, actor: Actor, imported: ImportRow): Promise<void> {
+  const { opening_entry_id: done } = await trx('imports').where({ id: imported.id }).first('opening_entry_id');
+  if (done !== null) return;
+  const branches = new Map((await trx('branches').where({ enterprise_id: imported.enterprise_id }).select('code', 'id') as { code: string; id: string }[]).map((row) => [row.code, row.id]));
+  const balances = await openingBalances(trx, imported.id, await suspenseAccountOf(trx, imported.enterprise_id));
+  if (balances.length === 0) return;
+  const lines: DraftLine[] = balances.map((line) => ({
+    account: line.account, branchId: branches.get(line.branchCode)!, label: null,
+    debit: line.balance.isPositive() ? line.balance : zero, credit: line.balance.isNegative() ? line.balance.negated() : zero,
+  }));
+  const context = { knex: trx, clock };
+  const id = await createManualEntry(context, actor, {
+    enterpriseId: imported.enterprise_id, kind: 'opening', journal: 'AN', entryDate: imported.cut_over_date, importId: imported.id,
+    reference: `IMPORT-${imported.cut_over_date}`, label: 'Reprise des soldes à la bascule (import)', lines,
+  });
+  await postManualEntry(context, actor, { manualEntryId: id, version: 1 });
+  await trx('imports').where({ id: imported.id }).update({ opening_entry_id: id });
+}
+
+/** Cancelling: the opening entry reversed by its reversing entry, posted at once (the cancellation was approved). */
+export async function reverseOpeningEntry(trx: Knex.Transaction, clock: () => Date, actor: Actor, imported: { id: string; cut_over_date: string }): Promise<void> {
+  const { opening_entry_id: entryId } = await trx('imports').where({ id: imported.id }).first('opening_entry_id');
+  if (entryId === null) return;
+  const context = { knex: trx, clock };
+  const id = await draftReversal(context, actor, { id: entryId as string, entryDate: imported.cut_over_date, reference: `IMPORT-CANCEL-${imported.cut_over_date}`, label: null });
+  await postManualEntry(context, actor, { manualEntryId: id, version: 1 });
 }

@@ -15,7 +15,7 @@ import { importKindSteps } from './kinds';
  * pairs are stored (`import_tie_outs`) for the report; a difference blocks apply unless direction accepts it.
  */
 
-const scopeOf = (imported: { id: string; enterprise_id: string; cut_over_date: string }): ImportScope =>
+export const scopeOf = (imported: { id: string; enterprise_id: string; cut_over_date: string }): ImportScope =>
   ({ importId: imported.id, enterpriseId: imported.enterprise_id, cutOverDate: imported.cut_over_date });
 
 /** The trial balance's debit − credit by branch and account. */

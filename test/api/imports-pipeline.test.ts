@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
  * The go-live import's pipeline (issue 31, docs/domain.md §15.1) through the API: the trial balance's validation,
@@ -15,6 +16,7 @@ import { fileTeardown } from '../helpers/teardown';
  */
 
 const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../fixtures/imports', name));
 let app: TestApp;
 let knex: Knex;
@@ -22,7 +24,8 @@ let world: LoanWorld;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex });
+  // A short workflow day: the import's workflow reads apply's decision every second.
+  app = await startTestApp(file, { knex, taskQueue, workflowDayMs: 60_000 });
   world = await createLoanWorld(app, knex, 'IPL', { capital: false });
   // The member the accounts file names as already the enterprise's, in the head office (HQ).
   await knex('client_profiles').where({ id: await memberOf(world) }).update({ member_number: 'M-EXIST' });
@@ -30,6 +33,36 @@ test.before(async () => {
 
 const direction = () => world.users.direction!.headers;
 const journalLines = async () => Number((await knex('journal_lines').count({ count: '*' }).first())!.count);
+
+/** The import once its workflow has moved it on from `from` (apply runs in the background). */
+async function importAfter(t: ExecutionContext, id: string, from: string) {
+  for (let waited = 0; waited < 120; waited += 1) {
+    const read = await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction() });
+    if (read.body.status !== from) return read.body as Record<string, unknown>;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  t.fail(`the import stayed ${from}`);
+  return {};
+}
+
+/** Asks for the import's operation (apply or cancel) as the uploader and has the platform administrator approve it. */
+async function fourEyes(t: ExecutionContext, id: string, operation: 'application' | 'cancellation', json: Record<string, string> = {}) {
+  const asked = await app.request('POST', `/api/v1/imports/${id}/${operation}/`, { headers: direction(), json });
+  t.is(asked.status, 202, asked.text);
+  const requestId = asked.body.id as string;
+  const own = await app.request('POST', `/api/v1/approvals/requests/${requestId}/approve/`, { headers: direction(), json: {} });
+  t.like(own.body, { status: 403, code: 'approval_own_request' }, 'the uploader who asked cannot approve');
+  const approved = await app.request('POST', `/api/v1/approvals/requests/${requestId}/approve/`, { headers: world.users.root!.headers, json: {} });
+  t.is(approved.status, 200, approved.text);
+}
+
+/** The general ledger's debit − credit of an account in a branch of the world's enterprise. */
+async function ledger(branchCode: string, account: string): Promise<string> {
+  const row = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .join('branches as b', 'b.id', 'e.branch_id').where({ 'e.enterprise_id': world.enterpriseId, 'b.code': branchCode, 'c.code': account })
+    .first(knex.raw('coalesce(sum(l.debit - l.credit), 0)::text AS balance'));
+  return row.balance as string;
+}
 
 /** An import with the members, member accounts and the trial balance given, validated. */
 async function validatedImport(t: ExecutionContext, trialBalance: string) {
@@ -111,3 +144,50 @@ test('a difference between the trial balance and the detail is reported per bran
   t.deepEqual((sheet.getRow(3).values as string[]).slice(1), ['HQ', '3711', 'member deposits, product EPA', '-1310000', '-1309567', '-433']);
   t.is((sheet.getRow(3).getCell(1).fill as ExcelJS.FillPattern).fgColor?.argb, 'FFFFC7CE', 'the difference is filled red');
 });
+
+test.serial('a small cooperative through the whole workflow: validated, tied out, applied under four eyes, reconciled, then cancelled', (t) => withWorker(knex, async () => {
+  const { id } = await validatedImport(t, 'pipeline/trial-balance.csv');
+  await fourEyes(t, id, 'application');
+  const applied = await importAfter(t, id, 'applying');
+  t.like(applied, { status: 'applied', reconciliation: { reconciled: true, suspense: '0', subledgers: { pairs: 2, differing: [] }, trial_balance: { lines: 5, differing: [] } } });
+  // The members and accounts the files describe, each account with its balance at the cut-over; nothing twice.
+  t.deepEqual(await knex('client_profiles').where({ import_id: id }).orderBy('member_number').pluck('member_number'), ['M001', 'M002', 'M003']);
+  const accounts = await knex('comptes_clients').where({ import_id: id }).orderBy('number').select('number', knex.raw('balance::text AS balance'), knex.raw('to_char(opened_on, \'YYYY-MM-DD\') AS opened_on'));
+  t.deepEqual(accounts, [
+    { number: 'A-001', balance: '1234567', opened_on: '2020-01-15' },
+    { number: 'A-002', balance: '250000', opened_on: '2021-03-15' },
+    { number: 'A-003', balance: '75000', opened_on: '2019-07-01' },
+    { number: 'A-004', balance: '0', opened_on: '2026-01-20' },
+  ]);
+  t.deepEqual(await knex('import_batches').where({ import_id: id }).orderBy('kind').select('kind', 'last_row', 'rows'), [
+    { kind: 'member-accounts', last_row: 5, rows: 4 },
+    { kind: 'members', last_row: 4, rows: 3 },
+  ]);
+  // The opening entry in the à-nouveaux journal at the cut-over, one journal entry per branch: the trial balance.
+  const entries = await knex('journal_entries').where({ enterprise_id: world.enterpriseId, journal_code: 'AN' }).select(knex.raw('to_char(entry_date, \'YYYY-MM-DD\') AS entry_date'));
+  t.deepEqual(entries.map((entry: { entry_date: string }) => entry.entry_date), ['2026-10-31', '2026-10-31']);
+  t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('HQ', '111'), ledger('B2', '3711')]), ['-1309567', '1409567', '-100000', '-250000']);
+
+  await fourEyes(t, id, 'cancellation');
+  t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
+  t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('B2', '3711')]), ['0', '0', '0'], 'the reversal takes the balances out');
+  t.deepEqual(await knex('comptes_clients').where({ import_id: id }).distinct('status').pluck('status'), ['closed']);
+  t.deepEqual(await knex('client_profiles').where({ import_id: id }).distinct('status').pluck('status'), ['left']);
+  const again = await app.request('POST', `/api/v1/imports/${id}/cancellation/`, { headers: direction(), json: {} });
+  t.like(again.body, { status: 409, code: 'import_not_cancellable' });
+}, taskQueue));
+
+test.serial('a tie-out difference blocks apply; accepted with its reason, it is posted to the suspense account 4780', (t) => withWorker(knex, async () => {
+  const { id } = await validatedImport(t, 'pipeline/trial-balance-off.csv');
+  const refused = await app.request('POST', `/api/v1/imports/${id}/application/`, { headers: direction(), json: {} });
+  t.like(refused.body, { status: 409, code: 'import_tie_out_difference' });
+  await fourEyes(t, id, 'application', { difference_reason: 'Écart de 433 F sur les dépôts, justifié par le PV du 31/10' });
+  const applied = await importAfter(t, id, 'applying');
+  t.like(applied, { status: 'applied', reconciliation: { reconciled: true, suspense: '-433' } });
+  // 3711 keeps the accounts' 1 309 567; the 433 the trial balance had more is credited to the suspense account.
+  t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '4780'), ledger('HQ', '5710')]), ['-1309567', '-433', '1410000']);
+  // Cancelled, the members' numbers are free again for the other tests' files.
+  await fourEyes(t, id, 'cancellation');
+  t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
+  t.is(await ledger('HQ', '4780'), '0');
+}, taskQueue));
