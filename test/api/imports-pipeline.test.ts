@@ -1,10 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import test, { type ExecutionContext } from 'ava';
 import ExcelJS from 'exceljs';
+import { importWorkflowId } from '../../workflows/identities';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
+import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
@@ -17,6 +22,8 @@ import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
+// Recorded with RECORD_HISTORIES=1: a change to the workflow that breaks the histories of imports in flight fails here.
+const historyFile = path.join(__dirname, '../workflows/histories', 'import-applied.json');
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../fixtures/imports', name));
 let app: TestApp;
 let knex: Knex;
@@ -145,7 +152,7 @@ test('a difference between the trial balance and the detail is reported per bran
   t.is((sheet.getRow(3).getCell(1).fill as ExcelJS.FillPattern).fgColor?.argb, 'FFFFC7CE', 'the difference is filled red');
 });
 
-test.serial('a small cooperative through the whole workflow: validated, tied out, applied under four eyes, reconciled, then cancelled', (t) => withWorker(knex, async () => {
+test.serial('a small cooperative through the whole workflow: validated, tied out, applied under four eyes, reconciled, then cancelled', (t) => withWorker(knex, async ({ client }) => {
   const { id } = await validatedImport(t, 'pipeline/trial-balance.csv');
   await fourEyes(t, id, 'application');
   const applied = await importAfter(t, id, 'applying');
@@ -167,6 +174,11 @@ test.serial('a small cooperative through the whole workflow: validated, tied out
   const entries = await knex('journal_entries').where({ enterprise_id: world.enterpriseId, journal_code: 'AN' }).select(knex.raw('to_char(entry_date, \'YYYY-MM-DD\') AS entry_date'));
   t.deepEqual(entries.map((entry: { entry_date: string }) => entry.entry_date), ['2026-10-31', '2026-10-31']);
   t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('HQ', '111'), ledger('B2', '3711')]), ['-1309567', '1409567', '-100000', '-250000']);
+  const handle = client.workflow.getHandle(importWorkflowId(id));
+  t.like(await handle.result(), { status: 'applied', reconciliation: { reconciled: true } });
+  const { events } = await handle.fetchHistory();
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, { events }, importWorkflowId(id)));
+  if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
 
   await fourEyes(t, id, 'cancellation');
   t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
@@ -191,3 +203,8 @@ test.serial('a tie-out difference blocks apply; accepted with its reason, it is 
   t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
   t.is(await ledger('HQ', '4780'), '0');
 }, taskQueue));
+
+test('a recorded history of an import applied replays against the current workflow code', async (t) => {
+  const history = JSON.parse(fs.readFileSync(historyFile, 'utf8'));
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle: { codePath: testEnvironment().bundlePath } }, history, 'recorded-import'));
+});
