@@ -25,7 +25,9 @@ export async function validateThroughWorkflow(input: { deps: RouteDeps; principa
   if (['applying', 'applied', 'cancelled'].includes(status as string)) throw new AppError('conflict', 'import_applied', `The import is ${status as string}: it is not validated again.`);
   const workflowId = importWorkflowId(imported.id);
   await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.getHandle(workflowId).terminate('validated again')).catch((error: unknown) => {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    if (error instanceof WorkflowNotFoundError) return; // none running: the usual case
+    ctx.state.log.error({ err: error, workflowId }, 'could not end the import\'s earlier workflow');
+    throw new AppError('unavailable', 'workflow_unavailable', 'Temporal is unreachable: the import\'s workflow could not be restarted. Try again.');
   });
   const validated = await validateImport(deps.activities, principal, imported.id);
   if (validated.status === 'rejected') return;
