@@ -25,6 +25,9 @@ import { refusalAsOutcome } from './refusal-outcome';
 import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.activity';
 import { proposeDueRecurringEntries } from './accounting/recurring-entries.activity';
 import { runStandingOrder } from './cash/standing-orders.activity';
+import { applyImportBatch, importStatusOf, openImportBooks } from './imports/apply';
+import { reconcileImport } from './imports/reconciliation';
+import type { ImportKind } from '../domain/imports/templates';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -108,6 +111,11 @@ export function createActivities(deps: ActivityDeps) {
     markEndOfDayFailed: (input: { runId: string; failure: string }) => markEndOfDayFailed(deps.knex, deps.clock(), input),
     // Issue 29: a standing order's daily pass.
     runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
+    // Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction.
+    importStatus: (input: { importId: string }) => importStatusOf(deps, input.importId),
+    applyImportBatch: (input: { importId: string; kind: ImportKind }) => applyImportBatch(deps, input),
+    openImportBooks: (input: { importId: string }) => openImportBooks(deps, input.importId),
+    reconcileImport: (input: { importId: string }) => reconcileImport(deps, input.importId),
   });
 }
 

@@ -301,6 +301,12 @@ export const errorCatalogue = {
   payoff_amount_differs: { kind: 'unprocessable', title: 'A payoff is the payoff quote at the business date, to the franc.' },
   // Issue 31, go-live import (first slice: templates, upload, validation): a file that cannot be read as its kind's rows.
   import_file_invalid: { kind: 'validation', title: 'The uploaded file is not an XLSX or CSV file of the kind\'s template.' },
+  // Issue 31, go-live import, the pipeline (part A): apply and cancel under four eyes.
+  import_not_validated: { kind: 'conflict', title: 'The import is not validated (or is already applied): validate it, without a problem, first.' },
+  import_apply_not_uploader: { kind: 'conflict', title: 'Apply is asked by one who uploaded the import\'s files; another person decides.' },
+  import_tie_out_difference: { kind: 'conflict', title: 'The tie-out shows differences: correct the files, or give the reason direction accepts them for.' },
+  import_applied: { kind: 'conflict', title: 'The import is applied (or being applied): it is not validated again.' },
+  import_not_cancellable: { kind: 'conflict', title: 'The import is not applied, or the enterprise has operations since: it can no longer be cancelled.' },
   // protocol: answered by the router and the HTTP server, never raised as an AppError
   method_not_allowed: { kind: 'method_not_allowed', title: 'The method is not allowed on this path.' },
   unsupported_media_type: { kind: 'unsupported_media_type', title: 'Request bodies must be JSON.' },

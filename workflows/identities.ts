@@ -24,6 +24,8 @@ export const monthEndWorkflowId = (enterpriseId: string, period: string) => `mon
 export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
 /** Issue 29: one end of day (close of business) per enterprise and business date: a second start cannot run a twin. */
 export const endOfDayWorkflowId = (enterpriseId: string, date: string) => `end-of-day-${enterpriseId}-${date}`;
+/** Issue 31: one workflow per go-live import; validating it again starts it anew. */
+export const importWorkflowId = (importId: string) => `import-${importId}`;
 /** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
 export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
   (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);

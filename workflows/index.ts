@@ -11,3 +11,4 @@ export { approvalRequest } from './approval-request.workflow';
 export { recurringEntries } from './recurring-entries.workflow';
 export { endOfDay } from './end-of-day.workflow';
 export { standingOrder } from './standing-order.workflow';
+export { importWorkflow } from './import.workflow';

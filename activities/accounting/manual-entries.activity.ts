@@ -28,6 +28,8 @@ export interface NewManualEntry extends ManualEntryFields {
   enterpriseId: string;
   kind: 'standard' | 'opening';
   reversesId?: string;
+  /** The go-live import whose opening entry this is (or its reversal): docs/domain.md §15.1. */
+  importId?: string | null;
 }
 
 export interface ManualEntryRow {
@@ -43,6 +45,7 @@ export interface ManualEntryRow {
   version: number;
   reverses_id: string | null;
   approval_request_id: string | null;
+  import_id: string | null;
 }
 
 /** The one branch of all the lines, else null: where the entry is seen and who approves it. */
@@ -95,7 +98,8 @@ export async function createManualEntry(context: DataContext, actor: Requester |
     await checkDraft(trx, context.clock(), entry);
     const [created] = await trx('manual_entries').insert({
       enterprise_id: entry.enterpriseId, branch_id: branchOfLines(entry.lines), kind: entry.kind, journal_code: entry.journal, entry_date: entry.entryDate,
-      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, created_by: actor?.userId ?? null, updated_by: actor?.userId ?? null,
+      reference: entry.reference, label: entry.label, reverses_id: entry.reversesId ?? null, import_id: entry.importId ?? null,
+      created_by: actor?.userId ?? null, updated_by: actor?.userId ?? null,
     }).returning('id');
     const id = created.id as string;
     await trx('manual_entry_lines').insert(lineRows(id, entry.lines));
@@ -184,7 +188,7 @@ export async function postManualEntry(context: DataContext, maker: Actor, payloa
     if (![...editableStatuses, 'submitted'].includes(row.status)) throw new AppError('conflict', 'manual_entry_not_editable', `The entry is ${row.status}.`);
     if (row.kind === 'opening') await assertNoPostedOpening(trx, row.enterprise_id);
     const lines = await manualEntryLines(trx, row.id);
-    await checkPostable(trx, context.clock(), { enterpriseId: row.enterprise_id, entryDate: row.entry_date, lines });
+    await checkPostable(trx, context.clock(), { enterpriseId: row.enterprise_id, entryDate: row.entry_date, lines, importId: row.import_id });
     const reversed = row.reverses_id === null ? new Map<string, string>() : await postedEntriesByBranch(trx, row.reverses_id);
     for (const [branchId, branchLines] of linesByBranch(lines)) {
       const entryId = await postJournalEntry(trx, {
@@ -231,7 +235,7 @@ export async function draftReversal(context: DataContext, actor: Actor, input: {
   const lines = reversedLines(await manualEntryLines(context.knex, input.id)).map(({ account, branchId, debit, credit, label }) => ({ account, branchId, debit, credit, label }));
   return createManualEntry(context, actor, {
     enterpriseId: original.enterprise_id, kind: 'standard', journal: original.journal_code, entryDate: input.entryDate, reference: input.reference,
-    label: input.label ?? `Extourne de ${original.reference}`.slice(0, 200), lines, reversesId: input.id,
+    label: input.label ?? `Extourne de ${original.reference}`.slice(0, 200), lines, reversesId: input.id, importId: original.import_id,
   });
 }
 

@@ -15,6 +15,8 @@ export interface DraftToCheck {
   enterpriseId: string;
   entryDate: IsoDate;
   lines: readonly DraftLine[];
+  /** A go-live import's opening entry (or its reversal) may name subledger accounts: the import creates their detail, tied out to the franc. */
+  importId?: string | null;
 }
 
 /** Lines without a date yet: a recurring model's (docs/domain.md §12.7). */
@@ -37,7 +39,7 @@ async function checkAccounts(trx: Knex.Transaction, draft: LinesToCheck): Promis
     if (!account.is_active) throw new AppError('unprocessable', 'account_inactive', `Account ${line.account} is deactivated.`, onLine(index, 'account', 'is deactivated'));
     if (!account.is_leaf) throw new AppError('unprocessable', 'account_not_leaf', `Account ${line.account} has sub-accounts: post to one of them.`, onLine(index, 'account', 'has sub-accounts'));
     const subledger = kept.get(line.account);
-    if (subledger !== undefined) {
+    if (subledger !== undefined && (draft.importId ?? null) === null) {
       throw new AppError('unprocessable', 'manual_entry_subledger_account', `Account ${line.account} is kept by the ${subledger} subledger: only its own operations move it.`,
         onLine(index, 'account', `is kept by the ${subledger} subledger`));
     }

@@ -29,6 +29,8 @@ import type { SupplierReversalInput } from '../accounting/supplier-reversals';
 // Issue 30, credit insurance and the usury rate.
 import { setUsuryRate, type UsuryRateInput } from '../loans/usury-rates.activity';
 import { applyRestructuring, closeRestructuring } from '../loans/loan-restructurings.activity';
+// Issue 31, go-live import, the pipeline (part A).
+import { approveImportApply, cancelImport, type ImportApplyPayload } from '../imports/apply';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -84,6 +86,9 @@ export const approvalExecutors = {
   'usury_rate.change': (context: DataContext, maker: Actor, payload: UsuryRateInput) => setUsuryRate(context, maker, payload),
   // Issue 30, restructuring: the new schedule version and the loan flagged, on the decision of a step above the granting one.
   'loan.restructure': (context: DataContext, maker: Actor, payload: { restructuringId: string }) => applyRestructuring(context, maker, payload),
+  // Issue 31, go-live import, the pipeline (part A): apply approved, the import's workflow applies it; an applied import cancelled.
+  'import.apply': (context: DataContext, maker: Actor, payload: ImportApplyPayload) => approveImportApply(context, maker, payload),
+  'import.cancel': (context: DataContext, maker: Actor, payload: { importId: string }) => cancelImport(context, maker, payload),
 };
 
 /** How a request ended without applying its operation, for the operation's own hook. */

@@ -1,6 +1,6 @@
 import type Decimal from 'decimal.js';
 import type { Knex } from 'knex';
-import type { ActivityContext } from '../context';
+import type { DataContext } from '../context';
 
 /**
  * One kind's part of the go-live import (docs/domain.md §15, docs/architecture.md §11). The import workflow runs
@@ -36,7 +36,7 @@ export interface ImportKindSteps {
    * it applied (null when none was left). Posts nothing: the opening entries carry the general ledger's side. The
    * caller records the batch in the same transaction, so a batch is applied once.
    */
-  applyBatch?(trx: Knex.Transaction, context: ActivityContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null>;
+  applyBatch?(trx: Knex.Transaction, context: DataContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null>;
   /** Marks what the import created as cancelled; the caller reverses the opening entries. */
   cancel?(trx: Knex.Transaction, scope: ImportScope): Promise<void>;
 }

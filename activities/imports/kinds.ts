@@ -4,6 +4,7 @@ import type { ImportKindSteps } from './import-steps';
 import { loanInstallmentSteps, loanSteps } from './loan-steps';
 import { memberAccountSteps, memberSteps } from './member-steps';
 import { shareSteps } from './share-steps';
+import { trialBalanceSteps } from './trial-balance-steps';
 
 /**
  * Each kind's steps (activities/imports/import-steps.ts). A kind absent here is stored and reported but not yet
@@ -16,6 +17,7 @@ export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
   'shares': shareSteps,
   'loan-installments': loanInstallmentSteps,
   'loans': loanSteps,
+  'trial-balance': trialBalanceSteps,
 };
 
 /** The kinds judged so far, in the workflow's order. */

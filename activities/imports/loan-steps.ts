@@ -6,7 +6,7 @@ import {
 import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf } from '../../domain/loans/doubtful-accounts';
 import { yearsSince } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
-import type { ActivityContext } from '../context';
+import type { DataContext } from '../context';
 import { classAccounts } from '../loans/class-accounts';
 import { recordOriginalVersion } from '../loans/schedule-versions';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
@@ -191,7 +191,7 @@ const installmentRecords = (loanId: string, installments: readonly ImportedInsta
 
 const paidOn = (dueDate: string, cutOverDate: string) => (dueDate < cutOverDate ? dueDate : cutOverDate);
 
-async function applyLoans(trx: Knex.Transaction, _context: ActivityContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null> {
+async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null> {
   const rows = await loanRowsAfter(trx, scope, afterRow, limit);
   if (rows.length === 0) return null;
   const products = await productsOf(trx, scope.enterpriseId);

@@ -1,6 +1,6 @@
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
-import type { ActivityContext, Actor } from '../context';
+import type { Actor, DataContext } from '../context';
 import { lockImport } from './imports.activity';
 import { importKindSteps, validatedKinds } from './kinds';
 
@@ -8,7 +8,7 @@ import { importKindSteps, validatedKinds } from './kinds';
  * Validation of an import's staged rows (docs/domain.md §15): every kind's `validate` step (activities/imports/kinds.ts)
  * in one transaction. Writes only `import_problems` and the import's status.
  */
-export async function validateImport(context: ActivityContext, actor: Actor, importId: string): Promise<{ status: 'validated' | 'rejected'; problems: number }> {
+export async function validateImport(context: DataContext, actor: Actor, importId: string): Promise<{ status: 'validated' | 'rejected'; problems: number }> {
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockImport(trx, importId);
     await trx('import_problems').where({ import_id: importId }).delete();

@@ -70,10 +70,31 @@ export async function writeReportWorkbook(knex: Knex, importId: string, output: 
     lastId = Number(rows.at(-1)!.id);
   }
   problems.commit();
-  // Only the kinds whose file was uploaded: a sheet per kind judged would grow with every kind the import learns.
+  await writeTieOutSheet(knex, workbook, importId);
+  // The kinds whose file was uploaded: a kind without one has no row to show.
   const uploaded = new Set(await knex('import_files').where({ import_id: importId }).pluck('kind') as string[]);
   for (const kind of validatedKinds.filter((judged) => uploaded.has(judged))) await writeKindSheet(knex, workbook, importId, kind);
   await workbook.commit();
+}
+
+/** The tie-out's pairs once tied out (docs/domain.md §15.1): a few per branch and account, read at once; a difference filled red. */
+async function writeTieOutSheet(knex: Knex, workbook: ExcelJS.stream.xlsx.WorkbookWriter, importId: string): Promise<void> {
+  const pairs = await knex('import_tie_outs').where({ import_id: importId }).orderBy(['branch_code', 'account_code'])
+    .select('branch_code', 'account_code', 'what', knex.raw('trial_balance::text'), knex.raw('detail::text'), knex.raw('difference::text')) as Record<string, string>[];
+  if (pairs.length === 0) return;
+  const sheet = workbook.addWorksheet('Tie-out');
+  sheet.columns = ['branch', 'account', 'detail of', 'trial balance', 'detail', 'difference'].map((header) => ({ header, width: header === 'detail of' ? 50 : 16 }));
+  for (const pair of pairs) {
+    // Amounts as text, to the franc: a spreadsheet's floating point never rounds them.
+    const added = sheet.addRow([pair.branch_code, pair.account_code, pair.what, pair.trial_balance, pair.detail, pair.difference]);
+    if (pair.difference !== '0') {
+      added.eachCell((cell) => {
+        cell.fill = rejectedFill;
+      });
+    }
+    added.commit();
+  }
+  sheet.commit();
 }
 
 async function writeKindSheet(knex: Knex, workbook: ExcelJS.stream.xlsx.WorkbookWriter, importId: string, kind: ImportKind): Promise<void> {

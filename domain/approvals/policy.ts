@@ -40,6 +40,9 @@ export const approvalOperations = [
   'usury_rate.change',
   // Issue 30, restructuring (R-2017/07 Art. 13): decided above the level that granted the loan (docs/domain.md §14.2).
   'loan.restructure',
+  // Issue 31, go-live import, the pipeline (part A): applying an import, and cancelling it (docs/domain.md §15.1).
+  'import.apply',
+  'import.cancel',
 ] as const;
 export type ApprovalOperation = (typeof approvalOperations)[number];
 
@@ -95,10 +98,13 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'usury_rate.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   // Issue 30, restructuring: each request's approvers are the steps above the one that granted its loan (Art. 13); the policy sets the days.
   'loan.restructure': { fourEyes: true, approverRoles: ['credit_committee', 'direction'], threshold: null, lifetimeDays: 7 },
+  // Issue 31, go-live import, the pipeline (part A): the whole books come in or go out; someone other than the uploader decides.
+  'import.apply': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
+  'import.cancel': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it; a restructuring is decided above (docs/domain.md §11). */
-const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post', 'loan.restructure']);
+const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post', 'loan.restructure', 'import.apply', 'import.cancel']);
 
 /** The index of the first rule that lifts the four eyes of an operation that always has them, or -1. */
 export const rulesLiftingFourEyes = (rules: readonly Pick<PolicyRule, 'operation' | 'fourEyes'>[]): number =>

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createImport, uploadImportFile } from '../../../activities/imports/imports.activity';
-import { validateImport } from '../../../activities/imports/validation';
+import { approveImportApply, cancelImport } from '../../../activities/imports/apply';
 import { csvTemplate, writeReportWorkbook, xlsxTemplate } from '../../../activities/imports/workbooks';
 import { reportContentTypes } from '../../../activities/report-files';
 import type { Role } from '../../../domain/access';
@@ -12,14 +12,16 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute, type Loader } from '../../route';
 import { uploadBody } from '../../upload-body';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { scopeToWholeEnterprises } from '../enterprise-scope';
+import { validateThroughWorkflow } from './import-workflow-start';
 
 /** Who moves a cooperative onto Coopbank: its direction or administrator, over the whole enterprise. */
 const importers: readonly Role[] = ['direction', 'admin'];
 /** An auditor reads every import, its files' report and the templates, and changes nothing. */
 const readers: readonly Role[] = [...importers, 'auditor'];
 
-const importStatuses = ['uploaded', 'validated', 'rejected'] as const;
+const importStatuses = ['uploaded', 'validated', 'rejected', 'applying', 'applied', 'cancelled'] as const;
 const uploadTypes = [reportContentTypes.csv.split(';')[0]!, reportContentTypes.xlsx, 'application/octet-stream'];
 
 interface ImportRow { id: string; enterprise_id: string }
@@ -44,12 +46,17 @@ const importSchema = yup.object({
   enterprise: yup.string().uuid().required(),
   cut_over_date: dateResponse(),
   status: yup.string().oneOf(importStatuses).required()
-    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem; rejected: the report lists problems.' }),
+    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem, tied out, its dry run stored; '
+      + 'rejected: the report lists problems; applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.' }),
   uploaded_by: yup.string().uuid().required(),
   created_at: timestampResponse(),
   validated_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
   files: yup.array(fileSchema).required(),
   problems: yup.number().integer().required().meta({ description: 'Problems found by the last validation.' }),
+  differences: yup.number().integer().required().meta({ description: 'Tie-out pairs whose detail differs from the trial balance (see tie-out/): apply needs them accepted.' }),
+  dry_run: yup.object().nullable().defined().meta({ description: 'What applying would produce: rows per kind and branch, detail totals, opening entries per branch, the opening balance sheet.' }),
+  reconciliation: yup.object().nullable().defined()
+    .meta({ description: 'Once applied: the subledger pairs and the trial balance\'s lines beside the general ledger, those differing, the suspense posted, `reconciled`.' }),
 }).meta({ component: 'Import' });
 
 /** The imports as shown: each with its files and its problems' count. */
@@ -59,6 +66,7 @@ const importsQuery = (knex: Knex) => knex('imports as i').select(
   knex.raw(`coalesce((SELECT json_agg(json_build_object('kind', f.kind, 'format', f.format, 'rows', f.rows, 'bytes', f.bytes, 'uploaded_at', f.uploaded_at) ORDER BY f.kind)
     FROM import_files f WHERE f.import_id = i.id), '[]') AS files`),
   knex.raw('(SELECT count(*)::int FROM import_problems p WHERE p.import_id = i.id) AS problems'),
+  knex.raw('(SELECT count(*)::int FROM import_tie_outs t WHERE t.import_id = i.id AND t.difference <> 0) AS differences'), 'i.dry_run', 'i.reconciliation',
 );
 
 const importOf = async (knex: Knex, id: string) => (await importsQuery(knex).where('i.id', id).first()) as unknown;
@@ -70,6 +78,15 @@ const problemSchema = yup.object({
   value: yup.string().defined().meta({ description: 'The cell as written.' }),
   problem: yup.string().required(),
 }).meta({ component: 'ImportProblem' });
+
+const tieOutSchema = yup.object({
+  branch_code: yup.string().required(),
+  account_code: yup.string().required(),
+  what: yup.string().required().meta({ description: 'The detail compared: "member deposits, product EPA", or the subledger with no detail imported.' }),
+  trial_balance: yup.string().required().meta({ description: 'The trial balance\'s debit − credit on the account in the branch.' }),
+  detail: yup.string().required().meta({ description: 'The imported detail\'s, debit positive.' }),
+  difference: yup.string().required().meta({ description: 'Trial balance − detail: what an accepted difference puts on the suspense account.' }),
+}).meta({ component: 'ImportTieOut' });
 
 const kindParams = yup.object({ kind: yup.string().oneOf(importKinds).required() });
 
@@ -172,17 +189,92 @@ export const importRoutes = [
     path: '/api/v1/imports/{id}/validation/',
     module: 'imports',
     operationId: 'validateImport',
-    summary: 'Validate the import\'s members and member accounts: every row and reference, before anything is written',
-    description: 'Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report). '
-      + 'The other kinds are validated by the next slices of issue 31.',
+    summary: 'Validate the import: every row and reference, before anything is written; then the tie-out and the dry run',
+    description: 'Validates, ties out and runs the dry run, then starts the import\'s workflow (`import-{id}`) anew, which waits for apply\'s decision. '
+      + 'Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report).',
     access: importers,
     load: importLoader,
     params: idParams,
     response: importSchema,
-    errorStatuses: [401, 403, 404],
-    handler: async ({ resource, principal, deps }) => {
-      await validateImport(deps.activities, principal, resource.id);
+    errorStatuses: [401, 403, 404, 409, 503],
+    refusals: ['import_applied', 'workflow_unavailable'],
+    handler: async ({ resource, principal, deps, ctx }) => {
+      await validateThroughWorkflow({ deps, principal, ctx }, resource);
       return importOf(deps.knex, resource.id);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/imports/{id}/application/',
+    module: 'imports',
+    operationId: 'applyImport',
+    summary: 'Ask to apply a validated import: always under four eyes, decided by someone other than who uploaded its files',
+    description: 'The maker is one who uploaded the import\'s files; the request (`import.apply`, 202) is decided by another direction member or administrator. '
+      + 'Approved, the import\'s workflow applies it in batches, posts one opening entry per branch at the cut-over and ends with the reconciliation (GET the import). '
+      + 'A tie-out difference needs `difference_reason`: it is then posted to the suspense account.',
+    access: importers,
+    load: importLoader,
+    params: idParams,
+    body: yup.object({ difference_reason: yup.string().trim().min(10).max(500).optional().meta({ description: 'Why direction accepts the tie-out\'s differences.' }) }),
+    response: importSchema,
+    ...fourEyesRoute,
+    errorStatuses: [401, 403, 404, 409],
+    refusals: ['import_not_validated', 'import_apply_not_uploader', 'import_tie_out_difference', 'opening_entry_exists', ...fourEyesRefusals],
+    handler: async ({ resource, body, principal, deps, ctx }) => {
+      const payload = { importId: resource.id, differenceReason: body.difference_reason ?? null };
+      return runOrRequest({ deps, principal, ctx }, {
+        operation: 'import.apply', payload, scope: { enterpriseId: resource.enterprise_id, branchId: null }, summary: 'Apply the go-live import',
+      }, async () => {
+        await approveImportApply(deps.activities, principal, payload);
+        return importOf(deps.knex, resource.id);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/imports/{id}/cancellation/',
+    module: 'imports',
+    operationId: 'cancelImport',
+    summary: 'Ask to cancel an applied import while the enterprise has no other operation since: under four eyes',
+    description: 'Approved (`import.cancel`), the opening entry is reversed and every row the import created is marked: members left, accounts closed, their numbers freed. '
+      + 'Once anything else happened in the enterprise (a business event, an entry), 409 `import_not_cancellable`.',
+    access: importers,
+    load: importLoader,
+    params: idParams,
+    response: importSchema,
+    ...fourEyesRoute,
+    errorStatuses: [401, 403, 404, 409],
+    refusals: ['import_not_cancellable', ...fourEyesRefusals],
+    handler: async ({ resource, principal, deps, ctx }) => {
+      const payload = { importId: resource.id };
+      return runOrRequest({ deps, principal, ctx }, {
+        operation: 'import.cancel', payload, scope: { enterpriseId: resource.enterprise_id, branchId: null }, summary: 'Cancel the go-live import',
+      }, async () => {
+        await cancelImport(deps.activities, principal, payload);
+        return importOf(deps.knex, resource.id);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/imports/{id}/tie-out/',
+    module: 'imports',
+    operationId: 'getImportTieOut',
+    summary: 'The tie-out: each branch and account\'s trial balance beside the imported detail, and their difference',
+    description: 'Every account a kind\'s detail names, and every account of the trial balance a subledger keeps. A difference blocks apply unless accepted with a reason; '
+      + 'accepted, it is posted to the suspense account of the opening entries (enterprise configuration, default 4780). The XLSX report has it as its Tie-out sheet.',
+    access: readers,
+    load: importLoader,
+    params: idParams,
+    query: listQuerySchema([], { differences: yup.boolean().optional().meta({ description: 'true: only the pairs that differ.' }) }),
+    response: pageSchema(tieOutSchema),
+    errorStatuses: [401, 403, 404],
+    refusals: ['page_not_found'],
+    handler: async ({ resource, query, deps, ctx }) => {
+      const rows = deps.knex('import_tie_outs').where({ import_id: resource.id })
+        .select('branch_code', 'account_code', 'what', deps.knex.raw('trial_balance::text'), deps.knex.raw('detail::text'), deps.knex.raw('difference::text'));
+      if (query.differences === true) rows.whereNot('difference', 0);
+      return paginateRows(rows.orderBy([{ column: 'branch_code' }, { column: 'account_code' }]), query, new URL(ctx.href));
     },
   }),
   defineRoute({
