@@ -27,7 +27,6 @@ import { proposeDueRecurringEntries } from './accounting/recurring-entries.activ
 import { runStandingOrder } from './cash/standing-orders.activity';
 import { applyImportBatch, importStatusOf, openImportBooks } from './imports/apply';
 import { reconcileImport } from './imports/reconciliation';
-import type { ImportKind } from '../domain/imports/templates';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -113,7 +112,7 @@ export function createActivities(deps: ActivityDeps) {
     runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
     // Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction.
     importStatus: (input: { importId: string }) => importStatusOf(deps, input.importId),
-    applyImportBatch: (input: { importId: string; kind: ImportKind }) => applyImportBatch(deps, input),
+    applyImportBatch: (input: { importId: string }) => applyImportBatch(deps, input),
     openImportBooks: (input: { importId: string }) => openImportBooks(deps, input.importId),
     reconcileImport: (input: { importId: string }) => reconcileImport(deps, input.importId),
   });

@@ -1,7 +1,6 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ImportReconciliation } from '../activities/imports/reconciliation';
-import { importKinds } from '../domain/imports/templates';
 import { stepRetry } from './activity-calls';
 
 // Each step is one transaction; a batch is at most a thousand rows.
@@ -30,9 +29,8 @@ export async function importWorkflow(input: ImportWorkflowInput): Promise<Import
     if (status !== 'validated') return { status: status as 'uploaded' };
     await sleep(input.decisionPollSeconds * 1000);
   }
-  for (const kind of importKinds) {
-    for (let done = false; !done;) done = (await applyImportBatch({ importId, kind })).done;
-  }
+  // The activity picks the next kind and batch itself, so a new kind of file changes no command of this workflow.
+  for (let done = false; !done;) done = (await applyImportBatch({ importId })).done;
   await openImportBooks({ importId });
   return { status: 'applied', reconciliation: await reconcileImport({ importId }) };
 }

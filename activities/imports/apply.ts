@@ -69,21 +69,33 @@ export async function importStatusOf(context: DataContext, importId: string): Pr
   return (await context.knex('imports').where({ id: importId }).first('status')).status as string;
 }
 
-/** One batch of a kind, recorded in its own transaction; answers whether the kind is done. */
-export async function applyImportBatch(context: DataContext, input: { importId: string; kind: ImportKind }): Promise<{ done: boolean }> {
+/**
+ * The next kind still to apply, in the order of `importKinds`: one with steps to apply and rows after its last
+ * recorded batch. Read from the recorded batches, so the workflow's commands do not depend on the list of kinds.
+ */
+async function nextKindToApply(trx: Knex.Transaction, importId: string): Promise<{ kind: ImportKind; after: number; lastRow: number } | null> {
+  for (const kind of importKinds.filter((candidate) => importKindSteps[candidate]?.applyBatch !== undefined)) {
+    const { last } = await trx('import_batches').where({ import_id: importId, kind }).max({ last: 'last_row' }).first() as { last: number | null };
+    const { lastRow } = await trx('import_rows').where({ import_id: importId, kind }).max({ lastRow: 'row_number' }).first() as { lastRow: number | null };
+    if (lastRow !== null && (last ?? 0) < lastRow) return { kind, after: last ?? 0, lastRow };
+  }
+  return null;
+}
+
+/** The next batch of the import, recorded in its own transaction; answers whether every kind is done. */
+export async function applyImportBatch(context: DataContext, input: { importId: string }): Promise<{ done: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockImport(trx, input.importId);
-    const apply = importKindSteps[input.kind]?.applyBatch;
-    if (imported.status !== 'applying' || apply === undefined) return { done: true };
-    const { last } = await trx('import_batches').where({ import_id: imported.id, kind: input.kind }).max({ last: 'last_row' }).first() as { last: number | null };
-    const after = last ?? 0;
+    const next = imported.status === 'applying' ? await nextKindToApply(trx, imported.id) : null;
+    if (next === null) return { done: true };
+    const { kind, after } = next;
     const { applied_by: userId } = await trx('imports').where({ id: imported.id }).first('applied_by');
-    const lastRow = await apply(trx, { knex: trx, clock: context.clock }, scopeOf(imported), after, batchRows);
-    if (lastRow === null) return { done: true };
-    const [{ count }] = await trx('import_rows').where({ import_id: imported.id, kind: input.kind }).whereBetween('row_number', [after + 1, lastRow]).count({ count: '*' }) as [{ count: string }];
-    await trx('import_batches').insert({ import_id: imported.id, kind: input.kind, last_row: lastRow, rows: Number(count) });
+    // A kind whose step finds nothing more to apply is recorded as done up to its last row.
+    const lastRow = await importKindSteps[kind]!.applyBatch!(trx, { knex: trx, clock: context.clock }, scopeOf(imported), after, batchRows) ?? next.lastRow;
+    const [{ count }] = await trx('import_rows').where({ import_id: imported.id, kind }).whereBetween('row_number', [after + 1, lastRow]).count({ count: '*' }) as [{ count: string }];
+    await trx('import_batches').insert({ import_id: imported.id, kind, last_row: lastRow, rows: Number(count) });
     await recordAudit(trx, applier(userId as string, imported.id), {
-      action: 'import.apply_batch', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind: input.kind, after, last_row: lastRow, rows: Number(count) },
+      action: 'import.apply_batch', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind, after, last_row: lastRow, rows: Number(count) },
     });
     return { done: false };
   });

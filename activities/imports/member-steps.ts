@@ -29,7 +29,8 @@ export const memberSteps: ImportKindSteps = {
     // The enterprise's branches and those its branches-users file brings (applied before the members).
     const branchCodes = new Set([
       ...await trx('branches').where({ enterprise_id: scope.enterpriseId }).pluck('code') as string[],
-      ...await trx('import_rows').where({ import_id: scope.importId, kind: 'branches-users' }).distinct(trx.raw('data->>\'branch_code\' AS code')).pluck('code') as string[],
+      ...(await trx.raw(`SELECT DISTINCT data->>'branch_code' AS code FROM import_rows WHERE import_id = ? AND kind = 'branches-users'`, [scope.importId])).rows
+        .map((row: { code: string }) => row.code),
     ]);
     await checkEachRow(trx, scope, 'members', (data) => [
       ...(branchCodes.has(data.branch_code!) ? [] : [{ column: 'branch_code', value: data.branch_code!, problem: 'not a branch of the enterprise' }]),
