@@ -1,4 +1,4 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ImportReconciliation } from '../activities/imports/reconciliation';
 import { stepRetry } from './activity-calls';
@@ -11,6 +11,17 @@ export interface ImportWorkflowInput {
   importId: string;
   /** How often the import's status is read while apply waits for its four-eyes decision. */
   decisionPollSeconds: number;
+  /** How long a batch may run before Temporal gives it to another worker: the time a lost worker's batch takes to come back. */
+  batchTimeoutSeconds?: number;
+}
+
+/**
+ * A batch's own timeout: a worker killed inside one is noticed only when it expires, so 30 minutes (the first
+ * workflows') left a crashed apply stalled that long. Two minutes, as the provisioning run's batches.
+ */
+function batchActivities(input: ImportWorkflowInput) {
+  if (!patched('import-batch-timeout')) return { applyImportBatch };
+  return proxyActivities<Activities>({ startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`, retry: stepRetry });
 }
 
 export type ImportOutcome = { status: 'uploaded' } | { status: 'applied'; reconciliation: ImportReconciliation };
@@ -30,7 +41,8 @@ export async function importWorkflow(input: ImportWorkflowInput): Promise<Import
     await sleep(input.decisionPollSeconds * 1000);
   }
   // The activity picks the next kind and batch itself, so a new kind of file changes no command of this workflow.
-  for (let done = false; !done;) done = (await applyImportBatch({ importId })).done;
+  const batches = batchActivities(input);
+  for (let done = false; !done;) done = (await batches.applyImportBatch({ importId })).done;
   await openImportBooks({ importId });
   return { status: 'applied', reconciliation: await reconcileImport({ importId }) };
 }
