@@ -227,7 +227,7 @@ test('early repayment: a loan prepaid by 30 %, its term shortened, runs on versi
   t.like((await app.request('GET', `/api/v1/loans/loans/${prepayment.loan}/`, { headers })).body, { schedule_version: 2 });
 });
 
-test('a second cooperative moved in from files by the go-live import: applied under four eyes, reconciled, its members and deposits those of the files', async (t) => {
+test('a second cooperative moved in from files by the go-live import: applied under four eyes, reconciled, its members, loans and deposits those of the files', async (t) => {
   const { goLiveImport } = report;
   const rows = (kind: string) => fs.readFileSync(path.join(__dirname, '../scripts/demo/import-files', `${kind}.csv`), 'utf8').trim().split('\n').slice(1).map((line) => line.split(';'));
   const imported = await app.request('GET', `/api/v1/imports/${goLiveImport.import}/`, { headers });
@@ -237,11 +237,13 @@ test('a second cooperative moved in from files by the go-live import: applied un
     status: imported.body.status,
     reconciled: imported.body.reconciliation.reconciled,
     members: (await app.request('GET', `/api/v1/members/clients/?${query}`, { headers })).body.count,
+    loans: (await app.request('GET', `/api/v1/loans/loans/?${query}`, { headers })).body.count,
     deposits: accounts.reduce((total, account) => total + BigInt(account.balance), 0n),
   }, {
     status: 'applied',
     reconciled: true,
     members: rows('members').length,
+    loans: rows('loans').length,
     // The balance column of the accounts file, which the trial balance's 3711 lines equal.
     deposits: rows('member-accounts').reduce((total, row) => total + BigInt(row[4]!), 0n),
   });

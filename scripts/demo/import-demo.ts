@@ -20,16 +20,16 @@ interface ImportRead {
   reconciliation: { reconciled: boolean } | null;
 }
 
-// The kinds in the order they are uploaded: members before the accounts that name them, the trial balance last.
-const kinds = ['members', 'member-accounts', 'trial-balance'] as const;
+// The kinds in the order they are uploaded: members before the accounts and loans that name them, the trial balance last.
+const kinds = ['members', 'member-accounts', 'loans', 'loan-installments', 'trial-balance'] as const;
 const filesDir = path.join(__dirname, 'import-files');
 
 /**
  * The go-live import (issue 31, docs/domain.md §15.1): a second, empty cooperative `<code>I` takes in a small
- * cooperative kept until now in spreadsheets — its members, their accounts and the trial balance at the cut-over
- * (scripts/demo/import-files/). Direction uploads and asks for apply; the administrator approves (four eyes); the
- * import's workflow applies, posts the opening entries and reconciles. A second enterprise keeps the demo
- * cooperative's own counts as they are.
+ * cooperative kept until now in spreadsheets — its members, their accounts, two loans in progress with their
+ * installments and the trial balance at the cut-over (scripts/demo/import-files/). Direction uploads and asks for
+ * apply; the administrator approves (four eyes); the import's workflow applies, posts the opening entries and
+ * reconciles. A second enterprise keeps the demo cooperative's own counts as they are.
  */
 export async function importCooperative(api: CoopbankApi, platformAdmin: Session, where: { code: string; dataDir: string }, log: (line: string) => void) {
   const code = `${where.code}I`;
@@ -40,7 +40,7 @@ export async function importCooperative(api: CoopbankApi, platformAdmin: Session
   const imported = earlier.results[0] ?? (await applyFiles(direction, cooperative.staff.admin.session, enterprise));
   const rows: Record<string, number> = {};
   for (const kind of kinds) rows[kind] = fs.readFileSync(path.join(filesDir, `${kind}.csv`), 'utf8').trim().split('\n').length - 1;
-  log(`${code}: a cooperative moved in from files (${rows.members} members, ${rows['member-accounts']} accounts), its import ${imported.status}, reconciled`);
+  log(`${code}: a cooperative moved in from files (${rows.members} members, ${rows['member-accounts']} accounts, ${rows.loans} loans), its import ${imported.status}, reconciled`);
   return { import: imported.id, enterprise, status: imported.status, reconciled: imported.reconciliation?.reconciled === true, rows };
 }
 
