@@ -25,7 +25,8 @@ file.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex, taskQueue });
+  // A day of 24 minutes: the go-live import's workflow reads apply's decision every 5 s, not every 5 minutes.
+  app = await startTestApp(file, { knex, taskQueue, workflowDayMs: 1_440_000 });
   await ensureInitialAdmin(testActivityContext(knex), admin);
   const outcome = await withWorker(knex, () => loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO', dataDir }), taskQueue);
   if (outcome.kind !== 'loaded') throw new Error(`the demo found ${outcome.enterprise.code} already there`);
@@ -224,4 +225,26 @@ test('early repayment: a loan prepaid by 30 %, its term shortened, runs on versi
   const lastDue = (version: { installments: { due_date: string }[] }) => version.installments.at(-1)!.due_date;
   t.true(lastDue(versions[1]!) < lastDue(versions[0]!), `the term is shorter: ${lastDue(versions[1]!)} before ${lastDue(versions[0]!)}`);
   t.like((await app.request('GET', `/api/v1/loans/loans/${prepayment.loan}/`, { headers })).body, { schedule_version: 2 });
+});
+
+test('a second cooperative moved in from files by the go-live import: applied under four eyes, reconciled, its members, loans and deposits those of the files', async (t) => {
+  const { goLiveImport } = report;
+  const rows = (kind: string) => fs.readFileSync(path.join(__dirname, '../scripts/demo/import-files', `${kind}.csv`), 'utf8').trim().split('\n').slice(1).map((line) => line.split(';'));
+  const imported = await app.request('GET', `/api/v1/imports/${goLiveImport.import}/`, { headers });
+  const query = `enterprise=${goLiveImport.enterprise}&page_size=100`;
+  const accounts = (await app.request('GET', `/api/v1/members/accounts/?${query}`, { headers })).body.results as { balance: string }[];
+  t.deepEqual({
+    status: imported.body.status,
+    reconciled: imported.body.reconciliation.reconciled,
+    members: (await app.request('GET', `/api/v1/members/clients/?${query}`, { headers })).body.count,
+    loans: (await app.request('GET', `/api/v1/loans/loans/?${query}`, { headers })).body.count,
+    deposits: accounts.reduce((total, account) => total + BigInt(account.balance), 0n),
+  }, {
+    status: 'applied',
+    reconciled: true,
+    members: rows('members').length,
+    loans: rows('loans').length,
+    // The balance column of the accounts file, which the trial balance's 3711 lines equal.
+    deposits: rows('member-accounts').reduce((total, row) => total + BigInt(row[4]!), 0n),
+  });
 });

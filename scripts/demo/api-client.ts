@@ -10,6 +10,8 @@ interface CallOptions {
   token?: string;
   query?: Query;
   json?: unknown;
+  /** A file's text sent as is (the import's CSV files), instead of JSON. */
+  csv?: string;
   /** Money-moving POSTs: a retry with the same key moves nothing twice. */
   idempotencyKey?: string;
 }
@@ -51,10 +53,11 @@ export class CoopbankApi {
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     if (options.json !== undefined) headers['content-type'] = 'application/json';
+    if (options.csv !== undefined) headers['content-type'] = 'text/csv';
     const request = `${method} ${url.pathname}${url.search}`;
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+      response = await fetch(url, { method, headers, body: options.csv ?? (options.json === undefined ? undefined : JSON.stringify(options.json)) });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
       throw new DemoStepFailed(step, request, null, `Nothing answers at ${this.baseUrl} (${cause}): start the service with npm start, or set DEMO_URL.`);
@@ -89,6 +92,10 @@ export class Session {
 
   patch<T>(step: string, path: string, json: unknown): Promise<T> {
     return this.api.call<T>(step, 'PATCH', path, { token: this.token, json });
+  }
+
+  putCsv<T>(step: string, path: string, csv: string): Promise<T> {
+    return this.api.call<T>(step, 'PUT', path, { token: this.token, csv });
   }
 }
 

@@ -12,6 +12,7 @@ import { tellTheStory, type StoryOutcome } from './story';
 import { prepayLoan, type PrepaymentOutcome } from './credit-prepayment';
 import { recoverAfterWriteOff, type RecoveryOutcome } from './credit-recovery';
 import { giveGuarantees, type GuarantorsOutcome } from './credit-guarantors';
+import { importCooperative, type ImportDemoOutcome } from './import-demo';
 
 interface DemoOptions {
   baseUrl: string;
@@ -47,6 +48,8 @@ export interface DemoReport {
   creditPortfolio: CreditPortfolioOutcome;
   creditInsurance: CreditInsuranceOutcome;
   restructuring: RestructuringOutcome;
+  /** Issue 31: a second cooperative moved in from files by the go-live import, under four eyes. */
+  goLiveImport: ImportDemoOutcome;
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
@@ -108,10 +111,9 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
+  const goLiveImport = await importCooperative(api, platformAdmin, options, log);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', { enterprise: cooperative.enterpriseId });
-  progress.update((state) => {
-    state.done = true;
-  });
+  progress.update((state) => Object.assign(state, { done: true }));
   return {
     kind: 'loaded',
     resumed: existing !== undefined,
@@ -128,6 +130,7 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       creditPortfolio,
       creditInsurance,
       restructuring,
+      goLiveImport,
     },
   };
 }

@@ -57,6 +57,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       ['GET', `/api/v1/accounts/charts/${chartId}/general-ledger/?account_from=5603&account_to=5603`, 'the general ledger of the bank account'],
       ['GET', `/api/v1/cash/till-sessions/?${q}&business_date=${cashDay.date}`, `the two cashiers' sessions of ${cashDay.date}: counts and the ${cashDay.shortage} XAF shortage`],
       ['GET', `/api/v1/enterprise/end-of-days/${cashDay.endOfDay.id}/`, 'the end of day: branches closed, the day\'s jobs, the date moved'],
+      ['GET', `/api/v1/imports/${report.goLiveImport.import}/`, 'a second cooperative moved in from files: its go-live import, applied and reconciled'],
+      ['GET', `/api/v1/imports/${report.goLiveImport.import}/tie-out/`, 'the import\'s tie-out: members\' deposits and loans against the trial balance'],
     ]),
     '',
     'Workflows in the Temporal UI',
