@@ -45,7 +45,8 @@ const sniffBytes = 4096;
  * on error. The body comes in before any transaction opens: a slow client holds no database connection.
  */
 async function withSpooledFile<T>(body: Readable, use: (file: string) => Promise<T>): Promise<T> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'coopbank-import-'));
+  // Named after the process, so that whoever looks for leftovers tells its own from another process's.
+  const directory = await mkdtemp(path.join(os.tmpdir(), `coopbank-import-${process.pid}-`));
   try {
     const file = path.join(directory, 'upload');
     await pipeline(body, createWriteStream(file, { mode: 0o600 }));

@@ -41,7 +41,8 @@ const upload = (id: string, body: Uint8Array | string, contentType = 'text/csv')
   app.request('PUT', `/api/v1/imports/${id}/files/members/`, { headers: { ...direction(), 'content-type': contentType }, body });
 const header = 'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n';
 const memberLine = (index: number) => `M${index};HQ;natural_person;Awa;Ndi;;national_id;CM${index};1988-02-28;female;;;2016-03-01\n`;
-const spools = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('coopbank-import-'));
+// This process's spools only (the API runs in it): other test files upload at the same time in their own processes.
+const spools = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`coopbank-import-${process.pid}-`));
 
 const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
 const ns = 'http://schemas.openxmlformats.org';
