@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { balanceSheet, besidePrior, incomeStatement, rollUp, yearEarlier, type AccountBalance, type ChartAccount, type ComparedLine } from '../../domain/accounts/statements';
-import { addDaysTo, parseIsoDate, type IsoDate } from '../../domain/calendar';
+import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { intermediateBalances } from '../../domain/accounts/intermediate-balances';
 import { balanceSides } from '../../domain/accounts/general-ledger';
 import { formatAmount, Money } from '../../domain/money';
-import { balanceScopeAt, linesInScope, pendingResultAccount, statementScopeAt, type BalanceScope, type ScopeAt } from './year-balances';
+import { balanceScopeAt, datedIn, markedEntries, pendingResultAccount, statementScopeAt, totalsInScope, type BalanceScope, type DayRange, type ScopeAt } from './year-balances';
 
 /**
  * The financial statements (docs/architecture.md §9) as they are answered, read once here for the API's
@@ -23,25 +23,44 @@ async function chartByCode(knex: Knex, chartId: string): Promise<Map<string, Cha
 
 /** Each account's balance over a scope, the branches' summed (consolidated, or the one branch asked for). */
 export async function accountBalances(knex: Knex, scope: BalanceScope): Promise<AccountBalance[]> {
-  const rows: { code: string; balance: string }[] = await linesInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
+  const rows: { code: string; balance: string }[] = await totalsInScope(knex, scope).groupBy('c.code').select('c.code', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
   return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
 }
 
 /**
  * The movements of the income and expense accounts between two dates, whatever their years, without the
- * closing entries that zeroed them at a year end nor the reversals of those (a reopened year).
+ * closing entries that zeroed them at a year end nor the reversals of those (a reopened year): the whole months'
+ * totals less the closing entries' lines in them, and the lines of the partial months at either end.
  */
 async function incomeAndExpenseFlows(knex: Knex, period: { enterpriseId: string; from: string; to: string; branches: 'all' | readonly string[] }): Promise<AccountBalance[]> {
-  const lines = knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('e.enterprise_id', period.enterpriseId)
-    .whereBetween('e.entry_date', [period.from, period.to])
-    .whereIn('c.class', [6, 7])
-    .whereNotExists((closing) => closing.select(1).from('exercice_closing_entries as x').where('x.step', 'closing').whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'));
-  if (period.branches !== 'all') lines.whereIn('e.branch_id', [...period.branches]);
-  const rows = await lines.groupBy('c.code').select('c.code', knex.raw('(sum(l.debit) - sum(l.credit))::text AS balance'));
+  const ofBranches = (query: Knex.QueryBuilder, column: string) => (period.branches === 'all' ? query : query.whereIn(column, [...period.branches]));
+  const { whole: months, partial } = monthsBetween(period.from, period.to);
+  const closings = markedEntries(knex, ['closing']);
+  const lines = () => ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.enterprise_id', period.enterpriseId), 'e.branch_id');
+  const parts = partial.length === 0 ? [] : [datedIn(lines(), 'e.entry_date', partial).whereNotIn('e.id', closings).select('l.chart_entry_id', 'l.debit', 'l.credit')];
+  if (months !== undefined) {
+    parts.push(ofBranches(knex('ledger_month_totals as t'), 't.branch_id').where('t.enterprise_id', period.enterpriseId)
+      .where('t.month', '>=', months.from).where('t.month', '<', months.next).select('t.chart_entry_id', 't.debit', 't.credit'));
+    parts.push(lines().whereIn('e.id', closings).where('e.entry_date', '>=', months.from).where('e.entry_date', '<', months.next)
+      .select('l.chart_entry_id', knex.raw('-l.debit AS debit'), knex.raw('-l.credit AS credit')));
+  }
+  if (parts.length === 0) return [];
+  const [first, ...rest] = parts as [Knex.QueryBuilder, ...Knex.QueryBuilder[]];
+  const rows = await knex.from(first.unionAll(rest, true).as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id').whereIn('c.class', [6, 7])
+    .groupBy('c.code').select('c.code', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
   return rows.map((row) => ({ account: row.code, balance: new Money(row.balance) }));
+}
+
+/**
+ * The whole months between two dates (the first one's first day and the day after the last one; none when no
+ * month fits), and the days around them.
+ */
+function monthsBetween(from: IsoDate, to: IsoDate): { whole?: { from: IsoDate; next: IsoDate }; partial: DayRange[] } {
+  const first = from.endsWith('-01') ? from : `${addMonthsClamped(parseIsoDate(from), 1).slice(0, 7)}-01`;
+  const next = `${addDaysTo(parseIsoDate(to), 1).slice(0, 7)}-01`;
+  if (first >= next) return { partial: from <= to ? [{ from, to }] : [] };
+  const partial = [{ from, to: addDaysTo(parseIsoDate(first), -1) }, { from: next, to }];
+  return { whole: { from: first, next }, partial: partial.filter((range) => range.from <= range.to) };
 }
 
 /** Whose statement: an enterprise, consolidated over `branches` or for the one `branch` asked for. */
@@ -147,7 +166,7 @@ export type IncomeStatementAnswer = Awaited<ReturnType<typeof incomeStatementOf>
  * and from the earlier years not carried yet (docs/architecture.md §9).
  */
 export function accountTotals(knex: Knex, scope: BalanceScope) {
-  return linesInScope(knex, scope)
+  return totalsInScope(knex, scope)
     .groupBy('c.id', 'c.code', 'c.label', 'c.class')
     .select('c.id', 'c.code', 'c.label', 'c.class', knex.raw('sum(s.debit)::text AS debit'), knex.raw('sum(s.credit)::text AS credit'), knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
 }
@@ -167,7 +186,7 @@ export function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
 /** Per account: the opening balance (debit minus credit), then the period's debits and credits. */
 function sixColumnTotals(knex: Knex, scope: BalanceScope, from: IsoDate) {
   const opening = openingLine(knex, scope, from);
-  return linesInScope(knex, scope)
+  return totalsInScope(knex, scope, from)
     .groupBy('c.code')
     .select('c.code', knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)::text AS opening', [opening]),
       knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.debit END)::text AS movement_debit', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.credit END)::text AS movement_credit', [opening]));

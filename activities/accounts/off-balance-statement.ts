@@ -5,7 +5,7 @@ import type { ReportDocument } from '../../domain/accounts/report-document';
 import { formatAmount, Money } from '../../domain/money';
 import { provisionalOf, type StatementScope } from './financial-statements';
 import { provisionalHeading, type ReportHeading } from './statement-documents';
-import { linesInScope, statementScopeAt } from './year-balances';
+import { statementScopeAt, totalsInScope } from './year-balances';
 
 /**
  * The off-balance statement at a date (docs/domain.md §12.2): the class 9 balances, carried across the years as the
@@ -14,7 +14,7 @@ import { linesInScope, statementScopeAt } from './year-balances';
  */
 export async function offBalanceStatementAt(knex: Knex, scope: StatementScope, date: IsoDate) {
   const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
-  const rows: { code: string; label: string; balance: string }[] = await linesInScope(knex, at.scope).where('c.class', 9).groupBy('c.code', 'c.label')
+  const rows: { code: string; label: string; balance: string }[] = await totalsInScope(knex, at.scope).where('c.class', 9).groupBy('c.code', 'c.label')
     .select('c.code', 'c.label', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
   const labels = new Map(rows.map((row) => [row.code, row.label]));
   const statement = offBalanceStatement(rows.map((row) => ({ account: row.code, balance: new Money(row.balance) })));

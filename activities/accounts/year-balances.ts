@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { IsoDate } from '../../domain/calendar';
+import { addDaysTo, daysInMonth, parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 
 /**
@@ -45,21 +45,105 @@ export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope)
   return knex.from(lines.as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
 }
 
-/** The à-nouveaux a closing of the carried years would post, computed: per branch and account (13 for income and expenses, class 9 its own), the net balance. */
+/**
+ * The à-nouveaux a closing of the carried years would post, computed from their month totals: per branch and
+ * account (13 for income and expenses, class 9 its own), the net balance.
+ */
 function carriedOpening(knex: Knex | Knex.Transaction, carried: NonNullable<BalanceScope['carried']>, ofBranches: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Knex.QueryBuilder {
-  return ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').whereIn('e.exercice_id', [...carried.ids]))
-    .join('company_chart_entries as posted', 'posted.id', 'l.chart_entry_id')
+  return ofBranches(knex('ledger_month_totals as e').where('e.enterprise_id', enterpriseOf(knex, carried.ids[0]!)).whereIn('e.exercice_id', [...carried.ids]))
+    .join('company_chart_entries as posted', 'posted.id', 'e.chart_entry_id')
     // Classes 1 to 5 and 9 (off-balance, carried as the closing carries it) keep their account.
     .join('company_chart_entries as a', (join) => join.on('a.chart_id', 'posted.chart_id').andOn(knex.raw('a.code = CASE WHEN posted.class <= 5 OR posted.class = 9 THEN posted.code ELSE ? END', [pendingResultAccount])))
     .groupBy('e.branch_id', 'a.id')
-    .havingRaw('sum(l.debit) <> sum(l.credit)')
+    .havingRaw('sum(e.debit) <> sum(e.credit)')
     .select('e.branch_id', knex.raw('?::date AS entry_date', [carried.on]), knex.raw('NULL::uuid AS exercice_id'), knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'),
-      knex.raw('NULL::bigint AS line_id'), 'a.id AS chart_entry_id', knex.raw('greatest(sum(l.debit - l.credit), 0) AS debit'), knex.raw('greatest(sum(l.credit - l.debit), 0) AS credit'));
+      knex.raw('NULL::bigint AS line_id'), 'a.id AS chart_entry_id', knex.raw('greatest(sum(e.debit - e.credit), 0) AS debit'), knex.raw('greatest(sum(e.credit - e.debit), 0) AS credit'));
+}
+
+/** The enterprise of an accounting year, as a subquery: the month totals and the entries' dates are indexed under their enterprise. */
+function enterpriseOf(knex: Knex | Knex.Transaction, exerciceId: string | null): Knex.QueryBuilder {
+  return knex('exercices_comptables').where('id', exerciceId).select('enterprise_id');
+}
+
+const monthStart = (date: IsoDate): IsoDate => `${date.slice(0, 7)}-01`;
+
+function monthEnd(date: IsoDate): IsoDate {
+  const { year, month } = parseIsoDate(date);
+  return `${date.slice(0, 7)}-${daysInMonth(year, month)}`;
+}
+
+/** Days read line by line, first and last included. */
+export interface DayRange {
+  from: IsoDate;
+  to: IsoDate;
+}
+
+/**
+ * The months of a scope read from its lines rather than its month totals: the month it ends in, unless it ends on
+ * the month's last day, and the month of `split` (where the trial balance's movements start), unless it starts it.
+ */
+function partialMonths(upTo: IsoDate | undefined, split: IsoDate | undefined): DayRange[] {
+  const starts = new Set<IsoDate>();
+  if (upTo !== undefined && upTo !== monthEnd(upTo)) starts.add(monthStart(upTo));
+  if (split !== undefined && split !== monthStart(split)) starts.add(monthStart(split));
+  return [...starts].map((from) => ({ from, to: upTo !== undefined && upTo < monthEnd(from) ? upTo : monthEnd(from) })).filter((range) => range.from <= range.to);
+}
+
+/** Entry dates in one of `ranges` (each its own index range: an OR of BETWEENs, not one range with holes). */
+export function datedIn(query: Knex.QueryBuilder, column: string, ranges: readonly DayRange[]): Knex.QueryBuilder {
+  return query.where((any) => {
+    for (const range of ranges) any.orWhereBetween(column, [range.from, range.to]);
+  });
+}
+
+/**
+ * The entries a report tells apart from the others (the trial balance's openings, the income statement's closings):
+ * those a year's closing posted (its closing and its à-nouveaux), the opening balance sheets drafted by hand, and the
+ * reversals of these. Few: the month totals count them with the rest, and the reports read them line by line.
+ */
+export function markedEntries(knex: Knex | Knex.Transaction, steps: readonly ('closing' | 'opening')[] = ['closing', 'opening']): Knex.QueryBuilder {
+  const marked = knex('exercice_closing_entries as x').whereIn('x.step', [...steps]).select('x.entry_id');
+  if (steps.includes('opening')) {
+    marked.unionAll((manual) => manual.from('manual_entry_lines as ml').join('manual_entries as m', 'm.id', 'ml.manual_entry_id').where('m.kind', 'opening').whereNotNull('ml.journal_entry_id').select('ml.journal_entry_id'));
+  }
+  const reversals = knex('journal_entries as r').whereIn('r.reverses_entry_id', marked.clone()).select('r.id');
+  return knex.from(marked.unionAll(reversals, true).as('k')).select('k.entry_id');
+}
+
+const lineColumns = ['e.branch_id', 'e.entry_date', 'e.exercice_id', 'e.id as entry_id', 'e.reverses_entry_id', 'l.id as line_id', 'l.chart_entry_id', 'l.debit', 'l.credit'];
+
+/**
+ * The scope's lines as linesInScope gives them (`s`, joined to their account `c`), for reports that sum them: its
+ * whole months come as their month totals (dated the month's first day, with no entry nor line), the rest as
+ * lines: the partial months (partialMonths, `split` where the trial balance's movements start) and the entries
+ * reports tell apart (markedEntries), taken out of their month's totals and read as lines. Every sum of `s` per
+ * account and branch, whatever it asks of a line's year, date against `split`, or entry, equals linesInScope's.
+ */
+export function totalsInScope(knex: Knex | Knex.Transaction, scope: BalanceScope, split?: IsoDate): Knex.QueryBuilder {
+  const ofBranches = (query: Knex.QueryBuilder, column: string) => (scope.branches === 'all' ? query : query.whereIn(column, [...scope.branches]));
+  const partial = partialMonths(scope.upTo, split);
+  const enterprise = enterpriseOf(knex, scope.exerciceId);
+  const whole = ofBranches(knex('ledger_month_totals as t').where('t.enterprise_id', enterprise).where('t.exercice_id', scope.exerciceId), 't.branch_id')
+    .whereNotIn('t.month', partial.map((range) => range.from))
+    .select('t.branch_id', 't.month AS entry_date', 't.exercice_id', knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'), knex.raw('NULL::bigint AS line_id'),
+      't.chart_entry_id', 't.debit', 't.credit');
+  if (scope.upTo !== undefined) whole.where('t.month', '<', monthStart(addDaysTo(parseIsoDate(scope.upTo), 1)));
+  const lines = () => ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.exercice_id', scope.exerciceId), 'e.branch_id');
+  const marked = lines().whereIn('e.id', markedEntries(knex)).whereNot((outside) => datedIn(outside, 'e.entry_date', partial));
+  if (scope.upTo !== undefined) marked.where('e.entry_date', '<=', scope.upTo);
+  const parts = [
+    marked.clone().select(lineColumns),
+    marked.select('e.branch_id', knex.raw(`date_trunc('month', e.entry_date)::date AS entry_date`), 'e.exercice_id', knex.raw('NULL::uuid AS entry_id'), knex.raw('NULL::uuid AS reverses_entry_id'),
+      knex.raw('NULL::bigint AS line_id'), 'l.chart_entry_id', knex.raw('-l.debit AS debit'), knex.raw('-l.credit AS credit')),
+    ...(partial.length === 0 ? [] : [datedIn(lines().where('e.enterprise_id', enterprise), 'e.entry_date', partial).select(lineColumns)]),
+    ...(scope.carried === undefined || scope.carried.ids.length === 0 ? [] : [carriedOpening(knex, scope.carried, (query) => ofBranches(query, 'e.branch_id'))]),
+  ];
+  return knex.from(whole.unionAll(parts, true).as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
 }
 
 /** Each account's balance (debit minus credit) per branch over the scope; accounts netting to zero left out. */
 export async function balancesByBranch(knex: Knex | Knex.Transaction, scope: BalanceScope): Promise<YearBalanceRow[]> {
-  return linesInScope(knex, scope)
+  return totalsInScope(knex, scope)
     .groupBy('s.branch_id', 'c.code', 'c.class')
     .havingRaw('sum(s.debit) <> sum(s.credit)')
     .orderBy(['s.branch_id', 'c.code'])
