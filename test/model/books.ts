@@ -12,7 +12,7 @@ import { capitalBooks } from '../helpers/shares';
 export async function booksBreaches(world: LoanWorld, posted: Map<string, string>): Promise<string[]> {
   const checks = await Promise.all([
     unbalancedEntries(world), changedPostings(world, posted), reconciliationGaps(world), portfolioGaps(world), capitalGaps(world), statementGaps(world),
-    liaisonGaps(world),
+    liaisonGaps(world), monthTotalGaps(world),
   ]);
   return checks.flat();
 }
@@ -22,6 +22,12 @@ export async function unbalancedEntries({ knex, enterpriseId }: Pick<LoanWorld, 
   const rows: { id: string }[] = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id')
     .where('e.enterprise_id', enterpriseId).groupBy('e.id').havingRaw('sum(l.debit) <> sum(l.credit)').select('e.id');
   return rows.map((row) => `entry ${row.id} does not balance`);
+}
+
+/** The month totals the reports read (ledger_month_totals) equal the sums of the lines, per year, month, branch and account. */
+async function monthTotalGaps({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | 'enterpriseId'>): Promise<string[]> {
+  const { rows } = await knex.raw('SELECT * FROM coopbank_month_total_gaps(?)', [enterpriseId]);
+  return (rows as Record<string, unknown>[]).map((row) => `month total of ${String(row.chart_entry_id)} in ${String(row.month)} differs from its lines: ${JSON.stringify(row)}`);
 }
 
 /**
