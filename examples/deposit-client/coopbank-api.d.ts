@@ -1630,7 +1630,7 @@ export interface paths {
         };
         /**
          * Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)
-         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there. Given a head printed earlier (a month end's chain_anchors), it also answers whether the chain still passes through it: a chain recomputed whole after an edit does not.
+         * @description Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). A row edited, removed or slipped in past the database's own refusals breaks the chain there. Given a head printed earlier (a month end's chain_anchors), it also answers whether the chain still passes through it: a chain recomputed whole after an edit does not. It also checks the month totals the reports read against the lines.
          */
         get: operations["verifyLedger"];
         put?: never;
@@ -6748,6 +6748,20 @@ export interface components {
                 } | null;
                 message: string;
             }[];
+            /** @description The maintained month totals the reports at a date read, against the lines. */
+            month_totals: {
+                verified: boolean;
+                /** @description Months, branches and accounts whose total differs from the sum of their lines. */
+                gaps: number;
+                first_gap: {
+                    /** @description YYYY-MM */
+                    month: string;
+                    /** Format: uuid */
+                    branch: string | null;
+                    account: string;
+                } | null;
+                message: string;
+            };
         };
         LiaisonBalances: {
             /** Format: uuid */

@@ -99,6 +99,7 @@ test('the chains verify, postings committed concurrently included; an entry or a
   t.like(clean.body.chains[1], { chain: 'audit_events', rows: audits, verified: true });
   t.true(entries >= 12 && audits >= 1);
   t.regex(clean.body.chains[0].head_hash, /^[0-9a-f]{64}$/);
+  t.deepEqual(clean.body.month_totals, { verified: true, gaps: 0, first_gap: null, message: 'The month totals equal the lines.' });
 
   const [, victim] = await knex('journal_entries').where({ enterprise_id: enterprise.id }).join('ledger_chain_links as l', 'l.entry_id', 'journal_entries.id').orderBy('l.position').pluck('journal_entries.id');
   const [auditVictim] = await knex('audit_events').where({ enterprise_id: enterprise.id }).orderBy('id').pluck('id');
@@ -113,6 +114,8 @@ test('the chains verify, postings committed concurrently included; an entry or a
   t.like(tampered.body.chains[0].first_mismatch, { position: 2, id: victim, reason: 'the row or its hash was altered' });
   t.like(tampered.body.chains[1].first_mismatch, { position: 1, id: String(auditVictim) });
   t.regex(tampered.body.chains[0].message, new RegExp(`^Journal entry ${victim} \\(link 2\\): `));
+  // The victim's lines each grew by 1: their accounts' month totals no longer equal them.
+  t.like(tampered.body.month_totals, { verified: false, gaps: 2 });
 
   // Another enterprise's chains are untouched; the auditor reads the verification, a cashier does not.
   const other = await newEnterprise('AUD4');

@@ -130,7 +130,35 @@ const chainSchema = yup.object({
   message: yup.string().required(),
 });
 
-/** Tamper evidence (docs/architecture.md §4): the enterprise's hash chains recomputed from the rows. */
+/**
+ * The month totals the reports read (docs/architecture.md §4 "Month totals") against the sums of the lines
+ * (coopbank_month_total_gaps): how many (year, month, branch, account) differ, and the first of them.
+ */
+async function verifyMonthTotals(knex: Knex, enterpriseId: string) {
+  const { rows } = await knex.raw(`SELECT to_char(month, 'YYYY-MM') AS month, g.branch_id, c.code AS account, count(*) OVER () AS gaps
+      FROM coopbank_month_total_gaps(?) g LEFT JOIN company_chart_entries c ON c.id = g.chart_entry_id
+     ORDER BY month, c.code, g.branch_id NULLS FIRST LIMIT 1`, [enterpriseId]);
+  const first = rows[0] as { month: string; branch_id: string | null; account: string | null; gaps: string } | undefined;
+  return {
+    verified: first === undefined,
+    gaps: Number(first?.gaps ?? 0),
+    first_gap: first === undefined ? null : { month: first.month, branch: first.branch_id, account: first.account ?? '' },
+    message: first === undefined ? 'The month totals equal the lines.' : `${first.gaps} month totals differ from their lines, the first of account ${first.account} in ${first.month}.`,
+  };
+}
+
+const monthTotalsSchema = yup.object({
+  verified: yup.boolean().required(),
+  gaps: yup.number().integer().required().meta({ description: 'Months, branches and accounts whose total differs from the sum of their lines.' }),
+  first_gap: yup.object({
+    month: yup.string().required().meta({ description: 'YYYY-MM' }),
+    branch: yup.string().uuid().nullable().defined(),
+    account: yup.string().defined(),
+  }).nullable().defined(),
+  message: yup.string().required(),
+}).meta({ description: 'The maintained month totals the reports at a date read, against the lines.' });
+
+/** Tamper evidence (docs/architecture.md §4): the enterprise's hash chains recomputed from the rows, and its month totals against its lines. */
 export const ledgerVerificationRoutes = [
   defineRoute({
     method: 'get',
@@ -141,7 +169,7 @@ export const ledgerVerificationRoutes = [
     description: 'Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). '
       + 'A row edited, removed or slipped in past the database\'s own refusals breaks the chain there. '
       + 'Given a head printed earlier (a month end\'s chain_anchors), it also answers whether the chain still passes through it: '
-      + 'a chain recomputed whole after an edit does not.',
+      + 'a chain recomputed whole after an edit does not. It also checks the month totals the reports read against the lines.',
     access: auditReaders,
     query: yup.object({ enterprise: yup.string().uuid().required(), ...anchorQuery }),
     errorStatuses: [400, 401, 403, 404],
@@ -149,13 +177,15 @@ export const ledgerVerificationRoutes = [
       enterprise: yup.string().uuid().required(),
       verified: yup.boolean().required(),
       chains: yup.array(chainSchema).required(),
+      month_totals: monthTotalsSchema.required(),
     }).meta({ component: 'LedgerVerification' }),
     handler: async ({ query, deps, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
       const anchor = anchorOf(query);
       const results = [];
       for (const chain of chains) results.push(await verifyChain(deps.knex, chain, query.enterprise, anchor));
-      return { enterprise: query.enterprise, verified: results.every((result) => result.verified), chains: results };
+      const monthTotals = await verifyMonthTotals(deps.knex, query.enterprise);
+      return { enterprise: query.enterprise, verified: results.every((result) => result.verified) && monthTotals.verified, chains: results, month_totals: monthTotals };
     },
   }),
 ];
