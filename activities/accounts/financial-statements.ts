@@ -4,7 +4,7 @@ import { addDaysTo, addMonthsClamped, parseIsoDate, type IsoDate } from '../../d
 import { intermediateBalances } from '../../domain/accounts/intermediate-balances';
 import { balanceSides } from '../../domain/accounts/general-ledger';
 import { formatAmount, Money } from '../../domain/money';
-import { balanceScopeAt, datedIn, markedEntries, pendingResultAccount, statementScopeAt, totalsInScope, type BalanceScope, type DayRange, type ScopeAt } from './year-balances';
+import { balanceScopeAt, datedIn, entriesWithLines, markedEntries, pendingResultAccount, statementScopeAt, totalsInScope, type BalanceScope, type DayRange, type ScopeAt } from './year-balances';
 
 /**
  * The financial statements (docs/architecture.md §9) as they are answered, read once here for the API's
@@ -36,7 +36,7 @@ async function incomeAndExpenseFlows(knex: Knex, period: { enterpriseId: string;
   const ofBranches = (query: Knex.QueryBuilder, column: string) => (period.branches === 'all' ? query : query.whereIn(column, [...period.branches]));
   const { whole: months, partial } = monthsBetween(period.from, period.to);
   const closings = markedEntries(knex, ['closing']);
-  const lines = () => ofBranches(knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').where('e.enterprise_id', period.enterpriseId), 'e.branch_id');
+  const lines = () => ofBranches(entriesWithLines(knex).where('e.enterprise_id', period.enterpriseId), 'e.branch_id');
   const parts = partial.length === 0 ? [] : [datedIn(lines(), 'e.entry_date', partial).whereNotIn('e.id', closings).select('l.chart_entry_id', 'l.debit', 'l.credit')];
   if (months !== undefined) {
     parts.push(ofBranches(knex('ledger_month_totals as t'), 't.branch_id').where('t.enterprise_id', period.enterpriseId)
