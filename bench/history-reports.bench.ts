@@ -44,7 +44,7 @@ async function measure(): Promise<BenchmarkReport> {
     const pgbench = await pgbenchBeside(history);
     const before = loadAverage();
     process.stdout.write(`history-reports: load average before ${before.join(' ')}\n`);
-    const api = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: history.url, BENCH_JWT_SECRET: randomBytes(32).toString('hex') });
+    const api = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: history.url, BENCH_JWT_SECRET: randomBytes(32).toString('hex') }, 120_000);
     try {
       const base = `http://127.0.0.1:${api.port}`;
       const headers = await directorHeaders(base);

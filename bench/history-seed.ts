@@ -21,7 +21,7 @@ import { benchActivityContext } from './bench-database';
  * the whole). The cluster lives in a cache folder outside the repository, named after the migrations, this seed's
  * version and the size: a folder whose seeding did not finish, or of other migrations, is never reused.
  */
-const seedVersion = 2;
+const seedVersion = 3;
 const fullSize = { members: 50_000, accounts: 80_000, loans: 10_000, years: 5, linesPerYear: 1_000_000 };
 /** The five years end with the current one, which the enterprise was created with: the reports read year 5. */
 export const historyYears = [2022, 2023, 2024, 2025, 2026] as const;
@@ -212,6 +212,8 @@ async function seedMembersAndAccounts(knex: Knex, enterpriseId: string, size: Hi
   const [product] = await knex('savings_products')
     .insert({ enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', interest_rate: '0.03', deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800' })
     .returning('id');
+  // The rate in force since year 1: the interest reads the product's rate history, not its column.
+  await knex('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: '2022-01-01', annual_rate: '0.03', reason: 'history' });
   await knex.raw(`
     INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id, number, opened_on)
     SELECT ?, ?, m.id, ?, ? || '-EPA-' || a.n, '2022-01-03'
