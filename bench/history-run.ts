@@ -12,7 +12,8 @@ export const loadAverage = (): number[] => os.loadavg().map((value) => round(val
 
 /** A Bearer header of the history's director (bench/history-seed.ts), who reads every report. */
 export async function directorHeaders(base: string): Promise<Record<string, string>> {
-  const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'director', password: tellerPassword }) });
+  const body = JSON.stringify({ username: 'director', password: tellerPassword });
+  const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
   return { authorization: `Bearer ${((await token.json()) as { access: string }).access}` };
 }
@@ -62,7 +63,9 @@ export function peaksBySize(benchmark: string, facts: HistoryFacts, peakMb: Reco
   const names = Object.keys(peakMb);
   const within = scales.length > 1 && names.every((name) => (largest.peakMb[name] ?? Infinity) <= 1.3 * (smallest.peakMb[name] ?? 0));
   const text = (peak: PeakAtSize) => names.map((name) => `${name} ${peak.peakMb[name]} MB`).join(', ');
-  const measured = scales.length > 1 ? `${text(largest)} at ${largest.label} vs ${text(smallest)} at ${smallest.label}` : `${text(largest)} at ${largest.label} (one size measured so far)`;
+  const measured = scales.length > 1
+    ? `${text(largest)} at ${largest.label} vs ${text(smallest)} at ${smallest.label}`
+    : `${text(largest)} at ${largest.label} (one size measured so far)`;
   return { bySize, line: { measured, met: within } };
 }
 

@@ -206,11 +206,15 @@ async function seedMembersAndAccounts(knex: Knex, enterpriseId: string, size: Hi
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id', 'code')) as { id: string; code: string };
   const user = (await knex('users').where({ username: 'bench' }).first('id')).id as string;
   await knex.raw(`
-    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number, birth_date, membership_date, created_by)
+    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number,
+                                 birth_date, membership_date, created_by)
     SELECT ?, ?, 'M-' || n, 'natural_person', 'Member', 'Number ' || n, 'national_id', 'M' || n, '1980-01-01', '2022-01-03', ? FROM generate_series(1, ?) n`,
   [enterpriseId, branch.id, user, Math.max(0, size.members - size.loans)]);
   const [product] = await knex('savings_products')
-    .insert({ enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', interest_rate: '0.03', deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800' })
+    .insert({
+      enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', interest_rate: '0.03',
+      deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800',
+    })
     .returning('id');
   // The rate in force since year 1: the interest reads the product's rate history, not its column.
   await knex('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: '2022-01-01', annual_rate: '0.03', reason: 'history' });
