@@ -4,6 +4,8 @@ import type { Benchmark, TableLine } from './benchmark';
 import { depositsApiBenchmark } from './deposits-api.bench';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
 import { healthzBenchmark } from './healthz.bench';
+import { historyPeriodEndsBenchmark } from './history-period-ends.bench';
+import { historyReportsBenchmark } from './history-reports.bench';
 import { importBenchmark } from './import.bench';
 import { ledgerPostingBenchmark } from './ledger-posting.bench';
 import { loanApprovalApiBenchmark } from './loan-approval-api.bench';
@@ -27,11 +29,15 @@ const benchmarks: readonly Benchmark[] = [
   loanApprovalApiBenchmark,
   provisioningBenchmark,
   importBenchmark,
+  historyReportsBenchmark,
+  historyPeriodEndsBenchmark,
 ];
 const resultsDir = path.join(__dirname, 'results');
 // The whole run is bounded in time; this guards against a hang (a server that never starts, say). Every
-// benchmark runs pgbench first and provisioning seeds 110 000 loans; a million more take a while.
-const hardLimitMs = process.env.BENCH_PROVISIONING_MILLION === '1' ? 3_600_000 : 1_800_000;
+// benchmark runs pgbench first and provisioning seeds 110 000 loans; a million more take a while, and so does seeding
+// a cooperative's whole history (bench/history-seed.ts) at a tenth of its size or more.
+const longSeed = process.env.BENCH_PROVISIONING_MILLION === '1' || Number(process.env.BENCH_HISTORY_SCALE ?? '0') >= 0.1;
+const hardLimitMs = longSeed ? 3 * 3_600_000 : 1_800_000;
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
