@@ -161,15 +161,18 @@ async function runPhases(session: ImportSession, enter: (phase: string) => void,
 async function countApplied(knex: Knex, session: ImportSession): Promise<Record<string, number>> {
   const count = async (table: string, where: (query: Knex.QueryBuilder) => Knex.QueryBuilder) => Number((await where(knex(table)).count({ count: '*' }).first())!.count);
   const counts = {
-    members: await count('client_profiles', (query) => query.where({ import_id: session.importId })),
+    'members': await count('client_profiles', (query) => query.where({ import_id: session.importId })),
     'member-accounts': await count('comptes_clients', (query) => query.where({ import_id: session.importId })),
-    loans: await count('loans', (query) => query.where({ import_id: session.importId })),
+    'loans': await count('loans', (query) => query.where({ import_id: session.importId })),
     'loan-installments': await count('loan_installments', (query) => query.whereIn('loan_id', knex('loans').where({ import_id: session.importId }).select('id'))),
   };
   const wrong = Object.entries(counts).filter(([kind, rows]) => session.generated.files.find((file) => file.kind === kind)?.rows !== rows);
   if (wrong.length > 0) throw new Error(`apply created ${JSON.stringify(counts)}, the files have ${JSON.stringify(session.generated.files.map(({ kind, rows }) => ({ kind, rows })))}`);
   return counts;
 }
+
+const mapValues = <T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> =>
+  Object.fromEntries(Object.entries(record).map(([name, value]) => [name, map(value)]));
 
 /** A process's resident set now and its peak so far (VmRSS, VmHWM), in bytes, from /proc. */
 function residentOf(pid: number): { rss: number; hwm: number } {
@@ -204,8 +207,8 @@ function memorySampler(processes: Record<string, ServerProcess>) {
       sample();
       clearInterval(timer);
       final = {
-        phases: Object.fromEntries(Object.entries(peaks).map(([phase, byProcess]) => [phase, Object.fromEntries(Object.entries(byProcess).map(([name, bytes]) => [name, mb(bytes)]))])),
-        highWater: Object.fromEntries(Object.entries(processes).map(([name, child]) => [name, mb(residentOf(child.pid).hwm)])),
+        phases: Object.fromEntries(Object.entries(peaks).map(([phase, byProcess]) => [phase, mapValues(byProcess, mb)])),
+        highWater: mapValues(processes, (child) => mb(residentOf(child.pid).hwm)),
       };
       return final;
     },
