@@ -48,6 +48,11 @@ const targets = { upload: 120, validation: 240, apply: 240, whole: 600 } as cons
 const phaseLimitSeconds = 1800;
 /** A workflow day of 288 s: the import's workflow reads apply's decision every second (a real day: every 5 minutes). */
 const workflowDayMs = 288_000;
+/**
+ * BENCH_IMPORT_HEAP_MB: the V8 heap (old space) of the API and the worker capped at this size, to show that the work
+ * fits a fixed heap at any size (a process whose live memory grew with the file would fail); unset, V8's default.
+ */
+const heapMb = process.env.BENCH_IMPORT_HEAP_MB;
 
 type RunSetting = { env: Record<string, string>; codes: EnterpriseCodes; enterpriseId: string; cutOverDate: string };
 
@@ -60,7 +65,7 @@ async function measure(knex: Knex, url: string): Promise<BenchmarkReport> {
   try {
     const env = {
       BENCH_DATABASE_URL: url, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: 'import', BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
-      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs),
+      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs), ...(heapMb === undefined ? {} : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}` }),
     };
     // Each size in an enterprise of its own: an enterprise takes one opening entry.
     for (const [index, members] of sizes.entries()) {
@@ -124,7 +129,7 @@ async function runSize(knex: Knex, size: CooperativeSize, setting: RunSetting) {
     // The worker bundles the workflows as it starts: slow on a busy machine.
     const worker = await startServerProcess('servers/worker.ts', setting.env, 180_000);
     stops.unshift(worker.stop);
-    const api = await startServerProcess('servers/koa-app.ts', setting.env);
+    const api = await startServerProcess('servers/koa-app.ts', setting.env, 90_000);
     stops.unshift(api.stop);
     const memory = memorySampler({ api, worker });
     stops.unshift(async () => void memory.stop());
@@ -249,7 +254,7 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
     },
   ];
   const result = {
-    name: 'import', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load, targetsSeconds: targets,
+    name: 'import', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load, targetsSeconds: targets, heapCapMb: heapMb ?? null,
     runs: runs.map((run) => ({ ...run, upload: uploadOf(run), rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])) })),
     notes: [
       'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded PostgreSQL and a Temporal dev server on the same machine.',
