@@ -34,7 +34,7 @@ export const importBenchmark: Benchmark = {
   run: () => withBenchDatabase(measure),
 };
 
-const sizes = (process.env.BENCH_IMPORT_MEMBERS ?? '1000,3000').split(',').map(Number);
+const sizes = (process.env.BENCH_IMPORT_MEMBERS ?? '500,1500').split(',').map(Number);
 const scaled = (members: number): CooperativeSize => ({
   members,
   accounts: Math.round((members * issueSize.accounts) / issueSize.members),
@@ -49,10 +49,12 @@ const phaseLimitSeconds = 1800;
 /** A workflow day of 288 s: the import's workflow reads apply's decision every second (a real day: every 5 minutes). */
 const workflowDayMs = 288_000;
 /**
- * BENCH_IMPORT_HEAP_MB: the V8 heap (old space) of the API and the worker capped at this size, to show that the work
- * fits a fixed heap at any size (a process whose live memory grew with the file would fail); unset, V8's default.
+ * BENCH_IMPORT_HEAP_MB (default 256): the V8 heap (old space) of the API and the worker capped, so that the peaks
+ * measure what the import keeps rather than the garbage V8 lets pile up before collecting (uncapped, the peaks rose
+ * with the file: bench/README.md). A process whose live memory grew with the file would fail at the larger size.
+ * 0: V8's default.
  */
-const heapMb = process.env.BENCH_IMPORT_HEAP_MB;
+const heapMb = process.env.BENCH_IMPORT_HEAP_MB ?? '256';
 
 type RunSetting = { env: Record<string, string>; codes: EnterpriseCodes; enterpriseId: string; cutOverDate: string };
 
@@ -65,7 +67,7 @@ async function measure(knex: Knex, url: string): Promise<BenchmarkReport> {
   try {
     const env = {
       BENCH_DATABASE_URL: url, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: 'import', BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
-      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs), ...(heapMb === undefined ? {} : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}` }),
+      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs), ...(heapMb === '0' ? {} : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}` }),
     };
     // Each size in an enterprise of its own: an enterprise takes one opening entry.
     for (const [index, members] of sizes.entries()) {
@@ -254,12 +256,13 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
     },
   ];
   const result = {
-    name: 'import', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load, targetsSeconds: targets, heapCapMb: heapMb ?? null,
+    name: 'import', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load, targetsSeconds: targets, heapCapMb: heapMb === '0' ? null : Number(heapMb),
     runs: runs.map((run) => ({ ...run, upload: uploadOf(run), rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])) })),
     notes: [
       'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded PostgreSQL and a Temporal dev server on the same machine.',
       'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and dry run); apply: from the request through the approval to the import read applied (batches, opening entry, reconciliation).',
       'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at the end, start-up (the worker bundles its workflows) included.',
+      'heapCapMb: each process\'s V8 old space capped (--max-old-space-size), so that the peaks show what the import keeps, not the garbage V8 lets pile up; null: uncapped.',
       'Rerun when the load average before was over 1: the machine is shared.',
     ],
   };
