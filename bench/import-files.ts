@@ -19,7 +19,7 @@ import { columnNames, type ImportKind } from '../domain/imports/templates';
 export interface EnterpriseCodes {
   branches: readonly string[];
   savingsProducts: readonly { code: string; kind: string; accountCode: string }[];
-  loanProducts: readonly { code: string; accountCode: string }[];
+  loanProducts: readonly { code: string; accountCode: string; minTerm: number; maxTerm: number }[];
   /** Accounts of the chart that no subledger keeps, that can be posted to: the trial balance's other lines. */
   otherAccounts: readonly string[];
 }
@@ -31,7 +31,11 @@ export interface CooperativeSize {
   trialBalanceLines: number;
 }
 
-/** Issue 31's cooperative: 50 000 members, 80 000 accounts, 10 000 loans in progress, a 400-line trial balance. */
+/**
+ * Issue 31's cooperative: 50 000 members, 80 000 accounts, 10 000 loans in progress, a 400-line trial balance. The
+ * 300 000 installments follow from the terms: 30 a loan on average when the enterprise has a short-term product
+ * (12 to 24 months) and a medium-term one (36 to 48), as the import bench seeds (`loanTerms`).
+ */
 export const issueSize: CooperativeSize = { members: 50_000, accounts: 80_000, loans: 10_000, trialBalanceLines: 400 };
 
 export interface GeneratedFiles {
@@ -50,7 +54,8 @@ export async function enterpriseCodes(knex: Knex, enterpriseId: string): Promise
   return {
     branches: await knex('branches').where({ enterprise_id: enterpriseId }).orderBy('code').pluck('code') as string[],
     savingsProducts: await knex('savings_products').where({ enterprise_id: enterpriseId }).orderBy('code').select('code', 'kind', 'deposit_account_code as accountCode'),
-    loanProducts: await knex('loan_products').where({ enterprise_id: enterpriseId }).orderBy('code').select('code', 'portfolio_account_code as accountCode'),
+    loanProducts: await knex('loan_products').where({ enterprise_id: enterpriseId }).orderBy('code')
+      .select('code', 'portfolio_account_code as accountCode', 'min_term_periods as minTerm', 'max_term_periods as maxTerm'),
     otherAccounts: leaves.filter((code) => !kept.has(code)),
   };
 }
@@ -184,6 +189,9 @@ function monthsAfter(date: string, months: number): string {
   return moved.toISOString().slice(0, 10);
 }
 
+/** The terms a loan is drawn from, those its product allows: 18 months on average within 24, 42 beyond. */
+const loanTerms = [12, 18, 24, 36, 42, 48];
+
 /**
  * Loans in progress, performing: monthly installments of equal principal (the last takes the rest) and interest at
  * 18 % a year on the principal still owed; every installment due by the cut-over paid, at least one still to come.
@@ -195,7 +203,7 @@ async function writeLoans(loansCsv: CsvFile, installmentsCsv: CsvFile, count: nu
     const member = random.below(members.branch.length);
     const product = random.pick(codes.loanProducts);
     const amount = (10 + random.below(4990)) * 1000;
-    const term = random.pick([6, 12, 18, 24]);
+    const term = random.pick(loanTerms.filter((months) => months >= product.minTerm && months <= product.maxTerm));
     const disbursed = monthsAfter(`${cutOverDate.slice(0, 8)}${String(1 + random.below(28)).padStart(2, '0')}`, -1 - random.below(term - 1));
     const loanNumber = `PR-${String(index + 1).padStart(6, '0')}`;
     const paid = { principal: 0, interest: 0 };
@@ -249,6 +257,9 @@ async function writeTrialBalance(csv: CsvFile, lines: number, codes: EnterpriseC
 export async function writeCooperative(directory: string, size: CooperativeSize, codes: EnterpriseCodes, options: { cutOverDate: string; seed: number }): Promise<GeneratedFiles> {
   if ([codes.otherAccounts, codes.savingsProducts, codes.loanProducts].some((list) => list.length === 0)) {
     throw new Error('the enterprise needs a savings product, a loan product and a postable account outside the subledgers');
+  }
+  if (codes.loanProducts.some((product) => !loanTerms.some((months) => months >= product.minTerm && months <= product.maxTerm))) {
+    throw new Error(`every loan product must allow one of the terms ${loanTerms.join(', ')}`);
   }
   const random = randomOf(options.seed);
   const detail = new Map<string, Decimal>();

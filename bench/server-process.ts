@@ -9,6 +9,8 @@ const stopTimeoutMs = 5_000;
 
 export interface ServerProcess {
   port: number;
+  /** The process's id, to read its /proc entries (bench/import.bench.ts samples its memory there). */
+  pid: number;
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
   /** The server process's resident set size now, in bytes. */
@@ -33,6 +35,7 @@ export async function startServerProcess(script: string, env: Record<string, str
     const listening = await nextMessage(child, 'listening', startTimeoutMs);
     return {
       port: listening.port,
+      pid: child.pid!,
       async cpuMicros() {
         const reply = nextMessage(child, 'cpu', replyTimeoutMs);
         child.send({ type: 'cpu' } satisfies ToServer);

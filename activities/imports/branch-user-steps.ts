@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { branchUserProblems, rolesGrantedAtOnce } from '../../domain/imports/branch-user-rules';
 import type { ImportKindSteps, ImportScope } from './import-steps';
-import { checkAcrossRows, checkEachRow, type CrossCheck } from './row-checks';
+import { anotherRow, checkAcrossRows, checkEachRow, type CrossCheck } from './row-checks';
 
 /**
  * The branches-users kind's steps (docs/domain.md §15.3): a row names a branch (new to the enterprise, or one it has
@@ -14,7 +14,7 @@ const sameBranchCode = `o.import_id = r.import_id AND o.kind = r.kind AND o.data
 const branchUserChecks: readonly CrossCheck[] = [
   { column: 'branch_name', problem: 'the branch code is given another name in another row', where: `EXISTS (SELECT 1 FROM import_rows o WHERE ${sameBranchCode} AND o.data->>'branch_name' <> r.data->>'branch_name')` },
   { column: 'branch_code', problem: 'already a branch of the enterprise, under another name', where: `EXISTS (SELECT 1 FROM branches b WHERE b.enterprise_id = i.enterprise_id AND b.code = r.data->>'branch_code' AND b.name <> r.data->>'branch_name')` },
-  { column: 'username', problem: 'twice in the file (one row per user)', where: `(SELECT count(*) FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind AND lower(o.data->>'username') = lower(r.data->>'username')) > 1` },
+  { column: 'username', problem: 'twice in the file (one row per user)', where: anotherRow(`lower(o.data->>'username') = lower(r.data->>'username')`) },
   { column: 'username', problem: 'already a user of the platform', where: `EXISTS (SELECT 1 FROM users u WHERE u.username = lower(r.data->>'username'))` },
 ];
 

@@ -8,7 +8,7 @@ import { yearsSince } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
 import type { DataContext } from '../context';
 import { classAccounts } from '../loans/class-accounts';
-import { recordOriginalVersion } from '../loans/schedule-versions';
+import { recordOriginalVersions } from '../loans/schedule-versions';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
 
@@ -191,25 +191,33 @@ const installmentRecords = (loanId: string, installments: readonly ImportedInsta
 
 const paidOn = (dueDate: string, cutOverDate: string) => (dueDate < cutOverDate ? dueDate : cutOverDate);
 
+/** Installment rows per insert: nine columns each, well within PostgreSQL's 65 535 parameters of a statement. */
+const installmentsPerInsert = 5000;
+
+/**
+ * A batch of loans: one statement per table for the whole batch (the loans, their installments, their schedules'
+ * version 1, the guarantees), not a few per loan: 10 000 loans and 300 000 installments are some 20 statements.
+ */
 async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null> {
   const rows = await loanRowsAfter(trx, scope, afterRow, limit);
   if (rows.length === 0) return null;
   const products = await productsOf(trx, scope.enterpriseId);
   const parties = await partiesOf(trx, scope, rows);
   const installmentRows = await installmentRowsOf(trx, scope.importId, rows.map((row) => row.data.loan_number!));
-  for (const { data } of rows) {
+  const loans = rows.map(({ data }) => {
     const installments = installmentsOf((installmentRows.get(data.loan_number!) ?? []).map((row) => row.data))!;
-    const record = loanRecord(data, installments, products.get(data.product_code!)!, parties, scope);
-    const [{ id }] = await trx('loans').insert(record).returning('id');
-    await trx('loan_installments').insert(installmentRecords(id, installments, scope.cutOverDate));
-    await recordOriginalVersion(trx, { id, principal: new Money(record.principal), teg: record.teg, disbursedOn: record.disbursed_on, createdBy: parties.uploader });
-    if ((data.guarantor_member_number ?? '') !== '') {
-      await trx('loan_guarantees').insert({
-        enterprise_id: scope.enterpriseId, loan_id: id, kind: 'personal_guarantor', value: formatAmount(amountOf(data, 'guarantee_value')!), start_date: record.disbursed_on,
-        valuation_date: record.disbursed_on, guarantor_client_id: parties.members.get(data.guarantor_member_number!)!.id, status: 'in_force', created_by: parties.uploader,
-      });
-    }
-  }
+    return { data, installments, record: loanRecord(data, installments, products.get(data.product_code!)!, parties, scope) };
+  });
+  const inserted = await trx('loans').insert(loans.map((loan) => loan.record)).returning(['id', 'number']) as { id: string; number: string }[];
+  const idOf = new Map(inserted.map((loan) => [loan.number, loan.id]));
+  const installments = loans.flatMap((loan) => installmentRecords(idOf.get(loan.record.number!)!, loan.installments, scope.cutOverDate));
+  for (let start = 0; start < installments.length; start += installmentsPerInsert) await trx('loan_installments').insert(installments.slice(start, start + installmentsPerInsert));
+  await recordOriginalVersions(trx, inserted.map((loan) => loan.id), parties.uploader);
+  const guarantees = loans.filter(({ data }) => (data.guarantor_member_number ?? '') !== '').map(({ data, record }) => ({
+    enterprise_id: scope.enterpriseId, loan_id: idOf.get(record.number!)!, kind: 'personal_guarantor', value: formatAmount(amountOf(data, 'guarantee_value')!), start_date: record.disbursed_on,
+    valuation_date: record.disbursed_on, guarantor_client_id: parties.members.get(data.guarantor_member_number!)!.id, status: 'in_force', created_by: parties.uploader,
+  }));
+  if (guarantees.length > 0) await trx('loan_guarantees').insert(guarantees);
   return rows.at(-1)!.row_number;
 }
 

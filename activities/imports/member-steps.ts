@@ -3,14 +3,14 @@ import { memberAccountProblems, memberProblems } from '../../domain/imports/memb
 import { Money } from '../../domain/money';
 import { amountSql, dateSql } from './import-sql';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
-import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
+import { anotherRow, checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
 
 /** The members and member-accounts kinds' steps (docs/domain.md §15). */
 
 const memberChecks: readonly CrossCheck[] = [
   twiceInFile('member_number'),
-  { column: 'id_document_number', problem: 'the same identity document as another row of the file', where: `(SELECT count(*) FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind
-      AND o.data->>'id_document_type' = r.data->>'id_document_type' AND upper(replace(o.data->>'id_document_number', ' ', '')) = upper(replace(r.data->>'id_document_number', ' ', ''))) > 1` },
+  { column: 'id_document_number', problem: 'the same identity document as another row of the file', where: anotherRow(`o.data->>'id_document_type' = r.data->>'id_document_type'
+      AND upper(replace(o.data->>'id_document_number', ' ', '')) = upper(replace(r.data->>'id_document_number', ' ', ''))`) },
   { column: 'member_number', problem: 'already a member of the enterprise', where: `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number')` },
   { column: 'id_document_number', problem: 'the identity document of a member of the enterprise', where: `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
       AND c.id_document_type = r.data->>'id_document_type' AND c.id_document_number = upper(replace(r.data->>'id_document_number', ' ', '')))` },

@@ -54,9 +54,17 @@ export async function checkAcrossRows(trx: Knex.Transaction, scope: ImportScope,
   }
 }
 
+/**
+ * Another row `o` of the same import and kind for which `same` holds. An `EXISTS` of equalities, which PostgreSQL
+ * plans as one hash semi-join over the kind's rows; a count per row (`(SELECT count(*) …) > 1`) is not pulled up
+ * and reads the kind's rows once per row: 10 000 loans took minutes.
+ */
+export const anotherRow = (same: string): string =>
+  `EXISTS (SELECT 1 FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind AND o.row_number <> r.row_number AND ${same})`;
+
 /** A value found in another row of the same kind of the import: `column`'s value twice in the file. */
 export const twiceInFile = (column: string): CrossCheck => ({
   column,
   problem: 'twice in the file',
-  where: `(SELECT count(*) FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind AND o.data->>'${column}' = r.data->>'${column}') > 1`,
+  where: anotherRow(`o.data->>'${column}' = r.data->>'${column}'`),
 });

@@ -8,7 +8,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { currentRule } from '../events/record-business-event';
 import { termsOf } from '../shares/share-types.activity';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
-import { checkAcrossRows, checkEachRow, type CrossCheck } from './row-checks';
+import { anotherRow, checkAcrossRows, checkEachRow, type CrossCheck } from './row-checks';
 
 /**
  * The shares kind's steps (docs/domain.md §15, Share capital and branches): one row per member and share type,
@@ -30,7 +30,7 @@ const holding = `(SELECT coalesce(sum(s.shares - s.withdrawn_shares), 0) FROM sh
 const typeBound = (bound: 'min_shares' | 'max_shares') => `(SELECT t.${bound} FROM share_types t WHERE t.enterprise_id = i.enterprise_id AND t.code = r.data->>'share_type_code')`;
 
 const shareChecks: readonly CrossCheck[] = [
-  { column: 'share_type_code', problem: 'the member\'s shares of this type twice in the file (one row per member and type)', where: `(SELECT count(*) FROM import_rows o WHERE ${sameHolding}) > 1` },
+  { column: 'share_type_code', problem: 'the member\'s shares of this type twice in the file (one row per member and type)', where: anotherRow(`o.data->>'member_number' = r.data->>'member_number' AND o.data->>'share_type_code' = r.data->>'share_type_code'`) },
   { column: 'member_number', problem: 'neither in the members file nor a member of the enterprise', where: `NOT ${fileMember} AND NOT ${enterpriseMember()}` },
   { column: 'share_type_code', problem: 'founder shares: the member is not named a founder by direction', where: `r.data->>'share_type_code' = '001' AND ${enterpriseMember(' AND NOT c.founder')}` },
   { column: 'shares', problem: 'with the shares of this type the member holds already, above the type\'s maximum per member', where: `${someShares} AND ${holding} > ${typeBound('max_shares')}` },

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { trialBalanceProblems } from '../../domain/imports/trial-balance-rules';
 import { amountSql } from './import-sql';
 import type { ImportKindSteps, ImportScope } from './import-steps';
-import { checkAcrossRows, checkEachRow } from './row-checks';
+import { anotherRow, checkAcrossRows, checkEachRow } from './row-checks';
 
 /**
  * The trial-balance kind's steps (docs/domain.md §15.1): the general ledger's balances at the cut-over, by branch
@@ -42,7 +42,7 @@ export const trialBalanceSteps: ImportKindSteps = {
     await checkEachRow(trx, scope, 'trial-balance', (data) => trialBalanceProblems(data, { branchCodes, postable, yearStart }));
     await checkAcrossRows(trx, scope, 'trial-balance', [{
       column: 'account_code', problem: 'the same branch and account as another line of the file',
-      where: `(SELECT count(*) FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind AND o.data->>'branch_code' = r.data->>'branch_code' AND o.data->>'account_code' = r.data->>'account_code') > 1`,
+      where: anotherRow(`o.data->>'branch_code' = r.data->>'branch_code' AND o.data->>'account_code' = r.data->>'account_code'`),
     }]);
     await checkBalancedBranches(trx, scope);
   },

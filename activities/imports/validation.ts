@@ -9,6 +9,9 @@ import { importKindSteps, validatedKinds } from './kinds';
  * in one transaction. Writes only `import_problems` and the import's status.
  */
 export async function validateImport(context: DataContext, actor: Actor, importId: string): Promise<{ status: 'validated' | 'rejected'; problems: number }> {
+  // The staged rows' statistics brought up to date first, outside the transaction (its lock is then held an instant):
+  // planned on the statistics of before the upload, a check across 50 000 rows compared each row with every other.
+  await context.knex.raw('ANALYZE import_rows');
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockImport(trx, importId);
     await trx('import_problems').where({ import_id: importId }).delete();

@@ -69,13 +69,15 @@ interface NewVersion {
   createdBy: string | null;
 }
 
+/** A version's installments as stored: those of `loan_installments i` (grouped by loan) as they now are due. */
+const versionInstallments = `jsonb_agg(jsonb_build_object('number', i.number, 'due_date', i.due_date, 'principal_due', i.principal_due::text, 'interest_due', i.interest_due::text)
+  ORDER BY i.number)`;
+
 /** Records the version now in force, every installment of `loan_installments` as it now is due. */
 async function recordVersion(trx: Knex.Transaction, loanId: string, version: NewVersion): Promise<void> {
   await trx.raw(
     `INSERT INTO loan_schedule_versions (loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
-     SELECT :loanId, :version, :reason, :effectiveOn, :outstanding, :teg,
-            jsonb_agg(jsonb_build_object('number', i.number, 'due_date', i.due_date, 'principal_due', i.principal_due::text, 'interest_due', i.interest_due::text) ORDER BY i.number),
-            :createdBy
+     SELECT :loanId, :version, :reason, :effectiveOn, :outstanding, :teg, ${versionInstallments}, :createdBy
        FROM loan_installments i WHERE i.loan_id = :loanId`,
     {
       loanId, version: version.version, reason: version.reason, effectiveOn: version.effectiveOn,
@@ -87,6 +89,19 @@ async function recordVersion(trx: Knex.Transaction, loanId: string, version: New
 /** Version 1, recorded by the disbursement once it has written the schedule it grants. */
 export async function recordOriginalVersion(trx: Knex.Transaction, loan: { id: string; principal: Money; teg: string; disbursedOn: IsoDate; createdBy: string }): Promise<void> {
   await recordVersion(trx, loan.id, { version: 1, reason: 'original', effectiveOn: loan.disbursedOn, outstandingPrincipal: loan.principal, teg: loan.teg, createdBy: loan.createdBy });
+}
+
+/**
+ * Version 1 of many loans in one statement (the go-live import's batches, docs/domain.md §15.2): each loan's
+ * principal, TEG and disbursement date as its row holds them, its installments as written.
+ */
+export async function recordOriginalVersions(trx: Knex.Transaction, loanIds: readonly string[], createdBy: string): Promise<void> {
+  await trx.raw(
+    `INSERT INTO loan_schedule_versions (loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
+     SELECT l.id, 1, 'original', l.disbursed_on, l.principal, l.teg, ${versionInstallments}, :createdBy
+       FROM loans l JOIN loan_installments i ON i.loan_id = l.id WHERE l.id = ANY(:loanIds) GROUP BY l.id`,
+    { loanIds: [...loanIds], createdBy },
+  );
 }
 
 export interface ScheduleReplacement {
