@@ -3,7 +3,8 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import ExcelJS from 'exceljs';
 import type { Knex } from 'knex';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { markImportFailed, markImportValidating } from '../../activities/imports/validation';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
 import { validateImport } from '../helpers/imports';
@@ -233,4 +234,21 @@ test('an import is the whole enterprise\'s: direction or admin only, another ent
   t.is(theirs.body.count, 0);
   const ours = await app.request('GET', `/api/v1/imports/?enterprise=${world.enterpriseId}&status=uploaded`, { headers: direction() });
   t.true((ours.body.results as { id: string }[]).some((row) => row.id === id));
+});
+
+test('a validation whose step fails for a reason of the system leaves the import failed, never validating; a validated import is left as it is', async (t) => {
+  const id = await newImport(t);
+  t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
+  const direction = world.users.direction!;
+  const asked = { importId: id, requestedBy: direction.id, requestId: null };
+  // What the workflow does when a step fails past its retries (workflows/import.workflow.ts).
+  await markImportValidating(testActivityContext(knex), { userId: direction.id, grants: [], requestId: 'test' }, id);
+  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'the database was lost' });
+  t.like((await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction.headers })).body, { status: 'failed', problems: 0 });
+  const audited = await knex('audit_events').where({ entity_id: id, action: 'import.validation_failed' }).first('details');
+  t.like(audited?.details, { failure: 'the database was lost' });
+  // Asked again, it validates; a late failure of the earlier run then changes nothing.
+  t.like(await validate(id), { status: 'validated', problems: 0 });
+  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'late' });
+  t.is((await knex('imports').where({ id }).first('status')).status, 'validated');
 });
