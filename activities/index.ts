@@ -26,7 +26,10 @@ import { depreciateFixedAssets } from './accounting/fixed-asset-depreciation.act
 import { proposeDueRecurringEntries } from './accounting/recurring-entries.activity';
 import { runStandingOrder } from './cash/standing-orders.activity';
 import { applyImportBatch, importStatusOf, openImportBooks } from './imports/apply';
+import { dryRunImport } from './imports/dry-run';
 import { reconcileImport } from './imports/reconciliation';
+import { tieOutImport } from './imports/tie-out';
+import { markImportFailed, validateImport, type ImportValidationInput } from './imports/validation';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
 import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
 
@@ -111,6 +114,10 @@ export function createActivities(deps: ActivityDeps) {
     // Issue 29: a standing order's daily pass.
     runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
     // Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction.
+    validateImport: (input: ImportValidationInput) => validateImport(deps, input),
+    tieOutImport: (input: { importId: string }) => tieOutImport(deps, input.importId),
+    dryRunImport: (input: { importId: string }) => dryRunImport(deps, input.importId),
+    markImportFailed: (input: ImportValidationInput & { failure: string }) => markImportFailed(deps, input),
     importStatus: (input: { importId: string }) => importStatusOf(deps, input.importId),
     applyImportBatch: (input: { importId: string }) => applyImportBatch(deps, input),
     openImportBooks: (input: { importId: string }) => openImportBooks(deps, input.importId),

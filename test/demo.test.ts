@@ -25,8 +25,8 @@ file.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  // A day of 24 minutes: the go-live import's workflow reads apply's decision every 5 s, not every 5 minutes.
-  app = await startTestApp(file, { knex, taskQueue, workflowDayMs: 1_440_000 });
+  // A real workflow day, as `npm run demo`'s: apply's approval wakes the go-live import's workflow, which would look once a day.
+  app = await startTestApp(file, { knex, taskQueue });
   await ensureInitialAdmin(testActivityContext(knex), admin);
   const outcome = await withWorker(knex, () => loadDemoCooperative({ baseUrl: app.baseUrl, admin, code: 'DEMO', dataDir }), taskQueue);
   if (outcome.kind !== 'loaded') throw new Error(`the demo found ${outcome.enterprise.code} already there`);

@@ -1,10 +1,10 @@
-import { allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, getExternalWorkflowHandle, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DecidedRequest } from '../activities/approvals/approval-request.activity';
 import type { Role } from '../domain/access';
 import { decisionRefusal } from '../domain/approvals/request';
 import { stepRetry } from './activity-calls';
-import { decideRequestUpdate, requestStateQuery } from './definitions';
+import { decideRequestUpdate, requestApprovedSignal, requestStateQuery } from './definitions';
 import { refuse } from './refusal';
 
 export interface ApprovalRequestInput {
@@ -18,6 +18,8 @@ export interface ApprovalRequestInput {
   approverRoles: Role[];
   /** How long the request waits for a decision before it expires (the policy's days × the workflow day). */
   lifetimeSeconds: number;
+  /** The workflow its approval wakes (activities/approvals/operations.ts `approvalWakers`); absent for most operations. */
+  wake?: string;
 }
 
 const activityOptions = { startToCloseTimeout: '30 seconds', retry: stepRetry } as const;
@@ -63,5 +65,15 @@ export async function approvalRequest(input: ApprovalRequestInput): Promise<Deci
     if (state.status === 'pending') state = await expireApprovalRequest({ requestId: input.requestId });
   }
   await condition(allHandlersFinished);
+  if (state.status === 'approved' && input.wake !== undefined) await wake(input.wake, input.requestId);
   return state;
+}
+
+/** Signals the workflow the approval wakes; one already ended (an import validated again) has nothing to wake, and its successor reads the status. */
+async function wake(workflowId: string, requestId: string): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(workflowId).signal(requestApprovedSignal, { requestId });
+  } catch {
+    // Nothing running under that id: the approval is written all the same.
+  }
 }

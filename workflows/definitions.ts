@@ -61,3 +61,9 @@ export const requestStateQuery = defineQuery<DecidedRequest>('requestState');
 
 /** Issue 29: a branch closed its day; the end of day of that date looks again at once rather than at its next poll. */
 export const branchDayClosedSignal = defineSignal('branchDayClosed');
+
+/**
+ * A four-eyes request was approved and its operation written: sent by the request's workflow to the workflow its
+ * operation wakes (activities/approvals/operations.ts `approvalWakers`), e.g. an import waiting for apply.
+ */
+export const requestApprovedSignal = defineSignal<[{ requestId: string }]>('requestApproved');

@@ -31,6 +31,7 @@ import { setUsuryRate, type UsuryRateInput } from '../loans/usury-rates.activity
 import { applyRestructuring, closeRestructuring } from '../loans/loan-restructurings.activity';
 // Issue 31, go-live import, the pipeline (part A).
 import { approveImportApply, cancelImport, type ImportApplyPayload } from '../imports/apply';
+import { importWorkflowId } from '../../workflows/identities';
 
 /**
  * The one registry of what a request may carry (docs/architecture.md §7): each operation under four eyes, its
@@ -115,6 +116,15 @@ export const approvalClosers: { readonly [O in CoveredOperation]?: (trx: Knex.Tr
   'standing_order.create': (trx, payload, closing) => rejectStandingOrder(trx, payload, closing),
   // Issue 30, restructuring: the pending restructuring ends as its request did, with the reason.
   'loan.restructure': (trx, payload, closing) => closeRestructuring(trx, payload, closing),
+};
+
+/**
+ * The workflow an approval wakes, for an operation whose own workflow waits for it: the request's workflow signals
+ * it (`requestApprovedSignal`, workflows/definitions.ts) once the approval is written. Optional per operation.
+ */
+export const approvalWakers: { readonly [O in CoveredOperation]?: (payload: PayloadOf<O>) => string } = {
+  // Issue 31: the import's workflow applies it as soon as apply is approved.
+  'import.apply': (payload) => importWorkflowId(payload.importId),
 };
 
 type AllocationRate = 'generalReserveRateMin' | 'trainingReserveRateMin' | 'optionalReservesRateMax' | 'shareInterestRateMax';

@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/transaction';
 import type { DataContext } from '../context';
 import { lockImport } from './imports.activity';
 import { openingBalances, suspenseAccountOf } from './opening-entries';
+import { lockValidating } from './validation';
 
 /**
  * The dry run (docs/domain.md §15.1): what applying would produce, written nowhere but on the import. The rows
@@ -34,15 +35,17 @@ async function openingFigures(knex: DataContext['knex'], imported: { id: string;
   };
 }
 
-/** Computes and stores the dry run of a validated, tied-out import. */
-export async function dryRunImport(context: DataContext, importId: string): Promise<void> {
-  await inTransaction(context.knex, async (trx) => {
-    const imported = await lockImport(trx, importId);
+/** Computes and stores the dry run of a tied-out import, the last step of its validation: the import is then `validated`; answers its status. */
+export async function dryRunImport(context: DataContext, importId: string): Promise<{ status: string }> {
+  return inTransaction(context.knex, async (trx) => {
+    const imported = await lockValidating(trx, importId);
+    if (imported === null) return { status: (await lockImport(trx, importId)).status };
     const rows = await trx('import_rows').where({ import_id: importId }).groupBy('kind', 'branch_code').orderBy(['kind', 'branch_code'])
       .select('kind', trx.raw('coalesce(data->>\'branch_code\', \'\') AS branch_code'), trx.raw('count(*)::int AS rows'));
     const detail = await trx('import_tie_outs').where({ import_id: importId }).whereNot('detail', 0).orderBy(['branch_code', 'account_code'])
       .select('branch_code', 'account_code', 'what', trx.raw('detail::text AS amount'));
     const dryRun = { rows, detail, ...(await openingFigures(trx, imported)) };
-    await trx('imports').where({ id: importId }).update({ dry_run: JSON.stringify(dryRun) });
+    await trx('imports').where({ id: importId }).update({ dry_run: JSON.stringify(dryRun), status: 'validated', validated_at: trx.fn.now() });
+    return { status: 'validated' };
   });
 }

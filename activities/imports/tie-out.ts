@@ -6,8 +6,8 @@ import { subledgerAccounts } from '../accounting/subledger-accounts';
 import type { DataContext } from '../context';
 import { amountSql } from './import-sql';
 import type { DetailTotal, ImportScope } from './import-steps';
-import { lockImport } from './imports.activity';
 import { importKindSteps } from './kinds';
+import { lockValidating } from './validation';
 
 /**
  * The tie-out (docs/domain.md §15.1): for every branch and account that a kind's detail names, or that a subledger
@@ -60,10 +60,12 @@ async function pairsOf(trx: Knex.Transaction, scope: ImportScope): Promise<Pair[
   return [...pairs.values()].sort((a, b) => a.branchCode.localeCompare(b.branchCode) || a.accountCode.localeCompare(b.accountCode));
 }
 
-/** Compares and stores the pairs of a validated import; answers how many differ. Replaces an earlier tie-out. */
+/** Compares and stores the pairs of an import its validation found clean; answers how many differ. Replaces an earlier tie-out. */
 export async function tieOutImport(context: DataContext, importId: string): Promise<{ differences: number }> {
   return inTransaction(context.knex, async (trx) => {
-    const scope = scopeOf(await lockImport(trx, importId));
+    const imported = await lockValidating(trx, importId);
+    if (imported === null) return { differences: 0 };
+    const scope = scopeOf(imported);
     await trx('import_tie_outs').where({ import_id: importId }).delete();
     const pairs = await pairsOf(trx, scope);
     const rows = pairs.map((found) => ({

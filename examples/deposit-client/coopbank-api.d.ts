@@ -4833,7 +4833,7 @@ export interface paths {
         put?: never;
         /**
          * Validate the import: every row and reference, before anything is written; then the tie-out and the dry run
-         * @description Validates, ties out and runs the dry run, then starts the import's workflow (`import-{id}`) anew, which waits for apply's decision. Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report).
+         * @description Starts the import's workflow (`import-{id}`) anew (ending an earlier one) and answers 202 with the import `validating`. The workflow validates, ties out and runs the dry run, replacing the last validation's problems, then waits for apply's approval. Read the import until its status leaves `validating`: `validated` without a problem, `rejected` with some (see the report), `failed` when a step failed for a reason of the system.
          */
         post: operations["validateImport"];
         delete?: never;
@@ -6368,10 +6368,10 @@ export interface components {
             /** Format: date */
             cut_over_date: string;
             /**
-             * @description uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem, tied out, its dry run stored; rejected: the report lists problems; applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.
+             * @description uploaded: files are being uploaded (a new upload makes a validation stale); validating: its workflow validates, ties out and runs the dry run; validated: no problem, tied out, its dry run stored; rejected: the report lists problems; failed: a step of the validation failed (not the files: ask again); applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.
              * @enum {string}
              */
-            status: "uploaded" | "validated" | "rejected" | "applying" | "applied" | "cancelled";
+            status: "uploaded" | "validating" | "validated" | "rejected" | "failed" | "applying" | "applied" | "cancelled";
             /** Format: uuid */
             uploaded_by: string;
             /** Format: date-time */
@@ -40610,7 +40610,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Only this enterprise. */
                 enterprise?: string;
-                status?: "uploaded" | "validated" | "rejected" | "applying" | "applied" | "cancelled";
+                status?: "uploaded" | "validating" | "validated" | "rejected" | "failed" | "applying" | "applied" | "cancelled";
             };
             header?: never;
             path?: never;
@@ -41032,7 +41032,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Validate the import: every row and reference, before anything is written; then the tie-out and the dry run */
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
 import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
+import { importPast, validateImport } from '../helpers/imports';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -31,7 +32,7 @@ let world: LoanWorld;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  // A short workflow day: the import's workflow reads apply's decision every second.
+  // A workflow day of a minute: the import's workflow, woken by apply's approval, would read its status after a minute anyway.
   app = await startTestApp(file, { knex, taskQueue, workflowDayMs: 60_000 });
   world = await createLoanWorld(app, knex, 'IPL', { capital: false });
   // The member the accounts file names as already the enterprise's, in the head office (HQ).
@@ -40,17 +41,6 @@ test.before(async () => {
 
 const direction = () => world.users.direction!.headers;
 const journalLines = async () => Number((await knex('journal_lines').count({ count: '*' }).first())!.count);
-
-/** The import once its workflow has moved it on from `from` (apply runs in the background). */
-async function importAfter(t: ExecutionContext, id: string, from: string) {
-  for (let waited = 0; waited < 120; waited += 1) {
-    const read = await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction() });
-    if (read.body.status !== from) return read.body as Record<string, unknown>;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  t.fail(`the import stayed ${from}`);
-  return {};
-}
 
 /** Asks for the import's operation (apply or cancel) as the uploader and has the platform administrator approve it. */
 async function fourEyes(t: ExecutionContext, id: string, operation: 'application' | 'cancellation', json: Record<string, string> = {}) {
@@ -81,9 +71,8 @@ async function validatedImport(t: ExecutionContext, trialBalance: string) {
     const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: fixture(name) });
     t.is(uploaded.status, 200, uploaded.text);
   }
-  const validated = await app.request('POST', `/api/v1/imports/${id}/validation/`, { headers: direction() });
-  t.is(validated.status, 200, validated.text);
-  return { id, body: validated.body };
+  // Inside the test's worker, or one of its own.
+  return { id, body: await withWorker(knex, () => validateImport(app, id, direction()), taskQueue) };
 }
 
 test('a trial balance is refused line by line: unknown branch, account not postable, both sides, a line twice, a branch not balanced', async (t) => {
@@ -155,7 +144,8 @@ test('a difference between the trial balance and the detail is reported per bran
 test.serial('a small cooperative through the whole workflow: validated, tied out, applied under four eyes, reconciled, then cancelled', (t) => withWorker(knex, async ({ client }) => {
   const { id } = await validatedImport(t, 'pipeline/trial-balance.csv');
   await fourEyes(t, id, 'application');
-  const applied = await importAfter(t, id, 'applying');
+  // Within the wait's 45 s, while the workflow would look at its status after a minute: the approval woke it.
+  const applied = await importPast(app, id, direction(), ['validated', 'applying']);
   t.like(applied, { status: 'applied', reconciliation: { reconciled: true, suspense: '0', subledgers: { pairs: 2, differing: [] }, trial_balance: { lines: 5, differing: [] } } });
   // The members and accounts the files describe, each account with its balance at the cut-over; nothing twice.
   t.deepEqual(await knex('client_profiles').where({ import_id: id }).orderBy('member_number').pluck('member_number'), ['M001', 'M002', 'M003']);
@@ -181,7 +171,7 @@ test.serial('a small cooperative through the whole workflow: validated, tied out
   if (process.env.RECORD_HISTORIES === '1') fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
 
   await fourEyes(t, id, 'cancellation');
-  t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
+  t.like(await importPast(app, id, direction(), ['applied']), { status: 'cancelled' });
   t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('B2', '3711')]), ['0', '0', '0'], 'the reversal takes the balances out');
   t.deepEqual(await knex('comptes_clients').where({ import_id: id }).distinct('status').pluck('status'), ['closed']);
   t.deepEqual(await knex('client_profiles').where({ import_id: id }).distinct('status').pluck('status'), ['left']);
@@ -194,13 +184,13 @@ test.serial('a tie-out difference blocks apply; accepted with its reason, it is 
   const refused = await app.request('POST', `/api/v1/imports/${id}/application/`, { headers: direction(), json: {} });
   t.like(refused.body, { status: 409, code: 'import_tie_out_difference' });
   await fourEyes(t, id, 'application', { difference_reason: 'Écart de 433 F sur les dépôts, justifié par le PV du 31/10' });
-  const applied = await importAfter(t, id, 'applying');
+  const applied = await importPast(app, id, direction(), ['validated', 'applying']);
   t.like(applied, { status: 'applied', reconciliation: { reconciled: true, suspense: '-433' } });
   // 3711 keeps the accounts' 1 309 567; the 433 the trial balance had more is credited to the suspense account.
   t.deepEqual(await Promise.all([ledger('HQ', '3711'), ledger('HQ', '4780'), ledger('HQ', '5710')]), ['-1309567', '-433', '1410000']);
   // Cancelled, the members' numbers are free again for the other tests' files.
   await fourEyes(t, id, 'cancellation');
-  t.like(await importAfter(t, id, 'applied'), { status: 'cancelled' });
+  t.like(await importPast(app, id, direction(), ['applied']), { status: 'cancelled' });
   t.is(await ledger('HQ', '4780'), '0');
 }, taskQueue));
 

@@ -3,10 +3,13 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import ExcelJS from 'exceljs';
 import type { Knex } from 'knex';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { markImportFailed, markImportValidating } from '../../activities/imports/validation';
+import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
+import { validateImport } from '../helpers/imports';
 import { fileTeardown } from '../helpers/teardown';
+import { newTaskQueue, withWorker } from '../helpers/worker';
 
 /**
  * The go-live import's first slice (issue 31, docs/domain.md §15) through the API: templates, uploads of
@@ -15,6 +18,7 @@ import { fileTeardown } from '../helpers/teardown';
  */
 
 const file = fileTeardown(test);
+const taskQueue = newTaskQueue();
 const limitBytes = 64 * 1024;
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../fixtures/imports', name));
@@ -25,7 +29,7 @@ let other: LoanWorld;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex, importFileLimitBytes: limitBytes });
+  app = await startTestApp(file, { knex, importFileLimitBytes: limitBytes, taskQueue });
   world = await createLoanWorld(app, knex, 'IMP', { capital: false });
   other = await createLoanWorld(app, knex, 'IMO', { capital: false });
   // A member the enterprise already has, and one only the other enterprise has.
@@ -44,7 +48,8 @@ async function newImport(t: ExecutionContext, headers = direction()): Promise<st
 
 const upload = (id: string, kind: string, body: Uint8Array | string, contentType = 'text/csv') =>
   app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': contentType }, body });
-const validate = (id: string) => app.request('POST', `/api/v1/imports/${id}/validation/`, { headers: direction() });
+/** The import once its workflow has validated it (a worker runs it meanwhile). */
+const validate = (id: string) => withWorker(knex, () => validateImport(app, id, direction()), taskQueue);
 
 async function problemsOf(id: string): Promise<string[]> {
   const report = await app.request('GET', `/api/v1/imports/${id}/report/?page_size=100`, { headers: direction() });
@@ -79,9 +84,7 @@ test('a template downloaded (XLSX and CSV) and uploaded back empty validates wit
   t.is((await upload(id, 'members', bytes, xlsxType)).status, 200);
   const uploaded = await upload(id, 'member-accounts', csv);
   t.like(uploaded.body, { status: 'uploaded', files: [{ kind: 'member-accounts', format: 'csv', rows: 0 }, { kind: 'members', format: 'xlsx', rows: 0 }] });
-  const validated = await validate(id);
-  t.is(validated.status, 200, validated.text);
-  t.like(validated.body, { status: 'validated', problems: 0 });
+  t.like(await validate(id), { status: 'validated', problems: 0 });
 });
 
 test('a good members and accounts pair (three date formats, French amounts in balances) validates clean and writes only staging', async (t) => {
@@ -91,7 +94,7 @@ test('a good members and accounts pair (three date formats, French amounts in ba
   t.is((await upload(id, 'member-accounts', fixture('member-accounts-good.csv'), 'application/octet-stream')).status, 200);
   const validated = await validate(id);
   t.deepEqual(await problemsOf(id), []);
-  t.like(validated.body, { status: 'validated', problems: 0 });
+  t.like(validated, { status: 'validated', problems: 0 });
   // The cells are kept as written: the quoted `;` of an address, the French amount.
   const staged = await knex('import_rows').where({ import_id: id }).orderBy(['kind', 'row_number']).select('kind', 'row_number', 'data');
   t.is(staged.length, 7);
@@ -105,7 +108,7 @@ test('each bad row gets its problem: a member twice, another enterprise\'s membe
   const id = await newImport(t);
   t.is((await upload(id, 'members', fixture('members-bad.csv'))).status, 200);
   t.is((await upload(id, 'member-accounts', fixture('member-accounts-bad.csv'))).status, 200);
-  t.like((await validate(id)).body, { status: 'rejected', problems: 15 });
+  t.like(await validate(id), { status: 'rejected', problems: 15 });
   t.deepEqual((await problemsOf(id)).sort(), [
     'member-accounts 2 member_number \'M-OTHER\': neither in the members file nor a member of the enterprise',
     'member-accounts 3 balance \'-5000\': negative: impossible in this column',
@@ -158,7 +161,7 @@ test('an XLSX workbook: typed cells read as text, a formula cell refused in the 
   t.like(staged[0].data, { id_document_number: '123456', birth_date: '1988-02-29', membership_date: '2016-03-01' });
   t.deepEqual(staged[1].formulas, ['membership_date']);
   t.is(staged[1].data.membership_date, '', 'the formula\'s cached result is not taken either');
-  t.like((await validate(id)).body, { status: 'rejected', problems: 1 });
+  t.like(await validate(id), { status: 'rejected', problems: 1 });
   t.deepEqual(await problemsOf(id), ['members 3 membership_date \'\': a formula: type the value itself (formulas are never evaluated)']);
 });
 
@@ -231,4 +234,21 @@ test('an import is the whole enterprise\'s: direction or admin only, another ent
   t.is(theirs.body.count, 0);
   const ours = await app.request('GET', `/api/v1/imports/?enterprise=${world.enterpriseId}&status=uploaded`, { headers: direction() });
   t.true((ours.body.results as { id: string }[]).some((row) => row.id === id));
+});
+
+test('a validation whose step fails for a reason of the system leaves the import failed, never validating; a validated import is left as it is', async (t) => {
+  const id = await newImport(t);
+  t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
+  const direction = world.users.direction!;
+  const asked = { importId: id, requestedBy: direction.id, requestId: null };
+  // What the workflow does when a step fails past its retries (workflows/import.workflow.ts).
+  await markImportValidating(testActivityContext(knex), { userId: direction.id, grants: [], requestId: 'test' }, id);
+  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'the database was lost' });
+  t.like((await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction.headers })).body, { status: 'failed', problems: 0 });
+  const audited = await knex('audit_events').where({ entity_id: id, action: 'import.validation_failed' }).first('details');
+  t.like(audited?.details, { failure: 'the database was lost' });
+  // Asked again, it validates; a late failure of the earlier run then changes nothing.
+  t.like(await validate(id), { status: 'validated', problems: 0 });
+  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'late' });
+  t.is((await knex('imports').where({ id }).first('status')).status, 'validated');
 });

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
 import { anotherDeciderExists, markApprovalRequestFailed, openApprovalRequest, recordApprovalWaiver } from '../../../activities/approvals/approval-request.activity';
-import type { CoveredOperation, PayloadOf } from '../../../activities/approvals/operations';
+import { approvalWakers, type CoveredOperation, type PayloadOf } from '../../../activities/approvals/operations';
 import { holdsRole, roles, type Role, type Scope } from '../../../domain/access';
 import { operationKey } from '../../../activities/idempotency';
 import { isUniqueViolation } from '../../../db/errors';
@@ -118,9 +118,11 @@ async function openRequest<O extends CoveredOperation>(
   const { operation, payload, scope, summary } = change;
   const { approverRoles, lifetimeSeconds, makers } = request;
   const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, ...request });
+  const waker = approvalWakers[operation] as ((payload: PayloadOf<O>) => string) | undefined;
+  const wake = waker === undefined ? {} : { wake: waker(payload) };
   await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
     workflowId: opened.workflowId,
-    args: [{ requestId: opened.id, makerId: principal.userId, makers, approverRoles: [...approverRoles], lifetimeSeconds }],
+    args: [{ requestId: opened.id, makerId: principal.userId, makers, approverRoles: [...approverRoles], lifetimeSeconds, ...wake }],
     tags: { enterpriseId: scope.enterpriseId, ...(scope.branchId ? { branchId: scope.branchId } : {}), businessId: opened.id },
   }, {
     what: 'the approval request',

@@ -21,7 +21,7 @@ const importers: readonly Role[] = ['direction', 'admin'];
 /** An auditor reads every import, its files' report and the templates, and changes nothing. */
 const readers: readonly Role[] = [...importers, 'auditor'];
 
-const importStatuses = ['uploaded', 'validated', 'rejected', 'applying', 'applied', 'cancelled'] as const;
+const importStatuses = ['uploaded', 'validating', 'validated', 'rejected', 'failed', 'applying', 'applied', 'cancelled'] as const;
 const uploadTypes = [reportContentTypes.csv.split(';')[0]!, reportContentTypes.xlsx, 'application/octet-stream'];
 
 interface ImportRow { id: string; enterprise_id: string }
@@ -46,8 +46,9 @@ const importSchema = yup.object({
   enterprise: yup.string().uuid().required(),
   cut_over_date: dateResponse(),
   status: yup.string().oneOf(importStatuses).required()
-    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validated: no problem, tied out, its dry run stored; '
-      + 'rejected: the report lists problems; applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.' }),
+    .meta({ description: 'uploaded: files are being uploaded (a new upload makes a validation stale); validating: its workflow validates, ties out and runs the dry run; '
+      + 'validated: no problem, tied out, its dry run stored; rejected: the report lists problems; failed: a step of the validation failed (not the files: ask again); '
+      + 'applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.' }),
   uploaded_by: yup.string().uuid().required(),
   created_at: timestampResponse(),
   validated_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
@@ -190,11 +191,13 @@ export const importRoutes = [
     module: 'imports',
     operationId: 'validateImport',
     summary: 'Validate the import: every row and reference, before anything is written; then the tie-out and the dry run',
-    description: 'Validates, ties out and runs the dry run, then starts the import\'s workflow (`import-{id}`) anew, which waits for apply\'s decision. '
-      + 'Replaces the problems of the last validation. The import becomes `validated` without a problem, `rejected` with some (see the report).',
+    description: 'Starts the import\'s workflow (`import-{id}`) anew (ending an earlier one) and answers 202 with the import `validating`. The workflow validates, '
+      + 'ties out and runs the dry run, replacing the last validation\'s problems, then waits for apply\'s approval. Read the import until its status leaves '
+      + '`validating`: `validated` without a problem, `rejected` with some (see the report), `failed` when a step failed for a reason of the system.',
     access: importers,
     load: importLoader,
     params: idParams,
+    status: 202,
     response: importSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['import_applied', 'workflow_unavailable'],
