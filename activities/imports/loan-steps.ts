@@ -96,7 +96,7 @@ async function judgeBorrowers(trx: Knex.Transaction, scope: ImportScope, product
       };
     }), scope.cutOverDate));
     if (problems.length > 0) {
-      await trx('import_problems').insert(problems.map(({ rowNumber, ...problem }) => ({ import_id: scope.importId, kind: 'loans', row_number: rowNumber, ...problem })));
+      await trx('import_problems').insert(problems.map(({ rowNumber, ...problem }) => ({ enterprise_id: scope.enterpriseId, import_id: scope.importId, kind: 'loans', row_number: rowNumber, ...problem })));
     }
     after = members.at(-1)!;
   }
@@ -181,12 +181,12 @@ function loanRecord(row: Row, installments: readonly ImportedInstallment[], prod
  * cut-over, if earlier): the file does not say when. Penalties run from the cut-over at the latest: those before
  * it were the old system's.
  */
-const installmentRecords = (loanId: string, installments: readonly ImportedInstallment[], cutOverDate: string) => installments.map((installment, index) => ({
-  loan_id: loanId, number: index + 1, due_date: installment.dueDate,
+const installmentRecords = (loanId: string, installments: readonly ImportedInstallment[], scope: ImportScope) => installments.map((installment, index) => ({
+  enterprise_id: scope.enterpriseId, loan_id: loanId, number: index + 1, due_date: installment.dueDate,
   principal_due: formatAmount(installment.principal), interest_due: formatAmount(installment.interest),
   principal_paid: formatAmount(installment.principalPaid), interest_paid: formatAmount(installment.interestPaid),
-  penalty_through: installment.dueDate < cutOverDate ? cutOverDate : installment.dueDate,
-  paid_on: installment.principalPaid.eq(installment.principal) && installment.interestPaid.eq(installment.interest) ? paidOn(installment.dueDate, cutOverDate) : null,
+  penalty_through: installment.dueDate < scope.cutOverDate ? scope.cutOverDate : installment.dueDate,
+  paid_on: installment.principalPaid.eq(installment.principal) && installment.interestPaid.eq(installment.interest) ? paidOn(installment.dueDate, scope.cutOverDate) : null,
 }));
 
 const paidOn = (dueDate: string, cutOverDate: string) => (dueDate < cutOverDate ? dueDate : cutOverDate);
@@ -201,7 +201,7 @@ async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: I
     const installments = installmentsOf((installmentRows.get(data.loan_number!) ?? []).map((row) => row.data))!;
     const record = loanRecord(data, installments, products.get(data.product_code!)!, parties, scope);
     const [{ id }] = await trx('loans').insert(record).returning('id');
-    await trx('loan_installments').insert(installmentRecords(id, installments, scope.cutOverDate));
+    await trx('loan_installments').insert(installmentRecords(id, installments, scope));
     await recordOriginalVersion(trx, { id, principal: new Money(record.principal), teg: record.teg, disbursedOn: record.disbursed_on, createdBy: parties.uploader });
     if ((data.guarantor_member_number ?? '') !== '') {
       await trx('loan_guarantees').insert({

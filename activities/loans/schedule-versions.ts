@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import type { Installment } from '../../domain/loans/schedule';
 import { formatAmount, Money } from '../../domain/money';
+import { loanEnterprise } from './installments';
 
 /**
  * A loan's schedule versions (issue 30, docs/domain.md §4): `loan_installments` is the version in force with what
@@ -72,8 +73,8 @@ interface NewVersion {
 /** Records the version now in force, every installment of `loan_installments` as it now is due. */
 async function recordVersion(trx: Knex.Transaction, loanId: string, version: NewVersion): Promise<void> {
   await trx.raw(
-    `INSERT INTO loan_schedule_versions (loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
-     SELECT :loanId, :version, :reason, :effectiveOn, :outstanding, :teg,
+    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
+     SELECT (SELECT l.enterprise_id FROM loans l WHERE l.id = :loanId), :loanId, :version, :reason, :effectiveOn, :outstanding, :teg,
             jsonb_agg(jsonb_build_object('number', i.number, 'due_date', i.due_date, 'principal_due', i.principal_due::text, 'interest_due', i.interest_due::text) ORDER BY i.number),
             :createdBy
        FROM loan_installments i WHERE i.loan_id = :loanId`,
@@ -117,6 +118,7 @@ export async function replaceSchedule(trx: Knex.Transaction, replacement: Schedu
   await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough).delete();
   if (replacement.replacement.length > 0) {
     await trx('loan_installments').insert(replacement.replacement.map((installment, index) => ({
+      enterprise_id: loanEnterprise(trx, loanId),
       loan_id: loanId,
       number: keptThrough + index + 1,
       due_date: installment.dueDate,
