@@ -94,12 +94,12 @@ export async function seedPortfolio(knex: Knex, portfolio: { enterpriseId: strin
     FROM loan_applications a CROSS JOIN LATERAL (SELECT substr(a.number, 3)::int AS n) number
     WHERE a.enterprise_id = ? AND a.workflow_id = 'seeded'`, [enterpriseId]);
   await knex.raw(`
-    INSERT INTO loan_installments (loan_id, number, due_date, principal_due, interest_due, principal_paid, interest_paid, penalty_through, paid_on)
-    SELECT l.id, k, due, 100000, 10000, CASE WHEN paid THEN 100000 ELSE 0 END, CASE WHEN paid THEN 10000 ELSE 0 END, due, CASE WHEN paid THEN due END
+    INSERT INTO loan_installments (enterprise_id, loan_id, number, due_date, principal_due, interest_due, principal_paid, interest_paid, penalty_through, paid_on)
+    SELECT ?, l.id, k, due, 100000, 10000, CASE WHEN paid THEN 100000 ELSE 0 END, CASE WHEN paid THEN 10000 ELSE 0 END, due, CASE WHEN paid THEN due END
     FROM (SELECT id, substr(number, 3)::int AS n FROM loans WHERE enterprise_id = ?) l
     CROSS JOIN generate_series(1, 12) k
     CROSS JOIN LATERAL (SELECT (date '2026-02-15' + make_interval(months => k - 1))::date AS due) d
-    CROSS JOIN LATERAL (SELECT k <= ${paidMonths} AS paid) p`, [enterpriseId]);
+    CROSS JOIN LATERAL (SELECT k <= ${paidMonths} AS paid) p`, [enterpriseId, enterpriseId]);
   // The principal on the portfolio account, as the disbursements less the repayments would have left it.
   const total = await knex('loans').where({ enterprise_id: enterpriseId }).first(knex.raw('sum(outstanding_principal)::text AS total'));
   await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), {

@@ -58,7 +58,8 @@ export async function importBankStatement(
     }).returning('id');
     for (let start = 0; start < parsed.length; start += 500) {
       await trx('bank_statement_lines').insert(parsed.slice(start, start + 500).map((line) => ({
-        statement_id: statement.id, bank_account_id: account.id, position: line.position, line_date: line.date, value_date: line.valueDate, label: line.label,
+        enterprise_id: account.enterprise_id, statement_id: statement.id, bank_account_id: account.id, position: line.position, line_date: line.date,
+        value_date: line.valueDate, label: line.label,
         reference: line.reference, amount: formatAmount(line.amount), balance: line.balance === null ? null : formatAmount(line.balance),
       })));
     }

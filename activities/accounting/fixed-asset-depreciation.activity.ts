@@ -16,6 +16,7 @@ import type { EntryDraft } from '../events/post-entry';
 
 export interface DepreciableRow {
   id: string;
+  enterprise_id: string;
   branch_id: string;
   cost: string;
   depreciation_months: number;
@@ -29,7 +30,7 @@ export interface DepreciableRow {
 export async function depreciableAssets(trx: Knex.Transaction, filter: { enterpriseId: string } | { assetId: string }, through: IsoDate): Promise<DepreciableRow[]> {
   const [column, value] = 'assetId' in filter ? ['a.id', filter.assetId] : ['a.enterprise_id', filter.enterpriseId];
   const result = await trx.raw<{ rows: DepreciableRow[] }>(
-    `SELECT a.id, a.branch_id, a.cost::text, a.depreciation_months, to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date,
+    `SELECT a.id, a.enterprise_id, a.branch_id, a.cost::text, a.depreciation_months, to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date,
             (SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d WHERE d.asset_id = a.id) AS depreciated,
             c.charge_account_code, c.depreciation_account_code
        FROM fixed_assets a JOIN fixed_asset_categories c ON c.id = a.category_id
@@ -55,6 +56,7 @@ export async function bookDepreciation(
   rows: readonly DepreciableRow[],
   dates: { through: IsoDate; entryDate: IsoDate },
 ): Promise<{ entries: number; charges: Accrual[] }> {
+  const enterpriseOf = new Map(rows.map((row) => [row.id, row.enterprise_id]));
   const charges = rows.map((row) => ({
     subjectId: row.id,
     branchId: row.branch_id,
@@ -65,7 +67,7 @@ export async function bookDepreciation(
   const postings = accrualPostings(charges, 'accrue');
   for (const posting of postings) {
     const entryId = await post({ branchId: posting.branchId, entryDate: dates.entryDate, lines: posting.lines, journal: 'OD', description: `Dotations aux amortissements au ${dates.through}` });
-    await trx('fixed_asset_depreciations').insert(posting.accruals.map((charge) => ({ asset_id: charge.subjectId, through_date: dates.through, amount: formatAmount(charge.amount), entry_id: entryId })));
+    await trx('fixed_asset_depreciations').insert(posting.accruals.map((charge) => ({ enterprise_id: enterpriseOf.get(charge.subjectId), asset_id: charge.subjectId, through_date: dates.through, amount: formatAmount(charge.amount), entry_id: entryId })));
   }
   return { entries: postings.length, charges };
 }

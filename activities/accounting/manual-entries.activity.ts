@@ -54,8 +54,9 @@ export const branchOfLines = (lines: readonly Pick<DraftLine, 'branchId'>[]): st
   return branches.size === 1 ? [...branches][0]! : null;
 };
 
-const lineRows = (entryId: string, lines: readonly DraftLine[]) => lines.map((line, position) => ({
-  manual_entry_id: entryId, position, account_code: line.account, branch_id: line.branchId, debit: formatAmount(line.debit), credit: formatAmount(line.credit), label: line.label,
+const lineRows = (enterpriseId: string, entryId: string, lines: readonly DraftLine[]) => lines.map((line, position) => ({
+  enterprise_id: enterpriseId, manual_entry_id: entryId, position, account_code: line.account, branch_id: line.branchId,
+  debit: formatAmount(line.debit), credit: formatAmount(line.credit), label: line.label,
 }));
 
 /** The lines of an entry, in order. */
@@ -102,7 +103,7 @@ export async function createManualEntry(context: DataContext, actor: Requester |
       created_by: actor?.userId ?? null, updated_by: actor?.userId ?? null,
     }).returning('id');
     const id = created.id as string;
-    await trx('manual_entry_lines').insert(lineRows(id, entry.lines));
+    await trx('manual_entry_lines').insert(lineRows(entry.enterpriseId, id, entry.lines));
     await recordAudit(trx, actor, {
       action: 'manual_entry.create', entityType: 'manual_entry', entityId: id, enterpriseId: entry.enterpriseId,
       details: { kind: entry.kind, journal: entry.journal, entry_date: entry.entryDate, reference: entry.reference, lines: entry.lines.length, reverses: entry.reversesId ?? null },
@@ -135,7 +136,7 @@ export async function updateManualEntry(context: DataContext, actor: Actor, id: 
     }).returning('*');
     if (changes.lines !== undefined) {
       await trx('manual_entry_lines').where({ manual_entry_id: id }).delete();
-      await trx('manual_entry_lines').insert(lineRows(id, lines));
+      await trx('manual_entry_lines').insert(lineRows(row.enterprise_id, id, lines));
     }
     const { lines: _lines, ...fields } = changes;
     const columns = { journal: 'journal_code', entryDate: 'entry_date', reference: 'reference', label: 'label' } as const;

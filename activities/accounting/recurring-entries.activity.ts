@@ -45,8 +45,8 @@ const modelColumns = (fields: Partial<RecurringEntryFields>) => Object.fromEntri
   day_of_period: fields.dayOfPeriod, first_period: fields.firstPeriod, last_period: fields.lastPeriod,
 }).filter(([, value]) => value !== undefined));
 
-const modelLineRows = (modelId: string, lines: readonly DraftLine[]) => lines.map(({ account, branchId, debit, credit, label }, position) => ({
-  recurring_entry_id: modelId, position, account_code: account, branch_id: branchId, debit: formatAmount(debit), credit: formatAmount(credit), label,
+const modelLineRows = (enterpriseId: string, modelId: string, lines: readonly DraftLine[]) => lines.map(({ account, branchId, debit, credit, label }, position) => ({
+  enterprise_id: enterpriseId, recurring_entry_id: modelId, position, account_code: account, branch_id: branchId, debit: formatAmount(debit), credit: formatAmount(credit), label,
 }));
 
 /** A model's lines in order, as a draft's. */
@@ -74,7 +74,7 @@ export async function createRecurringEntry(context: DataContext, actor: Actor, m
       ...modelColumns(model), enterprise_id: model.enterpriseId, branch_id: branchOfLines(model.lines), created_by: actor.userId, updated_by: actor.userId,
     }).returning('id');
     const id = created.id as string;
-    await trx('recurring_entry_lines').insert(modelLineRows(id, model.lines));
+    await trx('recurring_entry_lines').insert(modelLineRows(model.enterpriseId, id, model.lines));
     await recordAudit(trx, actor, {
       action: 'recurring_entry.create', entityType: 'recurring_entry', entityId: id, enterpriseId: model.enterpriseId,
       details: { journal: model.journal, reference_pattern: model.referencePattern, frequency: model.frequency, first_period: model.firstPeriod, lines: model.lines.length },
@@ -93,7 +93,7 @@ export async function updateRecurringEntry(context: DataContext, actor: Actor, i
     const [updated] = await trx('recurring_entries').where({ id }).update({ ...modelColumns(changes), branch_id: branchOfLines(lines), updated_by: actor.userId }).returning('*');
     if (changes.lines !== undefined) {
       await trx('recurring_entry_lines').where({ recurring_entry_id: id }).delete();
-      await trx('recurring_entry_lines').insert(modelLineRows(id, lines));
+      await trx('recurring_entry_lines').insert(modelLineRows(row.enterprise_id, id, lines));
     }
     await recordAudit(trx, actor, {
       action: 'recurring_entry.update', entityType: 'recurring_entry', entityId: id, enterpriseId: row.enterprise_id,
@@ -144,7 +144,7 @@ export async function proposeRecurringEntry(context: DataContext, actor: Request
       enterpriseId: row.enterprise_id, kind: 'standard', journal: row.journal_code, entryDate, reference: proposalReference(row.reference_pattern, input.period),
       label: row.label, lines: await recurringEntryLines(trx, row.id),
     });
-    await trx('recurring_entry_proposals').insert({ recurring_entry_id: row.id, period: input.period, manual_entry_id: manualEntryId });
+    await trx('recurring_entry_proposals').insert({ enterprise_id: row.enterprise_id, recurring_entry_id: row.id, period: input.period, manual_entry_id: manualEntryId });
     await recordAudit(trx, actor, {
       action: 'recurring_entry.propose', entityType: 'recurring_entry', entityId: row.id, enterpriseId: row.enterprise_id, details: { period: input.period, manual_entry: manualEntryId },
     });

@@ -56,7 +56,7 @@ export async function recordSupplierInvoice(context: DataContext, maker: Actor, 
       enterprise_id: supplier.enterpriseId, branch_id: branchId, supplier_id: supplier.id, number: input.number, invoice_date: input.invoiceDate, due_date: input.dueDate,
       label: input.label, amount: input.amount, entry_id: entryId, recorded_by: maker.userId,
     }).returning('id');
-    await trx('supplier_invoice_lines').insert(input.lines.map((line, position) => ({ invoice_id: invoice.id, position, account_code: line.account, amount: line.amount, label: line.label })));
+    await trx('supplier_invoice_lines').insert(input.lines.map((line, position) => ({ enterprise_id: supplier.enterpriseId, invoice_id: invoice.id, position, account_code: line.account, amount: line.amount, label: line.label })));
     await recordAudit(trx, maker, {
       action: 'supplier_invoice.record', entityType: 'supplier_invoice', entityId: invoice.id, enterpriseId: supplier.enterpriseId,
       details: { supplier: supplier.id, number: input.number, amount: input.amount, entry: entryId },

@@ -66,7 +66,7 @@ export async function recordSupplierPayment(context: DataContext, maker: Actor, 
       enterprise_id: supplier.enterpriseId, branch_id: branchId, supplier_id: supplier.id, payment_date: input.paymentDate, amount: input.amount,
       paying_account_code: input.payingAccount, reference: input.reference, entry_id: entryId, recorded_by: maker.userId, idempotency_key: input.idempotencyKey ?? null,
     }).returning('id');
-    await trx('supplier_payment_allocations').insert(input.allocations.map((allocation) => ({ payment_id: payment.id, invoice_id: allocation.invoice, amount: allocation.amount })));
+    await trx('supplier_payment_allocations').insert(input.allocations.map((allocation) => ({ enterprise_id: supplier.enterpriseId, payment_id: payment.id, invoice_id: allocation.invoice, amount: allocation.amount })));
     await recordAudit(trx, maker, {
       action: 'supplier_payment.record', entityType: 'supplier_payment', entityId: payment.id, enterpriseId: supplier.enterpriseId,
       details: { supplier: supplier.id, amount: input.amount, paying_account: input.payingAccount, entry: entryId, allocations: input.allocations },

@@ -119,7 +119,7 @@ export async function storeReportingPack(knex: Knex, now: Date, input: { packId:
       figures[report.name] = await documentFigures(document);
       for (const format of reportFileFormats) {
         const content = await reportFileBytes(document, format);
-        await trx('reporting_pack_files').insert({ pack_id: pack.id, report: report.name, format, content, sha256: createHash('sha256').update(content).digest('hex'), size_bytes: content.length });
+        await trx('reporting_pack_files').insert({ enterprise_id: pack.enterprise_id, pack_id: pack.id, report: report.name, format, content, sha256: createHash('sha256').update(content).digest('hex'), size_bytes: content.length });
         files += 1;
       }
     }

@@ -212,7 +212,7 @@ async function attempt(trx: Knex.Transaction, context: DataContext, order: Stand
     const outcome = error.code === 'insufficient_funds' ? afterShortFunds(dueDate, businessDate, order.retry_days) : 'failed';
     result = { outcome, transfer_id: null, repayment_id: null, refusal_code: error.code, refusal_message: error.message.slice(0, 500) };
   }
-  if (earlier === undefined) await trx('standing_order_runs').insert({ standing_order_id: order.id, due_date: dueDate, attempts: 1, last_attempt_on: businessDate, ...result });
+  if (earlier === undefined) await trx('standing_order_runs').insert({ enterprise_id: order.enterprise_id, standing_order_id: order.id, due_date: dueDate, attempts: 1, last_attempt_on: businessDate, ...result });
   else await trx('standing_order_runs').where({ id: earlier.id }).update({ attempts: earlier.attempts + 1, last_attempt_on: businessDate, ...result });
   return { dueDate, outcome: result.outcome };
 }

@@ -68,7 +68,7 @@ export async function openEndOfDayRun(knex: Knex, now: Date, input: EndOfDayRequ
     const [run] = existing === undefined
       ? await trx('end_of_day_runs').insert({ enterprise_id: input.enterpriseId, business_date: date, trigger: input.trigger, started_by: input.startedBy }).returning('*')
       : await trx('end_of_day_runs').where({ id: existing.id }).update({ status: 'running', failure: null, finished_at: null }).returning('*');
-    if (existing === undefined) await trx('end_of_day_steps').insert(endOfDaySteps.map((step, position) => ({ run_id: run.id, step, position })));
+    if (existing === undefined) await trx('end_of_day_steps').insert(endOfDaySteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })));
     const actor = input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
     await recordAudit(trx, actor, {
       action: 'end_of_day.start', entityType: 'end_of_day_run', entityId: run.id, enterpriseId: input.enterpriseId, details: { date, trigger: input.trigger, resumed: existing !== undefined },

@@ -76,7 +76,7 @@ export async function appointMember(context: ActivityContext, actor: Actor, orga
     return await inTransaction(context.knex, async (trx) => {
       const organ = await GovernanceOrgan.query(trx).findById(organId);
       if (organ === undefined) throw new NotFoundError('The governance organ');
-      const member = await GovernanceMember.query(trx).insertAndFetch({ organId, ...fields });
+      const member = await GovernanceMember.query(trx).insertAndFetch({ enterpriseId: organ.enterpriseId, organId, ...fields });
       await recordAudit(trx, actor, {
         action: 'governance_member.appoint',
         entityType: 'governance_member',

@@ -90,7 +90,7 @@ export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequ
     const [run] = existing === undefined
       ? await trx('month_end_runs').insert({ enterprise_id: input.enterpriseId, period, period_start: start, period_end: end, trigger: input.trigger, started_by: input.startedBy }).returning('*')
       : await trx('month_end_runs').where({ id: existing.id }).update({ status: 'running', failure: null, finished_at: null }).returning('*');
-    if (existing === undefined) await trx('month_end_steps').insert(monthEndSteps.map((step, position) => ({ run_id: run.id, step, position })));
+    if (existing === undefined) await trx('month_end_steps').insert(monthEndSteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })));
     const actor = input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
     await recordAudit(trx, actor, {
       action: 'month_end.start',
@@ -122,7 +122,7 @@ async function stepToDo(trx: Knex.Transaction, input: MonthEndStepInput): Promis
   if (run === undefined) throw new NotFoundError('The month end');
   const step: MonthEndStepRow | undefined = await trx('month_end_steps').where({ run_id: run.id, step: input.step }).first();
   if (step?.status === 'done' || run.status !== 'running') return { done: { ...(step?.result ?? { amount: '0', lines: [] }), entries: 0 } };
-  if (step === undefined) await trx('month_end_steps').insert({ run_id: run.id, step: input.step, position: monthEndSteps.indexOf(input.step) });
+  if (step === undefined) await trx('month_end_steps').insert({ enterprise_id: run.enterprise_id, run_id: run.id, step: input.step, position: monthEndSteps.indexOf(input.step) });
   return { run };
 }
 
@@ -140,7 +140,7 @@ export async function runMonthEndStep(knex: Knex, now: Date, input: MonthEndStep
     const { run } = todo;
     const post = async (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => {
       const entryId = await postJournalEntry(trx, { ...draft, enterpriseId: run.enterprise_id, createdBy: run.started_by });
-      await trx('month_end_entries').insert({ run_id: run.id, step: input.step, entry_id: entryId });
+      await trx('month_end_entries').insert({ enterprise_id: run.enterprise_id, run_id: run.id, step: input.step, entry_id: entryId });
       return entryId;
     };
     const result = await work(trx, { run, post });

@@ -129,7 +129,7 @@ export async function allocateResult(context: ActivityContext, actor: Actor, inp
         enterpriseId: year.enterpriseId, branchId: entry.branchId, entryDate: input.assemblyDate, lines: entry.lines, journal: 'AFF',
         description: `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ${input.assemblyReference})`, createdBy: actor.userId,
       });
-      await trx('result_allocation_entries').insert({ allocation_id: allocation.id, entry_id: entryId });
+      await trx('result_allocation_entries').insert({ enterprise_id: year.enterpriseId, allocation_id: allocation.id, entry_id: entryId });
     }
     await recordAudit(trx, actor, {
       action: 'result_allocation.create', entityType: 'result_allocation', entityId: allocation.id, enterpriseId: year.enterpriseId,

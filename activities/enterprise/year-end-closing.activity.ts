@@ -108,7 +108,7 @@ async function postStep(trx: Knex.Transaction, closing: ExerciceClosingRow, step
       description: posting.description,
       createdBy: closing.requested_by,
     });
-    await trx('exercice_closing_entries').insert({ closing_id: closing.id, step, entry_id: entryId });
+    await trx('exercice_closing_entries').insert({ enterprise_id: closing.enterprise_id, closing_id: closing.id, step, entry_id: entryId });
   }
 }
 

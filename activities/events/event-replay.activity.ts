@@ -64,6 +64,7 @@ export async function replayEventBatch(knex: Knex, now: Date, input: { requestId
       const outcome = await trx.transaction((savepoint) => replayOne(savepoint, now, event, request.mode)).catch((error: Error) => ({ outcome: 'failed' as const, detail: error.message.slice(0, 500) }));
       await trx('event_replay_results')
         .insert({
+          enterprise_id: request.enterprise_id,
           request_id: request.id,
           event_id: event.id,
           outcome: outcome.outcome,
@@ -72,7 +73,7 @@ export async function replayEventBatch(knex: Knex, now: Date, input: { requestId
           detail: outcome.outcome === 'failed' ? outcome.detail : '',
         })
         // The unique key is the last guard of "once per (request, event)"; the lock above makes it unreachable.
-        .onConflict(['request_id', 'event_id'])
+        .onConflict(['request_id', 'event_id', 'enterprise_id'])
         .ignore();
       counts.seen += 1;
       if (outcome.outcome === 'changed' || outcome.outcome === 'reposted') counts.changed += 1;

@@ -93,7 +93,7 @@ export async function applyImportBatch(context: DataContext, input: { importId: 
     // A kind whose step finds nothing more to apply is recorded as done up to its last row.
     const lastRow = await importKindSteps[kind]!.applyBatch!(trx, { knex: trx, clock: context.clock }, scopeOf(imported), after, batchRows) ?? next.lastRow;
     const [{ count }] = await trx('import_rows').where({ import_id: imported.id, kind }).whereBetween('row_number', [after + 1, lastRow]).count({ count: '*' }) as [{ count: string }];
-    await trx('import_batches').insert({ import_id: imported.id, kind, last_row: lastRow, rows: Number(count) });
+    await trx('import_batches').insert({ enterprise_id: imported.enterprise_id, import_id: imported.id, kind, last_row: lastRow, rows: Number(count) });
     await recordAudit(trx, applier(userId as string, imported.id), {
       action: 'import.apply_batch', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind, after, last_row: lastRow, rows: Number(count) },
     });

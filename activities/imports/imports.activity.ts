@@ -82,19 +82,22 @@ function headerColumns(kind: ImportKind, header: FileRow | undefined): string[] 
   return names;
 }
 
+/** The import a file's rows are staged for. */
+type StagedImport = { id: string; enterprise_id: string };
+
 /** A data row as stored: every column of the header, as text, and the columns holding a formula. */
-function stagedRow(importId: string, kind: ImportKind, names: readonly string[], row: FileRow) {
+function stagedRow(imported: StagedImport, kind: ImportKind, names: readonly string[], row: FileRow) {
   const data = Object.fromEntries(names.map((name, index) => [name, row.cells[index] ?? '']));
-  return { import_id: importId, kind, row_number: row.rowNumber, data, formulas: row.formulas.map((index) => names[index] ?? `column ${index + 1}`) };
+  return { enterprise_id: imported.enterprise_id, import_id: imported.id, kind, row_number: row.rowNumber, data, formulas: row.formulas.map((index) => names[index] ?? `column ${index + 1}`) };
 }
 
-async function stageRows(trx: Knex.Transaction, importId: string, kind: ImportKind, rows: AsyncGenerator<FileRow>): Promise<number> {
+async function stageRows(trx: Knex.Transaction, imported: StagedImport, kind: ImportKind, rows: AsyncGenerator<FileRow>): Promise<number> {
   const names = headerColumns(kind, (await rows.next()).value as FileRow | undefined);
   let batch: ReturnType<typeof stagedRow>[] = [];
   let count = 0;
   for await (const row of rows) {
     if (row.cells.every((cell) => cell === '')) continue;
-    batch.push(stagedRow(importId, kind, names, row));
+    batch.push(stagedRow(imported, kind, names, row));
     count += 1;
     if (batch.length === batchRows) {
       await trx('import_rows').insert(batch);
@@ -140,9 +143,9 @@ async function stageFile(
   const { format, bytes } = input;
   const imported = await lockImport(trx, input.importId);
   await trx('import_rows').where({ import_id: imported.id, kind: input.kind }).delete();
-  const rows = await stageRows(trx, imported.id, input.kind, fileRows(format, createReadStream(input.path), input.limitBytes));
-  const file = { import_id: imported.id, kind: input.kind, format, rows, bytes, uploaded_by: actor.userId, uploaded_at: trx.fn.now() };
-  await trx('import_files').insert(file).onConflict(['import_id', 'kind']).merge();
+  const rows = await stageRows(trx, imported, input.kind, fileRows(format, createReadStream(input.path), input.limitBytes));
+  const file = { enterprise_id: imported.enterprise_id, import_id: imported.id, kind: input.kind, format, rows, bytes, uploaded_by: actor.userId, uploaded_at: trx.fn.now() };
+  await trx('import_files').insert(file).onConflict(['import_id', 'kind', 'enterprise_id']).merge();
   await trx('import_problems').where({ import_id: imported.id }).delete();
   await trx('imports').where({ id: imported.id }).update({ status: 'uploaded', validated_at: null });
   await recordAudit(trx, actor, { action: 'import.upload', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind: input.kind, format, rows } });

@@ -96,7 +96,7 @@ async function judgeBorrowers(trx: Knex.Transaction, scope: ImportScope, product
       };
     }), scope.cutOverDate));
     if (problems.length > 0) {
-      await trx('import_problems').insert(problems.map(({ rowNumber, ...problem }) => ({ import_id: scope.importId, kind: 'loans', row_number: rowNumber, ...problem })));
+      await trx('import_problems').insert(problems.map(({ rowNumber, ...problem }) => ({ enterprise_id: scope.enterpriseId, import_id: scope.importId, kind: 'loans', row_number: rowNumber, ...problem })));
     }
     after = members.at(-1)!;
   }
@@ -181,17 +181,17 @@ function loanRecord(row: Row, installments: readonly ImportedInstallment[], prod
  * cut-over, if earlier): the file does not say when. Penalties run from the cut-over at the latest: those before
  * it were the old system's.
  */
-const installmentRecords = (loanId: string, installments: readonly ImportedInstallment[], cutOverDate: string) => installments.map((installment, index) => ({
-  loan_id: loanId, number: index + 1, due_date: installment.dueDate,
+const installmentRecords = (loanId: string, installments: readonly ImportedInstallment[], scope: ImportScope) => installments.map((installment, index) => ({
+  enterprise_id: scope.enterpriseId, loan_id: loanId, number: index + 1, due_date: installment.dueDate,
   principal_due: formatAmount(installment.principal), interest_due: formatAmount(installment.interest),
   principal_paid: formatAmount(installment.principalPaid), interest_paid: formatAmount(installment.interestPaid),
-  penalty_through: installment.dueDate < cutOverDate ? cutOverDate : installment.dueDate,
-  paid_on: installment.principalPaid.eq(installment.principal) && installment.interestPaid.eq(installment.interest) ? paidOn(installment.dueDate, cutOverDate) : null,
+  penalty_through: installment.dueDate < scope.cutOverDate ? scope.cutOverDate : installment.dueDate,
+  paid_on: installment.principalPaid.eq(installment.principal) && installment.interestPaid.eq(installment.interest) ? paidOn(installment.dueDate, scope.cutOverDate) : null,
 }));
 
 const paidOn = (dueDate: string, cutOverDate: string) => (dueDate < cutOverDate ? dueDate : cutOverDate);
 
-/** Installment rows per insert: nine columns each, well within PostgreSQL's 65 535 parameters of a statement. */
+/** Installment rows per insert: ten columns each, well within PostgreSQL's 65 535 parameters of a statement. */
 const installmentsPerInsert = 5000;
 
 /**
@@ -210,7 +210,7 @@ async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: I
   });
   const inserted = await trx('loans').insert(loans.map((loan) => loan.record)).returning(['id', 'number']) as { id: string; number: string }[];
   const idOf = new Map(inserted.map((loan) => [loan.number, loan.id]));
-  const installments = loans.flatMap((loan) => installmentRecords(idOf.get(loan.record.number!)!, loan.installments, scope.cutOverDate));
+  const installments = loans.flatMap((loan) => installmentRecords(idOf.get(loan.record.number!)!, loan.installments, scope));
   for (let start = 0; start < installments.length; start += installmentsPerInsert) await trx('loan_installments').insert(installments.slice(start, start + installmentsPerInsert));
   await recordOriginalVersions(trx, inserted.map((loan) => loan.id), parties.uploader);
   const guarantees = loans.filter(({ data }) => (data.guarantor_member_number ?? '') !== '').map(({ data, record }) => ({

@@ -29,7 +29,7 @@ export async function checkEachRow(trx: Knex.Transaction, scope: ImportScope, ki
       .select('row_number', 'data', 'formulas') as { row_number: number; data: Record<string, string>; formulas: string[] }[];
     if (rows.length === 0) return;
     const problems = rows.flatMap((row) => problemsOf(kind, row.data, row.formulas, rules)
-      .map((problem) => ({ import_id: scope.importId, kind, row_number: row.row_number, ...problem })));
+      .map((problem) => ({ enterprise_id: scope.enterpriseId, import_id: scope.importId, kind, row_number: row.row_number, ...problem })));
     if (problems.length > 0) await trx('import_problems').insert(problems);
     after = rows.at(-1)!.row_number;
   }
@@ -48,8 +48,8 @@ export interface CrossCheck {
 /** Records the problems of each check, set-based. */
 export async function checkAcrossRows(trx: Knex.Transaction, scope: ImportScope, kind: ImportKind, checks: readonly CrossCheck[]): Promise<void> {
   for (const check of checks) {
-    await trx.raw(`INSERT INTO import_problems (import_id, kind, row_number, "column", value, problem)
-      SELECT r.import_id, r.kind, r.row_number, ?, coalesce(r.data->>?, ''), ? FROM import_rows r JOIN imports i ON i.id = r.import_id
+    await trx.raw(`INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
+      SELECT r.enterprise_id, r.import_id, r.kind, r.row_number, ?, coalesce(r.data->>?, ''), ? FROM import_rows r JOIN imports i ON i.id = r.import_id
       WHERE r.import_id = ? AND r.kind = ? AND coalesce(r.data->>?, '') <> '' AND ${check.where}`, [check.column, check.column, check.problem, scope.importId, kind, check.column]);
   }
 }

@@ -69,7 +69,7 @@ export async function tieOutImport(context: DataContext, importId: string): Prom
     await trx('import_tie_outs').where({ import_id: importId }).delete();
     const pairs = await pairsOf(trx, scope);
     const rows = pairs.map((found) => ({
-      import_id: importId, branch_code: found.branchCode, account_code: found.accountCode, what: found.what.join('; '),
+      enterprise_id: scope.enterpriseId, import_id: importId, branch_code: found.branchCode, account_code: found.accountCode, what: found.what.join('; '),
       trial_balance: formatAmount(found.trialBalance), detail: formatAmount(found.detail), difference: formatAmount(found.trialBalance.minus(found.detail)),
     }));
     for (let start = 0; start < rows.length; start += 1000) await trx('import_tie_outs').insert(rows.slice(start, start + 1000));

@@ -28,10 +28,10 @@ const lineSides = `SELECT r.row_number, r.data->>'branch_code' AS branch_code, l
 
 /** Each branch's lines balanced, the off-balance ones (class 9) among themselves: one problem per branch on its first line. */
 async function checkBalancedBranches(trx: Knex.Transaction, scope: ImportScope): Promise<void> {
-  await trx.raw(`INSERT INTO import_problems (import_id, kind, row_number, "column", value, problem)
-    SELECT ?, 'trial-balance', min(row_number), 'branch_code', branch_code,
+  await trx.raw(`INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
+    SELECT ?, ?, 'trial-balance', min(row_number), 'branch_code', branch_code,
       format('the branch''s %s lines are not balanced: debit %s, credit %s', CASE WHEN off_balance THEN 'off-balance (class 9)' ELSE 'balance-sheet and result' END, sum(debit), sum(credit))
-    FROM (${lineSides}) line WHERE coalesce(branch_code, '') <> '' GROUP BY branch_code, off_balance HAVING sum(debit) <> sum(credit)`, [scope.importId, scope.importId]);
+    FROM (${lineSides}) line WHERE coalesce(branch_code, '') <> '' GROUP BY branch_code, off_balance HAVING sum(debit) <> sum(credit)`, [scope.enterpriseId, scope.importId, scope.importId]);
 }
 
 export const trialBalanceSteps: ImportKindSteps = {

@@ -59,10 +59,14 @@ export async function writeSchedule(trx: Knex.Transaction, loanId: string, sched
   await insertSchedule(trx, loanId, schedule, insuranceParts);
 }
 
+/** A loan's enterprise, as a value of an insert of its rows (docs/scaling.md §4: they carry it), read in the same statement. */
+export const loanEnterprise = (trx: Knex.Transaction, loanId: string): Knex.QueryBuilder => trx('loans').where({ id: loanId }).select('enterprise_id');
+
 /** The schedule of a loan that has none yet (at approval), each installment with its part of a spread insurance premium. */
 export async function insertSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule, insuranceParts: readonly Money[]): Promise<void> {
   await trx('loan_installments').insert(
     schedule.installments.map((installment, index) => ({
+      enterprise_id: loanEnterprise(trx, loanId),
       loan_id: loanId,
       number: installment.number,
       due_date: installment.dueDate,

@@ -70,6 +70,7 @@ async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): 
     // The decision, its audit and the application's new state in one statement.
     await trx
       .with('decision', trx('loan_application_decisions').insert({
+        enterprise_id: application.enterpriseId,
         application_id: application.id,
         step: input.step,
         decision: input.decision,

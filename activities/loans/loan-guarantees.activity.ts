@@ -191,7 +191,7 @@ export async function revalueGuarantee(context: DataContext, actor: Actor, guara
       .update({ value: formatAmount(revaluation.value), valuation_date: revaluation.valuationDate }).returning('*');
     // Kept with the value it replaces: the register at an earlier date reads that one (docs/domain.md §14.4).
     await trx('guarantee_revaluations').insert({
-      guarantee_id: guaranteeId, value_before: guarantee.value, valuation_date_before: previous, value: updated.value,
+      enterprise_id: guarantee.enterprise_id, guarantee_id: guaranteeId, value_before: guarantee.value, valuation_date_before: previous, value: updated.value,
       valuation_date: revaluation.valuationDate, created_by: actor.userId,
     });
     await postGuaranteeEngagements(trx, context, actor, updated);

@@ -282,7 +282,7 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
      SELECT :enterpriseId, v.branch_id, v.loan_id, :asOf, :runId, v.days_past_due, v.classification, v.rate, v.base, v.uncovered, v.amount, v.previous_amount, v.delta
      FROM unnest(:branches::uuid[], :loans::uuid[], :days::int[], :classes::text[], :rates::numeric[], :bases::numeric[], :uncovered::numeric[], :amounts::numeric[],
                  :previous::numeric[], :deltas::numeric[]) AS v(branch_id, loan_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
-     ON CONFLICT (loan_id, as_of) DO UPDATE SET run_id = excluded.run_id, days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
+     ON CONFLICT (loan_id, as_of, enterprise_id) DO UPDATE SET run_id = excluded.run_id, days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
        base = excluded.base, uncovered = excluded.uncovered, amount = excluded.amount, delta = excluded.amount - loan_provisions.previous_amount`,
     {
       enterpriseId: run.enterprise_id, asOf: run.as_of, runId: run.id,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import type { Installment } from '../../domain/loans/schedule';
 import { formatAmount, Money } from '../../domain/money';
+import { loanEnterprise } from './installments';
 
 /**
  * A loan's schedule versions (issue 30, docs/domain.md §4): `loan_installments` is the version in force with what
@@ -76,8 +77,8 @@ const versionInstallments = `jsonb_agg(jsonb_build_object('number', i.number, 'd
 /** Records the version now in force, every installment of `loan_installments` as it now is due. */
 async function recordVersion(trx: Knex.Transaction, loanId: string, version: NewVersion): Promise<void> {
   await trx.raw(
-    `INSERT INTO loan_schedule_versions (loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
-     SELECT :loanId, :version, :reason, :effectiveOn, :outstanding, :teg, ${versionInstallments}, :createdBy
+    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
+     SELECT (SELECT l.enterprise_id FROM loans l WHERE l.id = :loanId), :loanId, :version, :reason, :effectiveOn, :outstanding, :teg, ${versionInstallments}, :createdBy
        FROM loan_installments i WHERE i.loan_id = :loanId`,
     {
       loanId, version: version.version, reason: version.reason, effectiveOn: version.effectiveOn,
@@ -97,9 +98,10 @@ export async function recordOriginalVersion(trx: Knex.Transaction, loan: { id: s
  */
 export async function recordOriginalVersions(trx: Knex.Transaction, loanIds: readonly string[], createdBy: string): Promise<void> {
   await trx.raw(
-    `INSERT INTO loan_schedule_versions (loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
-     SELECT l.id, 1, 'original', l.disbursed_on, l.principal, l.teg, ${versionInstallments}, :createdBy
-       FROM loans l JOIN loan_installments i ON i.loan_id = l.id WHERE l.id = ANY(:loanIds) GROUP BY l.id`,
+    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
+     SELECT l.enterprise_id, l.id, 1, 'original', l.disbursed_on, l.principal, l.teg, ${versionInstallments}, :createdBy
+       FROM loans l JOIN loan_installments i ON i.loan_id = l.id AND i.enterprise_id = l.enterprise_id
+      WHERE l.id = ANY(:loanIds) GROUP BY l.id, l.enterprise_id`,
     { loanIds: [...loanIds], createdBy },
   );
 }
@@ -132,6 +134,7 @@ export async function replaceSchedule(trx: Knex.Transaction, replacement: Schedu
   await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough).delete();
   if (replacement.replacement.length > 0) {
     await trx('loan_installments').insert(replacement.replacement.map((installment, index) => ({
+      enterprise_id: loanEnterprise(trx, loanId),
       loan_id: loanId,
       number: keptThrough + index + 1,
       due_date: installment.dueDate,

@@ -85,7 +85,7 @@ export function registerQuery(knex: Knex, enterpriseId: string, date: IsoDate, c
     .join('client_profiles as c', 'c.id', 'h.client_id')
     .join('share_types as t', 't.id', 'h.share_type_id')
     .where('h.shares', '>', 0)
-    .groupBy('c.id')
+    .groupBy('c.id', 'c.enterprise_id') // the key: the other columns of c follow from it
     .orderBy([{ column: 'c.member_number' }, { column: 'c.id' }])
     .select(
       'c.id as client',
@@ -136,7 +136,7 @@ export async function registerTotals(knex: Knex, enterpriseId: string, date: Iso
       .with('h', holdingsAt(knex, enterpriseId, date, null))
       .from('h')
       .join('share_types as t', 't.id', 'h.share_type_id')
-      .groupBy('t.id')
+      .groupBy('t.id', 't.enterprise_id') // the key: the other columns of t follow from it
       .orderBy('t.code')
       .select('t.id as share_type', 't.code', 't.name', knex.raw('SUM(h.shares)::int AS shares'), knex.raw('SUM(h.subscribed)::text AS subscribed'), knex.raw('SUM(h.paid)::text AS paid')),
     knex

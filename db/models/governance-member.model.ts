@@ -8,6 +8,7 @@ export type Office = (typeof offices)[number];
 export class GovernanceMember extends BaseModel {
   static override tableName = 'governance_members';
 
+  enterpriseId!: string;
   organId!: string;
   fullName!: string;
   office!: Office;

@@ -86,7 +86,8 @@ test('the database refuses an unbalanced entry at commit, and any change to a po
   const [cash, deposits] = await Promise.all(['5710', '3711'].map(async (code) => (await knex('company_chart_entries').where({ enterprise_id: enterpriseId, code }).first('id')).id));
   const unbalanced = knex.transaction(async (trx) => {
     const [entry] = await trx('journal_entries').insert({ enterprise_id: enterpriseId, exercice_id: year, entry_date: '2026-11-22', journal_code: 'OD' }).returning('id');
-    await trx('journal_lines').insert([{ entry_id: entry.id, chart_entry_id: cash, debit: 100 }, { entry_id: entry.id, chart_entry_id: deposits, credit: 99 }]);
+    const line = { enterprise_id: enterpriseId, entry_id: entry.id };
+    await trx('journal_lines').insert([{ ...line, chart_entry_id: cash, debit: 100 }, { ...line, chart_entry_id: deposits, credit: 99 }]);
   });
   await t.throwsAsync(unbalanced, { message: /not balanced/ });
   const empty = knex.transaction(async (trx) => {

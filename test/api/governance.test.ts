@@ -23,7 +23,7 @@ async function insertOrgan(enterprise: string, kind: string, name: string): Prom
 }
 
 async function insertMember(organ: string, office: string, fullName: string): Promise<string> {
-  const [row] = await knex('governance_members').insert({ organ_id: organ, office, full_name: fullName, term_start: '2025-06-01' }).returning('id');
+  const [row] = await knex('governance_members').insert({ enterprise_id: knex('governance_organs').where({ id: organ }).select('enterprise_id'), organ_id: organ, office, full_name: fullName, term_start: '2025-06-01' }).returning('id');
   return row.id as string;
 }
 

@@ -107,7 +107,8 @@ test.serial('the database refuses an entry mixing class 9 with the other classes
     const exercice = (await trx('exercices_comptables').where({ enterprise_id: world.enterpriseId, code: '2026' }).first('id')).id;
     const [entry] = await trx('journal_entries').insert({ enterprise_id: world.enterpriseId, exercice_id: exercice, branch_id: world.headOffice, entry_date: '2026-09-30', description: 'by hand', journal_code: 'OD' }).returning('id');
     const account = async (code: string) => (await trx('company_chart_entries').where({ chart_id: chartId, code }).first('id')).id;
-    await trx('journal_lines').insert([{ entry_id: entry.id, chart_entry_id: await account('922'), debit: '500', credit: '0' }, { entry_id: entry.id, chart_entry_id: await account('5710'), debit: '0', credit: '500' }]);
+    const line = { enterprise_id: world.enterpriseId, entry_id: entry.id };
+    await trx('journal_lines').insert([{ ...line, chart_entry_id: await account('922'), debit: '500', credit: '0' }, { ...line, chart_entry_id: await account('5710'), debit: '0', credit: '500' }]);
   });
   await t.throwsAsync(byHand, { message: /mixes 1 off-balance lines \(class 9\) with 1 others/ });
 });

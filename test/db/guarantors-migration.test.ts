@@ -1,11 +1,12 @@
 import test from 'ava';
+import { migrateToLatest } from '../../db/knex';
 import { down, up } from '../../db/migrations/20261205400000_guarantors_and_collateral';
 import { startTestApp } from '../helpers/app';
-import { createTestDatabase } from '../helpers/database';
+import { createTestDatabase, keysIncludeEnterprise } from '../helpers/database';
 import { approvedLoan, createLoanWorld, memberOf, openSavingsAccount } from '../helpers/loans';
 
 test('guarantees recorded before the collateral register were valued when they started; the holds view gains the kind; undone and done again', async (t) => {
-  const { knex } = await createTestDatabase(t);
+  const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
   const app = await startTestApp(t, { knex });
   const world = await createLoanWorld(app, knex, 'MGR');
   const loan = await approvedLoan(world, await memberOf(world));
@@ -28,4 +29,5 @@ test('guarantees recorded before the collateral register were valued when they s
   await t.throwsAsync(knex('loan_guarantees').insert({
     enterprise_id: world.enterpriseId, loan_id: loan, kind: 'personal_guarantor', value: '1000', start_date: '2026-01-10', created_by: world.rootId, compte_client_id: account,
   }), { message: /loan_guarantees_account_held/ });
+  t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

@@ -1,12 +1,13 @@
 import test from 'ava';
+import { migrateToLatest } from '../../db/knex';
 import { down, up } from '../../db/migrations/20261205500000_loan_officers';
 import { startTestApp } from '../helpers/app';
-import { createTestDatabase } from '../helpers/database';
+import { createTestDatabase, keysIncludeEnterprise } from '../helpers/database';
 import { approvedLoan, createLoanWorld, memberOf } from '../helpers/loans';
 import { newTaskQueue } from '../helpers/worker';
 
 test('the applications and loans made before loan officers get their submitter as their officer', async (t) => {
-  const { knex } = await createTestDatabase(t);
+  const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
   const app = await startTestApp(t, { knex, taskQueue: newTaskQueue() });
   const world = await createLoanWorld(app, knex, 'MLO');
   const loanId = await approvedLoan(world, await memberOf(world), {}, 'teller');
@@ -21,4 +22,5 @@ test('the applications and loans made before loan officers get their submitter a
   t.is(loan.loan_officer_id, world.users.teller!.id);
   t.is((await knex('loan_applications').where({ id: loan.application_id }).first('loan_officer_id')).loan_officer_id, world.users.teller!.id);
   t.is(Number((await knex('loan_officer_assignments').count({ n: '*' }))[0]!.n), 0, 'no reassignment before there were officers');
+  t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

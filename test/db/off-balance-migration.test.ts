@@ -1,11 +1,12 @@
 import test from 'ava';
+import { migrateToLatest } from '../../db/knex';
 import { down, up } from '../../db/migrations/20261203200000_off_balance_chart';
 import { startTestApp } from '../helpers/app';
-import { createTestDatabase } from '../helpers/database';
+import { createTestDatabase, keysIncludeEnterprise } from '../helpers/database';
 import { createLoanWorld } from '../helpers/loans';
 
 test('the off-balance migration gives class 9 to the charts of the enterprises that exist before it', async (t) => {
-  const { knex } = await createTestDatabase(t);
+  const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
   const app = await startTestApp(t, { knex });
   await knex.transaction((trx) => down(trx));
   const world = await createLoanWorld(app, knex, 'MIG');
@@ -25,4 +26,5 @@ test('the off-balance migration gives class 9 to the charts of the enterprises t
   t.true(offBalance.every((row) => row.is_system && row.record_id !== null));
   const plan = await knex('account_records').where({ class: 9 }).pluck('code');
   t.deepEqual([...plan].sort(), offBalance.map((row) => row.code as string), 'the chart holds the plan\'s class 9, code for code');
+  t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

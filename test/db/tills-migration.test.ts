@@ -1,11 +1,12 @@
 import test from 'ava';
+import { migrateToLatest } from '../../db/knex';
 import { up } from '../../db/migrations/20261204010000_tills_for_existing_branches';
 import { startTestApp } from '../helpers/app';
-import { createTestDatabase } from '../helpers/database';
+import { createTestDatabase, keysIncludeEnterprise } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount } from '../helpers/loans';
 
 test('the enterprises that exist before tills get a vault per branch and a till per cashier of a branch, under till control', async (t) => {
-  const { knex } = await createTestDatabase(t);
+  const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
   const app = await startTestApp(t, { knex });
   const world = await createLoanWorld(app, knex, 'MTL');
   const account = await openSavingsAccount(world, await memberOf(world));
@@ -31,4 +32,5 @@ test('the enterprises that exist before tills get a vault per branch and a till 
   t.like(refused.body, { status: 409, code: 'till_session_required' }, 'the head office is under till control');
   t.is((await app.request('POST', '/api/v1/cash/till-sessions/', { headers: world.users.cashier!.headers, json: { count: {} } })).status, 201);
   t.is((await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '1000' } })).status, 201);
+  t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

@@ -186,7 +186,7 @@ function summary(answers: readonly Answer[]): string {
 async function ledgerBreaches(knex: Knex, enterpriseId: string, keys: readonly string[]): Promise<string[]> {
   const events: { key: string; entries: string }[] = (await knex.raw(`
     SELECT e.idempotency_key AS key, count(j.id)::text AS entries FROM business_event_logs e LEFT JOIN journal_entries j ON j.event_id = e.id
-    WHERE e.enterprise_id = ? AND e.kind = 'deposit' GROUP BY e.id`, [enterpriseId])).rows;
+    WHERE e.enterprise_id = ? AND e.kind = 'deposit' GROUP BY e.id, e.enterprise_id`, [enterpriseId])).rows;
   const breaches = events.filter((event) => event.entries !== '1').map((event) => `event ${event.key} has ${event.entries} entries`);
   const recorded = new Map<string, number>();
   for (const event of events) {

@@ -69,8 +69,8 @@ AS $function$
       INSERT INTO journal_entries AS e (enterprise_id, exercice_id, branch_id, entry_date, event_id, rule_config_id, reverses_entry_id, description, created_by, journal_code)
       VALUES (enterprise, exercice, branch, entry_date, event, rule_config, reverses_entry, description, created_by, journal)
       RETURNING e.id INTO entry;
-      INSERT INTO journal_lines (entry_id, chart_entry_id, debit, credit)
-      SELECT entry, (accounts->(l.line->>'account')->>'id')::uuid, (l.line->>'debit')::numeric, (l.line->>'credit')::numeric
+      INSERT INTO journal_lines (enterprise_id, entry_id, chart_entry_id, debit, credit)
+      SELECT enterprise, entry, (accounts->(l.line->>'account')->>'id')::uuid, (l.line->>'debit')::numeric, (l.line->>'credit')::numeric
         FROM jsonb_array_elements(lines) WITH ORDINALITY AS l(line, ord)
        ORDER BY l.ord;
       RETURN entry;
