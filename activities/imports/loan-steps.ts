@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { parseImportDate } from '../../domain/imports/cells';
 import {
-  amountOf, borrowerProblems, daysPastDueOf, fileClassOf, installmentProblems, installmentsOf, loanDetailParts, loanProblems, outstandingOf, type ImportedInstallment,
+  amountOf, borrowerProblems, daysPastDueOf, fileClassOf, installmentProblems, loanDetailParts, loanProblems, outstandingOf, type ImportedInstallment,
 } from '../../domain/imports/loan-rules';
+import { loanSchedule, type ScheduleTerms } from '../../domain/imports/regenerated-schedule';
 import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf } from '../../domain/loans/doubtful-accounts';
 import { yearsSince } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
@@ -31,6 +32,9 @@ interface ProductRow {
   max_term_periods: number;
   real_estate: boolean;
 }
+
+/** The product's method and frequency, which regenerate a schedule the file leaves out. */
+const termsOf = (product: ProductRow): ScheduleTerms => ({ method: product.method as ScheduleTerms['method'], frequency: product.frequency as ScheduleTerms['frequency'] });
 
 const productsOf = async (trx: Knex.Transaction, enterpriseId: string): Promise<Map<string, ProductRow>> =>
   new Map((await trx('loan_products').where({ enterprise_id: enterpriseId })
@@ -90,9 +94,10 @@ async function judgeBorrowers(trx: Knex.Transaction, scope: ImportScope, product
     const installments = await installmentRowsOf(trx, scope.importId, loans.map((loan) => loan.data.loan_number!));
     const problems = members.flatMap((member) => borrowerProblems(loans.filter((loan) => loan.data.member_number === member).map((loan) => {
       const own = installments.get(loan.data.loan_number!) ?? [];
+      const product = products.get(loan.data.product_code!);
       return {
-        rowNumber: loan.row_number, data: loan.data, installments: own.map((row) => row.data),
-        refused: loan.refused || own.some((row) => row.refused), realEstate: products.get(loan.data.product_code!)?.real_estate ?? false,
+        rowNumber: loan.row_number, data: loan.data, installments: loanSchedule(loan.data, own.map((row) => row.data), product && termsOf(product)),
+        refused: loan.refused || own.some((row) => row.refused), realEstate: product?.real_estate ?? false,
       };
     }), scope.cutOverDate));
     if (problems.length > 0) {
@@ -205,8 +210,9 @@ async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: I
   const parties = await partiesOf(trx, scope, rows);
   const installmentRows = await installmentRowsOf(trx, scope.importId, rows.map((row) => row.data.loan_number!));
   const loans = rows.map(({ data }) => {
-    const installments = installmentsOf((installmentRows.get(data.loan_number!) ?? []).map((row) => row.data))!;
-    return { data, installments, record: loanRecord(data, installments, products.get(data.product_code!)!, parties, scope) };
+    const product = products.get(data.product_code!)!;
+    const installments = loanSchedule(data, (installmentRows.get(data.loan_number!) ?? []).map((row) => row.data), termsOf(product))!;
+    return { data, installments, record: loanRecord(data, installments, product, parties, scope) };
   });
   const inserted = await trx('loans').insert(loans.map((loan) => loan.record)).returning(['id', 'number']) as { id: string; number: string }[];
   const idOf = new Map(inserted.map((loan) => [loan.number, loan.id]));

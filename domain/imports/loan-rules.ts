@@ -181,7 +181,8 @@ export function classificationProblems(loans: readonly BorrowerLoanOfFile[]): (C
 export interface StagedLoan {
   rowNumber: number;
   data: Row;
-  installments: readonly Row[];
+  /** Its schedule, given or regenerated (`loanSchedule`); null when a cell of it does not read. */
+  installments: readonly ImportedInstallment[] | null;
   /** The loan's row or one of its installments' has a problem already: its schedule is not judged again. */
   refused: boolean;
   realEstate: boolean;
@@ -195,7 +196,7 @@ export function borrowerProblems(loans: readonly StagedLoan[], cutOverDate: IsoD
   const problems: (CellProblem & { rowNumber: number })[] = [];
   const judged: BorrowerLoanOfFile[] = [];
   for (const loan of loans) {
-    const installments = loan.refused ? null : installmentsOf(loan.installments);
+    const installments = loan.refused ? null : loan.installments;
     if (installments === null) continue;
     const found = scheduleProblems(loan.data, installments);
     problems.push(...found.map((problem) => ({ ...problem, rowNumber: loan.rowNumber })));

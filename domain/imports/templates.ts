@@ -81,7 +81,7 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     column('amount_paid', 'amount', '100 000', 'What the member has paid up by the cut-over, in francs: at most the shares\' nominal value, less only if the type allows paying in part.', money),
   ],
   'loan-installments': [
-    column('loan_number', 'text', 'PR-2024-0042', 'The loan: a row of the loans file.'),
+    column('loan_number', 'text', 'PR-2024-0042', 'The loan: a row of the loans file. A loan with no row here has its schedule regenerated from its terms and product.'),
     column('due_date', 'date', '2025-12-15', 'The installment\'s due date: one installment a date for a loan.'),
     ...installmentParts('principal', '100 000', 'a loan\'s installments sum to its amount'),
     ...installmentParts('interest', '18 000', 'as the old system scheduled it'),

@@ -30,12 +30,14 @@ const cutOver = '2026-10-31';
 let app: TestApp;
 let knex: Knex;
 let world: LoanWorld;
+/** Another enterprise: its imports change nothing the small cooperative's provisioning run counts. */
+let other: LoanWorld;
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
   world = await createLoanWorld(app, knex, 'ILN', { capital: false });
-  const other = await createLoanWorld(app, knex, 'ILO', { capital: false });
+  other = await createLoanWorld(app, knex, 'ILO', { capital: false });
   const members: [string, string][] = [['M101', world.headOffice], ['M102', world.headOffice], ['M103', world.otherBranch], ['M104', world.otherBranch], ['M105', world.headOffice]];
   for (const number of ['M201', 'M202', 'M203', 'M204', 'M205', 'M206']) members.push([number, world.headOffice]);
   for (const [number, branch] of members) await knex('client_profiles').where({ id: await memberOf(world, branch) }).update({ member_number: number });
@@ -44,14 +46,15 @@ test.before(async () => {
 
 const direction = () => world.users.direction!.headers;
 /** The import once its workflow has validated it (a worker runs it meanwhile). */
-const validate = (id: string) => withWorker(knex, () => validateImport(app, id, direction()), taskQueue);
+const validate = (id: string, headers = direction()) => withWorker(knex, () => validateImport(app, id, headers), taskQueue);
 
-async function importOf(t: ExecutionContext, loans: string, installments: string): Promise<string> {
-  const created = await app.request('POST', '/api/v1/imports/', { headers: direction(), json: { enterprise: world.enterpriseId, cut_over_date: cutOver } });
+async function importOf(t: ExecutionContext, loans: string, installments: string, into = world): Promise<string> {
+  const headers = into.users.direction!.headers;
+  const created = await app.request('POST', '/api/v1/imports/', { headers, json: { enterprise: into.enterpriseId, cut_over_date: cutOver } });
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
   for (const [kind, name] of [['loans', loans], ['loan-installments', installments]]) {
-    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: fixture(name!) });
+    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...headers, 'content-type': 'text/csv' }, body: fixture(name!) });
     t.is(uploaded.status, 200, uploaded.text);
   }
   return id;
@@ -63,7 +66,7 @@ async function problemsOf(id: string): Promise<string[]> {
     .map((problem) => `${problem.kind} ${problem.row} ${problem.column} '${problem.value}': ${problem.problem}`).sort();
 }
 
-const scopeOf = (importId: string): ImportScope => ({ importId, enterpriseId: world.enterpriseId, cutOverDate: cutOver });
+const scopeOf = (importId: string, of = world): ImportScope => ({ importId, enterpriseId: of.enterpriseId, cutOverDate: cutOver });
 const countOf = async (table: string) => Number((await knex(table).count({ count: '*' }).first())!.count);
 
 /** Each loan of the file: its outstanding principal (amount less principal repaid) and, from the ladder rate of its borrower's age, its provision. */
@@ -174,4 +177,22 @@ test('bad loans get their problems and nothing is written: payments over the amo
     'loans 9 provision \'150 000\': over the outstanding principal (100000)',
   ].sort());
   t.is(await countOf('loans'), loansBefore);
+});
+
+test('a loan the installments file leaves out gets its schedule regenerated from its terms and its product: monthly annuities from a month after the disbursement', async (t) => {
+  const id = await importOf(t, 'regenerated/loans.csv', 'regenerated/loan-installments.csv', other);
+  t.like(await validate(id, other.users.direction!.headers), { status: 'validated', problems: 0 });
+  const steps = importKindSteps.loans!;
+  for (let after: number | null = 0; after !== null;) {
+    after = await inTransaction(knex, async (trx) => steps.applyBatch!(trx, testActivityContext(knex), scopeOf(id, other), after!, 10));
+  }
+  const loan = await knex('loans').where({ enterprise_id: other.enterpriseId, number: 'R-0201' }).first('id', 'term_periods', 'days_past_due', 'outstanding_principal');
+  t.like(loan, { term_periods: 12, days_past_due: 0, outstanding_principal: '120000' });
+  const installments = await knex('loan_installments').where({ loan_id: loan.id }).orderBy('number')
+    .select(knex.raw('to_char(due_date, \'YYYY-MM-DD\') AS due_date'), 'principal_due', 'interest_due');
+  t.deepEqual([installments[0].due_date, installments[11].due_date], ['2026-11-15', '2027-10-15']);
+  // The product's constant annuity at 12 % a year: 1 % a month on 120 000, the level rounded once to the franc.
+  const level = Math.round((120_000 * 0.01) / (1 - 1.01 ** -12));
+  t.deepEqual([Number(installments[0].interest_due), Number(installments[0].principal_due)], [1200, level - 1200]);
+  t.is(installments.reduce((total, installment) => total + Number(installment.principal_due), 0), 120_000);
 });
