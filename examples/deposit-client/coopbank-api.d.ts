@@ -41034,6 +41034,8 @@ export interface operations {
             /** @description Validate the import: every row and reference, before anything is written; then the tie-out and the dry run */
             202: {
                 headers: {
+                    /** @description Where the resource is read: /api/v1/imports/{id}/ */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {

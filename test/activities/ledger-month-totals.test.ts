@@ -75,7 +75,7 @@ async function post(entries: readonly RandomEntry[], closingId: string): Promise
     const earlier = entry.reverse === 0 && posted.length > 0 ? posted.splice(entry.day % posted.length, 1)[0] : undefined;
     const id = await inTransaction(knex, (trx) => postJournalEntry(trx, earlier === undefined ? draftOf(entry) : draftOf(earlier.entry, earlier.id)));
     if (earlier === undefined) posted.push({ id, entry });
-    if (earlier === undefined && entry.mark !== 'none') await knex('exercice_closing_entries').insert({ closing_id: closingId, step: entry.mark, entry_id: id });
+    if (earlier === undefined && entry.mark !== 'none') await knex('exercice_closing_entries').insert({ enterprise_id: book.enterpriseId, closing_id: closingId, step: entry.mark, entry_id: id });
   }
 }
 

@@ -198,6 +198,7 @@ export const importRoutes = [
     load: importLoader,
     params: idParams,
     status: 202,
+    location: '/api/v1/imports/{id}/',
     response: importSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['import_applied', 'workflow_unavailable'],
