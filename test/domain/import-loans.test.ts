@@ -66,7 +66,8 @@ test('the class R-2017/07 gives is compared with the file\'s: a difference repor
     { rowNumber: 3, classCode: 'performing', daysPastDue: 0, realEstate: false },
   ]).map((problem) => `${problem.rowNumber} ${problem.problem}`), ['3 COBAC R-2017/07 gives doubtful: 0 days past due, the borrower\'s oldest arrears 100 days']);
   // A borrower with a wrong schedule is not classified: only the schedule is reported.
-  const staged = (rowNumber: number, cells: Record<string, string>) => ({ rowNumber, data: loan(cells), installments: installmentsOf(schedule), refused: false, realEstate: false });
+  const staged = (rowNumber: number, cells: Record<string, string>) =>
+    ({ rowNumber, data: loan(cells), installments: installmentsOf(schedule), refused: false, realEstate: false });
   t.deepEqual(borrowerProblems([staged(2, { original_amount: '400 000' }), staged(3, { classification: 'doubtful', doubtful_since: '2026-01-01' })], cutOver).map((problem) => problem.rowNumber), [2]);
   t.deepEqual(borrowerProblems([staged(2, {}), { ...staged(3, { classification: 'doubtful', doubtful_since: '2026-01-01' }), refused: true }], cutOver), []);
 });
