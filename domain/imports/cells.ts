@@ -51,6 +51,9 @@ const canonical = (digits: string) => {
 
 const codeText = /^[A-Za-z0-9_./-]{1,40}$/;
 
+/** A rate cell as the templates write it: a fraction between 0 and 1 with a point. */
+export const isImportRate = (text: string): boolean => /^(0(\.\d{1,6})?|1(\.0{1,6})?)$/.test(text);
+
 function cellProblem(column: ImportColumn, value: string): string | null {
   switch (column.format) {
     case 'date': return parseImportDate(value) === null ? 'not a date: YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY' : null;
@@ -60,7 +63,7 @@ function cellProblem(column: ImportColumn, value: string): string | null {
       return column.notNegative === true && parsed.amount.startsWith('-') ? 'negative: impossible in this column' : null;
     }
     case 'integer': return /^\d{1,9}$/.test(value) ? null : 'not a whole number';
-    case 'rate': return /^(0(\.\d{1,6})?|1(\.0{1,6})?)$/.test(value) ? null : 'not a rate: a fraction between 0 and 1 with a point, e.g. 0.045';
+    case 'rate': return isImportRate(value) ? null : 'not a rate: a fraction between 0 and 1 with a point, e.g. 0.045';
     case 'code':
       if (column.codes !== undefined) return column.codes.includes(value) ? null : `not one of ${column.codes.join(', ')}`;
       return codeText.test(value) ? null : 'not a code';

@@ -1,6 +1,6 @@
 import { buildSchedule, dueDates, type Frequency, type ScheduleMethod } from '../loans/schedule';
 import { Money } from '../money';
-import { parseImportDate } from './cells';
+import { isImportRate, parseImportDate } from './cells';
 import { amountOf, installmentsOf, type ImportedInstallment } from './loan-rules';
 
 /**
@@ -40,7 +40,7 @@ export function regeneratedInstallments(row: Row, terms: ScheduleTerms): Importe
   const interestPaid = amountOf(row, 'interest_paid');
   const disbursedOn = parseImportDate(row.disbursement_date ?? '');
   const termPeriods = Number(row.term_periods);
-  const annualRate = /^\d+(\.\d+)?$/.test(row.annual_rate ?? '') ? new Money(row.annual_rate!) : null;
+  const annualRate = isImportRate(row.annual_rate ?? '') ? new Money(row.annual_rate!) : null;
   if (principal === null || principalPaid === null || interestPaid === null || disbursedOn === null || annualRate === null) return null;
   if (!/^\d+$/.test(row.term_periods ?? '') || termPeriods < 1 || termPeriods > maxTermPeriods || !principal.isInteger() || principal.lte(0)) return null;
   const firstDueDate = dueDates(disbursedOn, terms.frequency, 2)[1]!;
