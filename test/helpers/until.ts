@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, ScheduleNotFoundError, type ScheduleHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { testEnvironment } from './environment';
 
@@ -22,6 +22,22 @@ async function poll<T>(read: () => Promise<T | undefined>, timeoutMs: number): P
     if (value !== undefined || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Waits until a deleted Schedule no longer describes. Temporal deletes a Schedule by stopping its scheduler, after the
+ * delete call has answered, so a describe right after it may still find the Schedule.
+ */
+export async function untilScheduleGone(schedule: ScheduleHandle, what: string): Promise<void> {
+  await until(what, async () => {
+    try {
+      await schedule.describe();
+      return false;
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) return true;
+      throw error;
+    }
+  });
 }
 
 async function pollFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
