@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { detectImportFormat, type ImportFileFormat } from '../../domain/imports/files';
-import { columnNames, type ImportKind } from '../../domain/imports/templates';
+import { columnNames, importTemplates, type ImportKind } from '../../domain/imports/templates';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { ActivityContext, Actor } from '../context';
@@ -77,7 +77,8 @@ function headerColumns(kind: ImportKind, header: FileRow | undefined): string[] 
   if (unknown.length > 0) throw fileRefused(`The header names columns the ${kind} template has not: ${unknown.join(', ')}.`);
   const twice = names.filter((name, index) => names.indexOf(name) !== index);
   if (twice.length > 0) throw fileRefused(`The header names a column twice: ${twice.join(', ')}.`);
-  const missing = known.filter((name) => !names.includes(name));
+  // An optional column may be left out (a file of an earlier template, without a column added since): its cells read empty.
+  const missing = importTemplates[kind].filter((column) => column.required && !names.includes(column.name)).map((column) => column.name);
   if (missing.length > 0) throw fileRefused(`The header lacks the ${kind} template's columns: ${missing.join(', ')}.`);
   return names;
 }

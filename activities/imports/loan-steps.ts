@@ -9,6 +9,7 @@ import { yearsSince } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
 import type { DataContext } from '../context';
 import { classAccounts } from '../loans/class-accounts';
+import { accrualAccountsOf, accrualLegOf, type AccrualProductAccounts } from '../loans/interest-accrual.activity';
 import { recordOriginalVersions } from '../loans/schedule-versions';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
@@ -21,7 +22,7 @@ import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './r
 
 type Row = Record<string, string>;
 
-interface ProductRow {
+interface ProductRow extends AccrualProductAccounts {
   id: string;
   code: string;
   method: string;
@@ -38,7 +39,8 @@ const termsOf = (product: ProductRow): ScheduleTerms => ({ method: product.metho
 
 const productsOf = async (trx: Knex.Transaction, enterpriseId: string): Promise<Map<string, ProductRow>> =>
   new Map((await trx('loan_products').where({ enterprise_id: enterpriseId })
-    .select('id', 'code', 'method', 'frequency', 'penalty_rate', 'portfolio_account_code', 'min_term_periods', 'max_term_periods', 'real_estate') as ProductRow[])
+    .select('id', 'code', 'method', 'frequency', 'penalty_rate', 'portfolio_account_code', 'min_term_periods', 'max_term_periods', 'real_estate',
+      'interest_income_account_code', 'accrued_interest_account_code') as ProductRow[])
     .map((product) => [product.code, product]));
 
 /** A member the import knows: a row of its members file, or a member of the enterprise (one of another enterprise is neither). */
@@ -120,15 +122,17 @@ async function loanRowsAfter(trx: Knex.Transaction, scope: ImportScope, after: n
   )).rows;
 }
 
-/** Every loan's principal by class and provision, per branch and account of the chart. */
+/** Every loan's principal by class, provision and accrued interest, per branch and account of the chart. */
 async function loanDetailTotals(trx: Knex.Transaction, scope: ImportScope): Promise<DetailTotal[]> {
   const products = await productsOf(trx, scope.enterpriseId);
+  const leg = await accrualLegOf(trx, scope.enterpriseId);
   const totals = new Map<string, DetailTotal>();
   for (let after = 0; ;) {
     const rows = await loanRowsAfter(trx, scope, after, batchRows);
     if (rows.length === 0) return [...totals.values()];
     for (const row of rows) {
-      for (const part of loanDetailParts(row.data, classAccounts(products.get(row.data.product_code!)!.portfolio_account_code), scope.cutOverDate)) {
+      const product = products.get(row.data.product_code!)!;
+      for (const part of loanDetailParts(row.data, classAccounts(product.portfolio_account_code), accrualAccountsOf(leg, product).debitAccount, scope.cutOverDate)) {
         const key = `${row.branch_code} ${part.accountCode}`;
         const total = totals.get(key);
         if (total === undefined) totals.set(key, { branchCode: row.branch_code, accountCode: part.accountCode, balance: part.balance, what: part.what });
@@ -224,7 +228,27 @@ async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: I
     valuation_date: record.disbursed_on, guarantor_client_id: parties.members.get(data.guarantor_member_number!)!.id, status: 'in_force', created_by: parties.uploader,
   }));
   if (guarantees.length > 0) await trx('loan_guarantees').insert(guarantees);
+  const accruing = loans.map(({ data, record }) => ({ data, product: products.get(data.product_code!)!, loanId: idOf.get(record.number!)!, branchId: record.branch_id }));
+  await insertAccruals(trx, scope, accruing);
   return rows.at(-1)!.row_number;
+}
+
+/**
+ * Each loan's accrued interest as a standing accrual of the cut-over's month that names the import, its accounts
+ * those a month end's accrual would name: the first month end after the cut-over reverses it as its own. No entry
+ * of its own: the opening entry carries the ledger's side (docs/domain.md §15.2).
+ */
+async function insertAccruals(trx: Knex.Transaction, scope: ImportScope, loans: readonly { data: Row; product: ProductRow; loanId: string; branchId: string }[]): Promise<void> {
+  const accruing = loans.filter(({ data }) => amountOf(data, 'accrued_interest')?.isZero() === false);
+  if (accruing.length === 0) return;
+  const leg = await accrualLegOf(trx, scope.enterpriseId);
+  await trx('loan_interest_accruals').insert(accruing.map(({ data, product, loanId, branchId }) => {
+    const { debitAccount, creditAccount } = accrualAccountsOf(leg, product);
+    return {
+      enterprise_id: scope.enterpriseId, branch_id: branchId, loan_id: loanId, import_id: scope.importId, period: scope.cutOverDate.slice(0, 7),
+      amount: formatAmount(amountOf(data, 'accrued_interest')!), accrued_interest_account: debitAccount, interest_income_account: creditAccount,
+    };
+  }));
 }
 
 export const loanSteps: ImportKindSteps = {
@@ -245,9 +269,11 @@ export const loanSteps: ImportKindSteps = {
   applyBatch: applyLoans,
   /**
    * The loans stay (their schedule versions are append-only), cancelled and without a disbursement date, so that no
-   * reader of disbursed loans sees them; their guarantees end at the cut-over.
+   * reader of disbursed loans sees them; their guarantees end at the cut-over. Their imported accruals go: nothing
+   * posted reads them (cancel is refused once anything but the import was posted).
    */
   async cancel(trx: Knex.Transaction, scope: ImportScope) {
+    await trx('loan_interest_accruals').where({ import_id: scope.importId }).delete();
     const loans = trx('loans').where({ import_id: scope.importId }).select('id');
     await trx('loan_guarantees').whereIn('loan_id', loans).whereNull('end_date').update({ end_date: scope.cutOverDate });
     await trx('loans').where({ import_id: scope.importId }).update({ status: 'cancelled', disbursed_on: null });

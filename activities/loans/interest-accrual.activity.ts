@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { accountOf } from '../../domain/events/rules';
+import { accountOf, type RuleLeg } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
 import { accruedInterest, type AccrualInstallment } from '../../domain/loans/interest-accrual';
@@ -17,7 +17,8 @@ import { postEngagementsAtMonthEnd } from './off-balance';
  * per-loan detail in loan_interest_accruals. The entries are dated, not on the business date, so they go
  * through postJournalEntry (as the year-end closing's do), with the lines of the interest_accrual rule in force
  * and its version on the entry. A loan reclassified doubtful has its standing accrual reversed by the
- * provisioning run (reverseStandingAccruals).
+ * provisioning run (reverseStandingAccruals). A go-live import's accrual at its cut-over (docs/domain.md §15.2)
+ * stands as a row naming the import, reversed by the first month end after the cut-over as these are.
  */
 
 interface AccrualRow {
@@ -27,6 +28,8 @@ interface AccrualRow {
   amount: string;
   accrued_interest_account: string;
   interest_income_account: string;
+  /** An imported accrual's cut-over date (YYYY-MM-DD); null for a month end's own. */
+  cut_over_date: string | null;
 }
 
 /** A loan's accrual debits accrued interest receivable and credits interest income. */
@@ -41,14 +44,17 @@ const accrualOf = (row: AccrualRow): Accrual => ({
 const totalOf = (accruals: readonly Accrual[]) => formatAmount(accruals.reduce((sum, accrual) => sum.plus(accrual.amount), new Money(0)));
 
 /**
- * The accruals still standing (not reversed) of the enterprise, of periods before `beforePeriod` or of the
- * given loans, locked: a month end and a provisioning run reversing the same loan's accrual queue up here.
+ * The accruals still standing (not reversed) of the enterprise, of periods before `beforePeriod` (and an imported
+ * one of that very period: a cut-over within it) or of the given loans, locked: a month end and a provisioning run
+ * reversing the same loan's accrual queue up here.
  */
 function standingAccruals(trx: Knex.Transaction, enterpriseId: string, which: { beforePeriod: string } | { loanIds: readonly string[] }): Promise<AccrualRow[]> {
-  const query = trx('loan_interest_accruals').where({ enterprise_id: enterpriseId }).whereNull('reversal_entry_id').orderBy('id').forUpdate();
-  if ('beforePeriod' in which) query.where('period', '<', which.beforePeriod);
-  else query.whereIn('loan_id', [...which.loanIds]);
-  return query.select('id', 'loan_id', 'branch_id', 'amount', 'accrued_interest_account', 'interest_income_account');
+  const query = trx('loan_interest_accruals as a').where({ 'a.enterprise_id': enterpriseId }).whereNull('a.reversal_entry_id').orderBy('a.id').forUpdate();
+  if ('beforePeriod' in which) {
+    query.where((before) => before.where('a.period', '<', which.beforePeriod).orWhere((imported) => imported.whereNotNull('a.import_id').where('a.period', which.beforePeriod)));
+  } else query.whereIn('a.loan_id', [...which.loanIds]);
+  return query.select('a.id', 'a.loan_id', 'a.branch_id', 'a.amount', 'a.accrued_interest_account', 'a.interest_income_account',
+    trx.raw('(SELECT to_char(i.cut_over_date, \'YYYY-MM-DD\') FROM imports i WHERE i.id = a.import_id) AS cut_over_date'));
 }
 
 /** Posts the reversal of `rows`, one entry per branch and pair of accounts, and marks each row reversed by its entry. */
@@ -63,14 +69,23 @@ async function reverse(trx: Knex.Transaction, rows: readonly AccrualRow[], by: '
   return postings;
 }
 
-/** Step: every accrual of an earlier period still standing, reversed on this period's first day. */
+/**
+ * Step: every accrual of an earlier period still standing, reversed on this period's first day. An imported one
+ * whose cut-over falls within this period is reversed on the cut-over date: never before the opening entry that
+ * carries it.
+ */
 export async function reverseLoanInterestAccrual(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
   const rows = await standingAccruals(trx, run.enterprise_id, { beforePeriod: run.period });
-  const postings = await reverse(trx, rows, 'month_end', (posting) =>
-    post({ branchId: posting.branchId, entryDate: run.period_start, lines: posting.lines, journal: 'INT', description: `Extourne des intérêts courus au ${run.period_start}` }));
+  const reversedOn = (row: AccrualRow) => (row.cut_over_date !== null && row.cut_over_date > run.period_start ? row.cut_over_date : run.period_start);
+  let entries = 0;
+  for (const date of [...new Set(rows.map(reversedOn))].sort()) {
+    const postings = await reverse(trx, rows.filter((row) => reversedOn(row) === date), 'month_end', (posting) =>
+      post({ branchId: posting.branchId, entryDate: date, lines: posting.lines, journal: 'INT', description: `Extourne des intérêts courus au ${date}` }));
+    entries += postings.length;
+  }
   const accruals = rows.map(accrualOf);
   return {
-    entries: postings.length,
+    entries,
     amount: totalOf(accruals),
     lines: accruals.map((accrual) => ({ account: accrual.creditAccount, amount: formatAmount(accrual.amount), loanId: accrual.subjectId })),
   };
@@ -108,6 +123,30 @@ async function accruingLoans(trx: Knex.Transaction, enterpriseId: string, period
 
 const installmentOf = (row: AccruingLoanRow['installments'][number]): AccrualInstallment => ({ dueDate: row.due_date, interestDue: new Money(row.interest_due), interestPaid: new Money(row.interest_paid) });
 
+/** A loan product's accounts for the accrual's roles. */
+export interface AccrualProductAccounts {
+  interest_income_account_code: string;
+  accrued_interest_account_code: string;
+}
+
+/** The accounts a loan's accrual debits (accrued interest receivable) and credits (interest income): the rule's leg, its roles read from the product. */
+export function accrualAccountsOf(leg: RuleLeg, product: AccrualProductAccounts): { debitAccount: string; creditAccount: string } {
+  const productAccounts = { interest_income: product.interest_income_account_code, accrued_interest: product.accrued_interest_account_code };
+  return { debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts), creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts) };
+}
+
+/** The default rules' accrual (fixtures/accounting-rules.json): what an import names while the enterprise has no usable rule of its own. */
+const defaultAccrualLeg: RuleLeg = { debit: { role: 'accrued_interest' }, credit: { role: 'interest_income' } };
+
+/**
+ * The leg a month end would book an accrual with: the enterprise's interest_accrual rule of one leg, else the
+ * default one. The go-live import names its accruals' accounts by it (docs/domain.md §15.2).
+ */
+export async function accrualLegOf(trx: Knex.Transaction, enterpriseId: string): Promise<RuleLeg> {
+  const rule = await currentRule(trx, enterpriseId, 'interest_accrual');
+  return rule?.is_active === true && rule.legs.length === 1 ? rule.legs[0]! : defaultAccrualLeg;
+}
+
 /** Step: this period's interest earned and not yet due on each performing loan, accrued on the period's last day. */
 export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
   // The loans' off-balance engagements at the period's end ride on this step (no new step, so no workflow change).
@@ -118,16 +157,12 @@ export async function accrueLoanInterest(trx: Knex.Transaction, { run, post }: M
   if (rule.legs.length !== 1 || leg === undefined) {
     throw new AppError('conflict', 'accrual_rule_unsupported', 'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month end to book and reverse it.');
   }
-  const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => {
-    const productAccounts = { interest_income: loan.interest_income_account_code, accrued_interest: loan.accrued_interest_account_code };
-    return {
-      subjectId: loan.id,
-      branchId: loan.branch_id,
-      amount: accruedInterest({ disbursedOn: loan.disbursed_on, installments: loan.installments.map(installmentOf) }, run.period_end),
-      debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
-      creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
-    };
-  });
+  const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => ({
+    subjectId: loan.id,
+    branchId: loan.branch_id,
+    amount: accruedInterest({ disbursedOn: loan.disbursed_on, installments: loan.installments.map(installmentOf) }, run.period_end),
+    ...accrualAccountsOf(leg, loan),
+  }));
   const postings = accrualPostings(accruals, 'accrue');
   for (const posting of postings) {
     const entryId = await post({ branchId: posting.branchId, entryDate: run.period_end, lines: posting.lines, ruleConfigId: rule.id, description: `Intérêts courus non échus au ${run.period_end}` });

@@ -63,6 +63,11 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
   }
   if (amountOf(row, 'guarantee_value')?.isZero() === true) problems.push({ column: 'guarantee_value', value: row.guarantee_value!, problem: 'a guarantee is worth more than nothing' });
   if (guarantor !== '' && guarantor === row.member_number) problems.push({ column: 'guarantor_member_number', value: guarantor, problem: 'the borrower cannot be their own guarantor' });
+  // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when collected).
+  const accrued = amountOf(row, 'accrued_interest');
+  if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {
+    problems.push({ column: 'accrued_interest', value: row.accrued_interest!, problem: `only a performing loan accrues interest (this one is ${row.classification})` });
+  }
   return problems;
 }
 
@@ -215,10 +220,11 @@ export interface LoanDetailPart {
 
 /**
  * Where a validated loan sits in the books at the cut-over (docs/domain.md §4): its outstanding principal on its
- * class's account (a doubtful loan on 3352, its imported guarantees being personal ones, a sûreté personnelle), and
- * its provision, a credit, on the account of its cover and years doubtful (3931 while not doubtful).
+ * class's account (a doubtful loan on 3352, its imported guarantees being personal ones, a sûreté personnelle),
+ * its provision, a credit, on the account of its cover and years doubtful (3931 while not doubtful), and its
+ * accrued interest on the account a month end's accrual debits (`accruedInterestAccount`).
  */
-export function loanDetailParts(row: Row, classAccounts: ClassAccounts, cutOverDate: IsoDate): LoanDetailPart[] {
+export function loanDetailParts(row: Row, classAccounts: ClassAccounts, accruedInterestAccount: string, cutOverDate: IsoDate): LoanDetailPart[] {
   const loanClass = fileClassOf(row.classification!);
   // Validated: something is left to repay (a loan repaid is refused).
   const principalAccount = loanClass === 'doubtful' ? doubtfulAccountOf('other') : classAccounts[loanClass];
@@ -229,5 +235,7 @@ export function loanDetailParts(row: Row, classAccounts: ClassAccounts, cutOverD
     const accountCode = loanClass === 'doubtful' ? provisionAccountOf('other', yearsSince(since!, cutOverDate)) : notDoubtfulProvisionAccount;
     parts.push({ accountCode, balance: provision.neg(), what: 'loans in progress, provisions' });
   }
+  const accrued = amountOf(row, 'accrued_interest');
+  if (accrued !== null && !accrued.isZero()) parts.push({ accountCode: accruedInterestAccount, balance: accrued, what: 'loans in progress, accrued interest' });
   return parts;
 }

@@ -100,6 +100,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       { codes: ['performing', 'overdue', 'doubtful', 'litigious'] }),
     optional('doubtful_since', 'date', '2026-03-31', 'Required for a doubtful or litigious loan: when it became doubtful (the provision\'s minimum and account count years from it).'),
     optional('provision', 'amount', '0', 'The provision booked at the cut-over date, in francs: never over the outstanding principal.', money),
+    optional('accrued_interest', 'amount', '4 500',
+      'Interest earned and not yet due at the cut-over date, in francs, as the old system accrued it: only on a performing loan; empty is 0. The first month end after reverses it.', money),
     optional('loan_officer', 'text', 'mkamga', 'The username of the user who follows the loan; empty: the user who uploaded the file.'),
     optional('guarantor_member_number', 'text', 'M000124', 'A member who stands guarantor (a personal guarantee of guarantee_value).'),
     optional('guarantee_value', 'amount', '500 000', 'The guarantor\'s commitment, in francs: required with a guarantor.', money),

@@ -74,7 +74,7 @@ test('the class R-2017/07 gives is compared with the file\'s: a difference repor
 
 test('a loan\'s detail: its principal on its class\'s account, its provision a credit on the account of its cover and years doubtful', (t) => {
   const accounts = { performing: '3221', overdue: '3312' };
-  const parts = (cells: Record<string, string>) => loanDetailParts(loan(cells), accounts, cutOver).map((part) => `${part.accountCode} ${part.balance.toFixed(0)}`);
+  const parts = (cells: Record<string, string>) => loanDetailParts(loan(cells), accounts, '3291', cutOver).map((part) => `${part.accountCode} ${part.balance.toFixed(0)}`);
   t.deepEqual(parts({}), ['3221 200000']);
   t.deepEqual(parts({ classification: 'overdue', provision: '10 000' }), ['3312 200000', '3931 -10000']);
   t.deepEqual(parts({ classification: 'litigious', doubtful_since: '2025-10-31', provision: '200 000' }), ['3352 200000', '3932 -200000'], 'a full year doubtful: 3932');

@@ -25,3 +25,18 @@ export async function validateImport(app: TestApp, id: string, headers: Record<s
   if (asked.status !== 202 || asked.body.status !== 'validating') throw new Error(`the validation of import ${id} was not accepted: ${asked.status} ${asked.text}`);
   return importPast(app, id, headers, ['validating'], timeoutMs);
 }
+
+/**
+ * Asks for the import's operation (apply or cancel) as its uploader (`maker`) and has `checker` approve it, once the
+ * uploader's own approval is refused (four eyes: docs/domain.md §15.1). Throws at the first answer that is not so.
+ */
+export async function importFourEyes(app: TestApp, id: string, operation: 'application' | 'cancellation', people: { maker: Record<string, string>; checker: Record<string, string> },
+  json: Record<string, string> = {}): Promise<void> {
+  const asked = await app.request('POST', `/api/v1/imports/${id}/${operation}/`, { headers: people.maker, json });
+  if (asked.status !== 202) throw new Error(`the ${operation} of import ${id} was not asked: ${asked.text}`);
+  const requestId = asked.body.id as string;
+  const own = await app.request('POST', `/api/v1/approvals/requests/${requestId}/approve/`, { headers: people.maker, json: {} });
+  if (own.body.code !== 'approval_own_request') throw new Error(`the uploader who asked approved their own ${operation}: ${own.text}`);
+  const approved = await app.request('POST', `/api/v1/approvals/requests/${requestId}/approve/`, { headers: people.checker, json: {} });
+  if (approved.status !== 200) throw new Error(`the ${operation} of import ${id} was not approved: ${approved.text}`);
+}
