@@ -26,20 +26,25 @@ const cutOver = '2026-10-31';
 let app: TestApp;
 let knex: Knex;
 let world: LoanWorld;
+/** Another enterprise, whose cut-over falls within a month. */
+let midMonth: LoanWorld;
 
 test.before(async () => {
   knex = (await createTestDatabase(file)).knex;
   // Apply's approval wakes the import's workflow; else it would look at the import once a workflow day, here a minute.
   app = await startTestApp(file, { taskQueue, knex, workflowDayMs: 60_000 });
   world = await createLoanWorld(app, knex, 'IAI', { capital: false });
+  midMonth = await createLoanWorld(app, knex, 'IAM', { capital: false });
   // The borrowers, already the enterprise's: A-01's in the head office (HQ), A-02's in the other branch (B2).
-  for (const [number, branch] of [['M301', world.headOffice], ['M302', world.otherBranch]] as const) {
-    await knex('client_profiles').where({ id: await memberOf(world, branch) }).update({ member_number: number });
+  for (const coop of [world, midMonth]) {
+    for (const [number, branch] of [['M301', coop.headOffice], ['M302', coop.otherBranch]] as const) {
+      await knex('client_profiles').where({ id: await memberOf(coop, branch) }).update({ member_number: number });
+    }
   }
 });
 
-const direction = () => world.users.direction!.headers;
-const people = () => ({ maker: direction(), checker: world.users.root!.headers });
+const direction = (coop = world) => coop.users.direction!.headers;
+const people = (coop = world) => ({ maker: direction(coop), checker: coop.users.root!.headers });
 
 /**
  * The old system's accruals at the cut-over, as the loans file gives them: A-01's running installment (due
@@ -47,22 +52,22 @@ const people = () => ({ maker: direction(), checker: world.users.root!.headers }
  */
 const imported = { 'A-01': 3613, 'A-02': 1419 };
 
-/** An import of the loans, their installments and a trial balance, validated by the workflow. */
-async function validatedImport(t: ExecutionContext, loans: string, trialBalance: string) {
-  const created = await app.request('POST', '/api/v1/imports/', { headers: direction(), json: { enterprise: world.enterpriseId, cut_over_date: cutOver } });
+/** An import of the loans, their installments and a trial balance into `coop` at `cutOverDate`, validated by the workflow. */
+async function validatedImport(t: ExecutionContext, loans: string, trialBalance: string, coop = world, cutOverDate = cutOver) {
+  const created = await app.request('POST', '/api/v1/imports/', { headers: direction(coop), json: { enterprise: coop.enterpriseId, cut_over_date: cutOverDate } });
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
   for (const [kind, name] of [['loans', loans], ['loan-installments', 'loan-installments.csv'], ['trial-balance', trialBalance]]) {
-    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: fixture(name!) });
+    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(coop), 'content-type': 'text/csv' }, body: fixture(name!) });
     t.is(uploaded.status, 200, uploaded.text);
   }
-  return { id, body: await validateImport(app, id, direction()) };
+  return { id, body: await validateImport(app, id, direction(coop)) };
 }
 
-/** The general ledger's debit − credit of an account in a branch of the world's enterprise. */
-async function ledger(branchCode: string, account: string): Promise<string> {
+/** The general ledger's debit − credit of an account in a branch of `coop`'s enterprise. */
+async function ledger(branchCode: string, account: string, coop = world): Promise<string> {
   const row = await knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .join('branches as b', 'b.id', 'e.branch_id').where({ 'e.enterprise_id': world.enterpriseId, 'b.code': branchCode, 'c.code': account })
+    .join('branches as b', 'b.id', 'e.branch_id').where({ 'e.enterprise_id': coop.enterpriseId, 'b.code': branchCode, 'c.code': account })
     .first(knex.raw('coalesce(sum(l.debit - l.credit), 0)::text AS balance'));
   return row.balance as string;
 }
@@ -71,11 +76,20 @@ async function ledger(branchCode: string, account: string): Promise<string> {
 const accrualsOf = (id: string) => knex('loan_interest_accruals as a').join('loans as l', 'l.id', 'a.loan_id').where('a.import_id', id).orderBy('l.number')
   .select('l.number', 'a.period', 'a.amount', 'a.accrued_interest_account', 'a.interest_income_account', 'a.run_id', 'a.entry_id', 'a.reversed_by');
 
-async function appliedImport(t: ExecutionContext): Promise<string> {
-  const { id, body } = await validatedImport(t, 'loans.csv', 'trial-balance.csv');
+/**
+ * November's own accruals at its month end: at 30 November, A-01's running installment (due 15 December, 6 000 of
+ * interest) has run 15 of its 30 days; A-02's (due 20 December, 3 000) 10 of its 30; rounded half-up to the franc.
+ */
+const fresh = {
+  'A-01': new Money(6000).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
+  'A-02': new Money(3000).times(10).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
+};
+
+async function appliedImport(t: ExecutionContext, coop = world, cutOverDate = cutOver): Promise<string> {
+  const { id, body } = await validatedImport(t, 'loans.csv', 'trial-balance.csv', coop, cutOverDate);
   t.like(body, { status: 'validated', problems: 0, differences: 0 });
-  await importFourEyes(app, id, 'application', people());
-  const applied = await importPast(app, id, direction(), ['validated', 'applying']);
+  await importFourEyes(app, id, 'application', people(coop));
+  const applied = await importPast(app, id, direction(coop), ['validated', 'applying']);
   t.like(applied, { status: 'applied', reconciliation: { reconciled: true, suspense: '0' } });
   return id;
 }
@@ -140,16 +154,28 @@ test.serial('the first month end after the cut-over reverses the imported accrua
   const reversals = await knex('journal_entries as e').join('loan_interest_accruals as a', 'a.reversal_entry_id', 'e.id').where('a.import_id', id)
     .distinct(knex.raw('to_char(e.entry_date, \'YYYY-MM-DD\') AS entry_date'), 'e.journal_code');
   t.deepEqual(reversals, [{ entry_date: '2026-11-01', journal_code: 'INT' }]);
-  // At 30 November, A-01's running installment (due 15 December, 6 000 of interest) has run 15 of its 30 days;
-  // A-02's (due 20 December, 3 000) 10 of its 30; rounded half-up to the franc.
-  const fresh = {
-    'A-01': new Money(6000).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
-    'A-02': new Money(3000).times(10).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
-  };
   const accrued = await knex('loan_interest_accruals as a').join('loans as l', 'l.id', 'a.loan_id').where({ 'l.import_id': id, 'a.period': '2026-11' }).orderBy('l.number')
     .select('l.number', 'a.amount');
   t.deepEqual(accrued.map((row) => `${row.number} ${row.amount}`), [`A-01 ${fresh['A-01'].toFixed(0)}`, `A-02 ${fresh['A-02'].toFixed(0)}`]);
   // The ledger's 3291 holds the fresh accrual only; interest income nets the fresh accrual less the imported one.
   t.deepEqual(await Promise.all([ledger('HQ', '3291'), ledger('B2', '3291')]), [fresh['A-01'].toFixed(0), fresh['A-02'].toFixed(0)]);
   t.is(await ledger('HQ', '713'), new Money(imported['A-01']).minus(fresh['A-01']).toFixed(0));
+}, taskQueue));
+
+test.serial('a cut-over within a month: that month\'s own month end reverses the imported accruals on the cut-over date and accrues afresh beside them', (t) => withWorker(knex, async () => {
+  const id = await appliedImport(t, midMonth, '2026-11-14');
+  await setBusinessDate(midMonth, '2026-12-01');
+  const run = await runMonthEnd(midMonth, '2026-11');
+  t.is(run.body.status, 'done', run.text);
+  // Reversed on the cut-over, never before the opening entry that carries them.
+  const reversals = await knex('journal_entries as e').join('loan_interest_accruals as a', 'a.reversal_entry_id', 'e.id').where('a.import_id', id)
+    .distinct(knex.raw('to_char(e.entry_date, \'YYYY-MM-DD\') AS entry_date'), 'a.reversed_by');
+  t.deepEqual(reversals, [{ entry_date: '2026-11-14', reversed_by: 'month_end' }]);
+  // The month's own accruals stand beside the imported ones of the same period.
+  const november = await knex('loan_interest_accruals as a').join('loans as l', 'l.id', 'a.loan_id').where({ 'l.import_id': id, 'a.period': '2026-11' }).orderBy(['l.number', 'a.id'])
+    .select('l.number', 'a.amount', knex.raw('a.import_id IS NOT NULL AS imported'));
+  t.deepEqual(november.map((row) => `${row.number} ${row.amount} ${row.imported ? 'imported' : 'month end'}`), [
+    `A-01 ${imported['A-01']} imported`, `A-01 ${fresh['A-01'].toFixed(0)} month end`, `A-02 ${imported['A-02']} imported`, `A-02 ${fresh['A-02'].toFixed(0)} month end`,
+  ]);
+  t.deepEqual(await Promise.all([ledger('HQ', '3291', midMonth), ledger('B2', '3291', midMonth)]), [fresh['A-01'].toFixed(0), fresh['A-02'].toFixed(0)]);
 }, taskQueue));
