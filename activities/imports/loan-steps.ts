@@ -11,6 +11,7 @@ import type { DataContext } from '../context';
 import { classAccounts } from '../loans/class-accounts';
 import { accrualAccountsOf, accrualLegOf, type AccrualProductAccounts } from '../loans/interest-accrual.activity';
 import { recordOriginalVersions } from '../loans/schedule-versions';
+import { heldAccountChecks, heldAccountIds } from './held-accounts';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
 
@@ -223,9 +224,11 @@ async function applyLoans(trx: Knex.Transaction, _context: DataContext, scope: I
   const installments = loans.flatMap((loan) => installmentRecords(idOf.get(loan.record.number!)!, loan.installments, scope));
   for (let start = 0; start < installments.length; start += installmentsPerInsert) await trx('loan_installments').insert(installments.slice(start, start + installmentsPerInsert));
   await recordOriginalVersions(trx, inserted.map((loan) => loan.id), parties.uploader);
+  const held = await heldAccountIds(trx, scope.enterpriseId, rows);
   const guarantees = loans.filter(({ data }) => (data.guarantor_member_number ?? '') !== '').map(({ data, record }) => ({
     enterprise_id: scope.enterpriseId, loan_id: idOf.get(record.number!)!, kind: 'personal_guarantor', value: formatAmount(amountOf(data, 'guarantee_value')!), start_date: record.disbursed_on,
     valuation_date: record.disbursed_on, guarantor_client_id: parties.members.get(data.guarantor_member_number!)!.id, status: 'in_force', created_by: parties.uploader,
+    compte_client_id: held.get(data.guarantee_held_account ?? '') ?? null,
   }));
   if (guarantees.length > 0) await trx('loan_guarantees').insert(guarantees);
   const accruing = loans.map(({ data, record }) => ({ data, product: products.get(data.product_code!)!, loanId: idOf.get(record.number!)!, branchId: record.branch_id }));
@@ -262,7 +265,7 @@ export const loanSteps: ImportKindSteps = {
         ...loanProblems(data, scope.cutOverDate, bounds),
       ];
     });
-    await checkAcrossRows(trx, scope, 'loans', loanChecks);
+    await checkAcrossRows(trx, scope, 'loans', [...loanChecks, ...heldAccountChecks]);
     await judgeBorrowers(trx, scope, products);
   },
   detailTotals: loanDetailTotals,

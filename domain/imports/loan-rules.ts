@@ -63,6 +63,9 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
   }
   if (amountOf(row, 'guarantee_value')?.isZero() === true) problems.push({ column: 'guarantee_value', value: row.guarantee_value!, problem: 'a guarantee is worth more than nothing' });
   if (guarantor !== '' && guarantor === row.member_number) problems.push({ column: 'guarantor_member_number', value: guarantor, problem: 'the borrower cannot be their own guarantor' });
+  if (guarantor === '' && (row.guarantee_held_account ?? '') !== '') {
+    problems.push({ column: 'guarantee_held_account', value: row.guarantee_held_account!, problem: 'a held account without a guarantor' });
+  }
   // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when collected).
   const accrued = amountOf(row, 'accrued_interest');
   if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {

@@ -105,6 +105,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     optional('loan_officer', 'text', 'mkamga', 'The username of the user who follows the loan; empty: the user who uploaded the file.'),
     optional('guarantor_member_number', 'text', 'M000124', 'A member who stands guarantor (a personal guarantee of guarantee_value).'),
     optional('guarantee_value', 'amount', '500 000', 'The guarantor\'s commitment, in francs: required with a guarantor.', money),
+    optional('guarantee_held_account', 'text', 'AG01-EPA-000124',
+      'The guarantor\'s own account the guarantee holds guarantee_value on (in the member-accounts file or already the enterprise\'s): its balance at the cut-over covers its holds.'),
   ],
   'trial-balance': [
     column('branch_code', 'text', 'AG01', 'The branch whose books the line is.'),
