@@ -8,6 +8,8 @@ import { createTestDatabase } from '../helpers/database';
 import { importFourEyes, importPast, validateImport } from '../helpers/imports';
 import { createLoanWorld, memberOf, setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
+import { testClock } from '../helpers/clock';
+import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -28,6 +30,8 @@ let knex: Knex;
 let world: LoanWorld;
 /** Another enterprise, whose cut-over falls within a month. */
 let midMonth: LoanWorld;
+/** A third, whose loan turns doubtful before any month end. */
+let downgraded: LoanWorld;
 
 test.before(async () => {
   knex = (await createTestDatabase(file)).knex;
@@ -35,8 +39,9 @@ test.before(async () => {
   app = await startTestApp(file, { taskQueue, knex, workflowDayMs: 60_000 });
   world = await createLoanWorld(app, knex, 'IAI', { capital: false });
   midMonth = await createLoanWorld(app, knex, 'IAM', { capital: false });
+  downgraded = await createLoanWorld(app, knex, 'IAD', { capital: false });
   // The borrowers, already the enterprise's: A-01's in the head office (HQ), A-02's in the other branch (B2).
-  for (const coop of [world, midMonth]) {
+  for (const coop of [world, midMonth, downgraded]) {
     for (const [number, branch] of [['M301', coop.headOffice], ['M302', coop.otherBranch]] as const) {
       await knex('client_profiles').where({ id: await memberOf(coop, branch) }).update({ member_number: number });
     }
@@ -178,4 +183,17 @@ test.serial('a cut-over within a month: that month\'s own month end reverses the
     `A-01 ${imported['A-01']} imported`, `A-01 ${fresh['A-01'].toFixed(0)} month end`, `A-02 ${imported['A-02']} imported`, `A-02 ${fresh['A-02'].toFixed(0)} month end`,
   ]);
   t.deepEqual(await Promise.all([ledger('HQ', '3291', midMonth), ledger('B2', '3291', midMonth)]), [fresh['A-01'].toFixed(0), fresh['A-02'].toFixed(0)]);
+}, taskQueue));
+
+test.serial('a loan reclassified doubtful before the first month end has its imported accrual reversed at once, on the run\'s date', (t) => withWorker(knex, async () => {
+  const id = await appliedImport(t, downgraded);
+  await setBusinessDate(downgraded, '2026-12-31');
+  // At 31 December, A-01's installment of 15 November is 46 days unpaid: doubtful (beyond 45); A-02's of 20 November 41: overdue.
+  const run = await startProvisioningRun(knex, testClock(), { enterpriseId: downgraded.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
+  for (let status = 'running'; status === 'running';) status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
+  t.deepEqual((await accrualsOf(id)).map((row) => `${row.number} ${row.reversed_by}`), ['A-01 reclassification', 'A-02 null']);
+  const reversal = await knex('journal_entries as e').join('loan_interest_accruals as a', 'a.reversal_entry_id', 'e.id').where('a.import_id', id)
+    .first(knex.raw('to_char(e.entry_date, \'YYYY-MM-DD\') AS entry_date'));
+  t.is(reversal.entry_date, '2026-12-31');
+  t.deepEqual(await Promise.all([ledger('HQ', '3291', downgraded), ledger('B2', '3291', downgraded)]), ['0', String(imported['A-02'])]);
 }, taskQueue));
