@@ -29,6 +29,15 @@ test('a loan row alone: payments over the amount, a term outside the product, a 
   t.deepEqual(loanProblems(loan({ provision: '200 001' }), cutOver, product).map((problem) => problem.problem), ['over the outstanding principal (200000)']);
   t.deepEqual(loanProblems(loan({ guarantor_member_number: 'M2' }), cutOver, product).map((problem) => problem.problem), ['required with a guarantor']);
   t.deepEqual(loanProblems(loan({ guarantor_member_number: 'M1', guarantee_value: '1' }), cutOver, product).map((problem) => problem.column), ['guarantor_member_number']);
+  t.deepEqual(loanProblems(loan({ guarantee_held_account: 'A-1' }), cutOver, product).map((problem) => problem.problem), ['a held account without a guarantor']);
+});
+
+test('accrued interest only on a performing loan: a loan not performing may carry none, or 0', (t) => {
+  t.deepEqual(loanProblems(loan({ accrued_interest: '1 500' }), cutOver, product), []);
+  t.deepEqual(loanProblems(loan({ classification: 'overdue', accrued_interest: '0' }), cutOver, product), []);
+  t.deepEqual(loanProblems(loan({ classification: 'overdue', accrued_interest: '1 500' }), cutOver, product),
+    [{ column: 'accrued_interest', value: '1 500', problem: 'only a performing loan accrues interest (this one is overdue)' }]);
+  t.deepEqual(loanProblems(loan({ classification: 'litigious', doubtful_since: '2026-09-01', accrued_interest: '1' }), cutOver, product).map((problem) => problem.column), ['accrued_interest']);
 });
 
 test('a schedule: its principal sums to the amount, its payments to the loan\'s, one installment a date, after the disbursement', (t) => {
@@ -76,6 +85,7 @@ test('a loan\'s detail: its principal on its class\'s account, its provision a c
   const accounts = { performing: '3221', overdue: '3312' };
   const parts = (cells: Record<string, string>) => loanDetailParts(loan(cells), accounts, '3291', cutOver).map((part) => `${part.accountCode} ${part.balance.toFixed(0)}`);
   t.deepEqual(parts({}), ['3221 200000']);
+  t.deepEqual(parts({ accrued_interest: '1 500' }), ['3221 200000', '3291 1500'], 'accrued interest a debit on the accrual\'s account');
   t.deepEqual(parts({ classification: 'overdue', provision: '10 000' }), ['3312 200000', '3931 -10000']);
   t.deepEqual(parts({ classification: 'litigious', doubtful_since: '2025-10-31', provision: '200 000' }), ['3352 200000', '3932 -200000'], 'a full year doubtful: 3932');
 });
