@@ -13,9 +13,18 @@ const activities = proxyActivities<Activities>({
   retry: stepRetry,
 });
 
-// The member-account steps commit account by account (each idempotent): a large cooperative's take minutes.
+// The reversal of the savings accruals: set-based, one transaction, as many rows as the accounts accrued.
 const memberAccountSteps = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
+  retry: stepRetry,
+});
+
+// The steps that go through the member accounts a batch (or a term deposit) at a time, each idempotent, heartbeating as
+// they go: a lost worker is noticed within the heartbeat timeout and the step resumes at the next batch; the
+// start-to-close bound is only a backstop, far above a large cooperative's minutes.
+const heartbeatingSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '2 minutes',
   retry: stepRetry,
 });
 
@@ -24,10 +33,10 @@ const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Pro
   reverseLoanInterestAccrual: activities.reverseLoanInterestAccrual,
   accrueLoanInterest: activities.accrueLoanInterest,
   recognizeUnearnedInterest: activities.recognizeUnearnedInterest,
-  matureTermDeposits: memberAccountSteps.matureTermDeposits,
-  postSavingsInterest: memberAccountSteps.postSavingsInterest,
+  matureTermDeposits: heartbeatingSteps.matureTermDeposits,
+  postSavingsInterest: heartbeatingSteps.postSavingsInterest,
   reverseSavingsInterestAccrual: memberAccountSteps.reverseSavingsInterestAccrual,
-  accrueSavingsInterest: memberAccountSteps.accrueSavingsInterest,
+  accrueSavingsInterest: heartbeatingSteps.accrueSavingsInterest,
   depreciateFixedAssets: activities.depreciateFixedAssets,
 };
 
