@@ -1,7 +1,7 @@
 import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { fixedAssetSteps, monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
-import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
+import type { MonthEndStepSummary } from '../domain/enterprise/month-end-step';
 import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
 import { childTags, tagWorkflow } from './tags';
 import { reportingPack } from './reporting-pack.workflow';
@@ -29,7 +29,7 @@ const heartbeatingSteps = proxyActivities<Activities>({
 });
 
 /** Each step of monthEndSteps is an activity of this shape: the compiler refuses a step name without one. */
-const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepResult>> = {
+const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepSummary>> = {
   reverseLoanInterestAccrual: activities.reverseLoanInterestAccrual,
   accrueLoanInterest: activities.accrueLoanInterest,
   recognizeUnearnedInterest: activities.recognizeUnearnedInterest,
@@ -67,7 +67,8 @@ export interface MonthEndInput {
 export interface MonthEndOutcome {
   runId: string;
   period: string;
-  steps: { step: MonthEndStepName; result: MonthEndStepResult }[];
+  /** Each step's figures; its lines are in the run's document (GET /api/v1/enterprise/month-ends/{id}/). */
+  steps: { step: MonthEndStepName; result: MonthEndStepSummary }[];
 }
 
 /**
