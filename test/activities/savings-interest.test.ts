@@ -223,7 +223,23 @@ test('a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 });
 
-test('the month end posts a batch of accounts a transaction: eight accounts in batches of three, each paid its own hand-computed interest; a rerun posts nothing', async (t) => {
+/** The test database, but its `lost`-th transaction fails once its work is written, as a worker lost before the commit. */
+function losingTransaction(lost: number): Knex {
+  let transactions = 0;
+  return new Proxy(knex, {
+    get(target, property, receiver) {
+      if (property !== 'transaction') return Reflect.get(target, property, receiver) as unknown;
+      return (work: (trx: Knex.Transaction) => Promise<unknown>) => target.transaction(async (trx) => {
+        transactions += 1;
+        const done = await work(trx);
+        if (transactions === lost) throw new Error('worker lost');
+        return done;
+      });
+    },
+  });
+}
+
+test('the month end posts a batch of accounts a transaction: eight accounts in batches of three, each paid its own hand-computed interest; run again after a lost batch it posts the rest; a rerun posts nothing', async (t) => {
   const world = await createLoanWorld(app, knex, 'SI11');
   await setBusinessDate(world, '2026-04-01');
   // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing withheld.
@@ -255,9 +271,18 @@ test('the month end posts a batch of accounts a transaction: eight accounts in b
   ]);
   t.deepEqual([...expected.values()].map(({ gross }) => gross.toFixed(0)), ['500', '1042', '1389', '2002', '625', '438', '2557', '401'], 'the hand computation');
 
+  // The worker lost in the second batch, after its writes: they roll back, the first batch's three accounts stay posted.
+  await t.throwsAsync(postSavingsInterest({ ...context(), knex: losingTransaction(2) }, april(world.enterpriseId), 3), { message: 'worker lost' });
+  const interestEvents = async () => Number((await knex('business_event_logs').where({ enterprise_id: world.enterpriseId, business_date: '2026-04-30' })
+    .whereIn('kind', ['savings_interest', 'withholding_tax']).count<{ count: string }[]>('id as count'))[0]!.count);
+  t.is(Number((await knex('savings_interest_postings').whereIn('compte_client_id', [...expected.keys()]).count<{ count: string }[]>('id as count'))[0]!.count), 3, 'the first batch');
+  const beforeResume = await interestEvents();
+
   const result = await postSavingsInterest(context(), april(world.enterpriseId), 3);
   const taxOf = (account: string) => (expected.get(account)!.withheld ? francs(expected.get(account)!.gross.times('0.1')) : new Money(0));
-  t.is(result.entries, [...expected.keys()].filter((account) => !taxOf(account).isZero()).length + expected.size, 'the gross of every account, the tax of those withheld');
+  const allEntries = [...expected.keys()].filter((account) => !taxOf(account).isZero()).length + expected.size;
+  t.is(await interestEvents(), allEntries, 'the gross of every account, the tax of those withheld, once each');
+  t.is(result.entries, allEntries - beforeResume, 'the step run again posts only the accounts the lost batch left');
   for (const [account, { gross, balanceBefore }] of expected) {
     const posting = await knex('savings_interest_postings').where({ compte_client_id: account, period_end: '2026-04-30' }).first('gross', 'tax', 'interest_from');
     t.like(posting, { gross: gross.toFixed(0), tax: taxOf(account).toFixed(0) }, account);
