@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
 import { failureOfRefusal } from '../domain/refusal';
 import type { MonthEndStepInput } from '../domain/enterprise/month-end';
+import { stepSummary } from '../domain/enterprise/month-end-step';
 import type { RequestDecision } from '../domain/approvals/request';
 import { decideApprovalRequest, expireApprovalRequest } from './approvals/approval-request.activity';
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
@@ -63,8 +64,10 @@ function refusingActivities<T extends Record<string, (input: never) => Promise<u
  */
 export function createActivities(deps: ActivityDeps) {
   // A month-end step's activity: its work run by runMonthEndStep (one transaction, done once; docs/domain.md §8).
-  const monthEndStep = (work: MonthEndStepWorkFunction) => (input: MonthEndStepInput) => runMonthEndStep(deps.knex, deps.clock(), input, work);
-  const monthEndPeriodStep = (work: MonthEndPeriodWork) => (input: MonthEndStepInput) => runMonthEndPeriodStep(deps.knex, deps.clock(), input, work);
+  // Each answers the workflow its step's summary: the lines stay in the run's document (too many for a payload).
+  const monthEndStep = (work: MonthEndStepWorkFunction) => async (input: MonthEndStepInput) => stepSummary(await runMonthEndStep(deps.knex, deps.clock(), input, work));
+  const monthEndPeriodStep = (work: MonthEndPeriodWork) => async (input: MonthEndStepInput) =>
+    stepSummary(await runMonthEndPeriodStep(deps.knex, deps.clock(), input, work));
   return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),

@@ -1,7 +1,7 @@
 import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { fixedAssetSteps, monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
-import type { MonthEndStepResult } from '../domain/enterprise/month-end-step';
+import type { MonthEndStepSummary } from '../domain/enterprise/month-end-step';
 import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
 import { childTags, tagWorkflow } from './tags';
 import { reportingPack } from './reporting-pack.workflow';
@@ -13,21 +13,30 @@ const activities = proxyActivities<Activities>({
   retry: stepRetry,
 });
 
-// The member-account steps commit account by account (each idempotent): a large cooperative's take minutes.
+// The reversal of the savings accruals: set-based, one transaction, as many rows as the accounts accrued.
 const memberAccountSteps = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   retry: stepRetry,
 });
 
+// The steps that go through the member accounts a batch (or a term deposit) at a time, each idempotent, heartbeating as
+// they go: a lost worker is noticed within the heartbeat timeout and the step resumes at the next batch; the
+// start-to-close bound is only a backstop, far above a large cooperative's minutes.
+const heartbeatingSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: stepRetry,
+});
+
 /** Each step of monthEndSteps is an activity of this shape: the compiler refuses a step name without one. */
-const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepResult>> = {
+const stepActivities: Record<MonthEndStepName, (input: MonthEndStepInput) => Promise<MonthEndStepSummary>> = {
   reverseLoanInterestAccrual: activities.reverseLoanInterestAccrual,
   accrueLoanInterest: activities.accrueLoanInterest,
   recognizeUnearnedInterest: activities.recognizeUnearnedInterest,
-  matureTermDeposits: memberAccountSteps.matureTermDeposits,
-  postSavingsInterest: memberAccountSteps.postSavingsInterest,
+  matureTermDeposits: heartbeatingSteps.matureTermDeposits,
+  postSavingsInterest: heartbeatingSteps.postSavingsInterest,
   reverseSavingsInterestAccrual: memberAccountSteps.reverseSavingsInterestAccrual,
-  accrueSavingsInterest: memberAccountSteps.accrueSavingsInterest,
+  accrueSavingsInterest: heartbeatingSteps.accrueSavingsInterest,
   depreciateFixedAssets: activities.depreciateFixedAssets,
 };
 
@@ -58,7 +67,8 @@ export interface MonthEndInput {
 export interface MonthEndOutcome {
   runId: string;
   period: string;
-  steps: { step: MonthEndStepName; result: MonthEndStepResult }[];
+  /** Each step's figures; its lines are in the run's document (GET /api/v1/enterprise/month-ends/{id}/). */
+  steps: { step: MonthEndStepName; result: MonthEndStepSummary }[];
 }
 
 /**

@@ -11,9 +11,14 @@ const refusalStates: ReadonlySet<string> = new Set(['CB404', 'CB409', 'CB422']);
  * inlined, before PostgreSQL's message: it is cut off at the last separator (a value may hold one; our messages do not).
  */
 export async function ledgerCall<Row>(statement: Knex.Raw): Promise<Row> {
+  return (await ledgerRows<Row>(statement))[0]!;
+}
+
+/** ledgerCall for a statement that calls a ledger function once per row (a month end's postings, in bulk): every row. */
+export async function ledgerRows<Row>(statement: Knex.Raw): Promise<Row[]> {
   try {
     const { rows } = (await statement) as { rows: Row[] };
-    return rows[0]!;
+    return rows;
   } catch (error) {
     const { code, detail, message } = error as { code?: string; detail?: string; message?: string };
     if (!refusalStates.has(code ?? '') || !isErrorCode(detail) || message === undefined) throw error;

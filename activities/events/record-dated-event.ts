@@ -1,29 +1,54 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
-import { linesForEvent } from '../../domain/events/journal';
-import { moneyMovingKinds } from '../../domain/events/rules';
+import { assertBalanced, linesForEvent } from '../../domain/events/journal';
+import { moneyMovingKinds, type EventKind } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
 import { formatAmount } from '../../domain/money';
 import { reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
-import { postJournalEntry } from './post-entry';
-import { currentRule, requestHash, type BusinessEvent } from './record-business-event';
+import { ledgerRows } from './ledger-refusal';
+import { currentRule, requestHash, type BusinessEvent, type RuleRow } from './record-business-event';
+
+/** An event and the day it is dated. */
+export type DatedEvent = BusinessEvent & { date: IsoDate };
 
 /**
  * A book-keeping event dated by its caller, not with the business date: what a month end books for a day already
  * past (a period's savings interest on its last day, a term deposit on its maturity day), as the year-end closing
  * dates its entries. The event is logged on that date and the rule in force posts its entry on it, through
- * postJournalEntry (the year of that date must be open). The caller guards "once" (its subject locked, its own row
- * of the operation looked up, then written in the same transaction), so the log's unique key is only the last guard
- * here. The rule must be in force: what the caller moves alongside (a member's balance) must have its entry.
+ * coopbank_post_entry as postJournalEntry calls it (the year of that date must be open). The caller guards "once"
+ * (its subject locked, its own row of the operation looked up, then written in the same transaction), so the log's
+ * unique key is only the last guard here. The rule must be in force: what the caller moves alongside (a member's
+ * balance) must have its entry.
  */
-export async function recordDatedEvent(trx: Knex.Transaction, event: BusinessEvent & { date: IsoDate }): Promise<{ eventId: string; entryId: string }> {
-  // A money-moving kind goes through recordBusinessEvent, whose statement refuses it for a suspended enterprise.
-  if (moneyMovingKinds.has(event.kind)) throw new Error(`recordDatedEvent: ${event.kind} moves money, record it on the business date`);
-  const rule = await currentRule(trx, event.enterpriseId, event.kind);
-  if (rule === undefined || !rule.is_active) throw new AppError('conflict', 'rule_inactive', `The accounting rule of ${event.kind} is not in force: nothing of it can be posted.`);
-  const [logged] = await trx('business_event_logs')
-    .insert({
+export async function recordDatedEvent(trx: Knex.Transaction, event: DatedEvent): Promise<{ eventId: string; entryId: string }> {
+  return (await recordDatedEvents(trx, [event]))[0]!;
+}
+
+/** The rule in force of each kind among the events, refused as recordDatedEvent refuses one. */
+async function rulesInForce(trx: Knex.Transaction, events: readonly DatedEvent[]) {
+  const rules = new Map<EventKind, RuleRow>();
+  for (const event of events) {
+    if (rules.has(event.kind)) continue;
+    // A money-moving kind goes through recordBusinessEvent, whose statement refuses it for a suspended enterprise.
+    if (moneyMovingKinds.has(event.kind)) throw new Error(`recordDatedEvent: ${event.kind} moves money, record it on the business date`);
+    const rule = await currentRule(trx, event.enterpriseId, event.kind);
+    if (rule === undefined || !rule.is_active) throw new AppError('conflict', 'rule_inactive', `The accounting rule of ${event.kind} is not in force: nothing of it can be posted.`);
+    rules.set(event.kind, rule);
+  }
+  return rules;
+}
+
+/**
+ * recordDatedEvent for many events at once, in three statements whatever their number (a month end's savings
+ * interest, a batch of accounts at a time): the events logged, then each one's entry posted by coopbank_post_entry
+ * called once per event in one SELECT, in the events' order. Answers each event's ids, in the same order.
+ */
+export async function recordDatedEvents(trx: Knex.Transaction, events: readonly DatedEvent[]): Promise<{ eventId: string; entryId: string }[]> {
+  if (events.length === 0) return [];
+  const rules = await rulesInForce(trx, events);
+  const logged: { id: string; idempotency_key: string }[] = await trx('business_event_logs')
+    .insert(events.map((event) => ({
       enterprise_id: event.enterpriseId,
       branch_id: event.branchId,
       kind: event.kind,
@@ -35,18 +60,25 @@ export async function recordDatedEvent(trx: Knex.Transaction, event: BusinessEve
       actor_id: event.actorId,
       idempotency_key: event.idempotencyKey,
       request_hash: requestHash(event),
-    })
-    .returning('id');
-  const entryId = await postJournalEntry(trx, {
-    enterpriseId: event.enterpriseId,
-    branchId: event.branchId,
-    entryDate: event.date,
-    lines: linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts),
-    description: event.description ?? event.kind,
-    eventId: logged.id,
-    ruleConfigId: rule.id,
-    createdBy: event.actorId,
+    })))
+    .returning(['id', 'idempotency_key']);
+  const eventIds = new Map(logged.map((row) => [row.idempotency_key, row.id]));
+  const drafts = events.map((event) => {
+    const rule = rules.get(event.kind)!;
+    const lines = linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts);
+    assertBalanced(lines);
+    return {
+      enterprise: event.enterpriseId, branch: event.branchId, entry_date: event.date, description: event.description ?? event.kind,
+      event: eventIds.get(event.idempotencyKey)!, rule_config: rule.id, created_by: event.actorId,
+      lines: lines.map((line) => ({ account: line.account, debit: formatAmount(line.debit), credit: formatAmount(line.credit) })),
+    };
   });
-  reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
-  return { eventId: logged.id as string, entryId };
+  // The function scan yields the drafts in their order; each call numbers its entry in its journal and year.
+  const posted = await ledgerRows<{ ord: string; id: string }>(trx.raw(`
+    SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid, (d.value->>'entry_date')::date, d.value->'lines',
+                                      d.value->>'description', (d.value->>'event')::uuid, (d.value->>'rule_config')::uuid, NULL, (d.value->>'created_by')::uuid) AS id
+      FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS d(value, ord)`, [JSON.stringify(drafts)]));
+  const entryIds = new Map(posted.map((row) => [Number(row.ord), row.id]));
+  for (const event of events) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
+  return drafts.map((draft, index) => ({ eventId: draft.event, entryId: entryIds.get(index + 1)! }));
 }

@@ -15,7 +15,7 @@ import { recordBusinessEvent } from '../events/record-business-event';
 import { recordDatedEvent } from '../events/record-dated-event';
 import { assertNotPledged } from './account-holds';
 import { payoutAccountAtMaturity } from './payout-accounts';
-import { interestFigures } from './savings-interest.activity';
+import { interestFigures } from './interest-figures';
 import { creditPayoutAccount, termStartOf } from './term-deposits.activity';
 
 /**

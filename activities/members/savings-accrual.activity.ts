@@ -10,7 +10,9 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import type { MonthEndStepWork } from '../enterprise/month-end.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { currentRule } from '../events/record-business-event';
-import { interestFigures, paidThrough } from './savings-interest.activity';
+import { heartbeat } from '../heartbeat';
+import { interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
+import { interestBatchSize } from './savings-interest.activity';
 
 /**
  * Savings interest accrued at a month end (docs/domain.md §9): every account that earns interest and is not paid it
@@ -65,9 +67,24 @@ async function accruingAccounts(trx: Knex.Transaction, enterpriseId: string, per
     .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', periodEnd))
     .whereExists(trx('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', periodEnd))
     .orderBy('a.id').select('a.*');
-  const products = new Map((await SavingsProduct.query(trx).whereIn('id', [...new Set(accounts.map((account) => account.productId))])).map((product) => [product.id, product]));
+  const products = await productsOf(trx, accounts);
   const paidNow = (product: SavingsProduct) => product.interestPayment !== 'at_maturity' && postingDue(product.postingFrequency, periodEnd);
   return accounts.map((account) => ({ account, product: products.get(account.productId)! })).filter(({ product }) => !paidNow(product));
+}
+
+/** A batch of accruing accounts' interest earned and not paid by the period's end, read in a few statements. */
+async function accruedInterest(
+  trx: Knex.Transaction, batch: readonly { account: CompteClient; product: SavingsProduct }[], periodEnd: string,
+): Promise<{ account: CompteClient; product: SavingsProduct; from: string; amount: Money }[]> {
+  const paid = await paidThroughOf(trx, batch.map(({ account }) => account.id));
+  const owing = batch.flatMap(({ account, product }) => {
+    // A term paid at maturity owes its interest from its first day (opening or renewal, after the last paid), not from the cycle's.
+    const cycleStart = product.interestPayment === 'at_maturity' ? null : cycleStartOf(product.postingFrequency, periodEnd);
+    const window = interestWindow({ openedOn: account.openedOn, cycleStart, paidThrough: paid.get(account.id) ?? null, maturityDate: account.maturityDate, through: periodEnd });
+    return window === null ? [] : [{ account, product, window }];
+  });
+  const figures = await interestFiguresOf(trx, owing.map(({ account, product, window }) => ({ accountId: account.id, product, window })));
+  return owing.map(({ account, product, window }, index) => ({ account, product, from: window.from, amount: figures[index]!.gross }));
 }
 
 /** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
@@ -79,17 +96,16 @@ export async function accrueSavingsInterest(trx: Knex.Transaction, { run, post }
     throw new AppError('conflict', 'accrual_rule_unsupported', 'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the month end to book and reverse it.');
   }
   const accruals: (Accrual & { from: string })[] = [];
-  for (const { account, product } of await accruingAccounts(trx, run.enterprise_id, run.period_end)) {
-    // A term paid at maturity owes its interest from its first day (opening or renewal, after the last paid), not from the cycle's.
-    const cycleStart = product.interestPayment === 'at_maturity' ? null : cycleStartOf(product.postingFrequency, run.period_end);
-    const paid = await paidThrough(trx, account.id);
-    const window = interestWindow({ openedOn: account.openedOn, cycleStart, paidThrough: paid, maturityDate: account.maturityDate, through: run.period_end });
-    if (window === null) continue;
-    const productAccounts = { interest_expense: product.interestExpenseAccountCode, accrued_interest_payable: product.accruedInterestAccountCode };
-    accruals.push({
-      subjectId: account.id, branchId: account.branchId, from: window.from, amount: (await interestFigures(trx, account, product, window)).gross,
-      debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts), creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
-    });
+  const accruing = await accruingAccounts(trx, run.enterprise_id, run.period_end);
+  for (let start = 0; start < accruing.length; start += interestBatchSize) {
+    for (const { account, product, from, amount } of await accruedInterest(trx, accruing.slice(start, start + interestBatchSize), run.period_end)) {
+      const productAccounts = { interest_expense: product.interestExpenseAccountCode, accrued_interest_payable: product.accruedInterestAccountCode };
+      accruals.push({
+        subjectId: account.id, branchId: account.branchId, from, amount,
+        debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts), creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
+      });
+    }
+    heartbeat({ step: 'accrueSavingsInterest', accounts: Math.min(start + interestBatchSize, accruing.length), of: accruing.length });
   }
   const postings = accrualPostings(accruals, 'accrue');
   for (const posting of postings) {

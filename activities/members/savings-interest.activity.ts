@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
-import { cycleStartOf, interestOver, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures, type RatePeriod } from '../../domain/members/savings-interest';
+import { cycleStartOf, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
@@ -9,8 +9,9 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { recordDatedEvent } from '../events/record-dated-event';
-import { ledgerMovements } from './account-ledger';
+import { recordDatedEvents, type DatedEvent } from '../events/record-dated-event';
+import { heartbeat } from '../heartbeat';
+import { interestFigures, interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
 import { payoutAccountAtMaturity } from './payout-accounts';
 
 /**
@@ -18,8 +19,8 @@ import { payoutAccountAtMaturity } from './payout-accounts';
  * falls due at the period's end earns, from its balance history, the interest of the days not paid yet; the gross is
  * posted (interest expense to the member's deposit account), then the tax withheld (deposit account to the State),
  * both dated the period's end, and the account's kept balance moves by the net in the same transaction. One
- * transaction per account, its row locked first: a `savings_interest_postings` row per (account, period end) makes a
- * rerun, or a twin run, post nothing and answer the first run's figures.
+ * transaction per batch of accounts, their rows locked first: a `savings_interest_postings` row per (account, period
+ * end) makes a rerun, or a twin run, post nothing and answer the first run's figures.
  */
 
 /** The month end a step runs for: the enterprise and the calendar month's first and last days. */
@@ -68,44 +69,6 @@ export function interestLines(rows: readonly InterestPostingRow[]): MonthEndStep
   ]);
 }
 
-/** The account's balance at the end of the day before the window, and its movements within it, from the ledger. */
-async function balanceHistory(trx: Knex.Transaction, accountId: string, window: DayRange) {
-  const movements = ledgerMovements(trx).where('a.id', accountId);
-  const opening = await movements.clone().where('e.entry_date', '<', window.from).first(trx.raw('coalesce(sum(l.credit - l.debit), 0)::text AS amount'));
-  const days: { date: string; amount: string }[] = await movements
-    .clone()
-    .whereBetween('e.entry_date', [window.from, window.to])
-    .groupBy('e.entry_date')
-    .select(trx.raw(`to_char(e.entry_date, 'YYYY-MM-DD') AS date`), trx.raw('sum(l.credit - l.debit)::text AS amount'));
-  return { opening: new Money(opening.amount), movements: days.map((day) => ({ date: day.date, amount: new Money(day.amount) })) };
-}
-
-/** The last day an account was paid interest for, if ever. */
-export async function paidThrough(trx: Knex.Transaction, accountId: string): Promise<IsoDate | null> {
-  const row = await trx('savings_interest_postings').where({ compte_client_id: accountId }).first(trx.raw(`to_char(max(interest_to), 'YYYY-MM-DD') AS paid_through`));
-  return (row?.paid_through as string | null | undefined) ?? null;
-}
-
-/** A product's rates, oldest first (docs/domain.md §9: a change applies from its date). */
-async function ratesOf(trx: Knex.Transaction, productId: string): Promise<RatePeriod[]> {
-  const rows: { from: string; annual_rate: string }[] = await trx('savings_product_rates').where({ product_id: productId }).orderBy('effective_from')
-    .select(trx.raw(`to_char(effective_from, 'YYYY-MM-DD') AS "from"`), 'annual_rate');
-  return rows.map((row) => ({ from: row.from, annualRate: new Money(row.annual_rate) }));
-}
-
-/**
- * The figures of an account's interest over a window, its product's terms and rates (or `rates` given: a term
- * deposit closed early earns its product's penalty rate instead); the rate in force at the window's end beside them.
- */
-export async function interestFigures(
-  trx: Knex.Transaction, account: CompteClient, product: SavingsProduct, window: DayRange, given?: readonly RatePeriod[],
-): Promise<InterestFigures & { rateAtEnd: Money }> {
-  const rates = given ?? await ratesOf(trx, product.id);
-  const terms = { basis: product.interestBasis, dayCount: product.dayCount, rates, withholdingTaxRate: new Money(product.withholdingTaxRate) };
-  const rateAtEnd = [...rates].reverse().find((rate) => rate.from <= window.to)?.annualRate ?? new Money(0);
-  return { ...interestOver(await balanceHistory(trx, account.id, window), window, terms), rateAtEnd };
-}
-
 export interface InterestPosting {
   account: CompteClient;
   product: SavingsProduct;
@@ -117,46 +80,72 @@ export interface InterestPosting {
   occasion: 'periodic' | 'maturity';
 }
 
-/**
- * Posts an account's interest over the window, the account locked by the caller: the gross, then the tax, as two
- * events about the account dated `periodEnd`, its balance moved by the net, and the posting's row. Nothing when the
- * interest rounds to zero. Answers the net credited.
- */
-export async function postInterest(trx: Knex.Transaction, posting: InterestPosting): Promise<{ net: Money; entries: number }> {
-  const { account, product, window, periodEnd } = posting;
+/** A posting and its figures, read for its batch. */
+type FiguredPosting = InterestPosting & { figures: InterestFigures & { rateAtEnd: Money } };
+
+const keyOf = (posting: InterestPosting) =>
+  // A renewed term may mature on a month end that also pays it periodically: the maturity's key is its own.
+  `${posting.account.id}:${posting.occasion === 'maturity' ? 'maturity:' : ''}${posting.periodEnd}`;
+
+/** The gross, then the tax (when any), as events about the account credited: its statement shows the interest and its tax. */
+function postingEvents(posting: FiguredPosting): DatedEvent[] {
+  const { account, product, window, periodEnd, figures } = posting;
   const credited = posting.creditTo ?? { account, product };
-  const figures = await interestFigures(trx, account, product, window);
-  if (figures.gross.isZero()) return { net: new Money(0), entries: 0 };
   const productAccounts = {
     member_deposits: credited.product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode,
   };
-  // The events are about the account credited: its statement shows the interest and its tax.
   const event = { enterpriseId: account.enterpriseId, branchId: credited.account.branchId, subjectId: credited.account.id, actorId: null, productAccounts, date: periodEnd };
   const payload = {
     account: account.id, account_number: account.number, interest_from: window.from, interest_to: window.to, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax),
   };
-  // A renewed term may mature on a month end that also pays it periodically: the maturity's key is its own.
-  const key = `${account.id}:${posting.occasion === 'maturity' ? 'maturity:' : ''}${periodEnd}`;
-  const interest = await recordDatedEvent(trx, {
-    ...event, kind: 'savings_interest', amount: figures.gross, payload, idempotencyKey: `savings-interest:${key}`,
+  const interest: DatedEvent = {
+    ...event, kind: 'savings_interest', amount: figures.gross, payload, idempotencyKey: `savings-interest:${keyOf(posting)}`,
     description: `savings interest ${account.number} ${window.from} to ${window.to}`,
-  });
-  const tax = figures.tax.isZero()
-    ? null
-    : await recordDatedEvent(trx, {
-        ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${key}`,
-        description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
-      });
-  await trx('comptes_clients').where({ id: credited.account.id }).update({ balance: trx.raw('balance + ?::numeric', [formatAmount(figures.net)]) });
-  await trx('savings_interest_postings').insert({
-    enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, credited_account_id: credited.account.id,
-    period_end: periodEnd, occasion: posting.occasion,
-    interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: figures.rateAtEnd.toString(),
-    withholding_tax_rate: product.withholdingTaxRate, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax), net: formatAmount(figures.net),
-    interest_expense_account_code: product.interestExpenseAccountCode, withholding_tax_account_code: product.withholdingTaxAccountCode,
-    deposit_account_code: credited.product.depositAccountCode, interest_event_id: interest.eventId, tax_event_id: tax?.eventId ?? null,
-  });
-  return { net: figures.net, entries: tax === null ? 1 : 2 };
+  };
+  if (figures.tax.isZero()) return [interest];
+  return [interest, {
+    ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${keyOf(posting)}`,
+    description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
+  }];
+}
+
+/**
+ * Posts accounts' interest, the accounts locked by the caller, each over its window: per account the gross and the
+ * tax as two events dated its `periodEnd` (postingEvents), the kept balance of the account credited moved by the net,
+ * and the posting's row; nothing for an account whose interest rounds to zero. In a few statements for the whole
+ * batch: the events and their entries (recordDatedEvents), the balances, the rows. Answers the entries posted.
+ */
+async function writeInterest(trx: Knex.Transaction, postings: readonly FiguredPosting[]): Promise<number> {
+  const owed = postings.filter((posting) => !posting.figures.gross.isZero());
+  if (owed.length === 0) return 0;
+  const events = owed.flatMap(postingEvents);
+  const recorded = new Map((await recordDatedEvents(trx, events)).map((ids, index) => [events[index]!.idempotencyKey, ids.eventId]));
+  const credits = owed.map((posting) => ({ id: (posting.creditTo ?? posting).account.id, net: formatAmount(posting.figures.net) }));
+  // Several term accounts may pay into one payout account: its credits are summed.
+  await trx.raw(`
+    UPDATE comptes_clients a SET balance = a.balance + c.net
+      FROM (SELECT id, sum(net) AS net FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, net numeric) GROUP BY id) c
+     WHERE a.id = c.id`, [JSON.stringify(credits)]);
+  await trx('savings_interest_postings').insert(owed.map((posting) => {
+    const { account, product, window, figures } = posting;
+    return {
+      enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, credited_account_id: (posting.creditTo ?? posting).account.id,
+      period_end: posting.periodEnd, occasion: posting.occasion,
+      interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: figures.rateAtEnd.toString(),
+      withholding_tax_rate: product.withholdingTaxRate, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax), net: formatAmount(figures.net),
+      interest_expense_account_code: product.interestExpenseAccountCode, withholding_tax_account_code: product.withholdingTaxAccountCode,
+      deposit_account_code: (posting.creditTo ?? posting).product.depositAccountCode,
+      interest_event_id: recorded.get(`savings-interest:${keyOf(posting)}`), tax_event_id: recorded.get(`withholding-tax:${keyOf(posting)}`) ?? null,
+    };
+  }));
+  return events.length;
+}
+
+/** Posts one account's interest over the window (writeInterest for one), the account locked by the caller. Answers the net credited. */
+export async function postInterest(trx: Knex.Transaction, posting: InterestPosting): Promise<{ net: Money; entries: number }> {
+  const figures = await interestFigures(trx, posting.account, posting.product, posting.window);
+  const entries = await writeInterest(trx, [{ ...posting, figures }]);
+  return { net: entries === 0 ? new Money(0) : figures.net, entries };
 }
 
 /**
@@ -188,34 +177,50 @@ async function payoutOf(trx: Knex.Transaction, account: CompteClient, product: S
   return { account: payout, product: await SavingsProduct.query(trx).findById(payout.productId).throwIfNotFound() };
 }
 
-/** One account's periodic posting, in its own transaction, the account locked; 0 entries when already done or nothing is owed. */
-async function postAccountInterest(knex: Knex, accountId: string, periodEnd: IsoDate): Promise<number> {
+/** Accounts per transaction of the savings interest: a batch's rows are locked together, its postings written in a few statements. */
+export const interestBatchSize = 1000;
+
+/**
+ * One batch of accounts' periodic postings, in one transaction, the accounts locked (in id order, as every batch
+ * and the member operations take them); an account closed or posted meanwhile is skipped. Answers the entries posted.
+ */
+async function postBatchInterest(knex: Knex, accountIds: readonly string[], periodEnd: IsoDate): Promise<number> {
   return inTransaction(knex, async (trx) => {
-    const account = await CompteClient.query(trx).findById(accountId).forUpdate().throwIfNotFound();
-    const posted = await trx('savings_interest_postings').where({ compte_client_id: accountId, period_end: periodEnd, occasion: 'periodic' }).first('id');
-    if (account.status === 'closed' || posted !== undefined) return 0;
-    const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
-    const window = interestWindow({
-      openedOn: account.openedOn,
-      cycleStart: cycleStartOf(product.postingFrequency, periodEnd),
-      paidThrough: await paidThrough(trx, accountId),
-      maturityDate: account.maturityDate,
-      through: periodEnd,
+    const locked = await CompteClient.query(trx).whereIn('id', accountIds).orderBy('id').forUpdate();
+    const posted = new Set(await trx('savings_interest_postings').whereIn('compte_client_id', accountIds).where({ period_end: periodEnd, occasion: 'periodic' })
+      .pluck('compte_client_id'));
+    const accounts = locked.filter((account) => account.status !== 'closed' && !posted.has(account.id));
+    const products = await productsOf(trx, accounts);
+    const paid = await paidThroughOf(trx, accounts.map((account) => account.id));
+    const due = accounts.flatMap((account) => {
+      const product = products.get(account.productId)!;
+      const window = interestWindow({
+        openedOn: account.openedOn, cycleStart: cycleStartOf(product.postingFrequency, periodEnd), paidThrough: paid.get(account.id) ?? null,
+        maturityDate: account.maturityDate, through: periodEnd,
+      });
+      return window === null ? [] : [{ account, product, window, periodEnd, occasion: 'periodic' as const }];
     });
-    if (window === null) return 0;
-    return (await postInterest(trx, { account, product, creditTo: await payoutOf(trx, account, product), window, periodEnd, occasion: 'periodic' })).entries;
+    const figures = await interestFiguresOf(trx, due.map(({ account, product, window }) => ({ accountId: account.id, product, window })));
+    const postings: FiguredPosting[] = [];
+    for (const [index, posting] of due.entries()) postings.push({ ...posting, creditTo: await payoutOf(trx, posting.account, posting.product), figures: figures[index]! });
+    return writeInterest(trx, postings);
   });
 }
 
 /**
  * The month-end step "savings interest": posts what is due at `periodEnd` (monthly products every month, quarterly at
- * the end of Mar/Jun/Sep/Dec, yearly at Dec), account by account, and answers every periodic posting of that period
- * end, the first run's included: `entries` counts what this execution posted.
+ * the end of Mar/Jun/Sep/Dec, yearly at Dec), `batchSize` accounts a transaction (a worker lost mid-step leaves whole
+ * batches: the step run again finds only the accounts not posted), a heartbeat after each; and answers every periodic
+ * posting of that period end, the first run's included: `entries` counts what this execution posted.
  */
-export async function postSavingsInterest(context: StepContext, input: MonthEndPeriod): Promise<MonthEndStepResult> {
+export async function postSavingsInterest(context: StepContext, input: MonthEndPeriod, batchSize = interestBatchSize): Promise<MonthEndStepResult> {
   await assertMonthEndPeriod(context, input);
   let entries = 0;
-  for (const accountId of await dueAccountIds(context.knex, input)) entries += await postAccountInterest(context.knex, accountId, input.periodEnd);
+  const due = await dueAccountIds(context.knex, input);
+  for (let start = 0; start < due.length; start += batchSize) {
+    entries += await postBatchInterest(context.knex, due.slice(start, start + batchSize), input.periodEnd);
+    heartbeat({ step: 'postSavingsInterest', accounts: Math.min(start + batchSize, due.length), of: due.length });
+  }
   const rows: InterestPostingRow[] = await context.knex('savings_interest_postings')
     .where({ enterprise_id: input.enterpriseId, period_end: input.periodEnd, occasion: 'periodic' })
     .orderBy('compte_client_id')

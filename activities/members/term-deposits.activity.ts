@@ -10,9 +10,11 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import { recordDatedEvent } from '../events/record-dated-event';
+import { heartbeat } from '../heartbeat';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { payoutAccountAtMaturity } from './payout-accounts';
-import { assertMonthEndPeriod, interestLines, paidThrough, postInterest, type InterestPostingRow, type MonthEndPeriod, type StepContext } from './savings-interest.activity';
+import { paidThrough } from './interest-figures';
+import { assertMonthEndPeriod, interestLines, postInterest, type InterestPostingRow, type MonthEndPeriod, type StepContext } from './savings-interest.activity';
 import type { Refusal } from '../../domain/refusal';
 
 /**
@@ -165,6 +167,7 @@ export async function matureTermDeposits(context: StepContext, input: MonthEndPe
       const done = await matureAccount(context.knex, accountId, input.periodEnd);
       entries += done.entries;
       if (done.matured) matured += 1;
+      heartbeat({ step: 'matureTermDeposits', matured });
     }
     // Another run matured them meanwhile: the next query would find the same ones.
     if (matured === 0) break;

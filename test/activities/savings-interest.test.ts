@@ -222,3 +222,79 @@ test('a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 
   t.is(await reconciliation(world), 0);
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 });
+
+/** The test database, but its `lost`-th transaction fails once its work is written, as a worker lost before the commit. */
+function losingTransaction(lost: number): Knex {
+  let transactions = 0;
+  return new Proxy(knex, {
+    get(target, property, receiver) {
+      if (property !== 'transaction') return Reflect.get(target, property, receiver) as unknown;
+      return (work: (trx: Knex.Transaction) => Promise<unknown>) => target.transaction(async (trx) => {
+        transactions += 1;
+        const done = await work(trx);
+        if (transactions === lost) throw new Error('worker lost');
+        return done;
+      });
+    },
+  });
+}
+
+test('the month end posts a batch of accounts a transaction: eight accounts in batches of three, each paid its own hand-computed interest; run again after a lost batch it posts the rest; a rerun posts nothing', async (t) => {
+  const world = await createLoanWorld(app, knex, 'SI11');
+  await setBusinessDate(world, '2026-04-01');
+  // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing withheld.
+  const minimum = await savingsProductOf(world, { code: 'LBM', deposit_account_code: '373', interest_rate: '0.05', withholding_tax_rate: '0.1' });
+  const daily = await savingsProductOf(world, { code: 'LBD', deposit_account_code: '373', interest_rate: '0.04', interest_basis: 'daily_balance', day_count: 'actual_365' });
+  const open = async (product: string, deposit: string) => accountOf(world, await memberOf(world), product, deposit);
+  const whole: string[] = [];
+  for (const deposit of ['120000', '250000', '333333', '480500']) whole.push(await open(minimum, deposit));
+  const drawn = await open(minimum, '200000');
+  const [flat, topped] = [await open(daily, '777777'), await open(daily, '100000')] as [string, string];
+  await setBusinessDate(world, '2026-04-10');
+  const late = await open(minimum, '150000');
+  await setBusinessDate(world, '2026-04-16');
+  await withdrawFrom(world, drawn, '50000');
+  await setBusinessDate(world, '2026-04-20');
+  await depositTo(world, topped, '60000');
+  await setBusinessDate(world, '2026-05-02');
+
+  // Each account's gross, by hand: the month's lowest balance × 5 % × its days / 360, or each day's balance × 4 % / 365.
+  const atMinimum = (balance: number, days: number) => francs(new Money(balance).times('0.05').times(days).div(360));
+  const expected = new Map<string, { gross: Money; balanceBefore: number; withheld: boolean }>([
+    ...[120_000, 250_000, 333_333, 480_500].map((deposit, index) => [whole[index]!, { gross: atMinimum(deposit, 30), balanceBefore: deposit, withheld: true }] as const),
+    [drawn, { gross: atMinimum(150_000, 30), balanceBefore: 150_000, withheld: true }],
+    // Opened on 10 April: 30/360 counts 21 days to the month's end.
+    [late, { gross: atMinimum(150_000, 21), balanceBefore: 150_000, withheld: true }],
+    [flat, { gross: francs(new Money(777_777 * 30).times('0.04').div(365)), balanceBefore: 777_777, withheld: false }],
+    // 19 days at 100 000, then 11 at 160 000.
+    [topped, { gross: francs(new Money(100_000 * 19 + 160_000 * 11).times('0.04').div(365)), balanceBefore: 160_000, withheld: false }],
+  ]);
+  t.deepEqual([...expected.values()].map(({ gross }) => gross.toFixed(0)), ['500', '1042', '1389', '2002', '625', '438', '2557', '401'], 'the hand computation');
+
+  // The worker lost in the second batch, after its writes: they roll back, the first batch's three accounts stay posted.
+  await t.throwsAsync(postSavingsInterest({ ...context(), knex: losingTransaction(2) }, april(world.enterpriseId), 3), { message: 'worker lost' });
+  const interestEvents = async () => Number((await knex('business_event_logs').where({ enterprise_id: world.enterpriseId, business_date: '2026-04-30' })
+    .whereIn('kind', ['savings_interest', 'withholding_tax']).count<{ count: string }[]>('id as count'))[0]!.count);
+  t.is(Number((await knex('savings_interest_postings').whereIn('compte_client_id', [...expected.keys()]).count<{ count: string }[]>('id as count'))[0]!.count), 3, 'the first batch');
+  const beforeResume = await interestEvents();
+
+  const result = await postSavingsInterest(context(), april(world.enterpriseId), 3);
+  const taxOf = (account: string) => (expected.get(account)!.withheld ? francs(expected.get(account)!.gross.times('0.1')) : new Money(0));
+  const allEntries = [...expected.keys()].filter((account) => !taxOf(account).isZero()).length + expected.size;
+  t.is(await interestEvents(), allEntries, 'the gross of every account, the tax of those withheld, once each');
+  t.is(result.entries, allEntries - beforeResume, 'the step run again posts only the accounts the lost batch left');
+  for (const [account, { gross, balanceBefore }] of expected) {
+    const posting = await knex('savings_interest_postings').where({ compte_client_id: account, period_end: '2026-04-30' }).first('gross', 'tax', 'interest_from');
+    t.like(posting, { gross: gross.toFixed(0), tax: taxOf(account).toFixed(0) }, account);
+    t.is((await balanceOf(account)).balance, new Money(balanceBefore).plus(gross).minus(taxOf(account)).toFixed(0));
+    const events = await knex('business_event_logs').where({ subject_id: account, business_date: '2026-04-30' }).orderBy('kind').pluck('kind');
+    t.deepEqual(events, taxOf(account).isZero() ? ['savings_interest'] : ['savings_interest', 'withholding_tax'], 'its own events, on its statement');
+  }
+  t.is(result.amount, [...expected.values()].reduce((sum, { gross }) => sum.plus(gross), new Money(0)).toFixed(0));
+  t.is(await reconciliation(world), 0, 'every member account equals its ledger movements');
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+
+  const entriesBefore = await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>('id as count');
+  t.deepEqual(await postSavingsInterest(context(), april(world.enterpriseId), 2), { ...result, entries: 0 }, 'the first run\'s figures, nothing posted');
+  t.deepEqual(await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>('id as count'), entriesBefore);
+});
