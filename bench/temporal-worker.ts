@@ -6,20 +6,21 @@ import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-d
 import { createWorker, installTemporalRuntime } from '../runtime/worker';
 import { freePort } from '../test/helpers/ports';
 
-/**
- * A Temporal dev server of the benchmark's own and a worker of the project's workflows and activities on
- * `knex`, for as long as `work` runs. `work` gets the server address, its process id, the task queue and the worker's connection (for a
- * bench-only worker beside it).
- */
 let logsRouted = false;
 
 interface TemporalOfBench {
   address: string;
   pid: number;
   taskQueue: string;
+  /** The worker's connection, for a bench-only worker beside it (bench/update-floor.ts). */
   connection: NativeConnection;
 }
 
+/**
+ * A Temporal dev server of the benchmark's own and a worker of the project's workflows and activities on
+ * `knex`, for as long as `work` runs. `work` gets the server address, its process id, the task queue and the
+ * worker's connection.
+ */
 export async function withTemporalWorker<T>(knex: Knex, work: (temporal: TemporalOfBench) => Promise<T>): Promise<T> {
   // Once per process, before the first native connection: the SDK's info lines would bury the results.
   if (!logsRouted) installTemporalRuntime(pino({ level: 'warn' }));

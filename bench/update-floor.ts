@@ -12,6 +12,7 @@ export function latencyStats(values: readonly number[]) {
   return { p50Ms: round(percentile(sorted, 0.5), 1), p99Ms: round(percentile(sorted, 0.99), 1) };
 }
 
+/** CPU milliseconds per floor circuit, from two readings of microseconds. */
 function perCircuit(before: Record<'workerAndClient' | 'temporal', number>, after: typeof before, circuits: number) {
   const per = (key: keyof typeof before) => round((after[key] - before[key]) / 1000 / circuits, 1);
   return { workerAndClient: per('workerAndClient'), temporal: per('temporal') };
