@@ -6,13 +6,22 @@ import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-d
 import { createWorker, installTemporalRuntime } from '../runtime/worker';
 import { freePort } from '../test/helpers/ports';
 
-/**
- * A Temporal dev server of the benchmark's own and a worker of the project's workflows and activities on
- * `knex`, for as long as `work` runs. `work` gets the server address, its process id and the task queue.
- */
 let logsRouted = false;
 
-export async function withTemporalWorker<T>(knex: Knex, work: (temporal: { address: string; pid: number; taskQueue: string }) => Promise<T>): Promise<T> {
+interface TemporalOfBench {
+  address: string;
+  pid: number;
+  taskQueue: string;
+  /** The worker's connection, for a bench-only worker beside it (bench/update-floor.ts). */
+  connection: NativeConnection;
+}
+
+/**
+ * A Temporal dev server of the benchmark's own and a worker of the project's workflows and activities on
+ * `knex`, for as long as `work` runs. `work` gets the server address, its process id, the task queue and the
+ * worker's connection.
+ */
+export async function withTemporalWorker<T>(knex: Knex, work: (temporal: TemporalOfBench) => Promise<T>): Promise<T> {
   // Once per process, before the first native connection: the SDK's info lines would bury the results.
   if (!logsRouted) installTemporalRuntime(pino({ level: 'warn' }));
   logsRouted = true;
@@ -21,7 +30,7 @@ export async function withTemporalWorker<T>(knex: Knex, work: (temporal: { addre
   const connection = await NativeConnection.connect({ address: server.address });
   try {
     const worker = await createWorker({ connection, namespace: 'default', taskQueue, knex });
-    return await worker.runUntil(work({ address: server.address, pid: server.pid, taskQueue }));
+    return await worker.runUntil(work({ address: server.address, pid: server.pid, taskQueue, connection }));
   } finally {
     await connection.close();
     await server.stop();
