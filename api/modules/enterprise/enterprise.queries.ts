@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
+import type { EndOfDayRunRow } from '../../../activities/enterprise/end-of-day.activity';
+import { endOfDayRunById } from '../../../activities/enterprise/end-of-days.queries';
 import type { MonthEndRunRow } from '../../../activities/enterprise/month-end.activity';
+import { monthEndRunById } from '../../../activities/enterprise/month-ends.queries';
 import type { ResultAllocationRow } from '../../../activities/enterprise/result-allocations.activity';
 import { Branch } from '../../../db/models/branch.model';
 import { Enterprise } from '../../../db/models/enterprise.model';
@@ -48,9 +51,14 @@ export const enterpriseLoaders = {
   } satisfies Loader<AllocationRow>,
   monthEnd: {
     name: 'The month end',
-    load: async ({ knex }, id) => knex('month_end_runs').where({ id }).first() as Promise<MonthEndRunRow | undefined>,
+    load: async ({ knex }, id) => monthEndRunById(knex, id),
     scope: (run) => atEnterprise(run.enterprise_id),
   } satisfies Loader<MonthEndRunRow>,
+  endOfDay: {
+    name: 'The end of day',
+    load: async ({ knex }, id) => endOfDayRunById(knex, id),
+    scope: (run) => atEnterprise(run.enterprise_id),
+  } satisfies Loader<EndOfDayRunRow>,
   organ: {
     name: 'The governance organ',
     load: async ({ knex }, id) => GovernanceOrgan.query(knex).findById(id),
