@@ -1,21 +1,18 @@
-import type { Knex } from 'knex';
 import type { EndOfDayRunRow } from '../../../activities/enterprise/end-of-day.activity';
 import { endOfDayRunById } from '../../../activities/enterprise/end-of-days.queries';
 import type { MonthEndRunRow } from '../../../activities/enterprise/month-end.activity';
 import { monthEndRunById } from '../../../activities/enterprise/month-ends.queries';
-import type { ResultAllocationRow } from '../../../activities/enterprise/result-allocations.activity';
+import { allocationById, type AllocationRow } from '../../../activities/enterprise/result-allocations.queries';
 import { Branch } from '../../../db/models/branch.model';
 import { Enterprise } from '../../../db/models/enterprise.model';
-import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
-import { GovernanceMember } from '../../../db/models/governance-member.model';
-import { GovernanceOrgan } from '../../../db/models/governance-organ.model';
+import type { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
+import { exerciceById } from '../../../activities/enterprise/exercices.queries';
+import type { GovernanceMember } from '../../../db/models/governance-member.model';
+import type { GovernanceOrgan } from '../../../db/models/governance-organ.model';
+import { mandateById, organById } from '../../../activities/enterprise/governance.queries';
 import type { Loader } from '../../route';
 
 /** The reads of the enterprise module that routes share: the resources they load by id. */
-
-export type AllocationRow = ResultAllocationRow & { exercice_code: string };
-
-export const allocationRows = (knex: Knex) => knex('result_allocations as a').join('exercices_comptables as y', 'y.id', 'a.exercice_id').select('a.*', 'y.code as exercice_code');
 
 /** A mandate with its organ, whose enterprise it belongs to. */
 interface Mandate {
@@ -41,12 +38,12 @@ export const enterpriseLoaders = {
   } satisfies Loader<Branch>,
   exercice: {
     name: 'The accounting year',
-    load: async ({ knex }, id) => ExerciceComptable.query(knex).findById(id),
+    load: async ({ knex }, id) => exerciceById(knex, id),
     scope: (exercice) => atEnterprise(exercice.enterpriseId),
   } satisfies Loader<ExerciceComptable>,
   allocation: {
     name: 'The result allocation',
-    load: async ({ knex }, id) => allocationRows(knex).where('a.id', id).first() as Promise<AllocationRow | undefined>,
+    load: async ({ knex }, id) => allocationById(knex, id),
     scope: (row) => atEnterprise(row.enterprise_id),
   } satisfies Loader<AllocationRow>,
   monthEnd: {
@@ -61,14 +58,14 @@ export const enterpriseLoaders = {
   } satisfies Loader<EndOfDayRunRow>,
   organ: {
     name: 'The governance organ',
-    load: async ({ knex }, id) => GovernanceOrgan.query(knex).findById(id),
+    load: async ({ knex }, id) => organById(knex, id),
     scope: (organ) => atEnterprise(organ.enterpriseId),
   } satisfies Loader<GovernanceOrgan>,
   mandate: {
     name: 'The governance member',
     load: async ({ knex }, id) => {
-      const member = await GovernanceMember.query(knex).findById(id);
-      const organ = member && (await GovernanceOrgan.query(knex).findById(member.organId));
+      const member = await mandateById(knex, id);
+      const organ = member && (await organById(knex, member.organId));
       return member && organ && { member, organ };
     },
     scope: ({ organ }) => atEnterprise(organ.enterpriseId),
