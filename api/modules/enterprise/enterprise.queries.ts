@@ -3,8 +3,12 @@ import { endOfDayRunById } from '../../../activities/enterprise/end-of-days.quer
 import type { MonthEndRunRow } from '../../../activities/enterprise/month-end.activity';
 import { monthEndRunById } from '../../../activities/enterprise/month-ends.queries';
 import { allocationById, type AllocationRow } from '../../../activities/enterprise/result-allocations.queries';
-import { Branch } from '../../../db/models/branch.model';
-import { Enterprise } from '../../../db/models/enterprise.model';
+import type { Branch } from '../../../db/models/branch.model';
+import { branchById } from '../../../activities/enterprise/branches.queries';
+import type { Enterprise } from '../../../db/models/enterprise.model';
+import { enterpriseById } from '../../../activities/enterprise/enterprises.queries';
+import type { EnterpriseConfiguration } from '../../../db/models/enterprise-configuration.model';
+import { configurationOf } from '../../../activities/enterprise/configuration.queries';
 import type { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { exerciceById } from '../../../activities/enterprise/exercices.queries';
 import type { GovernanceMember } from '../../../db/models/governance-member.model';
@@ -26,12 +30,18 @@ const atEnterprise = (enterpriseId: string) => ({ enterpriseId });
 export const enterpriseLoaders = {
   enterprise: {
     name: 'The enterprise',
-    load: async ({ knex }, id) => Enterprise.query(knex).findById(id),
+    load: async ({ knex }, id) => enterpriseById(knex, id),
     scope: (enterprise) => atEnterprise(enterprise.id),
   } satisfies Loader<Enterprise>,
+  configuration: {
+    // The enterprise's own settings, loaded by its {enterprise_pk}: absent only with the enterprise.
+    name: 'The enterprise',
+    load: async ({ knex }, enterpriseId) => configurationOf(knex, enterpriseId),
+    scope: (configuration) => atEnterprise(configuration.enterpriseId),
+  } satisfies Loader<EnterpriseConfiguration>,
   branch: {
     name: 'The branch',
-    load: async ({ knex }, id) => Branch.query(knex).findById(id),
+    load: async ({ knex }, id) => branchById(knex, id),
     // Its own staff see a branch; only the enterprise's roles change it.
     scope: (branch) => ({ enterpriseId: branch.enterpriseId, branchId: branch.id }),
     changeScope: (branch) => atEnterprise(branch.enterpriseId),
