@@ -1,41 +1,12 @@
 import * as yup from 'yup';
 import { createBranch, updateBranch, type BranchFields } from '../../../activities/enterprise/branches.activity';
-import { Branch } from '../../../db/models/branch.model';
+import { branchesQuery } from '../../../activities/enterprise/branches.queries';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { codeSchema, enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { enterpriseLoaders } from './enterprise.queries';
-
-const branchSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().required(),
-  name: yup.string().required(),
-  is_head_office: yup.boolean().required(),
-  address: yup.string().defined(),
-  city: yup.string().defined(),
-  phone: yup.string().defined(),
-  status: yup.string().oneOf(['active', 'closed']).required(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'Branch' });
-
-function serializeBranch(branch: Branch) {
-  return {
-    id: branch.id,
-    enterprise: branch.enterpriseId,
-    code: branch.code,
-    name: branch.name,
-    is_head_office: branch.isHeadOffice,
-    address: branch.address,
-    city: branch.city,
-    phone: branch.phone,
-    status: branch.status,
-    created_at: branch.createdAt.toISOString(),
-    updated_at: branch.updatedAt.toISOString(),
-  };
-}
+import { branchSchema, serializeBranch } from './branches.schemas';
 
 interface BranchBody {
   code: string;
@@ -73,7 +44,7 @@ export const branchRoutes = [
     response: pageSchema(branchSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Branch.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
+      const builder = scopeToVisible(branchesQuery(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       if (query.search !== undefined) {
         builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`).orWhereILike('city', `%${query.search}%`));

@@ -1,40 +1,14 @@
 import * as yup from 'yup';
 import { createEnterprise, updateEnterprise } from '../../../activities/enterprise/enterprises.activity';
 import { isValidTimeZone } from '../../../domain/calendar';
-import { Enterprise } from '../../../db/models/enterprise.model';
+import { enterprisesQuery } from '../../../activities/enterprise/enterprises.queries';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { codeSchema, idParams, timestampResponse } from '../common.schemas';
+import { codeSchema, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { enterpriseLoaders } from './enterprise.queries';
+import { cemacCountries, enterpriseSchema, serializeEnterprise } from './enterprises.schemas';
 import { refreshEnterpriseSchedules } from './schedules.temporal';
-
-// CEMAC member states (ISO 3166-1 alpha-2): Cameroon, Central African Republic, Congo, Gabon, Equatorial Guinea, Chad.
-const cemacCountries = ['CM', 'CF', 'CG', 'GA', 'GQ', 'TD'] as const;
-
-const enterpriseSchema = yup.object({
-  id: yup.string().uuid().required(),
-  code: yup.string().required(),
-  name: yup.string().required(),
-  legal_form: yup.string().required(),
-  country: yup.string().oneOf(cemacCountries).required(),
-  status: yup.string().oneOf(['active', 'suspended']).required(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'Enterprise' });
-
-function serializeEnterprise(enterprise: Enterprise) {
-  return {
-    id: enterprise.id,
-    code: enterprise.code,
-    name: enterprise.name,
-    legal_form: enterprise.legalForm,
-    country: enterprise.country,
-    status: enterprise.status,
-    created_at: enterprise.createdAt.toISOString(),
-    updated_at: enterprise.updatedAt.toISOString(),
-  };
-}
 
 /** The cooperative itself: the root every other resource belongs to. */
 export const enterpriseRoutes = [
@@ -53,7 +27,7 @@ export const enterpriseRoutes = [
     response: pageSchema(enterpriseSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Enterprise.query(deps.knex), principal, { enterprise: 'enterprises.id' });
+      const builder = scopeToVisible(enterprisesQuery(deps.knex), principal, { enterprise: 'enterprises.id' });
       whereFilters(builder, query, { status: 'status' });
       if (query.search !== undefined) builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
       const page = await paginate(builder, {

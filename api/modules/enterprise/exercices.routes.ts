@@ -1,92 +1,18 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
-import type { ExerciceClosingRow } from '../../../activities/enterprise/exercice-closing-row';
+import { exerciceById, exerciceWithClosing, exercicesQuery, withLatestClosing } from '../../../activities/enterprise/exercices.queries';
 import { markExerciceClosingFailed, requestExerciceClosing } from '../../../activities/enterprise/year-end-closing.activity';
 import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
 import { yearEndClosingWorkflowId } from '../../../workflows/identities';
-import { ExerciceComptable } from '../../../db/models/exercice-comptable.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { startWorkflowFor } from '../../workflow-start';
-import { codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { codeSchema, enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
-import { moneyResponse } from '../money.schemas';
 import { enterpriseLoaders } from './enterprise.queries';
+import { asReadBy, exerciceSchema, serializeExercice } from './exercices.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';
-import { visibleBranches } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
-
-const exerciceSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().required(),
-  start_date: dateResponse(),
-  end_date: dateResponse(),
-  status: yup.string().oneOf(['open', 'closed']).required(),
-  closed_at: timestampResponse().nullable(),
-  closed_by: yup.string().uuid().nullable().defined(),
-  closing: yup.object({
-    id: yup.string().uuid().required(),
-    status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
-    step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({ description: 'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).' }),
-    result: moneyResponse().nullable().meta({ description: 'Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.' }),
-    result_account: yup.string().nullable().defined(),
-    failure: yup.string().nullable().defined(),
-    workflow_id: yup.string().required(),
-    requested_at: timestampResponse(),
-    finished_at: timestampResponse().nullable(),
-  }).nullable().default(null).meta({ component: 'ExerciceClosing', description: 'The latest closing of the year by the yearEndClosing workflow; null if none.' }),
-}).meta({ component: 'ExerciceComptable' });
-
-function serializeClosing(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
-  if (closing === undefined) return null;
-  return {
-    id: closing.id,
-    status: closing.status,
-    step: closing.step,
-    result: closing.result,
-    result_account: closing.result_account,
-    failure: closing.failure,
-    workflow_id: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code),
-    requested_at: closing.created_at.toISOString(),
-    finished_at: closing.finished_at?.toISOString() ?? null,
-  };
-}
-
-/** The latest closing of each year, in one query. */
-async function latestClosings(knex: Knex, exerciceIds: readonly string[]): Promise<Map<string, ExerciceClosingRow>> {
-  const rows: ExerciceClosingRow[] = await knex('exercice_closings').distinctOn('exercice_id').whereIn('exercice_id', [...exerciceIds]).orderBy([{ column: 'exercice_id' }, { column: 'created_at', order: 'desc' }]);
-  return new Map(rows.map((row) => [row.exercice_id, row]));
-}
-
-async function withClosing(knex: Knex, exercice: ExerciceComptable) {
-  return serializeExercice(exercice, (await latestClosings(knex, [exercice.id])).get(exercice.id));
-}
-
-function serializeExercice(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
-  return {
-    id: exercice.id,
-    enterprise: exercice.enterpriseId,
-    code: exercice.code,
-    start_date: exercice.startDate,
-    end_date: exercice.endDate,
-    status: exercice.status,
-    closed_at: exercice.closedAt?.toISOString() ?? null,
-    closed_by: exercice.closedBy,
-    closing: serializeClosing(exercice, closing),
-  };
-}
-
-/**
- * The year's result is the enterprise's: a user of some branches reads the year and its closing's progress, not
- * the result, as their statements show only their branches (docs/domain.md §7).
- */
-function asReadBy(principal: Principal, year: ReturnType<typeof serializeExercice>): ReturnType<typeof serializeExercice> {
-  if (year.closing === null || visibleBranches(principal, year.enterprise) === 'all') return year;
-  return { ...year, closing: { ...year.closing, result: null, result_account: null } };
-}
 
 /**
  * Closing starts the yearEndClosing workflow (docs/architecture.md §9) and answers at once (202): the year's
@@ -121,7 +47,7 @@ const closeRoute = defineRoute({
       markFailed: () => markExerciceClosingFailed(deps.knex, deps.clock(), { closingId: closing.id, failure: 'the workflow could not be started' }),
       log: ctx.state.log,
     });
-    return withClosing(deps.knex, (await ExerciceComptable.query(deps.knex).findById(exercice.id))!);
+    return serializeExercice(await exerciceWithClosing(deps.knex, (await exerciceById(deps.knex, exercice.id))!));
   },
 });
 
@@ -144,7 +70,7 @@ const reopenRoute = defineRoute({
     return runOrRequest({ deps, principal: actor, ctx }, {
       operation: 'exercice.reopen', payload: { exerciceId: exercice.id, reason: body.reason }, scope: { enterpriseId: exercice.enterpriseId },
       summary: `Reopen the accounting year ${exercice.code}: ${body.reason}`,
-    }, async () => withClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason)));
+    }, async () => serializeExercice(await exerciceWithClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason))));
   },
 });
 
@@ -162,11 +88,10 @@ export const exerciceRoutes = [
     response: pageSchema(exerciceSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ExerciceComptable.query(deps.knex), principal, { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(exercicesQuery(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
-      const closings = await latestClosings(deps.knex, page.results.map((exercice) => exercice.id));
-      return { ...page, results: page.results.map((exercice) => asReadBy(principal, serializeExercice(exercice, closings.get(exercice.id)))) };
+      return { ...page, results: (await withLatestClosing(deps.knex, page.results)).map((year) => asReadBy(principal, serializeExercice(year))) };
     },
   }),
   defineRoute({
@@ -190,7 +115,7 @@ export const exerciceRoutes = [
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });
-      return serializeExercice(exercice, undefined);
+      return serializeExercice({ exercice, closing: undefined });
     },
   }),
   defineRoute({
@@ -205,7 +130,7 @@ export const exerciceRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, principal, deps }) => asReadBy(principal, await withClosing(deps.knex, resource)),
+    handler: async ({ resource, principal, deps }) => asReadBy(principal, serializeExercice(await exerciceWithClosing(deps.knex, resource))),
   }),
   closeRoute,
   reopenRoute,

@@ -1,13 +1,14 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { appointMember, createOrgan, endMemberTerm, updateMember, updateOrgan } from '../../../activities/enterprise/governance.activity';
-import { GovernanceMember, offices } from '../../../db/models/governance-member.model';
-import { GovernanceOrgan, organKinds } from '../../../db/models/governance-organ.model';
+import { mandatesQuery, organWithMembers, organsQuery, withCurrentMembers } from '../../../activities/enterprise/governance.queries';
+import { offices } from '../../../db/models/governance-member.model';
+import { organKinds } from '../../../db/models/governance-organ.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
-import { enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
 import { enterpriseLoaders } from './enterprise.queries';
+import { memberSchema, organSchema, serializeMember, serializeOrgan } from './governance.schemas';
 
 const writers = ['direction', 'admin'] as const;
 const enterpriseQuery = yup.object({ enterprise: enterpriseFilter });
@@ -17,72 +18,6 @@ const office = yup.string().oneOf(offices);
 const memberNumber = yup.string().trim().max(30).meta({ description: 'The person\'s member number in the cooperative, if a member.' });
 const organName = yup.string().trim().min(2).max(200).meta({ example: 'Conseil d\'administration' });
 const organDescription = yup.string().trim().max(1000);
-
-const memberSchema = yup.object({
-  id: yup.string().uuid().required(),
-  organ: yup.string().uuid().required(),
-  full_name: yup.string().required(),
-  office: yup.string().oneOf(offices).required(),
-  member_number: yup.string().defined(),
-  term_start: yup.string().required(),
-  term_end: yup.string().nullable().defined().meta({ description: 'null while serving.' }),
-  ended_reason: yup.string().nullable().defined(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'GovernanceMember' });
-
-const organSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  kind: yup.string().oneOf(organKinds).required(),
-  name: yup.string().required(),
-  description: yup.string().defined(),
-  current_members: yup.array(memberSchema).required().meta({ description: 'Serving members, in order of precedence.' }),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'GovernanceOrgan' });
-
-function serializeMember(member: GovernanceMember) {
-  return {
-    id: member.id,
-    organ: member.organId,
-    full_name: member.fullName,
-    office: member.office,
-    member_number: member.memberNumber,
-    term_start: member.termStart,
-    term_end: member.termEnd,
-    ended_reason: member.endedReason,
-    created_at: member.createdAt.toISOString(),
-    updated_at: member.updatedAt.toISOString(),
-  };
-}
-
-function serializeOrgan(organ: GovernanceOrgan, currentMembers: readonly GovernanceMember[]) {
-  return {
-    id: organ.id,
-    enterprise: organ.enterpriseId,
-    kind: organ.kind,
-    name: organ.name,
-    description: organ.description,
-    current_members: currentMembers.map(serializeMember),
-    created_at: organ.createdAt.toISOString(),
-    updated_at: organ.updatedAt.toISOString(),
-  };
-}
-
-/** The serving members of each organ, in order of precedence of their offices, then by name. */
-async function currentMembersOf(knex: Knex, organIds: readonly string[]): Promise<Map<string, GovernanceMember[]>> {
-  const members = await GovernanceMember.query(knex).whereIn('organ_id', organIds).whereNull('term_end').orderBy('full_name');
-  members.sort((a, b) => offices.indexOf(a.office) - offices.indexOf(b.office)); // a stable sort: names stay ordered
-  const byOrgan = new Map<string, GovernanceMember[]>();
-  for (const member of members) byOrgan.set(member.organId, [...(byOrgan.get(member.organId) ?? []), member]);
-  return byOrgan;
-}
-
-async function withCurrentMembers(knex: Knex, organ: GovernanceOrgan) {
-  const members = await currentMembersOf(knex, [organ.id]);
-  return serializeOrgan(organ, members.get(organ.id) ?? []);
-}
 
 /** A mandate's fields as the API names them, to the activities' names. */
 function mandateFields<T extends { full_name?: string; office?: string; member_number?: string | null; term_start?: string }>(
@@ -107,7 +42,7 @@ const organRoutes = [
     response: pageSchema(organSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(GovernanceOrgan.query(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
+      const builder = scopeToVisible(organsQuery(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind' });
       const page = await paginate(builder, {
         query,
@@ -115,8 +50,7 @@ const organRoutes = [
         orderingColumns: { kind: 'kind', name: 'name', created_at: 'governance_organs.created_at' },
         defaultOrdering: 'kind',
       });
-      const members = await currentMembersOf(deps.knex, page.results.map((organ) => organ.id));
-      return { ...page, results: page.results.map((organ) => serializeOrgan(organ, members.get(organ.id) ?? [])) };
+      return { ...page, results: (await withCurrentMembers(deps.knex, page.results)).map(serializeOrgan) };
     },
   }),
   defineRoute({
@@ -140,7 +74,7 @@ const organRoutes = [
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
       const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
-      return serializeOrgan(organ, []);
+      return serializeOrgan({ organ, members: [] });
     },
   }),
   defineRoute({
@@ -155,7 +89,7 @@ const organRoutes = [
     query: enterpriseQuery,
     response: organSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, deps }) => withCurrentMembers(deps.knex, resource),
+    handler: async ({ resource, deps }) => serializeOrgan(await organWithMembers(deps.knex, resource)),
   }),
   defineRoute({
     method: 'patch',
@@ -172,7 +106,7 @@ const organRoutes = [
     errorStatuses: [401, 403, 404],
     handler: async ({ resource, body, principal: actor, deps }) => {
       const organ = await updateOrgan(deps.activities, actor, resource.id, { name: body.name, description: body.description });
-      return withCurrentMembers(deps.knex, organ);
+      return serializeOrgan(await organWithMembers(deps.knex, organ));
     },
   }),
 ];
@@ -195,7 +129,7 @@ const memberRoutes = [
     response: pageSchema(memberSchema),
     refusals: ['page_not_found'],
     handler: async ({ resource: organ, query, deps, ctx }) => {
-      const builder = GovernanceMember.query(deps.knex).where('organ_id', organ.id);
+      const builder = mandatesQuery(deps.knex, organ.id);
       if (query.current !== undefined) builder[query.current ? 'whereNull' : 'whereNotNull']('term_end');
       const page = await paginate(builder, {
         query,

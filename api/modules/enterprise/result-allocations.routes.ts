@@ -1,15 +1,16 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { allocateResult, cancelResultAllocation } from '../../../activities/enterprise/result-allocations.activity';
-import { policyOf, updateAllocationPolicy, type PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
+import { allocationDetail, allocationsQuery, withEntries, type AllocationRow } from '../../../activities/enterprise/result-allocations.queries';
+import { policyOf, updateAllocationPolicy } from '../../../activities/enterprise/result-allocation-policy.activity';
 import { allocationFields, type AllocationAmounts } from '../../../domain/enterprise/result-allocation';
 import { Money } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, isoDate, rateSchema } from '../common.schemas';
 import { scopeToVisible, withNestedVariant } from '../enterprise-scope';
-import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
-import { allocationRows, enterpriseLoaders, type AllocationRow } from './enterprise.queries';
+import { amountOrZeroSchema } from '../money.schemas';
+import { enterpriseLoaders } from './enterprise.queries';
+import { allocationSchema, policySchema, serializeAllocation, serializePolicy } from './result-allocations.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 
@@ -27,75 +28,6 @@ const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
 };
 
 const amountFields = Object.fromEntries(allocationFields.map((field) => [field, amountOrZeroSchema().default('0').meta({ description: fieldDescriptions[field] })]));
-
-const allocationSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  exercice: yup.string().uuid().required(),
-  exercice_code: yup.string().required(),
-  closing: yup.string().uuid().required(),
-  status: yup.string().oneOf(['posted', 'cancelled']).required(),
-  assembly_date: dateResponse(),
-  assembly_reference: yup.string().required(),
-  result: moneyResponse().meta({ description: 'The closed year\'s result (negative: a loss).' }),
-  result_account: yup.string().required(),
-  amounts: yup.object().required().meta({ description: 'Account → amount credited (a profit) or debited (a loss), whole francs.' }),
-  entries: yup.array(yup.string().uuid().required()).required().meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
-  allocated_by: yup.string().uuid().nullable().defined(),
-  created_at: timestampResponse(),
-  cancelled_at: timestampResponse().nullable(),
-  cancelled_by: yup.string().uuid().nullable().defined(),
-  cancel_reason: yup.string().nullable().defined(),
-}).meta({ component: 'ResultAllocation' });
-
-const policySchema = yup.object({
-  enterprise: yup.string().uuid().required(),
-  general_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the general reserve until it equals the statutory capital (default 0.2).' }),
-  training_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2).' }),
-  optional_reserves_rate_max: yup.string().required().meta({ description: 'Most of the surplus to optional reserves (default 0.2).' }),
-  share_interest_rate_max: yup.string().required().meta({ description: 'Most interest on the paid-up capital, per year (default 0.0475, BEAC\'s rate).' }),
-  absorb_prior_losses_first: yup.boolean().required().meta({ description: 'A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true).' }),
-  updated_at: timestampResponse().nullable(),
-  updated_by: yup.string().uuid().nullable().defined(),
-}).meta({ component: 'ResultAllocationPolicy' });
-
-async function serializeAllocations(knex: Knex, rows: readonly AllocationRow[]) {
-  const entries = await knex('result_allocation_entries as x').join('journal_entries as e', 'e.id', 'x.entry_id').whereIn('x.allocation_id', rows.map((row) => row.id)).orderBy('e.id').select('x.allocation_id', 'e.id');
-  return rows.map((row) => ({
-    id: row.id,
-    enterprise: row.enterprise_id,
-    exercice: row.exercice_id,
-    exercice_code: row.exercice_code,
-    closing: row.closing_id,
-    status: row.status,
-    assembly_date: row.assembly_date,
-    assembly_reference: row.assembly_reference,
-    result: row.result,
-    result_account: row.result_account,
-    amounts: row.amounts,
-    entries: entries.filter((entry) => entry.allocation_id === row.id).map((entry) => entry.id as string),
-    allocated_by: row.allocated_by,
-    created_at: row.created_at.toISOString(),
-    cancelled_at: row.cancelled_at?.toISOString() ?? null,
-    cancelled_by: row.cancelled_by,
-    cancel_reason: row.cancel_reason,
-  }));
-}
-
-const serializeAllocation = async (knex: Knex, row: AllocationRow) => (await serializeAllocations(knex, [row]))[0]!;
-/** An allocation as it is now, once recorded or cancelled by the request. */
-const allocationNow = async (knex: Knex, id: string) => serializeAllocation(knex, await allocationRows(knex).where('a.id', id).first());
-
-const serializePolicy = (policy: PolicyView) => ({
-  enterprise: policy.enterpriseId,
-  general_reserve_rate_min: policy.generalReserveRateMin.toString(),
-  training_reserve_rate_min: policy.trainingReserveRateMin.toString(),
-  optional_reserves_rate_max: policy.optionalReservesRateMax.toString(),
-  share_interest_rate_max: policy.shareInterestRateMax.toString(),
-  absorb_prior_losses_first: policy.absorbPriorLossesFirst,
-  updated_at: policy.updatedAt?.toISOString() ?? null,
-  updated_by: policy.updatedBy,
-});
 
 const optionalRate = (text: string | undefined) => (text === undefined ? undefined : new Money(text));
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
@@ -134,7 +66,7 @@ export const resultAllocationRoutes = [
         const decision = { exerciceId: exercice.id, assemblyDate: body.assembly_date, assemblyReference: body.assembly_reference, amounts, idempotencyKey };
         const { allocation, replayed } = await allocateResult(deps.activities, actor, decision);
         if (replayed) ctx.set('Idempotent-Replayed', 'true');
-        return allocationNow(deps.knex, allocation.id);
+        return serializeAllocation(await allocationDetail(deps.knex, allocation.id));
       },
     }),
     defineRoute({
@@ -149,10 +81,10 @@ export const resultAllocationRoutes = [
       errorStatuses: [401],
       refusals: ['page_not_found'],
       handler: async ({ query, principal, deps, ctx }) => {
-        const builder = scopeToVisible(allocationRows(deps.knex), principal, { enterprise: 'a.enterprise_id' });
+        const builder = scopeToVisible(allocationsQuery(deps.knex), principal, { enterprise: 'a.enterprise_id' });
         whereFilters(builder, query, { enterprise: 'a.enterprise_id', exercice: 'a.exercice_id', status: 'a.status' });
         const page = await paginateRows<AllocationRow>(builder.orderBy([{ column: 'a.assembly_date', order: 'desc' }, { column: 'a.id' }]), query, new URL(ctx.href));
-        return { ...page, results: await serializeAllocations(deps.knex, page.results) };
+        return { ...page, results: (await withEntries(deps.knex, page.results)).map(serializeAllocation) };
       },
     }),
     defineRoute({
@@ -167,7 +99,7 @@ export const resultAllocationRoutes = [
       query: yup.object({ enterprise: enterpriseFilter }),
       response: allocationSchema,
       errorStatuses: [401, 404],
-      handler: async ({ resource, deps }) => serializeAllocation(deps.knex, resource),
+      handler: async ({ resource, deps }) => serializeAllocation((await withEntries(deps.knex, [resource]))[0]!),
     }),
     defineRoute({
       method: 'post',
@@ -185,7 +117,7 @@ export const resultAllocationRoutes = [
       refusals: [...accountChoiceRefusals, 'exercice_closed', 'no_exercice_for_date', 'result_allocation_cancelled'],
       handler: async ({ resource: allocation, body, principal: actor, deps }) => {
         await cancelResultAllocation(deps.activities, actor, { allocationId: allocation.id, reason: body.reason });
-        return allocationNow(deps.knex, allocation.id);
+        return serializeAllocation(await allocationDetail(deps.knex, allocation.id));
       },
     }),
   ].flatMap(withNestedVariant),

@@ -1,25 +1,16 @@
 import * as yup from 'yup';
 import { payShares, subscribeShares } from '../../../activities/shares/share-subscriptions.activity';
+import {
+  paymentsQuery, subscriptionWithPayments, subscriptionsQuery, whereOverdue, withPayments, type PaymentRow, type SubscriptionRow,
+} from '../../../activities/shares/share-subscriptions.queries';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { accountForChannel, amount, tellers } from '../money.schemas';
-import {
-  paymentSchema,
-  paymentsQuery,
-  serializePayment,
-  serializeSubscriptions,
-  shareLoaders,
-  subscriptionDetail,
-  subscriptionRow,
-  subscriptionSchema,
-  subscriptionsQuery,
-  whereOverdue,
-  type PaymentRow,
-  type SubscriptionRow,
-} from './shares.queries';
+import { shareLoaders } from './shares.queries';
+import { paymentSchema, serializePayment, serializeSubscription, subscriptionSchema } from './share-subscriptions.schemas';
 import { postingRefusals } from '../refusal-lists';
 
 const idempotencyNote = 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
@@ -55,7 +46,7 @@ export const shareSubscriptionRoutes = [
       if (query.payment_overdue === true) whereOverdue(rows, deps.knex, now);
       if (query.payment_overdue === false) rows.whereNot((builder) => whereOverdue(builder, deps.knex, now));
       const page = await paginateRows<SubscriptionRow>(rows.orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id' }]), query, new URL(ctx.href));
-      return { ...page, results: await serializeSubscriptions(deps.knex, page.results) };
+      return { ...page, results: (await withPayments(deps.knex, page.results)).map(serializeSubscription) };
     },
   }),
   defineRoute({
@@ -93,7 +84,7 @@ export const shareSubscriptionRoutes = [
         idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      return subscriptionDetail(deps.knex, (await subscriptionRow(deps.knex, deps.clock(), subscription.id))!);
+      return serializeSubscription(await subscriptionWithPayments(deps.knex, deps.clock(), subscription.id));
     },
   }),
   defineRoute({
@@ -107,7 +98,7 @@ export const shareSubscriptionRoutes = [
     params: idParams,
     response: subscriptionSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, deps }) => subscriptionDetail(deps.knex, resource),
+    handler: async ({ resource, deps }) => serializeSubscription((await withPayments(deps.knex, [resource]))[0]!),
   }),
   defineRoute({
     method: 'get',

@@ -1,59 +1,17 @@
 import * as yup from 'yup';
+import { shareTypesQuery } from '../../../activities/shares/share-types.queries';
 import { createShareType, updateShareType, type ShareTypeFields } from '../../../activities/shares/share-types.activity';
-import { shareTypeCodes } from '../../../domain/shares/share-type';
-import { ShareType } from '../../../db/models/share-type.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, rateSchema } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { amountSchema, moneyResponse } from '../money.schemas';
+import { amountSchema } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { shareLoaders } from './shares.queries';
+import { serializeShareType, shareTypeSchema } from './share-types.schemas';
 
 const writers = ['direction', 'admin'] as const;
 const sharesCount = () => yup.number().strict(true).integer().min(0).max(1_000_000);
-
-const shareTypeSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().oneOf(shareTypeCodes).required(),
-  name: yup.string().required(),
-  nominal_value: moneyResponse(),
-  min_shares: yup.number().integer().required(),
-  max_shares: yup.number().integer().required(),
-  voting: yup.boolean().required(),
-  withdrawable: yup.boolean().required(),
-  seniority_years: yup.number().integer().required(),
-  notice_days: yup.number().integer().nullable().defined().meta({ description: 'null: the enterprise\'s share_withdrawal_notice_days.' }),
-  partial_payment_allowed: yup.boolean().required(),
-  minimum_initial_payment_rate: yup.string().required(),
-  payment_period_months: yup.number().integer().required(),
-  is_active: yup.boolean().required(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'ShareType' });
-
-function serializeShareType(type: ShareType) {
-  return {
-    id: type.id,
-    enterprise: type.enterpriseId,
-    code: type.code,
-    name: type.name,
-    nominal_value: type.nominalValue,
-    min_shares: type.minShares,
-    max_shares: type.maxShares,
-    voting: type.voting,
-    withdrawable: type.withdrawable,
-    seniority_years: type.seniorityYears,
-    notice_days: type.noticeDays,
-    partial_payment_allowed: type.partialPaymentAllowed,
-    minimum_initial_payment_rate: type.minimumInitialPaymentRate,
-    payment_period_months: type.paymentPeriodMonths,
-    is_active: type.isActive,
-    created_at: type.createdAt.toISOString(),
-    updated_at: type.updatedAt.toISOString(),
-  };
-}
 
 /** Every field of a type but its code, each optional: creation fills the code's defaults, a PATCH changes what is sent. */
 const fieldSchemas = {
@@ -101,7 +59,7 @@ export const shareTypeRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = whereFilters(scopeToVisible(ShareType.query(deps.knex), principal, { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
+      const builder = whereFilters(scopeToVisible(shareTypesQuery(deps.knex), principal, { enterprise: 'enterprise_id' }), query, { enterprise: 'enterprise_id', is_active: 'is_active' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code' }, defaultOrdering: 'code' });
       return { ...page, results: page.results.map(serializeShareType) };
     },

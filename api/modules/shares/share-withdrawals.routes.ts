@@ -1,102 +1,28 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { assertSameRequest, operationKey } from '../../../activities/idempotency';
 import { requestShareWithdrawal } from '../../../activities/shares/share-withdrawals.activity';
+import { whereRefundOverdue, withdrawalById, withdrawalsQuery } from '../../../activities/shares/share-withdrawals.queries';
 import type { Role } from '../../../domain/access';
 import type { ErrorCode } from '../../../domain/error-catalogue';
 import { AppError } from '../../../domain/errors';
-import { ShareWithdrawal, withdrawalStatuses } from '../../../db/models/share-withdrawal.model';
+import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/definitions';
 import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
-import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { memberLoaders } from '../members/members.queries';
-import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
+import { accountForChannel, tellers } from '../money.schemas';
 import { cancelWithdrawal, extendWithdrawalRefund, refundWithdrawal, startShareWithdrawal } from './share-withdrawal.temporal';
 import { shareLoaders } from './shares.queries';
+import { serializeWithdrawal, withdrawalSchema } from './share-withdrawals.schemas';
 import { postingRefusals } from '../refusal-lists';
 
 /** The member asks at the counter; the board (direction) may also cancel a withdrawal in notice. */
 const cancellers: readonly Role[] = [...tellers, 'direction'];
 
-const withdrawalSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  client: yup.string().uuid().required(),
-  subscription: yup.string().uuid().required(),
-  number: yup.string().required().meta({ example: 'WDR-2026-000001' }),
-  shares: yup.number().integer().required(),
-  leaving: yup.boolean().required().meta({ description: 'The member leaves: no minimum holding, refund net of the outstanding principal too.' }),
-  reason: yup.string().defined(),
-  status: yup.string().oneOf(withdrawalStatuses).required(),
-  status_reason: yup.string().defined(),
-  requested_on: dateResponse(),
-  notice_days: yup.number().integer().required(),
-  effective_on_planned: yup.string().required(),
-  requested_by: yup.string().uuid().required(),
-  cancelled_at: timestampResponse().nullable(),
-  cancelled_by: yup.string().uuid().nullable().defined(),
-  effective_on: dateResponse().nullable(),
-  refund_owed: moneyResponse().nullable().defined().meta({ description: 'Paid value of the cancelled shares, owed to the member from the effective date.' }),
-  unpaid_cancelled: moneyResponse().nullable().defined(),
-  refund_due_on: dateResponse().nullable(),
-  refund_extended: yup.boolean().required(),
-  refund_extension_reason: yup.string().defined(),
-  refund_reminded_at: timestampResponse().nullable(),
-  refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
-  refunded_on: dateResponse().nullable(),
-  refund_channel: yup.string().nullable().defined(),
-  refund_account: yup.string().uuid().nullable().defined(),
-  offset_amount: moneyResponse().nullable().defined().meta({ description: 'Taken by the member\'s debts (loan repayments).' }),
-  net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
-  refunded_by: yup.string().uuid().nullable().defined(),
-  workflow_id: yup.string().required(),
-  created_at: timestampResponse(),
-}).meta({ component: 'ShareWithdrawal' });
-
-function serializeWithdrawal(withdrawal: ShareWithdrawal) {
-  return {
-    id: withdrawal.id,
-    enterprise: withdrawal.enterpriseId,
-    branch: withdrawal.branchId,
-    client: withdrawal.clientId,
-    subscription: withdrawal.subscriptionId,
-    number: withdrawal.number,
-    shares: withdrawal.shares,
-    leaving: withdrawal.leaving,
-    reason: withdrawal.reason,
-    status: withdrawal.status,
-    status_reason: withdrawal.statusReason,
-    requested_on: withdrawal.requestedOn,
-    notice_days: withdrawal.noticeDays,
-    effective_on_planned: withdrawal.effectiveOnPlanned,
-    requested_by: withdrawal.requestedBy,
-    cancelled_at: withdrawal.cancelledAt?.toISOString() ?? null,
-    cancelled_by: withdrawal.cancelledBy,
-    effective_on: withdrawal.effectiveOn,
-    refund_owed: withdrawal.cancelledPaid,
-    unpaid_cancelled: withdrawal.cancelledUnpaid,
-    refund_due_on: withdrawal.refundDueOn,
-    refund_extended: withdrawal.refundExtendedAt !== null,
-    refund_extension_reason: withdrawal.refundExtensionReason,
-    refund_reminded_at: withdrawal.refundRemindedAt?.toISOString() ?? null,
-    refund_overdue: withdrawal.refundOverdueAt !== null,
-    refunded_on: withdrawal.refundedOn,
-    refund_channel: withdrawal.refundChannel,
-    refund_account: withdrawal.refundAccountId,
-    offset_amount: withdrawal.offsetAmount,
-    net_refund: withdrawal.netRefund,
-    refunded_by: withdrawal.refundedBy,
-    workflow_id: withdrawal.workflowId,
-    created_at: withdrawal.createdAt.toISOString(),
-  };
-}
-
-const reread = async (knex: Knex, withdrawal: ShareWithdrawal) => serializeWithdrawal(await ShareWithdrawal.query(knex).findById(withdrawal.id).throwIfNotFound());
 const reasonSchema = (required: boolean) => (required ? yup.string().trim().min(3).max(500).required() : yup.string().trim().max(500).default(''));
 
 /**
@@ -133,7 +59,7 @@ function decisionRoute(spec: {
       if (withdrawal.status !== spec.from.status) throw new AppError('conflict', spec.from.code, `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ${spec.from.what}.`);
       const request = { userId: actor.userId, reason: body.reason, ...requestOrigin(ctx) };
       await spec.send(deps, withdrawal, request, operationKey(`share-${spec.action}`, actor, idempotencyKey));
-      return reread(deps.knex, withdrawal);
+      return serializeWithdrawal((await withdrawalById(deps.knex, withdrawal.id))!);
     },
   });
 }
@@ -159,9 +85,9 @@ export const shareWithdrawalRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ShareWithdrawal.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
+      const builder = scopeToVisible(withdrawalsQuery(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', subscription: 'subscription_id', status: 'status' });
-      if (query.refund_overdue !== undefined) builder.where((b) => (query.refund_overdue ? b.whereNotNull('refund_overdue_at').where('status', 'effective') : b.whereNull('refund_overdue_at').orWhereNot('status', 'effective')));
+      if (query.refund_overdue !== undefined) whereRefundOverdue(builder, query.refund_overdue);
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number' }, defaultOrdering: '-created_at' });
       return { ...page, results: page.results.map(serializeWithdrawal) };
     },
@@ -257,7 +183,7 @@ export const shareWithdrawalRoutes = [
         withdrawal,
         { userId: actor.userId, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey: key, request, ...requestOrigin(ctx) },
       );
-      return reread(deps.knex, withdrawal);
+      return serializeWithdrawal((await withdrawalById(deps.knex, withdrawal.id))!);
     },
   }),
   decisionRoute({
