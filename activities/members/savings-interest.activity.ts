@@ -10,7 +10,7 @@ import { inTransaction } from '../../db/transaction';
 import type { ActivityContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordDatedEvent } from '../events/record-dated-event';
-import { ledgerMovements } from './account-ledger';
+import { accountMovements } from './account-ledger';
 import { payoutAccountAtMaturity } from './payout-accounts';
 
 /**
@@ -68,15 +68,15 @@ export function interestLines(rows: readonly InterestPostingRow[]): MonthEndStep
   ]);
 }
 
-/** The account's balance at the end of the day before the window, and its movements within it, from the ledger. */
+/** The account's balance at the end of the day before the window, and its movements within it: the ledger's, and an imported account's opening. */
 async function balanceHistory(trx: Knex.Transaction, accountId: string, window: DayRange) {
-  const movements = ledgerMovements(trx).where('a.id', accountId);
-  const opening = await movements.clone().where('e.entry_date', '<', window.from).first(trx.raw('coalesce(sum(l.credit - l.debit), 0)::text AS amount'));
+  const movements = accountMovements(trx).where('m.account', accountId);
+  const opening = await movements.clone().where('m.entry_date', '<', window.from).first(trx.raw('coalesce(sum(m.amount), 0)::text AS amount'));
   const days: { date: string; amount: string }[] = await movements
     .clone()
-    .whereBetween('e.entry_date', [window.from, window.to])
-    .groupBy('e.entry_date')
-    .select(trx.raw(`to_char(e.entry_date, 'YYYY-MM-DD') AS date`), trx.raw('sum(l.credit - l.debit)::text AS amount'));
+    .whereBetween('m.entry_date', [window.from, window.to])
+    .groupBy('m.entry_date')
+    .select(trx.raw(`to_char(m.entry_date, 'YYYY-MM-DD') AS date`), trx.raw('sum(m.amount)::text AS amount'));
   return { opening: new Money(opening.amount), movements: days.map((day) => ({ date: day.date, amount: new Money(day.amount) })) };
 }
 

@@ -2050,7 +2050,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Statement: the account's ledger movements over a date range with the running balance */
+        /**
+         * Statement: the account's ledger movements over a date range with the running balance
+         * @description An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch's opening entry: docs/domain.md §15.1).
+         */
         get: operations["getMemberAccountStatement"];
         put?: never;
         post?: never;
@@ -8958,11 +8961,18 @@ export interface components {
             results: components["schemas"]["StandingOrderRun"][];
         };
         StatementLine: {
+            /** @description The business event's kind; import.opening_balance for an imported account's balance at the cut-over. */
             kind: string;
-            /** Format: uuid */
-            event: string;
-            /** Format: uuid */
-            journal_entry: string;
+            /**
+             * Format: uuid
+             * @description The business event; null on the opening balance (the import posts no event per account).
+             */
+            event: string | null;
+            /**
+             * Format: uuid
+             * @description The entry; for the opening balance, its branch's opening entry (null when that branch's opening entry has no line).
+             */
+            journal_entry: string | null;
             description: string;
             /** Format: date */
             entry_date: string;
