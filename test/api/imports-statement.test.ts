@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
+import { interestFigures } from '../../activities/members/savings-interest.activity';
+import { CompteClient } from '../../db/models/compte-client.model';
+import { SavingsProduct } from '../../db/models/savings-product.model';
+import { Money } from '../../domain/money';
 import type { TestApp } from '../helpers/app';
 import type { LoanWorld } from '../helpers/loans';
 import { importPast, importWorld, validateImport } from '../helpers/imports';
@@ -106,4 +110,17 @@ test.serial('a deposit after the cut-over runs on from the opening balance, and 
   t.deepEqual(later.map((line) => [line.kind, line.running_balance]), [['deposit', String(a003Opening + deposit)]]);
   t.is((await knex('comptes_clients').where({ id: account }).first('balance')).balance, String(a003Opening + deposit));
   t.like(await gaps(), { count: 0, results: [] });
+  await interestOnTheOpeningBalance(t, await accountOf(id, 'A-001'));
 }, taskQueue));
+
+/** The savings interest's balance history starts from the imported balance at the cut-over, and holds nothing before. */
+async function interestOnTheOpeningBalance(t: ExecutionContext, accountId: string) {
+  const account = (await CompteClient.query(knex).findById(accountId))!;
+  const product = (await SavingsProduct.query(knex).findById(account.productId))!;
+  const rates = [{ from: '2026-01-01', annualRate: new Money('0.036') }];
+  const grossOver = async (from: string, to: string) => (await knex.transaction((trx) => interestFigures(trx, account, product, { from, to }, rates))).gross.toString();
+  // November at 3.6 % a year, the product's minimum monthly balance and 30/360: A-001's 1 234 567 all month, 3 703.70 rounded.
+  const [numerator, denominator] = [1_234_567n * 36n * 30n, 1000n * 360n];
+  t.is(await grossOver('2026-11-01', '2026-11-30'), String((numerator * 2n + denominator) / (2n * denominator)));
+  t.is(await grossOver('2026-10-01', '2026-10-30'), '0', 'before the cut-over, the old system\'s');
+}
