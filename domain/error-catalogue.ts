@@ -50,6 +50,8 @@ export const errorCatalogue = {
   username_taken: { kind: 'conflict', title: 'The username is already taken.' },
   email_taken: { kind: 'conflict', title: 'The email is already another user\'s.' },
   invalid_invitation: { kind: 'validation', title: 'The invitation is unknown, already used or expired.' },
+  user_has_password: { kind: 'conflict', title: 'The user has set a password already: an invitation is for a first password.' },
+  user_deactivated: { kind: 'conflict', title: 'The user is deactivated.' },
   platform_grant_admin_only: { kind: 'unprocessable', title: 'Only the admin role can be granted for every enterprise.' },
   role_already_granted: { kind: 'conflict', title: 'The user already holds this role at this scope.' },
   cannot_deactivate_self: { kind: 'conflict', title: 'Administrators cannot deactivate themselves.' },

@@ -247,4 +247,12 @@ test('a second cooperative moved in from files by the go-live import: applied un
     // The balance column of the accounts file, which the trial balance's 3711 lines equal.
     deposits: rows('member-accounts').reduce((total, row) => total + BigInt(row[4]!), 0n),
   });
+  // IC-001's statement starts with its balance in the accounts file, at the cut-over; the imported cashier signs in.
+  const ic001 = rows('member-accounts').find((row) => row[0] === 'IC-001')!;
+  t.like(goLiveImport.opening, { account: 'IC-001', kind: 'import.opening_balance', entry_date: '2026-10-31', amount: ic001[4], description: 'Solde d\'ouverture à la bascule (IMPORT-2026-10-31)' });
+  const cashier = rows('branches-users').find((row) => row[4] === 'cashier')!;
+  // Its username the file's, prefixed with the cooperative's code as its staff's are.
+  t.is(goLiveImport.invited.username, `demoi.${cashier[2]!}`);
+  const signIn = await app.request('POST', '/api/v1/token/', { json: { username: goLiveImport.invited.username, password: goLiveImport.invited.password } });
+  t.is(signIn.status, 200, signIn.text);
 });

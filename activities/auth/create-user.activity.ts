@@ -1,5 +1,6 @@
+import type { Knex } from 'knex';
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, ValidationError } from '../../domain/errors';
+import { AppError, NotFoundError, ValidationError } from '../../domain/errors';
 import { passwordProblems } from '../../domain/password-policy';
 import { RoleGrant } from '../../db/models/role-grant.model';
 import { User } from '../../db/models/user.model';
@@ -32,6 +33,8 @@ const noPasswordYet = 'invited';
 
 const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
+const newInvitation = (clock: () => Date): Invitation => ({ token: randomBytes(32).toString('base64url'), expiresAt: new Date(clock().getTime() + invitationTtlMs) });
+
 /**
  * A staff account made by an administrator, with its roles, in one transaction, audited. It has no password:
  * the answer's invitation token lets its person set one (`acceptInvitation`), so no administrator ever knows
@@ -39,7 +42,7 @@ const tokenHash = (token: string): string => createHash('sha256').update(token, 
  */
 export async function createStaffUser(context: ActivityContext, actor: Actor, input: CreateUserInput): Promise<{ user: User; grants: RoleGrant[]; invitation: Invitation }> {
   const username = input.username.toLowerCase();
-  const invitation = { token: randomBytes(32).toString('base64url'), expiresAt: new Date(context.clock().getTime() + invitationTtlMs) };
+  const invitation = newInvitation(context.clock);
   try {
     return await inTransaction(context.knex, async (trx) => {
       for (const [index, grant] of [...input.grants, ...input.grantsAfterwards].entries()) await assertGrantable(trx, actor, grant, `roles[${index}].`);
@@ -73,6 +76,35 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
     if (isUniqueViolation(error, 'users_username_unique')) throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
     throw roleAlreadyGranted(error);
   }
+}
+
+/** The one enterprise a user belongs to, by their roles and the import that brought them in; null for none or several. */
+async function enterpriseOfUser(trx: Knex.Transaction, userId: string): Promise<string | null> {
+  const { rows } = await trx.raw(`SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL AND g.enterprise_id IS NOT NULL
+    UNION SELECT i.enterprise_id FROM users u JOIN imports i ON i.id = u.import_id WHERE u.id = :userId`, { userId }) as { rows: { enterprise_id: string }[] };
+  return rows.length === 1 ? rows[0]!.enterprise_id : null;
+}
+
+/**
+ * A new invitation for a user who has no password yet: one an import brought in (docs/domain.md §15.3), or one
+ * whose invitation expired. The previous one, if unused, stops working: only the new token's hash is kept. Only
+ * first passwords: a user who has one changes it signed in, and no administrator takes an account over by setting
+ * it anew. The caller has checked the user is within its scope.
+ */
+export async function inviteUser(context: ActivityContext, actor: Actor, userId: string): Promise<Invitation> {
+  const invitation = newInvitation(context.clock);
+  return inTransaction(context.knex, async (trx) => {
+    const user = await User.query(trx).findById(userId).forUpdate();
+    if (user === undefined) throw new NotFoundError('The user');
+    if (!user.isActive) throw new AppError('conflict', 'user_deactivated', 'The user is deactivated: reactivate them before inviting them.');
+    if (user.passwordHash !== noPasswordYet) throw new AppError('conflict', 'user_has_password', 'The user has set a password: an invitation sets a first one.');
+    await User.query(trx).findById(userId).patch({ invitationTokenHash: tokenHash(invitation.token), invitationExpiresAt: invitation.expiresAt });
+    await recordAudit(trx, actor, {
+      action: 'user.invite', entityType: 'user', entityId: userId, enterpriseId: await enterpriseOfUser(trx, userId),
+      details: { replaced_unused_invitation: user.invitationTokenHash !== null, expires_at: invitation.expiresAt.toISOString() },
+    });
+    return invitation;
+  });
 }
 
 /** The invitation's person sets their password; the token is spent (used once, or never after its end). */

@@ -3,7 +3,7 @@ import type { IsoDate } from '../../domain/calendar';
 import { interestOver, type BalanceHistory, type DayRange, type InterestFigures, type RatePeriod } from '../../domain/members/savings-interest';
 import { Money } from '../../domain/money';
 import { SavingsProduct } from '../../db/models/savings-product.model';
-import { ledgerMovements } from './account-ledger';
+import { accountMovements } from './account-ledger';
 
 /**
  * The reads behind savings interest (docs/domain.md §9), a batch of accounts at a time: a month end reads every
@@ -44,17 +44,18 @@ export interface InterestSubject {
 }
 
 /**
- * Each account's balance at the end of the day before its window, and its movements within it, from the ledger,
- * in one statement: the lines before the window summed into one row (day null), those within it by day.
+ * Each account's balance at the end of the day before its window, and its movements within it, in one statement:
+ * the ledger's lines and an imported account's opening balance (account-ledger.ts), those before the window summed
+ * into one row (day null), those within it by day.
  */
 async function balanceHistories(trx: Knex.Transaction, subjects: readonly InterestSubject[]): Promise<Map<string, BalanceHistory>> {
   const windows = [subjects.map((subject) => subject.accountId), subjects.map((subject) => subject.window.from), subjects.map((subject) => subject.window.to)];
-  const rows: { account_id: string; day: string | null; amount: string }[] = await ledgerMovements(trx)
-    .joinRaw('JOIN unnest(?::uuid[], ?::date[], ?::date[]) AS w(account_id, from_date, to_date) ON w.account_id = a.id', windows)
-    .whereRaw('e.entry_date <= w.to_date')
+  const rows: { account_id: string; day: string | null; amount: string }[] = await accountMovements(trx)
+    .joinRaw('JOIN unnest(?::uuid[], ?::date[], ?::date[]) AS w(account_id, from_date, to_date) ON w.account_id = m.account', windows)
+    .whereRaw('m.entry_date <= w.to_date')
     .groupByRaw('1, 2')
-    .select('w.account_id', trx.raw(`CASE WHEN e.entry_date < w.from_date THEN NULL ELSE to_char(e.entry_date, 'YYYY-MM-DD') END AS day`),
-      trx.raw('sum(l.credit - l.debit)::text AS amount'));
+    .select('w.account_id', trx.raw(`CASE WHEN m.entry_date < w.from_date THEN NULL ELSE to_char(m.entry_date, 'YYYY-MM-DD') END AS day`),
+      trx.raw('sum(m.amount)::text AS amount'));
   const histories = new Map<string, { opening: Money; movements: { date: IsoDate; amount: Money }[] }>(
     subjects.map((subject) => [subject.accountId, { opening: new Money(0), movements: [] }]),
   );

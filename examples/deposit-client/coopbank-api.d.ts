@@ -227,6 +227,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/users/{id}/invitation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired)
+         * @description The user sets their first password with it (`POST /api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation not yet used stops working. Audited. Refused for a user who has a password (an invitation never resets one) or who is deactivated.
+         */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/users/{id}/": {
         parameters: {
             query?: never;
@@ -2050,7 +2070,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Statement: the account's ledger movements over a date range with the running balance */
+        /**
+         * Statement: the account's ledger movements over a date range with the running balance
+         * @description An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch's opening entry: docs/domain.md §15.1).
+         */
         get: operations["getMemberAccountStatement"];
         put?: never;
         post?: never;
@@ -6595,6 +6618,12 @@ export interface components {
             /** @description 80 to 87 in order; an account's amount is its effect on the result (income +, expense −), 86 the tax itself. */
             balances: components["schemas"]["FinancialStatementLine"][];
         };
+        Invitation: {
+            /** @description Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/). */
+            token: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         Journal: {
             code: string;
             name: string;
@@ -8958,11 +8987,18 @@ export interface components {
             results: components["schemas"]["StandingOrderRun"][];
         };
         StatementLine: {
+            /** @description The business event's kind; import.opening_balance for an imported account's balance at the cut-over. */
             kind: string;
-            /** Format: uuid */
-            event: string;
-            /** Format: uuid */
-            journal_entry: string;
+            /**
+             * Format: uuid
+             * @description The business event; null on the opening balance (the import posts no event per account).
+             */
+            event: string | null;
+            /**
+             * Format: uuid
+             * @description The entry; for the opening balance, its branch's opening entry (null when that branch's opening entry has no line).
+             */
+            journal_entry: string | null;
             description: string;
             /** Format: date */
             entry_date: string;
@@ -10666,6 +10702,93 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Unexpected error: quote the request id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Invalid request: see `errors` for the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to this user). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Refused by the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             /** @description Unexpected error: quote the request id to support. */
             500: {

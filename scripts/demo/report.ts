@@ -30,7 +30,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
     ]),
     '',
     'Users (passwords shown this once; in the docs page, POST /api/v1/token/ with one, then Authorize with the access token)',
-    ...table([['username', 'password', 'role', 'scope', 'does'], ...report.staff.map((user) => [user.username, user.password, user.role, user.scope, user.duty])]),
+    ...table([['username', 'password', 'role', 'scope', 'does'], ...report.staff.map((user) => [user.username, user.password, user.role, user.scope, user.duty]),
+      [report.goLiveImport.invited.username, report.goLiveImport.invited.password, 'cashier', 'the imported cooperative', 'brought in by its import, invited by its administrator']]),
     '',
     'Worth opening',
     ...table([
@@ -59,6 +60,7 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       ['GET', `/api/v1/enterprise/end-of-days/${cashDay.endOfDay.id}/`, 'the end of day: branches closed, the day\'s jobs, the date moved'],
       ['GET', `/api/v1/imports/${report.goLiveImport.import}/`, 'a second cooperative moved in from files: its go-live import, applied and reconciled'],
       ['GET', `/api/v1/imports/${report.goLiveImport.import}/tie-out/`, 'the import\'s tie-out: members\' deposits and loans against the trial balance'],
+      ['GET', `/api/v1/members/accounts/${report.goLiveImport.opening.accountId}/statement/`, 'an imported account\'s statement: its balance at the cut-over first'],
     ]),
     '',
     'Workflows in the Temporal UI',

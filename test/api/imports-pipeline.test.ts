@@ -7,11 +7,10 @@ import test, { type ExecutionContext } from 'ava';
 import ExcelJS from 'exceljs';
 import { importWorkflowId } from '../../workflows/identities';
 import type { Knex } from 'knex';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { createTestDatabase } from '../helpers/database';
+import type { TestApp } from '../helpers/app';
 import { testEnvironment } from '../helpers/environment';
-import { createLoanWorld, memberOf, type LoanWorld } from '../helpers/loans';
-import { importFourEyes, importPast, validateImport } from '../helpers/imports';
+import type { LoanWorld } from '../helpers/loans';
+import { importFourEyes, importPast, importWorld, validateImport } from '../helpers/imports';
 import { fileTeardown } from '../helpers/teardown';
 import { newTaskQueue, withWorker } from '../helpers/worker';
 
@@ -31,12 +30,7 @@ let knex: Knex;
 let world: LoanWorld;
 
 test.before(async () => {
-  ({ knex } = await createTestDatabase(file));
-  // A workflow day of a minute: the import's workflow, woken by apply's approval, would read its status after a minute anyway.
-  app = await startTestApp(file, { knex, taskQueue, workflowDayMs: 60_000 });
-  world = await createLoanWorld(app, knex, 'IPL', { capital: false });
-  // The member the accounts file names as already the enterprise's, in the head office (HQ).
-  await knex('client_profiles').where({ id: await memberOf(world) }).update({ member_number: 'M-EXIST' });
+  ({ app, knex, world } = await importWorld(file, taskQueue, 'IPL'));
 });
 
 const direction = () => world.users.direction!.headers;

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { fileTeardown } from '../helpers/teardown';
 import { approveRequest, secondAdmin } from '../helpers/approvals';
 import { bearer, createUser } from '../helpers/users';
+import { testClock } from '../helpers/clock';
 
 const file = fileTeardown(test);
 let app: TestApp;
@@ -153,6 +154,56 @@ test.serial('an administrator creating many accounts from one address is not thr
   t.is(listed.body.results.length, 21);
 });
 
+/**
+ * A user as an import's branches-users file brings them in (activities/imports/branch-user-steps.ts): no password,
+ * no email, named by the import; a cashier's role granted with them, a role above it left to an administrator.
+ */
+async function importedUser(username: string, enterprise: string, branch: string | null): Promise<string> {
+  const { id: adminId } = await knex('users').where({ username: 'admin-a' }).first('id');
+  const [imported] = await knex('imports').insert({ enterprise_id: enterprise, cut_over_date: '2026-10-31', status: 'applied', uploaded_by: adminId }).returning('id');
+  const [user] = await knex('users').insert({ username, password_hash: 'invited', full_name: `Imported ${username}`, import_id: imported.id }).returning('id');
+  if (branch !== null) await knex('role_grants').insert({ user_id: user.id, role: 'cashier', enterprise_id: enterprise, branch_id: branch });
+  return user.id as string;
+}
+
+const invite = (userId: string, headers = adminA) => app.request('POST', `/api/v1/auth/users/${userId}/invitation/`, { headers: { ...headers, 'x-forwarded-for': '10.7.0.9' } });
+const accept = (token: string, password = newPassword) => app.request('POST', '/api/v1/auth/invitations/accept/', { json: { token, password } });
+
+test.serial('an imported user gets an invitation from an administrator, accepts it and signs in; a new invitation voids the unused one', async (t) => {
+  const userId = await importedUser('imported-cashier', enterpriseA, branchA);
+  t.is((await signIn('imported-cashier', newPassword)).status, 401, 'imported without a password');
+  const first = await invite(userId);
+  t.is(first.status, 200, first.text);
+  const second = await invite(userId);
+  t.is(second.status, 200, second.text);
+  t.not(second.body.token, first.body.token);
+  // The clock's seven days: the invitation ends a week after it was given.
+  const weekAfter = Date.parse(second.body.expires_at as string) - 7 * 24 * 3600 * 1000;
+  t.true(Math.abs(weekAfter - testClock().getTime()) < 60_000, `${second.body.expires_at as string} is a week after the test clock's now`);
+  t.like((await accept(first.body.token as string)).body, { code: 'invalid_invitation' }, 'the first invitation no longer works');
+  t.is((await accept(second.body.token as string)).status, 204);
+  t.is((await signIn('imported-cashier', newPassword)).status, 200);
+  const audit = await knex('audit_events').where({ action: 'user.invite', entity_id: userId }).orderBy('id');
+  t.is(audit.length, 2);
+  t.like(audit[0], { enterprise_id: enterpriseA, actor_id: (await knex('users').where({ username: 'admin-a' }).first()).id });
+  t.deepEqual(audit.map((row) => row.details.replaced_unused_invitation), [false, true]);
+  t.like((await invite(userId)).body, { status: 409, code: 'user_has_password' }, 'an invitation never resets a password');
+});
+
+test.serial('an imported user without a role yet is invited by their enterprise\'s administrator only; a deactivated one is refused', async (t) => {
+  const roleless = await importedUser('imported-head', enterpriseA, null);
+  t.is((await invite(roleless)).status, 200, 'a branch head waiting for their role');
+  const otherEnterprise = await importedUser('imported-b', enterpriseB, null);
+  t.like((await invite(otherEnterprise)).body, { status: 404, code: 'not_found' }, 'another enterprise\'s import is outside the administrator\'s scope');
+  t.is((await app.request('GET', `/api/v1/auth/users/${otherEnterprise}/`, { headers: adminA })).status, 404);
+  const otherCashier = await importedUser('imported-b-cashier', enterpriseB, branchB);
+  t.is((await invite(otherCashier)).status, 404);
+  const deactivated = await importedUser('imported-gone', enterpriseA, branchA);
+  await knex('users').where({ id: deactivated }).update({ is_active: false });
+  t.like((await invite(deactivated)).body, { status: 409, code: 'user_deactivated' });
+  t.deepEqual(await knex('audit_events').where({ action: 'user.invite' }).whereIn('entity_id', [otherEnterprise, otherCashier, deactivated]).pluck('id'), [], 'nothing audited for a refusal');
+});
+
 test.serial('the OpenAPI document declares the creation with its body and answer, and the invitation\'s acceptance', async (t) => {
   const document = (await app.request('GET', '/api/v1/schema/')).body;
   const creation = document.paths['/api/v1/auth/users/'].post;
@@ -163,4 +214,8 @@ test.serial('the OpenAPI document declares the creation with its body and answer
   t.is(creation.responses['201'].content['application/json'].schema.$ref, '#/components/schemas/CreatedUser');
   t.deepEqual(document.components.schemas.CreatedUser.properties.invitation.required.sort(), ['expires_at', 'token']);
   t.is(document.paths['/api/v1/auth/invitations/accept/'].post.operationId, 'acceptInvitation');
+  const invitation = document.paths['/api/v1/auth/users/{id}/invitation/'].post;
+  t.is(invitation.operationId, 'inviteUser');
+  t.is(invitation.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/Invitation');
+  t.deepEqual([...invitation.responses['409']['x-error-codes']].sort(), ['user_deactivated', 'user_has_password']);
 });

@@ -1,5 +1,21 @@
-import type { TestApp } from './app';
+import { startTestApp, type TestApp } from './app';
+import { createTestDatabase } from './database';
+import { createLoanWorld, memberOf } from './loans';
+import type { Teardown } from './teardown';
 import { until } from './until';
+
+/**
+ * The enterprise the pipeline's files come into: no share capital, and the member M-EXIST of the head office that
+ * the accounts file names as already the enterprise's. A workflow day of a minute: the import's workflow, woken by
+ * apply's approval, would read its status after a minute anyway.
+ */
+export async function importWorld(scope: Teardown, taskQueue: string, code: string) {
+  const { knex } = await createTestDatabase(scope);
+  const app = await startTestApp(scope, { knex, taskQueue, workflowDayMs: 60_000 });
+  const world = await createLoanWorld(app, knex, code, { capital: false });
+  await knex('client_profiles').where({ id: await memberOf(world) }).update({ member_number: 'M-EXIST' });
+  return { app, knex, world };
+}
 
 /**
  * The go-live import's workflow moves it on in the background (docs/domain.md §15.1): the one way the tests wait

@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import type { ActivityContext, Actor } from '../../activities/context';
 import { depositCash } from '../../activities/members/cash-operations.activity';
-import { ledgerMovements } from '../../activities/members/account-ledger';
+import { accountMovements } from '../../activities/members/account-ledger';
 import { seedAccounts } from '../../bench/deposits-api.bench';
 import { seedLending } from '../../bench/loan-seed';
 import { createKnex, migrateToLatest } from '../../db/knex';
@@ -87,7 +87,7 @@ function strayRows(restored: Map<string, string>, source: Map<string, string>): 
 
 /** Member accounts whose balance differs from the sum of their ledger lines. */
 async function accountsOffLedger(knex: Knex): Promise<number> {
-  const ledger = ledgerMovements(knex).groupBy('a.id').select('a.id', knex.raw('sum(l.credit - l.debit) AS total'));
+  const ledger = accountMovements(knex).groupBy('m.account').select('m.account as id', knex.raw('sum(m.amount) AS total'));
   const rows = await knex('comptes_clients as a').leftJoin(ledger.as('g'), 'g.id', 'a.id').whereRaw('a.balance <> coalesce(g.total, 0)').select('a.id');
   return rows.length;
 }

@@ -43,13 +43,17 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
   }));
 }
 
+/** Where a movement's date, creation time and line are read: a ledger's lines (`e`, `l`) unless said. */
+interface MovementKeys { date: string; createdAt: string; line: string }
+const ledgerKeys: MovementKeys = { date: 'e.entry_date', createdAt: 'e.created_at', line: 'l.id' };
+
 /**
  * Ledger movements with a running balance over a date range. `movements` joins the lines (`l`) to their
- * entries (`e`) and filters them; `signed` is the SQL of a line's signed amount. The balance runs over every
- * movement up to `date_to`, or `perYear` over those of the movement's accounting year (a ledger account's year
- * starts from its opening entries, docs/architecture.md §9; a member's account has none and runs on), and the
- * rows are then cut at `date_from`, so the first row shown carries the balance brought forward; rows come in
- * posting order, ready for paginateRows.
+ * entries (`e`) and filters them, or gives its own `keys`; `signed` is the SQL of a line's signed amount. The balance
+ * runs over every movement up to `date_to`, or `perYear` over those of the movement's accounting year (a ledger
+ * account's year starts from its opening entries, docs/architecture.md §9; a member's account has none and runs
+ * on), and the rows are then cut at `date_from`, so the first row shown carries the balance brought forward; rows
+ * come in posting order, ready for paginateRows.
  */
 export function runningMovements(
   knex: Knex,
@@ -57,17 +61,18 @@ export function runningMovements(
   signed: string,
   columns: readonly (string | Knex.Raw)[],
   range: { date_from?: string; date_to?: string },
-  options: { perYear?: boolean } = {},
+  options: { perYear?: boolean; keys?: MovementKeys } = {},
 ): Knex.QueryBuilder {
   const partition = options.perYear === true ? 'PARTITION BY e.exercice_id ' : '';
+  const keys = options.keys ?? ledgerKeys;
   const all = movements.select(
     ...columns,
-    'e.entry_date',
-    'l.id as line',
+    `${keys.date} as entry_date`,
+    `${keys.line} as line`,
     knex.raw(`(${signed})::text AS amount`),
-    knex.raw(`(sum(${signed}) OVER (${partition}ORDER BY e.entry_date, e.created_at, l.id))::text AS running_balance`),
+    knex.raw(`(sum(${signed}) OVER (${partition}ORDER BY ${keys.date}, ${keys.createdAt}, ${keys.line}))::text AS running_balance`),
   );
-  if (range.date_to !== undefined) all.where('e.entry_date', '<=', range.date_to);
+  if (range.date_to !== undefined) all.where(keys.date, '<=', range.date_to);
   const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
   if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
   return rows;

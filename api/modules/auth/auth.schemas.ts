@@ -37,13 +37,17 @@ export const userSchema = yup.object({
 }).meta({ component: 'User' });
 
 /** A user just created by an administrator, with the one-time invitation that lets its person set a password. */
+const invitationObject = () => yup.object({
+  token: yup.string().required().meta({ description: 'Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/).' }),
+  expires_at: timestampResponse(),
+});
+
+export const invitationSchema = invitationObject().meta({ component: 'Invitation' });
+
 export const createdUserSchema = yup.object({
   ...userSchema.fields,
   pending_roles: yup.array(approvalRequestSchema).required().meta({ description: 'The roles awaiting a second administrator\'s approval, one request each.' }),
-  invitation: yup.object({
-    token: yup.string().required().meta({ description: 'Shown once: give it to the person, who sets their password with it (POST /api/v1/auth/invitations/accept/).' }),
-    expires_at: timestampResponse(),
-  }).required(),
+  invitation: invitationObject().required(),
 }).meta({ component: 'CreatedUser' });
 
 export const tokenPairSchema = yup.object({ access: yup.string().required(), refresh: yup.string().required() }).meta({ component: 'TokenPair' });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { acceptInvitation, createStaffUser } from '../../../activities/auth/create-user.activity';
+import { acceptInvitation, createStaffUser, inviteUser } from '../../../activities/auth/create-user.activity';
 import { grantRole, revokeGrant, setUserActive, type GrantRoleInput } from '../../../activities/auth/users.activity';
 import { isPlatformAdmin, roles, type Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
@@ -12,15 +12,16 @@ import { AcceptedForApproval, defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { requestOrigin, type AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
-import { createdUserSchema, grantSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
+import { createdUserSchema, grantSchema, invitationSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
 
 /**
  * Users an administrator may manage: all for a platform administrator; otherwise those whose every active
  * grant lies inside what the administrator administers (their enterprises whole, or their branches), and, for
- * an administrator of a whole enterprise, users without any role yet (newly registered, waiting for one). A
- * user holding a platform grant is a platform administrator's only.
+ * an administrator of a whole enterprise, users without any role yet (newly registered, waiting for one), but
+ * those an import of another enterprise brought in (docs/domain.md §15.3). A user holding a platform grant is a
+ * platform administrator's only.
  */
 function manageableUsers(knex: Knex, principal: Principal) {
   const query = User.query(knex);
@@ -33,8 +34,9 @@ function manageableUsers(knex: Knex, principal: Principal) {
     grant.whereNull('g.enterprise_id').orWhere((scoped) => scoped.whereNotIn('g.enterprise_id', enterprises).where((branch) => branch.whereNull('g.branch_id').orWhereNotIn('g.branch_id', branches))),
   );
   query.whereNotExists(outside);
-  if (enterprises.length === 0) query.whereExists(activeGrants());
-  return query;
+  if (enterprises.length === 0) return query.whereExists(activeGrants());
+  return query.where((roleless) => roleless.whereExists(activeGrants()).orWhereNull('users.import_id')
+    .orWhereExists(knex('imports as i').select(1).whereRaw('i.id = users.import_id').whereIn('i.enterprise_id', enterprises)));
 }
 
 async function userWithGrants(knex: Knex, principal: Principal, userId: string) {
@@ -133,6 +135,26 @@ export const userRoutes = [
     handler: async ({ body, deps, ctx }) => {
       await acceptInvitation(deps.activities, { token: body.token, password: body.password, ...requestOrigin(ctx) });
       return undefined;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/users/{id}/invitation/',
+    module: 'auth',
+    operationId: 'inviteUser',
+    summary: 'A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired)',
+    description:
+      'The user sets their first password with it (`POST /api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation '
+      + 'not yet used stops working. Audited. Refused for a user who has a password (an invitation never resets one) or who is deactivated.',
+    access: ['admin'],
+    params: userIdParams,
+    response: invitationSchema,
+    errorStatuses: [401, 403, 404, 409],
+    refusals: ['not_allowed', 'user_has_password', 'user_deactivated'],
+    handler: async ({ params, principal: actor, deps, ctx }) => {
+      await userWithGrants(deps.knex, actor, params.id);
+      const invitation = await inviteUser(deps.activities, { ...actor, ...requestOrigin(ctx) }, params.id);
+      return { token: invitation.token, expires_at: invitation.expiresAt.toISOString() };
     },
   }),
   defineRoute({

@@ -7,7 +7,7 @@ import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { runningMovements } from '../accounts/ledger-queries';
-import { ledgerMovements } from '../../../activities/members/account-ledger';
+import { accountMovements } from '../../../activities/members/account-ledger';
 import { serializeAccounts, serializeOneAccount } from './member-accounts.queries';
 import { memberLoaders } from './members.queries';
 import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
@@ -147,6 +147,8 @@ export const memberAccountRoutes = [
     module: 'members',
     operationId: 'getMemberAccountStatement',
     summary: 'Statement: the account\'s ledger movements over a date range with the running balance',
+    description: 'An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch\'s opening entry: '
+      + 'docs/domain.md §15.1).',
     access: 'authenticated',
     load: memberLoaders.account,
     params: idParams,
@@ -155,7 +157,8 @@ export const memberAccountRoutes = [
     response: pageSchema(statementLineSchema),
     refusals: ['page_not_found'],
     handler: async ({ resource: account, query, deps, ctx }) => {
-      const rows = runningMovements(deps.knex, ledgerMovements(deps.knex).where('a.id', account.id), 'l.credit - l.debit', ['ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description'], query);
+      const rows = runningMovements(deps.knex, accountMovements(deps.knex).where('m.account', account.id), 'm.amount', ['m.kind', 'm.event', 'm.journal_entry', 'm.description'], query,
+        { keys: { date: 'm.entry_date', createdAt: 'm.created_at', line: 'm.line' } });
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
@@ -172,7 +175,7 @@ export const memberAccountRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
-      const ledger = ledgerMovements(deps.knex).where('a.enterprise_id', query.enterprise).groupBy('a.id').select('a.id', deps.knex.raw('sum(l.credit - l.debit) AS total'));
+      const ledger = accountMovements(deps.knex).where('m.enterprise_id', query.enterprise).groupBy('m.account').select('m.account as id', deps.knex.raw('sum(m.amount) AS total'));
       const rows = deps.knex('comptes_clients as a')
         .leftJoin(ledger.as('g'), 'g.id', 'a.id')
         .where('a.enterprise_id', query.enterprise)

@@ -50,7 +50,14 @@ export const openedAccountSchema = yup
   .meta({ component: 'OpenedCompteClient' });
 
 export const statementLineSchema = yup
-  .object({ kind: yup.string().required(), event: uuid(), journal_entry: uuid(), description: yup.string().defined(), ...movementFields })
+  .object({
+    kind: yup.string().required().meta({ description: 'The business event\'s kind; import.opening_balance for an imported account\'s balance at the cut-over.' }),
+    event: yup.string().uuid().nullable().defined().meta({ description: 'The business event; null on the opening balance (the import posts no event per account).' }),
+    journal_entry: yup.string().uuid().nullable().defined()
+      .meta({ description: 'The entry; for the opening balance, its branch\'s opening entry (null when that branch\'s opening entry has no line).' }),
+    description: yup.string().defined(),
+    ...movementFields,
+  })
   .meta({ component: 'StatementLine' });
 
 export const reconciliationGapSchema = yup
