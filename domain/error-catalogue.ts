@@ -102,6 +102,7 @@ export const errorCatalogue = {
   allocation_not_equal_to_result: { kind: 'unprocessable', title: 'The amounts do not add up to the result.' },
   // period controls (issue 27): month ends in order, the first in the first open year
   month_end_out_of_order: { kind: 'conflict', title: 'A month end before the enterprise\'s first one cannot run.' },
+  month_end_before_cut_over: { kind: 'conflict', title: 'The month ended before the go-live import\'s cut-over: its books are the old system\'s.' },
   first_month_end_outside_first_year: { kind: 'conflict', title: 'The first month end must be a month of the first open accounting year.' },
   // accounts
   plan_code_taken: { kind: 'conflict', title: 'An account plan with this code already exists.' },

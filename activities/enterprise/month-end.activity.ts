@@ -66,13 +66,16 @@ async function refusalFor(trx: Knex.Transaction, enterpriseId: string, period: P
   const firstOpenYear = await trx('exercices_comptables').where({ enterprise_id: enterpriseId, status: 'open' }).orderBy('start_date')
     .first('start_date as startDate', 'end_date as endDate');
   const firstRunPeriod = await firstMonthEndPeriod(trx, enterpriseId);
-  return monthEndRefusal({ period, businessDate, firstRunPeriod, previousStatus: previous?.status ?? null, firstOpenYear: firstOpenYear ?? null });
+  const imported = await trx('imports').where({ enterprise_id: enterpriseId, status: 'applied' }).max({ cutOver: trx.raw(`to_char(cut_over_date, 'YYYY-MM-DD')`) }).first();
+  const cutOverDate = (imported?.cutOver as string | null | undefined) ?? null;
+  return monthEndRefusal({ period, businessDate, firstRunPeriod, previousStatus: previous?.status ?? null, firstOpenYear: firstOpenYear ?? null, cutOverDate });
 }
 
 /**
  * Opens the month end of a period: a done run is answered as it is, a running one too; a failed one is set
  * running again (it resumes); else, unless refused (period not over, previous month end not done, a month before
- * the enterprise's first, a first one outside its first open accounting year: docs/domain.md §8), a new run with
+ * the enterprise's first, a first one outside its first open accounting year, a month ended before a go-live
+ * import's cut-over: docs/domain.md §8), a new run with
  * its steps pending. The enterprise's configuration row is locked first, so two starts of one enterprise queue up
  * and see each other's run.
  */

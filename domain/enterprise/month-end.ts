@@ -64,6 +64,8 @@ export interface MonthEndFacts {
   previousStatus: 'running' | 'done' | 'failed' | null;
   /** The enterprise's earliest open accounting year, if any: where its first month end must lie. */
   firstOpenYear: { startDate: IsoDate; endDate: IsoDate } | null;
+  /** The cut-over of the enterprise's applied go-live import, if any: its books start that day (docs/domain.md §15). */
+  cutOverDate: IsoDate | null;
 }
 
 /**
@@ -72,11 +74,15 @@ export interface MonthEndFacts {
  * enterprise's first one: the previous month's must be done, and no month before the first may run (its accrual
  * would never be reversed: the later month's reversal has run already). The first one is the rule of adoption
  * (docs/domain.md §8): its last day lies in the enterprise's first open accounting year, so that year closes
- * with every month end from it on, and no request can start the books in 1899.
+ * with every month end from it on, and no request can start the books in 1899. A month ended before an imported
+ * cooperative's cut-over is the old system's: its accrual would count days Coopbank did not keep (§15.2).
  */
 export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
   const { end } = periodDates(facts.period);
   if (facts.businessDate <= end) return refusal('period_not_over', `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.`);
+  if (facts.cutOverDate !== null && end < facts.cutOverDate) {
+    return refusal('month_end_before_cut_over', `The month ${facts.period} ended before the cut-over of ${facts.cutOverDate}: its books are the old system's.`);
+  }
   if (facts.firstRunPeriod === null) return firstMonthEndRefusal(facts.period, end, facts.firstOpenYear);
   if (facts.period < facts.firstRunPeriod) {
     return refusal('month_end_out_of_order', `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ${facts.period} comes before it.`);

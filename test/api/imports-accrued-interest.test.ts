@@ -149,9 +149,12 @@ test.serial('applied, each loan\'s accrued interest stands as an accrual of the 
   t.deepEqual(await Promise.all([ledger('HQ', '3291'), ledger('B2', '3291')]), ['0', '0']);
 }, taskQueue));
 
-test.serial('the first month end after the cut-over reverses the imported accruals on its first day and accrues afresh', (t) => withWorker(knex, async () => {
+test.serial('no month end of a month before the cut-over; the first after it reverses the imported accruals on its first day and accrues afresh', (t) => withWorker(knex, async () => {
   const id = await appliedImport(t);
   await setBusinessDate(world, '2026-12-01');
+  // September ended before the cut-over: the old system's books, never accrued by Coopbank.
+  t.like(await runMonthEnd(world, '2026-09'), { status: 409, body: { code: 'month_end_before_cut_over' } });
+  t.is((await knex('month_end_runs').where({ enterprise_id: world.enterpriseId }).pluck('id')).length, 0, 'the refusal opened no run');
   const run = await runMonthEnd(world, '2026-11');
   t.is(run.body.status, 'done', run.text);
   // Reversed on 1 November by the month end, as its own accruals are.

@@ -75,7 +75,7 @@ test('periods: their dates, the one before, the one just ended', (t) => {
 });
 
 test('a month end runs once its month is over, in order from the enterprise\'s first one', (t) => {
-  const facts = { period: '2026-03', businessDate: '2026-04-01', firstRunPeriod: '2026-01', previousStatus: 'done' as const, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' } };
+  const facts = { period: '2026-03', businessDate: '2026-04-01', firstRunPeriod: '2026-01', previousStatus: 'done' as const, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' }, cutOverDate: null };
   t.is(monthEndRefusal(facts), null);
   t.is(monthEndRefusal({ ...facts, businessDate: '2026-03-31' })?.code, 'period_not_over', 'the last day is still open to postings');
   t.is(monthEndRefusal({ ...facts, previousStatus: 'failed' })?.code, 'previous_month_end_not_done');
@@ -85,8 +85,16 @@ test('a month end runs once its month is over, in order from the enterprise\'s f
   t.is(monthEndRefusal({ ...facts, firstRunPeriod: '2026-05', previousStatus: null })?.code, 'month_end_out_of_order', 'before the first one: refused');
 });
 
+test('a month ended before a go-live import\'s cut-over is the old system\'s; the cut-over\'s own month runs', (t) => {
+  const imported = { businessDate: '2026-12-01', firstRunPeriod: null, previousStatus: null, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' }, cutOverDate: '2026-10-31' };
+  t.is(monthEndRefusal({ ...imported, period: '2026-09' })?.code, 'month_end_before_cut_over', 'September ended before the cut-over');
+  t.is(monthEndRefusal({ ...imported, period: '2026-10' }), null, 'a cut-over on the month\'s last day: the month end of that day runs');
+  t.is(monthEndRefusal({ ...imported, cutOverDate: '2026-10-15', period: '2026-10' }), null, 'a cut-over within the month: its month end runs');
+  t.is(monthEndRefusal({ ...imported, cutOverDate: '2026-11-01', period: '2026-10' })?.code, 'month_end_before_cut_over', 'the day after the month');
+});
+
 test('the first month end lies in the enterprise\'s first open accounting year; periods are bounded as dates are', (t) => {
-  const first = { businessDate: '2027-02-01', firstRunPeriod: null, previousStatus: null, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' } };
+  const first = { businessDate: '2027-02-01', firstRunPeriod: null, previousStatus: null, firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' }, cutOverDate: null };
   t.is(monthEndRefusal({ ...first, period: '2026-01' }), null);
   t.is(monthEndRefusal({ ...first, period: '2026-12' }), null);
   t.is(monthEndRefusal({ ...first, period: '2025-12' })?.code, 'first_month_end_outside_first_year');

@@ -26,14 +26,14 @@ const startRoute = defineRoute({
   summary: 'Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month',
   description: 'Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise\'s first month end on); '
     + 'a month before the enterprise\'s first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: '
-    + '`no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.',
+    + '`no_exercice_for_period`); a month ended before the cut-over of an applied go-live import is the old system\'s (`month_end_before_cut_over`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/month-ends/{id}/',
   body: yup.object({ enterprise: yup.string().uuid().required(), period: periodSchema().required() }),
   response: runSchema,
   errorStatuses: [401, 403, 404, 409, 422, 503],
-  refusals: ['period_not_over', 'previous_month_end_not_done', 'month_end_out_of_order', 'first_month_end_outside_first_year', 'no_exercice_for_period', 'workflow_unavailable'],
+  refusals: ['period_not_over', 'previous_month_end_not_done', 'month_end_out_of_order', 'first_month_end_outside_first_year', 'month_end_before_cut_over', 'no_exercice_for_period', 'workflow_unavailable'],
   handler: async ({ body, principal: actor, deps, authorize, ctx }) => {
     authorize({ enterpriseId: body.enterprise }, 'The enterprise');
     const opened = await openMonthEndRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, period: body.period, trigger: 'api', startedBy: actor.userId, ...requestOrigin(ctx) });
