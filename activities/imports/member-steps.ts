@@ -69,11 +69,12 @@ export const memberAccountSteps: ImportKindSteps = {
     await checkAcrossRows(trx, scope, 'member-accounts', memberAccountChecks);
   },
   detailTotals: memberDepositTotals,
-  // The balance at the cut-over, kept as the opening balance the statement starts from, and a term deposit's maturity as given.
+  // The balance at the cut-over, kept as the opening balance the statement starts from; a term deposit's maturity and
+  // contract rate as given.
   applyBatch: (trx, _context, scope, afterRow, limit) => insertBatch(trx, scope, 'member-accounts', afterRow, limit, `INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id,
-      number, balance, opening_balance, opened_on, maturity_date, opened_by, import_id)
+      number, balance, opening_balance, opened_on, maturity_date, contract_rate, opened_by, import_id)
     SELECT i.enterprise_id, c.branch_id, c.id, p.id, d->>'account_number', ${amountSql('d->>\'balance\'')}, ${amountSql('d->>\'balance\'')}, ${dateSql('d->>\'opened_on\'')},
-      ${dateSql('d->>\'maturity_date\'')}, i.applied_by, i.id
+      ${dateSql('d->>\'maturity_date\'')}, NULLIF(d->>'interest_rate', '')::numeric, i.applied_by, i.id
     FROM batch JOIN imports i ON i.id = batch.import_id JOIN client_profiles c ON c.enterprise_id = i.enterprise_id AND c.member_number = d->>'member_number'
     JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = d->>'product_code'`),
   // Closed at zero (the opening entry's reversal takes their balances out of the books), the number freed as a member's is.

@@ -7,9 +7,9 @@ import { accountMovements } from './account-ledger';
 
 /**
  * The reads behind savings interest (docs/domain.md §9), a batch of accounts at a time: a month end reads every
- * account's balance history, last day paid and product rates in three statements per batch, not three per
- * account. The figures themselves are interestOver's, in decimal.js, one account at a time: the rounding stays
- * the one rule of domain/members/savings-interest.ts.
+ * account's balance history, last day paid, product rates and contract rates in four statements per batch, not
+ * four per account. The figures themselves are interestOver's, in decimal.js, one account at a time: the rounding
+ * stays the one rule of domain/members/savings-interest.ts.
  */
 
 /** The last day each account was paid interest for; an account never paid is absent. */
@@ -32,6 +32,12 @@ async function ratesOf(trx: Knex.Transaction, productIds: readonly string[]): Pr
   const rates = new Map<string, RatePeriod[]>(productIds.map((id) => [id, []]));
   for (const row of rows) rates.get(row.product_id)!.push({ from: row.from, annualRate: new Money(row.annual_rate) });
   return rates;
+}
+
+/** The accounts with a rate of their own (an imported term deposit's contract: docs/domain.md §9), by id. */
+async function contractRatesOf(trx: Knex.Transaction, accountIds: readonly string[]): Promise<Map<string, RatePeriod[]>> {
+  const rows: { id: string; contract_rate: string }[] = await trx('comptes_clients').whereIn('id', accountIds).whereNotNull('contract_rate').select('id', 'contract_rate');
+  return new Map(rows.map((row) => [row.id, [{ from: '1900-01-01', annualRate: new Money(row.contract_rate) }]]));
 }
 
 /** An account whose interest is wanted over a window, with its product's terms; a batch holds each account once. */
@@ -68,15 +74,16 @@ async function balanceHistories(trx: Knex.Transaction, subjects: readonly Intere
 }
 
 /**
- * The figures of each account's interest over its window, its product's terms and rates (or the rates given); the
- * rate in force at the window's end beside them. In the subjects' order.
+ * The figures of each account's interest over its window, its product's terms and rates (or its own contract rate,
+ * or the rates given); the rate in force at the window's end beside them. In the subjects' order.
  */
 export async function interestFiguresOf(trx: Knex.Transaction, subjects: readonly InterestSubject[]): Promise<(InterestFigures & { rateAtEnd: Money })[]> {
   if (subjects.length === 0) return [];
   const rates = await ratesOf(trx, [...new Set(subjects.map((subject) => subject.product.id))]);
   const histories = await balanceHistories(trx, subjects);
+  const contracts = await contractRatesOf(trx, subjects.map((subject) => subject.accountId));
   return subjects.map(({ accountId, product, window, rates: given }) => {
-    const inForce = given ?? rates.get(product.id)!;
+    const inForce = given ?? contracts.get(accountId) ?? rates.get(product.id)!;
     const terms = { basis: product.interestBasis, dayCount: product.dayCount, rates: inForce, withholdingTaxRate: new Money(product.withholdingTaxRate) };
     const rateAtEnd = [...inForce].reverse().find((rate) => rate.from <= window.to)?.annualRate ?? new Money(0);
     return { ...interestOver(histories.get(accountId)!, window, terms), rateAtEnd };

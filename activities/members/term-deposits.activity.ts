@@ -113,7 +113,8 @@ async function matureAccount(knex: Knex, accountId: string, periodEnd: IsoDate):
     const renewedUntil = renewed === null ? null : maturityDateOf(date, termMonthsBetween(await termStartOf(trx, term), date));
     await trx('comptes_clients').where({ id: term.id }).update(renewedUntil === null
       ? { balance: 0, status: 'closed', closed_on: date }
-      : { balance: trx.raw('balance - ?::numeric', [formatAmount(moved)]), maturity_date: renewedUntil });
+      // Renewed: a new contract, at the product's rates (an imported term's own rate ends with its term).
+      : { balance: trx.raw('balance - ?::numeric', [formatAmount(moved)]), maturity_date: renewedUntil, contract_rate: null });
     await trx('term_deposit_maturities').insert({
       enterprise_id: term.enterpriseId, compte_client_id: term.id, payout_account_id: payout?.id ?? null, maturity_date: date, period_end: periodEnd, instruction,
       amount: formatAmount(moved), renewed_principal: renewed === null ? null : formatAmount(renewed), renewed_until: renewedUntil,

@@ -19,4 +19,6 @@ export class CompteClient extends BaseModel {
   maturityDate!: string | null;
   /** Term deposits only: the member's demand account paid at maturity. */
   payoutAccountId!: string | null;
+  /** An imported term deposit's own annual rate until its maturity (docs/domain.md §9); null: the product's rates. */
+  contractRate!: string | null;
 }

@@ -31,7 +31,10 @@ export function memberProblems(row: Row, cutOverDate: string): CellProblem[] {
   return problems;
 }
 
-/** The opening on or before the cut-over; a term deposit with its maturity after the opening, and only it with one. */
+/**
+ * The opening on or before the cut-over; a term deposit with its maturity after the opening, and only it with one;
+ * only a term deposit with a rate of its own (its contract's: empty, the product's).
+ */
 export function memberAccountProblems(row: Row, cutOverDate: string, productKind: string | undefined): CellProblem[] {
   const problems = notAfter(row, 'opened_on', cutOverDate, 'cut-over date');
   const maturity = row.maturity_date ?? '';
@@ -40,8 +43,9 @@ export function memberAccountProblems(row: Row, cutOverDate: string, productKind
     const matures = dateOf(row, 'maturity_date');
     if (maturity === '') problems.push({ column: 'maturity_date', value: '', problem: 'required for a term deposit' });
     else if (opened !== null && matures !== null && matures <= opened) problems.push({ column: 'maturity_date', value: maturity, problem: 'not after the opening' });
-  } else if (productKind !== undefined && maturity !== '') {
-    problems.push({ column: 'maturity_date', value: maturity, problem: 'only a term deposit has a maturity' });
+  } else if (productKind !== undefined) {
+    if (maturity !== '') problems.push({ column: 'maturity_date', value: maturity, problem: 'only a term deposit has a maturity' });
+    if ((row.interest_rate ?? '') !== '') problems.push({ column: 'interest_rate', value: row.interest_rate!, problem: 'only a term deposit has a rate of its own' });
   }
   return problems;
 }

@@ -72,7 +72,7 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
     column('opened_on', 'date', '2015-06-01', 'When the account was opened: on or before the cut-over date.'),
     column('balance', 'amount', '1 234 567', 'The balance at the cut-over date, in francs: never negative (a savings account is never overdrawn).', money),
     optional('maturity_date', 'date', '2027-06-01', 'Required for a term deposit: after the opening.'),
-    optional('interest_rate', 'rate', '0.045', 'A term deposit\'s annual rate, a fraction with a point.'),
+    optional('interest_rate', 'rate', '0.045', 'A term deposit\'s annual rate as its contract says, a fraction with a point: kept until its maturity. Empty: the product\'s.'),
   ],
   'shares': [
     column('member_number', 'text', 'M000123', 'The subscribing member: in the members file of this import, or already a member of the enterprise.'),

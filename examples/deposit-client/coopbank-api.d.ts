@@ -596,7 +596,7 @@ export interface paths {
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`); a month ended before the cut-over of an applied go-live import is the old system's (`month_end_before_cut_over`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEnd"];
         delete?: never;
@@ -617,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month
-         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
+         * @description Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: `no_exercice_for_period`); a month ended before the cut-over of an applied go-live import is the old system's (`month_end_before_cut_over`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.
          */
         post: operations["startMonthEndOfEnterprise"];
         delete?: never;
@@ -5864,6 +5864,8 @@ export interface components {
              * @description Term deposits: the member's demand account paid at maturity.
              */
             payout_account: string | null;
+            /** @description An imported term deposit's own annual rate, earned instead of the product's until its maturity (a fraction); null: the product's rates. */
+            contract_rate: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -7919,6 +7921,8 @@ export interface components {
              * @description Term deposits: the member's demand account paid at maturity.
              */
             payout_account: string | null;
+            /** @description An imported term deposit's own annual rate, earned instead of the product's until its maturity (a fraction); null: the product's rates. */
+            contract_rate: string | null;
             /** Format: date-time */
             created_at: string;
             initial_deposit?: components["schemas"]["CashOperation"] | null;

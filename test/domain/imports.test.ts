@@ -47,6 +47,8 @@ test('a member\'s kind decides its required fields; an account\'s maturity is a 
   t.deepEqual(memberAccountProblems(account, '2026-10-31', 'term_deposit'), [{ column: 'maturity_date', value: '', problem: 'required for a term deposit' }]);
   t.deepEqual(memberAccountProblems({ ...account, maturity_date: '01/01/2025' }, '2026-10-31', 'term_deposit'), [{ column: 'maturity_date', value: '01/01/2025', problem: 'not after the opening' }]);
   t.deepEqual(memberAccountProblems({ ...account, maturity_date: '2027-01-01' }, '2026-10-31', 'demand_deposit'), [{ column: 'maturity_date', value: '2027-01-01', problem: 'only a term deposit has a maturity' }]);
+  t.deepEqual(memberAccountProblems({ ...account, interest_rate: '0.05' }, '2026-10-31', 'demand_deposit'), [{ column: 'interest_rate', value: '0.05', problem: 'only a term deposit has a rate of its own' }]);
+  t.deepEqual(memberAccountProblems({ ...account, maturity_date: '2027-01-01', interest_rate: '0.05' }, '2026-10-31', 'term_deposit'), [], 'a term deposit\'s contract rate');
 });
 
 test('a file\'s type from its bytes; the CSV separator from its header', (t) => {

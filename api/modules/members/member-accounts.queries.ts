@@ -34,6 +34,7 @@ function serializeAccount(account: CompteClient, held: Money, minimumBalance: Mo
     closed_on: account.closedOn,
     maturity_date: account.maturityDate,
     payout_account: account.payoutAccountId,
+    contract_rate: typeof account.contractRate === 'string' ? new Money(account.contractRate).toString() : null,
     created_at: account.createdAt.toISOString(),
   };
 }

@@ -40,6 +40,8 @@ const accountFields = {
   closed_on: dateResponse().nullable(),
   maturity_date: dateResponse().nullable().meta({ description: 'Term deposits: the day capital and interest go to the payout account.' }),
   payout_account: uuid().nullable().meta({ description: 'Term deposits: the member\'s demand account paid at maturity.' }),
+  contract_rate: yup.string().nullable().defined()
+    .meta({ description: 'An imported term deposit\'s own annual rate, earned instead of the product\'s until its maturity (a fraction); null: the product\'s rates.' }),
   created_at: timestampResponse(),
 };
 
