@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { documentFigures, figureDifferences, packRefusal, reissueRefusal, type FigureDifference, type PackFigures } from '../../domain/accounts/reporting-pack';
 import { periodDates } from '../../domain/enterprise/month-end';
+import type { ReportDocument, ReportSheet } from '../../domain/accounts/report-document';
 import { inTransaction } from '../../db/transaction';
 import { chainAnchors, recordAudit, type ChainAnchor } from '../audit';
 import type { ActivityContext, Actor } from '../context';
@@ -102,6 +103,21 @@ async function packFacts(trx: Knex.Transaction, pack: ReportingPackRow, now: Dat
 }
 
 /**
+ * The document with each sheet's rows read once, in the order of the sheets: the pack goes through them three times
+ * (its figures, the CSV, the XLSX), and the books' rows (journal book, general ledger) are a pass over the month's
+ * journal lines each time they are iterated. The pack holds its files in memory anyway.
+ */
+async function rowsReadOnce(document: ReportDocument): Promise<ReportDocument> {
+  const sheets: ReportSheet[] = [];
+  for (const sheet of document.sheets) {
+    const rows: Readonly<Record<string, string | null>>[] = [];
+    for await (const row of sheet.rows) rows.push(row);
+    sheets.push({ ...sheet, rows });
+  }
+  return { ...document, sheets };
+}
+
+/**
  * Makes every report of the pack in both formats and stores the files, in one transaction with the pack's
  * move to `stored`: a pack is whole or absent. Its figures are kept beside the files, and a reissued version
  * records how they differ from the version it supersedes. A pack not running (stored already) is left as it is.
@@ -115,7 +131,7 @@ export async function storeReportingPack(knex: Knex, now: Date, input: { packId:
     const figures: PackFigures = {};
     let files = 0;
     for (const report of reportingPackReports) {
-      const document = await report.build(trx, facts);
+      const document = await rowsReadOnce(await report.build(trx, facts));
       figures[report.name] = await documentFigures(document);
       for (const format of reportFileFormats) {
         const content = await reportFileBytes(document, format);

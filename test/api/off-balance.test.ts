@@ -86,6 +86,11 @@ test.serial('a doubtful loan\'s unpaid earned interest is followed in 9841 / 998
 
   t.is(await inTransaction(knex, (trx) => postEngagementsAtMonthEnd(trx, { enterprise_id: world.enterpriseId, period_end: '2026-09-30' })), 1);
   t.is(await inTransaction(knex, (trx) => postEngagementsAtMonthEnd(trx, { enterprise_id: world.enterpriseId, period_end: '2026-09-30' })), 0, 'run again: nothing more');
+  // Posted in bulk, the month end's entry is still the loan's own: in the HB journal, its branch, its number in the description.
+  const loan = await knex('loans').where({ id: loanId }).first('number', 'branch_id');
+  const posted = await knex('off_balance_movements as m').join('journal_entries as e', 'e.id', 'm.entry_id').where({ 'm.loan_id': loanId, 'm.kind': 'suspended_interest' })
+    .select('e.journal_code', 'e.branch_id', 'e.description', knex.raw(`to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date`));
+  t.deepEqual(posted, [{ journal_code: 'HB', branch_id: loan.branch_id, description: `Engagements hors bilan du prêt ${loan.number}`, entry_date: '2026-09-30' }]);
   const september = await statement('2026-09-30');
   t.deepEqual(amounts(september, 'doubtful'), { 9841: expected.toFixed(0) });
   t.deepEqual(amounts(september, 'received'), { 9311: mortgage.toFixed(0), 9321: pledge.toFixed(0) });
