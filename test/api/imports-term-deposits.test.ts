@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { interestFigures } from '../../activities/members/interest-figures';
@@ -7,7 +5,7 @@ import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import { Money } from '../../domain/money';
 import type { TestApp } from '../helpers/app';
-import { importFourEyes, importPast, importWorld, validateImport } from '../helpers/imports';
+import { importFixture, importFourEyes, importPast, importWorld, validateImport } from '../helpers/imports';
 import { setBusinessDate, type LoanWorld } from '../helpers/loans';
 import { savingsProductOf } from '../helpers/savings';
 import { fileTeardown } from '../helpers/teardown';
@@ -21,7 +19,6 @@ import { newTaskQueue, withWorker } from '../helpers/worker';
 
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
-const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../fixtures/imports', name));
 const cutOverDate = '2026-10-31';
 let app: TestApp;
 let knex: Knex;
@@ -43,7 +40,7 @@ async function appliedImport(t: ExecutionContext): Promise<string> {
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
   for (const [kind, name] of [['members', 'members-good.csv'], ['member-accounts', 'term-deposits/member-accounts.csv'], ['trial-balance', 'term-deposits/trial-balance.csv']]) {
-    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: fixture(name!) });
+    const uploaded = await app.request('PUT', `/api/v1/imports/${id}/files/${kind}/`, { headers: { ...direction(), 'content-type': 'text/csv' }, body: importFixture(name!) });
     t.is(uploaded.status, 200, uploaded.text);
   }
   const validated = await validateImport(app, id, direction());

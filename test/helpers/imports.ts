@@ -1,8 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestApp, type TestApp } from './app';
 import { createTestDatabase } from './database';
 import { createLoanWorld, memberOf } from './loans';
 import type { Teardown } from './teardown';
 import { until } from './until';
+
+/** A hand-made file of test/fixtures/imports/, by its path there. */
+export const importFixture = (name: string): Buffer => fs.readFileSync(path.join(__dirname, '../fixtures/imports', name));
 
 /**
  * The enterprise the pipeline's files come into: no share capital, and the member M-EXIST of the head office that
