@@ -15,6 +15,7 @@ import { seriesValue } from '../helpers/metrics';
 import { insertClient } from '../helpers/mothers';
 import { bearer, createUser, testPassword } from '../helpers/users';
 import { testClock } from '../helpers/clock';
+import { until } from '../helpers/until';
 
 test('healthz answers ok without touching any dependency', async (t) => {
   const knex = createKnex('postgres://nobody:nothing@127.0.0.1:1/none');
@@ -28,8 +29,9 @@ test('healthz answers ok without touching any dependency', async (t) => {
 test('readyz is ok when the database and Temporal both answer', async (t) => {
   const { knex } = await createTestDatabase(t);
   const app = await startTestApp(t, { knex });
-  const response = await app.request('GET', '/readyz');
-  t.is(response.status, 200);
+  // Polled, as an orchestrator polls it: on a loaded machine a first check may pass its bound (2 s for Temporal).
+  let response = await app.request('GET', '/readyz');
+  await until('readyz to answer 200', async () => (response = await app.request('GET', '/readyz')).status === 200);
   t.deepEqual(response.body, { status: 'ok', checks: { database: 'ok', temporal: 'ok' } });
 });
 
