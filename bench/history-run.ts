@@ -23,6 +23,9 @@ export function rssPeaks(processes: Record<string, ServerProcess>, everyMs = 100
   const peaks: Record<string, number> = Object.fromEntries(Object.keys(processes).map((name) => [name, 0]));
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(processes).map((name) => [name, []]));
   let stopped = false;
+  // A server that ends mid-run stops the sampling; its error is thrown by stop(), after the run's own error has had
+  // its say (an unhandled rejection here would end the process first, hiding the cause).
+  let failure: Error | null = null;
   const sampling = (async () => {
     while (!stopped) {
       for (const [name, child] of Object.entries(processes)) {
@@ -32,11 +35,14 @@ export function rssPeaks(processes: Record<string, ServerProcess>, everyMs = 100
       }
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
-  })();
+  })().catch((error: unknown) => {
+    failure = error instanceof Error ? error : new Error(String(error));
+  });
   return {
     async stop() {
       stopped = true;
       await sampling;
+      if (failure !== null) throw failure;
       const rounded = (values: Record<string, number>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, round(value, 0)]));
       return { peakMb: rounded(peaks), samplesMb: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((value) => round(value, 0))])) };
     },

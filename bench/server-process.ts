@@ -37,15 +37,11 @@ export async function startServerProcess(script: string, env: Record<string, str
       port: listening.port,
       pid: child.pid!,
       async cpuMicros() {
-        const reply = nextMessage(child, 'cpu', replyTimeoutMs);
-        child.send({ type: 'cpu' } satisfies ToServer);
-        const { usage } = await reply;
+        const { usage } = await ask(child, script, 'cpu');
         return usage.user + usage.system;
       },
       async rssBytes() {
-        const reply = nextMessage(child, 'memory', replyTimeoutMs);
-        child.send({ type: 'memory' } satisfies ToServer);
-        return (await reply).rssBytes;
+        return (await ask(child, script, 'memory')).rssBytes;
       },
       stop: () => stopChild(child),
     };
@@ -53,6 +49,18 @@ export async function startServerProcess(script: string, env: Record<string, str
     await stopChild(child);
     throw error;
   }
+}
+
+/**
+ * Asks the child for a figure. A child already gone is named with how it ended: sent to it, the question would
+ * fail as ERR_IPC_CHANNEL_CLOSED, which says nothing of the cause.
+ */
+function ask<T extends ToServer['type']>(child: ChildProcess, script: string, type: T): Promise<Extract<FromServer, { type: T }>> {
+  if (!child.connected) return Promise.reject(new Error(`The server process ${script} ended (${child.signalCode ?? child.exitCode ?? 'disconnected'}) before its '${type}' was asked.`));
+  const reply = nextMessage(child, type, replyTimeoutMs);
+  // A send that fails is the child ending: the reply's wait names the exit.
+  child.send({ type } satisfies ToServer, () => undefined);
+  return reply;
 }
 
 /** The next message of the given type from the child; fails if the child exits or is silent too long. */
