@@ -13,7 +13,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
-import { chainAnchorSchema } from '../audit/ledger-verification.routes';
+import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
 /** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and accountants read them too. */
 const packRoles = ['direction', 'admin'] as const;

@@ -5,13 +5,6 @@ import { defineRoute } from '../../route';
 import { auditReaders } from './audit-events.routes';
 import { chainSchema, monthTotalsSchema, serializeChain, serializeMonthTotals, type Anchor } from './ledger-verification.schemas';
 
-/** A chain's head as printed outside the database (a month end's document). */
-export const chainAnchorSchema = yup.object({
-  chain: yup.string().oneOf(chains).required(),
-  position: yup.number().integer().required().meta({ description: 'Links in the chain then; 0 before its first row.' }),
-  head_hash: yup.string().nullable().defined().meta({ description: 'SHA-256 (hex) of that last link; null before the first row.' }),
-}).meta({ component: 'ChainAnchor' });
-
 const anchorQuery = {
   anchor_chain: yup.string().oneOf(chains).default('journal_entries').meta({ description: 'The chain the anchor is of.' }),
   anchor_position: yup.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ description: 'A printed head\'s position (a month end\'s chain_anchors); with anchor_hash.' }),

@@ -3,6 +3,13 @@ import { chains, type Chain, type CheckedChain, type MonthTotalGap } from '../..
 
 const rowNames: Record<Chain, { one: string; many: string }> = { journal_entries: { one: 'Journal entry', many: 'journal entries' }, audit_events: { one: 'Audit row', many: 'audit rows' } };
 
+/** A chain's head as printed outside the database (a month end's document). */
+export const chainAnchorSchema = yup.object({
+  chain: yup.string().oneOf(chains).required(),
+  position: yup.number().integer().required().meta({ description: 'Links in the chain then; 0 before its first row.' }),
+  head_hash: yup.string().nullable().defined().meta({ description: 'SHA-256 (hex) of that last link; null before the first row.' }),
+}).meta({ component: 'ChainAnchor' });
+
 /** A chain's head as printed outside the database, given in the query. */
 export interface Anchor {
   chain: Chain;

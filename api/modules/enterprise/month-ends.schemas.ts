@@ -4,7 +4,7 @@ import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-st
 import { monthEndWorkflowId } from '../../../workflows/identities';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
-import { chainAnchorSchema } from '../audit/ledger-verification.routes';
+import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
 export const runStatuses = ['running', 'done', 'failed'] as const;
 
