@@ -40,9 +40,16 @@ export const auditRow = (actor: AuditActor, entry: AuditEntry) => ({
  * The values a change of a row replaced and wrote, for the fields it names: the audit row's before and after
  * (docs/architecture.md §7), read from the row as it was locked and as the update returned it.
  */
-export function changedValues<Row extends object>(changes: object, before: Row, after: Row): Required<Pick<AuditEntry, 'before' | 'after'>> {
-  const fields = Object.entries(changes).filter(([, value]) => value !== undefined).map(([field]) => field);
-  const valuesOf = (row: Row) => Object.fromEntries(fields.map((field) => [field, (row as Record<string, unknown>)[field] ?? null]));
+export function changedValues<Row extends object>(
+  changes: object,
+  before: Row,
+  after: Row,
+): Required<Pick<AuditEntry, 'before' | 'after'>> {
+  const fields = Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .map(([field]) => field);
+  const valuesOf = (row: Row) =>
+    Object.fromEntries(fields.map((field) => [field, (row as Record<string, unknown>)[field] ?? null]));
   return { before: valuesOf(before), after: valuesOf(after) };
 }
 
@@ -50,9 +57,18 @@ export function changedValues<Row extends object>(changes: object, before: Row, 
  * Where a change asked through the API came from, read back from the audit row of its request: the work a workflow
  * does later on the requester's behalf (a four-eyes request approved, a year's closing) is audited with them.
  */
-export async function requestOriginOf(trx: Knex.Transaction, row: { entityType: string; entityId: string; action: string }): Promise<RequestOrigin> {
-  const asked = await trx('audit_events').where({ entity_type: row.entityType, entity_id: row.entityId, action: row.action }).orderBy('id', 'desc').first('request_id', 'address');
-  return { requestId: (asked?.request_id as string | null | undefined) ?? null, address: (asked?.address as string | null | undefined) ?? undefined };
+export async function requestOriginOf(
+  trx: Knex.Transaction,
+  row: { entityType: string; entityId: string; action: string },
+): Promise<RequestOrigin> {
+  const asked = await trx('audit_events')
+    .where({ entity_type: row.entityType, entity_id: row.entityId, action: row.action })
+    .orderBy('id', 'desc')
+    .first('request_id', 'address');
+  return {
+    requestId: (asked?.request_id as string | null | undefined) ?? null,
+    address: (asked?.address as string | null | undefined) ?? undefined,
+  };
 }
 
 /** Where one of an enterprise's hash chains ends: printed outside the database, it anchors the chain. */
@@ -66,8 +82,14 @@ export interface ChainAnchor {
 
 /** The heads of both chains of an enterprise, as committed (the one ledger_chain_heads row, docs/architecture.md §4). */
 export async function chainAnchors(trx: Knex.Transaction, enterpriseId: string): Promise<ChainAnchor[]> {
-  const head = await trx('ledger_chain_heads').where({ chain_key: enterpriseId })
-    .first(trx.raw('entries_position::int AS entries_position'), trx.raw('encode(entries_hash, \'hex\') AS entries_hash'), trx.raw('audit_position::int AS audit_position'), trx.raw('encode(audit_hash, \'hex\') AS audit_hash'));
+  const head = await trx('ledger_chain_heads')
+    .where({ chain_key: enterpriseId })
+    .first(
+      trx.raw('entries_position::int AS entries_position'),
+      trx.raw("encode(entries_hash, 'hex') AS entries_hash"),
+      trx.raw('audit_position::int AS audit_position'),
+      trx.raw("encode(audit_hash, 'hex') AS audit_hash"),
+    );
   return [
     { chain: 'journal_entries', position: head?.entries_position ?? 0, head_hash: head?.entries_hash ?? null },
     { chain: 'audit_events', position: head?.audit_position ?? 0, head_hash: head?.audit_hash ?? null },

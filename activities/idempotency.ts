@@ -8,11 +8,16 @@ import type { Actor } from './context';
  */
 
 /** The operation's key: the client's key per user, or a fresh one when none was sent (nothing to replay then). */
-export const operationKey = (prefix: string, actor: Actor, clientKey: string | null): string => (clientKey === null ? `${prefix}:${randomUUID()}` : `${prefix}:${actor.userId}:${clientKey}`);
+export const operationKey = (prefix: string, actor: Actor, clientKey: string | null): string =>
+  clientKey === null ? `${prefix}:${randomUUID()}` : `${prefix}:${actor.userId}:${clientKey}`;
 
 /** Same key, same request: compared field by field, since jsonb does not keep the key order of what was stored. */
 export function assertSameRequest(stored: Record<string, unknown>, request: Record<string, unknown>): void {
   if (Object.entries(request).some(([field, value]) => stored[field] !== value)) {
-    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+    throw new AppError(
+      'conflict',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request.',
+    );
   }
 }

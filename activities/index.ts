@@ -9,11 +9,32 @@ import { decideApprovalRequest, expireApprovalRequest } from './approvals/approv
 import { markReportingPackFailed, openReportingPack, storeReportingPack } from './accounts/reporting-packs.activity';
 import { describeDatabase } from './describe-database.activity';
 import {
-  awaitBranchDays, finishEndOfDayProvisioning, finishEndOfDayRun, markEndOfDayFailed, matureEndOfDayTermDeposits, moveEndOfDayBusinessDate, openEndOfDayMonthEnd,
-  openEndOfDayProvisioning, openEndOfDayRun, type EndOfDayRequest,
+  awaitBranchDays,
+  finishEndOfDayProvisioning,
+  finishEndOfDayRun,
+  markEndOfDayFailed,
+  matureEndOfDayTermDeposits,
+  moveEndOfDayBusinessDate,
+  openEndOfDayMonthEnd,
+  openEndOfDayProvisioning,
+  openEndOfDayRun,
+  type EndOfDayRequest,
 } from './enterprise/end-of-day.activity';
-import { finishMonthEndRun, markMonthEndFailed, openMonthEndRun, runMonthEndPeriodStep, runMonthEndStep, type MonthEndPeriodWork, type MonthEndRequest, type MonthEndStepWorkFunction } from './enterprise/month-end.activity';
-import { carryForwardBalances, closeIncomeAndExpenses, markExerciceClosingFailed } from './enterprise/year-end-closing.activity';
+import {
+  finishMonthEndRun,
+  markMonthEndFailed,
+  openMonthEndRun,
+  runMonthEndPeriodStep,
+  runMonthEndStep,
+  type MonthEndPeriodWork,
+  type MonthEndRequest,
+  type MonthEndStepWorkFunction,
+} from './enterprise/month-end.activity';
+import {
+  carryForwardBalances,
+  closeIncomeAndExpenses,
+  markExerciceClosingFailed,
+} from './enterprise/year-end-closing.activity';
 import { markReplayFailed, replayEventBatch } from './events/event-replay.activity';
 import { accrueLoanInterest, reverseLoanInterestAccrual } from './loans/interest-accrual.activity';
 import { recognizeUnearnedInterest } from './loans/unearned-interest.activity';
@@ -32,7 +53,13 @@ import { reconcileImport } from './imports/reconciliation';
 import { tieOutImport } from './imports/tie-out';
 import { markImportFailed, validateImport, type ImportValidationInput } from './imports/validation';
 import { refundShareWithdrawal, type RefundInput } from './shares/share-refunds.activity';
-import { cancelShareWithdrawal, extendShareRefund, flagShareRefund, makeShareWithdrawalEffective, type StepInput } from './shares/share-withdrawals.activity';
+import {
+  cancelShareWithdrawal,
+  extendShareRefund,
+  flagShareRefund,
+  makeShareWithdrawalEffective,
+  type StepInput,
+} from './shares/share-withdrawals.activity';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -54,7 +81,10 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
 
 /** Every activity with its business refusals as non-retryable failures: the one way they cross to a workflow. */
 function refusingActivities<T extends Record<string, (input: never) => Promise<unknown>>>(activities: T): T {
-  const wrapped = Object.entries(activities).map(([name, activity]) => [name, (input: never) => refusalsAsFailures(() => activity(input))]);
+  const wrapped = Object.entries(activities).map(([name, activity]) => [
+    name,
+    (input: never) => refusalsAsFailures(() => activity(input)),
+  ]);
   return Object.fromEntries(wrapped) as T;
 }
 
@@ -65,26 +95,37 @@ function refusingActivities<T extends Record<string, (input: never) => Promise<u
 export function createActivities(deps: ActivityDeps) {
   // A month-end step's activity: its work run by runMonthEndStep (one transaction, done once; docs/domain.md §8).
   // Each answers the workflow its step's summary: the lines stay in the run's document (too many for a payload).
-  const monthEndStep = (work: MonthEndStepWorkFunction) => async (input: MonthEndStepInput) => stepSummary(await runMonthEndStep(deps.knex, deps.clock(), input, work));
+  const monthEndStep = (work: MonthEndStepWorkFunction) => async (input: MonthEndStepInput) =>
+    stepSummary(await runMonthEndStep(deps.knex, deps.clock(), input, work));
   const monthEndPeriodStep = (work: MonthEndPeriodWork) => async (input: MonthEndStepInput) =>
     stepSummary(await runMonthEndPeriodStep(deps.knex, deps.clock(), input, work));
   return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
-    replayEventBatch: (input: { requestId: string; batchSize: number }) => replayEventBatch(deps.knex, deps.clock(), input),
-    markReplayFailed: (input: { requestId: string; failure: string }) => markReplayFailed(deps.knex, deps.clock(), input),
+    replayEventBatch: (input: { requestId: string; batchSize: number }) =>
+      replayEventBatch(deps.knex, deps.clock(), input),
+    markReplayFailed: (input: { requestId: string; failure: string }) =>
+      markReplayFailed(deps.knex, deps.clock(), input),
     recordLoanDecision: (input: DecisionToRecord) => recordLoanDecision(deps.knex, deps.clock(), input),
-    expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) => expireLoanApplication(deps.knex, deps.clock(), input),
-    startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) => startProvisioningRun(deps.knex, deps.clock(), input),
+    expireLoanApplication: (input: Parameters<typeof expireLoanApplication>[2]) =>
+      expireLoanApplication(deps.knex, deps.clock(), input),
+    startProvisioningRun: (input: Parameters<typeof startProvisioningRun>[2]) =>
+      startProvisioningRun(deps.knex, deps.clock(), input),
     provisionBatch: (input: { runId: string; batchSize: number }) => provisionBatch(deps.knex, deps.clock(), input),
-    markProvisioningRunFailed: (input: { runId: string; failure: string }) => markProvisioningRunFailed(deps.knex, deps.clock(), input),
-    makeShareWithdrawalEffective: (input: { withdrawalId: string }) => makeShareWithdrawalEffective(deps.knex, deps.clock(), input),
-    cancelShareWithdrawal: (input: StepInput) => refusalAsOutcome(() => cancelShareWithdrawal(deps.knex, deps.clock(), input)),
+    markProvisioningRunFailed: (input: { runId: string; failure: string }) =>
+      markProvisioningRunFailed(deps.knex, deps.clock(), input),
+    makeShareWithdrawalEffective: (input: { withdrawalId: string }) =>
+      makeShareWithdrawalEffective(deps.knex, deps.clock(), input),
+    cancelShareWithdrawal: (input: StepInput) =>
+      refusalAsOutcome(() => cancelShareWithdrawal(deps.knex, deps.clock(), input)),
     extendShareRefund: (input: StepInput) => refusalAsOutcome(() => extendShareRefund(deps.knex, deps.clock(), input)),
-    refundShareWithdrawal: (input: RefundInput) => refusalAsOutcome(() => refundShareWithdrawal(deps.knex, deps.clock(), input)),
-    flagShareRefund: (input: { withdrawalId: string; flag: 'reminder' | 'overdue' }) => flagShareRefund(deps.knex, deps.clock(), input),
+    refundShareWithdrawal: (input: RefundInput) =>
+      refusalAsOutcome(() => refundShareWithdrawal(deps.knex, deps.clock(), input)),
+    flagShareRefund: (input: { withdrawalId: string; flag: 'reminder' | 'overdue' }) =>
+      flagShareRefund(deps.knex, deps.clock(), input),
     closeIncomeAndExpenses: (input: { closingId: string }) => closeIncomeAndExpenses(deps.knex, deps.clock(), input),
     carryForwardBalances: (input: { closingId: string }) => carryForwardBalances(deps.knex, deps.clock(), input),
-    markExerciceClosingFailed: (input: { closingId: string; failure: string }) => markExerciceClosingFailed(deps.knex, deps.clock(), input),
+    markExerciceClosingFailed: (input: { closingId: string; failure: string }) =>
+      markExerciceClosingFailed(deps.knex, deps.clock(), input),
     openReportingPack: (input: { enterpriseId: string; period: string }) => openReportingPack(deps.knex, input),
     storeReportingPack: (input: { packId: string }) => storeReportingPack(deps.knex, deps.clock(), input),
     markReportingPackFailed: (input: { packId: string; failure: string }) => markReportingPackFailed(deps.knex, input),
@@ -100,20 +141,24 @@ export function createActivities(deps: ActivityDeps) {
     accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
     depreciateFixedAssets: monthEndStep(depreciateFixedAssets),
     finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
-    markMonthEndFailed: (input: { runId: string; failure: string }) => markMonthEndFailed(deps.knex, deps.clock(), input),
-    decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) => decideApprovalRequest(deps.knex, deps.clock(), input),
+    markMonthEndFailed: (input: { runId: string; failure: string }) =>
+      markMonthEndFailed(deps.knex, deps.clock(), input),
+    decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) =>
+      decideApprovalRequest(deps.knex, deps.clock(), input),
     expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
     proposeDueRecurringEntries: (input: { enterpriseId: string }) => proposeDueRecurringEntries(deps, input),
     // Issue 29, the end of day (domain/enterprise/end-of-day.ts endOfDaySteps), one activity per step.
     openEndOfDayRun: (input: EndOfDayRequest) => openEndOfDayRun(deps.knex, deps.clock(), input),
     awaitBranchDays: (input: { runId: string }) => awaitBranchDays(deps.knex, deps.clock(), input),
     openEndOfDayProvisioning: (input: { runId: string }) => openEndOfDayProvisioning(deps.knex, deps.clock(), input),
-    finishEndOfDayProvisioning: (input: { runId: string }) => finishEndOfDayProvisioning(deps.knex, deps.clock(), input),
+    finishEndOfDayProvisioning: (input: { runId: string }) =>
+      finishEndOfDayProvisioning(deps.knex, deps.clock(), input),
     matureEndOfDayTermDeposits: (input: { runId: string }) => matureEndOfDayTermDeposits(deps, input),
     moveEndOfDayBusinessDate: (input: { runId: string }) => moveEndOfDayBusinessDate(deps.knex, deps.clock(), input),
     openEndOfDayMonthEnd: (input: { runId: string }) => openEndOfDayMonthEnd(deps.knex, deps.clock(), input),
     finishEndOfDayRun: (input: { runId: string }) => finishEndOfDayRun(deps.knex, deps.clock(), input),
-    markEndOfDayFailed: (input: { runId: string; failure: string }) => markEndOfDayFailed(deps.knex, deps.clock(), input),
+    markEndOfDayFailed: (input: { runId: string; failure: string }) =>
+      markEndOfDayFailed(deps.knex, deps.clock(), input),
     // Issue 29: a standing order's daily pass.
     runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
     // Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction.

@@ -4,10 +4,10 @@ import type { EventKind } from '../domain/events/rules';
 import type { DecisionKind } from '../domain/loans/approval';
 
 /** Business work an activity committed, with the labels its counter takes (api/metrics.ts counts them). */
-export type CommittedWork
-  = | { work: 'posting'; labels: { kind: EventKind } }
-    | { work: 'loan_decision'; labels: { decision: DecisionKind | 'withdraw' } }
-    | { work: 'provisioning_run'; labels: { outcome: 'completed' | 'failed' } };
+export type CommittedWork =
+  | { work: 'posting'; labels: { kind: EventKind } }
+  | { work: 'loan_decision'; labels: { decision: DecisionKind | 'withdraw' } }
+  | { work: 'provisioning_run'; labels: { outcome: 'completed' | 'failed' } };
 
 // A process-wide channel rather than a sink carried in every activity's arguments: the ledger is reached from a
 // dozen activities, through the API and the worker alike. Publishing costs nothing while nobody listens.

@@ -15,7 +15,8 @@ export async function refusalAsOutcome<T>(work: () => Promise<T>): Promise<T | R
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError) return { outcome: 'refused', kind: error.kind, code: error.code, message: error.message };
+    if (error instanceof AppError)
+      return { outcome: 'refused', kind: error.kind, code: error.code, message: error.message };
     throw error;
   }
 }

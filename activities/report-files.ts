@@ -7,7 +7,10 @@ import { writeWorkbook, xlsxContentType } from './report-workbook';
 export const reportFileFormats = ['csv', 'xlsx'] as const;
 export type ReportFileFormat = (typeof reportFileFormats)[number];
 
-export const reportContentTypes: Record<ReportFileFormat, string> = { csv: 'text/csv; charset=utf-8', xlsx: xlsxContentType };
+export const reportContentTypes: Record<ReportFileFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: xlsxContentType,
+};
 
 /** The whole file in memory, for what is stored (the reporting pack); downloads stream instead (api/report-download.ts). */
 export async function reportFileBytes(document: ReportDocument, format: ReportFileFormat): Promise<Buffer> {

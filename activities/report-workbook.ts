@@ -20,7 +20,12 @@ import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from
 
 export const xlsxContentType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-const numberFormats: Partial<Record<ReportColumnKind, string>> = { money: '#,##0', ratio: '0.00%', integer: '0', date: 'yyyy-mm-dd' };
+const numberFormats: Partial<Record<ReportColumnKind, string>> = {
+  money: '#,##0',
+  ratio: '0.00%',
+  integer: '0',
+  date: 'yyyy-mm-dd',
+};
 const widths: Record<ReportColumnKind, number> = { text: 40, money: 18, ratio: 12, integer: 12, date: 12 };
 const significantDigitsMax = 15;
 /** Rows written between two looks at the output: room for the zip to compress, and to wait while the reader is slow. */
@@ -39,7 +44,12 @@ export function cellValue(value: string | null, kind: ReportColumnKind): string 
 
 /** Excel's sheet names: at most 31 characters, none of `: \ / ? * [ ]`, unique in the workbook. */
 function sheetNameOf(sheet: ReportSheet, taken: Set<string>): string {
-  const base = sheet.name.replace(/[:\\/?*[\]]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 28) || 'Feuille';
+  const base =
+    sheet.name
+      .replace(/[:\\/?*[\]]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 28) || 'Feuille';
   let name = base;
   for (let suffix = 2; taken.has(name.toLowerCase()); suffix += 1) name = `${base} ${suffix}`;
   taken.add(name.toLowerCase());
@@ -58,17 +68,27 @@ function addHeaderBlock(worksheet: ExcelJS.Worksheet, document: ReportDocument, 
   titles.commit();
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, output: Writable, document: ReportDocument, sheet: ReportSheet, name: string): Promise<void> {
+async function writeSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  output: Writable,
+  document: ReportDocument,
+  sheet: ReportSheet,
+  name: string,
+): Promise<void> {
   const titlesRow = headerLines(document).length + 2;
   const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: titlesRow, xSplit: 0 }] });
-  worksheet.columns = sheet.columns.map((column: ReportColumn) => ({ key: column.key, width: Math.max(widths[column.kind], column.title.length + 2) }));
+  worksheet.columns = sheet.columns.map((column: ReportColumn) => ({
+    key: column.key,
+    width: Math.max(widths[column.kind], column.title.length + 2),
+  }));
   addHeaderBlock(worksheet, document, sheet);
   let written = 0;
   for await (const values of sheet.rows) {
     const row = worksheet.addRow(sheet.columns.map((column) => cellValue(values[column.key] ?? null, column.kind)));
     sheet.columns.forEach((column, index) => {
       const format = numberFormats[column.kind];
-      if (format !== undefined && typeof row.getCell(index + 1).value !== 'string') row.getCell(index + 1).numFmt = format;
+      if (format !== undefined && typeof row.getCell(index + 1).value !== 'string')
+        row.getCell(index + 1).numFmt = format;
     });
     row.commit();
     written += 1;

@@ -10,11 +10,17 @@ import type { RequestOrigin } from './context';
 function workflowOrigin(): { requestId: string; address: string } | undefined {
   const info = asyncLocalStorage.getStore()?.info;
   if (info?.workflowExecution === undefined) return undefined;
-  return { requestId: info.workflowExecution.workflowId.slice(0, 200), address: `workflow:${info.workflowType ?? 'unknown'}`.slice(0, 64) };
+  return {
+    requestId: info.workflowExecution.workflowId.slice(0, 200),
+    address: `workflow:${info.workflowType ?? 'unknown'}`.slice(0, 64),
+  };
 }
 
 /** The origin an audit row records: the requester's as given, else (scheduled or system work) the workflow's. */
 export function auditOrigin(actor: RequestOrigin | null): { request_id: string | null; address: string | null } {
   const system = actor?.address === undefined ? workflowOrigin() : undefined;
-  return { request_id: actor?.requestId ?? system?.requestId ?? null, address: actor?.address ?? system?.address ?? null };
+  return {
+    request_id: actor?.requestId ?? system?.requestId ?? null,
+    address: actor?.address ?? system?.address ?? null,
+  };
 }

@@ -23,11 +23,21 @@ function matches(ifMatch: string, current: string): boolean {
  * one resource are serialized by an advisory lock on its key, so no other one lands between the check and
  * the change.
  */
-export async function changeIfMatch<T>(knex: Knex, resourceKey: string, ifMatch: string, read: () => Promise<unknown>, change: () => Promise<T>): Promise<T> {
+export async function changeIfMatch<T>(
+  knex: Knex,
+  resourceKey: string,
+  ifMatch: string,
+  read: () => Promise<unknown>,
+  change: () => Promise<T>,
+): Promise<T> {
   return knex.transaction(async (lock) => {
     await lock.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`if-match:${resourceKey}`]);
     if (!matches(ifMatch, entityTagOf(await read()))) {
-      throw new AppError('precondition_failed', 'precondition_failed', 'The resource changed since you read it: read it again (its new ETag), then apply your change.');
+      throw new AppError(
+        'precondition_failed',
+        'precondition_failed',
+        'The resource changed since you read it: read it again (its new ETag), then apply your change.',
+      );
     }
     return change();
   });

@@ -18,4 +18,7 @@ export interface AppState {
 export type AppContext = ParameterizedContext<AppState>;
 
 /** The one way a request's id and its client's address reach an activity's audit row (docs/architecture.md §7). */
-export const requestOrigin = (ctx: AppContext): Required<RequestOrigin> & { requestId: string } => ({ requestId: ctx.state.requestId, address: ctx.ip });
+export const requestOrigin = (ctx: AppContext): Required<RequestOrigin> & { requestId: string } => ({
+  requestId: ctx.state.requestId,
+  address: ctx.ip,
+});

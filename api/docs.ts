@@ -101,7 +101,8 @@ function withoutGoogleFonts(html: string): string {
 }
 
 /** The SHA-256 sources of a policy for these inline texts. */
-const hashesOf = (texts: Iterable<string>) => [...new Set(texts)].map((text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`);
+const hashesOf = (texts: Iterable<string>) =>
+  [...new Set(texts)].map((text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`);
 
 /**
  * The docs page's policy: everything from this server only, and the page's own inline script, style element and
@@ -112,14 +113,21 @@ function docsPagePolicy(html: string): string {
   const scripts = hashesOf([...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!));
   const styles = hashesOf([...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1]!));
   const attributes = hashesOf([...html.matchAll(/\sstyle="([^"]*)"/g)].map((match) => match[1]!));
-  const styleSources = [...styles, ...(attributes.length > 0 ? ['\'unsafe-hashes\'', ...attributes] : [])];
+  const styleSources = [...styles, ...(attributes.length > 0 ? ["'unsafe-hashes'", ...attributes] : [])];
   return `default-src 'none'; script-src 'self' ${scripts.join(' ')}; style-src 'self' ${styleSources.join(' ')}; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 }
 
-function scopeRoutes(routes: readonly AnyRoute[], scope: { prefix: string; module?: string }, version: string): AnyRoute[] {
+function scopeRoutes(
+  routes: readonly AnyRoute[],
+  scope: { prefix: string; module?: string },
+  version: string,
+): AnyRoute[] {
   const document = buildOpenApiDocument(routes, { title: apiTitle, version, module: scope.module });
   const name = scope.module ?? 'all';
-  const page = swaggerPage(scope.module === undefined ? apiTitle : `${apiTitle}: ${scope.module}`, `${scope.prefix}/schema/`);
+  const page = swaggerPage(
+    scope.module === undefined ? apiTitle : `${apiTitle}: ${scope.module}`,
+    `${scope.prefix}/schema/`,
+  );
   return [
     defineRoute({
       method: 'get',

@@ -19,7 +19,12 @@ export async function readJsonBody(ctx: AppContext, limitBytes: number): Promise
   if (declaredLength > limitBytes) throw tooLarge(limitBytes);
   const text = await readLimited(ctx.req, limitBytes);
   if (text.trim() === '') return {};
-  if (nestingDepth(text) > maxNesting) throw httpError(400, 'too_deeply_nested', `The request body nests arrays and objects more than ${maxNesting} levels deep.`);
+  if (nestingDepth(text) > maxNesting)
+    throw httpError(
+      400,
+      'too_deeply_nested',
+      `The request body nests arrays and objects more than ${maxNesting} levels deep.`,
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -59,7 +64,10 @@ function nestingDepth(text: string): number {
  * would otherwise wait behind it.
  */
 export function tooLarge(limitBytes: number): Error {
-  return Object.assign(httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`), { headers: { Connection: 'close' } });
+  return Object.assign(
+    httpError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`),
+    { headers: { Connection: 'close' } },
+  );
 }
 
 async function readLimited(stream: NodeJS.ReadableStream, limitBytes: number): Promise<string> {

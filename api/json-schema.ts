@@ -1,4 +1,10 @@
-import type { Schema, SchemaDescription, SchemaFieldDescription, SchemaInnerTypeDescription, SchemaObjectDescription } from 'yup';
+import type {
+  Schema,
+  SchemaDescription,
+  SchemaFieldDescription,
+  SchemaInnerTypeDescription,
+  SchemaObjectDescription,
+} from 'yup';
 
 /** A JSON Schema (OpenAPI 3.1 dialect) object. */
 export type JsonSchema = Record<string, unknown>;
@@ -52,7 +58,8 @@ function inlineSchema(full: FullDescription, components: Components | undefined)
   if (meta.example !== undefined) json.examples = [meta.example];
   if (meta.format !== undefined) json.format = meta.format;
   // yup gives objects and arrays an implicit default ({} / undefined) that means nothing to a client.
-  if (full.default !== undefined && typeof full.default !== 'function' && typeof full.default !== 'object') json.default = full.default;
+  if (full.default !== undefined && typeof full.default !== 'function' && typeof full.default !== 'object')
+    json.default = full.default;
   if (full.nullable && typeof json.type === 'string') json.type = [json.type, 'null'];
   return json;
 }
@@ -69,9 +76,12 @@ function typeKeywords(description: FullDescription, components: Components | und
       return { type: 'string', format: 'date-time' };
     case 'array': {
       const itemsComponent = (description.meta as SchemaMeta | undefined)?.itemsComponent;
-      if (itemsComponent !== undefined) return { type: 'array', items: { $ref: `#/components/schemas/${itemsComponent}` } };
+      if (itemsComponent !== undefined)
+        return { type: 'array', items: { $ref: `#/components/schemas/${itemsComponent}` } };
       const inner = description.innerType;
-      return inner === undefined || Array.isArray(inner) ? { type: 'array' } : { type: 'array', items: fromDescription(inner, components) };
+      return inner === undefined || Array.isArray(inner)
+        ? { type: 'array' }
+        : { type: 'array', items: fromDescription(inner, components) };
     }
     case 'object': {
       const properties: Record<string, JsonSchema> = {};
@@ -95,9 +105,17 @@ function testKeywords(type: string, name: string | undefined, params: Record<str
   const isString = type === 'string';
   switch (name) {
     case 'min':
-      return isString ? { minLength: params.min } : type === 'array' ? { minItems: params.min } : { minimum: params.min };
+      return isString
+        ? { minLength: params.min }
+        : type === 'array'
+          ? { minItems: params.min }
+          : { minimum: params.min };
     case 'max':
-      return isString ? { maxLength: params.max } : type === 'array' ? { maxItems: params.max } : { maximum: params.max };
+      return isString
+        ? { maxLength: params.max }
+        : type === 'array'
+          ? { maxItems: params.max }
+          : { maximum: params.max };
     case 'length':
       return { minLength: params.length, maxLength: params.length };
     case 'moreThan':

@@ -86,7 +86,12 @@ function registrySink(registry: Registry): MetricsSink {
  * business work committed here. Returns what stops the counting.
  */
 export function instrumentProcess(sink: MetricsSink, knex: Knex, gitCommit?: string): () => void {
-  sink.gauge('coopbank_build_info', 'Always 1; the labels say what runs: version, commit (GIT_COMMIT), Node.js version.', buildLabels(gitCommit), () => 1);
+  sink.gauge(
+    'coopbank_build_info',
+    'Always 1; the labels say what runs: version, commit (GIT_COMMIT), Node.js version.',
+    buildLabels(gitCommit),
+    () => 1,
+  );
   measurePool(sink, knex);
   return countCommittedWork(sink);
 }
@@ -103,11 +108,23 @@ interface Pool {
 }
 
 const poolGauges: readonly [name: string, help: string, read: (pool: Pool) => number][] = [
-  ['coopbank_db_pool_used_connections', 'Database connections lent to a query or a transaction.', (pool) => pool.numUsed()],
+  [
+    'coopbank_db_pool_used_connections',
+    'Database connections lent to a query or a transaction.',
+    (pool) => pool.numUsed(),
+  ],
   ['coopbank_db_pool_free_connections', 'Database connections open and idle in the pool.', (pool) => pool.numFree()],
-  ['coopbank_db_pool_pending_acquires', 'Queries and transactions waiting for a database connection.', (pool) => pool.numPendingAcquires()],
+  [
+    'coopbank_db_pool_pending_acquires',
+    'Queries and transactions waiting for a database connection.',
+    (pool) => pool.numPendingAcquires(),
+  ],
   ['coopbank_db_pool_pending_creates', 'Database connections being opened.', (pool) => pool.numPendingCreates()],
-  ['coopbank_db_pool_max_connections', 'Most database connections the pool opens (used / max is its saturation).', (pool) => pool.max],
+  [
+    'coopbank_db_pool_max_connections',
+    'Most database connections the pool opens (used / max is its saturation).',
+    (pool) => pool.max,
+  ],
 ];
 
 function measurePool(sink: MetricsSink, knex: Knex): void {
@@ -120,11 +137,24 @@ function measurePool(sink: MetricsSink, knex: Knex): void {
   }
 }
 
-const committedWorkCounters: Record<CommittedWork['work'], { name: string; help: string; series: readonly Labels[] }> = {
-  posting: { name: 'coopbank_postings_total', help: 'Journal entries posted for business events (recordBusinessEvent), by event kind.', series: eventKinds.map((kind) => ({ kind })) },
-  loan_decision: { name: 'coopbank_loan_decisions_total', help: 'Decisions on loan applications recorded, by decision.', series: [...decisions, 'withdraw'].map((decision) => ({ decision })) },
-  provisioning_run: { name: 'coopbank_provisioning_runs_total', help: 'Provisioning runs finished, by outcome.', series: [{ outcome: 'completed' }, { outcome: 'failed' }] },
-};
+const committedWorkCounters: Record<CommittedWork['work'], { name: string; help: string; series: readonly Labels[] }> =
+  {
+    posting: {
+      name: 'coopbank_postings_total',
+      help: 'Journal entries posted for business events (recordBusinessEvent), by event kind.',
+      series: eventKinds.map((kind) => ({ kind })),
+    },
+    loan_decision: {
+      name: 'coopbank_loan_decisions_total',
+      help: 'Decisions on loan applications recorded, by decision.',
+      series: [...decisions, 'withdraw'].map((decision) => ({ decision })),
+    },
+    provisioning_run: {
+      name: 'coopbank_provisioning_runs_total',
+      help: 'Provisioning runs finished, by outcome.',
+      series: [{ outcome: 'completed' }, { outcome: 'failed' }],
+    },
+  };
 
 /**
  * Counts the business work committed by this process, where it is done, once its transaction commits (see
@@ -135,7 +165,10 @@ const committedWorkCounters: Record<CommittedWork['work'], { name: string; help:
  */
 function countCommittedWork(sink: MetricsSink): () => void {
   const counters = Object.fromEntries(
-    Object.entries(committedWorkCounters).map(([work, { name, help, series }]) => [work, sink.counter(name, help, series)]),
+    Object.entries(committedWorkCounters).map(([work, { name, help, series }]) => [
+      work,
+      sink.counter(name, help, series),
+    ]),
   ) as Record<CommittedWork['work'], (labels: Labels) => void>;
   return onCommittedWork((work) => counters[work.work](work.labels));
 }

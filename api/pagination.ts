@@ -47,7 +47,13 @@ export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: reado
   const allowed = orderingFields.join(', ');
   const paging = {
     // Bounded: page × page_size becomes an SQL offset, a bigint.
-    page: yup.number().integer().min(1).max(pageMax).default(1).meta({ description: `Page number, from 1 to ${pageMax}.` }),
+    page: yup
+      .number()
+      .integer()
+      .min(1)
+      .max(pageMax)
+      .default(1)
+      .meta({ description: `Page number, from 1 to ${pageMax}.` }),
     page_size: yup
       .number()
       .integer()
@@ -60,8 +66,11 @@ export function listQuerySchema<F extends yup.ObjectShape>(orderingFields: reado
   const ordering = yup
     .string()
     .optional()
-    .test('ordering', `ordering accepts ${allowed}, each optionally prefixed with '-'`, (value) =>
-      value === undefined || value.split(',').every((term) => orderingFields.includes(term.replace(/^-/, ''))),
+    .test(
+      'ordering',
+      `ordering accepts ${allowed}, each optionally prefixed with '-'`,
+      (value) =>
+        value === undefined || value.split(',').every((term) => orderingFields.includes(term.replace(/^-/, ''))),
     )
     .meta({ description: `Sort by ${allowed}; prefix with '-' for descending; comma-separate several.` });
   const schema = yup.object({ ...paging, ordering, ...filters });
@@ -103,15 +112,23 @@ export async function paginate<M extends Model>(
  */
 export async function paginateRows<T>(rows: Knex.QueryBuilder, query: ListQuery, url: URL): Promise<Page<T>> {
   const { page, page_size: pageSize } = query;
-  const counted = await rows.client.queryBuilder().count({ total: '*' }).from(rows.clone().clearOrder().as('counted')).first();
-  const results = (await rows.clone().limit(pageSize).offset((page - 1) * pageSize)) as T[];
+  const counted = await rows.client
+    .queryBuilder()
+    .count({ total: '*' })
+    .from(rows.clone().clearOrder().as('counted'))
+    .first();
+  const results = (await rows
+    .clone()
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)) as T[];
   return pageOf(Number(counted?.total ?? 0), results, query, url);
 }
 
 function pageOf<T>(total: number, results: T[], query: ListQuery, url: URL): Page<T> {
   const { page, page_size: pageSize } = query;
   const pageCount = Math.max(1, Math.ceil(total / pageSize));
-  if (page > pageCount) throw new AppError('not_found', 'page_not_found', `Page ${page} does not exist (last page: ${pageCount}).`);
+  if (page > pageCount)
+    throw new AppError('not_found', 'page_not_found', `Page ${page} does not exist (last page: ${pageCount}).`);
   return {
     count: total,
     next: page < pageCount ? pageLink(url, page + 1) : null,
@@ -133,11 +150,10 @@ type FilterColumn = string | readonly [column: string, operator: '>=' | '<='];
  * Applies the filters of a list: each query field that was sent narrows the rows on its column. `columns` maps
  * filter names to (qualified) column names, or to a column and a comparison for the bounds of a range.
  */
-export function whereFilters<B extends { where(column: string, operator: string, value: unknown): B }, Q extends object>(
-  builder: B,
-  query: Q,
-  columns: Partial<Record<keyof Q, FilterColumn>>,
-): B {
+export function whereFilters<
+  B extends { where(column: string, operator: string, value: unknown): B },
+  Q extends object,
+>(builder: B, query: Q, columns: Partial<Record<keyof Q, FilterColumn>>): B {
   for (const [filter, spec] of Object.entries(columns) as [keyof Q, FilterColumn][]) {
     const value = query[filter];
     if (value === undefined) continue;

@@ -79,8 +79,15 @@ export function sendProblem(
 const unavailableRetryAfterSeconds = 5;
 
 const databaseProblems = {
-  unreachable: { code: 'database_unavailable', detail: 'The database is unreachable. Try again shortly (a money movement with the same Idempotency-Key).' },
-  busy: { code: 'database_busy', detail: 'The database is too busy to answer in time. Try again shortly (a money movement with the same Idempotency-Key).' },
+  unreachable: {
+    code: 'database_unavailable',
+    detail: 'The database is unreachable. Try again shortly (a money movement with the same Idempotency-Key).',
+  },
+  busy: {
+    code: 'database_busy',
+    detail:
+      'The database is too busy to answer in time. Try again shortly (a money movement with the same Idempotency-Key).',
+  },
 } as const;
 
 /**

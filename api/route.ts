@@ -134,9 +134,13 @@ export class AcceptedForApproval {
 }
 
 /** Identity with inference: lets TypeScript derive the handler's input types from the schemas and the loader. */
-export function defineRoute<P = undefined, Q = undefined, B = undefined, const A extends RouteAccess = RouteAccess, R = undefined>(
-  spec: RouteSpec<P, Q, B, A, R>,
-): RouteSpec<P, Q, B, A, R> {
+export function defineRoute<
+  P = undefined,
+  Q = undefined,
+  B = undefined,
+  const A extends RouteAccess = RouteAccess,
+  R = undefined,
+>(spec: RouteSpec<P, Q, B, A, R>): RouteSpec<P, Q, B, A, R> {
   return spec;
 }
 

@@ -23,8 +23,15 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
-    if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path)) throw new Error(`${route.operationId}: a route that loads its resource has an {id} in its path (or the enterprise's own {enterprise_pk})`);
-    if (route.downloadable === true && !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')) throw new Error(`${route.operationId}: a downloadable route's query has format`);
+    if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path))
+      throw new Error(
+        `${route.operationId}: a route that loads its resource has an {id} in its path (or the enterprise's own {enterprise_pk})`,
+      );
+    if (
+      route.downloadable === true &&
+      !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')
+    )
+      throw new Error(`${route.operationId}: a downloadable route's query has format`);
     // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
     const versioned = route.method === 'get' && editable.has(route.path);
     // A PATCH edits what the GET of the same path shows: that representation's ETag is the version If-Match names.
@@ -41,14 +48,33 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       const authorize = (scope: Scope, what: string) => authorizeAt(ctx.state.principal, route.access, scope, what);
       const load = async <T>(loader: Loader<T>, id: string, enterprise?: string) =>
         loadAuthorized(loader, { deps, id, enterprise, principal: ctx.state.principal, access: route.access });
-      const input = { params, query, body, deps, ctx, principal: ctx.state.principal, idempotencyKey, authorize, load, resource: undefined };
+      const input = {
+        params,
+        query,
+        body,
+        deps,
+        ctx,
+        principal: ctx.state.principal,
+        idempotencyKey,
+        authorize,
+        load,
+        resource: undefined,
+      };
       const ifMatch = ctx.get('If-Match');
       const change = async () => handle(route, input);
       // The detail's own loader and access: reading the current version needs only to see the resource.
-      const readCurrent = async () => handle(detail!, { ...input, query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined, body: undefined });
+      const readCurrent = async () =>
+        handle(detail!, {
+          ...input,
+          query: detail!.query ? await validateInput(detail!.query, ctx.query, 'query') : undefined,
+          body: undefined,
+        });
       // The lock key: the resource's id, the same under the flat and the enterprise-nested path.
       const resourceKey = (params as { id?: string } | undefined)?.id ?? ctx.path;
-      const result = detail !== undefined && ifMatch !== '' ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change) : await change();
+      const result =
+        detail !== undefined && ifMatch !== ''
+          ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change)
+          : await change();
       if (result instanceof AcceptedForApproval) {
         ctx.status = 202;
         ctx.body = result.request;
@@ -56,8 +82,10 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
       } else if (result !== undefined) {
         ctx.status = route.status ?? 200;
         ctx.body = result;
-        if (versioned || (detail !== undefined && route.response === detail.response)) ctx.set('ETag', entityTagOf(result));
-        if (route.location !== undefined) ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
+        if (versioned || (detail !== undefined && route.response === detail.response))
+          ctx.set('ETag', entityTagOf(result));
+        if (route.location !== undefined)
+          ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
       } else if (route.status === 204) {
         ctx.status = 204;
       }
@@ -71,12 +99,21 @@ type Input = Parameters<AnyRoute['handler']>[0];
 /** Runs a route's handler, with the resource of its `load` found and authorized first (at each run: under If-Match's lock too). */
 async function handle(route: AnyRoute, input: Input): Promise<unknown> {
   if (route.load === undefined) return route.handler(input);
-  const { params, query } = input as { params: { id?: string; enterprise_pk?: string }; query: { enterprise?: string } | undefined };
+  const { params, query } = input as {
+    params: { id?: string; enterprise_pk?: string };
+    query: { enterprise?: string } | undefined;
+  };
   // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not there.
   const enterprise = query?.enterprise ?? params.enterprise_pk;
   // The path's resource; the enterprise itself for its own settings (`…/enterprises/{enterprise_pk}/configuration/`).
   const id = (params.id ?? params.enterprise_pk)!;
-  const resource = await loadAuthorized(route.load, { deps: input.deps, id, enterprise, principal: input.principal, access: route.access });
+  const resource = await loadAuthorized(route.load, {
+    deps: input.deps,
+    id,
+    enterprise,
+    principal: input.principal,
+    access: route.access,
+  });
   return route.handler({ ...input, resource });
 }
 
@@ -92,7 +129,8 @@ interface LoadRequest {
 /** 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles (the loader's, else the route's) do not hold there. */
 async function loadAuthorized<T>(loader: Loader<T>, request: LoadRequest): Promise<T> {
   const row = await loader.load(request.deps, request.id);
-  if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise)) throw new NotFoundError(loader.name);
+  if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise))
+    throw new NotFoundError(loader.name);
   const seen = loader.scope(row);
   if (request.principal !== undefined) requireVisible(request.principal, seen, loader.name);
   authorizeAt(request.principal, loader.roles ?? request.access, loader.changeScope?.(row) ?? seen, loader.name);
@@ -126,7 +164,11 @@ function assertAccess(ctx: AppContext, access: Exclude<RouteAccess, 'public'>, s
   const principal = ctx.state.principal;
   if (principal === undefined) {
     const failure = ctx.state.authFailure;
-    throw new AppError('unauthenticated', failure ?? 'not_authenticated', failure ? failureMessages[failure] : 'Sign in first.');
+    throw new AppError(
+      'unauthenticated',
+      failure ?? 'not_authenticated',
+      failure ? failureMessages[failure] : 'Sign in first.',
+    );
   }
   if (principal.via === 'cookie') assertCsrfProof(ctx, principal.familyId, secret);
   if (access !== 'authenticated' && !principal.grants.some((grant) => access.includes(grant.role))) {

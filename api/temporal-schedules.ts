@@ -1,4 +1,11 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
 
 /**
  * Putting a Schedule in place and taking it away, for every module that keeps one (docs/architecture.md §5): an
@@ -13,12 +20,23 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 const catchupWindow = '1 day';
 
 /** Creates a Schedule, or brings an existing one to the current spec, action and catch-up policy; overlap policy skip. */
-export async function ensureSchedule(client: Client, scheduleId: string, { spec, action }: { spec: ScheduleSpec; action: ScheduleOptionsAction }): Promise<void> {
+export async function ensureSchedule(
+  client: Client,
+  scheduleId: string,
+  { spec, action }: { spec: ScheduleSpec; action: ScheduleOptionsAction },
+): Promise<void> {
   try {
-    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow } });
+    await client.schedule.create({
+      scheduleId,
+      spec,
+      action,
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow },
+    });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
+    await client.schedule
+      .getHandle(scheduleId)
+      .update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, catchupWindow } }));
   }
 }
 

@@ -10,7 +10,11 @@ import { httpError, tooLarge } from './json-body';
  */
 export function uploadBody(ctx: AppContext, mediaTypes: readonly string[], limitBytes: number): Readable {
   if (ctx.is(...mediaTypes) === false) {
-    throw httpError(415, 'unsupported_media_type', `The file must be sent with Content-Type ${mediaTypes.join(' or ')}.`);
+    throw httpError(
+      415,
+      'unsupported_media_type',
+      `The file must be sent with Content-Type ${mediaTypes.join(' or ')}.`,
+    );
   }
   if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw tooLarge(limitBytes);
   let received = 0;

@@ -1,4 +1,9 @@
-import { ValidationError as YupValidationError, type Schema, type SchemaDescription, type SchemaFieldDescription } from 'yup';
+import {
+  ValidationError as YupValidationError,
+  type Schema,
+  type SchemaDescription,
+  type SchemaFieldDescription,
+} from 'yup';
 import { ValidationError, type FieldError } from '../domain/errors';
 
 export type InputLocation = 'path' | 'query' | 'body';
@@ -17,7 +22,10 @@ export async function validateInput<T>(schema: Schema<T>, input: unknown, locati
   if (shape.some((problem) => problem.field === location)) throw new ValidationError(shape, message);
   // The other fields are still validated, so that one answer lists every fault.
   const faulty = new Set(shape.map((problem) => topLevelField(problem.field)));
-  const rest = isPlainObject(input) && faulty.size > 0 ? Object.fromEntries(Object.entries(input).filter(([key]) => !faulty.has(key))) : input;
+  const rest =
+    isPlainObject(input) && faulty.size > 0
+      ? Object.fromEntries(Object.entries(input).filter(([key]) => !faulty.has(key)))
+      : input;
   let others: FieldError[] = [];
   try {
     const value = await schema.validate(withDefaults(schema, rest), { abortEarly: false, stripUnknown: true });
@@ -60,8 +68,11 @@ function descriptionOf(schema: Schema<unknown>): Description {
 function defaultsOf(schema: Schema<unknown>): [string, unknown][] {
   const known = primitiveDefaults.get(schema);
   if (known !== undefined) return known;
-  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(([, value]) => value !== undefined);
-  if (defaults.every(([, value]) => value === null || typeof value !== 'object')) primitiveDefaults.set(schema, defaults);
+  const defaults = Object.entries((schema.getDefault() ?? {}) as Record<string, unknown>).filter(
+    ([, value]) => value !== undefined,
+  );
+  if (defaults.every(([, value]) => value === null || typeof value !== 'object'))
+    primitiveDefaults.set(schema, defaults);
   return defaults;
 }
 
@@ -82,9 +93,14 @@ function fieldErrors(error: YupValidationError, location: InputLocation): FieldE
   return errors.slice(0, maxReported);
 }
 
-type Description = SchemaFieldDescription & Partial<Pick<SchemaDescription, 'type'>> & { fields?: Record<string, SchemaFieldDescription>; innerType?: SchemaFieldDescription };
+type Description = SchemaFieldDescription &
+  Partial<Pick<SchemaDescription, 'type'>> & {
+    fields?: Record<string, SchemaFieldDescription>;
+    innerType?: SchemaFieldDescription;
+  };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // A NUL byte, or half of a UTF-16 surrogate pair: neither can be stored as text.
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -100,8 +116,13 @@ const lineBreakOrTab = /[\t\n\r]/;
 /** Control characters in input text: refused everywhere, and line breaks and tabs too in one-line fields. */
 function controlProblem(value: string, path: string, field: string): FieldError | undefined {
   if (controlCharacter.test(value)) return { field, message: `${field} must not contain control characters` };
-  const key = path.split(/[.[\]]/).filter((part) => part !== '').pop() ?? '';
-  if (oneLineField.test(key) && lineBreakOrTab.test(value)) return { field, message: `${field} must be one line, without tabs` };
+  const key =
+    path
+      .split(/[.[\]]/)
+      .filter((part) => part !== '')
+      .pop() ?? '';
+  if (oneLineField.test(key) && lineBreakOrTab.test(value))
+    return { field, message: `${field} must be one line, without tabs` };
   return undefined;
 }
 
@@ -120,11 +141,13 @@ function shapeProblems(description: Description, value: unknown, path: string, l
   if (value === undefined || value === null) return [];
   const field = label(path, location);
   if (typeof value === 'string') {
-    if (unstorable.test(value)) return [{ field, message: `${field} must not contain NUL bytes or unpaired surrogates` }];
+    if (unstorable.test(value))
+      return [{ field, message: `${field} must not contain NUL bytes or unpaired surrogates` }];
     const control = controlProblem(value, path, field);
     if (control !== undefined) return [control];
     // yup casts with Number(), which reads "0x10", "1e1", "+5" and " 5": a query number is decimal digits only.
-    if (location !== 'body' && description.type === 'number' && !decimalText.test(value)) return [{ field, message: `${field} must be a number in decimal digits` }];
+    if (location !== 'body' && description.type === 'number' && !decimalText.test(value))
+      return [{ field, message: `${field} must be a number in decimal digits` }];
     if (location !== 'body' || description.type === 'string' || description.type === 'mixed') return [];
   }
   if (location !== 'body' && Array.isArray(value)) return [{ field, message: `${field} must be given once` }];
@@ -137,7 +160,11 @@ function shapeProblems(description: Description, value: unknown, path: string, l
       return typeof value === 'boolean' ? [] : [{ field, message: `${field} must be true or false` }];
     case 'array':
       if (!Array.isArray(value)) return [{ field, message: `${field} must be an array` }];
-      return value.flatMap((item, index) => shapeProblems(description.innerType as Description, item, `${path}[${index}]`, location)).slice(0, maxReported);
+      return value
+        .flatMap((item, index) =>
+          shapeProblems(description.innerType as Description, item, `${path}[${index}]`, location),
+        )
+        .slice(0, maxReported);
     case 'object':
       return objectProblems(description, value, path, location);
     default:
@@ -154,7 +181,11 @@ function objectProblems(description: Description, value: unknown, path: string, 
     const name = path === '' ? key : `${path}.${key}`;
     // Own fields only: `constructor` or `toString` must not find Object.prototype's.
     const known = Object.hasOwn(fields, key) ? (fields[key] as Description) : undefined;
-    problems.push(...(known === undefined ? [{ field: name, message: `${name} is not a known field` }] : shapeProblems(known, nested, name, location)));
+    problems.push(
+      ...(known === undefined
+        ? [{ field: name, message: `${name} is not a known field` }]
+        : shapeProblems(known, nested, name, location)),
+    );
     if (problems.length >= maxReported) break;
   }
   return problems;

@@ -13,7 +13,12 @@ interface WorkflowStart<W extends Workflow> {
 }
 
 /** Starts a workflow on the API's task queue with its search attributes, bounded in time; the caller turns a failure into its 503. */
-async function startWorkflow<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>, workflowType: string, options: WorkflowStart<W>, enterpriseCode: string): Promise<void> {
+async function startWorkflow<W extends Workflow>(
+  deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>,
+  workflowType: string,
+  options: WorkflowStart<W>,
+  enterpriseCode: string,
+): Promise<void> {
   // The arguments are checked against the workflow's signature here, at the caller's `<typeof workflow>`.
   const startOptions: WorkflowStartOptions = {
     taskQueue: deps.taskQueue,
@@ -36,7 +41,12 @@ export interface StartRecovery {
  * Starts the workflow that carries a request just recorded. When Temporal cannot take it, the request is
  * marked failed and the caller answers 503: the request was recorded, its process was not started.
  */
-export async function startWorkflowFor<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue' | 'knex'>, workflowType: string, options: WorkflowStart<W>, recovery: StartRecovery): Promise<void> {
+export async function startWorkflowFor<W extends Workflow>(
+  deps: Pick<RouteDeps, 'temporal' | 'taskQueue' | 'knex'>,
+  workflowType: string,
+  options: WorkflowStart<W>,
+  recovery: StartRecovery,
+): Promise<void> {
   // The code never changes (an enterprise's PATCH does not take it): read before the start, outside its 503.
   const { code } = await deps.knex('enterprises').where({ id: options.tags.enterpriseId }).first('code');
   try {
@@ -44,7 +54,11 @@ export async function startWorkflowFor<W extends Workflow>(deps: Pick<RouteDeps,
   } catch (error) {
     recovery.log.error({ err: error, workflowId: options.workflowId }, `could not start the ${workflowType} workflow`);
     await recovery.markFailed();
-    throw new AppError('unavailable', 'workflow_unavailable', `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded but its workflow could not be started: Temporal is unreachable. Try again.`);
+    throw new AppError(
+      'unavailable',
+      'workflow_unavailable',
+      `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded but its workflow could not be started: Temporal is unreachable. Try again.`,
+    );
   }
 }
 
@@ -57,7 +71,13 @@ interface NumberedRequest {
 }
 
 /** Starts a request's workflow, tagged with its enterprise, its branch and its number as the business id. */
-export async function startWorkflowOfRequest<W extends Workflow>(deps: Pick<RouteDeps, 'temporal' | 'taskQueue' | 'knex'>, workflowType: string, request: NumberedRequest, args: Parameters<W>, recovery: StartRecovery): Promise<void> {
+export async function startWorkflowOfRequest<W extends Workflow>(
+  deps: Pick<RouteDeps, 'temporal' | 'taskQueue' | 'knex'>,
+  workflowType: string,
+  request: NumberedRequest,
+  args: Parameters<W>,
+  recovery: StartRecovery,
+): Promise<void> {
   const tags = { enterpriseId: request.enterpriseId, branchId: request.branchId, businessId: request.number };
   await startWorkflowFor<W>(deps, workflowType, { workflowId: request.workflowId, args, tags }, recovery);
 }

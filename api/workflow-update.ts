@@ -25,14 +25,23 @@ export async function executeWorkflowUpdate<Result, Arg>(
 ): Promise<Result> {
   const { workflowId, updateId } = target;
   try {
-    return await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg], updateId }));
+    return await withinTemporalDeadline(deps.temporal, () =>
+      deps.temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg], updateId }),
+    );
   } catch (error) {
-    const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? refusalOfFailure(error.cause) : undefined;
+    const refusal =
+      error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure
+        ? refusalOfFailure(error.cause)
+        : undefined;
     if (refusal !== undefined) throw new AppError(refusal.kind, refusal.code, refusal.message);
     // The workflow answered with a failure that is no refusal: a fault (500), not a Temporal out of reach to retry.
     if (error instanceof WorkflowUpdateFailedError) throw error;
     if (error instanceof WorkflowNotFoundError) throw ended;
     deps.logger.error({ err: error, workflowId, update: update.name }, 'workflow update failed');
-    throw new AppError('unavailable', 'workflow_unavailable', 'The workflow did not answer in time: retry with the same Idempotency-Key (the request may still take effect).');
+    throw new AppError(
+      'unavailable',
+      'workflow_unavailable',
+      'The workflow did not answer in time: retry with the same Idempotency-Key (the request may still take effect).',
+    );
   }
 }

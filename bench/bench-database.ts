@@ -14,11 +14,18 @@ import { measurePgbench, type PgbenchReference } from './pgbench';
  * figures do not depend on what else ran. `poolMax` sizes the pool for concurrent writers. The real pgbench
  * runs against it first: its figure goes into the benchmark's JSON and is the reference of its ratios.
  */
-export async function withBenchDatabase(work: (knex: Knex, url: string, pgbench: PgbenchReference) => Promise<BenchmarkReport>, poolMax = 10): Promise<BenchmarkReport> {
+export async function withBenchDatabase(
+  work: (knex: Knex, url: string, pgbench: PgbenchReference) => Promise<BenchmarkReport>,
+  poolMax = 10,
+): Promise<BenchmarkReport> {
   // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-bench-'));
   fs.chmodSync(workDir, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: await freePort(), password: randomBytes(16).toString('hex') });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(workDir, 'pg'),
+    port: await freePort(),
+    password: randomBytes(16).toString('hex'),
+  });
   const knex = createKnex(postgres.url, { poolMax }); // the cluster is thrown away afterwards: its maintenance database will do
   try {
     await migrateToLatest(knex);

@@ -31,7 +31,13 @@ export function round(value: number, digits: number): number {
 }
 
 /** `perSecond` as a fraction of the run's pgbench tps, against a minimum fraction. */
-export function ratioLine(work: string, perSecond: number, pgbench: PgbenchReference, minimum: number, extra = ''): TableLine {
+export function ratioLine(
+  work: string,
+  perSecond: number,
+  pgbench: PgbenchReference,
+  minimum: number,
+  extra = '',
+): TableLine {
   const ratio = perSecond / pgbench.tps;
   return {
     work,

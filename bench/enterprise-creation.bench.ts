@@ -24,13 +24,31 @@ export const enterpriseCreationBenchmark: Benchmark = {
 
 async function measure(knex: Knex) {
   const context = benchActivityContext(knex);
-  const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
-  const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
-  const create = (index: number) => createEnterprise(context, actor, { code: `B${index}`, name: `Bench ${index}`, legalForm: 'Coopérative', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'Siège', address: '', city: '' } });
+  const [user] = await knex('users')
+    .insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' })
+    .returning('id');
+  const actor: Actor = {
+    userId: user.id,
+    grants: [{ role: 'admin', enterpriseId: null, branchId: null }],
+    requestId: 'bench',
+  };
+  const create = (index: number) =>
+    createEnterprise(context, actor, {
+      code: `B${index}`,
+      name: `Bench ${index}`,
+      legalForm: 'Coopérative',
+      country: 'CM',
+      timeZone: 'Africa/Douala',
+      headOffice: { code: 'HQ', name: 'Siège', address: '', city: '' },
+    });
   const whole = await timed((index) => stopwatch(() => create(index)));
   const chartOnly = await timed((index) => chartCopy(knex, index));
-  const [last] = await knex('enterprises').where({ code: `B${runs + warmupRuns - 1}` }).pluck('id');
-  const chartRows = Number((await knex('company_chart_entries').where({ enterprise_id: last }).count({ rows: '*' }).first())?.rows);
+  const [last] = await knex('enterprises')
+    .where({ code: `B${runs + warmupRuns - 1}` })
+    .pluck('id');
+  const chartRows = Number(
+    (await knex('company_chart_entries').where({ enterprise_id: last }).count({ rows: '*' }).first())?.rows,
+  );
   const { rows } = await knex.raw('SHOW server_version');
   const result = {
     name: 'enterprise-creation',
@@ -50,8 +68,9 @@ async function measure(knex: Knex) {
       'Embedded PostgreSQL on loopback, default settings, started by the benchmark in a fresh cluster; times include the COMMIT.',
     ],
   };
-  const summary = `createEnterprise p50 ${result.createEnterprise.p50Ms} ms, p95 ${result.createEnterprise.p95Ms} ms; `
-    + `chart copy alone p50 ${result.companyChartOnly.p50Ms} ms, p95 ${result.companyChartOnly.p95Ms} ms; ${chartRows} chart rows`;
+  const summary =
+    `createEnterprise p50 ${result.createEnterprise.p50Ms} ms, p95 ${result.createEnterprise.p95Ms} ms; ` +
+    `chart copy alone p50 ${result.companyChartOnly.p50Ms} ms, p95 ${result.companyChartOnly.p95Ms} ms; ${chartRows} chart rows`;
   return { result, summary };
 }
 
@@ -73,12 +92,19 @@ async function stopwatch(work: () => Promise<unknown>): Promise<number> {
 
 /** The chart copy for a bare enterprise (codes C…, apart from `create`'s B…), timed without the enterprise insert. */
 async function chartCopy(knex: Knex, index: number): Promise<number> {
-  const [enterprise] = await knex('enterprises').insert({ code: `C${index}`, name: `Chart ${index}`, legal_form: 'C', country: 'CM' }).returning('id');
+  const [enterprise] = await knex('enterprises')
+    .insert({ code: `C${index}`, name: `Chart ${index}`, legal_form: 'C', country: 'CM' })
+    .returning('id');
   return stopwatch(() => knex.transaction((trx) => createCompanyChart(trx, enterprise.id)));
 }
 
 function figures(durations: number[]) {
   const sorted = [...durations].sort((a, b) => a - b);
   // Nearest-rank percentiles: with 20 runs, p95 is the 19th fastest.
-  return { p50Ms: round(percentile(sorted, 0.5), 2), p95Ms: round(percentile(sorted, 0.95), 2), minMs: round(sorted[0]!, 2), maxMs: round(sorted.at(-1)!, 2) };
+  return {
+    p50Ms: round(percentile(sorted, 0.5), 2),
+    p95Ms: round(percentile(sorted, 0.95), 2),
+    minMs: round(sorted[0]!, 2),
+    maxMs: round(sorted.at(-1)!, 2),
+  };
 }

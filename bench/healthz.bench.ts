@@ -50,10 +50,10 @@ export const healthzBenchmark: Benchmark = {
     };
     const figures = (f: ServerFigures): string =>
       `${f.rps} rps, p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, ${f.serverCpuMicrosPerRequest} µs CPU/req`;
-    const summary
-      = `koa ${figures(koa)} | bare ${figures(bare)} | `
-        + `koa/bare: rps ${ratio.rps}, p50 ${ratio.p50}, p99 ${ratio.p99}, CPU/req ${ratio.serverCpuPerRequest}`
-        + (koa.errors + bare.errors > 0 ? ` | ERRORS koa ${koa.errors}, bare ${bare.errors}` : '');
+    const summary =
+      `koa ${figures(koa)} | bare ${figures(bare)} | ` +
+      `koa/bare: rps ${ratio.rps}, p50 ${ratio.p50}, p99 ${ratio.p99}, CPU/req ${ratio.serverCpuPerRequest}` +
+      (koa.errors + bare.errors > 0 ? ` | ERRORS koa ${koa.errors}, bare ${bare.errors}` : '');
     return { result, summary };
   },
 };
@@ -74,18 +74,23 @@ function notes(koa: ServerFigures, bare: ServerFigures): string[] {
     'ratio = koa / bare: rps below 1 means Koa serves fewer requests; p50, p99 and serverCpuPerRequest above 1 mean Koa is slower or costlier.',
     'CPU shares are fractions of one core over the measured period (after warm-up).',
   ];
-  for (const [name, figures] of [['koa', koa], ['bare', bare]] as const) {
+  for (const [name, figures] of [
+    ['koa', koa],
+    ['bare', bare],
+  ] as const) {
     if (figures.loadGeneratorCpu >= saturatedCpu) {
       result.push(
-        `During the ${name} run the load generator used ${Math.round(figures.loadGeneratorCpu * 100)}% of a core, so it, `
-        + `not the server, limited ${name}'s rps and latency`
-        + (name === 'bare' ? ': ratio.rps overstates Koa; ratio.serverCpuPerRequest is the fairer cost comparison.' : '.'),
+        `During the ${name} run the load generator used ${Math.round(figures.loadGeneratorCpu * 100)}% of a core, so it, ` +
+          `not the server, limited ${name}'s rps and latency` +
+          (name === 'bare'
+            ? ': ratio.rps overstates Koa; ratio.serverCpuPerRequest is the fairer cost comparison.'
+            : '.'),
       );
     }
     if (figures.otherCpu > busyOtherCpu) {
       result.push(
-        `Other processes used ${Math.round(figures.otherCpu * 100)}% of a core during the ${name} run: `
-        + 'its figures are lower and noisier than on an idle machine.',
+        `Other processes used ${Math.round(figures.otherCpu * 100)}% of a core during the ${name} run: ` +
+          'its figures are lower and noisier than on an idle machine.',
       );
     }
   }

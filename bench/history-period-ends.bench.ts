@@ -36,9 +36,18 @@ async function measure(): Promise<BenchmarkReport> {
   try {
     const before = loadAverage();
     process.stdout.write(`history-period-ends: load average before ${before.join(' ')}\n`);
-    const temporal = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
+    const temporal = await startTemporalDevServer({
+      cliPath: ensureTemporalCli(),
+      port: await freePort(),
+      namespace: 'default',
+    });
     stops.unshift(() => temporal.stop());
-    const env = { BENCH_DATABASE_URL: copy.url, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: 'history', BENCH_JWT_SECRET: randomBytes(32).toString('hex') };
+    const env = {
+      BENCH_DATABASE_URL: copy.url,
+      BENCH_TEMPORAL_ADDRESS: temporal.address,
+      BENCH_TASK_QUEUE: 'history',
+      BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
+    };
     // The worker bundles the workflows as it starts: slow on a busy machine.
     const worker = await startServerProcess('servers/worker.ts', env, 180_000);
     stops.unshift(() => worker.stop());
@@ -48,7 +57,8 @@ async function measure(): Promise<BenchmarkReport> {
     const base = `http://127.0.0.1:${apiProcess.port}`;
     const api = { base, headers: { ...(await directorHeaders(base)), 'content-type': 'application/json' } };
     const closings = [];
-    for (const year of historyYears.slice(0, -1)) closings.push(await closeYear(api, copy.url, history.facts.enterpriseId, String(year)));
+    for (const year of historyYears.slice(0, -1))
+      closings.push(await closeYear(api, copy.url, history.facts.enterpriseId, String(year)));
     const monthEnd = await runMonthEnd(api, history.facts.enterpriseId, copy.url);
     const pack = await packTimes(temporal.address, history.facts.enterpriseId);
     const { peakMb } = await memory.stop();
@@ -78,7 +88,11 @@ async function getJson(api: Api, path: string): Promise<Record<string, unknown>>
 }
 
 async function postJson(api: Api, path: string, body: object): Promise<Record<string, unknown>> {
-  const answer = await fetch(`${api.base}${path}`, { method: 'POST', headers: api.headers, body: JSON.stringify(body) });
+  const answer = await fetch(`${api.base}${path}`, {
+    method: 'POST',
+    headers: api.headers,
+    body: JSON.stringify(body),
+  });
   if (answer.status !== 202) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
   return (await answer.json()) as Record<string, unknown>;
 }
@@ -86,11 +100,18 @@ async function postJson(api: Api, path: string, body: object): Promise<Record<st
 /** One year's closing through the API, timed from the request to the closing's end (polled). */
 async function closeYear(api: Api, url: string, enterpriseId: string, code: string) {
   const knex = createKnex(url, { poolMax: 1 });
-  const year = await knex('exercices_comptables').where({ enterprise_id: enterpriseId, code }).first('id').finally(() => knex.destroy());
+  const year = await knex('exercices_comptables')
+    .where({ enterprise_id: enterpriseId, code })
+    .first('id')
+    .finally(() => knex.destroy());
   const began = performance.now();
   await postJson(api, `/api/v1/enterprise/exercices/${year.id}/close/`, { reason: 'bench' });
   const closing = await until(`closing ${code}`, 1800, async () => {
-    const state = (await getJson(api, `/api/v1/enterprise/exercices/${year.id}/`)).closing as { status: string; failure: string | null; result: string | null };
+    const state = (await getJson(api, `/api/v1/enterprise/exercices/${year.id}/`)).closing as {
+      status: string;
+      failure: string | null;
+      result: string | null;
+    };
     return state.status === 'running' ? undefined : state;
   });
   if (closing.status !== 'closed') throw new Error(`closing ${code}: ${closing.status} ${closing.failure}`);
@@ -103,26 +124,37 @@ async function closeYear(api: Api, url: string, enterpriseId: string, code: stri
 async function runMonthEnd(api: Api, enterpriseId: string, url: string) {
   const knex = createKnex(url, { poolMax: 1 });
   try {
-    await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).update({ business_date: '2026-10-01' });
+    await knex('enterprise_configurations')
+      .where({ enterprise_id: enterpriseId })
+      .update({ business_date: '2026-10-01' });
   } finally {
     await knex.destroy();
   }
   const began = performance.now();
   const startedAt = Date.now();
-  const run = await postJson(api, '/api/v1/enterprise/month-ends/', { enterprise: enterpriseId, period: monthEndPeriod });
+  const run = await postJson(api, '/api/v1/enterprise/month-ends/', {
+    enterprise: enterpriseId,
+    period: monthEndPeriod,
+  });
   const done = await until('month end', 3600, async () => {
     const state = await getJson(api, `/api/v1/enterprise/month-ends/${String(run.id)}/`);
     return state.status === 'running' ? undefined : state;
   });
   const seconds = round((performance.now() - began) / 1000, 2);
-  if (done.status !== 'done') throw new Error(`month end: ${String(done.status)} ${JSON.stringify(done).slice(0, 1000)}`);
+  if (done.status !== 'done')
+    throw new Error(`month end: ${String(done.status)} ${JSON.stringify(done).slice(0, 1000)}`);
   process.stdout.write(`history-period-ends: month end ${monthEndPeriod} in ${seconds} s\n`);
   // In the order the workflow runs them, each step's time from the end of the one before (the first's from the request).
   const answered = done.steps as { step: MonthEndStepName; finished_at: string; lines: unknown[] }[];
-  const ordered = [...answered].sort((one, other) => monthEndSteps.indexOf(one.step) - monthEndSteps.indexOf(other.step));
+  const ordered = [...answered].sort(
+    (one, other) => monthEndSteps.indexOf(one.step) - monthEndSteps.indexOf(other.step),
+  );
   const steps = ordered.map((step, index) => ({
     step: step.step,
-    seconds: round((Date.parse(step.finished_at) - (index === 0 ? startedAt : Date.parse(ordered[index - 1]!.finished_at))) / 1000, 2),
+    seconds: round(
+      (Date.parse(step.finished_at) - (index === 0 ? startedAt : Date.parse(ordered[index - 1]!.finished_at))) / 1000,
+      2,
+    ),
     lines: step.lines.length,
   }));
   return { period: monthEndPeriod, seconds, steps };
@@ -163,33 +195,47 @@ function report({ history, closings, monthEnd, pack, peakMb, load }: Measured): 
     {
       work: `month end: loan accrual on ${facts.size.loans} loans, savings interest on ${facts.size.accounts} accounts`,
       measured: `${monthEnd.seconds} s (${at})`,
-      target: `≤ ${targets.monthEndSeconds} s at full size`, met: full && monthEnd.seconds <= targets.monthEndSeconds,
+      target: `≤ ${targets.monthEndSeconds} s at full size`,
+      met: full && monthEnd.seconds <= targets.monthEndSeconds,
     },
     {
       work: 'year-end closing of a year of postings, through the API',
       measured: `slowest ${slowest.seconds} s (${slowest.year}; ${closingTimes}) (${at})`,
-      target: `≤ ${targets.closingSeconds} s at full size`, met: full && slowest.seconds <= targets.closingSeconds,
+      target: `≤ ${targets.closingSeconds} s at full size`,
+      met: full && slowest.seconds <= targets.closingSeconds,
     },
     {
-      work: 'the month\'s reporting pack', measured: `${pack.seconds} s, ${pack.files} files (${at})`,
-      target: `≤ ${targets.packSeconds} s at full size`, met: full && pack.seconds <= targets.packSeconds,
+      work: "the month's reporting pack",
+      measured: `${pack.seconds} s, ${pack.files} files (${at})`,
+      target: `≤ ${targets.packSeconds} s at full size`,
+      met: full && pack.seconds <= targets.packSeconds,
     },
     {
-      work: 'API and worker peak RSS over the period ends, by history size', measured: memory.line.measured,
-      target: 'the largest size ≤ 1.3 × the smallest', met: memory.line.met,
+      work: 'API and worker peak RSS over the period ends, by history size',
+      measured: memory.line.measured,
+      target: 'the largest size ≤ 1.3 × the smallest',
+      met: memory.line.met,
     },
   ];
   const result = {
-    name: 'history-period-ends', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load,
+    name: 'history-period-ends',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.availableParallelism(),
+    loadAverage: load,
     history: { ...facts, folder: history.folder, reused: history.reused },
-    closings, monthEnd, reportingPack: pack, peakRssMb: peakMb, peakRssBySize: memory.bySize,
+    closings,
+    monthEnd,
+    reportingPack: pack,
+    peakRssMb: peakMb,
+    peakRssBySize: memory.bySize,
     notes: [
-      'On a copy of the seeded history (CREATE DATABASE … TEMPLATE), thrown away afterwards. API (createApp) and worker (runtime/worker.ts) '
-      + 'each in a process of their own, a Temporal dev server; all on one 2-core machine shared with other sessions.',
-      'Closings: POST /api/v1/enterprise/exercices/{id}/close/ for years 1 to 4 in turn, each polled every 250 ms to its end. '
-      + 'Month end: the business date set to the 1st of October of year 5, then POST /api/v1/enterprise/month-ends/ polled to its end.'
-      + ' The reporting pack: the workflow the month end starts, from its start to its close (Temporal\'s own times).',
-      'Each account holds one deposit of June of year 5 (bench/history-seed.ts): September\'s savings interest has a balance to earn on in every account.',
+      'On a copy of the seeded history (CREATE DATABASE … TEMPLATE), thrown away afterwards. API (createApp) and worker (runtime/worker.ts) ' +
+        'each in a process of their own, a Temporal dev server; all on one 2-core machine shared with other sessions.',
+      'Closings: POST /api/v1/enterprise/exercices/{id}/close/ for years 1 to 4 in turn, each polled every 250 ms to its end. ' +
+        'Month end: the business date set to the 1st of October of year 5, then POST /api/v1/enterprise/month-ends/ polled to its end.' +
+        " The reporting pack: the workflow the month end starts, from its start to its close (Temporal's own times).",
+      "Each account holds one deposit of June of year 5 (bench/history-seed.ts): September's savings interest has a balance to earn on in every account.",
     ],
   };
   const summary = `${sizeLabel(facts)}: closings ${closingTimes}; month end ${monthEnd.seconds} s; pack ${pack.seconds} s; peak RSS ${JSON.stringify(peakMb)}`;

@@ -13,7 +13,11 @@ export const loadAverage = (): number[] => os.loadavg().map((value) => round(val
 /** A Bearer header of the history's director (bench/history-seed.ts), who reads every report. */
 export async function directorHeaders(base: string): Promise<Record<string, string>> {
   const body = JSON.stringify({ username: 'director', password: tellerPassword });
-  const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const token = await fetch(`${base}/api/v1/token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
   return { authorization: `Bearer ${((await token.json()) as { access: string }).access}` };
 }
@@ -43,8 +47,14 @@ export function rssPeaks(processes: Record<string, ServerProcess>, everyMs = 100
       stopped = true;
       await sampling;
       if (failure !== null) throw failure;
-      const rounded = (values: Record<string, number>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, round(value, 0)]));
-      return { peakMb: rounded(peaks), samplesMb: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((value) => round(value, 0))])) };
+      const rounded = (values: Record<string, number>) =>
+        Object.fromEntries(Object.entries(values).map(([name, value]) => [name, round(value, 0)]));
+      return {
+        peakMb: rounded(peaks),
+        samplesMb: Object.fromEntries(
+          Object.entries(samples).map(([name, values]) => [name, values.map((value) => round(value, 0))]),
+        ),
+      };
     },
   };
 }
@@ -61,17 +71,28 @@ export function sizeLabel(facts: HistoryFacts): string {
  */
 export function peaksBySize(benchmark: string, facts: HistoryFacts, peakMb: Record<string, number>) {
   const file = path.join(__dirname, 'results', `${benchmark}.json`);
-  const previous = fs.existsSync(file) ? ((JSON.parse(fs.readFileSync(file, 'utf8')) as { peakRssBySize?: Record<string, PeakAtSize> }).peakRssBySize ?? {}) : {};
-  const bySize: Record<string, PeakAtSize> = { ...previous, [String(facts.size.scale)]: { label: sizeLabel(facts), peakMb, date: new Date().toISOString() } };
-  const scales = Object.keys(bySize).map(Number).sort((a, b) => a - b);
+  const previous = fs.existsSync(file)
+    ? ((JSON.parse(fs.readFileSync(file, 'utf8')) as { peakRssBySize?: Record<string, PeakAtSize> }).peakRssBySize ??
+      {})
+    : {};
+  const bySize: Record<string, PeakAtSize> = {
+    ...previous,
+    [String(facts.size.scale)]: { label: sizeLabel(facts), peakMb, date: new Date().toISOString() },
+  };
+  const scales = Object.keys(bySize)
+    .map(Number)
+    .sort((a, b) => a - b);
   const smallest = bySize[String(scales[0])]!;
   const largest = bySize[String(scales.at(-1))]!;
   const names = Object.keys(peakMb);
-  const within = scales.length > 1 && names.every((name) => (largest.peakMb[name] ?? Infinity) <= 1.3 * (smallest.peakMb[name] ?? 0));
+  const within =
+    scales.length > 1 &&
+    names.every((name) => (largest.peakMb[name] ?? Infinity) <= 1.3 * (smallest.peakMb[name] ?? 0));
   const text = (peak: PeakAtSize) => names.map((name) => `${name} ${peak.peakMb[name]} MB`).join(', ');
-  const measured = scales.length > 1
-    ? `${text(largest)} at ${largest.label} vs ${text(smallest)} at ${smallest.label}`
-    : `${text(largest)} at ${largest.label} (one size measured so far)`;
+  const measured =
+    scales.length > 1
+      ? `${text(largest)} at ${largest.label} vs ${text(smallest)} at ${smallest.label}`
+      : `${text(largest)} at ${largest.label} (one size measured so far)`;
   return { bySize, line: { measured, met: within } };
 }
 

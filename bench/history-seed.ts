@@ -40,7 +40,13 @@ function historySize(): HistorySize {
   const scale = Number(process.env.BENCH_HISTORY_SCALE ?? '0.02');
   if (!(scale > 0 && scale <= 1)) throw new Error('BENCH_HISTORY_SCALE must be a fraction in (0, 1]');
   const scaled = (count: number) => Math.max(10, Math.round(count * scale));
-  return { scale, members: scaled(fullSize.members), accounts: scaled(fullSize.accounts), loans: scaled(fullSize.loans), linesPerYear: scaled(fullSize.linesPerYear) };
+  return {
+    scale,
+    members: scaled(fullSize.members),
+    accounts: scaled(fullSize.accounts),
+    loans: scaled(fullSize.loans),
+    linesPerYear: scaled(fullSize.linesPerYear),
+  };
 }
 
 /** What the seeding left, as recorded in the folder's `seeded.json` once it finished. */
@@ -100,7 +106,10 @@ export async function openHistory(): Promise<SeededHistory> {
  * A fresh copy of the history database (PostgreSQL copies its files), for a benchmark that writes: the cached
  * history stays as seeded. Nothing may be connected to the history meanwhile. Dropped by `drop`.
  */
-export async function copyOfHistory(history: SeededHistory, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function copyOfHistory(
+  history: SeededHistory,
+  name: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const server = createKnex(history.serverUrl, { poolMax: 1 });
   try {
     await server.raw(`DROP DATABASE IF EXISTS ${name}`);
@@ -132,8 +141,11 @@ function databaseUrl(serverUrl: string, database: string): string {
  * that user under root, and root's home is usually closed), else /var/tmp/coopbank: both outlive a reboot of /tmp.
  */
 function cacheRoot(): string {
-  const root = process.env.BENCH_HISTORY_CACHE
-    ?? (process.getuid?.() !== 0 || (fs.statSync(os.homedir()).mode & 0o001) !== 0 ? path.join(os.homedir(), '.cache', 'coopbank') : '/var/tmp/coopbank');
+  const root =
+    process.env.BENCH_HISTORY_CACHE ??
+    (process.getuid?.() !== 0 || (fs.statSync(os.homedir()).mode & 0o001) !== 0
+      ? path.join(os.homedir(), '.cache', 'coopbank')
+      : '/var/tmp/coopbank');
   fs.mkdirSync(root, { recursive: true, mode: 0o755 });
   return root;
 }
@@ -141,7 +153,10 @@ function cacheRoot(): string {
 /** The migrations' names, this seed's version and the size: any change gives another folder. */
 function cacheKey(size: HistorySize): string {
   const migrations = fs.readdirSync(path.join(__dirname, '..', 'db', 'migrations')).sort();
-  const hash = createHash('sha256').update(JSON.stringify({ migrations, seedVersion, size })).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ migrations, seedVersion, size }))
+    .digest('hex')
+    .slice(0, 12);
   return `${size.scale}-${hash}`;
 }
 
@@ -169,10 +184,21 @@ async function seedHistory(serverUrl: string, url: string, size: HistorySize): P
     await timed('deposits', () => seedDeposits(knex, enterpriseId));
     const busyAccount = await timed('postings', () => seedPostings(knex, enterpriseId, size.linesPerYear));
     await timed('vacuum', () => knex.raw('VACUUM ANALYZE'));
-    seedSeconds.total = round(Object.values(seedSeconds).reduce((sum, seconds) => sum + seconds, 0), 1);
+    seedSeconds.total = round(
+      Object.values(seedSeconds).reduce((sum, seconds) => sum + seconds, 0),
+      1,
+    );
     const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
     const lines = await knex('journal_lines').first(knex.raw('count(*)::int AS count'));
-    return { size, enterpriseId, chartId: chart.id as string, busyAccount, journalLines: lines.count as number, seedSeconds, seededAt: new Date().toISOString() };
+    return {
+      size,
+      enterpriseId,
+      chartId: chart.id as string,
+      busyAccount,
+      journalLines: lines.count as number,
+      seedSeconds,
+      seededAt: new Date().toISOString(),
+    };
   } finally {
     await knex.destroy();
   }
@@ -184,7 +210,12 @@ async function seedHistory(serverUrl: string, url: string, size: HistorySize): P
  */
 async function seedEnterprise(knex: Knex): Promise<string> {
   const enterpriseId = await newEnterprise(knex);
-  const earlier = historyYears.slice(0, -1).map((year) => ({ enterprise_id: enterpriseId, code: String(year), start_date: `${year}-01-01`, end_date: `${year}-12-31` }));
+  const earlier = historyYears.slice(0, -1).map((year) => ({
+    enterprise_id: enterpriseId,
+    code: String(year),
+    start_date: `${year}-01-01`,
+    end_date: `${year}-12-31`,
+  }));
   await knex('exercices_comptables').insert(earlier);
   await seedDirector(knex, enterpriseId);
   return enterpriseId;
@@ -193,7 +224,11 @@ async function seedEnterprise(knex: Knex): Promise<string> {
 /** The loans of bench/loan-seed.ts (one member each, 12 monthly installments from February of year 5). */
 async function seedLoans(knex: Knex, enterpriseId: string, loans: number): Promise<void> {
   const user = (await knex('users').where({ username: 'bench' }).first('id')).id as string;
-  const actor = { userId: user, grants: [{ role: 'admin' as const, enterpriseId: null, branchId: null }], requestId: 'bench' };
+  const actor = {
+    userId: user,
+    grants: [{ role: 'admin' as const, enterpriseId: null, branchId: null }],
+    requestId: 'bench',
+  };
   const product = await createBenchProduct(benchActivityContext(knex), actor, enterpriseId);
   await seedPortfolio(knex, { enterpriseId, productId: product.id, userId: user, loans, arrearsShare: 10 });
 }
@@ -203,27 +238,46 @@ async function seedLoans(knex: Knex, enterpriseId: string, loans: number): Promi
  * savings product at 3 % a year on 373 and the accounts spread over every member, opened in year 1.
  */
 async function seedMembersAndAccounts(knex: Knex, enterpriseId: string, size: HistorySize): Promise<void> {
-  const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id', 'code')) as { id: string; code: string };
+  const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id', 'code')) as {
+    id: string;
+    code: string;
+  };
   const user = (await knex('users').where({ username: 'bench' }).first('id')).id as string;
-  await knex.raw(`
+  await knex.raw(
+    `
     INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number,
                                  birth_date, membership_date, created_by)
     SELECT ?, ?, 'M-' || n, 'natural_person', 'Member', 'Number ' || n, 'national_id', 'M' || n, '1980-01-01', '2022-01-03', ? FROM generate_series(1, ?) n`,
-  [enterpriseId, branch.id, user, Math.max(0, size.members - size.loans)]);
+    [enterpriseId, branch.id, user, Math.max(0, size.members - size.loans)],
+  );
   const [product] = await knex('savings_products')
     .insert({
-      enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', interest_rate: '0.03',
-      deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800',
+      enterprise_id: enterpriseId,
+      code: 'EPA',
+      name: 'Épargne',
+      kind: 'demand_deposit',
+      interest_rate: '0.03',
+      deposit_account_code: '373',
+      interest_expense_account_code: '613',
+      accrued_interest_account_code: '37800',
     })
     .returning('id');
   // The rate in force since year 1: the interest reads the product's rate history, not its column.
-  await knex('savings_product_rates').insert({ enterprise_id: enterpriseId, product_id: product.id, effective_from: '2022-01-01', annual_rate: '0.03', reason: 'history' });
-  await knex.raw(`
+  await knex('savings_product_rates').insert({
+    enterprise_id: enterpriseId,
+    product_id: product.id,
+    effective_from: '2022-01-01',
+    annual_rate: '0.03',
+    reason: 'history',
+  });
+  await knex.raw(
+    `
     INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id, number, opened_on)
     SELECT ?, ?, m.id, ?, ? || '-EPA-' || a.n, '2022-01-03'
     FROM generate_series(1, ?) a(n)
     JOIN (SELECT id, row_number() OVER (ORDER BY member_number) AS k FROM client_profiles WHERE enterprise_id = ?) m ON m.k = 1 + (a.n - 1) % ?`,
-  [enterpriseId, branch.id, product.id, branch.code, size.accounts, enterpriseId, size.members]);
+    [enterpriseId, branch.id, product.id, branch.code, size.accounts, enterpriseId, size.members],
+  );
 }
 
 /** Deposits made at once, each by the deposit activity in its own transaction. */
@@ -235,19 +289,42 @@ const depositsInFlight = 4;
  * business date at 1 June of year 5, then given back to the calendar.
  */
 async function seedDeposits(knex: Knex, enterpriseId: string): Promise<void> {
-  const [teller] = await knex('users').insert({ username: 'history_teller', password_hash: 'unused', full_name: 'Teller' }).returning('id');
-  await knex('role_grants').insert({ user_id: teller.id, role: 'cashier', enterprise_id: enterpriseId, branch_id: null });
-  const actor: Actor = { userId: teller.id as string, grants: [{ role: 'cashier', enterpriseId, branchId: null }], requestId: 'bench' };
-  const accounts = (await knex('comptes_clients').where({ enterprise_id: enterpriseId }).orderBy('number').select('id')).map((row) => row.id as string);
-  await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).update({ business_date: '2026-06-01' });
+  const [teller] = await knex('users')
+    .insert({ username: 'history_teller', password_hash: 'unused', full_name: 'Teller' })
+    .returning('id');
+  await knex('role_grants').insert({
+    user_id: teller.id,
+    role: 'cashier',
+    enterprise_id: enterpriseId,
+    branch_id: null,
+  });
+  const actor: Actor = {
+    userId: teller.id as string,
+    grants: [{ role: 'cashier', enterpriseId, branchId: null }],
+    requestId: 'bench',
+  };
+  const accounts = (
+    await knex('comptes_clients').where({ enterprise_id: enterpriseId }).orderBy('number').select('id')
+  ).map((row) => row.id as string);
+  await knex('enterprise_configurations')
+    .where({ enterprise_id: enterpriseId })
+    .update({ business_date: '2026-06-01' });
   const context = benchActivityContext(knex);
   let next = 0;
-  await Promise.all(Array.from({ length: depositsInFlight }, async () => {
-    for (let index = next++; index < accounts.length; index = next++) {
-      const amount = new Money(String(10_000 + (index % 50) * 5_000));
-      await depositCash(context, actor, { accountId: accounts[index]!, amount, channel: 'cash', reference: 'history', idempotencyKey: null });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: depositsInFlight }, async () => {
+      for (let index = next++; index < accounts.length; index = next++) {
+        const amount = new Money(String(10_000 + (index % 50) * 5_000));
+        await depositCash(context, actor, {
+          accountId: accounts[index]!,
+          amount,
+          channel: 'cash',
+          reference: 'history',
+          idempotencyKey: null,
+        });
+      }
+    }),
+  );
   await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).update({ business_date: null });
 }
 
@@ -262,21 +339,38 @@ const entriesPerBatch = 2_000;
  */
 async function seedPostings(knex: Knex, enterpriseId: string, linesPerYear: number): Promise<string> {
   const leafUnder = async (prefix: string) => {
-    const row = await knex('company_chart_entries as c').join('company_chart_leaves as l', 'l.id', 'c.id')
-      .where({ 'c.enterprise_id': enterpriseId, 'c.is_active': true }).where('c.code', 'like', `${prefix}%`).orderBy('c.code').first('c.code');
+    const row = await knex('company_chart_entries as c')
+      .join('company_chart_leaves as l', 'l.id', 'c.id')
+      .where({ 'c.enterprise_id': enterpriseId, 'c.is_active': true })
+      .where('c.code', 'like', `${prefix}%`)
+      .orderBy('c.code')
+      .first('c.code');
     if (row === undefined) throw new Error(`no leaf account under ${prefix}`);
     return row.code as string;
   };
-  const [cash, bank, income, otherIncome, expense] = [await leafUnder('571'), await leafUnder('56'), await leafUnder('7417'), await leafUnder('7551'), await leafUnder('63')];
+  const [cash, bank, income, otherIncome, expense] = [
+    await leafUnder('571'),
+    await leafUnder('56'),
+    await leafUnder('7417'),
+    await leafUnder('7551'),
+    await leafUnder('63'),
+  ];
   // Debit and credit account of the n-th entry's pattern (n mod 5).
-  const patterns = [[cash, income], [cash, otherIncome], [expense, cash], [bank, cash], [cash, bank]];
+  const patterns = [
+    [cash, income],
+    [cash, otherIncome],
+    [expense, cash],
+    [bank, cash],
+    [cash, bank],
+  ];
   const user = (await knex('users').where({ username: 'bench' }).first('id')).id as string;
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')).id as string;
   const entriesPerYear = Math.ceil(linesPerYear / 2);
   for (const year of historyYears) {
     for (let first = 1; first <= entriesPerYear; first += entriesPerBatch) {
       const last = Math.min(entriesPerYear, first + entriesPerBatch - 1);
-      await knex.raw(`
+      await knex.raw(
+        `
         SELECT count(coopbank_post_entry(?::uuid, ?::uuid, d.day, jsonb_build_array(
                  jsonb_build_object('account', p.debit, 'debit', a.amount, 'credit', '0'),
                  jsonb_build_object('account', p.credit, 'debit', '0', 'credit', a.amount)), 'history', NULL, NULL, NULL, ?::uuid, NULL))
@@ -284,7 +378,20 @@ async function seedPostings(knex: Knex, enterpriseId: string, linesPerYear: numb
         CROSS JOIN LATERAL (SELECT (make_date(?, 1, 1) + ((n - 1)::bigint * (make_date(?, 12, 31) - make_date(?, 1, 1) + 1) / ?)::int) AS day) d
         CROSS JOIN LATERAL (SELECT ((?::jsonb)->(n % 5)->>0) AS debit, ((?::jsonb)->(n % 5)->>1) AS credit) p
         CROSS JOIN LATERAL (SELECT (1000 + (n * 7919) % 250000)::text AS amount) a`,
-      [enterpriseId, branch, user, first, last, year, year, year, entriesPerYear, JSON.stringify(patterns), JSON.stringify(patterns)]);
+        [
+          enterpriseId,
+          branch,
+          user,
+          first,
+          last,
+          year,
+          year,
+          year,
+          entriesPerYear,
+          JSON.stringify(patterns),
+          JSON.stringify(patterns),
+        ],
+      );
     }
     process.stdout.write(`history: year ${year} posted\n`);
   }

@@ -48,14 +48,27 @@ export interface GeneratedFiles {
 /** The enterprise's branches, products and postable accounts outside the subledgers, read from its tables. */
 export async function enterpriseCodes(knex: Knex, enterpriseId: string): Promise<EnterpriseCodes> {
   const kept = await subledgerAccounts(knex, enterpriseId);
-  const leaves = await knex('company_chart_entries as c').where({ 'c.enterprise_id': enterpriseId, 'c.is_active': true }).where('c.class', '<=', 5)
+  const leaves = (await knex('company_chart_entries as c')
+    .where({ 'c.enterprise_id': enterpriseId, 'c.is_active': true })
+    .where('c.class', '<=', 5)
     .whereNotExists(knex('company_chart_entries as d').whereRaw('d.chart_id = c.chart_id AND d.parent_code = c.code'))
-    .orderBy('c.code').pluck('c.code') as string[];
+    .orderBy('c.code')
+    .pluck('c.code')) as string[];
   return {
-    branches: await knex('branches').where({ enterprise_id: enterpriseId }).orderBy('code').pluck('code') as string[],
-    savingsProducts: await knex('savings_products').where({ enterprise_id: enterpriseId }).orderBy('code').select('code', 'kind', 'deposit_account_code as accountCode'),
-    loanProducts: await knex('loan_products').where({ enterprise_id: enterpriseId }).orderBy('code')
-      .select('code', 'portfolio_account_code as accountCode', 'min_term_periods as minTerm', 'max_term_periods as maxTerm'),
+    branches: (await knex('branches').where({ enterprise_id: enterpriseId }).orderBy('code').pluck('code')) as string[],
+    savingsProducts: await knex('savings_products')
+      .where({ enterprise_id: enterpriseId })
+      .orderBy('code')
+      .select('code', 'kind', 'deposit_account_code as accountCode'),
+    loanProducts: await knex('loan_products')
+      .where({ enterprise_id: enterpriseId })
+      .orderBy('code')
+      .select(
+        'code',
+        'portfolio_account_code as accountCode',
+        'min_term_periods as minTerm',
+        'max_term_periods as maxTerm',
+      ),
     otherAccounts: leaves.filter((code) => !kept.has(code)),
   };
 }
@@ -70,7 +83,10 @@ function randomOf(seed: number) {
     value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
     return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
   };
-  return { below: (count: number) => Math.floor(next() * count), pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! };
+  return {
+    below: (count: number) => Math.floor(next() * count),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
+  };
 }
 
 type Random = ReturnType<typeof randomOf>;
@@ -81,7 +97,10 @@ class CsvFile {
   private readonly stream: fs.WriteStream;
   rows = 0;
 
-  constructor(readonly kind: ImportKind, readonly file: string) {
+  constructor(
+    readonly kind: ImportKind,
+    readonly file: string,
+  ) {
     this.columns = columnNames(kind);
     this.stream = fs.createWriteStream(file);
     this.stream.write(`${this.columns.join(';')}\r\n`);
@@ -93,7 +112,8 @@ class CsvFile {
       return /[;"\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
     });
     this.rows += 1;
-    if (!this.stream.write(`${cells.join(';')}\r\n`)) await new Promise<void>((resolve) => this.stream.once('drain', () => resolve()));
+    if (!this.stream.write(`${cells.join(';')}\r\n`))
+      await new Promise<void>((resolve) => this.stream.once('drain', () => resolve()));
   }
 
   async close(): Promise<{ kind: ImportKind; file: string; rows: number }> {
@@ -107,7 +127,9 @@ const dayMs = 86_400_000;
 /** The day `days` before `date`, written ISO or, one time in three, as DD/MM/YYYY (both are taken). */
 function dayBefore(date: string, days: number, random?: Random): string {
   const iso = new Date(Date.parse(`${date}T00:00:00Z`) - days * dayMs).toISOString().slice(0, 10);
-  return random !== undefined && random.below(3) === 0 ? `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}` : iso;
+  return random !== undefined && random.below(3) === 0
+    ? `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`
+    : iso;
 }
 
 /** An amount as French spreadsheets write it: thousands grouped by spaces. */
@@ -122,7 +144,13 @@ interface Members {
 const firstNames = ['Marie', 'Paul', 'Awa', 'Yves', 'Brigitte', 'Jean', 'Chantal', 'Emmanuel', 'Solange', 'Hervé'];
 const lastNames = ['Kamga', 'Fotso', 'Ndi', 'Tchoumi', 'Mbarga', 'Nguema', 'Ekotto', 'Fouda', 'Tagne', 'Njoya'];
 
-async function writeMembers(csv: CsvFile, count: number, codes: EnterpriseCodes, cutOverDate: string, random: Random): Promise<Members> {
+async function writeMembers(
+  csv: CsvFile,
+  count: number,
+  codes: EnterpriseCodes,
+  cutOverDate: string,
+  random: Random,
+): Promise<Members> {
   const members: Members = { branch: new Uint16Array(count), joinedDaysBefore: new Uint16Array(count) };
   for (let index = 0; index < count; index += 1) {
     members.branch[index] = random.below(codes.branches.length);
@@ -131,13 +159,26 @@ async function writeMembers(csv: CsvFile, count: number, codes: EnterpriseCodes,
     const person = legal
       ? {}
       : {
-          first_name: random.pick(firstNames), last_name: random.pick(lastNames), birth_date: dayBefore(cutOverDate, 7000 + random.below(18000), random),
-          gender: random.pick(['female', 'male']), id_document_type: 'national_id', id_document_number: `CM${index + 1}`,
+          first_name: random.pick(firstNames),
+          last_name: random.pick(lastNames),
+          birth_date: dayBefore(cutOverDate, 7000 + random.below(18000), random),
+          gender: random.pick(['female', 'male']),
+          id_document_type: 'national_id',
+          id_document_number: `CM${index + 1}`,
         };
     await csv.write({
-      member_number: memberNumber(index), branch_code: codes.branches[members.branch[index]!]!, kind: legal ? 'legal_entity' : 'natural_person',
-      ...(legal ? { legal_name: `GIC "Les Semeurs" ${index + 1}`, id_document_type: 'business_register', id_document_number: `RC/${index + 1}` } : person),
-      phone: `+237 6${String(random.below(1e8)).padStart(8, '0')}`, address: random.below(4) === 0 ? `Marché ${random.below(50)}; porte ${random.below(9)}` : 'Quartier Tamdja',
+      member_number: memberNumber(index),
+      branch_code: codes.branches[members.branch[index]!]!,
+      kind: legal ? 'legal_entity' : 'natural_person',
+      ...(legal
+        ? {
+            legal_name: `GIC "Les Semeurs" ${index + 1}`,
+            id_document_type: 'business_register',
+            id_document_number: `RC/${index + 1}`,
+          }
+        : person),
+      phone: `+237 6${String(random.below(1e8)).padStart(8, '0')}`,
+      address: random.below(4) === 0 ? `Marché ${random.below(50)}; porte ${random.below(9)}` : 'Quartier Tamdja',
       membership_date: dayBefore(cutOverDate, members.joinedDaysBefore[index]!, random),
     });
   }
@@ -172,12 +213,17 @@ async function writeAccounts(csv: CsvFile, count: number, context: Context): Pro
     const openedDaysBefore = random.below(members.joinedDaysBefore[member]! + 1);
     const balance = random.below(2_000_000);
     addDetail(detail, branch, product.accountCode, new Decimal(-balance));
-    const term = product.kind === 'term_deposit'
-      ? { maturity_date: dayBefore(cutOverDate, openedDaysBefore - 365 - random.below(365)), interest_rate: '0.045' }
-      : {};
+    const term =
+      product.kind === 'term_deposit'
+        ? { maturity_date: dayBefore(cutOverDate, openedDaysBefore - 365 - random.below(365)), interest_rate: '0.045' }
+        : {};
     await csv.write({
-      account_number: `${branch}-${product.code}-${String(index + 1).padStart(7, '0')}`, member_number: memberNumber(member), product_code: product.code,
-      opened_on: dayBefore(cutOverDate, openedDaysBefore, random), balance: random.below(3) === 0 ? frenchAmount(balance) : String(balance), ...term,
+      account_number: `${branch}-${product.code}-${String(index + 1).padStart(7, '0')}`,
+      member_number: memberNumber(member),
+      product_code: product.code,
+      opened_on: dayBefore(cutOverDate, openedDaysBefore, random),
+      balance: random.below(3) === 0 ? frenchAmount(balance) : String(balance),
+      ...term,
     });
   }
 }
@@ -204,7 +250,10 @@ async function writeLoans(loansCsv: CsvFile, installmentsCsv: CsvFile, count: nu
     const product = random.pick(codes.loanProducts);
     const amount = (10 + random.below(4990)) * 1000;
     const term = random.pick(loanTerms.filter((months) => months >= product.minTerm && months <= product.maxTerm));
-    const disbursed = monthsAfter(`${cutOverDate.slice(0, 8)}${String(1 + random.below(28)).padStart(2, '0')}`, -1 - random.below(term - 1));
+    const disbursed = monthsAfter(
+      `${cutOverDate.slice(0, 8)}${String(1 + random.below(28)).padStart(2, '0')}`,
+      -1 - random.below(term - 1),
+    );
     const loanNumber = `PR-${String(index + 1).padStart(6, '0')}`;
     const paid = { principal: 0, interest: 0 };
     let owed = amount;
@@ -219,15 +268,32 @@ async function writeLoans(loansCsv: CsvFile, installmentsCsv: CsvFile, count: nu
       }
       owed -= principal;
       await installmentsCsv.write({
-        loan_number: loanNumber, due_date: dueDate, principal: String(principal), principal_paid: settled ? String(principal) : '0',
-        interest: String(interest), interest_paid: settled ? String(interest) : '0',
+        loan_number: loanNumber,
+        due_date: dueDate,
+        principal: String(principal),
+        principal_paid: settled ? String(principal) : '0',
+        interest: String(interest),
+        interest_paid: settled ? String(interest) : '0',
       });
     }
-    addDetail(detail, codes.branches[members.branch[member]!]!, product.accountCode, new Decimal(amount - paid.principal));
+    addDetail(
+      detail,
+      codes.branches[members.branch[member]!]!,
+      product.accountCode,
+      new Decimal(amount - paid.principal),
+    );
     await loansCsv.write({
-      loan_number: loanNumber, member_number: memberNumber(member), product_code: product.code, original_amount: frenchAmount(amount),
-      annual_rate: '0.18', term_periods: String(term), disbursement_date: disbursed,
-      principal_paid: String(paid.principal), interest_paid: String(paid.interest), classification: 'performing', provision: '0',
+      loan_number: loanNumber,
+      member_number: memberNumber(member),
+      product_code: product.code,
+      original_amount: frenchAmount(amount),
+      annual_rate: '0.18',
+      term_periods: String(term),
+      disbursement_date: disbursed,
+      principal_paid: String(paid.principal),
+      interest_paid: String(paid.interest),
+      classification: 'performing',
+      provision: '0',
     });
   }
 }
@@ -236,11 +302,22 @@ async function writeLoans(loansCsv: CsvFile, installmentsCsv: CsvFile, count: nu
  * The trial balance: each branch's detail lines, then lines of other accounts of random amounts up to `lines` in
  * all, the branch's last line balancing it (debit = credit).
  */
-async function writeTrialBalance(csv: CsvFile, lines: number, codes: EnterpriseCodes, detail: ReadonlyMap<string, Decimal>, random: Random): Promise<void> {
+async function writeTrialBalance(
+  csv: CsvFile,
+  lines: number,
+  codes: EnterpriseCodes,
+  detail: ReadonlyMap<string, Decimal>,
+  random: Random,
+): Promise<void> {
   const others = Math.max(codes.branches.length, lines - detail.size);
   for (const [branchIndex, branch] of codes.branches.entries()) {
-    const own = [...detail].filter(([key]) => key.startsWith(`${branch}|`)).map(([key, balance]) => ({ account: key.slice(branch.length + 1), balance }));
-    const count = Math.min(codes.otherAccounts.length, Math.floor(others / codes.branches.length) + (branchIndex < others % codes.branches.length ? 1 : 0));
+    const own = [...detail]
+      .filter(([key]) => key.startsWith(`${branch}|`))
+      .map(([key, balance]) => ({ account: key.slice(branch.length + 1), balance }));
+    const count = Math.min(
+      codes.otherAccounts.length,
+      Math.floor(others / codes.branches.length) + (branchIndex < others % codes.branches.length ? 1 : 0),
+    );
     for (let index = 0; index < count - 1; index += 1) {
       own.push({ account: codes.otherAccounts[index]!, balance: new Decimal(random.below(50_000_000) - 25_000_000) });
     }
@@ -254,11 +331,22 @@ async function writeTrialBalance(csv: CsvFile, lines: number, codes: EnterpriseC
 }
 
 /** Writes the cooperative's files into `directory`; the same seed gives the same bytes. */
-export async function writeCooperative(directory: string, size: CooperativeSize, codes: EnterpriseCodes, options: { cutOverDate: string; seed: number }): Promise<GeneratedFiles> {
+export async function writeCooperative(
+  directory: string,
+  size: CooperativeSize,
+  codes: EnterpriseCodes,
+  options: { cutOverDate: string; seed: number },
+): Promise<GeneratedFiles> {
   if ([codes.otherAccounts, codes.savingsProducts, codes.loanProducts].some((list) => list.length === 0)) {
-    throw new Error('the enterprise needs a savings product, a loan product and a postable account outside the subledgers');
+    throw new Error(
+      'the enterprise needs a savings product, a loan product and a postable account outside the subledgers',
+    );
   }
-  if (codes.loanProducts.some((product) => !loanTerms.some((months) => months >= product.minTerm && months <= product.maxTerm))) {
+  if (
+    codes.loanProducts.some(
+      (product) => !loanTerms.some((months) => months >= product.minTerm && months <= product.maxTerm),
+    )
+  ) {
     throw new Error(`every loan product must allow one of the terms ${loanTerms.join(', ')}`);
   }
   const random = randomOf(options.seed);
@@ -275,6 +363,7 @@ export async function writeCooperative(directory: string, size: CooperativeSize,
   const trialBalanceCsv = csv('trial-balance');
   await writeTrialBalance(trialBalanceCsv, size.trialBalanceLines, codes, detail, random);
   const files = [];
-  for (const file of [membersCsv, accountsCsv, installmentsCsv, loansCsv, trialBalanceCsv]) files.push(await file.close());
+  for (const file of [membersCsv, accountsCsv, installmentsCsv, loansCsv, trialBalanceCsv])
+    files.push(await file.close());
   return { files, detail };
 }

@@ -14,8 +14,22 @@ import { freePort } from '../runtime/free-port';
 import { ensureTemporalCli, startTemporalDevServer } from '../runtime/temporal-dev-server';
 import { round, type Benchmark, type BenchmarkReport, type TableLine } from './benchmark';
 import { benchActivityContext, withBenchDatabase } from './bench-database';
-import { enterpriseCodes, issueSize, writeCooperative, type CooperativeSize, type EnterpriseCodes } from './import-files';
-import { applyAll, checkTieOut, openImportSession, uploadKind, validateAll, type ImportSession, type PhaseFigures } from './import-session';
+import {
+  enterpriseCodes,
+  issueSize,
+  writeCooperative,
+  type CooperativeSize,
+  type EnterpriseCodes,
+} from './import-files';
+import {
+  applyAll,
+  checkTieOut,
+  openImportSession,
+  uploadKind,
+  validateAll,
+  type ImportSession,
+  type PhaseFigures,
+} from './import-session';
 import { benchPassword, createBenchProduct } from './loan-seed';
 import { startServerProcess, type ServerProcess } from './server-process';
 
@@ -62,17 +76,30 @@ async function measure(knex: Knex, url: string): Promise<BenchmarkReport> {
   const loadBefore = os.loadavg();
   process.stdout.write(`import: load average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
   const users = await seedDirectors(knex);
-  const temporal = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
+  const temporal = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(),
+    port: await freePort(),
+    namespace: 'default',
+  });
   const runs = [];
   try {
     const env = {
-      BENCH_DATABASE_URL: url, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: 'import', BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
-      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs), ...(heapMb === '0' ? {} : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}` }),
+      BENCH_DATABASE_URL: url,
+      BENCH_TEMPORAL_ADDRESS: temporal.address,
+      BENCH_TASK_QUEUE: 'import',
+      BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
+      BENCH_WORKFLOW_DAY_MS: String(workflowDayMs),
+      ...(heapMb === '0' ? {} : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}` }),
     };
     // Each size in an enterprise of its own: an enterprise takes one opening entry.
     for (const [index, members] of sizes.entries()) {
       const enterpriseId = await seedImportEnterprise(knex, users, index);
-      const setting = { env, enterpriseId, codes: await enterpriseCodes(knex, enterpriseId), cutOverDate: await businessDateOf(knex, enterpriseId, new Date()) };
+      const setting = {
+        env,
+        enterpriseId,
+        codes: await enterpriseCodes(knex, enterpriseId),
+        cutOverDate: await businessDateOf(knex, enterpriseId, new Date()),
+      };
       runs.push(await runSize(knex, scaled(members), setting));
     }
   } finally {
@@ -89,10 +116,20 @@ const directors = { maker: 'director', checker: 'director_2', password: benchPas
 /** The two directors as users of the platform (their grants come with each enterprise) and the platform administrator who creates the enterprises. */
 async function seedDirectors(knex: Knex): Promise<{ admin: Actor; directors: string[] }> {
   const hash = await hashPassword(benchPassword);
-  const created = await knex('users').insert([directors.maker, directors.checker, 'import_admin'].map((username) => ({ username, password_hash: hash, full_name: username })))
-    .returning('id') as { id: string }[];
+  const created = (await knex('users')
+    .insert(
+      [directors.maker, directors.checker, 'import_admin'].map((username) => ({
+        username,
+        password_hash: hash,
+        full_name: username,
+      })),
+    )
+    .returning('id')) as { id: string }[];
   const [maker, checker, admin] = created.map((row) => row.id);
-  return { admin: { userId: admin!, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' }, directors: [maker!, checker!] };
+  return {
+    admin: { userId: admin!, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' },
+    directors: [maker!, checker!],
+  };
 }
 
 /** Branches of each enterprise: a cooperative of this size has a head office and a few branches. */
@@ -102,20 +139,63 @@ const branchCodes = ['HQ', 'B2', 'B3', 'B4', 'B5'];
  * An enterprise of five branches, a savings product, a short-term and a medium-term loan product (so that loans
  * average 30 installments, as issue 31's 300 000 for 10 000 loans) and both directors granted `direction` in it.
  */
-async function seedImportEnterprise(knex: Knex, users: { admin: Actor; directors: string[] }, index: number): Promise<string> {
+async function seedImportEnterprise(
+  knex: Knex,
+  users: { admin: Actor; directors: string[] },
+  index: number,
+): Promise<string> {
   const context = benchActivityContext(knex);
   const { id: enterpriseId } = await createEnterprise(context, users.admin, {
-    code: `IMP${index + 1}`, name: `Import ${index + 1}`, legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: branchCodes[0]!, name: 'Siège', address: '', city: '' },
+    code: `IMP${index + 1}`,
+    name: `Import ${index + 1}`,
+    legalForm: 'C',
+    country: 'CM',
+    timeZone: 'Africa/Douala',
+    headOffice: { code: branchCodes[0]!, name: 'Siège', address: '', city: '' },
   });
-  for (const code of branchCodes.slice(1)) await createBranch(context, users.admin, enterpriseId, { code, name: `Agence ${code}`, isHeadOffice: false, address: '', city: '', phone: '' });
-  await knex('role_grants').insert(users.directors.map((userId) => ({ user_id: userId, role: 'direction', enterprise_id: enterpriseId, branch_id: null })));
+  for (const code of branchCodes.slice(1))
+    await createBranch(context, users.admin, enterpriseId, {
+      code,
+      name: `Agence ${code}`,
+      isHeadOffice: false,
+      address: '',
+      city: '',
+      phone: '',
+    });
+  await knex('role_grants').insert(
+    users.directors.map((userId) => ({
+      user_id: userId,
+      role: 'direction',
+      enterprise_id: enterpriseId,
+      branch_id: null,
+    })),
+  );
   await knex('savings_products').insert({
-    enterprise_id: enterpriseId, code: 'EPA', name: 'Épargne', kind: 'demand_deposit', deposit_account_code: '373', interest_expense_account_code: '613', accrued_interest_account_code: '37800',
+    enterprise_id: enterpriseId,
+    code: 'EPA',
+    name: 'Épargne',
+    kind: 'demand_deposit',
+    deposit_account_code: '373',
+    interest_expense_account_code: '613',
+    accrued_interest_account_code: '37800',
   });
   await createBenchProduct(context, users.admin, enterpriseId);
   await createLoanProduct(context, users.admin, enterpriseId, {
-    code: 'CMT', name: 'Crédit moyen terme', termCategory: 'mlt', method: 'constant_annuity', frequency: 'monthly', annualRate: '0.18', minAmount: '10000',
-    maxAmount: '100000000', minTermPeriods: 25, maxTermPeriods: 60, maxGracePeriods: 0, feeRate: '0.01', feeFixed: '0', penaltyRate: '0.12', realEstate: false,
+    code: 'CMT',
+    name: 'Crédit moyen terme',
+    termCategory: 'mlt',
+    method: 'constant_annuity',
+    frequency: 'monthly',
+    annualRate: '0.18',
+    minAmount: '10000',
+    maxAmount: '100000000',
+    minTermPeriods: 25,
+    maxTermPeriods: 60,
+    maxGracePeriods: 0,
+    feeRate: '0.01',
+    feeFixed: '0',
+    penaltyRate: '0.12',
+    realEstate: false,
   });
   return enterpriseId;
 }
@@ -126,8 +206,14 @@ async function runSize(knex: Knex, size: CooperativeSize, setting: RunSetting) {
   const loadBefore = os.loadavg();
   try {
     const began = performance.now();
-    const generated = await writeCooperative(directory, size, setting.codes, { cutOverDate: setting.cutOverDate, seed: 31 });
-    const generation = { seconds: (performance.now() - began) / 1000, bytes: generated.files.reduce((sum, file) => sum + fs.statSync(file.file).size, 0) };
+    const generated = await writeCooperative(directory, size, setting.codes, {
+      cutOverDate: setting.cutOverDate,
+      seed: 31,
+    });
+    const generation = {
+      seconds: (performance.now() - began) / 1000,
+      bytes: generated.files.reduce((sum, file) => sum + fs.statSync(file.file).size, 0),
+    };
     // The worker bundles the workflows as it starts: slow on a busy machine.
     const worker = await startServerProcess('servers/worker.ts', setting.env, 180_000);
     stops.unshift(worker.stop);
@@ -138,16 +224,28 @@ async function runSize(knex: Knex, size: CooperativeSize, setting: RunSetting) {
     const session = await openImportSession(`http://127.0.0.1:${api.port}`, directors, { ...setting, generated });
     const phases = await runPhases(session, (phase) => memory.phase(phase), size.members);
     const counts = await countApplied(knex, session);
-    return { size, generation, phases, counts, memoryMb: memory.stop(), loadAverage: { before: loadBefore, after: os.loadavg() } };
+    return {
+      size,
+      generation,
+      phases,
+      counts,
+      memoryMb: memory.stop(),
+      loadAverage: { before: loadBefore, after: os.loadavg() },
+    };
   } finally {
     for (const stop of stops) await stop();
   }
 }
 
 /** Upload (one entry per kind), validation with the tie-out and dry run, apply with the reconciliation; each announced to the memory sampler. */
-async function runPhases(session: ImportSession, enter: (phase: string) => void, members: number): Promise<Record<string, PhaseFigures>> {
+async function runPhases(
+  session: ImportSession,
+  enter: (phase: string) => void,
+  members: number,
+): Promise<Record<string, PhaseFigures>> {
   const phases: Record<string, PhaseFigures> = {};
-  const log = (name: string) => process.stdout.write(`import: ${members} members, ${name}: ${JSON.stringify(phases[name])}\n`);
+  const log = (name: string) =>
+    process.stdout.write(`import: ${members} members, ${name}: ${JSON.stringify(phases[name])}\n`);
   enter('upload');
   for (const file of session.generated.files) {
     phases[`upload ${file.kind}`] = await uploadKind(session, file);
@@ -166,15 +264,23 @@ async function runPhases(session: ImportSession, enter: (phase: string) => void,
 
 /** What apply created, counted in the tables: each must be the files' rows. */
 async function countApplied(knex: Knex, session: ImportSession): Promise<Record<string, number>> {
-  const count = async (table: string, where: (query: Knex.QueryBuilder) => Knex.QueryBuilder) => Number((await where(knex(table)).count({ count: '*' }).first())!.count);
+  const count = async (table: string, where: (query: Knex.QueryBuilder) => Knex.QueryBuilder) =>
+    Number((await where(knex(table)).count({ count: '*' }).first())!.count);
   const counts = {
-    'members': await count('client_profiles', (query) => query.where({ import_id: session.importId })),
+    members: await count('client_profiles', (query) => query.where({ import_id: session.importId })),
     'member-accounts': await count('comptes_clients', (query) => query.where({ import_id: session.importId })),
-    'loans': await count('loans', (query) => query.where({ import_id: session.importId })),
-    'loan-installments': await count('loan_installments', (query) => query.whereIn('loan_id', knex('loans').where({ import_id: session.importId }).select('id'))),
+    loans: await count('loans', (query) => query.where({ import_id: session.importId })),
+    'loan-installments': await count('loan_installments', (query) =>
+      query.whereIn('loan_id', knex('loans').where({ import_id: session.importId }).select('id')),
+    ),
   };
-  const wrong = Object.entries(counts).filter(([kind, rows]) => session.generated.files.find((file) => file.kind === kind)?.rows !== rows);
-  if (wrong.length > 0) throw new Error(`apply created ${JSON.stringify(counts)}, the files have ${JSON.stringify(session.generated.files.map(({ kind, rows }) => ({ kind, rows })))}`);
+  const wrong = Object.entries(counts).filter(
+    ([kind, rows]) => session.generated.files.find((file) => file.kind === kind)?.rows !== rows,
+  );
+  if (wrong.length > 0)
+    throw new Error(
+      `apply created ${JSON.stringify(counts)}, the files have ${JSON.stringify(session.generated.files.map(({ kind, rows }) => ({ kind, rows })))}`,
+    );
   return counts;
 }
 
@@ -214,7 +320,9 @@ function memorySampler(processes: Record<string, ServerProcess>) {
       sample();
       clearInterval(timer);
       final = {
-        phases: Object.fromEntries(Object.entries(peaks).map(([phase, byProcess]) => [phase, mapValues(byProcess, mb)])),
+        phases: Object.fromEntries(
+          Object.entries(peaks).map(([phase, byProcess]) => [phase, mapValues(byProcess, mb)]),
+        ),
         highWater: mapValues(processes, (child) => mb(residentOf(child.pid).hwm)),
       };
       return final;
@@ -224,11 +332,22 @@ function memorySampler(processes: Record<string, ServerProcess>) {
 
 type Run = Awaited<ReturnType<typeof runSize>>;
 
-const uploadOf = (run: Run): PhaseFigures => Object.entries(run.phases).filter(([name]) => name.startsWith('upload ')).map(([, phase]) => phase)
-  .reduce((sum, phase) => ({ seconds: sum.seconds + phase.seconds, rows: sum.rows + phase.rows, bytes: (sum.bytes ?? 0) + (phase.bytes ?? 0) }), { seconds: 0, rows: 0, bytes: 0 });
+const uploadOf = (run: Run): PhaseFigures =>
+  Object.entries(run.phases)
+    .filter(([name]) => name.startsWith('upload '))
+    .map(([, phase]) => phase)
+    .reduce(
+      (sum, phase) => ({
+        seconds: sum.seconds + phase.seconds,
+        rows: sum.rows + phase.rows,
+        bytes: (sum.bytes ?? 0) + (phase.bytes ?? 0),
+      }),
+      { seconds: 0, rows: 0, bytes: 0 },
+    );
 
 /** The largest resident set of a process over the import's phases (its start-up apart). */
-const peakOf = (run: Run, name: string) => Math.max(...['upload', 'validation', 'apply'].map((phase) => run.memoryMb.phases[phase]?.[name] ?? 0));
+const peakOf = (run: Run, name: string) =>
+  Math.max(...['upload', 'validation', 'apply'].map((phase) => run.memoryMb.phases[phase]?.[name] ?? 0));
 
 function report(runs: readonly Run[], load: { before: number[]; after: number[] }): BenchmarkReport {
   const largest = runs.at(-1)!;
@@ -237,7 +356,9 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
   const perSecond = (phase: PhaseFigures) => round(phase.rows / phase.seconds, 0);
   const at = `${largest.size.members} members, ${largest.size.accounts} accounts, ${largest.size.loans} loans (${largest.counts['loan-installments']} installments)`;
   const phaseLine = (work: string, phase: PhaseFigures, target: number): TableLine => ({
-    work: `import of ${at}: ${work}`, measured: `${round(phase.seconds, 1)} s (${perSecond(phase)} rows/s)`, target: `≤ ${target} s at ${issueSize.members} members`,
+    work: `import of ${at}: ${work}`,
+    measured: `${round(phase.seconds, 1)} s (${perSecond(phase)} rows/s)`,
+    target: `≤ ${target} s at ${issueSize.members} members`,
     met: full && phase.seconds <= target,
   });
   const upload = uploadOf(largest);
@@ -247,25 +368,48 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
     phaseLine('upload of every file', upload, targets.upload),
     phaseLine('validation, tie-out and dry run', largest.phases.validation!, targets.validation),
     phaseLine('apply and reconciliation (four eyes, batches)', largest.phases.apply!, targets.apply),
-    { work: `import of ${at}: the whole`, measured: `${round(whole, 1)} s (load average ${load.before[0]!.toFixed(1)} before, ${load.after[0]!.toFixed(1)} after)`, target: `≤ ${targets.whole} s at ${issueSize.members} members`, met: full && whole <= targets.whole },
+    {
+      work: `import of ${at}: the whole`,
+      measured: `${round(whole, 1)} s (load average ${load.before[0]!.toFixed(1)} before, ${load.after[0]!.toFixed(1)} after)`,
+      target: `≤ ${targets.whole} s at ${issueSize.members} members`,
+      met: full && whole <= targets.whole,
+    },
     {
       work: `import peak RSS, ${largest.size.members} vs ${smallest.size.members} members`,
       measured: `${rss(largest)} vs ${rss(smallest)}`,
       target: 'API and worker ≤ 1.3 × (memory does not grow with the files)',
-      met: runs.length > 1 && peakOf(largest, 'api') <= 1.3 * peakOf(smallest, 'api') && peakOf(largest, 'worker') <= 1.3 * peakOf(smallest, 'worker'),
+      met:
+        runs.length > 1 &&
+        peakOf(largest, 'api') <= 1.3 * peakOf(smallest, 'api') &&
+        peakOf(largest, 'worker') <= 1.3 * peakOf(smallest, 'worker'),
     },
   ];
   const result = {
-    name: 'import', date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), loadAverage: load, targetsSeconds: targets, heapCapMb: heapMb === '0' ? null : Number(heapMb),
-    runs: runs.map((run) => ({ ...run, upload: uploadOf(run), rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])) })),
+    name: 'import',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.availableParallelism(),
+    loadAverage: load,
+    targetsSeconds: targets,
+    heapCapMb: heapMb === '0' ? null : Number(heapMb),
+    runs: runs.map((run) => ({
+      ...run,
+      upload: uploadOf(run),
+      rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])),
+    })),
     notes: [
       'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded PostgreSQL and a Temporal dev server on the same machine.',
       'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and dry run); apply: from the request through the approval to the import read applied (batches, opening entry, reconciliation).',
       'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at the end, start-up (the worker bundles its workflows) included.',
-      'heapCapMb: each process\'s V8 old space capped (--max-old-space-size), so that the peaks show what the import keeps, not the garbage V8 lets pile up; null: uncapped.',
+      "heapCapMb: each process's V8 old space capped (--max-old-space-size), so that the peaks show what the import keeps, not the garbage V8 lets pile up; null: uncapped.",
       'Rerun when the load average before was over 1: the machine is shared.',
     ],
   };
-  const summary = runs.map((run) => `${run.size.members} members: upload ${round(uploadOf(run).seconds, 1)} s, validation ${round(run.phases.validation!.seconds, 1)} s, apply ${round(run.phases.apply!.seconds, 1)} s, ${rss(run)}`).join('; ');
+  const summary = runs
+    .map(
+      (run) =>
+        `${run.size.members} members: upload ${round(uploadOf(run).seconds, 1)} s, validation ${round(run.phases.validation!.seconds, 1)} s, apply ${round(run.phases.apply!.seconds, 1)} s, ${rss(run)}`,
+    )
+    .join('; ');
   return { result, summary, lines };
 }

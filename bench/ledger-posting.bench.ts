@@ -31,7 +31,15 @@ export function measureLedgerPosting(knex: Knex, enterpriseId: string, concurren
   let sequence = 0;
   const postEvent = () =>
     inTransaction(knex, (trx) =>
-      recordBusinessEvent(trx, now, { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000 + (sequence % 5000)), payload: {}, idempotencyKey: `bench-${(sequence += 1)}`, actorId: null }),
+      recordBusinessEvent(trx, now, {
+        enterpriseId,
+        branchId: null,
+        kind: 'deposit',
+        amount: new Money(1000 + (sequence % 5000)),
+        payload: {},
+        idempotencyKey: `bench-${(sequence += 1)}`,
+        actorId: null,
+      }),
     );
   return load(postEvent, concurrency);
 }
@@ -42,7 +50,17 @@ async function roundTripsPerPosting(knex: Knex, enterpriseId: string): Promise<n
   const count = () => (statements += 1);
   knex.on('query', count);
   try {
-    await inTransaction(knex, (trx) => recordBusinessEvent(trx, new Date(), { enterpriseId, branchId: null, kind: 'deposit', amount: new Money(1000), payload: {}, idempotencyKey: 'bench-round-trips', actorId: null }));
+    await inTransaction(knex, (trx) =>
+      recordBusinessEvent(trx, new Date(), {
+        enterpriseId,
+        branchId: null,
+        kind: 'deposit',
+        amount: new Money(1000),
+        payload: {},
+        idempotencyKey: 'bench-round-trips',
+        actorId: null,
+      }),
+    );
   } finally {
     knex.off('query', count);
   }
@@ -73,14 +91,33 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     ],
   };
   const summary = `recordBusinessEvent ${ledger.perSecond}/s (p50 ${ledger.p50Ms} ms, p99 ${ledger.p99Ms} ms) vs tpcb-like ${tpcb.perSecond}/s: ratio ${result.ratio.throughput}`;
-  return { result, summary, lines: [ratioLine(`recordBusinessEvent, ${writers} writers`, ledger.perSecond, pgbench, 0.6, `, p99 ${ledger.p99Ms} ms`)] };
+  return {
+    result,
+    summary,
+    lines: [
+      ratioLine(`recordBusinessEvent, ${writers} writers`, ledger.perSecond, pgbench, 0.6, `, p99 ${ledger.p99Ms} ms`),
+    ],
+  };
 }
 
 export async function newEnterprise(knex: Knex): Promise<string> {
   const context = benchActivityContext(knex);
-  const [user] = await knex('users').insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
-  const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
-  const enterprise = await createEnterprise(context, actor, { code: 'BENCH', name: 'Bench', legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });
+  const [user] = await knex('users')
+    .insert({ username: 'bench', password_hash: 'unused', full_name: 'Benchmark' })
+    .returning('id');
+  const actor: Actor = {
+    userId: user.id,
+    grants: [{ role: 'admin', enterpriseId: null, branchId: null }],
+    requestId: 'bench',
+  };
+  const enterprise = await createEnterprise(context, actor, {
+    code: 'BENCH',
+    name: 'Bench',
+    legalForm: 'C',
+    country: 'CM',
+    timeZone: 'Africa/Douala',
+    headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' },
+  });
   return enterprise.id;
 }
 
@@ -139,6 +176,10 @@ async function tpcbTransaction(knex: Knex): Promise<void> {
     await trx.raw('SELECT abalance FROM bench_accounts WHERE aid = ?', [aid]);
     await trx.raw('UPDATE bench_tellers SET tbalance = tbalance + ? WHERE tid = ?', [delta, tid]);
     await trx.raw('UPDATE bench_branches SET bbalance = bbalance + ? WHERE bid = 1', [delta]);
-    await trx.raw('INSERT INTO bench_history (tid, bid, aid, delta, mtime) VALUES (?, 1, ?, ?, CURRENT_TIMESTAMP)', [tid, aid, delta]);
+    await trx.raw('INSERT INTO bench_history (tid, bid, aid, delta, mtime) VALUES (?, 1, ?, ?, CURRENT_TIMESTAMP)', [
+      tid,
+      aid,
+      delta,
+    ]);
   });
 }

@@ -56,7 +56,14 @@ interface Tally {
  * before the request is written to the end of the response body.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const tally: Tally = { latenciesMs: new Float64Array(options.maxSamples), sampled: 0, requests: 0, errors: 0, serverErrors: 0, lastDoneNs: 0n };
+  const tally: Tally = {
+    latenciesMs: new Float64Array(options.maxSamples),
+    sampled: 0,
+    requests: 0,
+    errors: 0,
+    serverErrors: 0,
+    lastDoneNs: 0n,
+  };
   const startNs = process.hrtime.bigint();
   const measureFromNs = startNs + BigInt(options.warmupMs) * 1_000_000n;
   const stopAtNs = measureFromNs + BigInt(options.durationMs) * 1_000_000n;
@@ -123,9 +130,14 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
 /** The whole request, made once per connection: every request of a connection is the same. */
 function requestBytes(target: URL, body: string | undefined, options: LoadOptions): Buffer {
   const headers: Record<string, string> = { host: target.host, ...options.headers };
-  if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  return Buffer.from(`${options.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1\r\n${head}\r\n${body ?? ''}`);
+  if (body !== undefined)
+    Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return Buffer.from(
+    `${options.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1\r\n${head}\r\n${body ?? ''}`,
+  );
 }
 
 const headerEnd = Buffer.from('\r\n\r\n');
@@ -144,7 +156,10 @@ class LoadConnection {
   private received: Buffer[] = [];
   private answer: ((status: number) => void) | null = null;
 
-  constructor(private readonly target: URL, private readonly request: Buffer) {}
+  constructor(
+    private readonly target: URL,
+    private readonly request: Buffer,
+  ) {}
 
   /** Sends the request; resolves with the answer's status once its body is read, 0 on a failure. Never rejects. */
   send(timeoutMs: number): Promise<number> {

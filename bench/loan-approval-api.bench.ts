@@ -40,14 +40,22 @@ export const loanApprovalApiBenchmark: Benchmark = {
 async function signedInClient(base: string) {
   const call = async (path: string, token: string, body: object) => {
     const began = performance.now();
-    const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const answer = (await response.json()) as { id: string; status: string };
     if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
     return { answer, ms: performance.now() - began };
   };
   const tokens: Record<string, string> = {};
   for (const username of ['bench_teller', ...steps.map(([name]) => name)]) {
-    const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
+    const response = await fetch(`${base}/api/v1/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password: benchPassword }),
+    });
     tokens[username] = ((await response.json()) as { access: string }).access;
   }
   return { call, tokens };
@@ -58,16 +66,35 @@ type Latencies = Record<'submit' | 'cashier' | 'branch_head' | 'credit_committee
 type ServerProcess = Awaited<ReturnType<typeof startServerProcess>>;
 
 /** The circuits through the API, `concurrency` at a time: each call's latency, and the CPU each process spent over them. */
-async function runCircuits(server: ServerProcess, productId: string, members: readonly string[], cpuOf: { temporalPid: number; postgres: (() => number) | null }) {
+async function runCircuits(
+  server: ServerProcess,
+  productId: string,
+  members: readonly string[],
+  cpuOf: { temporalPid: number; postgres: (() => number) | null },
+) {
   const { call, tokens } = await signedInClient(`http://127.0.0.1:${server.port}`);
-  const latencies: Latencies = { submit: [], cashier: [], branch_head: [], credit_committee: [], direction: [], circuit: [] };
+  const latencies: Latencies = {
+    submit: [],
+    cashier: [],
+    branch_head: [],
+    credit_committee: [],
+    direction: [],
+    circuit: [],
+  };
   const approveOne = async (member: string) => {
     const began = performance.now();
-    const submitted = await call('/api/v1/loans/applications/', tokens.bench_teller!, { client: member, product: productId, amount: '2400000', term_periods: 24 });
+    const submitted = await call('/api/v1/loans/applications/', tokens.bench_teller!, {
+      client: member,
+      product: productId,
+      amount: '2400000',
+      term_periods: 24,
+    });
     latencies.submit.push(submitted.ms);
     let status = '';
     for (const [username, step] of steps) {
-      const decided = await call(`/api/v1/loans/applications/${submitted.answer.id}/decisions/`, tokens[username]!, { decision: 'approve' });
+      const decided = await call(`/api/v1/loans/applications/${submitted.answer.id}/decisions/`, tokens[username]!, {
+        decision: 'approve',
+      });
       latencies[step].push(decided.ms);
       status = decided.answer.status;
     }
@@ -77,14 +104,21 @@ async function runCircuits(server: ServerProcess, productId: string, members: re
   const cpu = async (): Promise<CpuSnapshot> => {
     const own = process.cpuUsage();
     const temporal = processCpuMicros(cpuOf.temporalPid) ?? Number.NaN;
-    return { api: await server.cpuMicros(), workerAndLoad: own.user + own.system, temporal, postgres: cpuOf.postgres?.() ?? Number.NaN };
+    return {
+      api: await server.cpuMicros(),
+      workerAndLoad: own.user + own.system,
+      temporal,
+      postgres: cpuOf.postgres?.() ?? Number.NaN,
+    };
   };
   const cpuBefore = await cpu();
   const started = performance.now();
   const queue = [...members];
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let member = queue.shift(); member !== undefined; member = queue.shift()) await approveOne(member);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let member = queue.shift(); member !== undefined; member = queue.shift()) await approveOne(member);
+    }),
+  );
   const elapsedSeconds = (performance.now() - started) / 1000;
   return { latencies, elapsedSeconds, cpuPerCircuit: cpuPerCircuitMs(cpuBefore, await cpu()) };
 }
@@ -99,14 +133,28 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
   const postgresCpu = await postgresCpuReader(knex);
   return withTemporalWorker(knex, async ({ address, pid: temporalPid, taskQueue, connection }) => {
     const loadBefore = loadAverage();
-    const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex'), BENCH_TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue });
-    const circuits = await runCircuits(server, lending.productId, members, { temporalPid, postgres: postgresCpu }).finally(() => server.stop());
+    const server = await startServerProcess('servers/koa-app.ts', {
+      BENCH_DATABASE_URL: url,
+      BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
+      BENCH_TEMPORAL_ADDRESS: address,
+      BENCH_TASK_QUEUE: taskQueue,
+    });
+    const circuits = await runCircuits(server, lending.productId, members, {
+      temporalPid,
+      postgres: postgresCpu,
+    }).finally(() => server.stop());
     // The reference, right after on the same dev server: the same number of workflows and Updates with nothing behind them.
-    const floor = await measureUpdateFloor(connection, { address, pid: temporalPid, taskQueue }, { workflows: applications, updatesPerWorkflow: steps.length, concurrency });
+    const floor = await measureUpdateFloor(
+      connection,
+      { address, pid: temporalPid, taskQueue },
+      { workflows: applications, updatesPerWorkflow: steps.length, concurrency },
+    );
     const loadAfter = loadAverage();
     const { latencies, cpuPerCircuit } = circuits;
     const loans = Number((await knex('loans').count({ count: '*' }).first())!.count);
-    const latency = Object.fromEntries(Object.entries(latencies).map(([name, values]) => [name, latencyStats(values)])) as Record<keyof Latencies, LatencyStats>;
+    const latency = Object.fromEntries(
+      Object.entries(latencies).map(([name, values]) => [name, latencyStats(values)]),
+    ) as Record<keyof Latencies, LatencyStats>;
     // Every decision of every circuit, the final one (which creates the loan) included.
     const decision = latencyStats(steps.flatMap(([, step]) => latencies[step]));
     const result = {
@@ -127,12 +175,17 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
       loansCreated: loans,
       notes,
     };
-    const summary = `full approval p50 ${latency.circuit.p50Ms} ms, p99 ${latency.circuit.p99Ms} ms (decision p50 ${decision.p50Ms} ms, final with loan creation p50 ${latency.direction.p50Ms} ms); `
-      + `empty Update p50 ${floor.emptyUpdate.p50Ms} ms (decision ${result.decisionToEmptyUpdate} ×), with an empty local activity ${floor.localActivityUpdate.p50Ms} ms, `
-      + `floor circuit ${floor.circuit.p50Ms} ms (CPU worker and client ${floor.cpuMsPerCircuit.workerAndClient} ms, Temporal ${floor.cpuMsPerCircuit.temporal} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}; `
-      + `CPU per circuit ${cpuPerCircuit.total} ms (API ${cpuPerCircuit.api}, worker and clients ${cpuPerCircuit.workerAndLoad}, Temporal ${cpuPerCircuit.temporal}, PostgreSQL ${cpuPerCircuit.postgres}); `
-      + `load ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`;
-    return { result, summary, lines: tableLines({ decision, circuit: latency.circuit, floor, load: [loadBefore[0]!, loadAfter[0]!] }, pgbench) };
+    const summary =
+      `full approval p50 ${latency.circuit.p50Ms} ms, p99 ${latency.circuit.p99Ms} ms (decision p50 ${decision.p50Ms} ms, final with loan creation p50 ${latency.direction.p50Ms} ms); ` +
+      `empty Update p50 ${floor.emptyUpdate.p50Ms} ms (decision ${result.decisionToEmptyUpdate} ×), with an empty local activity ${floor.localActivityUpdate.p50Ms} ms, ` +
+      `floor circuit ${floor.circuit.p50Ms} ms (CPU worker and client ${floor.cpuMsPerCircuit.workerAndClient} ms, Temporal ${floor.cpuMsPerCircuit.temporal} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}; ` +
+      `CPU per circuit ${cpuPerCircuit.total} ms (API ${cpuPerCircuit.api}, worker and clients ${cpuPerCircuit.workerAndLoad}, Temporal ${cpuPerCircuit.temporal}, PostgreSQL ${cpuPerCircuit.postgres}); ` +
+      `load ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`;
+    return {
+      result,
+      summary,
+      lines: tableLines({ decision, circuit: latency.circuit, floor, load: [loadBefore[0]!, loadAfter[0]!] }, pgbench),
+    };
   });
 }
 
@@ -154,7 +207,12 @@ interface CpuSnapshot {
 
 function cpuPerCircuitMs(before: CpuSnapshot, after: CpuSnapshot) {
   const per = (key: keyof CpuSnapshot) => round((after[key] - before[key]) / 1000 / applications, 1);
-  const figures = { api: per('api'), workerAndLoad: per('workerAndLoad'), temporal: per('temporal'), postgres: per('postgres') };
+  const figures = {
+    api: per('api'),
+    workerAndLoad: per('workerAndLoad'),
+    temporal: per('temporal'),
+    postgres: per('postgres'),
+  };
   return { ...figures, total: round(figures.api + figures.workerAndLoad + figures.temporal + figures.postgres, 1) };
 }
 

@@ -28,9 +28,29 @@ function rate(work: () => unknown): number {
 export const loanScheduleBenchmark: Benchmark = {
   name: 'loan-schedule',
   run: () => {
-    const input = { method: 'constant_annuity' as const, principal: new Money(10_000_000), annualRate: new Money('0.12'), termPeriods: 360, frequency: 'monthly' as const, firstDueDate: '2027-01-31', principalGracePeriods: 0 };
+    const input = {
+      method: 'constant_annuity' as const,
+      principal: new Money(10_000_000),
+      annualRate: new Money('0.12'),
+      termPeriods: 360,
+      frequency: 'monthly' as const,
+      firstDueDate: '2027-01-31',
+      principalGracePeriods: 0,
+    };
     const schedules = rate(() => buildSchedule(input));
-    const simulations = rate(() => simulateLoan({ method: 'constant_annuity', frequency: 'monthly', annualRate: new Money('0.12'), feeRate: new Money('0.01'), feeFixed: new Money(0), principal: new Money(10_000_000), termPeriods: 360, gracePeriods: 0, startDate: '2026-12-31' }));
+    const simulations = rate(() =>
+      simulateLoan({
+        method: 'constant_annuity',
+        frequency: 'monthly',
+        annualRate: new Money('0.12'),
+        feeRate: new Money('0.01'),
+        feeFixed: new Money(0),
+        principal: new Money(10_000_000),
+        termPeriods: 360,
+        gracePeriods: 0,
+        startDate: '2026-12-31',
+      }),
+    );
     const result = {
       name: 'loan-schedule',
       date: new Date().toISOString(),
@@ -40,6 +60,9 @@ export const loanScheduleBenchmark: Benchmark = {
       simulation360WithTegPerSecond: round(simulations, 1),
       notes: ['One thread, 3 s each after 0.5 s of warm-up; Decimal (decimal.js, precision 40) for every amount.'],
     };
-    return Promise.resolve({ result, summary: `360-period schedules ${result.schedule360PerSecond}/s; with fees and TEG ${result.simulation360WithTegPerSecond}/s` });
+    return Promise.resolve({
+      result,
+      summary: `360-period schedules ${result.schedule360PerSecond}/s; with fees and TEG ${result.simulation360WithTegPerSecond}/s`,
+    });
   },
 };

@@ -69,7 +69,9 @@ async function snapshot(server: ServerProcess): Promise<CpuSnapshot> {
   // Everything local first, synchronously, so the figures describe the same instant as closely as possible.
   const wallNs = process.hrtime.bigint();
   const own = process.cpuUsage();
-  const machineBusyMicros = os.cpus().reduce((sum, { times }) => sum + (times.user + times.nice + times.sys + times.irq) * 1000, 0);
+  const machineBusyMicros = os
+    .cpus()
+    .reduce((sum, { times }) => sum + (times.user + times.nice + times.sys + times.irq) * 1000, 0);
   return { wallNs, ownMicros: own.user + own.system, machineBusyMicros, serverMicros: await server.cpuMicros() };
 }
 

@@ -34,7 +34,11 @@ export async function measurePgbench(knex: Knex, url: string): Promise<PgbenchRe
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
     const latency = /latency average = ([\d.]+) ms/.exec(output);
     if (tps === null || latency === null) throw new Error(`pgbench printed no tps:\n${output}`);
-    return { tps: Number(tps[1]), latencyMs: Number(latency[1]), command: `pgbench -i -s ${scale}; pgbench ${args.slice(0, -1).join(' ')}` };
+    return {
+      tps: Number(tps[1]),
+      latencyMs: Number(latency[1]),
+      command: `pgbench -i -s ${scale}; pgbench ${args.slice(0, -1).join(' ')}`,
+    };
   } finally {
     await knex.raw(`DROP DATABASE IF EXISTS ${database}`);
   }
@@ -46,7 +50,10 @@ async function pgbench(args: readonly string[]): Promise<string> {
     return `${stdout}\n${stderr}`;
   } catch (error) {
     const failure = error as { code?: string; stderr?: string };
-    if (failure.code === 'ENOENT') throw new Error('pgbench is not on PATH: install the PostgreSQL client tools (apt-get install postgresql-client)');
+    if (failure.code === 'ENOENT')
+      throw new Error(
+        'pgbench is not on PATH: install the PostgreSQL client tools (apt-get install postgresql-client)',
+      );
     throw new Error(`pgbench ${args[0]} failed: ${failure.stderr ?? String(error)}`);
   }
 }

@@ -26,8 +26,15 @@ function procStat(pid: number): ProcStat | null {
     return null;
   }
   // The command name, in parentheses, may hold spaces: the fields are counted after its closing one.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
-  return { parentPid: fields[1]!, ownMicros: (fields[11]! + fields[12]!) * microsPerTick, reapedChildrenMicros: (fields[13]! + fields[14]!) * microsPerTick };
+  const fields = text
+    .slice(text.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  return {
+    parentPid: fields[1]!,
+    ownMicros: (fields[11]! + fields[12]!) * microsPerTick,
+    reapedChildrenMicros: (fields[13]! + fields[14]!) * microsPerTick,
+  };
 }
 
 /** User + system CPU time of one process, in microseconds; null when it cannot be read. */

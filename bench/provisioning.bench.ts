@@ -44,7 +44,10 @@ interface Portfolio {
 async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
   const portfolios: Portfolio[] = [];
   for (const loans of sizes) portfolios.push(await portfolio(knex, loans));
-  const floor = await ageQuery(knex, portfolios.find((candidate) => candidate.loans === 100_000)!);
+  const floor = await ageQuery(
+    knex,
+    portfolios.find((candidate) => candidate.loans === 100_000)!,
+  );
   const runs = await withTemporalWorker(knex, async ({ address, taskQueue }) => {
     const connection = await Connection.connect({ address });
     try {
@@ -53,7 +56,13 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
       for (const { loans, enterpriseId, seedSeconds } of portfolios) {
         const first = await timedRun(knex, client, taskQueue, enterpriseId, firstDay);
         const next = await timedRun(knex, client, taskQueue, enterpriseId, nextDay);
-        measured.push({ loans, seedSeconds, firstDay: first, nextDay: next, liveMemory: await liveMemoryRun(knex, client, taskQueue, enterpriseId) });
+        measured.push({
+          loans,
+          seedSeconds,
+          firstDay: first,
+          nextDay: next,
+          liveMemory: await liveMemoryRun(knex, client, taskQueue, enterpriseId),
+        });
       }
       return measured;
     } finally {
@@ -73,17 +82,23 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     ratio: { nextDayToFloor: round(at100k.nextDay.loansPerSecond / (100_000 / floor), 3) },
     books,
     notes: [
-      'The run: provisioningRun workflow on a local Temporal dev server, batches of the workflow default size, each one transaction (facts query, classification and provisions in the domain, '
-      + 'LoanProvision rows where a position changed, loan updates, one entry per branch, kind and account pair, cursor).',
-      'Memory: the worker runs in the benchmark process, collected in full before each run. peakHeapMb and peakRssMb: sampled every 100 ms during the timed runs, garbage '
-      + 'included (how high it piles up before V8 collects it depends on how long the run lasts, not on what the worker keeps). liveMemory: a rerun of the next day through the same workflow '
-      + '(every loan decided again, nothing to write), with a full collection before each sample every 200 ms: what the worker holds, at its highest.',
-      'The floor: one SELECT of every loan\'s oldest unpaid due date (the ages), nothing written.',
+      'The run: provisioningRun workflow on a local Temporal dev server, batches of the workflow default size, each one transaction (facts query, classification and provisions in the domain, ' +
+        'LoanProvision rows where a position changed, loan updates, one entry per branch, kind and account pair, cursor).',
+      'Memory: the worker runs in the benchmark process, collected in full before each run. peakHeapMb and peakRssMb: sampled every 100 ms during the timed runs, garbage ' +
+        'included (how high it piles up before V8 collects it depends on how long the run lasts, not on what the worker keeps). liveMemory: a rerun of the next day through the same workflow ' +
+        '(every loan decided again, nothing to write), with a full collection before each sample every 200 ms: what the worker holds, at its highest.',
+      "The floor: one SELECT of every loan's oldest unpaid due date (the ages), nothing written.",
       'One embedded PostgreSQL (default settings), the worker and the dev server on the same machine.',
     ],
   };
-  const summary = runs.map((run) => `${run.loans} loans: first day ${run.firstDay.loansPerSecond} loans/s, next day ${run.nextDay.loansPerSecond} loans/s, peak heap ${run.nextDay.peakHeapMb} MB`).join('; ')
-    + `; books balanced ${books.debitMinusCredit === '0'}, 39x = provisions ${books.provisionsAccountEqualsPositions}, class accounts = principal by class ${books.classAccountsEqualPrincipal}`;
+  const summary =
+    runs
+      .map(
+        (run) =>
+          `${run.loans} loans: first day ${run.firstDay.loansPerSecond} loans/s, next day ${run.nextDay.loansPerSecond} loans/s, peak heap ${run.nextDay.peakHeapMb} MB`,
+      )
+      .join('; ') +
+    `; books balanced ${books.debitMinusCredit === '0'}, 39x = provisions ${books.provisionsAccountEqualsPositions}, class accounts = principal by class ${books.classAccountsEqualPrincipal}`;
   return { result, summary, lines: tableLines(runs, pgbench, books) };
 }
 
@@ -94,7 +109,11 @@ type Measured = {
   liveMemory: Awaited<ReturnType<typeof liveMemoryRun>>;
 };
 
-function tableLines(runs: readonly Measured[], pgbench: PgbenchReference, books: Awaited<ReturnType<typeof booksCheck>>): TableLine[] {
+function tableLines(
+  runs: readonly Measured[],
+  pgbench: PgbenchReference,
+  books: Awaited<ReturnType<typeof booksCheck>>,
+): TableLine[] {
   const at100k = runs.find((run) => run.loans === 100_000)!;
   const biggest = runs[runs.length - 1]!;
   // Without the million, the scaling compares 100 000 with 10 000.
@@ -104,16 +123,28 @@ function tableLines(runs: readonly Measured[], pgbench: PgbenchReference, books:
   // The live memory's peak RSS: the timed runs' peaks hold the garbage V8 lets pile up, more of it the longer a run lasts (bench/README.md).
   const rssRatio = biggest.liveMemory.peakRssMb / reference.liveMemory.peakRssMb;
   const lazyPeak = (run: Measured) => Math.max(run.firstDay.peakRssMb, run.nextDay.peakRssMb);
-  const booksTrue = books.debitMinusCredit === '0' && books.provisionsAccountEqualsPositions && books.classAccountsEqualPrincipal;
+  const booksTrue =
+    books.debitMinusCredit === '0' && books.provisionsAccountEqualsPositions && books.classAccountsEqualPrincipal;
   const beside = `, pgbench ${round(pgbench.tps, 0)} tps${booksTrue ? '' : ', **books not true**'}`;
   const size = (loans: number) => loans.toLocaleString('en').replaceAll(',', ' ');
   return [
-    { work: 'provisioning, 100 000 loans, first day (10 % in arrears)', measured: `${at100k.firstDay.loansPerSecond} loans/s (${at100k.firstDay.seconds} s)${beside}`, target: '≥ 20 000 loans/s', met: booksTrue && at100k.firstDay.loansPerSecond >= 20_000 },
-    { work: 'provisioning, next day (nothing changed)', measured: `${at100k.nextDay.loansPerSecond} loans/s (${at100k.nextDay.seconds} s)${beside}`, target: '≥ 50 000 loans/s', met: booksTrue && at100k.nextDay.loansPerSecond >= 50_000 },
+    {
+      work: 'provisioning, 100 000 loans, first day (10 % in arrears)',
+      measured: `${at100k.firstDay.loansPerSecond} loans/s (${at100k.firstDay.seconds} s)${beside}`,
+      target: '≥ 20 000 loans/s',
+      met: booksTrue && at100k.firstDay.loansPerSecond >= 20_000,
+    },
+    {
+      work: 'provisioning, next day (nothing changed)',
+      measured: `${at100k.nextDay.loansPerSecond} loans/s (${at100k.nextDay.seconds} s)${beside}`,
+      target: '≥ 50 000 loans/s',
+      met: booksTrue && at100k.nextDay.loansPerSecond >= 50_000,
+    },
     {
       work: `provisioning scaling, ${size(biggest.loans)} vs ${size(reference.loans)} loans`,
-      measured: `per-loan time × ${round(timeRatio, 2)}, worker peak RSS × ${round(rssRatio, 2)} collected (${biggest.liveMemory.peakRssMb} MB vs ${reference.liveMemory.peakRssMb} MB, `
-        + `heap ${biggest.liveMemory.peakHeapMb} MB vs ${reference.liveMemory.peakHeapMb} MB); uncollected ${lazyPeak(biggest)} MB vs ${lazyPeak(reference)} MB`,
+      measured:
+        `per-loan time × ${round(timeRatio, 2)}, worker peak RSS × ${round(rssRatio, 2)} collected (${biggest.liveMemory.peakRssMb} MB vs ${reference.liveMemory.peakRssMb} MB, ` +
+        `heap ${biggest.liveMemory.peakHeapMb} MB vs ${reference.liveMemory.peakHeapMb} MB); uncollected ${lazyPeak(biggest)} MB vs ${lazyPeak(reference)} MB`,
       target: 'per-loan time ≤ 1.3 ×, worker RSS ≤ 1.3 ×',
       met: timeRatio <= 1.3 && rssRatio <= 1.3,
     },
@@ -123,12 +154,31 @@ function tableLines(runs: readonly Measured[], pgbench: PgbenchReference, books:
 /** An enterprise of its own with its product and `loans` loans. */
 async function portfolio(knex: Knex, loans: number): Promise<Portfolio> {
   const context = benchActivityContext(knex);
-  const [user] = await knex('users').insert({ username: `bench-provisioning-${loans}`, password_hash: 'unused', full_name: 'Benchmark' }).returning('id');
-  const actor: Actor = { userId: user.id, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'bench' };
-  const enterprise = await createEnterprise(context, actor, { code: `P${loans}`, name: `Portfolio of ${loans}`, legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });
+  const [user] = await knex('users')
+    .insert({ username: `bench-provisioning-${loans}`, password_hash: 'unused', full_name: 'Benchmark' })
+    .returning('id');
+  const actor: Actor = {
+    userId: user.id,
+    grants: [{ role: 'admin', enterpriseId: null, branchId: null }],
+    requestId: 'bench',
+  };
+  const enterprise = await createEnterprise(context, actor, {
+    code: `P${loans}`,
+    name: `Portfolio of ${loans}`,
+    legalForm: 'C',
+    country: 'CM',
+    timeZone: 'Africa/Douala',
+    headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' },
+  });
   const product = await createBenchProduct(context, actor, enterprise.id);
   const seeding = performance.now();
-  await seedPortfolio(knex, { enterpriseId: enterprise.id, productId: product.id, userId: user.id, loans, arrearsShare });
+  await seedPortfolio(knex, {
+    enterpriseId: enterprise.id,
+    productId: product.id,
+    userId: user.id,
+    loans,
+    arrearsShare,
+  });
   return { loans, enterpriseId: enterprise.id, seedSeconds: round((performance.now() - seeding) / 1000, 1) };
 }
 
@@ -136,7 +186,11 @@ async function portfolio(knex: Knex, loans: number): Promise<Portfolio> {
 async function timedRun(knex: Knex, client: Client, taskQueue: string, enterpriseId: string, asOf: string) {
   // Each run starts from the memory the worker holds, not from the seeding's or the previous run's garbage.
   collectGarbage();
-  const { runId, seconds, peak } = await sampledRun({ knex, client, taskQueue, enterpriseId, asOf }, 100, () => undefined);
+  const { runId, seconds, peak } = await sampledRun(
+    { knex, client, taskQueue, enterpriseId, asOf },
+    100,
+    () => undefined,
+  );
   const row = await knex('provisioning_runs').where({ id: runId }).first();
   return {
     asOf,
@@ -158,16 +212,29 @@ async function timedRun(knex: Knex, client: Client, taskQueue: string, enterpris
  */
 async function liveMemoryRun(knex: Knex, client: Client, taskQueue: string, enterpriseId: string) {
   collectGarbage();
-  const { runId, peak } = await sampledRun({ knex, client, taskQueue, enterpriseId, asOf: nextDay }, 200, collectGarbage);
+  const { runId, peak } = await sampledRun(
+    { knex, client, taskQueue, enterpriseId, asOf: nextDay },
+    200,
+    collectGarbage,
+  );
   const row = await knex('provisioning_runs').where({ id: runId }).first();
-  if (row.provisions_changed !== 0 || row.loans_reclassified !== 0) throw new Error('the rerun of the next day changed provisions');
-  return { loansProcessed: row.loans_processed as number, peakHeapMb: round(peak.heap / 2 ** 20, 0), peakRssMb: round(peak.rss / 2 ** 20, 0) };
+  if (row.provisions_changed !== 0 || row.loans_reclassified !== 0)
+    throw new Error('the rerun of the next day changed provisions');
+  return {
+    loansProcessed: row.loans_processed as number,
+    peakHeapMb: round(peak.heap / 2 ** 20, 0),
+    peakRssMb: round(peak.rss / 2 ** 20, 0),
+  };
 }
 
 type RunOf = { knex: Knex; client: Client; taskQueue: string; enterpriseId: string; asOf: string };
 
 /** One run of the workflow for `asOf` to its end, the process's peak heap and RSS sampled every `everyMs` (after `beforeSample`). */
-async function sampledRun({ knex, client, taskQueue, enterpriseId, asOf }: RunOf, everyMs: number, beforeSample: () => void) {
+async function sampledRun(
+  { knex, client, taskQueue, enterpriseId, asOf }: RunOf,
+  everyMs: number,
+  beforeSample: () => void,
+) {
   await knex('enterprise_configurations').where({ enterprise_id: enterpriseId }).update({ business_date: asOf });
   const run = await startProvisioningRun(knex, new Date(), { enterpriseId, asOf, trigger: 'api', requestedBy: null });
   const peak = { heap: 0, rss: 0 };
@@ -180,7 +247,11 @@ async function sampledRun({ knex, client, taskQueue, enterpriseId, asOf }: RunOf
   const sampler = setInterval(sample, everyMs);
   const began = performance.now();
   try {
-    await client.workflow.execute('provisioningRun', { taskQueue, workflowId: `provisioning-run-${run.id}`, args: [{ enterpriseId, runId: run.id }] });
+    await client.workflow.execute('provisioningRun', {
+      taskQueue,
+      workflowId: `provisioning-run-${run.id}`,
+      args: [{ enterpriseId, runId: run.id }],
+    });
   } finally {
     clearInterval(sampler);
   }
@@ -210,25 +281,45 @@ function collectGarbage(): void {
  */
 async function booksCheck(knex: Knex) {
   const balanceOf = (codes: readonly string[]) =>
-    knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereIn('c.code', codes).first(knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
-  const difference = (await knex('journal_lines').first(knex.raw('(sum(debit) - sum(credit))::text AS difference'))).difference as string;
-  const positions = await knex.from(provisionRowsAt(knex, nextDay).as('positions')).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'));
+    knex('journal_lines as l')
+      .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+      .whereIn('c.code', codes)
+      .first(knex.raw('COALESCE(sum(l.debit - l.credit), 0)::text AS balance'));
+  const difference = (await knex('journal_lines').first(knex.raw('(sum(debit) - sum(credit))::text AS difference')))
+    .difference as string;
+  const positions = await knex
+    .from(provisionRowsAt(knex, nextDay).as('positions'))
+    .first(knex.raw('COALESCE(sum(amount), 0)::text AS total'));
   const provisions = (await balanceOf(provisionAccounts)).balance as string;
   let classAccountsEqualPrincipal = true;
-  for (const [loanClass, codes] of [['performing', ['3221']], ['overdue', ['3312']], ['doubtful', doubtfulAccounts]] as const) {
-    const principal = await knex('loans').where({ classification: loanClass }).first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
+  for (const [loanClass, codes] of [
+    ['performing', ['3221']],
+    ['overdue', ['3312']],
+    ['doubtful', doubtfulAccounts],
+  ] as const) {
+    const principal = await knex('loans')
+      .where({ classification: loanClass })
+      .first(knex.raw('COALESCE(sum(outstanding_principal), 0)::text AS total'));
     classAccountsEqualPrincipal &&= (await balanceOf(codes)).balance === principal.total;
   }
   const provisionsAccountEqualsPositions = BigInt(provisions) === -BigInt(positions.total as string);
-  return { debitMinusCredit: difference, provisionsAccount: provisions, provisionsAccountEqualsPositions, classAccountsEqualPrincipal };
+  return {
+    debitMinusCredit: difference,
+    provisionsAccount: provisions,
+    provisionsAccountEqualsPositions,
+    classAccountsEqualPrincipal,
+  };
 }
 
 async function ageQuery(knex: Knex, portfolio: Portfolio): Promise<number> {
   const began = performance.now();
-  const result = await knex.raw(`
+  const result = await knex.raw(
+    `
     SELECT l.id, ?::date - min(i.due_date) AS days_past_due
     FROM loans l LEFT JOIN loan_installments i ON i.loan_id = l.id AND i.paid_on IS NULL AND i.due_date < ?
-    WHERE l.status = 'active' AND l.enterprise_id = ? GROUP BY l.id`, [firstDay, firstDay, portfolio.enterpriseId]);
+    WHERE l.status = 'active' AND l.enterprise_id = ? GROUP BY l.id`,
+    [firstDay, firstDay, portfolio.enterpriseId],
+  );
   if (result.rows.length !== portfolio.loans) throw new Error(`the age query saw ${result.rows.length} loans`);
   return (performance.now() - began) / 1000;
 }

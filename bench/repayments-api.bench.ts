@@ -29,14 +29,25 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
   const loans: string[] = [];
   for (let index = 0; index < clients; index += 1) loans.push(await lending.disbursedLoan('10000000'));
   const jwtSecret = randomBytes(32).toString('hex');
-  const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: jwtSecret });
+  const server = await startServerProcess('servers/koa-app.ts', {
+    BENCH_DATABASE_URL: url,
+    BENCH_JWT_SECRET: jwtSecret,
+  });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench_cashier', password: benchPassword }) });
+    const token = await fetch(`${base}/api/v1/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bench_cashier', password: benchPassword }),
+    });
     if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
     const { access } = (await token.json()) as { access: string };
     const headers = { authorization: `Bearer ${access}` };
-    const probe = await fetch(`${base}/api/v1/loans/repayments/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ loan: loans[0], amount: '100' }) });
+    const probe = await fetch(`${base}/api/v1/loans/repayments/`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ loan: loans[0], amount: '100' }),
+    });
     if (probe.status !== 201) throw new Error(`a repayment failed: ${probe.status} ${await probe.text()}`);
     const load = {
       url: `${base}/api/v1/loans/repayments/`,
@@ -53,7 +64,8 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
     const cpuBefore = await server.cpuMicros();
     const api = await runLoad({ ...load, warmupMs: 1000, durationMs: 5000 });
     // Over the whole measured load, its own warm-up second included, against every repayment it recorded (the rows, not the answers counted in the measured period).
-    const cpuMsPerRepayment = ((await server.cpuMicros()) - cpuBefore) / Math.max(1, (await repaymentRows(knex)) - rowsBefore) / 1000;
+    const cpuMsPerRepayment =
+      ((await server.cpuMicros()) - cpuBefore) / Math.max(1, (await repaymentRows(knex)) - rowsBefore) / 1000;
     const books = await checkBooks(knex);
     const result = {
       name: 'repayments-api',
@@ -74,27 +86,51 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
       notes: [
         'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, each on its own disbursed loan, Bearer token, no Idempotency-Key.',
         'Each repayment of 100 XAF goes to the interest of the first installment: one posted event per repayment (interest).',
-        'CPU per repayment: the API process\'s CPU time (user + system) from the start of the measured load\'s warm-up second (after 4 s of unmeasured load) to the last answer, over the repayments recorded in that time.',
-        'books: debit minus credit over every line (0), entries that do not balance (0), the portfolio account 3221 against the loans\' outstanding principal (all loans performing).',
+        "CPU per repayment: the API process's CPU time (user + system) from the start of the measured load's warm-up second (after 4 s of unmeasured load) to the last answer, over the repayments recorded in that time.",
+        "books: debit minus credit over every line (0), entries that do not balance (0), the portfolio account 3221 against the loans' outstanding principal (all loans performing).",
         'One embedded PostgreSQL (default settings) for pgbench and the API, on the same 2-core machine: the processes compete for CPU.',
       ],
     };
     const summary = `API repayments ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerRepayment} µs CPU each); books balanced: ${books.balanced}, portfolio = outstanding: ${books.portfolioEqualsOutstanding}`;
-    return { result, summary, lines: tableLines(api, cpuMsPerRepayment, books.balanced && books.portfolioEqualsOutstanding, pgbench) };
+    return {
+      result,
+      summary,
+      lines: tableLines(api, cpuMsPerRepayment, books.balanced && books.portfolioEqualsOutstanding, pgbench),
+    };
   } finally {
     await server.stop();
   }
 }
 
-const repaymentRows = async (knex: Knex): Promise<number> => Number((await knex('loan_repayments').count({ rows: '*' }).first())!.rows);
+const repaymentRows = async (knex: Knex): Promise<number> =>
+  Number((await knex('loan_repayments').count({ rows: '*' }).first())!.rows);
 
 /** The run's targets; a line whose books do not check is not met, however fast. */
-function tableLines(api: LoadResult, cpuMsPerRepayment: number, booksCheck: boolean, pgbench: PgbenchReference): TableLine[] {
+function tableLines(
+  api: LoadResult,
+  cpuMsPerRepayment: number,
+  booksCheck: boolean,
+  pgbench: PgbenchReference,
+): TableLine[] {
   const work = `repayments through the API, ${clients} clients`;
   const books = booksCheck ? '' : ' (books do not check)';
   return [
-    { ...ratioLine(work, api.rps, pgbench, 0.2, `, p50 ${round(api.p50Ms, 1)} ms, p99 ${round(api.p99Ms, 1)} ms${books}`), ...(booksCheck ? {} : { met: false }) },
-    { work: `${work}: API process CPU per repayment`, measured: `${round(cpuMsPerRepayment, 2)} ms`, target: '≤ 2.5 ms', met: cpuMsPerRepayment <= 2.5 },
+    {
+      ...ratioLine(
+        work,
+        api.rps,
+        pgbench,
+        0.2,
+        `, p50 ${round(api.p50Ms, 1)} ms, p99 ${round(api.p99Ms, 1)} ms${books}`,
+      ),
+      ...(booksCheck ? {} : { met: false }),
+    },
+    {
+      work: `${work}: API process CPU per repayment`,
+      measured: `${round(cpuMsPerRepayment, 2)} ms`,
+      target: '≤ 2.5 ms',
+      met: cpuMsPerRepayment <= 2.5,
+    },
   ];
 }
 
@@ -106,7 +142,13 @@ export async function checkBooks(knex: Knex) {
            (SELECT sum(l.debit - l.credit) FROM journal_lines l JOIN company_chart_entries c ON c.id = l.chart_entry_id WHERE c.code = '3221')::text AS portfolio,
            (SELECT sum(outstanding_principal) FROM loans WHERE status <> 'awaiting_disbursement')::text AS outstanding,
            (SELECT count(*) FROM loan_repayments)::int AS repayments`);
-  const row = totals.rows[0] as { difference: string; unbalanced_entries: number; portfolio: string; outstanding: string; repayments: number };
+  const row = totals.rows[0] as {
+    difference: string;
+    unbalanced_entries: number;
+    portfolio: string;
+    outstanding: string;
+    repayments: number;
+  };
   return {
     debitMinusCredit: row.difference,
     unbalancedEntries: row.unbalanced_entries,

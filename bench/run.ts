@@ -36,13 +36,16 @@ const resultsDir = path.join(__dirname, 'results');
 // The whole run is bounded in time; this guards against a hang (a server that never starts, say). Every
 // benchmark runs pgbench first and provisioning seeds 110 000 loans; a million more take a while, and so does seeding
 // a cooperative's whole history (bench/history-seed.ts) at a tenth of its size or more.
-const longSeed = process.env.BENCH_PROVISIONING_MILLION === '1' || Number(process.env.BENCH_HISTORY_SCALE ?? '0') >= 0.1;
+const longSeed =
+  process.env.BENCH_PROVISIONING_MILLION === '1' || Number(process.env.BENCH_HISTORY_SCALE ?? '0') >= 0.1;
 const hardLimitMs = longSeed ? 3 * 3_600_000 : 1_800_000;
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`Unknown benchmark(s): ${unknown.join(', ')}. Known: ${benchmarks.map((b) => b.name).join(', ')}\n`);
+    process.stderr.write(
+      `Unknown benchmark(s): ${unknown.join(', ')}. Known: ${benchmarks.map((b) => b.name).join(', ')}\n`,
+    );
     return 2;
   }
   const selected = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name));
@@ -64,13 +67,17 @@ function writeTable(): void {
     const file = path.join(resultsDir, `${benchmark.name}.json`);
     if (!fs.existsSync(file)) return [];
     const result = JSON.parse(fs.readFileSync(file, 'utf8')) as { date: string; lines?: TableLine[] };
-    return (result.lines ?? []).map((line) => `| ${line.work} | ${line.measured} | ${line.target} | ${line.met ? 'met' : '**not met**'} | ${benchmark.name}, ${result.date.slice(0, 10)} |`);
+    return (result.lines ?? []).map(
+      (line) =>
+        `| ${line.work} | ${line.measured} | ${line.target} | ${line.met ? 'met' : '**not met**'} | ${benchmark.name}, ${result.date.slice(0, 10)} |`,
+    );
   });
   const table = ['| work | measured | target | | benchmark, run |', '|---|---|---|---|---|', ...rows].join('\n');
   const text = fs.readFileSync(readme, 'utf8');
   const [before, rest] = text.split(tableStart);
   const after = rest?.split(tableEnd)[1];
-  if (before === undefined || after === undefined) throw new Error(`bench/README.md lacks the ${tableStart} … ${tableEnd} markers`);
+  if (before === undefined || after === undefined)
+    throw new Error(`bench/README.md lacks the ${tableStart} … ${tableEnd} markers`);
   fs.writeFileSync(readme, `${before}${tableStart}\n${table}\n${tableEnd}${after}`);
 }
 

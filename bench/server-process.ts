@@ -23,9 +23,15 @@ export interface ServerProcess {
  * the load generator (this process) each have a core rather than sharing one event loop.
  * stdout goes to /dev/null (it carries the app's log lines); stderr is shown, for crashes.
  */
-export async function startServerProcess(script: string, env: Record<string, string> = {}, startTimeoutMs = defaultStartTimeoutMs): Promise<ServerProcess> {
+export async function startServerProcess(
+  script: string,
+  env: Record<string, string> = {},
+  startTimeoutMs = defaultStartTimeoutMs,
+): Promise<ServerProcess> {
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it exits (node --cpu-prof), to see where its time goes.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)]
+    : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
@@ -55,8 +61,17 @@ export async function startServerProcess(script: string, env: Record<string, str
  * Asks the child for a figure. A child already gone is named with how it ended: sent to it, the question would
  * fail as ERR_IPC_CHANNEL_CLOSED, which says nothing of the cause.
  */
-function ask<T extends ToServer['type']>(child: ChildProcess, script: string, type: T): Promise<Extract<FromServer, { type: T }>> {
-  if (!child.connected) return Promise.reject(new Error(`The server process ${script} ended (${child.signalCode ?? child.exitCode ?? 'disconnected'}) before its '${type}' was asked.`));
+function ask<T extends ToServer['type']>(
+  child: ChildProcess,
+  script: string,
+  type: T,
+): Promise<Extract<FromServer, { type: T }>> {
+  if (!child.connected)
+    return Promise.reject(
+      new Error(
+        `The server process ${script} ended (${child.signalCode ?? child.exitCode ?? 'disconnected'}) before its '${type}' was asked.`,
+      ),
+    );
   const reply = nextMessage(child, type, replyTimeoutMs);
   // A send that fails is the child ending: the reply's wait names the exit.
   child.send({ type } satisfies ToServer, () => undefined);

@@ -30,21 +30,45 @@ async function measure(knex: Knex, url: string) {
   const enterpriseId = await newEnterprise(knex);
   const { accounts, teller } = await seedAccounts(knex, enterpriseId, clients);
   const { members, ordinary, partial } = await seedShares(knex, enterpriseId, teller);
-  const server = await startServerProcess('servers/koa-app.ts', { BENCH_DATABASE_URL: url, BENCH_JWT_SECRET: randomBytes(32).toString('hex') });
+  const server = await startServerProcess('servers/koa-app.ts', {
+    BENCH_DATABASE_URL: url,
+    BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
+  });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teller', password: tellerPassword }) });
+    const token = await fetch(`${base}/api/v1/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'teller', password: tellerPassword }),
+    });
     if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
     const headers = { authorization: `Bearer ${((await token.json()) as { access: string }).access}` };
     const load = async (path: string | ((connection: number) => string), body: (connection: number) => string) => {
       const cpuBefore = await server.cpuMicros();
-      const result = await runLoad({ url: typeof path === 'string' ? `${base}${path}` : (connection) => `${base}${path(connection)}`, method: 'POST', headers, body, connections: clients, warmupMs: 1000, durationMs: 5000, requestTimeoutMs: 5000, maxSamples: 200_000 });
+      const result = await runLoad({
+        url: typeof path === 'string' ? `${base}${path}` : (connection) => `${base}${path(connection)}`,
+        method: 'POST',
+        headers,
+        body,
+        connections: clients,
+        warmupMs: 1000,
+        durationMs: 5000,
+        requestTimeoutMs: 5000,
+        maxSamples: 200_000,
+      });
       // Includes the warm-up second: an upper bound of the API process's own CPU per operation.
       return { ...result, cpuMicros: ((await server.cpuMicros()) - cpuBefore) / Math.max(1, result.requests) };
     };
-    const deposits = await load((connection) => `/api/v1/members/accounts/${accounts[connection]}/deposits/`, () => JSON.stringify({ amount: '2500', reference: 'bench' }));
-    const subscriptions = await load('/api/v1/shares/subscriptions/', (connection) => JSON.stringify({ client: members[connection], share_type: ordinary, shares: 1 }));
-    const payments = await load('/api/v1/shares/payments/', (connection) => JSON.stringify({ subscription: partial[connection], amount: '100' }));
+    const deposits = await load(
+      (connection) => `/api/v1/members/accounts/${accounts[connection]}/deposits/`,
+      () => JSON.stringify({ amount: '2500', reference: 'bench' }),
+    );
+    const subscriptions = await load('/api/v1/shares/subscriptions/', (connection) =>
+      JSON.stringify({ client: members[connection], share_type: ordinary, shares: 1 }),
+    );
+    const payments = await load('/api/v1/shares/payments/', (connection) =>
+      JSON.stringify({ subscription: partial[connection], amount: '100' }),
+    );
     const books = await checkBooks(knex, enterpriseId);
     const figures = (load: LoadResult & { cpuMicros: number }) => ({
       operations: load.requests,
@@ -63,7 +87,10 @@ async function measure(knex: Knex, url: string) {
       deposits: figures(deposits),
       subscriptions: figures(subscriptions),
       payments: figures(payments),
-      ratio: { subscriptionsToDeposits: round(subscriptions.rps / deposits.rps, 3), paymentsToDeposits: round(payments.rps / deposits.rps, 3) },
+      ratio: {
+        subscriptionsToDeposits: round(subscriptions.rps / deposits.rps, 3),
+        paymentsToDeposits: round(payments.rps / deposits.rps, 3),
+      },
       books,
       notes: [
         'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, Bearer token, no Idempotency-Key; deposits, then subscriptions, then payments, one after the other.',
@@ -72,7 +99,8 @@ async function measure(knex: Knex, url: string) {
         'One embedded PostgreSQL (default settings) on the same 2-core machine.',
       ],
     };
-    const line = (what: string, shown: ReturnType<typeof figures>) => `${what} ${shown.perSecond}/s (p50 ${shown.p50Ms} ms, p99 ${shown.p99Ms} ms, ${shown.serverCpuMicrosPerOperation} µs API CPU)`;
+    const line = (what: string, shown: ReturnType<typeof figures>) =>
+      `${what} ${shown.perSecond}/s (p50 ${shown.p50Ms} ms, p99 ${shown.p99Ms} ms, ${shown.serverCpuMicrosPerOperation} µs API CPU)`;
     const summary = `${line('deposits', result.deposits)}; ${line('subscriptions', result.subscriptions)}; ${line('payments', result.payments)}; books tie out: ${books.tieOut}, numbering gap-free: ${books.gapFree}`;
     return { result, summary };
   } finally {
@@ -85,14 +113,44 @@ async function seedShares(knex: Knex, enterpriseId: string, teller: Actor) {
   const context = benchActivityContext(knex);
   const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
   const rows = await knex('client_profiles')
-    .insert(Array.from({ length: clients }, (_, index) => ({ enterprise_id: enterpriseId, branch_id: branch.id, member_number: `BS-${index}`, kind: 'natural_person', first_name: 'Bench', last_name: `Shareholder ${index}`, id_document_type: 'national_id', id_document_number: `BS${index}`, birth_date: '1990-01-01', membership_date: '2026-01-01', created_by: teller.userId })))
+    .insert(
+      Array.from({ length: clients }, (_, index) => ({
+        enterprise_id: enterpriseId,
+        branch_id: branch.id,
+        member_number: `BS-${index}`,
+        kind: 'natural_person',
+        first_name: 'Bench',
+        last_name: `Shareholder ${index}`,
+        id_document_type: 'national_id',
+        id_document_number: `BS${index}`,
+        birth_date: '1990-01-01',
+        membership_date: '2026-01-01',
+        created_by: teller.userId,
+      })),
+    )
     .returning('id');
   const members = rows.map((row) => row.id as string);
-  const ordinary = await createShareType(context, teller, enterpriseId, '002', { nominalValue: '1000', maxShares: 1_000_000 });
-  const honorary = await createShareType(context, teller, enterpriseId, '003', { nominalValue: '1000000', maxShares: 1000, partialPaymentAllowed: true });
+  const ordinary = await createShareType(context, teller, enterpriseId, '002', {
+    nominalValue: '1000',
+    maxShares: 1_000_000,
+  });
+  const honorary = await createShareType(context, teller, enterpriseId, '003', {
+    nominalValue: '1000000',
+    maxShares: 1000,
+    partialPaymentAllowed: true,
+  });
   const partial: string[] = [];
   for (const member of members) {
-    const { subscription } = await subscribeShares(context, teller, { clientId: member, shareTypeId: honorary.id, shares: 1000, initialPayment: new Money('250000000'), channel: 'cash', accountId: null, reference: '', idempotencyKey: null });
+    const { subscription } = await subscribeShares(context, teller, {
+      clientId: member,
+      shareTypeId: honorary.id,
+      shares: 1000,
+      initialPayment: new Money('250000000'),
+      channel: 'cash',
+      accountId: null,
+      reference: '',
+      idempotencyKey: null,
+    });
     partial.push(subscription.id);
   }
   return { members, ordinary: ordinary.id, partial };
@@ -117,7 +175,8 @@ async function checkBooks(knex: Knex, enterpriseId: string) {
     debitMinusCredit: row.difference as string,
     paid: { ledger: row.ledger_paid as string, register: row.register_paid as string },
     unpaid: { ledger: row.ledger_unpaid as string, register: row.register_unpaid as string },
-    tieOut: row.ledger_paid === row.register_paid && row.ledger_unpaid === row.register_unpaid && row.difference === '0',
+    tieOut:
+      row.ledger_paid === row.register_paid && row.ledger_unpaid === row.register_unpaid && row.difference === '0',
     gapFree: row.gap_free as boolean,
     subscriptionRows: row.subscriptions as number,
     paymentRows: row.payments as number,

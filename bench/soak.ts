@@ -56,8 +56,17 @@ interface Minute {
 
 async function soak(knex: Knex, url: string): Promise<BenchmarkReport> {
   const world = await seed(knex);
-  const temporal = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
-  const env = { BENCH_DATABASE_URL: url, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: 'soak', BENCH_JWT_SECRET: randomBytes(32).toString('hex') };
+  const temporal = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(),
+    port: await freePort(),
+    namespace: 'default',
+  });
+  const env = {
+    BENCH_DATABASE_URL: url,
+    BENCH_TEMPORAL_ADDRESS: temporal.address,
+    BENCH_TASK_QUEUE: 'soak',
+    BENCH_JWT_SECRET: randomBytes(32).toString('hex'),
+  };
   const stops: (() => Promise<void>)[] = [temporal.stop];
   try {
     // The worker bundles the workflows as it starts: slow on a busy machine.
@@ -88,7 +97,8 @@ async function seed(knex: Knex) {
   for (let loan = 0; loan < loans; loan += 1) loanIds.push(await lending.disbursedLoan('10000000'));
   // One borrower per approval: a member's exposure never stops the next one.
   const borrowers: string[] = [];
-  for (let member = 0; member < Math.ceil((minutes * minuteMs) / approvalEveryMs) + 1; member += 1) borrowers.push(await lending.newMember());
+  for (let member = 0; member < Math.ceil((minutes * minuteMs) / approvalEveryMs) + 1; member += 1)
+    borrowers.push(await lending.newMember());
   const { accounts: accountIds } = await seedAccounts(knex, enterpriseId, accounts);
   await seedDirector(knex, enterpriseId);
   return { enterpriseId, productId: lending.productId, loanIds, borrowers, accounts: accountIds };
@@ -98,7 +108,11 @@ type World = Awaited<ReturnType<typeof seed>>;
 async function signInAll(base: string): Promise<Record<string, string>> {
   const tokens: Record<string, string> = {};
   for (const username of ['teller', 'bench_teller', ...steps.map((step) => `bench_${step}`)]) {
-    const response = await fetch(`${base}/api/v1/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: benchPassword }) });
+    const response = await fetch(`${base}/api/v1/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password: benchPassword }),
+    });
     if (!response.ok) throw new Error(`sign-in of ${username} failed: ${response.status} ${await response.text()}`);
     tokens[username] = ((await response.json()) as { access: string }).access;
   }
@@ -108,24 +122,75 @@ async function signInAll(base: string): Promise<Record<string, string>> {
 /** Enough on each account that the withdrawals of the whole run never meet its floor; also proves the route answers. */
 async function openingDeposits(base: string, token: string, accountIds: string[]): Promise<void> {
   for (const account of accountIds) {
-    const response = await fetch(`${base}/api/v1/members/accounts/${account}/deposits/`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: '10000000', reference: 'soak opening' }) });
-    if (response.status !== 201) throw new Error(`the opening deposit failed: ${response.status} ${await response.text()}`);
+    const response = await fetch(`${base}/api/v1/members/accounts/${account}/deposits/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '10000000', reference: 'soak opening' }),
+    });
+    if (response.status !== 201)
+      throw new Error(`the opening deposit failed: ${response.status} ${await response.text()}`);
   }
 }
 
 /** One minute of every kind at once, then the processes' memory. */
-async function oneMinute(minute: number, base: string, tokens: Record<string, string>, world: World, api: ServerProcess, worker: ServerProcess): Promise<Minute> {
+async function oneMinute(
+  minute: number,
+  base: string,
+  tokens: Record<string, string>,
+  world: World,
+  api: ServerProcess,
+  worker: ServerProcess,
+): Promise<Minute> {
   const load = (kind: keyof typeof rates, options: Pick<LoadOptions, 'url' | 'method' | 'body'>, token: string) =>
-    runLoad({ ...options, ...rates[kind], headers: { authorization: `Bearer ${token}` }, warmupMs: 0, durationMs: minuteMs, requestTimeoutMs: 10_000, maxSamples: 100_000 });
+    runLoad({
+      ...options,
+      ...rates[kind],
+      headers: { authorization: `Bearer ${token}` },
+      warmupMs: 0,
+      durationMs: minuteMs,
+      requestTimeoutMs: 10_000,
+      maxSamples: 100_000,
+    });
   const account = (connection: number) => `${base}/api/v1/members/accounts/${world.accounts[connection % accounts]}`;
   const rss = { api: [] as number[], worker: [] as number[] };
   const sampler = setInterval(() => {
-    for (const [name, server] of [['api', api], ['worker', worker]] as const) void server.rssBytes().then((bytes) => rss[name].push(bytes / 2 ** 20), () => undefined);
+    for (const [name, server] of [
+      ['api', api],
+      ['worker', worker],
+    ] as const)
+      void server.rssBytes().then(
+        (bytes) => rss[name].push(bytes / 2 ** 20),
+        () => undefined,
+      );
   }, rssEveryMs);
   const [deposits, withdrawals, repayments, reads, approvals] = await Promise.all([
-    load('deposits', { url: (c) => `${account(c)}/deposits/`, method: 'POST', body: JSON.stringify({ amount: '2500', reference: 'soak' }) }, tokens.teller!),
-    load('withdrawals', { url: (c) => `${account(c)}/withdrawals/`, method: 'POST', body: JSON.stringify({ amount: '1000', reference: 'soak' }) }, tokens.teller!),
-    load('repayments', { url: `${base}/api/v1/loans/repayments/`, method: 'POST', body: (c) => JSON.stringify({ loan: world.loanIds[c], amount: '100', reference: 'soak' }) }, tokens.bench_cashier!),
+    load(
+      'deposits',
+      {
+        url: (c) => `${account(c)}/deposits/`,
+        method: 'POST',
+        body: JSON.stringify({ amount: '2500', reference: 'soak' }),
+      },
+      tokens.teller!,
+    ),
+    load(
+      'withdrawals',
+      {
+        url: (c) => `${account(c)}/withdrawals/`,
+        method: 'POST',
+        body: JSON.stringify({ amount: '1000', reference: 'soak' }),
+      },
+      tokens.teller!,
+    ),
+    load(
+      'repayments',
+      {
+        url: `${base}/api/v1/loans/repayments/`,
+        method: 'POST',
+        body: (c) => JSON.stringify({ loan: world.loanIds[c], amount: '100', reference: 'soak' }),
+      },
+      tokens.bench_cashier!,
+    ),
     load('reads', { url: (c) => (c === 0 ? `${account(c)}/` : `${account(c)}/statement/`) }, tokens.teller!),
     approvalsFor(base, tokens, world, minute),
   ]).finally(() => clearInterval(sampler));
@@ -138,7 +203,10 @@ async function oneMinute(minute: number, base: string, tokens: Record<string, st
     requests,
     errors: all.reduce((sum, kind) => sum + kind.errors, 0),
     serverErrors: all.reduce((sum, kind) => sum + kind.serverErrors, 0),
-    p99Ms: Object.fromEntries(Object.entries(byKind).map(([kind, result]) => [kind, round(result.p99Ms, 1)])) as Record<Kind, number>,
+    p99Ms: Object.fromEntries(Object.entries(byKind).map(([kind, result]) => [kind, round(result.p99Ms, 1)])) as Record<
+      Kind,
+      number
+    >,
     apiRssMb: round(median(rss.api), 1),
     apiRssPeakMb: round(Math.max(...rss.api), 1),
     workerRssMb: round(median(rss.worker), 1),
@@ -153,13 +221,22 @@ type Tally = Pick<LoadResult, 'requests' | 'errors' | 'serverErrors' | 'p99Ms'>;
  * One loan approval every `approvalEveryMs` for a minute, each through the API: the submission (which starts
  * the workflow) and the four decisions (Updates persisted by the worker). A circuit stops at its first failure.
  */
-async function approvalsFor(base: string, tokens: Record<string, string>, world: World, minute: number): Promise<Tally> {
+async function approvalsFor(
+  base: string,
+  tokens: Record<string, string>,
+  world: World,
+  minute: number,
+): Promise<Tally> {
   const latencies: number[] = [];
   const tally = { requests: 0, errors: 0, serverErrors: 0 };
   const post = async (urlPath: string, token: string, body: object): Promise<{ id: string } | undefined> => {
     const began = performance.now();
-    const response = await fetch(`${base}${urlPath}`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
-      .catch(() => undefined);
+    const response = await fetch(`${base}${urlPath}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
     const answer = (await response?.json().catch(() => undefined)) as { id: string } | undefined;
     if (response?.ok !== true) {
       tally.errors += 1;
@@ -174,22 +251,44 @@ async function approvalsFor(base: string, tokens: Record<string, string>, world:
   for (let circuit = 0; circuit < circuits; circuit += 1) {
     const due = performance.now() + approvalEveryMs;
     const borrower = world.borrowers[(minute - 1) * circuits + circuit]!;
-    const application = await post('/api/v1/loans/applications/', tokens.bench_teller!, { client: borrower, product: world.productId, amount: '2400000', term_periods: 24 });
+    const application = await post('/api/v1/loans/applications/', tokens.bench_teller!, {
+      client: borrower,
+      product: world.productId,
+      amount: '2400000',
+      term_periods: 24,
+    });
     for (const step of steps) {
-      if (application === undefined || (await post(`/api/v1/loans/applications/${application.id}/decisions/`, tokens[`bench_${step}`]!, { decision: 'approve' })) === undefined) break;
+      if (
+        application === undefined ||
+        (await post(`/api/v1/loans/applications/${application.id}/decisions/`, tokens[`bench_${step}`]!, {
+          decision: 'approve',
+        })) === undefined
+      )
+        break;
     }
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
   }
-  return { ...tally, p99Ms: percentile(latencies.sort((a, b) => a - b), 0.99) };
+  return {
+    ...tally,
+    p99Ms: percentile(
+      latencies.sort((a, b) => a - b),
+      0.99,
+    ),
+  };
 }
 
 function minuteLine(figures: Minute): string {
-  const p99 = Object.entries(figures.p99Ms).map(([kind, ms]) => `${kind} ${ms}`).join(', ');
+  const p99 = Object.entries(figures.p99Ms)
+    .map(([kind, ms]) => `${kind} ${ms}`)
+    .join(', ');
   return `minute ${figures.minute}: ${figures.perSecond} req/s, errors ${figures.errors} (5xx ${figures.serverErrors}), p99 ms ${p99}; RSS (median/peak) API ${figures.apiRssMb}/${figures.apiRssPeakMb} MB, worker ${figures.workerRssMb}/${figures.workerRssPeakMb} MB; load average ${figures.loadAverage}`;
 }
 
 function median(values: number[]): number {
-  return percentile(values.sort((a, b) => a - b), 0.5);
+  return percentile(
+    values.sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /**
@@ -202,7 +301,10 @@ function growth(figures: Minute[], of: 'apiRssMb' | 'workerRssMb'): number {
   return round(figures.at(-1)![of] / lowest - 1, 3);
 }
 
-function report(figures: Minute[], books: Awaited<ReturnType<typeof checkBooks>> & Awaited<ReturnType<typeof checkPortfolio>>): BenchmarkReport {
+function report(
+  figures: Minute[],
+  books: Awaited<ReturnType<typeof checkBooks>> & Awaited<ReturnType<typeof checkPortfolio>>,
+): BenchmarkReport {
   const memory = { apiGrowth: growth(figures, 'apiRssMb'), workerGrowth: growth(figures, 'workerRssMb') };
   const serverErrors = figures.reduce((sum, minute) => sum + minute.serverErrors, 0);
   const errors = figures.reduce((sum, minute) => sum + minute.errors, 0);
@@ -227,7 +329,7 @@ function report(figures: Minute[], books: Awaited<ReturnType<typeof checkBooks>>
     notes: [
       'API: the production app (createApp) in its own process; worker: createWorker (runtime/worker.ts) in its own process; a Temporal dev server (SQLite in memory) and one embedded PostgreSQL; the load generator in this process; all on one machine, loopback only.',
       'Each kind runs at a fixed rate (each connection starts a request every intervalMs, at once if the last answer took longer); approvals: one circuit (submission + four decisions) every 5 s, one new borrower each.',
-      'memory: each minute, the median and peak of the RSS read every 5 s; growth is the last minute\'s median against the lowest median after minute 1 (the warm-up); flat means ≤ 10 % for both processes.',
+      "memory: each minute, the median and peak of the RSS read every 5 s; growth is the last minute's median against the lowest median after minute 1 (the warm-up); flat means ≤ 10 % for both processes.",
       'errors: every non-2xx answer, socket error or timeout (10 s); serverErrors: the 5xx among them.',
     ],
   };
@@ -237,7 +339,8 @@ function report(figures: Minute[], books: Awaited<ReturnType<typeof checkBooks>>
 }
 
 async function main(): Promise<number> {
-  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60) throw new Error(`SOAK_MINUTES must be an integer from 1 to 60 (got ${process.env.SOAK_MINUTES})`);
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60)
+    throw new Error(`SOAK_MINUTES must be an integer from 1 to 60 (got ${process.env.SOAK_MINUTES})`);
   const { result, summary } = await withBenchDatabase(soak, 40);
   const file = path.join(__dirname, 'results', 'soak.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -247,10 +350,13 @@ async function main(): Promise<number> {
 }
 
 // Bounded: the run's own minutes, its set-up (pgbench, the worker's bundle) and a margin.
-setTimeout(() => {
-  process.stderr.write('soak: still running well after its minutes, giving up\n');
-  process.exit(1);
-}, (minutes + 10) * minuteMs).unref();
+setTimeout(
+  () => {
+    process.stderr.write('soak: still running well after its minutes, giving up\n');
+    process.exit(1);
+  },
+  (minutes + 10) * minuteMs,
+).unref();
 
 main().then(
   (code) => {

@@ -25,7 +25,11 @@ export async function withTemporalWorker<T>(knex: Knex, work: (temporal: Tempora
   // Once per process, before the first native connection: the SDK's info lines would bury the results.
   if (!logsRouted) installTemporalRuntime(pino({ level: 'warn' }));
   logsRouted = true;
-  const server = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default' });
+  const server = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(),
+    port: await freePort(),
+    namespace: 'default',
+  });
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
   const connection = await NativeConnection.connect({ address: server.address });
   try {

@@ -4,7 +4,12 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import { round } from './benchmark';
 import { percentile } from './load';
 import { processCpuMicros } from './process-cpu';
-import { emptyUpdate, localActivityUpdate, type FloorActivities, type updateFloor } from './workflows/update-floor.workflow';
+import {
+  emptyUpdate,
+  localActivityUpdate,
+  type FloorActivities,
+  type updateFloor,
+} from './workflows/update-floor.workflow';
 
 /** p50 and p99 of latencies in milliseconds, to a tenth. */
 export function latencyStats(values: readonly number[]) {
@@ -34,13 +39,28 @@ const activities: FloorActivities = { nothing: async () => 0 };
  * API's (@temporalio/client, one connection). Each workflow gets the Updates a circuit's workflow gets, alternately
  * empty and running one empty local activity, so both floors are measured under the same load.
  */
-export async function measureUpdateFloor(connection: NativeConnection, temporal: { address: string; pid: number; taskQueue: string }, shape: FloorShape) {
+export async function measureUpdateFloor(
+  connection: NativeConnection,
+  temporal: { address: string; pid: number; taskQueue: string },
+  shape: FloorShape,
+) {
   const { address, taskQueue } = temporal;
   const floorQueue = `${taskQueue}-floor`;
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue: floorQueue, workflowsPath: require.resolve('./workflows/update-floor.workflow'), activities });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue: floorQueue,
+    workflowsPath: require.resolve('./workflows/update-floor.workflow'),
+    activities,
+  });
   const clientConnection = await Connection.connect({ address });
   const client = new Client({ connection: clientConnection });
-  const latencies = { start: [] as number[], empty: [] as number[], localActivity: [] as number[], circuit: [] as number[] };
+  const latencies = {
+    start: [] as number[],
+    empty: [] as number[],
+    localActivity: [] as number[],
+    circuit: [] as number[],
+  };
   const timed = async <T>(into: number[], call: () => Promise<T>) => {
     const began = performance.now();
     const answer = await call();
@@ -49,7 +69,12 @@ export async function measureUpdateFloor(connection: NativeConnection, temporal:
   };
   const oneWorkflow = async (index: number) => {
     const began = performance.now();
-    const handle = await timed(latencies.start, () => client.workflow.start<typeof updateFloor>('updateFloor', { taskQueue: floorQueue, workflowId: `update-floor-${floorQueue}-${index}` }));
+    const handle = await timed(latencies.start, () =>
+      client.workflow.start<typeof updateFloor>('updateFloor', {
+        taskQueue: floorQueue,
+        workflowId: `update-floor-${floorQueue}-${index}`,
+      }),
+    );
     for (let update = 0; update < shape.updatesPerWorkflow; update += 1) {
       const call = { last: update === shape.updatesPerWorkflow - 1 };
       if (update % 2 === 0) await timed(latencies.empty, () => handle.executeUpdate(emptyUpdate, { args: [call] }));
@@ -60,9 +85,11 @@ export async function measureUpdateFloor(connection: NativeConnection, temporal:
   };
   const work = async () => {
     let next = 0;
-    await Promise.all(Array.from({ length: shape.concurrency }, async () => {
-      for (let index = next++; index < shape.workflows; index = next++) await oneWorkflow(index);
-    }));
+    await Promise.all(
+      Array.from({ length: shape.concurrency }, async () => {
+        for (let index = next++; index < shape.workflows; index = next++) await oneWorkflow(index);
+      }),
+    );
   };
   // This process (the worker and the client) and the Temporal server, as a circuit's CPU is counted.
   const cpu = () => {

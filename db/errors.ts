@@ -47,7 +47,20 @@ export function databaseUnavailability(error: unknown): 'unreachable' | 'busy' |
 }
 
 // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; then the socket errors of Node.
-const unreachableCodes = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unreachableCodes = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // What node-postgres says, without a code, of a connection that ended or that a failure left unusable (knex puts
 // the statement and ' - ' before it).
 const lostConnection = /(^|- )(Connection terminated|Client has encountered a connection error|Client was closed)/;

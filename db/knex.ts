@@ -29,7 +29,10 @@ const migrationSource: Knex.MigrationSource<string> = {
       .sort(); // knex's own order: by recorded name
   },
   getMigrationName: (name) => name,
-  getMigration: (name) => Promise.resolve(require(path.join(migrationsDirectory, `${path.basename(name, '.ts')}${moduleExtension}`)) as Knex.Migration),
+  getMigration: (name) =>
+    Promise.resolve(
+      require(path.join(migrationsDirectory, `${path.basename(name, '.ts')}${moduleExtension}`)) as Knex.Migration,
+    ),
 };
 
 export interface KnexOptions {
@@ -63,7 +66,9 @@ export function createKnex(databaseUrl: string, options: KnexOptions = {}): Knex
     pool: { min: 0, max: options.poolMax ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
     acquireConnectionTimeout: acquireTimeoutMs,
-    ...(options.onWarning === undefined ? {} : { log: { warn: options.onWarning, error: options.onWarning, deprecate: options.onWarning } }),
+    ...(options.onWarning === undefined
+      ? {}
+      : { log: { warn: options.onWarning, error: options.onWarning, deprecate: options.onWarning } }),
   });
 }
 
@@ -79,7 +84,11 @@ const migrationLockKey = 0x434f4f504d494752n;
  */
 export async function migrateToLatest(knex: Knex): Promise<string[]> {
   const config = knex.client.config as Knex.Config;
-  const migrator = knexFactory({ ...config, connection: { ...(config.connection as object), statement_timeout: 0 }, pool: { min: 1, max: 1 } });
+  const migrator = knexFactory({
+    ...config,
+    connection: { ...(config.connection as object), statement_timeout: 0 },
+    pool: { min: 1, max: 1 },
+  });
   try {
     await migrator.raw('SELECT pg_advisory_lock(?::bigint)', [migrationLockKey.toString()]);
     const [, applied] = (await migrator.migrate.latest()) as [number, string[]];

@@ -13,10 +13,10 @@ export function addStandardColumns(knex: Knex, table: Knex.CreateTableBuilder): 
 }
 
 export function touchUpdatedAtOnUpdate(knex: Knex, tableName: string): Knex.Raw {
-  return knex.raw(
-    `CREATE TRIGGER ?? BEFORE UPDATE ON ?? FOR EACH ROW EXECUTE FUNCTION coopbank_touch_updated_at()`,
-    [`${tableName}_touch_updated_at`, tableName],
-  );
+  return knex.raw(`CREATE TRIGGER ?? BEFORE UPDATE ON ?? FOR EACH ROW EXECUTE FUNCTION coopbank_touch_updated_at()`, [
+    `${tableName}_touch_updated_at`,
+    tableName,
+  ]);
 }
 
 /** db/sql: beside this module in the sources, and in dist/db/sql when compiled (`npm run build` copies it). */
@@ -61,6 +61,11 @@ export async function addDefaultRules(knex: Knex, rules: readonly DefaultRule[])
 /** Undoes addDefaultRules: rules are append-only, and undoing the migration that added them is the one legitimate removal. */
 export async function removeDefaultRules(knex: Knex, rules: readonly DefaultRule[]): Promise<void> {
   await knex.raw('ALTER TABLE accounting_rule_configs DISABLE TRIGGER accounting_rule_configs_append_only');
-  await knex('accounting_rule_configs').whereIn('kind', rules.map((rule) => rule.kind)).delete();
+  await knex('accounting_rule_configs')
+    .whereIn(
+      'kind',
+      rules.map((rule) => rule.kind),
+    )
+    .delete();
   await knex.raw('ALTER TABLE accounting_rule_configs ENABLE TRIGGER accounting_rule_configs_append_only');
 }

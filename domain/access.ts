@@ -3,7 +3,15 @@
  * (the approval circuit) decide alike. Grants are read from the database on every request, never from a
  * token: a role revoked a second ago is gone now.
  */
-export const roles = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin', 'auditor', 'accountant'] as const;
+export const roles = [
+  'cashier',
+  'branch_head',
+  'credit_committee',
+  'direction',
+  'admin',
+  'auditor',
+  'accountant',
+] as const;
 export type Role = (typeof roles)[number];
 
 export interface Grant {
@@ -51,9 +59,9 @@ export function canSee(grants: readonly Grant[], scope: Scope): boolean {
 }
 
 /** What a list may show: every enterprise (`all`), or these enterprises, each whole or limited to branches. */
-export type Visibility
-  = | { all: true }
-    | { all: false; enterprises: ReadonlyMap<string, { wholeEnterprise: boolean; branchIds: ReadonlySet<string> }> };
+export type Visibility =
+  | { all: true }
+  | { all: false; enterprises: ReadonlyMap<string, { wholeEnterprise: boolean; branchIds: ReadonlySet<string> }> };
 
 export function visibility(grants: readonly Grant[]): Visibility {
   if (isPlatformAdmin(grants)) return { all: true };

@@ -31,7 +31,10 @@ const zero = new Money(0);
  * subjects posts a handful of entries; the detail stays in the accrual tables). `accrue` posts each accrual's
  * debit and credit; `reverse` the opposite. Subjects with nothing to book are left out.
  */
-export function accrualPostings<T extends Accrual>(accruals: readonly T[], direction: 'accrue' | 'reverse'): AccrualPosting<T>[] {
+export function accrualPostings<T extends Accrual>(
+  accruals: readonly T[],
+  direction: 'accrue' | 'reverse',
+): AccrualPosting<T>[] {
   const groups = new Map<string, T[]>();
   for (const accrual of accruals) {
     if (accrual.amount.isZero()) continue;
@@ -42,6 +45,14 @@ export function accrualPostings<T extends Accrual>(accruals: readonly T[], direc
     const { branchId, debitAccount, creditAccount } = grouped[0]!;
     const amount = grouped.reduce((sum, accrual) => sum.plus(accrual.amount), zero);
     const [debit, credit] = direction === 'accrue' ? [debitAccount, creditAccount] : [creditAccount, debitAccount];
-    return { branchId, amount, accruals: grouped, lines: [{ account: debit, debit: amount, credit: zero }, { account: credit, debit: zero, credit: amount }] };
+    return {
+      branchId,
+      amount,
+      accruals: grouped,
+      lines: [
+        { account: debit, debit: amount, credit: zero },
+        { account: credit, debit: zero, credit: amount },
+      ],
+    };
   });
 }

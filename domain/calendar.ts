@@ -10,7 +10,11 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 export function dateIn(timeZone: string, now: Date): IsoDate {
   let format = formats.get(timeZone);
   // en-CA formats as YYYY-MM-DD.
-  if (format === undefined) formats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (format === undefined)
+    formats.set(
+      timeZone,
+      (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return format.format(now);
 }
 
@@ -52,7 +56,8 @@ export function daysInMonth(year: number, month: number): number {
 export function parseIsoDate(date: IsoDate): YearMonthDay {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   const [year, month, day] = match === null ? [0, 0, 0] : [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) throw new Error(`not a calendar date YYYY-MM-DD: ${date}`);
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
+    throw new Error(`not a calendar date YYYY-MM-DD: ${date}`);
   return { year, month, day };
 }
 
@@ -87,6 +92,9 @@ export function days30E360Between(from: IsoDate, to: IsoDate): number {
 }
 
 /** The business date in force: the one set by direction, or today in the enterprise's time zone. */
-export function effectiveBusinessDate(configuration: { businessDate: IsoDate | null; timeZone: string }, now: Date): IsoDate {
+export function effectiveBusinessDate(
+  configuration: { businessDate: IsoDate | null; timeZone: string },
+  now: Date,
+): IsoDate {
   return configuration.businessDate ?? dateIn(configuration.timeZone, now);
 }

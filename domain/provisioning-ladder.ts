@@ -20,7 +20,9 @@ export const defaultProvisioningLadder: readonly LadderStep[] = [
 
 /** The step of the ladder holding an age in days (every age has one in a valid ladder). */
 export function ladderStepOf(ladder: readonly LadderStep[], ageDays: number): LadderStep {
-  const step = ladder.find((candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to));
+  const step = ladder.find(
+    (candidate) => ageDays >= candidate.days_from && (candidate.days_to === null || ageDays <= candidate.days_to),
+  );
   if (step === undefined) throw new Error(`the ladder has no step for ${ageDays} days`);
   return step;
 }
@@ -37,12 +39,26 @@ export function ladderProblems(ladder: readonly LadderStep[], field = 'provision
   ladder.forEach((step, index) => {
     const at = `${field}[${index}]`;
     const expectedFrom = index === 0 ? 0 : (ladder[index - 1]!.days_to ?? Number.NaN) + 1;
-    if (step.days_from !== expectedFrom) problems.push({ field: `${at}.days_from`, message: `must be ${expectedFrom} (steps follow each other from day 0)` });
+    if (step.days_from !== expectedFrom)
+      problems.push({
+        field: `${at}.days_from`,
+        message: `must be ${expectedFrom} (steps follow each other from day 0)`,
+      });
     const last = index === ladder.length - 1;
-    if (last !== (step.days_to === null)) problems.push({ field: `${at}.days_to`, message: last ? 'the last step must be open-ended (null)' : 'only the last step may be open-ended' });
-    if (step.days_to !== null && step.days_to < step.days_from) problems.push({ field: `${at}.days_to`, message: 'must not be before days_from' });
-    if (!ratePattern.test(step.rate)) problems.push({ field: `${at}.rate`, message: 'must be a decimal from 0 to 1 with at most 4 decimals' });
-    else if (index > 0 && ratePattern.test(ladder[index - 1]!.rate) && Number(step.rate) < Number(ladder[index - 1]!.rate)) {
+    if (last !== (step.days_to === null))
+      problems.push({
+        field: `${at}.days_to`,
+        message: last ? 'the last step must be open-ended (null)' : 'only the last step may be open-ended',
+      });
+    if (step.days_to !== null && step.days_to < step.days_from)
+      problems.push({ field: `${at}.days_to`, message: 'must not be before days_from' });
+    if (!ratePattern.test(step.rate))
+      problems.push({ field: `${at}.rate`, message: 'must be a decimal from 0 to 1 with at most 4 decimals' });
+    else if (
+      index > 0 &&
+      ratePattern.test(ladder[index - 1]!.rate) &&
+      Number(step.rate) < Number(ladder[index - 1]!.rate)
+    ) {
       problems.push({ field: `${at}.rate`, message: 'must not be lower than the previous step' });
     }
   });

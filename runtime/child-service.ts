@@ -51,7 +51,11 @@ const watchdogScript = [
 /** Starts the watchdog of `child`; it is killed (its group: its `sleep` too) when the child exits. */
 function watchOver(child: ChildProcess): void {
   if (child.pid === undefined) return;
-  const watchdog = spawn('/bin/sh', ['-c', watchdogScript, 'coopbank-watchdog', String(process.pid), String(child.pid)], { detached: true, stdio: 'ignore' });
+  const watchdog = spawn(
+    '/bin/sh',
+    ['-c', watchdogScript, 'coopbank-watchdog', String(process.pid), String(child.pid)],
+    { detached: true, stdio: 'ignore' },
+  );
   watchdog.unref();
   watchdog.on('error', () => undefined);
   child.on('exit', () => {
@@ -139,7 +143,9 @@ export async function waitUntilReady(
   while (Date.now() < deadline) {
     const outcome = await Promise.race([probe().catch(() => false), exit]);
     if (typeof outcome === 'object') {
-      throw new Error(`${service.name} exited (code ${outcome.exitCode}) before it was ready:\n${service.recentOutput()}`);
+      throw new Error(
+        `${service.name} exited (code ${outcome.exitCode}) before it was ready:\n${service.recentOutput()}`,
+      );
     }
     if (outcome) return;
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -128,10 +128,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     },
   };
-  if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds) throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
+  if (config.refreshTokenTtlSeconds > config.sessionTtlSeconds)
+    throw new ConfigError('REFRESH_TOKEN_HOURS', 'must not exceed SESSION_MAX_HOURS');
   // A moved clock would date real operations wrongly: only tests may move it.
-  if (config.clockStart !== undefined && nodeEnv !== 'test') throw new ConfigError('CLOCK_START', 'is for tests only (NODE_ENV=test)');
-  if (config.insecureCookies && nodeEnv !== 'development') throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
+  if (config.clockStart !== undefined && nodeEnv !== 'test')
+    throw new ConfigError('CLOCK_START', 'is for tests only (NODE_ENV=test)');
+  if (config.insecureCookies && nodeEnv !== 'development')
+    throw new ConfigError('INSECURE_COOKIES', 'is for local development over plain HTTP only (NODE_ENV=development)');
   if (nodeEnv === 'production') {
     // In production nothing is embedded and no secret is invented: each must be given.
     for (const [variable, value] of [
@@ -142,7 +145,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       if (value === undefined) throw new ConfigError(variable, 'is required when NODE_ENV=production');
     }
     // A shortened day would end members' notice periods and refund deadlines early.
-    if (config.workflowDayMs !== dayMs) throw new ConfigError('WORKFLOW_DAY_MS', `must be ${dayMs} (a real day) when NODE_ENV=production`);
+    if (config.workflowDayMs !== dayMs)
+      throw new ConfigError('WORKFLOW_DAY_MS', `must be ${dayMs} (a real day) when NODE_ENV=production`);
   }
   return config;
 }
@@ -206,7 +210,8 @@ function optionalHostPort(env: Env, variable: string): string | undefined {
 /** An IP address, not a host name: the address to bind is then exactly the one configured. */
 function ipAddress(env: Env, variable: string, fallback: string): string {
   const value = nonEmpty(env, variable) ?? fallback;
-  if (isIP(value) === 0) throw new ConfigError(variable, `must be an IP address, e.g. 127.0.0.1, 0.0.0.0 or :: (got "${value}")`);
+  if (isIP(value) === 0)
+    throw new ConfigError(variable, `must be an IP address, e.g. 127.0.0.1, 0.0.0.0 or :: (got "${value}")`);
   return value;
 }
 
@@ -217,14 +222,18 @@ function optionalSocketAddress(env: Env, variable: string): string | undefined {
   const { v6, v4, port } = /^(?:\[(?<v6>[^\]]+)\]|(?<v4>[\d.]+)):(?<port>\d{1,5})$/.exec(value)?.groups ?? {};
   const ipValid = isIP(v6 ?? '') === 6 || isIP(v4 ?? '') === 4;
   if (!ipValid || Number(port) < 1 || Number(port) > 65535) {
-    throw new ConfigError(variable, `must be ip:port, e.g. 0.0.0.0:9464 or [::]:9464, not a host name (got "${value}")`);
+    throw new ConfigError(
+      variable,
+      `must be ip:port, e.g. 0.0.0.0:9464 or [::]:9464, not a host name (got "${value}")`,
+    );
   }
   return value;
 }
 
 function optionalCommit(env: Env, variable: string): string | undefined {
   const value = nonEmpty(env, variable);
-  if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value)) throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
+  if (value !== undefined && !/^[0-9a-f]{7,64}$/i.test(value))
+    throw new ConfigError(variable, `must be a commit hash, 7 to 64 hexadecimal digits (got "${value}")`);
   return value;
 }
 
@@ -232,7 +241,8 @@ function optionalInstant(env: Env, variable: string): Date | undefined {
   const value = nonEmpty(env, variable);
   if (value === undefined) return undefined;
   const instant = new Date(value);
-  const wellFormed = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) && !Number.isNaN(instant.getTime());
+  const wellFormed =
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) && !Number.isNaN(instant.getTime());
   // Date reads 2026-02-30 as March 2: the instant must write back as given.
   if (!wellFormed || instant.toISOString().slice(0, 19) !== value.slice(0, 19)) {
     throw new ConfigError(variable, `must be a UTC instant, e.g. 2026-11-26T10:00:00Z (got "${value}")`);
@@ -257,9 +267,14 @@ function optionalSecret(env: Env, variable: string, lengthMin: number): string |
  * The production processes (`npm run api`, `npm run worker`) embed nothing: they need both services given.
  * Returns the config with those two known to be set.
  */
-export function requireExternalServices(config: Config, command: string): Config & { databaseUrl: string; temporalAddress: string } {
+export function requireExternalServices(
+  config: Config,
+  command: string,
+): Config & { databaseUrl: string; temporalAddress: string } {
   const { databaseUrl, temporalAddress } = config;
-  if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', `is required by ${command} (npm start embeds one)`);
-  if (temporalAddress === undefined) throw new ConfigError('TEMPORAL_ADDRESS', `is required by ${command} (npm start embeds one)`);
+  if (databaseUrl === undefined)
+    throw new ConfigError('DATABASE_URL', `is required by ${command} (npm start embeds one)`);
+  if (temporalAddress === undefined)
+    throw new ConfigError('TEMPORAL_ADDRESS', `is required by ${command} (npm start embeds one)`);
   return { ...config, databaseUrl, temporalAddress };
 }

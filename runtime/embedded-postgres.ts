@@ -46,11 +46,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     name: 'PostgreSQL',
     command: binaries.postgres,
     args: [
-      '-D', options.dataDir,
-      '-p', String(options.port),
-      '-c', 'listen_addresses=127.0.0.1',
+      '-D',
+      options.dataDir,
+      '-p',
+      String(options.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
       // No Unix socket: its default folder may not exist or be writable here, and TCP on loopback suffices.
-      '-c', 'unix_socket_directories=',
+      '-c',
+      'unix_socket_directories=',
     ],
     ...runAs,
     env: { ...process.env, LC_MESSAGES: 'C' },
@@ -77,8 +81,8 @@ async function postgresBinaries(): Promise<{ initdb: string; postgres: string }>
     return (await import(platformPackage)) as { initdb: string; postgres: string };
   } catch {
     throw new Error(
-      `The PostgreSQL binaries (${platformPackage}) are not installed. Run npm install; npm must be allowed `
-      + `to run its postinstall script (package.json "allowScripts").`,
+      `The PostgreSQL binaries (${platformPackage}) are not installed. Run npm install; npm must be allowed ` +
+        `to run its postinstall script (package.json "allowScripts").`,
     );
   }
 }
@@ -108,9 +112,9 @@ function assertReachableBy(user: OsUser, dir: string, what: string): void {
     const stat = fs.statSync(current, { throwIfNoEntry: false });
     if (stat !== undefined && !canTraverse(stat, user)) {
       throw new Error(
-        `PostgreSQL runs as the '${superuser}' OS user when started by root, and that user cannot enter `
-        + `${current} (on the way to ${what}). Run 'chmod o+x ${current}', or put the project and DATA_DIR `
-        + `under a folder every user can enter (e.g. /srv or /opt).`,
+        `PostgreSQL runs as the '${superuser}' OS user when started by root, and that user cannot enter ` +
+          `${current} (on the way to ${what}). Run 'chmod o+x ${current}', or put the project and DATA_DIR ` +
+          `under a folder every user can enter (e.g. /srv or /opt).`,
       );
     }
     if (current === path.dirname(current)) return;
@@ -172,8 +176,8 @@ function assertNoLiveServer(dataDir: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return; // no such process: a stale lock
   }
   throw new Error(
-    `A PostgreSQL server (pid ${pid}) is already running on ${dataDir}: is another 'npm start' running? `
-    + `Stop it first (kill -INT ${pid}).`,
+    `A PostgreSQL server (pid ${pid}) is already running on ${dataDir}: is another 'npm start' running? ` +
+      `Stop it first (kill -INT ${pid}).`,
   );
 }
 
@@ -188,7 +192,9 @@ async function servesDataDir(url: string, dataDir: string): Promise<boolean> {
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const result = await client.query<{ data_directory: string }>(`SELECT current_setting('data_directory') AS data_directory`);
+    const result = await client.query<{ data_directory: string }>(
+      `SELECT current_setting('data_directory') AS data_directory`,
+    );
     return path.resolve(result.rows[0]?.data_directory ?? '') === path.resolve(dataDir);
   } finally {
     await client.end().catch(() => undefined);

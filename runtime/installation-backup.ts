@@ -35,7 +35,11 @@ const secretFiles = [passwordFile, 'jwt-secret', 'metrics-token'];
 const run = promisify(execFile);
 
 /** Backs up the installation in `dataDir`, whose PostgreSQL listens on `postgresPort`, into `target` (created). */
-export async function backupInstallation(dataDir: string, postgresPort: number, target: string): Promise<BackupManifest> {
+export async function backupInstallation(
+  dataDir: string,
+  postgresPort: number,
+  target: string,
+): Promise<BackupManifest> {
   const password = await readSecret(dataDir, passwordFile);
   await fs.mkdir(path.dirname(target), { recursive: true });
   await fs.mkdir(target, { mode: 0o700 });
@@ -44,7 +48,11 @@ export async function backupInstallation(dataDir: string, postgresPort: number, 
     // restored workflows, which at worst repeat a step the books already hold (their idempotency keys make the
     // repeat a no-op) rather than count on a step the books lack.
     const temporal = await saveTemporal(dataDir, target);
-    const postgres = await backupCluster(embeddedPostgresUrl(postgresPort, password), path.join(dataDir, 'pg'), path.join(target, 'pg'));
+    const postgres = await backupCluster(
+      embeddedPostgresUrl(postgresPort, password),
+      path.join(dataDir, 'pg'),
+      path.join(target, 'pg'),
+    );
     const secrets: string[] = [];
     for (const name of secretFiles) {
       if (await copyIfPresent(path.join(dataDir, name), path.join(target, name))) secrets.push(name);
@@ -71,9 +79,11 @@ async function saveTemporal(dataDir: string, target: string): Promise<boolean> {
     await run('sqlite3', [source, `.backup "${copy}"`]);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new Error(missing
-      ? 'Saving the Temporal state needs the sqlite3 shell (e.g. apt-get install sqlite3), or stop npm start and copy DATA_DIR.'
-      : `sqlite3 could not copy ${source}: ${(error as Error).message}`);
+    throw new Error(
+      missing
+        ? 'Saving the Temporal state needs the sqlite3 shell (e.g. apt-get install sqlite3), or stop npm start and copy DATA_DIR.'
+        : `sqlite3 could not copy ${source}: ${(error as Error).message}`,
+    );
   }
   return true;
 }
@@ -110,7 +120,8 @@ async function readManifest(backup: string): Promise<BackupManifest> {
   } catch {
     throw new Error(`${backup} is not a complete backup (no readable ${manifestFile}).`);
   }
-  if (manifest.format !== 1) throw new Error(`${backup} is a backup of an unknown format (${String(manifest.format)}).`);
+  if (manifest.format !== 1)
+    throw new Error(`${backup} is a backup of an unknown format (${String(manifest.format)}).`);
   return manifest;
 }
 
@@ -120,7 +131,9 @@ async function assertFresh(dataDir: string): Promise<void> {
     throw error;
   });
   if (entries.length > 0) {
-    throw new Error(`${dataDir} is not empty: a restore goes into a new data directory only (move the old one aside, or set DATA_DIR).`);
+    throw new Error(
+      `${dataDir} is not empty: a restore goes into a new data directory only (move the old one aside, or set DATA_DIR).`,
+    );
   }
 }
 
@@ -160,7 +173,10 @@ async function copyIfPresent(from: string, to: string): Promise<boolean> {
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function chownTree(dir: string, owner: { uid: number; gid: number }): Promise<void> {

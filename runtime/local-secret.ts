@@ -31,7 +31,11 @@ export function resolveJwtSecret(config: { jwtSecret: string | undefined; dataDi
 }
 
 /** The token that reads /metrics: METRICS_TOKEN, or one kept in DATA_DIR outside production; null (metrics off) in production without one. */
-export function resolveMetricsToken(config: { metricsToken: string | undefined; dataDir: string; nodeEnv: string }): string | null {
+export function resolveMetricsToken(config: {
+  metricsToken: string | undefined;
+  dataDir: string;
+  nodeEnv: string;
+}): string | null {
   if (config.metricsToken !== undefined) return config.metricsToken;
   return config.nodeEnv === 'production' ? null : readOrCreateSecret(path.join(config.dataDir, 'metrics-token'));
 }

@@ -21,8 +21,24 @@ export interface ClusterBackup {
 }
 
 // What pg_basebackup leaves out too: files the server rewrites at start or that only a running server means.
-const skippedFiles = new Set(['postmaster.pid', 'postmaster.opts', 'pg_internal.init', 'backup_label', 'tablespace_map', 'backup_label.old']);
-const emptiedFolders = new Set(['pg_wal', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans', 'pg_replslot']);
+const skippedFiles = new Set([
+  'postmaster.pid',
+  'postmaster.opts',
+  'pg_internal.init',
+  'backup_label',
+  'tablespace_map',
+  'backup_label.old',
+]);
+const emptiedFolders = new Set([
+  'pg_wal',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_stat_tmp',
+  'pg_subtrans',
+  'pg_replslot',
+]);
 const walSegmentName = /^[0-9A-F]{24}$/;
 
 /**
@@ -32,17 +48,26 @@ const walSegmentName = /^[0-9A-F]{24}$/;
 export async function backupCluster(url: string, dataDir: string, target: string): Promise<ClusterBackup> {
   const client = new pg.Client({ connectionString: url, application_name: 'coopbank-backup' });
   await client.connect().catch((error: Error) => {
-    throw new Error(`No PostgreSQL to back up answers at ${new URL(url).host} (${error.message}): the backup is taken from the running server. A stopped installation is saved by copying its data directory.`);
+    throw new Error(
+      `No PostgreSQL to back up answers at ${new URL(url).host} (${error.message}): the backup is taken from the running server. A stopped installation is saved by copying its data directory.`,
+    );
   });
   try {
     await assertServes(client, dataDir);
     await fs.mkdir(target, { mode: 0o700 });
     // A temporary slot keeps every WAL segment from here on until this session ends: a checkpoint during a
     // long copy cannot recycle a segment the restore will need.
-    await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [`coopbank_backup_${process.pid}`]);
-    const started = await client.query<{ lsn: string; version: string }>(`SELECT pg_backup_start($1, true)::text AS lsn, current_setting('server_version') AS version`, [`coopbank ${new Date().toISOString()}`]);
+    await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [
+      `coopbank_backup_${process.pid}`,
+    ]);
+    const started = await client.query<{ lsn: string; version: string }>(
+      `SELECT pg_backup_start($1, true)::text AS lsn, current_setting('server_version') AS version`,
+      [`coopbank ${new Date().toISOString()}`],
+    );
     await copyDataDirectory(dataDir, target);
-    const stopped = await client.query<{ lsn: string; labelfile: string; spcmapfile: string }>('SELECT lsn::text, labelfile, spcmapfile FROM pg_backup_stop(false)');
+    const stopped = await client.query<{ lsn: string; labelfile: string; spcmapfile: string }>(
+      'SELECT lsn::text, labelfile, spcmapfile FROM pg_backup_stop(false)',
+    );
     const { lsn: stopLsn, labelfile, spcmapfile } = stopped.rows[0]!;
     await fs.writeFile(path.join(target, 'backup_label'), labelfile, { mode: 0o600 });
     if (spcmapfile !== '') await fs.writeFile(path.join(target, 'tablespace_map'), spcmapfile, { mode: 0o600 });
@@ -55,7 +80,9 @@ export async function backupCluster(url: string, dataDir: string, target: string
 }
 
 async function assertServes(client: pg.Client, dataDir: string): Promise<void> {
-  const { rows } = await client.query<{ data_directory: string }>(`SELECT current_setting('data_directory') AS data_directory`);
+  const { rows } = await client.query<{ data_directory: string }>(
+    `SELECT current_setting('data_directory') AS data_directory`,
+  );
   if (path.resolve(rows[0]!.data_directory) !== path.resolve(dataDir)) {
     throw new Error(`The PostgreSQL server reached serves ${rows[0]!.data_directory}, not ${dataDir}.`);
   }
@@ -71,7 +98,8 @@ async function copyDataDirectory(from: string, to: string, topLevel = true): Pro
     const [source, destination] = [path.join(from, entry.name), path.join(to, entry.name)];
     if (entry.isDirectory()) {
       await fs.mkdir(destination, { mode: 0o700 });
-      if (!topLevel || !emptiedFolders.has(entry.name)) await copyDataDirectory(source, destination, false).catch(ignoreVanished);
+      if (!topLevel || !emptiedFolders.has(entry.name))
+        await copyDataDirectory(source, destination, false).catch(ignoreVanished);
       else if (entry.name === 'pg_wal') await fs.mkdir(path.join(destination, 'archive_status'), { mode: 0o700 });
     } else if (entry.isFile() && !skippedFiles.has(entry.name) && !entry.name.startsWith('pgsql_tmp')) {
       await fs.copyFile(source, destination).catch(ignoreVanished);
@@ -87,14 +115,25 @@ function ignoreVanished(error: NodeJS.ErrnoException): void {
  * The WAL segments from the backup's start to its end (pg_backup_stop switched to a new segment, so the last
  * one is complete), and the timeline history files: what the replay on the copy reads.
  */
-async function copyWal(client: pg.Client, dataDir: string, target: string, startLsn: string, stopLsn: string): Promise<number> {
-  const { rows } = await client.query<{ first: string; last: string }>('SELECT pg_walfile_name($1::pg_lsn) AS first, pg_walfile_name($2::pg_lsn) AS last', [startLsn, stopLsn]);
+async function copyWal(
+  client: pg.Client,
+  dataDir: string,
+  target: string,
+  startLsn: string,
+  stopLsn: string,
+): Promise<number> {
+  const { rows } = await client.query<{ first: string; last: string }>(
+    'SELECT pg_walfile_name($1::pg_lsn) AS first, pg_walfile_name($2::pg_lsn) AS last',
+    [startLsn, stopLsn],
+  );
   const { first, last } = rows[0]!;
-  const needed = (await fs.readdir(path.join(dataDir, 'pg_wal')))
-    .filter((name) => name.endsWith('.history') || (walSegmentName.test(name) && name >= first && name <= last));
+  const needed = (await fs.readdir(path.join(dataDir, 'pg_wal'))).filter(
+    (name) => name.endsWith('.history') || (walSegmentName.test(name) && name >= first && name <= last),
+  );
   const segments = needed.filter((name) => walSegmentName.test(name));
   // The slot guarantees it: a gap would be a bug here, and a backup that cannot be restored.
-  if (!segments.includes(first) || !segments.includes(last)) throw new Error(`WAL segments ${first} to ${last} are not all in ${dataDir}/pg_wal.`);
+  if (!segments.includes(first) || !segments.includes(last))
+    throw new Error(`WAL segments ${first} to ${last} are not all in ${dataDir}/pg_wal.`);
   for (const name of needed) await fs.copyFile(path.join(dataDir, 'pg_wal', name), path.join(target, 'pg_wal', name));
   return segments.length;
 }

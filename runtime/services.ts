@@ -86,7 +86,12 @@ export async function provideTemporal(
  * wait on the database (a free connection, one statement), so a database down or saturated fails requests
  * quickly (503) instead of queueing them (docs/architecture.md §1).
  */
-export async function connectDatabase(url: string, applicationName: string, pool: Config['databasePool'], logger: Logger): Promise<Knex> {
+export async function connectDatabase(
+  url: string,
+  applicationName: string,
+  pool: Config['databasePool'],
+  logger: Logger,
+): Promise<Knex> {
   // knex's warnings carry a stack trace: its first line is the news, as one log line (the log is JSON lines).
   const onWarning = (message: string) => logger.warn({ component: 'knex' }, message.split('\n')[0]);
   const knex = createKnex(url, { applicationName, ...pool, onWarning });
@@ -122,7 +127,9 @@ export async function listen(app: Koa<never> | Koa, port: number, host = '127.0.
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use: set PORT to a free port.`) : error);
+      reject(
+        error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use: set PORT to a free port.`) : error,
+      );
     });
     server.listen(port, host, resolve);
   });
@@ -143,7 +150,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large.']
     : [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP.'];
   const body = JSON.stringify({ type: `urn:coopbank:problem:${code}`, title, status, detail, code });
-  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function portOf(server: http.Server): number {

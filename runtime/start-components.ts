@@ -13,7 +13,13 @@ import { closeServer, connectDatabase, connectTemporalClient, connectTemporalWor
 import { createWorker, exportProcessMetrics, installTemporalRuntime } from './worker';
 
 /** Opens the database pool and applies pending migrations (processes starting at once take turns: db/knex.ts). */
-export async function openMigratedDatabase(config: Config, url: string, name: string, logger: Logger, cleanup: CleanupStack): Promise<Knex> {
+export async function openMigratedDatabase(
+  config: Config,
+  url: string,
+  name: string,
+  logger: Logger,
+  cleanup: CleanupStack,
+): Promise<Knex> {
   const knex = await connectDatabase(url, `coopbank-${name}`, config.databasePool, logger);
   cleanup.push(`${name} database pool`, () => knex.destroy());
   const applied = await migrateToLatest(knex);
@@ -53,15 +59,20 @@ export async function startApi(
     processMetrics: true,
     gitCommit: config.gitCommit,
   };
-  const admin = await ensureInitialAdmin({ knex, clock: deps.clock, auth: deps.auth }, {
-    username: config.initialAdminUsername,
-    password: config.initialAdminPassword,
-  });
+  const admin = await ensureInitialAdmin(
+    { knex, clock: deps.clock, auth: deps.auth },
+    {
+      username: config.initialAdminUsername,
+      password: config.initialAdminPassword,
+    },
+  );
   if (admin.created) {
     logger.info({ username: admin.username }, 'initial administrator created');
     // Printed once, never logged: the only place this password ever appears.
     if (admin.generatedPassword !== undefined) {
-      process.stdout.write(`\nInitial administrator: ${admin.username} / ${admin.generatedPassword}  (shown once: change it)\n\n`);
+      process.stdout.write(
+        `\nInitial administrator: ${admin.username} / ${admin.generatedPassword}  (shown once: change it)\n\n`,
+      );
     }
   }
   // Schedules of enterprises created while Temporal was out of reach, or before this version: in the background,
@@ -85,7 +96,14 @@ export async function startWorker(
   const connection = await connectTemporalWorker(temporalAddress);
   cleanup.push('worker connection', () => connection.close());
   const { temporalNamespace: namespace, temporalTaskQueue: taskQueue, workflowBundlePath } = config;
-  const worker = await createWorker({ connection, namespace, taskQueue, knex, workflowBundlePath, clock: clockStartingAt(config.clockStart) });
+  const worker = await createWorker({
+    connection,
+    namespace,
+    taskQueue,
+    knex,
+    workflowBundlePath,
+    clock: clockStartingAt(config.clockStart),
+  });
   const running = worker.run();
   cleanup.push('worker', async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -36,7 +36,9 @@ const readyTimeoutMs = 60_000;
 export function ensureTemporalCli(): string {
   const script = path.resolve(__dirname, '..', 'scripts', 'ensure-temporal');
   try {
-    return execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
+    return execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      .toString()
+      .trim();
   } catch {
     throw new Error('No Temporal CLI is available (scripts/ensure-temporal failed: see its message above).');
   }
@@ -51,7 +53,12 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   // A new server knows the search attributes before any start sets them (on an existing database, the worker adds what is missing).
   for (const key of searchAttributeKeys) args.push('--search-attribute', `${key.name}=Keyword`);
 
-  const server = startChildService({ name: 'Temporal dev server', command: options.cliPath, args, onLine: options.onLine });
+  const server = startChildService({
+    name: 'Temporal dev server',
+    command: options.cliPath,
+    args,
+    onLine: options.onLine,
+  });
   const address = `127.0.0.1:${options.port}`;
   await waitUntilReady(server, () => canConnect(address), readyTimeoutMs);
   return {

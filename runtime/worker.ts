@@ -28,7 +28,9 @@ async function ensureSearchAttributes(connection: NativeConnection, namespace: s
   if (missing.length === 0) return;
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
   });
 }
 
@@ -59,11 +61,18 @@ export function installTemporalRuntime(logger: Logger, metricsAddress?: string):
     logger[temporalLevels[entry.level]]({ component: 'temporal-sdk', ...entry.meta }, entry.message);
   });
   try {
-    Runtime.install({ logger: sdkLogger, ...(metricsAddress === undefined ? {} : { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } }) });
+    Runtime.install({
+      logger: sdkLogger,
+      ...(metricsAddress === undefined
+        ? {}
+        : { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } }),
+    });
   } catch (error) {
     if (metricsAddress === undefined) throw error;
     // The usual cause is an address in use: name the variable that chose it.
-    throw new Error(`Cannot serve the worker metrics at WORKER_METRICS_ADDRESS ${metricsAddress}: ${(error as Error).message}`);
+    throw new Error(
+      `Cannot serve the worker metrics at WORKER_METRICS_ADDRESS ${metricsAddress}: ${(error as Error).message}`,
+    );
   }
 }
 

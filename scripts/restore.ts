@@ -10,8 +10,14 @@ import { restoreInstallation } from '../runtime/installation-backup';
 runMain('restore', async () => {
   const config = loadConfig();
   const backup = process.argv[2];
-  if (backup === undefined) throw new Error('usage: npm run restore -- <backup folder>   (restores into DATA_DIR, which must be empty)');
+  if (backup === undefined)
+    throw new Error('usage: npm run restore -- <backup folder>   (restores into DATA_DIR, which must be empty)');
   const check = await restoreInstallation(backup, config.dataDir);
-  if (check.unbalancedEntries > 0) throw new Error(`restored into ${config.dataDir}, but ${check.unbalancedEntries} journal entries do not balance: do not use it.`);
-  process.stdout.write(`Restored ${backup} (taken ${check.manifest.createdAt}) into ${config.dataDir}: ${check.journalEntries} journal entries, all balanced. Start it with npm start.\n`);
+  if (check.unbalancedEntries > 0)
+    throw new Error(
+      `restored into ${config.dataDir}, but ${check.unbalancedEntries} journal entries do not balance: do not use it.`,
+    );
+  process.stdout.write(
+    `Restored ${backup} (taken ${check.manifest.createdAt}) into ${config.dataDir}: ${check.journalEntries} journal entries, all balanced. Start it with npm start.\n`,
+  );
 });

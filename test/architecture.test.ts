@@ -21,7 +21,11 @@ interface Rule {
 
 const rules: Record<Layer, Rule> = {
   domain: { layers: ['domain'], packages: /^decimal\.js$/ },
-  workflows: { layers: ['workflows', 'domain'], typeOnlyLayers: ['activities'], packages: /^(@temporalio\/(workflow|common)|decimal\.js)$/ },
+  workflows: {
+    layers: ['workflows', 'domain'],
+    typeOnlyLayers: ['activities'],
+    packages: /^(@temporalio\/(workflow|common)|decimal\.js)$/,
+  },
   activities: { layers: ['activities', 'domain', 'db'], packages: /^(?!koa|@koa\/|@temporalio\/(client|worker)$)/ },
   db: { layers: ['db', 'domain'], packages: /^(?!koa|@koa\/|@temporalio\/)/ },
   api: { layers: ['api', 'activities', 'domain', 'db'], typeOnlyLayers: ['workflows'] },
@@ -36,7 +40,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const importPattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm;
+const importPattern =
+  /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm;
 
 function violations(layer: Layer, projectRoot = root): string[] {
   const rule = rules[layer];
@@ -54,10 +59,16 @@ function violations(layer: Layer, projectRoot = root): string[] {
         // The workflows' message definitions are plain values that clients send: the one workflow file the API loads.
         const definitions = layer === 'api' && targetPath === path.join('workflows', 'definitions');
         // The Temporal identities (workflow and Schedule ids, search attributes) are plain values every layer names them by.
-        const identities = (layer === 'api' || layer === 'activities') && targetPath === path.join('workflows', 'identities');
+        const identities =
+          (layer === 'api' || layer === 'activities') && targetPath === path.join('workflows', 'identities');
         // Of db/, the API reads through the models and classifies errors; it writes only through activities.
         const dbPartRefused = layer === 'api' && target === 'db' && !/^db[\\/](models[\\/]|errors$)/.test(targetPath);
-        const allowed = !dbPartRefused && (definitions || identities || rule.layers.includes(target) || (typeOnly && (rule.typeOnlyLayers ?? []).includes(target)));
+        const allowed =
+          !dbPartRefused &&
+          (definitions ||
+            identities ||
+            rule.layers.includes(target) ||
+            (typeOnly && (rule.typeOnlyLayers ?? []).includes(target)));
         if (!allowed) found.push(where);
       } else if (specifier.startsWith('node:') || /^(fs|path|os|crypto|http|net|child_process)$/.test(specifier)) {
         if (layer === 'domain' || layer === 'workflows') found.push(`${where} (Node built-in: I/O or non-determinism)`);
@@ -65,7 +76,10 @@ function violations(layer: Layer, projectRoot = root): string[] {
         found.push(where);
       }
     }
-    if ((layer === 'domain' || layer === 'workflows') && /Date\.now\(|Math\.random\(|new Date\(\)|process\.env/.test(source)) {
+    if (
+      (layer === 'domain' || layer === 'workflows') &&
+      /Date\.now\(|Math\.random\(|new Date\(\)|process\.env/.test(source)
+    ) {
       found.push(`${path.relative(projectRoot, file)} reads the clock, randomness or the environment`);
     }
   }
@@ -81,15 +95,25 @@ for (const layer of layers) {
 test('the rule catches a forbidden import (the checker itself works)', (t) => {
   const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'layering-'));
   fs.mkdirSync(path.join(probeRoot, 'domain'));
-  fs.writeFileSync(path.join(probeRoot, 'domain', 'probe.ts'), 'import { createKnex } from \'../db/knex\';\nexport const x = Date.now();\n');
+  fs.writeFileSync(
+    path.join(probeRoot, 'domain', 'probe.ts'),
+    "import { createKnex } from '../db/knex';\nexport const x = Date.now();\n",
+  );
   fs.mkdirSync(path.join(probeRoot, 'api'));
-  fs.writeFileSync(path.join(probeRoot, 'api', 'probe.ts'), ['knex', 'models/user.model', 'errors', 'transaction'].map((file) => `import '../db/${file}';\n`).join(''));
+  fs.writeFileSync(
+    path.join(probeRoot, 'api', 'probe.ts'),
+    ['knex', 'models/user.model', 'errors', 'transaction'].map((file) => `import '../db/${file}';\n`).join(''),
+  );
   try {
     t.deepEqual(violations('domain', probeRoot).sort(), [
       'domain/probe.ts imports ../db/knex',
       'domain/probe.ts reads the clock, randomness or the environment',
     ]);
-    t.deepEqual(violations('api', probeRoot).sort(), ['api/probe.ts imports ../db/knex', 'api/probe.ts imports ../db/transaction'], 'of db/, the API imports the models and errors only');
+    t.deepEqual(
+      violations('api', probeRoot).sort(),
+      ['api/probe.ts imports ../db/knex', 'api/probe.ts imports ../db/transaction'],
+      'of db/, the API imports the models and errors only',
+    );
   } finally {
     fs.rmSync(probeRoot, { recursive: true });
   }
@@ -98,15 +122,24 @@ test('the rule catches a forbidden import (the checker itself works)', (t) => {
 test('one name per module across layers: api/modules/<module>/ declares routes of <module> only, and activities/ and domain/ use the same names', (t) => {
   const { apiRoutes } = require('../api/routes') as typeof import('../api/routes');
   const modules = new Set(apiRoutes.map((route) => route.module));
-  const folders = (dir: string) => fs.readdirSync(path.join(root, dir), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const folders = (dir: string) =>
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   t.deepEqual(folders('api/modules').sort(), [...modules].sort(), 'a folder per module of the API');
   for (const layer of ['activities', 'domain']) {
     for (const folder of folders(layer)) t.true(modules.has(folder), `${layer}/${folder}/ is named after a module`);
   }
   for (const folder of folders('api/modules')) {
     for (const file of fs.readdirSync(path.join(root, 'api/modules', folder))) {
-      const declared = [...fs.readFileSync(path.join(root, 'api/modules', folder, file), 'utf8').matchAll(/module: '([a-z]+)'/g)].map((match) => match[1]);
-      t.true(declared.every((module) => module === folder), `api/modules/${folder}/${file} declares routes of ${folder} only`);
+      const declared = [
+        ...fs.readFileSync(path.join(root, 'api/modules', folder, file), 'utf8').matchAll(/module: '([a-z]+)'/g),
+      ].map((match) => match[1]);
+      t.true(
+        declared.every((module) => module === folder),
+        `api/modules/${folder}/${file} declares routes of ${folder} only`,
+      );
     }
   }
 });
@@ -135,19 +168,32 @@ const operationFiles: Record<string, string> = {
   'shares/share-refunds': 'workflows/share-withdrawal.workflow.ts',
 };
 
-test('one name per resource across layers: an activity file has its routes file\'s or its workflow\'s name, or is a listed operation its caller uses', (t) => {
+test("one name per resource across layers: an activity file has its routes file's or its workflow's name, or is a listed operation its caller uses", (t) => {
   const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
-  const exported = (file: string) => [...read(file).matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1] ?? '');
-  for (const folder of fs.readdirSync(path.join(root, 'activities'), { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
-    for (const file of fs.readdirSync(path.join(root, 'activities', folder.name)).filter((name) => name.endsWith('.activity.ts'))) {
+  const exported = (file: string) =>
+    [...read(file).matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1] ?? '');
+  for (const folder of fs
+    .readdirSync(path.join(root, 'activities'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())) {
+    for (const file of fs
+      .readdirSync(path.join(root, 'activities', folder.name))
+      .filter((name) => name.endsWith('.activity.ts'))) {
       const name = file.replace(/\.activity\.ts$/, '');
-      const named = fs.existsSync(path.join(root, 'api/modules', folder.name, `${name}.routes.ts`)) || fs.existsSync(path.join(root, 'workflows', `${name}.workflow.ts`));
+      const named =
+        fs.existsSync(path.join(root, 'api/modules', folder.name, `${name}.routes.ts`)) ||
+        fs.existsSync(path.join(root, 'workflows', `${name}.workflow.ts`));
       const caller = operationFiles[`${folder.name}/${name}`];
-      t.true(named || caller !== undefined, `activities/${folder.name}/${file}: name it after its routes file or workflow, or list it in operationFiles`);
+      t.true(
+        named || caller !== undefined,
+        `activities/${folder.name}/${file}: name it after its routes file or workflow, or list it in operationFiles`,
+      );
       if (caller === undefined) continue;
       t.false(named, `${folder.name}/${name} is a resource's name: leave it out of operationFiles`);
       const text = read(caller);
-      t.true(exported(`activities/${folder.name}/${file}`).some((fn) => text.includes(fn)), `${caller} calls an operation of activities/${folder.name}/${file}`);
+      t.true(
+        exported(`activities/${folder.name}/${file}`).some((fn) => text.includes(fn)),
+        `${caller} calls an operation of activities/${folder.name}/${file}`,
+      );
     }
   }
 });
@@ -155,7 +201,9 @@ test('one name per resource across layers: an activity file has its routes file\
 test('every file path docs/architecture.md names in backticks exists', (t) => {
   // File-like only (folders, a slash and an extension, no wildcard or ellipsis): a folder or a command is not checked.
   const filePath = /^[\w.-]+(\/[\w.-]+)+\.[A-Za-z0-9]+$/;
-  const named = [...fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8').matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!).filter((text) => filePath.test(text));
+  const named = [...fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8').matchAll(/`([^`\n]+)`/g)]
+    .map((match) => match[1]!)
+    .filter((text) => filePath.test(text));
   t.true(named.length > 20, `${named.length} paths found: the pattern still finds them`);
   t.deepEqual([...new Set(named.filter((file) => !fs.existsSync(path.join(root, file))))], []);
 });

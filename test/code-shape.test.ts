@@ -12,14 +12,27 @@ const root = path.join(__dirname, '..');
 const maxLines = 70;
 
 function longFunctions(file: string): string[] {
-  const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  const source = ts.createSourceFile(
+    file,
+    fs.readFileSync(path.join(root, file), 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
-      const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+      const lines =
+        source.getLineAndCharacterOfPosition(node.getEnd()).line -
+        source.getLineAndCharacterOfPosition(node.getStart()).line +
+        1;
       const parent = node.parent;
-      const name = (node as ts.FunctionDeclaration).name?.getText() ?? (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) ? parent.name.getText() : 'a function');
-      if (lines > maxLines) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${name} (${lines} lines)`);
+      const name =
+        (node as ts.FunctionDeclaration).name?.getText() ??
+        (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) ? parent.name.getText() : 'a function');
+      if (lines > maxLines)
+        found.push(
+          `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${name} (${lines} lines)`,
+        );
     }
     ts.forEachChild(node, visit);
   };
@@ -28,7 +41,10 @@ function longFunctions(file: string): string[] {
 }
 
 const typeScriptFiles = (): string[] =>
-  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], { cwd: root, encoding: 'utf8' })
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((file) => file !== '' && !file.endsWith('.d.ts') && fs.existsSync(path.join(root, file)));
 
@@ -48,6 +64,12 @@ test('tests take "now" from the tests\' clock, not from the calendar', (t) => {
   const files = typeScriptFiles().filter((file) => file.startsWith('test/'));
   t.true(files.length > 50, 'the test files are read');
   const calendarNows = files.flatMap((file) =>
-    fs.readFileSync(path.join(root, file), 'utf8').split('\n').flatMap((line, index) => (/new Date\(\)|\bcurrent_date\b|now\(\)\s+at time zone/i.test(line) ? [`${file}:${index + 1}`] : [])));
+    fs
+      .readFileSync(path.join(root, file), 'utf8')
+      .split('\n')
+      .flatMap((line, index) =>
+        /new Date\(\)|\bcurrent_date\b|now\(\)\s+at time zone/i.test(line) ? [`${file}:${index + 1}`] : [],
+      ),
+  );
   t.deepEqual(calendarNows, []);
 });

@@ -26,7 +26,8 @@ function loadCompose(): { text: string; services: Record<string, Service> } {
   const text = read('docker-compose.yml');
   // merge: the file shares the API's and workers' environment through a YAML merge key, as compose does.
   const document: unknown = parse(text, { merge: true });
-  if (!isRecord(document) || !isRecord(document.services)) throw new Error('docker-compose.yml has no services mapping');
+  if (!isRecord(document) || !isRecord(document.services))
+    throw new Error('docker-compose.yml has no services mapping');
   const services: Record<string, Service> = {};
   for (const [name, service] of Object.entries(document.services)) {
     if (!isRecord(service)) throw new Error(`service ${name} is not a mapping`);
@@ -55,7 +56,9 @@ function environmentOf(svc: Service): Record<string, string> {
     );
   }
   if (!isRecord(environment)) throw new Error('environment is neither a mapping nor a list');
-  return Object.fromEntries(Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]));
+  return Object.fromEntries(
+    Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]),
+  );
 }
 
 /** `depends_on:` as service -> condition, whether written as a list (condition service_started) or a mapping. */
@@ -65,7 +68,10 @@ function dependenciesOf(svc: Service): Record<string, unknown> {
   if (Array.isArray(dependsOn)) return Object.fromEntries(dependsOn.map((name) => [String(name), 'service_started']));
   if (!isRecord(dependsOn)) throw new Error('depends_on is neither a mapping nor a list');
   return Object.fromEntries(
-    Object.entries(dependsOn).map(([name, options]) => [name, isRecord(options) ? options.condition ?? 'service_started' : undefined]),
+    Object.entries(dependsOn).map(([name, options]) => [
+      name,
+      isRecord(options) ? (options.condition ?? 'service_started') : undefined,
+    ]),
   );
 }
 
@@ -153,7 +159,14 @@ function globToRegExp(pattern: string): RegExp {
   const source = pattern
     .replace(/\/+$/, '')
     .split(/(\[[^\]]*\])/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part
+            .replace(/[.+^${}()|\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]'),
+    )
     .join('');
   return new RegExp(`^${source}$`);
 }
@@ -163,16 +176,19 @@ function moduleGraph(entries: string[]): { files: Set<string>; unresolved: strin
   const files = new Set<string>();
   const unresolved: string[] = [];
   const pending = [...entries];
-  const specifiers = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|\brequire(?:\.resolve)?\s*\(\s*)['"](\.{1,2}\/[^'"]*)['"]/g;
+  const specifiers =
+    /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|\brequire(?:\.resolve)?\s*\(\s*)['"](\.{1,2}\/[^'"]*)['"]/g;
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (files.has(file)) continue;
     files.add(file);
     for (const match of read(file).matchAll(specifiers)) {
       const target = path.join(path.dirname(file), match[1] ?? '');
-      const resolved = ['.ts', '.js', '.json', '/index.ts', '/index.js', ''].map((suffix) => target + suffix).find((candidate) => {
-        const absolute = path.join(root, candidate);
-        return fs.existsSync(absolute) && fs.statSync(absolute).isFile();
-      });
+      const resolved = ['.ts', '.js', '.json', '/index.ts', '/index.js', '']
+        .map((suffix) => target + suffix)
+        .find((candidate) => {
+          const absolute = path.join(root, candidate);
+          return fs.existsSync(absolute) && fs.statSync(absolute).isFile();
+        });
       if (resolved === undefined) unresolved.push(`${match[1]} (from ${file})`);
       else pending.push(resolved);
     }
@@ -208,10 +224,16 @@ test('every depends_on names another existing service, with a valid condition, w
     for (const [dependency, condition] of Object.entries(dependenciesOf(svc))) {
       t.not(dependency, name, `${name} depends on itself`);
       t.true(dependency in services, `${name} depends on a missing service ${dependency}`);
-      t.true(dependencyConditions.includes(String(condition)), `${name} -> ${dependency}: invalid condition ${String(condition)}`);
+      t.true(
+        dependencyConditions.includes(String(condition)),
+        `${name} -> ${dependency}: invalid condition ${String(condition)}`,
+      );
       if (condition === 'service_healthy') {
         // Compose refuses to start a wait on the health of a service that reports none.
-        t.truthy(services[dependency]?.healthcheck, `${name} waits for ${dependency} to be healthy, which has no healthcheck`);
+        t.truthy(
+          services[dependency]?.healthcheck,
+          `${name} waits for ${dependency} to be healthy, which has no healthcheck`,
+        );
       }
     }
   }
@@ -244,8 +266,14 @@ test('postgres, temporal and api report their health with a test command', (t) =
     } else {
       t.true(Array.isArray(check), `${name}'s healthcheck has no test`);
       const [kind, ...command] = Array.isArray(check) ? (check as unknown[]).map(String) : [];
-      t.true(kind === 'CMD' || kind === 'CMD-SHELL', `${name}'s healthcheck test must start with CMD or CMD-SHELL, got ${kind}`);
-      t.true(command.length > 0 && command.every((part) => part.trim() !== ''), `${name}'s healthcheck test has no command`);
+      t.true(
+        kind === 'CMD' || kind === 'CMD-SHELL',
+        `${name}'s healthcheck test must start with CMD or CMD-SHELL, got ${kind}`,
+      );
+      t.true(
+        command.length > 0 && command.every((part) => part.trim() !== ''),
+        `${name}'s healthcheck test has no command`,
+      );
     }
   }
 });
@@ -288,20 +316,38 @@ test('api and worker get the database and Temporal of this compose file, and the
     // The postgres image's defaults: user `postgres`, and a database named as the user.
     const postgresUser = postgres.POSTGRES_USER ?? 'postgres';
     t.is(url.username, postgresUser, `${name}: DATABASE_URL user is not the postgres service's user`);
-    t.is(url.pathname, `/${postgres.POSTGRES_DB ?? postgresUser}`, `${name}: DATABASE_URL database is not the postgres service's database`);
-    t.true(Object.keys(dependenciesOf(service(services, name))).includes(url.hostname), `${name} does not depend on ${url.hostname}`);
+    t.is(
+      url.pathname,
+      `/${postgres.POSTGRES_DB ?? postgresUser}`,
+      `${name}: DATABASE_URL database is not the postgres service's database`,
+    );
+    t.true(
+      Object.keys(dependenciesOf(service(services, name))).includes(url.hostname),
+      `${name} does not depend on ${url.hostname}`,
+    );
 
     const temporalAddress = environment.TEMPORAL_ADDRESS;
     t.truthy(temporalAddress, `${name} gets no TEMPORAL_ADDRESS`);
     const [host, port] = (temporalAddress ?? '').split(':');
     t.true(host !== undefined && host in services, `${name}: TEMPORAL_ADDRESS host ${host} is no service`);
     t.regex(port ?? '', /^\d+$/, `${name}: TEMPORAL_ADDRESS has no port`);
-    t.true(Object.keys(dependenciesOf(service(services, name))).includes(host ?? ''), `${name} does not depend on ${host}`);
+    t.true(
+      Object.keys(dependenciesOf(service(services, name))).includes(host ?? ''),
+      `${name} does not depend on ${host}`,
+    );
 
     // Temporal registers DEFAULT_NAMESPACE (and its healthcheck waits for it): the one the processes use.
-    t.is(environment.TEMPORAL_NAMESPACE ?? 'default', temporal.DEFAULT_NAMESPACE ?? 'default', `${name} uses another namespace than temporal creates`);
+    t.is(
+      environment.TEMPORAL_NAMESPACE ?? 'default',
+      temporal.DEFAULT_NAMESPACE ?? 'default',
+      `${name} uses another namespace than temporal creates`,
+    );
   }
-  t.is(dependenciesOf(service(services, 'worker')).api, 'service_healthy', 'the worker never migrates: it must wait for a healthy api');
+  t.is(
+    dependenciesOf(service(services, 'worker')).api,
+    'service_healthy',
+    'the worker never migrates: it must wait for a healthy api',
+  );
 });
 
 test('published ports are "host:container" strings, each host port once, a range of host ports for a scaled service', (t) => {
@@ -313,7 +359,9 @@ test('published ports are "host:container" strings, each host port once, a range
     for (const entry of Array.isArray(svc.ports) ? (svc.ports as unknown[]) : []) {
       // Quoted: YAML 1.1 parsers, compose's among them in places, read an unquoted 22:22 as a base-60 number.
       t.is(typeof entry, 'string', `${name}: port ${JSON.stringify(entry)} is not a quoted string`);
-      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5})(?:-(\d{1,5}))?:(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(String(entry));
+      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5})(?:-(\d{1,5}))?:(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(
+        String(entry),
+      );
       t.truthy(match, `${name}: port ${String(entry)} is not host:container or a host range:container`);
       // By number alone: a port bound on all interfaces cannot also be bound on one of them.
       const [first, last] = [Number(match?.[2]), Number(match?.[3] ?? match?.[2])];
@@ -322,7 +370,10 @@ test('published ports are "host:container" strings, each host port once, a range
       // A host range leaves room for this many replicas, each on its own port.
       const deploy = svc.deploy;
       const replicas = isRecord(deploy) ? Number(deploy.replicas ?? 1) : 1;
-      t.true(replicas <= last - first + 1, `${name} runs ${replicas} replicas: they cannot all publish ${String(entry)}`);
+      t.true(
+        replicas <= last - first + 1,
+        `${name} runs ${replicas} replicas: they cannot all publish ${String(entry)}`,
+      );
     }
   }
   t.deepEqual(hostPorts, [...new Set(hostPorts)], 'a host port is published twice');
@@ -338,17 +389,30 @@ test('the worker is scaled out', (t) => {
 test('no secret is written in the compose file: each is a required variable', (t) => {
   const { text, services } = loadCompose();
   for (const name of ['api', 'worker']) {
-    t.regex(environmentOf(service(services, name)).JWT_SECRET ?? '', requiredInterpolation('JWT_SECRET'), `${name}: JWT_SECRET must be \${JWT_SECRET:?...}`);
-    const databaseUrl = new URL(withoutInterpolations(environmentOf(service(services, name)).DATABASE_URL ?? 'missing://', 'INTERPOLATED'));
+    t.regex(
+      environmentOf(service(services, name)).JWT_SECRET ?? '',
+      requiredInterpolation('JWT_SECRET'),
+      `${name}: JWT_SECRET must be \${JWT_SECRET:?...}`,
+    );
+    const databaseUrl = new URL(
+      withoutInterpolations(environmentOf(service(services, name)).DATABASE_URL ?? 'missing://', 'INTERPOLATED'),
+    );
     t.is(databaseUrl.password, 'INTERPOLATED', `${name}: the DATABASE_URL password is written in the file`);
   }
-  t.regex(environmentOf(service(services, 'postgres')).POSTGRES_PASSWORD ?? '', requiredInterpolation('POSTGRES_PASSWORD'));
+  t.regex(
+    environmentOf(service(services, 'postgres')).POSTGRES_PASSWORD ?? '',
+    requiredInterpolation('POSTGRES_PASSWORD'),
+  );
   t.regex(environmentOf(service(services, 'temporal')).POSTGRES_PWD ?? '', requiredInterpolation('POSTGRES_PASSWORD'));
   // Anywhere else in the file (another service, an anchor, a list entry): a JWT secret only as the variable.
   const jwtLines = text.split(/\r?\n/).filter((line) => !line.trim().startsWith('#') && line.includes('JWT_SECRET'));
   t.true(jwtLines.length > 0, 'the file gives JWT_SECRET to no one');
   for (const line of jwtLines) {
-    t.regex(line.trim(), /^-?\s*JWT_SECRET\s*[:=]\s*["']?\$\{JWT_SECRET:\?[^}]*\}["']?$/, `JWT_SECRET written otherwise than as the required variable: ${line.trim()}`);
+    t.regex(
+      line.trim(),
+      /^-?\s*JWT_SECRET\s*[:=]\s*["']?\$\{JWT_SECRET:\?[^}]*\}["']?$/,
+      `JWT_SECRET written otherwise than as the required variable: ${line.trim()}`,
+    );
   }
 });
 
@@ -357,13 +421,24 @@ test('the Dockerfile runs the package.json api script as a non-root user, and co
   const dockerfile = loadDockerfile();
   const scripts = packageScripts();
   const commandOfScript = (command: string[]): string | undefined =>
-    command[0] === 'npm' && command[1] === 'run' ? (command[2] !== undefined && command[2] in scripts ? command[2] : undefined) : Object.keys(scripts).find((script) => scripts[script] === command.join(' '));
+    command[0] === 'npm' && command[1] === 'run'
+      ? command[2] !== undefined && command[2] in scripts
+        ? command[2]
+        : undefined
+      : Object.keys(scripts).find((script) => scripts[script] === command.join(' '));
 
   const cmd = dockerfile.finalStage.filter(({ instruction }) => instruction === 'CMD').pop();
   t.truthy(cmd, 'the Dockerfile has no CMD');
-  t.is(commandOfScript(dockerCommand(cmd?.args ?? '')), 'api', `the Dockerfile CMD is not the package.json api script: ${cmd?.args}`);
+  t.is(
+    commandOfScript(dockerCommand(cmd?.args ?? '')),
+    'api',
+    `the Dockerfile CMD is not the package.json api script: ${cmd?.args}`,
+  );
 
-  const user = dockerfile.finalStage.filter(({ instruction }) => instruction === 'USER').pop()?.args.split(':')[0];
+  const user = dockerfile.finalStage
+    .filter(({ instruction }) => instruction === 'USER')
+    .pop()
+    ?.args.split(':')[0];
   t.truthy(user, 'the image runs as root: no USER');
   t.false(user === 'root' || user === '0', `the image runs as ${user}`);
 
@@ -381,7 +456,9 @@ test('the image builds from every file the api and worker load, keeps what it bu
   const copied = copiedFromContext(dockerfile);
   // The final stage runs the compiled code: dist/ of the build stage (test/runtime/compiled.test.ts runs it).
   t.true(
-    dockerfile.finalStage.some(({ instruction, args }) => instruction === 'COPY' && /--from=build\s+\/app\/dist\s/.test(args)),
+    dockerfile.finalStage.some(
+      ({ instruction, args }) => instruction === 'COPY' && /--from=build\s+\/app\/dist\s/.test(args),
+    ),
     'the final stage does not copy /app/dist from the build stage',
   );
   // The entry points, and the migrations the API's knex loads from their folder rather than by import.
@@ -392,9 +469,13 @@ test('the image builds from every file the api and worker load, keeps what it bu
   const patterns = copied.map(globToRegExp);
   for (const file of files) {
     const topLevel = file.split('/')[0] ?? '';
-    t.true(patterns.some((pattern) => pattern.test(topLevel) || pattern.test(file)), `${file} is loaded at run time but not copied into the image`);
+    t.true(
+      patterns.some((pattern) => pattern.test(topLevel) || pattern.test(file)),
+      `${file} is loaded at run time but not copied into the image`,
+    );
   }
-  for (const source of ['package.json', 'package-lock.json']) t.true(copied.includes(source), `${source} is not copied`);
+  for (const source of ['package.json', 'package-lock.json'])
+    t.true(copied.includes(source), `${source} is not copied`);
 
   const ignored = read('.dockerignore')
     .split(/\r?\n/)
@@ -408,6 +489,9 @@ test('the image builds from every file the api and worker load, keeps what it bu
     );
   }
   for (const local of ['node_modules', '.data', '.git', '.env']) {
-    t.true(ignored.some((pattern) => pattern.test(local)), `.dockerignore lets ${local} into the build context`);
+    t.true(
+      ignored.some((pattern) => pattern.test(local)),
+      `.dockerignore lets ${local} into the build context`,
+    );
   }
 });

@@ -27,7 +27,9 @@ async function main(): Promise<number> {
     }
   };
   // Before anything starts: a machine without Chromium stops at once, with the command that installs it.
-  const browser: Record<string, string> = needsBrowser(process.argv.slice(2)) ? { CHROMIUM_PATH: ensureChromium() } : {};
+  const browser: Record<string, string> = needsBrowser(process.argv.slice(2))
+    ? { CHROMIUM_PATH: ensureChromium() }
+    : {};
   // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-test-'));
   fs.chmodSync(workDir, 0o755);
@@ -36,7 +38,11 @@ async function main(): Promise<number> {
     const [pgPort, temporalPort] = [await freePort(), await freePort()];
     const [postgres, temporal] = await time('start PostgreSQL and Temporal', () =>
       Promise.all([
-        startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: pgPort, password: randomBytes(16).toString('hex') }),
+        startEmbeddedPostgres({
+          dataDir: path.join(workDir, 'pg'),
+          port: pgPort,
+          password: randomBytes(16).toString('hex'),
+        }),
         startTemporalDevServer({ cliPath: ensureTemporalCli(), port: temporalPort, namespace: 'default' }),
       ]),
     );
@@ -48,7 +54,12 @@ async function main(): Promise<number> {
       fs.writeFileSync(bundlePath, bundle.code);
     });
     const timingsFile = path.join(workDir, 'file-timings.jsonl');
-    const env = testEnvironmentVariables({ postgresUrl: postgres.url, temporalAddress: temporal.address, bundlePath, timingsFile });
+    const env = testEnvironmentVariables({
+      postgresUrl: postgres.url,
+      temporalAddress: temporal.address,
+      bundlePath,
+      timingsFile,
+    });
     const code = await time('ava', () => runAva(process.argv.slice(2), { ...env, ...browser }));
     printSlowestFiles(timingsFile);
     return code;
@@ -56,7 +67,9 @@ async function main(): Promise<number> {
     await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
     fs.rmSync(workDir, { recursive: true, force: true });
     process.stderr.write(
-      `test phases: ${Object.entries(timings).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}\n`,
+      `test phases: ${Object.entries(timings)
+        .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`)
+        .join(', ')}\n`,
     );
   }
 }
@@ -70,7 +83,11 @@ function needsBrowser(args: string[]): boolean {
 /** scripts/ensure-chromium: CHROMIUM_PATH, `chromium` on PATH, or installed with apt-get when root; else its message. */
 function ensureChromium(): string {
   try {
-    return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-chromium')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
+    return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-chromium')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .toString()
+      .trim();
   } catch {
     throw new Error('No Chromium for the docs browser test (scripts/ensure-chromium: see its message above).');
   }
@@ -97,17 +114,30 @@ async function createTemplate(maintenanceUrl: string): Promise<void> {
  */
 function printSlowestFiles(timingsFile: string): void {
   if (!fs.existsSync(timingsFile)) return;
-  const files = fs.readFileSync(timingsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { file: string; ms: number });
+  const files = fs
+    .readFileSync(timingsFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { file: string; ms: number });
   files.sort((a, b) => b.ms - a.ms);
   const total = files.reduce((sum, { ms }) => sum + ms, 0);
-  process.stderr.write(`slowest test files (${files.length} run, ${(total / 1000).toFixed(0)} s in all):\n${files.slice(0, 10).map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`).join('\n')}\n`);
+  process.stderr.write(
+    `slowest test files (${files.length} run, ${(total / 1000).toFixed(0)} s in all):\n${files
+      .slice(0, 10)
+      .map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`)
+      .join('\n')}\n`,
+  );
 }
 
 function runAva(args: string[], env: Record<string, string>): Promise<number> {
-  const ava = spawn(process.execPath, [path.join(__dirname, '..', 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...args], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
+  const ava = spawn(
+    process.execPath,
+    [path.join(__dirname, '..', 'node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...args],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    },
+  );
   const forward = (signal: NodeJS.Signals) => ava.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

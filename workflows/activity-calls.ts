@@ -16,4 +16,5 @@ export const diagnosticRetry: RetryPolicy = { maximumAttempts: 3 };
 export const failureText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** An activity's failure wraps the refusal (its cause), whose message says what to do: that message first. */
-export const refusalText = (error: unknown): string => (error as { cause?: Error }).cause?.message ?? failureText(error);
+export const refusalText = (error: unknown): string =>
+  (error as { cause?: Error }).cause?.message ?? failureText(error);

@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, getExternalWorkflowHandle, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DecidedRequest } from '../activities/approvals/approval-request.activity';
 import type { Role } from '../domain/access';
@@ -53,7 +60,10 @@ export async function approvalRequest(input: ApprovalRequestInput): Promise<Deci
     {
       validator: (decision) => {
         if (busy) refuse('decision_in_progress', 'Another decision on this request is being recorded: try again.');
-        const refused = decisionRefusal({ status: state.status, makerId: input.makerId, makers: input.makers, approverRoles: input.approverRoles }, decision);
+        const refused = decisionRefusal(
+          { status: state.status, makerId: input.makerId, makers: input.makers, approverRoles: input.approverRoles },
+          decision,
+        );
         if (refused !== null) refuse(refused.code, refused.message);
       },
     },

@@ -1,4 +1,12 @@
-import { ApplicationFailure, condition, executeChild, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  executeChild,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { bookkeepingRetry, refusalText, stepRetry } from './activity-calls';
@@ -36,7 +44,13 @@ export interface EndOfDayOutcome {
  * (started by direction, or done) is left as it is.
  */
 async function scheduledEndOfDay(enterpriseId: string): Promise<EndOfDayOutcome> {
-  const { run, start } = await bookkeeping.openEndOfDayRun({ enterpriseId, date: null, trigger: 'schedule', startedBy: null, requestId: null });
+  const { run, start } = await bookkeeping.openEndOfDayRun({
+    enterpriseId,
+    date: null,
+    trigger: 'schedule',
+    startedBy: null,
+    requestId: null,
+  });
   const answered = { runId: run.id, date: run.business_date, nextDate: run.next_date, monthEnd: null };
   if (!start) return answered;
   try {
@@ -70,7 +84,10 @@ async function awaitBranchDays(runId: string, pollSeconds: number): Promise<void
 async function provision(runId: string): Promise<void> {
   const { provisioningRunId } = await bookkeeping.openEndOfDayProvisioning({ runId });
   if (provisioningRunId !== null) {
-    for (let progress = await steps.provisionBatch({ runId: provisioningRunId, batchSize: defaultBatchSize }); progress.status === 'running';) {
+    for (
+      let progress = await steps.provisionBatch({ runId: provisioningRunId, batchSize: defaultBatchSize });
+      progress.status === 'running';
+    ) {
       progress = await steps.provisionBatch({ runId: provisioningRunId, batchSize: defaultBatchSize });
     }
   }

@@ -2,7 +2,10 @@ import { ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/
 import type { Activities } from '../activities';
 import { bookkeepingRetry, failureText, stepRetry } from './activity-calls';
 
-const { markReplayFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
+const { markReplayFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: bookkeepingRetry,
+});
 
 export interface EventReplayInput {
   requestId: string;
@@ -22,7 +25,9 @@ const batchesPerRunDefault = 50;
  * cursor live in the database, written with each batch's postings, so this workflow carries only the request
  * id: a new run, or a retried batch after a worker died, resumes from the committed cursor.
  */
-export async function eventReplay(input: EventReplayInput): Promise<{ status: string; eventsSeen: number; entriesPosted: number }> {
+export async function eventReplay(
+  input: EventReplayInput,
+): Promise<{ status: string; eventsSeen: number; entriesPosted: number }> {
   const batchSize = input.batchSize ?? batchSizeDefault;
   // A batch is one DB transaction; a transient fault (a deadlock, a lost worker) is retried, bounded.
   const { replayEventBatch } = proxyActivities<Activities>({
@@ -32,7 +37,8 @@ export async function eventReplay(input: EventReplayInput): Promise<{ status: st
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? batchesPerRunDefault); batch += 1) {
       const progress = await replayEventBatch({ requestId: input.requestId, batchSize });
-      if (progress.status !== 'running') return { status: progress.status, eventsSeen: progress.eventsSeen, entriesPosted: progress.entriesPosted };
+      if (progress.status !== 'running')
+        return { status: progress.status, eventsSeen: progress.eventsSeen, entriesPosted: progress.entriesPosted };
     }
   } catch (error) {
     await markReplayFailed({ requestId: input.requestId, failure: failureText(error) });

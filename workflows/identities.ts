@@ -15,20 +15,24 @@ export const loanApprovalWorkflowId = (applicationId: string) => `loan-approval-
 export const shareWithdrawalWorkflowId = (withdrawalId: string) => `share-withdrawal-${withdrawalId}`;
 export const provisioningRunWorkflowId = (runId: string) => `provisioning-run-${runId}`;
 export const eventReplayWorkflowId = (requestId: string) => `event-replay-${requestId}`;
-export const yearEndClosingWorkflowId = (enterpriseId: string, exerciceCode: string) => `year-end-closing-${enterpriseId}-${exerciceCode}`;
+export const yearEndClosingWorkflowId = (enterpriseId: string, exerciceCode: string) =>
+  `year-end-closing-${enterpriseId}-${exerciceCode}`;
 /** One workflow per four-eyes request (its UUID, made with the request). */
 export const approvalRequestWorkflowId = (requestId: string) => `approval-request-${requestId}`;
 /** One workflow per enterprise and period: a second start cannot run a twin. */
 export const monthEndWorkflowId = (enterpriseId: string, period: string) => `month-end-${enterpriseId}-${period}`;
 /** One workflow per enterprise and month: a second start while one runs is refused by Temporal. */
-export const reportingPackWorkflowId = (enterpriseId: string, period: string) => `reporting-pack-${enterpriseId}-${period}`;
+export const reportingPackWorkflowId = (enterpriseId: string, period: string) =>
+  `reporting-pack-${enterpriseId}-${period}`;
 /** Issue 29: one end of day (close of business) per enterprise and business date: a second start cannot run a twin. */
 export const endOfDayWorkflowId = (enterpriseId: string, date: string) => `end-of-day-${enterpriseId}-${date}`;
 /** Issue 31: one workflow per go-live import; validating it again starts it anew. */
 export const importWorkflowId = (importId: string) => `import-${importId}`;
 /** Version 1 keeps the month's workflow id; a reissue runs under an id of its own. */
 export const reportingPackVersionWorkflowId = (enterpriseId: string, period: string, version: number) =>
-  (version === 1 ? reportingPackWorkflowId(enterpriseId, period) : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`);
+  version === 1
+    ? reportingPackWorkflowId(enterpriseId, period)
+    : `${reportingPackWorkflowId(enterpriseId, period)}-v${version}`;
 
 // Schedule ids, one of each per enterprise; also the id prefix of the workflows they start.
 export const provisioningScheduleId = (enterpriseId: string) => `provisioning-${enterpriseId}`;
@@ -68,6 +72,8 @@ export function startTags(tags: WorkflowTags): SearchAttributePair[] {
     { key: enterpriseIdKey, value: tags.enterpriseId },
     { key: enterpriseCodeKey, value: tags.enterpriseCode },
     ...(tags.branchId === undefined ? [] : [{ key: branchIdKey, value: tags.branchId }]),
-    ...(tags.businessId === undefined ? [] : [{ key: businessIdKey, value: coopBusinessId(tags.enterpriseCode, tags.businessId) }]),
+    ...(tags.businessId === undefined
+      ? []
+      : [{ key: businessIdKey, value: coopBusinessId(tags.enterpriseCode, tags.businessId) }]),
   ];
 }

@@ -5,9 +5,14 @@ import { bookkeepingRetry, refusalText, stepRetry } from './activity-calls';
 import { requestApprovedSignal } from './definitions';
 
 // Validation, tie-out and dry run are one transaction each over the whole files: sized for 50 000 members.
-const { validateImport, tieOutImport, dryRunImport, openImportBooks, reconcileImport }
-  = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', retry: stepRetry });
-const { importStatus, markImportFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
+const { validateImport, tieOutImport, dryRunImport, openImportBooks, reconcileImport } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  retry: stepRetry,
+});
+const { importStatus, markImportFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: bookkeepingRetry,
+});
 
 export interface ImportWorkflowInput {
   importId: string;
@@ -39,7 +44,10 @@ async function validate(input: ImportWorkflowInput): Promise<string> {
     return (await dryRunImport({ importId: input.importId })).status;
   } catch (error) {
     await markImportFailed({ ...asked, failure: refusalText(error) });
-    throw ApplicationFailure.nonRetryable(`the validation of import ${input.importId} failed`, 'ImportValidationFailed');
+    throw ApplicationFailure.nonRetryable(
+      `the validation of import ${input.importId} failed`,
+      'ImportValidationFailed',
+    );
   }
 }
 
@@ -72,7 +80,10 @@ export async function importWorkflow(input: ImportWorkflowInput): Promise<Import
   const status = await awaitApproval(importId, input.lookSeconds);
   if (status !== 'applying') return { status };
   // The activity picks the next kind and batch itself, so a new kind of file changes no command of this workflow.
-  const { applyImportBatch } = proxyActivities<Activities>({ startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`, retry: stepRetry });
+  const { applyImportBatch } = proxyActivities<Activities>({
+    startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
+    retry: stepRetry,
+  });
   for (let done = false; !done;) done = (await applyImportBatch({ importId })).done;
   await openImportBooks({ importId });
   return { status: 'applied', reconciliation: await reconcileImport({ importId }) };

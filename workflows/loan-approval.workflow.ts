@@ -10,7 +10,13 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { stepRetry } from './activity-calls';
-import { applyDecision, initialApprovalState, refusalOf, type ApprovalStep, type DecisionRequest } from '../domain/loans/approval';
+import {
+  applyDecision,
+  initialApprovalState,
+  refusalOf,
+  type ApprovalStep,
+  type DecisionRequest,
+} from '../domain/loans/approval';
 import { approvalStateQuery, decideUpdate, withdrawUpdate, type ApprovalView, type DecisionInput } from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
@@ -32,7 +38,8 @@ const activityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: stepRetry,
 } as const;
-const { recordLoanDecision: recordDecisionAsTask, expireLoanApplication } = proxyActivities<Activities>(activityOptions);
+const { recordLoanDecision: recordDecisionAsTask, expireLoanApplication } =
+  proxyActivities<Activities>(activityOptions);
 // A decision is written by a local activity: it runs inside the workflow task of its Update, so the answer
 // needs one round trip through the server instead of three workflow tasks and an activity task.
 const { recordLoanDecision: recordDecisionLocally } = proxyLocalActivities<Activities>(activityOptions);
@@ -51,8 +58,14 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   let busy = false;
   const recordLoanDecision = patched(localDecisionsPatch) ? recordDecisionLocally : recordDecisionAsTask;
   /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
-  const persist = async (request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }), origin: Pick<DecisionInput, 'requestId' | 'address'>) => {
-    const after = request.decision === 'withdraw' ? { status: 'withdrawn' as const, step: null } : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' }, input.finalStep);
+  const persist = async (
+    request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }),
+    origin: Pick<DecisionInput, 'requestId' | 'address'>,
+  ) => {
+    const after =
+      request.decision === 'withdraw'
+        ? { status: 'withdrawn' as const, step: null }
+        : applyDecision(state, { ...request, decision: request.decision, decidedAt: '' }, input.finalStep);
     busy = true;
     try {
       const recorded = await recordLoanDecision({
@@ -62,12 +75,18 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
         decision: request.decision,
         deciderId: request.deciderId,
         comment: request.comment,
-        requestId: origin.requestId, address: origin.address,
+        requestId: origin.requestId,
+        address: origin.address,
         statusAfter: after.status,
         stepAfter: after.step,
       });
       if (recorded.outcome === 'refused') return refuse(recorded.code, recorded.message);
-      state = { status: after.status, step: after.step, decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }], loanId: recorded.loanId };
+      state = {
+        status: after.status,
+        step: after.step,
+        decisions: [...state.decisions, { ...request, decidedAt: recorded.decidedAt }],
+        loanId: recorded.loanId,
+      };
       return state;
     } finally {
       busy = false;
@@ -82,7 +101,11 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   setHandler(approvalStateQuery, () => state);
   setHandler(
     decideUpdate,
-    (decision) => persist({ deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment }, decision),
+    (decision) =>
+      persist(
+        { deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment },
+        decision,
+      ),
     {
       validator: (decision) => {
         assertIdle();
@@ -93,11 +116,16 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   );
   setHandler(
     withdrawUpdate,
-    (withdrawal) => persist({ deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment }, withdrawal),
+    (withdrawal) =>
+      persist(
+        { deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment },
+        withdrawal,
+      ),
     {
       validator: (_withdrawal) => {
         assertIdle();
-        if (state.status !== 'in_review') refuse('application_closed', `The application is ${state.status}: it can no longer be withdrawn.`);
+        if (state.status !== 'in_review')
+          refuse('application_closed', `The application is ${state.status}: it can no longer be withdrawn.`);
       },
     },
   );

@@ -1,6 +1,20 @@
-import { ApplicationFailure, executeChild, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  executeChild,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { fixedAssetSteps, monthEndSteps, savingsAccrualSteps, unearnedInterestSteps, type MonthEndStepInput, type MonthEndStepName } from '../domain/enterprise/month-end';
+import {
+  fixedAssetSteps,
+  monthEndSteps,
+  savingsAccrualSteps,
+  unearnedInterestSteps,
+  type MonthEndStepInput,
+  type MonthEndStepName,
+} from '../domain/enterprise/month-end';
 import type { MonthEndStepSummary } from '../domain/enterprise/month-end-step';
 import { monthEndWorkflowId, reportingPackWorkflowId } from './identities';
 import { childTags, tagWorkflow } from './tags';
@@ -77,7 +91,13 @@ export interface MonthEndOutcome {
  * already running under that id (started through the API) is left to finish; a done one is answered as it is.
  */
 async function scheduledMonthEnd(enterpriseId: string): Promise<MonthEndOutcome> {
-  const { run, start } = await activities.openMonthEndRun({ enterpriseId, period: null, trigger: 'schedule', startedBy: null, requestId: null });
+  const { run, start } = await activities.openMonthEndRun({
+    enterpriseId,
+    period: null,
+    trigger: 'schedule',
+    startedBy: null,
+    requestId: null,
+  });
   if (!start) return { runId: run.id, period: run.period, steps: [] };
   try {
     return await executeChild(monthEnd, {

@@ -3,7 +3,10 @@ import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
 import { bookkeepingRetry, failureText, stepRetry } from './activity-calls';
 
-const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: bookkeepingRetry });
+const { startProvisioningRun, markProvisioningRunFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: bookkeepingRetry,
+});
 // Account by account, each its own transaction: a day's maturities of a large cooperative take minutes.
 const { matureDueTermDeposits } = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', retry: stepRetry });
 
@@ -30,10 +33,22 @@ export interface ProvisioningRunInput {
  * or by the API for a date. The cursor and the figures live in the database, written with each batch's
  * postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
  */
-export async function provisioningRun(input: ProvisioningRunInput): Promise<{ runId: string; status: string; loansProcessed: number }> {
+export async function provisioningRun(
+  input: ProvisioningRunInput,
+): Promise<{ runId: string; status: string; loansProcessed: number }> {
   // The daily run also matures the term deposits due by the business date, on their day (docs/domain.md §9).
-  if (input.runId === undefined && patched('daily-term-deposit-maturities')) await matureDueTermDeposits({ enterpriseId: input.enterpriseId });
-  const runId = input.runId ?? (await startProvisioningRun({ enterpriseId: input.enterpriseId, asOf: null, trigger: 'schedule', requestedBy: null })).id;
+  if (input.runId === undefined && patched('daily-term-deposit-maturities'))
+    await matureDueTermDeposits({ enterpriseId: input.enterpriseId });
+  const runId =
+    input.runId ??
+    (
+      await startProvisioningRun({
+        enterpriseId: input.enterpriseId,
+        asOf: null,
+        trigger: 'schedule',
+        requestedBy: null,
+      })
+    ).id;
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: runId });
   const { provisionBatch } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.batchTimeoutSeconds ?? 120} seconds`,
@@ -42,7 +57,8 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<{ ru
   try {
     for (let batch = 0; batch < (input.batchesPerRun ?? 100); batch += 1) {
       const progress = await provisionBatch({ runId, batchSize: input.batchSize ?? defaultBatchSize });
-      if (progress.status !== 'running') return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
+      if (progress.status !== 'running')
+        return { runId, status: progress.status, loansProcessed: progress.loansProcessed };
     }
   } catch (error) {
     await markProvisioningRunFailed({ runId, failure: failureText(error) });

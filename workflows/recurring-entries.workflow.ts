@@ -3,7 +3,10 @@ import type { Activities } from '../activities';
 import { stepRetry } from './activity-calls';
 
 // One transaction per model proposed; a large cooperative's models take seconds, not minutes.
-const { proposeDueRecurringEntries } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: stepRetry });
+const { proposeDueRecurringEntries } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: stepRetry,
+});
 
 export interface RecurringEntriesInput {
   enterpriseId: string;

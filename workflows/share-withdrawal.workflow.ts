@@ -4,7 +4,13 @@ import { stepRetry } from './activity-calls';
 import type { Refused } from '../activities/refusal-outcome';
 import type { ErrorCode } from '../domain/error-catalogue';
 import type { RefundDeadline } from '../activities/shares/share-withdrawals.activity';
-import { cancelWithdrawalUpdate, extendRefundUpdate, refundUpdate, withdrawalStateQuery, type ShareWithdrawalView } from './definitions';
+import {
+  cancelWithdrawalUpdate,
+  extendRefundUpdate,
+  refundUpdate,
+  withdrawalStateQuery,
+  type ShareWithdrawalView,
+} from './definitions';
 import { refuse } from './refusal';
 import { tagWorkflow } from './tags';
 
@@ -20,16 +26,27 @@ export interface ShareWithdrawalInput {
   dayMs: number;
 }
 
-const { makeShareWithdrawalEffective, cancelShareWithdrawal, extendShareRefund, refundShareWithdrawal, flagShareRefund } = proxyActivities<Activities>({
+const {
+  makeShareWithdrawalEffective,
+  cancelShareWithdrawal,
+  extendShareRefund,
+  refundShareWithdrawal,
+  flagShareRefund,
+} = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: stepRetry,
 });
 
 /** `condition` with a timeout that may already be spent (a zero-day notice, a reminder due at once). */
-const waitUntil = async (done: () => boolean, timeoutMs: number): Promise<boolean> => done() || (timeoutMs > 0 && (await condition(done, timeoutMs)));
+const waitUntil = async (done: () => boolean, timeoutMs: number): Promise<boolean> =>
+  done() || (timeoutMs > 0 && (await condition(done, timeoutMs)));
 
 /** The refund's next flag and its time from the effective date: the reminder, then overdue; none once both are set. */
-function nextRefundFlag(view: ShareWithdrawalView, refundDueDays: number, input: ShareWithdrawalInput): { flag: 'reminder' | 'overdue'; atMs: number } | undefined {
+function nextRefundFlag(
+  view: ShareWithdrawalView,
+  refundDueDays: number,
+  input: ShareWithdrawalInput,
+): { flag: 'reminder' | 'overdue'; atMs: number } | undefined {
   const dueMs = refundDueDays * input.dayMs;
   if (!view.refundReminded) return { flag: 'reminder', atMs: dueMs - input.refundReminderDays * input.dayMs };
   if (!view.refundOverdue) return { flag: 'overdue', atMs: dueMs };
@@ -44,12 +61,22 @@ function nextRefundFlag(view: ShareWithdrawalView, refundDueDays: number, input:
  * the state moves; one at a time.
  */
 export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<ShareWithdrawalView> {
-  let view: ShareWithdrawalView = { status: 'notice', effectiveOn: null, refundDueOn: null, refundExtended: false, refundReminded: false, refundOverdue: false };
+  let view: ShareWithdrawalView = {
+    status: 'notice',
+    effectiveOn: null,
+    refundDueOn: null,
+    refundExtended: false,
+    refundReminded: false,
+    refundOverdue: false,
+  };
   let busy = false;
   let refundDueDays = 0;
 
   /** Runs the activity of a decision; a refusal it returns becomes the Update's failure, nothing moved. */
-  const persist = async <R extends object>(work: () => Promise<R | Refused>, apply: (result: R) => void): Promise<ShareWithdrawalView> => {
+  const persist = async <R extends object>(
+    work: () => Promise<R | Refused>,
+    apply: (result: R) => void,
+  ): Promise<ShareWithdrawalView> => {
     busy = true;
     try {
       const result = await work();
@@ -66,23 +93,57 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
   };
   const deadline = (result: RefundDeadline, refundExtended = view.refundExtended) => {
     refundDueDays = result.refundDueDays;
-    view = { ...view, status: result.status, effectiveOn: result.effectiveOn, refundDueOn: result.refundDueOn, refundExtended, refundReminded: false, refundOverdue: false };
+    view = {
+      ...view,
+      status: result.status,
+      effectiveOn: result.effectiveOn,
+      refundDueOn: result.refundDueOn,
+      refundExtended,
+      refundReminded: false,
+      refundOverdue: false,
+    };
   };
 
   tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.withdrawalNumber });
   setHandler(withdrawalStateQuery, () => view);
-  setHandler(cancelWithdrawalUpdate, (request) => persist(() => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'cancelled' })), {
-    validator: (_request) => expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
-  });
-  setHandler(extendRefundUpdate, (request) => persist(() => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }), (result) => deadline(result, true)), {
-    validator: (_request) => {
-      expect('effective', 'refund_not_owed', 'no refund is waiting');
-      if (view.refundExtended) refuse('refund_already_extended', 'The refund period was extended once already (two years at most).');
+  setHandler(
+    cancelWithdrawalUpdate,
+    (request) =>
+      persist(
+        () => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }),
+        () => (view = { ...view, status: 'cancelled' }),
+      ),
+    {
+      validator: (_request) =>
+        expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
     },
-  });
-  setHandler(refundUpdate, (request) => persist(() => refundShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }), () => (view = { ...view, status: 'refunded' })), {
-    validator: (_request) => expect('effective', 'refund_not_owed', 'no refund is waiting'),
-  });
+  );
+  setHandler(
+    extendRefundUpdate,
+    (request) =>
+      persist(
+        () => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }),
+        (result) => deadline(result, true),
+      ),
+    {
+      validator: (_request) => {
+        expect('effective', 'refund_not_owed', 'no refund is waiting');
+        if (view.refundExtended)
+          refuse('refund_already_extended', 'The refund period was extended once already (two years at most).');
+      },
+    },
+  );
+  setHandler(
+    refundUpdate,
+    (request) =>
+      persist(
+        () => refundShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }),
+        () => (view = { ...view, status: 'refunded' }),
+      ),
+    {
+      validator: (_request) => expect('effective', 'refund_not_owed', 'no refund is waiting'),
+    },
+  );
 
   // 1. The notice period, unless cancelled; a cancellation being written when it ends still counts.
   await waitUntil(() => view.status !== 'notice', input.noticeDays * input.dayMs);

@@ -1,6 +1,13 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
-import { branchIdKey, businessIdKey, coopBusinessId, enterpriseCodeKey, enterpriseIdKey, startTags } from './identities';
+import {
+  branchIdKey,
+  businessIdKey,
+  coopBusinessId,
+  enterpriseCodeKey,
+  enterpriseIdKey,
+  startTags,
+} from './identities';
 
 /**
  * Tags the running workflow with what operators filter on in the Temporal UI (docs/architecture.md §5). Every start
@@ -27,7 +34,17 @@ export function tagWorkflow(tags: { enterpriseId: string; branchId?: string; bus
  * The tags of a workflow this one starts (a month end's own month, its reporting pack): a child inherits none. None
  * when this workflow was started untagged (before the code): its recorded start of the child carried none.
  */
-export function childTags(tags: { enterpriseId: string; businessId: string }): { typedSearchAttributes?: SearchAttributePair[] } {
+export function childTags(tags: { enterpriseId: string; businessId: string }): {
+  typedSearchAttributes?: SearchAttributePair[];
+} {
   const code = workflowInfo().typedSearchAttributes.get(enterpriseCodeKey);
-  return code === undefined ? {} : { typedSearchAttributes: startTags({ enterpriseId: tags.enterpriseId, enterpriseCode: code, businessId: tags.businessId }) };
+  return code === undefined
+    ? {}
+    : {
+        typedSearchAttributes: startTags({
+          enterpriseId: tags.enterpriseId,
+          enterpriseCode: code,
+          businessId: tags.businessId,
+        }),
+      };
 }

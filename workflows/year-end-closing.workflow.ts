@@ -3,7 +3,10 @@ import { tagWorkflow } from './tags';
 import type { Activities } from '../activities';
 import { refusalText, stepRetry } from './activity-calls';
 
-const { markExerciceClosingFailed } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: stepRetry });
+const { markExerciceClosingFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: stepRetry,
+});
 
 export interface YearEndClosingInput {
   closingId: string;
@@ -19,9 +22,14 @@ export interface YearEndClosingInput {
  * The progress lives in the database with each step's entries: a retried step, or the workflow started again
  * after a failure, skips what is done.
  */
-export async function yearEndClosing(input: YearEndClosingInput): Promise<{ result: string | null; closingEntries: number; openingEntries: number }> {
+export async function yearEndClosing(
+  input: YearEndClosingInput,
+): Promise<{ result: string | null; closingEntries: number; openingEntries: number }> {
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: input.exerciceCode });
-  const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({ startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`, retry: stepRetry });
+  const { closeIncomeAndExpenses, carryForwardBalances } = proxyActivities<Activities>({
+    startToCloseTimeout: `${input.stepTimeoutSeconds ?? 120} seconds`,
+    retry: stepRetry,
+  });
   try {
     const closed = await closeIncomeAndExpenses({ closingId: input.closingId });
     const opened = await carryForwardBalances({ closingId: input.closingId });

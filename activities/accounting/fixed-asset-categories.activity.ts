@@ -19,7 +19,11 @@ export interface NamedAccount {
  * The accounts a request names, each of its role's class (400 naming the field) and postable in the enterprise's
  * chart (422 naming the field: unknown, inactive or with sub-accounts).
  */
-export async function assertAccountsFit(trx: Knex.Transaction, enterpriseId: string, accounts: readonly NamedAccount[]): Promise<void> {
+export async function assertAccountsFit(
+  trx: Knex.Transaction,
+  enterpriseId: string,
+  accounts: readonly NamedAccount[],
+): Promise<void> {
   const misfits = misclassifiedAccounts(accounts);
   if (misfits.length > 0) throw new ValidationError(misfits);
   for (const account of accounts) {
@@ -44,7 +48,11 @@ export interface NewCategory {
 }
 
 /** Creates a category of the enterprise (docs/domain.md §12.4), its accounts checked; its name is unique in the enterprise. Audited. */
-export async function createFixedAssetCategory(context: DataContext, actor: Actor, input: NewCategory): Promise<CategoryRow> {
+export async function createFixedAssetCategory(
+  context: DataContext,
+  actor: Actor,
+  input: NewCategory,
+): Promise<CategoryRow> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       await assertAccountsFit(trx, input.enterpriseId, [
@@ -54,23 +62,36 @@ export async function createFixedAssetCategory(context: DataContext, actor: Acto
         { field: 'disposal_value_account', role: 'disposalValue', code: input.disposalValueAccount },
         { field: 'disposal_proceeds_account', role: 'disposalProceeds', code: input.disposalProceedsAccount },
       ]);
-      const [row] = await trx('fixed_asset_categories').insert({
-        enterprise_id: input.enterpriseId,
-        name: input.name,
-        depreciation_months: input.depreciationMonths,
-        asset_account_code: input.assetAccount,
-        depreciation_account_code: input.depreciationAccount,
-        charge_account_code: input.chargeAccount,
-        disposal_value_account_code: input.disposalValueAccount,
-        disposal_proceeds_account_code: input.disposalProceedsAccount,
-        created_by: actor.userId,
-      }).returning('*');
-      await recordAudit(trx, actor, { action: 'fixed_asset_category.create', entityType: 'fixed_asset_category', entityId: row.id, enterpriseId: input.enterpriseId, details: { ...input } });
+      const [row] = await trx('fixed_asset_categories')
+        .insert({
+          enterprise_id: input.enterpriseId,
+          name: input.name,
+          depreciation_months: input.depreciationMonths,
+          asset_account_code: input.assetAccount,
+          depreciation_account_code: input.depreciationAccount,
+          charge_account_code: input.chargeAccount,
+          disposal_value_account_code: input.disposalValueAccount,
+          disposal_proceeds_account_code: input.disposalProceedsAccount,
+          created_by: actor.userId,
+        })
+        .returning('*');
+      await recordAudit(trx, actor, {
+        action: 'fixed_asset_category.create',
+        entityType: 'fixed_asset_category',
+        entityId: row.id,
+        enterpriseId: input.enterpriseId,
+        details: { ...input },
+      });
       return row as CategoryRow;
     });
   } catch (error) {
     if (isUniqueViolation(error, 'fixed_asset_categories_name_unique')) {
-      throw new AppError('conflict', 'fixed_asset_category_taken', `The enterprise already has a fixed-asset category named ${input.name}.`, [{ field: 'name', message: 'name is taken' }]);
+      throw new AppError(
+        'conflict',
+        'fixed_asset_category_taken',
+        `The enterprise already has a fixed-asset category named ${input.name}.`,
+        [{ field: 'name', message: 'name is taken' }],
+      );
     }
     throw error;
   }

@@ -27,7 +27,11 @@ export interface DepreciableRow {
 }
 
 /** The active assets of the enterprise (or the one asset) acquired by `through`, locked, with what is booked on each. */
-export async function depreciableAssets(trx: Knex.Transaction, filter: { enterpriseId: string } | { assetId: string }, through: IsoDate): Promise<DepreciableRow[]> {
+export async function depreciableAssets(
+  trx: Knex.Transaction,
+  filter: { enterpriseId: string } | { assetId: string },
+  through: IsoDate,
+): Promise<DepreciableRow[]> {
   const [column, value] = 'assetId' in filter ? ['a.id', filter.assetId] : ['a.enterprise_id', filter.enterpriseId];
   const result = await trx.raw<{ rows: DepreciableRow[] }>(
     `SELECT a.id, a.enterprise_id, a.branch_id, a.cost::text, a.depreciation_months, to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date,
@@ -42,7 +46,11 @@ export async function depreciableAssets(trx: Knex.Transaction, filter: { enterpr
   return result.rows;
 }
 
-const depreciableAsset = (row: DepreciableRow): DepreciableAsset => ({ cost: new Money(row.cost), months: row.depreciation_months, acquisitionDate: row.acquisition_date });
+const depreciableAsset = (row: DepreciableRow): DepreciableAsset => ({
+  cost: new Money(row.cost),
+  months: row.depreciation_months,
+  acquisitionDate: row.acquisition_date,
+});
 
 type Post = (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => Promise<string>;
 
@@ -57,25 +65,47 @@ export async function bookDepreciation(
   dates: { through: IsoDate; entryDate: IsoDate },
 ): Promise<{ entries: number; charges: Accrual[] }> {
   const enterpriseOf = new Map(rows.map((row) => [row.id, row.enterprise_id]));
-  const charges = rows.map((row) => ({
-    subjectId: row.id,
-    branchId: row.branch_id,
-    amount: depreciatedThrough(depreciableAsset(row), dates.through).minus(row.depreciated),
-    debitAccount: row.charge_account_code,
-    creditAccount: row.depreciation_account_code,
-  })).filter((charge) => charge.amount.gt(0));
+  const charges = rows
+    .map((row) => ({
+      subjectId: row.id,
+      branchId: row.branch_id,
+      amount: depreciatedThrough(depreciableAsset(row), dates.through).minus(row.depreciated),
+      debitAccount: row.charge_account_code,
+      creditAccount: row.depreciation_account_code,
+    }))
+    .filter((charge) => charge.amount.gt(0));
   const postings = accrualPostings(charges, 'accrue');
   for (const posting of postings) {
-    const entryId = await post({ branchId: posting.branchId, entryDate: dates.entryDate, lines: posting.lines, journal: 'OD', description: `Dotations aux amortissements au ${dates.through}` });
-    await trx('fixed_asset_depreciations').insert(posting.accruals.map((charge) => ({ enterprise_id: enterpriseOf.get(charge.subjectId), asset_id: charge.subjectId, through_date: dates.through, amount: formatAmount(charge.amount), entry_id: entryId })));
+    const entryId = await post({
+      branchId: posting.branchId,
+      entryDate: dates.entryDate,
+      lines: posting.lines,
+      journal: 'OD',
+      description: `Dotations aux amortissements au ${dates.through}`,
+    });
+    await trx('fixed_asset_depreciations').insert(
+      posting.accruals.map((charge) => ({
+        enterprise_id: enterpriseOf.get(charge.subjectId),
+        asset_id: charge.subjectId,
+        through_date: dates.through,
+        amount: formatAmount(charge.amount),
+        entry_id: entryId,
+      })),
+    );
   }
   return { entries: postings.length, charges };
 }
 
 /** Month-end step: every active asset depreciated through the period's last day, the entries dated that day. */
-export async function depreciateFixedAssets(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+export async function depreciateFixedAssets(
+  trx: Knex.Transaction,
+  { run, post }: MonthEndStepWork,
+): Promise<MonthEndStepResult> {
   const rows = await depreciableAssets(trx, { enterpriseId: run.enterprise_id }, run.period_end);
-  const { entries, charges } = await bookDepreciation(trx, post, rows, { through: run.period_end, entryDate: run.period_end });
+  const { entries, charges } = await bookDepreciation(trx, post, rows, {
+    through: run.period_end,
+    entryDate: run.period_end,
+  });
   return {
     entries,
     amount: formatAmount(charges.reduce((sum, charge) => sum.plus(charge.amount), new Money(0))),

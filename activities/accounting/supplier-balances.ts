@@ -5,7 +5,8 @@ import { accountTotals, provisionalOf, type StatementScope } from '../accounts/f
 import { statementScopeAt } from '../accounts/year-balances';
 import { supplierAccountsQuery, suppliersWithBalances, type SupplierRow } from './suppliers.queries';
 
-const sum = (values: readonly string[]) => formatAmount(values.reduce((total, value) => total.plus(value), new Money(0)));
+const sum = (values: readonly string[]) =>
+  formatAmount(values.reduce((total, value) => total.plus(value), new Money(0)));
 
 /**
  * The supplier balances at a date (docs/domain.md §12.5), per branch or consolidated: per supplier what was invoiced,
@@ -16,12 +17,29 @@ const sum = (values: readonly string[]) => formatAmount(values.reduce((total, va
 export async function supplierBalancesAt(knex: Knex, scope: StatementScope, date: IsoDate) {
   const branches = scope.branch === null ? scope.branches : [scope.branch];
   const at = await statementScopeAt(knex, scope.enterpriseId, date, branches);
-  const ledger: { id: string; code: string; balance: string }[] = await accountTotals(knex, at.scope).whereRaw('starts_with(c.code, ?)', ['401']);
-  const supplierAccounts = new Set<string>(await supplierAccountsQuery(knex, scope.enterpriseId).pluck('chart_entry_id'));
-  const owed = new Map(ledger.filter((row) => supplierAccounts.has(row.id)).map((row) => [row.code, formatAmount(new Money(row.balance).negated())]));
-  const rows: SupplierRow[] = await suppliersWithBalances(knex, { date, branches }).where('s.enterprise_id', scope.enterpriseId).orderBy('s.account_code');
+  const ledger: { id: string; code: string; balance: string }[] = await accountTotals(knex, at.scope).whereRaw(
+    'starts_with(c.code, ?)',
+    ['401'],
+  );
+  const supplierAccounts = new Set<string>(
+    await supplierAccountsQuery(knex, scope.enterpriseId).pluck('chart_entry_id'),
+  );
+  const owed = new Map(
+    ledger
+      .filter((row) => supplierAccounts.has(row.id))
+      .map((row) => [row.code, formatAmount(new Money(row.balance).negated())]),
+  );
+  const rows: SupplierRow[] = await suppliersWithBalances(knex, { date, branches })
+    .where('s.enterprise_id', scope.enterpriseId)
+    .orderBy('s.account_code');
   const suppliers = rows.map((row) => ({
-    supplier: row.id, account: row.account_code, name: row.name, invoiced: row.invoiced, paid: row.paid, balance: row.balance, ledger_balance: owed.get(row.account_code) ?? '0',
+    supplier: row.id,
+    account: row.account_code,
+    name: row.name,
+    invoiced: row.invoiced,
+    paid: row.paid,
+    balance: row.balance,
+    ledger_balance: owed.get(row.account_code) ?? '0',
   }));
   return {
     date,

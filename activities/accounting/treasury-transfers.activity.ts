@@ -27,14 +27,32 @@ export interface TreasuryTransferInput {
  * One side: the till, or an active bank account of the enterprise, of the transfer's branch or of the whole
  * enterprise. The bank account's row is locked (a deactivation waits for the transfer).
  */
-async function sideOf(trx: Knex.Transaction, maker: Actor, input: TreasuryTransferInput, bankAccountId: string | null, field: string): Promise<TransferSide> {
+async function sideOf(
+  trx: Knex.Transaction,
+  maker: Actor,
+  input: TreasuryTransferInput,
+  bankAccountId: string | null,
+  field: string,
+): Promise<TransferSide> {
   // The till: the maker's in a branch under till control (docs/domain.md §13.1).
-  if (bankAccountId === null) return { bankAccountId: null, account: await cashAccountFor(trx, input.branchId, maker.userId, cashAccount) };
-  const row = await trx('bank_accounts').where({ id: bankAccountId, enterprise_id: input.enterpriseId }).forUpdate().first('account_code', 'branch_id', 'is_active');
+  if (bankAccountId === null)
+    return { bankAccountId: null, account: await cashAccountFor(trx, input.branchId, maker.userId, cashAccount) };
+  const row = await trx('bank_accounts')
+    .where({ id: bankAccountId, enterprise_id: input.enterpriseId })
+    .forUpdate()
+    .first('account_code', 'branch_id', 'is_active');
   if (row === undefined || (row.branch_id !== null && row.branch_id !== input.branchId)) {
-    throw new AppError('unprocessable', 'bank_account_unknown', `${field} is not a bank account of the enterprise or of the branch.`, [{ field, message: `${field} is not a bank account of the branch` }]);
+    throw new AppError(
+      'unprocessable',
+      'bank_account_unknown',
+      `${field} is not a bank account of the enterprise or of the branch.`,
+      [{ field, message: `${field} is not a bank account of the branch` }],
+    );
   }
-  if (!row.is_active) throw new AppError('unprocessable', 'bank_account_inactive', `${field} is deactivated.`, [{ field, message: `${field} is deactivated` }]);
+  if (!row.is_active)
+    throw new AppError('unprocessable', 'bank_account_inactive', `${field} is deactivated.`, [
+      { field, message: `${field} is deactivated` },
+    ]);
   return { bankAccountId, account: row.account_code as string };
 }
 
@@ -42,23 +60,50 @@ async function sideOf(trx: Knex.Transaction, maker: Actor, input: TreasuryTransf
  * Moves money between the till and a bank, or two banks, on the transfer's date: the receiving account debited,
  * the giving one credited, journal BQ (docs/domain.md §12.6). The executor of `treasury.transfer`.
  */
-export async function recordTreasuryTransfer(context: DataContext, maker: Actor, input: TreasuryTransferInput): Promise<{ id: string }> {
+export async function recordTreasuryTransfer(
+  context: DataContext,
+  maker: Actor,
+  input: TreasuryTransferInput,
+): Promise<{ id: string }> {
   return inTransaction(context.knex, async (trx) => {
     assertTransferSides(input.fromBankAccountId, input.toBankAccountId);
     const from = await sideOf(trx, maker, input, input.fromBankAccountId, 'from_bank_account');
     const to = await sideOf(trx, maker, input, input.toBankAccountId, 'to_bank_account');
     await assertNotAfterBusinessDate(trx, input.enterpriseId, context.clock(), input.transferDate, 'transfer_date');
     const entryId = await postJournalEntry(trx, {
-      enterpriseId: input.enterpriseId, branchId: input.branchId, entryDate: input.transferDate, lines: transferEntryLines(from, to, new Money(input.amount)),
-      description: `Virement ${from.account} → ${to.account}${input.reference === '' ? '' : ` (${input.reference})`}`.slice(0, 500), journal: 'BQ', createdBy: maker.userId,
+      enterpriseId: input.enterpriseId,
+      branchId: input.branchId,
+      entryDate: input.transferDate,
+      lines: transferEntryLines(from, to, new Money(input.amount)),
+      description:
+        `Virement ${from.account} → ${to.account}${input.reference === '' ? '' : ` (${input.reference})`}`.slice(
+          0,
+          500,
+        ),
+      journal: 'BQ',
+      createdBy: maker.userId,
     });
-    const [transfer] = await trx('treasury_transfers').insert({
-      enterprise_id: input.enterpriseId, branch_id: input.branchId, from_bank_account_id: from.bankAccountId, to_bank_account_id: to.bankAccountId,
-      from_account_code: from.account, to_account_code: to.account, transfer_date: input.transferDate, amount: input.amount, reference: input.reference,
-      entry_id: entryId, recorded_by: maker.userId, idempotency_key: input.idempotencyKey ?? null,
-    }).returning('id');
+    const [transfer] = await trx('treasury_transfers')
+      .insert({
+        enterprise_id: input.enterpriseId,
+        branch_id: input.branchId,
+        from_bank_account_id: from.bankAccountId,
+        to_bank_account_id: to.bankAccountId,
+        from_account_code: from.account,
+        to_account_code: to.account,
+        transfer_date: input.transferDate,
+        amount: input.amount,
+        reference: input.reference,
+        entry_id: entryId,
+        recorded_by: maker.userId,
+        idempotency_key: input.idempotencyKey ?? null,
+      })
+      .returning('id');
     await recordAudit(trx, maker, {
-      action: 'treasury_transfer.record', entityType: 'treasury_transfer', entityId: transfer.id, enterpriseId: input.enterpriseId,
+      action: 'treasury_transfer.record',
+      entityType: 'treasury_transfer',
+      entityId: transfer.id,
+      enterpriseId: input.enterpriseId,
       details: { from: from.account, to: to.account, amount: input.amount, entry: entryId },
     });
     return { id: transfer.id as string };

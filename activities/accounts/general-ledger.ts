@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
-import { generalLedgerAnswer, generalLedgerDocument, generalLedgerRows, type LedgerAccount, type LedgerMovement } from '../../domain/accounts/general-ledger';
+import {
+  generalLedgerAnswer,
+  generalLedgerDocument,
+  generalLedgerRows,
+  type LedgerAccount,
+  type LedgerMovement,
+} from '../../domain/accounts/general-ledger';
 import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
 import { Money } from '../../domain/money';
 import { openingLine, provisionalOf, type StatementScope } from './financial-statements';
@@ -31,15 +37,22 @@ const batchSize = 5000;
 function inRange(query: Knex.QueryBuilder, range: LedgerRange): Knex.QueryBuilder {
   // Codes compare as text, digit by digit, whatever the database's locale.
   if (range.accountFrom !== undefined) query.whereRaw('c.code COLLATE "C" >= ?', [range.accountFrom]);
-  if (range.accountTo !== undefined) query.whereRaw('(c.code COLLATE "C" <= ? OR starts_with(c.code, ?))', [range.accountTo, range.accountTo]);
+  if (range.accountTo !== undefined)
+    query.whereRaw('(c.code COLLATE "C" <= ? OR starts_with(c.code, ?))', [range.accountTo, range.accountTo]);
   return query;
 }
 
 /** The accounts of the range with an opening balance (as the trial balance counts it) or movements in the period. */
 async function ledgerAccounts(knex: Knex, at: ScopeAt, range: LedgerRange): Promise<LedgerAccount[]> {
   const opening = openingLine(knex, at.scope, range.from);
-  const [balance, movements] = [knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [opening]), knex.raw('sum(CASE WHEN ? THEN 0 ELSE 1 END)', [opening])];
-  const rows: { id: string; code: string; label: string; opening: string }[] = await inRange(linesInScope(knex, at.scope), range)
+  const [balance, movements] = [
+    knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [opening]),
+    knex.raw('sum(CASE WHEN ? THEN 0 ELSE 1 END)', [opening]),
+  ];
+  const rows: { id: string; code: string; label: string; opening: string }[] = await inRange(
+    linesInScope(knex, at.scope),
+    range,
+  )
     .groupBy('c.id', 'c.code', 'c.label')
     .havingRaw('? <> 0 OR ? > 0', [balance, movements])
     .select('c.id', 'c.code', 'c.label', knex.raw('?::text AS opening', [balance]));
@@ -60,14 +73,30 @@ function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryB
  * An account's movements in date and posting order, read a batch at a time after the last row read: each batch
  * reads the account's lines of the year through its index, never the other accounts'.
  */
-async function* movementBatches(knex: Knex, lines: Knex.QueryBuilder, account: LedgerAccount): AsyncGenerator<LedgerMovement> {
+async function* movementBatches(
+  knex: Knex,
+  lines: Knex.QueryBuilder,
+  account: LedgerAccount,
+): AsyncGenerator<LedgerMovement> {
   let after: { entry_date: string; line_id: string } | undefined;
   for (;;) {
-    const batch = lines.clone().where('s.chart_entry_id', account.id).orderBy(['s.entry_date', 's.line_id']).limit(batchSize).select(
-      's.entry_date', 's.line_id', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'b.code as branch', 'e.description',
-      knex.raw('s.debit::text AS debit'), knex.raw('s.credit::text AS credit'),
-    );
-    if (after !== undefined) batch.whereRaw('(s.entry_date, s.line_id) > (?::date, ?)', [after.entry_date, after.line_id]);
+    const batch = lines
+      .clone()
+      .where('s.chart_entry_id', account.id)
+      .orderBy(['s.entry_date', 's.line_id'])
+      .limit(batchSize)
+      .select(
+        's.entry_date',
+        's.line_id',
+        'e.journal_code as journal',
+        knex.raw(`${printedEntryNumber} AS number`),
+        'b.code as branch',
+        'e.description',
+        knex.raw('s.debit::text AS debit'),
+        knex.raw('s.credit::text AS credit'),
+      );
+    if (after !== undefined)
+      batch.whereRaw('(s.entry_date, s.line_id) > (?::date, ?)', [after.entry_date, after.line_id]);
     const rows: (LedgerMovement & { line_id: string })[] = await batch;
     for (const { line_id: _line, ...movement } of rows) yield movement;
     if (rows.length < batchSize) return;
@@ -82,30 +111,59 @@ async function* movementBatches(knex: Knex, lines: Knex.QueryBuilder, account: L
 export async function generalLedgerAt(knex: Knex, scope: StatementScope, range: LedgerRange) {
   const at = await balanceScopeAt(knex, scope.enterpriseId, range.to, scope.branches);
   if (at.year === undefined) {
-    throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${range.to}.`, [{ field: 'date_to', message: 'no accounting year covers this date' }]);
+    throw new AppError('conflict', 'no_exercice_for_date', `No accounting year of the enterprise covers ${range.to}.`, [
+      { field: 'date_to', message: 'no accounting year covers this date' },
+    ]);
   }
   if (range.from < at.year.start_date) {
-    throw new AppError('unprocessable', 'ledger_period_across_years', `The period must lie within the accounting year ${at.year.code}, from ${at.year.start_date}.`, [
-      { field: 'date_from', message: `must not be before ${at.year.start_date}, the first day of the accounting year of date_to` },
-    ]);
+    throw new AppError(
+      'unprocessable',
+      'ledger_period_across_years',
+      `The period must lie within the accounting year ${at.year.code}, from ${at.year.start_date}.`,
+      [
+        {
+          field: 'date_from',
+          message: `must not be before ${at.year.start_date}, the first day of the accounting year of date_to`,
+        },
+      ],
+    );
   }
   return {
     at,
     /** A new pass over the ledger's rows at each call. */
-    rows: () => ({ async* [Symbol.asyncIterator]() {
-      const lines = movementLines(knex, at, range);
-      yield* generalLedgerRows(await ledgerAccounts(knex, at, range), (account) => movementBatches(knex, lines, account));
-    } }),
+    rows: () => ({
+      async *[Symbol.asyncIterator]() {
+        const lines = movementLines(knex, at, range);
+        yield* generalLedgerRows(await ledgerAccounts(knex, at, range), (account) =>
+          movementBatches(knex, lines, account),
+        );
+      },
+    }),
     /** How many movements the period holds. */
-    movementCount: async () => Number((await knex.from(inRange(movementLines(knex, at, range), range).select('s.line_id').as('m')).count<{ count: string }[]>('* as count'))[0]!.count),
+    movementCount: async () =>
+      Number(
+        (
+          await knex
+            .from(
+              inRange(movementLines(knex, at, range), range)
+                .select('s.line_id')
+                .as('m'),
+            )
+            .count<{ count: string }[]>('* as count')
+        )[0]!.count,
+      ),
   };
 }
 
 type GeneralLedger = Awaited<ReturnType<typeof generalLedgerAt>>;
 
 /** Whose report of which period, as the accountant's reports answer it. */
-export const periodScope = (scope: StatementScope, period: { from: IsoDate; to: IsoDate }) =>
-  ({ enterprise: scope.enterpriseId, branch: scope.branch, date_from: period.from, date_to: period.to });
+export const periodScope = (scope: StatementScope, period: { from: IsoDate; to: IsoDate }) => ({
+  enterprise: scope.enterpriseId,
+  branch: scope.branch,
+  date_from: period.from,
+  date_to: period.to,
+});
 
 /** The most movements a JSON answer holds; a longer ledger is downloaded (CSV, XLSX), which streams. */
 const jsonMovementsMax = 5000;
@@ -124,4 +182,10 @@ export async function generalLedgerJson(ledger: GeneralLedger, scope: StatementS
 
 /** The ledger as a file: its heading, the period, its rows streamed. */
 export const generalLedgerFile = (ledger: GeneralLedger, heading: ReportHeading, range: LedgerRange): ReportDocument =>
-  generalLedgerDocument({ ...provisionalHeading(heading, { open_exercices: ledger.at.openExercices }), period: { from: range.from, to: range.to } }, ledger.rows);
+  generalLedgerDocument(
+    {
+      ...provisionalHeading(heading, { open_exercices: ledger.at.openExercices }),
+      period: { from: range.from, to: range.to },
+    },
+    ledger.rows,
+  );

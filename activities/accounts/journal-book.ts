@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
-import { bookEntries, bookTotals, journalBookDocument, type BookLine, type JournalTotals } from '../../domain/accounts/journal-book';
+import {
+  bookEntries,
+  bookTotals,
+  journalBookDocument,
+  type BookLine,
+  type JournalTotals,
+} from '../../domain/accounts/journal-book';
 import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
 import type { StatementScope } from './financial-statements';
 import { periodScope, printedEntryNumber } from './general-ledger';
@@ -41,8 +47,20 @@ type LineRow = Pick<BookLine, 'entry' | 'account' | 'label' | 'debit' | 'credit'
 
 /** The lines of some entries, in posting order, by entry: one query through the lines' index on their entry. */
 async function linesOf(knex: Knex, entries: readonly BookEntryRow[]): Promise<Map<string, LineRow[]>> {
-  const rows: LineRow[] = await knex('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').whereIn('l.entry_id', entries.map((entry) => entry.entry))
-    .orderBy('l.id').select('l.entry_id as entry', 'c.code as account', 'c.label', knex.raw('l.debit::text AS debit'), knex.raw('l.credit::text AS credit'));
+  const rows: LineRow[] = await knex('journal_lines as l')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .whereIn(
+      'l.entry_id',
+      entries.map((entry) => entry.entry),
+    )
+    .orderBy('l.id')
+    .select(
+      'l.entry_id as entry',
+      'c.code as account',
+      'c.label',
+      knex.raw('l.debit::text AS debit'),
+      knex.raw('l.credit::text AS credit'),
+    );
   const byEntry = new Map<string, LineRow[]>();
   for (const row of rows) byEntry.set(row.entry, [...(byEntry.get(row.entry) ?? []), row]);
   return byEntry;
@@ -58,11 +76,25 @@ async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter)
     .leftJoin('users as u', 'u.id', 'e.created_by')
     .orderByRaw('e.entry_date, e.journal_code COLLATE "C", n.number')
     .limit(batchSize)
-    .select('e.id as entry', 'e.entry_date', 'e.journal_code as journal', knex.raw(`${printedEntryNumber} AS number`), 'n.number as position', 'b.code as branch', 'u.username as user', 'e.description');
+    .select(
+      'e.id as entry',
+      'e.entry_date',
+      'e.journal_code as journal',
+      knex.raw(`${printedEntryNumber} AS number`),
+      'n.number as position',
+      'b.code as branch',
+      'u.username as user',
+      'e.description',
+    );
   let after: BookEntryRow | undefined;
   for (;;) {
     const batch = entries.clone();
-    if (after !== undefined) batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number) > (?::date, ?, ?)', [after.entry_date, after.journal, after.position]);
+    if (after !== undefined)
+      batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number) > (?::date, ?, ?)', [
+        after.entry_date,
+        after.journal,
+        after.position,
+      ]);
     const rows: BookEntryRow[] = await batch;
     const lines = await linesOf(knex, rows);
     for (const { position: _position, ...entry } of rows) {
@@ -80,7 +112,13 @@ async function journalTotals(knex: Knex, scope: StatementScope, filter: BookFilt
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .groupBy('e.journal_code', 'j.name')
     .orderByRaw('e.journal_code COLLATE "C"')
-    .select('e.journal_code as journal', 'j.name', knex.raw('count(DISTINCT e.id)::int AS entries'), knex.raw('sum(l.debit)::text AS debit'), knex.raw('sum(l.credit)::text AS credit'));
+    .select(
+      'e.journal_code as journal',
+      'j.name',
+      knex.raw('count(DISTINCT e.id)::int AS entries'),
+      knex.raw('sum(l.debit)::text AS debit'),
+      knex.raw('sum(l.credit)::text AS credit'),
+    );
   return rows as JournalTotals[];
 }
 
@@ -103,6 +141,15 @@ export async function journalBookJson(knex: Knex, scope: StatementScope, filter:
 }
 
 /** The book as a file: its lines streamed, then the journals' totals. */
-export async function journalBookFile(knex: Knex, scope: StatementScope, filter: BookFilter, heading: ReportHeading): Promise<ReportDocument> {
-  return journalBookDocument({ ...heading, period: { from: filter.from, to: filter.to } }, () => bookLines(knex, scope, filter), await journalTotals(knex, scope, filter));
+export async function journalBookFile(
+  knex: Knex,
+  scope: StatementScope,
+  filter: BookFilter,
+  heading: ReportHeading,
+): Promise<ReportDocument> {
+  return journalBookDocument(
+    { ...heading, period: { from: filter.from, to: filter.to } },
+    () => bookLines(knex, scope, filter),
+    await journalTotals(knex, scope, filter),
+  );
 }

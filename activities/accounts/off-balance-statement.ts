@@ -14,7 +14,9 @@ import { statementScopeAt, totalsInScope } from './year-balances';
  */
 export async function offBalanceStatementAt(knex: Knex, scope: StatementScope, date: IsoDate) {
   const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
-  const rows: { code: string; label: string; balance: string }[] = await totalsInScope(knex, at.scope).where('c.class', 9).groupBy('c.code', 'c.label')
+  const rows: { code: string; label: string; balance: string }[] = await totalsInScope(knex, at.scope)
+    .where('c.class', 9)
+    .groupBy('c.code', 'c.label')
     .select('c.code', 'c.label', knex.raw('(sum(s.debit) - sum(s.credit))::text AS balance'));
   const labels = new Map(rows.map((row) => [row.code, row.label]));
   const statement = offBalanceStatement(rows.map((row) => ({ account: row.code, balance: new Money(row.balance) })));
@@ -27,7 +29,11 @@ export async function offBalanceStatementAt(knex: Knex, scope: StatementScope, d
       key: section.key,
       label: section.label,
       total: formatAmount(section.total),
-      accounts: section.accounts.map((row) => ({ account: row.account, label: labels.get(row.account) ?? row.account, amount: formatAmount(row.amount) })),
+      accounts: section.accounts.map((row) => ({
+        account: row.account,
+        label: labels.get(row.account) ?? row.account,
+        amount: formatAmount(row.amount),
+      })),
     })),
     balanced: statement.balanced,
   };
@@ -41,14 +47,25 @@ export function offBalanceDocument(answer: OffBalanceAnswer, heading: ReportHead
     title: 'État des engagements hors bilan',
     ...provisionalHeading(heading, answer),
     asOf: answer.date,
-    sheets: [{
-      name: 'Hors bilan',
-      columns: [{ key: 'section', title: 'Rubrique', kind: 'text' }, { key: 'account', title: 'Compte', kind: 'text' }, { key: 'label', title: 'Libellé', kind: 'text' },
-        { key: 'amount', title: `Au ${answer.date}`, kind: 'money' }],
-      rows: answer.sections.flatMap((section) => [
-        ...section.accounts.map((row) => ({ section: section.label, account: row.account, label: row.label, amount: row.amount })),
-        { section: section.label, account: '', label: 'Total', amount: section.total },
-      ]),
-    }],
+    sheets: [
+      {
+        name: 'Hors bilan',
+        columns: [
+          { key: 'section', title: 'Rubrique', kind: 'text' },
+          { key: 'account', title: 'Compte', kind: 'text' },
+          { key: 'label', title: 'Libellé', kind: 'text' },
+          { key: 'amount', title: `Au ${answer.date}`, kind: 'money' },
+        ],
+        rows: answer.sections.flatMap((section) => [
+          ...section.accounts.map((row) => ({
+            section: section.label,
+            account: row.account,
+            label: row.label,
+            amount: row.amount,
+          })),
+          { section: section.label, account: '', label: 'Total', amount: section.total },
+        ]),
+      },
+    ],
   };
 }

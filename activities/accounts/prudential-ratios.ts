@@ -11,10 +11,18 @@ import { statementScopeAt } from './year-balances';
  * accounting year covering the date, the loans at their provisioning position of the date, the enterprise's
  * thresholds and weights. Read here for the API and for the reporting pack.
  */
-export async function prudentialRatiosAt(knex: Knex, scope: { enterpriseId: string; branches: 'all' | readonly string[] }, date: IsoDate) {
+export async function prudentialRatiosAt(
+  knex: Knex,
+  scope: { enterpriseId: string; branches: 'all' | readonly string[] },
+  date: IsoDate,
+) {
   const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
   const { settings } = await prudentialSettingsFor(knex, scope.enterpriseId);
   const balances = await accountBalances(knex, at.scope);
   const loans = await loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches });
-  return { settings, report: prudentialRatios({ balances, settings, ...loanFigures(loans) }), ...provisionalOf(at.openExercices) };
+  return {
+    settings,
+    report: prudentialRatios({ balances, settings, ...loanFigures(loans) }),
+    ...provisionalOf(at.openExercices),
+  };
 }

@@ -9,10 +9,22 @@ import { generalLedgerAt, generalLedgerFile } from './general-ledger';
 import { journalBookFile } from './journal-book';
 import { fixedAssetRegisterAt } from '../accounting/fixed-asset-register';
 import { fixedAssetRegisterDocument } from '../../domain/accounting/fixed-asset-register';
-import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf, trialBalanceOf, type StatementScope } from './financial-statements';
+import {
+  balanceSheetAt,
+  incomeStatementOf,
+  intermediateBalancesOf,
+  trialBalanceOf,
+  type StatementScope,
+} from './financial-statements';
 import { offBalanceDocument, offBalanceStatementAt } from './off-balance-statement';
 import { prudentialRatiosAt } from './prudential-ratios';
-import { balanceSheetDocument, incomeStatementDocument, provisionalHeading, trialBalanceDocument, type ReportHeading } from './statement-documents';
+import {
+  balanceSheetDocument,
+  incomeStatementDocument,
+  provisionalHeading,
+  trialBalanceDocument,
+  type ReportHeading,
+} from './statement-documents';
 import { balanceScopeAt } from './year-balances';
 import { supplierBalancesAt } from '../accounting/supplier-balances';
 import { supplierBalancesDocument } from '../../domain/accounting/supplier-balances.document';
@@ -45,21 +57,43 @@ export interface PackReport {
  * adding its line here; a pack already stored keeps the reports it was made with.
  */
 export const reportingPackReports: readonly PackReport[] = [
-  { name: 'balance-sheet', build: async (knex, pack) => balanceSheetDocument(await balanceSheetAt(knex, pack.scope, pack.monthEnd), pack.heading) },
-  { name: 'income-statement', build: async (knex, pack) => incomeStatementDocument(await incomeStatementOf(knex, pack.scope, { from: pack.exercice.startDate, to: pack.monthEnd }), pack.heading) },
-  { name: 'off-balance', build: async (knex, pack) => offBalanceDocument(await offBalanceStatementAt(knex, pack.scope, pack.monthEnd), pack.heading) },
+  {
+    name: 'balance-sheet',
+    build: async (knex, pack) =>
+      balanceSheetDocument(await balanceSheetAt(knex, pack.scope, pack.monthEnd), pack.heading),
+  },
+  {
+    name: 'income-statement',
+    build: async (knex, pack) =>
+      incomeStatementDocument(
+        await incomeStatementOf(knex, pack.scope, { from: pack.exercice.startDate, to: pack.monthEnd }),
+        pack.heading,
+      ),
+  },
+  {
+    name: 'off-balance',
+    build: async (knex, pack) =>
+      offBalanceDocument(await offBalanceStatementAt(knex, pack.scope, pack.monthEnd), pack.heading),
+  },
   {
     name: 'trial-balance',
     build: async (knex, pack) => {
       const at = await balanceScopeAt(knex, pack.scope.enterpriseId, pack.monthEnd, 'all');
-      return trialBalanceDocument(await trialBalanceOf(knex, pack.scope.chartId, at, { date: pack.monthEnd }), pack.heading);
+      return trialBalanceDocument(
+        await trialBalanceOf(knex, pack.scope.chartId, at, { date: pack.monthEnd }),
+        pack.heading,
+      );
     },
   },
   {
     name: 'intermediate-balances',
     build: async (knex, pack) => {
       const period = { from: pack.exercice.startDate, to: pack.monthEnd };
-      return intermediateBalancesDocument(pack.heading, period, (await intermediateBalancesOf(knex, pack.scope, period)).balances);
+      return intermediateBalancesDocument(
+        pack.heading,
+        period,
+        (await intermediateBalancesOf(knex, pack.scope, period)).balances,
+      );
     },
   },
   {
@@ -73,12 +107,21 @@ export const reportingPackReports: readonly PackReport[] = [
     name: 'arrears-statement',
     build: async (knex, pack) => {
       const arrears = await arrearsStatementAt(knex, pack.scope, pack.monthEnd);
-      return arrearsStatementDocument(provisionalHeading(pack.heading, arrears), pack.monthEnd, arrears.statement, arrears.agreement);
+      return arrearsStatementDocument(
+        provisionalHeading(pack.heading, arrears),
+        pack.monthEnd,
+        arrears.statement,
+        arrears.agreement,
+      );
     },
   },
   // The auditors' books of the month (issue 28, part 3): its journal book and its general ledger, every account.
   { name: 'journal-book', build: async (knex, pack) => journalBookFile(knex, pack.scope, monthOf(pack), pack.heading) },
-  { name: 'general-ledger', build: async (knex, pack) => generalLedgerFile(await generalLedgerAt(knex, pack.scope, monthOf(pack)), pack.heading, monthOf(pack)) },
+  {
+    name: 'general-ledger',
+    build: async (knex, pack) =>
+      generalLedgerFile(await generalLedgerAt(knex, pack.scope, monthOf(pack)), pack.heading, monthOf(pack)),
+  },
   // Issue 28, general accounting, 5. suppliers.
   {
     name: 'supplier-balances',
@@ -88,5 +131,13 @@ export const reportingPackReports: readonly PackReport[] = [
     },
   },
   // Issue 28, general accounting, 4. fixed assets.
-  { name: 'fixed-asset-register', build: async (knex, pack) => fixedAssetRegisterDocument(pack.heading, pack.monthEnd, await fixedAssetRegisterAt(knex, pack.scope, pack.monthEnd)) },
+  {
+    name: 'fixed-asset-register',
+    build: async (knex, pack) =>
+      fixedAssetRegisterDocument(
+        pack.heading,
+        pack.monthEnd,
+        await fixedAssetRegisterAt(knex, pack.scope, pack.monthEnd),
+      ),
+  },
 ];

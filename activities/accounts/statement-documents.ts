@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../domain/errors';
 import type { ReportColumn, ReportDocument } from '../../domain/accounts/report-document';
-import type { BalanceSheetAnswer, IncomeStatementAnswer, SerializedStatementLine, TrialBalanceAnswer } from './financial-statements';
+import type {
+  BalanceSheetAnswer,
+  IncomeStatementAnswer,
+  SerializedStatementLine,
+  TrialBalanceAnswer,
+} from './financial-statements';
 
 /**
  * The financial statements as ReportDocuments (docs/architecture.md §10), built from the very answers the JSON
@@ -13,15 +18,29 @@ import type { BalanceSheetAnswer, IncomeStatementAnswer, SerializedStatementLine
 export type ReportHeading = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 
 /** The heading of a report whose figures may be provisional: the earlier years it carries by computation named. */
-export const provisionalHeading = (heading: ReportHeading, answer: { open_exercices: readonly string[] }): ReportHeading & Pick<ReportDocument, 'openExercices'> =>
-  (answer.open_exercices.length === 0 ? heading : { ...heading, openExercices: answer.open_exercices });
+export const provisionalHeading = (
+  heading: ReportHeading,
+  answer: { open_exercices: readonly string[] },
+): ReportHeading & Pick<ReportDocument, 'openExercices'> =>
+  answer.open_exercices.length === 0 ? heading : { ...heading, openExercices: answer.open_exercices };
 
 /** The enterprise's code and name and the branch's code, read for a report's header block. */
-export async function reportHeading(knex: Knex, scope: { enterpriseId: string; branch: string | null }, now: Date): Promise<ReportHeading> {
+export async function reportHeading(
+  knex: Knex,
+  scope: { enterpriseId: string; branch: string | null },
+  now: Date,
+): Promise<ReportHeading> {
   const enterprise = await knex('enterprises').where({ id: scope.enterpriseId }).first('code', 'name');
   if (enterprise === undefined) throw new NotFoundError('The enterprise');
-  const branch = scope.branch === null ? undefined : (await knex('branches').where({ id: scope.branch }).first('code'))?.code as string | undefined;
-  return { enterprise: { code: enterprise.code, name: enterprise.name }, ...(branch === undefined ? {} : { branch }), generatedAt: now.toISOString() };
+  const branch =
+    scope.branch === null
+      ? undefined
+      : ((await knex('branches').where({ id: scope.branch }).first('code'))?.code as string | undefined);
+  return {
+    enterprise: { code: enterprise.code, name: enterprise.name },
+    ...(branch === undefined ? {} : { branch }),
+    generatedAt: now.toISOString(),
+  };
 }
 
 const text = (key: string, title: string): ReportColumn => ({ key, title, kind: 'text' });
@@ -29,12 +48,27 @@ const money = (key: string, title: string): ReportColumn => ({ key, title, kind:
 const integer = (key: string, title: string): ReportColumn => ({ key, title, kind: 'integer' });
 
 /** A statement's side: its lines, then its total, the period and the prior period side by side. */
-function sideSheet(name: string, lines: readonly SerializedStatementLine[], total: { label: string; amount: string; prior: string }, dates: Record<'current' | 'prior', string>) {
+function sideSheet(
+  name: string,
+  lines: readonly SerializedStatementLine[],
+  total: { label: string; amount: string; prior: string },
+  dates: Record<'current' | 'prior', string>,
+) {
   return {
     name,
-    columns: [text('code', 'Poste'), text('label', 'Libellé'), money('amount', dates.current), money('prior_amount', dates.prior)],
+    columns: [
+      text('code', 'Poste'),
+      text('label', 'Libellé'),
+      money('amount', dates.current),
+      money('prior_amount', dates.prior),
+    ],
     rows: [
-      ...lines.map((line) => ({ code: line.code, label: line.label, amount: line.amount, prior_amount: line.prior_amount })),
+      ...lines.map((line) => ({
+        code: line.code,
+        label: line.label,
+        amount: line.amount,
+        prior_amount: line.prior_amount,
+      })),
       { code: '', label: total.label, amount: total.amount, prior_amount: total.prior },
     ],
   };
@@ -45,7 +79,9 @@ function accountsSheet(sides: readonly { side: string; lines: readonly Serialize
   return {
     name: 'Détail par compte',
     columns: [text('side', 'Rubrique'), text('line', 'Poste'), text('account', 'Compte'), money('amount', 'Montant')],
-    rows: sides.flatMap(({ side, lines }) => lines.flatMap((line) => line.accounts.map(({ account, amount }) => ({ side, line: line.code, account, amount })))),
+    rows: sides.flatMap(({ side, lines }) =>
+      lines.flatMap((line) => line.accounts.map(({ account, amount }) => ({ side, line: line.code, account, amount }))),
+    ),
   };
 }
 
@@ -56,23 +92,49 @@ export function balanceSheetDocument(sheet: BalanceSheetAnswer, heading: ReportH
     ...provisionalHeading(heading, sheet),
     asOf: sheet.date,
     sheets: [
-      sideSheet('Actif', sheet.assets, { label: 'Total actif', amount: sheet.totals.assets, prior: sheet.totals.prior_assets }, dates),
-      sideSheet('Passif', sheet.liabilities, { label: 'Total passif', amount: sheet.totals.liabilities, prior: sheet.totals.prior_liabilities }, dates),
-      accountsSheet([{ side: 'Actif', lines: sheet.assets }, { side: 'Passif', lines: sheet.liabilities }]),
+      sideSheet(
+        'Actif',
+        sheet.assets,
+        { label: 'Total actif', amount: sheet.totals.assets, prior: sheet.totals.prior_assets },
+        dates,
+      ),
+      sideSheet(
+        'Passif',
+        sheet.liabilities,
+        { label: 'Total passif', amount: sheet.totals.liabilities, prior: sheet.totals.prior_liabilities },
+        dates,
+      ),
+      accountsSheet([
+        { side: 'Actif', lines: sheet.assets },
+        { side: 'Passif', lines: sheet.liabilities },
+      ]),
     ],
   };
 }
 
 export function incomeStatementDocument(statement: IncomeStatementAnswer, heading: ReportHeading): ReportDocument {
-  const dates = { current: `${statement.date_from} – ${statement.date_to}`, prior: `${statement.prior_date_from} – ${statement.prior_date_to}` };
+  const dates = {
+    current: `${statement.date_from} – ${statement.date_to}`,
+    prior: `${statement.prior_date_from} – ${statement.prior_date_to}`,
+  };
   const { totals } = statement;
   return {
     title: 'Compte de résultat',
     ...heading,
     period: { from: statement.date_from, to: statement.date_to },
     sheets: [
-      sideSheet('Charges', statement.expenses, { label: 'Total charges', amount: totals.expenses, prior: totals.prior_expenses }, dates),
-      sideSheet('Produits', statement.income, { label: 'Total produits', amount: totals.income, prior: totals.prior_income }, dates),
+      sideSheet(
+        'Charges',
+        statement.expenses,
+        { label: 'Total charges', amount: totals.expenses, prior: totals.prior_expenses },
+        dates,
+      ),
+      sideSheet(
+        'Produits',
+        statement.income,
+        { label: 'Total produits', amount: totals.income, prior: totals.prior_income },
+        dates,
+      ),
       {
         name: 'Résultat',
         columns: [text('label', 'Libellé'), money('amount', dates.current), money('prior_amount', dates.prior)],
@@ -82,7 +144,10 @@ export function incomeStatementDocument(statement: IncomeStatementAnswer, headin
           { label: 'Résultat (produits − charges)', amount: totals.result, prior_amount: totals.prior_result },
         ],
       },
-      accountsSheet([{ side: 'Charges', lines: statement.expenses }, { side: 'Produits', lines: statement.income }]),
+      accountsSheet([
+        { side: 'Charges', lines: statement.expenses },
+        { side: 'Produits', lines: statement.income },
+      ]),
     ],
   };
 }
@@ -90,9 +155,12 @@ export function incomeStatementDocument(statement: IncomeStatementAnswer, headin
 const totalsColumns = [money('debit', 'Débit'), money('credit', 'Crédit'), money('balance', 'Solde (débit − crédit)')];
 
 const sixColumnTitles = [
-  money('opening_debit', 'Solde d’ouverture débit'), money('opening_credit', 'Solde d’ouverture crédit'),
-  money('movement_debit', 'Mouvements débit'), money('movement_credit', 'Mouvements crédit'),
-  money('closing_debit', 'Solde de clôture débit'), money('closing_credit', 'Solde de clôture crédit'),
+  money('opening_debit', 'Solde d’ouverture débit'),
+  money('opening_credit', 'Solde d’ouverture crédit'),
+  money('movement_debit', 'Mouvements débit'),
+  money('movement_credit', 'Mouvements crédit'),
+  money('closing_debit', 'Solde de clôture débit'),
+  money('closing_credit', 'Solde de clôture crédit'),
 ];
 
 export function trialBalanceDocument(trial: TrialBalanceAnswer, heading: ReportHeading): ReportDocument {
@@ -113,7 +181,13 @@ export function trialBalanceDocument(trial: TrialBalanceAnswer, heading: ReportH
       },
       {
         name: 'Regroupements',
-        columns: [text('code', 'Compte'), text('label', 'Libellé'), integer('class', 'Classe'), integer('level', 'Niveau'), ...totalsColumns],
+        columns: [
+          text('code', 'Compte'),
+          text('label', 'Libellé'),
+          integer('class', 'Classe'),
+          integer('level', 'Niveau'),
+          ...totalsColumns,
+        ],
         rows: trial.groups.map((group) => ({ ...group, class: String(group.class), level: String(group.level) })),
       },
     ],

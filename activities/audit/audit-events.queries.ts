@@ -19,10 +19,33 @@ export interface AuditEventRow {
 }
 
 /** The trail of an enterprise, newest first, with each actor's username; `from` and `to` are UTC days, either optional. */
-export function auditEventsQuery(knex: Knex, enterpriseId: string, days: { from?: string; to?: string }): Knex.QueryBuilder {
-  const rows = knex('audit_events as a').leftJoin('users as u', 'u.id', 'a.actor_id').where('a.enterprise_id', enterpriseId)
-    .select('a.id', 'a.occurred_at', 'a.actor_id', 'u.username', 'a.action', 'a.entity_type', 'a.entity_id', 'a.enterprise_id', 'a.address', 'a.request_id', 'a.details', 'a.before', 'a.after')
-    .orderBy([{ column: 'a.occurred_at', order: 'desc' }, { column: 'a.id', order: 'desc' }]);
+export function auditEventsQuery(
+  knex: Knex,
+  enterpriseId: string,
+  days: { from?: string; to?: string },
+): Knex.QueryBuilder {
+  const rows = knex('audit_events as a')
+    .leftJoin('users as u', 'u.id', 'a.actor_id')
+    .where('a.enterprise_id', enterpriseId)
+    .select(
+      'a.id',
+      'a.occurred_at',
+      'a.actor_id',
+      'u.username',
+      'a.action',
+      'a.entity_type',
+      'a.entity_id',
+      'a.enterprise_id',
+      'a.address',
+      'a.request_id',
+      'a.details',
+      'a.before',
+      'a.after',
+    )
+    .orderBy([
+      { column: 'a.occurred_at', order: 'desc' },
+      { column: 'a.id', order: 'desc' },
+    ]);
   // Dates are UTC days: the trail records instants, not business dates.
   if (days.from !== undefined) rows.whereRaw(`a.occurred_at >= (?::date)::timestamp AT TIME ZONE 'UTC'`, [days.from]);
   if (days.to !== undefined) rows.whereRaw(`a.occurred_at < (?::date + 1)::timestamp AT TIME ZONE 'UTC'`, [days.to]);

@@ -54,14 +54,25 @@ export interface CheckedChain {
 
 /** The chain recomputed and its unlinked rows looked for. */
 export async function checkChain(knex: Knex, chain: Chain, enterprise: string): Promise<CheckedChain> {
-  const { rows: [check] } = await knex.raw<{ rows: ChainCheck[] }>(chainCheckSql, [chain, enterprise, chain]);
-  const { rows: [unlinked] } = await knex.raw<{ rows: { id: string }[] }>(unlinkedSql[chain], [enterprise]);
+  const {
+    rows: [check],
+  } = await knex.raw<{ rows: ChainCheck[] }>(chainCheckSql, [chain, enterprise, chain]);
+  const {
+    rows: [unlinked],
+  } = await knex.raw<{ rows: { id: string }[] }>(unlinkedSql[chain], [enterprise]);
   return { check: check!, unlinked: unlinked?.id };
 }
 
 /** The hash (hex) of a chain's link at a position, undefined when it has no such link. */
-export async function linkHash(knex: Knex, chain: Chain, enterprise: string, position: number): Promise<string | undefined> {
-  const link = await knex('ledger_chain_links').where({ chain, chain_key: enterprise, position }).first(knex.raw('encode(hash, \'hex\') AS hash'));
+export async function linkHash(
+  knex: Knex,
+  chain: Chain,
+  enterprise: string,
+  position: number,
+): Promise<string | undefined> {
+  const link = await knex('ledger_chain_links')
+    .where({ chain, chain_key: enterprise, position })
+    .first(knex.raw("encode(hash, 'hex') AS hash"));
   return link?.hash as string | undefined;
 }
 
@@ -78,8 +89,11 @@ export interface MonthTotalGap {
  * (coopbank_month_total_gaps): the first that differs, with their count; undefined when none does.
  */
 export async function firstMonthTotalGap(knex: Knex, enterpriseId: string): Promise<MonthTotalGap | undefined> {
-  const { rows } = await knex.raw(`SELECT to_char(month, 'YYYY-MM') AS month, g.branch_id, c.code AS account, count(*) OVER () AS gaps
+  const { rows } = await knex.raw(
+    `SELECT to_char(month, 'YYYY-MM') AS month, g.branch_id, c.code AS account, count(*) OVER () AS gaps
       FROM coopbank_month_total_gaps(?) g LEFT JOIN company_chart_entries c ON c.id = g.chart_entry_id
-     ORDER BY month, c.code, g.branch_id NULLS FIRST LIMIT 1`, [enterpriseId]);
+     ORDER BY month, c.code, g.branch_id NULLS FIRST LIMIT 1`,
+    [enterpriseId],
+  );
   return rows[0] as MonthTotalGap | undefined;
 }

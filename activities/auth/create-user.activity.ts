@@ -33,19 +33,27 @@ const noPasswordYet = 'invited';
 
 const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-const newInvitation = (clock: () => Date): Invitation => ({ token: randomBytes(32).toString('base64url'), expiresAt: new Date(clock().getTime() + invitationTtlMs) });
+const newInvitation = (clock: () => Date): Invitation => ({
+  token: randomBytes(32).toString('base64url'),
+  expiresAt: new Date(clock().getTime() + invitationTtlMs),
+});
 
 /**
  * A staff account made by an administrator, with its roles, in one transaction, audited. It has no password:
  * the answer's invitation token lets its person set one (`acceptInvitation`), so no administrator ever knows
  * it. Not throttled as sign-ups are: only an administrator calls it, and it hashes no password.
  */
-export async function createStaffUser(context: ActivityContext, actor: Actor, input: CreateUserInput): Promise<{ user: User; grants: RoleGrant[]; invitation: Invitation }> {
+export async function createStaffUser(
+  context: ActivityContext,
+  actor: Actor,
+  input: CreateUserInput,
+): Promise<{ user: User; grants: RoleGrant[]; invitation: Invitation }> {
   const username = input.username.toLowerCase();
   const invitation = newInvitation(context.clock);
   try {
     return await inTransaction(context.knex, async (trx) => {
-      for (const [index, grant] of [...input.grants, ...input.grantsAfterwards].entries()) await assertGrantable(trx, actor, grant, `roles[${index}].`);
+      for (const [index, grant] of [...input.grants, ...input.grantsAfterwards].entries())
+        await assertGrantable(trx, actor, grant, `roles[${index}].`);
       // Two creations with one email would both find it free: the email's lock orders them.
       await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`user-email:${input.email.toLowerCase()}`]);
       if ((await User.query(trx).whereRaw('lower(email) = ?', [input.email.toLowerCase()]).resultSize()) > 0) {
@@ -68,20 +76,32 @@ export async function createStaffUser(context: ActivityContext, actor: Actor, in
         entityType: 'user',
         entityId: user.id,
         enterpriseId: enterprises.length === 1 ? enterprises[0]! : null,
-        details: { username, roles: grants.map((grant) => ({ grant_id: grant.id, role: grant.role, enterprise_id: grant.enterpriseId, branch_id: grant.branchId })) },
+        details: {
+          username,
+          roles: grants.map((grant) => ({
+            grant_id: grant.id,
+            role: grant.role,
+            enterprise_id: grant.enterpriseId,
+            branch_id: grant.branchId,
+          })),
+        },
       });
       return { user, grants, invitation };
     });
   } catch (error) {
-    if (isUniqueViolation(error, 'users_username_unique')) throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
+    if (isUniqueViolation(error, 'users_username_unique'))
+      throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
     throw roleAlreadyGranted(error);
   }
 }
 
 /** The one enterprise a user belongs to, by their roles and the import that brought them in; null for none or several. */
 async function enterpriseOfUser(trx: Knex.Transaction, userId: string): Promise<string | null> {
-  const { rows } = await trx.raw(`SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL AND g.enterprise_id IS NOT NULL
-    UNION SELECT i.enterprise_id FROM users u JOIN imports i ON i.id = u.import_id WHERE u.id = :userId`, { userId }) as { rows: { enterprise_id: string }[] };
+  const { rows } = (await trx.raw(
+    `SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL AND g.enterprise_id IS NOT NULL
+    UNION SELECT i.enterprise_id FROM users u JOIN imports i ON i.id = u.import_id WHERE u.id = :userId`,
+    { userId },
+  )) as { rows: { enterprise_id: string }[] };
   return rows.length === 1 ? rows[0]!.enterprise_id : null;
 }
 
@@ -96,20 +116,44 @@ export async function inviteUser(context: ActivityContext, actor: Actor, userId:
   return inTransaction(context.knex, async (trx) => {
     const user = await User.query(trx).findById(userId).forUpdate();
     if (user === undefined) throw new NotFoundError('The user');
-    if (!user.isActive) throw new AppError('conflict', 'user_deactivated', 'The user is deactivated: reactivate them before inviting them.');
-    if (user.passwordHash !== noPasswordYet) throw new AppError('conflict', 'user_has_password', 'The user has set a password: an invitation sets a first one.');
-    await User.query(trx).findById(userId).patch({ invitationTokenHash: tokenHash(invitation.token), invitationExpiresAt: invitation.expiresAt });
+    if (!user.isActive)
+      throw new AppError(
+        'conflict',
+        'user_deactivated',
+        'The user is deactivated: reactivate them before inviting them.',
+      );
+    if (user.passwordHash !== noPasswordYet)
+      throw new AppError(
+        'conflict',
+        'user_has_password',
+        'The user has set a password: an invitation sets a first one.',
+      );
+    await User.query(trx)
+      .findById(userId)
+      .patch({ invitationTokenHash: tokenHash(invitation.token), invitationExpiresAt: invitation.expiresAt });
     await recordAudit(trx, actor, {
-      action: 'user.invite', entityType: 'user', entityId: userId, enterpriseId: await enterpriseOfUser(trx, userId),
-      details: { replaced_unused_invitation: user.invitationTokenHash !== null, expires_at: invitation.expiresAt.toISOString() },
+      action: 'user.invite',
+      entityType: 'user',
+      entityId: userId,
+      enterpriseId: await enterpriseOfUser(trx, userId),
+      details: {
+        replaced_unused_invitation: user.invitationTokenHash !== null,
+        expires_at: invitation.expiresAt.toISOString(),
+      },
     });
     return invitation;
   });
 }
 
 /** The invitation's person sets their password; the token is spent (used once, or never after its end). */
-export async function acceptInvitation(context: ActivityContext, input: { token: string; password: string } & Required<RequestOrigin>): Promise<void> {
-  const invalid = () => new AppError('validation', 'invalid_invitation', 'The invitation is unknown, already used or expired.', [{ field: 'token', message: 'token is unknown, used or expired' }]);
+export async function acceptInvitation(
+  context: ActivityContext,
+  input: { token: string; password: string } & Required<RequestOrigin>,
+): Promise<void> {
+  const invalid = () =>
+    new AppError('validation', 'invalid_invitation', 'The invitation is unknown, already used or expired.', [
+      { field: 'token', message: 'token is unknown, used or expired' },
+    ]);
   const hash = tokenHash(input.token);
   const user = await User.query(context.knex).findOne({ invitation_token_hash: hash });
   if (user === undefined || !user.isActive || user.invitationExpiresAt! <= context.clock()) throw invalid();
@@ -118,8 +162,14 @@ export async function acceptInvitation(context: ActivityContext, input: { token:
   const passwordHash = await hashPassword(input.password);
   await inTransaction(context.knex, async (trx) => {
     // Matched on the token again: of two acceptances at once, one sets the password.
-    const spent = await User.query(trx).where({ id: user.id, invitation_token_hash: hash }).patch({ passwordHash, invitationTokenHash: null, invitationExpiresAt: null });
+    const spent = await User.query(trx)
+      .where({ id: user.id, invitation_token_hash: hash })
+      .patch({ passwordHash, invitationTokenHash: null, invitationExpiresAt: null });
     if (spent === 0) throw invalid();
-    await recordAudit(trx, { userId: user.id, requestId: input.requestId, address: input.address }, { action: 'user.accept_invitation', entityType: 'user', entityId: user.id, enterpriseId: null });
+    await recordAudit(
+      trx,
+      { userId: user.id, requestId: input.requestId, address: input.address },
+      { action: 'user.accept_invitation', entityType: 'user', entityId: user.id, enterpriseId: null },
+    );
   });
 }

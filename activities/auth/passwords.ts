@@ -8,8 +8,12 @@ const keyLength = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, keyLength, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) =>
-      error ? reject(error) : resolve(key),
+    scrypt(
+      password.normalize('NFC'),
+      salt,
+      keyLength,
+      { ...options, maxmem: 128 * options.N! * options.r! * 2 },
+      (error, key) => (error ? reject(error) : resolve(key)),
     );
   });
 }
@@ -18,7 +22,14 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, parameters);
-  return ['scrypt', parameters.N, parameters.r, parameters.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  return [
+    'scrypt',
+    parameters.N,
+    parameters.r,
+    parameters.p,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -20,21 +20,40 @@ export interface RegisterInput {
 }
 
 /** The user's row and its audit record, in the caller's transaction. */
-async function insertUser(trx: Knex.Transaction, row: { username: string; passwordHash: string; fullName: string; email: string }, origin: RequestOrigin | null): Promise<User> {
+async function insertUser(
+  trx: Knex.Transaction,
+  row: { username: string; passwordHash: string; fullName: string; email: string },
+  origin: RequestOrigin | null,
+): Promise<User> {
   const user = await User.query(trx).insertAndFetch(row);
-  await recordAudit(trx, origin === null ? null : { userId: user.id, ...origin }, { action: 'user.register', entityType: 'user', entityId: user.id, enterpriseId: null });
+  await recordAudit(trx, origin === null ? null : { userId: user.id, ...origin }, {
+    action: 'user.register',
+    entityType: 'user',
+    entityId: user.id,
+    enterpriseId: null,
+  });
   return user;
 }
 
 /** Creates a user with no role: an administrator grants roles afterwards. */
-export async function registerUser(context: ActivityContext, input: RegisterInput, origin: RequestOrigin | null): Promise<User> {
+export async function registerUser(
+  context: ActivityContext,
+  input: RegisterInput,
+  origin: RequestOrigin | null,
+): Promise<User> {
   const username = input.username.toLowerCase();
   const problems = passwordProblems(input.password, username);
   if (problems.length > 0) throw new ValidationError(problems);
-  await takeAttempt(context.knex, [{ key: `register:${input.clientAddress}`, policy: policies.registration }], context.clock());
+  await takeAttempt(
+    context.knex,
+    [{ key: `register:${input.clientAddress}`, policy: policies.registration }],
+    context.clock(),
+  );
   const passwordHash = await hashPassword(input.password);
   try {
-    return await inTransaction(context.knex, (trx) => insertUser(trx, { username, passwordHash, fullName: input.fullName, email: input.email }, origin));
+    return await inTransaction(context.knex, (trx) =>
+      insertUser(trx, { username, passwordHash, fullName: input.fullName, email: input.email }, origin),
+    );
   } catch (error) {
     if (isUniqueViolation(error, 'users_username_unique')) {
       throw new AppError('conflict', 'username_taken', `The username ${username} is already taken.`);
@@ -67,5 +86,9 @@ export async function ensureInitialAdmin(
     return created;
   });
   if (user === null) return { created: false };
-  return { created: true, username: user.username, generatedPassword: settings.password === undefined ? password : undefined };
+  return {
+    created: true,
+    username: user.username,
+    generatedPassword: settings.password === undefined ? password : undefined,
+  };
 }

@@ -24,14 +24,21 @@ export async function signIn(context: ActivityContext, input: SignInInput): Prom
   const user = await User.query(context.knex).findOne({ username });
   const passwordMatches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
   if (user === undefined || !passwordMatches || !user.isActive) {
-    throw new AppError('unauthenticated', 'invalid_credentials', 'The username or password is wrong, or the account is deactivated.');
+    throw new AppError(
+      'unauthenticated',
+      'invalid_credentials',
+      'The username or password is wrong, or the account is deactivated.',
+    );
   }
   // Hashed outside the transaction: a memory-hard hash holds no lock.
   const rehashed = needsRehash(user.passwordHash) ? await hashPassword(input.password) : undefined;
   return inTransaction(context.knex, async (trx) => {
     // The owner proved the password from this address: its earlier failures from here are forgiven.
     await forgiveAttempts(trx, attempts, [keys[0]!.key]);
-    const signedIn = await User.query(trx).patchAndFetchById(user.id, { lastLoginAt: context.clock(), ...(rehashed === undefined ? {} : { passwordHash: rehashed }) });
+    const signedIn = await User.query(trx).patchAndFetchById(user.id, {
+      lastLoginAt: context.clock(),
+      ...(rehashed === undefined ? {} : { passwordHash: rehashed }),
+    });
     return { user: signedIn, tokens: await startSession(trx, context, user.id) };
   });
 }

@@ -45,20 +45,34 @@ export async function takeAttempt(knex: Knex, keys: readonly ThrottledKey[], now
     for (const { key } of sorted) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
     for (const { key, policy } of sorted) {
       const since = new Date(now.getTime() - policy.windowSeconds * 1000);
-      const attempts = await trx('login_failures').where('throttle_key', key).where('failed_at', '>', since).orderBy('failed_at', 'desc').limit(policy.max).pluck('failed_at');
+      const attempts = await trx('login_failures')
+        .where('throttle_key', key)
+        .where('failed_at', '>', since)
+        .orderBy('failed_at', 'desc')
+        .limit(policy.max)
+        .pluck('failed_at');
       if (attempts.length >= policy.max) {
         const oldestCounted = new Date(attempts[attempts.length - 1] as Date);
-        const retryAfterSeconds = Math.max(1, Math.ceil((oldestCounted.getTime() + policy.windowSeconds * 1000 - now.getTime()) / 1000));
+        const retryAfterSeconds = Math.max(
+          1,
+          Math.ceil((oldestCounted.getTime() + policy.windowSeconds * 1000 - now.getTime()) / 1000),
+        );
         throw new RateLimitedError(`Too many ${policy.what}. Try again later.`, retryAfterSeconds);
       }
     }
-    const rows = await trx('login_failures').insert(sorted.map(({ key }) => ({ throttle_key: key, failed_at: now }))).returning('id');
+    const rows = await trx('login_failures')
+      .insert(sorted.map(({ key }) => ({ throttle_key: key, failed_at: now })))
+      .returning('id');
     return rows.map((row) => String(row.id));
   });
 }
 
 /** A success: its own attempts no longer count, nor the earlier failures of `clearedKeys` (the user proved who they are). */
-export async function forgiveAttempts(trx: Knex | Knex.Transaction, attemptIds: readonly string[], clearedKeys: readonly string[] = []): Promise<void> {
+export async function forgiveAttempts(
+  trx: Knex | Knex.Transaction,
+  attemptIds: readonly string[],
+  clearedKeys: readonly string[] = [],
+): Promise<void> {
   await trx('login_failures').whereIn('id', attemptIds).orWhereIn('throttle_key', clearedKeys).delete();
 }
 

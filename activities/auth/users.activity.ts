@@ -23,8 +23,16 @@ export interface GrantRoleInput {
  * branch grant; only a platform administrator grants platform-wide.
  */
 function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null; branchId: string | null }): void {
-  const allowed = scope.enterpriseId === null ? isPlatformAdmin(actor.grants) : holdsRole(actor.grants, ['admin'], { enterpriseId: scope.enterpriseId, branchId: scope.branchId });
-  if (!allowed) throw new AppError('forbidden', 'not_allowed', `Only an administrator of this ${scope.branchId === null ? 'enterprise' : 'branch'} may do this.`);
+  const allowed =
+    scope.enterpriseId === null
+      ? isPlatformAdmin(actor.grants)
+      : holdsRole(actor.grants, ['admin'], { enterpriseId: scope.enterpriseId, branchId: scope.branchId });
+  if (!allowed)
+    throw new AppError(
+      'forbidden',
+      'not_allowed',
+      `Only an administrator of this ${scope.branchId === null ? 'enterprise' : 'branch'} may do this.`,
+    );
 }
 
 /**
@@ -32,17 +40,29 @@ function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null;
  * role only, the actor administers the scope, an auditor's is a whole enterprise, and a branch is one of the enterprise's. `field` prefixes the name
  * of the field a refusal names (`roles[0].` for the grants of a new user).
  */
-export async function assertGrantable(trx: Knex.Transaction, actor: Actor, grant: Omit<GrantRoleInput, 'userId'>, field = ''): Promise<void> {
+export async function assertGrantable(
+  trx: Knex.Transaction,
+  actor: Actor,
+  grant: Omit<GrantRoleInput, 'userId'>,
+  field = '',
+): Promise<void> {
   if (grant.enterpriseId === null && (grant.role !== 'admin' || grant.branchId !== null)) {
-    throw new AppError('unprocessable', 'platform_grant_admin_only', 'Only the admin role can be granted for every enterprise.');
+    throw new AppError(
+      'unprocessable',
+      'platform_grant_admin_only',
+      'Only the admin role can be granted for every enterprise.',
+    );
   }
   assertMayAdminister(actor, grant);
   if (grant.branchId === null) return;
   // The trail and the chains are the whole enterprise's: an auditor of one branch could read neither.
   if (grant.role === 'auditor') {
-    throw new AppError('unprocessable', 'auditor_grant_whole_enterprise', 'The auditor role is granted over a whole enterprise, not a branch.', [
-      { field: `${field}branch`, message: `${field}branch must be null for the auditor role` },
-    ]);
+    throw new AppError(
+      'unprocessable',
+      'auditor_grant_whole_enterprise',
+      'The auditor role is granted over a whole enterprise, not a branch.',
+      [{ field: `${field}branch`, message: `${field}branch must be null for the auditor role` }],
+    );
   }
   const branch = await Branch.query(trx).findById(grant.branchId);
   if (branch === undefined || branch.enterpriseId !== grant.enterpriseId) {
@@ -80,10 +100,16 @@ export async function grantRole(context: DataContext, actor: Actor, input: Grant
   }
 }
 
-export async function revokeGrant(context: ActivityContext, actor: Actor, userId: string, grantId: string): Promise<void> {
+export async function revokeGrant(
+  context: ActivityContext,
+  actor: Actor,
+  userId: string,
+  grantId: string,
+): Promise<void> {
   await inTransaction(context.knex, async (trx) => {
     const grant = await RoleGrant.query(trx).findById(grantId).forUpdate();
-    if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null) throw new NotFoundError('The role grant');
+    if (grant === undefined || grant.userId !== userId || grant.revokedAt !== null)
+      throw new NotFoundError('The role grant');
     assertMayAdminister(actor, grant);
     await RoleGrant.query(trx).patchAndFetchById(grantId, { revokedAt: context.clock(), revokedBy: actor.userId });
     await recordAudit(trx, actor, {
@@ -97,7 +123,12 @@ export async function revokeGrant(context: ActivityContext, actor: Actor, userId
 }
 
 /** Deactivation takes effect at once: every session of the user is revoked, and sign-in is refused. */
-export async function setUserActive(context: ActivityContext, actor: Actor, userId: string, active: boolean): Promise<User> {
+export async function setUserActive(
+  context: ActivityContext,
+  actor: Actor,
+  userId: string,
+  active: boolean,
+): Promise<User> {
   if (!isPlatformAdmin(actor.grants) && !actor.grants.some((grant) => grant.role === 'admin')) {
     throw new AppError('forbidden', 'not_allowed', 'Only an administrator may do this.');
   }
@@ -112,7 +143,13 @@ export async function setUserActive(context: ActivityContext, actor: Actor, user
       const families = await trx('token_families').where({ user_id: userId }).whereNull('revoked_at').pluck('id');
       for (const familyId of families) await revokeFamily(trx, familyId as string, 'deactivated');
     }
-    await recordAudit(trx, actor, { action: active ? 'user.activate' : 'user.deactivate', entityType: 'user', entityId: userId, enterpriseId: null, ...changedValues({ isActive: active }, user, updated) });
+    await recordAudit(trx, actor, {
+      action: active ? 'user.activate' : 'user.deactivate',
+      entityType: 'user',
+      entityId: userId,
+      enterpriseId: null,
+      ...changedValues({ isActive: active }, user, updated),
+    });
     return updated;
   });
 }

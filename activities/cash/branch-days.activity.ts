@@ -34,21 +34,41 @@ type BranchDayCheck = (trx: Knex.Transaction, day: BranchDayAt) => Promise<Branc
 /** Four-eyes requests of the branch that would post once approved, still pending (domain/cash/branch-day.ts). */
 const pendingApprovals: BranchDayCheck = async (trx, day) => {
   const ids: string[] = await trx('approval_requests')
-    .where({ enterprise_id: day.enterpriseId, branch_id: day.branchId, status: 'pending' }).whereIn('operation', [...postingOperations])
-    .orderBy('created_at').pluck('id');
-  return ids.length === 0 ? null : { reason: 'approvals_pending', message: `${ids.length} four-eyes request(s) of the branch await a decision or their expiry`, items: ids };
+    .where({ enterprise_id: day.enterpriseId, branch_id: day.branchId, status: 'pending' })
+    .whereIn('operation', [...postingOperations])
+    .orderBy('created_at')
+    .pluck('id');
+  return ids.length === 0
+    ? null
+    : {
+        reason: 'approvals_pending',
+        message: `${ids.length} four-eyes request(s) of the branch await a decision or their expiry`,
+        items: ids,
+      };
 };
 
 /** Till sessions of the branch's day still open (docs/domain.md §13.1): each cashier counts and closes first. */
 const openSessions: BranchDayCheck = async (trx, day) => {
   const open = await openTillSessions(trx, day.branchId, day.date);
-  return open.length === 0 ? null : { reason: 'till_sessions_open', message: `${open.length} till session(s) of the branch are still open`, items: open.map((session) => session.id) };
+  return open.length === 0
+    ? null
+    : {
+        reason: 'till_sessions_open',
+        message: `${open.length} till session(s) of the branch are still open`,
+        items: open.map((session) => session.id),
+      };
 };
 
 /** Till sessions of the day with a count difference not yet settled (docs/domain.md §13.2): the branch head settles it first. */
 const unsettledSessions: BranchDayCheck = async (trx, day) => {
   const ids = await unsettledTillSessions(trx, day.branchId, day.date);
-  return ids.length === 0 ? null : { reason: 'differences_unsettled', message: `${ids.length} till session(s) of the day have a count difference not yet settled`, items: ids };
+  return ids.length === 0
+    ? null
+    : {
+        reason: 'differences_unsettled',
+        message: `${ids.length} till session(s) of the day have a count difference not yet settled`,
+        items: ids,
+      };
 };
 
 /**
@@ -57,8 +77,10 @@ const unsettledSessions: BranchDayCheck = async (trx, day) => {
  * its counter, counted as the operations go (policy, docs/domain.md §13.3).
  */
 const vaultUncounted: BranchDayCheck = async (trx, day) => {
-  const { rows } = (await trx.raw('SELECT coopbank_under_till_control(?) AS under', [day.branchId])) as { rows: { under: boolean }[] };
-  if (!rows[0]!.under || await vaultCounted(trx, day.branchId, day.date)) return null;
+  const { rows } = (await trx.raw('SELECT coopbank_under_till_control(?) AS under', [day.branchId])) as {
+    rows: { under: boolean }[];
+  };
+  if (!rows[0]!.under || (await vaultCounted(trx, day.branchId, day.date))) return null;
   return { reason: 'vault_not_counted', message: 'the vault of the branch is not counted for the day', items: [] };
 };
 
@@ -80,20 +102,54 @@ async function branchDayBlockers(trx: Knex.Transaction, day: BranchDayAt): Promi
  * the reasons). A day already closed is answered as it is (`closed: false`), with nothing changed or audited. The
  * branch row is locked so two heads closing at once queue up and the second finds the first's row.
  */
-export async function closeBranchDay(context: DataContext, actor: Requester, day: BranchDayAt): Promise<{ day: BranchDayRow; closed: boolean }> {
+export async function closeBranchDay(
+  context: DataContext,
+  actor: Requester,
+  day: BranchDayAt,
+): Promise<{ day: BranchDayRow; closed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
-    const branch = await trx('branches').where({ id: day.branchId, enterprise_id: day.enterpriseId }).forUpdate().first('id');
+    const branch = await trx('branches')
+      .where({ id: day.branchId, enterprise_id: day.enterpriseId })
+      .forUpdate()
+      .first('id');
     if (branch === undefined) throw new NotFoundError('The branch');
-    const existing: BranchDayRow | undefined = await trx('branch_days').where({ branch_id: day.branchId, business_date: day.date }).first();
+    const existing: BranchDayRow | undefined = await trx('branch_days')
+      .where({ branch_id: day.branchId, business_date: day.date })
+      .first();
     if (existing !== undefined) return { day: existing, closed: false };
     const businessDate = await businessDateOf(trx, day.enterpriseId, context.clock());
     if (day.date !== businessDate) {
-      throw new AppError('unprocessable', 'branch_day_not_business_date', `The branch closes the day of the business date ${businessDate}.`, [{ field: 'date', message: `date must be the business date ${businessDate}` }]);
+      throw new AppError(
+        'unprocessable',
+        'branch_day_not_business_date',
+        `The branch closes the day of the business date ${businessDate}.`,
+        [{ field: 'date', message: `date must be the business date ${businessDate}` }],
+      );
     }
     const blockers = await branchDayBlockers(trx, day);
-    if (blockers.length > 0) throw new AppError('conflict', 'branch_day_blocked', `The day of ${day.date} cannot close yet: ${blockers.map((one) => one.reason).join(', ')}.`, blockerErrors(blockers));
-    const [row] = await trx('branch_days').insert({ enterprise_id: day.enterpriseId, branch_id: day.branchId, business_date: day.date, closed_by: actor.userId, closed_at: context.clock() }).returning('*');
-    await recordAudit(trx, actor, { action: 'branch_day.close', entityType: 'branch_day', entityId: row.id, enterpriseId: day.enterpriseId, details: { branch: day.branchId, date: day.date } });
+    if (blockers.length > 0)
+      throw new AppError(
+        'conflict',
+        'branch_day_blocked',
+        `The day of ${day.date} cannot close yet: ${blockers.map((one) => one.reason).join(', ')}.`,
+        blockerErrors(blockers),
+      );
+    const [row] = await trx('branch_days')
+      .insert({
+        enterprise_id: day.enterpriseId,
+        branch_id: day.branchId,
+        business_date: day.date,
+        closed_by: actor.userId,
+        closed_at: context.clock(),
+      })
+      .returning('*');
+    await recordAudit(trx, actor, {
+      action: 'branch_day.close',
+      entityType: 'branch_day',
+      entityId: row.id,
+      enterpriseId: day.enterpriseId,
+      details: { branch: day.branchId, date: day.date },
+    });
     return { day: row as BranchDayRow, closed: true };
   });
 }

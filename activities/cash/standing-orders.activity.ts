@@ -59,63 +59,123 @@ async function lockOrder(trx: Knex.Transaction, id: string): Promise<StandingOrd
   return row;
 }
 
-const accountRefusal = (field: string, message: string) => new AppError('unprocessable', 'transfer_account_invalid', message, [{ field, message }]);
+const accountRefusal = (field: string, message: string) =>
+  new AppError('unprocessable', 'transfer_account_invalid', message, [{ field, message }]);
 
 /** The destination: another open account of the enterprise, or a loan of the giving account's member. */
-async function checkDestination(trx: Knex.Transaction, input: StandingOrderInput, from: { id: string; enterprise_id: string; client_id: string }): Promise<void> {
-  if ((input.toAccountId === null) === (input.toLoanId === null)) throw accountRefusal('to_account', 'Send to_account or to_loan, one of them.');
+async function checkDestination(
+  trx: Knex.Transaction,
+  input: StandingOrderInput,
+  from: { id: string; enterprise_id: string; client_id: string },
+): Promise<void> {
+  if ((input.toAccountId === null) === (input.toLoanId === null))
+    throw accountRefusal('to_account', 'Send to_account or to_loan, one of them.');
   if (input.toLoanId !== null) {
     const loan = await trx('loans').where({ id: input.toLoanId }).first('client_id', 'enterprise_id');
-    if (loan === undefined || loan.client_id !== from.client_id) throw accountRefusal('to_loan', 'to_loan is not a loan of the giving account\'s member.');
+    if (loan === undefined || loan.client_id !== from.client_id)
+      throw accountRefusal('to_loan', "to_loan is not a loan of the giving account's member.");
     return;
   }
   const to = await trx('comptes_clients').where({ id: input.toAccountId! }).first('id', 'enterprise_id', 'status');
-  if (to === undefined || to.enterprise_id !== from.enterprise_id || to.id === from.id) throw accountRefusal('to_account', 'to_account is not another member account of the enterprise.');
+  if (to === undefined || to.enterprise_id !== from.enterprise_id || to.id === from.id)
+    throw accountRefusal('to_account', 'to_account is not another member account of the enterprise.');
   if (to.status !== 'open') throw accountRefusal('to_account', `to_account is ${to.status as string}.`);
 }
 
 /** An open giving account, a destination, the dates in order, the start not before the business date. Answers the giving account's enterprise and branch. */
-async function checkOrder(trx: Knex.Transaction, now: Date, input: StandingOrderInput): Promise<{ enterpriseId: string; branchId: string }> {
-  const from = await trx('comptes_clients').where({ id: input.fromAccountId }).first('id', 'enterprise_id', 'branch_id', 'client_id', 'status');
+async function checkOrder(
+  trx: Knex.Transaction,
+  now: Date,
+  input: StandingOrderInput,
+): Promise<{ enterpriseId: string; branchId: string }> {
+  const from = await trx('comptes_clients')
+    .where({ id: input.fromAccountId })
+    .first('id', 'enterprise_id', 'branch_id', 'client_id', 'status');
   if (from === undefined) throw new NotFoundError('The account');
   if (from.status !== 'open') throw accountRefusal('from_account', `from_account is ${from.status as string}.`);
   await checkDestination(trx, input, from);
   if (input.endDate !== null && input.endDate < input.startDate) {
-    throw new AppError('validation', 'invalid_request', 'The end date comes before the start date.', [{ field: 'end_date', message: 'end_date is before start_date' }]);
+    throw new AppError('validation', 'invalid_request', 'The end date comes before the start date.', [
+      { field: 'end_date', message: 'end_date is before start_date' },
+    ]);
   }
   const businessDate = await businessDateOf(trx, from.enterprise_id as string, now);
   if (input.startDate < businessDate) {
-    throw new AppError('validation', 'invalid_request', `The start date is before the business date ${businessDate}.`, [{ field: 'start_date', message: `start_date is before ${businessDate}` }]);
+    throw new AppError('validation', 'invalid_request', `The start date is before the business date ${businessDate}.`, [
+      { field: 'start_date', message: `start_date is before ${businessDate}` },
+    ]);
   }
   return { enterpriseId: from.enterprise_id as string, branchId: from.branch_id as string };
 }
 
 /** The order the maker already made with this key, if any (the same order answered again, another refused). */
-export async function standingOrderOfKey(knex: Knex | Knex.Transaction, maker: Actor, input: StandingOrderInput): Promise<string | undefined> {
+export async function standingOrderOfKey(
+  knex: Knex | Knex.Transaction,
+  maker: Actor,
+  input: StandingOrderInput,
+): Promise<string | undefined> {
   if (input.idempotencyKey === null) return undefined;
-  const made = (await knex('standing_orders').where({ created_by: maker.userId, idempotency_key: input.idempotencyKey }).first()) as StandingOrderRow | undefined;
+  const made = (await knex('standing_orders')
+    .where({ created_by: maker.userId, idempotency_key: input.idempotencyKey })
+    .first()) as StandingOrderRow | undefined;
   if (made === undefined) return undefined;
-  const same = made.from_account_id === input.fromAccountId && made.to_account_id === input.toAccountId && made.to_loan_id === input.toLoanId && made.amount === input.amount;
+  const same =
+    made.from_account_id === input.fromAccountId &&
+    made.to_account_id === input.toAccountId &&
+    made.to_loan_id === input.toLoanId &&
+    made.amount === input.amount;
   if (!same || made.frequency !== input.frequency || made.day !== input.day) {
-    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+    throw new AppError(
+      'conflict',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request.',
+    );
   }
   return made.id;
 }
 
 /** Records the order, pending a second person's approval or active at once. */
-export async function createStandingOrder(context: DataContext, maker: Actor, input: StandingOrderInput, status: 'pending_approval' | 'active'): Promise<string> {
+export async function createStandingOrder(
+  context: DataContext,
+  maker: Actor,
+  input: StandingOrderInput,
+  status: 'pending_approval' | 'active',
+): Promise<string> {
   return inTransaction(context.knex, async (trx) => {
     const { enterpriseId, branchId } = await checkOrder(trx, context.clock(), input);
-    const [row] = await trx('standing_orders').insert({
-      enterprise_id: enterpriseId, branch_id: branchId, from_account_id: input.fromAccountId, to_account_id: input.toAccountId, to_loan_id: input.toLoanId,
-      amount: input.amount, reference: input.reference,
-      frequency: input.frequency, day: input.day, start_date: input.startDate, end_date: input.endDate, retry_days: input.retryDays, status,
-      created_by: maker.userId, updated_by: maker.userId, idempotency_key: input.idempotencyKey,
-    }).returning('id');
+    const [row] = await trx('standing_orders')
+      .insert({
+        enterprise_id: enterpriseId,
+        branch_id: branchId,
+        from_account_id: input.fromAccountId,
+        to_account_id: input.toAccountId,
+        to_loan_id: input.toLoanId,
+        amount: input.amount,
+        reference: input.reference,
+        frequency: input.frequency,
+        day: input.day,
+        start_date: input.startDate,
+        end_date: input.endDate,
+        retry_days: input.retryDays,
+        status,
+        created_by: maker.userId,
+        updated_by: maker.userId,
+        idempotency_key: input.idempotencyKey,
+      })
+      .returning('id');
     await recordAudit(trx, maker, {
-      action: 'standing_order.create', entityType: 'standing_order', entityId: row.id, enterpriseId,
+      action: 'standing_order.create',
+      entityType: 'standing_order',
+      entityId: row.id,
+      enterpriseId,
       details: {
-        from: input.fromAccountId, to: input.toAccountId ?? input.toLoanId, amount: input.amount, frequency: input.frequency, day: input.day, start_date: input.startDate, status,
+        from: input.fromAccountId,
+        to: input.toAccountId ?? input.toLoanId,
+        amount: input.amount,
+        frequency: input.frequency,
+        day: input.day,
+        start_date: input.startDate,
+        status,
       },
     });
     return row.id as string;
@@ -123,23 +183,41 @@ export async function createStandingOrder(context: DataContext, maker: Actor, in
 }
 
 /** The executor of `standing_order.create`: the order approved becomes active (its Schedule runs it from then on). */
-export async function activateStandingOrder(context: DataContext, actor: Actor, payload: { standingOrderId: string }): Promise<{ id: string }> {
+export async function activateStandingOrder(
+  context: DataContext,
+  actor: Actor,
+  payload: { standingOrderId: string },
+): Promise<{ id: string }> {
   return inTransaction(context.knex, async (trx) => {
     const order = await lockOrder(trx, payload.standingOrderId);
-    if (order.status !== 'pending_approval') throw new AppError('conflict', 'standing_order_not_pending', `The standing order is ${order.status}.`);
+    if (order.status !== 'pending_approval')
+      throw new AppError('conflict', 'standing_order_not_pending', `The standing order is ${order.status}.`);
     await trx('standing_orders').where({ id: order.id }).update({ status: 'active' });
-    await recordAudit(trx, actor, { action: 'standing_order.activate', entityType: 'standing_order', entityId: order.id, enterpriseId: order.enterprise_id });
+    await recordAudit(trx, actor, {
+      action: 'standing_order.activate',
+      entityType: 'standing_order',
+      entityId: order.id,
+      enterpriseId: order.enterprise_id,
+    });
     return { id: order.id };
   });
 }
 
 /** When its request is rejected, expires or fails, the pending order is rejected: its Schedule finds nothing to run. */
-export async function rejectStandingOrder(trx: Knex.Transaction, payload: { standingOrderId: string }, closing: { requestId: string; status: string }): Promise<void> {
+export async function rejectStandingOrder(
+  trx: Knex.Transaction,
+  payload: { standingOrderId: string },
+  closing: { requestId: string; status: string },
+): Promise<void> {
   const order = await lockOrder(trx, payload.standingOrderId);
   if (order.status !== 'pending_approval') return;
   await trx('standing_orders').where({ id: order.id }).update({ status: 'rejected' });
   await recordAudit(trx, null, {
-    action: 'standing_order.reject', entityType: 'standing_order', entityId: order.id, enterpriseId: order.enterprise_id, details: { request: closing.requestId, status: closing.status },
+    action: 'standing_order.reject',
+    entityType: 'standing_order',
+    entityId: order.id,
+    enterpriseId: order.enterprise_id,
+    details: { request: closing.requestId, status: closing.status },
   });
 }
 
@@ -151,19 +229,33 @@ export interface StandingOrderChanges {
 }
 
 /** Changes the amount, reference, end or retry days of an active order (audited, with the values before and after), or cancels it. */
-export async function changeStandingOrder(context: DataContext, actor: Actor, id: string, changes: StandingOrderChanges | 'cancel'): Promise<StandingOrderRow> {
+export async function changeStandingOrder(
+  context: DataContext,
+  actor: Actor,
+  id: string,
+  changes: StandingOrderChanges | 'cancel',
+): Promise<StandingOrderRow> {
   return inTransaction(context.knex, async (trx) => {
     const before = await lockOrder(trx, id);
     if (before.status !== 'active' && !(changes === 'cancel' && before.status === 'pending_approval')) {
       throw new AppError('conflict', 'standing_order_inactive', `The standing order is ${before.status}.`);
     }
-    const patch: StandingOrderChanges & { status?: 'cancelled' } = changes === 'cancel' ? { status: 'cancelled' } : changes;
+    const patch: StandingOrderChanges & { status?: 'cancelled' } =
+      changes === 'cancel' ? { status: 'cancelled' } : changes;
     if (patch.end_date !== undefined && patch.end_date !== null && patch.end_date < before.start_date) {
-      throw new AppError('validation', 'invalid_request', 'The end date comes before the start date.', [{ field: 'end_date', message: 'end_date is before start_date' }]);
+      throw new AppError('validation', 'invalid_request', 'The end date comes before the start date.', [
+        { field: 'end_date', message: 'end_date is before start_date' },
+      ]);
     }
-    const [after] = (await trx('standing_orders').where({ id }).update({ ...patch, updated_by: actor.userId }).returning('*')) as StandingOrderRow[];
+    const [after] = (await trx('standing_orders')
+      .where({ id })
+      .update({ ...patch, updated_by: actor.userId })
+      .returning('*')) as StandingOrderRow[];
     await recordAudit(trx, actor, {
-      action: changes === 'cancel' ? 'standing_order.cancel' : 'standing_order.update', entityType: 'standing_order', entityId: id, enterpriseId: before.enterprise_id,
+      action: changes === 'cancel' ? 'standing_order.cancel' : 'standing_order.update',
+      entityType: 'standing_order',
+      entityId: id,
+      enterpriseId: before.enterprise_id,
       ...changedValues(patch, before, after!),
     });
     return after!;
@@ -187,33 +279,80 @@ export interface StandingOrderPass {
 type Made = { transfer_id: string | null; repayment_id: string | null };
 
 /** The run's movement, as the order's maker, its key the order and the due date (so never made twice): a transfer, or a repayment from the account. */
-async function makeRun(trx: Knex.Transaction, context: DataContext, order: StandingOrderRow, dueDate: string): Promise<Made> {
+async function makeRun(
+  trx: Knex.Transaction,
+  context: DataContext,
+  order: StandingOrderRow,
+  dueDate: string,
+): Promise<Made> {
   const maker: Actor = { userId: order.created_by, grants: [], requestId: `standing-order-${order.id}-${dueDate}` };
   const idempotencyKey = `standing-order:${order.id}:${dueDate}`;
   const inRun = { knex: trx as unknown as Knex, clock: context.clock };
   if (order.to_loan_id !== null) {
     const repaid = await recordRepayment(inRun, maker, {
-      loanId: order.to_loan_id, amount: new Money(order.amount), channel: 'account', accountId: order.from_account_id, date: null, reference: order.reference, idempotencyKey,
+      loanId: order.to_loan_id,
+      amount: new Money(order.amount),
+      channel: 'account',
+      accountId: order.from_account_id,
+      date: null,
+      reference: order.reference,
+      idempotencyKey,
     });
     return { transfer_id: null, repayment_id: repaid.repayment.id };
   }
-  const transfer = { fromAccountId: order.from_account_id, toAccountId: order.to_account_id!, amount: order.amount, reference: order.reference, idempotencyKey };
+  const transfer = {
+    fromAccountId: order.from_account_id,
+    toAccountId: order.to_account_id!,
+    amount: order.amount,
+    reference: order.reference,
+    idempotencyKey,
+  };
   const made = await recordMemberTransfer(inRun, maker, transfer);
   return { transfer_id: made.id, repayment_id: null };
 }
 
 /** One due date tried: the movement made, or the refusal recorded (waiting for funds, or failed). */
-async function attempt(trx: Knex.Transaction, context: DataContext, order: StandingOrderRow, dueDate: string, businessDate: string, earlier: RunRow | undefined) {
+async function attempt(
+  trx: Knex.Transaction,
+  context: DataContext,
+  order: StandingOrderRow,
+  dueDate: string,
+  businessDate: string,
+  earlier: RunRow | undefined,
+) {
   let result: Made & { outcome: RunRow['outcome']; refusal_code: string | null; refusal_message: string | null };
   try {
-    result = { outcome: 'done', ...(await makeRun(trx, context, order, dueDate)), refusal_code: null, refusal_message: null };
+    result = {
+      outcome: 'done',
+      ...(await makeRun(trx, context, order, dueDate)),
+      refusal_code: null,
+      refusal_message: null,
+    };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const outcome = error.code === 'insufficient_funds' ? afterShortFunds(dueDate, businessDate, order.retry_days) : 'failed';
-    result = { outcome, transfer_id: null, repayment_id: null, refusal_code: error.code, refusal_message: error.message.slice(0, 500) };
+    const outcome =
+      error.code === 'insufficient_funds' ? afterShortFunds(dueDate, businessDate, order.retry_days) : 'failed';
+    result = {
+      outcome,
+      transfer_id: null,
+      repayment_id: null,
+      refusal_code: error.code,
+      refusal_message: error.message.slice(0, 500),
+    };
   }
-  if (earlier === undefined) await trx('standing_order_runs').insert({ enterprise_id: order.enterprise_id, standing_order_id: order.id, due_date: dueDate, attempts: 1, last_attempt_on: businessDate, ...result });
-  else await trx('standing_order_runs').where({ id: earlier.id }).update({ attempts: earlier.attempts + 1, last_attempt_on: businessDate, ...result });
+  if (earlier === undefined)
+    await trx('standing_order_runs').insert({
+      enterprise_id: order.enterprise_id,
+      standing_order_id: order.id,
+      due_date: dueDate,
+      attempts: 1,
+      last_attempt_on: businessDate,
+      ...result,
+    });
+  else
+    await trx('standing_order_runs')
+      .where({ id: earlier.id })
+      .update({ attempts: earlier.attempts + 1, last_attempt_on: businessDate, ...result });
   return { dueDate, outcome: result.outcome };
 }
 
@@ -223,16 +362,28 @@ async function attempt(trx: Knex.Transaction, context: DataContext, order: Stand
  * was not tried this business day. Nothing for an order not active. Due dates missed while nothing ran (more than
  * one period) are not made up: only the latest is.
  */
-export async function runStandingOrder(context: DataContext, input: { standingOrderId: string }): Promise<StandingOrderPass> {
+export async function runStandingOrder(
+  context: DataContext,
+  input: { standingOrderId: string },
+): Promise<StandingOrderPass> {
   return inTransaction(context.knex, async (trx) => {
-    const order = (await trx('standing_orders').where({ id: input.standingOrderId }).forUpdate().first()) as StandingOrderRow | undefined;
+    const order = (await trx('standing_orders').where({ id: input.standingOrderId }).forUpdate().first()) as
+      StandingOrderRow | undefined;
     if (order === undefined || order.status !== 'active') return { businessDate: null, runs: [] };
     const businessDate = await businessDateOf(trx, order.enterprise_id, context.clock());
     const runs: StandingOrderPass['runs'] = [];
-    const waiting = (await trx('standing_order_runs').where({ standing_order_id: order.id, outcome: 'retrying' }).whereNot('last_attempt_on', businessDate)) as RunRow[];
+    const waiting = (await trx('standing_order_runs')
+      .where({ standing_order_id: order.id, outcome: 'retrying' })
+      .whereNot('last_attempt_on', businessDate)) as RunRow[];
     for (const run of waiting) runs.push(await attempt(trx, context, order, run.due_date, businessDate, run));
-    const due = latestDueDate({ frequency: order.frequency, day: order.day, startDate: order.start_date, endDate: order.end_date }, businessDate);
-    if (due !== null && (await trx('standing_order_runs').where({ standing_order_id: order.id, due_date: due }).first('id')) === undefined) {
+    const due = latestDueDate(
+      { frequency: order.frequency, day: order.day, startDate: order.start_date, endDate: order.end_date },
+      businessDate,
+    );
+    if (
+      due !== null &&
+      (await trx('standing_order_runs').where({ standing_order_id: order.id, due_date: due }).first('id')) === undefined
+    ) {
       runs.push(await attempt(trx, context, order, due, businessDate, undefined));
     }
     return { businessDate, runs };

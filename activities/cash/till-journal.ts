@@ -30,27 +30,46 @@ export interface TillJournal {
 
 function withTotals(sessions: TillSessionRow[], lines: TillJournalLine[]): TillJournal {
   const amounts = lines.map((line) => new Money(line.amount));
-  const cashIn = amounts.filter((amount) => amount.isPositive()).reduce((sum, amount) => sum.plus(amount), new Money(0));
-  const cashOut = amounts.filter((amount) => amount.isNegative()).reduce((sum, amount) => sum.minus(amount), new Money(0));
+  const cashIn = amounts
+    .filter((amount) => amount.isPositive())
+    .reduce((sum, amount) => sum.plus(amount), new Money(0));
+  const cashOut = amounts
+    .filter((amount) => amount.isNegative())
+    .reduce((sum, amount) => sum.minus(amount), new Money(0));
   return { sessions, lines, totals: { cash_in: formatAmount(cashIn), cash_out: formatAmount(cashOut) } };
 }
 
 /** Lines on tills' (and vaults') accounts in their own branch, with their entry's number and author, in posting order. */
 function linesQuery(knex: Knex): Knex.QueryBuilder {
-  return knex('journal_lines as l').join('journal_entries as e', 'e.id', 'l.entry_id').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .join('tills as t', (join) => join.on('t.enterprise_id', 'e.enterprise_id').andOn('t.account_code', 'c.code').andOn('t.branch_id', 'e.branch_id'))
+  return knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .join('tills as t', (join) =>
+      join
+        .on('t.enterprise_id', 'e.enterprise_id')
+        .andOn('t.account_code', 'c.code')
+        .andOn('t.branch_id', 'e.branch_id'),
+    )
     .leftJoin('journal_entry_numbers as n', 'n.entry_id', 'e.id')
     .orderBy([{ column: 'e.created_at' }, { column: 'n.number' }, { column: 'l.id' }])
     .select(
-      'e.id as entry', knex.raw('COALESCE(e.journal_code || \'-\' || lpad(n.number::text, 6, \'0\'), \'\') AS number'), 'e.created_at', 't.code as till_code', 'c.code as account', 'e.description',
-      knex.raw('(l.debit - l.credit)::text AS amount'), 'e.created_by as actor',
+      'e.id as entry',
+      knex.raw("COALESCE(e.journal_code || '-' || lpad(n.number::text, 6, '0'), '') AS number"),
+      'e.created_at',
+      't.code as till_code',
+      'c.code as account',
+      'e.description',
+      knex.raw('(l.debit - l.credit)::text AS amount'),
+      'e.created_by as actor',
     );
 }
 
 /** One session's journal: its till's lines from its opening to its close (or now, while it is open). */
 export async function sessionJournal(knex: Knex, session: TillSessionRow): Promise<TillJournal> {
   // Compared in SQL: the session's times have microseconds, which a JS Date would cut off.
-  const lines = await linesQuery(knex).join('till_sessions as s', 's.till_id', 't.id').where('s.id', session.id)
+  const lines = await linesQuery(knex)
+    .join('till_sessions as s', 's.till_id', 't.id')
+    .where('s.id', session.id)
     .whereRaw('e.created_at >= s.opened_at AND (s.closed_at IS NULL OR e.created_at <= s.closed_at)');
   return withTotals([session], lines);
 }
@@ -58,6 +77,8 @@ export async function sessionJournal(knex: Knex, session: TillSessionRow): Promi
 /** A branch's day: the lines of its tills and its vault dated on `date`, and the sessions of that business date. */
 export async function branchDayJournal(knex: Knex, branchId: string, date: IsoDate): Promise<TillJournal> {
   const lines = await linesQuery(knex).where({ 't.branch_id': branchId, 'e.entry_date': date });
-  const sessions = await tillSessionsQuery(knex).where({ 's.branch_id': branchId, 's.business_date': date }).orderBy([{ column: 't.code' }, { column: 's.opened_at' }]);
+  const sessions = await tillSessionsQuery(knex)
+    .where({ 's.branch_id': branchId, 's.business_date': date })
+    .orderBy([{ column: 't.code' }, { column: 's.opened_at' }]);
   return withTotals(sessions, lines);
 }

@@ -30,11 +30,15 @@ export interface TillTransferInput {
 const vaultKeepers = ['branch_head', 'direction', 'admin'] as const;
 
 function assertSide(actor: Actor, till: Till, side: 'vault' | 'till'): void {
-  const allowed = side === 'vault'
-    ? holdsRole(actor.grants, vaultKeepers, { enterpriseId: till.enterpriseId, branchId: till.branchId })
-    : till.cashierId === actor.userId;
+  const allowed =
+    side === 'vault'
+      ? holdsRole(actor.grants, vaultKeepers, { enterpriseId: till.enterpriseId, branchId: till.branchId })
+      : till.cashierId === actor.userId;
   if (!allowed) {
-    const whose = side === 'vault' ? 'The vault\'s side of a transfer is the branch head\'s.' : 'The till\'s side of a transfer is its cashier\'s.';
+    const whose =
+      side === 'vault'
+        ? "The vault's side of a transfer is the branch head's."
+        : "The till's side of a transfer is its cashier's.";
     throw new AppError('forbidden', 'till_transfer_side_refused', whose);
   }
 }
@@ -45,36 +49,70 @@ function assertSide(actor: Actor, till: Till, side: 'vault' | 'till'): void {
  */
 async function assertSessionOpen(trx: Knex.Transaction, till: Till): Promise<void> {
   const open = await trx('till_sessions').where({ till_id: till.id, status: 'open' }).forShare().first('id');
-  if (open === undefined) throw new AppError('conflict', 'till_transfer_session_closed', `The session of till ${till.code} is not open: its cashier opens it first.`);
+  if (open === undefined)
+    throw new AppError(
+      'conflict',
+      'till_transfer_session_closed',
+      `The session of till ${till.code} is not open: its cashier opens it first.`,
+    );
 }
 
 function assertCounted(count: CashCount, amount: Money): void {
   const counted = countTotal(count);
   if (!counted.eq(amount)) {
-    throw new AppError('unprocessable', 'till_transfer_count_differs', `The count adds up to ${formatAmount(counted)}, not the ${formatAmount(amount)} of the transfer.`,
-      [{ field: 'count', message: `count adds up to ${formatAmount(counted)}, the transfer is ${formatAmount(amount)}` }]);
+    throw new AppError(
+      'unprocessable',
+      'till_transfer_count_differs',
+      `The count adds up to ${formatAmount(counted)}, not the ${formatAmount(amount)} of the transfer.`,
+      [
+        {
+          field: 'count',
+          message: `count adds up to ${formatAmount(counted)}, the transfer is ${formatAmount(amount)}`,
+        },
+      ],
+    );
   }
 }
 
 /** The giver's account has the cash to hand over: the vault or the till is locked, so two requests do not spend it twice. */
-async function assertGiverHolds(trx: Knex.Transaction, till: Till, kind: TillTransferKind, amount: Money): Promise<void> {
-  const giver = kind === 'to_vault' ? till : await Till.query(trx).findOne({ branch_id: till.branchId, kind: 'vault' }).forUpdate();
+async function assertGiverHolds(
+  trx: Knex.Transaction,
+  till: Till,
+  kind: TillTransferKind,
+  amount: Money,
+): Promise<void> {
+  const giver =
+    kind === 'to_vault' ? till : await Till.query(trx).findOne({ branch_id: till.branchId, kind: 'vault' }).forUpdate();
   const balance = new Money(await tillBalance(trx, giver!.id));
   if (balance.lt(amount)) {
-    throw new AppError('conflict', 'till_transfer_funds_short', `The ${kind === 'to_vault' ? 'till' : 'vault'} holds ${formatAmount(balance)} in its books, less than ${formatAmount(amount)}.`,
-      [{ field: 'amount', message: 'amount exceeds the giver\'s book balance' }]);
+    throw new AppError(
+      'conflict',
+      'till_transfer_funds_short',
+      `The ${kind === 'to_vault' ? 'till' : 'vault'} holds ${formatAmount(balance)} in its books, less than ${formatAmount(amount)}.`,
+      [{ field: 'amount', message: "amount exceeds the giver's book balance" }],
+    );
   }
 }
 
-const describe = (kind: TillTransferKind, till: Till, what: string) => `${kind === 'to_till' ? 'Approvisionnement' : 'Dégagement'} caisse ${till.code} : ${what}`;
+const describe = (kind: TillTransferKind, till: Till, what: string) =>
+  `${kind === 'to_till' ? 'Approvisionnement' : 'Dégagement'} caisse ${till.code} : ${what}`;
 
 /** Requests a transfer as its giver: the vault keeper for an approvisionnement, the till's cashier for a dégagement. */
-export async function requestTillTransfer(context: ActivityContext, actor: Actor, input: TillTransferInput): Promise<TillTransfer> {
+export async function requestTillTransfer(
+  context: ActivityContext,
+  actor: Actor,
+  input: TillTransferInput,
+): Promise<TillTransfer> {
   return inTransaction(context.knex, async (trx) => {
     const till = await Till.query(trx).findById(input.tillId).forUpdate();
     if (till === undefined) throw new NotFoundError('The till');
     if (till.kind !== 'till' || !till.isActive) {
-      throw new AppError('unprocessable', 'till_transfer_till_refused', 'Cash moves between the vault and an active till.', [{ field: 'till', message: 'till must be an active till, not the vault' }]);
+      throw new AppError(
+        'unprocessable',
+        'till_transfer_till_refused',
+        'Cash moves between the vault and an active till.',
+        [{ field: 'till', message: 'till must be an active till, not the vault' }],
+      );
     }
     assertSide(actor, till, input.kind === 'to_till' ? 'vault' : 'till');
     await assertSessionOpen(trx, till);
@@ -83,15 +121,31 @@ export async function requestTillTransfer(context: ActivityContext, actor: Actor
     const businessDate = await businessDateOf(trx, till.enterpriseId, context.clock());
     const { giver } = transferSides(input.kind, till.accountCode);
     const entryId = await postJournalEntry(trx, {
-      enterpriseId: till.enterpriseId, branchId: till.branchId, entryDate: businessDate, journal: 'CAI', createdBy: actor.userId,
-      lines: cashMove(giver, transitAccount, input.amount), description: describe(input.kind, till, 'fonds remis'),
+      enterpriseId: till.enterpriseId,
+      branchId: till.branchId,
+      entryDate: businessDate,
+      journal: 'CAI',
+      createdBy: actor.userId,
+      lines: cashMove(giver, transitAccount, input.amount),
+      description: describe(input.kind, till, 'fonds remis'),
     });
     const transfer = await TillTransfer.query(trx).insertAndFetch({
-      enterpriseId: till.enterpriseId, branchId: till.branchId, tillId: till.id, kind: input.kind, amount: formatAmount(input.amount),
-      count: input.count === null ? null : fullCount(input.count), status: 'pending', businessDate, requestedBy: actor.userId, requestEntryId: entryId,
+      enterpriseId: till.enterpriseId,
+      branchId: till.branchId,
+      tillId: till.id,
+      kind: input.kind,
+      amount: formatAmount(input.amount),
+      count: input.count === null ? null : fullCount(input.count),
+      status: 'pending',
+      businessDate,
+      requestedBy: actor.userId,
+      requestEntryId: entryId,
     });
     await recordAudit(trx, actor, {
-      action: 'till_transfer.request', entityType: 'till_transfer', entityId: transfer.id, enterpriseId: till.enterpriseId,
+      action: 'till_transfer.request',
+      entityType: 'till_transfer',
+      entityId: transfer.id,
+      enterpriseId: till.enterpriseId,
       details: { till: till.code, kind: input.kind, amount: transfer.amount, entry: entryId },
     });
     return transfer;
@@ -99,10 +153,14 @@ export async function requestTillTransfer(context: ActivityContext, actor: Actor
 }
 
 /** The pending transfer locked, with its till: what a confirmation or a cancellation starts from. */
-async function pendingTransfer(trx: Knex.Transaction, transferId: string): Promise<{ transfer: TillTransfer; till: Till }> {
+async function pendingTransfer(
+  trx: Knex.Transaction,
+  transferId: string,
+): Promise<{ transfer: TillTransfer; till: Till }> {
   const transfer = await TillTransfer.query(trx).findById(transferId).forUpdate();
   if (transfer === undefined) throw new NotFoundError('The till transfer');
-  if (transfer.status !== 'pending') throw new AppError('conflict', 'till_transfer_not_pending', `The transfer is ${transfer.status} already.`);
+  if (transfer.status !== 'pending')
+    throw new AppError('conflict', 'till_transfer_not_pending', `The transfer is ${transfer.status} already.`);
   return { transfer, till: (await Till.query(trx).findById(transfer.tillId))! };
 }
 
@@ -114,18 +172,35 @@ interface Decision {
   at: Date;
 }
 
-async function decide(trx: Knex.Transaction, actor: Actor, transfer: TillTransfer, till: Till, decision: Decision): Promise<TillTransfer> {
+async function decide(
+  trx: Knex.Transaction,
+  actor: Actor,
+  transfer: TillTransfer,
+  till: Till,
+  decision: Decision,
+): Promise<TillTransfer> {
   const amount = new Money(transfer.amount);
   const entryId = await postJournalEntry(trx, {
-    enterpriseId: transfer.enterpriseId, branchId: transfer.branchId, entryDate: await businessDateOf(trx, transfer.enterpriseId, decision.at), journal: 'CAI', createdBy: actor.userId,
-    lines: cashMove(decision.from, decision.to, amount), description: describe(transfer.kind, till, decision.status === 'confirmed' ? 'fonds reçus' : 'annulé'),
+    enterpriseId: transfer.enterpriseId,
+    branchId: transfer.branchId,
+    entryDate: await businessDateOf(trx, transfer.enterpriseId, decision.at),
+    journal: 'CAI',
+    createdBy: actor.userId,
+    lines: cashMove(decision.from, decision.to, amount),
+    description: describe(transfer.kind, till, decision.status === 'confirmed' ? 'fonds reçus' : 'annulé'),
   });
   const decided = await TillTransfer.query(trx).patchAndFetchById(transfer.id, {
-    status: decision.status, receivedCount: decision.receivedCount === null ? null : fullCount(decision.receivedCount),
-    decidedBy: actor.userId, decidedAt: decision.at, decisionEntryId: entryId,
+    status: decision.status,
+    receivedCount: decision.receivedCount === null ? null : fullCount(decision.receivedCount),
+    decidedBy: actor.userId,
+    decidedAt: decision.at,
+    decisionEntryId: entryId,
   });
   await recordAudit(trx, actor, {
-    action: decision.status === 'confirmed' ? 'till_transfer.confirm' : 'till_transfer.cancel', entityType: 'till_transfer', entityId: transfer.id, enterpriseId: transfer.enterpriseId,
+    action: decision.status === 'confirmed' ? 'till_transfer.confirm' : 'till_transfer.cancel',
+    entityType: 'till_transfer',
+    entityId: transfer.id,
+    enterpriseId: transfer.enterpriseId,
     details: { till: till.code, kind: transfer.kind, amount: transfer.amount, entry: entryId },
   });
   return decided;
@@ -136,25 +211,52 @@ async function decide(trx: Knex.Transaction, actor: Actor, transfer: TillTransfe
  * dégagement), with the count of what they received. Never by its maker. A count that differs is refused: the
  * cash is counted again, or the maker cancels and hands over what is there (docs/domain.md §13.2).
  */
-export async function confirmTillTransfer(context: ActivityContext, actor: Actor, transferId: string, count: CashCount): Promise<TillTransfer> {
+export async function confirmTillTransfer(
+  context: ActivityContext,
+  actor: Actor,
+  transferId: string,
+  count: CashCount,
+): Promise<TillTransfer> {
   return inTransaction(context.knex, async (trx) => {
     const { transfer, till } = await pendingTransfer(trx, transferId);
-    if (transfer.requestedBy === actor.userId) throw new AppError('forbidden', 'till_transfer_own', 'Nobody confirms their own transfer: the other side counts it in.');
+    if (transfer.requestedBy === actor.userId)
+      throw new AppError(
+        'forbidden',
+        'till_transfer_own',
+        'Nobody confirms their own transfer: the other side counts it in.',
+      );
     assertSide(actor, till, transfer.kind === 'to_till' ? 'till' : 'vault');
     await assertSessionOpen(trx, till);
     assertCounted(count, new Money(transfer.amount));
     const { receiver } = transferSides(transfer.kind, till.accountCode);
-    return decide(trx, actor, transfer, till, { status: 'confirmed', from: transitAccount, to: receiver, receivedCount: count, at: context.clock() });
+    return decide(trx, actor, transfer, till, {
+      status: 'confirmed',
+      from: transitAccount,
+      to: receiver,
+      receivedCount: count,
+      at: context.clock(),
+    });
   });
 }
 
 /** Cancels a pending transfer, by its maker only: the cash goes back from 459 to the giver (a till's session open to take it). */
-export async function cancelTillTransfer(context: ActivityContext, actor: Actor, transferId: string): Promise<TillTransfer> {
+export async function cancelTillTransfer(
+  context: ActivityContext,
+  actor: Actor,
+  transferId: string,
+): Promise<TillTransfer> {
   return inTransaction(context.knex, async (trx) => {
     const { transfer, till } = await pendingTransfer(trx, transferId);
-    if (transfer.requestedBy !== actor.userId) throw new AppError('forbidden', 'till_transfer_not_maker', 'Only the maker of a transfer cancels it.');
+    if (transfer.requestedBy !== actor.userId)
+      throw new AppError('forbidden', 'till_transfer_not_maker', 'Only the maker of a transfer cancels it.');
     if (transfer.kind === 'to_vault') await assertSessionOpen(trx, till);
     const { giver } = transferSides(transfer.kind, till.accountCode);
-    return decide(trx, actor, transfer, till, { status: 'cancelled', from: transitAccount, to: giver, receivedCount: null, at: context.clock() });
+    return decide(trx, actor, transfer, till, {
+      status: 'cancelled',
+      from: transitAccount,
+      to: giver,
+      receivedCount: null,
+      at: context.clock(),
+    });
   });
 }

@@ -31,12 +31,23 @@ async function demoteHeadOffice(trx: Knex.Transaction, enterpriseId: string): Pr
   await Branch.query(trx).where({ enterprise_id: enterpriseId, is_head_office: true }).patch({ isHeadOffice: false });
 }
 
-export async function createBranch(context: ActivityContext, actor: Actor, enterpriseId: string, fields: BranchFields): Promise<Branch> {
+export async function createBranch(
+  context: ActivityContext,
+  actor: Actor,
+  enterpriseId: string,
+  fields: BranchFields,
+): Promise<Branch> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       if (fields.isHeadOffice) await demoteHeadOffice(trx, enterpriseId);
       const branch = await Branch.query(trx).insertAndFetch({ enterpriseId, ...fields });
-      await recordAudit(trx, actor, { action: 'branch.create', entityType: 'branch', entityId: branch.id, enterpriseId, details: { code: fields.code } });
+      await recordAudit(trx, actor, {
+        action: 'branch.create',
+        entityType: 'branch',
+        entityId: branch.id,
+        enterpriseId,
+        details: { code: fields.code },
+      });
       return branch;
     });
   } catch (error) {
@@ -44,21 +55,37 @@ export async function createBranch(context: ActivityContext, actor: Actor, enter
   }
 }
 
-export async function updateBranch(context: ActivityContext, actor: Actor, branchId: string, changes: Partial<BranchFields> & { status?: 'active' | 'closed' }): Promise<Branch> {
+export async function updateBranch(
+  context: ActivityContext,
+  actor: Actor,
+  branchId: string,
+  changes: Partial<BranchFields> & { status?: 'active' | 'closed' },
+): Promise<Branch> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       const branch = await Branch.query(trx).findById(branchId).forUpdate();
       if (branch === undefined) throw new NotFoundError('The branch');
       if (hasNoChanges(changes)) return branch;
       if (changes.isHeadOffice === false && branch.isHeadOffice) {
-        throw new AppError('conflict', 'head_office_required', 'An enterprise keeps one head office: make another branch the head office instead.');
+        throw new AppError(
+          'conflict',
+          'head_office_required',
+          'An enterprise keeps one head office: make another branch the head office instead.',
+        );
       }
       if (changes.status === 'closed' && (changes.isHeadOffice ?? branch.isHeadOffice)) {
         throw new AppError('conflict', 'head_office_cannot_close', 'The head office cannot be closed.');
       }
       if (changes.isHeadOffice === true && !branch.isHeadOffice) await demoteHeadOffice(trx, branch.enterpriseId);
       const updated = await Branch.query(trx).patchAndFetchById(branchId, changes);
-      await recordAudit(trx, actor, { action: 'branch.update', entityType: 'branch', entityId: branchId, enterpriseId: branch.enterpriseId, details: { ...changes }, ...changedValues(changes, branch, updated) });
+      await recordAudit(trx, actor, {
+        action: 'branch.update',
+        entityType: 'branch',
+        entityId: branchId,
+        enterpriseId: branch.enterpriseId,
+        details: { ...changes },
+        ...changedValues(changes, branch, updated),
+      });
       return updated;
     });
   } catch (error) {

@@ -6,4 +6,5 @@ import { EnterpriseConfiguration } from '../../db/models/enterprise-configuratio
 export const configurationsQuery = (knex: Knex) => EnterpriseConfiguration.query(knex);
 
 /** An enterprise's configuration; undefined when there is no such enterprise. */
-export const configurationOf = async (knex: Knex, enterpriseId: string) => EnterpriseConfiguration.query(knex).findOne({ enterprise_id: enterpriseId });
+export const configurationOf = async (knex: Knex, enterpriseId: string) =>
+  EnterpriseConfiguration.query(knex).findOne({ enterprise_id: enterpriseId });

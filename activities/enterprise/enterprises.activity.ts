@@ -29,7 +29,11 @@ export interface CreateEnterpriseInput {
  * head-office branch, an open accounting year for the current civil year (in its time zone), its default
  * configuration, an empty profile and the default accounting rules (one per event kind). Platform administrators only.
  */
-export async function createEnterprise(context: ActivityContext, actor: Actor, input: CreateEnterpriseInput): Promise<Enterprise> {
+export async function createEnterprise(
+  context: ActivityContext,
+  actor: Actor,
+  input: CreateEnterpriseInput,
+): Promise<Enterprise> {
   if (!isPlatformAdmin(actor.grants)) {
     throw new AppError('forbidden', 'role_required', 'Only a platform administrator may create an enterprise.');
   }
@@ -45,11 +49,26 @@ export async function createEnterprise(context: ActivityContext, actor: Actor, i
       const enterpriseId = enterprise.id;
       await createCompanyChart(trx, enterpriseId);
       await Branch.query(trx).insert({ enterpriseId, ...input.headOffice, isHeadOffice: true });
-      await ExerciceComptable.query(trx).insert({ enterpriseId, code: year.code, startDate: year.startDate, endDate: year.endDate });
-      await EnterpriseConfiguration.query(trx).insert({ enterpriseId, timeZone: input.timeZone, provisioningLadder: [...defaultProvisioningLadder] });
+      await ExerciceComptable.query(trx).insert({
+        enterpriseId,
+        code: year.code,
+        startDate: year.startDate,
+        endDate: year.endDate,
+      });
+      await EnterpriseConfiguration.query(trx).insert({
+        enterpriseId,
+        timeZone: input.timeZone,
+        provisioningLadder: [...defaultProvisioningLadder],
+      });
       await CooperativeProfile.query(trx).insert({ enterpriseId });
       await seedDefaultRules(trx, enterpriseId);
-      await recordAudit(trx, actor, { action: 'enterprise.create', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { code: input.code } });
+      await recordAudit(trx, actor, {
+        action: 'enterprise.create',
+        entityType: 'enterprise',
+        entityId: enterpriseId,
+        enterpriseId,
+        details: { code: input.code },
+      });
       return enterprise;
     });
   } catch (error) {
@@ -66,12 +85,24 @@ export interface UpdateEnterpriseInput {
   status?: 'active' | 'suspended';
 }
 
-export async function updateEnterprise(context: ActivityContext, actor: Actor, enterpriseId: string, changes: UpdateEnterpriseInput): Promise<Enterprise> {
+export async function updateEnterprise(
+  context: ActivityContext,
+  actor: Actor,
+  enterpriseId: string,
+  changes: UpdateEnterpriseInput,
+): Promise<Enterprise> {
   return inTransaction(context.knex, async (trx) => {
     const current = await Enterprise.query(trx).findById(enterpriseId).forUpdate().throwIfNotFound();
     if (hasNoChanges(changes)) return current;
     const updated = await Enterprise.query(trx).patchAndFetchById(enterpriseId, changes);
-    await recordAudit(trx, actor, { action: 'enterprise.update', entityType: 'enterprise', entityId: enterpriseId, enterpriseId, details: { ...changes }, ...changedValues(changes, current, updated) });
+    await recordAudit(trx, actor, {
+      action: 'enterprise.update',
+      entityType: 'enterprise',
+      entityId: enterpriseId,
+      enterpriseId,
+      details: { ...changes },
+      ...changedValues(changes, current, updated),
+    });
     return updated;
   });
 }

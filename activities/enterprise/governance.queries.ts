@@ -21,10 +21,17 @@ export const mandatesQuery = (knex: Knex, organId: string) => GovernanceMember.q
 
 /** The organs each with its serving members, in one query. */
 export async function withCurrentMembers(knex: Knex, organs: readonly GovernanceOrgan[]): Promise<OrganWithMembers[]> {
-  const members = await GovernanceMember.query(knex).whereIn('organ_id', organs.map((organ) => organ.id)).whereNull('term_end').orderBy('full_name');
+  const members = await GovernanceMember.query(knex)
+    .whereIn(
+      'organ_id',
+      organs.map((organ) => organ.id),
+    )
+    .whereNull('term_end')
+    .orderBy('full_name');
   members.sort((a, b) => offices.indexOf(a.office) - offices.indexOf(b.office)); // a stable sort: names stay ordered
   return organs.map((organ) => ({ organ, members: members.filter((member) => member.organId === organ.id) }));
 }
 
 /** One organ with its serving members. */
-export const organWithMembers = async (knex: Knex, organ: GovernanceOrgan) => (await withCurrentMembers(knex, [organ]))[0]!;
+export const organWithMembers = async (knex: Knex, organ: GovernanceOrgan) =>
+  (await withCurrentMembers(knex, [organ]))[0]!;

@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import { effectiveBusinessDate, type IsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
-import { monthEndRefusal, monthEndSteps, periodDates, periodJustEnded, previousPeriod, type MonthEndStepInput, type Period } from '../../domain/enterprise/month-end';
+import {
+  monthEndRefusal,
+  monthEndSteps,
+  periodDates,
+  periodJustEnded,
+  previousPeriod,
+  type MonthEndStepInput,
+  type Period,
+} from '../../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
@@ -62,13 +70,27 @@ export async function firstMonthEndPeriod(trx: Knex.Transaction, enterpriseId: s
 }
 
 async function refusalFor(trx: Knex.Transaction, enterpriseId: string, period: Period, businessDate: string) {
-  const previous = await trx('month_end_runs').where({ enterprise_id: enterpriseId, period: previousPeriod(period) }).first('status');
-  const firstOpenYear = await trx('exercices_comptables').where({ enterprise_id: enterpriseId, status: 'open' }).orderBy('start_date')
+  const previous = await trx('month_end_runs')
+    .where({ enterprise_id: enterpriseId, period: previousPeriod(period) })
+    .first('status');
+  const firstOpenYear = await trx('exercices_comptables')
+    .where({ enterprise_id: enterpriseId, status: 'open' })
+    .orderBy('start_date')
     .first('start_date as startDate', 'end_date as endDate');
   const firstRunPeriod = await firstMonthEndPeriod(trx, enterpriseId);
-  const imported = await trx('imports').where({ enterprise_id: enterpriseId, status: 'applied' }).max({ cutOver: trx.raw(`to_char(cut_over_date, 'YYYY-MM-DD')`) }).first();
+  const imported = await trx('imports')
+    .where({ enterprise_id: enterpriseId, status: 'applied' })
+    .max({ cutOver: trx.raw(`to_char(cut_over_date, 'YYYY-MM-DD')`) })
+    .first();
   const cutOverDate = (imported?.cutOver as string | null | undefined) ?? null;
-  return monthEndRefusal({ period, businessDate, firstRunPeriod, previousStatus: previous?.status ?? null, firstOpenYear: firstOpenYear ?? null, cutOverDate });
+  return monthEndRefusal({
+    period,
+    businessDate,
+    firstRunPeriod,
+    previousStatus: previous?.status ?? null,
+    firstOpenYear: firstOpenYear ?? null,
+    cutOverDate,
+  });
 }
 
 /**
@@ -81,20 +103,41 @@ async function refusalFor(trx: Knex.Transaction, enterpriseId: string, period: P
  */
 export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequest): Promise<OpenedMonthEnd> {
   return inTransaction(knex, async (trx) => {
-    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: input.enterpriseId }).forUpdate();
+    const configuration = await EnterpriseConfiguration.query(trx)
+      .findOne({ enterprise_id: input.enterpriseId })
+      .forUpdate();
     if (configuration === undefined) throw new NotFoundError('The enterprise');
     const businessDate = effectiveBusinessDate(configuration, now);
     const period = input.period ?? periodJustEnded(businessDate);
-    const existing: MonthEndRunRow | undefined = await trx('month_end_runs').where({ enterprise_id: input.enterpriseId, period }).first();
+    const existing: MonthEndRunRow | undefined = await trx('month_end_runs')
+      .where({ enterprise_id: input.enterpriseId, period })
+      .first();
     if (existing !== undefined && existing.status !== 'failed') return { run: existing, start: false };
     const refusal = existing === undefined ? await refusalFor(trx, input.enterpriseId, period, businessDate) : null;
     if (refusal !== null) throw new AppError(refusal.kind, refusal.code, refusal.message);
     const { start, end } = periodDates(period);
-    const [run] = existing === undefined
-      ? await trx('month_end_runs').insert({ enterprise_id: input.enterpriseId, period, period_start: start, period_end: end, trigger: input.trigger, started_by: input.startedBy }).returning('*')
-      : await trx('month_end_runs').where({ id: existing.id }).update({ status: 'running', failure: null, finished_at: null }).returning('*');
-    if (existing === undefined) await trx('month_end_steps').insert(monthEndSteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })));
-    const actor = input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
+    const [run] =
+      existing === undefined
+        ? await trx('month_end_runs')
+            .insert({
+              enterprise_id: input.enterpriseId,
+              period,
+              period_start: start,
+              period_end: end,
+              trigger: input.trigger,
+              started_by: input.startedBy,
+            })
+            .returning('*')
+        : await trx('month_end_runs')
+            .where({ id: existing.id })
+            .update({ status: 'running', failure: null, finished_at: null })
+            .returning('*');
+    if (existing === undefined)
+      await trx('month_end_steps').insert(
+        monthEndSteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })),
+      );
+    const actor =
+      input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
     await recordAudit(trx, actor, {
       action: 'month_end.start',
       entityType: 'month_end_run',
@@ -120,30 +163,58 @@ export type MonthEndStepWorkFunction = (trx: Knex.Transaction, step: MonthEndSte
  * (the step's recorded result is then the answer, with no new entry). A run opened before its step was added to
  * monthEndSteps gets the step's row here when it resumes.
  */
-async function stepToDo(trx: Knex.Transaction, input: MonthEndStepInput): Promise<{ run: MonthEndRunRow } | { done: MonthEndStepResult }> {
+async function stepToDo(
+  trx: Knex.Transaction,
+  input: MonthEndStepInput,
+): Promise<{ run: MonthEndRunRow } | { done: MonthEndStepResult }> {
   const run: MonthEndRunRow | undefined = await trx('month_end_runs').where({ id: input.runId }).forUpdate().first();
   if (run === undefined) throw new NotFoundError('The month end');
-  const step: MonthEndStepRow | undefined = await trx('month_end_steps').where({ run_id: run.id, step: input.step }).first();
-  if (step?.status === 'done' || run.status !== 'running') return { done: { ...(step?.result ?? { amount: '0', lines: [] }), entries: 0 } };
-  if (step === undefined) await trx('month_end_steps').insert({ enterprise_id: run.enterprise_id, run_id: run.id, step: input.step, position: monthEndSteps.indexOf(input.step) });
+  const step: MonthEndStepRow | undefined = await trx('month_end_steps')
+    .where({ run_id: run.id, step: input.step })
+    .first();
+  if (step?.status === 'done' || run.status !== 'running')
+    return { done: { ...(step?.result ?? { amount: '0', lines: [] }), entries: 0 } };
+  if (step === undefined)
+    await trx('month_end_steps').insert({
+      enterprise_id: run.enterprise_id,
+      run_id: run.id,
+      step: input.step,
+      position: monthEndSteps.indexOf(input.step),
+    });
   return { run };
 }
 
 const stepDone = (trx: Knex | Knex.Transaction, now: Date, input: MonthEndStepInput, result: MonthEndStepResult) =>
-  trx('month_end_steps').where({ run_id: input.runId, step: input.step }).update({ status: 'done', result: JSON.stringify(result), finished_at: now });
+  trx('month_end_steps')
+    .where({ run_id: input.runId, step: input.step })
+    .update({ status: 'done', result: JSON.stringify(result), finished_at: now });
 
 /**
  * Runs one step of a month end in one transaction: skipped when done (stepToDo); else `work`, whose entries and
  * result commit with the step's move to done. The loan steps are this with their own work.
  */
-export async function runMonthEndStep(knex: Knex, now: Date, input: MonthEndStepInput, work: MonthEndStepWorkFunction): Promise<MonthEndStepResult> {
+export async function runMonthEndStep(
+  knex: Knex,
+  now: Date,
+  input: MonthEndStepInput,
+  work: MonthEndStepWorkFunction,
+): Promise<MonthEndStepResult> {
   return inTransaction(knex, async (trx) => {
     const todo = await stepToDo(trx, input);
     if ('done' in todo) return todo.done;
     const { run } = todo;
     const post = async (draft: Omit<EntryDraft, 'enterpriseId' | 'createdBy'>) => {
-      const entryId = await postJournalEntry(trx, { ...draft, enterpriseId: run.enterprise_id, createdBy: run.started_by });
-      await trx('month_end_entries').insert({ enterprise_id: run.enterprise_id, run_id: run.id, step: input.step, entry_id: entryId });
+      const entryId = await postJournalEntry(trx, {
+        ...draft,
+        enterpriseId: run.enterprise_id,
+        createdBy: run.started_by,
+      });
+      await trx('month_end_entries').insert({
+        enterprise_id: run.enterprise_id,
+        run_id: run.id,
+        step: input.step,
+        entry_id: entryId,
+      });
       return entryId;
     };
     const result = await work(trx, { run, post });
@@ -153,7 +224,11 @@ export async function runMonthEndStep(knex: Knex, now: Date, input: MonthEndStep
 }
 
 /** The work of a step that commits member account by member account, each posting recorded under its own unique key. */
-export type MonthEndPeriodWork = (period: { enterpriseId: string; periodStart: IsoDate; periodEnd: IsoDate }) => Promise<MonthEndStepResult>;
+export type MonthEndPeriodWork = (period: {
+  enterpriseId: string;
+  periodStart: IsoDate;
+  periodEnd: IsoDate;
+}) => Promise<MonthEndStepResult>;
 
 /**
  * Runs a step whose work commits in transactions of its own, one per member account (the savings interest and
@@ -161,7 +236,12 @@ export type MonthEndPeriodWork = (period: { enterpriseId: string; periodStart: I
  * step). Each account's posting is recorded under a unique key (account, period), so the work run again after a
  * lost worker posts only what is missing; its result lists every posting of the period, then the step is done.
  */
-export async function runMonthEndPeriodStep(knex: Knex, now: Date, input: MonthEndStepInput, work: MonthEndPeriodWork): Promise<MonthEndStepResult> {
+export async function runMonthEndPeriodStep(
+  knex: Knex,
+  now: Date,
+  input: MonthEndStepInput,
+  work: MonthEndPeriodWork,
+): Promise<MonthEndStepResult> {
   const todo = await inTransaction(knex, (trx) => stepToDo(trx, input));
   if ('done' in todo) return todo.done;
   const { start, end } = periodDates(todo.run.period);
@@ -172,14 +252,34 @@ export async function runMonthEndPeriodStep(knex: Knex, now: Date, input: MonthE
 
 export async function finishMonthEndRun(knex: Knex, now: Date, input: { runId: string }): Promise<void> {
   await inTransaction(knex, async (trx) => {
-    const pending = await trx('month_end_steps').where({ run_id: input.runId }).whereNot('status', 'done').first('step');
-    if (pending !== undefined) throw new AppError('conflict', 'month_end_step_pending', `The step ${pending.step as string} of the month end is not done.`);
-    const [done] = await trx('month_end_runs').where({ id: input.runId, status: 'running' }).update({ status: 'done', finished_at: now }).returning('enterprise_id');
+    const pending = await trx('month_end_steps')
+      .where({ run_id: input.runId })
+      .whereNot('status', 'done')
+      .first('step');
+    if (pending !== undefined)
+      throw new AppError(
+        'conflict',
+        'month_end_step_pending',
+        `The step ${pending.step as string} of the month end is not done.`,
+      );
+    const [done] = await trx('month_end_runs')
+      .where({ id: input.runId, status: 'running' })
+      .update({ status: 'done', finished_at: now })
+      .returning('enterprise_id');
     // The chains' heads as the month closes, printed in its document: an anchor kept outside the database.
-    if (done !== undefined) await trx('month_end_runs').where({ id: input.runId }).update({ chain_anchors: JSON.stringify(await chainAnchors(trx, done.enterprise_id as string)) });
+    if (done !== undefined)
+      await trx('month_end_runs')
+        .where({ id: input.runId })
+        .update({ chain_anchors: JSON.stringify(await chainAnchors(trx, done.enterprise_id as string)) });
   });
 }
 
-export async function markMonthEndFailed(knex: Knex, now: Date, input: { runId: string; failure: string }): Promise<void> {
-  await knex('month_end_runs').where({ id: input.runId, status: 'running' }).update({ status: 'failed', failure: input.failure, finished_at: now });
+export async function markMonthEndFailed(
+  knex: Knex,
+  now: Date,
+  input: { runId: string; failure: string },
+): Promise<void> {
+  await knex('month_end_runs')
+    .where({ id: input.runId, status: 'running' })
+    .update({ status: 'failed', failure: input.failure, finished_at: now });
 }

@@ -10,13 +10,25 @@ export type ProfileChanges = Partial<
 >;
 
 /** Changes the cooperative's legal identity (approval, category, register), with its audit entry. */
-export async function updateProfile(context: ActivityContext, actor: Actor, enterpriseId: string, changes: ProfileChanges): Promise<CooperativeProfile> {
+export async function updateProfile(
+  context: ActivityContext,
+  actor: Actor,
+  enterpriseId: string,
+  changes: ProfileChanges,
+): Promise<CooperativeProfile> {
   return inTransaction(context.knex, async (trx) => {
     const profile = await CooperativeProfile.query(trx).findOne({ enterprise_id: enterpriseId }).forUpdate();
     if (profile === undefined) throw new NotFoundError('The cooperative profile');
     if (hasNoChanges(changes)) return profile;
     const updated = await CooperativeProfile.query(trx).patchAndFetchById(profile.id, changes);
-    await recordAudit(trx, actor, { action: 'profile.update', entityType: 'profile', entityId: profile.id, enterpriseId, details: { ...changes }, ...changedValues(changes, profile, updated) });
+    await recordAudit(trx, actor, {
+      action: 'profile.update',
+      entityType: 'profile',
+      entityId: profile.id,
+      enterpriseId,
+      details: { ...changes },
+      ...changedValues(changes, profile, updated),
+    });
     return updated;
   });
 }

@@ -29,14 +29,26 @@ const rateKeys = Object.keys(rateColumns) as RateKey[];
 
 /** The enterprise's policy; `lock` holds the enterprise's row, so two first changes cannot both insert the policy's. */
 async function policyRow(knex: Knex | Knex.Transaction, enterpriseId: string, lock: boolean): Promise<PolicyView> {
-  const query = knex('enterprises as e').leftJoin('result_allocation_policies as p', 'p.enterprise_id', 'e.id').where('e.id', enterpriseId).select('e.id as enterprise', 'p.*');
+  const query = knex('enterprises as e')
+    .leftJoin('result_allocation_policies as p', 'p.enterprise_id', 'e.id')
+    .where('e.id', enterpriseId)
+    .select('e.id as enterprise', 'p.*');
   const found = await (lock ? query.forUpdate('e') : query).first();
   if (found === undefined) throw new NotFoundError('The enterprise');
   const row = found.enterprise_id === null ? undefined : found;
   const defaults = defaultAllocationPolicy();
-  const rates = Object.fromEntries(rateKeys.map((key) => [key, row === undefined ? defaults[key] : new Money(row[rateColumns[key]])])) as Record<RateKey, Money>;
-  const absorbPriorLossesFirst = row === undefined ? defaults.absorbPriorLossesFirst : (row.absorb_prior_losses_first as boolean);
-  return { ...rates, absorbPriorLossesFirst, enterpriseId, updatedAt: row?.updated_at ?? null, updatedBy: row?.updated_by ?? null };
+  const rates = Object.fromEntries(
+    rateKeys.map((key) => [key, row === undefined ? defaults[key] : new Money(row[rateColumns[key]])]),
+  ) as Record<RateKey, Money>;
+  const absorbPriorLossesFirst =
+    row === undefined ? defaults.absorbPriorLossesFirst : (row.absorb_prior_losses_first as boolean);
+  return {
+    ...rates,
+    absorbPriorLossesFirst,
+    enterpriseId,
+    updatedAt: row?.updated_at ?? null,
+    updatedBy: row?.updated_by ?? null,
+  };
 }
 
 /** The policy as its table's columns hold it. */
@@ -46,16 +58,34 @@ const columnsOf = (policy: AllocationPolicy) => ({
 });
 
 /** The policy in force for an enterprise. */
-export const policyOf = (knex: Knex | Knex.Transaction, enterpriseId: string): Promise<PolicyView> => policyRow(knex, enterpriseId, false);
+export const policyOf = (knex: Knex | Knex.Transaction, enterpriseId: string): Promise<PolicyView> =>
+  policyRow(knex, enterpriseId, false);
 
 /** Changes some settings (the others keep their value), audited with the values before and after. */
-export async function updateAllocationPolicy(context: DataContext, actor: Actor, enterpriseId: string, changes: Partial<AllocationPolicy>): Promise<PolicyView> {
+export async function updateAllocationPolicy(
+  context: DataContext,
+  actor: Actor,
+  enterpriseId: string,
+  changes: Partial<AllocationPolicy>,
+): Promise<PolicyView> {
   return inTransaction(context.knex, async (trx) => {
     const before = await policyRow(trx, enterpriseId, true);
-    const after = { ...before, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
-    await trx('result_allocation_policies').insert({ enterprise_id: enterpriseId, ...columnsOf(after), updated_by: actor.userId }).onConflict('enterprise_id').merge();
+    const after = {
+      ...before,
+      ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    };
+    await trx('result_allocation_policies')
+      .insert({ enterprise_id: enterpriseId, ...columnsOf(after), updated_by: actor.userId })
+      .onConflict('enterprise_id')
+      .merge();
     const details = { before: columnsOf(before), after: columnsOf(after) };
-    await recordAudit(trx, actor, { action: 'result_allocation_policy.update', entityType: 'result_allocation_policy', entityId: enterpriseId, enterpriseId, details });
+    await recordAudit(trx, actor, {
+      action: 'result_allocation_policy.update',
+      entityType: 'result_allocation_policy',
+      entityId: enterpriseId,
+      enterpriseId,
+      details,
+    });
     return policyRow(trx, enterpriseId, false);
   });
 }

@@ -19,7 +19,12 @@ export interface RuleChange {
  * Configures a rule as a new version: every account it touches must be postable in the enterprise's chart.
  * Entries already posted keep the version that made them; the event replay re-runs them under this one.
  */
-export async function configureRule(context: DataContext, actor: Actor, enterpriseId: string, change: RuleChange): Promise<RuleRow> {
+export async function configureRule(
+  context: DataContext,
+  actor: Actor,
+  enterpriseId: string,
+  change: RuleChange,
+): Promise<RuleRow> {
   try {
     return await inTransaction(context.knex, async (trx) => {
       await postableAccounts(trx, enterpriseId, accountsOfRule(change.legs, defaultRoleAccounts));
@@ -42,7 +47,10 @@ export async function configureRule(context: DataContext, actor: Actor, enterpri
         enterpriseId,
         details: { kind: change.kind, version: created.version, active: change.active, reason: change.reason },
         // The version replaced and the one written: what postings of this kind did before, and do now.
-        before: current === undefined ? undefined : { version: current.version, legs: current.legs, active: current.is_active },
+        before:
+          current === undefined
+            ? undefined
+            : { version: current.version, legs: current.legs, active: current.is_active },
         after: { version: created.version, legs: change.legs, active: change.active },
       });
       return created as RuleRow;
@@ -50,7 +58,11 @@ export async function configureRule(context: DataContext, actor: Actor, enterpri
   } catch (error) {
     // Two administrators saving the same rule at once: the second must look at the new version first.
     if (isUniqueViolation(error, 'accounting_rule_configs_version_unique')) {
-      throw new AppError('conflict', 'rule_changed_concurrently', 'The rule was changed at the same time: reload it and try again.');
+      throw new AppError(
+        'conflict',
+        'rule_changed_concurrently',
+        'The rule was changed at the same time: reload it and try again.',
+      );
     }
     throw error;
   }

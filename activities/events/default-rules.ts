@@ -13,7 +13,8 @@ function load(): { roleAccounts: RoleAccounts; rules: RuleDefinition[] } {
   }
   const rules = fixture.rules.map((rule) => ({ ...rule, active: true }) as RuleDefinition);
   const kinds = rules.map((rule) => rule.kind).sort();
-  if (kinds.join() !== [...eventKinds].sort().join()) throw new Error('fixtures/accounting-rules.json: one rule per event kind expected');
+  if (kinds.join() !== [...eventKinds].sort().join())
+    throw new Error('fixtures/accounting-rules.json: one rule per event kind expected');
   return { roleAccounts: roles as RoleAccounts, rules };
 }
 

@@ -21,7 +21,10 @@ export interface ReplayProgress {
   eventsFailed: number;
 }
 
-type Outcome = { outcome: 'unchanged' | 'changed' } | { outcome: 'reposted'; reversalEntryId: string | null; newEntryId: string | null } | { outcome: 'failed'; detail: string };
+type Outcome =
+  | { outcome: 'unchanged' | 'changed' }
+  | { outcome: 'reposted'; reversalEntryId: string | null; newEntryId: string | null }
+  | { outcome: 'failed'; detail: string };
 
 interface EventRow {
   id: string;
@@ -39,7 +42,11 @@ interface EventRow {
  * the committed cursor, so no event is posted twice. The request row is locked first: two attempts of the
  * same batch cannot run side by side.
  */
-export async function replayEventBatch(knex: Knex, now: Date, input: { requestId: string; batchSize: number }): Promise<ReplayProgress> {
+export async function replayEventBatch(
+  knex: Knex,
+  now: Date,
+  input: { requestId: string; batchSize: number },
+): Promise<ReplayProgress> {
   return inTransaction(knex, async (trx) => {
     const request = await trx('event_replay_requests').where({ id: input.requestId }).forUpdate().first();
     if (request === undefined) throw new NotFoundError(`Replay request ${input.requestId}`);
@@ -51,17 +58,38 @@ export async function replayEventBatch(knex: Knex, now: Date, input: { requestId
         if (request.kinds.length > 0) query.whereIn('kind', request.kinds);
         // Compared in SQL, against the stored cursor: read into JS, the timestamp would lose its microseconds.
         if (request.cursor_event_id !== null) {
-          query.whereRaw('(created_at, id) > (SELECT cursor_created_at, cursor_event_id FROM event_replay_requests WHERE id = ?)', [request.id]);
+          query.whereRaw(
+            '(created_at, id) > (SELECT cursor_created_at, cursor_event_id FROM event_replay_requests WHERE id = ?)',
+            [request.id],
+          );
         }
       })
       .orderBy([{ column: 'created_at' }, { column: 'id' }])
       .limit(input.batchSize)
       // created_at as text: a JS Date would drop the microseconds and the cursor would re-read the last event.
-      .select('id', 'enterprise_id', 'branch_id', 'kind', 'amount', 'product_accounts', trx.raw('created_at::text AS created_at'));
-    const done = new Set(await trx('event_replay_results').where({ request_id: request.id }).whereIn('event_id', events.map((event) => event.id)).pluck('event_id'));
+      .select(
+        'id',
+        'enterprise_id',
+        'branch_id',
+        'kind',
+        'amount',
+        'product_accounts',
+        trx.raw('created_at::text AS created_at'),
+      );
+    const done = new Set(
+      await trx('event_replay_results')
+        .where({ request_id: request.id })
+        .whereIn(
+          'event_id',
+          events.map((event) => event.id),
+        )
+        .pluck('event_id'),
+    );
     const counts = { seen: 0, changed: 0, posted: 0, failed: 0 };
     for (const event of events.filter((candidate) => !done.has(candidate.id))) {
-      const outcome = await trx.transaction((savepoint) => replayOne(savepoint, now, event, request.mode)).catch((error: Error) => ({ outcome: 'failed' as const, detail: error.message.slice(0, 500) }));
+      const outcome = await trx
+        .transaction((savepoint) => replayOne(savepoint, now, event, request.mode))
+        .catch((error: Error) => ({ outcome: 'failed' as const, detail: error.message.slice(0, 500) }));
       await trx('event_replay_results')
         .insert({
           enterprise_id: request.enterprise_id,
@@ -77,7 +105,8 @@ export async function replayEventBatch(knex: Knex, now: Date, input: { requestId
         .ignore();
       counts.seen += 1;
       if (outcome.outcome === 'changed' || outcome.outcome === 'reposted') counts.changed += 1;
-      if (outcome.outcome === 'reposted') counts.posted += (outcome.reversalEntryId ? 1 : 0) + (outcome.newEntryId ? 1 : 0);
+      if (outcome.outcome === 'reposted')
+        counts.posted += (outcome.reversalEntryId ? 1 : 0) + (outcome.newEntryId ? 1 : 0);
       if (outcome.outcome === 'failed') counts.failed += 1;
     }
     const last = events[events.length - 1];
@@ -98,7 +127,12 @@ export async function replayEventBatch(knex: Knex, now: Date, input: { requestId
 }
 
 /** One event under the current rule: unchanged, changed (dry run), or reversed and posted anew (apply). */
-async function replayOne(trx: Knex.Transaction, now: Date, event: EventRow, mode: 'dry_run' | 'apply'): Promise<Outcome> {
+async function replayOne(
+  trx: Knex.Transaction,
+  now: Date,
+  event: EventRow,
+  mode: 'dry_run' | 'apply',
+): Promise<Outcome> {
   const effective = await trx('journal_entries as e')
     .where({ 'e.event_id': event.id })
     .whereNull('e.reverses_entry_id')
@@ -108,20 +142,52 @@ async function replayOne(trx: Knex.Transaction, now: Date, event: EventRow, mode
   const posted = effective === undefined ? [] : await linesOfEntry(trx, effective.id);
   const rule = await currentRule(trx, event.enterprise_id, event.kind);
   // Cash posted to a till under till control stays there (docs/domain.md §13.1): its log names 5710, its entry the till.
-  const till = await postedTill(trx, event.branch_id, posted.map((line) => line.account));
+  const till = await postedTill(
+    trx,
+    event.branch_id,
+    posted.map((line) => line.account),
+  );
   const productAccounts = till === undefined ? event.product_accounts : { ...event.product_accounts, cash: till };
-  const wanted = rule?.is_active ? linesForEvent(rule.legs, new Money(event.amount), defaultRoleAccounts, productAccounts) : [];
+  const wanted = rule?.is_active
+    ? linesForEvent(rule.legs, new Money(event.amount), defaultRoleAccounts, productAccounts)
+    : [];
   if (sameEffect(posted, wanted)) return { outcome: 'unchanged' };
   if (mode === 'dry_run') return { outcome: 'changed' };
   const entryDate = await businessDateOf(trx, event.enterprise_id, now);
-  const common = { enterpriseId: event.enterprise_id, branchId: event.branch_id, entryDate, createdBy: null, eventId: event.id };
-  const reversalEntryId = effective === undefined ? null : await postJournalEntry(trx, { ...common, lines: reversalOf(posted), reversesEntryId: effective.id, description: `replay: reversal of ${event.kind}` });
-  const newEntryId = wanted.length === 0 ? null : await postJournalEntry(trx, { ...common, lines: wanted, ruleConfigId: rule!.id, description: `replay: ${event.kind} under rule v${rule!.version}` });
+  const common = {
+    enterpriseId: event.enterprise_id,
+    branchId: event.branch_id,
+    entryDate,
+    createdBy: null,
+    eventId: event.id,
+  };
+  const reversalEntryId =
+    effective === undefined
+      ? null
+      : await postJournalEntry(trx, {
+          ...common,
+          lines: reversalOf(posted),
+          reversesEntryId: effective.id,
+          description: `replay: reversal of ${event.kind}`,
+        });
+  const newEntryId =
+    wanted.length === 0
+      ? null
+      : await postJournalEntry(trx, {
+          ...common,
+          lines: wanted,
+          ruleConfigId: rule!.id,
+          description: `replay: ${event.kind} under rule v${rule!.version}`,
+        });
   return { outcome: 'reposted', reversalEntryId, newEntryId };
 }
 
 async function linesOfEntry(trx: Knex.Transaction, entryId: string): Promise<JournalLine[]> {
-  const rows = await trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', entryId).orderBy('l.id').select('c.code', 'l.debit', 'l.credit');
+  const rows = await trx('journal_lines as l')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('l.entry_id', entryId)
+    .orderBy('l.id')
+    .select('c.code', 'l.debit', 'l.credit');
   return rows.map((row) => ({ account: row.code, debit: new Money(row.debit), credit: new Money(row.credit) }));
 }
 
@@ -137,8 +203,15 @@ function progressOf(row: Record<string, unknown>): ReplayProgress {
 }
 
 /** After the workflow gave up (retries exhausted): the request says so, with the reason. */
-export async function markReplayFailed(knex: Knex, now: Date, input: { requestId: string; failure: string }): Promise<void> {
-  await knex('event_replay_requests').where({ id: input.requestId }).whereNot('status', 'completed').update({ status: 'failed', failure: input.failure.slice(0, 1000), finished_at: now });
+export async function markReplayFailed(
+  knex: Knex,
+  now: Date,
+  input: { requestId: string; failure: string },
+): Promise<void> {
+  await knex('event_replay_requests')
+    .where({ id: input.requestId })
+    .whereNot('status', 'completed')
+    .update({ status: 'failed', failure: input.failure.slice(0, 1000), finished_at: now });
 }
 
 export interface ReplayRequestInput {
@@ -150,12 +223,29 @@ export interface ReplayRequestInput {
 }
 
 /** Records the request (the workflow then runs it); audited, administrators only (checked by the caller). */
-export async function createReplayRequest(knex: Knex, actor: Actor, input: ReplayRequestInput): Promise<Record<string, unknown> & { id: string }> {
+export async function createReplayRequest(
+  knex: Knex,
+  actor: Actor,
+  input: ReplayRequestInput,
+): Promise<Record<string, unknown> & { id: string }> {
   return inTransaction(knex, async (trx) => {
     const [request] = await trx('event_replay_requests')
-      .insert({ enterprise_id: input.enterpriseId, date_from: input.dateFrom, date_to: input.dateTo, kinds: input.kinds, mode: input.mode, requested_by: actor.userId })
+      .insert({
+        enterprise_id: input.enterpriseId,
+        date_from: input.dateFrom,
+        date_to: input.dateTo,
+        kinds: input.kinds,
+        mode: input.mode,
+        requested_by: actor.userId,
+      })
       .returning('*');
-    await recordAudit(trx, actor, { action: 'event_replay.request', entityType: 'event_replay', entityId: request.id, enterpriseId: input.enterpriseId, details: { ...input } });
+    await recordAudit(trx, actor, {
+      action: 'event_replay.request',
+      entityType: 'event_replay',
+      entityId: request.id,
+      enterpriseId: input.enterpriseId,
+      details: { ...input },
+    });
     return request;
   });
 }

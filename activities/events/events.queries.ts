@@ -13,5 +13,16 @@ export interface RuleConfigRow {
   created_by: string | null;
 }
 
-export const ruleColumns = ['id', 'enterprise_id', 'kind', 'version', 'legs', 'is_active', 'reason', 'created_at', 'created_by'];
-export const ruleById = (knex: Knex, id: string): Promise<RuleConfigRow | undefined> => knex('accounting_rule_configs').where({ id }).first(ruleColumns);
+export const ruleColumns = [
+  'id',
+  'enterprise_id',
+  'kind',
+  'version',
+  'legs',
+  'is_active',
+  'reason',
+  'created_at',
+  'created_by',
+];
+export const ruleById = (knex: Knex, id: string): Promise<RuleConfigRow | undefined> =>
+  knex('accounting_rule_configs').where({ id }).first(ruleColumns);

@@ -26,7 +26,11 @@ export interface EntryDraft {
  */
 export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft): Promise<string> {
   assertBalanced(draft.lines);
-  const lines = draft.lines.map((line) => ({ account: line.account, debit: formatAmount(line.debit), credit: formatAmount(line.credit) }));
+  const lines = draft.lines.map((line) => ({
+    account: line.account,
+    debit: formatAmount(line.debit),
+    credit: formatAmount(line.credit),
+  }));
   const posted = await ledgerCall<{ id: string }>(
     trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) AS id', [
       draft.enterpriseId,

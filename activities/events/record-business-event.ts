@@ -36,7 +36,18 @@ export interface RecordedEvent {
 /** What the log keeps of an event to tell a retry (the same request) from a reused key. */
 export function requestHash(event: BusinessEvent): string {
   const { enterpriseId, branchId, kind, amount, payload, productAccounts } = event;
-  return createHash('sha256').update(JSON.stringify({ enterpriseId, branchId, kind, amount: formatAmount(amount), payload, productAccounts: productAccounts ?? {} })).digest('hex');
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        enterpriseId,
+        branchId,
+        kind,
+        amount: formatAmount(amount),
+        payload,
+        productAccounts: productAccounts ?? {},
+      }),
+    )
+    .digest('hex');
 }
 
 /** The default account of each role, as the ledger functions take it. */
@@ -52,12 +63,35 @@ export const defaultAccountsJson = JSON.stringify(defaultRoleAccounts);
  * `alongside`, an update of the caller's that goes with the event (the balance it moves), is sent in the same
  * statement, and takes effect only if the event is new: a replayed event changes nothing.
  */
-export async function recordBusinessEvent(trx: Knex.Transaction, now: Date, event: BusinessEvent, alongside?: Knex.QueryBuilder): Promise<RecordedEvent> {
+export async function recordBusinessEvent(
+  trx: Knex.Transaction,
+  now: Date,
+  event: BusinessEvent,
+  alongside?: Knex.QueryBuilder,
+): Promise<RecordedEvent> {
   const call = eventCall(trx, now, event);
-  const statement = alongside === undefined ? call : trx.raw('WITH recorded AS (?), alongside AS (?) SELECT * FROM recorded', [call, alongside.whereRaw('NOT (SELECT replayed FROM recorded)')]);
-  const recorded = await ledgerCall<{ event_id: string; entry_id: string | null; business_date: string; recorded_at: Date; replayed: boolean }>(statement);
+  const statement =
+    alongside === undefined
+      ? call
+      : trx.raw('WITH recorded AS (?), alongside AS (?) SELECT * FROM recorded', [
+          call,
+          alongside.whereRaw('NOT (SELECT replayed FROM recorded)'),
+        ]);
+  const recorded = await ledgerCall<{
+    event_id: string;
+    entry_id: string | null;
+    business_date: string;
+    recorded_at: Date;
+    replayed: boolean;
+  }>(statement);
   reportPostings(trx, [event], [recorded]);
-  return { eventId: recorded.event_id, entryId: recorded.entry_id, businessDate: recorded.business_date, replayed: recorded.replayed, recordedAt: recorded.recorded_at };
+  return {
+    eventId: recorded.event_id,
+    entryId: recorded.entry_id,
+    businessDate: recorded.business_date,
+    replayed: recorded.replayed,
+    recordedAt: recorded.recorded_at,
+  };
 }
 
 /** What the statement of recordedEventsQuery answers of each event: whether it posted something new. */
@@ -76,10 +110,14 @@ export interface EventPosting {
  */
 export function recordedEventsStatement(count: number): string {
   if (count === 0) throw new Error('recordedEventsStatement: no event to record');
-  return Array.from({ length: count }, (_, index) => `SELECT ${index + 1} AS ord, e.* FROM (${eventCallStatement}) e`).join(' UNION ALL ');
+  return Array.from(
+    { length: count },
+    (_, index) => `SELECT ${index + 1} AS ord, e.* FROM (${eventCallStatement}) e`,
+  ).join(' UNION ALL ');
 }
 
-export const recordedEventsBindings = (now: Date, events: readonly BusinessEvent[]): Knex.RawBinding[] => events.flatMap((event) => eventBindings(now, event));
+export const recordedEventsBindings = (now: Date, events: readonly BusinessEvent[]): Knex.RawBinding[] =>
+  events.flatMap((event) => eventBindings(now, event));
 
 /** The posting counter of each event that posted a new entry, counted when the transaction commits (at once after a statement outside any). */
 export function reportPostings(db: Knex, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
@@ -92,7 +130,8 @@ export function reportPostings(db: Knex, events: readonly BusinessEvent[], recor
   });
 }
 
-const eventCallStatement = 'SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)';
+const eventCallStatement =
+  'SELECT * FROM coopbank_record_event(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb, ?)';
 
 function eventCall(trx: Knex, now: Date, event: BusinessEvent): Knex.Raw {
   return trx.raw(eventCallStatement, eventBindings(now, event));
@@ -125,6 +164,13 @@ export interface RuleRow {
   is_active: boolean;
 }
 
-export async function currentRule(trx: Knex.Transaction | Knex, enterpriseId: string, kind: EventKind): Promise<RuleRow | undefined> {
-  return trx('accounting_rule_configs').where({ enterprise_id: enterpriseId, kind }).orderBy('version', 'desc').first('id', 'kind', 'version', 'legs', 'is_active');
+export async function currentRule(
+  trx: Knex.Transaction | Knex,
+  enterpriseId: string,
+  kind: EventKind,
+): Promise<RuleRow | undefined> {
+  return trx('accounting_rule_configs')
+    .where({ enterprise_id: enterpriseId, kind })
+    .orderBy('version', 'desc')
+    .first('id', 'kind', 'version', 'legs', 'is_active');
 }

@@ -21,7 +21,10 @@ export type DatedEvent = BusinessEvent & { date: IsoDate };
  * unique key is only the last guard here. The rule must be in force: what the caller moves alongside (a member's
  * balance) must have its entry.
  */
-export async function recordDatedEvent(trx: Knex.Transaction, event: DatedEvent): Promise<{ eventId: string; entryId: string }> {
+export async function recordDatedEvent(
+  trx: Knex.Transaction,
+  event: DatedEvent,
+): Promise<{ eventId: string; entryId: string }> {
   return (await recordDatedEvents(trx, [event]))[0]!;
 }
 
@@ -31,9 +34,15 @@ async function rulesInForce(trx: Knex.Transaction, events: readonly DatedEvent[]
   for (const event of events) {
     if (rules.has(event.kind)) continue;
     // A money-moving kind goes through recordBusinessEvent, whose statement refuses it for a suspended enterprise.
-    if (moneyMovingKinds.has(event.kind)) throw new Error(`recordDatedEvent: ${event.kind} moves money, record it on the business date`);
+    if (moneyMovingKinds.has(event.kind))
+      throw new Error(`recordDatedEvent: ${event.kind} moves money, record it on the business date`);
     const rule = await currentRule(trx, event.enterpriseId, event.kind);
-    if (rule === undefined || !rule.is_active) throw new AppError('conflict', 'rule_inactive', `The accounting rule of ${event.kind} is not in force: nothing of it can be posted.`);
+    if (rule === undefined || !rule.is_active)
+      throw new AppError(
+        'conflict',
+        'rule_inactive',
+        `The accounting rule of ${event.kind} is not in force: nothing of it can be posted.`,
+      );
     rules.set(event.kind, rule);
   }
   return rules;
@@ -44,23 +53,28 @@ async function rulesInForce(trx: Knex.Transaction, events: readonly DatedEvent[]
  * interest, a batch of accounts at a time): the events logged, then each one's entry posted by coopbank_post_entry
  * called once per event in one SELECT, in the events' order. Answers each event's ids, in the same order.
  */
-export async function recordDatedEvents(trx: Knex.Transaction, events: readonly DatedEvent[]): Promise<{ eventId: string; entryId: string }[]> {
+export async function recordDatedEvents(
+  trx: Knex.Transaction,
+  events: readonly DatedEvent[],
+): Promise<{ eventId: string; entryId: string }[]> {
   if (events.length === 0) return [];
   const rules = await rulesInForce(trx, events);
   const logged: { id: string; idempotency_key: string }[] = await trx('business_event_logs')
-    .insert(events.map((event) => ({
-      enterprise_id: event.enterpriseId,
-      branch_id: event.branchId,
-      kind: event.kind,
-      amount: formatAmount(event.amount),
-      payload: JSON.stringify(event.payload),
-      product_accounts: JSON.stringify(event.productAccounts ?? {}),
-      subject_id: event.subjectId ?? null,
-      business_date: event.date,
-      actor_id: event.actorId,
-      idempotency_key: event.idempotencyKey,
-      request_hash: requestHash(event),
-    })))
+    .insert(
+      events.map((event) => ({
+        enterprise_id: event.enterpriseId,
+        branch_id: event.branchId,
+        kind: event.kind,
+        amount: formatAmount(event.amount),
+        payload: JSON.stringify(event.payload),
+        product_accounts: JSON.stringify(event.productAccounts ?? {}),
+        subject_id: event.subjectId ?? null,
+        business_date: event.date,
+        actor_id: event.actorId,
+        idempotency_key: event.idempotencyKey,
+        request_hash: requestHash(event),
+      })),
+    )
     .returning(['id', 'idempotency_key']);
   const eventIds = new Map(logged.map((row) => [row.idempotency_key, row.id]));
   const drafts = events.map((event) => {
@@ -68,16 +82,30 @@ export async function recordDatedEvents(trx: Knex.Transaction, events: readonly 
     const lines = linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts);
     assertBalanced(lines);
     return {
-      enterprise: event.enterpriseId, branch: event.branchId, entry_date: event.date, description: event.description ?? event.kind,
-      event: eventIds.get(event.idempotencyKey)!, rule_config: rule.id, created_by: event.actorId,
-      lines: lines.map((line) => ({ account: line.account, debit: formatAmount(line.debit), credit: formatAmount(line.credit) })),
+      enterprise: event.enterpriseId,
+      branch: event.branchId,
+      entry_date: event.date,
+      description: event.description ?? event.kind,
+      event: eventIds.get(event.idempotencyKey)!,
+      rule_config: rule.id,
+      created_by: event.actorId,
+      lines: lines.map((line) => ({
+        account: line.account,
+        debit: formatAmount(line.debit),
+        credit: formatAmount(line.credit),
+      })),
     };
   });
   // The function scan yields the drafts in their order; each call numbers its entry in its journal and year.
-  const posted = await ledgerRows<{ ord: string; id: string }>(trx.raw(`
+  const posted = await ledgerRows<{ ord: string; id: string }>(
+    trx.raw(
+      `
     SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid, (d.value->>'entry_date')::date, d.value->'lines',
                                       d.value->>'description', (d.value->>'event')::uuid, (d.value->>'rule_config')::uuid, NULL, (d.value->>'created_by')::uuid) AS id
-      FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS d(value, ord)`, [JSON.stringify(drafts)]));
+      FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS d(value, ord)`,
+      [JSON.stringify(drafts)],
+    ),
+  );
   const entryIds = new Map(posted.map((row) => [Number(row.ord), row.id]));
   for (const event of events) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
   return drafts.map((draft, index) => ({ eventId: draft.event, entryId: entryIds.get(index + 1)! }));

@@ -4,8 +4,21 @@ import type { EventKind } from '../../domain/events/rules';
 export const replayStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 export const replayModes = ['dry_run', 'apply'] as const;
 export const replayColumns = [
-  'id', 'enterprise_id', 'date_from', 'date_to', 'kinds', 'mode', 'status', 'events_seen', 'events_changed',
-  'entries_posted', 'events_failed', 'requested_by', 'created_at', 'finished_at', 'failure',
+  'id',
+  'enterprise_id',
+  'date_from',
+  'date_to',
+  'kinds',
+  'mode',
+  'status',
+  'events_seen',
+  'events_changed',
+  'entries_posted',
+  'events_failed',
+  'requested_by',
+  'created_at',
+  'finished_at',
+  'failure',
 ];
 
 export interface ReplayRow {
@@ -26,4 +39,5 @@ export interface ReplayRow {
   failure: string | null;
 }
 
-export const replayById = (knex: Knex, id: string): Promise<ReplayRow | undefined> => knex('event_replay_requests').where({ id }).first(replayColumns);
+export const replayById = (knex: Knex, id: string): Promise<ReplayRow | undefined> =>
+  knex('event_replay_requests').where({ id }).first(replayColumns);

@@ -16,13 +16,25 @@ interface PostedEntry {
  * Posts the reversal of one posted entry on `date`, in its branch and (by the ledger) its journal, linked to it:
  * its lines with debit and credit swapped. The ledger refuses a second reversal of one entry.
  */
-export async function reverseEntry(trx: Knex.Transaction, userId: string | null, entry: PostedEntry, date: IsoDate, reason: string): Promise<string> {
-  const lines = await trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', entry.id).orderBy('l.id').select('c.code', 'l.debit', 'l.credit');
+export async function reverseEntry(
+  trx: Knex.Transaction,
+  userId: string | null,
+  entry: PostedEntry,
+  date: IsoDate,
+  reason: string,
+): Promise<string> {
+  const lines = await trx('journal_lines as l')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('l.entry_id', entry.id)
+    .orderBy('l.id')
+    .select('c.code', 'l.debit', 'l.credit');
   return postJournalEntry(trx, {
     enterpriseId: entry.enterprise_id,
     branchId: entry.branch_id,
     entryDate: date,
-    lines: reversalOf(lines.map((line) => ({ account: line.code, debit: new Money(line.debit), credit: new Money(line.credit) }))),
+    lines: reversalOf(
+      lines.map((line) => ({ account: line.code, debit: new Money(line.debit), credit: new Money(line.credit) })),
+    ),
     description: `${reason}: contrepassation de « ${entry.description} »`.slice(0, 500),
     reversesEntryId: entry.id,
     createdBy: userId,
@@ -31,7 +43,9 @@ export async function reverseEntry(trx: Knex.Transaction, userId: string | null,
 
 /** The entries whose ids a query gives, as `reverseEntry` reads them. */
 export const postedEntries = (trx: Knex.Transaction, entryIds: Knex.QueryBuilder): Promise<PostedEntry[]> =>
-  trx('journal_entries as e').whereIn('e.id', entryIds).orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.id' }])
+  trx('journal_entries as e')
+    .whereIn('e.id', entryIds)
+    .orderBy([{ column: 'e.entry_date', order: 'desc' }, { column: 'e.id' }])
     .select('e.id', 'e.enterprise_id', 'e.branch_id', 'e.entry_date', 'e.description');
 
 /**
@@ -39,6 +53,12 @@ export const postedEntries = (trx: Knex.Transaction, entryIds: Knex.QueryBuilder
  * (a later year's entries go first: their year must still be open), never deleting a posted row: a correction is
  * a reversing entry (docs/architecture.md §4).
  */
-export async function reverseEntries(trx: Knex.Transaction, userId: string | null, entryIds: Knex.QueryBuilder, reason: string): Promise<void> {
-  for (const entry of await postedEntries(trx, entryIds)) await reverseEntry(trx, userId, entry, entry.entry_date, reason);
+export async function reverseEntries(
+  trx: Knex.Transaction,
+  userId: string | null,
+  entryIds: Knex.QueryBuilder,
+  reason: string,
+): Promise<void> {
+  for (const entry of await postedEntries(trx, entryIds))
+    await reverseEntry(trx, userId, entry, entry.entry_date, reason);
 }

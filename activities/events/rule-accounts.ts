@@ -10,15 +10,26 @@ async function accountsInUseByRules(trx: Knex.Transaction, enterpriseId: string)
     .distinctOn('kind')
     .orderBy([{ column: 'kind' }, { column: 'version', order: 'desc' }])
     .select('kind', 'legs', 'is_active');
-  return new Set(rules.filter((rule) => rule.is_active).flatMap((rule) => accountsOfRule(rule.legs, defaultRoleAccounts)));
+  return new Set(
+    rules.filter((rule) => rule.is_active).flatMap((rule) => accountsOfRule(rule.legs, defaultRoleAccounts)),
+  );
 }
 
 /**
  * An account a rule in force posts to must stay a postable leaf: giving it a sub-account, deactivating or
  * deleting it would make every event of that kind fail. The rule is reconfigured first.
  */
-export async function assertNotUsedByRules(trx: Knex.Transaction, enterpriseId: string, code: string, change: string): Promise<void> {
+export async function assertNotUsedByRules(
+  trx: Knex.Transaction,
+  enterpriseId: string,
+  code: string,
+  change: string,
+): Promise<void> {
   if ((await accountsInUseByRules(trx, enterpriseId)).has(code)) {
-    throw new AppError('conflict', 'account_used_by_rule', `Account ${code} is posted to by an accounting rule in force: reconfigure the rule before you ${change}.`);
+    throw new AppError(
+      'conflict',
+      'account_used_by_rule',
+      `Account ${code} is posted to by an accounting rule in force: reconfigure the rule before you ${change}.`,
+    );
   }
 }

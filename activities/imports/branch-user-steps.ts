@@ -12,17 +12,44 @@ import { anotherRow, checkAcrossRows, checkEachRow, type CrossCheck } from './ro
 const sameBranchCode = `o.import_id = r.import_id AND o.kind = r.kind AND o.data->>'branch_code' = r.data->>'branch_code'`;
 
 const branchUserChecks: readonly CrossCheck[] = [
-  { column: 'branch_name', problem: 'the branch code is given another name in another row', where: `EXISTS (SELECT 1 FROM import_rows o WHERE ${sameBranchCode} AND o.data->>'branch_name' <> r.data->>'branch_name')` },
-  { column: 'branch_code', problem: 'already a branch of the enterprise, under another name', where: `EXISTS (SELECT 1 FROM branches b WHERE b.enterprise_id = i.enterprise_id AND b.code = r.data->>'branch_code' AND b.name <> r.data->>'branch_name')` },
-  { column: 'username', problem: 'twice in the file (one row per user)', where: anotherRow(`lower(o.data->>'username') = lower(r.data->>'username')`) },
-  { column: 'username', problem: 'already a user of the platform', where: `EXISTS (SELECT 1 FROM users u WHERE u.username = lower(r.data->>'username'))` },
+  {
+    column: 'branch_name',
+    problem: 'the branch code is given another name in another row',
+    where: `EXISTS (SELECT 1 FROM import_rows o WHERE ${sameBranchCode} AND o.data->>'branch_name' <> r.data->>'branch_name')`,
+  },
+  {
+    column: 'branch_code',
+    problem: 'already a branch of the enterprise, under another name',
+    where: `EXISTS (SELECT 1 FROM branches b WHERE b.enterprise_id = i.enterprise_id AND b.code = r.data->>'branch_code' AND b.name <> r.data->>'branch_name')`,
+  },
+  {
+    column: 'username',
+    problem: 'twice in the file (one row per user)',
+    where: anotherRow(`lower(o.data->>'username') = lower(r.data->>'username')`),
+  },
+  {
+    column: 'username',
+    problem: 'already a user of the platform',
+    where: `EXISTS (SELECT 1 FROM users u WHERE u.username = lower(r.data->>'username'))`,
+  },
 ];
 
 /** The branch of the code, created by this import when the enterprise has none of that code. */
 async function branchOf(trx: Knex.Transaction, scope: ImportScope, data: Record<string, string>): Promise<string> {
-  await trx('branches').insert({ enterprise_id: scope.enterpriseId, code: data.branch_code, name: data.branch_name, import_id: scope.importId })
-    .onConflict(['enterprise_id', 'code']).ignore();
-  return (await trx('branches').where({ enterprise_id: scope.enterpriseId, code: data.branch_code }).first('id') as { id: string }).id;
+  await trx('branches')
+    .insert({
+      enterprise_id: scope.enterpriseId,
+      code: data.branch_code,
+      name: data.branch_name,
+      import_id: scope.importId,
+    })
+    .onConflict(['enterprise_id', 'code'])
+    .ignore();
+  return (
+    (await trx('branches').where({ enterprise_id: scope.enterpriseId, code: data.branch_code }).first('id')) as {
+      id: string;
+    }
+  ).id;
 }
 
 export const branchUserSteps: ImportKindSteps = {
@@ -37,16 +64,36 @@ export const branchUserSteps: ImportKindSteps = {
    * are not the import's, so the import's approval does not stand for theirs.
    */
   async applyBatch(trx, _context, scope, afterRow, limit) {
-    const rows = await trx('import_rows').where({ import_id: scope.importId, kind: 'branches-users' }).where('row_number', '>', afterRow).orderBy('row_number').limit(limit)
-      .select('row_number', 'data') as { row_number: number; data: Record<string, string> }[];
+    const rows = (await trx('import_rows')
+      .where({ import_id: scope.importId, kind: 'branches-users' })
+      .where('row_number', '>', afterRow)
+      .orderBy('row_number')
+      .limit(limit)
+      .select('row_number', 'data')) as { row_number: number; data: Record<string, string> }[];
     if (rows.length === 0) return null;
-    const { uploaded_by: grantedBy } = await trx('imports').where({ id: scope.importId }).first('uploaded_by') as { uploaded_by: string };
+    const { uploaded_by: grantedBy } = (await trx('imports').where({ id: scope.importId }).first('uploaded_by')) as {
+      uploaded_by: string;
+    };
     for (const { data } of rows) {
       const branchId = await branchOf(trx, scope, data);
       if ((data.username ?? '') === '') continue;
       // 'invited': never a password hash, so no password signs in until the user sets one (activities/auth/create-user.activity.ts).
-      const [user] = await trx('users').insert({ username: data.username!.toLowerCase(), password_hash: 'invited', full_name: data.full_name, import_id: scope.importId }).returning('id') as { id: string }[];
-      if (rolesGrantedAtOnce.includes(data.role!)) await trx('role_grants').insert({ user_id: user!.id, role: data.role, enterprise_id: scope.enterpriseId, branch_id: branchId, granted_by: grantedBy });
+      const [user] = (await trx('users')
+        .insert({
+          username: data.username!.toLowerCase(),
+          password_hash: 'invited',
+          full_name: data.full_name,
+          import_id: scope.importId,
+        })
+        .returning('id')) as { id: string }[];
+      if (rolesGrantedAtOnce.includes(data.role!))
+        await trx('role_grants').insert({
+          user_id: user!.id,
+          role: data.role,
+          enterprise_id: scope.enterpriseId,
+          branch_id: branchId,
+          granted_by: grantedBy,
+        });
     }
     return rows.at(-1)!.row_number;
   },

@@ -22,11 +22,20 @@ async function openingFigures(knex: DataContext['knex'], imported: { id: string;
   for (const line of balances) {
     byAccount.set(line.account, (byAccount.get(line.account) ?? new Money(0)).plus(line.balance));
     const branch = byBranch.get(line.branchCode) ?? { debit: new Money(0), credit: new Money(0) };
-    byBranch.set(line.branchCode, line.balance.isPositive() ? { ...branch, debit: branch.debit.plus(line.balance) } : { ...branch, credit: branch.credit.minus(line.balance) });
+    byBranch.set(
+      line.branchCode,
+      line.balance.isPositive()
+        ? { ...branch, debit: branch.debit.plus(line.balance) }
+        : { ...branch, credit: branch.credit.minus(line.balance) },
+    );
   }
   const sheet = balanceSheet([...byAccount].map(([account, balance]) => ({ account, balance })));
   return {
-    opening_entries: [...byBranch].map(([branch, sides]) => ({ branch_code: branch, debit: formatAmount(sides.debit), credit: formatAmount(sides.credit) })),
+    opening_entries: [...byBranch].map(([branch, sides]) => ({
+      branch_code: branch,
+      debit: formatAmount(sides.debit),
+      credit: formatAmount(sides.credit),
+    })),
     opening_balance_sheet: {
       assets: sheet.assets.filter((line) => !line.amount.isZero()).map(lineOf),
       liabilities: sheet.liabilities.filter((line) => !line.amount.isZero()).map(lineOf),
@@ -40,12 +49,20 @@ export async function dryRunImport(context: DataContext, importId: string): Prom
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockValidating(trx, importId);
     if (imported === null) return { status: (await lockImport(trx, importId)).status };
-    const rows = await trx('import_rows').where({ import_id: importId }).groupBy('kind', 'branch_code').orderBy(['kind', 'branch_code'])
-      .select('kind', trx.raw('coalesce(data->>\'branch_code\', \'\') AS branch_code'), trx.raw('count(*)::int AS rows'));
-    const detail = await trx('import_tie_outs').where({ import_id: importId }).whereNot('detail', 0).orderBy(['branch_code', 'account_code'])
+    const rows = await trx('import_rows')
+      .where({ import_id: importId })
+      .groupBy('kind', 'branch_code')
+      .orderBy(['kind', 'branch_code'])
+      .select('kind', trx.raw("coalesce(data->>'branch_code', '') AS branch_code"), trx.raw('count(*)::int AS rows'));
+    const detail = await trx('import_tie_outs')
+      .where({ import_id: importId })
+      .whereNot('detail', 0)
+      .orderBy(['branch_code', 'account_code'])
       .select('branch_code', 'account_code', 'what', trx.raw('detail::text AS amount'));
     const dryRun = { rows, detail, ...(await openingFigures(trx, imported)) };
-    await trx('imports').where({ id: importId }).update({ dry_run: JSON.stringify(dryRun), status: 'validated', validated_at: trx.fn.now() });
+    await trx('imports')
+      .where({ id: importId })
+      .update({ dry_run: JSON.stringify(dryRun), status: 'validated', validated_at: trx.fn.now() });
     return { status: 'validated' };
   });
 }

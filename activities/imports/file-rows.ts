@@ -26,13 +26,19 @@ class Caps {
   constructor(private readonly maxCharacters: number) {}
 
   check(rowNumber: number, cells: readonly string[]): void {
-    if (rowNumber > importFileCaps.rows + 1) throw fileRefused(`The file has more than ${importFileCaps.rows} data rows.`);
-    if (cells.length > importFileCaps.columns) throw fileRefused(`Row ${rowNumber} has more than ${importFileCaps.columns} columns.`);
+    if (rowNumber > importFileCaps.rows + 1)
+      throw fileRefused(`The file has more than ${importFileCaps.rows} data rows.`);
+    if (cells.length > importFileCaps.columns)
+      throw fileRefused(`Row ${rowNumber} has more than ${importFileCaps.columns} columns.`);
     for (const cell of cells) {
-      if (cell.length > importFileCaps.cellCharacters) throw fileRefused(`Row ${rowNumber} has a cell longer than ${importFileCaps.cellCharacters} characters.`);
+      if (cell.length > importFileCaps.cellCharacters)
+        throw fileRefused(`Row ${rowNumber} has a cell longer than ${importFileCaps.cellCharacters} characters.`);
       this.characters += cell.length;
     }
-    if (this.characters > this.maxCharacters) throw fileRefused(`The file's cells hold more than ${this.maxCharacters} characters: refused as a possible zip bomb.`);
+    if (this.characters > this.maxCharacters)
+      throw fileRefused(
+        `The file's cells hold more than ${this.maxCharacters} characters: refused as a possible zip bomb.`,
+      );
   }
 }
 
@@ -68,7 +74,8 @@ async function* csvRows(input: Readable, caps: Caps): AsyncGenerator<FileRow> {
 }
 
 /** A CSV cell a spreadsheet would evaluate: refused as a formula like an XLSX formula cell. */
-const formulaIndexes = (cells: readonly string[]) => cells.flatMap((cell, index) => (cell.startsWith('=') ? [index] : []));
+const formulaIndexes = (cells: readonly string[]) =>
+  cells.flatMap((cell, index) => (cell.startsWith('=') ? [index] : []));
 
 class CsvParser {
   private delimiter: string | null = null;
@@ -123,7 +130,11 @@ function cellText(value: CellValue): string | null {
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if (typeof value !== 'object') return String(value).trim();
   if ('formula' in value || 'sharedFormula' in value) return null;
-  if ('richText' in value) return value.richText.map((run) => run.text).join('').trim();
+  if ('richText' in value)
+    return value.richText
+      .map((run) => run.text)
+      .join('')
+      .trim();
   if ('text' in value) return String(value.text).trim();
   if ('error' in value) return String(value.error);
   return '';
@@ -131,18 +142,30 @@ function cellText(value: CellValue): string | null {
 
 /** The first worksheet's rows (styles are read: a date cell is a number with a date format); the other sheets (the template's Documentation) are read for the caps only. */
 async function* xlsxRows(input: Readable, caps: Caps): AsyncGenerator<FileRow> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', worksheets: 'emit', entries: 'emit' });
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'cache',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
   let sheet = 0;
   try {
     for await (const worksheet of reader) {
       sheet += 1;
       for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
         const values = (row.values as CellValue[]).slice(1);
-        if (values.length > importFileCaps.columns) throw fileRefused(`Row ${row.number} of sheet ${sheet} has a cell beyond column ${importFileCaps.columns}.`);
+        if (values.length > importFileCaps.columns)
+          throw fileRefused(`Row ${row.number} of sheet ${sheet} has a cell beyond column ${importFileCaps.columns}.`);
         const texts = Array.from(values, cellText);
         const cells = texts.map((text) => text ?? '');
         caps.check(row.number, cells);
-        if (sheet === 1) yield { rowNumber: row.number, cells, formulas: texts.flatMap((text, index) => (text === null ? [index] : [])) };
+        if (sheet === 1)
+          yield {
+            rowNumber: row.number,
+            cells,
+            formulas: texts.flatMap((text, index) => (text === null ? [index] : [])),
+          };
       }
     }
   } catch (error) {

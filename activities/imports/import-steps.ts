@@ -36,7 +36,13 @@ export interface ImportKindSteps {
    * it applied (null when none was left). Posts nothing: the opening entries carry the general ledger's side. The
    * caller records the batch in the same transaction, so a batch is applied once.
    */
-  applyBatch?(trx: Knex.Transaction, context: DataContext, scope: ImportScope, afterRow: number, limit: number): Promise<number | null>;
+  applyBatch?(
+    trx: Knex.Transaction,
+    context: DataContext,
+    scope: ImportScope,
+    afterRow: number,
+    limit: number,
+  ): Promise<number | null>;
   /** Marks what the import created as cancelled; the caller reverses the opening entries. */
   cancel?(trx: Knex.Transaction, scope: ImportScope): Promise<void>;
 }

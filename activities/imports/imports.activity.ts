@@ -22,14 +22,28 @@ import { guardZip } from './zip-guard';
  */
 
 /** Creates an import of the enterprise at a cut-over date on or before its business date. */
-export async function createImport(context: ActivityContext, actor: Actor, input: { enterpriseId: string; cutOverDate: string }): Promise<string> {
+export async function createImport(
+  context: ActivityContext,
+  actor: Actor,
+  input: { enterpriseId: string; cutOverDate: string },
+): Promise<string> {
   return inTransaction(context.knex, async (trx) => {
     const businessDate = await businessDateOf(trx, input.enterpriseId, context.clock());
     if (input.cutOverDate > businessDate) {
-      throw new AppError('validation', 'invalid_request', `cut_over_date is after the business date ${businessDate}.`, [{ field: 'cut_over_date', message: `cut_over_date must be on or before the business date ${businessDate}` }]);
+      throw new AppError('validation', 'invalid_request', `cut_over_date is after the business date ${businessDate}.`, [
+        { field: 'cut_over_date', message: `cut_over_date must be on or before the business date ${businessDate}` },
+      ]);
     }
-    const [created] = await trx('imports').insert({ enterprise_id: input.enterpriseId, cut_over_date: input.cutOverDate, uploaded_by: actor.userId }).returning('id') as { id: string }[];
-    await recordAudit(trx, actor, { action: 'import.create', entityType: 'import', entityId: created!.id, enterpriseId: input.enterpriseId, details: { cut_over_date: input.cutOverDate } });
+    const [created] = (await trx('imports')
+      .insert({ enterprise_id: input.enterpriseId, cut_over_date: input.cutOverDate, uploaded_by: actor.userId })
+      .returning('id')) as { id: string }[];
+    await recordAudit(trx, actor, {
+      action: 'import.create',
+      entityType: 'import',
+      entityId: created!.id,
+      enterpriseId: input.enterpriseId,
+      details: { cut_over_date: input.cutOverDate },
+    });
     return created!.id;
   });
 }
@@ -74,11 +88,14 @@ function headerColumns(kind: ImportKind, header: FileRow | undefined): string[] 
   const known = columnNames(kind);
   const names = header.cells.map((cell) => cell.toLowerCase());
   const unknown = names.filter((name) => !known.includes(name));
-  if (unknown.length > 0) throw fileRefused(`The header names columns the ${kind} template has not: ${unknown.join(', ')}.`);
+  if (unknown.length > 0)
+    throw fileRefused(`The header names columns the ${kind} template has not: ${unknown.join(', ')}.`);
   const twice = names.filter((name, index) => names.indexOf(name) !== index);
   if (twice.length > 0) throw fileRefused(`The header names a column twice: ${twice.join(', ')}.`);
   // An optional column may be left out (a file of an earlier template, without a column added since): its cells read empty.
-  const missing = importTemplates[kind].filter((column) => column.required && !names.includes(column.name)).map((column) => column.name);
+  const missing = importTemplates[kind]
+    .filter((column) => column.required && !names.includes(column.name))
+    .map((column) => column.name);
   if (missing.length > 0) throw fileRefused(`The header lacks the ${kind} template's columns: ${missing.join(', ')}.`);
   return names;
 }
@@ -89,10 +106,22 @@ type StagedImport = { id: string; enterprise_id: string };
 /** A data row as stored: every column of the header, as text, and the columns holding a formula. */
 function stagedRow(imported: StagedImport, kind: ImportKind, names: readonly string[], row: FileRow) {
   const data = Object.fromEntries(names.map((name, index) => [name, row.cells[index] ?? '']));
-  return { enterprise_id: imported.enterprise_id, import_id: imported.id, kind, row_number: row.rowNumber, data, formulas: row.formulas.map((index) => names[index] ?? `column ${index + 1}`) };
+  return {
+    enterprise_id: imported.enterprise_id,
+    import_id: imported.id,
+    kind,
+    row_number: row.rowNumber,
+    data,
+    formulas: row.formulas.map((index) => names[index] ?? `column ${index + 1}`),
+  };
 }
 
-async function stageRows(trx: Knex.Transaction, imported: StagedImport, kind: ImportKind, rows: AsyncGenerator<FileRow>): Promise<number> {
+async function stageRows(
+  trx: Knex.Transaction,
+  imported: StagedImport,
+  kind: ImportKind,
+  rows: AsyncGenerator<FileRow>,
+): Promise<number> {
   const names = headerColumns(kind, (await rows.next()).value as FileRow | undefined);
   let batch: ReturnType<typeof stagedRow>[] = [];
   let count = 0;
@@ -110,9 +139,15 @@ async function stageRows(trx: Knex.Transaction, imported: StagedImport, kind: Im
 }
 
 /** Locks an import of the enterprise for a change; 404 when absent. */
-export async function lockImport(trx: Knex.Transaction, importId: string): Promise<{ id: string; enterprise_id: string; cut_over_date: string; status: string }> {
-  const row = await trx('imports').where({ id: importId }).forUpdate()
-    .first('id', 'enterprise_id', trx.raw('to_char(cut_over_date, \'YYYY-MM-DD\') AS cut_over_date'), 'status') as { id: string; enterprise_id: string; cut_over_date: string; status: string } | undefined;
+export async function lockImport(
+  trx: Knex.Transaction,
+  importId: string,
+): Promise<{ id: string; enterprise_id: string; cut_over_date: string; status: string }> {
+  const row = (await trx('imports')
+    .where({ id: importId })
+    .forUpdate()
+    .first('id', 'enterprise_id', trx.raw("to_char(cut_over_date, 'YYYY-MM-DD') AS cut_over_date"), 'status')) as
+    { id: string; enterprise_id: string; cut_over_date: string; status: string } | undefined;
   if (row === undefined) throw new NotFoundError('The import');
   return row;
 }
@@ -139,16 +174,43 @@ export async function uploadImportFile(
 async function stageFile(
   trx: Knex.Transaction,
   actor: Actor,
-  input: { importId: string; kind: ImportKind; path: string; format: ImportFileFormat; bytes: number; limitBytes: number },
+  input: {
+    importId: string;
+    kind: ImportKind;
+    path: string;
+    format: ImportFileFormat;
+    bytes: number;
+    limitBytes: number;
+  },
 ): Promise<{ format: ImportFileFormat; rows: number; bytes: number }> {
   const { format, bytes } = input;
   const imported = await lockImport(trx, input.importId);
   await trx('import_rows').where({ import_id: imported.id, kind: input.kind }).delete();
-  const rows = await stageRows(trx, imported, input.kind, fileRows(format, createReadStream(input.path), input.limitBytes));
-  const file = { enterprise_id: imported.enterprise_id, import_id: imported.id, kind: input.kind, format, rows, bytes, uploaded_by: actor.userId, uploaded_at: trx.fn.now() };
+  const rows = await stageRows(
+    trx,
+    imported,
+    input.kind,
+    fileRows(format, createReadStream(input.path), input.limitBytes),
+  );
+  const file = {
+    enterprise_id: imported.enterprise_id,
+    import_id: imported.id,
+    kind: input.kind,
+    format,
+    rows,
+    bytes,
+    uploaded_by: actor.userId,
+    uploaded_at: trx.fn.now(),
+  };
   await trx('import_files').insert(file).onConflict(['import_id', 'kind', 'enterprise_id']).merge();
   await trx('import_problems').where({ import_id: imported.id }).delete();
   await trx('imports').where({ id: imported.id }).update({ status: 'uploaded', validated_at: null });
-  await recordAudit(trx, actor, { action: 'import.upload', entityType: 'import', entityId: imported.id, enterpriseId: imported.enterprise_id, details: { kind: input.kind, format, rows } });
+  await recordAudit(trx, actor, {
+    action: 'import.upload',
+    entityType: 'import',
+    entityId: imported.id,
+    enterpriseId: imported.enterprise_id,
+    details: { kind: input.kind, format, rows },
+  });
   return { format, rows, bytes };
 }

@@ -12,11 +12,11 @@ import { trialBalanceSteps } from './trial-balance-steps';
  */
 export const importKindSteps: Partial<Record<ImportKind, ImportKindSteps>> = {
   'branches-users': branchUserSteps,
-  'members': memberSteps,
+  members: memberSteps,
   'member-accounts': memberAccountSteps,
-  'shares': shareSteps,
+  shares: shareSteps,
   'loan-installments': loanInstallmentSteps,
-  'loans': loanSteps,
+  loans: loanSteps,
   'trial-balance': trialBalanceSteps,
 };
 

@@ -15,21 +15,46 @@ const batchRows = 1000;
 export type RowRules = (data: Readonly<Record<string, string>>) => CellProblem[];
 
 /** The problems of a row: its cells' formats and formulas, then the kind's rules on the cells that read well. */
-function problemsOf(kind: ImportKind, data: Record<string, string>, formulas: string[], rules: RowRules): CellProblem[] {
+function problemsOf(
+  kind: ImportKind,
+  data: Record<string, string>,
+  formulas: string[],
+  rules: RowRules,
+): CellProblem[] {
   const problems = rowProblems(kind, data, formulas);
   const judged = new Set(problems.map((problem) => problem.column));
   return [...problems, ...rules(data).filter((problem) => !judged.has(problem.column))];
 }
 
 /** Judges every row of the kind alone, in batches by row number, and records the problems. */
-export async function checkEachRow(trx: Knex.Transaction, scope: ImportScope, kind: ImportKind, rules: RowRules): Promise<void> {
+export async function checkEachRow(
+  trx: Knex.Transaction,
+  scope: ImportScope,
+  kind: ImportKind,
+  rules: RowRules,
+): Promise<void> {
   let after = 0;
   for (;;) {
-    const rows = await trx('import_rows').where({ import_id: scope.importId, kind }).where('row_number', '>', after).orderBy('row_number').limit(batchRows)
-      .select('row_number', 'data', 'formulas') as { row_number: number; data: Record<string, string>; formulas: string[] }[];
+    const rows = (await trx('import_rows')
+      .where({ import_id: scope.importId, kind })
+      .where('row_number', '>', after)
+      .orderBy('row_number')
+      .limit(batchRows)
+      .select('row_number', 'data', 'formulas')) as {
+      row_number: number;
+      data: Record<string, string>;
+      formulas: string[];
+    }[];
     if (rows.length === 0) return;
-    const problems = rows.flatMap((row) => problemsOf(kind, row.data, row.formulas, rules)
-      .map((problem) => ({ enterprise_id: scope.enterpriseId, import_id: scope.importId, kind, row_number: row.row_number, ...problem })));
+    const problems = rows.flatMap((row) =>
+      problemsOf(kind, row.data, row.formulas, rules).map((problem) => ({
+        enterprise_id: scope.enterpriseId,
+        import_id: scope.importId,
+        kind,
+        row_number: row.row_number,
+        ...problem,
+      })),
+    );
     if (problems.length > 0) await trx('import_problems').insert(problems);
     after = rows.at(-1)!.row_number;
   }
@@ -46,11 +71,19 @@ export interface CrossCheck {
 }
 
 /** Records the problems of each check, set-based. */
-export async function checkAcrossRows(trx: Knex.Transaction, scope: ImportScope, kind: ImportKind, checks: readonly CrossCheck[]): Promise<void> {
+export async function checkAcrossRows(
+  trx: Knex.Transaction,
+  scope: ImportScope,
+  kind: ImportKind,
+  checks: readonly CrossCheck[],
+): Promise<void> {
   for (const check of checks) {
-    await trx.raw(`INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
+    await trx.raw(
+      `INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
       SELECT r.enterprise_id, r.import_id, r.kind, r.row_number, ?, coalesce(r.data->>?, ''), ? FROM import_rows r JOIN imports i ON i.id = r.import_id
-      WHERE r.import_id = ? AND r.kind = ? AND coalesce(r.data->>?, '') <> '' AND ${check.where}`, [check.column, check.column, check.problem, scope.importId, kind, check.column]);
+      WHERE r.import_id = ? AND r.kind = ? AND coalesce(r.data->>?, '') <> '' AND ${check.where}`,
+      [check.column, check.column, check.problem, scope.importId, kind, check.column],
+    );
   }
 }
 

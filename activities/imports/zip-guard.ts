@@ -4,7 +4,14 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import {
-  importFileCaps, isZip64Size, localSizeKnown, sharedStringsPart, zipDirectoryEntries, zipEndRecord, zipLocalHeader, zipSignatures,
+  importFileCaps,
+  isZip64Size,
+  localSizeKnown,
+  sharedStringsPart,
+  zipDirectoryEntries,
+  zipEndRecord,
+  zipLocalHeader,
+  zipSignatures,
   type ZipDirectoryEntry,
 } from '../../domain/imports/files';
 import { fileRefused } from './file-rows';
@@ -22,7 +29,12 @@ export async function guardZip(file: string, limitBytes: number): Promise<void> 
     const size = (await handle.stat()).size;
     const declared = await directoryOf(handle, size);
     const declaredTotal = checkDeclared(declared, limitBytes);
-    await inflateAll(handle, { file, size, declaredTotal, sharedCap: limitBytes * importFileCaps.sharedStringsBytesPerLimitByte });
+    await inflateAll(handle, {
+      file,
+      size,
+      declaredTotal,
+      sharedCap: limitBytes * importFileCaps.sharedStringsBytesPerLimitByte,
+    });
   } finally {
     await handle.close();
   }
@@ -42,7 +54,8 @@ async function directoryOf(handle: FileHandle, size: number): Promise<ZipDirecto
   const tailLength = Math.min(size, 22 + 0xffff);
   const end = zipEndRecord(await readAt(handle, size - tailLength, tailLength));
   if (end === null) throw unreadable('no zip directory');
-  if (end.entries > importFileCaps.zipEntries) throw bomb(`The zip holds ${end.entries} parts, more than ${importFileCaps.zipEntries}`);
+  if (end.entries > importFileCaps.zipEntries)
+    throw bomb(`The zip holds ${end.entries} parts, more than ${importFileCaps.zipEntries}`);
   if (end.directoryOffset + end.directorySize > size) throw unreadable('its zip directory lies past its end');
   try {
     return zipDirectoryEntries(await readAt(handle, end.directoryOffset, end.directorySize), end.entries);
@@ -57,8 +70,11 @@ function checkDeclared(entries: readonly ZipDirectoryEntry[], limitBytes: number
   const sharedCap = limitBytes * importFileCaps.sharedStringsBytesPerLimitByte;
   if (entries.some((entry) => isZip64Size(entry.uncompressedSize))) throw unreadable('ZIP64 parts are not taken');
   const total = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
-  const shared = entries.filter((entry) => entry.name === sharedStringsPart).reduce((sum, entry) => sum + entry.uncompressedSize, 0);
-  if (shared > sharedCap) throw bomb(`Its shared strings declare ${shared} bytes once inflated, more than ${sharedCap}`);
+  const shared = entries
+    .filter((entry) => entry.name === sharedStringsPart)
+    .reduce((sum, entry) => sum + entry.uncompressedSize, 0);
+  if (shared > sharedCap)
+    throw bomb(`Its shared strings declare ${shared} bytes once inflated, more than ${sharedCap}`);
   if (total > totalCap) throw bomb(`Its parts declare ${total} bytes once inflated, more than ${totalCap}`);
   return total;
 }
@@ -88,15 +104,22 @@ async function inflateAll(handle: FileHandle, walk: Walk): Promise<void> {
     }
     if (signature !== zipSignatures.local || head.length < 30) throw unreadable(`an unknown zip record at byte ${at}`);
     counted.parts += 1;
-    if (counted.parts > importFileCaps.zipEntries) throw bomb(`The zip holds more than ${importFileCaps.zipEntries} parts`);
+    if (counted.parts > importFileCaps.zipEntries)
+      throw bomb(`The zip holds more than ${importFileCaps.zipEntries} parts`);
     at = await inflatePart(handle, walk, at, counted);
   }
 }
 
 /** Inflates the part whose local header is at `at`, adds its bytes to `counted`, and answers where the next record starts. */
-async function inflatePart(handle: FileHandle, walk: Walk, at: number, counted: { total: number; shared: number }): Promise<number> {
+async function inflatePart(
+  handle: FileHandle,
+  walk: Walk,
+  at: number,
+  counted: { total: number; shared: number },
+): Promise<number> {
   const header = zipLocalHeader(await readAt(handle, at, 30));
-  if (isZip64Size(header.compressedSize) || isZip64Size(header.uncompressedSize)) throw unreadable('ZIP64 parts are not taken');
+  if (isZip64Size(header.compressedSize) || isZip64Size(header.uncompressedSize))
+    throw unreadable('ZIP64 parts are not taken');
   const name = (await readAt(handle, at + 30, header.nameLength)).toString('utf8');
   const start = at + header.length;
   const end = localSizeKnown(header) ? start + header.compressedSize : await descriptorAt(handle, start, walk.size);
@@ -129,7 +152,10 @@ async function descriptorAt(handle: FileHandle, start: number, size: number): Pr
 class Overflow extends Error {}
 
 /** The bytes `file[start, end)` inflates to, counted and dropped; stops at the first byte past `allowance` (answering allowance + 1). */
-async function inflatedBytes(file: string, part: { start: number; end: number; compressed: boolean; allowance: number }): Promise<number> {
+async function inflatedBytes(
+  file: string,
+  part: { start: number; end: number; compressed: boolean; allowance: number },
+): Promise<number> {
   let count = 0;
   const counter = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -137,7 +163,8 @@ async function inflatedBytes(file: string, part: { start: number; end: number; c
       done(count > part.allowance ? new Overflow() : null);
     },
   });
-  const source = part.end > part.start ? createReadStream(file, { start: part.start, end: part.end - 1 }) : Readable.from([]);
+  const source =
+    part.end > part.start ? createReadStream(file, { start: part.start, end: part.end - 1 }) : Readable.from([]);
   try {
     await pipeline(source, part.compressed ? createInflateRaw() : new PassThrough(), counter);
   } catch (error) {

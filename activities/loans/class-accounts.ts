@@ -8,7 +8,10 @@ export const classAccounts = (portfolioAccountCode: string): ClassAccounts => ({
 });
 
 /** The account holding a loan's principal now: a doubtful loan's own (by its cover, set by the provisioning run), otherwise its class's. */
-export function principalAccountOf(loan: { classification: LoanClass; doubtfulAccountCode: string | null }, portfolioAccountCode: string): string {
+export function principalAccountOf(
+  loan: { classification: LoanClass; doubtfulAccountCode: string | null },
+  portfolioAccountCode: string,
+): string {
   if (loan.classification !== 'doubtful') return classAccounts(portfolioAccountCode)[loan.classification];
   if (loan.doubtfulAccountCode === null) throw new Error('a doubtful loan keeps the account of its principal');
   return loan.doubtfulAccountCode;

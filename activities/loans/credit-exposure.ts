@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
-import { breachRow, checkCreditCaps, type CreditCapBreachRow, type CreditCapMode } from '../../domain/loans/credit-caps';
+import {
+  breachRow,
+  checkCreditCaps,
+  type CreditCapBreachRow,
+  type CreditCapMode,
+} from '../../domain/loans/credit-caps';
 import { AppError } from '../../domain/errors';
 import { Money, toFrancs } from '../../domain/money';
 import { paidUpCapital } from '../shares/capital';
@@ -9,7 +14,10 @@ import { paidUpCapital } from '../shares/capital';
  * granted (awaiting disbursement or outstanding) and the paid-up share capital of the register.
  */
 async function clientOutstanding(trx: Knex.Transaction, clientId: string): Promise<Money> {
-  const row = await trx('loans').where({ client_id: clientId }).whereIn('status', ['awaiting_disbursement', 'active']).first(trx.raw('COALESCE(SUM(outstanding_principal), 0) AS total'));
+  const row = await trx('loans')
+    .where({ client_id: clientId })
+    .whereIn('status', ['awaiting_disbursement', 'active'])
+    .first(trx.raw('COALESCE(SUM(outstanding_principal), 0) AS total'));
   return new Money(row.total as string);
 }
 
@@ -30,7 +38,11 @@ export async function assertCreditCaps(
   });
   if (!result.allowed) {
     const breach = result.breaches[0]!;
-    throw new AppError('conflict', breach.code, `The member's credit would reach ${toFrancs(breach.total, Money.ROUND_HALF_UP)} XAF, above the limit of ${toFrancs(breach.limit, Money.ROUND_HALF_UP)} XAF (COBAC R-2017/08).`);
+    throw new AppError(
+      'conflict',
+      breach.code,
+      `The member's credit would reach ${toFrancs(breach.total, Money.ROUND_HALF_UP)} XAF, above the limit of ${toFrancs(breach.limit, Money.ROUND_HALF_UP)} XAF (COBAC R-2017/08).`,
+    );
   }
   return result.breaches.map(breachRow);
 }

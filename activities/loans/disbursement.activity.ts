@@ -18,9 +18,16 @@ import { postLoanEngagements } from './off-balance';
 
 /** Maker-checker: the money is paid out by someone other than the approver who granted the loan. */
 async function assertNotFinalApprover(trx: Knex.Transaction, loan: Loan, actor: Actor): Promise<void> {
-  const approval = await trx('loan_application_decisions').where({ application_id: loan.applicationId, decision: 'approve' }).orderBy('decided_at', 'desc').first('decided_by');
+  const approval = await trx('loan_application_decisions')
+    .where({ application_id: loan.applicationId, decision: 'approve' })
+    .orderBy('decided_at', 'desc')
+    .first('decided_by');
   if (approval?.decided_by === actor.userId) {
-    throw new AppError('forbidden', 'approver_cannot_disburse', `The user who granted loan ${loan.number} cannot also pay it out.`);
+    throw new AppError(
+      'forbidden',
+      'approver_cannot_disburse',
+      `The user who granted loan ${loan.number} cannot also pay it out.`,
+    );
   }
 }
 
@@ -79,20 +86,33 @@ async function postWithheldCharges(trx: Knex.Transaction, now: Date, charges: Wi
 export async function disburseLoan(context: ActivityContext, actor: Actor, input: DisbursementInput): Promise<Loan> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
-    if (loan.status !== 'awaiting_disbursement') throw new AppError('conflict', 'loan_not_awaiting_disbursement', `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`);
+    if (loan.status !== 'awaiting_disbursement')
+      throw new AppError(
+        'conflict',
+        'loan_not_awaiting_disbursement',
+        `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`,
+      );
     await assertNotFinalApprover(trx, loan, actor);
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     const now = context.clock();
     const disbursedOn = await businessDateOf(trx, loan.enterpriseId, now);
     const principal = new Money(loan.principal);
     const fees = new Money(loan.fees);
-    const insurance: LoanInsurance = { premium: new Money(loan.insurancePremium), collection: loan.insuranceCollection };
+    const insurance: LoanInsurance = {
+      premium: new Money(loan.insurancePremium),
+      collection: loan.insuranceCollection,
+    };
     const leg = input.channel === 'account' ? await memberAccountLeg(trx, input.accountId!, loan.clientId) : null;
     // The till or the member's account: the one side that differs between the two channels.
     const fundsAccount = leg?.depositAccountCode ?? defaultRoleAccounts.cash;
     // The member's account, when one is moved, is the subject: its statement and the reconciliation read
     // its ledger lines through it. The loan's own history is its schedule and repayments.
-    const event = { enterpriseId: loan.enterpriseId, branchId: loan.branchId, subjectId: leg?.account.id ?? loan.id, actorId: actor.userId };
+    const event = {
+      enterpriseId: loan.enterpriseId,
+      branchId: loan.branchId,
+      subjectId: leg?.account.id ?? loan.id,
+      actorId: actor.userId,
+    };
     await recordBusinessEvent(trx, now, {
       ...event,
       kind: 'loan_disbursement',
@@ -102,7 +122,15 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       productAccounts: { loan_portfolio: product.portfolioAccountCode, member_deposits: fundsAccount },
       description: `disbursement ${loan.number}`,
     });
-    await postWithheldCharges(trx, now, { event, loan, channel: input.channel, fundsAccount, feeIncomeAccount: product.feeIncomeAccountCode, fees, insurance });
+    await postWithheldCharges(trx, now, {
+      event,
+      loan,
+      channel: input.channel,
+      fundsAccount,
+      feeIncomeAccount: product.feeIncomeAccountCode,
+      fees,
+      insurance,
+    });
     if (leg !== null) await moveAccountBalance(trx, leg, principal.minus(withheldAtDisbursement(fees, insurance)));
     // The loan's own terms, as granted: a product changed since approval does not change this loan.
     const simulation = simulateLoan({
@@ -126,10 +154,28 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       disbursedBy: actor.userId,
       teg: simulation.teg,
     });
-    await recordOriginalVersion(trx, { id: loan.id, principal, teg: disbursed.teg, disbursedOn, createdBy: actor.userId });
+    await recordOriginalVersion(trx, {
+      id: loan.id,
+      principal,
+      teg: disbursed.teg,
+      disbursedOn,
+      createdBy: actor.userId,
+    });
     // The financing commitment (922) is released as the money goes out: docs/domain.md §12.2.
     await postLoanEngagements(trx, { loanId: loan.id, date: disbursedOn, createdBy: actor.userId });
-    await recordAudit(trx, actor, { action: 'loan.disburse', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, channel: input.channel, principal: loan.principal, fees: loan.fees, insurance_premium: loan.insurancePremium } });
+    await recordAudit(trx, actor, {
+      action: 'loan.disburse',
+      entityType: 'loan',
+      entityId: loan.id,
+      enterpriseId: loan.enterpriseId,
+      details: {
+        number: loan.number,
+        channel: input.channel,
+        principal: loan.principal,
+        fees: loan.fees,
+        insurance_premium: loan.insurancePremium,
+      },
+    });
     return disbursed;
   });
 }

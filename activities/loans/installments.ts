@@ -54,16 +54,27 @@ export async function readInstallments(trx: Knex | Knex.Transaction, loanId: str
 }
 
 /** Replaces a loan's schedule (from the disbursement date): nothing is paid yet. */
-export async function writeSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule, insuranceParts: readonly Money[]): Promise<void> {
+export async function writeSchedule(
+  trx: Knex.Transaction,
+  loanId: string,
+  schedule: Schedule,
+  insuranceParts: readonly Money[],
+): Promise<void> {
   await trx('loan_installments').where({ loan_id: loanId }).delete();
   await insertSchedule(trx, loanId, schedule, insuranceParts);
 }
 
 /** A loan's enterprise, as a value of an insert of its rows (docs/scaling.md §4: they carry it), read in the same statement. */
-export const loanEnterprise = (trx: Knex.Transaction, loanId: string): Knex.QueryBuilder => trx('loans').where({ id: loanId }).select('enterprise_id');
+export const loanEnterprise = (trx: Knex.Transaction, loanId: string): Knex.QueryBuilder =>
+  trx('loans').where({ id: loanId }).select('enterprise_id');
 
 /** The schedule of a loan that has none yet (at approval), each installment with its part of a spread insurance premium. */
-export async function insertSchedule(trx: Knex.Transaction, loanId: string, schedule: Schedule, insuranceParts: readonly Money[]): Promise<void> {
+export async function insertSchedule(
+  trx: Knex.Transaction,
+  loanId: string,
+  schedule: Schedule,
+  insuranceParts: readonly Money[],
+): Promise<void> {
   await trx('loan_installments').insert(
     schedule.installments.map((installment, index) => ({
       enterprise_id: loanEnterprise(trx, loanId),
@@ -97,17 +108,19 @@ export function installmentsJson(
   settledOn: (installment: InstallmentState) => string | null,
   unearnedAdded: (installment: InstallmentState) => Money,
 ): string {
-  return JSON.stringify(installments.map((installment) => ({
-    number: installment.number,
-    penalty_due: formatAmount(installment.penaltyDue),
-    interest_due: formatAmount(installment.interestDue),
-    principal_paid: formatAmount(installment.principalPaid),
-    interest_paid: formatAmount(installment.interestPaid),
-    penalty_paid: formatAmount(installment.penaltyPaid),
-    penalty_through: installment.penaltyThrough,
-    paid_on: settledOn(installment),
-    unearned_added: formatAmount(unearnedAdded(installment)),
-    insurance_due: formatAmount(installment.insuranceDue ?? new Money(0)),
-    insurance_paid: formatAmount(installment.insurancePaid ?? new Money(0)),
-  })));
+  return JSON.stringify(
+    installments.map((installment) => ({
+      number: installment.number,
+      penalty_due: formatAmount(installment.penaltyDue),
+      interest_due: formatAmount(installment.interestDue),
+      principal_paid: formatAmount(installment.principalPaid),
+      interest_paid: formatAmount(installment.interestPaid),
+      penalty_paid: formatAmount(installment.penaltyPaid),
+      penalty_through: installment.penaltyThrough,
+      paid_on: settledOn(installment),
+      unearned_added: formatAmount(unearnedAdded(installment)),
+      insurance_due: formatAmount(installment.insuranceDue ?? new Money(0)),
+      insurance_paid: formatAmount(installment.insurancePaid ?? new Money(0)),
+    })),
+  );
 }

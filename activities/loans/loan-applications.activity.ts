@@ -19,9 +19,16 @@ import { assertApplicationWithinUsury } from './usury-rates.activity';
 
 function assertActiveProduct(product: LoanProduct | undefined, enterpriseId: string): asserts product is LoanProduct {
   if (product === undefined || product.enterpriseId !== enterpriseId) {
-    throw new AppError('validation', 'invalid_request', 'The product is not a loan product of this enterprise.', [{ field: 'product', message: 'product must be a loan product of the enterprise' }]);
+    throw new AppError('validation', 'invalid_request', 'The product is not a loan product of this enterprise.', [
+      { field: 'product', message: 'product must be a loan product of the enterprise' },
+    ]);
   }
-  if (!product.isActive) throw new AppError('conflict', 'product_inactive', `Loan product ${product.code} is deactivated: no new application.`);
+  if (!product.isActive)
+    throw new AppError(
+      'conflict',
+      'product_inactive',
+      `Loan product ${product.code} is deactivated: no new application.`,
+    );
 }
 
 /** A schedule for a product and terms, creating nothing; the start date defaults to the business date. */
@@ -32,7 +39,9 @@ export async function simulateForProduct(
   startDate: string | undefined,
 ): Promise<Simulation & { startDate: string }> {
   assertWithinProduct(product, requested);
-  const start = startDate ?? (await inTransaction(context.knex, (trx) => businessDateOf(trx, product.enterpriseId, context.clock())));
+  const start =
+    startDate ??
+    (await inTransaction(context.knex, (trx) => businessDateOf(trx, product.enterpriseId, context.clock())));
   return { ...simulateLoan(loanTermsOf(product, requested, start)), startDate: start };
 }
 
@@ -49,20 +58,29 @@ export interface SubmissionInput extends RequestedTerms {
  * enterprise, terms within bounds, credit caps as configured. Numbered `{branch}-D{year}-{n}` per branch and
  * year. The caller then starts its approval workflow.
  */
-export async function submitLoanApplication(context: ActivityContext, actor: Actor, input: SubmissionInput): Promise<{ application: LoanApplication; stepTimeLimitDays: number }> {
+export async function submitLoanApplication(
+  context: ActivityContext,
+  actor: Actor,
+  input: SubmissionInput,
+): Promise<{ application: LoanApplication; stepTimeLimitDays: number }> {
   return inTransaction(context.knex, async (trx) => {
     const client = await clientForCredit(trx, input.clientId);
     const product = await LoanProduct.query(trx).findById(input.productId);
     assertActiveProduct(product, client.enterprise_id);
     assertWithinProduct(product, input);
-    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: client.enterprise_id }).throwIfNotFound();
+    const configuration = await EnterpriseConfiguration.query(trx)
+      .findOne({ enterprise_id: client.enterprise_id })
+      .throwIfNotFound();
     const businessDate = await businessDateOf(trx, client.enterprise_id, context.clock());
     const simulation = simulateLoan(loanTermsOf(product, input, businessDate));
     await assertApplicationWithinUsury(trx, client.enterprise_id, businessDate, simulation.teg);
-    const capBreaches = await assertCreditCaps(
-      trx,
-      { enterpriseId: client.enterprise_id, clientId: client.id, relatedParty: client.related_party, requested: input.amount, mode: configuration.creditCapMode },
-    );
+    const capBreaches = await assertCreditCaps(trx, {
+      enterpriseId: client.enterprise_id,
+      clientId: client.id,
+      relatedParty: client.related_party,
+      requested: input.amount,
+      mode: configuration.creditCapMode,
+    });
     const { id, number } = await newYearlyRecord(
       trx,
       { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id },
@@ -88,10 +106,26 @@ export async function submitLoanApplication(context: ActivityContext, actor: Act
       currentStep: 'cashier',
       finalStep: finalStepFor(input.amount, configuration.approvalLimits),
       submittedBy: actor.userId,
-      loanOfficerId: await loanOfficerFor(trx, { enterpriseId: client.enterprise_id, branchId: client.branch_id }, input.loanOfficerId ?? actor.userId),
+      loanOfficerId: await loanOfficerFor(
+        trx,
+        { enterpriseId: client.enterprise_id, branchId: client.branch_id },
+        input.loanOfficerId ?? actor.userId,
+      ),
       workflowId: loanApprovalWorkflowId(id),
     });
-    await recordAudit(trx, actor, { action: 'loan_application.submit', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { number, amount: application.amount, term_periods: input.termPeriods, product: product.code, cap_breaches: capBreaches } });
+    await recordAudit(trx, actor, {
+      action: 'loan_application.submit',
+      entityType: 'loan_application',
+      entityId: application.id,
+      enterpriseId: application.enterpriseId,
+      details: {
+        number,
+        amount: application.amount,
+        term_periods: input.termPeriods,
+        product: product.code,
+        cap_breaches: capBreaches,
+      },
+    });
     return { application, stepTimeLimitDays: configuration.approvalStepTimeLimitDays };
   });
 }
@@ -113,11 +147,14 @@ export async function clientForCredit(trx: Knex.Transaction, clientId: string): 
     .forUpdate('c')
     .first('c.id', 'c.enterprise_id', 'c.branch_id', 'b.code as branch_code', 'c.status', 'c.related_party');
   if (client === undefined) throw new NotFoundError('The member');
-  if (client.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${client.status}: no credit can be granted.`);
+  if (client.status !== 'active')
+    throw new AppError('conflict', 'member_not_active', `The member is ${client.status}: no credit can be granted.`);
   return client;
 }
 
 /** The workflow could not be started: the application ends, with the reason, instead of waiting forever. */
 export async function markApplicationFailed(knex: Knex, applicationId: string, reason: string): Promise<void> {
-  await knex('loan_applications').where({ id: applicationId, status: 'in_review' }).update({ status: 'failed', current_step: null, status_reason: reason, ended_at: knex.fn.now() });
+  await knex('loan_applications')
+    .where({ id: applicationId, status: 'in_review' })
+    .update({ status: 'failed', current_step: null, status_reason: reason, ended_at: knex.fn.now() });
 }

@@ -40,19 +40,23 @@ export interface DecisionToRecord {
   stepAfter: ApprovalStep | null;
 }
 
-export type RecordedDecision
-  = | {
-    outcome: 'recorded';
-    status: ApplicationStatus;
-    loanId: string | null;
-    /** ISO timestamp, from the activity's clock (workflows read no clock). */
-    decidedAt: string;
-  }
+export type RecordedDecision =
+  | {
+      outcome: 'recorded';
+      status: ApplicationStatus;
+      loanId: string | null;
+      /** ISO timestamp, from the activity's clock (workflows read no clock). */
+      decidedAt: string;
+    }
   /** A business rule refused it (the credit cap at final approval…): nothing was written, the step stays open. */
   | Refused;
 
 export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
-  return refusalAsOutcome(async () => (input.statusAfter === 'approved' ? undefined : await recordInOneStatement(knex, now, input)) ?? persistDecision(knex, now, input));
+  return refusalAsOutcome(
+    async () =>
+      (input.statusAfter === 'approved' ? undefined : await recordInOneStatement(knex, now, input)) ??
+      persistDecision(knex, now, input),
+  );
 }
 
 /**
@@ -62,11 +66,17 @@ export async function recordLoanDecision(knex: Knex, now: Date, input: DecisionT
  * decision and its audit are inserted from what it matched. Nothing matched (a retried activity, a closed
  * application): undefined, and the locked way answers as before.
  */
-async function recordInOneStatement(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision | undefined> {
+async function recordInOneStatement(
+  knex: Knex,
+  now: Date,
+  input: DecisionToRecord,
+): Promise<RecordedDecision | undefined> {
   const decidedAt = now.toISOString();
   const moved = knex('loan_applications')
     .where({ id: input.applicationId, status: 'in_review', current_step: input.step })
-    .whereNotExists(knex('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).select(knex.raw('1')))
+    .whereNotExists(
+      knex('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).select(knex.raw('1')),
+    )
     .update(stateAfter(input, decidedAt))
     .returning(['id', 'enterprise_id']);
   // The enterprise comes from the row the update matched.
@@ -95,19 +105,34 @@ const decisionRow = (input: DecisionToRecord, decidedAt: string) => ({
 
 /** The decision's audit row, with the loan it granted. */
 function decisionAudit(input: DecisionToRecord, enterpriseId: string, loanId: string | null) {
-  return auditRow({ userId: input.deciderId, requestId: input.requestId, address: input.address }, {
-    action: `loan_application.${input.decision}`,
-    entityType: 'loan_application',
-    entityId: input.applicationId,
-    enterpriseId,
-    details: { step: input.step, comment: input.comment, status_after: input.statusAfter, step_after: input.stepAfter, loan: loanId },
-  });
+  return auditRow(
+    { userId: input.deciderId, requestId: input.requestId, address: input.address },
+    {
+      action: `loan_application.${input.decision}`,
+      entityType: 'loan_application',
+      entityId: input.applicationId,
+      enterpriseId,
+      details: {
+        step: input.step,
+        comment: input.comment,
+        status_after: input.statusAfter,
+        step_after: input.stepAfter,
+        loan: loanId,
+      },
+    },
+  );
 }
 
 /** The application's columns once the decision is written. */
 function stateAfter(input: DecisionToRecord, decidedAt: string) {
   const ended = input.statusAfter !== 'in_review';
-  return { status: input.statusAfter, current_step: input.stepAfter, step_started_at: decidedAt, ended_at: ended ? decidedAt : null, status_reason: ended ? input.comment : '' };
+  return {
+    status: input.statusAfter,
+    current_step: input.stepAfter,
+    step_started_at: decidedAt,
+    ended_at: ended ? decidedAt : null,
+    status_reason: ended ? input.comment : '',
+  };
 }
 
 /** An insert of one row per row of the statement's `moved`, with its enterprise: nothing when it matched nothing. */
@@ -115,23 +140,53 @@ function insertForMoved(knex: Knex, table: string, values: Record<string, Knex.V
   const columns = Object.keys(values);
   const names = columns.map(() => '??').join(', ');
   const placeholders = columns.map(() => '?').join(', ');
-  return knex.raw(`INSERT INTO ?? (enterprise_id, ${names}) SELECT moved.enterprise_id, ${placeholders} FROM moved`, [table, ...columns, ...Object.values(values)]);
+  return knex.raw(`INSERT INTO ?? (enterprise_id, ${names}) SELECT moved.enterprise_id, ${placeholders} FROM moved`, [
+    table,
+    ...columns,
+    ...Object.values(values),
+  ]);
 }
 
 async function persistDecision(knex: Knex, now: Date, input: DecisionToRecord): Promise<RecordedDecision> {
   return inTransaction(knex, async (trx) => {
     // The application locked and a decision already written under this key (a retried activity), in one read.
-    const earlierDecision = trx('loan_application_decisions').where({ idempotency_key: input.idempotencyKey }).select('decided_at');
-    const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().select('loan_applications.*', earlierDecision.as('earlier_decided_at')).throwIfNotFound();
+    const earlierDecision = trx('loan_application_decisions')
+      .where({ idempotency_key: input.idempotencyKey })
+      .select('decided_at');
+    const application = await LoanApplication.query(trx)
+      .findById(input.applicationId)
+      .forUpdate()
+      .select('loan_applications.*', earlierDecision.as('earlier_decided_at'))
+      .throwIfNotFound();
     const earlier = (application as LoanApplication & { earlierDecidedAt: Date | null }).earlierDecidedAt;
-    if (earlier !== null) return { outcome: 'recorded', status: application.status as ApplicationStatus, loanId: await loanIdOf(trx, application.id), decidedAt: earlier.toISOString() };
+    if (earlier !== null)
+      return {
+        outcome: 'recorded',
+        status: application.status as ApplicationStatus,
+        loanId: await loanIdOf(trx, application.id),
+        decidedAt: earlier.toISOString(),
+      };
     const decidedAt = now.toISOString();
-    if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
+    if (application.status !== 'in_review')
+      throw new AppError('conflict', 'application_closed', `The application is ${application.status}.`);
     // Final approval: the caps are checked again (other credit may have been granted meanwhile), then the loan.
-    const loanId = input.statusAfter === 'approved' ? await createLoan(trx, now, application, { userId: input.deciderId, requestId: input.requestId, address: input.address }) : null;
+    const loanId =
+      input.statusAfter === 'approved'
+        ? await createLoan(trx, now, application, {
+            userId: input.deciderId,
+            requestId: input.requestId,
+            address: input.address,
+          })
+        : null;
     // The decision, its audit and the application's new state in one statement.
     await trx
-      .with('decision', trx('loan_application_decisions').insert({ enterprise_id: application.enterpriseId, ...decisionRow(input, decidedAt) }))
+      .with(
+        'decision',
+        trx('loan_application_decisions').insert({
+          enterprise_id: application.enterpriseId,
+          ...decisionRow(input, decidedAt),
+        }),
+      )
       .with('audit', trx('audit_events').insert(decisionAudit(input, application.enterpriseId, loanId)))
       .table('loan_applications')
       .where({ id: application.id })
@@ -150,22 +205,46 @@ async function loanIdOf(trx: Knex.Transaction, applicationId: string): Promise<s
  * The loan an approved application becomes: numbered from LoanSequence (`{branch}-P{year}-{n}`, per branch
  * and year), its schedule provisionally from the approval date until disbursement dates it for good.
  */
-async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApplication, approvedBy: Requester): Promise<string> {
+async function createLoan(
+  trx: Knex.Transaction,
+  now: Date,
+  application: LoanApplication,
+  approvedBy: Requester,
+): Promise<string> {
   const client = await clientForCredit(trx, application.clientId);
-  const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: application.enterpriseId }).throwIfNotFound();
+  const configuration = await EnterpriseConfiguration.query(trx)
+    .findOne({ enterprise_id: application.enterpriseId })
+    .throwIfNotFound();
   const principal = new Money(application.amount);
-  await assertCreditCaps(
-    trx,
-    { enterpriseId: application.enterpriseId, clientId: client.id, relatedParty: client.related_party, requested: principal, mode: configuration.creditCapMode },
-  );
+  await assertCreditCaps(trx, {
+    enterpriseId: application.enterpriseId,
+    clientId: client.id,
+    relatedParty: client.related_party,
+    requested: principal,
+    mode: configuration.creditCapMode,
+  });
   const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
   const approvedOn = effectiveBusinessDate(configuration, now);
   // The fees and the insurance premium quoted at submission are those charged.
-  const terms = loanTermsOf(product, { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods }, approvedOn);
+  const terms = loanTermsOf(
+    product,
+    { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods },
+    approvedOn,
+  );
   const insurance = { premium: new Money(application.insurancePremium), collection: product.insuranceCollection };
-  const simulation = simulateLoan({ ...terms, feeRate: new Money(0), feeFixed: new Money(application.fees), insurance });
+  const simulation = simulateLoan({
+    ...terms,
+    feeRate: new Money(0),
+    feeFixed: new Money(application.fees),
+    insurance,
+  });
   const year = Number(approvedOn.slice(0, 4));
-  const sequence = await nextSequenceValue(trx, { name: 'loan', enterpriseId: application.enterpriseId, branchId: application.branchId, year });
+  const sequence = await nextSequenceValue(trx, {
+    name: 'loan',
+    enterpriseId: application.enterpriseId,
+    branchId: application.branchId,
+    year,
+  });
   const loan = await Loan.query(trx).insert({
     enterpriseId: application.enterpriseId,
     branchId: application.branchId,
@@ -191,22 +270,44 @@ async function createLoan(trx: Knex.Transaction, now: Date, application: LoanApp
   });
   await insertSchedule(trx, loan.id, simulation.schedule, simulation.insuranceParts);
   // Guarantees offered with the application now secure the loan.
-  await trx('loan_guarantees').where({ application_id: application.id }).whereNull('loan_id').update({ loan_id: loan.id });
+  await trx('loan_guarantees')
+    .where({ application_id: application.id })
+    .whereNull('loan_id')
+    .update({ loan_id: loan.id });
   // The financing commitment given and the guarantees in force go off-balance as the loan is granted (docs/domain.md §12.2).
   await postLoanEngagements(trx, { loanId: loan.id, date: approvedOn, createdBy: approvedBy.userId });
-  await recordAudit(trx, approvedBy, { action: 'loan.create', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { number: loan.number, application: application.number, principal: loan.principal } });
+  await recordAudit(trx, approvedBy, {
+    action: 'loan.create',
+    entityType: 'loan',
+    entityId: loan.id,
+    enterpriseId: loan.enterpriseId,
+    details: { number: loan.number, application: application.number, principal: loan.principal },
+  });
   return loan.id;
 }
 
 /** A step left undecided beyond its time limit: the application ends as expired, with the reason. */
-export async function expireLoanApplication(knex: Knex, now: Date, input: { applicationId: string; step: ApprovalStep; limitSeconds: number }): Promise<void> {
+export async function expireLoanApplication(
+  knex: Knex,
+  now: Date,
+  input: { applicationId: string; step: ApprovalStep; limitSeconds: number },
+): Promise<void> {
   await inTransaction(knex, async (trx) => {
     const application = await LoanApplication.query(trx).findById(input.applicationId).forUpdate().throwIfNotFound();
     if (application.status !== 'in_review') return;
     const reason = `The ${input.step} step was not decided within ${describeLimit(input.limitSeconds)}.`;
-    await trx('loan_applications').where({ id: application.id }).update({ status: 'expired', current_step: null, status_reason: reason, ended_at: now });
-    await recordAudit(trx, null, { action: 'loan_application.expire', entityType: 'loan_application', entityId: application.id, enterpriseId: application.enterpriseId, details: { step: input.step, reason } });
+    await trx('loan_applications')
+      .where({ id: application.id })
+      .update({ status: 'expired', current_step: null, status_reason: reason, ended_at: now });
+    await recordAudit(trx, null, {
+      action: 'loan_application.expire',
+      entityType: 'loan_application',
+      entityId: application.id,
+      enterpriseId: application.enterpriseId,
+      details: { step: input.step, reason },
+    });
   });
 }
 
-const describeLimit = (seconds: number): string => (seconds % 86_400 === 0 ? `${seconds / 86_400} day(s)` : `${seconds} second(s)`);
+const describeLimit = (seconds: number): string =>
+  seconds % 86_400 === 0 ? `${seconds / 86_400} day(s)` : `${seconds} second(s)`;

@@ -34,14 +34,30 @@ export interface LoanRecoveryRow {
 
 /** The recoveries with their loan's number: the list, the detail and a retry read them the same way. */
 export const recoveriesQuery = (knex: Knex) =>
-  knex('loan_recoveries as r').join('loans as l', 'l.id', 'r.loan_id').select(
-    'r.id', 'r.enterprise_id', 'r.branch_id', 'r.loan_id', 'l.number as loan_number', 'r.amount', 'r.channel', 'r.account_id', 'r.reference',
-    knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`), 'r.event_id', 'r.recorded_by', 'r.request', 'r.created_at',
-  );
+  knex('loan_recoveries as r')
+    .join('loans as l', 'l.id', 'r.loan_id')
+    .select(
+      'r.id',
+      'r.enterprise_id',
+      'r.branch_id',
+      'r.loan_id',
+      'l.number as loan_number',
+      'r.amount',
+      'r.channel',
+      'r.account_id',
+      'r.reference',
+      knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`),
+      'r.event_id',
+      'r.recorded_by',
+      'r.request',
+      'r.created_at',
+    );
 
 /** What was recovered on a loan since its write-off. */
 export async function recoveredOn(knex: Knex, loanId: string): Promise<Money> {
-  const row = await knex('loan_recoveries').where({ loan_id: loanId }).first(knex.raw('COALESCE(sum(amount), 0)::text AS total'));
+  const row = await knex('loan_recoveries')
+    .where({ loan_id: loanId })
+    .first(knex.raw('COALESCE(sum(amount), 0)::text AS total'));
   return new Money(row.total as string);
 }
 
@@ -51,23 +67,48 @@ export async function recoveredOn(knex: Knex, loanId: string): Promise<Money> {
  * The loan stays written off: nothing goes back to its receivable, its provisions or class 9. Money coming in, like a
  * repayment, it runs at once (no four eyes). A retry with the same Idempotency-Key answers the first recovery.
  */
-export async function recordRecovery(context: DataContext, actor: Actor, input: RecoveryInput): Promise<{ recovery: LoanRecoveryRow; replayed: boolean }> {
+export async function recordRecovery(
+  context: DataContext,
+  actor: Actor,
+  input: RecoveryInput,
+): Promise<{ recovery: LoanRecoveryRow; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
-    const request = { loan: loan.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    const request = {
+      loan: loan.id,
+      amount: formatAmount(input.amount),
+      channel: input.channel,
+      account: input.accountId,
+      reference: input.reference,
+    };
     if (input.idempotencyKey !== null) {
-      const earlier = (await recoveriesQuery(trx).where({ 'r.enterprise_id': loan.enterpriseId, 'r.recorded_by': actor.userId, 'r.idempotency_key': input.idempotencyKey }).first()) as LoanRecoveryRow | undefined;
+      const earlier = (await recoveriesQuery(trx)
+        .where({
+          'r.enterprise_id': loan.enterpriseId,
+          'r.recorded_by': actor.userId,
+          'r.idempotency_key': input.idempotencyKey,
+        })
+        .first()) as LoanRecoveryRow | undefined;
       if (earlier !== undefined) {
         assertSameRequest(earlier.request, request);
         return { recovery: earlier, replayed: true };
       }
     }
-    if (loan.status !== 'written_off') throw new AppError('conflict', 'loan_not_written_off', `Loan ${loan.number} is ${loan.status}: only a written-off loan takes a recovery (a repayment otherwise).`);
+    if (loan.status !== 'written_off')
+      throw new AppError(
+        'conflict',
+        'loan_not_written_off',
+        `Loan ${loan.number} is ${loan.status}: only a written-off loan takes a recovery (a repayment otherwise).`,
+      );
     const leg = input.channel === 'account' ? await memberAccountLeg(trx, input.accountId!, loan.clientId) : null;
     const id = randomUUID();
     const recorded = await recordBusinessEvent(trx, context.clock(), {
-      enterpriseId: loan.enterpriseId, branchId: loan.branchId, kind: 'loan_recovery', amount: input.amount, actorId: actor.userId,
+      enterpriseId: loan.enterpriseId,
+      branchId: loan.branchId,
+      kind: 'loan_recovery',
+      amount: input.amount,
+      actorId: actor.userId,
       // As for a repayment: the member's account when it pays, so its statement shows the debit.
       subjectId: leg?.account.id ?? loan.id,
       payload: { loan: loan.id, loan_number: loan.number, recovery: id, channel: input.channel },
@@ -77,11 +118,27 @@ export async function recordRecovery(context: DataContext, actor: Actor, input: 
     });
     if (leg !== null) await moveAccountBalance(trx, leg, input.amount.negated());
     await trx('loan_recoveries').insert({
-      id, enterprise_id: loan.enterpriseId, branch_id: loan.branchId, loan_id: loan.id, amount: formatAmount(input.amount), channel: input.channel, account_id: input.accountId,
-      reference: input.reference, business_date: recorded.businessDate, event_id: recorded.eventId, recorded_by: actor.userId,
-      idempotency_key: input.idempotencyKey, request: JSON.stringify(request),
+      id,
+      enterprise_id: loan.enterpriseId,
+      branch_id: loan.branchId,
+      loan_id: loan.id,
+      amount: formatAmount(input.amount),
+      channel: input.channel,
+      account_id: input.accountId,
+      reference: input.reference,
+      business_date: recorded.businessDate,
+      event_id: recorded.eventId,
+      recorded_by: actor.userId,
+      idempotency_key: input.idempotencyKey,
+      request: JSON.stringify(request),
     });
-    await recordAudit(trx, actor, { action: 'loan.recovery', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { recovery: id, amount: request.amount, channel: input.channel } });
+    await recordAudit(trx, actor, {
+      action: 'loan.recovery',
+      entityType: 'loan',
+      entityId: loan.id,
+      enterpriseId: loan.enterpriseId,
+      details: { recovery: id, amount: request.amount, channel: input.channel },
+    });
     return { recovery: (await recoveriesQuery(trx).where('r.id', id).first()) as LoanRecoveryRow, replayed: false };
   });
 }

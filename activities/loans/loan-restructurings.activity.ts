@@ -5,7 +5,12 @@ import type { ApprovalStep } from '../../domain/loans/approval';
 import type { LoanClass } from '../../domain/loans/classification';
 import { accruePenalties, unpaidInsurance, type InstallmentState } from '../../domain/loans/position';
 import {
-  approversAbove, assertRestructuringTerms, requiredPayment, restructuredSchedule, type CapitalisedArrears, type RestructuringTerms,
+  approversAbove,
+  assertRestructuringTerms,
+  requiredPayment,
+  restructuredSchedule,
+  type CapitalisedArrears,
+  type RestructuringTerms,
 } from '../../domain/loans/restructuring';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
@@ -39,10 +44,19 @@ export interface OpenedRestructuring {
   approverRoles: Role[];
 }
 
-const notActive = (loan: Loan) => new AppError('conflict', 'loan_not_active', `Loan ${loan.number} is ${loan.status}: only an active loan is restructured.`);
+const notActive = (loan: Loan) =>
+  new AppError(
+    'conflict',
+    'loan_not_active',
+    `Loan ${loan.number} is ${loan.status}: only an active loan is restructured.`,
+  );
 
 /** Records the request, `pending`: one at a time per loan, its terms within the loan's product. */
-export async function openRestructuring(context: DataContext, actor: Actor, input: RestructuringRequest): Promise<OpenedRestructuring> {
+export async function openRestructuring(
+  context: DataContext,
+  actor: Actor,
+  input: RestructuringRequest,
+): Promise<OpenedRestructuring> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
@@ -50,16 +64,43 @@ export async function openRestructuring(context: DataContext, actor: Actor, inpu
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     assertRestructuringTerms(input, product);
     const pending = await trx('loan_restructurings').where({ loan_id: loan.id, status: 'pending' }).first('id');
-    if (pending !== undefined) throw new AppError('conflict', 'restructuring_pending', `Loan ${loan.number} already has a restructuring awaiting its decision.`);
+    if (pending !== undefined)
+      throw new AppError(
+        'conflict',
+        'restructuring_pending',
+        `Loan ${loan.number} already has a restructuring awaiting its decision.`,
+      );
     const application = await trx('loan_applications').where({ id: loan.applicationId }).first('final_step');
-    const [{ id }] = await trx('loan_restructurings').insert({
-      enterprise_id: loan.enterpriseId, branch_id: loan.branchId, loan_id: loan.id, term_periods: input.termPeriods, annual_rate: input.annualRate.toFixed(6),
-      grace_periods: input.gracePeriods, capitalise_arrears: input.capitaliseArrears,
-      capitalised_arrears: input.capitalisedArrears, reason: input.reason, requested_by: actor.userId, requested_at: context.clock(),
-    }).returning('id');
-    await recordAudit(trx, actor, { action: 'loan_restructuring.request', entityType: 'loan_restructuring', entityId: id, enterpriseId: loan.enterpriseId, details: { loan: loan.number, reason: input.reason } });
+    const [{ id }] = await trx('loan_restructurings')
+      .insert({
+        enterprise_id: loan.enterpriseId,
+        branch_id: loan.branchId,
+        loan_id: loan.id,
+        term_periods: input.termPeriods,
+        annual_rate: input.annualRate.toFixed(6),
+        grace_periods: input.gracePeriods,
+        capitalise_arrears: input.capitaliseArrears,
+        capitalised_arrears: input.capitalisedArrears,
+        reason: input.reason,
+        requested_by: actor.userId,
+        requested_at: context.clock(),
+      })
+      .returning('id');
+    await recordAudit(trx, actor, {
+      action: 'loan_restructuring.request',
+      entityType: 'loan_restructuring',
+      entityId: id,
+      enterpriseId: loan.enterpriseId,
+      details: { loan: loan.number, reason: input.reason },
+    });
     const grantedBy = (application?.final_step ?? 'direction') as ApprovalStep;
-    return { id, loanNumber: loan.number, enterpriseId: loan.enterpriseId, branchId: loan.branchId, approverRoles: approversAbove(grantedBy) };
+    return {
+      id,
+      loanNumber: loan.number,
+      enterpriseId: loan.enterpriseId,
+      branchId: loan.branchId,
+      approverRoles: approversAbove(grantedBy),
+    };
   });
 }
 
@@ -91,7 +132,12 @@ const zero = new Money(0);
 function arrearsAt(installments: readonly InstallmentState[], date: string, part: CapitalisedArrears): Capitalisation {
   const principalOwed = (row: InstallmentState) => (part === 'all' ? row.principalDue.minus(row.principalPaid) : zero);
   const owed = (row: InstallmentState) =>
-    principalOwed(row).plus(row.interestDue).plus(row.penaltyDue).minus(row.interestPaid).minus(row.penaltyPaid).plus(unpaidInsurance(row));
+    principalOwed(row)
+      .plus(row.interestDue)
+      .plus(row.penaltyDue)
+      .minus(row.interestPaid)
+      .minus(row.penaltyPaid)
+      .plus(unpaidInsurance(row));
   const rows = installments.filter((row) => row.dueDate <= date && !owed(row).isZero());
   const sum = (of: (row: InstallmentState) => Money) => rows.reduce((total, row) => total.plus(of(row)), zero);
   return {
@@ -111,15 +157,26 @@ async function capitalise(trx: Knex.Transaction, loanId: string, arrears: Capita
   const all = arrears.part === 'all';
   for (const row of arrears.rows) {
     const settled = all || row.principalPaid.eq(row.principalDue);
-    await trx('loan_installments').where({ loan_id: loanId, number: row.number }).update({
-      ...(all ? { principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)), principal_paid: formatAmount(row.principalDue) } : {}),
-      interest_capitalised: formatAmount(row.interestDue.minus(row.interestPaid)),
-      penalty_capitalised: formatAmount(row.penaltyDue.minus(row.penaltyPaid)),
-      insurance_capitalised: formatAmount(unpaidInsurance(row)),
-      penalty_due: formatAmount(row.penaltyDue), penalty_through: date,
-      interest_paid: formatAmount(row.interestDue), penalty_paid: formatAmount(row.penaltyDue), insurance_paid: formatAmount(row.insuranceDue ?? zero),
-      capitalised_on: date, paid_on: settled ? date : null,
-    });
+    await trx('loan_installments')
+      .where({ loan_id: loanId, number: row.number })
+      .update({
+        ...(all
+          ? {
+              principal_capitalised: formatAmount(row.principalDue.minus(row.principalPaid)),
+              principal_paid: formatAmount(row.principalDue),
+            }
+          : {}),
+        interest_capitalised: formatAmount(row.interestDue.minus(row.interestPaid)),
+        penalty_capitalised: formatAmount(row.penaltyDue.minus(row.penaltyPaid)),
+        insurance_capitalised: formatAmount(unpaidInsurance(row)),
+        penalty_due: formatAmount(row.penaltyDue),
+        penalty_through: date,
+        interest_paid: formatAmount(row.interestDue),
+        penalty_paid: formatAmount(row.penaltyDue),
+        insurance_paid: formatAmount(row.insuranceDue ?? zero),
+        capitalised_on: date,
+        paid_on: settled ? date : null,
+      });
   }
 }
 
@@ -128,53 +185,123 @@ async function capitalise(trx: Knex.Transaction, loanId: string, arrears: Capita
  * installments not yet due replaced by the new series (`replaceSchedule`, reason `restructuring`), the loan flagged,
  * and what Art. 14 will read recorded. Idempotent: an applied restructuring is answered as it is.
  */
-export async function applyRestructuring(context: DataContext, maker: Actor, payload: { restructuringId: string }): Promise<{ restructuringId: string; scheduleVersion: number }> {
+export async function applyRestructuring(
+  context: DataContext,
+  maker: Actor,
+  payload: { restructuringId: string },
+): Promise<{ restructuringId: string; scheduleVersion: number }> {
   return inTransaction(context.knex, async (trx) => {
-    const row = (await trx('loan_restructurings').where({ id: payload.restructuringId }).forUpdate().first()) as (RestructuringRow & { schedule_version: number | null }) | undefined;
+    const row = (await trx('loan_restructurings').where({ id: payload.restructuringId }).forUpdate().first()) as
+      (RestructuringRow & { schedule_version: number | null }) | undefined;
     if (row === undefined) throw new NotFoundError('The restructuring');
     if (row.status === 'approved') return { restructuringId: row.id, scheduleVersion: row.schedule_version! };
-    if (row.status !== 'pending') throw new AppError('conflict', 'restructuring_closed', `The restructuring is ${row.status}.`);
+    if (row.status !== 'pending')
+      throw new AppError('conflict', 'restructuring_closed', `The restructuring is ${row.status}.`);
     const loan = await Loan.query(trx).findById(row.loan_id).forUpdate().throwIfNotFound();
     if (loan.status !== 'active') throw notActive(loan);
     const now = context.clock();
     const effectiveOn = await businessDateOf(trx, loan.enterpriseId, now);
-    const installments = accruePenalties(await readInstallments(trx, loan.id), effectiveOn, new Money(loan.penaltyRate));
+    const installments = accruePenalties(
+      await readInstallments(trx, loan.id),
+      effectiveOn,
+      new Money(loan.penaltyRate),
+    );
     const arrears = arrearsAt(installments, effectiveOn, row.capitalised_arrears);
     const paidSome = (installment: InstallmentState) =>
-      installment.principalPaid.plus(installment.interestPaid).plus(installment.penaltyPaid).plus(installment.insurancePaid ?? zero).gt(0);
+      installment.principalPaid
+        .plus(installment.interestPaid)
+        .plus(installment.penaltyPaid)
+        .plus(installment.insurancePaid ?? zero)
+        .gt(0);
     const begun = installments.filter((installment) => installment.dueDate <= effectiveOn || paidSome(installment));
     const keptThrough = begun.reduce((last, installment) => Math.max(last, installment.number), 0);
     const replaced = installments.filter((installment) => installment.number > keptThrough);
     const later = replaced.reduce((total, installment) => total.plus(installment.principalDue), zero);
-    const capitalised = row.capitalise_arrears ? arrears : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
+    const capitalised = row.capitalise_arrears
+      ? arrears
+      : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
     // The spread premium not yet paid rides on the new series: the parts replaced, and those capitalised (§14.6).
-    const insurance = replaced.reduce((total, installment) => total.plus(unpaidInsurance(installment)), capitalised.insurance);
+    const insurance = replaced.reduce(
+      (total, installment) => total.plus(unpaidInsurance(installment)),
+      capitalised.insurance,
+    );
     const restructured = later.plus(capitalised.principal);
-    if (restructured.isZero()) throw new AppError('conflict', 'nothing_to_restructure', `Loan ${loan.number} has no principal left to fall due to restructure.`);
+    if (restructured.isZero())
+      throw new AppError(
+        'conflict',
+        'nothing_to_restructure',
+        `Loan ${loan.number} has no principal left to fall due to restructure.`,
+      );
     if (row.capitalise_arrears) await capitalise(trx, loan.id, capitalised, effectiveOn);
-    const terms = { termPeriods: row.term_periods, annualRate: new Money(row.annual_rate), gracePeriods: row.grace_periods };
+    const terms = {
+      termPeriods: row.term_periods,
+      annualRate: new Money(row.annual_rate),
+      gracePeriods: row.grace_periods,
+    };
     const schedule = restructuredSchedule({
-      ...terms, principal: restructured, capitalisedInterest: capitalised.interest, insurance, method: loan.method, frequency: loan.frequency, effectiveOn,
+      ...terms,
+      principal: restructured,
+      capitalisedInterest: capitalised.interest,
+      insurance,
+      method: loan.method,
+      frequency: loan.frequency,
+      effectiveOn,
     });
     const scheduleVersion = await replaceSchedule(trx, {
-      loanId: loan.id, reason: 'restructuring', effectiveOn, keptThrough, replacement: schedule.installments, insurance: schedule.insurance,
-      outstandingPrincipal: new Money(loan.outstandingPrincipal), teg: schedule.teg, createdBy: maker.userId,
+      loanId: loan.id,
+      reason: 'restructuring',
+      effectiveOn,
+      keptThrough,
+      replacement: schedule.installments,
+      insurance: schedule.insurance,
+      outstandingPrincipal: new Money(loan.outstandingPrincipal),
+      teg: schedule.teg,
+      createdBy: maker.userId,
     });
     const number = loan.restructuringCount + 1;
-    await Loan.query(trx).patchAndFetchById(loan.id, { restructured: true, restructuringCount: number, restructuredOn: effectiveOn, teg: schedule.teg });
-    await trx('loan_restructurings').where({ id: row.id }).update({
-      status: 'approved', number, effective_on: effectiveOn, applied_at: now, class_before: loan.classification satisfies LoanClass,
-      outstanding_before: loan.outstandingPrincipal, principal_capitalised: formatAmount(capitalised.principal), interest_capitalised: formatAmount(capitalised.interest),
-      insurance_carried: formatAmount(insurance),
-      restructured_amount: formatAmount(restructured), required_payment: formatAmount(requiredPayment(restructured, arrears.interest)),
-      first_due_date: schedule.installments[0]!.dueDate, kept_through: keptThrough, schedule_version: scheduleVersion, teg: schedule.teg,
+    await Loan.query(trx).patchAndFetchById(loan.id, {
+      restructured: true,
+      restructuringCount: number,
+      restructuredOn: effectiveOn,
+      teg: schedule.teg,
     });
-    await recordAudit(trx, maker, { action: 'loan.restructure', entityType: 'loan', entityId: loan.id, enterpriseId: loan.enterpriseId, details: { restructuring: row.id, number, schedule_version: scheduleVersion, teg: schedule.teg } });
+    await trx('loan_restructurings')
+      .where({ id: row.id })
+      .update({
+        status: 'approved',
+        number,
+        effective_on: effectiveOn,
+        applied_at: now,
+        class_before: loan.classification satisfies LoanClass,
+        outstanding_before: loan.outstandingPrincipal,
+        principal_capitalised: formatAmount(capitalised.principal),
+        interest_capitalised: formatAmount(capitalised.interest),
+        insurance_carried: formatAmount(insurance),
+        restructured_amount: formatAmount(restructured),
+        required_payment: formatAmount(requiredPayment(restructured, arrears.interest)),
+        first_due_date: schedule.installments[0]!.dueDate,
+        kept_through: keptThrough,
+        schedule_version: scheduleVersion,
+        teg: schedule.teg,
+      });
+    await recordAudit(trx, maker, {
+      action: 'loan.restructure',
+      entityType: 'loan',
+      entityId: loan.id,
+      enterpriseId: loan.enterpriseId,
+      details: { restructuring: row.id, number, schedule_version: scheduleVersion, teg: schedule.teg },
+    });
     return { restructuringId: row.id, scheduleVersion };
   });
 }
 
 /** The request ended unapplied (the four-eyes closer, in its transaction): the restructuring ends with it, and why. */
-export async function closeRestructuring(trx: Knex.Transaction, payload: { restructuringId: string }, closing: { status: 'rejected' | 'expired' | 'failed'; reason: string | null }): Promise<void> {
-  await trx('loan_restructurings').where({ id: payload.restructuringId, status: 'pending' }).update({ status: closing.status, decision_reason: closing.reason });
+export async function closeRestructuring(
+  trx: Knex.Transaction,
+  payload: { restructuringId: string },
+  closing: { status: 'rejected' | 'expired' | 'failed'; reason: string | null },
+): Promise<void> {
+  await trx('loan_restructurings')
+    .where({ id: payload.restructuringId, status: 'pending' })
+    .update({ status: closing.status, decision_reason: closing.reason });
 }

@@ -22,7 +22,11 @@ interface StateRow {
  * since (its repayments recorded after the restructuring, dated by `asOf`), and whether an installment of the new
  * series fell due within the transition and was not paid by its due date (unpaid, or paid later).
  */
-export async function restructuringStates(trx: Knex | Knex.Transaction, loanIds: readonly string[], asOf: IsoDate): Promise<Map<string, RestructuringState>> {
+export async function restructuringStates(
+  trx: Knex | Knex.Transaction,
+  loanIds: readonly string[],
+  asOf: IsoDate,
+): Promise<Map<string, RestructuringState>> {
   if (loanIds.length === 0) return new Map();
   const result = await trx.raw<{ rows: StateRow[] }>(
     `SELECT DISTINCT ON (r.loan_id) r.loan_id, r.number, r.class_before, to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date, r.required_payment,
@@ -34,10 +38,19 @@ export async function restructuringStates(trx: Knex | Knex.Transaction, loanIds:
      ORDER BY r.loan_id, r.number DESC`,
     { loanIds: [...loanIds], asOf, transitionDays },
   );
-  return new Map(result.rows.map((row) => [row.loan_id, {
-    count: row.number, classBefore: row.class_before, firstDueDate: row.first_due_date, required: new Money(row.required_payment),
-    paidSince: new Money(row.paid_since), missedInTransition: row.missed,
-  }]));
+  return new Map(
+    result.rows.map((row) => [
+      row.loan_id,
+      {
+        count: row.number,
+        classBefore: row.class_before,
+        firstDueDate: row.first_due_date,
+        required: new Money(row.required_payment),
+        paidSince: new Money(row.paid_since),
+        missedInTransition: row.missed,
+      },
+    ]),
+  );
 }
 
 /** A restructuring as the routes read it: its row, its loan's number and its four-eyes request's decision. */
@@ -76,12 +89,44 @@ export interface RestructuringRow {
 }
 
 /** Every restructuring with its loan's number and its request (the request's payload names the restructuring). */
-export const restructuringsQuery = (knex: Knex) => knex('loan_restructurings as r')
-  .join('loans as l', 'l.id', 'r.loan_id')
-  .leftJoin('approval_requests as a', (join) => join.on('a.operation', knex.raw('?', ['loan.restructure'])).andOn(knex.raw(`a.payload->>'restructuringId' = r.id::text`)))
-  .select(
-    'r.id', 'r.enterprise_id', 'r.branch_id', 'r.loan_id', 'l.number as loan_number', 'r.status', 'r.term_periods', 'r.annual_rate', 'r.grace_periods', 'r.capitalise_arrears', 'r.capitalised_arrears',
-    'r.reason', 'r.requested_by', 'r.requested_at', 'a.id as approval_request_id', 'a.approver_roles', 'a.decided_by', 'a.reason as request_reason', 'r.decision_reason',
-    'r.number', knex.raw(`to_char(r.effective_on, 'YYYY-MM-DD') AS effective_on`), 'r.class_before', 'r.outstanding_before', 'r.principal_capitalised', 'r.interest_capitalised',
-    'r.insurance_carried', 'r.restructured_amount', 'r.required_payment', knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`), 'r.schedule_version', 'r.teg',
-  );
+export const restructuringsQuery = (knex: Knex) =>
+  knex('loan_restructurings as r')
+    .join('loans as l', 'l.id', 'r.loan_id')
+    .leftJoin('approval_requests as a', (join) =>
+      join
+        .on('a.operation', knex.raw('?', ['loan.restructure']))
+        .andOn(knex.raw(`a.payload->>'restructuringId' = r.id::text`)),
+    )
+    .select(
+      'r.id',
+      'r.enterprise_id',
+      'r.branch_id',
+      'r.loan_id',
+      'l.number as loan_number',
+      'r.status',
+      'r.term_periods',
+      'r.annual_rate',
+      'r.grace_periods',
+      'r.capitalise_arrears',
+      'r.capitalised_arrears',
+      'r.reason',
+      'r.requested_by',
+      'r.requested_at',
+      'a.id as approval_request_id',
+      'a.approver_roles',
+      'a.decided_by',
+      'a.reason as request_reason',
+      'r.decision_reason',
+      'r.number',
+      knex.raw(`to_char(r.effective_on, 'YYYY-MM-DD') AS effective_on`),
+      'r.class_before',
+      'r.outstanding_before',
+      'r.principal_capitalised',
+      'r.interest_capitalised',
+      'r.insurance_carried',
+      'r.restructured_amount',
+      'r.required_payment',
+      knex.raw(`to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date`),
+      'r.schedule_version',
+      'r.teg',
+    );

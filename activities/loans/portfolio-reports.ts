@@ -74,9 +74,10 @@ function ladderColumns(asOf: IsoDate): { sql: string; bindings: Record<string, s
 export async function portfolioLoans(knex: Knex, scope: PortfolioScope): Promise<PortfolioLoan[]> {
   const ladder = ladderColumns(scope.asOf);
   const inPortfolio = `(l.disbursed_on <= :asOf AND NOT COALESCE(l.written_off_on <= :asOf, false) AND NOT COALESCE(l.closed_on <= :asOf, false))`;
-  const inPeriod = scope.period === undefined
-    ? 'false'
-    : `(l.disbursed_on BETWEEN :from AND :to OR EXISTS (SELECT 1 FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to))`;
+  const inPeriod =
+    scope.period === undefined
+      ? 'false'
+      : `(l.disbursed_on BETWEEN :from AND :to OR EXISTS (SELECT 1 FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to))`;
   const filters = [
     scope.branches === 'all' ? null : 'l.branch_id = ANY(:branches::uuid[])',
     scope.product === undefined ? null : 'l.product_id = :product',
@@ -103,7 +104,10 @@ export async function portfolioLoans(knex: Knex, scope: PortfolioScope): Promise
       WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on IS NOT NULL AND (${inPortfolio} OR ${inPeriod})${filters.map((filter) => ` AND ${filter}`).join('')}
       ORDER BY l.number`,
     {
-      enterpriseId: scope.enterpriseId, asOf: scope.asOf, ...ladder.bindings, ...scope.period,
+      enterpriseId: scope.enterpriseId,
+      asOf: scope.asOf,
+      ...ladder.bindings,
+      ...scope.period,
       ...(scope.branches === 'all' ? {} : { branches: [...scope.branches] }),
       ...(scope.product === undefined ? {} : { product: scope.product }),
       ...(scope.officer === undefined ? {} : { officer: scope.officer }),
@@ -124,7 +128,9 @@ function portfolioLoanOf(row: Row): PortfolioLoan {
     outstanding: new Money(row.outstanding),
     arrears: new Money(row.arrears),
     principalPastDue: new Money(row.past_due),
-    principalFallingDue: Object.fromEntries(ladderPeriods.map(({ key }) => [key, new Money(row[key] as string)])) as Record<LadderPeriod, Money>,
+    principalFallingDue: Object.fromEntries(
+      ladderPeriods.map(({ key }) => [key, new Money(row[key] as string)]),
+    ) as Record<LadderPeriod, Money>,
     disbursed: new Money(row.disbursed),
     collected: new Money(row.collected),
   };
@@ -134,8 +140,19 @@ function portfolioLoanOf(row: Row): PortfolioLoan {
  * A report's date is the business date or earlier: the figures of a later date are not known yet. A period's
  * start is on or before its end. 400 naming the field.
  */
-export async function assertReportDate(knex: Knex, now: Date, enterpriseId: string, date: IsoDate, field: string, from?: IsoDate): Promise<void> {
-  if (from !== undefined && from > date) throw new ValidationError([{ field, message: `${field} must be on or after from (${from})` }]);
+export async function assertReportDate(
+  knex: Knex,
+  now: Date,
+  enterpriseId: string,
+  date: IsoDate,
+  field: string,
+  from?: IsoDate,
+): Promise<void> {
+  if (from !== undefined && from > date)
+    throw new ValidationError([{ field, message: `${field} must be on or after from (${from})` }]);
   const businessDate = await businessDateOf(knex, enterpriseId, now);
-  if (date > businessDate) throw new ValidationError([{ field, message: `${field} must be on or before the business date (${businessDate})` }]);
+  if (date > businessDate)
+    throw new ValidationError([
+      { field, message: `${field} must be on or before the business date (${businessDate})` },
+    ]);
 }

@@ -44,17 +44,34 @@ export const unpaidAt = (column: 'principal' | 'interest') =>
  * provisioning run's rows: class, days past due, outstanding principal, uncovered part, provision), its
  * member, its arrears at the date and the principal it has falling due within three months.
  */
-export async function loansAt(knex: Knex, scope: { enterpriseId: string; asOf: IsoDate; branches: 'all' | readonly string[] }): Promise<LoanAt[]> {
+export async function loansAt(
+  knex: Knex,
+  scope: { enterpriseId: string; asOf: IsoDate; branches: 'all' | readonly string[] },
+): Promise<LoanAt[]> {
   const bindings = { asOf: scope.asOf, soon: addMonthsClamped(parseIsoDate(scope.asOf), 3) };
   const positions = provisionPositionsAt(knex, scope.asOf)
     .join('client_profiles as c', 'c.id', 'l.client_id')
     .where('l.enterprise_id', scope.enterpriseId)
     .select(
-      'l.id as loan', 'l.number as loan_number', 'l.branch_id as branch', 'l.client_id as member', 'c.member_number', 'c.related_party', 'l.litigious',
-      knex.raw(`CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name END AS member_name`),
+      'l.id as loan',
+      'l.number as loan_number',
+      'l.branch_id as branch',
+      'l.client_id as member',
+      'c.member_number',
+      'c.related_party',
+      'l.litigious',
+      knex.raw(
+        `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name END AS member_name`,
+      ),
       knex.raw('COALESCE(p.days_past_due, 0) AS days_past_due'),
-      knex.raw(`CAST((SELECT COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date <= :asOf) AS text) AS arrears`, bindings),
-      knex.raw(`CAST((SELECT COALESCE(sum(${unpaidAt('principal')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date > :asOf AND i.due_date <= :soon) AS text) AS due_soon`, bindings),
+      knex.raw(
+        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date <= :asOf) AS text) AS arrears`,
+        bindings,
+      ),
+      knex.raw(
+        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date > :asOf AND i.due_date <= :soon) AS text) AS due_soon`,
+        bindings,
+      ),
     );
   if (scope.branches !== 'all') positions.whereIn('l.branch_id', [...scope.branches]);
   const rows: PositionRow[] = await positions;

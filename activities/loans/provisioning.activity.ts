@@ -3,7 +3,13 @@ import type { Knex } from 'knex';
 import type { ClassAccounts, LoanClass } from '../../domain/loans/classification';
 import { coverClassOf } from '../../domain/loans/doubtful-accounts';
 import { coverOf, guaranteeKinds, type GuaranteeKind } from '../../domain/loans/provisioning';
-import { planBatch, type BatchPlan, type BatchPosting, type LoanFacts, type ProvisionRow } from '../../domain/loans/provisioning-run';
+import {
+  planBatch,
+  type BatchPlan,
+  type BatchPosting,
+  type LoanFacts,
+  type ProvisionRow,
+} from '../../domain/loans/provisioning-run';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
@@ -41,7 +47,14 @@ export interface ProvisioningRunRow {
 export async function startProvisioningRun(
   knex: Knex,
   now: Date,
-  input: { enterpriseId: string; asOf: string | null; trigger: 'schedule' | 'api'; requestedBy: string | null; requestId?: string | null; address?: string },
+  input: {
+    enterpriseId: string;
+    asOf: string | null;
+    trigger: 'schedule' | 'api';
+    requestedBy: string | null;
+    requestId?: string | null;
+    address?: string;
+  },
 ): Promise<ProvisioningRunRow> {
   return inTransaction(knex, async (trx) => {
     const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: input.enterpriseId });
@@ -49,7 +62,12 @@ export async function startProvisioningRun(
     const businessDate = effectiveBusinessDate(configuration, now);
     const asOf = input.asOf ?? businessDate;
     if (asOf > businessDate) {
-      throw new AppError('unprocessable', 'as_of_after_business_date', `Provisions can be computed up to the business date ${businessDate}.`, [{ field: 'as_of', message: `as_of must not be after ${businessDate}` }]);
+      throw new AppError(
+        'unprocessable',
+        'as_of_after_business_date',
+        `Provisions can be computed up to the business date ${businessDate}.`,
+        [{ field: 'as_of', message: `as_of must not be after ${businessDate}` }],
+      );
     }
     // Provisions move forward in time: a run for an earlier date than one already provisioned would compute
     // its deltas against a later state.
@@ -59,18 +77,45 @@ export async function startProvisioningRun(
       .max({ as_of: 'as_of' })
       .first();
     if (latest?.as_of !== null && latest?.as_of !== undefined && asOf < latest.as_of) {
-      throw new AppError('conflict', 'provisioning_date_passed', `Provisions were already computed for ${latest.as_of as string}: a run must be for that date or later.`);
+      throw new AppError(
+        'conflict',
+        'provisioning_date_passed',
+        `Provisions were already computed for ${latest.as_of as string}: a run must be for that date or later.`,
+      );
     }
-    const [run] = await trx('provisioning_runs').insert({ enterprise_id: input.enterpriseId, as_of: asOf, trigger: input.trigger, requested_by: input.requestedBy }).returning('*');
+    const [run] = await trx('provisioning_runs')
+      .insert({
+        enterprise_id: input.enterpriseId,
+        as_of: asOf,
+        trigger: input.trigger,
+        requested_by: input.requestedBy,
+      })
+      .returning('*');
     if (input.requestedBy !== null) {
-      await recordAudit(trx, { userId: input.requestedBy, requestId: input.requestId ?? null, address: input.address }, { action: 'provisioning_run.request', entityType: 'provisioning_run', entityId: run.id, enterpriseId: input.enterpriseId, details: { as_of: asOf } });
+      await recordAudit(
+        trx,
+        { userId: input.requestedBy, requestId: input.requestId ?? null, address: input.address },
+        {
+          action: 'provisioning_run.request',
+          entityType: 'provisioning_run',
+          entityId: run.id,
+          enterpriseId: input.enterpriseId,
+          details: { as_of: asOf },
+        },
+      );
     }
     return run as ProvisioningRunRow;
   });
 }
 
-export async function markProvisioningRunFailed(knex: Knex, now: Date, input: { runId: string; failure: string }): Promise<void> {
-  const failed = await knex('provisioning_runs').where({ id: input.runId, status: 'running' }).update({ status: 'failed', failure: input.failure, finished_at: now });
+export async function markProvisioningRunFailed(
+  knex: Knex,
+  now: Date,
+  input: { runId: string; failure: string },
+): Promise<void> {
+  const failed = await knex('provisioning_runs')
+    .where({ id: input.runId, status: 'running' })
+    .update({ status: 'failed', failure: input.failure, finished_at: now });
   if (failed > 0) reportCommitted({ work: 'provisioning_run', labels: { outcome: 'failed' } });
 }
 
@@ -101,7 +146,8 @@ interface LoanFactsRow {
   latest_amount: string;
 }
 
-const kindsCovering = (cover: 'cash' | 'eligible'): string[] => guaranteeKinds.filter((kind) => coverOf(kind) === cover);
+const kindsCovering = (cover: 'cash' | 'eligible'): string[] =>
+  guaranteeKinds.filter((kind) => coverOf(kind) === cover);
 
 /** Below every uuid: the cursor of a run that has not started. */
 const beforeFirstBorrower = '00000000-0000-0000-0000-000000000000';
@@ -114,7 +160,13 @@ const visitedLoan = `(l.status = 'active' OR l.provision_amount > 0) AND ((l.sta
  * The last borrower of the batch after `after`: the borrower of its `batchSize`-th loan, so that a borrower's
  * loans are never split across batches (contagion). Null when the rest of the portfolio fits in the batch.
  */
-async function batchBound(trx: Knex.Transaction, enterpriseId: string, asOf: string, after: string, batchSize: number): Promise<string | null> {
+async function batchBound(
+  trx: Knex.Transaction,
+  enterpriseId: string,
+  asOf: string,
+  after: string,
+  batchSize: number,
+): Promise<string | null> {
   const result = await trx.raw<{ rows: { client_id: string }[] }>(
     `SELECT l.client_id FROM loans l WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND ${visitedLoan} ORDER BY l.client_id OFFSET :offset LIMIT 1`,
     { enterpriseId, asOf, after, offset: batchSize - 1 },
@@ -128,7 +180,13 @@ async function batchBound(trx: Knex.Transaction, enterpriseId: string, asOf: str
  * Each of those is read for the whole batch at once (an index scan over the batch's sorted loan ids) rather
  * than loan by loan: most loans have none of them, and the scan visits each index page once.
  */
-async function loanFactsRows(trx: Knex.Transaction, enterpriseId: string, asOf: string, after: string, bound: string | null): Promise<LoanFactsRow[]> {
+async function loanFactsRows(
+  trx: Knex.Transaction,
+  enterpriseId: string,
+  asOf: string,
+  after: string,
+  bound: string | null,
+): Promise<LoanFactsRow[]> {
   const result = await trx.raw<{ rows: LoanFactsRow[] }>(
     `WITH batch AS MATERIALIZED (
        SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since, l.provision_amount, l.days_past_due, l.litigious,
@@ -188,10 +246,18 @@ const moneyOrZero = (amount: string | null): Money => (amount === null || amount
 /** The facts in the domain's terms. */
 function loanFactsOf(row: LoanFactsRow, accountsByPortfolio: Map<string, ClassAccounts>): LoanFacts {
   let accounts = accountsByPortfolio.get(row.portfolio_account_code);
-  if (accounts === undefined) accountsByPortfolio.set(row.portfolio_account_code, (accounts = classAccounts(row.portfolio_account_code)));
-  const latest = row.latest_classification === null
-    ? null
-    : { classification: row.latest_classification, rate: row.latest_rate, base: row.latest_base, uncovered: row.latest_uncovered, amount: row.latest_amount };
+  if (accounts === undefined)
+    accountsByPortfolio.set(row.portfolio_account_code, (accounts = classAccounts(row.portfolio_account_code)));
+  const latest =
+    row.latest_classification === null
+      ? null
+      : {
+          classification: row.latest_classification,
+          rate: row.latest_rate,
+          base: row.latest_base,
+          uncovered: row.latest_uncovered,
+          amount: row.latest_amount,
+        };
   return {
     id: row.id,
     clientId: row.client_id,
@@ -226,30 +292,51 @@ export interface BatchProgress {
  * rather than posting from a stale state. A retried batch cannot post twice: its entries, its rows and the
  * cursor commit together, and the run's row is locked first.
  */
-export async function provisionBatch(knex: Knex, now: Date, input: { runId: string; batchSize: number }): Promise<BatchProgress> {
-  return inTransaction(knex, async (trx) => {
-    const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
-    if (run === undefined) throw new NotFoundError('The provisioning run');
-    if (run.status !== 'running') return { status: run.status, loansProcessed: run.loans_processed };
-    const asOf = run.as_of as string;
-    const after = (run.cursor as string | null) ?? beforeFirstBorrower;
-    const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
-    const accountsByPortfolio = new Map<string, ClassAccounts>();
-    const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) => loanFactsOf(row, accountsByPortfolio));
-    // Issue 30: a restructured loan's class follows R-2017/07 Art. 14 (domain/loans/restructuring.ts).
-    const restructurings = await restructuringStates(trx, facts.map((loan) => loan.id), asOf);
-    for (const loan of facts) loan.restructuring = restructurings.get(loan.id) ?? null;
-    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: run.enterprise_id }).throwIfNotFound();
-    const plan = planBatch(facts, asOf, configuration.provisioningLadder, configuration.secondRestructuringRule);
-    await saveBatch(trx, run, plan);
-    await postBatch(trx, { run, after }, plan.postings);
-    // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its reclassification is.
-    const doubtfulBefore = new Set(facts.filter((loan) => loan.classification === 'doubtful').map((loan) => loan.id));
-    const downgraded = plan.loanUpdates.filter((update) => update.classification === 'doubtful' && !doubtfulBefore.has(update.loanId)).map((update) => update.loanId);
-    await reverseStandingAccruals(trx, { enterpriseId: run.enterprise_id, loanIds: downgraded, date: asOf });
-    await advanceRun(trx, now, run.id, bound, plan.totals);
-    return { status: bound === null ? 'completed' : 'running', loansProcessed: run.loans_processed + plan.totals.loans };
-  }, { isolationLevel: 'repeatable read' });
+export async function provisionBatch(
+  knex: Knex,
+  now: Date,
+  input: { runId: string; batchSize: number },
+): Promise<BatchProgress> {
+  return inTransaction(
+    knex,
+    async (trx) => {
+      const run = await trx('provisioning_runs').where({ id: input.runId }).forUpdate().first();
+      if (run === undefined) throw new NotFoundError('The provisioning run');
+      if (run.status !== 'running') return { status: run.status, loansProcessed: run.loans_processed };
+      const asOf = run.as_of as string;
+      const after = (run.cursor as string | null) ?? beforeFirstBorrower;
+      const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
+      const accountsByPortfolio = new Map<string, ClassAccounts>();
+      const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) =>
+        loanFactsOf(row, accountsByPortfolio),
+      );
+      // Issue 30: a restructured loan's class follows R-2017/07 Art. 14 (domain/loans/restructuring.ts).
+      const restructurings = await restructuringStates(
+        trx,
+        facts.map((loan) => loan.id),
+        asOf,
+      );
+      for (const loan of facts) loan.restructuring = restructurings.get(loan.id) ?? null;
+      const configuration = await EnterpriseConfiguration.query(trx)
+        .findOne({ enterprise_id: run.enterprise_id })
+        .throwIfNotFound();
+      const plan = planBatch(facts, asOf, configuration.provisioningLadder, configuration.secondRestructuringRule);
+      await saveBatch(trx, run, plan);
+      await postBatch(trx, { run, after }, plan.postings);
+      // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its reclassification is.
+      const doubtfulBefore = new Set(facts.filter((loan) => loan.classification === 'doubtful').map((loan) => loan.id));
+      const downgraded = plan.loanUpdates
+        .filter((update) => update.classification === 'doubtful' && !doubtfulBefore.has(update.loanId))
+        .map((update) => update.loanId);
+      await reverseStandingAccruals(trx, { enterpriseId: run.enterprise_id, loanIds: downgraded, date: asOf });
+      await advanceRun(trx, now, run.id, bound, plan.totals);
+      return {
+        status: bound === null ? 'completed' : 'running',
+        loansProcessed: run.loans_processed + plan.totals.loans,
+      };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }
 
 /** The batch's changed loans, then its new rows, one statement each (arrays unnested: one parameter a column). */
@@ -285,9 +372,19 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
      ON CONFLICT (loan_id, as_of, enterprise_id) DO UPDATE SET run_id = excluded.run_id, days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
        base = excluded.base, uncovered = excluded.uncovered, amount = excluded.amount, delta = excluded.amount - loan_provisions.previous_amount`,
     {
-      enterpriseId: run.enterprise_id, asOf: run.as_of, runId: run.id,
-      branches: column('branchId'), loans: column('loanId'), days: column('daysPastDue'), classes: column('classification'), rates: column('rate'), bases: column('base'),
-      uncovered: column('uncovered'), amounts: column('amount'), previous: column('previousAmount'), deltas: column('delta'),
+      enterpriseId: run.enterprise_id,
+      asOf: run.as_of,
+      runId: run.id,
+      branches: column('branchId'),
+      loans: column('loanId'),
+      days: column('daysPastDue'),
+      classes: column('classification'),
+      rates: column('rate'),
+      bases: column('base'),
+      uncovered: column('uncovered'),
+      amounts: column('amount'),
+      previous: column('previousAmount'),
+      deltas: column('delta'),
     },
   );
 }
@@ -298,11 +395,18 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
  * idempotency key names the run, the batch (the cursor it starts after) and the entry, so no entry is ever
  * recorded twice.
  */
-async function postBatch(trx: Knex.Transaction, batch: { run: ProvisioningRunRow; after: string }, postings: readonly BatchPosting[]): Promise<void> {
+async function postBatch(
+  trx: Knex.Transaction,
+  batch: { run: ProvisioningRunRow; after: string },
+  postings: readonly BatchPosting[],
+): Promise<void> {
   const { run, after } = batch;
   for (const posting of postings) {
     const accounts = Object.values(posting.productAccounts).join(' to ');
-    const entry = createHash('sha256').update(`${after} ${posting.branchId} ${posting.kind} ${accounts}`).digest('hex').slice(0, 32);
+    const entry = createHash('sha256')
+      .update(`${after} ${posting.branchId} ${posting.kind} ${accounts}`)
+      .digest('hex')
+      .slice(0, 32);
     await recordDatedEvent(trx, {
       date: run.as_of,
       enterpriseId: run.enterprise_id,
@@ -319,7 +423,13 @@ async function postBatch(trx: Knex.Transaction, batch: { run: ProvisioningRunRow
 }
 
 /** The run moves past the batch's last borrower, with the batch's counts and amounts added; the last batch completes it. */
-async function advanceRun(trx: Knex.Transaction, now: Date, runId: string, bound: string | null, totals: BatchPlan['totals']): Promise<void> {
+async function advanceRun(
+  trx: Knex.Transaction,
+  now: Date,
+  runId: string,
+  bound: string | null,
+  totals: BatchPlan['totals'],
+): Promise<void> {
   await trx('provisioning_runs')
     .where({ id: runId })
     .update({
@@ -336,21 +446,28 @@ async function advanceRun(trx: Knex.Transaction, now: Date, runId: string, bound
 
 /** Each loan's latest LoanProvision row on or before `asOf` (rows are written only when a position changes). */
 const latestRowOnOrBefore = (knex: Knex, asOf: string) =>
-  knex.raw('LATERAL (SELECT * FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= ? ORDER BY lp.as_of DESC LIMIT 1) p', [asOf]);
+  knex.raw(
+    'LATERAL (SELECT * FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= ? ORDER BY lp.as_of DESC LIMIT 1) p',
+    [asOf],
+  );
 
 /**
  * The loans in the portfolio at `asOf` (the caller narrows them on `l`): disbursed by then and not written off;
  * a loan closed by then has left too once the run has reversed its provisions (until then they are on its provision account).
  */
 function portfolioAt(knex: Knex, asOf: string, positions: 'rows' | 'all'): Knex.QueryBuilder {
-  const loans = knex.from('loans as l').where('l.disbursed_on', '<=', asOf).whereRaw('NOT COALESCE(l.written_off_on <= ?, false)', [asOf]);
+  const loans = knex
+    .from('loans as l')
+    .where('l.disbursed_on', '<=', asOf)
+    .whereRaw('NOT COALESCE(l.written_off_on <= ?, false)', [asOf]);
   if (positions === 'rows') loans.joinRaw('CROSS JOIN ?', [latestRowOnOrBefore(knex, asOf)]);
   else loans.joinRaw('LEFT JOIN ? ON true', [latestRowOnOrBefore(knex, asOf)]);
   return loans.whereRaw('NOT (COALESCE(l.closed_on <= ?, false) AND COALESCE(p.amount, 0) = 0)', [asOf]);
 }
 
 /** The LoanProvision rows that are the loans' positions at `asOf`: each loan's latest on or before it. */
-export const provisionRowsAt = (knex: Knex, asOf: string): Knex.QueryBuilder => portfolioAt(knex, asOf, 'rows').select('p.*');
+export const provisionRowsAt = (knex: Knex, asOf: string): Knex.QueryBuilder =>
+  portfolioAt(knex, asOf, 'rows').select('p.*');
 
 /**
  * Every loan of the portfolio at `asOf` with its class, outstanding principal, uncovered part and provision

@@ -3,8 +3,20 @@ import type { Knex } from 'knex';
 export const runStatuses = ['running', 'completed', 'failed'] as const;
 
 export const runColumns = [
-  'id', 'enterprise_id', 'as_of', 'trigger', 'status', 'requested_by', 'loans_processed', 'provisions_changed', 'loans_reclassified',
-  'amount_charged', 'amount_reversed', 'failure', 'created_at', 'finished_at',
+  'id',
+  'enterprise_id',
+  'as_of',
+  'trigger',
+  'status',
+  'requested_by',
+  'loans_processed',
+  'provisions_changed',
+  'loans_reclassified',
+  'amount_charged',
+  'amount_reversed',
+  'failure',
+  'created_at',
+  'finished_at',
 ];
 
 export interface RunRow {
@@ -24,4 +36,5 @@ export interface RunRow {
   finished_at: Date | null;
 }
 
-export const runById = (knex: Knex, id: string): Promise<RunRow | undefined> => knex('provisioning_runs').where({ id }).first(runColumns);
+export const runById = (knex: Knex, id: string): Promise<RunRow | undefined> =>
+  knex('provisioning_runs').where({ id }).first(runColumns);

@@ -81,22 +81,41 @@ async function recordVersion(trx: Knex.Transaction, loanId: string, version: New
      SELECT (SELECT l.enterprise_id FROM loans l WHERE l.id = :loanId), :loanId, :version, :reason, :effectiveOn, :outstanding, :teg, ${versionInstallments}, :createdBy
        FROM loan_installments i WHERE i.loan_id = :loanId`,
     {
-      loanId, version: version.version, reason: version.reason, effectiveOn: version.effectiveOn,
-      outstanding: formatAmount(version.outstandingPrincipal), teg: version.teg, createdBy: version.createdBy,
+      loanId,
+      version: version.version,
+      reason: version.reason,
+      effectiveOn: version.effectiveOn,
+      outstanding: formatAmount(version.outstandingPrincipal),
+      teg: version.teg,
+      createdBy: version.createdBy,
     },
   );
 }
 
 /** Version 1, recorded by the disbursement once it has written the schedule it grants. */
-export async function recordOriginalVersion(trx: Knex.Transaction, loan: { id: string; principal: Money; teg: string; disbursedOn: IsoDate; createdBy: string }): Promise<void> {
-  await recordVersion(trx, loan.id, { version: 1, reason: 'original', effectiveOn: loan.disbursedOn, outstandingPrincipal: loan.principal, teg: loan.teg, createdBy: loan.createdBy });
+export async function recordOriginalVersion(
+  trx: Knex.Transaction,
+  loan: { id: string; principal: Money; teg: string; disbursedOn: IsoDate; createdBy: string },
+): Promise<void> {
+  await recordVersion(trx, loan.id, {
+    version: 1,
+    reason: 'original',
+    effectiveOn: loan.disbursedOn,
+    outstandingPrincipal: loan.principal,
+    teg: loan.teg,
+    createdBy: loan.createdBy,
+  });
 }
 
 /**
  * Version 1 of many loans in one statement (the go-live import's batches, docs/domain.md §15.2): each loan's
  * principal, TEG and disbursement date as its row holds them, its installments as written.
  */
-export async function recordOriginalVersions(trx: Knex.Transaction, loanIds: readonly string[], createdBy: string): Promise<void> {
+export async function recordOriginalVersions(
+  trx: Knex.Transaction,
+  loanIds: readonly string[],
+  createdBy: string,
+): Promise<void> {
   await trx.raw(
     `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
      SELECT l.enterprise_id, l.id, 1, 'original', l.disbursed_on, l.principal, l.teg, ${versionInstallments}, :createdBy
@@ -128,23 +147,38 @@ export interface ScheduleReplacement {
  */
 export async function replaceSchedule(trx: Knex.Transaction, replacement: ScheduleReplacement): Promise<number> {
   const { loanId, keptThrough } = replacement;
-  const paidLater = await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough)
-    .where((paid) => paid.where('principal_paid', '>', 0).orWhere('interest_paid', '>', 0).orWhere('penalty_paid', '>', 0).orWhere('insurance_paid', '>', 0)).first('number');
-  if (paidLater !== undefined) throw new Error(`installment ${paidLater.number} of loan ${loanId} has payments: it cannot be replaced`);
+  const paidLater = await trx('loan_installments')
+    .where({ loan_id: loanId })
+    .where('number', '>', keptThrough)
+    .where((paid) =>
+      paid
+        .where('principal_paid', '>', 0)
+        .orWhere('interest_paid', '>', 0)
+        .orWhere('penalty_paid', '>', 0)
+        .orWhere('insurance_paid', '>', 0),
+    )
+    .first('number');
+  if (paidLater !== undefined)
+    throw new Error(`installment ${paidLater.number} of loan ${loanId} has payments: it cannot be replaced`);
   await trx('loan_installments').where({ loan_id: loanId }).where('number', '>', keptThrough).delete();
   if (replacement.replacement.length > 0) {
-    await trx('loan_installments').insert(replacement.replacement.map((installment, index) => ({
-      enterprise_id: loanEnterprise(trx, loanId),
-      loan_id: loanId,
-      number: keptThrough + index + 1,
-      due_date: installment.dueDate,
-      principal_due: formatAmount(installment.principal),
-      interest_due: formatAmount(installment.interest),
-      insurance_due: formatAmount(replacement.insurance?.[index] ?? new Money(0)),
-      penalty_through: installment.dueDate,
-    })));
+    await trx('loan_installments').insert(
+      replacement.replacement.map((installment, index) => ({
+        enterprise_id: loanEnterprise(trx, loanId),
+        loan_id: loanId,
+        number: keptThrough + index + 1,
+        due_date: installment.dueDate,
+        principal_due: formatAmount(installment.principal),
+        interest_due: formatAmount(installment.interest),
+        insurance_due: formatAmount(replacement.insurance?.[index] ?? new Money(0)),
+        penalty_through: installment.dueDate,
+      })),
+    );
   }
-  const [{ schedule_version: version }] = await trx('loans').where({ id: loanId }).increment('schedule_version', 1).returning('schedule_version');
+  const [{ schedule_version: version }] = await trx('loans')
+    .where({ id: loanId })
+    .increment('schedule_version', 1)
+    .returning('schedule_version');
   const { reason, effectiveOn, outstandingPrincipal, teg, createdBy } = replacement;
   await recordVersion(trx, loanId, { version, reason, effectiveOn, outstandingPrincipal, teg, createdBy });
   return version;

@@ -57,40 +57,67 @@ function earnedSince(row: UnearnedRow, periodEnd: string): Money {
 }
 
 /** Step: the interest paid in advance earned by the period's last day, moved from 47220 to interest income. */
-export async function recognizeUnearnedInterest(trx: Knex.Transaction, { run, post }: MonthEndStepWork): Promise<MonthEndStepResult> {
+export async function recognizeUnearnedInterest(
+  trx: Knex.Transaction,
+  { run, post }: MonthEndStepWork,
+): Promise<MonthEndStepResult> {
   const rule = await currentRule(trx, run.enterprise_id, 'unearned_interest_recognition');
   if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
   const [leg] = rule.legs;
   if (rule.legs.length !== 1 || leg === undefined) {
-    throw new AppError('conflict', 'accrual_rule_unsupported', 'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) for the month end to book it.');
+    throw new AppError(
+      'conflict',
+      'accrual_rule_unsupported',
+      'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) for the month end to book it.',
+    );
   }
   const rows = await installmentsWithUnearnedInterest(trx, run.enterprise_id);
-  const recognized = rows.map((row) => {
-    const productAccounts = { interest_income: row.interest_income_account_code };
-    return {
-      row,
-      subjectId: row.loan_id,
-      branchId: row.branch_id,
-      amount: earnedSince(row, run.period_end),
-      debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
-      creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
-    } satisfies Accrual & { row: UnearnedRow };
-  }).filter((recognition) => !recognition.amount.isZero());
+  const recognized = rows
+    .map((row) => {
+      const productAccounts = { interest_income: row.interest_income_account_code };
+      return {
+        row,
+        subjectId: row.loan_id,
+        branchId: row.branch_id,
+        amount: earnedSince(row, run.period_end),
+        debitAccount: accountOf(leg.debit, defaultRoleAccounts, productAccounts),
+        creditAccount: accountOf(leg.credit, defaultRoleAccounts, productAccounts),
+      } satisfies Accrual & { row: UnearnedRow };
+    })
+    .filter((recognition) => !recognition.amount.isZero());
   const postings = accrualPostings(recognized, 'accrue');
   for (const posting of postings) {
-    await post({ branchId: posting.branchId, entryDate: run.period_end, lines: posting.lines, ruleConfigId: rule.id, description: `Intérêts perçus d'avance acquis au ${run.period_end}` });
+    await post({
+      branchId: posting.branchId,
+      entryDate: run.period_end,
+      lines: posting.lines,
+      ruleConfigId: rule.id,
+      description: `Intérêts perçus d'avance acquis au ${run.period_end}`,
+    });
   }
   if (recognized.length > 0) {
     await trx.raw(
       `UPDATE loan_installments i SET interest_unearned = i.interest_unearned - v.amount
          FROM json_to_recordset(?::json) AS v(loan_id uuid, number int, amount numeric)
         WHERE i.loan_id = v.loan_id AND i.number = v.number`,
-      [JSON.stringify(recognized.map(({ row, amount }) => ({ loan_id: row.loan_id, number: row.number, amount: formatAmount(amount) })))],
+      [
+        JSON.stringify(
+          recognized.map(({ row, amount }) => ({
+            loan_id: row.loan_id,
+            number: row.number,
+            amount: formatAmount(amount),
+          })),
+        ),
+      ],
     );
   }
   return {
     entries: postings.length,
     amount: formatAmount(recognized.reduce((sum, recognition) => sum.plus(recognition.amount), new Money(0))),
-    lines: recognized.map((recognition) => ({ account: recognition.debitAccount, amount: formatAmount(recognition.amount), loanId: recognition.subjectId })),
+    lines: recognized.map((recognition) => ({
+      account: recognition.debitAccount,
+      amount: formatAmount(recognition.amount),
+      loanId: recognition.subjectId,
+    })),
   };
 }

@@ -9,15 +9,24 @@ import { formatAmount, Money } from '../../domain/money';
 
 /** What pledged deposits hold on an account now (coopbank_held_amount: the rule the debits apply). */
 export async function heldAmount(db: Knex | Knex.Transaction, accountId: string): Promise<Money> {
-  const { rows } = (await db.raw('SELECT coopbank_held_amount(?)::text AS held', [accountId])) as { rows: { held: string }[] };
+  const { rows } = (await db.raw('SELECT coopbank_held_amount(?)::text AS held', [accountId])) as {
+    rows: { held: string }[];
+  };
   return new Money(rows[0]!.held);
 }
 
 /** The held amounts of several accounts at once (their representations), zero for an account without holds. */
-export async function heldAmounts(db: Knex | Knex.Transaction, accountIds: readonly string[]): Promise<Map<string, Money>> {
-  const rows: { compte_client_id: string; held: string }[] = accountIds.length === 0
-    ? []
-    : await db('guarantee_holds').whereIn('compte_client_id', accountIds).groupBy('compte_client_id').select('compte_client_id', db.raw('sum(value)::text AS held'));
+export async function heldAmounts(
+  db: Knex | Knex.Transaction,
+  accountIds: readonly string[],
+): Promise<Map<string, Money>> {
+  const rows: { compte_client_id: string; held: string }[] =
+    accountIds.length === 0
+      ? []
+      : await db('guarantee_holds')
+          .whereIn('compte_client_id', accountIds)
+          .groupBy('compte_client_id')
+          .select('compte_client_id', db.raw('sum(value)::text AS held'));
   return new Map(rows.map((row) => [row.compte_client_id, new Money(row.held)]));
 }
 

@@ -20,18 +20,38 @@ export function accountMovements(knex: Knex | Knex.Transaction) {
     .join('business_event_logs as ev', 'ev.id', 'e.event_id')
     .join('comptes_clients as a', 'a.id', 'ev.subject_id')
     .join('savings_products as p', 'p.id', 'a.product_id')
-    .join('company_chart_entries as c', (join) => join.on('c.id', 'l.chart_entry_id').andOn('c.code', 'p.deposit_account_code'))
-    .select('a.id as account', 'a.enterprise_id', 'e.entry_date', 'e.created_at', 'l.id as line', knex.raw('l.credit - l.debit AS amount'),
-      'ev.kind', 'ev.id as event', 'e.id as journal_entry', 'e.description');
+    .join('company_chart_entries as c', (join) =>
+      join.on('c.id', 'l.chart_entry_id').andOn('c.code', 'p.deposit_account_code'),
+    )
+    .select(
+      'a.id as account',
+      'a.enterprise_id',
+      'e.entry_date',
+      'e.created_at',
+      'l.id as line',
+      knex.raw('l.credit - l.debit AS amount'),
+      'ev.kind',
+      'ev.id as event',
+      'e.id as journal_entry',
+      'e.description',
+    );
   const openings = knex('comptes_clients as a')
     .join('imports as i', 'i.id', 'a.import_id')
     .leftJoin('manual_entries as me', 'me.id', 'i.opening_entry_id')
     .where('i.status', 'applied')
     .whereNotNull('a.opening_balance')
-    .select('a.id as account', 'a.enterprise_id', 'i.cut_over_date as entry_date', 'a.created_at', knex.raw('0::bigint AS line'), 'a.opening_balance as amount',
-      knex.raw('?::text AS kind', [openingBalanceKind]), knex.raw('NULL::uuid AS event'),
+    .select(
+      'a.id as account',
+      'a.enterprise_id',
+      'i.cut_over_date as entry_date',
+      'a.created_at',
+      knex.raw('0::bigint AS line'),
+      'a.opening_balance as amount',
+      knex.raw('?::text AS kind', [openingBalanceKind]),
+      knex.raw('NULL::uuid AS event'),
       knex.raw(`(SELECT ml.journal_entry_id FROM manual_entry_lines ml WHERE ml.manual_entry_id = i.opening_entry_id AND ml.branch_id = a.branch_id
         AND ml.journal_entry_id IS NOT NULL LIMIT 1) AS journal_entry`),
-      knex.raw(`'Solde d''ouverture à la bascule' || coalesce(' (' || me.reference || ')', '') AS description`));
+      knex.raw(`'Solde d''ouverture à la bascule' || coalesce(' (' || me.reference || ')', '') AS description`),
+    );
   return knex.from(ledger.unionAll(openings, true).as('m'));
 }

@@ -35,11 +35,19 @@ export interface CashOperation {
   replayed: boolean;
 }
 
-export async function depositCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
+export async function depositCash(
+  context: ActivityContext,
+  actor: Actor,
+  input: CashOperationInput,
+): Promise<CashOperation> {
   return retryOnConflict(() => moveCash(context.knex, context.clock(), actor, 'deposit', input));
 }
 
-export async function withdrawCash(context: ActivityContext, actor: Actor, input: CashOperationInput): Promise<CashOperation> {
+export async function withdrawCash(
+  context: ActivityContext,
+  actor: Actor,
+  input: CashOperationInput,
+): Promise<CashOperation> {
   return retryOnConflict(() => moveCash(context.knex, context.clock(), actor, 'withdrawal', input));
 }
 
@@ -57,12 +65,22 @@ export interface ApprovedWithdrawal {
  * balance and the holds) are checked now, at the approval. Its own savepoint, so that a refusal leaves the
  * decision's transaction usable to record the request `failed`.
  */
-export const withdrawApproved = (context: DataContext, maker: Actor, payload: ApprovedWithdrawal): Promise<CashOperation> =>
-  inTransaction(context.knex, (trx) => moveCash(trx, context.clock(), maker, 'withdrawal', { ...payload, amount: new Money(payload.amount) }));
+export const withdrawApproved = (
+  context: DataContext,
+  maker: Actor,
+  payload: ApprovedWithdrawal,
+): Promise<CashOperation> =>
+  inTransaction(context.knex, (trx) =>
+    moveCash(trx, context.clock(), maker, 'withdrawal', { ...payload, amount: new Money(payload.amount) }),
+  );
 
 /** Whether the user's key already names a cash movement of the enterprise: a retry, answered again rather than asked again. */
 export async function cashKeyUsed(knex: Knex, actor: Actor, enterpriseId: string, clientKey: string): Promise<boolean> {
-  return (await knex('business_event_logs').where({ enterprise_id: enterpriseId, idempotency_key: operationKey('cash', actor, clientKey) }).first('id')) !== undefined;
+  return (
+    (await knex('business_event_logs')
+      .where({ enterprise_id: enterpriseId, idempotency_key: operationKey('cash', actor, clientKey) })
+      .first('id')) !== undefined
+  );
 }
 
 /** The operation as coopbank_move_cash returns it: the event recorded now, or the one its key recorded before, with the account locked. */
@@ -82,21 +100,47 @@ const moveCashSql = `SELECT account, id, kind, subject_id, amount_moved AS amoun
  * check and update cannot interleave, and a retried request (same key) finds the first one's event once it holds
  * the lock, and answers it again instead of moving money twice.
  */
-export async function moveCash(db: Knex | Knex.Transaction, now: Date, actor: Actor, direction: CashDirection, input: CashOperationInput): Promise<CashOperation> {
+export async function moveCash(
+  db: Knex | Knex.Transaction,
+  now: Date,
+  actor: Actor,
+  direction: CashDirection,
+  input: CashOperationInput,
+): Promise<CashOperation> {
   const key = operationKey('cash', actor, input.idempotencyKey);
   const amount = formatAmount(input.amount);
   const replayable = input.idempotencyKey !== null; // without a client key there is nothing to replay
   const bindings = [
-    input.accountId, direction, amount, input.channel, input.reference, key, replayable, actor.userId, now.toISOString(), moneyMovingKinds.has(direction), defaultAccountsJson,
+    input.accountId,
+    direction,
+    amount,
+    input.channel,
+    input.reference,
+    key,
+    replayable,
+    actor.userId,
+    now.toISOString(),
+    moneyMovingKinds.has(direction),
+    defaultAccountsJson,
   ];
   // A named statement: PostgreSQL parses and plans it once per connection.
-  const moved = await ledgerCall<MovedRow | undefined>(db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' })).catch((error: unknown) => {
+  const moved = await ledgerCall<MovedRow | undefined>(
+    db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' }),
+  ).catch((error: unknown) => {
     // As assertAboveMinimum's refusal: the amount is what does not fit (the minimum balance and the pledged deposits' holds).
-    if (error instanceof AppError && error.code === 'insufficient_funds') throw new AppError(error.kind, error.code, error.message, [{ field: 'amount', message: error.message }]);
+    if (error instanceof AppError && error.code === 'insufficient_funds')
+      throw new AppError(error.kind, error.code, error.message, [{ field: 'amount', message: error.message }]);
     throw error;
   });
   if (moved === undefined) throw new NotFoundError('The account');
-  if (moved.replayed) assertSameRequest(moved.payload.request, { direction, account: moved.account, amount, channel: input.channel, reference: input.reference });
+  if (moved.replayed)
+    assertSameRequest(moved.payload.request, {
+      direction,
+      account: moved.account,
+      amount,
+      channel: input.channel,
+      reference: input.reference,
+    });
   else if (moved.journal_entry !== null) reportPosting(db, direction);
   return { ...toOperation(moved), replayed: moved.replayed };
 }
@@ -119,7 +163,16 @@ interface EventRow {
   journal_entry: string | null;
 }
 
-const operationColumns = ['ev.id', 'ev.kind', 'ev.subject_id', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.created_at', 'je.id as journal_entry'];
+const operationColumns = [
+  'ev.id',
+  'ev.kind',
+  'ev.subject_id',
+  'ev.amount',
+  'ev.payload',
+  'ev.business_date',
+  'ev.created_at',
+  'je.id as journal_entry',
+];
 
 function operations(trx: Knex.Transaction | Knex) {
   return trx('business_event_logs as ev')

@@ -56,22 +56,39 @@ export interface EarlyClosureRow {
   created_at: Date;
 }
 
-const refused = (code: ErrorCode, message: string) => new AppError('conflict', code, message, [{ field: 'id', message }]);
+const refused = (code: ErrorCode, message: string) =>
+  new AppError('conflict', code, message, [{ field: 'id', message }]);
 
 /** The account must be an open term deposit whose maturity is still ahead: a matured one is the maturity run's. */
 function assertClosable(term: CompteClient, product: SavingsProduct, closedOn: IsoDate): void {
   if (product.kind !== 'term_deposit' || term.maturityDate === null) {
-    throw refused('not_a_term_deposit', `Account ${term.number} is not a term deposit: only a term deposit is closed early (another account closes by …/close/).`);
+    throw refused(
+      'not_a_term_deposit',
+      `Account ${term.number} is not a term deposit: only a term deposit is closed early (another account closes by …/close/).`,
+    );
   }
-  if (term.status !== 'open') throw refused('account_not_open', `Term deposit ${term.number} is ${term.status}: only an open term deposit is closed early.`);
+  if (term.status !== 'open')
+    throw refused(
+      'account_not_open',
+      `Term deposit ${term.number} is ${term.status}: only an open term deposit is closed early.`,
+    );
   if (term.maturityDate <= closedOn) {
-    throw refused('term_deposit_matured', `Term deposit ${term.number} reached its maturity on ${term.maturityDate}: the maturity run pays it, it is not closed early.`);
+    throw refused(
+      'term_deposit_matured',
+      `Term deposit ${term.number} reached its maturity on ${term.maturityDate}: the maturity run pays it, it is not closed early.`,
+    );
   }
 }
 
 /** What the running term was paid already (periodic postings to the demand account), gross and tax. */
-async function paidInTerm(trx: Knex.Transaction, accountId: string, termStart: IsoDate): Promise<{ gross: Money; tax: Money }> {
-  const row = await trx('savings_interest_postings').where({ compte_client_id: accountId }).where('interest_from', '>=', termStart)
+async function paidInTerm(
+  trx: Knex.Transaction,
+  accountId: string,
+  termStart: IsoDate,
+): Promise<{ gross: Money; tax: Money }> {
+  const row = await trx('savings_interest_postings')
+    .where({ compte_client_id: accountId })
+    .where('interest_from', '>=', termStart)
     .first(trx.raw('coalesce(sum(gross), 0)::text AS gross'), trx.raw('coalesce(sum(tax), 0)::text AS tax'));
   return { gross: new Money(row.gross as string), tax: new Money(row.tax as string) };
 }
@@ -88,34 +105,80 @@ interface Adjustment {
  * One side of the settlement as an event about the term account, dated the closure: a positive difference posted
  * as `owed` (interest or tax), a negative one as `returned` (interest recovered, tax refunded); none when zero.
  */
-async function postDifference(adjustment: Adjustment, delta: Money, owed: EventKind, returned: EventKind): Promise<string | null> {
+async function postDifference(
+  adjustment: Adjustment,
+  delta: Money,
+  owed: EventKind,
+  returned: EventKind,
+): Promise<string | null> {
   if (delta.isZero()) return null;
   const { trx, term, product, closedOn, payload } = adjustment;
   const kind = delta.isPositive() ? owed : returned;
   const event = await recordDatedEvent(trx, {
-    enterpriseId: term.enterpriseId, branchId: term.branchId, subjectId: term.id, actorId: null, date: closedOn, kind, amount: delta.abs(), payload,
-    productAccounts: { member_deposits: product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode },
-    idempotencyKey: `${kind}:${term.id}:early-closure`, description: `${kind.replaceAll('_', ' ')}, early closure of ${term.number}`,
+    enterpriseId: term.enterpriseId,
+    branchId: term.branchId,
+    subjectId: term.id,
+    actorId: null,
+    date: closedOn,
+    kind,
+    amount: delta.abs(),
+    payload,
+    productAccounts: {
+      member_deposits: product.depositAccountCode,
+      interest_expense: product.interestExpenseAccountCode,
+      withholding_tax: product.withholdingTaxAccountCode,
+    },
+    idempotencyKey: `${kind}:${term.id}:early-closure`,
+    description: `${kind.replaceAll('_', ' ')}, early closure of ${term.number}`,
   });
   return event.eventId;
 }
 
 /** The principal with the settlement, out of the term account (the member's request: money moving) and into the payout account. */
-async function payOut(trx: Knex.Transaction, now: Date, actor: Actor, term: CompteClient, product: SavingsProduct, payout: CompteClient, amount: Money, closedOn: IsoDate) {
+async function payOut(
+  trx: Knex.Transaction,
+  now: Date,
+  actor: Actor,
+  term: CompteClient,
+  product: SavingsProduct,
+  payout: CompteClient,
+  amount: Money,
+  closedOn: IsoDate,
+) {
   const closure = await recordBusinessEvent(trx, now, {
-    enterpriseId: term.enterpriseId, branchId: term.branchId, subjectId: term.id, actorId: actor.userId, kind: 'term_deposit_early_closure', amount,
-    payload: { account: term.id, account_number: term.number, payout_account: payout.id, payout_account_number: payout.number, closed_on: closedOn },
-    productAccounts: { member_deposits: product.depositAccountCode }, idempotencyKey: `term-deposit-early-closure:${term.id}`,
+    enterpriseId: term.enterpriseId,
+    branchId: term.branchId,
+    subjectId: term.id,
+    actorId: actor.userId,
+    kind: 'term_deposit_early_closure',
+    amount,
+    payload: {
+      account: term.id,
+      account_number: term.number,
+      payout_account: payout.id,
+      payout_account_number: payout.number,
+      closed_on: closedOn,
+    },
+    productAccounts: { member_deposits: product.depositAccountCode },
+    idempotencyKey: `term-deposit-early-closure:${term.id}`,
     description: `term deposit ${term.number} closed before maturity, to ${payout.number}`,
   });
-  return { closure: closure.eventId, payout: await creditPayoutAccount(trx, { term, payout, amount, date: closedOn, key: `${term.id}:early-closure` }) };
+  return {
+    closure: closure.eventId,
+    payout: await creditPayoutAccount(trx, { term, payout, amount, date: closedOn, key: `${term.id}:early-closure` }),
+  };
 }
 
 /**
  * Closes the open term account `accountId` before its maturity (branch head and above, checked by the route): the
  * settlement above, the account closed at zero, the row and the audit record, all in one transaction.
  */
-export async function closeTermDepositEarly(context: ActivityContext, actor: Actor, accountId: string, reason: string): Promise<EarlyClosureRow> {
+export async function closeTermDepositEarly(
+  context: ActivityContext,
+  actor: Actor,
+  accountId: string,
+  reason: string,
+): Promise<EarlyClosureRow> {
   return inTransaction(context.knex, async (trx) => {
     const term = await CompteClient.query(trx).findById(accountId).forUpdate().throwIfNotFound();
     const product = await SavingsProduct.query(trx).findById(term.productId).throwIfNotFound();
@@ -126,30 +189,84 @@ export async function closeTermDepositEarly(context: ActivityContext, actor: Act
     const window = { from: termStart, to: addDaysTo(parseIsoDate(closedOn), -1) };
     const rate = new Money(product.earlyClosureRate ?? 0);
     // The penalty rate replaces the contract's rates over the whole term; closed on its first day, the term earns nothing.
-    const grossDue = window.from > window.to ? new Money(0) : (await interestFigures(trx, term, product, window, [{ from: termStart, annualRate: rate }])).gross;
+    const grossDue =
+      window.from > window.to
+        ? new Money(0)
+        : (await interestFigures(trx, term, product, window, [{ from: termStart, annualRate: rate }])).gross;
     const paid = await paidInTerm(trx, term.id, termStart);
-    const settled = earlyClosureSettlement({ grossDue, withholdingTaxRate: new Money(product.withholdingTaxRate), grossPaid: paid.gross, taxPaid: paid.tax });
-    const payload = { account: term.id, account_number: term.number, interest_from: window.from, interest_to: window.to, early_closure_rate: rate.toString() };
+    const settled = earlyClosureSettlement({
+      grossDue,
+      withholdingTaxRate: new Money(product.withholdingTaxRate),
+      grossPaid: paid.gross,
+      taxPaid: paid.tax,
+    });
+    const payload = {
+      account: term.id,
+      account_number: term.number,
+      interest_from: window.from,
+      interest_to: window.to,
+      early_closure_rate: rate.toString(),
+    };
     const adjustment = { trx, term, product, closedOn, payload };
-    const interestEvent = await postDifference(adjustment, settled.interestDelta, 'savings_interest', 'savings_interest_recovery');
+    const interestEvent = await postDifference(
+      adjustment,
+      settled.interestDelta,
+      'savings_interest',
+      'savings_interest_recovery',
+    );
     const taxEvent = await postDifference(adjustment, settled.taxDelta, 'withholding_tax', 'withholding_tax_refund');
     const amount = new Money(term.balance).plus(settled.memberDelta);
-    const payout = await CompteClient.query(trx).findById((await payoutAccountAtMaturity(trx, term)).id).forUpdate().throwIfNotFound();
-    const events = amount.isZero() ? null : await payOut(trx, context.clock(), actor, term, product, payout, amount, closedOn);
+    const payout = await CompteClient.query(trx)
+      .findById((await payoutAccountAtMaturity(trx, term)).id)
+      .forUpdate()
+      .throwIfNotFound();
+    const events = amount.isZero()
+      ? null
+      : await payOut(trx, context.clock(), actor, term, product, payout, amount, closedOn);
     await trx('comptes_clients').where({ id: term.id }).update({ balance: 0, status: 'closed', closed_on: closedOn });
-    const [row] = await trx('term_deposit_early_closures').insert({
-      enterprise_id: term.enterpriseId, branch_id: term.branchId, compte_client_id: term.id, payout_account_id: payout.id, closed_on: closedOn, term_started_on: termStart,
-      maturity_date: term.maturityDate, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, early_closure_rate: rate.toString(),
-      withholding_tax_rate: product.withholdingTaxRate, principal: term.balance, gross_due: formatAmount(grossDue), tax_due: formatAmount(settled.taxDue),
-      gross_paid: formatAmount(paid.gross), tax_paid: formatAmount(paid.tax), amount: formatAmount(amount), interest_expense_account_code: product.interestExpenseAccountCode,
-      withholding_tax_account_code: product.withholdingTaxAccountCode, deposit_account_code: product.depositAccountCode, interest_event_id: interestEvent, tax_event_id: taxEvent,
-      closure_event_id: events?.closure ?? null, payout_event_id: events?.payout ?? null, closed_by: actor.userId,
-    }).returning('*');
+    const [row] = await trx('term_deposit_early_closures')
+      .insert({
+        enterprise_id: term.enterpriseId,
+        branch_id: term.branchId,
+        compte_client_id: term.id,
+        payout_account_id: payout.id,
+        closed_on: closedOn,
+        term_started_on: termStart,
+        maturity_date: term.maturityDate,
+        interest_to: window.to,
+        interest_basis: product.interestBasis,
+        day_count: product.dayCount,
+        early_closure_rate: rate.toString(),
+        withholding_tax_rate: product.withholdingTaxRate,
+        principal: term.balance,
+        gross_due: formatAmount(grossDue),
+        tax_due: formatAmount(settled.taxDue),
+        gross_paid: formatAmount(paid.gross),
+        tax_paid: formatAmount(paid.tax),
+        amount: formatAmount(amount),
+        interest_expense_account_code: product.interestExpenseAccountCode,
+        withholding_tax_account_code: product.withholdingTaxAccountCode,
+        deposit_account_code: product.depositAccountCode,
+        interest_event_id: interestEvent,
+        tax_event_id: taxEvent,
+        closure_event_id: events?.closure ?? null,
+        payout_event_id: events?.payout ?? null,
+        closed_by: actor.userId,
+      })
+      .returning('*');
     await recordAudit(trx, actor, {
-      action: 'compte_client.close_early', entityType: 'compte_client', entityId: term.id, enterpriseId: term.enterpriseId,
+      action: 'compte_client.close_early',
+      entityType: 'compte_client',
+      entityId: term.id,
+      enterpriseId: term.enterpriseId,
       details: {
-        reason, number: term.number, closed_on: closedOn, maturity_date: term.maturityDate, payout_account: payout.number,
-        early_closure_rate: rate.toString(), amount: formatAmount(amount),
+        reason,
+        number: term.number,
+        closed_on: closedOn,
+        maturity_date: term.maturityDate,
+        payout_account: payout.number,
+        early_closure_rate: rate.toString(),
+        amount: formatAmount(amount),
       },
     });
     return row as EarlyClosureRow;

@@ -17,12 +17,19 @@ export interface MemberAccountLeg {
   minimumBalance: Money;
 }
 
-export async function memberAccountLeg(trx: Knex.Transaction, accountId: string, clientId: string): Promise<MemberAccountLeg> {
+export async function memberAccountLeg(
+  trx: Knex.Transaction,
+  accountId: string,
+  clientId: string,
+): Promise<MemberAccountLeg> {
   const account = await CompteClient.query(trx).findById(accountId).forUpdate();
   if (account === undefined || account.clientId !== clientId) {
-    throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [{ field: 'account', message: 'account must be an account of the member' }]);
+    throw new AppError('validation', 'invalid_request', 'The account is not an account of the member.', [
+      { field: 'account', message: 'account must be an account of the member' },
+    ]);
   }
-  if (account.status !== 'open') throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}.`);
+  if (account.status !== 'open')
+    throw new AppError('conflict', `account_${account.status}`, `The account is ${account.status}.`);
   const product = await SavingsProduct.query(trx).findById(account.productId).throwIfNotFound();
   return { account, depositAccountCode: product.depositAccountCode, minimumBalance: new Money(product.minimumBalance) };
 }
@@ -35,6 +42,8 @@ export async function moveAccountBalance(trx: Knex.Transaction, leg: MemberAccou
   const balance = new Money(leg.account.balance);
   const after = balance.plus(delta);
   if (delta.isNegative()) assertAboveMinimum(balance, after, leg.minimumBalance, await heldAmount(trx, leg.account.id));
-  await CompteClient.query(trx).patch({ balance: formatAmount(after) }).where('id', leg.account.id);
+  await CompteClient.query(trx)
+    .patch({ balance: formatAmount(after) })
+    .where('id', leg.account.id);
   return after;
 }

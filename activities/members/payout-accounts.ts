@@ -13,17 +13,26 @@ const openDemandAccounts = (trx: Knex.Transaction, clientId: string) =>
     .select('comptes_clients.*')
     .orderBy([{ column: 'comptes_clients.opened_on' }, { column: 'comptes_clients.number' }]);
 
-const payoutRefused = (message: string) => new AppError('validation', 'invalid_request', message, [{ field: 'payout_account', message }]);
+const payoutRefused = (message: string) =>
+  new AppError('validation', 'invalid_request', message, [{ field: 'payout_account', message }]);
 
 /** At opening: the account named (checked) or the member's first open demand account; refused when there is none. */
-export async function payoutAccountAtOpening(trx: Knex.Transaction, clientId: string, wanted: string | null): Promise<CompteClient> {
-  const candidates = await openDemandAccounts(trx, clientId).modify((query) => {
-    if (wanted !== null) query.where('comptes_clients.id', wanted);
-  }).limit(1);
+export async function payoutAccountAtOpening(
+  trx: Knex.Transaction,
+  clientId: string,
+  wanted: string | null,
+): Promise<CompteClient> {
+  const candidates = await openDemandAccounts(trx, clientId)
+    .modify((query) => {
+      if (wanted !== null) query.where('comptes_clients.id', wanted);
+    })
+    .limit(1);
   const found = candidates[0];
   if (found !== undefined) return found;
   if (wanted !== null) throw payoutRefused('payout_account must be an open demand-deposit account of the same member');
-  throw payoutRefused('the member has no open demand-deposit account to receive the term deposit at maturity: open one first or name one');
+  throw payoutRefused(
+    'the member has no open demand-deposit account to receive the term deposit at maturity: open one first or name one',
+  );
 }
 
 /**
@@ -34,6 +43,11 @@ export async function payoutAccountAtOpening(trx: Knex.Transaction, clientId: st
 export async function payoutAccountAtMaturity(trx: Knex.Transaction, term: CompteClient): Promise<CompteClient> {
   const accounts = await openDemandAccounts(trx, term.clientId);
   const payout = accounts.find((account) => account.id === term.payoutAccountId) ?? accounts[0];
-  if (payout === undefined) throw new AppError('conflict', 'no_payout_account', `Term deposit ${term.number} has matured and its member has no open demand-deposit account to receive it.`);
+  if (payout === undefined)
+    throw new AppError(
+      'conflict',
+      'no_payout_account',
+      `Term deposit ${term.number} has matured and its member has no open demand-deposit account to receive it.`,
+    );
   return payout;
 }

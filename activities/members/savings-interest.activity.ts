@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import { parseIsoDate, type IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
-import { cycleStartOf, interestWindow, isMonthEnd, postingDue, postingFrequencies, type DayRange, type InterestFigures } from '../../domain/members/savings-interest';
+import {
+  cycleStartOf,
+  interestWindow,
+  isMonthEnd,
+  postingDue,
+  postingFrequencies,
+  type DayRange,
+  type InterestFigures,
+} from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepLine, MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { CompteClient } from '../../db/models/compte-client.model';
@@ -32,7 +40,8 @@ export interface MonthEndPeriod {
 
 export type StepContext = Pick<ActivityContext, 'knex' | 'clock'>;
 
-const invalidPeriod = (field: string, message: string) => new AppError('validation', 'invalid_request', message, [{ field, message }]);
+const invalidPeriod = (field: string, message: string) =>
+  new AppError('validation', 'invalid_request', message, [{ field, message }]);
 
 /** A month end is a past calendar month: its postings need the whole month's movements. */
 export async function assertMonthEndPeriod(context: StepContext, period: MonthEndPeriod): Promise<void> {
@@ -44,9 +53,15 @@ export async function assertMonthEndPeriod(context: StepContext, period: MonthEn
     }
   }
   if (!isMonthEnd(period.periodEnd)) throw invalidPeriod('periodEnd', 'periodEnd must be the last day of a month');
-  if (period.periodStart !== `${period.periodEnd.slice(0, 8)}01`) throw invalidPeriod('periodStart', 'periodStart must be the first day of the month of periodEnd');
+  if (period.periodStart !== `${period.periodEnd.slice(0, 8)}01`)
+    throw invalidPeriod('periodStart', 'periodStart must be the first day of the month of periodEnd');
   const businessDate = await businessDateOf(context.knex, period.enterpriseId, context.clock());
-  if (period.periodEnd > businessDate) throw new AppError('unprocessable', 'period_not_ended', `The period ends ${period.periodEnd}, after the business date ${businessDate}.`);
+  if (period.periodEnd > businessDate)
+    throw new AppError(
+      'unprocessable',
+      'period_not_ended',
+      `The period ends ${period.periodEnd}, after the business date ${businessDate}.`,
+    );
 }
 
 /** A posting as the table keeps it: what an accountant checks, per account. */
@@ -65,7 +80,9 @@ export function interestLines(rows: readonly InterestPostingRow[]): MonthEndStep
   return rows.flatMap((row) => [
     { account: row.interest_expense_account_code, amount: row.gross, compteClientId: row.compte_client_id },
     { account: row.deposit_account_code, amount: `-${row.net}`, compteClientId: row.compte_client_id },
-    ...(row.tax === '0' ? [] : [{ account: row.withholding_tax_account_code, amount: `-${row.tax}`, compteClientId: row.compte_client_id }]),
+    ...(row.tax === '0'
+      ? []
+      : [{ account: row.withholding_tax_account_code, amount: `-${row.tax}`, compteClientId: row.compte_client_id }]),
   ]);
 }
 
@@ -92,21 +109,46 @@ function postingEvents(posting: FiguredPosting): DatedEvent[] {
   const { account, product, window, periodEnd, figures } = posting;
   const credited = posting.creditTo ?? { account, product };
   const productAccounts = {
-    member_deposits: credited.product.depositAccountCode, interest_expense: product.interestExpenseAccountCode, withholding_tax: product.withholdingTaxAccountCode,
+    member_deposits: credited.product.depositAccountCode,
+    interest_expense: product.interestExpenseAccountCode,
+    withholding_tax: product.withholdingTaxAccountCode,
   };
-  const event = { enterpriseId: account.enterpriseId, branchId: credited.account.branchId, subjectId: credited.account.id, actorId: null, productAccounts, date: periodEnd };
+  const event = {
+    enterpriseId: account.enterpriseId,
+    branchId: credited.account.branchId,
+    subjectId: credited.account.id,
+    actorId: null,
+    productAccounts,
+    date: periodEnd,
+  };
   const payload = {
-    account: account.id, account_number: account.number, interest_from: window.from, interest_to: window.to, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax),
+    account: account.id,
+    account_number: account.number,
+    interest_from: window.from,
+    interest_to: window.to,
+    gross: formatAmount(figures.gross),
+    tax: formatAmount(figures.tax),
   };
   const interest: DatedEvent = {
-    ...event, kind: 'savings_interest', amount: figures.gross, payload, idempotencyKey: `savings-interest:${keyOf(posting)}`,
+    ...event,
+    kind: 'savings_interest',
+    amount: figures.gross,
+    payload,
+    idempotencyKey: `savings-interest:${keyOf(posting)}`,
     description: `savings interest ${account.number} ${window.from} to ${window.to}`,
   };
   if (figures.tax.isZero()) return [interest];
-  return [interest, {
-    ...event, kind: 'withholding_tax', amount: figures.tax, payload, idempotencyKey: `withholding-tax:${keyOf(posting)}`,
-    description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
-  }];
+  return [
+    interest,
+    {
+      ...event,
+      kind: 'withholding_tax',
+      amount: figures.tax,
+      payload,
+      idempotencyKey: `withholding-tax:${keyOf(posting)}`,
+      description: `tax withheld on the interest of ${account.number} ${window.from} to ${window.to}`,
+    },
+  ];
 }
 
 /**
@@ -119,30 +161,56 @@ async function writeInterest(trx: Knex.Transaction, postings: readonly FiguredPo
   const owed = postings.filter((posting) => !posting.figures.gross.isZero());
   if (owed.length === 0) return 0;
   const events = owed.flatMap(postingEvents);
-  const recorded = new Map((await recordDatedEvents(trx, events)).map((ids, index) => [events[index]!.idempotencyKey, ids.eventId]));
-  const credits = owed.map((posting) => ({ id: (posting.creditTo ?? posting).account.id, net: formatAmount(posting.figures.net) }));
+  const recorded = new Map(
+    (await recordDatedEvents(trx, events)).map((ids, index) => [events[index]!.idempotencyKey, ids.eventId]),
+  );
+  const credits = owed.map((posting) => ({
+    id: (posting.creditTo ?? posting).account.id,
+    net: formatAmount(posting.figures.net),
+  }));
   // Several term accounts may pay into one payout account: its credits are summed.
-  await trx.raw(`
+  await trx.raw(
+    `
     UPDATE comptes_clients a SET balance = a.balance + c.net
       FROM (SELECT id, sum(net) AS net FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, net numeric) GROUP BY id) c
-     WHERE a.id = c.id`, [JSON.stringify(credits)]);
-  await trx('savings_interest_postings').insert(owed.map((posting) => {
-    const { account, product, window, figures } = posting;
-    return {
-      enterprise_id: account.enterpriseId, branch_id: account.branchId, compte_client_id: account.id, credited_account_id: (posting.creditTo ?? posting).account.id,
-      period_end: posting.periodEnd, occasion: posting.occasion,
-      interest_from: window.from, interest_to: window.to, interest_basis: product.interestBasis, day_count: product.dayCount, interest_rate: figures.rateAtEnd.toString(),
-      withholding_tax_rate: product.withholdingTaxRate, gross: formatAmount(figures.gross), tax: formatAmount(figures.tax), net: formatAmount(figures.net),
-      interest_expense_account_code: product.interestExpenseAccountCode, withholding_tax_account_code: product.withholdingTaxAccountCode,
-      deposit_account_code: (posting.creditTo ?? posting).product.depositAccountCode,
-      interest_event_id: recorded.get(`savings-interest:${keyOf(posting)}`), tax_event_id: recorded.get(`withholding-tax:${keyOf(posting)}`) ?? null,
-    };
-  }));
+     WHERE a.id = c.id`,
+    [JSON.stringify(credits)],
+  );
+  await trx('savings_interest_postings').insert(
+    owed.map((posting) => {
+      const { account, product, window, figures } = posting;
+      return {
+        enterprise_id: account.enterpriseId,
+        branch_id: account.branchId,
+        compte_client_id: account.id,
+        credited_account_id: (posting.creditTo ?? posting).account.id,
+        period_end: posting.periodEnd,
+        occasion: posting.occasion,
+        interest_from: window.from,
+        interest_to: window.to,
+        interest_basis: product.interestBasis,
+        day_count: product.dayCount,
+        interest_rate: figures.rateAtEnd.toString(),
+        withholding_tax_rate: product.withholdingTaxRate,
+        gross: formatAmount(figures.gross),
+        tax: formatAmount(figures.tax),
+        net: formatAmount(figures.net),
+        interest_expense_account_code: product.interestExpenseAccountCode,
+        withholding_tax_account_code: product.withholdingTaxAccountCode,
+        deposit_account_code: (posting.creditTo ?? posting).product.depositAccountCode,
+        interest_event_id: recorded.get(`savings-interest:${keyOf(posting)}`),
+        tax_event_id: recorded.get(`withholding-tax:${keyOf(posting)}`) ?? null,
+      };
+    }),
+  );
   return events.length;
 }
 
 /** Posts one account's interest over the window (writeInterest for one), the account locked by the caller. Answers the net credited. */
-export async function postInterest(trx: Knex.Transaction, posting: InterestPosting): Promise<{ net: Money; entries: number }> {
+export async function postInterest(
+  trx: Knex.Transaction,
+  posting: InterestPosting,
+): Promise<{ net: Money; entries: number }> {
   const figures = await interestFigures(trx, posting.account, posting.product, posting.window);
   const entries = await writeInterest(trx, [{ ...posting, figures }]);
   return { net: entries === 0 ? new Money(0) : figures.net, entries };
@@ -160,20 +228,36 @@ async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string
     .join('savings_products as p', 'p.id', 'a.product_id')
     .where({ 'a.enterprise_id': period.enterpriseId })
     .whereNot('a.status', 'closed')
-    .whereExists(knex('savings_product_rates as r').whereRaw('r.product_id = p.id').where('r.annual_rate', '>', 0).where('r.effective_from', '<=', period.periodEnd))
+    .whereExists(
+      knex('savings_product_rates as r')
+        .whereRaw('r.product_id = p.id')
+        .where('r.annual_rate', '>', 0)
+        .where('r.effective_from', '<=', period.periodEnd),
+    )
     .whereIn('p.posting_frequency', due)
     .whereNot('p.interest_payment', 'at_maturity')
     .where('a.opened_on', '<=', period.periodEnd)
     .where((maturity) => maturity.whereNull('a.maturity_date').orWhere('a.maturity_date', '>', period.periodEnd))
-    .whereNotExists(knex('savings_interest_postings as s').whereRaw('s.compte_client_id = a.id').where({ 's.period_end': period.periodEnd, 's.occasion': 'periodic' }))
+    .whereNotExists(
+      knex('savings_interest_postings as s')
+        .whereRaw('s.compte_client_id = a.id')
+        .where({ 's.period_end': period.periodEnd, 's.occasion': 'periodic' }),
+    )
     .orderBy('a.id')
     .pluck('a.id');
 }
 
 /** Where a term deposit paying to its payout account is paid, locked after the term account; undefined: the account itself. */
-async function payoutOf(trx: Knex.Transaction, account: CompteClient, product: SavingsProduct): Promise<InterestPosting['creditTo']> {
+async function payoutOf(
+  trx: Knex.Transaction,
+  account: CompteClient,
+  product: SavingsProduct,
+): Promise<InterestPosting['creditTo']> {
   if (product.interestPayment !== 'to_payout_account') return undefined;
-  const payout = await CompteClient.query(trx).findById((await payoutAccountAtMaturity(trx, account)).id).forUpdate().throwIfNotFound();
+  const payout = await CompteClient.query(trx)
+    .findById((await payoutAccountAtMaturity(trx, account)).id)
+    .forUpdate()
+    .throwIfNotFound();
   return { account: payout, product: await SavingsProduct.query(trx).findById(payout.productId).throwIfNotFound() };
 }
 
@@ -187,22 +271,40 @@ export const interestBatchSize = 1000;
 async function postBatchInterest(knex: Knex, accountIds: readonly string[], periodEnd: IsoDate): Promise<number> {
   return inTransaction(knex, async (trx) => {
     const locked = await CompteClient.query(trx).whereIn('id', accountIds).orderBy('id').forUpdate();
-    const posted = new Set(await trx('savings_interest_postings').whereIn('compte_client_id', accountIds).where({ period_end: periodEnd, occasion: 'periodic' })
-      .pluck('compte_client_id'));
+    const posted = new Set(
+      await trx('savings_interest_postings')
+        .whereIn('compte_client_id', accountIds)
+        .where({ period_end: periodEnd, occasion: 'periodic' })
+        .pluck('compte_client_id'),
+    );
     const accounts = locked.filter((account) => account.status !== 'closed' && !posted.has(account.id));
     const products = await productsOf(trx, accounts);
-    const paid = await paidThroughOf(trx, accounts.map((account) => account.id));
+    const paid = await paidThroughOf(
+      trx,
+      accounts.map((account) => account.id),
+    );
     const due = accounts.flatMap((account) => {
       const product = products.get(account.productId)!;
       const window = interestWindow({
-        openedOn: account.openedOn, cycleStart: cycleStartOf(product.postingFrequency, periodEnd), paidThrough: paid.get(account.id) ?? null,
-        maturityDate: account.maturityDate, through: periodEnd,
+        openedOn: account.openedOn,
+        cycleStart: cycleStartOf(product.postingFrequency, periodEnd),
+        paidThrough: paid.get(account.id) ?? null,
+        maturityDate: account.maturityDate,
+        through: periodEnd,
       });
       return window === null ? [] : [{ account, product, window, periodEnd, occasion: 'periodic' as const }];
     });
-    const figures = await interestFiguresOf(trx, due.map(({ account, product, window }) => ({ accountId: account.id, product, window })));
+    const figures = await interestFiguresOf(
+      trx,
+      due.map(({ account, product, window }) => ({ accountId: account.id, product, window })),
+    );
     const postings: FiguredPosting[] = [];
-    for (const [index, posting] of due.entries()) postings.push({ ...posting, creditTo: await payoutOf(trx, posting.account, posting.product), figures: figures[index]! });
+    for (const [index, posting] of due.entries())
+      postings.push({
+        ...posting,
+        creditTo: await payoutOf(trx, posting.account, posting.product),
+        figures: figures[index]!,
+      });
     return writeInterest(trx, postings);
   });
 }
@@ -213,7 +315,11 @@ async function postBatchInterest(knex: Knex, accountIds: readonly string[], peri
  * batches: the step run again finds only the accounts not posted), a heartbeat after each; and answers every periodic
  * posting of that period end, the first run's included: `entries` counts what this execution posted.
  */
-export async function postSavingsInterest(context: StepContext, input: MonthEndPeriod, batchSize = interestBatchSize): Promise<MonthEndStepResult> {
+export async function postSavingsInterest(
+  context: StepContext,
+  input: MonthEndPeriod,
+  batchSize = interestBatchSize,
+): Promise<MonthEndStepResult> {
   await assertMonthEndPeriod(context, input);
   let entries = 0;
   const due = await dueAccountIds(context.knex, input);
@@ -221,10 +327,19 @@ export async function postSavingsInterest(context: StepContext, input: MonthEndP
     entries += await postBatchInterest(context.knex, due.slice(start, start + batchSize), input.periodEnd);
     heartbeat({ step: 'postSavingsInterest', accounts: Math.min(start + batchSize, due.length), of: due.length });
   }
-  const rows: InterestPostingRow[] = await context.knex('savings_interest_postings')
+  const rows: InterestPostingRow[] = await context
+    .knex('savings_interest_postings')
     .where({ enterprise_id: input.enterpriseId, period_end: input.periodEnd, occasion: 'periodic' })
     .orderBy('compte_client_id')
-    .select('compte_client_id', 'gross', 'tax', 'net', 'interest_expense_account_code', 'withholding_tax_account_code', 'deposit_account_code');
+    .select(
+      'compte_client_id',
+      'gross',
+      'tax',
+      'net',
+      'interest_expense_account_code',
+      'withholding_tax_account_code',
+      'deposit_account_code',
+    );
   const gross = rows.reduce((sum, row) => sum.plus(row.gross), new Money(0));
   return { entries, amount: formatAmount(gross), lines: interestLines(rows) };
 }

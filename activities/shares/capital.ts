@@ -12,7 +12,9 @@ import { votesOf } from '../../domain/shares/share-type';
 
 /** Paid-up capital (payments net of the paid value of withdrawn shares): what COBAC's 10 % credit cap reads. */
 export async function paidUpCapital(trx: Knex | Knex.Transaction, enterpriseId: string): Promise<Money> {
-  const row = await trx('share_subscriptions').where({ enterprise_id: enterpriseId }).first(trx.raw('COALESCE(SUM(paid_amount - withdrawn_paid), 0) AS total'));
+  const row = await trx('share_subscriptions')
+    .where({ enterprise_id: enterpriseId })
+    .first(trx.raw('COALESCE(SUM(paid_amount - withdrawn_paid), 0) AS total'));
   return new Money(row.total as string);
 }
 
@@ -78,7 +80,12 @@ interface MemberRow {
  * The members holding shares at `date`, one row each with their holding by type, by member number: a query
  * for the caller to page (it ends its ordering on the member's id). Rows become lines through `registerLine`.
  */
-export function registerQuery(knex: Knex, enterpriseId: string, date: IsoDate, clientId: string | null = null): Knex.QueryBuilder {
+export function registerQuery(
+  knex: Knex,
+  enterpriseId: string,
+  date: IsoDate,
+  clientId: string | null = null,
+): Knex.QueryBuilder {
   return knex
     .with('h', holdingsAt(knex, enterpriseId, date, clientId))
     .from('h')
@@ -90,7 +97,9 @@ export function registerQuery(knex: Knex, enterpriseId: string, date: IsoDate, c
     .select(
       'c.id as client',
       'c.member_number',
-      knex.raw(`CASE WHEN c.kind = 'legal_entity' THEN c.legal_name ELSE c.first_name || ' ' || c.last_name END AS name`),
+      knex.raw(
+        `CASE WHEN c.kind = 'legal_entity' THEN c.legal_name ELSE c.first_name || ' ' || c.last_name END AS name`,
+      ),
       'c.branch_id as branch',
       knex.raw('SUM(h.shares)::int AS shares'),
       knex.raw('SUM(h.subscribed)::text AS subscribed'),
@@ -138,36 +147,70 @@ export async function registerTotals(knex: Knex, enterpriseId: string, date: Iso
       .join('share_types as t', 't.id', 'h.share_type_id')
       .groupBy('t.id', 't.enterprise_id') // the key: the other columns of t follow from it
       .orderBy('t.code')
-      .select('t.id as share_type', 't.code', 't.name', knex.raw('SUM(h.shares)::int AS shares'), knex.raw('SUM(h.subscribed)::text AS subscribed'), knex.raw('SUM(h.paid)::text AS paid')),
+      .select(
+        't.id as share_type',
+        't.code',
+        't.name',
+        knex.raw('SUM(h.shares)::int AS shares'),
+        knex.raw('SUM(h.subscribed)::text AS subscribed'),
+        knex.raw('SUM(h.paid)::text AS paid'),
+      ),
     knex
-      .from(registerQuery(knex, enterpriseId, date).clearSelect().clearOrder().select(knex.raw('BOOL_OR(t.voting) AS holds_voting_shares'), knex.raw('BOOL_OR(h.payment_overdue) AS payment_overdue')).as('m'))
+      .from(
+        registerQuery(knex, enterpriseId, date)
+          .clearSelect()
+          .clearOrder()
+          .select(
+            knex.raw('BOOL_OR(t.voting) AS holds_voting_shares'),
+            knex.raw('BOOL_OR(h.payment_overdue) AS payment_overdue'),
+          )
+          .as('m'),
+      )
       .groupBy('holds_voting_shares', 'payment_overdue')
       .select('holds_voting_shares', 'payment_overdue', knex.raw('COUNT(*)::int AS members')),
   ]);
-  const sum = (field: 'subscribed' | 'paid') => byType.reduce((total: Money, row: Record<string, string>) => total.plus(row[field]!), new Money(0));
+  const sum = (field: 'subscribed' | 'paid') =>
+    byType.reduce((total: Money, row: Record<string, string>) => total.plus(row[field]!), new Money(0));
   return {
     members: byVotingState.reduce((total: number, row: { members: number }) => total + row.members, 0),
-    votes: byVotingState.reduce((total: number, row: { holds_voting_shares: boolean; payment_overdue: boolean; members: number }) => {
-      return total + votesOf({ holdsVotingShares: row.holds_voting_shares, paymentOverdue: row.payment_overdue }) * row.members;
-    }, 0),
+    votes: byVotingState.reduce(
+      (total: number, row: { holds_voting_shares: boolean; payment_overdue: boolean; members: number }) => {
+        return (
+          total +
+          votesOf({ holdsVotingShares: row.holds_voting_shares, paymentOverdue: row.payment_overdue }) * row.members
+        );
+      },
+      0,
+    ),
     shares: byType.reduce((total: number, row: { shares: number }) => total + row.shares, 0),
     subscribed: toFrancs(sum('subscribed'), Money.ROUND_HALF_UP),
     paid: toFrancs(sum('paid'), Money.ROUND_HALF_UP),
     unpaid: toFrancs(sum('subscribed').minus(sum('paid')), Money.ROUND_HALF_UP),
-    types: byType.map((row: { share_type: string; code: string; name: string; shares: number; subscribed: string; paid: string }) => ({
-      ...row,
-      unpaid: toFrancs(new Money(row.subscribed).minus(row.paid), Money.ROUND_HALF_UP),
-    })),
+    types: byType.map(
+      (row: { share_type: string; code: string; name: string; shares: number; subscribed: string; paid: string }) => ({
+        ...row,
+        unpaid: toFrancs(new Money(row.subscribed).minus(row.paid), Money.ROUND_HALF_UP),
+      }),
+    ),
   };
 }
 
 /** Shares in their notice period and refunds owed (effective, not yet paid), by share type, for a member. */
-export async function pendingWithdrawals(knex: Knex, clientId: string): Promise<Map<string, { sharesInNotice: number; refundsOwed: Money }>> {
+export async function pendingWithdrawals(
+  knex: Knex,
+  clientId: string,
+): Promise<Map<string, { sharesInNotice: number; refundsOwed: Money }>> {
   const rows: { share_type_id: string; in_notice: number; owed: string }[] = await knex('share_withdrawals as w')
     .join('share_subscriptions as s', 's.id', 'w.subscription_id')
     .where('w.client_id', clientId)
     .whereIn('w.status', ['notice', 'effective'])
     .groupBy('s.share_type_id')
-    .select('s.share_type_id', knex.raw(`COALESCE(SUM(w.shares) FILTER (WHERE w.status = 'notice'), 0)::int AS in_notice`), knex.raw(`COALESCE(SUM(w.cancelled_paid) FILTER (WHERE w.status = 'effective'), 0)::text AS owed`));
-  return new Map(rows.map((row) => [row.share_type_id, { sharesInNotice: row.in_notice, refundsOwed: new Money(row.owed) }]));
+    .select(
+      's.share_type_id',
+      knex.raw(`COALESCE(SUM(w.shares) FILTER (WHERE w.status = 'notice'), 0)::int AS in_notice`),
+      knex.raw(`COALESCE(SUM(w.cancelled_paid) FILTER (WHERE w.status = 'effective'), 0)::text AS owed`),
+    );
+  return new Map(
+    rows.map((row) => [row.share_type_id, { sharesInNotice: row.in_notice, refundsOwed: new Money(row.owed) }]),
+  );
 }

@@ -29,14 +29,21 @@ export interface SharePaymentRow {
 }
 
 /** The till, or the member's account locked and checked (open, theirs). */
-export async function fundingOf(trx: Knex.Transaction, channel: 'cash' | 'account', accountId: string | null, clientId: string): Promise<ShareFunding> {
+export async function fundingOf(
+  trx: Knex.Transaction,
+  channel: 'cash' | 'account',
+  accountId: string | null,
+  clientId: string,
+): Promise<ShareFunding> {
   return channel === 'account' ? { channel, leg: await memberAccountLeg(trx, accountId!, clientId) } : { channel };
 }
 
 /** The account the funding's side of an entry posts to (the `cash` role). */
-export const fundingAccount = (funding: ShareFunding): string => (funding.channel === 'account' ? funding.leg.depositAccountCode : defaultRoleAccounts.cash);
+export const fundingAccount = (funding: ShareFunding): string =>
+  funding.channel === 'account' ? funding.leg.depositAccountCode : defaultRoleAccounts.cash;
 
-export const unpaidOf = (subscription: ShareSubscription): Money => new Money(subscription.amount).minus(subscription.paidAmount).minus(subscription.withdrawnUnpaid);
+export const unpaidOf = (subscription: ShareSubscription): Money =>
+  new Money(subscription.amount).minus(subscription.paidAmount).minus(subscription.withdrawnUnpaid);
 
 export interface PaymentDraft {
   /** Locked by the caller (FOR UPDATE), its amount checked against what is unpaid. */
@@ -79,10 +86,19 @@ export async function postSharePayment(trx: Knex.Transaction, now: Date, draft: 
  * The payment's row, numbered PAY-{year}-{n} from ShareSequence. The number is taken last, when everything that
  * may fail is done: the enterprise's counter stays locked only for the last inserts and the commit.
  */
-export async function insertSharePayment(trx: Knex.Transaction, draft: PaymentDraft, eventId: string, unpaidAfter: Money): Promise<SharePaymentRow> {
+export async function insertSharePayment(
+  trx: Knex.Transaction,
+  draft: PaymentDraft,
+  eventId: string,
+  unpaidAfter: Money,
+): Promise<SharePaymentRow> {
   const { subscription, funding } = draft;
   const year = Number(draft.businessDate.slice(0, 4));
-  const sequence = await nextSequenceValue(trx, { name: 'share_payment', enterpriseId: subscription.enterpriseId, year });
+  const sequence = await nextSequenceValue(trx, {
+    name: 'share_payment',
+    enterpriseId: subscription.enterpriseId,
+    year,
+  });
   const [payment] = await trx('share_payments')
     .insert({
       enterprise_id: subscription.enterpriseId,

@@ -38,14 +38,28 @@ export interface RefundResult {
 }
 
 /** The member's loans that owe something, locked in a fixed order, oldest first, with what each owes now. */
-async function debtsOf(trx: Knex.Transaction, clientId: string, businessDate: string): Promise<{ loans: Map<string, Loan>; debts: LoanDebt[] }> {
+async function debtsOf(
+  trx: Knex.Transaction,
+  clientId: string,
+  businessDate: string,
+): Promise<{ loans: Map<string, Loan>; debts: LoanDebt[] }> {
   const loans = await Loan.query(trx).where({ client_id: clientId, status: 'active' }).orderBy('id').forUpdate();
-  loans.sort((a, b) => (a.approvedOn === b.approvedOn ? a.number.localeCompare(b.number) : a.approvedOn < b.approvedOn ? -1 : 1));
+  loans.sort((a, b) =>
+    a.approvedOn === b.approvedOn ? a.number.localeCompare(b.number) : a.approvedOn < b.approvedOn ? -1 : 1,
+  );
   const debts: LoanDebt[] = [];
   for (const loan of loans) {
-    const installments = accruePenalties(await readInstallments(trx, loan.id), businessDate, new Money(loan.penaltyRate));
+    const installments = accruePenalties(
+      await readInstallments(trx, loan.id),
+      businessDate,
+      new Money(loan.penaltyRate),
+    );
     const overdue = totalOf(duesFor(installments, businessDate, 'overdue'));
-    debts.push({ loanId: loan.id, overdue, outstandingPrincipal: totalOf(duesFor(installments, businessDate, 'overdue_and_principal')).minus(overdue) });
+    debts.push({
+      loanId: loan.id,
+      overdue,
+      outstandingPrincipal: totalOf(duesFor(installments, businessDate, 'overdue_and_principal')).minus(overdue),
+    });
   }
   return { loans: new Map(loans.map((loan) => [loan.id, loan])), debts };
 }
@@ -61,10 +75,24 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
     await lockMember(trx, found.clientId);
     const withdrawal = await ShareWithdrawal.query(trx).findById(found.id).forUpdate().throwIfNotFound();
     if (withdrawal.status === 'refunded') {
-      if (withdrawal.refundIdempotencyKey === input.idempotencyKey) return { outcome: 'recorded' as const, offsetAmount: withdrawal.offsetAmount!, netRefund: withdrawal.netRefund! };
-      throw new AppError('conflict', 'already_refunded', `Withdrawal ${withdrawal.number} was refunded on ${withdrawal.refundedOn}.`);
+      if (withdrawal.refundIdempotencyKey === input.idempotencyKey)
+        return {
+          outcome: 'recorded' as const,
+          offsetAmount: withdrawal.offsetAmount!,
+          netRefund: withdrawal.netRefund!,
+        };
+      throw new AppError(
+        'conflict',
+        'already_refunded',
+        `Withdrawal ${withdrawal.number} was refunded on ${withdrawal.refundedOn}.`,
+      );
     }
-    if (withdrawal.status !== 'effective') throw new AppError('conflict', 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`);
+    if (withdrawal.status !== 'effective')
+      throw new AppError(
+        'conflict',
+        'refund_not_owed',
+        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`,
+      );
     const businessDate = await businessDateOf(trx, withdrawal.enterpriseId, now);
     const { loans, debts } = await debtsOf(trx, withdrawal.clientId, businessDate);
     const funding = await fundingOf(trx, input.channel, input.accountId, withdrawal.clientId);
@@ -84,17 +112,19 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
       });
     }
     if (offsets.net.gt(0)) await payOut(trx, now, withdrawal, { funding, owedAccount }, offsets.net, input.userId);
-    await ShareWithdrawal.query(trx).patch({
-      status: 'refunded',
-      refundedOn: businessDate,
-      refundChannel: input.channel,
-      refundAccountId: input.accountId,
-      offsetAmount: formatAmount(offsets.offset),
-      netRefund: formatAmount(offsets.net),
-      refundedBy: input.userId,
-      refundIdempotencyKey: input.idempotencyKey,
-      refundRequest: input.request,
-    }).where('id', withdrawal.id);
+    await ShareWithdrawal.query(trx)
+      .patch({
+        status: 'refunded',
+        refundedOn: businessDate,
+        refundChannel: input.channel,
+        refundAccountId: input.accountId,
+        offsetAmount: formatAmount(offsets.offset),
+        netRefund: formatAmount(offsets.net),
+        refundedBy: input.userId,
+        refundIdempotencyKey: input.idempotencyKey,
+        refundRequest: input.request,
+      })
+      .where('id', withdrawal.id);
     await recordAudit(trx, input, {
       action: 'share_withdrawal.refund',
       entityType: 'share_withdrawal',
@@ -109,7 +139,11 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
         loans: Object.fromEntries([...offsets.byLoan].map(([id, amount]) => [id, formatAmount(amount)])),
       },
     });
-    return { outcome: 'recorded' as const, offsetAmount: formatAmount(offsets.offset), netRefund: formatAmount(offsets.net) };
+    return {
+      outcome: 'recorded' as const,
+      offsetAmount: formatAmount(offsets.offset),
+      netRefund: formatAmount(offsets.net),
+    };
   });
 }
 
@@ -118,9 +152,16 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
  * for a withdrawal cancelled before the two were kept apart (docs/domain.md §5).
  */
 async function owedAccountOf(trx: Knex.Transaction, withdrawal: ShareWithdrawal): Promise<string> {
-  const credited = await trx('business_event_logs as ev').join('journal_entries as e', 'e.event_id', 'ev.id').join('journal_lines as l', 'l.entry_id', 'e.id')
+  const credited = await trx('business_event_logs as ev')
+    .join('journal_entries as e', 'e.event_id', 'ev.id')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where({ 'ev.enterprise_id': withdrawal.enterpriseId, 'ev.idempotency_key': `${withdrawal.workflowId}:share_cancellation` }).where('l.credit', '>', 0).first('c.code');
+    .where({
+      'ev.enterprise_id': withdrawal.enterpriseId,
+      'ev.idempotency_key': `${withdrawal.workflowId}:share_cancellation`,
+    })
+    .where('l.credit', '>', 0)
+    .first('c.code');
   return (credited?.code as string | undefined) ?? defaultRoleAccounts.capital_to_refund!;
 }
 
@@ -131,7 +172,14 @@ interface RefundSource {
 }
 
 /** The net refund leaves the capital owed to the member (4417) for the till or the member's account. */
-async function payOut(trx: Knex.Transaction, now: Date, withdrawal: ShareWithdrawal, source: RefundSource, amount: Money, actorId: string): Promise<void> {
+async function payOut(
+  trx: Knex.Transaction,
+  now: Date,
+  withdrawal: ShareWithdrawal,
+  source: RefundSource,
+  amount: Money,
+  actorId: string,
+): Promise<void> {
   const { funding, owedAccount } = source;
   if (funding.channel === 'account') await moveAccountBalance(trx, funding.leg, amount);
   await recordBusinessEvent(trx, now, {

@@ -18,7 +18,12 @@ import { termsOf } from './share-types.activity';
 
 /** A business refusal of the share rules, as the API reports it (409 or 422, naming the field). */
 export const refusalError = (refusal: Refusal): AppError =>
-  new AppError(refusal.kind, refusal.code, refusal.message, refusal.field === undefined ? [] : [{ field: refusal.field, message: refusal.message }]);
+  new AppError(
+    refusal.kind,
+    refusal.code,
+    refusal.message,
+    refusal.field === undefined ? [] : [{ field: refusal.field, message: refusal.message }],
+  );
 
 interface MemberRow {
   id: string;
@@ -31,14 +36,19 @@ interface MemberRow {
 
 /** The member, locked: their subscriptions and withdrawals queue, so the bounds are checked on settled figures. */
 export async function lockMember(trx: Knex.Transaction, clientId: string): Promise<MemberRow> {
-  const member: MemberRow | undefined = await trx('client_profiles').where({ id: clientId }).forUpdate().first('id', 'enterprise_id', 'branch_id', 'status', 'founder', 'member_number');
+  const member: MemberRow | undefined = await trx('client_profiles')
+    .where({ id: clientId })
+    .forUpdate()
+    .first('id', 'enterprise_id', 'branch_id', 'status', 'founder', 'member_number');
   if (member === undefined) throw new NotFoundError('The member');
   return member;
 }
 
 /** Shares of a type the member holds (subscribed, not withdrawn). */
 export async function heldShares(trx: Knex.Transaction, clientId: string, shareTypeId: string): Promise<number> {
-  const row = await trx('share_subscriptions').where({ client_id: clientId, share_type_id: shareTypeId }).first(trx.raw('COALESCE(SUM(shares - withdrawn_shares), 0)::int AS held'));
+  const row = await trx('share_subscriptions')
+    .where({ client_id: clientId, share_type_id: shareTypeId })
+    .first(trx.raw('COALESCE(SUM(shares - withdrawn_shares), 0)::int AS held'));
   return row.held as number;
 }
 
@@ -65,36 +75,75 @@ export interface Subscribed {
  * (4411 to the unpaid capital 1001), and paid at once in full or, when the type allows it, in part (then the
  * rest is due within the type's payment period).
  */
-export async function subscribeShares(context: ActivityContext, actor: Actor, input: SubscriptionInput): Promise<Subscribed> {
+export async function subscribeShares(
+  context: ActivityContext,
+  actor: Actor,
+  input: SubscriptionInput,
+): Promise<Subscribed> {
   return inTransaction(context.knex, async (trx) => {
     const member = await lockMember(trx, input.clientId);
     const key = operationKey('share-subscription', actor, input.idempotencyKey);
     const type = await ShareType.query(trx).findById(input.shareTypeId).forShare();
     if (type === undefined || type.enterpriseId !== member.enterprise_id) {
-      throw new AppError('validation', 'invalid_request', 'The share type is not one of the enterprise.', [{ field: 'share_type', message: 'share_type must be a share type of the member\'s enterprise' }]);
+      throw new AppError('validation', 'invalid_request', 'The share type is not one of the enterprise.', [
+        { field: 'share_type', message: "share_type must be a share type of the member's enterprise" },
+      ]);
     }
     const amount = new Money(type.nominalValue).times(input.shares);
     const request = {
-      client: member.id, share_type: type.id, shares: input.shares, initial_payment: formatAmount(input.initialPayment ?? amount),
-      channel: input.channel, account: input.accountId, reference: input.reference,
+      client: member.id,
+      share_type: type.id,
+      shares: input.shares,
+      initial_payment: formatAmount(input.initialPayment ?? amount),
+      channel: input.channel,
+      account: input.accountId,
+      reference: input.reference,
     };
     if (input.idempotencyKey !== null) {
-      const earlier = await ShareSubscription.query(trx).findOne({ enterprise_id: member.enterprise_id, idempotency_key: key });
+      const earlier = await ShareSubscription.query(trx).findOne({
+        enterprise_id: member.enterprise_id,
+        idempotency_key: key,
+      });
       if (earlier !== undefined) {
         assertSameRequest(earlier.request, request);
-        return { subscription: earlier, payment: await trx('share_payments').where({ subscription_id: earlier.id }).orderBy('created_at').first(), replayed: true };
+        return {
+          subscription: earlier,
+          payment: await trx('share_payments').where({ subscription_id: earlier.id }).orderBy('created_at').first(),
+          replayed: true,
+        };
       }
     }
-    if (member.status !== 'active') throw new AppError('conflict', 'member_not_active', `The member is ${member.status}: no shares can be subscribed.`);
-    if (!type.isActive) throw new AppError('conflict', 'share_type_inactive', `Share type ${type.code} is deactivated: no new subscription.`);
+    if (member.status !== 'active')
+      throw new AppError(
+        'conflict',
+        'member_not_active',
+        `The member is ${member.status}: no shares can be subscribed.`,
+      );
+    if (!type.isActive)
+      throw new AppError(
+        'conflict',
+        'share_type_inactive',
+        `Share type ${type.code} is deactivated: no new subscription.`,
+      );
     const terms = termsOf(type);
     const initialPayment = input.initialPayment ?? amount;
-    const refusal = subscriptionRefusal({ terms, heldShares: await heldShares(trx, member.id, type.id), shares: input.shares, initialPayment, founder: member.founder });
+    const refusal = subscriptionRefusal({
+      terms,
+      heldShares: await heldShares(trx, member.id, type.id),
+      shares: input.shares,
+      initialPayment,
+      founder: member.founder,
+    });
     if (refusal !== null) throw refusalError(refusal);
     const funding = await fundingOf(trx, input.channel, input.accountId, member.id);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, member.enterprise_id, now);
-    const placed = { id: randomUUID(), enterpriseId: member.enterprise_id, branchId: member.branch_id, clientId: member.id };
+    const placed = {
+      id: randomUUID(),
+      enterpriseId: member.enterprise_id,
+      branchId: member.branch_id,
+      clientId: member.id,
+    };
     await recordBusinessEvent(trx, now, {
       enterpriseId: member.enterprise_id,
       branchId: member.branch_id,
@@ -106,11 +155,25 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
       actorId: actor.userId,
       description: `share subscription, member ${member.member_number}: ${input.shares} × ${type.nominalValue} XAF`,
     });
-    const draft = { subscription: placed, amount: initialPayment, funding, reference: input.reference, businessDate, key: `${key}:payment`, request, actorId: actor.userId, description: `share payment at subscription, member ${member.member_number}` };
+    const draft = {
+      subscription: placed,
+      amount: initialPayment,
+      funding,
+      reference: input.reference,
+      businessDate,
+      key: `${key}:payment`,
+      request,
+      actorId: actor.userId,
+      description: `share payment at subscription, member ${member.member_number}`,
+    };
     const eventId = await postSharePayment(trx, now, draft);
     // Numbered last, once everything that may fail is done: the enterprise's counters stay locked briefly.
     const year = Number(businessDate.slice(0, 4));
-    const sequence = await nextSequenceValue(trx, { name: 'share_subscription', enterpriseId: member.enterprise_id, year });
+    const sequence = await nextSequenceValue(trx, {
+      name: 'share_subscription',
+      enterpriseId: member.enterprise_id,
+      year,
+    });
     const subscription = await ShareSubscription.query(trx)
       .insert({
         ...placed,
@@ -128,7 +191,20 @@ export async function subscribeShares(context: ActivityContext, actor: Actor, in
       })
       .returning('*');
     const payment = await insertSharePayment(trx, draft, eventId, amount.minus(initialPayment));
-    await recordAudit(trx, actor, { action: 'share_subscription.create', entityType: 'share_subscription', entityId: subscription.id, enterpriseId: member.enterprise_id, details: { number: subscription.number, member: member.member_number, type: type.code, shares: input.shares, amount: subscription.amount, paid: payment.amount } });
+    await recordAudit(trx, actor, {
+      action: 'share_subscription.create',
+      entityType: 'share_subscription',
+      entityId: subscription.id,
+      enterpriseId: member.enterprise_id,
+      details: {
+        number: subscription.number,
+        member: member.member_number,
+        type: type.code,
+        shares: input.shares,
+        amount: subscription.amount,
+        paid: payment.amount,
+      },
+    });
     return { subscription, payment, replayed: false };
   });
 }
@@ -143,14 +219,26 @@ export interface PaymentInput {
 }
 
 /** Pays up part or all of what is unpaid on a subscription, at the till or from the member's account. */
-export async function payShares(context: ActivityContext, actor: Actor, input: PaymentInput): Promise<{ payment: SharePaymentRow; replayed: boolean }> {
+export async function payShares(
+  context: ActivityContext,
+  actor: Actor,
+  input: PaymentInput,
+): Promise<{ payment: SharePaymentRow; replayed: boolean }> {
   return inTransaction(context.knex, async (trx) => {
     const subscription = await ShareSubscription.query(trx).findById(input.subscriptionId).forUpdate();
     if (subscription === undefined) throw new NotFoundError('The subscription');
     const key = operationKey('share-payment', actor, input.idempotencyKey);
-    const request = { subscription: subscription.id, amount: formatAmount(input.amount), channel: input.channel, account: input.accountId, reference: input.reference };
+    const request = {
+      subscription: subscription.id,
+      amount: formatAmount(input.amount),
+      channel: input.channel,
+      account: input.accountId,
+      reference: input.reference,
+    };
     if (input.idempotencyKey !== null) {
-      const earlier: SharePaymentRow | undefined = await trx('share_payments').where({ enterprise_id: subscription.enterpriseId, idempotency_key: key }).first();
+      const earlier: SharePaymentRow | undefined = await trx('share_payments')
+        .where({ enterprise_id: subscription.enterpriseId, idempotency_key: key })
+        .first();
       if (earlier !== undefined) {
         assertSameRequest(earlier.request, request);
         return { payment: earlier, replayed: true };
@@ -161,11 +249,34 @@ export async function payShares(context: ActivityContext, actor: Actor, input: P
     const funding = await fundingOf(trx, input.channel, input.accountId, subscription.clientId);
     const now = context.clock();
     const businessDate = await businessDateOf(trx, subscription.enterpriseId, now);
-    const draft = { subscription, amount: input.amount, funding, reference: input.reference, businessDate, key, request, actorId: actor.userId, description: `share payment ${subscription.number}` };
+    const draft = {
+      subscription,
+      amount: input.amount,
+      funding,
+      reference: input.reference,
+      businessDate,
+      key,
+      request,
+      actorId: actor.userId,
+      description: `share payment ${subscription.number}`,
+    };
     const eventId = await postSharePayment(trx, now, draft);
-    await ShareSubscription.query(trx).patch({ paidAmount: formatAmount(new Money(subscription.paidAmount).plus(input.amount)) }).where('id', subscription.id);
+    await ShareSubscription.query(trx)
+      .patch({ paidAmount: formatAmount(new Money(subscription.paidAmount).plus(input.amount)) })
+      .where('id', subscription.id);
     const payment = await insertSharePayment(trx, draft, eventId, unpaidOf(subscription).minus(input.amount));
-    await recordAudit(trx, actor, { action: 'share_payment.create', entityType: 'share_payment', entityId: payment.id, enterpriseId: subscription.enterpriseId, details: { number: payment.number, subscription: subscription.number, amount: payment.amount, channel: payment.channel } });
+    await recordAudit(trx, actor, {
+      action: 'share_payment.create',
+      entityType: 'share_payment',
+      entityId: payment.id,
+      enterpriseId: subscription.enterpriseId,
+      details: {
+        number: payment.number,
+        subscription: subscription.number,
+        amount: payment.amount,
+        channel: payment.channel,
+      },
+    });
     return { payment, replayed: false };
   });
 }

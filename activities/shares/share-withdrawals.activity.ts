@@ -2,7 +2,12 @@ import type { Knex } from 'knex';
 import { daysBetween } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
-import { cancellationSplit, plannedEffectiveDate, refundDueOn, withdrawalRefusal } from '../../domain/shares/withdrawal';
+import {
+  cancellationSplit,
+  plannedEffectiveDate,
+  refundDueOn,
+  withdrawalRefusal,
+} from '../../domain/shares/withdrawal';
 import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { ShareSubscription } from '../../db/models/share-subscription.model';
 import { ShareType } from '../../db/models/share-type.model';
@@ -24,11 +29,19 @@ import { heldShares, lockMember, refusalError } from './share-subscriptions.acti
  */
 
 /** Shares of the subscription, and of the member's type, asked for by withdrawals still in their notice period. */
-async function sharesInNotice(trx: Knex.Transaction, subscription: ShareSubscription): Promise<{ subscription: number; type: number }> {
+async function sharesInNotice(
+  trx: Knex.Transaction,
+  subscription: ShareSubscription,
+): Promise<{ subscription: number; type: number }> {
   const row = await trx('share_withdrawals as w')
     .join('share_subscriptions as s', 's.id', 'w.subscription_id')
     .where({ 'w.client_id': subscription.clientId, 's.share_type_id': subscription.shareTypeId, 'w.status': 'notice' })
-    .first(trx.raw('COALESCE(SUM(w.shares), 0)::int AS type'), trx.raw('COALESCE(SUM(w.shares) FILTER (WHERE w.subscription_id = ?), 0)::int AS subscription', [subscription.id]));
+    .first(
+      trx.raw('COALESCE(SUM(w.shares), 0)::int AS type'),
+      trx.raw('COALESCE(SUM(w.shares) FILTER (WHERE w.subscription_id = ?), 0)::int AS subscription', [
+        subscription.id,
+      ]),
+    );
   return { subscription: row.subscription as number, type: row.type as number };
 }
 
@@ -60,7 +73,12 @@ export async function requestShareWithdrawal(
     const pending = await sharesInNotice(trx, subscription);
     const subscriptionHeld = subscription.shares - subscription.withdrawnShares;
     const shares = input.shares ?? subscriptionHeld - pending.subscription;
-    if (shares <= 0) throw new AppError('conflict', 'not_enough_shares', 'Every share of this subscription is withdrawn or already in notice.');
+    if (shares <= 0)
+      throw new AppError(
+        'conflict',
+        'not_enough_shares',
+        'Every share of this subscription is withdrawn or already in notice.',
+      );
     const now = context.clock();
     const businessDate = await businessDateOf(trx, subscription.enterpriseId, now);
     const refusal = withdrawalRefusal({
@@ -75,7 +93,9 @@ export async function requestShareWithdrawal(
       leaving: input.leaving,
     });
     if (refusal !== null) throw refusalError(refusal);
-    const configuration = await EnterpriseConfiguration.query(trx).findOne({ enterprise_id: subscription.enterpriseId }).throwIfNotFound();
+    const configuration = await EnterpriseConfiguration.query(trx)
+      .findOne({ enterprise_id: subscription.enterpriseId })
+      .throwIfNotFound();
     const noticeDays = type.noticeDays ?? configuration.shareWithdrawalNoticeDays;
     const { id, number } = await newYearlyRecord(
       trx,
@@ -100,14 +120,28 @@ export async function requestShareWithdrawal(
       requestedBy: actor.userId,
       workflowId: shareWithdrawalWorkflowId(id),
     });
-    await recordAudit(trx, actor, { action: 'share_withdrawal.request', entityType: 'share_withdrawal', entityId: id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, subscription: subscription.number, shares, leaving: input.leaving, notice_days: noticeDays } });
+    await recordAudit(trx, actor, {
+      action: 'share_withdrawal.request',
+      entityType: 'share_withdrawal',
+      entityId: id,
+      enterpriseId: withdrawal.enterpriseId,
+      details: {
+        number: withdrawal.number,
+        subscription: subscription.number,
+        shares,
+        leaving: input.leaving,
+        notice_days: noticeDays,
+      },
+    });
     return { withdrawal, refundReminderDays: configuration.shareRefundReminderDays };
   });
 }
 
 /** The workflow could not be started: the request ends, with the reason, instead of waiting forever. */
 export async function markShareWithdrawalFailed(knex: Knex, withdrawalId: string, reason: string): Promise<void> {
-  await knex('share_withdrawals').where({ id: withdrawalId, status: 'notice' }).update({ status: 'failed', status_reason: reason });
+  await knex('share_withdrawals')
+    .where({ id: withdrawalId, status: 'notice' })
+    .update({ status: 'failed', status_reason: reason });
 }
 
 /** The row locked, in the status a step starts from (or already past it: a retried step). */
@@ -129,9 +163,22 @@ export async function cancelShareWithdrawal(knex: Knex, now: Date, input: StepIn
   return inTransaction(knex, async (trx) => {
     const withdrawal = await lockedWithdrawal(trx, input.withdrawalId);
     if (withdrawal.status === 'cancelled') return { outcome: 'recorded' as const };
-    if (withdrawal.status !== 'notice') throw new AppError('conflict', 'withdrawal_not_in_notice', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: only a withdrawal in its notice period can be cancelled.`);
-    await ShareWithdrawal.query(trx).patch({ status: 'cancelled', cancelledAt: now, cancelledBy: input.userId, statusReason: input.reason }).where('id', withdrawal.id);
-    await recordAudit(trx, input, { action: 'share_withdrawal.cancel', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason } });
+    if (withdrawal.status !== 'notice')
+      throw new AppError(
+        'conflict',
+        'withdrawal_not_in_notice',
+        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: only a withdrawal in its notice period can be cancelled.`,
+      );
+    await ShareWithdrawal.query(trx)
+      .patch({ status: 'cancelled', cancelledAt: now, cancelledBy: input.userId, statusReason: input.reason })
+      .where('id', withdrawal.id);
+    await recordAudit(trx, input, {
+      action: 'share_withdrawal.cancel',
+      entityType: 'share_withdrawal',
+      entityId: withdrawal.id,
+      enterpriseId: withdrawal.enterpriseId,
+      details: { number: withdrawal.number, reason: input.reason },
+    });
     return { outcome: 'recorded' as const };
   });
 }
@@ -156,17 +203,36 @@ const deadlineOf = (withdrawal: ShareWithdrawal): RefundDeadline => ({
  * (1001 back to 4411), their paid part is owed to the member (1000 to 4411), refundable within a year. With
  * nothing paid there is nothing to refund: the withdrawal ends here.
  */
-export async function makeShareWithdrawalEffective(knex: Knex, now: Date, input: { withdrawalId: string }): Promise<RefundDeadline> {
+export async function makeShareWithdrawalEffective(
+  knex: Knex,
+  now: Date,
+  input: { withdrawalId: string },
+): Promise<RefundDeadline> {
   return inTransaction(knex, async (trx) => {
     const found = await ShareWithdrawal.query(trx).findById(input.withdrawalId).throwIfNotFound();
     await lockMember(trx, found.clientId);
     const withdrawal = await lockedWithdrawal(trx, found.id);
     if (withdrawal.status === 'effective' || withdrawal.status === 'refunded') return deadlineOf(withdrawal);
-    if (withdrawal.status !== 'notice') throw new AppError('conflict', 'withdrawal_not_in_notice', `Withdrawal ${withdrawal.number} is ${withdrawal.status}.`);
-    const subscription = await ShareSubscription.query(trx).findById(withdrawal.subscriptionId).forUpdate().throwIfNotFound();
-    const split = cancellationSplit({ shares: withdrawal.shares, nominalValue: new Money(subscription.nominalValue), subscriptionUnpaid: unpaidOf(subscription) });
+    if (withdrawal.status !== 'notice')
+      throw new AppError(
+        'conflict',
+        'withdrawal_not_in_notice',
+        `Withdrawal ${withdrawal.number} is ${withdrawal.status}.`,
+      );
+    const subscription = await ShareSubscription.query(trx)
+      .findById(withdrawal.subscriptionId)
+      .forUpdate()
+      .throwIfNotFound();
+    const split = cancellationSplit({
+      shares: withdrawal.shares,
+      nominalValue: new Money(subscription.nominalValue),
+      subscriptionUnpaid: unpaidOf(subscription),
+    });
     const businessDate = await businessDateOf(trx, withdrawal.enterpriseId, now);
-    for (const [kind, amount] of [['share_unpaid_cancellation', split.unpaid], ['share_cancellation', split.paid]] as const) {
+    for (const [kind, amount] of [
+      ['share_unpaid_cancellation', split.unpaid],
+      ['share_cancellation', split.paid],
+    ] as const) {
       if (amount.isZero()) continue;
       await recordBusinessEvent(trx, now, {
         enterpriseId: withdrawal.enterpriseId,
@@ -174,7 +240,12 @@ export async function makeShareWithdrawalEffective(knex: Knex, now: Date, input:
         kind,
         amount,
         subjectId: subscription.id,
-        payload: { withdrawal: withdrawal.id, withdrawal_number: withdrawal.number, subscription: subscription.id, shares: withdrawal.shares },
+        payload: {
+          withdrawal: withdrawal.id,
+          withdrawal_number: withdrawal.number,
+          subscription: subscription.id,
+          shares: withdrawal.shares,
+        },
         idempotencyKey: `${withdrawal.workflowId}:${kind}`,
         actorId: null,
         description: `${kind.replaceAll('_', ' ')} ${withdrawal.number} (${subscription.number})`,
@@ -196,17 +267,37 @@ export async function makeShareWithdrawalEffective(knex: Knex, now: Date, input:
       refundDueOn: refundDueOn(businessDate, false),
       ...(nothingOwed ? { refundedOn: businessDate, offsetAmount: '0', netRefund: '0' } : {}),
     });
-    await recordAudit(trx, null, { action: 'share_withdrawal.effective', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, refund_owed: formatAmount(split.paid), unpaid_cancelled: formatAmount(split.unpaid), refund_due_on: updated.refundDueOn } });
+    await recordAudit(trx, null, {
+      action: 'share_withdrawal.effective',
+      entityType: 'share_withdrawal',
+      entityId: withdrawal.id,
+      enterpriseId: withdrawal.enterpriseId,
+      details: {
+        number: withdrawal.number,
+        refund_owed: formatAmount(split.paid),
+        unpaid_cancelled: formatAmount(split.unpaid),
+        refund_due_on: updated.refundDueOn,
+      },
+    });
     return deadlineOf(updated);
   });
 }
 
 /** The board's recorded decision to defer the refund to two years after the effective date (once). */
-export async function extendShareRefund(knex: Knex, now: Date, input: StepInput): Promise<RefundDeadline & { outcome: 'recorded' }> {
+export async function extendShareRefund(
+  knex: Knex,
+  now: Date,
+  input: StepInput,
+): Promise<RefundDeadline & { outcome: 'recorded' }> {
   return inTransaction(knex, async (trx) => {
     const withdrawal = await lockedWithdrawal(trx, input.withdrawalId);
     if (withdrawal.refundExtendedAt !== null) return { outcome: 'recorded' as const, ...deadlineOf(withdrawal) };
-    if (withdrawal.status !== 'effective') throw new AppError('conflict', 'refund_not_owed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is waiting.`);
+    if (withdrawal.status !== 'effective')
+      throw new AppError(
+        'conflict',
+        'refund_not_owed',
+        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is waiting.`,
+      );
     // A new deadline: the reminder and the overdue flag of the old one no longer hold.
     const updated = await ShareWithdrawal.query(trx).patchAndFetchById(withdrawal.id, {
       refundDueOn: refundDueOn(withdrawal.effectiveOn!, true),
@@ -216,18 +307,36 @@ export async function extendShareRefund(knex: Knex, now: Date, input: StepInput)
       refundRemindedAt: null,
       refundOverdueAt: null,
     });
-    await recordAudit(trx, input, { action: 'share_withdrawal.extend_refund', entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, reason: input.reason, refund_due_on: updated.refundDueOn } });
+    await recordAudit(trx, input, {
+      action: 'share_withdrawal.extend_refund',
+      entityType: 'share_withdrawal',
+      entityId: withdrawal.id,
+      enterpriseId: withdrawal.enterpriseId,
+      details: { number: withdrawal.number, reason: input.reason, refund_due_on: updated.refundDueOn },
+    });
     return { outcome: 'recorded' as const, ...deadlineOf(updated) };
   });
 }
 
 /** The workflow's timers: a reminder before the refund falls due, then the refund overdue. Audited for the board. */
-export async function flagShareRefund(knex: Knex, now: Date, input: { withdrawalId: string; flag: 'reminder' | 'overdue' }): Promise<void> {
+export async function flagShareRefund(
+  knex: Knex,
+  now: Date,
+  input: { withdrawalId: string; flag: 'reminder' | 'overdue' },
+): Promise<void> {
   await inTransaction(knex, async (trx) => {
     const withdrawal = await lockedWithdrawal(trx, input.withdrawalId);
     const column = input.flag === 'reminder' ? 'refundRemindedAt' : 'refundOverdueAt';
     if (withdrawal.status !== 'effective' || withdrawal[column] !== null) return;
-    await ShareWithdrawal.query(trx).patch({ [column]: now }).where('id', withdrawal.id);
-    await recordAudit(trx, null, { action: `share_withdrawal.refund_${input.flag}`, entityType: 'share_withdrawal', entityId: withdrawal.id, enterpriseId: withdrawal.enterpriseId, details: { number: withdrawal.number, refund_due_on: withdrawal.refundDueOn, owed: withdrawal.cancelledPaid } });
+    await ShareWithdrawal.query(trx)
+      .patch({ [column]: now })
+      .where('id', withdrawal.id);
+    await recordAudit(trx, null, {
+      action: `share_withdrawal.refund_${input.flag}`,
+      entityType: 'share_withdrawal',
+      entityId: withdrawal.id,
+      enterpriseId: withdrawal.enterpriseId,
+      details: { number: withdrawal.number, refund_due_on: withdrawal.refundDueOn, owed: withdrawal.cancelledPaid },
+    });
   });
 }

@@ -39,14 +39,20 @@ function presentedToken(ctx: Context, accessCookie: string): Presented {
 }
 
 /** The access token a request presents, and where from; undefined when it presents none in a readable form. */
-export function presentedAccessToken(ctx: Context, accessCookie: string): { token: string; via: Principal['via'] } | undefined {
+export function presentedAccessToken(
+  ctx: Context,
+  accessCookie: string,
+): { token: string; via: Principal['via'] } | undefined {
   const token = presentedToken(ctx, accessCookie);
   return typeof token === 'object' ? token : undefined;
 }
 
 /** Claims of one of our access tokens; a refresh token, or a token without an expiry, is not one, whatever signed it. */
 const isAccessClaims = (claims: Partial<AccessClaims>): claims is AccessClaims =>
-  claims.typ === 'access' && typeof claims.exp === 'number' && typeof claims.sub === 'string' && typeof claims.fam === 'string';
+  claims.typ === 'access' &&
+  typeof claims.exp === 'number' &&
+  typeof claims.sub === 'string' &&
+  typeof claims.fam === 'string';
 
 /**
  * Access-token authentication by koa-jwt (the design card's package), for one secret. It sets `ctx.state.principal`,
@@ -67,7 +73,11 @@ export function accessTokenAuthentication(settings: AccessTokenSettings): (ctx: 
   const seconds = () => Math.floor(settings.clock().getTime() / 1000);
   const presented = (ctx: Context) => presentedToken(ctx, settings.accessCookie);
   // The sign-in's check: the principal, or the reason there is none, on ctx.state; true refuses the token.
-  const checkSignIn = async (ctx: Context, claims: Partial<AccessClaims>, via: Principal['via'] | undefined): Promise<boolean> => {
+  const checkSignIn = async (
+    ctx: Context,
+    claims: Partial<AccessClaims>,
+    via: Principal['via'] | undefined,
+  ): Promise<boolean> => {
     const state = ctx.state as AppState;
     if (!isAccessClaims(claims) || via === undefined) {
       state.authFailure = 'token_invalid';

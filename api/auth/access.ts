@@ -9,7 +9,11 @@ import type { Principal } from './principal';
 export function requireRole(principal: Principal, allowed: readonly Role[], scope: Scope, what: string): void {
   requireVisible(principal, scope, what);
   if (!holdsRole(principal.grants, allowed, scope)) {
-    throw new AppError('forbidden', 'role_required', `This requires one of the roles ${allowed.join(', ')} for this ${scope.branchId ? 'branch' : 'enterprise'}.`);
+    throw new AppError(
+      'forbidden',
+      'role_required',
+      `This requires one of the roles ${allowed.join(', ')} for this ${scope.branchId ? 'branch' : 'enterprise'}.`,
+    );
   }
 }
 

@@ -19,7 +19,9 @@ export interface CookieNames {
  * browser would refuse prefixed names: plain ones then.
  */
 export const cookieNames = (secure: boolean): CookieNames =>
-  secure ? { access: '__Host-access_token', refresh: '__Secure-refresh_token', csrf: '__Host-csrf_token' } : { access: 'access_token', refresh: 'refresh_token', csrf: 'csrf_token' };
+  secure
+    ? { access: '__Host-access_token', refresh: '__Secure-refresh_token', csrf: '__Host-csrf_token' }
+    : { access: 'access_token', refresh: 'refresh_token', csrf: 'csrf_token' };
 
 /**
  * Sets the session cookies: access and refresh tokens HttpOnly (no script reads them), and a readable CSRF
@@ -30,17 +32,39 @@ export function setSessionCookies(ctx: AppContext, tokens: TokenPair, secure: bo
   const csrfToken = csrfTokenOf(tokens.familyId, secret);
   const common = { secure, overwrite: true };
   if (secure) ctx.cookies.secure = true; // TLS ends at a proxy in front: the cookies library must not refuse
-  ctx.cookies.set(names.access, tokens.access, { ...common, sameSite: 'lax', httpOnly: true, path: '/', expires: tokens.accessExpiresAt });
+  ctx.cookies.set(names.access, tokens.access, {
+    ...common,
+    sameSite: 'lax',
+    httpOnly: true,
+    path: '/',
+    expires: tokens.accessExpiresAt,
+  });
   // Only our own pages call the refresh and logout endpoints: never sent by a request another site starts.
-  ctx.cookies.set(names.refresh, tokens.refresh, { ...common, sameSite: 'strict', httpOnly: true, path: refreshPath, expires: tokens.refreshExpiresAt });
-  ctx.cookies.set(names.csrf, csrfToken, { ...common, sameSite: 'lax', httpOnly: false, path: '/', expires: tokens.refreshExpiresAt });
+  ctx.cookies.set(names.refresh, tokens.refresh, {
+    ...common,
+    sameSite: 'strict',
+    httpOnly: true,
+    path: refreshPath,
+    expires: tokens.refreshExpiresAt,
+  });
+  ctx.cookies.set(names.csrf, csrfToken, {
+    ...common,
+    sameSite: 'lax',
+    httpOnly: false,
+    path: '/',
+    expires: tokens.refreshExpiresAt,
+  });
   return csrfToken;
 }
 
 export function clearSessionCookies(ctx: AppContext, secure: boolean): void {
   if (secure) ctx.cookies.secure = true;
   const names = cookieNames(secure);
-  for (const [name, path] of [[names.access, '/'], [names.refresh, refreshPath], [names.csrf, '/']] as const) {
+  for (const [name, path] of [
+    [names.access, '/'],
+    [names.refresh, refreshPath],
+    [names.csrf, '/'],
+  ] as const) {
     ctx.cookies.set(name, null, { path, sameSite: 'lax', secure, httpOnly: name !== names.csrf, overwrite: true });
   }
 }
@@ -56,6 +80,10 @@ export function assertCsrfProof(ctx: AppContext, familyId: string, secret: strin
   const expected = Buffer.from(csrfTokenOf(familyId, secret));
   const sent = Buffer.from(ctx.get(csrfHeader));
   if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
-    throw new AppError('forbidden', 'csrf_failed', `Cookie-authenticated requests must send the sign-in's CSRF token (the csrf_token cookie's value) in the ${csrfHeader} header.`);
+    throw new AppError(
+      'forbidden',
+      'csrf_failed',
+      `Cookie-authenticated requests must send the sign-in's CSRF token (the csrf_token cookie's value) in the ${csrfHeader} header.`,
+    );
   }
 }

@@ -30,12 +30,30 @@ const principalSql = `
  * revoked role, a deactivated user or a revoked sign-in (logout, reuse of a refresh token) takes effect on the
  * very next request, in every process: no principal then, whatever the token's expiry says.
  */
-export async function loadPrincipal(knex: Knex, claims: TokenClaims, via: Principal['via'], request: { requestId: string; address: string }): Promise<PrincipalLookup> {
-  const { rows } = (await knex.raw(principalSql, [claims.sub, claims.fam]).options({ name: 'api_principal' })) as { rows: PrincipalRow[] };
+export async function loadPrincipal(
+  knex: Knex,
+  claims: TokenClaims,
+  via: Principal['via'],
+  request: { requestId: string; address: string },
+): Promise<PrincipalLookup> {
+  const { rows } = (await knex.raw(principalSql, [claims.sub, claims.fam]).options({ name: 'api_principal' })) as {
+    rows: PrincipalRow[];
+  };
   const user = rows[0];
   if (user === undefined) return { refused: 'token_revoked' };
   const { requestId, address } = request;
-  return { principal: { userId: user.id, username: user.username, fullName: user.full_name, familyId: claims.fam, via, grants: user.grants, requestId, address } };
+  return {
+    principal: {
+      userId: user.id,
+      username: user.username,
+      fullName: user.full_name,
+      familyId: claims.fam,
+      via,
+      grants: user.grants,
+      requestId,
+      address,
+    },
+  };
 }
 
 interface PrincipalRow {

@@ -16,7 +16,8 @@ export function authenticate(deps: Pick<ApiDeps, 'knex' | 'clock' | 'auth' | 'se
     secret: deps.auth.jwtSecret,
     clock: deps.clock,
     accessCookie: cookieNames(deps.secureCookies).access,
-    principalOf: (ctx, claims, via) => loadPrincipal(deps.knex, claims, via, { requestId: (ctx.state as AppState).requestId, address: ctx.ip }),
+    principalOf: (ctx, claims, via) =>
+      loadPrincipal(deps.knex, claims, via, { requestId: (ctx.state as AppState).requestId, address: ctx.ip }),
   });
   return async (ctx, next) => {
     await authenticateRequest(ctx);

@@ -25,7 +25,12 @@ export function errorHandler(): Middleware<AppState> {
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) sendProblem(ctx, 404, 'route_not_found', `No resource at ${ctx.path}.`);
         if (ctx.status === 405) {
-          sendProblem(ctx, 405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')}).`);
+          sendProblem(
+            ctx,
+            405,
+            'method_not_allowed',
+            `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')}).`,
+          );
         }
         if (ctx.status === 501) sendProblem(ctx, 501, 'not_implemented', `${ctx.method} is not supported.`);
       }
@@ -50,7 +55,8 @@ export function errorHandler(): Middleware<AppState> {
       const fault = clientFaultOf(error);
       if (fault !== undefined) {
         ctx.state.log.warn({ err: error }, 'input refused by the database');
-        if (fault === 'missing_reference') sendProblem(ctx, 404, 'not_found', 'A resource the request refers to was not found.');
+        if (fault === 'missing_reference')
+          sendProblem(ctx, 404, 'not_found', 'A resource the request refers to was not found.');
         else sendProblem(ctx, 400, 'invalid_value', 'A value of the request cannot be stored.');
         return;
       }

@@ -38,13 +38,21 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, secure: boo
       await next();
     } finally {
       // Set last, so that a page that declared its own policy (the docs) keeps it; API answers are never cached.
-      if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', 'default-src \'none\'; frame-ancestors \'none\'');
+      if (!ctx.response.get('Content-Security-Policy'))
+        ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = ctx.state.route ?? 'unmatched';
       metrics.observe(ctx.method, route, ctx.status, seconds);
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(seconds * 1e6) / 1e3, ...whoAndWhere(ctx) },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          route,
+          status: ctx.status,
+          duration_ms: Math.round(seconds * 1e6) / 1e3,
+          ...whoAndWhere(ctx),
+        },
         'request',
       );
     }
@@ -64,7 +72,8 @@ function whoAndWhere(ctx: AppContext): { user_id?: string; username?: string; en
 /** The enterprise the path (`enterprise_pk`, or the enterprise's own route) or the `enterprise` query parameter names. */
 function namedEnterprise(ctx: AppContext): string | undefined {
   const params = (ctx as { params?: Record<string, string> }).params ?? {};
-  const named = params.enterprise_pk ?? (ctx.state.route === enterpriseRoute ? params.id : undefined) ?? ctx.query.enterprise;
+  const named =
+    params.enterprise_pk ?? (ctx.state.route === enterpriseRoute ? params.id : undefined) ?? ctx.query.enterprise;
   return typeof named === 'string' && uuid.test(named) ? named : undefined;
 }
 

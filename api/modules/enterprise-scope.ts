@@ -37,10 +37,16 @@ export function scopeToVisible<B extends { whereRaw(sql: string, bindings: reado
  * Limits a list of enterprise-wide documents (month ends, provisioning runs) to the enterprises the principal
  * sees whole (api/auth/access.ts, requireWholeEnterprise): a user of some branches lists none of them.
  */
-export function scopeToWholeEnterprises<B extends { whereRaw(sql: string, bindings: readonly string[]): B }>(builder: B, principal: Principal, enterpriseColumn: string): B {
+export function scopeToWholeEnterprises<B extends { whereRaw(sql: string, bindings: readonly string[]): B }>(
+  builder: B,
+  principal: Principal,
+  enterpriseColumn: string,
+): B {
   const seen = visibility(principal.grants);
   if (seen.all) return builder;
-  const whole = [...seen.enterprises].filter(([, access]) => access.wholeEnterprise).map(([enterpriseId]) => enterpriseId);
+  const whole = [...seen.enterprises]
+    .filter(([, access]) => access.wholeEnterprise)
+    .map(([enterpriseId]) => enterpriseId);
   if (whole.length === 0) return builder.whereRaw('false', []);
   return builder.whereRaw(`?? IN (${whole.map(() => '?').join(', ')})`, [enterpriseColumn, ...whole]);
 }
@@ -71,8 +77,10 @@ export function withNestedVariant(route: AnyRoute): AnyRoute[] {
     handler: async (input) => {
       const enterprise = (input.params as { enterprise_pk: string }).enterprise_pk;
       // The path names the enterprise: one the user cannot see, or that does not exist, is a 404, not an empty list.
-      if (input.principal !== undefined) requireVisible(input.principal, { enterpriseId: enterprise }, 'The enterprise');
-      if ((await input.deps.knex('enterprises').where({ id: enterprise }).first('id')) === undefined) throw new NotFoundError('The enterprise');
+      if (input.principal !== undefined)
+        requireVisible(input.principal, { enterpriseId: enterprise }, 'The enterprise');
+      if ((await input.deps.knex('enterprises').where({ id: enterprise }).first('id')) === undefined)
+        throw new NotFoundError('The enterprise');
       return route.handler({
         ...input,
         query: { ...(input.query as object | undefined), enterprise },
@@ -84,8 +92,14 @@ export function withNestedVariant(route: AnyRoute): AnyRoute[] {
 }
 
 const fixedScopeSql = {
-  comptes_clients: { name: 'api_account_scope', sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM comptes_clients WHERE id = ?' },
-  loans: { name: 'api_loan_scope', sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM loans WHERE id = ?' },
+  comptes_clients: {
+    name: 'api_account_scope',
+    sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM comptes_clients WHERE id = ?',
+  },
+  loans: {
+    name: 'api_loan_scope',
+    sql: 'SELECT enterprise_id AS "enterpriseId", branch_id AS "branchId" FROM loans WHERE id = ?',
+  },
 } as const;
 
 /**
@@ -94,13 +108,19 @@ const fixedScopeSql = {
  * `*_scope_fixed`), so the process reads it once (a statement prepared once per connection) and remembers it; the
  * operation itself still answers 404 for a row that is gone.
  */
-export function fixedScopeLoader(name: string, table: keyof typeof fixedScopeSql, memo: keyof Pick<RouteDeps, 'accountScopes' | 'loanScopes'>): Loader<Scope> {
+export function fixedScopeLoader(
+  name: string,
+  table: keyof typeof fixedScopeSql,
+  memo: keyof Pick<RouteDeps, 'accountScopes' | 'loanScopes'>,
+): Loader<Scope> {
   return {
     name,
     load: async (deps, id) => {
       const remembered = deps[memo].get(id);
       if (remembered !== undefined) return remembered;
-      const { rows } = (await deps.knex.raw(fixedScopeSql[table].sql, [id]).options({ name: fixedScopeSql[table].name })) as { rows: Scope[] };
+      const { rows } = (await deps.knex
+        .raw(fixedScopeSql[table].sql, [id])
+        .options({ name: fixedScopeSql[table].name })) as { rows: Scope[] };
       if (rows[0] !== undefined) deps[memo].remember(id, rows[0]);
       return rows[0];
     },
@@ -109,7 +129,10 @@ export function fixedScopeLoader(name: string, table: keyof typeof fixedScopeSql
 }
 
 /** A resource of one enterprise, seen and changed there (a rule, a run, a request), read by id. */
-export const enterpriseRowLoader = <R extends { enterprise_id: string }>(name: string, read: (knex: Knex, id: string) => Promise<R | undefined>): Loader<R> => ({
+export const enterpriseRowLoader = <R extends { enterprise_id: string }>(
+  name: string,
+  read: (knex: Knex, id: string) => Promise<R | undefined>,
+): Loader<R> => ({
   name,
   load: async ({ knex }, id) => read(knex, id),
   scope: (row) => ({ enterpriseId: row.enterprise_id }),

@@ -18,7 +18,12 @@ export const amountSchema = () =>
     .strict(true)
     .matches(wholeFrancs, notWholeFrancs)
     .test('positive', notPositive, (value) => value === undefined || !/^0+$/.test(value))
-    .test('bounded', outOfBounds, (value) => value === undefined || !wholeFrancs.test(value) || /^0+$/.test(value) || parseAmount(value) !== undefined)
+    .test(
+      'bounded',
+      outOfBounds,
+      (value) =>
+        value === undefined || !wholeFrancs.test(value) || /^0+$/.test(value) || parseAmount(value) !== undefined,
+    )
     .meta(amountMeta);
 
 /**
@@ -32,9 +37,19 @@ export const amount = () =>
     .mixed<Money>({ type: 'string', check: (value): value is Money => Money.isDecimal(value) })
     .transform((value: unknown) => (typeof value === 'string' && wholeFrancs.test(value) ? new Money(value) : value))
     .typeError(notWholeFrancs)
-    .test({ name: 'matches', params: { regex: wholeFrancs }, message: notWholeFrancs, test: (value, context) => value === undefined || wholeFrancs.test(String(context.originalValue)) })
+    .test({
+      name: 'matches',
+      params: { regex: wholeFrancs },
+      message: notWholeFrancs,
+      test: (value, context) => value === undefined || wholeFrancs.test(String(context.originalValue)),
+    })
     .test('positive', notPositive, (value) => value === undefined || !value.isZero())
-    .test('bounded', outOfBounds, (value, context) => value === undefined || value.isZero() || parseAmount(String(context.originalValue)) !== undefined)
+    .test(
+      'bounded',
+      outOfBounds,
+      (value, context) =>
+        value === undefined || value.isZero() || parseAmount(String(context.originalValue)) !== undefined,
+    )
     .meta(amountMeta);
 
 /** An amount as answered: whole francs as a string, negative for a debit balance (the `Money` component). */
@@ -43,7 +58,11 @@ export const moneyResponse = () =>
     .string()
     .required()
     .matches(/^-?\d+$/)
-    .meta({ component: 'Money', description: 'Whole francs (XAF) as a string; XAF has no minor unit.', example: '150000' } satisfies SchemaMeta);
+    .meta({
+      component: 'Money',
+      description: 'Whole francs (XAF) as a string; XAF has no minor unit.',
+      example: '150000',
+    } satisfies SchemaMeta);
 
 /** A money amount that may be zero (minimums of a product). */
 export const amountOrZeroSchema = () =>
@@ -57,8 +76,11 @@ export const tellers = ['cashier', 'branch_head'] as const;
 
 /** The member's account, required for the `account` channel and refused for `cash`. */
 export const accountForChannel = () =>
-  yup.string().uuid().when('channel', {
-    is: 'account',
-    then: (schema) => schema.required('account is required for the account channel'),
-    otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
-  });
+  yup
+    .string()
+    .uuid()
+    .when('channel', {
+      is: 'account',
+      then: (schema) => schema.required('account is required for the account channel'),
+      otherwise: (schema) => schema.oneOf([undefined], 'account is only for the account channel'),
+    });

@@ -17,7 +17,9 @@ import { serveOnLoopback } from './loopback';
 // BENCH_DATABASE_URL: a real database, for benchmarks of routes that use one (deposits).
 const knex = createKnex(process.env.BENCH_DATABASE_URL ?? 'postgres://bench:bench@127.0.0.1:1/none', { poolMax: 20 });
 // BENCH_TEMPORAL_ADDRESS / BENCH_TASK_QUEUE: a real Temporal and the queue of the bench's worker (loan approval).
-const temporal = new Client({ connection: Connection.lazy({ address: process.env.BENCH_TEMPORAL_ADDRESS ?? '127.0.0.1:1' }) });
+const temporal = new Client({
+  connection: Connection.lazy({ address: process.env.BENCH_TEMPORAL_ADDRESS ?? '127.0.0.1:1' }),
+});
 const logger = createLogger({ logLevel: 'info' });
 const app = createApp({
   knex,
@@ -30,7 +32,12 @@ const app = createApp({
   metricsToken: null,
   clock: () => new Date(),
   // /healthz is public: no token is ever signed or checked.
-  auth: { jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'), accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 },
+  auth: {
+    jwtSecret: process.env.BENCH_JWT_SECRET ?? randomBytes(32).toString('hex'),
+    accessTokenTtlSeconds: 3600,
+    refreshTokenTtlSeconds: 86400,
+    sessionTtlSeconds: 7 * 86400,
+  },
   secureCookies: false,
   trustProxy: false,
   trustedProxyHops: 1,

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /** Messages between bench/server-process.ts (parent) and a server under test (child), over the IPC channel. */
 export type ToServer = { type: 'cpu' } | { type: 'memory' };
-export type FromServer = { type: 'listening'; port: number } | { type: 'cpu'; usage: NodeJS.CpuUsage } | { type: 'memory'; rssBytes: number };
+export type FromServer =
+  { type: 'listening'; port: number } | { type: 'cpu'; usage: NodeJS.CpuUsage } | { type: 'memory'; rssBytes: number };
 
 /**
  * Serves `listener` on 127.0.0.1 at a free port and tells the parent the port over IPC. Both servers under
@@ -29,7 +30,8 @@ export async function serveOnLoopback(listener: http.RequestListener): Promise<v
  */
 export function reportReady(port: number): void {
   const send = process.send?.bind(process);
-  if (send === undefined) throw new Error('Start this server with bench/run.ts: it needs an IPC channel to its parent.');
+  if (send === undefined)
+    throw new Error('Start this server with bench/run.ts: it needs an IPC channel to its parent.');
   process.on('message', (message: ToServer) => {
     if (message.type === 'cpu') send({ type: 'cpu', usage: process.cpuUsage() } satisfies FromServer);
     else send({ type: 'memory', rssBytes: process.memoryUsage.rss() } satisfies FromServer);

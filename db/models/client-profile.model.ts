@@ -4,7 +4,13 @@ export const clientKinds = ['natural_person', 'legal_entity'] as const;
 export type ClientKind = (typeof clientKinds)[number];
 
 /** Persons prove who they are with the first four; a legal entity with its business register (RCCM) number. */
-export const idDocumentTypes = ['national_id', 'passport', 'residence_permit', 'driving_licence', 'business_register'] as const;
+export const idDocumentTypes = [
+  'national_id',
+  'passport',
+  'residence_permit',
+  'driving_licence',
+  'business_register',
+] as const;
 export type IdDocumentType = (typeof idDocumentTypes)[number];
 
 export const genders = ['female', 'male'] as const;

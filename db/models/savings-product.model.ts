@@ -1,4 +1,9 @@
-import type { DayCount, InterestBasis, interestPayments, PostingFrequency } from '../../domain/members/savings-interest';
+import type {
+  DayCount,
+  InterestBasis,
+  interestPayments,
+  PostingFrequency,
+} from '../../domain/members/savings-interest';
 import type { MaturityInstruction } from '../../domain/members/term-deposits';
 import { BaseModel } from './base.model';
 

@@ -11,7 +11,19 @@ import { Money } from '../money';
  * The PCEMF's leaves of 560 « Comptes à vue nostri » (the cooperative's demand accounts at its correspondents):
  * a bank account is a sub-account of one of them. 5609 (EMF) is not a leaf: its leaves 56090 and 56099 are.
  */
-export const bankParentAccounts = ['5600', '5601', '5602', '5603', '5604', '5605', '5606', '5607', '5608', '56090', '56099'] as const;
+export const bankParentAccounts = [
+  '5600',
+  '5601',
+  '5602',
+  '5603',
+  '5604',
+  '5605',
+  '5606',
+  '5607',
+  '5608',
+  '56090',
+  '56099',
+] as const;
 
 /** Most cooperatives bank with commercial banks outside their network: 5603, banques non associées. */
 export const defaultBankParentAccount = '5603';
@@ -26,7 +38,9 @@ const subAccountNumberMax = 999;
  * are taken. Codes of another length under the parent are not numbered so and are skipped.
  */
 export function nextSubAccountCode(parent: string, taken: readonly string[]): string | null {
-  const numbers = taken.filter((code) => code.startsWith(parent) && code.length === parent.length + 3).map((code) => Number(code.slice(parent.length)));
+  const numbers = taken
+    .filter((code) => code.startsWith(parent) && code.length === parent.length + 3)
+    .map((code) => Number(code.slice(parent.length)));
   const next = numbers.reduce((max, number) => Math.max(max, number), 0) + 1;
   return next > subAccountNumberMax ? null : `${parent}${String(next).padStart(3, '0')}`;
 }
@@ -46,8 +60,12 @@ export interface TransferSide {
  */
 export function assertTransferSides(fromBankAccountId: string | null, toBankAccountId: string | null): void {
   if (fromBankAccountId === toBankAccountId) {
-    throw new AppError('unprocessable', 'treasury_transfer_same_account', 'The transfer\'s two sides are the same account.',
-      [{ field: 'to_bank_account', message: 'to_bank_account must differ from from_bank_account' }]);
+    throw new AppError(
+      'unprocessable',
+      'treasury_transfer_same_account',
+      "The transfer's two sides are the same account.",
+      [{ field: 'to_bank_account', message: 'to_bank_account must differ from from_bank_account' }],
+    );
   }
 }
 

@@ -49,13 +49,17 @@ export interface DepreciationMonth {
   netBookValue: Money;
 }
 
-const monthEnd = (year: number, month: number): IsoDate => `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(daysInMonth(year, month)).padStart(2, '0')}`;
+const monthEnd = (year: number, month: number): IsoDate =>
+  `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(daysInMonth(year, month)).padStart(2, '0')}`;
 
 /**
  * The asset's schedule month by month, from the month of acquisition until the cost is depreciated, or until
  * its disposal (the month of disposal to the day before it). Months with nothing to charge are left out.
  */
-export function depreciationSchedule(asset: DepreciableAsset, disposalDate: IsoDate | null = null): DepreciationMonth[] {
+export function depreciationSchedule(
+  asset: DepreciableAsset,
+  disposalDate: IsoDate | null = null,
+): DepreciationMonth[] {
   const months: DepreciationMonth[] = [];
   let { year, month } = parseIsoDate(asset.acquisitionDate);
   let accumulated = new Money(0);
@@ -65,7 +69,14 @@ export function depreciationSchedule(asset: DepreciableAsset, disposalDate: IsoD
     const through = stop !== null && stop < end ? stop : end;
     const reached = depreciatedThrough(asset, through);
     const charge = reached.minus(accumulated);
-    if (charge.gt(0)) months.push({ period: end.slice(0, 7), through, charge, accumulated: reached, netBookValue: asset.cost.minus(reached) });
+    if (charge.gt(0))
+      months.push({
+        period: end.slice(0, 7),
+        through,
+        charge,
+        accumulated: reached,
+        netBookValue: asset.cost.minus(reached),
+      });
     accumulated = reached;
     if (through !== end) break;
     [year, month] = month === 12 ? [year + 1, 1] : [year, month + 1];

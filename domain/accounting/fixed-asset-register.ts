@@ -28,19 +28,46 @@ export function registerOf(lines: RegisterLine[]): Register {
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 
-const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({ key, title, kind });
+const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({
+  key,
+  title,
+  kind,
+});
 const columns = [
-  column('label', 'Immobilisation'), column('category', 'Catégorie'), column('branch', 'Agence'), column('acquisition_date', 'Date d\'acquisition', 'date'),
-  column('cost', 'Valeur d\'origine', 'money'), column('accumulated', 'Amortissements cumulés', 'money'), column('net_book_value', 'Valeur nette comptable', 'money'),
+  column('label', 'Immobilisation'),
+  column('category', 'Catégorie'),
+  column('branch', 'Agence'),
+  column('acquisition_date', "Date d'acquisition", 'date'),
+  column('cost', "Valeur d'origine", 'money'),
+  column('accumulated', 'Amortissements cumulés', 'money'),
+  column('net_book_value', 'Valeur nette comptable', 'money'),
 ];
 
 /** The register as a document: one row per asset, then the totals. */
 export function fixedAssetRegisterDocument(header: Header, asOf: string, register: Register): ReportDocument {
   const rows = register.lines.map((line) => ({
-    label: line.label, category: line.category, branch: line.branch, acquisition_date: line.acquisitionDate,
-    cost: formatAmount(line.cost), accumulated: formatAmount(line.accumulated), net_book_value: formatAmount(line.cost.minus(line.accumulated)),
+    label: line.label,
+    category: line.category,
+    branch: line.branch,
+    acquisition_date: line.acquisitionDate,
+    cost: formatAmount(line.cost),
+    accumulated: formatAmount(line.accumulated),
+    net_book_value: formatAmount(line.cost.minus(line.accumulated)),
   }));
   const { totals } = register;
-  const total = { label: 'Total', category: null, branch: null, acquisition_date: null, cost: formatAmount(totals.cost), accumulated: formatAmount(totals.accumulated), net_book_value: formatAmount(totals.netBookValue) };
-  return { ...header, title: 'Registre des immobilisations', asOf, sheets: [{ name: 'Immobilisations', columns, rows: [...rows, total] }] };
+  const total = {
+    label: 'Total',
+    category: null,
+    branch: null,
+    acquisition_date: null,
+    cost: formatAmount(totals.cost),
+    accumulated: formatAmount(totals.accumulated),
+    net_book_value: formatAmount(totals.netBookValue),
+  };
+  return {
+    ...header,
+    title: 'Registre des immobilisations',
+    asOf,
+    sheets: [{ name: 'Immobilisations', columns, rows: [...rows, total] }],
+  };
 }

@@ -24,7 +24,10 @@ export interface DraftLine {
 }
 
 const lineField = (index: number, field: string) => `lines[${index}].${field}`;
-const onLine = (found: Refusal, index: number, field: string): Refusal => ({ ...found, field: lineField(index, field) });
+const onLine = (found: Refusal, index: number, field: string): Refusal => ({
+  ...found,
+  field: lineField(index, field),
+});
 
 const isOffBalance = (account: string) => account.startsWith('9');
 
@@ -37,7 +40,14 @@ export function classMixRefusal(lines: readonly DraftLine[]): Refusal | null {
   const offBalance = isOffBalance(lines[0]!.account);
   const index = lines.findIndex((line) => isOffBalance(line.account) !== offBalance);
   if (index < 0) return null;
-  return onLine(refusal('off_balance_mixed', 'Off-balance accounts (class 9) balance within class 9: post them in an entry of their own.'), index, 'account');
+  return onLine(
+    refusal(
+      'off_balance_mixed',
+      'Off-balance accounts (class 9) balance within class 9: post them in an entry of their own.',
+    ),
+    index,
+    'account',
+  );
 }
 
 /**
@@ -45,15 +55,28 @@ export function classMixRefusal(lines: readonly DraftLine[]): Refusal | null {
  * within each branch (each branch's part is one journal entry, which the database refuses unbalanced).
  */
 export function balanceRefusal(lines: readonly DraftLine[]): Refusal | null {
-  if (lines.length < 2) return { ...refusal('manual_entry_unbalanced', 'An entry needs two lines at least.'), field: 'lines' };
+  if (lines.length < 2)
+    return { ...refusal('manual_entry_unbalanced', 'An entry needs two lines at least.'), field: 'lines' };
   const byBranch = new Map<string, Money>();
-  for (const line of lines) byBranch.set(line.branchId, (byBranch.get(line.branchId) ?? new Money(0)).plus(line.debit).minus(line.credit));
+  for (const line of lines)
+    byBranch.set(line.branchId, (byBranch.get(line.branchId) ?? new Money(0)).plus(line.debit).minus(line.credit));
   const total = [...byBranch.values()].reduce((sum, net) => sum.plus(net), new Money(0));
-  if (!total.isZero()) return { ...refusal('manual_entry_unbalanced', `Debits and credits differ by ${total.abs().toFixed(0)}.`), field: 'lines' };
+  if (!total.isZero())
+    return {
+      ...refusal('manual_entry_unbalanced', `Debits and credits differ by ${total.abs().toFixed(0)}.`),
+      field: 'lines',
+    };
   const branch = [...byBranch].find(([, net]) => !net.isZero());
   if (branch === undefined) return null;
   const index = lines.findIndex((line) => line.branchId === branch[0]);
-  return onLine(refusal('manual_entry_unbalanced', `The lines of a branch must balance (liaison accounts between branches): this branch is off by ${branch[1].abs().toFixed(0)}.`), index, 'branch');
+  return onLine(
+    refusal(
+      'manual_entry_unbalanced',
+      `The lines of a branch must balance (liaison accounts between branches): this branch is off by ${branch[1].abs().toFixed(0)}.`,
+    ),
+    index,
+    'branch',
+  );
 }
 
 /** The lines grouped by branch, in the order of their first line: one journal entry each. */
@@ -64,10 +87,11 @@ export function linesByBranch<L extends Pick<DraftLine, 'branchId'>>(lines: read
 }
 
 /** A correction is a reversing entry: each line on the other side. */
-export const reversedLines = (lines: readonly DraftLine[]): DraftLine[] => lines.map((line) => ({ ...line, debit: line.credit, credit: line.debit }));
+export const reversedLines = (lines: readonly DraftLine[]): DraftLine[] =>
+  lines.map((line) => ({ ...line, debit: line.credit, credit: line.debit }));
 
 /** The label of the lines an opening entry adds to balance each branch. */
-const suspenseLabel = 'Écart d\'ouverture à justifier par l\'import';
+const suspenseLabel = "Écart d'ouverture à justifier par l'import";
 
 /**
  * An opening entry from a trial balance (docs/domain.md §12.1): the balances as given, and for each branch whose
@@ -79,7 +103,15 @@ export function openingLines(balances: readonly DraftLine[], suspenseAccount: st
   const suspense = [...linesByBranch(balances)].flatMap(([branchId, lines]) => {
     const net = lines.reduce((sum, line) => sum.plus(line.debit).minus(line.credit), zero);
     if (net.isZero()) return [];
-    return [{ account: suspenseAccount, branchId, debit: net.isNegative() ? net.negated() : zero, credit: net.isPositive() ? net : zero, label: suspenseLabel }];
+    return [
+      {
+        account: suspenseAccount,
+        branchId,
+        debit: net.isNegative() ? net.negated() : zero,
+        credit: net.isPositive() ? net : zero,
+        label: suspenseLabel,
+      },
+    ];
   });
   return [...balances, ...suspense];
 }

@@ -33,4 +33,5 @@ export function proposalDate(period: string, dayOfPeriod: number): IsoDate {
 }
 
 /** The draft's reference: the pattern with each `{period}` replaced (`LOYER-{period}` → `LOYER-2026-06`). */
-export const proposalReference = (pattern: string, period: string): string => pattern.replaceAll('{period}', period).slice(0, 60);
+export const proposalReference = (pattern: string, period: string): string =>
+  pattern.replaceAll('{period}', period).slice(0, 60);

@@ -13,7 +13,8 @@ import { formatAmount, Money } from '../money';
 export const supplierParentAccount = '40110';
 
 /** The next free supplier account under 40110 (`40110001`, `40110002`…), or null once the 999 are taken. */
-export const nextSupplierAccountCode = (taken: readonly string[]): string | null => nextSubAccountCode(supplierParentAccount, taken);
+export const nextSupplierAccountCode = (taken: readonly string[]): string | null =>
+  nextSubAccountCode(supplierParentAccount, taken);
 
 /** An account of the chart as the rules see it. */
 export interface ChartAccount {
@@ -70,7 +71,8 @@ export interface Allocation {
   amount: Money;
 }
 
-const invalid = (field: string, message: string) => new AppError('validation', 'invalid_request', message, [{ field, message }]);
+const invalid = (field: string, message: string) =>
+  new AppError('validation', 'invalid_request', message, [{ field, message }]);
 
 /**
  * A payment settles invoices of its supplier and branch dated on or before it, each at most by what remains
@@ -85,16 +87,20 @@ export function assertAllocations(
   allocations.forEach((allocation, index) => {
     const field = `allocations[${index}]`;
     const invoice = invoices.get(allocation.invoice);
-    if (invoice === undefined || invoice.supplierId !== payment.supplierId) throw invalid(`${field}.invoice`, `${field}.invoice is not an invoice of this supplier.`);
+    if (invoice === undefined || invoice.supplierId !== payment.supplierId)
+      throw invalid(`${field}.invoice`, `${field}.invoice is not an invoice of this supplier.`);
     if (seen.has(invoice.id)) throw invalid(`${field}.invoice`, `${field}.invoice names an invoice twice.`);
     seen.add(invoice.id);
-    if (invoice.branchId !== payment.branchId) throw invalid(`${field}.invoice`, `${field}.invoice was booked in another branch than the payment's.`);
-    if (invoice.invoiceDate > payment.date) throw invalid(`${field}.invoice`, `${field}.invoice is dated after the payment (${invoice.invoiceDate}).`);
+    if (invoice.branchId !== payment.branchId)
+      throw invalid(`${field}.invoice`, `${field}.invoice was booked in another branch than the payment's.`);
+    if (invoice.invoiceDate > payment.date)
+      throw invalid(`${field}.invoice`, `${field}.invoice is dated after the payment (${invoice.invoiceDate}).`);
     if (allocation.amount.gt(invoice.remaining)) {
       const message = `${field}.amount is more than the ${formatAmount(invoice.remaining)} that remain to pay on the invoice.`;
       throw new AppError('conflict', 'supplier_payment_exceeds_due', message, [{ field: `${field}.amount`, message }]);
     }
   });
   const settled = allocations.reduce((sum, allocation) => sum.plus(allocation.amount), new Money(0));
-  if (!settled.eq(payment.amount)) throw invalid('amount', `amount must equal what the allocations settle (${formatAmount(settled)}).`);
+  if (!settled.eq(payment.amount))
+    throw invalid('amount', `amount must equal what the allocations settle (${formatAmount(settled)}).`);
 }

@@ -28,10 +28,10 @@ export interface LedgerMovement {
   credit: string;
 }
 
-export type LedgerRow
-  = | { kind: 'opening'; code: string; label: string; balance: Money }
-    | ({ kind: 'movement'; code: string; label: string; balance: Money } & LedgerMovement)
-    | { kind: 'closing'; code: string; label: string; debit: Money; credit: Money; balance: Money };
+export type LedgerRow =
+  | { kind: 'opening'; code: string; label: string; balance: Money }
+  | ({ kind: 'movement'; code: string; label: string; balance: Money } & LedgerMovement)
+  | { kind: 'closing'; code: string; label: string; debit: Money; credit: Money; balance: Money };
 
 /** Texts compared by code point, as PostgreSQL's "C" collation orders them. */
 const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
@@ -41,7 +41,10 @@ const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? 
  * closing. The closing is the opening plus the movements streamed, so the file always adds up, even when postings
  * arrive while it is read; `movementsOf` gives an account's lines as they are read.
  */
-export async function* generalLedgerRows(accounts: readonly LedgerAccount[], movementsOf: (account: LedgerAccount) => AsyncIterable<LedgerMovement>): AsyncGenerator<LedgerRow> {
+export async function* generalLedgerRows(
+  accounts: readonly LedgerAccount[],
+  movementsOf: (account: LedgerAccount) => AsyncIterable<LedgerMovement>,
+): AsyncGenerator<LedgerRow> {
   for (const account of [...accounts].sort(byCode)) {
     const { code, label } = account;
     let [balance, debit, credit] = [account.opening, new Money(0), new Money(0)];
@@ -56,9 +59,21 @@ export async function* generalLedgerRows(accounts: readonly LedgerAccount[], mov
 }
 
 /** A balance as the two columns accountants read: debit when positive, credit when negative. */
-export const balanceSides = (balance: Money) => ({ debit: formatAmount(Money.max(balance, 0)), credit: formatAmount(Money.max(balance.negated(), 0)) });
+export const balanceSides = (balance: Money) => ({
+  debit: formatAmount(Money.max(balance, 0)),
+  credit: formatAmount(Money.max(balance.negated(), 0)),
+});
 
-type Movement = { date: string; journal: string; number: string; branch: string | null; description: string; debit: string; credit: string; balance: string };
+type Movement = {
+  date: string;
+  journal: string;
+  number: string;
+  branch: string | null;
+  description: string;
+  debit: string;
+  credit: string;
+  balance: string;
+};
 
 /** A movement as the JSON and the files show it. */
 function movementOf(row: Extract<LedgerRow, { kind: 'movement' }>): Movement {
@@ -79,39 +94,80 @@ interface LedgerAccountAnswer {
 /** The JSON of the ledger: the accounts with their movements, and the six columns' totals over them. */
 export async function generalLedgerAnswer(rows: AsyncIterable<LedgerRow>) {
   const accounts: LedgerAccountAnswer[] = [];
-  const sums = { opening: [new Money(0), new Money(0)], movement: [new Money(0), new Money(0)], closing: [new Money(0), new Money(0)] };
+  const sums = {
+    opening: [new Money(0), new Money(0)],
+    movement: [new Money(0), new Money(0)],
+    closing: [new Money(0), new Money(0)],
+  };
   const addSides = (key: keyof typeof sums, balance: Money) => {
     sums[key] = [sums[key][0]!.plus(Money.max(balance, 0)), sums[key][1]!.plus(Money.max(balance.negated(), 0))];
   };
   for await (const row of rows) {
     if (row.kind === 'opening') {
-      accounts.push({ account: row.code, label: row.label, opening_balance: formatAmount(row.balance), movements: [], movement_debit: '0', movement_credit: '0', closing_balance: '0' });
+      accounts.push({
+        account: row.code,
+        label: row.label,
+        opening_balance: formatAmount(row.balance),
+        movements: [],
+        movement_debit: '0',
+        movement_credit: '0',
+        closing_balance: '0',
+      });
       addSides('opening', row.balance);
     } else if (row.kind === 'movement') {
       accounts.at(-1)!.movements.push(movementOf(row));
     } else {
-      Object.assign(accounts.at(-1)!, { movement_debit: formatAmount(row.debit), movement_credit: formatAmount(row.credit), closing_balance: formatAmount(row.balance) });
+      Object.assign(accounts.at(-1)!, {
+        movement_debit: formatAmount(row.debit),
+        movement_credit: formatAmount(row.credit),
+        closing_balance: formatAmount(row.balance),
+      });
       sums.movement = [sums.movement[0]!.plus(row.debit), sums.movement[1]!.plus(row.credit)];
       addSides('closing', row.balance);
     }
   }
-  const totals = Object.fromEntries(Object.entries(sums).flatMap(([key, [debit, credit]]) => [[`${key}_debit`, formatAmount(debit!)], [`${key}_credit`, formatAmount(credit!)]]));
+  const totals = Object.fromEntries(
+    Object.entries(sums).flatMap(([key, [debit, credit]]) => [
+      [`${key}_debit`, formatAmount(debit!)],
+      [`${key}_credit`, formatAmount(credit!)],
+    ]),
+  );
   return { accounts, totals };
 }
 
 const column = (key: string, title: string, kind: ReportColumn['kind']): ReportColumn => ({ key, title, kind });
 
 const ledgerColumns = [
-  column('account', 'Compte', 'text'), column('label', 'Libellé du compte', 'text'), column('date', 'Date', 'date'), column('journal', 'Journal', 'text'),
-  column('number', 'N° de pièce', 'text'), column('branch', 'Agence', 'text'), column('description', 'Libellé', 'text'),
-  column('debit', 'Débit', 'money'), column('credit', 'Crédit', 'money'), column('balance', 'Solde (débit − crédit)', 'money'),
+  column('account', 'Compte', 'text'),
+  column('label', 'Libellé du compte', 'text'),
+  column('date', 'Date', 'date'),
+  column('journal', 'Journal', 'text'),
+  column('number', 'N° de pièce', 'text'),
+  column('branch', 'Agence', 'text'),
+  column('description', 'Libellé', 'text'),
+  column('debit', 'Débit', 'money'),
+  column('credit', 'Crédit', 'money'),
+  column('balance', 'Solde (débit − crédit)', 'money'),
 ];
 
 /** A row of the file: the opening and closing as lines of their own, so each account reads top to bottom. */
 function fileRow(row: LedgerRow): Record<string, string | null> {
   const account = { account: row.code, label: row.label };
-  if (row.kind === 'opening') return { ...account, description: 'Solde à nouveau', ...balanceSides(row.balance), balance: formatAmount(row.balance) };
-  if (row.kind === 'closing') return { ...account, description: 'Total du compte et solde de clôture', debit: formatAmount(row.debit), credit: formatAmount(row.credit), balance: formatAmount(row.balance) };
+  if (row.kind === 'opening')
+    return {
+      ...account,
+      description: 'Solde à nouveau',
+      ...balanceSides(row.balance),
+      balance: formatAmount(row.balance),
+    };
+  if (row.kind === 'closing')
+    return {
+      ...account,
+      description: 'Total du compte et solde de clôture',
+      debit: formatAmount(row.debit),
+      credit: formatAmount(row.credit),
+      balance: formatAmount(row.balance),
+    };
   return { ...account, ...movementOf(row) };
 }
 
@@ -119,23 +175,33 @@ function fileRow(row: LedgerRow): Record<string, string | null> {
  * The ledger as a ReportDocument whose rows are read as they are written: `rows` makes a new pass over the
  * ledger each time it is called (the reporting pack writes one document three times: its figures, CSV, XLSX).
  */
-export function generalLedgerDocument(heading: Omit<ReportDocument, 'title' | 'sheets'>, rows: () => AsyncIterable<LedgerRow>): ReportDocument {
+export function generalLedgerDocument(
+  heading: Omit<ReportDocument, 'title' | 'sheets'>,
+  rows: () => AsyncIterable<LedgerRow>,
+): ReportDocument {
   return {
     ...heading,
     title: 'Grand livre',
-    sheets: [{
-      name: 'Grand livre',
-      columns: ledgerColumns,
-      rows: {
-        async* [Symbol.asyncIterator]() {
-          let [debit, credit] = [new Money(0), new Money(0)];
-          for await (const row of rows()) {
-            if (row.kind === 'closing') [debit, credit] = [debit.plus(row.debit), credit.plus(row.credit)];
-            yield fileRow(row);
-          }
-          yield { account: '', description: 'Total général des mouvements', debit: formatAmount(debit), credit: formatAmount(credit) };
+    sheets: [
+      {
+        name: 'Grand livre',
+        columns: ledgerColumns,
+        rows: {
+          async *[Symbol.asyncIterator]() {
+            let [debit, credit] = [new Money(0), new Money(0)];
+            for await (const row of rows()) {
+              if (row.kind === 'closing') [debit, credit] = [debit.plus(row.debit), credit.plus(row.credit)];
+              yield fileRow(row);
+            }
+            yield {
+              account: '',
+              description: 'Total général des mouvements',
+              debit: formatAmount(debit),
+              credit: formatAmount(credit),
+            };
+          },
         },
       },
-    }],
+    ],
   };
 }

@@ -18,14 +18,33 @@ const accountColumns: readonly ReportColumn[] = [
 ];
 
 /** The SIG (docs/domain.md §10) as a document: the balances beside the prior period, then the accounts of each balance. */
-export function intermediateBalancesDocument(header: Header, period: { from: string; to: string }, balances: readonly (IntermediateBalance & { prior: Money })[]): ReportDocument {
+export function intermediateBalancesDocument(
+  header: Header,
+  period: { from: string; to: string },
+  balances: readonly (IntermediateBalance & { prior: Money })[],
+): ReportDocument {
   return {
     ...header,
     title: 'Soldes intermédiaires de gestion',
     period,
     sheets: [
-      { name: 'SIG', columns: balanceColumns, rows: balances.map((line) => ({ code: line.code, label: line.label, amount: formatAmount(line.amount), prior_amount: formatAmount(line.prior) })) },
-      { name: 'Comptes', columns: accountColumns, rows: balances.flatMap((line) => line.accounts.map((row) => ({ code: line.code, account: row.account, amount: formatAmount(row.amount) }))) },
+      {
+        name: 'SIG',
+        columns: balanceColumns,
+        rows: balances.map((line) => ({
+          code: line.code,
+          label: line.label,
+          amount: formatAmount(line.amount),
+          prior_amount: formatAmount(line.prior),
+        })),
+      },
+      {
+        name: 'Comptes',
+        columns: accountColumns,
+        rows: balances.flatMap((line) =>
+          line.accounts.map((row) => ({ code: line.code, account: row.account, amount: formatAmount(row.amount) })),
+        ),
+      },
     ],
   };
 }

@@ -34,9 +34,21 @@ export interface IntermediateBalanceFormula {
 const incomeTaxAccounts: readonly string[] = [];
 
 export const intermediateBalanceFormulas: readonly IntermediateBalanceFormula[] = [
-  { code: '80', label: 'Produit net financier (PNF)', income: ['70', '71', '72', '73'], expenses: ['60', '61', '62', '63'] },
+  {
+    code: '80',
+    label: 'Produit net financier (PNF)',
+    income: ['70', '71', '72', '73'],
+    expenses: ['60', '61', '62', '63'],
+  },
   { code: '81', label: 'Produit d’exploitation global', add: ['80'], income: ['74', '75', '76'], expenses: ['64'] },
-  { code: '82', label: 'Résultat d’exploitation', add: ['81'], income: ['78', '79'], expenses: ['65', '66', '68', '69'], excluding: incomeTaxAccounts },
+  {
+    code: '82',
+    label: 'Résultat d’exploitation',
+    add: ['81'],
+    income: ['78', '79'],
+    expenses: ['65', '66', '68', '69'],
+    excluding: incomeTaxAccounts,
+  },
   { code: '83', label: 'Résultat courant', add: ['82'], income: [], expenses: [] },
   { code: '84', label: 'Résultat exceptionnel', income: ['77'], expenses: ['67'] },
   { code: '85', label: 'Résultat avant impôt', add: ['83', '84'], income: [], expenses: [] },
@@ -53,16 +65,27 @@ const inGroups = (account: string, groups: readonly string[]) => groups.some((gr
 /** What an account of classes 6 and 7 brings to the result: income (a credit) positive, an expense (a debit) negative. */
 const contribution = (row: AccountBalance) => row.balance.negated();
 
-function ownAccounts(formula: IntermediateBalanceFormula, flows: readonly AccountBalance[]): IntermediateBalance['accounts'] {
+function ownAccounts(
+  formula: IntermediateBalanceFormula,
+  flows: readonly AccountBalance[],
+): IntermediateBalance['accounts'] {
   const excluded = (account: string) => inGroups(account, formula.excluding ?? []);
-  const taken = flows.filter((row) => !row.balance.isZero() && (inGroups(row.account, formula.income) || (inGroups(row.account, formula.expenses) && !excluded(row.account))));
-  return taken.map((row) => ({ account: row.account, amount: formula.charge === true ? row.balance : contribution(row) }));
+  const taken = flows.filter(
+    (row) =>
+      !row.balance.isZero() &&
+      (inGroups(row.account, formula.income) || (inGroups(row.account, formula.expenses) && !excluded(row.account))),
+  );
+  return taken.map((row) => ({
+    account: row.account,
+    amount: formula.charge === true ? row.balance : contribution(row),
+  }));
 }
 
 /** The SIG of a period's income and expense movements (debit minus credit by account), 80 to 87 in order. */
 export function intermediateBalances(flows: readonly AccountBalance[]): IntermediateBalance[] {
   const computed = new Map<string, Money>();
-  const sumOf = (codes: readonly string[] = []) => codes.reduce((sum, code) => sum.plus(computed.get(code) ?? zero), zero);
+  const sumOf = (codes: readonly string[] = []) =>
+    codes.reduce((sum, code) => sum.plus(computed.get(code) ?? zero), zero);
   return intermediateBalanceFormulas.map((formula) => {
     const accounts = ownAccounts(formula, flows);
     const own = accounts.reduce((sum, account) => sum.plus(account.amount), zero);

@@ -51,11 +51,25 @@ export async function bookEntries(lines: AsyncIterable<BookLine>): Promise<BookE
   for await (const line of lines) {
     let entry = entries.at(-1);
     if (entry?.id !== line.entry) {
-      entry = { id: line.entry, date: line.entry_date, journal: line.journal, number: line.number, branch: line.branch, user: line.user, description: line.description, debit: '0', credit: '0', lines: [] };
+      entry = {
+        id: line.entry,
+        date: line.entry_date,
+        journal: line.journal,
+        number: line.number,
+        branch: line.branch,
+        user: line.user,
+        description: line.description,
+        debit: '0',
+        credit: '0',
+        lines: [],
+      };
       entries.push(entry);
     }
     entry.lines.push({ account: line.account, label: line.label, debit: line.debit, credit: line.credit });
-    [entry.debit, entry.credit] = [formatAmount(new Money(entry.debit).plus(line.debit)), formatAmount(new Money(entry.credit).plus(line.credit))];
+    [entry.debit, entry.credit] = [
+      formatAmount(new Money(entry.debit).plus(line.debit)),
+      formatAmount(new Money(entry.credit).plus(line.credit)),
+    ];
   }
   return entries;
 }
@@ -72,7 +86,11 @@ export function bookTotals(journals: readonly JournalTotals[]) {
 const column = (key: string, title: string, kind: ReportColumn['kind']): ReportColumn => ({ key, title, kind });
 
 /** The book as a ReportDocument: its lines read as they are written (a new pass at each call of `lines`), then the journals' totals. */
-export function journalBookDocument(heading: Omit<ReportDocument, 'title' | 'sheets'>, lines: () => AsyncIterable<BookLine>, journals: readonly JournalTotals[]): ReportDocument {
+export function journalBookDocument(
+  heading: Omit<ReportDocument, 'title' | 'sheets'>,
+  lines: () => AsyncIterable<BookLine>,
+  journals: readonly JournalTotals[],
+): ReportDocument {
   const totals = bookTotals(journals);
   return {
     ...heading,
@@ -81,15 +99,28 @@ export function journalBookDocument(heading: Omit<ReportDocument, 'title' | 'she
       {
         name: 'Écritures',
         columns: [
-          column('entry_date', 'Date', 'date'), column('journal', 'Journal', 'text'), column('number', 'N° de pièce', 'text'), column('branch', 'Agence', 'text'),
-          column('user', 'Saisi par', 'text'), column('description', 'Libellé', 'text'), column('account', 'Compte', 'text'), column('label', 'Libellé du compte', 'text'),
-          column('debit', 'Débit', 'money'), column('credit', 'Crédit', 'money'),
+          column('entry_date', 'Date', 'date'),
+          column('journal', 'Journal', 'text'),
+          column('number', 'N° de pièce', 'text'),
+          column('branch', 'Agence', 'text'),
+          column('user', 'Saisi par', 'text'),
+          column('description', 'Libellé', 'text'),
+          column('account', 'Compte', 'text'),
+          column('label', 'Libellé du compte', 'text'),
+          column('debit', 'Débit', 'money'),
+          column('credit', 'Crédit', 'money'),
         ],
         rows: { [Symbol.asyncIterator]: () => lines()[Symbol.asyncIterator]() },
       },
       {
         name: 'Totaux par journal',
-        columns: [column('journal', 'Journal', 'text'), column('name', 'Intitulé', 'text'), column('entries', 'Écritures', 'integer'), column('debit', 'Débit', 'money'), column('credit', 'Crédit', 'money')],
+        columns: [
+          column('journal', 'Journal', 'text'),
+          column('name', 'Intitulé', 'text'),
+          column('entries', 'Écritures', 'integer'),
+          column('debit', 'Débit', 'money'),
+          column('credit', 'Crédit', 'money'),
+        ],
         rows: [
           ...journals.map((journal) => ({ ...journal, entries: String(journal.entries) })),
           { journal: '', name: 'Total', entries: String(totals.entries), debit: totals.debit, credit: totals.credit },

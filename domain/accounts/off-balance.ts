@@ -27,10 +27,20 @@ export interface OffBalancePair {
 }
 
 /** 922 accords de financement donnés à la clientèle / 9922: a loan approved and not yet paid out. */
-export const financingCommitment: OffBalancePair = { kind: 'commitment_given', account: '922', counterpart: '9922', rises: 'debit' };
+export const financingCommitment: OffBalancePair = {
+  kind: 'commitment_given',
+  account: '922',
+  counterpart: '9922',
+  rises: 'debit',
+};
 
 /** 9841 intérêts sur créances en souffrance / 9984: interest of a doubtful loan not taken to income (R-2017/07). */
-export const suspendedInterest: OffBalancePair = { kind: 'suspended_interest', account: '9841', counterpart: '9984', rises: 'debit' };
+export const suspendedInterest: OffBalancePair = {
+  kind: 'suspended_interest',
+  account: '9841',
+  counterpart: '9984',
+  rises: 'debit',
+};
 
 /**
  * The account of each kind of guarantee received: 9311 hypothèques fermes / 9931, 9321 nantissement de dépôts
@@ -52,7 +62,11 @@ const zero = new Money(0);
 export function engagementLines(pair: OffBalancePair, change: Money): JournalLine[] {
   const debitsAccount = (pair.rises === 'debit') === change.isPositive();
   const amount = change.abs();
-  const line = (account: string, debit: boolean): JournalLine => ({ account, debit: debit ? amount : zero, credit: debit ? zero : amount });
+  const line = (account: string, debit: boolean): JournalLine => ({
+    account,
+    debit: debit ? amount : zero,
+    credit: debit ? zero : amount,
+  });
   return [line(pair.account, debitsAccount), line(pair.counterpart, !debitsAccount)];
 }
 
@@ -68,7 +82,10 @@ const keyOf = (pair: OffBalancePair) => `${pair.kind}:${pair.account}:${pair.cou
  * What to post to bring a loan's engagements from what the books hold to what they should be: one change per pair
  * whose target differs. A pair held but no longer targeted is released whole.
  */
-export function engagementChanges(targets: readonly { pair: OffBalancePair; amount: Money }[], held: readonly { pair: OffBalancePair; amount: Money }[]): EngagementChange[] {
+export function engagementChanges(
+  targets: readonly { pair: OffBalancePair; amount: Money }[],
+  held: readonly { pair: OffBalancePair; amount: Money }[],
+): EngagementChange[] {
   const sums = new Map<string, { pair: OffBalancePair; target: Money; held: Money }>();
   const add = (pair: OffBalancePair, field: 'target' | 'held', amount: Money) => {
     const sum = sums.get(keyOf(pair)) ?? { pair, target: zero, held: zero };
@@ -76,7 +93,9 @@ export function engagementChanges(targets: readonly { pair: OffBalancePair; amou
   };
   for (const row of targets) add(row.pair, 'target', row.amount);
   for (const row of held) add(row.pair, 'held', row.amount);
-  return [...sums.values()].filter((sum) => !sum.target.eq(sum.held)).map((sum) => ({ pair: sum.pair, change: sum.target.minus(sum.held) }));
+  return [...sums.values()]
+    .filter((sum) => !sum.target.eq(sum.held))
+    .map((sum) => ({ pair: sum.pair, change: sum.target.minus(sum.held) }));
 }
 
 /** The sections of the off-balance statement, by PCEMF group; the general counterparts (99) are its check. */
@@ -100,14 +119,25 @@ export interface OffBalanceSection {
  * amounts as the section reads them (a given engagement's debit, a received one's credit), and whether class 9
  * nets to zero with its counterparts, as its entries make it.
  */
-export function offBalanceStatement(balances: readonly AccountBalance[]): { sections: OffBalanceSection[]; balanced: boolean } {
+export function offBalanceStatement(balances: readonly AccountBalance[]): {
+  sections: OffBalanceSection[];
+  balanced: boolean;
+} {
   const rows = balances.filter((row) => row.account.startsWith('9') && !row.balance.isZero());
   const result = sections.map((section) => {
     const accounts = rows
       .filter((row) => section.prefixes.some((prefix) => row.account.startsWith(prefix)))
-      .map((row) => ({ account: row.account, amount: section.reading === 'debit' ? row.balance : row.balance.negated() }))
+      .map((row) => ({
+        account: row.account,
+        amount: section.reading === 'debit' ? row.balance : row.balance.negated(),
+      }))
       .sort((a, b) => a.account.localeCompare(b.account));
-    return { key: section.key, label: section.label, accounts, total: accounts.reduce((sum, row) => sum.plus(row.amount), zero) };
+    return {
+      key: section.key,
+      label: section.label,
+      accounts,
+      total: accounts.reduce((sum, row) => sum.plus(row.amount), zero),
+    };
   });
   return { sections: result, balanced: rows.reduce((sum, row) => sum.plus(row.balance), zero).isZero() };
 }

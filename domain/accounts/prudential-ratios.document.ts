@@ -5,23 +5,51 @@ import type { PrudentialRatios, Ratio } from './prudential-ratios';
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt' | 'openExercices'>;
 
-const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({ key, title, kind });
+const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({
+  key,
+  title,
+  kind,
+});
 const yesNo = (value: boolean) => (value ? 'oui' : 'non');
 
 const ratioColumns = [
-  column('code', 'Ratio'), column('label', 'Libellé'), column('numerator', 'Numérateur', 'money'), column('denominator', 'Dénominateur', 'money'),
-  column('value', 'Valeur', 'ratio'), column('comparison', 'Norme'), column('threshold', 'Seuil', 'ratio'), column('met', 'Respecté'),
-  column('cobac_emf_norm', 'Norme COBAC EMF'), column('source', 'Source'),
+  column('code', 'Ratio'),
+  column('label', 'Libellé'),
+  column('numerator', 'Numérateur', 'money'),
+  column('denominator', 'Dénominateur', 'money'),
+  column('value', 'Valeur', 'ratio'),
+  column('comparison', 'Norme'),
+  column('threshold', 'Seuil', 'ratio'),
+  column('met', 'Respecté'),
+  column('cobac_emf_norm', 'Norme COBAC EMF'),
+  column('source', 'Source'),
 ];
 const partColumns = [
-  column('ratio', 'Ratio'), column('side', 'Terme'), column('part', 'Composante'), column('rate', 'Taux', 'ratio'), column('part_amount', 'Montant retenu', 'money'),
-  column('account', 'Compte'), column('account_amount', 'Solde du compte', 'money'),
+  column('ratio', 'Ratio'),
+  column('side', 'Terme'),
+  column('part', 'Composante'),
+  column('rate', 'Taux', 'ratio'),
+  column('part_amount', 'Montant retenu', 'money'),
+  column('account', 'Compte'),
+  column('account_amount', 'Solde du compte', 'money'),
 ];
 const borrowerColumns = [
-  column('ratio', 'Ratio'), column('member_number', 'Sociétaire'), column('name', 'Nom'), column('outstanding', 'Encours', 'money'), column('provisions', 'Provisions', 'money'),
-  column('exposure', 'Risque net', 'money'), column('share', 'Part des fonds propres nets', 'ratio'), column('exceeds', 'Au-delà de la limite'),
+  column('ratio', 'Ratio'),
+  column('member_number', 'Sociétaire'),
+  column('name', 'Nom'),
+  column('outstanding', 'Encours', 'money'),
+  column('provisions', 'Provisions', 'money'),
+  column('exposure', 'Risque net', 'money'),
+  column('share', 'Part des fonds propres nets', 'ratio'),
+  column('exceeds', 'Au-delà de la limite'),
 ];
-const capColumns = [column('member_number', 'Sociétaire'), column('name', 'Nom'), column('code', 'Plafond'), column('limit', 'Limite', 'money'), column('outstanding', 'Encours', 'money')];
+const capColumns = [
+  column('member_number', 'Sociétaire'),
+  column('name', 'Nom'),
+  column('code', 'Plafond'),
+  column('limit', 'Limite', 'money'),
+  column('outstanding', 'Encours', 'money'),
+];
 
 /** A part's rows: one per account it reads, or one alone for a figure from the loans. */
 function partRows(ratio: string, side: string, parts: readonly Part[]): Record<string, string | null>[] {
@@ -49,7 +77,10 @@ const ratioRow = (ratio: Ratio) => ({
 export function prudentialRatiosDocument(header: Header, asOf: string, report: PrudentialRatios): ReportDocument {
   const parts = [
     ...partRows('net_equity', 'fonds propres nets', report.netEquity.parts),
-    ...report.ratios.flatMap((ratio) => [...partRows(ratio.code, 'numérateur', ratio.numeratorParts), ...partRows(ratio.code, 'dénominateur', ratio.denominatorParts)]),
+    ...report.ratios.flatMap((ratio) => [
+      ...partRows(ratio.code, 'numérateur', ratio.numeratorParts),
+      ...partRows(ratio.code, 'dénominateur', ratio.denominatorParts),
+    ]),
   ];
   const borrowers = report.ratios.flatMap((ratio) =>
     (ratio.borrowers ?? []).map((borrower) => ({
@@ -61,9 +92,14 @@ export function prudentialRatiosDocument(header: Header, asOf: string, report: P
       exposure: formatAmount(borrower.exposure),
       share: borrower.ratio?.toFixed(6) ?? null,
       exceeds: yesNo(borrower.exceeds),
-    })));
+    })),
+  );
   const caps = report.creditCaps.breaches.map(({ exposure, breach }) => ({
-    member_number: exposure.memberNumber, name: exposure.name, code: breach.code, limit: formatAmount(breach.limit), outstanding: formatAmount(breach.total),
+    member_number: exposure.memberNumber,
+    name: exposure.name,
+    code: breach.code,
+    limit: formatAmount(breach.limit),
+    outstanding: formatAmount(breach.total),
   }));
   return {
     ...header,

@@ -80,12 +80,27 @@ function judged(numerator: Money, denominator: Money, threshold: Money, comparis
 
 type RatioHead = Pick<Ratio, 'code' | 'label' | 'comparison' | 'cobacEmfNorm' | 'source'>;
 
-function ratioOf(head: RatioHead, threshold: string, numeratorParts: Part[], denominatorParts: Part[], borrowers?: NamedExposure[]): Ratio {
+function ratioOf(
+  head: RatioHead,
+  threshold: string,
+  numeratorParts: Part[],
+  denominatorParts: Part[],
+  borrowers?: NamedExposure[],
+): Ratio {
   const numerator = sumOfParts(numeratorParts);
   const denominator = sumOfParts(denominatorParts);
   const thresholdValue = new Money(threshold);
   const outcome = judged(numerator, denominator, thresholdValue, head.comparison);
-  return { ...head, numerator, denominator, threshold: thresholdValue, ...outcome, numeratorParts, denominatorParts, ...(borrowers === undefined ? {} : { borrowers }) };
+  return {
+    ...head,
+    numerator,
+    denominator,
+    threshold: thresholdValue,
+    ...outcome,
+    numeratorParts,
+    denominatorParts,
+    ...(borrowers === undefined ? {} : { borrowers }),
+  };
 }
 
 const riskLines: readonly { key: keyof RiskWeights; label: string; line: string }[] = [
@@ -97,8 +112,16 @@ const riskLines: readonly { key: keyof RiskWeights; label: string; line: string 
 ];
 
 function solvency(equity: Part[], input: PrudentialInput): Ratio {
-  const risks = riskLines.map((risk) => assetLinePart(risk.key, risk.label, risk.line, new Money(input.settings.risk_weights[risk.key]), input.balances));
-  const head: RatioHead = { code: 'solvency', label: 'Couverture des risques (solvabilité)', comparison: 'at_least', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/07; risk weights: product default (NOT FOUND)' };
+  const risks = riskLines.map((risk) =>
+    assetLinePart(risk.key, risk.label, risk.line, new Money(input.settings.risk_weights[risk.key]), input.balances),
+  );
+  const head: RatioHead = {
+    code: 'solvency',
+    label: 'Couverture des risques (solvabilité)',
+    comparison: 'at_least',
+    cobacEmfNorm: true,
+    source: 'Règlement COBAC EMF 2002/07; risk weights: product default (NOT FOUND)',
+  };
   return ratioOf(head, input.settings.solvency_min, equity, risks);
 }
 
@@ -111,28 +134,111 @@ function liquidity(input: PrudentialInput): Ratio {
   const { balances } = input;
   const assets = [
     partOf({ key: 'cash', label: 'Caisse (57)', prefixes: ['57'], reading: 'debit' }, balances),
-    partOf({ key: 'correspondents_debit', label: 'Correspondants débiteurs (54–56)', prefixes: ['54', '55', '56'], reading: 'debit', sideOnly: true }, balances),
-    figurePart('performing_installments', 'Échéances en principal des crédits sains à moins de 3 mois', input.performingDueWithinThreeMonths),
-    partOf({ key: 'customer_debit_accounts', label: 'Comptes débiteurs de la clientèle (37) à 75 %', prefixes: ['37'], reading: 'debit', sideOnly: true, rate: '0.75' }, balances),
+    partOf(
+      {
+        key: 'correspondents_debit',
+        label: 'Correspondants débiteurs (54–56)',
+        prefixes: ['54', '55', '56'],
+        reading: 'debit',
+        sideOnly: true,
+      },
+      balances,
+    ),
+    figurePart(
+      'performing_installments',
+      'Échéances en principal des crédits sains à moins de 3 mois',
+      input.performingDueWithinThreeMonths,
+    ),
+    partOf(
+      {
+        key: 'customer_debit_accounts',
+        label: 'Comptes débiteurs de la clientèle (37) à 75 %',
+        prefixes: ['37'],
+        reading: 'debit',
+        sideOnly: true,
+        rate: '0.75',
+      },
+      balances,
+    ),
   ];
   const liabilities = [
-    partOf({ key: 'correspondents_credit', label: 'Correspondants créditeurs (54–56)', prefixes: ['54', '55', '56'], reading: 'credit', sideOnly: true }, balances),
-    partOf({ key: 'borrowings', label: 'Emprunts et ressources permanentes (17, 18), en totalité', prefixes: ['17', '18'], reading: 'credit' }, balances),
-    partOf({ key: 'term_deposits', label: 'Dépôts à terme (36), en totalité', prefixes: ['36'], reading: 'credit', sideOnly: true }, balances),
-    partOf({ key: 'demand_deposits', label: 'Dépôts à vue (371–373) à 50 %', prefixes: ['371', '372', '373'], reading: 'credit', sideOnly: true, rate: '0.5' }, balances),
+    partOf(
+      {
+        key: 'correspondents_credit',
+        label: 'Correspondants créditeurs (54–56)',
+        prefixes: ['54', '55', '56'],
+        reading: 'credit',
+        sideOnly: true,
+      },
+      balances,
+    ),
+    partOf(
+      {
+        key: 'borrowings',
+        label: 'Emprunts et ressources permanentes (17, 18), en totalité',
+        prefixes: ['17', '18'],
+        reading: 'credit',
+      },
+      balances,
+    ),
+    partOf(
+      {
+        key: 'term_deposits',
+        label: 'Dépôts à terme (36), en totalité',
+        prefixes: ['36'],
+        reading: 'credit',
+        sideOnly: true,
+      },
+      balances,
+    ),
+    partOf(
+      {
+        key: 'demand_deposits',
+        label: 'Dépôts à vue (371–373) à 50 %',
+        prefixes: ['371', '372', '373'],
+        reading: 'credit',
+        sideOnly: true,
+        rate: '0.5',
+      },
+      balances,
+    ),
   ];
-  const head: RatioHead = { code: 'liquidity', label: 'Liquidité', comparison: 'at_least', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/14' };
+  const head: RatioHead = {
+    code: 'liquidity',
+    label: 'Liquidité',
+    comparison: 'at_least',
+    cobacEmfNorm: true,
+    source: 'Règlement COBAC EMF 2002/14',
+  };
   return ratioOf(head, input.settings.liquidity_min, assets, liabilities);
 }
 
 function fixedAssetCoverage(input: PrudentialInput): Ratio {
   const funds = [
     // Unpaid capital is a claim on the members, not a resource (own funds count paid-up shares only: EMF 2002/04 Art. 2).
-    partOf({ key: 'permanent_funds', label: 'Capitaux permanents (classe 1, hors capital souscrit non versé 1001, 1011, 1012, 103)', prefixes: ['1'], except: ['1001', '1011', '1012', '103'], reading: 'credit' }, input.balances),
-    partOf({ key: 'period_result', label: 'Résultat de la période (7 − 6)', prefixes: ['6', '7'], reading: 'credit' }, input.balances),
+    partOf(
+      {
+        key: 'permanent_funds',
+        label: 'Capitaux permanents (classe 1, hors capital souscrit non versé 1001, 1011, 1012, 103)',
+        prefixes: ['1'],
+        except: ['1001', '1011', '1012', '103'],
+        reading: 'credit',
+      },
+      input.balances,
+    ),
+    partOf(
+      { key: 'period_result', label: 'Résultat de la période (7 − 6)', prefixes: ['6', '7'], reading: 'credit' },
+      input.balances,
+    ),
   ];
   const fixed = [assetLinePart('fixed_assets', 'Valeurs immobilisées nettes (2)', 'A1', new Money(1), input.balances)];
-  const head: RatioHead = { code: 'fixed_asset_coverage', label: 'Couverture des immobilisations par les ressources permanentes', comparison: 'at_least', cobacEmfNorm: false, source: 'Bank norm; no EMF text found (product default)' };
+  const head: RatioHead = {
+    code: 'fixed_asset_coverage',
+    label: 'Couverture des immobilisations par les ressources permanentes',
+    comparison: 'at_least',
+    cobacEmfNorm: false,
+    source: 'Bank norm; no EMF text found (product default)',
+  };
   return ratioOf(head, input.settings.fixed_asset_coverage_min, funds, fixed);
 }
 
@@ -140,7 +246,12 @@ function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Mon
   return exposures
     .map((exposure) => {
       const net = exposure.outstanding.minus(exposure.provisions);
-      return { ...exposure, exposure: net, ratio: equity.gt(0) ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null, exceeds: net.gt(limit.mul(equity)) };
+      return {
+        ...exposure,
+        exposure: net,
+        ratio: equity.gt(0) ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null,
+        exceeds: net.gt(limit.mul(equity)),
+      };
     })
     .filter((exposure) => exposure.exposure.gt(0))
     .sort((a, b) => b.exposure.cmp(a.exposure) || a.memberNumber.localeCompare(b.memberNumber));
@@ -149,23 +260,60 @@ function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Mon
 function concentration(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
   const borrowers = named(input.exposures, equityAmount, new Money(input.settings.concentration_max));
   const shown = borrowers.slice(0, Math.max(largestShown, borrowers.filter((borrower) => borrower.exceeds).length));
-  const largest = figurePart('largest_exposure', `Plus gros risque sur un même bénéficiaire${shown[0] === undefined ? '' : ` (${shown[0].memberNumber})`}`, shown[0]?.exposure ?? zero);
-  const head: RatioHead = { code: 'concentration', label: 'Division des risques (un même bénéficiaire)', comparison: 'at_most', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/08' };
+  const largest = figurePart(
+    'largest_exposure',
+    `Plus gros risque sur un même bénéficiaire${shown[0] === undefined ? '' : ` (${shown[0].memberNumber})`}`,
+    shown[0]?.exposure ?? zero,
+  );
+  const head: RatioHead = {
+    code: 'concentration',
+    label: 'Division des risques (un même bénéficiaire)',
+    comparison: 'at_most',
+    cobacEmfNorm: true,
+    source: 'Règlement COBAC EMF 2002/08',
+  };
   return ratioOf(head, input.settings.concentration_max, [largest], equity, shown);
 }
 
 function insiders(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
-  const borrowers = named(input.exposures.filter((exposure) => exposure.relatedParty), equityAmount, new Money(input.settings.insiders_max));
-  const total = figurePart('insiders', 'Engagements nets sur les apparentés (dirigeants, administrateurs, personnel)', borrowers.reduce((sum, borrower) => sum.plus(borrower.exposure), zero));
-  const head: RatioHead = { code: 'insiders', label: 'Engagements sur les apparentés', comparison: 'at_most', cobacEmfNorm: true, source: 'Règlement COBAC EMF 2002/10' };
+  const borrowers = named(
+    input.exposures.filter((exposure) => exposure.relatedParty),
+    equityAmount,
+    new Money(input.settings.insiders_max),
+  );
+  const total = figurePart(
+    'insiders',
+    'Engagements nets sur les apparentés (dirigeants, administrateurs, personnel)',
+    borrowers.reduce((sum, borrower) => sum.plus(borrower.exposure), zero),
+  );
+  const head: RatioHead = {
+    code: 'insiders',
+    label: 'Engagements sur les apparentés',
+    comparison: 'at_most',
+    cobacEmfNorm: true,
+    source: 'Règlement COBAC EMF 2002/10',
+  };
   return ratioOf(head, input.settings.insiders_max, [total], equity, borrowers);
 }
 
 /** COBAC R-2017/08 restated at the date with the limits the product enforces at lending (docs/domain.md §3). */
 function creditCapReview(input: PrudentialInput): CreditCapReview {
-  const paidUpCapital = partOf({ key: 'paid_up_shares', label: '', prefixes: ['1000'], reading: 'credit' }, input.balances).amount;
-  const breaches = input.exposures.flatMap((exposure) => creditCapBreaches(exposure.outstanding, paidUpCapital, exposure.relatedParty).map((breach) => ({ exposure, breach })));
-  return { paidUpCapital, shareCapitalLimit: shareCapitalLimit(paidUpCapital), relatedPartyLimit: relatedPartyCap, breaches };
+  const paidUpCapital = partOf(
+    { key: 'paid_up_shares', label: '', prefixes: ['1000'], reading: 'credit' },
+    input.balances,
+  ).amount;
+  const breaches = input.exposures.flatMap((exposure) =>
+    creditCapBreaches(exposure.outstanding, paidUpCapital, exposure.relatedParty).map((breach) => ({
+      exposure,
+      breach,
+    })),
+  );
+  return {
+    paidUpCapital,
+    shareCapitalLimit: shareCapitalLimit(paidUpCapital),
+    relatedPartyLimit: relatedPartyCap,
+    breaches,
+  };
 }
 
 /** A loan at the date as the ratios read it. */
@@ -179,7 +327,9 @@ export interface LoanFacts extends Omit<BorrowerExposure, 'name'> {
  * What the ratios read from the loans: one exposure per borrower ("same beneficiary" = the member, EMF 2002/08),
  * the member's loans summed, and the principal the performing loans have falling due within three months.
  */
-export function loanFigures(loans: readonly LoanFacts[]): Pick<PrudentialInput, 'exposures' | 'performingDueWithinThreeMonths'> {
+export function loanFigures(
+  loans: readonly LoanFacts[],
+): Pick<PrudentialInput, 'exposures' | 'performingDueWithinThreeMonths'> {
   const borrowers = new Map<string, BorrowerExposure>();
   for (const loan of loans) {
     const known = borrowers.get(loan.member);
@@ -193,7 +343,13 @@ export function loanFigures(loans: readonly LoanFacts[]): Pick<PrudentialInput, 
     });
   }
   const performing = loans.filter((loan) => loan.classification === 'performing');
-  return { exposures: [...borrowers.values()], performingDueWithinThreeMonths: performing.reduce((sum, loan) => sum.plus(loan.principalDueWithinThreeMonths), zero) };
+  return {
+    exposures: [...borrowers.values()],
+    performingDueWithinThreeMonths: performing.reduce(
+      (sum, loan) => sum.plus(loan.principalDueWithinThreeMonths),
+      zero,
+    ),
+  };
 }
 
 /**
@@ -204,11 +360,19 @@ export function loanFigures(loans: readonly LoanFacts[]): Pick<PrudentialInput, 
  */
 function insiderDeduction(equityBefore: Money, input: PrudentialInput): Part {
   const limit = new Money(input.settings.insider_deduction_max).mul(equityBefore);
-  const insiders = named(input.exposures.filter((exposure) => exposure.relatedParty), equityBefore, new Money(input.settings.insider_deduction_max));
+  const insiders = named(
+    input.exposures.filter((exposure) => exposure.relatedParty),
+    equityBefore,
+    new Money(input.settings.insider_deduction_max),
+  );
   const over = insiders.filter((borrower) => borrower.exposure.gt(limit));
   const total = over.reduce((sum, borrower) => sum.plus(borrower.exposure), zero);
   const members = over.map((borrower) => borrower.memberNumber).join(', ');
-  return figurePart('insider_exposures', `Engagements sur un apparenté au-delà de ${input.settings.insider_deduction_max} des fonds propres nets (EMF 2002/10 Art. 3)${members === '' ? '' : ` : ${members}`}`, total.negated());
+  return figurePart(
+    'insider_exposures',
+    `Engagements sur un apparenté au-delà de ${input.settings.insider_deduction_max} des fonds propres nets (EMF 2002/10 Art. 3)${members === '' ? '' : ` : ${members}`}`,
+    total.negated(),
+  );
 }
 
 export function prudentialRatios(input: PrudentialInput): PrudentialRatios {
@@ -218,7 +382,13 @@ export function prudentialRatios(input: PrudentialInput): PrudentialRatios {
   const equity = [figurePart('net_equity', 'Fonds propres nets (fonds patrimoniaux nets)', equityAmount)];
   return {
     netEquity: { amount: equityAmount, parts: equityParts },
-    ratios: [solvency(equityParts, input), liquidity(input), fixedAssetCoverage(input), concentration(equity, equityAmount, input), insiders(equity, equityAmount, input)],
+    ratios: [
+      solvency(equityParts, input),
+      liquidity(input),
+      fixedAssetCoverage(input),
+      concentration(equity, equityAmount, input),
+      insiders(equity, equityAmount, input),
+    ],
     creditCaps: creditCapReview(input),
   };
 }

@@ -42,18 +42,43 @@ export const defaultPrudentialSettings: PrudentialSettings = {
   concentration_max: '0.15',
   insiders_max: '0.20',
   insider_deduction_max: '0.05',
-  risk_weights: { customer_loans: '1', customer_debit_accounts: '1', third_parties: '0', fixed_assets: '0', treasury: '0' },
+  risk_weights: {
+    customer_loans: '1',
+    customer_debit_accounts: '1',
+    third_parties: '0',
+    fixed_assets: '0',
+    treasury: '0',
+  },
 };
 
-export type PrudentialOverrides = Partial<Omit<PrudentialSettings, 'risk_weights'>> & { risk_weights?: Partial<RiskWeights> };
+export type PrudentialOverrides = Partial<Omit<PrudentialSettings, 'risk_weights'>> & {
+  risk_weights?: Partial<RiskWeights>;
+};
 
 /** The settings in force: the defaults with the enterprise's overrides on top. */
 export function prudentialSettingsOf(overrides: PrudentialOverrides): PrudentialSettings {
-  return { ...defaultPrudentialSettings, ...overrides, risk_weights: { ...defaultPrudentialSettings.risk_weights, ...overrides.risk_weights } };
+  return {
+    ...defaultPrudentialSettings,
+    ...overrides,
+    risk_weights: { ...defaultPrudentialSettings.risk_weights, ...overrides.risk_weights },
+  };
 }
 
-export const thresholdKeys = ['solvency_min', 'liquidity_min', 'fixed_asset_coverage_min', 'concentration_max', 'insiders_max', 'insider_deduction_max'] as const;
-export const riskWeightKeys = ['customer_loans', 'customer_debit_accounts', 'third_parties', 'fixed_assets', 'treasury'] as const;
+export const thresholdKeys = [
+  'solvency_min',
+  'liquidity_min',
+  'fixed_asset_coverage_min',
+  'concentration_max',
+  'insiders_max',
+  'insider_deduction_max',
+] as const;
+export const riskWeightKeys = [
+  'customer_loans',
+  'customer_debit_accounts',
+  'third_parties',
+  'fixed_assets',
+  'treasury',
+] as const;
 
 /** A rate with at most 4 decimals from 0 to `max`. */
 const rateWithin = (text: string, max: number) => /^\d{1,2}(\.\d{1,4})?$/.test(text) && Number(text) <= max;
@@ -69,11 +94,19 @@ export function prudentialSettingsProblems(changes: PrudentialOverrides): FieldE
     const value = changes[key];
     if (value === undefined) continue;
     const max = key.endsWith('_max') ? 1 : 10;
-    if (!rateWithin(value, max) || Number(value) === 0) problems.push({ field: key, message: `${key} must be a decimal above 0 and at most ${max}, with at most 4 decimals, e.g. "0.15"` });
+    if (!rateWithin(value, max) || Number(value) === 0)
+      problems.push({
+        field: key,
+        message: `${key} must be a decimal above 0 and at most ${max}, with at most 4 decimals, e.g. "0.15"`,
+      });
   }
   for (const key of riskWeightKeys) {
     const value = changes.risk_weights?.[key];
-    if (value !== undefined && !rateWithin(value, 1.5)) problems.push({ field: `risk_weights.${key}`, message: 'a risk weight must be a decimal from 0 to 1.5, with at most 4 decimals' });
+    if (value !== undefined && !rateWithin(value, 1.5))
+      problems.push({
+        field: `risk_weights.${key}`,
+        message: 'a risk weight must be a decimal from 0 to 1.5, with at most 4 decimals',
+      });
   }
   return problems;
 }

@@ -35,8 +35,14 @@ export function csvField(text: string): string {
 export function csvCell(value: string | null, kind: ReportColumnKind): string {
   if (value === null) return '';
   if (kind === 'text') return csvField(formulaStart.test(value) ? `'${value}` : value);
-  const valid = kind === 'date' ? isoDateString.test(value) : decimalString.test(value) && (kind !== 'integer' || !value.includes('.'));
-  if (!valid) throw new Error(`a ${kind} cell holds ${JSON.stringify(value)}, not a ${kind === 'date' ? 'ISO date' : 'decimal string'}`);
+  const valid =
+    kind === 'date'
+      ? isoDateString.test(value)
+      : decimalString.test(value) && (kind !== 'integer' || !value.includes('.'));
+  if (!valid)
+    throw new Error(
+      `a ${kind} cell holds ${JSON.stringify(value)}, not a ${kind === 'date' ? 'ISO date' : 'decimal string'}`,
+    );
   return value;
 }
 
@@ -45,11 +51,18 @@ const textRecord = (texts: readonly string[]) => record(texts.map((text) => csvC
 
 /** The lines an auditor reads first, in French as the reports are: what, whose, when, where, and when it was made. */
 export function headerLines(document: ReportDocument): string[][] {
-  const lines = [['Rapport', document.title], ['Entreprise', document.enterprise.code, document.enterprise.name]];
+  const lines = [
+    ['Rapport', document.title],
+    ['Entreprise', document.enterprise.code, document.enterprise.name],
+  ];
   if (document.asOf !== undefined) lines.push(['Date', document.asOf]);
   if (document.period !== undefined) lines.push(['Période', document.period.from, document.period.to]);
   lines.push(['Agence', document.branch ?? 'Consolidé'], ['Généré le', document.generatedAt]);
-  if ((document.openExercices ?? []).length > 0) lines.push(['Provisoire', `soldes reportés par calcul des exercices non clôturés ${document.openExercices!.join(', ')}`]);
+  if ((document.openExercices ?? []).length > 0)
+    lines.push([
+      'Provisoire',
+      `soldes reportés par calcul des exercices non clôturés ${document.openExercices!.join(', ')}`,
+    ]);
   return lines;
 }
 
@@ -58,7 +71,8 @@ const chunkCharactersMax = 64 * 1024;
 
 async function* sheetChunks(sheet: ReportSheet): AsyncGenerator<string> {
   let chunk = textRecord([sheet.name]) + textRecord(sheet.columns.map((column) => column.title));
-  const cellsOf = (row: Readonly<Record<string, string | null>>) => sheet.columns.map((column: ReportColumn) => csvCell(row[column.key] ?? null, column.kind));
+  const cellsOf = (row: Readonly<Record<string, string | null>>) =>
+    sheet.columns.map((column: ReportColumn) => csvCell(row[column.key] ?? null, column.kind));
   for await (const row of sheet.rows) {
     chunk += record(cellsOf(row));
     if (chunk.length >= chunkCharactersMax) {

@@ -41,7 +41,15 @@ export interface ReportDocument {
  */
 export function refuseLargeJson(report: { name: string; lines: string; count: number; max: number }): void {
   if (report.count <= report.max) return;
-  throw new AppError('unprocessable', 'report_too_large', `The ${report.name} has ${report.count} ${report.lines}, more than the ${report.max} a JSON answer holds: narrow it, or download it (format=csv or xlsx).`, [
-    { field: 'format', message: `more than ${report.max} ${report.lines}: ask for csv or xlsx, or narrow the filters` },
-  ]);
+  throw new AppError(
+    'unprocessable',
+    'report_too_large',
+    `The ${report.name} has ${report.count} ${report.lines}, more than the ${report.max} a JSON answer holds: narrow it, or download it (format=csv or xlsx).`,
+    [
+      {
+        field: 'format',
+        message: `more than ${report.max} ${report.lines}: ask for csv or xlsx, or narrow the filters`,
+      },
+    ],
+  );
 }

@@ -11,10 +11,22 @@ import { refusal, type Refusal } from '../refusal';
  */
 
 /** Why a month's pack cannot be made now, or null: the month must be over, and an accounting year must cover its last day. */
-export function packRefusal(facts: { period: string; businessDate: IsoDate; yearCoversLastDay: boolean }): Refusal | null {
+export function packRefusal(facts: {
+  period: string;
+  businessDate: IsoDate;
+  yearCoversLastDay: boolean;
+}): Refusal | null {
   const { end: last } = periodDates(facts.period);
-  if (last > facts.businessDate) return refusal('period_not_ended', `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.`);
-  if (!facts.yearCoversLastDay) return refusal('no_exercice_for_period', `No accounting year of the enterprise covers ${last}, the last day of ${facts.period}.`);
+  if (last > facts.businessDate)
+    return refusal(
+      'period_not_ended',
+      `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.`,
+    );
+  if (!facts.yearCoversLastDay)
+    return refusal(
+      'no_exercice_for_period',
+      `No accounting year of the enterprise covers ${last}, the last day of ${facts.period}.`,
+    );
   return null;
 }
 
@@ -23,11 +35,21 @@ export function packRefusal(facts: { period: string; businessDate: IsoDate; year
  * the pack was provisional (an earlier year was still open), or an entry has been posted into its month or before
  * since it was made. A pack not the month's latest, or not stored, is not reissued.
  */
-export function reissueRefusal(facts: { latest: boolean; stored: boolean; provisional: boolean; lateEntries: number }): Refusal | null {
-  if (!facts.latest) return refusal('reporting_pack_superseded', 'A later version of this pack exists: reissue that one.');
-  if (!facts.stored) return refusal('reporting_pack_not_stored', 'The pack is not stored yet: it can be reissued once it is.');
+export function reissueRefusal(facts: {
+  latest: boolean;
+  stored: boolean;
+  provisional: boolean;
+  lateEntries: number;
+}): Refusal | null {
+  if (!facts.latest)
+    return refusal('reporting_pack_superseded', 'A later version of this pack exists: reissue that one.');
+  if (!facts.stored)
+    return refusal('reporting_pack_not_stored', 'The pack is not stored yet: it can be reissued once it is.');
   if (!facts.provisional && facts.lateEntries === 0) {
-    return refusal('reporting_pack_current', 'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.');
+    return refusal(
+      'reporting_pack_current',
+      'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.',
+    );
   }
   return null;
 }
@@ -64,7 +86,9 @@ export interface FigureDifference {
 /** How a version's figures differ from the version it supersedes, cell by cell, in report, sheet and row order. */
 export function figureDifferences(before: PackFigures, after: PackFigures): FigureDifference[] {
   const differences: FigureDifference[] = [];
-  const keys = (...objects: (object | undefined)[]) => [...new Set(objects.flatMap((object) => Object.keys(object ?? {})))];
+  const keys = (...objects: (object | undefined)[]) => [
+    ...new Set(objects.flatMap((object) => Object.keys(object ?? {}))),
+  ];
   for (const report of keys(before, after)) {
     for (const sheet of keys(before[report], after[report])) {
       for (const row of keys(before[report]?.[sheet], after[report]?.[sheet])) {

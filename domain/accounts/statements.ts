@@ -31,19 +31,68 @@ interface BalanceSheetRule {
 
 const balanceSheetRules: readonly BalanceSheetRule[] = [
   { code: 'A1', label: 'Valeurs immobilisées nettes', side: 'assets', prefixes: ['2'] },
-  { code: 'A2', label: 'Crédits à la clientèle nets de provisions', side: 'assets', prefixes: ['30', '31', '32', '33', '34'], contra: ['39'] },
-  { code: 'A3', label: 'Comptes débiteurs de la clientèle', side: 'assets', prefixes: ['35', '36', '37', '38'], bySign: true },
-  { code: 'A4', label: 'Comptes de tiers et de régularisation (actif)', side: 'assets', prefixes: ['40', '41', '42', '43', '44', '45', '46', '47', '48'], bySign: true, contra: ['49'] },
-  { code: 'A5', label: 'Trésorerie et opérations interbancaires (actif)', side: 'assets', prefixes: ['51', '52', '53', '54', '55', '56', '57', '58'], bySign: true, contra: ['59'] },
+  {
+    code: 'A2',
+    label: 'Crédits à la clientèle nets de provisions',
+    side: 'assets',
+    prefixes: ['30', '31', '32', '33', '34'],
+    contra: ['39'],
+  },
+  {
+    code: 'A3',
+    label: 'Comptes débiteurs de la clientèle',
+    side: 'assets',
+    prefixes: ['35', '36', '37', '38'],
+    bySign: true,
+  },
+  {
+    code: 'A4',
+    label: 'Comptes de tiers et de régularisation (actif)',
+    side: 'assets',
+    prefixes: ['40', '41', '42', '43', '44', '45', '46', '47', '48'],
+    bySign: true,
+    contra: ['49'],
+  },
+  {
+    code: 'A5',
+    label: 'Trésorerie et opérations interbancaires (actif)',
+    side: 'assets',
+    prefixes: ['51', '52', '53', '54', '55', '56', '57', '58'],
+    bySign: true,
+    contra: ['59'],
+  },
   { code: 'P1', label: 'Capital, parts sociales et dotations', side: 'liabilities', prefixes: ['10'] },
   { code: 'P2', label: 'Réserves', side: 'liabilities', prefixes: ['11'] },
   { code: 'P3', label: 'Report à nouveau', side: 'liabilities', prefixes: ['12'] },
-  { code: 'P4', label: 'Résultat net de l’exercice clos (en instance d’affectation)', side: 'liabilities', prefixes: ['13'] },
+  {
+    code: 'P4',
+    label: 'Résultat net de l’exercice clos (en instance d’affectation)',
+    side: 'liabilities',
+    prefixes: ['13'],
+  },
   { code: 'P6', label: 'Provisions, subventions et fonds', side: 'liabilities', prefixes: ['14', '15', '16', '19'] },
   { code: 'P7', label: 'Emprunts et autres ressources permanentes', side: 'liabilities', prefixes: ['17', '18'] },
-  { code: 'P8', label: 'Dépôts et comptes créditeurs de la clientèle', side: 'liabilities', prefixes: ['35', '36', '37', '38'], bySign: true },
-  { code: 'P9', label: 'Comptes de tiers et de régularisation (passif)', side: 'liabilities', prefixes: ['40', '41', '42', '43', '44', '45', '46', '47', '48'], bySign: true },
-  { code: 'P10', label: 'Trésorerie et opérations interbancaires (passif)', side: 'liabilities', prefixes: ['51', '52', '53', '54', '55', '56', '57', '58'], bySign: true },
+  {
+    code: 'P8',
+    label: 'Dépôts et comptes créditeurs de la clientèle',
+    side: 'liabilities',
+    prefixes: ['35', '36', '37', '38'],
+    bySign: true,
+  },
+  {
+    code: 'P9',
+    label: 'Comptes de tiers et de régularisation (passif)',
+    side: 'liabilities',
+    prefixes: ['40', '41', '42', '43', '44', '45', '46', '47', '48'],
+    bySign: true,
+  },
+  {
+    code: 'P10',
+    label: 'Trésorerie et opérations interbancaires (passif)',
+    side: 'liabilities',
+    prefixes: ['51', '52', '53', '54', '55', '56', '57', '58'],
+    bySign: true,
+  },
 ];
 
 /** The line of income minus expenses not yet closed into 13: the year running, or a year not closed yet. */
@@ -58,7 +107,8 @@ export interface StatementLine {
 }
 
 const zero = new Money(0);
-const under = (account: string, prefixes: readonly string[] = []) => prefixes.some((prefix) => account.startsWith(prefix));
+const under = (account: string, prefixes: readonly string[] = []) =>
+  prefixes.some((prefix) => account.startsWith(prefix));
 
 /** Whether the rule takes the account: under its prefixes with a balance of its side (when by sign), or a contra account. */
 function takes(rule: BalanceSheetRule, row: AccountBalance): boolean {
@@ -79,7 +129,8 @@ function lineOf(code: string, label: string, side: Side, rows: readonly AccountB
 const isIncomeOrExpense = (account: string) => account.startsWith('6') || account.startsWith('7');
 
 /** The line of each account of classes 1 to 5, undefined for none (every account has one: a unit test walks the chart). */
-export const balanceSheetLineOf = (row: AccountBalance): string | undefined => balanceSheetRules.find((rule) => takes(rule, row))?.code;
+export const balanceSheetLineOf = (row: AccountBalance): string | undefined =>
+  balanceSheetRules.find((rule) => takes(rule, row))?.code;
 
 export interface BalanceSheet {
   assets: StatementLine[];
@@ -95,11 +146,29 @@ export interface BalanceSheet {
 export function balanceSheet(balances: readonly AccountBalance[]): BalanceSheet {
   const rows = balances.filter((row) => !row.balance.isZero());
   const linesOf = (side: Side) =>
-    balanceSheetRules.filter((rule) => rule.side === side).map((rule) => lineOf(rule.code, rule.label, side, rows.filter((row) => balanceSheetLineOf(row) === rule.code)));
+    balanceSheetRules
+      .filter((rule) => rule.side === side)
+      .map((rule) =>
+        lineOf(
+          rule.code,
+          rule.label,
+          side,
+          rows.filter((row) => balanceSheetLineOf(row) === rule.code),
+        ),
+      );
   const assets = linesOf('assets');
   const liabilities = linesOf('liabilities');
-  const result = lineOf(periodResult.code, periodResult.label, 'liabilities', rows.filter((row) => isIncomeOrExpense(row.account)));
-  liabilities.splice(liabilities.findIndex((line) => line.code === 'P6'), 0, result);
+  const result = lineOf(
+    periodResult.code,
+    periodResult.label,
+    'liabilities',
+    rows.filter((row) => isIncomeOrExpense(row.account)),
+  );
+  liabilities.splice(
+    liabilities.findIndex((line) => line.code === 'P6'),
+    0,
+    result,
+  );
   const total = (lines: readonly StatementLine[]) => lines.reduce((sum, line) => sum.plus(line.amount), zero);
   return { assets, liabilities, totals: { assets: total(assets), liabilities: total(liabilities) } };
 }
@@ -114,17 +183,31 @@ export interface IncomeStatement {
  * The income statement of a period's movements of classes 6 and 7 (closing entries left out): one line per
  * two-digit group of the chart (60 to 69, 70 to 79) that moved, labelled with the group's label.
  */
-export function incomeStatement(flows: readonly AccountBalance[], groupLabel: (group: string) => string): IncomeStatement {
+export function incomeStatement(
+  flows: readonly AccountBalance[],
+  groupLabel: (group: string) => string,
+): IncomeStatement {
   const groupsOf = (accountClass: '6' | '7') => {
     const rows = flows.filter((row) => row.account.startsWith(accountClass) && !row.balance.isZero());
     const groups = [...new Set(rows.map((row) => row.account.slice(0, 2)))].sort();
     const side: Side = accountClass === '6' ? 'assets' : 'liabilities';
-    return groups.map((group) => lineOf(group, groupLabel(group), side, rows.filter((row) => row.account.startsWith(group))));
+    return groups.map((group) =>
+      lineOf(
+        group,
+        groupLabel(group),
+        side,
+        rows.filter((row) => row.account.startsWith(group)),
+      ),
+    );
   };
   const expenses = groupsOf('6');
   const income = groupsOf('7');
   const total = (lines: readonly StatementLine[]) => lines.reduce((sum, line) => sum.plus(line.amount), zero);
-  return { expenses, income, totals: { expenses: total(expenses), income: total(income), result: total(income).minus(total(expenses)) } };
+  return {
+    expenses,
+    income,
+    totals: { expenses: total(expenses), income: total(income), result: total(income).minus(total(expenses)) },
+  };
 }
 
 export interface ChartAccount {
@@ -156,7 +239,8 @@ export function rollUp(rows: readonly TrialBalanceRow[], chart: ReadonlyMap<stri
   const sums = new Map<string, { debit: Money; credit: Money; level: number }>();
   for (const row of rows) {
     const ancestors: string[] = [];
-    for (let parent = chart.get(row.code)?.parent ?? null; parent !== null; parent = chart.get(parent)?.parent ?? null) ancestors.push(parent);
+    for (let parent = chart.get(row.code)?.parent ?? null; parent !== null; parent = chart.get(parent)?.parent ?? null)
+      ancestors.push(parent);
     ancestors.forEach((code, index) => {
       const sum = sums.get(code) ?? { debit: zero, credit: zero, level: ancestors.length - index };
       sums.set(code, { debit: sum.debit.plus(row.debit), credit: sum.credit.plus(row.credit), level: sum.level });
@@ -164,7 +248,13 @@ export function rollUp(rows: readonly TrialBalanceRow[], chart: ReadonlyMap<stri
   }
   return [...sums]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([code, sum]) => ({ ...chart.get(code)!, level: sum.level, debit: sum.debit, credit: sum.credit, balance: sum.debit.minus(sum.credit) }));
+    .map(([code, sum]) => ({
+      ...chart.get(code)!,
+      level: sum.level,
+      debit: sum.debit,
+      credit: sum.credit,
+      balance: sum.debit.minus(sum.credit),
+    }));
 }
 
 export interface ComparedLine extends StatementLine {
@@ -174,7 +264,8 @@ export interface ComparedLine extends StatementLine {
 /** The lines of a statement with the prior period's amount beside each, in code order (A2 before A10); a line of one period only is zero in the other. */
 export function besidePrior(current: readonly StatementLine[], prior: readonly StatementLine[]): ComparedLine[] {
   const lines = new Map<string, ComparedLine>(current.map((line) => [line.code, { ...line, prior: zero }]));
-  for (const line of prior) lines.set(line.code, { ...(lines.get(line.code) ?? { ...line, amount: zero, accounts: [] }), prior: line.amount });
+  for (const line of prior)
+    lines.set(line.code, { ...(lines.get(line.code) ?? { ...line, amount: zero, accounts: [] }), prior: line.amount });
   return [...lines.values()].sort((a, b) => a.code.localeCompare(b.code, 'en', { numeric: true }));
 }
 

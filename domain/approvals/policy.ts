@@ -68,43 +68,123 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
   'accounting_rule.change': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
   'share_type.notice_change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'approval_policy.change': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
-  'guarantee.change': { fourEyes: true, approverRoles: ['branch_head', 'credit_committee', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'guarantee.change': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'credit_committee', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   'role_grant.above_cashier': { fourEyes: true, approverRoles: ['admin'], threshold: null, lifetimeDays: 7 },
   'prudential_settings.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'result_allocation_policy.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
-  'member_account.withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
-  'member_account.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  'member_account.withdrawal': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction'],
+    threshold: '5000000',
+    lifetimeDays: 2,
+  },
+  'member_account.transfer': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction'],
+    threshold: '5000000',
+    lifetimeDays: 2,
+  },
   // Issue 28, part 1: an enterprise may add `accountant` (a second accountant validates), never lift the four eyes.
-  'manual_entry.post': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'manual_entry.post': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 28, general accounting, 5. suppliers: the books' entries and the money paid out, whatever the amount.
-  'supplier_invoice.record': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
-  'supplier_payment': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'supplier_invoice.record': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
+  supplier_payment: {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // General accounting, part 4: fixed assets (issue 28).
-  'fixed_asset.acquisition': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
-  'fixed_asset.disposal': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'fixed_asset.acquisition': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
+  'fixed_asset.disposal': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 28, part 6 (banks): money leaving the till or a bank, whatever the amount.
-  'treasury.transfer': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'treasury.transfer': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 28's leftovers (issue 29 session): undoing an invoice or a payment takes the two people that made it.
-  'supplier_invoice.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
-  'supplier_payment.reverse': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'supplier_invoice.reverse': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
+  'supplier_payment.reverse': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 29, transfers between members and standing orders: each run moves the amount, so the transfers' threshold.
-  'standing_order.create': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  'standing_order.create': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction'],
+    threshold: '5000000',
+    lifetimeDays: 2,
+  },
   // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
   // Its own line, not the withdrawal's: a cooperative may want a lower threshold where the teller does not know the member.
-  'member_account.inter_branch_withdrawal': { fourEyes: true, approverRoles: ['branch_head', 'direction'], threshold: '5000000', lifetimeDays: 2 },
+  'member_account.inter_branch_withdrawal': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction'],
+    threshold: '5000000',
+    lifetimeDays: 2,
+  },
   // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
-  'cash_difference.settle': { fourEyes: true, approverRoles: ['branch_head', 'direction', 'admin'], threshold: null, lifetimeDays: 7 },
+  'cash_difference.settle': {
+    fourEyes: true,
+    approverRoles: ['branch_head', 'direction', 'admin'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 30, credit insurance and the usury rate: a rate set too high lets usurious loans through, as prudential settings do.
   'usury_rate.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   // Issue 30, restructuring: each request's approvers are the steps above the one that granted its loan (Art. 13); the policy sets the days.
-  'loan.restructure': { fourEyes: true, approverRoles: ['credit_committee', 'direction'], threshold: null, lifetimeDays: 7 },
+  'loan.restructure': {
+    fourEyes: true,
+    approverRoles: ['credit_committee', 'direction'],
+    threshold: null,
+    lifetimeDays: 7,
+  },
   // Issue 31, go-live import, the pipeline (part A): the whole books come in or go out; someone other than the uploader decides.
   'import.apply': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'import.cancel': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
 };
 
 /** Operations no policy may leave to one person: the maker of a manual entry never validates it; a restructuring is decided above (docs/domain.md §11). */
-const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set(['manual_entry.post', 'loan.restructure', 'import.apply', 'import.cancel']);
+const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set([
+  'manual_entry.post',
+  'loan.restructure',
+  'import.apply',
+  'import.cancel',
+]);
 
 /** The index of the first rule that lifts the four eyes of an operation that always has them, or -1. */
 export const rulesLiftingFourEyes = (rules: readonly Pick<PolicyRule, 'operation' | 'fourEyes'>[]): number =>
@@ -112,14 +192,21 @@ export const rulesLiftingFourEyes = (rules: readonly Pick<PolicyRule, 'operation
 
 /** The enterprise's policy: the default, with its own lines over it. Every operation, in the list's order. */
 export function effectivePolicy(overrides: readonly PolicyRule[]): PolicyRule[] {
-  return approvalOperations.map((operation) => overrides.find((rule) => rule.operation === operation) ?? { operation, ...defaultApprovalPolicy[operation] });
+  return approvalOperations.map(
+    (operation) =>
+      overrides.find((rule) => rule.operation === operation) ?? { operation, ...defaultApprovalPolicy[operation] },
+  );
 }
 
 /**
  * The line that makes this operation a request, or null when it runs at once: not under four eyes, or an
  * amount under the threshold.
  */
-export function fourEyesRule(policy: readonly PolicyRule[], operation: ApprovalOperation, amount?: { lt(other: string): boolean }): PolicyRule | null {
+export function fourEyesRule(
+  policy: readonly PolicyRule[],
+  operation: ApprovalOperation,
+  amount?: { lt(other: string): boolean },
+): PolicyRule | null {
   const rule = policy.find((line) => line.operation === operation);
   if (rule === undefined || !rule.fourEyes) return null;
   if (rule.threshold !== null && amount !== undefined && amount.lt(rule.threshold)) return null;

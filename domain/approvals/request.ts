@@ -28,13 +28,23 @@ interface DecidedThing {
  * submitter nor anyone who made the thing it decides; the decider holds one of the policy's roles there, and the
  * request is still pending. Pure: the workflow's validator and the activity that writes the decision ask the same question.
  */
-export function decisionRefusal(request: DecidedThing, decision: Pick<RequestDecision, 'deciderId' | 'deciderRoles'>): Refusal | null {
-  if (request.status !== 'pending') return refusal('approval_request_closed', `The request is ${request.status}: it can no longer be decided.`);
+export function decisionRefusal(
+  request: DecidedThing,
+  decision: Pick<RequestDecision, 'deciderId' | 'deciderRoles'>,
+): Refusal | null {
+  if (request.status !== 'pending')
+    return refusal('approval_request_closed', `The request is ${request.status}: it can no longer be decided.`);
   if (decision.deciderId === request.makerId || (request.makers ?? []).includes(decision.deciderId)) {
-    return refusal('approval_own_request', 'A maker of a request, or of what it decides, cannot decide it: another authorised user must.');
+    return refusal(
+      'approval_own_request',
+      'A maker of a request, or of what it decides, cannot decide it: another authorised user must.',
+    );
   }
   if (!decision.deciderRoles.some((role) => request.approverRoles.includes(role))) {
-    return refusal('approval_role_required', `Deciding this request requires one of the roles ${request.approverRoles.join(', ')}.`);
+    return refusal(
+      'approval_role_required',
+      `Deciding this request requires one of the roles ${request.approverRoles.join(', ')}.`,
+    );
   }
   return null;
 }

@@ -10,7 +10,8 @@ import { Money } from '../money';
 const liaisonAccount = '45200';
 
 /** The account the two sides' entries meet on: 45200 between two branches, 459 within one. */
-export const clearingAccount = (fromBranchId: string, toBranchId: string): string => (fromBranchId === toBranchId ? '459' : liaisonAccount);
+export const clearingAccount = (fromBranchId: string, toBranchId: string): string =>
+  fromBranchId === toBranchId ? '459' : liaisonAccount;
 
 /** One branch's movement of 45200 towards another: debit positive (the other branch owes it), credit negative. */
 export interface LiaisonMovement {
@@ -23,7 +24,11 @@ export interface LiaisonMovement {
  * The liaison movements of an operation moving `amount` from a side in `fromBranchId` to a side in `toBranchId`:
  * none within one branch; otherwise the giving branch's credit and the receiving branch's debit.
  */
-export function liaisonMovements(fromBranchId: string, toBranchId: string, amount: Money): { from: LiaisonMovement; to: LiaisonMovement } | null {
+export function liaisonMovements(
+  fromBranchId: string,
+  toBranchId: string,
+  amount: Money,
+): { from: LiaisonMovement; to: LiaisonMovement } | null {
   if (fromBranchId === toBranchId) return null;
   return {
     from: { branchId: fromBranchId, counterpartBranchId: toBranchId, amount: amount.negated() },
@@ -49,14 +54,24 @@ export function liaisonPairs(balances: readonly LiaisonMovement[]): { pairs: Lia
   const pairs = new Map<string, LiaisonPair>();
   let total = new Money(0);
   for (const { branchId, counterpartBranchId, amount } of balances) {
-    const [branchA, branchB] = branchId < counterpartBranchId ? [branchId, counterpartBranchId] : [counterpartBranchId, branchId];
+    const [branchA, branchB] =
+      branchId < counterpartBranchId ? [branchId, counterpartBranchId] : [counterpartBranchId, branchId];
     const key = `${branchA}/${branchB}`;
-    const pair = pairs.get(key) ?? { branchA, branchB, balanceA: new Money(0), balanceB: new Money(0), difference: new Money(0) };
+    const pair = pairs.get(key) ?? {
+      branchA,
+      branchB,
+      balanceA: new Money(0),
+      balanceB: new Money(0),
+      difference: new Money(0),
+    };
     if (branchId === branchA) pair.balanceA = pair.balanceA.plus(amount);
     else pair.balanceB = pair.balanceB.plus(amount);
     pair.difference = pair.balanceA.plus(pair.balanceB);
     pairs.set(key, pair);
     total = total.plus(amount);
   }
-  return { pairs: [...pairs.values()].sort((x, y) => (x.branchA + x.branchB).localeCompare(y.branchA + y.branchB)), total };
+  return {
+    pairs: [...pairs.values()].sort((x, y) => (x.branchA + x.branchB).localeCompare(y.branchA + y.branchB)),
+    total,
+  };
 }

@@ -26,7 +26,9 @@ export const modeAllowed = (kind: DifferenceKind, mode: SettlementMode): boolean
   kind === 'shortage' ? mode !== 'returned' : mode !== 'recovered';
 
 /** What a difference entry's lines say: a debit of 4631 is a shortage, a credit of 4632 an excess; null: neither. */
-export function differenceOf(lines: readonly { account: string; debit: Money; credit: Money }[]): { kind: DifferenceKind; amount: Money } | null {
+export function differenceOf(
+  lines: readonly { account: string; debit: Money; credit: Money }[],
+): { kind: DifferenceKind; amount: Money } | null {
   const shortage = lines.find((line) => line.account === shortageAccount && line.debit.gt(0));
   if (shortage !== undefined) return { kind: 'shortage', amount: shortage.debit };
   const excess = lines.find((line) => line.account === excessAccount && line.credit.gt(0));
@@ -36,7 +38,7 @@ export function differenceOf(lines: readonly { account: string; debit: Money; cr
 /** The account on the other side of 4631 or 4632: the vault for cash handed in or paid back, else the expense or 7786. */
 export function settlementAccount(kind: DifferenceKind, mode: SettlementMode, expenseAccount: string | null): string {
   if (mode === 'recovered' || mode === 'returned') return vaultAccount;
-  return kind === 'shortage' ? expenseAccount ?? defaultShortageExpense : excessIncome;
+  return kind === 'shortage' ? (expenseAccount ?? defaultShortageExpense) : excessIncome;
 }
 
 /**

@@ -44,4 +44,4 @@ export function latestDueDate(terms: StandingOrderTerms, date: IsoDate): IsoDate
 
 /** After a refusal for lack of funds on `attemptDate`: tried again on a later day, or failed once the retry days are spent. */
 export const afterShortFunds = (dueDate: IsoDate, attemptDate: IsoDate, retryDays: number): 'retrying' | 'failed' =>
-  (daysBetween(dueDate, attemptDate) < retryDays ? 'retrying' : 'failed');
+  daysBetween(dueDate, attemptDate) < retryDays ? 'retrying' : 'failed';

@@ -8,8 +8,19 @@ import { Money } from '../money';
 
 /** XAF notes and coins in circulation (BEAC). A 500 exists as both a note and a coin: each is counted apart. */
 export const denominations = {
-  note_10000: 10_000, note_5000: 5_000, note_2000: 2_000, note_1000: 1_000, note_500: 500,
-  coin_500: 500, coin_100: 100, coin_50: 50, coin_25: 25, coin_10: 10, coin_5: 5, coin_2: 2, coin_1: 1,
+  note_10000: 10_000,
+  note_5000: 5_000,
+  note_2000: 2_000,
+  note_1000: 1_000,
+  note_500: 500,
+  coin_500: 500,
+  coin_100: 100,
+  coin_50: 50,
+  coin_25: 25,
+  coin_10: 10,
+  coin_5: 5,
+  coin_2: 2,
+  coin_1: 1,
 } as const;
 
 export type Denomination = keyof typeof denominations;
@@ -21,7 +32,10 @@ export const denominationNames = Object.keys(denominations) as Denomination[];
 
 /** The value of a count: the sum of each denomination's face value times its pieces, in Money. */
 export function countTotal(count: CashCount): Money {
-  return denominationNames.reduce((total, name) => total.plus(new Money(denominations[name]).times(count[name] ?? 0)), new Money(0));
+  return denominationNames.reduce(
+    (total, name) => total.plus(new Money(denominations[name]).times(count[name] ?? 0)),
+    new Money(0),
+  );
 }
 
 /** The count with every denomination named, zeros included: what a session keeps and answers. */
@@ -42,6 +56,12 @@ export function differenceLines(tillAccount: string, difference: Money): Journal
   const amount = difference.abs();
   const zero = new Money(0);
   return difference.isNegative()
-    ? [{ account: shortageAccount, debit: amount, credit: zero }, { account: tillAccount, debit: zero, credit: amount }]
-    : [{ account: tillAccount, debit: amount, credit: zero }, { account: excessAccount, debit: zero, credit: amount }];
+    ? [
+        { account: shortageAccount, debit: amount, credit: zero },
+        { account: tillAccount, debit: zero, credit: amount },
+      ]
+    : [
+        { account: tillAccount, debit: amount, credit: zero },
+        { account: excessAccount, debit: zero, credit: amount },
+      ];
 }

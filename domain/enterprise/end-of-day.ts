@@ -5,7 +5,13 @@ import { addDaysTo, daysInMonth, parseIsoDate, type IsoDate } from '../calendar'
  * one business date, in the order the endOfDay workflow runs them. The business date moves before the month end
  * starts, because a month end runs only once its month is over by the business date.
  */
-export const endOfDaySteps = ['awaitBranchDays', 'provision', 'matureTermDeposits', 'moveBusinessDate', 'startMonthEnd'] as const;
+export const endOfDaySteps = [
+  'awaitBranchDays',
+  'provision',
+  'matureTermDeposits',
+  'moveBusinessDate',
+  'startMonthEnd',
+] as const;
 export type EndOfDayStepName = (typeof endOfDaySteps)[number];
 
 /** Saturday and Sunday (policy: the default working week of the CEMAC cooperatives; no holiday list yet). */

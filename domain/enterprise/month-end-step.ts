@@ -33,4 +33,8 @@ export interface MonthEndStepSummary {
   lines: number;
 }
 
-export const stepSummary = (result: MonthEndStepResult): MonthEndStepSummary => ({ entries: result.entries, amount: result.amount, lines: result.lines.length });
+export const stepSummary = (result: MonthEndStepResult): MonthEndStepSummary => ({
+  entries: result.entries,
+  amount: result.amount,
+  lines: result.lines.length,
+});

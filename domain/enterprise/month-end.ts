@@ -1,4 +1,11 @@
-import { addDaysTo, addMonthsClamped, firstHandledDate, lastHandledDate, parseIsoDate, type IsoDate } from '../calendar';
+import {
+  addDaysTo,
+  addMonthsClamped,
+  firstHandledDate,
+  lastHandledDate,
+  parseIsoDate,
+  type IsoDate,
+} from '../calendar';
 import { refusal, type Refusal } from '../refusal';
 
 /**
@@ -13,11 +20,20 @@ import { refusal, type Refusal } from '../refusal';
  * counts the capital paid into it from the maturity day.
  */
 export const monthEndSteps = [
-  'reverseLoanInterestAccrual', 'accrueLoanInterest', 'recognizeUnearnedInterest', 'reverseSavingsInterestAccrual', 'matureTermDeposits', 'postSavingsInterest',
-  'accrueSavingsInterest', 'depreciateFixedAssets',
+  'reverseLoanInterestAccrual',
+  'accrueLoanInterest',
+  'recognizeUnearnedInterest',
+  'reverseSavingsInterestAccrual',
+  'matureTermDeposits',
+  'postSavingsInterest',
+  'accrueSavingsInterest',
+  'depreciateFixedAssets',
 ] as const;
 /** The steps added with the savings accruals: a month end started before them runs without them. */
-export const savingsAccrualSteps: readonly MonthEndStepName[] = ['reverseSavingsInterestAccrual', 'accrueSavingsInterest'];
+export const savingsAccrualSteps: readonly MonthEndStepName[] = [
+  'reverseSavingsInterestAccrual',
+  'accrueSavingsInterest',
+];
 /** The step added with interest received in advance (docs/domain.md §3): a month end started before it runs without it. */
 export const unearnedInterestSteps: readonly MonthEndStepName[] = ['recognizeUnearnedInterest'];
 /** The step added with the fixed-asset register (docs/domain.md §12.4): a month end started before it runs without it. */
@@ -38,7 +54,10 @@ export const periodFormat = /^\d{4}-\d{2}$/;
 
 /** A month that exists, within the dates the product handles (9999-12 would end on 10000-01-01's eve). */
 export const isPeriod = (value: string): boolean =>
-  periodFormat.test(value) && /-(0[1-9]|1[0-2])$/.test(value) && `${value}-01` >= firstHandledDate && `${value}-01` <= lastHandledDate;
+  periodFormat.test(value) &&
+  /-(0[1-9]|1[0-2])$/.test(value) &&
+  `${value}-01` >= firstHandledDate &&
+  `${value}-01` <= lastHandledDate;
 
 export function periodDates(period: Period): { start: IsoDate; end: IsoDate } {
   const start = `${period}-01`;
@@ -79,13 +98,23 @@ export interface MonthEndFacts {
  */
 export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
   const { end } = periodDates(facts.period);
-  if (facts.businessDate <= end) return refusal('period_not_over', `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.`);
+  if (facts.businessDate <= end)
+    return refusal(
+      'period_not_over',
+      `The month ${facts.period} is not over: the business date ${facts.businessDate} must be after ${end}.`,
+    );
   if (facts.cutOverDate !== null && end < facts.cutOverDate) {
-    return refusal('month_end_before_cut_over', `The month ${facts.period} ended before the cut-over of ${facts.cutOverDate}: its books are the old system's.`);
+    return refusal(
+      'month_end_before_cut_over',
+      `The month ${facts.period} ended before the cut-over of ${facts.cutOverDate}: its books are the old system's.`,
+    );
   }
   if (facts.firstRunPeriod === null) return firstMonthEndRefusal(facts.period, end, facts.firstOpenYear);
   if (facts.period < facts.firstRunPeriod) {
-    return refusal('month_end_out_of_order', `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ${facts.period} comes before it.`);
+    return refusal(
+      'month_end_out_of_order',
+      `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ${facts.period} comes before it.`,
+    );
   }
   const previous = previousPeriod(facts.period);
   if (facts.firstRunPeriod <= previous && facts.previousStatus !== 'done') {
@@ -95,9 +124,16 @@ export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
 }
 
 function firstMonthEndRefusal(period: Period, end: IsoDate, year: MonthEndFacts['firstOpenYear']): Refusal | null {
-  if (year === null) return refusal('no_exercice_for_period', `No accounting year of the enterprise is open for its first month end, ${period}.`);
+  if (year === null)
+    return refusal(
+      'no_exercice_for_period',
+      `No accounting year of the enterprise is open for its first month end, ${period}.`,
+    );
   if (end < year.startDate || end > year.endDate) {
-    return refusal('first_month_end_outside_first_year', `The first month end must be a month of the first open accounting year (${year.startDate} to ${year.endDate}): ${period} is not.`);
+    return refusal(
+      'first_month_end_outside_first_year',
+      `The first month end must be a month of the first open accounting year (${year.startDate} to ${year.endDate}): ${period} is not.`,
+    );
   }
   return null;
 }
@@ -107,10 +143,18 @@ function firstMonthEndRefusal(period: Period, end: IsoDate, year: MonthEndFacts[
  * enterprise's first month end on (none before it, nor for an enterprise that has never run one: the years it
  * closed before adopting month ends close as they did).
  */
-export function monthEndsRequired(year: { startDate: IsoDate; endDate: IsoDate }, firstRunPeriod: Period | null): Period[] {
+export function monthEndsRequired(
+  year: { startDate: IsoDate; endDate: IsoDate },
+  firstRunPeriod: Period | null,
+): Period[] {
   const last = periodOf(year.endDate);
   if (firstRunPeriod === null || firstRunPeriod > last) return [];
   const periods: Period[] = [];
-  for (let period = firstRunPeriod > periodOf(year.startDate) ? firstRunPeriod : periodOf(year.startDate); period <= last; period = nextPeriod(period)) periods.push(period);
+  for (
+    let period = firstRunPeriod > periodOf(year.startDate) ? firstRunPeriod : periodOf(year.startDate);
+    period <= last;
+    period = nextPeriod(period)
+  )
+    periods.push(period);
   return periods;
 }

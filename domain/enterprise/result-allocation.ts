@@ -11,7 +11,17 @@ import type { ErrorCode } from '../error-catalogue';
  */
 
 /** What the assembly decides, each an amount in whole francs (zero: nothing to that destination). */
-export const allocationFields = ['prior_losses', 'general_reserve', 'training_reserve', 'statutory_reserves', 'optional_reserves', 'ristournes', 'share_interest', 'solidarity_fund', 'retained_earnings'] as const;
+export const allocationFields = [
+  'prior_losses',
+  'general_reserve',
+  'training_reserve',
+  'statutory_reserves',
+  'optional_reserves',
+  'ristournes',
+  'share_interest',
+  'solidarity_fund',
+  'retained_earnings',
+] as const;
 export type AllocationField = (typeof allocationFields)[number];
 export type AllocationAmounts = Record<AllocationField, Money>;
 
@@ -96,21 +106,39 @@ export function reserveFloor(rate: Money, surplus: Money, reserve: Money, capita
 }
 
 /** The most a capped destination may take: its rate of the base, rounded down to the franc ("at most"). */
-const capOf = (rate: Money, base: Money): Money => Money.max(zero, base.times(rate).toDecimalPlaces(0, Money.ROUND_FLOOR));
+const capOf = (rate: Money, base: Money): Money =>
+  Money.max(zero, base.times(rate).toDecimalPlaces(0, Money.ROUND_FLOOR));
 
 /** What a profit must clear of the prior losses first (all it can, when the policy says so), and what it may. */
 function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
   const cleared = amounts.prior_losses;
   if (cleared.gt(facts.priorLosses)) {
-    return [{ field: 'prior_losses', code: 'prior_losses_above_balance', message: `prior_losses must be at most ${toFrancs(facts.priorLosses, Money.ROUND_HALF_UP)}, what the report à nouveau débiteur holds.` }];
+    return [
+      {
+        field: 'prior_losses',
+        code: 'prior_losses_above_balance',
+        message: `prior_losses must be at most ${toFrancs(facts.priorLosses, Money.ROUND_HALF_UP)}, what the report à nouveau débiteur holds.`,
+      },
+    ];
   }
   const due = Money.min(facts.result, facts.priorLosses);
   if (facts.policy.absorbPriorLossesFirst && !cleared.eq(due)) {
-    return [{ field: 'prior_losses', code: 'prior_losses_first', message: `prior_losses must be ${toFrancs(due, Money.ROUND_HALF_UP)}: a profit first clears the report à nouveau débiteur.` }];
+    return [
+      {
+        field: 'prior_losses',
+        code: 'prior_losses_first',
+        message: `prior_losses must be ${toFrancs(due, Money.ROUND_HALF_UP)}: a profit first clears the report à nouveau débiteur.`,
+      },
+    ];
   }
   if (facts.priorLosses.gt(cleared)) {
-    return (['ristournes', 'share_interest'] as const).filter((field) => !amounts[field].isZero()).map((field) => (
-      { field, code: 'prior_losses_not_cleared', message: `${field} must be 0 while ${toFrancs(facts.priorLosses.minus(cleared), Money.ROUND_HALF_UP)} of prior losses remain in the report à nouveau débiteur.` }));
+    return (['ristournes', 'share_interest'] as const)
+      .filter((field) => !amounts[field].isZero())
+      .map((field) => ({
+        field,
+        code: 'prior_losses_not_cleared',
+        message: `${field} must be 0 while ${toFrancs(facts.priorLosses.minus(cleared), Money.ROUND_HALF_UP)} of prior losses remain in the report à nouveau débiteur.`,
+      }));
   }
   return [];
 }
@@ -121,17 +149,37 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
   // The net surplus on which the reserves' shares are taken: the profit less the prior losses it clears.
   const surplus = facts.result.minus(amounts.prior_losses);
   const floors = [
-    ['general_reserve', reserveFloor(policy.generalReserveRateMin, surplus, facts.reserves.general_reserve, facts.subscribedCapital)],
-    ['training_reserve', reserveFloor(policy.trainingReserveRateMin, surplus, facts.reserves.training_reserve, facts.subscribedCapital)],
+    [
+      'general_reserve',
+      reserveFloor(policy.generalReserveRateMin, surplus, facts.reserves.general_reserve, facts.subscribedCapital),
+    ],
+    [
+      'training_reserve',
+      reserveFloor(policy.trainingReserveRateMin, surplus, facts.reserves.training_reserve, facts.subscribedCapital),
+    ],
   ] as const;
   for (const [field, floor] of floors) {
-    if (amounts[field].lt(floor)) problems.push({ field, code: 'reserve_floor_not_met', message: `${field} must be at least ${toFrancs(floor, Money.ROUND_HALF_UP)} (its share of the surplus, until the reserve equals the statutory capital).` });
+    if (amounts[field].lt(floor))
+      problems.push({
+        field,
+        code: 'reserve_floor_not_met',
+        message: `${field} must be at least ${toFrancs(floor, Money.ROUND_HALF_UP)} (its share of the surplus, until the reserve equals the statutory capital).`,
+      });
   }
   const optionalMax = capOf(policy.optionalReservesRateMax, surplus);
-  if (amounts.optional_reserves.gt(optionalMax)) problems.push({ field: 'optional_reserves', code: 'optional_reserves_above_cap', message: `optional_reserves must be at most ${toFrancs(optionalMax, Money.ROUND_HALF_UP)}.` });
+  if (amounts.optional_reserves.gt(optionalMax))
+    problems.push({
+      field: 'optional_reserves',
+      code: 'optional_reserves_above_cap',
+      message: `optional_reserves must be at most ${toFrancs(optionalMax, Money.ROUND_HALF_UP)}.`,
+    });
   const interestMax = capOf(policy.shareInterestRateMax, facts.paidUpCapital);
   if (amounts.share_interest.gt(interestMax)) {
-    problems.push({ field: 'share_interest', code: 'share_interest_above_cap', message: `share_interest must be at most ${toFrancs(interestMax, Money.ROUND_HALF_UP)} (the cap rate on the paid-up capital of ${toFrancs(facts.paidUpCapital, Money.ROUND_HALF_UP)}).` });
+    problems.push({
+      field: 'share_interest',
+      code: 'share_interest_above_cap',
+      message: `share_interest must be at most ${toFrancs(interestMax, Money.ROUND_HALF_UP)} (the cap rate on the paid-up capital of ${toFrancs(facts.paidUpCapital, Money.ROUND_HALF_UP)}).`,
+    });
   }
   return problems;
 }
@@ -139,11 +187,17 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
 function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
   const problems: AllocationProblem[] = [];
   for (const field of ['prior_losses', 'ristournes', 'share_interest', 'solidarity_fund'] as const) {
-    if (!amounts[field].isZero()) problems.push({ field, code: 'nothing_to_distribute', message: `${field} must be 0: the year made a loss.` });
+    if (!amounts[field].isZero())
+      problems.push({ field, code: 'nothing_to_distribute', message: `${field} must be 0: the year made a loss.` });
   }
   for (const field of reserveFields) {
     const held = facts.reserves[field];
-    if (amounts[field].gt(held)) problems.push({ field, code: 'reserve_insufficient', message: `${field} must be at most ${toFrancs(Money.max(zero, held), Money.ROUND_HALF_UP)}, what the reserve holds.` });
+    if (amounts[field].gt(held))
+      problems.push({
+        field,
+        code: 'reserve_insufficient',
+        message: `${field} must be at most ${toFrancs(Money.max(zero, held), Money.ROUND_HALF_UP)}, what the reserve holds.`,
+      });
   }
   return problems;
 }
@@ -155,12 +209,23 @@ function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): Alloc
  * hold enough.
  */
 export function allocationProblems(amounts: AllocationAmounts, facts: AllocationFacts): AllocationProblem[] {
-  if (facts.result.isZero()) return [{ field: 'retained_earnings', code: 'no_result_to_allocate', message: 'The year\'s result is zero: there is nothing to allocate.' }];
+  if (facts.result.isZero())
+    return [
+      {
+        field: 'retained_earnings',
+        code: 'no_result_to_allocate',
+        message: "The year's result is zero: there is nothing to allocate.",
+      },
+    ];
   const magnitude = facts.result.abs();
   const problems = facts.result.isPositive() ? profitProblems(amounts, facts) : lossProblems(amounts, facts);
   const total = allocationFields.reduce((sum, field) => sum.plus(amounts[field]), zero);
   if (!total.eq(magnitude)) {
-    problems.push({ field: 'retained_earnings', code: 'allocation_not_equal_to_result', message: `The amounts add up to ${toFrancs(total, Money.ROUND_HALF_UP)}, the result to allocate is ${toFrancs(magnitude, Money.ROUND_HALF_UP)}: retained_earnings takes the remainder.` });
+    problems.push({
+      field: 'retained_earnings',
+      code: 'allocation_not_equal_to_result',
+      message: `The amounts add up to ${toFrancs(total, Money.ROUND_HALF_UP)}, the result to allocate is ${toFrancs(magnitude, Money.ROUND_HALF_UP)}: retained_earnings takes the remainder.`,
+    });
   }
   return problems;
 }
@@ -168,11 +233,13 @@ export function allocationProblems(amounts: AllocationAmounts, facts: Allocation
 /** The destinations with an amount, as (account, amount), in the fields' order. */
 export function allocationLines(amounts: AllocationAmounts, result: Money): { account: string; amount: Money }[] {
   const side = result.isPositive() ? 'profit' : 'loss';
-  return allocationFields.filter((field) => !amounts[field].isZero()).map((field) => {
-    const account = accountOf[field][side];
-    if (account === null) throw new Error(`${field} cannot take a loss`);
-    return { account, amount: amounts[field] };
-  });
+  return allocationFields
+    .filter((field) => !amounts[field].isZero())
+    .map((field) => {
+      const account = accountOf[field][side];
+      if (account === null) throw new Error(`${field} cannot take a loss`);
+      return { account, amount: amounts[field] };
+    });
 }
 
 /** A branch's balance (debit minus credit) of the result account. */
@@ -181,7 +248,11 @@ export interface BranchResult {
   balance: Money;
 }
 
-const signedLine = (account: string, signed: Money): JournalLine => ({ account, debit: signed.isPositive() ? signed : zero, credit: signed.isNegative() ? signed.abs() : zero });
+const signedLine = (account: string, signed: Money): JournalLine => ({
+  account,
+  debit: signed.isPositive() ? signed : zero,
+  credit: signed.isNegative() ? signed.abs() : zero,
+});
 
 /**
  * The entries, one per branch holding part of the result: the branch's result account back to zero against its
@@ -189,7 +260,11 @@ const signedLine = (account: string, signed: Money): JournalLine => ({ account, 
  * destination takes what balances its entry, and the last branch what the others left of each destination, so the
  * entries add up to the decision exactly (the two remainders agree: both totals are the result).
  */
-export function allocationEntries(resultAccount: string, branches: readonly BranchResult[], lines: readonly { account: string; amount: Money }[]): BranchEntry[] {
+export function allocationEntries(
+  resultAccount: string,
+  branches: readonly BranchResult[],
+  lines: readonly { account: string; amount: Money }[],
+): BranchEntry[] {
   const held = branches.filter((branch) => !branch.balance.isZero());
   const total = held.reduce((sum, branch) => sum.plus(branch.balance), zero);
   if (total.isZero() || lines.length === 0) throw new Error('nothing to allocate');
@@ -197,13 +272,17 @@ export function allocationEntries(resultAccount: string, branches: readonly Bran
   const sign = total.isNegative() ? -1 : 1;
   const given = lines.map(() => zero);
   return held.map((branch, index) => {
-    const shares = index === held.length - 1
-      ? lines.map((line, column) => line.amount.minus(given[column]!))
-      : branchShares(lines, branch.balance.times(sign), branch.balance.div(total));
+    const shares =
+      index === held.length - 1
+        ? lines.map((line, column) => line.amount.minus(given[column]!))
+        : branchShares(lines, branch.balance.times(sign), branch.balance.div(total));
     shares.forEach((share, column) => (given[column] = given[column]!.plus(share)));
     const destinationLines = lines.map((line, column) => signedLine(line.account, shares[column]!.times(sign)));
     const entryLines = [signedLine(resultAccount, branch.balance.negated()), ...destinationLines];
-    return { branchId: branch.branchId, lines: entryLines.filter((line) => !line.debit.isZero() || !line.credit.isZero()) };
+    return {
+      branchId: branch.branchId,
+      lines: entryLines.filter((line) => !line.debit.isZero() || !line.credit.isZero()),
+    };
   });
 }
 

@@ -52,7 +52,9 @@ const isOffBalance = (accountClass: number) => accountClass === 9;
 
 /** Income minus expenses: minus the sum of the balances of classes 6 and 7 (income is a credit balance). */
 export function yearResult(balances: readonly BranchBalance[]): Money {
-  return balances.filter((row) => isIncomeOrExpense(row.accountClass)).reduce((sum, row) => sum.minus(row.balance), zero);
+  return balances
+    .filter((row) => isIncomeOrExpense(row.accountClass))
+    .reduce((sum, row) => sum.minus(row.balance), zero);
 }
 
 /**
@@ -61,7 +63,11 @@ export function yearResult(balances: readonly BranchBalance[]): Money {
  * profitable year debits 131: the account says what the enterprise's year was). A branch with nothing in
  * classes 6 and 7 gets no entry.
  */
-export function closingEntries(balances: readonly BranchBalance[]): { result: Money; resultAccount: string; entries: BranchEntry[] } {
+export function closingEntries(balances: readonly BranchBalance[]): {
+  result: Money;
+  resultAccount: string;
+  entries: BranchEntry[];
+} {
   const result = yearResult(balances);
   const resultAccount = result.isNegative() ? resultAccounts.loss : resultAccounts.profit;
   const entries: BranchEntry[] = [];
@@ -80,7 +86,10 @@ export function closingEntries(balances: readonly BranchBalance[]): { result: Mo
  */
 export function openingEntries(balances: readonly BranchBalance[]): BranchEntry[] {
   const carried = (carry: (accountClass: number) => boolean) =>
-    [...byBranch(balances.filter((row) => carry(row.accountClass)))].map(([branchId, rows]) => ({ branchId, lines: rows.map((row) => lineFor(row.account, row.balance, true)) }));
+    [...byBranch(balances.filter((row) => carry(row.accountClass)))].map(([branchId, rows]) => ({
+      branchId,
+      lines: rows.map((row) => lineFor(row.account, row.balance, true)),
+    }));
   return [...carried(isBalanceSheet), ...carried(isOffBalance)];
 }
 
@@ -105,27 +114,48 @@ export interface ClosingFacts {
 }
 
 /** The year that starts the day after `year` ends, if the enterprise has opened it. */
-export const nextYearOf = <Y extends { startDate: IsoDate }>(year: { endDate: IsoDate }, others: readonly Y[]): Y | undefined =>
-  others.find((other) => other.startDate === addDaysTo(parseIsoDate(year.endDate), 1));
+export const nextYearOf = <Y extends { startDate: IsoDate }>(
+  year: { endDate: IsoDate },
+  others: readonly Y[],
+): Y | undefined => others.find((other) => other.startDate === addDaysTo(parseIsoDate(year.endDate), 1));
 
 /**
  * Why the year cannot be closed now, or null. The next year must be open (the à-nouveaux go there), the
  * previous one closed (else this year has not received its own), every month end the year needs done (its
  * accruals are part of its result), and its loans provisioned as of its last day.
  */
-export function closingRefusal({ year, others, monthEndsNotDone = [], provisionedAtEnd = true }: ClosingFacts): Refusal | null {
-  if (year.status === 'closed') return refusal('exercice_already_closed', `The accounting year ${year.code} is already closed.`);
+export function closingRefusal({
+  year,
+  others,
+  monthEndsNotDone = [],
+  provisionedAtEnd = true,
+}: ClosingFacts): Refusal | null {
+  if (year.status === 'closed')
+    return refusal('exercice_already_closed', `The accounting year ${year.code} is already closed.`);
   const previous = others.find((other) => nextYearOf(other, [year]) !== undefined);
-  if (previous?.status === 'open') return refusal('previous_exercice_open', `The accounting year ${previous.code} before it is still open: close it first.`);
+  if (previous?.status === 'open')
+    return refusal(
+      'previous_exercice_open',
+      `The accounting year ${previous.code} before it is still open: close it first.`,
+    );
   const next = nextYearOf(year, others);
   if (next?.status !== 'open') {
-    return refusal('next_exercice_not_open', `The accounting year that follows ${year.code} must be open to receive its opening balances: open it first.`);
+    return refusal(
+      'next_exercice_not_open',
+      `The accounting year that follows ${year.code} must be open to receive its opening balances: open it first.`,
+    );
   }
   if (monthEndsNotDone.length > 0) {
-    return refusal('month_end_not_done', `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.`);
+    return refusal(
+      'month_end_not_done',
+      `The month end of ${monthEndsNotDone.join(', ')} is not done: run the year's month ends before closing it.`,
+    );
   }
   if (!provisionedAtEnd) {
-    return refusal('year_end_not_provisioned', `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.`);
+    return refusal(
+      'year_end_not_provisioned',
+      `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.`,
+    );
   }
   return null;
 }

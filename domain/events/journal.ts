@@ -20,8 +20,14 @@ export interface JournalLine {
  * the whole amount. Balanced by construction; `assertBalanced` still checks before anything is written, and
  * the database checks again at commit.
  */
-export function linesForEvent(legs: readonly RuleLeg[], amount: Money, defaults: RoleAccounts, productAccounts: Partial<RoleAccounts> = {}): JournalLine[] {
-  if (!amount.isPositive() || amount.isZero()) throw new Error(`an event amount must be positive, got ${amount.toString()}`);
+export function linesForEvent(
+  legs: readonly RuleLeg[],
+  amount: Money,
+  defaults: RoleAccounts,
+  productAccounts: Partial<RoleAccounts> = {},
+): JournalLine[] {
+  if (!amount.isPositive() || amount.isZero())
+    throw new Error(`an event amount must be positive, got ${amount.toString()}`);
   const zero = new Money(0);
   const lines = legs.flatMap((leg) => [
     { account: accountOf(leg.debit, defaults, productAccounts), debit: amount, credit: zero },
@@ -58,7 +64,8 @@ export function assertBalanced(lines: readonly JournalLine[]): void {
 /** Per account, debits minus credits of `lines` (accounts that net to zero left out). */
 function netByAccount(lines: readonly JournalLine[]): Map<string, Money> {
   const net = new Map<string, Money>();
-  for (const line of lines) net.set(line.account, (net.get(line.account) ?? new Money(0)).plus(line.debit).minus(line.credit));
+  for (const line of lines)
+    net.set(line.account, (net.get(line.account) ?? new Money(0)).plus(line.debit).minus(line.credit));
   for (const [account, amount] of net) if (amount.isZero()) net.delete(account);
   return net;
 }

@@ -77,7 +77,9 @@ const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
   'withholding_tax_refund',
   'unearned_interest_recognition',
 ]);
-export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(eventKinds.filter((kind) => !bookKeepingKinds.has(kind)));
+export const moneyMovingKinds: ReadonlySet<EventKind> = new Set(
+  eventKinds.filter((kind) => !bookKeepingKinds.has(kind)),
+);
 
 /**
  * Account roles: a rule side may name a role instead of an account, and the product involved (a savings or
@@ -130,7 +132,11 @@ export interface RuleDefinition {
 export type RoleAccounts = Readonly<Record<AccountRole, string>>;
 
 /** The account code a side designates: the fixed account, or the product's account for the role, or the default. */
-export function accountOf(ref: AccountRef, defaults: RoleAccounts, productAccounts: Partial<RoleAccounts> = {}): string {
+export function accountOf(
+  ref: AccountRef,
+  defaults: RoleAccounts,
+  productAccounts: Partial<RoleAccounts> = {},
+): string {
   return 'account' in ref ? ref.account : (productAccounts[ref.role] ?? defaults[ref.role]);
 }
 

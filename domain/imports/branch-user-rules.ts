@@ -19,9 +19,18 @@ const branchCodeLength = 20;
 export function branchUserProblems(row: Row): CellProblem[] {
   const name = row.username ?? '';
   const problems: CellProblem[] = [];
-  if ((row.branch_code ?? '').length > branchCodeLength) problems.push({ column: 'branch_code', value: row.branch_code!, problem: `longer than ${branchCodeLength} characters` });
+  if ((row.branch_code ?? '').length > branchCodeLength)
+    problems.push({
+      column: 'branch_code',
+      value: row.branch_code!,
+      problem: `longer than ${branchCodeLength} characters`,
+    });
   if (name !== '' && !username.test(name.toLowerCase())) {
-    problems.push({ column: 'username', value: name, problem: 'not a username: 3 to 150 letters, digits, dots, dashes or underscores' });
+    problems.push({
+      column: 'username',
+      value: name,
+      problem: 'not a username: 3 to 150 letters, digits, dots, dashes or underscores',
+    });
   }
   for (const column of ['full_name', 'role']) {
     const value = row[column] ?? '';

@@ -38,9 +38,15 @@ const plainAmount = /^-?\d+(?:\.0{1,2})?$/;
 /** An amount in whole francs as a canonical integer string, or the reason it is not one. */
 export function parseImportAmount(text: string, frenchStyle: boolean): { amount: string } | { problem: string } {
   if (plainAmount.test(text)) return { amount: canonical(text.replace(/\.0+$/, '')) };
-  if (frenchStyle && frenchAmount.test(text)) return { amount: canonical(text.replace(/[ \u00a0\u202f]/g, '').replace(/,0+$/, '')) };
-  if (/^-?[\d \u00a0\u202f]+[.,]\d+$/.test(text) && /[.,]0*[1-9]/.test(text)) return { problem: 'not a whole number of francs (XAF has no minor unit)' };
-  return { problem: frenchStyle ? 'not an amount: digits, thousands grouped by spaces, optionally ",00"' : 'not an amount: plain digits only in this column' };
+  if (frenchStyle && frenchAmount.test(text))
+    return { amount: canonical(text.replace(/[ \u00a0\u202f]/g, '').replace(/,0+$/, '')) };
+  if (/^-?[\d \u00a0\u202f]+[.,]\d+$/.test(text) && /[.,]0*[1-9]/.test(text))
+    return { problem: 'not a whole number of francs (XAF has no minor unit)' };
+  return {
+    problem: frenchStyle
+      ? 'not an amount: digits, thousands grouped by spaces, optionally ",00"'
+      : 'not an amount: plain digits only in this column',
+  };
 }
 
 const canonical = (digits: string) => {
@@ -56,18 +62,25 @@ export const isImportRate = (text: string): boolean => /^(0(\.\d{1,6})?|1(\.0{1,
 
 function cellProblem(column: ImportColumn, value: string): string | null {
   switch (column.format) {
-    case 'date': return parseImportDate(value) === null ? 'not a date: YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY' : null;
+    case 'date':
+      return parseImportDate(value) === null ? 'not a date: YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY' : null;
     case 'amount': {
       const parsed = parseImportAmount(value, column.frenchStyle === true);
       if ('problem' in parsed) return parsed.problem;
-      return column.notNegative === true && parsed.amount.startsWith('-') ? 'negative: impossible in this column' : null;
+      return column.notNegative === true && parsed.amount.startsWith('-')
+        ? 'negative: impossible in this column'
+        : null;
     }
-    case 'integer': return /^\d{1,9}$/.test(value) ? null : 'not a whole number';
-    case 'rate': return isImportRate(value) ? null : 'not a rate: a fraction between 0 and 1 with a point, e.g. 0.045';
+    case 'integer':
+      return /^\d{1,9}$/.test(value) ? null : 'not a whole number';
+    case 'rate':
+      return isImportRate(value) ? null : 'not a rate: a fraction between 0 and 1 with a point, e.g. 0.045';
     case 'code':
-      if (column.codes !== undefined) return column.codes.includes(value) ? null : `not one of ${column.codes.join(', ')}`;
+      if (column.codes !== undefined)
+        return column.codes.includes(value) ? null : `not one of ${column.codes.join(', ')}`;
       return codeText.test(value) ? null : 'not a code';
-    case 'text': return value.length > 200 ? 'longer than 200 characters' : null;
+    case 'text':
+      return value.length > 200 ? 'longer than 200 characters' : null;
   }
 }
 
@@ -75,11 +88,20 @@ function cellProblem(column: ImportColumn, value: string): string | null {
  * The problems of one row taken alone: a formula, a required cell left empty, a cell not in its column's format.
  * Checks across rows and against the enterprise's data are the activity's (activities/imports/validation.ts).
  */
-export function rowProblems(kind: ImportKind, data: Readonly<Record<string, string>>, formulas: readonly string[]): CellProblem[] {
+export function rowProblems(
+  kind: ImportKind,
+  data: Readonly<Record<string, string>>,
+  formulas: readonly string[],
+): CellProblem[] {
   const problems: CellProblem[] = [];
   for (const column of importTemplates[kind]) {
     const value = data[column.name] ?? '';
-    if (formulas.includes(column.name)) problems.push({ column: column.name, value, problem: 'a formula: type the value itself (formulas are never evaluated)' });
+    if (formulas.includes(column.name))
+      problems.push({
+        column: column.name,
+        value,
+        problem: 'a formula: type the value itself (formulas are never evaluated)',
+      });
     else if (value === '') {
       if (column.required) problems.push({ column: column.name, value, problem: 'required' });
     } else {

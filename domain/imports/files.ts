@@ -65,7 +65,12 @@ export function detectDelimiter(headerLine: string): ';' | ',' {
 }
 
 /** A zip's record signatures (APPNOTE 6.3, §4.3): local file header, central directory header, end of central directory, data descriptor. */
-export const zipSignatures = { local: 0x04034b50, central: 0x02014b50, end: 0x06054b50, descriptor: 0x08074b50 } as const;
+export const zipSignatures = {
+  local: 0x04034b50,
+  central: 0x02014b50,
+  end: 0x06054b50,
+  descriptor: 0x08074b50,
+} as const;
 
 /** A 32-bit size of 0xFFFFFFFF means "in the ZIP64 extra field": no workbook under the size limit needs one. */
 const zip64Marker = 0xffffffff;
@@ -81,7 +86,11 @@ export function zipEndRecord(tail: Uint8Array): ZipEndRecord | null {
   const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
   for (let at = tail.length - 22; at >= 0; at -= 1) {
     if (view.getUint32(at, true) !== zipSignatures.end) continue;
-    return { entries: view.getUint16(at + 10, true), directorySize: view.getUint32(at + 12, true), directoryOffset: view.getUint32(at + 16, true) };
+    return {
+      entries: view.getUint16(at + 10, true),
+      directorySize: view.getUint32(at + 12, true),
+      directoryOffset: view.getUint32(at + 16, true),
+    };
   }
   return null;
 }
@@ -97,7 +106,8 @@ export function zipDirectoryEntries(directory: Uint8Array, count: number): ZipDi
   const entries: ZipDirectoryEntry[] = [];
   let at = 0;
   for (let index = 0; index < count; index += 1) {
-    if (at + 46 > directory.length || view.getUint32(at, true) !== zipSignatures.central) throw new Error('the zip\'s central directory is malformed');
+    if (at + 46 > directory.length || view.getUint32(at, true) !== zipSignatures.central)
+      throw new Error("the zip's central directory is malformed");
     const nameLength = view.getUint16(at + 28, true);
     const skip = 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
     const name = new TextDecoder().decode(directory.subarray(at + 46, at + 46 + nameLength));

@@ -30,7 +30,7 @@ export function amountOf(row: Row, column: string): Money | null {
 const dateOf = (row: Row, column: string) => parseImportDate(row[column] ?? '');
 
 /** The class the file writes, in the product's classes: a litigious loan is doubtful, in litigation (R-2017/07 Art. 8). */
-export const fileClassOf = (code: string): LoanClass => (code === 'litigious' ? 'doubtful' : code as LoanClass);
+export const fileClassOf = (code: string): LoanClass => (code === 'litigious' ? 'doubtful' : (code as LoanClass));
 
 /** Principal not yet repaid: the amount less what was repaid. */
 export function outstandingOf(row: Row): Money | null {
@@ -43,33 +43,82 @@ export function outstandingOf(row: Row): Money | null {
 export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProductBounds | undefined): CellProblem[] {
   const problems: CellProblem[] = [];
   const disbursed = dateOf(row, 'disbursement_date');
-  if (disbursed !== null && disbursed > cutOverDate) problems.push({ column: 'disbursement_date', value: row.disbursement_date!, problem: `after the cut-over date (${cutOverDate})` });
+  if (disbursed !== null && disbursed > cutOverDate)
+    problems.push({
+      column: 'disbursement_date',
+      value: row.disbursement_date!,
+      problem: `after the cut-over date (${cutOverDate})`,
+    });
   const outstanding = outstandingOf(row);
-  if (outstanding?.isNeg() === true) problems.push({ column: 'principal_paid', value: row.principal_paid!, problem: `payments exceed the loan's amount (${row.original_amount})` });
+  if (outstanding?.isNeg() === true)
+    problems.push({
+      column: 'principal_paid',
+      value: row.principal_paid!,
+      problem: `payments exceed the loan's amount (${row.original_amount})`,
+    });
   // A loan repaid in full is history, not a loan in progress: it would come in active with nothing to repay.
-  if (outstanding?.isZero() === true) problems.push({ column: 'principal_paid', value: row.principal_paid!, problem: 'the whole amount: a loan repaid is not in progress' });
+  if (outstanding?.isZero() === true)
+    problems.push({
+      column: 'principal_paid',
+      value: row.principal_paid!,
+      problem: 'the whole amount: a loan repaid is not in progress',
+    });
   const term = Number(row.term_periods);
-  if (product !== undefined && /^\d+$/.test(row.term_periods ?? '') && (term < product.minTermPeriods || term > product.maxTermPeriods)) {
-    problems.push({ column: 'term_periods', value: row.term_periods!, problem: `outside the product's terms (${product.minTermPeriods} to ${product.maxTermPeriods})` });
+  if (
+    product !== undefined &&
+    /^\d+$/.test(row.term_periods ?? '') &&
+    (term < product.minTermPeriods || term > product.maxTermPeriods)
+  ) {
+    problems.push({
+      column: 'term_periods',
+      value: row.term_periods!,
+      problem: `outside the product's terms (${product.minTermPeriods} to ${product.maxTermPeriods})`,
+    });
   }
   problems.push(...doubtfulDateProblems(row, cutOverDate));
   const provision = amountOf(row, 'provision');
   if (provision !== null && outstanding !== null && !outstanding.isNeg() && provision.gt(outstanding)) {
-    problems.push({ column: 'provision', value: row.provision!, problem: `over the outstanding principal (${outstanding.toFixed(0)})` });
+    problems.push({
+      column: 'provision',
+      value: row.provision!,
+      problem: `over the outstanding principal (${outstanding.toFixed(0)})`,
+    });
   }
   const guarantor = row.guarantor_member_number ?? '';
   if ((guarantor === '') !== ((row.guarantee_value ?? '') === '')) {
-    problems.push(guarantor === '' ? { column: 'guarantee_value', value: row.guarantee_value!, problem: 'a guarantee without a guarantor' } : { column: 'guarantee_value', value: '', problem: 'required with a guarantor' });
+    problems.push(
+      guarantor === ''
+        ? { column: 'guarantee_value', value: row.guarantee_value!, problem: 'a guarantee without a guarantor' }
+        : { column: 'guarantee_value', value: '', problem: 'required with a guarantor' },
+    );
   }
-  if (amountOf(row, 'guarantee_value')?.isZero() === true) problems.push({ column: 'guarantee_value', value: row.guarantee_value!, problem: 'a guarantee is worth more than nothing' });
-  if (guarantor !== '' && guarantor === row.member_number) problems.push({ column: 'guarantor_member_number', value: guarantor, problem: 'the borrower cannot be their own guarantor' });
+  if (amountOf(row, 'guarantee_value')?.isZero() === true)
+    problems.push({
+      column: 'guarantee_value',
+      value: row.guarantee_value!,
+      problem: 'a guarantee is worth more than nothing',
+    });
+  if (guarantor !== '' && guarantor === row.member_number)
+    problems.push({
+      column: 'guarantor_member_number',
+      value: guarantor,
+      problem: 'the borrower cannot be their own guarantor',
+    });
   if (guarantor === '' && (row.guarantee_held_account ?? '') !== '') {
-    problems.push({ column: 'guarantee_held_account', value: row.guarantee_held_account!, problem: 'a held account without a guarantor' });
+    problems.push({
+      column: 'guarantee_held_account',
+      value: row.guarantee_held_account!,
+      problem: 'a held account without a guarantor',
+    });
   }
   // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when collected).
   const accrued = amountOf(row, 'accrued_interest');
   if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {
-    problems.push({ column: 'accrued_interest', value: row.accrued_interest!, problem: `only a performing loan accrues interest (this one is ${row.classification})` });
+    problems.push({
+      column: 'accrued_interest',
+      value: row.accrued_interest!,
+      problem: `only a performing loan accrues interest (this one is ${row.classification})`,
+    });
   }
   return problems;
 }
@@ -80,19 +129,37 @@ function doubtfulDateProblems(row: Row, cutOverDate: IsoDate): CellProblem[] {
   const classCode = row.classification ?? '';
   if (!['performing', 'overdue', 'doubtful', 'litigious'].includes(classCode)) return [];
   const doubtful = fileClassOf(classCode) === 'doubtful';
-  if (doubtful && since === '') return [{ column: 'doubtful_since', value: '', problem: `required for a ${classCode} loan` }];
-  if (!doubtful && since !== '') return [{ column: 'doubtful_since', value: since, problem: `only a doubtful or litigious loan has one, not a ${classCode} loan` }];
+  if (doubtful && since === '')
+    return [{ column: 'doubtful_since', value: '', problem: `required for a ${classCode} loan` }];
+  if (!doubtful && since !== '')
+    return [
+      {
+        column: 'doubtful_since',
+        value: since,
+        problem: `only a doubtful or litigious loan has one, not a ${classCode} loan`,
+      },
+    ];
   const date = dateOf(row, 'doubtful_since');
-  return date !== null && date > cutOverDate ? [{ column: 'doubtful_since', value: since, problem: `after the cut-over date (${cutOverDate})` }] : [];
+  return date !== null && date > cutOverDate
+    ? [{ column: 'doubtful_since', value: since, problem: `after the cut-over date (${cutOverDate})` }]
+    : [];
 }
 
 /** An installment row alone: what was paid is never over what was due. */
 export function installmentProblems(row: Row): CellProblem[] {
   const problems: CellProblem[] = [];
-  for (const [paidColumn, dueColumn] of [['principal_paid', 'principal'], ['interest_paid', 'interest']] as const) {
+  for (const [paidColumn, dueColumn] of [
+    ['principal_paid', 'principal'],
+    ['interest_paid', 'interest'],
+  ] as const) {
     const paid = amountOf(row, paidColumn);
     const due = amountOf(row, dueColumn);
-    if (paid !== null && due !== null && paid.gt(due)) problems.push({ column: paidColumn, value: row[paidColumn]!, problem: `over the ${dueColumn} due (${row[dueColumn]})` });
+    if (paid !== null && due !== null && paid.gt(due))
+      problems.push({
+        column: paidColumn,
+        value: row[paidColumn]!,
+        problem: `over the ${dueColumn} due (${row[dueColumn]})`,
+      });
   }
   return problems;
 }
@@ -115,7 +182,8 @@ export function installmentsOf(rows: readonly Row[]): ImportedInstallment[] | nu
     const interest = amountOf(row, 'interest');
     const principalPaid = amountOf(row, 'principal_paid');
     const interestPaid = amountOf(row, 'interest_paid');
-    if (dueDate === null || principal === null || interest === null || principalPaid === null || interestPaid === null) return null;
+    if (dueDate === null || principal === null || interest === null || principalPaid === null || interestPaid === null)
+      return null;
     installments.push({ dueDate, principal, interest, principalPaid, interestPaid });
   }
   return installments.sort((left, right) => left.dueDate.localeCompare(right.dueDate));
@@ -129,21 +197,49 @@ const sumOf = (installments: readonly ImportedInstallment[], part: keyof Omit<Im
  * payments to the loan's, none due before the disbursement. Every problem is on the loan's row.
  */
 export function scheduleProblems(row: Row, installments: readonly ImportedInstallment[]): CellProblem[] {
-  if (installments.length === 0) return [{ column: 'loan_number', value: row.loan_number!, problem: 'no installment in the loan-installments file' }];
+  if (installments.length === 0)
+    return [
+      { column: 'loan_number', value: row.loan_number!, problem: 'no installment in the loan-installments file' },
+    ];
   const problems: CellProblem[] = [];
   if (/^\d+$/.test(row.term_periods ?? '') && Number(row.term_periods) !== installments.length) {
-    problems.push({ column: 'term_periods', value: row.term_periods!, problem: `the schedule has ${installments.length} installments` });
+    problems.push({
+      column: 'term_periods',
+      value: row.term_periods!,
+      problem: `the schedule has ${installments.length} installments`,
+    });
   }
-  const checks = [['original_amount', 'principal'], ['principal_paid', 'principalPaid'], ['interest_paid', 'interestPaid']] as const;
+  const checks = [
+    ['original_amount', 'principal'],
+    ['principal_paid', 'principalPaid'],
+    ['interest_paid', 'interestPaid'],
+  ] as const;
   for (const [column, part] of checks) {
     const expected = amountOf(row, column);
     const sum = sumOf(installments, part);
-    if (expected !== null && !sum.eq(expected)) problems.push({ column, value: row[column]!, problem: `the schedule's ${column === 'original_amount' ? 'principal' : column.replace('_', ' ')} sums to ${sum.toFixed(0)}` });
+    if (expected !== null && !sum.eq(expected))
+      problems.push({
+        column,
+        value: row[column]!,
+        problem: `the schedule's ${column === 'original_amount' ? 'principal' : column.replace('_', ' ')} sums to ${sum.toFixed(0)}`,
+      });
   }
-  const twice = installments.find((installment, index) => index > 0 && installment.dueDate === installments[index - 1]!.dueDate);
-  if (twice !== undefined) problems.push({ column: 'loan_number', value: row.loan_number!, problem: `two installments fall due on ${twice.dueDate}` });
+  const twice = installments.find(
+    (installment, index) => index > 0 && installment.dueDate === installments[index - 1]!.dueDate,
+  );
+  if (twice !== undefined)
+    problems.push({
+      column: 'loan_number',
+      value: row.loan_number!,
+      problem: `two installments fall due on ${twice.dueDate}`,
+    });
   const disbursed = dateOf(row, 'disbursement_date');
-  if (disbursed !== null && installments[0]!.dueDate <= disbursed) problems.push({ column: 'disbursement_date', value: row.disbursement_date!, problem: `an installment falls due on or before it (${installments[0]!.dueDate})` });
+  if (disbursed !== null && installments[0]!.dueDate <= disbursed)
+    problems.push({
+      column: 'disbursement_date',
+      value: row.disbursement_date!,
+      problem: `an installment falls due on or before it (${installments[0]!.dueDate})`,
+    });
   return problems;
 }
 
@@ -152,8 +248,11 @@ export function scheduleProblems(row: Row, installments: readonly ImportedInstal
  * cut-over date and not wholly paid; 0 when none is.
  */
 export function daysPastDueOf(installments: readonly ImportedInstallment[], cutOverDate: IsoDate): number {
-  const oldest = installments.find((installment) => installment.dueDate < cutOverDate
-    && (installment.principalPaid.lt(installment.principal) || installment.interestPaid.lt(installment.interest)));
+  const oldest = installments.find(
+    (installment) =>
+      installment.dueDate < cutOverDate &&
+      (installment.principalPaid.lt(installment.principal) || installment.interestPaid.lt(installment.interest)),
+  );
   return oldest === undefined ? 0 : daysBetween(oldest.dueDate, cutOverDate);
 }
 
@@ -171,17 +270,26 @@ export interface BorrowerLoanOfFile {
  * differs is reported, never changed, since the provisioning run at the cut-over would otherwise reclassify it.
  */
 export function classificationProblems(loans: readonly BorrowerLoanOfFile[]): (CellProblem & { rowNumber: number })[] {
-  const classified = classifyBorrowerLoans(loans.map((loan) => ({
-    loanId: String(loan.rowNumber),
-    daysPastDue: loan.daysPastDue,
-    realEstate: loan.realEstate,
-    litigious: loan.classCode === 'litigious',
-    previousClass: fileClassOf(loan.classCode),
-  })));
+  const classified = classifyBorrowerLoans(
+    loans.map((loan) => ({
+      loanId: String(loan.rowNumber),
+      daysPastDue: loan.daysPastDue,
+      realEstate: loan.realEstate,
+      litigious: loan.classCode === 'litigious',
+      previousClass: fileClassOf(loan.classCode),
+    })),
+  );
   return loans.flatMap((loan, index) => {
     const { loanClass, ageDays } = classified[index]!;
     if (loanClass === fileClassOf(loan.classCode)) return [];
-    return [{ rowNumber: loan.rowNumber, column: 'classification', value: loan.classCode, problem: `COBAC R-2017/07 gives ${loanClass}: ${loan.daysPastDue} days past due, the borrower's oldest arrears ${ageDays} days` }];
+    return [
+      {
+        rowNumber: loan.rowNumber,
+        column: 'classification',
+        value: loan.classCode,
+        problem: `COBAC R-2017/07 gives ${loanClass}: ${loan.daysPastDue} days past due, the borrower's oldest arrears ${ageDays} days`,
+      },
+    ];
   });
 }
 
@@ -200,7 +308,10 @@ export interface StagedLoan {
  * One borrower's loans against their schedules, then their classes. A borrower with a loan refused or whose
  * schedule is wrong is not classified: its days past due would be read from a wrong schedule.
  */
-export function borrowerProblems(loans: readonly StagedLoan[], cutOverDate: IsoDate): (CellProblem & { rowNumber: number })[] {
+export function borrowerProblems(
+  loans: readonly StagedLoan[],
+  cutOverDate: IsoDate,
+): (CellProblem & { rowNumber: number })[] {
   const problems: (CellProblem & { rowNumber: number })[] = [];
   const judged: BorrowerLoanOfFile[] = [];
   for (const loan of loans) {
@@ -209,7 +320,12 @@ export function borrowerProblems(loans: readonly StagedLoan[], cutOverDate: IsoD
     const found = scheduleProblems(loan.data, installments);
     problems.push(...found.map((problem) => ({ ...problem, rowNumber: loan.rowNumber })));
     if (found.length > 0) continue;
-    judged.push({ rowNumber: loan.rowNumber, classCode: loan.data.classification!, daysPastDue: daysPastDueOf(installments, cutOverDate), realEstate: loan.realEstate });
+    judged.push({
+      rowNumber: loan.rowNumber,
+      classCode: loan.data.classification!,
+      daysPastDue: daysPastDueOf(installments, cutOverDate),
+      realEstate: loan.realEstate,
+    });
   }
   return judged.length === loans.length ? classificationProblems(judged) : problems;
 }
@@ -227,18 +343,29 @@ export interface LoanDetailPart {
  * its provision, a credit, on the account of its cover and years doubtful (3931 while not doubtful), and its
  * accrued interest on the account a month end's accrual debits (`accruedInterestAccount`).
  */
-export function loanDetailParts(row: Row, classAccounts: ClassAccounts, accruedInterestAccount: string, cutOverDate: IsoDate): LoanDetailPart[] {
+export function loanDetailParts(
+  row: Row,
+  classAccounts: ClassAccounts,
+  accruedInterestAccount: string,
+  cutOverDate: IsoDate,
+): LoanDetailPart[] {
   const loanClass = fileClassOf(row.classification!);
   // Validated: something is left to repay (a loan repaid is refused).
   const principalAccount = loanClass === 'doubtful' ? doubtfulAccountOf('other') : classAccounts[loanClass];
-  const parts: LoanDetailPart[] = [{ accountCode: principalAccount, balance: outstandingOf(row)!, what: `loans in progress, ${loanClass} principal` }];
+  const parts: LoanDetailPart[] = [
+    { accountCode: principalAccount, balance: outstandingOf(row)!, what: `loans in progress, ${loanClass} principal` },
+  ];
   const provision = amountOf(row, 'provision');
   if (provision !== null && !provision.isZero()) {
     const since = dateOf(row, 'doubtful_since');
-    const accountCode = loanClass === 'doubtful' ? provisionAccountOf('other', yearsSince(since!, cutOverDate)) : notDoubtfulProvisionAccount;
+    const accountCode =
+      loanClass === 'doubtful'
+        ? provisionAccountOf('other', yearsSince(since!, cutOverDate))
+        : notDoubtfulProvisionAccount;
     parts.push({ accountCode, balance: provision.neg(), what: 'loans in progress, provisions' });
   }
   const accrued = amountOf(row, 'accrued_interest');
-  if (accrued !== null && !accrued.isZero()) parts.push({ accountCode: accruedInterestAccount, balance: accrued, what: 'loans in progress, accrued interest' });
+  if (accrued !== null && !accrued.isZero())
+    parts.push({ accountCode: accruedInterestAccount, balance: accrued, what: 'loans in progress, accrued interest' });
   return parts;
 }

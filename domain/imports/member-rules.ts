@@ -12,7 +12,9 @@ const dateOf = (row: Row, column: string) => parseImportDate(row[column] ?? '');
 
 function notAfter(row: Row, column: string, limit: string, what: string): CellProblem[] {
   const date = dateOf(row, column);
-  return date !== null && date > limit ? [{ column, value: row[column]!, problem: `after the ${what} (${limit})` }] : [];
+  return date !== null && date > limit
+    ? [{ column, value: row[column]!, problem: `after the ${what} (${limit})` }]
+    : [];
 }
 
 /** A person has a first and last name and a birth date and no legal name; a legal entity the reverse, and its business register. */
@@ -22,10 +24,20 @@ export function memberProblems(row: Row, cutOverDate: string): CellProblem[] {
   if (row.kind !== 'natural_person' && row.kind !== 'legal_entity') return problems;
   const needed = person ? ['first_name', 'last_name', 'birth_date'] : ['legal_name'];
   const refused = person ? ['legal_name'] : ['first_name', 'last_name', 'birth_date', 'gender'];
-  for (const column of needed) if ((row[column] ?? '') === '') problems.push({ column, value: '', problem: `required for a ${person ? 'person' : 'legal entity'}` });
-  for (const column of refused) if ((row[column] ?? '') !== '') problems.push({ column, value: row[column]!, problem: `not for a ${person ? 'person' : 'legal entity'}` });
+  for (const column of needed)
+    if ((row[column] ?? '') === '')
+      problems.push({ column, value: '', problem: `required for a ${person ? 'person' : 'legal entity'}` });
+  for (const column of refused)
+    if ((row[column] ?? '') !== '')
+      problems.push({ column, value: row[column]!, problem: `not for a ${person ? 'person' : 'legal entity'}` });
   if ((row.id_document_type === 'business_register') === person) {
-    problems.push({ column: 'id_document_type', value: row.id_document_type ?? '', problem: person ? 'a person\'s document, not a business register' : 'a legal entity\'s document is its business register' });
+    problems.push({
+      column: 'id_document_type',
+      value: row.id_document_type ?? '',
+      problem: person
+        ? "a person's document, not a business register"
+        : "a legal entity's document is its business register",
+    });
   }
   if (person) problems.push(...notAfter(row, 'birth_date', cutOverDate, 'cut-over date'));
   return problems;
@@ -42,10 +54,17 @@ export function memberAccountProblems(row: Row, cutOverDate: string, productKind
     const opened = dateOf(row, 'opened_on');
     const matures = dateOf(row, 'maturity_date');
     if (maturity === '') problems.push({ column: 'maturity_date', value: '', problem: 'required for a term deposit' });
-    else if (opened !== null && matures !== null && matures <= opened) problems.push({ column: 'maturity_date', value: maturity, problem: 'not after the opening' });
+    else if (opened !== null && matures !== null && matures <= opened)
+      problems.push({ column: 'maturity_date', value: maturity, problem: 'not after the opening' });
   } else if (productKind !== undefined) {
-    if (maturity !== '') problems.push({ column: 'maturity_date', value: maturity, problem: 'only a term deposit has a maturity' });
-    if ((row.interest_rate ?? '') !== '') problems.push({ column: 'interest_rate', value: row.interest_rate!, problem: 'only a term deposit has a rate of its own' });
+    if (maturity !== '')
+      problems.push({ column: 'maturity_date', value: maturity, problem: 'only a term deposit has a maturity' });
+    if ((row.interest_rate ?? '') !== '')
+      problems.push({
+        column: 'interest_rate',
+        value: row.interest_rate!,
+        problem: 'only a term deposit has a rate of its own',
+      });
   }
   return problems;
 }

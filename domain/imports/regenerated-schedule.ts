@@ -41,15 +41,45 @@ export function regeneratedInstallments(row: Row, terms: ScheduleTerms): Importe
   const disbursedOn = parseImportDate(row.disbursement_date ?? '');
   const termPeriods = Number(row.term_periods);
   const annualRate = isImportRate(row.annual_rate ?? '') ? new Money(row.annual_rate!) : null;
-  if (principal === null || principalPaid === null || interestPaid === null || disbursedOn === null || annualRate === null) return null;
-  if (!/^\d+$/.test(row.term_periods ?? '') || termPeriods < 1 || termPeriods > maxTermPeriods || !principal.isInteger() || principal.lte(0)) return null;
+  if (
+    principal === null ||
+    principalPaid === null ||
+    interestPaid === null ||
+    disbursedOn === null ||
+    annualRate === null
+  )
+    return null;
+  if (
+    !/^\d+$/.test(row.term_periods ?? '') ||
+    termPeriods < 1 ||
+    termPeriods > maxTermPeriods ||
+    !principal.isInteger() ||
+    principal.lte(0)
+  )
+    return null;
   const firstDueDate = dueDates(disbursedOn, terms.frequency, 2)[1]!;
-  const { installments } = buildSchedule({ ...terms, principal, annualRate, termPeriods, firstDueDate, principalGracePeriods: 0 });
-  const principalParts = spreadOldestFirst(installments.map((installment) => installment.principal), principalPaid);
-  const interestParts = spreadOldestFirst(installments.map((installment) => installment.interest), interestPaid);
+  const { installments } = buildSchedule({
+    ...terms,
+    principal,
+    annualRate,
+    termPeriods,
+    firstDueDate,
+    principalGracePeriods: 0,
+  });
+  const principalParts = spreadOldestFirst(
+    installments.map((installment) => installment.principal),
+    principalPaid,
+  );
+  const interestParts = spreadOldestFirst(
+    installments.map((installment) => installment.interest),
+    interestPaid,
+  );
   return installments.map((installment, index) => ({
-    dueDate: installment.dueDate, principal: installment.principal, interest: installment.interest,
-    principalPaid: principalParts[index]!, interestPaid: interestParts[index]!,
+    dueDate: installment.dueDate,
+    principal: installment.principal,
+    interest: installment.interest,
+    principalPaid: principalParts[index]!,
+    interestPaid: interestParts[index]!,
   }));
 }
 
@@ -57,7 +87,11 @@ export function regeneratedInstallments(row: Row, terms: ScheduleTerms): Importe
  * A loan's schedule: its rows of the loan-installments file, or, when it has none, regenerated from its terms
  * (none when its product is unknown: the schedule's check then reports the missing installments).
  */
-export function loanSchedule(row: Row, installmentRows: readonly Row[], terms: ScheduleTerms | undefined): ImportedInstallment[] | null {
+export function loanSchedule(
+  row: Row,
+  installmentRows: readonly Row[],
+  terms: ScheduleTerms | undefined,
+): ImportedInstallment[] | null {
   if (installmentRows.length > 0) return installmentsOf(installmentRows);
   return terms === undefined ? [] : regeneratedInstallments(row, terms);
 }

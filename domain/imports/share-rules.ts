@@ -25,10 +25,22 @@ export function shareProblems(row: Row, terms: ShareTypeTerms | undefined): Cell
   if (terms === undefined || shares === null || paid === null) return [];
   const amount = terms.nominalValue.times(shares);
   if (paid.gt(amount)) {
-    return [{ column: 'amount_paid', value: row.amount_paid!, problem: `above the ${shares} shares' value, ${formatAmount(amount)} XAF (${formatAmount(terms.nominalValue)} XAF each)` }];
+    return [
+      {
+        column: 'amount_paid',
+        value: row.amount_paid!,
+        problem: `above the ${shares} shares' value, ${formatAmount(amount)} XAF (${formatAmount(terms.nominalValue)} XAF each)`,
+      },
+    ];
   }
   if (paid.lt(amount) && !terms.partialPaymentAllowed) {
-    return [{ column: 'amount_paid', value: row.amount_paid!, problem: `share type ${terms.code} is paid in full at subscription: ${formatAmount(amount.minus(paid))} XAF left unpaid` }];
+    return [
+      {
+        column: 'amount_paid',
+        value: row.amount_paid!,
+        problem: `share type ${terms.code} is paid in full at subscription: ${formatAmount(amount.minus(paid))} XAF left unpaid`,
+      },
+    ];
   }
   return [];
 }
@@ -44,14 +56,20 @@ export interface PostingRule {
  * posts them (the enterprise's rules of a subscription and of a payment), debit positive. The payment's cash side
  * is left out: the money came into the old system's till or accounts, which the trial balance carries on its own.
  */
-export function subscriptionBalances(rules: { subscription: PostingRule; payment: PostingRule }, subscribed: Money, paid: Money, defaults: RoleAccounts): Map<string, Money> {
+export function subscriptionBalances(
+  rules: { subscription: PostingRule; payment: PostingRule },
+  subscribed: Money,
+  paid: Money,
+  defaults: RoleAccounts,
+): Map<string, Money> {
   const balances = new Map<string, Money>();
   const move = (code: string, amount: Money) => balances.set(code, (balances.get(code) ?? new Money(0)).plus(amount));
   const post = (rule: PostingRule, amount: Money) => {
     if (!rule.active) return;
     for (const leg of rule.legs) {
       if (!('role' in leg.debit && leg.debit.role === 'cash')) move(accountOf(leg.debit, defaults), amount);
-      if (!('role' in leg.credit && leg.credit.role === 'cash')) move(accountOf(leg.credit, defaults), amount.negated());
+      if (!('role' in leg.credit && leg.credit.role === 'cash'))
+        move(accountOf(leg.credit, defaults), amount.negated());
     }
   };
   post(rules.subscription, subscribed);

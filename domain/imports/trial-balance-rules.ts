@@ -19,15 +19,36 @@ export interface TrialBalanceLookups {
   yearStart: boolean;
 }
 
-const isPositive = (cell: string | undefined) => /^\d+/.test(cell ?? '') && /[1-9]/.test((cell ?? '').replace(/\.\d*$/, ''));
+const isPositive = (cell: string | undefined) =>
+  /^\d+/.test(cell ?? '') && /[1-9]/.test((cell ?? '').replace(/\.\d*$/, ''));
 
 export function trialBalanceProblems(row: Row, lookups: TrialBalanceLookups): CellProblem[] {
   const problems: CellProblem[] = [];
   const branch = row.branch_code ?? '';
   const account = row.account_code ?? '';
-  if (branch !== '' && !lookups.branchCodes.has(branch)) problems.push({ column: 'branch_code', value: branch, problem: 'neither a branch of the enterprise nor in the branches-users file' });
-  if (account !== '' && !lookups.postable.has(account)) problems.push({ column: 'account_code', value: account, problem: 'not a postable account of the enterprise\'s chart (an active account without sub-accounts)' });
-  if (lookups.yearStart && /^[67]/.test(account)) problems.push({ column: 'account_code', value: account, problem: 'an income or expense account at a year\'s start: close it into the result first' });
-  if (isPositive(row.debit) && isPositive(row.credit)) problems.push({ column: 'credit', value: row.credit!, problem: 'a debit and a credit on one line: give the balance on one side' });
+  if (branch !== '' && !lookups.branchCodes.has(branch))
+    problems.push({
+      column: 'branch_code',
+      value: branch,
+      problem: 'neither a branch of the enterprise nor in the branches-users file',
+    });
+  if (account !== '' && !lookups.postable.has(account))
+    problems.push({
+      column: 'account_code',
+      value: account,
+      problem: "not a postable account of the enterprise's chart (an active account without sub-accounts)",
+    });
+  if (lookups.yearStart && /^[67]/.test(account))
+    problems.push({
+      column: 'account_code',
+      value: account,
+      problem: "an income or expense account at a year's start: close it into the result first",
+    });
+  if (isPositive(row.debit) && isPositive(row.credit))
+    problems.push({
+      column: 'credit',
+      value: row.credit!,
+      problem: 'a debit and a credit on one line: give the balance on one side',
+    });
   return problems;
 }

@@ -44,26 +44,35 @@ export interface AllocationInput {
   order?: readonly DueComponent[];
 }
 
-export type AllocationResult
-  = | {
-    ok: true;
-    /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
-    allocations: InstallmentAllocation[];
-    /** The dues after the payment, same order and rows as `allocations`, with their insurance. */
-    remaining: Required<InstallmentDue>[];
-  }
+export type AllocationResult =
+  | {
+      ok: true;
+      /** One row per installment, oldest first (dueDate, then number); rows that got nothing carry zeros. */
+      allocations: InstallmentAllocation[];
+      /** The dues after the payment, same order and rows as `allocations`, with their insurance. */
+      remaining: Required<InstallmentDue>[];
+    }
   | { ok: false; reason: 'exceeds_total_due'; totalDue: Money };
 
 const components: readonly DueComponent[] = ['penalty', 'interest', 'principal'];
 
 /** What remains of some dues, all components together. */
 export const totalOf = (dues: readonly InstallmentDue[]): Money =>
-  dues.reduce((sum, due) => sum.plus(due.penalty).plus(due.insurance ?? 0).plus(due.interest).plus(due.principal), new Money(0));
+  dues.reduce(
+    (sum, due) =>
+      sum
+        .plus(due.penalty)
+        .plus(due.insurance ?? 0)
+        .plus(due.interest)
+        .plus(due.principal),
+    new Money(0),
+  );
 
 type Part = DueComponent | 'insurance';
 
 /** The order with the insurance part just before the interest: it comes with the installment, as a charge. */
-const withInsurance = (order: readonly DueComponent[]): Part[] => order.flatMap((component): Part[] => (component === 'interest' ? ['insurance', 'interest'] : [component]));
+const withInsurance = (order: readonly DueComponent[]): Part[] =>
+  order.flatMap((component): Part[] => (component === 'interest' ? ['insurance', 'interest'] : [component]));
 
 const isWholeFranc = (amount: Money): boolean => amount.isFinite() && amount.isInteger();
 
@@ -80,13 +89,23 @@ export function allocateRepayment(input: AllocationInput): AllocationResult {
   const parts = withInsurance(order);
   for (const due of dues) {
     const owed: Record<Part, Money> = { ...due, insurance: due.insurance ?? new Money(0) };
-    const paid: Record<Part, Money> = { penalty: new Money(0), insurance: new Money(0), interest: new Money(0), principal: new Money(0) };
+    const paid: Record<Part, Money> = {
+      penalty: new Money(0),
+      insurance: new Money(0),
+      interest: new Money(0),
+      principal: new Money(0),
+    };
     for (const component of parts) {
       const part = Money.min(left, owed[component]);
       paid[component] = part;
       left = left.minus(part);
     }
-    allocations.push({ number: due.number, dueDate: due.dueDate, ...paid, total: paid.penalty.plus(paid.insurance).plus(paid.interest).plus(paid.principal) });
+    allocations.push({
+      number: due.number,
+      dueDate: due.dueDate,
+      ...paid,
+      total: paid.penalty.plus(paid.insurance).plus(paid.interest).plus(paid.principal),
+    });
     remaining.push({
       number: due.number,
       dueDate: due.dueDate,
@@ -108,20 +127,25 @@ function oldestFirst(a: InstallmentDue, b: InstallmentDue): number {
 }
 
 function assertValidInput(amount: Money, dues: readonly InstallmentDue[], order: readonly DueComponent[]): void {
-  if (!isWholeFranc(amount) || !amount.gt(0)) throw new Error(`repayment amount must be a positive whole number of francs, got ${amount.toString()}`);
+  if (!isWholeFranc(amount) || !amount.gt(0))
+    throw new Error(`repayment amount must be a positive whole number of francs, got ${amount.toString()}`);
   if (order.length !== components.length || !components.every((component) => order.includes(component))) {
     throw new Error(`order must be a permutation of ${components.join(', ')}, got ${order.join(', ')}`);
   }
   const numbers = new Set<number>();
   for (const due of dues) {
-    if (!Number.isInteger(due.number) || due.number < 1) throw new Error(`installment number must be a positive integer, got ${due.number}`);
+    if (!Number.isInteger(due.number) || due.number < 1)
+      throw new Error(`installment number must be a positive integer, got ${due.number}`);
     if (numbers.has(due.number)) throw new Error(`installment ${due.number} appears twice`);
     numbers.add(due.number);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(due.dueDate)) throw new Error(`installment ${due.number}: dueDate must be YYYY-MM-DD, got ${due.dueDate}`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(due.dueDate))
+      throw new Error(`installment ${due.number}: dueDate must be YYYY-MM-DD, got ${due.dueDate}`);
     for (const component of [...components, 'insurance'] as const) {
       const value = due[component] ?? new Money(0);
       if (!isWholeFranc(value) || value.isNegative()) {
-        throw new Error(`installment ${due.number}: ${component} due must be a whole number of francs ≥ 0, got ${value.toString()}`);
+        throw new Error(
+          `installment ${due.number}: ${component} due must be a whole number of francs ≥ 0, got ${value.toString()}`,
+        );
       }
     }
   }

@@ -35,7 +35,11 @@ export interface ApprovalState {
   decisions: DecisionRecord[];
 }
 
-export const initialApprovalState = (): ApprovalState => ({ status: 'in_review', step: approvalSteps[0], decisions: [] });
+export const initialApprovalState = (): ApprovalState => ({
+  status: 'in_review',
+  step: approvalSteps[0],
+  decisions: [],
+});
 
 /**
  * Amount limits under which the circuit ends early (docs/domain.md §3: no regulation gives thresholds; by
@@ -46,11 +50,17 @@ export type ApprovalLimits = Partial<Record<Exclude<ApprovalStep, 'direction'>, 
 
 /** The step whose approval grants a loan of `amount`: the first one whose limit covers it, else direction. */
 export function finalStepFor(amount: Money, limits: ApprovalLimits): ApprovalStep {
-  return approvalSteps.find((step) => step !== 'direction' && limits[step] !== undefined && amount.lte(limits[step])) ?? 'direction';
+  return (
+    approvalSteps.find((step) => step !== 'direction' && limits[step] !== undefined && amount.lte(limits[step])) ??
+    'direction'
+  );
 }
 
 /** Limits must grow along the circuit: a later step decides larger loans than an earlier one. */
-export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_limits'): { field: string; message: string }[] {
+export function approvalLimitProblems(
+  limits: ApprovalLimits,
+  field = 'approval_limits',
+): { field: string; message: string }[] {
   const problems: { field: string; message: string }[] = [];
   let previous: { step: ApprovalStep; limit: Money } | undefined;
   for (const step of approvalSteps) {
@@ -62,7 +72,8 @@ export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_
       continue;
     }
     const limit = new Money(value);
-    if (previous !== undefined && limit.lte(previous.limit)) problems.push({ field: `${field}.${step}`, message: `must be above the ${previous.step} limit` });
+    if (previous !== undefined && limit.lte(previous.limit))
+      problems.push({ field: `${field}.${step}`, message: `must be above the ${previous.step} limit` });
     previous = { step, limit };
   }
   return problems;
@@ -74,22 +85,37 @@ export function approvalLimitProblems(limits: ApprovalLimits, field = 'approval_
  * before it was carried.
  */
 export function refusalOf(state: ApprovalState, request: DecisionRequest, submittedBy?: string): Refusal | null {
-  if (state.status !== 'in_review' || state.step === null) return refusal('application_closed', `The application is ${state.status}: no decision can be taken.`);
-  if (request.step !== state.step) return refusal('wrong_step', `The application is at the ${state.step} step, not ${request.step}.`);
-  if (request.deciderId === submittedBy) return refusal('submitter_cannot_decide', 'The user who submitted the application cannot decide it.');
-  const earlier = state.decisions.find((decision) => decision.deciderId === request.deciderId && decision.step !== request.step);
-  if (earlier !== undefined) return refusal('same_person_twice', `This user already decided the ${earlier.step} step of this application.`);
-  if (request.decision === 'send_back' && state.step === approvalSteps[0]) return refusal('nothing_to_send_back', 'The first step cannot send the application back.');
-  if (request.decision !== 'approve' && request.comment.trim() === '') return refusal('comment_required', `A ${request.decision} needs a comment saying why.`);
+  if (state.status !== 'in_review' || state.step === null)
+    return refusal('application_closed', `The application is ${state.status}: no decision can be taken.`);
+  if (request.step !== state.step)
+    return refusal('wrong_step', `The application is at the ${state.step} step, not ${request.step}.`);
+  if (request.deciderId === submittedBy)
+    return refusal('submitter_cannot_decide', 'The user who submitted the application cannot decide it.');
+  const earlier = state.decisions.find(
+    (decision) => decision.deciderId === request.deciderId && decision.step !== request.step,
+  );
+  if (earlier !== undefined)
+    return refusal('same_person_twice', `This user already decided the ${earlier.step} step of this application.`);
+  if (request.decision === 'send_back' && state.step === approvalSteps[0])
+    return refusal('nothing_to_send_back', 'The first step cannot send the application back.');
+  if (request.decision !== 'approve' && request.comment.trim() === '')
+    return refusal('comment_required', `A ${request.decision} needs a comment saying why.`);
   return null;
 }
 
 /** The state after a decision that `refusalOf` accepted; an approval at `finalStep` grants the loan. */
-export function applyDecision(state: ApprovalState, record: DecisionRecord, finalStep: ApprovalStep = 'direction'): ApprovalState {
+export function applyDecision(
+  state: ApprovalState,
+  record: DecisionRecord,
+  finalStep: ApprovalStep = 'direction',
+): ApprovalState {
   const index = approvalSteps.indexOf(record.step);
   const decisionsAfter = [...state.decisions, record];
   if (record.decision === 'reject') return { status: 'rejected', step: null, decisions: decisionsAfter };
-  if (record.decision === 'send_back') return { status: 'in_review', step: approvalSteps[index - 1]!, decisions: decisionsAfter };
+  if (record.decision === 'send_back')
+    return { status: 'in_review', step: approvalSteps[index - 1]!, decisions: decisionsAfter };
   const next = approvalSteps[index + 1];
-  return next === undefined || record.step === finalStep ? { status: 'approved', step: null, decisions: decisionsAfter } : { status: 'in_review', step: next, decisions: decisionsAfter };
+  return next === undefined || record.step === finalStep
+    ? { status: 'approved', step: null, decisions: decisionsAfter }
+    : { status: 'in_review', step: next, decisions: decisionsAfter };
 }

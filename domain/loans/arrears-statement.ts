@@ -49,7 +49,14 @@ export interface ArrearsStatement {
 }
 
 const classOrder: readonly LoanClass[] = ['performing', 'overdue', 'doubtful'];
-const empty = (): ArrearsFigures => ({ loans: 0, litigious: 0, outstanding: new Money(0), arrears: new Money(0), guaranteed: new Money(0), provisions: new Money(0) });
+const empty = (): ArrearsFigures => ({
+  loans: 0,
+  litigious: 0,
+  outstanding: new Money(0),
+  arrears: new Money(0),
+  guaranteed: new Money(0),
+  provisions: new Money(0),
+});
 
 function add(figures: ArrearsFigures, loan: LoanPositionAt): ArrearsFigures {
   return {
@@ -63,22 +70,38 @@ function add(figures: ArrearsFigures, loan: LoanPositionAt): ArrearsFigures {
 }
 
 /** The statement of the positions: groups in class then band order, a class's totals, the whole portfolio's; loans by class, age (oldest first) and number. */
-export function arrearsStatement(positions: readonly LoanPositionAt[], ladder: readonly LadderStep[]): ArrearsStatement {
+export function arrearsStatement(
+  positions: readonly LoanPositionAt[],
+  ladder: readonly LadderStep[],
+): ArrearsStatement {
   const groups = new Map<string, ArrearsGroup>();
   const classes = new Map<LoanClass, ArrearsFigures>();
   let totals = empty();
   for (const loan of positions) {
     const band = ladderStepOf(ladder, loan.daysPastDue);
     const key = `${classOrder.indexOf(loan.classification)}:${String(band.days_from).padStart(6, '0')}`;
-    const group = groups.get(key) ?? { classification: loan.classification, band: { days_from: band.days_from, days_to: band.days_to }, ...empty() };
+    const group = groups.get(key) ?? {
+      classification: loan.classification,
+      band: { days_from: band.days_from, days_to: band.days_to },
+      ...empty(),
+    };
     groups.set(key, { ...group, ...add(group, loan) });
     classes.set(loan.classification, add(classes.get(loan.classification) ?? empty(), loan));
     totals = add(totals, loan);
   }
-  const byClass = classOrder.filter((loanClass) => classes.has(loanClass)).map((loanClass) => ({ classification: loanClass, ...classes.get(loanClass)! }));
+  const byClass = classOrder
+    .filter((loanClass) => classes.has(loanClass))
+    .map((loanClass) => ({ classification: loanClass, ...classes.get(loanClass)! }));
   const rank = (loan: LoanPositionAt) => classOrder.indexOf(loan.classification);
-  const loans = [...positions].sort((a, b) => rank(a) - rank(b) || b.daysPastDue - a.daysPastDue || a.loanNumber.localeCompare(b.loanNumber));
-  return { groups: [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group), byClass, totals, loans };
+  const loans = [...positions].sort(
+    (a, b) => rank(a) - rank(b) || b.daysPastDue - a.daysPastDue || a.loanNumber.localeCompare(b.loanNumber),
+  );
+  return {
+    groups: [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group),
+    byClass,
+    totals,
+    loans,
+  };
 }
 
 export interface LedgerAgreement {
@@ -95,12 +118,21 @@ export interface LedgerAgreement {
  * the accounts holding it (the products' portfolio accounts, 3312, the doubtful accounts by cover 3332, 3342,
  * 3352: docs/domain.md §4), the provisions against their accounts (39100, 3921–3924, 3931–3933). A difference names an entry posted outside the loan operations.
  */
-export function ledgerAgreement(statement: ArrearsStatement, balances: readonly { account: string; balance: Money }[], accounts: Readonly<Record<LoanClass | 'provisions', readonly string[]>>): LedgerAgreement[] {
+export function ledgerAgreement(
+  statement: ArrearsStatement,
+  balances: readonly { account: string; balance: Money }[],
+  accounts: Readonly<Record<LoanClass | 'provisions', readonly string[]>>,
+): LedgerAgreement[] {
   const figures: (LoanClass | 'provisions')[] = [...classOrder, 'provisions'];
   return figures.map((figure) => {
-    const held = balances.filter((row) => accounts[figure].includes(row.account)).map((row) => ({ account: row.account, amount: figure === 'provisions' ? row.balance.negated() : row.balance }));
+    const held = balances
+      .filter((row) => accounts[figure].includes(row.account))
+      .map((row) => ({ account: row.account, amount: figure === 'provisions' ? row.balance.negated() : row.balance }));
     const ledger = held.reduce((sum, row) => sum.plus(row.amount), new Money(0));
-    const inStatement = figure === 'provisions' ? statement.totals.provisions : (statement.byClass.find((row) => row.classification === figure)?.outstanding ?? new Money(0));
+    const inStatement =
+      figure === 'provisions'
+        ? statement.totals.provisions
+        : (statement.byClass.find((row) => row.classification === figure)?.outstanding ?? new Money(0));
     return { figure, accounts: held, ledger, statement: inStatement, agrees: ledger.eq(inStatement) };
   });
 }

@@ -38,13 +38,22 @@ function borrowerAge(loans: readonly Pick<BorrowerLoan, 'daysPastDue'>[]): numbe
 
 export function classifyBorrowerLoans(loans: readonly BorrowerLoan[]): ClassifiedLoan[] {
   for (const loan of loans) {
-    if (!Number.isSafeInteger(loan.daysPastDue) || loan.daysPastDue < 0) throw new Error(`daysPastDue must be an integer ≥ 0, got ${loan.daysPastDue}`);
+    if (!Number.isSafeInteger(loan.daysPastDue) || loan.daysPastDue < 0)
+      throw new Error(`daysPastDue must be an integer ≥ 0, got ${loan.daysPastDue}`);
   }
   const age = borrowerAge(loans);
-  const ownDoubtful = (loan: BorrowerLoan) => loan.litigious || loan.classFloor === 'doubtful' || age > overdueLimitDays(loan.realEstate) || (loan.previousClass === 'doubtful' && age > 0);
+  const ownDoubtful = (loan: BorrowerLoan) =>
+    loan.litigious ||
+    loan.classFloor === 'doubtful' ||
+    age > overdueLimitDays(loan.realEstate) ||
+    (loan.previousClass === 'doubtful' && age > 0);
   const doubtful = loans.some(ownDoubtful);
   const overdue = (loan: BorrowerLoan) => loan.daysPastDue > 0 || loan.classFloor === 'overdue';
-  return loans.map((loan) => ({ loanId: loan.loanId, ageDays: age, loanClass: doubtful ? 'doubtful' : overdue(loan) ? 'overdue' : 'performing' }));
+  return loans.map((loan) => ({
+    loanId: loan.loanId,
+    ageDays: age,
+    loanClass: doubtful ? 'doubtful' : overdue(loan) ? 'overdue' : 'performing',
+  }));
 }
 
 /**
@@ -68,9 +77,23 @@ export interface Placement {
 export function reclassificationOf(
   from: Placement,
   to: Placement,
-): { kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing'; productAccounts: Partial<Record<AccountRole, string>> } | null {
+): {
+  kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing';
+  productAccounts: Partial<Record<AccountRole, string>>;
+} | null {
   if (from.loanClass === to.loanClass && from.account === to.account) return null;
-  if (to.loanClass === 'overdue') return { kind: 'reclassification_overdue', productAccounts: { overdue_receivables: to.account, loan_portfolio: from.account } };
-  if (to.loanClass === 'doubtful') return { kind: 'reclassification_doubtful', productAccounts: { doubtful_receivables: to.account, loan_portfolio: from.account } };
-  return { kind: 'reclassification_performing', productAccounts: { loan_portfolio: to.account, doubtful_receivables: from.account } };
+  if (to.loanClass === 'overdue')
+    return {
+      kind: 'reclassification_overdue',
+      productAccounts: { overdue_receivables: to.account, loan_portfolio: from.account },
+    };
+  if (to.loanClass === 'doubtful')
+    return {
+      kind: 'reclassification_doubtful',
+      productAccounts: { doubtful_receivables: to.account, loan_portfolio: from.account },
+    };
+  return {
+    kind: 'reclassification_performing',
+    productAccounts: { loan_portfolio: to.account, doubtful_receivables: from.account },
+  };
 }

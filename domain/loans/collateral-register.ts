@@ -51,19 +51,41 @@ export function collateralRegister(lines: readonly CollateralLine[]): Collateral
   return { lines, byKind, totals: figuresOf(lines) };
 }
 
-const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({ key, title, kind });
-const summaryColumns = [column('kind', 'Nature'), column('cover', 'Couverture'), column('guarantees', 'Garanties', 'integer'), column('value', 'Valeur', 'money'), column('countable_value', 'Valeur retenue', 'money')];
+const column = (key: string, title: string, kind: ReportColumn['kind'] = 'text'): ReportColumn => ({
+  key,
+  title,
+  kind,
+});
+const summaryColumns = [
+  column('kind', 'Nature'),
+  column('cover', 'Couverture'),
+  column('guarantees', 'Garanties', 'integer'),
+  column('value', 'Valeur', 'money'),
+  column('countable_value', 'Valeur retenue', 'money'),
+];
 const lineColumns = [
-  column('loan_number', 'Crédit'), column('member_number', 'Sociétaire'), column('member_name', 'Nom'), column('classification', 'Classe'),
-  column('outstanding', 'Encours', 'money'), column('kind', 'Nature'), column('value', 'Valeur', 'money'), column('valuation_date', 'Évaluée le', 'date'),
-  column('document_reference', 'Acte'), column('guarantor_name', 'Caution'), column('countable_value', 'Valeur retenue', 'money'),
+  column('loan_number', 'Crédit'),
+  column('member_number', 'Sociétaire'),
+  column('member_name', 'Nom'),
+  column('classification', 'Classe'),
+  column('outstanding', 'Encours', 'money'),
+  column('kind', 'Nature'),
+  column('value', 'Valeur', 'money'),
+  column('valuation_date', 'Évaluée le', 'date'),
+  column('document_reference', 'Acte'),
+  column('guarantor_name', 'Caution'),
+  column('countable_value', 'Valeur retenue', 'money'),
 ];
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 
 /** The register as a document to download: the totals by kind, then every guarantee. */
 export function collateralRegisterDocument(header: Header, asOf: string, register: CollateralRegister): ReportDocument {
-  const figures = (row: CollateralFigures) => ({ guarantees: String(row.guarantees), value: formatAmount(row.value), countable_value: formatAmount(row.countableValue) });
+  const figures = (row: CollateralFigures) => ({
+    guarantees: String(row.guarantees),
+    value: formatAmount(row.value),
+    countable_value: formatAmount(row.countableValue),
+  });
   return {
     ...header,
     title: 'Registre des garanties',
@@ -72,15 +94,26 @@ export function collateralRegisterDocument(header: Header, asOf: string, registe
       {
         name: 'Synthèse',
         columns: summaryColumns,
-        rows: [...register.byKind.map((row) => ({ kind: row.kind, cover: coverOf(row.kind), ...figures(row) })), { kind: 'total', cover: null, ...figures(register.totals) }],
+        rows: [
+          ...register.byKind.map((row) => ({ kind: row.kind, cover: coverOf(row.kind), ...figures(row) })),
+          { kind: 'total', cover: null, ...figures(register.totals) },
+        ],
       },
       {
         name: 'Détail',
         columns: lineColumns,
         rows: register.lines.map((line) => ({
-          loan_number: line.loanNumber, member_number: line.memberNumber, member_name: line.memberName, classification: line.classification,
-          outstanding: formatAmount(line.outstanding), kind: line.kind, value: formatAmount(line.value), valuation_date: line.valuationDate,
-          document_reference: line.documentReference, guarantor_name: line.guarantorName, countable_value: formatAmount(line.countableValue),
+          loan_number: line.loanNumber,
+          member_number: line.memberNumber,
+          member_name: line.memberName,
+          classification: line.classification,
+          outstanding: formatAmount(line.outstanding),
+          kind: line.kind,
+          value: formatAmount(line.value),
+          valuation_date: line.valuationDate,
+          document_reference: line.documentReference,
+          guarantor_name: line.guarantorName,
+          countable_value: formatAmount(line.countableValue),
         })),
       },
     ],

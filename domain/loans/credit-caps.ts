@@ -46,7 +46,11 @@ export function shareCapitalLimit(paidUpCapital: Money): Money {
 
 export function checkCreditCaps(input: CreditCapInput): CreditCapResult {
   assertValidInput(input);
-  const breaches = creditCapBreaches(input.existingOutstanding.plus(input.requested), input.paidUpCapital, input.relatedParty);
+  const breaches = creditCapBreaches(
+    input.existingOutstanding.plus(input.requested),
+    input.paidUpCapital,
+    input.relatedParty,
+  );
   return { breaches, allowed: input.mode === 'warn' || breaches.length === 0 };
 }
 
@@ -55,18 +59,22 @@ export function creditCapBreaches(total: Money, paidUpCapital: Money, relatedPar
   const breaches: CreditCapBreach[] = [];
   const capitalLimit = shareCapitalLimit(paidUpCapital);
   if (total.gt(capitalLimit)) breaches.push({ code: 'cap_share_capital', limit: capitalLimit, total });
-  if (relatedParty && total.gt(relatedPartyCap)) breaches.push({ code: 'cap_related_party', limit: relatedPartyCap, total });
+  if (relatedParty && total.gt(relatedPartyCap))
+    breaches.push({ code: 'cap_related_party', limit: relatedPartyCap, total });
   return breaches;
 }
 
 function assertValidInput(input: CreditCapInput): void {
   const wholeFranc = (amount: Money): boolean => amount.isFinite() && amount.isInteger();
-  if (!wholeFranc(input.requested) || !input.requested.gt(0)) throw new Error(`requested must be a positive whole number of francs, got ${input.requested.toString()}`);
+  if (!wholeFranc(input.requested) || !input.requested.gt(0))
+    throw new Error(`requested must be a positive whole number of francs, got ${input.requested.toString()}`);
   for (const field of ['existingOutstanding', 'paidUpCapital'] as const) {
     const value = input[field];
-    if (!wholeFranc(value) || value.isNegative()) throw new Error(`${field} must be a whole number of francs ≥ 0, got ${value.toString()}`);
+    if (!wholeFranc(value) || value.isNegative())
+      throw new Error(`${field} must be a whole number of francs ≥ 0, got ${value.toString()}`);
   }
-  if (input.mode !== 'enforce' && input.mode !== 'warn') throw new Error(`mode must be enforce or warn, got ${String(input.mode)}`);
+  if (input.mode !== 'enforce' && input.mode !== 'warn')
+    throw new Error(`mode must be enforce or warn, got ${String(input.mode)}`);
 }
 
 /** A breach as stored and shown (amounts as whole-franc strings). */

@@ -36,7 +36,8 @@ const provisionsByCover: Readonly<Record<CoverClass, readonly string[]>> = {
 
 /** The account of a doubtful loan's provision, from its cover and the whole years it has been doubtful (yearsSince). */
 export function provisionAccountOf(cover: CoverClass, yearsDoubtful: number): string {
-  if (!Number.isSafeInteger(yearsDoubtful) || yearsDoubtful < 0) throw new Error(`yearsDoubtful must be an integer ≥ 0, got ${yearsDoubtful}`);
+  if (!Number.isSafeInteger(yearsDoubtful) || yearsDoubtful < 0)
+    throw new Error(`yearsDoubtful must be an integer ≥ 0, got ${yearsDoubtful}`);
   const accounts = provisionsByCover[cover];
   return accounts[Math.min(yearsDoubtful, accounts.length - 1)]!;
 }

@@ -24,7 +24,10 @@ const zero = new Money(0);
  * the accrual never exceeds what will fall due. Nothing once every installment has fallen due (the rest is
  * arrears, not accrual) or before the disbursement. `installments` are in schedule order.
  */
-export function accruedInterest(loan: { disbursedOn: IsoDate; installments: readonly AccrualInstallment[] }, periodEnd: IsoDate): Money {
+export function accruedInterest(
+  loan: { disbursedOn: IsoDate; installments: readonly AccrualInstallment[] },
+  periodEnd: IsoDate,
+): Money {
   if (loan.disbursedOn > periodEnd) return zero;
   const index = loan.installments.findIndex((installment) => installment.dueDate > periodEnd);
   if (index < 0) return zero;
@@ -74,9 +77,15 @@ export const unearnedPart = (period: InterestPeriod, paidBefore: Money, paying: 
  * and what runs on its current installment (`accruedInterest`). R-2017/07 keeps it out of income until collected;
  * the books follow it off-balance (9841).
  */
-export function unpaidEarnedInterest(loan: { disbursedOn: IsoDate; installments: readonly AccrualInstallment[] }, asOf: IsoDate): Money {
+export function unpaidEarnedInterest(
+  loan: { disbursedOn: IsoDate; installments: readonly AccrualInstallment[] },
+  asOf: IsoDate,
+): Money {
   if (loan.disbursedOn > asOf) return zero;
   const fallenDue = loan.installments.filter((installment) => installment.dueDate <= asOf);
-  const unpaid = fallenDue.reduce((sum, installment) => sum.plus(Money.max(installment.interestDue.minus(installment.interestPaid), zero)), zero);
+  const unpaid = fallenDue.reduce(
+    (sum, installment) => sum.plus(Money.max(installment.interestDue.minus(installment.interestPaid), zero)),
+    zero,
+  );
   return unpaid.plus(accruedInterest(loan, asOf));
 }

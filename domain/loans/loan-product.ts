@@ -23,16 +23,36 @@ export function termCategoryOf(periods: number, frequency: Frequency): TermCateg
 }
 
 /** The PCEMF accounts a loan product posts to: its portfolio (class 3) and its income (class 7). */
-export type LoanAccountField = 'portfolioAccountCode' | 'interestIncomeAccountCode' | 'feeIncomeAccountCode' | 'penaltyIncomeAccountCode' | 'accruedInterestAccountCode';
+export type LoanAccountField =
+  | 'portfolioAccountCode'
+  | 'interestIncomeAccountCode'
+  | 'feeIncomeAccountCode'
+  | 'penaltyIncomeAccountCode'
+  | 'accruedInterestAccountCode';
 
 /** docs/domain.md §2: the accounts of each role by term category, for a product that names none. */
 const defaultLoanAccounts: Readonly<Record<TermCategory, Record<LoanAccountField, string>>> = {
-  cta: { portfolioAccountCode: '3221', interestIncomeAccountCode: '713', feeIncomeAccountCode: '7153', penaltyIncomeAccountCode: '719', accruedInterestAccountCode: '3291' },
-  mlt: { portfolioAccountCode: '3130', interestIncomeAccountCode: '712', feeIncomeAccountCode: '7152', penaltyIncomeAccountCode: '719', accruedInterestAccountCode: '319' },
+  cta: {
+    portfolioAccountCode: '3221',
+    interestIncomeAccountCode: '713',
+    feeIncomeAccountCode: '7153',
+    penaltyIncomeAccountCode: '719',
+    accruedInterestAccountCode: '3291',
+  },
+  mlt: {
+    portfolioAccountCode: '3130',
+    interestIncomeAccountCode: '712',
+    feeIncomeAccountCode: '7152',
+    penaltyIncomeAccountCode: '719',
+    accruedInterestAccountCode: '319',
+  },
 };
 
 /** A new product's accounts: those it names, the category's defaults for the others. */
-export function loanProductAccounts(category: TermCategory, named: Partial<Record<LoanAccountField, string>>): Record<LoanAccountField, string> {
+export function loanProductAccounts(
+  category: TermCategory,
+  named: Partial<Record<LoanAccountField, string>>,
+): Record<LoanAccountField, string> {
   const defaults = defaultLoanAccounts[category];
   return {
     portfolioAccountCode: named.portfolioAccountCode ?? defaults.portfolioAccountCode,
@@ -60,15 +80,27 @@ export interface ProductTerms {
  */
 export function productTermProblems(terms: ProductTerms): { field: string; message: string }[] {
   const problems: { field: string; message: string }[] = [];
-  if (terms.minTermPeriods > terms.maxTermPeriods) problems.push({ field: 'min_term_periods', message: 'min_term_periods must not exceed max_term_periods' });
-  if (terms.minAmount.gt(terms.maxAmount)) problems.push({ field: 'min_amount', message: 'min_amount must not exceed max_amount' });
+  if (terms.minTermPeriods > terms.maxTermPeriods)
+    problems.push({ field: 'min_term_periods', message: 'min_term_periods must not exceed max_term_periods' });
+  if (terms.minAmount.gt(terms.maxAmount))
+    problems.push({ field: 'min_amount', message: 'min_amount must not exceed max_amount' });
   // Each application's grace must also stay below its own term: checked at submission.
-  if (terms.maxGracePeriods >= terms.maxTermPeriods) problems.push({ field: 'max_grace_periods', message: 'max_grace_periods must be below max_term_periods (a loan must amortise)' });
+  if (terms.maxGracePeriods >= terms.maxTermPeriods)
+    problems.push({
+      field: 'max_grace_periods',
+      message: 'max_grace_periods must be below max_term_periods (a loan must amortise)',
+    });
   if (terms.termCategory === 'cta' && termCategoryOf(terms.maxTermPeriods, terms.frequency) !== 'cta') {
-    problems.push({ field: 'max_term_periods', message: `a CTA product allows terms of at most ${ctaMaxMonths} months` });
+    problems.push({
+      field: 'max_term_periods',
+      message: `a CTA product allows terms of at most ${ctaMaxMonths} months`,
+    });
   }
   if (terms.termCategory === 'mlt' && termCategoryOf(terms.minTermPeriods, terms.frequency) !== 'mlt') {
-    problems.push({ field: 'min_term_periods', message: `an MLT product allows terms of more than ${ctaMaxMonths} months only` });
+    problems.push({
+      field: 'min_term_periods',
+      message: `an MLT product allows terms of more than ${ctaMaxMonths} months only`,
+    });
   }
   return problems;
 }
@@ -133,20 +165,33 @@ export interface RequestedTerms {
  * that pays out nothing has no rate); 422 naming the field otherwise.
  */
 export function assertWithinProduct(product: LoanProductRules, requested: RequestedTerms): void {
-  const outOfBounds = (field: 'amount' | 'term_periods' | 'grace_periods', message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
+  const outOfBounds = (field: 'amount' | 'term_periods' | 'grace_periods', message: string) =>
+    new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
   if (requested.amount.lt(product.minAmount) || requested.amount.gt(product.maxAmount)) {
-    throw outOfBounds('amount', `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`);
+    throw outOfBounds(
+      'amount',
+      `amount must be from ${product.minAmount} to ${product.maxAmount} XAF for product ${product.code}`,
+    );
   }
   const fees = loanFees(requested.amount, new Money(product.feeRate), new Money(product.feeFixed));
   const withheld = withheldAtDisbursement(fees, productInsurance(product, requested.amount));
   if (withheld.gte(requested.amount)) {
-    throw outOfBounds('amount', `amount must exceed the fees and insurance of ${toFrancs(withheld, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`);
+    throw outOfBounds(
+      'amount',
+      `amount must exceed the fees and insurance of ${toFrancs(withheld, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`,
+    );
   }
   if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
-    throw outOfBounds('term_periods', `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`);
+    throw outOfBounds(
+      'term_periods',
+      `term_periods must be from ${product.minTermPeriods} to ${product.maxTermPeriods} for product ${product.code}`,
+    );
   }
   if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
-    throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`);
+    throw outOfBounds(
+      'grace_periods',
+      `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`,
+    );
   }
 }
 

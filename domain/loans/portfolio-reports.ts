@@ -58,7 +58,8 @@ const zero = new Money(0);
 const sum = (amounts: readonly Money[]) => amounts.reduce((total, amount) => total.plus(amount), zero);
 
 /** outstanding at risk ÷ total outstanding, six decimals rounded half-up; zero for an empty portfolio. */
-const parRatio = (atRisk: Money, total: Money): Money => (total.isZero() ? zero : atRisk.div(total).toDecimalPlaces(6, Money.ROUND_HALF_UP));
+const parRatio = (atRisk: Money, total: Money): Money =>
+  total.isZero() ? zero : atRisk.div(total).toDecimalPlaces(6, Money.ROUND_HALF_UP);
 
 export interface ParBucket {
   threshold: (typeof parThresholds)[number];
@@ -85,7 +86,10 @@ function parFigures(loans: readonly PortfolioLoan[]): ParFigures {
 }
 
 /** The groups of `loans` by a key, ordered by code. */
-function groupsOf(loans: readonly PortfolioLoan[], key: (loan: PortfolioLoan) => Named): { group: Named; loans: PortfolioLoan[] }[] {
+function groupsOf(
+  loans: readonly PortfolioLoan[],
+  key: (loan: PortfolioLoan) => Named,
+): { group: Named; loans: PortfolioLoan[] }[] {
   const groups = new Map<string, { group: Named; loans: PortfolioLoan[] }>();
   for (const loan of loans) {
     const group = key(loan);
@@ -93,7 +97,9 @@ function groupsOf(loans: readonly PortfolioLoan[], key: (loan: PortfolioLoan) =>
     found.loans.push(loan);
     groups.set(group.id, found);
   }
-  return [...groups.values()].sort((a, b) => a.group.code.localeCompare(b.group.code) || a.group.id.localeCompare(b.group.id));
+  return [...groups.values()].sort(
+    (a, b) => a.group.code.localeCompare(b.group.code) || a.group.id.localeCompare(b.group.id),
+  );
 }
 
 export type ParGrouping = 'product' | 'branch' | 'officer';
@@ -106,8 +112,15 @@ export interface PortfolioAtRisk {
 /** The portfolio at risk at a date: the whole, and per product, branch and loan officer. */
 export function portfolioAtRisk(loans: readonly PortfolioLoan[]): PortfolioAtRisk {
   const portfolio = loans.filter((loan) => loan.inPortfolio);
-  const by = (grouping: ParGrouping) => groupsOf(portfolio, (loan) => loan[grouping]).map(({ group, loans: members }) => ({ group, figures: parFigures(members) }));
-  return { total: parFigures(portfolio), groups: { product: by('product'), branch: by('branch'), officer: by('officer') } };
+  const by = (grouping: ParGrouping) =>
+    groupsOf(portfolio, (loan) => loan[grouping]).map(({ group, loans: members }) => ({
+      group,
+      figures: parFigures(members),
+    }));
+  return {
+    total: parFigures(portfolio),
+    groups: { product: by('product'), branch: by('branch'), officer: by('officer') },
+  };
 }
 
 export interface OfficerPortfolio {
@@ -121,7 +134,10 @@ export interface OfficerPortfolio {
 }
 
 /** Each officer's portfolio at the end of a period, and what they disbursed and collected over it. */
-export function officerPortfolios(loans: readonly PortfolioLoan[]): { officers: OfficerPortfolio[]; total: Omit<OfficerPortfolio, 'officer'> } {
+export function officerPortfolios(loans: readonly PortfolioLoan[]): {
+  officers: OfficerPortfolio[];
+  total: Omit<OfficerPortfolio, 'officer'>;
+} {
   const figures = (members: readonly PortfolioLoan[]) => {
     const portfolio = members.filter((loan) => loan.inPortfolio);
     const outstanding = sum(portfolio.map((loan) => loan.outstanding));
@@ -136,7 +152,13 @@ export function officerPortfolios(loans: readonly PortfolioLoan[]): { officers: 
       collected: sum(members.map((loan) => loan.collected)),
     };
   };
-  return { officers: groupsOf(loans, (loan) => loan.officer).map(({ group, loans: members }) => ({ officer: group, ...figures(members) })), total: figures(loans) };
+  return {
+    officers: groupsOf(loans, (loan) => loan.officer).map(({ group, loans: members }) => ({
+      officer: group,
+      ...figures(members),
+    })),
+    total: figures(loans),
+  };
 }
 
 export interface MaturityLadder {
@@ -151,7 +173,10 @@ export interface MaturityLadder {
 /** The principal of the portfolio falling due by period after the date, and what is past due. */
 export function maturityLadder(loans: readonly PortfolioLoan[]): MaturityLadder {
   const portfolio = loans.filter((loan) => loan.inPortfolio);
-  const periods = ladderPeriods.map(({ key }) => ({ period: key, principal: sum(portfolio.map((loan) => loan.principalFallingDue[key])) }));
+  const periods = ladderPeriods.map(({ key }) => ({
+    period: key,
+    principal: sum(portfolio.map((loan) => loan.principalFallingDue[key])),
+  }));
   const pastDue = sum(portfolio.map((loan) => loan.principalPastDue));
   return {
     pastDue,

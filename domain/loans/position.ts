@@ -24,20 +24,29 @@ export interface InstallmentState {
 }
 
 /** What remains of an installment's insurance part. It bears no penalty: the penalty runs on principal and interest. */
-export const unpaidInsurance = (installment: InstallmentState): Money => (installment.insuranceDue ?? new Money(0)).minus(installment.insurancePaid ?? 0);
+export const unpaidInsurance = (installment: InstallmentState): Money =>
+  (installment.insuranceDue ?? new Money(0)).minus(installment.insurancePaid ?? 0);
 
 const unpaidScheduled = (installment: InstallmentState): Money =>
-  installment.principalDue.minus(installment.principalPaid).plus(installment.interestDue.minus(installment.interestPaid));
+  installment.principalDue
+    .minus(installment.principalPaid)
+    .plus(installment.interestDue.minus(installment.interestPaid));
 
 export const isSettled = (installment: InstallmentState): boolean =>
-  unpaidScheduled(installment).isZero() && installment.penaltyDue.eq(installment.penaltyPaid) && unpaidInsurance(installment).isZero();
+  unpaidScheduled(installment).isZero() &&
+  installment.penaltyDue.eq(installment.penaltyPaid) &&
+  unpaidInsurance(installment).isZero();
 
 /**
  * Accrues late-payment penalties up to `asOf` on every installment past due: the rate runs on what remains
  * unpaid of its principal and interest since the last accrual. Accruing at each repayment makes the base
  * follow partial payments: each stretch of time is charged on the balance it really had.
  */
-export function accruePenalties(installments: readonly InstallmentState[], asOf: IsoDate, penaltyRate: Money): InstallmentState[] {
+export function accruePenalties(
+  installments: readonly InstallmentState[],
+  asOf: IsoDate,
+  penaltyRate: Money,
+): InstallmentState[] {
   return installments.map((installment) => {
     if (installment.penaltyThrough >= asOf) return installment;
     const penalty = penaltyFor(unpaidScheduled(installment), penaltyRate, installment.penaltyThrough, asOf);
@@ -67,7 +76,11 @@ export function payableDues(installments: readonly InstallmentState[], asOf: Iso
 export function daysPastDue(installments: readonly InstallmentState[], asOf: IsoDate): number {
   const oldest = installments
     .filter((installment) => installment.dueDate < asOf && !isSettled(installment))
-    .reduce<IsoDate | undefined>((earliest, installment) => (earliest === undefined || installment.dueDate < earliest ? installment.dueDate : earliest), undefined);
+    .reduce<IsoDate | undefined>(
+      (earliest, installment) =>
+        earliest === undefined || installment.dueDate < earliest ? installment.dueDate : earliest,
+      undefined,
+    );
   return oldest === undefined ? 0 : daysBetween(oldest, asOf);
 }
 
@@ -83,9 +96,14 @@ export interface LoanPosition {
   payable: Money;
 }
 
-export function loanPosition(installments: readonly InstallmentState[], asOf: IsoDate, penaltyRate: Money): LoanPosition {
+export function loanPosition(
+  installments: readonly InstallmentState[],
+  asOf: IsoDate,
+  penaltyRate: Money,
+): LoanPosition {
   const accrued = accruePenalties(installments, asOf, penaltyRate);
-  const sum = (rows: readonly InstallmentState[], part: (installment: InstallmentState) => Money) => rows.reduce((total, row) => total.plus(part(row)), new Money(0));
+  const sum = (rows: readonly InstallmentState[], part: (installment: InstallmentState) => Money) =>
+    rows.reduce((total, row) => total.plus(part(row)), new Money(0));
   const dueByNow = accrued.filter((installment) => installment.dueDate <= asOf);
   return {
     outstandingPrincipal: sum(accrued, (row) => row.principalDue.minus(row.principalPaid)),
@@ -102,7 +120,11 @@ export function loanPosition(installments: readonly InstallmentState[], asOf: Is
  * cooperative owes them): every installment due by then, and, when `withOutstandingPrincipal` (the member
  * leaves), the principal of the installments not yet due, without their interest, which is not earned.
  */
-export function offsetDues(installments: readonly InstallmentState[], asOf: IsoDate, withOutstandingPrincipal: boolean): InstallmentDue[] {
+export function offsetDues(
+  installments: readonly InstallmentState[],
+  asOf: IsoDate,
+  withOutstandingPrincipal: boolean,
+): InstallmentDue[] {
   const open = installments.filter((installment) => !isSettled(installment)).sort((a, b) => a.number - b.number);
   return open
     .filter((installment) => withOutstandingPrincipal || installment.dueDate <= asOf)
@@ -130,8 +152,10 @@ export function waiveUnearnedInterest(installments: readonly InstallmentState[],
   return installments.map((installment) => {
     if (installment.dueDate <= asOf || installment.principalPaid.lt(installment.principalDue)) return installment;
     if (installment.principalDue.eq(0) && principalOwed) return installment;
-    if (installment.interestDue.eq(installment.interestPaid) && unpaidInsurance(installment).isZero()) return installment;
-    const insurance = installment.insuranceDue === undefined ? {} : { insuranceDue: installment.insurancePaid ?? new Money(0) };
+    if (installment.interestDue.eq(installment.interestPaid) && unpaidInsurance(installment).isZero())
+      return installment;
+    const insurance =
+      installment.insuranceDue === undefined ? {} : { insuranceDue: installment.insurancePaid ?? new Money(0) };
     return { ...installment, interestDue: installment.interestPaid, ...insurance };
   });
 }

@@ -15,7 +15,8 @@ export type PrepaymentStrategy = (typeof prepaymentStrategies)[number];
 
 const zero = new Money(0);
 const toFranc = (amount: Money): Money => amount.toDecimalPlaces(0, Money.ROUND_HALF_UP);
-const sum = (rows: readonly InstallmentState[], part: (row: InstallmentState) => Money): Money => rows.reduce((total, row) => total.plus(part(row)), zero);
+const sum = (rows: readonly InstallmentState[], part: (row: InstallmentState) => Money): Money =>
+  rows.reduce((total, row) => total.plus(part(row)), zero);
 
 /** The current installment: the first not yet due, with the interest it has earned by the date. */
 export interface CurrentInstallment {
@@ -51,7 +52,11 @@ export interface EarlyRepaymentPosition {
  * `asOf`. The current period's interest runs on the principal still owed, to the day, 30/360 (the product's day count),
  * never beyond the installment's own interest.
  */
-export function earlyRepaymentPosition(installments: readonly InstallmentState[], asOf: IsoDate, loan: { annualRate: Money; disbursedOn: IsoDate }): EarlyRepaymentPosition {
+export function earlyRepaymentPosition(
+  installments: readonly InstallmentState[],
+  asOf: IsoDate,
+  loan: { annualRate: Money; disbursedOn: IsoDate },
+): EarlyRepaymentPosition {
   const sorted = [...installments].sort((a, b) => a.number - b.number);
   const due = sorted.filter((row) => row.dueDate <= asOf && !isSettled(row));
   const index = sorted.findIndex((row) => row.dueDate > asOf);
@@ -72,7 +77,18 @@ export function earlyRepaymentPosition(installments: readonly InstallmentState[]
   const overduePrincipal = sum(due, (row) => row.principalDue.minus(row.principalPaid));
   const principalAhead = sum(ahead, (row) => row.principalDue.minus(row.principalPaid));
   const dues = penalties.plus(insurance).plus(interest).plus(overduePrincipal);
-  return { asOf, due, current, later: ahead.slice(1), penalties, insurance, interest, overduePrincipal, principalAhead, dues };
+  return {
+    asOf,
+    due,
+    current,
+    later: ahead.slice(1),
+    penalties,
+    insurance,
+    interest,
+    overduePrincipal,
+    principalAhead,
+    dues,
+  };
 }
 
 /** A product's early-repayment fee: a rate of the principal prepaid, at least a fixed minimum (both 0 by default). */
@@ -105,19 +121,29 @@ export function payoffQuote(position: EarlyRepaymentPosition, fee: PrepaymentFee
   const principal = position.overduePrincipal.plus(position.principalAhead);
   const charged = prepaymentFee(position.principalAhead, fee);
   const total = position.dues.plus(position.principalAhead).plus(charged);
-  return { principal, interest: position.interest, penalties: position.penalties, insurance: position.insurance, fee: charged, total };
+  return {
+    principal,
+    interest: position.interest,
+    penalties: position.penalties,
+    insurance: position.insurance,
+    fee: charged,
+    total,
+  };
 }
 
-export type PrepaymentSplit
-  = | { ok: true; principal: Money; fee: Money }
-    | { ok: false; reason: 'below_dues' | 'use_payoff' };
+export type PrepaymentSplit =
+  { ok: true; principal: Money; fee: Money } | { ok: false; reason: 'below_dues' | 'use_payoff' };
 
 /**
  * What a partial prepayment of `amount` pays beyond the dues: principal p and its fee, p + fee(p) = the rest. The fee
  * is rate / (1 + rate) of the rest, half-up (so rate × p to the franc), at least the minimum. Refused when nothing is
  * left for the principal, and when the amount would settle the loan (a payoff).
  */
-export function splitPrepayment(position: EarlyRepaymentPosition, amount: Money, fee: PrepaymentFeeTerms): PrepaymentSplit {
+export function splitPrepayment(
+  position: EarlyRepaymentPosition,
+  amount: Money,
+  fee: PrepaymentFeeTerms,
+): PrepaymentSplit {
   if (amount.gte(payoffQuote(position, fee).total)) return { ok: false, reason: 'use_payoff' };
   const rest = amount.minus(position.dues);
   if (rest.lte(0)) return { ok: false, reason: 'below_dues' };
@@ -149,17 +175,28 @@ export interface SeriesInput {
  * over them; reduce_term keeps the installment and stops when the principal is repaid, the last one carrying the
  * rest to the franc.
  */
-export function prepaymentSeries(input: SeriesInput): Pick<Installment, 'dueDate' | 'principal' | 'interest' | 'total'>[] {
+export function prepaymentSeries(
+  input: SeriesInput,
+): Pick<Installment, 'dueDate' | 'principal' | 'interest' | 'total'>[] {
   const periodRate = input.annualRate.div(periodsPerYear[input.frequency]);
   const count = input.dueDates.length;
   const annuity = input.method === 'constant_annuity';
-  const level = input.strategy === 'reduce_term' ? input.level : toFranc(annuity ? annuityPayment(input.outstanding, periodRate, count) : input.outstanding.div(count));
+  const level =
+    input.strategy === 'reduce_term'
+      ? input.level
+      : toFranc(annuity ? annuityPayment(input.outstanding, periodRate, count) : input.outstanding.div(count));
   const series: Pick<Installment, 'dueDate' | 'principal' | 'interest' | 'total'>[] = [];
   let outstanding = input.outstanding;
   for (const [index, dueDate] of input.dueDates.entries()) {
-    const interest = index === 0
-      ? toFranc(outstanding.mul(input.annualRate).mul(Math.max(0, days30E360Between(input.from, dueDate))).div(360))
-      : toFranc(outstanding.mul(periodRate));
+    const interest =
+      index === 0
+        ? toFranc(
+            outstanding
+              .mul(input.annualRate)
+              .mul(Math.max(0, days30E360Between(input.from, dueDate)))
+              .div(360),
+          )
+        : toFranc(outstanding.mul(periodRate));
     const wanted = annuity ? level.minus(interest) : level;
     const last = index === count - 1 || wanted.gte(outstanding);
     const principal = last ? outstanding : Money.max(0, wanted);

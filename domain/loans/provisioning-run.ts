@@ -2,10 +2,26 @@ import { daysBetween, type IsoDate } from '../calendar';
 import type { AccountRole } from '../events/rules';
 import { formatAmount, Money } from '../money';
 import type { LadderStep } from '../provisioning-ladder';
-import { classifyBorrowerLoans, reclassificationOf, type ClassAccounts, type LoanClass, type Placement } from './classification';
-import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf, type CoverClass } from './doubtful-accounts';
+import {
+  classifyBorrowerLoans,
+  reclassificationOf,
+  type ClassAccounts,
+  type LoanClass,
+  type Placement,
+} from './classification';
+import {
+  doubtfulAccountOf,
+  notDoubtfulProvisionAccount,
+  provisionAccountOf,
+  type CoverClass,
+} from './doubtful-accounts';
 import { provisionFor, yearsSince, type Provision } from './provisioning';
-import { defaultSecondRestructuringRule, restructuringHold, type RestructuringHold, type RestructuringState } from './restructuring';
+import {
+  defaultSecondRestructuringRule,
+  restructuringHold,
+  type RestructuringHold,
+  type RestructuringState,
+} from './restructuring';
 
 /**
  * One batch of the provisioning run (docs/domain.md §4), decided without I/O: every loan of the batch's
@@ -79,19 +95,34 @@ export interface Classified {
 const unheld: RestructuringHold = { floor: null, fullProvision: false, keepProvision: false };
 
 /** The class of each loan of one borrower (contagion), the borrower's age and each loan's own days past due, in order. */
-export function classifyBorrower(loans: readonly LoanFacts[], asOf: IsoDate, secondRule = defaultSecondRestructuringRule): Classified[] {
+export function classifyBorrower(
+  loans: readonly LoanFacts[],
+  asOf: IsoDate,
+  secondRule = defaultSecondRestructuringRule,
+): Classified[] {
   const own = loans.map((loan) => (loan.oldestDue === null ? 0 : daysBetween(loan.oldestDue, asOf)));
-  const holds = loans.map((loan) => (loan.restructuring === undefined || loan.restructuring === null ? unheld : restructuringHold(loan.restructuring, asOf, secondRule)));
-  const classes = classifyBorrowerLoans(loans.map((loan, index) => ({
-    loanId: loan.id,
-    daysPastDue: own[index]!,
-    realEstate: loan.realEstate,
-    litigious: loan.litigious,
-    previousClass: loan.classification,
-    classFloor: holds[index]!.floor,
-  })));
+  const holds = loans.map((loan) =>
+    loan.restructuring === undefined || loan.restructuring === null
+      ? unheld
+      : restructuringHold(loan.restructuring, asOf, secondRule),
+  );
+  const classes = classifyBorrowerLoans(
+    loans.map((loan, index) => ({
+      loanId: loan.id,
+      daysPastDue: own[index]!,
+      realEstate: loan.realEstate,
+      litigious: loan.litigious,
+      previousClass: loan.classification,
+      classFloor: holds[index]!.floor,
+    })),
+  );
   // A loan never restructured carries no hold: its figures stay as they were.
-  return classes.map((row, index) => ({ loanClass: row.loanClass, ageDays: row.ageDays, daysPastDue: own[index]!, ...(holds[index] === unheld ? {} : { hold: holds[index]! }) }));
+  return classes.map((row, index) => ({
+    loanClass: row.loanClass,
+    ageDays: row.ageDays,
+    daysPastDue: own[index]!,
+    ...(holds[index] === unheld ? {} : { hold: holds[index]! }),
+  }));
 }
 
 export interface Assessment extends Classified {
@@ -104,13 +135,28 @@ export interface Assessment extends Classified {
 const zero = new Money(0);
 
 /** One loan's provision at `asOf` from its class and its borrower's age. */
-export function assessLoan(loan: LoanFacts, classified: Classified, asOf: IsoDate, ladder: readonly LadderStep[]): Assessment {
+export function assessLoan(
+  loan: LoanFacts,
+  classified: Classified,
+  asOf: IsoDate,
+  ladder: readonly LadderStep[],
+): Assessment {
   const { loanClass, ageDays, daysPastDue, hold = unheld } = classified;
   // The downgrade date is kept while the loan stays doubtful: the regulatory minimum counts years from it.
-  const doubtfulSince = loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtfulSince : asOf;
+  const doubtfulSince =
+    loanClass !== 'doubtful' ? null : loan.classification === 'doubtful' ? loan.doubtfulSince : asOf;
   const covers = { cashCover: loan.cashCover, eligibleCover: loan.eligibleCover };
   // Art. 14: a restructured doubtful loan that missed an installment is provisioned in full, as a litigious one.
-  const computed = provisionFor({ outstanding: loan.outstanding, loanClass, ageDays, ...covers, doubtfulSince, litigious: loan.litigious || hold.fullProvision, asOf, ladder });
+  const computed = provisionFor({
+    outstanding: loan.outstanding,
+    loanClass,
+    ageDays,
+    ...covers,
+    doubtfulSince,
+    litigious: loan.litigious || hold.fullProvision,
+    asOf,
+    ladder,
+  });
   // Art. 14: the provisions made before are reversed only once the transition is over (never above the principal).
   const kept = Money.min(loan.provisionAmount, loan.outstanding);
   const provision = hold.keepProvision && computed.amount.lt(kept) ? { ...computed, amount: kept } : computed;
@@ -141,7 +187,13 @@ export interface LoanUpdate {
 /** One entry of the batch: the sum of its loans' amounts for one branch, one kind and one pair of accounts. */
 export interface BatchPosting {
   branchId: string;
-  kind: 'reclassification_overdue' | 'reclassification_doubtful' | 'reclassification_performing' | 'provision_charge' | 'provision_reversal' | 'provision_transfer';
+  kind:
+    | 'reclassification_overdue'
+    | 'reclassification_doubtful'
+    | 'reclassification_performing'
+    | 'provision_charge'
+    | 'provision_reversal'
+    | 'provision_transfer';
   /** The accounts the rule's roles stand for: the classes' accounts of a reclassification, the provision accounts of the others. */
   productAccounts: Partial<Record<AccountRole, string>>;
   amount: Money;
@@ -159,12 +211,18 @@ export interface BatchPlan {
 const followed = (loanClass: LoanClass, provision: Money): boolean => loanClass !== 'performing' || !provision.isZero();
 
 const samePosition = (latest: ProvisionPosition | null, next: ProvisionPosition): boolean =>
-  latest !== null && latest.classification === next.classification && latest.amount === next.amount
-  && latest.base === next.base && latest.uncovered === next.uncovered && latest.rate === next.rate;
+  latest !== null &&
+  latest.classification === next.classification &&
+  latest.amount === next.amount &&
+  latest.base === next.base &&
+  latest.uncovered === next.uncovered &&
+  latest.rate === next.rate;
 
 /** Adds `amount` to the batch's entry for (branch, kind, accounts). */
 function addPosting(postings: Map<string, BatchPosting>, posting: Omit<BatchPosting, 'loans'>): void {
-  const key = `${posting.branchId} ${posting.kind} ${Object.entries(posting.productAccounts).map(([role, account]) => `${role}=${account}`).join(',')}`;
+  const key = `${posting.branchId} ${posting.kind} ${Object.entries(posting.productAccounts)
+    .map(([role, account]) => `${role}=${account}`)
+    .join(',')}`;
   const existing = postings.get(key);
   if (existing === undefined) postings.set(key, { ...posting, loans: 1 });
   else {
@@ -182,7 +240,8 @@ function byBorrower(loans: readonly LoanFacts[]): LoanFacts[][] {
   let current: LoanFacts[] = [];
   for (const loan of loans) {
     const previous = current[0]?.clientId;
-    if (previous !== undefined && loan.clientId < previous) throw new Error('the loans of a batch must come in borrower order');
+    if (previous !== undefined && loan.clientId < previous)
+      throw new Error('the loans of a batch must come in borrower order');
     if (previous !== loan.clientId) borrowers.push((current = []));
     current.push(loan);
   }
@@ -191,12 +250,24 @@ function byBorrower(loans: readonly LoanFacts[]): LoanFacts[][] {
 
 /** The batch decided: every loan assessed with its borrower's, then what changed written, moved and posted. */
 /** `loans` in borrower order (by client id); `secondRule`: the enterprise's rule for a second restructuring (§14.2). */
-export function planBatch(loans: readonly LoanFacts[], asOf: IsoDate, ladder: readonly LadderStep[], secondRule = defaultSecondRestructuringRule): BatchPlan {
+export function planBatch(
+  loans: readonly LoanFacts[],
+  asOf: IsoDate,
+  ladder: readonly LadderStep[],
+  secondRule = defaultSecondRestructuringRule,
+): BatchPlan {
   const postings = new Map<string, BatchPosting>();
-  const plan: BatchPlan = { rows: [], loanUpdates: [], postings: [], totals: { loans: loans.length, changed: 0, reclassified: 0, charged: zero, reversed: zero } };
+  const plan: BatchPlan = {
+    rows: [],
+    loanUpdates: [],
+    postings: [],
+    totals: { loans: loans.length, changed: 0, reclassified: 0, charged: zero, reversed: zero },
+  };
   for (const borrower of byBorrower(loans)) {
     const classes = classifyBorrower(borrower, asOf, secondRule);
-    borrower.forEach((loan, index) => planLoan(plan, postings, loan, assessLoan(loan, classes[index]!, asOf, ladder), asOf));
+    borrower.forEach((loan, index) =>
+      planLoan(plan, postings, loan, assessLoan(loan, classes[index]!, asOf, ladder), asOf),
+    );
   }
   plan.postings = [...postings.values()];
   return plan;
@@ -215,12 +286,21 @@ function provisionAccountFor(loan: LoanFacts, assessed: Assessment, asOf: IsoDat
 }
 
 /** One loan's part of the batch: its entries' amounts, its row if its position changed, its update if its state did. */
-function planLoan(plan: BatchPlan, postings: Map<string, BatchPosting>, loan: LoanFacts, assessed: Assessment, asOf: IsoDate): void {
+function planLoan(
+  plan: BatchPlan,
+  postings: Map<string, BatchPosting>,
+  loan: LoanFacts,
+  assessed: Assessment,
+  asOf: IsoDate,
+): void {
   const { loanClass, daysPastDue, doubtfulSince, provision, delta } = assessed;
   const { totals } = plan;
   const branchId = loan.branchId;
   const doubtfulAccount = loanClass === 'doubtful' ? doubtfulAccountOf(loan.cover) : null;
-  const reclassification = reclassificationOf(placementOf(loan, loan.classification, loan.doubtfulAccount), placementOf(loan, loanClass, doubtfulAccount));
+  const reclassification = reclassificationOf(
+    placementOf(loan, loan.classification, loan.doubtfulAccount),
+    placementOf(loan, loanClass, doubtfulAccount),
+  );
   if (reclassification !== null) {
     if (loan.classification !== loanClass) totals.reclassified += 1;
     const { kind, productAccounts } = reclassification;
@@ -228,21 +308,45 @@ function planLoan(plan: BatchPlan, postings: Map<string, BatchPosting>, loan: Lo
   }
   // The provision moves whole to its new account, then changes there; one that goes to nothing is reversed where it was.
   const provisionAccount = provisionAccountFor(loan, assessed, asOf);
-  const moved = provisionAccount !== null && loan.provisionAccount !== null && provisionAccount !== loan.provisionAccount && loan.provisionAmount.gt(0);
-  if (moved) addPosting(postings, { branchId, kind: 'provision_transfer', productAccounts: { provisions: loan.provisionAccount!, provisions_destination: provisionAccount }, amount: loan.provisionAmount });
+  const moved =
+    provisionAccount !== null &&
+    loan.provisionAccount !== null &&
+    provisionAccount !== loan.provisionAccount &&
+    loan.provisionAmount.gt(0);
+  if (moved)
+    addPosting(postings, {
+      branchId,
+      kind: 'provision_transfer',
+      productAccounts: { provisions: loan.provisionAccount!, provisions_destination: provisionAccount },
+      amount: loan.provisionAmount,
+    });
   if (!delta.isZero()) {
     totals.changed += 1;
     if (delta.gt(0)) totals.charged = totals.charged.plus(delta);
     else totals.reversed = totals.reversed.minus(delta);
     const account = (provisionAccount ?? loan.provisionAccount)!;
-    addPosting(postings, { branchId, kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal', productAccounts: { provisions: account }, amount: delta.abs() });
+    addPosting(postings, {
+      branchId,
+      kind: delta.gt(0) ? 'provision_charge' : 'provision_reversal',
+      productAccounts: { provisions: account },
+      amount: delta.abs(),
+    });
   }
   const accountsChanged = doubtfulAccount !== loan.doubtfulAccount || provisionAccount !== loan.provisionAccount;
-  const stateChanged = reclassification !== null || !delta.isZero() || doubtfulSince !== loan.doubtfulSince || accountsChanged;
+  const stateChanged =
+    reclassification !== null || !delta.isZero() || doubtfulSince !== loan.doubtfulSince || accountsChanged;
   if (stateChanged || followed(loanClass, provision.amount)) planRow(plan, loan, assessed, stateChanged);
   if (stateChanged || daysPastDue !== loan.daysPastDue) {
     const provisionAmount = formatAmount(provision.amount);
-    plan.loanUpdates.push({ loanId: loan.id, classification: loanClass, daysPastDue, provisionAmount, doubtfulSince, doubtfulAccount, provisionAccount });
+    plan.loanUpdates.push({
+      loanId: loan.id,
+      classification: loanClass,
+      daysPastDue,
+      provisionAmount,
+      doubtfulSince,
+      doubtfulAccount,
+      provisionAccount,
+    });
   }
 }
 
@@ -258,5 +362,12 @@ function planRow(plan: BatchPlan, loan: LoanFacts, assessed: Assessment, stateCh
   };
   if (!stateChanged && samePosition(loan.latest, position)) return;
   const previousAmount = formatAmount(loan.provisionAmount);
-  plan.rows.push({ ...position, loanId: loan.id, branchId: loan.branchId, daysPastDue: assessed.daysPastDue, previousAmount, delta: formatAmount(delta) });
+  plan.rows.push({
+    ...position,
+    loanId: loan.id,
+    branchId: loan.branchId,
+    daysPastDue: assessed.daysPastDue,
+    previousAmount,
+    delta: formatAmount(delta),
+  });
 }

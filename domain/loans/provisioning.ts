@@ -16,8 +16,16 @@ import type { LoanClass } from './classification';
  *   run: the ladder, which reads arrears, would give nothing to a litigious loan paid up to date).
  * Covers are applied cash first, each capped at what remains, so covered parts never exceed the principal.
  */
-export type GuaranteeKind = 'pledged_deposit' | 'mortgage' | 'equipment_pledge' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
-export const guaranteeKinds: readonly GuaranteeKind[] = ['pledged_deposit', 'mortgage', 'equipment_pledge', 'bank_guarantee', 'public_guarantee', 'personal_guarantor'];
+export type GuaranteeKind =
+  'pledged_deposit' | 'mortgage' | 'equipment_pledge' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
+export const guaranteeKinds: readonly GuaranteeKind[] = [
+  'pledged_deposit',
+  'mortgage',
+  'equipment_pledge',
+  'bank_guarantee',
+  'public_guarantee',
+  'personal_guarantor',
+];
 
 /**
  * Which part of the principal a guarantee of this kind covers for provisioning. A pledge of equipment (gage) counts
@@ -76,7 +84,8 @@ export function yearsSince(since: IsoDate, asOf: IsoDate): number {
 /** What a cover takes of the principal that remains: all of it at most. */
 const coveredPart = (cover: Money, remaining: Money): Money => (cover.isZero() ? zero : Money.min(cover, remaining));
 /** `amount` × `rate` to the franc (zero without computing when either is). */
-const provisionOf = (amount: Money, rate: Money): Money => (rate.isZero() || amount.isZero() ? zero : amount.mul(rate).toDecimalPlaces(0, Money.ROUND_HALF_UP));
+const provisionOf = (amount: Money, rate: Money): Money =>
+  rate.isZero() || amount.isZero() ? zero : amount.mul(rate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
 
 /** The share of an eligible cover a doubtful loan provisions after `years` whole years doubtful: 25 % a year, all of it at most (Art. 17-2-b). */
 const eligibleMinimum = (years: number): Money => Money.min(quarter.mul(years), one);
@@ -86,7 +95,12 @@ const eligibleMinimum = (years: number): Money => Money.min(quarter.mul(years), 
  * the rule provisionFor applies: a cash cover all of it; an eligible cover what the regulatory minimum leaves of it on a
  * doubtful loan (all of it on another, which that minimum does not reach); any other kind nothing.
  */
-export function countableValue(kind: GuaranteeKind, value: Money, loan: { doubtfulSince: IsoDate | null }, asOf: IsoDate): Money {
+export function countableValue(
+  kind: GuaranteeKind,
+  value: Money,
+  loan: { doubtfulSince: IsoDate | null },
+  asOf: IsoDate,
+): Money {
   const cover = coverOf(kind);
   if (cover === 'none') return zero;
   if (cover === 'cash' || loan.doubtfulSince === null || loan.doubtfulSince > asOf) return value;

@@ -4,7 +4,14 @@ import { AppError } from '../errors';
 import { Money } from '../money';
 import { approvalSteps, type ApprovalStep } from './approval';
 import type { LoanClass } from './classification';
-import { buildSchedule, dueDates, periodsPerYear, type Frequency, type Installment, type ScheduleMethod } from './schedule';
+import {
+  buildSchedule,
+  dueDates,
+  periodsPerYear,
+  type Frequency,
+  type Installment,
+  type ScheduleMethod,
+} from './schedule';
 import { spreadPremium } from './simulation';
 import { effectiveGlobalRate } from './teg';
 
@@ -37,15 +44,26 @@ export interface RestructuringTerms {
 const maxAnnualRate = new Money(1);
 
 /** The new terms within the product's term and grace bounds, the rate from 0 to below 100 %; 422 naming the field. */
-export function assertRestructuringTerms(terms: RestructuringTerms, product: { code: string; minTermPeriods: number; maxTermPeriods: number; maxGracePeriods: number }): void {
-  const outOfBounds = (field: 'term_periods' | 'grace_periods' | 'annual_rate', message: string) => new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
+export function assertRestructuringTerms(
+  terms: RestructuringTerms,
+  product: { code: string; minTermPeriods: number; maxTermPeriods: number; maxGracePeriods: number },
+): void {
+  const outOfBounds = (field: 'term_periods' | 'grace_periods' | 'annual_rate', message: string) =>
+    new AppError('unprocessable', `${field}_out_of_bounds`, message, [{ field, message }]);
   if (terms.termPeriods < 1 || terms.termPeriods > product.maxTermPeriods) {
-    throw outOfBounds('term_periods', `term_periods must be from 1 to ${product.maxTermPeriods} for product ${product.code}`);
+    throw outOfBounds(
+      'term_periods',
+      `term_periods must be from 1 to ${product.maxTermPeriods} for product ${product.code}`,
+    );
   }
   if (terms.gracePeriods > product.maxGracePeriods || terms.gracePeriods >= terms.termPeriods) {
-    throw outOfBounds('grace_periods', `grace_periods must be at most ${Math.min(product.maxGracePeriods, terms.termPeriods - 1)} for product ${product.code}`);
+    throw outOfBounds(
+      'grace_periods',
+      `grace_periods must be at most ${Math.min(product.maxGracePeriods, terms.termPeriods - 1)} for product ${product.code}`,
+    );
   }
-  if (terms.annualRate.isNegative() || terms.annualRate.gte(maxAnnualRate)) throw outOfBounds('annual_rate', 'annual_rate must be a decimal from 0 to below 1');
+  if (terms.annualRate.isNegative() || terms.annualRate.gte(maxAnnualRate))
+    throw outOfBounds('annual_rate', 'annual_rate must be a decimal from 0 to below 1');
 }
 
 export interface NewSchedule {
@@ -63,22 +81,44 @@ export interface NewSchedule {
  * insurance premium carried over is spread as at the grant (the remainder on the last) and counts in the TEG.
  */
 export function restructuredSchedule(
-  input: RestructuringTerms & { principal: Money; capitalisedInterest: Money; insurance: Money; method: ScheduleMethod; frequency: Frequency; effectiveOn: IsoDate },
+  input: RestructuringTerms & {
+    principal: Money;
+    capitalisedInterest: Money;
+    insurance: Money;
+    method: ScheduleMethod;
+    frequency: Frequency;
+    effectiveOn: IsoDate;
+  },
 ): NewSchedule {
   const firstDueDate = dueDates(input.effectiveOn, input.frequency, 2)[1]!;
   const schedule = buildSchedule({
-    method: input.method, principal: input.principal, annualRate: input.annualRate, termPeriods: input.termPeriods,
-    frequency: input.frequency, firstDueDate, principalGracePeriods: input.gracePeriods,
+    method: input.method,
+    principal: input.principal,
+    annualRate: input.annualRate,
+    termPeriods: input.termPeriods,
+    frequency: input.frequency,
+    firstDueDate,
+    principalGracePeriods: input.gracePeriods,
   });
   const share = input.capitalisedInterest.divToInt(input.termPeriods);
   const remainder = input.capitalisedInterest.minus(share.mul(input.termPeriods));
   const installments = schedule.installments.map((installment, index) => {
     const interest = installment.interest.plus(share).plus(index === 0 ? remainder : 0);
-    return { dueDate: installment.dueDate, principal: installment.principal, interest, total: installment.principal.plus(interest) };
+    return {
+      dueDate: installment.dueDate,
+      principal: installment.principal,
+      interest,
+      total: installment.principal.plus(interest),
+    };
   });
   const insurance = spreadPremium(input.insurance, installments.length);
   const totals = installments.map((installment, index) => installment.total.plus(insurance[index]!));
-  const teg = effectiveGlobalRate({ principal: input.principal, fees: new Money(0), installments: totals, periodsPerYear: periodsPerYear[input.frequency] });
+  const teg = effectiveGlobalRate({
+    principal: input.principal,
+    fees: new Money(0),
+    installments: totals,
+    periodsPerYear: periodsPerYear[input.frequency],
+  });
   return { installments, insurance, teg };
 }
 
@@ -132,12 +172,19 @@ const free: RestructuringHold = { floor: null, fullProvision: false, keepProvisi
  * leaves it if nothing went unpaid in them; an installment missed meanwhile keeps it there (a doubtful one fully
  * provisioned) until the payment is made. A performing loan restructured is not held (first restructuring).
  */
-export function restructuringHold(state: RestructuringState, asOf: IsoDate, secondRule: SecondRestructuringRule): RestructuringHold {
+export function restructuringHold(
+  state: RestructuringState,
+  asOf: IsoDate,
+  secondRule: SecondRestructuringRule,
+): RestructuringHold {
   if (state.paidSince.gte(state.required)) return free;
-  if (state.count > 1 && secondRule === 'doubtful') return { floor: 'doubtful', fullProvision: false, keepProvision: true };
+  if (state.count > 1 && secondRule === 'doubtful')
+    return { floor: 'doubtful', fullProvision: false, keepProvision: true };
   if (state.classBefore === 'performing') return free;
-  if (state.missedInTransition) return { floor: state.classBefore, fullProvision: state.classBefore === 'doubtful', keepProvision: true };
-  if (asOf < transitionEnd(state.firstDueDate)) return { floor: state.classBefore, fullProvision: false, keepProvision: true };
+  if (state.missedInTransition)
+    return { floor: state.classBefore, fullProvision: state.classBefore === 'doubtful', keepProvision: true };
+  if (asOf < transitionEnd(state.firstDueDate))
+    return { floor: state.classBefore, fullProvision: false, keepProvision: true };
   return free;
 }
 

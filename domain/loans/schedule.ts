@@ -59,7 +59,11 @@ export function buildSchedule(input: ScheduleInput): Schedule {
   const amortisingPeriods = n - grace;
   // The level amount is rounded once: every regular installment then shows the same figure, and the drift
   // this causes is absorbed by the last installment.
-  const level = toFranc(method === 'constant_annuity' ? annuityPayment(principal, periodRate, amortisingPeriods) : principal.div(amortisingPeriods));
+  const level = toFranc(
+    method === 'constant_annuity'
+      ? annuityPayment(principal, periodRate, amortisingPeriods)
+      : principal.div(amortisingPeriods),
+  );
   const dates = dueDates(input.firstDueDate, input.frequency, n);
   const installments: Installment[] = [];
   let outstanding = principal;
@@ -67,7 +71,8 @@ export function buildSchedule(input: ScheduleInput): Schedule {
     const interest = toFranc(periodRate.mul(outstanding));
     let principalPart: Money;
     if (number <= grace) principalPart = new Money(0);
-    else if (number === n) principalPart = outstanding; // the rounding remainder: the loan ends at exactly 0
+    else if (number === n)
+      principalPart = outstanding; // the rounding remainder: the loan ends at exactly 0
     else {
       const wanted = method === 'constant_annuity' ? level.minus(interest) : level;
       // Only tiny loans (a few francs over many periods) reach these bounds; clamping keeps every balance
@@ -75,7 +80,14 @@ export function buildSchedule(input: ScheduleInput): Schedule {
       principalPart = Money.max(0, Money.min(outstanding, wanted));
     }
     outstanding = outstanding.minus(principalPart);
-    installments.push({ number, dueDate: dates[number - 1]!, principal: principalPart, interest, total: principalPart.plus(interest), outstandingAfter: outstanding });
+    installments.push({
+      number,
+      dueDate: dates[number - 1]!,
+      principal: principalPart,
+      interest,
+      total: principalPart.plus(interest),
+      outstandingAfter: outstanding,
+    });
   }
   const totalInterest = installments.reduce((sum, installment) => sum.plus(installment.interest), new Money(0));
   return { periodRate, installments, totalInterest };
@@ -83,12 +95,20 @@ export function buildSchedule(input: ScheduleInput): Schedule {
 
 function assertValidInput(input: ScheduleInput): void {
   const { principal, annualRate, termPeriods, principalGracePeriods } = input;
-  if (input.method !== 'constant_annuity' && input.method !== 'constant_principal') throw new Error(`unknown schedule method ${String(input.method)}`);
+  if (input.method !== 'constant_annuity' && input.method !== 'constant_principal')
+    throw new Error(`unknown schedule method ${String(input.method)}`);
   if (!Object.hasOwn(periodsPerYear, input.frequency)) throw new Error(`unknown frequency ${String(input.frequency)}`);
-  if (!principal.isFinite() || !principal.isInteger() || principal.lte(0)) throw new Error(`principal must be a positive whole number of francs, got ${principal.toString()}`);
-  if (!annualRate.isFinite() || annualRate.isNegative()) throw new Error(`annualRate must be a finite decimal ≥ 0, got ${annualRate.toString()}`);
-  if (!Number.isSafeInteger(termPeriods) || termPeriods < 1) throw new Error(`termPeriods must be an integer ≥ 1, got ${termPeriods}`);
-  if (!Number.isSafeInteger(principalGracePeriods) || principalGracePeriods < 0 || principalGracePeriods >= termPeriods) {
+  if (!principal.isFinite() || !principal.isInteger() || principal.lte(0))
+    throw new Error(`principal must be a positive whole number of francs, got ${principal.toString()}`);
+  if (!annualRate.isFinite() || annualRate.isNegative())
+    throw new Error(`annualRate must be a finite decimal ≥ 0, got ${annualRate.toString()}`);
+  if (!Number.isSafeInteger(termPeriods) || termPeriods < 1)
+    throw new Error(`termPeriods must be an integer ≥ 1, got ${termPeriods}`);
+  if (
+    !Number.isSafeInteger(principalGracePeriods) ||
+    principalGracePeriods < 0 ||
+    principalGracePeriods >= termPeriods
+  ) {
     throw new Error(`principalGracePeriods must be an integer from 0 to termPeriods − 1, got ${principalGracePeriods}`);
   }
   parseIsoDate(input.firstDueDate);

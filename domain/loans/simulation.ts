@@ -22,7 +22,9 @@ export interface Simulation {
  */
 export function spreadPremium(premium: Money, installments: number): Money[] {
   const level = premium.div(installments).toDecimalPlaces(0, Money.ROUND_DOWN);
-  return Array.from({ length: installments }, (_, index) => (index === installments - 1 ? premium.minus(level.mul(installments - 1)) : level));
+  return Array.from({ length: installments }, (_, index) =>
+    index === installments - 1 ? premium.minus(level.mul(installments - 1)) : level,
+  );
 }
 
 /** The schedule, the fees withheld at disbursement and the TEG of a loan: simulation, application and loan alike. */
@@ -41,7 +43,10 @@ export function simulateLoan(terms: LoanTerms): Simulation {
   const fees = loanFees(terms.principal, terms.feeRate, terms.feeFixed);
   const insurance = terms.insurance ?? { premium: new Money(0), collection: 'withheld' };
   const count = schedule.installments.length;
-  const insuranceParts = insurance.collection === 'spread' ? spreadPremium(insurance.premium, count) : Array.from({ length: count }, () => new Money(0));
+  const insuranceParts =
+    insurance.collection === 'spread'
+      ? spreadPremium(insurance.premium, count)
+      : Array.from({ length: count }, () => new Money(0));
   // The CEMAC TEG counts every charge tied to the loan, insurance included (docs/domain.md §3, §14.6).
   const teg = effectiveGlobalRate({
     principal: terms.principal,

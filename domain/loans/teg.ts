@@ -46,12 +46,16 @@ const maxIterations = 200;
 export function effectiveGlobalRate(input: TegInput): string {
   const { principal, fees, installments, periodsPerYear } = input;
   if (!principal.isFinite() || principal.lte(0)) throw new Error('principal must be positive');
-  if (!fees.isFinite() || fees.isNegative() || fees.gte(principal)) throw new Error('fees must be ≥ 0 and below the principal');
+  if (!fees.isFinite() || fees.isNegative() || fees.gte(principal))
+    throw new Error('fees must be ≥ 0 and below the principal');
   if (installments.length === 0) throw new Error('at least one installment is needed');
-  if (installments.some((total) => !total.isFinite() || total.isNegative())) throw new Error('installments must be finite amounts ≥ 0');
-  if (!Number.isSafeInteger(periodsPerYear) || periodsPerYear < 1) throw new Error('periodsPerYear must be an integer ≥ 1');
+  if (installments.some((total) => !total.isFinite() || total.isNegative()))
+    throw new Error('installments must be finite amounts ≥ 0');
+  if (!Number.isSafeInteger(periodsPerYear) || periodsPerYear < 1)
+    throw new Error('periodsPerYear must be an integer ≥ 1');
   const net = new Rate(principal.minus(fees));
-  if (presentValue(installments, new Rate(0)).value.lt(net)) throw new Error('the payments are less than the net amount lent: the rate would be negative');
+  if (presentValue(installments, new Rate(0)).value.lt(net))
+    throw new Error('the payments are less than the net amount lent: the rate would be negative');
   // f(r) = PV(r) − net is decreasing and convex for r > −1 (all totals ≥ 0). Newton's method started at
   // r = 0, where f ≥ 0, therefore climbs monotonically to the one root without overshooting it (each
   // tangent lies under the curve), quadratically once close: a handful of passes instead of bisection's ~70.

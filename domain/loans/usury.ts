@@ -16,5 +16,7 @@ export interface UsuryRateInForce {
 export function assertTegWithinUsury(teg: string, usury: UsuryRateInForce | undefined, what: string): void {
   if (usury === undefined || new Money(teg).lte(usury.rate)) return;
   const message = `the TEG of ${what}, ${teg} %, exceeds the usury rate of ${new Money(usury.rate).toFixed(2)} % in force since ${usury.effectiveFrom} (${usury.sourceReference})`;
-  throw new AppError('unprocessable', 'teg_above_usury_rate', `${message[0]!.toUpperCase()}${message.slice(1)}.`, [{ field: 'teg', message }]);
+  throw new AppError('unprocessable', 'teg_above_usury_rate', `${message[0]!.toUpperCase()}${message.slice(1)}.`, [
+    { field: 'teg', message },
+  ]);
 }

@@ -15,4 +15,5 @@ export const dueForWriteOff = (doubtfulSince: IsoDate, asOf: IsoDate): boolean =
   doubtfulSince <= asOf && yearsSince(doubtfulSince, asOf) >= irrecoverableAfterYears;
 
 /** What a written-off loan finally cost: the amount written off less what was recovered since (never below zero). */
-export const netLoss = (writtenOff: Money, recovered: Money): Money => Money.max(writtenOff.minus(recovered), new Money(0));
+export const netLoss = (writtenOff: Money, recovered: Money): Money =>
+  Money.max(writtenOff.minus(recovered), new Money(0));

@@ -6,7 +6,12 @@ import { Money, formatAmount } from '../money';
  * (docs/domain.md §4): the one overdraft rule of every debit a member asks for. A cash withdrawal is one database
  * call, which applies this same rule with this same message (coopbank_move_cash).
  */
-export function assertAboveMinimum(balance: Money, balanceAfter: Money, minimumBalance: Money, held: Money = new Money(0)): void {
+export function assertAboveMinimum(
+  balance: Money,
+  balanceAfter: Money,
+  minimumBalance: Money,
+  held: Money = new Money(0),
+): void {
   if (balanceAfter.lt(minimumBalance.plus(held))) {
     const available = formatAmount(availableBalance(balance, minimumBalance, held));
     const message = `The available balance is ${available} XAF.${held.isZero() ? '' : ` ${formatAmount(held)} XAF are held as pledged deposits.`}`;

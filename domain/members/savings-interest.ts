@@ -56,7 +56,7 @@ function dayCountBetween(from: IsoDate, until: IsoDate, dayCount: DayCount): num
   return dayCount === 'actual_365' ? daysBetween(from, until) : days30E360Between(from, until);
 }
 
-const yearDays: Record<DayCount, number> = { 'actual_365': 365, '30_360': 360 };
+const yearDays: Record<DayCount, number> = { actual_365: 365, '30_360': 360 };
 
 /** A stretch of days at one balance: [from, until). */
 interface Stretch {
@@ -68,10 +68,12 @@ interface Stretch {
 /** The end-of-day balances of the period, as stretches of days at one balance. A period holds ten years at most. */
 function dailyStretches(history: BalanceHistory, range: DayRange): Stretch[] {
   const days = daysBetween(range.from, range.to) + 1;
-  if (days < 1 || days > 3700) throw new Error(`an interest period runs 1 to 3700 days, got ${range.from} to ${range.to}`);
+  if (days < 1 || days > 3700)
+    throw new Error(`an interest period runs 1 to 3700 days, got ${range.from} to ${range.to}`);
   const byDay = new Map<IsoDate, Money>();
   for (const movement of history.movements) {
-    if (movement.date < range.from || movement.date > range.to) throw new Error(`a movement of ${movement.date} lies outside ${range.from} to ${range.to}`);
+    if (movement.date < range.from || movement.date > range.to)
+      throw new Error(`a movement of ${movement.date} lies outside ${range.from} to ${range.to}`);
     byDay.set(movement.date, (byDay.get(movement.date) ?? new Money(0)).plus(movement.amount));
   }
   const stretches: Stretch[] = [];
@@ -134,8 +136,11 @@ function atRates(stretch: Stretch, rates: readonly RatePeriod[]): (Stretch & { r
 export function interestOver(history: BalanceHistory, range: DayRange, terms: InterestTerms): InterestFigures {
   if (history.opening.isNegative()) throw new Error('a savings balance is never negative');
   const daily = dailyStretches(history, range);
-  const stretches = (terms.basis === 'daily_balance' ? daily : monthlyMinimums(daily, range)).flatMap((stretch) => atRates(stretch, terms.rates));
-  const interestOf = (stretch: Stretch & { rate: Money }) => stretch.balance.times(stretch.rate).times(dayCountBetween(stretch.from, stretch.until, terms.dayCount));
+  const stretches = (terms.basis === 'daily_balance' ? daily : monthlyMinimums(daily, range)).flatMap((stretch) =>
+    atRates(stretch, terms.rates),
+  );
+  const interestOf = (stretch: Stretch & { rate: Money }) =>
+    stretch.balance.times(stretch.rate).times(dayCountBetween(stretch.from, stretch.until, terms.dayCount));
   const rateDays = stretches.reduce((sum, stretch) => sum.plus(interestOf(stretch)), new Money(0));
   const gross = rateDays.div(yearDays[terms.dayCount]).toDecimalPlaces(0, Money.ROUND_HALF_UP);
   const tax = gross.times(terms.withholdingTaxRate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
@@ -145,7 +150,11 @@ export function interestOver(history: BalanceHistory, range: DayRange, terms: In
 /** Whether a product posting at `frequency` posts at the month end `periodEnd`: quarters end in Mar, Jun, Sep, Dec; years in Dec. */
 export function postingDue(frequency: PostingFrequency, periodEnd: IsoDate): boolean {
   const { month } = parseIsoDate(periodEnd);
-  return frequency === 'monthly' || (frequency === 'quarterly' && month % 3 === 0) || (frequency === 'yearly' && month === 12);
+  return (
+    frequency === 'monthly' ||
+    (frequency === 'quarterly' && month % 3 === 0) ||
+    (frequency === 'yearly' && month === 12)
+  );
 }
 
 /** The first day of the posting cycle (month, quarter or year) that holds `date`. */
@@ -158,7 +167,8 @@ export function cycleStartOf(frequency: PostingFrequency, date: IsoDate): IsoDat
 export const isMonthEnd = (date: IsoDate): boolean => nextDay(date).endsWith('-01');
 
 /** The last day of the month of `date`. */
-export const monthEndOf = (date: IsoDate): IsoDate => previousDay(addMonthsClamped({ ...parseIsoDate(date), day: 1 }, 1));
+export const monthEndOf = (date: IsoDate): IsoDate =>
+  previousDay(addMonthsClamped({ ...parseIsoDate(date), day: 1 }, 1));
 
 /**
  * The days an account earns interest for in a posting: from the latest of its opening day, the start of the cycle
@@ -174,14 +184,22 @@ export interface WindowFacts {
 }
 
 export function interestWindow(input: WindowFacts): DayRange | null {
-  const starts = [input.openedOn, input.cycleStart, input.paidThrough === null ? null : nextDay(input.paidThrough)].filter((date): date is IsoDate => date !== null);
+  const starts = [
+    input.openedOn,
+    input.cycleStart,
+    input.paidThrough === null ? null : nextDay(input.paidThrough),
+  ].filter((date): date is IsoDate => date !== null);
   const from = starts.reduce((latest, date) => (date > latest ? date : latest));
-  const to = input.maturityDate !== null && previousDay(input.maturityDate) < input.through ? previousDay(input.maturityDate) : input.through;
+  const to =
+    input.maturityDate !== null && previousDay(input.maturityDate) < input.through
+      ? previousDay(input.maturityDate)
+      : input.through;
   return from <= to ? { from, to } : null;
 }
 
 /** A term deposit's maturity: its term in months after the opening day, clamped to a shorter month's last day. */
-export const maturityDateOf = (openedOn: IsoDate, termMonths: number): IsoDate => addMonthsClamped(parseIsoDate(openedOn), termMonths);
+export const maturityDateOf = (openedOn: IsoDate, termMonths: number): IsoDate =>
+  addMonthsClamped(parseIsoDate(openedOn), termMonths);
 
 interface InterestSettingsDefaults {
   interestBasis: InterestBasis;
@@ -216,11 +234,19 @@ export const defaultInterestSettings: InterestSettingsDefaults = {
  * accounts and savings books (37).
  */
 export function defaultAccruedInterestAccount(depositAccountCode: string): string {
-  const byPrefix: [string, string][] = [['36', '36900'], ['35', '35900']];
+  const byPrefix: [string, string][] = [
+    ['36', '36900'],
+    ['35', '35900'],
+  ];
   return byPrefix.find(([prefix]) => depositAccountCode.startsWith(prefix))?.[1] ?? '37800';
 }
 
 export function defaultInterestExpenseAccount(depositAccountCode: string): string {
-  const byPrefix: [string, string][] = [['36', '612'], ['373', '613'], ['35', '6115'], ['37', '614']];
+  const byPrefix: [string, string][] = [
+    ['36', '612'],
+    ['373', '613'],
+    ['35', '6115'],
+    ['37', '614'],
+  ];
   return byPrefix.find(([prefix]) => depositAccountCode.startsWith(prefix))?.[1] ?? '619';
 }

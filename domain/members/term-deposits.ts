@@ -40,7 +40,12 @@ export interface EarlyClosureFacts {
  * The member's account moves by the net difference, `memberDelta` = interestDelta − taxDelta, recovered from the
  * principal when negative.
  */
-export function earlyClosureSettlement(facts: EarlyClosureFacts): { taxDue: Money; interestDelta: Money; taxDelta: Money; memberDelta: Money } {
+export function earlyClosureSettlement(facts: EarlyClosureFacts): {
+  taxDue: Money;
+  interestDelta: Money;
+  taxDelta: Money;
+  memberDelta: Money;
+} {
   const taxDue = facts.grossDue.times(facts.withholdingTaxRate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
   const interestDelta = facts.grossDue.minus(facts.grossPaid);
   const taxDelta = taxDue.minus(facts.taxPaid);

@@ -29,20 +29,31 @@ export interface ShareTypeTerms {
   paymentPeriodMonths: number;
 }
 
-export const isShareTypeCode = (code: string): code is ShareTypeCode => (shareTypeCodes as readonly string[]).includes(code);
+export const isShareTypeCode = (code: string): code is ShareTypeCode =>
+  (shareTypeCodes as readonly string[]).includes(code);
 
 /** Every rule a type breaks, each naming its field; empty when the type is sound. */
 export function shareTypeProblems(terms: ShareTypeTerms): FieldError[] {
   const problems: FieldError[] = [];
-  if (terms.minShares > terms.maxShares) problems.push({ field: 'min_shares', message: `min_shares must be at most max_shares (${terms.maxShares})` });
+  if (terms.minShares > terms.maxShares)
+    problems.push({ field: 'min_shares', message: `min_shares must be at most max_shares (${terms.maxShares})` });
   if (terms.code === founderCode && terms.seniorityYears < founderSeniorityYearsMin) {
-    problems.push({ field: 'seniority_years', message: `founder shares need at least ${founderSeniorityYearsMin} years of seniority before withdrawal` });
+    problems.push({
+      field: 'seniority_years',
+      message: `founder shares need at least ${founderSeniorityYearsMin} years of seniority before withdrawal`,
+    });
   }
   if (terms.minimumInitialPaymentRate.lt(minimumInitialPaymentRateFloor) || terms.minimumInitialPaymentRate.gt(1)) {
-    problems.push({ field: 'minimum_initial_payment_rate', message: 'minimum_initial_payment_rate must be from 0.25 to 1 (AUSCOOP: at least a quarter at subscription)' });
+    problems.push({
+      field: 'minimum_initial_payment_rate',
+      message: 'minimum_initial_payment_rate must be from 0.25 to 1 (AUSCOOP: at least a quarter at subscription)',
+    });
   }
   if (terms.paymentPeriodMonths < 1 || terms.paymentPeriodMonths > paymentPeriodMonthsMax) {
-    problems.push({ field: 'payment_period_months', message: `payment_period_months must be from 1 to ${paymentPeriodMonthsMax} (AUSCOOP: the rest within three years)` });
+    problems.push({
+      field: 'payment_period_months',
+      message: `payment_period_months must be from 1 to ${paymentPeriodMonthsMax} (AUSCOOP: the rest within three years)`,
+    });
   }
   return problems;
 }
@@ -51,4 +62,5 @@ export function shareTypeProblems(terms: ShareTypeTerms): FieldError[] {
  * One member, one vote, whatever the shares held (AUSCOOP Art. 378), and only members up to date with their
  * payments vote (Art. 384): a vote for a member holding voting shares with no payment overdue.
  */
-export const votesOf = (member: { holdsVotingShares: boolean; paymentOverdue: boolean }): 0 | 1 => (member.holdsVotingShares && !member.paymentOverdue ? 1 : 0);
+export const votesOf = (member: { holdsVotingShares: boolean; paymentOverdue: boolean }): 0 | 1 =>
+  member.holdsVotingShares && !member.paymentOverdue ? 1 : 0;

@@ -28,34 +28,59 @@ export interface WithdrawalRequest {
 }
 
 /** The day seniority allows a withdrawal: `years` after the subscription. */
-export const withdrawableFrom = (subscribedOn: IsoDate, years: number): IsoDate => addMonthsClamped(parseIsoDate(subscribedOn), 12 * years);
+export const withdrawableFrom = (subscribedOn: IsoDate, years: number): IsoDate =>
+  addMonthsClamped(parseIsoDate(subscribedOn), 12 * years);
 
 /** Why a withdrawal is refused, or null. Shares are never pledged (AUSCOOP Art. 379), so no pledge can block one. */
 export function withdrawalRefusal(request: WithdrawalRequest): Refusal | null {
   const { terms } = request;
-  if (!terms.withdrawable) return { kind: 'conflict', code: 'shares_not_withdrawable', message: `Shares of type ${terms.code} cannot be withdrawn.` };
+  if (!terms.withdrawable)
+    return {
+      kind: 'conflict',
+      code: 'shares_not_withdrawable',
+      message: `Shares of type ${terms.code} cannot be withdrawn.`,
+    };
   const available = request.subscriptionHeld - request.subscriptionPending;
   if (request.shares > available) {
-    return { kind: 'conflict', code: 'not_enough_shares', field: 'shares', message: `${available} share(s) of this subscription can be withdrawn (${request.subscriptionPending} already in notice).` };
+    return {
+      kind: 'conflict',
+      code: 'not_enough_shares',
+      field: 'shares',
+      message: `${available} share(s) of this subscription can be withdrawn (${request.subscriptionPending} already in notice).`,
+    };
   }
   const from = withdrawableFrom(request.subscribedOn, terms.seniorityYears);
   if (request.businessDate < from) {
-    return { kind: 'conflict', code: 'seniority_not_reached', message: `Shares of type ${terms.code} need ${terms.seniorityYears} years of seniority: withdrawable from ${from}.` };
+    return {
+      kind: 'conflict',
+      code: 'seniority_not_reached',
+      message: `Shares of type ${terms.code} need ${terms.seniorityYears} years of seniority: withdrawable from ${from}.`,
+    };
   }
   const remaining = request.typeHeld - request.typePending - request.shares;
   if (!request.leaving && remaining < terms.minShares) {
-    return { kind: 'unprocessable', code: 'below_minimum_shares', field: 'shares', message: `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ${remaining} would remain.` };
+    return {
+      kind: 'unprocessable',
+      code: 'below_minimum_shares',
+      field: 'shares',
+      message: `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ${remaining} would remain.`,
+    };
   }
   return null;
 }
 
-export const plannedEffectiveDate = (requestedOn: IsoDate, noticeDays: number): IsoDate => addDaysTo(parseIsoDate(requestedOn), noticeDays);
+export const plannedEffectiveDate = (requestedOn: IsoDate, noticeDays: number): IsoDate =>
+  addDaysTo(parseIsoDate(requestedOn), noticeDays);
 
 /**
  * The value of the cancelled shares, split as the subscription was paid: the unpaid part is simply no longer
  * owed (it is cancelled first), the paid part becomes the refund owed to the member.
  */
-export function cancellationSplit(input: { shares: number; nominalValue: Money; subscriptionUnpaid: Money }): { value: Money; unpaid: Money; paid: Money } {
+export function cancellationSplit(input: { shares: number; nominalValue: Money; subscriptionUnpaid: Money }): {
+  value: Money;
+  unpaid: Money;
+  paid: Money;
+} {
   const value = input.nominalValue.times(input.shares);
   const unpaid = Money.min(value, input.subscriptionUnpaid);
   return { value, unpaid, paid: value.minus(unpaid) };
@@ -77,7 +102,11 @@ export interface LoanDebt {
  * How much of a refund each loan takes: the overdue installments of every loan first, then, when the member
  * leaves, the outstanding principal; the rest is paid out. Loans in the order given (oldest first).
  */
-export function refundOffsets(gross: Money, debts: readonly LoanDebt[], leaving: boolean): { byLoan: Map<string, Money>; offset: Money; net: Money } {
+export function refundOffsets(
+  gross: Money,
+  debts: readonly LoanDebt[],
+  leaving: boolean,
+): { byLoan: Map<string, Money>; offset: Money; net: Money } {
   let left = gross;
   const byLoan = new Map<string, Money>();
   const take = (loanId: string, due: Money) => {

@@ -33,7 +33,9 @@ export interface DepositOutcome {
 /** Signs in, reads the account, deposits with an Idempotency-Key, retries, reads the receipt and the new balance. */
 export async function depositWithRetry(request: DepositRequest): Promise<DepositOutcome> {
   const client = createClient<paths>({ baseUrl: request.baseUrl });
-  const token = await client.POST('/api/v1/token/', { body: { username: request.username, password: request.password } });
+  const token = await client.POST('/api/v1/token/', {
+    body: { username: request.username, password: request.password },
+  });
   if (token.data === undefined) throw new Error(`sign-in refused: ${token.error.detail}`);
   const headers = { Authorization: `Bearer ${token.data.access}` };
   const path = { id: request.account };
@@ -54,7 +56,10 @@ export async function depositWithRetry(request: DepositRequest): Promise<Deposit
 
   const location = first.response.headers.get('Location');
   if (location === null) throw new Error('the deposit answered no Location');
-  const receipt = await client.GET('/api/v1/members/deposits/{id}/', { params: { path: { id: first.data.id } }, headers });
+  const receipt = await client.GET('/api/v1/members/deposits/{id}/', {
+    params: { path: { id: first.data.id } },
+    headers,
+  });
   if (receipt.data === undefined) throw new Error(`receipt unreadable: ${receipt.error.detail}`);
   if (!location.endsWith(`/deposits/${receipt.data.id}/`)) throw new Error(`Location ${location} is not the receipt`);
 
@@ -63,7 +68,10 @@ export async function depositWithRetry(request: DepositRequest): Promise<Deposit
   return {
     balanceBefore: before.data.balance,
     deposit: first.data,
-    retry: { replayed: again.response.headers.get('Idempotent-Replayed') === 'true', sameOperation: again.data.id === first.data.id },
+    retry: {
+      replayed: again.response.headers.get('Idempotent-Replayed') === 'true',
+      sameOperation: again.data.id === first.data.id,
+    },
     balanceAfter: after.data.balance,
     receipt: receipt.data,
   };

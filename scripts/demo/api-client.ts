@@ -29,7 +29,11 @@ export class DemoStepFailed extends Error {
 
   /** The step, the request and the answer, the problem+json indented. */
   describe(): string {
-    return [`The demo stopped at: ${this.step}`, `  ${this.request} -> ${this.status ?? 'no answer'}`, indent(prettyJson(this.answer))].join('\n');
+    return [
+      `The demo stopped at: ${this.step}`,
+      `  ${this.request} -> ${this.status ?? 'no answer'}`,
+      indent(prettyJson(this.answer)),
+    ].join('\n');
   }
 }
 
@@ -41,14 +45,19 @@ function prettyJson(text: string): string {
   }
 }
 
-const indent = (text: string) => text.split('\n').map((line) => `  ${line}`).join('\n');
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 
 export class CoopbankApi {
   constructor(readonly baseUrl: string) {}
 
   async call<T>(step: string, method: string, path: string, options: CallOptions = {}): Promise<T> {
     const url = new URL(path, this.baseUrl);
-    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
@@ -57,10 +66,19 @@ export class CoopbankApi {
     const request = `${method} ${url.pathname}${url.search}`;
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body: options.csv ?? (options.json === undefined ? undefined : JSON.stringify(options.json)) });
+      response = await fetch(url, {
+        method,
+        headers,
+        body: options.csv ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
+      });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new DemoStepFailed(step, request, null, `Nothing answers at ${this.baseUrl} (${cause}): start the service with npm start, or set DEMO_URL.`);
+      throw new DemoStepFailed(
+        step,
+        request,
+        null,
+        `Nothing answers at ${this.baseUrl} (${cause}): start the service with npm start, or set DEMO_URL.`,
+      );
     }
     const text = await response.text();
     if (!response.ok) throw new DemoStepFailed(step, request, response.status, text);
@@ -69,7 +87,9 @@ export class CoopbankApi {
 
   /** Signs in with the JSON token endpoint (`POST /api/v1/token/`): a Bearer session for scripts. */
   async signIn(username: string, password: string): Promise<Session> {
-    const tokens = await this.call<{ access: string }>(`sign in as ${username}`, 'POST', '/api/v1/token/', { json: { username, password } });
+    const tokens = await this.call<{ access: string }>(`sign in as ${username}`, 'POST', '/api/v1/token/', {
+      json: { username, password },
+    });
     return new Session(this, username, tokens.access);
   }
 }

@@ -31,7 +31,10 @@ export class BusinessCalendar {
   ) {}
 
   static async of(direction: Session, approver: Session, enterpriseId: string): Promise<BusinessCalendar> {
-    const configuration = await direction.get<{ business_date: string }>('read the business date', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`);
+    const configuration = await direction.get<{ business_date: string }>(
+      'read the business date',
+      `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`,
+    );
     return new BusinessCalendar(direction, approver, enterpriseId, configuration.business_date);
   }
 
@@ -43,23 +46,41 @@ export class BusinessCalendar {
     const turning = date.slice(0, 4) !== this.current.slice(0, 4);
     const open = turning ? await this.openYearOf(date) : [];
     const request = await this.requestMove(date);
-    if (request !== null) await this.approver.post(`approve moving the business date to ${date}`, `/api/v1/approvals/requests/${request}/approve/`, { reason: 'Calendrier de la démo' });
+    if (request !== null)
+      await this.approver.post(
+        `approve moving the business date to ${date}`,
+        `/api/v1/approvals/requests/${request}/approve/`,
+        { reason: 'Calendrier de la démo' },
+      );
     this.current = date;
     for (const ended of open.filter((exercice) => exercice.end_date < date)) await this.closeYear(ended);
   }
 
   /** Direction asks to move the business date: the request's id (202), or null when the policy let it move at once. */
   async requestMove(date: string): Promise<string | null> {
-    const answer = await this.direction.patch<{ id?: string; status?: string }>(`ask to move the business date to ${date}`, `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`, { business_date: date });
+    const answer = await this.direction.patch<{ id?: string; status?: string }>(
+      `ask to move the business date to ${date}`,
+      `/api/v1/enterprise/enterprises/${this.enterpriseId}/configuration/`,
+      { business_date: date },
+    );
     return answer.status === 'pending' ? answer.id! : null;
   }
 
   /** The accounting year of `date` opened when missing; answers the years open before. */
   private async openYearOf(date: string): Promise<Exercice[]> {
-    const open = await this.direction.get<Page<Exercice>>('read the open accounting years', '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, status: 'open' });
+    const open = await this.direction.get<Page<Exercice>>(
+      'read the open accounting years',
+      '/api/v1/enterprise/exercices/',
+      { enterprise: this.enterpriseId, status: 'open' },
+    );
     if (!open.results.some((exercice) => exercice.start_date <= date && date <= exercice.end_date)) {
       const year = date.slice(0, 4);
-      await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', { enterprise: this.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` });
+      await this.direction.post(`open the accounting year ${year}`, '/api/v1/enterprise/exercices/', {
+        enterprise: this.enterpriseId,
+        code: year,
+        start_date: `${year}-01-01`,
+        end_date: `${year}-12-31`,
+      });
     }
     return open.results;
   }
@@ -67,6 +88,10 @@ export class BusinessCalendar {
   /** The loans provisioned as of the year's last day, then the closing, which carries its balances into the next year (its workflow runs on). */
   private async closeYear(ended: Exercice): Promise<void> {
     await runProvisioning(this.direction, this.enterpriseId, ended.end_date);
-    await this.direction.post(`close the accounting year ${ended.code}`, `/api/v1/enterprise/exercices/${ended.id}/close/`, { reason: 'Clôture de fin d’exercice' });
+    await this.direction.post(
+      `close the accounting year ${ended.code}`,
+      `/api/v1/enterprise/exercices/${ended.id}/close/`,
+      { reason: 'Clôture de fin d’exercice' },
+    );
   }
 }

@@ -25,8 +25,20 @@ interface EndOfDayRun {
 }
 
 /** XAF notes and coins, largest first: a count is made the way a cashier makes change. */
-const pieces = [['note_10000', 10_000], ['note_5000', 5_000], ['note_2000', 2_000], ['note_1000', 1_000], ['note_500', 500], ['coin_100', 100],
-  ['coin_50', 50], ['coin_25', 25], ['coin_10', 10], ['coin_5', 5], ['coin_2', 2], ['coin_1', 1]] as const;
+const pieces = [
+  ['note_10000', 10_000],
+  ['note_5000', 5_000],
+  ['note_2000', 2_000],
+  ['note_1000', 1_000],
+  ['note_500', 500],
+  ['coin_100', 100],
+  ['coin_50', 50],
+  ['coin_25', 25],
+  ['coin_10', 10],
+  ['coin_5', 5],
+  ['coin_2', 2],
+  ['coin_1', 1],
+] as const;
 
 /** A count (billetage) that totals `amount` whole francs. */
 function countOf(amount: number): Record<string, number> {
@@ -46,30 +58,63 @@ function countOf(amount: number): Record<string, number> {
  * eyes). The vault is counted; then each branch closes its day and direction runs the end of day, which moves the
  * business date to the next working day.
  */
-export async function runCashDay(cooperative: Cooperative, members: Members, today: string, log: (line: string) => void): Promise<CashDayOutcome> {
+export async function runCashDay(
+  cooperative: Cooperative,
+  members: Members,
+  today: string,
+  log: (line: string) => void,
+): Promise<CashDayOutcome> {
   const { teller, cashier, branchHead, direction } = cooperative.staff;
   const head = cooperative.branchIds.akwa;
   const till = (code: string, label: string, user: string) =>
-    branchHead.session.post<{ id: string }>(`open the till ${code}`, '/api/v1/cash/tills/', { enterprise: cooperative.enterpriseId, branch: head, code, label, cash_limit: '2000000', cashier: user });
+    branchHead.session.post<{ id: string }>(`open the till ${code}`, '/api/v1/cash/tills/', {
+      enterprise: cooperative.enterpriseId,
+      branch: head,
+      code,
+      label,
+      cash_limit: '2000000',
+      cashier: user,
+    });
   const idOf = async (session: Session) => (await session.get<{ id: string }>('who am I', '/api/v1/auth/users/me/')).id;
-  const tills = { teller: (await till('G1', 'Guichet 1', await idOf(teller.session))).id, cashier: (await till('G2', 'Guichet 2', await idOf(cashier.session))).id };
-  const open = (session: Session, who: string) => session.post<Opened>(`${who} opens the till session`, '/api/v1/cash/till-sessions/', { count: {} });
-  const sessions = { teller: await open(teller.session, 'the teller'), cashier: await open(cashier.session, 'the cashier') };
+  const tills = {
+    teller: (await till('G1', 'Guichet 1', await idOf(teller.session))).id,
+    cashier: (await till('G2', 'Guichet 2', await idOf(cashier.session))).id,
+  };
+  const open = (session: Session, who: string) =>
+    session.post<Opened>(`${who} opens the till session`, '/api/v1/cash/till-sessions/', { count: {} });
+  const sessions = {
+    teller: await open(teller.session, 'the teller'),
+    cashier: await open(cashier.session, 'the cashier'),
+  };
   log(`${today}: two tills at Akwa (G1, G2), each session opened on an empty drawer`);
 
   // The teller serves three members; the cashier takes one deposit and pays one withdrawal.
   const { mvondo, kamga, ewane, ngoBassa } = members;
   const deposit = (session: Session, accountId: string, amount: string, reference: string) =>
-    session.post(`deposit ${amount} XAF (${reference})`, `/api/v1/members/accounts/${accountId}/deposits/`, { amount, reference }, `${cooperative.code}:till-day:${reference}`);
+    session.post(
+      `deposit ${amount} XAF (${reference})`,
+      `/api/v1/members/accounts/${accountId}/deposits/`,
+      { amount, reference },
+      `${cooperative.code}:till-day:${reference}`,
+    );
   await deposit(teller.session, mvondo.accountId, '150000', 'G1-1');
   await deposit(teller.session, kamga.accountId, '85000', 'G1-2');
   await deposit(teller.session, ewane.accountId, '40000', 'G1-3');
   await deposit(cashier.session, ngoBassa.accountId, '300000', 'G2-1');
-  await cashier.session.post('withdraw 120000 XAF (G2-2)', `/api/v1/members/accounts/${ngoBassa.accountId}/withdrawals/`, { amount: '120000', reference: 'G2-2' }, `${cooperative.code}:till-day:G2-2`);
+  await cashier.session.post(
+    'withdraw 120000 XAF (G2-2)',
+    `/api/v1/members/accounts/${ngoBassa.accountId}/withdrawals/`,
+    { amount: '120000', reference: 'G2-2' },
+    `${cooperative.code}:till-day:G2-2`,
+  );
 
   const shortage = 1000;
   const close = (session: Session, id: string, who: string, counted: number) =>
-    session.post<{ closing_entry: string | null }>(`${who} counts and closes the session`, `/api/v1/cash/till-sessions/${id}/close/`, { count: countOf(counted) });
+    session.post<{ closing_entry: string | null }>(
+      `${who} counts and closes the session`,
+      `/api/v1/cash/till-sessions/${id}/close/`,
+      { count: countOf(counted) },
+    );
   await close(teller.session, sessions.teller.id, 'the teller', 150_000 + 85_000 + 40_000);
   const short = await close(cashier.session, sessions.cashier.id, 'the cashier', 300_000 - 120_000 - shortage);
   log(`${today}: sessions closed by count; the cashier's drawer is ${shortage} XAF short (4631)`);
@@ -77,29 +122,61 @@ export async function runCashDay(cooperative: Cooperative, members: Members, tod
   await countVault(cooperative, head);
   log(`${today}: the shortage recovered from the cashier into the vault (approved by direction); the vault counted`);
 
-  await branchHead.session.post('close the day of Akwa', '/api/v1/cash/branch-days/', { enterprise: cooperative.enterpriseId, branch: head, date: today });
-  await direction.session.post('close the day of Bonabéri', '/api/v1/cash/branch-days/', { enterprise: cooperative.enterpriseId, branch: cooperative.branchIds.bonaberi, date: today });
-  const started = await direction.session.post<EndOfDayRun>('run the end of day', '/api/v1/enterprise/end-of-days/', { enterprise: cooperative.enterpriseId });
+  await branchHead.session.post('close the day of Akwa', '/api/v1/cash/branch-days/', {
+    enterprise: cooperative.enterpriseId,
+    branch: head,
+    date: today,
+  });
+  await direction.session.post('close the day of Bonabéri', '/api/v1/cash/branch-days/', {
+    enterprise: cooperative.enterpriseId,
+    branch: cooperative.branchIds.bonaberi,
+    date: today,
+  });
+  const started = await direction.session.post<EndOfDayRun>('run the end of day', '/api/v1/enterprise/end-of-days/', {
+    enterprise: cooperative.enterpriseId,
+  });
   const endOfDay = await finished(direction.session, started.id);
   log(`${today}: end of day ${endOfDay.status}; the business date is now ${endOfDay.next_date ?? today}`);
-  return { date: today, tills, sessions: { teller: sessions.teller.id, cashier: sessions.cashier.id }, shortage: String(shortage), endOfDay };
+  return {
+    date: today,
+    tills,
+    sessions: { teller: sessions.teller.id, cashier: sessions.cashier.id },
+    shortage: String(shortage),
+    endOfDay,
+  };
 }
 
 /** The branch head settles the shortage as recovered (the cashier hands it in to the vault), under four eyes: direction approves. */
 async function settleShortage(cooperative: Cooperative, differenceEntry: string): Promise<void> {
   const { branchHead, direction } = cooperative.staff;
-  const request = await branchHead.session.post<{ id: string }>('settle the shortage as recovered from the cashier', '/api/v1/cash/difference-settlements/', {
-    enterprise: cooperative.enterpriseId, difference_entry: differenceEntry, mode: 'recovered',
+  const request = await branchHead.session.post<{ id: string }>(
+    'settle the shortage as recovered from the cashier',
+    '/api/v1/cash/difference-settlements/',
+    {
+      enterprise: cooperative.enterpriseId,
+      difference_entry: differenceEntry,
+      mode: 'recovered',
+    },
+  );
+  await direction.session.post('approve the settlement', `/api/v1/approvals/requests/${request.id}/approve/`, {
+    reason: 'Manquant remboursé par le caissier',
   });
-  await direction.session.post('approve the settlement', `/api/v1/approvals/requests/${request.id}/approve/`, { reason: 'Manquant remboursé par le caissier' });
 }
 
 /** The branch head counts the vault: exactly its book balance, read from the vault's detail. */
 async function countVault(cooperative: Cooperative, branch: string): Promise<void> {
   const { branchHead } = cooperative.staff;
-  const vaults = await branchHead.session.get<{ results: { balance: string }[] }>('read the vault\'s book balance', '/api/v1/cash/tills/', { enterprise: cooperative.enterpriseId, branch, kind: 'vault' });
+  const vaults = await branchHead.session.get<{ results: { balance: string }[] }>(
+    "read the vault's book balance",
+    '/api/v1/cash/tills/',
+    { enterprise: cooperative.enterpriseId, branch, kind: 'vault' },
+  );
   const balance = Number(vaults.results[0]!.balance);
-  await branchHead.session.post('count the vault', '/api/v1/cash/vault-counts/', { enterprise: cooperative.enterpriseId, branch, count: countOf(balance) });
+  await branchHead.session.post('count the vault', '/api/v1/cash/vault-counts/', {
+    enterprise: cooperative.enterpriseId,
+    branch,
+    count: countOf(balance),
+  });
 }
 
 /** The end of day's run once it has ended (its workflow runs the day's jobs: seconds). */

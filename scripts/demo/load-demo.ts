@@ -53,9 +53,14 @@ export interface DemoReport {
 }
 
 /** Where a run ends: loaded (now, or finished by resuming), or a cooperative of this code this run cannot continue. */
-type DemoOutcome
-  = | { kind: 'loaded'; report: DemoReport; resumed: boolean }
-    | { kind: 'exists'; enterprise: EnterpriseSummary; why: 'loaded_earlier' | 'not_ours' | 'story_interrupted'; staff?: { username: string; password: string }[] };
+type DemoOutcome =
+  | { kind: 'loaded'; report: DemoReport; resumed: boolean }
+  | {
+      kind: 'exists';
+      enterprise: EnterpriseSummary;
+      why: 'loaded_earlier' | 'not_ours' | 'story_interrupted';
+      staff?: { username: string; password: string }[];
+    };
 
 /** The parts of a load, in order: a test (or an operator in a hurry) may stop after one; the next run continues. */
 type DemoPart = 'cooperative' | 'members' | 'capital';
@@ -81,7 +86,16 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
     log(`continuing the cooperative ${options.code} an earlier run left halfway`);
   } else if (earlier.enterpriseId !== undefined) {
     // The database was reset since: that progress speaks of a cooperative that is gone.
-    progress.update((state) => Object.assign(state, { enterpriseId: undefined, passwords: {}, members: {}, accounts: {}, storyStarted: undefined, done: undefined }));
+    progress.update((state) =>
+      Object.assign(state, {
+        enterpriseId: undefined,
+        passwords: {},
+        members: {},
+        accounts: {},
+        storyStarted: undefined,
+        done: undefined,
+      }),
+    );
   }
 
   log(`creating the cooperative ${options.code}: branches, staff, products`);
@@ -110,9 +124,13 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const creditInsurance = await showCreditInsurance(cooperative, after.today, log);
   // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
-  log(`${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`);
+  log(
+    `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`,
+  );
   const goLiveImport = await importCooperative(api, platformAdmin, options, log);
-  const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', { enterprise: cooperative.enterpriseId });
+  const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', {
+    enterprise: cooperative.enterpriseId,
+  });
   progress.update((state) => Object.assign(state, { done: true }));
   return {
     kind: 'loaded',
@@ -143,7 +161,11 @@ export class DemoStopped extends Error {
 }
 
 async function enterpriseWithCode(platformAdmin: Session, code: string): Promise<EnterpriseSummary | undefined> {
-  const found = await platformAdmin.get<Page<EnterpriseSummary>>('look for an earlier demo', '/api/v1/enterprise/enterprises/', { search: code, page_size: 100 });
+  const found = await platformAdmin.get<Page<EnterpriseSummary>>(
+    'look for an earlier demo',
+    '/api/v1/enterprise/enterprises/',
+    { search: code, page_size: 100 },
+  );
   const enterprise = found.results.find((candidate) => candidate.code.toLowerCase() === code.toLowerCase());
   return enterprise === undefined ? undefined : { id: enterprise.id, code: enterprise.code, name: enterprise.name };
 }

@@ -56,9 +56,18 @@ export class LoanDesk {
     });
   }
 
-  decide(application: LoanApplication, step: ApprovalStep, decision: 'approve' | 'reject' | 'send_back', comment = ''): Promise<LoanApplication> {
+  decide(
+    application: LoanApplication,
+    step: ApprovalStep,
+    decision: 'approve' | 'reject' | 'send_back',
+    comment = '',
+  ): Promise<LoanApplication> {
     const decider = circuit.find(([name]) => name === step)![1];
-    return this.cooperative.staff[decider].session.post(`${decision} ${application.number} at the ${step} step`, `/api/v1/loans/applications/${application.id}/decisions/`, { decision, comment, step });
+    return this.cooperative.staff[decider].session.post(
+      `${decision} ${application.number} at the ${step} step`,
+      `/api/v1/loans/applications/${application.id}/decisions/`,
+      { decision, comment, step },
+    );
   }
 
   /** Approvals from the current step up to `through` included; answers the application as it then stands. */
@@ -80,23 +89,42 @@ export class LoanDesk {
 
   /** Paid out to the member's current account, the fees withheld. */
   async disburse(loanId: string, member: Member): Promise<void> {
-    await this.teller.post(`disburse the loan of ${member.name}`, `/api/v1/loans/loans/${loanId}/disbursement/`, { channel: 'account', account: member.accountId });
+    await this.teller.post(`disburse the loan of ${member.name}`, `/api/v1/loans/loans/${loanId}/disbursement/`, {
+      channel: 'account',
+      account: member.accountId,
+    });
   }
 
   async dueDates(loanId: string): Promise<string[]> {
-    const schedule = await this.teller.get<{ installments: { due_date: string }[] }>('read the repayment schedule', `/api/v1/loans/loans/${loanId}/schedule/`);
+    const schedule = await this.teller.get<{ installments: { due_date: string }[] }>(
+      'read the repayment schedule',
+      `/api/v1/loans/loans/${loanId}/schedule/`,
+    );
     return schedule.installments.map((installment) => installment.due_date);
   }
 
   /** The member pays what is due at the business date (installments due, their interest and penalties). */
   async collectDue(loanId: string, member: Member, date: string, channel: 'cash' | 'account'): Promise<void> {
-    const loan = await this.teller.get<{ position: LoanPosition }>(`read the position of the loan of ${member.name}`, `/api/v1/loans/loans/${loanId}/`);
-    const due = [loan.position.overdue_principal, loan.position.overdue_interest, loan.position.penalties].reduce((total, part) => total + BigInt(part), 0n);
+    const loan = await this.teller.get<{ position: LoanPosition }>(
+      `read the position of the loan of ${member.name}`,
+      `/api/v1/loans/loans/${loanId}/`,
+    );
+    const due = [loan.position.overdue_principal, loan.position.overdue_interest, loan.position.penalties].reduce(
+      (total, part) => total + BigInt(part),
+      0n,
+    );
     if (due === 0n) return;
     await this.teller.post(
       `record the repayment of ${member.name}`,
       '/api/v1/loans/repayments/',
-      { loan: loanId, amount: due.toString(), channel, ...(channel === 'account' ? { account: member.accountId } : {}), date, reference: `Échéance du ${date}` },
+      {
+        loan: loanId,
+        amount: due.toString(),
+        channel,
+        ...(channel === 'account' ? { account: member.accountId } : {}),
+        date,
+        reference: `Échéance du ${date}`,
+      },
       `${this.cooperative.code}:repayment:${member.key}:${date}`,
     );
   }

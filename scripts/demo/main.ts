@@ -30,7 +30,10 @@ function setting(...names: string[]): string | undefined {
 async function main(): Promise<number> {
   const addresses: Addresses = {
     api: (setting('DEMO_URL') ?? `http://localhost:${setting('PORT') ?? '8000'}`).replace(/\/+$/, ''),
-    temporalUi: (setting('DEMO_TEMPORAL_UI') ?? `http://localhost:${setting('TEMPORAL_UI_PORT') ?? '8233'}`).replace(/\/+$/, ''),
+    temporalUi: (setting('DEMO_TEMPORAL_UI') ?? `http://localhost:${setting('TEMPORAL_UI_PORT') ?? '8233'}`).replace(
+      /\/+$/,
+      '',
+    ),
   };
   const code = setting('DEMO_CODE') ?? 'DEMO';
   if (!/^[A-Za-z0-9_-]{1,20}$/.test(code)) {
@@ -46,8 +49,18 @@ async function main(): Promise<number> {
   const started = Date.now();
   try {
     const dataDir = path.resolve(setting('DATA_DIR') ?? '.data');
-    const outcome = await loadDemoCooperative({ baseUrl: addresses.api, admin: { username, password }, code, dataDir, log: (line) => process.stdout.write(`  ${line}\n`) });
-    process.stdout.write(outcome.kind === 'loaded' ? loadedReport(outcome.report, addresses, (Date.now() - started) / 1000) : existingReport(outcome, addresses));
+    const outcome = await loadDemoCooperative({
+      baseUrl: addresses.api,
+      admin: { username, password },
+      code,
+      dataDir,
+      log: (line) => process.stdout.write(`  ${line}\n`),
+    });
+    process.stdout.write(
+      outcome.kind === 'loaded'
+        ? loadedReport(outcome.report, addresses, (Date.now() - started) / 1000)
+        : existingReport(outcome, addresses),
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof DemoStepFailed)) throw error;

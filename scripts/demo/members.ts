@@ -25,15 +25,18 @@ export async function admitMembers(cooperative: Cooperative, progress: ProgressF
   for (const key of Object.keys(members) as MemberKey[]) {
     // Registered by an earlier run: its accounts were opened under keys, which answer them again.
     const earlier = progress.progress.members[key];
-    const member = earlier === undefined
-      ? await registerMember(cooperative, key)
-      : { key, id: earlier, name: displayName(members[key]), teller: tellerOf(cooperative, members[key]) };
+    const member =
+      earlier === undefined
+        ? await registerMember(cooperative, key)
+        : { key, id: earlier, name: displayName(members[key]), teller: tellerOf(cooperative, members[key]) };
     progress.update((state) => {
       state.members[key] = member.id;
     });
     registered.push(member);
   }
-  const admitted = await Promise.all(registered.map(async (member) => ({ ...member, accountId: await openAccounts(cooperative, member, progress) })));
+  const admitted = await Promise.all(
+    registered.map(async (member) => ({ ...member, accountId: await openAccounts(cooperative, member, progress) })),
+  );
   return Object.fromEntries(admitted.map((member) => [member.key, member])) as Members;
 }
 
@@ -41,21 +44,38 @@ async function registerMember(cooperative: Cooperative, key: MemberKey): Promise
   const plan: MemberPlan = members[key];
   const teller = tellerOf(cooperative, plan);
   const name = displayName(plan);
-  const profile = await teller.post<{ id: string }>(`register the member ${name}`, '/api/v1/members/clients/', profileOf(cooperative, plan));
+  const profile = await teller.post<{ id: string }>(
+    `register the member ${name}`,
+    '/api/v1/members/clients/',
+    profileOf(cooperative, plan),
+  );
   if (plan.founder === true) {
-    await cooperative.staff.direction.session.post(`name ${name} among the founders`, `/api/v1/members/clients/${profile.id}/founder/`, { founder: true, reason: 'Initiateur nommé dans les statuts' });
+    await cooperative.staff.direction.session.post(
+      `name ${name} among the founders`,
+      `/api/v1/members/clients/${profile.id}/founder/`,
+      { founder: true, reason: 'Initiateur nommé dans les statuts' },
+    );
   }
   return { key, id: profile.id, name, teller };
 }
 
 /** Opens the member's accounts (those an earlier run did not); answers the current account's id. */
-async function openAccounts(cooperative: Cooperative, member: Omit<Member, 'accountId'>, progress: ProgressFile): Promise<string> {
+async function openAccounts(
+  cooperative: Cooperative,
+  member: Omit<Member, 'accountId'>,
+  progress: ProgressFile,
+): Promise<string> {
   const plan: MemberPlan = members[member.key];
   const open = async (product: string, deposit: string, what: string): Promise<string> => {
     const name = `${what.replace(/ /g, '-')}:${member.key}`;
     const earlier = progress.progress.accounts[name];
     if (earlier !== undefined) return earlier;
-    const opened = await member.teller.post<{ id: string }>(`open the ${what} of ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product, initial_deposit: deposit }, `${cooperative.code}:open:${name}`);
+    const opened = await member.teller.post<{ id: string }>(
+      `open the ${what} of ${member.name}`,
+      '/api/v1/members/accounts/',
+      { client: member.id, product, initial_deposit: deposit },
+      `${cooperative.code}:open:${name}`,
+    );
     progress.update((state) => {
       state.accounts[name] = opened.id;
     });
@@ -66,7 +86,8 @@ async function openAccounts(cooperative: Cooperative, member: Omit<Member, 'acco
   return account;
 }
 
-const tellerOf = (cooperative: Cooperative, plan: MemberPlan): Session => (plan.branch === 'akwa' ? cooperative.staff.teller.session : cooperative.staff.bonaberiTeller.session);
+const tellerOf = (cooperative: Cooperative, plan: MemberPlan): Session =>
+  plan.branch === 'akwa' ? cooperative.staff.teller.session : cooperative.staff.bonaberiTeller.session;
 
 function profileOf(cooperative: Cooperative, plan: MemberPlan): Record<string, unknown> {
   const common = {
@@ -78,15 +99,45 @@ function profileOf(cooperative: Cooperative, plan: MemberPlan): Record<string, u
     city: 'Douala',
     occupation: plan.occupation,
   };
-  if (plan.kind === 'legal_entity') return { ...common, legal_name: plan.legalName, id_document_type: 'business_register' };
-  return { ...common, first_name: plan.firstName, last_name: plan.lastName, gender: plan.gender, birth_date: plan.birthDate, id_document_type: 'national_id' };
+  if (plan.kind === 'legal_entity')
+    return { ...common, legal_name: plan.legalName, id_document_type: 'business_register' };
+  return {
+    ...common,
+    first_name: plan.firstName,
+    last_name: plan.lastName,
+    gender: plan.gender,
+    birth_date: plan.birthDate,
+    id_document_type: 'national_id',
+  };
 }
 
 /** Cash at the counter, keyed by member, purpose and date so that a retried request moves nothing twice. */
-export async function cashDeposit(cooperative: Cooperative, member: Member, amount: string, date: string, reference: string): Promise<void> {
-  await member.teller.post(`deposit ${amount} XAF for ${member.name}`, `/api/v1/members/accounts/${member.accountId}/deposits/`, { amount, reference }, `${cooperative.code}:deposit:${member.key}:${date}`);
+export async function cashDeposit(
+  cooperative: Cooperative,
+  member: Member,
+  amount: string,
+  date: string,
+  reference: string,
+): Promise<void> {
+  await member.teller.post(
+    `deposit ${amount} XAF for ${member.name}`,
+    `/api/v1/members/accounts/${member.accountId}/deposits/`,
+    { amount, reference },
+    `${cooperative.code}:deposit:${member.key}:${date}`,
+  );
 }
 
-export async function cashWithdrawal(cooperative: Cooperative, member: Member, amount: string, date: string, reference: string): Promise<void> {
-  await member.teller.post(`withdraw ${amount} XAF for ${member.name}`, `/api/v1/members/accounts/${member.accountId}/withdrawals/`, { amount, reference }, `${cooperative.code}:withdrawal:${member.key}:${date}`);
+export async function cashWithdrawal(
+  cooperative: Cooperative,
+  member: Member,
+  amount: string,
+  date: string,
+  reference: string,
+): Promise<void> {
+  await member.teller.post(
+    `withdraw ${amount} XAF for ${member.name}`,
+    `/api/v1/members/accounts/${member.accountId}/withdrawals/`,
+    { amount, reference },
+    `${cooperative.code}:withdrawal:${member.key}:${date}`,
+  );
 }

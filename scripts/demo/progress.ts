@@ -25,7 +25,9 @@ export class ProgressFile {
   readonly progress: DemoProgress;
 
   constructor(readonly file: string) {
-    this.progress = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DemoProgress) : { passwords: {}, members: {}, accounts: {} };
+    this.progress = fs.existsSync(file)
+      ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DemoProgress)
+      : { passwords: {}, members: {}, accounts: {} };
   }
 
   static of(dataDir: string, code: string): ProgressFile {

@@ -35,18 +35,55 @@ export async function tellTheStory(
   log: (line: string) => void,
 ): Promise<StoryOutcome> {
   const desk = new LoanDesk(cooperative);
-  const { bello, moussa, eyenga, kamga, manga, fokou, nguema, essomba, ewane, mvondo, din, ndjock, ngoBassa, tchinda, atangana } = members;
+  const {
+    bello,
+    moussa,
+    eyenga,
+    kamga,
+    manga,
+    fokou,
+    nguema,
+    essomba,
+    ewane,
+    mvondo,
+    din,
+    ndjock,
+    ngoBassa,
+    tchinda,
+    atangana,
+  } = members;
 
-  log(`${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle (each approved by direction)`);
+  log(
+    `${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle (each approved by direction)`,
+  );
   const books = await keepTheBooks(cooperative, calendar.today);
   log(`${calendar.today}: three loans granted through the four-step circuit and paid out`);
   // Operations of different members are independent: side by side, as at several counters.
   const [repaidPartly, overdue, doubtful] = await Promise.all([
-    desk.grant(bello, { product: 'shortTermCredit', amount: '900000', termPeriods: 12, purpose: 'Deux machines à coudre' }),
-    desk.grant(moussa, { product: 'shortTermCredit', amount: '600000', termPeriods: 10, purpose: 'Stock de pièces détachées' }),
-    desk.grant(eyenga, { product: 'shortTermCredit', amount: '500000', termPeriods: 12, purpose: 'Équipement de cuisine' }),
+    desk.grant(bello, {
+      product: 'shortTermCredit',
+      amount: '900000',
+      termPeriods: 12,
+      purpose: 'Deux machines à coudre',
+    }),
+    desk.grant(moussa, {
+      product: 'shortTermCredit',
+      amount: '600000',
+      termPeriods: 10,
+      purpose: 'Stock de pièces détachées',
+    }),
+    desk.grant(eyenga, {
+      product: 'shortTermCredit',
+      amount: '500000',
+      termPeriods: 12,
+      purpose: 'Équipement de cuisine',
+    }),
   ]);
-  await Promise.all([desk.disburse(repaidPartly, bello), desk.disburse(overdue, moussa), desk.disburse(doubtful, eyenga)]);
+  await Promise.all([
+    desk.disburse(repaidPartly, bello),
+    desk.disburse(overdue, moussa),
+    desk.disburse(doubtful, eyenga),
+  ]);
   await cashWithdrawal(cooperative, bello, '500000', calendar.today, 'Achat des machines');
   const termDeposit = await openTermDeposit(cooperative, mvondo, '1000000');
 
@@ -62,7 +99,11 @@ export async function tellTheStory(
     ];
     if (month < 2) operations.push(desk.collectDue(overdue, moussa, dueDate, 'cash'));
     if (month === 1) {
-      operations.push(payFounderQuarter(cooperative, capital, ngoBassa, 'account'), payFounderQuarter(cooperative, capital, tchinda, 'cash'), payFounderQuarter(cooperative, capital, atangana, 'cash'));
+      operations.push(
+        payFounderQuarter(cooperative, capital, ngoBassa, 'account'),
+        payFounderQuarter(cooperative, capital, tchinda, 'cash'),
+        payFounderQuarter(cooperative, capital, atangana, 'cash'),
+      );
     }
     if (month === 2) operations.push(cashWithdrawal(cooperative, ndjock, '20000', dueDate, 'Réparation de la pirogue'));
     await Promise.all(operations);
@@ -72,10 +113,27 @@ export async function tellTheStory(
   log(`${calendar.today}: applications at every stage, a share withdrawal in notice, the provisioning run`);
   const [disbursed, approved, refused, midApproval, submitted, withdrawal] = await Promise.all([
     grantedAfterSendBack(desk, kamga),
-    desk.grant(manga, { product: 'shortTermCredit', amount: '750000', termPeriods: 12, purpose: 'Semences et intrants' }),
+    desk.grant(manga, {
+      product: 'shortTermCredit',
+      amount: '750000',
+      termPeriods: 12,
+      purpose: 'Semences et intrants',
+    }),
     refusedByBranchHead(desk, fokou),
-    desk.submit(nguema, { product: 'equipmentCredit', amount: '1500000', termPeriods: 36, purpose: 'Ouverture d’un second salon' }).then((application) => desk.approveThrough(application, 'branch_head')),
-    desk.submit(essomba, { product: 'shortTermCredit', amount: '400000', termPeriods: 6, purpose: 'Réparation de la moto' }),
+    desk
+      .submit(nguema, {
+        product: 'equipmentCredit',
+        amount: '1500000',
+        termPeriods: 36,
+        purpose: 'Ouverture d’un second salon',
+      })
+      .then((application) => desk.approveThrough(application, 'branch_head')),
+    desk.submit(essomba, {
+      product: 'shortTermCredit',
+      amount: '400000',
+      termPeriods: 6,
+      purpose: 'Réparation de la moto',
+    }),
     requestShareWithdrawal(capital, ewane, 10),
   ]);
   const pledge = await pledgeDeposit(cooperative, disbursed, kamga, '100000', calendar.today);
@@ -94,7 +152,12 @@ export async function tellTheStory(
 
 /** A term deposit paid in cash at the counter: 12 months, renewed at maturity (the product's instruction). */
 async function openTermDeposit(cooperative: Cooperative, member: Member, amount: string): Promise<string> {
-  const opened = await member.teller.post<{ id: string }>(`open a term deposit for ${member.name}`, '/api/v1/members/accounts/', { client: member.id, product: cooperative.products.termDeposit, initial_deposit: amount }, `${cooperative.code}:open:term-deposit:${member.key}`);
+  const opened = await member.teller.post<{ id: string }>(
+    `open a term deposit for ${member.name}`,
+    '/api/v1/members/accounts/',
+    { client: member.id, product: cooperative.products.termDeposit, initial_deposit: amount },
+    `${cooperative.code}:open:term-deposit:${member.key}`,
+  );
   return opened.id;
 }
 
@@ -102,20 +165,44 @@ async function openTermDeposit(cooperative: Cooperative, member: Member, amount:
  * Part of the borrower's current account pledged to their loan: asked by the head of Akwa, held at once, and
  * covering the loan only once direction, a second person, approves its request.
  */
-async function pledgeDeposit(cooperative: Cooperative, loan: string, member: Member, amount: string, date: string): Promise<string> {
+async function pledgeDeposit(
+  cooperative: Cooperative,
+  loan: string,
+  member: Member,
+  amount: string,
+  date: string,
+): Promise<string> {
   const { branchHead, direction } = cooperative.staff;
-  const asked = await branchHead.session.post<{ id: string; payload: { guaranteeId: string } }>(`pledge ${amount} XAF of ${member.name}'s account`, '/api/v1/loans/guarantees/', {
-    loan, kind: 'pledged_deposit', value: amount, account: member.accountId, start_date: date, description: 'Nantissement du compte courant',
-  });
-  await direction.session.post(`approve the pledge of ${member.name}`, `/api/v1/approvals/requests/${asked.id}/approve/`, { reason: 'Nantissement vérifié' });
+  const asked = await branchHead.session.post<{ id: string; payload: { guaranteeId: string } }>(
+    `pledge ${amount} XAF of ${member.name}'s account`,
+    '/api/v1/loans/guarantees/',
+    {
+      loan,
+      kind: 'pledged_deposit',
+      value: amount,
+      account: member.accountId,
+      start_date: date,
+      description: 'Nantissement du compte courant',
+    },
+  );
+  await direction.session.post(
+    `approve the pledge of ${member.name}`,
+    `/api/v1/approvals/requests/${asked.id}/approve/`,
+    { reason: 'Nantissement vérifié' },
+  );
   return asked.payload.guaranteeId;
 }
 
 /** Granted after a send back (the branch head wants the workshop's lease in the file first), then paid out. */
 async function grantedAfterSendBack(desk: LoanDesk, member: Member): Promise<string> {
-  const application = await desk.submit(member, { product: 'shortTermCredit', amount: '1200000', termPeriods: 18, purpose: 'Agrandissement de l\'atelier' });
+  const application = await desk.submit(member, {
+    product: 'shortTermCredit',
+    amount: '1200000',
+    termPeriods: 18,
+    purpose: "Agrandissement de l'atelier",
+  });
   await desk.decide(application, 'cashier', 'approve', 'Dossier complet');
-  await desk.decide(application, 'branch_head', 'send_back', 'Joindre le bail de l\'atelier');
+  await desk.decide(application, 'branch_head', 'send_back', "Joindre le bail de l'atelier");
   const completed = await desk.decide(application, 'cashier', 'approve', 'Bail joint au dossier');
   const loan = loanOf(await desk.approveThrough(completed, 'direction'));
   await desk.disburse(loan, member);
@@ -124,6 +211,19 @@ async function grantedAfterSendBack(desk: LoanDesk, member: Member): Promise<str
 
 /** Approved by the cashier, refused by the branch head with the reason the member is told. */
 async function refusedByBranchHead(desk: LoanDesk, member: Member): Promise<LoanApplication> {
-  const application = await desk.approveThrough(await desk.submit(member, { product: 'shortTermCredit', amount: '1000000', termPeriods: 12, purpose: 'Stock de marchandises' }), 'cashier');
-  return desk.decide(application, 'branch_head', 'reject', 'Revenus trop irréguliers pour ce montant; épargne insuffisante');
+  const application = await desk.approveThrough(
+    await desk.submit(member, {
+      product: 'shortTermCredit',
+      amount: '1000000',
+      termPeriods: 12,
+      purpose: 'Stock de marchandises',
+    }),
+    'cashier',
+  );
+  return desk.decide(
+    application,
+    'branch_head',
+    'reject',
+    'Revenus trop irréguliers pour ce montant; épargne insuffisante',
+  );
 }

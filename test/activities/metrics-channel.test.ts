@@ -11,12 +11,29 @@ import { testClock } from '../helpers/clock';
 
 test('a posting is reported once its transaction commits: never for a rollback, a savepoint whose transaction rolls back, or a replayed key', async (t) => {
   const { knex } = await createTestDatabase(t);
-  const [{ id: userId }] = await knex('users').insert({ username: 'root', password_hash: '!', full_name: 'Root' }).returning('id');
+  const [{ id: userId }] = await knex('users')
+    .insert({ username: 'root', password_hash: '!', full_name: 'Root' })
+    .returning('id');
   const actor = { userId, grants: [{ role: 'admin' as const, enterpriseId: null, branchId: null }], requestId: 'test' };
-  const enterprise = await createEnterprise(testActivityContext(knex), actor, { code: 'MC', name: 'Coop MC', legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' } });
+  const enterprise = await createEnterprise(testActivityContext(knex), actor, {
+    code: 'MC',
+    name: 'Coop MC',
+    legalForm: 'C',
+    country: 'CM',
+    timeZone: 'Africa/Douala',
+    headOffice: { code: 'HQ', name: 'HQ', address: '', city: '' },
+  });
   const reported: CommittedWork[] = [];
   t.teardown(onCommittedWork((work) => reported.push(work)));
-  const deposit = (idempotencyKey: string): BusinessEvent => ({ enterpriseId: enterprise.id, branchId: null, kind: 'deposit', amount: new Money('1000'), payload: {}, idempotencyKey, actorId: userId });
+  const deposit = (idempotencyKey: string): BusinessEvent => ({
+    enterpriseId: enterprise.id,
+    branchId: null,
+    kind: 'deposit',
+    amount: new Money('1000'),
+    payload: {},
+    idempotencyKey,
+    actorId: userId,
+  });
   const refusedLater = new Error('refused after the posting');
 
   await inTransaction(knex, (trx) => recordBusinessEvent(trx, testClock(), deposit('committed')));

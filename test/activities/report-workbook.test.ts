@@ -14,10 +14,24 @@ const document: ReportDocument = {
   sheets: [
     {
       name: 'Bilan: actif/passif',
-      columns: [{ key: 'label', title: 'Libellé', kind: 'text' }, { key: 'amount', title: 'Montant', kind: 'money' }, { key: 'on', title: 'Au', kind: 'date' }],
-      rows: [{ label: '=cmd|calc', amount: '-1234567', on: '2026-11-30' }, { label: 'Énorme', amount: '12345678901234567890', on: null }],
+      columns: [
+        { key: 'label', title: 'Libellé', kind: 'text' },
+        { key: 'amount', title: 'Montant', kind: 'money' },
+        { key: 'on', title: 'Au', kind: 'date' },
+      ],
+      rows: [
+        { label: '=cmd|calc', amount: '-1234567', on: '2026-11-30' },
+        { label: 'Énorme', amount: '12345678901234567890', on: null },
+      ],
     },
-    { name: 'Ratios', columns: [{ key: 'ratio', title: 'Ratio', kind: 'ratio' }, { key: 'count', title: 'Nombre', kind: 'integer' }], rows: [{ ratio: '0.1534', count: '12' }] },
+    {
+      name: 'Ratios',
+      columns: [
+        { key: 'ratio', title: 'Ratio', kind: 'ratio' },
+        { key: 'count', title: 'Nombre', kind: 'integer' },
+      ],
+      rows: [{ ratio: '0.1534', count: '12' }],
+    },
   ],
 };
 
@@ -35,7 +49,10 @@ test('the workbook read back: a sheet per ReportSheet, the header block, frozen 
   t.is(bytes.subarray(0, 2).toString(), 'PK', 'a zip');
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.load(bytes as unknown as ArrayBuffer); // ExcelJS types its Buffer before Node 20 made it generic
-  t.deepEqual(workbook.worksheets.map((sheet) => sheet.name), ['Bilan actif passif', 'Ratios']);
+  t.deepEqual(
+    workbook.worksheets.map((sheet) => sheet.name),
+    ['Bilan actif passif', 'Ratios'],
+  );
   const sheet = workbook.worksheets[0]!;
   t.deepEqual(sheet.getRow(1).values, [undefined, 'Rapport', 'Ratios prudentiels COBAC']);
   t.deepEqual(sheet.getRow(2).values, [undefined, 'Entreprise', 'COOP', 'Coopérative d’Épargne de Douala']);
@@ -78,6 +95,9 @@ test('a large sheet streams: bytes reach the output before the last row is produ
   });
   await writeWorkbook({ ...document, sheets: [{ ...document.sheets[0]!, rows: rows() }] }, output);
   t.is(produced, rowsTotal);
-  t.true(producedAtFirstBytes >= 0 && producedAtFirstBytes < rowsTotal / 2, `first bytes after ${producedAtFirstBytes} rows`);
+  t.true(
+    producedAtFirstBytes >= 0 && producedAtFirstBytes < rowsTotal / 2,
+    `first bytes after ${producedAtFirstBytes} rows`,
+  );
   t.true(bytes > 100_000);
 });

@@ -38,7 +38,10 @@ test('a workbook as ExcelJS writes it passes', async (t) => {
 
 test('a zip of more parts than the cap is refused before any is inflated', async (t) => {
   const parts = Array.from({ length: 1001 }, (_, index) => stored(`part${index}.xml`, '<a/>'));
-  t.regex((await guarded(t, zipOf(parts)))!, /The zip holds 1001 parts, more than 1000: refused as a possible zip bomb/);
+  t.regex(
+    (await guarded(t, zipOf(parts)))!,
+    /The zip holds 1001 parts, more than 1000: refused as a possible zip bomb/,
+  );
 });
 
 /** A local header of `name` with the given flags and sizes (deflated). */
@@ -63,7 +66,13 @@ test('a part hidden after a data descriptor, which the directory does not list, 
   descriptor.writeUInt32LE(small.length, 8);
   descriptor.writeUInt32LE(11, 12);
   const bomb = await deflatedRun('<sst><si><t>', 5, '</t></si></sst>');
-  const records = Buffer.concat([localHeader('xl/workbook.xml', 0x08, 0, 0), small, descriptor, localHeader('xl/sharedStrings.xml', 0, bomb.length, 10), bomb]);
+  const records = Buffer.concat([
+    localHeader('xl/workbook.xml', 0x08, 0, 0),
+    small,
+    descriptor,
+    localHeader('xl/sharedStrings.xml', 0, bomb.length, 10),
+    bomb,
+  ]);
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
   central.writeUInt16LE(8, 10);
@@ -77,11 +86,22 @@ test('a part hidden after a data descriptor, which the directory does not list, 
   end.writeUInt16LE(1, 10);
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(records.length, 16);
-  t.regex((await guarded(t, Buffer.concat([records, directory, end])))!, /inflate to more than the 100 bytes its directory declares: refused as a possible zip bomb/);
+  t.regex(
+    (await guarded(t, Buffer.concat([records, directory, end])))!,
+    /inflate to more than the 100 bytes its directory declares: refused as a possible zip bomb/,
+  );
 });
 
 test('a part that does not inflate, or a file with no zip directory, is not a readable workbook', async (t) => {
-  const garbage = { name: 'xl/workbook.xml', data: Buffer.from([0xff, 0xff, 0xff, 0xff]), declaredSize: 10, deflated: true };
+  const garbage = {
+    name: 'xl/workbook.xml',
+    data: Buffer.from([0xff, 0xff, 0xff, 0xff]),
+    declaredSize: 10,
+    deflated: true,
+  };
   t.regex((await guarded(t, zipOf([garbage])))!, /not a readable XLSX workbook: a part does not inflate/);
-  t.regex((await guarded(t, Buffer.from('PK\u0003\u0004 and nothing else')))!, /not a readable XLSX workbook: no zip directory/);
+  t.regex(
+    (await guarded(t, Buffer.from('PK\u0003\u0004 and nothing else')))!,
+    /not a readable XLSX workbook: no zip directory/,
+  );
 });

@@ -31,7 +31,10 @@ test.before(async () => {
 
 /** An enterprise made as the product makes it (through the API), with the path of its chart's accounts. */
 async function newEnterprise(code: string): Promise<{ id: string; chart: string; entries: string }> {
-  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', { headers: root, json: { code, name: `Coop ${code}`, legal_form: 'Coopérative', country: 'CM' } });
+  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', {
+    headers: root,
+    json: { code, name: `Coop ${code}`, legal_form: 'Coopérative', country: 'CM' },
+  });
   if (created.status !== 201) throw new Error(created.text);
   const charts = await app.request('GET', `/api/v1/accounts/charts/?enterprise=${created.body.id}`, { headers: root });
   const chart = charts.body.results[0].id as string;
@@ -40,7 +43,8 @@ async function newEnterprise(code: string): Promise<{ id: string; chart: string;
 
 const get = (path: string, headers = root) => app.request('GET', path, { headers });
 const codesOf = (response: { body: { results: { code: string }[] } }) => response.body.results.map((row) => row.code);
-const entryId = async (chart: string, code: string) => (await knex('company_chart_entries').where({ chart_id: chart, code }).first('id')).id as string;
+const entryId = async (chart: string, code: string) =>
+  (await knex('company_chart_entries').where({ chart_id: chart, code }).first('id')).id as string;
 
 test('a new enterprise gets the whole PCEMF as its chart: 1,492 accounts, as in the plan, all active', async (t) => {
   const enterprise = await newEnterprise('CH1');
@@ -48,10 +52,19 @@ test('a new enterprise gets the whole PCEMF as its chart: 1,492 accounts, as in 
   t.is(list.body.count, 1492);
   const rows = await knex('company_chart_entries').where({ chart_id: enterprise.chart }).orderBy('code');
   const copy = rows.map((row) => [row.code, row.label, row.class, row.parent_code, row.is_system]);
-  const plan = [...records].sort((a, b) => (a.code < b.code ? -1 : 1)).map((record) => [record.code, record.label, record.class, record.parentCode, record.isSystem]);
+  const plan = [...records]
+    .sort((a, b) => (a.code < b.code ? -1 : 1))
+    .map((record) => [record.code, record.label, record.class, record.parentCode, record.isSystem]);
   t.deepEqual(copy, plan);
   t.true(rows.every((row) => row.is_active && row.record_id !== null && row.enterprise_id === enterprise.id));
-  t.like((await get(`${enterprise.entries}${await entryId(enterprise.chart, '5710')}/`)).body, { code: '5710', label: 'Caisse FCFA', class: 5, is_system: false, is_leaf: true, parent_code: '571' });
+  t.like((await get(`${enterprise.entries}${await entryId(enterprise.chart, '5710')}/`)).body, {
+    code: '5710',
+    label: 'Caisse FCFA',
+    class: 5,
+    is_system: false,
+    is_leaf: true,
+    parent_code: '571',
+  });
 });
 
 test('plans: listed to any signed-in user; created empty by platform administrators only, codes unique', async (t) => {
@@ -63,13 +76,22 @@ test('plans: listed to any signed-in user; created empty by platform administrat
   const body = { code: 'CUSTOM-1', name: 'Plan maison', description: 'Essai' };
   t.is((await app.request('POST', '/api/v1/accounts/plans/', { json: body })).status, 401);
   t.is((await app.request('POST', '/api/v1/accounts/plans/', { headers: cashier, json: body })).status, 403);
-  const byEnterpriseAdmin = await app.request('POST', '/api/v1/accounts/plans/', { headers: enterpriseAdmin, json: body });
+  const byEnterpriseAdmin = await app.request('POST', '/api/v1/accounts/plans/', {
+    headers: enterpriseAdmin,
+    json: body,
+  });
   t.is(byEnterpriseAdmin.status, 403, 'plans are shared: an enterprise administrator may not add one');
   const created = await app.request('POST', '/api/v1/accounts/plans/', { headers: root, json: body });
   t.is(created.status, 201);
   t.like(created.body, body);
-  t.is((await app.request('POST', '/api/v1/accounts/plans/', { headers: root, json: body })).body.code, 'plan_code_taken');
-  const invalid = await app.request('POST', '/api/v1/accounts/plans/', { headers: root, json: { code: 'a b', name: 'x' } });
+  t.is(
+    (await app.request('POST', '/api/v1/accounts/plans/', { headers: root, json: body })).body.code,
+    'plan_code_taken',
+  );
+  const invalid = await app.request('POST', '/api/v1/accounts/plans/', {
+    headers: root,
+    json: { code: 'a b', name: 'x' },
+  });
   t.deepEqual(invalid.body.errors.map((error: { field: string }) => error.field).sort(), ['code', 'name']);
   const plans = await get('/api/v1/accounts/plans/?ordering=-code', cashier);
   t.deepEqual(codesOf(plans), ['PCEMF-2010', 'CUSTOM-1']);
@@ -82,11 +104,20 @@ test('records: filters by plan, class, parent, code prefix and text; pages throu
   const base = `/api/v1/accounts/records/?plan=${pcemf}`;
   t.is((await get(base)).body.count, 1492);
   t.deepEqual(codesOf(await get(`${base}&class=8`)), ['8', '80', '81', '82', '83', '84', '85', '86', '87']);
-  const underCash = records.filter((record) => record.parentCode === '57').map((record) => record.code).sort();
+  const underCash = records
+    .filter((record) => record.parentCode === '57')
+    .map((record) => record.code)
+    .sort();
   t.deepEqual(codesOf(await get(`${base}&parent=57`)), underCash);
   t.true(underCash.length > 1);
   const prefixed = await get(`${base}&code_prefix=571&page_size=100`);
-  t.deepEqual(codesOf(prefixed), records.filter((record) => record.code.startsWith('571')).map((record) => record.code).sort());
+  t.deepEqual(
+    codesOf(prefixed),
+    records
+      .filter((record) => record.code.startsWith('571'))
+      .map((record) => record.code)
+      .sort(),
+  );
   const found = await get(`${base}&search=caisse fcfa`);
   t.true(codesOf(found).includes('5710'));
   t.true(found.body.results.every((row: { label: string }) => /caisse fcfa/i.test(row.label)));
@@ -96,7 +127,11 @@ test('records: filters by plan, class, parent, code prefix and text; pages throu
   t.is(last.body.next, null);
   t.truthy(last.body.previous);
   t.is((await get(`${base}&page_size=100&page=16`)).body.code, 'page_not_found');
-  t.is((await get(`${base}&class=9`)).body.count, 137, 'class 9 (off-balance): its root and the 136 accounts of the file');
+  t.is(
+    (await get(`${base}&class=9`)).body.count,
+    137,
+    'class 9 (off-balance): its root and the 136 accounts of the file',
+  );
   t.is((await get(`${base}&class=10`)).status, 400);
   t.is((await get(`${base}&code_prefix=57a`)).status, 400);
   t.is((await get('/api/v1/accounts/records/', {})).status, 401);
@@ -106,7 +141,13 @@ test('records: one class as a tree from its root', async (t) => {
   const tree = await get(`/api/v1/accounts/records/tree/?plan=${pcemf}&class=5`);
   t.is(tree.status, 200);
   t.like(tree.body, { code: '5', label: 'Trésorerie et opérations interbancaires', is_system: false });
-  t.deepEqual(tree.body.children.map((node: { code: string }) => node.code), records.filter((record) => record.parentCode === '5').map((record) => record.code).sort());
+  t.deepEqual(
+    tree.body.children.map((node: { code: string }) => node.code),
+    records
+      .filter((record) => record.parentCode === '5')
+      .map((record) => record.code)
+      .sort(),
+  );
   type Node = { code: string; children: Node[] };
   const count = (node: Node): number => 1 + node.children.reduce((sum, child) => sum + count(child), 0);
   t.is(count(tree.body), records.filter((record) => record.class === 5).length);
@@ -114,7 +155,10 @@ test('records: one class as a tree from its root', async (t) => {
   t.true(cash.children.some((node: Node) => node.children.some((leaf: Node) => leaf.code === '5710')));
   t.true((await get(`/api/v1/accounts/records/tree/?plan=${pcemf}&class=7`)).body.is_system);
   const missing = await get(`/api/v1/accounts/records/tree/?plan=${pcemf}`);
-  t.deepEqual(missing.body.errors.map((error: { field: string }) => error.field), ['class']);
+  t.deepEqual(
+    missing.body.errors.map((error: { field: string }) => error.field),
+    ['class'],
+  );
 });
 
 test('entries: filters by class, parent, prefix, text, activity and leaf; pagination', async (t) => {
@@ -128,10 +172,19 @@ test('entries: filters by class, parent, prefix, text, activity and leaf; pagina
   t.is(leaves, records.filter((record) => !records.some((child) => child.parentCode === record.code)).length);
   t.true(codesOf(totals).includes('57') && !codesOf(totals).includes('5710'));
   t.true(totals.body.results.every((row: { is_leaf: boolean }) => !row.is_leaf));
-  t.deepEqual(codesOf(await get(`${entries}?parent=571`)), records.filter((record) => record.parentCode === '571').map((record) => record.code).sort());
+  t.deepEqual(
+    codesOf(await get(`${entries}?parent=571`)),
+    records
+      .filter((record) => record.parentCode === '571')
+      .map((record) => record.code)
+      .sort(),
+  );
   t.deepEqual(codesOf(await get(`${entries}?search=caisse fcfa&class=5`)), ['5710']);
   t.is((await get(`${entries}?is_active=false`)).body.count, 0);
-  await app.request('PATCH', `${entries}${await entryId(chart, '5711')}/`, { headers: root, json: { is_active: false } });
+  await app.request('PATCH', `${entries}${await entryId(chart, '5711')}/`, {
+    headers: root,
+    json: { is_active: false },
+  });
   t.deepEqual(codesOf(await get(`${entries}?is_active=false`)), ['5711']);
   const first = await get(`${entries}?page_size=2&ordering=-code`);
   t.deepEqual(codesOf(first), [...records.map((record) => record.code)].sort().reverse().slice(0, 2));
@@ -144,10 +197,27 @@ test('sub-accounts: extend a leaf of classes 1 to 5 by 1 to 3 digits; the parent
   const add = (json: object) => app.request('POST', entries, { headers: root, json });
   const savings = await add({ parent_code: '373', code: '37301', label: 'Comptes courants produit Épargne Plus' });
   t.is(savings.status, 201);
-  t.like(savings.body, { code: '37301', parent_code: '373', class: 3, record: null, is_system: false, is_active: true, is_leaf: true, enterprise: id });
+  t.like(savings.body, {
+    code: '37301',
+    parent_code: '373',
+    class: 3,
+    record: null,
+    is_system: false,
+    is_active: true,
+    is_leaf: true,
+    enterprise: id,
+  });
   t.false((await get(`${entries}${await entryId(chart, '373')}/`)).body.is_leaf);
-  t.is((await add({ parent_code: '373', code: '37302', label: 'Second product' })).status, 201, 'a parent takes several sub-accounts');
-  t.is((await add({ parent_code: '37301', code: '3730101', label: 'Nested' })).status, 201, 'a sub-account may itself be extended');
+  t.is(
+    (await add({ parent_code: '373', code: '37302', label: 'Second product' })).status,
+    201,
+    'a parent takes several sub-accounts',
+  );
+  t.is(
+    (await add({ parent_code: '37301', code: '3730101', label: 'Nested' })).status,
+    201,
+    'a sub-account may itself be extended',
+  );
   t.is((await knex('audit_events').where({ action: 'chart_entry.create', enterprise_id: id })).length, 3);
 
   const refusals: [object, number, string, string?][] = [
@@ -168,21 +238,46 @@ test('sub-accounts: extend a leaf of classes 1 to 5 by 1 to 3 digits; the parent
     const refused = await add(json);
     t.is(refused.status, status, JSON.stringify(json));
     t.is(refused.body.code, code, JSON.stringify(json));
-    if (field !== undefined) t.deepEqual(refused.body.errors.map((error: { field: string }) => error.field), [field], JSON.stringify(json));
+    if (field !== undefined)
+      t.deepEqual(
+        refused.body.errors.map((error: { field: string }) => error.field),
+        [field],
+        JSON.stringify(json),
+      );
   }
-  await app.request('PATCH', `${entries}${await entryId(chart, '3712')}/`, { headers: root, json: { is_active: false } });
+  await app.request('PATCH', `${entries}${await entryId(chart, '3712')}/`, {
+    headers: root,
+    json: { is_active: false },
+  });
   t.is((await add({ parent_code: '3712', code: '371201', label: 'Under inactive' })).body.code, 'account_inactive');
-  t.is(await knex('company_chart_entries').where({ chart_id: chart }).count().first().then((row) => Number(row!.count)), 1495, 'nothing written on refusal');
+  t.is(
+    await knex('company_chart_entries')
+      .where({ chart_id: chart })
+      .count()
+      .first()
+      .then((row) => Number(row!.count)),
+    1495,
+    'nothing written on refusal',
+  );
 });
 
 test('renaming and (de)activating: not the system accounts; audited; one enterprise at a time', async (t) => {
   const own = await newEnterprise('RN1');
   const other = await newEnterprise('RN2');
-  const patch = async (code: string, json: object) => app.request('PATCH', `${own.entries}${await entryId(own.chart, code)}/`, { headers: root, json });
+  const patch = async (code: string, json: object) =>
+    app.request('PATCH', `${own.entries}${await entryId(own.chart, code)}/`, { headers: root, json });
   const renamed = await patch('5710', { label: 'Caisse principale' });
   t.like(renamed.body, { code: '5710', label: 'Caisse principale', is_system: false });
-  t.is((await knex('company_chart_entries').where({ chart_id: other.chart, code: '5710' }).first()).label, 'Caisse FCFA', 'the other chart is unchanged');
-  t.is((await knex('account_records').where({ plan_id: pcemf, code: '5710' }).first()).label, 'Caisse FCFA', 'the plan is unchanged');
+  t.is(
+    (await knex('company_chart_entries').where({ chart_id: other.chart, code: '5710' }).first()).label,
+    'Caisse FCFA',
+    'the other chart is unchanged',
+  );
+  t.is(
+    (await knex('account_records').where({ plan_id: pcemf, code: '5710' }).first()).label,
+    'Caisse FCFA',
+    'the plan is unchanged',
+  );
   t.is((await patch('373', { is_active: false })).body.is_active, false);
   t.is((await patch('373', { is_active: true })).body.is_active, true);
   for (const json of [{ label: 'Autre libellé' }, { is_active: false }]) {
@@ -194,7 +289,11 @@ test('renaming and (de)activating: not the system accounts; audited; one enterpr
   const unchanged = await patch('5710', { label: 'Caisse principale' });
   t.is(unchanged.status, 200);
   t.is((await patch('713', {})).status, 200, 'an empty PATCH is a no-op, even on a system account');
-  const actions = await knex('audit_events').where({ enterprise_id: own.id }).where('action', 'like', 'chart_entry.%').orderBy('id').pluck('action');
+  const actions = await knex('audit_events')
+    .where({ enterprise_id: own.id })
+    .where('action', 'like', 'chart_entry.%')
+    .orderBy('id')
+    .pluck('action');
   t.deepEqual(actions, ['chart_entry.rename', 'chart_entry.deactivate', 'chart_entry.reactivate']);
   t.is((await patch('5710', { label: 'x' })).status, 400);
   t.is((await patch('5710', { code: '5711' })).status, 400, 'a code never changes');
@@ -202,7 +301,8 @@ test('renaming and (de)activating: not the system accounts; audited; one enterpr
 
 test('deleting: only sub-accounts without sub-accounts; plan and system accounts stay', async (t) => {
   const { entries, chart, id } = await newEnterprise('DL1');
-  const add = (parent_code: string, code: string) => app.request('POST', entries, { headers: root, json: { parent_code, code, label: `Account ${code}` } });
+  const add = (parent_code: string, code: string) =>
+    app.request('POST', entries, { headers: root, json: { parent_code, code, label: `Account ${code}` } });
   const parent = (await add('373', '37301')).body.id;
   const child = (await add('37301', '3730101')).body.id;
   const remove = async (entry: string) => app.request('DELETE', `${entries}${entry}/`, { headers: root });
@@ -225,12 +325,32 @@ test('an account with postings gets no sub-account and is not deleted', async (t
   await single.raw('CREATE TEMP TABLE journal_lines (chart_entry_id uuid NOT NULL)');
   const ledgerApp = await startTestApp(t, { knex: single, routes });
   const { entries, chart } = await newEnterprise('PO1');
-  const sub = await app.request('POST', entries, { headers: root, json: { parent_code: '373', code: '37301', label: 'Posted' } });
-  await single('journal_lines').insert([{ chart_entry_id: sub.body.id }, { chart_entry_id: await entryId(chart, '3712') }]);
-  const extend = await ledgerApp.request('POST', entries, { headers: root, json: { parent_code: '3712', code: '371201', label: 'Under posted' } });
+  const sub = await app.request('POST', entries, {
+    headers: root,
+    json: { parent_code: '373', code: '37301', label: 'Posted' },
+  });
+  await single('journal_lines').insert([
+    { chart_entry_id: sub.body.id },
+    { chart_entry_id: await entryId(chart, '3712') },
+  ]);
+  const extend = await ledgerApp.request('POST', entries, {
+    headers: root,
+    json: { parent_code: '3712', code: '371201', label: 'Under posted' },
+  });
   t.is(extend.body.code, 'account_has_postings');
-  t.is((await ledgerApp.request('DELETE', `${entries}${sub.body.id}/`, { headers: root })).body.code, 'account_has_postings');
-  t.is((await ledgerApp.request('POST', entries, { headers: root, json: { parent_code: '373', code: '37302', label: 'Unposted' } })).status, 201);
+  t.is(
+    (await ledgerApp.request('DELETE', `${entries}${sub.body.id}/`, { headers: root })).body.code,
+    'account_has_postings',
+  );
+  t.is(
+    (
+      await ledgerApp.request('POST', entries, {
+        headers: root,
+        json: { parent_code: '373', code: '37302', label: 'Unposted' },
+      })
+    ).status,
+    201,
+  );
 });
 
 test('access: read by any role in the enterprise, written by direction and administrators, 404 elsewhere', async (t) => {
@@ -238,7 +358,11 @@ test('access: read by any role in the enterprise, written by direction and admin
   const foreign = await newEnterprise('AC2');
   const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
   const callers: Record<string, Record<string, string>> = { anonymous: {} };
-  const at = (role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin', enterpriseId = own.id, branchId: string | null = null) => [{ role, enterpriseId, branchId }];
+  const at = (
+    role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
+    enterpriseId = own.id,
+    branchId: string | null = null,
+  ) => [{ role, enterpriseId, branchId }];
   for (const [name, grants] of Object.entries({
     nobody: [],
     cashier: at('cashier', own.id, headOffice),
@@ -254,49 +378,89 @@ test('access: read by any role in the enterprise, written by direction and admin
     await createUser(knex, `ac-${name}`, grants);
     callers[name] = await bearer(app, `ac-${name}`);
   }
-  const readers = ['cashier', 'branch_head', 'credit_committee', 'direction', 'admin', 'branch_direction', 'cashier_directing_elsewhere'];
+  const readers = [
+    'cashier',
+    'branch_head',
+    'credit_committee',
+    'direction',
+    'admin',
+    'branch_direction',
+    'cashier_directing_elsewhere',
+  ];
   const read = (name: string) => (name === 'anonymous' ? 401 : readers.includes(name) ? 200 : 404);
   const write = (success: number) => (name: string) =>
-    name === 'anonymous' ? 401 : ['direction', 'admin'].includes(name) ? success : name === 'foreign_direction' ? 404 : 403;
+    name === 'anonymous'
+      ? 401
+      : ['direction', 'admin'].includes(name)
+        ? success
+        : name === 'foreign_direction'
+          ? 404
+          : 403;
   const cash = `${own.entries}${await entryId(own.chart, '5710')}/`;
   const subs: Record<string, string> = {};
   for (const name of ['direction', 'admin']) {
-    subs[name] = (await app.request('POST', own.entries, { headers: root, json: { parent_code: '3712', code: `3712${name.length}`, label: name } })).body.id;
+    subs[name] = (
+      await app.request('POST', own.entries, {
+        headers: root,
+        json: { parent_code: '3712', code: `3712${name.length}`, label: name },
+      })
+    ).body.id;
   }
-  const cases: [string, (name: string) => string, ((name: string) => object) | undefined, (name: string) => number][] = [
-    ['GET', () => own.entries, undefined, read],
-    ['GET', () => cash, undefined, read],
-    ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
-    ['POST', () => own.entries, (name) => ({ parent_code: '373', code: `373${name.length}`, label: name }), write(201)],
-    ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
-  ];
+  const cases: [string, (name: string) => string, ((name: string) => object) | undefined, (name: string) => number][] =
+    [
+      ['GET', () => own.entries, undefined, read],
+      ['GET', () => cash, undefined, read],
+      ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
+      [
+        'POST',
+        () => own.entries,
+        (name) => ({ parent_code: '373', code: `373${name.length}`, label: name }),
+        write(201),
+      ],
+      ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
+    ];
   for (const [method, path, json, expected] of cases) {
     for (const [name, headers] of Object.entries(callers)) {
       const response = await app.request(method, path(name), { headers, json: json?.(name) });
       t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
     }
   }
-  const charts = async (name: string) => (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
+  const charts = async (name: string) =>
+    (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
   t.deepEqual(await charts('cashier'), [own.chart]);
   t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
   t.deepEqual(await charts('nobody'), []);
   t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
-  t.is((await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status, 404, 'an account asked for under another enterprise\'s chart');
-  t.is((await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status, 200, 'the plans are public to signed-in users');
+  t.is(
+    (await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status,
+    404,
+    "an account asked for under another enterprise's chart",
+  );
+  t.is(
+    (await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status,
+    200,
+    'the plans are public to signed-in users',
+  );
 });
 
 test('the module documents its routes, with operation ids unique among all the product routes', async (t) => {
   const schema = await get('/api/v1/accounts/schema/', {});
   t.is(schema.status, 200);
   const operations = Object.values(
-    schema.body.paths as Record<string,
-      Record<string,
-        { operationId: string }>>,
+    schema.body.paths as Record<string, Record<string, { operationId: string }>>,
   ).flatMap((path) => Object.values(path).map((operation) => operation.operationId));
   // The ledger's routes share the module: these are checked to be there, not to be alone.
-  t.deepEqual(accountRoutes.map((route) => route.operationId).filter((id) => !operations.includes(id)), []);
+  t.deepEqual(
+    accountRoutes.map((route) => route.operationId).filter((id) => !operations.includes(id)),
+    [],
+  );
   t.true(operations.includes('addSubAccount'));
   const ids = routes.map((route) => route.operationId);
   t.is(new Set(ids).size, ids.length);
-  t.deepEqual(schema.body.paths['/api/v1/accounts/charts/{chart_pk}/entries/'].post.requestBody.content['application/json'].schema.required.sort(), ['code', 'label', 'parent_code']);
+  t.deepEqual(
+    schema.body.paths['/api/v1/accounts/charts/{chart_pk}/entries/'].post.requestBody.content[
+      'application/json'
+    ].schema.required.sort(),
+    ['code', 'label', 'parent_code'],
+  );
 });

@@ -14,7 +14,9 @@ import { bearer, createUser } from '../helpers/users';
  * page's policy refuses is one).
  */
 
-const swaggerUiVersion = (JSON.parse(fs.readFileSync(require.resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string }).version;
+const swaggerUiVersion = (
+  JSON.parse(fs.readFileSync(require.resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string }
+).version;
 // A name that is not localhost: Swagger UI treats localhost specially (no online validator), production does not.
 const docsHost = 'docs.coopbank.test';
 const file = fileTeardown(test);
@@ -40,9 +42,15 @@ test.before(async () => {
 
 /** The browser: CHROMIUM_PATH, else `chromium` on PATH; the tests fail (never skip) without one. */
 function chromiumPath(): string {
-  const onPath = (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'chromium')).find((candidate) => fs.existsSync(candidate));
+  const onPath = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, 'chromium'))
+    .find((candidate) => fs.existsSync(candidate));
   const found = process.env.CHROMIUM_PATH || onPath;
-  if (!found) throw new Error('the docs browser test needs Chromium: `apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary');
+  if (!found)
+    throw new Error(
+      'the docs browser test needs Chromium: `apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary',
+    );
   return found;
 }
 
@@ -65,7 +73,9 @@ async function watchedPage(t: ExecutionContext): Promise<{ page: Page; problems:
     problems.push(`request outside the server: ${request.url()}`);
     void request.abort('blockedbyclient');
   });
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`),
+  );
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
   });
@@ -108,9 +118,15 @@ test.serial('the whole API page: Authorize with a Bearer token, then Try it out 
   const operation = '#operations-auth-getCurrentUser';
   await page.locator(`${operation} .opblock-summary-control`).click();
   await page.locator(`${operation} .try-out__btn`).click();
-  const [sent] = await Promise.all([page.waitForRequest((request) => request.url().endsWith('/api/v1/auth/users/me/')), page.locator(`${operation} .execute`).click()]);
+  const [sent] = await Promise.all([
+    page.waitForRequest((request) => request.url().endsWith('/api/v1/auth/users/me/')),
+    page.locator(`${operation} .execute`).click(),
+  ]);
   const response = `${operation} .live-responses-table .response`;
-  const status = await page.locator(`${response} .response-col_status`).map((cell) => cell.textContent).wait();
+  const status = await page
+    .locator(`${response} .response-col_status`)
+    .map((cell) => cell.textContent)
+    .wait();
   const body = await page.$eval(`${response} .response-col_description .highlight-code pre`, (pre) => pre.textContent);
 
   t.is(sent.headers().authorization, `Bearer ${token}`);
@@ -124,12 +140,20 @@ test.serial('the whole API page: Authorize with a Bearer token, then Try it out 
 test.serial('a module page renders its own operations only', async (t) => {
   const { page, problems } = await watchedPage(t);
   await openDocs(page, '/api/v1/members/docs/');
-  const tags = await page.$$eval('.opblock-tag', (headings) => headings.map((heading) => heading.getAttribute('data-tag')));
+  const tags = await page.$$eval('.opblock-tag', (headings) =>
+    headings.map((heading) => heading.getAttribute('data-tag')),
+  );
   t.deepEqual(tags, ['members']);
   // The standalone preset's top bar (a box that loads any URL) is hidden; the template's Google Fonts link is gone.
   t.is(await page.$('.topbar'), null);
-  const stylesheets = await page.evaluate('[...document.querySelectorAll(\'link[rel="stylesheet"]\')].map((link) => link.href)');
+  const stylesheets = await page.evaluate(
+    '[...document.querySelectorAll(\'link[rel="stylesheet"]\')].map((link) => link.href)',
+  );
   t.deepEqual(stylesheets, [`${origin}/api/v1/docs/assets/${swaggerUiVersion}/swagger-ui.min.css`]);
-  t.is(await page.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(250, 250, 250)', 'the page\'s own style element applies');
+  t.is(
+    await page.evaluate('getComputedStyle(document.body).backgroundColor'),
+    'rgb(250, 250, 250)',
+    "the page's own style element applies",
+  );
   t.deepEqual(problems, []);
 });

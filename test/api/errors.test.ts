@@ -58,7 +58,12 @@ test.before(async () => {
   app = await startTestApp(file, { knex, routes: probeRoutes, bodyLimitBytes });
 });
 
-function assertProblem(t: import('ava').ExecutionContext, response: { status: number; headers: Headers; body: any }, status: number, code: string) {
+function assertProblem(
+  t: import('ava').ExecutionContext,
+  response: { status: number; headers: Headers; body: any },
+  status: number,
+  code: string,
+) {
   t.is(response.status, status);
   t.is(response.headers.get('content-type'), 'application/problem+json');
   t.is(response.body.status, status);
@@ -75,21 +80,44 @@ test('a valid request passes through with the declared status', async (t) => {
 });
 
 test('malformed JSON is a 400 malformed_json', async (t) => {
-  const response = await app.request('POST', '/api/v1/probe/transfers/', { body: '{"amount": ', headers: { 'content-type': 'application/json' } });
+  const response = await app.request('POST', '/api/v1/probe/transfers/', {
+    body: '{"amount": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assertProblem(t, response, 400, 'malformed_json');
 });
 
 test('a body that is not valid UTF-8 is a 400 malformed_json, never stored with U+FFFD in its place', async (t) => {
-  const body = Buffer.concat([Buffer.from('{"amount": "5000", "reference": "R'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-  const response = await app.request('POST', '/api/v1/probe/transfers/', { body, headers: { 'content-type': 'application/json' } });
+  const body = Buffer.concat([
+    Buffer.from('{"amount": "5000", "reference": "R'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}'),
+  ]);
+  const response = await app.request('POST', '/api/v1/probe/transfers/', {
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   assertProblem(t, response, 400, 'malformed_json');
   t.regex(response.body.detail, /UTF-8/);
-  const overlong = Buffer.concat([Buffer.from('{"amount": "5000", "reference": "'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
-  assertProblem(t, await app.request('POST', '/api/v1/probe/transfers/', { body: overlong, headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+  const overlong = Buffer.concat([
+    Buffer.from('{"amount": "5000", "reference": "'),
+    Buffer.from([0xc0, 0xaf]),
+    Buffer.from('"}'),
+  ]);
+  assertProblem(
+    t,
+    await app.request('POST', '/api/v1/probe/transfers/', {
+      body: overlong,
+      headers: { 'content-type': 'application/json' },
+    }),
+    400,
+    'malformed_json',
+  );
 });
 
 test('control characters and ANSI escapes are a 400 naming the field; free text may span lines, names and labels not', async (t) => {
-  const transfer = (extra: Record<string, string>) => app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '5000', reference: 'R1', ...extra } });
+  const transfer = (extra: Record<string, string>) =>
+    app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '5000', reference: 'R1', ...extra } });
   for (const [extra, field] of [
     [{ label: '\u001b[31mrouge\u001b[0m' }, 'label'],
     [{ label: 'a\u009b2Jb' }, 'label'],
@@ -101,7 +129,11 @@ test('control characters and ANSI escapes are a 400 naming the field; free text 
   ] as const) {
     const response = await transfer(extra);
     assertProblem(t, response, 400, 'invalid_request');
-    t.deepEqual(response.body.errors.map((error: { field: string }) => error.field), [field], JSON.stringify(extra));
+    t.deepEqual(
+      response.body.errors.map((error: { field: string }) => error.field),
+      [field],
+      JSON.stringify(extra),
+    );
   }
   const multiLine = await transfer({ label: 'Épargne été', note: 'first line\r\nsecond\tcolumn' });
   t.is(multiLine.status, 201, 'a note may hold line breaks and tabs');
@@ -109,10 +141,16 @@ test('control characters and ANSI escapes are a 400 naming the field; free text 
 });
 
 test('invalid fields are a 400 listing every field with its message', async (t) => {
-  const response = await app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '-5', reference: 'far too long a reference' } });
+  const response = await app.request('POST', '/api/v1/probe/transfers/', {
+    json: { amount: '-5', reference: 'far too long a reference' },
+  });
   assertProblem(t, response, 400, 'invalid_request');
   t.deepEqual(response.body.errors.map((error: { field: string }) => error.field).sort(), ['amount', 'reference']);
-  t.true(response.body.errors.some((error: { message: string }) => error.message === 'amount must be a whole number of francs'));
+  t.true(
+    response.body.errors.some(
+      (error: { message: string }) => error.message === 'amount must be a whole number of francs',
+    ),
+  );
 });
 
 test('a missing body reports each required field', async (t) => {
@@ -150,12 +188,17 @@ test('a wrong method is a 405 with Allow', async (t) => {
 });
 
 test('a body over the limit is a 413, read no further than the limit', async (t) => {
-  const response = await app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '1', reference: 'x'.repeat(bodyLimitBytes) } });
+  const response = await app.request('POST', '/api/v1/probe/transfers/', {
+    json: { amount: '1', reference: 'x'.repeat(bodyLimitBytes) },
+  });
   assertProblem(t, response, 413, 'payload_too_large');
 });
 
 test('a body that is not JSON is a 415', async (t) => {
-  const response = await app.request('POST', '/api/v1/probe/transfers/', { body: 'amount=5', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const response = await app.request('POST', '/api/v1/probe/transfers/', {
+    body: 'amount=5',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assertProblem(t, response, 415, 'unsupported_media_type');
 });
 

@@ -26,7 +26,11 @@ const createProduct = defineRoute({
   params: yup.object({ product_id: yup.string().uuid().required() }),
   query: yup.object({ dry_run: yup.boolean().optional().meta({ description: 'Validate only.' }) }),
   body: yup.object({
-    rate: yup.string().required().matches(/^0\.\d{1,6}$/).meta({ description: 'Annual rate as a decimal string.', example: '0.18' }),
+    rate: yup
+      .string()
+      .required()
+      .matches(/^0\.\d{1,6}$/)
+      .meta({ description: 'Annual rate as a decimal string.', example: '0.18' }),
     term_months: yup.number().integer().min(1).max(360).required(),
     frequency: yup.string().oneOf(['monthly', 'quarterly']).required(),
     note: yup.string().max(200).nullable().optional(),
@@ -71,14 +75,33 @@ test('the generator states the validation rules of each declared route', (t) => 
   t.deepEqual(body.properties.tags, { type: 'array', maxItems: 5, items: { type: 'string' } });
   t.is(body.additionalProperties, false);
   // The statuses it declares, then those any operation with a body answers (issue 27 item 9: 405, 413, 415, 431, 503).
-  t.deepEqual(Object.keys(operation.responses).sort(), ['201', '400', '404', '405', '409', '413', '415', '431', '500', '503']);
-  t.deepEqual(operation.responses['201'].content['application/json'].schema.properties.id, { type: 'string', format: 'uuid' });
+  t.deepEqual(Object.keys(operation.responses).sort(), [
+    '201',
+    '400',
+    '404',
+    '405',
+    '409',
+    '413',
+    '415',
+    '431',
+    '500',
+    '503',
+  ]);
+  t.deepEqual(operation.responses['201'].content['application/json'].schema.properties.id, {
+    type: 'string',
+    format: 'uuid',
+  });
   t.is(operation.responses['409'].content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
 });
 
 test('every operation documents the statuses the service answers everywhere, as shared responses (issue 27 item 9)', (t) => {
   const document = buildOpenApiDocument(apiRoutes, { title: 'T', version: '1' }) as any;
-  t.deepEqual(Object.keys(document.components.responses).sort(), ['ContentTooLarge', 'HeadersTooLarge', 'MethodNotAllowed', 'UnsupportedMediaType']);
+  t.deepEqual(Object.keys(document.components.responses).sort(), [
+    'ContentTooLarge',
+    'HeadersTooLarge',
+    'MethodNotAllowed',
+    'UnsupportedMediaType',
+  ]);
   t.deepEqual(document.components.responses.HeadersTooLarge['x-error-codes'], ['headers_too_large']);
   const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
   let pagedLists = 0;
@@ -90,7 +113,8 @@ test('every operation documents the statuses the service answers everywhere, as 
       const readsBody = operation.requestBody !== undefined;
       t.deepEqual(operation.responses['413'], readsBody ? ref('ContentTooLarge') : undefined, where);
       t.deepEqual(operation.responses['415'], readsBody ? ref('UnsupportedMediaType') : undefined, where);
-      if (operation['x-access'] !== 'public') t.true(operation.responses['401']['x-error-codes'].includes('token_expired'), where);
+      if (operation['x-access'] !== 'public')
+        t.true(operation.responses['401']['x-error-codes'].includes('token_expired'), where);
       if (operation.parameters.some((parameter: { name: string }) => parameter.name === 'page')) {
         pagedLists += 1;
         t.true(operation.responses['404']['x-error-codes'].includes('page_not_found'), where);
@@ -104,17 +128,38 @@ test('every operation documents the statuses the service answers everywhere, as 
 });
 
 test('the contract helper fails an answer at a status its operation does not document, as it does a body', (t) => {
-  const problem = (status: number, code: string) => ({ type: `urn:coopbank:problem:${code}`, title: 't', status, detail: 'd', code });
+  const problem = (status: number, code: string) => ({
+    type: `urn:coopbank:problem:${code}`,
+    title: 't',
+    status,
+    detail: 'd',
+    code,
+  });
   const headers = new Headers({ 'content-type': 'application/problem+json' });
-  t.regex(contractBreach('GET', '/api/v1/auth/users/me/', 429, problem(429, 'too_many_attempts'), headers) ?? '', /getCurrentUser answered 429, a status it does not document/);
-  t.regex(contractBreach('POST', '/api/v1/auth/logout/', 202, '', new Headers()) ?? '', /logout answered 202/, 'whatever the content type');
+  t.regex(
+    contractBreach('GET', '/api/v1/auth/users/me/', 429, problem(429, 'too_many_attempts'), headers) ?? '',
+    /getCurrentUser answered 429, a status it does not document/,
+  );
+  t.regex(
+    contractBreach('POST', '/api/v1/auth/logout/', 202, '', new Headers()) ?? '',
+    /logout answered 202/,
+    'whatever the content type',
+  );
   t.is(contractBreach('GET', '/api/v1/auth/users/me/', 431, problem(431, 'headers_too_large'), headers), undefined);
-  t.is(contractBreach('DELETE', '/api/v1/auth/users/me/', 405, problem(405, 'method_not_allowed'), headers), undefined, 'a 405 is held to its path');
+  t.is(
+    contractBreach('DELETE', '/api/v1/auth/users/me/', 405, problem(405, 'method_not_allowed'), headers),
+    undefined,
+    'a 405 is held to its path',
+  );
   t.is(contractBreach('POST', '/api/v1/token/', 429, problem(429, 'too_many_attempts'), headers), undefined);
 });
 
 test('a module document holds only that module', (t) => {
-  const document = buildOpenApiDocument([createProduct, otherModuleRoute], { title: 'T', version: '1', module: 'other' }) as any;
+  const document = buildOpenApiDocument([createProduct, otherModuleRoute], {
+    title: 'T',
+    version: '1',
+    module: 'other',
+  }) as any;
   t.deepEqual(Object.keys(document.paths), ['/api/v1/other/things/']);
   t.deepEqual(document.tags, [{ name: 'other' }]);
 });
@@ -129,13 +174,19 @@ const outsideOperations: readonly string[] = ['method_not_allowed', 'headers_too
 /** Raised only by the month end's workflow activities: the run records the failure, no request waits for it. */
 const workflowOnly: readonly string[] = ['month_end_step_pending', 'accrual_rule_unsupported'];
 
-test('every catalogue code is generic, declared in the refusals of an operation, or listed here as no operation\'s answer', (t) => {
+test("every catalogue code is generic, declared in the refusals of an operation, or listed here as no operation's answer", (t) => {
   const generic = Object.values(genericCodes).flat();
   const declared = apiRoutes.flatMap((route) => route.refusals ?? []);
   const known = new Set<string>([...generic, ...declared]);
-  const undocumented = Object.keys(errorCatalogue).filter((code) => !known.has(code) && !outsideOperations.includes(code) && !workflowOnly.includes(code));
+  const undocumented = Object.keys(errorCatalogue).filter(
+    (code) => !known.has(code) && !outsideOperations.includes(code) && !workflowOnly.includes(code),
+  );
   t.deepEqual(undocumented, [], 'declare each code in the refusals of the routes that answer it');
-  t.deepEqual([...outsideOperations, ...workflowOnly].filter((code) => known.has(code)), [], 'a code an operation answers is no exception');
+  t.deepEqual(
+    [...outsideOperations, ...workflowOnly].filter((code) => known.has(code)),
+    [],
+    'a code an operation answers is no exception',
+  );
 });
 
 test('the app serves the whole and per-module documents and Swagger UI pages', async (t) => {
@@ -173,7 +224,8 @@ test('every module has its docs pages, events included; ordering is declared onl
     t.is((await app.request('GET', `/api/v1/${module}/schema/`)).status, 200, module);
   }
   const whole = (await app.request('GET', '/api/v1/schema/')).body;
-  const parameters = (path: string) => (whole.paths[path].get.parameters as { name: string }[]).map((parameter) => parameter.name);
+  const parameters = (path: string) =>
+    (whole.paths[path].get.parameters as { name: string }[]).map((parameter) => parameter.name);
   t.false(parameters('/api/v1/members/deposits/').includes('ordering'), 'deposits come newest first, in one order');
   t.true(parameters('/api/v1/members/clients/').includes('ordering'));
 });
@@ -183,23 +235,42 @@ test('the document declares how to sign in on every guarded operation, and the I
   const app = await startTestApp(t, { knex });
   const whole = (await app.request('GET', '/api/v1/schema/')).body;
   t.deepEqual(Object.keys(whole.components.securitySchemes).sort(), ['bearer', 'csrfHeader', 'sessionCookie']);
-  for (const [path, methods] of Object.entries(whole.paths as Record<string, Record<string, { 'security'?: unknown; 'x-access': unknown }>>)) {
+  for (const [path, methods] of Object.entries(
+    whole.paths as Record<string, Record<string, { security?: unknown; 'x-access': unknown }>>,
+  )) {
     for (const [method, operation] of Object.entries(methods)) {
       t.is((operation.security as unknown[]).length > 0, operation['x-access'] !== 'public', `${method} ${path}`);
     }
   }
   const deposit = whole.paths['/api/v1/members/accounts/{id}/deposits/'].post;
-  t.true(deposit.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header'));
+  t.true(
+    deposit.parameters.some(
+      (parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header',
+    ),
+  );
   t.truthy(deposit.responses['201'].headers['Idempotent-Replayed']);
-  t.false(whole.paths['/api/v1/members/clients/'].post.parameters.some((parameter: { name: string }) => parameter.name === 'Idempotency-Key'));
+  t.false(
+    whole.paths['/api/v1/members/clients/'].post.parameters.some(
+      (parameter: { name: string }) => parameter.name === 'Idempotency-Key',
+    ),
+  );
 });
 
 test('every success answer is typed: a schema for each JSON 2xx, lists as Page components, money as Money, a Location on each 201 and 202', (t) => {
   const whole = buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: 'test' }) as {
-    paths: Record<string, Record<string, {
-      operationId: string; responses: Record<string,
-        { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }>;
-    }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          operationId: string;
+          responses: Record<
+            string,
+            { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
+          >;
+        }
+      >
+    >;
     components: { schemas: Record<string, unknown> };
   };
   const getPaths = new Set(apiRoutes.filter((route) => route.method === 'get').map((route) => route.path));
@@ -207,23 +278,43 @@ test('every success answer is typed: a schema for each JSON 2xx, lists as Page c
     const status = String(route.status ?? 200);
     const success = whole.paths[route.path]![route.method]!.responses[status]!;
     if (status === '204' || route.produces !== undefined) continue;
-    t.truthy(success.content?.['application/json']?.schema, `${route.operationId} documents the schema of its ${status}`);
-    if (route.method === 'get' && (route.query?.describe() as SchemaObjectDescription | undefined)?.fields.page !== undefined) {
+    t.truthy(
+      success.content?.['application/json']?.schema,
+      `${route.operationId} documents the schema of its ${status}`,
+    );
+    if (
+      route.method === 'get' &&
+      (route.query?.describe() as SchemaObjectDescription | undefined)?.fields.page !== undefined
+    ) {
       const name = (success.content!['application/json']!.schema.$ref ?? '').replace('#/components/schemas/', '');
       const component = whole.components.schemas[name] as { required?: string[] } | undefined;
-      t.deepEqual(['count', 'next', 'previous', 'results'].filter((field) => component?.required?.includes(field)), ['count', 'next', 'previous', 'results'], `${route.operationId} answers a page component`);
+      t.deepEqual(
+        ['count', 'next', 'previous', 'results'].filter((field) => component?.required?.includes(field)),
+        ['count', 'next', 'previous', 'results'],
+        `${route.operationId} answers a page component`,
+      );
     }
     if (status === '201' || status === '202') {
       t.truthy(success.headers?.Location, `${route.operationId} documents its Location`);
       const template = route.location!.replace(/\{\w+\}/g, '{}');
-      t.true([...getPaths].some((path) => path.replace(/\{\w+\}/g, '{}') === template), `${route.operationId}'s Location ${route.location} is a readable resource`);
+      t.true(
+        [...getPaths].some((path) => path.replace(/\{\w+\}/g, '{}') === template),
+        `${route.operationId}'s Location ${route.location} is a readable resource`,
+      );
     }
   }
   t.like(whole.components.schemas.Money, { type: 'string', pattern: '^-?\\d+$' });
-  t.like(whole.components.schemas.CashOperationPage, { type: 'object', required: ['count', 'next', 'previous', 'results'] });
+  t.like(whole.components.schemas.CashOperationPage, {
+    type: 'object',
+    required: ['count', 'next', 'previous', 'results'],
+  });
   t.false(JSON.stringify(whole).includes('"default":{}'), 'no implicit default of yup objects');
   const readiness = whole.paths['/readyz']!.get!.responses;
-  t.deepEqual(readiness['503']!.content?.['application/json']?.schema, { $ref: '#/components/schemas/Readiness' }, 'not ready: the same body, naming the failing check');
+  t.deepEqual(
+    readiness['503']!.content?.['application/json']?.schema,
+    { $ref: '#/components/schemas/Readiness' },
+    'not ready: the same body, naming the failing check',
+  );
 });
 
 test('the Location of a created resource answers the resource', async (t) => {
@@ -231,7 +322,10 @@ test('the Location of a created resource answers the resource', async (t) => {
   const app = await startTestApp(t, { knex });
   await createUser(knex, 'root', [{ role: 'admin', enterpriseId: null, branchId: null }]);
   const root = await bearer(app, 'root');
-  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', { headers: root, json: { code: 'LOC1', name: 'Coop Location', legal_form: 'Coopérative', country: 'CM' } });
+  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', {
+    headers: root,
+    json: { code: 'LOC1', name: 'Coop Location', legal_form: 'Coopérative', country: 'CM' },
+  });
   t.is(created.status, 201, created.text);
   const location = created.headers.get('location');
   t.is(location, `/api/v1/enterprise/enterprises/${created.body.id}/`);
@@ -244,11 +338,18 @@ test('redocly lint (recommended rules) finds no error in the document', async (t
   const folder = await mkdtemp(path.join(tmpdir(), 'openapi-lint-'));
   t.teardown(() => rm(folder, { recursive: true, force: true }));
   const document = path.join(folder, 'openapi.json');
-  await writeFile(document, JSON.stringify(buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: '1.0.0' })));
+  await writeFile(
+    document,
+    JSON.stringify(buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: '1.0.0' })),
+  );
   const root = path.join(__dirname, '../..');
-  const lint = await promisify(execFile)(path.join(root, 'node_modules/.bin/redocly'), ['lint', '--config', path.join(root, 'redocly.yaml'), '--format=summary', document], {
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-  }).catch((failure: { stdout: string; stderr: string }) => failure);
+  const lint = await promisify(execFile)(
+    path.join(root, 'node_modules/.bin/redocly'),
+    ['lint', '--config', path.join(root, 'redocly.yaml'), '--format=summary', document],
+    {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    },
+  ).catch((failure: { stdout: string; stderr: string }) => failure);
   t.notRegex(lint.stdout + lint.stderr, /^error /m, lint.stdout + lint.stderr);
   t.regex(lint.stdout + lint.stderr, /Your API description is valid/);
 });

@@ -36,7 +36,10 @@ const file = fileTeardown(test);
 test.before(async () => {
   const { knex } = await createTestDatabase(file);
   await knex('sequence_counters').insert(
-    Array.from({ length: counterCount }, (_, index) => ({ name: `counter-${String(index).padStart(2, '0')}`, value: (index % 5) + 1 })),
+    Array.from({ length: counterCount }, (_, index) => ({
+      name: `counter-${String(index).padStart(2, '0')}`,
+      value: (index % 5) + 1,
+    })),
   );
   app = await startTestApp(file, { knex, routes: [listCounters] });
 });
@@ -77,7 +80,10 @@ test('the last page links back and not forward; a page past it is a 404', async 
 test('ordering follows the declared fields, descending with a minus', async (t) => {
   const response = await app.request('GET', `/api/v1/probe/counters/?ordering=-value,name&page_size=${pageSizeMax}`);
   const values = response.body.results.map((row: { value: string }) => Number(row.value));
-  t.deepEqual(values, [...values].sort((a, b) => b - a));
+  t.deepEqual(
+    values,
+    [...values].sort((a, b) => b - a),
+  );
   t.is(response.body.results[0].name, 'counter-04');
 });
 

@@ -31,16 +31,19 @@ test.before(async () => {
 const deposit = (headers: Record<string, string>, json: Record<string, unknown> = { amount: '100' }) =>
   app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers, json });
 
-test.serial('a role revoked by another process refuses the next request of a token that was just accepted', async (t) => {
-  const { id, headers } = world.users.teller!;
-  t.is((await deposit(headers)).status, 201);
-  await knex('role_grants').where({ user_id: id }).update({ revoked_at: knex.fn.now() });
-  const refused = await deposit(headers);
-  t.is(refused.status, 403);
-  t.is(refused.body.code, 'role_required');
-  await knex('role_grants').where({ user_id: id }).update({ revoked_at: null });
-  t.is((await deposit(headers)).status, 201, 'granted again: accepted again');
-});
+test.serial(
+  'a role revoked by another process refuses the next request of a token that was just accepted',
+  async (t) => {
+    const { id, headers } = world.users.teller!;
+    t.is((await deposit(headers)).status, 201);
+    await knex('role_grants').where({ user_id: id }).update({ revoked_at: knex.fn.now() });
+    const refused = await deposit(headers);
+    t.is(refused.status, 403);
+    t.is(refused.body.code, 'role_required');
+    await knex('role_grants').where({ user_id: id }).update({ revoked_at: null });
+    t.is((await deposit(headers)).status, 201, 'granted again: accepted again');
+  },
+);
 
 test.serial('a sign-in revoked or a user deactivated elsewhere is refused on the next request', async (t) => {
   const { id, headers } = world.users.cashier!;
@@ -55,31 +58,41 @@ test.serial('a sign-in revoked or a user deactivated elsewhere is refused on the
   t.is(refused.body.code, 'token_revoked');
 });
 
-test.serial('a token accepted before its expiry is refused after it, and a malformed Authorization header is an invalid token', async (t) => {
-  const { headers } = world.users.cashier_and_head!;
-  t.is((await deposit(headers)).status, 201);
-  const started = now;
-  now = new Date(started.getTime() + 3601 * 1000);
-  try {
-    t.is((await deposit(headers)).body.code, 'token_expired');
-  } finally {
-    now = started;
-  }
-  t.is((await deposit(headers)).status, 201, 'the clock moved back: the same token is valid again');
-  for (const authorization of [`Basic ${headers.authorization!.slice(7)}`, 'Bearer', `Bearer ${headers.authorization!.slice(7)} extra`]) {
-    const answer = await deposit({ authorization });
-    t.is(answer.status, 401, authorization);
-    t.is(answer.body.code, 'token_invalid', authorization);
-  }
-  t.is((await deposit({})).body.code, 'not_authenticated');
-});
+test.serial(
+  'a token accepted before its expiry is refused after it, and a malformed Authorization header is an invalid token',
+  async (t) => {
+    const { headers } = world.users.cashier_and_head!;
+    t.is((await deposit(headers)).status, 201);
+    const started = now;
+    now = new Date(started.getTime() + 3601 * 1000);
+    try {
+      t.is((await deposit(headers)).body.code, 'token_expired');
+    } finally {
+      now = started;
+    }
+    t.is((await deposit(headers)).status, 201, 'the clock moved back: the same token is valid again');
+    for (const authorization of [
+      `Basic ${headers.authorization!.slice(7)}`,
+      'Bearer',
+      `Bearer ${headers.authorization!.slice(7)} extra`,
+    ]) {
+      const answer = await deposit({ authorization });
+      t.is(answer.status, 401, authorization);
+      t.is(answer.body.code, 'token_invalid', authorization);
+    }
+    t.is((await deposit({})).body.code, 'not_authenticated');
+  },
+);
 
 test('a principal that cannot be read (the database unreachable) is a 503, not an invalid token', async (t) => {
   const unreachable = createKnex('postgres://nobody:nothing@127.0.0.1:1/none');
   t.teardown(() => unreachable.destroy());
   const down = await startTestApp(t, { knex: unreachable });
   // A well-signed access token this process never saw: koa-jwt verifies it, then the sign-in's lookup fails.
-  const token = jwt.sign({ sub: world.users.cashier!.id, fam: randomUUID(), typ: 'access' }, testJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
+  const token = jwt.sign({ sub: world.users.cashier!.id, fam: randomUUID(), typ: 'access' }, testJwtSecret, {
+    algorithm: 'HS256',
+    expiresIn: 3600,
+  });
   const answer = await down.request('GET', '/api/v1/auth/users/me/', { headers: { authorization: `Bearer ${token}` } });
   t.is(answer.status, 503);
   t.is(answer.body.code, 'database_unavailable');

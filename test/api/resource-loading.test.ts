@@ -73,13 +73,18 @@ const probeRoutes = [
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  app = await startTestApp(file, { knex, routes: [...authRoutes, ...probeRoutes, ...provisionRoutes, ...eventRoutes, ...replayRoutes] });
+  app = await startTestApp(file, {
+    knex,
+    routes: [...authRoutes, ...probeRoutes, ...provisionRoutes, ...eventRoutes, ...replayRoutes],
+  });
   ids.enterprise = await insertEnterprise(knex, 'LOAD');
   ids.other = await insertEnterprise(knex, 'ELSE');
-  const rows = await knex('branches').insert([
-    { enterprise_id: ids.enterprise, code: 'B1', name: 'Branch 1', is_head_office: true },
-    { enterprise_id: ids.enterprise, code: 'B2', name: 'Branch 2' },
-  ]).returning('id');
+  const rows = await knex('branches')
+    .insert([
+      { enterprise_id: ids.enterprise, code: 'B1', name: 'Branch 1', is_head_office: true },
+      { enterprise_id: ids.enterprise, code: 'B2', name: 'Branch 2' },
+    ])
+    .returning('id');
   [ids.branch1, ids.branch2] = rows.map((row: { id: string }) => row.id) as [string, string];
   const users = {
     cashier1: [{ role: 'cashier', enterpriseId: ids.enterprise, branchId: ids.branch1 }],
@@ -94,7 +99,8 @@ test.before(async () => {
   }
 });
 
-const call = (who: string, method: string, path: string, json?: unknown) => app.request(method, path, { json, headers: sessions[who] });
+const call = (who: string, method: string, path: string, json?: unknown) =>
+  app.request(method, path, { json, headers: sessions[who] });
 
 test('the handler receives the resource the path names, loaded and authorized by the router', async (t) => {
   const response = await call('cashier1', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/`);
@@ -102,7 +108,7 @@ test('the handler receives the resource the path names, loaded and authorized by
   t.deepEqual(response.body, { code: 'B1' });
 });
 
-test('an absent resource, one the caller cannot see and one of another enterprise than named are the same 404, with the loader\'s name', async (t) => {
+test("an absent resource, one the caller cannot see and one of another enterprise than named are the same 404, with the loader's name", async (t) => {
   for (const [who, path] of [
     ['cashier1', `/api/v1/enterprise/probes/${unknownId}/`],
     ['cashier1', `/api/v1/enterprise/probes/${ids.branch2}/`],
@@ -112,10 +118,13 @@ test('an absent resource, one the caller cannot see and one of another enterpris
     t.is(response.status, 404, path);
     t.like(response.body, { code: 'not_found', detail: 'The branch was not found.' }, path);
   }
-  t.is((await call('direction', 'GET', `/api/v1/enterprise/probes/${ids.branch2}/?enterprise=${ids.enterprise}`)).status, 200);
+  t.is(
+    (await call('direction', 'GET', `/api/v1/enterprise/probes/${ids.branch2}/?enterprise=${ids.enterprise}`)).status,
+    200,
+  );
 });
 
-test('the route\'s roles are checked where the loader says a change is decided: a branch at its enterprise', async (t) => {
+test("the route's roles are checked where the loader says a change is decided: a branch at its enterprise", async (t) => {
   // Seen by a direction role of the branch itself, but changed only by the enterprise's.
   t.is((await call('branchdirection', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/`)).status, 200);
   const refused = await call('branchdirection', 'POST', `/api/v1/enterprise/probes/${ids.branch1}/`);
@@ -127,7 +136,9 @@ test('the route\'s roles are checked where the loader says a change is decided: 
 });
 
 test('a resource named in the body goes through the same check', async (t) => {
-  t.deepEqual((await call('cashier1', 'POST', '/api/v1/enterprise/probes/', { branch: ids.branch1 })).body, { code: 'B1' });
+  t.deepEqual((await call('cashier1', 'POST', '/api/v1/enterprise/probes/', { branch: ids.branch1 })).body, {
+    code: 'B1',
+  });
   const hidden = await call('cashier1', 'POST', '/api/v1/enterprise/probes/', { branch: ids.branch2 });
   t.is(hidden.status, 404);
   t.is(hidden.body.detail, 'The branch was not found.');
@@ -137,15 +148,36 @@ test('a route that loads a resource has an {id} in its path', (t) => {
   const detail = probeRoutes[0]!;
   // The router reads its dependencies only when answering: building it needs none.
   const withoutId = { ...detail, path: '/api/v1/enterprise/probes/' };
-  t.throws(() => buildRouter([withoutId], {} as RouteDeps), { message: /readProbe: a route that loads its resource has an \{id\} in its path/ });
+  t.throws(() => buildRouter([withoutId], {} as RouteDeps), {
+    message: /readProbe: a route that loads its resource has an \{id\} in its path/,
+  });
 });
 
 test('the module routes converted to `load`: a provisioning run, a rule and a replay request of another enterprise are 404s with their names', async (t) => {
-  const ofEach = async (table: string, row: Record<string, unknown>) => Promise.all([ids.enterprise, ids.other].map(async (enterprise) =>
-    ((await knex(table).insert({ ...row, enterprise_id: enterprise }).returning('id')) as { id: string }[])[0]!.id));
+  const ofEach = async (table: string, row: Record<string, unknown>) =>
+    Promise.all(
+      [ids.enterprise, ids.other].map(
+        async (enterprise) =>
+          (
+            (await knex(table)
+              .insert({ ...row, enterprise_id: enterprise })
+              .returning('id')) as { id: string }[]
+          )[0]!.id,
+      ),
+    );
   const runs = await ofEach('provisioning_runs', { as_of: '2026-03-31', trigger: 'schedule', status: 'completed' });
-  const rules = await ofEach('accounting_rule_configs', { kind: 'deposit', version: 99, legs: JSON.stringify([{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }]), is_active: true });
-  const replays = await ofEach('event_replay_requests', { date_from: '2026-01-01', date_to: '2026-01-31', kinds: [], mode: 'dry_run' });
+  const rules = await ofEach('accounting_rule_configs', {
+    kind: 'deposit',
+    version: 99,
+    legs: JSON.stringify([{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }]),
+    is_active: true,
+  });
+  const replays = await ofEach('event_replay_requests', {
+    date_from: '2026-01-01',
+    date_to: '2026-01-31',
+    kinds: [],
+    mode: 'dry_run',
+  });
   for (const [who, path, name] of [
     ['direction', `/api/v1/loans/provisions/runs/${runs[1]}/`, 'provisioning run'],
     ['direction', `/api/v1/events/rule-configs/${rules[1]}/`, 'rule'],

@@ -28,41 +28,70 @@ const referenceTables: Record<string, string> = {
  * fixed and left here, so the list only shrinks. Their foreign keys to tenant tables do include their enterprise.
  */
 const knownGaps: Record<string, string> = {
-  audit_events: 'the platform\'s own audit rows (sign-ins, users, enterprises) have no enterprise: enterprise_id may be null',
-  ledger_chain_heads: 'the audit chain\'s head per enterprise, or the nil UUID for the platform\'s rows: keyed by chain_key',
+  audit_events:
+    "the platform's own audit rows (sign-ins, users, enterprises) have no enterprise: enterprise_id may be null",
+  ledger_chain_heads:
+    "the audit chain's head per enterprise, or the nil UUID for the platform's rows: keyed by chain_key",
   ledger_chain_links: 'the links of those chains, keyed by chain_key like their heads',
   role_grants: 'a platform role (administrator) is granted in no enterprise: enterprise_id may be null',
-  sequence_counters: 'a platform counter (the enterprises\' own numbers) belongs to no enterprise: enterprise_id may be null',
+  sequence_counters:
+    "a platform counter (the enterprises' own numbers) belongs to no enterprise: enterprise_id may be null",
 };
 
 const column = 'enterprise_id';
 
-interface Relation { name: string; hasColumn: boolean; notNull: boolean }
-interface ForeignKey { name: string; table: string; target: string; columns: string[]; targetColumns: string[] }
-interface UniqueKey { name: string; table: string; columns: string[] }
+interface Relation {
+  name: string;
+  hasColumn: boolean;
+  notNull: boolean;
+}
+interface ForeignKey {
+  name: string;
+  table: string;
+  target: string;
+  columns: string[];
+  targetColumns: string[];
+}
+interface UniqueKey {
+  name: string;
+  table: string;
+  columns: string[];
+}
 
-const relations = async (knex: Knex): Promise<Relation[]> => (await knex.raw<{ rows: Relation[] }>(`
+const relations = async (knex: Knex): Promise<Relation[]> =>
+  (
+    await knex.raw<{ rows: Relation[] }>(
+      `
   SELECT c.relname AS name, a.attname IS NOT NULL AS "hasColumn", coalesce(a.attnotnull, false) AS "notNull"
   FROM pg_class c
   LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = ? AND NOT a.attisdropped
-  WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition`, [column])).rows;
+  WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition`,
+      [column],
+    )
+  ).rows;
 
 const columnNames = (relation: string, numbers: string): string =>
   `ARRAY(SELECT a.attname::text FROM unnest(${numbers}) WITH ORDINALITY u(n, i)
          JOIN pg_attribute a ON a.attrelid = ${relation} AND a.attnum = u.n ORDER BY u.i)`;
 
-const foreignKeys = async (knex: Knex): Promise<ForeignKey[]> => (await knex.raw<{ rows: ForeignKey[] }>(`
+const foreignKeys = async (knex: Knex): Promise<ForeignKey[]> =>
+  (
+    await knex.raw<{ rows: ForeignKey[] }>(`
   SELECT k.conname AS name, k.conrelid::regclass::text AS table, k.confrelid::regclass::text AS target,
          ${columnNames('k.conrelid', 'k.conkey')} AS columns, ${columnNames('k.confrelid', 'k.confkey')} AS "targetColumns"
-  FROM pg_constraint k WHERE k.connamespace = current_schema()::regnamespace AND k.contype = 'f'`)).rows;
+  FROM pg_constraint k WHERE k.connamespace = current_schema()::regnamespace AND k.contype = 'f'`)
+  ).rows;
 
 /** Primary keys, unique constraints, unique indexes and exclusion constraints: every index that refuses a row. */
-const uniqueKeys = async (knex: Knex): Promise<UniqueKey[]> => (await knex.raw<{ rows: UniqueKey[] }>(`
+const uniqueKeys = async (knex: Knex): Promise<UniqueKey[]> =>
+  (
+    await knex.raw<{ rows: UniqueKey[] }>(`
   SELECT ic.relname AS name, i.indrelid::regclass::text AS table,
          ${columnNames('i.indrelid', 'i.indkey::int2[]')} AS columns
   FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
   LEFT JOIN pg_constraint x ON x.conindid = i.indexrelid AND x.contype = 'x'
-  WHERE ic.relnamespace = current_schema()::regnamespace AND (i.indisunique OR x.oid IS NOT NULL)`)).rows;
+  WHERE ic.relnamespace = current_schema()::regnamespace AND (i.indisunique OR x.oid IS NOT NULL)`)
+  ).rows;
 
 /** Every rule the catalog breaks, one line each, by the table that breaks it. */
 async function violations(knex: Knex): Promise<{ table: string; line: string }[]> {
@@ -76,15 +105,18 @@ async function violations(knex: Knex): Promise<{ table: string; line: string }[]
   }
   for (const key of await foreignKeys(knex)) {
     if (!tenant.has(key.table)) {
-      if (tenant.has(key.target)) found.push(`${key.table}.${key.name}: a reference table refers to tenant table ${key.target}`);
+      if (tenant.has(key.target))
+        found.push(`${key.table}.${key.name}: a reference table refers to tenant table ${key.target}`);
       continue;
     }
     if (!tenant.has(key.target)) continue;
     const at = key.columns.indexOf(column);
-    if (at < 0 || key.targetColumns[at] !== column) found.push(`${key.table}.${key.name}: foreign key without ${column}`);
+    if (at < 0 || key.targetColumns[at] !== column)
+      found.push(`${key.table}.${key.name}: foreign key without ${column}`);
   }
   for (const key of await uniqueKeys(knex)) {
-    if (tenant.has(key.table) && !key.columns.includes(column)) found.push(`${key.table}.${key.name}: unique without ${column}`);
+    if (tenant.has(key.table) && !key.columns.includes(column))
+      found.push(`${key.table}.${key.name}: unique without ${column}`);
   }
   return found.sort().map((line) => ({ table: line.replace(/[.:].*$/, ''), line }));
 }

@@ -12,7 +12,7 @@ const kindOfState: Record<string, string> = { CB404: 'not_found', CB409: 'confli
 const builtCodes: Record<string, ProblemCode[]> = { account_: ['account_frozen', 'account_closed'] };
 const refusalCall = /coopbank_refuse\(\s*'(CB\d{3})'\s*,\s*'([a-z0-9_]+)'(\s*\|\|)?/g;
 
-test('every code a database function refuses with is in the error catalogue, of its SQLSTATE\'s kind', async (t) => {
+test("every code a database function refuses with is in the error catalogue, of its SQLSTATE's kind", async (t) => {
   const { knex } = await createTestDatabase(t);
   const { rows } = await knex.raw<{ rows: { name: string; definition: string }[] }>(`
     SELECT p.proname AS name, pg_get_functiondef(p.oid) AS definition

@@ -20,7 +20,14 @@ test('the applications and loans made before loan officers get their submitter a
   });
   const loan = await knex('loans').where({ id: loanId }).first('loan_officer_id', 'application_id');
   t.is(loan.loan_officer_id, world.users.teller!.id);
-  t.is((await knex('loan_applications').where({ id: loan.application_id }).first('loan_officer_id')).loan_officer_id, world.users.teller!.id);
-  t.is(Number((await knex('loan_officer_assignments').count({ n: '*' }))[0]!.n), 0, 'no reassignment before there were officers');
+  t.is(
+    (await knex('loan_applications').where({ id: loan.application_id }).first('loan_officer_id')).loan_officer_id,
+    world.users.teller!.id,
+  );
+  t.is(
+    Number((await knex('loan_officer_assignments').count({ n: '*' }))[0]!.n),
+    0,
+    'no reassignment before there were officers',
+  );
   t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

@@ -19,12 +19,27 @@ test('the off-balance migration gives class 9 to the charts of the enterprises t
   const before = await count();
 
   await knex.transaction((trx) => up(trx));
-  const offBalance = await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, class: 9 }).orderBy('code').select('code', 'parent_code', 'is_system', 'record_id');
+  const offBalance = await knex('company_chart_entries')
+    .where({ enterprise_id: world.enterpriseId, class: 9 })
+    .orderBy('code')
+    .select('code', 'parent_code', 'is_system', 'record_id');
   t.is(offBalance.length, 137);
   t.is(await count(), before + 137);
-  t.deepEqual(offBalance.find((row) => row.code === '9922'), { code: '9922', parent_code: '992', is_system: true, record_id: offBalance.find((row) => row.code === '9922')!.record_id });
+  t.deepEqual(
+    offBalance.find((row) => row.code === '9922'),
+    {
+      code: '9922',
+      parent_code: '992',
+      is_system: true,
+      record_id: offBalance.find((row) => row.code === '9922')!.record_id,
+    },
+  );
   t.true(offBalance.every((row) => row.is_system && row.record_id !== null));
   const plan = await knex('account_records').where({ class: 9 }).pluck('code');
-  t.deepEqual([...plan].sort(), offBalance.map((row) => row.code as string), 'the chart holds the plan\'s class 9, code for code');
+  t.deepEqual(
+    [...plan].sort(),
+    offBalance.map((row) => row.code as string),
+    "the chart holds the plan's class 9, code for code",
+  );
   t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
 });

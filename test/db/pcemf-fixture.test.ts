@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import test from 'ava';
-import { classTitles, parseCsv, parsePcemf, pcemfCsvPath, pcemfOffBalanceRecords, pcemfRecords } from '../../db/fixtures/pcemf';
+import {
+  classTitles,
+  parseCsv,
+  parsePcemf,
+  pcemfCsvPath,
+  pcemfOffBalanceRecords,
+  pcemfRecords,
+} from '../../db/fixtures/pcemf';
 
 const text = fs.readFileSync(pcemfCsvPath, 'utf8');
 const records = pcemfRecords(text);
@@ -10,7 +17,14 @@ test('the CSV parser reads quoted fields with commas, doubled quotes and line br
     ['a', 'b, c', 'd'],
     ['say "hi"', '', 'two\nlines'],
   ]);
-  t.deepEqual(parseCsv('\uFEFFcode,label\n1,x'), [['code', 'label'], ['1', 'x']], 'a byte-order mark is dropped; the last line may lack its end');
+  t.deepEqual(
+    parseCsv('\uFEFFcode,label\n1,x'),
+    [
+      ['code', 'label'],
+      ['1', 'x'],
+    ],
+    'a byte-order mark is dropped; the last line may lack its end',
+  );
   t.deepEqual(parseCsv('"",x\n'), [['', 'x']]);
 });
 
@@ -23,7 +37,13 @@ test('the PCEMF file is read whole: 1,483 accounts, class 9 included, labels wit
   const accounts = parsePcemf(text);
   t.is(accounts.length, 1483);
   t.is(accounts.filter((account) => account.class === 9).length, 136);
-  t.deepEqual(accounts[0], { code: '10', label: 'CAPITAL, PARTS SOCIALES ET DOTATIONS', class: 1, parentCode: null, isSystem: false });
+  t.deepEqual(accounts[0], {
+    code: '10',
+    label: 'CAPITAL, PARTS SOCIALES ET DOTATIONS',
+    class: 1,
+    parentCode: null,
+    isSystem: false,
+  });
 });
 
 test('a malformed PCEMF file is refused with its line', (t) => {
@@ -48,28 +68,50 @@ test('every parent is in the set, and every code extends its parent and starts w
   const codes = new Set(records.map((record) => record.code));
   const broken = records.filter(
     (record) =>
-      record.code[0] !== String(record.class)
-      || (record.parentCode === null
+      record.code[0] !== String(record.class) ||
+      (record.parentCode === null
         ? record.code.length !== 1
-        : !codes.has(record.parentCode) || !record.code.startsWith(record.parentCode) || record.code === record.parentCode),
+        : !codes.has(record.parentCode) ||
+          !record.code.startsWith(record.parentCode) ||
+          record.code === record.parentCode),
   );
   t.deepEqual(broken, []);
-  t.is(records.find((record) => record.code === '57')?.parentCode, '5', 'a two-digit account hangs from its class root');
-  t.is(records.find((record) => record.code === '44200')?.parentCode, '44', 'an orphan keeps its nearest present ancestor');
+  t.is(
+    records.find((record) => record.code === '57')?.parentCode,
+    '5',
+    'a two-digit account hangs from its class root',
+  );
+  t.is(
+    records.find((record) => record.code === '44200')?.parentCode,
+    '44',
+    'an orphan keeps its nearest present ancestor',
+  );
 });
 
 test('classes 6 to 8 and only they are system accounts', (t) => {
-  const wrong = records.filter((record) => record.isSystem !== (record.class >= 6));
+  const wrong = records.filter((record) => record.isSystem !== record.class >= 6);
   t.deepEqual(wrong, []);
-  t.true(records.some((record) => record.isSystem), 'there are system accounts to check');
+  t.true(
+    records.some((record) => record.isSystem),
+    'there are system accounts to check',
+  );
 });
 
 test('the off-balance records are class 9 under its own root, every parent present, all system accounts', (t) => {
   const offBalance = pcemfOffBalanceRecords(text);
   t.is(offBalance.length, 137);
-  t.deepEqual(offBalance[0], { code: '9', label: 'Engagements hors bilan', class: 9, parentCode: null, isSystem: true });
+  t.deepEqual(offBalance[0], {
+    code: '9',
+    label: 'Engagements hors bilan',
+    class: 9,
+    parentCode: null,
+    isSystem: true,
+  });
   const codes = new Set(offBalance.map((record) => record.code));
-  t.deepEqual(offBalance.filter((record) => record.parentCode !== null && !codes.has(record.parentCode)), []);
+  t.deepEqual(
+    offBalance.filter((record) => record.parentCode !== null && !codes.has(record.parentCode)),
+    [],
+  );
   t.true(offBalance.every((record) => record.class === 9 && record.isSystem));
   t.is(offBalance.find((record) => record.code === '92')?.parentCode, '9');
 });

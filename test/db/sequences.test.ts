@@ -25,7 +25,10 @@ test('concurrent transactions take gap-free, duplicate-free numbers; rolled-back
   const committed = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const expectedCount = attempts - Math.ceil(attempts / 3);
   t.is(committed.length, expectedCount);
-  t.deepEqual([...committed].sort((a, b) => a - b), Array.from({ length: expectedCount }, (_, index) => index + 1));
+  t.deepEqual(
+    [...committed].sort((a, b) => a - b),
+    Array.from({ length: expectedCount }, (_, index) => index + 1),
+  );
 
   const counter = await SequenceCounter.query(knex).findOne({ name: 'loan' });
   t.is(counter?.value, String(expectedCount));
@@ -33,7 +36,8 @@ test('concurrent transactions take gap-free, duplicate-free numbers; rolled-back
 
 test('each scope (name, enterprise, branch, year) counts on its own', async (t) => {
   const { knex } = await createTestDatabase(t);
-  const take = (scope: Parameters<typeof nextSequenceValue>[1]) => inTransaction(knex, (trx) => nextSequenceValue(trx, scope));
+  const take = (scope: Parameters<typeof nextSequenceValue>[1]) =>
+    inTransaction(knex, (trx) => nextSequenceValue(trx, scope));
 
   t.is(await take({ name: 'member', enterpriseId, branchId }), 1);
   t.is(await take({ name: 'member', enterpriseId, branchId }), 2);

@@ -28,7 +28,11 @@ function sourceFiles(): Map<string, SourceFile> {
       const text = fs.readFileSync(path.join(sqlRoot, folder, file), 'utf8');
       const lines = text.split('\n');
       const firstCode = lines.findIndex((line) => !line.startsWith('--'));
-      files.set(path.basename(file, '.sql'), { name: `${folder}/${path.basename(file, '.sql')}`, folder, definition: lines.slice(firstCode).join('\n') });
+      files.set(path.basename(file, '.sql'), {
+        name: `${folder}/${path.basename(file, '.sql')}`,
+        folder,
+        definition: lines.slice(firstCode).join('\n'),
+      });
     }
   }
   return files;
@@ -58,13 +62,17 @@ async function drift(knex: Knex): Promise<string[]> {
   const problems: string[] = [];
   for (const fn of functions) {
     const file = files.get(fn.name);
-    if (functions.filter((other) => other.name === fn.name).length > 1) problems.push(`${fn.name}: several functions of that name`);
+    if (functions.filter((other) => other.name === fn.name).length > 1)
+      problems.push(`${fn.name}: several functions of that name`);
     if (file === undefined) problems.push(`${fn.name}: no file under db/sql`);
-    else if (file.definition !== fn.definition) problems.push(`${fn.name}: db/sql/${file.name}.sql differs from the database`);
-    else if (file.folder !== (fn.returns_trigger ? 'triggers' : 'functions')) problems.push(`${fn.name}: in db/sql/${file.folder}`);
+    else if (file.definition !== fn.definition)
+      problems.push(`${fn.name}: db/sql/${file.name}.sql differs from the database`);
+    else if (file.folder !== (fn.returns_trigger ? 'triggers' : 'functions'))
+      problems.push(`${fn.name}: in db/sql/${file.folder}`);
   }
   for (const [name, file] of files) {
-    if (!functions.some((fn) => fn.name === name)) problems.push(`db/sql/${file.name}.sql: no such function in the database`);
+    if (!functions.some((fn) => fn.name === name))
+      problems.push(`db/sql/${file.name}.sql: no such function in the database`);
   }
   return problems;
 }
@@ -73,7 +81,14 @@ test('the migrated database holds exactly the functions of db/sql, as their file
   const { knex } = await createTestDatabase(t);
   t.deepEqual(await drift(knex), []);
   const names = (await databaseFunctions(knex)).map((fn) => fn.name);
-  for (const expected of ['coopbank_post_entry', 'coopbank_record_event', 'coopbank_move_cash', 'coopbank_lock_member_account', 'coopbank_held_amount', 'coopbank_number_entry']) {
+  for (const expected of [
+    'coopbank_post_entry',
+    'coopbank_record_event',
+    'coopbank_move_cash',
+    'coopbank_lock_member_account',
+    'coopbank_held_amount',
+    'coopbank_number_entry',
+  ]) {
     t.true(names.includes(expected), expected);
   }
 });

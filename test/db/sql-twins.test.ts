@@ -12,7 +12,14 @@ import { Money } from '../../domain/money';
 import { assertAboveMinimum } from '../../domain/members/overdraft';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
-import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
+import {
+  approvedLoan,
+  confirmedGuarantee,
+  createLoanWorld,
+  memberOf,
+  openSavingsAccount,
+  type LoanWorld,
+} from '../helpers/loans';
 import { fileTeardown } from '../helpers/teardown';
 import { testClock } from '../helpers/clock';
 
@@ -46,11 +53,20 @@ async function rolledBack<T>(work: (trx: Knex.Transaction) => Promise<T>): Promi
 /** The accounting year of `date`, opened in `trx` when the enterprise has none. */
 async function yearOf(trx: Knex.Transaction, date: string): Promise<void> {
   const year = date.slice(0, 4);
-  await trx('exercices_comptables').insert({ enterprise_id: world.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` }).onConflict(['enterprise_id', 'code']).ignore();
+  await trx('exercices_comptables')
+    .insert({ enterprise_id: world.enterpriseId, code: year, start_date: `${year}-01-01`, end_date: `${year}-12-31` })
+    .onConflict(['enterprise_id', 'code'])
+    .ignore();
 }
 
 const depositEvent = (amount: Money, key: string) => ({
-  enterpriseId: world.enterpriseId, branchId: world.headOffice, kind: 'deposit' as const, amount, payload: {}, idempotencyKey: key, actorId: world.rootId,
+  enterpriseId: world.enterpriseId,
+  branchId: world.headOffice,
+  kind: 'deposit' as const,
+  amount,
+  payload: {},
+  idempotencyKey: key,
+  actorId: world.rootId,
 });
 
 // (a) The business date: effectiveBusinessDate (domain/calendar.ts), businessDateSql (its SQL for reads) and
@@ -72,11 +88,19 @@ test('the business date: effectiveBusinessDate, businessDateSql and coopbank_rec
   for (const [index, { now, businessDate, timeZone, expected }] of businessDateCases.entries()) {
     const at = new Date(now);
     const sql = await rolledBack(async (trx) => {
-      await trx('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: businessDate, time_zone: timeZone });
+      await trx('enterprise_configurations')
+        .where({ enterprise_id: world.enterpriseId })
+        .update({ business_date: businessDate, time_zone: timeZone });
       await yearOf(trx, expected);
-      const read = await trx('enterprise_configurations as c').where('c.enterprise_id', world.enterpriseId).first(trx.raw('? AS date', [businessDateSql(trx, 'c', at)]));
+      const read = await trx('enterprise_configurations as c')
+        .where('c.enterprise_id', world.enterpriseId)
+        .first(trx.raw('? AS date', [businessDateSql(trx, 'c', at)]));
       const recorded = await recordBusinessEvent(trx, at, depositEvent(new Money(1000), `twin:date:${index}`));
-      return { read: read.date as string, recorded: recorded.businessDate, activity: await businessDateOf(trx, world.enterpriseId, at) };
+      return {
+        read: read.date as string,
+        recorded: recorded.businessDate,
+        activity: await businessDateOf(trx, world.enterpriseId, at),
+      };
     });
     const ts = effectiveBusinessDate({ businessDate, timeZone }, at);
     t.is(ts, expected, `${now} ${timeZone} ${businessDate}`);
@@ -110,7 +134,13 @@ test('the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and re
   const client = await memberOf(world);
   const account = await openSavingsAccount(world, client, '1000000');
   const loan = await approvedLoan(world, client);
-  const pledge = await confirmedGuarantee(world, { loan, kind: 'pledged_deposit', value: '1000', account, start_date: '2026-01-15' });
+  const pledge = await confirmedGuarantee(world, {
+    loan,
+    kind: 'pledged_deposit',
+    value: '1000',
+    account,
+    start_date: '2026-01-15',
+  });
   const actor = { userId: world.users.cashier!.id, grants: [], requestId: 'twins' };
   for (const { balance, minimum, held, amount, allowed } of overdraftCases) {
     const ts = ((): Outcome => {
@@ -125,8 +155,16 @@ test('the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and re
       await trx('comptes_clients').where({ id: account }).update({ balance });
       await trx('savings_products').where({ id: world.savingsProductId }).update({ minimum_balance: minimum });
       // No hold: the pledge refused, which the holds leave out.
-      await trx('loan_guarantees').where({ id: pledge.id as string }).update(held === '0' ? { status: 'refused' } : { value: held });
-      const withdrawal = { accountId: account, amount: new Money(amount), channel: 'cash' as const, reference: '', idempotencyKey: null };
+      await trx('loan_guarantees')
+        .where({ id: pledge.id as string })
+        .update(held === '0' ? { status: 'refused' } : { value: held });
+      const withdrawal = {
+        accountId: account,
+        amount: new Money(amount),
+        channel: 'cash' as const,
+        reference: '',
+        idempotencyKey: null,
+      };
       return moveCash(trx, testClock(), actor, 'withdrawal', withdrawal).then((): Outcome => 'allowed', outcomeOf);
     });
     const label = `balance ${balance}, minimum ${minimum}, held ${held}, withdrawal ${amount}`;
@@ -139,8 +177,16 @@ test('the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and re
 const roles = defaultRoleAccounts;
 const linesCases: { legs: RuleLeg[]; amount: string; productAccounts: Partial<RoleAccounts> }[] = [
   { legs: [{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }], amount: '1000', productAccounts: {} },
-  { legs: [{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }], amount: '1', productAccounts: { member_deposits: '3712' } },
-  { legs: [{ debit: { account: roles.cash }, credit: { account: roles.interest_income } }], amount: '123456789012', productAccounts: { cash: '3712' } },
+  {
+    legs: [{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }],
+    amount: '1',
+    productAccounts: { member_deposits: '3712' },
+  },
+  {
+    legs: [{ debit: { account: roles.cash }, credit: { account: roles.interest_income } }],
+    amount: '123456789012',
+    productAccounts: { cash: '3712' },
+  },
   {
     legs: [
       { debit: { role: 'member_deposits' }, credit: { role: 'cash' } },
@@ -153,18 +199,38 @@ const linesCases: { legs: RuleLeg[]; amount: string; productAccounts: Partial<Ro
 ];
 
 type Line = { account: string; debit: string; credit: string };
-const sorted = (lines: Line[]) => lines.map((line) => ({ ...line, debit: new Money(line.debit).toString(), credit: new Money(line.credit).toString() }))
-  .sort((a, b) => `${a.account}|${a.debit}|${a.credit}`.localeCompare(`${b.account}|${b.debit}|${b.credit}`));
+const sorted = (lines: Line[]) =>
+  lines
+    .map((line) => ({ ...line, debit: new Money(line.debit).toString(), credit: new Money(line.credit).toString() }))
+    .sort((a, b) => `${a.account}|${a.debit}|${a.credit}`.localeCompare(`${b.account}|${b.debit}|${b.credit}`));
 
 test('the journal lines: linesForEvent and coopbank_record_event post the same lines for the same rule, amount and product accounts', async (t) => {
   for (const [index, { legs, amount, productAccounts }] of linesCases.entries()) {
-    const ts = linesForEvent(legs, new Money(amount), roles, productAccounts)
-      .map((line) => ({ account: line.account, debit: line.debit.toString(), credit: line.credit.toString() }));
+    const ts = linesForEvent(legs, new Money(amount), roles, productAccounts).map((line) => ({
+      account: line.account,
+      debit: line.debit.toString(),
+      credit: line.credit.toString(),
+    }));
     const sql = await rolledBack(async (trx) => {
-      const { version } = (await trx('accounting_rule_configs').where({ enterprise_id: world.enterpriseId, kind: 'deposit' }).max('version as version').first()) as { version: number };
-      await trx('accounting_rule_configs').insert({ enterprise_id: world.enterpriseId, kind: 'deposit', version: Number(version) + 1, legs: JSON.stringify(legs), is_active: true, reason: 'twin test' });
-      const recorded = await recordBusinessEvent(trx, testClock(), { ...depositEvent(new Money(amount), `twin:lines:${index}`), productAccounts });
-      return trx('journal_lines as l').join('company_chart_entries as c', 'c.id', 'l.chart_entry_id').where('l.entry_id', recorded.entryId!)
+      const { version } = (await trx('accounting_rule_configs')
+        .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
+        .max('version as version')
+        .first()) as { version: number };
+      await trx('accounting_rule_configs').insert({
+        enterprise_id: world.enterpriseId,
+        kind: 'deposit',
+        version: Number(version) + 1,
+        legs: JSON.stringify(legs),
+        is_active: true,
+        reason: 'twin test',
+      });
+      const recorded = await recordBusinessEvent(trx, testClock(), {
+        ...depositEvent(new Money(amount), `twin:lines:${index}`),
+        productAccounts,
+      });
+      return trx('journal_lines as l')
+        .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+        .where('l.entry_id', recorded.entryId!)
         .select<Line[]>('c.code as account', 'l.debit', 'l.credit');
     });
     t.is(ts.length, legs.length * 2);
@@ -173,27 +239,90 @@ test('the journal lines: linesForEvent and coopbank_record_event post the same l
 });
 
 // The journal of an entry, coopbank_post_entry's alone (no TypeScript twin): its cases, in the order it tries them.
-const journalCases: { label: string; accounts: [string, string]; journal?: string; ruleKind?: string; reversesKind?: string; expected: string }[] = [
+const journalCases: {
+  label: string;
+  accounts: [string, string];
+  journal?: string;
+  ruleKind?: string;
+  reversesKind?: string;
+  expected: string;
+}[] = [
   { label: 'cash lines', accounts: [roles.cash, roles.member_deposits], expected: 'CAI' },
   { label: 'a correspondent', accounts: ['5601', roles.member_deposits], expected: 'BQ' },
   { label: 'cash and a correspondent', accounts: ['5601', roles.cash], expected: 'CAI' },
   { label: 'neither', accounts: [roles.loan_portfolio, roles.member_deposits], expected: 'OD' },
   { label: 'off-balance lines alone (class 9)', accounts: ['922', '9922'], expected: 'HB' },
   { label: 'off-balance, a journal named by the caller', accounts: ['922', '9922'], journal: 'OD', expected: 'OD' },
-  { label: 'named by the caller, over the lines', accounts: [roles.cash, roles.member_deposits], journal: 'CLO', expected: 'CLO' },
-  { label: 'the kind of the rule, over the lines', accounts: [roles.cash, roles.member_deposits], ruleKind: 'provision_charge', expected: 'PRV' },
-  { label: 'a kind no journal lists: by the lines', accounts: [roles.cash, roles.member_deposits], ruleKind: 'deposit', expected: 'CAI' },
-  { label: 'the reversed entry\'s, over the kind and the lines', accounts: [roles.cash, roles.member_deposits], ruleKind: 'deposit', reversesKind: 'provision_charge', expected: 'PRV' },
-  { label: 'named by the caller, over the reversed entry\'s', accounts: [roles.cash, roles.member_deposits], journal: 'OD', reversesKind: 'provision_charge', expected: 'OD' },
+  {
+    label: 'named by the caller, over the lines',
+    accounts: [roles.cash, roles.member_deposits],
+    journal: 'CLO',
+    expected: 'CLO',
+  },
+  {
+    label: 'the kind of the rule, over the lines',
+    accounts: [roles.cash, roles.member_deposits],
+    ruleKind: 'provision_charge',
+    expected: 'PRV',
+  },
+  {
+    label: 'a kind no journal lists: by the lines',
+    accounts: [roles.cash, roles.member_deposits],
+    ruleKind: 'deposit',
+    expected: 'CAI',
+  },
+  {
+    label: "the reversed entry's, over the kind and the lines",
+    accounts: [roles.cash, roles.member_deposits],
+    ruleKind: 'deposit',
+    reversesKind: 'provision_charge',
+    expected: 'PRV',
+  },
+  {
+    label: "named by the caller, over the reversed entry's",
+    accounts: [roles.cash, roles.member_deposits],
+    journal: 'OD',
+    reversesKind: 'provision_charge',
+    expected: 'OD',
+  },
 ];
 
-test('the journal of an entry: named, else the reversed entry\'s, else its kind\'s, else by its lines (57 CAI, 56 BQ, else OD)', async (t) => {
-  const post = async (trx: Knex.Transaction, accounts: [string, string], journal: string | null, ruleKind: string | null, reverses: string | null) => {
-    const rule = ruleKind === null ? null : (await trx('accounting_rule_configs').where({ enterprise_id: world.enterpriseId, kind: ruleKind }).orderBy('version', 'desc').first('id')).id;
-    const lines = JSON.stringify([{ account: accounts[0], debit: '100', credit: '0' }, { account: accounts[1], debit: '0', credit: '100' }]);
-    const { rows } = await trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, NULL, ?, ?, ?, ?) AS id',
-      [world.enterpriseId, world.headOffice, '2026-06-01', lines, 'twin test', rule, reverses, world.rootId, journal]);
-    return (await trx('journal_entries').where({ id: rows[0].id }).first('id', 'journal_code')) as { id: string; journal_code: string };
+test("the journal of an entry: named, else the reversed entry's, else its kind's, else by its lines (57 CAI, 56 BQ, else OD)", async (t) => {
+  const post = async (
+    trx: Knex.Transaction,
+    accounts: [string, string],
+    journal: string | null,
+    ruleKind: string | null,
+    reverses: string | null,
+  ) => {
+    const rule =
+      ruleKind === null
+        ? null
+        : (
+            await trx('accounting_rule_configs')
+              .where({ enterprise_id: world.enterpriseId, kind: ruleKind })
+              .orderBy('version', 'desc')
+              .first('id')
+          ).id;
+    const lines = JSON.stringify([
+      { account: accounts[0], debit: '100', credit: '0' },
+      { account: accounts[1], debit: '0', credit: '100' },
+    ]);
+    const { rows } = await trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, NULL, ?, ?, ?, ?) AS id', [
+      world.enterpriseId,
+      world.headOffice,
+      '2026-06-01',
+      lines,
+      'twin test',
+      rule,
+      reverses,
+      world.rootId,
+      journal,
+    ]);
+    return (await trx('journal_entries').where({ id: rows[0].id }).first('id', 'journal_code')) as {
+      id: string;
+      journal_code: string;
+    };
   };
   for (const { label, accounts, journal, ruleKind, reversesKind, expected } of journalCases) {
     const chosen = await rolledBack(async (trx) => {

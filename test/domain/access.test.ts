@@ -39,7 +39,11 @@ test('a branch grant sees its enterprise and its branch, not sibling branches', 
 });
 
 test('visibility lists enterprises, whole or by branch', (t) => {
-  const seen = visibility([cashier, { role: 'branch_head', enterpriseId: enterprise, branchId: sibling }, { role: 'direction', enterpriseId: other, branchId: null }]);
+  const seen = visibility([
+    cashier,
+    { role: 'branch_head', enterpriseId: enterprise, branchId: sibling },
+    { role: 'direction', enterpriseId: other, branchId: null },
+  ]);
   t.false(seen.all);
   if (seen.all) return;
   t.deepEqual(seen.enterprises.get(enterprise), { wholeEnterprise: false, branchIds: new Set([branch, sibling]) });

@@ -22,7 +22,10 @@ const expected: Record<string, [string, string][]> = {
   provision_transfer: [['3931', '3932']],
   write_off: [['6921', '3352']],
   share_subscription: [['4411', '10010']],
-  share_payment: [['5710', '4411'], ['10010', '10000']],
+  share_payment: [
+    ['5710', '4411'],
+    ['10010', '10000'],
+  ],
   share_cancellation: [['10000', '4417']],
   share_unpaid_cancellation: [['10010', '4411']],
   share_refund: [['4417', '5710']],
@@ -60,7 +63,8 @@ for (const rule of defaultRules) {
   test(`rule ${rule.kind} posts the accounts of docs/domain.md, balanced`, (t) => {
     const lines = linesForEvent(rule.legs, new Money('150000'), defaultRoleAccounts);
     const pairs: [string, string][] = [];
-    for (let index = 0; index < lines.length; index += 2) pairs.push([lines[index]!.account, lines[index + 1]!.account]);
+    for (let index = 0; index < lines.length; index += 2)
+      pairs.push([lines[index]!.account, lines[index + 1]!.account]);
     t.deepEqual(pairs, expected[rule.kind]);
     const sums = totals(lines);
     t.is(formatAmount(sums.debit), String(150000 * rule.legs.length));
@@ -68,10 +72,13 @@ for (const rule of defaultRules) {
   });
 }
 
-test('a product\'s account for a role wins over the default', (t) => {
+test("a product's account for a role wins over the default", (t) => {
   const deposit = defaultRules.find((rule) => rule.kind === 'deposit')!;
   const lines = linesForEvent(deposit.legs, new Money('5000'), defaultRoleAccounts, { member_deposits: '373' });
-  t.deepEqual(lines.map((line) => line.account), ['5710', '373']);
+  t.deepEqual(
+    lines.map((line) => line.account),
+    ['5710', '373'],
+  );
 });
 
 test('a reversal swaps the sides and stays balanced', (t) => {
@@ -84,14 +91,29 @@ test('a reversal swaps the sides and stays balanced', (t) => {
 test('unbalanced, one-sided or single lines are refused before anything is written', (t) => {
   const one = new Money(1);
   const zero = new Money(0);
-  t.throws(() => assertBalanced([{ account: 'a', debit: one, credit: zero }, { account: 'b', debit: zero, credit: new Money(2) }]), { message: /unbalanced/ });
-  t.throws(() => assertBalanced([{ account: 'a', debit: one, credit: one }, { account: 'b', debit: one, credit: one }]), { message: /exactly one positive side/ });
+  t.throws(
+    () =>
+      assertBalanced([
+        { account: 'a', debit: one, credit: zero },
+        { account: 'b', debit: zero, credit: new Money(2) },
+      ]),
+    { message: /unbalanced/ },
+  );
+  t.throws(
+    () =>
+      assertBalanced([
+        { account: 'a', debit: one, credit: one },
+        { account: 'b', debit: one, credit: one },
+      ]),
+    { message: /exactly one positive side/ },
+  );
   t.throws(() => assertBalanced([{ account: 'a', debit: zero, credit: zero }]), { message: /at least two lines/ });
   t.throws(() => linesForEvent(defaultRules[0]!.legs, zero, defaultRoleAccounts), { message: /positive/ });
 });
 
 test('amounts are whole positive francs within bounds', (t) => {
   t.is(formatAmount(parseAmount('150000')!), '150000');
-  for (const bad of ['0', '-5', '12.5', '1e6', ' 5', 'abc', '1000000000000000', '']) t.is(parseAmount(bad), undefined, bad);
+  for (const bad of ['0', '-5', '12.5', '1e6', ' 5', 'abc', '1000000000000000', ''])
+    t.is(parseAmount(bad), undefined, bad);
   t.is(formatAmount(new Money('1e20')), '100000000000000000000', 'never an exponent');
 });

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { checkCreditCaps, shareCapitalLimit, type CreditCapInput, type CreditCapMode } from '../../domain/loans/credit-caps';
+import {
+  checkCreditCaps,
+  shareCapitalLimit,
+  type CreditCapInput,
+  type CreditCapMode,
+} from '../../domain/loans/credit-caps';
 import { Money } from '../../domain/money';
 
 /** Limits worked out by hand: 10 % of 123 456 789 = 12 345 678.9 → 12 345 678 (rounded down); 50 000 000. */
@@ -21,7 +26,10 @@ function check({ requested, existing = '0', capital = '123456789', relatedParty 
     mode,
   };
   const result = checkCreditCaps(input);
-  return { allowed: result.allowed, breaches: result.breaches.map((b) => [b.code, b.limit.toString(), b.total.toString()]) };
+  return {
+    allowed: result.allowed,
+    breaches: result.breaches.map((b) => [b.code, b.limit.toString(), b.total.toString()]),
+  };
 }
 
 test('10 % of the paid-up capital is rounded down to the franc', (t) => {
@@ -33,20 +41,34 @@ test('10 % of the paid-up capital is rounded down to the franc', (t) => {
 test('share-capital cap: just below, at and just above the limit (existing + requested)', (t) => {
   t.deepEqual(check({ existing: '2345678', requested: '9999999' }), { allowed: true, breaches: [] }, 'limit − 1');
   t.deepEqual(check({ existing: '2345678', requested: '10000000' }), { allowed: true, breaches: [] }, 'at the limit');
-  t.deepEqual(check({ existing: '2345678', requested: '10000001' }), { allowed: false, breaches: [['cap_share_capital', '12345678', '12345679']] }, 'limit + 1');
+  t.deepEqual(
+    check({ existing: '2345678', requested: '10000001' }),
+    { allowed: false, breaches: [['cap_share_capital', '12345678', '12345679']] },
+    'limit + 1',
+  );
   // The unrounded 10 % (12 345 678.9) is not the limit: 12 345 679 already breaches.
   t.deepEqual(check({ requested: '12345679' }).breaches, [['cap_share_capital', '12345678', '12345679']]);
 });
 
 test('related-party cap: 50 000 000 XAF just below, at and just above, only for related parties', (t) => {
   const capital = '10000000000'; // 10 % = 1 000 000 000, far above: only the related-party cap can bite.
-  t.deepEqual(check({ capital, existing: '20000000', requested: '29999999', relatedParty: true }), { allowed: true, breaches: [] });
-  t.deepEqual(check({ capital, existing: '20000000', requested: '30000000', relatedParty: true }), { allowed: true, breaches: [] });
+  t.deepEqual(check({ capital, existing: '20000000', requested: '29999999', relatedParty: true }), {
+    allowed: true,
+    breaches: [],
+  });
+  t.deepEqual(check({ capital, existing: '20000000', requested: '30000000', relatedParty: true }), {
+    allowed: true,
+    breaches: [],
+  });
   t.deepEqual(check({ capital, existing: '20000000', requested: '30000001', relatedParty: true }), {
     allowed: false,
     breaches: [['cap_related_party', '50000000', '50000001']],
   });
-  t.deepEqual(check({ capital, existing: '20000000', requested: '30000001', relatedParty: false }), { allowed: true, breaches: [] }, 'not a related party');
+  t.deepEqual(
+    check({ capital, existing: '20000000', requested: '30000001', relatedParty: false }),
+    { allowed: true, breaches: [] },
+    'not a related party',
+  );
 });
 
 test('both caps breached are both reported', (t) => {
@@ -61,13 +83,20 @@ test('both caps breached are both reported', (t) => {
 });
 
 test('warn mode reports the same breaches but allows', (t) => {
-  t.deepEqual(check({ existing: '2345678', requested: '10000001', mode: 'warn' }), { allowed: true, breaches: [['cap_share_capital', '12345678', '12345679']] });
+  t.deepEqual(check({ existing: '2345678', requested: '10000001', mode: 'warn' }), {
+    allowed: true,
+    breaches: [['cap_share_capital', '12345678', '12345679']],
+  });
   t.deepEqual(check({ capital: '10000000000', requested: '50000001', relatedParty: true, mode: 'warn' }), {
     allowed: true,
     breaches: [['cap_related_party', '50000000', '50000001']],
   });
   t.deepEqual(check({ requested: '1', mode: 'warn' }), { allowed: true, breaches: [] });
-  t.deepEqual(check({ capital: '0', requested: '1', mode: 'warn' }), { allowed: true, breaches: [['cap_share_capital', '0', '1']] }, 'no capital: any loan breaches');
+  t.deepEqual(
+    check({ capital: '0', requested: '1', mode: 'warn' }),
+    { allowed: true, breaches: [['cap_share_capital', '0', '1']] },
+    'no capital: any loan breaches',
+  );
 });
 
 test('programming errors throw', (t) => {

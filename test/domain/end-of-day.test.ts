@@ -12,7 +12,7 @@ test('the next working day skips Saturday and Sunday, across a month and a year'
   t.is(nextWorkingDay('2028-02-28'), '2028-02-29', 'a leap day is a Tuesday');
 });
 
-test('a month\'s last day names its month; any other day none', (t) => {
+test("a month's last day names its month; any other day none", (t) => {
   t.is(monthEndingOn('2026-07-31'), '2026-07');
   t.is(monthEndingOn('2026-02-28'), '2026-02');
   t.is(monthEndingOn('2028-02-28'), null, 'February 2028 has 29 days');

@@ -13,13 +13,18 @@ test('a ladder with a gap, an overlap, a closed end, a falling or out-of-range r
     { days_from: 30, days_to: 90, rate: '0.05' },
     { days_from: 91, days_to: 100, rate: '1.5' },
   ]);
-  t.deepEqual(problems.map((problem) => problem.field), [
-    'provisioning_ladder[1].days_from',
-    'provisioning_ladder[1].rate',
-    'provisioning_ladder[2].days_to',
-    'provisioning_ladder[2].rate',
+  t.deepEqual(
+    problems.map((problem) => problem.field),
+    [
+      'provisioning_ladder[1].days_from',
+      'provisioning_ladder[1].rate',
+      'provisioning_ladder[2].days_to',
+      'provisioning_ladder[2].rate',
+    ],
+  );
+  t.deepEqual(ladderProblems([]), [
+    { field: 'provisioning_ladder', message: 'provisioning_ladder needs at least one step' },
   ]);
-  t.deepEqual(ladderProblems([]), [{ field: 'provisioning_ladder', message: 'provisioning_ladder needs at least one step' }]);
 });
 
 test('dates are taken in the enterprise time zone', (t) => {
@@ -33,7 +38,16 @@ test('dates are taken in the enterprise time zone', (t) => {
 
 test('the password policy names each problem', (t) => {
   t.deepEqual(passwordProblems('a sound passphrase', 'alice'), []);
-  t.deepEqual(passwordProblems('short', 'alice').map((problem) => problem.message), ['password must be at least 10 characters long']);
-  t.deepEqual(passwordProblems('0123456789', 'alice').map((problem) => problem.message), ['password must not be only digits']);
-  t.deepEqual(passwordProblems('xxALICExxxx', 'alice').map((problem) => problem.message), ['password must not contain the username']);
+  t.deepEqual(
+    passwordProblems('short', 'alice').map((problem) => problem.message),
+    ['password must be at least 10 characters long'],
+  );
+  t.deepEqual(
+    passwordProblems('0123456789', 'alice').map((problem) => problem.message),
+    ['password must not be only digits'],
+  );
+  t.deepEqual(
+    passwordProblems('xxALICExxxx', 'alice').map((problem) => problem.message),
+    ['password must not contain the username'],
+  );
 });

@@ -1,10 +1,21 @@
 import test, { type ExecutionContext } from 'ava';
-import { allocateRepayment, type AllocationResult, type DueComponent, type InstallmentDue } from '../../domain/loans/allocation';
+import {
+  allocateRepayment,
+  type AllocationResult,
+  type DueComponent,
+  type InstallmentDue,
+} from '../../domain/loans/allocation';
 import { Money } from '../../domain/money';
 
 /** Expected figures are worked out by hand in each test's comment, never from the code under test. */
 
-const due = (number: number, dueDate: string, penalty: string, interest: string, principal: string): InstallmentDue => ({
+const due = (
+  number: number,
+  dueDate: string,
+  penalty: string,
+  interest: string,
+  principal: string,
+): InstallmentDue => ({
   number,
   dueDate,
   penalty: new Money(penalty),
@@ -53,7 +64,9 @@ test('a custom order applies within each installment; the oldest still comes fir
   t.deepEqual(allocated[1], ['2', '0', '0', '2000', '2000']);
   t.deepEqual(remaining[1], ['2', '1500', '12000', '86000']);
   // 50 000 with interest first: installment 1 interest 15 000, principal 35 000, penalty untouched.
-  const partial = rows(allocateRepayment({ amount: new Money('50000'), dues: overdue, order: ['interest', 'principal', 'penalty'] }));
+  const partial = rows(
+    allocateRepayment({ amount: new Money('50000'), dues: overdue, order: ['interest', 'principal', 'penalty'] }),
+  );
   t.deepEqual(partial.allocated[0], ['1', '0', '15000', '35000', '50000']);
   t.deepEqual(partial.remaining[0], ['1', '3000', '0', '50000']);
 });
@@ -62,7 +75,10 @@ test('an exact payoff clears every component of every installment', (t) => {
   // 103 000 + 101 500 + 100 000 = 304 500.
   const result = allocateRepayment({ amount: new Money('304500'), dues: overdue });
   const { allocated, remaining } = rows(result);
-  t.deepEqual(allocated.map((row) => row[4]), ['103000', '101500', '100000']);
+  t.deepEqual(
+    allocated.map((row) => row[4]),
+    ['103000', '101500', '100000'],
+  );
   t.deepEqual(remaining, [
     ['1', '0', '0', '0'],
     ['2', '0', '0', '0'],
@@ -77,7 +93,10 @@ test('an over-payment is refused with the total due, not thrown', (t) => {
   t.is(result.reason, 'exceeds_total_due');
   t.is(result.totalDue.toString(), '304500');
   const nothingDue = allocateRepayment({ amount: new Money('1'), dues: [] });
-  t.deepEqual(nothingDue.ok ? undefined : [nothingDue.reason, nothingDue.totalDue.toString()], ['exceeds_total_due', '0']);
+  t.deepEqual(nothingDue.ok ? undefined : [nothingDue.reason, nothingDue.totalDue.toString()], [
+    'exceeds_total_due',
+    '0',
+  ]);
 });
 
 test('same due date: the lower installment number is older', (t) => {
@@ -91,15 +110,35 @@ test('same due date: the lower installment number is older', (t) => {
 
 test('programming errors throw: non-positive or fractional amount, bad order, bad dues', (t) => {
   for (const amount of ['0', '-1', '10.5']) {
-    t.throws(() => allocateRepayment({ amount: new Money(amount), dues: overdue }), { message: /positive whole number/ }, amount);
+    t.throws(
+      () => allocateRepayment({ amount: new Money(amount), dues: overdue }),
+      { message: /positive whole number/ },
+      amount,
+    );
   }
-  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: overdue, order: ['penalty', 'penalty', 'principal'] }), { message: /permutation/ });
-  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: overdue, order: ['penalty', 'interest'] }), { message: /permutation/ });
-  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: [due(1, '2026-01-15', '-1', '0', '5')] }), { message: /penalty due/ });
-  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: [due(1, '2026-01-15', '0', '0.5', '5')] }), { message: /interest due/ });
-  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: [due(1, '2026-01-15', '0', '0', '5'), due(1, '2026-02-15', '0', '0', '5')] }), {
-    message: /twice/,
+  t.throws(
+    () => allocateRepayment({ amount: new Money('1'), dues: overdue, order: ['penalty', 'penalty', 'principal'] }),
+    { message: /permutation/ },
+  );
+  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: overdue, order: ['penalty', 'interest'] }), {
+    message: /permutation/,
   });
+  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: [due(1, '2026-01-15', '-1', '0', '5')] }), {
+    message: /penalty due/,
+  });
+  t.throws(() => allocateRepayment({ amount: new Money('1'), dues: [due(1, '2026-01-15', '0', '0.5', '5')] }), {
+    message: /interest due/,
+  });
+  t.throws(
+    () =>
+      allocateRepayment({
+        amount: new Money('1'),
+        dues: [due(1, '2026-01-15', '0', '0', '5'), due(1, '2026-02-15', '0', '0', '5')],
+      }),
+    {
+      message: /twice/,
+    },
+  );
 });
 
 /** mulberry32: a small seeded PRNG, so every run checks the same cases (and a failure names its seed). */
@@ -131,7 +170,13 @@ function randomDues(random: () => number): InstallmentDue[] {
   const dues: InstallmentDue[] = [];
   for (let number = 1; number <= count; number += 1) {
     const month = Math.min(12, number + (random() < 0.2 ? -1 : 0) + 1);
-    dues.push({ number, dueDate: `2026-${String(month).padStart(2, '0')}-15`, penalty: amountOf(), interest: amountOf(), principal: amountOf() });
+    dues.push({
+      number,
+      dueDate: `2026-${String(month).padStart(2, '0')}-15`,
+      penalty: amountOf(),
+      interest: amountOf(),
+      principal: amountOf(),
+    });
   }
   return dues;
 }
@@ -139,7 +184,14 @@ function randomDues(random: () => number): InstallmentDue[] {
 type Allocated = Extract<ReturnType<typeof allocateRepayment>, { ok: true }>;
 
 /** Σ allocated = amount, and allocated + remaining = due, component by component, in whole francs ≥ 0. */
-function assertConserved(t: ExecutionContext, label: string, dues: InstallmentDue[], order: DueComponent[], amount: Money, { allocations, remaining }: Allocated): void {
+function assertConserved(
+  t: ExecutionContext,
+  label: string,
+  dues: InstallmentDue[],
+  order: DueComponent[],
+  amount: Money,
+  { allocations, remaining }: Allocated,
+): void {
   const allocatedSum = allocations.reduce((sum, a) => sum.plus(a.total), new Money(0));
   t.true(allocatedSum.eq(amount), `${label}: Σ allocated ${allocatedSum.toString()} ≠ ${amount.toString()}`);
   for (const [index, allocation] of allocations.entries()) {
@@ -148,7 +200,10 @@ function assertConserved(t: ExecutionContext, label: string, dues: InstallmentDu
     t.is(left.number, allocation.number, label);
     t.true(allocation.total.eq(allocation.penalty.plus(allocation.interest).plus(allocation.principal)), label);
     for (const component of order) {
-      t.true(allocation[component].plus(left[component]).eq(original[component]), `${label}: ${component} of ${allocation.number}`);
+      t.true(
+        allocation[component].plus(left[component]).eq(original[component]),
+        `${label}: ${component} of ${allocation.number}`,
+      );
       t.true(allocation[component].gte(0) && left[component].gte(0), `${label}: negative ${component}`);
       t.true(allocation[component].isInteger() && left[component].isInteger(), `${label}: fractional ${component}`);
     }
@@ -159,19 +214,31 @@ function assertConserved(t: ExecutionContext, label: string, dues: InstallmentDu
  * Oldest first: rows sorted by (dueDate, number), and once a row still owes anything no later row has received
  * money; within that row, no component later in `order` got money while an earlier one owes.
  */
-function assertOldestFirst(t: ExecutionContext, label: string, order: DueComponent[], amount: Money, totalDue: Money, { allocations, remaining }: Allocated): void {
+function assertOldestFirst(
+  t: ExecutionContext,
+  label: string,
+  order: DueComponent[],
+  amount: Money,
+  totalDue: Money,
+  { allocations, remaining }: Allocated,
+): void {
   for (let index = 1; index < allocations.length; index += 1) {
     const [previous, current] = [allocations[index - 1]!, allocations[index]!];
-    t.true(previous.dueDate < current.dueDate || (previous.dueDate === current.dueDate && previous.number < current.number), `${label}: rows out of order`);
+    t.true(
+      previous.dueDate < current.dueDate || (previous.dueDate === current.dueDate && previous.number < current.number),
+      `${label}: rows out of order`,
+    );
   }
   const firstOwing = remaining.findIndex((r) => r.penalty.gt(0) || r.interest.gt(0) || r.principal.gt(0));
   if (firstOwing < 0) {
     t.true(amount.eq(totalDue), `${label}: everything cleared but amount ≠ total due`);
     return;
   }
-  for (const later of allocations.slice(firstOwing + 1)) t.true(later.total.isZero(), `${label}: installment ${later.number} paid before an older one`);
+  for (const later of allocations.slice(firstOwing + 1))
+    t.true(later.total.isZero(), `${label}: installment ${later.number} paid before an older one`);
   const owingIndex = order.findIndex((component) => remaining[firstOwing]![component].gt(0));
-  for (const component of order.slice(owingIndex + 1)) t.true(allocations[firstOwing]![component].isZero(), `${label}: ${component} paid out of order`);
+  for (const component of order.slice(owingIndex + 1))
+    t.true(allocations[firstOwing]![component].isZero(), `${label}: ${component} paid out of order`);
 }
 
 test('property: conservation, oldest first, order within an installment, nothing negative', (t) => {
@@ -183,7 +250,11 @@ test('property: conservation, oldest first, order within an installment, nothing
     const totalDue = dues.reduce((sum, d) => sum.plus(d.penalty).plus(d.interest).plus(d.principal), new Money(0));
     const label = `seed ${seed}`;
     if (totalDue.isZero() || random() < 0.1) {
-      const refused = allocateRepayment({ amount: totalDue.plus(1 + Math.floor(random() * 1001)), dues: shuffled, order });
+      const refused = allocateRepayment({
+        amount: totalDue.plus(1 + Math.floor(random() * 1001)),
+        dues: shuffled,
+        order,
+      });
       t.true(!refused.ok && refused.totalDue.eq(totalDue), label);
       continue;
     }

@@ -1,8 +1,22 @@
 import test from 'ava';
-import { applyDecision, approvalLimitProblems, approvalSteps, finalStepFor, initialApprovalState, refusalOf, type ApprovalState, type DecisionRequest } from '../../domain/loans/approval';
+import {
+  applyDecision,
+  approvalLimitProblems,
+  approvalSteps,
+  finalStepFor,
+  initialApprovalState,
+  refusalOf,
+  type ApprovalState,
+  type DecisionRequest,
+} from '../../domain/loans/approval';
 import { Money } from '../../domain/money';
 
-const request = (deciderId: string, step: DecisionRequest['step'], decision: DecisionRequest['decision'] = 'approve', comment = ''): DecisionRequest => ({ deciderId, step, decision, comment });
+const request = (
+  deciderId: string,
+  step: DecisionRequest['step'],
+  decision: DecisionRequest['decision'] = 'approve',
+  comment = '',
+): DecisionRequest => ({ deciderId, step, decision, comment });
 const decide = (state: ApprovalState, decision: DecisionRequest): ApprovalState => {
   const refusal = refusalOf(state, decision);
   if (refusal !== null) throw new Error(refusal.code);
@@ -39,7 +53,11 @@ test('send back returns to the previous step, whose decider may decide it again'
   state = decide(state, request('c', 'credit_committee', 'send_back', 'collateral missing'));
   t.like(state, { status: 'in_review', step: 'branch_head' });
   t.is(refusalOf(state, request('b', 'branch_head')), null, 'the same step, decided again by the same person');
-  t.is(refusalOf(state, request('c', 'branch_head'))?.code, 'same_person_twice', 'the committee member may not decide the branch step');
+  t.is(
+    refusalOf(state, request('c', 'branch_head'))?.code,
+    'same_person_twice',
+    'the committee member may not decide the branch step',
+  );
 });
 
 test('amount limits: the first step whose limit covers the amount grants the loan; limits must grow', (t) => {
@@ -49,8 +67,14 @@ test('amount limits: the first step whose limit covers the amount grants the loa
   t.is(finalStepFor(new Money(5000001), limits), 'direction');
   t.is(finalStepFor(new Money(1), {}), 'direction', 'no limits: all four steps');
   t.deepEqual(approvalLimitProblems(limits), []);
-  t.deepEqual(approvalLimitProblems({ cashier: '600000', branch_head: '500000' }).map((problem) => problem.field), ['approval_limits.branch_head']);
-  t.deepEqual(approvalLimitProblems({ cashier: '1.5' }).map((problem) => problem.field), ['approval_limits.cashier']);
+  t.deepEqual(
+    approvalLimitProblems({ cashier: '600000', branch_head: '500000' }).map((problem) => problem.field),
+    ['approval_limits.branch_head'],
+  );
+  t.deepEqual(
+    approvalLimitProblems({ cashier: '1.5' }).map((problem) => problem.field),
+    ['approval_limits.cashier'],
+  );
   let state = decide(initialApprovalState(), request('a', 'cashier'));
   state = applyDecision(state, { ...request('b', 'branch_head'), decidedAt: '2026-11-22T10:00:00Z' }, 'branch_head');
   t.like(state, { status: 'approved', step: null });

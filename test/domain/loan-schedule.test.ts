@@ -1,5 +1,11 @@
 import test from 'ava';
-import { buildSchedule, type Frequency, type Installment, type ScheduleInput, type ScheduleMethod } from '../../domain/loans/schedule';
+import {
+  buildSchedule,
+  type Frequency,
+  type Installment,
+  type ScheduleInput,
+  type ScheduleMethod,
+} from '../../domain/loans/schedule';
 import { Money } from '../../domain/money';
 
 /**
@@ -14,7 +20,9 @@ const expectedAnnuity = (principal: string, annualRate: string, periods: number,
   return new Money(principal).mul(i).div(new Money(1).minus(new Money(1).div(new Money(1).plus(i).pow(periods))));
 };
 
-function schedule(overrides: Partial<Omit<ScheduleInput, 'principal' | 'annualRate'>> & { principal: string; annualRate: string }): Installment[] {
+function schedule(
+  overrides: Partial<Omit<ScheduleInput, 'principal' | 'annualRate'>> & { principal: string; annualRate: string },
+): Installment[] {
   return buildSchedule({
     method: 'constant_annuity',
     termPeriods: 12,
@@ -29,7 +37,13 @@ function schedule(overrides: Partial<Omit<ScheduleInput, 'principal' | 'annualRa
 
 /** [number, principal, interest, total, outstandingAfter] as strings, for t.deepEqual on literal rows. */
 const row = (installment: Installment): string[] =>
-  [installment.number, installment.principal, installment.interest, installment.total, installment.outstandingAfter].map(String);
+  [
+    installment.number,
+    installment.principal,
+    installment.interest,
+    installment.total,
+    installment.outstandingAfter,
+  ].map(String);
 const sum = (installments: Installment[], pick: (installment: Installment) => Money): Money =>
   installments.reduce((total, installment) => total.plus(pick(installment)), new Money(0));
 
@@ -45,7 +59,8 @@ test('12 months at 18 %: annuity 91 680, rows as computed independently', (t) =>
   const installments = schedule({ principal: '1000000', annualRate: '0.18' });
   const annuity = round(expectedAnnuity('1000000', '0.18', 12));
   t.is(annuity.toString(), '91680');
-  for (const installment of installments.slice(0, 11)) t.true(installment.total.eq(annuity), `installment ${installment.number}`);
+  for (const installment of installments.slice(0, 11))
+    t.true(installment.total.eq(annuity), `installment ${installment.number}`);
   t.deepEqual(row(installments[0]!), ['1', '76680', '15000', '91680', '923320']);
   t.deepEqual(row(installments[1]!), ['2', '77830', '13850', '91680', '845490']);
   t.deepEqual(row(installments[10]!), ['11', '88990', '2690', '91680', '90326']);
@@ -70,17 +85,36 @@ test('360 months at 12 %: annuity 102 861 and the principal repaid exactly', (t)
 
 test('zero rate: P/n per period, no interest, no division by zero', (t) => {
   const installments = schedule({ principal: '100000', annualRate: '0', termPeriods: 7 });
-  t.true(expectedAnnuity('100000', '0.0000000001', 7).minus(new Money(100000).div(7)).abs().lt('0.001'), 'P/n is the limit of A as i → 0');
-  t.deepEqual(installments.map((i) => i.total.toString()), ['14286', '14286', '14286', '14286', '14286', '14286', '14284']);
+  t.true(
+    expectedAnnuity('100000', '0.0000000001', 7).minus(new Money(100000).div(7)).abs().lt('0.001'),
+    'P/n is the limit of A as i → 0',
+  );
+  t.deepEqual(
+    installments.map((i) => i.total.toString()),
+    ['14286', '14286', '14286', '14286', '14286', '14286', '14284'],
+  );
   t.true(installments.every((i) => i.interest.isZero()));
   t.is(installments[6]!.outstandingAfter.toString(), '0');
-  const flat = buildSchedule({ method: 'constant_principal', principal: new Money(90), annualRate: new Money(0), termPeriods: 3, frequency: 'weekly', firstDueDate: '2026-01-01', principalGracePeriods: 0 });
-  t.deepEqual(flat.installments.map(row), [['1', '30', '0', '30', '60'], ['2', '30', '0', '30', '30'], ['3', '30', '0', '30', '0']]);
+  const flat = buildSchedule({
+    method: 'constant_principal',
+    principal: new Money(90),
+    annualRate: new Money(0),
+    termPeriods: 3,
+    frequency: 'weekly',
+    firstDueDate: '2026-01-01',
+    principalGracePeriods: 0,
+  });
+  t.deepEqual(flat.installments.map(row), [
+    ['1', '30', '0', '30', '60'],
+    ['2', '30', '0', '30', '30'],
+    ['3', '30', '0', '30', '0'],
+  ]);
 });
 
 test('a 3-period principal grace: interest only, then the annuity over the remaining 9 periods', (t) => {
   const installments = schedule({ principal: '1200000', annualRate: '0.18', principalGracePeriods: 3 });
-  for (const installment of installments.slice(0, 3)) t.deepEqual(row(installment).slice(1), ['0', '18000', '18000', '1200000']);
+  for (const installment of installments.slice(0, 3))
+    t.deepEqual(row(installment).slice(1), ['0', '18000', '18000', '1200000']);
   const annuity = round(expectedAnnuity('1200000', '0.18', 9));
   t.is(annuity.toString(), '143532');
   for (const installment of installments.slice(3, 11)) t.true(installment.total.eq(annuity));
@@ -96,11 +130,19 @@ test('constant principal: equal principal, decreasing installments, remainder on
   t.deepEqual(row(installments[1]!), ['2', '83333', '13750', '97083', '833334']);
   t.deepEqual(row(installments[11]!), ['12', '83337', '1250', '84587', '0']);
   t.is(sum(installments, (i) => i.interest).toString(), '97500');
-  for (let k = 1; k < 12; k += 1) t.true(installments[k]!.total.lt(installments[k - 1]!.total), 'installments decrease');
+  for (let k = 1; k < 12; k += 1)
+    t.true(installments[k]!.total.lt(installments[k - 1]!.total), 'installments decrease');
 });
 
 test('constant principal with grace: P/(n − g) after the interest-only periods', (t) => {
-  const installments = schedule({ method: 'constant_principal', principal: '600000', annualRate: '0.24', termPeriods: 8, frequency: 'quarterly', principalGracePeriods: 2 });
+  const installments = schedule({
+    method: 'constant_principal',
+    principal: '600000',
+    annualRate: '0.24',
+    termPeriods: 8,
+    frequency: 'quarterly',
+    principalGracePeriods: 2,
+  });
   // i = 6 % a quarter.
   t.deepEqual(installments.slice(0, 3).map(row), [
     ['1', '0', '36000', '36000', '600000'],
@@ -108,7 +150,10 @@ test('constant principal with grace: P/(n − g) after the interest-only periods
     ['3', '100000', '36000', '136000', '500000'],
   ]);
   t.deepEqual(row(installments[7]!), ['8', '100000', '6000', '106000', '0']);
-  t.deepEqual(installments.map((i) => i.dueDate), ['2026-01-15', '2026-04-15', '2026-07-15', '2026-10-15', '2027-01-15', '2027-04-15', '2027-07-15', '2027-10-15']);
+  t.deepEqual(
+    installments.map((i) => i.dueDate),
+    ['2026-01-15', '2026-04-15', '2026-07-15', '2026-10-15', '2027-01-15', '2027-04-15', '2027-07-15', '2027-10-15'],
+  );
 });
 
 test('due dates: month ends clamp without drifting, quarters add 3 months, weeks 7 days across years', (t) => {
@@ -122,7 +167,15 @@ test('due dates: month ends clamp without drifting, quarters add 3 months, weeks
 });
 
 test('impossible input is refused', (t) => {
-  const base: ScheduleInput = { method: 'constant_annuity', principal: new Money(1000), annualRate: new Money('0.1'), termPeriods: 12, frequency: 'monthly', firstDueDate: '2026-01-15', principalGracePeriods: 0 };
+  const base: ScheduleInput = {
+    method: 'constant_annuity',
+    principal: new Money(1000),
+    annualRate: new Money('0.1'),
+    termPeriods: 12,
+    frequency: 'monthly',
+    firstDueDate: '2026-01-15',
+    principalGracePeriods: 0,
+  };
   const refused: [Partial<ScheduleInput>, RegExp][] = [
     [{ principal: new Money(0) }, /principal/],
     [{ principal: new Money('100.5') }, /principal/],
@@ -138,7 +191,8 @@ test('impossible input is refused', (t) => {
     [{ frequency: 'daily' as Frequency }, /frequency/],
     [{ method: 'balloon' as ScheduleMethod }, /method/],
   ];
-  for (const [override, message] of refused) t.throws(() => buildSchedule({ ...base, ...override }), { message }, JSON.stringify(override));
+  for (const [override, message] of refused)
+    t.throws(() => buildSchedule({ ...base, ...override }), { message }, JSON.stringify(override));
 });
 
 /** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
@@ -186,12 +240,16 @@ test('properties over 400 pseudo-random loans', (t) => {
     let before = principal;
     installments.forEach((installment, index) => {
       t.is(installment.number, index + 1);
-      t.true(installment.principal.gte(0) && installment.outstandingAfter.gte(0), `${label}: no negative amount at ${index + 1}`);
+      t.true(
+        installment.principal.gte(0) && installment.outstandingAfter.gte(0),
+        `${label}: no negative amount at ${index + 1}`,
+      );
       t.true(installment.interest.eq(round(periodRate.mul(before))), `${label}: interest at ${index + 1}`);
       t.true(installment.total.eq(installment.principal.plus(installment.interest)), label);
       t.true(installment.outstandingAfter.eq(before.minus(installment.principal)), label);
       if (index < input.principalGracePeriods) t.true(installment.principal.isZero(), `${label}: grace`);
-      for (const amount of [installment.principal, installment.interest]) t.true(amount.isInteger(), `${label}: whole francs`);
+      for (const amount of [installment.principal, installment.interest])
+        t.true(amount.isInteger(), `${label}: whole francs`);
       if (index > 0) t.true(installment.dueDate > installments[index - 1]!.dueDate, `${label}: dates increase`);
       before = installment.outstandingAfter;
     });

@@ -26,7 +26,10 @@ test('the API survives malformed requests to every operation', async (t) => {
   const report = await withWorker(knex, () => runFuzz(app, knex, settings), taskQueue);
   const text = formatReport(settings, report, (Date.now() - started) / 1000);
   console.log(text);
-  t.true(report.fewestPerOperation >= settings.budget, `fewest requests to one operation: ${report.fewestPerOperation}`);
+  t.true(
+    report.fewestPerOperation >= settings.budget,
+    `fewest requests to one operation: ${report.fewestPerOperation}`,
+  );
   t.is(report.failures.length + report.brokenInvariants.length, 0, text.split('\n').slice(0, 2).join('\n'));
   t.deepEqual(report.unreached, [], 'every operation with path parameters reaches its handler with real ids');
 });

@@ -2,7 +2,16 @@ import { datePattern, periodPattern, type JsonSchema, type Operation } from './s
 import { intBelow, pick, randomUuid, shuffle, type Random } from './random';
 import { bogusAuthorizations } from './tokens';
 import {
-  deepArray, deepObject, edgeValues, idsForPathParam, plausible, queryEdgeValues, requiredPart, unicodeValues, wrongTypeValues, type IdPools,
+  deepArray,
+  deepObject,
+  edgeValues,
+  idsForPathParam,
+  plausible,
+  queryEdgeValues,
+  requiredPart,
+  unicodeValues,
+  wrongTypeValues,
+  type IdPools,
 } from './values';
 
 /** One malformed request, before it is sent and judged. */
@@ -50,7 +59,9 @@ function encodeText(text: string): string {
     .map((char) => {
       const code = char.charCodeAt(0);
       if (char.length === 1 && code >= 0xd800 && code <= 0xdfff) {
-        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+          .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+          .join('');
       }
       return encodeURIComponent(char);
     })
@@ -59,14 +70,18 @@ function encodeText(text: string): string {
 
 const fieldsOf = (target: Target): string[] => Object.keys(target.op.body?.properties ?? {});
 const stringFieldsOf = (target: Target): string[] => {
-  const strings = fieldsOf(target).filter((name) => [target.op.body!.properties![name]!.type].flat().includes('string'));
+  const strings = fieldsOf(target).filter((name) =>
+    [target.op.body!.properties![name]!.type].flat().includes('string'),
+  );
   return strings.length > 0 ? strings : fieldsOf(target);
 };
 /** A field to attack; a made-up one when the body declares none. */
-const fieldFrom = (target: Target, names: string[]): string => (names.length > 0 ? pick(target.random, names) : 'value');
+const fieldFrom = (target: Target, names: string[]): string =>
+  names.length > 0 ? pick(target.random, names) : 'value';
 const schemaOf = (target: Target, field: string) => target.op.body?.properties?.[field] ?? {};
 
-const withField = (base: Base, field: string, value: unknown): string => JSON.stringify({ ...base.body, [field]: value });
+const withField = (base: Base, field: string, value: unknown): string =>
+  JSON.stringify({ ...base.body, [field]: value });
 /** The base body with `field` set to raw JSON text (deep nesting, keys JSON.stringify would not write). */
 function withRawField(base: Base, field: string, raw: string): string {
   const rest = Object.fromEntries(Object.entries(base.body ?? {}).filter(([name]) => name !== field));
@@ -74,38 +89,79 @@ function withRawField(base: Base, field: string, raw: string): string {
   return text === '{}' ? `{${JSON.stringify(field)}:${raw}}` : `{${JSON.stringify(field)}:${raw},${text.slice(1)}`;
 }
 
-const wrongType = (field: string): Attack => (target, base) => ({
-  attack: `wrong JSON type in body.${field}`,
-  body: withField(base, field, pick(target.random, wrongTypeValues(schemaOf(target, field)))),
-});
+const wrongType =
+  (field: string): Attack =>
+  (target, base) => ({
+    attack: `wrong JSON type in body.${field}`,
+    body: withField(base, field, pick(target.random, wrongTypeValues(schemaOf(target, field)))),
+  });
 
-const fieldValue = (field: string, value: unknown): Attack => (_target, base) => ({
-  attack: `edge value ${JSON.stringify(value).slice(0, 40)} in body.${field}`,
-  body: withField(base, field, value),
-});
+const fieldValue =
+  (field: string, value: unknown): Attack =>
+  (_target, base) => ({
+    attack: `edge value ${JSON.stringify(value).slice(0, 40)} in body.${field}`,
+    body: withField(base, field, value),
+  });
 
-const protoKeys = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'prototype'];
+const protoKeys = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  'prototype',
+];
 const protoValues = ['{"admin":true}', '{"prototype":{"polluted":true}}', '"x"', '1', 'null', '[]'];
 
-const protoKeyInBody = (key: string): Attack => (target, base) => ({ attack: `prototype key body.${key}`, body: withRawField(base, key, pick(target.random, protoValues)) });
+const protoKeyInBody =
+  (key: string): Attack =>
+  (target, base) => ({
+    attack: `prototype key body.${key}`,
+    body: withRawField(base, key, pick(target.random, protoValues)),
+  });
 
-const queryValue = (name: string, value: string): Attack => (_target, base) => ({
-  attack: `query ${name}=${JSON.stringify(value.slice(0, 40))}`,
-  query: [...base.query.filter(([key]) => key !== name), [name, encodeText(value)]],
-});
+const queryValue =
+  (name: string, value: string): Attack =>
+  (_target, base) => ({
+    attack: `query ${name}=${JSON.stringify(value.slice(0, 40))}`,
+    query: [...base.query.filter(([key]) => key !== name), [name, encodeText(value)]],
+  });
 
-const protoKeyInQuery = (key: string): Attack => (target, base) => ({ attack: `query key ${key}`, query: [...base.query, [encodeText(key), pick(target.random, ['1', 'x', ''])]] });
+const protoKeyInQuery =
+  (key: string): Attack =>
+  (target, base) => ({
+    attack: `query key ${key}`,
+    query: [...base.query, [encodeText(key), pick(target.random, ['1', 'x', ''])]],
+  });
 
 const bodyAttacks: Record<string, Attack> = {
   'missing required field': (target, base) => {
     const required = target.op.body?.required ?? [];
     const dropped = target.random() < 0.2 ? required : [pick(target.random, required)];
-    return { attack: `missing body.${dropped.join(', body.')}`, body: JSON.stringify(Object.fromEntries(Object.entries(base.body ?? {}).filter(([name]) => !dropped.includes(name)))) };
+    return {
+      attack: `missing body.${dropped.join(', body.')}`,
+      body: JSON.stringify(
+        Object.fromEntries(Object.entries(base.body ?? {}).filter(([name]) => !dropped.includes(name))),
+      ),
+    };
   },
   'unknown field': (target, base) => {
     const field = fieldFrom(target, fieldsOf(target));
-    const name = pick(target.random, ['zz_unknown', field.toUpperCase(), `${field} `, 'id', 'created_by', 'enterprise_id', 'is_admin', '']);
-    return { attack: `unknown field body.${JSON.stringify(name)}`, body: withField(base, name, pick(target.random, [1, 'x', {}, null, true])) };
+    const name = pick(target.random, [
+      'zz_unknown',
+      field.toUpperCase(),
+      `${field} `,
+      'id',
+      'created_by',
+      'enterprise_id',
+      'is_admin',
+      '',
+    ]);
+    return {
+      attack: `unknown field body.${JSON.stringify(name)}`,
+      body: withField(base, name, pick(target.random, [1, 'x', {}, null, true])),
+    };
   },
   'prototype key in body': (target, base) => protoKeyInBody(pick(target.random, protoKeys))(target, base),
   'null value': (target, base) => {
@@ -115,7 +171,10 @@ const bodyAttacks: Record<string, Attack> = {
   },
   '100 KB string': (target, base) => {
     const field = fieldFrom(target, stringFieldsOf(target));
-    return { attack: `100 KB string in body.${field}`, body: withField(base, field, pick(target.random, ['x'.repeat(100_000), 'é'.repeat(50_000), '9'.repeat(100_000)])) };
+    return {
+      attack: `100 KB string in body.${field}`,
+      body: withField(base, field, pick(target.random, ['x'.repeat(100_000), 'é'.repeat(50_000), '9'.repeat(100_000)])),
+    };
   },
   'deep nesting': (target) => {
     const depth = pick(target.random, [5000, 33, 100_000]);
@@ -124,7 +183,10 @@ const bodyAttacks: Record<string, Attack> = {
   'deep nesting in a field': (target, base) => {
     const field = fieldFrom(target, fieldsOf(target));
     const depth = pick(target.random, [5000, 40]);
-    return { attack: `body.${field} nested ${depth} deep`, body: withRawField(base, field, target.random() < 0.5 ? deepArray(depth) : deepObject(depth)) };
+    return {
+      attack: `body.${field} nested ${depth} deep`,
+      body: withRawField(base, field, target.random() < 0.5 ? deepArray(depth) : deepObject(depth)),
+    };
   },
   'unicode edge': (target, base) => {
     const field = fieldFrom(target, stringFieldsOf(target));
@@ -142,12 +204,19 @@ const bodyAttacks: Record<string, Attack> = {
   'body over the limit': (target, base) => {
     const field = fieldFrom(target, stringFieldsOf(target));
     const chunked = target.random() < 0.5;
-    return { attack: `body over the limit${chunked ? ', chunked' : ''}`, body: withField(base, field, 'x'.repeat(target.bodyLimitBytes + 1024)), chunked };
+    return {
+      attack: `body over the limit${chunked ? ', chunked' : ''}`,
+      body: withField(base, field, 'x'.repeat(target.bodyLimitBytes + 1024)),
+      chunked,
+    };
   },
   'wrong content type': (target, base) => {
     const [contentType, body] = pick(target.random, [
       ['text/plain', JSON.stringify(base.body)],
-      ['multipart/form-data; boundary=fuzz', '--fuzz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n100\r\n--fuzz--\r\n'],
+      [
+        'multipart/form-data; boundary=fuzz',
+        '--fuzz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n100\r\n--fuzz--\r\n',
+      ],
       ['application/x-www-form-urlencoded', 'amount=100&__proto__=1'],
       ['application/xml', '<amount>100</amount>'],
       [undefined, JSON.stringify(base.body)],
@@ -155,46 +224,94 @@ const bodyAttacks: Record<string, Attack> = {
     return { attack: `content type ${contentType ?? '(none)'}`, contentType, body };
   },
   'malformed JSON': (target) => {
-    const body = pick(target.random, ['{', '{"a":1,}', '{\'a\':1}', '{"a":1}{"b":2}', '{"a":1', 'NaN', '{"a":01}', '{"a":"\\x41"}', '{"a":"\u0001"}', '\u0000']);
+    const body = pick(target.random, [
+      '{',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":1}{"b":2}',
+      '{"a":1',
+      'NaN',
+      '{"a":01}',
+      '{"a":"\\x41"}',
+      '{"a":"\u0001"}',
+      '\u0000',
+    ]);
     return { attack: `malformed JSON ${JSON.stringify(body)}`, body };
   },
 };
 
 /** A declared query parameter, or `page` for an operation that takes none (it must ignore it or refuse it). */
 const queryParamOf = (target: Target) =>
-  target.op.queryParams.length > 0 ? pick(target.random, target.op.queryParams) : { name: 'page', schema: { type: 'integer' }, in: 'query' as const, required: false };
+  target.op.queryParams.length > 0
+    ? pick(target.random, target.op.queryParams)
+    : { name: 'page', schema: { type: 'integer' }, in: 'query' as const, required: false };
 
 const queryAttacks: Record<string, Attack> = {
   'query edge value': (target, base) => {
     const parameter = queryParamOf(target);
-    const value = target.random() < 0.1 ? 'x'.repeat(100_000) : pick(target.random, [...queryEdgeValues(parameter.schema, target.random), 'a\u0000b', '\ud800']);
+    const value =
+      target.random() < 0.1
+        ? 'x'.repeat(100_000)
+        : pick(target.random, [...queryEdgeValues(parameter.schema, target.random), 'a\u0000b', '\ud800']);
     return queryValue(parameter.name, value)(target, base);
   },
   'repeated query parameter': (target, base) => {
     const parameter = queryParamOf(target);
-    const first = base.query.find(([name]) => name === parameter.name)?.[1] ?? encodeText(String(plausible(parameter.schema, parameter.name, target.random, target.pools)));
-    return { attack: `query ${parameter.name} given twice`, query: [...base.query, [parameter.name, first], [parameter.name, parameter.name === 'page' ? '2' : first]] };
+    const first =
+      base.query.find(([name]) => name === parameter.name)?.[1] ??
+      encodeText(String(plausible(parameter.schema, parameter.name, target.random, target.pools)));
+    return {
+      attack: `query ${parameter.name} given twice`,
+      query: [...base.query, [parameter.name, first], [parameter.name, parameter.name === 'page' ? '2' : first]],
+    };
   },
-  'prototype key in query': (target, base) => protoKeyInQuery(pick(target.random, [...protoKeys, '__proto__[admin]', 'constructor[prototype][x]']))(target, base),
+  'prototype key in query': (target, base) =>
+    protoKeyInQuery(pick(target.random, [...protoKeys, '__proto__[admin]', 'constructor[prototype][x]']))(target, base),
   'unknown query parameter': (target, base) => {
     const key = pick(target.random, ['zz_unknown', 'PAGE', 'page[]', 'limit', 'offset', 'format', 'page ', '']);
     return { attack: `unknown query key ${JSON.stringify(key)}`, query: [...base.query, [encodeText(key), '1']] };
   },
 };
 
-const malformedIds = ['not-a-uuid', '0', '-1', '1e18', 'a%00b', '%ED%A0%80', '%', '%zz', 'x\'%20OR%20\'1\'=\'1', 'x'.repeat(5000), '00000000-0000-0000-0000-00000000000g',
-  '%7Bid%7D', '__proto__', 'constructor', 'toString', 'null', '%20', 'a%2Fb', '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f', encodeText('١٢٣')];
+const malformedIds = [
+  'not-a-uuid',
+  '0',
+  '-1',
+  '1e18',
+  'a%00b',
+  '%ED%A0%80',
+  '%',
+  '%zz',
+  "x'%20OR%20'1'='1",
+  'x'.repeat(5000),
+  '00000000-0000-0000-0000-00000000000g',
+  '%7Bid%7D',
+  '__proto__',
+  'constructor',
+  'toString',
+  'null',
+  '%20',
+  'a%2Fb',
+  '7d0f3c2a1b4e4c5d8e9f0a1b2c3d4e5f',
+  encodeText('١٢٣'),
+];
 
 const pathAttacks: Record<string, Attack> = {
   'malformed path id': (target, base) => {
     const parameter = pick(target.random, target.op.pathParams);
     const value = pick(target.random, malformedIds);
-    return { attack: `path ${parameter.name}=${JSON.stringify(value.slice(0, 40))}`, pathValues: { ...base.pathValues, [parameter.name]: value } };
+    return {
+      attack: `path ${parameter.name}=${JSON.stringify(value.slice(0, 40))}`,
+      pathValues: { ...base.pathValues, [parameter.name]: value },
+    };
   },
   'unknown path id': (target, base) => {
     const parameter = pick(target.random, target.op.pathParams);
     const value = target.random() < 0.2 ? '00000000-0000-0000-0000-000000000000' : randomUuid(target.random);
-    return { attack: `unknown ${parameter.name} ${value}`, pathValues: { ...base.pathValues, [parameter.name]: value } };
+    return {
+      attack: `unknown ${parameter.name} ${value}`,
+      pathValues: { ...base.pathValues, [parameter.name]: value },
+    };
   },
 };
 
@@ -205,7 +322,11 @@ const bogusToken: Attack = (target) => {
 
 function attacksFor(op: Operation): Attack[] {
   return [
-    ...(op.body === undefined ? [] : Object.entries(bodyAttacks).filter(([name]) => name !== 'missing required field' || (op.body!.required ?? []).length > 0).map(([, attack]) => attack)),
+    ...(op.body === undefined
+      ? []
+      : Object.entries(bodyAttacks)
+          .filter(([name]) => name !== 'missing required field' || (op.body!.required ?? []).length > 0)
+          .map(([, attack]) => attack)),
     ...Object.values(queryAttacks),
     ...(op.pathParams.length === 0 ? [] : Object.values(pathAttacks)),
     bogusToken,
@@ -225,18 +346,28 @@ function namedAttacks(op: Operation): Attack[] {
     ...fields.flatMap(([name, schema]) => namedValuesOf(schema).map((value) => fieldValue(name, value))),
     ...(op.body === undefined ? [] : namedProtoKeys.map(protoKeyInBody)),
     ...namedProtoKeys.map(protoKeyInQuery),
-    ...op.queryParams.filter((parameter) => parameter.schema.pattern === datePattern || parameter.schema.pattern === periodPattern)
+    ...op.queryParams
+      .filter((parameter) => parameter.schema.pattern === datePattern || parameter.schema.pattern === periodPattern)
       .flatMap((parameter) => namedValuesOf(parameter.schema).map((value) => queryValue(parameter.name, value))),
     ...(page ? [queryValue('page', '1e18'), pageTwice] : []),
   ];
 }
 
 const plausibleRequest: Attack = () => ({ attack: 'none: real ids, the required fields' });
-const pageTwice: Attack = (_target, base) => ({ attack: 'query page given twice', query: [...base.query, ['page', '1'], ['page', '2']] });
+const pageTwice: Attack = (_target, base) => ({
+  attack: 'query page given twice',
+  query: [...base.query, ['page', '1'], ['page', '2']],
+});
 const namedDates = ['2026-02-30', '9999-12-31', '0001-01-01'];
 const namedPeriods = ['9999-12', '0000-01', '1000-01', '2026-13', '2026-00'];
 const namedValuesOf = (schema: JsonSchema): string[] =>
-  (schema.pattern === datePattern ? namedDates : schema.pattern === periodPattern ? namedPeriods : isDigitsField(schema) ? namedAmounts : []);
+  schema.pattern === datePattern
+    ? namedDates
+    : schema.pattern === periodPattern
+      ? namedPeriods
+      : isDigitsField(schema)
+        ? namedAmounts
+        : [];
 const namedAmounts = ['-1', '1e9', '00012', '١٢٣', '1.5'];
 const namedProtoKeys = ['__proto__', 'constructor', 'toString'];
 /** Amounts and codes written in digits: `^\d+$`, `^\d{1,15}$`… */
@@ -249,7 +380,8 @@ const isDigitsField = (schema: JsonSchema): boolean => /^\^\\d(\+|\{[\d,]+\})\$$
 export function planAttacks(op: Operation, random: Random, budget: number): Attack[] {
   const others = shuffle(random, attacksFor(op));
   const plan = namedAttacks(op);
-  for (let index = 0; plan.length < budget || index < others.length; index += 1) plan.push(others[index % others.length]!);
+  for (let index = 0; plan.length < budget || index < others.length; index += 1)
+    plan.push(others[index % others.length]!);
   // Last, the request as plausible as the fuzzer makes it: what reaches the handler with the path's real ids, if anything does.
   return op.pathParams.length > 0 ? [...plan, plausibleRequest] : plan;
 }
@@ -257,18 +389,33 @@ export function planAttacks(op: Operation, random: Random, budget: number): Atta
 /** Builds one malformed request: a plausible base with the attack applied. */
 export function buildRequest(target: Target, attack: Attack): FuzzRequest {
   const { op, random, pools } = target;
-  const pathValues = Object.fromEntries(op.pathParams.map((parameter) => {
-    const ids = idsForPathParam(pools, op.path, parameter.name);
-    return [parameter.name, ids.length > 0 ? ids[intBelow(random, ids.length)]! : randomUuid(random)];
-  }));
-  const query = op.queryParams.filter((parameter) => parameter.required).map((parameter): [string, string] => [
-    parameter.name,
-    encodeText(String(plausible(parameter.schema, parameter.name, random, pools))),
-  ]);
-  const base: Base = { pathValues, query, body: op.body === undefined ? undefined : { ...requiredPart(op.body, random, pools), ...target.knownBody } };
-  const defaults = { method: op.method, pathValues, query, body: base.body === undefined ? undefined : JSON.stringify(base.body), contentType: base.body === undefined ? undefined : 'application/json' };
+  const pathValues = Object.fromEntries(
+    op.pathParams.map((parameter) => {
+      const ids = idsForPathParam(pools, op.path, parameter.name);
+      return [parameter.name, ids.length > 0 ? ids[intBelow(random, ids.length)]! : randomUuid(random)];
+    }),
+  );
+  const query = op.queryParams
+    .filter((parameter) => parameter.required)
+    .map((parameter): [string, string] => [
+      parameter.name,
+      encodeText(String(plausible(parameter.schema, parameter.name, random, pools))),
+    ]);
+  const base: Base = {
+    pathValues,
+    query,
+    body: op.body === undefined ? undefined : { ...requiredPart(op.body, random, pools), ...target.knownBody },
+  };
+  const defaults = {
+    method: op.method,
+    pathValues,
+    query,
+    body: base.body === undefined ? undefined : JSON.stringify(base.body),
+    contentType: base.body === undefined ? undefined : 'application/json',
+  };
   // A raw file upload sends the world's valid file (its `file`), of the operation's media type.
   const file = target.knownBody?.file;
-  if (op.upload !== undefined && typeof file === 'string') Object.assign(defaults, { body: file, contentType: op.upload });
+  if (op.upload !== undefined && typeof file === 'string')
+    Object.assign(defaults, { body: file, contentType: op.upload });
   return { ...defaults, ...attack(target, base) };
 }

@@ -27,7 +27,8 @@ export function settingsFrom(env: NodeJS.ProcessEnv): FuzzSettings {
   const large = env.npm_lifecycle_event === 'fuzz';
   const seed = env.FUZZ_SEED !== undefined ? Number(env.FUZZ_SEED) : large ? randomInt(2 ** 31) : fixedSeed;
   const budget = env.FUZZ_BUDGET !== undefined ? Number(env.FUZZ_BUDGET) : large ? largeBudget : 25;
-  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(budget) || budget < 1) throw new Error('FUZZ_SEED must be an integer and FUZZ_BUDGET a positive integer');
+  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(budget) || budget < 1)
+    throw new Error('FUZZ_SEED must be an integer and FUZZ_BUDGET a positive integer');
   return { seed, budget, only: env.FUZZ_ONLY === undefined ? undefined : new Set(env.FUZZ_ONLY.split(',')) };
 }
 
@@ -72,7 +73,9 @@ export async function runFuzz(app: TestApp, knex: Knex, settings: FuzzSettings):
   const world = await buildWorld(app, knex, all);
   const operations = all.filter((op) => settings.only === undefined || settings.only.has(op.id));
   const jobs = operations.flatMap((op) => world.callers.map((caller) => ({ op, caller })));
-  const results = await inPool(jobs, concurrency, ({ op, caller }) => fuzzOperation({ app, world, settings }, op, caller));
+  const results = await inPool(jobs, concurrency, ({ op, caller }) =>
+    fuzzOperation({ app, world, settings }, op, caller),
+  );
   const reached = (op: Operation) => results.some((result) => result.op === op && result.reached);
   const unreached = operations.filter((op) => op.pathParams.length > 0 && !world.notBuilt.has(op.id) && !reached(op));
   return {
@@ -81,7 +84,10 @@ export async function runFuzz(app: TestApp, knex: Knex, settings: FuzzSettings):
     fewestPerOperation: Math.min(...results.map((result) => result.sent)),
     failures: results.flatMap((result) => result.failures),
     waived: operations.filter((op) => world.notBuilt.has(op.id)).map((op) => `${op.id}: ${world.notBuilt.get(op.id)!}`),
-    unreached: unreached.map((op) => `${op.id} (${op.method} ${op.path}): answered ${summarize(results.filter((result) => result.op === op).flatMap((result) => result.answers))}`),
+    unreached: unreached.map(
+      (op) =>
+        `${op.id} (${op.method} ${op.path}): answered ${summarize(results.filter((result) => result.op === op).flatMap((result) => result.answers))}`,
+    ),
     brokenInvariants: await checkBooks(app, knex, world.callers[0]!),
   };
 }
@@ -116,7 +122,12 @@ function reachedHandler(response: RawResponse): boolean {
 function summarize(statuses: readonly number[]): string {
   const counts = new Map<number, number>();
   for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(', ') || 'nothing with real ids';
+  return (
+    [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(', ') || 'nothing with real ids'
+  );
 }
 
 interface OperationResult {
@@ -138,35 +149,73 @@ async function fuzzOperation(context: RunContext, op: Operation, caller: Caller)
   let reached = false;
   const plan = planAttacks(op, random, settings.budget);
   for (const attack of plan) {
-    const request = buildRequest({ op, random, pools: world.pools, bodyLimitBytes, authorization: caller.authorization, knownBody: world.bodies.get(op.id) }, attack);
+    const request = buildRequest(
+      {
+        op,
+        random,
+        pools: world.pools,
+        bodyLimitBytes,
+        authorization: caller.authorization,
+        knownBody: world.bodies.get(op.id),
+      },
+      attack,
+    );
     const raw = toRaw(op, request, caller.authorization);
-    const response = await send(app.baseUrl, raw).catch((error: Error): RawResponse => ({ status: 0, contentType: '', text: error.message }));
+    const response = await send(app.baseUrl, raw).catch((error: Error): RawResponse => ({
+      status: 0,
+      contentType: '',
+      text: error.message,
+    }));
     const fault = faultOf(response, mustRefuse(op, request, world.pools.known, bodyLimitBytes));
     if (fault !== undefined) failures.push(describe(op, caller, request, raw, response, fault));
-    if (request.bogusAuthorization === undefined && op.pathParams.every((parameter) => world.pools.known.has(request.pathValues[parameter.name]!))) {
+    if (
+      request.bogusAuthorization === undefined &&
+      op.pathParams.every((parameter) => world.pools.known.has(request.pathValues[parameter.name]!))
+    ) {
       answers.push(response.status);
       reached ||= reachedHandler(response);
     }
     // A fuzzed request may have ended the caller's own session (logout): sign in again for the next ones.
-    if (response.status === 401 && request.bogusAuthorization === undefined && op.access !== 'public') await signIn(app, caller);
+    if (response.status === 401 && request.bogusAuthorization === undefined && op.access !== 'public')
+      await signIn(app, caller);
   }
   return { op, sent: plan.length, failures, answers, reached };
 }
 
 function toRaw(op: Operation, request: FuzzRequest, authorization: string): RawRequest {
-  const path = op.pathParams.reduce((filled, parameter) => filled.replace(`{${parameter.name}}`, request.pathValues[parameter.name]!), op.path);
+  const path = op.pathParams.reduce(
+    (filled, parameter) => filled.replace(`{${parameter.name}}`, request.pathValues[parameter.name]!),
+    op.path,
+  );
   const query = request.query.map(([key, value]) => `${key}=${value}`).join('&');
   const headers: Record<string, string> = {};
   const header = request.bogusAuthorization === undefined ? authorization : request.bogusAuthorization.header;
   if (header !== undefined) headers.authorization = header;
   if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-  return { method: request.method, target: query === '' ? path : `${path}?${query}`, headers, body: request.body, chunked: request.chunked };
+  return {
+    method: request.method,
+    target: query === '' ? path : `${path}?${query}`,
+    headers,
+    body: request.body,
+    chunked: request.chunked,
+  };
 }
 
-const clip = (text: string, length = 300): string => (text.length > length ? `${text.slice(0, length)}… (${text.length} chars)` : text);
+const clip = (text: string, length = 300): string =>
+  text.length > length ? `${text.slice(0, length)}… (${text.length} chars)` : text;
 
-function describe(op: Operation, caller: Caller, request: FuzzRequest, raw: RawRequest, response: RawResponse, fault: string): Failure {
-  const auth = request.bogusAuthorization === undefined ? '' : ` [Authorization: ${clip(request.bogusAuthorization.header ?? '(none)', 80)}]`;
+function describe(
+  op: Operation,
+  caller: Caller,
+  request: FuzzRequest,
+  raw: RawRequest,
+  response: RawResponse,
+  fault: string,
+): Failure {
+  const auth =
+    request.bogusAuthorization === undefined
+      ? ''
+      : ` [Authorization: ${clip(request.bogusAuthorization.header ?? '(none)', 80)}]`;
   const type = request.contentType === undefined ? '' : ` [Content-Type: ${request.contentType}]`;
   return {
     operation: `${op.id} (${op.method} ${op.path})`,
@@ -182,12 +231,20 @@ function describe(op: Operation, caller: Caller, request: FuzzRequest, raw: RawR
 /** Debits equal credits over every journal line, and no enterprise's members' accounts differ from their ledger. */
 async function checkBooks(app: TestApp, knex: Knex, admin: Caller): Promise<string[]> {
   const broken: string[] = [];
-  const totals = await knex('journal_lines').first(knex.raw('coalesce(sum(debit), 0)::text AS debit'), knex.raw('coalesce(sum(credit), 0)::text AS credit'));
+  const totals = await knex('journal_lines').first(
+    knex.raw('coalesce(sum(debit), 0)::text AS debit'),
+    knex.raw('coalesce(sum(credit), 0)::text AS credit'),
+  );
   if (totals.debit !== totals.credit) broken.push(`journal_lines: debits ${totals.debit} ≠ credits ${totals.credit}`);
   for (const enterprise of await knex('enterprises').pluck('id')) {
-    const answer = await send(app.baseUrl, { method: 'GET', target: `/api/v1/members/reconciliation/?enterprise=${enterprise}`, headers: { authorization: admin.authorization } });
+    const answer = await send(app.baseUrl, {
+      method: 'GET',
+      target: `/api/v1/members/reconciliation/?enterprise=${enterprise}`,
+      headers: { authorization: admin.authorization },
+    });
     const page = answer.status === 200 ? (JSON.parse(answer.text) as { count: number; results: unknown[] }) : undefined;
-    if (page === undefined || page.count !== 0 || page.results.length !== 0) broken.push(`reconciliation of enterprise ${enterprise}: ${answer.status} ${clip(answer.text)}`);
+    if (page === undefined || page.count !== 0 || page.results.length !== 0)
+      broken.push(`reconciliation of enterprise ${enterprise}: ${answer.status} ${clip(answer.text)}`);
   }
   return broken;
 }
@@ -205,7 +262,13 @@ export function formatReport(settings: FuzzSettings, report: FuzzReport, seconds
     `fuzz: seed ${settings.seed}, budget ${settings.budget}: ${report.requests} requests to ${report.operations} operations in ${seconds.toFixed(1)} s; ${report.failures.length} failures (${groups.size} distinct)`,
     `replay: FUZZ_SEED=${settings.seed} FUZZ_BUDGET=${settings.budget} npm run fuzz (FUZZ_ONLY=<operationId,…> for some operations)`,
     ...[...groups.values()].map(({ example, count }) =>
-      [`✗ ${example.operation} as ${example.caller}: ${example.fault}${count > 1 ? ` (×${count})` : ''}`, `    attack: ${example.attack}`, `    request: ${example.request}`, `    body: ${example.body}`, `    answer: ${example.answer}`].join('\n'),
+      [
+        `✗ ${example.operation} as ${example.caller}: ${example.fault}${count > 1 ? ` (×${count})` : ''}`,
+        `    attack: ${example.attack}`,
+        `    request: ${example.request}`,
+        `    body: ${example.body}`,
+        `    answer: ${example.answer}`,
+      ].join('\n'),
     ),
     ...report.unreached.map((operation) => `✗ never reached with real ids: ${operation}`),
     ...report.waived.map((operation) => `  (no real resource in the world: ${operation})`),

@@ -28,23 +28,33 @@ const answerTimeoutMs = 15_000;
 export function send(baseUrl: string, request: RawRequest): Promise<RawResponse> {
   const url = new URL(baseUrl);
   const headers = { ...request.headers };
-  if (request.body !== undefined && !request.chunked) headers['content-length'] = String(Buffer.byteLength(request.body));
+  if (request.body !== undefined && !request.chunked)
+    headers['content-length'] = String(Buffer.byteLength(request.body));
   return new Promise((resolve, reject) => {
     let answered = false;
-    const outgoing = http.request({ host: url.hostname, port: url.port, method: request.method, path: request.target, headers, agent }, (incoming) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('error', reject);
-      incoming.on('end', () =>
-        resolve({ status: incoming.statusCode ?? 0, contentType: incoming.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') }),
-      );
-    });
+    const outgoing = http.request(
+      { host: url.hostname, port: url.port, method: request.method, path: request.target, headers, agent },
+      (incoming) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', reject);
+        incoming.on('end', () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            contentType: incoming.headers['content-type'] ?? '',
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     outgoing.on('error', (error) => {
       if (!answered) reject(error);
     });
     // A request the server never answers is a finding, not a reason for the whole run to hang.
-    outgoing.setTimeout(answerTimeoutMs, () => outgoing.destroy(new Error(`no answer within ${answerTimeoutMs / 1000} s`)));
+    outgoing.setTimeout(answerTimeoutMs, () =>
+      outgoing.destroy(new Error(`no answer within ${answerTimeoutMs / 1000} s`)),
+    );
     outgoing.end(request.body);
   });
 }

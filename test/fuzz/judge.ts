@@ -26,13 +26,20 @@ const isJsonMediaType = (contentType: string | undefined): boolean => {
  * path, query or body that breaks the declared parameters and schema, a body that is not JSON or is over
  * the limit. Undefined when it may be valid: then any answer but a 5xx will do.
  */
-export function mustRefuse(op: Operation, request: FuzzRequest, known: Set<string>, bodyLimitBytes: number): Refusal | undefined {
-  if (request.bogusAuthorization !== undefined && op.access !== 'public') return { reason: `the token is bogus (${request.bogusAuthorization.name})` };
+export function mustRefuse(
+  op: Operation,
+  request: FuzzRequest,
+  known: Set<string>,
+  bodyLimitBytes: number,
+): Refusal | undefined {
+  if (request.bogusAuthorization !== undefined && op.access !== 'public')
+    return { reason: `the token is bogus (${request.bogusAuthorization.name})` };
   for (const parameter of op.pathParams) {
     const value = decode(request.pathValues[parameter.name]!);
     const broken = textViolation(parameter.schema, value, `path ${parameter.name}`);
     if (broken !== undefined) return { reason: broken };
-    if (!known.has(value)) return { reason: `path ${parameter.name} is no known resource`, emptyPageAllowed: op.isList };
+    if (!known.has(value))
+      return { reason: `path ${parameter.name} is no known resource`, emptyPageAllowed: op.isList };
   }
   const query = queryRefusal(op, request.query);
   if (query !== undefined) return { reason: query };
@@ -56,7 +63,8 @@ function queryRefusal(op: Operation, query: [string, string][]): string | undefi
 
 function bodyRefusal(op: Operation, request: FuzzRequest, bodyLimitBytes: number): Refusal | undefined {
   if (request.body === undefined || request.body === '') return undefined;
-  if (!isJsonMediaType(request.contentType)) return { reason: `the body is ${request.contentType ?? 'of no media type'}, not JSON` };
+  if (!isJsonMediaType(request.contentType))
+    return { reason: `the body is ${request.contentType ?? 'of no media type'}, not JSON` };
   if (Buffer.byteLength(request.body) > bodyLimitBytes) return { reason: 'the body is over the limit' };
   let value: unknown;
   try {
@@ -72,10 +80,16 @@ function bodyRefusal(op: Operation, request: FuzzRequest, bodyLimitBytes: number
 export function faultOf(response: RawResponse, refusal: Refusal | undefined): string | undefined {
   if (response.status === 0) return `no answer (${response.text})`;
   if (response.status >= 500) return `${response.status} answer`;
-  if (response.status >= 200 && response.status < 300 && refusal !== undefined && !(refusal.emptyPageAllowed && isEmptyPage(response.text))) {
+  if (
+    response.status >= 200 &&
+    response.status < 300 &&
+    refusal !== undefined &&
+    !(refusal.emptyPageAllowed && isEmptyPage(response.text))
+  ) {
     return `accepted with ${response.status} though ${refusal.reason}`;
   }
-  if (response.status >= 400 && !/^application\/problem\+json/i.test(response.contentType)) return `${response.status} answer in ${response.contentType || 'no media type'}, not application/problem+json`;
+  if (response.status >= 400 && !/^application\/problem\+json/i.test(response.contentType))
+    return `${response.status} answer in ${response.contentType || 'no media type'}, not application/problem+json`;
   return undefined;
 }
 

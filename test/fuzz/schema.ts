@@ -47,10 +47,10 @@ export interface Operation {
 }
 
 interface OpenApiOperation {
-  'operationId': string;
+  operationId: string;
   'x-access': Operation['access'];
-  'parameters'?: Parameter[];
-  'requestBody'?: { content: Record<string, { schema: JsonSchema }> };
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
 }
 
 export interface OpenApiDocument {
@@ -70,15 +70,20 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         pathParams: parameters.filter((parameter) => parameter.in === 'path'),
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         body: operation.requestBody?.content['application/json']?.schema,
-        upload: operation.requestBody === undefined || 'application/json' in operation.requestBody.content ? undefined : Object.keys(operation.requestBody.content)[0],
-        isList: method === 'get' && parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'page'),
+        upload:
+          operation.requestBody === undefined || 'application/json' in operation.requestBody.content
+            ? undefined
+            : Object.keys(operation.requestBody.content)[0],
+        isList:
+          method === 'get' && parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'page'),
       };
     }),
   );
 }
 
 /** yup's UUID test (api/json-schema.ts maps `uuid()` to `format: uuid`), nil UUID included. */
-const uuidPattern = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000)$/i;
+const uuidPattern =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000)$/i;
 const isUuid = (value: string): boolean => uuidPattern.test(value);
 
 /** The pattern of the project's calendar dates (common.schemas.ts): such a string must also be a real date. */
@@ -101,15 +106,20 @@ const typeOf = (value: unknown): string[] => {
 export function violation(schema: JsonSchema, value: unknown, where: string): string | undefined {
   if (value === undefined) return undefined;
   const types = [schema.type ?? []].flat();
-  if (types.length > 0 && !typeOf(value).some((type) => types.includes(type))) return `${where} is not of type ${types.join(' or ')}`;
+  if (types.length > 0 && !typeOf(value).some((type) => types.includes(type)))
+    return `${where} is not of type ${types.join(' or ')}`;
   if (value === null) return undefined; // allowed by the type (the enum of a nullable field leaves null out)
   if (typeof value === 'string') return stringViolation(schema, value, where);
   if (typeof value === 'number') return numberViolation(schema, value, where);
   if (Array.isArray(value)) {
-    if (value.length < (schema.minItems ?? 0) || value.length > (schema.maxItems ?? Infinity)) return `${where} has a wrong number of items`;
-    return schema.items === undefined ? undefined : firstOf(value.map((item, index) => () => violation(schema.items!, item, `${where}[${index}]`)));
+    if (value.length < (schema.minItems ?? 0) || value.length > (schema.maxItems ?? Infinity))
+      return `${where} has a wrong number of items`;
+    return schema.items === undefined
+      ? undefined
+      : firstOf(value.map((item, index) => () => violation(schema.items!, item, `${where}[${index}]`)));
   }
-  if (typeof value === 'object' && value !== null) return objectViolation(schema, value as Record<string, unknown>, where);
+  if (typeof value === 'object' && value !== null)
+    return objectViolation(schema, value as Record<string, unknown>, where);
   if (schema.enum !== undefined && !schema.enum.includes(value)) return `${where} is not one of its values`;
   return undefined;
 }
@@ -120,12 +130,20 @@ function objectViolation(schema: JsonSchema, value: Record<string, unknown>, whe
   if (missing !== undefined) return `${where}.${missing} is required`;
   const unknown = Object.keys(value).find((name) => !Object.hasOwn(properties, name));
   if (unknown !== undefined && schema.additionalProperties === false) return `${where}.${unknown} is not a known field`;
-  return firstOf(Object.entries(value).map(([name, field]) => () => (Object.hasOwn(properties, name) ? violation(properties[name]!, field, `${where}.${name}`) : undefined)));
+  return firstOf(
+    Object.entries(value).map(
+      ([name, field]) =>
+        () =>
+          Object.hasOwn(properties, name) ? violation(properties[name]!, field, `${where}.${name}`) : undefined,
+    ),
+  );
 }
 
 function numberViolation(schema: JsonSchema, value: number, where: string): string | undefined {
-  if (value < (schema.minimum ?? -Infinity) || value > (schema.maximum ?? Infinity)) return `${where} is out of its bounds`;
-  if (value <= (schema.exclusiveMinimum ?? -Infinity) || value >= (schema.exclusiveMaximum ?? Infinity)) return `${where} is out of its bounds`;
+  if (value < (schema.minimum ?? -Infinity) || value > (schema.maximum ?? Infinity))
+    return `${where} is out of its bounds`;
+  if (value <= (schema.exclusiveMinimum ?? -Infinity) || value >= (schema.exclusiveMaximum ?? Infinity))
+    return `${where} is out of its bounds`;
   if (schema.enum !== undefined && !schema.enum.includes(value)) return `${where} is not one of its values`;
   return undefined;
 }
@@ -140,8 +158,14 @@ function stringViolation(schema: JsonSchema, value: string, where: string): stri
   const rules: [string, (text: string) => boolean][] = [
     ['is too short', (text) => text.length >= (schema.minLength ?? 0)],
     ['is too long', (text) => text.length <= (schema.maxLength ?? Infinity)],
-    ['does not match its pattern', (text) => schema.pattern === undefined || text === '' || new RegExp(schema.pattern).test(text)],
-    ['is not a real date', (text) => schema.pattern !== datePattern || !new RegExp(datePattern).test(text) || isRealDate(text)],
+    [
+      'does not match its pattern',
+      (text) => schema.pattern === undefined || text === '' || new RegExp(schema.pattern).test(text),
+    ],
+    [
+      'is not a real date',
+      (text) => schema.pattern !== datePattern || !new RegExp(datePattern).test(text) || isRealDate(text),
+    ],
     ['is not a UUID', (text) => schema.format !== 'uuid' || isUuid(text)],
     ['is not one of its values', (text) => schema.enum === undefined || schema.enum.includes(text)],
   ];
@@ -158,7 +182,8 @@ export function textViolation(schema: JsonSchema, text: string, where: string): 
   if (types.includes('integer') || types.includes('number')) {
     const number = text.replace(/\s/g, '') === '' ? NaN : Number(text.replace(/\s/g, ''));
     if (Number.isNaN(number)) return `${where} is not a number`;
-    if (types.includes('integer') && !types.includes('number') && !Number.isInteger(number)) return `${where} is not an integer`;
+    if (types.includes('integer') && !types.includes('number') && !Number.isInteger(number))
+      return `${where} is not an integer`;
     return numberViolation(schema, number, where);
   }
   if (types.includes('boolean')) return /^(true|false|1|0)$/i.test(text) ? undefined : `${where} is not a boolean`;

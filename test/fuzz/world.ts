@@ -3,7 +3,16 @@ import { reportingPackReports } from '../../activities/accounts/reporting-pack-r
 import { businessDateOf } from '../../activities/enterprise/configuration.activity';
 import type { TestApp } from '../helpers/app';
 import { approveRequest } from '../helpers/approvals';
-import { approvedLoan, asApprover, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
+import {
+  approvedLoan,
+  asApprover,
+  confirmedGuarantee,
+  createLoanWorld,
+  memberOf,
+  openSavingsAccount,
+  submitApplication,
+  type LoanWorld,
+} from '../helpers/loans';
 import { runMonthEnd } from '../helpers/month-ends';
 import { until } from '../helpers/until';
 import { subscribeShares } from '../helpers/shares';
@@ -31,17 +40,27 @@ export interface FuzzWorld {
   notBuilt: Map<string, string>;
 }
 
-const closedYearOnly = 'a result allocation needs a closed year: every month end to December, the business date in the next year and the closing';
+const closedYearOnly =
+  'a result allocation needs a closed year: every month end to December, the business date in the next year and the closing';
 
 /** What the world leaves out: building a closed year would take longer than the whole run. */
-const notBuilt = new Map(['getResultAllocation', 'getResultAllocationOfEnterprise', 'cancelResultAllocation', 'cancelResultAllocationOfEnterprise'].map((id) => [id, closedYearOnly]));
+const notBuilt = new Map(
+  [
+    'getResultAllocation',
+    'getResultAllocationOfEnterprise',
+    'cancelResultAllocation',
+    'cancelResultAllocationOfEnterprise',
+  ].map((id) => [id, closedYearOnly]),
+);
 
 let signIns = 0;
 
 /** A fresh session of `caller`, from an address of its own (sign-in throttling counts by address). */
 export async function signIn(app: TestApp, caller: Caller): Promise<void> {
   signIns += 1;
-  caller.authorization = (await bearer(app, caller.username, `10.77.${Math.floor(signIns / 250)}.${signIns % 250}`)).authorization!;
+  caller.authorization = (
+    await bearer(app, caller.username, `10.77.${Math.floor(signIns / 250)}.${signIns % 250}`)
+  ).authorization!;
 }
 
 /**
@@ -64,21 +83,47 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     { name: 'cashier', username: 'fuzz_cashier', authorization: '' },
   ];
   const callerIds = [
-    await createUser(knex, 'fuzz_admin', [{ role: 'admin', enterpriseId: null, branchId: null }, { role: 'direction', enterpriseId: world.enterpriseId, branchId: null }]),
-    await createUser(knex, 'fuzz_cashier', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.headOffice }]),
+    await createUser(knex, 'fuzz_admin', [
+      { role: 'admin', enterpriseId: null, branchId: null },
+      { role: 'direction', enterpriseId: world.enterpriseId, branchId: null },
+    ]),
+    await createUser(knex, 'fuzz_cashier', [
+      { role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.headOffice },
+    ]),
   ];
   for (const caller of callers) await signIn(app, caller);
   const litigious = await lend(world, callers[1]!);
   await runPeriod(world);
   await recoverWrittenOff(world, litigious);
   const direction = world.users.direction!.headers;
-  await post(app, '/api/v1/events/replays/', world.users.root!.headers, { enterprise: world.enterpriseId, date_from: '2026-01-01', date_to: '2026-12-31', mode: 'dry_run' });
+  await post(app, '/api/v1/events/replays/', world.users.root!.headers, {
+    enterprise: world.enterpriseId,
+    date_from: '2026-01-01',
+    date_to: '2026-12-31',
+    mode: 'dry_run',
+  });
   await createOrgan(app, direction, world.enterpriseId);
   // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
-  const rentLines = [{ account: '65234', branch: world.headOffice, debit: '1000' }, { account: '5603', branch: world.headOffice, credit: '1000' }];
-  await post(app, '/api/v1/accounting/manual-entries/', direction, { enterprise: world.enterpriseId, entry_date: '2026-01-15', reference: 'FUZZ-1', label: 'Rent', lines: rentLines });
+  const rentLines = [
+    { account: '65234', branch: world.headOffice, debit: '1000' },
+    { account: '5603', branch: world.headOffice, credit: '1000' },
+  ];
+  await post(app, '/api/v1/accounting/manual-entries/', direction, {
+    enterprise: world.enterpriseId,
+    entry_date: '2026-01-15',
+    reference: 'FUZZ-1',
+    label: 'Rent',
+    lines: rentLines,
+  });
   // And a recurring model of it (issue 28), for the routes on one model.
-  await post(app, '/api/v1/accounting/recurring-entries/', direction, { enterprise: world.enterpriseId, label: 'Monthly rent', reference_pattern: 'RENT-{period}', day_of_period: 5, first_period: '2026-01', lines: rentLines });
+  await post(app, '/api/v1/accounting/recurring-entries/', direction, {
+    enterprise: world.enterpriseId,
+    label: 'Monthly rent',
+    reference_pattern: 'RENT-{period}',
+    day_of_period: 5,
+    first_period: '2026-01',
+    lines: rentLines,
+  });
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
@@ -92,8 +137,16 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   await setUsuryRate(world);
   await startImport(world);
   // Moving the business date waits for a second person (docs/domain.md §11): a request for the callers to decide.
-  await post(app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, direction, { business_date: '2026-11-27' }, 'PATCH');
-  const victim = await createUser(knex, 'fuzz_victim', [{ role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch }]);
+  await post(
+    app,
+    `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`,
+    direction,
+    { business_date: '2026-11-27' },
+    'PATCH',
+  );
+  const victim = await createUser(knex, 'fuzz_victim', [
+    { role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.otherBranch },
+  ]);
   const grant = await knex('role_grants').where({ user_id: victim }).first('id');
   const pools = await collectIds(app, operations, callers[0]!.authorization, new Set(callerIds));
   pools.byPath.set('/api/v1/auth/users/{id}/roles/', [grant.id as string]);
@@ -107,7 +160,17 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // A reversal of the supplier's payment (or invoice, refused while paid) dated on the payment's day.
     ['reverseSupplierPayment', { date: '2026-10-20', reason: 'Fuzz reversal' }],
     ['reverseSupplierInvoice', { date: '2026-10-20', reason: 'Fuzz reversal' }],
-    ['createStandingOrder', { from_account: transferred.from, to_account: transferred.to, amount: '1000', frequency: 'weekly', day: 2, start_date: '2026-12-01' }],
+    [
+      'createStandingOrder',
+      {
+        from_account: transferred.from,
+        to_account: transferred.to,
+        amount: '1000',
+        frequency: 'weekly',
+        day: 2,
+        start_date: '2026-12-01',
+      },
+    ],
     // Issue 29, serving members across branches: the fuzzing cashier (head office) serves the other branch's member.
     ['depositAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '1000' }],
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
@@ -120,7 +183,10 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 30, early repayment: a prepayment small enough to leave the loan running.
     ['recordLoanPrepayment', { amount: '20000' }],
     // Issue 30: a usury rate from a later date than the world's own.
-    ['setUsuryRate', { enterprise: world.enterpriseId, rate: '80', effective_from: '2026-12-01', source_reference: 'Fuzz rate' }],
+    [
+      'setUsuryRate',
+      { enterprise: world.enterpriseId, rate: '80', effective_from: '2026-12-01', source_reference: 'Fuzz rate' },
+    ],
     // Issue 31: a members file (a raw CSV body: test/fuzz/attacks.ts sends `file` as it is).
     ['uploadImportFile', { file: importFile }],
   ]);
@@ -129,8 +195,20 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
 
 /** Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes. */
 async function setUsuryRate(world: LoanWorld): Promise<void> {
-  const usury = { enterprise: world.enterpriseId, rate: '99.00', effective_from: '2026-01-01', source_reference: 'Fuzz rate' };
-  await approveRequest(world.knex, await world.app.request('POST', '/api/v1/loans/usury-rates/', { headers: world.users.direction!.headers, json: usury }), asApprover(world));
+  const usury = {
+    enterprise: world.enterpriseId,
+    rate: '99.00',
+    effective_from: '2026-01-01',
+    source_reference: 'Fuzz rate',
+  };
+  await approveRequest(
+    world.knex,
+    await world.app.request('POST', '/api/v1/loans/usury-rates/', {
+      headers: world.users.direction!.headers,
+      json: usury,
+    }),
+    asApprover(world),
+  );
 }
 
 /** The path parameters that are not ids of a list: a pack's report by file name, a statement and its lines, the import kinds. */
@@ -154,14 +232,30 @@ function poolNamedParameters(pools: FuzzWorld['pools'], statement: { id: string;
  */
 async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   const { app } = world;
-  const { cashier, direction, branchHead } = { cashier: world.users.cashier!.headers, direction: world.users.direction!.headers, branchHead: world.users.branch_head!.headers };
+  const { cashier, direction, branchHead } = {
+    cashier: world.users.cashier!.headers,
+    direction: world.users.direction!.headers,
+    branchHead: world.users.branch_head!.headers,
+  };
   const client = await memberOf(world);
   const account = await openSavingsAccount(world, client);
   await post(app, `/api/v1/members/accounts/${account}/withdrawals/`, cashier, { amount: '5000' });
   const applied = await submitApplication(world, await memberOf(world));
   if (applied.status !== 201) throw new Error(applied.text);
   // One application of the fuzzing cashier: its submitter alone withdraws it.
-  await post(app, '/api/v1/loans/applications/', { authorization: cashierCaller.authorization }, { client: await memberOf(world), product: world.productId, amount: '300000', term_periods: 6, grace_periods: 0, purpose: 'stock' });
+  await post(
+    app,
+    '/api/v1/loans/applications/',
+    { authorization: cashierCaller.authorization },
+    {
+      client: await memberOf(world),
+      product: world.productId,
+      amount: '300000',
+      term_periods: 6,
+      grace_periods: 0,
+      purpose: 'stock',
+    },
+  );
   const loan = await approvedThroughCircuit(world, await memberOf(world));
   await post(app, `/api/v1/loans/loans/${loan}/disbursement/`, cashier, { channel: 'cash' });
   await post(app, '/api/v1/loans/repayments/', cashier, { loan, amount: '10000' });
@@ -169,19 +263,38 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   await post(app, `/api/v1/loans/loans/${loan}/prepayments/`, cashier, { amount: '50000' });
   // Started before the plausible end date the fuzzer sends (2026-01-15), so that ending one reaches its rules.
   await confirmedGuarantee(world, { loan, kind: 'mortgage', value: '600000', start_date: '2026-01-01' });
-  await post(app, '/api/v1/loans/guarantees/', branchHead, { loan, kind: 'mortgage', value: '300000', start_date: '2026-01-01' });
+  await post(app, '/api/v1/loans/guarantees/', branchHead, {
+    loan,
+    kind: 'mortgage',
+    value: '300000',
+    start_date: '2026-01-01',
+  });
   // Issue 30: a guarantor member whose savings are held for the loan (docs/domain.md §14.4).
   const guarantor = await memberOf(world);
-  await post(app, '/api/v1/loans/guarantees/', cashier, { loan, kind: 'personal_guarantor', value: '20000', guarantor, account: await openSavingsAccount(world, guarantor), start_date: '2026-01-01' });
+  await post(app, '/api/v1/loans/guarantees/', cashier, {
+    loan,
+    kind: 'personal_guarantor',
+    value: '20000',
+    guarantor,
+    account: await openSavingsAccount(world, guarantor),
+    start_date: '2026-01-01',
+  });
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
   // Issue 30: a loan of its own borrower flagged litigious, doubtful at the run below, then written off (recoverWrittenOff).
   const litigious = await approvedLoan(world, await memberOf(world), { amount: '100000', term_periods: 6 });
   await post(app, `/api/v1/loans/loans/${litigious}/disbursement/`, cashier, { channel: 'cash' });
-  await post(app, `/api/v1/loans/loans/${litigious}/litigation/`, branchHead, { litigious: true, reason: 'fuzz world: in court' });
+  await post(app, `/api/v1/loans/loans/${litigious}/litigation/`, branchHead, {
+    litigious: true,
+    reason: 'fuzz world: in court',
+  });
   await post(app, '/api/v1/loans/provisions/runs/', direction, { enterprise: world.enterpriseId });
   // Issue 30: a restructuring waiting for its decision, so that its detail and decision routes have an id.
-  await post(app, `/api/v1/loans/loans/${loan}/restructurings/`, branchHead, { term_periods: 6, annual_rate: '0.18', reason: 'fuzz world: a pending restructuring' });
+  await post(app, `/api/v1/loans/loans/${loan}/restructurings/`, branchHead, {
+    term_periods: 6,
+    annual_rate: '0.18',
+    reason: 'fuzz world: a pending restructuring',
+  });
   return litigious;
 }
 
@@ -190,11 +303,20 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
  * direction approves) and a recovery on it: the recoveries' list gives a real id.
  */
 async function recoverWrittenOff(world: LoanWorld, loanId: string): Promise<void> {
-  await until('the litigious loan doubtful', async () => (await world.knex('loans').where({ id: loanId }).first('classification')).classification === 'doubtful');
-  const proposed = await world.app.request('POST', `/api/v1/loans/loans/${loanId}/write-off/`, { headers: world.users.branch_head!.headers, json: {} });
+  await until(
+    'the litigious loan doubtful',
+    async () => (await world.knex('loans').where({ id: loanId }).first('classification')).classification === 'doubtful',
+  );
+  const proposed = await world.app.request('POST', `/api/v1/loans/loans/${loanId}/write-off/`, {
+    headers: world.users.branch_head!.headers,
+    json: {},
+  });
   const written = await approveRequest(world.knex, proposed, { id: world.users.direction!.id, roles: ['direction'] });
   if (written.status !== 200) throw new Error(`the write-off: ${written.text}`);
-  await post(world.app, `/api/v1/loans/loans/${loanId}/recoveries/`, world.users.cashier!.headers, { amount: '5000', reference: 'FZ-RC' });
+  await post(world.app, `/api/v1/loans/loans/${loanId}/recoveries/`, world.users.cashier!.headers, {
+    amount: '5000',
+    reference: 'FZ-RC',
+  });
 }
 
 /** A loan approved step by step through the API by the world's cashier, branch head, committee and direction. */
@@ -203,7 +325,10 @@ async function approvedThroughCircuit(world: LoanWorld, clientId: string): Promi
   if (submitted.status !== 201) throw new Error(submitted.text);
   const path = `/api/v1/loans/applications/${submitted.body.id as string}/`;
   for (const decider of ['cashier', 'branch_head', 'committee', 'direction']) {
-    await post(world.app, `${path}decisions/`, world.users[decider]!.headers, { decision: 'approve', comment: `fuzz world: ${decider}` });
+    await post(world.app, `${path}decisions/`, world.users[decider]!.headers, {
+      decision: 'approve',
+      comment: `fuzz world: ${decider}`,
+    });
   }
   const approved = await world.app.request('GET', path, { headers: world.users.direction!.headers });
   if (approved.body.status !== 'approved') throw new Error(`the circuit did not approve: ${approved.text}`);
@@ -215,14 +340,26 @@ async function runPeriod(world: LoanWorld): Promise<void> {
   const monthEnd = await runMonthEnd(world, '2026-10');
   if (monthEnd.body.status !== 'done') throw new Error(`month end: ${monthEnd.text}`);
   const packs = `/api/v1/accounts/reporting-packs/?enterprise=${world.enterpriseId}`;
-  await until('the month\'s reporting pack', async () =>
-    ((await world.app.request('GET', packs, { headers: world.users.direction!.headers })).body.results as { status: string }[]).some((pack) => pack.status !== 'running'));
+  await until("the month's reporting pack", async () =>
+    (
+      (await world.app.request('GET', packs, { headers: world.users.direction!.headers })).body.results as {
+        status: string;
+      }[]
+    ).some((pack) => pack.status !== 'running'),
+  );
 }
 
 /** A setting made through the API: refused is a broken world, not a finding. */
-async function post(app: TestApp, path: string, headers: Record<string, string>, json: unknown, method = 'POST'): Promise<{ id: string }> {
+async function post(
+  app: TestApp,
+  path: string,
+  headers: Record<string, string>,
+  json: unknown,
+  method = 'POST',
+): Promise<{ id: string }> {
   const response = await app.request(method, path, { headers, json });
-  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
+  if (response.status < 200 || response.status > 299)
+    throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
   return response.body;
 }
 
@@ -230,41 +367,105 @@ async function post(app: TestApp, path: string, headers: Record<string, string>,
 async function keepBooks(world: LoanWorld): Promise<void> {
   const { app, knex } = world;
   const direction = world.users.direction!.headers;
-  const supplier = await post(app, '/api/v1/accounting/suppliers/', direction, { enterprise: world.enterpriseId, branch: world.headOffice, name: 'Fuzz supplier' });
+  const supplier = await post(app, '/api/v1/accounting/suppliers/', direction, {
+    enterprise: world.enterpriseId,
+    branch: world.headOffice,
+    name: 'Fuzz supplier',
+  });
   const approved = async (path: string, json: unknown) => {
-    const answer = await approveRequest(knex, await app.request('POST', path, { headers: direction, json }), asApprover(world));
+    const answer = await approveRequest(
+      knex,
+      await app.request('POST', path, { headers: direction, json }),
+      asApprover(world),
+    );
     if (answer.status !== 200) throw new Error(`${path}: ${answer.text}`);
   };
   await approved('/api/v1/accounting/supplier-invoices/', {
-    supplier: supplier.id, number: 'FZZ-1', invoice_date: '2026-10-15', due_date: '2026-10-31', label: 'Rent', amount: '50000', lines: [{ account: '65234', amount: '50000', label: 'Rent' }],
+    supplier: supplier.id,
+    number: 'FZZ-1',
+    invoice_date: '2026-10-15',
+    due_date: '2026-10-31',
+    label: 'Rent',
+    amount: '50000',
+    lines: [{ account: '65234', amount: '50000', label: 'Rent' }],
   });
   const invoice = await knex('supplier_invoices').where({ supplier_id: supplier.id }).first('id');
-  await approved('/api/v1/accounting/supplier-payments/', { supplier: supplier.id, payment_date: '2026-10-20', amount: '20000', paying_account: '5710', allocations: [{ invoice: invoice.id, amount: '20000' }] });
+  await approved('/api/v1/accounting/supplier-payments/', {
+    supplier: supplier.id,
+    payment_date: '2026-10-20',
+    amount: '20000',
+    paying_account: '5710',
+    allocations: [{ invoice: invoice.id, amount: '20000' }],
+  });
 }
 
 /** A fixed asset of the register (issue 28, part 4): its category, and its acquisition approved by a second person. */
 async function registerFixedAsset(world: LoanWorld): Promise<void> {
   const direction = world.users.direction!.headers;
   const category = await post(world.app, '/api/v1/accounting/fixed-asset-categories/', direction, {
-    enterprise: world.enterpriseId, name: 'Matériel de transport', depreciation_months: 36, asset_account: '225', depreciation_account: '2825', charge_account: '6824',
+    enterprise: world.enterpriseId,
+    name: 'Matériel de transport',
+    depreciation_months: 36,
+    asset_account: '225',
+    depreciation_account: '2825',
+    charge_account: '6824',
   });
   // Bought before the plausible date the fuzzer sends (2026-01-15), so that a disposal on it reaches its rules.
-  const json = { category: category.id, branch: world.headOffice, label: 'Moto', acquisition_date: '2026-01-02', cost: '1500000', funding_account: '5710' };
-  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/fixed-assets/', { headers: direction, json }), asApprover(world));
+  const json = {
+    category: category.id,
+    branch: world.headOffice,
+    label: 'Moto',
+    acquisition_date: '2026-01-02',
+    cost: '1500000',
+    funding_account: '5710',
+  };
+  const approved = await approveRequest(
+    world.knex,
+    await world.app.request('POST', '/api/v1/accounting/fixed-assets/', { headers: direction, json }),
+    asApprover(world),
+  );
   if (approved.status !== 200) throw new Error(`the fixed asset: ${approved.text}`);
 }
 
 /** A bank account (issue 28, part 6) with a transfer from the till approved by a second person and a statement of it imported. */
 async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string[]; content: string }> {
   const direction = world.users.direction!.headers;
-  const bank = await post(world.app, '/api/v1/accounting/bank-accounts/', direction, { enterprise: world.enterpriseId, bank_name: 'Fuzz Bank', account_number: 'FZ-001', parent_account: '5602' });
-  const transfer = { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-01-10', to_bank_account: bank.id, amount: '10000', reference: 'FZ-DEP' };
-  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/accounting/treasury-transfers/', { headers: direction, json: transfer }), asApprover(world));
+  const bank = await post(world.app, '/api/v1/accounting/bank-accounts/', direction, {
+    enterprise: world.enterpriseId,
+    bank_name: 'Fuzz Bank',
+    account_number: 'FZ-001',
+    parent_account: '5602',
+  });
+  const transfer = {
+    enterprise: world.enterpriseId,
+    branch: world.headOffice,
+    transfer_date: '2026-01-10',
+    to_bank_account: bank.id,
+    amount: '10000',
+    reference: 'FZ-DEP',
+  };
+  const approved = await approveRequest(
+    world.knex,
+    await world.app.request('POST', '/api/v1/accounting/treasury-transfers/', { headers: direction, json: transfer }),
+    asApprover(world),
+  );
   if (approved.status !== 200) throw new Error(`the transfer: ${approved.text}`);
-  const csv = ['date;label;reference;debit;credit;balance', '11/01/2026;VERSEMENT;FZ-DEP;;10000;10000', '12/01/2026;FRAIS;;500;;9500'].join('\r\n');
+  const csv = [
+    'date;label;reference;debit;credit;balance',
+    '11/01/2026;VERSEMENT;FZ-DEP;;10000;10000',
+    '12/01/2026;FRAIS;;500;;9500',
+  ].join('\r\n');
   const content = Buffer.from(csv).toString('base64');
-  const statement = await post(world.app, `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`, direction, { file_name: 'fuzz.csv', content });
-  const lineIds = await world.knex('bank_statement_lines').where({ statement_id: statement.id }).pluck('id') as string[];
+  const statement = await post(
+    world.app,
+    `/api/v1/accounting/bank-accounts/${bank.id as string}/statements/`,
+    direction,
+    { file_name: 'fuzz.csv', content },
+  );
+  const lineIds = (await world
+    .knex('bank_statement_lines')
+    .where({ statement_id: statement.id })
+    .pluck('id')) as string[];
   return { id: statement.id as string, lineIds, content };
 }
 
@@ -274,24 +475,59 @@ async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string
  */
 async function keepTill(world: LoanWorld): Promise<void> {
   const cashier = world.users.other_cashier!;
-  await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, code: 'FZ1', label: 'Fuzz till', cashier: cashier.id });
+  await post(world.app, '/api/v1/cash/tills/', world.users.other_head!.headers, {
+    enterprise: world.enterpriseId,
+    branch: world.otherBranch,
+    code: 'FZ1',
+    label: 'Fuzz till',
+    cashier: cashier.id,
+  });
   const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
-  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 2 } });
+  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, {
+    count: { note_1000: 2 },
+  });
 }
 
 /** Inter-branch service allowed, and a deposit of a head office member at the other branch's counter (issue 29): the operations' list gives its id. */
 async function serveAcrossBranches(world: LoanWorld, headOfficeAccount: string): Promise<void> {
-  await post(world.app, `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, world.users.direction!.headers, { inter_branch_service: true }, 'PATCH');
-  await post(world.app, '/api/v1/cash/inter-branch/deposits/', world.users.other_cashier!.headers, { account: headOfficeAccount, branch: world.otherBranch, amount: '2000', reference: 'FZ-IB' });
+  await post(
+    world.app,
+    `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`,
+    world.users.direction!.headers,
+    { inter_branch_service: true },
+    'PATCH',
+  );
+  await post(world.app, '/api/v1/cash/inter-branch/deposits/', world.users.other_cashier!.headers, {
+    account: headOfficeAccount,
+    branch: world.otherBranch,
+    amount: '2000',
+    reference: 'FZ-IB',
+  });
 }
 
 /** Two members' accounts, of the two branches, a transfer and a standing order between them (issue 29): their lists give their ids. */
 async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
   const from = await openSavingsAccount(world, await memberOf(world), '200000');
   const client = await memberOf(world, world.otherBranch);
-  const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, { client, product: world.savingsProductId, initial_deposit: '1000' });
-  await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '5000', reference: 'FZ-TR' });
-  await post(world.app, '/api/v1/cash/standing-orders/', world.users.cashier!.headers, { from_account: from, to_account: to.id, amount: '1000', frequency: 'monthly', day: 5, start_date: '2026-12-01' });
+  const to = await post(world.app, '/api/v1/members/accounts/', world.users.other_cashier!.headers, {
+    client,
+    product: world.savingsProductId,
+    initial_deposit: '1000',
+  });
+  await post(world.app, '/api/v1/cash/transfers/', world.users.cashier!.headers, {
+    from_account: from,
+    to_account: to.id,
+    amount: '5000',
+    reference: 'FZ-TR',
+  });
+  await post(world.app, '/api/v1/cash/standing-orders/', world.users.cashier!.headers, {
+    from_account: from,
+    to_account: to.id,
+    amount: '1000',
+    frequency: 'monthly',
+    day: 5,
+    start_date: '2026-12-01',
+  });
   return { from, to: to.id as string };
 }
 
@@ -301,8 +537,14 @@ async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string;
  */
 async function startClosing(world: LoanWorld): Promise<void> {
   const date = await businessDateOf(world.knex, world.enterpriseId, testClock());
-  await post(world.app, '/api/v1/cash/branch-days/', world.users.other_head!.headers, { enterprise: world.enterpriseId, branch: world.otherBranch, date });
-  await post(world.app, '/api/v1/enterprise/end-of-days/', world.users.direction!.headers, { enterprise: world.enterpriseId });
+  await post(world.app, '/api/v1/cash/branch-days/', world.users.other_head!.headers, {
+    enterprise: world.enterpriseId,
+    branch: world.otherBranch,
+    date,
+  });
+  await post(world.app, '/api/v1/enterprise/end-of-days/', world.users.direction!.headers, {
+    enterprise: world.enterpriseId,
+  });
 }
 
 /**
@@ -315,29 +557,63 @@ async function keepTillTransfer(world: LoanWorld): Promise<void> {
   const head = world.users.other_head!.headers;
   const session = await post(world.app, '/api/v1/cash/till-sessions/', cashier.headers, { count: { note_1000: 2 } });
   const till = (session as { till?: string }).till!;
-  await post(world.app, '/api/v1/cash/till-transfers/', cashier.headers, { till, kind: 'to_vault', amount: '1000', count: { note_1000: 1 } });
-  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, { count: { note_1000: 1 } });
-  const first = await world.knex('till_sessions').where({ till_id: till }).whereNotNull('opening_entry_id').first('opening_entry_id');
+  await post(world.app, '/api/v1/cash/till-transfers/', cashier.headers, {
+    till,
+    kind: 'to_vault',
+    amount: '1000',
+    count: { note_1000: 1 },
+  });
+  await post(world.app, `/api/v1/cash/till-sessions/${session.id as string}/close/`, cashier.headers, {
+    count: { note_1000: 1 },
+  });
+  const first = await world
+    .knex('till_sessions')
+    .where({ till_id: till })
+    .whereNotNull('opening_entry_id')
+    .first('opening_entry_id');
   const settlement = { enterprise: world.enterpriseId, difference_entry: first.opening_entry_id, mode: 'written_off' };
-  const approved = await approveRequest(world.knex, await world.app.request('POST', '/api/v1/cash/difference-settlements/', { headers: head, json: settlement }), asApprover(world));
+  const approved = await approveRequest(
+    world.knex,
+    await world.app.request('POST', '/api/v1/cash/difference-settlements/', { headers: head, json: settlement }),
+    asApprover(world),
+  );
   if (approved.status !== 200) throw new Error(`the settlement: ${approved.text}`);
-  await post(world.app, '/api/v1/cash/vault-counts/', head, { enterprise: world.enterpriseId, branch: world.otherBranch, count: {} });
+  await post(world.app, '/api/v1/cash/vault-counts/', head, {
+    enterprise: world.enterpriseId,
+    branch: world.otherBranch,
+    count: {},
+  });
 }
 
 /** Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list). */
-const importFile = 'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n'
-  + 'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
+const importFile =
+  'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n' +
+  'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
 
 async function startImport(world: LoanWorld): Promise<void> {
   const headers = world.users.direction!.headers;
-  const created = await post(world.app, '/api/v1/imports/', headers, { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' });
-  const uploaded = await world.app.request('PUT', `/api/v1/imports/${created.id}/files/members/`, { headers: { ...headers, 'content-type': 'text/csv' }, body: importFile });
+  const created = await post(world.app, '/api/v1/imports/', headers, {
+    enterprise: world.enterpriseId,
+    cut_over_date: '2026-10-31',
+  });
+  const uploaded = await world.app.request('PUT', `/api/v1/imports/${created.id}/files/members/`, {
+    headers: { ...headers, 'content-type': 'text/csv' },
+    body: importFile,
+  });
   if (uploaded.status !== 200) throw new Error(`the import's upload: ${uploaded.text}`);
 }
 
 async function createOrgan(app: TestApp, headers: Record<string, string>, enterpriseId: string): Promise<void> {
-  const organ = await post(app, '/api/v1/enterprise/governance/', headers, { enterprise: enterpriseId, kind: 'board_of_directors', name: 'Conseil' });
-  await post(app, `/api/v1/enterprise/governance/${organ.id}/members/`, headers, { full_name: 'Awa Member', office: 'chair', term_start: '2026-01-15' });
+  const organ = await post(app, '/api/v1/enterprise/governance/', headers, {
+    enterprise: enterpriseId,
+    kind: 'board_of_directors',
+    name: 'Conseil',
+  });
+  await post(app, `/api/v1/enterprise/governance/${organ.id}/members/`, headers, {
+    full_name: 'Awa Member',
+    office: 'chair',
+    term_start: '2026-01-15',
+  });
 }
 
 /**
@@ -345,20 +621,38 @@ async function createOrgan(app: TestApp, headers: Record<string, string>, enterp
  * nested ones with ids found by the first: the ids of real resources, by list. The callers' own accounts are
  * left out, so that no fuzzed request deactivates the very user sending the requests.
  */
-async function collectIds(app: TestApp, operations: readonly Operation[], authorization: string, protectedIds: Set<string>): Promise<IdPools> {
+async function collectIds(
+  app: TestApp,
+  operations: readonly Operation[],
+  authorization: string,
+  protectedIds: Set<string>,
+): Promise<IdPools> {
   const pools: IdPools = { byPath: new Map(), bySegment: new Map(), known: new Set() };
   const lists = operations.filter((op) => op.method === 'GET' && op.isList);
-  for (const op of [...lists.filter((list) => list.pathParams.length === 0), ...lists.filter((list) => list.pathParams.length > 0)]) {
+  for (const op of [
+    ...lists.filter((list) => list.pathParams.length === 0),
+    ...lists.filter((list) => list.pathParams.length > 0),
+  ]) {
     const values = op.pathParams.map((parameter) => idsForPathParam(pools, op.path, parameter.name)[0]);
     if (values.some((value) => value === undefined)) continue;
-    const path = op.pathParams.reduce((filled, parameter, index) => filled.replace(`{${parameter.name}}`, values[index]!), op.path);
-    const answer = await send(app.baseUrl, { method: 'GET', target: `${path}?page_size=100`, headers: { authorization } });
+    const path = op.pathParams.reduce(
+      (filled, parameter, index) => filled.replace(`{${parameter.name}}`, values[index]!),
+      op.path,
+    );
+    const answer = await send(app.baseUrl, {
+      method: 'GET',
+      target: `${path}?page_size=100`,
+      headers: { authorization },
+    });
     if (answer.status !== 200) continue;
-    const ids = ((JSON.parse(answer.text) as { results: { id?: unknown }[] }).results)
+    const ids = (JSON.parse(answer.text) as { results: { id?: unknown }[] }).results
       .map((row) => row.id)
       .filter((id): id is string => typeof id === 'string' && !protectedIds.has(id));
     if (ids.length === 0) continue;
-    const segment = op.path.split('/').filter((part) => part !== '').at(-1)!;
+    const segment = op.path
+      .split('/')
+      .filter((part) => part !== '')
+      .at(-1)!;
     pools.byPath.set(op.path, ids);
     pools.bySegment.set(segment, [...(pools.bySegment.get(segment) ?? []), ...ids]);
     for (const id of ids) pools.known.add(id);

@@ -14,7 +14,16 @@ export async function activitySetting(knex: Knex, clock?: () => Date) {
   const actor: Actor = { userId, grants: [{ role: 'admin', enterpriseId: null, branchId: null }], requestId: 'test' };
   const newEnterprise = async (code: string): Promise<string> => {
     const headOffice = { code: 'HQ', name: 'HQ', address: '', city: '' };
-    return (await createEnterprise(context, actor, { code, name: `Coop ${code}`, legalForm: 'C', country: 'CM', timeZone: 'Africa/Douala', headOffice })).id;
+    return (
+      await createEnterprise(context, actor, {
+        code,
+        name: `Coop ${code}`,
+        legalForm: 'C',
+        country: 'CM',
+        timeZone: 'Africa/Douala',
+        headOffice,
+      })
+    ).id;
   };
   return { context, actor, newEnterprise };
 }

@@ -21,7 +21,11 @@ export interface TestResponse {
 
 export interface TestApp {
   baseUrl: string;
-  request(method: string, path: string, options?: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
 }
 
 export interface TestAppOptions {
@@ -45,10 +49,19 @@ export interface TestAppOptions {
 export const testJwtSecret = 'test-secret-test-secret-test-secret';
 export const testMetricsToken = 'test-metrics-token-test-metrics';
 /** The token settings of test apps: the production defaults (60 min, 24 h, a 7-day sign-in). */
-export const testAuthSettings = { jwtSecret: testJwtSecret, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86400, sessionTtlSeconds: 7 * 86400 };
+export const testAuthSettings = {
+  jwtSecret: testJwtSecret,
+  accessTokenTtlSeconds: 3600,
+  refreshTokenTtlSeconds: 86400,
+  sessionTtlSeconds: 7 * 86400,
+};
 
 /** What activities called directly by a test receive. */
-export const testActivityContext = (knex: Knex, clock: () => Date = testClock): ActivityContext => ({ knex, clock, auth: testAuthSettings });
+export const testActivityContext = (knex: Knex, clock: () => Date = testClock): ActivityContext => ({
+  knex,
+  clock,
+  auth: testAuthSettings,
+});
 
 /** The real app on an ephemeral port, called over real HTTP; closed when the test file ends. */
 export async function startTestApp(scope: Teardown, options: TestAppOptions): Promise<TestApp> {
@@ -98,7 +111,9 @@ export function apiClient(baseUrl: string, checkContract = true): TestApp {
       const text = await response.text();
       const isJson = /json/.test(response.headers.get('content-type') ?? '');
       const parsed: unknown = isJson ? JSON.parse(text) : text;
-      const breach = checkContract ? contractBreach(method, path, response.status, parsed, response.headers) : undefined;
+      const breach = checkContract
+        ? contractBreach(method, path, response.status, parsed, response.headers)
+        : undefined;
       if (breach !== undefined) throw new Error(`${method} ${path}: ${breach}`);
       return { status: response.status, headers: response.headers, text, body: parsed };
     },

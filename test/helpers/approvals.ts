@@ -13,21 +13,39 @@ import { createUser } from './users';
  * the workflow (test/api/approvals.test.ts). `answer` is the route's; its 202 is approved, anything else returned.
  * `now`: the test app's clock, when it has its own.
  */
-export async function approveRequest(knex: Knex, answer: TestResponse, approver: { id: string; roles: readonly Role[] }, now = testClock()): Promise<TestResponse> {
+export async function approveRequest(
+  knex: Knex,
+  answer: TestResponse,
+  approver: { id: string; roles: readonly Role[] },
+  now = testClock(),
+): Promise<TestResponse> {
   if (answer.status !== 202) return answer;
   const decided = await decideApprovalRequest(knex, now, {
     requestId: answer.body.id as string,
-    decision: { decision: 'approve', deciderId: approver.id, deciderRoles: approver.roles, reason: 'second pair of eyes (test)', requestId: null },
+    decision: {
+      decision: 'approve',
+      deciderId: approver.id,
+      deciderRoles: approver.roles,
+      reason: 'second pair of eyes (test)',
+      requestId: null,
+    },
   });
   if ('outcome' in decided) throw new Error(`approval refused: ${decided.code} ${decided.message}`);
-  if (decided.status !== 'approved') throw new Error(`the approved operation failed: ${JSON.stringify(decided.failure)}`);
+  if (decided.status !== 'approved')
+    throw new Error(`the approved operation failed: ${JSON.stringify(decided.failure)}`);
   return { ...answer, status: 200 };
 }
 
 let secondAdmins = 0;
 
 /** Another administrator of the world's enterprise, for a change its platform administrator asks (a reopening). */
-export async function secondAdmin(knex: Knex, world: { enterpriseId: string }): Promise<{ id: string; roles: readonly Role[] }> {
+export async function secondAdmin(
+  knex: Knex,
+  world: { enterpriseId: string },
+): Promise<{ id: string; roles: readonly Role[] }> {
   const username = `second_admin_${world.enterpriseId.slice(0, 8)}_${(secondAdmins += 1)}`;
-  return { id: await createUser(knex, username, [{ role: 'admin', enterpriseId: world.enterpriseId, branchId: null }]), roles: ['admin'] };
+  return {
+    id: await createUser(knex, username, [{ role: 'admin', enterpriseId: world.enterpriseId, branchId: null }]),
+    roles: ['admin'],
+  };
 }

@@ -27,7 +27,11 @@ interface OperationContract {
   statuses: Set<string>;
 }
 
-type OpenApiResponse = { 'content'?: Record<string, { schema: JsonSchema }>; 'headers'?: Record<string, unknown>; 'x-error-codes'?: string[] };
+type OpenApiResponse = {
+  content?: Record<string, { schema: JsonSchema }>;
+  headers?: Record<string, unknown>;
+  'x-error-codes'?: string[];
+};
 
 interface OpenApiOperation {
   operationId: string;
@@ -45,7 +49,8 @@ const resolved = (response: OpenApiResponse | { $ref: string }): OpenApiResponse
 
 // The document's references point at `#/components/schemas/X`; ajv resolves them in a schema of its own.
 const componentsId = 'https://coopbank.test/components.json';
-const relocated = (schema: JsonSchema): JsonSchema => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${componentsId}#/$defs/`)) as JsonSchema;
+const relocated = (schema: JsonSchema): JsonSchema =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${componentsId}#/$defs/`)) as JsonSchema;
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, keywords: ['example'] });
 addFormats(ajv);
@@ -67,7 +72,9 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
     return {
       method: method.toUpperCase(),
       operationId: operation.operationId,
-      pattern: new RegExp(`^${segments.map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`),
+      pattern: new RegExp(
+        `^${segments.map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`,
+      ),
       literals: segments.filter((segment) => segment !== '' && !segment.startsWith('{')).length,
       responses,
       locatedStatuses,
@@ -98,7 +105,9 @@ function operationFor(method: string, target: string, status: number): Operation
   // The docs pages are served before the product routes (api/docs.ts): /events/schema/ is no event.
   if (/^\/api\/v1\/(?:[a-z-]+\/)?(?:schema|docs)\/$|^\/api\/v1\/docs\/assets\//.test(path)) return undefined;
   return operations
-    .filter((operation) => (operation.method === method.toUpperCase() || status === 405) && operation.pattern.test(path))
+    .filter(
+      (operation) => (operation.method === method.toUpperCase() || status === 405) && operation.pattern.test(path),
+    )
     .sort((a, b) => b.literals - a.literals)[0];
 }
 
@@ -118,18 +127,32 @@ function problemBreach(operation: OperationContract, status: number, body: unkno
  * Why a JSON answer breaks its operation's documented schema, headers or problem codes, or undefined when it
  * matches (or nothing is documented).
  */
-export function contractBreach(method: string, target: string, status: number, body: unknown, headers: Headers): string | undefined {
+export function contractBreach(
+  method: string,
+  target: string,
+  status: number,
+  body: unknown,
+  headers: Headers,
+): string | undefined {
   const operation = operationFor(method, target, status);
   if (operation === undefined) return undefined;
-  if (!operation.statuses.has(String(status))) return `${operation.operationId} answered ${status}, a status it does not document (${[...operation.statuses].join(', ')})`;
+  if (!operation.statuses.has(String(status)))
+    return `${operation.operationId} answered ${status}, a status it does not document (${[...operation.statuses].join(', ')})`;
   if (!/json/.test(headers.get('content-type') ?? '')) return undefined;
-  if (status >= 400 && /^application\/problem\+json/.test(headers.get('content-type') ?? '')) return problemBreach(operation, status, body);
+  if (status >= 400 && /^application\/problem\+json/.test(headers.get('content-type') ?? ''))
+    return problemBreach(operation, status, body);
   if (status < 200 || status > 299) return undefined;
   const schema = operation.responses.get(String(status));
-  if (operation.locatedStatuses.has(String(status)) && headers.get('location') === null) return `${operation.operationId} answered ${status} without its Location header`;
-  if (schema === undefined) return operation.responses.size === 0 ? undefined : `${operation.operationId} answered ${status}, which it does not document`;
+  if (operation.locatedStatuses.has(String(status)) && headers.get('location') === null)
+    return `${operation.operationId} answered ${status} without its Location header`;
+  if (schema === undefined)
+    return operation.responses.size === 0
+      ? undefined
+      : `${operation.operationId} answered ${status}, which it does not document`;
   const validate = validatorOf(operation, String(status), schema);
   if (validate(body)) return undefined;
-  const errors = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
   return `${operation.operationId} answered ${status} outside its documented schema: ${errors.join('; ')}`;
 }

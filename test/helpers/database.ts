@@ -15,7 +15,10 @@ export interface TestDatabase {
  * migration before the one named, for a test of an older migration that the later ones no longer let run again
  * (its `up` names a key that is now wider); the test migrates the rest itself.
  */
-export async function createTestDatabase(scope: Teardown, options: { empty?: boolean; migratedBefore?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  scope: Teardown,
+  options: { empty?: boolean; migratedBefore?: string } = {},
+): Promise<TestDatabase> {
   const { postgresUrl } = testEnvironment();
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const fromTemplate = options.empty !== true && options.migratedBefore === undefined;
@@ -36,7 +39,8 @@ export const keysIncludeEnterprise = '20261207400100_keys_include_enterprise';
 
 async function migrateBefore(knex: Knex, before: string): Promise<void> {
   const source = (knex.client.config as Knex.Config).migrations!.migrationSource!;
-  const earlier = async (extensions: readonly string[]) => (await source.getMigrations(extensions)).filter((migration) => source.getMigrationName(migration) < before);
+  const earlier = async (extensions: readonly string[]) =>
+    (await source.getMigrations(extensions)).filter((migration) => source.getMigrationName(migration) < before);
   await knex.migrate.latest({ migrationSource: { ...source, getMigrations: earlier } });
 }
 

@@ -11,4 +11,5 @@ import { testTimingsFile } from './environment';
 const started = Date.now();
 const file = path.relative(process.cwd(), fileURLToPath(test.meta.file));
 const timings = testTimingsFile();
-if (timings !== undefined) process.on('exit', () => fs.appendFileSync(timings, `${JSON.stringify({ file, ms: Date.now() - started })}\n`));
+if (timings !== undefined)
+  process.on('exit', () => fs.appendFileSync(timings, `${JSON.stringify({ file, ms: Date.now() - started })}\n`));

@@ -7,13 +7,18 @@ import type { LoanWorld } from './loans';
  */
 export async function runMonthEnd(world: LoanWorld, period: string) {
   const headers = world.users.direction!.headers;
-  const started = await world.app.request('POST', '/api/v1/enterprise/month-ends/', { headers, json: { enterprise: world.enterpriseId, period } });
+  const started = await world.app.request('POST', '/api/v1/enterprise/month-ends/', {
+    headers,
+    json: { enterprise: world.enterpriseId, period },
+  });
   if (started.status !== 202) return started;
   return untilWorkflow({
     workflowId: started.body.workflow_id,
     what: `the month end of ${period}`,
     read: async () => {
-      const run = await world.app.request('GET', `/api/v1/enterprise/month-ends/${started.body.id as string}/`, { headers });
+      const run = await world.app.request('GET', `/api/v1/enterprise/month-ends/${started.body.id as string}/`, {
+        headers,
+      });
       return run.body.status === 'running' ? undefined : run;
     },
   });

@@ -5,7 +5,9 @@ import type { Knex } from 'knex';
  * that need them as a setting rather than as the thing under test.
  */
 export async function insertEnterprise(knex: Knex, code: string): Promise<string> {
-  const [row] = await knex('enterprises').insert({ code, name: `Coopérative ${code}`, legal_form: 'Coopérative', country: 'CM' }).returning('id');
+  const [row] = await knex('enterprises')
+    .insert({ code, name: `Coopérative ${code}`, legal_form: 'Coopérative', country: 'CM' })
+    .returning('id');
   await knex('cooperative_profiles').insert({ enterprise_id: row.id });
   return row.id as string;
 }
@@ -13,7 +15,12 @@ export async function insertEnterprise(knex: Knex, code: string): Promise<string
 let memberCount = 0;
 
 /** An active member (natural person) of a branch, as the members module would register one. */
-export async function insertClient(knex: Knex, enterpriseId: string, branchId: string, createdBy: string): Promise<string> {
+export async function insertClient(
+  knex: Knex,
+  enterpriseId: string,
+  branchId: string,
+  createdBy: string,
+): Promise<string> {
   memberCount += 1;
   const [row] = await knex('client_profiles')
     .insert({

@@ -35,7 +35,13 @@ export interface ServiceProcessOptions {
  * Temporal and task queue, the test apps' secrets, the run's prebuilt workflow bundle, and logs at info level,
  * whose `ready` line says it is up. Killed when the test (file) ends, if still running.
  */
-async function startService(scope: Teardown, entry: 'api-main.ts' | 'worker-main.ts', ready: string, options: ServiceProcessOptions, port?: number): Promise<ServiceProcess> {
+async function startService(
+  scope: Teardown,
+  entry: 'api-main.ts' | 'worker-main.ts',
+  ready: string,
+  options: ServiceProcessOptions,
+  port?: number,
+): Promise<ServiceProcess> {
   const { temporalAddress, bundlePath } = testEnvironment();
   let up = false;
   const service = startChildService({
@@ -69,10 +75,14 @@ async function startService(scope: Teardown, entry: 'api-main.ts' | 'worker-main
 }
 
 /** `npm run worker`: polls `options.taskQueue` once this resolves. */
-export const startWorkerProcess = (scope: Teardown, options: ServiceProcessOptions): Promise<ServiceProcess> => startService(scope, 'worker-main.ts', 'worker polling', options);
+export const startWorkerProcess = (scope: Teardown, options: ServiceProcessOptions): Promise<ServiceProcess> =>
+  startService(scope, 'worker-main.ts', 'worker polling', options);
 
 /** `npm run api` on `port` (a free one by default: give the port of a killed API to restart it where clients look). */
-export async function startApiProcess(scope: Teardown, options: ServiceProcessOptions & { port?: number }): Promise<ServiceProcess & { port: number; client: TestApp }> {
+export async function startApiProcess(
+  scope: Teardown,
+  options: ServiceProcessOptions & { port?: number },
+): Promise<ServiceProcess & { port: number; client: TestApp }> {
   const port = options.port ?? (await freePort());
   const service = await startService(scope, 'api-main.ts', 'api listening', options, port);
   return { ...service, port, client: apiClient(`http://127.0.0.1:${port}`) };

@@ -24,7 +24,11 @@ const waitingSessions = `WITH RECURSIVE waiting(pid) AS (
 export async function holdRowLock(scope: Teardown, knex: Knex, table: string, id: string): Promise<HeldRowLock> {
   const trx = await knex.transaction();
   let released: Promise<void> | undefined;
-  const release = () => (released ??= trx.rollback().then(() => undefined, () => undefined));
+  const release = () =>
+    (released ??= trx.rollback().then(
+      () => undefined,
+      () => undefined,
+    ));
   scope.teardown(release);
   const { rows } = await trx.raw<{ rows: { pid: number }[] }>('SELECT pg_backend_pid() AS pid');
   const holder = rows[0]!.pid;
@@ -34,7 +38,8 @@ export async function holdRowLock(scope: Teardown, knex: Knex, table: string, id
   }
   const waiting = async () => (await knex.raw<{ rows: { n: number }[] }>(waitingSessions, [holder])).rows[0]!.n;
   return {
-    waiters: (count) => until(`${count} session(s) waiting on the lock of ${table} ${id}`, async () => (await waiting()) >= count),
+    waiters: (count) =>
+      until(`${count} session(s) waiting on the lock of ${table} ${id}`, async () => (await waiting()) >= count),
     release,
   };
 }

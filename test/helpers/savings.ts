@@ -12,13 +12,30 @@ async function ok(world: LoanWorld, method: string, path: string, json: unknown,
 
 /** A savings product of the world's enterprise (direction); the fields not given take the API's defaults. */
 export async function savingsProductOf(world: LoanWorld, fields: Record<string, unknown>): Promise<string> {
-  const body = await ok(world, 'POST', '/api/v1/members/products/', { enterprise: world.enterpriseId, name: `Product ${String(fields.code)}`, kind: 'demand_deposit', ...fields }, 'direction');
+  const body = await ok(
+    world,
+    'POST',
+    '/api/v1/members/products/',
+    { enterprise: world.enterpriseId, name: `Product ${String(fields.code)}`, kind: 'demand_deposit', ...fields },
+    'direction',
+  );
   return body.id as string;
 }
 
 /** An account of `clientId` under `productId` with its initial deposit, opened on the business date. */
-export async function accountOf(world: LoanWorld, clientId: string, productId: string, initialDeposit: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const body = await ok(world, 'POST', '/api/v1/members/accounts/', { client: clientId, product: productId, initial_deposit: initialDeposit, ...extra });
+export async function accountOf(
+  world: LoanWorld,
+  clientId: string,
+  productId: string,
+  initialDeposit: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const body = await ok(world, 'POST', '/api/v1/members/accounts/', {
+    client: clientId,
+    product: productId,
+    initial_deposit: initialDeposit,
+    ...extra,
+  });
   return body.id as string;
 }
 

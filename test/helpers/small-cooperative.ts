@@ -5,7 +5,15 @@ import { Money } from '../../domain/money';
 import { inTransaction } from '../../db/transaction';
 import type { TestApp } from './app';
 import { untilWorkflow } from './until';
-import { approvedLoan, confirmedGuarantee, createLoanWorld, memberOf, openSavingsAccount, setBusinessDate, type LoanWorld } from './loans';
+import {
+  approvedLoan,
+  confirmedGuarantee,
+  createLoanWorld,
+  memberOf,
+  openSavingsAccount,
+  setBusinessDate,
+  type LoanWorld,
+} from './loans';
 import { testClock } from './clock';
 
 /**
@@ -42,7 +50,10 @@ const staffCosts = new Money(20_000);
 
 /** The annuity A = P·i / (1 − (1 + i)^−n) and the interest of the first two periods, each rounded half-up to the franc. */
 function handComputedLoan() {
-  const annuity = principal.times(monthlyRate).div(new Money(1).minus(monthlyRate.plus(1).pow(-12))).toDecimalPlaces(0);
+  const annuity = principal
+    .times(monthlyRate)
+    .div(new Money(1).minus(monthlyRate.plus(1).pow(-12)))
+    .toDecimalPlaces(0);
   const interest1 = principal.times(monthlyRate).toDecimalPlaces(0);
   const principal1 = annuity.minus(interest1);
   const interest2 = principal.minus(principal1).times(monthlyRate).toDecimalPlaces(0);
@@ -58,17 +69,26 @@ async function request(app: TestApp, method: string, path: string, headers: Reco
 
 export async function smallCooperative(app: TestApp, knex: Knex, code: string): Promise<SmallCooperative> {
   const world = await createLoanWorld(app, knex, code);
-  await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).update({ business_date: '2026-01-15' });
+  await knex('enterprise_configurations')
+    .where({ enterprise_id: world.enterpriseId })
+    .update({ business_date: '2026-01-15' });
   const { cashier, other_cashier: otherCashier } = world.users;
   const savingsAccount = await openSavingsAccount(world, await memberOf(world), '500000');
-  await request(app, 'POST', '/api/v1/members/accounts/', otherCashier!.headers, { client: await memberOf(world, world.otherBranch), product: world.savingsProductId, initial_deposit: '300000' });
+  await request(app, 'POST', '/api/v1/members/accounts/', otherCashier!.headers, {
+    client: await memberOf(world, world.otherBranch),
+    product: world.savingsProductId,
+    initial_deposit: '300000',
+  });
 
   const loan = handComputedLoan();
   const loanId = await approvedLoan(world, await memberOf(world), { amount: principal.toFixed(0), term_periods: 12 });
   await request(app, 'POST', `/api/v1/loans/loans/${loanId}/disbursement/`, cashier!.headers, { channel: 'cash' });
   for (const due of ['2026-02-15', '2026-03-15']) {
     await setBusinessDate(world, due);
-    await request(app, 'POST', '/api/v1/loans/repayments/', cashier!.headers, { loan: loanId, amount: loan.annuity.toFixed(0) });
+    await request(app, 'POST', '/api/v1/loans/repayments/', cashier!.headers, {
+      loan: loanId,
+      amount: loan.annuity.toFixed(0),
+    });
   }
   // No operation of the product pays an expense yet: the ledger's own entry point posts it.
   await inTransaction(knex, (trx) =>
@@ -76,10 +96,14 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
       enterpriseId: world.enterpriseId,
       branchId: world.headOffice,
       entryDate: '2026-06-30',
-      lines: [{ account: '6511', debit: staffCosts, credit: new Money(0) }, { account: '5710', debit: new Money(0), credit: staffCosts }],
+      lines: [
+        { account: '6511', debit: staffCosts, credit: new Money(0) },
+        { account: '5710', debit: new Money(0), credit: staffCosts },
+      ],
       description: 'salaries of June',
       createdBy: world.rootId,
-    }));
+    }),
+  );
 
   const fees = principal.times('0.01');
   const result = loan.interest.plus(fees).minus(staffCosts);
@@ -90,7 +114,9 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
     10000: capital.negated(),
     131: result.negated(),
   };
-  const year2026 = (await knex('exercices_comptables').where({ enterprise_id: world.enterpriseId, code: '2026' }).first('id')).id as string;
+  const year2026 = (
+    await knex('exercices_comptables').where({ enterprise_id: world.enterpriseId, code: '2026' }).first('id')
+  ).id as string;
   const chartId = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
   return {
     world,
@@ -98,7 +124,12 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
     savingsAccount,
     year2026,
     expected: {
-      loanOutstanding: principal.minus(loan.principalRepaid), interest: loan.interest, fees, expenses: staffCosts, result, headOffice,
+      loanOutstanding: principal.minus(loan.principalRepaid),
+      interest: loan.interest,
+      fees,
+      expenses: staffCosts,
+      result,
+      headOffice,
       otherBranch: { 5710: new Money(300_000), 3711: new Money(-300_000) },
     },
   };
@@ -110,7 +141,12 @@ export async function smallCooperative(app: TestApp, knex: Knex, code: string): 
  */
 export async function openNextYear(coop: SmallCooperative): Promise<string> {
   const { world } = coop;
-  const created = await request(world.app, 'POST', '/api/v1/enterprise/exercices/', world.users.direction!.headers, { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' });
+  const created = await request(world.app, 'POST', '/api/v1/enterprise/exercices/', world.users.direction!.headers, {
+    enterprise: world.enterpriseId,
+    code: '2027',
+    start_date: '2027-01-01',
+    end_date: '2027-12-31',
+  });
   await setBusinessDate(world, '2027-01-05');
   await provisionYearEnd(coop);
   return created.id as string;
@@ -128,20 +164,31 @@ export async function provisionYearEnd(coop: SmallCooperative): Promise<void> {
   const { id: loan } = await loanOf(coop);
   const mortgage = { loan, kind: 'mortgage', value: principal.toFixed(0), start_date: '2026-01-15' };
   await confirmedGuarantee(world, mortgage);
-  const run = await startProvisioningRun(world.knex, testClock(), { enterpriseId: world.enterpriseId, asOf: '2026-12-31', trigger: 'api', requestedBy: null });
-  for (let status = 'running'; status === 'running';) status = (await provisionBatch(world.knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
+  const run = await startProvisioningRun(world.knex, testClock(), {
+    enterpriseId: world.enterpriseId,
+    asOf: '2026-12-31',
+    trigger: 'api',
+    requestedBy: null,
+  });
+  for (let status = 'running'; status === 'running';)
+    status = (await provisionBatch(world.knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
 }
 
 /** Starts the closing of 2026 and waits for its workflow to end; the year's representation then. */
 export async function closeYear(coop: SmallCooperative, exerciceId = coop.year2026) {
   const { world } = coop;
-  const started = await world.app.request('POST', `/api/v1/enterprise/exercices/${exerciceId}/close/`, { headers: world.users.direction!.headers, json: { reason: 'year end' } });
+  const started = await world.app.request('POST', `/api/v1/enterprise/exercices/${exerciceId}/close/`, {
+    headers: world.users.direction!.headers,
+    json: { reason: 'year end' },
+  });
   if (started.status !== 202) return started;
   return untilWorkflow({
     workflowId: started.body.closing.workflow_id,
     what: `the closing of ${started.body.code as string}`,
     read: async () => {
-      const year = await world.app.request('GET', `/api/v1/enterprise/exercices/${exerciceId}/`, { headers: world.users.direction!.headers });
+      const year = await world.app.request('GET', `/api/v1/enterprise/exercices/${exerciceId}/`, {
+        headers: world.users.direction!.headers,
+      });
       return year.body.closing.status === 'running' ? undefined : year;
     },
   });
@@ -155,12 +202,20 @@ export async function loanOf(coop: SmallCooperative): Promise<{ id: string; clie
 /** Runs the provisioning at the business date through the API and waits for it (a worker must be running). */
 export async function provisioningRun(coop: SmallCooperative): Promise<{ status: string; as_of: string }> {
   const { world } = coop;
-  const started = await request(world.app, 'POST', '/api/v1/loans/provisions/runs/', world.users.direction!.headers, { enterprise: world.enterpriseId });
+  const started = await request(world.app, 'POST', '/api/v1/loans/provisions/runs/', world.users.direction!.headers, {
+    enterprise: world.enterpriseId,
+  });
   return untilWorkflow({
     workflowId: started.workflow_id,
     what: `the provisioning run ${started.id as string}`,
     read: async () => {
-      const run = await request(world.app, 'GET', `/api/v1/loans/provisions/runs/${started.id}/`, world.users.direction!.headers, undefined);
+      const run = await request(
+        world.app,
+        'GET',
+        `/api/v1/loans/provisions/runs/${started.id}/`,
+        world.users.direction!.headers,
+        undefined,
+      );
       return run.status === 'running' ? undefined : run;
     },
   });
@@ -169,6 +224,12 @@ export async function provisioningRun(coop: SmallCooperative): Promise<{ status:
 /** The non-zero balances of the trial balance at a date, as the API reads them (earlier years not closed carried by computation): account → debit minus credit. */
 export async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
   const { world } = coop;
-  const trial = await world.app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, { headers: world.users.direction!.headers });
-  return Object.fromEntries(trial.body.accounts.filter((row: { balance: string }) => row.balance !== '0').map((row: { code: string; balance: string }) => [row.code, row.balance]));
+  const trial = await world.app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, {
+    headers: world.users.direction!.headers,
+  });
+  return Object.fromEntries(
+    trial.body.accounts
+      .filter((row: { balance: string }) => row.balance !== '0')
+      .map((row: { code: string; balance: string }) => [row.code, row.balance]),
+  );
 }

@@ -65,7 +65,9 @@ export async function untilWorkflow<T>(wait: WorkflowWait<T>): Promise<T> {
   const timeoutMs = wait.timeoutMs ?? defaultTimeoutMs;
   const value = await poll(wait.read, timeoutMs);
   if (value !== undefined) return value;
-  throw new Error(`still waiting, after ${timeoutMs / 1000} s, for ${wait.what}: ${await describeWorkflow(wait.workflowId)}`);
+  throw new Error(
+    `still waiting, after ${timeoutMs / 1000} s, for ${wait.what}: ${await describeWorkflow(wait.workflowId)}`,
+  );
 }
 
 const eventName = (type: temporal.api.enums.v1.EventType | null | undefined) =>
@@ -77,11 +79,18 @@ async function describeWorkflow(workflowId: string): Promise<string> {
   try {
     const handle = new Client({ connection }).workflow.getHandle(workflowId);
     const description = await handle.describe();
-    const pending = (description.raw.pendingActivities ?? []).map((activity) =>
-      `${activity.activityType?.name} (attempt ${activity.attempt}, ${temporal.api.enums.v1.PendingActivityState[activity.state ?? 0]}${activity.lastFailure?.message ? `, last failure: ${activity.lastFailure.message}` : ''})`);
+    const pending = (description.raw.pendingActivities ?? []).map(
+      (activity) =>
+        `${activity.activityType?.name} (attempt ${activity.attempt}, ${temporal.api.enums.v1.PendingActivityState[activity.state ?? 0]}${activity.lastFailure?.message ? `, last failure: ${activity.lastFailure.message}` : ''})`,
+    );
     const task = description.raw.pendingWorkflowTask;
     const { events } = await handle.fetchHistory();
-    const last = (events ?? []).slice(-8).map((event) => `#${event.eventId} ${eventName(event.eventType)}${event.workflowTaskScheduledEventAttributes?.taskQueue?.kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY ? ' (sticky)' : ''}`);
+    const last = (events ?? [])
+      .slice(-8)
+      .map(
+        (event) =>
+          `#${event.eventId} ${eventName(event.eventType)}${event.workflowTaskScheduledEventAttributes?.taskQueue?.kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY ? ' (sticky)' : ''}`,
+      );
     return [
       `workflow ${workflowId} ${description.status.name} on task queue ${description.taskQueue}`,
       `pending activities: ${pending.length === 0 ? 'none' : pending.join(', ')}`,

@@ -9,9 +9,16 @@ let hashed: Promise<string> | undefined;
 /** A user whose password is `testPassword`, with the given grants; the hash is computed once per file. */
 export async function createUser(knex: Knex, username: string, grants: readonly Grant[] = []): Promise<string> {
   hashed ??= hashPassword(testPassword);
-  const [user] = await knex('users').insert({ username, password_hash: await hashed, full_name: `User ${username}` }).returning('id');
+  const [user] = await knex('users')
+    .insert({ username, password_hash: await hashed, full_name: `User ${username}` })
+    .returning('id');
   for (const grant of grants) {
-    await knex('role_grants').insert({ user_id: user.id, role: grant.role, enterprise_id: grant.enterpriseId, branch_id: grant.branchId });
+    await knex('role_grants').insert({
+      user_id: user.id,
+      role: grant.role,
+      enterprise_id: grant.enterpriseId,
+      branch_id: grant.branchId,
+    });
   }
   return user.id as string;
 }

@@ -28,12 +28,22 @@ const running = new Map<string, SharedWorker>();
 /** Workers shutting down, by task queue: the next worker of the queue waits until they are gone. */
 const stopping = new Map<string, Promise<void>>();
 
-async function startShared(knex: Knex, taskQueue: string): Promise<{ worker: Worker; client: Client; stopped: Promise<void> }> {
+async function startShared(
+  knex: Knex,
+  taskQueue: string,
+): Promise<{ worker: Worker; client: Client; stopped: Promise<void> }> {
   await stopping.get(taskQueue);
   const { temporalAddress, bundlePath } = testEnvironment();
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const clientConnection = await Connection.connect({ address: temporalAddress });
-  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, knex, workflowBundlePath: bundlePath, clock: testClock });
+  const worker = await createWorker({
+    connection: workerConnection,
+    namespace: 'default',
+    taskQueue,
+    knex,
+    workflowBundlePath: bundlePath,
+    clock: testClock,
+  });
   const stopped = worker.run().finally(async () => {
     await clientConnection.close();
     await workerConnection.close();
@@ -52,7 +62,11 @@ async function startShared(knex: Knex, taskQueue: string): Promise<{ worker: Wor
  * task's 10 s timeout (test/workflows/test-workers.test.ts). A test that stops a worker on purpose (a lost
  * worker) uses a task queue of its own; calls one after another on a queue run one worker after another.
  */
-export async function withWorker<T>(knex: Knex, work: (context: WorkerContext) => Promise<T>, taskQueue = newTaskQueue()): Promise<T> {
+export async function withWorker<T>(
+  knex: Knex,
+  work: (context: WorkerContext) => Promise<T>,
+  taskQueue = newTaskQueue(),
+): Promise<T> {
   let shared = running.get(taskQueue);
   if (shared === undefined) {
     shared = { knex, users: 0, started: startShared(knex, taskQueue) };
@@ -62,7 +76,10 @@ export async function withWorker<T>(knex: Knex, work: (context: WorkerContext) =
   shared.users += 1; // counted before any await, so that no other call stops the worker meanwhile
   try {
     const { client, stopped } = await shared.started;
-    const failure = stopped.then(() => new Promise<never>(() => undefined), (error: unknown) => Promise.reject(error));
+    const failure = stopped.then(
+      () => new Promise<never>(() => undefined),
+      (error: unknown) => Promise.reject(error),
+    );
     return await Promise.race([work({ client, taskQueue }), failure]);
   } finally {
     shared.users -= 1;

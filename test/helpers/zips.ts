@@ -20,7 +20,12 @@ export async function deflatedRun(prefix: string, megabytes: number, suffix: str
   return Buffer.concat([first, ...Array.from({ length: megabytes - 1 }, () => repeated), ...out]);
 }
 
-export interface Part { name: string; data: Buffer; declaredSize: number; deflated: boolean }
+export interface Part {
+  name: string;
+  data: Buffer;
+  declaredSize: number;
+  deflated: boolean;
+}
 
 /** A zip of `parts` as APPNOTE writes it (sizes in the local headers, no descriptor); each part declares the size it is given. */
 export function zipOf(parts: readonly Part[]): Buffer {
@@ -55,4 +60,9 @@ export function zipOf(parts: readonly Part[]): Buffer {
   return Buffer.concat([...locals, directory, end]);
 }
 
-export const stored = (name: string, text: string): Part => ({ name, data: Buffer.from(text), declaredSize: Buffer.byteLength(text), deflated: false });
+export const stored = (name: string, text: string): Part => ({
+  name,
+  data: Buffer.from(text),
+  declaredSize: Buffer.byteLength(text),
+  deflated: false,
+});

@@ -52,18 +52,27 @@ function depositLoad(context: ActivityContext, accounts: string[], teller: Actor
   const acknowledged = new Set<string>();
   let stopping = false;
   let failure: unknown;
-  const running = Promise.all(accounts.slice(0, writers).map(async (accountId, writer) => {
-    for (let n = 0; !stopping; n += 1) {
-      const deposit = await depositCash(context, teller, { accountId, amount: new Money(1000 + n), channel: 'cash', reference: `w${writer}-${n}`, idempotencyKey: `w${writer}-${n}` });
-      acknowledged.add(deposit.id);
-    }
-  })).catch((error: unknown) => {
+  const running = Promise.all(
+    accounts.slice(0, writers).map(async (accountId, writer) => {
+      for (let n = 0; !stopping; n += 1) {
+        const deposit = await depositCash(context, teller, {
+          accountId,
+          amount: new Money(1000 + n),
+          channel: 'cash',
+          reference: `w${writer}-${n}`,
+          idempotencyKey: `w${writer}-${n}`,
+        });
+        acknowledged.add(deposit.id);
+      }
+    }),
+  ).catch((error: unknown) => {
     failure = error;
   });
   return {
     acknowledged,
     async reach(count: number): Promise<void> {
-      while (acknowledged.size < count && failure === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (acknowledged.size < count && failure === undefined)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       if (failure !== undefined) throw failure;
     },
     async stop(): Promise<void> {
@@ -76,7 +85,9 @@ function depositLoad(context: ActivityContext, accounts: string[], teller: Actor
 
 /** Each row of `table` as text, by id: what "identical" means below. */
 async function rowsOf(knex: Knex, table: string): Promise<Map<string, string>> {
-  const { rows } = await knex.raw<{ rows: { id: string; row: string }[] }>(`SELECT id::text, t::text AS row FROM ${table} t`);
+  const { rows } = await knex.raw<{ rows: { id: string; row: string }[] }>(
+    `SELECT id::text, t::text AS row FROM ${table} t`,
+  );
   return new Map(rows.map(({ id, row }) => [id, row]));
 }
 
@@ -87,8 +98,13 @@ function strayRows(restored: Map<string, string>, source: Map<string, string>): 
 
 /** Member accounts whose balance differs from the sum of their ledger lines. */
 async function accountsOffLedger(knex: Knex): Promise<number> {
-  const ledger = accountMovements(knex).groupBy('m.account').select('m.account as id', knex.raw('sum(m.amount) AS total'));
-  const rows = await knex('comptes_clients as a').leftJoin(ledger.as('g'), 'g.id', 'a.id').whereRaw('a.balance <> coalesce(g.total, 0)').select('a.id');
+  const ledger = accountMovements(knex)
+    .groupBy('m.account')
+    .select('m.account as id', knex.raw('sum(m.amount) AS total'));
+  const rows = await knex('comptes_clients as a')
+    .leftJoin(ledger.as('g'), 'g.id', 'a.id')
+    .whereRaw('a.balance <> coalesce(g.total, 0)')
+    .select('a.id');
   return rows.length;
 }
 
@@ -97,7 +113,9 @@ test('a backup taken while deposits are written restores into a fresh data direc
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-backup-'));
   fs.chmodSync(workDir, 0o755);
   t.teardown(() => fs.rmSync(workDir, { recursive: true, force: true }));
-  const [sourceDir, backupDir, restoredDir] = ['source', 'backups/one', 'restored'].map((name) => path.join(workDir, name)) as [string, string, string];
+  const [sourceDir, backupDir, restoredDir] = ['source', 'backups/one', 'restored'].map((name) =>
+    path.join(workDir, name),
+  ) as [string, string, string];
   fs.mkdirSync(sourceDir, { mode: 0o755 });
   const password = randomBytes(16).toString('hex');
   fs.writeFileSync(path.join(sourceDir, 'pg-password'), `${password}\n`, { mode: 0o600 });
@@ -120,14 +138,20 @@ test('a backup taken while deposits are written restores into a fresh data direc
   const backupMs = Date.now() - started;
   const writtenDuring = load.acknowledged.size - acknowledgedBefore.length;
   await load.stop();
-  t.log(`backup ${backupMs} ms, ${manifest.postgres.walSegments} WAL segment(s), ${writtenDuring} deposits acknowledged while it ran`);
+  t.log(
+    `backup ${backupMs} ms, ${manifest.postgres.walSegments} WAL segment(s), ${writtenDuring} deposits acknowledged while it ran`,
+  );
   t.true(writtenDuring > 0, 'the deposits went on during the backup');
   t.false(manifest.temporal, 'no Temporal state in this data directory');
   t.deepEqual(manifest.secrets, ['pg-password']);
 
   const check = await restoreInstallation(backupDir, restoredDir);
   t.is(check.unbalancedEntries, 0);
-  await t.throwsAsync(restoreInstallation(backupDir, restoredDir), { message: /is not empty/ }, 'a restore never overwrites a data directory');
+  await t.throwsAsync(
+    restoreInstallation(backupDir, restoredDir),
+    { message: /is not empty/ },
+    'a restore never overwrites a data directory',
+  );
 
   const restored = await startCluster(restoredDir, await freePort(), password);
   t.teardown(() => stopCluster(restored));
@@ -137,11 +161,17 @@ test('a backup taken while deposits are written restores into a fresh data direc
     if (table === 'journal_entries') t.is(copy.size, check.journalEntries);
   }
   const restoredEvents = await rowsOf(restored.knex, 'business_event_logs');
-  t.deepEqual(acknowledgedBefore.filter((id) => !restoredEvents.has(id)), [], 'every deposit acknowledged before the backup is restored');
+  t.deepEqual(
+    acknowledgedBefore.filter((id) => !restoredEvents.has(id)),
+    [],
+    'every deposit acknowledged before the backup is restored',
+  );
   for (const table of ['client_profiles', 'loans', 'loan_installments', 'loan_applications', 'share_subscriptions']) {
     t.deepEqual(await rowsOf(restored.knex, table), await rowsOf(source.knex, table), `${table} identical`);
   }
   t.is(await accountsOffLedger(restored.knex), 0, 'each restored account balance equals its restored ledger lines');
-  const totals = await restored.knex('journal_lines').first(restored.knex.raw('(sum(debit) - sum(credit))::text AS difference'));
+  const totals = await restored
+    .knex('journal_lines')
+    .first(restored.knex.raw('(sum(debit) - sum(credit))::text AS difference'));
   t.true(new Money(totals.difference).isZero(), 'the restored books balance');
 });

@@ -15,7 +15,12 @@ import { newTaskQueue } from '../helpers/worker';
 /** A Temporal dev server of the test's own, its state in a SQLite file, stopped and started again on it. */
 async function ownTemporal(t: ExecutionContext) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-outage-temporal-'));
-  const options = { cliPath: ensureTemporalCli(), port: await freePort(), namespace: 'default', databaseFile: path.join(folder, 'temporal.sqlite') };
+  const options = {
+    cliPath: ensureTemporalCli(),
+    port: await freePort(),
+    namespace: 'default',
+    databaseFile: path.join(folder, 'temporal.sqlite'),
+  };
   let server: TemporalDevServer | undefined = await startTemporalDevServer(options);
   t.teardown(async () => {
     await server?.stop();
@@ -60,24 +65,40 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
   const worker = await startWorkerProcess(t, { databaseUrl: url, taskQueue, temporalAddress: temporal.address });
   let workerExit: number | null | undefined;
   void worker.exited.then((code) => (workerExit = code));
-  const beforeWorkerExits = <T>(work: Promise<T>) => Promise.race([work, worker.exited.then((code) => Promise.reject(new Error(`the worker process exited (code ${code})`)))]);
+  const beforeWorkerExits = <T>(work: Promise<T>) =>
+    Promise.race([
+      work,
+      worker.exited.then((code) => Promise.reject(new Error(`the worker process exited (code ${code})`))),
+    ]);
   const world = await createLoanWorld(app, knex, 'TMP');
   const member = await memberOf(world);
   const account = await openSavingsAccount(world, member);
   const submitted = await submitApplication(world, member);
   t.is(submitted.status, 201, submitted.text);
   const applicationId = submitted.body.id as string;
-  const decide = (as: string) => app.request('POST', `/api/v1/loans/applications/${applicationId}/decisions/`, { headers: world.users[as]!.headers, json: { decision: 'approve' } });
+  const decide = (as: string) =>
+    app.request('POST', `/api/v1/loans/applications/${applicationId}/decisions/`, {
+      headers: world.users[as]!.headers,
+      json: { decision: 'approve' },
+    });
   const applicationState = async () => ({
     application: await knex('loan_applications').where({ id: applicationId }).first('status', 'current_step'),
-    decisions: Number((await knex('loan_application_decisions').where({ application_id: applicationId }).count({ n: '*' }).first())?.n),
+    decisions: Number(
+      (await knex('loan_application_decisions').where({ application_id: applicationId }).count({ n: '*' }).first())?.n,
+    ),
   });
   t.is((await decide('cashier')).status, 200);
 
   // The daily run falls due while Temporal is down: the Schedule's time moved to a few seconds from now, its policies kept.
   const schedule = client.schedule.getHandle(provisioningScheduleId(world.enterpriseId));
   const due = new Date(Date.now() + 3000);
-  await schedule.update((previous) => ({ ...previous, spec: { calendars: [{ hour: due.getUTCHours(), minute: due.getUTCMinutes(), second: due.getUTCSeconds() }], timezone: 'UTC' } }));
+  await schedule.update((previous) => ({
+    ...previous,
+    spec: {
+      calendars: [{ hour: due.getUTCHours(), minute: due.getUTCMinutes(), second: due.getUTCSeconds() }],
+      timezone: 'UTC',
+    },
+  }));
   t.is((await schedule.describe()).policies.catchupWindow, 86_400_000, 'a missed run is caught up within a day');
 
   const before = await applicationState();
@@ -86,8 +107,15 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
   t.true(stoppedAt < due.getTime(), 'stopped before the run fell due');
   const decision = await timed(() => decide('branch_head'));
   const readiness = await timed(() => app.request('GET', '/readyz'));
-  const deposit = await timed(() => app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, { headers: world.users.cashier!.headers, json: { amount: '5000' } }));
-  t.log(`during the outage: decision ${decision.answer.status} ${decision.answer.body.code} in ${decision.ms} ms, readiness ${readiness.answer.status} ${JSON.stringify(readiness.answer.body)} in ${readiness.ms} ms, deposit ${deposit.answer.status} in ${deposit.ms} ms`);
+  const deposit = await timed(() =>
+    app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
+      headers: world.users.cashier!.headers,
+      json: { amount: '5000' },
+    }),
+  );
+  t.log(
+    `during the outage: decision ${decision.answer.status} ${decision.answer.body.code} in ${decision.ms} ms, readiness ${readiness.answer.status} ${JSON.stringify(readiness.answer.body)} in ${readiness.ms} ms, deposit ${deposit.answer.status} in ${deposit.ms} ms`,
+  );
   t.like(decision.answer, { status: 503, body: { code: 'workflow_unavailable' } });
   t.is(decision.answer.headers.get('retry-after'), '5');
   t.true(decision.ms < 5000 + 3000, 'the decision is answered within the Temporal deadline');
@@ -98,17 +126,34 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
   await sleep(Math.max(0, stoppedAt + 10_000 - Date.now()));
   await temporal.start();
 
-  await eventually('readiness', async () => ((await app.request('GET', '/readyz')).status === 200 ? true : undefined), 15_000);
+  await eventually(
+    'readiness',
+    async () => ((await app.request('GET', '/readyz')).status === 200 ? true : undefined),
+    15_000,
+  );
   t.log(`Temporal out of reach for ${Date.now() - stoppedAt} ms`);
   t.is(workerExit, undefined, 'the worker process rode out the outage');
-  const caughtUp = await eventually('the missed action', async () => (await schedule.describe()).info.recentActions.find((action) => action.scheduledAt.getTime() === due.getTime() - (due.getTime() % 1000)), 15_000);
+  const caughtUp = await eventually(
+    'the missed action',
+    async () =>
+      (await schedule.describe()).info.recentActions.find(
+        (action) => action.scheduledAt.getTime() === due.getTime() - (due.getTime() % 1000),
+      ),
+    15_000,
+  );
   t.true(caughtUp.takenAt.getTime() > stoppedAt + 10_000, 'taken after Temporal came back');
   for (const as of ['branch_head', 'committee', 'direction']) {
     const response = await decide(as);
     t.is(response.status, 200, `${as}: ${response.text}`);
   }
-  t.like(await beforeWorkerExits(client.workflow.getHandle(submitted.body.workflow_id as string).result()), { status: 'approved' });
-  t.like(await beforeWorkerExits(client.workflow.getHandle(caughtUp.action.workflow.workflowId).result()), { status: 'completed' });
-  t.like(await knex('provisioning_runs').where({ enterprise_id: world.enterpriseId, trigger: 'schedule' }).first(), { status: 'completed' });
+  t.like(await beforeWorkerExits(client.workflow.getHandle(submitted.body.workflow_id as string).result()), {
+    status: 'approved',
+  });
+  t.like(await beforeWorkerExits(client.workflow.getHandle(caughtUp.action.workflow.workflowId).result()), {
+    status: 'completed',
+  });
+  t.like(await knex('provisioning_runs').where({ enterprise_id: world.enterpriseId, trigger: 'schedule' }).first(), {
+    status: 'completed',
+  });
   t.is(workerExit, undefined, 'the worker process, never restarted, did the work');
 });

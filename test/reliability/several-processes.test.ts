@@ -18,7 +18,12 @@ import { booksBreaches } from '../model/books';
 const depositsSent = 120;
 const applications = 4;
 /** The circuit's steps, and the user of the world deciding each. */
-const circuit = [['cashier', 'cashier'], ['branch_head', 'branch_head'], ['credit_committee', 'committee'], ['direction', 'direction']] as const;
+const circuit = [
+  ['cashier', 'cashier'],
+  ['branch_head', 'branch_head'],
+  ['credit_committee', 'committee'],
+  ['direction', 'direction'],
+] as const;
 
 test('two APIs and two workers share one database and one Temporal: both APIs migrate it at once, every deposit sent through both is posted once, every approval decided once', async (t) => {
   t.timeout(300_000);
@@ -27,21 +32,39 @@ test('two APIs and two workers share one database and one Temporal: both APIs mi
   const options = { databaseUrl: url, taskQueue: newTaskQueue() };
   const ports = [await freePort()];
   while (ports.length < 2) ports.push(...[await freePort()].filter((port) => port !== ports[0]));
-  const [first, second] = await Promise.all([startApiProcess(t, { ...options, port: ports[0] }), startApiProcess(t, { ...options, port: ports[1] })]);
+  const [first, second] = await Promise.all([
+    startApiProcess(t, { ...options, port: ports[0] }),
+    startApiProcess(t, { ...options, port: ports[1] }),
+  ]);
   const workers = await Promise.all([startWorkerProcess(t, options), startWorkerProcess(t, options)]);
   const apis = [first.client, second.client];
   const world = await createLoanWorld(first.client, knex, 'MPX');
   const accounts: string[] = [];
-  for (let index = 0; index < 3; index += 1) accounts.push(await openSavingsAccount(world, await memberOf(world), '1000'));
+  for (let index = 0; index < 3; index += 1)
+    accounts.push(await openSavingsAccount(world, await memberOf(world), '1000'));
   const cashier = world.users.cashier!.headers;
 
   // Each deposit sent to one API, and every third one at the same time to the other, with the same key.
-  const deposits = Array.from({ length: depositsSent }, (_, index) => ({ key: `spread-${index}`, account: accounts[index % accounts.length]!, amount: String(500 + index) }));
-  const send = (api: number, deposit: (typeof deposits)[number]) => apis[api]!.request('POST', `/api/v1/members/accounts/${deposit.account}/deposits/`, {
-    headers: { ...cashier, 'idempotency-key': deposit.key }, json: { amount: deposit.amount, reference: deposit.key },
-  });
-  const answers = await Promise.all(deposits.flatMap((deposit, index) => [send(index % 2, deposit), ...(index % 3 === 0 ? [send((index + 1) % 2, deposit)] : [])]));
-  t.true(answers.every((answer) => answer.status === 201), answers.map((answer) => answer.status).join(' '));
+  const deposits = Array.from({ length: depositsSent }, (_, index) => ({
+    key: `spread-${index}`,
+    account: accounts[index % accounts.length]!,
+    amount: String(500 + index),
+  }));
+  const send = (api: number, deposit: (typeof deposits)[number]) =>
+    apis[api]!.request('POST', `/api/v1/members/accounts/${deposit.account}/deposits/`, {
+      headers: { ...cashier, 'idempotency-key': deposit.key },
+      json: { amount: deposit.amount, reference: deposit.key },
+    });
+  const answers = await Promise.all(
+    deposits.flatMap((deposit, index) => [
+      send(index % 2, deposit),
+      ...(index % 3 === 0 ? [send((index + 1) % 2, deposit)] : []),
+    ]),
+  );
+  t.true(
+    answers.every((answer) => answer.status === 201),
+    answers.map((answer) => answer.status).join(' '),
+  );
 
   // Loan applications decided step by step, each decision through the other API than the last.
   const submitted: { id: string; workflow_id: string }[] = [];
@@ -51,17 +74,30 @@ test('two APIs and two workers share one database and one Temporal: both APIs mi
     submitted.push(application.body as { id: string; workflow_id: string });
   }
   for (const [step, [, user]] of circuit.entries()) {
-    const decided = await Promise.all(submitted.map((application, index) => apis[(index + step) % 2]!.request('POST', `/api/v1/loans/applications/${application.id}/decisions/`, {
-      headers: world.users[user]!.headers, json: { decision: 'approve' },
-    })));
-    t.true(decided.every((answer) => answer.status === 200), decided.map((answer) => answer.text).join('\n'));
+    const decided = await Promise.all(
+      submitted.map((application, index) =>
+        apis[(index + step) % 2]!.request('POST', `/api/v1/loans/applications/${application.id}/decisions/`, {
+          headers: world.users[user]!.headers,
+          json: { decision: 'approve' },
+        }),
+      ),
+    );
+    t.true(
+      decided.every((answer) => answer.status === 200),
+      decided.map((answer) => answer.text).join('\n'),
+    );
   }
 
-  const events = await knex('business_event_logs').where({ enterprise_id: world.enterpriseId, kind: 'deposit' }).whereLike('idempotency_key', '%:spread-%').select('id', 'idempotency_key');
+  const events = await knex('business_event_logs')
+    .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
+    .whereLike('idempotency_key', '%:spread-%')
+    .select('id', 'idempotency_key');
   t.is(events.length, depositsSent, 'one event per key');
   t.is(new Set(events.map((event) => event.idempotency_key as string)).size, depositsSent);
   for (const account of accounts) {
-    const expected = deposits.filter((deposit) => deposit.account === account).reduce((sum, deposit) => sum + BigInt(deposit.amount), 1000n);
+    const expected = deposits
+      .filter((deposit) => deposit.account === account)
+      .reduce((sum, deposit) => sum + BigInt(deposit.amount), 1000n);
     const shown = await second.client.request('GET', `/api/v1/members/accounts/${account}/`, { headers: cashier });
     t.is(shown.body.balance, expected.toString(), `balance of ${account}`);
   }
@@ -72,7 +108,8 @@ test('two APIs and two workers share one database and one Temporal: both APIs mi
     const handle = temporal.workflow.getHandle(application.workflow_id);
     t.like(await handle.result(), { status: 'approved' });
     for (const event of (await handle.fetchHistory()).events ?? []) {
-      const identity = event.workflowTaskStartedEventAttributes?.identity ?? event.activityTaskStartedEventAttributes?.identity;
+      const identity =
+        event.workflowTaskStartedEventAttributes?.identity ?? event.activityTaskStartedEventAttributes?.identity;
       if (identity) identities.add(identity);
     }
     const decisions = await knex('loan_application_decisions').where({ application_id: application.id }).pluck('step');

@@ -34,10 +34,14 @@ const processTestTimeoutMs = readyTimeoutMs + 60_000;
 function buildStageSources(): string[] {
   const sources: string[] = [];
   let stage: string | undefined;
-  for (const line of fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8').replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
+  for (const line of fs
+    .readFileSync(path.join(root, 'Dockerfile'), 'utf8')
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)) {
     const [instruction = '', ...args] = line.trim().split(/\s+/);
     if (instruction.toUpperCase() === 'FROM') stage = args[2]; // FROM <image> AS <name>
-    if (stage !== 'build' || instruction.toUpperCase() !== 'COPY' || args.some((arg) => arg.startsWith('--from='))) continue;
+    if (stage !== 'build' || instruction.toUpperCase() !== 'COPY' || args.some((arg) => arg.startsWith('--from=')))
+      continue;
     sources.push(...args.filter((arg) => !arg.startsWith('--')).slice(0, -1)); // the last one is the destination
   }
   return sources;
@@ -48,7 +52,8 @@ async function buildImageFolder(): Promise<string> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-compiled-'));
   files.teardown(() => fs.rmSync(work, { recursive: true, force: true }));
   const build = path.join(work, 'build');
-  for (const source of buildStageSources()) fs.cpSync(path.join(root, source), path.join(build, source), { recursive: true });
+  for (const source of buildStageSources())
+    fs.cpSync(path.join(root, source), path.join(build, source), { recursive: true });
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(build, 'node_modules'));
   await execFileAsync('npm', ['run', 'build'], { cwd: build });
   const folder = path.join(work, 'image');
@@ -92,7 +97,12 @@ interface RunningProcess {
  * `node <script>` from the image folder, as the image's CMD runs it, once it has logged `readyMessage`; killed at
  * the end of the test if still running.
  */
-async function startNode(t: ExecutionContext, script: string, env: Record<string, string>, readyMessage: string): Promise<RunningProcess> {
+async function startNode(
+  t: ExecutionContext,
+  script: string,
+  env: Record<string, string>,
+  readyMessage: string,
+): Promise<RunningProcess> {
   const child = spawn(process.execPath, [script], { cwd: image, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   t.teardown(async () => {
@@ -111,7 +121,9 @@ async function startNode(t: ExecutionContext, script: string, env: Record<string
   clearTimeout(tooLate);
   child.stdout.resume(); // keep draining what it writes next, so that it never blocks on a full pipe
   if (logs.at(-1)?.msg !== readyMessage) {
-    throw new Error(`${script} stopped or took over ${readyTimeoutMs} ms without logging "${readyMessage}":\n${logs.map((log) => JSON.stringify(log)).join('\n')}\n${stderr}`);
+    throw new Error(
+      `${script} stopped or took over ${readyTimeoutMs} ms without logging "${readyMessage}":\n${logs.map((log) => JSON.stringify(log)).join('\n')}\n${stderr}`,
+    );
   }
   return {
     logs,
@@ -123,7 +135,8 @@ async function startNode(t: ExecutionContext, script: string, env: Record<string
   };
 }
 
-const migrationNames = async (knex: Knex): Promise<string[]> => (await knex('knex_migrations').orderBy('id').pluck('name')) as string[];
+const migrationNames = async (knex: Knex): Promise<string[]> =>
+  (await knex('knex_migrations').orderBy('id').pluck('name')) as string[];
 
 /** An empty database of its own (no migration), dropped when the test ends. */
 async function createEmptyDatabase(t: ExecutionContext): Promise<{ url: string; knex: Knex }> {
@@ -146,34 +159,54 @@ async function createEmptyDatabase(t: ExecutionContext): Promise<{ url: string; 
 }
 
 test('the compiled code requires Node built-ins and production dependencies only (tsx among none)', (t) => {
-  const { dependencies } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const { dependencies } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const required = new Set<string>();
   const visit = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) visit(full);
       else if (entry.name.endsWith('.js')) {
-        for (const [, specifier = ''] of fs.readFileSync(full, 'utf8').matchAll(/\brequire(?:\.resolve)?\("([^".][^"]*)"\)/g)) {
-          required.add(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+        for (const [, specifier = ''] of fs
+          .readFileSync(full, 'utf8')
+          .matchAll(/\brequire(?:\.resolve)?\("([^".][^"]*)"\)/g)) {
+          required.add(
+            specifier
+              .split('/')
+              .slice(0, specifier.startsWith('@') ? 2 : 1)
+              .join('/'),
+          );
         }
       }
     }
   };
   visit(path.join(image, 'dist'));
   t.true(required.has('knex'), `the scan found ${[...required].join(', ')}`);
-  t.deepEqual([...required].filter((name) => !isBuiltin(name) && !(name in dependencies)), []);
+  t.deepEqual(
+    [...required].filter((name) => !isBuiltin(name) && !(name in dependencies)),
+    [],
+  );
 });
 
 test('the compiled migrations build an empty database and record the names the sources record', async (t) => {
   t.timeout(processTestTimeoutMs);
   const empty = await createEmptyDatabase(t);
-  const migrate = await startNode(t, 'dist/runtime/migrate-main.js', productionEnvironment({ DATABASE_URL: empty.url }), 'migrations applied');
+  const migrate = await startNode(
+    t,
+    'dist/runtime/migrate-main.js',
+    productionEnvironment({ DATABASE_URL: empty.url }),
+    'migrations applied',
+  );
   t.is(await migrate.exited, 0);
   const applied = migrate.logs.at(-1)?.applied;
   // The template every test database clones was migrated from the sources, through tsx (test/run.ts).
   const { knex } = await createTestDatabase(t);
   const names = await migrationNames(knex);
-  t.true(names.every((name) => name.endsWith('.ts')), names.join(', '));
+  t.true(
+    names.every((name) => name.endsWith('.ts')),
+    names.join(', '),
+  );
   t.deepEqual(applied, names);
   t.deepEqual(await migrationNames(empty.knex), names);
 });
@@ -182,7 +215,12 @@ test('the compiled API starts on a database the sources migrated, runs no migrat
   t.timeout(processTestTimeoutMs);
   const { url, knex } = await createTestDatabase(t);
   const recorded = await migrationNames(knex);
-  const api = await startNode(t, 'dist/runtime/api-main.js', productionEnvironment({ DATABASE_URL: url, PORT: '0' }), 'api listening');
+  const api = await startNode(
+    t,
+    'dist/runtime/api-main.js',
+    productionEnvironment({ DATABASE_URL: url, PORT: '0' }),
+    'api listening',
+  );
   t.deepEqual(api.logs.find((log) => log.msg === 'schema up to date')?.applied, []);
   t.deepEqual(await migrationNames(knex), recorded);
 
@@ -206,7 +244,12 @@ test('the compiled worker bundles the compiled workflows and runs one against it
   t.timeout(processTestTimeoutMs);
   const { url, knex } = await createTestDatabase(t);
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const worker = await startNode(t, 'dist/runtime/worker-main.js', productionEnvironment({ DATABASE_URL: url, TEMPORAL_TASK_QUEUE: taskQueue }), 'worker polling');
+  const worker = await startNode(
+    t,
+    'dist/runtime/worker-main.js',
+    productionEnvironment({ DATABASE_URL: url, TEMPORAL_TASK_QUEUE: taskQueue }),
+    'worker polling',
+  );
 
   const connection = await Connection.connect({ address: testEnvironment().temporalAddress });
   t.teardown(() => connection.close());

@@ -103,21 +103,49 @@ test('worker metrics are off unless an ip:port is given; the commit is a hash', 
 
 test('a prebuilt workflow bundle is optional, its path taken from the working directory', (t) => {
   t.is(loadConfig({}, cwd).workflowBundlePath, undefined);
-  t.is(loadConfig({ WORKFLOW_BUNDLE_PATH: 'build/workflows.js' }, cwd).workflowBundlePath, '/srv/coopbank/build/workflows.js');
+  t.is(
+    loadConfig({ WORKFLOW_BUNDLE_PATH: 'build/workflows.js' }, cwd).workflowBundlePath,
+    '/srv/coopbank/build/workflows.js',
+  );
 });
 
 test('a shortened workflow day is for tests and demos: production refuses it, development takes it', (t) => {
-  const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db:5432/coopbank', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'y'.repeat(32) };
+  const production = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://app:secret@db:5432/coopbank',
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    JWT_SECRET: 'y'.repeat(32),
+  };
   t.is(loadConfig(production, cwd).workflowDayMs, 86_400_000);
-  t.is(t.throws(() => loadConfig({ ...production, WORKFLOW_DAY_MS: '1000' }, cwd), { instanceOf: ConfigError })?.variable, 'WORKFLOW_DAY_MS');
+  t.is(
+    t.throws(() => loadConfig({ ...production, WORKFLOW_DAY_MS: '1000' }, cwd), { instanceOf: ConfigError })?.variable,
+    'WORKFLOW_DAY_MS',
+  );
   t.is(loadConfig({ WORKFLOW_DAY_MS: '1000' }, cwd).workflowDayMs, 1000);
 });
 
 test('a moved clock is for tests only: CLOCK_START is read under NODE_ENV=test and refused elsewhere', (t) => {
   t.is(loadConfig({}, cwd).clockStart, undefined);
-  t.deepEqual(loadConfig({ NODE_ENV: 'test', CLOCK_START: '2026-11-26T10:00:00Z' }, cwd).clockStart, new Date('2026-11-26T10:00:00Z'));
-  const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db:5432/coopbank', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'y'.repeat(32) };
-  for (const env of [{ ...production, CLOCK_START: '2026-11-26T10:00:00Z' }, { CLOCK_START: '2026-11-26T10:00:00Z' }, { NODE_ENV: 'test', CLOCK_START: '2026-11-26' }, { NODE_ENV: 'test', CLOCK_START: '2026-02-30T10:00:00Z' }]) {
-    t.is(t.throws(() => loadConfig(env, cwd), { instanceOf: ConfigError })?.variable, 'CLOCK_START', JSON.stringify(env));
+  t.deepEqual(
+    loadConfig({ NODE_ENV: 'test', CLOCK_START: '2026-11-26T10:00:00Z' }, cwd).clockStart,
+    new Date('2026-11-26T10:00:00Z'),
+  );
+  const production = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://app:secret@db:5432/coopbank',
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    JWT_SECRET: 'y'.repeat(32),
+  };
+  for (const env of [
+    { ...production, CLOCK_START: '2026-11-26T10:00:00Z' },
+    { CLOCK_START: '2026-11-26T10:00:00Z' },
+    { NODE_ENV: 'test', CLOCK_START: '2026-11-26' },
+    { NODE_ENV: 'test', CLOCK_START: '2026-02-30T10:00:00Z' },
+  ]) {
+    t.is(
+      t.throws(() => loadConfig(env, cwd), { instanceOf: ConfigError })?.variable,
+      'CLOCK_START',
+      JSON.stringify(env),
+    );
   }
 });

@@ -30,11 +30,19 @@ test('data survives a restart; a second server on the same data or port is refus
   const password = randomBytes(8).toString('hex');
   const first = await startEmbeddedPostgres({ dataDir, port: await freePort(), password });
   try {
-    await query(first.url, 'CREATE TABLE kept (value text); INSERT INTO kept VALUES (\'still here\')');
+    await query(first.url, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')");
     const sameData = await t.throwsAsync(startEmbeddedPostgres({ dataDir, port: await freePort(), password }));
-    t.regex(sameData?.message ?? '', /A PostgreSQL server \(pid \d+\) is already running on .*: is another 'npm start' running\?/);
-    const samePort = await t.throwsAsync(startEmbeddedPostgres({ dataDir: freshDataDir(t), port: Number(new URL(first.url).port), password }));
-    t.regex(samePort?.message ?? '', /PostgreSQL exited \(code \d+\) before it was ready:[\s\S]*Address already in use/);
+    t.regex(
+      sameData?.message ?? '',
+      /A PostgreSQL server \(pid \d+\) is already running on .*: is another 'npm start' running\?/,
+    );
+    const samePort = await t.throwsAsync(
+      startEmbeddedPostgres({ dataDir: freshDataDir(t), port: Number(new URL(first.url).port), password }),
+    );
+    t.regex(
+      samePort?.message ?? '',
+      /PostgreSQL exited \(code \d+\) before it was ready:[\s\S]*Address already in use/,
+    );
   } finally {
     await first.stop();
   }

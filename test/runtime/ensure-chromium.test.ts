@@ -8,7 +8,9 @@ const script = path.join(__dirname, '..', '..', 'scripts', 'ensure-chromium');
 
 function run(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('/bin/bash', [script], { env }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile('/bin/bash', [script], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -17,12 +19,13 @@ function binFolder(t: import('ava').ExecutionContext, commands: Record<string, s
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'no-chromium-'));
   t.teardown(() => fs.rmSync(bin, { recursive: true }));
   fs.symlinkSync('/bin/bash', path.join(bin, 'bash'));
-  for (const [name, body] of Object.entries(commands)) fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+  for (const [name, body] of Object.entries(commands))
+    fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
   return bin;
 }
 
 test('without Chromium and without the right to install it, it stops at once with the one command to run', async (t) => {
-  const bin = binFolder(t, { 'id': 'echo 1000', 'apt-get': 'echo "apt-get must not run" >&2; exit 3' });
+  const bin = binFolder(t, { id: 'echo 1000', 'apt-get': 'echo "apt-get must not run" >&2; exit 3' });
   const outcome = await run({ PATH: bin });
   t.is(outcome.code, 1);
   t.is(outcome.stdout, '');
@@ -34,11 +37,18 @@ test('as root with apt-get, it installs Chromium (update, then install -y chromi
   // A stand-in apt-get that records its calls and "installs" a chromium into the PATH.
   const bin = binFolder(t, { id: 'echo 0' });
   fs.symlinkSync('/bin/chmod', path.join(bin, 'chmod'));
-  fs.writeFileSync(path.join(bin, 'apt-get'), `#!/bin/bash\necho "$*" >> ${bin}/calls\nif [ "$1" = install ]; then printf '#!/bin/bash\\n' > ${bin}/chromium; chmod +x ${bin}/chromium; fi\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'apt-get'),
+    `#!/bin/bash\necho "$*" >> ${bin}/calls\nif [ "$1" = install ]; then printf '#!/bin/bash\\n' > ${bin}/chromium; chmod +x ${bin}/chromium; fi\n`,
+    { mode: 0o755 },
+  );
   const outcome = await run({ PATH: bin });
   t.is(outcome.code, 0, outcome.stderr);
   t.is(outcome.stdout.trim(), path.join(bin, 'chromium'));
-  t.deepEqual(fs.readFileSync(path.join(bin, 'calls'), 'utf8').trim().split('\n'), ['update -qq', 'install -y -qq chromium']);
+  t.deepEqual(fs.readFileSync(path.join(bin, 'calls'), 'utf8').trim().split('\n'), [
+    'update -qq',
+    'install -y -qq chromium',
+  ]);
 });
 
 test('a CHROMIUM_PATH that is not an executable is refused', async (t) => {

@@ -21,9 +21,14 @@ test('the start does not wait on Temporal for the Schedules: they are retried in
   const taskQueue = newTaskQueue();
 
   // Temporal out of reach: every attempt fails, the reconciliation keeps trying and ends when stopped.
-  const unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 200 }) });
+  const unreachable = new Client({
+    connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 200 }),
+  });
   const blocked = reconcileEnterpriseSchedules(unreachable, knex, taskQueue, silent, { firstMs: 20, maxMs: 50 });
-  const outcome = await Promise.race([blocked.done.then(() => 'done'), new Promise((resolve) => setTimeout(() => resolve('still trying'), 1500))]);
+  const outcome = await Promise.race([
+    blocked.done.then(() => 'done'),
+    new Promise((resolve) => setTimeout(() => resolve('still trying'), 1500)),
+  ]);
   t.is(outcome, 'still trying');
   await blocked.stop();
 

@@ -122,23 +122,36 @@ async function startNpm(t: ExecutionContext): Promise<Started> {
     async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
     startTimeoutMs,
   );
-  const started = { npm: pid, dataDir: path.join(dataDir, 'data'), ports: [port, pgPort, temporalPort, uiPort], tree: descendantsOf(pid) };
+  const started = {
+    npm: pid,
+    dataDir: path.join(dataDir, 'data'),
+    ports: [port, pgPort, temporalPort, uiPort],
+    tree: descendantsOf(pid),
+  };
   // The check that ends each test must see a holder of ours: the API, PostgreSQL and Temporal all hold theirs now.
-  for (const held of started.ports.slice(0, 3)) t.true(oursListeningOn(started, held).length > 0, `nothing of ours listens on ${held}`);
+  for (const held of started.ports.slice(0, 3))
+    t.true(oursListeningOn(started, held).length > 0, `nothing of ours listens on ${held}`);
   return started;
 }
 
 /** The pids of this `npm start` that hold a socket listening on `port`. */
 const oursListeningOn = (started: Started, port: number): number[] =>
-  listenersOf(port).filter(({ environment }) => environment.split('\0').includes(`DATA_DIR=${started.dataDir}`)).map(({ pid }) => pid);
+  listenersOf(port)
+    .filter(({ environment }) => environment.split('\0').includes(`DATA_DIR=${started.dataDir}`))
+    .map(({ pid }) => pid);
 
 async function assertAllGone(t: ExecutionContext, started: Started): Promise<void> {
   const everyone = [started.npm, ...started.tree];
-  await until('every process of npm start to end', async () => {
-    const alive = processTable();
-    return everyone.every((pid) => !alive.has(pid));
-  }, stopTimeoutMs);
-  for (const port of started.ports) t.deepEqual(oursListeningOn(started, port), [], `port ${port} still held by a process of this npm start`);
+  await until(
+    'every process of npm start to end',
+    async () => {
+      const alive = processTable();
+      return everyone.every((pid) => !alive.has(pid));
+    },
+    stopTimeoutMs,
+  );
+  for (const port of started.ports)
+    t.deepEqual(oursListeningOn(started, port), [], `port ${port} still held by a process of this npm start`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -24,7 +24,9 @@ const platformReads = new Set(['listUsers', 'getUser', 'listEventReplays', 'getE
 test.before(async () => {
   const { knex } = await createTestDatabase(file);
   app = await startTestApp(file, { knex });
-  await createUser(knex, 'auditor', [{ role: 'auditor', enterpriseId: await insertEnterprise(knex, 'AUDM'), branchId: null }]);
+  await createUser(knex, 'auditor', [
+    { role: 'auditor', enterpriseId: await insertEnterprise(knex, 'AUDM'), branchId: null },
+  ]);
   auditor = await bearer(app, 'auditor', '10.21.0.1');
 });
 
@@ -33,18 +35,27 @@ test('every write route refuses an auditor before looking at the request, and no
   t.true(writes.length > 60, `${writes.length} write routes`);
   for (const route of writes) {
     t.false((route.access as readonly string[]).includes('auditor'), `${label(route)} lists auditor`);
-    const response = await app.request(route.method.toUpperCase(), pathOf(route), { headers: auditor, json: route.body ? {} : undefined });
+    const response = await app.request(route.method.toUpperCase(), pathOf(route), {
+      headers: auditor,
+      json: route.body ? {} : undefined,
+    });
     t.is(response.status, 403, `${label(route)} answered ${response.status}`);
   }
   // The few writes open to any signed-in user act on the caller's own things (their password, their application),
   // compute only (a simulation), or decide a four-eyes request, whose workflow admits only the policy's roles
   // (test/api/approvals.test.ts refuses a wrong role).
-  const open = guarded.filter((route) => route.method !== 'get' && !Array.isArray(route.access)).map((route) => route.operationId).sort();
+  const open = guarded
+    .filter((route) => route.method !== 'get' && !Array.isArray(route.access))
+    .map((route) => route.operationId)
+    .sort();
   t.deepEqual(open, ['approveRequest', 'changePassword', 'rejectRequest', 'simulateLoan', 'withdrawLoanApplication']);
 });
 
-test('every read restricted to some roles admits the auditor, but the platform\'s own', (t) => {
-  const restricted = guarded.filter((route) => route.method === 'get' && Array.isArray(route.access) && !platformReads.has(route.operationId));
+test("every read restricted to some roles admits the auditor, but the platform's own", (t) => {
+  const restricted = guarded.filter(
+    (route) => route.method === 'get' && Array.isArray(route.access) && !platformReads.has(route.operationId),
+  );
   t.true(restricted.length >= 6, `${restricted.length} restricted reads`);
-  for (const route of restricted) t.true((route.access as readonly string[]).includes('auditor'), `${label(route)} does not let auditors read`);
+  for (const route of restricted)
+    t.true((route.access as readonly string[]).includes('auditor'), `${label(route)} does not let auditors read`);
 });

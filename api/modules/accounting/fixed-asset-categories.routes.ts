@@ -13,19 +13,25 @@ export const registerKeepers = ['accountant', 'direction', 'admin'] as const;
 
 const account = (description: string) => yup.string().required().meta({ description });
 
-const categorySchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  name: yup.string().required(),
-  depreciation_months: yup.number().integer().required().meta({ description: 'The period an asset of the category is depreciated over, by default.' }),
-  asset_account: account('Class 2: the asset at cost (225 matériel et mobilier d\'exploitation…).'),
-  depreciation_account: account('28: accumulated depreciation (2825…).'),
-  charge_account: account('68: the depreciation charge (6824…).'),
-  disposal_value_account: account('676: the net book value of an asset sold (6762).'),
-  disposal_proceeds_account: account('775: the price of an asset sold.'),
-  created_by: yup.string().uuid().required(),
-  created_at: timestampResponse(),
-}).meta({ component: 'FixedAssetCategory' });
+const categorySchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    name: yup.string().required(),
+    depreciation_months: yup
+      .number()
+      .integer()
+      .required()
+      .meta({ description: 'The period an asset of the category is depreciated over, by default.' }),
+    asset_account: account("Class 2: the asset at cost (225 matériel et mobilier d'exploitation…)."),
+    depreciation_account: account('28: accumulated depreciation (2825…).'),
+    charge_account: account('68: the depreciation charge (6824…).'),
+    disposal_value_account: account('676: the net book value of an asset sold (6762).'),
+    disposal_proceeds_account: account('775: the price of an asset sold.'),
+    created_by: yup.string().uuid().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'FixedAssetCategory' });
 
 const serializeCategory = (row: CategoryRow) => ({
   id: row.id,
@@ -55,7 +61,10 @@ export const fixedAssetCategoryRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(categoriesQuery(deps.knex), principal, { enterprise: 'c.enterprise_id' }).orderBy([{ column: 'c.name' }, { column: 'c.id' }]);
+      const rows = scopeToVisible(categoriesQuery(deps.knex), principal, { enterprise: 'c.enterprise_id' }).orderBy([
+        { column: 'c.name' },
+        { column: 'c.id' },
+      ]);
       whereFilters(rows, query, { enterprise: 'c.enterprise_id' });
       const page = await paginateRows<CategoryRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeCategory) };
@@ -80,10 +89,11 @@ export const fixedAssetCategoryRoutes = [
     module: 'accounting',
     operationId: 'createFixedAssetCategory',
     summary: 'Create a fixed-asset category (accountant, direction, administrators)',
-    description: 'Each account must be a postable account of the enterprise\'s chart, of its class: the asset class 2 (not 28 or 29), the accumulated '
-      + 'depreciation 28, the charge 68, the net book value of a disposal class 6 (676), its price class 7 (775). The PCEMF sets of docs/domain.md §12.4: '
-      + 'vehicles and equipment 225 / 2825 / 6824, buildings 2211 / 2821 / 6821, software 2024 / 28012 / 6802; each with 6762 and 775. '
-      + 'A category\'s accounts do not change once created: its assets\' books are on them.',
+    description:
+      "Each account must be a postable account of the enterprise's chart, of its class: the asset class 2 (not 28 or 29), the accumulated " +
+      'depreciation 28, the charge 68, the net book value of a disposal class 6 (676), its price class 7 (775). The PCEMF sets of docs/domain.md §12.4: ' +
+      'vehicles and equipment 225 / 2825 / 6824, buildings 2211 / 2821 / 6821, software 2024 / 28012 / 6802; each with 6762 and 775. ' +
+      "A category's accounts do not change once created: its assets' books are on them.",
     access: registerKeepers,
     status: 201,
     location: '/api/v1/accounting/fixed-asset-categories/{id}/',

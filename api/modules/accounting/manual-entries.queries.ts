@@ -22,16 +22,18 @@ export type ManualEntryListRow = ManualEntryRow & {
 };
 
 /** The entries with who validated them (the decider of their approved request). */
-export const manualEntriesQuery = (knex: Knex) => knex('manual_entries as m')
-  .leftJoin('approval_requests as r', function approved() {
-    this.on('r.id', '=', 'm.approval_request_id').andOn('r.status', '=', knex.raw('?', ['approved']));
-  })
-  .select('m.*', 'r.decided_by as approved_by');
+export const manualEntriesQuery = (knex: Knex) =>
+  knex('manual_entries as m')
+    .leftJoin('approval_requests as r', function approved() {
+      this.on('r.id', '=', 'm.approval_request_id').andOn('r.status', '=', knex.raw('?', ['approved']));
+    })
+    .select('m.*', 'r.decided_by as approved_by');
 
 export const manualEntryLoaders = {
   entry: {
     name: 'The manual entry',
-    load: async ({ knex }, id) => manualEntriesQuery(knex).where('m.id', id).first() as Promise<ManualEntryListRow | undefined>,
+    load: async ({ knex }, id) =>
+      manualEntriesQuery(knex).where('m.id', id).first() as Promise<ManualEntryListRow | undefined>,
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<ManualEntryListRow>,
 };
@@ -51,50 +53,88 @@ const postedSchema = yup.object({
   entry_reference: yup.string().required().meta({ description: 'The journal entry as printed: OD-2026-000042.' }),
 });
 
-export const manualEntrySchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().defined().meta({ description: 'The one branch of all its lines; null when they span several.' }),
-  kind: yup.string().oneOf(['standard', 'opening']).required(),
-  journal: yup.string().oneOf(manualJournals).required(),
-  entry_date: dateResponse(),
-  reference: yup.string().required().meta({ description: 'The supporting document (pièce).' }),
-  label: yup.string().required(),
-  status: yup.string().oneOf(manualEntryStatuses).required(),
-  version: yup.number().integer().required(),
-  reverses: yup.string().uuid().nullable().defined(),
-  approval_request: yup.string().uuid().nullable().defined(),
-  rejection_reason: yup.string().nullable().defined(),
-  created_by: yup.string().uuid().nullable().defined().meta({ description: 'Who drafted it; null: proposed by the recurring entries\' Schedule (the system).' }),
-  approved_by: yup.string().uuid().nullable().defined(),
-  posted_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
-  total_debit: moneyResponse(),
-  total_credit: moneyResponse(),
-  lines: yup.array(lineSchema).required(),
-  journal_entries: yup.array(postedSchema).required().meta({ description: 'Once posted: one journal entry per branch of its lines.' }),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'ManualEntry' });
+export const manualEntrySchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: 'The one branch of all its lines; null when they span several.' }),
+    kind: yup.string().oneOf(['standard', 'opening']).required(),
+    journal: yup.string().oneOf(manualJournals).required(),
+    entry_date: dateResponse(),
+    reference: yup.string().required().meta({ description: 'The supporting document (pièce).' }),
+    label: yup.string().required(),
+    status: yup.string().oneOf(manualEntryStatuses).required(),
+    version: yup.number().integer().required(),
+    reverses: yup.string().uuid().nullable().defined(),
+    approval_request: yup.string().uuid().nullable().defined(),
+    rejection_reason: yup.string().nullable().defined(),
+    created_by: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "Who drafted it; null: proposed by the recurring entries' Schedule (the system)." }),
+    approved_by: yup.string().uuid().nullable().defined(),
+    posted_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
+    total_debit: moneyResponse(),
+    total_credit: moneyResponse(),
+    lines: yup.array(lineSchema).required(),
+    journal_entries: yup
+      .array(postedSchema)
+      .required()
+      .meta({ description: 'Once posted: one journal entry per branch of its lines.' }),
+    created_at: timestampResponse(),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'ManualEntry' });
 
-interface PostedRow { manual_entry_id: string; id: string; branch_id: string; number: number; entry_reference: string }
-interface LineRow { manual_entry_id: string; account_code: string; branch_id: string; debit: string; credit: string; label: string | null }
+interface PostedRow {
+  manual_entry_id: string;
+  id: string;
+  branch_id: string;
+  number: number;
+  entry_reference: string;
+}
+interface LineRow {
+  manual_entry_id: string;
+  account_code: string;
+  branch_id: string;
+  debit: string;
+  credit: string;
+  label: string | null;
+}
 
 /** The lines and journal entries of some entries, two statements whatever their number. */
 async function detailsOf(knex: Knex, ids: readonly string[]) {
-  const lines = (await knex('manual_entry_lines').whereIn('manual_entry_id', ids).orderBy(['manual_entry_id', 'position'])
+  const lines = (await knex('manual_entry_lines')
+    .whereIn('manual_entry_id', ids)
+    .orderBy(['manual_entry_id', 'position'])
     .select('manual_entry_id', 'account_code', 'branch_id', 'debit', 'credit', 'label')) as LineRow[];
   const posted = (await knex('manual_entry_lines as l')
     .join('journal_entries as e', 'e.id', 'l.journal_entry_id')
     .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
     .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
     .whereIn('l.manual_entry_id', ids)
-    .distinct('l.manual_entry_id', 'e.id', 'e.branch_id', 'n.number', knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0') AS entry_reference`))
+    .distinct(
+      'l.manual_entry_id',
+      'e.id',
+      'e.branch_id',
+      'n.number',
+      knex.raw(`e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0') AS entry_reference`),
+    )
     .orderBy('n.number')) as PostedRow[];
-  const of = <T extends { manual_entry_id: string }>(rows: T[], id: string) => rows.filter((row) => row.manual_entry_id === id);
+  const of = <T extends { manual_entry_id: string }>(rows: T[], id: string) =>
+    rows.filter((row) => row.manual_entry_id === id);
   return (id: string) => ({ lines: of(lines, id), posted: of(posted, id) });
 }
 
-const totalOf = (lines: readonly LineRow[], side: 'debit' | 'credit') => formatAmount(lines.reduce((sum, line) => sum.plus(line[side]), new Money(0)));
+const totalOf = (lines: readonly LineRow[], side: 'debit' | 'credit') =>
+  formatAmount(lines.reduce((sum, line) => sum.plus(line[side]), new Money(0)));
 
 function serializeWith(row: ManualEntryListRow, details: { lines: LineRow[]; posted: PostedRow[] }) {
   return {
@@ -117,9 +157,18 @@ function serializeWith(row: ManualEntryListRow, details: { lines: LineRow[]; pos
     total_debit: totalOf(details.lines, 'debit'),
     total_credit: totalOf(details.lines, 'credit'),
     lines: details.lines.map((line) => ({
-      account: line.account_code, branch: line.branch_id, debit: formatAmount(new Money(line.debit)), credit: formatAmount(new Money(line.credit)), label: line.label,
+      account: line.account_code,
+      branch: line.branch_id,
+      debit: formatAmount(new Money(line.debit)),
+      credit: formatAmount(new Money(line.credit)),
+      label: line.label,
     })),
-    journal_entries: details.posted.map((entry) => ({ id: entry.id, branch: entry.branch_id, number: entry.number, entry_reference: entry.entry_reference })),
+    journal_entries: details.posted.map((entry) => ({
+      id: entry.id,
+      branch: entry.branch_id,
+      number: entry.number,
+      entry_reference: entry.entry_reference,
+    })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -127,8 +176,12 @@ function serializeWith(row: ManualEntryListRow, details: { lines: LineRow[]; pos
 
 /** Entries as answered, their lines and journal entries read with them. */
 export async function serializeManualEntries(knex: Knex, rows: readonly ManualEntryListRow[]) {
-  const details = await detailsOf(knex, rows.map((row) => row.id));
+  const details = await detailsOf(
+    knex,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => serializeWith(row, details(row.id)));
 }
 
-export const serializeManualEntry = async (knex: Knex, row: ManualEntryListRow) => (await serializeManualEntries(knex, [row]))[0]!;
+export const serializeManualEntry = async (knex: Knex, row: ManualEntryListRow) =>
+  (await serializeManualEntries(knex, [row]))[0]!;

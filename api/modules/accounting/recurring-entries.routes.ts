@@ -1,6 +1,10 @@
 import * as yup from 'yup';
 import {
-  createRecurringEntry, deactivateRecurringEntry, proposeRecurringEntry, updateRecurringEntry, type RecurringEntryFields,
+  createRecurringEntry,
+  deactivateRecurringEntry,
+  proposeRecurringEntry,
+  updateRecurringEntry,
+  type RecurringEntryFields,
 } from '../../../activities/accounting/recurring-entries.activity';
 import { manualJournals } from '../../../domain/accounting/manual-entries';
 import { recurringFrequencies } from '../../../domain/accounting/recurring-entries';
@@ -8,9 +12,27 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, periodSchema } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { draftLines, draftRefusals, labelSchema, linesSchema, readers, scopeOfLines, writers } from './manual-entries.routes';
-import { manualEntriesQuery, manualEntrySchema, serializeManualEntry, type ManualEntryListRow } from './manual-entries.queries';
-import { recurringEntryLoaders, recurringEntrySchema, serializeRecurringEntries, type RecurringEntryListRow } from './recurring-entries.queries';
+import {
+  draftLines,
+  draftRefusals,
+  labelSchema,
+  linesSchema,
+  readers,
+  scopeOfLines,
+  writers,
+} from './manual-entries.routes';
+import {
+  manualEntriesQuery,
+  manualEntrySchema,
+  serializeManualEntry,
+  type ManualEntryListRow,
+} from './manual-entries.queries';
+import {
+  recurringEntryLoaders,
+  recurringEntrySchema,
+  serializeRecurringEntries,
+  type RecurringEntryListRow,
+} from './recurring-entries.queries';
 
 /**
  * Recurring manual entries (docs/domain.md §12.7): models an accountant defines once, from which a draft manual
@@ -20,12 +42,34 @@ import { recurringEntryLoaders, recurringEntrySchema, serializeRecurringEntries,
 const modelPath = '/api/v1/accounting/recurring-entries/{id}/';
 const onModel = { module: 'accounting', load: recurringEntryLoaders.model, params: idParams } as const;
 
-const patternSchema = () => yup.string().trim().min(1).max(60).meta({ description: 'The drafts\' reference; each `{period}` becomes the period (`LOYER-{period}`).' });
-const daySchema = () => yup.number().integer().min(1).max(31).meta({ description: 'The day of the period\'s month the draft is dated (the month\'s last day when shorter).' });
-const modelRefusals = [...draftRefusals.filter((code) => !['exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date', 'day_closed'].includes(code)), 'manual_entry_unbalanced', 'recurring_entry_periods'] as const;
+const patternSchema = () =>
+  yup
+    .string()
+    .trim()
+    .min(1)
+    .max(60)
+    .meta({ description: "The drafts' reference; each `{period}` becomes the period (`LOYER-{period}`)." });
+const daySchema = () =>
+  yup
+    .number()
+    .integer()
+    .min(1)
+    .max(31)
+    .meta({ description: "The day of the period's month the draft is dated (the month's last day when shorter)." });
+const modelRefusals = [
+  ...draftRefusals.filter(
+    (code) => !['exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date', 'day_closed'].includes(code),
+  ),
+  'manual_entry_unbalanced',
+  'recurring_entry_periods',
+] as const;
 
 const answer = async (knex: Parameters<typeof serializeRecurringEntries>[0], id: string) =>
-  (await serializeRecurringEntries(knex, [(await knex('recurring_entries').where({ id }).first()) as RecurringEntryListRow]))[0]!;
+  (
+    await serializeRecurringEntries(knex, [
+      (await knex('recurring_entries').where({ id }).first()) as RecurringEntryListRow,
+    ])
+  )[0]!;
 
 const listRoute = defineRoute({
   method: 'get',
@@ -39,9 +83,16 @@ const listRoute = defineRoute({
   errorStatuses: [401, 403],
   refusals: ['page_not_found'],
   handler: async ({ query, principal, deps, ctx }) => {
-    const visible = scopeToVisible(deps.knex('recurring_entries as r').select('r.*'), principal, { enterprise: 'r.enterprise_id', branch: 'r.branch_id' });
+    const visible = scopeToVisible(deps.knex('recurring_entries as r').select('r.*'), principal, {
+      enterprise: 'r.enterprise_id',
+      branch: 'r.branch_id',
+    });
     const builder = whereFilters(visible, query, { enterprise: 'r.enterprise_id', active: 'r.active' });
-    const page = await paginateRows<RecurringEntryListRow>(builder.orderBy([{ column: 'r.created_at', order: 'desc' }, 'r.id']), query, new URL(ctx.href));
+    const page = await paginateRows<RecurringEntryListRow>(
+      builder.orderBy([{ column: 'r.created_at', order: 'desc' }, 'r.id']),
+      query,
+      new URL(ctx.href),
+    );
     return { ...page, results: await serializeRecurringEntries(deps.knex, page.results) };
   },
 });
@@ -51,7 +102,8 @@ const createRoute = defineRoute({
   path: '/api/v1/accounting/recurring-entries/',
   module: 'accounting',
   operationId: 'createRecurringEntry',
-  summary: 'Define a recurring entry model (the monthly rent): its lines are checked as a manual entry\'s, and must balance',
+  summary:
+    "Define a recurring entry model (the monthly rent): its lines are checked as a manual entry's, and must balance",
   access: writers,
   status: 201,
   location: modelPath,
@@ -73,8 +125,15 @@ const createRoute = defineRoute({
     const lines = draftLines(body.lines);
     authorize(scopeOfLines(body.enterprise, lines), 'The enterprise');
     const id = await createRecurringEntry(deps.activities, principal, {
-      enterpriseId: body.enterprise, journal: body.journal, label: body.label, referencePattern: body.reference_pattern, frequency: body.frequency,
-      dayOfPeriod: body.day_of_period, firstPeriod: body.first_period, lastPeriod: body.last_period ?? null, lines,
+      enterpriseId: body.enterprise,
+      journal: body.journal,
+      label: body.label,
+      referencePattern: body.reference_pattern,
+      frequency: body.frequency,
+      dayOfPeriod: body.day_of_period,
+      firstPeriod: body.first_period,
+      lastPeriod: body.last_period ?? null,
+      lines,
     });
     return answer(deps.knex, id);
   },
@@ -116,10 +175,21 @@ const updateRoute = defineRoute({
     const lines = body.lines === undefined ? undefined : draftLines(body.lines);
     if (lines !== undefined) authorize(scopeOfLines(resource.enterprise_id, lines), 'The enterprise');
     const changes: Partial<RecurringEntryFields> = {
-      journal: body.journal, label: body.label, referencePattern: body.reference_pattern, frequency: body.frequency, dayOfPeriod: body.day_of_period,
-      firstPeriod: body.first_period, lastPeriod: body.last_period, lines,
+      journal: body.journal,
+      label: body.label,
+      referencePattern: body.reference_pattern,
+      frequency: body.frequency,
+      dayOfPeriod: body.day_of_period,
+      firstPeriod: body.first_period,
+      lastPeriod: body.last_period,
+      lines,
     };
-    await updateRecurringEntry(deps.activities, principal, resource.id, Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)));
+    await updateRecurringEntry(
+      deps.activities,
+      principal,
+      resource.id,
+      Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    );
     return answer(deps.knex, resource.id);
   },
 });
@@ -144,8 +214,10 @@ const proposalRoute = defineRoute({
   path: '/api/v1/accounting/recurring-entries/{id}/proposals/',
   ...onModel,
   operationId: 'proposeRecurringEntry',
-  summary: 'Propose now the model\'s draft manual entry of a period (once: the draft already proposed is answered again)',
-  description: 'The draft is dated the model\'s day in the period, never after the business date. It is then submitted and validated as any manual entry.',
+  summary:
+    "Propose now the model's draft manual entry of a period (once: the draft already proposed is answered again)",
+  description:
+    "The draft is dated the model's day in the period, never after the business date. It is then submitted and validated as any manual entry.",
   access: writers,
   status: 201,
   location: '/api/v1/accounting/manual-entries/{id}/',
@@ -154,8 +226,14 @@ const proposalRoute = defineRoute({
   errorStatuses: [401, 403, 404, 409, 422],
   refusals: [...draftRefusals, 'recurring_entry_inactive', 'recurring_entry_not_due'],
   handler: async ({ resource, body, principal, deps }) => {
-    const { manualEntryId } = await proposeRecurringEntry(deps.activities, principal, { id: resource.id, period: body.period });
-    return serializeManualEntry(deps.knex, (await manualEntriesQuery(deps.knex).where('m.id', manualEntryId).first()) as ManualEntryListRow);
+    const { manualEntryId } = await proposeRecurringEntry(deps.activities, principal, {
+      id: resource.id,
+      period: body.period,
+    });
+    return serializeManualEntry(
+      deps.knex,
+      (await manualEntriesQuery(deps.knex).where('m.id', manualEntryId).first()) as ManualEntryListRow,
+    );
   },
 });
 

@@ -22,7 +22,10 @@ export function recurringEntriesScheduleParts(
       args: [input],
       taskQueue,
       workflowId: recurringEntriesScheduleId(settings.enterpriseId),
-      typedSearchAttributes: startTags({ enterpriseId: settings.enterpriseId, enterpriseCode: settings.enterpriseCode }),
+      typedSearchAttributes: startTags({
+        enterpriseId: settings.enterpriseId,
+        enterpriseCode: settings.enterpriseCode,
+      }),
     },
   };
 }

@@ -1,6 +1,10 @@
 import * as yup from 'yup';
 import type { Knex } from 'knex';
-import { recordSupplierPayment, reverseSupplierPayment, type SupplierPaymentInput } from '../../../activities/accounting/supplier-payments.activity';
+import {
+  recordSupplierPayment,
+  reverseSupplierPayment,
+  type SupplierPaymentInput,
+} from '../../../activities/accounting/supplier-payments.activity';
 import { paymentsQuery, type PaymentRow } from '../../../activities/accounting/suppliers.queries';
 import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
@@ -12,31 +16,70 @@ import { scopeToVisible } from '../enterprise-scope';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import {
-  accountingLoaders, bookFilters, bookkeepers, bookReaders, postingSupplier, reversalBody, reversalRefusals, serializePayments, supplierPaymentSchema,
+  accountingLoaders,
+  bookFilters,
+  bookkeepers,
+  bookReaders,
+  postingSupplier,
+  reversalBody,
+  reversalRefusals,
+  serializePayments,
+  supplierPaymentSchema,
 } from './accounting.queries';
 
 const paymentBody = yup.object({
   supplier: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().meta({ description: 'Required for a supplier of the whole enterprise; otherwise its branch (default). The invoices settled are of this branch.' }),
-  payment_date: isoDate().required().meta({ description: 'The entry\'s date: in an open accounting year, not after the business date.' }),
+  branch: yup.string().uuid().nullable().meta({
+    description:
+      'Required for a supplier of the whole enterprise; otherwise its branch (default). The invoices settled are of this branch.',
+  }),
+  payment_date: isoDate()
+    .required()
+    .meta({ description: "The entry's date: in an open accounting year, not after the business date." }),
   amount: amount().required().meta({ description: 'What is paid: the sum of the allocations.' }),
-  paying_account: accountCodeSchema().required().meta({ description: 'A treasury account (class 5): 5710 the till (journal CAI), a bank correspondent\'s 56x (journal BQ).', example: '5710' }),
+  paying_account: accountCodeSchema().required().meta({
+    description: "A treasury account (class 5): 5710 the till (journal CAI), a bank correspondent's 56x (journal BQ).",
+    example: '5710',
+  }),
   reference: yup.string().trim().max(100).optional().meta({ description: 'Cheque or transfer number.' }),
-  allocations: yup.array(yup.object({
-    invoice: yup.string().uuid().required(),
-    amount: amount().required().meta({ description: 'What the payment settles of the invoice: at most what remains (partial payments allowed).' }),
-  })).min(1).max(100).required(),
+  allocations: yup
+    .array(
+      yup.object({
+        invoice: yup.string().uuid().required(),
+        amount: amount().required().meta({
+          description: 'What the payment settles of the invoice: at most what remains (partial payments allowed).',
+        }),
+      }),
+    )
+    .min(1)
+    .max(100)
+    .required(),
 });
 
 /**
  * The payment the maker already made with this Idempotency-Key (a retry after the approval), if any: another payment
  * under the same key is refused. While the request waits, `runOrRequest` answers the request again.
  */
-async function paymentOfKey(knex: Knex, makerId: string, payload: SupplierPaymentInput): Promise<PaymentRow | undefined> {
+async function paymentOfKey(
+  knex: Knex,
+  makerId: string,
+  payload: SupplierPaymentInput,
+): Promise<PaymentRow | undefined> {
   if (payload.idempotencyKey === null || payload.idempotencyKey === undefined) return undefined;
-  const made: PaymentRow | undefined = await paymentsQuery(knex).where({ 'p.recorded_by': makerId, 'p.idempotency_key': payload.idempotencyKey }).first();
-  if (made !== undefined && (made.supplier_id !== payload.supplierId || made.amount !== payload.amount || made.paying_account_code !== payload.payingAccount)) {
-    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+  const made: PaymentRow | undefined = await paymentsQuery(knex)
+    .where({ 'p.recorded_by': makerId, 'p.idempotency_key': payload.idempotencyKey })
+    .first();
+  if (
+    made !== undefined &&
+    (made.supplier_id !== payload.supplierId ||
+      made.amount !== payload.amount ||
+      made.paying_account_code !== payload.payingAccount)
+  ) {
+    throw new AppError(
+      'conflict',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request.',
+    );
   }
   return made;
 }
@@ -55,9 +98,26 @@ export const supplierPaymentRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
-      whereFilters(rows, query, { enterprise: 'p.enterprise_id', supplier: 'p.supplier_id', branch: 'p.branch_id', date_from: ['p.payment_date', '>='], date_to: ['p.payment_date', '<='] });
-      const page = await paginateRows<PaymentRow>(rows.orderBy([{ column: 'p.payment_date', order: 'desc' }, { column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, {
+        enterprise: 'p.enterprise_id',
+        branch: 'p.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'p.enterprise_id',
+        supplier: 'p.supplier_id',
+        branch: 'p.branch_id',
+        date_from: ['p.payment_date', '>='],
+        date_to: ['p.payment_date', '<='],
+      });
+      const page = await paginateRows<PaymentRow>(
+        rows.orderBy([
+          { column: 'p.payment_date', order: 'desc' },
+          { column: 'p.created_at', order: 'desc' },
+          { column: 'p.id' },
+        ]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: await serializePayments(deps.knex, page.results) };
     },
   }),
@@ -66,10 +126,12 @@ export const supplierPaymentRoutes = [
     path: '/api/v1/accounting/supplier-payments/',
     module: 'accounting',
     operationId: 'recordSupplierPayment',
-    summary: 'Pay a supplier from the till or a bank, settling its invoices (partial payments allowed), under four eyes',
-    description: 'Operation `supplier_payment` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). '
-      + 'The supplier\'s account is debited and the paying account credited. An allocation above what remains on its invoice is 409 '
-      + '`supplier_payment_exceeds_due` naming it; a paying account not of class 5 is 422 `supplier_paying_account_refused`.',
+    summary:
+      'Pay a supplier from the till or a bank, settling its invoices (partial payments allowed), under four eyes',
+    description:
+      'Operation `supplier_payment` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
+      "The supplier's account is debited and the paying account credited. An allocation above what remains on its invoice is 409 " +
+      '`supplier_payment_exceeds_due` naming it; a paying account not of class 5 is 422 `supplier_paying_account_refused`.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/supplier-payments/{id}/',
@@ -78,12 +140,28 @@ export const supplierPaymentRoutes = [
     response: supplierPaymentSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['supplier_payment_exceeds_due', 'supplier_paying_account_refused', 'as_of_after_business_date', 'day_closed', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
+    refusals: [
+      'supplier_payment_exceeds_due',
+      'supplier_paying_account_refused',
+      'as_of_after_business_date',
+      'day_closed',
+      'idempotency_key_reused',
+      ...postingRefusals,
+      ...fourEyesRefusals,
+    ],
     handler: async ({ body, principal, deps, ctx, authorize, idempotencyKey }) => {
       const { supplier, scope } = await postingSupplier(deps.knex, authorize, body);
       const payload = {
-        supplierId: supplier.id, branchId: body.branch ?? null, paymentDate: body.payment_date, amount: formatAmount(body.amount), payingAccount: body.paying_account,
-        reference: body.reference ?? '', allocations: body.allocations.map((allocation) => ({ invoice: allocation.invoice, amount: formatAmount(allocation.amount) })),
+        supplierId: supplier.id,
+        branchId: body.branch ?? null,
+        paymentDate: body.payment_date,
+        amount: formatAmount(body.amount),
+        payingAccount: body.paying_account,
+        reference: body.reference ?? '',
+        allocations: body.allocations.map((allocation) => ({
+          invoice: allocation.invoice,
+          amount: formatAmount(allocation.amount),
+        })),
         idempotencyKey,
       };
       const made = await paymentOfKey(deps.knex, principal.userId, payload);
@@ -91,13 +169,25 @@ export const supplierPaymentRoutes = [
         ctx.set('Idempotent-Replayed', 'true');
         return (await serializePayments(deps.knex, [made]))[0];
       }
-      return runOrRequest({ deps, principal, ctx }, {
-        operation: 'supplier_payment', payload, scope, amount: body.amount, idempotencyKey,
-        summary: `Payment of ${payload.amount} XAF to ${supplier.name} from ${body.paying_account}`,
-      }, async () => {
-        const { id } = await recordSupplierPayment(deps.activities, principal, payload);
-        return (await serializePayments(deps.knex, [(await paymentsQuery(deps.knex).where('p.id', id).first()) as PaymentRow]))[0];
-      });
+      return runOrRequest(
+        { deps, principal, ctx },
+        {
+          operation: 'supplier_payment',
+          payload,
+          scope,
+          amount: body.amount,
+          idempotencyKey,
+          summary: `Payment of ${payload.amount} XAF to ${supplier.name} from ${body.paying_account}`,
+        },
+        async () => {
+          const { id } = await recordSupplierPayment(deps.activities, principal, payload);
+          return (
+            await serializePayments(deps.knex, [
+              (await paymentsQuery(deps.knex).where('p.id', id).first()) as PaymentRow,
+            ])
+          )[0];
+        },
+      );
     },
   }),
   defineRoute({
@@ -118,9 +208,11 @@ export const supplierPaymentRoutes = [
     path: '/api/v1/accounting/supplier-payments/{id}/reversal/',
     module: 'accounting',
     operationId: 'reverseSupplierPayment',
-    summary: 'Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes',
-    description: 'Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). '
-      + 'From the reversal\'s date on, what the payment settled is owed again and its invoices are open items.',
+    summary:
+      'Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes',
+    description:
+      'Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
+      "From the reversal's date on, what the payment settled is owed again and its invoices are open items.",
     access: bookkeepers,
     status: 200,
     load: accountingLoaders.payment,
@@ -132,13 +224,23 @@ export const supplierPaymentRoutes = [
     refusals: [...reversalRefusals, ...postingRefusals, ...fourEyesRefusals],
     handler: async ({ params, body, principal, deps, ctx, resource }) => {
       const payload = { id: params.id, date: body.date, reason: body.reason };
-      return runOrRequest({ deps, principal, ctx }, {
-        operation: 'supplier_payment.reverse', payload, scope: accountingLoaders.payment.scope(resource),
-        summary: `Reversal of the payment of ${resource.amount} XAF to ${resource.supplier_name} on ${body.date}`,
-      }, async () => {
-        await reverseSupplierPayment(deps.activities, principal, payload);
-        return (await serializePayments(deps.knex, [(await paymentsQuery(deps.knex).where('p.id', params.id).first()) as PaymentRow]))[0];
-      });
+      return runOrRequest(
+        { deps, principal, ctx },
+        {
+          operation: 'supplier_payment.reverse',
+          payload,
+          scope: accountingLoaders.payment.scope(resource),
+          summary: `Reversal of the payment of ${resource.amount} XAF to ${resource.supplier_name} on ${body.date}`,
+        },
+        async () => {
+          await reverseSupplierPayment(deps.activities, principal, payload);
+          return (
+            await serializePayments(deps.knex, [
+              (await paymentsQuery(deps.knex).where('p.id', params.id).first()) as PaymentRow,
+            ])
+          )[0];
+        },
+      );
     },
   }),
 ];

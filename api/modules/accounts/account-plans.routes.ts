@@ -6,7 +6,18 @@ import { AccountRecord } from '../../../db/models/account-record.model';
 import { CompanyChart } from '../../../db/models/company-chart.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
-import { accountFilters, chartSchema, filterAccounts, nestRecords, planSchema, recordSchema, serializeChart, serializePlan, serializeRecord, treeNodeSchema } from './account-plans.schemas';
+import {
+  accountFilters,
+  chartSchema,
+  filterAccounts,
+  nestRecords,
+  planSchema,
+  recordSchema,
+  serializeChart,
+  serializePlan,
+  serializeRecord,
+  treeNodeSchema,
+} from './account-plans.schemas';
 import { chartEntryRoutes } from './chart-entries.routes';
 import { codeSchema, enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -57,8 +68,8 @@ const planRoutes = [
     operationId: 'createAccountPlan',
     summary: 'Register a standard plan, empty (platform administrators)',
     description:
-      'Creates the plan only. Loading the accounts of a custom plan is out of scope for now: the PCEMF 2010 is '
-      + 'installed with its accounts, and the enterprises\' charts are copied from it.',
+      'Creates the plan only. Loading the accounts of a custom plan is out of scope for now: the PCEMF 2010 is ' +
+      "installed with its accounts, and the enterprises' charts are copied from it.",
     access: ['admin'],
     status: 201,
     location: '/api/v1/accounts/plans/{id}/',
@@ -70,7 +81,8 @@ const planRoutes = [
     response: planSchema,
     errorStatuses: [401, 403, 409],
     refusals: ['plan_code_taken'],
-    handler: async ({ body, principal, deps }) => serializePlan(await createAccountPlan(deps.activities, principal, body)),
+    handler: async ({ body, principal, deps }) =>
+      serializePlan(await createAccountPlan(deps.activities, principal, body)),
   }),
 ];
 
@@ -82,14 +94,22 @@ const recordRoutes = [
     operationId: 'listAccountRecords',
     summary: 'List the accounts of the standard plans',
     access: 'authenticated',
-    query: listQuerySchema(['code', 'label'], { plan: yup.string().uuid().optional().meta({ description: 'Only this plan.' }), ...accountFilters }),
+    query: listQuerySchema(['code', 'label'], {
+      plan: yup.string().uuid().optional().meta({ description: 'Only this plan.' }),
+      ...accountFilters,
+    }),
     errorStatuses: [401],
     response: pageSchema(recordSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => {
       const builder = filterAccounts(AccountRecord.query(deps.knex), 'account_records', query);
       whereFilters(builder, query, { plan: 'plan_id' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', label: 'label' }, defaultOrdering: 'code' });
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', label: 'label' },
+        defaultOrdering: 'code',
+      });
       return { ...page, results: page.results.map(serializeRecord) };
     },
   }),
@@ -107,7 +127,9 @@ const recordRoutes = [
     response: treeNodeSchema,
     errorStatuses: [401, 404],
     handler: async ({ query, deps }) => {
-      const records = await AccountRecord.query(deps.knex).where({ plan_id: query.plan, class: query.class }).orderBy('code');
+      const records = await AccountRecord.query(deps.knex)
+        .where({ plan_id: query.plan, class: query.class })
+        .orderBy('code');
       const root = nestRecords(records, String(query.class));
       if (root === undefined) throw new NotFoundError(`Class ${query.class} of this plan`);
       return root;
@@ -121,14 +143,16 @@ const chartRoutes = [
     path: '/api/v1/accounts/charts/',
     module: 'accounts',
     operationId: 'listCompanyCharts',
-    summary: 'List the enterprises\' charts of accounts the user may see',
+    summary: "List the enterprises' charts of accounts the user may see",
     access: 'authenticated',
     query: listQuerySchema(['created_at'], { enterprise: enterpriseFilter }),
     errorStatuses: [401],
     response: pageSchema(chartSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, { enterprise: 'company_charts.enterprise_id' });
+      const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, {
+        enterprise: 'company_charts.enterprise_id',
+      });
       whereFilters(builder, query, { enterprise: 'enterprise_id' });
       const page = await paginate(builder, {
         query,

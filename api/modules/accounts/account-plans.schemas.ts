@@ -8,11 +8,22 @@ import type { SchemaMeta } from '../../json-schema';
 import { timestampResponse } from '../common.schemas';
 
 /** Digits only: the code tree is by prefix, so codes of the chart are numeric strings (never numbers). */
-export const accountCode = (max: number) => yup.string().trim().matches(/^[0-9]+$/, '${path} may hold digits only').max(max);
+export const accountCode = (max: number) =>
+  yup
+    .string()
+    .trim()
+    .matches(/^[0-9]+$/, '${path} may hold digits only')
+    .max(max);
 
 /** The filters records and chart entries share; `table` qualifies the columns of the query. */
 export const accountFilters = {
-  class: yup.number().integer().min(1).max(9).optional().meta({ description: 'Only this class (1 to 9; 9: off-balance).' }),
+  class: yup
+    .number()
+    .integer()
+    .min(1)
+    .max(9)
+    .optional()
+    .meta({ description: 'Only this class (1 to 9; 9: off-balance).' }),
   parent: accountCode(12).optional().meta({ description: 'Only the accounts directly below this code.' }),
   code_prefix: accountCode(12).optional().meta({ description: 'Only the codes starting with these digits.' }),
   search: yup.string().trim().max(100).optional().meta({ description: 'Part of the label or the code.' }),
@@ -25,7 +36,11 @@ export interface AccountFilterQuery {
   search?: string;
 }
 
-export function filterAccounts<M extends Model>(builder: QueryBuilder<M, M[]>, table: string, query: AccountFilterQuery): QueryBuilder<M, M[]> {
+export function filterAccounts<M extends Model>(
+  builder: QueryBuilder<M, M[]>,
+  table: string,
+  query: AccountFilterQuery,
+): QueryBuilder<M, M[]> {
   if (query.class !== undefined) builder.where(`${table}.class`, query.class);
   if (query.parent !== undefined) builder.where(`${table}.parent_code`, query.parent);
   if (query.code_prefix !== undefined) builder.where(`${table}.code`, 'like', `${query.code_prefix}%`);
@@ -38,13 +53,15 @@ export function filterAccounts<M extends Model>(builder: QueryBuilder<M, M[]>, t
 
 const timestamps = { created_at: timestampResponse(), updated_at: timestampResponse() };
 
-export const planSchema = yup.object({
-  id: yup.string().uuid().required(),
-  code: yup.string().required(),
-  name: yup.string().required(),
-  description: yup.string().defined(),
-  ...timestamps,
-}).meta({ component: 'AccountPlan' });
+export const planSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    code: yup.string().required(),
+    name: yup.string().required(),
+    description: yup.string().defined(),
+    ...timestamps,
+  })
+  .meta({ component: 'AccountPlan' });
 
 export function serializePlan(plan: AccountPlan) {
   return {
@@ -81,12 +98,20 @@ export function serializeRecord(record: AccountRecord) {
   };
 }
 
-export const treeNodeSchema = yup.object({
-  code: yup.string().required(),
-  label: yup.string().required(),
-  is_system: yup.boolean().required(),
-  children: yup.array().required().meta({ description: 'The accounts directly below, by code.', itemsComponent: 'AccountTreeNode' } satisfies SchemaMeta),
-}).meta({ component: 'AccountTreeNode' });
+export const treeNodeSchema = yup
+  .object({
+    code: yup.string().required(),
+    label: yup.string().required(),
+    is_system: yup.boolean().required(),
+    children: yup
+      .array()
+      .required()
+      .meta({
+        description: 'The accounts directly below, by code.',
+        itemsComponent: 'AccountTreeNode',
+      } satisfies SchemaMeta),
+  })
+  .meta({ component: 'AccountTreeNode' });
 
 export interface TreeNode {
   code: string;
@@ -107,7 +132,12 @@ export function nestRecords(records: readonly AccountRecord[], rootCode: string)
 }
 
 export const chartSchema = yup
-  .object({ id: yup.string().uuid().required(), enterprise: yup.string().uuid().required(), plan: yup.string().uuid().required(), ...timestamps })
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    plan: yup.string().uuid().required(),
+    ...timestamps,
+  })
   .meta({ component: 'CompanyChart' });
 
 export function serializeChart(chart: CompanyChart) {
@@ -120,16 +150,23 @@ export function serializeChart(chart: CompanyChart) {
   };
 }
 
-export const entrySchema = yup.object({
-  id: yup.string().uuid().required(),
-  chart: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  record: yup.string().uuid().nullable().defined().meta({ description: 'The plan\'s account; null for the enterprise\'s own sub-account.' }),
-  ...accountFields,
-  is_active: yup.boolean().required(),
-  is_leaf: yup.boolean().required().meta({ description: 'No account below it: the ledger posts to leaves only.' }),
-  ...timestamps,
-}).meta({ component: 'ChartEntry' });
+export const entrySchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    chart: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    record: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "The plan's account; null for the enterprise's own sub-account." }),
+    ...accountFields,
+    is_active: yup.boolean().required(),
+    is_leaf: yup.boolean().required().meta({ description: 'No account below it: the ledger posts to leaves only.' }),
+    ...timestamps,
+  })
+  .meta({ component: 'ChartEntry' });
 
 export function serializeEntry(entry: CompanyChartEntry) {
   // A bug, not a user error: every read of entries goes through CompanyChartEntry.withLeafFlag.

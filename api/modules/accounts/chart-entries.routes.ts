@@ -12,7 +12,9 @@ import { defineRoute } from '../../route';
 import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './account-plans.schemas';
 
 const writers = ['direction', 'admin'] as const;
-const chartParams = yup.object({ chart_pk: yup.string().uuid().required().meta({ description: 'The enterprise\'s chart.' }) });
+const chartParams = yup.object({
+  chart_pk: yup.string().uuid().required().meta({ description: "The enterprise's chart." }),
+});
 const entryParams = chartParams.shape({ id: yup.string().uuid().required() });
 const label = yup.string().trim().min(2).max(200);
 
@@ -20,7 +22,12 @@ const label = yup.string().trim().min(2).max(200);
  * The chart a request acts on. Reading needs a role in its enterprise; changing it, one of `allowed` for the
  * whole enterprise. A chart the user may not see answers 404, as if it did not exist.
  */
-async function chartFor(knex: Knex, principal: Principal, chartId: string, allowed?: readonly Role[]): Promise<CompanyChart> {
+async function chartFor(
+  knex: Knex,
+  principal: Principal,
+  chartId: string,
+  allowed?: readonly Role[],
+): Promise<CompanyChart> {
   const what = 'The chart of accounts';
   const chart = await CompanyChart.query(knex).findById(chartId);
   if (chart === undefined) throw new NotFoundError(what);
@@ -44,20 +51,27 @@ export const chartEntryRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/',
     module: 'accounts',
     operationId: 'listChartEntries',
-    summary: 'List the accounts of an enterprise\'s chart',
+    summary: "List the accounts of an enterprise's chart",
     access: 'authenticated',
     params: chartParams,
     query: listQuerySchema(['code', 'label'], {
       ...accountFilters,
       is_active: yup.boolean().optional(),
-      leaf: yup.boolean().optional().meta({ description: 'true: only the accounts that can be posted to (no account below).' }),
+      leaf: yup
+        .boolean()
+        .optional()
+        .meta({ description: 'true: only the accounts that can be posted to (no account below).' }),
     }),
     errorStatuses: [401, 404],
     response: pageSchema(entrySchema),
     refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await chartFor(deps.knex, principal, params.chart_pk);
-      const builder = filterAccounts(CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)), 'company_chart_entries', query);
+      const builder = filterAccounts(
+        CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)),
+        'company_chart_entries',
+        query,
+      );
       builder.where('company_chart_entries.chart_id', chart.id);
       whereFilters(builder, query, { is_active: 'company_chart_entries.is_active' });
       if (query.leaf !== undefined) CompanyChartEntry.whereLeaf(builder, query.leaf);
@@ -76,7 +90,8 @@ export const chartEntryRoutes = [
     module: 'accounts',
     operationId: 'addSubAccount',
     summary: 'Open a sub-account in classes 1 to 5 (direction, administrators)',
-    description: 'The code is the parent\'s followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.',
+    description:
+      "The code is the parent's followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.",
     access: writers,
     status: 201,
     location: '/api/v1/accounts/charts/{chart}/entries/{id}/',
@@ -88,10 +103,22 @@ export const chartEntryRoutes = [
     }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_code_overlaps', 'account_code_taken', 'account_has_postings', 'account_inactive', 'account_used_by_rule', 'parent_not_leaf', 'system_account'],
+    refusals: [
+      'account_code_overlaps',
+      'account_code_taken',
+      'account_has_postings',
+      'account_inactive',
+      'account_used_by_rule',
+      'parent_not_leaf',
+      'system_account',
+    ],
     handler: async ({ params, body, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
-      const entry = await addSubAccount(deps.activities, actor, chart.id, { parentCode: body.parent_code, code: body.code, label: body.label });
+      const entry = await addSubAccount(deps.activities, actor, chart.id, {
+        parentCode: body.parent_code,
+        code: body.code,
+        label: body.label,
+      });
       return entryOf(deps.knex, chart.id, entry.id);
     },
   }),
@@ -133,12 +160,18 @@ export const chartEntryRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/entries/{id}/',
     module: 'accounts',
     operationId: 'deleteChartEntry',
-    summary: 'Delete one of the enterprise\'s own sub-accounts, without sub-accounts or postings',
+    summary: "Delete one of the enterprise's own sub-accounts, without sub-accounts or postings",
     access: writers,
     status: 204,
     params: entryParams,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['account_has_children', 'account_has_postings', 'account_used_by_rule', 'plan_account', 'system_account'],
+    refusals: [
+      'account_has_children',
+      'account_has_postings',
+      'account_used_by_rule',
+      'plan_account',
+      'system_account',
+    ],
     handler: async ({ params, principal: actor, deps }) => {
       const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
       await deleteEntry(deps.activities, actor, chart.id, params.id);

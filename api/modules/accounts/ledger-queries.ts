@@ -26,10 +26,20 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
     .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
     .whereIn('e.id', entryIds)
     .select(
-      'e.id', 'e.enterprise_id as enterprise', 'e.branch_id as branch', 'e.entry_date', 'y.code as exercice', 'e.journal_code as journal', 'n.number',
+      'e.id',
+      'e.enterprise_id as enterprise',
+      'e.branch_id as branch',
+      'e.entry_date',
+      'y.code as exercice',
+      'e.journal_code as journal',
+      'n.number',
       // The entry's number as printed: journal, year, number (CAI-2026-000042).
       knex.raw(`${printedEntryNumber} AS reference`),
-      'e.description', 'e.event_id as event', 'e.rule_config_id as rule_config', 'e.reverses_entry_id as reverses_entry', 'e.created_at',
+      'e.description',
+      'e.event_id as event',
+      'e.rule_config_id as rule_config',
+      'e.reverses_entry_id as reverses_entry',
+      'e.created_at',
     )
     .orderBy([{ column: 'e.entry_date' }, { column: 'e.created_at' }, { column: 'e.id' }]);
   const lines = await knex('journal_lines as l')
@@ -44,7 +54,11 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
 }
 
 /** Where a movement's date, creation time and line are read: a ledger's lines (`e`, `l`) unless said. */
-interface MovementKeys { date: string; createdAt: string; line: string }
+interface MovementKeys {
+  date: string;
+  createdAt: string;
+  line: string;
+}
 const ledgerKeys: MovementKeys = { date: 'e.entry_date', createdAt: 'e.created_at', line: 'l.id' };
 
 /**
@@ -70,10 +84,15 @@ export function runningMovements(
     `${keys.date} as entry_date`,
     `${keys.line} as line`,
     knex.raw(`(${signed})::text AS amount`),
-    knex.raw(`(sum(${signed}) OVER (${partition}ORDER BY ${keys.date}, ${keys.createdAt}, ${keys.line}))::text AS running_balance`),
+    knex.raw(
+      `(sum(${signed}) OVER (${partition}ORDER BY ${keys.date}, ${keys.createdAt}, ${keys.line}))::text AS running_balance`,
+    ),
   );
   if (range.date_to !== undefined) all.where(keys.date, '<=', range.date_to);
-  const rows = knex.from(all.as('m')).select('*').orderBy([{ column: 'entry_date' }, { column: 'line' }]);
+  const rows = knex
+    .from(all.as('m'))
+    .select('*')
+    .orderBy([{ column: 'entry_date' }, { column: 'line' }]);
   if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
   return rows;
 }

@@ -8,10 +8,20 @@ import { isoDate } from '../common.schemas';
 import { enterpriseStatementScope, statementScope } from './ledger-access';
 import { generalLedgerSchema, journalBookSchema } from './ledger-reports.schemas';
 
-const branchFilter = yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
+const branchFilter = yup
+  .string()
+  .uuid()
+  .optional()
+  .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
 const accountCode = () => yup.string().matches(/^\d{1,12}$/, '${path} must be an account code or a class (digits)');
-const dateTo = () => isoDate().required()
-  .test('ordered', 'date_to must not be before date_from', (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from);
+const dateTo = () =>
+  isoDate()
+    .required()
+    .test(
+      'ordered',
+      'date_to must not be before date_from',
+      (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from,
+    );
 
 /**
  * The accountant's reports (issue 28, docs/architecture.md §10): the general ledger and the journal book, read as
@@ -23,16 +33,25 @@ export const ledgerReportRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/general-ledger/',
     module: 'accounts',
     operationId: 'getGeneralLedger',
-    summary: 'General ledger (grand livre): per account, the opening balance, every movement of the period with the running balance, the closing balance',
-    description: 'The opening balance is the trial balance\'s: the year\'s à-nouveaux, the earlier years carried by computation while open, what was posted before `date_from`. '
-      + 'The period lies within the accounting year covering `date_to`. `account_to` includes its sub-accounts (401 to 401: every 401x). '
-      + 'JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.',
+    summary:
+      'General ledger (grand livre): per account, the opening balance, every movement of the period with the running balance, the closing balance',
+    description:
+      "The opening balance is the trial balance's: the year's à-nouveaux, the earlier years carried by computation while open, what was posted before `date_from`. " +
+      'The period lies within the accounting year covering `date_to`. `account_to` includes its sub-accounts (401 to 401: every 401x). ' +
+      'JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
     query: yup.object({
       account_from: accountCode().optional().meta({ description: 'First account code (default: the first).' }),
-      account_to: accountCode().optional().meta({ description: 'Last account code, its sub-accounts included (default: the last).' })
-        .test('ordered', 'account_to must not be before account_from', (to, { parent }) => to === undefined || parent.account_from === undefined || to >= parent.account_from.slice(0, to.length)),
+      account_to: accountCode()
+        .optional()
+        .meta({ description: 'Last account code, its sub-accounts included (default: the last).' })
+        .test(
+          'ordered',
+          'account_to must not be before account_from',
+          (to, { parent }) =>
+            to === undefined || parent.account_from === undefined || to >= parent.account_from.slice(0, to.length),
+        ),
       date_from: isoDate().required(),
       date_to: dateTo(),
       branch: branchFilter,
@@ -44,10 +63,18 @@ export const ledgerReportRoutes = [
     refusals: ['no_exercice_for_date', 'ledger_period_across_years', 'report_too_large'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
-      const range = { from: query.date_from, to: query.date_to, accountFrom: query.account_from, accountTo: query.account_to };
+      const range = {
+        from: query.date_from,
+        to: query.date_to,
+        accountFrom: query.account_from,
+        accountTo: query.account_to,
+      };
       const ledger = await generalLedgerAt(deps.knex, scope, range);
       if (query.format === 'csv' || query.format === 'xlsx') {
-        return answerReport(ctx, query.format, undefined, { report: 'general-ledger', document: async () => generalLedgerFile(ledger, await reportHeading(deps.knex, scope, deps.clock()), range) });
+        return answerReport(ctx, query.format, undefined, {
+          report: 'general-ledger',
+          document: async () => generalLedgerFile(ledger, await reportHeading(deps.knex, scope, deps.clock()), range),
+        });
       }
       return generalLedgerJson(ledger, scope, range);
     },
@@ -57,15 +84,21 @@ export const ledgerReportRoutes = [
     path: '/api/v1/accounts/journal-book/',
     module: 'accounts',
     operationId: 'getJournalBook',
-    summary: 'Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and user, and the totals of each journal',
-    description: 'Read as the trial balance is: consolidated over the branches the caller sees, or of one `branch`. One day: `date_from` = `date_to`. '
-      + 'JSON holds at most 2000 entries (422 `report_too_large` beyond); CSV and XLSX stream any number.',
+    summary:
+      'Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and user, and the totals of each journal',
+    description:
+      'Read as the trial balance is: consolidated over the branches the caller sees, or of one `branch`. One day: `date_from` = `date_to`. ' +
+      'JSON holds at most 2000 entries (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
     query: yup.object({
       enterprise: yup.string().uuid().required(),
       date_from: isoDate().required(),
       date_to: dateTo(),
-      journal: yup.string().matches(/^[A-Z]{1,6}$/, 'journal must be a journal code (GET /api/v1/accounts/journals/)').optional().meta({ description: 'Entries of this journal.' }),
+      journal: yup
+        .string()
+        .matches(/^[A-Z]{1,6}$/, 'journal must be a journal code (GET /api/v1/accounts/journals/)')
+        .optional()
+        .meta({ description: 'Entries of this journal.' }),
       branch: branchFilter,
       user: yup.string().uuid().optional().meta({ description: 'Entries posted by this user.' }),
       format: formatParameter,
@@ -78,7 +111,11 @@ export const ledgerReportRoutes = [
       const scope = await enterpriseStatementScope(deps.knex, principal, query.enterprise, query.branch);
       const filter = { from: query.date_from, to: query.date_to, journal: query.journal, user: query.user };
       if (query.format === 'csv' || query.format === 'xlsx') {
-        return answerReport(ctx, query.format, undefined, { report: 'journal-book', document: async () => journalBookFile(deps.knex, scope, filter, await reportHeading(deps.knex, scope, deps.clock())) });
+        return answerReport(ctx, query.format, undefined, {
+          report: 'journal-book',
+          document: async () =>
+            journalBookFile(deps.knex, scope, filter, await reportHeading(deps.knex, scope, deps.clock())),
+        });
       }
       return journalBookJson(deps.knex, scope, filter);
     },

@@ -1,23 +1,46 @@
 import * as yup from 'yup';
-import { balanceSheetAt, incomeStatementOf, intermediateBalancesOf } from '../../../activities/accounts/financial-statements';
+import {
+  balanceSheetAt,
+  incomeStatementOf,
+  intermediateBalancesOf,
+} from '../../../activities/accounts/financial-statements';
 import { offBalanceDocument, offBalanceStatementAt } from '../../../activities/accounts/off-balance-statement';
-import { balanceSheetDocument, incomeStatementDocument, reportHeading } from '../../../activities/accounts/statement-documents';
+import {
+  balanceSheetDocument,
+  incomeStatementDocument,
+  reportHeading,
+} from '../../../activities/accounts/statement-documents';
 import { intermediateBalancesDocument } from '../../../domain/accounts/intermediate-balances.document';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
 import { statementScope } from './ledger-access';
-import { balanceSheetSchema, incomeStatementSchema, intermediateBalancesSchema, offBalanceSchema } from './ledger.schemas';
+import {
+  balanceSheetSchema,
+  incomeStatementSchema,
+  intermediateBalancesSchema,
+  offBalanceSchema,
+} from './ledger.schemas';
 
 const chartParams = yup.object({ chart_pk: yup.string().uuid().required() });
-const branchFilter = yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
+const branchFilter = yup
+  .string()
+  .uuid()
+  .optional()
+  .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
 
 /** A statement at a date: the balance sheet's and the off-balance statement's query. */
 const atDateQuery = yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter });
 
 const periodQuery = yup.object({
   date_from: isoDate().required(),
-  date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from),
+  date_to: isoDate()
+    .required()
+    .test(
+      'ordered',
+      'date_to must not be before date_from',
+      (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from,
+    ),
   branch: branchFilter,
   format: formatParameter,
 });
@@ -32,8 +55,10 @@ export const statementRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/balance-sheet/',
     module: 'accounts',
     operationId: 'getBalanceSheet',
-    summary: 'Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of the period included',
-    description: 'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
+    summary:
+      'Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of the period included',
+    description:
+      'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
     params: chartParams,
     query: atDateQuery,
@@ -44,7 +69,10 @@ export const statementRoutes = [
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const sheet = await balanceSheetAt(deps.knex, scope, query.date);
-      return answerReport(ctx, query.format, sheet, { report: 'balance-sheet', document: async () => balanceSheetDocument(sheet, await reportHeading(deps.knex, scope, deps.clock())) });
+      return answerReport(ctx, query.format, sheet, {
+        report: 'balance-sheet',
+        document: async () => balanceSheetDocument(sheet, await reportHeading(deps.knex, scope, deps.clock())),
+      });
     },
   }),
   defineRoute({
@@ -53,8 +81,9 @@ export const statementRoutes = [
     module: 'accounts',
     operationId: 'getOffBalanceStatement',
     summary: 'Off-balance statement at a date (class 9): commitments given, received, doubtful',
-    description: 'The class 9 balances at the date, read as the balance sheet\'s (the year covering it, its opening balances included, earlier years not closed carried). '
-      + 'The product posts the loans\' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
+    description:
+      "The class 9 balances at the date, read as the balance sheet's (the year covering it, its opening balances included, earlier years not closed carried). " +
+      "The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.",
     access: 'authenticated',
     params: chartParams,
     query: atDateQuery,
@@ -65,7 +94,10 @@ export const statementRoutes = [
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const statement = await offBalanceStatementAt(deps.knex, scope, query.date);
-      return answerReport(ctx, query.format, statement, { report: 'off-balance', document: async () => offBalanceDocument(statement, await reportHeading(deps.knex, scope, deps.clock())) });
+      return answerReport(ctx, query.format, statement, {
+        report: 'off-balance',
+        document: async () => offBalanceDocument(statement, await reportHeading(deps.knex, scope, deps.clock())),
+      });
     },
   }),
   defineRoute({
@@ -73,7 +105,8 @@ export const statementRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/income-statement/',
     module: 'accounts',
     operationId: 'getIncomeStatement',
-    summary: 'Income statement of a period, beside the same period a year earlier: expenses and income by two-digit group, the result',
+    summary:
+      'Income statement of a period, beside the same period a year earlier: expenses and income by two-digit group, the result',
     description: 'The movements of classes 6 and 7 between the dates, without the closing entries of a year end.',
     access: 'authenticated',
     params: chartParams,
@@ -84,7 +117,10 @@ export const statementRoutes = [
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const statement = await incomeStatementOf(deps.knex, scope, { from: query.date_from, to: query.date_to });
-      return answerReport(ctx, query.format, statement, { report: 'income-statement', document: async () => incomeStatementDocument(statement, await reportHeading(deps.knex, scope, deps.clock())) });
+      return answerReport(ctx, query.format, statement, {
+        report: 'income-statement',
+        document: async () => incomeStatementDocument(statement, await reportHeading(deps.knex, scope, deps.clock())),
+      });
     },
   }),
   defineRoute({
@@ -92,9 +128,11 @@ export const statementRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/intermediate-balances/',
     module: 'accounts',
     operationId: 'getIntermediateBalances',
-    summary: 'Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier',
-    description: 'Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by the formulas of docs/domain.md §10, '
-      + 'which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 equals the income statement\'s result.',
+    summary:
+      'Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier',
+    description:
+      'Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by the formulas of docs/domain.md §10, ' +
+      "which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 equals the income statement's result.",
     access: 'authenticated',
     params: chartParams,
     query: periodQuery,
@@ -105,7 +143,11 @@ export const statementRoutes = [
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const period = { from: query.date_from, to: query.date_to };
       const { answer, balances } = await intermediateBalancesOf(deps.knex, scope, period);
-      return answerReport(ctx, query.format, answer, { report: 'intermediate-balances', document: async () => intermediateBalancesDocument(await reportHeading(deps.knex, scope, deps.clock()), period, balances) });
+      return answerReport(ctx, query.format, answer, {
+        report: 'intermediate-balances',
+        document: async () =>
+          intermediateBalancesDocument(await reportHeading(deps.knex, scope, deps.clock()), period, balances),
+      });
     },
   }),
 ];

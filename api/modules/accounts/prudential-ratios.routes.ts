@@ -11,11 +11,19 @@ import { isoDate } from '../common.schemas';
 import { statementScope } from './ledger-access';
 import { prudentialRatiosSchema } from './prudential-ratios.schemas';
 
-const netEquitySource = 'Règlement COBAC EMF 2002/04 Art. 2 (base own funds) read in the PCEMF accounts: an inference, docs/domain.md §10';
+const netEquitySource =
+  'Règlement COBAC EMF 2002/04 Art. 2 (base own funds) read in the PCEMF accounts: an inference, docs/domain.md §10';
 
-const serializeAccounts = (accounts: Part['accounts']) => accounts.map((row) => ({ account: row.account, amount: formatAmount(row.amount) }));
+const serializeAccounts = (accounts: Part['accounts']) =>
+  accounts.map((row) => ({ account: row.account, amount: formatAmount(row.amount) }));
 const serializeParts = (parts: readonly Part[]) =>
-  parts.map((part) => ({ key: part.key, label: part.label, rate: part.rate.toString(), amount: formatAmount(part.amount), accounts: serializeAccounts(part.accounts) }));
+  parts.map((part) => ({
+    key: part.key,
+    label: part.label,
+    rate: part.rate.toString(),
+    amount: formatAmount(part.amount),
+    accounts: serializeAccounts(part.accounts),
+  }));
 
 const serializeBorrower = (borrower: NamedExposure) => ({
   member: borrower.member,
@@ -31,7 +39,11 @@ const serializeBorrower = (borrower: NamedExposure) => ({
 
 function serializeRatios(report: PrudentialRatios) {
   return {
-    net_equity: { amount: formatAmount(report.netEquity.amount), source: netEquitySource, parts: serializeParts(report.netEquity.parts) },
+    net_equity: {
+      amount: formatAmount(report.netEquity.amount),
+      source: netEquitySource,
+      parts: serializeParts(report.netEquity.parts),
+    },
     ratios: report.ratios.map((ratio) => ({
       code: ratio.code,
       label: ratio.label,
@@ -73,12 +85,22 @@ export const prudentialRatioRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/prudential-ratios/',
     module: 'accounts',
     operationId: 'getPrudentialRatios',
-    summary: 'COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset coverage, concentration, insiders, R-2017/08 caps',
-    description: 'Each ratio with its numerator and denominator, the accounts and amounts that feed them, its threshold (the enterprise\'s prudential settings), '
-      + 'whether it is met and its source. Balances are read from the accounting year covering the date; the loans at their provisioning position of the date.',
+    summary:
+      'COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset coverage, concentration, insiders, R-2017/08 caps',
+    description:
+      "Each ratio with its numerator and denominator, the accounts and amounts that feed them, its threshold (the enterprise's prudential settings), " +
+      'whether it is met and its source. Balances are read from the accounting year covering the date; the loans at their provisioning position of the date.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
-    query: yup.object({ date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }), format: formatParameter }),
+    query: yup.object({
+      date: isoDate().required(),
+      branch: yup
+        .string()
+        .uuid()
+        .optional()
+        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
+      format: formatParameter,
+    }),
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: prudentialRatiosSchema,
@@ -86,8 +108,20 @@ export const prudentialRatioRoutes = [
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const { settings, report, ...provisional } = await prudentialRatiosAt(deps.knex, scope, query.date);
-      const answer = { enterprise: scope.enterpriseId, branch: scope.branch, date: query.date, ...provisional, settings, ...serializeRatios(report) };
-      const document = async () => prudentialRatiosDocument(provisionalHeading(await reportHeading(deps.knex, scope, deps.clock()), provisional), query.date, report);
+      const answer = {
+        enterprise: scope.enterpriseId,
+        branch: scope.branch,
+        date: query.date,
+        ...provisional,
+        settings,
+        ...serializeRatios(report),
+      };
+      const document = async () =>
+        prudentialRatiosDocument(
+          provisionalHeading(await reportHeading(deps.knex, scope, deps.clock()), provisional),
+          query.date,
+          report,
+        );
       return answerReport(ctx, query.format, answer, { report: 'prudential-ratios', document });
     },
   }),

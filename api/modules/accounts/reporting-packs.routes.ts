@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
-import { markReportingPackFailed, packColumns, reissueReportingPack, requestReportingPack, type ReportingPackRow } from '../../../activities/accounts/reporting-packs.activity';
+import {
+  markReportingPackFailed,
+  packColumns,
+  reissueReportingPack,
+  requestReportingPack,
+  type ReportingPackRow,
+} from '../../../activities/accounts/reporting-packs.activity';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
 import { provisionalOf } from '../../../activities/accounts/financial-statements';
@@ -19,44 +25,93 @@ import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 const packRoles = ['direction', 'admin'] as const;
 const packReaders = ['direction', 'admin', 'auditor', 'accountant'] as const;
 
-const fileSchema = yup.object({
-  name: yup.string().required().meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
-  report: yup.string().required(),
-  format: yup.string().oneOf(['csv', 'xlsx']).required(),
-  size_bytes: yup.number().integer().required(),
-  sha256: yup.string().required().meta({ description: 'SHA-256 of the stored bytes, hex: what was sent can be checked against it.' }),
-}).meta({ component: 'ReportingPackFile' });
+const fileSchema = yup
+  .object({
+    name: yup
+      .string()
+      .required()
+      .meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
+    report: yup.string().required(),
+    format: yup.string().oneOf(['csv', 'xlsx']).required(),
+    size_bytes: yup.number().integer().required(),
+    sha256: yup
+      .string()
+      .required()
+      .meta({ description: 'SHA-256 of the stored bytes, hex: what was sent can be checked against it.' }),
+  })
+  .meta({ component: 'ReportingPackFile' });
 
-const packSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
-  status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
-  requested_by: yup.string().uuid().nullable().defined().meta({ description: 'Who asked for it; null when the month end made it.' }),
-  requested_at: timestampResponse(),
-  generated_at: timestampResponse().nullable(),
-  failure: yup.string().nullable().defined(),
-  workflow_id: yup.string().required(),
-  version: yup.number().integer().required().meta({ description: '1 for the month\'s first pack; a reissue is the next version, and every version stays as stored.' }),
-  supersedes: yup.string().uuid().nullable().defined().meta({ description: 'The version this one reissues; null for version 1.' }),
-  reissue_reason: yup.string().nullable().defined(),
-  ...provisionalResponse,
-  differences: yup.array(yup.object({
-    report: yup.string().required(), sheet: yup.string().required(), row: yup.string().required(), column: yup.string().required(),
-    before: yup.string().nullable().defined(), after: yup.string().nullable().defined(),
-  }).meta({ component: 'ReportingPackDifference' })).nullable().defined()
-    .meta({ description: 'How this version\'s figures differ from the version it supersedes, cell by cell (null for version 1, or until stored).' }),
-  files: yup.array(fileSchema).required().meta({ description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.' }),
-  chain_anchors: yup.array(chainAnchorSchema).nullable().defined().meta({
-    description: 'Where the enterprise\'s two hash chains ended when the pack was stored (null until then): kept with what was sent, '
-      + 'one given to the ledger verification (anchor_chain, anchor_position, anchor_hash) proves the chain was not recomputed since.',
-  }),
-}).meta({ component: 'ReportingPack' });
+const packSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+    status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
+    requested_by: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: 'Who asked for it; null when the month end made it.' }),
+    requested_at: timestampResponse(),
+    generated_at: timestampResponse().nullable(),
+    failure: yup.string().nullable().defined(),
+    workflow_id: yup.string().required(),
+    version: yup.number().integer().required().meta({
+      description: "1 for the month's first pack; a reissue is the next version, and every version stays as stored.",
+    }),
+    supersedes: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: 'The version this one reissues; null for version 1.' }),
+    reissue_reason: yup.string().nullable().defined(),
+    ...provisionalResponse,
+    differences: yup
+      .array(
+        yup
+          .object({
+            report: yup.string().required(),
+            sheet: yup.string().required(),
+            row: yup.string().required(),
+            column: yup.string().required(),
+            before: yup.string().nullable().defined(),
+            after: yup.string().nullable().defined(),
+          })
+          .meta({ component: 'ReportingPackDifference' }),
+      )
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "How this version's figures differ from the version it supersedes, cell by cell (null for version 1, or until stored).",
+      }),
+    files: yup.array(fileSchema).required().meta({
+      description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.',
+    }),
+    chain_anchors: yup
+      .array(chainAnchorSchema)
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "Where the enterprise's two hash chains ended when the pack was stored (null until then): kept with what was sent, " +
+          'one given to the ledger verification (anchor_chain, anchor_position, anchor_hash) proves the chain was not recomputed since.',
+      }),
+  })
+  .meta({ component: 'ReportingPack' });
 
 type FileRow = { pack_id: string; report: string; format: ReportFileFormat; size_bytes: number; sha256: string };
 
 async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
-  const files: FileRow[] = await knex('reporting_pack_files').whereIn('pack_id', packs.map((pack) => pack.id)).orderBy(['report', 'format']).select('pack_id', 'report', 'format', 'size_bytes', 'sha256');
+  const files: FileRow[] = await knex('reporting_pack_files')
+    .whereIn(
+      'pack_id',
+      packs.map((pack) => pack.id),
+    )
+    .orderBy(['report', 'format'])
+    .select('pack_id', 'report', 'format', 'size_bytes', 'sha256');
   return packs.map((pack) => ({
     id: pack.id,
     enterprise: pack.enterprise_id,
@@ -72,7 +127,9 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
     reissue_reason: pack.reissue_reason,
     ...provisionalOf(pack.open_exercices),
     differences: pack.differences,
-    files: files.filter((file) => file.pack_id === pack.id).map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
+    files: files
+      .filter((file) => file.pack_id === pack.id)
+      .map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
     chain_anchors: pack.chain_anchors,
   }));
 }
@@ -80,15 +137,21 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
 /** Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503). */
 async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: Logger): Promise<void> {
   const input: ReportingPackInput = { enterpriseId: pack.enterprise_id, period: pack.period };
-  await startWorkflowFor<typeof reportingPack>(deps, 'reportingPack', {
-    workflowId: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version),
-    args: [input],
-    tags: { enterpriseId: pack.enterprise_id, businessId: pack.period },
-  }, {
-    what: 'the reporting pack',
-    markFailed: () => markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
-    log,
-  });
+  await startWorkflowFor<typeof reportingPack>(
+    deps,
+    'reportingPack',
+    {
+      workflowId: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version),
+      args: [input],
+      tags: { enterpriseId: pack.enterprise_id, businessId: pack.period },
+    },
+    {
+      what: 'the reporting pack',
+      markFailed: () =>
+        markReportingPackFailed(deps.knex, { packId: pack.id, failure: 'the workflow could not be started' }),
+      log,
+    },
+  );
 }
 
 /**
@@ -96,14 +159,17 @@ async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: L
  * ('all' for a platform grant). A pack is consolidated: a role in one branch does not read it.
  */
 function readableEnterprises(principal: Principal): 'all' | string[] {
-  const grants = principal.grants.filter((grant) => (packReaders as readonly string[]).includes(grant.role) && grant.branchId === null);
+  const grants = principal.grants.filter(
+    (grant) => (packReaders as readonly string[]).includes(grant.role) && grant.branchId === null,
+  );
   return grants.some((grant) => grant.enterpriseId === null) ? 'all' : grants.map((grant) => grant.enterpriseId!);
 }
 
 async function readablePack(knex: Knex, principal: Principal, id: string): Promise<ReportingPackRow> {
   const pack: ReportingPackRow | undefined = await knex('reporting_packs').where({ id }).first(packColumns);
   const readable = readableEnterprises(principal);
-  if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id))) throw new NotFoundError('The reporting pack');
+  if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id)))
+    throw new NotFoundError('The reporting pack');
   return pack;
 }
 
@@ -117,8 +183,10 @@ export const reportingPackRoutes = [
     path: '/api/v1/accounts/reporting-packs/',
     module: 'accounts',
     operationId: 'requestReportingPack',
-    summary: 'Make a month’s reporting pack (direction, administrators): balance sheet, income statement for the year to date, trial balance, as CSV and XLSX',
-    description: 'Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is made again); a failed one is made again.',
+    summary:
+      'Make a month’s reporting pack (direction, administrators): balance sheet, income statement for the year to date, trial balance, as CSV and XLSX',
+    description:
+      'Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is made again); a failed one is made again.',
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
@@ -128,7 +196,10 @@ export const reportingPackRoutes = [
     refusals: ['no_exercice_for_period', 'period_not_ended', 'workflow_unavailable'],
     handler: async ({ body, principal, deps, authorize, ctx }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const { pack, start } = await requestReportingPack(deps.activities, principal, { enterpriseId: body.enterprise, period: body.period });
+      const { pack, start } = await requestReportingPack(deps.activities, principal, {
+        enterpriseId: body.enterprise,
+        period: body.period,
+      });
       if (start) await startPackWorkflow(deps, pack, ctx.state.log);
       return (await withFiles(deps.knex, [pack]))[0];
     },
@@ -138,9 +209,11 @@ export const reportingPackRoutes = [
     path: '/api/v1/accounts/reporting-packs/{id}/reissue/',
     module: 'accounts',
     operationId: 'reissueReportingPack',
-    summary: 'Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since',
-    description: 'The version reissued stays exactly as stored; the new one names it, records the reason and, once made, how its figures differ. '
-      + 'Refused (409) for a pack that is not the month\'s latest, not stored, or whose figures stand: made with every earlier year closed and nothing posted into its month since.',
+    summary:
+      'Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since',
+    description:
+      'The version reissued stays exactly as stored; the new one names it, records the reason and, once made, how its figures differ. ' +
+      "Refused (409) for a pack that is not the month's latest, not stored, or whose figures stand: made with every earlier year closed and nothing posted into its month since.",
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
@@ -148,7 +221,12 @@ export const reportingPackRoutes = [
     body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
     response: packSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    refusals: ['reporting_pack_current', 'reporting_pack_not_stored', 'reporting_pack_superseded', 'workflow_unavailable'],
+    refusals: [
+      'reporting_pack_current',
+      'reporting_pack_not_stored',
+      'reporting_pack_superseded',
+      'workflow_unavailable',
+    ],
     handler: async ({ params, body, principal, deps, authorize, ctx }) => {
       const pack = await readablePack(deps.knex, principal, params.id);
       authorize({ enterpriseId: pack.enterprise_id }, 'The reporting pack');
@@ -162,14 +240,17 @@ export const reportingPackRoutes = [
     path: '/api/v1/accounts/reporting-packs/',
     module: 'accounts',
     operationId: 'listReportingPacks',
-    summary: 'Reporting packs, the latest month first, and each month\'s latest version first',
+    summary: "Reporting packs, the latest month first, and each month's latest version first",
     access: packReaders,
     query: listQuerySchema([], { enterprise: enterpriseFilter, period: periodSchema().optional() }),
     errorStatuses: [401, 403],
     response: pageSchema(packSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = deps.knex('reporting_packs').select(packColumns).orderBy([{ column: 'period', order: 'desc' }, { column: 'version', order: 'desc' }, { column: 'id' }]);
+      const rows = deps
+        .knex('reporting_packs')
+        .select(packColumns)
+        .orderBy([{ column: 'period', order: 'desc' }, { column: 'version', order: 'desc' }, { column: 'id' }]);
       const readable = readableEnterprises(principal);
       if (readable !== 'all') rows.whereIn('enterprise_id', readable);
       whereFilters(rows, query, { enterprise: 'enterprise_id', period: 'period' });
@@ -187,7 +268,8 @@ export const reportingPackRoutes = [
     params: idParams,
     errorStatuses: [401, 403, 404],
     response: packSchema,
-    handler: async ({ params, principal, deps }) => (await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0],
+    handler: async ({ params, principal, deps }) =>
+      (await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0],
   }),
   defineRoute({
     method: 'get',
@@ -196,16 +278,28 @@ export const reportingPackRoutes = [
     operationId: 'downloadReportingPackFile',
     summary: 'A file of a reporting pack, the bytes stored when it was made',
     access: packReaders,
-    params: yup.object({ id: yup.string().uuid().required(), name: yup.string().required().matches(/^[a-z0-9-]{1,40}\.(csv|xlsx)$/, '${path} must be <report>.csv or <report>.xlsx') }),
+    params: yup.object({
+      id: yup.string().uuid().required(),
+      name: yup
+        .string()
+        .required()
+        .matches(/^[a-z0-9-]{1,40}\.(csv|xlsx)$/, '${path} must be <report>.csv or <report>.xlsx'),
+    }),
     produces: [reportContentTypes.csv, reportContentTypes.xlsx],
     errorStatuses: [401, 403, 404],
     handler: async ({ params, principal, deps, ctx }) => {
       const pack = await readablePack(deps.knex, principal, params.id);
       const [report, format] = params.name.split('.') as [string, ReportFileFormat];
-      const file: { content: Buffer; sha256: string } | undefined = await deps.knex('reporting_pack_files').where({ pack_id: pack.id, report, format }).first('content', 'sha256');
+      const file: { content: Buffer; sha256: string } | undefined = await deps
+        .knex('reporting_pack_files')
+        .where({ pack_id: pack.id, report, format })
+        .first('content', 'sha256');
       if (file === undefined) throw new NotFoundError('The file');
       const enterprise = await deps.knex('enterprises').where({ id: pack.enterprise_id }).first('code');
-      ctx.set('Content-Disposition', `attachment; filename="${report}-${String(enterprise.code).replace(/[^A-Za-z0-9._-]+/g, '-')}-${pack.period}.${format}"`);
+      ctx.set(
+        'Content-Disposition',
+        `attachment; filename="${report}-${String(enterprise.code).replace(/[^A-Za-z0-9._-]+/g, '-')}-${pack.period}.${format}"`,
+      );
       // RFC 9530: the client can check what it received against the digest recorded in the pack.
       ctx.set('Repr-Digest', `sha-256=:${Buffer.from(file.sha256, 'hex').toString('base64')}:`);
       ctx.type = reportContentTypes[format];

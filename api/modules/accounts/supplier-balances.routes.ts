@@ -16,22 +16,31 @@ const supplierBalanceSchema = yup.object({
   invoiced: moneyResponse(),
   paid: moneyResponse(),
   balance: moneyResponse().meta({ description: 'Invoiced less paid: what remains owed.' }),
-  ledger_balance: moneyResponse().meta({ description: 'What the ledger says the supplier\'s account owes: credit less debit.' }),
+  ledger_balance: moneyResponse().meta({
+    description: "What the ledger says the supplier's account owes: credit less debit.",
+  }),
 });
 
-const supplierBalancesSchema = yup.object({
-  date: dateResponse(),
-  branch: yup.string().uuid().nullable().defined(),
-  ...provisionalResponse,
-  suppliers: yup.array(supplierBalanceSchema).required(),
-  totals: yup.object({
-    invoiced: moneyResponse(),
-    paid: moneyResponse(),
-    balance: moneyResponse(),
-    ledger_balance: moneyResponse(),
-    account_401: moneyResponse().meta({ description: 'Every account of 401 in the ledger, credit less debit: equal to `balance` while only the suppliers\' operations post there.' }),
-  }).required(),
-}).meta({ component: 'SupplierBalances' });
+const supplierBalancesSchema = yup
+  .object({
+    date: dateResponse(),
+    branch: yup.string().uuid().nullable().defined(),
+    ...provisionalResponse,
+    suppliers: yup.array(supplierBalanceSchema).required(),
+    totals: yup
+      .object({
+        invoiced: moneyResponse(),
+        paid: moneyResponse(),
+        balance: moneyResponse(),
+        ledger_balance: moneyResponse(),
+        account_401: moneyResponse().meta({
+          description:
+            "Every account of 401 in the ledger, credit less debit: equal to `balance` while only the suppliers' operations post there.",
+        }),
+      })
+      .required(),
+  })
+  .meta({ component: 'SupplierBalances' });
 
 /** The supplier balances report (issue 28, docs/domain.md §12.5), beside the trial balance. */
 export const supplierBalanceRoutes = [
@@ -40,13 +49,18 @@ export const supplierBalanceRoutes = [
     path: '/api/v1/accounts/charts/{chart_pk}/supplier-balances/',
     module: 'accounts',
     operationId: 'getSupplierBalances',
-    summary: 'Supplier balances at a date: per supplier invoiced, paid and owed, beside its account and 401 in the ledger',
+    summary:
+      'Supplier balances at a date: per supplier invoiced, paid and owed, beside its account and 401 in the ledger',
     description: 'Consolidated over the branches the caller sees, or of one `branch`.',
     access: bookReaders,
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
     query: yup.object({
       date: isoDate().required().meta({ description: 'Invoices and payments dated up to this day; the ledger at it.' }),
-      branch: yup.string().uuid().optional().meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
+      branch: yup
+        .string()
+        .uuid()
+        .optional()
+        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
       format: formatParameter,
     }),
     downloadable: true,
@@ -56,9 +70,17 @@ export const supplierBalanceRoutes = [
     handler: async ({ params, query, principal, deps, ctx }) => {
       const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
       const answer = await supplierBalancesAt(deps.knex, scope, query.date);
-      const branch = scope.branch ?? (scope.branches !== 'all' && scope.branches.length === 1 ? scope.branches[0]! : null);
-      const heading = async () => provisionalHeading(await reportHeading(deps.knex, { enterpriseId: scope.enterpriseId, branch }, deps.clock()), answer);
-      return answerReport(ctx, query.format, answer, { report: 'supplier-balances', document: async () => supplierBalancesDocument(await heading(), answer) });
+      const branch =
+        scope.branch ?? (scope.branches !== 'all' && scope.branches.length === 1 ? scope.branches[0]! : null);
+      const heading = async () =>
+        provisionalHeading(
+          await reportHeading(deps.knex, { enterpriseId: scope.enterpriseId, branch }, deps.clock()),
+          answer,
+        );
+      return answerReport(ctx, query.format, answer, {
+        report: 'supplier-balances',
+        document: async () => supplierBalancesDocument(await heading(), answer),
+      });
     },
   }),
 ];

@@ -8,15 +8,30 @@ import type { Principal } from '../../auth/principal';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { approvalLoaders, approvalRequestSchema, requestsQuery, requestStatuses, serializeRequest, type RequestRow } from './approvals.queries';
+import {
+  approvalLoaders,
+  approvalRequestSchema,
+  requestsQuery,
+  requestStatuses,
+  serializeRequest,
+  type RequestRow,
+} from './approvals.queries';
 import { decideRequest, rolesAt } from './four-eyes';
 import { inboxItemSchema, inboxKinds, inboxQuery } from './inbox';
 
-const decisionRefusals = ['approval_own_request', 'approval_role_required', 'approval_request_closed', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable'] as const;
+const decisionRefusals = [
+  'approval_own_request',
+  'approval_role_required',
+  'approval_request_closed',
+  'decision_in_progress',
+  'idempotency_key_reused',
+  'workflow_unavailable',
+] as const;
 
 /** A request of no branch is the enterprise's document: its roles over the whole enterprise read it, as the list shows it (docs/domain.md §11). */
 function assertReadable(principal: Principal, request: RequestRow): void {
-  if (request.branch_id === null) requireWholeEnterprise(principal, request.enterprise_id, approvalLoaders.request.name);
+  if (request.branch_id === null)
+    requireWholeEnterprise(principal, request.enterprise_id, approvalLoaders.request.name);
 }
 
 /** Approve or reject: sent to the request's workflow, whose validator refuses the maker, a wrong role, a decided request. */
@@ -26,16 +41,21 @@ function decisionRoute(decision: 'approve' | 'reject') {
     path: `/api/v1/approvals/requests/{id}/${decision}/`,
     module: 'approvals',
     operationId: decision === 'approve' ? 'approveRequest' : 'rejectRequest',
-    summary: decision === 'approve'
-      ? 'Approve a request (another user than its maker, holding one of its approver roles): the operation runs now'
-      : 'Reject a request, with a reason: nothing of it is applied',
-    description: 'Send an Idempotency-Key: after a 503 (no answer in time) a retry with the same key joins the first decision.',
+    summary:
+      decision === 'approve'
+        ? 'Approve a request (another user than its maker, holding one of its approver roles): the operation runs now'
+        : 'Reject a request, with a reason: nothing of it is applied',
+    description:
+      'Send an Idempotency-Key: after a 503 (no answer in time) a retry with the same key joins the first decision.',
     access: 'authenticated',
     load: approvalLoaders.request,
     idempotent: true,
     params: idParams,
     body: yup.object({
-      reason: decision === 'approve' ? yup.string().trim().max(500).default('') : yup.string().trim().required().min(5).max(500),
+      reason:
+        decision === 'approve'
+          ? yup.string().trim().max(500).default('')
+          : yup.string().trim().required().min(5).max(500),
     }),
     response: approvalRequestSchema,
     errorStatuses: [401, 403, 404, 409, 503],
@@ -69,9 +89,21 @@ export const approvalRequestRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(requestsQuery(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
-      whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status', operation: 'operation', maker: 'maker_id' });
-      const page = await paginateRows<RequestRow>(rows.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(requestsQuery(deps.knex), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'enterprise_id',
+        status: 'status',
+        operation: 'operation',
+        maker: 'maker_id',
+      });
+      const page = await paginateRows<RequestRow>(
+        rows.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeRequest) };
     },
   }),
@@ -98,15 +130,20 @@ export const approvalRequestRoutes = [
     path: '/api/v1/approvals/pending/',
     module: 'approvals',
     operationId: 'listPendingDecisions',
-    summary: 'The approver\'s inbox: everything awaiting the signed-in user\'s decision across modules, newest first',
-    description: 'Four-eyes requests naming one of the user\'s roles (not their own), loan applications at a step their role decides (not submitted nor decided by them), share withdrawals whose refund is owed (tellers).',
+    summary: "The approver's inbox: everything awaiting the signed-in user's decision across modules, newest first",
+    description:
+      "Four-eyes requests naming one of the user's roles (not their own), loan applications at a step their role decides (not submitted nor decided by them), share withdrawals whose refund is owed (tellers).",
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, kind: yup.string().oneOf(inboxKinds).optional() }),
     response: pageSchema(inboxItemSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const page = await paginateRows<{ since: Date }>(inboxQuery(deps.knex, principal, query), query, new URL(ctx.href));
+      const page = await paginateRows<{ since: Date }>(
+        inboxQuery(deps.knex, principal, query),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map((item) => ({ ...item, since: item.since.toISOString() })) };
     },
   }),

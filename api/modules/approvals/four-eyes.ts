@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { approvalPolicyOf } from '../../../activities/approvals/approval-policy.activity';
-import { anotherDeciderExists, markApprovalRequestFailed, openApprovalRequest, recordApprovalWaiver } from '../../../activities/approvals/approval-request.activity';
+import {
+  anotherDeciderExists,
+  markApprovalRequestFailed,
+  openApprovalRequest,
+  recordApprovalWaiver,
+} from '../../../activities/approvals/approval-request.activity';
 import { approvalWakers, type CoveredOperation, type PayloadOf } from '../../../activities/approvals/operations';
 import { holdsRole, roles, type Role, type Scope } from '../../../domain/access';
 import { operationKey } from '../../../activities/idempotency';
@@ -63,19 +68,31 @@ interface SensitiveChange<O extends CoveredOperation> {
  * and operation. Null without a client key: nothing to answer again then.
  */
 const requestKey = (principal: Principal, change: SensitiveChange<CoveredOperation>): string | null =>
-  (change.idempotencyKey === undefined || change.idempotencyKey === null ? null : operationKey(`approval:${change.operation}`, principal, change.idempotencyKey));
+  change.idempotencyKey === undefined || change.idempotencyKey === null
+    ? null
+    : operationKey(`approval:${change.operation}`, principal, change.idempotencyKey);
 
 /** The pending request made with this key, if any; the same key for another change is refused. */
-async function pendingRetry(deps: RouteDeps, key: string | null, change: SensitiveChange<CoveredOperation>): Promise<RequestRow | undefined> {
+async function pendingRetry(
+  deps: RouteDeps,
+  key: string | null,
+  change: SensitiveChange<CoveredOperation>,
+): Promise<RequestRow | undefined> {
   if (key === null) return undefined;
-  const row = (await requestsQuery(deps.knex).where({ idempotency_key: key, status: 'pending' }).first()) as RequestRow | undefined;
+  const row = (await requestsQuery(deps.knex).where({ idempotency_key: key, status: 'pending' }).first()) as
+    RequestRow | undefined;
   if (row !== undefined && !isDeepStrictEqual(row.payload, JSON.parse(JSON.stringify(change.payload)))) {
-    throw new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+    throw new AppError(
+      'conflict',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request.',
+    );
   }
   return row;
 }
 
-const accepted = (row: RequestRow) => new AcceptedForApproval(serializeRequest(row), `/api/v1/approvals/requests/${row.id}/`);
+const accepted = (row: RequestRow) =>
+  new AcceptedForApproval(serializeRequest(row), `/api/v1/approvals/requests/${row.id}/`);
 
 export async function runOrRequest<O extends CoveredOperation, T>(
   input: { deps: RouteDeps; principal: Principal; ctx: AppContext },
@@ -83,16 +100,33 @@ export async function runOrRequest<O extends CoveredOperation, T>(
   runNow: () => Promise<T>,
 ): Promise<T | AcceptedForApproval> {
   const { deps, principal } = input;
-  const rule = fourEyesRule(await approvalPolicyOf(deps.knex, change.scope.enterpriseId), change.operation, change.amount);
+  const rule = fourEyesRule(
+    await approvalPolicyOf(deps.knex, change.scope.enterpriseId),
+    change.operation,
+    change.amount,
+  );
   if (rule === null) return runNow();
   const approverRoles = change.approverRoles ?? rule.approverRoles;
-  if (change.whenNoOtherDecider === 'run_now' && !(await anotherDeciderExists(deps.knex, principal.userId, approverRoles, change.scope))) {
-    await recordApprovalWaiver(deps.knex, principal, { operation: change.operation, scope: change.scope, approverRoles, summary: change.summary });
+  if (
+    change.whenNoOtherDecider === 'run_now' &&
+    !(await anotherDeciderExists(deps.knex, principal.userId, approverRoles, change.scope))
+  ) {
+    await recordApprovalWaiver(deps.knex, principal, {
+      operation: change.operation,
+      scope: change.scope,
+      approverRoles,
+      summary: change.summary,
+    });
     return runNow();
   }
   if (change.alone !== undefined && change.alone.others.length > 0) {
     const { field, others } = change.alone;
-    throw new AppError('unprocessable', 'approval_change_mixed', `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`, [{ field, message: `${field} is sent alone` }]);
+    throw new AppError(
+      'unprocessable',
+      'approval_change_mixed',
+      `${field} needs a second person's approval: send it alone, and ${others.join(', ')} in another request.`,
+      [{ field, message: `${field} is sent alone` }],
+    );
   }
   const idempotencyKey = requestKey(principal, change);
   const retried = await pendingRetry(deps, idempotencyKey, change);
@@ -103,7 +137,9 @@ export async function runOrRequest<O extends CoveredOperation, T>(
     return accepted(await openRequest(input, change, { approverRoles, lifetimeSeconds, makers, idempotencyKey }));
   } catch (error) {
     // A retry sent while the first was being opened: the database holds the key once, and the first answers both.
-    const first = isUniqueViolation(error, 'approval_requests_pending_key') ? await pendingRetry(deps, idempotencyKey, change) : undefined;
+    const first = isUniqueViolation(error, 'approval_requests_pending_key')
+      ? await pendingRetry(deps, idempotencyKey, change)
+      : undefined;
     if (first === undefined) throw error;
     return accepted(first);
   }
@@ -117,25 +153,58 @@ async function openRequest<O extends CoveredOperation>(
 ): Promise<RequestRow> {
   const { operation, payload, scope, summary } = change;
   const { approverRoles, lifetimeSeconds, makers } = request;
-  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, { operation, payload, scope, summary, ...request });
+  const opened = await openApprovalRequest(deps.knex, deps.clock(), principal, {
+    operation,
+    payload,
+    scope,
+    summary,
+    ...request,
+  });
   const waker = approvalWakers[operation] as ((payload: PayloadOf<O>) => string) | undefined;
   const wake = waker === undefined ? {} : { wake: waker(payload) };
-  await startWorkflowFor<typeof approvalRequest>(deps, 'approvalRequest', {
-    workflowId: opened.workflowId,
-    args: [{ requestId: opened.id, makerId: principal.userId, makers, approverRoles: [...approverRoles], lifetimeSeconds, ...wake }],
-    tags: { enterpriseId: scope.enterpriseId, ...(scope.branchId ? { branchId: scope.branchId } : {}), businessId: opened.id },
-  }, {
-    what: 'the approval request',
-    markFailed: () => markApprovalRequestFailed(deps.knex, deps.clock(), { requestId: opened.id, failure: 'The request\'s workflow could not be started (Temporal unreachable); make the change again.' }),
-    log: ctx.state.log,
-  });
+  await startWorkflowFor<typeof approvalRequest>(
+    deps,
+    'approvalRequest',
+    {
+      workflowId: opened.workflowId,
+      args: [
+        {
+          requestId: opened.id,
+          makerId: principal.userId,
+          makers,
+          approverRoles: [...approverRoles],
+          lifetimeSeconds,
+          ...wake,
+        },
+      ],
+      tags: {
+        enterpriseId: scope.enterpriseId,
+        ...(scope.branchId ? { branchId: scope.branchId } : {}),
+        businessId: opened.id,
+      },
+    },
+    {
+      what: 'the approval request',
+      markFailed: () =>
+        markApprovalRequestFailed(deps.knex, deps.clock(), {
+          requestId: opened.id,
+          failure: "The request's workflow could not be started (Temporal unreachable); make the change again.",
+        }),
+      log: ctx.state.log,
+    },
+  );
   return (await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow;
 }
 
 /** The roles the principal holds where the request lies: what the workflow's validator compares with the policy's. */
-export const rolesAt = (principal: Principal, scope: Scope) => roles.filter((role) => holdsRole(principal.grants, [role], scope));
+export const rolesAt = (principal: Principal, scope: Scope) =>
+  roles.filter((role) => holdsRole(principal.grants, [role], scope));
 
-const requestEnded = new AppError('conflict', 'approval_request_closed', 'The request has been decided or has expired.');
+const requestEnded = new AppError(
+  'conflict',
+  'approval_request_closed',
+  'The request has been decided or has expired.',
+);
 
 /** Sends the decision to the request's workflow; `updateId` from the client's Idempotency-Key, so a retry joins it. */
 export const decideRequest = (deps: RouteDeps, row: RequestRow, decision: RequestDecision, updateId: string) =>

@@ -11,7 +11,14 @@ import { assertCsrfProof, clearSessionCookies, cookieNames, setSessionCookies } 
 import { requestOrigin, type AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
 import { defineRoute } from '../../route';
-import { credentialsSchema, passwordSchema, serializeUser, tokenPairSchema, usernameSchema, userSchema } from './auth.schemas';
+import {
+  credentialsSchema,
+  passwordSchema,
+  serializeUser,
+  tokenPairSchema,
+  usernameSchema,
+  userSchema,
+} from './auth.schemas';
 
 /** Sign-up, sign-in and sessions: cookies for browsers, JSON token pairs for other clients. */
 export const authRoutes = [
@@ -36,7 +43,13 @@ export const authRoutes = [
     handler: async ({ body, deps, ctx }) => {
       const user = await registerUser(
         deps.activities,
-        { username: body.username, password: body.password, fullName: body.full_name, email: body.email, clientAddress: ctx.ip },
+        {
+          username: body.username,
+          password: body.password,
+          fullName: body.full_name,
+          email: body.email,
+          clientAddress: ctx.ip,
+        },
         requestOrigin(ctx),
       );
       return serializeUser(user, []);
@@ -48,7 +61,8 @@ export const authRoutes = [
     module: 'auth',
     operationId: 'login',
     summary: 'Sign in: sets the access token in an HttpOnly cookie (and the refresh and CSRF cookies)',
-    description: 'Send the `csrf_token` cookie value in `X-CSRF-Token` with every cookie-authenticated POST, PATCH, PUT or DELETE.',
+    description:
+      'Send the `csrf_token` cookie value in `X-CSRF-Token` with every cookie-authenticated POST, PATCH, PUT or DELETE.',
     access: 'public',
     body: credentialsSchema,
     response: yup.object({ user: userSchema, csrf_token: yup.string().required() }),
@@ -73,7 +87,10 @@ export const authRoutes = [
     body: yup.object({ refresh: yup.string().max(4096).optional() }),
     errorStatuses: [403],
     handler: async ({ body, principal, deps, ctx }) => {
-      const session = principal === undefined ? signInOfPresentedTokens(ctx, deps, body.refresh) : { familyId: principal.familyId, viaCookie: principal.via === 'cookie' };
+      const session =
+        principal === undefined
+          ? signInOfPresentedTokens(ctx, deps, body.refresh)
+          : { familyId: principal.familyId, viaCookie: principal.via === 'cookie' };
       // A cookie session proves the request is its own, as for any change: no foreign site signs a user out.
       if (session !== undefined && session.viaCookie) assertCsrfProof(ctx, session.familyId, deps.auth.jwtSecret);
       if (session !== undefined) await endSignIn(deps.knex, session.familyId, deps.clock());
@@ -101,7 +118,7 @@ export const authRoutes = [
     path: '/api/v1/auth/users/me/password/',
     module: 'auth',
     operationId: 'changePassword',
-    summary: 'Change one\'s password; every other session of the user is revoked',
+    summary: "Change one's password; every other session of the user is revoked",
     access: 'authenticated',
     status: 204,
     body: yup.object({ current_password: passwordSchema, new_password: passwordSchema }),
@@ -142,8 +159,8 @@ export const authRoutes = [
     operationId: 'refreshTokenPair',
     summary: 'Rotate: a new {access, refresh}; the refresh token presented is spent',
     description:
-      'Send `refresh` in the body (JSON clients), or no body with the refresh cookie and the CSRF header (browsers, '
-      + 'which get new cookies). Presenting a spent refresh token revokes every token of its sign-in.',
+      'Send `refresh` in the body (JSON clients), or no body with the refresh cookie and the CSRF header (browsers, ' +
+      'which get new cookies). Presenting a spent refresh token revokes every token of its sign-in.',
     access: 'public',
     body: yup.object({ refresh: yup.string().optional() }),
     response: tokenPairSchema,
@@ -153,7 +170,8 @@ export const authRoutes = [
       const fromCookie = body.refresh === undefined;
       const presented = body.refresh ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
       if (presented === undefined) throw new AppError('unauthenticated', 'not_authenticated', 'Send a refresh token.');
-      if (fromCookie) assertCsrfProof(ctx, verifyToken(presented, deps.auth, deps.clock(), 'refresh').fam, deps.auth.jwtSecret);
+      if (fromCookie)
+        assertCsrfProof(ctx, verifyToken(presented, deps.auth, deps.clock(), 'refresh').fam, deps.auth.jwtSecret);
       const tokens = await rotateRefreshToken(deps.activities, presented);
       if (fromCookie) setSessionCookies(ctx, tokens, deps.secureCookies, deps.auth.jwtSecret);
       return { access: tokens.access, refresh: tokens.refresh };
@@ -166,9 +184,16 @@ export const authRoutes = [
  * of the expired access token presented. Either is ours when its signature is, expired or not, and ends its
  * sign-in all the same; undefined when there is none or it is not ours.
  */
-function signInOfPresentedTokens(ctx: AppContext, deps: RouteDeps, fromBody: string | undefined): { familyId: string; viaCookie: boolean } | undefined {
+function signInOfPresentedTokens(
+  ctx: AppContext,
+  deps: RouteDeps,
+  fromBody: string | undefined,
+): { familyId: string; viaCookie: boolean } | undefined {
   const refresh = fromBody ?? ctx.cookies.get(cookieNames(deps.secureCookies).refresh);
-  const presented = refresh === undefined ? presentedAccessToken(ctx, cookieNames(deps.secureCookies).access) : { token: refresh, via: fromBody === undefined ? 'cookie' : 'bearer' };
+  const presented =
+    refresh === undefined
+      ? presentedAccessToken(ctx, cookieNames(deps.secureCookies).access)
+      : { token: refresh, via: fromBody === undefined ? 'cookie' : 'bearer' };
   const familyId = presented === undefined ? undefined : familyOfToken(presented.token, deps.auth);
   return familyId === undefined ? undefined : { familyId, viaCookie: presented!.via === 'cookie' };
 }

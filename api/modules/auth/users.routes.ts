@@ -12,7 +12,16 @@ import { AcceptedForApproval, defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { requestOrigin, type AppContext } from '../../context';
 import type { RouteDeps } from '../../deps';
-import { createdUserSchema, grantSchema, invitationSchema, passwordSchema, serializeGrant, serializeUser, usernameSchema, userSchema } from './auth.schemas';
+import {
+  createdUserSchema,
+  grantSchema,
+  invitationSchema,
+  passwordSchema,
+  serializeGrant,
+  serializeUser,
+  usernameSchema,
+  userSchema,
+} from './auth.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
 
@@ -29,14 +38,27 @@ function manageableUsers(knex: Knex, principal: Principal) {
   const adminGrants = principal.grants.filter((grant) => grant.role === 'admin' && grant.enterpriseId !== null);
   const enterprises = adminGrants.filter((grant) => grant.branchId === null).map((grant) => grant.enterpriseId!);
   const branches = adminGrants.filter((grant) => grant.branchId !== null).map((grant) => grant.branchId!);
-  const activeGrants = () => knex('role_grants as g').select(1).whereRaw('g.user_id = users.id').whereNull('g.revoked_at');
+  const activeGrants = () =>
+    knex('role_grants as g').select(1).whereRaw('g.user_id = users.id').whereNull('g.revoked_at');
   const outside = activeGrants().where((grant) =>
-    grant.whereNull('g.enterprise_id').orWhere((scoped) => scoped.whereNotIn('g.enterprise_id', enterprises).where((branch) => branch.whereNull('g.branch_id').orWhereNotIn('g.branch_id', branches))),
+    grant
+      .whereNull('g.enterprise_id')
+      .orWhere((scoped) =>
+        scoped
+          .whereNotIn('g.enterprise_id', enterprises)
+          .where((branch) => branch.whereNull('g.branch_id').orWhereNotIn('g.branch_id', branches)),
+      ),
   );
   query.whereNotExists(outside);
   if (enterprises.length === 0) return query.whereExists(activeGrants());
-  return query.where((roleless) => roleless.whereExists(activeGrants()).orWhereNull('users.import_id')
-    .orWhereExists(knex('imports as i').select(1).whereRaw('i.id = users.import_id').whereIn('i.enterprise_id', enterprises)));
+  return query.where((roleless) =>
+    roleless
+      .whereExists(activeGrants())
+      .orWhereNull('users.import_id')
+      .orWhereExists(
+        knex('imports as i').select(1).whereRaw('i.id = users.import_id').whereIn('i.enterprise_id', enterprises),
+      ),
+  );
 }
 
 async function userWithGrants(knex: Knex, principal: Principal, userId: string) {
@@ -59,7 +81,8 @@ const grantBody = {
 const grantsAtOnce: readonly Role[] = ['cashier', 'auditor'];
 
 /** Made at once: the roles above, and a platform grant, which has no enterprise whose policy applies (platform administrators only make one). */
-const grantedAtOnce = (grant: Omit<GrantRoleInput, 'userId'>) => grantsAtOnce.includes(grant.role) || grant.enterpriseId === null;
+const grantedAtOnce = (grant: Omit<GrantRoleInput, 'userId'>) =>
+  grantsAtOnce.includes(grant.role) || grant.enterpriseId === null;
 
 /**
  * A grant as the enterprise's policy wants it: at once, or a `role_grant.above_cashier` request. Where no one but the
@@ -68,10 +91,17 @@ const grantedAtOnce = (grant: Omit<GrantRoleInput, 'userId'>) => grantsAtOnce.in
 function grantUnderFourEyes(input: { deps: RouteDeps; principal: Principal; ctx: AppContext }, grant: GrantRoleInput) {
   const apply = async () => serializeGrant(await grantRole(input.deps.activities, input.principal, grant));
   if (grantedAtOnce(grant)) return apply();
-  return runOrRequest(input, {
-    operation: 'role_grant.above_cashier', payload: grant, scope: { enterpriseId: grant.enterpriseId!, branchId: grant.branchId },
-    summary: `Grant the ${grant.role} role${grant.branchId === null ? ' in the whole enterprise' : ' in a branch'}`, whenNoOtherDecider: 'run_now',
-  }, apply);
+  return runOrRequest(
+    input,
+    {
+      operation: 'role_grant.above_cashier',
+      payload: grant,
+      scope: { enterpriseId: grant.enterpriseId!, branchId: grant.branchId },
+      summary: `Grant the ${grant.role} role${grant.branchId === null ? ' in the whole enterprise' : ' in a branch'}`,
+      whenNoOtherDecider: 'run_now',
+    },
+    apply,
+  );
 }
 
 /** Administration of users: creation, list, detail, roles, deactivation; the invitation a new user accepts. */
@@ -81,12 +111,12 @@ export const userRoutes = [
     path: '/api/v1/auth/users/',
     module: 'auth',
     operationId: 'createUser',
-    summary: 'Create a staff user with their roles; the answer\'s one-time invitation lets them set their password',
+    summary: "Create a staff user with their roles; the answer's one-time invitation lets them set their password",
     description:
-      'Each role must lie within what the caller administers (403 otherwise). The user has no password until they '
-      + 'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are. '
-      + 'Cashier and auditor roles are granted with the account; any other is granted as `POST …/roles/` grants it: under the '
-      + 'policy\'s four eyes (`role_grant.above_cashier`), its request listed in `pending_roles`, unless no one but the caller could decide it.',
+      'Each role must lie within what the caller administers (403 otherwise). The user has no password until they ' +
+      'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are. ' +
+      'Cashier and auditor roles are granted with the account; any other is granted as `POST …/roles/` grants it: under the ' +
+      "policy's four eyes (`role_grant.above_cashier`), its request listed in `pending_roles`, unless no one but the caller could decide it.",
     access: ['admin'],
     status: 201,
     location: '/api/v1/auth/users/{id}/',
@@ -98,10 +128,21 @@ export const userRoutes = [
     }),
     response: createdUserSchema,
     errorStatuses: [401, 403, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'username_taken', 'email_taken', ...fourEyesRefusals],
+    refusals: [
+      'not_allowed',
+      'platform_grant_admin_only',
+      'auditor_grant_whole_enterprise',
+      'username_taken',
+      'email_taken',
+      ...fourEyesRefusals,
+    ],
     handler: async ({ body, principal: actor, deps, ctx }) => {
       const maker = { ...actor, ...requestOrigin(ctx) };
-      const roles = body.roles.map((grant) => ({ role: grant.role, enterpriseId: grant.enterprise, branchId: grant.branch }));
+      const roles = body.roles.map((grant) => ({
+        role: grant.role,
+        enterpriseId: grant.enterprise,
+        branchId: grant.branch,
+      }));
       const { user, invitation } = await createStaffUser(deps.activities, maker, {
         username: body.username,
         fullName: body.full_name,
@@ -126,7 +167,7 @@ export const userRoutes = [
     path: '/api/v1/auth/invitations/accept/',
     module: 'auth',
     operationId: 'acceptInvitation',
-    summary: 'Set one\'s password with the invitation of a user an administrator created; then sign in',
+    summary: "Set one's password with the invitation of a user an administrator created; then sign in",
     access: 'public',
     status: 204,
     body: yup.object({ token: yup.string().required().max(100), password: passwordSchema }),
@@ -142,10 +183,11 @@ export const userRoutes = [
     path: '/api/v1/auth/users/{id}/invitation/',
     module: 'auth',
     operationId: 'inviteUser',
-    summary: 'A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired)',
+    summary:
+      'A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired)',
     description:
-      'The user sets their first password with it (`POST /api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation '
-      + 'not yet used stops working. Audited. Refused for a user who has a password (an invitation never resets one) or who is deactivated.',
+      'The user sets their first password with it (`POST /api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation ' +
+      'not yet used stops working. Audited. Refused for a user who has a password (an invitation never resets one) or who is deactivated.',
     access: ['admin'],
     params: userIdParams,
     response: invitationSchema,
@@ -173,7 +215,10 @@ export const userRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = manageableUsers(deps.knex, principal);
-      if (query.search !== undefined) builder.where((b) => b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`));
+      if (query.search !== undefined)
+        builder.where((b) =>
+          b.whereILike('username', `%${query.search}%`).orWhereILike('full_name', `%${query.search}%`),
+        );
       whereFilters(builder, query, { is_active: 'is_active' });
       const page = await paginate(builder, {
         query,
@@ -181,8 +226,19 @@ export const userRoutes = [
         orderingColumns: { username: 'username', full_name: 'full_name', created_at: 'users.created_at' },
         defaultOrdering: 'username',
       });
-      const grants = await RoleGrant.activeOf(deps.knex, page.results.map((user) => user.id));
-      return { ...page, results: page.results.map((user) => serializeUser(user, grants.filter((grant) => grant.userId === user.id))) };
+      const grants = await RoleGrant.activeOf(
+        deps.knex,
+        page.results.map((user) => user.id),
+      );
+      return {
+        ...page,
+        results: page.results.map((user) =>
+          serializeUser(
+            user,
+            grants.filter((grant) => grant.userId === user.id),
+          ),
+        ),
+      };
     },
   }),
   defineRoute({
@@ -211,7 +267,13 @@ export const userRoutes = [
     response: grantSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['not_allowed', 'platform_grant_admin_only', 'auditor_grant_whole_enterprise', 'role_already_granted', ...fourEyesRefusals],
+    refusals: [
+      'not_allowed',
+      'platform_grant_admin_only',
+      'auditor_grant_whole_enterprise',
+      'role_already_granted',
+      ...fourEyesRefusals,
+    ],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       await userWithGrants(deps.knex, actor, params.id);
       const grant = { userId: params.id, role: body.role, enterpriseId: body.enterprise, branchId: body.branch };

@@ -14,17 +14,24 @@ import { scopeToVisible } from '../enterprise-scope';
 /** Who closes a branch's day: its head, or a role over the whole enterprise. */
 const closers = ['branch_head', 'direction', 'admin'] as const;
 
-const branchDaySchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  date: dateResponse().meta({ description: 'The business date whose day the branch closed.' }),
-  closed_by: yup.string().uuid().required(),
-  closed_at: timestampResponse(),
-}).meta({ component: 'BranchDay' });
+const branchDaySchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    date: dateResponse().meta({ description: 'The business date whose day the branch closed.' }),
+    closed_by: yup.string().uuid().required(),
+    closed_at: timestampResponse(),
+  })
+  .meta({ component: 'BranchDay' });
 
 const serializeDay = (row: BranchDayRow) => ({
-  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, date: row.business_date, closed_by: row.closed_by, closed_at: row.closed_at.toISOString(),
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  date: row.business_date,
+  closed_by: row.closed_by,
+  closed_at: row.closed_at.toISOString(),
 });
 
 const daysQuery = (knex: Knex) => knex('branch_days').select('*');
@@ -41,7 +48,11 @@ const branchDayLoader = {
  */
 async function wakeEndOfDay(deps: RouteDeps, day: BranchDayRow): Promise<void> {
   try {
-    await withinTemporalDeadline(deps.temporal, () => deps.temporal.workflow.getHandle(endOfDayWorkflowId(day.enterprise_id, day.business_date)).signal(branchDayClosedSignal));
+    await withinTemporalDeadline(deps.temporal, () =>
+      deps.temporal.workflow
+        .getHandle(endOfDayWorkflowId(day.enterprise_id, day.business_date))
+        .signal(branchDayClosedSignal),
+    );
   } catch {
     // No end of day running for the date (the usual case), or Temporal out of reach: its poll finds the close.
   }
@@ -54,21 +65,30 @@ export const branchDayRoutes = [
     path: '/api/v1/cash/branch-days/',
     module: 'cash',
     operationId: 'closeBranchDay',
-    summary: 'Close the branch\'s day (branch head, direction, administrators), once',
-    description: 'The date must be the business date (`branch_day_not_business_date`, 422 naming `date`). Refused (409 `branch_day_blocked`) while something holds the day: '
-      + 'each reason is an entry of `errors`, its field `blockers.<reason>` (today `approvals_pending`: four-eyes requests of the branch that would post once approved). '
-      + 'A day already closed is answered as it was closed, nothing changed. The enterprise\'s end of day waits for every active branch\'s close.',
+    summary: "Close the branch's day (branch head, direction, administrators), once",
+    description:
+      'The date must be the business date (`branch_day_not_business_date`, 422 naming `date`). Refused (409 `branch_day_blocked`) while something holds the day: ' +
+      'each reason is an entry of `errors`, its field `blockers.<reason>` (today `approvals_pending`: four-eyes requests of the branch that would post once approved). ' +
+      "A day already closed is answered as it was closed, nothing changed. The enterprise's end of day waits for every active branch's close.",
     access: closers,
     status: 201,
     location: '/api/v1/cash/branch-days/{id}/',
-    body: yup.object({ enterprise: yup.string().uuid().required(), branch: yup.string().uuid().required(), date: isoDate().required() }),
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      branch: yup.string().uuid().required(),
+      date: isoDate().required(),
+    }),
     response: branchDaySchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['branch_day_blocked', 'branch_day_not_business_date'],
     handler: async ({ body, principal, deps, ctx, authorize }) => {
       authorize({ enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
       const closer = { userId: principal.userId, ...requestOrigin(ctx) };
-      const { day, closed } = await closeBranchDay(deps.activities, closer, { enterpriseId: body.enterprise, branchId: body.branch, date: body.date });
+      const { day, closed } = await closeBranchDay(deps.activities, closer, {
+        enterpriseId: body.enterprise,
+        branchId: body.branch,
+        date: body.date,
+      });
       if (closed) await wakeEndOfDay(deps, day);
       return serializeDay(day);
     },
@@ -80,14 +100,31 @@ export const branchDayRoutes = [
     operationId: 'listBranchDays',
     summary: 'Closed branch days, latest first (of the branches the caller sees)',
     access: 'authenticated',
-    query: listQuerySchema([], { enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), date_from: isoDate().optional(), date_to: isoDate().optional() }),
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
+    }),
     response: pageSchema(branchDaySchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(daysQuery(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
-      whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', date_from: ['business_date', '>='], date_to: ['business_date', '<='] });
-      const page = await paginateRows<BranchDayRow>(rows.orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(daysQuery(deps.knex), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+        date_from: ['business_date', '>='],
+        date_to: ['business_date', '<='],
+      });
+      const page = await paginateRows<BranchDayRow>(
+        rows.orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeDay) };
     },
   }),

@@ -16,24 +16,39 @@ import { postingRefusals } from '../refusal-lists';
 
 const uuid = () => yup.string().uuid().required();
 
-const transferSchema = yup.object({
-  id: uuid(),
-  enterprise: uuid(),
-  from_account: uuid().meta({ description: 'The member account debited.' }),
-  from_account_number: yup.string().required(),
-  from_branch: uuid(),
-  to_account: uuid().meta({ description: 'The member account credited.' }),
-  to_account_number: yup.string().required(),
-  to_branch: uuid(),
-  amount: moneyResponse(),
-  reference: yup.string().defined(),
-  business_date: dateResponse(),
-  between_branches: yup.boolean().required().meta({ description: 'true: each branch posted its part through 45200 (liaison between branches); false: both parts through 459.' }),
-  debit_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry of the giving account\'s branch (null: its rule is inactive).' }),
-  credit_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry of the receiving account\'s branch.' }),
-  recorded_by: uuid().meta({ description: 'The maker.' }),
-  created_at: timestampResponse(),
-}).meta({ component: 'MemberTransfer' });
+const transferSchema = yup
+  .object({
+    id: uuid(),
+    enterprise: uuid(),
+    from_account: uuid().meta({ description: 'The member account debited.' }),
+    from_account_number: yup.string().required(),
+    from_branch: uuid(),
+    to_account: uuid().meta({ description: 'The member account credited.' }),
+    to_account_number: yup.string().required(),
+    to_branch: uuid(),
+    amount: moneyResponse(),
+    reference: yup.string().defined(),
+    business_date: dateResponse(),
+    between_branches: yup.boolean().required().meta({
+      description:
+        'true: each branch posted its part through 45200 (liaison between branches); false: both parts through 459.',
+    }),
+    debit_entry: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "The entry of the giving account's branch (null: its rule is inactive)." }),
+    credit_entry: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "The entry of the receiving account's branch." }),
+    recorded_by: uuid().meta({ description: 'The maker.' }),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'MemberTransfer' });
 
 interface TransferRow {
   id: string;
@@ -53,31 +68,67 @@ interface TransferRow {
   created_at: Date;
 }
 
-const entryOf = (knex: Knex, eventColumn: string) => knex('journal_entries as je').whereRaw('je.event_id = ??', [eventColumn]).whereNull('je.reverses_entry_id').select('je.id').limit(1);
+const entryOf = (knex: Knex, eventColumn: string) =>
+  knex('journal_entries as je')
+    .whereRaw('je.event_id = ??', [eventColumn])
+    .whereNull('je.reverses_entry_id')
+    .select('je.id')
+    .limit(1);
 
 const transfersQuery = (knex: Knex) =>
   knex('member_transfers as t')
     .join('comptes_clients as fa', 'fa.id', 't.from_account_id')
     .join('comptes_clients as ta', 'ta.id', 't.to_account_id')
-    .select('t.id', 't.enterprise_id', 't.from_account_id', 'fa.number as from_account_number', 't.from_branch_id', 't.to_account_id', 'ta.number as to_account_number', 't.to_branch_id',
-      't.amount', 't.reference', 't.business_date', 't.recorded_by', 't.created_at',
-      entryOf(knex, 't.debit_event_id').as('debit_entry'), entryOf(knex, 't.credit_event_id').as('credit_entry'));
+    .select(
+      't.id',
+      't.enterprise_id',
+      't.from_account_id',
+      'fa.number as from_account_number',
+      't.from_branch_id',
+      't.to_account_id',
+      'ta.number as to_account_number',
+      't.to_branch_id',
+      't.amount',
+      't.reference',
+      't.business_date',
+      't.recorded_by',
+      't.created_at',
+      entryOf(knex, 't.debit_event_id').as('debit_entry'),
+      entryOf(knex, 't.credit_event_id').as('credit_entry'),
+    );
 
 const serializeTransfer = (row: TransferRow) => ({
-  id: row.id, enterprise: row.enterprise_id, from_account: row.from_account_id, from_account_number: row.from_account_number, from_branch: row.from_branch_id,
-  to_account: row.to_account_id, to_account_number: row.to_account_number, to_branch: row.to_branch_id, amount: row.amount, reference: row.reference,
-  business_date: row.business_date, between_branches: row.from_branch_id !== row.to_branch_id, debit_entry: row.debit_entry, credit_entry: row.credit_entry,
-  recorded_by: row.recorded_by, created_at: row.created_at.toISOString(),
+  id: row.id,
+  enterprise: row.enterprise_id,
+  from_account: row.from_account_id,
+  from_account_number: row.from_account_number,
+  from_branch: row.from_branch_id,
+  to_account: row.to_account_id,
+  to_account_number: row.to_account_number,
+  to_branch: row.to_branch_id,
+  amount: row.amount,
+  reference: row.reference,
+  business_date: row.business_date,
+  between_branches: row.from_branch_id !== row.to_branch_id,
+  debit_entry: row.debit_entry,
+  credit_entry: row.credit_entry,
+  recorded_by: row.recorded_by,
+  created_at: row.created_at.toISOString(),
 });
 
-const transferById = async (knex: Knex, id: string) => (await transfersQuery(knex).where('t.id', id).first()) as TransferRow | undefined;
+const transferById = async (knex: Knex, id: string) =>
+  (await transfersQuery(knex).where('t.id', id).first()) as TransferRow | undefined;
 
 /** Branch isolation: a transfer is seen by the staff of either of its branches (and over the whole enterprise). */
 const seesTransfer = (principal: Principal, row: TransferRow) =>
-  [row.from_branch_id, row.to_branch_id].some((branchId) => canSee(principal.grants, { enterpriseId: row.enterprise_id, branchId }));
+  [row.from_branch_id, row.to_branch_id].some((branchId) =>
+    canSee(principal.grants, { enterpriseId: row.enterprise_id, branchId }),
+  );
 
 const transferBody = yup.object({
-  from_account: uuid().meta({ description: 'The member account the money leaves: of a branch where the maker is a cashier or the branch head.' }),
+  from_account: uuid().meta({
+    description: 'The member account the money leaves: of a branch where the maker is a cashier or the branch head.',
+  }),
   to_account: uuid().meta({ description: 'Another member account of the enterprise, of any branch.' }),
   amount: amount().required(),
   reference: yup.string().trim().max(100).default(''),
@@ -104,13 +155,33 @@ export const memberTransferRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = transfersQuery(deps.knex).where((either) => either
-        .where((from) => { scopeToVisible(from, principal, { enterprise: 't.enterprise_id', branch: 't.from_branch_id' }); })
-        .orWhere((to) => { scopeToVisible(to, principal, { enterprise: 't.enterprise_id', branch: 't.to_branch_id' }); }));
-      whereFilters(rows, query, { enterprise: 't.enterprise_id', date_from: ['t.business_date', '>='], date_to: ['t.business_date', '<='] });
-      if (query.branch !== undefined) rows.where((either) => either.where('t.from_branch_id', query.branch!).orWhere('t.to_branch_id', query.branch!));
-      if (query.account !== undefined) rows.where((either) => either.where('t.from_account_id', query.account!).orWhere('t.to_account_id', query.account!));
-      const page = await paginateRows<TransferRow>(rows.orderBy([{ column: 't.created_at', order: 'desc' }, { column: 't.id' }]), query, new URL(ctx.href));
+      const rows = transfersQuery(deps.knex).where((either) =>
+        either
+          .where((from) => {
+            scopeToVisible(from, principal, { enterprise: 't.enterprise_id', branch: 't.from_branch_id' });
+          })
+          .orWhere((to) => {
+            scopeToVisible(to, principal, { enterprise: 't.enterprise_id', branch: 't.to_branch_id' });
+          }),
+      );
+      whereFilters(rows, query, {
+        enterprise: 't.enterprise_id',
+        date_from: ['t.business_date', '>='],
+        date_to: ['t.business_date', '<='],
+      });
+      if (query.branch !== undefined)
+        rows.where((either) =>
+          either.where('t.from_branch_id', query.branch!).orWhere('t.to_branch_id', query.branch!),
+        );
+      if (query.account !== undefined)
+        rows.where((either) =>
+          either.where('t.from_account_id', query.account!).orWhere('t.to_account_id', query.account!),
+        );
+      const page = await paginateRows<TransferRow>(
+        rows.orderBy([{ column: 't.created_at', order: 'desc' }, { column: 't.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeTransfer) };
     },
   }),
@@ -120,10 +191,11 @@ export const memberTransferRoutes = [
     module: 'cash',
     operationId: 'recordMemberTransfer',
     summary: 'Transfer money from one member account to another, of the same branch or another (cashier, branch head)',
-    description: 'No cash moves: the giving account is debited in its branch and the receiving one credited in its own, through 459 within a branch and 45200 '
-      + '(liaison between branches) across two. The giving account follows a withdrawal\'s rules (open, withdrawals allowed, the minimum balance and the held amounts); '
-      + 'the receiving one must be open. Send an Idempotency-Key: a retry with the same key and body answers the first transfer (`Idempotent-Replayed`), another body is 409. '
-      + 'From the approval policy\'s threshold (`member_account.transfer`, 5 000 000 XAF by default) the transfer is a request (202), made when a branch head or the direction approves it.',
+    description:
+      'No cash moves: the giving account is debited in its branch and the receiving one credited in its own, through 459 within a branch and 45200 ' +
+      "(liaison between branches) across two. The giving account follows a withdrawal's rules (open, withdrawals allowed, the minimum balance and the held amounts); " +
+      'the receiving one must be open. Send an Idempotency-Key: a retry with the same key and body answers the first transfer (`Idempotent-Replayed`), another body is 409. ' +
+      "From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) the transfer is a request (202), made when a branch head or the direction approves it.",
     access: tellers,
     status: 201,
     location: '/api/v1/cash/transfers/{id}/',
@@ -132,14 +204,27 @@ export const memberTransferRoutes = [
     response: transferSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['transfer_account_invalid', 'account_closed', 'account_frozen', 'insufficient_funds', 'withdrawals_not_allowed', 'idempotency_key_reused', ...postingRefusals, ...fourEyesRefusals],
+    refusals: [
+      'transfer_account_invalid',
+      'account_closed',
+      'account_frozen',
+      'insufficient_funds',
+      'withdrawals_not_allowed',
+      'idempotency_key_reused',
+      ...postingRefusals,
+      ...fourEyesRefusals,
+    ],
     handler: async ({ body, principal, deps, ctx, authorize, idempotencyKey }) => {
       const from = await CompteClient.query(deps.knex).findById(body.from_account);
       if (from === undefined) throw new NotFoundError('The account');
       const scope = { enterpriseId: from.enterpriseId, branchId: from.branchId };
       authorize(scope, 'The account');
       const payload: MemberTransferInput = {
-        fromAccountId: body.from_account, toAccountId: body.to_account, amount: formatAmount(body.amount), reference: body.reference, idempotencyKey,
+        fromAccountId: body.from_account,
+        toAccountId: body.to_account,
+        amount: formatAmount(body.amount),
+        reference: body.reference,
+        idempotencyKey,
       };
       const answer = async () => {
         const made = await recordMemberTransfer(deps.activities, principal, payload);
@@ -147,11 +232,25 @@ export const memberTransferRoutes = [
         return serializeTransfer((await transferById(deps.knex, made.id))!);
       };
       // A key that already made a transfer (a retry, also after an approval) answers it, as below the threshold.
-      const keyUsed = idempotencyKey !== null && (await deps.knex('member_transfers').where({ enterprise_id: from.enterpriseId, recorded_by: principal.userId, idempotency_key: idempotencyKey }).first('id')) !== undefined;
+      const keyUsed =
+        idempotencyKey !== null &&
+        (await deps
+          .knex('member_transfers')
+          .where({ enterprise_id: from.enterpriseId, recorded_by: principal.userId, idempotency_key: idempotencyKey })
+          .first('id')) !== undefined;
       if (keyUsed) return answer();
-      return runOrRequest({ deps, principal, ctx }, {
-        operation: 'member_account.transfer', payload, scope, amount: body.amount, idempotencyKey, summary: `Transfer of ${payload.amount} XAF from account ${from.number}`,
-      }, answer);
+      return runOrRequest(
+        { deps, principal, ctx },
+        {
+          operation: 'member_account.transfer',
+          payload,
+          scope,
+          amount: body.amount,
+          idempotencyKey,
+          summary: `Transfer of ${payload.amount} XAF from account ${from.number}`,
+        },
+        answer,
+      );
     },
   }),
   defineRoute({

@@ -15,33 +15,50 @@ import { tillReaders } from './tills.routes';
 
 const lineSchema = yup.object({
   entry: yup.string().uuid().required(),
-  number: yup.string().defined().meta({ description: 'The entry\'s journal and number, e.g. CAI-000042.' }),
+  number: yup.string().defined().meta({ description: "The entry's journal and number, e.g. CAI-000042." }),
   created_at: timestampResponse(),
   till_code: yup.string().required(),
   account: yup.string().required(),
   description: yup.string().defined(),
-  amount: moneyResponse().meta({ description: 'What the line moved in the till: positive cash in, negative cash out.' }),
+  amount: moneyResponse().meta({
+    description: 'What the line moved in the till: positive cash in, negative cash out.',
+  }),
   actor: yup.string().uuid().nullable().defined(),
 });
 
-const tillJournalSchema = yup.object({
-  branch: yup.string().uuid().required(),
-  date: dateResponse(),
-  sessions: yup.array(tillSessionSchema).required().meta({ description: 'The sessions, with their opening and closing counts and differences.' }),
-  lines: yup.array(lineSchema).required(),
-  totals: yup.object({ cash_in: moneyResponse(), cash_out: moneyResponse() }).required(),
-}).meta({ component: 'TillJournal' });
+const tillJournalSchema = yup
+  .object({
+    branch: yup.string().uuid().required(),
+    date: dateResponse(),
+    sessions: yup
+      .array(tillSessionSchema)
+      .required()
+      .meta({ description: 'The sessions, with their opening and closing counts and differences.' }),
+    lines: yup.array(lineSchema).required(),
+    totals: yup.object({ cash_in: moneyResponse(), cash_out: moneyResponse() }).required(),
+  })
+  .meta({ component: 'TillJournal' });
 
 /** The JSON answer, or the CSV or XLSX file of the same figures. */
 type JournalScope = { enterpriseId: string; branchId: string; date: string };
 
-async function answerJournal(deps: RouteDeps, ctx: AppContext, format: ReportFormat | undefined, scope: JournalScope, journal: TillJournal) {
+async function answerJournal(
+  deps: RouteDeps,
+  ctx: AppContext,
+  format: ReportFormat | undefined,
+  scope: JournalScope,
+  journal: TillJournal,
+) {
   const sessions = journal.sessions.map(serializeSession);
   const lines = journal.lines.map((line) => ({ ...line, created_at: line.created_at.toISOString() }));
   const answer = { branch: scope.branchId, date: scope.date, sessions, lines, totals: journal.totals };
   return answerReport(ctx, format, answer, {
     report: 'till-journal',
-    document: async () => tillJournalDocument(await reportHeading(deps.knex, { enterpriseId: scope.enterpriseId, branch: scope.branchId }, deps.clock()), answer),
+    document: async () =>
+      tillJournalDocument(
+        await reportHeading(deps.knex, { enterpriseId: scope.enterpriseId, branch: scope.branchId }, deps.clock()),
+        answer,
+      ),
   });
 }
 
@@ -60,19 +77,28 @@ export const tillJournalRoutes = [
     downloadable: true,
     response: tillJournalSchema,
     errorStatuses: [401, 403, 404],
-    handler: async ({ resource, query, deps, ctx }) => answerJournal(deps, ctx, query.format,
-      { enterpriseId: resource.enterprise_id, branchId: resource.branch_id, date: resource.business_date }, await sessionJournal(deps.knex, resource)),
+    handler: async ({ resource, query, deps, ctx }) =>
+      answerJournal(
+        deps,
+        ctx,
+        query.format,
+        { enterpriseId: resource.enterprise_id, branchId: resource.branch_id, date: resource.business_date },
+        await sessionJournal(deps.knex, resource),
+      ),
   }),
   defineRoute({
     method: 'get',
     path: '/api/v1/cash/till-journal/',
     module: 'cash',
     operationId: 'getBranchTillJournal',
-    summary: 'The till journal of a branch\'s day: every line of its tills and vault dated on it, and its sessions with their counts',
+    summary:
+      "The till journal of a branch's day: every line of its tills and vault dated on it, and its sessions with their counts",
     access: tillReaders,
     query: yup.object({
       branch: yup.string().uuid().required(),
-      date: isoDate().required().meta({ description: 'The business date: the entries dated on it, the sessions opened for it.' }),
+      date: isoDate()
+        .required()
+        .meta({ description: 'The business date: the entries dated on it, the sessions opened for it.' }),
       format: formatParameter,
     }),
     downloadable: true,

@@ -14,45 +14,97 @@ import { tillReaders } from './tills.routes';
 const piecesMax = 10_000_000;
 
 /** The count by denomination (billetage): pieces of each XAF note and coin, a denomination left out counting none. */
-export const countSchema = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name,
-  yup.number().strict(true).integer().min(0).max(piecesMax).meta({ description: `Pieces of ${denominations[name]} XAF (${name.startsWith('note') ? 'notes' : 'coins'}).` })]))).meta({ component: 'CashCount' });
+export const countSchema = () =>
+  yup
+    .object(
+      Object.fromEntries(
+        denominationNames.map((name) => [
+          name,
+          yup
+            .number()
+            .strict(true)
+            .integer()
+            .min(0)
+            .max(piecesMax)
+            .meta({
+              description: `Pieces of ${denominations[name]} XAF (${name.startsWith('note') ? 'notes' : 'coins'}).`,
+            }),
+        ]),
+      ),
+    )
+    .meta({ component: 'CashCount' });
 
-export const countResponse = () => yup.object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()]))).meta({ component: 'CashCountAnswer' });
+export const countResponse = () =>
+  yup
+    .object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()])))
+    .meta({ component: 'CashCountAnswer' });
 
-const difference = (counted: string | null, book: string | null) => (counted === null || book === null ? null : new Money(counted).minus(book).toFixed(0));
+const difference = (counted: string | null, book: string | null) =>
+  counted === null || book === null ? null : new Money(counted).minus(book).toFixed(0);
 
-export const tillSessionSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  till: yup.string().uuid().required(),
-  till_code: yup.string().required(),
-  account: yup.string().required().meta({ description: 'The till\'s account.', example: '5712001' }),
-  cashier: yup.string().uuid().required(),
-  business_date: dateResponse(),
-  status: yup.string().oneOf(['open', 'closed']).required(),
-  opening_count: countResponse(),
-  opening_total: moneyResponse(),
-  opening_book_balance: moneyResponse().meta({ description: 'The till\'s book balance before the opening count.' }),
-  opening_difference: moneyResponse().meta({ description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).' }),
-  opening_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry of the opening difference; null: none.' }),
-  closing_count: countResponse().nullable().defined().default(null),
-  closing_total: moneyResponse().nullable().defined(),
-  closing_book_balance: moneyResponse().nullable().defined().meta({ description: 'The till\'s book balance at the close, before the difference.' }),
-  closing_difference: moneyResponse().nullable().defined().meta({ description: 'Counted less book at the close: negative a shortage (4631), positive an excess (4632).' }),
-  closing_entry: yup.string().uuid().nullable().defined(),
-  opened_at: timestampResponse(),
-  closed_at: timestampResponse().nullable().defined(),
-  closed_by: yup.string().uuid().nullable().defined(),
-}).meta({ component: 'TillSession' });
+export const tillSessionSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    till: yup.string().uuid().required(),
+    till_code: yup.string().required(),
+    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    cashier: yup.string().uuid().required(),
+    business_date: dateResponse(),
+    status: yup.string().oneOf(['open', 'closed']).required(),
+    opening_count: countResponse(),
+    opening_total: moneyResponse(),
+    opening_book_balance: moneyResponse().meta({ description: "The till's book balance before the opening count." }),
+    opening_difference: moneyResponse().meta({
+      description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).',
+    }),
+    opening_entry: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: 'The entry of the opening difference; null: none.' }),
+    closing_count: countResponse().nullable().defined().default(null),
+    closing_total: moneyResponse().nullable().defined(),
+    closing_book_balance: moneyResponse()
+      .nullable()
+      .defined()
+      .meta({ description: "The till's book balance at the close, before the difference." }),
+    closing_difference: moneyResponse()
+      .nullable()
+      .defined()
+      .meta({ description: 'Counted less book at the close: negative a shortage (4631), positive an excess (4632).' }),
+    closing_entry: yup.string().uuid().nullable().defined(),
+    opened_at: timestampResponse(),
+    closed_at: timestampResponse().nullable().defined(),
+    closed_by: yup.string().uuid().nullable().defined(),
+  })
+  .meta({ component: 'TillSession' });
 
 export const serializeSession = (row: TillSessionRow) => ({
-  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, till: row.till_id, till_code: row.till_code, account: row.account_code, cashier: row.cashier_id,
-  business_date: row.business_date, status: row.status, opening_count: row.opening_count, opening_total: row.opening_total, opening_book_balance: row.opening_book_balance,
-  opening_difference: difference(row.opening_total, row.opening_book_balance), opening_entry: row.opening_entry_id,
-  closing_count: row.closing_count, closing_total: row.closing_total,
-  closing_book_balance: row.closing_book_balance, closing_difference: difference(row.closing_total, row.closing_book_balance), closing_entry: row.closing_entry_id,
-  opened_at: row.opened_at.toISOString(), closed_at: row.closed_at?.toISOString() ?? null, closed_by: row.closed_by,
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  till: row.till_id,
+  till_code: row.till_code,
+  account: row.account_code,
+  cashier: row.cashier_id,
+  business_date: row.business_date,
+  status: row.status,
+  opening_count: row.opening_count,
+  opening_total: row.opening_total,
+  opening_book_balance: row.opening_book_balance,
+  opening_difference: difference(row.opening_total, row.opening_book_balance),
+  opening_entry: row.opening_entry_id,
+  closing_count: row.closing_count,
+  closing_total: row.closing_total,
+  closing_book_balance: row.closing_book_balance,
+  closing_difference: difference(row.closing_total, row.closing_book_balance),
+  closing_entry: row.closing_entry_id,
+  opened_at: row.opened_at.toISOString(),
+  closed_at: row.closed_at?.toISOString() ?? null,
+  closed_by: row.closed_by,
 });
 
 /** A till session by id, checked against the caller's enterprise and branch (api/router.ts). */
@@ -72,16 +124,34 @@ export const tillSessionRoutes = [
     summary: 'List till sessions, the latest first',
     access: tillReaders,
     query: listQuerySchema([], {
-      enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), till: yup.string().uuid().optional(), cashier: yup.string().uuid().optional(),
-      business_date: isoDate().optional(), status: yup.string().oneOf(['open', 'closed']).optional(),
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      till: yup.string().uuid().optional(),
+      cashier: yup.string().uuid().optional(),
+      business_date: isoDate().optional(),
+      status: yup.string().oneOf(['open', 'closed']).optional(),
     }),
     response: pageSchema(tillSessionSchema),
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillSessionsQuery(deps.knex), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
-      whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', till: 's.till_id', cashier: 's.cashier_id', business_date: 's.business_date', status: 's.status' });
-      const page = await paginateRows<TillSessionRow>(rows.orderBy([{ column: 's.opened_at', order: 'desc' }, { column: 's.id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(tillSessionsQuery(deps.knex), principal, {
+        enterprise: 's.enterprise_id',
+        branch: 's.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 's.enterprise_id',
+        branch: 's.branch_id',
+        till: 's.till_id',
+        cashier: 's.cashier_id',
+        business_date: 's.business_date',
+        status: 's.status',
+      });
+      const page = await paginateRows<TillSessionRow>(
+        rows.orderBy([{ column: 's.opened_at', order: 'desc' }, { column: 's.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeSession) };
     },
   }),
@@ -91,8 +161,9 @@ export const tillSessionRoutes = [
     module: 'cash',
     operationId: 'openTillSession',
     summary: 'Open your session on the till assigned to you, for the business date, with the opening count',
-    description: 'The counted total is compared with the till\'s book balance; a difference is posted at once (a shortage debit 4631, an excess credit 4632, '
-      + 'the till on the other side) so the session starts from what is in the drawer. One open session per till.',
+    description:
+      "The counted total is compared with the till's book balance; a difference is posted at once (a shortage debit 4631, an excess credit 4632, " +
+      'the till on the other side) so the session starts from what is in the drawer. One open session per till.',
     access: tellers,
     status: 201,
     location: '/api/v1/cash/till-sessions/{id}/',
@@ -123,8 +194,10 @@ export const tillSessionRoutes = [
     path: '/api/v1/cash/till-sessions/{id}/close/',
     module: 'cash',
     operationId: 'closeTillSession',
-    summary: 'Close a till session with the closing count; its difference with the book balance is posted (4631 or 4632)',
-    description: 'A closed session refuses cash operations. Closing it again changes nothing and answers it as it was closed.',
+    summary:
+      'Close a till session with the closing count; its difference with the book balance is posted (4631 or 4632)',
+    description:
+      'A closed session refuses cash operations. Closing it again changes nothing and answers it as it was closed.',
     access: [...tellers, 'direction', 'admin'],
     load: tillSessionLoader,
     params: idParams,

@@ -1,6 +1,14 @@
 import * as yup from 'yup';
-import { cancelTillTransfer, confirmTillTransfer, requestTillTransfer } from '../../../activities/cash/till-transfers.activity';
-import { tillTransferById, tillTransfersQuery, type TillTransferRow } from '../../../activities/cash/till-transfers.queries';
+import {
+  cancelTillTransfer,
+  confirmTillTransfer,
+  requestTillTransfer,
+} from '../../../activities/cash/till-transfers.activity';
+import {
+  tillTransferById,
+  tillTransfersQuery,
+  type TillTransferRow,
+} from '../../../activities/cash/till-transfers.queries';
 import type { CashCount } from '../../../domain/cash/till-counts';
 import { NotFoundError } from '../../../domain/errors';
 import { tillTransferKinds, transitAccount, type TillTransferKind } from '../../../domain/cash/till-transfers';
@@ -18,31 +26,72 @@ const movers = [...tellers, 'direction', 'admin'] as const;
 
 const statuses = ['pending', 'confirmed', 'cancelled'] as const;
 
-const tillTransferSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  till: yup.string().uuid().required(),
-  till_code: yup.string().required(),
-  account: yup.string().required().meta({ description: 'The till\'s account.', example: '5712001' }),
-  kind: yup.string().oneOf(tillTransferKinds).required().meta({ description: 'to_till: approvisionnement, vault → till; to_vault: dégagement, till → vault.' }),
-  amount: moneyResponse(),
-  count: countResponse().nullable().defined().default(null).meta({ description: 'The giver\'s count by denomination; null: none given.' }),
-  status: yup.string().oneOf(statuses).required().meta({ description: `pending: the cash is on ${transitAccount}; confirmed: counted in by the receiver; cancelled: back to the giver.` }),
-  business_date: dateResponse(),
-  requested_by: yup.string().uuid().required(),
-  request_entry: yup.string().uuid().required().meta({ description: `The entry of the giver's account to ${transitAccount}.` }),
-  received_count: countResponse().nullable().defined().default(null),
-  decided_by: yup.string().uuid().nullable().defined(),
-  decided_at: timestampResponse().nullable().defined(),
-  decision_entry: yup.string().uuid().nullable().defined().meta({ description: `The entry from ${transitAccount} to the receiver (confirmed) or back to the giver (cancelled).` }),
-  created_at: timestampResponse(),
-}).meta({ component: 'TillTransfer' });
+const tillTransferSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    till: yup.string().uuid().required(),
+    till_code: yup.string().required(),
+    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    kind: yup
+      .string()
+      .oneOf(tillTransferKinds)
+      .required()
+      .meta({ description: 'to_till: approvisionnement, vault → till; to_vault: dégagement, till → vault.' }),
+    amount: moneyResponse(),
+    count: countResponse()
+      .nullable()
+      .defined()
+      .default(null)
+      .meta({ description: "The giver's count by denomination; null: none given." }),
+    status: yup
+      .string()
+      .oneOf(statuses)
+      .required()
+      .meta({
+        description: `pending: the cash is on ${transitAccount}; confirmed: counted in by the receiver; cancelled: back to the giver.`,
+      }),
+    business_date: dateResponse(),
+    requested_by: yup.string().uuid().required(),
+    request_entry: yup
+      .string()
+      .uuid()
+      .required()
+      .meta({ description: `The entry of the giver's account to ${transitAccount}.` }),
+    received_count: countResponse().nullable().defined().default(null),
+    decided_by: yup.string().uuid().nullable().defined(),
+    decided_at: timestampResponse().nullable().defined(),
+    decision_entry: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({
+        description: `The entry from ${transitAccount} to the receiver (confirmed) or back to the giver (cancelled).`,
+      }),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'TillTransfer' });
 
 const serializeTransfer = (row: TillTransferRow) => ({
-  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, till: row.till_id, till_code: row.till_code, account: row.account_code, kind: row.kind,
-  amount: row.amount, count: row.count, status: row.status, business_date: row.business_date, requested_by: row.requested_by, request_entry: row.request_entry_id,
-  received_count: row.received_count, decided_by: row.decided_by, decided_at: row.decided_at?.toISOString() ?? null, decision_entry: row.decision_entry_id,
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  till: row.till_id,
+  till_code: row.till_code,
+  account: row.account_code,
+  kind: row.kind,
+  amount: row.amount,
+  count: row.count,
+  status: row.status,
+  business_date: row.business_date,
+  requested_by: row.requested_by,
+  request_entry: row.request_entry_id,
+  received_count: row.received_count,
+  decided_by: row.decided_by,
+  decided_at: row.decided_at?.toISOString() ?? null,
+  decision_entry: row.decision_entry_id,
   created_at: row.created_at.toISOString(),
 });
 
@@ -53,7 +102,11 @@ const tillTransferLoader = {
   scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
 } satisfies Loader<TillTransferRow>;
 
-const sessionRefusals = ['till_transfer_side_refused', 'till_transfer_session_closed', 'till_transfer_not_pending'] as const;
+const sessionRefusals = [
+  'till_transfer_side_refused',
+  'till_transfer_session_closed',
+  'till_transfer_not_pending',
+] as const;
 
 /** Cash between the vault and the tills: approvisionnement and dégagement (issue 29, docs/domain.md §13.2). */
 export const tillTransferRoutes = [
@@ -65,16 +118,36 @@ export const tillTransferRoutes = [
     summary: 'List the transfers between the vault and the tills, the latest first',
     access: tillReaders,
     query: listQuerySchema([], {
-      enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), till: yup.string().uuid().optional(), kind: yup.string().oneOf(tillTransferKinds).optional(),
-      status: yup.string().oneOf(statuses).optional(), business_date: isoDate().optional(), requested_by: yup.string().uuid().optional(),
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      till: yup.string().uuid().optional(),
+      kind: yup.string().oneOf(tillTransferKinds).optional(),
+      status: yup.string().oneOf(statuses).optional(),
+      business_date: isoDate().optional(),
+      requested_by: yup.string().uuid().optional(),
     }),
     response: pageSchema(tillTransferSchema),
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillTransfersQuery(deps.knex), principal, { enterprise: 'x.enterprise_id', branch: 'x.branch_id' });
-      whereFilters(rows, query, { enterprise: 'x.enterprise_id', branch: 'x.branch_id', till: 'x.till_id', kind: 'x.kind', status: 'x.status', business_date: 'x.business_date', requested_by: 'x.requested_by' });
-      const page = await paginateRows<TillTransferRow>(rows.orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(tillTransfersQuery(deps.knex), principal, {
+        enterprise: 'x.enterprise_id',
+        branch: 'x.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'x.enterprise_id',
+        branch: 'x.branch_id',
+        till: 'x.till_id',
+        kind: 'x.kind',
+        status: 'x.status',
+        business_date: 'x.business_date',
+        requested_by: 'x.requested_by',
+      });
+      const page = await paginateRows<TillTransferRow>(
+        rows.orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeTransfer) };
     },
   }),
@@ -83,9 +156,11 @@ export const tillTransferRoutes = [
     path: '/api/v1/cash/till-transfers/',
     module: 'cash',
     operationId: 'requestTillTransfer',
-    summary: 'Hand cash over between the vault and a till: the giver requests, the cash is in transit until the receiver counts it in',
-    description: `to_till (approvisionnement) is requested by the branch head, to_vault (dégagement) by the till's cashier. The cash leaves the giver's account `
-      + `for ${transitAccount} at once. The till's session must be open; a count, when given, must add up to the amount.`,
+    summary:
+      'Hand cash over between the vault and a till: the giver requests, the cash is in transit until the receiver counts it in',
+    description:
+      `to_till (approvisionnement) is requested by the branch head, to_vault (dégagement) by the till's cashier. The cash leaves the giver's account ` +
+      `for ${transitAccount} at once. The till's session must be open; a count, when given, must add up to the amount.`,
     access: movers,
     status: 201,
     location: '/api/v1/cash/till-transfers/{id}/',
@@ -97,13 +172,25 @@ export const tillTransferRoutes = [
     }),
     response: tillTransferSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: ['till_transfer_till_refused', 'till_transfer_side_refused', 'till_transfer_session_closed', 'till_transfer_count_differs', 'till_transfer_funds_short', ...postingRefusals],
+    refusals: [
+      'till_transfer_till_refused',
+      'till_transfer_side_refused',
+      'till_transfer_session_closed',
+      'till_transfer_count_differs',
+      'till_transfer_funds_short',
+      ...postingRefusals,
+    ],
     handler: async ({ body, principal, deps, authorize }) => {
       const till = await deps.knex('tills').where({ id: body.till }).first('enterprise_id', 'branch_id');
       if (till === undefined) throw new NotFoundError('The till');
       authorize({ enterpriseId: till.enterprise_id as string, branchId: till.branch_id as string }, 'The till');
       const count = (body.count as CashCount | undefined) ?? null;
-      const transfer = await requestTillTransfer(deps.activities, principal, { tillId: body.till, kind: body.kind as TillTransferKind, amount: body.amount, count });
+      const transfer = await requestTillTransfer(deps.activities, principal, {
+        tillId: body.till,
+        kind: body.kind as TillTransferKind,
+        amount: body.amount,
+        count,
+      });
       return serializeTransfer((await tillTransferById(deps.knex, transfer.id))!);
     },
   }),
@@ -126,8 +213,9 @@ export const tillTransferRoutes = [
     module: 'cash',
     operationId: 'confirmTillTransfer',
     summary: 'Confirm a transfer as its receiver, with the count of the cash received; never its maker',
-    description: `The count must add up to the amount (else 422 till_transfer_count_differs, nothing posted: count again, or the maker cancels). `
-      + `The cash enters the receiver's account from ${transitAccount}.`,
+    description:
+      `The count must add up to the amount (else 422 till_transfer_count_differs, nothing posted: count again, or the maker cancels). ` +
+      `The cash enters the receiver's account from ${transitAccount}.`,
     access: movers,
     load: tillTransferLoader,
     params: idParams,

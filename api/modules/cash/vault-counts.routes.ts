@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { vaultCountById, vaultCountsQuery, type VaultCountRow } from '../../../activities/cash/cash-differences.queries';
+import {
+  vaultCountById,
+  vaultCountsQuery,
+  type VaultCountRow,
+} from '../../../activities/cash/cash-differences.queries';
 import { recordVaultCount } from '../../../activities/cash/vault-counts.activity';
 import type { CashCount } from '../../../domain/cash/till-counts';
 import { Money } from '../../../domain/money';
@@ -12,24 +16,46 @@ import { postingRefusals } from '../refusal-lists';
 import { countResponse, countSchema } from './till-sessions.routes';
 import { tillReaders } from './tills.routes';
 
-const vaultCountSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  business_date: dateResponse(),
-  count: countResponse(),
-  total: moneyResponse(),
-  book_balance: moneyResponse().meta({ description: 'The vault\'s (5710 of the branch) book balance before the count.' }),
-  difference: moneyResponse().meta({ description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).' }),
-  difference_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry of the difference; null: none. Settled through /api/v1/cash/difference-settlements/.' }),
-  settlement: yup.string().uuid().nullable().defined().meta({ description: 'The difference\'s settlement; null: none yet (or no difference).' }),
-  counted_by: yup.string().uuid().required(),
-  created_at: timestampResponse(),
-}).meta({ component: 'VaultCount' });
+const vaultCountSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    business_date: dateResponse(),
+    count: countResponse(),
+    total: moneyResponse(),
+    book_balance: moneyResponse().meta({
+      description: "The vault's (5710 of the branch) book balance before the count.",
+    }),
+    difference: moneyResponse().meta({
+      description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).',
+    }),
+    difference_entry: yup.string().uuid().nullable().defined().meta({
+      description: 'The entry of the difference; null: none. Settled through /api/v1/cash/difference-settlements/.',
+    }),
+    settlement: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "The difference's settlement; null: none yet (or no difference)." }),
+    counted_by: yup.string().uuid().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'VaultCount' });
 
 const serializeVaultCount = (row: VaultCountRow) => ({
-  id: row.id, enterprise: row.enterprise_id, branch: row.branch_id, business_date: row.business_date, count: row.count, total: row.total, book_balance: row.book_balance,
-  difference: new Money(row.total).minus(row.book_balance).toFixed(0), difference_entry: row.entry_id, settlement: row.settlement_id, counted_by: row.counted_by,
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  business_date: row.business_date,
+  count: row.count,
+  total: row.total,
+  book_balance: row.book_balance,
+  difference: new Money(row.total).minus(row.book_balance).toFixed(0),
+  difference_entry: row.entry_id,
+  settlement: row.settlement_id,
+  counted_by: row.counted_by,
   created_at: row.created_at.toISOString(),
 });
 
@@ -48,14 +74,29 @@ export const vaultCountRoutes = [
     operationId: 'listVaultCounts',
     summary: 'List the counts of the vaults, the latest date first',
     access: tillReaders,
-    query: listQuerySchema([], { enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), business_date: isoDate().optional() }),
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      business_date: isoDate().optional(),
+    }),
     response: pageSchema(vaultCountSchema),
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(vaultCountsQuery(deps.knex), principal, { enterprise: 'v.enterprise_id', branch: 'v.branch_id' });
-      whereFilters(rows, query, { enterprise: 'v.enterprise_id', branch: 'v.branch_id', business_date: 'v.business_date' });
-      const page = await paginateRows<VaultCountRow>(rows.orderBy([{ column: 'v.business_date', order: 'desc' }, { column: 'v.id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(vaultCountsQuery(deps.knex), principal, {
+        enterprise: 'v.enterprise_id',
+        branch: 'v.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'v.enterprise_id',
+        branch: 'v.branch_id',
+        business_date: 'v.business_date',
+      });
+      const page = await paginateRows<VaultCountRow>(
+        rows.orderBy([{ column: 'v.business_date', order: 'desc' }, { column: 'v.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeVaultCount) };
     },
   }),
@@ -64,17 +105,27 @@ export const vaultCountRoutes = [
     path: '/api/v1/cash/vault-counts/',
     module: 'cash',
     operationId: 'recordVaultCount',
-    summary: 'Count the vault of a branch for the business date (billetage); its difference with the book balance is posted (4631 or 4632)',
+    summary:
+      'Count the vault of a branch for the business date (billetage); its difference with the book balance is posted (4631 or 4632)',
     access: ['branch_head', 'direction', 'admin'],
     status: 201,
     location: '/api/v1/cash/vault-counts/{id}/',
-    body: yup.object({ enterprise: yup.string().uuid().required(), branch: yup.string().uuid().required(), count: countSchema().default(undefined).required() }),
+    body: yup.object({
+      enterprise: yup.string().uuid().required(),
+      branch: yup.string().uuid().required(),
+      count: countSchema().default(undefined).required(),
+    }),
     response: vaultCountSchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['vault_counted', ...postingRefusals],
     handler: async ({ body, principal, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise, branchId: body.branch }, 'The branch');
-      const id = await recordVaultCount(deps.activities, principal, { enterpriseId: body.enterprise, branchId: body.branch }, body.count as CashCount);
+      const id = await recordVaultCount(
+        deps.activities,
+        principal,
+        { enterpriseId: body.enterprise, branchId: body.branch },
+        body.count as CashCount,
+      );
       return serializeVaultCount((await vaultCountById(deps.knex, id))!);
     },
   }),

@@ -21,10 +21,21 @@ interface BranchBody {
 function branchFields(body: BranchBody): BranchFields;
 function branchFields(body: Partial<BranchBody>): Partial<BranchFields>;
 function branchFields(body: Partial<BranchBody>): Partial<BranchFields> {
-  return { code: body.code, name: body.name, isHeadOffice: body.is_head_office, address: body.address, city: body.city, phone: body.phone };
+  return {
+    code: body.code,
+    name: body.name,
+    isHeadOffice: body.is_head_office,
+    address: body.address,
+    city: body.city,
+    phone: body.phone,
+  };
 }
 
-const phoneSchema = yup.string().trim().max(30).matches(/^\+?[0-9 ()-]*$/, '${path} may hold digits, spaces, +, (, ) and - only');
+const phoneSchema = yup
+  .string()
+  .trim()
+  .max(30)
+  .matches(/^\+?[0-9 ()-]*$/, '${path} may hold digits, spaces, +, (, ) and - only');
 
 /** Branches (agences): code unique in the enterprise, exactly one head office. */
 export const branchRoutes = [
@@ -44,10 +55,18 @@ export const branchRoutes = [
     response: pageSchema(branchSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(branchesQuery(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branches.id' });
+      const builder = scopeToVisible(branchesQuery(deps.knex), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branches.id',
+      });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
       if (query.search !== undefined) {
-        builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`).orWhereILike('city', `%${query.search}%`));
+        builder.where((b) =>
+          b
+            .whereILike('code', `%${query.search}%`)
+            .orWhereILike('name', `%${query.search}%`)
+            .orWhereILike('city', `%${query.search}%`),
+        );
       }
       const page = await paginate(builder, {
         query,
@@ -122,7 +141,10 @@ export const branchRoutes = [
     errorStatuses: [401, 403, 404, 409],
     refusals: ['branch_code_taken', 'head_office_cannot_close', 'head_office_required'],
     handler: async ({ resource: branch, body, principal: actor, deps }) => {
-      const updated = await updateBranch(deps.activities, actor, branch.id, { ...branchFields(body), status: body.status });
+      const updated = await updateBranch(deps.activities, actor, branch.id, {
+        ...branchFields(body),
+        status: body.status,
+      });
       return serializeBranch(updated);
     },
   }),

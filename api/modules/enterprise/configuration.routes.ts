@@ -11,10 +11,16 @@ import { accountCodeSchema, enterpriseFilter, isoDate } from '../common.schemas'
 import { scopeToVisible } from '../enterprise-scope';
 import { amountSchema } from '../money.schemas';
 import { refreshEnterpriseSchedules } from './schedules.temporal';
-import { configurationSchema, ladderStepSchema, secondRestructuringDescription, serializeConfiguration } from './configuration.schemas';
+import {
+  configurationSchema,
+  ladderStepSchema,
+  secondRestructuringDescription,
+  serializeConfiguration,
+} from './configuration.schemas';
 
 /** The limits as sent: absent steps have no limit. */
-const stripUndefined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+const stripUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
 
@@ -35,7 +41,10 @@ export const configurationRoutes = [
       const builder = scopeToVisible(configurationsQuery(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id' });
       const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: {}, defaultOrdering: '' });
-      return { ...page, results: page.results.map((configuration) => serializeConfiguration(configuration, deps.clock())) };
+      return {
+        ...page,
+        results: page.results.map((configuration) => serializeConfiguration(configuration, deps.clock())),
+      };
     },
   }),
   defineRoute({
@@ -71,20 +80,38 @@ export const configurationRoutes = [
       credit_cap_mode: yup.string().oneOf(['enforce', 'warn']).optional(),
       allow_several_open_exercices: yup.boolean().optional(),
       opening_suspense_account_code: accountCodeSchema().optional(),
-      end_of_day_hour: yup.number().integer().min(0).max(23).nullable().optional()
-        .meta({ description: 'The hour the end of day starts by itself each day; null: only when direction starts it.' }),
+      end_of_day_hour: yup.number().integer().min(0).max(23).nullable().optional().meta({
+        description: 'The hour the end of day starts by itself each day; null: only when direction starts it.',
+      }),
       inter_branch_service: yup.boolean().optional(),
-      second_restructuring_rule: yup.string().oneOf(secondRestructuringRules).optional().meta({ description: secondRestructuringDescription }),
+      second_restructuring_rule: yup
+        .string()
+        .oneOf(secondRestructuringRules)
+        .optional()
+        .meta({ description: secondRestructuringDescription }),
       approval_limits: yup
-        .object({ cashier: amountSchema().optional(), branch_head: amountSchema().optional(), credit_committee: amountSchema().optional() })
+        .object({
+          cashier: amountSchema().optional(),
+          branch_head: amountSchema().optional(),
+          credit_committee: amountSchema().optional(),
+        })
         .default(undefined) // a yup object defaults to {}: absent must stay absent (no change)
         .optional()
-        .meta({ description: 'A loan up to the limit of a step is granted by that step\'s approval; limits grow along the circuit. {} = all four steps.' }),
+        .meta({
+          description:
+            "A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps.",
+        }),
     }),
     response: configurationSchema,
     ...fourEyesRoute,
     errorStatuses: [401, 403, 404, 409],
-    refusals: ['business_date_backwards', 'business_date_till_sessions_open', 'day_closed', 'approval_change_mixed', ...fourEyesRefusals],
+    refusals: [
+      'business_date_backwards',
+      'business_date_till_sessions_open',
+      'day_closed',
+      'approval_change_mixed',
+      ...fourEyesRefusals,
+    ],
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const enterpriseId = params.enterprise_pk;
       const apply = async () => {
@@ -104,7 +131,9 @@ export const configurationRoutes = [
           secondRestructuringRule: body.second_restructuring_rule,
           approvalLimits: body.approval_limits === undefined ? undefined : stripUndefined(body.approval_limits),
         });
-        const scheduled = [body.provisioning_hour, body.time_zone, body.end_of_day_hour].some((field) => field !== undefined);
+        const scheduled = [body.provisioning_hour, body.time_zone, body.end_of_day_hour].some(
+          (field) => field !== undefined,
+        );
         if (scheduled) await refreshEnterpriseSchedules(deps, updated.enterpriseId, ctx.state.log);
         return serializeConfiguration(updated, deps.clock());
       };
@@ -112,12 +141,23 @@ export const configurationRoutes = [
       // Refused when asked too, not only when a second person approves it (the executor checks again then).
       await assertNoOpenTillSession(deps.knex, enterpriseId);
       // Moving the business date re-dates what follows: under four eyes when the policy says so (docs/domain.md §11).
-      const others = Object.keys(body).filter((field) => field !== 'business_date' && body[field as keyof typeof body] !== undefined);
-      return runOrRequest({ deps, principal: actor, ctx }, {
-        operation: 'business_date.move', payload: { enterpriseId, changes: { businessDate: body.business_date } }, scope: { enterpriseId },
-        summary: body.business_date === null ? 'Let the business date follow the calendar again' : `Move the business date to ${body.business_date}`,
-        alone: { field: 'business_date', others },
-      }, apply);
+      const others = Object.keys(body).filter(
+        (field) => field !== 'business_date' && body[field as keyof typeof body] !== undefined,
+      );
+      return runOrRequest(
+        { deps, principal: actor, ctx },
+        {
+          operation: 'business_date.move',
+          payload: { enterpriseId, changes: { businessDate: body.business_date } },
+          scope: { enterpriseId },
+          summary:
+            body.business_date === null
+              ? 'Let the business date follow the calendar again'
+              : `Move the business date to ${body.business_date}`,
+          alone: { field: 'business_date', others },
+        },
+        apply,
+      );
     },
   }),
 ];

@@ -23,7 +23,10 @@ export function endOfDayScheduleParts(
       taskQueue,
       workflowId: endOfDayScheduleId(settings.enterpriseId),
       // The date is the workflow's to find: it tags the date's own workflow it starts.
-      typedSearchAttributes: startTags({ enterpriseId: settings.enterpriseId, enterpriseCode: settings.enterpriseCode }),
+      typedSearchAttributes: startTags({
+        enterpriseId: settings.enterpriseId,
+        enterpriseCode: settings.enterpriseCode,
+      }),
     },
   };
 }

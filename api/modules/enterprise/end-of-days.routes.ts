@@ -1,6 +1,14 @@
 import * as yup from 'yup';
-import { markEndOfDayFailed, openEndOfDayRun, type EndOfDayRunRow } from '../../../activities/enterprise/end-of-day.activity';
-import { endOfDayRunDetail, endOfDayRunsQuery, withStepsAndAwaited } from '../../../activities/enterprise/end-of-days.queries';
+import {
+  markEndOfDayFailed,
+  openEndOfDayRun,
+  type EndOfDayRunRow,
+} from '../../../activities/enterprise/end-of-day.activity';
+import {
+  endOfDayRunDetail,
+  endOfDayRunsQuery,
+  withStepsAndAwaited,
+} from '../../../activities/enterprise/end-of-days.queries';
 import { endOfDayWorkflowId } from '../../../workflows/identities';
 import type { endOfDay, EndOfDayInput } from '../../../workflows/end-of-day.workflow';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -23,9 +31,10 @@ const startRoute = defineRoute({
   module: 'enterprise',
   operationId: 'startEndOfDay',
   summary: 'Run the end of day (close of business) of the business date (direction, administrators), once per date',
-  description: 'It waits for every active branch to close its day (`POST /api/v1/cash/branch-days/`), provisions at the date, matures the term deposits due, moves the business date '
-    + 'to the next working day (Saturdays and Sundays skipped) and, on a month\'s last day, starts the month end. `date` defaults to the business date; another date '
-    + 'is refused (`end_of_day_not_business_date`, 422) unless it has a run, which is answered. Once the date moves, nothing can be dated on or before the day (`day_closed`).',
+  description:
+    'It waits for every active branch to close its day (`POST /api/v1/cash/branch-days/`), provisions at the date, matures the term deposits due, moves the business date ' +
+    "to the next working day (Saturdays and Sundays skipped) and, on a month's last day, starts the month end. `date` defaults to the business date; another date " +
+    'is refused (`end_of_day_not_business_date`, 422) unless it has a run, which is answered. Once the date moves, nothing can be dated on or before the day (`day_closed`).',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/end-of-days/{id}/',
@@ -35,20 +44,35 @@ const startRoute = defineRoute({
   refusals: ['end_of_day_not_business_date', 'workflow_unavailable'],
   handler: async ({ body, principal: actor, deps, authorize, ctx }) => {
     authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-    const request = { enterpriseId: body.enterprise, date: body.date ?? null, trigger: 'api' as const, startedBy: actor.userId, ...requestOrigin(ctx) };
+    const request = {
+      enterpriseId: body.enterprise,
+      date: body.date ?? null,
+      trigger: 'api' as const,
+      startedBy: actor.userId,
+      ...requestOrigin(ctx),
+    };
     const opened = await openEndOfDayRun(deps.knex, deps.clock(), request);
     const { run } = opened;
     if (opened.start) {
       const input: EndOfDayInput = { enterpriseId: body.enterprise, date: run.business_date, runId: run.id };
-      await startWorkflowFor<typeof endOfDay>(deps, 'endOfDay', {
-        workflowId: endOfDayWorkflowId(body.enterprise, run.business_date),
-        args: [input],
-        tags: { enterpriseId: body.enterprise, businessId: run.business_date },
-      }, {
-        what: 'the end of day',
-        markFailed: () => markEndOfDayFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' }),
-        log: ctx.state.log,
-      });
+      await startWorkflowFor<typeof endOfDay>(
+        deps,
+        'endOfDay',
+        {
+          workflowId: endOfDayWorkflowId(body.enterprise, run.business_date),
+          args: [input],
+          tags: { enterpriseId: body.enterprise, businessId: run.business_date },
+        },
+        {
+          what: 'the end of day',
+          markFailed: () =>
+            markEndOfDayFailed(deps.knex, deps.clock(), {
+              runId: run.id,
+              failure: 'the workflow could not be started',
+            }),
+          log: ctx.state.log,
+        },
+      );
     }
     return serializeEndOfDayRun(await endOfDayRunDetail(deps.knex, run.id));
   },
@@ -65,14 +89,25 @@ export const endOfDayRoutes = [
     summary: 'Ends of day, latest date first, with their steps (of the enterprises the caller sees whole)',
     access: 'authenticated',
     query: listQuerySchema([], {
-      enterprise: enterpriseFilter, status: yup.string().oneOf(runStatuses).optional(), date_from: isoDate().optional(), date_to: isoDate().optional(),
+      enterprise: enterpriseFilter,
+      status: yup.string().oneOf(runStatuses).optional(),
+      date_from: isoDate().optional(),
+      date_to: isoDate().optional(),
     }),
     response: pageSchema(runSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToWholeEnterprises(endOfDayRunsQuery(deps.knex), principal, 'enterprise_id').orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id' }]);
-      whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status', date_from: ['business_date', '>='], date_to: ['business_date', '<='] });
+      const rows = scopeToWholeEnterprises(endOfDayRunsQuery(deps.knex), principal, 'enterprise_id').orderBy([
+        { column: 'business_date', order: 'desc' },
+        { column: 'id' },
+      ]);
+      whereFilters(rows, query, {
+        enterprise: 'enterprise_id',
+        status: 'status',
+        date_from: ['business_date', '>='],
+        date_to: ['business_date', '<='],
+      });
       const page = await paginateRows<EndOfDayRunRow>(rows, query, new URL(ctx.href));
       return { ...page, results: (await withStepsAndAwaited(deps.knex, page.results)).map(serializeEndOfDayRun) };
     },
@@ -83,7 +118,8 @@ export const endOfDayRoutes = [
     module: 'enterprise',
     operationId: 'getEndOfDay',
     summary: 'One end of day: its steps and what each did',
-    description: 'The enterprise\'s figures (its provisioning, its maturities): only a role over the whole enterprise reads it; to a user of some branches it is 404.',
+    description:
+      "The enterprise's figures (its provisioning, its maturities): only a role over the whole enterprise reads it; to a user of some branches it is 404.",
     access: 'authenticated',
     load: enterpriseLoaders.endOfDay,
     params: idParams,

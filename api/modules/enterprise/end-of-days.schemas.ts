@@ -6,36 +6,58 @@ import { dateResponse, timestampResponse } from '../common.schemas';
 
 export const runStatuses = ['running', 'done', 'failed'] as const;
 
-const stepSchema = yup.object({
-  step: yup.string().required().meta({ description: 'The step, in the order the endOfDay workflow runs them: awaitBranchDays, provision, matureTermDeposits, moveBusinessDate, startMonthEnd.' }),
-  status: yup.string().oneOf(['pending', 'done']).required(),
-  finished_at: timestampResponse().nullable(),
-  result: yup.object().nullable().defined().meta({
-    description: 'What the step did, once done: the branches closed, the provisioning run and its figures, the deposits matured, the dates moved, the month end started or refused.',
-    additionalProperties: true,
-  }),
-}).meta({ component: 'EndOfDayStep' });
+const stepSchema = yup
+  .object({
+    step: yup.string().required().meta({
+      description:
+        'The step, in the order the endOfDay workflow runs them: awaitBranchDays, provision, matureTermDeposits, moveBusinessDate, startMonthEnd.',
+    }),
+    status: yup.string().oneOf(['pending', 'done']).required(),
+    finished_at: timestampResponse().nullable(),
+    result: yup.object().nullable().defined().meta({
+      description:
+        'What the step did, once done: the branches closed, the provisioning run and its figures, the deposits matured, the dates moved, the month end started or refused.',
+      additionalProperties: true,
+    }),
+  })
+  .meta({ component: 'EndOfDayStep' });
 
-export const runSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  date: dateResponse().meta({ description: 'The business date the run closes.' }),
-  next_date: dateResponse().nullable().meta({ description: 'The business date after it, once moved: from then the day is closed.' }),
-  status: yup.string().oneOf(runStatuses).required(),
-  trigger: yup.string().oneOf(['api', 'schedule']).required(),
-  started_by: yup.string().uuid().nullable().defined(),
-  failure: yup.string().nullable().defined(),
-  provisioning_run: yup.string().uuid().nullable().defined(),
-  month_end: yup.string().uuid().nullable().defined().meta({ description: 'The month end it started, on a month\'s last day.' }),
-  workflow_id: yup.string().required(),
-  started_at: timestampResponse(),
-  finished_at: timestampResponse().nullable(),
-  steps: yup.array(stepSchema).required(),
-  awaiting_branches: yup.array(yup.string().uuid().required()).nullable().defined()
-    .meta({ description: 'While the run runs: the active branches that have not closed its day yet, what it waits for (empty once all have); null once it ended.' }),
-}).meta({ component: 'EndOfDayRun' });
+export const runSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    date: dateResponse().meta({ description: 'The business date the run closes.' }),
+    next_date: dateResponse()
+      .nullable()
+      .meta({ description: 'The business date after it, once moved: from then the day is closed.' }),
+    status: yup.string().oneOf(runStatuses).required(),
+    trigger: yup.string().oneOf(['api', 'schedule']).required(),
+    started_by: yup.string().uuid().nullable().defined(),
+    failure: yup.string().nullable().defined(),
+    provisioning_run: yup.string().uuid().nullable().defined(),
+    month_end: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({ description: "The month end it started, on a month's last day." }),
+    workflow_id: yup.string().required(),
+    started_at: timestampResponse(),
+    finished_at: timestampResponse().nullable(),
+    steps: yup.array(stepSchema).required(),
+    awaiting_branches: yup.array(yup.string().uuid().required()).nullable().defined().meta({
+      description:
+        'While the run runs: the active branches that have not closed its day yet, what it waits for (empty once all have); null once it ended.',
+    }),
+  })
+  .meta({ component: 'EndOfDayRun' });
 
-const serializeStep = (step: EndOfDayStepRow) => ({ step: step.step, status: step.status, finished_at: step.finished_at?.toISOString() ?? null, result: step.result });
+const serializeStep = (step: EndOfDayStepRow) => ({
+  step: step.step,
+  status: step.status,
+  finished_at: step.finished_at?.toISOString() ?? null,
+  result: step.result,
+});
 
 /** A run as the API shows it, with its steps and what it waits for. */
 export const serializeEndOfDayRun = (run: EndOfDayRunDetail) => ({

@@ -29,7 +29,8 @@ export const enterpriseRoutes = [
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(enterprisesQuery(deps.knex), principal, { enterprise: 'enterprises.id' });
       whereFilters(builder, query, { status: 'status' });
-      if (query.search !== undefined) builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
+      if (query.search !== undefined)
+        builder.where((b) => b.whereILike('code', `%${query.search}%`).orWhereILike('name', `%${query.search}%`));
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
@@ -51,9 +52,21 @@ export const enterpriseRoutes = [
     body: yup.object({
       code: codeSchema(20),
       name: yup.string().trim().required().min(2).max(200),
-      legal_form: yup.string().trim().required().max(100).meta({ example: 'Coopérative avec conseil d’administration' }),
+      legal_form: yup
+        .string()
+        .trim()
+        .required()
+        .max(100)
+        .meta({ example: 'Coopérative avec conseil d’administration' }),
       country: yup.string().oneOf(cemacCountries).required(),
-      time_zone: yup.string().default('Africa/Douala').test('time-zone', '${path} must be an IANA time zone', (value) => value === undefined || isValidTimeZone(value)),
+      time_zone: yup
+        .string()
+        .default('Africa/Douala')
+        .test(
+          'time-zone',
+          '${path} must be an IANA time zone',
+          (value) => value === undefined || isValidTimeZone(value),
+        ),
       head_office: yup
         .object({
           code: codeSchema(20).default('HQ'),
@@ -109,7 +122,11 @@ export const enterpriseRoutes = [
     response: enterpriseSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ resource: enterprise, body, principal: actor, deps }) => {
-      const updated = await updateEnterprise(deps.activities, actor, enterprise.id, { name: body.name, legalForm: body.legal_form, status: body.status });
+      const updated = await updateEnterprise(deps.activities, actor, enterprise.id, {
+        name: body.name,
+        legalForm: body.legal_form,
+        status: body.status,
+      });
       return serializeEnterprise(updated);
     },
   }),

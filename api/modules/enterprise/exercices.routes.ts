@@ -1,7 +1,15 @@
 import * as yup from 'yup';
 import { createExercice, setExerciceStatus } from '../../../activities/enterprise/exercices.activity';
-import { exerciceById, exerciceWithClosing, exercicesQuery, withLatestClosing } from '../../../activities/enterprise/exercices.queries';
-import { markExerciceClosingFailed, requestExerciceClosing } from '../../../activities/enterprise/year-end-closing.activity';
+import {
+  exerciceById,
+  exerciceWithClosing,
+  exercicesQuery,
+  withLatestClosing,
+} from '../../../activities/enterprise/exercices.queries';
+import {
+  markExerciceClosingFailed,
+  requestExerciceClosing,
+} from '../../../activities/enterprise/year-end-closing.activity';
 import type { yearEndClosing, YearEndClosingInput } from '../../../workflows/year-end-closing.workflow';
 import { yearEndClosingWorkflowId } from '../../../workflows/identities';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -23,8 +31,10 @@ const closeRoute = defineRoute({
   path: '/api/v1/enterprise/exercices/{id}/close/',
   module: 'enterprise',
   operationId: 'closeExercice',
-  summary: 'Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year',
-  description: 'Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.',
+  summary:
+    'Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year',
+  description:
+    'Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/exercices/{id}/',
@@ -34,19 +44,43 @@ const closeRoute = defineRoute({
   body: yup.object({ reason: yup.string().trim().max(500).default('') }),
   response: exerciceSchema,
   errorStatuses: [401, 403, 404, 409, 503],
-  refusals: ['exercice_already_closed', 'exercice_closing_running', 'month_end_not_done', 'next_exercice_not_open', 'previous_exercice_open', 'workflow_unavailable', 'year_end_not_provisioned'],
+  refusals: [
+    'exercice_already_closed',
+    'exercice_closing_running',
+    'month_end_not_done',
+    'next_exercice_not_open',
+    'previous_exercice_open',
+    'workflow_unavailable',
+    'year_end_not_provisioned',
+  ],
   handler: async ({ resource: exercice, body, principal: actor, deps, ctx }) => {
-    const closing = await requestExerciceClosing(deps.activities, actor, { exerciceId: exercice.id, reason: body.reason });
-    const input: YearEndClosingInput = { closingId: closing.id, enterpriseId: exercice.enterpriseId, exerciceCode: exercice.code };
-    await startWorkflowFor<typeof yearEndClosing>(deps, 'yearEndClosing', {
-      workflowId: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code),
-      args: [input],
-      tags: { enterpriseId: exercice.enterpriseId, businessId: exercice.code },
-    }, {
-      what: 'the closing',
-      markFailed: () => markExerciceClosingFailed(deps.knex, deps.clock(), { closingId: closing.id, failure: 'the workflow could not be started' }),
-      log: ctx.state.log,
+    const closing = await requestExerciceClosing(deps.activities, actor, {
+      exerciceId: exercice.id,
+      reason: body.reason,
     });
+    const input: YearEndClosingInput = {
+      closingId: closing.id,
+      enterpriseId: exercice.enterpriseId,
+      exerciceCode: exercice.code,
+    };
+    await startWorkflowFor<typeof yearEndClosing>(
+      deps,
+      'yearEndClosing',
+      {
+        workflowId: yearEndClosingWorkflowId(exercice.enterpriseId, exercice.code),
+        args: [input],
+        tags: { enterpriseId: exercice.enterpriseId, businessId: exercice.code },
+      },
+      {
+        what: 'the closing',
+        markFailed: () =>
+          markExerciceClosingFailed(deps.knex, deps.clock(), {
+            closingId: closing.id,
+            failure: 'the workflow could not be started',
+          }),
+        log: ctx.state.log,
+      },
+    );
     return serializeExercice(await exerciceWithClosing(deps.knex, (await exerciceById(deps.knex, exercice.id))!));
   },
 });
@@ -56,7 +90,8 @@ const reopenRoute = defineRoute({
   path: '/api/v1/enterprise/exercices/{id}/reopen/',
   module: 'enterprise',
   operationId: 'reopenExercice',
-  summary: 'Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed',
+  summary:
+    'Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed',
   access: ['admin'],
   load: enterpriseLoaders.exercice,
   params: idParams,
@@ -65,12 +100,33 @@ const reopenRoute = defineRoute({
   response: exerciceSchema,
   ...fourEyesRoute,
   errorStatuses: [401, 403, 404, 409],
-  refusals: [...accountChoiceRefusals, 'exercice_already_closed', 'exercice_already_open', 'exercice_closed', 'exercice_closing_running', 'exercice_result_allocated', 'no_exercice_for_date', ...fourEyesRefusals],
+  refusals: [
+    ...accountChoiceRefusals,
+    'exercice_already_closed',
+    'exercice_already_open',
+    'exercice_closed',
+    'exercice_closing_running',
+    'exercice_result_allocated',
+    'no_exercice_for_date',
+    ...fourEyesRefusals,
+  ],
   handler: async ({ resource: exercice, body, principal: actor, deps, ctx }) => {
-    return runOrRequest({ deps, principal: actor, ctx }, {
-      operation: 'exercice.reopen', payload: { exerciceId: exercice.id, reason: body.reason }, scope: { enterpriseId: exercice.enterpriseId },
-      summary: `Reopen the accounting year ${exercice.code}: ${body.reason}`,
-    }, async () => serializeExercice(await exerciceWithClosing(deps.knex, await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason))));
+    return runOrRequest(
+      { deps, principal: actor, ctx },
+      {
+        operation: 'exercice.reopen',
+        payload: { exerciceId: exercice.id, reason: body.reason },
+        scope: { enterpriseId: exercice.enterpriseId },
+        summary: `Reopen the accounting year ${exercice.code}: ${body.reason}`,
+      },
+      async () =>
+        serializeExercice(
+          await exerciceWithClosing(
+            deps.knex,
+            await setExerciceStatus(deps.activities, actor, exercice.id, 'open', body.reason),
+          ),
+        ),
+    );
   },
 });
 
@@ -83,15 +139,28 @@ export const exerciceRoutes = [
     operationId: 'listExercices',
     summary: 'List accounting years',
     access: 'authenticated',
-    query: listQuerySchema(['code', 'start_date'], { enterprise: enterpriseFilter, status: yup.string().oneOf(['open', 'closed']).optional() }),
+    query: listQuerySchema(['code', 'start_date'], {
+      enterprise: enterpriseFilter,
+      status: yup.string().oneOf(['open', 'closed']).optional(),
+    }),
     errorStatuses: [401],
     response: pageSchema(exerciceSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(exercicesQuery(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', status: 'status' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', start_date: 'start_date' }, defaultOrdering: '-start_date' });
-      return { ...page, results: (await withLatestClosing(deps.knex, page.results)).map((year) => asReadBy(principal, serializeExercice(year))) };
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', start_date: 'start_date' },
+        defaultOrdering: '-start_date',
+      });
+      return {
+        ...page,
+        results: (await withLatestClosing(deps.knex, page.results)).map((year) =>
+          asReadBy(principal, serializeExercice(year)),
+        ),
+      };
     },
   }),
   defineRoute({
@@ -114,7 +183,11 @@ export const exerciceRoutes = [
     refusals: ['exercice_already_open', 'exercice_code_taken', 'exercice_overlap'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const exercice = await createExercice(deps.activities, actor, body.enterprise, { code: body.code, startDate: body.start_date, endDate: body.end_date });
+      const exercice = await createExercice(deps.activities, actor, body.enterprise, {
+        code: body.code,
+        startDate: body.start_date,
+        endDate: body.end_date,
+      });
       return serializeExercice({ exercice, closing: undefined });
     },
   }),
@@ -130,7 +203,8 @@ export const exerciceRoutes = [
     query: yup.object({ enterprise: enterpriseFilter }),
     response: exerciceSchema,
     errorStatuses: [401, 404],
-    handler: async ({ resource, principal, deps }) => asReadBy(principal, serializeExercice(await exerciceWithClosing(deps.knex, resource))),
+    handler: async ({ resource, principal, deps }) =>
+      asReadBy(principal, serializeExercice(await exerciceWithClosing(deps.knex, resource))),
   }),
   closeRoute,
   reopenRoute,

@@ -8,27 +8,42 @@ import type { Principal } from '../../auth/principal';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-export const exerciceSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().required(),
-  start_date: dateResponse(),
-  end_date: dateResponse(),
-  status: yup.string().oneOf(['open', 'closed']).required(),
-  closed_at: timestampResponse().nullable(),
-  closed_by: yup.string().uuid().nullable().defined(),
-  closing: yup.object({
+export const exerciceSchema = yup
+  .object({
     id: yup.string().uuid().required(),
-    status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
-    step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({ description: 'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).' }),
-    result: moneyResponse().nullable().meta({ description: 'Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.' }),
-    result_account: yup.string().nullable().defined(),
-    failure: yup.string().nullable().defined(),
-    workflow_id: yup.string().required(),
-    requested_at: timestampResponse(),
-    finished_at: timestampResponse().nullable(),
-  }).nullable().default(null).meta({ component: 'ExerciceClosing', description: 'The latest closing of the year by the yearEndClosing workflow; null if none.' }),
-}).meta({ component: 'ExerciceComptable' });
+    enterprise: yup.string().uuid().required(),
+    code: yup.string().required(),
+    start_date: dateResponse(),
+    end_date: dateResponse(),
+    status: yup.string().oneOf(['open', 'closed']).required(),
+    closed_at: timestampResponse().nullable(),
+    closed_by: yup.string().uuid().nullable().defined(),
+    closing: yup
+      .object({
+        id: yup.string().uuid().required(),
+        status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
+        step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({
+          description:
+            'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).',
+        }),
+        result: moneyResponse().nullable().meta({
+          description:
+            'Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.',
+        }),
+        result_account: yup.string().nullable().defined(),
+        failure: yup.string().nullable().defined(),
+        workflow_id: yup.string().required(),
+        requested_at: timestampResponse(),
+        finished_at: timestampResponse().nullable(),
+      })
+      .nullable()
+      .default(null)
+      .meta({
+        component: 'ExerciceClosing',
+        description: 'The latest closing of the year by the yearEndClosing workflow; null if none.',
+      }),
+  })
+  .meta({ component: 'ExerciceComptable' });
 
 function serializeClosing(exercice: ExerciceComptable, closing: ExerciceClosingRow | undefined) {
   if (closing === undefined) return null;
@@ -64,7 +79,10 @@ export function serializeExercice({ exercice, closing }: ExerciceWithClosing) {
  * The year's result is the enterprise's: a user of some branches reads the year and its closing's progress, not
  * the result, as their statements show only their branches (docs/domain.md §7).
  */
-export function asReadBy(principal: Principal, year: ReturnType<typeof serializeExercice>): ReturnType<typeof serializeExercice> {
+export function asReadBy(
+  principal: Principal,
+  year: ReturnType<typeof serializeExercice>,
+): ReturnType<typeof serializeExercice> {
   if (year.closing === null || visibleBranches(principal, year.enterprise) === 'all') return year;
   return { ...year, closing: { ...year.closing, result: null, result_account: null } };
 }

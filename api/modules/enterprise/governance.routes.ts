@@ -1,6 +1,17 @@
 import * as yup from 'yup';
-import { appointMember, createOrgan, endMemberTerm, updateMember, updateOrgan } from '../../../activities/enterprise/governance.activity';
-import { mandatesQuery, organWithMembers, organsQuery, withCurrentMembers } from '../../../activities/enterprise/governance.queries';
+import {
+  appointMember,
+  createOrgan,
+  endMemberTerm,
+  updateMember,
+  updateOrgan,
+} from '../../../activities/enterprise/governance.activity';
+import {
+  mandatesQuery,
+  organWithMembers,
+  organsQuery,
+  withCurrentMembers,
+} from '../../../activities/enterprise/governance.queries';
 import { offices } from '../../../db/models/governance-member.model';
 import { organKinds } from '../../../db/models/governance-organ.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
@@ -15,15 +26,26 @@ const enterpriseQuery = yup.object({ enterprise: enterpriseFilter });
 
 const fullName = yup.string().trim().min(2).max(200);
 const office = yup.string().oneOf(offices);
-const memberNumber = yup.string().trim().max(30).meta({ description: 'The person\'s member number in the cooperative, if a member.' });
-const organName = yup.string().trim().min(2).max(200).meta({ example: 'Conseil d\'administration' });
+const memberNumber = yup
+  .string()
+  .trim()
+  .max(30)
+  .meta({ description: "The person's member number in the cooperative, if a member." });
+const organName = yup.string().trim().min(2).max(200).meta({ example: "Conseil d'administration" });
 const organDescription = yup.string().trim().max(1000);
 
 /** A mandate's fields as the API names them, to the activities' names. */
-function mandateFields<T extends { full_name?: string; office?: string; member_number?: string | null; term_start?: string }>(
+function mandateFields<
+  T extends { full_name?: string; office?: string; member_number?: string | null; term_start?: string },
+>(
   body: T,
 ): { fullName: T['full_name']; office: T['office']; memberNumber: T['member_number']; termStart: T['term_start'] } {
-  return { fullName: body.full_name, office: body.office, memberNumber: body.member_number, termStart: body.term_start };
+  return {
+    fullName: body.full_name,
+    office: body.office,
+    memberNumber: body.member_number,
+    termStart: body.term_start,
+  };
 }
 
 const organRoutes = [
@@ -42,7 +64,9 @@ const organRoutes = [
     response: pageSchema(organSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(organsQuery(deps.knex), principal, { enterprise: 'governance_organs.enterprise_id' });
+      const builder = scopeToVisible(organsQuery(deps.knex), principal, {
+        enterprise: 'governance_organs.enterprise_id',
+      });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind' });
       const page = await paginate(builder, {
         query,
@@ -73,7 +97,11 @@ const organRoutes = [
     refusals: ['chair_already_serving', 'organ_kind_taken'],
     handler: async ({ body, principal: actor, deps, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const organ = await createOrgan(deps.activities, actor, body.enterprise, { kind: body.kind, name: body.name, description: body.description });
+      const organ = await createOrgan(deps.activities, actor, body.enterprise, {
+        kind: body.kind,
+        name: body.name,
+        description: body.description,
+      });
       return serializeOrgan({ organ, members: [] });
     },
   }),
@@ -105,7 +133,10 @@ const organRoutes = [
     response: organSchema,
     errorStatuses: [401, 403, 404],
     handler: async ({ resource, body, principal: actor, deps }) => {
-      const organ = await updateOrgan(deps.activities, actor, resource.id, { name: body.name, description: body.description });
+      const organ = await updateOrgan(deps.activities, actor, resource.id, {
+        name: body.name,
+        description: body.description,
+      });
       return serializeOrgan(await organWithMembers(deps.knex, organ));
     },
   }),
@@ -117,7 +148,7 @@ const memberRoutes = [
     path: '/api/v1/enterprise/governance/{id}/members/',
     module: 'enterprise',
     operationId: 'listGovernanceMembers',
-    summary: 'List an organ\'s mandates, serving and past',
+    summary: "List an organ's mandates, serving and past",
     access: 'authenticated',
     load: enterpriseLoaders.organ,
     params: idParams,
@@ -134,7 +165,11 @@ const memberRoutes = [
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
-        orderingColumns: { full_name: 'full_name', term_start: 'term_start', created_at: 'governance_members.created_at' },
+        orderingColumns: {
+          full_name: 'full_name',
+          term_start: 'term_start',
+          created_at: 'governance_members.created_at',
+        },
         defaultOrdering: 'term_start',
       });
       return { ...page, results: page.results.map(serializeMember) };
@@ -216,13 +251,22 @@ const memberRoutes = [
     query: enterpriseQuery,
     body: yup.object({
       term_end: isoDate().required(),
-      reason: yup.string().trim().required().min(2).max(300).meta({ example: 'Mandate expired at the general assembly' }),
+      reason: yup
+        .string()
+        .trim()
+        .required()
+        .min(2)
+        .max(300)
+        .meta({ example: 'Mandate expired at the general assembly' }),
     }),
     response: memberSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['term_already_ended', 'term_end_before_start'],
     handler: async ({ resource: { member: mandate }, body, principal: actor, deps }) => {
-      const member = await endMemberTerm(deps.activities, actor, mandate.id, { termEnd: body.term_end, reason: body.reason });
+      const member = await endMemberTerm(deps.activities, actor, mandate.id, {
+        termEnd: body.term_end,
+        reason: body.reason,
+      });
       return serializeMember(member);
     },
   }),

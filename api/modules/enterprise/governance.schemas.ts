@@ -4,29 +4,36 @@ import { offices, type GovernanceMember } from '../../../db/models/governance-me
 import { organKinds } from '../../../db/models/governance-organ.model';
 import { timestampResponse } from '../common.schemas';
 
-export const memberSchema = yup.object({
-  id: yup.string().uuid().required(),
-  organ: yup.string().uuid().required(),
-  full_name: yup.string().required(),
-  office: yup.string().oneOf(offices).required(),
-  member_number: yup.string().defined(),
-  term_start: yup.string().required(),
-  term_end: yup.string().nullable().defined().meta({ description: 'null while serving.' }),
-  ended_reason: yup.string().nullable().defined(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'GovernanceMember' });
+export const memberSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    organ: yup.string().uuid().required(),
+    full_name: yup.string().required(),
+    office: yup.string().oneOf(offices).required(),
+    member_number: yup.string().defined(),
+    term_start: yup.string().required(),
+    term_end: yup.string().nullable().defined().meta({ description: 'null while serving.' }),
+    ended_reason: yup.string().nullable().defined(),
+    created_at: timestampResponse(),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'GovernanceMember' });
 
-export const organSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  kind: yup.string().oneOf(organKinds).required(),
-  name: yup.string().required(),
-  description: yup.string().defined(),
-  current_members: yup.array(memberSchema).required().meta({ description: 'Serving members, in order of precedence.' }),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'GovernanceOrgan' });
+export const organSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    kind: yup.string().oneOf(organKinds).required(),
+    name: yup.string().required(),
+    description: yup.string().defined(),
+    current_members: yup
+      .array(memberSchema)
+      .required()
+      .meta({ description: 'Serving members, in order of precedence.' }),
+    created_at: timestampResponse(),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'GovernanceOrgan' });
 
 export function serializeMember(member: GovernanceMember) {
   return {

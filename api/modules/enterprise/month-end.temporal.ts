@@ -24,7 +24,10 @@ export function monthEndScheduleParts(
       taskQueue,
       workflowId: monthEndScheduleId(settings.enterpriseId),
       // The month is the workflow's to find: it tags the month's own workflow it starts.
-      typedSearchAttributes: startTags({ enterpriseId: settings.enterpriseId, enterpriseCode: settings.enterpriseCode }),
+      typedSearchAttributes: startTags({
+        enterpriseId: settings.enterpriseId,
+        enterpriseCode: settings.enterpriseCode,
+      }),
     },
   };
 }

@@ -8,40 +8,69 @@ import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
 export const runStatuses = ['running', 'done', 'failed'] as const;
 
-const stepSchema = yup.object({
-  step: yup.string().required().meta({ description: 'The step, in the order the monthEnd workflow runs them: reverseLoanInterestAccrual, accrueLoanInterest…' }),
-  status: yup.string().oneOf(['pending', 'done']).required(),
-  finished_at: timestampResponse().nullable(),
-  amount: moneyResponse().nullable().meta({ description: 'The step\'s total once done (interest accrued, reversed…); null while pending.' }),
-  lines: yup.array(yup.object({
-    account: yup.string().required().meta({ description: 'The chart account (PCEMF code) the amount went to.' }),
-    amount: moneyResponse().meta({ description: 'Positive: debited on the account; negative: credited.' }),
-    loan: yup.string().uuid().nullable().defined(),
-    compte_client: yup.string().uuid().nullable().defined(),
-  }).meta({ component: 'MonthEndStepLine' })).required().meta({ description: 'One line per loan or member account touched; they sum to the step\'s amount.' }),
-  journal_entries: yup.array(yup.string().uuid().required()).required().meta({ description: 'The entries the step posted.' }),
-}).meta({ component: 'MonthEndStep' });
+const stepSchema = yup
+  .object({
+    step: yup.string().required().meta({
+      description:
+        'The step, in the order the monthEnd workflow runs them: reverseLoanInterestAccrual, accrueLoanInterest…',
+    }),
+    status: yup.string().oneOf(['pending', 'done']).required(),
+    finished_at: timestampResponse().nullable(),
+    amount: moneyResponse()
+      .nullable()
+      .meta({ description: "The step's total once done (interest accrued, reversed…); null while pending." }),
+    lines: yup
+      .array(
+        yup
+          .object({
+            account: yup
+              .string()
+              .required()
+              .meta({ description: 'The chart account (PCEMF code) the amount went to.' }),
+            amount: moneyResponse().meta({ description: 'Positive: debited on the account; negative: credited.' }),
+            loan: yup.string().uuid().nullable().defined(),
+            compte_client: yup.string().uuid().nullable().defined(),
+          })
+          .meta({ component: 'MonthEndStepLine' }),
+      )
+      .required()
+      .meta({ description: "One line per loan or member account touched; they sum to the step's amount." }),
+    journal_entries: yup
+      .array(yup.string().uuid().required())
+      .required()
+      .meta({ description: 'The entries the step posted.' }),
+  })
+  .meta({ component: 'MonthEndStep' });
 
-export const runSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
-  period_start: dateResponse(),
-  period_end: dateResponse(),
-  status: yup.string().oneOf(runStatuses).required(),
-  trigger: yup.string().oneOf(['api', 'schedule', 'end_of_day']).required()
-    .meta({ description: 'api: started by `started_by`; schedule: by the enterprise\'s Schedule `month-end-{enterprise}`; end_of_day: by the end of day of the month\'s last day.' }),
-  started_by: yup.string().uuid().nullable().defined(),
-  failure: yup.string().nullable().defined(),
-  workflow_id: yup.string().required(),
-  started_at: timestampResponse(),
-  finished_at: timestampResponse().nullable(),
-  steps: yup.array(stepSchema).required(),
-  chain_anchors: yup.array(chainAnchorSchema).nullable().defined().meta({
-    description: 'Where the enterprise\'s two hash chains ended when the month end finished (null until done): print and keep them, '
-      + 'then give one to the ledger verification (anchor_chain, anchor_position, anchor_hash) to prove the chain was not recomputed since.',
-  }),
-}).meta({ component: 'MonthEndRun' });
+export const runSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+    period_start: dateResponse(),
+    period_end: dateResponse(),
+    status: yup.string().oneOf(runStatuses).required(),
+    trigger: yup.string().oneOf(['api', 'schedule', 'end_of_day']).required().meta({
+      description:
+        "api: started by `started_by`; schedule: by the enterprise's Schedule `month-end-{enterprise}`; end_of_day: by the end of day of the month's last day.",
+    }),
+    started_by: yup.string().uuid().nullable().defined(),
+    failure: yup.string().nullable().defined(),
+    workflow_id: yup.string().required(),
+    started_at: timestampResponse(),
+    finished_at: timestampResponse().nullable(),
+    steps: yup.array(stepSchema).required(),
+    chain_anchors: yup
+      .array(chainAnchorSchema)
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "Where the enterprise's two hash chains ended when the month end finished (null until done): print and keep them, " +
+          'then give one to the ledger verification (anchor_chain, anchor_position, anchor_hash) to prove the chain was not recomputed since.',
+      }),
+  })
+  .meta({ component: 'MonthEndRun' });
 
 function serializeStep(step: MonthEndStepDetail) {
   const result: MonthEndStepResult | null = step.result;
@@ -50,7 +79,12 @@ function serializeStep(step: MonthEndStepDetail) {
     status: step.status,
     finished_at: step.finished_at?.toISOString() ?? null,
     amount: result?.amount ?? null,
-    lines: (result?.lines ?? []).map((line) => ({ account: line.account, amount: line.amount, loan: line.loanId ?? null, compte_client: line.compteClientId ?? null })),
+    lines: (result?.lines ?? []).map((line) => ({
+      account: line.account,
+      amount: line.amount,
+      loan: line.loanId ?? null,
+      compte_client: line.compteClientId ?? null,
+    })),
     journal_entries: step.entries,
   };
 }

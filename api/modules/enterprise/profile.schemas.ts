@@ -5,16 +5,18 @@ import { dateResponse, timestampResponse } from '../common.schemas';
 /** COBAC EMF categories. */
 export const categories = ['1', '2', '3'] as const;
 
-export const profileSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  approval_number: yup.string().defined().meta({ description: 'COBAC approval (agrément) number.' }),
-  category: yup.string().oneOf(categories).nullable().defined().meta({ description: 'COBAC EMF category.' }),
-  founding_date: dateResponse().nullable(),
-  head_office_address: yup.string().defined(),
-  registration_number: yup.string().defined().meta({ description: 'RCCM or cooperative register number.' }),
-  updated_at: timestampResponse(),
-}).meta({ component: 'Profile' });
+export const profileSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    approval_number: yup.string().defined().meta({ description: 'COBAC approval (agrément) number.' }),
+    category: yup.string().oneOf(categories).nullable().defined().meta({ description: 'COBAC EMF category.' }),
+    founding_date: dateResponse().nullable(),
+    head_office_address: yup.string().defined(),
+    registration_number: yup.string().defined().meta({ description: 'RCCM or cooperative register number.' }),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'Profile' });
 
 export function serializeProfile(profile: CooperativeProfile) {
   return {

@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { prudentialSettingsFor, updatePrudentialSettings, type PrudentialSettingsState } from '../../../activities/enterprise/prudential-settings.activity';
+import {
+  prudentialSettingsFor,
+  updatePrudentialSettings,
+  type PrudentialSettingsState,
+} from '../../../activities/enterprise/prudential-settings.activity';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { enterpriseLoaders } from './enterprise.queries';
@@ -9,7 +13,9 @@ const decimal = (description: string) => yup.string().strict(true).meta({ descri
 /** One decimal field per description: required in the answer, optional in a change. */
 function fieldsOf<K extends string>(descriptions: Record<K, string>, required: boolean): Record<K, yup.StringSchema> {
   const field = (description: string) => (required ? decimal(description).required() : decimal(description).optional());
-  return Object.fromEntries(Object.entries<string>(descriptions).map(([key, description]) => [key, field(description)])) as Record<K, yup.StringSchema>;
+  return Object.fromEntries(
+    Object.entries<string>(descriptions).map(([key, description]) => [key, field(description)]),
+  ) as Record<K, yup.StringSchema>;
 }
 
 const weightDescriptions = {
@@ -25,17 +31,26 @@ const thresholdDescriptions = {
   liquidity_min: 'Liquid assets ÷ liabilities due within 3 months, at least (EMF 2002/14: 1.00).',
   fixed_asset_coverage_min: 'Permanent funds ÷ fixed assets, at least (a bank norm, no EMF figure found: 1.00).',
   concentration_max: 'One beneficiary ÷ net equity, at most (EMF 2002/08, 1st category: 0.15).',
-  insiders_max: 'Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).',
-  insider_deduction_max: 'One insider\'s exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).',
+  insiders_max:
+    'Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).',
+  insider_deduction_max:
+    "One insider's exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).",
 };
 
-const prudentialSettingsSchema = yup.object({
-  enterprise: yup.string().uuid().required(),
-  ...fieldsOf(thresholdDescriptions, true),
-  risk_weights: yup.object(fieldsOf(weightDescriptions, true)).required().meta({ component: 'PrudentialRiskWeights' }),
-  changed: yup.array(yup.string().required()).required().meta({ description: 'The settings the enterprise changed from the defaults (risk weights as risk_weights.{name}).' }),
-  updated_at: timestampResponse().nullable().meta({ description: 'null: the defaults, never changed.' }),
-}).meta({ component: 'PrudentialSettings' });
+const prudentialSettingsSchema = yup
+  .object({
+    enterprise: yup.string().uuid().required(),
+    ...fieldsOf(thresholdDescriptions, true),
+    risk_weights: yup
+      .object(fieldsOf(weightDescriptions, true))
+      .required()
+      .meta({ component: 'PrudentialRiskWeights' }),
+    changed: yup.array(yup.string().required()).required().meta({
+      description: 'The settings the enterprise changed from the defaults (risk weights as risk_weights.{name}).',
+    }),
+    updated_at: timestampResponse().nullable().meta({ description: 'null: the defaults, never changed.' }),
+  })
+  .meta({ component: 'PrudentialSettings' });
 
 function serializeSettings(state: PrudentialSettingsState) {
   const { risk_weights: weights, ...thresholds } = state.overrides;
@@ -56,7 +71,8 @@ export const prudentialSettingsRoutes = [
     path: '/api/v1/enterprise/enterprises/{enterprise_pk}/prudential-settings/',
     module: 'enterprise',
     operationId: 'getPrudentialSettings',
-    summary: 'Thresholds and risk weights of the COBAC prudential ratios in force (the documented defaults until changed)',
+    summary:
+      'Thresholds and risk weights of the COBAC prudential ratios in force (the documented defaults until changed)',
     access: 'authenticated',
     load: enterpriseLoaders.enterprise,
     params: nestedParams,
@@ -72,7 +88,8 @@ export const prudentialSettingsRoutes = [
     module: 'enterprise',
     operationId: 'updatePrudentialSettings',
     summary: 'Change thresholds or risk weights (direction, administrators); audited',
-    description: 'Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.',
+    description:
+      'Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.',
     access: ['direction', 'admin'],
     load: enterpriseLoaders.enterprise,
     params: nestedParams,
@@ -90,13 +107,24 @@ export const prudentialSettingsRoutes = [
     handler: async ({ params, body, principal: actor, deps, ctx }) => {
       const enterpriseId = params.enterprise_pk;
       await prudentialSettingsFor(deps.knex, enterpriseId);
-      const riskWeights = body.risk_weights === undefined ? undefined : Object.fromEntries(Object.entries(body.risk_weights).filter(([, value]) => value !== undefined));
-      const changes = Object.fromEntries(Object.entries({ ...body, risk_weights: riskWeights }).filter(([, value]) => value !== undefined));
+      const riskWeights =
+        body.risk_weights === undefined
+          ? undefined
+          : Object.fromEntries(Object.entries(body.risk_weights).filter(([, value]) => value !== undefined));
+      const changes = Object.fromEntries(
+        Object.entries({ ...body, risk_weights: riskWeights }).filter(([, value]) => value !== undefined),
+      );
       // Loosening a threshold can hide a breach from the board: under four eyes (docs/domain.md §11).
-      return runOrRequest({ deps, principal: actor, ctx }, {
-        operation: 'prudential_settings.change', payload: { enterpriseId, changes }, scope: { enterpriseId },
-        summary: `Change the prudential settings (${Object.keys(changes).sort().join(', ')})`,
-      }, async () => serializeSettings(await updatePrudentialSettings(deps.activities, actor, enterpriseId, changes)));
+      return runOrRequest(
+        { deps, principal: actor, ctx },
+        {
+          operation: 'prudential_settings.change',
+          payload: { enterpriseId, changes },
+          scope: { enterpriseId },
+          summary: `Change the prudential settings (${Object.keys(changes).sort().join(', ')})`,
+        },
+        async () => serializeSettings(await updatePrudentialSettings(deps.activities, actor, enterpriseId, changes)),
+      );
     },
   }),
 ];

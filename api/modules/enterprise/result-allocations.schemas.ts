@@ -5,36 +5,61 @@ import { formatAmount } from '../../../domain/money';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-export const allocationSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  exercice: yup.string().uuid().required(),
-  exercice_code: yup.string().required(),
-  closing: yup.string().uuid().required(),
-  status: yup.string().oneOf(['posted', 'cancelled']).required(),
-  assembly_date: dateResponse(),
-  assembly_reference: yup.string().required(),
-  result: moneyResponse().meta({ description: 'The closed year\'s result (negative: a loss).' }),
-  result_account: yup.string().required(),
-  amounts: yup.object().required().meta({ description: 'Account → amount credited (a profit) or debited (a loss), whole francs.' }),
-  entries: yup.array(yup.string().uuid().required()).required().meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
-  allocated_by: yup.string().uuid().nullable().defined(),
-  created_at: timestampResponse(),
-  cancelled_at: timestampResponse().nullable(),
-  cancelled_by: yup.string().uuid().nullable().defined(),
-  cancel_reason: yup.string().nullable().defined(),
-}).meta({ component: 'ResultAllocation' });
+export const allocationSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    exercice: yup.string().uuid().required(),
+    exercice_code: yup.string().required(),
+    closing: yup.string().uuid().required(),
+    status: yup.string().oneOf(['posted', 'cancelled']).required(),
+    assembly_date: dateResponse(),
+    assembly_reference: yup.string().required(),
+    result: moneyResponse().meta({ description: "The closed year's result (negative: a loss)." }),
+    result_account: yup.string().required(),
+    amounts: yup
+      .object()
+      .required()
+      .meta({ description: 'Account → amount credited (a profit) or debited (a loss), whole francs.' }),
+    entries: yup
+      .array(yup.string().uuid().required())
+      .required()
+      .meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
+    allocated_by: yup.string().uuid().nullable().defined(),
+    created_at: timestampResponse(),
+    cancelled_at: timestampResponse().nullable(),
+    cancelled_by: yup.string().uuid().nullable().defined(),
+    cancel_reason: yup.string().nullable().defined(),
+  })
+  .meta({ component: 'ResultAllocation' });
 
-export const policySchema = yup.object({
-  enterprise: yup.string().uuid().required(),
-  general_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the general reserve until it equals the statutory capital (default 0.2).' }),
-  training_reserve_rate_min: yup.string().required().meta({ description: 'Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2).' }),
-  optional_reserves_rate_max: yup.string().required().meta({ description: 'Most of the surplus to optional reserves (default 0.2).' }),
-  share_interest_rate_max: yup.string().required().meta({ description: 'Most interest on the paid-up capital, per year (default 0.0475, BEAC\'s rate).' }),
-  absorb_prior_losses_first: yup.boolean().required().meta({ description: 'A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true).' }),
-  updated_at: timestampResponse().nullable(),
-  updated_by: yup.string().uuid().nullable().defined(),
-}).meta({ component: 'ResultAllocationPolicy' });
+export const policySchema = yup
+  .object({
+    enterprise: yup.string().uuid().required(),
+    general_reserve_rate_min: yup.string().required().meta({
+      description:
+        'Least share of the surplus to the general reserve until it equals the statutory capital (default 0.2).',
+    }),
+    training_reserve_rate_min: yup.string().required().meta({
+      description:
+        'Least share of the surplus to the training reserve until it equals the statutory capital (default 0.2).',
+    }),
+    optional_reserves_rate_max: yup
+      .string()
+      .required()
+      .meta({ description: 'Most of the surplus to optional reserves (default 0.2).' }),
+    share_interest_rate_max: yup
+      .string()
+      .required()
+      .meta({ description: "Most interest on the paid-up capital, per year (default 0.0475, BEAC's rate)." }),
+    absorb_prior_losses_first: yup.boolean().required().meta({
+      description:
+        'A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true).',
+    }),
+    updated_at: timestampResponse().nullable(),
+    updated_by: yup.string().uuid().nullable().defined(),
+  })
+  .meta({ component: 'ResultAllocationPolicy' });
 
 /** An allocation as answered, with the entries it posted. */
 export const serializeAllocation = (row: AllocationDetail) => ({

@@ -17,7 +17,18 @@ import { accountChoiceRefusals } from '../refusal-lists';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { eventLoaders } from './events.queries';
 
-const eventColumns = ['ev.id', 'ev.enterprise_id', 'ev.branch_id', 'ev.kind', 'ev.amount', 'ev.payload', 'ev.business_date', 'ev.actor_id', 'ev.idempotency_key', 'ev.created_at'];
+const eventColumns = [
+  'ev.id',
+  'ev.enterprise_id',
+  'ev.branch_id',
+  'ev.kind',
+  'ev.amount',
+  'ev.payload',
+  'ev.business_date',
+  'ev.actor_id',
+  'ev.idempotency_key',
+  'ev.created_at',
+];
 
 interface EventRow {
   id: string;
@@ -36,21 +47,47 @@ interface EventRow {
 const businessEventFields = {
   id: yup.string().uuid().required(),
   enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().defined().meta({ description: 'null for an enterprise-level event (share capital).' }),
+  branch: yup
+    .string()
+    .uuid()
+    .nullable()
+    .defined()
+    .meta({ description: 'null for an enterprise-level event (share capital).' }),
   kind: yup.string().oneOf(eventKinds).required(),
   amount: moneyResponse(),
-  payload: yup.mixed<Record<string, unknown>>().defined().meta({ description: 'What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…).' }),
+  payload: yup.mixed<Record<string, unknown>>().defined().meta({
+    description: 'What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…).',
+  }),
   business_date: dateResponse(),
-  actor: yup.string().uuid().nullable().defined().meta({ description: 'null for an event of the system (a provisioning run).' }),
-  idempotency_key: yup.string().required().meta({ description: 'The key that makes the operation that recorded it idempotent.' }),
+  actor: yup
+    .string()
+    .uuid()
+    .nullable()
+    .defined()
+    .meta({ description: 'null for an event of the system (a provisioning run).' }),
+  idempotency_key: yup
+    .string()
+    .required()
+    .meta({ description: 'The key that makes the operation that recorded it idempotent.' }),
   recorded_at: timestampResponse(),
-  journal_entry: yup.string().uuid().nullable().defined().meta({ description: 'The entry it produced (not its reversals); null when the rule of its kind was inactive.' }),
+  journal_entry: yup
+    .string()
+    .uuid()
+    .nullable()
+    .defined()
+    .meta({ description: 'The entry it produced (not its reversals); null when the rule of its kind was inactive.' }),
 };
 
 const businessEventSchema = yup.object(businessEventFields).meta({ component: 'BusinessEvent' });
 
 const businessEventDetailSchema = yup
-  .object({ ...businessEventFields, entries: yup.array(journalEntrySchema).required().meta({ description: 'Every entry of the event, reversals and replays included, oldest first.' }) })
+  .object({
+    ...businessEventFields,
+    entries: yup
+      .array(journalEntrySchema)
+      .required()
+      .meta({ description: 'Every entry of the event, reversals and replays included, oldest first.' }),
+  })
   .meta({ component: 'BusinessEventDetail' });
 
 function serializeEvent(row: EventRow) {
@@ -75,37 +112,61 @@ function eventQuery(knex: Knex, principal: Principal) {
     .leftJoin('journal_entries as je', (join) => join.on('je.event_id', 'ev.id').andOnNull('je.reverses_entry_id'))
     .select([...eventColumns, 'je.id as journal_entry'])
     .distinctOn('ev.created_at', 'ev.id')
-    .orderBy([{ column: 'ev.created_at', order: 'desc' }, { column: 'ev.id', order: 'asc' }]);
+    .orderBy([
+      { column: 'ev.created_at', order: 'desc' },
+      { column: 'ev.id', order: 'asc' },
+    ]);
   return scopeToVisible(query, principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
 }
 
 const legSide = yup
   .object({
-    account: yup.string().matches(/^\d{2,12}$/, '${path} must be an account code').optional(),
+    account: yup
+      .string()
+      .matches(/^\d{2,12}$/, '${path} must be an account code')
+      .optional(),
     role: yup.string().oneOf(accountRoles).optional(),
   })
-  .test('one-side', '${path} names either an account or a role', (side) => (side.account === undefined) !== (side.role === undefined));
+  .test(
+    'one-side',
+    '${path} names either an account or a role',
+    (side) => (side.account === undefined) !== (side.role === undefined),
+  );
 
 const accountRefSchema = yup
   .object({
     account: yup.string().optional().meta({ description: 'A leaf account of the chart…' }),
-    role: yup.string().oneOf(accountRoles).optional().meta({ description: '…or an account role, which the product involved resolves.' }),
+    role: yup
+      .string()
+      .oneOf(accountRoles)
+      .optional()
+      .meta({ description: '…or an account role, which the product involved resolves.' }),
   })
   .meta({ component: 'RuleAccountRef', description: 'One side of a leg: exactly one of account and role.' });
 
-const ruleConfigSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  kind: yup.string().oneOf(eventKinds).required(),
-  version: yup.number().integer().required(),
-  legs: yup
-    .array(yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({ component: 'RuleLeg', description: 'A leg moves the event\'s whole amount from its credit to its debit account.' }))
-    .required(),
-  is_active: yup.boolean().required().meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
-  reason: yup.string().defined(),
-  created_at: timestampResponse(),
-  created_by: yup.string().uuid().nullable().defined().meta({ description: 'null for the default rules.' }),
-}).meta({ component: 'RuleConfig' });
+const ruleConfigSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    kind: yup.string().oneOf(eventKinds).required(),
+    version: yup.number().integer().required(),
+    legs: yup
+      .array(
+        yup.object({ debit: accountRefSchema.required(), credit: accountRefSchema.required() }).meta({
+          component: 'RuleLeg',
+          description: "A leg moves the event's whole amount from its credit to its debit account.",
+        }),
+      )
+      .required(),
+    is_active: yup
+      .boolean()
+      .required()
+      .meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
+    reason: yup.string().defined(),
+    created_at: timestampResponse(),
+    created_by: yup.string().uuid().nullable().defined().meta({ description: 'null for the default rules.' }),
+  })
+  .meta({ component: 'RuleConfig' });
 
 function serializeRule(row: RuleConfigRow) {
   return {
@@ -136,15 +197,26 @@ export const eventRoutes = [
       branch: yup.string().uuid().optional(),
       date_from: isoDate().optional(),
       date_to: isoDate().optional(),
-      status: yup.string().oneOf(['posted', 'not_posted']).optional().meta({ description: 'not_posted: the rule of its kind was inactive.' }),
+      status: yup
+        .string()
+        .oneOf(['posted', 'not_posted'])
+        .optional()
+        .meta({ description: 'not_posted: the rule of its kind was inactive.' }),
     }),
     response: pageSchema(businessEventSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = eventQuery(deps.knex, principal);
-      whereFilters(rows, query, { enterprise: 'ev.enterprise_id', kind: 'ev.kind', branch: 'ev.branch_id', date_from: ['ev.business_date', '>='], date_to: ['ev.business_date', '<='] });
-      if (query.status !== undefined) rows.where((b) => (query.status === 'posted' ? b.whereNotNull('je.id') : b.whereNull('je.id')));
+      whereFilters(rows, query, {
+        enterprise: 'ev.enterprise_id',
+        kind: 'ev.kind',
+        branch: 'ev.branch_id',
+        date_from: ['ev.business_date', '>='],
+        date_to: ['ev.business_date', '<='],
+      });
+      if (query.status !== undefined)
+        rows.where((b) => (query.status === 'posted' ? b.whereNotNull('je.id') : b.whereNull('je.id')));
       const page = await paginateRows<EventRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeEvent) };
     },
@@ -162,7 +234,10 @@ export const eventRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const rows = scopeToVisible(
-        deps.knex('accounting_rule_configs as r').distinctOn('r.enterprise_id', 'r.kind').select(ruleColumns.map((column) => `r.${column}`)),
+        deps
+          .knex('accounting_rule_configs as r')
+          .distinctOn('r.enterprise_id', 'r.kind')
+          .select(ruleColumns.map((column) => `r.${column}`)),
         principal,
         { enterprise: 'r.enterprise_id' },
       ).orderBy([{ column: 'r.enterprise_id' }, { column: 'r.kind' }, { column: 'r.version', order: 'desc' }]);
@@ -178,13 +253,20 @@ export const eventRoutes = [
     operationId: 'listRuleConfigHistory',
     summary: 'Every version of one rule, newest first',
     access: 'authenticated',
-    query: listQuerySchema([], { enterprise: yup.string().uuid().required(), kind: yup.string().oneOf(eventKinds).required() }),
+    query: listQuerySchema([], {
+      enterprise: yup.string().uuid().required(),
+      kind: yup.string().oneOf(eventKinds).required(),
+    }),
     response: pageSchema(ruleConfigSchema),
     errorStatuses: [401, 404],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       requireVisible(principal, { enterpriseId: query.enterprise }, 'The enterprise');
-      const rows = deps.knex('accounting_rule_configs').where({ enterprise_id: query.enterprise, kind: query.kind }).select(ruleColumns).orderBy('version', 'desc');
+      const rows = deps
+        .knex('accounting_rule_configs')
+        .where({ enterprise_id: query.enterprise, kind: query.kind })
+        .select(ruleColumns)
+        .orderBy('version', 'desc');
       const page = await paginateRows<RuleConfigRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRule) };
     },
@@ -208,14 +290,19 @@ export const eventRoutes = [
     module: 'events',
     operationId: 'configureRule',
     summary: 'Configure a rule: a new version with its accounts and state (direction, administrators)',
-    description: 'Each side names a leaf account of the enterprise\'s chart or an account role. Entries already posted keep their version.',
+    description:
+      "Each side names a leaf account of the enterprise's chart or an account role. Entries already posted keep their version.",
     access: ['direction', 'admin'],
     status: 201,
     location: '/api/v1/events/rule-configs/{id}/',
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       kind: yup.string().oneOf(eventKinds).required(),
-      legs: yup.array(yup.object({ debit: legSide.required(), credit: legSide.required() })).min(1).max(5).required(),
+      legs: yup
+        .array(yup.object({ debit: legSide.required(), credit: legSide.required() }))
+        .min(1)
+        .max(5)
+        .required(),
       is_active: yup.boolean().default(true),
       reason: yup.string().trim().required().min(5).max(500),
     }),
@@ -228,10 +315,19 @@ export const eventRoutes = [
       const legs = body.legs.map((leg) => ({ debit: sideOf(leg.debit), credit: sideOf(leg.credit) }));
       const change = { kind: body.kind, legs, active: body.is_active, reason: body.reason };
       // A rule decides where every later entry of its kind is posted: under four eyes (docs/domain.md §11).
-      return runOrRequest({ deps, principal: actor, ctx }, {
-        operation: 'accounting_rule.change', payload: { enterpriseId: body.enterprise, change }, scope: { enterpriseId: body.enterprise },
-        summary: `Configure the rule of ${body.kind}${body.is_active ? '' : ' (inactive)'}: ${body.reason}`,
-      }, async () => serializeRule((await ruleById(deps.knex, (await configureRule(deps.activities, actor, body.enterprise, change)).id))!));
+      return runOrRequest(
+        { deps, principal: actor, ctx },
+        {
+          operation: 'accounting_rule.change',
+          payload: { enterpriseId: body.enterprise, change },
+          scope: { enterpriseId: body.enterprise },
+          summary: `Configure the rule of ${body.kind}${body.is_active ? '' : ' (inactive)'}: ${body.reason}`,
+        },
+        async () =>
+          serializeRule(
+            (await ruleById(deps.knex, (await configureRule(deps.activities, actor, body.enterprise, change)).id))!,
+          ),
+      );
     },
   }),
   // Last: `{id}` would otherwise match `rule-configs/` too.
@@ -248,12 +344,25 @@ export const eventRoutes = [
     handler: async ({ params, principal, deps }) => {
       const event: EventRow | undefined = await eventQuery(deps.knex, principal).where('ev.id', params.id).first();
       if (event === undefined) throw new NotFoundError('The event');
-      const entries = await deps.knex('journal_entries').where({ event_id: params.id }).orderBy('created_at').pluck('id');
-      return { ...serializeEvent(event), entries: (await ledgerLines(deps.knex, entries)).map((entry) => ({ ...entry, created_at: entry.created_at.toISOString() })) };
+      const entries = await deps
+        .knex('journal_entries')
+        .where({ event_id: params.id })
+        .orderBy('created_at')
+        .pluck('id');
+      return {
+        ...serializeEvent(event),
+        entries: (await ledgerLines(deps.knex, entries)).map((entry) => ({
+          ...entry,
+          created_at: entry.created_at.toISOString(),
+        })),
+      };
     },
   }),
 ];
 
-function sideOf(side: { account?: string; role?: (typeof accountRoles)[number] }): { account: string } | { role: (typeof accountRoles)[number] } {
+function sideOf(side: {
+  account?: string;
+  role?: (typeof accountRoles)[number];
+}): { account: string } | { role: (typeof accountRoles)[number] } {
   return side.account !== undefined ? { account: side.account } : { role: side.role! };
 }

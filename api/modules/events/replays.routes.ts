@@ -1,6 +1,12 @@
 import * as yup from 'yup';
 import { createReplayRequest, markReplayFailed } from '../../../activities/events/event-replay.activity';
-import { replayById, replayColumns, replayModes, replayStatuses, type ReplayRow } from '../../../activities/events/replays.queries';
+import {
+  replayById,
+  replayColumns,
+  replayModes,
+  replayStatuses,
+  type ReplayRow,
+} from '../../../activities/events/replays.queries';
 import { eventKinds } from '../../../domain/events/rules';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -11,24 +17,30 @@ import type { eventReplay } from '../../../workflows/event-replay.workflow';
 import { eventReplayWorkflowId } from '../../../workflows/identities';
 import { eventLoaders } from './events.queries';
 
-const eventReplaySchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  date_from: dateResponse(),
-  date_to: dateResponse(),
-  kinds: yup.array(yup.string().oneOf(eventKinds).required()).required().meta({ description: 'Empty: every kind.' }),
-  mode: yup.string().oneOf(replayModes).required(),
-  status: yup.string().oneOf(replayStatuses).required(),
-  events_seen: yup.number().integer().required(),
-  events_changed: yup.number().integer().required().meta({ description: 'Events whose entry changes (dry run) or changed (apply).' }),
-  entries_posted: yup.number().integer().required(),
-  events_failed: yup.number().integer().required(),
-  requested_by: yup.string().uuid().required(),
-  created_at: timestampResponse(),
-  finished_at: timestampResponse().nullable(),
-  failure: yup.string().nullable().defined(),
-  workflow_id: yup.string().required(),
-}).meta({ component: 'EventReplay' });
+const eventReplaySchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    date_from: dateResponse(),
+    date_to: dateResponse(),
+    kinds: yup.array(yup.string().oneOf(eventKinds).required()).required().meta({ description: 'Empty: every kind.' }),
+    mode: yup.string().oneOf(replayModes).required(),
+    status: yup.string().oneOf(replayStatuses).required(),
+    events_seen: yup.number().integer().required(),
+    events_changed: yup
+      .number()
+      .integer()
+      .required()
+      .meta({ description: 'Events whose entry changes (dry run) or changed (apply).' }),
+    entries_posted: yup.number().integer().required(),
+    events_failed: yup.number().integer().required(),
+    requested_by: yup.string().uuid().required(),
+    created_at: timestampResponse(),
+    finished_at: timestampResponse().nullable(),
+    failure: yup.string().nullable().defined(),
+    workflow_id: yup.string().required(),
+  })
+  .meta({ component: 'EventReplay' });
 
 function serializeReplay(row: ReplayRow) {
   return {
@@ -69,10 +81,16 @@ export const replayRoutes = [
     body: yup.object({
       enterprise: yup.string().uuid().required(),
       date_from: isoDate().required(),
-      date_to: isoDate().required().test('ordered', 'date_to must not be before date_from', function (value) {
-        return value === undefined || this.parent.date_from === undefined || value >= this.parent.date_from;
-      }),
-      kinds: yup.array(yup.string().oneOf(eventKinds).required()).max(eventKinds.length).default([]).meta({ description: 'Empty: every kind.' }),
+      date_to: isoDate()
+        .required()
+        .test('ordered', 'date_to must not be before date_from', function (value) {
+          return value === undefined || this.parent.date_from === undefined || value >= this.parent.date_from;
+        }),
+      kinds: yup
+        .array(yup.string().oneOf(eventKinds).required())
+        .max(eventKinds.length)
+        .default([])
+        .meta({ description: 'Empty: every kind.' }),
       mode: yup.string().oneOf(replayModes).required(),
     }),
     response: eventReplaySchema,
@@ -80,20 +98,31 @@ export const replayRoutes = [
     refusals: ['workflow_unavailable'],
     handler: async ({ body, principal: actor, deps, ctx, authorize }) => {
       authorize({ enterpriseId: body.enterprise }, 'The enterprise');
-      const request = await createReplayRequest(
-        deps.knex,
-        actor,
-        { enterpriseId: body.enterprise, dateFrom: body.date_from, dateTo: body.date_to, kinds: body.kinds, mode: body.mode },
-      );
-      await startWorkflowFor<typeof eventReplay>(deps, 'eventReplay', {
-        workflowId: eventReplayWorkflowId(request.id),
-        args: [{ requestId: request.id }],
-        tags: { enterpriseId: body.enterprise, businessId: request.id },
-      }, {
-        what: 'the replay',
-        markFailed: () => markReplayFailed(deps.knex, deps.clock(), { requestId: request.id, failure: 'the workflow could not be started' }),
-        log: ctx.state.log,
+      const request = await createReplayRequest(deps.knex, actor, {
+        enterpriseId: body.enterprise,
+        dateFrom: body.date_from,
+        dateTo: body.date_to,
+        kinds: body.kinds,
+        mode: body.mode,
       });
+      await startWorkflowFor<typeof eventReplay>(
+        deps,
+        'eventReplay',
+        {
+          workflowId: eventReplayWorkflowId(request.id),
+          args: [{ requestId: request.id }],
+          tags: { enterpriseId: body.enterprise, businessId: request.id },
+        },
+        {
+          what: 'the replay',
+          markFailed: () =>
+            markReplayFailed(deps.knex, deps.clock(), {
+              requestId: request.id,
+              failure: 'the workflow could not be started',
+            }),
+          log: ctx.state.log,
+        },
+      );
       return serializeReplay((await replayById(deps.knex, request.id))!);
     },
   }),
@@ -110,8 +139,13 @@ export const replayRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       // Replays are the enterprise's: administrators of the whole enterprise (or the platform), as the detail requires.
-      const admin = { ...principal, grants: principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null) };
-      const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, { enterprise: 'enterprise_id' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      const admin = {
+        ...principal,
+        grants: principal.grants.filter((grant) => grant.role === 'admin' && grant.branchId === null),
+      };
+      const rows = scopeToVisible(deps.knex('event_replay_requests').select(replayColumns), admin, {
+        enterprise: 'enterprise_id',
+      }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', status: 'status' });
       const page = await paginateRows<ReplayRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeReplay) };

@@ -17,34 +17,52 @@ const figuresSchema = {
 };
 const covers = ['cash', 'eligible', 'none'] as const;
 
-const collateralRegisterSchema = yup.object({
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().defined(),
-  date: dateResponse(),
-  by_kind: yup.array(yup.object({ kind: yup.string().oneOf(guaranteeKinds).required(), cover: yup.string().oneOf(covers).required(), ...figuresSchema })).required(),
-  totals: yup.object(figuresSchema).required(),
-  lines: yup.array(yup.object({
-    guarantee: yup.string().uuid().required(),
-    loan: yup.string().uuid().required(),
-    loan_number: yup.string().required(),
-    branch: yup.string().uuid().required(),
-    member_number: yup.string().required(),
-    member_name: yup.string().required(),
-    classification: yup.string().required(),
-    outstanding: moneyResponse(),
-    kind: yup.string().oneOf(guaranteeKinds).required(),
-    cover: yup.string().oneOf(covers).required(),
-    value: moneyResponse(),
-    valuation_date: dateResponse(),
-    document_reference: yup.string().defined(),
-    guarantor: yup.string().uuid().nullable().defined(),
-    guarantor_name: yup.string().nullable().defined(),
-    account: yup.string().uuid().nullable().defined(),
-    countable_value: moneyResponse(),
-  })).required(),
-}).meta({ component: 'CollateralRegister' });
+const collateralRegisterSchema = yup
+  .object({
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().nullable().defined(),
+    date: dateResponse(),
+    by_kind: yup
+      .array(
+        yup.object({
+          kind: yup.string().oneOf(guaranteeKinds).required(),
+          cover: yup.string().oneOf(covers).required(),
+          ...figuresSchema,
+        }),
+      )
+      .required(),
+    totals: yup.object(figuresSchema).required(),
+    lines: yup
+      .array(
+        yup.object({
+          guarantee: yup.string().uuid().required(),
+          loan: yup.string().uuid().required(),
+          loan_number: yup.string().required(),
+          branch: yup.string().uuid().required(),
+          member_number: yup.string().required(),
+          member_name: yup.string().required(),
+          classification: yup.string().required(),
+          outstanding: moneyResponse(),
+          kind: yup.string().oneOf(guaranteeKinds).required(),
+          cover: yup.string().oneOf(covers).required(),
+          value: moneyResponse(),
+          valuation_date: dateResponse(),
+          document_reference: yup.string().defined(),
+          guarantor: yup.string().uuid().nullable().defined(),
+          guarantor_name: yup.string().nullable().defined(),
+          account: yup.string().uuid().nullable().defined(),
+          countable_value: moneyResponse(),
+        }),
+      )
+      .required(),
+  })
+  .meta({ component: 'CollateralRegister' });
 
-const figures = (row: CollateralFigures) => ({ guarantees: row.guarantees, value: formatAmount(row.value), countable_value: formatAmount(row.countableValue) });
+const figures = (row: CollateralFigures) => ({
+  guarantees: row.guarantees,
+  value: formatAmount(row.value),
+  countable_value: formatAmount(row.countableValue),
+});
 
 /** The collateral register (docs/domain.md §14.4). */
 export const collateralRegisterRoutes = [
@@ -53,31 +71,66 @@ export const collateralRegisterRoutes = [
     path: '/api/v1/loans/collateral-register/',
     module: 'loans',
     operationId: 'getCollateralRegister',
-    summary: 'The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count',
-    description: 'Every guarantee in force at the date (confirmed, started, not ended) on a loan of the portfolio then, with its loan\'s class and '
-      + 'outstanding principal of that date, its value as last assessed and its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, '
-      + 'an eligible cover less the regulatory minimum of its loan\'s whole years doubtful, nothing of a personal guarantee or a pledge of equipment); '
-      + 'the totals by kind.',
+    summary:
+      'The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count',
+    description:
+      "Every guarantee in force at the date (confirmed, started, not ended) on a loan of the portfolio then, with its loan's class and " +
+      'outstanding principal of that date, its value as last assessed and its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, ' +
+      "an eligible cover less the regulatory minimum of its loan's whole years doubtful, nothing of a personal guarantee or a pledge of equipment); " +
+      'the totals by kind.',
     access: 'authenticated',
-    query: yup.object({ enterprise: yup.string().uuid().required(), date: isoDate().required(), branch: yup.string().uuid().optional().meta({ description: 'One branch; default: every branch the caller sees.' }), format: formatParameter }),
+    query: yup.object({
+      enterprise: yup.string().uuid().required(),
+      date: isoDate().required(),
+      branch: yup
+        .string()
+        .uuid()
+        .optional()
+        .meta({ description: 'One branch; default: every branch the caller sees.' }),
+      format: formatParameter,
+    }),
     downloadable: true,
     errorStatuses: [401, 404],
     response: collateralRegisterSchema,
     handler: async ({ query, principal, deps, ctx }) => {
-      const scope = { enterpriseId: query.enterprise, branch: query.branch ?? null, branches: await branchesOf(deps.knex, principal, query.enterprise, query.branch) };
-      const register = await collateralRegisterAt(deps.knex, { enterpriseId: query.enterprise, asOf: query.date, branches: scope.branches });
+      const scope = {
+        enterpriseId: query.enterprise,
+        branch: query.branch ?? null,
+        branches: await branchesOf(deps.knex, principal, query.enterprise, query.branch),
+      };
+      const register = await collateralRegisterAt(deps.knex, {
+        enterpriseId: query.enterprise,
+        asOf: query.date,
+        branches: scope.branches,
+      });
       const answer = {
-        enterprise: query.enterprise, branch: scope.branch, date: query.date,
+        enterprise: query.enterprise,
+        branch: scope.branch,
+        date: query.date,
         by_kind: register.byKind.map((row) => ({ kind: row.kind, cover: coverOf(row.kind), ...figures(row) })),
         totals: figures(register.totals),
         lines: register.lines.map((line) => ({
-          guarantee: line.guarantee, loan: line.loan, loan_number: line.loanNumber, branch: line.branch, member_number: line.memberNumber, member_name: line.memberName,
-          classification: line.classification, outstanding: formatAmount(line.outstanding), kind: line.kind, cover: coverOf(line.kind), value: formatAmount(line.value),
-          valuation_date: line.valuationDate, document_reference: line.documentReference, guarantor: line.guarantor, guarantor_name: line.guarantorName,
-          account: line.account, countable_value: formatAmount(line.countableValue),
+          guarantee: line.guarantee,
+          loan: line.loan,
+          loan_number: line.loanNumber,
+          branch: line.branch,
+          member_number: line.memberNumber,
+          member_name: line.memberName,
+          classification: line.classification,
+          outstanding: formatAmount(line.outstanding),
+          kind: line.kind,
+          cover: coverOf(line.kind),
+          value: formatAmount(line.value),
+          valuation_date: line.valuationDate,
+          document_reference: line.documentReference,
+          guarantor: line.guarantor,
+          guarantor_name: line.guarantorName,
+          account: line.account,
+          countable_value: formatAmount(line.countableValue),
         })),
       };
-      const document = async () => collateralRegisterDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, register);
+      const document = async () =>
+        collateralRegisterDocument(await reportHeading(deps.knex, scope, deps.clock()), query.date, register);
       return answerReport(ctx, query.format, answer, { report: 'collateral-register', document });
     },
   }),

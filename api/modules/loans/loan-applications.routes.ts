@@ -5,7 +5,12 @@ import { approvalSteps, decisions } from '../../../domain/loans/approval';
 import type { CreditCapCode } from '../../../domain/loans/credit-caps';
 import { AppError } from '../../../domain/errors';
 import { LoanApplication } from '../../../db/models/loan-application.model';
-import { readApplication, withHistory, type ApplicationHistory, type ApplicationRow } from '../../../activities/loans/loan-applications.queries';
+import {
+  readApplication,
+  withHistory,
+  type ApplicationHistory,
+  type ApplicationRow,
+} from '../../../activities/loans/loan-applications.queries';
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -21,51 +26,85 @@ const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', '
 const submitters = ['cashier', 'branch_head'] as const;
 const creditCapCodes = ['cap_share_capital', 'cap_related_party'] as const satisfies readonly CreditCapCode[];
 
-const decisionSchema = yup.object({
-  step: yup.string().oneOf(approvalSteps).required(),
-  decision: yup.string().oneOf([...decisions, 'withdraw'] as const).required().meta({ description: 'withdraw: the submitter\'s withdrawal.' }),
-  comment: yup.string().defined(),
-  decided_by: yup.string().uuid().required(),
-  decided_at: timestampResponse(),
-}).meta({ component: 'LoanApplicationDecision' });
+const decisionSchema = yup
+  .object({
+    step: yup.string().oneOf(approvalSteps).required(),
+    decision: yup
+      .string()
+      .oneOf([...decisions, 'withdraw'] as const)
+      .required()
+      .meta({ description: "withdraw: the submitter's withdrawal." }),
+    comment: yup.string().defined(),
+    decided_by: yup.string().uuid().required(),
+    decided_at: timestampResponse(),
+  })
+  .meta({ component: 'LoanApplicationDecision' });
 
-const loanApplicationSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  client: yup.string().uuid().required(),
-  product: yup.string().uuid().required(),
-  number: yup.string().required(),
-  amount: moneyResponse(),
-  term_periods: yup.number().integer().required(),
-  grace_periods: yup.number().integer().required(),
-  purpose: yup.string().defined(),
-  fees: moneyResponse(),
-  insurance_premium: moneyResponse().meta({ description: 'Credit insurance premium quoted at submission (docs/domain.md §14.6).' }),
-  teg: yup.string().required().meta({ description: 'TEG at submission, percent with two decimals.', example: '21.47' }),
-  cap_breaches: yup
-    .array(
-      yup.object({
-        code: yup.string().oneOf(creditCapCodes).required(),
-        limit: moneyResponse(),
-        total: moneyResponse(),
-      }).meta({ component: 'CreditCapBreach' }),
-    )
-    .required()
-    .meta({ description: 'COBAC credit caps the request exceeds (reported when the configuration does not enforce them).' }),
-  status: yup.string().oneOf(statuses).required(),
-  current_step: yup.string().oneOf(approvalSteps).nullable().defined().meta({ description: 'The step waiting for a decision; null once the approval has ended.' }),
-  final_step: yup.string().oneOf(approvalSteps).required().meta({ description: 'The step whose approval grants the loan.' }),
-  step_started_at: timestampResponse(),
-  status_reason: yup.string().defined(),
-  ended_at: timestampResponse().nullable(),
-  submitted_by: yup.string().uuid().required(),
-  loan_officer: yup.string().uuid().required().meta({ description: 'The user who will follow the loan; the loan carries it from its approval.' }),
-  submitted_at: timestampResponse(),
-  workflow_id: yup.string().required(),
-  loan: yup.object({ id: yup.string().uuid().required(), number: yup.string().required() }).nullable().defined().meta({ description: 'The loan granted by the final approval.' }),
-  decisions: yup.array(decisionSchema).required(),
-}).meta({ component: 'LoanApplication' });
+const loanApplicationSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    client: yup.string().uuid().required(),
+    product: yup.string().uuid().required(),
+    number: yup.string().required(),
+    amount: moneyResponse(),
+    term_periods: yup.number().integer().required(),
+    grace_periods: yup.number().integer().required(),
+    purpose: yup.string().defined(),
+    fees: moneyResponse(),
+    insurance_premium: moneyResponse().meta({
+      description: 'Credit insurance premium quoted at submission (docs/domain.md §14.6).',
+    }),
+    teg: yup
+      .string()
+      .required()
+      .meta({ description: 'TEG at submission, percent with two decimals.', example: '21.47' }),
+    cap_breaches: yup
+      .array(
+        yup
+          .object({
+            code: yup.string().oneOf(creditCapCodes).required(),
+            limit: moneyResponse(),
+            total: moneyResponse(),
+          })
+          .meta({ component: 'CreditCapBreach' }),
+      )
+      .required()
+      .meta({
+        description: 'COBAC credit caps the request exceeds (reported when the configuration does not enforce them).',
+      }),
+    status: yup.string().oneOf(statuses).required(),
+    current_step: yup
+      .string()
+      .oneOf(approvalSteps)
+      .nullable()
+      .defined()
+      .meta({ description: 'The step waiting for a decision; null once the approval has ended.' }),
+    final_step: yup
+      .string()
+      .oneOf(approvalSteps)
+      .required()
+      .meta({ description: 'The step whose approval grants the loan.' }),
+    step_started_at: timestampResponse(),
+    status_reason: yup.string().defined(),
+    ended_at: timestampResponse().nullable(),
+    submitted_by: yup.string().uuid().required(),
+    loan_officer: yup
+      .string()
+      .uuid()
+      .required()
+      .meta({ description: 'The user who will follow the loan; the loan carries it from its approval.' }),
+    submitted_at: timestampResponse(),
+    workflow_id: yup.string().required(),
+    loan: yup
+      .object({ id: yup.string().uuid().required(), number: yup.string().required() })
+      .nullable()
+      .defined()
+      .meta({ description: 'The loan granted by the final approval.' }),
+    decisions: yup.array(decisionSchema).required(),
+  })
+  .meta({ component: 'LoanApplication' });
 
 function serializeApplication(application: LoanApplication, { decisionHistory, loan }: ApplicationHistory) {
   return {
@@ -101,10 +140,16 @@ function serializeApplication(application: LoanApplication, { decisionHistory, l
 const serializeRow = (row: ApplicationRow) => serializeApplication(row, row);
 
 function assertInReview(application: LoanApplication): void {
-  if (application.status !== 'in_review') throw new AppError('conflict', 'application_closed', `The application is ${application.status}: its approval has ended.`);
+  if (application.status !== 'in_review')
+    throw new AppError(
+      'conflict',
+      'application_closed',
+      `The application is ${application.status}: its approval has ended.`,
+    );
 }
 
-const needsComment = (decision: string | undefined, comment: string | undefined) => decision === 'approve' || (comment ?? '').trim() !== '';
+const needsComment = (decision: string | undefined, comment: string | undefined) =>
+  decision === 'approve' || (comment ?? '').trim() !== '';
 
 /**
  * Loan applications and their approval: submission starts the `loanApproval` workflow; decisions and the
@@ -123,15 +168,33 @@ export const loanApplicationRoutes = [
       branch: yup.string().uuid().optional(),
       client: yup.string().uuid().optional(),
       status: yup.string().oneOf(statuses).optional(),
-      current_step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'Applications waiting at this step: an approver\'s queue.' }),
+      current_step: yup
+        .string()
+        .oneOf(approvalSteps)
+        .optional()
+        .meta({ description: "Applications waiting at this step: an approver's queue." }),
     }),
     response: pageSchema(loanApplicationSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
-      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', status: 'status', current_step: 'current_step' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' }, defaultOrdering: '-created_at' });
+      const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+      });
+      whereFilters(builder, query, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+        client: 'client_id',
+        status: 'status',
+        current_step: 'current_step',
+      });
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { created_at: 'created_at', number: 'number', amount: 'amount' },
+        defaultOrdering: '-created_at',
+      });
       return { ...page, results: (page.results as ApplicationRow[]).map(serializeRow) };
     },
   }),
@@ -141,7 +204,8 @@ export const loanApplicationRoutes = [
     module: 'loans',
     operationId: 'submitLoanApplication',
     summary: 'Submit a loan application for a member of the branch (cashier, branch head); starts its approval',
-    description: 'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
+    description:
+      'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
     access: submitters,
     status: 201,
     location: '/api/v1/loans/applications/{id}/',
@@ -152,11 +216,24 @@ export const loanApplicationRoutes = [
       term_periods: yup.number().strict(true).integer().min(1).max(600).required(),
       grace_periods: yup.number().strict(true).integer().min(0).max(599).default(0),
       purpose: yup.string().trim().max(500).default(''),
-      loan_officer: yup.string().uuid().optional().meta({ description: 'The user who will follow the loan, with a role in the member\'s branch; default: the submitter.' }),
+      loan_officer: yup.string().uuid().optional().meta({
+        description: "The user who will follow the loan, with a role in the member's branch; default: the submitter.",
+      }),
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 422, 503],
-    refusals: ['amount_out_of_bounds', 'cap_related_party', 'cap_share_capital', 'grace_periods_out_of_bounds', 'loan_officer_not_in_branch', 'member_not_active', 'product_inactive', 'teg_above_usury_rate', 'term_periods_out_of_bounds', 'workflow_unavailable'],
+    refusals: [
+      'amount_out_of_bounds',
+      'cap_related_party',
+      'cap_share_capital',
+      'grace_periods_out_of_bounds',
+      'loan_officer_not_in_branch',
+      'member_not_active',
+      'product_inactive',
+      'teg_above_usury_rate',
+      'term_periods_out_of_bounds',
+      'workflow_unavailable',
+    ],
     handler: async ({ body, principal: actor, deps, load }) => {
       const client = await load(memberLoaders.client, body.client);
       const { application, stepTimeLimitDays } = await submitLoanApplication(deps.activities, actor, {
@@ -191,8 +268,9 @@ export const loanApplicationRoutes = [
     path: '/api/v1/loans/applications/{id}/decisions/',
     module: 'loans',
     operationId: 'decideOnLoanApplication',
-    summary: 'Decide the current step: approve, reject or send back (the step\'s role at the application\'s branch)',
-    description: 'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) a retry of the same request with the same key joins the first decision and answers its outcome.',
+    summary: "Decide the current step: approve, reject or send back (the step's role at the application's branch)",
+    description:
+      'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) a retry of the same request with the same key joins the first decision and answers its outcome.',
     access: [...approvalSteps],
     idempotent: true,
     status: 200,
@@ -200,20 +278,53 @@ export const loanApplicationRoutes = [
     params: idParams,
     body: yup.object({
       decision: yup.string().oneOf(decisions).required(),
-      comment: yup.string().trim().max(1000).default('').test('comment-needed', 'comment is required to reject or send back', function (comment) {
-        return needsComment(this.parent.decision, comment);
-      }),
-      step: yup.string().oneOf(approvalSteps).optional().meta({ description: 'The step decided, as the approver saw it; default: the current one.' }),
+      comment: yup
+        .string()
+        .trim()
+        .max(1000)
+        .default('')
+        .test('comment-needed', 'comment is required to reject or send back', function (comment) {
+          return needsComment(this.parent.decision, comment);
+        }),
+      step: yup
+        .string()
+        .oneOf(approvalSteps)
+        .optional()
+        .meta({ description: 'The step decided, as the approver saw it; default: the current one.' }),
     }),
     response: loanApplicationSchema,
     errorStatuses: [401, 403, 404, 409, 503],
-    refusals: ['application_closed', 'wrong_step', 'submitter_cannot_decide', 'same_person_twice', 'nothing_to_send_back', 'comment_required', 'decision_in_progress', 'idempotency_key_reused', 'workflow_unavailable', 'cap_share_capital', 'cap_related_party', 'member_not_active'],
+    refusals: [
+      'application_closed',
+      'wrong_step',
+      'submitter_cannot_decide',
+      'same_person_twice',
+      'nothing_to_send_back',
+      'comment_required',
+      'decision_in_progress',
+      'idempotency_key_reused',
+      'workflow_unavailable',
+      'cap_share_capital',
+      'cap_related_party',
+      'member_not_active',
+    ],
     handler: async ({ resource: application, body, principal: actor, deps, ctx, idempotencyKey }) => {
       // After the route's roles at the application's branch (the router), before the step's own.
       assertInReview(application);
       const step = body.step ?? application.currentStep!;
-      requireRole(actor, [step], { enterpriseId: application.enterpriseId, branchId: application.branchId }, 'The loan application');
-      const decision = { deciderId: actor.userId, step, decision: body.decision, comment: body.comment, ...requestOrigin(ctx) };
+      requireRole(
+        actor,
+        [step],
+        { enterpriseId: application.enterpriseId, branchId: application.branchId },
+        'The loan application',
+      );
+      const decision = {
+        deciderId: actor.userId,
+        step,
+        decision: body.decision,
+        comment: body.comment,
+        ...requestOrigin(ctx),
+      };
       await decideOnApplication(deps, application, decision, operationKey('loan-decision', actor, idempotencyKey));
       return serializeRow((await readApplication(deps.knex, application.id))!);
     },
@@ -234,7 +345,12 @@ export const loanApplicationRoutes = [
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: ['application_closed', 'decision_in_progress', 'not_submitter', 'workflow_unavailable'],
     handler: async ({ resource: application, body, principal: actor, deps, ctx, idempotencyKey }) => {
-      if (application.submittedBy !== actor.userId) throw new AppError('forbidden', 'not_submitter', 'Only the user who submitted the application may withdraw it.');
+      if (application.submittedBy !== actor.userId)
+        throw new AppError(
+          'forbidden',
+          'not_submitter',
+          'Only the user who submitted the application may withdraw it.',
+        );
       assertInReview(application);
       const withdrawal = { userId: actor.userId, comment: body.comment, ...requestOrigin(ctx) };
       await withdrawApplication(deps, application, withdrawal, operationKey('loan-withdrawal', actor, idempotencyKey));

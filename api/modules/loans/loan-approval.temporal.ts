@@ -15,7 +15,11 @@ import { executeWorkflowUpdate } from '../../workflow-update';
  */
 
 /** The step time limit is in the enterprise's days, counted as the workflows count days (WORKFLOW_DAY_MS). */
-export async function startLoanApproval(deps: RouteDeps, application: LoanApplication, stepTimeLimitDays: number): Promise<void> {
+export async function startLoanApproval(
+  deps: RouteDeps,
+  application: LoanApplication,
+  stepTimeLimitDays: number,
+): Promise<void> {
   const input: LoanApprovalInput = {
     applicationId: application.id,
     enterpriseId: application.enterpriseId,
@@ -27,16 +31,44 @@ export async function startLoanApproval(deps: RouteDeps, application: LoanApplic
   };
   await startWorkflowOfRequest<typeof loanApproval>(deps, 'loanApproval', application, [input], {
     what: 'the application',
-    markFailed: () => markApplicationFailed(deps.knex, application.id, 'The approval workflow could not be started (Temporal unreachable); submit the application again.'),
+    markFailed: () =>
+      markApplicationFailed(
+        deps.knex,
+        application.id,
+        'The approval workflow could not be started (Temporal unreachable); submit the application again.',
+      ),
     log: deps.logger,
   });
 }
 
-const approvalEnded = () => new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
+const approvalEnded = () =>
+  new AppError('conflict', 'application_closed', 'The approval process of this application has ended.');
 
 /** `updateId`: from the client's Idempotency-Key (`operationKey`), so that a retry joins the first Update. */
-export const decideOnApplication = (deps: RouteDeps, application: LoanApplication, decision: DecisionInput, updateId: string) =>
-  executeWorkflowUpdate(deps, { workflowId: application.workflowId, updateId }, decideUpdate, decision, approvalEnded());
+export const decideOnApplication = (
+  deps: RouteDeps,
+  application: LoanApplication,
+  decision: DecisionInput,
+  updateId: string,
+) =>
+  executeWorkflowUpdate(
+    deps,
+    { workflowId: application.workflowId, updateId },
+    decideUpdate,
+    decision,
+    approvalEnded(),
+  );
 
-export const withdrawApplication = (deps: RouteDeps, application: LoanApplication, withdrawal: WithdrawalInput, updateId: string) =>
-  executeWorkflowUpdate(deps, { workflowId: application.workflowId, updateId }, withdrawUpdate, withdrawal, approvalEnded());
+export const withdrawApplication = (
+  deps: RouteDeps,
+  application: LoanApplication,
+  withdrawal: WithdrawalInput,
+  updateId: string,
+) =>
+  executeWorkflowUpdate(
+    deps,
+    { workflowId: application.workflowId, updateId },
+    withdrawUpdate,
+    withdrawal,
+    approvalEnded(),
+  );

@@ -22,7 +22,14 @@ export const loanMoneyFilters = {
 };
 
 /** Those fields of a row of either. */
-export const loanMoneyOf = (row: { id: string; enterprise_id: string; branch_id: string; loan_id: string; loan_number: string; amount: string }) => ({
+export const loanMoneyOf = (row: {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  loan_id: string;
+  loan_number: string;
+  amount: string;
+}) => ({
   id: row.id,
   enterprise: row.enterprise_id,
   branch: row.branch_id,

@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { officerAssignmentsQuery, reassignLoanOfficer, type OfficerAssignmentRow } from '../../../activities/loans/loan-officers.activity';
+import {
+  officerAssignmentsQuery,
+  reassignLoanOfficer,
+  type OfficerAssignmentRow,
+} from '../../../activities/loans/loan-officers.activity';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
@@ -15,8 +19,10 @@ export const loanOfficerRoutes = [
     path: '/api/v1/loans/loans/{id}/officer/',
     module: 'loans',
     operationId: 'reassignLoanOfficer',
-    summary: 'Hand a loan to another loan officer from the business date, with a reason (branch head, direction); kept in its history, audited',
-    description: 'The new officer is an active user with a role in the loan\'s branch (or over the whole enterprise). A closed or written-off loan keeps its officer.',
+    summary:
+      'Hand a loan to another loan officer from the business date, with a reason (branch head, direction); kept in its history, audited',
+    description:
+      "The new officer is an active user with a role in the loan's branch (or over the whole enterprise). A closed or written-off loan keeps its officer.",
     access: ['branch_head', 'direction'],
     status: 200,
     load: loanLoaders.loan,
@@ -29,7 +35,13 @@ export const loanOfficerRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: ['loan_officer_loan_ended', 'loan_officer_not_in_branch', 'loan_officer_unchanged'],
     handler: async ({ resource: loan, body, principal: actor, deps }) =>
-      serializeLoan(await reassignLoanOfficer(deps.activities, actor, { loanId: loan.id, officerId: body.officer, reason: body.reason })),
+      serializeLoan(
+        await reassignLoanOfficer(deps.activities, actor, {
+          loanId: loan.id,
+          officerId: body.officer,
+          reason: body.reason,
+        }),
+      ),
   }),
   defineRoute({
     method: 'get',
@@ -50,10 +62,26 @@ export const loanOfficerRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(officerAssignmentsQuery(deps.knex), principal, { enterprise: 'a.enterprise_id', branch: 'a.branch_id' });
-      whereFilters(rows, query, { enterprise: 'a.enterprise_id', branch: 'a.branch_id', loan: 'a.loan_id', date_from: ['a.assigned_on', '>='], date_to: ['a.assigned_on', '<='] });
-      if (query.officer !== undefined) rows.where((officer) => officer.where('a.from_officer_id', query.officer!).orWhere('a.to_officer_id', query.officer!));
-      const page = await paginateRows<OfficerAssignmentRow>(rows.orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id' }]), query, new URL(ctx.href));
+      const rows = scopeToVisible(officerAssignmentsQuery(deps.knex), principal, {
+        enterprise: 'a.enterprise_id',
+        branch: 'a.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'a.enterprise_id',
+        branch: 'a.branch_id',
+        loan: 'a.loan_id',
+        date_from: ['a.assigned_on', '>='],
+        date_to: ['a.assigned_on', '<='],
+      });
+      if (query.officer !== undefined)
+        rows.where((officer) =>
+          officer.where('a.from_officer_id', query.officer!).orWhere('a.to_officer_id', query.officer!),
+        );
+      const page = await paginateRows<OfficerAssignmentRow>(
+        rows.orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializeAssignment) };
     },
   }),

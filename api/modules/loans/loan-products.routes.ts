@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { createLoanProduct, updateLoanProduct, type LoanProductChanges } from '../../../activities/loans/loan-products.activity';
+import {
+  createLoanProduct,
+  updateLoanProduct,
+  type LoanProductChanges,
+} from '../../../activities/loans/loan-products.activity';
 import { simulateForProduct } from '../../../activities/loans/loan-applications.activity';
 import { insuranceCollections } from '../../../domain/loans/loan-product';
 import { prepaymentStrategies } from '../../../domain/loans/prepayment';
@@ -7,7 +11,16 @@ import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import {
+  accountCodeSchema,
+  codeSchema,
+  dateResponse,
+  enterpriseFilter,
+  idParams,
+  isoDate,
+  rateSchema,
+  timestampResponse,
+} from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { amount, amountSchema, moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
@@ -17,67 +30,96 @@ const methods = ['constant_annuity', 'constant_principal'] as const;
 const frequencies = ['monthly', 'quarterly', 'weekly'] as const;
 const termCategories = ['cta', 'mlt'] as const;
 const termPeriodsSchema = () => yup.number().strict(true).integer().min(1).max(600);
-const wholeFrancs = () => yup.string().strict(true).matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string');
+const wholeFrancs = () =>
+  yup
+    .string()
+    .strict(true)
+    .matches(/^\d{1,15}$/, '${path} must be a whole number of francs written as a string');
 const rateResponse = (description: string) => yup.string().required().meta({ description, example: '0.180000' });
 
-const loanProductSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().required(),
-  name: yup.string().required(),
-  term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
-  method: yup.string().oneOf(methods).required(),
-  frequency: yup.string().oneOf(frequencies).required(),
-  day_count: yup.string().oneOf(['30/360']).required(),
-  annual_rate: rateResponse('Annual interest rate, a decimal ("0.18" = 18 %).'),
-  min_amount: moneyResponse(),
-  max_amount: moneyResponse(),
-  min_term_periods: yup.number().integer().required(),
-  max_term_periods: yup.number().integer().required(),
-  max_grace_periods: yup.number().integer().required(),
-  fee_rate: rateResponse('Fee withheld at disbursement, a decimal share of the principal.'),
-  fee_fixed: moneyResponse(),
-  penalty_rate: rateResponse('Annual rate on late amounts, actual/365.'),
-  real_estate: yup.boolean().required(),
-  portfolio_account_code: yup.string().required(),
-  interest_income_account_code: yup.string().required(),
-  fee_income_account_code: yup.string().required(),
-  penalty_income_account_code: yup.string().required(),
-  accrued_interest_account_code: yup.string().required().meta({ description: 'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.' }),
-  insurance_rate: rateResponse('Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).'),
-  insurance_fixed: moneyResponse(),
-  insurance_collection: yup.string().oneOf(insuranceCollections).required().meta({ description: 'withheld at disbursement, or spread over the installments.' }),
-  prepayment_strategy: yup.string().oneOf(prepaymentStrategies).required().meta({ description: 'What a partial prepayment does unless the request says: shorten the term or lower the installments.' }),
-  prepayment_fee_rate: rateResponse('Early-repayment fee, a decimal share of the principal prepaid.'),
-  prepayment_fee_minimum: moneyResponse().meta({ description: 'The least early-repayment fee, when any principal is prepaid.' }),
-  is_active: yup.boolean().required(),
-  created_at: timestampResponse(),
-}).meta({ component: 'LoanProduct' });
+const loanProductSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    code: yup.string().required(),
+    name: yup.string().required(),
+    term_category: yup
+      .string()
+      .oneOf(termCategories)
+      .required()
+      .meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+    method: yup.string().oneOf(methods).required(),
+    frequency: yup.string().oneOf(frequencies).required(),
+    day_count: yup.string().oneOf(['30/360']).required(),
+    annual_rate: rateResponse('Annual interest rate, a decimal ("0.18" = 18 %).'),
+    min_amount: moneyResponse(),
+    max_amount: moneyResponse(),
+    min_term_periods: yup.number().integer().required(),
+    max_term_periods: yup.number().integer().required(),
+    max_grace_periods: yup.number().integer().required(),
+    fee_rate: rateResponse('Fee withheld at disbursement, a decimal share of the principal.'),
+    fee_fixed: moneyResponse(),
+    penalty_rate: rateResponse('Annual rate on late amounts, actual/365.'),
+    real_estate: yup.boolean().required(),
+    portfolio_account_code: yup.string().required(),
+    interest_income_account_code: yup.string().required(),
+    fee_income_account_code: yup.string().required(),
+    penalty_income_account_code: yup.string().required(),
+    accrued_interest_account_code: yup.string().required().meta({
+      description:
+        'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.',
+    }),
+    insurance_rate: rateResponse('Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).'),
+    insurance_fixed: moneyResponse(),
+    insurance_collection: yup
+      .string()
+      .oneOf(insuranceCollections)
+      .required()
+      .meta({ description: 'withheld at disbursement, or spread over the installments.' }),
+    prepayment_strategy: yup.string().oneOf(prepaymentStrategies).required().meta({
+      description:
+        'What a partial prepayment does unless the request says: shorten the term or lower the installments.',
+    }),
+    prepayment_fee_rate: rateResponse('Early-repayment fee, a decimal share of the principal prepaid.'),
+    prepayment_fee_minimum: moneyResponse().meta({
+      description: 'The least early-repayment fee, when any principal is prepaid.',
+    }),
+    is_active: yup.boolean().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'LoanProduct' });
 
-const simulatedInstallmentSchema = yup.object({
-  number: yup.number().integer().required(),
-  due_date: dateResponse(),
-  principal: moneyResponse(),
-  interest: moneyResponse(),
-  insurance: moneyResponse().meta({ description: 'The installment\'s part of a spread insurance premium.' }),
-  total: moneyResponse(),
-  outstanding_after: moneyResponse(),
-}).meta({ component: 'SimulatedInstallment' });
+const simulatedInstallmentSchema = yup
+  .object({
+    number: yup.number().integer().required(),
+    due_date: dateResponse(),
+    principal: moneyResponse(),
+    interest: moneyResponse(),
+    insurance: moneyResponse().meta({ description: "The installment's part of a spread insurance premium." }),
+    total: moneyResponse(),
+    outstanding_after: moneyResponse(),
+  })
+  .meta({ component: 'SimulatedInstallment' });
 
-const loanSimulationSchema = yup.object({
-  product: yup.string().uuid().required(),
-  amount: moneyResponse(),
-  term_periods: yup.number().integer().required(),
-  grace_periods: yup.number().integer().required(),
-  start_date: dateResponse().meta({ description: 'Disbursement date.' }),
-  first_due_date: dateResponse(),
-  fees: moneyResponse(),
-  insurance_premium: moneyResponse(),
-  insurance_collection: yup.string().oneOf(insuranceCollections).required(),
-  teg: yup.string().required().meta({ description: 'TEG (effective global rate, insurance included), percent with two decimals.', example: '21.47' }),
-  total_interest: moneyResponse(),
-  installments: yup.array(simulatedInstallmentSchema).required(),
-}).meta({ component: 'LoanSimulation' });
+const loanSimulationSchema = yup
+  .object({
+    product: yup.string().uuid().required(),
+    amount: moneyResponse(),
+    term_periods: yup.number().integer().required(),
+    grace_periods: yup.number().integer().required(),
+    start_date: dateResponse().meta({ description: 'Disbursement date.' }),
+    first_due_date: dateResponse(),
+    fees: moneyResponse(),
+    insurance_premium: moneyResponse(),
+    insurance_collection: yup.string().oneOf(insuranceCollections).required(),
+    teg: yup.string().required().meta({
+      description: 'TEG (effective global rate, insurance included), percent with two decimals.',
+      example: '21.47',
+    }),
+    total_interest: moneyResponse(),
+    installments: yup.array(simulatedInstallmentSchema).required(),
+  })
+  .meta({ component: 'LoanSimulation' });
 
 function serializeLoanProduct(product: LoanProduct) {
   return {
@@ -140,7 +182,9 @@ const changeableFields = {
   insurance_fixed: wholeFrancs(),
   insurance_collection: yup.string().oneOf(insuranceCollections),
   prepayment_strategy: yup.string().oneOf(prepaymentStrategies),
-  prepayment_fee_rate: rateSchema().meta({ description: 'Early-repayment fee, a decimal share of the principal prepaid.' }),
+  prepayment_fee_rate: rateSchema().meta({
+    description: 'Early-repayment fee, a decimal share of the principal prepaid.',
+  }),
   prepayment_fee_minimum: wholeFrancs().meta({ description: 'The least early-repayment fee.' }),
 };
 
@@ -194,8 +238,17 @@ export const loanProductRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(LoanProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      whereFilters(builder, query, { enterprise: 'enterprise_id', term_category: 'term_category', is_active: 'is_active' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
+      whereFilters(builder, query, {
+        enterprise: 'enterprise_id',
+        term_category: 'term_category',
+        is_active: 'is_active',
+      });
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', name: 'name' },
+        defaultOrdering: 'code',
+      });
       return { ...page, results: page.results.map(serializeLoanProduct) };
     },
   }),
@@ -205,7 +258,8 @@ export const loanProductRoutes = [
     module: 'loans',
     operationId: 'createLoanProduct',
     summary: 'Create a loan product (direction, administrators)',
-    description: 'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
+    description:
+      'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
     access: writers,
     status: 201,
     location: '/api/v1/loans/products/{id}/',
@@ -214,7 +268,11 @@ export const loanProductRoutes = [
       enterprise: yup.string().uuid().required(),
       code: codeSchema(20),
       name: changeableFields.name.required(),
-      term_category: yup.string().oneOf(termCategories).required().meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
+      term_category: yup
+        .string()
+        .oneOf(termCategories)
+        .required()
+        .meta({ description: 'CTA: terms up to 24 months; MLT: beyond.' }),
       method: changeableFields.method.required(),
       frequency: changeableFields.frequency.default('monthly'),
       annual_rate: changeableFields.annual_rate.required(),
@@ -281,7 +339,12 @@ export const loanProductRoutes = [
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: [...accountChoiceRefusals, 'teg_above_usury_rate'],
     handler: async ({ resource: product, body, principal: actor, deps }) => {
-      return serializeLoanProduct(await updateLoanProduct(deps.activities, actor, product.id, { ...productChanges(body), isActive: body.is_active }));
+      return serializeLoanProduct(
+        await updateLoanProduct(deps.activities, actor, product.id, {
+          ...productChanges(body),
+          isActive: body.is_active,
+        }),
+      );
     },
   }),
   defineRoute({

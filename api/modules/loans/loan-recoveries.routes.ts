@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { recordRecovery, recoveriesQuery, type LoanRecoveryRow } from '../../../activities/loans/loan-recoveries.activity';
+import {
+  recordRecovery,
+  recoveriesQuery,
+  type LoanRecoveryRow,
+} from '../../../activities/loans/loan-recoveries.activity';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, idParams, timestampResponse } from '../common.schemas';
@@ -9,16 +13,28 @@ import { postingRefusals } from '../refusal-lists';
 import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.schemas';
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
 
-const loanRecoverySchema = yup.object({
-  ...loanMoneyFields,
-  channel: yup.string().oneOf(['cash', 'account'] as const).required(),
-  account: yup.string().uuid().nullable().defined(),
-  reference: yup.string().defined(),
-  business_date: dateResponse(),
-  event: yup.string().uuid().required().meta({ description: 'The `loan_recovery` business event, whose entry credits 792.' }),
-  recorded_by: yup.string().uuid().required(),
-  recorded_at: timestampResponse(),
-}).meta({ component: 'LoanRecovery', description: 'Money recovered on a written-off loan: income on 792 Récupération sur créances abandonnées.' });
+const loanRecoverySchema = yup
+  .object({
+    ...loanMoneyFields,
+    channel: yup
+      .string()
+      .oneOf(['cash', 'account'] as const)
+      .required(),
+    account: yup.string().uuid().nullable().defined(),
+    reference: yup.string().defined(),
+    business_date: dateResponse(),
+    event: yup
+      .string()
+      .uuid()
+      .required()
+      .meta({ description: 'The `loan_recovery` business event, whose entry credits 792.' }),
+    recorded_by: yup.string().uuid().required(),
+    recorded_at: timestampResponse(),
+  })
+  .meta({
+    component: 'LoanRecovery',
+    description: 'Money recovered on a written-off loan: income on 792 Récupération sur créances abandonnées.',
+  });
 
 const serializeRecovery = (row: LoanRecoveryRow) => ({
   ...loanMoneyOf(row),
@@ -40,7 +56,13 @@ export const loanRecoveryRoutes = [
     operationId: 'listLoanRecoveries',
     summary: 'List recoveries on written-off loans, newest first',
     access: 'authenticated',
-    query: listQuerySchema([], { ...loanMoneyFilters, channel: yup.string().oneOf(['cash', 'account'] as const).optional() }),
+    query: listQuerySchema([], {
+      ...loanMoneyFilters,
+      channel: yup
+        .string()
+        .oneOf(['cash', 'account'] as const)
+        .optional(),
+    }),
     response: pageSchema(loanRecoverySchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
@@ -69,9 +91,11 @@ export const loanRecoveryRoutes = [
     path: '/api/v1/loans/loans/{id}/recoveries/',
     module: 'loans',
     operationId: 'recordLoanRecovery',
-    summary: 'Record money recovered on a written-off loan, in cash or from the member\'s account (cashier, branch head)',
-    description: 'Income on 792 Récupération sur créances abandonnées; the loan stays written off. No second person: money comes in, as for a repayment. '
-      + 'Send an Idempotency-Key header: a retry answers the first result.',
+    summary:
+      "Record money recovered on a written-off loan, in cash or from the member's account (cashier, branch head)",
+    description:
+      'Income on 792 Récupération sur créances abandonnées; the loan stays written off. No second person: money comes in, as for a repayment. ' +
+      'Send an Idempotency-Key header: a retry answers the first result.',
     access: tellers,
     idempotent: true,
     status: 201,
@@ -80,7 +104,10 @@ export const loanRecoveryRoutes = [
     params: idParams,
     body: yup.object({
       amount: amount().required(),
-      channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
+      channel: yup
+        .string()
+        .oneOf(['cash', 'account'] as const)
+        .default('cash'),
       account: accountForChannel(),
       reference: yup.string().trim().max(100).default(''),
     }),
@@ -90,7 +117,12 @@ export const loanRecoveryRoutes = [
     handler: async ({ resource: loan, body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { recovery: recorded, replayed } = await recordRecovery(deps.activities, actor, {
-        loanId: loan.id, amount: body.amount, channel: body.channel, accountId: body.account ?? null, reference: body.reference, idempotencyKey,
+        loanId: loan.id,
+        amount: body.amount,
+        channel: body.channel,
+        accountId: body.account ?? null,
+        reference: body.reference,
+        idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return serializeRecovery(recorded);

@@ -1,5 +1,9 @@
 import * as yup from 'yup';
-import { recordRepayment, repaymentsQuery, type LoanRepaymentDetail } from '../../../activities/loans/loan-repayments.activity';
+import {
+  recordRepayment,
+  repaymentsQuery,
+  type LoanRepaymentDetail,
+} from '../../../activities/loans/loan-repayments.activity';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -9,30 +13,43 @@ import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.sch
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
 
-const allocationSchema = yup.object({
-  number: yup.number().integer().required().meta({ description: 'The installment.' }),
-  due_date: dateResponse(),
-  penalty: moneyResponse(),
-  insurance: moneyResponse().optional().meta({ description: 'Its part of a spread insurance premium (docs/domain.md §14.6); only when it paid some.' }),
-  interest: moneyResponse(),
-  principal: moneyResponse(),
-}).meta({ component: 'RepaymentAllocation' });
+const allocationSchema = yup
+  .object({
+    number: yup.number().integer().required().meta({ description: 'The installment.' }),
+    due_date: dateResponse(),
+    penalty: moneyResponse(),
+    insurance: moneyResponse()
+      .optional()
+      .meta({ description: 'Its part of a spread insurance premium (docs/domain.md §14.6); only when it paid some.' }),
+    interest: moneyResponse(),
+    principal: moneyResponse(),
+  })
+  .meta({ component: 'RepaymentAllocation' });
 
-export const loanRepaymentSchema = yup.object({
-  ...loanMoneyFields,
-  principal: moneyResponse(),
-  interest: moneyResponse(),
-  penalty: moneyResponse(),
-  insurance: moneyResponse().meta({ description: 'Paid of spread insurance premiums, for the insurer.' }),
-  channel: yup.string().oneOf(['cash', 'account', 'share_refund'] as const).required().meta({ description: 'share_refund: taken from a share refund owed to the member.' }),
-  account: yup.string().uuid().nullable().defined(),
-  reference: yup.string().defined(),
-  business_date: dateResponse(),
-  allocations: yup.array(allocationSchema).required().meta({ description: 'Oldest installment first: penalties, insurance, interest, principal.' }),
-  outstanding_after: moneyResponse(),
-  recorded_by: yup.string().uuid().required(),
-  recorded_at: timestampResponse(),
-}).meta({ component: 'LoanRepayment' });
+export const loanRepaymentSchema = yup
+  .object({
+    ...loanMoneyFields,
+    principal: moneyResponse(),
+    interest: moneyResponse(),
+    penalty: moneyResponse(),
+    insurance: moneyResponse().meta({ description: 'Paid of spread insurance premiums, for the insurer.' }),
+    channel: yup
+      .string()
+      .oneOf(['cash', 'account', 'share_refund'] as const)
+      .required()
+      .meta({ description: 'share_refund: taken from a share refund owed to the member.' }),
+    account: yup.string().uuid().nullable().defined(),
+    reference: yup.string().defined(),
+    business_date: dateResponse(),
+    allocations: yup
+      .array(allocationSchema)
+      .required()
+      .meta({ description: 'Oldest installment first: penalties, insurance, interest, principal.' }),
+    outstanding_after: moneyResponse(),
+    recorded_by: yup.string().uuid().required(),
+    recorded_at: timestampResponse(),
+  })
+  .meta({ component: 'LoanRepayment' });
 
 export function serializeRepayment(row: LoanRepaymentDetail) {
   return {
@@ -83,7 +100,7 @@ export const loanRepaymentRoutes = [
     path: '/api/v1/loans/repayments/',
     module: 'loans',
     operationId: 'recordLoanRepayment',
-    summary: 'Record a repayment in cash or by debit of the member\'s account (cashier, branch head)',
+    summary: "Record a repayment in cash or by debit of the member's account (cashier, branch head)",
     description:
       'Allocated oldest installment first: penalties, interest, principal. At most the installments due and the next one. Send an Idempotency-Key header: a retry answers the first result.',
     access: tellers,
@@ -93,14 +110,26 @@ export const loanRepaymentRoutes = [
     body: yup.object({
       loan: yup.string().uuid().required(),
       amount: amount().required(),
-      channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
+      channel: yup
+        .string()
+        .oneOf(['cash', 'account'] as const)
+        .default('cash'),
       account: accountForChannel(),
       date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
       reference: yup.string().trim().max(100).default(''),
     }),
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...postingRefusals, 'date_not_business_date', 'exceeds_total_due', 'idempotency_key_reused', 'insufficient_funds', 'loan_closed', 'loan_not_disbursed', 'loan_written_off'],
+    refusals: [
+      ...postingRefusals,
+      'date_not_business_date',
+      'exceeds_total_due',
+      'idempotency_key_reused',
+      'insufficient_funds',
+      'loan_closed',
+      'loan_not_disbursed',
+      'loan_written_off',
+    ],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       await load(loanLoaders.loanScope, body.loan);

@@ -32,12 +32,14 @@ export const loanLoaders = {
   } satisfies Loader<LoanProduct>,
   repayment: {
     name: 'The repayment',
-    load: async ({ knex }, id) => repaymentsQuery(knex).where('r.id', id).first() as Promise<LoanRepaymentDetail | undefined>,
+    load: async ({ knex }, id) =>
+      repaymentsQuery(knex).where('r.id', id).first() as Promise<LoanRepaymentDetail | undefined>,
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<LoanRepaymentDetail>,
   recovery: {
     name: 'The recovery',
-    load: async ({ knex }, id) => recoveriesQuery(knex).where('r.id', id).first() as Promise<LoanRecoveryRow | undefined>,
+    load: async ({ knex }, id) =>
+      recoveriesQuery(knex).where('r.id', id).first() as Promise<LoanRecoveryRow | undefined>,
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<LoanRecoveryRow>,
   application: {
@@ -64,10 +66,22 @@ type LoanMoneyQuery = { [K in keyof typeof loanMoneyFilters]?: string };
  * A list of money paid on loans (repayments, recoveries, prepayments; `alias` names its table) as the caller sees
  * it, newest first, filtered by loanMoneyFilters.
  */
-export function visibleLoanMoney(rows: Knex.QueryBuilder, principal: Principal, query: LoanMoneyQuery, alias = 'r'): Knex.QueryBuilder {
+export function visibleLoanMoney(
+  rows: Knex.QueryBuilder,
+  principal: Principal,
+  query: LoanMoneyQuery,
+  alias = 'r',
+): Knex.QueryBuilder {
   const column = (name: string) => `${alias}.${name}`;
-  scopeToVisible(rows, principal, { enterprise: column('enterprise_id'), branch: column('branch_id') }).orderBy([{ column: column('created_at'), order: 'desc' }, { column: column('id') }]);
-  whereFilters(rows, query, { enterprise: column('enterprise_id'), branch: column('branch_id'), loan: column('loan_id') });
+  scopeToVisible(rows, principal, { enterprise: column('enterprise_id'), branch: column('branch_id') }).orderBy([
+    { column: column('created_at'), order: 'desc' },
+    { column: column('id') },
+  ]);
+  whereFilters(rows, query, {
+    enterprise: column('enterprise_id'),
+    branch: column('branch_id'),
+    loan: column('loan_id'),
+  });
   if (query.date_from !== undefined) rows.where(column('business_date'), '>=', query.date_from);
   if (query.date_to !== undefined) rows.where(column('business_date'), '<=', query.date_to);
   return rows;

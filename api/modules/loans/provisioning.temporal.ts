@@ -21,7 +21,10 @@ export function provisioningScheduleParts(
       taskQueue,
       workflowId: provisioningScheduleId(settings.enterpriseId),
       // The run's id is made by the workflow, which adds it as the business id.
-      typedSearchAttributes: startTags({ enterpriseId: settings.enterpriseId, enterpriseCode: settings.enterpriseCode }),
+      typedSearchAttributes: startTags({
+        enterpriseId: settings.enterpriseId,
+        enterpriseCode: settings.enterpriseCode,
+      }),
     },
   };
 }

@@ -1,5 +1,10 @@
 import * as yup from 'yup';
-import { markProvisioningRunFailed, provisionPositionsAt, provisionRowsAt, startProvisioningRun } from '../../../activities/loans/provisioning.activity';
+import {
+  markProvisioningRunFailed,
+  provisionPositionsAt,
+  provisionRowsAt,
+  startProvisioningRun,
+} from '../../../activities/loans/provisioning.activity';
 import { runById, runColumns, runStatuses, type RunRow } from '../../../activities/loans/provisioning.queries';
 import { provisioningRunWorkflowId } from '../../../workflows/identities';
 import type { provisioningRun, ProvisioningRunInput } from '../../../workflows/provisioning.workflow';
@@ -34,23 +39,30 @@ interface ProvisionRow {
   created_at: Date;
 }
 
-const loanProvisionSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  loan: yup.string().uuid().required(),
-  run: yup.string().uuid().required().meta({ description: 'The provisioning run that wrote it.' }),
-  as_of: dateResponse(),
-  days_past_due: yup.number().integer().required(),
-  classification: yup.string().oneOf(classifications).required(),
-  rate: yup.string().required().meta({ description: 'Provision rate of the class and age, a decimal.', example: '0.250000' }),
-  base: moneyResponse().meta({ description: 'Outstanding principal.' }),
-  uncovered: moneyResponse().meta({ description: 'The base less what guarantees cover: what the rate applies to.' }),
-  amount: moneyResponse(),
-  previous_amount: moneyResponse(),
-  delta: moneyResponse().meta({ description: 'amount - previous_amount: charged when positive, reversed when negative.' }),
-  created_at: timestampResponse(),
-}).meta({ component: 'LoanProvision' });
+const loanProvisionSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    loan: yup.string().uuid().required(),
+    run: yup.string().uuid().required().meta({ description: 'The provisioning run that wrote it.' }),
+    as_of: dateResponse(),
+    days_past_due: yup.number().integer().required(),
+    classification: yup.string().oneOf(classifications).required(),
+    rate: yup
+      .string()
+      .required()
+      .meta({ description: 'Provision rate of the class and age, a decimal.', example: '0.250000' }),
+    base: moneyResponse().meta({ description: 'Outstanding principal.' }),
+    uncovered: moneyResponse().meta({ description: 'The base less what guarantees cover: what the rate applies to.' }),
+    amount: moneyResponse(),
+    previous_amount: moneyResponse(),
+    delta: moneyResponse().meta({
+      description: 'amount - previous_amount: charged when positive, reversed when negative.',
+    }),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'LoanProvision' });
 
 function serializeProvision(row: ProvisionRow) {
   return {
@@ -72,40 +84,52 @@ function serializeProvision(row: ProvisionRow) {
   };
 }
 
-const provisionTotalsSchema = yup.object({
-  enterprise: yup.string().uuid().required(),
-  as_of: dateResponse(),
-  by_class: yup
-    .array(
-      yup.object({
-        classification: yup.string().oneOf(classifications).required(),
-        loans: yup.number().integer().required(),
-        outstanding: moneyResponse().meta({ description: 'Outstanding principal of the class.' }),
-        uncovered: moneyResponse().meta({ description: 'What guarantees leave uncovered.' }),
-        provisions: moneyResponse(),
-      }).meta({ component: 'LoanProvisionClassTotal' }),
-    )
-    .required()
-    .meta({ description: 'One row per class provisioned at that date, by class name.' }),
-}).meta({ component: 'LoanProvisionTotals' });
+const provisionTotalsSchema = yup
+  .object({
+    enterprise: yup.string().uuid().required(),
+    as_of: dateResponse(),
+    by_class: yup
+      .array(
+        yup
+          .object({
+            classification: yup.string().oneOf(classifications).required(),
+            loans: yup.number().integer().required(),
+            outstanding: moneyResponse().meta({ description: 'Outstanding principal of the class.' }),
+            uncovered: moneyResponse().meta({ description: 'What guarantees leave uncovered.' }),
+            provisions: moneyResponse(),
+          })
+          .meta({ component: 'LoanProvisionClassTotal' }),
+      )
+      .required()
+      .meta({ description: 'One row per class provisioned at that date, by class name.' }),
+  })
+  .meta({ component: 'LoanProvisionTotals' });
 
-const provisioningRunSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  as_of: dateResponse(),
-  trigger: yup.string().oneOf(['schedule', 'api'] as const).required().meta({ description: 'schedule: the daily Schedule; api: on request.' }),
-  status: yup.string().oneOf(runStatuses).required(),
-  requested_by: yup.string().uuid().nullable().defined().meta({ description: 'null for a scheduled run.' }),
-  loans_processed: yup.number().integer().required(),
-  provisions_changed: yup.number().integer().required(),
-  loans_reclassified: yup.number().integer().required(),
-  amount_charged: moneyResponse(),
-  amount_reversed: moneyResponse(),
-  failure: yup.string().nullable().defined(),
-  created_at: timestampResponse(),
-  finished_at: timestampResponse().nullable(),
-  workflow_id: yup.string().nullable().defined().meta({ description: 'The run\'s workflow; null for a scheduled run (see the Schedule `provisioning-{enterprise}`).' }),
-}).meta({ component: 'ProvisioningRun' });
+const provisioningRunSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    as_of: dateResponse(),
+    trigger: yup
+      .string()
+      .oneOf(['schedule', 'api'] as const)
+      .required()
+      .meta({ description: 'schedule: the daily Schedule; api: on request.' }),
+    status: yup.string().oneOf(runStatuses).required(),
+    requested_by: yup.string().uuid().nullable().defined().meta({ description: 'null for a scheduled run.' }),
+    loans_processed: yup.number().integer().required(),
+    provisions_changed: yup.number().integer().required(),
+    loans_reclassified: yup.number().integer().required(),
+    amount_charged: moneyResponse(),
+    amount_reversed: moneyResponse(),
+    failure: yup.string().nullable().defined(),
+    created_at: timestampResponse(),
+    finished_at: timestampResponse().nullable(),
+    workflow_id: yup.string().nullable().defined().meta({
+      description: "The run's workflow; null for a scheduled run (see the Schedule `provisioning-{enterprise}`).",
+    }),
+  })
+  .meta({ component: 'ProvisioningRun' });
 
 function serializeRun(row: RunRow) {
   return {
@@ -135,24 +159,38 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'listLoanProvisions',
     summary: 'Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta',
-    description: 'A row is written when a loan\'s position changes (its class or provision, and while it is not performing or is provisioned, its rate, '
-      + 'outstanding principal or uncovered part). With `as_of`, each loan\'s position at that date: its latest row on or before it (a loan with none was '
-      + 'performing and unprovisioned). Without, every row.',
+    description:
+      "A row is written when a loan's position changes (its class or provision, and while it is not performing or is provisioned, its rate, " +
+      "outstanding principal or uncovered part). With `as_of`, each loan's position at that date: its latest row on or before it (a loan with none was " +
+      'performing and unprovisioned). Without, every row.',
     access: 'authenticated',
     query: listQuerySchema([], {
       enterprise: enterpriseFilter,
       branch: yup.string().uuid().optional(),
       loan: yup.string().uuid().optional(),
-      as_of: isoDate().optional().meta({ description: 'The positions at this date: each loan\'s latest row on or before it.' }),
+      as_of: isoDate()
+        .optional()
+        .meta({ description: "The positions at this date: each loan's latest row on or before it." }),
       classification: yup.string().oneOf(classifications).optional(),
     }),
     response: pageSchema(loanProvisionSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const source = query.as_of === undefined ? deps.knex('loan_provisions') : deps.knex.from(provisionRowsAt(deps.knex, query.as_of).as('loan_provisions'));
-      const rows = scopeToVisible(source.select('*'), principal, { enterprise: 'enterprise_id', branch: 'branch_id' }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
-      whereFilters(rows, query, { enterprise: 'enterprise_id', branch: 'branch_id', loan: 'loan_id', classification: 'classification' });
+      const source =
+        query.as_of === undefined
+          ? deps.knex('loan_provisions')
+          : deps.knex.from(provisionRowsAt(deps.knex, query.as_of).as('loan_provisions'));
+      const rows = scopeToVisible(source.select('*'), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+      }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
+      whereFilters(rows, query, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+        loan: 'loan_id',
+        classification: 'classification',
+      });
       const page = await paginateRows<ProvisionRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeProvision) };
     },
@@ -162,22 +200,37 @@ export const provisionRoutes = [
     path: '/api/v1/loans/provisions/totals/',
     module: 'loans',
     operationId: 'loanProvisionTotals',
-    summary: 'Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures)',
-    description: 'Over the loans in the portfolio at that date, each at its position then (its latest LoanProvision row on or before it; performing and unprovisioned without one).',
+    summary:
+      'Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures)',
+    description:
+      'Over the loans in the portfolio at that date, each at its position then (its latest LoanProvision row on or before it; performing and unprovisioned without one).',
     access: 'authenticated',
-    query: yup.object({ enterprise: yup.string().uuid().required(), as_of: isoDate().required(), branch: yup.string().uuid().optional() }),
+    query: yup.object({
+      enterprise: yup.string().uuid().required(),
+      as_of: isoDate().required(),
+      branch: yup.string().uuid().optional(),
+    }),
     response: provisionTotalsSchema,
     errorStatuses: [401, 404],
     handler: async ({ query, principal, deps }) => {
       const actor = principal;
       requireVisible(actor, { enterpriseId: query.enterprise, branchId: query.branch }, 'The enterprise');
-      const positions = scopeToVisible(provisionPositionsAt(deps.knex, query.as_of), actor, { enterprise: 'l.enterprise_id', branch: 'l.branch_id' }).where('l.enterprise_id', query.enterprise);
+      const positions = scopeToVisible(provisionPositionsAt(deps.knex, query.as_of), actor, {
+        enterprise: 'l.enterprise_id',
+        branch: 'l.branch_id',
+      }).where('l.enterprise_id', query.enterprise);
       if (query.branch !== undefined) positions.where('l.branch_id', query.branch);
       const rows = deps.knex
         .from(positions.as('positions'))
         .groupBy('classification')
         .orderBy('classification')
-        .select('classification', deps.knex.raw('count(*)::int AS loans'), deps.knex.raw('sum(outstanding)::text AS outstanding'), deps.knex.raw('sum(uncovered)::text AS uncovered'), deps.knex.raw('sum(amount)::text AS provisions'));
+        .select(
+          'classification',
+          deps.knex.raw('count(*)::int AS loans'),
+          deps.knex.raw('sum(outstanding)::text AS outstanding'),
+          deps.knex.raw('sum(uncovered)::text AS uncovered'),
+          deps.knex.raw('sum(amount)::text AS provisions'),
+        );
       return { enterprise: query.enterprise, as_of: query.as_of, by_class: await rows };
     },
   }),
@@ -187,7 +240,8 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'startProvisioningRun',
     summary: 'Run the provisioning for a date (direction, administrators); default: the business date',
-    description: 'The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned posts only what changed since; an earlier date than the last one provisioned is refused.',
+    description:
+      'The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned posts only what changed since; an earlier date than the last one provisioned is refused.',
     access: runners,
     status: 202,
     location: '/api/v1/loans/provisions/runs/{id}/',
@@ -198,17 +252,32 @@ export const provisionRoutes = [
     handler: async ({ body, principal, deps, ctx }) => {
       const actor = principal;
       requireRole(actor, runners, { enterpriseId: body.enterprise }, 'The enterprise');
-      const run = await startProvisioningRun(deps.knex, deps.clock(), { enterpriseId: body.enterprise, asOf: body.as_of ?? null, trigger: 'api', requestedBy: actor.userId, ...requestOrigin(ctx) });
-      const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
-      await startWorkflowFor<typeof provisioningRun>(deps, 'provisioningRun', {
-        workflowId: provisioningRunWorkflowId(run.id),
-        args: [input],
-        tags: { enterpriseId: body.enterprise, businessId: run.id },
-      }, {
-        what: 'the run',
-        markFailed: () => markProvisioningRunFailed(deps.knex, deps.clock(), { runId: run.id, failure: 'the workflow could not be started' }),
-        log: ctx.state.log,
+      const run = await startProvisioningRun(deps.knex, deps.clock(), {
+        enterpriseId: body.enterprise,
+        asOf: body.as_of ?? null,
+        trigger: 'api',
+        requestedBy: actor.userId,
+        ...requestOrigin(ctx),
       });
+      const input: ProvisioningRunInput = { enterpriseId: body.enterprise, runId: run.id };
+      await startWorkflowFor<typeof provisioningRun>(
+        deps,
+        'provisioningRun',
+        {
+          workflowId: provisioningRunWorkflowId(run.id),
+          args: [input],
+          tags: { enterpriseId: body.enterprise, businessId: run.id },
+        },
+        {
+          what: 'the run',
+          markFailed: () =>
+            markProvisioningRunFailed(deps.knex, deps.clock(), {
+              runId: run.id,
+              failure: 'the workflow could not be started',
+            }),
+          log: ctx.state.log,
+        },
+      );
       return serializeRun((await runById(deps.knex, run.id))!);
     },
   }),
@@ -217,14 +286,23 @@ export const provisionRoutes = [
     path: '/api/v1/loans/provisions/runs/',
     module: 'loans',
     operationId: 'listProvisioningRuns',
-    summary: 'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole)',
+    summary:
+      'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole)',
     access: 'authenticated',
-    query: listQuerySchema([], { enterprise: enterpriseFilter, as_of: isoDate().optional(), status: yup.string().oneOf(runStatuses).optional() }),
+    query: listQuerySchema([], {
+      enterprise: enterpriseFilter,
+      as_of: isoDate().optional(),
+      status: yup.string().oneOf(runStatuses).optional(),
+    }),
     response: pageSchema(provisioningRunSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToWholeEnterprises(deps.knex('provisioning_runs').select(runColumns), principal, 'enterprise_id').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+      const rows = scopeToWholeEnterprises(
+        deps.knex('provisioning_runs').select(runColumns),
+        principal,
+        'enterprise_id',
+      ).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
       whereFilters(rows, query, { enterprise: 'enterprise_id', as_of: 'as_of', status: 'status' });
       const page = await paginateRows<RunRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeRun) };
@@ -236,7 +314,8 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'getProvisioningRun',
     summary: 'One provisioning run and its progress',
-    description: 'Its figures are the enterprise\'s: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans\' provisions are at /loans/provisions/).',
+    description:
+      "Its figures are the enterprise's: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans' provisions are at /loans/provisions/).",
     access: 'authenticated',
     load: loanLoaders.provisioningRun,
     params: idParams,

@@ -1,5 +1,14 @@
 import * as yup from 'yup';
-import { cashKeyUsed, cashOperationsQuery, depositCash, toOperation, withdrawCash, type CashDirection, type CashOperationInput, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import {
+  cashKeyUsed,
+  cashOperationsQuery,
+  depositCash,
+  toOperation,
+  withdrawCash,
+  type CashDirection,
+  type CashOperationInput,
+  type CashOperationRow,
+} from '../../../activities/members/cash-operations.activity';
 import { tillLimitWarning } from '../../../activities/cash/till-transfers.queries';
 import type { Scope } from '../../../domain/access';
 import { formatAmount } from '../../../domain/money';
@@ -19,7 +28,11 @@ const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
 const accountParams = yup.object({ id: yup.string().uuid().required() });
 const dateFilters = { date_from: isoDate().optional(), date_to: isoDate().optional() };
 
-function listOf(direction: CashDirection, builder: ReturnType<typeof cashOperationsQuery>, query: { date_from?: string; date_to?: string }) {
+function listOf(
+  direction: CashDirection,
+  builder: ReturnType<typeof cashOperationsQuery>,
+  query: { date_from?: string; date_to?: string },
+) {
   builder.where('ev.kind', direction).orderBy([{ column: 'ev.created_at', order: 'desc' }, { column: 'ev.id' }]);
   if (query.date_from !== undefined) builder.where('ev.business_date', '>=', query.date_from);
   if (query.date_to !== undefined) builder.where('ev.business_date', '<=', query.date_to);
@@ -48,12 +61,24 @@ async function moveNow({ deps, principal, ctx }: Counter, direction: CashDirecti
  */
 async function withdrawal(counter: Counter, account: Scope, input: CashOperationInput) {
   const { deps, principal } = counter;
-  if (input.idempotencyKey !== null && await cashKeyUsed(deps.knex, principal, account.enterpriseId, input.idempotencyKey)) return moveNow(counter, 'withdrawal', input);
+  if (
+    input.idempotencyKey !== null &&
+    (await cashKeyUsed(deps.knex, principal, account.enterpriseId, input.idempotencyKey))
+  )
+    return moveNow(counter, 'withdrawal', input);
   const payload = { ...input, amount: formatAmount(input.amount) };
-  return runOrRequest(counter, {
-    operation: 'member_account.withdrawal', payload, scope: account, amount: input.amount, idempotencyKey: input.idempotencyKey,
-    summary: `Cash withdrawal of ${payload.amount} XAF from account ${input.accountId}`,
-  }, () => moveNow(counter, 'withdrawal', input));
+  return runOrRequest(
+    counter,
+    {
+      operation: 'member_account.withdrawal',
+      payload,
+      scope: account,
+      amount: input.amount,
+      idempotencyKey: input.idempotencyKey,
+      summary: `Cash withdrawal of ${payload.amount} XAF from account ${input.accountId}`,
+    },
+    () => moveNow(counter, 'withdrawal', input),
+  );
 }
 
 /** A deposit or a withdrawal at the counter: posted through the ledger, idempotent by header. */
@@ -63,11 +88,15 @@ const moveRoute = (direction: CashDirection) =>
     path: `/api/v1/members/accounts/{id}/${plural[direction]}/`,
     module: 'members',
     operationId: direction === 'deposit' ? 'depositCash' : 'withdrawCash',
-    summary: direction === 'deposit' ? 'Deposit cash on an account (cashier, branch head)' : 'Withdraw cash from an account (cashier, branch head)',
-    description: 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).'
-      + (direction === 'withdrawal'
-        ? ' From the approval policy\'s threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202): '
-        + 'the cash moves when a branch head or the direction approves it, the account\'s rules checked again then; a retry with the key answers the request, or the withdrawal once made.'
+    summary:
+      direction === 'deposit'
+        ? 'Deposit cash on an account (cashier, branch head)'
+        : 'Withdraw cash from an account (cashier, branch head)',
+    description:
+      'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).' +
+      (direction === 'withdrawal'
+        ? " From the approval policy's threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202): " +
+          "the cash moves when a branch head or the direction approves it, the account's rules checked again then; a retry with the key answers the request, or the withdrawal once made."
         : ''),
     access: tellers,
     idempotent: true,
@@ -77,16 +106,55 @@ const moveRoute = (direction: CashDirection) =>
     params: accountParams,
     body: yup.object({
       amount: amount().required(),
-      channel: yup.string().oneOf(['cash'] as const).default('cash'),
+      channel: yup
+        .string()
+        .oneOf(['cash'] as const)
+        .default('cash'),
       reference: yup.string().trim().max(100).default(''),
     }),
     response: cashOperationSchema,
     ...(direction === 'withdrawal' ? fourEyesRoute : {}),
     errorStatuses: [401, 403, 404, 409],
-    refusals: direction === 'deposit' ? ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'no_exercice_for_date', 'till_session_required'] : ['account_closed', 'account_frozen', 'account_inactive', 'account_not_leaf', 'account_unknown', 'enterprise_suspended', 'exercice_closed', 'idempotency_key_reused', 'insufficient_funds', 'no_exercice_for_date', 'till_session_required', 'withdrawals_not_allowed', ...fourEyesRefusals],
+    refusals:
+      direction === 'deposit'
+        ? [
+            'account_closed',
+            'account_frozen',
+            'account_inactive',
+            'account_not_leaf',
+            'account_unknown',
+            'enterprise_suspended',
+            'exercice_closed',
+            'idempotency_key_reused',
+            'no_exercice_for_date',
+            'till_session_required',
+          ]
+        : [
+            'account_closed',
+            'account_frozen',
+            'account_inactive',
+            'account_not_leaf',
+            'account_unknown',
+            'enterprise_suspended',
+            'exercice_closed',
+            'idempotency_key_reused',
+            'insufficient_funds',
+            'no_exercice_for_date',
+            'till_session_required',
+            'withdrawals_not_allowed',
+            ...fourEyesRefusals,
+          ],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey, resource: account }) => {
-      const input = { accountId: params.id, amount: body.amount, channel: body.channel, reference: body.reference, idempotencyKey };
-      return direction === 'deposit' ? moveNow({ deps, principal, ctx }, direction, input) : withdrawal({ deps, principal, ctx }, account, input);
+      const input = {
+        accountId: params.id,
+        amount: body.amount,
+        channel: body.channel,
+        reference: body.reference,
+        idempotencyKey,
+      };
+      return direction === 'deposit'
+        ? moveNow({ deps, principal, ctx }, direction, input)
+        : withdrawal({ deps, principal, ctx }, account, input);
     },
   });
 
@@ -106,7 +174,11 @@ const accountListRoute = (direction: CashDirection) =>
     errorStatuses: [401, 404],
     refusals: ['page_not_found'],
     handler: async ({ resource: account, query, deps, ctx }) => {
-      const page = await paginateRows<CashOperationRow>(listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query), query, new URL(ctx.href));
+      const page = await paginateRows<CashOperationRow>(
+        listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(toOperation) };
     },
   });
@@ -120,12 +192,20 @@ const listRoute = (direction: CashDirection) =>
     operationId: direction === 'deposit' ? 'listDeposits' : 'listWithdrawals',
     summary: `All ${plural[direction]} the user may see, newest first`,
     access: 'authenticated',
-    query: listQuerySchema([], { ...dateFilters, enterprise: enterpriseFilter, branch: yup.string().uuid().optional(), account: yup.string().uuid().optional() }),
+    query: listQuerySchema([], {
+      ...dateFilters,
+      enterprise: enterpriseFilter,
+      branch: yup.string().uuid().optional(),
+      account: yup.string().uuid().optional(),
+    }),
     response: pageSchema(cashOperationSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(cashOperationsQuery(deps.knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
+      const builder = scopeToVisible(cashOperationsQuery(deps.knex), principal, {
+        enterprise: 'ev.enterprise_id',
+        branch: 'ev.branch_id',
+      });
       if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);
       if (query.branch !== undefined) builder.where('ev.branch_id', query.branch);
       if (query.account !== undefined) builder.where('ev.subject_id', query.account);
@@ -151,6 +231,11 @@ const detailRoute = (direction: CashDirection) =>
   });
 
 /** Cash deposits and withdrawals of members' accounts. */
-const routesOf = (direction: CashDirection) => [moveRoute(direction), accountListRoute(direction), listRoute(direction), detailRoute(direction)];
+const routesOf = (direction: CashDirection) => [
+  moveRoute(direction),
+  accountListRoute(direction),
+  listRoute(direction),
+  detailRoute(direction),
+];
 
 export const cashOperationRoutes = [...routesOf('deposit'), ...routesOf('withdrawal')];

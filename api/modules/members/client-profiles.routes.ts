@@ -1,7 +1,21 @@
 import * as yup from 'yup';
-import { createClientProfile, setClientStatus, setFounder, updateClientProfile, type ClientProfileFields, type StatusAction } from '../../../activities/members/client-profiles.activity';
+import {
+  createClientProfile,
+  setClientStatus,
+  setFounder,
+  updateClientProfile,
+  type ClientProfileFields,
+  type StatusAction,
+} from '../../../activities/members/client-profiles.activity';
 import type { Role } from '../../../domain/access';
-import { ClientProfile, clientKinds, clientStatuses, genders, idDocumentTypes, riskLevels } from '../../../db/models/client-profile.model';
+import {
+  ClientProfile,
+  clientKinds,
+  clientStatuses,
+  genders,
+  idDocumentTypes,
+  riskLevels,
+} from '../../../db/models/client-profile.model';
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -22,7 +36,10 @@ const profileFieldSchemas = {
   first_name: text(100).meta({ description: 'Natural persons only.' }),
   last_name: text(100).meta({ description: 'Natural persons only.' }),
   legal_name: text(200).meta({ description: 'Legal entities only.' }),
-  id_document_type: yup.string().oneOf(idDocumentTypes).meta({ description: 'business_register for legal entities, one of the others for persons.' }),
+  id_document_type: yup
+    .string()
+    .oneOf(idDocumentTypes)
+    .meta({ description: 'business_register for legal entities, one of the others for persons.' }),
   id_document_number: yup
     .string()
     // Stored without spaces and in upper case, so "ab 12" and "AB12" are recognised as one document.
@@ -33,26 +50,48 @@ const profileFieldSchemas = {
   id_document_expiry: isoDate().nullable(),
   birth_date: isoDate()
     .nullable()
-    .test('plausible', '${path} must be after 1900-01-01', (value) => value === undefined || value === null || value > '1900-01-01')
+    .test(
+      'plausible',
+      '${path} must be after 1900-01-01',
+      (value) => value === undefined || value === null || value > '1900-01-01',
+    )
     .meta({ description: 'Natural persons only: at least 16 years before the membership date.' }),
   gender: yup.string().oneOf(genders).nullable(),
-  nationality: yup.string().trim().uppercase().matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code, e.g. CM'),
-  phone: yup.string().trim().max(30).matches(/^\+?[0-9][0-9 ]*$/, { message: '${path} may hold digits, spaces and a leading + only', excludeEmptyString: true }),
+  nationality: yup
+    .string()
+    .trim()
+    .uppercase()
+    .matches(/^[A-Z]{2}$/, '${path} must be a two-letter country code, e.g. CM'),
+  phone: yup
+    .string()
+    .trim()
+    .max(30)
+    .matches(/^\+?[0-9][0-9 ]*$/, {
+      message: '${path} may hold digits, spaces and a leading + only',
+      excludeEmptyString: true,
+    }),
   email: yup.string().trim().lowercase().email().max(254),
   address: text(300),
   city: text(100),
   occupation: text(100),
-  membership_date: isoDate().meta({ description: 'Not after the business date; absent at creation: the business date.' }),
+  membership_date: isoDate().meta({
+    description: 'Not after the business date; absent at creation: the business date.',
+  }),
   risk_level: yup.string().oneOf(riskLevels),
   politically_exposed: yup.boolean(),
-  related_party: yup.boolean().meta({ description: 'Board member, director, manager or employee: the 50 M XAF credit cap applies (COBAC R-2017/08).' }),
+  related_party: yup.boolean().meta({
+    description: 'Board member, director, manager or employee: the 50 M XAF credit cap applies (COBAC R-2017/08).',
+  }),
 };
-const patchBody = yup.object({ ...profileFieldSchemas, branch: yup.string().uuid().meta({ description: 'Moves the member to this branch of the enterprise.' }) });
+const patchBody = yup.object({
+  ...profileFieldSchemas,
+  branch: yup.string().uuid().meta({ description: 'Moves the member to this branch of the enterprise.' }),
+});
 
 const createBody = yup.object({
   ...profileFieldSchemas,
   enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required().meta({ description: 'The member\'s home branch.' }),
+  branch: yup.string().uuid().required().meta({ description: "The member's home branch." }),
   kind: yup.string().oneOf(clientKinds).required(),
   first_name: profileFieldSchemas.first_name.default(''),
   last_name: profileFieldSchemas.last_name.default(''),
@@ -73,37 +112,45 @@ const createBody = yup.object({
   related_party: profileFieldSchemas.related_party.default(false),
 });
 
-const clientSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  member_number: yup.string().required(),
-  kind: yup.string().oneOf(clientKinds).required(),
-  first_name: yup.string().defined(),
-  last_name: yup.string().defined(),
-  legal_name: yup.string().defined(),
-  id_document_type: yup.string().oneOf(idDocumentTypes).required(),
-  id_document_number: yup.string().required(),
-  id_document_expiry: yup.string().nullable().defined(),
-  birth_date: dateResponse().nullable(),
-  gender: yup.string().oneOf(genders).nullable().defined(),
-  nationality: yup.string().required(),
-  phone: yup.string().defined(),
-  email: yup.string().defined(),
-  address: yup.string().defined(),
-  city: yup.string().defined(),
-  occupation: yup.string().defined(),
-  membership_date: dateResponse(),
-  status: yup.string().oneOf(clientStatuses).required(),
-  status_reason: yup.string().defined().meta({ description: 'Why the member is suspended or left; \'\' while active.' }),
-  risk_level: yup.string().oneOf(riskLevels).required(),
-  politically_exposed: yup.boolean().required(),
-  related_party: yup.boolean().required(),
-  founder: yup.boolean().required().meta({ description: 'Named among the founders (initiateurs) by direction: may hold founder shares.' }),
-  created_by: yup.string().uuid().required(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'Client' });
+const clientSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    member_number: yup.string().required(),
+    kind: yup.string().oneOf(clientKinds).required(),
+    first_name: yup.string().defined(),
+    last_name: yup.string().defined(),
+    legal_name: yup.string().defined(),
+    id_document_type: yup.string().oneOf(idDocumentTypes).required(),
+    id_document_number: yup.string().required(),
+    id_document_expiry: yup.string().nullable().defined(),
+    birth_date: dateResponse().nullable(),
+    gender: yup.string().oneOf(genders).nullable().defined(),
+    nationality: yup.string().required(),
+    phone: yup.string().defined(),
+    email: yup.string().defined(),
+    address: yup.string().defined(),
+    city: yup.string().defined(),
+    occupation: yup.string().defined(),
+    membership_date: dateResponse(),
+    status: yup.string().oneOf(clientStatuses).required(),
+    status_reason: yup
+      .string()
+      .defined()
+      .meta({ description: "Why the member is suspended or left; '' while active." }),
+    risk_level: yup.string().oneOf(riskLevels).required(),
+    politically_exposed: yup.boolean().required(),
+    related_party: yup.boolean().required(),
+    founder: yup
+      .boolean()
+      .required()
+      .meta({ description: 'Named among the founders (initiateurs) by direction: may hold founder shares.' }),
+    created_by: yup.string().uuid().required(),
+    created_at: timestampResponse(),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'Client' });
 
 function serializeClient(client: ClientProfile) {
   return {
@@ -187,7 +234,10 @@ const statusChange = (action: StatusAction) =>
     body: yup.object({ reason: action === 'reactivate' ? reason.default('') : reason.required().min(3) }),
     response: clientSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: action === 'leave' ? ['invalid_status_transition', 'member_has_open_accounts', 'member_has_shares', 'member_refund_pending'] : ['invalid_status_transition'],
+    refusals:
+      action === 'leave'
+        ? ['invalid_status_transition', 'member_has_open_accounts', 'member_has_shares', 'member_refund_pending']
+        : ['invalid_status_transition'],
     handler: async ({ resource: client, body, principal: actor, deps }) => {
       return serializeClient(await setClientStatus(deps.activities, actor, client.id, action, body.reason));
     },
@@ -213,11 +263,25 @@ export const clientProfileRoutes = [
     response: pageSchema(clientSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, { enterprise: 'client_profiles.enterprise_id', branch: 'client_profiles.branch_id' });
-      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', status: 'status', kind: 'kind' });
+      const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, {
+        enterprise: 'client_profiles.enterprise_id',
+        branch: 'client_profiles.branch_id',
+      });
+      whereFilters(builder, query, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+        status: 'status',
+        kind: 'kind',
+      });
       if (query.search !== undefined) {
         const pattern = `%${query.search}%`;
-        builder.where((b) => b.whereILike('first_name', pattern).orWhereILike('last_name', pattern).orWhereILike('legal_name', pattern).orWhereILike('member_number', pattern));
+        builder.where((b) =>
+          b
+            .whereILike('first_name', pattern)
+            .orWhereILike('last_name', pattern)
+            .orWhereILike('legal_name', pattern)
+            .orWhereILike('member_number', pattern),
+        );
       }
       const page = await paginate(builder, {
         query,
@@ -272,7 +336,8 @@ export const clientProfileRoutes = [
     module: 'members',
     operationId: 'updateClient',
     summary: 'Correct a member or move them to another branch (cashiers, branch heads, direction, administrators)',
-    description: 'The member number, enterprise and kind never change. A move needs the role at both branches. related_party, politically_exposed and risk_level are changed by branch heads, direction and administrators only (audited with the change).',
+    description:
+      'The member number, enterprise and kind never change. A move needs the role at both branches. related_party, politically_exposed and risk_level are changed by branch heads, direction and administrators only (audited with the change).',
     access: registrars,
     load: memberLoaders.client,
     params: idParams,
@@ -281,10 +346,21 @@ export const clientProfileRoutes = [
     errorStatuses: [401, 403, 404, 409],
     refusals: ['branch_closed', 'member_already_registered'],
     handler: async ({ resource: client, body, principal: actor, deps, authorize }) => {
-      if (body.branch !== undefined) authorize({ enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
+      if (body.branch !== undefined)
+        authorize({ enterpriseId: client.enterpriseId, branchId: body.branch }, 'The branch');
       // The flags behind the related-party cap and write-off approvals are the branch head's, not the till's.
-      if (complianceFields.some((field) => body[field] !== undefined)) requireRole(actor, statusKeepers, { enterpriseId: client.enterpriseId, branchId: client.branchId }, 'The member');
-      const updated = await updateClientProfile(deps.activities, actor, client.id, { ...profileFields(body), branchId: body.branch, membershipDate: body.membership_date });
+      if (complianceFields.some((field) => body[field] !== undefined))
+        requireRole(
+          actor,
+          statusKeepers,
+          { enterpriseId: client.enterpriseId, branchId: client.branchId },
+          'The member',
+        );
+      const updated = await updateClientProfile(deps.activities, actor, client.id, {
+        ...profileFields(body),
+        branchId: body.branch,
+        membershipDate: body.membership_date,
+      });
       return serializeClient(updated);
     },
   }),

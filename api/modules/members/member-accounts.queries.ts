@@ -9,14 +9,23 @@ import { formatAmount, Money } from '../../../domain/money';
  * (the balance less the product's minimum and the holds, as every debit checks it).
  */
 export async function serializeAccounts(knex: Knex, accounts: readonly CompteClient[]) {
-  const held = await heldAmounts(knex, accounts.map((account) => account.id));
+  const held = await heldAmounts(
+    knex,
+    accounts.map((account) => account.id),
+  );
   const productIds = [...new Set(accounts.map((account) => account.productId))];
-  const products: { id: string; minimum_balance: string }[] = productIds.length === 0 ? [] : await knex('savings_products').whereIn('id', productIds).select('id', 'minimum_balance');
+  const products: { id: string; minimum_balance: string }[] =
+    productIds.length === 0
+      ? []
+      : await knex('savings_products').whereIn('id', productIds).select('id', 'minimum_balance');
   const minimums = new Map(products.map((product) => [product.id, new Money(product.minimum_balance)]));
-  return accounts.map((account) => serializeAccount(account, held.get(account.id) ?? new Money(0), minimums.get(account.productId)!));
+  return accounts.map((account) =>
+    serializeAccount(account, held.get(account.id) ?? new Money(0), minimums.get(account.productId)!),
+  );
 }
 
-export const serializeOneAccount = async (knex: Knex, account: CompteClient) => (await serializeAccounts(knex, [account]))[0]!;
+export const serializeOneAccount = async (knex: Knex, account: CompteClient) =>
+  (await serializeAccounts(knex, [account]))[0]!;
 
 function serializeAccount(account: CompteClient, held: Money, minimumBalance: Money) {
   return {

@@ -10,7 +10,13 @@ import { runningMovements } from '../accounts/ledger-queries';
 import { accountMovements } from '../../../activities/members/account-ledger';
 import { serializeAccounts, serializeOneAccount } from './member-accounts.queries';
 import { memberLoaders } from './members.queries';
-import { earlyClosureSchema, memberAccountSchema, openedAccountSchema, reconciliationGapSchema, statementLineSchema } from './member-accounts.schemas';
+import {
+  earlyClosureSchema,
+  memberAccountSchema,
+  openedAccountSchema,
+  reconciliationGapSchema,
+  statementLineSchema,
+} from './member-accounts.schemas';
 import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
@@ -21,26 +27,53 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
     path: `/api/v1/members/accounts/{id}/${action}/`,
     module: 'members',
     operationId: `${action}MemberAccount`,
-    summary: { freeze: 'Freeze an account: no movement until unfrozen', unfreeze: 'Unfreeze an account', close: 'Close an account (final; its balance must be zero)' }[action],
+    summary: {
+      freeze: 'Freeze an account: no movement until unfrozen',
+      unfreeze: 'Unfreeze an account',
+      close: 'Close an account (final; its balance must be zero)',
+    }[action],
     access: ['branch_head', 'direction', 'admin'],
     load: memberLoaders.account,
     params: idParams,
     body: yup.object({ reason: yup.string().trim().required().min(3).max(500) }),
     response: memberAccountSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: action === 'close' ? ['invalid_status_transition', 'account_pledged', 'balance_not_zero'] : ['invalid_status_transition'],
+    refusals:
+      action === 'close'
+        ? ['invalid_status_transition', 'account_pledged', 'balance_not_zero']
+        : ['invalid_status_transition'],
     handler: async ({ resource: account, body, principal: actor, deps }) => {
-      return serializeOneAccount(deps.knex, await changeAccountStatus(deps.activities, actor, account.id, action, body.reason));
+      return serializeOneAccount(
+        deps.knex,
+        await changeAccountStatus(deps.activities, actor, account.id, action, body.reason),
+      );
     },
   });
 
 const serializeEarlyClosure = (row: EarlyClosureRow) => ({
-  id: row.id, account: row.compte_client_id, payout_account: row.payout_account_id, closed_on: row.closed_on, term_started_on: row.term_started_on,
+  id: row.id,
+  account: row.compte_client_id,
+  payout_account: row.payout_account_id,
+  closed_on: row.closed_on,
+  term_started_on: row.term_started_on,
   maturity_date: row.maturity_date,
-  interest_to: row.interest_to, interest_basis: row.interest_basis, day_count: row.day_count, early_closure_rate: new Money(row.early_closure_rate).toString(),
-  withholding_tax_rate: new Money(row.withholding_tax_rate).toString(), principal: row.principal, gross_due: row.gross_due, tax_due: row.tax_due, gross_paid: row.gross_paid,
-  tax_paid: row.tax_paid, amount: row.amount, interest_event: row.interest_event_id, tax_event: row.tax_event_id, closure_event: row.closure_event_id,
-  payout_event: row.payout_event_id, closed_by: row.closed_by, created_at: row.created_at.toISOString(),
+  interest_to: row.interest_to,
+  interest_basis: row.interest_basis,
+  day_count: row.day_count,
+  early_closure_rate: new Money(row.early_closure_rate).toString(),
+  withholding_tax_rate: new Money(row.withholding_tax_rate).toString(),
+  principal: row.principal,
+  gross_due: row.gross_due,
+  tax_due: row.tax_due,
+  gross_paid: row.gross_paid,
+  tax_paid: row.tax_paid,
+  amount: row.amount,
+  interest_event: row.interest_event_id,
+  tax_event: row.tax_event_id,
+  closure_event: row.closure_event_id,
+  payout_event: row.payout_event_id,
+  closed_by: row.closed_by,
+  created_at: row.created_at.toISOString(),
 });
 
 /** Members' accounts (comptes clients): opening, detail, status, statement, and the reconciliation with the ledger. */
@@ -50,7 +83,7 @@ export const memberAccountRoutes = [
     path: '/api/v1/members/accounts/',
     module: 'members',
     operationId: 'listMemberAccounts',
-    summary: 'List members\' accounts',
+    summary: "List members' accounts",
     access: 'authenticated',
     query: listQuerySchema(['number', 'opened_on', 'balance'], {
       enterprise: enterpriseFilter,
@@ -63,9 +96,23 @@ export const memberAccountRoutes = [
     response: pageSchema(memberAccountSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompteClient.query(deps.knex), principal, { enterprise: 'enterprise_id', branch: 'branch_id' });
-      whereFilters(builder, query, { enterprise: 'enterprise_id', branch: 'branch_id', client: 'client_id', product: 'product_id', status: 'status' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' }, defaultOrdering: 'number' });
+      const builder = scopeToVisible(CompteClient.query(deps.knex), principal, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+      });
+      whereFilters(builder, query, {
+        enterprise: 'enterprise_id',
+        branch: 'branch_id',
+        client: 'client_id',
+        product: 'product_id',
+        status: 'status',
+      });
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' },
+        defaultOrdering: 'number',
+      });
       return { ...page, results: await serializeAccounts(deps.knex, page.results) };
     },
   }),
@@ -84,11 +131,22 @@ export const memberAccountRoutes = [
       client: yup.string().uuid().required(),
       product: yup.string().uuid().required(),
       initial_deposit: amount().optional(),
-      payout_account: yup.string().uuid().optional().meta({ description: 'Term deposits: the member\'s open demand account paid at maturity (default: the member\'s first open one).' }),
+      payout_account: yup.string().uuid().optional().meta({
+        description:
+          "Term deposits: the member's open demand account paid at maturity (default: the member's first open one).",
+      }),
     }),
     errorStatuses: [401, 403, 404, 409],
     response: openedAccountSchema,
-    refusals: [...postingRefusals, 'account_closed', 'account_frozen', 'idempotency_key_reused', 'insufficient_funds', 'member_not_active', 'withdrawals_not_allowed'],
+    refusals: [
+      ...postingRefusals,
+      'account_closed',
+      'account_frozen',
+      'idempotency_key_reused',
+      'insufficient_funds',
+      'member_not_active',
+      'withdrawals_not_allowed',
+    ],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       await load(memberLoaders.client, body.client);
       const { account, initialDeposit } = await openAccount(deps.activities, actor, {
@@ -125,18 +183,37 @@ export const memberAccountRoutes = [
     path: '/api/v1/members/accounts/{id}/early-closure/',
     module: 'members',
     operationId: 'closeTermDepositEarly',
-    summary: 'Close a term deposit before its maturity at the member\'s request (branch head, direction, administrators): its term earns the product\'s early_closure_rate',
-    description: 'On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the '
-      + 'product\'s early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), '
-      + 'and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit '
-      + '(not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).',
+    summary:
+      "Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate",
+    description:
+      'On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the ' +
+      "product's early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), " +
+      'and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit ' +
+      '(not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).',
     access: ['branch_head', 'direction', 'admin'],
     load: memberLoaders.account,
     params: idParams,
-    body: yup.object({ reason: yup.string().trim().required().min(3).max(500).meta({ description: 'Why the member closes early, kept in the audit trail.' }) }),
+    body: yup.object({
+      reason: yup
+        .string()
+        .trim()
+        .required()
+        .min(3)
+        .max(500)
+        .meta({ description: 'Why the member closes early, kept in the audit trail.' }),
+    }),
     response: earlyClosureSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: [...postingRefusals, 'account_not_open', 'account_pledged', 'idempotency_key_reused', 'no_payout_account', 'not_a_term_deposit', 'rule_inactive', 'term_deposit_matured'],
+    refusals: [
+      ...postingRefusals,
+      'account_not_open',
+      'account_pledged',
+      'idempotency_key_reused',
+      'no_payout_account',
+      'not_a_term_deposit',
+      'rule_inactive',
+      'term_deposit_matured',
+    ],
     handler: async ({ resource: account, body, principal: actor, deps }) => {
       return serializeEarlyClosure(await closeTermDepositEarly(deps.activities, actor, account.id, body.reason));
     },
@@ -146,9 +223,10 @@ export const memberAccountRoutes = [
     path: '/api/v1/members/accounts/{id}/statement/',
     module: 'members',
     operationId: 'getMemberAccountStatement',
-    summary: 'Statement: the account\'s ledger movements over a date range with the running balance',
-    description: 'An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch\'s opening entry: '
-      + 'docs/domain.md §15.1).',
+    summary: "Statement: the account's ledger movements over a date range with the running balance",
+    description:
+      "An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch's opening entry: " +
+      'docs/domain.md §15.1).',
     access: 'authenticated',
     load: memberLoaders.account,
     params: idParams,
@@ -157,8 +235,14 @@ export const memberAccountRoutes = [
     response: pageSchema(statementLineSchema),
     refusals: ['page_not_found'],
     handler: async ({ resource: account, query, deps, ctx }) => {
-      const rows = runningMovements(deps.knex, accountMovements(deps.knex).where('m.account', account.id), 'm.amount', ['m.kind', 'm.event', 'm.journal_entry', 'm.description'], query,
-        { keys: { date: 'm.entry_date', createdAt: 'm.created_at', line: 'm.line' } });
+      const rows = runningMovements(
+        deps.knex,
+        accountMovements(deps.knex).where('m.account', account.id),
+        'm.amount',
+        ['m.kind', 'm.event', 'm.journal_entry', 'm.description'],
+        query,
+        { keys: { date: 'm.entry_date', createdAt: 'm.created_at', line: 'm.line' } },
+      );
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
@@ -167,7 +251,8 @@ export const memberAccountRoutes = [
     path: '/api/v1/members/reconciliation/',
     module: 'members',
     operationId: 'reconcileMemberAccounts',
-    summary: 'Accounts whose balance differs from their ledger movements (direction, administrators, auditors, accountants): always empty',
+    summary:
+      'Accounts whose balance differs from their ledger movements (direction, administrators, auditors, accountants): always empty',
     access: ['direction', 'admin', 'auditor', 'accountant'],
     query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
@@ -175,8 +260,12 @@ export const memberAccountRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
-      const ledger = accountMovements(deps.knex).where('m.enterprise_id', query.enterprise).groupBy('m.account').select('m.account as id', deps.knex.raw('sum(m.amount) AS total'));
-      const rows = deps.knex('comptes_clients as a')
+      const ledger = accountMovements(deps.knex)
+        .where('m.enterprise_id', query.enterprise)
+        .groupBy('m.account')
+        .select('m.account as id', deps.knex.raw('sum(m.amount) AS total'));
+      const rows = deps
+        .knex('comptes_clients as a')
         .leftJoin(ledger.as('g'), 'g.id', 'a.id')
         .where('a.enterprise_id', query.enterprise)
         .whereRaw('a.balance <> coalesce(g.total, 0)')

@@ -10,7 +10,10 @@ const uuid = () => yup.string().uuid().required();
 export const cashOperationSchema = yup
   .object({
     id: uuid().meta({ description: 'The business event that records the operation.' }),
-    kind: yup.string().oneOf(['deposit', 'withdrawal'] as const).required(),
+    kind: yup
+      .string()
+      .oneOf(['deposit', 'withdrawal'] as const)
+      .required(),
     account: uuid(),
     amount: moneyResponse(),
     channel: yup.string().required(),
@@ -20,8 +23,15 @@ export const cashOperationSchema = yup
     journal_entry: uuid().nullable(),
     recorded_at: timestampResponse(),
     // Issue 29 (docs/domain.md §13.2): present when the operator's till in session has a cash limit.
-    till_over_limit: yup.boolean().optional().meta({ description: 'true: the operator\'s till now holds more than its cash limit: hand cash to the vault (a dégagement).' }),
-    till_cash_limit: yup.string().matches(/^\d+$/).optional().meta({ description: 'The till\'s cash limit, whole francs.' }),
+    till_over_limit: yup.boolean().optional().meta({
+      description:
+        "true: the operator's till now holds more than its cash limit: hand cash to the vault (a dégagement).",
+    }),
+    till_cash_limit: yup
+      .string()
+      .matches(/^\d+$/)
+      .optional()
+      .meta({ description: "The till's cash limit, whole francs." }),
   })
   .meta({ component: 'CashOperation' });
 
@@ -32,16 +42,31 @@ const accountFields = {
   client: uuid(),
   product: uuid(),
   number: yup.string().required(),
-  status: yup.string().oneOf(['open', 'frozen', 'closed'] as const).required(),
+  status: yup
+    .string()
+    .oneOf(['open', 'frozen', 'closed'] as const)
+    .required(),
   balance: moneyResponse(),
-  held_amount: moneyResponse().meta({ description: 'What pledged deposits hold on the account (guarantees of loans still running): no debit takes the balance below it.' }),
-  available_balance: moneyResponse().meta({ description: 'What the member may take: the balance less the product\'s minimum balance and the held amount, never below zero.' }),
+  held_amount: moneyResponse().meta({
+    description:
+      'What pledged deposits hold on the account (guarantees of loans still running): no debit takes the balance below it.',
+  }),
+  available_balance: moneyResponse().meta({
+    description:
+      "What the member may take: the balance less the product's minimum balance and the held amount, never below zero.",
+  }),
   opened_on: dateResponse(),
   closed_on: dateResponse().nullable(),
-  maturity_date: dateResponse().nullable().meta({ description: 'Term deposits: the day capital and interest go to the payout account.' }),
-  payout_account: uuid().nullable().meta({ description: 'Term deposits: the member\'s demand account paid at maturity.' }),
-  contract_rate: yup.string().nullable().defined()
-    .meta({ description: 'An imported term deposit\'s own annual rate, earned instead of the product\'s until its maturity (a fraction); null: the product\'s rates.' }),
+  maturity_date: dateResponse()
+    .nullable()
+    .meta({ description: 'Term deposits: the day capital and interest go to the payout account.' }),
+  payout_account: uuid()
+    .nullable()
+    .meta({ description: "Term deposits: the member's demand account paid at maturity." }),
+  contract_rate: yup.string().nullable().defined().meta({
+    description:
+      "An imported term deposit's own annual rate, earned instead of the product's until its maturity (a fraction); null: the product's rates.",
+  }),
   created_at: timestampResponse(),
 };
 
@@ -53,10 +78,17 @@ export const openedAccountSchema = yup
 
 export const statementLineSchema = yup
   .object({
-    kind: yup.string().required().meta({ description: 'The business event\'s kind; import.opening_balance for an imported account\'s balance at the cut-over.' }),
-    event: yup.string().uuid().nullable().defined().meta({ description: 'The business event; null on the opening balance (the import posts no event per account).' }),
-    journal_entry: yup.string().uuid().nullable().defined()
-      .meta({ description: 'The entry; for the opening balance, its branch\'s opening entry (null when that branch\'s opening entry has no line).' }),
+    kind: yup.string().required().meta({
+      description:
+        "The business event's kind; import.opening_balance for an imported account's balance at the cut-over.",
+    }),
+    event: yup.string().uuid().nullable().defined().meta({
+      description: 'The business event; null on the opening balance (the import posts no event per account).',
+    }),
+    journal_entry: yup.string().uuid().nullable().defined().meta({
+      description:
+        "The entry; for the opening balance, its branch's opening entry (null when that branch's opening entry has no line).",
+    }),
     description: yup.string().defined(),
     ...movementFields,
   })
@@ -70,22 +102,36 @@ export const earlyClosureSchema = yup
   .object({
     id: uuid(),
     account: uuid(),
-    payout_account: uuid().meta({ description: 'The member\'s demand account paid.' }),
+    payout_account: uuid().meta({ description: "The member's demand account paid." }),
     closed_on: dateResponse().meta({ description: 'The business date of the closure, the date of its entries.' }),
-    term_started_on: dateResponse().meta({ description: 'The running term\'s first day: the opening, or the last renewal.' }),
+    term_started_on: dateResponse().meta({
+      description: "The running term's first day: the opening, or the last renewal.",
+    }),
     maturity_date: dateResponse().meta({ description: 'The maturity the term would have reached.' }),
     interest_to: dateResponse().meta({ description: 'The last day of interest: the day before the closure.' }),
     interest_basis: yup.string().required(),
     day_count: yup.string().required(),
-    early_closure_rate: yup.string().required().meta({ description: 'The product\'s penalty rate, paid instead of the contract rate over the whole term.' }),
+    early_closure_rate: yup
+      .string()
+      .required()
+      .meta({ description: "The product's penalty rate, paid instead of the contract rate over the whole term." }),
     withholding_tax_rate: yup.string().required(),
-    principal: moneyResponse().meta({ description: 'The term account\'s balance before the closure.' }),
-    gross_due: moneyResponse().meta({ description: 'The interest of the term at the penalty rate, gross, to the franc.' }),
+    principal: moneyResponse().meta({ description: "The term account's balance before the closure." }),
+    gross_due: moneyResponse().meta({
+      description: 'The interest of the term at the penalty rate, gross, to the franc.',
+    }),
     tax_due: moneyResponse(),
-    gross_paid: moneyResponse().meta({ description: 'Interest of the term already paid to the demand account at the contract rate, gross.' }),
+    gross_paid: moneyResponse().meta({
+      description: 'Interest of the term already paid to the demand account at the contract rate, gross.',
+    }),
     tax_paid: moneyResponse(),
-    amount: moneyResponse().meta({ description: 'Paid to the demand account: principal + (gross_due - tax_due) - (gross_paid - tax_paid).' }),
-    interest_event: uuid().nullable().meta({ description: 'savings_interest (gross_due above gross_paid) or savings_interest_recovery (below); null when equal.' }),
+    amount: moneyResponse().meta({
+      description: 'Paid to the demand account: principal + (gross_due - tax_due) - (gross_paid - tax_paid).',
+    }),
+    interest_event: uuid().nullable().meta({
+      description:
+        'savings_interest (gross_due above gross_paid) or savings_interest_recovery (below); null when equal.',
+    }),
     tax_event: uuid().nullable().meta({ description: 'withholding_tax or withholding_tax_refund; null when equal.' }),
     closure_event: uuid().nullable(),
     payout_event: uuid().nullable(),

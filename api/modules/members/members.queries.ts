@@ -1,4 +1,8 @@
-import { cashOperationsQuery, type CashDirection, type CashOperationRow } from '../../../activities/members/cash-operations.activity';
+import {
+  cashOperationsQuery,
+  type CashDirection,
+  type CashOperationRow,
+} from '../../../activities/members/cash-operations.activity';
 import { ClientProfile } from '../../../db/models/client-profile.model';
 import { CompteClient } from '../../../db/models/compte-client.model';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
@@ -37,11 +41,17 @@ export const memberLoaders = {
     scope: (product) => ({ enterpriseId: product.enterpriseId }),
   } satisfies Loader<SavingsProduct>,
   /** A deposit or a withdrawal: the receipt. */
-  cashOperation: (direction: CashDirection) => ({
-    name: `The ${direction}`,
-    load: async ({ knex }, id) => cashOperationsQuery(knex).select('ev.enterprise_id', 'ev.branch_id').where('ev.id', id).where('ev.kind', direction).first() as Promise<CashOperationAt | undefined>,
-    scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
-  }) satisfies Loader<CashOperationAt>,
+  cashOperation: (direction: CashDirection) =>
+    ({
+      name: `The ${direction}`,
+      load: async ({ knex }, id) =>
+        cashOperationsQuery(knex)
+          .select('ev.enterprise_id', 'ev.branch_id')
+          .where('ev.id', id)
+          .where('ev.kind', direction)
+          .first() as Promise<CashOperationAt | undefined>,
+      scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+    }) satisfies Loader<CashOperationAt>,
 };
 
 /** A cash operation with where it was made. */

@@ -1,11 +1,34 @@
 import * as yup from 'yup';
-import { createSavingsProduct, updateSavingsProduct, type InterestSettings, type ProductFields, type TermSettings } from '../../../activities/members/savings-products.activity';
-import { dayCounts, interestBases, interestPayments, postingFrequencies, type DayCount, type InterestBasis, type PostingFrequency } from '../../../domain/members/savings-interest';
+import {
+  createSavingsProduct,
+  updateSavingsProduct,
+  type InterestSettings,
+  type ProductFields,
+  type TermSettings,
+} from '../../../activities/members/savings-products.activity';
+import {
+  dayCounts,
+  interestBases,
+  interestPayments,
+  postingFrequencies,
+  type DayCount,
+  type InterestBasis,
+  type PostingFrequency,
+} from '../../../domain/members/savings-interest';
 import { maturityInstructions, type MaturityInstruction } from '../../../domain/members/term-deposits';
 import { SavingsProduct } from '../../../db/models/savings-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { accountCodeSchema, codeSchema, dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
+import {
+  accountCodeSchema,
+  codeSchema,
+  dateResponse,
+  enterpriseFilter,
+  idParams,
+  isoDate,
+  rateSchema,
+  timestampResponse,
+} from '../common.schemas';
 import { Money } from '../../../domain/money';
 import { scopeToVisible } from '../enterprise-scope';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
@@ -14,8 +37,10 @@ import { accountChoiceRefusals } from '../refusal-lists';
 
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
 
-const maturityInstructionText = 'Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member\'s demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).';
-const earlyClosureRateText = 'Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest.';
+const maturityInstructionText =
+  "Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).";
+const earlyClosureRateText =
+  'Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest.';
 
 const savingsProductSchema = yup
   .object({
@@ -32,13 +57,32 @@ const savingsProductSchema = yup
     interest_basis: yup.string().oneOf(interestBases).required(),
     day_count: yup.string().oneOf(dayCounts).required(),
     posting_frequency: yup.string().oneOf(postingFrequencies).required(),
-    withholding_tax_rate: yup.string().required().meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
+    withholding_tax_rate: yup
+      .string()
+      .required()
+      .meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
     withholding_tax_account_code: yup.string().required(),
     interest_expense_account_code: yup.string().required(),
-    interest_payment: yup.string().oneOf(interestPayments).required().meta({ description: 'Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member\'s demand account): a term deposit never earns interest on its interest.' }),
-    accrued_interest_account_code: yup.string().required().meta({ description: 'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.' }),
-    term_months: yup.number().integer().nullable().defined().meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
-    maturity_instruction: yup.string().oneOf(maturityInstructions).nullable().defined().meta({ description: maturityInstructionText }),
+    interest_payment: yup.string().oneOf(interestPayments).required().meta({
+      description:
+        "Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member's demand account): a term deposit never earns interest on its interest.",
+    }),
+    accrued_interest_account_code: yup.string().required().meta({
+      description:
+        'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.',
+    }),
+    term_months: yup
+      .number()
+      .integer()
+      .nullable()
+      .defined()
+      .meta({ description: 'Term deposits: months from opening to maturity; null for other kinds.' }),
+    maturity_instruction: yup
+      .string()
+      .oneOf(maturityInstructions)
+      .nullable()
+      .defined()
+      .meta({ description: maturityInstructionText }),
     early_closure_rate: yup.string().nullable().defined().meta({ description: earlyClosureRateText }),
     is_active: yup.boolean().required(),
     created_at: timestampResponse(),
@@ -123,7 +167,11 @@ const termMonthsSchema = () => yup.number().strict(true).integer().min(1).max(12
 
 /** A setting of term deposits only: optional for them, refused on another kind. */
 const termOnly = <S extends yup.StringSchema<string | undefined>>(schema: S, field: string): S =>
-  schema.optional().when('kind', { is: 'term_deposit', then: (kept) => kept, otherwise: (kept) => kept.test('term-only', `${field} is only for a term deposit`, (value) => value === undefined) }) as S;
+  schema.optional().when('kind', {
+    is: 'term_deposit',
+    then: (kept) => kept,
+    otherwise: (kept) => kept.test('term-only', `${field} is only for a term deposit`, (value) => value === undefined),
+  }) as S;
 
 /** Savings products: what a member's account is opened under, and which chart account holds its deposits. */
 export const savingsProductRoutes = [
@@ -134,14 +182,23 @@ export const savingsProductRoutes = [
     operationId: 'listSavingsProducts',
     summary: 'List savings products',
     access: 'authenticated',
-    query: listQuerySchema(['code', 'name'], { enterprise: enterpriseFilter, kind: yup.string().oneOf(kinds).optional(), is_active: yup.boolean().optional() }),
+    query: listQuerySchema(['code', 'name'], {
+      enterprise: enterpriseFilter,
+      kind: yup.string().oneOf(kinds).optional(),
+      is_active: yup.boolean().optional(),
+    }),
     errorStatuses: [401],
     response: pageSchema(savingsProductSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const builder = scopeToVisible(SavingsProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind', is_active: 'is_active' });
-      const page = await paginate(builder, { query, url: new URL(ctx.href), orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' });
+      const page = await paginate(builder, {
+        query,
+        url: new URL(ctx.href),
+        orderingColumns: { code: 'code', name: 'name' },
+        defaultOrdering: 'code',
+      });
       return { ...page, results: page.results.map(serializeProduct) };
     },
   }),
@@ -164,21 +221,35 @@ export const savingsProductRoutes = [
       withdrawals_allowed: yup.boolean().default(true),
       interest_rate: rateSchema().default('0'),
       deposit_account_code: accountCodeSchema().required(),
-      interest_basis: interestFields.interest_basis.optional().meta({ description: 'Default minimum_monthly_balance.' }),
+      interest_basis: interestFields.interest_basis
+        .optional()
+        .meta({ description: 'Default minimum_monthly_balance.' }),
       day_count: interestFields.day_count.optional().meta({ description: 'Default 30_360.' }),
       posting_frequency: interestFields.posting_frequency.optional().meta({ description: 'Default monthly.' }),
       withholding_tax_rate: interestFields.withholding_tax_rate.optional().meta({ description: 'Default "0".' }),
-      withholding_tax_account_code: interestFields.withholding_tax_account_code.optional().meta({ description: 'Default 4302 (État, autres impôts et taxes).' }),
-      interest_expense_account_code: interestFields.interest_expense_account_code.optional().meta({ description: 'Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619.' }),
-      accrued_interest_account_code: interestFields.accrued_interest_account_code.optional().meta({ description: 'Default by the deposit account: 36900 (36), 35900 (35), else 37800.' }),
-      interest_payment: interestFields.interest_payment.optional().meta({ description: 'Default: at_maturity for a term deposit, to_account otherwise.' }),
+      withholding_tax_account_code: interestFields.withholding_tax_account_code
+        .optional()
+        .meta({ description: 'Default 4302 (État, autres impôts et taxes).' }),
+      interest_expense_account_code: interestFields.interest_expense_account_code.optional().meta({
+        description: 'Default by the deposit account: 612 (36), 613 (373), 6115 (35), 614 (other 37), else 619.',
+      }),
+      accrued_interest_account_code: interestFields.accrued_interest_account_code
+        .optional()
+        .meta({ description: 'Default by the deposit account: 36900 (36), 35900 (35), else 37800.' }),
+      interest_payment: interestFields.interest_payment
+        .optional()
+        .meta({ description: 'Default: at_maturity for a term deposit, to_account otherwise.' }),
       term_months: termMonthsSchema().when('kind', {
         is: 'term_deposit',
         then: (schema) => schema.required('term_months is required for a term deposit'),
         otherwise: (schema) => schema.oneOf([undefined], 'term_months is only for a term deposit'),
       }),
-      maturity_instruction: termOnly(interestFields.maturity_instruction, 'maturity_instruction').meta({ description: `${maturityInstructionText} Default pay_out.` }),
-      early_closure_rate: termOnly(interestFields.early_closure_rate, 'early_closure_rate').meta({ description: `${earlyClosureRateText} Default "0".` }),
+      maturity_instruction: termOnly(interestFields.maturity_instruction, 'maturity_instruction').meta({
+        description: `${maturityInstructionText} Default pay_out.`,
+      }),
+      early_closure_rate: termOnly(interestFields.early_closure_rate, 'early_closure_rate').meta({
+        description: `${earlyClosureRateText} Default "0".`,
+      }),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
@@ -227,7 +298,10 @@ export const savingsProductRoutes = [
       minimum_balance: amountOrZeroSchema().optional(),
       withdrawals_allowed: yup.boolean().optional(),
       interest_rate: rateSchema().optional(),
-      interest_rate_from: isoDate().optional().meta({ description: 'The day a new interest_rate applies from (default: the business date); after the last day of interest already paid.' }),
+      interest_rate_from: isoDate().optional().meta({
+        description:
+          'The day a new interest_rate applies from (default: the business date); after the last day of interest already paid.',
+      }),
       deposit_account_code: accountCodeSchema().optional(),
       interest_basis: interestFields.interest_basis.optional(),
       day_count: interestFields.day_count.optional(),
@@ -237,14 +311,25 @@ export const savingsProductRoutes = [
       interest_expense_account_code: interestFields.interest_expense_account_code.optional(),
       accrued_interest_account_code: interestFields.accrued_interest_account_code.optional(),
       interest_payment: interestFields.interest_payment.optional(),
-      term_months: termMonthsSchema().optional().meta({ description: 'Term deposits only; the accounts opened after take it.' }),
-      maturity_instruction: interestFields.maturity_instruction.optional().meta({ description: 'Term deposits only; applies from the next maturity of each account.' }),
-      early_closure_rate: interestFields.early_closure_rate.optional().meta({ description: 'Term deposits only; from 0 to interest_rate; applies to the closures after.' }),
+      term_months: termMonthsSchema()
+        .optional()
+        .meta({ description: 'Term deposits only; the accounts opened after take it.' }),
+      maturity_instruction: interestFields.maturity_instruction
+        .optional()
+        .meta({ description: 'Term deposits only; applies from the next maturity of each account.' }),
+      early_closure_rate: interestFields.early_closure_rate
+        .optional()
+        .meta({ description: 'Term deposits only; from 0 to interest_rate; applies to the closures after.' }),
       is_active: yup.boolean().optional(),
     }),
     errorStatuses: [401, 403, 404, 409, 422],
     response: savingsProductSchema,
-    refusals: [...accountChoiceRefusals, 'product_has_accounts', 'rate_change_in_paid_period', 'rate_change_not_after_latest'],
+    refusals: [
+      ...accountChoiceRefusals,
+      'product_has_accounts',
+      'rate_change_in_paid_period',
+      'rate_change_not_after_latest',
+    ],
     handler: async ({ resource: product, body, principal: actor, deps }) => {
       const updated = await updateSavingsProduct(deps.activities, actor, product.id, {
         name: body.name,
@@ -265,22 +350,47 @@ export const savingsProductRoutes = [
     path: '/api/v1/members/products/{id}/interest-rates/',
     module: 'members',
     operationId: 'listSavingsProductRates',
-    summary: 'The history of a savings product\'s interest rate: each rate and the day it applies from, oldest first',
-    description: 'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.',
+    summary: "The history of a savings product's interest rate: each rate and the day it applies from, oldest first",
+    description:
+      'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.',
     access: 'authenticated',
     load: memberLoaders.product,
     params: idParams,
     errorStatuses: [401, 404],
-    response: yup.object({
-      product: yup.string().uuid().required(),
-      rates: yup.array(yup.object({ effective_from: dateResponse(), annual_rate: yup.string().required(), reason: yup.string().required(), created_at: timestampResponse() })
-        .meta({ component: 'SavingsProductRate' })).required(),
-    }).meta({ component: 'SavingsProductRates' }),
+    response: yup
+      .object({
+        product: yup.string().uuid().required(),
+        rates: yup
+          .array(
+            yup
+              .object({
+                effective_from: dateResponse(),
+                annual_rate: yup.string().required(),
+                reason: yup.string().required(),
+                created_at: timestampResponse(),
+              })
+              .meta({ component: 'SavingsProductRate' }),
+          )
+          .required(),
+      })
+      .meta({ component: 'SavingsProductRates' }),
     handler: async ({ resource: product, deps }) => {
-      const rows = await deps.knex('savings_product_rates').where({ product_id: product.id }).orderBy('effective_from')
-        .select(deps.knex.raw(`to_char(effective_from, 'YYYY-MM-DD') AS effective_from`), deps.knex.raw('annual_rate::text AS annual_rate'), 'reason', 'created_at');
+      const rows = await deps
+        .knex('savings_product_rates')
+        .where({ product_id: product.id })
+        .orderBy('effective_from')
+        .select(
+          deps.knex.raw(`to_char(effective_from, 'YYYY-MM-DD') AS effective_from`),
+          deps.knex.raw('annual_rate::text AS annual_rate'),
+          'reason',
+          'created_at',
+        );
       type RateRow = { effective_from: string; annual_rate: string; reason: string; created_at: Date };
-      const rates = rows.map((row: RateRow) => ({ ...row, annual_rate: new Money(row.annual_rate).toString(), created_at: row.created_at.toISOString() }));
+      const rates = rows.map((row: RateRow) => ({
+        ...row,
+        annual_rate: new Money(row.annual_rate).toString(),
+        created_at: row.created_at.toISOString(),
+      }));
       return { product: product.id, rates };
     },
   }),

@@ -1,7 +1,13 @@
 import * as yup from 'yup';
 import { payShares, subscribeShares } from '../../../activities/shares/share-subscriptions.activity';
 import {
-  paymentsQuery, subscriptionWithPayments, subscriptionsQuery, whereOverdue, withPayments, type PaymentRow, type SubscriptionRow,
+  paymentsQuery,
+  subscriptionWithPayments,
+  subscriptionsQuery,
+  whereOverdue,
+  withPayments,
+  type PaymentRow,
+  type SubscriptionRow,
 } from '../../../activities/shares/share-subscriptions.queries';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -10,13 +16,22 @@ import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { accountForChannel, amount, tellers } from '../money.schemas';
 import { shareLoaders } from './shares.queries';
-import { paymentSchema, serializePayment, serializeSubscription, subscriptionSchema } from './share-subscriptions.schemas';
+import {
+  paymentSchema,
+  serializePayment,
+  serializeSubscription,
+  subscriptionSchema,
+} from './share-subscriptions.schemas';
 import { postingRefusals } from '../refusal-lists';
 
-const idempotencyNote = 'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
+const idempotencyNote =
+  'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
 const channelFields = {
-  channel: yup.string().oneOf(['cash', 'account'] as const).default('cash'),
-  account: accountForChannel().meta({ description: 'The member\'s own account, for the account channel.' }),
+  channel: yup
+    .string()
+    .oneOf(['cash', 'account'] as const)
+    .default('cash'),
+  account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
   reference: yup.string().trim().max(100).default(''),
 };
 
@@ -34,18 +49,33 @@ export const shareSubscriptionRoutes = [
       branch: yup.string().uuid().optional(),
       client: yup.string().uuid().optional(),
       share_type: yup.string().uuid().optional(),
-      payment_overdue: yup.boolean().optional().meta({ description: 'true: only subscriptions with an unpaid balance past its due date.' }),
+      payment_overdue: yup
+        .boolean()
+        .optional()
+        .meta({ description: 'true: only subscriptions with an unpaid balance past its due date.' }),
     }),
     response: pageSchema(subscriptionSchema),
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const now = deps.clock();
-      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, { enterprise: 's.enterprise_id', branch: 's.branch_id' });
-      whereFilters(rows, query, { enterprise: 's.enterprise_id', branch: 's.branch_id', client: 's.client_id', share_type: 's.share_type_id' });
+      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, {
+        enterprise: 's.enterprise_id',
+        branch: 's.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 's.enterprise_id',
+        branch: 's.branch_id',
+        client: 's.client_id',
+        share_type: 's.share_type_id',
+      });
       if (query.payment_overdue === true) whereOverdue(rows, deps.knex, now);
       if (query.payment_overdue === false) rows.whereNot((builder) => whereOverdue(builder, deps.knex, now));
-      const page = await paginateRows<SubscriptionRow>(rows.orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id' }]), query, new URL(ctx.href));
+      const page = await paginateRows<SubscriptionRow>(
+        rows.orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: (await withPayments(deps.knex, page.results)).map(serializeSubscription) };
     },
   }),
@@ -69,7 +99,18 @@ export const shareSubscriptionRoutes = [
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
-    refusals: [...postingRefusals, 'above_maximum_shares', 'amount_out_of_bounds', 'below_minimum_shares', 'idempotency_key_reused', 'initial_payment_out_of_bounds', 'insufficient_funds', 'member_not_active', 'not_a_founder', 'share_type_inactive'],
+    refusals: [
+      ...postingRefusals,
+      'above_maximum_shares',
+      'amount_out_of_bounds',
+      'below_minimum_shares',
+      'idempotency_key_reused',
+      'initial_payment_out_of_bounds',
+      'insufficient_funds',
+      'member_not_active',
+      'not_a_founder',
+      'share_type_inactive',
+    ],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const client = await load(memberLoaders.client, body.client);
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
@@ -119,10 +160,22 @@ export const shareSubscriptionRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, { enterprise: 'p.enterprise_id', branch: 'p.branch_id' });
-      whereFilters(rows, query, { enterprise: 'p.enterprise_id', branch: 'p.branch_id', client: 'p.client_id', subscription: 'p.subscription_id' });
+      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, {
+        enterprise: 'p.enterprise_id',
+        branch: 'p.branch_id',
+      });
+      whereFilters(rows, query, {
+        enterprise: 'p.enterprise_id',
+        branch: 'p.branch_id',
+        client: 'p.client_id',
+        subscription: 'p.subscription_id',
+      });
       whereFilters(rows, query, { date_from: ['p.business_date', '>='], date_to: ['p.business_date', '<='] });
-      const page = await paginateRows<PaymentRow>(rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]), query, new URL(ctx.href));
+      const page = await paginateRows<PaymentRow>(
+        rows.orderBy([{ column: 'p.created_at', order: 'desc' }, { column: 'p.id' }]),
+        query,
+        new URL(ctx.href),
+      );
       return { ...page, results: page.results.map(serializePayment) };
     },
   }),
@@ -131,7 +184,8 @@ export const shareSubscriptionRoutes = [
     path: '/api/v1/shares/payments/',
     module: 'shares',
     operationId: 'payShares',
-    summary: 'Pay up (libérer) part or all of a subscription\'s unpaid balance, in cash or from the member\'s account (cashier, branch head)',
+    summary:
+      "Pay up (libérer) part or all of a subscription's unpaid balance, in cash or from the member's account (cashier, branch head)",
     description: `Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ${idempotencyNote}`,
     access: tellers,
     idempotent: true,
@@ -140,7 +194,13 @@ export const shareSubscriptionRoutes = [
     body: yup.object({ subscription: yup.string().uuid().required(), amount: amount().required(), ...channelFields }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
-    refusals: [...postingRefusals, 'exceeds_unpaid', 'idempotency_key_reused', 'insufficient_funds', 'subscription_paid_up'],
+    refusals: [
+      ...postingRefusals,
+      'exceeds_unpaid',
+      'idempotency_key_reused',
+      'insufficient_funds',
+      'subscription_paid_up',
+    ],
     handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
       const subscription = await load(shareLoaders.subscription, body.subscription);
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);

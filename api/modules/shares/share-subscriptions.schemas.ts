@@ -3,24 +3,26 @@ import type { PaymentRow, SubscriptionWithPayments } from '../../../activities/s
 import { moneyResponse } from '../money.schemas';
 import { dateResponse, timestampResponse } from '../common.schemas';
 
-export const paymentSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  client: yup.string().uuid().required(),
-  subscription: yup.string().uuid().required(),
-  subscription_number: yup.string().required(),
-  number: yup.string().required().meta({ example: 'PAY-2026-000001' }),
-  amount: moneyResponse(),
-  channel: yup.string().oneOf(['cash', 'account']).required(),
-  account: yup.string().uuid().nullable().defined(),
-  reference: yup.string().defined(),
-  business_date: dateResponse(),
-  unpaid_after: moneyResponse(),
-  event: yup.string().uuid().required().meta({ description: 'The business event that posted it.' }),
-  recorded_by: yup.string().uuid().required(),
-  recorded_at: timestampResponse(),
-}).meta({ component: 'SharePayment' });
+export const paymentSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    client: yup.string().uuid().required(),
+    subscription: yup.string().uuid().required(),
+    subscription_number: yup.string().required(),
+    number: yup.string().required().meta({ example: 'PAY-2026-000001' }),
+    amount: moneyResponse(),
+    channel: yup.string().oneOf(['cash', 'account']).required(),
+    account: yup.string().uuid().nullable().defined(),
+    reference: yup.string().defined(),
+    business_date: dateResponse(),
+    unpaid_after: moneyResponse(),
+    event: yup.string().uuid().required().meta({ description: 'The business event that posted it.' }),
+    recorded_by: yup.string().uuid().required(),
+    recorded_at: timestampResponse(),
+  })
+  .meta({ component: 'SharePayment' });
 
 export function serializePayment(row: PaymentRow) {
   return {
@@ -43,31 +45,36 @@ export function serializePayment(row: PaymentRow) {
   };
 }
 
-export const subscriptionSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  client: yup.string().uuid().required(),
-  member_number: yup.string().required(),
-  share_type: yup.string().uuid().required(),
-  share_type_code: yup.string().required(),
-  number: yup.string().required().meta({ example: 'SUB-2026-000001' }),
-  shares: yup.number().integer().required().meta({ description: 'Subscribed.' }),
-  held_shares: yup.number().integer().required().meta({ description: 'Subscribed and not withdrawn.' }),
-  nominal_value: moneyResponse(),
-  amount: moneyResponse(),
-  paid_amount: moneyResponse(),
-  unpaid_amount: moneyResponse(),
-  withdrawn_shares: yup.number().integer().required(),
-  withdrawn_paid: moneyResponse(),
-  withdrawn_unpaid: moneyResponse(),
-  subscribed_on: dateResponse(),
-  payment_due_on: dateResponse().meta({ description: 'The date by which the rest is paid.' }),
-  payment_overdue: yup.boolean().required().meta({ description: 'Unpaid after payment_due_on, at the business date.' }),
-  subscribed_by: yup.string().uuid().required(),
-  created_at: timestampResponse(),
-  payments: yup.array(paymentSchema).required(),
-}).meta({ component: 'ShareSubscription' });
+export const subscriptionSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    client: yup.string().uuid().required(),
+    member_number: yup.string().required(),
+    share_type: yup.string().uuid().required(),
+    share_type_code: yup.string().required(),
+    number: yup.string().required().meta({ example: 'SUB-2026-000001' }),
+    shares: yup.number().integer().required().meta({ description: 'Subscribed.' }),
+    held_shares: yup.number().integer().required().meta({ description: 'Subscribed and not withdrawn.' }),
+    nominal_value: moneyResponse(),
+    amount: moneyResponse(),
+    paid_amount: moneyResponse(),
+    unpaid_amount: moneyResponse(),
+    withdrawn_shares: yup.number().integer().required(),
+    withdrawn_paid: moneyResponse(),
+    withdrawn_unpaid: moneyResponse(),
+    subscribed_on: dateResponse(),
+    payment_due_on: dateResponse().meta({ description: 'The date by which the rest is paid.' }),
+    payment_overdue: yup
+      .boolean()
+      .required()
+      .meta({ description: 'Unpaid after payment_due_on, at the business date.' }),
+    subscribed_by: yup.string().uuid().required(),
+    created_at: timestampResponse(),
+    payments: yup.array(paymentSchema).required(),
+  })
+  .meta({ component: 'ShareSubscription' });
 
 export const serializeSubscription = (row: SubscriptionWithPayments) => ({
   id: row.id,

@@ -4,25 +4,32 @@ import type { ShareType } from '../../../db/models/share-type.model';
 import { timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-export const shareTypeSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  code: yup.string().oneOf(shareTypeCodes).required(),
-  name: yup.string().required(),
-  nominal_value: moneyResponse(),
-  min_shares: yup.number().integer().required(),
-  max_shares: yup.number().integer().required(),
-  voting: yup.boolean().required(),
-  withdrawable: yup.boolean().required(),
-  seniority_years: yup.number().integer().required(),
-  notice_days: yup.number().integer().nullable().defined().meta({ description: 'null: the enterprise\'s share_withdrawal_notice_days.' }),
-  partial_payment_allowed: yup.boolean().required(),
-  minimum_initial_payment_rate: yup.string().required(),
-  payment_period_months: yup.number().integer().required(),
-  is_active: yup.boolean().required(),
-  created_at: timestampResponse(),
-  updated_at: timestampResponse(),
-}).meta({ component: 'ShareType' });
+export const shareTypeSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    code: yup.string().oneOf(shareTypeCodes).required(),
+    name: yup.string().required(),
+    nominal_value: moneyResponse(),
+    min_shares: yup.number().integer().required(),
+    max_shares: yup.number().integer().required(),
+    voting: yup.boolean().required(),
+    withdrawable: yup.boolean().required(),
+    seniority_years: yup.number().integer().required(),
+    notice_days: yup
+      .number()
+      .integer()
+      .nullable()
+      .defined()
+      .meta({ description: "null: the enterprise's share_withdrawal_notice_days." }),
+    partial_payment_allowed: yup.boolean().required(),
+    minimum_initial_payment_rate: yup.string().required(),
+    payment_period_months: yup.number().integer().required(),
+    is_active: yup.boolean().required(),
+    created_at: timestampResponse(),
+    updated_at: timestampResponse(),
+  })
+  .meta({ component: 'ShareType' });
 
 export function serializeShareType(type: ShareType) {
   return {

@@ -14,7 +14,12 @@ import { executeWorkflowUpdate } from '../../workflow-update';
  * decisions (cancellation, refund, extension of the refund period) as Updates.
  */
 
-export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, withdrawal: ShareWithdrawal, refundReminderDays: number): Promise<void> {
+export async function startShareWithdrawal(
+  deps: RouteDeps,
+  ctx: AppContext,
+  withdrawal: ShareWithdrawal,
+  refundReminderDays: number,
+): Promise<void> {
   const input: ShareWithdrawalInput = {
     withdrawalId: withdrawal.id,
     enterpriseId: withdrawal.enterpriseId,
@@ -26,20 +31,58 @@ export async function startShareWithdrawal(deps: RouteDeps, ctx: AppContext, wit
   };
   await startWorkflowOfRequest<typeof shareWithdrawal>(deps, 'shareWithdrawal', withdrawal, [input], {
     what: 'the withdrawal',
-    markFailed: () => markShareWithdrawalFailed(deps.knex, withdrawal.id, 'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.'),
+    markFailed: () =>
+      markShareWithdrawalFailed(
+        deps.knex,
+        withdrawal.id,
+        'The withdrawal workflow could not be started (Temporal unreachable); request the withdrawal again.',
+      ),
     log: ctx.state.log,
   });
 }
 
-const ended = (withdrawal: ShareWithdrawal) => new AppError('conflict', 'withdrawal_closed', `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`);
+const ended = (withdrawal: ShareWithdrawal) =>
+  new AppError(
+    'conflict',
+    'withdrawal_closed',
+    `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`,
+  );
 
 /** `updateId`: from the client's Idempotency-Key (`operationKey`), so that a retry joins the first Update. */
-export const cancelWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) =>
-  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId }, cancelWithdrawalUpdate, request, ended(withdrawal));
+export const cancelWithdrawal = (
+  deps: RouteDeps,
+  withdrawal: ShareWithdrawal,
+  request: StepRequest,
+  updateId: string,
+) =>
+  executeWorkflowUpdate(
+    deps,
+    { workflowId: withdrawal.workflowId, updateId },
+    cancelWithdrawalUpdate,
+    request,
+    ended(withdrawal),
+  );
 
 /** The refund's own key (`request.idempotencyKey`) names its Update too. */
 export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: RefundRequest) =>
-  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId: request.idempotencyKey }, refundUpdate, request, ended(withdrawal));
+  executeWorkflowUpdate(
+    deps,
+    { workflowId: withdrawal.workflowId, updateId: request.idempotencyKey },
+    refundUpdate,
+    request,
+    ended(withdrawal),
+  );
 
-export const extendWithdrawalRefund = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) =>
-  executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId }, extendRefundUpdate, request, ended(withdrawal));
+export const extendWithdrawalRefund = (
+  deps: RouteDeps,
+  withdrawal: ShareWithdrawal,
+  request: StepRequest,
+  updateId: string,
+) =>
+  executeWorkflowUpdate(
+    deps,
+    { workflowId: withdrawal.workflowId, updateId },
+    extendRefundUpdate,
+    request,
+    ended(withdrawal),
+  );

@@ -3,41 +3,52 @@ import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/sha
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-export const withdrawalSchema = yup.object({
-  id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().required(),
-  client: yup.string().uuid().required(),
-  subscription: yup.string().uuid().required(),
-  number: yup.string().required().meta({ example: 'WDR-2026-000001' }),
-  shares: yup.number().integer().required(),
-  leaving: yup.boolean().required().meta({ description: 'The member leaves: no minimum holding, refund net of the outstanding principal too.' }),
-  reason: yup.string().defined(),
-  status: yup.string().oneOf(withdrawalStatuses).required(),
-  status_reason: yup.string().defined(),
-  requested_on: dateResponse(),
-  notice_days: yup.number().integer().required(),
-  effective_on_planned: yup.string().required(),
-  requested_by: yup.string().uuid().required(),
-  cancelled_at: timestampResponse().nullable(),
-  cancelled_by: yup.string().uuid().nullable().defined(),
-  effective_on: dateResponse().nullable(),
-  refund_owed: moneyResponse().nullable().defined().meta({ description: 'Paid value of the cancelled shares, owed to the member from the effective date.' }),
-  unpaid_cancelled: moneyResponse().nullable().defined(),
-  refund_due_on: dateResponse().nullable(),
-  refund_extended: yup.boolean().required(),
-  refund_extension_reason: yup.string().defined(),
-  refund_reminded_at: timestampResponse().nullable(),
-  refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
-  refunded_on: dateResponse().nullable(),
-  refund_channel: yup.string().nullable().defined(),
-  refund_account: yup.string().uuid().nullable().defined(),
-  offset_amount: moneyResponse().nullable().defined().meta({ description: 'Taken by the member\'s debts (loan repayments).' }),
-  net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
-  refunded_by: yup.string().uuid().nullable().defined(),
-  workflow_id: yup.string().required(),
-  created_at: timestampResponse(),
-}).meta({ component: 'ShareWithdrawal' });
+export const withdrawalSchema = yup
+  .object({
+    id: yup.string().uuid().required(),
+    enterprise: yup.string().uuid().required(),
+    branch: yup.string().uuid().required(),
+    client: yup.string().uuid().required(),
+    subscription: yup.string().uuid().required(),
+    number: yup.string().required().meta({ example: 'WDR-2026-000001' }),
+    shares: yup.number().integer().required(),
+    leaving: yup
+      .boolean()
+      .required()
+      .meta({ description: 'The member leaves: no minimum holding, refund net of the outstanding principal too.' }),
+    reason: yup.string().defined(),
+    status: yup.string().oneOf(withdrawalStatuses).required(),
+    status_reason: yup.string().defined(),
+    requested_on: dateResponse(),
+    notice_days: yup.number().integer().required(),
+    effective_on_planned: yup.string().required(),
+    requested_by: yup.string().uuid().required(),
+    cancelled_at: timestampResponse().nullable(),
+    cancelled_by: yup.string().uuid().nullable().defined(),
+    effective_on: dateResponse().nullable(),
+    refund_owed: moneyResponse()
+      .nullable()
+      .defined()
+      .meta({ description: 'Paid value of the cancelled shares, owed to the member from the effective date.' }),
+    unpaid_cancelled: moneyResponse().nullable().defined(),
+    refund_due_on: dateResponse().nullable(),
+    refund_extended: yup.boolean().required(),
+    refund_extension_reason: yup.string().defined(),
+    refund_reminded_at: timestampResponse().nullable(),
+    refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
+    refunded_on: dateResponse().nullable(),
+    refund_channel: yup.string().nullable().defined(),
+    refund_account: yup.string().uuid().nullable().defined(),
+    offset_amount: moneyResponse()
+      .nullable()
+      .defined()
+      .meta({ description: "Taken by the member's debts (loan repayments)." }),
+    net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
+    refunded_by: yup.string().uuid().nullable().defined(),
+    workflow_id: yup.string().required(),
+    created_at: timestampResponse(),
+  })
+  .meta({ component: 'ShareWithdrawal' });
 
 export function serializeWithdrawal(withdrawal: ShareWithdrawal) {
   return {

@@ -1,4 +1,9 @@
-import { paymentById, subscriptionById, type PaymentRow, type SubscriptionRow } from '../../../activities/shares/share-subscriptions.queries';
+import {
+  paymentById,
+  subscriptionById,
+  type PaymentRow,
+  type SubscriptionRow,
+} from '../../../activities/shares/share-subscriptions.queries';
 import { shareTypeById } from '../../../activities/shares/share-types.queries';
 import { withdrawalById } from '../../../activities/shares/share-withdrawals.queries';
 import type { ShareType } from '../../../db/models/share-type.model';

@@ -12,15 +12,21 @@ const temporalCheckTimeoutMs = 2000;
 const checkResults = ['ok', 'unreachable', 'timeout'] as const;
 type CheckResult = (typeof checkResults)[number];
 
-const readinessSchema = yup.object({
-  status: yup.string().oneOf(['ok', 'unavailable']).required(),
-  checks: yup
-    .object({
-      database: yup.string().oneOf(checkResults).required().meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
-      temporal: yup.string().oneOf(checkResults).required(),
-    })
-    .required(),
-}).meta({ component: 'Readiness' });
+const readinessSchema = yup
+  .object({
+    status: yup.string().oneOf(['ok', 'unavailable']).required(),
+    checks: yup
+      .object({
+        database: yup
+          .string()
+          .oneOf(checkResults)
+          .required()
+          .meta({ description: '`ok`, or `unreachable` / `timeout`: the details are in the log, not here.' }),
+        temporal: yup.string().oneOf(checkResults).required(),
+      })
+      .required(),
+  })
+  .meta({ component: 'Readiness' });
 
 /** Process liveness and readiness, and Prometheus metrics: what an orchestrator and a monitor poll. */
 export const systemRoutes = [
@@ -40,12 +46,16 @@ export const systemRoutes = [
     module: 'system',
     operationId: 'getReadiness',
     summary: 'Readiness: the database answers a query and Temporal answers a call',
-    description: 'Answers 503 with the failing check named when either dependency is unreachable; the cause is logged, never shown.',
+    description:
+      'Answers 503 with the failing check named when either dependency is unreachable; the cause is logged, never shown.',
     access: 'public',
     response: readinessSchema,
     sameBodyStatuses: [503],
     handler: async ({ deps, ctx }) => {
-      const [database, temporal] = await Promise.all([check(ctx, 'database', () => pingDatabase(deps)), check(ctx, 'temporal', () => pingTemporal(deps))]);
+      const [database, temporal] = await Promise.all([
+        check(ctx, 'database', () => pingDatabase(deps)),
+        check(ctx, 'temporal', () => pingTemporal(deps)),
+      ]);
       const ready = database === 'ok' && temporal === 'ok';
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ok' : 'unavailable', checks: { database, temporal } };
@@ -65,7 +75,12 @@ export const systemRoutes = [
     refusals: ['metrics_token_required', 'route_not_found'],
     handler: async ({ deps, ctx }) => {
       if (deps.metricsToken === null) throw new AppError('not_found', 'route_not_found', `No resource at ${ctx.path}.`);
-      if (!sameSecret(ctx.get('Authorization'), `Bearer ${deps.metricsToken}`)) throw new AppError('unauthenticated', 'metrics_token_required', 'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.');
+      if (!sameSecret(ctx.get('Authorization'), `Bearer ${deps.metricsToken}`))
+        throw new AppError(
+          'unauthenticated',
+          'metrics_token_required',
+          'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.',
+        );
       ctx.type = deps.metrics.contentType;
       ctx.body = await deps.metrics.render();
       return undefined;
@@ -91,7 +106,10 @@ async function check(ctx: AppContext, name: string, probe: () => Promise<unknown
 async function pingDatabase(deps: RouteDeps): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within the ${databaseCheckTimeoutMs} ms timeout`)), databaseCheckTimeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`no answer within the ${databaseCheckTimeoutMs} ms timeout`)),
+      databaseCheckTimeoutMs,
+    );
   });
   try {
     await Promise.race([deps.knex.raw('SELECT 1'), deadline]);
@@ -102,7 +120,9 @@ async function pingDatabase(deps: RouteDeps): Promise<void> {
 
 function pingTemporal(deps: RouteDeps): Promise<unknown> {
   const connection = deps.temporal.connection;
-  return connection.withDeadline(Date.now() + temporalCheckTimeoutMs, () => connection.workflowService.getSystemInfo({}));
+  return connection.withDeadline(Date.now() + temporalCheckTimeoutMs, () =>
+    connection.workflowService.getSystemInfo({}),
+  );
 }
 
 function sameSecret(sent: string, expected: string): boolean {
