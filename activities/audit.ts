@@ -80,7 +80,9 @@ export interface ChainAnchor {
   head_hash: string | null;
 }
 
-/** The heads of both chains of an enterprise, as committed (the one ledger_chain_heads row, docs/architecture.md §4). */
+/**
+ * The heads of both chains of an enterprise, as committed (the one ledger_chain_heads row, docs/architecture.md §4).
+ */
 export async function chainAnchors(trx: Knex.Transaction, enterpriseId: string): Promise<ChainAnchor[]> {
   const head = await trx('ledger_chain_heads')
     .where({ chain_key: enterpriseId })

@@ -16,7 +16,10 @@ export interface ActivityContext {
   auth: AuthSettings;
 }
 
-/** What an operation that needs no credentials uses: a request's executor runs it in the worker, with the decision's transaction. */
+/**
+ * What an operation that needs no credentials uses: a request's executor runs it in the worker, with the decision's
+ * transaction.
+ */
 export type DataContext = Pick<ActivityContext, 'knex' | 'clock'>;
 
 /**

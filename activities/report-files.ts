@@ -12,7 +12,9 @@ export const reportContentTypes: Record<ReportFileFormat, string> = {
   xlsx: xlsxContentType,
 };
 
-/** The whole file in memory, for what is stored (the reporting pack); downloads stream instead (api/report-download.ts). */
+/**
+ * The whole file in memory, for what is stored (the reporting pack); downloads stream instead (api/report-download.ts).
+ */
 export async function reportFileBytes(document: ReportDocument, format: ReportFileFormat): Promise<Buffer> {
   if (format === 'csv') {
     const chunks: string[] = [];

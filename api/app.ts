@@ -29,7 +29,8 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[] = apiRoutes
   };
   // The docs routes first: `/api/v1/events/{id}/` would otherwise capture `/api/v1/events/docs/`.
   const router = buildRouter([...docsRoutes(routes, version), ...routes], routeDeps);
-  // Behind proxies, only the addresses they appended to X-Forwarded-For are trusted; the left part is the client's to choose.
+  // Behind proxies, only the addresses they appended to X-Forwarded-For are trusted; the left part is the client's to
+  // choose.
   const app = new Koa<AppState>({ proxy: deps.trustProxy, maxIpsCount: deps.trustedProxyHops });
   app.use(requestContext(deps.logger, routeDeps.metrics, deps.secureCookies));
   app.use(errorHandler());

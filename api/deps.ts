@@ -23,7 +23,9 @@ export interface ApiDeps {
   /** Proxies in front that append to X-Forwarded-For: the client address is the one the outermost saw. */
   trustedProxyHops: number;
   bodyLimitBytes: number;
-  /** The size limit of one uploaded import file (IMPORT_FILE_LIMIT_BYTES); absent: domain/imports/files.ts's default. */
+  /**
+   * The size limit of one uploaded import file (IMPORT_FILE_LIMIT_BYTES); absent: domain/imports/files.ts's default.
+   */
   importFileLimitBytes?: number;
   /** Length of a day for the timers of the workflows the API starts, in ms (a real day but in tests and demos). */
   workflowDayMs: number;

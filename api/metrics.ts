@@ -5,7 +5,10 @@ import { eventKinds } from '../domain/events/rules';
 import { decisions } from '../domain/loans/approval';
 import { version } from '../package.json';
 
-/** What /metrics serves: this app's HTTP requests and its process's metrics, in a registry of its own (tests build several apps). */
+/**
+ * What /metrics serves: this app's HTTP requests and its process's metrics, in a registry of its own (tests build
+ * several apps).
+ */
 export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
   contentType: string;

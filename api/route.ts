@@ -24,7 +24,10 @@ export interface Loader<R> {
   load(deps: RouteDeps, id: string): Promise<R | undefined>;
   /** Where it is seen: who holds no role there gets the 404. */
   scope(row: R): Scope;
-  /** Where the route's roles are checked, when not where it is seen (a branch: seen by its staff, changed at its enterprise). */
+  /**
+   * Where the route's roles are checked, when not where it is seen (a branch: seen by its staff, changed at its
+   * enterprise).
+   */
   changeScope?(row: R): Scope;
   /** The roles that act on it whatever the route's own (money moved through an account at the counter: a teller's). */
   roles?: readonly Role[];
@@ -72,9 +75,9 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   description?: string;
   access: A;
   /**
-   * The resource the path's `{id}` names (the enterprise's own settings: its `{enterprise_pk}`): the router loads it, answers 404 when it is absent, of another
-   * enterprise than the `enterprise` filter or the nested path's, or not visible, checks `access` at its
-   * enterprise and branch (403), and hands it to the handler as `resource`.
+   * The resource the path's `{id}` names (the enterprise's own settings: its `{enterprise_pk}`): the router loads it,
+   * answers 404 when it is absent, of another enterprise than the `enterprise` filter or the nested path's, or not
+   * visible, checks `access` at its enterprise and branch (403), and hands it to the handler as `resource`.
    */
   load?: Loader<R>;
   params?: Schema<P>;

@@ -96,14 +96,18 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
 
 type Input = Parameters<AnyRoute['handler']>[0];
 
-/** Runs a route's handler, with the resource of its `load` found and authorized first (at each run: under If-Match's lock too). */
+/**
+ * Runs a route's handler, with the resource of its `load` found and authorized first (at each run: under If-Match's
+ * lock too).
+ */
 async function handle(route: AnyRoute, input: Input): Promise<unknown> {
   if (route.load === undefined) return route.handler(input);
   const { params, query } = input as {
     params: { id?: string; enterprise_pk?: string };
     query: { enterprise?: string } | undefined;
   };
-  // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not there.
+  // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not
+  // there.
   const enterprise = query?.enterprise ?? params.enterprise_pk;
   // The path's resource; the enterprise itself for its own settings (`…/enterprises/{enterprise_pk}/configuration/`).
   const id = (params.id ?? params.enterprise_pk)!;
@@ -126,7 +130,10 @@ interface LoadRequest {
   access: RouteAccess;
 }
 
-/** 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles (the loader's, else the route's) do not hold there. */
+/**
+ * 404 (the loader's name) when absent, of another enterprise or not visible; 403 when the roles (the loader's, else the
+ * route's) do not hold there.
+ */
 async function loadAuthorized<T>(loader: Loader<T>, request: LoadRequest): Promise<T> {
   const row = await loader.load(request.deps, request.id);
   if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise))

@@ -19,7 +19,9 @@ import {
  */
 const catchupWindow = '1 day';
 
-/** Creates a Schedule, or brings an existing one to the current spec, action and catch-up policy; overlap policy skip. */
+/**
+ * Creates a Schedule, or brings an existing one to the current spec, action and catch-up policy; overlap policy skip.
+ */
 export async function ensureSchedule(
   client: Client,
   scheduleId: string,

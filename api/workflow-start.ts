@@ -5,14 +5,20 @@ import { startTags, type WorkflowTags } from '../workflows/identities';
 import type { RouteDeps } from './deps';
 import { withinTemporalDeadline } from './temporal-deadline';
 
-/** A workflow to start: its id (workflows/identities.ts), its arguments, and what it is tagged with but the code, read here. */
+/**
+ * A workflow to start: its id (workflows/identities.ts), its arguments, and what it is tagged with but the code, read
+ * here.
+ */
 interface WorkflowStart<W extends Workflow> {
   workflowId: string;
   args: Parameters<W>;
   tags: Omit<WorkflowTags, 'enterpriseCode'>;
 }
 
-/** Starts a workflow on the API's task queue with its search attributes, bounded in time; the caller turns a failure into its 503. */
+/**
+ * Starts a workflow on the API's task queue with its search attributes, bounded in time; the caller turns a failure
+ * into its 503.
+ */
 async function startWorkflow<W extends Workflow>(
   deps: Pick<RouteDeps, 'temporal' | 'taskQueue'>,
   workflowType: string,

@@ -7,14 +7,13 @@ import type { RouteDeps } from './deps';
 import { withinTemporalDeadline } from './temporal-deadline';
 
 /**
- * Sends a human decision to a running workflow as an Update and waits for its answer. A refusal by the
- * workflow (its validator, or a business rule met by its activity) comes back with its catalogue code and kind
- * (domain/refusal.ts); a workflow that has ended answers `ended`; Temporal out of reach, or no worker answering within the
- * deadline, is a 503.
+ * Sends a human decision to a running workflow as an Update and waits for its answer. A refusal by the workflow (its
+ * validator, or a business rule met by its activity) comes back with its catalogue code and kind (domain/refusal.ts); a
+ * workflow that has ended answers `ended`; Temporal out of reach, or no worker answering within the deadline, is a 503.
  *
- * After such a 503 the Update may still be delivered (the server holds it until a worker takes it), so its
- * id comes from the client's Idempotency-Key (`operationKey`): a retry with the same key joins that Update and
- * answers its outcome instead of deciding twice or being refused as a second decision.
+ * After such a 503 the Update may still be delivered (the server holds it until a worker takes it), so its id comes
+ * from the client's Idempotency-Key (`operationKey`): a retry with the same key joins that Update and answers its
+ * outcome instead of deciding twice or being refused as a second decision.
  */
 export async function executeWorkflowUpdate<Result, Arg>(
   deps: Pick<RouteDeps, 'temporal' | 'logger'>,

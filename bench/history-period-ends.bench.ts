@@ -120,7 +120,10 @@ async function closeYear(api: Api, url: string, enterpriseId: string, code: stri
   return { year: code, seconds, result: closing.result };
 }
 
-/** The month end of `monthEndPeriod` through the API once the business date is past it, timed to its run's end, with its steps. */
+/**
+ * The month end of `monthEndPeriod` through the API once the business date is past it, timed to its run's end, with its
+ * steps.
+ */
 async function runMonthEnd(api: Api, enterpriseId: string, url: string) {
   const knex = createKnex(url, { poolMax: 1 });
   try {
@@ -144,7 +147,8 @@ async function runMonthEnd(api: Api, enterpriseId: string, url: string) {
   if (done.status !== 'done')
     throw new Error(`month end: ${String(done.status)} ${JSON.stringify(done).slice(0, 1000)}`);
   process.stdout.write(`history-period-ends: month end ${monthEndPeriod} in ${seconds} s\n`);
-  // In the order the workflow runs them, each step's time from the end of the one before (the first's from the request).
+  // In the order the workflow runs them, each step's time from the end of the one before (the first's from the
+  // request).
   const answered = done.steps as { step: MonthEndStepName; finished_at: string; lines: unknown[] }[];
   const ordered = [...answered].sort(
     (one, other) => monthEndSteps.indexOf(one.step) - monthEndSteps.indexOf(other.step),

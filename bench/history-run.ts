@@ -6,7 +6,9 @@ import { tellerPassword } from './deposits-api.bench';
 import type { HistoryFacts } from './history-seed';
 import type { ServerProcess } from './server-process';
 
-/** What the history benchmarks share: the load average, the director's token, memory sampling, the other size's figures. */
+/**
+ * What the history benchmarks share: the load average, the director's token, memory sampling, the other size's figures.
+ */
 
 export const loadAverage = (): number[] => os.loadavg().map((value) => round(value, 2));
 

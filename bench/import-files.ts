@@ -91,7 +91,10 @@ function randomOf(seed: number) {
 
 type Random = ReturnType<typeof randomOf>;
 
-/** A CSV file of a kind: the template's header, `;`, cells quoted when they hold `;`, a quote or a line end; written with backpressure. */
+/**
+ * A CSV file of a kind: the template's header, `;`, cells quoted when they hold `;`, a quote or a line end; written
+ * with backpressure.
+ */
 class CsvFile {
   readonly columns: string[];
   private readonly stream: fs.WriteStream;
@@ -135,7 +138,10 @@ function dayBefore(date: string, days: number, random?: Random): string {
 /** An amount as French spreadsheets write it: thousands grouped by spaces. */
 const frenchAmount = (amount: number) => String(amount).replace(/\B(?=(\d{3})+$)/g, ' ');
 
-/** What the members file leaves for the other files: each member's branch and how many days before the cut-over it joined. */
+/**
+ * What the members file leaves for the other files: each member's branch and how many days before the cut-over it
+ * joined.
+ */
 interface Members {
   branch: Uint16Array;
   joinedDaysBefore: Uint16Array;
@@ -193,8 +199,14 @@ function addDetail(detail: Map<string, Decimal>, branch: string, accountCode: st
   detail.set(key, (detail.get(key) ?? new Decimal(0)).plus(amount));
 }
 
-/** Every member's first account, then accounts of members drawn at random; each balance credited to its branch's product account. */
-/** What the accounts' and loans' writers share: the enterprise's codes, the members written, the detail totals they add to. */
+/**
+ * Every member's first account, then accounts of members drawn at random; each balance credited to its branch's product
+ * account.
+ */
+/**
+ * What the accounts' and loans' writers share: the enterprise's codes, the members written, the detail totals they add
+ * to.
+ */
 interface Context {
   codes: EnterpriseCodes;
   members: Members;

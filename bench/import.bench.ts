@@ -56,7 +56,10 @@ const scaled = (members: number): CooperativeSize => ({
   trialBalanceLines: issueSize.trialBalanceLines,
 });
 
-/** Minutes, not hours (issue 31): each phase's target at the issue's size, in seconds; the whole import within 10 minutes. */
+/**
+ * Minutes, not hours (issue 31): each phase's target at the issue's size, in seconds; the whole import within 10
+ * minutes.
+ */
 const targets = { upload: 120, validation: 240, apply: 240, whole: 600 } as const;
 /** How long a phase may last before the run gives up. */
 const phaseLimitSeconds = 1800;
@@ -113,7 +116,10 @@ async function measure(knex: Knex, url: string): Promise<BenchmarkReport> {
 /** The directors: `director` uploads and asks for apply, `director_2` approves (password `benchPassword`). */
 const directors = { maker: 'director', checker: 'director_2', password: benchPassword };
 
-/** The two directors as users of the platform (their grants come with each enterprise) and the platform administrator who creates the enterprises. */
+/**
+ * The two directors as users of the platform (their grants come with each enterprise) and the platform administrator
+ * who creates the enterprises.
+ */
 async function seedDirectors(knex: Knex): Promise<{ admin: Actor; directors: string[] }> {
   const hash = await hashPassword(benchPassword);
   const created = (await knex('users')
@@ -237,7 +243,10 @@ async function runSize(knex: Knex, size: CooperativeSize, setting: RunSetting) {
   }
 }
 
-/** Upload (one entry per kind), validation with the tie-out and dry run, apply with the reconciliation; each announced to the memory sampler. */
+/**
+ * Upload (one entry per kind), validation with the tie-out and dry run, apply with the reconciliation; each announced
+ * to the memory sampler.
+ */
 async function runPhases(
   session: ImportSession,
   enter: (phase: string) => void,

@@ -16,8 +16,8 @@ const warmupSeconds = 1;
 const measuredSeconds = 5;
 
 /**
- * Business events posted per second through recordBusinessEvent (event row, rule lookup, account checks,
- * entry and lines in one statement, deferred balance check at commit) by 8 concurrent writers, beside a pgbench tpcb-like
+ * Business events posted per second through recordBusinessEvent (event row, rule lookup, account checks, entry and
+ * lines in one statement, deferred balance check at commit) by 8 concurrent writers, beside a pgbench tpcb-like
  * transaction (3 updates, 1 select, 1 insert) run by 8 writers through the same driver on the same server.
  */
 export const ledgerPostingBenchmark: Benchmark = {

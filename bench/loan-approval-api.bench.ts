@@ -65,7 +65,9 @@ type Latencies = Record<'submit' | 'cashier' | 'branch_head' | 'credit_committee
 
 type ServerProcess = Awaited<ReturnType<typeof startServerProcess>>;
 
-/** The circuits through the API, `concurrency` at a time: each call's latency, and the CPU each process spent over them. */
+/**
+ * The circuits through the API, `concurrency` at a time: each call's latency, and the CPU each process spent over them.
+ */
 async function runCircuits(
   server: ServerProcess,
   productId: string,
@@ -143,7 +145,8 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
       temporalPid,
       postgres: postgresCpu,
     }).finally(() => server.stop());
-    // The reference, right after on the same dev server: the same number of workflows and Updates with nothing behind them.
+    // The reference, right after on the same dev server: the same number of workflows and Updates with nothing behind
+    // them.
     const floor = await measureUpdateFloor(
       connection,
       { address, pid: temporalPid, taskQueue },

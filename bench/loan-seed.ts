@@ -41,9 +41,9 @@ export function createBenchProduct(context: ActivityContext, actor: Actor, enter
 }
 
 /**
- * What the loan benchmarks lend from, written by the product's own activities: one user per role of the
- * approval circuit and a second cashier who submits (all enterprise-wide, password `benchPassword`), a 24-month annuity product at 18 %, and
- * 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
+ * What the loan benchmarks lend from, written by the product's own activities: one user per role of the approval
+ * circuit and a second cashier who submits (all enterprise-wide, password `benchPassword`), a 24-month annuity product
+ * at 18 %, and 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
  */
 export async function seedLending(knex: Knex, enterpriseId: string) {
   const context = benchActivityContext(knex);

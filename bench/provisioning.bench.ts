@@ -120,7 +120,8 @@ function tableLines(
   const reference = biggest === at100k ? runs[0]! : at100k;
   const perLoan = (run: Measured) => (run.firstDay.seconds + run.nextDay.seconds) / run.loans;
   const timeRatio = perLoan(biggest) / perLoan(reference);
-  // The live memory's peak RSS: the timed runs' peaks hold the garbage V8 lets pile up, more of it the longer a run lasts (bench/README.md).
+  // The live memory's peak RSS: the timed runs' peaks hold the garbage V8 lets pile up, more of it the longer a run
+  // lasts (bench/README.md).
   const rssRatio = biggest.liveMemory.peakRssMb / reference.liveMemory.peakRssMb;
   const lazyPeak = (run: Measured) => Math.max(run.firstDay.peakRssMb, run.nextDay.peakRssMb);
   const booksTrue =
@@ -229,7 +230,10 @@ async function liveMemoryRun(knex: Knex, client: Client, taskQueue: string, ente
 
 type RunOf = { knex: Knex; client: Client; taskQueue: string; enterpriseId: string; asOf: string };
 
-/** One run of the workflow for `asOf` to its end, the process's peak heap and RSS sampled every `everyMs` (after `beforeSample`). */
+/**
+ * One run of the workflow for `asOf` to its end, the process's peak heap and RSS sampled every `everyMs` (after
+ * `beforeSample`).
+ */
 async function sampledRun(
   { knex, client, taskQueue, enterpriseId, asOf }: RunOf,
   everyMs: number,

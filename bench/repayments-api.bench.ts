@@ -63,7 +63,8 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
     const rowsBefore = await repaymentRows(knex);
     const cpuBefore = await server.cpuMicros();
     const api = await runLoad({ ...load, warmupMs: 1000, durationMs: 5000 });
-    // Over the whole measured load, its own warm-up second included, against every repayment it recorded (the rows, not the answers counted in the measured period).
+    // Over the whole measured load, its own warm-up second included, against every repayment it recorded (the rows, not
+    // the answers counted in the measured period).
     const cpuMsPerRepayment =
       ((await server.cpuMicros()) - cpuBefore) / Math.max(1, (await repaymentRows(knex)) - rowsBefore) / 1000;
     const books = await checkBooks(knex);

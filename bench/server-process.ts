@@ -28,7 +28,8 @@ export async function startServerProcess(
   env: Record<string, string> = {},
   startTimeoutMs = defaultStartTimeoutMs,
 ): Promise<ServerProcess> {
-  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it exits (node --cpu-prof), to see where its time goes.
+  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it exits (node --cpu-prof), to see where its
+  // time goes.
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)]
     : [];

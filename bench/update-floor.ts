@@ -23,7 +23,9 @@ function perCircuit(before: Record<'workerAndClient' | 'temporal', number>, afte
   return { workerAndClient: per('workerAndClient'), temporal: per('temporal') };
 }
 
-/** The circuit the floor mimics: as many workflows, each sent as many Updates one after the other, as many in flight. */
+/**
+ * The circuit the floor mimics: as many workflows, each sent as many Updates one after the other, as many in flight.
+ */
 interface FloorShape {
   workflows: number;
   updatesPerWorkflow: number;

@@ -32,7 +32,8 @@ export async function applySqlSource(knex: Knex, name: string): Promise<void> {
   // An earlier migration applying a file reads its newest text, which may name a table or column a later
   // migration adds: as pg_dump does, bodies are checked when called, not now (in the migration's transaction).
   await knex.raw('SET LOCAL check_function_bodies = off');
-  // knex reads every `?` as a placeholder, even without bindings (the jsonb operators are `?`, `?|`, `?&`): `\?` is a `?`.
+  // knex reads every `?` as a placeholder, even without bindings (the jsonb operators are `?`, `?|`, `?&`): `\?` is a
+  // `?`.
   await knex.raw(sql.replace(/\?/g, '\\?'));
 }
 
@@ -58,7 +59,10 @@ export async function addDefaultRules(knex: Knex, rules: readonly DefaultRule[])
   }
 }
 
-/** Undoes addDefaultRules: rules are append-only, and undoing the migration that added them is the one legitimate removal. */
+/**
+ * Undoes addDefaultRules: rules are append-only, and undoing the migration that added them is the one legitimate
+ * removal.
+ */
 export async function removeDefaultRules(knex: Knex, rules: readonly DefaultRule[]): Promise<void> {
   await knex.raw('ALTER TABLE accounting_rule_configs DISABLE TRIGGER accounting_rule_configs_append_only');
   await knex('accounting_rule_configs')

@@ -455,7 +455,8 @@ export const errorCatalogue = {
     kind: 'unprocessable',
     title: 'A payoff is the payoff quote at the business date, to the franc.',
   },
-  // Issue 31, go-live import (first slice: templates, upload, validation): a file that cannot be read as its kind's rows.
+  // Issue 31, go-live import (first slice: templates, upload, validation): a file that cannot be read as its kind's
+  // rows.
   import_file_invalid: {
     kind: 'validation',
     title: "The uploaded file is not an XLSX or CSV file of the kind's template.",

@@ -56,7 +56,10 @@ export interface Config {
   workerMetricsAddress: string | undefined;
   /** The commit the running code was built from, a label of coopbank_build_info; set by the build (Dockerfile). */
   gitCommit: string | undefined;
-  /** Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside production. */
+  /**
+   * Length of a day for the workflows' timers (notice periods, refund deadlines), in ms; shorter only outside
+   * production.
+   */
   workflowDayMs: number;
   /**
    * Tests only (NODE_ENV=test): the instant the process's clock starts at, ticking from there, so that an API or
@@ -68,7 +71,9 @@ export interface Config {
    * workflows at start (seconds of CPU); it must come from the same code. Unset: bundled at start.
    */
   workflowBundlePath: string | undefined;
-  /** The process's database pool (db/knex.ts): its size, the longest wait for a connection, statement_timeout (0: none). */
+  /**
+   * The process's database pool (db/knex.ts): its size, the longest wait for a connection, statement_timeout (0: none).
+   */
   databasePool: { poolMax: number; acquireTimeoutMs: number; statementTimeoutMs: number };
 }
 

@@ -11,11 +11,10 @@ import { embeddedDatabaseName } from './services';
 /**
  * Backup and restore of the embedded installation (`npm start`): everything it keeps in DATA_DIR.
  *
- *   pg/              a hot physical backup of the PostgreSQL cluster (postgres-backup.ts): the books, members, loans, users
- *   temporal.sqlite  the Temporal dev server's state: workflows in flight (approvals, notice periods, runs)
- *   pg-password, jwt-secret, metrics-token   the local secrets: the restored cluster's roles keep the saved
- *                    password, and tokens signed before the backup stay valid
- *   backup.json      written last: a folder without it is not a complete backup
+ *   pg/ a hot physical backup of the PostgreSQL cluster (postgres-backup.ts): the books, members, loans, users
+ *   temporal.sqlite the Temporal dev server's state: workflows in flight (approvals, notice periods, runs) pg-password,
+ *   jwt-secret, metrics-token the local secrets: the restored cluster's roles keep the saved password, and tokens
+ *   signed before the backup stay valid backup.json written last: a folder without it is not a complete backup
  *
  * The Temporal Schedules need nothing: the start reconciles them with the enterprises in the database.
  */

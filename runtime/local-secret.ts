@@ -30,7 +30,10 @@ export function resolveJwtSecret(config: { jwtSecret: string | undefined; dataDi
   return config.jwtSecret ?? readOrCreateSecret(path.join(config.dataDir, 'jwt-secret'));
 }
 
-/** The token that reads /metrics: METRICS_TOKEN, or one kept in DATA_DIR outside production; null (metrics off) in production without one. */
+/**
+ * The token that reads /metrics: METRICS_TOKEN, or one kept in DATA_DIR outside production; null (metrics off) in
+ * production without one.
+ */
 export function resolveMetricsToken(config: {
   metricsToken: string | undefined;
   dataDir: string;

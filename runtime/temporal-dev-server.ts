@@ -50,7 +50,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.databaseFile !== undefined) args.push('--db-filename', options.databaseFile);
-  // A new server knows the search attributes before any start sets them (on an existing database, the worker adds what is missing).
+  // A new server knows the search attributes before any start sets them (on an existing database, the worker adds what
+  // is missing).
   for (const key of searchAttributeKeys) args.push('--search-attribute', `${key.name}=Keyword`);
 
   const server = startChildService({

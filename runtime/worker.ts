@@ -19,8 +19,8 @@ export interface WorkerOptions {
 }
 
 /**
- * Registers the workflows' search attributes (enterprise id and code, branch, business id) in the namespace when missing:
- * a workflow upserting an unknown attribute would fail its task. Idempotent; one call per worker start.
+ * Registers the workflows' search attributes (enterprise id and code, branch, business id) in the namespace when
+ * missing: a workflow upserting an unknown attribute would fail its task. Idempotent; one call per worker start.
  */
 async function ensureSearchAttributes(connection: NativeConnection, namespace: string): Promise<void> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });

@@ -58,7 +58,8 @@ function violations(layer: Layer, projectRoot = root): string[] {
         if (!(layers as readonly string[]).includes(target)) continue; // package.json and the like
         // The workflows' message definitions are plain values that clients send: the one workflow file the API loads.
         const definitions = layer === 'api' && targetPath === path.join('workflows', 'definitions');
-        // The Temporal identities (workflow and Schedule ids, search attributes) are plain values every layer names them by.
+        // The Temporal identities (workflow and Schedule ids, search attributes) are plain values every layer names
+        // them by.
         const identities =
           (layer === 'api' || layer === 'activities') && targetPath === path.join('workflows', 'identities');
         // Of db/, the API reads through the models and classifies errors; it writes only through activities.

@@ -25,7 +25,8 @@ file.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
-  // A real workflow day, as `npm run demo`'s: apply's approval wakes the go-live import's workflow, which would look once a day.
+  // A real workflow day, as `npm run demo`'s: apply's approval wakes the go-live import's workflow, which would look
+  // once a day.
   app = await startTestApp(file, { knex, taskQueue });
   await ensureInitialAdmin(testActivityContext(knex), admin);
   const outcome = await withWorker(
@@ -123,7 +124,8 @@ test('loans at every stage of the circuit and of their life, classified by the p
   t.is(await applications('in_review', 'cashier'), 1, 'submitted');
   t.is(await applications('in_review', 'credit_committee'), 1, 'mid-approval');
   t.is(await applications('rejected'), 1);
-  // Five of the story, the loan written off after it and the one prepaid (issue 30, scripts/demo/credit-recovery.ts, credit-prepayment.ts).
+  // Five of the story, the loan written off after it and the one prepaid (issue 30, scripts/demo/credit-recovery.ts,
+  // credit-prepayment.ts).
   t.is(await applications('approved'), 7);
   const loans = (filters: Record<string, string>) => count('/api/v1/loans/loans/', filters);
   t.is(await loans({ status: 'awaiting_disbursement' }), 1);
@@ -301,7 +303,8 @@ test("four eyes: the business date moved on approvals; one request left waiting 
 
 test('a day of two tills: sessions counted, a 1 000 shortage recovered, the vault counted, both branches closed, the end of day moved the date', async (t) => {
   const { cashDay } = report;
-  // What each drawer should hold, computed here: the teller took three deposits; the cashier one deposit and one withdrawal.
+  // What each drawer should hold, computed here: the teller took three deposits; the cashier one deposit and one
+  // withdrawal.
   const tellerHolds = 150_000n + 85_000n + 40_000n;
   const cashierHolds = 300_000n - 120_000n;
   const sessions = await app.request(

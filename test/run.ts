@@ -80,7 +80,9 @@ function needsBrowser(args: string[]): boolean {
   return files.length === 0 || files.some((file) => file.includes('docs-browser'));
 }
 
-/** scripts/ensure-chromium: CHROMIUM_PATH, `chromium` on PATH, or installed with apt-get when root; else its message. */
+/**
+ * scripts/ensure-chromium: CHROMIUM_PATH, `chromium` on PATH, or installed with apt-get when root; else its message.
+ */
 function ensureChromium(): string {
   try {
     return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-chromium')], {

@@ -18,14 +18,16 @@ export interface ApprovalRequestInput {
   requestId: string;
   makerId: string;
   /**
-   * Everyone who made what the request decides (a manual entry's author and editors), the submitter included;
-   * absent from requests started before it, whose one maker is `makerId`. Read by the validator only: no command changes.
+   * Everyone who made what the request decides (a manual entry's author and editors), the submitter included; absent
+   * from requests started before it, whose one maker is `makerId`. Read by the validator only: no command changes.
    */
   makers?: string[];
   approverRoles: Role[];
   /** How long the request waits for a decision before it expires (the policy's days × the workflow day). */
   lifetimeSeconds: number;
-  /** The workflow its approval wakes (activities/approvals/operations.ts `approvalWakers`); absent for most operations. */
+  /**
+   * The workflow its approval wakes (activities/approvals/operations.ts `approvalWakers`); absent for most operations.
+   */
   wake?: string;
 }
 
@@ -79,7 +81,10 @@ export async function approvalRequest(input: ApprovalRequestInput): Promise<Deci
   return state;
 }
 
-/** Signals the workflow the approval wakes; one already ended (an import validated again) has nothing to wake, and its successor reads the status. */
+/**
+ * Signals the workflow the approval wakes; one already ended (an import validated again) has nothing to wake, and its
+ * successor reads the status.
+ */
 async function wake(workflowId: string, requestId: string): Promise<void> {
   try {
     await getExternalWorkflowHandle(workflowId).signal(requestApprovedSignal, { requestId });

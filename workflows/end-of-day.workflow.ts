@@ -66,7 +66,10 @@ async function scheduledEndOfDay(enterpriseId: string): Promise<EndOfDayOutcome>
   }
 }
 
-/** Waits until every active branch has closed the day: woken by each close (a signal), and looking again every `pollSeconds` anyway. */
+/**
+ * Waits until every active branch has closed the day: woken by each close (a signal), and looking again every
+ * `pollSeconds` anyway.
+ */
 async function awaitBranchDays(runId: string, pollSeconds: number): Promise<void> {
   let woken = false;
   setHandler(branchDayClosedSignal, () => {
@@ -80,7 +83,10 @@ async function awaitBranchDays(runId: string, pollSeconds: number): Promise<void
   }
 }
 
-/** The day's provisioning run, batch by batch (the existing activity, each batch its own transaction), then the step done. */
+/**
+ * The day's provisioning run, batch by batch (the existing activity, each batch its own transaction), then the step
+ * done.
+ */
 async function provision(runId: string): Promise<void> {
   const { provisioningRunId } = await bookkeeping.openEndOfDayProvisioning({ runId });
   if (provisioningRunId !== null) {
@@ -94,7 +100,10 @@ async function provision(runId: string): Promise<void> {
   await bookkeeping.finishEndOfDayProvisioning({ runId });
 }
 
-/** The month's end, as its own workflow that outlives this one (`month-end-{enterpriseId}-{period}`): one already started is left as it is. */
+/**
+ * The month's end, as its own workflow that outlives this one (`month-end-{enterpriseId}-{period}`): one already
+ * started is left as it is.
+ */
 async function startMonthEnd(enterpriseId: string, runId: string): Promise<string | null> {
   const opened = await bookkeeping.openEndOfDayMonthEnd({ runId });
   if (opened === null) return null;
@@ -113,10 +122,10 @@ async function startMonthEnd(enterpriseId: string, runId: string): Promise<strin
 }
 
 /**
- * The end of day of an enterprise and business date (clôture de journée, docs/domain.md §13.3, docs/architecture.md §5):
- * the steps of endOfDaySteps in order, one activity each so that each shows in the history. Each step is done once
- * in the database (activities/enterprise/end-of-day.activity.ts): a worker lost mid-way, or the run started again
- * after a failure, resumes and posts nothing twice.
+ * The end of day of an enterprise and business date (clôture de journée, docs/domain.md §13.3, docs/architecture.md
+ * §5): the steps of endOfDaySteps in order, one activity each so that each shows in the history. Each step is done once
+ * in the database (activities/enterprise/end-of-day.activity.ts): a worker lost mid-way, or the run started again after
+ * a failure, resumes and posts nothing twice.
  */
 export async function endOfDay(input: EndOfDayInput): Promise<EndOfDayOutcome> {
   if (input.runId === undefined || input.date === undefined) return scheduledEndOfDay(input.enterpriseId);

@@ -21,9 +21,9 @@ const batchSizeDefault = 200;
 const batchesPerRunDefault = 50;
 
 /**
- * Re-runs a range of business events through the current accounting rules (docs/architecture.md §4). The progress and the
- * cursor live in the database, written with each batch's postings, so this workflow carries only the request
- * id: a new run, or a retried batch after a worker died, resumes from the committed cursor.
+ * Re-runs a range of business events through the current accounting rules (docs/architecture.md §4). The progress and
+ * the cursor live in the database, written with each batch's postings, so this workflow carries only the request id: a
+ * new run, or a retried batch after a worker died, resumes from the committed cursor.
  */
 export async function eventReplay(
   input: EventReplayInput,

@@ -45,8 +45,8 @@ export const endOfDayScheduleId = (enterpriseId: string) => `end-of-day-${enterp
 export const standingOrderScheduleId = (standingOrderId: string) => `standing-order-${standingOrderId}`;
 
 /**
- * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business id.
- * All keywords; registered in the namespace by every worker at start (runtime/worker.ts).
+ * Search attributes operators filter on in the Temporal UI: the enterprise (id and code), the branch and the business
+ * id. All keywords; registered in the namespace by every worker at start (runtime/worker.ts).
  */
 export const enterpriseIdKey = defineSearchAttributeKey('CoopEnterpriseId', SearchAttributeType.KEYWORD);
 export const enterpriseCodeKey = defineSearchAttributeKey('CoopEnterpriseCode', SearchAttributeType.KEYWORD);

@@ -19,7 +19,10 @@ export interface ImportWorkflowInput {
   /** Who asked for the validation, and their request: the author of its audit rows. */
   requestedBy: string;
   requestId: string | null;
-  /** How long apply's approval is awaited before the import's status is read anyway (a workflow day): the signal may be lost. */
+  /**
+   * How long apply's approval is awaited before the import's status is read anyway (a workflow day): the signal may be
+   * lost.
+   */
   lookSeconds: number;
   /**
    * How long a batch may run before Temporal gives it to another worker: the time a lost worker's batch takes to
@@ -51,7 +54,10 @@ async function validate(input: ImportWorkflowInput): Promise<string> {
   }
 }
 
-/** Waits while the import is `validated`: woken by apply's approval (a signal), and reading the status once a workflow day anyway. */
+/**
+ * Waits while the import is `validated`: woken by apply's approval (a signal), and reading the status once a workflow
+ * day anyway.
+ */
 async function awaitApproval(importId: string, lookSeconds: number): Promise<string> {
   let woken = false;
   setHandler(requestApprovedSignal, () => {

@@ -124,7 +124,8 @@ export async function monthEnd(input: MonthEndInput): Promise<MonthEndOutcome> {
   tagWorkflow({ enterpriseId: input.enterpriseId, businessId: period });
   try {
     const steps: MonthEndOutcome['steps'] = [];
-    // A month end started before the savings accruals, interest received in advance or the fixed assets' depreciation runs the steps it was opened with.
+    // A month end started before the savings accruals, interest received in advance or the fixed assets' depreciation
+    // runs the steps it was opened with.
     const skipped = [
       ...(patched('savings-interest-accrual') ? [] : savingsAccrualSteps),
       ...(patched('unearned-interest-recognition') ? [] : unearnedInterestSteps),

@@ -29,9 +29,9 @@ export interface ProvisioningRunInput {
 }
 
 /**
- * The provisioning run of one enterprise (docs/architecture.md §5): started daily by the Schedule `provisioning-{enterpriseId}`
- * or by the API for a date. The cursor and the figures live in the database, written with each batch's
- * postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
+ * The provisioning run of one enterprise (docs/architecture.md §5): started daily by the Schedule
+ * `provisioning-{enterpriseId}` or by the API for a date. The cursor and the figures live in the database, written with
+ * each batch's postings: a retried batch or a new run after continue-as-new resumes where the last commit left off.
  */
 export async function provisioningRun(
   input: ProvisioningRunInput,

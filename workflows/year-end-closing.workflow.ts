@@ -12,7 +12,10 @@ export interface YearEndClosingInput {
   closingId: string;
   enterpriseId: string;
   exerciceCode: string;
-  /** How long a step may run before Temporal gives it to another worker (default 120): the time a step lost with its worker takes to come back. */
+  /**
+   * How long a step may run before Temporal gives it to another worker (default 120): the time a step lost with its
+   * worker takes to come back.
+   */
   stepTimeoutSeconds?: number;
 }
 

@@ -47,7 +47,10 @@ export interface NewCategory {
   disposalProceedsAccount: string;
 }
 
-/** Creates a category of the enterprise (docs/domain.md §12.4), its accounts checked; its name is unique in the enterprise. Audited. */
+/**
+ * Creates a category of the enterprise (docs/domain.md §12.4), its accounts checked; its name is unique in the
+ * enterprise. Audited.
+ */
 export async function createFixedAssetCategory(
   context: DataContext,
   actor: Actor,

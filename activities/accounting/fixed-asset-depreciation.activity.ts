@@ -26,7 +26,9 @@ export interface DepreciableRow {
   depreciation_account_code: string;
 }
 
-/** The active assets of the enterprise (or the one asset) acquired by `through`, locked, with what is booked on each. */
+/**
+ * The active assets of the enterprise (or the one asset) acquired by `through`, locked, with what is booked on each.
+ */
 export async function depreciableAssets(
   trx: Knex.Transaction,
   filter: { enterpriseId: string } | { assetId: string },

@@ -33,7 +33,10 @@ export interface AcquisitionPayload {
   idempotencyKey?: string | null;
 }
 
-/** Records the asset in the register and posts its acquisition: debit its category's class 2 account, credit the funding account, on the acquisition date. */
+/**
+ * Records the asset in the register and posts its acquisition: debit its category's class 2 account, credit the funding
+ * account, on the acquisition date.
+ */
 export async function acquireFixedAsset(
   context: DataContext,
   maker: Actor,
@@ -169,7 +172,9 @@ export async function disposeFixedAsset(
   });
 }
 
-/** The asset is used until the day before its disposal: depreciation already booked beyond that day refuses the date. */
+/**
+ * The asset is used until the day before its disposal: depreciation already booked beyond that day refuses the date.
+ */
 async function assertDisposalAfterBooked(trx: Knex.Transaction, assetId: string, date: string): Promise<void> {
   const last = await trx('fixed_asset_depreciations')
     .where({ asset_id: assetId })

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { CategoryAccounts } from '../../domain/accounting/fixed-assets';
 
-/** The reads of the fixed-asset register (docs/domain.md §12.4): categories, assets with their category's accounts, depreciation booked. */
+/**
+ * The reads of the fixed-asset register (docs/domain.md §12.4): categories, assets with their category's accounts,
+ * depreciation booked.
+ */
 
 export interface CategoryRow {
   id: string;

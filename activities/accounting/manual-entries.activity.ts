@@ -394,7 +394,10 @@ export async function returnManualEntry(
   });
 }
 
-/** A posted entry is corrected by a reversing entry only: a new draft of the lines swapped, linked, validated like any other. */
+/**
+ * A posted entry is corrected by a reversing entry only: a new draft of the lines swapped, linked, validated like any
+ * other.
+ */
 export async function draftReversal(
   context: DataContext,
   actor: Actor,

@@ -15,7 +15,10 @@ export interface DraftToCheck {
   enterpriseId: string;
   entryDate: IsoDate;
   lines: readonly DraftLine[];
-  /** A go-live import's opening entry (or its reversal) may name subledger accounts: the import creates their detail, tied out to the franc. */
+  /**
+   * A go-live import's opening entry (or its reversal) may name subledger accounts: the import creates their detail,
+   * tied out to the franc.
+   */
   importId?: string | null;
 }
 
@@ -121,7 +124,10 @@ export async function checkDraft(trx: Knex.Transaction, now: Date, draft: DraftT
   await checkDate(trx, now, draft);
 }
 
-/** What the lines must be whatever their date: off-balance apart, the enterprise's branches, accounts no subledger keeps. */
+/**
+ * What the lines must be whatever their date: off-balance apart, the enterprise's branches, accounts no subledger
+ * keeps.
+ */
 async function checkLines(trx: Knex.Transaction, draft: LinesToCheck): Promise<void> {
   const mixed = classMixRefusal(draft.lines);
   if (mixed !== null) throw refused(mixed);

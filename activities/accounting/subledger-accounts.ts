@@ -38,7 +38,8 @@ const subledgerSources: Readonly<Record<string, SubledgerSource>> = {
     knex('suppliers').where({ enterprise_id: enterpriseId }).select('account_code as code'),
   // Fixed assets (§12.4): each category's asset and accumulated-depreciation accounts, whose detail is the register.
   'fixed assets': fixedAssetAccountsQuery,
-  // Tills (issue 29, §13.1): each till's own 5712 sub-account, whose detail is its sessions, their counts and differences.
+  // Tills (issue 29, §13.1): each till's own 5712 sub-account, whose detail is its sessions, their counts and
+  // differences.
   tills: (knex, enterpriseId) =>
     knex('tills').where({ enterprise_id: enterpriseId, kind: 'till' }).select('account_code as code'),
 };
@@ -56,7 +57,9 @@ function sourceRows(
     : knex.from((found as Knex.QueryBuilder).as('source')).select(...named, 'source.code');
 }
 
-/** Every account code some subledger of the enterprise keeps, with the subledger's name (the first listed): one query. */
+/**
+ * Every account code some subledger of the enterprise keeps, with the subledger's name (the first listed): one query.
+ */
 export async function subledgerAccounts(
   knex: Knex | Knex.Transaction,
   enterpriseId: string,

@@ -29,9 +29,9 @@ const numberTaken = (number: string) =>
   ]);
 
 /**
- * Books an expense invoice (docs/domain.md §12.5): each line debits its expense (class 6) or recoverable tax (430),
- * the supplier's account is credited by the total, in the OD journal on the invoice's date; the invoice and its
- * lines are kept, its number unique among the supplier's invoices not reversed. The executor of `supplier_invoice.record`.
+ * Books an expense invoice (docs/domain.md §12.5): each line debits its expense (class 6) or recoverable tax (430), the
+ * supplier's account is credited by the total, in the OD journal on the invoice's date; the invoice and its lines are
+ * kept, its number unique among the supplier's invoices not reversed. The executor of `supplier_invoice.record`.
  */
 export async function recordSupplierInvoice(
   context: DataContext,
@@ -39,7 +39,8 @@ export async function recordSupplierInvoice(
   input: SupplierInvoiceInput,
 ): Promise<{ id: string }> {
   return inTransaction(context.knex, async (trx) => {
-    // Locked: two invoices of one number approved at once, or one booked while its namesake is reversed, wait for each other.
+    // Locked: two invoices of one number approved at once, or one booked while its namesake is reversed, wait for each
+    // other.
     const { supplier, branchId } = await supplierAndBranch(trx, input);
     if (!supplier.isActive)
       throw new AppError(
@@ -116,7 +117,10 @@ export async function recordSupplierInvoice(
   });
 }
 
-/** Reverses an invoice booked by mistake, once no payment settles it: the executor of `supplier_invoice.reverse` (docs/domain.md §12.5). */
+/**
+ * Reverses an invoice booked by mistake, once no payment settles it: the executor of `supplier_invoice.reverse`
+ * (docs/domain.md §12.5).
+ */
 export async function reverseSupplierInvoice(
   context: DataContext,
   maker: Actor,

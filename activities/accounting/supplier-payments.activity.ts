@@ -150,7 +150,10 @@ export async function recordSupplierPayment(
   });
 }
 
-/** Reverses a payment posted by mistake, its invoices owed again: the executor of `supplier_payment.reverse` (docs/domain.md §12.5). */
+/**
+ * Reverses a payment posted by mistake, its invoices owed again: the executor of `supplier_payment.reverse`
+ * (docs/domain.md §12.5).
+ */
 export async function reverseSupplierPayment(
   context: DataContext,
   maker: Actor,

@@ -172,7 +172,10 @@ function invoicesSettled(knex: Knex, date: IsoDate | null): Knex.QueryBuilder {
 
 export const invoicesQuery = (knex: Knex): Knex.QueryBuilder => invoicesSettled(knex, null);
 
-/** A supplier's invoices dated up to `date` not fully paid by the payments dated up to it, oldest first, with what remains. */
+/**
+ * A supplier's invoices dated up to `date` not fully paid by the payments dated up to it, oldest first, with what
+ * remains.
+ */
 export function openItemsQuery(knex: Knex, supplierId: string, date: IsoDate, branches: Branches): Knex.QueryBuilder {
   return inBranches(invoicesSettled(knex, date), 'i.branch_id', branches)
     .where('i.supplier_id', supplierId)

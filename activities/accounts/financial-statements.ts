@@ -157,7 +157,9 @@ export const provisionalOf = (openExercices: readonly string[]) => ({
   open_exercices: [...openExercices],
 });
 
-/** The balance sheet at `date` beside the end of the year before; 422 naming `date` when no accounting year covers it. */
+/**
+ * The balance sheet at `date` beside the end of the year before; 422 naming `date` when no accounting year covers it.
+ */
 export async function balanceSheetAt(knex: Knex, scope: StatementScope, date: IsoDate) {
   const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
   const priorDate = addDaysTo(parseIsoDate(at.year.start_date), -1);
@@ -227,7 +229,10 @@ export async function incomeStatementOf(knex: Knex, scope: StatementScope, perio
   };
 }
 
-/** The soldes intermédiaires de gestion (SIG, class 8) of a period beside the same dates a year earlier: the answer and its lines. */
+/**
+ * The soldes intermédiaires de gestion (SIG, class 8) of a period beside the same dates a year earlier: the answer and
+ * its lines.
+ */
 export async function intermediateBalancesOf(
   knex: Knex,
   scope: StatementScope,

@@ -20,7 +20,9 @@ import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
  * the one before (a key, not an offset), so a download of a year's lines holds one batch at a time.
  */
 
-/** An entry's number as printed: journal, year, number (CAI-2026-000042); `e` the entry, `y` its year, `n` its number. */
+/**
+ * An entry's number as printed: journal, year, number (CAI-2026-000042); `e` the entry, `y` its year, `n` its number.
+ */
 export const printedEntryNumber = `e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0')`;
 
 /** Which accounts and which days a ledger covers: `accountTo` takes its sub-accounts (401 to 401 is every 401x). */
@@ -59,7 +61,10 @@ async function ledgerAccounts(knex: Knex, at: ScopeAt, range: LedgerRange): Prom
   return rows.map((row) => ({ ...row, opening: new Money(row.opening) }));
 }
 
-/** The lines of the period the trial balance counts as movements (not openings), with their entry's journal, number and branch. */
+/**
+ * The lines of the period the trial balance counts as movements (not openings), with their entry's journal, number and
+ * branch.
+ */
 function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryBuilder {
   return linesInScope(knex, at.scope)
     .whereRaw('NOT ?', [openingLine(knex, at.scope, range.from)])

@@ -125,7 +125,10 @@ async function journalTotals(knex: Knex, scope: StatementScope, filter: BookFilt
 /** The most entries a JSON answer holds; a longer book is downloaded (CSV, XLSX), which streams. */
 const jsonEntriesMax = 2000;
 
-/** The book as JSON: the entries with their lines, each journal's totals, the period's; 422 when it holds more entries than a JSON answer. */
+/**
+ * The book as JSON: the entries with their lines, each journal's totals, the period's; 422 when it holds more entries
+ * than a JSON answer.
+ */
 export async function journalBookJson(knex: Knex, scope: StatementScope, filter: BookFilter) {
   const journals = await journalTotals(knex, scope, filter);
   const totals = bookTotals(journals);

@@ -47,7 +47,9 @@ const monthOf = (pack: PackFacts) => {
 };
 
 export interface PackReport {
-  /** The file's name in the pack, `[a-z0-9-]`, unique: `balance-sheet` gives balance-sheet.csv and balance-sheet.xlsx. */
+  /**
+   * The file's name in the pack, `[a-z0-9-]`, unique: `balance-sheet` gives balance-sheet.csv and balance-sheet.xlsx.
+   */
   name: string;
   build(knex: Knex, pack: PackFacts): Promise<ReportDocument>;
 }

@@ -127,7 +127,10 @@ export async function requestReportingPack(
   });
 }
 
-/** The workflow's way in: the month's latest version, the first created when it has none yet (by the month end: `requested_by` null). */
+/**
+ * The workflow's way in: the month's latest version, the first created when it has none yet (by the month end:
+ * `requested_by` null).
+ */
 export async function openReportingPack(
   knex: Knex,
   input: PackMonth,

@@ -104,7 +104,10 @@ function carriedOpening(
   );
 }
 
-/** The enterprise of an accounting year, as a subquery: the month totals and the entries' dates are indexed under their enterprise. */
+/**
+ * The enterprise of an accounting year, as a subquery: the month totals and the entries' dates are indexed under their
+ * enterprise.
+ */
 function enterpriseOf(knex: Knex | Knex.Transaction, exerciceId: string | null): Knex.QueryBuilder {
   return knex('exercices_comptables').where('id', exerciceId).select('enterprise_id');
 }
@@ -313,11 +316,17 @@ async function yearsNotCarriedBefore(
     .select('y.id', 'y.code', 'y.start_date', 'y.end_date');
 }
 
-/** The balances' scope at a date, the year read and the earlier years carried by computation (the figures are then provisional). */
+/**
+ * The balances' scope at a date, the year read and the earlier years carried by computation (the figures are then
+ * provisional).
+ */
 export interface ScopeAt {
   year: ExerciceDates | undefined;
   scope: BalanceScope;
-  /** The codes of the earlier years not carried forward by a closing, oldest first: empty unless the figures are provisional. */
+  /**
+   * The codes of the earlier years not carried forward by a closing, oldest first: empty unless the figures are
+   * provisional.
+   */
   openExercices: string[];
 }
 

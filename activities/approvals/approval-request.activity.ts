@@ -26,7 +26,9 @@ export interface RequestToOpen<O extends CoveredOperation> {
   lifetimeSeconds: number;
   /** Everyone who made what the request decides, the maker included: none of them may decide it. */
   makers: readonly string[];
-  /** The client's Idempotency-Key in the house's format (`operationKey`), else null: held once while the request waits. */
+  /**
+   * The client's Idempotency-Key in the house's format (`operationKey`), else null: held once while the request waits.
+   */
   idempotencyKey: string | null;
 }
 
@@ -154,7 +156,8 @@ export async function markApprovalRequestFailed(
   now: Date,
   input: { requestId: string; failure: string },
 ): Promise<void> {
-  // Closed as any request that ends unapplied: its operation's closer frees what waited on it (a draft, a pending guarantee).
+  // Closed as any request that ends unapplied: its operation's closer frees what waited on it (a draft, a pending
+  // guarantee).
   await inTransaction(knex, async (trx) => {
     const row = (await trx('approval_requests').where({ id: input.requestId }).forUpdate().first()) as
       RequestRow | undefined;
@@ -288,7 +291,9 @@ async function closeRequest(
   return decidedOf(updated as RequestRow);
 }
 
-/** The request's time ran out undecided: it ends expired and nothing of it is applied. A decided request stays as it is. */
+/**
+ * The request's time ran out undecided: it ends expired and nothing of it is applied. A decided request stays as it is.
+ */
 export async function expireApprovalRequest(
   knex: Knex,
   now: Date,

@@ -68,7 +68,8 @@ export const approvalExecutors = {
     maker: Actor,
     payload: { enterpriseId: string; rules: PolicyRule[] },
   ) => setApprovalPolicy(context, maker, payload),
-  // Four eyes on money (issue 27): adding, ending (or, issue 30, revaluing) a covering guarantee, and a withdrawal from the policy's threshold.
+  // Four eyes on money (issue 27): adding, ending (or, issue 30, revaluing) a covering guarantee, and a withdrawal from
+  // the policy's threshold.
   'guarantee.change': (context: DataContext, maker: Actor, payload: GuaranteeChange) =>
     applyGuaranteeChange(context, maker, payload),
   'member_account.withdrawal': (context: DataContext, maker: Actor, payload: ApprovedWithdrawal) =>
@@ -117,7 +118,8 @@ export const approvalExecutors = {
   // Issue 28, part 6 (banks): money moved between the till and the banks.
   'treasury.transfer': (context: DataContext, maker: Actor, payload: TreasuryTransferInput) =>
     recordTreasuryTransfer(context, maker, payload),
-  // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the maker's key.
+  // Issue 29, transfers between members: a transfer from the policy's threshold on, made as the maker's with the
+  // maker's key.
   'member_account.transfer': (context: DataContext, maker: Actor, payload: MemberTransferInput) =>
     recordMemberTransfer(context, maker, payload),
   // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed by its entry's reversal.
@@ -128,7 +130,8 @@ export const approvalExecutors = {
   // Issue 29: a standing order from the threshold on, recorded pending and activated by the approval.
   'standing_order.create': (context: DataContext, maker: Actor, payload: { standingOrderId: string }) =>
     activateStandingOrder(context, maker, payload),
-  // Issue 29, serving members across branches: a withdrawal at another branch's counter, made as the maker's (their till) with their key.
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, made as the maker's (their
+  // till) with their key.
   'member_account.inter_branch_withdrawal': (context: DataContext, maker: Actor, payload: InterBranchInput) =>
     recordInterBranchOperation(context, maker, payload),
   // Issue 29, cash between the vault and the tills: a shortage or an excess settled.
@@ -137,10 +140,12 @@ export const approvalExecutors = {
   // Issue 30, credit insurance and the usury rate: a usury rate recorded from its date.
   'usury_rate.change': (context: DataContext, maker: Actor, payload: UsuryRateInput) =>
     setUsuryRate(context, maker, payload),
-  // Issue 30, restructuring: the new schedule version and the loan flagged, on the decision of a step above the granting one.
+  // Issue 30, restructuring: the new schedule version and the loan flagged, on the decision of a step above the
+  // granting one.
   'loan.restructure': (context: DataContext, maker: Actor, payload: { restructuringId: string }) =>
     applyRestructuring(context, maker, payload),
-  // Issue 31, go-live import, the pipeline (part A): apply approved, the import's workflow applies it; an applied import cancelled.
+  // Issue 31, go-live import, the pipeline (part A): apply approved, the import's workflow applies it; an applied
+  // import cancelled.
   'import.apply': (context: DataContext, maker: Actor, payload: ImportApplyPayload) =>
     approveImportApply(context, maker, payload),
   'import.cancel': (context: DataContext, maker: Actor, payload: { importId: string }) =>

@@ -18,7 +18,9 @@ export interface AuditEventRow {
   after: Record<string, unknown> | null;
 }
 
-/** The trail of an enterprise, newest first, with each actor's username; `from` and `to` are UTC days, either optional. */
+/**
+ * The trail of an enterprise, newest first, with each actor's username; `from` and `to` are UTC days, either optional.
+ */
 export function auditEventsQuery(
   knex: Knex,
   enterpriseId: string,

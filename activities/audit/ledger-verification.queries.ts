@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 
-/** The reads of the ledger's verification (docs/architecture.md §4): the hash chains recomputed, the month totals checked. */
+/**
+ * The reads of the ledger's verification (docs/architecture.md §4): the hash chains recomputed, the month totals
+ * checked.
+ */
 
 export const chains = ['journal_entries', 'audit_events'] as const;
 export type Chain = (typeof chains)[number];

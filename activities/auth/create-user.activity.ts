@@ -95,7 +95,9 @@ export async function createStaffUser(
   }
 }
 
-/** The one enterprise a user belongs to, by their roles and the import that brought them in; null for none or several. */
+/**
+ * The one enterprise a user belongs to, by their roles and the import that brought them in; null for none or several.
+ */
 async function enterpriseOfUser(trx: Knex.Transaction, userId: string): Promise<string | null> {
   const { rows } = (await trx.raw(
     `SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL AND g.enterprise_id IS NOT NULL

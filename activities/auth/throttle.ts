@@ -19,7 +19,10 @@ const fifteenMinutes = 15 * 60;
 export const policies = {
   /** One account from one address: guessing its password. */
   signInPair: { what: 'failed sign-ins', windowSeconds: fifteenMinutes, max: 5 },
-  /** One account from anywhere: guessing spread over addresses, still a soft limit so nobody locks an account out for long. */
+  /**
+   * One account from anywhere: guessing spread over addresses, still a soft limit so nobody locks an account out for
+   * long.
+   */
   signInUser: { what: 'failed sign-ins', windowSeconds: fifteenMinutes, max: 20 },
   /** One address, every account: an office shares an address, so the ceiling is high. */
   signInAddress: { what: 'failed sign-ins', windowSeconds: fifteenMinutes, max: 100 },
@@ -67,7 +70,10 @@ export async function takeAttempt(knex: Knex, keys: readonly ThrottledKey[], now
   });
 }
 
-/** A success: its own attempts no longer count, nor the earlier failures of `clearedKeys` (the user proved who they are). */
+/**
+ * A success: its own attempts no longer count, nor the earlier failures of `clearedKeys` (the user proved who they
+ * are).
+ */
 export async function forgiveAttempts(
   trx: Knex | Knex.Transaction,
   attemptIds: readonly string[],

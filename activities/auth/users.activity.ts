@@ -36,9 +36,9 @@ function assertMayAdminister(actor: Actor, scope: { enterpriseId: string | null;
 }
 
 /**
- * The checks of a grant before it is written, in the transaction that writes it: a platform grant is the admin
- * role only, the actor administers the scope, an auditor's is a whole enterprise, and a branch is one of the enterprise's. `field` prefixes the name
- * of the field a refusal names (`roles[0].` for the grants of a new user).
+ * The checks of a grant before it is written, in the transaction that writes it: a platform grant is the admin role
+ * only, the actor administers the scope, an auditor's is a whole enterprise, and a branch is one of the enterprise's.
+ * `field` prefixes the name of the field a refusal names (`roles[0].` for the grants of a new user).
  */
 export async function assertGrantable(
   trx: Knex.Transaction,

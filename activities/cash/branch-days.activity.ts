@@ -59,7 +59,10 @@ const openSessions: BranchDayCheck = async (trx, day) => {
       };
 };
 
-/** Till sessions of the day with a count difference not yet settled (docs/domain.md §13.2): the branch head settles it first. */
+/**
+ * Till sessions of the day with a count difference not yet settled (docs/domain.md §13.2): the branch head settles it
+ * first.
+ */
 const unsettledSessions: BranchDayCheck = async (trx, day) => {
   const ids = await unsettledTillSessions(trx, day.branchId, day.date);
   return ids.length === 0
@@ -72,9 +75,9 @@ const unsettledSessions: BranchDayCheck = async (trx, day) => {
 };
 
 /**
- * The vault counted on the day (§13.2), in a branch under till control (coopbank_under_till_control): there the vault is apart
- * from the counters, and its count closes the cash of the day. A branch with no till in service has its vault as
- * its counter, counted as the operations go (policy, docs/domain.md §13.3).
+ * The vault counted on the day (§13.2), in a branch under till control (coopbank_under_till_control): there the vault
+ * is apart from the counters, and its count closes the cash of the day. A branch with no till in service has its vault
+ * as its counter, counted as the operations go (policy, docs/domain.md §13.3).
  */
 const vaultUncounted: BranchDayCheck = async (trx, day) => {
   const { rows } = (await trx.raw('SELECT coopbank_under_till_control(?) AS under', [day.branchId])) as {

@@ -14,7 +14,10 @@ import { lockAccount, type LockedAccount } from './member-transfers.activity';
 
 export type InterBranchDirection = 'deposit' | 'withdrawal';
 
-/** A deposit or a withdrawal at another branch's counter, as a four-eyes request carries it: JSON, the amount as whole-franc text. */
+/**
+ * A deposit or a withdrawal at another branch's counter, as a four-eyes request carries it: JSON, the amount as
+ * whole-franc text.
+ */
 export interface InterBranchInput {
   direction: InterBranchDirection;
   accountId: string;
@@ -26,7 +29,10 @@ export interface InterBranchInput {
   idempotencyKey: string | null;
 }
 
-/** Whether the enterprise lets its branches serve each other's members (docs/domain.md §13.4): off until the direction allows it. */
+/**
+ * Whether the enterprise lets its branches serve each other's members (docs/domain.md §13.4): off until the direction
+ * allows it.
+ */
 export async function assertInterBranchService(db: Knex | Knex.Transaction, enterpriseId: string): Promise<void> {
   const configuration = await db('enterprise_configurations')
     .where({ enterprise_id: enterpriseId })
@@ -40,7 +46,9 @@ export async function assertInterBranchService(db: Knex | Knex.Transaction, ente
   }
 }
 
-/** The counter's branch: a branch of the account's enterprise, and not the account's own (that is a local operation). */
+/**
+ * The counter's branch: a branch of the account's enterprise, and not the account's own (that is a local operation).
+ */
 async function assertCounterBranch(
   trx: Knex.Transaction,
   account: LockedAccount,
@@ -55,7 +63,10 @@ async function assertCounterBranch(
     throw refusal('inter_branch_same_branch', 'The account is of this branch: use its own deposits or withdrawals.');
 }
 
-/** A withdrawal's rules, as coopbank_move_cash applies them at the account's own counter; a deposit needs the account open. */
+/**
+ * A withdrawal's rules, as coopbank_move_cash applies them at the account's own counter; a deposit needs the account
+ * open.
+ */
 async function assertMovable(
   trx: Knex.Transaction,
   account: LockedAccount,
@@ -207,7 +218,8 @@ export async function recordInterBranchOperation(
       businessDate: member.businessDate,
       amount,
       source: { type: 'inter_branch_operation', id },
-      // The side that credits 45200 gives: the counter's for a deposit (it holds the cash), the account's for a withdrawal.
+      // The side that credits 45200 gives: the counter's for a deposit (it holds the cash), the account's for a
+      // withdrawal.
       ...(input.direction === 'deposit'
         ? { from: counterSide, to: accountSide }
         : { from: accountSide, to: counterSide }),

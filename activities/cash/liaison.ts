@@ -53,7 +53,9 @@ export async function recordLiaison(trx: Knex.Transaction, operation: LiaisonOpe
   if (rows.length > 0) await trx('liaison_movements').insert(rows);
 }
 
-/** Each branch's 45200 balance towards each other branch at the end of `date`, of the branches given ('all': every one). */
+/**
+ * Each branch's 45200 balance towards each other branch at the end of `date`, of the branches given ('all': every one).
+ */
 export async function liaisonBalancesAt(
   knex: Knex,
   enterpriseId: string,

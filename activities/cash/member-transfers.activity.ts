@@ -20,7 +20,10 @@ export interface MemberTransferInput {
   idempotencyKey: string | null;
 }
 
-/** What coopbank_lock_member_account answers of a locked account (an operation at another branch's counter reads it too). */
+/**
+ * What coopbank_lock_member_account answers of a locked account (an operation at another branch's counter reads it
+ * too).
+ */
 export interface LockedAccount {
   id: string;
   enterprise_id: string;
@@ -54,7 +57,10 @@ async function lockBoth(
 const toAccountRefusal = (message: string) =>
   new AppError('unprocessable', 'transfer_account_invalid', message, [{ field: 'to_account', message }]);
 
-/** The rules of a withdrawal on the giving account (coopbank_move_cash's), and an open account of the same enterprise receiving. */
+/**
+ * The rules of a withdrawal on the giving account (coopbank_move_cash's), and an open account of the same enterprise
+ * receiving.
+ */
 async function assertTransferable(
   trx: Knex.Transaction,
   from: LockedAccount,

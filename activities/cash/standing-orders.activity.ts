@@ -10,10 +10,11 @@ import { recordMemberTransfer } from './member-transfers.activity';
 import { recordRepayment } from '../loans/loan-repayments.activity';
 
 /**
- * Standing orders (docs/domain.md §13.5), to another member account or to the repayment of the member's loan: made by a cashier or a branch head, active at once or, from the
- * `standing_order.create` policy's threshold, once a second person approves it (pending_approval meanwhile). Each
- * order's Schedule runs `runStandingOrder` every day; the run of a due date is made once (`standing_order_runs`
- * unique per order and date, the transfer's key the order and the date), tried again while short of funds.
+ * Standing orders (docs/domain.md §13.5), to another member account or to the repayment of the member's loan: made by a
+ * cashier or a branch head, active at once or, from the `standing_order.create` policy's threshold, once a second
+ * person approves it (pending_approval meanwhile). Each order's Schedule runs `runStandingOrder` every day; the run of
+ * a due date is made once (`standing_order_runs` unique per order and date, the transfer's key the order and the date),
+ * tried again while short of funds.
  */
 
 export interface StandingOrderInput {
@@ -82,7 +83,10 @@ async function checkDestination(
   if (to.status !== 'open') throw accountRefusal('to_account', `to_account is ${to.status as string}.`);
 }
 
-/** An open giving account, a destination, the dates in order, the start not before the business date. Answers the giving account's enterprise and branch. */
+/**
+ * An open giving account, a destination, the dates in order, the start not before the business date. Answers the giving
+ * account's enterprise and branch.
+ */
 async function checkOrder(
   trx: Knex.Transaction,
   now: Date,
@@ -228,7 +232,10 @@ export interface StandingOrderChanges {
   retry_days?: number;
 }
 
-/** Changes the amount, reference, end or retry days of an active order (audited, with the values before and after), or cancels it. */
+/**
+ * Changes the amount, reference, end or retry days of an active order (audited, with the values before and after), or
+ * cancels it.
+ */
 export async function changeStandingOrder(
   context: DataContext,
   actor: Actor,
@@ -278,7 +285,10 @@ export interface StandingOrderPass {
 
 type Made = { transfer_id: string | null; repayment_id: string | null };
 
-/** The run's movement, as the order's maker, its key the order and the due date (so never made twice): a transfer, or a repayment from the account. */
+/**
+ * The run's movement, as the order's maker, its key the order and the due date (so never made twice): a transfer, or a
+ * repayment from the account.
+ */
 async function makeRun(
   trx: Knex.Transaction,
   context: DataContext,

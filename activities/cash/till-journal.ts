@@ -39,7 +39,9 @@ function withTotals(sessions: TillSessionRow[], lines: TillJournalLine[]): TillJ
   return { sessions, lines, totals: { cash_in: formatAmount(cashIn), cash_out: formatAmount(cashOut) } };
 }
 
-/** Lines on tills' (and vaults') accounts in their own branch, with their entry's number and author, in posting order. */
+/**
+ * Lines on tills' (and vaults') accounts in their own branch, with their entry's number and author, in posting order.
+ */
 function linesQuery(knex: Knex): Knex.QueryBuilder {
   return knex('journal_lines as l')
     .join('journal_entries as e', 'e.id', 'l.entry_id')

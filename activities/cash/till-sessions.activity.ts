@@ -14,7 +14,10 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { postJournalEntry } from '../events/post-entry';
 import { tillBalance } from './tills.queries';
 
-/** A count compared with the till's book balance: the difference posted (none when they agree), the balance then equal to the count. */
+/**
+ * A count compared with the till's book balance: the difference posted (none when they agree), the balance then equal
+ * to the count.
+ */
 interface CountPosted {
   total: Money;
   bookBalance: Money;

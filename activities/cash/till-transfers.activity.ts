@@ -74,7 +74,10 @@ function assertCounted(count: CashCount, amount: Money): void {
   }
 }
 
-/** The giver's account has the cash to hand over: the vault or the till is locked, so two requests do not spend it twice. */
+/**
+ * The giver's account has the cash to hand over: the vault or the till is locked, so two requests do not spend it
+ * twice.
+ */
 async function assertGiverHolds(
   trx: Knex.Transaction,
   till: Till,
@@ -239,7 +242,10 @@ export async function confirmTillTransfer(
   });
 }
 
-/** Cancels a pending transfer, by its maker only: the cash goes back from 459 to the giver (a till's session open to take it). */
+/**
+ * Cancels a pending transfer, by its maker only: the cash goes back from 459 to the giver (a till's session open to
+ * take it).
+ */
 export async function cancelTillTransfer(
   context: ActivityContext,
   actor: Actor,

@@ -35,7 +35,10 @@ function conflictOf(error: unknown, code: string): unknown {
   return error;
 }
 
-/** The chart's 5712, added under 571 at the enterprise's first till; the 571 row is locked so two first tills add it once. */
+/**
+ * The chart's 5712, added under 571 at the enterprise's first till; the 571 row is locked so two first tills add it
+ * once.
+ */
 async function tillsParentChart(trx: Knex.Transaction, actor: Actor, enterpriseId: string): Promise<string> {
   const { code, label, parentCode } = tillsParentAccount;
   const parent = await trx('company_chart_entries')
@@ -140,7 +143,10 @@ export async function createTill(context: ActivityContext, actor: Actor, input: 
   }
 }
 
-/** The till locked, refused while a session is open on it: the cashier counting it stays the one whose operations post to it. */
+/**
+ * The till locked, refused while a session is open on it: the cashier counting it stays the one whose operations post
+ * to it.
+ */
 async function lockedTillWithoutSession(trx: Knex.Transaction, tillId: string): Promise<Till> {
   const till = await Till.query(trx).findById(tillId).forUpdate();
   if (till === undefined) throw new NotFoundError('The till');

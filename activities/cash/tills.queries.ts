@@ -19,7 +19,10 @@ export interface TillRow {
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
-  /** Debits less credits of its account in its branch's entries: the vault's 5710 is every branch's, its lines are its branch's. */
+  /**
+   * Debits less credits of its account in its branch's entries: the vault's 5710 is every branch's, its lines are its
+   * branch's.
+   */
   balance: string;
 }
 

@@ -1,9 +1,14 @@
 import type { Knex } from 'knex';
 import type { EndOfDayRunRow, EndOfDayStepRow } from './end-of-day.activity';
 
-/** The reads of the ends of day (issue 29, docs/domain.md §13.3): the runs, their steps, what a running one waits for. */
+/**
+ * The reads of the ends of day (issue 29, docs/domain.md §13.3): the runs, their steps, what a running one waits for.
+ */
 
-/** A run with its steps in order and, while it runs, the active branches that have not closed its day (null once it ended). */
+/**
+ * A run with its steps in order and, while it runs, the active branches that have not closed its day (null once it
+ * ended).
+ */
 export type EndOfDayRunDetail = EndOfDayRunRow & { steps: EndOfDayStepRow[]; awaiting_branches: string[] | null };
 
 export const endOfDayRunsQuery = (knex: Knex): Knex.QueryBuilder => knex('end_of_day_runs').select('*');

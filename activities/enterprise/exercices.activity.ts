@@ -85,7 +85,10 @@ export async function createExercice(
   }
 }
 
-/** Who changes a year's status, for the audit trail: a user of the API, or the closing workflow on its requester's behalf. */
+/**
+ * Who changes a year's status, for the audit trail: a user of the API, or the closing workflow on its requester's
+ * behalf.
+ */
 export interface StatusChanger {
   userId: string | null;
   requestId: string | null;

@@ -234,7 +234,10 @@ export async function closeIncomeAndExpenses(
   });
 }
 
-/** Step 2: the à-nouveaux, each balance-sheet account of each branch with its closing balance, on the next year's first day. */
+/**
+ * Step 2: the à-nouveaux, each balance-sheet account of each branch with its closing balance, on the next year's first
+ * day.
+ */
 export async function carryForwardBalances(knex: Knex, now: Date, input: { closingId: string }): Promise<StepOutcome> {
   return inTransaction(knex, async (trx) => {
     const closing = await closingAtStep(trx, input.closingId, 'income_closed');

@@ -3,8 +3,9 @@ import { accountRoles, eventKinds, type RoleAccounts, type RuleDefinition } from
 import fixture from '../../fixtures/accounting-rules.json';
 
 /**
- * The default rules (one per event kind) and the default account of each role, from fixtures/accounting-rules.json (accounts of
- * docs/domain.md §2). Checked when loaded: a fixture naming an unknown kind or missing a role fails at start.
+ * The default rules (one per event kind) and the default account of each role, from fixtures/accounting-rules.json
+ * (accounts of docs/domain.md §2). Checked when loaded: a fixture naming an unknown kind or missing a role fails at
+ * start.
  */
 function load(): { roleAccounts: RoleAccounts; rules: RuleDefinition[] } {
   const roles = fixture.role_accounts as Record<string, string>;

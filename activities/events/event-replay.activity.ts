@@ -141,7 +141,8 @@ async function replayOne(
     .first('e.id');
   const posted = effective === undefined ? [] : await linesOfEntry(trx, effective.id);
   const rule = await currentRule(trx, event.enterprise_id, event.kind);
-  // Cash posted to a till under till control stays there (docs/domain.md §13.1): its log names 5710, its entry the till.
+  // Cash posted to a till under till control stays there (docs/domain.md §13.1): its log names 5710, its entry the
+  // till.
   const till = await postedTill(
     trx,
     event.branch_id,

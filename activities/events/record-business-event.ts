@@ -119,7 +119,10 @@ export function recordedEventsStatement(count: number): string {
 export const recordedEventsBindings = (now: Date, events: readonly BusinessEvent[]): Knex.RawBinding[] =>
   events.flatMap((event) => eventBindings(now, event));
 
-/** The posting counter of each event that posted a new entry, counted when the transaction commits (at once after a statement outside any). */
+/**
+ * The posting counter of each event that posted a new entry, counted when the transaction commits (at once after a
+ * statement outside any).
+ */
 export function reportPostings(db: Knex, events: readonly BusinessEvent[], recorded: readonly EventPosting[]): void {
   events.forEach((event, index) => {
     const posting = recorded[index]!;

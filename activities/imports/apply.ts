@@ -220,7 +220,9 @@ async function assertNothingSince(
   }
 }
 
-/** The executor of `import.cancel`: the opening entry reversed, every kind's rows marked cancelled, in one transaction. */
+/**
+ * The executor of `import.cancel`: the opening entry reversed, every kind's rows marked cancelled, in one transaction.
+ */
 export async function cancelImport(context: DataContext, maker: Actor, payload: { importId: string }): Promise<void> {
   await inTransaction(context.knex, async (trx) => {
     const imported = await lockImport(trx, payload.importId);

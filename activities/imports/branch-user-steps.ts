@@ -77,7 +77,8 @@ export const branchUserSteps: ImportKindSteps = {
     for (const { data } of rows) {
       const branchId = await branchOf(trx, scope, data);
       if ((data.username ?? '') === '') continue;
-      // 'invited': never a password hash, so no password signs in until the user sets one (activities/auth/create-user.activity.ts).
+      // 'invited': never a password hash, so no password signs in until the user sets one
+      // (activities/auth/create-user.activity.ts).
       const [user] = (await trx('users')
         .insert({
           username: data.username!.toLowerCase(),

@@ -44,7 +44,10 @@ async function openingFigures(knex: DataContext['knex'], imported: { id: string;
   };
 }
 
-/** Computes and stores the dry run of a tied-out import, the last step of its validation: the import is then `validated`; answers its status. */
+/**
+ * Computes and stores the dry run of a tied-out import, the last step of its validation: the import is then
+ * `validated`; answers its status.
+ */
 export async function dryRunImport(context: DataContext, importId: string): Promise<{ status: string }> {
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockValidating(trx, importId);

@@ -140,7 +140,10 @@ function cellText(value: CellValue): string | null {
   return '';
 }
 
-/** The first worksheet's rows (styles are read: a date cell is a number with a date format); the other sheets (the template's Documentation) are read for the caps only. */
+/**
+ * The first worksheet's rows (styles are read: a date cell is a number with a date format); the other sheets (the
+ * template's Documentation) are read for the caps only.
+ */
 async function* xlsxRows(input: Readable, caps: Caps): AsyncGenerator<FileRow> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     sharedStrings: 'cache',

@@ -47,7 +47,10 @@ export const heldAccountChecks: readonly CrossCheck[] = [
   },
 ];
 
-/** The ids of the accounts the rows hold, by number: applied after the member accounts, so the file's are the enterprise's by then. */
+/**
+ * The ids of the accounts the rows hold, by number: applied after the member accounts, so the file's are the
+ * enterprise's by then.
+ */
 export async function heldAccountIds(
   trx: Knex.Transaction,
   enterpriseId: string,

@@ -16,7 +16,10 @@ export interface ImportScope {
   cutOverDate: string;
 }
 
-/** What a kind's detail adds up to on one account of the chart in one branch: what the tie-out compares with the trial balance. */
+/**
+ * What a kind's detail adds up to on one account of the chart in one branch: what the tie-out compares with the trial
+ * balance.
+ */
 export interface DetailTotal {
   branchCode: string;
   accountCode: string;
@@ -27,7 +30,10 @@ export interface DetailTotal {
 }
 
 export interface ImportKindSteps {
-  /** Writes the kind's problems to `import_problems`: each row alone, then across rows and against the enterprise's data. */
+  /**
+   * Writes the kind's problems to `import_problems`: each row alone, then across rows and against the enterprise's
+   * data.
+   */
   validate(trx: Knex.Transaction, scope: ImportScope): Promise<void>;
   /** The kind's detail totals per branch and account, read from validated rows. */
   detailTotals?(trx: Knex.Transaction, scope: ImportScope): Promise<DetailTotal[]>;

@@ -82,7 +82,10 @@ async function formatOf(file: string, limitBytes: number): Promise<ImportFileFor
   return format;
 }
 
-/** The template column of each of the header's cells; the header refused whole when it names an unknown column or lacks a required one. */
+/**
+ * The template column of each of the header's cells; the header refused whole when it names an unknown column or lacks
+ * a required one.
+ */
 function headerColumns(kind: ImportKind, header: FileRow | undefined): string[] {
   if (header === undefined) throw fileRefused('The file is empty: the header row is required.');
   const known = columnNames(kind);
@@ -92,7 +95,8 @@ function headerColumns(kind: ImportKind, header: FileRow | undefined): string[] 
     throw fileRefused(`The header names columns the ${kind} template has not: ${unknown.join(', ')}.`);
   const twice = names.filter((name, index) => names.indexOf(name) !== index);
   if (twice.length > 0) throw fileRefused(`The header names a column twice: ${twice.join(', ')}.`);
-  // An optional column may be left out (a file of an earlier template, without a column added since): its cells read empty.
+  // An optional column may be left out (a file of an earlier template, without a column added since): its cells read
+  // empty.
   const missing = importTemplates[kind]
     .filter((column) => column.required && !names.includes(column.name))
     .map((column) => column.name);

@@ -74,7 +74,10 @@ const productsOf = async (trx: Knex.Transaction, enterpriseId: string): Promise<
     ).map((product) => [product.code, product]),
   );
 
-/** A member the import knows: a row of its members file, or a member of the enterprise (one of another enterprise is neither). */
+/**
+ * A member the import knows: a row of its members file, or a member of the enterprise (one of another enterprise is
+ * neither).
+ */
 const knownMember = (column: string): CrossCheck => ({
   column,
   problem: 'neither in the members file nor a member of the enterprise',
@@ -107,7 +110,9 @@ const installmentChecks: readonly CrossCheck[] = [
   },
 ];
 
-/** Borrowers judged together: all of a borrower's loans at once (contagion), a bounded number of borrowers at a time. */
+/**
+ * Borrowers judged together: all of a borrower's loans at once (contagion), a bounded number of borrowers at a time.
+ */
 const borrowersPerBatch = 500;
 
 interface StagedRow {
@@ -202,7 +207,10 @@ async function judgeBorrowers(
 
 const batchRows = 1000;
 
-/** The loans' rows numbered after `after`, at most `limit`, with the code of the borrower's branch (the members file's, else the member's). */
+/**
+ * The loans' rows numbered after `after`, at most `limit`, with the code of the borrower's branch (the members file's,
+ * else the member's).
+ */
 async function loanRowsAfter(
   trx: Knex.Transaction,
   scope: ImportScope,
@@ -252,7 +260,10 @@ async function loanDetailTotals(trx: Knex.Transaction, scope: ImportScope): Prom
   }
 }
 
-/** Who an applied batch names: the borrowers and guarantors, the loan officers, and the uploader who stands for an officer left empty. */
+/**
+ * Who an applied batch names: the borrowers and guarantors, the loan officers, and the uploader who stands for an
+ * officer left empty.
+ */
 interface Parties {
   members: Map<string, { id: string; branch_id: string }>;
   officers: Map<string, string>;
@@ -279,7 +290,10 @@ async function partiesOf(trx: Knex.Transaction, scope: ImportScope, rows: readon
   };
 }
 
-/** The loan as the file gives it at the cut-over: active, its class, days past due and provision where the provisioning run reads them. */
+/**
+ * The loan as the file gives it at the cut-over: active, its class, days past due and provision where the provisioning
+ * run reads them.
+ */
 function loanRecord(
   row: Row,
   installments: readonly ImportedInstallment[],

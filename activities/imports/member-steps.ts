@@ -78,7 +78,8 @@ export const memberSteps: ImportKindSteps = {
       ${dateSql("d->>'membership_date'")}, i.applied_by, i.id
     FROM batch JOIN imports i ON i.id = batch.import_id JOIN branches b ON b.enterprise_id = i.enterprise_id AND b.code = d->>'branch_code'`,
     ),
-  // Left, with the reason (a member has no other end); the number and document freed with a suffix, so that the corrected files come in again.
+  // Left, with the reason (a member has no other end); the number and document freed with a suffix, so that the
+  // corrected files come in again.
   cancel: async (trx, scope) => {
     await trx('client_profiles')
       .where({ import_id: scope.importId })
@@ -86,7 +87,8 @@ export const memberSteps: ImportKindSteps = {
         status: 'left',
         status_reason: 'Import cancelled',
         member_number: trx.raw("left(member_number, 20) || '~' || left(id::text, 8)"),
-        // The identity document's number too: it is unique in the enterprise, and its characters are letters, digits, / . -
+        // The identity document's number too: it is unique in the enterprise, and its characters are letters, digits, /
+        // . -
         id_document_number: trx.raw("left(id_document_number, 40) || '-X' || upper(left(id::text, 8))"),
       });
   },
@@ -130,7 +132,8 @@ export const memberAccountSteps: ImportKindSteps = {
     FROM batch JOIN imports i ON i.id = batch.import_id JOIN client_profiles c ON c.enterprise_id = i.enterprise_id AND c.member_number = d->>'member_number'
     JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = d->>'product_code'`,
     ),
-  // Closed at zero (the opening entry's reversal takes their balances out of the books), the number freed as a member's is.
+  // Closed at zero (the opening entry's reversal takes their balances out of the books), the number freed as a member's
+  // is.
   cancel: async (trx, scope) => {
     await trx('comptes_clients')
       .where({ import_id: scope.importId })

@@ -61,7 +61,10 @@ const shareChecks: readonly CrossCheck[] = [
   },
 ];
 
-/** A validated row with what its member and type say: the member's branch and client (once members are applied), the type. */
+/**
+ * A validated row with what its member and type say: the member's branch and client (once members are applied), the
+ * type.
+ */
 interface HoldingRow {
   row_number: number;
   data: Record<string, string>;
@@ -147,7 +150,10 @@ export const shareSteps: ImportKindSteps = {
     await checkAcrossRows(trx, scope, 'shares', shareChecks);
   },
 
-  /** Per branch, every account the subscriptions would have moved had Coopbank posted them (paid and unpaid capital, what members owe). */
+  /**
+   * Per branch, every account the subscriptions would have moved had Coopbank posted them (paid and unpaid capital,
+   * what members owe).
+   */
   async detailTotals(trx: Knex.Transaction, scope: ImportScope): Promise<DetailTotal[]> {
     const rules = await shareRules(trx, scope.enterpriseId);
     const totals: DetailTotal[] = [];
@@ -179,7 +185,8 @@ export const shareSteps: ImportKindSteps = {
       const type = types.get(row.share_type_id)!;
       const amount = new Money(type.nominalValue).times(row.data.shares!);
       const paid = formatAmount(amountOf(row.data, 'amount_paid')!);
-      // The old register holding founder shares is what names a member of the file a founder (validation refused any other).
+      // The old register holding founder shares is what names a member of the file a founder (validation refused any
+      // other).
       if (type.code === '001') await trx('client_profiles').where({ id: row.client_id! }).update({ founder: true });
       const sequence = await nextSequenceValue(trx, {
         name: 'share_subscription',
@@ -210,7 +217,10 @@ export const shareSteps: ImportKindSteps = {
     return rows.at(-1)!.row_number;
   },
 
-  /** Each subscription cancelled whole: its shares count as withdrawn, so no holding, capital or bound reads them; the number stays. */
+  /**
+   * Each subscription cancelled whole: its shares count as withdrawn, so no holding, capital or bound reads them; the
+   * number stays.
+   */
   async cancel(trx: Knex.Transaction, scope: ImportScope) {
     await trx('share_subscriptions')
       .where({ import_id: scope.importId })

@@ -78,7 +78,10 @@ async function pairsOf(trx: Knex.Transaction, scope: ImportScope): Promise<Pair[
   );
 }
 
-/** Compares and stores the pairs of an import its validation found clean; answers how many differ. Replaces an earlier tie-out. */
+/**
+ * Compares and stores the pairs of an import its validation found clean; answers how many differ. Replaces an earlier
+ * tie-out.
+ */
 export async function tieOutImport(context: DataContext, importId: string): Promise<{ differences: number }> {
   return inTransaction(context.knex, async (trx) => {
     const imported = await lockValidating(trx, importId);

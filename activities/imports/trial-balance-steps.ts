@@ -32,7 +32,10 @@ const lineSides = `SELECT r.row_number, r.data->>'branch_code' AS branch_code, l
   ${amountSql("r.data->>'debit'")} AS debit, ${amountSql("r.data->>'credit'")} AS credit
   FROM import_rows r WHERE r.import_id = ? AND r.kind = 'trial-balance'`;
 
-/** Each branch's lines balanced, the off-balance ones (class 9) among themselves: one problem per branch on its first line. */
+/**
+ * Each branch's lines balanced, the off-balance ones (class 9) among themselves: one problem per branch on its first
+ * line.
+ */
 async function checkBalancedBranches(trx: Knex.Transaction, scope: ImportScope): Promise<void> {
   await trx.raw(
     `INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)

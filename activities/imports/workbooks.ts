@@ -112,7 +112,10 @@ export async function writeReportWorkbook(knex: Knex, importId: string, output: 
   await workbook.commit();
 }
 
-/** The tie-out's pairs once tied out (docs/domain.md §15.1): a few per branch and account, read at once; a difference filled red. */
+/**
+ * The tie-out's pairs once tied out (docs/domain.md §15.1): a few per branch and account, read at once; a difference
+ * filled red.
+ */
 async function writeTieOutSheet(
   knex: Knex,
   workbook: ExcelJS.stream.xlsx.WorkbookWriter,

@@ -17,11 +17,12 @@ import {
 import { fileRefused } from './file-rows';
 
 /**
- * Refuses an uploaded XLSX whose zip would inflate past the caps of domain/imports/files.ts before ExcelJS reads
- * it (docs/domain.md §15, "Files, limits and the benchmark"): ExcelJS holds `xl/sharedStrings.xml` whole in memory before any cell is seen. Two
- * passes over the spooled file: the central directory's declared sizes and entry count (nothing inflated), then
- * every part inflated the way the streaming reader will walk them, its bytes counted and dropped, stopping at the
- * first byte past the declared total or the shared strings' cap (a header that lies). Memory: one chunk.
+ * Refuses an uploaded XLSX whose zip would inflate past the caps of domain/imports/files.ts before ExcelJS reads it
+ * (docs/domain.md §15, "Files, limits and the benchmark"): ExcelJS holds `xl/sharedStrings.xml` whole in memory before
+ * any cell is seen. Two passes over the spooled file: the central directory's declared sizes and entry count (nothing
+ * inflated), then every part inflated the way the streaming reader will walk them, its bytes counted and dropped,
+ * stopping at the first byte past the declared total or the shared strings' cap (a header that lies). Memory: one
+ * chunk.
  */
 export async function guardZip(file: string, limitBytes: number): Promise<void> {
   const handle = await open(file);
@@ -110,7 +111,10 @@ async function inflateAll(handle: FileHandle, walk: Walk): Promise<void> {
   }
 }
 
-/** Inflates the part whose local header is at `at`, adds its bytes to `counted`, and answers where the next record starts. */
+/**
+ * Inflates the part whose local header is at `at`, adds its bytes to `counted`, and answers where the next record
+ * starts.
+ */
 async function inflatePart(
   handle: FileHandle,
   walk: Walk,
@@ -151,7 +155,10 @@ async function descriptorAt(handle: FileHandle, start: number, size: number): Pr
 
 class Overflow extends Error {}
 
-/** The bytes `file[start, end)` inflates to, counted and dropped; stops at the first byte past `allowance` (answering allowance + 1). */
+/**
+ * The bytes `file[start, end)` inflates to, counted and dropped; stops at the first byte past `allowance` (answering
+ * allowance + 1).
+ */
 async function inflatedBytes(
   file: string,
   part: { start: number; end: number; compressed: boolean; allowance: number },

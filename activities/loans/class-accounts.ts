@@ -7,7 +7,10 @@ export const classAccounts = (portfolioAccountCode: string): ClassAccounts => ({
   overdue: defaultRoleAccounts.overdue_receivables,
 });
 
-/** The account holding a loan's principal now: a doubtful loan's own (by its cover, set by the provisioning run), otherwise its class's. */
+/**
+ * The account holding a loan's principal now: a doubtful loan's own (by its cover, set by the provisioning run),
+ * otherwise its class's.
+ */
 export function principalAccountOf(
   loan: { classification: LoanClass; doubtfulAccountCode: string | null },
   portfolioAccountCode: string,

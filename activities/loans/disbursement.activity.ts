@@ -48,7 +48,10 @@ interface WithheldCharges {
   insurance: LoanInsurance;
 }
 
-/** The fees (to the product's fee income) and a withheld insurance premium (to the insurer, 461: docs/domain.md §14.6), from the money paid out. */
+/**
+ * The fees (to the product's fee income) and a withheld insurance premium (to the insurer, 461: docs/domain.md §14.6),
+ * from the money paid out.
+ */
 async function postWithheldCharges(trx: Knex.Transaction, now: Date, charges: WithheldCharges): Promise<void> {
   const { event, loan, channel, fundsAccount, fees, insurance } = charges;
   const payload = { loan: loan.id, loan_number: loan.number, channel };

@@ -64,11 +64,16 @@ export async function writeSchedule(
   await insertSchedule(trx, loanId, schedule, insuranceParts);
 }
 
-/** A loan's enterprise, as a value of an insert of its rows (docs/scaling.md §4: they carry it), read in the same statement. */
+/**
+ * A loan's enterprise, as a value of an insert of its rows (docs/scaling.md §4: they carry it), read in the same
+ * statement.
+ */
 export const loanEnterprise = (trx: Knex.Transaction, loanId: string): Knex.QueryBuilder =>
   trx('loans').where({ id: loanId }).select('enterprise_id');
 
-/** The schedule of a loan that has none yet (at approval), each installment with its part of a spread insurance premium. */
+/**
+ * The schedule of a loan that has none yet (at approval), each installment with its part of a spread insurance premium.
+ */
 export async function insertSchedule(
   trx: Knex.Transaction,
   loanId: string,

@@ -77,7 +77,9 @@ function standingAccruals(
   );
 }
 
-/** Posts the reversal of `rows`, one entry per branch and pair of accounts, and marks each row reversed by its entry. */
+/**
+ * Posts the reversal of `rows`, one entry per branch and pair of accounts, and marks each row reversed by its entry.
+ */
 async function reverse(
   trx: Knex.Transaction,
   rows: readonly AccrualRow[],
@@ -191,7 +193,10 @@ export interface AccrualProductAccounts {
   accrued_interest_account_code: string;
 }
 
-/** The accounts a loan's accrual debits (accrued interest receivable) and credits (interest income): the rule's leg, its roles read from the product. */
+/**
+ * The accounts a loan's accrual debits (accrued interest receivable) and credits (interest income): the rule's leg, its
+ * roles read from the product.
+ */
 export function accrualAccountsOf(
   leg: RuleLeg,
   product: AccrualProductAccounts,
@@ -206,7 +211,10 @@ export function accrualAccountsOf(
   };
 }
 
-/** The default rules' accrual (fixtures/accounting-rules.json): what an import names while the enterprise has no usable rule of its own. */
+/**
+ * The default rules' accrual (fixtures/accounting-rules.json): what an import names while the enterprise has no usable
+ * rule of its own.
+ */
 const defaultAccrualLeg: RuleLeg = { debit: { role: 'accrued_interest' }, credit: { role: 'interest_income' } };
 
 /**

@@ -274,7 +274,8 @@ async function createLoan(
     .where({ application_id: application.id })
     .whereNull('loan_id')
     .update({ loan_id: loan.id });
-  // The financing commitment given and the guarantees in force go off-balance as the loan is granted (docs/domain.md §12.2).
+  // The financing commitment given and the guarantees in force go off-balance as the loan is granted (docs/domain.md
+  // §12.2).
   await postLoanEngagements(trx, { loanId: loan.id, date: approvedOn, createdBy: approvedBy.userId });
   await recordAudit(trx, approvedBy, {
     action: 'loan.create',

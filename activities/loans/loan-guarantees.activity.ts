@@ -24,7 +24,10 @@ export interface GuaranteeInput {
   startDate: string;
   endDate: string | null;
   description: string;
-  /** A pledged deposit: the member's account the value is held on; a personal guarantee: the guarantor's account, optional. */
+  /**
+   * A pledged deposit: the member's account the value is held on; a personal guarantee: the guarantor's account,
+   * optional.
+   */
   accountId: string | null;
   /** A personal guarantee only: the guarantor member (null: one recorded by name in the description). */
   guarantorId: string | null;
@@ -38,8 +41,8 @@ const invalid = (field: string, message: string) =>
 
 /**
  * The account a pledged deposit holds `value` on, locked (debits of the account queue behind the new hold): of the
- * loan's enterprise (the borrower's or a guarantor member's; `ownerId`'s when given), open, with `value` available beyond its product's
- * minimum balance and the holds already on it.
+ * loan's enterprise (the borrower's or a guarantor member's; `ownerId`'s when given), open, with `value` available
+ * beyond its product's minimum balance and the holds already on it.
  */
 async function pledgedAccount(
   trx: Knex.Transaction,
@@ -130,7 +133,10 @@ async function holdAccount(trx: Knex.Transaction, input: GuaranteeInput, enterpr
   await pledgedAccount(trx, input.accountId, enterpriseId, input.value, input.guarantorId);
 }
 
-/** The guarantee's loan, when it has one, brought off-balance to its guarantees at the business date (docs/domain.md §12.2). */
+/**
+ * The guarantee's loan, when it has one, brought off-balance to its guarantees at the business date (docs/domain.md
+ * §12.2).
+ */
 async function postGuaranteeEngagements(
   trx: Knex.Transaction,
   context: DataContext,

@@ -50,7 +50,10 @@ export interface GuaranteeRow {
   created_at: Date;
 }
 
-/** The first pending four-eyes request of each guarantee, its addition or its end (the route asks one at a time; a race may ask two). */
+/**
+ * The first pending four-eyes request of each guarantee, its addition or its end (the route asks one at a time; a race
+ * may ask two).
+ */
 const pendingChanges = (knex: Knex) =>
   knex('approval_requests')
     .where({ operation: 'guarantee.change', status: 'pending' })

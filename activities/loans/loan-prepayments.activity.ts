@@ -171,7 +171,10 @@ async function earlier(
   return found;
 }
 
-/** A partial prepayment: dues first, the rest lowers the principal; the schedule not yet due is recomputed under the strategy. */
+/**
+ * A partial prepayment: dues first, the rest lowers the principal; the schedule not yet due is recomputed under the
+ * strategy.
+ */
 type Recorded = Promise<{ prepayment: LoanPrepaymentDetail; replayed: boolean }>;
 
 export async function recordPrepayment(

@@ -88,7 +88,10 @@ async function assertSoundProduct(
 
 type InsuranceField = 'insuranceRate' | 'insuranceFixed' | 'insuranceCollection';
 
-/** The early-repayment terms: a product that names none lowers the installments and charges no fee (docs/domain.md §14.1). */
+/**
+ * The early-repayment terms: a product that names none lowers the installments and charges no fee (docs/domain.md
+ * §14.1).
+ */
 type PrepaymentField = 'prepaymentStrategy' | 'prepaymentFeeRate' | 'prepaymentFeeMinimum';
 const prepaymentDefaults = {
   prepaymentStrategy: 'reduce_installment',

@@ -96,7 +96,10 @@ export type LoanToRepay = Pick<
   | 'outstandingPrincipal'
 >;
 
-/** What a repayment posts, each part under its kind: the interest earned at its date, and the interest paid before it is earned (docs/domain.md §3). */
+/**
+ * What a repayment posts, each part under its kind: the interest earned at its date, and the interest paid before it is
+ * earned (docs/domain.md §3).
+ */
 type RepaymentPart = 'penalty' | 'insurance' | 'interest' | 'unearnedInterest' | 'principal';
 
 const components = [
@@ -131,7 +134,10 @@ export async function recordRepayment(
   return inTransaction(context.knex, async (trx) => repay(context, trx, actor, input));
 }
 
-/** A repayment in `db`: a transaction, which the read locks the loan for, or the pool (its statement then checks the loan's version). */
+/**
+ * A repayment in `db`: a transaction, which the read locks the loan for, or the pool (its statement then checks the
+ * loan's version).
+ */
 async function repay(
   context: DataContext,
   db: Knex,
@@ -200,7 +206,10 @@ export function assertRepayable(loan: Pick<LoanToRepay, 'number' | 'status'>): v
 }
 
 /** Where the money comes from: the till, the member's account, or a share refund owed to the member (4411). */
-/** Where a repayment's money comes from: the till, a member's account, or the capital a share refund owes the member (its account). */
+/**
+ * Where a repayment's money comes from: the till, a member's account, or the capital a share refund owes the member
+ * (its account).
+ */
 export type RepaymentFunding =
   { channel: 'cash' } | { channel: 'account'; leg: MemberAccountLeg } | { channel: 'share_refund'; account: string };
 
@@ -210,7 +219,10 @@ export interface RepaymentToApply {
   businessDate: string;
   amount: Money;
   funding: RepaymentFunding;
-  /** What may be paid: at the till, the dues and the next installment; a refund takes the dues, or all the principal when the member leaves. */
+  /**
+   * What may be paid: at the till, the dues and the next installment; a refund takes the dues, or all the principal
+   * when the member leaves.
+   */
   dues: 'payable' | 'overdue' | 'overdue_and_principal';
   reference: string;
   key: string;
@@ -240,7 +252,10 @@ export async function applyRepayment(
   return settleRepayment(trx, now, input, found);
 }
 
-/** The loan of a repayment as coopbank_loan_for_repayment reads it (see its migration): locked, with all a repayment needs. */
+/**
+ * The loan of a repayment as coopbank_loan_for_repayment reads it (see its migration): locked, with all a repayment
+ * needs.
+ */
 /** The loan's product accounts a repayment posts to. */
 export interface RepaymentAccounts {
   portfolio: string;
@@ -258,7 +273,10 @@ interface LoanForRepayment {
   periodStarts: ReadonlyMap<number, string>;
   /** The repayment already recorded under the operation's key. */
   earlierRepaymentId: string | null;
-  /** The loan row's version (xmin) when read outside a transaction, which the writing statement checks; null when read locked. */
+  /**
+   * The loan row's version (xmin) when read outside a transaction, which the writing statement checks; null when read
+   * locked.
+   */
   version: string | null;
 }
 
@@ -436,7 +454,10 @@ const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>
     })),
   );
 
-/** One event per component paid, each posting one entry from the funding's account to the loan's accounts of its class and product. */
+/**
+ * One event per component paid, each posting one entry from the funding's account to the loan's accounts of its class
+ * and product.
+ */
 export function repaymentEvents(
   input: RepaymentToApply,
   accounts: RepaymentAccounts,
@@ -464,7 +485,8 @@ export function repaymentEvents(
       idempotencyKey: `${input.key}:${part}`,
       productAccounts: {
         cash: source,
-        // An overdue or doubtful loan's principal sits on the account of its class since its reclassification (a doubtful one's, of its cover).
+        // An overdue or doubtful loan's principal sits on the account of its class since its reclassification (a
+        // doubtful one's, of its cover).
         loan_portfolio: principalAccountOf(loan, accounts.portfolio),
         interest_income: accounts.interestIncome,
         penalty_income: accounts.penaltyIncome,

@@ -19,9 +19,10 @@ import { postJournalEntry } from '../events/post-entry';
 /**
  * A loan's off-balance engagements (docs/domain.md §12.2), posted in the transaction of the operation that changes
  * them: the financing commitment while the loan awaits its disbursement, the guarantees in force that secure it. The
- * books are brought to the loan's position by the difference with what off_balance_movements says they hold, so a
- * call that finds nothing changed posts nothing (idempotent), and the month end, which calls it for every loan, catches
- * what moves without an operation (a guarantee's end date passing, a loan repaid). One HB entry per loan that changed, in its branch.
+ * books are brought to the loan's position by the difference with what off_balance_movements says they hold, so a call
+ * that finds nothing changed posts nothing (idempotent), and the month end, which calls it for every loan, catches what
+ * moves without an operation (a guarantee's end date passing, a loan repaid). One HB entry per loan that changed, in
+ * its branch.
  */
 
 interface HeldRow {
@@ -87,7 +88,10 @@ interface LoanRow {
   principal: string;
 }
 
-/** The engagements the loan should carry; its suspended interest is the month end's figure, else left as held (none once the loan is over). */
+/**
+ * The engagements the loan should carry; its suspended interest is the month end's figure, else left as held (none once
+ * the loan is over).
+ */
 function targetEngagements(
   loan: LoanRow,
   held: readonly Engagement[],
@@ -116,7 +120,10 @@ export interface EngagementPosting {
   suspendedInterest?: Money;
 }
 
-/** Brings the loan's class 9 postings to its position at `date` (the loan row locked); the entry's id, or null when nothing changed. */
+/**
+ * Brings the loan's class 9 postings to its position at `date` (the loan row locked); the entry's id, or null when
+ * nothing changed.
+ */
 export async function postLoanEngagements(trx: Knex.Transaction, posting: EngagementPosting): Promise<string | null> {
   const loan: LoanRow | undefined = await trx('loans')
     .where({ id: posting.loanId })
@@ -147,7 +154,9 @@ interface LoanChanges {
   changes: EngagementChange[];
 }
 
-/** The movements of the entries posted, in statements of a bounded number of rows (a month end's thousands of loans). */
+/**
+ * The movements of the entries posted, in statements of a bounded number of rows (a month end's thousands of loans).
+ */
 async function insertMovements(
   trx: Knex.Transaction,
   posted: readonly (LoanChanges & { entryId: string })[],
@@ -181,7 +190,8 @@ interface MonthEndLoanRow extends LoanRow {
  * guarantees ended meanwhile and the loans repaid are released, and a doubtful loan (the provisioning run's class of
  * that day) carries its unpaid earned interest in 9841, released when paid, back to performing, closed or written off.
  * Set-based, as postLoanEngagements would do loan by loan: the loans locked and read in one statement, what they hold
- * and their guarantees in two, one HB entry per loan that changed, all posted in one statement. Answers the entries posted.
+ * and their guarantees in two, one HB entry per loan that changed, all posted in one statement. Answers the entries
+ * posted.
  */
 export async function postEngagementsAtMonthEnd(
   trx: Knex.Transaction,
@@ -241,7 +251,10 @@ async function monthEndLoans(
   return rows;
 }
 
-/** One HB entry per loan, each through coopbank_post_entry, all in one statement in the loans' order: their ids in that order. */
+/**
+ * One HB entry per loan, each through coopbank_post_entry, all in one statement in the loans' order: their ids in that
+ * order.
+ */
 async function postEngagementEntries(
   trx: Knex.Transaction,
   changed: readonly LoanChanges[],

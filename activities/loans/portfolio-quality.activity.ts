@@ -9,7 +9,9 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { postLoanEngagements } from './off-balance';
 
-/** Flags or clears litigation (a litigious loan is doubtful at the next provisioning run, and so are its borrower's). */
+/**
+ * Flags or clears litigation (a litigious loan is doubtful at the next provisioning run, and so are its borrower's).
+ */
 export async function setLitigious(
   context: ActivityContext,
   actor: Actor,

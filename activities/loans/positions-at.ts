@@ -8,7 +8,10 @@ import { Money } from '../../domain/money';
 /** A loan at a date, with what the prudential report reads besides its position. */
 export interface LoanAt extends LoanPositionAt {
   relatedParty: boolean;
-  /** Principal of its installments falling due in the three months after the date, unpaid at it (the liquidity ratio's maturity ladder). */
+  /**
+   * Principal of its installments falling due in the three months after the date, unpaid at it (the liquidity ratio's
+   * maturity ladder).
+   */
   principalDueWithinThreeMonths: Money;
 }
 

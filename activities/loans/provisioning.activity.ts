@@ -119,7 +119,10 @@ export async function markProvisioningRunFailed(
   if (failed > 0) reportCommitted({ work: 'provisioning_run', labels: { outcome: 'failed' } });
 }
 
-/** A row of the facts query: one loan of the batch's borrowers, its arrears, its covers and its latest LoanProvision row. */
+/**
+ * A row of the facts query: one loan of the batch's borrowers, its arrears, its covers and its latest LoanProvision
+ * row.
+ */
 interface LoanFactsRow {
   id: string;
   client_id: string;
@@ -323,7 +326,8 @@ export async function provisionBatch(
       const plan = planBatch(facts, asOf, configuration.provisioningLadder, configuration.secondRestructuringRule);
       await saveBatch(trx, run, plan);
       await postBatch(trx, { run, after }, plan.postings);
-      // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its reclassification is.
+      // A loan downgraded to doubtful keeps no accrued interest (docs/domain.md §8): reversed on the as-of date, as its
+      // reclassification is.
       const doubtfulBefore = new Set(facts.filter((loan) => loan.classification === 'doubtful').map((loan) => loan.id));
       const downgraded = plan.loanUpdates
         .filter((update) => update.classification === 'doubtful' && !doubtfulBefore.has(update.loanId))
@@ -422,7 +426,9 @@ async function postBatch(
   }
 }
 
-/** The run moves past the batch's last borrower, with the batch's counts and amounts added; the last batch completes it. */
+/**
+ * The run moves past the batch's last borrower, with the batch's counts and amounts added; the last batch completes it.
+ */
 async function advanceRun(
   trx: Knex.Transaction,
   now: Date,
@@ -452,8 +458,8 @@ const latestRowOnOrBefore = (knex: Knex, asOf: string) =>
   );
 
 /**
- * The loans in the portfolio at `asOf` (the caller narrows them on `l`): disbursed by then and not written off;
- * a loan closed by then has left too once the run has reversed its provisions (until then they are on its provision account).
+ * The loans in the portfolio at `asOf` (the caller narrows them on `l`): disbursed by then and not written off; a loan
+ * closed by then has left too once the run has reversed its provisions (until then they are on its provision account).
  */
 function portfolioAt(knex: Knex, asOf: string, positions: 'rows' | 'all'): Knex.QueryBuilder {
   const loans = knex

@@ -133,7 +133,9 @@ export interface ScheduleReplacement {
   keptThrough: number;
   /** The new series, numbered from 1: it is renumbered after the kept installments. */
   replacement: readonly Pick<Installment, 'dueDate' | 'principal' | 'interest'>[];
-  /** Each new installment's part of a spread insurance premium carried over (docs/domain.md §14.6); none when absent. */
+  /**
+   * Each new installment's part of a spread insurance premium carried over (docs/domain.md §14.6); none when absent.
+   */
   insurance?: readonly Money[];
   outstandingPrincipal: Money;
   teg: string;

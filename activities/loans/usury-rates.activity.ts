@@ -17,7 +17,10 @@ import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
 
-/** The usury rate in force at a date: the latest set from that date or before; undefined when none (docs/domain.md §14.6). */
+/**
+ * The usury rate in force at a date: the latest set from that date or before; undefined when none (docs/domain.md
+ * §14.6).
+ */
 async function usuryRateAt(
   knex: Knex | Knex.Transaction,
   enterpriseId: string,
@@ -44,9 +47,9 @@ export async function assertApplicationWithinUsury(
 }
 
 /**
- * A product's TEG against the usury rate in force at the business date, on its dearest loan: its minimum amount over its
- * minimum term, no grace. Fixed charges weigh most on the smallest, shortest loan, so no loan the product allows has a
- * higher TEG of its fees and insurance (docs/domain.md §14.6). Nothing is simulated while no rate is in force.
+ * A product's TEG against the usury rate in force at the business date, on its dearest loan: its minimum amount over
+ * its minimum term, no grace. Fixed charges weigh most on the smallest, shortest loan, so no loan the product allows
+ * has a higher TEG of its fees and insurance (docs/domain.md §14.6). Nothing is simulated while no rate is in force.
  */
 export async function assertProductWithinUsury(
   trx: Knex.Transaction,
@@ -87,7 +90,9 @@ export interface UsuryRateInput {
   sourceReference: string;
 }
 
-/** Records a usury rate from a date (append-only); one per enterprise and date. Under four eyes (`usury_rate.change`). */
+/**
+ * Records a usury rate from a date (append-only); one per enterprise and date. Under four eyes (`usury_rate.change`).
+ */
 export async function setUsuryRate(context: DataContext, actor: Actor, input: UsuryRateInput): Promise<UsuryRate> {
   try {
     return await inTransaction(context.knex, async (trx) => {

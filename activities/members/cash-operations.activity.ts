@@ -74,7 +74,10 @@ export const withdrawApproved = (
     moveCash(trx, context.clock(), maker, 'withdrawal', { ...payload, amount: new Money(payload.amount) }),
   );
 
-/** Whether the user's key already names a cash movement of the enterprise: a retry, answered again rather than asked again. */
+/**
+ * Whether the user's key already names a cash movement of the enterprise: a retry, answered again rather than asked
+ * again.
+ */
 export async function cashKeyUsed(knex: Knex, actor: Actor, enterpriseId: string, clientKey: string): Promise<boolean> {
   return (
     (await knex('business_event_logs')
@@ -83,7 +86,10 @@ export async function cashKeyUsed(knex: Knex, actor: Actor, enterpriseId: string
   );
 }
 
-/** The operation as coopbank_move_cash returns it: the event recorded now, or the one its key recorded before, with the account locked. */
+/**
+ * The operation as coopbank_move_cash returns it: the event recorded now, or the one its key recorded before, with the
+ * account locked.
+ */
 interface MovedRow extends EventRow {
   account: string;
   replayed: boolean;
@@ -127,7 +133,8 @@ export async function moveCash(
   const moved = await ledgerCall<MovedRow | undefined>(
     db.raw(moveCashSql, bindings).options({ name: 'coopbank_move_cash' }),
   ).catch((error: unknown) => {
-    // As assertAboveMinimum's refusal: the amount is what does not fit (the minimum balance and the pledged deposits' holds).
+    // As assertAboveMinimum's refusal: the amount is what does not fit (the minimum balance and the pledged deposits'
+    // holds).
     if (error instanceof AppError && error.code === 'insufficient_funds')
       throw new AppError(error.kind, error.code, error.message, [{ field: 'amount', message: error.message }]);
     throw error;

@@ -206,7 +206,9 @@ function definedOnly<T extends object>(changes: T): Partial<T> {
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-/** Corrects a member's record or moves the member to another branch of the enterprise (audited with the branch left). */
+/**
+ * Corrects a member's record or moves the member to another branch of the enterprise (audited with the branch left).
+ */
 export async function updateClientProfile(
   context: ActivityContext,
   actor: Actor,
@@ -288,7 +290,10 @@ async function assertNothingLeft(trx: Knex.Transaction, client: ClientProfile): 
   }
 }
 
-/** Names a member among the founders (initiateurs) or removes them, with a reason: only founders hold founder shares. Audited. */
+/**
+ * Names a member among the founders (initiateurs) or removes them, with a reason: only founders hold founder shares.
+ * Audited.
+ */
 export async function setFounder(
   context: ActivityContext,
   actor: Actor,

@@ -134,7 +134,10 @@ async function postDifference(
   return event.eventId;
 }
 
-/** The principal with the settlement, out of the term account (the member's request: money moving) and into the payout account. */
+/**
+ * The principal with the settlement, out of the term account (the member's request: money moving) and into the payout
+ * account.
+ */
 async function payOut(
   trx: Knex.Transaction,
   now: Date,
@@ -188,7 +191,8 @@ export async function closeTermDepositEarly(
     const termStart = await termStartOf(trx, term);
     const window = { from: termStart, to: addDaysTo(parseIsoDate(closedOn), -1) };
     const rate = new Money(product.earlyClosureRate ?? 0);
-    // The penalty rate replaces the contract's rates over the whole term; closed on its first day, the term earns nothing.
+    // The penalty rate replaces the contract's rates over the whole term; closed on its first day, the term earns
+    // nothing.
     const grossDue =
       window.from > window.to
         ? new Money(0)

@@ -128,7 +128,8 @@ async function accruedInterest(
     batch.map(({ account }) => account.id),
   );
   const owing = batch.flatMap(({ account, product }) => {
-    // A term paid at maturity owes its interest from its first day (opening or renewal, after the last paid), not from the cycle's.
+    // A term paid at maturity owes its interest from its first day (opening or renewal, after the last paid), not from
+    // the cycle's.
     const cycleStart =
       product.interestPayment === 'at_maturity' ? null : cycleStartOf(product.postingFrequency, periodEnd);
     const window = interestWindow({

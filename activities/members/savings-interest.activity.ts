@@ -89,7 +89,10 @@ export function interestLines(rows: readonly InterestPostingRow[]): MonthEndStep
 export interface InterestPosting {
   account: CompteClient;
   product: SavingsProduct;
-  /** The account the net is paid into and its product (locked by the caller): the earning account itself unless it pays to its payout account. */
+  /**
+   * The account the net is paid into and its product (locked by the caller): the earning account itself unless it pays
+   * to its payout account.
+   */
   creditTo?: { account: CompteClient; product: SavingsProduct };
   window: DayRange;
   /** The key of the posting and its date: the period's end, or the maturity day. */
@@ -104,7 +107,10 @@ const keyOf = (posting: InterestPosting) =>
   // A renewed term may mature on a month end that also pays it periodically: the maturity's key is its own.
   `${posting.account.id}:${posting.occasion === 'maturity' ? 'maturity:' : ''}${posting.periodEnd}`;
 
-/** The gross, then the tax (when any), as events about the account credited: its statement shows the interest and its tax. */
+/**
+ * The gross, then the tax (when any), as events about the account credited: its statement shows the interest and its
+ * tax.
+ */
 function postingEvents(posting: FiguredPosting): DatedEvent[] {
   const { account, product, window, periodEnd, figures } = posting;
   const credited = posting.creditTo ?? { account, product };
@@ -206,7 +212,10 @@ async function writeInterest(trx: Knex.Transaction, postings: readonly FiguredPo
   return events.length;
 }
 
-/** Posts one account's interest over the window (writeInterest for one), the account locked by the caller. Answers the net credited. */
+/**
+ * Posts one account's interest over the window (writeInterest for one), the account locked by the caller. Answers the
+ * net credited.
+ */
 export async function postInterest(
   trx: Knex.Transaction,
   posting: InterestPosting,
@@ -247,7 +256,10 @@ async function dueAccountIds(knex: Knex, period: MonthEndPeriod): Promise<string
     .pluck('a.id');
 }
 
-/** Where a term deposit paying to its payout account is paid, locked after the term account; undefined: the account itself. */
+/**
+ * Where a term deposit paying to its payout account is paid, locked after the term account; undefined: the account
+ * itself.
+ */
 async function payoutOf(
   trx: Knex.Transaction,
   account: CompteClient,
@@ -261,7 +273,10 @@ async function payoutOf(
   return { account: payout, product: await SavingsProduct.query(trx).findById(payout.productId).throwIfNotFound() };
 }
 
-/** Accounts per transaction of the savings interest: a batch's rows are locked together, its postings written in a few statements. */
+/**
+ * Accounts per transaction of the savings interest: a batch's rows are locked together, its postings written in a few
+ * statements.
+ */
 export const interestBatchSize = 1000;
 
 /**

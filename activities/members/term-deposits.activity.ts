@@ -91,7 +91,10 @@ export async function creditPayoutAccount(
   return paid.eventId;
 }
 
-/** What leaves the term account at maturity (capital, final interest or only the interest) for the payout account through 459. */
+/**
+ * What leaves the term account at maturity (capital, final interest or only the interest) for the payout account
+ * through 459.
+ */
 async function transferAtMaturity(
   trx: Knex.Transaction,
   term: CompteClient,
@@ -126,7 +129,9 @@ async function transferAtMaturity(
   };
 }
 
-/** What a maturity does with the principal and its final interest (net): moved to the payout account, renewed, or both. */
+/**
+ * What a maturity does with the principal and its final interest (net): moved to the payout account, renewed, or both.
+ */
 function settleAtMaturity(
   instruction: MaturityInstruction,
   principal: Money,
@@ -231,7 +236,9 @@ async function matureAccount(
   });
 }
 
-/** What the month end `periodEnd` matured: the final interest postings and the money moved, per account and maturity. */
+/**
+ * What the month end `periodEnd` matured: the final interest postings and the money moved, per account and maturity.
+ */
 async function maturedBy(knex: Knex, period: MonthEndPeriod): Promise<{ amount: Money; lines: MonthEndStepLine[] }> {
   const matured: {
     compte_client_id: string;
@@ -342,7 +349,8 @@ export async function matureDueTermDeposits(
   const businessDate = await businessDateOf(context.knex, input.enterpriseId, context.clock());
   let entries = 0;
   let matured = 0;
-  // One account refused (no demand account to receive it) does not hold the others back; the month end refuses it again.
+  // One account refused (no demand account to receive it) does not hold the others back; the month end refuses it
+  // again.
   const refused: MaturityRefusal[] = [];
   for (let progress = true; progress;) {
     progress = false;

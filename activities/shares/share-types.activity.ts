@@ -148,7 +148,10 @@ async function heldSharesOfType(trx: Knex.Transaction, shareTypeId: string): Pro
   return row.held as number;
 }
 
-/** Later subscriptions and withdrawals follow the changes; the nominal value and bounds are locked while shares are held. */
+/**
+ * Later subscriptions and withdrawals follow the changes; the nominal value and bounds are locked while shares are
+ * held.
+ */
 export async function updateShareType(
   context: DataContext,
   actor: Actor,

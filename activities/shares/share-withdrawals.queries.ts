@@ -8,7 +8,9 @@ export const withdrawalsQuery = (knex: Knex) => ShareWithdrawal.query(knex);
 
 export const withdrawalById = async (knex: Knex, id: string) => ShareWithdrawal.query(knex).findById(id);
 
-/** Refunds past their due date (true), or every other withdrawal (false): only an effective one waits for its refund. */
+/**
+ * Refunds past their due date (true), or every other withdrawal (false): only an effective one waits for its refund.
+ */
 export const whereRefundOverdue = <Q extends QueryBuilder<ShareWithdrawal, ShareWithdrawal[]>>(
   builder: Q,
   overdue: boolean,

@@ -47,7 +47,9 @@ export function presentedAccessToken(
   return typeof token === 'object' ? token : undefined;
 }
 
-/** Claims of one of our access tokens; a refresh token, or a token without an expiry, is not one, whatever signed it. */
+/**
+ * Claims of one of our access tokens; a refresh token, or a token without an expiry, is not one, whatever signed it.
+ */
 const isAccessClaims = (claims: Partial<AccessClaims>): claims is AccessClaims =>
   claims.typ === 'access' &&
   typeof claims.exp === 'number' &&

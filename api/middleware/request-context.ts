@@ -59,7 +59,10 @@ export function requestContext(logger: Logger, metrics: HttpMetrics, secure: boo
   };
 }
 
-/** The signed-in user and the enterprise the request concerns, when known: ids and the username, never a token or a body. */
+/**
+ * The signed-in user and the enterprise the request concerns, when known: ids and the username, never a token or a
+ * body.
+ */
 function whoAndWhere(ctx: AppContext): { user_id?: string; username?: string; enterprise_id?: string } {
   const principal = ctx.state.principal;
   const enterpriseId = namedEnterprise(ctx) ?? onlyEnterpriseOf(principal?.grants ?? []);
@@ -69,7 +72,9 @@ function whoAndWhere(ctx: AppContext): { user_id?: string; username?: string; en
   };
 }
 
-/** The enterprise the path (`enterprise_pk`, or the enterprise's own route) or the `enterprise` query parameter names. */
+/**
+ * The enterprise the path (`enterprise_pk`, or the enterprise's own route) or the `enterprise` query parameter names.
+ */
 function namedEnterprise(ctx: AppContext): string | undefined {
   const params = (ctx as { params?: Record<string, string> }).params ?? {};
   const named =

@@ -72,7 +72,10 @@ export const dateResponse = () =>
     .meta({ format: 'date' } satisfies SchemaMeta);
 
 /** An instant as answered, ISO 8601 in UTC (`format: date-time`); `.nullable()` where it may be absent. */
-/** Whether balances read at a date are provisional: the earlier accounting years not yet closed whose balances they carry by computation. */
+/**
+ * Whether balances read at a date are provisional: the earlier accounting years not yet closed whose balances they
+ * carry by computation.
+ */
 export const provisionalResponse = {
   provisional: yup.boolean().required().meta({
     description:

@@ -5,7 +5,10 @@ import type { ErrorCode } from '../../domain/error-catalogue';
  * documents what its path into the ledger can answer without repeating it.
  */
 
-/** An account named by the caller (a product's or an event rule's) must exist, be a leaf and be active, and not bring class 9 into a balance-sheet entry. */
+/**
+ * An account named by the caller (a product's or an event rule's) must exist, be a leaf and be active, and not bring
+ * class 9 into a balance-sheet entry.
+ */
 export const accountChoiceRefusals = [
   'account_inactive',
   'account_not_leaf',

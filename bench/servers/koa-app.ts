@@ -27,7 +27,8 @@ const app = createApp({
   taskQueue: process.env.BENCH_TASK_QUEUE ?? 'bench',
   logger,
   bodyLimitBytes: 1024 * 1024, // the BODY_LIMIT_BYTES default (runtime/config.ts); /healthz reads no body anyway
-  // BENCH_WORKFLOW_DAY_MS: a shorter workflow day, so that workflows reading a status now and then (the import's) read it often.
+  // BENCH_WORKFLOW_DAY_MS: a shorter workflow day, so that workflows reading a status now and then (the import's) read
+  // it often.
   workflowDayMs: Number(process.env.BENCH_WORKFLOW_DAY_MS ?? 86_400_000),
   metricsToken: null,
   clock: () => new Date(),

@@ -15,7 +15,9 @@ export class CompteClient extends BaseModel {
   openedOn!: string;
   closedOn!: string | null;
   openedBy!: string | null;
-  /** Term deposits only: opened_on plus the product's term; the day capital and interest leave for the payout account. */
+  /**
+   * Term deposits only: opened_on plus the product's term; the day capital and interest leave for the payout account.
+   */
   maturityDate!: string | null;
   /** Term deposits only: the member's demand account paid at maturity. */
   payoutAccountId!: string | null;

@@ -20,11 +20,19 @@ export class EnterpriseConfiguration extends BaseModel {
   creditCapMode!: 'enforce' | 'warn';
   approvalLimits!: ApprovalLimits;
   allowSeveralOpenExercices!: boolean;
-  /** Issue 28, part 1: where an opening entry puts each branch's difference, to be justified by the go-live import (docs/domain.md §12.1). */
+  /**
+   * Issue 28, part 1: where an opening entry puts each branch's difference, to be justified by the go-live import
+   * (docs/domain.md §12.1).
+   */
   openingSuspenseAccountCode!: string;
-  /** Issue 29: the hour of the daily end-of-day Schedule; null (the default): none, direction starts it (docs/domain.md §13.3). */
+  /**
+   * Issue 29: the hour of the daily end-of-day Schedule; null (the default): none, direction starts it (docs/domain.md
+   * §13.3).
+   */
   endOfDayHour!: number | null;
-  /** Issue 29, serving members across branches: a branch's counter may serve members of another (docs/domain.md §13.4). */
+  /**
+   * Issue 29, serving members across branches: a branch's counter may serve members of another (docs/domain.md §13.4).
+   */
   interBranchService!: boolean;
   /** Issue 30's follow-up: what a second or later restructuring does to the loan's class (docs/domain.md §14.2). */
   secondRestructuringRule!: SecondRestructuringRule;

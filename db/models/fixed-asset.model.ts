@@ -1,6 +1,8 @@
 import { BaseModel } from './base.model';
 
-/** An asset of the fixed-asset register (docs/domain.md §12.4): its acquisition, its straight-line period, its disposal. */
+/**
+ * An asset of the fixed-asset register (docs/domain.md §12.4): its acquisition, its straight-line period, its disposal.
+ */
 export class FixedAsset extends BaseModel {
   static override tableName = 'fixed_assets';
 

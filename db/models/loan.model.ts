@@ -5,7 +5,10 @@ import { BaseModel } from './base.model';
 
 export type LoanStatus = 'awaiting_disbursement' | 'active' | 'closed' | 'written_off' | 'cancelled';
 
-/** A granted loan: created by the final approval, active once disbursed, closed once repaid; or brought in active by an import (cancelled with it). */
+/**
+ * A granted loan: created by the final approval, active once disbursed, closed once repaid; or brought in active by an
+ * import (cancelled with it).
+ */
 export class Loan extends BaseModel {
   static override tableName = 'loans';
 
@@ -54,7 +57,9 @@ export class Loan extends BaseModel {
   writeOffApproval!: string;
   /** The user who follows the loan (docs/domain.md §14.5): the application's, then whoever it is reassigned to. */
   loanOfficerId!: string;
-  /** Issue 30, restructuring (docs/domain.md §14.2): restructured at least once, how many times, the last one's date. */
+  /**
+   * Issue 30, restructuring (docs/domain.md §14.2): restructured at least once, how many times, the last one's date.
+   */
   restructured!: boolean;
   restructuringCount!: number;
   restructuredOn!: string | null;

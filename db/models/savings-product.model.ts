@@ -21,7 +21,10 @@ export class SavingsProduct extends BaseModel {
   /** Annual rate as a decimal string ("0.035"). */
   interestRate!: string;
   accruedInterestAccountCode!: string;
-  /** Where its interest goes: the account itself, or for a term deposit at maturity or to the payout account (docs/domain.md §9). */
+  /**
+   * Where its interest goes: the account itself, or for a term deposit at maturity or to the payout account
+   * (docs/domain.md §9).
+   */
   interestPayment!: (typeof interestPayments)[number];
   depositAccountCode!: string;
   isActive!: boolean;
@@ -37,6 +40,8 @@ export class SavingsProduct extends BaseModel {
   termMonths!: number | null;
   /** Term deposits only: what happens at maturity (paid out, renewed, renewed with the interest). */
   maturityInstruction!: MaturityInstruction | null;
-  /** Term deposits only: the annual rate (decimal string) a term closed before maturity earns instead of the contract's. */
+  /**
+   * Term deposits only: the annual rate (decimal string) a term closed before maturity earns instead of the contract's.
+   */
   earlyClosureRate!: string | null;
 }

@@ -1,7 +1,9 @@
 import type { ShareTypeCode } from '../../domain/shares/share-type';
 import { BaseModel } from './base.model';
 
-/** A share type of an enterprise (001 Founder, 002 Ordinary, 003 Honorary): value, bounds, payment and withdrawal terms. */
+/**
+ * A share type of an enterprise (001 Founder, 002 Ordinary, 003 Honorary): value, bounds, payment and withdrawal terms.
+ */
 export class ShareType extends BaseModel {
   static override tableName = 'share_types';
 

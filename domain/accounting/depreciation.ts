@@ -29,14 +29,20 @@ function monthsOfUse(acquisitionDate: IsoDate, through: IsoDate): Money {
   return first.plus(monthsBetween).plus(last);
 }
 
-/** What is depreciated of the asset by the end of `through`: cost × months of use ÷ period, to the franc, at most the cost. */
+/**
+ * What is depreciated of the asset by the end of `through`: cost × months of use ÷ period, to the franc, at most the
+ * cost.
+ */
 export function depreciatedThrough(asset: DepreciableAsset, through: IsoDate): Money {
   const months = monthsOfUse(asset.acquisitionDate, through);
   if (months.gte(asset.months)) return asset.cost;
   return asset.cost.times(months).div(asset.months).toDecimalPlaces(0, Money.ROUND_HALF_UP);
 }
 
-/** The last day the asset is used when it leaves on `disposalDate`: the day before (it is not depreciated on the day it goes). */
+/**
+ * The last day the asset is used when it leaves on `disposalDate`: the day before (it is not depreciated on the day it
+ * goes).
+ */
 export const lastDayOfUse = (disposalDate: IsoDate): IsoDate => addDaysTo(parseIsoDate(disposalDate), -1);
 
 export interface DepreciationMonth {

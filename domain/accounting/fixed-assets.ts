@@ -5,7 +5,10 @@ import { Money } from '../money';
  * Fixed assets (docs/domain.md §12.4): which PCEMF accounts each role may be, and the lines of a disposal. Pure.
  */
 
-/** A category's accounts: the asset (class 2), its accumulated depreciation (28), the charge (68), and on disposal the net book value written off (676) and the price (775). */
+/**
+ * A category's accounts: the asset (class 2), its accumulated depreciation (28), the charge (68), and on disposal the
+ * net book value written off (676) and the price (775).
+ */
 export interface CategoryAccounts {
   asset: string;
   depreciation: string;
@@ -14,7 +17,10 @@ export interface CategoryAccounts {
   disposalProceeds: string;
 }
 
-/** The class each account of a category, an acquisition's funding and a disposal's proceeds must be in: a code prefix and what it means. */
+/**
+ * The class each account of a category, an acquisition's funding and a disposal's proceeds must be in: a code prefix
+ * and what it means.
+ */
 const accountClasses = {
   asset: {
     test: (code: string) => code.startsWith('2') && !code.startsWith('28') && !code.startsWith('29'),

@@ -26,7 +26,10 @@ export function isDuePeriod(model: RecurringSchedule, period: string): boolean {
   return (monthIndex(period) - monthIndex(model.firstPeriod)) % monthsPerPeriod[model.frequency] === 0;
 }
 
-/** The draft's date: the model's day in the period's month, the month's last day when it is shorter (the 31st in June → the 30th). */
+/**
+ * The draft's date: the model's day in the period's month, the month's last day when it is shorter (the 31st in June →
+ * the 30th).
+ */
 export function proposalDate(period: string, dayOfPeriod: number): IsoDate {
   const days = daysInMonth(Number(period.slice(0, 4)), Number(period.slice(5, 7)));
   return `${period}-${String(Math.min(dayOfPeriod, days)).padStart(2, '0')}`;

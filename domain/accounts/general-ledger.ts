@@ -8,7 +8,9 @@ import type { ReportColumn, ReportDocument } from './report-document';
  * movements come, account by account, so a year of lines is never held whole.
  */
 
-/** An account of the ledger: with an opening balance (debit minus credit, zero when none) or movements in the period. */
+/**
+ * An account of the ledger: with an opening balance (debit minus credit, zero when none) or movements in the period.
+ */
 export interface LedgerAccount {
   id: string;
   code: string;

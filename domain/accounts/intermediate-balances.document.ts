@@ -17,7 +17,9 @@ const accountColumns: readonly ReportColumn[] = [
   { key: 'amount', title: 'Effet sur le résultat', kind: 'money' },
 ];
 
-/** The SIG (docs/domain.md §10) as a document: the balances beside the prior period, then the accounts of each balance. */
+/**
+ * The SIG (docs/domain.md §10) as a document: the balances beside the prior period, then the accounts of each balance.
+ */
 export function intermediateBalancesDocument(
   header: Header,
   period: { from: string; to: string },

@@ -56,13 +56,18 @@ export const intermediateBalanceFormulas: readonly IntermediateBalanceFormula[] 
   { code: '87', label: 'Résultat net avant certification', add: ['85'], subtract: ['86'], income: [], expenses: [] },
 ];
 
-/** A balance is a statement line: its accounts are those of its own groups, each with its effect on the result (income +, expense −), or as a charge (86). */
+/**
+ * A balance is a statement line: its accounts are those of its own groups, each with its effect on the result (income
+ * +, expense −), or as a charge (86).
+ */
 export type IntermediateBalance = StatementLine;
 
 const zero = new Money(0);
 const inGroups = (account: string, groups: readonly string[]) => groups.some((group) => account.startsWith(group));
 
-/** What an account of classes 6 and 7 brings to the result: income (a credit) positive, an expense (a debit) negative. */
+/**
+ * What an account of classes 6 and 7 brings to the result: income (a credit) positive, an expense (a debit) negative.
+ */
 const contribution = (row: AccountBalance) => row.balance.negated();
 
 function ownAccounts(

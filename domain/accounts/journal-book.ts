@@ -85,7 +85,10 @@ export function bookTotals(journals: readonly JournalTotals[]) {
 
 const column = (key: string, title: string, kind: ReportColumn['kind']): ReportColumn => ({ key, title, kind });
 
-/** The book as a ReportDocument: its lines read as they are written (a new pass at each call of `lines`), then the journals' totals. */
+/**
+ * The book as a ReportDocument: its lines read as they are written (a new pass at each call of `lines`), then the
+ * journals' totals.
+ */
 export function journalBookDocument(
   heading: Omit<ReportDocument, 'title' | 'sheets'>,
   lines: () => AsyncIterable<BookLine>,

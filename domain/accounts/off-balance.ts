@@ -43,9 +43,10 @@ export const suspendedInterest: OffBalancePair = {
 };
 
 /**
- * The account of each kind of guarantee received: 9311 hypothèques fermes / 9931, 9321 nantissement de dépôts
- * (garantie de crédits par caisse) / 9932, 933 gages (a pledge of equipment) / 9933, 934 avals et cautions / 9934, 913 contre-garanties des correspondants
- * sur crédits par caisse (a bank is a correspondent) / 9913, 961 garanties reçues de l'État / 9961.
+ * The account of each kind of guarantee received: 9311 hypothèques fermes / 9931, 9321 nantissement de dépôts (garantie
+ * de crédits par caisse) / 9932, 933 gages (a pledge of equipment) / 9933, 934 avals et cautions / 9934, 913
+ * contre-garanties des correspondants sur crédits par caisse (a bank is a correspondent) / 9913, 961 garanties reçues
+ * de l'État / 9961.
  */
 export const guaranteeReceived: Readonly<Record<GuaranteeKind, OffBalancePair>> = {
   mortgage: { kind: 'guarantee_received', account: '9311', counterpart: '9931', rises: 'credit' },

@@ -73,7 +73,10 @@ const ratioRow = (ratio: Ratio) => ({
   source: ratio.source,
 });
 
-/** The COBAC prudential ratios at a date (docs/domain.md §10) as a document: the ratios, what feeds them, the borrowers named, the R-2017/08 breaches. */
+/**
+ * The COBAC prudential ratios at a date (docs/domain.md §10) as a document: the ratios, what feeds them, the borrowers
+ * named, the R-2017/08 breaches.
+ */
 export function prudentialRatiosDocument(header: Header, asOf: string, report: PrudentialRatios): ReportDocument {
   const parts = [
     ...partRows('net_equity', 'fonds propres nets', report.netEquity.parts),

@@ -71,7 +71,10 @@ const zero = new Money(0);
 /** How many of the largest exposures are named even when none breaches. */
 const largestShown = 10;
 
-/** The ratio's value, and whether it meets its threshold, compared exactly (numerator against threshold × denominator, no rounding). */
+/**
+ * The ratio's value, and whether it meets its threshold, compared exactly (numerator against threshold × denominator,
+ * no rounding).
+ */
 function judged(numerator: Money, denominator: Money, threshold: Money, comparison: Ratio['comparison']) {
   const value = denominator.isZero() ? null : numerator.div(denominator).toDecimalPlaces(6, Money.ROUND_DOWN);
   const bound = threshold.mul(denominator);
@@ -215,7 +218,8 @@ function liquidity(input: PrudentialInput): Ratio {
 
 function fixedAssetCoverage(input: PrudentialInput): Ratio {
   const funds = [
-    // Unpaid capital is a claim on the members, not a resource (own funds count paid-up shares only: EMF 2002/04 Art. 2).
+    // Unpaid capital is a claim on the members, not a resource (own funds count paid-up shares only: EMF 2002/04 Art.
+    // 2).
     partOf(
       {
         key: 'permanent_funds',

@@ -27,7 +27,10 @@ export interface PrudentialSettings {
   fixed_asset_coverage_min: string;
   /** EMF 2002/08: one beneficiary ≤ 15 % of net equity (1st category). */
   concentration_max: string;
-  /** EMF 2002/10: insiders ≤ 20 % of net equity; 30 % for a 1st-category EMF whose insiders take no part in credit decisions. */
+  /**
+   * EMF 2002/10: insiders ≤ 20 % of net equity; 30 % for a 1st-category EMF whose insiders take no part in credit
+   * decisions.
+   */
   insiders_max: string;
   /** EMF 2002/10 Art. 3: an insider's exposure above this share of net equity is deducted from it, whole. */
   insider_deduction_max: string;

@@ -2,16 +2,16 @@ import type { ReportColumn, ReportColumnKind, ReportDocument, ReportSheet } from
 
 /**
  * A ReportDocument as CSV text (docs/architecture.md §10), in the dialect a French-locale Excel opens by a double
- * click: UTF-8 with a byte-order mark (without it Excel reads the accents as Windows-1252), `;` between fields
- * (the French list separator: `,` is the decimal comma there, and a `,`-separated file opens as one column),
- * CRLF line ends and RFC 4180 quoting. Numbers keep the JSON's canonical form (digits, `-`, `.`): the CSV is
- * also read by software, and francs are whole numbers, which every locale reads alike.
+ * click: UTF-8 with a byte-order mark (without it Excel reads the accents as Windows-1252), `;` between fields (the
+ * French list separator: `,` is the decimal comma there, and a `,`-separated file opens as one column), CRLF line ends
+ * and RFC 4180 quoting. Numbers keep the JSON's canonical form (digits, `-`, `.`): the CSV is also read by software,
+ * and francs are whole numbers, which every locale reads alike.
  *
- * A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab or CR before one) as a
- * formula: a member's name such as `=HYPERLINK(…)` would run on the accountant's machine. Spreadsheets with
- * East Asian input fold the full-width `＝ ＋ － ＠` (and the small forms `﹦ ﹢ ﹣ ﹫`) into those, so they start a
- * formula too. Every text cell starting with one of those gets a leading `'`, which spreadsheets show as text. Number columns are not
- * touched: their values are checked to be decimal strings, so "-1500" there is a number, never a formula.
+ * A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab or CR before one) as a formula:
+ * a member's name such as `=HYPERLINK(…)` would run on the accountant's machine. Spreadsheets with East Asian input
+ * fold the full-width `＝ ＋ － ＠` (and the small forms `﹦ ﹢ ﹣ ﹫`) into those, so they start a formula too. Every text
+ * cell starting with one of those gets a leading `'`, which spreadsheets show as text. Number columns are not touched:
+ * their values are checked to be decimal strings, so "-1500" there is a number, never a formula.
  */
 
 const csvSeparator = ';';

@@ -30,7 +30,9 @@ export interface ReportDocument {
   /** Branch code when the report is for one branch; absent when consolidated. */
   branch?: string;
   generatedAt: string;
-  /** The earlier accounting years not yet closed whose balances the figures carry by computation: provisional figures. */
+  /**
+   * The earlier accounting years not yet closed whose balances the figures carry by computation: provisional figures.
+   */
   openExercices?: readonly string[];
   sheets: readonly ReportSheet[];
 }

@@ -4,13 +4,16 @@ import type { ReportDocument } from './report-document';
 import { refusal, type Refusal } from '../refusal';
 
 /**
- * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM` (a month end's period); its pack holds the
- * statements at the month's last day (the income statement from the start of the accounting year), and can
- * be made once the month is over by the business date. One pack per enterprise and month: what was sent is
- * kept as sent, never made again.
+ * The monthly reporting pack's rules (docs/architecture.md §10): a month is `YYYY-MM` (a month end's period); its pack
+ * holds the statements at the month's last day (the income statement from the start of the accounting year), and can be
+ * made once the month is over by the business date. One pack per enterprise and month: what was sent is kept as sent,
+ * never made again.
  */
 
-/** Why a month's pack cannot be made now, or null: the month must be over, and an accounting year must cover its last day. */
+/**
+ * Why a month's pack cannot be made now, or null: the month must be over, and an accounting year must cover its last
+ * day.
+ */
 export function packRefusal(facts: {
   period: string;
   businessDate: IsoDate;
@@ -54,7 +57,10 @@ export function reissueRefusal(facts: {
   return null;
 }
 
-/** The figures of a pack's reports: report → sheet → row (its text cells) → column → value (its money, ratio and count cells). */
+/**
+ * The figures of a pack's reports: report → sheet → row (its text cells) → column → value (its money, ratio and count
+ * cells).
+ */
 export type PackFigures = Record<string, Record<string, Record<string, Record<string, string | null>>>>;
 
 /** The figures of one report as its document holds them. */

@@ -110,7 +110,10 @@ const zero = new Money(0);
 const under = (account: string, prefixes: readonly string[] = []) =>
   prefixes.some((prefix) => account.startsWith(prefix));
 
-/** Whether the rule takes the account: under its prefixes with a balance of its side (when by sign), or a contra account. */
+/**
+ * Whether the rule takes the account: under its prefixes with a balance of its side (when by sign), or a contra
+ * account.
+ */
 function takes(rule: BalanceSheetRule, row: AccountBalance): boolean {
   if (under(row.account, rule.contra)) return true;
   if (!under(row.account, rule.prefixes)) return false;
@@ -128,7 +131,9 @@ function lineOf(code: string, label: string, side: Side, rows: readonly AccountB
 
 const isIncomeOrExpense = (account: string) => account.startsWith('6') || account.startsWith('7');
 
-/** The line of each account of classes 1 to 5, undefined for none (every account has one: a unit test walks the chart). */
+/**
+ * The line of each account of classes 1 to 5, undefined for none (every account has one: a unit test walks the chart).
+ */
 export const balanceSheetLineOf = (row: AccountBalance): string | undefined =>
   balanceSheetRules.find((rule) => takes(rule, row))?.code;
 
@@ -261,7 +266,10 @@ export interface ComparedLine extends StatementLine {
   prior: Money;
 }
 
-/** The lines of a statement with the prior period's amount beside each, in code order (A2 before A10); a line of one period only is zero in the other. */
+/**
+ * The lines of a statement with the prior period's amount beside each, in code order (A2 before A10); a line of one
+ * period only is zero in the other.
+ */
 export function besidePrior(current: readonly StatementLine[], prior: readonly StatementLine[]): ComparedLine[] {
   const lines = new Map<string, ComparedLine>(current.map((line) => [line.code, { ...line, prior: zero }]));
   for (const line of prior)

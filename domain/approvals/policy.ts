@@ -32,7 +32,8 @@ export const approvalOperations = [
   'supplier_payment.reverse',
   // Issue 29, transfers between members and standing orders: a standing order from the transfers' threshold.
   'standing_order.create',
-  // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a local one.
+  // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a
+  // local one.
   'member_account.inter_branch_withdrawal',
   // Issue 29, cash between the vault and the tills: the settlement of a cash difference (docs/domain.md §13.2).
   'cash_difference.settle',
@@ -149,36 +150,44 @@ const defaultApprovalPolicy: Readonly<Record<ApprovalOperation, Omit<PolicyRule,
     threshold: '5000000',
     lifetimeDays: 2,
   },
-  // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the direction.
-  // Its own line, not the withdrawal's: a cooperative may want a lower threshold where the teller does not know the member.
+  // Issue 29, serving members across branches: as a local withdrawal, decided by the counter's branch head or the
+  // direction. Its own line, not the withdrawal's: a cooperative may want a lower threshold where the teller does not
+  // know the member.
   'member_account.inter_branch_withdrawal': {
     fourEyes: true,
     approverRoles: ['branch_head', 'direction'],
     threshold: '5000000',
     lifetimeDays: 2,
   },
-  // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head approves.
+  // Issue 29, cash between the vault and the tills: the branch head settles, the direction or another branch head
+  // approves.
   'cash_difference.settle': {
     fourEyes: true,
     approverRoles: ['branch_head', 'direction', 'admin'],
     threshold: null,
     lifetimeDays: 7,
   },
-  // Issue 30, credit insurance and the usury rate: a rate set too high lets usurious loans through, as prudential settings do.
+  // Issue 30, credit insurance and the usury rate: a rate set too high lets usurious loans through, as prudential
+  // settings do.
   'usury_rate.change': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
-  // Issue 30, restructuring: each request's approvers are the steps above the one that granted its loan (Art. 13); the policy sets the days.
+  // Issue 30, restructuring: each request's approvers are the steps above the one that granted its loan (Art. 13); the
+  // policy sets the days.
   'loan.restructure': {
     fourEyes: true,
     approverRoles: ['credit_committee', 'direction'],
     threshold: null,
     lifetimeDays: 7,
   },
-  // Issue 31, go-live import, the pipeline (part A): the whole books come in or go out; someone other than the uploader decides.
+  // Issue 31, go-live import, the pipeline (part A): the whole books come in or go out; someone other than the uploader
+  // decides.
   'import.apply': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
   'import.cancel': { fourEyes: true, approverRoles: board, threshold: null, lifetimeDays: 7 },
 };
 
-/** Operations no policy may leave to one person: the maker of a manual entry never validates it; a restructuring is decided above (docs/domain.md §11). */
+/**
+ * Operations no policy may leave to one person: the maker of a manual entry never validates it; a restructuring is
+ * decided above (docs/domain.md §11).
+ */
 const alwaysFourEyes: ReadonlySet<ApprovalOperation> = new Set([
   'manual_entry.post',
   'loan.restructure',

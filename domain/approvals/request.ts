@@ -15,7 +15,10 @@ export interface RequestDecision {
   address?: string;
 }
 
-/** A request as its decision sees it. `makers`: everyone who made what it decides (a draft's author), the submitter `makerId` among them or not. */
+/**
+ * A request as its decision sees it. `makers`: everyone who made what it decides (a draft's author), the submitter
+ * `makerId` among them or not.
+ */
 interface DecidedThing {
   status: RequestStatus;
   makerId: string;
@@ -24,9 +27,9 @@ interface DecidedThing {
 }
 
 /**
- * Why a decision is refused, or null: no maker decides their own request (that is the point), neither its
- * submitter nor anyone who made the thing it decides; the decider holds one of the policy's roles there, and the
- * request is still pending. Pure: the workflow's validator and the activity that writes the decision ask the same question.
+ * Why a decision is refused, or null: no maker decides their own request (that is the point), neither its submitter nor
+ * anyone who made the thing it decides; the decider holds one of the policy's roles there, and the request is still
+ * pending. Pure: the workflow's validator and the activity that writes the decision ask the same question.
  */
 export function decisionRefusal(
   request: DecidedThing,

@@ -3,7 +3,8 @@ import type { FieldError } from '../errors';
 
 /**
  * What holds a branch's day open (docs/domain.md §13.3): each a named reason the close answers in its 409, so the
- * branch head knows what to finish. The close runs every check of `branchDayChecks` (activities/cash/branch-days.activity.ts).
+ * branch head knows what to finish. The close runs every check of `branchDayChecks`
+ * (activities/cash/branch-days.activity.ts).
  */
 export interface BranchDayBlocker {
   /** A stable name clients branch on: `approvals_pending`, `till_sessions_open`… */

@@ -1,6 +1,9 @@
 import type { ReportColumn, ReportDocument } from '../accounts/report-document';
 
-/** The liaison balances report as a document (docs/architecture.md §10): titles in French, as the branches' accountants read them. */
+/**
+ * The liaison balances report as a document (docs/architecture.md §10): titles in French, as the branches' accountants
+ * read them.
+ */
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 

@@ -36,7 +36,9 @@ export function liaisonMovements(
   };
 }
 
-/** The open liaison of two branches: each one's 45200 balance towards the other, and their sum (zero when they agree). */
+/**
+ * The open liaison of two branches: each one's 45200 balance towards the other, and their sum (zero when they agree).
+ */
 export interface LiaisonPair {
   branchA: string;
   branchB: string;

@@ -16,12 +16,18 @@ export const settlementModes: readonly SettlementMode[] = ['recovered', 'written
 const shortageAccount = '4631';
 const excessAccount = '4632';
 
-/** 6798 "Autres pertes exceptionnelles" (PCEMF class 6): a shortage written off, unless the request names another expense. */
+/**
+ * 6798 "Autres pertes exceptionnelles" (PCEMF class 6): a shortage written off, unless the request names another
+ * expense.
+ */
 export const defaultShortageExpense = '6798';
 /** 7786 "Excédents de caisse": an excess written off. */
 const excessIncome = '7786';
 
-/** The modes each kind allows: a shortage is recovered from the cashier or written off; an excess written off or returned. */
+/**
+ * The modes each kind allows: a shortage is recovered from the cashier or written off; an excess written off or
+ * returned.
+ */
 export const modeAllowed = (kind: DifferenceKind, mode: SettlementMode): boolean =>
   kind === 'shortage' ? mode !== 'returned' : mode !== 'recovered';
 
@@ -35,7 +41,9 @@ export function differenceOf(
   return excess === undefined ? null : { kind: 'excess', amount: excess.credit };
 }
 
-/** The account on the other side of 4631 or 4632: the vault for cash handed in or paid back, else the expense or 7786. */
+/**
+ * The account on the other side of 4631 or 4632: the vault for cash handed in or paid back, else the expense or 7786.
+ */
 export function settlementAccount(kind: DifferenceKind, mode: SettlementMode, expenseAccount: string | null): string {
   if (mode === 'recovered' || mode === 'returned') return vaultAccount;
   return kind === 'shortage' ? (expenseAccount ?? defaultShortageExpense) : excessIncome;

@@ -42,6 +42,9 @@ export function latestDueDate(terms: StandingOrderTerms, date: IsoDate): IsoDate
   return due < terms.startDate ? null : due;
 }
 
-/** After a refusal for lack of funds on `attemptDate`: tried again on a later day, or failed once the retry days are spent. */
+/**
+ * After a refusal for lack of funds on `attemptDate`: tried again on a later day, or failed once the retry days are
+ * spent.
+ */
 export const afterShortFunds = (dueDate: IsoDate, attemptDate: IsoDate, retryDays: number): 'retrying' | 'failed' =>
   daysBetween(dueDate, attemptDate) < retryDays ? 'retrying' : 'failed';

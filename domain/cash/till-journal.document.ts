@@ -1,7 +1,10 @@
 import type { ReportColumn, ReportDocument } from '../accounts/report-document';
 import { denominationNames, denominations } from './till-counts';
 
-/** The till journal (brouillard de caisse, docs/domain.md §13.1) as a document: titles in French, as the branch prints it. */
+/**
+ * The till journal (brouillard de caisse, docs/domain.md §13.1) as a document: titles in French, as the branch prints
+ * it.
+ */
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 

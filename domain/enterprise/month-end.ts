@@ -34,9 +34,13 @@ export const savingsAccrualSteps: readonly MonthEndStepName[] = [
   'reverseSavingsInterestAccrual',
   'accrueSavingsInterest',
 ];
-/** The step added with interest received in advance (docs/domain.md §3): a month end started before it runs without it. */
+/**
+ * The step added with interest received in advance (docs/domain.md §3): a month end started before it runs without it.
+ */
 export const unearnedInterestSteps: readonly MonthEndStepName[] = ['recognizeUnearnedInterest'];
-/** The step added with the fixed-asset register (docs/domain.md §12.4): a month end started before it runs without it. */
+/**
+ * The step added with the fixed-asset register (docs/domain.md §12.4): a month end started before it runs without it.
+ */
 export const fixedAssetSteps: readonly MonthEndStepName[] = ['depreciateFixedAssets'];
 export type MonthEndStepName = (typeof monthEndSteps)[number];
 

@@ -83,7 +83,10 @@ export interface AllocationFacts {
   subscribedCapital: Money;
   /** The paid-up share capital (account 1000), on which interest may be paid. */
   paidUpCapital: Money;
-  /** The report à nouveau débiteur: the debit balance of 122 (zero when none), the losses of earlier years still carried. */
+  /**
+   * The report à nouveau débiteur: the debit balance of 122 (zero when none), the losses of earlier years still
+   * carried.
+   */
   priorLosses: Money;
   policy: AllocationPolicy;
 }

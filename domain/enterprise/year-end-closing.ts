@@ -104,7 +104,10 @@ export interface ClosingFacts {
   year: YearFacts;
   /** The enterprise's other years. */
   others: readonly YearFacts[];
-  /** The months of the year whose month end must be done and is not (domain/enterprise/month-end.ts, monthEndsRequired); none when absent. */
+  /**
+   * The months of the year whose month end must be done and is not (domain/enterprise/month-end.ts, monthEndsRequired);
+   * none when absent.
+   */
   monthEndsNotDone?: readonly string[];
   /**
    * Whether the year's loans were provisioned at its last day: false when the year had loans and no provisioning

@@ -43,7 +43,8 @@ export const eventKinds = [
   'inter_branch_withdrawal_cash',
   // Issue 30, write-off and recovery: money recovered on a written-off loan, income on 792 (docs/domain.md §14.3).
   'loan_recovery',
-  // Issue 30, credit insurance: a premium collected for the insurer (withheld at disbursement or paid with an installment).
+  // Issue 30, credit insurance: a premium collected for the insurer (withheld at disbursement or paid with an
+  // installment).
   'loan_insurance_premium',
   'repayment_insurance',
 ] as const;

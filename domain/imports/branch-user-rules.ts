@@ -15,7 +15,10 @@ export const rolesGrantedAtOnce: readonly string[] = ['cashier'];
 
 const branchCodeLength = 20;
 
-/** The username a valid name, with a full name and a role, and neither without a username; a branch code as long as the branches keep. */
+/**
+ * The username a valid name, with a full name and a role, and neither without a username; a branch code as long as the
+ * branches keep.
+ */
 export function branchUserProblems(row: Row): CellProblem[] {
   const name = row.username ?? '';
   const problems: CellProblem[] = [];

@@ -4,7 +4,10 @@
  * columns) from costing more than a legitimate one. Pure.
  */
 
-/** The default size limit of one uploaded file (IMPORT_FILE_LIMIT_BYTES): 50 MB, above a 50 000-member cooperative's accounts file. */
+/**
+ * The default size limit of one uploaded file (IMPORT_FILE_LIMIT_BYTES): 50 MB, above a 50 000-member cooperative's
+ * accounts file.
+ */
 export const importFileLimitDefault = 50 * 1024 * 1024;
 
 export const importFileCaps = {
@@ -18,9 +21,15 @@ export const importFileCaps = {
   totalCharactersPerLimitByte: 4,
   /** Parts of an XLSX zip: a workbook has a dozen; thousands are refused before any is inflated. */
   zipEntries: 1000,
-  /** Bytes all of a zip's parts may inflate to, per byte of the size limit (1 GB by default): worksheets are read as they inflate, so this bounds time, not memory. */
+  /**
+   * Bytes all of a zip's parts may inflate to, per byte of the size limit (1 GB by default): worksheets are read as
+   * they inflate, so this bounds time, not memory.
+   */
   inflatedBytesPerLimitByte: 20,
-  /** Bytes `xl/sharedStrings.xml` may inflate to, per byte of the size limit (50 MB by default): ExcelJS holds the shared strings whole in memory. */
+  /**
+   * Bytes `xl/sharedStrings.xml` may inflate to, per byte of the size limit (50 MB by default): ExcelJS holds the
+   * shared strings whole in memory.
+   */
   sharedStringsBytesPerLimitByte: 1,
 } as const;
 
@@ -64,7 +73,10 @@ export function detectDelimiter(headerLine: string): ';' | ',' {
   return count(',') > count(';') ? ',' : ';';
 }
 
-/** A zip's record signatures (APPNOTE 6.3, §4.3): local file header, central directory header, end of central directory, data descriptor. */
+/**
+ * A zip's record signatures (APPNOTE 6.3, §4.3): local file header, central directory header, end of central directory,
+ * data descriptor.
+ */
 export const zipSignatures = {
   local: 0x04034b50,
   central: 0x02014b50,
@@ -81,7 +93,10 @@ export interface ZipEndRecord {
   directorySize: number;
 }
 
-/** The end of central directory record found in a zip's last bytes (up to 22 + 65 535 of comment); null when there is none. */
+/**
+ * The end of central directory record found in a zip's last bytes (up to 22 + 65 535 of comment); null when there is
+ * none.
+ */
 export function zipEndRecord(tail: Uint8Array): ZipEndRecord | null {
   const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
   for (let at = tail.length - 22; at >= 0; at -= 1) {
@@ -100,7 +115,9 @@ export interface ZipDirectoryEntry {
   uncompressedSize: number;
 }
 
-/** The central directory's entries: each part's name and its declared inflated size. Throws on a malformed directory. */
+/**
+ * The central directory's entries: each part's name and its declared inflated size. Throws on a malformed directory.
+ */
 export function zipDirectoryEntries(directory: Uint8Array, count: number): ZipDirectoryEntry[] {
   const view = new DataView(directory.buffer, directory.byteOffset, directory.byteLength);
   const entries: ZipDirectoryEntry[] = [];

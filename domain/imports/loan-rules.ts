@@ -29,7 +29,9 @@ export function amountOf(row: Row, column: string): Money | null {
 
 const dateOf = (row: Row, column: string) => parseImportDate(row[column] ?? '');
 
-/** The class the file writes, in the product's classes: a litigious loan is doubtful, in litigation (R-2017/07 Art. 8). */
+/**
+ * The class the file writes, in the product's classes: a litigious loan is doubtful, in litigation (R-2017/07 Art. 8).
+ */
 export const fileClassOf = (code: string): LoanClass => (code === 'litigious' ? 'doubtful' : (code as LoanClass));
 
 /** Principal not yet repaid: the amount less what was repaid. */
@@ -39,7 +41,10 @@ export function outstandingOf(row: Row): Money | null {
   return amount === null || paid === null ? null : amount.minus(paid);
 }
 
-/** A loan row alone: dates, payments within the amount, term within the product's bounds, the doubtful date, the provision within the outstanding principal. */
+/**
+ * A loan row alone: dates, payments within the amount, term within the product's bounds, the doubtful date, the
+ * provision within the outstanding principal.
+ */
 export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProductBounds | undefined): CellProblem[] {
   const problems: CellProblem[] = [];
   const disbursed = dateOf(row, 'disbursement_date');
@@ -111,7 +116,8 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
       problem: 'a held account without a guarantor',
     });
   }
-  // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when collected).
+  // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when
+  // collected).
   const accrued = amountOf(row, 'accrued_interest');
   if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {
     problems.push({
@@ -173,7 +179,9 @@ export interface ImportedInstallment {
   interestPaid: Money;
 }
 
-/** The installments of the rows, in due-date order; null when a cell does not read (its problem is reported on its row). */
+/**
+ * The installments of the rows, in due-date order; null when a cell does not read (its problem is reported on its row).
+ */
 export function installmentsOf(rows: readonly Row[]): ImportedInstallment[] | null {
   const installments: ImportedInstallment[] = [];
   for (const row of rows) {

@@ -17,7 +17,10 @@ function notAfter(row: Row, column: string, limit: string, what: string): CellPr
     : [];
 }
 
-/** A person has a first and last name and a birth date and no legal name; a legal entity the reverse, and its business register. */
+/**
+ * A person has a first and last name and a birth date and no legal name; a legal entity the reverse, and its business
+ * register.
+ */
 export function memberProblems(row: Row, cutOverDate: string): CellProblem[] {
   const problems = notAfter(row, 'membership_date', cutOverDate, 'cut-over date');
   const person = row.kind === 'natural_person';

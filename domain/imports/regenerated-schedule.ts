@@ -17,7 +17,10 @@ export interface ScheduleTerms {
   frequency: Frequency;
 }
 
-/** Twenty years of weekly installments: a longer term is no loan in progress, and a hostile cell builds no huge schedule. */
+/**
+ * Twenty years of weekly installments: a longer term is no loan in progress, and a hostile cell builds no huge
+ * schedule.
+ */
 const maxTermPeriods = 1040;
 
 /** Spreads `paid` over the parts due, oldest first: each part paid up to what it is due. */

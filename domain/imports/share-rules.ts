@@ -5,8 +5,8 @@ import { parseImportAmount, type CellProblem } from './cells';
 
 /**
  * The rules of a shares row beyond its cells' formats, and what an imported subscription leaves in the books
- * (docs/domain.md §15, Share capital and branches). Pure. A subscription brought in is history: the rules of a subscription made today
- * (the first payment's minimum) do not apply; what a holding must respect at any time does.
+ * (docs/domain.md §15, Share capital and branches). Pure. A subscription brought in is history: the rules of a
+ * subscription made today (the first payment's minimum) do not apply; what a holding must respect at any time does.
  */
 
 type Row = Readonly<Record<string, string>>;

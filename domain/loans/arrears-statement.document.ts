@@ -53,7 +53,10 @@ const figures = (row: ArrearsFigures) => ({
   provisions: formatAmount(row.provisions),
 });
 
-/** The statement of loans in arrears (docs/domain.md §10) as a document: the classes by age band and the total, the ledger beside them, every loan. */
+/**
+ * The statement of loans in arrears (docs/domain.md §10) as a document: the classes by age band and the total, the
+ * ledger beside them, every loan.
+ */
 export function arrearsStatementDocument(
   header: Header,
   asOf: string,

@@ -69,7 +69,10 @@ function add(figures: ArrearsFigures, loan: LoanPositionAt): ArrearsFigures {
   };
 }
 
-/** The statement of the positions: groups in class then band order, a class's totals, the whole portfolio's; loans by class, age (oldest first) and number. */
+/**
+ * The statement of the positions: groups in class then band order, a class's totals, the whole portfolio's; loans by
+ * class, age (oldest first) and number.
+ */
 export function arrearsStatement(
   positions: readonly LoanPositionAt[],
   ladder: readonly LadderStep[],
@@ -106,7 +109,9 @@ export function arrearsStatement(
 
 export interface LedgerAgreement {
   figure: LoanClass | 'provisions';
-  /** The accounts holding the figure and their balances at the date (debit minus credit; provisions negated, a credit). */
+  /**
+   * The accounts holding the figure and their balances at the date (debit minus credit; provisions negated, a credit).
+   */
   accounts: { account: string; amount: Money }[];
   ledger: Money;
   statement: Money;
@@ -114,9 +119,10 @@ export interface LedgerAgreement {
 }
 
 /**
- * The statement against the ledger at the same date and branches: each class's outstanding principal against
- * the accounts holding it (the products' portfolio accounts, 3312, the doubtful accounts by cover 3332, 3342,
- * 3352: docs/domain.md §4), the provisions against their accounts (39100, 3921–3924, 3931–3933). A difference names an entry posted outside the loan operations.
+ * The statement against the ledger at the same date and branches: each class's outstanding principal against the
+ * accounts holding it (the products' portfolio accounts, 3312, the doubtful accounts by cover 3332, 3342, 3352:
+ * docs/domain.md §4), the provisions against their accounts (39100, 3921–3924, 3931–3933). A difference names an entry
+ * posted outside the loan operations.
  */
 export function ledgerAgreement(
   statement: ArrearsStatement,

@@ -54,7 +54,10 @@ export function checkCreditCaps(input: CreditCapInput): CreditCapResult {
   return { breaches, allowed: input.mode === 'warn' || breaches.length === 0 };
 }
 
-/** The caps a client's total credit exceeds: at lending (checkCreditCaps) and restated at a date by the prudential report. */
+/**
+ * The caps a client's total credit exceeds: at lending (checkCreditCaps) and restated at a date by the prudential
+ * report.
+ */
 export function creditCapBreaches(total: Money, paidUpCapital: Money, relatedParty: boolean): CreditCapBreach[] {
   const breaches: CreditCapBreach[] = [];
   const capitalLimit = shareCapitalLimit(paidUpCapital);

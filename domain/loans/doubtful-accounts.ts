@@ -42,9 +42,15 @@ export function provisionAccountOf(cover: CoverClass, yearsDoubtful: number): st
   return accounts[Math.min(yearsDoubtful, accounts.length - 1)]!;
 }
 
-/** The provision of a loan that is not doubtful (overdue, on the optional ladder): with the uncovered loans under a year. */
+/**
+ * The provision of a loan that is not doubtful (overdue, on the optional ladder): with the uncovered loans under a
+ * year.
+ */
 export const notDoubtfulProvisionAccount = provisionsByCover.other[0]!;
 
-/** Every account that may hold a doubtful loan's principal, and every one that may hold a provision: what the ledger agreement adds up. */
+/**
+ * Every account that may hold a doubtful loan's principal, and every one that may hold a provision: what the ledger
+ * agreement adds up.
+ */
 export const doubtfulAccounts: readonly string[] = Object.values(doubtfulByCover);
 export const provisionAccounts: readonly string[] = Object.values(provisionsByCover).flat();

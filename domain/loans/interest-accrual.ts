@@ -37,7 +37,9 @@ export function accruedInterest(
   return Money.max(earned.minus(current.interestPaid), zero);
 }
 
-/** An installment's interest and the period it runs over: from the previous due date (or the disbursement) to its own. */
+/**
+ * An installment's interest and the period it runs over: from the previous due date (or the disbursement) to its own.
+ */
 interface InterestPeriod {
   from: IsoDate;
   dueDate: IsoDate;

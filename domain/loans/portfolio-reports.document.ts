@@ -150,7 +150,9 @@ interface LadderAnswer {
   total: string;
 }
 
-/** The maturity ladder: the principal past due, then falling due by period, the part within three months and the total. */
+/**
+ * The maturity ladder: the principal past due, then falling due by period, the part within three months and the total.
+ */
 export function maturityLadderDocument(header: Header, answer: LadderAnswer): ReportDocument {
   const line = (key: string, principal: string) => ({ period: ladderTitles[key] ?? key, principal });
   return {

@@ -97,7 +97,9 @@ export interface PrepaymentFeeTerms {
   minimum: Money;
 }
 
-/** The fee on `principal` repaid ahead: rate × principal, half-up to the franc, at least the minimum; none on nothing. */
+/**
+ * The fee on `principal` repaid ahead: rate × principal, half-up to the franc, at least the minimum; none on nothing.
+ */
 function prepaymentFee(principal: Money, fee: PrepaymentFeeTerms): Money {
   if (principal.isZero()) return zero;
   return Money.max(toFranc(principal.mul(fee.rate)), fee.minimum);

@@ -94,7 +94,9 @@ export interface Classified {
 
 const unheld: RestructuringHold = { floor: null, fullProvision: false, keepProvision: false };
 
-/** The class of each loan of one borrower (contagion), the borrower's age and each loan's own days past due, in order. */
+/**
+ * The class of each loan of one borrower (contagion), the borrower's age and each loan's own days past due, in order.
+ */
 export function classifyBorrower(
   loans: readonly LoanFacts[],
   asOf: IsoDate,
@@ -194,7 +196,10 @@ export interface BatchPosting {
     | 'provision_charge'
     | 'provision_reversal'
     | 'provision_transfer';
-  /** The accounts the rule's roles stand for: the classes' accounts of a reclassification, the provision accounts of the others. */
+  /**
+   * The accounts the rule's roles stand for: the classes' accounts of a reclassification, the provision accounts of the
+   * others.
+   */
   productAccounts: Partial<Record<AccountRole, string>>;
   amount: Money;
   loans: number;
@@ -278,7 +283,10 @@ function placementOf(loan: LoanFacts, loanClass: LoanClass, doubtfulAccount: str
   return { loanClass, account: loanClass === 'doubtful' ? doubtfulAccount! : loan.classAccounts[loanClass] };
 }
 
-/** The account the loan's provision belongs on now: by cover and years doubtful; 3931 for a loan provisioned while only overdue. */
+/**
+ * The account the loan's provision belongs on now: by cover and years doubtful; 3931 for a loan provisioned while only
+ * overdue.
+ */
 function provisionAccountFor(loan: LoanFacts, assessed: Assessment, asOf: IsoDate): string | null {
   if (assessed.provision.amount.isZero()) return null;
   if (assessed.doubtfulSince === null) return notDoubtfulProvisionAccount;
@@ -306,7 +314,8 @@ function planLoan(
     const { kind, productAccounts } = reclassification;
     if (loan.outstanding.gt(0)) addPosting(postings, { branchId, kind, productAccounts, amount: loan.outstanding });
   }
-  // The provision moves whole to its new account, then changes there; one that goes to nothing is reversed where it was.
+  // The provision moves whole to its new account, then changes there; one that goes to nothing is reversed where it
+  // was.
   const provisionAccount = provisionAccountFor(loan, assessed, asOf);
   const moved =
     provisionAccount !== null &&

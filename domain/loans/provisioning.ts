@@ -7,14 +7,15 @@ import type { LoanClass } from './classification';
  * Provisions on a loan (docs/domain.md §4, COBAC R-2017/07 Arts. 16-18). Pure.
  *
  * Guarantees never change the class; they split the outstanding principal:
- * - cash covered (a deposit pledged at the institution: the part of its hold the account still backs): never provisioned;
- * - eligible covered (mortgage, bank or public guarantee): on a doubtful loan, the regulatory minimum of
- *   25 % / 50 % / 75 % / 100 % at the end of years 1 to 4 after the downgrade;
- * - uncovered (the rest, personal guarantors included): max(ladder rate by age, regulatory minimum), the
- *   minimum being 100 % once a doubtful loan has been so for a year, and at once for a litigious loan (its
- *   provision is due at the next annual closing at the latest, Arts. 17 and 22; the product books it at the first
- *   run: the ladder, which reads arrears, would give nothing to a litigious loan paid up to date).
- * Covers are applied cash first, each capped at what remains, so covered parts never exceed the principal.
+ * - cash covered (a deposit pledged at the institution: the part of its hold the account still backs): never
+ *   provisioned;
+ * - eligible covered (mortgage, bank or public guarantee): on a doubtful loan, the regulatory minimum of 25 % / 50 % /
+ *   75 % / 100 % at the end of years 1 to 4 after the downgrade;
+ * - uncovered (the rest, personal guarantors included): max(ladder rate by age, regulatory minimum), the minimum being
+ *   100 % once a doubtful loan has been so for a year, and at once for a litigious loan (its provision is due at the
+ *   next annual closing at the latest, Arts. 17 and 22; the product books it at the first run: the ladder, which reads
+ *   arrears, would give nothing to a litigious loan paid up to date). Covers are applied cash first, each capped at
+ *   what remains, so covered parts never exceed the principal.
  */
 export type GuaranteeKind =
   'pledged_deposit' | 'mortgage' | 'equipment_pledge' | 'bank_guarantee' | 'public_guarantee' | 'personal_guarantor';
@@ -28,8 +29,8 @@ export const guaranteeKinds: readonly GuaranteeKind[] = [
 ];
 
 /**
- * Which part of the principal a guarantee of this kind covers for provisioning. A pledge of equipment (gage) counts
- * for nothing: whether Art. 18's list of real securities takes it is NOT FOUND, so the product takes the prudent reading.
+ * Which part of the principal a guarantee of this kind covers for provisioning. A pledge of equipment (gage) counts for
+ * nothing: whether Art. 18's list of real securities takes it is NOT FOUND, so the product takes the prudent reading.
  */
 export function coverOf(kind: GuaranteeKind): 'cash' | 'eligible' | 'none' {
   if (kind === 'pledged_deposit') return 'cash';
@@ -87,13 +88,16 @@ const coveredPart = (cover: Money, remaining: Money): Money => (cover.isZero() ?
 const provisionOf = (amount: Money, rate: Money): Money =>
   rate.isZero() || amount.isZero() ? zero : amount.mul(rate).toDecimalPlaces(0, Money.ROUND_HALF_UP);
 
-/** The share of an eligible cover a doubtful loan provisions after `years` whole years doubtful: 25 % a year, all of it at most (Art. 17-2-b). */
+/**
+ * The share of an eligible cover a doubtful loan provisions after `years` whole years doubtful: 25 % a year, all of it
+ * at most (Art. 17-2-b).
+ */
 const eligibleMinimum = (years: number): Money => Money.min(quarter.mul(years), one);
 
 /**
  * What provisioning may count of a guarantee of `value` at `asOf` (the collateral register, docs/domain.md §14.4), by
- * the rule provisionFor applies: a cash cover all of it; an eligible cover what the regulatory minimum leaves of it on a
- * doubtful loan (all of it on another, which that minimum does not reach); any other kind nothing.
+ * the rule provisionFor applies: a cash cover all of it; an eligible cover what the regulatory minimum leaves of it on
+ * a doubtful loan (all of it on another, which that minimum does not reach); any other kind nothing.
  */
 export function countableValue(
   kind: GuaranteeKind,

@@ -41,7 +41,10 @@ const columns = [
   column('outstanding', 'Encours à la date', 'money'),
 ];
 
-/** The restructured-loan register (R-2017/07 Arts. 11–14) as a document: one row per restructuring, its loan's figures at the date beside it. */
+/**
+ * The restructured-loan register (R-2017/07 Arts. 11–14) as a document: one row per restructuring, its loan's figures
+ * at the date beside it.
+ */
 export function restructuredRegisterDocument(
   header: Header,
   asOf: string,

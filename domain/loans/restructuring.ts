@@ -29,7 +29,10 @@ export function approversAbove(grantedBy: ApprovalStep): Role[] {
   return above.length === 0 ? ['direction'] : [...above];
 }
 
-/** What capitalising the arrears takes: all of them, or their interest only (penalties and insurance parts with it), the principal kept due. */
+/**
+ * What capitalising the arrears takes: all of them, or their interest only (penalties and insurance parts with it), the
+ * principal kept due.
+ */
 export const capitalisedArrearsParts = ['all', 'interest'] as const;
 export type CapitalisedArrears = (typeof capitalisedArrearsParts)[number];
 
@@ -125,7 +128,9 @@ export function restructuredSchedule(
 /** Art. 14: the share of the restructured amount the borrower must pay to return to performing at once. */
 const requiredShare = new Money('0.20');
 
-/** Art. 14: the larger of 20 % of the restructured amount (half-up to the franc) and the interest the arrears included. */
+/**
+ * Art. 14: the larger of 20 % of the restructured amount (half-up to the franc) and the interest the arrears included.
+ */
 export function requiredPayment(restructuredAmount: Money, interestIncluded: Money): Money {
   return Money.max(restructuredAmount.mul(requiredShare).toDecimalPlaces(0, Money.ROUND_HALF_UP), interestIncluded);
 }

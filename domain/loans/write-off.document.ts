@@ -1,6 +1,9 @@
 import type { ReportColumn, ReportDocument } from '../accounts/report-document';
 
-/** The write-off alert and the write-off register as documents (docs/architecture.md §10): titles in French, as the credit staff read them. */
+/**
+ * The write-off alert and the write-off register as documents (docs/architecture.md §10): titles in French, as the
+ * credit staff read them.
+ */
 
 type Header = Pick<ReportDocument, 'enterprise' | 'branch' | 'generatedAt'>;
 type Row = Readonly<Record<string, string | null>>;

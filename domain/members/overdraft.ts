@@ -19,7 +19,10 @@ export function assertAboveMinimum(
   }
 }
 
-/** What a member may still take from an account: the balance less the product's minimum and the held amounts, never below zero. */
+/**
+ * What a member may still take from an account: the balance less the product's minimum and the held amounts, never
+ * below zero.
+ */
 export function availableBalance(balance: Money, minimumBalance: Money, held: Money): Money {
   return Money.max(balance.minus(minimumBalance).minus(held), 0);
 }

@@ -147,7 +147,10 @@ export function interestOver(history: BalanceHistory, range: DayRange, terms: In
   return { gross, tax, net: gross.minus(tax) };
 }
 
-/** Whether a product posting at `frequency` posts at the month end `periodEnd`: quarters end in Mar, Jun, Sep, Dec; years in Dec. */
+/**
+ * Whether a product posting at `frequency` posts at the month end `periodEnd`: quarters end in Mar, Jun, Sep, Dec;
+ * years in Dec.
+ */
 export function postingDue(frequency: PostingFrequency, periodEnd: IsoDate): boolean {
   const { month } = parseIsoDate(periodEnd);
   return (

@@ -25,7 +25,10 @@ export function termMonthsBetween(start: IsoDate, maturity: IsoDate): number {
   return (to.year - from.year) * 12 + (to.month - from.month);
 }
 
-/** What the closed term earns at the penalty rate (gross, to the franc) and what it was paid already at the contract rate. */
+/**
+ * What the closed term earns at the penalty rate (gross, to the franc) and what it was paid already at the contract
+ * rate.
+ */
 export interface EarlyClosureFacts {
   grossDue: Money;
   withholdingTaxRate: Money;

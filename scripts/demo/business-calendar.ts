@@ -24,7 +24,10 @@ interface Exercice {
 export class BusinessCalendar {
   private constructor(
     private readonly direction: Session,
-    /** The second pair of eyes: moving the business date is a request until another person approves it (docs/domain.md §11). */
+    /**
+     * The second pair of eyes: moving the business date is a request until another person approves it (docs/domain.md
+     * §11).
+     */
     private readonly approver: Session,
     private readonly enterpriseId: string,
     private current: string,
@@ -85,7 +88,10 @@ export class BusinessCalendar {
     return open.results;
   }
 
-  /** The loans provisioned as of the year's last day, then the closing, which carries its balances into the next year (its workflow runs on). */
+  /**
+   * The loans provisioned as of the year's last day, then the closing, which carries its balances into the next year
+   * (its workflow runs on).
+   */
   private async closeYear(ended: Exercice): Promise<void> {
     await runProvisioning(this.direction, this.enterpriseId, ended.end_date);
     await this.direction.post(

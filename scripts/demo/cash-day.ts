@@ -146,7 +146,10 @@ export async function runCashDay(
   };
 }
 
-/** The branch head settles the shortage as recovered (the cashier hands it in to the vault), under four eyes: direction approves. */
+/**
+ * The branch head settles the shortage as recovered (the cashier hands it in to the vault), under four eyes: direction
+ * approves.
+ */
 async function settleShortage(cooperative: Cooperative, differenceEntry: string): Promise<void> {
   const { branchHead, direction } = cooperative.staff;
   const request = await branchHead.session.post<{ id: string }>(

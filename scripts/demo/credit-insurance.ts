@@ -5,7 +5,9 @@ export interface CreditInsuranceOutcome {
   usuryRate: { id: string; rate: string; effective_from: string };
   /** A loan product whose premium is spread over the installments. */
   product: string;
-  /** Its simulation of 500 000 XAF over 12 months: the premium, each installment's part and the TEG that includes it. */
+  /**
+   * Its simulation of 500 000 XAF over 12 months: the premium, each installment's part and the TEG that includes it.
+   */
   simulation: { insurance_premium: string; teg: string; installments: { insurance: string }[] };
 }
 

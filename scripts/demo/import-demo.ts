@@ -33,7 +33,8 @@ interface ImportRead {
   reconciliation: { reconciled: boolean } | null;
 }
 
-// The kinds in the order they are uploaded: branches and users first, members before the accounts and loans that name them, the trial balance last.
+// The kinds in the order they are uploaded: branches and users first, members before the accounts and loans that name
+// them, the trial balance last.
 const kinds = ['branches-users', 'members', 'member-accounts', 'loans', 'loan-installments', 'trial-balance'] as const;
 const filesDir = path.join(__dirname, 'import-files');
 
@@ -99,7 +100,10 @@ export async function importCooperative(
 const importedAccount = 'IC-001';
 const importedCashier = 'caisse-reprise';
 
-/** A username of the branches-users file as the cooperative's: prefixed with its code as its staff's are (a username is the platform's). */
+/**
+ * A username of the branches-users file as the cooperative's: prefixed with its code as its staff's are (a username is
+ * the platform's).
+ */
 const usernameIn = (code: string, username: string) => `${code.toLowerCase()}.${username}`;
 
 /** A file's text as uploaded: the branches-users file's usernames made the cooperative's. */

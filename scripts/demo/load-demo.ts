@@ -122,7 +122,8 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // After the portfolio is read: restructured with its arrears capitalised, the loan leaves PAR 30.
   const restructuring = await restructureDoubtfulLoan(cooperative, story.loans.doubtful, log);
   const creditInsurance = await showCreditInsurance(cooperative, after.today, log);
-  // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET /api/v1/approvals/pending/).
+  // Four eyes, left to see: a move of the business date waits in the administrator's inbox (GET
+  // /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(
     `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`,

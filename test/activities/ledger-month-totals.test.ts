@@ -33,7 +33,9 @@ interface Book {
 }
 let book: Book;
 
-/** Leaf accounts of the chart for the random entries: balance-sheet, expense, income, and off-balance (posted apart). */
+/**
+ * Leaf accounts of the chart for the random entries: balance-sheet, expense, income, and off-balance (posted apart).
+ */
 async function leaves(enterpriseId: string): Promise<{ onBalance: string[]; offBalance: string[] }> {
   const codes = (accountClass: number, count: number) =>
     knex('company_chart_leaves as leaf')
@@ -153,7 +155,10 @@ test.before(async () => {
   await post(entries, closing.id);
 });
 
-/** Sums per branch and account of a read, keyed as text: each account's opening and movements as the trial balance splits them at `split`. */
+/**
+ * Sums per branch and account of a read, keyed as text: each account's opening and movements as the trial balance
+ * splits them at `split`.
+ */
 async function sums(
   source: (scope: BalanceScope, split: IsoDate) => Knex.QueryBuilder,
   scope: BalanceScope,

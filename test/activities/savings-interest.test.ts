@@ -43,7 +43,8 @@ async function reconciliation(world: LoanWorld) {
 
 test("month end: interest from the balance history, gross, tax and net to the franc; the balance is the ledger's; a rerun posts nothing", async (t) => {
   const { world, savingsAccount } = await smallCooperative(app, knex, 'SI1');
-  // Daily balances at actual/365, 5 %, 16.5 % withheld; the minimum of the month at 30/360, 6 %, nothing withheld; a quarterly book.
+  // Daily balances at actual/365, 5 %, 16.5 % withheld; the minimum of the month at 30/360, 6 %, nothing withheld; a
+  // quarterly book.
   const daily = await savingsProductOf(world, {
     code: 'LIV',
     deposit_account_code: '373',
@@ -447,7 +448,9 @@ test('a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 });
 
-/** The test database, but its `lost`-th transaction fails once its work is written, as a worker lost before the commit. */
+/**
+ * The test database, but its `lost`-th transaction fails once its work is written, as a worker lost before the commit.
+ */
 function losingTransaction(lost: number): Knex {
   let transactions = 0;
   return new Proxy(knex, {
@@ -467,7 +470,8 @@ function losingTransaction(lost: number): Knex {
 test('the month end posts a batch of accounts a transaction: eight accounts in batches of three, each paid its own hand-computed interest; run again after a lost batch it posts the rest; a rerun posts nothing', async (t) => {
   const world = await createLoanWorld(app, knex, 'SI11');
   await setBusinessDate(world, '2026-04-01');
-  // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing withheld.
+  // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing
+  // withheld.
   const minimum = await savingsProductOf(world, {
     code: 'LBM',
     deposit_account_code: '373',
@@ -494,7 +498,8 @@ test('the month end posts a batch of accounts a transaction: eight accounts in b
   await depositTo(world, topped, '60000');
   await setBusinessDate(world, '2026-05-02');
 
-  // Each account's gross, by hand: the month's lowest balance × 5 % × its days / 360, or each day's balance × 4 % / 365.
+  // Each account's gross, by hand: the month's lowest balance × 5 % × its days / 360, or each day's balance × 4 % /
+  // 365.
   const atMinimum = (balance: number, days: number) => francs(new Money(balance).times('0.05').times(days).div(360));
   const expected = new Map<string, { gross: Money; balanceBefore: number; withheld: boolean }>([
     ...[120_000, 250_000, 333_333, 480_500].map(
@@ -521,7 +526,8 @@ test('the month end posts a batch of accounts a transaction: eight accounts in b
     'the hand computation',
   );
 
-  // The worker lost in the second batch, after its writes: they roll back, the first batch's three accounts stay posted.
+  // The worker lost in the second batch, after its writes: they roll back, the first batch's three accounts stay
+  // posted.
   await t.throwsAsync(postSavingsInterest({ ...context(), knex: losingTransaction(2) }, april(world.enterpriseId), 3), {
     message: 'worker lost',
   });

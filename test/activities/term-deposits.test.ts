@@ -61,7 +61,10 @@ const dailyRun = (world: LoanWorld) =>
     json: { enterprise: world.enterpriseId },
   });
 
-/** A member with a demand account of 10 000 and a term account of `principal` under a 3-month 6 % product (10 % withheld) opened 15 January 2026. */
+/**
+ * A member with a demand account of 10 000 and a term account of `principal` under a 3-month 6 % product (10 %
+ * withheld) opened 15 January 2026.
+ */
 async function termWorld(code: string, product: Record<string, unknown>, principal = '1000000') {
   const world = await createLoanWorld(app, knex, code, { capital: false });
   await setBusinessDate(world, '2026-01-15');
@@ -194,7 +197,8 @@ test('early closure of a term paid at maturity: the term earns the penalty rate 
     .where({ compte_client_id: term })
     .whereNull('reversal_entry_id')
     .select('amount');
-  // Accrued at the contract rate since the opening (paid at maturity, nothing paid yet): 15 January to 30 April, 16 + 30 + 30 + 30 = 106 days.
+  // Accrued at the contract rate since the opening (paid at maturity, nothing paid yet): 15 January to 30 April, 16 +
+  // 30 + 30 + 30 = 106 days.
   t.deepEqual(
     standing,
     [{ amount: francs(new Money(1_000_000).times('0.06').times(106).div(360)).toFixed(0) }],
@@ -235,7 +239,8 @@ test('early closure of a term paid at maturity: the term earns the penalty rate 
   t.is(audit?.actor_id, world.users.branch_head!.id);
   t.like(audit?.details, { reason: 'the member needs the money', amount: amount.toFixed(0) });
 
-  // May's month end reverses April's accrual and accrues nothing for the closed account: the expense is the penalty interest.
+  // May's month end reverses April's accrual and accrues nothing for the closed account: the expense is the penalty
+  // interest.
   await setBusinessDate(world, '2026-06-01');
   await withWorker(knex, async () => t.is((await runMonthEnd(world, '2026-05')).body.status, 'done'), taskQueue);
   t.is(

@@ -38,7 +38,10 @@ test.before(async () => {
   await putBusinessDate(world, '2026-03-31');
 });
 
-/** One posted entry as the test wrote it: its date, whether it is the opening balance sheet, each account's debit (+) or credit (−). */
+/**
+ * One posted entry as the test wrote it: its date, whether it is the opening balance sheet, each account's debit (+) or
+ * credit (−).
+ */
 interface Written {
   date: string;
   opening: boolean;
@@ -105,7 +108,10 @@ async function manualEntry(
   );
 }
 
-/** The opening balance sheet: the bank, the vault, reserves and a guarantee fund; the difference waits on 4780. Four eyes tried on it. */
+/**
+ * The opening balance sheet: the bank, the vault, reserves and a guarantee fund; the difference waits on 4780. Four
+ * eyes tried on it.
+ */
 async function openingBalanceSheet(t: ExecutionContext): Promise<void> {
   const cashier = await post(
     'manual-entries/',
@@ -317,7 +323,10 @@ test.serial("the balance sheet and the income statement at the end of May equal 
   t.like(income.totals, { expenses: text(expenses), income: '0', result: text(expenses.negated()) });
 });
 
-/** The six columns of an account from the book: the opening balance sheet as the opening, the rest as movements to `date`. */
+/**
+ * The six columns of an account from the book: the opening balance sheet as the opening, the rest as movements to
+ * `date`.
+ */
 function sixColumns(account: string, date: string) {
   const side = (amount: Money) => (amount.gte(0) ? [text(amount), '0'] : ['0', text(amount.negated())]);
   const amounts = book

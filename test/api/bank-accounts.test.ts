@@ -389,7 +389,8 @@ test.serial(
       ).status,
       200,
     );
-    // The fees booked by the accountant's manual entry (a bank account is no subledger account), approved by the branch head.
+    // The fees booked by the accountant's manual entry (a bank account is no subledger account), approved by the branch
+    // head.
     const feesEntry = await withWorker(
       knex,
       async () => {

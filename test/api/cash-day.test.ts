@@ -36,7 +36,9 @@ const as = (user: string) => world.users[user]!.headers;
 const post = (user: string, path: string, json: Record<string, unknown>) =>
   app.request('POST', path, { headers: as(user), json });
 
-/** Debits less credits of accounts in the head office's entries, by code prefix or exact code, as a number of francs. */
+/**
+ * Debits less credits of accounts in the head office's entries, by code prefix or exact code, as a number of francs.
+ */
 async function balance(code: string, prefix = false): Promise<number> {
   const row = await knex('journal_lines as l')
     .join('journal_entries as e', 'e.id', 'l.entry_id')
@@ -233,7 +235,8 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
     { status: 409, code: 'cash_difference_settled' },
   );
 
-  // The vault: its books are the start, less the approvisionnements, plus the 1 000 handed in by the cashier. Counted 2 000 short.
+  // The vault: its books are the start, less the approvisionnements, plus the 1 000 handed in by the cashier. Counted 2
+  // 000 short.
   const vaultBooks = vault0 - 300000 + 1000;
   t.is(await balance('5710'), vaultBooks);
   t.false(await vaultCounted(knex, world.headOffice, today));
@@ -279,7 +282,9 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
   return today;
 }
 
-/** The next working day after `date`, Saturdays and Sundays skipped: computed here, apart from the workflow's calendar. */
+/**
+ * The next working day after `date`, Saturdays and Sundays skipped: computed here, apart from the workflow's calendar.
+ */
 function nextWorkingDay(date: string): string {
   const day = new Date(`${date}T00:00:00Z`);
   do day.setUTCDate(day.getUTCDate() + 1);
@@ -287,7 +292,10 @@ function nextWorkingDay(date: string): string {
   return day.toISOString().slice(0, 10);
 }
 
-/** Both branches close the day (the head office's sessions settled and its vault counted), then the end of day moves the date. */
+/**
+ * Both branches close the day (the head office's sessions settled and its vault counted), then the end of day moves the
+ * date.
+ */
 async function closeTheDay(t: ExecutionContext, today: string): Promise<void> {
   t.is(
     (

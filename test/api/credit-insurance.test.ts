@@ -110,7 +110,9 @@ function expectedTeg(simulation: {
   );
 }
 
-/** An application of the product submitted and approved (the workflow's own activity, as test/helpers/loans.ts does). */
+/**
+ * An application of the product submitted and approved (the workflow's own activity, as test/helpers/loans.ts does).
+ */
 async function grantedLoan(
   w: LoanWorld,
   productId: string,
@@ -335,7 +337,10 @@ const tegAfter = (rows: readonly ScheduleRow[], number: number, principal: Money
     12,
   );
 
-/** A loan of 1 200 000 over 12 months at 18 % (annuity 110 016, installment 1: 92 016 of principal, 18 000 of interest), 1 200 of premium a month. */
+/**
+ * A loan of 1 200 000 over 12 months at 18 % (annuity 110 016, installment 1: 92 016 of principal, 18 000 of interest),
+ * 1 200 of premium a month.
+ */
 async function spreadLoan(t: import('ava').ExecutionContext, w: LoanWorld, code: string): Promise<string> {
   const product = await createProduct(w, code, { insurance_rate: '0.012', insurance_collection: 'spread' });
   t.is(product.status, 201, product.text);
@@ -351,7 +356,8 @@ async function spreadLoan(t: import('ava').ExecutionContext, w: LoanWorld, code:
 test('a spread premium and early repayment: a prepayment carries what is still to come to the new schedule (both strategies), the payoff owes its arrears only', async (t) => {
   const w = await world();
   const loanId = await spreadLoan(t, w, 'INSP');
-  // 15 February: installment 1 falls due (110 016 + 1 200 of premium, no day late). 300 000 pays it, the rest lowers the principal.
+  // 15 February: installment 1 falls due (110 016 + 1 200 of premium, no day late). 300 000 pays it, the rest lowers
+  // the principal.
   await setBusinessDate(w, '2026-02-15');
   const reduced = await app.request('POST', `/api/v1/loans/loans/${loanId}/prepayments/`, {
     headers: w.users.cashier!.headers,
@@ -367,7 +373,8 @@ test('a spread premium and early repayment: a prepayment carries what is still t
   });
   t.like(reduced.body.repayment.allocations[0], { number: 1, insurance: '1200' });
   t.is(await accountBalance(knex, w.enterpriseId, '461'), '-1200', 'the premium in arrears to the insurer');
-  // reduce_installment: the eleven due dates left keep their 1 200 each; installment 2, the prepayment's own, owes none.
+  // reduce_installment: the eleven due dates left keep their 1 200 each; installment 2, the prepayment's own, owes
+  // none.
   let rows = await scheduleOf(w, loanId);
   t.like(rows[1], { number: 2, due_date: '2026-02-15', insurance_due: '0', insurance_paid: '0' });
   t.deepEqual(
@@ -477,7 +484,8 @@ test('a spread premium through a restructuring: what is not yet paid goes to the
 
 test('the usury rate: a product or an application above the rate in force is refused (422 teg), at or below it accepted', async (t) => {
   const w = await world();
-  // Fees of 1 % + 2 000 fixed weigh most on the product's dearest loan: its 50 000 minimum over its 1-period minimum term.
+  // Fees of 1 % + 2 000 fixed weigh most on the product's dearest loan: its 50 000 minimum over its 1-period minimum
+  // term.
   const terms = { fee_fixed: '2000', insurance_rate: '0.01', insurance_collection: 'withheld' };
   const probe = await createProduct(w, 'PROBE', terms);
   t.is(probe.status, 201, probe.text);

@@ -209,7 +209,8 @@ test('configuration: typed and validated; the business date only moves forward',
     ['provisioning_ladder[1].days_from', 'provisioning_ladder[1].rate'],
   );
 
-  // Moving the business date is under four eyes (the default policy): requested alone, approved by a second administrator.
+  // Moving the business date is under four eyes (the default policy): requested alone, approved by a second
+  // administrator.
   t.is(
     (
       await app.request('PATCH', path, {

@@ -82,7 +82,10 @@ async function sharedStringsBomb(declaredSize: (inflated: number) => number): Pr
   ]);
 }
 
-/** The largest resident set of this process (the API runs in it) while `work` runs, sampled every 5 ms, over the set before. */
+/**
+ * The largest resident set of this process (the API runs in it) while `work` runs, sampled every 5 ms, over the set
+ * before.
+ */
 async function residentGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthMb: number }> {
   const before = process.memoryUsage.rss();
   let peak = before;
@@ -114,7 +117,8 @@ test.serial(
       ) ?? [];
     t.true(Number(declaredBytes) > 50 * 1024 * 1024, declared.body.detail as string);
 
-    // Headers that lie (100 bytes declared): the guard inflates and counts, and stops at the first byte past what was declared.
+    // Headers that lie (100 bytes declared): the guard inflates and counts, and stops at the first byte past what was
+    // declared.
     const lying = await sharedStringsBomb(() => 100);
     const { result: refused, growthMb } = await residentGrowth(() => upload(id, lying, xlsxType));
     t.is(refused.status, 400, refused.text);

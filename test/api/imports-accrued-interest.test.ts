@@ -62,7 +62,10 @@ const people = (coop = world) => ({ maker: direction(coop), checker: coop.users.
  */
 const imported = { 'A-01': 3613, 'A-02': 1419 };
 
-/** An import of the loans, their installments and a trial balance into `coop` at `cutOverDate`, validated by the workflow. */
+/**
+ * An import of the loans, their installments and a trial balance into `coop` at `cutOverDate`, validated by the
+ * workflow.
+ */
 async function validatedImport(
   t: ExecutionContext,
   loans: string,
@@ -365,7 +368,8 @@ test.serial(
       async () => {
         const id = await appliedImport(t, downgraded);
         await setBusinessDate(downgraded, '2026-12-31');
-        // At 31 December, A-01's installment of 15 November is 46 days unpaid: doubtful (beyond 45); A-02's of 20 November 41: overdue.
+        // At 31 December, A-01's installment of 15 November is 46 days unpaid: doubtful (beyond 45); A-02's of 20
+        // November 41: overdue.
         const run = await startProvisioningRun(knex, testClock(), {
           enterpriseId: downgraded.enterpriseId,
           asOf: '2026-12-31',

@@ -48,7 +48,10 @@ test.before(async () => {
   existingAccount = (await knex('comptes_clients').where({ id: accountId }).first('number')).number as string;
 });
 
-/** An import of the member accounts, the loans (`{EXISTING}` read as M403's account) and, when given, a trial balance, validated. */
+/**
+ * An import of the member accounts, the loans (`{EXISTING}` read as M403's account) and, when given, a trial balance,
+ * validated.
+ */
 async function validatedImport(t: ExecutionContext, coop: LoanWorld, loans: string, trialBalance?: string) {
   const headers = coop.users.direction!.headers;
   const created = await app.request('POST', '/api/v1/imports/', {

@@ -95,7 +95,10 @@ const scopeOf = (importId: string, of = world): ImportScope => ({
 });
 const countOf = async (table: string) => Number((await knex(table).count({ count: '*' }).first())!.count);
 
-/** Each loan of the file: its outstanding principal (amount less principal repaid) and, from the ladder rate of its borrower's age, its provision. */
+/**
+ * Each loan of the file: its outstanding principal (amount less principal repaid) and, from the ladder rate of its
+ * borrower's age, its provision.
+ */
 const expectedLoans = [
   // Installment of 31 October due on the cut-over date: not yet late.
   { number: 'P-0101', branch: 'head', outstanding: 600_000 - 300_000, class: 'performing', days: 0, rate: 0 },
@@ -119,7 +122,8 @@ test("a small cooperative's loans in progress validate, tie out per branch and a
   const steps = importKindSteps.loans!;
   const scope = scopeOf(id);
 
-  // Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352) and provisions on 3931, a credit.
+  // Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352) and
+  // provisions on 3931, a credit.
   const branchCode = async (branchId: string) =>
     (await knex('branches').where({ id: branchId }).first('code')).code as string;
   const [head, other] = [await branchCode(world.headOffice), await branchCode(world.otherBranch)];
@@ -215,7 +219,10 @@ test("a small cooperative's loans in progress validate, tie out per branch and a
   t.like(await validate(again), { status: 'validated', problems: 0 });
 });
 
-/** Every loan as the file gives it: active, its class, days past due, outstanding principal and provision, its schedule and version 1, its guarantor. */
+/**
+ * Every loan as the file gives it: active, its class, days past due, outstanding principal and provision, its schedule
+ * and version 1, its guarantor.
+ */
 async function assertLoansAsFiled(t: ExecutionContext, importId: string): Promise<void> {
   const loans = await knex('loans')
     .where({ import_id: importId })

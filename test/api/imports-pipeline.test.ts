@@ -108,7 +108,8 @@ test("members' deposits tie out to the trial balance by branch and product accou
   const linesBefore = await journalLines();
   const { id, body } = await validatedImport(t, 'pipeline/trial-balance.csv');
   t.like(body, { status: 'validated', problems: 0, differences: 0 });
-  // The accounts file: A-001 1 234 567 (M001, HQ) + A-003 75 000 (M003, HQ) + A-004 0 (M-EXIST, HQ); A-002 250 000 (M002, B2).
+  // The accounts file: A-001 1 234 567 (M001, HQ) + A-003 75 000 (M003, HQ) + A-004 0 (M-EXIST, HQ); A-002 250 000
+  // (M002, B2).
   const hq = 1_234_567 + 75_000 + 0;
   const tieOut = await app.request('GET', `/api/v1/imports/${id}/tie-out/`, { headers: direction() });
   t.is(tieOut.status, 200, tieOut.text);

@@ -37,7 +37,8 @@ async function member(number: string, founder = false, branchId = world.headOffi
 test.before(async () => {
   ({ knex } = await createTestDatabase(file));
   app = await startTestApp(file, { knex, taskQueue });
-  // The world's 002 ordinary shares: 1 000 000 XAF, paid in full at subscription. 001 founder shares: 10 000 XAF, a quarter at least at subscription, at most 100 a member.
+  // The world's 002 ordinary shares: 1 000 000 XAF, paid in full at subscription. 001 founder shares: 10 000 XAF, a
+  // quarter at least at subscription, at most 100 a member.
   world = await createLoanWorld(app, knex, 'IMS', { capital: false });
   await createShareType(world, { code: '001', nominal_value: '10000', max_shares: 100 });
   // Another enterprise has honorary shares (003); this one has none.
@@ -91,7 +92,8 @@ test('a good shares file validates, adds up per branch as the ledger would post 
   t.deepEqual(await problemsOf(id), []);
   t.like(validated, { status: 'validated', problems: 0 });
 
-  // The file by hand: member, branch (members file: M001 and M003 at HQ, M002 at B2; M-EXIST at the head office HQ), subscribed, paid.
+  // The file by hand: member, branch (members file: M001 and M003 at HQ, M002 at B2; M-EXIST at the head office HQ),
+  // subscribed, paid.
   const rows = [
     { branch: 'HQ', subscribed: 3n * 1_000_000n, paid: 3_000_000n },
     { branch: 'B2', subscribed: 10n * 10_000n, paid: 25_000n },
@@ -177,7 +179,8 @@ test('a good shares file validates, adds up per branch as the ledger would post 
     subscriptions.map((row) => row.number),
     ['SUB-2026-000001', 'SUB-2026-000002', 'SUB-2026-000003', 'SUB-2026-000004', 'SUB-2026-000005'],
   );
-  // Founder shares may be paid in part, the rest within the type's 36 months (as a subscription made today); ordinary shares are paid at once.
+  // Founder shares may be paid in part, the rest within the type's 36 months (as a subscription made today); ordinary
+  // shares are paid at once.
   t.deepEqual(
     subscriptions.map((row) => row.payment_due_on),
     ['2026-10-31', '2029-10-31', '2026-10-31', '2026-10-31', '2029-10-31'],

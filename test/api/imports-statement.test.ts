@@ -36,7 +36,9 @@ test.before(async () => {
 
 const direction = () => world.users.direction!.headers;
 
-/** The members, accounts and trial balance of the pipeline's files imported at the cut-over, applied under four eyes. */
+/**
+ * The members, accounts and trial balance of the pipeline's files imported at the cut-over, applied under four eyes.
+ */
 async function appliedImport(t: ExecutionContext): Promise<string> {
   const created = await app.request('POST', '/api/v1/imports/', {
     headers: direction(),
@@ -183,14 +185,17 @@ test.serial('a deposit after the cut-over runs on from the opening balance, and 
   ),
 );
 
-/** The savings interest's balance history starts from the imported balance at the cut-over, and holds nothing before. */
+/**
+ * The savings interest's balance history starts from the imported balance at the cut-over, and holds nothing before.
+ */
 async function interestOnTheOpeningBalance(t: ExecutionContext, accountId: string) {
   const account = (await CompteClient.query(knex).findById(accountId))!;
   const product = (await SavingsProduct.query(knex).findById(account.productId))!;
   const rates = [{ from: '2026-01-01', annualRate: new Money('0.036') }];
   const grossOver = async (from: string, to: string) =>
     (await knex.transaction((trx) => interestFigures(trx, account, product, { from, to }, rates))).gross.toString();
-  // November at 3.6 % a year, the product's minimum monthly balance and 30/360: A-001's 1 234 567 all month, 3 703.70 rounded.
+  // November at 3.6 % a year, the product's minimum monthly balance and 30/360: A-001's 1 234 567 all month, 3 703.70
+  // rounded.
   const [numerator, denominator] = [1_234_567n * 36n * 30n, 1000n * 360n];
   t.is(await grossOver('2026-11-01', '2026-11-30'), String((numerator * 2n + denominator) / (2n * denominator)));
   t.is(await grossOver('2026-10-01', '2026-10-30'), '0', "before the cut-over, the old system's");

@@ -108,7 +108,8 @@ test.serial(
         t.is(await grossOver(id, 'T-001', '2026-11-01', '2026-11-30'), monthOn(900_000, '0.08', 30));
         t.is(await grossOver(id, 'T-002', '2026-11-01', '2026-11-30'), monthOn(600_000, '0.05', 30));
 
-        // T-001 matures on 30 November and is renewed: its principal stays, the interest goes to the member's demand account.
+        // T-001 matures on 30 November and is renewed: its principal stays, the interest goes to the member's demand
+        // account.
         await setBusinessDate(world, '2026-12-01');
         const run = await app.request('POST', '/api/v1/members/term-deposit-maturities/runs/', {
           headers: direction(),

@@ -30,7 +30,10 @@ test.before(async () => {
 
 const as = (user: string) => world.users[user]!.headers;
 
-/** A head office member's account holding `deposit`, opened by the head office's cashier (before any till: the head office keeps 5710). */
+/**
+ * A head office member's account holding `deposit`, opened by the head office's cashier (before any till: the head
+ * office keeps 5710).
+ */
 async function headOfficeAccount(deposit: string): Promise<{ id: string; number: string }> {
   const opened = await app.request('POST', '/api/v1/members/accounts/', {
     headers: as('cashier'),

@@ -69,7 +69,8 @@ const counting = (n: number) => Array.from({ length: n }, (_, index) => index + 
 
 test('each entry has its year, a journal and a number 1, 2, … n per journal and year; the journal follows from what the entry is', async (t) => {
   const entries = await numberedEntries();
-  // The rule written out here: automatic kinds to their journals, then class 9 alone HB (the loans' engagements), then cash (57) CAI, else OD.
+  // The rule written out here: automatic kinds to their journals, then class 9 alone HB (the loans' engagements), then
+  // cash (57) CAI, else OD.
   const automatic: Record<string, string> = {
     reclassification_doubtful: 'PRV',
     reclassification_overdue: 'PRV',

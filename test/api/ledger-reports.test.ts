@@ -103,7 +103,10 @@ const numbers = postings.map(
 
 const text = (amount: number) => String(amount);
 
-/** The test's own ledger of an account: opening before `from`, the period's lines in date then posting order with the balance after each. */
+/**
+ * The test's own ledger of an account: opening before `from`, the period's lines in date then posting order with the
+ * balance after each.
+ */
 function expectedLedger(
   account: string,
   from: string,
@@ -206,7 +209,8 @@ test('general ledger of class 5 for March: openings, running balances and closin
     expectedLedger('56090', '2026-03-01', '2026-03-31'),
     expectedLedger('5710', '2026-03-01', '2026-03-31'),
   ]);
-  // By hand: the bank opens at 400 000 (February's deposit), the vault at 600 000; March moves 400 000 in and 102 500 out.
+  // By hand: the bank opens at 400 000 (February's deposit), the vault at 600 000; March moves 400 000 in and 102 500
+  // out.
   t.like(march.body.accounts[0], {
     opening_balance: '400000',
     closing_balance: '297500',
@@ -308,7 +312,8 @@ test('general ledger: a later year carries the open year by computation; bad per
   );
   const vault2026 = expectedLedger('5710', '2026-01-01', '2026-12-31');
   t.like(january.body, { provisional: true, open_exercices: ['2026'] });
-  // The vault opens 2027 with its 2026 closing; an expense account (class 6) opens at zero (its 2026 result is carried in 13).
+  // The vault opens 2027 with its 2026 closing; an expense account (class 6) opens at zero (its 2026 result is carried
+  // in 13).
   t.deepEqual(ledgerFigures(january.body), [
     {
       account: '5710',

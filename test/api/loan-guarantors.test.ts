@@ -202,7 +202,8 @@ test.serial(
       { code: 'member_not_active', errors: [{ field: 'guarantor' }] },
     );
 
-    // A pledge of equipment counts for nothing (its eligibility is NOT FOUND): a cashier records and revalues it at once; 933 follows.
+    // A pledge of equipment counts for nothing (its eligibility is NOT FOUND): a cashier records and revalues it at
+    // once; 933 follows.
     const gage = await addGuarantee(w, 'cashier', {
       loan,
       kind: 'equipment_pledge',
@@ -282,8 +283,8 @@ test.serial(
     ).body.id as string;
     t.is(await accountBalance(knex, w.enterpriseId, '9311'), '-800000');
 
-    // 200 days late on 3 September: doubtful, 75 % of the uncovered part. The mortgage covers 800 000 (no full year doubtful
-    // yet: nothing of its minimum); the guarantor's 300 000 held are no cash cover, so 200 000 stay uncovered.
+    // 200 days late on 3 September: doubtful, 75 % of the uncovered part. The mortgage covers 800 000 (no full year
+    // doubtful yet: nothing of its minimum); the guarantor's 300 000 held are no cash cover, so 200 000 stay uncovered.
     await provision(w, '2026-09-03');
     t.is(await provisionOf(loan), new Money(1_000_000).minus(800_000).mul('0.75').toFixed(0));
     const { doubtful_since: since } = await knex('loans')
@@ -297,7 +298,8 @@ test.serial(
       countable_value: '800000',
     });
 
-    // A year and more later, R-2017/07 wants 25 % of the covered part per whole year doubtful: what is left is what counts.
+    // A year and more later, R-2017/07 wants 25 % of the covered part per whole year doubtful: what is left is what
+    // counts.
     for (const date of ['2026-09-03', '2027-09-10', '2028-09-10']) {
       const years = wholeYears(since as string, date);
       const countable = new Money(800_000).minus(new Money(800_000).mul(Math.min(0.25 * years, 1)));

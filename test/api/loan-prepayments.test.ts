@@ -64,7 +64,10 @@ const rate = D('0.015');
 const annuity = (principal: Decimal, periods: number) =>
   franc(principal.mul(rate).div(D(1).minus(D(1).plus(rate).pow(-periods))));
 
-/** The installments of an annuity from `principal` at the monthly rate: level `level`, the last one taking the rest; stops when repaid. */
+/**
+ * The installments of an annuity from `principal` at the monthly rate: level `level`, the last one taking the rest;
+ * stops when repaid.
+ */
 function expectedSeries(principal: Decimal, level: Decimal, maxPeriods: number) {
   const rows: { principal: string; interest: string }[] = [];
   let outstanding = principal;
@@ -265,7 +268,8 @@ test('a payoff quote and the payoff: arrears, interest to the day, penalties and
   t.is(await accountBalance(knex, w.enterpriseId, '9321'), '-200000', 'the pledge is received off-balance');
   const [first, second] = await schedule(w, loanId);
   await setBusinessDate(w, '2026-03-20');
-  // Installment 1 is 33 days late, installment 2 five; the third period has run 5 days (30/360) on the principal after installment 2.
+  // Installment 1 is 33 days late, installment 2 five; the third period has run 5 days (30/360) on the principal after
+  // installment 2.
   const late = (row: Record<string, string>) => D(row.principal_due!).plus(row.interest_due!);
   const penalties = franc(late(first!).mul('0.12').mul(33).div(365)).plus(
     franc(late(second!).mul('0.12').mul(5).div(365)),

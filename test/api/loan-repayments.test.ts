@@ -30,7 +30,9 @@ test.before(async () => {
   app = await startTestApp(file, { knex });
 });
 
-/** A cooperative of its own per test (business dates only move forward), its business date set at the start of the year. */
+/**
+ * A cooperative of its own per test (business dates only move forward), its business date set at the start of the year.
+ */
 async function world(startDate = '2026-01-15'): Promise<LoanWorld> {
   worldCount += 1;
   const created = await createLoanWorld(app, knex, `RP${worldCount}`);
@@ -145,7 +147,8 @@ test('a partial repayment pays interest before principal; the position follows',
   t.deepEqual(response.body.allocations, [
     { number: 1, due_date: '2026-02-15', penalty: '0', interest: '18000', principal: '2000' },
   ]);
-  // Paid on the disbursement day, the interest has earned nothing yet: all of it is received in advance (docs/domain.md §3).
+  // Paid on the disbursement day, the interest has earned nothing yet: all of it is received in advance (docs/domain.md
+  // §3).
   t.is(await accountBalance(knex, w.enterpriseId, '713'), '0');
   t.is(await accountBalance(knex, w.enterpriseId, '47220'), '-18000');
   const detail = await loanDetail(w, loanId);
@@ -294,7 +297,8 @@ test('16 concurrent repayments on one loan: the sum paid never exceeds the sum d
   await booksAgree(t, w);
 });
 
-// Serial (ava runs these first): it holds a connection while another waits, so it keeps out of the other tests' way on the pool.
+// Serial (ava runs these first): it holds a connection while another waits, so it keeps out of the other tests' way on
+// the pool.
 test.serial("a repayment queued behind the loan's lock reads the installments as the holder left them", async (t) => {
   const w = await world();
   const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
@@ -363,7 +367,8 @@ test('bad input: a date other than the business date, a closed accounting year; 
   const exercice = await knex('exercices_comptables')
     .where({ enterprise_id: w.enterpriseId, status: 'open' })
     .first('id');
-  // The year locked, as the first step of its closing does (the closing itself: test/workflows/year-end-closing.test.ts).
+  // The year locked, as the first step of its closing does (the closing itself:
+  // test/workflows/year-end-closing.test.ts).
   await knex('exercices_comptables').where({ id: exercice.id }).update({ status: 'closed' });
   const closed = await repay(w, { loan: loanId, amount: '1000' });
   t.is(closed.status, 409);

@@ -167,7 +167,8 @@ test.serial(
       0,
       'run again: nothing more',
     );
-    // Posted in bulk, the month end's entry is still the loan's own: in the HB journal, its branch, its number in the description.
+    // Posted in bulk, the month end's entry is still the loan's own: in the HB journal, its branch, its number in the
+    // description.
     const loan = await knex('loans').where({ id: loanId }).first('number', 'branch_id');
     const posted = await knex('off_balance_movements as m')
       .join('journal_entries as e', 'e.id', 'm.entry_id')

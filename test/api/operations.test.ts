@@ -153,7 +153,9 @@ test('metrics show the build, the database pool, and the postings a deposit adds
     t.true(seriesValue(after, `coopbank_db_pool_${gauge}`)! >= 0, gauge);
 });
 
-/** The real app with a logger whose lines the test reads (startTestApp's logger is silent); Temporal is never called. */
+/**
+ * The real app with a logger whose lines the test reads (startTestApp's logger is silent); Temporal is never called.
+ */
 async function appLoggingTo(
   t: ExecutionContext,
   knex: Knex,

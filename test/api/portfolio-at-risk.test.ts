@@ -80,7 +80,10 @@ const unpaidAt = (loan: HandLoan, number: number, date: string) => {
   return paidOn === undefined || paidOn > date;
 };
 
-/** The test's own figures of a loan at a date: days past due, outstanding principal, arrears, principal past due and falling due by date. */
+/**
+ * The test's own figures of a loan at a date: days past due, outstanding principal, arrears, principal past due and
+ * falling due by date.
+ */
 function figuresAt(loan: HandLoan, date: string) {
   const unpaid = loan.installments.filter((_, index) => unpaidAt(loan, index + 1, date));
   const late = unpaid.filter((installment) => installment.due < date);
@@ -102,7 +105,10 @@ function figuresAt(loan: HandLoan, date: string) {
   };
 }
 
-/** PAR n of a set of loans at a date, computed here: loans more than n days past due, their outstanding, the ratio to six places. */
+/**
+ * PAR n of a set of loans at a date, computed here: loans more than n days past due, their outstanding, the ratio to
+ * six places.
+ */
 function expectedPar(loans: readonly HandLoan[], date: string) {
   const figures = loans.filter((loan) => loan.disbursedOn <= date).map((loan) => figuresAt(loan, date));
   const outstanding = total(figures.map((row) => row.outstanding));
@@ -248,7 +254,8 @@ test.serial(
     ).body;
     t.deepEqual(filtered.total, expectedPar([loans.longer], '2026-11-20'));
 
-    // A past date reads that date: on 20 March only two loans were out, the repaid installment still due; on 20 April it was paid.
+    // A past date reads that date: on 20 March only two loans were out, the repaid installment still due; on 20 April
+    // it was paid.
     t.deepEqual(
       (await request(world, 'GET', parPath('date=2026-03-20'), 'direction')).body.total,
       expectedPar(loans.all, '2026-03-20'),
@@ -275,7 +282,8 @@ test.serial(
 test.serial(
   'a loan officer reassigned by the branch head: refusals, the history on the loan and in the list, the audit, PAR by officer before and after its date',
   async (t) => {
-    // Reassignment: the branch head hands the 50-day loan to the cashier from the business date (26 November), with a reason.
+    // Reassignment: the branch head hands the 50-day loan to the cashier from the business date (26 November), with a
+    // reason.
     const officerPath = `/api/v1/loans/loans/${loans.fifty.id}/officer/`;
     const reason = 'The teller moves to the other branch';
     t.is(
@@ -379,7 +387,8 @@ test.serial(
   "the officers' portfolios over a period: loans, outstanding, arrears, PAR 30 at its end; disbursements and collections over it",
   async (t) => {
     const teller = loans.all.filter((loan) => loan.officer === world.users.teller!.id);
-    // The officers' portfolios from 1 March to 26 November: at its end the teller has four loans, the cashier one, the branch head one.
+    // The officers' portfolios from 1 March to 26 November: at its end the teller has four loans, the cashier one, the
+    // branch head one.
     const portfolios = (
       await request(
         world,
@@ -496,7 +505,8 @@ test.serial(
     t.is(xlsx.status, 200);
     t.regex(xlsx.headers.get('content-type') ?? '', /spreadsheetml/);
 
-    // Branch isolation: the other branch's cashier sees none of the head office's loans, and not its branch; another enterprise is a 404.
+    // Branch isolation: the other branch's cashier sees none of the head office's loans, and not its branch; another
+    // enterprise is a 404.
     t.is((await request(world, 'GET', parPath('date=2026-11-20'), 'other_cashier')).body.total.loans, 0);
     t.is(
       (await request(world, 'GET', parPath(`date=2026-11-20&branch=${world.headOffice}`), 'other_cashier')).status,

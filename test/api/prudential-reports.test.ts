@@ -220,7 +220,8 @@ test('arrears statement after a provisioning run: the class and age band of the 
   const run = await withWorker(knex, () => provisioningRun(coop), taskQueue);
   t.is(run.status, 'completed');
 
-  // Installments of 15 April, May and June unpaid: 86 days past due on 10 July, doubtful (> 45), the ladder's 46–90 band at 25 %.
+  // Installments of 15 April, May and June unpaid: 86 days past due on 10 July, doubtful (> 45), the ladder's 46–90
+  // band at 25 %.
   const outstanding = loan.principal.minus(loan.sum(1, 2));
   const provision = outstanding.times('0.25').toDecimalPlaces(0, Money.ROUND_HALF_UP);
   const figures = {

@@ -117,7 +117,8 @@ test.serial(
     });
     t.is(locked.status, 409);
     t.is(locked.body.code, 'share_type_in_use');
-    // The notice is under four eyes, sent alone (docs/domain.md §11): with another field it is refused, then approved alone.
+    // The notice is under four eyes, sent alone (docs/domain.md §11): with another field it is refused, then approved
+    // alone.
     const ordinary = `/api/v1/shares/types/${world.shareTypeId}/`;
     t.is(
       (

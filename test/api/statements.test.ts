@@ -126,7 +126,10 @@ test('balance sheet, income statement and rolled-up trial balance of a small coo
   t.is(closedYear.totals.result, text(result), 'the closing entries do not empty the closed year’s income statement');
 });
 
-/** The sum of every posted line of the enterprise up to a date, by account, whatever the year: the outside view of the books. */
+/**
+ * The sum of every posted line of the enterprise up to a date, by account, whatever the year: the outside view of the
+ * books.
+ */
 async function allLinesUpTo(coop: SmallCooperative, date: string): Promise<Record<string, Money>> {
   const rows = await knex('journal_lines as l')
     .join('journal_entries as e', 'e.id', 'l.entry_id')

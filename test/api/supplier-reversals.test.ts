@@ -141,7 +141,8 @@ test('a payment reversed reopens its invoice, a reversed invoice leaves the bala
     'a reversed invoice is no open item to pay',
   );
 
-  // Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the invoice on the 12th.
+  // Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the
+  // invoice on the 12th.
   const chartId = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
   const balances = async (date: string) =>
     (

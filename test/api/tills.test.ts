@@ -22,7 +22,10 @@ const file = fileTeardown(test);
 let app: TestApp;
 let knex: Knex;
 let world: LoanWorld;
-/** A member's account of the head office and one of the other branch, opened before any till (their initial deposits in 5710). */
+/**
+ * A member's account of the head office and one of the other branch, opened before any till (their initial deposits in
+ * 5710).
+ */
 let account: string;
 let otherAccount: string;
 /** The cashier's first session, closed with a shortage of 500. */

@@ -119,7 +119,8 @@ test.serial(
       (await knex('audit_events').where({ action: 'user.accept_invitation', entity_id: created.body.id })).length,
       1,
     );
-    // The credit committee role is above the till: no one but admin-a could approve it, so it was made at once, the waiver audited.
+    // The credit committee role is above the till: no one but admin-a could approve it, so it was made at once, the
+    // waiver audited.
     t.deepEqual(created.body.pending_roles, []);
     const waived = await knex('audit_events').where({ action: 'approval.waived', enterprise_id: enterpriseA });
     t.like(waived.at(-1)?.details, { operation: 'role_grant.above_cashier', approver_roles: ['admin'] });

@@ -26,7 +26,8 @@ test('the enterprises that exist before tills get a vault per branch and a till 
       [world.otherBranch, '5710'],
     ].sort(),
   );
-  // The world's cashiers of a branch: cashier, teller and cashier_and_head at the head office, other_cashier at the other branch.
+  // The world's cashiers of a branch: cashier, teller and cashier_and_head at the head office, other_cashier at the
+  // other branch.
   const cashierIds = ['cashier', 'teller', 'cashier_and_head', 'other_cashier']
     .map((name) => world.users[name]!.id)
     .sort();

@@ -39,10 +39,12 @@ const expected: Record<string, [string, string][]> = {
   withholding_tax_refund: [['4302', '3711']],
   repayment_interest_unearned: [['5710', '47220']],
   unearned_interest_recognition: [['47220', '713']],
-  // Issue 29: a transfer between members, each side in its branch; 459 within a branch (45200 between two, by the product accounts).
+  // Issue 29: a transfer between members, each side in its branch; 459 within a branch (45200 between two, by the
+  // product accounts).
   member_transfer_debit: [['3711', '459']],
   member_transfer_credit: [['459', '3711']],
-  // Issue 29: a deposit or a withdrawal at another branch's counter, the account's side and the cash side (45200 by the product accounts).
+  // Issue 29: a deposit or a withdrawal at another branch's counter, the account's side and the cash side (45200 by the
+  // product accounts).
   inter_branch_deposit: [['459', '3711']],
   inter_branch_deposit_cash: [['5710', '459']],
   inter_branch_withdrawal: [['3711', '459']],

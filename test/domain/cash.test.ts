@@ -3,7 +3,9 @@ import { differenceOf, modeAllowed, settlementAccount, settlementLines } from '.
 import { cashMove, overCashLimit, transferSides } from '../../domain/cash/till-transfers';
 import { Money } from '../../domain/money';
 
-/** The pure rules of cash between the vault and the tills and of the settlement of differences (docs/domain.md §13.2). */
+/**
+ * The pure rules of cash between the vault and the tills and of the settlement of differences (docs/domain.md §13.2).
+ */
 
 const plain = (lines: { account: string; debit: Money; credit: Money }[]) =>
   lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]);

@@ -1,7 +1,10 @@
 import test from 'ava';
 import { monthEndingOn, nextWorkingDay } from '../../domain/enterprise/end-of-day';
 
-/** The end of day's calendar (docs/domain.md §13.3): Monday to Friday, a month's last day starting its month end. Weekdays checked on a 2026 calendar. */
+/**
+ * The end of day's calendar (docs/domain.md §13.3): Monday to Friday, a month's last day starting its month end.
+ * Weekdays checked on a 2026 calendar.
+ */
 
 test('the next working day skips Saturday and Sunday, across a month and a year', (t) => {
   t.is(nextWorkingDay('2026-04-15'), '2026-04-16', 'Wednesday to Thursday');

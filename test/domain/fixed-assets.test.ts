@@ -72,7 +72,8 @@ test('property: the charges are whole, never negative, and sum to the cost exact
         if (!total.eq(asset.cost)) return false;
         if (!schedule.every((month) => month.charge.isInteger() && month.charge.gt(0))) return false;
         const expectedMonths = acquisitionDate.endsWith('-01') ? months : months + 1;
-        // A tiny cost (under 100 francs a month) may round its last days to nothing: never more months than the period then.
+        // A tiny cost (under 100 francs a month) may round its last days to nothing: never more months than the period
+        // then.
         return schedule.length <= expectedMonths && (asset.cost.lt(months * 100) || schedule.length === expectedMonths);
       },
     ),

@@ -111,7 +111,8 @@ test('regulatory minimum: uncovered doubtful 100 % after a year; eligible cover 
   const young = { loanClass: 'doubtful' as const, ageDays: 10 };
   t.is(provisionFor(input({ ...young, doubtfulSince: '2025-07-01' })).amount.toFixed(0), '0');
   t.is(provisionFor(input({ ...young, doubtfulSince: '2025-06-30' })).amount.toFixed(0), '1000000');
-  // Litigious with no arrears: due at the next annual closing at the latest (Arts. 17, 22), booked at once; a cash cover still needs none.
+  // Litigious with no arrears: due at the next annual closing at the latest (Arts. 17, 22), booked at once; a cash
+  // cover still needs none.
   t.is(
     provisionFor(input({ ...young, ageDays: 0, litigious: true, doubtfulSince: '2026-06-29' })).amount.toFixed(0),
     '1000000',

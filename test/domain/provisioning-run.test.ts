@@ -162,7 +162,8 @@ test('planBatch: a doubtful loan by its cover; its provision moved whole when it
     ['provision_charge', '3921', '100000'],
   ]);
   t.like(mortgaged.loanUpdates[0], { doubtfulAccount: '3342', provisionAccount: '3921' });
-  // Doubtful for a year without cover, 400 000 on 3931: 100 % now (1 000 000), 400 000 moved to 3932 and 600 000 charged there.
+  // Doubtful for a year without cover, 400 000 on 3931: 100 % now (1 000 000), 400 000 moved to 3932 and 600 000
+  // charged there.
   const doubtful = {
     classification: 'doubtful' as const,
     doubtfulSince: '2025-06-30',

@@ -30,8 +30,9 @@ test('SIG: every two-digit group of classes 6 and 7 is in exactly one formula, s
 });
 
 test('SIG of hand-made movements: each balance by its formula (income as a credit, negative)', (t) => {
-  // (Numeric keys: the rows come in account order.) Income: 713 interest 100 000, 7153 fees 5 000, 741 10 000, 77 exceptional 3 000, 79 reversal 2 000.
-  // Expenses: 611 deposit interest 20 000, 64 4 000, 6511 30 000, 661 taxes 1 000, 6913 provisions 8 000, 67 7 000.
+  // (Numeric keys: the rows come in account order.) Income: 713 interest 100 000, 7153 fees 5 000, 741 10 000, 77
+  // exceptional 3 000, 79 reversal 2 000. Expenses: 611 deposit interest 20 000, 64 4 000, 6511 30 000, 661 taxes 1
+  // 000, 6913 provisions 8 000, 67 7 000.
   const flows = rows({
     713: -100_000,
     7153: -5_000,
@@ -155,7 +156,8 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
     ],
     [equity, 32_000_000, '1.612500', true],
   );
-  // Liquid: cash 10 000 000 + correspondents 3 000 000 + performing installments 3 500 000; due: term deposits 5 000 000 + half the demand deposits.
+  // Liquid: cash 10 000 000 + correspondents 3 000 000 + performing installments 3 500 000; due: term deposits 5 000
+  // 000 + half the demand deposits.
   t.deepEqual(
     [
       byCode.liquidity!.numerator.toNumber(),
@@ -220,7 +222,8 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
 });
 
 test("unpaid capital is no permanent fund; an insider's exposure above 5 % of net equity is deducted from it, whole (EMF 2002/04 Art. 2, 2002/10 Art. 3)", (t) => {
-  // 50 000 000 subscribed, 10 000 000 of it unpaid (10010, owed by the members in 4411); fixed assets 8 000 000; a director owes 20 000 000.
+  // 50 000 000 subscribed, 10 000 000 of it unpaid (10010, owed by the members in 4411); fixed assets 8 000 000; a
+  // director owes 20 000 000.
   const balances = rows({
     10000: -40_000_000,
     10010: -10_000_000,

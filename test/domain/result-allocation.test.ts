@@ -144,7 +144,8 @@ test('the entries: one per branch holding the result, pro rata, each balanced, a
     lines,
   );
   for (const entry of entries) assertBalanced(entry.lines);
-  // A: 2/3 of each rounded half-up (133 333.93 → 133 334, 199 999.9 → 200 000), the report à nouveau balancing: 666 667 − 466 668.
+  // A: 2/3 of each rounded half-up (133 333.93 → 133 334, 199 999.9 → 200 000), the report à nouveau balancing: 666 667
+  // − 466 668.
   t.deepEqual(signed(entries[0]!.lines), {
     131: '666667',
     111: '-133334',

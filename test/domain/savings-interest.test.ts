@@ -62,8 +62,8 @@ test('minimum monthly balance: the lowest end-of-day balance of the month, whate
 });
 
 test('a quarter adds its three months, each at its own minimum; half a franc of tax rounds up', (t) => {
-  // 200 000 in January; 50 000 withdrawn on 10 Feb (minimum 150 000); 100 000 deposited on 15 Mar (minimum still 150 000).
-  // 30 × (200 000 + 150 000 + 150 000) × 6 % / 360 = 2 500; tax 412.5 → 413; net 2 087.
+  // 200 000 in January; 50 000 withdrawn on 10 Feb (minimum 150 000); 100 000 deposited on 15 Mar (minimum still 150
+  // 000). 30 × (200 000 + 150 000 + 150 000) × 6 % / 360 = 2 500; tax 412.5 → 413; net 2 087.
   const history = {
     opening: new Money(200_000),
     movements: [
@@ -77,7 +77,8 @@ test('a quarter adds its three months, each at its own minimum; half a franc of 
     terms({ basis: 'minimum_monthly_balance', dayCount: '30_360', annualRate: new Money('0.06') }),
   );
   t.deepEqual(figures(quarter), { gross: '2500', tax: '413', net: '2087' });
-  // The same quarter, by daily balances at actual/365: 40 days at 200 000, 33 at 150 000, 17 at 250 000 = 17 200 000 × 6 % / 365 = 2 827.40 → 2 827.
+  // The same quarter, by daily balances at actual/365: 40 days at 200 000, 33 at 150 000, 17 at 250 000 = 17 200 000 ×
+  // 6 % / 365 = 2 827.40 → 2 827.
   t.is(
     interestOver(
       history,
@@ -152,7 +153,8 @@ test('the interest window: from the opening, the cycle or the day after what was
   t.deepEqual(interestWindow({ ...base, paidThrough: '2026-03-09' }), { from: '2026-03-10', to: '2026-03-31' });
   t.deepEqual(interestWindow({ ...base, maturityDate: '2026-03-15' }), { from: '2026-03-01', to: '2026-03-14' });
   t.is(interestWindow({ ...base, paidThrough: '2026-03-31' }), null, 'nothing left to pay');
-  // The final interest of a term deposit: no cycle bound, from the day after the last posting to the day before maturity.
+  // The final interest of a term deposit: no cycle bound, from the day after the last posting to the day before
+  // maturity.
   t.deepEqual(interestWindow({ ...base, cycleStart: null, paidThrough: '2026-01-31', maturityDate: '2026-03-15' }), {
     from: '2026-02-01',
     to: '2026-03-14',

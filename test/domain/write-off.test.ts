@@ -2,7 +2,8 @@ import test from 'ava';
 import { dueForWriteOff, netLoss } from '../../domain/loans/write-off';
 import { Money } from '../../domain/money';
 
-// R-2017/07 Art. 10: irrecoverable after 3 years doubtful, counted in whole years from the downgrade (docs/domain.md §14.3).
+// R-2017/07 Art. 10: irrecoverable after 3 years doubtful, counted in whole years from the downgrade (docs/domain.md
+// §14.3).
 test('a doubtful loan is due for write-off from the day it has been doubtful for three whole years', (t) => {
   t.false(dueForWriteOff('2026-04-02', '2029-04-01'));
   t.true(dueForWriteOff('2026-04-02', '2029-04-02'));

@@ -382,7 +382,8 @@ export function planAttacks(op: Operation, random: Random, budget: number): Atta
   const plan = namedAttacks(op);
   for (let index = 0; plan.length < budget || index < others.length; index += 1)
     plan.push(others[index % others.length]!);
-  // Last, the request as plausible as the fuzzer makes it: what reaches the handler with the path's real ids, if anything does.
+  // Last, the request as plausible as the fuzzer makes it: what reaches the handler with the path's real ids, if
+  // anything does.
   return op.pathParams.length > 0 ? [...plan, plausibleRequest] : plan;
 }
 

@@ -249,7 +249,10 @@ async function checkBooks(app: TestApp, knex: Knex, admin: Caller): Promise<stri
   return broken;
 }
 
-/** The report as text: the seed to replay, then each distinct failure (operation, caller, attack, fault) once with its count. */
+/**
+ * The report as text: the seed to replay, then each distinct failure (operation, caller, attack, fault) once with its
+ * count.
+ */
 export function formatReport(settings: FuzzSettings, report: FuzzReport, seconds: number): string {
   const groups = new Map<string, { example: Failure; count: number }>();
   for (const failure of report.failures) {

@@ -76,7 +76,9 @@ function bodyRefusal(op: Operation, request: FuzzRequest, bodyLimitBytes: number
   return broken === undefined ? undefined : { reason: broken };
 }
 
-/** What is wrong with the answer, if anything: none, a 5xx, a success where a refusal is due, a 4xx not in problem+json. */
+/**
+ * What is wrong with the answer, if anything: none, a 5xx, a success where a refusal is due, a 4xx not in problem+json.
+ */
 export function faultOf(response: RawResponse, refusal: Refusal | undefined): string | undefined {
   if (response.status === 0) return `no answer (${response.text})`;
   if (response.status >= 500) return `${response.status} answer`;

@@ -6,7 +6,10 @@ import { pick, randomUuid, type Random } from './random';
  * deep as validation lets it), and the hostile ones.
  */
 
-/** Ids of real resources, by the list path that answered them (`/api/v1/loans/loans/`) and by its last segment (`loans`). */
+/**
+ * Ids of real resources, by the list path that answered them (`/api/v1/loans/loans/`) and by its last segment
+ * (`loans`).
+ */
 export interface IdPools {
   byPath: Map<string, string[]>;
   bySegment: Map<string, string[]>;

@@ -34,7 +34,10 @@ export interface FuzzWorld {
   enterpriseId: string;
   callers: Caller[];
   pools: IdPools;
-  /** Bodies the schema alone cannot make valid, by operation: the base its attacks change (a sub-account's code extends its parent's). */
+  /**
+   * Bodies the schema alone cannot make valid, by operation: the base its attacks change (a sub-account's code extends
+   * its parent's).
+   */
   bodies: Map<string, Record<string, unknown>>;
   /** Operations whose resource the bounded world does not build, and why: their real-id check is waived. */
   notBuilt: Map<string, string>;
@@ -65,16 +68,17 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
 
 /**
  * A small world for the path parameters to point at: a cooperative ready to lend (test/helpers/loans.ts) with a
- * member's account and a withdrawal from it, an application at its first step and another of the fuzzing cashier's,
- * a loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
+ * member's account and a withdrawal from it, an application at its first step and another of the fuzzing cashier's, a
+ * loan approved through the circuit's four steps (by four users, none its submitter, none a caller), disbursed and
  * partly repaid, its guarantees (one in force, one awaiting confirmation), a share subscription with a withdrawal in
  * notice, a litigious loan made doubtful by a provisioning run, written off and recovered in part, a month end and its
- * reporting pack, an event replay, a governance organ, a four-eyes
- * request awaiting its decision, a manual entry's draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a
- * transfer and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
- * counter, a till of the other branch with a closed session, a till transfer, a settled difference and a vault count, a branch's day
- * closed and an end of day waiting for the other, a usury rate, and a user with a grant; then the ids of everything the lists of the document answer.
- * The administrator also directs the cooperative, so that the direction's routes reach their handlers.
+ * reporting pack, an event replay, a governance organ, a four-eyes request awaiting its decision, a manual entry's
+ * draft and a recurring model, a supplier with an invoice partly paid, a fixed asset, a bank account with a transfer
+ * and a statement, a transfer and a standing order between members of the two branches, a deposit at the other branch's
+ * counter, a till of the other branch with a closed session, a till transfer, a settled difference and a vault count, a
+ * branch's day closed and an end of day waiting for the other, a usury rate, and a user with a grant; then the ids of
+ * everything the lists of the document answer. The administrator also directs the cooperative, so that the direction's
+ * routes reach their handlers.
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
   const world = await createLoanWorld(app, knex, 'FZZ');
@@ -176,9 +180,11 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     ['withdrawAtAnotherBranch', { account: transferred.to, branch: world.headOffice, amount: '10' }],
     // Issue 30: a recovery in cash at the head office's counter (on the written-off loan, or refused on a running one).
     ['recordLoanRecovery', { amount: '1000', channel: 'cash' }],
-    // Issue 30, guarantors and collateral: a revaluation dated after the guarantees' valuation (their start, 2026-01-01).
+    // Issue 30, guarantors and collateral: a revaluation dated after the guarantees' valuation (their start,
+    // 2026-01-01).
     ['revalueLoanGuarantee', { value: '650000', valuation_date: '2026-11-27' }],
-    // Issue 30, loan officers: the loan's officer is its submitter (the teller); the branch head of its branch takes it over.
+    // Issue 30, loan officers: the loan's officer is its submitter (the teller); the branch head of its branch takes it
+    // over.
     ['reassignLoanOfficer', { officer: world.users.branch_head!.id, reason: 'Fuzz reassignment' }],
     // Issue 30, early repayment: a prepayment small enough to leave the loan running.
     ['recordLoanPrepayment', { amount: '20000' }],
@@ -211,7 +217,10 @@ async function setUsuryRate(world: LoanWorld): Promise<void> {
   );
 }
 
-/** The path parameters that are not ids of a list: a pack's report by file name, a statement and its lines, the import kinds. */
+/**
+ * The path parameters that are not ids of a list: a pack's report by file name, a statement and its lines, the import
+ * kinds.
+ */
 function poolNamedParameters(pools: FuzzWorld['pools'], statement: { id: string; lineIds: string[] }): void {
   // A report of the month's pack, by its file name: the only path parameter that is not an id.
   pools.byPath.set('/api/v1/accounts/reporting-packs/{id}/files/', [`${reportingPackReports[0]!.name}.csv`]);
@@ -281,7 +290,8 @@ async function lend(world: LoanWorld, cashierCaller: Caller): Promise<string> {
   });
   const subscription = await subscribeShares(world, client, { share_type: world.shareTypeId, shares: 2 });
   await post(app, '/api/v1/shares/withdrawals/', cashier, { subscription: subscription.id, shares: 1 });
-  // Issue 30: a loan of its own borrower flagged litigious, doubtful at the run below, then written off (recoverWrittenOff).
+  // Issue 30: a loan of its own borrower flagged litigious, doubtful at the run below, then written off
+  // (recoverWrittenOff).
   const litigious = await approvedLoan(world, await memberOf(world), { amount: '100000', term_periods: 6 });
   await post(app, `/api/v1/loans/loans/${litigious}/disbursement/`, cashier, { channel: 'cash' });
   await post(app, `/api/v1/loans/loans/${litigious}/litigation/`, branchHead, {
@@ -427,7 +437,10 @@ async function registerFixedAsset(world: LoanWorld): Promise<void> {
   if (approved.status !== 200) throw new Error(`the fixed asset: ${approved.text}`);
 }
 
-/** A bank account (issue 28, part 6) with a transfer from the till approved by a second person and a statement of it imported. */
+/**
+ * A bank account (issue 28, part 6) with a transfer from the till approved by a second person and a statement of it
+ * imported.
+ */
 async function keepBank(world: LoanWorld): Promise<{ id: string; lineIds: string[]; content: string }> {
   const direction = world.users.direction!.headers;
   const bank = await post(world.app, '/api/v1/accounting/bank-accounts/', direction, {
@@ -488,7 +501,10 @@ async function keepTill(world: LoanWorld): Promise<void> {
   });
 }
 
-/** Inter-branch service allowed, and a deposit of a head office member at the other branch's counter (issue 29): the operations' list gives its id. */
+/**
+ * Inter-branch service allowed, and a deposit of a head office member at the other branch's counter (issue 29): the
+ * operations' list gives its id.
+ */
 async function serveAcrossBranches(world: LoanWorld, headOfficeAccount: string): Promise<void> {
   await post(
     world.app,
@@ -505,7 +521,10 @@ async function serveAcrossBranches(world: LoanWorld, headOfficeAccount: string):
   });
 }
 
-/** Two members' accounts, of the two branches, a transfer and a standing order between them (issue 29): their lists give their ids. */
+/**
+ * Two members' accounts, of the two branches, a transfer and a standing order between them (issue 29): their lists give
+ * their ids.
+ */
 async function transferBetweenMembers(world: LoanWorld): Promise<{ from: string; to: string }> {
   const from = await openSavingsAccount(world, await memberOf(world), '200000');
   const client = await memberOf(world, world.otherBranch);
@@ -585,7 +604,9 @@ async function keepTillTransfer(world: LoanWorld): Promise<void> {
   });
 }
 
-/** Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list). */
+/**
+ * Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list).
+ */
 const importFile =
   'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n' +
   'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';

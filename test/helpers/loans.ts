@@ -131,7 +131,8 @@ function nextAddress(): string {
 
 /**
  * Worlds made one after another by a test file, each its own enterprise coded `{prefix}{n}`, its business date put
- * straight in its configuration (no request, no four eyes): what each file of guarantees, insurance and prepayments made alike.
+ * straight in its configuration (no request, no four eyes): what each file of guarantees, insurance and prepayments
+ * made alike.
  */
 export function numberedWorlds(prefix: string, businessDate: string): (app: TestApp, knex: Knex) => Promise<LoanWorld> {
   let count = 0;

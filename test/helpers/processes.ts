@@ -24,7 +24,10 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   databaseUrl: string;
   taskQueue: string;
-  /** The Temporal frontend it connects to: the run's, unless a test puts a relay between them (test/helpers/tcp-relay.ts). */
+  /**
+   * The Temporal frontend it connects to: the run's, unless a test puts a relay between them
+   * (test/helpers/tcp-relay.ts).
+   */
   temporalAddress?: string;
   /** Further variables (WORKFLOW_DAY_MS…). */
   env?: Record<string, string>;

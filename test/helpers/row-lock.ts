@@ -4,7 +4,10 @@ import { until } from './until';
 
 /** A row held `FOR UPDATE` by an open transaction of the test: whoever locks or references it waits. */
 export interface HeldRowLock {
-  /** Resolves once `count` sessions wait on this lock, directly or queued behind another waiter (each stopped inside its transaction). */
+  /**
+   * Resolves once `count` sessions wait on this lock, directly or queued behind another waiter (each stopped inside its
+   * transaction).
+   */
   waiters(count: number): Promise<void>;
   /** Rolls the holding transaction back: the waiters go on (or, if their process died meanwhile, roll back). */
   release(): Promise<void>;

@@ -31,7 +31,10 @@ export interface SmallCooperative {
   savingsAccount: string;
   year2026: string;
   expected: {
-    /** The loan's outstanding principal from March on: in 3221, then in 3342 once the year-end run finds it doubtful (its mortgage a sûreté réelle). */
+    /**
+     * The loan's outstanding principal from March on: in 3221, then in 3342 once the year-end run finds it doubtful
+     * (its mortgage a sûreté réelle).
+     */
     loanOutstanding: Money;
     interest: Money;
     fees: Money;
@@ -48,7 +51,9 @@ const monthlyRate = new Money('0.18').div(12);
 const capital = new Money(1_000_000_000);
 const staffCosts = new Money(20_000);
 
-/** The annuity A = P·i / (1 − (1 + i)^−n) and the interest of the first two periods, each rounded half-up to the franc. */
+/**
+ * The annuity A = P·i / (1 − (1 + i)^−n) and the interest of the first two periods, each rounded half-up to the franc.
+ */
 function handComputedLoan() {
   const annuity = principal
     .times(monthlyRate)
@@ -221,7 +226,10 @@ export async function provisioningRun(coop: SmallCooperative): Promise<{ status:
   });
 }
 
-/** The non-zero balances of the trial balance at a date, as the API reads them (earlier years not closed carried by computation): account → debit minus credit. */
+/**
+ * The non-zero balances of the trial balance at a date, as the API reads them (earlier years not closed carried by
+ * computation): account → debit minus credit.
+ */
 export async function trialBalanceOf(coop: SmallCooperative, date: string): Promise<Record<string, string>> {
   const { world } = coop;
   const trial = await world.app.request('GET', `/api/v1/accounts/charts/${coop.chartId}/trial-balance/?date=${date}`, {

@@ -27,7 +27,10 @@ export interface Part {
   deflated: boolean;
 }
 
-/** A zip of `parts` as APPNOTE writes it (sizes in the local headers, no descriptor); each part declares the size it is given. */
+/**
+ * A zip of `parts` as APPNOTE writes it (sizes in the local headers, no descriptor); each part declares the size it is
+ * given.
+ */
 export function zipOf(parts: readonly Part[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];

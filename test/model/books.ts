@@ -37,7 +37,10 @@ export async function unbalancedEntries({
   return rows.map((row) => `entry ${row.id} does not balance`);
 }
 
-/** The month totals the reports read (ledger_month_totals) equal the sums of the lines, per year, month, branch and account. */
+/**
+ * The month totals the reports read (ledger_month_totals) equal the sums of the lines, per year, month, branch and
+ * account.
+ */
 async function monthTotalGaps({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | 'enterpriseId'>): Promise<string[]> {
   const { rows } = await knex.raw('SELECT * FROM coopbank_month_total_gaps(?)', [enterpriseId]);
   return (rows as Record<string, unknown>[]).map(
@@ -202,7 +205,10 @@ export async function portfolioGaps({
   return breaches;
 }
 
-/** The capital register (paid, unpaid, what members owe, what is owed to members leaving) equals 1000x, 1001x, 4411 and 4417. */
+/**
+ * The capital register (paid, unpaid, what members owe, what is owed to members leaving) equals 1000x, 1001x, 4411 and
+ * 4417.
+ */
 async function capitalGaps(world: LoanWorld): Promise<string[]> {
   const books = await capitalBooks(world);
   return (['paid', 'unpaid', 'members', 'refunds'] as const)

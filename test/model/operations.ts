@@ -20,7 +20,10 @@ export interface Model {
   keys: number;
   /** What the manual entries so far put on each of their accounts (debit − credit): nothing else moves them. */
   manual: Map<string, Money>;
-  /** Issue 29: the other branch's till, when the sequence has one: its account, its predicted book balance, its open session. */
+  /**
+   * Issue 29: the other branch's till, when the sequence has one: its account, its predicted book balance, its open
+   * session.
+   */
   till?: { account: string; book: Money; session: string | null };
 }
 
@@ -395,7 +398,10 @@ class RunProvisioning extends Operation {
  */
 const manualAccounts = ['5602', '5603', '65211', '65234', '6511', '422', '111', '16300', '46800'] as const;
 
-/** A balanced manual entry at the business date, drafted by the accountant, validated by the branch head through the API. */
+/**
+ * A balanced manual entry at the business date, drafted by the accountant, validated by the branch head through the
+ * API.
+ */
 class PostManualEntry extends Operation {
   constructor(
     readonly debit: number,
@@ -649,7 +655,10 @@ const served = fc
   )
   .map(([direction, index, amount]) => new ServeAcrossBranches(direction, index, amount));
 
-/** The operations with the other branch's till sessions and the head office's members served there: a list of its own, as the manual entries'. */
+/**
+ * The operations with the other branch's till sessions and the head office's members served there: a list of its own,
+ * as the manual entries'.
+ */
 export const withTillsAcrossBranches = [
   ...operations,
   tillOpening,

@@ -46,7 +46,9 @@ test.before(async () => {
   app = await startTestApp(file, { knex, taskQueue });
 });
 
-/** A cooperative of its own for each sequence, its business date in January 2026 so that time can pass, into 2027 too. */
+/**
+ * A cooperative of its own for each sequence, its business date in January 2026 so that time can pass, into 2027 too.
+ */
 async function setup(): Promise<{ model: Model; real: Real }> {
   worlds += 1;
   const world = await createLoanWorld(app, knex, `MB${worlds}`);

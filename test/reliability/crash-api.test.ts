@@ -10,7 +10,10 @@ import { booksBreaches } from '../model/books';
 
 /** The burst: this many deposits, each with its own Idempotency-Key, all sent at once. */
 const deposits = 120;
-/** Deposits 0, 40 and 80 go to the first account, which the test holds locked: they are inside their transaction when the API dies. */
+/**
+ * Deposits 0, 40 and 80 go to the first account, which the test holds locked: they are inside their transaction when
+ * the API dies.
+ */
 const heldAccountDeposits = [0, 40, 80];
 
 interface Deposit {
@@ -48,7 +51,8 @@ test("the API process killed (SIGKILL) during a burst of deposits: the client's 
       .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
       .whereLike('idempotency_key', '%:burst-%');
 
-  // The burst, the API killed once half of it is committed and the held account's three deposits are waiting inside their transactions.
+  // The burst, the API killed once half of it is committed and the held account's three deposits are waiting inside
+  // their transactions.
   const lock = await holdRowLock(t, knex, 'comptes_clients', accounts[0]!);
   const answers = burst.map(async (deposit) => {
     const response = await send(first.client, cashier, deposit).catch(() => undefined);
@@ -98,7 +102,8 @@ test("the API process killed (SIGKILL) during a burst of deposits: the client's 
   );
 
   t.log(`set-up and burst ${(crashed - started) / 1000} s, restart and retries ${(Date.now() - crashed) / 1000} s`);
-  // Counted in the ledger: one event and one entry per key, each account's balance its opening deposit and the burst's, the books true.
+  // Counted in the ledger: one event and one entry per key, each account's balance its opening deposit and the burst's,
+  // the books true.
   const events = await depositEvents();
   t.is(events.length, deposits);
   t.is(new Set(events.map((event) => event.idempotency_key)).size, deposits);

@@ -57,7 +57,10 @@ interface Setting {
   direct: Awaited<ReturnType<typeof activitySetting>>;
 }
 
-/** A scenario, seeded: `go` sets it going towards its crash point, `outcome` waits for it to end after the crash and asserts. */
+/**
+ * A scenario, seeded: `go` sets it going towards its crash point, `outcome` waits for it to end after the crash and
+ * asserts.
+ */
 interface Scenario {
   go: () => Promise<CrashPoint>;
   outcome: () => Promise<(t: ExecutionContext) => Promise<void>>;
@@ -115,7 +118,10 @@ test.before(async (t) => {
   );
 });
 
-/** The crash: every scenario at its point, Temporal cut off, the unheard transactions committed, SIGKILL; then the locks go. */
+/**
+ * The crash: every scenario at its point, Temporal cut off, the unheard transactions committed, SIGKILL; then the locks
+ * go.
+ */
 async function crash(worker: ServiceProcess, freeze: () => void, points: CrashPoint[]): Promise<void> {
   await Promise.all(
     points.flatMap((point) =>

@@ -53,7 +53,10 @@ interface Setting {
   worker: { databaseUrl: string; taskQueue: string };
 }
 
-/** The world, the generated files, the first worker (through the relay) started meanwhile, and the import validated by it. */
+/**
+ * The world, the generated files, the first worker (through the relay) started meanwhile, and the import validated by
+ * it.
+ */
 async function validatedImport(t: ExecutionContext): Promise<Setting> {
   const { knex, url } = await createTestDatabase(file);
   const taskQueue = newTaskQueue();
@@ -94,7 +97,10 @@ async function validatedImport(t: ExecutionContext): Promise<Setting> {
   return { knex, app, temporal: new Client({ connection }), world, relay, firstWorker, worker, generated, id };
 }
 
-/** The import's workflow started again as the validation started it, but with the short batch timeout: it finds the import validated and waits. */
+/**
+ * The import's workflow started again as the validation started it, but with the short batch timeout: it finds the
+ * import validated and waits.
+ */
 async function restartWithShortBatches(setting: Setting) {
   const { temporal, world, id } = setting;
   const workflowId = importWorkflowId(id);

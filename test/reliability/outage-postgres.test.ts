@@ -187,7 +187,8 @@ test('PostgreSQL stopped for 10 s during a deposit load: 503s without delay, the
       t.like(readinessAfter, { status: 200, body: { status: 'ok' } });
       t.like(await run.result(), { status: 'completed' }, 'the worker carried the run through the outage');
 
-      // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its commit went through).
+      // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its
+      // commit went through).
       const retried = await Promise.all(
         accountIds.map(async (account) => {
           const statuses: number[] = [];

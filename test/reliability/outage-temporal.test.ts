@@ -89,7 +89,8 @@ test('Temporal stopped for 10 s during approvals and provisioning: decisions ans
   });
   t.is((await decide('cashier')).status, 200);
 
-  // The daily run falls due while Temporal is down: the Schedule's time moved to a few seconds from now, its policies kept.
+  // The daily run falls due while Temporal is down: the Schedule's time moved to a few seconds from now, its policies
+  // kept.
   const schedule = client.schedule.getHandle(provisioningScheduleId(world.enterpriseId));
   const due = new Date(Date.now() + 3000);
   await schedule.update((previous) => ({

@@ -47,7 +47,9 @@ function buildStageSources(): string[] {
   return sources;
 }
 
-/** Builds as the image does; returns the folder to run from, holding dist/ as `npm run build` made it and node_modules. */
+/**
+ * Builds as the image does; returns the folder to run from, holding dist/ as `npm run build` made it and node_modules.
+ */
 async function buildImageFolder(): Promise<string> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-compiled-'));
   files.teardown(() => fs.rmSync(work, { recursive: true, force: true }));

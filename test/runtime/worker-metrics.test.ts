@@ -20,7 +20,9 @@ import { createUser } from '../helpers/users';
 import { decideUpdate } from '../../workflows/definitions';
 import { testClock } from '../helpers/clock';
 
-/** An enterprise whose credit caps warn rather than refuse (it has no share capital), with a loan application in review. */
+/**
+ * An enterprise whose credit caps warn rather than refuse (it has no share capital), with a loan application in review.
+ */
 async function applicationInReview(knex: Knex, actor: Actor) {
   const context = testActivityContext(knex);
   const enterprise = await createEnterprise(context, actor, {

@@ -78,7 +78,8 @@ test('unknown ids answer 404 (or an empty list), never 500, even for a platform 
   for (const route of guarded.filter((candidate) => candidate.method === 'get')) {
     const response = await app.request('GET', pathOf(route), { headers: callers.root });
     t.true([200, 400, 404].includes(response.status), `${label(route)} answered ${response.status}`);
-    // No enterprise exists here, so enterprise data lists are empty; the reference plan, the journals and the two callers are not.
+    // No enterprise exists here, so enterprise data lists are empty; the reference plan, the journals and the two
+    // callers are not.
     if (response.status === 200 && 'count' in response.body && !sharedLists.has(route.operationId))
       t.is(response.body.count, 0, label(route));
   }

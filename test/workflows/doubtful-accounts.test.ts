@@ -48,7 +48,10 @@ async function cashLoan(w: LoanWorld): Promise<string> {
   return loanId;
 }
 
-/** A run as of `asOf` (the business date or before) through the run's activities (no worker needed); its row once completed. */
+/**
+ * A run as of `asOf` (the business date or before) through the run's activities (no worker needed); its row once
+ * completed.
+ */
 async function runAt(w: LoanWorld, asOf: string) {
   const run = await startProvisioningRun(knex, testClock(), {
     enterpriseId: w.enterpriseId,
@@ -92,7 +95,10 @@ async function entriesOf(w: LoanWorld, runId: string, kind: string): Promise<[st
   return entries;
 }
 
-/** The arrears statement's agreement with the ledger at `date`: every figure agrees, the doubtful and provision accounts listed. */
+/**
+ * The arrears statement's agreement with the ledger at `date`: every figure agrees, the doubtful and provision accounts
+ * listed.
+ */
 async function agreement(w: LoanWorld, date: string) {
   const response = await app.request(
     'GET',
@@ -113,9 +119,13 @@ const doubtful = ['3332', '3342', '3352'];
 const provisions = ['39100', '3921', '3922', '3923', '3924', '3931', '3932', '3933'];
 type Loans = Record<'a' | 'b' | 'c' | 'd', string>;
 
-/** 2026: each loan on the accounts of its cover; D's mortgage, added while doubtful, moves its principal and its provision. */
+/**
+ * 2026: each loan on the accounts of its cover; D's mortgage, added while doubtful, moves its principal and its
+ * provision.
+ */
 async function firstYear(t: ExecutionContext, w: LoanWorld, { a, b, c, d }: Loans) {
-  // 2 April 2026, 46 days late: doubtful; 25 % of the uncovered part (the State's and the mortgage's 600 000 not provisioned in the first year).
+  // 2 April 2026, 46 days late: doubtful; 25 % of the uncovered part (the State's and the mortgage's 600 000 not
+  // provisioned in the first year).
   await setBusinessDate(w, '2026-04-02');
   const first = await runAt(w, '2026-04-02');
   t.like(first, { loans_reclassified: 4, amount_charged: '900000' });
@@ -148,7 +158,8 @@ async function firstYear(t: ExecutionContext, w: LoanWorld, { a, b, c, d }: Loan
     provision_account: '3921',
   });
 
-  // 3 April: a mortgage of 600 000 on D, confirmed: its principal moves to 3342, its 300 000 moved whole to 3921, then 150 000 reversed there.
+  // 3 April: a mortgage of 600 000 on D, confirmed: its principal moves to 3342, its 300 000 moved whole to 3921, then
+  // 150 000 reversed there.
   await setBusinessDate(w, '2026-04-03');
   await confirmedGuarantee(w, { loan: d, kind: 'mortgage', value: '600000', start_date: '2026-04-03' });
   const second = await runAt(w, '2026-04-03');
@@ -197,8 +208,9 @@ async function laterYears(t: ExecutionContext, w: LoanWorld) {
   });
   t.true((await agreement(w, '2027-04-02')).every((row) => row.agrees));
 
-  // 2 April 2028, two years: A's 1 200 000 moves to 3933 with no charge at all; the covered part 50 %: 150 000 more each on B, C, D.
-  // The API opens no third year while 2026 is open (closing it is another test's matter): 2028 opened as a test setting.
+  // 2 April 2028, two years: A's 1 200 000 moves to 3933 with no charge at all; the covered part 50 %: 150 000 more
+  // each on B, C, D. The API opens no third year while 2026 is open (closing it is another test's matter): 2028 opened
+  // as a test setting.
   await putBusinessDate(w, '2028-04-02');
   const fourth = await runAt(w, '2028-04-02');
   t.like(fourth, { amount_charged: '450000', amount_reversed: '0' });
@@ -241,7 +253,9 @@ async function laterYears(t: ExecutionContext, w: LoanWorld) {
   t.is(agreed.find((row) => row.figure === 'provisions')!.ledger, '3900000');
 }
 
-/** 2028: a repayment and write-offs credit the loans' own doubtful accounts and reverse their provisions where they sit. */
+/**
+ * 2028: a repayment and write-offs credit the loans' own doubtful accounts and reverse their provisions where they sit.
+ */
 async function repaymentAndWriteOffs(t: ExecutionContext, w: LoanWorld, { a, b, c }: Loans) {
   // B repaid in full: its principal credited to 3342, nothing to the portfolio account.
   const { position } = (await app.request('GET', `/api/v1/loans/loans/${b}/`, { headers: w.users.cashier!.headers }))
@@ -255,7 +269,8 @@ async function repaymentAndWriteOffs(t: ExecutionContext, w: LoanWorld, { a, b, 
   t.is(repaid.body.principal, '1200000');
   t.deepEqual(await balances(w, ['3342', '3221']), { 3342: '1200000', 3221: '0' });
 
-  // A and C written off: 6921 for what their provisions cover, 6922 for the rest, crediting their doubtful accounts; their provisions reversed where they sit.
+  // A and C written off: 6921 for what their provisions cover, 6922 for the rest, crediting their doubtful accounts;
+  // their provisions reversed where they sit.
   for (const loan of [a, c]) {
     // Under four eyes: direction asks, the administrator approves; the loan then reads written off.
     await approveRequest(

@@ -43,7 +43,10 @@ test.before(async () => {
 const gross = new Money(1_000_000).times('0.06').times(90).div(360).toDecimalPlaces(0, Money.ROUND_HALF_UP);
 const net = gross.minus(gross.times('0.1').toDecimalPlaces(0, Money.ROUND_HALF_UP));
 
-/** Two branches, a demand account of 10 000 and a 3-month term deposit of 1 000 000 opened 15 January, the business date at its maturity, 15 April 2026 (a Wednesday). */
+/**
+ * Two branches, a demand account of 10 000 and a 3-month term deposit of 1 000 000 opened 15 January, the business date
+ * at its maturity, 15 April 2026 (a Wednesday).
+ */
 async function maturingWorld(
   testApp: TestApp,
   code: string,
@@ -95,7 +98,9 @@ const runEnded = (world: LoanWorld, started: { id: string; workflow_id: string }
     timeoutMs,
   });
 
-/** What the day posted and moved once: the maturity and its four entries, one provisioning run, one move of the date. */
+/**
+ * What the day posted and moved once: the maturity and its four entries, one provisioning run, one move of the date.
+ */
 async function postedOnce(world: LoanWorld, demand: string, term: string) {
   return {
     maturities: await count(knex('term_deposit_maturities').where({ compte_client_id: term })),
@@ -381,8 +386,8 @@ test.serial(
     const configuration = (
       await knex('enterprise_configurations').where({ enterprise_id: world.enterpriseId }).first('id')
     ).id as string;
-    // Started before any worker runs; then the configuration is held: the worker stops at the first step that locks it (the
-    // move of the date, or a posting that reads the business date) and dies inside that transaction.
+    // Started before any worker runs; then the configuration is held: the worker stops at the first step that locks it
+    // (the move of the date, or a posting that reads the business date) and dies inside that transaction.
     const started = await startEndOfDay(world);
     t.is(started.status, 202, started.text);
     const lock = await holdRowLock(file, knex, 'enterprise_configurations', configuration);

@@ -130,7 +130,10 @@ test.serial(
   },
 );
 
-/** Four eyes on the acquisition, then three month ends: the charges, the schedule and the trial balance equal the test's figures. */
+/**
+ * Four eyes on the acquisition, then three month ends: the charges, the schedule and the trial balance equal the test's
+ * figures.
+ */
 async function acquiredAndDepreciated(t: ExecutionContext): Promise<string> {
   const json = motorcycle(await category('Matériel de transport'));
   const entries = await entriesOf();
@@ -233,7 +236,10 @@ async function registerAgrees(
 const dispose = (asset: string, json: Record<string, unknown>) =>
   app.request('POST', `/api/v1/accounting/fixed-assets/${asset}/disposal/`, { headers: accountant, json });
 
-/** Sold on 10 June for 1 600 000 in cash: depreciated to 9 June (9 days of June's 30), then a gain. Answers its net book value. */
+/**
+ * Sold on 10 June for 1 600 000 in cash: depreciated to 9 June (9 days of June's 30), then a gain. Answers its net book
+ * value.
+ */
 async function soldAtAGain(t: ExecutionContext, asset: string): Promise<{ netBookValue: Money; depreciation: Money }> {
   await setBusinessDate(world, '2026-06-10');
   const byJune9 = round(cost.times(new Money(15).div(31).plus(2).plus(new Money(9).div(30))).div(36));
@@ -273,8 +279,8 @@ test.serial(
       async () => {
         const asset = await acquiredAndDepreciated(t);
         const first = await soldAtAGain(t, asset);
-        // A second one, bought on credit on 1 June for 900 000 (owed to the supplier, 40110) and sold on 20 June for 500 000:
-        // 19 days of 30 depreciated, a loss.
+        // A second one, bought on credit on 1 June for 900 000 (owed to the supplier, 40110) and sold on 20 June for
+        // 500 000: 19 days of 30 depreciated, a loss.
         const category = (await knex('fixed_assets').where({ id: asset }).first('category_id')).category_id as string;
         const other = await acquired(t, {
           ...motorcycle(category),

@@ -19,8 +19,8 @@ import { decideApprovalRequest } from '../../activities/approvals/approval-reque
 import type { Role } from '../../domain/access';
 
 /**
- * Issue 25: a declared guarantee can no longer wipe out a provision. A pledged deposit is a hold on a real account,
- * and a guarantee that lowers a provision takes effect only once a second person approves its request (docs/domain.md §4).
+ * Issue 25: a declared guarantee can no longer wipe out a provision. A pledged deposit is a hold on a real account, and
+ * a guarantee that lowers a provision takes effect only once a second person approves its request (docs/domain.md §4).
  */
 const file = fileTeardown(test);
 let app: TestApp;
@@ -39,7 +39,10 @@ const post = (w: LoanWorld, user: string, path: string, json: object) =>
   app.request('POST', path, { ...as(w, user), json });
 const addGuarantee = (w: LoanWorld, user: string, json: object) =>
   post(w, user, '/api/v1/loans/guarantees/', { start_date: '2026-01-15', ...json });
-/** The decision on an addition's request as its workflow takes it (the activity: this file runs no worker), by one of the world's users. */
+/**
+ * The decision on an addition's request as its workflow takes it (the activity: this file runs no worker), by one of
+ * the world's users.
+ */
 const decide = (w: LoanWorld, user: string, roles: readonly Role[], request: string, decision: 'approve' | 'reject') =>
   decideApprovalRequest(knex, testClock(), {
     requestId: request,
@@ -60,7 +63,10 @@ const accountOf = async (w: LoanWorld, account: string) =>
 const provisionOf = async (loanId: string) =>
   (await knex('loans').where({ id: loanId }).first('provision_amount')).provision_amount as string;
 
-/** The provisioning run of `asOf` (the business date moved to it), through the run's activities (as the daily workflow runs them). */
+/**
+ * The provisioning run of `asOf` (the business date moved to it), through the run's activities (as the daily workflow
+ * runs them).
+ */
 async function provision(w: LoanWorld, asOf: string): Promise<void> {
   await setBusinessDate(w, asOf);
   const run = await startProvisioningRun(knex, testClock(), {
@@ -80,7 +86,9 @@ async function cashLoan(w: LoanWorld, client: string, amount: string, termPeriod
   return loanId;
 }
 
-/** Through the API, a declared figure is refused: a pledged deposit names the account; a cashier cannot add one at all. */
+/**
+ * Through the API, a declared figure is refused: a pledged deposit names the account; a cashier cannot add one at all.
+ */
 async function refusedPledges(t: ExecutionContext, w: LoanWorld, loan: string, pledgedAccount: string): Promise<void> {
   t.is(
     (await addGuarantee(w, 'cashier', { loan, kind: 'pledged_deposit', value: '1000000', account: pledgedAccount }))
@@ -179,7 +187,8 @@ test.serial(
     const guarantor = await memberOf(w);
     const pledgedAccount = await openSavingsAccount(w, guarantor, '1000000');
 
-    // Nothing paid: the first installment fell due on 15 February; on 3 September it is 200 days late (doubtful, 181-365 days: 75 %).
+    // Nothing paid: the first installment fell due on 15 February; on 3 September it is 200 days late (doubtful,
+    // 181-365 days: 75 %).
     const asOf = '2026-09-03';
     t.is((Date.parse(asOf) - Date.parse('2026-02-15')) / 86_400_000, 200);
     await provision(w, asOf);
@@ -222,7 +231,8 @@ test.serial(
     await provision(w, '2026-09-05');
     t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'unapproved, the hold covers nothing');
 
-    // The checker: never the maker, nor a cashier, nor a branch head of another branch (the request is not theirs to see).
+    // The checker: never the maker, nor a cashier, nor a branch head of another branch (the request is not theirs to
+    // see).
     t.like(await decide(w, 'branch_head', ['branch_head'], asked.body.id, 'approve'), { code: 'approval_own_request' });
     t.like(await decide(w, 'cashier', ['cashier'], asked.body.id, 'approve'), { code: 'approval_role_required' });
     t.is(

@@ -310,7 +310,8 @@ test.serial('operators find the workflow with the temporal CLI by its search att
   });
   const cli = ensureTemporalCli();
   const address = testEnvironment().temporalAddress;
-  // Application numbers repeat across enterprises: the business id carries the enterprise's code (docs/architecture.md §5).
+  // Application numbers repeat across enterprises: the business id carries the enterprise's code (docs/architecture.md
+  // §5).
   const query = `CoopBusinessId='LAP/${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
   // Visibility is eventually consistent: poll.
   await untilWorkflow({

@@ -33,7 +33,8 @@ import { newTaskQueue, withWorker } from '../helpers/worker';
  */
 const file = fileTeardown(test);
 const taskQueue = newTaskQueue();
-// Recorded with RECORD_HISTORIES=1: the history of a restructuring's approval request; a change that breaks it fails here.
+// Recorded with RECORD_HISTORIES=1: the history of a restructuring's approval request; a change that breaks it fails
+// here.
 const historyFile = path.join(__dirname, 'histories', 'loan-restructuring-approved.json');
 let app: TestApp;
 let knex: Knex;
@@ -102,7 +103,10 @@ async function repay(t: ExecutionContext, w: LoanWorld, loanId: string, date: st
   t.is(repaid.status, 201, repaid.text);
 }
 
-/** A doubtful loan restructured on 2 April 2026 (two installments unpaid, 46 days), approved by the direction through the workflow. */
+/**
+ * A doubtful loan restructured on 2 April 2026 (two installments unpaid, 46 days), approved by the direction through
+ * the workflow.
+ */
 async function restructuredDoubtful(
   t: ExecutionContext,
   w: LoanWorld,
@@ -170,7 +174,8 @@ test.serial(
         headers: w.users.cashier!.headers,
       })
     ).body;
-    // Everything owed capitalised: 185 412 of principal (1 200 000 still owed), 34 620 of interest spread as 2 885 a month.
+    // Everything owed capitalised: 185 412 of principal (1 200 000 still owed), 34 620 of interest spread as 2 885 a
+    // month.
     t.like(detail, {
       effective_on: '2026-04-02',
       outstanding_before: '1200000',
@@ -202,7 +207,8 @@ test.serial(
     )!;
     t.is(before.arrears.toFixed(0), String(2 * level));
 
-    // Art. 14: nothing in arrears, but doubtful while the borrower has paid under 240 000 within the transition; the 300 000 kept.
+    // Art. 14: nothing in arrears, but doubtful while the borrower has paid under 240 000 within the transition; the
+    // 300 000 kept.
     await runAt(w, '2026-04-02');
     t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '300000' });
     await repay(t, w, loanId, '2026-05-02', monthly);
@@ -217,8 +223,8 @@ test.serial(
     t.like(await loanRow(loanId), { classification: 'performing', provision_amount: '0' });
     t.true(await ledgerBalanced(knex, w.enterpriseId));
 
-    // The register: the loan at 2 July, performing; its outstanding after three new installments of principal 92 016, 93 396
-    // and 110 016 − 1 014 588 × 0.015 (15 218.82 → 15 219) = 94 797.
+    // The register: the loan at 2 July, performing; its outstanding after three new installments of principal 92 016,
+    // 93 396 and 110 016 − 1 014 588 × 0.015 (15 218.82 → 15 219) = 94 797.
     const register = (as: string, date: string, extra = '') =>
       app.request('GET', `/api/v1/loans/restructured-register/?enterprise=${w.enterpriseId}&date=${date}${extra}`, {
         headers: w.users[as]!.headers,
@@ -271,7 +277,8 @@ test.serial(
     await setBusinessDate(w, '2026-05-20');
     await runAt(w, '2026-05-20');
     t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '1200000' });
-    // Paid up late (112 901, of which 92 016 principal), still under 240 000: it stays there, the rest provisioned in full.
+    // Paid up late (112 901, of which 92 016 principal), still under 240 000: it stays there, the rest provisioned in
+    // full.
     await repay(t, w, loanId, '2026-05-21', level + arrearsInterest / 12);
     await runAt(w, '2026-05-21');
     t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: String(1_200_000 - 92_016) });
@@ -437,7 +444,8 @@ test.serial(
         headers: w.users.cashier!.headers,
       })
     ).body;
-    // Restructured: the principal not yet due, 1 200 000 − 185 412 = 1 014 588; Art. 14: max(20 % of it = 202 918, 34 620).
+    // Restructured: the principal not yet due, 1 200 000 − 185 412 = 1 014 588; Art. 14: max(20 % of it = 202 918, 34
+    // 620).
     const restructured = 1_200_000 - arrearsPrincipal;
     t.like(detail, {
       capitalise_arrears: true,

@@ -215,7 +215,8 @@ test('loan interest accrued at the month end, reversed at the next, and at a rec
       await januaryAccrued(t, world);
       await loanBDoubtful(t, world);
 
-      // A pays its first installment; February: A's January accrual reversed on 1 February, A accrues, B (doubtful) nothing.
+      // A pays its first installment; February: A's January accrual reversed on 1 February, A accrues, B (doubtful)
+      // nothing.
       await setBusinessDate(world, '2026-02-10');
       const repaid = await app.request('POST', '/api/v1/loans/repayments/', {
         headers: world.users.cashier!.headers,
@@ -254,7 +255,9 @@ test('loan interest accrued at the month end, reversed at the next, and at a rec
   );
 });
 
-/** February interrupted: its accrual committed, then the run failed; started again, it resumes and posts nothing twice. */
+/**
+ * February interrupted: its accrual committed, then the run failed; started again, it resumes and posts nothing twice.
+ */
 async function februaryResumed(t: ExecutionContext, world: LoanWorld) {
   const opened = await openMonthEndRun(knex, testClock(), {
     enterpriseId: world.enterpriseId,
@@ -590,7 +593,8 @@ test("a user of one branch reads no month end nor provisioning run: their figure
     })
   ).body.results[0];
   t.truthy(run);
-  // The loans are the head office's: a cashier of the other branch gets 404 on them, and so on the documents naming them.
+  // The loans are the head office's: a cashier of the other branch gets 404 on them, and so on the documents naming
+  // them.
   t.is(
     (await app.request('GET', `/api/v1/loans/loans/${world.loanA}/`, { headers: world.users.other_cashier!.headers }))
       .status,
@@ -648,7 +652,8 @@ test("a user of one branch reads no month end nor provisioning run: their figure
     200,
   );
 
-  // The month's reporting pack, made by the month end, is consolidated: a direction role in one branch does not read it.
+  // The month's reporting pack, made by the month end, is consolidated: a direction role in one branch does not read
+  // it.
   const pack = (await knex('reporting_packs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first('id'))
     .id as string;
   const username = 'branch_direction_me8';

@@ -92,7 +92,10 @@ async function completed(w: LoanWorld, runId: string) {
 
 const stateOf = async (loanId: string) =>
   knex('loans').where({ id: loanId }).first('classification', 'provision_amount', 'days_past_due');
-/** The provisions of the loans at `asOf`: each loan's latest row on or before it (rows are written when a position changes). */
+/**
+ * The provisions of the loans at `asOf`: each loan's latest row on or before it (rows are written when a position
+ * changes).
+ */
 const provisionsOn = async (w: LoanWorld, asOf: string) =>
   (
     await knex
@@ -102,7 +105,8 @@ const provisionsOn = async (w: LoanWorld, asOf: string) =>
 
 /**
  * Books and sub-ledgers agree: balanced; the provision accounts (39100, 392x, 393x) = the provisions of the date, each
- * the provisions of the loans it holds; 3221, 3312 and each doubtful account (3332, 3342, 3352) = the principal it holds.
+ * the provisions of the loans it holds; 3221, 3312 and each doubtful account (3332, 3342, 3352) = the principal it
+ * holds.
  */
 async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld, asOf: string) {
   t.true(await ledgerBalanced(knex, w.enterpriseId));
@@ -179,7 +183,9 @@ async function fixedPortfolio(t: import('ava').ExecutionContext, w: LoanWorld) {
   return { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged };
 }
 
-/** Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; what may not be written off. */
+/**
+ * Write-off of the pledged loan: 200 000 covered by provisions (6921), the rest on 6922; what may not be written off.
+ */
 async function writeOffs(
   t: import('ava').ExecutionContext,
   w: LoanWorld,
@@ -457,7 +463,8 @@ test.serial(
         await positionsBetweenRuns(t, w, performer);
         await writeOffs(t, w, { pledged, performer, mortgaged });
 
-        // A litigious loan is doubtful at once, whatever its age, and its uncovered principal provisioned in full at once (R-2017/07 Arts. 17, 22).
+        // A litigious loan is doubtful at once, whatever its age, and its uncovered principal provisioned in full at
+        // once (R-2017/07 Arts. 17, 22).
         t.is(
           (
             await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, {
@@ -509,7 +516,8 @@ test.serial(
     await withWorker(
       knex,
       async ({ client }) => {
-        // A batch whose completion the stopping worker could not report is retried after 3 s, not the default 2 minutes.
+        // A batch whose completion the stopping worker could not report is retried after 3 s, not the default 2
+        // minutes.
         const input = { enterpriseId: w.enterpriseId, runId, batchSize: 1, batchTimeoutSeconds: 3 };
         await client.workflow.start('provisioningRun', {
           taskQueue,

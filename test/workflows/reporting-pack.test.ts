@@ -33,7 +33,9 @@ const packs = '/api/v1/accounts/reporting-packs/';
 // Recorded with RECORD_HISTORIES=1: a change to the workflow that breaks the histories of packs in flight fails here.
 const historyFile = path.join(__dirname, 'histories', 'reporting-pack-stored.json');
 
-/** Whether the pack's general ledger and journal book of the month (issue 28) carry the totals their JSON routes give. */
+/**
+ * Whether the pack's general ledger and journal book of the month (issue 28) carry the totals their JSON routes give.
+ */
 async function monthBooksInPack(
   coop: SmallCooperative,
   packId: string,
@@ -95,7 +97,9 @@ test('report names of the pack are unique file names', (t) => {
   t.true(names.every((name) => /^[a-z0-9-]{1,40}$/.test(name)));
 });
 
-/** The chains' heads as the pack was stored: each is a link of its chain, and the ledger verification holds through it. */
+/**
+ * The chains' heads as the pack was stored: each is a link of its chain, and the ledger verification holds through it.
+ */
 async function anchorsHold(t: ExecutionContext, coop: SmallCooperative, stored: unknown): Promise<void> {
   const { world } = coop;
   const anchors = stored as { chain: string; position: number; head_hash: string }[];
@@ -192,7 +196,8 @@ test.serial(
           t.is(download.disposition, `attachment; filename="${stored.name.replace('.', '-RP1-2026-06.')}"`);
         }
 
-        // The figures, to the franc: the result of January to June computed by hand (interest and fees earned, salaries paid).
+        // The figures, to the franc: the result of January to June computed by hand (interest and fees earned, salaries
+        // paid).
         const income = (await fileOf(`${packs}${pack.id}/files/income-statement.csv/`, headers)).bytes.toString('utf8');
         t.true(income.includes('\r\nPériode;2026-01-01;2026-06-30\r\n'));
         t.true(income.includes(`\r\nRésultat (produits − charges);${expected.result.toFixed(0)};0\r\n`));
@@ -215,7 +220,8 @@ test.serial(
 
         await anchorsHold(t, coop, pack.chain_anchors);
 
-        // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made again.
+        // Asked again, through the API or by the month end's start of the workflow: the stored pack, nothing made
+        // again.
         const again = await app.request('POST', packs, {
           headers,
           json: { enterprise: world.enterpriseId, period: '2026-06' },

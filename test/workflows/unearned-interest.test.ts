@@ -92,7 +92,10 @@ const entriesOf = async (world: LoanWorld) =>
     (await knex('journal_entries').where({ enterprise_id: world.enterpriseId }).count<{ count: string }[]>())[0]!.count,
   );
 
-/** Debits equal credits; the portfolio account equals the loans' outstanding principal, 47220 what their installments hold unearned. */
+/**
+ * Debits equal credits; the portfolio account equals the loans' outstanding principal, 47220 what their installments
+ * hold unearned.
+ */
 async function booksAgree(t: ExecutionContext, world: LoanWorld) {
   t.true(await ledgerBalanced(knex, world.enterpriseId), 'debits equal credits');
   const loans = await knex('loans')

@@ -63,7 +63,10 @@ async function postedBy(closingId: string, step: 'closing' | 'opening'): Promise
 const asText = (balances: Record<string, Money>) =>
   Object.fromEntries(Object.entries(balances).map(([code, amount]) => [code, amount.toFixed(0)]));
 
-/** The refusals before a closing may start: the next year not open, then the year's last day not provisioned; answers 2027's id. */
+/**
+ * The refusals before a closing may start: the next year not open, then the year's last day not provisioned; answers
+ * 2027's id.
+ */
 async function refusedUntilReady(t: ExecutionContext, coop: SmallCooperative): Promise<string> {
   const { world } = coop;
   t.is((await closeYear(coop)).body.code, 'next_exercice_not_open', 'the opening balances need the next year open');
@@ -79,7 +82,10 @@ async function refusedUntilReady(t: ExecutionContext, coop: SmallCooperative): P
   return opened.body.id as string;
 }
 
-/** The year's result is the enterprise's (issue 27): a user of one branch reads the year and its closing, not the result. */
+/**
+ * The year's result is the enterprise's (issue 27): a user of one branch reads the year and its closing, not the
+ * result.
+ */
 async function resultHiddenFromBranchUsers(t: ExecutionContext, coop: SmallCooperative): Promise<void> {
   const { world } = coop;
   const readByBranch = await app.request('GET', `/api/v1/enterprise/exercices/${coop.year2026}/`, {

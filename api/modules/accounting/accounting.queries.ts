@@ -114,7 +114,9 @@ export const serializeInvoiceFigures = (row: InvoiceRow) => ({
   remaining: row.remaining,
 });
 
-/** What an invoice and a payment both answer: whose and where; then the entry that posted it, who recorded it and when. */
+/**
+ * What an invoice and a payment both answer: whose and where; then the entry that posted it, who recorded it and when.
+ */
 const bookFields = {
   id: uuid(),
   enterprise: uuid(),

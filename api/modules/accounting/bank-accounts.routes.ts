@@ -83,7 +83,8 @@ export const bankAccountRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      // A branch's staff see its own accounts; the whole enterprise's are seen by its whole-enterprise roles, as the detail.
+      // A branch's staff see its own accounts; the whole enterprise's are seen by its whole-enterprise roles, as the
+      // detail.
       const rows = scopeToVisible(bankAccountsQuery(deps.knex), principal, {
         enterprise: 'b.enterprise_id',
         branch: 'b.branch_id',

@@ -44,7 +44,10 @@ const registerSchema = yup
   })
   .meta({ component: 'FixedAssetRegister' });
 
-/** The fixed-asset register at a date (docs/domain.md §12.4): per asset and in total, per branch or consolidated; also in the month's reporting pack. */
+/**
+ * The fixed-asset register at a date (docs/domain.md §12.4): per asset and in total, per branch or consolidated; also
+ * in the month's reporting pack.
+ */
 export const fixedAssetRegisterRoutes = [
   defineRoute({
     method: 'get',

@@ -132,7 +132,10 @@ function detailOf(row: FixedAssetRow) {
 
 const readAsset = async (knex: Knex, id: string) => detailOf((await fixedAssetById(knex, id))!);
 
-/** The fixed-asset register (docs/domain.md §12.4): its assets, their acquisition and disposal, each posted under four eyes. */
+/**
+ * The fixed-asset register (docs/domain.md §12.4): its assets, their acquisition and disposal, each posted under four
+ * eyes.
+ */
 export const fixedAssetRoutes = [
   defineRoute({
     method: 'get',

@@ -7,7 +7,10 @@ import type { Loader } from '../../route';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-/** The reads of the manual entries (docs/domain.md §12.1): the rows with their validator, their lines and the journal entries posted. */
+/**
+ * The reads of the manual entries (docs/domain.md §12.1): the rows with their validator, their lines and the journal
+ * entries posted.
+ */
 
 export const manualEntryStatuses = ['draft', 'submitted', 'posted', 'rejected', 'cancelled'] as const;
 

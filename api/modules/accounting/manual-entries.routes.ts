@@ -75,7 +75,9 @@ export const draftLines = (lines: readonly LineBody[]): DraftLine[] =>
     label: line.label ?? null,
   }));
 
-/** Where the lines are: a writer acts on the branch of all the lines, or on the whole enterprise when they span several. */
+/**
+ * Where the lines are: a writer acts on the branch of all the lines, or on the whole enterprise when they span several.
+ */
 export const scopeOfLines = (enterpriseId: string, lines: readonly DraftLine[]) => ({
   enterpriseId,
   branchId: branchOfLines(lines),
@@ -289,7 +291,8 @@ const submissionRoute = defineRoute({
         summary: `Post manual entry ${resource.journal_code} ${resource.entry_date} ${resource.reference}: ${resource.label}`,
       },
       () => {
-        // The policy refuses to lift the four eyes of this operation (domain/approvals/policy.ts): never run by its maker alone.
+        // The policy refuses to lift the four eyes of this operation (domain/approvals/policy.ts): never run by its
+        // maker alone.
         throw new AppError(
           'unprocessable',
           'approval_always_four_eyes',

@@ -8,7 +8,9 @@ import type { Loader } from '../../route';
 import { timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
-/** The reads of the recurring entries (docs/domain.md §12.7): the models with their lines and the drafts they proposed. */
+/**
+ * The reads of the recurring entries (docs/domain.md §12.7): the models with their lines and the drafts they proposed.
+ */
 
 export type RecurringEntryListRow = RecurringEntryRow & { created_by: string; created_at: Date; updated_at: Date };
 

@@ -84,7 +84,9 @@ async function paymentOfKey(
   return made;
 }
 
-/** Payments to suppliers (issue 28, docs/domain.md §12.5): from the till or a bank, settling invoices, under four eyes. */
+/**
+ * Payments to suppliers (issue 28, docs/domain.md §12.5): from the till or a bank, settling invoices, under four eyes.
+ */
 export const supplierPaymentRoutes = [
   defineRoute({
     method: 'get',

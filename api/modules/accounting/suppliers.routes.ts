@@ -76,8 +76,9 @@ export const supplierRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      // A branch's staff see its suppliers and those of the whole enterprise, whose invoices they may book in their branch.
-      // (A platform administrator sees every row: scopeToVisible adds no clause, which must not leave the second alone.)
+      // A branch's staff see its suppliers and those of the whole enterprise, whose invoices they may book in their
+      // branch. (A platform administrator sees every row: scopeToVisible adds no clause, which must not leave the
+      // second alone.)
       const rows = suppliersWithBalances(deps.knex, { date: null, branches: seenBy(principal) });
       if (!isPlatformAdmin(principal.grants)) {
         rows.where((visible) =>

@@ -85,7 +85,10 @@ const transferLoader = {
   scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
 } satisfies Loader<TransferRow>;
 
-/** The transfer the maker already made with this Idempotency-Key (a retry after the approval): another under the key is refused. */
+/**
+ * The transfer the maker already made with this Idempotency-Key (a retry after the approval): another under the key is
+ * refused.
+ */
 async function transferOfKey(
   knex: Knex,
   makerId: string,
@@ -114,7 +117,10 @@ async function transferOfKey(
   return made;
 }
 
-/** Treasury transfers (issue 28, docs/domain.md §12.6): the till to a bank, a bank to the till or to another bank, under four eyes. */
+/**
+ * Treasury transfers (issue 28, docs/domain.md §12.6): the till to a bank, a bank to the till or to another bank, under
+ * four eyes.
+ */
 export const treasuryTransferRoutes = [
   defineRoute({
     method: 'get',

@@ -4,7 +4,10 @@ import { NotFoundError } from '../../../domain/errors';
 import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 
-/** A chart the principal may see (404 otherwise), with the branches whose lines they read: a branch role reads its branches' only. */
+/**
+ * A chart the principal may see (404 otherwise), with the branches whose lines they read: a branch role reads its
+ * branches' only.
+ */
 export async function visibleChart(
   knex: Knex,
   principal: Principal,
@@ -16,7 +19,10 @@ export async function visibleChart(
   return { ...chart, branches: visibleBranches(principal, chart.enterprise_id) };
 }
 
-/** The enterprise of a chart the caller sees, and the branches whose entries count: the one asked for (404 if not seen), else all seen. */
+/**
+ * The enterprise of a chart the caller sees, and the branches whose entries count: the one asked for (404 if not seen),
+ * else all seen.
+ */
 export async function statementScope(
   knex: Knex,
   principal: Principal,
@@ -32,7 +38,10 @@ export async function statementScope(
   return { enterpriseId: chart.enterprise_id, chartId, branch, branches: [branch] };
 }
 
-/** As statementScope, for a report asked by enterprise rather than by chart (the journal book): 404 when the caller does not see it. */
+/**
+ * As statementScope, for a report asked by enterprise rather than by chart (the journal book): 404 when the caller does
+ * not see it.
+ */
 export async function enterpriseStatementScope(
   knex: Knex,
   principal: Principal,

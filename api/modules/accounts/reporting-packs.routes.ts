@@ -21,7 +21,10 @@ import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
 import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
-/** The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and accountants read them too. */
+/**
+ * The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and
+ * accountants read them too.
+ */
 const packRoles = ['direction', 'admin'] as const;
 const packReaders = ['direction', 'admin', 'auditor', 'accountant'] as const;
 
@@ -134,7 +137,9 @@ async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
   }));
 }
 
-/** Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503). */
+/**
+ * Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503).
+ */
 async function startPackWorkflow(deps: RouteDeps, pack: ReportingPackRow, log: Logger): Promise<void> {
   const input: ReportingPackInput = { enterpriseId: pack.enterprise_id, period: pack.period };
   await startWorkflowFor<typeof reportingPack>(

@@ -61,7 +61,10 @@ async function pathEnterprise(input: {
 }
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
 
-/** Each enterprise's four-eyes policy (docs/domain.md §11): read by its staff, set by its administrators under four eyes. */
+/**
+ * Each enterprise's four-eyes policy (docs/domain.md §11): read by its staff, set by its administrators under four
+ * eyes.
+ */
 export const approvalPolicyRoutes = [
   defineRoute({
     method: 'get',

@@ -28,13 +28,19 @@ const decisionRefusals = [
   'workflow_unavailable',
 ] as const;
 
-/** A request of no branch is the enterprise's document: its roles over the whole enterprise read it, as the list shows it (docs/domain.md §11). */
+/**
+ * A request of no branch is the enterprise's document: its roles over the whole enterprise read it, as the list shows
+ * it (docs/domain.md §11).
+ */
 function assertReadable(principal: Principal, request: RequestRow): void {
   if (request.branch_id === null)
     requireWholeEnterprise(principal, request.enterprise_id, approvalLoaders.request.name);
 }
 
-/** Approve or reject: sent to the request's workflow, whose validator refuses the maker, a wrong role, a decided request. */
+/**
+ * Approve or reject: sent to the request's workflow, whose validator refuses the maker, a wrong role, a decided
+ * request.
+ */
 function decisionRoute(decision: 'approve' | 'reject') {
   return defineRoute({
     method: 'post',

@@ -59,7 +59,10 @@ interface SensitiveChange<O extends CoveredOperation> {
    * decide it, any more than the person who submits it.
    */
   makers?: readonly string[];
-  /** The deciders' roles when the operation sets them itself, over the policy's (a restructuring: the steps above the loan's granting one). */
+  /**
+   * The deciders' roles when the operation sets them itself, over the policy's (a restructuring: the steps above the
+   * loan's granting one).
+   */
   approverRoles?: readonly Role[];
 }
 

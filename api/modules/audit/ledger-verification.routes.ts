@@ -47,7 +47,10 @@ function anchorOf(query: { anchor_chain: Chain; anchor_position?: number; anchor
   return { chain: query.anchor_chain, position: query.anchor_position, hash: query.anchor_hash };
 }
 
-/** Tamper evidence (docs/architecture.md §4): the enterprise's hash chains recomputed from the rows, and its month totals against its lines. */
+/**
+ * Tamper evidence (docs/architecture.md §4): the enterprise's hash chains recomputed from the rows, and its month
+ * totals against its lines.
+ */
 export const ledgerVerificationRoutes = [
   defineRoute({
     method: 'get',

@@ -80,7 +80,10 @@ const grantBody = {
  */
 const grantsAtOnce: readonly Role[] = ['cashier', 'auditor'];
 
-/** Made at once: the roles above, and a platform grant, which has no enterprise whose policy applies (platform administrators only make one). */
+/**
+ * Made at once: the roles above, and a platform grant, which has no enterprise whose policy applies (platform
+ * administrators only make one).
+ */
 const grantedAtOnce = (grant: Omit<GrantRoleInput, 'userId'>) =>
   grantsAtOnce.includes(grant.role) || grant.enterpriseId === null;
 

@@ -124,14 +124,20 @@ const serializeOperation = (row: OperationRow) => ({
 const operationById = async (knex: Knex, id: string) =>
   (await operationsQuery(knex).where('o.id', id).first()) as OperationRow | undefined;
 
-/** The counter's branch, where the cashier must hold their role (a branch's own loader checks changes at the enterprise). */
+/**
+ * The counter's branch, where the cashier must hold their role (a branch's own loader checks changes at the
+ * enterprise).
+ */
 const counterLoader = {
   name: 'The branch',
   load: async ({ knex }, id) => Branch.query(knex).findById(id),
   scope: (branch) => ({ enterpriseId: branch.enterpriseId, branchId: branch.id }),
 } satisfies Loader<Branch>;
 
-/** The account served: of the counter's enterprise, whatever its branch (that is the point); nothing else of it is read here. */
+/**
+ * The account served: of the counter's enterprise, whatever its branch (that is the point); nothing else of it is read
+ * here.
+ */
 async function servedAccount(knex: Knex, accountId: string, branch: Branch): Promise<CompteClient> {
   const account = await CompteClient.query(knex).findById(accountId);
   if (account === undefined || account.enterpriseId !== branch.enterpriseId) throw new NotFoundError('The account');
@@ -178,7 +184,10 @@ const answerOperation = async ({ deps, principal, ctx }: Counter, payload: Inter
   return serializeOperation((await operationById(deps.knex, made.id))!);
 };
 
-/** A withdrawal from the policy's threshold is a request of the counter's branch; a key that already paid out answers the withdrawal (a retry). */
+/**
+ * A withdrawal from the policy's threshold is a request of the counter's branch; a key that already paid out answers
+ * the withdrawal (a retry).
+ */
 async function withdrawal(
   counter: Counter,
   payload: InterBranchInput,

@@ -36,7 +36,9 @@ const liaisonBalancesSchema = yup
   })
   .meta({ component: 'LiaisonBalances' });
 
-/** The branches whose books the caller reads: all over the whole enterprise, else those where they hold a reader's role. */
+/**
+ * The branches whose books the caller reads: all over the whole enterprise, else those where they hold a reader's role.
+ */
 function readableBranches(principal: Principal, enterpriseId: string): 'all' | string[] {
   const seen = visibleBranches(principal, enterpriseId);
   if (seen === 'all') return holdsRole(principal.grants, bookReaders, { enterpriseId }) ? 'all' : [];

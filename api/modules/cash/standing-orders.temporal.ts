@@ -20,7 +20,10 @@ export interface ScheduledOrder {
   timeZone: string;
 }
 
-/** The order's Schedule as api/temporal-schedules.ts puts it in place (at the order's creation, and for every live order at start). */
+/**
+ * The order's Schedule as api/temporal-schedules.ts puts it in place (at the order's creation, and for every live order
+ * at start).
+ */
 export function standingOrderScheduleParts(
   taskQueue: string,
   order: ScheduledOrder,

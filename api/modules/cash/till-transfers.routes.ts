@@ -21,7 +21,10 @@ import { postingRefusals } from '../refusal-lists';
 import { countResponse, countSchema } from './till-sessions.routes';
 import { tillReaders } from './tills.routes';
 
-/** Who moves cash between the vault and the tills: the cashiers on their till's side, the branch head and above on the vault's. */
+/**
+ * Who moves cash between the vault and the tills: the cashiers on their till's side, the branch head and above on the
+ * vault's.
+ */
 const movers = [...tellers, 'direction', 'admin'] as const;
 
 const statuses = ['pending', 'confirmed', 'cancelled'] as const;

@@ -78,7 +78,9 @@ const startRoute = defineRoute({
   },
 });
 
-/** Ends of day (issue 29, docs/domain.md §13.3): one run per enterprise and business date, its steps and what each did. */
+/**
+ * Ends of day (issue 29, docs/domain.md §13.3): one run per enterprise and business date, its steps and what each did.
+ */
 export const endOfDayRoutes = [
   startRoute,
   defineRoute({

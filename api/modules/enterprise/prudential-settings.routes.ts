@@ -64,7 +64,9 @@ function serializeSettings(state: PrudentialSettingsState) {
 
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
 
-/** The thresholds and risk weights of the COBAC prudential ratios (docs/domain.md §10), per enterprise; changes audited. */
+/**
+ * The thresholds and risk weights of the COBAC prudential ratios (docs/domain.md §10), per enterprise; changes audited.
+ */
 export const prudentialSettingsRoutes = [
   defineRoute({
     method: 'get',

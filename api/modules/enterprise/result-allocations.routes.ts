@@ -103,7 +103,8 @@ export const resultAllocationRoutes = [
         'share_interest_above_cap',
       ],
       handler: async ({ body, principal: actor, deps, ctx, idempotencyKey, load }) => {
-        // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not found.
+        // Under the enterprise's path (the nested variant sets `enterprise`), a year of another enterprise is not
+        // found.
         const exercice = await load(
           enterpriseLoaders.exercice,
           body.exercice,

@@ -18,11 +18,11 @@ import { endOfDayScheduleParts } from './end-of-day.temporal';
 import { monthEndScheduleParts } from './month-end.temporal';
 
 /**
- * An enterprise's Schedules (docs/architecture.md §5): the daily provisioning run (api/modules/loans/provisioning.temporal.ts),
- * the monthly month end (./month-end.temporal.ts), the daily recurring entries
- * (api/modules/accounting/recurring-entries.temporal.ts), the end of day where its hour is set and each live standing
- * order's (api/modules/cash/standing-orders.temporal.ts), overlap policy skip. Created with the enterprise, kept in line
- * with its configuration, and ensured for every enterprise at start.
+ * An enterprise's Schedules (docs/architecture.md §5): the daily provisioning run
+ * (api/modules/loans/provisioning.temporal.ts), the monthly month end (./month-end.temporal.ts), the daily recurring
+ * entries (api/modules/accounting/recurring-entries.temporal.ts), the end of day where its hour is set and each live
+ * standing order's (api/modules/cash/standing-orders.temporal.ts), overlap policy skip. Created with the enterprise,
+ * kept in line with its configuration, and ensured for every enterprise at start.
  */
 
 interface ScheduleSettings {
@@ -36,7 +36,10 @@ interface ScheduleSettings {
   standingOrders: { id: string; branchId: string }[];
 }
 
-/** The enterprise's Schedules: the daily provisioning run, the monthly month end and the daily recurring entries, same hour setting. */
+/**
+ * The enterprise's Schedules: the daily provisioning run, the monthly month end and the daily recurring entries, same
+ * hour setting.
+ */
 async function ensureEnterpriseSchedules(client: Client, taskQueue: string, settings: ScheduleSettings): Promise<void> {
   await ensureSchedule(
     client,
@@ -79,9 +82,9 @@ export interface ReconcileRetry {
 }
 
 /**
- * Every enterprise's Schedules (provisioning, month end, recurring entries), reconciled in the background from start (enterprises created while Temporal was
- * out of reach get theirs). The API does not wait for it: a Schedule Temporal cannot create or describe now is
- * retried, the others stay done, until all are in place or `stop` is called.
+ * Every enterprise's Schedules (provisioning, month end, recurring entries), reconciled in the background from start
+ * (enterprises created while Temporal was out of reach get theirs). The API does not wait for it: a Schedule Temporal
+ * cannot create or describe now is retried, the others stay done, until all are in place or `stop` is called.
  */
 export function reconcileEnterpriseSchedules(
   client: Client,
@@ -178,7 +181,10 @@ async function schedulesLeft(
   return failed;
 }
 
-/** After a change the Schedules depend on (the hour, the time zone); Temporal out of reach is logged, the start-up pass repairs it. */
+/**
+ * After a change the Schedules depend on (the hour, the time zone); Temporal out of reach is logged, the start-up pass
+ * repairs it.
+ */
 export async function refreshEnterpriseSchedules(
   deps: Pick<RouteDeps, 'temporal' | 'knex' | 'taskQueue'>,
   enterpriseId: string,

@@ -13,7 +13,10 @@ import { defineRoute } from '../../route';
 import { isoDate } from '../common.schemas';
 import { arrearsStatementSchema } from './arrears-statement.schemas';
 
-/** The branches a statement covers: the one asked for (404 if not the enterprise's or not seen), else every one the caller sees. */
+/**
+ * The branches a statement covers: the one asked for (404 if not the enterprise's or not seen), else every one the
+ * caller sees.
+ */
 export async function branchesOf(
   knex: Knex,
   principal: Principal,

@@ -97,7 +97,10 @@ const loanGuaranteeSchema = yup
   })
   .meta({ component: 'LoanGuarantee' });
 
-/** What provisioning may count of the guarantee at `date` (docs/domain.md §14.4): nothing unless in force then on a running loan. */
+/**
+ * What provisioning may count of the guarantee at `date` (docs/domain.md §14.4): nothing unless in force then on a
+ * running loan.
+ */
 function countableAt(row: GuaranteeRow, date: string): string {
   const counts =
     row.status === 'in_force' &&

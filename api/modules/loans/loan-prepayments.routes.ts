@@ -209,7 +209,10 @@ function earlyRepaymentHandler<Body>(record: Recorder<Body>) {
   };
 }
 
-/** Early repayment (docs/domain.md §14.1): partial prepayments, the payoff quote and the payoff, and the schedule's versions. */
+/**
+ * Early repayment (docs/domain.md §14.1): partial prepayments, the payoff quote and the payoff, and the schedule's
+ * versions.
+ */
 export const loanPrepaymentRoutes = [
   defineRoute({
     method: 'get',

@@ -286,7 +286,8 @@ export const loanRestructuringRoutes = [
         },
         applyNow,
       ).catch(async (error: unknown) => {
-        // Refused now (by the trial of the operation) or never requested: the restructuring ends failed, the loan free again.
+        // Refused now (by the trial of the operation) or never requested: the restructuring ends failed, the loan free
+        // again.
         const message = error instanceof Error ? error.message : String(error);
         await deps.knex.transaction((trx) =>
           closeRestructuring(trx, payload, { status: 'failed', reason: message.slice(0, 1000) }),
@@ -417,7 +418,8 @@ export const loanRestructuringRoutes = [
       'Approve or reject a restructuring (another user than its maker, above the step that granted the loan); a rejection gives its reason',
     description:
       "Sent to its four-eyes request's workflow. Send an Idempotency-Key: a retry with the same key joins the first decision.",
-    // The roles that may decide some restructuring (above the granting step); the request's workflow checks the very one.
+    // The roles that may decide some restructuring (above the granting step); the request's workflow checks the very
+    // one.
     access: ['branch_head', 'credit_committee', 'direction'],
     load: restructuringLoader,
     idempotent: true,

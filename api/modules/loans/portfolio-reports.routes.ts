@@ -54,7 +54,9 @@ const officerAnswer = (row: Omit<OfficerPortfolio, 'officer'>) => ({
   collected: formatAmount(row.collected),
 });
 
-/** The portfolio reports (docs/domain.md §14.5): portfolio at risk, the loan officers' portfolios, the maturity ladder. */
+/**
+ * The portfolio reports (docs/domain.md §14.5): portfolio at risk, the loan officers' portfolios, the maturity ladder.
+ */
 export const portfolioReportRoutes = [
   defineRoute({
     method: 'get',

@@ -49,7 +49,10 @@ const usuryRateLoader = {
   scope: (row) => ({ enterpriseId: row.enterpriseId }),
 } satisfies Loader<UsuryRate>;
 
-/** The usury rates of an enterprise, by date (docs/domain.md §14.6): products and applications above the one in force are refused. */
+/**
+ * The usury rates of an enterprise, by date (docs/domain.md §14.6): products and applications above the one in force
+ * are refused.
+ */
 export const usuryRateRoutes = [
   defineRoute({
     method: 'get',

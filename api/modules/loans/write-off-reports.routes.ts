@@ -93,7 +93,10 @@ const registerSchema = yup
 const sum = (values: readonly string[]) =>
   formatAmount(values.reduce((total, value) => total.plus(value), new Money(0)));
 
-/** The write-off alert (R-2017/07 Art. 10) and the write-off register with its recoveries (issue 30, docs/domain.md §14.3). */
+/**
+ * The write-off alert (R-2017/07 Art. 10) and the write-off register with its recoveries (issue 30, docs/domain.md
+ * §14.3).
+ */
 export const writeOffReportRoutes = [
   defineRoute({
     method: 'get',

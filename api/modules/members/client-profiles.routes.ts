@@ -25,7 +25,10 @@ import { memberLoaders } from './members.queries';
 
 const registrars: readonly Role[] = ['cashier', 'branch_head', 'direction', 'admin'];
 const statusKeepers: readonly Role[] = ['branch_head', 'direction', 'admin'];
-/** Compliance flags: changed by branch heads and above only (they drive the 50 M related-party cap and write-off approvals). */
+/**
+ * Compliance flags: changed by branch heads and above only (they drive the 50 M related-party cap and write-off
+ * approvals).
+ */
 const complianceFields = ['related_party', 'politically_exposed', 'risk_level'] as const;
 const basePath = '/api/v1/members/clients/';
 

@@ -132,7 +132,10 @@ const maturities = (knex: Knex) =>
     )
     .orderBy([{ column: 'm.maturity_date', order: 'desc' }, { column: 'm.id' }]);
 
-/** The savings interest posted at month ends and maturities (docs/domain.md §9), per account and across the enterprise; the matured term deposits. */
+/**
+ * The savings interest posted at month ends and maturities (docs/domain.md §9), per account and across the enterprise;
+ * the matured term deposits.
+ */
 export const savingsInterestRoutes = [
   defineRoute({
     method: 'get',

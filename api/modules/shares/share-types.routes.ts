@@ -17,7 +17,9 @@ import { serializeShareType, shareTypeSchema } from './share-types.schemas';
 const writers = ['direction', 'admin'] as const;
 const sharesCount = () => yup.number().strict(true).integer().min(0).max(1_000_000);
 
-/** Every field of a type but its code, each optional: creation fills the code's defaults, a PATCH changes what is sent. */
+/**
+ * Every field of a type but its code, each optional: creation fills the code's defaults, a PATCH changes what is sent.
+ */
 const fieldSchemas = {
   name: yup.string().trim().min(2).max(100),
   nominal_value: amountSchema().meta({
