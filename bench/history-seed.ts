@@ -377,7 +377,7 @@ async function seedPostings(knex: Knex, enterpriseId: string, linesPerYear: numb
         FROM generate_series(?::int, ?::int) n
         CROSS JOIN LATERAL (SELECT (make_date(?, 1, 1) + ((n - 1)::bigint * (make_date(?, 12, 31) - make_date(?, 1, 1) + 1) / ?)::int) AS day) d
         CROSS JOIN LATERAL (SELECT ((?::jsonb)->(n % 5)->>0) AS debit, ((?::jsonb)->(n % 5)->>1) AS credit) p
-        CROSS JOIN LATERAL (SELECT (1000 + (n * 7919) % 250000)::text AS amount) a`,
+        CROSS JOIN LATERAL (SELECT (1000 + (n::bigint * 7919) % 250000)::text AS amount) a`,
         [
           enterpriseId,
           branch,
