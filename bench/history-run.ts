@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { round } from './benchmark';
 import { tellerPassword } from './deposits-api.bench';
 import type { HistoryFacts } from './history-seed';
@@ -9,6 +10,39 @@ import type { ServerProcess } from './server-process';
 /**
  * What the history benchmarks share: the load average, the director's token, memory sampling, the other size's figures.
  */
+
+/** The API of a history benchmark: its base URL and the director's headers. */
+export type Api = { base: string; headers: Record<string, string> };
+
+const pollMs = 250;
+
+/** Waits for `done` to answer something, asking every `pollMs`; gives up after `limitSeconds`. */
+export async function until<T>(what: string, limitSeconds: number, done: () => Promise<T | undefined>): Promise<T> {
+  const giveUpAt = performance.now() + limitSeconds * 1000;
+  for (;;) {
+    const answer = await done();
+    if (answer !== undefined) return answer;
+    if (performance.now() > giveUpAt) throw new Error(`${what}: not over after ${limitSeconds} s`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+export async function getJson(api: Api, path: string): Promise<Record<string, unknown>> {
+  const answer = await fetch(`${api.base}${path}`, { headers: api.headers });
+  if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
+  return (await answer.json()) as Record<string, unknown>;
+}
+
+/** Posts `body`, expecting `status` (202: a process started; 201: a row created). */
+export async function postJson(api: Api, path: string, body: object, status = 202): Promise<Record<string, unknown>> {
+  const answer = await fetch(`${api.base}${path}`, {
+    method: 'POST',
+    headers: api.headers,
+    body: JSON.stringify(body),
+  });
+  if (answer.status !== status) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
+  return (await answer.json()) as Record<string, unknown>;
+}
 
 export const loadAverage = (): number[] => os.loadavg().map((value) => round(value, 2));
 
