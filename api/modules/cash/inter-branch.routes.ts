@@ -38,7 +38,8 @@ const operationSchema = yup
     account_branch: uuid().meta({ description: "The account's branch: its books move the member's money." }),
     counter_branch: uuid().meta({
       description:
-        "The branch whose counter took or paid the cash: its books move the cash (the cashier's till under till control).",
+        'The branch whose counter took or paid the cash: its books ' +
+        "move the cash (the cashier's till under till control).",
     }),
     amount: moneyResponse(),
     reference: yup.string().defined(),
@@ -226,12 +227,17 @@ const moveRoute = (direction: InterBranchDirection) =>
     path: `/api/v1/cash/inter-branch/${direction}s/`,
     module: 'cash',
     operationId: direction === 'deposit' ? 'depositAtAnotherBranch' : 'withdrawAtAnotherBranch',
-    summary: `${direction === 'deposit' ? 'Deposit cash on' : 'Withdraw cash from'} a member account of another branch (cashier, branch head of the counter's branch)`,
+    summary:
+      `${direction === 'deposit' ? 'Deposit cash on' : 'Withdraw cash from'} a ` +
+      `member account of another branch (cashier, branch head of the counter's branch)`,
     description:
-      "When the enterprise allows it (`inter_branch_service`): the cash moves in the counter's branch (the cashier's till and open session under till control), the account in its own, " +
-      "each branch's books balanced through 45200. The account's rules are a local operation's. Send an Idempotency-Key: a retry with the same key and body answers the first operation." +
+      "When the enterprise allows it (`inter_branch_service`): the cash moves in the counter's " +
+      "branch (the cashier's till and open session under till control), the account in its own, " +
+      "each branch's books balanced through 45200. The account's rules are a local operation's. " +
+      'Send an Idempotency-Key: a retry with the same key and body answers the first operation.' +
       (direction === 'withdrawal'
-        ? " From the approval policy's threshold (`member_account.inter_branch_withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202) a branch head of the counter or the direction approves."
+        ? " From the approval policy's threshold (`member_account.inter_branch_withdrawal`, 5 000 000 XAF by " +
+          'default) the withdrawal is a request (202) a branch head of the counter or the direction approves.'
         : ''),
     access: tellers,
     status: 201,
@@ -278,9 +284,11 @@ export const interBranchRoutes = [
     module: 'cash',
     operationId: 'findAccountForAnotherBranch',
     summary:
-      'Find a member account of another branch by its number, for a deposit or a withdrawal at this counter (cashier, branch head)',
+      'Find a member account of another branch by its number, for a ' +
+      'deposit or a withdrawal at this counter (cashier, branch head)',
     description:
-      "Only what the operation needs: the account, its number, the holder's name, its status and branch. No balance, no statement, no member list: those stay with the account's branch.",
+      "Only what the operation needs: the account, its number, the holder's name, its status and " +
+      "branch. No balance, no statement, no member list: those stay with the account's branch.",
     // Read by a counter's staff only (checked in the handler, after the query, as a list's roles are).
     access: 'authenticated',
     query: yup.object({

@@ -192,10 +192,14 @@ export const memberTransferRoutes = [
     operationId: 'recordMemberTransfer',
     summary: 'Transfer money from one member account to another, of the same branch or another (cashier, branch head)',
     description:
-      'No cash moves: the giving account is debited in its branch and the receiving one credited in its own, through 459 within a branch and 45200 ' +
-      "(liaison between branches) across two. The giving account follows a withdrawal's rules (open, withdrawals allowed, the minimum balance and the held amounts); " +
-      'the receiving one must be open. Send an Idempotency-Key: a retry with the same key and body answers the first transfer (`Idempotent-Replayed`), another body is 409. ' +
-      "From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) the transfer is a request (202), made when a branch head or the direction approves it.",
+      'No cash moves: the giving account is debited in its branch and the ' +
+      'receiving one credited in its own, through 459 within a branch and 45200 ' +
+      "(liaison between branches) across two. The giving account follows a withdrawal's " +
+      'rules (open, withdrawals allowed, the minimum balance and the held amounts); ' +
+      'the receiving one must be open. Send an Idempotency-Key: a retry with the same key ' +
+      'and body answers the first transfer (`Idempotent-Replayed`), another body is 409. ' +
+      "From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) " +
+      'the transfer is a request (202), made when a branch head or the direction approves it.',
     access: tellers,
     status: 201,
     location: '/api/v1/cash/transfers/{id}/',

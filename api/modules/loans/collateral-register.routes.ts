@@ -72,11 +72,15 @@ export const collateralRegisterRoutes = [
     module: 'loans',
     operationId: 'getCollateralRegister',
     summary:
-      'The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count',
+      'The guarantees in force on the portfolio at a date: kind, value, ' +
+      'valuation date, deed, guarantor, and what provisioning may count',
     description:
-      "Every guarantee in force at the date (confirmed, started, not ended) on a loan of the portfolio then, with its loan's class and " +
-      'outstanding principal of that date, its value as last assessed and its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, ' +
-      "an eligible cover less the regulatory minimum of its loan's whole years doubtful, nothing of a personal guarantee or a pledge of equipment); " +
+      'Every guarantee in force at the date (confirmed, started, not ' +
+      "ended) on a loan of the portfolio then, with its loan's class and " +
+      'outstanding principal of that date, its value as last assessed and ' +
+      'its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, ' +
+      "an eligible cover less the regulatory minimum of its loan's whole years " +
+      'doubtful, nothing of a personal guarantee or a pledge of equipment); ' +
       'the totals by kind.',
     access: 'authenticated',
     query: yup.object({
