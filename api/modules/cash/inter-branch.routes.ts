@@ -6,7 +6,6 @@ import {
   type InterBranchDirection,
   type InterBranchInput,
 } from '../../../activities/cash/inter-branch.activity';
-import { canSee } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount, Money } from '../../../domain/money';
 import { Branch } from '../../../db/models/branch.model';
@@ -19,7 +18,8 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { scopeToEitherBranch, seesEitherBranch, whereEither } from '../enterprise-scope';
+import { entryOf } from '../events/events.queries';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 
@@ -77,13 +77,6 @@ interface OperationRow {
   recorded_by: string;
   created_at: Date;
 }
-
-const entryOf = (knex: Knex, eventColumn: string) =>
-  knex('journal_entries as je')
-    .whereRaw('je.event_id = ??', [eventColumn])
-    .whereNull('je.reverses_entry_id')
-    .select('je.id')
-    .limit(1);
 
 const operationsQuery = (knex: Knex) =>
   knex('inter_branch_operations as o')
@@ -346,15 +339,10 @@ export const interBranchRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = operationsQuery(deps.knex).where((either) =>
-        either
-          .where((side) => {
-            scopeToVisible(side, principal, { enterprise: 'o.enterprise_id', branch: 'o.account_branch_id' });
-          })
-          .orWhere((side) => {
-            scopeToVisible(side, principal, { enterprise: 'o.enterprise_id', branch: 'o.counter_branch_id' });
-          }),
-      );
+      const rows = scopeToEitherBranch(operationsQuery(deps.knex), principal, {
+        enterprise: 'o.enterprise_id',
+        branches: ['o.account_branch_id', 'o.counter_branch_id'],
+      });
       whereFilters(rows, query, {
         enterprise: 'o.enterprise_id',
         direction: 'o.direction',
@@ -362,10 +350,7 @@ export const interBranchRoutes = [
         date_from: ['o.business_date', '>='],
         date_to: ['o.business_date', '<='],
       });
-      if (query.branch !== undefined)
-        rows.where((either) =>
-          either.where('o.account_branch_id', query.branch!).orWhere('o.counter_branch_id', query.branch!),
-        );
+      whereEither(rows, ['o.account_branch_id', 'o.counter_branch_id'], query.branch);
       const page = await paginateRows<OperationRow>(
         rows.orderBy([{ column: 'o.created_at', order: 'desc' }, { column: 'o.id' }]),
         query,
@@ -388,9 +373,7 @@ export const interBranchRoutes = [
       const row = await operationById(deps.knex, params.id);
       const seen =
         row !== undefined &&
-        [row.account_branch_id, row.counter_branch_id].some((branchId) =>
-          canSee(principal.grants, { enterpriseId: row.enterprise_id, branchId }),
-        );
+        seesEitherBranch(principal, row.enterprise_id, [row.account_branch_id, row.counter_branch_id]);
       if (!seen) throw new NotFoundError('The operation');
       return serializeOperation(row);
     },
