@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import type { Knex } from 'knex';
 import {
   recordSupplierInvoice,
   reverseSupplierInvoice,
@@ -68,6 +69,10 @@ const invoiceBody = yup.object({
     .max(50)
     .required(),
 });
+
+/** An invoice as answered, read again after its activity wrote it. */
+const readInvoice = async (knex: Knex, id: string) =>
+  (await serializeInvoices(knex, [(await invoicesQuery(knex).where('i.id', id).first()) as InvoiceRow]))[0];
 
 /** Expense invoices (issue 28, docs/domain.md §12.5): booked to the supplier's account under four eyes. */
 export const supplierInvoiceRoutes = [
@@ -169,11 +174,7 @@ export const supplierInvoiceRoutes = [
         },
         async () => {
           const { id } = await recordSupplierInvoice(deps.activities, principal, payload);
-          return (
-            await serializeInvoices(deps.knex, [
-              (await invoicesQuery(deps.knex).where('i.id', id).first()) as InvoiceRow,
-            ])
-          )[0];
+          return readInvoice(deps.knex, id);
         },
       );
     },
@@ -226,11 +227,7 @@ export const supplierInvoiceRoutes = [
         },
         async () => {
           await reverseSupplierInvoice(deps.activities, principal, payload);
-          return (
-            await serializeInvoices(deps.knex, [
-              (await invoicesQuery(deps.knex).where('i.id', params.id).first()) as InvoiceRow,
-            ])
-          )[0];
+          return readInvoice(deps.knex, params.id);
         },
       );
     },

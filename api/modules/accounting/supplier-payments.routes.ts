@@ -89,6 +89,10 @@ async function paymentOfKey(
   return made;
 }
 
+/** A payment as answered, read again after its activity wrote it. */
+const readPayment = async (knex: Knex, id: string) =>
+  (await serializePayments(knex, [(await paymentsQuery(knex).where('p.id', id).first()) as PaymentRow]))[0];
+
 /**
  * Payments to suppliers (issue 28, docs/domain.md §12.5): from the till or a bank, settling invoices, under four eyes.
  */
@@ -191,11 +195,7 @@ export const supplierPaymentRoutes = [
         },
         async () => {
           const { id } = await recordSupplierPayment(deps.activities, principal, payload);
-          return (
-            await serializePayments(deps.knex, [
-              (await paymentsQuery(deps.knex).where('p.id', id).first()) as PaymentRow,
-            ])
-          )[0];
+          return readPayment(deps.knex, id);
         },
       );
     },
@@ -246,11 +246,7 @@ export const supplierPaymentRoutes = [
         },
         async () => {
           await reverseSupplierPayment(deps.activities, principal, payload);
-          return (
-            await serializePayments(deps.knex, [
-              (await paymentsQuery(deps.knex).where('p.id', params.id).first()) as PaymentRow,
-            ])
-          )[0];
+          return readPayment(deps.knex, params.id);
         },
       );
     },
