@@ -30,6 +30,14 @@ export async function branchesOf(
   return [branch];
 }
 
+/** A register's query at a date (collateral, restructurings): one branch, or every branch the caller sees. */
+export const registerQuery = yup.object({
+  enterprise: yup.string().uuid().required(),
+  date: isoDate().required(),
+  branch: yup.string().uuid().optional().meta({ description: 'One branch; default: every branch the caller sees.' }),
+  format: formatParameter,
+});
+
 const figures = (row: ArrearsFigures) => ({
   loans: row.loans,
   litigious: row.litigious,

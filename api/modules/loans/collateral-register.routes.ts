@@ -4,11 +4,11 @@ import { collateralRegisterAt } from '../../../activities/loans/collateral-regis
 import { collateralRegisterDocument, type CollateralFigures } from '../../../domain/loans/collateral-register';
 import { coverOf, guaranteeKinds } from '../../../domain/loans/provisioning';
 import { formatAmount } from '../../../domain/money';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { dateResponse, isoDate } from '../common.schemas';
+import { dateResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
-import { branchesOf } from './arrears-statement.routes';
+import { branchesOf, registerQuery } from './arrears-statement.routes';
 
 const figuresSchema = {
   guarantees: yup.number().integer().required(),
@@ -83,16 +83,7 @@ export const collateralRegisterRoutes = [
       'doubtful, nothing of a personal guarantee or a pledge of equipment); ' +
       'the totals by kind.',
     access: 'authenticated',
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: every branch the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: registerQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: collateralRegisterSchema,

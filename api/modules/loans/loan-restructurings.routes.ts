@@ -15,13 +15,13 @@ import { AppError } from '../../../domain/errors';
 import { capitalisedArrearsParts } from '../../../domain/loans/restructuring';
 import { Money } from '../../../domain/money';
 import { requestOrigin } from '../../context';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import type { RequestRow } from '../approvals/approvals.queries';
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
-import { branchesOf } from './arrears-statement.routes';
+import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { branchesOf, registerQuery } from './arrears-statement.routes';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
@@ -365,16 +365,7 @@ export const loanRestructuringRoutes = [
       "Art. 14 requires and the TEG; the loan's class and outstanding " +
       'principal at its provisioning position of the date.',
     access: 'authenticated',
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: every branch the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: registerQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: registerSchema,
