@@ -293,8 +293,8 @@ const submissionRoute = defineRoute({
         scope: { enterpriseId: resource.enterprise_id, branchId: resource.branch_id },
         makers: await manualEntryMakers(deps.knex, resource.id),
         summary:
-          `Post manual ` +
-          `entry ${resource.journal_code} ${resource.entry_date} ${resource.reference}: ${resource.label}`,
+          `Post manual entry ${resource.journal_code} ${resource.entry_date} ` +
+          `${resource.reference}: ${resource.label}`,
       },
       () => {
         // The policy refuses to lift the four eyes of this operation (domain/approvals/policy.ts): never run by its
