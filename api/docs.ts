@@ -114,7 +114,10 @@ function docsPagePolicy(html: string): string {
   const styles = hashesOf([...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1]!));
   const attributes = hashesOf([...html.matchAll(/\sstyle="([^"]*)"/g)].map((match) => match[1]!));
   const styleSources = [...styles, ...(attributes.length > 0 ? ["'unsafe-hashes'", ...attributes] : [])];
-  return `default-src 'none'; script-src 'self' ${scripts.join(' ')}; style-src 'self' ${styleSources.join(' ')}; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+  return (
+    `default-src 'none'; script-src 'self' ${scripts.join(' ')}; style-src 'self' ${styleSources.join(' ')}; ` +
+    `img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`
+  );
 }
 
 function scopeRoutes(

@@ -135,9 +135,13 @@ const moduleDescriptions: Record<string, string> = {
   shares: 'Share capital: share types, subscriptions, payments (libérations), withdrawals, the register.',
   system: 'Liveness, readiness and metrics.',
   imports:
-    'Moving a cooperative onto Coopbank (issue 31): go-live imports, their templates, file uploads, validation and its report.',
+    'Moving a cooperative onto Coopbank (issue 31): go-live imports, ' +
+    'their templates, file uploads, validation and its report.',
   accounting: "The cooperative's own books (issue 28): suppliers, their expense invoices and payments.",
-  cash: "Cash and the working day (issue 29): tills, the vault and the cashiers' till sessions with their counts, transfers between members and standing orders, the liaison between branches, the branch's day and its close before the end of day.",
+  cash:
+    "Cash and the working day (issue 29): tills, the vault and the cashiers' till " +
+    'sessions with their counts, transfers between members and standing orders, the ' +
+    "liaison between branches, the branch's day and its close before the end of day.",
 };
 
 /** Builds the OpenAPI 3.1 document of `routes` (or one module of them) from their declarations. */
@@ -213,7 +217,8 @@ const idempotencyKeyParameter: JsonSchema = {
   in: 'header',
   required: false,
   description:
-    'A retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).',
+    'A retry with the same key and body answers the first result and ' +
+    'moves nothing; the same key with another body is refused (409).',
   schema: { type: 'string', pattern: idempotencyKeyPattern.source },
 };
 
@@ -304,23 +309,14 @@ function parameters(schema: Schema<unknown> | undefined, location: 'path' | 'que
   });
 }
 
-function responses(route: AnyRoute, components: Components, { conditional, versioned }: Versioning): JsonSchema {
-  const status = String(route.status ?? 200);
-  const mediaTypes = [route.produces ?? 'application/json'].flat();
-  const success: JsonSchema = { description: route.summary };
-  if (route.response !== undefined || route.produces !== undefined) {
-    const schema = route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components);
-    success.content = Object.fromEntries(mediaTypes.map((mediaType) => [mediaType.split(';')[0]!, { schema }]));
-  }
+/** The headers of a route's success answer: a download's file name, Location, Idempotent-Replayed, ETag. */
+function successHeaders(route: AnyRoute, versioned: boolean): JsonSchema {
   const headers: JsonSchema = {};
-  if (route.downloadable === true) {
-    // The same figures as a file (api/report-download.ts): `format=csv` or `format=xlsx`.
-    success.content = { ...(success.content as JsonSchema), ...downloadContent };
+  if (route.downloadable === true)
     headers['Content-Disposition'] = {
       description: 'With format=csv or xlsx: `attachment; filename="<report>-<enterprise>-<date>.<format>"`.',
       schema: { type: 'string' },
     };
-  }
   if (route.location !== undefined)
     headers.Location = {
       description: `Where the resource is read: ${route.location}`,
@@ -333,6 +329,20 @@ function responses(route: AnyRoute, components: Components, { conditional, versi
       schema: { type: 'string', enum: ['true'] },
     };
   if (versioned) headers.ETag = etagHeader;
+  return headers;
+}
+
+function responses(route: AnyRoute, components: Components, { conditional, versioned }: Versioning): JsonSchema {
+  const status = String(route.status ?? 200);
+  const mediaTypes = [route.produces ?? 'application/json'].flat();
+  const success: JsonSchema = { description: route.summary };
+  if (route.response !== undefined || route.produces !== undefined) {
+    const schema = route.response === undefined ? { type: 'string' } : toJsonSchema(route.response, components);
+    success.content = Object.fromEntries(mediaTypes.map((mediaType) => [mediaType.split(';')[0]!, { schema }]));
+  }
+  // The same figures as a file (api/report-download.ts): `format=csv` or `format=xlsx`.
+  if (route.downloadable === true) success.content = { ...(success.content as JsonSchema), ...downloadContent };
+  const headers = successHeaders(route, versioned);
   if (Object.keys(headers).length > 0) success.headers = headers;
   const result: JsonSchema = { [status]: success };
   if (route.accepted !== undefined) {

@@ -17,10 +17,15 @@ const reportFormats = ['json', 'csv', 'xlsx'] as const;
 export type ReportFormat = (typeof reportFormats)[number];
 
 /** The `format` query parameter of a downloadable route (declare the route `downloadable: true` beside it). */
-export const formatParameter = yup.string().oneOf(reportFormats).optional().meta({
-  description:
-    'json (default): the JSON representation; csv (UTF-8 with BOM, `;`-separated) or xlsx: the same figures as a file to download.',
-});
+export const formatParameter = yup
+  .string()
+  .oneOf(reportFormats)
+  .optional()
+  .meta({
+    description:
+      'json (default): the JSON representation; csv (UTF-8 with BOM, ' +
+      '`;`-separated) or xlsx: the same figures as a file to download.',
+  });
 
 /** Letters, digits, `.`, `_` and `-` only: nothing a file system or a header could misread. */
 const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'report';

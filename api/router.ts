@@ -23,15 +23,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
   const details = new Map(routes.filter((route) => route.method === 'get').map((route) => [route.path, route]));
   const editable = new Set(routes.filter((route) => route.method === 'patch').map((route) => route.path));
   for (const route of routes) {
-    if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path))
-      throw new Error(
-        `${route.operationId}: a route that loads its resource has an {id} in its path (or the enterprise's own {enterprise_pk})`,
-      );
-    if (
-      route.downloadable === true &&
-      !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')
-    )
-      throw new Error(`${route.operationId}: a downloadable route's query has format`);
+    assertDeclaration(route);
     // Only what a PATCH may change carries a version: lists and read-only details are not hashed.
     const versioned = route.method === 'get' && editable.has(route.path);
     // A PATCH edits what the GET of the same path shows: that representation's ETag is the version If-Match names.
@@ -75,23 +67,41 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
         detail !== undefined && ifMatch !== ''
           ? await changeIfMatch(deps.knex, resourceKey, ifMatch, readCurrent, change)
           : await change();
-      if (result instanceof AcceptedForApproval) {
-        ctx.status = 202;
-        ctx.body = result.request;
-        ctx.set('Location', result.location);
-      } else if (result !== undefined) {
-        ctx.status = route.status ?? 200;
-        ctx.body = result;
-        if (versioned || (detail !== undefined && route.response === detail.response))
-          ctx.set('ETag', entityTagOf(result));
-        if (route.location !== undefined)
-          ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
-      } else if (route.status === 204) {
-        ctx.status = 204;
-      }
+      respond(ctx, route, result, versioned || (detail !== undefined && route.response === detail.response));
     });
   }
   return router;
+}
+
+/** Refuses, at start-up, a route declared against the router's rules. */
+function assertDeclaration(route: AnyRoute): void {
+  if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path))
+    throw new Error(
+      `${route.operationId}: a route that loads its resource has ` +
+        `an {id} in its path (or the enterprise's own {enterprise_pk})`,
+    );
+  if (
+    route.downloadable === true &&
+    !Object.hasOwn((route.query?.describe() as { fields?: object } | undefined)?.fields ?? {}, 'format')
+  )
+    throw new Error(`${route.operationId}: a downloadable route's query has format`);
+}
+
+/** Answers a handler's result: 202 for a request to approve, else the route's status, ETag and Location. */
+function respond(ctx: AppContext, route: AnyRoute, result: unknown, tagged: boolean): void {
+  if (result instanceof AcceptedForApproval) {
+    ctx.status = 202;
+    ctx.body = result.request;
+    ctx.set('Location', result.location);
+  } else if (result !== undefined) {
+    ctx.status = route.status ?? 200;
+    ctx.body = result;
+    if (tagged) ctx.set('ETag', entityTagOf(result));
+    if (route.location !== undefined)
+      ctx.set('Location', locationOf(route.location, result as Record<string, unknown>));
+  } else if (route.status === 204) {
+    ctx.status = 204;
+  }
 }
 
 type Input = Parameters<AnyRoute['handler']>[0];

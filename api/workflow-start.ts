@@ -63,7 +63,8 @@ export async function startWorkflowFor<W extends Workflow>(
     throw new AppError(
       'unavailable',
       'workflow_unavailable',
-      `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded but its workflow could not be started: Temporal is unreachable. Try again.`,
+      `${recovery.what[0]!.toUpperCase()}${recovery.what.slice(1)} was recorded ` +
+        `but its workflow could not be started: Temporal is unreachable. Try again.`,
     );
   }
 }

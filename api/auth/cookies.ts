@@ -83,7 +83,8 @@ export function assertCsrfProof(ctx: AppContext, familyId: string, secret: strin
     throw new AppError(
       'forbidden',
       'csrf_failed',
-      `Cookie-authenticated requests must send the sign-in's CSRF token (the csrf_token cookie's value) in the ${csrfHeader} header.`,
+      `Cookie-authenticated requests must send the sign-in's CSRF token ` +
+        `(the csrf_token cookie's value) in the ${csrfHeader} header.`,
     );
   }
 }

@@ -20,7 +20,8 @@ export type PrincipalLookup = { principal: Principal } | { refused: 'token_revok
  */
 const principalSql = `
   SELECT u.id, u.username, u.full_name,
-         coalesce((SELECT json_agg(json_build_object('role', g.role, 'enterpriseId', g.enterprise_id, 'branchId', g.branch_id))
+         coalesce((SELECT json_agg(json_build_object('role', g.role, 'enterpriseId', g.enterprise_id,
+                                                     'branchId', g.branch_id))
                    FROM role_grants g WHERE g.user_id = u.id AND g.revoked_at IS NULL), '[]') AS grants
   FROM users u JOIN token_families f ON f.user_id = u.id
   WHERE u.id = ? AND f.id = ? AND u.is_active AND f.revoked_at IS NULL`;

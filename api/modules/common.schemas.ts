@@ -77,10 +77,14 @@ export const dateResponse = () =>
  * carry by computation.
  */
 export const provisionalResponse = {
-  provisional: yup.boolean().required().meta({
-    description:
-      'True when an earlier accounting year is not closed yet: its balances are carried forward by computation (never posted), its result as pending allocation (13).',
-  }),
+  provisional: yup
+    .boolean()
+    .required()
+    .meta({
+      description:
+        'True when an earlier accounting year is not closed yet: its balances are carried ' +
+        'forward by computation (never posted), its result as pending allocation (13).',
+    }),
   open_exercices: yup
     .array(yup.string().required())
     .required()

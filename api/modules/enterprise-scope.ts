@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { visibility, type Scope } from '../../domain/access';
+import { canSee, visibility, type Scope } from '../../domain/access';
 import type { Knex } from 'knex';
 import type { RouteDeps } from '../deps';
 import type { AnyRoute, Loader } from '../route';
@@ -32,6 +32,36 @@ export function scopeToVisible<B extends { whereRaw(sql: string, bindings: reado
   }
   return builder.whereRaw(clauses.length === 0 ? 'false' : `(${clauses.join(' OR ')})`, bindings);
 }
+
+/**
+ * Limits a list of rows that lie in two branches (an operation's counter and account, a transfer's two sides) to
+ * those the principal sees on either side.
+ */
+export function scopeToEitherBranch<B extends Knex.QueryBuilder>(
+  rows: B,
+  principal: Principal,
+  columns: { enterprise: string; branches: readonly [string, string] },
+): B {
+  const [first, second] = columns.branches;
+  return rows.where((either) =>
+    either
+      .where((side) => {
+        scopeToVisible(side, principal, { enterprise: columns.enterprise, branch: first });
+      })
+      .orWhere((side) => {
+        scopeToVisible(side, principal, { enterprise: columns.enterprise, branch: second });
+      }),
+  ) as B;
+}
+
+/** A list filter on two columns (a branch or an account on either side): rows where either is the value. */
+export function whereEither(rows: Knex.QueryBuilder, columns: readonly [string, string], value: string | undefined) {
+  if (value !== undefined) rows.where((either) => either.where(columns[0], value).orWhere(columns[1], value));
+}
+
+/** Whether the principal sees a row that lies in two branches, on either side (its detail's branch isolation). */
+export const seesEitherBranch = (principal: Principal, enterpriseId: string, branchIds: readonly string[]) =>
+  branchIds.some((branchId) => canSee(principal.grants, { enterpriseId, branchId }));
 
 /**
  * Limits a list of enterprise-wide documents (month ends, provisioning runs) to the enterprises the principal

@@ -105,8 +105,10 @@ export const bankAccountRoutes = [
     operationId: 'createBankAccount',
     summary: 'Register a bank account and open its treasury account under a leaf of 560',
     description:
-      `\`parent_account\` is one of ${bankParentAccounts.join(', ')} (comptes à vue nostri; default ${defaultBankParentAccount}, banques non associées). ` +
-      'The account gets its next free sub-account (5603001, 5603002…). It is no subledger account: bank fees are booked on it by manual entries.',
+      `\`parent_account\` is one of ${bankParentAccounts.join(', ')} (comptes à ` +
+      `vue nostri; default ${defaultBankParentAccount}, banques non associées). ` +
+      'The account gets its next free sub-account (5603001, 5603002…). It ' +
+      'is no subledger account: bank fees are booked on it by manual entries.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/bank-accounts/{id}/',

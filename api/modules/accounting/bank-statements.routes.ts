@@ -186,7 +186,8 @@ export const bankStatementRoutes = [
     operationId: 'listStatementLines',
     summary: 'List bank statement lines across statements, newest first: of a bank account, matched or not',
     description:
-      "What the accountant still has to match (`matched=false`) over every statement imported. A branch's staff see the lines of their branch's bank accounts.",
+      'What the accountant still has to match (`matched=false`) over every statement ' +
+      "imported. A branch's staff see the lines of their branch's bank accounts.",
     access: bookReaders,
     query: listQuerySchema([], {
       enterprise: enterpriseFilter,
@@ -229,9 +230,12 @@ export const bankStatementRoutes = [
     operationId: 'importBankStatement',
     summary: "Import a bank statement (CSV) and match its lines to the account's ledger lines",
     description:
-      'The CSV file in base64 (`content`), UTF-8, `;` or `,`; a header row naming the columns date, value_date, label, reference, ' +
-      'debit and credit or a signed amount, balance (README). A bad file is refused whole, 400 `bank_statement_invalid` naming the row and column. ' +
-      `Each line is then matched to an unmatched ledger line of the same amount dated within \`window_days\` (default ${matchWindowDaysDefault}) whose entry holds its reference, if any.`,
+      'The CSV file in base64 (`content`), UTF-8, `;` or `,`; a header ' +
+      'row naming the columns date, value_date, label, reference, ' +
+      'debit and credit or a signed amount, balance (README). A bad file is ' +
+      'refused whole, 400 `bank_statement_invalid` naming the row and column. ' +
+      `Each line is then matched to an unmatched ledger line of the same amount dated within ` +
+      `\`window_days\` (default ${matchWindowDaysDefault}) whose entry holds its reference, if any.`,
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/bank-statements/{id}/',
@@ -263,7 +267,8 @@ export const bankStatementRoutes = [
     operationId: 'getBankReconciliation',
     summary: 'The bank reconciliation statement (état de rapprochement) at a date',
     description:
-      'Book balance − unmatched ledger lines + unmatched statement lines = bank balance, when the statement reconciles (`reconciled`).',
+      'Book balance − unmatched ledger lines + unmatched statement lines ' +
+      '= bank balance, when the statement reconciles (`reconciled`).',
     access: bookReaders,
     load: bankAccountLoader,
     params: idParams,

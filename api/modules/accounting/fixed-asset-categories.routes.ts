@@ -90,9 +90,12 @@ export const fixedAssetCategoryRoutes = [
     operationId: 'createFixedAssetCategory',
     summary: 'Create a fixed-asset category (accountant, direction, administrators)',
     description:
-      "Each account must be a postable account of the enterprise's chart, of its class: the asset class 2 (not 28 or 29), the accumulated " +
-      'depreciation 28, the charge 68, the net book value of a disposal class 6 (676), its price class 7 (775). The PCEMF sets of docs/domain.md §12.4: ' +
-      'vehicles and equipment 225 / 2825 / 6824, buildings 2211 / 2821 / 6821, software 2024 / 28012 / 6802; each with 6762 and 775. ' +
+      "Each account must be a postable account of the enterprise's chart, " +
+      'of its class: the asset class 2 (not 28 or 29), the accumulated ' +
+      'depreciation 28, the charge 68, the net book value of a disposal class 6 ' +
+      '(676), its price class 7 (775). The PCEMF sets of docs/domain.md §12.4: ' +
+      'vehicles and equipment 225 / 2825 / 6824, buildings 2211 / 2821 ' +
+      '/ 6821, software 2024 / 28012 / 6802; each with 6762 and 775. ' +
       "A category's accounts do not change once created: its assets' books are on them.",
     access: registerKeepers,
     status: 201,

@@ -37,10 +37,14 @@ const registerSchema = yup
       )
       .required(),
     totals: yup.object(figures).required(),
-    accounts: yup.array(yup.string().required()).required().meta({
-      description:
-        "The class 2 and 28 accounts of the enterprise's categories: the register is their detail, they move only through its operations.",
-    }),
+    accounts: yup
+      .array(yup.string().required())
+      .required()
+      .meta({
+        description:
+          "The class 2 and 28 accounts of the enterprise's categories: the " +
+          'register is their detail, they move only through its operations.',
+      }),
   })
   .meta({ component: 'FixedAssetRegister' });
 
@@ -55,9 +59,11 @@ export const fixedAssetRegisterRoutes = [
     module: 'accounting',
     operationId: 'getFixedAssetRegister',
     summary:
-      'The fixed-asset register at a date: cost, accumulated depreciation and net book value of each asset in the books, and the totals',
+      'The fixed-asset register at a date: cost, accumulated depreciation ' +
+      'and net book value of each asset in the books, and the totals',
     description:
-      'The assets acquired by the date and not disposed of by then, with the depreciation whose entries are dated by then.',
+      'The assets acquired by the date and not disposed of by ' +
+      'then, with the depreciation whose entries are dated by then.',
     access: ['accountant', 'branch_head', 'direction', 'admin', 'auditor'],
     query: yup.object({
       enterprise: yup.string().uuid().required(),

@@ -187,11 +187,15 @@ export const fixedAssetRoutes = [
     module: 'accounting',
     operationId: 'acquireFixedAsset',
     summary:
-      "Record an acquisition: the asset enters the register, debit its category's class 2 account, credit the funding account",
+      'Record an acquisition: the asset enters the register, debit ' +
+      "its category's class 2 account, credit the funding account",
     description:
-      "The funding account is a treasury account (class 5: the vault 5710, a bank) or a supplier's (40: bought on credit). The entry is dated " +
-      'the acquisition date (not after the business date). Under four eyes (`fixed_asset.acquisition`, the approval policy) the answer is 202 ' +
-      "with the request, and the asset is recorded when another person approves it. The depreciation period defaults to the category's.",
+      'The funding account is a treasury account (class 5: the vault 5710, ' +
+      "a bank) or a supplier's (40: bought on credit). The entry is dated " +
+      'the acquisition date (not after the business date). Under four eyes ' +
+      '(`fixed_asset.acquisition`, the approval policy) the answer is 202 ' +
+      'with the request, and the asset is recorded when another person ' +
+      "approves it. The depreciation period defaults to the category's.",
     access: registerKeepers,
     status: 201,
     location: '/api/v1/accounting/fixed-assets/{id}/',
@@ -256,10 +260,13 @@ export const fixedAssetRoutes = [
     module: 'accounting',
     operationId: 'disposeFixedAsset',
     summary:
-      'Dispose of an asset: depreciation to the day before, the asset and its depreciation removed, the gain or loss booked',
+      'Dispose of an asset: depreciation to the day before, the ' +
+      'asset and its depreciation removed, the gain or loss booked',
     description:
-      "The price received goes to `proceeds_account` (class 5, or 46 when the buyer owes it); the net book value is charged to the category's " +
-      '676 account and the price credited to its 775 account. Under four eyes (`fixed_asset.disposal`) the answer is 202 with the request.',
+      'The price received goes to `proceeds_account` (class 5, or 46 when ' +
+      "the buyer owes it); the net book value is charged to the category's " +
+      '676 account and the price credited to its 775 account. Under four ' +
+      'eyes (`fixed_asset.disposal`) the answer is 202 with the request.',
     access: registerKeepers,
     status: 200,
     load: accountingLoaders.fixedAsset,

@@ -153,7 +153,8 @@ const createRoute = defineRoute({
   operationId: 'createManualEntry',
   summary: 'Draft a manual journal entry (accountants, branch heads, direction, administrators)',
   description:
-    'An unbalanced draft may be saved; it is refused when submitted. Each refusal of a line names it (`lines[2].account`).',
+    'An unbalanced draft may be saved; it is refused when ' +
+    'submitted. Each refusal of a line names it (`lines[2].account`).',
   access: writers,
   status: 201,
   location: entryPath,
@@ -203,7 +204,8 @@ const updateRoute = defineRoute({
   operationId: 'updateManualEntry',
   summary: 'Change a draft (or a rejected entry, which becomes a draft again); `lines` replaces them all',
   description:
-    'Of an opening entry, `lines` is the trial balance: its suspense line is made again from them. A posted entry is never changed: it is corrected by its reversal.',
+    'Of an opening entry, `lines` is the trial balance: its suspense line is made ' +
+    'again from them. A posted entry is never changed: it is corrected by its reversal.',
   access: writers,
   body: yup.object({
     journal: yup.string().oneOf(manualJournals).optional(),
@@ -257,9 +259,11 @@ const submissionRoute = defineRoute({
   ...onEntry,
   operationId: 'submitManualEntry',
   summary:
-    'Submit a draft for validation: a request another person approves (which posts it) or rejects with a reason (which returns it)',
+    'Submit a draft for validation: a request another person approves ' +
+    '(which posts it) or rejects with a reason (which returns it)',
   description:
-    'Always under four eyes (operation `manual_entry.post`): the maker never validates their own entry. The draft must balance, in total and per branch.',
+    'Always under four eyes (operation `manual_entry.post`): the maker never ' +
+    'validates their own entry. The draft must balance, in total and per branch.',
   access: writers,
   status: 202,
   location: '/api/v1/approvals/requests/{id}/',
@@ -288,7 +292,9 @@ const submissionRoute = defineRoute({
         payload: { manualEntryId: resource.id, version: resource.version },
         scope: { enterpriseId: resource.enterprise_id, branchId: resource.branch_id },
         makers: await manualEntryMakers(deps.knex, resource.id),
-        summary: `Post manual entry ${resource.journal_code} ${resource.entry_date} ${resource.reference}: ${resource.label}`,
+        summary:
+          `Post manual entry ${resource.journal_code} ${resource.entry_date} ` +
+          `${resource.reference}: ${resource.label}`,
       },
       () => {
         // The policy refuses to lift the four eyes of this operation (domain/approvals/policy.ts): never run by its
@@ -346,7 +352,11 @@ const openingRoute = defineRoute({
   operationId: 'createOpeningEntry',
   summary: 'Draft the opening entry (à-nouveaux) from the trial balance at the cut-over date',
   description:
-    "Journal AN, dated the first day of the first open accounting year unless `entry_date` (within that year) says otherwise. `lines` are the balances; accounts kept by a subledger are refused (the go-live import opens them with their detail). Each branch's difference goes to the enterprise's suspense account (`opening_suspense_account_code`, default 4780), to be justified by the import. One posted opening entry per enterprise.",
+    'Journal AN, dated the first day of the first open accounting year unless `entry_date` ' +
+    '(within that year) says otherwise. `lines` are the balances; accounts kept by a ' +
+    "subledger are refused (the go-live import opens them with their detail). Each branch's " +
+    "difference goes to the enterprise's suspense account (`opening_suspense_account_code`, " +
+    'default 4780), to be justified by the import. One posted opening entry per enterprise.',
   access: writers,
   status: 201,
   location: entryPath,

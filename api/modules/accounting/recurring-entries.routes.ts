@@ -217,7 +217,8 @@ const proposalRoute = defineRoute({
   summary:
     "Propose now the model's draft manual entry of a period (once: the draft already proposed is answered again)",
   description:
-    "The draft is dated the model's day in the period, never after the business date. It is then submitted and validated as any manual entry.",
+    "The draft is dated the model's day in the period, never after the " +
+    'business date. It is then submitted and validated as any manual entry.',
   access: writers,
   status: 201,
   location: '/api/v1/accounting/manual-entries/{id}/',

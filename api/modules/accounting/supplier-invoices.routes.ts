@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import type { Knex } from 'knex';
 import {
   recordSupplierInvoice,
   reverseSupplierInvoice,
@@ -53,10 +54,13 @@ const invoiceBody = yup.object({
   lines: yup
     .array(
       yup.object({
-        account: accountCodeSchema().required().meta({
-          description:
-            'An expense (class 6: 65211 electricity, 65234 rent…) or a recoverable tax under 430 (4305 TVA déductible).',
-        }),
+        account: accountCodeSchema()
+          .required()
+          .meta({
+            description:
+              'An expense (class 6: 65211 electricity, 65234 rent…) ' +
+              'or a recoverable tax under 430 (4305 TVA déductible).',
+          }),
         amount: amount().required(),
         label: yup.string().trim().min(1).max(200).required(),
       }),
@@ -65,6 +69,10 @@ const invoiceBody = yup.object({
     .max(50)
     .required(),
 });
+
+/** An invoice as answered, read again after its activity wrote it. */
+const readInvoice = async (knex: Knex, id: string) =>
+  (await serializeInvoices(knex, [(await invoicesQuery(knex).where('i.id', id).first()) as InvoiceRow]))[0];
 
 /** Expense invoices (issue 28, docs/domain.md §12.5): booked to the supplier's account under four eyes. */
 export const supplierInvoiceRoutes = [
@@ -116,10 +124,13 @@ export const supplierInvoiceRoutes = [
     module: 'accounting',
     operationId: 'recordSupplierInvoice',
     summary:
-      "Book an expense invoice: each line's expense debited, the supplier's account credited (journal OD), under four eyes",
+      "Book an expense invoice: each line's expense debited, the " +
+      "supplier's account credited (journal OD), under four eyes",
     description:
-      'Operation `supplier_invoice.record` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
-      'A line on another account than class 6 or 430 is 422 `supplier_invoice_account_refused` naming it; a number the supplier already used is 409 naming `number`.',
+      'Operation `supplier_invoice.record` of the approval policy (default: a ' +
+      'branch head, direction or an administrator other than the maker approves). ' +
+      'A line on another account than class 6 or 430 is 422 `supplier_invoice_account_refused` ' +
+      'naming it; a number the supplier already used is 409 naming `number`.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/supplier-invoices/{id}/',
@@ -163,11 +174,7 @@ export const supplierInvoiceRoutes = [
         },
         async () => {
           const { id } = await recordSupplierInvoice(deps.activities, principal, payload);
-          return (
-            await serializeInvoices(deps.knex, [
-              (await invoicesQuery(deps.knex).where('i.id', id).first()) as InvoiceRow,
-            ])
-          )[0];
+          return readInvoice(deps.knex, id);
         },
       );
     },
@@ -192,8 +199,10 @@ export const supplierInvoiceRoutes = [
     operationId: 'reverseSupplierInvoice',
     summary: 'Reverse an invoice booked by mistake: its entry reversed on the date given, under four eyes',
     description:
-      'Operation `supplier_invoice.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
-      'An invoice a payment still settles is 409 `supplier_invoice_paid`: reverse the payment first. Once reversed, the invoice counts in no balance or open ' +
+      'Operation `supplier_invoice.reverse` of the approval policy (default: a ' +
+      'branch head, direction or an administrator other than the maker approves). ' +
+      'An invoice a payment still settles is 409 `supplier_invoice_paid`: reverse ' +
+      'the payment first. Once reversed, the invoice counts in no balance or open ' +
       "item from the reversal's date on, and its number may be booked again.",
     access: bookkeepers,
     status: 200,
@@ -212,15 +221,13 @@ export const supplierInvoiceRoutes = [
           operation: 'supplier_invoice.reverse',
           payload,
           scope: accountingLoaders.invoice.scope(resource),
-          summary: `Reversal of invoice ${resource.number} of ${resource.supplier_name} (${resource.amount} XAF) on ${body.date}`,
+          summary:
+            `Reversal of invoice ${resource.number} of ${resource.supplier_name} ` +
+            `(${resource.amount} XAF) on ${body.date}`,
         },
         async () => {
           await reverseSupplierInvoice(deps.activities, principal, payload);
-          return (
-            await serializeInvoices(deps.knex, [
-              (await invoicesQuery(deps.knex).where('i.id', params.id).first()) as InvoiceRow,
-            ])
-          )[0];
+          return readInvoice(deps.knex, params.id);
         },
       );
     },

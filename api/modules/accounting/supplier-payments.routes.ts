@@ -29,10 +29,15 @@ import {
 
 const paymentBody = yup.object({
   supplier: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().meta({
-    description:
-      'Required for a supplier of the whole enterprise; otherwise its branch (default). The invoices settled are of this branch.',
-  }),
+  branch: yup
+    .string()
+    .uuid()
+    .nullable()
+    .meta({
+      description:
+        'Required for a supplier of the whole enterprise; otherwise ' +
+        'its branch (default). The invoices settled are of this branch.',
+    }),
   payment_date: isoDate()
     .required()
     .meta({ description: "The entry's date: in an open accounting year, not after the business date." }),
@@ -84,6 +89,10 @@ async function paymentOfKey(
   return made;
 }
 
+/** A payment as answered, read again after its activity wrote it. */
+const readPayment = async (knex: Knex, id: string) =>
+  (await serializePayments(knex, [(await paymentsQuery(knex).where('p.id', id).first()) as PaymentRow]))[0];
+
 /**
  * Payments to suppliers (issue 28, docs/domain.md §12.5): from the till or a bank, settling invoices, under four eyes.
  */
@@ -131,9 +140,12 @@ export const supplierPaymentRoutes = [
     summary:
       'Pay a supplier from the till or a bank, settling its invoices (partial payments allowed), under four eyes',
     description:
-      'Operation `supplier_payment` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
-      "The supplier's account is debited and the paying account credited. An allocation above what remains on its invoice is 409 " +
-      '`supplier_payment_exceeds_due` naming it; a paying account not of class 5 is 422 `supplier_paying_account_refused`.',
+      'Operation `supplier_payment` of the approval policy (default: a branch ' +
+      'head, direction or an administrator other than the maker approves). ' +
+      "The supplier's account is debited and the paying account " +
+      'credited. An allocation above what remains on its invoice is 409 ' +
+      '`supplier_payment_exceeds_due` naming it; a paying account ' +
+      'not of class 5 is 422 `supplier_paying_account_refused`.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/supplier-payments/{id}/',
@@ -183,11 +195,7 @@ export const supplierPaymentRoutes = [
         },
         async () => {
           const { id } = await recordSupplierPayment(deps.activities, principal, payload);
-          return (
-            await serializePayments(deps.knex, [
-              (await paymentsQuery(deps.knex).where('p.id', id).first()) as PaymentRow,
-            ])
-          )[0];
+          return readPayment(deps.knex, id);
         },
       );
     },
@@ -211,9 +219,11 @@ export const supplierPaymentRoutes = [
     module: 'accounting',
     operationId: 'reverseSupplierPayment',
     summary:
-      'Reverse a payment posted by mistake: its entry reversed on the date given, its invoices open again, under four eyes',
+      'Reverse a payment posted by mistake: its entry reversed ' +
+      'on the date given, its invoices open again, under four eyes',
     description:
-      'Operation `supplier_payment.reverse` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
+      'Operation `supplier_payment.reverse` of the approval policy (default: a ' +
+      'branch head, direction or an administrator other than the maker approves). ' +
       "From the reversal's date on, what the payment settled is owed again and its invoices are open items.",
     access: bookkeepers,
     status: 200,
@@ -236,11 +246,7 @@ export const supplierPaymentRoutes = [
         },
         async () => {
           await reverseSupplierPayment(deps.activities, principal, payload);
-          return (
-            await serializePayments(deps.knex, [
-              (await paymentsQuery(deps.knex).where('p.id', params.id).first()) as PaymentRow,
-            ])
-          )[0];
+          return readPayment(deps.knex, params.id);
         },
       );
     },

@@ -113,8 +113,10 @@ export const supplierRoutes = [
     operationId: 'createSupplier',
     summary: 'Register a supplier and open its account under 40110',
     description:
-      'The supplier gets the next free sub-account of 40110 (fournisseurs, dettes en compte hors réseau): 40110001, 40110002… ' +
-      'Its invoices credit that account and its payments debit it. `branch` null or absent: a supplier of the whole enterprise.',
+      'The supplier gets the next free sub-account of 40110 ' +
+      '(fournisseurs, dettes en compte hors réseau): 40110001, 40110002… ' +
+      'Its invoices credit that account and its payments debit it. ' +
+      '`branch` null or absent: a supplier of the whole enterprise.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/suppliers/{id}/',

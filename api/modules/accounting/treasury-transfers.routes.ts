@@ -168,9 +168,12 @@ export const treasuryTransferRoutes = [
     operationId: 'recordTreasuryTransfer',
     summary: 'Move money from the till to a bank, a bank to the till, or a bank to another, under four eyes',
     description:
-      'Operation `treasury.transfer` of the approval policy (default: a branch head, direction or an administrator other than the maker approves). ' +
-      'The receiving account is debited and the giving one credited, journal BQ. The same account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`; ' +
-      "another branch's bank account is 422 `bank_account_unknown`, a deactivated one 422 `bank_account_inactive`, each naming its side, before any request.",
+      'Operation `treasury.transfer` of the approval policy (default: a branch ' +
+      'head, direction or an administrator other than the maker approves). ' +
+      'The receiving account is debited and the giving one credited, journal BQ. The same ' +
+      'account on both sides is 422 `treasury_transfer_same_account` naming `to_bank_account`; ' +
+      "another branch's bank account is 422 `bank_account_unknown`, a deactivated " +
+      'one 422 `bank_account_inactive`, each naming its side, before any request.',
     access: bookkeepers,
     status: 201,
     location: '/api/v1/accounting/treasury-transfers/{id}/',

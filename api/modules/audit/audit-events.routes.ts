@@ -22,9 +22,11 @@ export const auditEventRoutes = [
     module: 'audit',
     operationId: 'listAuditEvents',
     summary:
-      'The audit trail of an enterprise, newest first (direction, administrators, auditors); as CSV or XLSX with `format`',
+      'The audit trail of an enterprise, newest first (direction, ' +
+      'administrators, auditors); as CSV or XLSX with `format`',
     description:
-      'Filters by user, resource (type and id), kind and date (UTC). With `format=csv|xlsx` every row the filters select, not one page.',
+      'Filters by user, resource (type and id), kind and date (UTC). ' +
+      'With `format=csv|xlsx` every row the filters select, not one page.',
     access: auditReaders,
     query: listQuerySchema([], {
       enterprise: yup.string().uuid().required(),

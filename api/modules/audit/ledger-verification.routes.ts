@@ -58,12 +58,16 @@ export const ledgerVerificationRoutes = [
     module: 'audit',
     operationId: 'verifyLedger',
     summary:
-      'Recompute the SHA-256 chains of the journal entries and of the audit trail, naming the first row that does not match (direction, administrators, auditors)',
+      'Recompute the SHA-256 chains of the journal entries and of the audit trail, ' +
+      'naming the first row that does not match (direction, administrators, auditors)',
     description:
-      'Each posted entry (with its lines) and each audit row is chained at commit: hash = sha256(previous hash || its canonical text). ' +
+      'Each posted entry (with its lines) and each audit row is chained ' +
+      'at commit: hash = sha256(previous hash || its canonical text). ' +
       "A row edited, removed or slipped in past the database's own refusals breaks the chain there. " +
-      "Given a head printed earlier (a month end's chain_anchors), it also answers whether the chain still passes through it: " +
-      'a chain recomputed whole after an edit does not. It also checks the month totals the reports read against the lines.',
+      "Given a head printed earlier (a month end's chain_anchors), " +
+      'it also answers whether the chain still passes through it: ' +
+      'a chain recomputed whole after an edit does not. It also ' +
+      'checks the month totals the reports read against the lines.',
     access: auditReaders,
     query: yup.object({ enterprise: yup.string().uuid().required(), ...anchorQuery }),
     errorStatuses: [400, 401, 403, 404],

@@ -44,10 +44,19 @@ function verdict(
   anchor: { position: number; holds: boolean } | null,
 ): string {
   if (mismatch !== null)
-    return `${rowNames[chain].one} ${mismatch.id}${mismatch.position === null ? '' : ` (link ${mismatch.position})`}: ${mismatch.reason}.`;
+    return (
+      `${rowNames[chain].one} ${mismatch.id}` +
+      `${mismatch.position === null ? '' : ` (link ${mismatch.position})`}: ${mismatch.reason}.`
+    );
   if (anchor?.holds === false)
-    return `The anchored head (link ${anchor.position}) is not in the chain: the chain was rewritten or cut since it was printed.`;
-  return `All ${rows} ${rowNames[chain].many} verified${anchor === null ? '' : `, through the anchored head (link ${anchor.position})`}.`;
+    return (
+      `The anchored head (link ${anchor.position}) is not in the ` +
+      `chain: the chain was rewritten or cut since it was printed.`
+    );
+  return (
+    `All ${rows} ${rowNames[chain].many} ` +
+    `verified${anchor === null ? '' : `, through the anchored head (link ${anchor.position})`}.`
+  );
 }
 
 /** A chain as answered: its check, its first unlinked row, and whether the anchor given for it (if any) holds. */
@@ -113,7 +122,8 @@ export function serializeMonthTotals(first: MonthTotalGap | undefined) {
     message:
       first === undefined
         ? 'The month totals equal the lines.'
-        : `${first.gaps} month totals differ from their lines, the first of account ${first.account} in ${first.month}.`,
+        : `${first.gaps} month totals differ from their lines, ` +
+          `the first of account ${first.account} in ${first.month}.`,
   };
 }
 

@@ -62,7 +62,8 @@ export const authRoutes = [
     operationId: 'login',
     summary: 'Sign in: sets the access token in an HttpOnly cookie (and the refresh and CSRF cookies)',
     description:
-      'Send the `csrf_token` cookie value in `X-CSRF-Token` with every cookie-authenticated POST, PATCH, PUT or DELETE.',
+      'Send the `csrf_token` cookie value in `X-CSRF-Token` with ' +
+      'every cookie-authenticated POST, PATCH, PUT or DELETE.',
     access: 'public',
     body: credentialsSchema,
     response: yup.object({ user: userSchema, csrf_token: yup.string().required() }),
@@ -81,7 +82,9 @@ export const authRoutes = [
     operationId: 'logout',
     summary: 'Sign out: revokes this sign-in (its refresh and access tokens) and clears the cookies',
     description:
-      'Works once the access token has expired too: the sign-in is then found through the refresh token (the refresh cookie, or `refresh` in the body), else through the expired access token itself. Cookies are always cleared.',
+      'Works once the access token has expired too: the sign-in is then found ' +
+      'through the refresh token (the refresh cookie, or `refresh` in the body), ' +
+      'else through the expired access token itself. Cookies are always cleared.',
     access: 'public',
     status: 204,
     body: yup.object({ refresh: yup.string().max(4096).optional() }),

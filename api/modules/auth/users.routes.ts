@@ -117,9 +117,12 @@ export const userRoutes = [
     summary: "Create a staff user with their roles; the answer's one-time invitation lets them set their password",
     description:
       'Each role must lie within what the caller administers (403 otherwise). The user has no password until they ' +
-      'accept the invitation (`POST /api/v1/auth/invitations/accept/`, within 7 days). Audited; not throttled as sign-ups are. ' +
-      'Cashier and auditor roles are granted with the account; any other is granted as `POST …/roles/` grants it: under the ' +
-      "policy's four eyes (`role_grant.above_cashier`), its request listed in `pending_roles`, unless no one but the caller could decide it.",
+      'accept the invitation (`POST /api/v1/auth/invitations/accept/`, ' +
+      'within 7 days). Audited; not throttled as sign-ups are. ' +
+      'Cashier and auditor roles are granted with the account; any ' +
+      'other is granted as `POST …/roles/` grants it: under the ' +
+      "policy's four eyes (`role_grant.above_cashier`), its request listed " +
+      'in `pending_roles`, unless no one but the caller could decide it.',
     access: ['admin'],
     status: 201,
     location: '/api/v1/auth/users/{id}/',
@@ -187,10 +190,13 @@ export const userRoutes = [
     module: 'auth',
     operationId: 'inviteUser',
     summary:
-      'A new one-time invitation for a user without a password yet (one an import brought in, or whose invitation expired)',
+      'A new one-time invitation for a user without a password ' +
+      'yet (one an import brought in, or whose invitation expired)',
     description:
-      'The user sets their first password with it (`POST /api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation ' +
-      'not yet used stops working. Audited. Refused for a user who has a password (an invitation never resets one) or who is deactivated.',
+      'The user sets their first password with it (`POST ' +
+      '/api/v1/auth/invitations/accept/`, within 7 days); an earlier invitation ' +
+      'not yet used stops working. Audited. Refused for a user who has ' +
+      'a password (an invitation never resets one) or who is deactivated.',
     access: ['admin'],
     params: userIdParams,
     response: invitationSchema,

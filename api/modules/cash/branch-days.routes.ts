@@ -67,9 +67,12 @@ export const branchDayRoutes = [
     operationId: 'closeBranchDay',
     summary: "Close the branch's day (branch head, direction, administrators), once",
     description:
-      'The date must be the business date (`branch_day_not_business_date`, 422 naming `date`). Refused (409 `branch_day_blocked`) while something holds the day: ' +
-      'each reason is an entry of `errors`, its field `blockers.<reason>` (today `approvals_pending`: four-eyes requests of the branch that would post once approved). ' +
-      "A day already closed is answered as it was closed, nothing changed. The enterprise's end of day waits for every active branch's close.",
+      'The date must be the business date (`branch_day_not_business_date`, 422 naming ' +
+      '`date`). Refused (409 `branch_day_blocked`) while something holds the day: ' +
+      'each reason is an entry of `errors`, its field `blockers.<reason>` (today ' +
+      '`approvals_pending`: four-eyes requests of the branch that would post once approved). ' +
+      'A day already closed is answered as it was closed, nothing changed. ' +
+      "The enterprise's end of day waits for every active branch's close.",
     access: closers,
     status: 201,
     location: '/api/v1/cash/branch-days/{id}/',

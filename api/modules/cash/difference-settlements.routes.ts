@@ -114,10 +114,13 @@ export const differenceSettlementRoutes = [
     module: 'cash',
     operationId: 'settleCashDifference',
     summary:
-      'Settle a shortage (recovered from the cashier, or written off) or an excess (written off to 7786, or returned), under four eyes',
+      'Settle a shortage (recovered from the cashier, or written off) ' +
+      'or an excess (written off to 7786, or returned), under four eyes',
     description:
-      'Operation `cash_difference.settle` of the approval policy (default: a branch head, the direction or an administrator other than the maker approves). ' +
-      `A shortage written off goes to expense_account, ${defaultShortageExpense} Autres pertes exceptionnelles by default.`,
+      'Operation `cash_difference.settle` of the approval policy (default: a branch ' +
+      'head, the direction or an administrator other than the maker approves). ' +
+      `A shortage written off goes to expense_account, ${defaultShortageExpense} ` +
+      `Autres pertes exceptionnelles by default.`,
     access: ['branch_head', 'direction', 'admin'],
     status: 201,
     location: '/api/v1/cash/difference-settlements/{id}/',

@@ -6,7 +6,6 @@ import {
   type InterBranchDirection,
   type InterBranchInput,
 } from '../../../activities/cash/inter-branch.activity';
-import { canSee } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount, Money } from '../../../domain/money';
 import { Branch } from '../../../db/models/branch.model';
@@ -19,7 +18,8 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { scopeToEitherBranch, seesEitherBranch, whereEither } from '../enterprise-scope';
+import { entryOf } from '../events/events.queries';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 
@@ -38,7 +38,8 @@ const operationSchema = yup
     account_branch: uuid().meta({ description: "The account's branch: its books move the member's money." }),
     counter_branch: uuid().meta({
       description:
-        "The branch whose counter took or paid the cash: its books move the cash (the cashier's till under till control).",
+        'The branch whose counter took or paid the cash: its books ' +
+        "move the cash (the cashier's till under till control).",
     }),
     amount: moneyResponse(),
     reference: yup.string().defined(),
@@ -76,13 +77,6 @@ interface OperationRow {
   recorded_by: string;
   created_at: Date;
 }
-
-const entryOf = (knex: Knex, eventColumn: string) =>
-  knex('journal_entries as je')
-    .whereRaw('je.event_id = ??', [eventColumn])
-    .whereNull('je.reverses_entry_id')
-    .select('je.id')
-    .limit(1);
 
 const operationsQuery = (knex: Knex) =>
   knex('inter_branch_operations as o')
@@ -226,12 +220,17 @@ const moveRoute = (direction: InterBranchDirection) =>
     path: `/api/v1/cash/inter-branch/${direction}s/`,
     module: 'cash',
     operationId: direction === 'deposit' ? 'depositAtAnotherBranch' : 'withdrawAtAnotherBranch',
-    summary: `${direction === 'deposit' ? 'Deposit cash on' : 'Withdraw cash from'} a member account of another branch (cashier, branch head of the counter's branch)`,
+    summary:
+      `${direction === 'deposit' ? 'Deposit cash on' : 'Withdraw cash from'} a ` +
+      `member account of another branch (cashier, branch head of the counter's branch)`,
     description:
-      "When the enterprise allows it (`inter_branch_service`): the cash moves in the counter's branch (the cashier's till and open session under till control), the account in its own, " +
-      "each branch's books balanced through 45200. The account's rules are a local operation's. Send an Idempotency-Key: a retry with the same key and body answers the first operation." +
+      "When the enterprise allows it (`inter_branch_service`): the cash moves in the counter's " +
+      "branch (the cashier's till and open session under till control), the account in its own, " +
+      "each branch's books balanced through 45200. The account's rules are a local operation's. " +
+      'Send an Idempotency-Key: a retry with the same key and body answers the first operation.' +
       (direction === 'withdrawal'
-        ? " From the approval policy's threshold (`member_account.inter_branch_withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202) a branch head of the counter or the direction approves."
+        ? " From the approval policy's threshold (`member_account.inter_branch_withdrawal`, 5 000 000 XAF by " +
+          'default) the withdrawal is a request (202) a branch head of the counter or the direction approves.'
         : ''),
     access: tellers,
     status: 201,
@@ -278,9 +277,11 @@ export const interBranchRoutes = [
     module: 'cash',
     operationId: 'findAccountForAnotherBranch',
     summary:
-      'Find a member account of another branch by its number, for a deposit or a withdrawal at this counter (cashier, branch head)',
+      'Find a member account of another branch by its number, for a ' +
+      'deposit or a withdrawal at this counter (cashier, branch head)',
     description:
-      "Only what the operation needs: the account, its number, the holder's name, its status and branch. No balance, no statement, no member list: those stay with the account's branch.",
+      "Only what the operation needs: the account, its number, the holder's name, its status and " +
+      "branch. No balance, no statement, no member list: those stay with the account's branch.",
     // Read by a counter's staff only (checked in the handler, after the query, as a list's roles are).
     access: 'authenticated',
     query: yup.object({
@@ -338,15 +339,10 @@ export const interBranchRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = operationsQuery(deps.knex).where((either) =>
-        either
-          .where((side) => {
-            scopeToVisible(side, principal, { enterprise: 'o.enterprise_id', branch: 'o.account_branch_id' });
-          })
-          .orWhere((side) => {
-            scopeToVisible(side, principal, { enterprise: 'o.enterprise_id', branch: 'o.counter_branch_id' });
-          }),
-      );
+      const rows = scopeToEitherBranch(operationsQuery(deps.knex), principal, {
+        enterprise: 'o.enterprise_id',
+        branches: ['o.account_branch_id', 'o.counter_branch_id'],
+      });
       whereFilters(rows, query, {
         enterprise: 'o.enterprise_id',
         direction: 'o.direction',
@@ -354,10 +350,7 @@ export const interBranchRoutes = [
         date_from: ['o.business_date', '>='],
         date_to: ['o.business_date', '<='],
       });
-      if (query.branch !== undefined)
-        rows.where((either) =>
-          either.where('o.account_branch_id', query.branch!).orWhere('o.counter_branch_id', query.branch!),
-        );
+      whereEither(rows, ['o.account_branch_id', 'o.counter_branch_id'], query.branch);
       const page = await paginateRows<OperationRow>(
         rows.orderBy([{ column: 'o.created_at', order: 'desc' }, { column: 'o.id' }]),
         query,
@@ -380,9 +373,7 @@ export const interBranchRoutes = [
       const row = await operationById(deps.knex, params.id);
       const seen =
         row !== undefined &&
-        [row.account_branch_id, row.counter_branch_id].some((branchId) =>
-          canSee(principal.grants, { enterpriseId: row.enterprise_id, branchId }),
-        );
+        seesEitherBranch(principal, row.enterprise_id, [row.account_branch_id, row.counter_branch_id]);
       if (!seen) throw new NotFoundError('The operation');
       return serializeOperation(row);
     },

@@ -54,8 +54,10 @@ export const liaisonBalanceRoutes = [
     operationId: 'getLiaisonBalances',
     summary: 'Open liaison balances (45200) per pair of branches at a date; consolidated total zero',
     description:
-      'Each operation with a side in two branches moves 45200 in both: the giving branch credits it, the receiving one debits it. ' +
-      "Over the whole enterprise each pair's difference and the total are zero; a branch's staff sees only its own branches' balances.",
+      'Each operation with a side in two branches moves 45200 in both: ' +
+      'the giving branch credits it, the receiving one debits it. ' +
+      "Over the whole enterprise each pair's difference and the total " +
+      "are zero; a branch's staff sees only its own branches' balances.",
     access: bookReaders,
     query: yup.object({
       enterprise: yup.string().uuid().required(),

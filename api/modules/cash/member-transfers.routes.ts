@@ -1,7 +1,6 @@
 import * as yup from 'yup';
 import type { Knex } from 'knex';
 import { recordMemberTransfer, type MemberTransferInput } from '../../../activities/cash/member-transfers.activity';
-import { canSee } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
 import { CompteClient } from '../../../db/models/compte-client.model';
@@ -10,7 +9,8 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { scopeToEitherBranch, seesEitherBranch, whereEither } from '../enterprise-scope';
+import { entryOf } from '../events/events.queries';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 
@@ -68,13 +68,6 @@ interface TransferRow {
   created_at: Date;
 }
 
-const entryOf = (knex: Knex, eventColumn: string) =>
-  knex('journal_entries as je')
-    .whereRaw('je.event_id = ??', [eventColumn])
-    .whereNull('je.reverses_entry_id')
-    .select('je.id')
-    .limit(1);
-
 const transfersQuery = (knex: Knex) =>
   knex('member_transfers as t')
     .join('comptes_clients as fa', 'fa.id', 't.from_account_id')
@@ -121,9 +114,7 @@ const transferById = async (knex: Knex, id: string) =>
 
 /** Branch isolation: a transfer is seen by the staff of either of its branches (and over the whole enterprise). */
 const seesTransfer = (principal: Principal, row: TransferRow) =>
-  [row.from_branch_id, row.to_branch_id].some((branchId) =>
-    canSee(principal.grants, { enterpriseId: row.enterprise_id, branchId }),
-  );
+  seesEitherBranch(principal, row.enterprise_id, [row.from_branch_id, row.to_branch_id]);
 
 const transferBody = yup.object({
   from_account: uuid().meta({
@@ -155,28 +146,17 @@ export const memberTransferRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = transfersQuery(deps.knex).where((either) =>
-        either
-          .where((from) => {
-            scopeToVisible(from, principal, { enterprise: 't.enterprise_id', branch: 't.from_branch_id' });
-          })
-          .orWhere((to) => {
-            scopeToVisible(to, principal, { enterprise: 't.enterprise_id', branch: 't.to_branch_id' });
-          }),
-      );
+      const rows = scopeToEitherBranch(transfersQuery(deps.knex), principal, {
+        enterprise: 't.enterprise_id',
+        branches: ['t.from_branch_id', 't.to_branch_id'],
+      });
       whereFilters(rows, query, {
         enterprise: 't.enterprise_id',
         date_from: ['t.business_date', '>='],
         date_to: ['t.business_date', '<='],
       });
-      if (query.branch !== undefined)
-        rows.where((either) =>
-          either.where('t.from_branch_id', query.branch!).orWhere('t.to_branch_id', query.branch!),
-        );
-      if (query.account !== undefined)
-        rows.where((either) =>
-          either.where('t.from_account_id', query.account!).orWhere('t.to_account_id', query.account!),
-        );
+      whereEither(rows, ['t.from_branch_id', 't.to_branch_id'], query.branch);
+      whereEither(rows, ['t.from_account_id', 't.to_account_id'], query.account);
       const page = await paginateRows<TransferRow>(
         rows.orderBy([{ column: 't.created_at', order: 'desc' }, { column: 't.id' }]),
         query,
@@ -192,10 +172,14 @@ export const memberTransferRoutes = [
     operationId: 'recordMemberTransfer',
     summary: 'Transfer money from one member account to another, of the same branch or another (cashier, branch head)',
     description:
-      'No cash moves: the giving account is debited in its branch and the receiving one credited in its own, through 459 within a branch and 45200 ' +
-      "(liaison between branches) across two. The giving account follows a withdrawal's rules (open, withdrawals allowed, the minimum balance and the held amounts); " +
-      'the receiving one must be open. Send an Idempotency-Key: a retry with the same key and body answers the first transfer (`Idempotent-Replayed`), another body is 409. ' +
-      "From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) the transfer is a request (202), made when a branch head or the direction approves it.",
+      'No cash moves: the giving account is debited in its branch and the ' +
+      'receiving one credited in its own, through 459 within a branch and 45200 ' +
+      "(liaison between branches) across two. The giving account follows a withdrawal's " +
+      'rules (open, withdrawals allowed, the minimum balance and the held amounts); ' +
+      'the receiving one must be open. Send an Idempotency-Key: a retry with the same key ' +
+      'and body answers the first transfer (`Idempotent-Replayed`), another body is 409. ' +
+      "From the approval policy's threshold (`member_account.transfer`, 5 000 000 XAF by default) " +
+      'the transfer is a request (202), made when a branch head or the direction approves it.',
     access: tellers,
     status: 201,
     location: '/api/v1/cash/transfers/{id}/',

@@ -197,11 +197,14 @@ export const standingOrderRoutes = [
     module: 'cash',
     operationId: 'createStandingOrder',
     summary:
-      "Order a transfer repeated monthly or weekly to another member account or to a loan's repayment (cashier, branch head)",
+      'Order a transfer repeated monthly or weekly to another ' +
+      "member account or to a loan's repayment (cashier, branch head)",
     description:
-      "Each run is a transfer between members (`/api/v1/cash/transfers/`), or a repayment of the member's loan from the account (channel `account`), " +
+      'Each run is a transfer between members (`/api/v1/cash/transfers/`), or ' +
+      "a repayment of the member's loan from the account (channel `account`), " +
       "made as the maker's, once per due date; one short of funds is tried again each business day for " +
-      "`retry_days`, then recorded failed. From the approval policy's threshold (`standing_order.create`, 5 000 000 XAF by default) the order waits for a branch head or the direction " +
+      "`retry_days`, then recorded failed. From the approval policy's threshold (`standing_order.create`, " +
+      '5 000 000 XAF by default) the order waits for a branch head or the direction ' +
       '(202, the order `pending_approval`).',
     access: tellers,
     status: 201,

@@ -92,7 +92,8 @@ export const tillJournalRoutes = [
     module: 'cash',
     operationId: 'getBranchTillJournal',
     summary:
-      "The till journal of a branch's day: every line of its tills and vault dated on it, and its sessions with their counts",
+      "The till journal of a branch's day: every line of its tills " +
+      'and vault dated on it, and its sessions with their counts',
     access: tillReaders,
     query: yup.object({
       branch: yup.string().uuid().required(),

@@ -162,7 +162,8 @@ export const tillSessionRoutes = [
     operationId: 'openTillSession',
     summary: 'Open your session on the till assigned to you, for the business date, with the opening count',
     description:
-      "The counted total is compared with the till's book balance; a difference is posted at once (a shortage debit 4631, an excess credit 4632, " +
+      "The counted total is compared with the till's book balance; a difference " +
+      'is posted at once (a shortage debit 4631, an excess credit 4632, ' +
       'the till on the other side) so the session starts from what is in the drawer. One open session per till.',
     access: tellers,
     status: 201,

@@ -53,7 +53,9 @@ const tillTransferSchema = yup
       .oneOf(statuses)
       .required()
       .meta({
-        description: `pending: the cash is on ${transitAccount}; confirmed: counted in by the receiver; cancelled: back to the giver.`,
+        description:
+          `pending: the cash is on ${transitAccount}; confirmed: ` +
+          `counted in by the receiver; cancelled: back to the giver.`,
       }),
     business_date: dateResponse(),
     requested_by: yup.string().uuid().required(),
@@ -160,9 +162,11 @@ export const tillTransferRoutes = [
     module: 'cash',
     operationId: 'requestTillTransfer',
     summary:
-      'Hand cash over between the vault and a till: the giver requests, the cash is in transit until the receiver counts it in',
+      'Hand cash over between the vault and a till: the giver ' +
+      'requests, the cash is in transit until the receiver counts it in',
     description:
-      `to_till (approvisionnement) is requested by the branch head, to_vault (dégagement) by the till's cashier. The cash leaves the giver's account ` +
+      `to_till (approvisionnement) is requested by the branch head, to_vault ` +
+      `(dégagement) by the till's cashier. The cash leaves the giver's account ` +
       `for ${transitAccount} at once. The till's session must be open; a count, when given, must add up to the amount.`,
     access: movers,
     status: 201,
@@ -217,7 +221,8 @@ export const tillTransferRoutes = [
     operationId: 'confirmTillTransfer',
     summary: 'Confirm a transfer as its receiver, with the count of the cash received; never its maker',
     description:
-      `The count must add up to the amount (else 422 till_transfer_count_differs, nothing posted: count again, or the maker cancels). ` +
+      `The count must add up to the amount (else 422 till_transfer_count_differs, ` +
+      `nothing posted: count again, or the maker cancels). ` +
       `The cash enters the receiver's account from ${transitAccount}.`,
     access: movers,
     load: tillTransferLoader,

@@ -27,7 +27,9 @@ const tillSchema = yup
       .oneOf(['till', 'vault'])
       .required()
       .meta({
-        description: `vault: the branch's ${vaultAccount}, one per branch, made with it; till: a counter, its own sub-account of ${tillsParentAccount.code}.`,
+        description:
+          `vault: the branch's ${vaultAccount}, one per branch, made with it; ` +
+          `till: a counter, its own sub-account of ${tillsParentAccount.code}.`,
       }),
     account: yup.string().required().meta({ example: '5712001' }),
     cash_limit: moneyResponse().nullable().defined().meta({ description: 'null: no limit set.' }),
@@ -144,8 +146,11 @@ export const tillRoutes = [
     operationId: 'createTill',
     summary: `Open a till of a branch, with its own sub-account of ${tillsParentAccount.code}`,
     description:
-      `The till's account is the next free sub-account of ${tillsParentAccount.code} ${tillsParentAccount.label} (${tillsParentAccount.code}001, ${tillsParentAccount.code}002…). ` +
-      "Once a till of a branch is assigned, the branch is under till control: each cash operation there posts to the operator's till and needs their open session.",
+      `The till's account is the next free sub-account ` +
+      `of ${tillsParentAccount.code} ${tillsParentAccount.label} ` +
+      `(${tillsParentAccount.code}001, ${tillsParentAccount.code}002…). ` +
+      'Once a till of a branch is assigned, the branch is under till control: each ' +
+      "cash operation there posts to the operator's till and needs their open session.",
     access: tillKeepers,
     status: 201,
     location: '/api/v1/cash/tills/{id}/',

@@ -106,7 +106,8 @@ export const vaultCountRoutes = [
     module: 'cash',
     operationId: 'recordVaultCount',
     summary:
-      'Count the vault of a branch for the business date (billetage); its difference with the book balance is posted (4631 or 4632)',
+      'Count the vault of a branch for the business date (billetage); ' +
+      'its difference with the book balance is posted (4631 or 4632)',
     access: ['branch_head', 'direction', 'admin'],
     status: 201,
     location: '/api/v1/cash/vault-counts/{id}/',

@@ -99,7 +99,8 @@ export const configurationRoutes = [
         .optional()
         .meta({
           description:
-            "A loan up to the limit of a step is granted by that step's approval; limits grow along the circuit. {} = all four steps.",
+            "A loan up to the limit of a step is granted by that step's " +
+            'approval; limits grow along the circuit. {} = all four steps.',
         }),
     }),
     response: configurationSchema,

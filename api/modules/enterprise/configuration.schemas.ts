@@ -38,14 +38,22 @@ export const configurationSchema = yup
       description:
         "Where an opening entry puts each branch's difference, to be justified by the go-live import (default 4780).",
     }),
-    inter_branch_service: yup.boolean().required().meta({
-      description:
-        "true: a branch's counter may serve members of another branch (deposits and withdrawals, docs/domain.md §13.4); false by default.",
-    }),
-    approval_limits: yup.object().required().meta({
-      description:
-        'Amount limits under which the approval ends at an earlier step, e.g. {"branch_head": "500000"}; {} = all four steps.',
-    }),
+    inter_branch_service: yup
+      .boolean()
+      .required()
+      .meta({
+        description:
+          "true: a branch's counter may serve members of another branch " +
+          '(deposits and withdrawals, docs/domain.md §13.4); false by default.',
+      }),
+    approval_limits: yup
+      .object()
+      .required()
+      .meta({
+        description:
+          'Amount limits under which the approval ends at an earlier ' +
+          'step, e.g. {"branch_head": "500000"}; {} = all four steps.',
+      }),
     end_of_day_hour: yup.number().integer().nullable().defined().meta({
       description: 'The hour of the daily end-of-day Schedule `end-of-day-{enterprise}`, in the time zone; null: none.',
     }),

@@ -32,9 +32,12 @@ const startRoute = defineRoute({
   operationId: 'startEndOfDay',
   summary: 'Run the end of day (close of business) of the business date (direction, administrators), once per date',
   description:
-    'It waits for every active branch to close its day (`POST /api/v1/cash/branch-days/`), provisions at the date, matures the term deposits due, moves the business date ' +
-    "to the next working day (Saturdays and Sundays skipped) and, on a month's last day, starts the month end. `date` defaults to the business date; another date " +
-    'is refused (`end_of_day_not_business_date`, 422) unless it has a run, which is answered. Once the date moves, nothing can be dated on or before the day (`day_closed`).',
+    'It waits for every active branch to close its day (`POST /api/v1/cash/branch-days/`), ' +
+    'provisions at the date, matures the term deposits due, moves the business date ' +
+    "to the next working day (Saturdays and Sundays skipped) and, on a month's last " +
+    'day, starts the month end. `date` defaults to the business date; another date ' +
+    'is refused (`end_of_day_not_business_date`, 422) unless it has a run, which is ' +
+    'answered. Once the date moves, nothing can be dated on or before the day (`day_closed`).',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/end-of-days/{id}/',
@@ -121,7 +124,8 @@ export const endOfDayRoutes = [
     operationId: 'getEndOfDay',
     summary: 'One end of day: its steps and what each did',
     description:
-      "The enterprise's figures (its provisioning, its maturities): only a role over the whole enterprise reads it; to a user of some branches it is 404.",
+      "The enterprise's figures (its provisioning, its maturities): only a role " +
+      'over the whole enterprise reads it; to a user of some branches it is 404.',
     access: 'authenticated',
     load: enterpriseLoaders.endOfDay,
     params: idParams,

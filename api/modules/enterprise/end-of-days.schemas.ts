@@ -8,17 +8,26 @@ export const runStatuses = ['running', 'done', 'failed'] as const;
 
 const stepSchema = yup
   .object({
-    step: yup.string().required().meta({
-      description:
-        'The step, in the order the endOfDay workflow runs them: awaitBranchDays, provision, matureTermDeposits, moveBusinessDate, startMonthEnd.',
-    }),
+    step: yup
+      .string()
+      .required()
+      .meta({
+        description:
+          'The step, in the order the endOfDay workflow runs them: awaitBranchDays, ' +
+          'provision, matureTermDeposits, moveBusinessDate, startMonthEnd.',
+      }),
     status: yup.string().oneOf(['pending', 'done']).required(),
     finished_at: timestampResponse().nullable(),
-    result: yup.object().nullable().defined().meta({
-      description:
-        'What the step did, once done: the branches closed, the provisioning run and its figures, the deposits matured, the dates moved, the month end started or refused.',
-      additionalProperties: true,
-    }),
+    result: yup
+      .object()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          'What the step did, once done: the branches closed, the provisioning run and its ' +
+          'figures, the deposits matured, the dates moved, the month end started or refused.',
+        additionalProperties: true,
+      }),
   })
   .meta({ component: 'EndOfDayStep' });
 
@@ -45,10 +54,15 @@ export const runSchema = yup
     started_at: timestampResponse(),
     finished_at: timestampResponse().nullable(),
     steps: yup.array(stepSchema).required(),
-    awaiting_branches: yup.array(yup.string().uuid().required()).nullable().defined().meta({
-      description:
-        'While the run runs: the active branches that have not closed its day yet, what it waits for (empty once all have); null once it ended.',
-    }),
+    awaiting_branches: yup
+      .array(yup.string().uuid().required())
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          'While the run runs: the active branches that have not closed its ' +
+          'day yet, what it waits for (empty once all have); null once it ended.',
+      }),
   })
   .meta({ component: 'EndOfDayRun' });
 

@@ -32,9 +32,11 @@ const closeRoute = defineRoute({
   module: 'enterprise',
   operationId: 'closeExercice',
   summary:
-    'Close an accounting year (direction, administrators): result, closing entries, lock, opening entries of the next year',
+    'Close an accounting year (direction, administrators): result, ' +
+    'closing entries, lock, opening entries of the next year',
   description:
-    'Refused while the next year is not open or the previous one is still open. A closing that failed is resumed where it stopped.',
+    'Refused while the next year is not open or the previous one is ' +
+    'still open. A closing that failed is resumed where it stopped.',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/exercices/{id}/',
@@ -91,7 +93,8 @@ const reopenRoute = defineRoute({
   module: 'enterprise',
   operationId: 'reopenExercice',
   summary:
-    'Reopen a closed accounting year (administrators, with a reason): the closing entries and opening balances are reversed',
+    'Reopen a closed accounting year (administrators, with a ' +
+    'reason): the closing entries and opening balances are reversed',
   access: ['admin'],
   load: enterpriseLoaders.exercice,
   params: idParams,

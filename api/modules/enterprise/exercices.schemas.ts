@@ -22,14 +22,22 @@ export const exerciceSchema = yup
       .object({
         id: yup.string().uuid().required(),
         status: yup.string().oneOf(['running', 'closed', 'failed', 'reopened']).required(),
-        step: yup.string().oneOf(['requested', 'income_closed', 'carried_forward']).required().meta({
-          description:
-            'The last step done: income_closed (closing entries posted, year locked), carried_forward (opening entries posted in the next year).',
-        }),
-        result: moneyResponse().nullable().meta({
-          description:
-            'Income minus expenses of the year (negative: a loss), once the closing entries are posted; null to a user of some branches only.',
-        }),
+        step: yup
+          .string()
+          .oneOf(['requested', 'income_closed', 'carried_forward'])
+          .required()
+          .meta({
+            description:
+              'The last step done: income_closed (closing entries posted, year ' +
+              'locked), carried_forward (opening entries posted in the next year).',
+          }),
+        result: moneyResponse()
+          .nullable()
+          .meta({
+            description:
+              'Income minus expenses of the year (negative: a loss), once the ' +
+              'closing entries are posted; null to a user of some branches only.',
+          }),
         result_account: yup.string().nullable().defined(),
         failure: yup.string().nullable().defined(),
         workflow_id: yup.string().required(),

@@ -28,11 +28,16 @@ const startRoute = defineRoute({
   module: 'enterprise',
   operationId: 'startMonthEnd',
   summary:
-    'Run the month end of a period (direction, administrators): loan interest accrual and its reversal, one run per month',
+    'Run the month end of a period (direction, administrators): ' +
+    'loan interest accrual and its reversal, one run per month',
   description:
-    "Refused while the month is not over (the business date must be after its last day) and while the previous month end is not done (from the enterprise's first month end on); " +
-    "a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: " +
-    "`no_exercice_for_period`); a month ended before the cut-over of an applied go-live import is the old system's (`month_end_before_cut_over`). The Schedule `month-end-{enterprise}` starts the month just ended on the first of each month.",
+    'Refused while the month is not over (the business date must be after its last day) and ' +
+    "while the previous month end is not done (from the enterprise's first month end on); " +
+    "a month before the enterprise's first month end is refused (`month_end_out_of_order`), and the first " +
+    'must be a month of the first open accounting year (`first_month_end_outside_first_year`; none open: ' +
+    '`no_exercice_for_period`); a month ended before the cut-over of an applied ' +
+    "go-live import is the old system's (`month_end_before_cut_over`). The Schedule " +
+    '`month-end-{enterprise}` starts the month just ended on the first of each month.',
   access: ['direction', 'admin'],
   status: 202,
   location: '/api/v1/enterprise/month-ends/{id}/',
@@ -117,7 +122,8 @@ export const monthEndRoutes = [
     operationId: 'getMonthEnd',
     summary: 'One month end: its steps, their amounts, per-loan lines and entries',
     description:
-      "Its amounts are the enterprise's and its lines name loans and member accounts of every branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.",
+      "Its amounts are the enterprise's and its lines name loans and member accounts of every " +
+      'branch: only a role over the whole enterprise reads it; to a user of some branches it is 404.',
     access: 'authenticated',
     load: enterpriseLoaders.monthEnd,
     params: idParams,

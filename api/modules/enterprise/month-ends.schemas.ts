@@ -50,10 +50,15 @@ export const runSchema = yup
     period_start: dateResponse(),
     period_end: dateResponse(),
     status: yup.string().oneOf(runStatuses).required(),
-    trigger: yup.string().oneOf(['api', 'schedule', 'end_of_day']).required().meta({
-      description:
-        "api: started by `started_by`; schedule: by the enterprise's Schedule `month-end-{enterprise}`; end_of_day: by the end of day of the month's last day.",
-    }),
+    trigger: yup
+      .string()
+      .oneOf(['api', 'schedule', 'end_of_day'])
+      .required()
+      .meta({
+        description:
+          "api: started by `started_by`; schedule: by the enterprise's Schedule " +
+          "`month-end-{enterprise}`; end_of_day: by the end of day of the month's last day.",
+      }),
     started_by: yup.string().uuid().nullable().defined(),
     failure: yup.string().nullable().defined(),
     workflow_id: yup.string().required(),
@@ -66,8 +71,10 @@ export const runSchema = yup
       .defined()
       .meta({
         description:
-          "Where the enterprise's two hash chains ended when the month end finished (null until done): print and keep them, " +
-          'then give one to the ledger verification (anchor_chain, anchor_position, anchor_hash) to prove the chain was not recomputed since.',
+          "Where the enterprise's two hash chains ended when the " +
+          'month end finished (null until done): print and keep them, ' +
+          'then give one to the ledger verification (anchor_chain, anchor_position, ' +
+          'anchor_hash) to prove the chain was not recomputed since.',
       }),
   })
   .meta({ component: 'MonthEndRun' });

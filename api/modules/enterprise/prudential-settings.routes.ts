@@ -32,9 +32,11 @@ const thresholdDescriptions = {
   fixed_asset_coverage_min: 'Permanent funds ÷ fixed assets, at least (a bank norm, no EMF figure found: 1.00).',
   concentration_max: 'One beneficiary ÷ net equity, at most (EMF 2002/08, 1st category: 0.15).',
   insiders_max:
-    'Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a 1st-category EMF whose insiders take no part in credit decisions).',
+    'Insiders ÷ net equity, at most (EMF 2002/10: 0.20; 0.30 for a ' +
+    '1st-category EMF whose insiders take no part in credit decisions).',
   insider_deduction_max:
-    "One insider's exposure ÷ net equity above which the whole exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).",
+    "One insider's exposure ÷ net equity above which the whole " +
+    'exposure is deducted from net equity (EMF 2002/10 Art. 3: 0.05).',
 };
 
 const prudentialSettingsSchema = yup
@@ -91,7 +93,8 @@ export const prudentialSettingsRoutes = [
     operationId: 'updatePrudentialSettings',
     summary: 'Change thresholds or risk weights (direction, administrators); audited',
     description:
-      'Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.',
+      'Thresholds are decimals above 0 (limits on exposures at most 1, others at most 10); risk ' +
+      'weights from 0 to 1.5; at most 4 decimals. A risk weight sent replaces that weight only.',
     access: ['direction', 'admin'],
     load: enterpriseLoaders.enterprise,
     params: nestedParams,

@@ -22,7 +22,8 @@ import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four
 /** What each amount of the decision is, for the documentation (docs/domain.md §7 names the accounts). */
 const fieldDescriptions: Record<(typeof allocationFields)[number], string> = {
   prior_losses:
-    'What the profit clears of the report à nouveau débiteur (122), first: all it can when the policy says so (the default).',
+    'What the profit clears of the report à nouveau débiteur ' +
+    '(122), first: all it can when the policy says so (the default).',
   general_reserve: 'General (legal) reserve, 111; a loss may be charged to it.',
   training_reserve: 'Training and education reserve, 112; a loss may be charged to it.',
   statutory_reserves: 'Statutory reserves, 113; a loss may be charged to them.',
@@ -56,9 +57,14 @@ export const resultAllocationRoutes = [
       module: 'enterprise',
       operationId: 'allocateResult',
       summary:
-        "Record the general assembly's allocation of a closed year's result (direction, administrators): one entry per branch holding it",
+        "Record the general assembly's allocation of a closed year's " +
+        'result (direction, administrators): one entry per branch holding it',
       description:
-        "The amounts add up to the result in 131 (profit) or 132 (loss); a profit gives the general and training reserves their floor first, optional reserves and interest on shares stay within their caps (the enterprise's result-allocation-policy). The year must be closed, and allocated once; the assembly's date lies in the next year, not after the business date. Send an Idempotency-Key header: a retry with the same key and body answers the first result and posts nothing.",
+        'The amounts add up to the result in 131 (profit) or 132 (loss); a profit gives the general ' +
+        'and training reserves their floor first, optional reserves and interest on shares stay within ' +
+        "their caps (the enterprise's result-allocation-policy). The year must be closed, and allocated " +
+        "once; the assembly's date lies in the next year, not after the business date. Send an Idempotency-Key " +
+        'header: a retry with the same key and body answers the first result and posts nothing.',
       access: ['direction', 'admin'],
       idempotent: true,
       status: 201,
@@ -171,7 +177,8 @@ export const resultAllocationRoutes = [
       module: 'enterprise',
       operationId: 'cancelResultAllocation',
       summary:
-        'Cancel an allocation (administrators, with a reason): its entries are reversed; the year may then be allocated again or reopened',
+        'Cancel an allocation (administrators, with a reason): its entries ' +
+        'are reversed; the year may then be allocated again or reopened',
       access: ['admin'],
       load: enterpriseLoaders.allocation,
       params: idParams,

@@ -52,10 +52,14 @@ export const policySchema = yup
       .string()
       .required()
       .meta({ description: "Most interest on the paid-up capital, per year (default 0.0475, BEAC's rate)." }),
-    absorb_prior_losses_first: yup.boolean().required().meta({
-      description:
-        'A profit first clears the report à nouveau débiteur (122); nothing to members while losses remain (default true).',
-    }),
+    absorb_prior_losses_first: yup
+      .boolean()
+      .required()
+      .meta({
+        description:
+          'A profit first clears the report à nouveau débiteur (122); ' +
+          'nothing to members while losses remain (default true).',
+      }),
     updated_at: timestampResponse().nullable(),
     updated_by: yup.string().uuid().nullable().defined(),
   })

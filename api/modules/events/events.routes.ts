@@ -291,7 +291,8 @@ export const eventRoutes = [
     operationId: 'configureRule',
     summary: 'Configure a rule: a new version with its accounts and state (direction, administrators)',
     description:
-      "Each side names a leaf account of the enterprise's chart or an account role. Entries already posted keep their version.",
+      "Each side names a leaf account of the enterprise's chart or " +
+      'an account role. Entries already posted keep their version.',
     access: ['direction', 'admin'],
     status: 201,
     location: '/api/v1/events/rule-configs/{id}/',

@@ -71,8 +71,10 @@ const importSchema = yup
       .required()
       .meta({
         description:
-          'uploaded: files are being uploaded (a new upload makes a validation stale); validating: its workflow validates, ties out and runs the dry run; ' +
-          'validated: no problem, tied out, its dry run stored; rejected: the report lists problems; failed: a step of the validation failed (not the files: ask again); ' +
+          'uploaded: files are being uploaded (a new upload makes a validation ' +
+          'stale); validating: its workflow validates, ties out and runs the dry run; ' +
+          'validated: no problem, tied out, its dry run stored; rejected: the report lists ' +
+          'problems; failed: a step of the validation failed (not the files: ask again); ' +
           'applying: apply approved, under way; applied: applied and reconciled; cancelled: reversed.',
       }),
     uploaded_by: yup.string().uuid().required(),
@@ -84,14 +86,24 @@ const importSchema = yup
       description:
         'Tie-out pairs whose detail differs from the trial balance (see tie-out/): apply needs them accepted.',
     }),
-    dry_run: yup.object().nullable().defined().meta({
-      description:
-        'What applying would produce: rows per kind and branch, detail totals, opening entries per branch, the opening balance sheet.',
-    }),
-    reconciliation: yup.object().nullable().defined().meta({
-      description:
-        "Once applied: the subledger pairs and the trial balance's lines beside the general ledger, those differing, the suspense posted, `reconciled`.",
-    }),
+    dry_run: yup
+      .object()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          'What applying would produce: rows per kind and branch, detail ' +
+          'totals, opening entries per branch, the opening balance sheet.',
+      }),
+    reconciliation: yup
+      .object()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "Once applied: the subledger pairs and the trial balance's lines beside " +
+          'the general ledger, those differing, the suspense posted, `reconciled`.',
+      }),
   })
   .meta({ component: 'Import' });
 
@@ -105,7 +117,9 @@ const importsQuery = (knex: Knex) =>
     'i.uploaded_by',
     knex.raw('to_json(i.created_at) AS created_at'),
     knex.raw('to_json(i.validated_at) AS validated_at'),
-    knex.raw(`coalesce((SELECT json_agg(json_build_object('kind', f.kind, 'format', f.format, 'rows', f.rows, 'bytes', f.bytes, 'uploaded_at', f.uploaded_at) ORDER BY f.kind)
+    knex.raw(`coalesce((SELECT json_agg(json_build_object('kind', f.kind, 'format', f.format, 'rows', f.rows,
+                                                          'bytes', f.bytes, 'uploaded_at', f.uploaded_at)
+                                        ORDER BY f.kind)
     FROM import_files f WHERE f.import_id = i.id), '[]') AS files`),
     knex.raw('(SELECT count(*)::int FROM import_problems p WHERE p.import_id = i.id) AS problems'),
     knex.raw(
@@ -178,7 +192,8 @@ export const importRoutes = [
     operationId: 'createImport',
     summary: 'Start moving a cooperative onto Coopbank: an import at a cut-over date',
     description:
-      "The cut-over date is the date of the balances the files give: on or before the business date. Then upload each kind's file, validate, read the report.",
+      'The cut-over date is the date of the balances the files give: on or before ' +
+      "the business date. Then upload each kind's file, validate, read the report.",
     access: importers,
     status: 201,
     location: '/api/v1/imports/{id}/',
@@ -201,7 +216,8 @@ export const importRoutes = [
     operationId: 'getImportTemplate',
     summary: 'The template of a kind of import file: XLSX (a data sheet and a Documentation sheet) or the CSV header',
     description:
-      'The Documentation sheet lists each column: required or not, its format, the codes allowed, an example. Validation reads the same declaration.',
+      'The Documentation sheet lists each column: required or not, its format, ' +
+      'the codes allowed, an example. Validation reads the same declaration.',
     access: readers,
     params: kindParams,
     query: yup.object({
@@ -237,9 +253,12 @@ export const importRoutes = [
     operationId: 'uploadImportFile',
     summary: 'Upload (or replace) the file of a kind: XLSX or CSV, the raw file as the body',
     description:
-      `The body is the file itself, streamed into the staging table; its type is read from its content (a zip: XLSX; UTF-8 text: CSV with \`;\` or \`,\`). ` +
-      `Size limit IMPORT_FILE_LIMIT_BYTES (default ${importFileLimitDefault} bytes: 413 beyond). The header row must name the template's columns, in any order. ` +
-      "A file that cannot be read as its kind's rows is refused whole (400 `import_file_invalid`, naming why) and the earlier upload of the kind stays. Formulas are never evaluated: validation reports them.",
+      `The body is the file itself, streamed into the staging table; its type is ` +
+      `read from its content (a zip: XLSX; UTF-8 text: CSV with \`;\` or \`,\`). ` +
+      `Size limit IMPORT_FILE_LIMIT_BYTES (default ${importFileLimitDefault} bytes: ` +
+      `413 beyond). The header row must name the template's columns, in any order. ` +
+      "A file that cannot be read as its kind's rows is refused whole (400 `import_file_invalid`, naming " +
+      'why) and the earlier upload of the kind stays. Formulas are never evaluated: validation reports them.',
     access: importers,
     load: importLoader,
     params: idParams.concat(kindParams),
@@ -267,9 +286,12 @@ export const importRoutes = [
     summary:
       'Validate the import: every row and reference, before anything is written; then the tie-out and the dry run',
     description:
-      "Starts the import's workflow (`import-{id}`) anew (ending an earlier one) and answers 202 with the import `validating`. The workflow validates, " +
-      "ties out and runs the dry run, replacing the last validation's problems, then waits for apply's approval. Read the import until its status leaves " +
-      '`validating`: `validated` without a problem, `rejected` with some (see the report), `failed` when a step failed for a reason of the system.',
+      "Starts the import's workflow (`import-{id}`) anew (ending an earlier one) " +
+      'and answers 202 with the import `validating`. The workflow validates, ' +
+      "ties out and runs the dry run, replacing the last validation's problems, " +
+      "then waits for apply's approval. Read the import until its status leaves " +
+      '`validating`: `validated` without a problem, `rejected` with some (see ' +
+      'the report), `failed` when a step failed for a reason of the system.',
     access: importers,
     load: importLoader,
     params: idParams,
@@ -291,8 +313,10 @@ export const importRoutes = [
     summary:
       'Ask to apply a validated import: always under four eyes, decided by someone other than who uploaded its files',
     description:
-      "The maker is one who uploaded the import's files; the request (`import.apply`, 202) is decided by another direction member or administrator. " +
-      "Approved, the import's workflow applies it in batches, posts one opening entry per branch at the cut-over and ends with the reconciliation (GET the import). " +
+      "The maker is one who uploaded the import's files; the request " +
+      '(`import.apply`, 202) is decided by another direction member or administrator. ' +
+      "Approved, the import's workflow applies it in batches, posts one opening entry " +
+      'per branch at the cut-over and ends with the reconciliation (GET the import). ' +
       'A tie-out difference needs `difference_reason`: it is then posted to the suspense account.',
     access: importers,
     load: importLoader,
@@ -340,7 +364,8 @@ export const importRoutes = [
     operationId: 'cancelImport',
     summary: 'Ask to cancel an applied import while the enterprise has no other operation since: under four eyes',
     description:
-      'Approved (`import.cancel`), the opening entry is reversed and every row the import created is marked: members left, accounts closed, their numbers freed. ' +
+      'Approved (`import.cancel`), the opening entry is reversed and every row the ' +
+      'import created is marked: members left, accounts closed, their numbers freed. ' +
       'Once anything else happened in the enterprise (a business event, an entry), 409 `import_not_cancellable`.',
     access: importers,
     load: importLoader,
@@ -373,8 +398,10 @@ export const importRoutes = [
     operationId: 'getImportTieOut',
     summary: "The tie-out: each branch and account's trial balance beside the imported detail, and their difference",
     description:
-      "Every account a kind's detail names, and every account of the trial balance a subledger keeps. A difference blocks apply unless accepted with a reason; " +
-      'accepted, it is posted to the suspense account of the opening entries (enterprise configuration, default 4780). The XLSX report has it as its Tie-out sheet.',
+      "Every account a kind's detail names, and every account of the trial balance " +
+      'a subledger keeps. A difference blocks apply unless accepted with a reason; ' +
+      'accepted, it is posted to the suspense account of the opening entries (enterprise ' +
+      'configuration, default 4780). The XLSX report has it as its Tie-out sheet.',
     access: readers,
     load: importLoader,
     params: idParams,
@@ -415,10 +442,15 @@ export const importRoutes = [
     params: idParams,
     query: listQuerySchema([], {
       kind: yup.string().oneOf(importKinds).optional(),
-      format: yup.string().oneOf(['json', 'xlsx']).optional().meta({
-        description:
-          "json (default): the problems, a page at a time; xlsx: every problem, and each kind's rows with the rejected ones filled red.",
-      }),
+      format: yup
+        .string()
+        .oneOf(['json', 'xlsx'])
+        .optional()
+        .meta({
+          description:
+            'json (default): the problems, a page at a time; xlsx: every ' +
+            "problem, and each kind's rows with the rejected ones filled red.",
+        }),
     }),
     response: pageSchema(problemSchema),
     produces: ['application/json', reportContentTypes.xlsx],

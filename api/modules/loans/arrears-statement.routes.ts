@@ -30,6 +30,14 @@ export async function branchesOf(
   return [branch];
 }
 
+/** A register's query at a date (collateral, restructurings): one branch, or every branch the caller sees. */
+export const registerQuery = yup.object({
+  enterprise: yup.string().uuid().required(),
+  date: isoDate().required(),
+  branch: yup.string().uuid().optional().meta({ description: 'One branch; default: every branch the caller sees.' }),
+  format: formatParameter,
+});
+
 const figures = (row: ArrearsFigures) => ({
   loans: row.loans,
   litigious: row.litigious,
@@ -82,10 +90,13 @@ export const arrearsStatementRoutes = [
     module: 'loans',
     operationId: 'getArrearsStatement',
     summary:
-      'Loans by class and age band at a date: counts, outstanding principal, arrears, guaranteed part, provisions; the ledger beside them; every loan',
+      'Loans by class and age band at a date: counts, outstanding principal, ' +
+      'arrears, guaranteed part, provisions; the ledger beside them; every loan',
     description:
-      "The loans of the portfolio at their provisioning position of the date (COBAC R-2017/07 classes; the bands are the steps of the enterprise's " +
-      "provisioning ladder). `ledger` sets each class's outstanding principal and the provisions against the balances of their accounts at the date. " +
+      'The loans of the portfolio at their provisioning position of the date ' +
+      "(COBAC R-2017/07 classes; the bands are the steps of the enterprise's " +
+      "provisioning ladder). `ledger` sets each class's outstanding principal " +
+      'and the provisions against the balances of their accounts at the date. ' +
       '`loans` is the whole detail, by class, oldest arrears first.',
     access: 'authenticated',
     query: yup.object({

@@ -15,7 +15,8 @@ const figures = {
   arrears: moneyResponse().meta({ description: 'Principal and interest due on or before the date and unpaid at it.' }),
   guaranteed: moneyResponse().meta({
     description:
-      "The part of the outstanding principal the guarantees cover (the product's rules: pledged deposits, eligible guarantees).",
+      'The part of the outstanding principal the guarantees cover ' +
+      "(the product's rules: pledged deposits, eligible guarantees).",
   }),
   provisions: moneyResponse(),
 };

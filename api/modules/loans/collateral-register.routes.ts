@@ -4,11 +4,11 @@ import { collateralRegisterAt } from '../../../activities/loans/collateral-regis
 import { collateralRegisterDocument, type CollateralFigures } from '../../../domain/loans/collateral-register';
 import { coverOf, guaranteeKinds } from '../../../domain/loans/provisioning';
 import { formatAmount } from '../../../domain/money';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { dateResponse, isoDate } from '../common.schemas';
+import { dateResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
-import { branchesOf } from './arrears-statement.routes';
+import { branchesOf, registerQuery } from './arrears-statement.routes';
 
 const figuresSchema = {
   guarantees: yup.number().integer().required(),
@@ -72,23 +72,18 @@ export const collateralRegisterRoutes = [
     module: 'loans',
     operationId: 'getCollateralRegister',
     summary:
-      'The guarantees in force on the portfolio at a date: kind, value, valuation date, deed, guarantor, and what provisioning may count',
+      'The guarantees in force on the portfolio at a date: kind, value, ' +
+      'valuation date, deed, guarantor, and what provisioning may count',
     description:
-      "Every guarantee in force at the date (confirmed, started, not ended) on a loan of the portfolio then, with its loan's class and " +
-      'outstanding principal of that date, its value as last assessed and its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, ' +
-      "an eligible cover less the regulatory minimum of its loan's whole years doubtful, nothing of a personal guarantee or a pledge of equipment); " +
+      'Every guarantee in force at the date (confirmed, started, not ' +
+      "ended) on a loan of the portfolio then, with its loan's class and " +
+      'outstanding principal of that date, its value as last assessed and ' +
+      'its countable value (COBAC R-2017/07 Arts. 17-18: all of a cash cover, ' +
+      "an eligible cover less the regulatory minimum of its loan's whole years " +
+      'doubtful, nothing of a personal guarantee or a pledge of equipment); ' +
       'the totals by kind.',
     access: 'authenticated',
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: every branch the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: registerQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: collateralRegisterSchema,

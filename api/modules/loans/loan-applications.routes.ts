@@ -205,7 +205,8 @@ export const loanApplicationRoutes = [
     operationId: 'submitLoanApplication',
     summary: 'Submit a loan application for a member of the branch (cashier, branch head); starts its approval',
     description:
-      'Checks the product bounds and the COBAC credit caps (enforced or reported, by configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
+      'Checks the product bounds and the COBAC credit caps (enforced or reported, by ' +
+      'configuration), then starts the workflow `loan-approval-{id}` at the cashier step.',
     access: submitters,
     status: 201,
     location: '/api/v1/loans/applications/{id}/',
@@ -270,7 +271,10 @@ export const loanApplicationRoutes = [
     operationId: 'decideOnLoanApplication',
     summary: "Decide the current step: approve, reject or send back (the step's role at the application's branch)",
     description:
-      'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. 409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) a retry of the same request with the same key joins the first decision and answers its outcome.',
+      'Steps: cashier, branch_head, credit_committee, direction. One person may not decide two steps. ' +
+      '409 with the reason when the workflow refuses (wrong step, closed, same person, credit cap at ' +
+      'final approval). Send an Idempotency-Key header and the step: after a 503 (no answer in time) ' +
+      'a retry of the same request with the same key joins the first decision and answers its outcome.',
     access: [...approvalSteps],
     idempotent: true,
     status: 200,

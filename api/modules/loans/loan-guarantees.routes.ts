@@ -43,10 +43,16 @@ const loanGuaranteeSchema = yup
     start_date: dateResponse(),
     end_date: dateResponse().nullable().meta({ description: 'Released or expired on; null while it runs.' }),
     description: yup.string().defined(),
-    account: yup.string().uuid().nullable().defined().meta({
-      description:
-        "A pledged deposit: the member account its value is held on; a guarantor's guarantee: the guarantor's account held up to the amount guaranteed, if any.",
-    }),
+    account: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "A pledged deposit: the member account its value is held on; a guarantor's " +
+          "guarantee: the guarantor's account held up to the amount guaranteed, if any.",
+      }),
     guarantor: yup
       .string()
       .uuid()
@@ -65,7 +71,9 @@ const loanGuaranteeSchema = yup
       .meta({ description: 'What provisioning counts it as (COBAC R-2017/07 Arts. 17-18, docs/domain.md §4).' }),
     countable_value: moneyResponse().meta({
       description:
-        "What provisioning may count of it at the business date: all of a cash cover, an eligible cover less the regulatory minimum of its loan's years doubtful, nothing of another kind, nor of one not in force on a running loan.",
+        'What provisioning may count of it at the business date: all of a cash ' +
+        "cover, an eligible cover less the regulatory minimum of its loan's years " +
+        'doubtful, nothing of another kind, nor of one not in force on a running loan.',
     }),
     status: yup
       .string()
@@ -73,7 +81,8 @@ const loanGuaranteeSchema = yup
       .required()
       .meta({
         description:
-          'A covering guarantee is pending until a second person confirms it; only one in force counts for provisioning.',
+          'A covering guarantee is pending until a second person ' +
+          'confirms it; only one in force counts for provisioning.',
       }),
     pending_change: yup
       .object({
@@ -214,14 +223,21 @@ export const loanGuaranteeRoutes = [
     operationId: 'addLoanGuarantee',
     summary: 'Attach a guarantee to an application in review or to a loan',
     description:
-      'A personal guarantor is recorded by any recorder and is in force at once. A guarantee that can lower the provision ' +
-      '(pledged deposit, mortgage, bank or public guarantee) is asked by a branch head or above and, under four eyes (`guarantee.change`, ' +
-      'the approval policy), answers 202 with the request: the guarantee stays `pending` until another approves it, and is refused if the ' +
+      'A personal guarantor is recorded by any recorder and is ' +
+      'in force at once. A guarantee that can lower the provision ' +
+      '(pledged deposit, mortgage, bank or public guarantee) is asked by ' +
+      'a branch head or above and, under four eyes (`guarantee.change`, ' +
+      'the approval policy), answers 202 with the request: the guarantee ' +
+      'stays `pending` until another approves it, and is refused if the ' +
       'request is rejected or expires. A pledged deposit names the member `account` ' +
-      "(the borrower's or a guarantor member's, of the same enterprise, open) whose available balance holds its `value` from the " +
-      'request on: debits cannot take the account below it until the hold is released (…/end/, approved), refused, or the loan ' +
-      "repaid or written off. Its cover for provisioning is what of the hold the account's balance still backs (docs/domain.md §4). " +
-      "A personal guarantee may name its `guarantor` member and that member's `account`, held the same way up to the `value` guaranteed " +
+      "(the borrower's or a guarantor member's, of the same enterprise, " +
+      'open) whose available balance holds its `value` from the ' +
+      'request on: debits cannot take the account below it until ' +
+      'the hold is released (…/end/, approved), refused, or the loan ' +
+      'repaid or written off. Its cover for provisioning is what of ' +
+      "the hold the account's balance still backs (docs/domain.md §4). " +
+      'A personal guarantee may name its `guarantor` member and that ' +
+      "member's `account`, held the same way up to the `value` guaranteed " +
       '(docs/domain.md §14.4); it covers nothing for provisioning.',
     access: recorders,
     status: 201,
@@ -231,10 +247,15 @@ export const loanGuaranteeRoutes = [
       application: yup.string().uuid().optional(),
       kind: yup.string().oneOf(guaranteeKinds).required(),
       value: amount().required(),
-      account: yup.string().uuid().optional().meta({
-        description:
-          "A pledged deposit (required then): the member account the value is held on; a personal guarantee naming its guarantor: the guarantor's account to hold up to the amount guaranteed.",
-      }),
+      account: yup
+        .string()
+        .uuid()
+        .optional()
+        .meta({
+          description:
+            'A pledged deposit (required then): the member account the value is held on; a personal ' +
+            "guarantee naming its guarantor: the guarantor's account to hold up to the amount guaranteed.",
+        }),
       guarantor: yup.string().uuid().optional().meta({
         description: 'A personal guarantee only: the guarantor, a member of the enterprise other than the borrower.',
       }),
@@ -326,9 +347,12 @@ export const loanGuaranteeRoutes = [
     operationId: 'endLoanGuarantee',
     summary: 'Record the end of a guarantee (released or expired): it covers nothing after that date',
     description:
-      'A personal guarantor ends at once. Ending a covering guarantee (which raises the provision, and releases a pledged ' +
-      "deposit's hold) is asked by a branch head or above and, under four eyes (`guarantee.change`, the approval policy), answers 202 " +
-      'with the request: the end takes effect when another approves it; meanwhile the guarantee shows it in `pending_change`.',
+      'A personal guarantor ends at once. Ending a covering ' +
+      'guarantee (which raises the provision, and releases a pledged ' +
+      "deposit's hold) is asked by a branch head or above and, under " +
+      'four eyes (`guarantee.change`, the approval policy), answers 202 ' +
+      'with the request: the end takes effect when another approves ' +
+      'it; meanwhile the guarantee shows it in `pending_change`.',
     access: recorders,
     status: 200,
     load: loanLoaders.guarantee,
@@ -346,7 +370,8 @@ export const loanGuaranteeRoutes = [
       if (!needsConfirmation(resource.kind)) return endNow();
       const scope = loanLoaders.guarantee.scope(resource);
       requireRole(actor, guaranteeCheckers, scope, 'The guarantee');
-      if (resource.pending_change === 'end') throw confirmationPending; // a pending addition: the activity's guarantee_pending
+      // A pending end is refused here; a pending addition, by the activity (its guarantee_pending).
+      if (resource.pending_change === 'end') throw confirmationPending;
       return runOrRequest(
         { deps, principal: actor, ctx },
         {
@@ -366,10 +391,14 @@ export const loanGuaranteeRoutes = [
     operationId: 'revalueLoanGuarantee',
     summary: "Value a guarantee anew: its value and valuation date, and its loan's off-balance",
     description:
-      'A guarantee that covers nothing for provisioning (personal, pledge of equipment) is revalued at once. A covering one ' +
-      '(mortgage, bank or public guarantee), whose value moves the provision, is asked by a branch head or above and, under four eyes ' +
-      '(`guarantee.change`, the approval policy), answers 202 with the request; meanwhile the guarantee shows it in `pending_change`. ' +
-      "A guarantee holding an account (a pledged deposit, a guarantor's savings) is ended and added again instead (409 `guarantee_held`).",
+      'A guarantee that covers nothing for provisioning (personal, ' +
+      'pledge of equipment) is revalued at once. A covering one ' +
+      '(mortgage, bank or public guarantee), whose value moves the ' +
+      'provision, is asked by a branch head or above and, under four eyes ' +
+      '(`guarantee.change`, the approval policy), answers 202 with the ' +
+      'request; meanwhile the guarantee shows it in `pending_change`. ' +
+      "A guarantee holding an account (a pledged deposit, a guarantor's " +
+      'savings) is ended and added again instead (409 `guarantee_held`).',
     access: recorders,
     status: 200,
     load: loanLoaders.guarantee,
@@ -400,7 +429,9 @@ export const loanGuaranteeRoutes = [
             valuationDate: body.valuation_date,
           },
           scope,
-          summary: `Value the ${resource.kind.replace('_', ' ')} guarantee at ${formatAmount(body.value)} XAF on ${body.valuation_date} (was ${resource.value} XAF)`,
+          summary:
+            `Value the ${resource.kind.replace('_', ' ')} guarantee at ${formatAmount(body.value)} ` +
+            `XAF on ${body.valuation_date} (was ${resource.value} XAF)`,
         },
         revalueNow,
       );

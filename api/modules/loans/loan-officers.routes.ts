@@ -20,9 +20,11 @@ export const loanOfficerRoutes = [
     module: 'loans',
     operationId: 'reassignLoanOfficer',
     summary:
-      'Hand a loan to another loan officer from the business date, with a reason (branch head, direction); kept in its history, audited',
+      'Hand a loan to another loan officer from the business date, with ' +
+      'a reason (branch head, direction); kept in its history, audited',
     description:
-      "The new officer is an active user with a role in the loan's branch (or over the whole enterprise). A closed or written-off loan keeps its officer.",
+      "The new officer is an active user with a role in the loan's branch (or " +
+      'over the whole enterprise). A closed or written-off loan keeps its officer.',
     access: ['branch_head', 'direction'],
     status: 200,
     load: loanLoaders.loan,

@@ -59,7 +59,8 @@ const loanPrepaymentSchema = yup
       .meta({ description: 'TEG of the new schedule, percent with two decimals; null for a payoff.' }),
     repayment: loanRepaymentSchema.required().meta({
       description:
-        'The repayment it made: principal, interest and penalties, allocated to installments; its channel and the outstanding after.',
+        'The repayment it made: principal, interest and penalties, ' +
+        'allocated to installments; its channel and the outstanding after.',
     }),
   })
   .meta({ component: 'LoanPrepayment' });
@@ -94,10 +95,13 @@ const payoffQuoteSchema = yup
       description: 'Interest of the installments due, and of the current period to the date (30/360).',
     }),
     penalties: moneyResponse(),
-    insurance: moneyResponse().optional().meta({
-      description:
-        'Spread insurance parts in arrears (only when some are owed); those not yet due are not owed: the cover ends with the loan.',
-    }),
+    insurance: moneyResponse()
+      .optional()
+      .meta({
+        description:
+          'Spread insurance parts in arrears (only when some are owed); ' +
+          'those not yet due are not owed: the cover ends with the loan.',
+      }),
     fee: moneyResponse().meta({ description: "The product's early-repayment fee on the principal not yet due." }),
     total: moneyResponse().meta({ description: 'What the payoff at the date must be, to the franc.' }),
     valid_until: dateResponse().meta({
@@ -251,11 +255,15 @@ export const loanPrepaymentRoutes = [
     path: '/api/v1/loans/loans/{id}/prepayments/',
     operationId: 'recordLoanPrepayment',
     summary:
-      "Prepay part of a loan in cash or from the member's account (cashier, branch head): the schedule not yet due is recomputed",
+      "Prepay part of a loan in cash or from the member's account " +
+      '(cashier, branch head): the schedule not yet due is recomputed',
     description:
-      "Dues first (arrears, penalties, the current period's interest to the day), then the fee, the rest lowers the principal. `strategy` (default: the product's): " +
-      'reduce_term keeps the installment and shortens the term, reduce_installment keeps the term and lowers the installment. A new schedule version, with its TEG. ' +
-      'An amount that would settle the loan is refused: use the payoff. Send an Idempotency-Key header: a retry answers the first result.',
+      "Dues first (arrears, penalties, the current period's interest to the day), then " +
+      "the fee, the rest lowers the principal. `strategy` (default: the product's): " +
+      'reduce_term keeps the installment and shortens the term, reduce_installment ' +
+      'keeps the term and lowers the installment. A new schedule version, with its TEG. ' +
+      'An amount that would settle the loan is refused: use the payoff. ' +
+      'Send an Idempotency-Key header: a retry answers the first result.',
     body: yup.object({ ...earlyRepaymentBody, strategy: yup.string().oneOf(prepaymentStrategies).optional() }),
     refusals: [...earlyRepaymentRefusals, 'prepayment_below_dues', 'prepayment_settles_loan'],
     handler: earlyRepaymentHandler((activities, actor, input, body) =>
@@ -268,7 +276,8 @@ export const loanPrepaymentRoutes = [
     module: 'loans',
     operationId: 'getLoanPayoffQuote',
     summary:
-      'What settles the loan at a date: principal, interest to the date, penalties, the early-repayment fee (JSON, or CSV / XLSX to print)',
+      'What settles the loan at a date: principal, interest to the date, ' +
+      'penalties, the early-repayment fee (JSON, or CSV / XLSX to print)',
     access: 'authenticated',
     load: loanLoaders.loan,
     params: idParams,
@@ -304,9 +313,11 @@ export const loanPrepaymentRoutes = [
     path: '/api/v1/loans/loans/{id}/payoff/',
     operationId: 'payOffLoan',
     summary:
-      'Pay off a loan at the business date (cashier, branch head): the loan closes, its guarantees and holds are released',
+      'Pay off a loan at the business date (cashier, branch head): ' +
+      'the loan closes, its guarantees and holds are released',
     description:
-      'The amount is the payoff quote at the business date, to the franc. Send an Idempotency-Key header: a retry answers the first result.',
+      'The amount is the payoff quote at the business date, to the franc. ' +
+      'Send an Idempotency-Key header: a retry answers the first result.',
     body: yup.object(earlyRepaymentBody),
     refusals: [...earlyRepaymentRefusals, 'payoff_amount_differs'],
     handler: earlyRepaymentHandler((activities, actor, input) => recordPayoff(activities, actor, input)),

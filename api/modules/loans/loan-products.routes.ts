@@ -65,10 +65,14 @@ const loanProductSchema = yup
     interest_income_account_code: yup.string().required(),
     fee_income_account_code: yup.string().required(),
     penalty_income_account_code: yup.string().required(),
-    accrued_interest_account_code: yup.string().required().meta({
-      description:
-        'Interest earned and not yet due at a month end (créances rattachées): 3291 short term, 319 medium term by default.',
-    }),
+    accrued_interest_account_code: yup
+      .string()
+      .required()
+      .meta({
+        description:
+          'Interest earned and not yet due at a month end (créances ' +
+          'rattachées): 3291 short term, 319 medium term by default.',
+      }),
     insurance_rate: rateResponse('Credit insurance premium, a decimal share of the principal (docs/domain.md §14.6).'),
     insurance_fixed: moneyResponse(),
     insurance_collection: yup
@@ -259,7 +263,8 @@ export const loanProductRoutes = [
     operationId: 'createLoanProduct',
     summary: 'Create a loan product (direction, administrators)',
     description:
-      'Accounts default by term category to the PCEMF accounts of docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
+      'Accounts default by term category to the PCEMF accounts of ' +
+      'docs/domain.md §2 (CTA: 3221, 713, 7153, 719; MLT: 3130, 712, 7152, 719).',
     access: writers,
     status: 201,
     location: '/api/v1/loans/products/{id}/',

@@ -94,7 +94,8 @@ export const loanRecoveryRoutes = [
     summary:
       "Record money recovered on a written-off loan, in cash or from the member's account (cashier, branch head)",
     description:
-      'Income on 792 Récupération sur créances abandonnées; the loan stays written off. No second person: money comes in, as for a repayment. ' +
+      'Income on 792 Récupération sur créances abandonnées; the loan stays ' +
+      'written off. No second person: money comes in, as for a repayment. ' +
       'Send an Idempotency-Key header: a retry answers the first result.',
     access: tellers,
     idempotent: true,

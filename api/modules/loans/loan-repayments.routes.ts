@@ -102,7 +102,8 @@ export const loanRepaymentRoutes = [
     operationId: 'recordLoanRepayment',
     summary: "Record a repayment in cash or by debit of the member's account (cashier, branch head)",
     description:
-      'Allocated oldest installment first: penalties, interest, principal. At most the installments due and the next one. Send an Idempotency-Key header: a retry answers the first result.',
+      'Allocated oldest installment first: penalties, interest, principal. At most the installments ' +
+      'due and the next one. Send an Idempotency-Key header: a retry answers the first result.',
     access: tellers,
     idempotent: true,
     status: 201,

@@ -15,13 +15,13 @@ import { AppError } from '../../../domain/errors';
 import { capitalisedArrearsParts } from '../../../domain/loans/restructuring';
 import { Money } from '../../../domain/money';
 import { requestOrigin } from '../../context';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import type { RequestRow } from '../approvals/approvals.queries';
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, rateSchema, timestampResponse } from '../common.schemas';
-import { branchesOf } from './arrears-statement.routes';
+import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { branchesOf, registerQuery } from './arrears-statement.routes';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
@@ -85,10 +85,13 @@ const restructuringSchema = yup
       description:
         'Interest and penalties in arrears capitalised: interest of the new installments, income when collected.',
     }),
-    insurance_carried: moneyResponse().nullable().meta({
-      description:
-        "The spread insurance premium not yet paid (parts replaced, and those in arrears when capitalised): spread over the new installments, the insurer's.",
-    }),
+    insurance_carried: moneyResponse()
+      .nullable()
+      .meta({
+        description:
+          'The spread insurance premium not yet paid (parts replaced, and those in ' +
+          "arrears when capitalised): spread over the new installments, the insurer's.",
+      }),
     restructured_amount: moneyResponse().nullable(),
     required_payment: moneyResponse()
       .nullable()
@@ -213,12 +216,17 @@ export const loanRestructuringRoutes = [
     module: 'loans',
     operationId: 'requestLoanRestructuring',
     summary:
-      'Ask to restructure a loan: new term, rate and grace, arrears capitalised or not; decided above the level that granted it',
+      'Ask to restructure a loan: new term, rate and grace, arrears ' +
+      'capitalised or not; decided above the level that granted it',
     description:
-      'Answers 202 with the four-eyes request (`loan.restructure`): a user other than the maker, holding a role above the step that ' +
-      'granted the loan (R-2017/07 Art. 13; a loan granted by the direction stays with the direction), approves or rejects it ' +
-      "(…/restructurings/{id}/decision/), else it expires after the policy's days. Approved, the installments not yet due are replaced by the " +
-      'new series from the business date, the arrears settled by capitalisation if asked, and the loan flagged restructured.',
+      'Answers 202 with the four-eyes request (`loan.restructure`): a ' +
+      'user other than the maker, holding a role above the step that ' +
+      'granted the loan (R-2017/07 Art. 13; a loan granted by the ' +
+      'direction stays with the direction), approves or rejects it ' +
+      "(…/restructurings/{id}/decision/), else it expires after the policy's " +
+      'days. Approved, the installments not yet due are replaced by the ' +
+      'new series from the business date, the arrears settled by ' +
+      'capitalisation if asked, and the loan flagged restructured.',
     access: askers,
     load: loanLoaders.loan,
     params: idParams,
@@ -232,10 +240,15 @@ export const loanRestructuringRoutes = [
         .meta({ description: "Installments of the new series, grace included (within the product's maximum)." }),
       annual_rate: rateSchema().required(),
       grace_periods: yup.number().strict(true).integer().min(0).default(0),
-      capitalise_arrears: yup.boolean().strict(true).default(false).meta({
-        description:
-          'Settle the installments due and unpaid by capitalisation: their principal joins the amount restructured, their interest and penalties the new interest.',
-      }),
+      capitalise_arrears: yup
+        .boolean()
+        .strict(true)
+        .default(false)
+        .meta({
+          description:
+            'Settle the installments due and unpaid by capitalisation: their principal ' +
+            'joins the amount restructured, their interest and penalties the new interest.',
+        }),
       capitalised_arrears: yup
         .string()
         .oneOf(capitalisedArrearsParts)
@@ -282,7 +295,9 @@ export const loanRestructuringRoutes = [
           payload,
           scope: { enterpriseId: loan.enterpriseId, branchId: loan.branchId },
           approverRoles: opened.approverRoles,
-          summary: `Restructure loan ${loan.number}: ${body.term_periods} installments at ${body.annual_rate}${capitalisedSummary(body)}`,
+          summary:
+            `Restructure loan ${loan.number}: ${body.term_periods} ` +
+            `installments at ${body.annual_rate}${capitalisedSummary(body)}`,
         },
         applyNow,
       ).catch(async (error: unknown) => {
@@ -341,22 +356,16 @@ export const loanRestructuringRoutes = [
     module: 'loans',
     operationId: 'getRestructuredRegister',
     summary:
-      'The restructured-loan register at a date: each loan restructured by then, its restructurings, its class and outstanding then',
+      'The restructured-loan register at a date: each loan restructured ' +
+      'by then, its restructurings, its class and outstanding then',
     description:
-      'The loans of the portfolio at the date with a restructuring applied by then (R-2017/07 Arts. 11–14), by loan number: each ' +
-      "restructuring's date, class before, amount restructured, the payment Art. 14 requires and the TEG; the loan's class and outstanding " +
+      'The loans of the portfolio at the date with a restructuring ' +
+      'applied by then (R-2017/07 Arts. 11–14), by loan number: each ' +
+      "restructuring's date, class before, amount restructured, the payment " +
+      "Art. 14 requires and the TEG; the loan's class and outstanding " +
       'principal at its provisioning position of the date.',
     access: 'authenticated',
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: every branch the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: registerQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: registerSchema,
@@ -415,9 +424,11 @@ export const loanRestructuringRoutes = [
     module: 'loans',
     operationId: 'decideLoanRestructuring',
     summary:
-      'Approve or reject a restructuring (another user than its maker, above the step that granted the loan); a rejection gives its reason',
+      'Approve or reject a restructuring (another user than its maker, ' +
+      'above the step that granted the loan); a rejection gives its reason',
     description:
-      "Sent to its four-eyes request's workflow. Send an Idempotency-Key: a retry with the same key joins the first decision.",
+      "Sent to its four-eyes request's workflow. Send an Idempotency-Key: " +
+      'a retry with the same key joins the first decision.',
     // The roles that may decide some restructuring (above the granting step); the request's workflow checks the very
     // one.
     access: ['branch_head', 'credit_committee', 'direction'],

@@ -90,14 +90,24 @@ export const loanSchema = yup
     doubtful_since: dateResponse().nullable(),
     days_past_due: yup.number().integer().required(),
     provision_amount: moneyResponse(),
-    doubtful_account: yup.string().nullable().defined().meta({
-      description:
-        'While doubtful, the account of its principal by cover: 3332 State-guaranteed, 3342 sûretés réelles, 3352 the others (set by the provisioning run).',
-    }),
-    provision_account: yup.string().nullable().defined().meta({
-      description:
-        'The account of its provision (39100, 3921–3924, 3931–3933: by cover and years doubtful); null without a provision.',
-    }),
+    doubtful_account: yup
+      .string()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          'While doubtful, the account of its principal by cover: 3332 State-guaranteed, ' +
+          '3342 sûretés réelles, 3352 the others (set by the provisioning run).',
+      }),
+    provision_account: yup
+      .string()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          'The account of its provision (39100, 3921–3924, 3931–3933: ' +
+          'by cover and years doubtful); null without a provision.',
+      }),
     litigious: yup.boolean().required(),
     written_off_on: dateResponse().nullable(),
     written_off_amount: moneyResponse().nullable(),
@@ -261,9 +271,11 @@ export const loanRoutes = [
     module: 'loans',
     operationId: 'getLoan',
     summary:
-      'Loan detail with its position at the business date: outstanding principal, overdue interest, penalties, days past due',
+      'Loan detail with its position at the business date: outstanding ' +
+      'principal, overdue interest, penalties, days past due',
     description:
-      'The position is null unless the loan is active (before disbursement its schedule is provisional; closed and written-off loans owe nothing more here).',
+      'The position is null unless the loan is active (before disbursement its ' +
+      'schedule is provisional; closed and written-off loans owe nothing more here).',
     access: 'authenticated',
     load: loanLoaders.loan,
     params: idParams,
@@ -392,10 +404,13 @@ export const loanRoutes = [
     module: 'loans',
     operationId: 'writeOffLoan',
     summary:
-      'Propose the write-off of a doubtful loan (branch head of its branch, direction): loss on 6921/6922, provisions reversed once approved',
+      'Propose the write-off of a doubtful loan (branch head of its branch, ' +
+      'direction): loss on 6921/6922, provisions reversed once approved',
     description:
-      "A four-eyes request (`loan.write_off`): proposed by the loan's branch head or the direction, approved by the direction, never by the proposer " +
-      "(docs/domain.md §14.3). A related party's loan needs `approval` (the reference and date of the recorded approval, COBAC R-2017/07 Art. 26). The loan stays readable.",
+      "A four-eyes request (`loan.write_off`): proposed by the loan's branch " +
+      'head or the direction, approved by the direction, never by the proposer ' +
+      "(docs/domain.md §14.3). A related party's loan needs `approval` (the reference and " +
+      'date of the recorded approval, COBAC R-2017/07 Art. 26). The loan stays readable.',
     access: ['branch_head', 'direction'],
     status: 200,
     load: loanLoaders.loan,

@@ -64,10 +64,13 @@ export const portfolioReportRoutes = [
     module: 'loans',
     operationId: 'getPortfolioAtRisk',
     summary:
-      'Portfolio at risk at a date: PAR 1, 30, 90, 180 and 365 by count and outstanding principal, with the ratio; the whole and per product, branch and loan officer',
+      'Portfolio at risk at a date: PAR 1, 30, 90, 180 and 365 by count and outstanding ' +
+      'principal, with the ratio; the whole and per product, branch and loan officer',
     description:
-      "A loan is in PAR n when its oldest installment unpaid at the date, due before it, is more than n days late then (the provisioning run's days past due, " +
-      'computed at the date). Outstanding: the principal of its installments unpaid at the date. The date may not be after the business date.',
+      'A loan is in PAR n when its oldest installment unpaid at the date, due before ' +
+      "it, is more than n days late then (the provisioning run's days past due, " +
+      'computed at the date). Outstanding: the principal of its installments ' +
+      'unpaid at the date. The date may not be after the business date.',
     access: 'authenticated',
     query: yup.object({
       enterprise: yup.string().uuid().required(),
@@ -115,7 +118,8 @@ export const portfolioReportRoutes = [
     module: 'loans',
     operationId: 'getOfficerPortfolios',
     summary:
-      "Each loan officer's portfolio: loans, outstanding, arrears and PAR 30 at the end of the period; disbursements and collections over it",
+      "Each loan officer's portfolio: loans, outstanding, arrears and PAR " +
+      '30 at the end of the period; disbursements and collections over it',
     description: 'A loan counts for its officer at the end of the period. `to` may not be after the business date.',
     access: 'authenticated',
     query: yup.object({
@@ -158,9 +162,11 @@ export const portfolioReportRoutes = [
     module: 'loans',
     operationId: 'getMaturityLadder',
     summary:
-      'Maturity ladder of the portfolio at a date: principal past due and falling due by period (≤ 1 month to > 5 years)',
+      'Maturity ladder of the portfolio at a date: principal ' +
+      'past due and falling due by period (≤ 1 month to > 5 years)',
     description:
-      'From the installments unpaid at the date. `within_three_months` is what the liquidity ratio counts as loans falling due within three months.',
+      'From the installments unpaid at the date. `within_three_months` is what ' +
+      'the liquidity ratio counts as loans falling due within three months.',
     access: 'authenticated',
     query: yup.object({
       enterprise: yup.string().uuid().required(),

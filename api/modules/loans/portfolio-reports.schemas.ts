@@ -111,7 +111,8 @@ export const maturityLadderSchema = yup
               .required()
               .meta({
                 description:
-                  'After the date: up to 1 month, 1–3 months, 3–6, 6–12, 1–2 years, 2–5, over 5 (upper bounds included).',
+                  'After the date: up to 1 month, 1–3 months, 3–6, ' +
+                  '6–12, 1–2 years, 2–5, over 5 (upper bounds included).',
               }),
             principal: moneyResponse(),
           })

@@ -160,8 +160,10 @@ export const provisionRoutes = [
     operationId: 'listLoanProvisions',
     summary: 'Provisions per loan and date (LoanProvision): age, class, rate, base, amount, previous amount, delta',
     description:
-      "A row is written when a loan's position changes (its class or provision, and while it is not performing or is provisioned, its rate, " +
-      "outstanding principal or uncovered part). With `as_of`, each loan's position at that date: its latest row on or before it (a loan with none was " +
+      "A row is written when a loan's position changes (its class or " +
+      'provision, and while it is not performing or is provisioned, its rate, ' +
+      "outstanding principal or uncovered part). With `as_of`, each loan's " +
+      'position at that date: its latest row on or before it (a loan with none was ' +
       'performing and unprovisioned). Without, every row.',
     access: 'authenticated',
     query: listQuerySchema([], {
@@ -201,9 +203,11 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'loanProvisionTotals',
     summary:
-      'Totals by class for one date: loans, outstanding principal, uncovered base, provisions (the COBAC report figures)',
+      'Totals by class for one date: loans, outstanding principal, ' +
+      'uncovered base, provisions (the COBAC report figures)',
     description:
-      'Over the loans in the portfolio at that date, each at its position then (its latest LoanProvision row on or before it; performing and unprovisioned without one).',
+      'Over the loans in the portfolio at that date, each at its position then (its ' +
+      'latest LoanProvision row on or before it; performing and unprovisioned without one).',
     access: 'authenticated',
     query: yup.object({
       enterprise: yup.string().uuid().required(),
@@ -241,7 +245,8 @@ export const provisionRoutes = [
     operationId: 'startProvisioningRun',
     summary: 'Run the provisioning for a date (direction, administrators); default: the business date',
     description:
-      'The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned posts only what changed since; an earlier date than the last one provisioned is refused.',
+      'The daily Schedule `provisioning-{enterprise}` does the same. A run for a date already provisioned ' +
+      'posts only what changed since; an earlier date than the last one provisioned is refused.',
     access: runners,
     status: 202,
     location: '/api/v1/loans/provisions/runs/{id}/',
@@ -287,7 +292,8 @@ export const provisionRoutes = [
     module: 'loans',
     operationId: 'listProvisioningRuns',
     summary:
-      'Provisioning runs, newest first: status, loans processed, provisions changed, amounts charged and reversed (of the enterprises the caller sees whole)',
+      'Provisioning runs, newest first: status, loans processed, provisions changed, ' +
+      'amounts charged and reversed (of the enterprises the caller sees whole)',
     access: 'authenticated',
     query: listQuerySchema([], {
       enterprise: enterpriseFilter,
@@ -315,7 +321,8 @@ export const provisionRoutes = [
     operationId: 'getProvisioningRun',
     summary: 'One provisioning run and its progress',
     description:
-      "Its figures are the enterprise's: only a role over the whole enterprise reads it (404 to a user of some branches, whose loans' provisions are at /loans/provisions/).",
+      "Its figures are the enterprise's: only a role over the whole enterprise reads it " +
+      "(404 to a user of some branches, whose loans' provisions are at /loans/provisions/).",
     access: 'authenticated',
     load: loanLoaders.provisioningRun,
     params: idParams,

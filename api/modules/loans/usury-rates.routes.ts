@@ -105,8 +105,10 @@ export const usuryRateRoutes = [
     operationId: 'setUsuryRate',
     summary: 'Set the usury rate from a date (direction, administrators); under four eyes',
     description:
-      'The rate in force at a date is the one of the latest `effective_from` on or before it; with none, no TEG is checked. ' +
-      'A product (its minimum amount over its minimum term) or an application whose TEG exceeds it is refused (422 `teg_above_usury_rate`, field `teg`). ' +
+      'The rate in force at a date is the one of the latest ' +
+      '`effective_from` on or before it; with none, no TEG is checked. ' +
+      'A product (its minimum amount over its minimum term) or an application ' +
+      'whose TEG exceeds it is refused (422 `teg_above_usury_rate`, field `teg`). ' +
       'Under four eyes (`usury_rate.change`): 202 with the request until a second person approves it.',
     access: ['direction', 'admin'],
     status: 201,

@@ -104,9 +104,11 @@ export const writeOffReportRoutes = [
     module: 'loans',
     operationId: 'getWriteOffCandidates',
     summary:
-      'Doubtful loans due for write-off at a date: doubtful for 3 years or more (COBAC R-2017/07 Art. 10), with their outstanding and provision',
+      'Doubtful loans due for write-off at a date: doubtful for 3 years or ' +
+      'more (COBAC R-2017/07 Art. 10), with their outstanding and provision',
     description:
-      "The loans active and doubtful now (the last provisioning run's class) whose downgrade is 3 years or more before the date; oldest first.",
+      "The loans active and doubtful now (the last provisioning run's class) " +
+      'whose downgrade is 3 years or more before the date; oldest first.',
     access: 'authenticated',
     query: yup.object({ ...reportQuery, date: isoDate().required() }),
     downloadable: true,

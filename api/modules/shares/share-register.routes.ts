@@ -53,9 +53,11 @@ export const shareRegisterRoutes = [
     module: 'shares',
     operationId: 'getCapitalRegister',
     summary:
-      'The capital register at a date: members, their shares by type, subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles)',
+      'The capital register at a date: members, their shares by type, ' +
+      'subscribed, paid, unpaid, votes; with the totals (enterprise-wide roles)',
     description:
-      'Rebuilt from the dated history: subscriptions at their date, payments at their business date, withdrawals at their effective date.',
+      'Rebuilt from the dated history: subscriptions at their date, ' +
+      'payments at their business date, withdrawals at their effective date.',
     access: 'authenticated',
     query: listQuerySchema([], {
       enterprise: yup.string().uuid().required(),
@@ -98,7 +100,8 @@ export const shareRegisterRoutes = [
     module: 'shares',
     operationId: 'getCapitalPosition',
     summary:
-      "A member's capital position at the business date: shares by type, paid and unpaid, in notice, refunds owed, vote",
+      "A member's capital position at the business date: shares " +
+      'by type, paid and unpaid, in notice, refunds owed, vote',
     access: 'authenticated',
     query: yup.object({ client: yup.string().uuid().required() }),
     response: yup

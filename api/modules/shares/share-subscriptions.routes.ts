@@ -25,7 +25,8 @@ import {
 import { postingRefusals } from '../refusal-lists';
 
 const idempotencyNote =
-  'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).';
+  'Send an Idempotency-Key header: a retry with the same key and body answers the ' +
+  'first result and moves nothing; the same key with another body is refused (409).';
 const channelFields = {
   channel: yup
     .string()
@@ -85,7 +86,10 @@ export const shareSubscriptionRoutes = [
     module: 'shares',
     operationId: 'subscribeShares',
     summary: 'Subscribe shares for a member of the branch and pay them, in full or in part (cashier, branch head)',
-    description: `Numbered SUB-{year}-{n}, gap-free per enterprise and year. The member's holding of the type stays within its bounds; founder shares for members named founders. initial_payment defaults to the whole amount; a type allowing partial payment takes from its minimum share of it. ${idempotencyNote}`,
+    description:
+      `Numbered SUB-{year}-{n}, gap-free per enterprise and year. The member's holding of the type stays ` +
+      `within its bounds; founder shares for members named founders. initial_payment defaults to the ` +
+      `whole amount; a type allowing partial payment takes from its minimum share of it. ${idempotencyNote}`,
     access: tellers,
     idempotent: true,
     status: 201,
@@ -185,8 +189,10 @@ export const shareSubscriptionRoutes = [
     module: 'shares',
     operationId: 'payShares',
     summary:
-      "Pay up (libérer) part or all of a subscription's unpaid balance, in cash or from the member's account (cashier, branch head)",
-    description: `Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ${idempotencyNote}`,
+      "Pay up (libérer) part or all of a subscription's unpaid balance, " +
+      "in cash or from the member's account (cashier, branch head)",
+    description:
+      'Never above what is unpaid. Numbered PAY-{year}-{n}, gap-free per enterprise and year. ' + idempotencyNote,
     access: tellers,
     idempotent: true,
     status: 201,

@@ -115,7 +115,9 @@ export const shareTypeRoutes = [
     operationId: 'createShareType',
     summary: 'Create one of the three share types (direction, administrators)',
     description:
-      "Codes 001 Founder, 002 Ordinary, 003 Honorary, once each per enterprise: another code or a second one of a code is a 409 naming it. Fields not sent take the code's defaults (fixtures/share-types.json): founder shares 25 % at subscription and the rest within 36 months, withdrawable after 5 years.",
+      'Codes 001 Founder, 002 Ordinary, 003 Honorary, once each per enterprise: another code or a second ' +
+      "one of a code is a 409 naming it. Fields not sent take the code's defaults (fixtures/share-types.json): " +
+      'founder shares 25 % at subscription and the rest within 36 months, withdrawable after 5 years.',
     access: writers,
     status: 201,
     location: '/api/v1/shares/types/{id}/',
@@ -160,7 +162,8 @@ export const shareTypeRoutes = [
     module: 'shares',
     operationId: 'updateShareType',
     summary:
-      'Change or deactivate a share type (direction, administrators); nominal value and bounds only while no share of it is held',
+      'Change or deactivate a share type (direction, administrators); ' +
+      'nominal value and bounds only while no share of it is held',
     access: writers,
     load: shareLoaders.type,
     params: idParams,

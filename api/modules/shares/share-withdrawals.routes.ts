@@ -127,9 +127,13 @@ export const shareWithdrawalRoutes = [
     module: 'shares',
     operationId: 'requestShareWithdrawal',
     summary:
-      "Record a member's written notice to withdraw shares of a subscription (cashier, branch head); starts its workflow",
+      "Record a member's written notice to withdraw shares of a " +
+      'subscription (cashier, branch head); starts its workflow',
     description:
-      "Refused for shares that are not withdrawable, founder shares before 5 years of seniority, or a holding left below the type's minimum by a member who stays. The workflow `share-withdrawal-{id}` waits the notice period (the type's, or the enterprise's share_withdrawal_notice_days), then cancels the shares; the refund is due within a year.",
+      'Refused for shares that are not withdrawable, founder shares before 5 years of ' +
+      "seniority, or a holding left below the type's minimum by a member who stays. The workflow " +
+      "`share-withdrawal-{id}` waits the notice period (the type's, or the enterprise's " +
+      'share_withdrawal_notice_days), then cancels the shares; the refund is due within a year.',
     access: tellers,
     status: 201,
     location: '/api/v1/shares/withdrawals/{id}/',
@@ -201,9 +205,12 @@ export const shareWithdrawalRoutes = [
     module: 'shares',
     operationId: 'refundShareWithdrawal',
     summary:
-      "Refund an effective withdrawal, net of the member's debts, in cash or to the member's account (cashier, branch head)",
+      "Refund an effective withdrawal, net of the member's debts, " +
+      "in cash or to the member's account (cashier, branch head)",
     description:
-      "The member's overdue installments are repaid from the refund first; when the member leaves, their loans' outstanding principal too; the rest is paid out. Send an Idempotency-Key header: a retry with the same key and body answers the first result.",
+      "The member's overdue installments are repaid from the refund first; when the member " +
+      "leaves, their loans' outstanding principal too; the rest is paid out. Send an " +
+      'Idempotency-Key header: a retry with the same key and body answers the first result.',
     access: tellers,
     idempotent: true,
     status: 200,

@@ -47,7 +47,8 @@ export const systemRoutes = [
     operationId: 'getReadiness',
     summary: 'Readiness: the database answers a query and Temporal answers a call',
     description:
-      'Answers 503 with the failing check named when either dependency is unreachable; the cause is logged, never shown.',
+      'Answers 503 with the failing check named when either ' +
+      'dependency is unreachable; the cause is logged, never shown.',
     access: 'public',
     response: readinessSchema,
     sameBodyStatuses: [503],
