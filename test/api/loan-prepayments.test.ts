@@ -157,256 +157,264 @@ const laterDates = [
 ];
 
 for (const strategy of ['reduce_installment', 'reduce_term'] as const) {
-  test(`a 12-month annuity prepaid by 30 % at month 4, ${strategy}: the schedule recomputed to the franc, a new version with its TEG`, async (t) => {
-    const w = await world();
-    const loanId = await disbursedLoan(w);
-    const original = await schedule(w, loanId);
-    t.is(original[0]!.principal_due, level.minus(18000).toFixed(0), 'the original annuity');
-    await payFourInstallments(w, loanId);
-    const interestBefore = await accountBalance(knex, w.enterpriseId, '713');
-    const response = await prepay(w, loanId, { amount: prepaid.toFixed(0), strategy, reference: 'PP-1' });
-    t.is(response.status, 201, response.text);
-    t.like(response.body, {
-      kind: 'prepayment',
-      strategy,
-      amount: '360000',
-      fee: '0',
-      principal_prepaid: '360000',
-      schedule_version: 2,
-      business_date: '2026-05-15',
-    });
-    t.like(response.body.repayment, {
-      amount: '360000',
-      principal: '360000',
-      interest: '0',
-      penalty: '0',
-      reference: 'PP-1',
-    });
-    const left = afterFour.minus(prepaid);
-    t.is(response.body.repayment.outstanding_after, left.toFixed(0));
+  test(
+    `a 12-month annuity prepaid by 30 % at month 4, ${strategy}: ` +
+      `the schedule recomputed to the franc, a new version with its TEG`,
+    async (t) => {
+      const w = await world();
+      const loanId = await disbursedLoan(w);
+      const original = await schedule(w, loanId);
+      t.is(original[0]!.principal_due, level.minus(18000).toFixed(0), 'the original annuity');
+      await payFourInstallments(w, loanId);
+      const interestBefore = await accountBalance(knex, w.enterpriseId, '713');
+      const response = await prepay(w, loanId, { amount: prepaid.toFixed(0), strategy, reference: 'PP-1' });
+      t.is(response.status, 201, response.text);
+      t.like(response.body, {
+        kind: 'prepayment',
+        strategy,
+        amount: '360000',
+        fee: '0',
+        principal_prepaid: '360000',
+        schedule_version: 2,
+        business_date: '2026-05-15',
+      });
+      t.like(response.body.repayment, {
+        amount: '360000',
+        principal: '360000',
+        interest: '0',
+        penalty: '0',
+        reference: 'PP-1',
+      });
+      const left = afterFour.minus(prepaid);
+      t.is(response.body.repayment.outstanding_after, left.toFixed(0));
 
-    const newLevel = strategy === 'reduce_installment' ? annuity(left, 8) : level;
-    const expected = expectedSeries(left, newLevel, 8);
-    const installments = await schedule(w, loanId);
-    t.deepEqual(
-      installments.slice(0, 4).map((row) => row.principal_paid),
-      original.slice(0, 4).map((row) => row.principal_due),
-      'the installments paid are kept',
-    );
-    t.like(installments[4], {
-      number: 5,
-      due_date: '2026-05-15',
-      principal_due: '360000',
-      principal_paid: '360000',
-      interest_due: '0',
-    });
-    t.deepEqual(
-      installments.slice(5).map((row) => ({ principal: row.principal_due, interest: row.interest_due })),
-      expected,
-    );
-    t.deepEqual(
-      installments.slice(5).map((row) => row.due_date),
-      laterDates.slice(0, expected.length),
-    );
-    if (strategy === 'reduce_term')
-      t.true(expected.length < 8, `the term is shorter: ${expected.length} installments left`);
-    else
-      t.true(
-        D(installments[5]!.principal_due!).plus(installments[5]!.interest_due!).lt(level),
-        'the installment is lower',
+      const newLevel = strategy === 'reduce_installment' ? annuity(left, 8) : level;
+      const expected = expectedSeries(left, newLevel, 8);
+      const installments = await schedule(w, loanId);
+      t.deepEqual(
+        installments.slice(0, 4).map((row) => row.principal_paid),
+        original.slice(0, 4).map((row) => row.principal_due),
+        'the installments paid are kept',
       );
+      t.like(installments[4], {
+        number: 5,
+        due_date: '2026-05-15',
+        principal_due: '360000',
+        principal_paid: '360000',
+        interest_due: '0',
+      });
+      t.deepEqual(
+        installments.slice(5).map((row) => ({ principal: row.principal_due, interest: row.interest_due })),
+        expected,
+      );
+      t.deepEqual(
+        installments.slice(5).map((row) => row.due_date),
+        laterDates.slice(0, expected.length),
+      );
+      if (strategy === 'reduce_term')
+        t.true(expected.length < 8, `the term is shorter: ${expected.length} installments left`);
+      else
+        t.true(
+          D(installments[5]!.principal_due!).plus(installments[5]!.interest_due!).lt(level),
+          'the installment is lower',
+        );
 
-    const teg = tegOf(
-      left,
-      expected.map((row) => D(row.principal).plus(row.interest)),
-    );
-    t.is(response.body.teg, teg);
-    const loan = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, as(w))).body;
-    t.like(loan, { schedule_version: 2, teg, outstanding_principal: left.toFixed(0), status: 'active' });
-    const versions = (await app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/versions/`, as(w))).body;
-    t.is(versions.schedule_version, 2);
-    t.deepEqual(
-      versions.versions.map((version: { version: number; reason: string }) => [version.version, version.reason]),
-      [
-        [1, 'original'],
-        [2, 'prepayment'],
-      ],
-    );
-    t.like(versions.versions[1], { effective_on: '2026-05-15', outstanding_principal: left.toFixed(0), teg });
-    t.is(versions.versions[1].installments.length, 5 + expected.length);
-    t.is(
-      versions.versions[0].installments[11].principal_due,
-      original[11]!.principal_due,
-      'the original version is kept as made',
-    );
-    t.is(await accountBalance(knex, w.enterpriseId, '713'), interestBefore, 'no interest at the start of a period');
-    await booksAgree(t, w);
-  });
+      const teg = tegOf(
+        left,
+        expected.map((row) => D(row.principal).plus(row.interest)),
+      );
+      t.is(response.body.teg, teg);
+      const loan = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, as(w))).body;
+      t.like(loan, { schedule_version: 2, teg, outstanding_principal: left.toFixed(0), status: 'active' });
+      const versions = (await app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/versions/`, as(w))).body;
+      t.is(versions.schedule_version, 2);
+      t.deepEqual(
+        versions.versions.map((version: { version: number; reason: string }) => [version.version, version.reason]),
+        [
+          [1, 'original'],
+          [2, 'prepayment'],
+        ],
+      );
+      t.like(versions.versions[1], { effective_on: '2026-05-15', outstanding_principal: left.toFixed(0), teg });
+      t.is(versions.versions[1].installments.length, 5 + expected.length);
+      t.is(
+        versions.versions[0].installments[11].principal_due,
+        original[11]!.principal_due,
+        'the original version is kept as made',
+      );
+      t.is(await accountBalance(knex, w.enterpriseId, '713'), interestBefore, 'no interest at the start of a period');
+      await booksAgree(t, w);
+    },
+  );
 }
 
-test('a payoff quote and the payoff: arrears, interest to the day, penalties and the fee; the loan closes, its guarantee and hold are released', async (t) => {
-  const w = await world();
-  const patched = await app.request('PATCH', `/api/v1/loans/products/${w.productId}/`, {
-    ...as(w, 'direction'),
-    json: { prepayment_fee_rate: '0.02', prepayment_fee_minimum: '5000', prepayment_strategy: 'reduce_term' },
-  });
-  t.like(patched.body, {
-    prepayment_fee_rate: '0.020000',
-    prepayment_fee_minimum: '5000',
-    prepayment_strategy: 'reduce_term',
-  });
-  const client = await memberOf(w);
-  const loanId = await disbursedLoan(w, client);
-  const savings = await openSavingsAccount(w, client, '300000');
-  await confirmedGuarantee(w, {
-    loan: loanId,
-    kind: 'pledged_deposit',
-    value: '200000',
-    start_date: '2026-01-15',
-    account: savings,
-  });
-  t.is(await accountBalance(knex, w.enterpriseId, '9321'), '-200000', 'the pledge is received off-balance');
-  const [first, second] = await schedule(w, loanId);
-  await setBusinessDate(w, '2026-03-20');
-  // Installment 1 is 33 days late, installment 2 five; the third period has run 5 days (30/360) on the principal after
-  // installment 2.
-  const late = (row: Record<string, string>) => D(row.principal_due!).plus(row.interest_due!);
-  const penalties = franc(late(first!).mul('0.12').mul(33).div(365)).plus(
-    franc(late(second!).mul('0.12').mul(5).div(365)),
-  );
-  const owed = principal.minus(first!.principal_due!).minus(second!.principal_due!);
-  const interest = D(first!.interest_due!)
-    .plus(second!.interest_due!)
-    .plus(franc(owed.mul('0.18').mul(5).div(360)));
-  const fee = Decimal.max(franc(owed.mul('0.02')), 5000);
-  const total = principal.plus(interest).plus(penalties).plus(fee);
+test(
+  'a payoff quote and the payoff: arrears, interest to the day, ' +
+    'penalties and the fee; the loan closes, its guarantee and hold are released',
+  async (t) => {
+    const w = await world();
+    const patched = await app.request('PATCH', `/api/v1/loans/products/${w.productId}/`, {
+      ...as(w, 'direction'),
+      json: { prepayment_fee_rate: '0.02', prepayment_fee_minimum: '5000', prepayment_strategy: 'reduce_term' },
+    });
+    t.like(patched.body, {
+      prepayment_fee_rate: '0.020000',
+      prepayment_fee_minimum: '5000',
+      prepayment_strategy: 'reduce_term',
+    });
+    const client = await memberOf(w);
+    const loanId = await disbursedLoan(w, client);
+    const savings = await openSavingsAccount(w, client, '300000');
+    await confirmedGuarantee(w, {
+      loan: loanId,
+      kind: 'pledged_deposit',
+      value: '200000',
+      start_date: '2026-01-15',
+      account: savings,
+    });
+    t.is(await accountBalance(knex, w.enterpriseId, '9321'), '-200000', 'the pledge is received off-balance');
+    const [first, second] = await schedule(w, loanId);
+    await setBusinessDate(w, '2026-03-20');
+    // Installment 1 is 33 days late, installment 2 five. The third period has run 5 days (30/360) on the principal
+    // after installment 2.
+    const late = (row: Record<string, string>) => D(row.principal_due!).plus(row.interest_due!);
+    const penalties = franc(late(first!).mul('0.12').mul(33).div(365)).plus(
+      franc(late(second!).mul('0.12').mul(5).div(365)),
+    );
+    const owed = principal.minus(first!.principal_due!).minus(second!.principal_due!);
+    const interest = D(first!.interest_due!)
+      .plus(second!.interest_due!)
+      .plus(franc(owed.mul('0.18').mul(5).div(360)));
+    const fee = Decimal.max(franc(owed.mul('0.02')), 5000);
+    const total = principal.plus(interest).plus(penalties).plus(fee);
 
-  t.is(
-    (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?date=2026-03-19`, as(w))).body.errors[0]
-      .field,
-    'date',
-    'no quote before the business date',
-  );
-  const quote = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, as(w));
-  t.is(quote.status, 200, quote.text);
-  t.deepEqual(quote.body, {
-    loan: loanId,
-    loan_number: quote.body.loan_number,
-    date: '2026-03-20',
-    principal: '1200000',
-    interest: interest.toFixed(0),
-    penalties: penalties.toFixed(0),
-    fee: fee.toFixed(0),
-    total: total.toFixed(0),
-    valid_until: '2026-03-20',
-  });
-  const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, as(w));
-  t.is(printed.status, 200);
-  t.is(printed.headers.get('content-type'), 'text/csv; charset=utf-8');
-  // The French list separator, as every download of the product.
-  const line = [
-    quote.body.loan_number,
-    '2026-03-20',
-    '1200000',
-    interest.toFixed(0),
-    penalties.toFixed(0),
-    fee.toFixed(0),
-    total.toFixed(0),
-    '2026-03-20',
-  ].join(';');
-  t.true(printed.text.includes(line), printed.text);
-  const later = (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?date=2026-03-25`, as(w))).body;
-  t.true(D(later.total).gt(total), 'a later quote owes more interest and penalties');
+    t.is(
+      (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?date=2026-03-19`, as(w))).body.errors[0]
+        .field,
+      'date',
+      'no quote before the business date',
+    );
+    const quote = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, as(w));
+    t.is(quote.status, 200, quote.text);
+    t.deepEqual(quote.body, {
+      loan: loanId,
+      loan_number: quote.body.loan_number,
+      date: '2026-03-20',
+      principal: '1200000',
+      interest: interest.toFixed(0),
+      penalties: penalties.toFixed(0),
+      fee: fee.toFixed(0),
+      total: total.toFixed(0),
+      valid_until: '2026-03-20',
+    });
+    const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, as(w));
+    t.is(printed.status, 200);
+    t.is(printed.headers.get('content-type'), 'text/csv; charset=utf-8');
+    // The French list separator, as every download of the product.
+    const line = [
+      quote.body.loan_number,
+      '2026-03-20',
+      '1200000',
+      interest.toFixed(0),
+      penalties.toFixed(0),
+      fee.toFixed(0),
+      total.toFixed(0),
+      '2026-03-20',
+    ].join(';');
+    t.true(printed.text.includes(line), printed.text);
+    const later = (await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?date=2026-03-25`, as(w))).body;
+    t.true(D(later.total).gt(total), 'a later quote owes more interest and penalties');
 
-  const refused = await payoff(w, loanId, { amount: total.minus(1).toFixed(0) });
-  t.is(refused.status, 422);
-  t.like(refused.body, { code: 'payoff_amount_differs' });
-  t.is(refused.body.errors[0].field, 'amount');
-  t.is(
-    await knex('loan_repayments')
-      .where({ loan_id: loanId })
-      .count<{ count: string }[]>('* as count')
-      .then((rows) => rows[0]!.count),
-    '0',
-    'nothing written',
-  );
-  const tillBefore = D(await accountBalance(knex, w.enterpriseId, '5710'));
-  const paid = await payoff(
-    w,
-    loanId,
-    { amount: total.toFixed(0), reference: 'PAYOFF' },
-    { 'Idempotency-Key': 'po-1' },
-  );
-  t.is(paid.status, 201, paid.text);
-  t.like(paid.body, {
-    kind: 'payoff',
-    amount: total.toFixed(0),
-    fee: fee.toFixed(0),
-    principal_prepaid: owed.toFixed(0),
-    strategy: null,
-    schedule_version: null,
-  });
-  t.like(paid.body.repayment, {
-    principal: '1200000',
-    interest: interest.toFixed(0),
-    penalty: penalties.toFixed(0),
-    outstanding_after: '0',
-    channel: 'cash',
-  });
-  t.is(
-    (await app.request('GET', `/api/v1/loans/repayments/${paid.body.repayment.id as string}/`, as(w))).body.amount,
-    total.minus(fee).toFixed(0),
-    'the repayment is listed with the others',
-  );
-  const again = await payoff(
-    w,
-    loanId,
-    { amount: total.toFixed(0), reference: 'PAYOFF' },
-    { 'Idempotency-Key': 'po-1' },
-  );
-  t.is(again.body.id, paid.body.id, 'a retry answers the payoff made');
-  t.is(again.headers.get('idempotent-replayed'), 'true');
+    const refused = await payoff(w, loanId, { amount: total.minus(1).toFixed(0) });
+    t.is(refused.status, 422);
+    t.like(refused.body, { code: 'payoff_amount_differs' });
+    t.is(refused.body.errors[0].field, 'amount');
+    t.is(
+      await knex('loan_repayments')
+        .where({ loan_id: loanId })
+        .count<{ count: string }[]>('* as count')
+        .then((rows) => rows[0]!.count),
+      '0',
+      'nothing written',
+    );
+    const tillBefore = D(await accountBalance(knex, w.enterpriseId, '5710'));
+    const paid = await payoff(
+      w,
+      loanId,
+      { amount: total.toFixed(0), reference: 'PAYOFF' },
+      { 'Idempotency-Key': 'po-1' },
+    );
+    t.is(paid.status, 201, paid.text);
+    t.like(paid.body, {
+      kind: 'payoff',
+      amount: total.toFixed(0),
+      fee: fee.toFixed(0),
+      principal_prepaid: owed.toFixed(0),
+      strategy: null,
+      schedule_version: null,
+    });
+    t.like(paid.body.repayment, {
+      principal: '1200000',
+      interest: interest.toFixed(0),
+      penalty: penalties.toFixed(0),
+      outstanding_after: '0',
+      channel: 'cash',
+    });
+    t.is(
+      (await app.request('GET', `/api/v1/loans/repayments/${paid.body.repayment.id as string}/`, as(w))).body.amount,
+      total.minus(fee).toFixed(0),
+      'the repayment is listed with the others',
+    );
+    const again = await payoff(
+      w,
+      loanId,
+      { amount: total.toFixed(0), reference: 'PAYOFF' },
+      { 'Idempotency-Key': 'po-1' },
+    );
+    t.is(again.body.id, paid.body.id, 'a retry answers the payoff made');
+    t.is(again.headers.get('idempotent-replayed'), 'true');
 
-  const loan = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, as(w))).body;
-  t.like(loan, { status: 'closed', outstanding_principal: '0', closed_on: '2026-03-20', schedule_version: 1 });
-  t.is(
-    D(await accountBalance(knex, w.enterpriseId, '5710'))
-      .minus(tillBefore)
-      .toFixed(0),
-    total.toFixed(0),
-    'the till took the payoff',
-  );
-  t.is(await accountBalance(knex, w.enterpriseId, '719'), penalties.negated().toFixed(0), 'penalties to income');
-  t.is(
-    await accountBalance(knex, w.enterpriseId, '713'),
-    interest.negated().toFixed(0),
-    'interest to the day to income',
-  );
-  t.is(
-    await accountBalance(knex, w.enterpriseId, '7153'),
-    D(-12000).minus(fee).toFixed(0),
-    "the fee to credit fees, after the disbursement's",
-  );
-  t.is(await accountBalance(knex, w.enterpriseId, '9321'), '0', 'the guarantee leaves class 9 with the loan');
-  t.deepEqual(
-    await knex('guarantee_holds').where({ loan_id: loanId }).select('guarantee_id'),
-    [],
-    'the pledged deposit is held no more',
-  );
-  const installments = await schedule(w, loanId);
-  t.true(
-    installments.every((row) => row.principal_paid === row.principal_due && row.interest_paid === row.interest_due),
-    'every installment settled, the interest not earned waived',
-  );
-  t.is((await prepay(w, loanId, { amount: '1000' })).body.code, 'loan_closed');
-  t.is((await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, as(w))).body.code, 'loan_closed');
-  const listed = await app.request('GET', `/api/v1/loans/prepayments/?loan=${loanId}&kind=payoff`, as(w));
-  t.deepEqual(
-    listed.body.results.map((row: { id: string }) => row.id),
-    [paid.body.id],
-  );
-  await booksAgree(t, w);
-});
+    const loan = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, as(w))).body;
+    t.like(loan, { status: 'closed', outstanding_principal: '0', closed_on: '2026-03-20', schedule_version: 1 });
+    t.is(
+      D(await accountBalance(knex, w.enterpriseId, '5710'))
+        .minus(tillBefore)
+        .toFixed(0),
+      total.toFixed(0),
+      'the till took the payoff',
+    );
+    t.is(await accountBalance(knex, w.enterpriseId, '719'), penalties.negated().toFixed(0), 'penalties to income');
+    t.is(
+      await accountBalance(knex, w.enterpriseId, '713'),
+      interest.negated().toFixed(0),
+      'interest to the day to income',
+    );
+    t.is(
+      await accountBalance(knex, w.enterpriseId, '7153'),
+      D(-12000).minus(fee).toFixed(0),
+      "the fee to credit fees, after the disbursement's",
+    );
+    t.is(await accountBalance(knex, w.enterpriseId, '9321'), '0', 'the guarantee leaves class 9 with the loan');
+    t.deepEqual(
+      await knex('guarantee_holds').where({ loan_id: loanId }).select('guarantee_id'),
+      [],
+      'the pledged deposit is held no more',
+    );
+    const installments = await schedule(w, loanId);
+    t.true(
+      installments.every((row) => row.principal_paid === row.principal_due && row.interest_paid === row.interest_due),
+      'every installment settled, the interest not earned waived',
+    );
+    t.is((await prepay(w, loanId, { amount: '1000' })).body.code, 'loan_closed');
+    t.is((await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, as(w))).body.code, 'loan_closed');
+    const listed = await app.request('GET', `/api/v1/loans/prepayments/?loan=${loanId}&kind=payoff`, as(w));
+    t.deepEqual(
+      listed.body.results.map((row: { id: string }) => row.id),
+      [paid.body.id],
+    );
+    await booksAgree(t, w);
+  },
+);
 
 test("a prepayment pays the dues first, from the member's account; idempotent; refusals name the field", async (t) => {
   const w = await world();

@@ -105,7 +105,8 @@ test.before(async () => {
 });
 
 test.serial(
-  'a write-off is proposed by a branch head and approved by the direction, never by one person; a cashier cannot propose it',
+  'a write-off is proposed by a branch head and approved by the direction, ' +
+    'never by one person; a cashier cannot propose it',
   async (t) => {
     const loan = await knex('loans').where({ id: loans.written }).first('classification', 'provision_amount');
     t.like(loan, { classification: 'doubtful', provision_amount: String(provision) });
@@ -151,7 +152,8 @@ test.serial(
 );
 
 test.serial(
-  "a recovery after the write-off is income on 792, from the till or the member's account; the loan shows what was recovered",
+  'a recovery after the write-off is income on 792, ' +
+    "from the till or the member's account; the loan shows what was recovered",
   async (t) => {
     const before = {
       cash: await accountBalance(knex, world.enterpriseId, '5710'),
@@ -235,7 +237,8 @@ test.serial(
 );
 
 test.serial(
-  'a recovery is refused on a loan not written off, for an amount of zero or less, and on bad fields; nothing is posted',
+  'a recovery is refused on a loan not written off, ' +
+    'for an amount of zero or less, and on bad fields; nothing is posted',
   async (t) => {
     const income = await accountBalance(knex, world.enterpriseId, '792');
     const refused = await recover(loans.waiting, { amount: '1000' });
@@ -296,7 +299,8 @@ test.serial(
       (
         await app.request(
           'GET',
-          `/api/v1/loans/write-off-candidates/?enterprise=${world.enterpriseId}&date=2030-01-01&branch=${world.headOffice}`,
+          `/api/v1/loans/write-off-candidates/?enterprise=${world.enterpriseId}` +
+            `&date=2030-01-01&branch=${world.headOffice}`,
           as('other_head'),
         )
       ).status,
@@ -306,7 +310,8 @@ test.serial(
 );
 
 test.serial(
-  'the alert lists a doubtful loan from its third year doubtful (R-2017/07 Art. 10), with its outstanding and provision',
+  'the alert lists a doubtful loan from its third year doubtful (R-2017/07 Art. 10), ' +
+    'with its outstanding and provision',
   async (t) => {
     const since = (
       await knex('loans').where({ id: loans.waiting }).first(knex.raw(`to_char(doubtful_since, 'YYYY-MM-DD') AS since`))
@@ -383,7 +388,8 @@ test.serial('the write-off register: amount, date, proposer and approver, recove
     (
       await app.request(
         'GET',
-        `/api/v1/loans/write-off-register/?enterprise=${world.enterpriseId}&from=2026-01-01&to=2026-12-31&branch=${world.otherBranch}`,
+        `/api/v1/loans/write-off-register/?enterprise=${world.enterpriseId}` +
+          `&from=2026-01-01&to=2026-12-31&branch=${world.otherBranch}`,
         as('direction'),
       )
     ).body.loans,

@@ -186,7 +186,8 @@ test.serial(
 );
 
 test.serial(
-  'a cashier cannot draft; subledger accounts, mixed classes, a closed year and a date after the business date are refused, naming the field',
+  'a cashier cannot draft; subledger accounts, mixed classes, ' +
+    'a closed year and a date after the business date are refused, naming the field',
   async (t) => {
     const cashier = await draft(expenseLines(), {}, world.users.cashier!.headers);
     t.is(cashier.status, 403);
@@ -486,7 +487,8 @@ test.serial(
 );
 
 test.serial(
-  "the opening entry: the trial balance at the cut-over date, each branch's difference on the suspense account, once per enterprise",
+  'the opening entry: the trial balance at the cut-over date, ' +
+    "each branch's difference on the suspense account, once per enterprise",
   async (t) => {
     const opening = (lines: unknown[]) =>
       app.request('POST', `${base}opening/`, {
@@ -661,7 +663,8 @@ test.serial('a submission left undecided expires and returns the entry to its ma
 });
 
 test.serial(
-  "a supplier's own account and a fixed-asset category's accounts are refused: the suppliers' books and the register are their detail",
+  "a supplier's own account and a fixed-asset category's accounts are refused: " +
+    "the suppliers' books and the register are their detail",
   async (t) => {
     const supplier = await app.request('POST', '/api/v1/accounting/suppliers/', {
       headers: accountant.headers,

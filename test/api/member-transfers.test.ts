@@ -131,7 +131,8 @@ test.serial(
 );
 
 test.serial(
-  'across branches: each branch posts its part through 45200 and balances; 45200 nets to zero; the liaison report shows the pair',
+  'across branches: each branch posts its part through 45200 and balances; ' +
+    '45200 nets to zero; the liaison report shows the pair',
   async (t) => {
     const from = await accountIn('head', '400000');
     const to = await accountIn('other', '10000');
@@ -233,7 +234,8 @@ test.serial(
 );
 
 test.serial(
-  'refusals: short funds (minimum balance), a frozen or closed account, the same account, an unknown one; nothing posted',
+  'refusals: short funds (minimum balance), a frozen or closed account, ' +
+    'the same account, an unknown one; nothing posted',
   async (t) => {
     const from = await accountIn('head', '60000');
     const to = await accountIn('head', '0');

@@ -64,7 +64,8 @@ const amounts = (body: Awaited<ReturnType<typeof statement>>, key: string) =>
   Object.fromEntries(section(body, key).accounts.map((row) => [row.account, row.amount]));
 
 test.serial(
-  'a loan approved is a financing commitment given (922 / 9922) until it is paid out; guarantees in force are received (9311, 9321)',
+  'a loan approved is a financing commitment given (922 / 9922) until it is paid out; ' +
+    'guarantees in force are received (9311, 9321)',
   async (t) => {
     const client = await memberOf(world);
     loanId = await approvedLoan(world, client, { amount: principal.toFixed(0), term_periods: 12 });
@@ -283,7 +284,8 @@ test.serial(
 );
 
 test.serial(
-  "the next year opens with class 9 carried: by computation while the year is open, apart from the balance sheet in the closing's à-nouveaux",
+  'the next year opens with class 9 carried: by computation while the year is open, ' +
+    "apart from the balance sheet in the closing's à-nouveaux",
   async (t) => {
     const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
       headers: world.users.direction!.headers,

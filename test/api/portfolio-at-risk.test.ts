@@ -220,7 +220,8 @@ const parPath = (query: string) => `/api/v1/loans/portfolio-at-risk/?enterprise=
 
 // Serial: the reassignment and the business date moved below change what the later tests read.
 test.serial(
-  'portfolio at risk of the seeded portfolio at a date: every bucket and the PAR 30 ratio computed here, per product, branch and officer; past dates',
+  'portfolio at risk of the seeded portfolio at a date: ' +
+    'every bucket and the PAR 30 ratio computed here, per product, branch and officer; past dates',
   async (t) => {
     // The days past due on 20 November are the seed's: 283, 203 (the first installment repaid), 142, 50, 5 and 0.
     t.deepEqual(
@@ -280,7 +281,8 @@ test.serial(
 );
 
 test.serial(
-  'a loan officer reassigned by the branch head: refusals, the history on the loan and in the list, the audit, PAR by officer before and after its date',
+  'a loan officer reassigned by the branch head: refusals, ' +
+    'the history on the loan and in the list, the audit, PAR by officer before and after its date',
   async (t) => {
     // Reassignment: the branch head hands the 50-day loan to the cashier from the business date (26 November), with a
     // reason.
@@ -384,7 +386,8 @@ test.serial(
 );
 
 test.serial(
-  "the officers' portfolios over a period: loans, outstanding, arrears, PAR 30 at its end; disbursements and collections over it",
+  "the officers' portfolios over a period: loans, outstanding, " +
+    'arrears, PAR 30 at its end; disbursements and collections over it',
   async (t) => {
     const teller = loans.all.filter((loan) => loan.officer === world.users.teller!.id);
     // The officers' portfolios from 1 March to 26 November: at its end the teller has four loans, the cashier one, the
@@ -450,7 +453,8 @@ test.serial(
 );
 
 test.serial(
-  "the maturity ladder by hand; its three months equal the liquidity ratio's; CSV and XLSX; branch isolation; hostile dates",
+  "the maturity ladder by hand; its three months equal the liquidity ratio's; " +
+    'CSV and XLSX; branch isolation; hostile dates',
   async (t) => {
     // The maturity ladder on 20 November, by hand; its three months equal what the liquidity ratio reads (loansAt).
     const date = '2026-11-20';

@@ -59,7 +59,8 @@ test.before(async () => {
 });
 
 test.serial(
-  'a monthly rent model proposes its June then its July draft, dated its day, with its lines, once per period and never after the business date',
+  'a monthly rent model proposes its June then its July draft, dated its day, ' +
+    'with its lines, once per period and never after the business date',
   async (t) => {
     const model = await rentModel();
     t.is(model.status, 201, model.text);
@@ -141,7 +142,8 @@ test.serial(
 );
 
 test.serial(
-  "a model's lines are refused as a manual entry's, naming the field; a deactivated or quarterly model proposes only when due",
+  "a model's lines are refused as a manual entry's, naming the field; " +
+    'a deactivated or quarterly model proposes only when due',
   async (t) => {
     const deposits = await rentModel({
       lines: [rentLines()[0], { account: '3711', branch: world.headOffice, credit: '150000' }],

@@ -180,7 +180,8 @@ async function bookTheMonth(t: ExecutionContext, eneoId: string, landlordId: str
 }
 
 test.serial(
-  'two invoices, a partial then a full payment: balances, open items, the ledger and the report agree with the hand-computed figures',
+  'two invoices, a partial then a full payment: balances, open items, ' +
+    'the ledger and the report agree with the hand-computed figures',
   async (t) => {
     const eneo = await post('suppliers', accountant, {
       enterprise: world.enterpriseId,
@@ -316,7 +317,8 @@ test.serial(
 );
 
 test.serial(
-  'refusals name the field: a class 3 line, a duplicate number, a paying account not of class 5, a payment above what remains',
+  'refusals name the field: a class 3 line, a duplicate number, ' +
+    'a paying account not of class 5, a payment above what remains',
   async (t) => {
     const supplier = (
       await post('suppliers', accountant, {

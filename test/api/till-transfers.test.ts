@@ -71,7 +71,8 @@ const books = async () => ({
 });
 
 test.serial(
-  'an approvisionnement: requested by the branch head, on 459 until the cashier counts it in; refusals name their field and write nothing',
+  'an approvisionnement: requested by the branch head, ' +
+    'on 459 until the cashier counts it in; refusals name their field and write nothing',
   async (t) => {
     t.is(
       (await app.request('POST', '/api/v1/cash/till-sessions/', { headers: as('cashier'), json: { count: {} } }))
@@ -171,7 +172,8 @@ test.serial(
 );
 
 test.serial(
-  'a dégagement: requested by the cashier, cancelled by them (cash back), requested again and counted in by the branch head',
+  'a dégagement: requested by the cashier, cancelled by them (cash back), ' +
+    'requested again and counted in by the branch head',
   async (t) => {
     const degagement = { till: tills.g1, kind: 'to_vault', amount: '20000' };
     t.like(
@@ -244,7 +246,8 @@ test.serial(
 );
 
 test.serial(
-  "a till above its cash limit: the deposit's answer and the till's detail say so; a branch head who is also the cashier never confirms their own transfer",
+  "a till above its cash limit: the deposit's answer and the till's detail say so; " +
+    'a branch head who is also the cashier never confirms their own transfer',
   async (t) => {
     const till = await app.request('POST', '/api/v1/cash/tills/', {
       headers: as('branch_head'),

@@ -185,7 +185,8 @@ test.serial(
 );
 
 test.serial(
-  "a cashier's day: no session no cash, counts and their differences, a closed session refuses, a second close changes nothing",
+  "a cashier's day: no session no cash, counts and their differences, " +
+    'a closed session refuses, a second close changes nothing',
   async (t) => {
     const vaultBefore = await branchBalance('5710');
     const refused = await deposit('cashier', account, '150000');
@@ -357,7 +358,8 @@ test.serial(
 );
 
 test.serial(
-  "an approved large withdrawal posts to its maker's till; a transfer from the till is the maker's till, refused without a session",
+  "an approved large withdrawal posts to its maker's till; " +
+    "a transfer from the till is the maker's till, refused without a session",
   async (t) => {
     // The cashier's session is open since the last test: 6 000 000 in, then 6 000 000 out under four eyes.
     const tillBefore = Number(await branchBalance('5712001'));
