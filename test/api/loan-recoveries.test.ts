@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
@@ -151,6 +151,29 @@ test.serial(
   },
 );
 
+/** The written-off loan shows the 350 000 recovered; the recoveries are listed, filtered and shown. */
+async function assertRecoveriesShown(t: ExecutionContext) {
+  const detail = await app.request('GET', `/api/v1/loans/loans/${loans.written}/`, as('branch_head'));
+  t.like(detail.body, { status: 'written_off', recovered_total: '350000', outstanding_principal: '0' });
+  t.is(
+    (await app.request('GET', `/api/v1/loans/loans/${loans.waiting}/`, as('branch_head'))).body.recovered_total,
+    '0',
+  );
+  const list = await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}`, as('branch_head'));
+  t.deepEqual(
+    list.body.results.map((row: { amount: string }) => row.amount),
+    ['100000', '250000'],
+    'newest first',
+  );
+  t.deepEqual(
+    (
+      await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}&channel=cash`, as('branch_head'))
+    ).body.results.map((row: { id: string }) => row.id),
+    [recoveryId],
+  );
+  t.is((await app.request('GET', `/api/v1/loans/recoveries/${recoveryId}/`, as('branch_head'))).body.amount, '250000');
+}
+
 test.serial(
   'a recovery after the write-off is income on 792, ' +
     "from the till or the member's account; the loan shows what was recovered",
@@ -203,28 +226,7 @@ test.serial(
       String(Number(before.cash) + 250_000 + 300_000),
       'the till: the recovery and the opening deposit',
     );
-    const detail = await app.request('GET', `/api/v1/loans/loans/${loans.written}/`, as('branch_head'));
-    t.like(detail.body, { status: 'written_off', recovered_total: '350000', outstanding_principal: '0' });
-    t.is(
-      (await app.request('GET', `/api/v1/loans/loans/${loans.waiting}/`, as('branch_head'))).body.recovered_total,
-      '0',
-    );
-    const list = await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}`, as('branch_head'));
-    t.deepEqual(
-      list.body.results.map((row: { amount: string }) => row.amount),
-      ['100000', '250000'],
-      'newest first',
-    );
-    t.deepEqual(
-      (
-        await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}&channel=cash`, as('branch_head'))
-      ).body.results.map((row: { id: string }) => row.id),
-      [recoveryId],
-    );
-    t.is(
-      (await app.request('GET', `/api/v1/loans/recoveries/${recoveryId}/`, as('branch_head'))).body.amount,
-      '250000',
-    );
+    await assertRecoveriesShown(t);
 
     const reconciliation = await app.request(
       'GET',

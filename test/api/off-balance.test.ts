@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { postLoanEngagements, postEngagementsAtMonthEnd } from '../../activities/loans/off-balance';
 import {
@@ -122,6 +122,26 @@ test.serial(
   },
 );
 
+/**
+ * By hand from the schedule: every interest fallen due by 30 September, and the October installment's interest for
+ * the 15 days run of its 30 (15 September to 15 October), rounded half up.
+ */
+async function unpaidInterestAt30September(t: ExecutionContext): Promise<Money> {
+  const schedule: { due_date: string; interest_due: string }[] = await knex('loan_installments')
+    .where({ loan_id: loanId })
+    .orderBy('number')
+    .select(knex.raw(`to_char(due_date, 'YYYY-MM-DD') AS due_date`), 'interest_due');
+  const fallenDue = schedule
+    .filter((row) => row.due_date <= '2026-09-30')
+    .reduce((sum, row) => sum.plus(row.interest_due), new Money(0));
+  const october = schedule.find((row) => row.due_date === '2026-10-15')!;
+  const expected = fallenDue.plus(
+    new Money(october.interest_due).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
+  );
+  t.is(schedule.filter((row) => row.due_date <= '2026-09-30').length, 8);
+  return expected;
+}
+
 test.serial(
   "a doubtful loan's unpaid earned interest is followed in 9841 / 9984 at the month end, to the franc",
   async (t) => {
@@ -140,20 +160,7 @@ test.serial(
       .first('classification');
     t.is(position.classification, 'doubtful', 'no installment paid since February: doubtful at the end of September');
 
-    // By hand from the schedule: every interest fallen due by 30 September, and the October installment's interest
-    // for the 15 days run of its 30 (15 September to 15 October), rounded half up.
-    const schedule: { due_date: string; interest_due: string }[] = await knex('loan_installments')
-      .where({ loan_id: loanId })
-      .orderBy('number')
-      .select(knex.raw(`to_char(due_date, 'YYYY-MM-DD') AS due_date`), 'interest_due');
-    const fallenDue = schedule
-      .filter((row) => row.due_date <= '2026-09-30')
-      .reduce((sum, row) => sum.plus(row.interest_due), new Money(0));
-    const october = schedule.find((row) => row.due_date === '2026-10-15')!;
-    const expected = fallenDue.plus(
-      new Money(october.interest_due).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
-    );
-    t.is(schedule.filter((row) => row.due_date <= '2026-09-30').length, 8);
+    const expected = await unpaidInterestAt30September(t);
 
     t.is(
       await inTransaction(knex, (trx) =>

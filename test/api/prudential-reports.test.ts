@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -92,6 +92,77 @@ test(
   },
 );
 
+/** A ratio of a prudential-ratios answer, by its code. */
+const byCode = (body: any, code: string) => body.ratios.find((row: { code: string }) => row.code === code);
+
+/** The ratios of the small cooperative at the end of 2026, by hand, with the default settings. */
+function assertYearEndRatios(
+  t: ExecutionContext,
+  report: any,
+  figures: { equity: Money; outstanding: Money; liquid: Money; demand: Money; performing: Money },
+) {
+  const { equity, outstanding, liquid, demand, performing } = figures;
+  t.like(report.net_equity, { amount: text(equity) });
+  t.like(byCode(report, 'solvency'), {
+    numerator: text(equity),
+    denominator: text(outstanding),
+    value: ratio(equity, outstanding),
+    threshold: '0.1',
+    met: true,
+  });
+  t.like(byCode(report, 'solvency').denominator_parts[0], {
+    key: 'customer_loans',
+    accounts: [{ account: '3221', amount: text(outstanding) }],
+  });
+  t.like(byCode(report, 'liquidity'), {
+    numerator: text(liquid),
+    denominator: text(demand),
+    value: ratio(liquid, demand),
+    met: true,
+  });
+  t.like(byCode(report, 'liquidity').numerator_parts[2], {
+    key: 'performing_installments',
+    amount: text(performing),
+  });
+  t.like(byCode(report, 'fixed_asset_coverage'), { denominator: '0', value: null, met: true, cobac_emf_norm: false });
+  t.like(byCode(report, 'concentration'), {
+    numerator: text(outstanding),
+    denominator: text(equity),
+    value: ratio(outstanding, equity),
+    met: true,
+  });
+  t.like(byCode(report, 'insiders'), { numerator: '0', met: true, borrowers: [] });
+  t.like(report.credit_caps, { paid_up_capital: text(equity), share_capital_limit: '100000000', breaches: [] });
+}
+
+/** Settings are validated field by field; only direction and administrators change them. */
+async function assertSettingsValidated(t: ExecutionContext, coop: SmallCooperative, settingsPath: string) {
+  const headers = coop.world.users.direction!.headers;
+  const refused = await app.request('PATCH', settingsPath, {
+    headers,
+    json: { concentration_max: '2', risk_weights: { treasury: '-1' }, liquidity_min: 1 },
+  });
+  t.is(refused.status, 400);
+  t.deepEqual(refused.body.errors.map((error: { field: string }) => error.field).sort(), ['liquidity_min']);
+  const outOfRange = await app.request('PATCH', settingsPath, {
+    headers,
+    json: { concentration_max: '2', risk_weights: { treasury: '1.6' } },
+  });
+  t.deepEqual(outOfRange.body.errors.map((error: { field: string }) => error.field).sort(), [
+    'concentration_max',
+    'risk_weights.treasury',
+  ]);
+  t.is(
+    (
+      await app.request('PATCH', settingsPath, {
+        headers: coop.world.users.cashier!.headers,
+        json: { solvency_min: '0.12' },
+      })
+    ).status,
+    403,
+  );
+}
+
 test(
   'prudential ratios at a date, each to the franc; ' +
     'a concentration breach named and an insider flagged once the settings tighten; settings validated and audited',
@@ -115,39 +186,7 @@ test(
     const demand = new Money(400_000);
 
     const report = (await get(coop, `${path}?date=2026-12-31`)).body;
-    const byCode = (body: typeof report, code: string) =>
-      body.ratios.find((row: { code: string }) => row.code === code);
-    t.like(report.net_equity, { amount: text(equity) });
-    t.like(byCode(report, 'solvency'), {
-      numerator: text(equity),
-      denominator: text(outstanding),
-      value: ratio(equity, outstanding),
-      threshold: '0.1',
-      met: true,
-    });
-    t.like(byCode(report, 'solvency').denominator_parts[0], {
-      key: 'customer_loans',
-      accounts: [{ account: '3221', amount: text(outstanding) }],
-    });
-    t.like(byCode(report, 'liquidity'), {
-      numerator: text(liquid),
-      denominator: text(demand),
-      value: ratio(liquid, demand),
-      met: true,
-    });
-    t.like(byCode(report, 'liquidity').numerator_parts[2], {
-      key: 'performing_installments',
-      amount: text(loan.sum(12, 12)),
-    });
-    t.like(byCode(report, 'fixed_asset_coverage'), { denominator: '0', value: null, met: true, cobac_emf_norm: false });
-    t.like(byCode(report, 'concentration'), {
-      numerator: text(outstanding),
-      denominator: text(equity),
-      value: ratio(outstanding, equity),
-      met: true,
-    });
-    t.like(byCode(report, 'insiders'), { numerator: '0', met: true, borrowers: [] });
-    t.like(report.credit_caps, { paid_up_capital: text(equity), share_capital_limit: '100000000', breaches: [] });
+    assertYearEndRatios(t, report, { equity, outstanding, liquid, demand, performing: loan.sum(12, 12) });
 
     // The borrower becomes a related party and the limits tighten below their exposure.
     const borrower = await loanOf(coop);
@@ -183,31 +222,7 @@ test(
         .length,
       1,
     );
-
-    // Settings are validated field by field; only direction and administrators change them.
-    const refused = await app.request('PATCH', settingsPath, {
-      headers,
-      json: { concentration_max: '2', risk_weights: { treasury: '-1' }, liquidity_min: 1 },
-    });
-    t.is(refused.status, 400);
-    t.deepEqual(refused.body.errors.map((error: { field: string }) => error.field).sort(), ['liquidity_min']);
-    const outOfRange = await app.request('PATCH', settingsPath, {
-      headers,
-      json: { concentration_max: '2', risk_weights: { treasury: '1.6' } },
-    });
-    t.deepEqual(outOfRange.body.errors.map((error: { field: string }) => error.field).sort(), [
-      'concentration_max',
-      'risk_weights.treasury',
-    ]);
-    t.is(
-      (
-        await app.request('PATCH', settingsPath, {
-          headers: world.users.cashier!.headers,
-          json: { solvency_min: '0.12' },
-        })
-      ).status,
-      403,
-    );
+    await assertSettingsValidated(t, coop, settingsPath);
 
     // One branch: its own balances and loans; a branch or a chart outside the caller's roles is a 404.
     const branch = (await get(coop, `${path}?date=2026-12-31&branch=${world.otherBranch}`, 'other_cashier')).body;

@@ -152,6 +152,121 @@ async function cancelThenReopen(
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 }
 
+/**
+ * The test's own computation: 20 % of the surplus rounded up to each compulsory reserve (the reserves are empty, far
+ * below the capital of 1 000 000 000), 10 % rounded down to optional reserves, 5 000 of interest on shares, 3 000 of
+ * ristournes, the rest carried forward.
+ */
+function assemblyDecision(surplus: Money) {
+  const floor = surplus.times('0.2').toDecimalPlaces(0, Money.ROUND_CEIL);
+  const optional = surplus.times('0.1').toDecimalPlaces(0, Money.ROUND_FLOOR);
+  const remainder = surplus.minus(floor.times(2)).minus(optional).minus(5_000).minus(3_000);
+  const decision = {
+    general_reserve: floor.toFixed(0),
+    training_reserve: floor.toFixed(0),
+    optional_reserves: optional.toFixed(0),
+    share_interest: '5000',
+    ristournes: '3000',
+    retained_earnings: remainder.toFixed(0),
+  };
+  return { floor, optional, remainder, decision };
+}
+
+/** The policy: the defaults, then a tighter cap on optional reserves of this enterprise. */
+async function assertPolicyTightened(t: ExecutionContext, world: SmallCooperative['world']) {
+  const direction = world.users.direction!.headers;
+  const policyPath = `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocation-policy/`;
+  t.like((await app.request('GET', policyPath, { headers: direction })).body, {
+    general_reserve_rate_min: '0.2',
+    training_reserve_rate_min: '0.2',
+    optional_reserves_rate_max: '0.2',
+    share_interest_rate_max: '0.0475',
+    updated_at: null,
+  });
+  t.is(
+    (
+      await app.request('PATCH', policyPath, {
+        headers: world.users.cashier!.headers,
+        json: { optional_reserves_rate_max: '0.05' },
+      })
+    ).status,
+    403,
+  );
+  t.like(
+    await changePolicy(world, { optional_reserves_rate_max: '0.05' }).then(() =>
+      app.request('GET', policyPath, { headers: direction }),
+    ),
+    { body: { optional_reserves_rate_max: '0.05', general_reserve_rate_min: '0.2' } },
+  );
+}
+
+/** The allocation's entry in its journal at the head office, the trial balance of January 2027 and the audit. */
+async function assertProfitAllocated(
+  t: ExecutionContext,
+  coop: SmallCooperative,
+  allocationId: string,
+  { surplus, floor, optional, remainder }: { surplus: Money; floor: Money; optional: Money; remainder: Money },
+) {
+  const { world } = coop;
+  t.like(
+    await knex('result_allocation_entries as x')
+      .join('journal_entry_numbers as n', 'n.entry_id', 'x.entry_id')
+      .where('x.allocation_id', allocationId)
+      .first('n.journal_code', 'n.number'),
+    { journal_code: 'AFF', number: 1 },
+    'the allocation journal of 2027',
+  );
+  t.deepEqual(await linesOf(allocationId), {
+    [`${world.headOffice} 2027-01-05`]: {
+      131: surplus.toFixed(0),
+      111: floor.negated().toFixed(0),
+      112: floor.negated().toFixed(0),
+      114: optional.negated().toFixed(0),
+      44300: '-5000',
+      44400: '-3000',
+      121: remainder.negated().toFixed(0),
+    },
+  });
+  const january = await trialBalanceOf(coop, '2027-01-31');
+  t.is(january['131'], undefined, '131 is empty once allocated');
+  t.like(january, {
+    111: floor.negated().toFixed(0),
+    112: floor.negated().toFixed(0),
+    114: optional.negated().toFixed(0),
+    121: remainder.negated().toFixed(0),
+    44300: '-5000',
+    44400: '-3000',
+  });
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+  t.like(await knex('audit_events').where({ action: 'result_allocation.create', entity_id: allocationId }).first(), {
+    actor_id: world.users.direction!.id,
+    details: { exercice: '2026', assembly_reference: 'PV-AG-2027-01' },
+  });
+}
+
+/** The allocation in the year's list for the direction, and shown to a cashier. */
+async function assertAllocationListed(
+  t: ExecutionContext,
+  coop: SmallCooperative,
+  allocation: { id: string; entries: unknown },
+) {
+  const { world } = coop;
+  const listed = await app.request(
+    'GET',
+    `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/?exercice=${coop.year2026}`,
+    { headers: world.users.direction!.headers },
+  );
+  t.like(listed.body, { count: 1, results: [{ id: allocation.id, entries: allocation.entries }] });
+  t.like(
+    (
+      await app.request('GET', `/api/v1/enterprise/result-allocations/${allocation.id}/`, {
+        headers: world.users.cashier!.headers,
+      })
+    ).body,
+    { id: allocation.id },
+  );
+}
+
 test(
   "the general assembly allocates the closed year's profit: floors, " +
     'caps, one entry, idempotent; no reopening until it is cancelled',
@@ -166,21 +281,8 @@ test(
         json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-AG-2027-01', ...json },
       });
 
-    // The test's own computation: 20 % of the surplus rounded up to each compulsory reserve (the reserves are empty,
-    // far below the capital of 1 000 000 000), 10 % rounded down to optional reserves, 5 000 of interest on shares,
-    // 3 000 of ristournes, the rest carried forward.
     const surplus = expected.result;
-    const floor = surplus.times('0.2').toDecimalPlaces(0, Money.ROUND_CEIL);
-    const optional = surplus.times('0.1').toDecimalPlaces(0, Money.ROUND_FLOOR);
-    const remainder = surplus.minus(floor.times(2)).minus(optional).minus(5_000).minus(3_000);
-    const decision = {
-      general_reserve: floor.toFixed(0),
-      training_reserve: floor.toFixed(0),
-      optional_reserves: optional.toFixed(0),
-      share_interest: '5000',
-      ristournes: '3000',
-      retained_earnings: remainder.toFixed(0),
-    };
+    const { floor, optional, remainder, decision } = assemblyDecision(surplus);
     t.true(remainder.isPositive());
 
     const notClosed = await allocate(decision);
@@ -194,31 +296,7 @@ test(
         }),
       taskQueue,
     );
-
-    // The policy: the defaults, then a tighter cap on optional reserves of this enterprise.
-    const policyPath = `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocation-policy/`;
-    t.like((await app.request('GET', policyPath, { headers: direction })).body, {
-      general_reserve_rate_min: '0.2',
-      training_reserve_rate_min: '0.2',
-      optional_reserves_rate_max: '0.2',
-      share_interest_rate_max: '0.0475',
-      updated_at: null,
-    });
-    t.is(
-      (
-        await app.request('PATCH', policyPath, {
-          headers: world.users.cashier!.headers,
-          json: { optional_reserves_rate_max: '0.05' },
-        })
-      ).status,
-      403,
-    );
-    t.like(
-      await changePolicy(world, { optional_reserves_rate_max: '0.05' }).then(() =>
-        app.request('GET', policyPath, { headers: direction }),
-      ),
-      { body: { optional_reserves_rate_max: '0.05', general_reserve_rate_min: '0.2' } },
-    );
+    await assertPolicyTightened(t, world);
 
     const entriesBefore = await entriesOf(world.enterpriseId);
     await refusals(t, { allocate, decision, floor, remainder, policy: (json) => changePolicy(world, json) });
@@ -244,44 +322,7 @@ test(
       body: { code: 'idempotency_key_reused' },
     });
     t.is(await entriesOf(world.enterpriseId), entriesBefore + 1, 'one entry: the result sits at the head office only');
-    t.like(
-      await knex('result_allocation_entries as x')
-        .join('journal_entry_numbers as n', 'n.entry_id', 'x.entry_id')
-        .where('x.allocation_id', created.body.id)
-        .first('n.journal_code', 'n.number'),
-      { journal_code: 'AFF', number: 1 },
-      'the allocation journal of 2027',
-    );
-
-    t.deepEqual(await linesOf(created.body.id), {
-      [`${world.headOffice} 2027-01-05`]: {
-        131: surplus.toFixed(0),
-        111: floor.negated().toFixed(0),
-        112: floor.negated().toFixed(0),
-        114: optional.negated().toFixed(0),
-        44300: '-5000',
-        44400: '-3000',
-        121: remainder.negated().toFixed(0),
-      },
-    });
-    const january = await trialBalanceOf(coop, '2027-01-31');
-    t.is(january['131'], undefined, '131 is empty once allocated');
-    t.like(january, {
-      111: floor.negated().toFixed(0),
-      112: floor.negated().toFixed(0),
-      114: optional.negated().toFixed(0),
-      121: remainder.negated().toFixed(0),
-      44300: '-5000',
-      44400: '-3000',
-    });
-    t.true(await ledgerBalanced(knex, world.enterpriseId));
-    t.like(
-      await knex('audit_events').where({ action: 'result_allocation.create', entity_id: created.body.id }).first(),
-      {
-        actor_id: world.users.direction!.id,
-        details: { exercice: '2026', assembly_reference: 'PV-AG-2027-01' },
-      },
-    );
+    await assertProfitAllocated(t, coop, created.body.id, { surplus, floor, optional, remainder });
 
     t.like(await allocate(decision, 'another-key'), {
       status: 409,
@@ -294,20 +335,7 @@ test(
     t.like(reopen, { status: 409, body: { code: 'exercice_result_allocated' } });
     t.is(await entriesOf(world.enterpriseId), entriesBefore + 1);
 
-    const listed = await app.request(
-      'GET',
-      `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/?exercice=${coop.year2026}`,
-      { headers: direction },
-    );
-    t.like(listed.body, { count: 1, results: [{ id: created.body.id, entries: created.body.entries }] });
-    t.like(
-      (
-        await app.request('GET', `/api/v1/enterprise/result-allocations/${created.body.id}/`, {
-          headers: world.users.cashier!.headers,
-        })
-      ).body,
-      { id: created.body.id },
-    );
+    await assertAllocationListed(t, coop, created.body);
 
     await cancelThenReopen(t, coop, { allocationId: created.body.id, entriesBefore, surplus });
   },

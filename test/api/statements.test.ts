@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { Money } from '../../domain/money';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -35,6 +35,33 @@ async function get(coop: SmallCooperative, path: string, as = 'direction') {
   return response.body;
 }
 
+/** Bad input is named: a date no year covers, dates out of order, a branch unknown. */
+async function assertBadInputNamed(t: ExecutionContext, coop: SmallCooperative) {
+  const path = `/api/v1/accounts/charts/${coop.chartId}`;
+  const headers = coop.world.users.direction!.headers;
+  t.like((await app.request('GET', `${path}/balance-sheet/?date=2019-06-30`, { headers })).body, {
+    code: 'no_exercice_for_date',
+    errors: [{ field: 'date' }],
+  });
+  t.is((await app.request('GET', `${path}/balance-sheet/`, { headers })).body.errors[0].field, 'date');
+  t.is(
+    (await app.request('GET', `${path}/income-statement/?date_from=2026-02-01&date_to=2026-01-01`, { headers })).body
+      .errors[0].field,
+    'date_to',
+  );
+  t.is(
+    (
+      await app.request(
+        'GET',
+        `${path}/income-statement/?date_from=2026-01-01&date_to=2026-12-31` +
+          `&branch=00000000-0000-4000-8000-000000000000`,
+        { headers },
+      )
+    ).status,
+    404,
+  );
+}
+
 test(
   'balance sheet, income statement and rolled-up trial balance of a small cooperative, ' +
     'to the franc, before and after its year end; bad input named',
@@ -44,30 +71,7 @@ test(
     const { headOffice: hq, otherBranch: other, result } = expected;
     const cash = hq['5710']!.plus(other['5710']!);
     const path = `/api/v1/accounts/charts/${coop.chartId}`;
-    const headers = world.users.direction!.headers;
-
-    // Bad input is named: a date no year covers, dates out of order, a branch unknown.
-    t.like((await app.request('GET', `${path}/balance-sheet/?date=2019-06-30`, { headers })).body, {
-      code: 'no_exercice_for_date',
-      errors: [{ field: 'date' }],
-    });
-    t.is((await app.request('GET', `${path}/balance-sheet/`, { headers })).body.errors[0].field, 'date');
-    t.is(
-      (await app.request('GET', `${path}/income-statement/?date_from=2026-02-01&date_to=2026-01-01`, { headers })).body
-        .errors[0].field,
-      'date_to',
-    );
-    t.is(
-      (
-        await app.request(
-          'GET',
-          `${path}/income-statement/?date_from=2026-01-01&date_to=2026-12-31` +
-            `&branch=00000000-0000-4000-8000-000000000000`,
-          { headers },
-        )
-      ).status,
-      404,
-    );
+    await assertBadInputNamed(t, coop);
 
     // 2026 running: the result is the period's (P5), not yet in 13.
     const sheet = await get(coop, 'balance-sheet/?date=2026-12-31');
@@ -146,6 +150,42 @@ async function allLinesUpTo(coop: SmallCooperative, date: string): Promise<Recor
   return Object.fromEntries(rows.map((row) => [row.code, new Money(row.balance)]));
 }
 
+/** The trial balance of January 2027 while 2026 is open: 2026 carried as the opening, its result pending. */
+async function assertJanuaryTrialBalance(t: ExecutionContext, coop: SmallCooperative, cash: Money) {
+  const { headOffice: hq, otherBranch: other, result } = coop.expected;
+  const trial = await get(coop, 'trial-balance/?date=2027-01-31');
+  t.like(trial, { provisional: true, open_exercices: ['2026'], totals: { balanced: true } });
+  const line = (code: string) => trial.accounts.find((row: { code: string }) => row.code === code);
+  t.like(line('13'), {
+    balance: text(result.negated()),
+    label: 'Résultat en instance d’affectation (exercice 2026 non clôturé)',
+  });
+  t.like(line('5710'), { balance: text(cash) });
+  // Six columns: 2026 carried as the opening balance, January's deposit and withdrawal as the movements.
+  const cashAtYearEnd = hq['5710']!.plus(other['5710']!);
+  t.like(line('5710'), {
+    opening_debit: text(cashAtYearEnd),
+    opening_credit: '0',
+    movement_debit: '1000000',
+    movement_credit: '1200000',
+    closing_debit: text(cash),
+    closing_credit: '0',
+  });
+  t.like(line('13'), {
+    opening_debit: '0',
+    opening_credit: text(result),
+    movement_debit: '0',
+    movement_credit: '0',
+    closing_credit: text(result),
+  });
+  t.like(trial.totals, {
+    opening_debit: trial.totals.opening_credit,
+    closing_debit: trial.totals.closing_credit,
+    movement_debit: trial.totals.movement_credit,
+  });
+  t.is(line('713'), undefined, 'no income account of 2026 in 2027');
+}
+
 test(
   'while the previous year is open, a date in the next one carries its balances forward, ' +
     'provisional, its result pending allocation; the same figures once it is closed',
@@ -184,37 +224,7 @@ test(
     t.is(text(outside['5710']!), text(cash));
     t.is(text(outside['3711']!.negated()), text(deposits));
 
-    const trial = await get(coop, 'trial-balance/?date=2027-01-31');
-    t.like(trial, { provisional: true, open_exercices: ['2026'], totals: { balanced: true } });
-    const line = (code: string) => trial.accounts.find((row: { code: string }) => row.code === code);
-    t.like(line('13'), {
-      balance: text(result.negated()),
-      label: 'Résultat en instance d’affectation (exercice 2026 non clôturé)',
-    });
-    t.like(line('5710'), { balance: text(cash) });
-    // Six columns: 2026 carried as the opening balance, January's deposit and withdrawal as the movements.
-    const cashAtYearEnd = hq['5710']!.plus(other['5710']!);
-    t.like(line('5710'), {
-      opening_debit: text(cashAtYearEnd),
-      opening_credit: '0',
-      movement_debit: '1000000',
-      movement_credit: '1200000',
-      closing_debit: text(cash),
-      closing_credit: '0',
-    });
-    t.like(line('13'), {
-      opening_debit: '0',
-      opening_credit: text(result),
-      movement_debit: '0',
-      movement_credit: '0',
-      closing_credit: text(result),
-    });
-    t.like(trial.totals, {
-      opening_debit: trial.totals.opening_credit,
-      closing_debit: trial.totals.closing_credit,
-      movement_debit: trial.totals.movement_credit,
-    });
-    t.is(line('713'), undefined, 'no income account of 2026 in 2027');
+    await assertJanuaryTrialBalance(t, coop, cash);
     const ratios = await get(coop, 'prudential-ratios/?date=2027-01-31');
     t.like(ratios, { provisional: true, open_exercices: ['2026'] });
     const csv = await app.request(

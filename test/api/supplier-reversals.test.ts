@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
 import { enterpriseAccountant } from '../helpers/accounting';
@@ -51,6 +51,99 @@ const invoiceBody = (supplier: string, amount: string) => ({
   lines: [{ account: '65234', amount, label: 'Loyer' }],
 });
 
+/** The invoice LOY-05 of 100 000 booked on 2 May, paid 40 000 from the till on 5 May. */
+async function invoicePartlyPaid(t: ExecutionContext, supplierId: string) {
+  await approved(t, await post('supplier-invoices/', invoiceBody(supplierId, '100000')));
+  const invoice = await knex('supplier_invoices').where({ supplier_id: supplierId }).first('id', 'entry_id');
+  await approved(
+    t,
+    await post('supplier-payments/', {
+      supplier: supplierId,
+      payment_date: '2026-05-05',
+      amount: '40000',
+      paying_account: '5710',
+      allocations: [{ invoice: invoice.id, amount: '40000' }],
+    }),
+  );
+  const payment = await knex('supplier_payments').where({ supplier_id: supplierId }).first('id', 'entry_id');
+  return { invoice, payment };
+}
+
+/** The payment reversed on the 10th under four eyes: the till gets the 40 000 back, the invoice is open again. */
+async function assertPaymentReversed(
+  t: ExecutionContext,
+  { invoice, payment, till }: { invoice: { id: string }; payment: { id: string; entry_id: string }; till: string },
+) {
+  const paymentReversal = await post(`supplier-payments/${payment.id}/reversal/`, {
+    date: '2026-05-10',
+    reason: 'Chèque annulé',
+  });
+  t.like(paymentReversal.body, {
+    operation: 'supplier_payment.reverse',
+    status: 'pending',
+    approver_roles: ['branch_head', 'direction', 'admin'],
+  });
+  t.is(
+    await accountBalance(knex, world.enterpriseId, '5710'),
+    formatAmount(new Money(till).minus(40000)),
+    'nothing moves before the approval',
+  );
+  await approved(t, paymentReversal);
+  const reversedPayment = await get(`supplier-payments/${payment.id}/`);
+  t.like(reversedPayment, { amount: '40000', reversal: { date: '2026-05-10', reason: 'Chèque annulé' } });
+  const paymentEntry = await knex('journal_entries')
+    .where({ id: reversedPayment.reversal.entry })
+    .first('reverses_entry_id', 'journal_code', 'entry_date');
+  t.like(paymentEntry, { reverses_entry_id: payment.entry_id, journal_code: 'CAI' });
+  t.is(await accountBalance(knex, world.enterpriseId, '5710'), till, 'the 40 000 are back in the till');
+  t.like(await get(`supplier-invoices/${invoice.id}/`), { paid: '0', remaining: '100000', reversal: null });
+  t.like((await post(`supplier-payments/${payment.id}/reversal/`, { date: '2026-05-11', reason: 'encore' })).body, {
+    status: 409,
+    code: 'supplier_book_reversed',
+  });
+}
+
+/**
+ * Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the
+ * invoice on the 12th.
+ */
+async function assertBalancesByDate(t: ExecutionContext, supplierId: string) {
+  const chartId = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
+  const balances = async (date: string) =>
+    (
+      await app.request('GET', `/api/v1/accounts/charts/${chartId}/supplier-balances/?date=${date}`, {
+        headers: accountant,
+      })
+    ).body.suppliers.find((row: { supplier: string }) => row.supplier === supplierId);
+  t.like(await balances('2026-05-07'), {
+    invoiced: '100000',
+    paid: '40000',
+    balance: '60000',
+    ledger_balance: '60000',
+  });
+  t.like(await balances('2026-05-10'), {
+    invoiced: '100000',
+    paid: '0',
+    balance: '100000',
+    ledger_balance: '100000',
+  });
+  t.like(await balances('2026-05-12'), { invoiced: '0', paid: '0', balance: '0', ledger_balance: '0' });
+  const openOn = async (date: string) => get(`suppliers/${supplierId}/open-items/?date=${date}`);
+  t.like(await openOn('2026-05-07'), {
+    total: '60000',
+    items: [{ number: 'LOY-05', paid: '40000', remaining: '60000' }],
+  });
+  t.like(await openOn('2026-05-11'), {
+    total: '100000',
+    items: [{ number: 'LOY-05', paid: '0', remaining: '100000' }],
+  });
+  t.like(await openOn('2026-05-12'), { total: '0', items: [] });
+  const listed = async (open: boolean) =>
+    (await get(`supplier-invoices/?enterprise=${world.enterpriseId}&supplier=${supplierId}&open=${open}`)).results
+      .length;
+  t.deepEqual([await listed(true), await listed(false)], [0, 1], 'reversed: not open');
+}
+
 test(
   'a payment reversed reopens its invoice, ' + 'a reversed invoice leaves the balances, and its number is booked again',
   async (t) => {
@@ -59,19 +152,7 @@ test(
     ).body;
     const account = supplier.account as string;
     const till = await accountBalance(knex, world.enterpriseId, '5710');
-    await approved(t, await post('supplier-invoices/', invoiceBody(supplier.id, '100000')));
-    const invoice = await knex('supplier_invoices').where({ supplier_id: supplier.id }).first('id', 'entry_id');
-    await approved(
-      t,
-      await post('supplier-payments/', {
-        supplier: supplier.id,
-        payment_date: '2026-05-05',
-        amount: '40000',
-        paying_account: '5710',
-        allocations: [{ invoice: invoice.id, amount: '40000' }],
-      }),
-    );
-    const payment = await knex('supplier_payments').where({ supplier_id: supplier.id }).first('id', 'entry_id');
+    const { invoice, payment } = await invoicePartlyPaid(t, supplier.id);
 
     t.like(
       (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-12', reason: 'Facture en double' }))
@@ -79,33 +160,7 @@ test(
       { status: 409, code: 'supplier_invoice_paid' },
       'a payment settles it: refused at the request, before any second person',
     );
-    const paymentReversal = await post(`supplier-payments/${payment.id}/reversal/`, {
-      date: '2026-05-10',
-      reason: 'Chèque annulé',
-    });
-    t.like(paymentReversal.body, {
-      operation: 'supplier_payment.reverse',
-      status: 'pending',
-      approver_roles: ['branch_head', 'direction', 'admin'],
-    });
-    t.is(
-      await accountBalance(knex, world.enterpriseId, '5710'),
-      formatAmount(new Money(till).minus(40000)),
-      'nothing moves before the approval',
-    );
-    await approved(t, paymentReversal);
-    const reversedPayment = await get(`supplier-payments/${payment.id}/`);
-    t.like(reversedPayment, { amount: '40000', reversal: { date: '2026-05-10', reason: 'Chèque annulé' } });
-    const paymentEntry = await knex('journal_entries')
-      .where({ id: reversedPayment.reversal.entry })
-      .first('reverses_entry_id', 'journal_code', 'entry_date');
-    t.like(paymentEntry, { reverses_entry_id: payment.entry_id, journal_code: 'CAI' });
-    t.is(await accountBalance(knex, world.enterpriseId, '5710'), till, 'the 40 000 are back in the till');
-    t.like(await get(`supplier-invoices/${invoice.id}/`), { paid: '0', remaining: '100000', reversal: null });
-    t.like((await post(`supplier-payments/${payment.id}/reversal/`, { date: '2026-05-11', reason: 'encore' })).body, {
-      status: 409,
-      code: 'supplier_book_reversed',
-    });
+    await assertPaymentReversed(t, { invoice, payment, till });
 
     t.like(
       (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-01', reason: 'Facture en double' }))
@@ -145,44 +200,7 @@ test(
       { status: 400, errors: [{ field: 'allocations[0].invoice' }] },
       'a reversed invoice is no open item to pay',
     );
-
-    // Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the
-    // invoice on the 12th.
-    const chartId = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id'))
-      .id as string;
-    const balances = async (date: string) =>
-      (
-        await app.request('GET', `/api/v1/accounts/charts/${chartId}/supplier-balances/?date=${date}`, {
-          headers: accountant,
-        })
-      ).body.suppliers.find((row: { supplier: string }) => row.supplier === supplier.id);
-    t.like(await balances('2026-05-07'), {
-      invoiced: '100000',
-      paid: '40000',
-      balance: '60000',
-      ledger_balance: '60000',
-    });
-    t.like(await balances('2026-05-10'), {
-      invoiced: '100000',
-      paid: '0',
-      balance: '100000',
-      ledger_balance: '100000',
-    });
-    t.like(await balances('2026-05-12'), { invoiced: '0', paid: '0', balance: '0', ledger_balance: '0' });
-    const openOn = async (date: string) => get(`suppliers/${supplier.id}/open-items/?date=${date}`);
-    t.like(await openOn('2026-05-07'), {
-      total: '60000',
-      items: [{ number: 'LOY-05', paid: '40000', remaining: '60000' }],
-    });
-    t.like(await openOn('2026-05-11'), {
-      total: '100000',
-      items: [{ number: 'LOY-05', paid: '0', remaining: '100000' }],
-    });
-    t.like(await openOn('2026-05-12'), { total: '0', items: [] });
-    const listed = async (open: boolean) =>
-      (await get(`supplier-invoices/?enterprise=${world.enterpriseId}&supplier=${supplier.id}&open=${open}`)).results
-        .length;
-    t.deepEqual([await listed(true), await listed(false)], [0, 1], 'reversed: not open');
+    await assertBalancesByDate(t, supplier.id);
 
     await approved(t, await post('supplier-invoices/', invoiceBody(supplier.id, '80000')));
     t.like(
