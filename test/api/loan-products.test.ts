@@ -63,46 +63,53 @@ test('a product gets the accounts of its term category by default and is listed'
   );
 });
 
-test('the category must agree with every term; bounds, accounts and rates are checked; nothing is written on refusal', async (t) => {
-  const field = async (json: object) =>
-    (await createProduct(json)).body.errors?.[0]?.field ?? (await createProduct(json)).body.code;
-  t.is(await field({ code: 'B1', max_term_periods: 25 }), 'max_term_periods', 'a CTA product may not allow 25 months');
-  t.is(
-    await field({ code: 'B2', term_category: 'mlt', min_term_periods: 24, max_term_periods: 60 }),
-    'min_term_periods',
-    'an MLT product may not allow 24 months',
-  );
-  t.is(
-    await field({ code: 'B3', frequency: 'weekly', max_term_periods: 105 }),
-    'max_term_periods',
-    '105 weeks are beyond 24 months',
-  );
-  t.is(
-    (await createProduct({ code: 'B4', frequency: 'weekly', min_term_periods: 4, max_term_periods: 104 })).status,
-    201,
-    '104 weeks are 24 months: CTA',
-  );
-  t.is(await field({ code: 'B5', min_amount: '6000000' }), 'min_amount');
-  t.is(
-    await field({ code: 'B6', max_grace_periods: 12 }),
-    'max_grace_periods',
-    'grace must leave a period to amortise',
-  );
-  t.is(await field({ code: 'B7', portfolio_account_code: '713' }), 'portfolio_account_code');
-  t.is(await field({ code: 'B8', annual_rate: 0.12 }), 'annual_rate', 'rates are strings');
-  t.is(await field({ code: 'B9', interest_income_account_code: '71' }), 'account_not_leaf');
-  t.is(await field({ code: 'CRT' }), 'product_code_taken');
-  t.is((await createProduct({ code: 'B10' }, 'cashier')).status, 403);
-  t.is(
-    (
-      await knex('loan_products')
-        .where({ enterprise_id: world.enterpriseId })
-        .whereLike('code', 'B%')
-        .whereNot('code', 'B4')
-    ).length,
-    0,
-  );
-});
+test(
+  'the category must agree with every term; bounds, ' + 'accounts and rates are checked; nothing is written on refusal',
+  async (t) => {
+    const field = async (json: object) =>
+      (await createProduct(json)).body.errors?.[0]?.field ?? (await createProduct(json)).body.code;
+    t.is(
+      await field({ code: 'B1', max_term_periods: 25 }),
+      'max_term_periods',
+      'a CTA product may not allow 25 months',
+    );
+    t.is(
+      await field({ code: 'B2', term_category: 'mlt', min_term_periods: 24, max_term_periods: 60 }),
+      'min_term_periods',
+      'an MLT product may not allow 24 months',
+    );
+    t.is(
+      await field({ code: 'B3', frequency: 'weekly', max_term_periods: 105 }),
+      'max_term_periods',
+      '105 weeks are beyond 24 months',
+    );
+    t.is(
+      (await createProduct({ code: 'B4', frequency: 'weekly', min_term_periods: 4, max_term_periods: 104 })).status,
+      201,
+      '104 weeks are 24 months: CTA',
+    );
+    t.is(await field({ code: 'B5', min_amount: '6000000' }), 'min_amount');
+    t.is(
+      await field({ code: 'B6', max_grace_periods: 12 }),
+      'max_grace_periods',
+      'grace must leave a period to amortise',
+    );
+    t.is(await field({ code: 'B7', portfolio_account_code: '713' }), 'portfolio_account_code');
+    t.is(await field({ code: 'B8', annual_rate: 0.12 }), 'annual_rate', 'rates are strings');
+    t.is(await field({ code: 'B9', interest_income_account_code: '71' }), 'account_not_leaf');
+    t.is(await field({ code: 'CRT' }), 'product_code_taken');
+    t.is((await createProduct({ code: 'B10' }, 'cashier')).status, 403);
+    t.is(
+      (
+        await knex('loan_products')
+          .where({ enterprise_id: world.enterpriseId })
+          .whereLike('code', 'B%')
+          .whereNot('code', 'B4')
+      ).length,
+      0,
+    );
+  },
+);
 
 test('update keeps the product sound; a deactivated product takes no application', async (t) => {
   const created = await createProduct({ code: 'UPD' });
@@ -181,45 +188,48 @@ test('submission: bounds, branch, member status and caps refuse with a code and 
   t.is(await count(), 0);
 });
 
-test('applications are listed with their step, history and TEG; filters narrow the list; another branch sees none', async (t) => {
-  const client = await memberOf(world);
-  const first = await submitApplication(world, client, { amount: '300000', term_periods: 6 });
-  const second = await submitApplication(world, client, { amount: '400000', term_periods: 6 });
-  t.is(first.status, 201, first.text);
-  const list = await app.request(
-    'GET',
-    `/api/v1/loans/applications/?client=${client}&current_step=cashier&ordering=amount`,
-    { headers: world.users.branch_head!.headers },
-  );
-  t.deepEqual(
-    list.body.results.map((row: { id: string }) => row.id),
-    [first.body.id, second.body.id],
-  );
-  t.like(list.body.results[0], {
-    status: 'in_review',
-    current_step: 'cashier',
-    decisions: [],
-    loan: null,
-    amount: '300000',
-  });
-  t.regex(list.body.results[0].teg, /^\d+\.\d{2}$/);
-  t.is(
-    (
-      await app.request('GET', `/api/v1/loans/applications/?client=${client}`, {
-        headers: world.users.other_cashier!.headers,
-      })
-    ).body.count,
-    0,
-  );
-  t.is(
-    (
-      await app.request('GET', `/api/v1/loans/applications/${first.body.id}/`, {
-        headers: world.users.other_cashier!.headers,
-      })
-    ).status,
-    404,
-  );
-});
+test(
+  'applications are listed with their step, history and TEG; ' + 'filters narrow the list; another branch sees none',
+  async (t) => {
+    const client = await memberOf(world);
+    const first = await submitApplication(world, client, { amount: '300000', term_periods: 6 });
+    const second = await submitApplication(world, client, { amount: '400000', term_periods: 6 });
+    t.is(first.status, 201, first.text);
+    const list = await app.request(
+      'GET',
+      `/api/v1/loans/applications/?client=${client}&current_step=cashier&ordering=amount`,
+      { headers: world.users.branch_head!.headers },
+    );
+    t.deepEqual(
+      list.body.results.map((row: { id: string }) => row.id),
+      [first.body.id, second.body.id],
+    );
+    t.like(list.body.results[0], {
+      status: 'in_review',
+      current_step: 'cashier',
+      decisions: [],
+      loan: null,
+      amount: '300000',
+    });
+    t.regex(list.body.results[0].teg, /^\d+\.\d{2}$/);
+    t.is(
+      (
+        await app.request('GET', `/api/v1/loans/applications/?client=${client}`, {
+          headers: world.users.other_cashier!.headers,
+        })
+      ).body.count,
+      0,
+    );
+    t.is(
+      (
+        await app.request('GET', `/api/v1/loans/applications/${first.body.id}/`, {
+          headers: world.users.other_cashier!.headers,
+        })
+      ).status,
+      404,
+    );
+  },
+);
 
 test('guarantees: on an application or a loan, never shares; ended at a date; scoped to the branch', async (t) => {
   const client = await memberOf(world);
@@ -268,18 +278,21 @@ test('guarantees: on an application or a loan, never shares; ended at a date; sc
   );
 });
 
-test('Temporal out of reach: the submission answers 503 and the application ends as failed, not waiting forever', async (t) => {
-  const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 }) });
-  const offline = await startTestApp(t, { knex, temporal: unreachable });
-  const client = await memberOf(world);
-  const response = await offline.request('POST', '/api/v1/loans/applications/', {
-    headers: world.users.cashier!.headers,
-    json: { client, product: world.productId, amount: '300000', term_periods: 6 },
-  });
-  t.is(response.status, 503);
-  t.is(response.body.code, 'workflow_unavailable');
-  t.like(await knex('loan_applications').where({ client_id: client }).first(), {
-    status: 'failed',
-    current_step: null,
-  });
-});
+test(
+  'Temporal out of reach: ' + 'the submission answers 503 and the application ends as failed, not waiting forever',
+  async (t) => {
+    const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 }) });
+    const offline = await startTestApp(t, { knex, temporal: unreachable });
+    const client = await memberOf(world);
+    const response = await offline.request('POST', '/api/v1/loans/applications/', {
+      headers: world.users.cashier!.headers,
+      json: { client, product: world.productId, amount: '300000', term_periods: 6 },
+    });
+    t.is(response.status, 503);
+    t.is(response.body.code, 'workflow_unavailable');
+    t.like(await knex('loan_applications').where({ client_id: client }).first(), {
+      status: 'failed',
+      current_step: null,
+    });
+  },
+);

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { provisionBatch, startProvisioningRun } from '../../activities/loans/provisioning.activity';
@@ -105,7 +105,8 @@ test.before(async () => {
 });
 
 test.serial(
-  'a write-off is proposed by a branch head and approved by the direction, never by one person; a cashier cannot propose it',
+  'a write-off is proposed by a branch head and approved by the direction, ' +
+    'never by one person; a cashier cannot propose it',
   async (t) => {
     const loan = await knex('loans').where({ id: loans.written }).first('classification', 'provision_amount');
     t.like(loan, { classification: 'doubtful', provision_amount: String(provision) });
@@ -150,8 +151,32 @@ test.serial(
   },
 );
 
+/** The written-off loan shows the 350 000 recovered; the recoveries are listed, filtered and shown. */
+async function assertRecoveriesShown(t: ExecutionContext) {
+  const detail = await app.request('GET', `/api/v1/loans/loans/${loans.written}/`, as('branch_head'));
+  t.like(detail.body, { status: 'written_off', recovered_total: '350000', outstanding_principal: '0' });
+  t.is(
+    (await app.request('GET', `/api/v1/loans/loans/${loans.waiting}/`, as('branch_head'))).body.recovered_total,
+    '0',
+  );
+  const list = await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}`, as('branch_head'));
+  t.deepEqual(
+    list.body.results.map((row: { amount: string }) => row.amount),
+    ['100000', '250000'],
+    'newest first',
+  );
+  t.deepEqual(
+    (
+      await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}&channel=cash`, as('branch_head'))
+    ).body.results.map((row: { id: string }) => row.id),
+    [recoveryId],
+  );
+  t.is((await app.request('GET', `/api/v1/loans/recoveries/${recoveryId}/`, as('branch_head'))).body.amount, '250000');
+}
+
 test.serial(
-  "a recovery after the write-off is income on 792, from the till or the member's account; the loan shows what was recovered",
+  'a recovery after the write-off is income on 792, ' +
+    "from the till or the member's account; the loan shows what was recovered",
   async (t) => {
     const before = {
       cash: await accountBalance(knex, world.enterpriseId, '5710'),
@@ -201,28 +226,7 @@ test.serial(
       String(Number(before.cash) + 250_000 + 300_000),
       'the till: the recovery and the opening deposit',
     );
-    const detail = await app.request('GET', `/api/v1/loans/loans/${loans.written}/`, as('branch_head'));
-    t.like(detail.body, { status: 'written_off', recovered_total: '350000', outstanding_principal: '0' });
-    t.is(
-      (await app.request('GET', `/api/v1/loans/loans/${loans.waiting}/`, as('branch_head'))).body.recovered_total,
-      '0',
-    );
-    const list = await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}`, as('branch_head'));
-    t.deepEqual(
-      list.body.results.map((row: { amount: string }) => row.amount),
-      ['100000', '250000'],
-      'newest first',
-    );
-    t.deepEqual(
-      (
-        await app.request('GET', `/api/v1/loans/recoveries/?loan=${loans.written}&channel=cash`, as('branch_head'))
-      ).body.results.map((row: { id: string }) => row.id),
-      [recoveryId],
-    );
-    t.is(
-      (await app.request('GET', `/api/v1/loans/recoveries/${recoveryId}/`, as('branch_head'))).body.amount,
-      '250000',
-    );
+    await assertRecoveriesShown(t);
 
     const reconciliation = await app.request(
       'GET',
@@ -235,7 +239,8 @@ test.serial(
 );
 
 test.serial(
-  'a recovery is refused on a loan not written off, for an amount of zero or less, and on bad fields; nothing is posted',
+  'a recovery is refused on a loan not written off, ' +
+    'for an amount of zero or less, and on bad fields; nothing is posted',
   async (t) => {
     const income = await accountBalance(knex, world.enterpriseId, '792');
     const refused = await recover(loans.waiting, { amount: '1000' });
@@ -296,7 +301,8 @@ test.serial(
       (
         await app.request(
           'GET',
-          `/api/v1/loans/write-off-candidates/?enterprise=${world.enterpriseId}&date=2030-01-01&branch=${world.headOffice}`,
+          `/api/v1/loans/write-off-candidates/?enterprise=${world.enterpriseId}` +
+            `&date=2030-01-01&branch=${world.headOffice}`,
           as('other_head'),
         )
       ).status,
@@ -306,7 +312,8 @@ test.serial(
 );
 
 test.serial(
-  'the alert lists a doubtful loan from its third year doubtful (R-2017/07 Art. 10), with its outstanding and provision',
+  'the alert lists a doubtful loan from its third year doubtful (R-2017/07 Art. 10), ' +
+    'with its outstanding and provision',
   async (t) => {
     const since = (
       await knex('loans').where({ id: loans.waiting }).first(knex.raw(`to_char(doubtful_since, 'YYYY-MM-DD') AS since`))
@@ -383,7 +390,8 @@ test.serial('the write-off register: amount, date, proposer and approver, recove
     (
       await app.request(
         'GET',
-        `/api/v1/loans/write-off-register/?enterprise=${world.enterpriseId}&from=2026-01-01&to=2026-12-31&branch=${world.otherBranch}`,
+        `/api/v1/loans/write-off-register/?enterprise=${world.enterpriseId}` +
+          `&from=2026-01-01&to=2026-12-31&branch=${world.otherBranch}`,
         as('direction'),
       )
     ).body.loans,

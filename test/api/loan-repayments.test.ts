@@ -75,34 +75,37 @@ async function booksAgree(t: import('ava').ExecutionContext, w: LoanWorld) {
   );
 }
 
-test('disbursement to the account: schedule from the business date, fees withheld, entries posted; once only', async (t) => {
-  const w = await world();
-  const client = await memberOf(w);
-  const account = await openSavingsAccount(w, client, '50000');
-  const loanId = await approvedLoan(w, client, { amount: '1200000', term_periods: 12 });
-  t.is((await repay(w, { loan: loanId, amount: '1000' })).body.code, 'loan_not_disbursed');
-  t.is((await disburse(w, loanId, { channel: 'account' })).body.errors[0].field, 'account');
-  const stranger = await openSavingsAccount(w, await memberOf(w));
-  t.is(
-    (await disburse(w, loanId, { channel: 'account', account: stranger })).body.errors[0].field,
-    'account',
-    "another member's account is refused",
-  );
-  const response = await disburse(w, loanId, { channel: 'account', account });
-  t.is(response.status, 200, response.text);
-  t.like(response.body, {
-    status: 'active',
-    disbursed_on: '2026-01-15',
-    disbursement_channel: 'account',
-    outstanding_principal: '1200000',
-  });
-  t.is((await knex('comptes_clients').where({ id: account }).first()).balance, String(50000 + 1200000 - 12000));
-  const installments = await schedule(w, loanId);
-  t.deepEqual([installments[0].due_date, installments[11].due_date], ['2026-02-15', '2027-01-15']);
-  t.is(await accountBalance(knex, w.enterpriseId, '7153'), '-12000', 'fee income credited');
-  t.is((await disburse(w, loanId, { channel: 'cash' })).body.code, 'loan_not_awaiting_disbursement');
-  await booksAgree(t, w);
-});
+test(
+  'disbursement to the account: schedule from the business date, ' + 'fees withheld, entries posted; once only',
+  async (t) => {
+    const w = await world();
+    const client = await memberOf(w);
+    const account = await openSavingsAccount(w, client, '50000');
+    const loanId = await approvedLoan(w, client, { amount: '1200000', term_periods: 12 });
+    t.is((await repay(w, { loan: loanId, amount: '1000' })).body.code, 'loan_not_disbursed');
+    t.is((await disburse(w, loanId, { channel: 'account' })).body.errors[0].field, 'account');
+    const stranger = await openSavingsAccount(w, await memberOf(w));
+    t.is(
+      (await disburse(w, loanId, { channel: 'account', account: stranger })).body.errors[0].field,
+      'account',
+      "another member's account is refused",
+    );
+    const response = await disburse(w, loanId, { channel: 'account', account });
+    t.is(response.status, 200, response.text);
+    t.like(response.body, {
+      status: 'active',
+      disbursed_on: '2026-01-15',
+      disbursement_channel: 'account',
+      outstanding_principal: '1200000',
+    });
+    t.is((await knex('comptes_clients').where({ id: account }).first()).balance, String(50000 + 1200000 - 12000));
+    const installments = await schedule(w, loanId);
+    t.deepEqual([installments[0].due_date, installments[11].due_date], ['2026-02-15', '2027-01-15']);
+    t.is(await accountBalance(knex, w.enterpriseId, '7153'), '-12000', 'fee income credited');
+    t.is((await disburse(w, loanId, { channel: 'cash' })).body.code, 'loan_not_awaiting_disbursement');
+    await booksAgree(t, w);
+  },
+);
 
 test('disbursement in cash pays from the till', async (t) => {
   const w = await world();
@@ -322,7 +325,9 @@ test.serial("a repayment queued behind the loan's lock reads the installments as
 async function waitForLockWait(text: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt += 1) {
     const { rows } = await knex.raw(
-      `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ?`,
+      `SELECT count(*)::int AS waiting
+         FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ?`,
       [`%${text}%`],
     );
     if (rows[0].waiting > 0) return;
@@ -331,29 +336,33 @@ async function waitForLockWait(text: string): Promise<void> {
   throw new Error(`no statement naming ${text} waited for a lock`);
 }
 
-test("principal repaid ahead (a leaving member's refund): the unearned interest is waived in the schedule itself", async (t) => {
-  const w = await world();
-  const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
-  const loan = await Loan.query(knex).findById(loanId).throwIfNotFound();
-  await inTransaction(knex, (trx) =>
-    applyRepayment(trx, testClock(), {
-      loan,
-      businessDate: '2026-01-15',
-      amount: new Money('300000'),
-      funding: { channel: 'share_refund', account: '4417' },
-      dues: 'overdue_and_principal',
-      reference: 'refund',
-      key: `refund:${loanId}`,
-      request: {},
-      actorId: w.users.cashier!.id,
-    }),
-  );
-  const settled: { interest_due: string; interest_paid: string; principal_due: string; principal_paid: string }[] =
-    await knex('loan_installments').where({ loan_id: loanId }).whereNotNull('paid_on');
-  t.true(settled.length >= 2, 'installments paid off ahead of their dates');
-  for (const row of settled) t.like(row, { interest_due: '0', interest_paid: '0', principal_paid: row.principal_due });
-  await booksAgree(t, w);
-});
+test(
+  "principal repaid ahead (a leaving member's refund): " + 'the unearned interest is waived in the schedule itself',
+  async (t) => {
+    const w = await world();
+    const { loanId } = await disbursedLoan(w, { amount: '1200000', term_periods: 12 });
+    const loan = await Loan.query(knex).findById(loanId).throwIfNotFound();
+    await inTransaction(knex, (trx) =>
+      applyRepayment(trx, testClock(), {
+        loan,
+        businessDate: '2026-01-15',
+        amount: new Money('300000'),
+        funding: { channel: 'share_refund', account: '4417' },
+        dues: 'overdue_and_principal',
+        reference: 'refund',
+        key: `refund:${loanId}`,
+        request: {},
+        actorId: w.users.cashier!.id,
+      }),
+    );
+    const settled: { interest_due: string; interest_paid: string; principal_due: string; principal_paid: string }[] =
+      await knex('loan_installments').where({ loan_id: loanId }).whereNotNull('paid_on');
+    t.true(settled.length >= 2, 'installments paid off ahead of their dates');
+    for (const row of settled)
+      t.like(row, { interest_due: '0', interest_paid: '0', principal_paid: row.principal_due });
+    await booksAgree(t, w);
+  },
+);
 
 test('bad input: a date other than the business date, a closed accounting year; nothing written', async (t) => {
   const w = await world();

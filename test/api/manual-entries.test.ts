@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { decideApprovalRequest, expireApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { Money } from '../../domain/money';
@@ -97,6 +97,36 @@ const expenseLines = () => [
   line('5603', 'credit', rent.plus(electricity)),
 ];
 
+/** Neither the maker nor a second accountant approves a manual entry: the branch head does. */
+async function assertAccountantsCannotApprove(t: ExecutionContext, requestId: string) {
+  const own = await decideApprovalRequest(knex, testClock(), {
+    requestId,
+    decision: {
+      decision: 'approve',
+      deciderId: accountant.id,
+      deciderRoles: ['accountant'],
+      reason: 'mine',
+      requestId: null,
+    },
+  });
+  t.like(own, { outcome: 'refused', code: 'approval_own_request' }, 'the maker never validates their own entry');
+  const byAccountant = await decideApprovalRequest(knex, testClock(), {
+    requestId,
+    decision: {
+      decision: 'approve',
+      deciderId: secondAccountant.id,
+      deciderRoles: ['accountant'],
+      reason: 'ok',
+      requestId: null,
+    },
+  });
+  t.like(
+    byAccountant,
+    { outcome: 'refused', code: 'approval_role_required' },
+    'a second accountant validates only where the policy says so',
+  );
+}
+
 test.serial(
   'an entry posts only once a second person approves it, and shows in the trial balance with the figures written here',
   async (t) => {
@@ -125,32 +155,7 @@ test.serial(
       "the submission is in the branch head's inbox",
     );
 
-    const own = await decideApprovalRequest(knex, testClock(), {
-      requestId: submitted.body.id,
-      decision: {
-        decision: 'approve',
-        deciderId: accountant.id,
-        deciderRoles: ['accountant'],
-        reason: 'mine',
-        requestId: null,
-      },
-    });
-    t.like(own, { outcome: 'refused', code: 'approval_own_request' }, 'the maker never validates their own entry');
-    const byAccountant = await decideApprovalRequest(knex, testClock(), {
-      requestId: submitted.body.id,
-      decision: {
-        decision: 'approve',
-        deciderId: secondAccountant.id,
-        deciderRoles: ['accountant'],
-        reason: 'ok',
-        requestId: null,
-      },
-    });
-    t.like(
-      byAccountant,
-      { outcome: 'refused', code: 'approval_role_required' },
-      'a second accountant validates only where the policy says so',
-    );
+    await assertAccountantsCannotApprove(t, submitted.body.id);
 
     await approveRequest(knex, submitted, branchHead());
     const entry = await read(created.body.id);
@@ -186,7 +191,8 @@ test.serial(
 );
 
 test.serial(
-  'a cashier cannot draft; subledger accounts, mixed classes, a closed year and a date after the business date are refused, naming the field',
+  'a cashier cannot draft; subledger accounts, mixed classes, ' +
+    'a closed year and a date after the business date are refused, naming the field',
   async (t) => {
     const cashier = await draft(expenseLines(), {}, world.users.cashier!.headers);
     t.is(cashier.status, 403);
@@ -485,8 +491,45 @@ test.serial(
   },
 );
 
+async function assertOpeningSuspenseAccount(t: ExecutionContext) {
+  const configuration = await app.request(
+    'GET',
+    `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`,
+    { headers: world.users.direction!.headers },
+  );
+  t.is(
+    configuration.body.opening_suspense_account_code,
+    '4780',
+    "the suspense account is the enterprise's configuration",
+  );
+}
+
+/** An opening entry is neither drafted nor moved outside the first open year. */
+async function assertOpeningInFirstYear(t: ExecutionContext, entryId: string) {
+  const outside = await app.request('POST', `${base}opening/`, {
+    headers: accountant.headers,
+    json: {
+      enterprise: world.enterpriseId,
+      reference: 'B',
+      entry_date: '2027-01-01',
+      lines: [line('5603', 'debit', 1)],
+    },
+  });
+  t.like(outside.body, { status: 400, errors: [{ field: 'entry_date' }] });
+  const movedOut = await app.request('PATCH', `${base}${entryId}/`, {
+    headers: accountant.headers,
+    json: { entry_date: '2027-01-01' },
+  });
+  t.like(
+    movedOut.body,
+    { status: 400, errors: [{ field: 'entry_date' }] },
+    'an opening entry stays in the first open year',
+  );
+}
+
 test.serial(
-  "the opening entry: the trial balance at the cut-over date, each branch's difference on the suspense account, once per enterprise",
+  'the opening entry: the trial balance at the cut-over date, ' +
+    "each branch's difference on the suspense account, once per enterprise",
   async (t) => {
     const opening = (lines: unknown[]) =>
       app.request('POST', `${base}opening/`, {
@@ -500,16 +543,7 @@ test.serial(
       errors: [{ field: 'lines[1].account' }],
     });
 
-    const configuration = await app.request(
-      'GET',
-      `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`,
-      { headers: world.users.direction!.headers },
-    );
-    t.is(
-      configuration.body.opening_suspense_account_code,
-      '4780',
-      "the suspense account is the enterprise's configuration",
-    );
+    await assertOpeningSuspenseAccount(t);
     const bank = new Money(2_000_000);
     const otherDebtors = new Money(300_000);
     const otherBranchBank = new Money(400_000);
@@ -531,25 +565,7 @@ test.serial(
         ['4780', world.otherBranch, otherBranchBank.toFixed(0)],
       ],
     );
-    const outside = await app.request('POST', `${base}opening/`, {
-      headers: accountant.headers,
-      json: {
-        enterprise: world.enterpriseId,
-        reference: 'B',
-        entry_date: '2027-01-01',
-        lines: [line('5603', 'debit', 1)],
-      },
-    });
-    t.like(outside.body, { status: 400, errors: [{ field: 'entry_date' }] });
-    const movedOut = await app.request('PATCH', `${base}${created.body.id as string}/`, {
-      headers: accountant.headers,
-      json: { entry_date: '2027-01-01' },
-    });
-    t.like(
-      movedOut.body,
-      { status: 400, errors: [{ field: 'entry_date' }] },
-      'an opening entry stays in the first open year',
-    );
+    await assertOpeningInFirstYear(t, created.body.id as string);
 
     await approveRequest(knex, await submit(created.body.id), { id: world.users.direction!.id, roles: ['direction'] });
     t.like(await read(created.body.id), { status: 'posted' });
@@ -661,7 +677,8 @@ test.serial('a submission left undecided expires and returns the entry to its ma
 });
 
 test.serial(
-  "a supplier's own account and a fixed-asset category's accounts are refused: the suppliers' books and the register are their detail",
+  "a supplier's own account and a fixed-asset category's accounts are refused: " +
+    "the suppliers' books and the register are their detail",
   async (t) => {
     const supplier = await app.request('POST', '/api/v1/accounting/suppliers/', {
       headers: accountant.headers,

@@ -117,29 +117,32 @@ test('products: the deposit account must be a postable class-3 account; codes ar
   );
 });
 
-test('opening posts the initial deposit; numbers follow the branch sequence; the minimum opening balance holds', async (t) => {
-  const account = await openAccount('20000');
-  t.regex(account.number, /^HQ-EPA-\d{7}$/);
-  t.is(account.balance, '20000');
-  const lines = await knex('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .join('business_event_logs as ev', 'ev.id', 'e.event_id')
-    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-    .where('ev.subject_id', account.id)
-    .orderBy('l.id')
-    .select('c.code', 'l.debit', 'l.credit');
-  t.deepEqual(lines, [
-    { code: '5710', debit: '20000', credit: '0' },
-    { code: '373', debit: '0', credit: '20000' },
-  ]);
-  const client = await insertClient(knex, enterpriseId, headOffice, rootId);
-  const tooLittle = await app.request('POST', '/api/v1/members/accounts/', {
-    headers: headers.cashier,
-    json: { client, product: productId, initial_deposit: '9999' },
-  });
-  t.is(tooLittle.body.errors[0].field, 'initial_deposit');
-  t.is((await knex('comptes_clients').where({ client_id: client })).length, 0, 'nothing written');
-});
+test(
+  'opening posts the initial deposit; ' + 'numbers follow the branch sequence; the minimum opening balance holds',
+  async (t) => {
+    const account = await openAccount('20000');
+    t.regex(account.number, /^HQ-EPA-\d{7}$/);
+    t.is(account.balance, '20000');
+    const lines = await knex('journal_lines as l')
+      .join('journal_entries as e', 'e.id', 'l.entry_id')
+      .join('business_event_logs as ev', 'ev.id', 'e.event_id')
+      .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+      .where('ev.subject_id', account.id)
+      .orderBy('l.id')
+      .select('c.code', 'l.debit', 'l.credit');
+    t.deepEqual(lines, [
+      { code: '5710', debit: '20000', credit: '0' },
+      { code: '373', debit: '0', credit: '20000' },
+    ]);
+    const client = await insertClient(knex, enterpriseId, headOffice, rootId);
+    const tooLittle = await app.request('POST', '/api/v1/members/accounts/', {
+      headers: headers.cashier,
+      json: { client, product: productId, initial_deposit: '9999' },
+    });
+    t.is(tooLittle.body.errors[0].field, 'initial_deposit');
+    t.is((await knex('comptes_clients').where({ client_id: client })).length, 0, 'nothing written');
+  },
+);
 
 test('deposits and withdrawals move the balance and the ledger; the minimum balance is never crossed', async (t) => {
   const account = await openAccount('20000');
@@ -221,33 +224,39 @@ test('frozen and closed accounts refuse movements; closing needs a zero balance'
   t.is((await action('close')).body.code, 'balance_not_zero');
 });
 
-test('the statement runs the balance across pages and cuts at date_from with the balance brought forward', async (t) => {
-  const account = await openAccount('20000');
-  await move(account.id, 'deposits', '3000');
-  await move(account.id, 'withdrawals', '1000');
-  const statement = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/`, {
-    headers: headers.cashier,
-  });
-  t.deepEqual(
-    statement.body.results.map((row: { amount: string; running_balance: string }) => [row.amount, row.running_balance]),
-    [
-      ['20000', '20000'],
-      ['3000', '23000'],
-      ['-1000', '22000'],
-    ],
-  );
-  const page2 = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/?page=2&page_size=2`, {
-    headers: headers.cashier,
-  });
-  t.deepEqual(
-    page2.body.results.map((row: { running_balance: string }) => row.running_balance),
-    ['22000'],
-  );
-  const later = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/?date_from=2099-01-01`, {
-    headers: headers.cashier,
-  });
-  t.is(later.body.count, 0);
-});
+test(
+  'the statement runs the balance across pages and ' + 'cuts at date_from with the balance brought forward',
+  async (t) => {
+    const account = await openAccount('20000');
+    await move(account.id, 'deposits', '3000');
+    await move(account.id, 'withdrawals', '1000');
+    const statement = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/`, {
+      headers: headers.cashier,
+    });
+    t.deepEqual(
+      statement.body.results.map((row: { amount: string; running_balance: string }) => [
+        row.amount,
+        row.running_balance,
+      ]),
+      [
+        ['20000', '20000'],
+        ['3000', '23000'],
+        ['-1000', '22000'],
+      ],
+    );
+    const page2 = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/?page=2&page_size=2`, {
+      headers: headers.cashier,
+    });
+    t.deepEqual(
+      page2.body.results.map((row: { running_balance: string }) => row.running_balance),
+      ['22000'],
+    );
+    const later = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/?date_from=2099-01-01`, {
+      headers: headers.cashier,
+    });
+    t.is(later.body.count, 0);
+  },
+);
 
 test("branch isolation and roles: another branch's cashier sees nothing; direction may not handle cash", async (t) => {
   const account = await openAccount();
@@ -277,18 +286,21 @@ test("branch isolation and roles: another branch's cashier sees nothing; directi
   );
 });
 
-test("an account never changes branch, and the scope the API remembers still goes through each caller's rights", async (t) => {
-  const account = await openAccount();
-  t.is((await move(account.id, 'deposits', '100')).status, 201, "the account's scope is now remembered");
-  t.is((await move(account.id, 'deposits', '100', {}, 'other_cashier')).status, 404);
-  t.is((await move(account.id, 'deposits', '100', {}, 'direction')).status, 403);
-  await t.throwsAsync(knex('comptes_clients').where({ id: account.id }).update({ branch_id: otherBranch }), {
-    message: /never changes enterprise or branch/,
-  });
-  t.is((await knex('comptes_clients').where({ id: account.id }).first('branch_id')).branch_id, headOffice);
-  t.is((await move(account.id, 'deposits', '100')).status, 201);
-  t.is(await balanceOf(account.id), '20200');
-});
+test(
+  'an account never changes branch, ' + "and the scope the API remembers still goes through each caller's rights",
+  async (t) => {
+    const account = await openAccount();
+    t.is((await move(account.id, 'deposits', '100')).status, 201, "the account's scope is now remembered");
+    t.is((await move(account.id, 'deposits', '100', {}, 'other_cashier')).status, 404);
+    t.is((await move(account.id, 'deposits', '100', {}, 'direction')).status, 403);
+    await t.throwsAsync(knex('comptes_clients').where({ id: account.id }).update({ branch_id: otherBranch }), {
+      message: /never changes enterprise or branch/,
+    });
+    t.is((await knex('comptes_clients').where({ id: account.id }).first('branch_id')).branch_id, headOffice);
+    t.is((await move(account.id, 'deposits', '100')).status, 201);
+    t.is(await balanceOf(account.id), '20200');
+  },
+);
 
 // Serial: while its balance is tampered, the enterprise's reconciliation that other tests read shows the account.
 test.serial(
@@ -328,53 +340,57 @@ test('a member with an open account cannot leave the cooperative', async (t) => 
   t.is((await knex('client_profiles').where({ id: client }).first('status')).status, 'active');
 });
 
-test('products: listed and shown to the enterprise; changed by direction; the deposit account stays while accounts hold money', async (t) => {
-  await openAccount();
-  const list = await app.request('GET', `/api/v1/members/products/?enterprise=${enterpriseId}`, {
-    headers: headers.cashier,
-  });
-  t.deepEqual(
-    list.body.results.map((product: { code: string }) => product.code),
-    ['EPA'],
-  );
-  t.like((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: headers.cashier })).body, {
-    code: 'EPA',
-    minimum_balance: '5000',
-    deposit_account_code: '373',
-  });
-  const move = await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
-    headers: headers.direction,
-    json: { deposit_account_code: '3711' },
-  });
-  t.is(move.body.code, 'product_has_accounts');
-  t.is(
-    (
-      await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
-        headers: headers.cashier,
-        json: { name: 'Renamed' },
-      })
-    ).status,
-    403,
-  );
-  t.is(
-    (
-      await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
-        headers: headers.direction,
-        json: { code: 'NEW' },
-      })
-    ).body.errors[0].field,
-    'code',
-    'a code never changes',
-  );
-  const renamed = await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
-    headers: headers.direction,
-    json: { name: 'Épargne à vue plus' },
-  });
-  t.is(renamed.body.name, 'Épargne à vue plus');
-  const [other] = await knex('enterprises')
-    .insert({ code: 'ELSE', name: 'Else', legal_form: 'C', country: 'CM' })
-    .returning('id');
-  await createUser(knex, 'stranger', [{ role: 'direction', enterpriseId: other.id, branchId: null }]);
-  const stranger = await bearer(app, 'stranger', '10.40.9.9');
-  t.is((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: stranger })).status, 404);
-});
+test(
+  'products: listed and shown to the enterprise; changed by direction; ' +
+    'the deposit account stays while accounts hold money',
+  async (t) => {
+    await openAccount();
+    const list = await app.request('GET', `/api/v1/members/products/?enterprise=${enterpriseId}`, {
+      headers: headers.cashier,
+    });
+    t.deepEqual(
+      list.body.results.map((product: { code: string }) => product.code),
+      ['EPA'],
+    );
+    t.like((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: headers.cashier })).body, {
+      code: 'EPA',
+      minimum_balance: '5000',
+      deposit_account_code: '373',
+    });
+    const move = await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
+      headers: headers.direction,
+      json: { deposit_account_code: '3711' },
+    });
+    t.is(move.body.code, 'product_has_accounts');
+    t.is(
+      (
+        await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
+          headers: headers.cashier,
+          json: { name: 'Renamed' },
+        })
+      ).status,
+      403,
+    );
+    t.is(
+      (
+        await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
+          headers: headers.direction,
+          json: { code: 'NEW' },
+        })
+      ).body.errors[0].field,
+      'code',
+      'a code never changes',
+    );
+    const renamed = await app.request('PATCH', `/api/v1/members/products/${productId}/`, {
+      headers: headers.direction,
+      json: { name: 'Épargne à vue plus' },
+    });
+    t.is(renamed.body.name, 'Épargne à vue plus');
+    const [other] = await knex('enterprises')
+      .insert({ code: 'ELSE', name: 'Else', legal_form: 'C', country: 'CM' })
+      .returning('id');
+    await createUser(knex, 'stranger', [{ role: 'direction', enterpriseId: other.id, branchId: null }]);
+    const stranger = await bearer(app, 'stranger', '10.40.9.9');
+    t.is((await app.request('GET', `/api/v1/members/products/${productId}/`, { headers: stranger })).status, 404);
+  },
+);

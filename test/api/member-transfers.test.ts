@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -131,7 +131,8 @@ test.serial(
 );
 
 test.serial(
-  'across branches: each branch posts its part through 45200 and balances; 45200 nets to zero; the liaison report shows the pair',
+  'across branches: each branch posts its part through 45200 and balances; ' +
+    '45200 nets to zero; the liaison report shows the pair',
   async (t) => {
     const from = await accountIn('head', '400000');
     const to = await accountIn('other', '10000');
@@ -174,40 +175,42 @@ test.serial(
     t.is(await ledgerBalance('45200', world.headOffice), headOwes, "the report agrees with the head office's ledger");
     t.is(await ledgerBalance('45200', world.otherBranch), otherOwed);
 
-    const mine = await app.request(
-      'GET',
-      `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`,
-      { headers: as('other_head') },
-    );
-    t.like(mine.body, { consolidated: false, total: otherOwed }, "a branch head sees only their branch's books");
-    const csv = await app.request(
-      'GET',
-      `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31&format=csv`,
-      { headers: as('direction') },
-    );
-    t.is(csv.status, 200);
-    t.regex(csv.text, /Soldes des comptes de liaison/);
-    t.true(
-      csv.text.includes(`${headOwes};${otherOwed};0`) || csv.text.includes(`${otherOwed};${headOwes};0`),
-      csv.text,
-    );
-    const xlsx = await app.request(
-      'GET',
-      `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31&format=xlsx`,
-      { headers: as('direction') },
-    );
-    t.is(xlsx.status, 200);
-    t.is(
-      (
-        await app.request('GET', `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`, {
-          headers: as('cashier'),
-        })
-      ).status,
-      403,
-      'a cashier does not read the books',
-    );
+    await assertLiaisonReportReaders(t, headOwes, otherOwed);
   },
 );
+
+/** The liaison report seen by the other branch's head, downloaded as CSV and XLSX, and not read by a cashier. */
+async function assertLiaisonReportReaders(t: ExecutionContext, headOwes: string, otherOwed: string) {
+  const mine = await app.request(
+    'GET',
+    `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`,
+    { headers: as('other_head') },
+  );
+  t.like(mine.body, { consolidated: false, total: otherOwed }, "a branch head sees only their branch's books");
+  const csv = await app.request(
+    'GET',
+    `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31&format=csv`,
+    { headers: as('direction') },
+  );
+  t.is(csv.status, 200);
+  t.regex(csv.text, /Soldes des comptes de liaison/);
+  t.true(csv.text.includes(`${headOwes};${otherOwed};0`) || csv.text.includes(`${otherOwed};${headOwes};0`), csv.text);
+  const xlsx = await app.request(
+    'GET',
+    `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31&format=xlsx`,
+    { headers: as('direction') },
+  );
+  t.is(xlsx.status, 200);
+  t.is(
+    (
+      await app.request('GET', `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`, {
+        headers: as('cashier'),
+      })
+    ).status,
+    403,
+    'a cashier does not read the books',
+  );
+}
 
 test.serial(
   'an Idempotency-Key: the same request answers the first transfer, another request under it is 409',
@@ -233,7 +236,8 @@ test.serial(
 );
 
 test.serial(
-  'refusals: short funds (minimum balance), a frozen or closed account, the same account, an unknown one; nothing posted',
+  'refusals: short funds (minimum balance), a frozen or closed account, ' +
+    'the same account, an unknown one; nothing posted',
   async (t) => {
     const from = await accountIn('head', '60000');
     const to = await accountIn('head', '0');

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { postLoanEngagements, postEngagementsAtMonthEnd } from '../../activities/loans/off-balance';
 import {
@@ -64,7 +64,8 @@ const amounts = (body: Awaited<ReturnType<typeof statement>>, key: string) =>
   Object.fromEntries(section(body, key).accounts.map((row) => [row.account, row.amount]));
 
 test.serial(
-  'a loan approved is a financing commitment given (922 / 9922) until it is paid out; guarantees in force are received (9311, 9321)',
+  'a loan approved is a financing commitment given (922 / 9922) until it is paid out; ' +
+    'guarantees in force are received (9311, 9321)',
   async (t) => {
     const client = await memberOf(world);
     loanId = await approvedLoan(world, client, { amount: principal.toFixed(0), term_periods: 12 });
@@ -121,6 +122,26 @@ test.serial(
   },
 );
 
+/**
+ * By hand from the schedule: every interest fallen due by 30 September, and the October installment's interest for
+ * the 15 days run of its 30 (15 September to 15 October), rounded half up.
+ */
+async function unpaidInterestAt30September(t: ExecutionContext): Promise<Money> {
+  const schedule: { due_date: string; interest_due: string }[] = await knex('loan_installments')
+    .where({ loan_id: loanId })
+    .orderBy('number')
+    .select(knex.raw(`to_char(due_date, 'YYYY-MM-DD') AS due_date`), 'interest_due');
+  const fallenDue = schedule
+    .filter((row) => row.due_date <= '2026-09-30')
+    .reduce((sum, row) => sum.plus(row.interest_due), new Money(0));
+  const october = schedule.find((row) => row.due_date === '2026-10-15')!;
+  const expected = fallenDue.plus(
+    new Money(october.interest_due).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
+  );
+  t.is(schedule.filter((row) => row.due_date <= '2026-09-30').length, 8);
+  return expected;
+}
+
 test.serial(
   "a doubtful loan's unpaid earned interest is followed in 9841 / 9984 at the month end, to the franc",
   async (t) => {
@@ -139,20 +160,7 @@ test.serial(
       .first('classification');
     t.is(position.classification, 'doubtful', 'no installment paid since February: doubtful at the end of September');
 
-    // By hand from the schedule: every interest fallen due by 30 September, and the October installment's interest
-    // for the 15 days run of its 30 (15 September to 15 October), rounded half up.
-    const schedule: { due_date: string; interest_due: string }[] = await knex('loan_installments')
-      .where({ loan_id: loanId })
-      .orderBy('number')
-      .select(knex.raw(`to_char(due_date, 'YYYY-MM-DD') AS due_date`), 'interest_due');
-    const fallenDue = schedule
-      .filter((row) => row.due_date <= '2026-09-30')
-      .reduce((sum, row) => sum.plus(row.interest_due), new Money(0));
-    const october = schedule.find((row) => row.due_date === '2026-10-15')!;
-    const expected = fallenDue.plus(
-      new Money(october.interest_due).times(15).div(30).toDecimalPlaces(0, Money.ROUND_HALF_UP),
-    );
-    t.is(schedule.filter((row) => row.due_date <= '2026-09-30').length, 8);
+    const expected = await unpaidInterestAt30September(t);
 
     t.is(
       await inTransaction(knex, (trx) =>
@@ -283,7 +291,8 @@ test.serial(
 );
 
 test.serial(
-  "the next year opens with class 9 carried: by computation while the year is open, apart from the balance sheet in the closing's à-nouveaux",
+  'the next year opens with class 9 carried: by computation while the year is open, ' +
+    "apart from the balance sheet in the closing's à-nouveaux",
   async (t) => {
     const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
       headers: world.users.direction!.headers,

@@ -94,38 +94,41 @@ test('the generator states the validation rules of each declared route', (t) => 
   t.is(operation.responses['409'].content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
 });
 
-test('every operation documents the statuses the service answers everywhere, as shared responses (issue 27 item 9)', (t) => {
-  const document = buildOpenApiDocument(apiRoutes, { title: 'T', version: '1' }) as any;
-  t.deepEqual(Object.keys(document.components.responses).sort(), [
-    'ContentTooLarge',
-    'HeadersTooLarge',
-    'MethodNotAllowed',
-    'UnsupportedMediaType',
-  ]);
-  t.deepEqual(document.components.responses.HeadersTooLarge['x-error-codes'], ['headers_too_large']);
-  const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
-  let pagedLists = 0;
-  for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
-    for (const [method, operation] of Object.entries(methods)) {
-      const where = `${method} ${path}`;
-      t.deepEqual(operation.responses['405'], ref('MethodNotAllowed'), where);
-      t.deepEqual(operation.responses['431'], ref('HeadersTooLarge'), where);
-      const readsBody = operation.requestBody !== undefined;
-      t.deepEqual(operation.responses['413'], readsBody ? ref('ContentTooLarge') : undefined, where);
-      t.deepEqual(operation.responses['415'], readsBody ? ref('UnsupportedMediaType') : undefined, where);
-      if (operation['x-access'] !== 'public')
-        t.true(operation.responses['401']['x-error-codes'].includes('token_expired'), where);
-      if (operation.parameters.some((parameter: { name: string }) => parameter.name === 'page')) {
-        pagedLists += 1;
-        t.true(operation.responses['404']['x-error-codes'].includes('page_not_found'), where);
+test(
+  'every operation documents the statuses the service answers everywhere, ' + 'as shared responses (issue 27 item 9)',
+  (t) => {
+    const document = buildOpenApiDocument(apiRoutes, { title: 'T', version: '1' }) as any;
+    t.deepEqual(Object.keys(document.components.responses).sort(), [
+      'ContentTooLarge',
+      'HeadersTooLarge',
+      'MethodNotAllowed',
+      'UnsupportedMediaType',
+    ]);
+    t.deepEqual(document.components.responses.HeadersTooLarge['x-error-codes'], ['headers_too_large']);
+    const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+    let pagedLists = 0;
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const where = `${method} ${path}`;
+        t.deepEqual(operation.responses['405'], ref('MethodNotAllowed'), where);
+        t.deepEqual(operation.responses['431'], ref('HeadersTooLarge'), where);
+        const readsBody = operation.requestBody !== undefined;
+        t.deepEqual(operation.responses['413'], readsBody ? ref('ContentTooLarge') : undefined, where);
+        t.deepEqual(operation.responses['415'], readsBody ? ref('UnsupportedMediaType') : undefined, where);
+        if (operation['x-access'] !== 'public')
+          t.true(operation.responses['401']['x-error-codes'].includes('token_expired'), where);
+        if (operation.parameters.some((parameter: { name: string }) => parameter.name === 'page')) {
+          pagedLists += 1;
+          t.true(operation.responses['404']['x-error-codes'].includes('page_not_found'), where);
+        }
       }
     }
-  }
-  t.true(pagedLists > 30, `only ${pagedLists} paged lists found`);
-  const throttled = document.paths['/api/v1/token/'].post.responses;
-  t.deepEqual(throttled['429']['x-error-codes'], ['too_many_attempts']);
-  t.is(document.paths['/api/v1/auth/users/me/'].get.responses['429'], undefined, '429 only where throttled');
-});
+    t.true(pagedLists > 30, `only ${pagedLists} paged lists found`);
+    const throttled = document.paths['/api/v1/token/'].post.responses;
+    t.deepEqual(throttled['429']['x-error-codes'], ['too_many_attempts']);
+    t.is(document.paths['/api/v1/auth/users/me/'].get.responses['429'], undefined, '429 only where throttled');
+  },
+);
 
 test('the contract helper fails an answer at a status its operation does not document, as it does a body', (t) => {
   const problem = (status: number, code: string) => ({
@@ -174,20 +177,24 @@ const outsideOperations: readonly string[] = ['method_not_allowed', 'headers_too
 /** Raised only by the month end's workflow activities: the run records the failure, no request waits for it. */
 const workflowOnly: readonly string[] = ['month_end_step_pending', 'accrual_rule_unsupported'];
 
-test("every catalogue code is generic, declared in the refusals of an operation, or listed here as no operation's answer", (t) => {
-  const generic = Object.values(genericCodes).flat();
-  const declared = apiRoutes.flatMap((route) => route.refusals ?? []);
-  const known = new Set<string>([...generic, ...declared]);
-  const undocumented = Object.keys(errorCatalogue).filter(
-    (code) => !known.has(code) && !outsideOperations.includes(code) && !workflowOnly.includes(code),
-  );
-  t.deepEqual(undocumented, [], 'declare each code in the refusals of the routes that answer it');
-  t.deepEqual(
-    [...outsideOperations, ...workflowOnly].filter((code) => known.has(code)),
-    [],
-    'a code an operation answers is no exception',
-  );
-});
+test(
+  'every catalogue code is generic, declared in the refusals of an operation, ' +
+    "or listed here as no operation's answer",
+  (t) => {
+    const generic = Object.values(genericCodes).flat();
+    const declared = apiRoutes.flatMap((route) => route.refusals ?? []);
+    const known = new Set<string>([...generic, ...declared]);
+    const undocumented = Object.keys(errorCatalogue).filter(
+      (code) => !known.has(code) && !outsideOperations.includes(code) && !workflowOnly.includes(code),
+    );
+    t.deepEqual(undocumented, [], 'declare each code in the refusals of the routes that answer it');
+    t.deepEqual(
+      [...outsideOperations, ...workflowOnly].filter((code) => known.has(code)),
+      [],
+      'a code an operation answers is no exception',
+    );
+  },
+);
 
 test('the app serves the whole and per-module documents and Swagger UI pages', async (t) => {
   const { knex } = await createTestDatabase(t);
@@ -216,106 +223,116 @@ test('the app serves the whole and per-module documents and Swagger UI pages', a
   t.is((await app.request('GET', '/api/v1/nomodule/schema/')).status, 404);
 });
 
-test('every module has its docs pages, events included; ordering is declared only where a list can be sorted', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const app = await startTestApp(t, { knex });
-  for (const module of ['events', 'shares', 'loans']) {
-    t.is((await app.request('GET', `/api/v1/${module}/docs/`)).status, 200, module);
-    t.is((await app.request('GET', `/api/v1/${module}/schema/`)).status, 200, module);
-  }
-  const whole = (await app.request('GET', '/api/v1/schema/')).body;
-  const parameters = (path: string) =>
-    (whole.paths[path].get.parameters as { name: string }[]).map((parameter) => parameter.name);
-  t.false(parameters('/api/v1/members/deposits/').includes('ordering'), 'deposits come newest first, in one order');
-  t.true(parameters('/api/v1/members/clients/').includes('ordering'));
-});
-
-test('the document declares how to sign in on every guarded operation, and the Idempotency-Key where it is read', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const app = await startTestApp(t, { knex });
-  const whole = (await app.request('GET', '/api/v1/schema/')).body;
-  t.deepEqual(Object.keys(whole.components.securitySchemes).sort(), ['bearer', 'csrfHeader', 'sessionCookie']);
-  for (const [path, methods] of Object.entries(
-    whole.paths as Record<string, Record<string, { security?: unknown; 'x-access': unknown }>>,
-  )) {
-    for (const [method, operation] of Object.entries(methods)) {
-      t.is((operation.security as unknown[]).length > 0, operation['x-access'] !== 'public', `${method} ${path}`);
+test(
+  'every module has its docs pages, events included; ' + 'ordering is declared only where a list can be sorted',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const app = await startTestApp(t, { knex });
+    for (const module of ['events', 'shares', 'loans']) {
+      t.is((await app.request('GET', `/api/v1/${module}/docs/`)).status, 200, module);
+      t.is((await app.request('GET', `/api/v1/${module}/schema/`)).status, 200, module);
     }
-  }
-  const deposit = whole.paths['/api/v1/members/accounts/{id}/deposits/'].post;
-  t.true(
-    deposit.parameters.some(
-      (parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header',
-    ),
-  );
-  t.truthy(deposit.responses['201'].headers['Idempotent-Replayed']);
-  t.false(
-    whole.paths['/api/v1/members/clients/'].post.parameters.some(
-      (parameter: { name: string }) => parameter.name === 'Idempotency-Key',
-    ),
-  );
-});
+    const whole = (await app.request('GET', '/api/v1/schema/')).body;
+    const parameters = (path: string) =>
+      (whole.paths[path].get.parameters as { name: string }[]).map((parameter) => parameter.name);
+    t.false(parameters('/api/v1/members/deposits/').includes('ordering'), 'deposits come newest first, in one order');
+    t.true(parameters('/api/v1/members/clients/').includes('ordering'));
+  },
+);
 
-test('every success answer is typed: a schema for each JSON 2xx, lists as Page components, money as Money, a Location on each 201 and 202', (t) => {
-  const whole = buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: 'test' }) as {
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          operationId: string;
-          responses: Record<
-            string,
-            { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
-          >;
-        }
-      >
-    >;
-    components: { schemas: Record<string, unknown> };
-  };
-  const getPaths = new Set(apiRoutes.filter((route) => route.method === 'get').map((route) => route.path));
-  for (const route of apiRoutes.filter((candidate) => !candidate.hidden)) {
-    const status = String(route.status ?? 200);
-    const success = whole.paths[route.path]![route.method]!.responses[status]!;
-    if (status === '204' || route.produces !== undefined) continue;
-    t.truthy(
-      success.content?.['application/json']?.schema,
-      `${route.operationId} documents the schema of its ${status}`,
+test(
+  'the document declares how to sign in on every guarded operation, ' + 'and the Idempotency-Key where it is read',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const app = await startTestApp(t, { knex });
+    const whole = (await app.request('GET', '/api/v1/schema/')).body;
+    t.deepEqual(Object.keys(whole.components.securitySchemes).sort(), ['bearer', 'csrfHeader', 'sessionCookie']);
+    for (const [path, methods] of Object.entries(
+      whole.paths as Record<string, Record<string, { security?: unknown; 'x-access': unknown }>>,
+    )) {
+      for (const [method, operation] of Object.entries(methods)) {
+        t.is((operation.security as unknown[]).length > 0, operation['x-access'] !== 'public', `${method} ${path}`);
+      }
+    }
+    const deposit = whole.paths['/api/v1/members/accounts/{id}/deposits/'].post;
+    t.true(
+      deposit.parameters.some(
+        (parameter: { name: string; in: string }) => parameter.name === 'Idempotency-Key' && parameter.in === 'header',
+      ),
     );
-    if (
-      route.method === 'get' &&
-      (route.query?.describe() as SchemaObjectDescription | undefined)?.fields.page !== undefined
-    ) {
-      const name = (success.content!['application/json']!.schema.$ref ?? '').replace('#/components/schemas/', '');
-      const component = whole.components.schemas[name] as { required?: string[] } | undefined;
-      t.deepEqual(
-        ['count', 'next', 'previous', 'results'].filter((field) => component?.required?.includes(field)),
-        ['count', 'next', 'previous', 'results'],
-        `${route.operationId} answers a page component`,
+    t.truthy(deposit.responses['201'].headers['Idempotent-Replayed']);
+    t.false(
+      whole.paths['/api/v1/members/clients/'].post.parameters.some(
+        (parameter: { name: string }) => parameter.name === 'Idempotency-Key',
+      ),
+    );
+  },
+);
+
+test(
+  'every success answer is typed: a schema for each JSON 2xx, ' +
+    'lists as Page components, money as Money, a Location on each 201 and 202',
+  (t) => {
+    const whole = buildOpenApiDocument(apiRoutes, { title: 'Coopbank API', version: 'test' }) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            responses: Record<
+              string,
+              { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
+            >;
+          }
+        >
+      >;
+      components: { schemas: Record<string, unknown> };
+    };
+    const getPaths = new Set(apiRoutes.filter((route) => route.method === 'get').map((route) => route.path));
+    for (const route of apiRoutes.filter((candidate) => !candidate.hidden)) {
+      const status = String(route.status ?? 200);
+      const success = whole.paths[route.path]![route.method]!.responses[status]!;
+      if (status === '204' || route.produces !== undefined) continue;
+      t.truthy(
+        success.content?.['application/json']?.schema,
+        `${route.operationId} documents the schema of its ${status}`,
       );
+      if (
+        route.method === 'get' &&
+        (route.query?.describe() as SchemaObjectDescription | undefined)?.fields.page !== undefined
+      ) {
+        const name = (success.content!['application/json']!.schema.$ref ?? '').replace('#/components/schemas/', '');
+        const component = whole.components.schemas[name] as { required?: string[] } | undefined;
+        t.deepEqual(
+          ['count', 'next', 'previous', 'results'].filter((field) => component?.required?.includes(field)),
+          ['count', 'next', 'previous', 'results'],
+          `${route.operationId} answers a page component`,
+        );
+      }
+      if (status === '201' || status === '202') {
+        t.truthy(success.headers?.Location, `${route.operationId} documents its Location`);
+        const template = route.location!.replace(/\{\w+\}/g, '{}');
+        t.true(
+          [...getPaths].some((path) => path.replace(/\{\w+\}/g, '{}') === template),
+          `${route.operationId}'s Location ${route.location} is a readable resource`,
+        );
+      }
     }
-    if (status === '201' || status === '202') {
-      t.truthy(success.headers?.Location, `${route.operationId} documents its Location`);
-      const template = route.location!.replace(/\{\w+\}/g, '{}');
-      t.true(
-        [...getPaths].some((path) => path.replace(/\{\w+\}/g, '{}') === template),
-        `${route.operationId}'s Location ${route.location} is a readable resource`,
-      );
-    }
-  }
-  t.like(whole.components.schemas.Money, { type: 'string', pattern: '^-?\\d+$' });
-  t.like(whole.components.schemas.CashOperationPage, {
-    type: 'object',
-    required: ['count', 'next', 'previous', 'results'],
-  });
-  t.false(JSON.stringify(whole).includes('"default":{}'), 'no implicit default of yup objects');
-  const readiness = whole.paths['/readyz']!.get!.responses;
-  t.deepEqual(
-    readiness['503']!.content?.['application/json']?.schema,
-    { $ref: '#/components/schemas/Readiness' },
-    'not ready: the same body, naming the failing check',
-  );
-});
+    t.like(whole.components.schemas.Money, { type: 'string', pattern: '^-?\\d+$' });
+    t.like(whole.components.schemas.CashOperationPage, {
+      type: 'object',
+      required: ['count', 'next', 'previous', 'results'],
+    });
+    t.false(JSON.stringify(whole).includes('"default":{}'), 'no implicit default of yup objects');
+    const readiness = whole.paths['/readyz']!.get!.responses;
+    t.deepEqual(
+      readiness['503']!.content?.['application/json']?.schema,
+      { $ref: '#/components/schemas/Readiness' },
+      'not ready: the same body, naming the failing check',
+    );
+  },
+);
 
 test('the Location of a created resource answers the resource', async (t) => {
   const { knex } = await createTestDatabase(t);

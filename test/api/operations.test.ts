@@ -198,66 +198,73 @@ async function appLoggingTo(
   };
 }
 
-test("a request's log line names the signed-in user and the enterprise it concerns, never a token or a password", async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const { enterpriseId, rootId, cashierId } = await cashierWithAccount(knex);
-  const lines: Record<string, unknown>[] = [];
-  const request = await appLoggingTo(t, knex, lines);
-  const signIn = await request('POST', '/api/v1/token/', { json: { username: 'cashier', password: testPassword } });
-  t.is(signIn.status, 200);
-  const cashier = { authorization: `Bearer ${signIn.body.access}` };
-  await request('GET', '/api/v1/auth/users/me/', { headers: cashier });
-  await request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`, { headers: cashier });
-  const rootSignIn = await request('POST', '/api/v1/token/', { json: { username: 'root', password: testPassword } });
-  await request('GET', `/api/v1/enterprise/branches/?enterprise=${enterpriseId}`, {
-    headers: { authorization: `Bearer ${rootSignIn.body.access}` },
-  });
-  await request('GET', '/api/v1/auth/users/me/', { headers: { authorization: `Bearer ${rootSignIn.body.access}` } });
-  const requests = lines.filter((line) => line.msg === 'request');
-  const lineOf = (path: string, userId: string) =>
-    requests.find((line) => line.path === path && line.user_id === userId);
-  t.like(
-    lineOf('/api/v1/auth/users/me/', cashierId),
-    { username: 'cashier', enterprise_id: enterpriseId, status: 200 },
-    "the only enterprise of the user's roles",
-  );
-  t.like(lineOf(`/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`, cashierId), {
-    username: 'cashier',
-    enterprise_id: enterpriseId,
-  });
-  t.like(
-    lineOf('/api/v1/enterprise/branches/', rootId),
-    { username: 'root', enterprise_id: enterpriseId },
-    'named by the query of a platform administrator',
-  );
-  t.false(
-    'enterprise_id' in lineOf('/api/v1/auth/users/me/', rootId)!,
-    'a platform administrator naming none: unknown',
-  );
-  t.false('user_id' in requests.find((line) => line.path === '/api/v1/token/')!, 'a sign-in request has no user yet');
-  const logged = JSON.stringify(lines);
-  for (const secret of [signIn.body.access, signIn.body.refresh, rootSignIn.body.access, testPassword])
-    t.false(logged.includes(secret as string));
-});
+test(
+  "a request's log line names the signed-in user and the enterprise it concerns, " + 'never a token or a password',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const { enterpriseId, rootId, cashierId } = await cashierWithAccount(knex);
+    const lines: Record<string, unknown>[] = [];
+    const request = await appLoggingTo(t, knex, lines);
+    const signIn = await request('POST', '/api/v1/token/', { json: { username: 'cashier', password: testPassword } });
+    t.is(signIn.status, 200);
+    const cashier = { authorization: `Bearer ${signIn.body.access}` };
+    await request('GET', '/api/v1/auth/users/me/', { headers: cashier });
+    await request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`, { headers: cashier });
+    const rootSignIn = await request('POST', '/api/v1/token/', { json: { username: 'root', password: testPassword } });
+    await request('GET', `/api/v1/enterprise/branches/?enterprise=${enterpriseId}`, {
+      headers: { authorization: `Bearer ${rootSignIn.body.access}` },
+    });
+    await request('GET', '/api/v1/auth/users/me/', { headers: { authorization: `Bearer ${rootSignIn.body.access}` } });
+    const requests = lines.filter((line) => line.msg === 'request');
+    const lineOf = (path: string, userId: string) =>
+      requests.find((line) => line.path === path && line.user_id === userId);
+    t.like(
+      lineOf('/api/v1/auth/users/me/', cashierId),
+      { username: 'cashier', enterprise_id: enterpriseId, status: 200 },
+      "the only enterprise of the user's roles",
+    );
+    t.like(lineOf(`/api/v1/enterprise/enterprises/${enterpriseId}/configuration/`, cashierId), {
+      username: 'cashier',
+      enterprise_id: enterpriseId,
+    });
+    t.like(
+      lineOf('/api/v1/enterprise/branches/', rootId),
+      { username: 'root', enterprise_id: enterpriseId },
+      'named by the query of a platform administrator',
+    );
+    t.false(
+      'enterprise_id' in lineOf('/api/v1/auth/users/me/', rootId)!,
+      'a platform administrator naming none: unknown',
+    );
+    t.false('user_id' in requests.find((line) => line.path === '/api/v1/token/')!, 'a sign-in request has no user yet');
+    const logged = JSON.stringify(lines);
+    for (const secret of [signIn.body.access, signIn.body.refresh, rootSignIn.body.access, testPassword])
+      t.false(logged.includes(secret as string));
+  },
+);
 
-test('every answer carries the security headers; API answers are never cached; the docs page allows only its own scripts', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const app = await startTestApp(t, { knex });
-  for (const path of ['/healthz', '/api/v1/nowhere/', '/api/v1/auth/users/me/']) {
-    const response = await app.request('GET', path);
-    t.is(response.headers.get('x-content-type-options'), 'nosniff', path);
-    t.is(response.headers.get('referrer-policy'), 'no-referrer', path);
-    t.is(response.headers.get('x-frame-options'), 'DENY', path);
-    t.is(response.headers.get('cache-control'), 'no-store', path);
-    t.is(response.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'", path);
-  }
-  const docs = await app.request('GET', '/api/v1/docs/');
-  const policy = docs.headers.get('content-security-policy') ?? '';
-  t.regex(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
-  t.notRegex(policy, /script-src[^;]*unsafe-inline/);
-  const inline = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/.exec(docs.text)![1]!;
-  t.true(
-    policy.includes(`'sha256-${createHash('sha256').update(inline).digest('base64')}'`),
-    "the page's own inline script is the one allowed",
-  );
-});
+test(
+  'every answer carries the security headers; ' +
+    'API answers are never cached; the docs page allows only its own scripts',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const app = await startTestApp(t, { knex });
+    for (const path of ['/healthz', '/api/v1/nowhere/', '/api/v1/auth/users/me/']) {
+      const response = await app.request('GET', path);
+      t.is(response.headers.get('x-content-type-options'), 'nosniff', path);
+      t.is(response.headers.get('referrer-policy'), 'no-referrer', path);
+      t.is(response.headers.get('x-frame-options'), 'DENY', path);
+      t.is(response.headers.get('cache-control'), 'no-store', path);
+      t.is(response.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'", path);
+    }
+    const docs = await app.request('GET', '/api/v1/docs/');
+    const policy = docs.headers.get('content-security-policy') ?? '';
+    t.regex(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    t.notRegex(policy, /script-src[^;]*unsafe-inline/);
+    const inline = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/.exec(docs.text)![1]!;
+    t.true(
+      policy.includes(`'sha256-${createHash('sha256').update(inline).digest('base64')}'`),
+      "the page's own inline script is the one allowed",
+    );
+  },
+);

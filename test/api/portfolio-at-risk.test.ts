@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
 import { loansAt } from '../../activities/loans/positions-at';
@@ -220,7 +220,8 @@ const parPath = (query: string) => `/api/v1/loans/portfolio-at-risk/?enterprise=
 
 // Serial: the reassignment and the business date moved below change what the later tests read.
 test.serial(
-  'portfolio at risk of the seeded portfolio at a date: every bucket and the PAR 30 ratio computed here, per product, branch and officer; past dates',
+  'portfolio at risk of the seeded portfolio at a date: ' +
+    'every bucket and the PAR 30 ratio computed here, per product, branch and officer; past dates',
   async (t) => {
     // The days past due on 20 November are the seed's: 283, 203 (the first installment repaid), 142, 50, 5 and 0.
     t.deepEqual(
@@ -279,8 +280,56 @@ test.serial(
   },
 );
 
+/** The 50-day loan's reassignment to the cashier: on the loan, in the assignments list, in the loans by officer. */
+async function assertReassignmentShown(t: ExecutionContext, reason: string) {
+  const detail = (await request(world, 'GET', `/api/v1/loans/loans/${loans.fifty.id}/`, 'cashier')).body;
+  t.like(detail.officer_assignments, [
+    {
+      from_officer: world.users.teller!.id,
+      to_officer: world.users.cashier!.id,
+      assigned_on: '2026-11-26',
+      assigned_by: world.users.branch_head!.id,
+      reason,
+    },
+  ]);
+  const history = (
+    await request(
+      world,
+      'GET',
+      `/api/v1/loans/officer-assignments/?enterprise=${world.enterpriseId}&officer=${world.users.cashier!.id}`,
+      'direction',
+    )
+  ).body;
+  t.is(history.count, 1);
+  t.is(
+    (
+      await request(
+        world,
+        'GET',
+        `/api/v1/loans/officer-assignments/?enterprise=${world.enterpriseId}`,
+        'other_cashier',
+      )
+    ).body.count,
+    0,
+    'another branch sees none',
+  );
+  const listed = (
+    await request(
+      world,
+      'GET',
+      `/api/v1/loans/loans/?enterprise=${world.enterpriseId}&officer=${world.users.cashier!.id}`,
+      'direction',
+    )
+  ).body;
+  t.deepEqual(
+    listed.results.map((loan: { id: string }) => loan.id),
+    [loans.fifty.id],
+  );
+}
+
 test.serial(
-  'a loan officer reassigned by the branch head: refusals, the history on the loan and in the list, the audit, PAR by officer before and after its date',
+  'a loan officer reassigned by the branch head: refusals, ' +
+    'the history on the loan and in the list, the audit, PAR by officer before and after its date',
   async (t) => {
     // Reassignment: the branch head hands the 50-day loan to the cashier from the business date (26 November), with a
     // reason.
@@ -309,49 +358,7 @@ test.serial(
       (await request(world, 'POST', officerPath, 'branch_head', { officer: world.users.cashier!.id, reason })).status,
       409,
     );
-    const detail = (await request(world, 'GET', `/api/v1/loans/loans/${loans.fifty.id}/`, 'cashier')).body;
-    t.like(detail.officer_assignments, [
-      {
-        from_officer: world.users.teller!.id,
-        to_officer: world.users.cashier!.id,
-        assigned_on: '2026-11-26',
-        assigned_by: world.users.branch_head!.id,
-        reason,
-      },
-    ]);
-    const history = (
-      await request(
-        world,
-        'GET',
-        `/api/v1/loans/officer-assignments/?enterprise=${world.enterpriseId}&officer=${world.users.cashier!.id}`,
-        'direction',
-      )
-    ).body;
-    t.is(history.count, 1);
-    t.is(
-      (
-        await request(
-          world,
-          'GET',
-          `/api/v1/loans/officer-assignments/?enterprise=${world.enterpriseId}`,
-          'other_cashier',
-        )
-      ).body.count,
-      0,
-      'another branch sees none',
-    );
-    const listed = (
-      await request(
-        world,
-        'GET',
-        `/api/v1/loans/loans/?enterprise=${world.enterpriseId}&officer=${world.users.cashier!.id}`,
-        'direction',
-      )
-    ).body;
-    t.deepEqual(
-      listed.results.map((loan: { id: string }) => loan.id),
-      [loans.fifty.id],
-    );
+    await assertReassignmentShown(t, reason);
     // At application too, the officer must hold a role in the member's branch.
     const refusedApplication = await request(world, 'POST', '/api/v1/loans/applications/', 'teller', {
       client: await memberOf(world),
@@ -384,7 +391,8 @@ test.serial(
 );
 
 test.serial(
-  "the officers' portfolios over a period: loans, outstanding, arrears, PAR 30 at its end; disbursements and collections over it",
+  "the officers' portfolios over a period: loans, outstanding, " +
+    'arrears, PAR 30 at its end; disbursements and collections over it',
   async (t) => {
     const teller = loans.all.filter((loan) => loan.officer === world.users.teller!.id);
     // The officers' portfolios from 1 March to 26 November: at its end the teller has four loans, the cashier one, the
@@ -450,7 +458,8 @@ test.serial(
 );
 
 test.serial(
-  "the maturity ladder by hand; its three months equal the liquidity ratio's; CSV and XLSX; branch isolation; hostile dates",
+  "the maturity ladder by hand; its three months equal the liquidity ratio's; " +
+    'CSV and XLSX; branch isolation; hostile dates',
   async (t) => {
     // The maturity ladder on 20 November, by hand; its three months equal what the liquidity ratio reads (loansAt).
     const date = '2026-11-20';
@@ -514,24 +523,27 @@ test.serial(
     );
     const stranger = await createLoanWorld(app, knex, 'PAX', { capital: false });
     t.is((await request(stranger, 'GET', parPath('date=2026-11-20'), 'direction')).status, 404);
-
-    // Hostile dates: 400 naming the field.
-    for (const [path, field] of [
-      [parPath('date=2026-02-30'), 'date'],
-      [parPath('date=20261120'), 'date'],
-      [parPath('date=99999-01-01'), 'date'],
-      [parPath('date=2026-11-27'), 'date'],
-      [`/api/v1/loans/maturity-ladder/?enterprise=${world.enterpriseId}&date=1899-12-31`, 'date'],
-      [`/api/v1/loans/officer-portfolios/?enterprise=${world.enterpriseId}&from=2026-11-26&to=2026-03-01`, 'to'],
-      [`/api/v1/loans/officer-portfolios/?enterprise=${world.enterpriseId}&from=2026-03-01&to=2027-01-01`, 'to'],
-    ] as const) {
-      const refused = await request(world, 'GET', path, 'direction');
-      t.is(refused.status, 400, path);
-      t.deepEqual(
-        refused.body.errors.map((error: { field: string }) => error.field),
-        [field],
-        path,
-      );
-    }
+    await assertHostileDatesRefused(t);
   },
 );
+
+/** Hostile dates: 400 naming the field. */
+async function assertHostileDatesRefused(t: ExecutionContext) {
+  for (const [path, field] of [
+    [parPath('date=2026-02-30'), 'date'],
+    [parPath('date=20261120'), 'date'],
+    [parPath('date=99999-01-01'), 'date'],
+    [parPath('date=2026-11-27'), 'date'],
+    [`/api/v1/loans/maturity-ladder/?enterprise=${world.enterpriseId}&date=1899-12-31`, 'date'],
+    [`/api/v1/loans/officer-portfolios/?enterprise=${world.enterpriseId}&from=2026-11-26&to=2026-03-01`, 'to'],
+    [`/api/v1/loans/officer-portfolios/?enterprise=${world.enterpriseId}&from=2026-03-01&to=2027-01-01`, 'to'],
+  ] as const) {
+    const refused = await request(world, 'GET', path, 'direction');
+    t.is(refused.status, 400, path);
+    t.deepEqual(
+      refused.body.errors.map((error: { field: string }) => error.field),
+      [field],
+      path,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { proposeDueRecurringEntries } from '../../activities/accounting/recurring-entries.activity';
 import { approveRequest } from '../helpers/approvals';
@@ -59,7 +59,8 @@ test.before(async () => {
 });
 
 test.serial(
-  'a monthly rent model proposes its June then its July draft, dated its day, with its lines, once per period and never after the business date',
+  'a monthly rent model proposes its June then its July draft, dated its day, ' +
+    'with its lines, once per period and never after the business date',
   async (t) => {
     const model = await rentModel();
     t.is(model.status, 201, model.text);
@@ -125,49 +126,57 @@ test.serial(
       { period: '2026-07', manual_entry: due.proposed[0] },
       { period: '2026-06', manual_entry: june.body.id },
     ]);
-
-    // The draft is a manual entry like any other: a second person validates it.
-    const submitted = await app.request('POST', `/api/v1/accounting/manual-entries/${june.body.id}/submission/`, {
-      headers: accountant.headers,
-    });
-    t.is(submitted.status, 202, submitted.text);
-    await approveRequest(knex, submitted, { id: world.users.branch_head!.id, roles: ['branch_head'] });
-    t.like(
-      (await app.request('GET', `/api/v1/accounting/manual-entries/${june.body.id}/`, { headers: accountant.headers }))
-        .body,
-      { status: 'posted' },
-    );
+    await assertDraftPostedOnApproval(t, june.body.id);
   },
 );
 
+/** The draft is a manual entry like any other: a second person validates it. */
+async function assertDraftPostedOnApproval(t: ExecutionContext, entryId: string) {
+  const submitted = await app.request('POST', `/api/v1/accounting/manual-entries/${entryId}/submission/`, {
+    headers: accountant.headers,
+  });
+  t.is(submitted.status, 202, submitted.text);
+  await approveRequest(knex, submitted, { id: world.users.branch_head!.id, roles: ['branch_head'] });
+  t.like(
+    (await app.request('GET', `/api/v1/accounting/manual-entries/${entryId}/`, { headers: accountant.headers })).body,
+    { status: 'posted' },
+  );
+}
+
+/** A model's lines are refused as a manual entry's; its periods are checked; a cashier makes none; nothing saved. */
+async function assertModelsRefused(t: ExecutionContext) {
+  const deposits = await rentModel({
+    lines: [rentLines()[0], { account: '3711', branch: world.headOffice, credit: '150000' }],
+  });
+  t.like(deposits.body, {
+    status: 422,
+    code: 'manual_entry_subledger_account',
+    errors: [{ field: 'lines[1].account' }],
+  });
+  const unbalanced = await rentModel({
+    lines: [rentLines()[0], { account: '5603', branch: world.headOffice, credit: '100000' }],
+  });
+  t.like(unbalanced.body, { status: 422, code: 'manual_entry_unbalanced' });
+  const backwards = await rentModel({ last_period: '2026-05' });
+  t.like(backwards.body, { status: 422, code: 'recurring_entry_periods', errors: [{ field: 'last_period' }] });
+  const cashier = await app.request('POST', base, { headers: world.users.cashier!.headers, json: {} });
+  t.is(cashier.status, 403);
+  t.is(
+    await knex('recurring_entries')
+      .where({ enterprise_id: world.enterpriseId })
+      .count('* as n')
+      .first()
+      .then((row) => Number(row!.n)),
+    1,
+    "nothing saved but the first test's model",
+  );
+}
+
 test.serial(
-  "a model's lines are refused as a manual entry's, naming the field; a deactivated or quarterly model proposes only when due",
+  "a model's lines are refused as a manual entry's, naming the field; " +
+    'a deactivated or quarterly model proposes only when due',
   async (t) => {
-    const deposits = await rentModel({
-      lines: [rentLines()[0], { account: '3711', branch: world.headOffice, credit: '150000' }],
-    });
-    t.like(deposits.body, {
-      status: 422,
-      code: 'manual_entry_subledger_account',
-      errors: [{ field: 'lines[1].account' }],
-    });
-    const unbalanced = await rentModel({
-      lines: [rentLines()[0], { account: '5603', branch: world.headOffice, credit: '100000' }],
-    });
-    t.like(unbalanced.body, { status: 422, code: 'manual_entry_unbalanced' });
-    const backwards = await rentModel({ last_period: '2026-05' });
-    t.like(backwards.body, { status: 422, code: 'recurring_entry_periods', errors: [{ field: 'last_period' }] });
-    const cashier = await app.request('POST', base, { headers: world.users.cashier!.headers, json: {} });
-    t.is(cashier.status, 403);
-    t.is(
-      await knex('recurring_entries')
-        .where({ enterprise_id: world.enterpriseId })
-        .count('* as n')
-        .first()
-        .then((row) => Number(row!.n)),
-      1,
-      "nothing saved but the first test's model",
-    );
+    await assertModelsRefused(t);
 
     const quarterly = await rentModel({
       reference_pattern: 'ASSUR-{period}',

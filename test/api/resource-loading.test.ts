@@ -108,32 +108,39 @@ test('the handler receives the resource the path names, loaded and authorized by
   t.deepEqual(response.body, { code: 'B1' });
 });
 
-test("an absent resource, one the caller cannot see and one of another enterprise than named are the same 404, with the loader's name", async (t) => {
-  for (const [who, path] of [
-    ['cashier1', `/api/v1/enterprise/probes/${unknownId}/`],
-    ['cashier1', `/api/v1/enterprise/probes/${ids.branch2}/`],
-    ['direction', `/api/v1/enterprise/probes/${ids.branch1}/?enterprise=${ids.other}`],
-  ] as const) {
-    const response = await call(who, 'GET', path);
-    t.is(response.status, 404, path);
-    t.like(response.body, { code: 'not_found', detail: 'The branch was not found.' }, path);
-  }
-  t.is(
-    (await call('direction', 'GET', `/api/v1/enterprise/probes/${ids.branch2}/?enterprise=${ids.enterprise}`)).status,
-    200,
-  );
-});
+test(
+  'an absent resource, one the caller cannot see and one of another ' +
+    "enterprise than named are the same 404, with the loader's name",
+  async (t) => {
+    for (const [who, path] of [
+      ['cashier1', `/api/v1/enterprise/probes/${unknownId}/`],
+      ['cashier1', `/api/v1/enterprise/probes/${ids.branch2}/`],
+      ['direction', `/api/v1/enterprise/probes/${ids.branch1}/?enterprise=${ids.other}`],
+    ] as const) {
+      const response = await call(who, 'GET', path);
+      t.is(response.status, 404, path);
+      t.like(response.body, { code: 'not_found', detail: 'The branch was not found.' }, path);
+    }
+    t.is(
+      (await call('direction', 'GET', `/api/v1/enterprise/probes/${ids.branch2}/?enterprise=${ids.enterprise}`)).status,
+      200,
+    );
+  },
+);
 
-test("the route's roles are checked where the loader says a change is decided: a branch at its enterprise", async (t) => {
-  // Seen by a direction role of the branch itself, but changed only by the enterprise's.
-  t.is((await call('branchdirection', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/`)).status, 200);
-  const refused = await call('branchdirection', 'POST', `/api/v1/enterprise/probes/${ids.branch1}/`);
-  t.is(refused.status, 403);
-  t.is(refused.body.code, 'role_required');
-  const changed = await call('direction', 'POST', `/api/v1/enterprise/probes/${ids.branch2}/`);
-  t.is(changed.status, 200);
-  t.deepEqual(changed.body, { code: 'B2' });
-});
+test(
+  "the route's roles are checked where the loader says a change is decided: " + 'a branch at its enterprise',
+  async (t) => {
+    // Seen by a direction role of the branch itself, but changed only by the enterprise's.
+    t.is((await call('branchdirection', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/`)).status, 200);
+    const refused = await call('branchdirection', 'POST', `/api/v1/enterprise/probes/${ids.branch1}/`);
+    t.is(refused.status, 403);
+    t.is(refused.body.code, 'role_required');
+    const changed = await call('direction', 'POST', `/api/v1/enterprise/probes/${ids.branch2}/`);
+    t.is(changed.status, 200);
+    t.deepEqual(changed.body, { code: 'B2' });
+  },
+);
 
 test('a resource named in the body goes through the same check', async (t) => {
   t.deepEqual((await call('cashier1', 'POST', '/api/v1/enterprise/probes/', { branch: ids.branch1 })).body, {
@@ -153,41 +160,45 @@ test('a route that loads a resource has an {id} in its path', (t) => {
   });
 });
 
-test('the module routes converted to `load`: a provisioning run, a rule and a replay request of another enterprise are 404s with their names', async (t) => {
-  const ofEach = async (table: string, row: Record<string, unknown>) =>
-    Promise.all(
-      [ids.enterprise, ids.other].map(
-        async (enterprise) =>
-          (
-            (await knex(table)
-              .insert({ ...row, enterprise_id: enterprise })
-              .returning('id')) as { id: string }[]
-          )[0]!.id,
-      ),
-    );
-  const runs = await ofEach('provisioning_runs', { as_of: '2026-03-31', trigger: 'schedule', status: 'completed' });
-  const rules = await ofEach('accounting_rule_configs', {
-    kind: 'deposit',
-    version: 99,
-    legs: JSON.stringify([{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }]),
-    is_active: true,
-  });
-  const replays = await ofEach('event_replay_requests', {
-    date_from: '2026-01-01',
-    date_to: '2026-01-31',
-    kinds: [],
-    mode: 'dry_run',
-  });
-  for (const [who, path, name] of [
-    ['direction', `/api/v1/loans/provisions/runs/${runs[1]}/`, 'provisioning run'],
-    ['direction', `/api/v1/events/rule-configs/${rules[1]}/`, 'rule'],
-    ['otheradmin', `/api/v1/events/replays/${replays[0]}/`, 'replay request'],
-  ] as const) {
-    const response = await call(who, 'GET', path);
-    t.is(response.status, 404, path);
-    t.like(response.body, { code: 'not_found', detail: `The ${name} was not found.` }, path);
-  }
-  t.is((await call('direction', 'GET', `/api/v1/loans/provisions/runs/${runs[0]}/`)).body.id, runs[0]);
-  t.is((await call('direction', 'GET', `/api/v1/events/rule-configs/${rules[0]}/`)).body.version, 99);
-  t.is((await call('admin', 'GET', `/api/v1/events/replays/${replays[0]}/`)).body.id, replays[0]);
-});
+test(
+  'the module routes converted to `load`: a provisioning run, ' +
+    'a rule and a replay request of another enterprise are 404s with their names',
+  async (t) => {
+    const ofEach = async (table: string, row: Record<string, unknown>) =>
+      Promise.all(
+        [ids.enterprise, ids.other].map(
+          async (enterprise) =>
+            (
+              (await knex(table)
+                .insert({ ...row, enterprise_id: enterprise })
+                .returning('id')) as { id: string }[]
+            )[0]!.id,
+        ),
+      );
+    const runs = await ofEach('provisioning_runs', { as_of: '2026-03-31', trigger: 'schedule', status: 'completed' });
+    const rules = await ofEach('accounting_rule_configs', {
+      kind: 'deposit',
+      version: 99,
+      legs: JSON.stringify([{ debit: { role: 'cash' }, credit: { role: 'member_deposits' } }]),
+      is_active: true,
+    });
+    const replays = await ofEach('event_replay_requests', {
+      date_from: '2026-01-01',
+      date_to: '2026-01-31',
+      kinds: [],
+      mode: 'dry_run',
+    });
+    for (const [who, path, name] of [
+      ['direction', `/api/v1/loans/provisions/runs/${runs[1]}/`, 'provisioning run'],
+      ['direction', `/api/v1/events/rule-configs/${rules[1]}/`, 'rule'],
+      ['otheradmin', `/api/v1/events/replays/${replays[0]}/`, 'replay request'],
+    ] as const) {
+      const response = await call(who, 'GET', path);
+      t.is(response.status, 404, path);
+      t.like(response.body, { code: 'not_found', detail: `The ${name} was not found.` }, path);
+    }
+    t.is((await call('direction', 'GET', `/api/v1/loans/provisions/runs/${runs[0]}/`)).body.id, runs[0]);
+    t.is((await call('direction', 'GET', `/api/v1/events/rule-configs/${rules[0]}/`)).body.version, 99);
+    t.is((await call('admin', 'GET', `/api/v1/events/replays/${replays[0]}/`)).body.id, replays[0]);
+  },
+);

@@ -152,21 +152,12 @@ async function cancelThenReopen(
   t.true(await ledgerBalanced(knex, world.enterpriseId));
 }
 
-test("the general assembly allocates the closed year's profit: floors, caps, one entry, idempotent; no reopening until it is cancelled", async (t) => {
-  const coop = await smallCooperative(app, knex, 'RA1');
-  const { world, expected } = coop;
-  const direction = world.users.direction!.headers;
-  await openNextYear(coop);
-  const allocate = (json: Record<string, unknown>, key?: string) =>
-    app.request('POST', '/api/v1/enterprise/result-allocations/', {
-      headers: key === undefined ? direction : { ...direction, 'Idempotency-Key': key },
-      json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-AG-2027-01', ...json },
-    });
-
-  // The test's own computation: 20 % of the surplus rounded up to each compulsory reserve (the reserves are empty,
-  // far below the capital of 1 000 000 000), 10 % rounded down to optional reserves, 5 000 of interest on shares,
-  // 3 000 of ristournes, the rest carried forward.
-  const surplus = expected.result;
+/**
+ * The test's own computation: 20 % of the surplus rounded up to each compulsory reserve (the reserves are empty, far
+ * below the capital of 1 000 000 000), 10 % rounded down to optional reserves, 5 000 of interest on shares, 3 000 of
+ * ristournes, the rest carried forward.
+ */
+function assemblyDecision(surplus: Money) {
   const floor = surplus.times('0.2').toDecimalPlaces(0, Money.ROUND_CEIL);
   const optional = surplus.times('0.1').toDecimalPlaces(0, Money.ROUND_FLOOR);
   const remainder = surplus.minus(floor.times(2)).minus(optional).minus(5_000).minus(3_000);
@@ -178,21 +169,12 @@ test("the general assembly allocates the closed year's profit: floors, caps, one
     ristournes: '3000',
     retained_earnings: remainder.toFixed(0),
   };
-  t.true(remainder.isPositive());
+  return { floor, optional, remainder, decision };
+}
 
-  const notClosed = await allocate(decision);
-  t.like(notClosed, { status: 409, body: { code: 'exercice_not_closed', errors: [{ field: 'exercice' }] } });
-  await withWorker(
-    knex,
-    async () =>
-      t.like((await closeYear(coop)).body, {
-        status: 'closed',
-        closing: { result: surplus.toFixed(0), result_account: '131' },
-      }),
-    taskQueue,
-  );
-
-  // The policy: the defaults, then a tighter cap on optional reserves of this enterprise.
+/** The policy: the defaults, then a tighter cap on optional reserves of this enterprise. */
+async function assertPolicyTightened(t: ExecutionContext, world: SmallCooperative['world']) {
+  const direction = world.users.direction!.headers;
   const policyPath = `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocation-policy/`;
   t.like((await app.request('GET', policyPath, { headers: direction })).body, {
     general_reserve_rate_min: '0.2',
@@ -216,41 +198,25 @@ test("the general assembly allocates the closed year's profit: floors, caps, one
     ),
     { body: { optional_reserves_rate_max: '0.05', general_reserve_rate_min: '0.2' } },
   );
+}
 
-  const entriesBefore = await entriesOf(world.enterpriseId);
-  await refusals(t, { allocate, decision, floor, remainder, policy: (json) => changePolicy(world, json) });
-  t.is(await entriesOf(world.enterpriseId), entriesBefore, 'no refusal posted anything');
-
-  const created = await allocate(decision, 'ag-2027-01');
-  t.is(created.status, 201);
-  t.like(created.body, {
-    exercice: coop.year2026,
-    exercice_code: '2026',
-    status: 'posted',
-    result: surplus.toFixed(0),
-    result_account: '131',
-    assembly_reference: 'PV-AG-2027-01',
-    allocated_by: world.users.direction!.id,
-  });
-  t.is(created.headers.get('location'), `/api/v1/enterprise/result-allocations/${created.body.id}/`);
-  const replay = await allocate(decision, 'ag-2027-01');
-  t.like(replay, { status: 201, body: { id: created.body.id } });
-  t.is(replay.headers.get('idempotent-replayed'), 'true');
-  t.like(await allocate({ ...decision, assembly_reference: 'PV-other' }, 'ag-2027-01'), {
-    status: 409,
-    body: { code: 'idempotency_key_reused' },
-  });
-  t.is(await entriesOf(world.enterpriseId), entriesBefore + 1, 'one entry: the result sits at the head office only');
+/** The allocation's entry in its journal at the head office, the trial balance of January 2027 and the audit. */
+async function assertProfitAllocated(
+  t: ExecutionContext,
+  coop: SmallCooperative,
+  allocationId: string,
+  { surplus, floor, optional, remainder }: { surplus: Money; floor: Money; optional: Money; remainder: Money },
+) {
+  const { world } = coop;
   t.like(
     await knex('result_allocation_entries as x')
       .join('journal_entry_numbers as n', 'n.entry_id', 'x.entry_id')
-      .where('x.allocation_id', created.body.id)
+      .where('x.allocation_id', allocationId)
       .first('n.journal_code', 'n.number'),
     { journal_code: 'AFF', number: 1 },
     'the allocation journal of 2027',
   );
-
-  t.deepEqual(await linesOf(created.body.id), {
+  t.deepEqual(await linesOf(allocationId), {
     [`${world.headOffice} 2027-01-05`]: {
       131: surplus.toFixed(0),
       111: floor.negated().toFixed(0),
@@ -272,87 +238,162 @@ test("the general assembly allocates the closed year's profit: floors, caps, one
     44400: '-3000',
   });
   t.true(await ledgerBalanced(knex, world.enterpriseId));
-  t.like(await knex('audit_events').where({ action: 'result_allocation.create', entity_id: created.body.id }).first(), {
+  t.like(await knex('audit_events').where({ action: 'result_allocation.create', entity_id: allocationId }).first(), {
     actor_id: world.users.direction!.id,
     details: { exercice: '2026', assembly_reference: 'PV-AG-2027-01' },
   });
+}
 
-  t.like(await allocate(decision, 'another-key'), {
-    status: 409,
-    body: { code: 'result_already_allocated', errors: [{ field: 'exercice' }] },
-  });
-  const reopen = await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, {
-    headers: world.users.root!.headers,
-    json: { reason: 'late invoices' },
-  });
-  t.like(reopen, { status: 409, body: { code: 'exercice_result_allocated' } });
-  t.is(await entriesOf(world.enterpriseId), entriesBefore + 1);
-
+/** The allocation in the year's list for the direction, and shown to a cashier. */
+async function assertAllocationListed(
+  t: ExecutionContext,
+  coop: SmallCooperative,
+  allocation: { id: string; entries: unknown },
+) {
+  const { world } = coop;
   const listed = await app.request(
     'GET',
     `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/?exercice=${coop.year2026}`,
-    { headers: direction },
+    { headers: world.users.direction!.headers },
   );
-  t.like(listed.body, { count: 1, results: [{ id: created.body.id, entries: created.body.entries }] });
+  t.like(listed.body, { count: 1, results: [{ id: allocation.id, entries: allocation.entries }] });
   t.like(
     (
-      await app.request('GET', `/api/v1/enterprise/result-allocations/${created.body.id}/`, {
+      await app.request('GET', `/api/v1/enterprise/result-allocations/${allocation.id}/`, {
         headers: world.users.cashier!.headers,
       })
     ).body,
-    { id: created.body.id },
+    { id: allocation.id },
   );
+}
 
-  await cancelThenReopen(t, coop, { allocationId: created.body.id, entriesBefore, surplus });
-});
+test(
+  "the general assembly allocates the closed year's profit: floors, " +
+    'caps, one entry, idempotent; no reopening until it is cancelled',
+  async (t) => {
+    const coop = await smallCooperative(app, knex, 'RA1');
+    const { world, expected } = coop;
+    const direction = world.users.direction!.headers;
+    await openNextYear(coop);
+    const allocate = (json: Record<string, unknown>, key?: string) =>
+      app.request('POST', '/api/v1/enterprise/result-allocations/', {
+        headers: key === undefined ? direction : { ...direction, 'Idempotency-Key': key },
+        json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-AG-2027-01', ...json },
+      });
 
-test('a loss is charged to the report à nouveau débiteur; nothing distributed, no reserve charged beyond what it holds', async (t) => {
-  const coop = await smallCooperative(app, knex, 'RA2');
-  const { world, expected } = coop;
-  const direction = world.users.direction!.headers;
-  // Rent of 100 000 more than the year earned: a loss of 100 000.
-  const rent = expected.result.plus(100_000);
-  await inTransaction(knex, (trx) =>
-    postJournalEntry(trx, {
-      enterpriseId: world.enterpriseId,
-      branchId: world.headOffice,
-      entryDate: '2026-09-30',
-      description: 'rent',
-      lines: [
-        { account: '6511', debit: rent, credit: new Money(0) },
-        { account: '5710', debit: new Money(0), credit: rent },
-      ],
-      createdBy: world.rootId,
-    }),
-  );
-  await openNextYear(coop);
-  await withWorker(
-    knex,
-    async () =>
-      t.like((await closeYear(coop)).body, { closing: { status: 'closed', result: '-100000', result_account: '132' } }),
-    taskQueue,
-  );
-  const allocate = (json: Record<string, unknown>) =>
-    app.request('POST', `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/`, {
-      headers: direction,
-      json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-7', ...json },
+    const surplus = expected.result;
+    const { floor, optional, remainder, decision } = assemblyDecision(surplus);
+    t.true(remainder.isPositive());
+
+    const notClosed = await allocate(decision);
+    t.like(notClosed, { status: 409, body: { code: 'exercice_not_closed', errors: [{ field: 'exercice' }] } });
+    await withWorker(
+      knex,
+      async () =>
+        t.like((await closeYear(coop)).body, {
+          status: 'closed',
+          closing: { result: surplus.toFixed(0), result_account: '131' },
+        }),
+      taskQueue,
+    );
+    await assertPolicyTightened(t, world);
+
+    const entriesBefore = await entriesOf(world.enterpriseId);
+    await refusals(t, { allocate, decision, floor, remainder, policy: (json) => changePolicy(world, json) });
+    t.is(await entriesOf(world.enterpriseId), entriesBefore, 'no refusal posted anything');
+
+    const created = await allocate(decision, 'ag-2027-01');
+    t.is(created.status, 201);
+    t.like(created.body, {
+      exercice: coop.year2026,
+      exercice_code: '2026',
+      status: 'posted',
+      result: surplus.toFixed(0),
+      result_account: '131',
+      assembly_reference: 'PV-AG-2027-01',
+      allocated_by: world.users.direction!.id,
     });
+    t.is(created.headers.get('location'), `/api/v1/enterprise/result-allocations/${created.body.id}/`);
+    const replay = await allocate(decision, 'ag-2027-01');
+    t.like(replay, { status: 201, body: { id: created.body.id } });
+    t.is(replay.headers.get('idempotent-replayed'), 'true');
+    t.like(await allocate({ ...decision, assembly_reference: 'PV-other' }, 'ag-2027-01'), {
+      status: 409,
+      body: { code: 'idempotency_key_reused' },
+    });
+    t.is(await entriesOf(world.enterpriseId), entriesBefore + 1, 'one entry: the result sits at the head office only');
+    await assertProfitAllocated(t, coop, created.body.id, { surplus, floor, optional, remainder });
 
-  t.like(await allocate({ ristournes: '1000', retained_earnings: '99000' }), {
-    status: 422,
-    body: { code: 'nothing_to_distribute', errors: [{ field: 'ristournes' }] },
-  });
-  t.like(await allocate({ general_reserve: '1', retained_earnings: '99999' }), {
-    status: 422,
-    body: { code: 'reserve_insufficient', errors: [{ field: 'general_reserve' }] },
-  });
-  const created = await allocate({ retained_earnings: '100000' });
-  t.like(created, { status: 201, body: { result: '-100000', result_account: '132', amounts: { 122: '100000' } } });
-  t.deepEqual(await linesOf(created.body.id), {
-    [`${world.headOffice} 2027-01-05`]: { 132: '-100000', 122: '100000' },
-  });
-  const january = await trialBalanceOf(coop, '2027-01-31');
-  t.is(january['132'], undefined);
-  t.is(january['122'], '100000');
-  t.true(await ledgerBalanced(knex, world.enterpriseId));
-});
+    t.like(await allocate(decision, 'another-key'), {
+      status: 409,
+      body: { code: 'result_already_allocated', errors: [{ field: 'exercice' }] },
+    });
+    const reopen = await app.request('POST', `/api/v1/enterprise/exercices/${coop.year2026}/reopen/`, {
+      headers: world.users.root!.headers,
+      json: { reason: 'late invoices' },
+    });
+    t.like(reopen, { status: 409, body: { code: 'exercice_result_allocated' } });
+    t.is(await entriesOf(world.enterpriseId), entriesBefore + 1);
+
+    await assertAllocationListed(t, coop, created.body);
+
+    await cancelThenReopen(t, coop, { allocationId: created.body.id, entriesBefore, surplus });
+  },
+);
+
+test(
+  'a loss is charged to the report à nouveau débiteur; ' +
+    'nothing distributed, no reserve charged beyond what it holds',
+  async (t) => {
+    const coop = await smallCooperative(app, knex, 'RA2');
+    const { world, expected } = coop;
+    const direction = world.users.direction!.headers;
+    // Rent of 100 000 more than the year earned: a loss of 100 000.
+    const rent = expected.result.plus(100_000);
+    await inTransaction(knex, (trx) =>
+      postJournalEntry(trx, {
+        enterpriseId: world.enterpriseId,
+        branchId: world.headOffice,
+        entryDate: '2026-09-30',
+        description: 'rent',
+        lines: [
+          { account: '6511', debit: rent, credit: new Money(0) },
+          { account: '5710', debit: new Money(0), credit: rent },
+        ],
+        createdBy: world.rootId,
+      }),
+    );
+    await openNextYear(coop);
+    await withWorker(
+      knex,
+      async () =>
+        t.like((await closeYear(coop)).body, {
+          closing: { status: 'closed', result: '-100000', result_account: '132' },
+        }),
+      taskQueue,
+    );
+    const allocate = (json: Record<string, unknown>) =>
+      app.request('POST', `/api/v1/enterprise/enterprises/${world.enterpriseId}/result-allocations/`, {
+        headers: direction,
+        json: { exercice: coop.year2026, assembly_date: '2027-01-05', assembly_reference: 'PV-7', ...json },
+      });
+
+    t.like(await allocate({ ristournes: '1000', retained_earnings: '99000' }), {
+      status: 422,
+      body: { code: 'nothing_to_distribute', errors: [{ field: 'ristournes' }] },
+    });
+    t.like(await allocate({ general_reserve: '1', retained_earnings: '99999' }), {
+      status: 422,
+      body: { code: 'reserve_insufficient', errors: [{ field: 'general_reserve' }] },
+    });
+    const created = await allocate({ retained_earnings: '100000' });
+    t.like(created, { status: 201, body: { result: '-100000', result_account: '132', amounts: { 122: '100000' } } });
+    t.deepEqual(await linesOf(created.body.id), {
+      [`${world.headOffice} 2027-01-05`]: { 132: '-100000', 122: '100000' },
+    });
+    const january = await trialBalanceOf(coop, '2027-01-31');
+    t.is(january['132'], undefined);
+    t.is(january['122'], '100000');
+    t.true(await ledgerBalanced(knex, world.enterpriseId));
+  },
+);

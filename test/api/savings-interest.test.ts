@@ -30,34 +30,40 @@ const createProduct = (json: Record<string, unknown>) =>
   });
 const fieldOf = (response: { body: { errors?: { field: string }[] } }) => response.body.errors?.[0]?.field;
 
-test("a product's interest settings take the documented defaults, its expense account by its deposit account", async (t) => {
-  const created = await createProduct({ code: 'DEF', interest_rate: '0.03' });
-  t.is(created.status, 201);
-  t.like(created.body, {
-    interest_basis: 'minimum_monthly_balance',
-    day_count: '30_360',
-    posting_frequency: 'monthly',
-    withholding_tax_rate: '0.000000',
-    withholding_tax_account_code: '4302',
-    interest_expense_account_code: '613',
-    term_months: null,
-    maturity_instruction: null,
-    early_closure_rate: null,
-  });
-  const term = await createProduct({
-    code: 'DEFT',
-    kind: 'term_deposit',
-    term_months: 6,
-    deposit_account_code: '36100',
-  });
-  t.like(term.body, {
-    interest_expense_account_code: '612',
-    term_months: 6,
-    maturity_instruction: 'pay_out',
-    early_closure_rate: '0',
-  });
-  t.is((await createProduct({ code: 'DEFV', deposit_account_code: '3711' })).body.interest_expense_account_code, '614');
-});
+test(
+  "a product's interest settings take the documented defaults, " + 'its expense account by its deposit account',
+  async (t) => {
+    const created = await createProduct({ code: 'DEF', interest_rate: '0.03' });
+    t.is(created.status, 201);
+    t.like(created.body, {
+      interest_basis: 'minimum_monthly_balance',
+      day_count: '30_360',
+      posting_frequency: 'monthly',
+      withholding_tax_rate: '0.000000',
+      withholding_tax_account_code: '4302',
+      interest_expense_account_code: '613',
+      term_months: null,
+      maturity_instruction: null,
+      early_closure_rate: null,
+    });
+    const term = await createProduct({
+      code: 'DEFT',
+      kind: 'term_deposit',
+      term_months: 6,
+      deposit_account_code: '36100',
+    });
+    t.like(term.body, {
+      interest_expense_account_code: '612',
+      term_months: 6,
+      maturity_instruction: 'pay_out',
+      early_closure_rate: '0',
+    });
+    t.is(
+      (await createProduct({ code: 'DEFV', deposit_account_code: '3711' })).body.interest_expense_account_code,
+      '614',
+    );
+  },
+);
 
 test('every interest field is validated, the refusal naming it; nothing is created', async (t) => {
   // A term product at 4 %: its penalty rate may not exceed it.
@@ -143,110 +149,127 @@ test("a product's interest settings change by PATCH, validated; a term only on a
   t.is(fieldOf(await patch({ maturity_instruction: 'renew' })), 'maturity_instruction', 'only a term deposit has one');
 });
 
-test("a term product's maturity instruction and penalty rate change by PATCH, each checked against the rate and the interest payment kept", async (t) => {
-  const id = await savingsProductOf(world, {
-    code: 'PATT',
-    kind: 'term_deposit',
-    term_months: 12,
-    deposit_account_code: '36100',
-    interest_rate: '0.05',
-    interest_payment: 'to_payout_account',
-  });
-  const patch = (json: Record<string, unknown>) =>
-    app.request('PATCH', `/api/v1/members/products/${id}/`, { headers: world.users.direction!.headers, json });
-  t.like((await patch({ maturity_instruction: 'renew', early_closure_rate: '0.02' })).body, {
-    maturity_instruction: 'renew',
-    early_closure_rate: '0.02',
-  });
-  t.is(fieldOf(await patch({ early_closure_rate: '0.06' })), 'early_closure_rate', "above the product's rate");
-  t.is(fieldOf(await patch({ interest_rate: '0.01' })), 'interest_rate', 'a rate cut below the penalty rate');
-  t.is(
-    fieldOf(await patch({ maturity_instruction: 'renew_with_interest' })),
-    'maturity_instruction',
-    'interest paid out cannot be renewed',
-  );
-  t.like((await patch({ maturity_instruction: 'renew_with_interest', interest_payment: 'at_maturity' })).body, {
-    maturity_instruction: 'renew_with_interest',
-    interest_payment: 'at_maturity',
-  });
-  t.is(
-    fieldOf(await patch({ interest_payment: 'to_payout_account' })),
-    'interest_payment',
-    'a renewal with the interest keeps it in the deposit',
-  );
-  t.is(
-    (
-      await app.request('PATCH', `/api/v1/members/products/${id}/`, {
-        headers: world.users.branch_head!.headers,
-        json: { early_closure_rate: '0' },
-      })
-    ).status,
-    403,
-  );
-});
-
-test("a term account gets its maturity and payout account at opening: the member's own open demand account", async (t) => {
-  const term = await savingsProductOf(world, {
-    code: 'DAT',
-    kind: 'term_deposit',
-    term_months: 12,
-    deposit_account_code: '36100',
-    interest_rate: '0.06',
-  });
-  const open = (json: Record<string, unknown>) =>
-    app.request('POST', '/api/v1/members/accounts/', {
-      headers: world.users.cashier!.headers,
-      json: { product: term, initial_deposit: '500000', ...json },
+test(
+  "a term product's maturity instruction and penalty rate change by PATCH, " +
+    'each checked against the rate and the interest payment kept',
+  async (t) => {
+    const id = await savingsProductOf(world, {
+      code: 'PATT',
+      kind: 'term_deposit',
+      term_months: 12,
+      deposit_account_code: '36100',
+      interest_rate: '0.05',
+      interest_payment: 'to_payout_account',
     });
-  const member = await memberOf(world);
-  t.is(fieldOf(await open({ client: member })), 'payout_account', 'a member without a demand account');
-  const stranger = await accountOf(world, await memberOf(world), world.savingsProductId, '10000');
-  t.is(fieldOf(await open({ client: member, payout_account: stranger })), 'payout_account', "another member's account");
-  const own = await accountOf(world, member, world.savingsProductId, '10000');
-  t.is(
-    fieldOf(
-      await app.request('POST', '/api/v1/members/accounts/', {
-        headers: world.users.cashier!.headers,
-        json: { client: member, product: world.savingsProductId, payout_account: own },
-      }),
-    ),
-    'payout_account',
-    'only a term deposit has one',
-  );
-  const opened = await open({ client: member, payout_account: own });
-  t.is(opened.status, 201);
-  t.like(opened.body, { payout_account: own });
-  t.is(
-    opened.body.maturity_date,
-    `${Number(opened.body.opened_on.slice(0, 4)) + 1}${opened.body.opened_on.slice(4)}`,
-    'twelve months after the opening',
-  );
-  t.is(
-    (await knex('comptes_clients').where({ client_id: member }).pluck('id')).length,
-    2,
-    'the refused openings left nothing',
-  );
-});
+    const patch = (json: Record<string, unknown>) =>
+      app.request('PATCH', `/api/v1/members/products/${id}/`, { headers: world.users.direction!.headers, json });
+    t.like((await patch({ maturity_instruction: 'renew', early_closure_rate: '0.02' })).body, {
+      maturity_instruction: 'renew',
+      early_closure_rate: '0.02',
+    });
+    t.is(fieldOf(await patch({ early_closure_rate: '0.06' })), 'early_closure_rate', "above the product's rate");
+    t.is(fieldOf(await patch({ interest_rate: '0.01' })), 'interest_rate', 'a rate cut below the penalty rate');
+    t.is(
+      fieldOf(await patch({ maturity_instruction: 'renew_with_interest' })),
+      'maturity_instruction',
+      'interest paid out cannot be renewed',
+    );
+    t.like((await patch({ maturity_instruction: 'renew_with_interest', interest_payment: 'at_maturity' })).body, {
+      maturity_instruction: 'renew_with_interest',
+      interest_payment: 'at_maturity',
+    });
+    t.is(
+      fieldOf(await patch({ interest_payment: 'to_payout_account' })),
+      'interest_payment',
+      'a renewal with the interest keeps it in the deposit',
+    );
+    t.is(
+      (
+        await app.request('PATCH', `/api/v1/members/products/${id}/`, {
+          headers: world.users.branch_head!.headers,
+          json: { early_closure_rate: '0' },
+        })
+      ).status,
+      403,
+    );
+  },
+);
 
-test('the interest-posting lists answer empty pages before any month end, and 404 for an unknown account', async (t) => {
-  const headers = world.users.direction!.headers;
-  t.is(
-    (
-      await app.request(
-        'GET',
-        `/api/v1/members/interest-postings/?enterprise=${world.enterpriseId}&date_from=2026-01-01`,
-        { headers },
-      )
-    ).body.count,
-    0,
-  );
-  t.is(
-    (
-      await app.request('GET', '/api/v1/members/accounts/00000000-0000-4000-8000-000000000000/interest-postings/', {
-        headers,
-      })
-    ).status,
-    404,
-  );
-  t.is((await app.request('GET', '/api/v1/members/interest-postings/?date_from=2026-13-01', { headers })).status, 400);
-});
+test(
+  'a term account gets its maturity and payout account at opening: ' + "the member's own open demand account",
+  async (t) => {
+    const term = await savingsProductOf(world, {
+      code: 'DAT',
+      kind: 'term_deposit',
+      term_months: 12,
+      deposit_account_code: '36100',
+      interest_rate: '0.06',
+    });
+    const open = (json: Record<string, unknown>) =>
+      app.request('POST', '/api/v1/members/accounts/', {
+        headers: world.users.cashier!.headers,
+        json: { product: term, initial_deposit: '500000', ...json },
+      });
+    const member = await memberOf(world);
+    t.is(fieldOf(await open({ client: member })), 'payout_account', 'a member without a demand account');
+    const stranger = await accountOf(world, await memberOf(world), world.savingsProductId, '10000');
+    t.is(
+      fieldOf(await open({ client: member, payout_account: stranger })),
+      'payout_account',
+      "another member's account",
+    );
+    const own = await accountOf(world, member, world.savingsProductId, '10000');
+    t.is(
+      fieldOf(
+        await app.request('POST', '/api/v1/members/accounts/', {
+          headers: world.users.cashier!.headers,
+          json: { client: member, product: world.savingsProductId, payout_account: own },
+        }),
+      ),
+      'payout_account',
+      'only a term deposit has one',
+    );
+    const opened = await open({ client: member, payout_account: own });
+    t.is(opened.status, 201);
+    t.like(opened.body, { payout_account: own });
+    t.is(
+      opened.body.maturity_date,
+      `${Number(opened.body.opened_on.slice(0, 4)) + 1}${opened.body.opened_on.slice(4)}`,
+      'twelve months after the opening',
+    );
+    t.is(
+      (await knex('comptes_clients').where({ client_id: member }).pluck('id')).length,
+      2,
+      'the refused openings left nothing',
+    );
+  },
+);
+
+test(
+  'the interest-posting lists answer empty pages before any month end, ' + 'and 404 for an unknown account',
+  async (t) => {
+    const headers = world.users.direction!.headers;
+    t.is(
+      (
+        await app.request(
+          'GET',
+          `/api/v1/members/interest-postings/?enterprise=${world.enterpriseId}&date_from=2026-01-01`,
+          { headers },
+        )
+      ).body.count,
+      0,
+    );
+    t.is(
+      (
+        await app.request('GET', '/api/v1/members/accounts/00000000-0000-4000-8000-000000000000/interest-postings/', {
+          headers,
+        })
+      ).status,
+      404,
+    );
+    t.is(
+      (await app.request('GET', '/api/v1/members/interest-postings/?date_from=2026-13-01', { headers })).status,
+      400,
+    );
+  },
+);

@@ -34,6 +34,65 @@ async function assertLedgerMatchesRegister(t: ExecutionContext) {
   t.true(books.balanced, 'trial balance: debits = credits');
 }
 
+/** The founder type's legal bounds: seniority of 5 years at least, a minimum initial payment of a quarter. */
+async function assertFounderBoundsKept(t: ExecutionContext) {
+  t.is(
+    (
+      await app.request('PATCH', `/api/v1/shares/types/${founderType}/`, {
+        headers: as('direction'),
+        json: { seniority_years: 4 },
+      })
+    ).body.errors[0].field,
+    'seniority_years',
+    'founder seniority is never below 5 years',
+  );
+  t.is(
+    (
+      await app.request('PATCH', `/api/v1/shares/types/${founderType}/`, {
+        headers: as('direction'),
+        json: { minimum_initial_payment_rate: '0.2' },
+      })
+    ).status,
+    400,
+  );
+}
+
+/**
+ * The notice is under four eyes, sent alone (docs/domain.md §11): with another field it is refused, then approved
+ * alone.
+ */
+async function assertNoticeUnderFourEyes(t: ExecutionContext) {
+  const ordinary = `/api/v1/shares/types/${world.shareTypeId}/`;
+  t.is(
+    (
+      await app.request('PATCH', ordinary, {
+        headers: as('direction'),
+        json: { name: 'Parts ordinaires', notice_days: 30 },
+      })
+    ).body.code,
+    'approval_change_mixed',
+  );
+  t.is(
+    (await app.request('PATCH', ordinary, { headers: as('direction'), json: { name: 'Parts ordinaires' } })).body.name,
+    'Parts ordinaires',
+  );
+  t.is(
+    (
+      await approveRequest(
+        knex,
+        await app.request('PATCH', ordinary, { headers: as('direction'), json: { notice_days: 30 } }),
+        await secondAdmin(knex, world),
+      )
+    ).status,
+    200,
+  );
+  t.is(
+    (await app.request('GET', ordinary, { headers: as('direction') })).body.notice_days,
+    30,
+    'other fields change at any time',
+  );
+}
+
 test.serial(
   "share types: the seed's three codes once each, defaults by code, legal bounds, locked while held",
   async (t) => {
@@ -75,25 +134,7 @@ test.serial(
       403,
       'direction and administrators write types',
     );
-    t.is(
-      (
-        await app.request('PATCH', `/api/v1/shares/types/${founderType}/`, {
-          headers: as('direction'),
-          json: { seniority_years: 4 },
-        })
-      ).body.errors[0].field,
-      'seniority_years',
-      'founder seniority is never below 5 years',
-    );
-    t.is(
-      (
-        await app.request('PATCH', `/api/v1/shares/types/${founderType}/`, {
-          headers: as('direction'),
-          json: { minimum_initial_payment_rate: '0.2' },
-        })
-      ).status,
-      400,
-    );
+    await assertFounderBoundsKept(t);
     const list = await app.request('GET', `/api/v1/shares/types/?enterprise=${world.enterpriseId}`, {
       headers: as('cashier'),
     });
@@ -117,38 +158,7 @@ test.serial(
     });
     t.is(locked.status, 409);
     t.is(locked.body.code, 'share_type_in_use');
-    // The notice is under four eyes, sent alone (docs/domain.md §11): with another field it is refused, then approved
-    // alone.
-    const ordinary = `/api/v1/shares/types/${world.shareTypeId}/`;
-    t.is(
-      (
-        await app.request('PATCH', ordinary, {
-          headers: as('direction'),
-          json: { name: 'Parts ordinaires', notice_days: 30 },
-        })
-      ).body.code,
-      'approval_change_mixed',
-    );
-    t.is(
-      (await app.request('PATCH', ordinary, { headers: as('direction'), json: { name: 'Parts ordinaires' } })).body
-        .name,
-      'Parts ordinaires',
-    );
-    t.is(
-      (
-        await approveRequest(
-          knex,
-          await app.request('PATCH', ordinary, { headers: as('direction'), json: { notice_days: 30 } }),
-          await secondAdmin(knex, world),
-        )
-      ).status,
-      200,
-    );
-    t.is(
-      (await app.request('GET', ordinary, { headers: as('direction') })).body.notice_days,
-      30,
-      'other fields change at any time',
-    );
+    await assertNoticeUnderFourEyes(t);
   },
 );
 

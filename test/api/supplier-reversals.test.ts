@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app';
 import { enterpriseAccountant } from '../helpers/accounting';
@@ -51,31 +51,29 @@ const invoiceBody = (supplier: string, amount: string) => ({
   lines: [{ account: '65234', amount, label: 'Loyer' }],
 });
 
-test('a payment reversed reopens its invoice, a reversed invoice leaves the balances, and its number is booked again', async (t) => {
-  const supplier = (
-    await post('suppliers/', { enterprise: world.enterpriseId, branch: world.headOffice, name: 'SCI Bonapriso' })
-  ).body;
-  const account = supplier.account as string;
-  const till = await accountBalance(knex, world.enterpriseId, '5710');
-  await approved(t, await post('supplier-invoices/', invoiceBody(supplier.id, '100000')));
-  const invoice = await knex('supplier_invoices').where({ supplier_id: supplier.id }).first('id', 'entry_id');
+/** The invoice LOY-05 of 100 000 booked on 2 May, paid 40 000 from the till on 5 May. */
+async function invoicePartlyPaid(t: ExecutionContext, supplierId: string) {
+  await approved(t, await post('supplier-invoices/', invoiceBody(supplierId, '100000')));
+  const invoice = await knex('supplier_invoices').where({ supplier_id: supplierId }).first('id', 'entry_id');
   await approved(
     t,
     await post('supplier-payments/', {
-      supplier: supplier.id,
+      supplier: supplierId,
       payment_date: '2026-05-05',
       amount: '40000',
       paying_account: '5710',
       allocations: [{ invoice: invoice.id, amount: '40000' }],
     }),
   );
-  const payment = await knex('supplier_payments').where({ supplier_id: supplier.id }).first('id', 'entry_id');
+  const payment = await knex('supplier_payments').where({ supplier_id: supplierId }).first('id', 'entry_id');
+  return { invoice, payment };
+}
 
-  t.like(
-    (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-12', reason: 'Facture en double' })).body,
-    { status: 409, code: 'supplier_invoice_paid' },
-    'a payment settles it: refused at the request, before any second person',
-  );
+/** The payment reversed on the 10th under four eyes: the till gets the 40 000 back, the invoice is open again. */
+async function assertPaymentReversed(
+  t: ExecutionContext,
+  { invoice, payment, till }: { invoice: { id: string }; payment: { id: string; entry_id: string }; till: string },
+) {
   const paymentReversal = await post(`supplier-payments/${payment.id}/reversal/`, {
     date: '2026-05-10',
     reason: 'Chèque annulé',
@@ -103,62 +101,34 @@ test('a payment reversed reopens its invoice, a reversed invoice leaves the bala
     status: 409,
     code: 'supplier_book_reversed',
   });
+}
 
-  t.like(
-    (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-01', reason: 'Facture en double' })).body,
-    { status: 400, errors: [{ field: 'date' }] },
-    'not before the invoice',
-  );
-  t.like(
-    (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-12-01', reason: 'Facture en double' })).body,
-    { status: 422, code: 'as_of_after_business_date', errors: [{ field: 'date' }] },
-  );
-  await approved(
-    t,
-    await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-12', reason: 'Facture en double' }),
-  );
-  const reversedInvoice = await get(`supplier-invoices/${invoice.id}/`);
-  t.like(reversedInvoice, { amount: '100000', paid: '0', remaining: '0', reversal: { date: '2026-05-12' } });
-  t.like(
-    await knex('journal_entries')
-      .where({ id: reversedInvoice.reversal.entry })
-      .first('reverses_entry_id', 'journal_code'),
-    { reverses_entry_id: invoice.entry_id, journal_code: 'OD' },
-  );
-  t.is(await accountBalance(knex, world.enterpriseId, account), '0');
-  t.is(await accountBalance(knex, world.enterpriseId, '65234'), '0');
-  t.like(
-    (
-      await post('supplier-payments/', {
-        supplier: supplier.id,
-        payment_date: '2026-05-13',
-        amount: '1',
-        paying_account: '5710',
-        allocations: [{ invoice: invoice.id, amount: '1' }],
-      })
-    ).body,
-    { status: 400, errors: [{ field: 'allocations[0].invoice' }] },
-    'a reversed invoice is no open item to pay',
-  );
-
-  // Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the
-  // invoice on the 12th.
+/**
+ * Hand-computed, by date: invoiced 100 000 on the 2nd, paid 40 000 on the 5th, the payment undone on the 10th, the
+ * invoice on the 12th.
+ */
+async function assertBalancesByDate(t: ExecutionContext, supplierId: string) {
   const chartId = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
   const balances = async (date: string) =>
     (
       await app.request('GET', `/api/v1/accounts/charts/${chartId}/supplier-balances/?date=${date}`, {
         headers: accountant,
       })
-    ).body.suppliers.find((row: { supplier: string }) => row.supplier === supplier.id);
+    ).body.suppliers.find((row: { supplier: string }) => row.supplier === supplierId);
   t.like(await balances('2026-05-07'), {
     invoiced: '100000',
     paid: '40000',
     balance: '60000',
     ledger_balance: '60000',
   });
-  t.like(await balances('2026-05-10'), { invoiced: '100000', paid: '0', balance: '100000', ledger_balance: '100000' });
+  t.like(await balances('2026-05-10'), {
+    invoiced: '100000',
+    paid: '0',
+    balance: '100000',
+    ledger_balance: '100000',
+  });
   t.like(await balances('2026-05-12'), { invoiced: '0', paid: '0', balance: '0', ledger_balance: '0' });
-  const openOn = async (date: string) => get(`suppliers/${supplier.id}/open-items/?date=${date}`);
+  const openOn = async (date: string) => get(`suppliers/${supplierId}/open-items/?date=${date}`);
   t.like(await openOn('2026-05-07'), {
     total: '60000',
     items: [{ number: 'LOY-05', paid: '40000', remaining: '60000' }],
@@ -169,17 +139,77 @@ test('a payment reversed reopens its invoice, a reversed invoice leaves the bala
   });
   t.like(await openOn('2026-05-12'), { total: '0', items: [] });
   const listed = async (open: boolean) =>
-    (await get(`supplier-invoices/?enterprise=${world.enterpriseId}&supplier=${supplier.id}&open=${open}`)).results
+    (await get(`supplier-invoices/?enterprise=${world.enterpriseId}&supplier=${supplierId}&open=${open}`)).results
       .length;
   t.deepEqual([await listed(true), await listed(false)], [0, 1], 'reversed: not open');
+}
 
-  await approved(t, await post('supplier-invoices/', invoiceBody(supplier.id, '80000')));
-  t.like(
-    (await post('supplier-invoices/', invoiceBody(supplier.id, '80000'))).body,
-    { status: 409, code: 'supplier_invoice_number_taken' },
-    'the number stands again',
-  );
-  t.like(await get(`suppliers/${supplier.id}/`), { invoiced: '80000', paid: '0', balance: '80000' });
-  t.is(await accountBalance(knex, world.enterpriseId, account), '-80000');
-  t.true(await ledgerBalanced(knex, world.enterpriseId));
-});
+test(
+  'a payment reversed reopens its invoice, ' + 'a reversed invoice leaves the balances, and its number is booked again',
+  async (t) => {
+    const supplier = (
+      await post('suppliers/', { enterprise: world.enterpriseId, branch: world.headOffice, name: 'SCI Bonapriso' })
+    ).body;
+    const account = supplier.account as string;
+    const till = await accountBalance(knex, world.enterpriseId, '5710');
+    const { invoice, payment } = await invoicePartlyPaid(t, supplier.id);
+
+    t.like(
+      (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-12', reason: 'Facture en double' }))
+        .body,
+      { status: 409, code: 'supplier_invoice_paid' },
+      'a payment settles it: refused at the request, before any second person',
+    );
+    await assertPaymentReversed(t, { invoice, payment, till });
+
+    t.like(
+      (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-01', reason: 'Facture en double' }))
+        .body,
+      { status: 400, errors: [{ field: 'date' }] },
+      'not before the invoice',
+    );
+    t.like(
+      (await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-12-01', reason: 'Facture en double' }))
+        .body,
+      { status: 422, code: 'as_of_after_business_date', errors: [{ field: 'date' }] },
+    );
+    await approved(
+      t,
+      await post(`supplier-invoices/${invoice.id}/reversal/`, { date: '2026-05-12', reason: 'Facture en double' }),
+    );
+    const reversedInvoice = await get(`supplier-invoices/${invoice.id}/`);
+    t.like(reversedInvoice, { amount: '100000', paid: '0', remaining: '0', reversal: { date: '2026-05-12' } });
+    t.like(
+      await knex('journal_entries')
+        .where({ id: reversedInvoice.reversal.entry })
+        .first('reverses_entry_id', 'journal_code'),
+      { reverses_entry_id: invoice.entry_id, journal_code: 'OD' },
+    );
+    t.is(await accountBalance(knex, world.enterpriseId, account), '0');
+    t.is(await accountBalance(knex, world.enterpriseId, '65234'), '0');
+    t.like(
+      (
+        await post('supplier-payments/', {
+          supplier: supplier.id,
+          payment_date: '2026-05-13',
+          amount: '1',
+          paying_account: '5710',
+          allocations: [{ invoice: invoice.id, amount: '1' }],
+        })
+      ).body,
+      { status: 400, errors: [{ field: 'allocations[0].invoice' }] },
+      'a reversed invoice is no open item to pay',
+    );
+    await assertBalancesByDate(t, supplier.id);
+
+    await approved(t, await post('supplier-invoices/', invoiceBody(supplier.id, '80000')));
+    t.like(
+      (await post('supplier-invoices/', invoiceBody(supplier.id, '80000'))).body,
+      { status: 409, code: 'supplier_invoice_number_taken' },
+      'the number stands again',
+    );
+    t.like(await get(`suppliers/${supplier.id}/`), { invoiced: '80000', paid: '0', balance: '80000' });
+    t.is(await accountBalance(knex, world.enterpriseId, account), '-80000');
+    t.true(await ledgerBalanced(knex, world.enterpriseId));
+  },
+);

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -70,8 +70,53 @@ const books = async () => ({
   g1: await balance('5712001'),
 });
 
+/** Each refusal of an approvisionnement names its field or its reason. */
+async function assertApprovisionnementRefused(t: ExecutionContext, approvisionnement: Record<string, unknown>) {
+  t.like(
+    (await request('cashier', approvisionnement)).body,
+    { status: 403, code: 'till_transfer_side_refused' },
+    "the vault's side is the branch head's",
+  );
+  t.like((await request('branch_head', { ...approvisionnement, amount: '12.5' })).body, {
+    status: 400,
+    errors: [{ field: 'amount' }],
+  });
+  t.like(
+    (await request('branch_head', { ...approvisionnement, amount: 50000 })).body,
+    { status: 400, errors: [{ field: 'amount' }] },
+    'a JSON number is no amount',
+  );
+  t.like((await request('branch_head', { ...approvisionnement, kind: 'sideways' })).body, {
+    status: 400,
+    errors: [{ field: 'kind' }],
+  });
+  t.like((await request('branch_head', { ...approvisionnement, count: { note_10000: 4 } })).body, {
+    status: 422,
+    code: 'till_transfer_count_differs',
+    errors: [{ field: 'count' }],
+  });
+  t.like((await request('branch_head', { ...approvisionnement, amount: String(vault0 + 1), count: undefined })).body, {
+    status: 409,
+    code: 'till_transfer_funds_short',
+    errors: [{ field: 'amount' }],
+  });
+  t.like(
+    (await request('branch_head', { ...approvisionnement, till: tills.g2 })).body,
+    { status: 409, code: 'till_transfer_session_closed' },
+    'the teller has no open session',
+  );
+  const vault = await knex('tills').where({ branch_id: world.headOffice, kind: 'vault' }).first('id');
+  t.like((await request('branch_head', { ...approvisionnement, till: vault.id })).body, {
+    status: 422,
+    code: 'till_transfer_till_refused',
+    errors: [{ field: 'till' }],
+  });
+  t.is((await request('other_head', approvisionnement)).status, 404, "another branch's head does not see the till");
+}
+
 test.serial(
-  'an approvisionnement: requested by the branch head, on 459 until the cashier counts it in; refusals name their field and write nothing',
+  'an approvisionnement: requested by the branch head, ' +
+    'on 459 until the cashier counts it in; refusals name their field and write nothing',
   async (t) => {
     t.is(
       (await app.request('POST', '/api/v1/cash/till-sessions/', { headers: as('cashier'), json: { count: {} } }))
@@ -83,45 +128,7 @@ test.serial(
     t.deepEqual(start, { vault: vault0, transit: 0, g1: 0 });
     const approvisionnement = { till: tills.g1, kind: 'to_till', amount: '50000', count: { note_10000: 5 } };
 
-    t.like(
-      (await request('cashier', approvisionnement)).body,
-      { status: 403, code: 'till_transfer_side_refused' },
-      "the vault's side is the branch head's",
-    );
-    t.like((await request('branch_head', { ...approvisionnement, amount: '12.5' })).body, {
-      status: 400,
-      errors: [{ field: 'amount' }],
-    });
-    t.like(
-      (await request('branch_head', { ...approvisionnement, amount: 50000 })).body,
-      { status: 400, errors: [{ field: 'amount' }] },
-      'a JSON number is no amount',
-    );
-    t.like((await request('branch_head', { ...approvisionnement, kind: 'sideways' })).body, {
-      status: 400,
-      errors: [{ field: 'kind' }],
-    });
-    t.like((await request('branch_head', { ...approvisionnement, count: { note_10000: 4 } })).body, {
-      status: 422,
-      code: 'till_transfer_count_differs',
-      errors: [{ field: 'count' }],
-    });
-    t.like(
-      (await request('branch_head', { ...approvisionnement, amount: String(vault0 + 1), count: undefined })).body,
-      { status: 409, code: 'till_transfer_funds_short', errors: [{ field: 'amount' }] },
-    );
-    t.like(
-      (await request('branch_head', { ...approvisionnement, till: tills.g2 })).body,
-      { status: 409, code: 'till_transfer_session_closed' },
-      'the teller has no open session',
-    );
-    const vault = await knex('tills').where({ branch_id: world.headOffice, kind: 'vault' }).first('id');
-    t.like((await request('branch_head', { ...approvisionnement, till: vault.id })).body, {
-      status: 422,
-      code: 'till_transfer_till_refused',
-      errors: [{ field: 'till' }],
-    });
-    t.is((await request('other_head', approvisionnement)).status, 404, "another branch's head does not see the till");
+    await assertApprovisionnementRefused(t, approvisionnement);
     t.deepEqual(await books(), start, 'nothing posted by the refusals');
     t.deepEqual(await knex('till_transfers').where({ enterprise_id: world.enterpriseId }).pluck('id'), []);
 
@@ -171,7 +178,8 @@ test.serial(
 );
 
 test.serial(
-  'a dégagement: requested by the cashier, cancelled by them (cash back), requested again and counted in by the branch head',
+  'a dégagement: requested by the cashier, cancelled by them (cash back), ' +
+    'requested again and counted in by the branch head',
   async (t) => {
     const degagement = { till: tills.g1, kind: 'to_vault', amount: '20000' };
     t.like(
@@ -244,7 +252,8 @@ test.serial(
 );
 
 test.serial(
-  "a till above its cash limit: the deposit's answer and the till's detail say so; a branch head who is also the cashier never confirms their own transfer",
+  "a till above its cash limit: the deposit's answer and the till's detail say so; " +
+    'a branch head who is also the cashier never confirms their own transfer',
   async (t) => {
     const till = await app.request('POST', '/api/v1/cash/tills/', {
       headers: as('branch_head'),

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { subledgerAccounts } from '../../activities/accounting/subledger-accounts';
 import { recordTreasuryTransfer } from '../../activities/accounting/treasury-transfers.activity';
@@ -70,6 +70,80 @@ async function branchBalance(code: string, branchId = world.headOffice): Promise
   return row.balance as string;
 }
 
+/** A till's code, cash limit and cashier are checked; a cashier and another branch open none; nothing written. */
+async function assertTillsRefused(t: ExecutionContext) {
+  t.like((await createTill({ code: 'G1', label: 'Twin' })).body, {
+    status: 409,
+    code: 'till_code_taken',
+    errors: [{ field: 'code' }],
+  });
+  t.like((await createTill({ code: 'G 3', label: 'Spaced' })).body, { status: 400, errors: [{ field: 'code' }] });
+  t.like((await createTill({ code: 'G3', label: 'Cents', cash_limit: '12.5' })).body, {
+    status: 400,
+    errors: [{ field: 'cash_limit' }],
+  });
+  t.like((await createTill({ code: 'G3', label: 'Stranger', cashier: world.users.other_cashier!.id })).body, {
+    status: 422,
+    code: 'till_cashier_refused',
+    errors: [{ field: 'cashier' }],
+  });
+  t.like((await createTill({ code: 'G3', label: 'Taken', cashier: world.users.cashier!.id })).body, {
+    status: 409,
+    code: 'till_cashier_taken',
+  });
+  t.is((await createTill({ code: 'G3', label: 'By a cashier' }, 'cashier')).status, 403, 'a cashier opens no till');
+  t.is(
+    (await createTill({ code: 'G3', label: 'Elsewhere' }, 'other_head')).status,
+    404,
+    "another branch's head does not see the head office",
+  );
+  t.is(
+    (await knex('tills').where({ enterprise_id: world.enterpriseId, kind: 'till' })).length,
+    2,
+    'nothing written by the refusals',
+  );
+}
+
+/** A vault is never assigned, a cashier holds one till; another branch sees only its own vault. */
+async function assertAssignmentsAndIsolation(
+  t: ExecutionContext,
+  vaults: { id: string; branch: string }[],
+  tillIds: { first: string; second: string },
+) {
+  const vault = vaults.find((row: { branch: string }) => row.branch === world.headOffice);
+  t.like(
+    (
+      await app.request('POST', `/api/v1/cash/tills/${vault!.id}/assign/`, {
+        headers: as('branch_head'),
+        json: { cashier: world.users.cashier!.id },
+      })
+    ).body,
+    { status: 409, code: 'till_is_vault' },
+  );
+  t.like(
+    (
+      await app.request('POST', `/api/v1/cash/tills/${tillIds.second}/assign/`, {
+        headers: as('branch_head'),
+        json: { cashier: world.users.cashier!.id },
+      })
+    ).body,
+    { code: 'till_cashier_taken' },
+  );
+  t.deepEqual(
+    (await listTills('other_head')).results.map((row: { account: string; branch: string }) => [
+      row.account,
+      row.branch,
+    ]),
+    [['5710', world.otherBranch]],
+    'another branch sees its vault only',
+  );
+  t.is(
+    (await app.request('GET', `/api/v1/cash/tills/${tillIds.first}/`, { headers: as('other_head') })).status,
+    404,
+    "another branch's till",
+  );
+}
+
 test.serial(
   'each branch has its vault; tills open the next 5712 sub-accounts; roles, bad input and branch isolation',
   async (t) => {
@@ -117,112 +191,90 @@ test.serial(
       'manual entries may not touch a till',
     );
 
-    t.like((await createTill({ code: 'G1', label: 'Twin' })).body, {
-      status: 409,
-      code: 'till_code_taken',
-      errors: [{ field: 'code' }],
-    });
-    t.like((await createTill({ code: 'G 3', label: 'Spaced' })).body, { status: 400, errors: [{ field: 'code' }] });
-    t.like((await createTill({ code: 'G3', label: 'Cents', cash_limit: '12.5' })).body, {
-      status: 400,
-      errors: [{ field: 'cash_limit' }],
-    });
-    t.like((await createTill({ code: 'G3', label: 'Stranger', cashier: world.users.other_cashier!.id })).body, {
-      status: 422,
-      code: 'till_cashier_refused',
-      errors: [{ field: 'cashier' }],
-    });
-    t.like((await createTill({ code: 'G3', label: 'Taken', cashier: world.users.cashier!.id })).body, {
-      status: 409,
-      code: 'till_cashier_taken',
-    });
-    t.is((await createTill({ code: 'G3', label: 'By a cashier' }, 'cashier')).status, 403, 'a cashier opens no till');
-    t.is(
-      (await createTill({ code: 'G3', label: 'Elsewhere' }, 'other_head')).status,
-      404,
-      "another branch's head does not see the head office",
-    );
-    t.is(
-      (await knex('tills').where({ enterprise_id: world.enterpriseId, kind: 'till' })).length,
-      2,
-      'nothing written by the refusals',
-    );
+    await assertTillsRefused(t);
 
-    const vault = vaults.results.find((row: { branch: string }) => row.branch === world.headOffice);
-    t.like(
-      (
-        await app.request('POST', `/api/v1/cash/tills/${vault.id as string}/assign/`, {
-          headers: as('branch_head'),
-          json: { cashier: world.users.cashier!.id },
-        })
-      ).body,
-      { status: 409, code: 'till_is_vault' },
-    );
-    t.like(
-      (
-        await app.request('POST', `/api/v1/cash/tills/${second.body.id as string}/assign/`, {
-          headers: as('branch_head'),
-          json: { cashier: world.users.cashier!.id },
-        })
-      ).body,
-      { code: 'till_cashier_taken' },
-    );
-    t.deepEqual(
-      (await listTills('other_head')).results.map((row: { account: string; branch: string }) => [
-        row.account,
-        row.branch,
-      ]),
-      [['5710', world.otherBranch]],
-      'another branch sees its vault only',
-    );
-    t.is(
-      (await app.request('GET', `/api/v1/cash/tills/${first.body.id as string}/`, { headers: as('other_head') }))
-        .status,
-      404,
-      "another branch's till",
-    );
+    await assertAssignmentsAndIsolation(t, vaults.results, { first: first.body.id, second: second.body.id });
   },
 );
 
+/** A session opens only on a count of whole notes, and not for the direction. */
+async function assertSessionOpeningRefused(t: ExecutionContext) {
+  t.like((await openSession('cashier', { note_10000: -1 })).body, {
+    status: 400,
+    errors: [{ field: 'count.note_10000' }],
+  });
+  t.like((await openSession('cashier', { note_10000: '3' })).body, {
+    status: 400,
+    errors: [{ field: 'count.note_10000' }],
+  });
+  t.like(
+    (await app.request('POST', '/api/v1/cash/till-sessions/', { headers: as('cashier'), json: {} })).body,
+    { status: 400, errors: [{ field: 'count' }] },
+    'no count, no session',
+  );
+  t.like((await openSession('direction', {})).body, { status: 403 }, 'the direction counts no till');
+}
+
+/** The business date does not move while a session is open. */
+async function assertBusinessDateHeld(t: ExecutionContext) {
+  const move = () =>
+    app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, {
+      headers: as('direction'),
+      json: { business_date: '2026-11-27' },
+    });
+  t.like(
+    (await move()).body,
+    { status: 409, code: 'business_date_till_sessions_open', errors: [{ field: 'business_date' }] },
+    'the date stays while a session is open',
+  );
+}
+
+/** Closed, the date moves (under four eyes, as always) and the move is audited. */
+async function assertBusinessDateMoved(t: ExecutionContext) {
+  await setBusinessDate(world, '2026-11-27');
+  t.is(
+    (
+      await knex('audit_events')
+        .where({ enterprise_id: world.enterpriseId, action: 'configuration.update' })
+        .orderBy('id', 'desc')
+        .first('details')
+    ).details.businessDate,
+    '2026-11-27',
+  );
+}
+
+/** The cashier's session opened on an empty till; a second one and unassigning the till are refused. */
+async function openEmptySession(t: ExecutionContext) {
+  const opened = await openSession('cashier', {});
+  t.is(opened.status, 201, opened.text);
+  t.like(opened.body, {
+    status: 'open',
+    account: '5712001',
+    opening_total: '0',
+    opening_book_balance: '0',
+    opening_difference: '0',
+    opening_entry: null,
+    closing_total: null,
+  });
+  t.like((await openSession('cashier', {})).body, { status: 409, code: 'till_session_open' });
+  const till = opened.body.till as string;
+  t.like(
+    (await app.request('POST', `/api/v1/cash/tills/${till}/unassign/`, { headers: as('branch_head'), json: {} })).body,
+    { status: 409, code: 'till_session_open' },
+  );
+  return opened;
+}
+
 test.serial(
-  "a cashier's day: no session no cash, counts and their differences, a closed session refuses, a second close changes nothing",
+  "a cashier's day: no session no cash, counts and their differences, " +
+    'a closed session refuses, a second close changes nothing',
   async (t) => {
     const vaultBefore = await branchBalance('5710');
     const refused = await deposit('cashier', account, '150000');
     t.like(refused.body, { status: 409, code: 'till_session_required' }, 'the head office is under till control');
 
-    t.like((await openSession('cashier', { note_10000: -1 })).body, {
-      status: 400,
-      errors: [{ field: 'count.note_10000' }],
-    });
-    t.like((await openSession('cashier', { note_10000: '3' })).body, {
-      status: 400,
-      errors: [{ field: 'count.note_10000' }],
-    });
-    t.like(
-      (await app.request('POST', '/api/v1/cash/till-sessions/', { headers: as('cashier'), json: {} })).body,
-      { status: 400, errors: [{ field: 'count' }] },
-      'no count, no session',
-    );
-    t.like((await openSession('direction', {})).body, { status: 403 }, 'the direction counts no till');
-    const opened = await openSession('cashier', {});
-    t.is(opened.status, 201, opened.text);
-    t.like(opened.body, {
-      status: 'open',
-      account: '5712001',
-      opening_total: '0',
-      opening_book_balance: '0',
-      opening_difference: '0',
-      opening_entry: null,
-      closing_total: null,
-    });
-    t.like((await openSession('cashier', {})).body, { status: 409, code: 'till_session_open' });
-    const till = opened.body.till as string;
-    t.like(
-      (await app.request('POST', `/api/v1/cash/tills/${till}/unassign/`, { headers: as('branch_head'), json: {} }))
-        .body,
-      { status: 409, code: 'till_session_open' },
-    );
+    await assertSessionOpeningRefused(t);
+    const opened = await openEmptySession(t);
 
     for (const [move, amount] of [
       [deposit, '150000'],
@@ -237,16 +289,7 @@ test.serial(
       (await openTillSessions(knex, world.headOffice, opened.body.business_date)).map((row) => row.id),
       [opened.body.id],
     );
-    const move = () =>
-      app.request('PATCH', `/api/v1/enterprise/enterprises/${world.enterpriseId}/configuration/`, {
-        headers: as('direction'),
-        json: { business_date: '2026-11-27' },
-      });
-    t.like(
-      (await move()).body,
-      { status: 409, code: 'business_date_till_sessions_open', errors: [{ field: 'business_date' }] },
-      'the date stays while a session is open',
-    );
+    await assertBusinessDateHeld(t);
 
     // Counted: 16 notes of 10 000, 2 of 2 000, one 500 coin = 164 500, a shortage of 500 (debit 4631, credit the till).
     const count = { note_10000: 16, note_2000: 2, coin_500: 1 };
@@ -274,17 +317,7 @@ test.serial(
     t.deepEqual(again.body, closed.body, 'a second close changes nothing');
     t.is(await branchBalance('5712001'), '164500');
     t.deepEqual(await openTillSessions(knex, world.headOffice, opened.body.business_date), []);
-    // Closed, the date moves (under four eyes, as always) and the move is audited.
-    await setBusinessDate(world, '2026-11-27');
-    t.is(
-      (
-        await knex('audit_events')
-          .where({ enterprise_id: world.enterpriseId, action: 'configuration.update' })
-          .orderBy('id', 'desc')
-          .first('details')
-      ).details.businessDate,
-      '2026-11-27',
-    );
+    await assertBusinessDateMoved(t);
 
     // The next opening counts 164 000: 500 more missing, posted at the opening.
     const reopened = await openSession('cashier', { note_10000: 16, note_2000: 2 });
@@ -357,7 +390,8 @@ test.serial(
 );
 
 test.serial(
-  "an approved large withdrawal posts to its maker's till; a transfer from the till is the maker's till, refused without a session",
+  "an approved large withdrawal posts to its maker's till; " +
+    "a transfer from the till is the maker's till, refused without a session",
   async (t) => {
     // The cashier's session is open since the last test: 6 000 000 in, then 6 000 000 out under four eyes.
     const tillBefore = Number(await branchBalance('5712001'));
@@ -398,6 +432,51 @@ test.serial(
   },
 );
 
+/** The head office's till journal of the first session's day: its session, its lines and the vault's. */
+async function assertDayJournal(t: ExecutionContext, sessionLines: unknown[]) {
+  const day = await app.request(
+    'GET',
+    `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`,
+    { headers: as('branch_head') },
+  );
+  t.is(day.status, 200, day.text);
+  t.deepEqual(
+    day.body.sessions.map((session: { id: string }) => session.id),
+    [firstSession.id],
+    'the sessions of that business date',
+  );
+  t.deepEqual(
+    day.body.lines.filter((line: { till_code: string }) => line.till_code === 'G1'),
+    sessionLines,
+    "the till's lines of the day are its session's",
+  );
+  t.true(
+    day.body.lines.some(
+      (line: { account: string; amount: string }) => line.account === '5710' && line.amount === '100000',
+    ),
+    "the vault's lines too: the account's initial deposit, before the tills",
+  );
+  t.is(
+    (
+      await app.request(
+        'GET',
+        `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`,
+        { headers: as('other_head') },
+      )
+    ).status,
+    404,
+    "another branch's day",
+  );
+  t.like(
+    (
+      await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=26-11-2026`, {
+        headers: as('branch_head'),
+      })
+    ).body,
+    { status: 400, errors: [{ field: 'date' }] },
+  );
+}
+
 test.serial(
   "the till journal of a session and of a branch's day: its lines, counts and differences, as JSON, CSV and XLSX",
   async (t) => {
@@ -424,47 +503,7 @@ test.serial(
     });
     t.regex(journal.body.lines[3].number, /^CAI-\d{6}$/);
 
-    const day = await app.request(
-      'GET',
-      `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`,
-      { headers: as('branch_head') },
-    );
-    t.is(day.status, 200, day.text);
-    t.deepEqual(
-      day.body.sessions.map((session: { id: string }) => session.id),
-      [firstSession.id],
-      'the sessions of that business date',
-    );
-    t.deepEqual(
-      day.body.lines.filter((line: { till_code: string }) => line.till_code === 'G1'),
-      journal.body.lines,
-      "the till's lines of the day are its session's",
-    );
-    t.true(
-      day.body.lines.some(
-        (line: { account: string; amount: string }) => line.account === '5710' && line.amount === '100000',
-      ),
-      "the vault's lines too: the account's initial deposit, before the tills",
-    );
-    t.is(
-      (
-        await app.request(
-          'GET',
-          `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=${firstSession.business_date}`,
-          { headers: as('other_head') },
-        )
-      ).status,
-      404,
-      "another branch's day",
-    );
-    t.like(
-      (
-        await app.request('GET', `/api/v1/cash/till-journal/?branch=${world.headOffice}&date=26-11-2026`, {
-          headers: as('branch_head'),
-        })
-      ).body,
-      { status: 400, errors: [{ field: 'date' }] },
-    );
+    await assertDayJournal(t, journal.body.lines);
 
     const csv = await app.request('GET', `/api/v1/cash/till-sessions/${firstSession.id}/journal/?format=csv`, {
       headers: as('branch_head'),

@@ -55,7 +55,8 @@ const signIn = (username: string, password: string) =>
   app.request('POST', '/api/v1/token/', { json: { username, password }, headers: { 'x-forwarded-for': '10.7.0.2' } });
 
 test.serial(
-  'an enterprise administrator creates a cashier with their role in one step, audited; the invitation sets the password once',
+  'an enterprise administrator creates a cashier with their role in one step, ' +
+    'audited; the invitation sets the password once',
   async (t) => {
     const created = await create(adminA, {
       ...cashierOf('Amina'),
@@ -274,7 +275,8 @@ const accept = (token: string, password = newPassword) =>
   app.request('POST', '/api/v1/auth/invitations/accept/', { json: { token, password } });
 
 test.serial(
-  'an imported user gets an invitation from an administrator, accepts it and signs in; a new invitation voids the unused one',
+  'an imported user gets an invitation from an administrator, ' +
+    'accepts it and signs in; a new invitation voids the unused one',
   async (t) => {
     const userId = await importedUser('imported-cashier', enterpriseA, branchA);
     t.is((await signIn('imported-cashier', newPassword)).status, 401, 'imported without a password');
@@ -315,7 +317,8 @@ test.serial(
 );
 
 test.serial(
-  "an imported user without a role yet is invited by their enterprise's administrator only; a deactivated one is refused",
+  "an imported user without a role yet is invited by their enterprise's administrator only; " +
+    'a deactivated one is refused',
   async (t) => {
     const roleless = await importedUser('imported-head', enterpriseA, null);
     t.is((await invite(roleless)).status, 200, 'a branch head waiting for their role');
