@@ -40,8 +40,16 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const importPattern =
-  /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm;
+// The four forms of an import: import or export … from, a bare import, require() and import().
+const importPattern = new RegExp(
+  [
+    /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/.source,
+    /^\s*import\s+['"]([^'"]+)['"]/.source,
+    /require\(['"]([^'"]+)['"]\)/.source,
+    /import\(['"]([^'"]+)['"]\)/.source,
+  ].join('|'),
+  'gm',
+);
 
 function violations(layer: Layer, projectRoot = root): string[] {
   const rule = rules[layer];
@@ -120,30 +128,34 @@ test('the rule catches a forbidden import (the checker itself works)', (t) => {
   }
 });
 
-test('one name per module across layers: api/modules/<module>/ declares routes of <module> only, and activities/ and domain/ use the same names', (t) => {
-  const { apiRoutes } = require('../api/routes') as typeof import('../api/routes');
-  const modules = new Set(apiRoutes.map((route) => route.module));
-  const folders = (dir: string) =>
-    fs
-      .readdirSync(path.join(root, dir), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  t.deepEqual(folders('api/modules').sort(), [...modules].sort(), 'a folder per module of the API');
-  for (const layer of ['activities', 'domain']) {
-    for (const folder of folders(layer)) t.true(modules.has(folder), `${layer}/${folder}/ is named after a module`);
-  }
-  for (const folder of folders('api/modules')) {
-    for (const file of fs.readdirSync(path.join(root, 'api/modules', folder))) {
-      const declared = [
-        ...fs.readFileSync(path.join(root, 'api/modules', folder, file), 'utf8').matchAll(/module: '([a-z]+)'/g),
-      ].map((match) => match[1]);
-      t.true(
-        declared.every((module) => module === folder),
-        `api/modules/${folder}/${file} declares routes of ${folder} only`,
-      );
+test(
+  'one name per module across layers: api/modules/<module>/ declares routes of <module> only, and activities/ ' +
+    'and domain/ use the same names',
+  (t) => {
+    const { apiRoutes } = require('../api/routes') as typeof import('../api/routes');
+    const modules = new Set(apiRoutes.map((route) => route.module));
+    const folders = (dir: string) =>
+      fs
+        .readdirSync(path.join(root, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
+    t.deepEqual(folders('api/modules').sort(), [...modules].sort(), 'a folder per module of the API');
+    for (const layer of ['activities', 'domain']) {
+      for (const folder of folders(layer)) t.true(modules.has(folder), `${layer}/${folder}/ is named after a module`);
     }
-  }
-});
+    for (const folder of folders('api/modules')) {
+      for (const file of fs.readdirSync(path.join(root, 'api/modules', folder))) {
+        const declared = [
+          ...fs.readFileSync(path.join(root, 'api/modules', folder, file), 'utf8').matchAll(/module: '([a-z]+)'/g),
+        ].map((match) => match[1]);
+        t.true(
+          declared.every((module) => module === folder),
+          `api/modules/${folder}/${file} declares routes of ${folder} only`,
+        );
+      }
+    }
+  },
+);
 
 /**
  * Activity files that are one operation of a resource rather than the resource itself, each with the routes file
@@ -169,35 +181,39 @@ const operationFiles: Record<string, string> = {
   'shares/share-refunds': 'workflows/share-withdrawal.workflow.ts',
 };
 
-test("one name per resource across layers: an activity file has its routes file's or its workflow's name, or is a listed operation its caller uses", (t) => {
-  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
-  const exported = (file: string) =>
-    [...read(file).matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1] ?? '');
-  for (const folder of fs
-    .readdirSync(path.join(root, 'activities'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())) {
-    for (const file of fs
-      .readdirSync(path.join(root, 'activities', folder.name))
-      .filter((name) => name.endsWith('.activity.ts'))) {
-      const name = file.replace(/\.activity\.ts$/, '');
-      const named =
-        fs.existsSync(path.join(root, 'api/modules', folder.name, `${name}.routes.ts`)) ||
-        fs.existsSync(path.join(root, 'workflows', `${name}.workflow.ts`));
-      const caller = operationFiles[`${folder.name}/${name}`];
-      t.true(
-        named || caller !== undefined,
-        `activities/${folder.name}/${file}: name it after its routes file or workflow, or list it in operationFiles`,
-      );
-      if (caller === undefined) continue;
-      t.false(named, `${folder.name}/${name} is a resource's name: leave it out of operationFiles`);
-      const text = read(caller);
-      t.true(
-        exported(`activities/${folder.name}/${file}`).some((fn) => text.includes(fn)),
-        `${caller} calls an operation of activities/${folder.name}/${file}`,
-      );
+test(
+  "one name per resource across layers: an activity file has its routes file's or its workflow's name, or is a " +
+    'listed operation its caller uses',
+  (t) => {
+    const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+    const exported = (file: string) =>
+      [...read(file).matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1] ?? '');
+    for (const folder of fs
+      .readdirSync(path.join(root, 'activities'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())) {
+      for (const file of fs
+        .readdirSync(path.join(root, 'activities', folder.name))
+        .filter((name) => name.endsWith('.activity.ts'))) {
+        const name = file.replace(/\.activity\.ts$/, '');
+        const named =
+          fs.existsSync(path.join(root, 'api/modules', folder.name, `${name}.routes.ts`)) ||
+          fs.existsSync(path.join(root, 'workflows', `${name}.workflow.ts`));
+        const caller = operationFiles[`${folder.name}/${name}`];
+        t.true(
+          named || caller !== undefined,
+          `activities/${folder.name}/${file}: name it after its routes file or workflow, or list it in operationFiles`,
+        );
+        if (caller === undefined) continue;
+        t.false(named, `${folder.name}/${name} is a resource's name: leave it out of operationFiles`);
+        const text = read(caller);
+        t.true(
+          exported(`activities/${folder.name}/${file}`).some((fn) => text.includes(fn)),
+          `${caller} calls an operation of activities/${folder.name}/${file}`,
+        );
+      }
     }
-  }
-});
+  },
+);
 
 test('every file path docs/architecture.md names in backticks exists', (t) => {
   // File-like only (folders, a slash and an extension, no wildcard or ellipsis): a folder or a command is not checked.

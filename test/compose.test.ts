@@ -300,85 +300,91 @@ test('the container binds every interface, where npm start binds only the loopba
   t.is(host, '0.0.0.0', 'the api container must set HOST=0.0.0.0, or its published port reaches nothing');
 });
 
-test('api and worker get the database and Temporal of this compose file, and the worker waits for the migrating api', (t) => {
-  const { services } = loadCompose();
-  const postgres = environmentOf(service(services, 'postgres'));
-  const temporal = environmentOf(service(services, 'temporal'));
-  for (const name of ['api', 'worker']) {
-    const environment = environmentOf(service(services, name));
-    t.is(environment.NODE_ENV, 'production', `${name} must run with NODE_ENV=production`);
+test(
+  'api and worker get the database and Temporal of this ' + 'compose file, and the worker waits for the migrating api',
+  (t) => {
+    const { services } = loadCompose();
+    const postgres = environmentOf(service(services, 'postgres'));
+    const temporal = environmentOf(service(services, 'temporal'));
+    for (const name of ['api', 'worker']) {
+      const environment = environmentOf(service(services, name));
+      t.is(environment.NODE_ENV, 'production', `${name} must run with NODE_ENV=production`);
 
-    const databaseUrl = environment.DATABASE_URL;
-    t.truthy(databaseUrl, `${name} gets no DATABASE_URL`);
-    const url = new URL(withoutInterpolations(databaseUrl ?? 'missing://'));
-    t.true(['postgres:', 'postgresql:'].includes(url.protocol), `${name}: DATABASE_URL is not a postgres URL`);
-    t.true(url.hostname in services, `${name}: DATABASE_URL host ${url.hostname} is no service`);
-    // The postgres image's defaults: user `postgres`, and a database named as the user.
-    const postgresUser = postgres.POSTGRES_USER ?? 'postgres';
-    t.is(url.username, postgresUser, `${name}: DATABASE_URL user is not the postgres service's user`);
-    t.is(
-      url.pathname,
-      `/${postgres.POSTGRES_DB ?? postgresUser}`,
-      `${name}: DATABASE_URL database is not the postgres service's database`,
-    );
-    t.true(
-      Object.keys(dependenciesOf(service(services, name))).includes(url.hostname),
-      `${name} does not depend on ${url.hostname}`,
-    );
-
-    const temporalAddress = environment.TEMPORAL_ADDRESS;
-    t.truthy(temporalAddress, `${name} gets no TEMPORAL_ADDRESS`);
-    const [host, port] = (temporalAddress ?? '').split(':');
-    t.true(host !== undefined && host in services, `${name}: TEMPORAL_ADDRESS host ${host} is no service`);
-    t.regex(port ?? '', /^\d+$/, `${name}: TEMPORAL_ADDRESS has no port`);
-    t.true(
-      Object.keys(dependenciesOf(service(services, name))).includes(host ?? ''),
-      `${name} does not depend on ${host}`,
-    );
-
-    // Temporal registers DEFAULT_NAMESPACE (and its healthcheck waits for it): the one the processes use.
-    t.is(
-      environment.TEMPORAL_NAMESPACE ?? 'default',
-      temporal.DEFAULT_NAMESPACE ?? 'default',
-      `${name} uses another namespace than temporal creates`,
-    );
-  }
-  t.is(
-    dependenciesOf(service(services, 'worker')).api,
-    'service_healthy',
-    'the worker never migrates: it must wait for a healthy api',
-  );
-});
-
-test('published ports are "host:container" strings, each host port once, a range of host ports for a scaled service', (t) => {
-  const { services } = loadCompose();
-  const hostPorts: string[] = [];
-  for (const [name, svc] of Object.entries(services)) {
-    if (svc.ports === undefined) continue;
-    t.true(Array.isArray(svc.ports), `${name}: ports is not a list`);
-    for (const entry of Array.isArray(svc.ports) ? (svc.ports as unknown[]) : []) {
-      // Quoted: YAML 1.1 parsers, compose's among them in places, read an unquoted 22:22 as a base-60 number.
-      t.is(typeof entry, 'string', `${name}: port ${JSON.stringify(entry)} is not a quoted string`);
-      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5})(?:-(\d{1,5}))?:(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(
-        String(entry),
+      const databaseUrl = environment.DATABASE_URL;
+      t.truthy(databaseUrl, `${name} gets no DATABASE_URL`);
+      const url = new URL(withoutInterpolations(databaseUrl ?? 'missing://'));
+      t.true(['postgres:', 'postgresql:'].includes(url.protocol), `${name}: DATABASE_URL is not a postgres URL`);
+      t.true(url.hostname in services, `${name}: DATABASE_URL host ${url.hostname} is no service`);
+      // The postgres image's defaults: user `postgres`, and a database named as the user.
+      const postgresUser = postgres.POSTGRES_USER ?? 'postgres';
+      t.is(url.username, postgresUser, `${name}: DATABASE_URL user is not the postgres service's user`);
+      t.is(
+        url.pathname,
+        `/${postgres.POSTGRES_DB ?? postgresUser}`,
+        `${name}: DATABASE_URL database is not the postgres service's database`,
       );
-      t.truthy(match, `${name}: port ${String(entry)} is not host:container or a host range:container`);
-      // By number alone: a port bound on all interfaces cannot also be bound on one of them.
-      const [first, last] = [Number(match?.[2]), Number(match?.[3] ?? match?.[2])];
-      t.true(first <= last, `${name}: the host range ${String(entry)} is empty`);
-      for (let port = first; port <= last; port += 1) hostPorts.push(String(port));
-      // A host range leaves room for this many replicas, each on its own port.
-      const deploy = svc.deploy;
-      const replicas = isRecord(deploy) ? Number(deploy.replicas ?? 1) : 1;
       t.true(
-        replicas <= last - first + 1,
-        `${name} runs ${replicas} replicas: they cannot all publish ${String(entry)}`,
+        Object.keys(dependenciesOf(service(services, name))).includes(url.hostname),
+        `${name} does not depend on ${url.hostname}`,
+      );
+
+      const temporalAddress = environment.TEMPORAL_ADDRESS;
+      t.truthy(temporalAddress, `${name} gets no TEMPORAL_ADDRESS`);
+      const [host, port] = (temporalAddress ?? '').split(':');
+      t.true(host !== undefined && host in services, `${name}: TEMPORAL_ADDRESS host ${host} is no service`);
+      t.regex(port ?? '', /^\d+$/, `${name}: TEMPORAL_ADDRESS has no port`);
+      t.true(
+        Object.keys(dependenciesOf(service(services, name))).includes(host ?? ''),
+        `${name} does not depend on ${host}`,
+      );
+
+      // Temporal registers DEFAULT_NAMESPACE (and its healthcheck waits for it): the one the processes use.
+      t.is(
+        environment.TEMPORAL_NAMESPACE ?? 'default',
+        temporal.DEFAULT_NAMESPACE ?? 'default',
+        `${name} uses another namespace than temporal creates`,
       );
     }
-  }
-  t.deepEqual(hostPorts, [...new Set(hostPorts)], 'a host port is published twice');
-  t.true(hostPorts.length > 0, 'nothing is published: the api cannot be reached');
-});
+    t.is(
+      dependenciesOf(service(services, 'worker')).api,
+      'service_healthy',
+      'the worker never migrates: it must wait for a healthy api',
+    );
+  },
+);
+
+test(
+  'published ports are "host:container" strings, each host ' + 'port once, a range of host ports for a scaled service',
+  (t) => {
+    const { services } = loadCompose();
+    const hostPorts: string[] = [];
+    for (const [name, svc] of Object.entries(services)) {
+      if (svc.ports === undefined) continue;
+      t.true(Array.isArray(svc.ports), `${name}: ports is not a list`);
+      for (const entry of Array.isArray(svc.ports) ? (svc.ports as unknown[]) : []) {
+        // Quoted: YAML 1.1 parsers, compose's among them in places, read an unquoted 22:22 as a base-60 number.
+        t.is(typeof entry, 'string', `${name}: port ${JSON.stringify(entry)} is not a quoted string`);
+        const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3}):)?(\d{1,5})(?:-(\d{1,5}))?:(\d{1,5})(?:\/(?:tcp|udp))?$/.exec(
+          String(entry),
+        );
+        t.truthy(match, `${name}: port ${String(entry)} is not host:container or a host range:container`);
+        // By number alone: a port bound on all interfaces cannot also be bound on one of them.
+        const [first, last] = [Number(match?.[2]), Number(match?.[3] ?? match?.[2])];
+        t.true(first <= last, `${name}: the host range ${String(entry)} is empty`);
+        for (let port = first; port <= last; port += 1) hostPorts.push(String(port));
+        // A host range leaves room for this many replicas, each on its own port.
+        const deploy = svc.deploy;
+        const replicas = isRecord(deploy) ? Number(deploy.replicas ?? 1) : 1;
+        t.true(
+          replicas <= last - first + 1,
+          `${name} runs ${replicas} replicas: they cannot all publish ${String(entry)}`,
+        );
+      }
+    }
+    t.deepEqual(hostPorts, [...new Set(hostPorts)], 'a host port is published twice');
+    t.true(hostPorts.length > 0, 'nothing is published: the api cannot be reached');
+  },
+);
 
 test('the worker is scaled out', (t) => {
   const worker = service(loadCompose().services, 'worker');
@@ -416,82 +422,93 @@ test('no secret is written in the compose file: each is a required variable', (t
   }
 });
 
-test('the Dockerfile runs the package.json api script as a non-root user, and compose runs the package.json scripts', (t) => {
-  t.true(fs.existsSync(path.join(root, 'Dockerfile')), 'no Dockerfile');
-  const dockerfile = loadDockerfile();
-  const scripts = packageScripts();
-  const commandOfScript = (command: string[]): string | undefined =>
-    command[0] === 'npm' && command[1] === 'run'
-      ? command[2] !== undefined && command[2] in scripts
-        ? command[2]
-        : undefined
-      : Object.keys(scripts).find((script) => scripts[script] === command.join(' '));
+test(
+  'the Dockerfile runs the package.json api script as a ' + 'non-root user, and compose runs the package.json scripts',
+  (t) => {
+    t.true(fs.existsSync(path.join(root, 'Dockerfile')), 'no Dockerfile');
+    const dockerfile = loadDockerfile();
+    const scripts = packageScripts();
+    const commandOfScript = (command: string[]): string | undefined =>
+      command[0] === 'npm' && command[1] === 'run'
+        ? command[2] !== undefined && command[2] in scripts
+          ? command[2]
+          : undefined
+        : Object.keys(scripts).find((script) => scripts[script] === command.join(' '));
 
-  const cmd = dockerfile.finalStage.filter(({ instruction }) => instruction === 'CMD').pop();
-  t.truthy(cmd, 'the Dockerfile has no CMD');
-  t.is(
-    commandOfScript(dockerCommand(cmd?.args ?? '')),
-    'api',
-    `the Dockerfile CMD is not the package.json api script: ${cmd?.args}`,
-  );
+    const cmd = dockerfile.finalStage.filter(({ instruction }) => instruction === 'CMD').pop();
+    t.truthy(cmd, 'the Dockerfile has no CMD');
+    t.is(
+      commandOfScript(dockerCommand(cmd?.args ?? '')),
+      'api',
+      `the Dockerfile CMD is not the package.json api script: ${cmd?.args}`,
+    );
 
-  const user = dockerfile.finalStage
-    .filter(({ instruction }) => instruction === 'USER')
-    .pop()
-    ?.args.split(':')[0];
-  t.truthy(user, 'the image runs as root: no USER');
-  t.false(user === 'root' || user === '0', `the image runs as ${user}`);
+    const user = dockerfile.finalStage
+      .filter(({ instruction }) => instruction === 'USER')
+      .pop()
+      ?.args.split(':')[0];
+    t.truthy(user, 'the image runs as root: no USER');
+    t.false(user === 'root' || user === '0', `the image runs as ${user}`);
 
-  const { services } = loadCompose();
-  for (const name of ['api', 'worker']) {
-    const svc = service(services, name);
-    t.truthy(svc.build, `${name} does not run the image built from the Dockerfile`);
-    const command = svc.command === undefined ? dockerCommand(cmd?.args ?? '') : argv(svc.command);
-    t.is(commandOfScript(command), name, `${name} does not run the package.json ${name} script: ${command.join(' ')}`);
-  }
-});
+    const { services } = loadCompose();
+    for (const name of ['api', 'worker']) {
+      const svc = service(services, name);
+      t.truthy(svc.build, `${name} does not run the image built from the Dockerfile`);
+      const command = svc.command === undefined ? dockerCommand(cmd?.args ?? '') : argv(svc.command);
+      t.is(
+        commandOfScript(command),
+        name,
+        `${name} does not run the package.json ${name} script: ${command.join(' ')}`,
+      );
+    }
+  },
+);
 
-test('the image builds from every file the api and worker load, keeps what it built, and .dockerignore keeps none of them out', (t) => {
-  const dockerfile = loadDockerfile();
-  const copied = copiedFromContext(dockerfile);
-  // The final stage runs the compiled code: dist/ of the build stage (test/runtime/compiled.test.ts runs it).
-  t.true(
-    dockerfile.finalStage.some(
-      ({ instruction, args }) => instruction === 'COPY' && /--from=build\s+\/app\/dist\s/.test(args),
-    ),
-    'the final stage does not copy /app/dist from the build stage',
-  );
-  // The entry points, and the migrations the API's knex loads from their folder rather than by import.
-  const migrations = fs.readdirSync(path.join(root, 'db', 'migrations')).map((file) => `db/migrations/${file}`);
-  const { files, unresolved } = moduleGraph(['runtime/api-main.ts', 'runtime/worker-main.ts', ...migrations]);
-  t.deepEqual(unresolved, [], 'imports that resolve to no file');
-  t.true(files.size > 10, `the module graph found only ${files.size} files`);
-  const patterns = copied.map(globToRegExp);
-  for (const file of files) {
-    const topLevel = file.split('/')[0] ?? '';
+test(
+  'the image builds from every file the api and worker load, keeps what it built, and .dockerignore keeps none ' +
+    'of them out',
+  (t) => {
+    const dockerfile = loadDockerfile();
+    const copied = copiedFromContext(dockerfile);
+    // The final stage runs the compiled code: dist/ of the build stage (test/runtime/compiled.test.ts runs it).
     t.true(
-      patterns.some((pattern) => pattern.test(topLevel) || pattern.test(file)),
-      `${file} is loaded at run time but not copied into the image`,
+      dockerfile.finalStage.some(
+        ({ instruction, args }) => instruction === 'COPY' && /--from=build\s+\/app\/dist\s/.test(args),
+      ),
+      'the final stage does not copy /app/dist from the build stage',
     );
-  }
-  for (const source of ['package.json', 'package-lock.json'])
-    t.true(copied.includes(source), `${source} is not copied`);
+    // The entry points, and the migrations the API's knex loads from their folder rather than by import.
+    const migrations = fs.readdirSync(path.join(root, 'db', 'migrations')).map((file) => `db/migrations/${file}`);
+    const { files, unresolved } = moduleGraph(['runtime/api-main.ts', 'runtime/worker-main.ts', ...migrations]);
+    t.deepEqual(unresolved, [], 'imports that resolve to no file');
+    t.true(files.size > 10, `the module graph found only ${files.size} files`);
+    const patterns = copied.map(globToRegExp);
+    for (const file of files) {
+      const topLevel = file.split('/')[0] ?? '';
+      t.true(
+        patterns.some((pattern) => pattern.test(topLevel) || pattern.test(file)),
+        `${file} is loaded at run time but not copied into the image`,
+      );
+    }
+    for (const source of ['package.json', 'package-lock.json'])
+      t.true(copied.includes(source), `${source} is not copied`);
 
-  const ignored = read('.dockerignore')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#') && !line.startsWith('!'))
-    .map(globToRegExp);
-  for (const source of copied) {
-    t.false(
-      ignored.some((pattern) => pattern.test(source.replace(/\[(\w)\]/g, '$1'))),
-      `.dockerignore excludes ${source}, which the Dockerfile copies`,
-    );
-  }
-  for (const local of ['node_modules', '.data', '.git', '.env']) {
-    t.true(
-      ignored.some((pattern) => pattern.test(local)),
-      `.dockerignore lets ${local} into the build context`,
-    );
-  }
-});
+    const ignored = read('.dockerignore')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#') && !line.startsWith('!'))
+      .map(globToRegExp);
+    for (const source of copied) {
+      t.false(
+        ignored.some((pattern) => pattern.test(source.replace(/\[(\w)\]/g, '$1'))),
+        `.dockerignore excludes ${source}, which the Dockerfile copies`,
+      );
+    }
+    for (const local of ['node_modules', '.data', '.git', '.env']) {
+      t.true(
+        ignored.some((pattern) => pattern.test(local)),
+        `.dockerignore lets ${local} into the build context`,
+      );
+    }
+  },
+);

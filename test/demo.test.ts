@@ -84,21 +84,24 @@ test("a pledged deposit: held on the borrower's account, in force once a second 
   );
 });
 
-test('a guarantor member: his savings held for the amount he guarantees, the guarantee in the collateral register', async (t) => {
-  const { guarantors } = report;
-  const held = await app.request('GET', `/api/v1/members/accounts/${guarantors.heldAccount}/`, { headers });
-  t.is(held.body.held_amount, guarantors.heldAmount, 'his account holds the amount guaranteed');
-  t.like((await app.request('GET', `/api/v1/loans/guarantees/${guarantors.guarantee}/`, { headers })).body, {
-    kind: 'personal_guarantor',
-    status: 'in_force',
-    account: guarantors.heldAccount,
-  });
-  t.is(
-    guarantors.registerLines,
-    2,
-    "the register lists the pledged deposit of the story and the guarantor's guarantee",
-  );
-});
+test(
+  'a guarantor member: his savings held for the amount he ' + 'guarantees, the guarantee in the collateral register',
+  async (t) => {
+    const { guarantors } = report;
+    const held = await app.request('GET', `/api/v1/members/accounts/${guarantors.heldAccount}/`, { headers });
+    t.is(held.body.held_amount, guarantors.heldAmount, 'his account holds the amount guaranteed');
+    t.like((await app.request('GET', `/api/v1/loans/guarantees/${guarantors.guarantee}/`, { headers })).body, {
+      kind: 'personal_guarantor',
+      status: 'in_force',
+      account: guarantors.heldAccount,
+    });
+    t.is(
+      guarantors.registerLines,
+      2,
+      "the register lists the pledged deposit of the story and the guarantor's guarantee",
+    );
+  },
+);
 
 test('the cash journal is numbered 1, 2, 3… with no gap', async (t) => {
   const cash = await app.request(
@@ -188,37 +191,40 @@ test('the books are balanced: accounts agree with the ledger, debits equal credi
   t.not(trial.body.totals.debit, '0');
 });
 
-test("the accountant's month: the opening balance sheet, salaries, suppliers and a motorcycle, in the trial balance", async (t) => {
-  // At the date they were booked: a year closed since would have zeroed the expenses into the result.
-  const trial = await app.request(
-    'GET',
-    `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${report.story.books.date}`,
-    { headers },
-  );
-  const balance = (code: string) =>
-    BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
-  // The opening: bank 8 000 000 against reserves 2 000 000 and a fund 1 000 000; the rest waits on 4780.
-  t.is(balance('4780'), -(8_000_000n - 2_000_000n - 1_000_000n));
-  // The bank paid ENEO in full, half the rent and the motorcycle.
-  t.is(balance('5603'), 8_000_000n - 85_000n - 125_000n - 1_200_000n);
-  t.is(balance('422'), -600_000n, 'salaries due');
-  t.is(balance('65211') + balance('65234') + balance('6511'), 85_000n + 250_000n + 600_000n);
-  t.is(balance('225'), 1_200_000n, 'the motorcycle at cost');
-  const openItems = await app.request(
-    'GET',
-    `/api/v1/accounting/suppliers/${report.story.books.suppliers.landlord}/open-items/`,
-    { headers },
-  );
-  t.is(openItems.status, 200, openItems.text);
-  t.deepEqual(
-    openItems.body.items.map((item: { remaining: string }) => item.remaining),
-    [String(250_000 - 125_000)],
-  );
-  const asset = await app.request('GET', `/api/v1/accounting/fixed-assets/${report.story.books.fixedAsset}/`, {
-    headers,
-  });
-  t.like(asset.body, { cost: '1200000', status: 'active' });
-});
+test(
+  "the accountant's month: the opening balance sheet, " + 'salaries, suppliers and a motorcycle, in the trial balance',
+  async (t) => {
+    // At the date they were booked: a year closed since would have zeroed the expenses into the result.
+    const trial = await app.request(
+      'GET',
+      `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${report.story.books.date}`,
+      { headers },
+    );
+    const balance = (code: string) =>
+      BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
+    // The opening: bank 8 000 000 against reserves 2 000 000 and a fund 1 000 000; the rest waits on 4780.
+    t.is(balance('4780'), -(8_000_000n - 2_000_000n - 1_000_000n));
+    // The bank paid ENEO in full, half the rent and the motorcycle.
+    t.is(balance('5603'), 8_000_000n - 85_000n - 125_000n - 1_200_000n);
+    t.is(balance('422'), -600_000n, 'salaries due');
+    t.is(balance('65211') + balance('65234') + balance('6511'), 85_000n + 250_000n + 600_000n);
+    t.is(balance('225'), 1_200_000n, 'the motorcycle at cost');
+    const openItems = await app.request(
+      'GET',
+      `/api/v1/accounting/suppliers/${report.story.books.suppliers.landlord}/open-items/`,
+      { headers },
+    );
+    t.is(openItems.status, 200, openItems.text);
+    t.deepEqual(
+      openItems.body.items.map((item: { remaining: string }) => item.remaining),
+      [String(250_000 - 125_000)],
+    );
+    const asset = await app.request('GET', `/api/v1/accounting/fixed-assets/${report.story.books.fixedAsset}/`, {
+      headers,
+    });
+    t.like(asset.body, { cost: '1200000', status: 'active' });
+  },
+);
 
 test('a second run finds the demo cooperative and changes nothing', async (t) => {
   const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
@@ -283,103 +289,117 @@ test.serial(
   },
 );
 
-test("four eyes: the business date moved on approvals; one request left waiting in the administrator's inbox", async (t) => {
-  t.true(
-    (await count('/api/v1/approvals/requests/', { operation: 'business_date.move', status: 'approved' })) > 0,
-    'each move of the story approved by a second person',
-  );
-  t.is(await count('/api/v1/approvals/requests/', { status: 'pending' }), 1);
-  const administrator = report.staff.find((user) => user.role === 'admin')!;
-  const tokens = await app.request('POST', '/api/v1/token/', {
-    json: { username: administrator.username, password: administrator.password },
-  });
-  const inbox = await app.request(
-    'GET',
-    `/api/v1/approvals/pending/?enterprise=${report.enterprise.id}&kind=approval_request`,
-    { headers: { authorization: `Bearer ${tokens.body.access}` } },
-  );
-  t.like(inbox.body, { count: 1, results: [{ kind: 'approval_request', decision: 'approve or reject' }] });
-});
+test(
+  'four eyes: the business date moved on approvals; one ' + "request left waiting in the administrator's inbox",
+  async (t) => {
+    t.true(
+      (await count('/api/v1/approvals/requests/', { operation: 'business_date.move', status: 'approved' })) > 0,
+      'each move of the story approved by a second person',
+    );
+    t.is(await count('/api/v1/approvals/requests/', { status: 'pending' }), 1);
+    const administrator = report.staff.find((user) => user.role === 'admin')!;
+    const tokens = await app.request('POST', '/api/v1/token/', {
+      json: { username: administrator.username, password: administrator.password },
+    });
+    const inbox = await app.request(
+      'GET',
+      `/api/v1/approvals/pending/?enterprise=${report.enterprise.id}&kind=approval_request`,
+      { headers: { authorization: `Bearer ${tokens.body.access}` } },
+    );
+    t.like(inbox.body, { count: 1, results: [{ kind: 'approval_request', decision: 'approve or reject' }] });
+  },
+);
 
-test('a day of two tills: sessions counted, a 1 000 shortage recovered, the vault counted, both branches closed, the end of day moved the date', async (t) => {
-  const { cashDay } = report;
-  // What each drawer should hold, computed here: the teller took three deposits; the cashier one deposit and one
-  // withdrawal.
-  const tellerHolds = 150_000n + 85_000n + 40_000n;
-  const cashierHolds = 300_000n - 120_000n;
-  const sessions = await app.request(
-    'GET',
-    `/api/v1/cash/till-sessions/?enterprise=${report.enterprise.id}&business_date=${cashDay.date}`,
-    { headers },
-  );
-  t.is(sessions.body.count, 2);
-  const byId = new Map(
-    (sessions.body.results as { id: string; account: string; status: string }[]).map((session) => [
-      session.id,
-      session,
-    ]),
-  );
-  const trial = await app.request(
-    'GET',
-    `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${cashDay.date}`,
-    { headers },
-  );
-  const balance = (code: string) =>
-    BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
-  const teller = byId.get(cashDay.sessions.teller)!;
-  const cashier = byId.get(cashDay.sessions.cashier)!;
-  t.like(teller, { status: 'closed' });
-  t.like(cashier, { status: 'closed' });
-  t.is(balance(teller.account), tellerHolds, "the teller's till holds what was counted");
-  t.is(
-    balance(cashier.account),
-    cashierHolds - BigInt(cashDay.shortage),
-    "the cashier's till holds what was counted, the shortage taken out",
-  );
-  t.is(balance('4631'), 0n, 'the shortage posted to 4631, then recovered from the cashier');
-  t.is(await count('/api/v1/cash/vault-counts/'), 1, 'the vault of Akwa counted');
-  t.like(cashDay.endOfDay, { status: 'done' });
-  t.true((cashDay.endOfDay.next_date ?? '') > cashDay.date, 'the end of day moved the business date on');
-  t.is(
-    report.businessDate,
-    cashDay.endOfDay.next_date ?? '',
-    'the business date the demo ends on is the one the end of day moved to',
-  );
-  t.is(
-    await count('/api/v1/cash/branch-days/', { date_from: cashDay.date, date_to: cashDay.date }),
-    2,
-    'both branches closed their day',
-  );
-});
+test(
+  'a day of two tills: sessions counted, a 1 000 shortage recovered, the vault counted, both branches closed, ' +
+    'the end of day moved the date',
+  async (t) => {
+    const { cashDay } = report;
+    // What each drawer should hold, computed here: the teller took three deposits; the cashier one deposit and one
+    // withdrawal.
+    const tellerHolds = 150_000n + 85_000n + 40_000n;
+    const cashierHolds = 300_000n - 120_000n;
+    const sessions = await app.request(
+      'GET',
+      `/api/v1/cash/till-sessions/?enterprise=${report.enterprise.id}&business_date=${cashDay.date}`,
+      { headers },
+    );
+    t.is(sessions.body.count, 2);
+    const byId = new Map(
+      (sessions.body.results as { id: string; account: string; status: string }[]).map((session) => [
+        session.id,
+        session,
+      ]),
+    );
+    const trial = await app.request(
+      'GET',
+      `/api/v1/accounts/charts/${report.chartId}/trial-balance/?date=${cashDay.date}`,
+      { headers },
+    );
+    const balance = (code: string) =>
+      BigInt(trial.body.accounts.find((row: { code: string }) => row.code === code)?.balance ?? '0');
+    const teller = byId.get(cashDay.sessions.teller)!;
+    const cashier = byId.get(cashDay.sessions.cashier)!;
+    t.like(teller, { status: 'closed' });
+    t.like(cashier, { status: 'closed' });
+    t.is(balance(teller.account), tellerHolds, "the teller's till holds what was counted");
+    t.is(
+      balance(cashier.account),
+      cashierHolds - BigInt(cashDay.shortage),
+      "the cashier's till holds what was counted, the shortage taken out",
+    );
+    t.is(balance('4631'), 0n, 'the shortage posted to 4631, then recovered from the cashier');
+    t.is(await count('/api/v1/cash/vault-counts/'), 1, 'the vault of Akwa counted');
+    t.like(cashDay.endOfDay, { status: 'done' });
+    t.true((cashDay.endOfDay.next_date ?? '') > cashDay.date, 'the end of day moved the business date on');
+    t.is(
+      report.businessDate,
+      cashDay.endOfDay.next_date ?? '',
+      'the business date the demo ends on is the one the end of day moved to',
+    );
+    t.is(
+      await count('/api/v1/cash/branch-days/', { date_from: cashDay.date, date_to: cashDay.date }),
+      2,
+      'both branches closed their day',
+    );
+  },
+);
 
-test('loan officers: the branch head follows the doubtful loan, taken over from its submitter; it counts in PAR 30', async (t) => {
-  const { creditPortfolio } = report;
-  const loan = await app.request('GET', `/api/v1/loans/loans/${creditPortfolio.reassignedLoan}/`, { headers });
-  t.like(loan.body, {
-    loan_officer: creditPortfolio.officer,
-    officer_assignments: [{ to_officer: creditPortfolio.officer, reason: 'Recovery follow-up by the branch head' }],
-  });
-  t.true(
-    creditPortfolio.par30.loans >= 1 && creditPortfolio.par30.ratio > '0.000000',
-    JSON.stringify(creditPortfolio.par30),
-  );
-});
+test(
+  'loan officers: the branch head follows the doubtful ' + 'loan, taken over from its submitter; it counts in PAR 30',
+  async (t) => {
+    const { creditPortfolio } = report;
+    const loan = await app.request('GET', `/api/v1/loans/loans/${creditPortfolio.reassignedLoan}/`, { headers });
+    t.like(loan.body, {
+      loan_officer: creditPortfolio.officer,
+      officer_assignments: [{ to_officer: creditPortfolio.officer, reason: 'Recovery follow-up by the branch head' }],
+    });
+    t.true(
+      creditPortfolio.par30.loans >= 1 && creditPortfolio.par30.ratio > '0.000000',
+      JSON.stringify(creditPortfolio.par30),
+    );
+  },
+);
 
-test('credit insurance: a product with a spread premium, its TEG within the usury rate direction set and the administrator approved', async (t) => {
-  const { creditInsurance } = report;
-  // 500 000 × 1.2 % = 6 000 of premium, 500 on each of the 12 installments, and a TEG within the 60.94 % of usury.
-  const simulation = await app.request('POST', `/api/v1/loans/products/${creditInsurance.product}/simulation/`, {
-    headers,
-    json: { amount: '500000', term_periods: 12 },
-  });
-  t.true(
-    simulation.body.insurance_premium === '6000' &&
-      simulation.body.installments.every((row: { insurance: string }) => row.insurance === '500') &&
-      new Money(simulation.body.teg).lte(creditInsurance.usuryRate.rate) &&
-      creditInsurance.usuryRate.rate === '60.94',
-    simulation.text,
-  );
-});
+test(
+  'credit insurance: a product with a spread premium, its TEG within the usury rate direction set and the ' +
+    'administrator approved',
+  async (t) => {
+    const { creditInsurance } = report;
+    // 500 000 × 1.2 % = 6 000 of premium, 500 on each of the 12 installments, and a TEG within the 60.94 % of usury.
+    const simulation = await app.request('POST', `/api/v1/loans/products/${creditInsurance.product}/simulation/`, {
+      headers,
+      json: { amount: '500000', term_periods: 12 },
+    });
+    t.true(
+      simulation.body.insurance_premium === '6000' &&
+        simulation.body.installments.every((row: { insurance: string }) => row.insurance === '500') &&
+        new Money(simulation.body.teg).lte(creditInsurance.usuryRate.rate) &&
+        creditInsurance.usuryRate.rate === '60.94',
+      simulation.text,
+    );
+  },
+);
 
 test('early repayment: a loan prepaid by 30 %, its term shortened, runs on version 2 of its schedule', async (t) => {
   const { prepayment } = report;
@@ -402,51 +422,55 @@ test('early repayment: a loan prepaid by 30 %, its term shortened, runs on versi
   });
 });
 
-test('a second cooperative moved in from files by the go-live import: applied under four eyes, reconciled, its members, loans and deposits those of the files', async (t) => {
-  const { goLiveImport } = report;
-  const rows = (kind: string) =>
-    fs
-      .readFileSync(path.join(__dirname, '../scripts/demo/import-files', `${kind}.csv`), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((line) => line.split(';'));
-  const imported = await app.request('GET', `/api/v1/imports/${goLiveImport.import}/`, { headers });
-  const query = `enterprise=${goLiveImport.enterprise}&page_size=100`;
-  const accounts = (await app.request('GET', `/api/v1/members/accounts/?${query}`, { headers })).body.results as {
-    balance: string;
-  }[];
-  t.deepEqual(
-    {
-      status: imported.body.status,
-      reconciled: imported.body.reconciliation.reconciled,
-      members: (await app.request('GET', `/api/v1/members/clients/?${query}`, { headers })).body.count,
-      loans: (await app.request('GET', `/api/v1/loans/loans/?${query}`, { headers })).body.count,
-      deposits: accounts.reduce((total, account) => total + BigInt(account.balance), 0n),
-    },
-    {
-      status: 'applied',
-      reconciled: true,
-      members: rows('members').length,
-      loans: rows('loans').length,
-      // The balance column of the accounts file, which the trial balance's 3711 lines equal.
-      deposits: rows('member-accounts').reduce((total, row) => total + BigInt(row[4]!), 0n),
-    },
-  );
-  // IC-001's statement starts with its balance in the accounts file, at the cut-over; the imported cashier signs in.
-  const ic001 = rows('member-accounts').find((row) => row[0] === 'IC-001')!;
-  t.like(goLiveImport.opening, {
-    account: 'IC-001',
-    kind: 'import.opening_balance',
-    entry_date: '2026-10-31',
-    amount: ic001[4],
-    description: "Solde d'ouverture à la bascule (IMPORT-2026-10-31)",
-  });
-  const cashier = rows('branches-users').find((row) => row[4] === 'cashier')!;
-  // Its username the file's, prefixed with the cooperative's code as its staff's are.
-  t.is(goLiveImport.invited.username, `demoi.${cashier[2]!}`);
-  const signIn = await app.request('POST', '/api/v1/token/', {
-    json: { username: goLiveImport.invited.username, password: goLiveImport.invited.password },
-  });
-  t.is(signIn.status, 200, signIn.text);
-});
+test(
+  'a second cooperative moved in from files by the go-live import: applied under four eyes, reconciled, its ' +
+    'members, loans and deposits those of the files',
+  async (t) => {
+    const { goLiveImport } = report;
+    const rows = (kind: string) =>
+      fs
+        .readFileSync(path.join(__dirname, '../scripts/demo/import-files', `${kind}.csv`), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(';'));
+    const imported = await app.request('GET', `/api/v1/imports/${goLiveImport.import}/`, { headers });
+    const query = `enterprise=${goLiveImport.enterprise}&page_size=100`;
+    const accounts = (await app.request('GET', `/api/v1/members/accounts/?${query}`, { headers })).body.results as {
+      balance: string;
+    }[];
+    t.deepEqual(
+      {
+        status: imported.body.status,
+        reconciled: imported.body.reconciliation.reconciled,
+        members: (await app.request('GET', `/api/v1/members/clients/?${query}`, { headers })).body.count,
+        loans: (await app.request('GET', `/api/v1/loans/loans/?${query}`, { headers })).body.count,
+        deposits: accounts.reduce((total, account) => total + BigInt(account.balance), 0n),
+      },
+      {
+        status: 'applied',
+        reconciled: true,
+        members: rows('members').length,
+        loans: rows('loans').length,
+        // The balance column of the accounts file, which the trial balance's 3711 lines equal.
+        deposits: rows('member-accounts').reduce((total, row) => total + BigInt(row[4]!), 0n),
+      },
+    );
+    // IC-001's statement starts with its balance in the accounts file, at the cut-over; the imported cashier signs in.
+    const ic001 = rows('member-accounts').find((row) => row[0] === 'IC-001')!;
+    t.like(goLiveImport.opening, {
+      account: 'IC-001',
+      kind: 'import.opening_balance',
+      entry_date: '2026-10-31',
+      amount: ic001[4],
+      description: "Solde d'ouverture à la bascule (IMPORT-2026-10-31)",
+    });
+    const cashier = rows('branches-users').find((row) => row[4] === 'cashier')!;
+    // Its username the file's, prefixed with the cooperative's code as its staff's are.
+    t.is(goLiveImport.invited.username, `demoi.${cashier[2]!}`);
+    const signIn = await app.request('POST', '/api/v1/token/', {
+      json: { username: goLiveImport.invited.username, password: goLiveImport.invited.password },
+    });
+    t.is(signIn.status, 200, signIn.text);
+  },
+);

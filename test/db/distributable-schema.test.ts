@@ -78,7 +78,8 @@ const foreignKeys = async (knex: Knex): Promise<ForeignKey[]> =>
   (
     await knex.raw<{ rows: ForeignKey[] }>(`
   SELECT k.conname AS name, k.conrelid::regclass::text AS table, k.confrelid::regclass::text AS target,
-         ${columnNames('k.conrelid', 'k.conkey')} AS columns, ${columnNames('k.confrelid', 'k.confkey')} AS "targetColumns"
+         ${columnNames('k.conrelid', 'k.conkey')} AS columns,
+         ${columnNames('k.confrelid', 'k.confkey')} AS "targetColumns"
   FROM pg_constraint k WHERE k.connamespace = current_schema()::regnamespace AND k.contype = 'f'`)
   ).rows;
 
@@ -121,15 +122,18 @@ async function violations(knex: Knex): Promise<{ table: string; line: string }[]
   return found.sort().map((line) => ({ table: line.replace(/[.:].*$/, ''), line }));
 }
 
-test('every tenant table carries enterprise_id, and every key and foreign key between tenant tables includes it', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const tables = (await relations(knex)).map(({ name }) => name);
-  for (const name of Object.keys(referenceTables)) t.true(tables.includes(name), `reference table ${name} exists`);
-  t.true(tables.length > Object.keys(referenceTables).length + 50, `the catalog was read (${tables.length} tables)`);
+test(
+  'every tenant table carries enterprise_id, and every ' + 'key and foreign key between tenant tables includes it',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const tables = (await relations(knex)).map(({ name }) => name);
+    for (const name of Object.keys(referenceTables)) t.true(tables.includes(name), `reference table ${name} exists`);
+    t.true(tables.length > Object.keys(referenceTables).length + 50, `the catalog was read (${tables.length} tables)`);
 
-  const found = await violations(knex);
-  const broken = found.filter(({ table }) => knownGaps[table] === undefined).map(({ line }) => line);
-  t.deepEqual(broken, [], 'rules broken (fix them, or name the table in knownGaps)');
-  const fixed = Object.keys(knownGaps).filter((name) => !found.some(({ table }) => table === name));
-  t.deepEqual(fixed, [], 'known gaps now fixed: remove them from knownGaps');
-});
+    const found = await violations(knex);
+    const broken = found.filter(({ table }) => knownGaps[table] === undefined).map(({ line }) => line);
+    t.deepEqual(broken, [], 'rules broken (fix them, or name the table in knownGaps)');
+    const fixed = Object.keys(knownGaps).filter((name) => !found.some(({ table }) => table === name));
+    t.deepEqual(fixed, [], 'known gaps now fixed: remove them from knownGaps');
+  },
+);

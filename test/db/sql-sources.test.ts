@@ -47,7 +47,8 @@ interface DatabaseFunction {
 /** The functions of the schema the migrations own (not an extension's): coopbank_* ones and every trigger function. */
 async function databaseFunctions(knex: Knex): Promise<DatabaseFunction[]> {
   const { rows } = await knex.raw<{ rows: DatabaseFunction[] }>(`
-    SELECT p.proname AS name, p.prorettype = 'trigger'::regtype AS returns_trigger, pg_get_functiondef(p.oid) AS definition
+    SELECT p.proname AS name, p.prorettype = 'trigger'::regtype AS returns_trigger,
+           pg_get_functiondef(p.oid) AS definition
       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
      WHERE n.nspname = 'public' AND (p.proname LIKE 'coopbank\\_%' OR p.prorettype = 'trigger'::regtype)
        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
@@ -93,29 +94,36 @@ test('the migrated database holds exactly the functions of db/sql, as their file
   }
 });
 
-test('each file is its comment lines, then one CREATE OR REPLACE FUNCTION of the function its file is named after', (t) => {
-  const files = sourceFiles();
-  t.true(files.size >= 18);
-  for (const [name, file] of files) {
-    t.true(file.definition.startsWith(`CREATE OR REPLACE FUNCTION public.${name}(`), file.name);
-    t.is(file.definition.match(/CREATE OR REPLACE FUNCTION/g)?.length, 1, file.name);
-    t.true(file.definition.endsWith('$function$\n'), file.name);
-  }
-});
+test(
+  'each file is its comment lines, then one CREATE OR ' + 'REPLACE FUNCTION of the function its file is named after',
+  (t) => {
+    const files = sourceFiles();
+    t.true(files.size >= 18);
+    for (const [name, file] of files) {
+      t.true(file.definition.startsWith(`CREATE OR REPLACE FUNCTION public.${name}(`), file.name);
+      t.is(file.definition.match(/CREATE OR REPLACE FUNCTION/g)?.length, 1, file.name);
+      t.true(file.definition.endsWith('$function$\n'), file.name);
+    }
+  },
+);
 
-test('drift is found: a function changed without its file, a function without a file, a file without a function', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  await knex.raw(`CREATE OR REPLACE FUNCTION coopbank_refuse(state text, refusal text, message text) RETURNS void LANGUAGE plpgsql AS $$
+test(
+  'drift is found: a function changed without its file, ' + 'a function without a file, a file without a function',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    await knex.raw(`CREATE OR REPLACE FUNCTION coopbank_refuse(state text, refusal text, message text)
+    RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
       RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message;
     END $$`);
-  await knex.raw('CREATE FUNCTION coopbank_stray() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$');
-  await knex.raw('CREATE FUNCTION stray_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$');
-  await knex.raw('DROP FUNCTION coopbank_unchanged_loan(uuid)');
-  t.deepEqual(await drift(knex), [
-    'coopbank_refuse: db/sql/functions/coopbank_refuse.sql differs from the database',
-    'coopbank_stray: no file under db/sql',
-    'stray_trigger: no file under db/sql',
-    'db/sql/functions/coopbank_unchanged_loan.sql: no such function in the database',
-  ]);
-});
+    await knex.raw('CREATE FUNCTION coopbank_stray() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$');
+    await knex.raw('CREATE FUNCTION stray_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$');
+    await knex.raw('DROP FUNCTION coopbank_unchanged_loan(uuid)');
+    t.deepEqual(await drift(knex), [
+      'coopbank_refuse: db/sql/functions/coopbank_refuse.sql differs from the database',
+      'coopbank_stray: no file under db/sql',
+      'stray_trigger: no file under db/sql',
+      'db/sql/functions/coopbank_unchanged_loan.sql: no such function in the database',
+    ]);
+  },
+);

@@ -84,29 +84,32 @@ const businessDateCases: { now: string; businessDate: string | null; timeZone: s
   { now: '2026-04-30T23:30:00Z', businessDate: '2026-05-04', timeZone: 'Pacific/Kiritimati', expected: '2026-05-04' },
 ];
 
-test('the business date: effectiveBusinessDate, businessDateSql and coopbank_record_event agree on every case', async (t) => {
-  for (const [index, { now, businessDate, timeZone, expected }] of businessDateCases.entries()) {
-    const at = new Date(now);
-    const sql = await rolledBack(async (trx) => {
-      await trx('enterprise_configurations')
-        .where({ enterprise_id: world.enterpriseId })
-        .update({ business_date: businessDate, time_zone: timeZone });
-      await yearOf(trx, expected);
-      const read = await trx('enterprise_configurations as c')
-        .where('c.enterprise_id', world.enterpriseId)
-        .first(trx.raw('? AS date', [businessDateSql(trx, 'c', at)]));
-      const recorded = await recordBusinessEvent(trx, at, depositEvent(new Money(1000), `twin:date:${index}`));
-      return {
-        read: read.date as string,
-        recorded: recorded.businessDate,
-        activity: await businessDateOf(trx, world.enterpriseId, at),
-      };
-    });
-    const ts = effectiveBusinessDate({ businessDate, timeZone }, at);
-    t.is(ts, expected, `${now} ${timeZone} ${businessDate}`);
-    t.deepEqual(sql, { read: ts, recorded: ts, activity: ts }, `${now} ${timeZone} ${businessDate}`);
-  }
-});
+test(
+  'the business date: effectiveBusinessDate, businessDateSql ' + 'and coopbank_record_event agree on every case',
+  async (t) => {
+    for (const [index, { now, businessDate, timeZone, expected }] of businessDateCases.entries()) {
+      const at = new Date(now);
+      const sql = await rolledBack(async (trx) => {
+        await trx('enterprise_configurations')
+          .where({ enterprise_id: world.enterpriseId })
+          .update({ business_date: businessDate, time_zone: timeZone });
+        await yearOf(trx, expected);
+        const read = await trx('enterprise_configurations as c')
+          .where('c.enterprise_id', world.enterpriseId)
+          .first(trx.raw('? AS date', [businessDateSql(trx, 'c', at)]));
+        const recorded = await recordBusinessEvent(trx, at, depositEvent(new Money(1000), `twin:date:${index}`));
+        return {
+          read: read.date as string,
+          recorded: recorded.businessDate,
+          activity: await businessDateOf(trx, world.enterpriseId, at),
+        };
+      });
+      const ts = effectiveBusinessDate({ businessDate, timeZone }, at);
+      t.is(ts, expected, `${now} ${timeZone} ${businessDate}`);
+      t.deepEqual(sql, { read: ts, recorded: ts, activity: ts }, `${now} ${timeZone} ${businessDate}`);
+    }
+  },
+);
 
 // (b) The overdraft rule: assertAboveMinimum (domain/members/overdraft.ts) and coopbank_move_cash's withdrawal.
 // Amounts in whole francs: XAF has no decimals, and the balances' columns keep none.
@@ -130,48 +133,52 @@ const outcomeOf = (error: unknown): Outcome => {
   return { kind: error.kind, code: error.code, message: error.message, fields: error.fieldErrors };
 };
 
-test('the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and refuse the same withdrawals, with the same message', async (t) => {
-  const client = await memberOf(world);
-  const account = await openSavingsAccount(world, client, '1000000');
-  const loan = await approvedLoan(world, client);
-  const pledge = await confirmedGuarantee(world, {
-    loan,
-    kind: 'pledged_deposit',
-    value: '1000',
-    account,
-    start_date: '2026-01-15',
-  });
-  const actor = { userId: world.users.cashier!.id, grants: [], requestId: 'twins' };
-  for (const { balance, minimum, held, amount, allowed } of overdraftCases) {
-    const ts = ((): Outcome => {
-      try {
-        assertAboveMinimum(new Money(balance), new Money(balance).minus(amount), new Money(minimum), new Money(held));
-        return 'allowed';
-      } catch (error) {
-        return outcomeOf(error);
-      }
-    })();
-    const sql = await rolledBack(async (trx) => {
-      await trx('comptes_clients').where({ id: account }).update({ balance });
-      await trx('savings_products').where({ id: world.savingsProductId }).update({ minimum_balance: minimum });
-      // No hold: the pledge refused, which the holds leave out.
-      await trx('loan_guarantees')
-        .where({ id: pledge.id as string })
-        .update(held === '0' ? { status: 'refused' } : { value: held });
-      const withdrawal = {
-        accountId: account,
-        amount: new Money(amount),
-        channel: 'cash' as const,
-        reference: '',
-        idempotencyKey: null,
-      };
-      return moveCash(trx, testClock(), actor, 'withdrawal', withdrawal).then((): Outcome => 'allowed', outcomeOf);
+test(
+  'the overdraft rule: assertAboveMinimum and coopbank_move_cash allow and refuse the same withdrawals, with ' +
+    'the same message',
+  async (t) => {
+    const client = await memberOf(world);
+    const account = await openSavingsAccount(world, client, '1000000');
+    const loan = await approvedLoan(world, client);
+    const pledge = await confirmedGuarantee(world, {
+      loan,
+      kind: 'pledged_deposit',
+      value: '1000',
+      account,
+      start_date: '2026-01-15',
     });
-    const label = `balance ${balance}, minimum ${minimum}, held ${held}, withdrawal ${amount}`;
-    t.is(ts === 'allowed', allowed, label);
-    t.deepEqual(sql, ts, label);
-  }
-});
+    const actor = { userId: world.users.cashier!.id, grants: [], requestId: 'twins' };
+    for (const { balance, minimum, held, amount, allowed } of overdraftCases) {
+      const ts = ((): Outcome => {
+        try {
+          assertAboveMinimum(new Money(balance), new Money(balance).minus(amount), new Money(minimum), new Money(held));
+          return 'allowed';
+        } catch (error) {
+          return outcomeOf(error);
+        }
+      })();
+      const sql = await rolledBack(async (trx) => {
+        await trx('comptes_clients').where({ id: account }).update({ balance });
+        await trx('savings_products').where({ id: world.savingsProductId }).update({ minimum_balance: minimum });
+        // No hold: the pledge refused, which the holds leave out.
+        await trx('loan_guarantees')
+          .where({ id: pledge.id as string })
+          .update(held === '0' ? { status: 'refused' } : { value: held });
+        const withdrawal = {
+          accountId: account,
+          amount: new Money(amount),
+          channel: 'cash' as const,
+          reference: '',
+          idempotencyKey: null,
+        };
+        return moveCash(trx, testClock(), actor, 'withdrawal', withdrawal).then((): Outcome => 'allowed', outcomeOf);
+      });
+      const label = `balance ${balance}, minimum ${minimum}, held ${held}, withdrawal ${amount}`;
+      t.is(ts === 'allowed', allowed, label);
+      t.deepEqual(sql, ts, label);
+    }
+  },
+);
 
 // (c) The journal lines of an event: linesForEvent (domain/events/journal.ts) and coopbank_record_event's lines.
 const roles = defaultRoleAccounts;
@@ -204,39 +211,43 @@ const sorted = (lines: Line[]) =>
     .map((line) => ({ ...line, debit: new Money(line.debit).toString(), credit: new Money(line.credit).toString() }))
     .sort((a, b) => `${a.account}|${a.debit}|${a.credit}`.localeCompare(`${b.account}|${b.debit}|${b.credit}`));
 
-test('the journal lines: linesForEvent and coopbank_record_event post the same lines for the same rule, amount and product accounts', async (t) => {
-  for (const [index, { legs, amount, productAccounts }] of linesCases.entries()) {
-    const ts = linesForEvent(legs, new Money(amount), roles, productAccounts).map((line) => ({
-      account: line.account,
-      debit: line.debit.toString(),
-      credit: line.credit.toString(),
-    }));
-    const sql = await rolledBack(async (trx) => {
-      const { version } = (await trx('accounting_rule_configs')
-        .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
-        .max('version as version')
-        .first()) as { version: number };
-      await trx('accounting_rule_configs').insert({
-        enterprise_id: world.enterpriseId,
-        kind: 'deposit',
-        version: Number(version) + 1,
-        legs: JSON.stringify(legs),
-        is_active: true,
-        reason: 'twin test',
+test(
+  'the journal lines: linesForEvent and coopbank_record_event post the same lines for the same rule, amount ' +
+    'and product accounts',
+  async (t) => {
+    for (const [index, { legs, amount, productAccounts }] of linesCases.entries()) {
+      const ts = linesForEvent(legs, new Money(amount), roles, productAccounts).map((line) => ({
+        account: line.account,
+        debit: line.debit.toString(),
+        credit: line.credit.toString(),
+      }));
+      const sql = await rolledBack(async (trx) => {
+        const { version } = (await trx('accounting_rule_configs')
+          .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
+          .max('version as version')
+          .first()) as { version: number };
+        await trx('accounting_rule_configs').insert({
+          enterprise_id: world.enterpriseId,
+          kind: 'deposit',
+          version: Number(version) + 1,
+          legs: JSON.stringify(legs),
+          is_active: true,
+          reason: 'twin test',
+        });
+        const recorded = await recordBusinessEvent(trx, testClock(), {
+          ...depositEvent(new Money(amount), `twin:lines:${index}`),
+          productAccounts,
+        });
+        return trx('journal_lines as l')
+          .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+          .where('l.entry_id', recorded.entryId!)
+          .select<Line[]>('c.code as account', 'l.debit', 'l.credit');
       });
-      const recorded = await recordBusinessEvent(trx, testClock(), {
-        ...depositEvent(new Money(amount), `twin:lines:${index}`),
-        productAccounts,
-      });
-      return trx('journal_lines as l')
-        .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-        .where('l.entry_id', recorded.entryId!)
-        .select<Line[]>('c.code as account', 'l.debit', 'l.credit');
-    });
-    t.is(ts.length, legs.length * 2);
-    t.deepEqual(sorted(sql), sorted(ts), JSON.stringify(legs));
-  }
-});
+      t.is(ts.length, legs.length * 2);
+      t.deepEqual(sorted(sql), sorted(ts), JSON.stringify(legs));
+    }
+  },
+);
 
 // The journal of an entry, coopbank_post_entry's alone (no TypeScript twin): its cases, in the order it tries them.
 const journalCases: {
@@ -287,49 +298,53 @@ const journalCases: {
   },
 ];
 
-test("the journal of an entry: named, else the reversed entry's, else its kind's, else by its lines (57 CAI, 56 BQ, else OD)", async (t) => {
-  const post = async (
-    trx: Knex.Transaction,
-    accounts: [string, string],
-    journal: string | null,
-    ruleKind: string | null,
-    reverses: string | null,
-  ) => {
-    const rule =
-      ruleKind === null
-        ? null
-        : (
-            await trx('accounting_rule_configs')
-              .where({ enterprise_id: world.enterpriseId, kind: ruleKind })
-              .orderBy('version', 'desc')
-              .first('id')
-          ).id;
-    const lines = JSON.stringify([
-      { account: accounts[0], debit: '100', credit: '0' },
-      { account: accounts[1], debit: '0', credit: '100' },
-    ]);
-    const { rows } = await trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, NULL, ?, ?, ?, ?) AS id', [
-      world.enterpriseId,
-      world.headOffice,
-      '2026-06-01',
-      lines,
-      'twin test',
-      rule,
-      reverses,
-      world.rootId,
-      journal,
-    ]);
-    return (await trx('journal_entries').where({ id: rows[0].id }).first('id', 'journal_code')) as {
-      id: string;
-      journal_code: string;
+test(
+  "the journal of an entry: named, else the reversed entry's, else its kind's, " +
+    'else by its lines (57 CAI, 56 BQ, else OD)',
+  async (t) => {
+    const post = async (
+      trx: Knex.Transaction,
+      accounts: [string, string],
+      journal: string | null,
+      ruleKind: string | null,
+      reverses: string | null,
+    ) => {
+      const rule =
+        ruleKind === null
+          ? null
+          : (
+              await trx('accounting_rule_configs')
+                .where({ enterprise_id: world.enterpriseId, kind: ruleKind })
+                .orderBy('version', 'desc')
+                .first('id')
+            ).id;
+      const lines = JSON.stringify([
+        { account: accounts[0], debit: '100', credit: '0' },
+        { account: accounts[1], debit: '0', credit: '100' },
+      ]);
+      const { rows } = await trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, NULL, ?, ?, ?, ?) AS id', [
+        world.enterpriseId,
+        world.headOffice,
+        '2026-06-01',
+        lines,
+        'twin test',
+        rule,
+        reverses,
+        world.rootId,
+        journal,
+      ]);
+      return (await trx('journal_entries').where({ id: rows[0].id }).first('id', 'journal_code')) as {
+        id: string;
+        journal_code: string;
+      };
     };
-  };
-  for (const { label, accounts, journal, ruleKind, reversesKind, expected } of journalCases) {
-    const chosen = await rolledBack(async (trx) => {
-      await yearOf(trx, '2026-06-01');
-      const reversed = reversesKind === undefined ? null : await post(trx, accounts, null, reversesKind, null);
-      return (await post(trx, accounts, journal ?? null, ruleKind ?? null, reversed?.id ?? null)).journal_code;
-    });
-    t.is(chosen, expected, label);
-  }
-});
+    for (const { label, accounts, journal, ruleKind, reversesKind, expected } of journalCases) {
+      const chosen = await rolledBack(async (trx) => {
+        await yearOf(trx, '2026-06-01');
+        const reversed = reversesKind === undefined ? null : await post(trx, accounts, null, reversesKind, null);
+        return (await post(trx, accounts, journal ?? null, ruleKind ?? null, reversed?.id ?? null)).journal_code;
+      });
+      t.is(chosen, expected, label);
+    }
+  },
+);

@@ -1,19 +1,42 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import type { Knex } from 'knex';
 import { migrateToLatest } from '../../db/knex';
 import { up } from '../../db/migrations/20261204010000_tills_for_existing_branches';
-import { startTestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase, keysIncludeEnterprise } from '../helpers/database';
-import { createLoanWorld, memberOf, openSavingsAccount } from '../helpers/loans';
+import { createLoanWorld, memberOf, openSavingsAccount, type LoanWorld } from '../helpers/loans';
 
-test('the enterprises that exist before tills get a vault per branch and a till per cashier of a branch, under till control', async (t) => {
-  const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
-  const app = await startTestApp(t, { knex });
-  const world = await createLoanWorld(app, knex, 'MTL');
-  const account = await openSavingsAccount(world, await memberOf(world));
-  // As before the tills: no vault, no till, no 5712.
-  await knex('tills').where({ enterprise_id: world.enterpriseId }).delete();
+test(
+  'the enterprises that exist before tills get a vault per branch and a till per cashier of a branch, under ' +
+    'till control',
+  async (t) => {
+    const { knex } = await createTestDatabase(t, { migratedBefore: keysIncludeEnterprise });
+    const app = await startTestApp(t, { knex });
+    const world = await createLoanWorld(app, knex, 'MTL');
+    const account = await openSavingsAccount(world, await memberOf(world));
+    // As before the tills: no vault, no till, no 5712.
+    await knex('tills').where({ enterprise_id: world.enterpriseId }).delete();
 
-  await knex.transaction((trx) => up(trx));
+    await knex.transaction((trx) => up(trx));
+    await assertTillsMade(t, knex, world);
+
+    await knex.transaction((trx) => up(trx));
+    t.is(
+      await knex('tills')
+        .where({ enterprise_id: world.enterpriseId })
+        .count({ n: '*' })
+        .then((rows) => Number(rows[0]!.n)),
+      6,
+      'run again, it adds nothing',
+    );
+
+    await assertUnderTillControl(t, app, world, account);
+    t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
+  },
+);
+
+/** A vault per branch, a till per cashier of a branch on its own 5712 sub-account, under 571. */
+async function assertTillsMade(t: ExecutionContext, knex: Knex, world: LoanWorld): Promise<void> {
   const tills = await knex('tills')
     .where({ enterprise_id: world.enterpriseId })
     .orderBy(['kind', 'account_code'])
@@ -26,8 +49,8 @@ test('the enterprises that exist before tills get a vault per branch and a till 
       [world.otherBranch, '5710'],
     ].sort(),
   );
-  // The world's cashiers of a branch: cashier, teller and cashier_and_head at the head office, other_cashier at the
-  // other branch.
+  // The world's cashiers of a branch: cashier, teller and cashier_and_head at the head office.
+  // And other_cashier at the other branch.
   const cashierIds = ['cashier', 'teller', 'cashier_and_head', 'other_cashier']
     .map((name) => world.users[name]!.id)
     .sort();
@@ -46,17 +69,15 @@ test('the enterprises that exist before tills get a vault per branch and a till 
       .pluck('parent_code'),
     ['571', '5712'],
   );
+}
 
-  await knex.transaction((trx) => up(trx));
-  t.is(
-    await knex('tills')
-      .where({ enterprise_id: world.enterpriseId })
-      .count({ n: '*' })
-      .then((rows) => Number(rows[0]!.n)),
-    6,
-    'run again, it adds nothing',
-  );
-
+/** The head office's cashier deposits only within an open till session. */
+async function assertUnderTillControl(
+  t: ExecutionContext,
+  app: TestApp,
+  world: LoanWorld,
+  account: string,
+): Promise<void> {
   const refused = await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
     headers: world.users.cashier!.headers,
     json: { amount: '1000' },
@@ -80,5 +101,4 @@ test('the enterprises that exist before tills get a vault per branch and a till 
     ).status,
     201,
   );
-  t.true((await migrateToLatest(knex)).includes(`${keysIncludeEnterprise}.ts`), 'the keys widened over these rows');
-});
+}

@@ -5,7 +5,9 @@ const parse = (text: string) => parseBankStatement(new TextEncoder().encode(text
 
 test('comma or semicolon, quoted cells, both date forms, signed or two-sided amounts', (t) => {
   const signed = parse(
-    '\uFEFFDate,Label,Reference,Amount,Balance\n2026-04-16,"Versement, espèces ""guichet""",B7,"1 500",1500\n17/04/2026,Frais,,-250,1250\n',
+    '\uFEFFDate,Label,Reference,Amount,Balance\n' +
+      '2026-04-16,"Versement, espèces ""guichet""",B7,"1 500",1500\n' +
+      '17/04/2026,Frais,,-250,1250\n',
   );
   t.deepEqual(
     signed.map((line) => [

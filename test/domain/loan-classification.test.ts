@@ -84,25 +84,29 @@ test('the default ladder at every boundary day', (t) => {
   t.deepEqual(rates, ['0', '0', '0.25', '0.25', '0.5', '0.5', '0.75', '0.75', '1', '1']);
 });
 
-test('provision = ladder rate × uncovered principal; cash cover is never provisioned; personal guarantors cover nothing', (t) => {
-  const doubtful = { loanClass: 'doubtful' as const, doubtfulSince: '2026-05-01' };
-  t.is(provisionFor(input({ ageDays: 100, ...doubtful })).amount.toFixed(0), '500000');
-  const covered = provisionFor(input({ ageDays: 100, cashCover: new Money(300_000), ...doubtful }));
-  t.deepEqual(
-    [covered.base.toFixed(0), covered.rate.toString(), covered.amount.toFixed(0)],
-    ['700000', '0.5', '350000'],
-  );
-  t.is(
-    provisionFor(input({ ageDays: 100, cashCover: new Money(5_000_000), ...doubtful })).amount.toFixed(0),
-    '0',
-    'a cover above the principal is capped',
-  );
-  t.is(
-    provisionFor(input({ ageDays: 30, loanClass: 'overdue' })).amount.toFixed(0),
-    '0',
-    'overdue within 45 days: optional, 0 by default',
-  );
-});
+test(
+  'provision = ladder rate × uncovered principal; cash cover is never provisioned; personal guarantors cover ' +
+    'nothing',
+  (t) => {
+    const doubtful = { loanClass: 'doubtful' as const, doubtfulSince: '2026-05-01' };
+    t.is(provisionFor(input({ ageDays: 100, ...doubtful })).amount.toFixed(0), '500000');
+    const covered = provisionFor(input({ ageDays: 100, cashCover: new Money(300_000), ...doubtful }));
+    t.deepEqual(
+      [covered.base.toFixed(0), covered.rate.toString(), covered.amount.toFixed(0)],
+      ['700000', '0.5', '350000'],
+    );
+    t.is(
+      provisionFor(input({ ageDays: 100, cashCover: new Money(5_000_000), ...doubtful })).amount.toFixed(0),
+      '0',
+      'a cover above the principal is capped',
+    );
+    t.is(
+      provisionFor(input({ ageDays: 30, loanClass: 'overdue' })).amount.toFixed(0),
+      '0',
+      'overdue within 45 days: optional, 0 by default',
+    );
+  },
+);
 
 test('regulatory minimum: uncovered doubtful 100 % after a year; eligible cover 25 % a year over four years', (t) => {
   t.is(yearsSince('2025-06-30', '2026-06-29'), 0);
@@ -168,27 +172,31 @@ test('reclassification entries move the principal from the account of the old cl
   });
 });
 
-test('the PCEMF accounts of a doubtful loan by cover (333/334/335) and of its provision by cover and years doubtful (391/392/393)', (t) => {
-  t.is(coverClassOf([]), 'other');
-  t.is(coverClassOf(['personal_guarantor', 'bank_guarantee']), 'other', 'sûretés personnelles');
-  t.is(coverClassOf(['mortgage']), 'real');
-  t.is(coverClassOf(['pledged_deposit', 'personal_guarantor']), 'real');
-  t.is(coverClassOf(['mortgage', 'public_guarantee']), 'state', 'the State first');
-  t.deepEqual((['state', 'real', 'other'] as const).map(doubtfulAccountOf), ['3332', '3342', '3352']);
-  t.deepEqual(
-    [0, 1, 2, 3, 4, 9].map((years) => provisionAccountOf('real', years)),
-    ['3921', '3922', '3923', '3924', '3924', '3924'],
-  );
-  t.deepEqual(
-    [0, 1, 2, 3].map((years) => provisionAccountOf('other', years)),
-    ['3931', '3932', '3933', '3933'],
-  );
-  t.deepEqual(
-    [0, 5].map((years) => provisionAccountOf('state', years)),
-    ['39100', '39100'],
-  );
-  t.throws(() => provisionAccountOf('other', -1));
-  // Whole years from the downgrade, as the regulatory minimum counts them.
-  t.is(provisionAccountOf('other', yearsSince('2025-07-01', '2026-06-30')), '3931');
-  t.is(provisionAccountOf('other', yearsSince('2025-06-30', '2026-06-30')), '3932');
-});
+test(
+  'the PCEMF accounts of a doubtful loan by cover (333/334/335) and of its provision by cover and years ' +
+    'doubtful (391/392/393)',
+  (t) => {
+    t.is(coverClassOf([]), 'other');
+    t.is(coverClassOf(['personal_guarantor', 'bank_guarantee']), 'other', 'sûretés personnelles');
+    t.is(coverClassOf(['mortgage']), 'real');
+    t.is(coverClassOf(['pledged_deposit', 'personal_guarantor']), 'real');
+    t.is(coverClassOf(['mortgage', 'public_guarantee']), 'state', 'the State first');
+    t.deepEqual((['state', 'real', 'other'] as const).map(doubtfulAccountOf), ['3332', '3342', '3352']);
+    t.deepEqual(
+      [0, 1, 2, 3, 4, 9].map((years) => provisionAccountOf('real', years)),
+      ['3921', '3922', '3923', '3924', '3924', '3924'],
+    );
+    t.deepEqual(
+      [0, 1, 2, 3].map((years) => provisionAccountOf('other', years)),
+      ['3931', '3932', '3933', '3933'],
+    );
+    t.deepEqual(
+      [0, 5].map((years) => provisionAccountOf('state', years)),
+      ['39100', '39100'],
+    );
+    t.throws(() => provisionAccountOf('other', -1));
+    // Whole years from the downgrade, as the regulatory minimum counts them.
+    t.is(provisionAccountOf('other', yearsSince('2025-07-01', '2026-06-30')), '3931');
+    t.is(provisionAccountOf('other', yearsSince('2025-06-30', '2026-06-30')), '3932');
+  },
+);

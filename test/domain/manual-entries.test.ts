@@ -71,27 +71,31 @@ test('a reversal swaps each line; the lines group by branch in the order they fi
   t.deepEqual([...linesByBranch([...lines, debit('65211', 1)]).keys()], ['hq', 'b2']);
 });
 
-test("an opening entry: each branch's difference on the suspense account, on the side that balances it; none when it balances", (t) => {
-  const opened = openingLines(
-    [
-      debit('5603', 2_000_000),
-      credit('46800', 300_000),
-      credit('46800', 50_000, 'b2'),
-      debit('5602', 20_000, 'b2'),
-      debit('5602', 5, 'b3'),
-      credit('46800', 5, 'b3'),
-    ],
-    '4780',
-  );
-  const suspense = opened
-    .slice(6)
-    .map((line) => [line.account, line.branchId, line.debit.toFixed(0), line.credit.toFixed(0)]);
-  t.deepEqual(suspense, [
-    ['4780', 'hq', '0', '1700000'],
-    ['4780', 'b2', '30000', '0'],
-  ]);
-  t.is(balanceRefusal(opened), null);
-});
+test(
+  "an opening entry: each branch's difference on the suspense account, on the side that balances it; none when " +
+    'it balances',
+  (t) => {
+    const opened = openingLines(
+      [
+        debit('5603', 2_000_000),
+        credit('46800', 300_000),
+        credit('46800', 50_000, 'b2'),
+        debit('5602', 20_000, 'b2'),
+        debit('5602', 5, 'b3'),
+        credit('46800', 5, 'b3'),
+      ],
+      '4780',
+    );
+    const suspense = opened
+      .slice(6)
+      .map((line) => [line.account, line.branchId, line.debit.toFixed(0), line.credit.toFixed(0)]);
+    t.deepEqual(suspense, [
+      ['4780', 'hq', '0', '1700000'],
+      ['4780', 'b2', '30000', '0'],
+    ]);
+    t.is(balanceRefusal(opened), null);
+  },
+);
 
 test("no policy lifts the four eyes of a manual entry's posting; other operations may", (t) => {
   t.is(

@@ -29,49 +29,57 @@ const installments: AccrualInstallment[] = Array.from({ length: 12 }, (_, index)
 }));
 const loan = { disbursedOn: '2026-01-10', installments };
 
-test("the accrual is the current installment's interest for the actual days run, over the days of its period, half-up to the franc", (t) => {
-  t.is(installments[0]!.interestDue.toFixed(0), '24000');
-  t.is(installments[11]!.dueDate, '2027-01-10');
-  // January: 21 days of 31 (10 → 31 January) of 24 000 = 16 258.06 → 16 258.
-  t.is(accruedInterest(loan, '2026-01-31').toFixed(0), '16258');
-  // February: installment 2 (22 000), 18 days of 28 (10 → 28 February) = 14 142.857 → 14 143.
-  t.is(accruedInterest(loan, '2026-02-28').toFixed(0), '14143');
-  // March: installment 3 (20 000), 21 days of 31 = 13 548.39 → 13 548.
-  t.is(accruedInterest(loan, '2026-03-31').toFixed(0), '13548');
-  // Half a franc rounds up: 1 001 over 30 days, 15 run = 500.5 → 501.
-  t.is(
-    accruedInterest(
-      {
-        disbursedOn: '2026-04-01',
-        installments: [{ dueDate: '2026-05-01', interestDue: new Money(1001), interestPaid: new Money(0) }],
-      },
-      '2026-04-16',
-    ).toFixed(0),
-    '501',
-  );
-});
+test(
+  "the accrual is the current installment's interest for the actual days run, over the days of its period, " +
+    'half-up to the franc',
+  (t) => {
+    t.is(installments[0]!.interestDue.toFixed(0), '24000');
+    t.is(installments[11]!.dueDate, '2027-01-10');
+    // January: 21 days of 31 (10 → 31 January) of 24 000 = 16 258.06 → 16 258.
+    t.is(accruedInterest(loan, '2026-01-31').toFixed(0), '16258');
+    // February: installment 2 (22 000), 18 days of 28 (10 → 28 February) = 14 142.857 → 14 143.
+    t.is(accruedInterest(loan, '2026-02-28').toFixed(0), '14143');
+    // March: installment 3 (20 000), 21 days of 31 = 13 548.39 → 13 548.
+    t.is(accruedInterest(loan, '2026-03-31').toFixed(0), '13548');
+    // Half a franc rounds up: 1 001 over 30 days, 15 run = 500.5 → 501.
+    t.is(
+      accruedInterest(
+        {
+          disbursedOn: '2026-04-01',
+          installments: [{ dueDate: '2026-05-01', interestDue: new Money(1001), interestPaid: new Money(0) }],
+        },
+        '2026-04-16',
+      ).toFixed(0),
+      '501',
+    );
+  },
+);
 
-test('nothing accrues before the disbursement, on a due date, after the last due date; interest already paid is deducted', (t) => {
-  t.is(accruedInterest(loan, '2025-12-31').toFixed(0), '0', 'not disbursed yet');
-  t.is(
-    accruedInterest(
-      {
-        ...loan,
-        installments: installments.map((row, index) => (index === 0 ? { ...row, dueDate: '2026-01-31' } : row)),
-      },
-      '2026-01-31',
-    ).toFixed(0),
-    '0',
-    'the installment fell due that day: due, not accrued',
-  );
-  t.is(accruedInterest(loan, '2027-01-31').toFixed(0), '0', 'every installment has fallen due: arrears, not accrual');
-  const prepaid = (paid: number) => ({
-    ...loan,
-    installments: installments.map((row, index) => (index === 0 ? { ...row, interestPaid: new Money(paid) } : row)),
-  });
-  t.is(accruedInterest(prepaid(10_000), '2026-01-31').toFixed(0), '6258');
-  t.is(accruedInterest(prepaid(24_000), '2026-01-31').toFixed(0), '0', 'never below zero');
-});
+test(
+  'nothing accrues before the disbursement, on a due date, after the last due date; interest already paid is ' +
+    'deducted',
+  (t) => {
+    t.is(accruedInterest(loan, '2025-12-31').toFixed(0), '0', 'not disbursed yet');
+    t.is(
+      accruedInterest(
+        {
+          ...loan,
+          installments: installments.map((row, index) => (index === 0 ? { ...row, dueDate: '2026-01-31' } : row)),
+        },
+        '2026-01-31',
+      ).toFixed(0),
+      '0',
+      'the installment fell due that day: due, not accrued',
+    );
+    t.is(accruedInterest(loan, '2027-01-31').toFixed(0), '0', 'every installment has fallen due: arrears, not accrual');
+    const prepaid = (paid: number) => ({
+      ...loan,
+      installments: installments.map((row, index) => (index === 0 ? { ...row, interestPaid: new Money(paid) } : row)),
+    });
+    t.is(accruedInterest(prepaid(10_000), '2026-01-31').toFixed(0), '6258');
+    t.is(accruedInterest(prepaid(24_000), '2026-01-31').toFixed(0), '0', 'never below zero');
+  },
+);
 
 const accrual = (loanId: string, branchId: string, amount: number, income = '713'): Accrual => ({
   subjectId: loanId,
@@ -81,55 +89,59 @@ const accrual = (loanId: string, branchId: string, amount: number, income = '713
   creditAccount: income,
 });
 
-test("interest paid before it is earned: the part beyond what the installment has earned by the date, by the accrual's measure", (t) => {
-  const period = { from: '2026-01-15', dueDate: '2026-02-15', interestDue: new Money(20_000) };
-  const earnedBy20 = new Money(20_000).times(5).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
-  t.is(
-    unearnedPart(period, new Money(0), new Money(20_000), '2026-01-20').toFixed(0),
-    new Money(20_000).minus(earnedBy20).toFixed(0),
-  );
-  // A second payment: what the first left unpaid of the earned part is income first.
-  t.is(
-    unearnedPart(period, new Money(2_000), new Money(3_000), '2026-01-20').toFixed(0),
-    new Money(5_000).minus(earnedBy20).toFixed(0),
-  );
-  t.is(
-    unearnedPart(period, new Money(0), new Money(3_000), '2026-01-20').toFixed(0),
-    '0',
-    'less than earned: all income',
-  );
-  t.is(
-    unearnedPart(period, new Money(0), new Money(20_000), '2026-02-15').toFixed(0),
-    '0',
-    'on the due date: all earned',
-  );
-  t.is(
-    unearnedPart(period, new Money(0), new Money(20_000), '2026-01-15').toFixed(0),
-    '20000',
-    "on the period's first day: nothing earned",
-  );
-  // What the month end leaves unearned agrees with its accrual: paid + accrued = earned at the month's end.
-  const earnedBy31 = new Money(20_000).times(16).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
-  t.is(
-    unearnedInterest(period, new Money(20_000), '2026-01-31').toFixed(0),
-    new Money(20_000).minus(earnedBy31).toFixed(0),
-  );
-  const paid = new Money(5_000);
-  const accrued = accruedInterest(
-    {
-      disbursedOn: '2026-01-15',
-      installments: [{ dueDate: '2026-02-15', interestDue: new Money(20_000), interestPaid: paid }],
-    },
-    '2026-01-31',
-  );
-  t.is(
-    accrued
-      .plus(paid)
-      .minus(unearnedInterest(period, paid, '2026-01-31'))
-      .toFixed(0),
-    earnedBy31.toFixed(0),
-  );
-});
+test(
+  'interest paid before it is earned: the part beyond what the installment has earned by the date, by the ' +
+    "accrual's measure",
+  (t) => {
+    const period = { from: '2026-01-15', dueDate: '2026-02-15', interestDue: new Money(20_000) };
+    const earnedBy20 = new Money(20_000).times(5).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+    t.is(
+      unearnedPart(period, new Money(0), new Money(20_000), '2026-01-20').toFixed(0),
+      new Money(20_000).minus(earnedBy20).toFixed(0),
+    );
+    // A second payment: what the first left unpaid of the earned part is income first.
+    t.is(
+      unearnedPart(period, new Money(2_000), new Money(3_000), '2026-01-20').toFixed(0),
+      new Money(5_000).minus(earnedBy20).toFixed(0),
+    );
+    t.is(
+      unearnedPart(period, new Money(0), new Money(3_000), '2026-01-20').toFixed(0),
+      '0',
+      'less than earned: all income',
+    );
+    t.is(
+      unearnedPart(period, new Money(0), new Money(20_000), '2026-02-15').toFixed(0),
+      '0',
+      'on the due date: all earned',
+    );
+    t.is(
+      unearnedPart(period, new Money(0), new Money(20_000), '2026-01-15').toFixed(0),
+      '20000',
+      "on the period's first day: nothing earned",
+    );
+    // What the month end leaves unearned agrees with its accrual: paid + accrued = earned at the month's end.
+    const earnedBy31 = new Money(20_000).times(16).div(31).toDecimalPlaces(0, Money.ROUND_HALF_UP);
+    t.is(
+      unearnedInterest(period, new Money(20_000), '2026-01-31').toFixed(0),
+      new Money(20_000).minus(earnedBy31).toFixed(0),
+    );
+    const paid = new Money(5_000);
+    const accrued = accruedInterest(
+      {
+        disbursedOn: '2026-01-15',
+        installments: [{ dueDate: '2026-02-15', interestDue: new Money(20_000), interestPaid: paid }],
+      },
+      '2026-01-31',
+    );
+    t.is(
+      accrued
+        .plus(paid)
+        .minus(unearnedInterest(period, paid, '2026-01-31'))
+        .toFixed(0),
+      earnedBy31.toFixed(0),
+    );
+  },
+);
 
 test('accruals are posted one entry per branch and pair of accounts; the reversal swaps the sides', (t) => {
   const accruals = [
@@ -240,50 +252,60 @@ test("a month ended before a go-live import's cut-over is the old system's; the 
   );
 });
 
-test("the first month end lies in the enterprise's first open accounting year; periods are bounded as dates are", (t) => {
-  const first = {
-    businessDate: '2027-02-01',
-    firstRunPeriod: null,
-    previousStatus: null,
-    firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' },
-    cutOverDate: null,
-  };
-  t.is(monthEndRefusal({ ...first, period: '2026-01' }), null);
-  t.is(monthEndRefusal({ ...first, period: '2026-12' }), null);
-  t.is(monthEndRefusal({ ...first, period: '2025-12' })?.code, 'first_month_end_outside_first_year');
-  t.is(
-    monthEndRefusal({ ...first, period: '2027-01' })?.code,
-    'first_month_end_outside_first_year',
-    'a later year: the first open one would close without its month ends',
-  );
-  t.is(monthEndRefusal({ ...first, period: '1900-01' })?.code, 'first_month_end_outside_first_year');
-  t.is(monthEndRefusal({ ...first, firstOpenYear: null, period: '2026-01' })?.code, 'no_exercice_for_period');
-  // A first year starting mid-month: its first month end is the month holding its first day.
-  t.is(
-    monthEndRefusal({ ...first, firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' }, period: '2026-03' }),
-    null,
-  );
-  t.is(
-    monthEndRefusal({ ...first, firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' }, period: '2026-02' })
-      ?.code,
-    'first_month_end_outside_first_year',
-  );
-  for (const period of ['2026-01', '1900-01', '2999-12']) t.true(isPeriod(period), period);
-  for (const period of [
-    '9999-12',
-    '0000-01',
-    '1000-01',
-    '1899-12',
-    '3000-01',
-    '2026-13',
-    '2026-00',
-    '2026-1',
-    '202601',
-    '',
-  ])
-    t.false(isPeriod(period), period);
-  t.deepEqual(periodDates('2999-12'), { start: '2999-12-01', end: '2999-12-31' });
-});
+test(
+  "the first month end lies in the enterprise's first " + 'open accounting year; periods are bounded as dates are',
+  (t) => {
+    const first = {
+      businessDate: '2027-02-01',
+      firstRunPeriod: null,
+      previousStatus: null,
+      firstOpenYear: { startDate: '2026-01-01', endDate: '2026-12-31' },
+      cutOverDate: null,
+    };
+    t.is(monthEndRefusal({ ...first, period: '2026-01' }), null);
+    t.is(monthEndRefusal({ ...first, period: '2026-12' }), null);
+    t.is(monthEndRefusal({ ...first, period: '2025-12' })?.code, 'first_month_end_outside_first_year');
+    t.is(
+      monthEndRefusal({ ...first, period: '2027-01' })?.code,
+      'first_month_end_outside_first_year',
+      'a later year: the first open one would close without its month ends',
+    );
+    t.is(monthEndRefusal({ ...first, period: '1900-01' })?.code, 'first_month_end_outside_first_year');
+    t.is(monthEndRefusal({ ...first, firstOpenYear: null, period: '2026-01' })?.code, 'no_exercice_for_period');
+    // A first year starting mid-month: its first month end is the month holding its first day.
+    t.is(
+      monthEndRefusal({
+        ...first,
+        firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' },
+        period: '2026-03',
+      }),
+      null,
+    );
+    t.is(
+      monthEndRefusal({
+        ...first,
+        firstOpenYear: { startDate: '2026-03-15', endDate: '2026-12-31' },
+        period: '2026-02',
+      })?.code,
+      'first_month_end_outside_first_year',
+    );
+    for (const period of ['2026-01', '1900-01', '2999-12']) t.true(isPeriod(period), period);
+    for (const period of [
+      '9999-12',
+      '0000-01',
+      '1000-01',
+      '1899-12',
+      '3000-01',
+      '2026-13',
+      '2026-00',
+      '2026-1',
+      '202601',
+      '',
+    ])
+      t.false(isPeriod(period), period);
+    t.deepEqual(periodDates('2999-12'), { start: '2999-12-01', end: '2999-12-31' });
+  },
+);
 
 test("a year needs its month ends from the enterprise's first one; closing refuses while one is not done", (t) => {
   const year2026 = { startDate: '2026-01-01', endDate: '2026-12-31' };

@@ -1,7 +1,13 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { intermediateBalanceFormulas, intermediateBalances } from '../../domain/accounts/intermediate-balances';
 import { intermediateBalancesDocument } from '../../domain/accounts/intermediate-balances.document';
-import { prudentialRatios, loanFigures, type LoanFacts } from '../../domain/accounts/prudential-ratios';
+import {
+  prudentialRatios,
+  loanFigures,
+  type LoanFacts,
+  type PrudentialRatios,
+  type Ratio,
+} from '../../domain/accounts/prudential-ratios';
 import { prudentialRatiosDocument } from '../../domain/accounts/prudential-ratios.document';
 import {
   defaultPrudentialSettings,
@@ -20,19 +26,22 @@ const header = { enterprise: { code: 'C1', name: 'Coop C1' }, generatedAt: '2026
 const amountsOf = (lines: { code: string; amount: Money }[]) =>
   Object.fromEntries(lines.map((line) => [line.code, line.amount.toNumber()]));
 
-test('SIG: every two-digit group of classes 6 and 7 is in exactly one formula, so 87 is always income minus expenses', (t) => {
-  const groups = intermediateBalanceFormulas.flatMap((formula) => [...formula.income, ...formula.expenses]);
-  const expected = [
-    ...Array.from({ length: 10 }, (_, index) => `6${index}`),
-    ...Array.from({ length: 10 }, (_, index) => `7${index}`),
-  ];
-  t.deepEqual([...groups].sort(), expected);
-});
+test(
+  'SIG: every two-digit group of classes 6 and 7 is in ' + 'exactly one formula, so 87 is always income minus expenses',
+  (t) => {
+    const groups = intermediateBalanceFormulas.flatMap((formula) => [...formula.income, ...formula.expenses]);
+    const expected = [
+      ...Array.from({ length: 10 }, (_, index) => `6${index}`),
+      ...Array.from({ length: 10 }, (_, index) => `7${index}`),
+    ];
+    t.deepEqual([...groups].sort(), expected);
+  },
+);
 
 test('SIG of hand-made movements: each balance by its formula (income as a credit, negative)', (t) => {
-  // (Numeric keys: the rows come in account order.) Income: 713 interest 100 000, 7153 fees 5 000, 741 10 000, 77
-  // exceptional 3 000, 79 reversal 2 000. Expenses: 611 deposit interest 20 000, 64 4 000, 6511 30 000, 661 taxes 1
-  // 000, 6913 provisions 8 000, 67 7 000.
+  // (Numeric keys: the rows come in account order.)
+  // Income: 713 interest 100 000, 7153 fees 5 000, 741 10 000, 77 exceptional 3 000, 79 reversal 2 000.
+  // Expenses: 611 deposit interest 20 000, 64 4 000, 6511 30 000, 661 taxes 1 000, 6913 provisions 8 000, 67 7 000.
   const flows = rows({
     713: -100_000,
     7153: -5_000,
@@ -94,8 +103,9 @@ const loan = (overrides: Partial<LoanFacts>): LoanFacts => ({
   ...overrides,
 });
 
-test('prudential ratios of hand-made balances: net equity with its deductions, each ratio to the franc, breaches named', (t) => {
-  const balances = rows({
+/** Hand-made balances: equity items and fixed assets, loans, deposits, treasury and an interim loss. */
+const handMadeBalances = () =>
+  rows({
     10000: -50_000_000,
     1111: -4_000_000,
     122: 1_000_000,
@@ -112,40 +122,35 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
     713: -6_000_000,
     6511: 7_000_000, // an interim loss of 1 000 000
   });
-  const loans = [
-    loan({
-      member: 'm1',
-      memberNumber: 'M-1',
-      outstanding: new Money(20_000_000),
-      principalDueWithinThreeMonths: new Money(2_500_000),
-    }),
-    loan({
-      member: 'm1',
-      memberNumber: 'M-1',
-      outstanding: new Money(4_000_000),
-      provisions: new Money(2_000_000),
-      classification: 'doubtful',
-      principalDueWithinThreeMonths: new Money(900_000),
-    }),
-    loan({
-      member: 'm2',
-      memberNumber: 'M-2',
-      memberName: 'Binta',
-      relatedParty: true,
-      outstanding: new Money(10_000_000),
-      principalDueWithinThreeMonths: new Money(1_000_000),
-    }),
-  ];
-  // M-2's 10 000 000 is 19.4 % of net equity: deducted at the default 5 % (the next test), not at 25 %.
-  const report = prudentialRatios({
-    balances,
-    settings: { ...defaultPrudentialSettings, insider_deduction_max: '0.25' },
-    ...loanFigures(loans),
-  });
-  // 50 000 000 + 4 000 000 − 1 000 000 (122) − 400 000 (intangibles net) − 1 000 000 (interim loss).
-  const equity = 51_600_000;
-  t.is(report.netEquity.amount.toNumber(), equity);
-  const byCode = Object.fromEntries(report.ratios.map((ratio) => [ratio.code, ratio]));
+
+/** Two loans of M-1, one of them doubtful, and one of M-2, a related party. */
+const handMadeLoans = (): LoanFacts[] => [
+  loan({
+    member: 'm1',
+    memberNumber: 'M-1',
+    outstanding: new Money(20_000_000),
+    principalDueWithinThreeMonths: new Money(2_500_000),
+  }),
+  loan({
+    member: 'm1',
+    memberNumber: 'M-1',
+    outstanding: new Money(4_000_000),
+    provisions: new Money(2_000_000),
+    classification: 'doubtful',
+    principalDueWithinThreeMonths: new Money(900_000),
+  }),
+  loan({
+    member: 'm2',
+    memberNumber: 'M-2',
+    memberName: 'Binta',
+    relatedParty: true,
+    outstanding: new Money(10_000_000),
+    principalDueWithinThreeMonths: new Money(1_000_000),
+  }),
+];
+
+/** Solvency, liquidity and the coverage of fixed assets of the hand-made balances. */
+function assertHandMadeRatios(t: ExecutionContext, byCode: Record<string, Ratio>, equity: number): void {
   // Risks: loans net of provisions 32 000 000 at 100 %, the other assets at 0 %.
   t.deepEqual(
     [
@@ -156,8 +161,8 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
     ],
     [equity, 32_000_000, '1.612500', true],
   );
-  // Liquid: cash 10 000 000 + correspondents 3 000 000 + performing installments 3 500 000; due: term deposits 5 000
-  // 000 + half the demand deposits.
+  // Liquid: cash 10 000 000 + correspondents 3 000 000 + performing installments 3 500 000.
+  // Due: term deposits 5 000 000 + half the demand deposits.
   t.deepEqual(
     [
       byCode.liquidity!.numerator.toNumber(),
@@ -173,6 +178,10 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
     [coverage.numerator.toNumber(), coverage.denominator.toNumber(), coverage.cobacEmfNorm],
     [52_000_000, 2_400_000, false],
   );
+}
+
+/** The hand-made borrowers over the concentration limit, the insiders' and the credit cap of R-2017/08. */
+function assertHandMadeBorrowers(t: ExecutionContext, report: PrudentialRatios, byCode: Record<string, Ratio>): void {
   // M-1's exposure: 24 000 000 − 2 000 000 of provisions, 42.6 % of net equity, above 15 %; M-2 19.4 %, above too.
   t.deepEqual(
     byCode.concentration!.borrowers!.map((borrower) => [
@@ -206,67 +215,92 @@ test('prudential ratios of hand-made balances: net equity with its deductions, e
       ['M-2', 'cap_share_capital', 5_000_000],
     ],
   );
+}
 
-  const document = prudentialRatiosDocument(header, '2026-12-31', report);
-  t.deepEqual(
-    document.sheets.map((sheet) => sheet.name),
-    ['Ratios', 'Composantes', 'Bénéficiaires', 'Plafonds R-2017-08'],
-  );
-  t.like([...(document.sheets[0]!.rows as Iterable<Record<string, string | null>>)][1], {
-    code: 'liquidity',
-    numerator: '16500000',
-    denominator: '25000000',
-    value: '0.660000',
-    met: 'non',
-  });
-});
+test(
+  'prudential ratios of hand-made balances: net equity with its deductions, each ratio to the franc, breaches ' +
+    'named',
+  (t) => {
+    const balances = handMadeBalances();
+    const loans = handMadeLoans();
+    // M-2's 10 000 000 is 19.4 % of net equity: deducted at the default 5 % (the next test), not at 25 %.
+    const report = prudentialRatios({
+      balances,
+      settings: { ...defaultPrudentialSettings, insider_deduction_max: '0.25' },
+      ...loanFigures(loans),
+    });
+    // 50 000 000 + 4 000 000 − 1 000 000 (122) − 400 000 (intangibles net) − 1 000 000 (interim loss).
+    const equity = 51_600_000;
+    t.is(report.netEquity.amount.toNumber(), equity);
+    const byCode = Object.fromEntries(report.ratios.map((ratio) => [ratio.code, ratio]));
+    assertHandMadeRatios(t, byCode, equity);
+    assertHandMadeBorrowers(t, report, byCode);
 
-test("unpaid capital is no permanent fund; an insider's exposure above 5 % of net equity is deducted from it, whole (EMF 2002/04 Art. 2, 2002/10 Art. 3)", (t) => {
-  // 50 000 000 subscribed, 10 000 000 of it unpaid (10010, owed by the members in 4411); fixed assets 8 000 000; a
-  // director owes 20 000 000.
-  const balances = rows({
-    10000: -40_000_000,
-    10010: -10_000_000,
-    4411: 10_000_000,
-    2311: 8_000_000,
-    3221: 21_500_000,
-    3711: -21_500_000,
-    5710: 32_000_000,
-  });
-  const loans = [
-    loan({
-      member: 'm2',
-      memberNumber: 'M-2',
-      memberName: 'Directeur',
-      relatedParty: true,
-      outstanding: new Money(20_000_000),
-    }),
-    loan({
-      member: 'm3',
-      memberNumber: 'M-3',
-      memberName: 'Agent',
-      relatedParty: true,
-      outstanding: new Money(1_500_000),
-    }),
-  ];
-  const report = prudentialRatios({ balances, settings: defaultPrudentialSettings, ...loanFigures(loans) });
-  const coverage = report.ratios.find((ratio) => ratio.code === 'fixed_asset_coverage')!;
-  t.deepEqual(
-    [coverage.numerator.toNumber(), coverage.denominator.toNumber(), coverage.value!.toFixed(6)],
-    [40_000_000, 8_000_000, '5.000000'],
-    'the paid-up 40 000 000 only',
-  );
-  // Before the deduction: 40 000 000; 5 % of it is 2 000 000: M-2's 20 000 000 goes, M-3's 1 500 000 stays.
-  const deduction = report.netEquity.parts.find((part) => part.key === 'insider_exposures')!;
-  t.is(deduction.amount.toNumber(), -20_000_000);
-  t.regex(deduction.label, /M-2$/);
-  t.is(report.netEquity.amount.toNumber(), 20_000_000);
-  const insiders = report.ratios.find((ratio) => ratio.code === 'insiders')!;
-  t.deepEqual(
-    [insiders.numerator.toNumber(), insiders.denominator.toNumber(), insiders.met],
-    [21_500_000, 20_000_000, false],
-  );
-});
+    const document = prudentialRatiosDocument(header, '2026-12-31', report);
+    t.deepEqual(
+      document.sheets.map((sheet) => sheet.name),
+      ['Ratios', 'Composantes', 'Bénéficiaires', 'Plafonds R-2017-08'],
+    );
+    t.like([...(document.sheets[0]!.rows as Iterable<Record<string, string | null>>)][1], {
+      code: 'liquidity',
+      numerator: '16500000',
+      denominator: '25000000',
+      value: '0.660000',
+      met: 'non',
+    });
+  },
+);
+
+test(
+  "unpaid capital is no permanent fund; an insider's exposure above 5 % of net equity is deducted from it, " +
+    'whole (EMF 2002/04 Art. 2, 2002/10 Art. 3)',
+  (t) => {
+    // 50 000 000 subscribed, 10 000 000 of it unpaid (10010, owed by the members in 4411); fixed assets 8 000 000; a
+    // director owes 20 000 000.
+    const balances = rows({
+      10000: -40_000_000,
+      10010: -10_000_000,
+      4411: 10_000_000,
+      2311: 8_000_000,
+      3221: 21_500_000,
+      3711: -21_500_000,
+      5710: 32_000_000,
+    });
+    const loans = [
+      loan({
+        member: 'm2',
+        memberNumber: 'M-2',
+        memberName: 'Directeur',
+        relatedParty: true,
+        outstanding: new Money(20_000_000),
+      }),
+      loan({
+        member: 'm3',
+        memberNumber: 'M-3',
+        memberName: 'Agent',
+        relatedParty: true,
+        outstanding: new Money(1_500_000),
+      }),
+    ];
+    const report = prudentialRatios({ balances, settings: defaultPrudentialSettings, ...loanFigures(loans) });
+    const coverage = report.ratios.find((ratio) => ratio.code === 'fixed_asset_coverage')!;
+    t.deepEqual(
+      [coverage.numerator.toNumber(), coverage.denominator.toNumber(), coverage.value!.toFixed(6)],
+      [40_000_000, 8_000_000, '5.000000'],
+      'the paid-up 40 000 000 only',
+    );
+    // Before the deduction: 40 000 000; 5 % of it is 2 000 000: M-2's 20 000 000 goes, M-3's 1 500 000 stays.
+    const deduction = report.netEquity.parts.find((part) => part.key === 'insider_exposures')!;
+    t.is(deduction.amount.toNumber(), -20_000_000);
+    t.regex(deduction.label, /M-2$/);
+    t.is(report.netEquity.amount.toNumber(), 20_000_000);
+    const insiders = report.ratios.find((ratio) => ratio.code === 'insiders')!;
+    t.deepEqual(
+      [insiders.numerator.toNumber(), insiders.denominator.toNumber(), insiders.met],
+      [21_500_000, 20_000_000, false],
+    );
+  },
+);
 
 test('prudential settings: defaults with overrides, problems named by field', (t) => {
   t.like(prudentialSettingsOf({ insiders_max: '0.30', risk_weights: { treasury: '0.2' } }), {
@@ -315,37 +349,40 @@ const position = (overrides: Partial<LoanPositionAt>): LoanPositionAt => ({
   ...overrides,
 });
 
+/** One loan in each group: performing, overdue, doubtful from 91 days, and litigious from 366 days. */
+const arrearsPositions = (): LoanPositionAt[] => [
+  position({ loanNumber: 'L-1', outstanding: new Money(900_000), uncovered: new Money(900_000) }),
+  position({
+    loanNumber: 'L-2',
+    classification: 'overdue',
+    daysPastDue: 20,
+    outstanding: new Money(500_000),
+    uncovered: new Money(500_000),
+    arrears: new Money(60_000),
+  }),
+  position({
+    loanNumber: 'L-3',
+    classification: 'doubtful',
+    daysPastDue: 100,
+    outstanding: new Money(400_000),
+    uncovered: new Money(300_000),
+    provisions: new Money(150_000),
+    arrears: new Money(200_000),
+  }),
+  position({
+    loanNumber: 'L-4',
+    classification: 'doubtful',
+    litigious: true,
+    daysPastDue: 400,
+    outstanding: new Money(100_000),
+    uncovered: new Money(100_000),
+    provisions: new Money(100_000),
+    arrears: new Money(100_000),
+  }),
+];
+
 test('arrears statement: groups by class and ladder band, totals, the ledger beside it; a difference is shown', (t) => {
-  const positions = [
-    position({ loanNumber: 'L-1', outstanding: new Money(900_000), uncovered: new Money(900_000) }),
-    position({
-      loanNumber: 'L-2',
-      classification: 'overdue',
-      daysPastDue: 20,
-      outstanding: new Money(500_000),
-      uncovered: new Money(500_000),
-      arrears: new Money(60_000),
-    }),
-    position({
-      loanNumber: 'L-3',
-      classification: 'doubtful',
-      daysPastDue: 100,
-      outstanding: new Money(400_000),
-      uncovered: new Money(300_000),
-      provisions: new Money(150_000),
-      arrears: new Money(200_000),
-    }),
-    position({
-      loanNumber: 'L-4',
-      classification: 'doubtful',
-      litigious: true,
-      daysPastDue: 400,
-      outstanding: new Money(100_000),
-      uncovered: new Money(100_000),
-      provisions: new Money(100_000),
-      arrears: new Money(100_000),
-    }),
-  ];
+  const positions = arrearsPositions();
   const statement = arrearsStatement(positions, defaultProvisioningLadder);
   t.deepEqual(
     statement.groups.map((group) => [
@@ -398,25 +435,29 @@ test('arrears statement: groups by class and ladder band, totals, the ledger bes
   t.like(summary.at(-1), { classification: 'total', loans: '4', outstanding: '1900000', provisions: '250000' });
 });
 
-test('a cooperative without net equity: every borrower over the limit, no share of nothing, and the document holds only decimal strings', (t) => {
-  const loans = [
-    loan({
-      member: 'm1',
-      memberNumber: 'M-1',
-      outstanding: new Money(1_000_000),
-      principalDueWithinThreeMonths: new Money(0),
-    }),
-  ];
-  const report = prudentialRatios({
-    balances: rows({ 3221: 1_000_000, 3711: -1_000_000 }),
-    settings: defaultPrudentialSettings,
-    ...loanFigures(loans),
-  });
-  const concentration = report.ratios.find((ratio) => ratio.code === 'concentration')!;
-  t.like(concentration.borrowers![0], { memberNumber: 'M-1', ratio: null, exceeds: true });
-  t.is(concentration.value, null);
-  const cells = prudentialRatiosDocument(header, '2026-12-31', report).sheets.flatMap((sheet) =>
-    [...(sheet.rows as Iterable<Record<string, string | null>>)].flatMap((row) => Object.values(row)),
-  );
-  t.false(cells.some((cell) => cell !== null && /Infinity|NaN/.test(cell)));
-});
+test(
+  'a cooperative without net equity: every borrower over the limit, no share of nothing, and the document ' +
+    'holds only decimal strings',
+  (t) => {
+    const loans = [
+      loan({
+        member: 'm1',
+        memberNumber: 'M-1',
+        outstanding: new Money(1_000_000),
+        principalDueWithinThreeMonths: new Money(0),
+      }),
+    ];
+    const report = prudentialRatios({
+      balances: rows({ 3221: 1_000_000, 3711: -1_000_000 }),
+      settings: defaultPrudentialSettings,
+      ...loanFigures(loans),
+    });
+    const concentration = report.ratios.find((ratio) => ratio.code === 'concentration')!;
+    t.like(concentration.borrowers![0], { memberNumber: 'M-1', ratio: null, exceeds: true });
+    t.is(concentration.value, null);
+    const cells = prudentialRatiosDocument(header, '2026-12-31', report).sheets.flatMap((sheet) =>
+      [...(sheet.rows as Iterable<Record<string, string | null>>)].flatMap((row) => Object.values(row)),
+    );
+    t.false(cells.some((cell) => cell !== null && /Infinity|NaN/.test(cell)));
+  },
+);

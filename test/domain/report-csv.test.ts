@@ -49,33 +49,36 @@ test('formula injection neutralised in text cells only; money stays a number, ch
   t.throws(() => csvCell('30/11/2026', 'date'));
 });
 
-test('a document: BOM, header block, the sheet with its titles and rows, CRLF; money never through a JS number', async (t) => {
-  const csv = await text(
-    document([
-      { label: 'Caisse', amount: '123456789012345678' },
-      { label: '=cmd', amount: '-1500' },
-      { label: 'Vide', amount: null },
-    ]),
-  );
-  t.true(csv.startsWith('\uFEFFRapport;Bilan\r\n'));
-  t.is(
-    csv,
-    [
-      '\uFEFFRapport;Bilan',
-      'Entreprise;COOP;"Coopérative d’Épargne; Douala"',
-      'Date;2026-11-30',
-      'Agence;Consolidé',
-      'Généré le;2026-12-01T08:00:00.000Z',
-      '',
-      'Actif',
-      'Libellé;Montant',
-      'Caisse;123456789012345678',
-      "'=cmd;-1500",
-      'Vide;',
-      '',
-    ].join('\r\n'),
-  );
-});
+test(
+  'a document: BOM, header block, the sheet with its ' + 'titles and rows, CRLF; money never through a JS number',
+  async (t) => {
+    const csv = await text(
+      document([
+        { label: 'Caisse', amount: '123456789012345678' },
+        { label: '=cmd', amount: '-1500' },
+        { label: 'Vide', amount: null },
+      ]),
+    );
+    t.true(csv.startsWith('\uFEFFRapport;Bilan\r\n'));
+    t.is(
+      csv,
+      [
+        '\uFEFFRapport;Bilan',
+        'Entreprise;COOP;"Coopérative d’Épargne; Douala"',
+        'Date;2026-11-30',
+        'Agence;Consolidé',
+        'Généré le;2026-12-01T08:00:00.000Z',
+        '',
+        'Actif',
+        'Libellé;Montant',
+        'Caisse;123456789012345678',
+        "'=cmd;-1500",
+        'Vide;',
+        '',
+      ].join('\r\n'),
+    );
+  },
+);
 
 test('large documents stream: the first chunk leaves long before the last row is produced', async (t) => {
   let produced = 0;

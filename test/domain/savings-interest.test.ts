@@ -38,11 +38,15 @@ const marchHistory = {
   ],
 };
 
-test('daily balance, actual/365: each end-of-day balance for its days over 365, rounded half up once; tax on the gross', (t) => {
-  // 9 days at 100 000, 10 at 150 000, 12 at 120 000: 3 840 000 balance-days × 5 % / 365 = 526.03 → 526.
-  // Tax 526 × 16.5 % = 86.79 → 87; net 439.
-  t.deepEqual(figures(interestOver(marchHistory, march, terms())), { gross: '526', tax: '87', net: '439' });
-});
+test(
+  'daily balance, actual/365: each end-of-day balance for its days over 365, rounded half up once; tax on the ' +
+    'gross',
+  (t) => {
+    // 9 days at 100 000, 10 at 150 000, 12 at 120 000: 3 840 000 balance-days × 5 % / 365 = 526.03 → 526.
+    // Tax 526 × 16.5 % = 86.79 → 87; net 439.
+    t.deepEqual(figures(interestOver(marchHistory, march, terms())), { gross: '526', tax: '87', net: '439' });
+  },
+);
 
 test('daily balance, 30/360: March counts 30 days, the 31st as the 30th', (t) => {
   // 9 days at 100 000, 10 at 150 000, 11 (20th to 30th) at 120 000: 3 720 000 × 5 % / 360 = 516.67 → 517.
@@ -140,26 +144,29 @@ test('posting cycles: monthly every month end, quarterly at Mar/Jun/Sep/Dec, yea
   t.deepEqual(['2026-02-28', '2028-02-28', '2026-04-30', '2026-04-29'].map(isMonthEnd), [true, false, true, false]);
 });
 
-test('the interest window: from the opening, the cycle or the day after what was paid; to the day before maturity', (t) => {
-  const base = {
-    openedOn: '2026-01-15',
-    cycleStart: '2026-03-01',
-    paidThrough: null,
-    maturityDate: null,
-    through: '2026-03-31',
-  };
-  t.deepEqual(interestWindow(base), { from: '2026-03-01', to: '2026-03-31' });
-  t.deepEqual(interestWindow({ ...base, openedOn: '2026-03-16' }), { from: '2026-03-16', to: '2026-03-31' });
-  t.deepEqual(interestWindow({ ...base, paidThrough: '2026-03-09' }), { from: '2026-03-10', to: '2026-03-31' });
-  t.deepEqual(interestWindow({ ...base, maturityDate: '2026-03-15' }), { from: '2026-03-01', to: '2026-03-14' });
-  t.is(interestWindow({ ...base, paidThrough: '2026-03-31' }), null, 'nothing left to pay');
-  // The final interest of a term deposit: no cycle bound, from the day after the last posting to the day before
-  // maturity.
-  t.deepEqual(interestWindow({ ...base, cycleStart: null, paidThrough: '2026-01-31', maturityDate: '2026-03-15' }), {
-    from: '2026-02-01',
-    to: '2026-03-14',
-  });
-});
+test(
+  'the interest window: from the opening, the cycle or ' + 'the day after what was paid; to the day before maturity',
+  (t) => {
+    const base = {
+      openedOn: '2026-01-15',
+      cycleStart: '2026-03-01',
+      paidThrough: null,
+      maturityDate: null,
+      through: '2026-03-31',
+    };
+    t.deepEqual(interestWindow(base), { from: '2026-03-01', to: '2026-03-31' });
+    t.deepEqual(interestWindow({ ...base, openedOn: '2026-03-16' }), { from: '2026-03-16', to: '2026-03-31' });
+    t.deepEqual(interestWindow({ ...base, paidThrough: '2026-03-09' }), { from: '2026-03-10', to: '2026-03-31' });
+    t.deepEqual(interestWindow({ ...base, maturityDate: '2026-03-15' }), { from: '2026-03-01', to: '2026-03-14' });
+    t.is(interestWindow({ ...base, paidThrough: '2026-03-31' }), null, 'nothing left to pay');
+    // The final interest of a term deposit: no cycle bound, from the day after the last posting to the day before
+    // maturity.
+    t.deepEqual(interestWindow({ ...base, cycleStart: null, paidThrough: '2026-01-31', maturityDate: '2026-03-15' }), {
+      from: '2026-02-01',
+      to: '2026-03-14',
+    });
+  },
+);
 
 test('maturities and the default expense accounts of docs/domain.md §9', (t) => {
   t.is(maturityDateOf('2026-01-31', 1), '2026-02-28');
@@ -175,42 +182,52 @@ test('maturities and the default expense accounts of docs/domain.md §9', (t) =>
   ]);
 });
 
-test('a rate cut on 15 December applies from that day: a year of 1 000 000 at 3 %, then 2 %, pays 29 556 (30/360), not 20 000', (t) => {
-  const year = { from: '2026-01-01', to: '2026-12-31' };
-  const cut = terms({
-    basis: 'minimum_monthly_balance',
-    dayCount: '30_360',
-    withholdingTaxRate: new Money(0),
-    rates: [
-      { from: '1900-01-01', annualRate: new Money('0.03') },
-      { from: '2026-12-15', annualRate: new Money('0.02') },
-    ],
-  });
-  // Hand-computed: 344 days (11 months of 30 and 14) at 3 %, 16 days (15 to 30 December, 30E) at 2 %, over 360.
-  const expected = new Money(1_000_000)
-    .times('0.03')
-    .times(344)
-    .plus(new Money(1_000_000).times('0.02').times(16))
-    .div(360)
-    .toDecimalPlaces(0, Money.ROUND_HALF_UP);
-  t.is(expected.toFixed(0), '29556');
-  t.is(interestOver({ opening: new Money(1_000_000), movements: [] }, year, cut).gross.toFixed(0), expected.toFixed(0));
-  // Daily balances and actual days: 348 days at 3 %, 17 at 2 %, over 365.
-  const daily = terms({ withholdingTaxRate: new Money(0), rates: cut.rates });
-  const actual = new Money(1_000_000)
-    .times('0.03')
-    .times(348)
-    .plus(new Money(1_000_000).times('0.02').times(17))
-    .div(365)
-    .toDecimalPlaces(0, Money.ROUND_HALF_UP);
-  t.is(interestOver({ opening: new Money(1_000_000), movements: [] }, year, daily).gross.toFixed(0), actual.toFixed(0));
-  t.throws(
-    () =>
-      interestOver(
-        { opening: new Money(1), movements: [] },
-        year,
-        terms({ rates: [{ from: '2026-06-01', annualRate: new Money('0.03') }] }),
-      ),
-    { message: /no rate in force on 2026-01-01/ },
-  );
-});
+test(
+  'a rate cut on 15 December applies from that day: a year of 1 000 000 at 3 %, then 2 %, ' +
+    'pays 29 556 (30/360), not 20 000',
+  (t) => {
+    const year = { from: '2026-01-01', to: '2026-12-31' };
+    const cut = terms({
+      basis: 'minimum_monthly_balance',
+      dayCount: '30_360',
+      withholdingTaxRate: new Money(0),
+      rates: [
+        { from: '1900-01-01', annualRate: new Money('0.03') },
+        { from: '2026-12-15', annualRate: new Money('0.02') },
+      ],
+    });
+    // Hand-computed: 344 days (11 months of 30 and 14) at 3 %, 16 days (15 to 30 December, 30E) at 2 %, over 360.
+    const expected = new Money(1_000_000)
+      .times('0.03')
+      .times(344)
+      .plus(new Money(1_000_000).times('0.02').times(16))
+      .div(360)
+      .toDecimalPlaces(0, Money.ROUND_HALF_UP);
+    t.is(expected.toFixed(0), '29556');
+    t.is(
+      interestOver({ opening: new Money(1_000_000), movements: [] }, year, cut).gross.toFixed(0),
+      expected.toFixed(0),
+    );
+    // Daily balances and actual days: 348 days at 3 %, 17 at 2 %, over 365.
+    const daily = terms({ withholdingTaxRate: new Money(0), rates: cut.rates });
+    const actual = new Money(1_000_000)
+      .times('0.03')
+      .times(348)
+      .plus(new Money(1_000_000).times('0.02').times(17))
+      .div(365)
+      .toDecimalPlaces(0, Money.ROUND_HALF_UP);
+    t.is(
+      interestOver({ opening: new Money(1_000_000), movements: [] }, year, daily).gross.toFixed(0),
+      actual.toFixed(0),
+    );
+    t.throws(
+      () =>
+        interestOver(
+          { opening: new Money(1), movements: [] },
+          year,
+          terms({ rates: [{ from: '2026-06-01', annualRate: new Money('0.03') }] }),
+        ),
+      { message: /no rate in force on 2026-01-01/ },
+    );
+  },
+);

@@ -57,59 +57,65 @@ test('the first payment: a quarter rounded up to the franc when partial payment 
   t.is(paymentDueOn('2026-11-30', ordinary), '2026-11-30', 'paid in full: due at once');
 });
 
-test('subscriptions: founder shares for founders, the holding within the bounds, the first payment within its range', (t) => {
-  const refusal = (request: Partial<Parameters<typeof subscriptionRefusal>[0]>) =>
-    subscriptionRefusal({
-      terms: founder,
-      heldShares: 0,
-      shares: 2,
-      initialPayment: new Money('20002'),
-      founder: true,
-      ...request,
+test(
+  'subscriptions: founder shares for founders, the holding ' + 'within the bounds, the first payment within its range',
+  (t) => {
+    const refusal = (request: Partial<Parameters<typeof subscriptionRefusal>[0]>) =>
+      subscriptionRefusal({
+        terms: founder,
+        heldShares: 0,
+        shares: 2,
+        initialPayment: new Money('20002'),
+        founder: true,
+        ...request,
+      });
+    t.is(refusal({}), null);
+    t.like(refusal({ founder: false }), { kind: 'conflict', code: 'not_a_founder' });
+    t.is(
+      refusal({ terms: ordinary, founder: false, initialPayment: new Money('20002') }),
+      null,
+      'ordinary shares are for every member',
+    );
+    t.like(
+      refusal({ heldShares: 9 }),
+      { kind: 'conflict', code: 'above_maximum_shares', field: 'shares' },
+      '9 held + 2 > 10',
+    );
+    t.is(refusal({ heldShares: 8 }), null, '8 held + 2 = 10: the bound itself is allowed');
+    t.like(refusal({ terms: { ...founder, minShares: 3 }, shares: 2 }), {
+      kind: 'unprocessable',
+      code: 'below_minimum_shares',
     });
-  t.is(refusal({}), null);
-  t.like(refusal({ founder: false }), { kind: 'conflict', code: 'not_a_founder' });
-  t.is(
-    refusal({ terms: ordinary, founder: false, initialPayment: new Money('20002') }),
-    null,
-    'ordinary shares are for every member',
-  );
-  t.like(
-    refusal({ heldShares: 9 }),
-    { kind: 'conflict', code: 'above_maximum_shares', field: 'shares' },
-    '9 held + 2 > 10',
-  );
-  t.is(refusal({ heldShares: 8 }), null, '8 held + 2 = 10: the bound itself is allowed');
-  t.like(refusal({ terms: { ...founder, minShares: 3 }, shares: 2 }), {
-    kind: 'unprocessable',
-    code: 'below_minimum_shares',
-  });
-  t.is(
-    refusal({ terms: { ...founder, minShares: 3 }, heldShares: 1, shares: 2 }),
-    null,
-    'the minimum counts what is held already',
-  );
-  t.like(
-    refusal({ initialPayment: new Money('5000') }),
-    { code: 'initial_payment_out_of_bounds', field: 'initial_payment' },
-    'below a quarter of 20 002',
-  );
-  t.is(refusal({ initialPayment: new Money('5001') }), null, 'a quarter of 20 002 rounded up');
-  t.like(
-    refusal({ initialPayment: new Money('20003') }),
-    { code: 'initial_payment_out_of_bounds' },
-    'more than the amount',
-  );
-  t.like(
-    refusal({ terms: ordinary, initialPayment: new Money('20001') }),
-    { code: 'initial_payment_out_of_bounds' },
-    'ordinary shares are paid in full',
-  );
-  t.like(refusal({ terms: { ...founder, nominalValue: new Money('999999999999999'), maxShares: 1000 }, shares: 10 }), {
-    code: 'amount_out_of_bounds',
-    field: 'shares',
-  });
-});
+    t.is(
+      refusal({ terms: { ...founder, minShares: 3 }, heldShares: 1, shares: 2 }),
+      null,
+      'the minimum counts what is held already',
+    );
+    t.like(
+      refusal({ initialPayment: new Money('5000') }),
+      { code: 'initial_payment_out_of_bounds', field: 'initial_payment' },
+      'below a quarter of 20 002',
+    );
+    t.is(refusal({ initialPayment: new Money('5001') }), null, 'a quarter of 20 002 rounded up');
+    t.like(
+      refusal({ initialPayment: new Money('20003') }),
+      { code: 'initial_payment_out_of_bounds' },
+      'more than the amount',
+    );
+    t.like(
+      refusal({ terms: ordinary, initialPayment: new Money('20001') }),
+      { code: 'initial_payment_out_of_bounds' },
+      'ordinary shares are paid in full',
+    );
+    t.like(
+      refusal({ terms: { ...founder, nominalValue: new Money('999999999999999'), maxShares: 1000 }, shares: 10 }),
+      {
+        code: 'amount_out_of_bounds',
+        field: 'shares',
+      },
+    );
+  },
+);
 
 test('payments: never above what is unpaid, nothing on a paid-up subscription', (t) => {
   t.is(paymentRefusal(new Money(100), new Money(100)), null);

@@ -17,16 +17,19 @@ test('a count adds each note and coin at its face value, the 500 note and coin a
   t.is(Object.keys(fullCount({})).length, 13, 'five notes and eight coins');
 });
 
-test('a shortage debits 4631 and credits the till; an excess debits the till and credits 4632; none posts nothing', (t) => {
-  const simple = (lines: ReturnType<typeof differenceLines>) =>
-    lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]);
-  t.deepEqual(simple(differenceLines('5712001', new Money(-1000))), [
-    ['4631', '1000', '0'],
-    ['5712001', '0', '1000'],
-  ]);
-  t.deepEqual(simple(differenceLines('5712001', new Money(500))), [
-    ['5712001', '500', '0'],
-    ['4632', '0', '500'],
-  ]);
-  t.deepEqual(differenceLines('5712001', new Money(0)), []);
-});
+test(
+  'a shortage debits 4631 and credits the till; an excess ' + 'debits the till and credits 4632; none posts nothing',
+  (t) => {
+    const simple = (lines: ReturnType<typeof differenceLines>) =>
+      lines.map((line) => [line.account, line.debit.toFixed(0), line.credit.toFixed(0)]);
+    t.deepEqual(simple(differenceLines('5712001', new Money(-1000))), [
+      ['4631', '1000', '0'],
+      ['5712001', '0', '1000'],
+    ]);
+    t.deepEqual(simple(differenceLines('5712001', new Money(500))), [
+      ['5712001', '500', '0'],
+      ['4632', '0', '500'],
+    ]);
+    t.deepEqual(differenceLines('5712001', new Money(0)), []);
+  },
+);

@@ -77,6 +77,7 @@ export async function runFuzz(app: TestApp, knex: Knex, settings: FuzzSettings):
     fuzzOperation({ app, world, settings }, op, caller),
   );
   const reached = (op: Operation) => results.some((result) => result.op === op && result.reached);
+  const answersOf = (op: Operation) => results.filter((result) => result.op === op).flatMap((result) => result.answers);
   const unreached = operations.filter((op) => op.pathParams.length > 0 && !world.notBuilt.has(op.id) && !reached(op));
   return {
     operations: operations.length,
@@ -84,10 +85,7 @@ export async function runFuzz(app: TestApp, knex: Knex, settings: FuzzSettings):
     fewestPerOperation: Math.min(...results.map((result) => result.sent)),
     failures: results.flatMap((result) => result.failures),
     waived: operations.filter((op) => world.notBuilt.has(op.id)).map((op) => `${op.id}: ${world.notBuilt.get(op.id)!}`),
-    unreached: unreached.map(
-      (op) =>
-        `${op.id} (${op.method} ${op.path}): answered ${summarize(results.filter((result) => result.op === op).flatMap((result) => result.answers))}`,
-    ),
+    unreached: unreached.map((op) => `${op.id} (${op.method} ${op.path}): answered ${summarize(answersOf(op))}`),
     brokenInvariants: await checkBooks(app, knex, world.callers[0]!),
   };
 }
@@ -262,8 +260,10 @@ export function formatReport(settings: FuzzSettings, report: FuzzReport, seconds
     groups.set(key, group);
   }
   const lines = [
-    `fuzz: seed ${settings.seed}, budget ${settings.budget}: ${report.requests} requests to ${report.operations} operations in ${seconds.toFixed(1)} s; ${report.failures.length} failures (${groups.size} distinct)`,
-    `replay: FUZZ_SEED=${settings.seed} FUZZ_BUDGET=${settings.budget} npm run fuzz (FUZZ_ONLY=<operationId,…> for some operations)`,
+    `fuzz: seed ${settings.seed}, budget ${settings.budget}: ${report.requests} requests to ${report.operations} ` +
+      `operations in ${seconds.toFixed(1)} s; ${report.failures.length} failures (${groups.size} distinct)`,
+    `replay: FUZZ_SEED=${settings.seed} FUZZ_BUDGET=${settings.budget} npm run fuzz ` +
+      `(FUZZ_ONLY=<operationId,…> for some operations)`,
     ...[...groups.values()].map(({ example, count }) =>
       [
         `✗ ${example.operation} as ${example.caller}: ${example.fault}${count > 1 ? ` (×${count})` : ''}`,

@@ -27,17 +27,21 @@ export function bogusAuthorizations(realAuthorization: string): Record<string, s
   const now = Math.floor(testClock().getTime() / 1000); // the app's clock, not the calendar's
   const [head, payload, signature = ''] = token.split('.');
   const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
+  // Signed as the API signs its tokens.
+  const signed = (body: object) => `Bearer ${jwt({ alg: 'HS256', typ: 'JWT' }, body, testJwtSecret)}`;
+  // An id that names no user and no sign-in.
+  const unknownId = '00000000-0000-4000-8000-000000000000';
   return {
     'no token': undefined,
     'alg none': `Bearer ${jwt({ alg: 'none', typ: 'JWT' }, claims, undefined)}`,
     'alg none, signature kept': `Bearer ${jwt({ alg: 'none', typ: 'JWT' }, claims, undefined)}${signature}`,
     'tampered signature': `Bearer ${head}.${payload}.${flipped}`,
-    'tampered claims': `Bearer ${head}.${base64url(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }))}.${signature}`,
+    'tampered claims': `Bearer ${head}.${base64url(JSON.stringify({ ...claims, sub: unknownId }))}.${signature}`,
     'other secret': `Bearer ${jwt({ alg: 'HS256', typ: 'JWT' }, claims, 'another-secret-another-secret-another')}`,
     'HS512 with the right secret': `Bearer ${jwt({ alg: 'HS512', typ: 'JWT' }, claims, testJwtSecret)}`,
-    expired: `Bearer ${jwt({ alg: 'HS256', typ: 'JWT' }, { ...claims, iat: now - 7200, exp: now - 3600 }, testJwtSecret)}`,
-    'refresh token as access': `Bearer ${jwt({ alg: 'HS256', typ: 'JWT' }, { ...claims, typ: 'refresh' }, testJwtSecret)}`,
-    'unknown session': `Bearer ${jwt({ alg: 'HS256', typ: 'JWT' }, { ...claims, fam: '00000000-0000-4000-8000-000000000000' }, testJwtSecret)}`,
+    expired: signed({ ...claims, iat: now - 7200, exp: now - 3600 }),
+    'refresh token as access': signed({ ...claims, typ: 'refresh' }),
+    'unknown session': signed({ ...claims, fam: unknownId }),
     'empty bearer': 'Bearer ',
     junk: 'Bearer abc.def.ghi',
     'basic credentials': `Basic ${Buffer.from('admin:admin').toString('base64')}`,

@@ -44,7 +44,8 @@ export interface FuzzWorld {
 }
 
 const closedYearOnly =
-  'a result allocation needs a closed year: every month end to December, the business date in the next year and the closing';
+  'a result allocation needs a closed year: every month end to December, the business date in the next year ' +
+  'and the closing';
 
 /** What the world leaves out: building a closed year would take longer than the whole run. */
 const notBuilt = new Map(
@@ -82,20 +83,7 @@ export async function signIn(app: TestApp, caller: Caller): Promise<void> {
  */
 export async function buildWorld(app: TestApp, knex: Knex, operations: readonly Operation[]): Promise<FuzzWorld> {
   const world = await createLoanWorld(app, knex, 'FZZ');
-  const callers: Caller[] = [
-    { name: 'admin', username: 'fuzz_admin', authorization: '' },
-    { name: 'cashier', username: 'fuzz_cashier', authorization: '' },
-  ];
-  const callerIds = [
-    await createUser(knex, 'fuzz_admin', [
-      { role: 'admin', enterpriseId: null, branchId: null },
-      { role: 'direction', enterpriseId: world.enterpriseId, branchId: null },
-    ]),
-    await createUser(knex, 'fuzz_cashier', [
-      { role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.headOffice },
-    ]),
-  ];
-  for (const caller of callers) await signIn(app, caller);
+  const { callers, callerIds } = await signInCallers(world);
   const litigious = await lend(world, callers[1]!);
   await runPeriod(world);
   await recoverWrittenOff(world, litigious);
@@ -107,27 +95,7 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     mode: 'dry_run',
   });
   await createOrgan(app, direction, world.enterpriseId);
-  // A manual entry's draft (issue 28), for the routes on one entry to reach their handlers.
-  const rentLines = [
-    { account: '65234', branch: world.headOffice, debit: '1000' },
-    { account: '5603', branch: world.headOffice, credit: '1000' },
-  ];
-  await post(app, '/api/v1/accounting/manual-entries/', direction, {
-    enterprise: world.enterpriseId,
-    entry_date: '2026-01-15',
-    reference: 'FUZZ-1',
-    label: 'Rent',
-    lines: rentLines,
-  });
-  // And a recurring model of it (issue 28), for the routes on one model.
-  await post(app, '/api/v1/accounting/recurring-entries/', direction, {
-    enterprise: world.enterpriseId,
-    label: 'Monthly rent',
-    reference_pattern: 'RENT-{period}',
-    day_of_period: 5,
-    first_period: '2026-01',
-    lines: rentLines,
-  });
+  await draftManualEntries(world);
   await keepBooks(world);
   await registerFixedAsset(world);
   const statement = await keepBank(world);
@@ -156,7 +124,65 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
   pools.byPath.set('/api/v1/auth/users/{id}/roles/', [grant.id as string]);
   pools.known.add(grant.id as string);
   poolNamedParameters(pools, statement);
-  const bodies = new Map<string, Record<string, unknown>>([
+  return {
+    enterpriseId: world.enterpriseId,
+    callers,
+    pools,
+    bodies: bodiesOf(world, statement, transferred),
+    notBuilt,
+  };
+}
+
+/** The fuzzing callers, an administrator who also directs the cooperative and a head office cashier, signed in. */
+async function signInCallers(world: LoanWorld): Promise<{ callers: Caller[]; callerIds: string[] }> {
+  const callers: Caller[] = [
+    { name: 'admin', username: 'fuzz_admin', authorization: '' },
+    { name: 'cashier', username: 'fuzz_cashier', authorization: '' },
+  ];
+  const callerIds = [
+    await createUser(world.knex, 'fuzz_admin', [
+      { role: 'admin', enterpriseId: null, branchId: null },
+      { role: 'direction', enterpriseId: world.enterpriseId, branchId: null },
+    ]),
+    await createUser(world.knex, 'fuzz_cashier', [
+      { role: 'cashier', enterpriseId: world.enterpriseId, branchId: world.headOffice },
+    ]),
+  ];
+  for (const caller of callers) await signIn(world.app, caller);
+  return { callers, callerIds };
+}
+
+/** Issue 28: a manual entry's draft and a recurring model of it, for the routes on one entry or model. */
+async function draftManualEntries(world: LoanWorld): Promise<void> {
+  const direction = world.users.direction!.headers;
+  const rentLines = [
+    { account: '65234', branch: world.headOffice, debit: '1000' },
+    { account: '5603', branch: world.headOffice, credit: '1000' },
+  ];
+  await post(world.app, '/api/v1/accounting/manual-entries/', direction, {
+    enterprise: world.enterpriseId,
+    entry_date: '2026-01-15',
+    reference: 'FUZZ-1',
+    label: 'Rent',
+    lines: rentLines,
+  });
+  await post(world.app, '/api/v1/accounting/recurring-entries/', direction, {
+    enterprise: world.enterpriseId,
+    label: 'Monthly rent',
+    reference_pattern: 'RENT-{period}',
+    day_of_period: 5,
+    first_period: '2026-01',
+    lines: rentLines,
+  });
+}
+
+/** Bodies the schema alone cannot make valid, by operation, of the world's own ids: the base its attacks change. */
+function bodiesOf(
+  world: LoanWorld,
+  statement: { content: string },
+  transferred: { from: string; to: string },
+): Map<string, Record<string, unknown>> {
+  return new Map<string, Record<string, unknown>>([
     ['addSubAccount', { parent_code: '3711', code: '371101', label: 'Fuzz sub-account' }],
     ['importBankStatement', { file_name: 'again.csv', content: statement.content }],
     // Issue 29: a transfer between the two members' accounts of the world, of either branch.
@@ -196,7 +222,6 @@ export async function buildWorld(app: TestApp, knex: Knex, operations: readonly 
     // Issue 31: a members file (a raw CSV body: test/fuzz/attacks.ts sends `file` as it is).
     ['uploadImportFile', { file: importFile }],
   ]);
-  return { enterpriseId: world.enterpriseId, callers, pools, bodies, notBuilt };
 }
 
 /** Issue 30: a usury rate, set under four eyes, high enough to refuse none of the world's loans, for its own routes. */
@@ -608,7 +633,8 @@ async function keepTillTransfer(world: LoanWorld): Promise<void> {
  * Issue 31: a go-live import with a members file uploaded, for the routes on one import (its id comes from the list).
  */
 const importFile =
-  'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n' +
+  'member_number;branch_code;kind;first_name;last_name;legal_name;' +
+  'id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n' +
   'F001;HQ;natural_person;Awa;Fuzz;;national_id;FZ001;1990-01-01;female;;;2020-01-01\n';
 
 async function startImport(world: LoanWorld): Promise<void> {

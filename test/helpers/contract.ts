@@ -56,6 +56,10 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, 
 addFormats(ajv);
 ajv.addSchema({ $id: componentsId, $defs: relocated(document.components.schemas) });
 
+/** A segment of a path template as a pattern: a {parameter} matches any one segment, the rest only itself. */
+const segmentPattern = (segment: string): string =>
+  /^\{.+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+
 const operations: OperationContract[] = Object.entries(document.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => {
     const segments = path.split('/');
@@ -72,9 +76,7 @@ const operations: OperationContract[] = Object.entries(document.paths).flatMap((
     return {
       method: method.toUpperCase(),
       operationId: operation.operationId,
-      pattern: new RegExp(
-        `^${segments.map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`,
-      ),
+      pattern: new RegExp(`^${segments.map(segmentPattern).join('/')}$`),
       literals: segments.filter((segment) => segment !== '' && !segment.startsWith('{')).length,
       responses,
       locatedStatuses,
@@ -120,7 +122,10 @@ function problemBreach(operation: OperationContract, status: number, body: unkno
   const code = (body as { code?: unknown }).code as string;
   const codes = operation.errorCodes.get(String(status)) ?? genericCodes[status] ?? [];
   if (codes.includes(code)) return undefined;
-  return `${operation.operationId} answered ${status} with code ${code}, which its x-error-codes at ${status} do not list (${codes.join(', ') || 'none'}): declare it in the route's refusals`;
+  return (
+    `${operation.operationId} answered ${status} with code ${code}, which its x-error-codes at ${status} ` +
+    `do not list (${codes.join(', ') || 'none'}): declare it in the route's refusals`
+  );
 }
 
 /**
@@ -137,7 +142,10 @@ export function contractBreach(
   const operation = operationFor(method, target, status);
   if (operation === undefined) return undefined;
   if (!operation.statuses.has(String(status)))
-    return `${operation.operationId} answered ${status}, a status it does not document (${[...operation.statuses].join(', ')})`;
+    return (
+      `${operation.operationId} answered ${status}, ` +
+      `a status it does not document (${[...operation.statuses].join(', ')})`
+    );
   if (!/json/.test(headers.get('content-type') ?? '')) return undefined;
   if (status >= 400 && /^application\/problem\+json/.test(headers.get('content-type') ?? ''))
     return problemBreach(operation, status, body);

@@ -50,6 +50,35 @@ export async function createLoanWorld(
       json: { enterprise: enterpriseId, code: 'B2', name: 'Branch two' },
     })
   ).body.id as string;
+  const users = await createCircuitUsers(app, knex, code, { enterpriseId, headOffice, otherBranch });
+  users.root = { id: rootId, headers: root };
+  const { productId, savingsProductId } = await createProducts(app, users.direction!.headers, enterpriseId);
+  const world: LoanWorld = {
+    app,
+    knex,
+    enterpriseId,
+    headOffice,
+    otherBranch,
+    productId,
+    savingsProductId,
+    rootId,
+    users,
+    shareTypeId: '',
+  };
+  // The paid-up capital the 10 % credit cap reads: one member subscribes and pays 1 000 shares of 1 000 000 XAF.
+  world.shareTypeId = await createShareType(world, { code: '002', nominal_value: '1000000', max_shares: 10000 });
+  if (options.capital ?? true)
+    await subscribeShares(world, await memberOf(world), { share_type: world.shareTypeId, shares: 1000 });
+  return world;
+}
+
+/** One user per role of the approval circuit, and the cashiers and heads of both branches, signed in. */
+async function createCircuitUsers(
+  app: TestApp,
+  knex: Knex,
+  code: string,
+  { enterpriseId, headOffice, otherBranch }: Pick<LoanWorld, 'enterpriseId' | 'headOffice' | 'otherBranch'>,
+): Promise<LoanWorld['users']> {
   const users: LoanWorld['users'] = {};
   const grantsOf = {
     cashier: [{ role: 'cashier', branchId: headOffice }],
@@ -74,9 +103,17 @@ export async function createLoanWorld(
     );
     users[name] = { id, headers: await bearer(app, username, nextAddress()) };
   }
-  users.root = { id: rootId, headers: root };
+  return users;
+}
+
+/** The world's CTA loan product and its demand deposit savings product, made by the direction. */
+async function createProducts(
+  app: TestApp,
+  direction: Record<string, string>,
+  enterpriseId: string,
+): Promise<Pick<LoanWorld, 'productId' | 'savingsProductId'>> {
   const product = await app.request('POST', '/api/v1/loans/products/', {
-    headers: users.direction!.headers,
+    headers: direction,
     json: {
       enterprise: enterpriseId,
       code: 'CRT',
@@ -95,7 +132,7 @@ export async function createLoanWorld(
   });
   if (product.status !== 201) throw new Error(product.text);
   const savings = await app.request('POST', '/api/v1/members/products/', {
-    headers: users.direction!.headers,
+    headers: direction,
     json: {
       enterprise: enterpriseId,
       code: 'EPA',
@@ -105,23 +142,7 @@ export async function createLoanWorld(
     },
   });
   if (savings.status !== 201) throw new Error(savings.text);
-  const world: LoanWorld = {
-    app,
-    knex,
-    enterpriseId,
-    headOffice,
-    otherBranch,
-    productId: product.body.id,
-    savingsProductId: savings.body.id,
-    rootId,
-    users,
-    shareTypeId: '',
-  };
-  // The paid-up capital the 10 % credit cap reads: one member subscribes and pays 1 000 shares of 1 000 000 XAF.
-  world.shareTypeId = await createShareType(world, { code: '002', nominal_value: '1000000', max_shares: 10000 });
-  if (options.capital ?? true)
-    await subscribeShares(world, await memberOf(world), { share_type: world.shareTypeId, shares: 1000 });
-  return world;
+  return { productId: product.body.id as string, savingsProductId: savings.body.id as string };
 }
 
 function nextAddress(): string {

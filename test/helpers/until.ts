@@ -73,28 +73,40 @@ export async function untilWorkflow<T>(wait: WorkflowWait<T>): Promise<T> {
 const eventName = (type: temporal.api.enums.v1.EventType | null | undefined) =>
   (temporal.api.enums.v1.EventType[type ?? 0] ?? String(type)).replace(/^EVENT_TYPE_/, '');
 
+/** A pending activity on one line: its type, attempt, state and last failure. */
+function describeActivity(activity: temporal.api.workflow.v1.IPendingActivityInfo): string {
+  const state = temporal.api.enums.v1.PendingActivityState[activity.state ?? 0];
+  const failure = activity.lastFailure?.message ? `, last failure: ${activity.lastFailure.message}` : '';
+  return `${activity.activityType?.name} (attempt ${activity.attempt}, ${state}${failure})`;
+}
+
+/** A history event on one line; a workflow task scheduled on a worker's sticky queue says so. */
+function describeEvent(event: temporal.api.history.v1.IHistoryEvent): string {
+  const queue = event.workflowTaskScheduledEventAttributes?.taskQueue;
+  const sticky = queue?.kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY;
+  return `#${event.eventId} ${eventName(event.eventType)}${sticky ? ' (sticky)' : ''}`;
+}
+
+/** The pending workflow task on one line, or none. */
+function describeTask(task: temporal.api.workflow.v1.IPendingWorkflowTaskInfo | null | undefined): string {
+  if (!task) return 'none';
+  return `${temporal.api.enums.v1.PendingWorkflowTaskState[task.state ?? 0]}, attempt ${task.attempt}`;
+}
+
 /** What Temporal knows of a workflow, on one line: for the message of a wait that gave up. */
 async function describeWorkflow(workflowId: string): Promise<string> {
   const connection = await Connection.connect({ address: testEnvironment().temporalAddress });
   try {
     const handle = new Client({ connection }).workflow.getHandle(workflowId);
     const description = await handle.describe();
-    const pending = (description.raw.pendingActivities ?? []).map(
-      (activity) =>
-        `${activity.activityType?.name} (attempt ${activity.attempt}, ${temporal.api.enums.v1.PendingActivityState[activity.state ?? 0]}${activity.lastFailure?.message ? `, last failure: ${activity.lastFailure.message}` : ''})`,
-    );
+    const pending = (description.raw.pendingActivities ?? []).map(describeActivity);
     const task = description.raw.pendingWorkflowTask;
     const { events } = await handle.fetchHistory();
-    const last = (events ?? [])
-      .slice(-8)
-      .map(
-        (event) =>
-          `#${event.eventId} ${eventName(event.eventType)}${event.workflowTaskScheduledEventAttributes?.taskQueue?.kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY ? ' (sticky)' : ''}`,
-      );
+    const last = (events ?? []).slice(-8).map(describeEvent);
     return [
       `workflow ${workflowId} ${description.status.name} on task queue ${description.taskQueue}`,
       `pending activities: ${pending.length === 0 ? 'none' : pending.join(', ')}`,
-      `pending workflow task: ${task ? `${temporal.api.enums.v1.PendingWorkflowTaskState[task.state ?? 0]}, attempt ${task.attempt}` : 'none'}`,
+      `pending workflow task: ${describeTask(task)}`,
       `last events: ${last.join(', ')}`,
     ].join('; ');
   } catch (error) {

@@ -45,7 +45,8 @@ async function monthTotalGaps({ knex, enterpriseId }: Pick<LoanWorld, 'knex' | '
   const { rows } = await knex.raw('SELECT * FROM coopbank_month_total_gaps(?)', [enterpriseId]);
   return (rows as Record<string, unknown>[]).map(
     (row) =>
-      `month total of ${String(row.chart_entry_id)} in ${String(row.month)} differs from its lines: ${JSON.stringify(row)}`,
+      `month total of ${String(row.chart_entry_id)} in ${String(row.month)} ` +
+      `differs from its lines: ${JSON.stringify(row)}`,
   );
 }
 
@@ -140,10 +141,10 @@ async function sheetOutsideGaps(
   }
   const breaches = rows
     .filter((row) => row.class <= 5 && !new Money(row.balance).eq(sheetAccounts.get(row.code) ?? 0))
-    .map(
-      (row) =>
-        `${row.code} at ${date}: ${row.balance} in the entries, ${(sheetAccounts.get(row.code) ?? new Money(0)).toFixed(0)} in the balance sheet`,
-    );
+    .map((row) => {
+      const inTheSheet = (sheetAccounts.get(row.code) ?? new Money(0)).toFixed(0);
+      return `${row.code} at ${date}: ${row.balance} in the entries, ${inTheSheet} in the balance sheet`;
+    });
   const outsideResult = rows.filter((row) => row.class >= 6).reduce((sum, row) => sum.minus(row.balance), new Money(0));
   const sheetResult = sheet.liabilities
     .filter((line) => ['P4', 'P5'].includes(line.code))
@@ -180,7 +181,8 @@ export async function portfolioGaps({
     .groupByRaw(`1`)
     .select(
       knex.raw(
-        `CASE classification WHEN 'performing' THEN '3221' WHEN 'overdue' THEN '3312' ELSE doubtful_account_code END AS account`,
+        `CASE classification WHEN 'performing' THEN '3221' WHEN 'overdue' THEN '3312'
+              ELSE doubtful_account_code END AS account`,
       ),
       knex.raw('sum(outstanding_principal)::text AS amount'),
     );

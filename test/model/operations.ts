@@ -315,8 +315,10 @@ class Repay extends Operation {
   }
 
   check = (model: Readonly<Model>) => model.loans.some((loan) => loan.disbursed && !loan.closed);
-  toString = () =>
-    `Repay(#${this.index}, ${this.excess ? 'payable + 1' : `${this.percent} %`}${this.fromAccount ? ', from the account' : ''})`;
+  toString = () => {
+    const amount = this.excess ? 'payable + 1' : `${this.percent} %`;
+    return `Repay(#${this.index}, ${amount}${this.fromAccount ? ', from the account' : ''})`;
+  };
   async apply(model: Model, real: Real) {
     const open = model.loans.filter((loan) => loan.disbursed && !loan.closed);
     const loan = open[this.index % open.length]!;
@@ -641,7 +643,8 @@ async function tillBreaches(model: Model, real: Real): Promise<string[]> {
   return row.balance === model.till.book.toFixed(0)
     ? []
     : [
-        `till ${model.till.account}: the ledger holds ${row.balance as string}, the model ${model.till.book.toFixed(0)}`,
+        `till ${model.till.account}: the ledger holds ${row.balance as string}, ` +
+          `the model ${model.till.book.toFixed(0)}`,
       ];
 }
 
@@ -703,7 +706,8 @@ async function standingOf(real: Real, loanId: string): Promise<Standing> {
     throw new Error(`payoff quote of ${loanId}: its parts do not add up to ${quote.total as string}`);
   if (!parts.principal.eq(detail.outstanding_principal))
     throw new Error(
-      `payoff quote of ${loanId}: principal ${quote.principal as string}, the loan ${detail.outstanding_principal as string}`,
+      `payoff quote of ${loanId}: principal ${quote.principal as string}, ` +
+        `the loan ${detail.outstanding_principal as string}`,
     );
   const outstanding = new Money(detail.outstanding_principal);
   return {

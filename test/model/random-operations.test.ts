@@ -121,7 +121,8 @@ const manualSeed = Number(process.env.MODEL_MANUAL_SEED ?? 20261203);
 const manualRuns = sequencesOf('MODEL_MANUAL_RUNS', 1, 10);
 
 test.serial(
-  `with manual entries among them, the subledgers still equal the ledger (seed ${manualSeed}, ${manualRuns} × ${steps} steps)`,
+  `with manual entries among them, the subledgers still equal the ledger ` +
+    `(seed ${manualSeed}, ${manualRuns} × ${steps} steps)`,
   async (t) => {
     t.timeout(manualRuns * steps * 5000);
     const before = executed.get('PostManualEntry') ?? 0;
@@ -185,7 +186,8 @@ const tillSeed = Number(process.env.MODEL_TILL_SEED ?? 20261204);
 const tillRuns = sequencesOf('MODEL_TILL_RUNS', 1, 10);
 
 test.serial(
-  `with till sessions and members served across branches, 45200 nets to zero after every step (seed ${tillSeed}, ${tillRuns} × ${steps} steps)`,
+  `with till sessions and members served across branches, 45200 nets to zero after every step ` +
+    `(seed ${tillSeed}, ${tillRuns} × ${steps} steps)`,
   async (t) => {
     t.timeout(tillRuns * steps * 5000);
     const before = new Map(

@@ -124,7 +124,8 @@ async function startNode(
   child.stdout.resume(); // keep draining what it writes next, so that it never blocks on a full pipe
   if (logs.at(-1)?.msg !== readyMessage) {
     throw new Error(
-      `${script} stopped or took over ${readyTimeoutMs} ms without logging "${readyMessage}":\n${logs.map((log) => JSON.stringify(log)).join('\n')}\n${stderr}`,
+      `${script} stopped or took over ${readyTimeoutMs} ms without logging "${readyMessage}":\n` +
+        `${logs.map((log) => JSON.stringify(log)).join('\n')}\n${stderr}`,
     );
   }
   return {

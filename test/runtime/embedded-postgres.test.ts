@@ -25,34 +25,38 @@ async function query(url: string, sql: string): Promise<pg.QueryResult> {
   }
 }
 
-test('data survives a restart; a second server on the same data or port is refused with the reason; a restart after a stop works', async (t) => {
-  const dataDir = freshDataDir(t);
-  const password = randomBytes(8).toString('hex');
-  const first = await startEmbeddedPostgres({ dataDir, port: await freePort(), password });
-  try {
-    await query(first.url, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')");
-    const sameData = await t.throwsAsync(startEmbeddedPostgres({ dataDir, port: await freePort(), password }));
-    t.regex(
-      sameData?.message ?? '',
-      /A PostgreSQL server \(pid \d+\) is already running on .*: is another 'npm start' running\?/,
-    );
-    const samePort = await t.throwsAsync(
-      startEmbeddedPostgres({ dataDir: freshDataDir(t), port: Number(new URL(first.url).port), password }),
-    );
-    t.regex(
-      samePort?.message ?? '',
-      /PostgreSQL exited \(code \d+\) before it was ready:[\s\S]*Address already in use/,
-    );
-  } finally {
-    await first.stop();
-  }
-  t.false(fs.existsSync(path.join(dataDir, 'postmaster.pid')), 'a clean stop leaves no lock behind');
+test(
+  'data survives a restart; a second server on the same data or port is refused with the reason; a restart ' +
+    'after a stop works',
+  async (t) => {
+    const dataDir = freshDataDir(t);
+    const password = randomBytes(8).toString('hex');
+    const first = await startEmbeddedPostgres({ dataDir, port: await freePort(), password });
+    try {
+      await query(first.url, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')");
+      const sameData = await t.throwsAsync(startEmbeddedPostgres({ dataDir, port: await freePort(), password }));
+      t.regex(
+        sameData?.message ?? '',
+        /A PostgreSQL server \(pid \d+\) is already running on .*: is another 'npm start' running\?/,
+      );
+      const samePort = await t.throwsAsync(
+        startEmbeddedPostgres({ dataDir: freshDataDir(t), port: Number(new URL(first.url).port), password }),
+      );
+      t.regex(
+        samePort?.message ?? '',
+        /PostgreSQL exited \(code \d+\) before it was ready:[\s\S]*Address already in use/,
+      );
+    } finally {
+      await first.stop();
+    }
+    t.false(fs.existsSync(path.join(dataDir, 'postmaster.pid')), 'a clean stop leaves no lock behind');
 
-  const second = await startEmbeddedPostgres({ dataDir, port: await freePort(), password });
-  try {
-    const result = await query(second.url, 'SELECT value FROM kept');
-    t.deepEqual(result.rows, [{ value: 'still here' }]);
-  } finally {
-    await second.stop();
-  }
-});
+    const second = await startEmbeddedPostgres({ dataDir, port: await freePort(), password });
+    try {
+      const result = await query(second.url, 'SELECT value FROM kept');
+      t.deepEqual(result.rows, [{ value: 'still here' }]);
+    } finally {
+      await second.stop();
+    }
+  },
+);

@@ -24,14 +24,17 @@ function binFolder(t: import('ava').ExecutionContext, commands: Record<string, s
   return bin;
 }
 
-test('without Chromium and without the right to install it, it stops at once with the one command to run', async (t) => {
-  const bin = binFolder(t, { id: 'echo 1000', 'apt-get': 'echo "apt-get must not run" >&2; exit 3' });
-  const outcome = await run({ PATH: bin });
-  t.is(outcome.code, 1);
-  t.is(outcome.stdout, '');
-  t.regex(outcome.stderr, /sudo apt-get update && sudo apt-get install -y chromium/);
-  t.notRegex(outcome.stderr, /must not run/);
-});
+test(
+  'without Chromium and without the right to install ' + 'it, it stops at once with the one command to run',
+  async (t) => {
+    const bin = binFolder(t, { id: 'echo 1000', 'apt-get': 'echo "apt-get must not run" >&2; exit 3' });
+    const outcome = await run({ PATH: bin });
+    t.is(outcome.code, 1);
+    t.is(outcome.stdout, '');
+    t.regex(outcome.stderr, /sudo apt-get update && sudo apt-get install -y chromium/);
+    t.notRegex(outcome.stderr, /must not run/);
+  },
+);
 
 test('as root with apt-get, it installs Chromium (update, then install -y chromium) and prints its path', async (t) => {
   // A stand-in apt-get that records its calls and "installs" a chromium into the PATH.
@@ -39,7 +42,8 @@ test('as root with apt-get, it installs Chromium (update, then install -y chromi
   fs.symlinkSync('/bin/chmod', path.join(bin, 'chmod'));
   fs.writeFileSync(
     path.join(bin, 'apt-get'),
-    `#!/bin/bash\necho "$*" >> ${bin}/calls\nif [ "$1" = install ]; then printf '#!/bin/bash\\n' > ${bin}/chromium; chmod +x ${bin}/chromium; fi\n`,
+    `#!/bin/bash\necho "$*" >> ${bin}/calls\n` +
+      `if [ "$1" = install ]; then printf '#!/bin/bash\\n' > ${bin}/chromium; chmod +x ${bin}/chromium; fi\n`,
     { mode: 0o755 },
   );
   const outcome = await run({ PATH: bin });

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
@@ -72,27 +72,67 @@ async function applicationInReview(knex: Knex, actor: Actor) {
 
 // A worker process as `npm run worker` with WORKER_METRICS_ADDRESS sets it up (runtime/start-components.ts). This file
 // installs its own Temporal Runtime, so it does not use test/helpers/worker.ts, which installs one without metrics.
-test("a worker serves the Temporal SDK metrics and its process's own (build, pool, decisions, provisioning runs) at its metrics address", async (t) => {
-  const metricsAddress = `127.0.0.1:${await freePort()}`;
-  installTemporalRuntime(pino({ level: 'warn' }), metricsAddress);
-  const { knex } = await createTestDatabase(t);
-  t.teardown(exportProcessMetrics(knex, 'c0ffee1'));
-  // A user row only (decisions name their decider): this test signs nobody in, so no password is hashed.
-  const [{ id: userId }] = await knex('users')
-    .insert({ username: 'root', password_hash: '!', full_name: 'Root' })
-    .returning('id');
-  const application = await applicationInReview(knex, {
-    userId,
-    grants: [{ role: 'admin', enterpriseId: null, branchId: null }],
-    requestId: 'test',
-  });
-  const run = await startProvisioningRun(knex, testClock(), {
-    enterpriseId: application.enterpriseId,
-    asOf: null,
-    trigger: 'api',
-    requestedBy: null,
-  });
+test(
+  "a worker serves the Temporal SDK metrics and its process's own (build, pool, decisions, provisioning runs) " +
+    'at its metrics address',
+  async (t) => {
+    const metricsAddress = `127.0.0.1:${await freePort()}`;
+    installTemporalRuntime(pino({ level: 'warn' }), metricsAddress);
+    const { knex } = await createTestDatabase(t);
+    t.teardown(exportProcessMetrics(knex, 'c0ffee1'));
+    // A user row only (decisions name their decider): this test signs nobody in, so no password is hashed.
+    const [{ id: userId }] = await knex('users')
+      .insert({ username: 'root', password_hash: '!', full_name: 'Root' })
+      .returning('id');
+    const application = await applicationInReview(knex, {
+      userId,
+      grants: [{ role: 'admin', enterpriseId: null, branchId: null }],
+      requestId: 'test',
+    });
+    const run = await startProvisioningRun(knex, testClock(), {
+      enterpriseId: application.enterpriseId,
+      asOf: null,
+      trigger: 'api',
+      requestedBy: null,
+    });
 
+    const taskQueue = `test-metrics-${run.id}`;
+    const { worker, client } = await startWorker(t, knex, taskQueue);
+    const scraped = await worker.runUntil(async () => {
+      const approval = await client.workflow.start('loanApproval', {
+        taskQueue,
+        workflowId: application.workflowId,
+        args: [
+          {
+            applicationId: application.id,
+            enterpriseId: application.enterpriseId,
+            branchId: application.branchId,
+            applicationNumber: application.number,
+            stepTimeLimitSeconds: 3600,
+          },
+        ],
+      });
+      await approval.executeUpdate(decideUpdate, {
+        args: [
+          { deciderId: userId, step: 'cashier', decision: 'reject', comment: 'irregular income', requestId: null },
+        ],
+      });
+      const provisioning = await client.workflow.execute('provisioningRun', {
+        taskQueue,
+        workflowId: `provisioning-run-${run.id}`,
+        args: [{ enterpriseId: run.enterprise_id, runId: run.id }],
+      });
+      t.is(provisioning.status, 'completed');
+      // Scraped while the worker runs: the exporter stops with the process's last Temporal connection.
+      return (await fetch(`http://${metricsAddress}/metrics`)).text();
+    });
+
+    assertScraped(t, scraped, taskQueue);
+  },
+);
+
+/** A worker of this process on its own task queue, and a client, both closed when the test ends. */
+async function startWorker(t: ExecutionContext, knex: Knex, taskQueue: string) {
   const { temporalAddress, bundlePath } = testEnvironment();
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const clientConnection = await Connection.connect({ address: temporalAddress });
@@ -100,7 +140,6 @@ test("a worker serves the Temporal SDK metrics and its process's own (build, poo
     await clientConnection.close();
     await workerConnection.close();
   });
-  const taskQueue = `test-metrics-${run.id}`;
   const worker = await createWorker({
     connection: workerConnection,
     namespace: 'default',
@@ -110,33 +149,11 @@ test("a worker serves the Temporal SDK metrics and its process's own (build, poo
     clock: testClock,
   });
   const client = new Client({ connection: clientConnection, namespace: 'default' });
-  const scraped = await worker.runUntil(async () => {
-    const approval = await client.workflow.start('loanApproval', {
-      taskQueue,
-      workflowId: application.workflowId,
-      args: [
-        {
-          applicationId: application.id,
-          enterpriseId: application.enterpriseId,
-          branchId: application.branchId,
-          applicationNumber: application.number,
-          stepTimeLimitSeconds: 3600,
-        },
-      ],
-    });
-    await approval.executeUpdate(decideUpdate, {
-      args: [{ deciderId: userId, step: 'cashier', decision: 'reject', comment: 'irregular income', requestId: null }],
-    });
-    const provisioning = await client.workflow.execute('provisioningRun', {
-      taskQueue,
-      workflowId: `provisioning-run-${run.id}`,
-      args: [{ enterpriseId: run.enterprise_id, runId: run.id }],
-    });
-    t.is(provisioning.status, 'completed');
-    // Scraped while the worker runs: the exporter stops with the process's last Temporal connection.
-    return (await fetch(`http://${metricsAddress}/metrics`)).text();
-  });
+  return { worker, client };
+}
 
+/** The SDK's series of the task queue, and the process's own: build, pool, decisions and provisioning runs. */
+function assertScraped(t: ExecutionContext, scraped: string, taskQueue: string): void {
   const queue = `namespace="default",service_name="temporal-core-sdk",task_queue="${taskQueue}"`;
   t.is(
     seriesValue(scraped, `temporal_worker_task_slots_available{${queue},worker_type="ActivityWorker"}`),
@@ -159,4 +176,4 @@ test("a worker serves the Temporal SDK metrics and its process's own (build, poo
   );
   t.is(seriesValue(scraped, 'coopbank_loan_decisions_total{decision="approve"}'), 0, 'known series start at 0');
   t.is(seriesValue(scraped, 'coopbank_provisioning_runs_total{outcome="completed"}'), 1);
-});
+}

@@ -39,33 +39,37 @@ test.before(async () => {
 
 const as = (name: string) => headers[name] ?? world.users[name]!.headers;
 
-test("branch isolation of the books: a branch's cashier reads only its branch's lines; an enterprise-wide role reads all", async (t) => {
-  const member = await memberOf(world);
-  await openSavingsAccount(world, member, '123457'); // a head-office deposit on 3711
-  const chart = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
-  const account = (await knex('company_chart_entries').where({ chart_id: chart, code: '3711' }).first('id'))
-    .id as string;
-  const movements = (name: string) =>
-    app.request('GET', `/api/v1/accounts/charts/${chart}/entries/${account}/movements/?page_size=100`, {
-      headers: as(name),
+test(
+  "branch isolation of the books: a branch's cashier reads only its branch's lines; an enterprise-wide role " +
+    'reads all',
+  async (t) => {
+    const member = await memberOf(world);
+    await openSavingsAccount(world, member, '123457'); // a head-office deposit on 3711
+    const chart = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
+    const account = (await knex('company_chart_entries').where({ chart_id: chart, code: '3711' }).first('id'))
+      .id as string;
+    const movements = (name: string) =>
+      app.request('GET', `/api/v1/accounts/charts/${chart}/entries/${account}/movements/?page_size=100`, {
+        headers: as(name),
+      });
+    t.true((await movements('direction')).body.results.some((row: { credit: string }) => row.credit === '123457'));
+    const branchTwo = await movements('other_cashier');
+    t.is(branchTwo.status, 200);
+    t.is(branchTwo.body.count, 0, 'no head-office line reaches branch two');
+    const balance = await app.request('GET', `/api/v1/accounts/charts/${chart}/entries/${account}/balance/`, {
+      headers: as('other_cashier'),
     });
-  t.true((await movements('direction')).body.results.some((row: { credit: string }) => row.credit === '123457'));
-  const branchTwo = await movements('other_cashier');
-  t.is(branchTwo.status, 200);
-  t.is(branchTwo.body.count, 0, 'no head-office line reaches branch two');
-  const balance = await app.request('GET', `/api/v1/accounts/charts/${chart}/entries/${account}/balance/`, {
-    headers: as('other_cashier'),
-  });
-  t.is(balance.body.balance, '0');
-  const trial = await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, {
-    headers: as('other_cashier'),
-  });
-  t.deepEqual(trial.body.accounts, []);
-  t.true(
-    (await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, { headers: as('direction') })).body
-      .accounts.length > 0,
-  );
-});
+    t.is(balance.body.balance, '0');
+    const trial = await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, {
+      headers: as('other_cashier'),
+    });
+    t.deepEqual(trial.body.accounts, []);
+    t.true(
+      (await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, { headers: as('direction') })).body
+        .accounts.length > 0,
+    );
+  },
+);
 
 test('loan money moves only through an account of a branch where the teller holds a teller role', async (t) => {
   const member = await memberOf(world);
@@ -227,37 +231,40 @@ test.serial('a suspended enterprise accepts no money movement; its books still k
   );
 });
 
-test('an accountant is granted under four eyes, reads the books and the reporting packs, and moves no member money', async (t) => {
-  const accountant = await createUser(knex, 'accountant_acc', []);
-  const granted = await app.request('POST', `/api/v1/auth/users/${accountant}/roles/`, {
-    headers: as('enterprise_admin'),
-    json: { role: 'accountant', enterprise: world.enterpriseId, branch: null },
-  });
-  t.is(granted.status, 202, 'a role above cashier waits for a second administrator');
-  await approveRequest(knex, granted, await secondAdmin(knex, world));
-  t.deepEqual(
-    await knex('role_grants').where({ user_id: accountant, enterprise_id: world.enterpriseId }).pluck('role'),
-    ['accountant'],
-  );
-  const headersOf = await bearer(app, 'accountant_acc', '10.40.0.50');
-  const chart = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
-  t.is(
-    (await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, { headers: headersOf })).status,
-    200,
-  );
-  t.is(
-    (
-      await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${world.enterpriseId}`, {
-        headers: headersOf,
-      })
-    ).status,
-    200,
-  );
-  const account = await openSavingsAccount(world, await memberOf(world), '1000');
-  const deposit = await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
-    headers: { ...headersOf, 'idempotency-key': 'acc-deposit-1' },
-    json: { amount: '500', channel: 'cash' },
-  });
-  t.is(deposit.status, 403, "the till is the cashiers'");
-  t.is((await knex('comptes_clients').where({ id: account }).first()).balance, '1000');
-});
+test(
+  'an accountant is granted under four eyes, reads the ' + 'books and the reporting packs, and moves no member money',
+  async (t) => {
+    const accountant = await createUser(knex, 'accountant_acc', []);
+    const granted = await app.request('POST', `/api/v1/auth/users/${accountant}/roles/`, {
+      headers: as('enterprise_admin'),
+      json: { role: 'accountant', enterprise: world.enterpriseId, branch: null },
+    });
+    t.is(granted.status, 202, 'a role above cashier waits for a second administrator');
+    await approveRequest(knex, granted, await secondAdmin(knex, world));
+    t.deepEqual(
+      await knex('role_grants').where({ user_id: accountant, enterprise_id: world.enterpriseId }).pluck('role'),
+      ['accountant'],
+    );
+    const headersOf = await bearer(app, 'accountant_acc', '10.40.0.50');
+    const chart = (await knex('company_charts').where({ enterprise_id: world.enterpriseId }).first('id')).id as string;
+    t.is(
+      (await app.request('GET', `/api/v1/accounts/charts/${chart}/trial-balance/`, { headers: headersOf })).status,
+      200,
+    );
+    t.is(
+      (
+        await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${world.enterpriseId}`, {
+          headers: headersOf,
+        })
+      ).status,
+      200,
+    );
+    const account = await openSavingsAccount(world, await memberOf(world), '1000');
+    const deposit = await app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
+      headers: { ...headersOf, 'idempotency-key': 'acc-deposit-1' },
+      json: { amount: '500', channel: 'cash' },
+    });
+    t.is(deposit.status, 403, "the till is the cashiers'");
+    t.is((await knex('comptes_clients').where({ id: account }).first()).balance, '1000');
+  },
+);

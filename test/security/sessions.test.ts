@@ -107,7 +107,8 @@ test.serial(
     });
     const jar = cookiesOf(login);
     const started = now;
-    now = new Date(started.getTime() + hours(2)); // the access token (60 min) has expired; the browser keeps only the others
+    // The access token (60 min) has expired; the browser keeps only the others.
+    now = new Date(started.getTime() + hours(2));
     try {
       const cookie = `refresh_token=${jar.refresh_token}; csrf_token=${jar.csrf_token}`;
       t.is(
@@ -154,7 +155,8 @@ test.serial('logout with only an expired access token still ends the sign-in (is
   });
   const jar = cookiesOf(login);
   const started = now;
-  now = new Date(started.getTime() + hours(2)); // the access tokens (60 min) have expired, the sign-ins (7 days) have not
+  // The access tokens (60 min) have expired, the sign-ins (7 days) have not.
+  now = new Date(started.getTime() + hours(2));
   try {
     const forged = `${pair.access.slice(0, -4)}AAAA`;
     t.is(
@@ -195,7 +197,8 @@ test.serial('logout with only an expired access token still ends the sign-in (is
 });
 
 test.serial(
-  "logout checks the sign-in's end explicitly: a genuine token of a sign-in past its lifetime revokes nothing, one within it ends it",
+  "logout checks the sign-in's end explicitly: a genuine token of a sign-in past its lifetime revokes " +
+    'nothing, one within it ends it',
   async (t) => {
     await createUser(knex, 'leaving.late');
     await createUser(knex, 'leaving.inside');
@@ -209,7 +212,8 @@ test.serial(
     try {
       now = new Date(started.getTime() + hours(24 * 7) - hours(1));
       const inside = (await signIn('leaving.inside', '10.32.0.6')).body;
-      now = new Date(started.getTime() + hours(24 * 7) + 1000); // past the first sign-in's 7 days; the second's access token expired, its sign-in not
+      // Past the first sign-in's 7 days. The second's access token has expired, its sign-in has not.
+      now = new Date(started.getTime() + hours(24 * 7) + 1000);
       t.is(
         (await app.request('POST', '/api/v1/auth/logout/', { headers: { authorization: `Bearer ${late.access}` } }))
           .status,
