@@ -126,7 +126,8 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(
-    `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`,
+    `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's ` +
+      `inbox`,
   );
   const goLiveImport = await importCooperative(api, platformAdmin, options, log);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', {

@@ -7,7 +7,8 @@ export interface Addresses {
 
 /** The Temporal UI's list of the cooperative's workflows, by the search attribute every workflow carries. */
 const workflowsOf = (addresses: Addresses, enterpriseCode: string) =>
-  `${addresses.temporalUi}/namespaces/default/workflows?query=${encodeURIComponent(`CoopEnterpriseCode='${enterpriseCode}'`)}`;
+  `${addresses.temporalUi}/namespaces/default/workflows` +
+  `?query=${encodeURIComponent(`CoopEnterpriseCode='${enterpriseCode}'`)}`;
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -21,7 +22,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
   const q = `enterprise=${enterprise.id}`;
   return [
     '',
-    `Demo cooperative ${enterprise.code} loaded in ${seconds.toFixed(1)} s: ${enterprise.name}, business date ${businessDate}.`,
+    `Demo cooperative ${enterprise.code} loaded in ${seconds.toFixed(1)} s: ${enterprise.name}, business date ` +
+      `${businessDate}.`,
     '',
     'Where',
     ...table([
@@ -30,7 +32,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       ['Temporal UI', workflowsOf(addresses, enterprise.code)],
     ]),
     '',
-    'Users (passwords shown this once; in the docs page, POST /api/v1/token/ with one, then Authorize with the access token)',
+    'Users (passwords shown this once; in the docs page, POST /api/v1/token/ with one, then Authorize with the ' +
+      'access token)',
     ...table([
       ['username', 'password', 'role', 'scope', 'does'],
       ...report.staff.map((user) => [user.username, user.password, user.role, user.scope, user.duty]),
@@ -143,7 +146,8 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
       [story.withdrawal.workflow_id, 'share withdrawal, waiting out its notice'],
       [
         run.workflow_id,
-        `provisioning run of ${run.as_of}: ${run.loans_processed} loans, ${run.loans_reclassified} reclassified, ${run.amount_charged} XAF charged`,
+        `provisioning run of ${run.as_of}: ${run.loans_processed} loans, ${run.loans_reclassified} reclassified, ` +
+          `${run.amount_charged} XAF charged`,
       ],
       [
         cashDay.endOfDay.workflow_id,
@@ -157,9 +161,11 @@ export function loadedReport(report: DemoReport, addresses: Addresses, seconds: 
 const whyUntouched = {
   loaded_earlier: 'is already loaded: nothing changed. Its users, as the run that loaded it printed them:',
   story_interrupted:
-    'was left halfway through its four months of business (a run stopped during the story), which a run cannot take up again: nothing changed. Its users:',
+    'was left halfway through its four months of business (a run stopped during the story), which a run cannot ' +
+    'take up again: nothing changed. Its users:',
   not_ours:
-    "exists, but no demo run of this machine (DATA_DIR) made it: nothing changed, and its users' passwords are not known here.",
+    "exists, but no demo run of this machine (DATA_DIR) made it: nothing changed, and its users' passwords are " +
+    'not known here.',
 } as const;
 
 type Untouched = {
