@@ -359,6 +359,21 @@ const uploadOf = (run: Run): PhaseFigures =>
 const peakOf = (run: Run, name: string) =>
   Math.max(...['upload', 'validation', 'apply'].map((phase) => run.memoryMb.phases[phase]?.[name] ?? 0));
 
+/** The JSON's notes: how the figures were taken. */
+const notes = [
+  'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in ' +
+    'processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded ' +
+    'PostgreSQL and a Temporal dev server on the same machine.',
+  'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and ' +
+    'dry run); apply: from the request through the approval to the import read applied (batches, opening entry, ' +
+    'reconciliation).',
+  'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at ' +
+    'the end, start-up (the worker bundles its workflows) included.',
+  "heapCapMb: each process's V8 old space capped (--max-old-space-size), so that the peaks show what the " +
+    'import keeps, not the garbage V8 lets pile up; null: uncapped.',
+  'Rerun when the load average before was over 1: the machine is shared.',
+];
+
 function report(runs: readonly Run[], load: { before: number[]; after: number[] }): BenchmarkReport {
   const largest = runs.at(-1)!;
   const smallest = runs[0]!;
@@ -411,19 +426,7 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
       upload: uploadOf(run),
       rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])),
     })),
-    notes: [
-      'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in ' +
-        'processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded ' +
-        'PostgreSQL and a Temporal dev server on the same machine.',
-      'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and ' +
-        'dry run); apply: from the request through the approval to the import read applied (batches, opening entry, ' +
-        'reconciliation).',
-      'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at ' +
-        'the end, start-up (the worker bundles its workflows) included.',
-      "heapCapMb: each process's V8 old space capped (--max-old-space-size), so that the peaks show what the " +
-        'import keeps, not the garbage V8 lets pile up; null: uncapped.',
-      'Rerun when the load average before was over 1: the machine is shared.',
-    ],
+    notes,
   };
   const summary = runs
     .map(

@@ -194,7 +194,13 @@ async function oneMinute(
     load('reads', { url: (c) => (c === 0 ? `${account(c)}/` : `${account(c)}/statement/`) }, tokens.teller!),
     approvalsFor(base, tokens, world, minute),
   ]).finally(() => clearInterval(sampler));
-  const byKind = { deposits, withdrawals, repayments, reads, approvals };
+  return minuteFigures(minute, { deposits, withdrawals, repayments, reads, approvals }, rss);
+}
+
+type Tally = Pick<LoadResult, 'requests' | 'errors' | 'serverErrors' | 'p99Ms'>;
+
+/** A minute's figures: the requests of every kind, their p99, and the processes' RSS read during it. */
+function minuteFigures(minute: number, byKind: Record<Kind, Tally>, rss: { api: number[]; worker: number[] }): Minute {
   const all = Object.values(byKind);
   const requests = all.reduce((sum, kind) => sum + kind.requests, 0);
   return {
@@ -214,8 +220,6 @@ async function oneMinute(
     loadAverage: round(os.loadavg()[0]!, 2),
   };
 }
-
-type Tally = Pick<LoadResult, 'requests' | 'errors' | 'serverErrors' | 'p99Ms'>;
 
 /**
  * One loan approval every `approvalEveryMs` for a minute, each through the API: the submission (which starts
