@@ -26,7 +26,8 @@ export async function withBenchDatabase(
     port: await freePort(),
     password: randomBytes(16).toString('hex'),
   });
-  const knex = createKnex(postgres.url, { poolMax }); // the cluster is thrown away afterwards: its maintenance database will do
+  // The cluster is thrown away afterwards: its maintenance database will do.
+  const knex = createKnex(postgres.url, { poolMax });
   try {
     await migrateToLatest(knex);
     const pgbench = await measurePgbench(knex, postgres.url);

@@ -88,32 +88,44 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
       ledger: { perSecond: ledger.perSecond, p50Ms: ledger.p50Ms, p99Ms: ledger.p99Ms, failures: ledger.failures },
       ratio: { pgbench: round(api.rps / pgbench.tps, 3), ledger: round(api.rps / ledger.perSecond, 3) },
       books,
-      notes: [
-        'API: the production app (createApp, info-level logging to /dev/null) in its own Node process; 16 keep-alive clients in this process, each depositing on its own account, Bearer token, no Idempotency-Key.',
-        "CPU per deposit: the API process's CPU time (user + system) over the measured period (after 5 s of warm-up), over the deposits answered in it; cpuMsPerDeposit gives the same for this process (the 16 HTTP clients) and the whole PostgreSQL server (NaN where /proc cannot be read). RSS: sampled every 250 ms during the load.",
-        'ledger: recordBusinessEvent with 16 writers in this process, same database, right after.',
-        'books: debit minus credit over every line (0), entries that do not balance (0), and GET /api/v1/members/reconciliation/ (accounts whose balance differs from their ledger lines: none).',
-        'One embedded PostgreSQL (default settings) for pgbench, the API and the ledger, on the same 2-core machine: the processes compete for CPU.',
-      ],
+      notes,
     };
-    const summary = `API deposits ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerDeposit} µs CPU each, RSS ≤ ${result.api.serverRssMb.peak} MB) vs ledger ${ledger.perSecond}/s; books balanced: ${books.balanced}, accounts out of balance: ${books.accountsOutOfBalance}`;
+    const summary =
+      `API deposits ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, p99 ` +
+      `${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerDeposit} µs CPU each, RSS ≤ ` +
+      `${result.api.serverRssMb.peak} MB) vs ledger ${ledger.perSecond}/s; books balanced: ${books.balanced}, ` +
+      `accounts out of balance: ${books.accountsOutOfBalance}`;
     return { result, summary, lines: tableLines(api, cpuMsPerDeposit, rss.peak, pgbench) };
   } finally {
     await server.stop();
   }
 }
 
+/** The JSON's notes: how the figures were taken. */
+const notes = [
+  'API: the production app (createApp, info-level logging to /dev/null) in its own Node process; ' +
+    '16 keep-alive clients in this process, each depositing on its own account, Bearer token, no Idempotency-Key.',
+  "CPU per deposit: the API process's CPU time (user + system) over the measured period (after 5 s of warm-up), " +
+    'over the deposits answered in it; cpuMsPerDeposit gives the same for this process (the 16 HTTP clients) and ' +
+    'the whole PostgreSQL server (NaN where /proc cannot be read). RSS: sampled every 250 ms during the load.',
+  'ledger: recordBusinessEvent with 16 writers in this process, same database, right after.',
+  'books: debit minus credit over every line (0), entries that do not balance (0), and ' +
+    'GET /api/v1/members/reconciliation/ (accounts whose balance differs from their ledger lines: none).',
+  'One embedded PostgreSQL (default settings) for pgbench, the API and the ledger, on the same 2-core machine: ' +
+    'the processes compete for CPU.',
+];
+
 function tableLines(api: LoadResult, cpuMsPerDeposit: number, rssPeak: number, pgbench: PgbenchReference): TableLine[] {
   const work = `deposits through the API, ${clients} clients`;
   const rssMb = rssPeak / 2 ** 20;
   return [
-    ratioLine(work, api.rps, pgbench, 0.35, `, p50 ${round(api.p50Ms, 1)} ms`),
-    { work: `${work}: p99`, measured: `${round(api.p99Ms, 1)} ms`, target: '≤ 50 ms', met: api.p99Ms <= 50 },
+    ratioLine(work, api.rps, pgbench, 0.8, `, p50 ${round(api.p50Ms, 1)} ms`),
+    { work: `${work}: p99`, measured: `${round(api.p99Ms, 1)} ms`, target: '≤ 40 ms', met: api.p99Ms <= 40 },
     {
       work: `${work}: API process CPU per deposit`,
       measured: `${round(cpuMsPerDeposit, 2)} ms`,
-      target: '≤ 1.5 ms',
-      met: cpuMsPerDeposit <= 1.5,
+      target: '≤ 1 ms',
+      met: cpuMsPerDeposit <= 1,
     },
     { work: `${work}: API process RSS`, measured: `${round(rssMb, 0)} MB`, target: '≤ 250 MB', met: rssMb <= 250 },
   ];
@@ -158,11 +170,12 @@ async function loadServer(server: ServerProcess, postgresCpu: (() => number) | n
   }
 }
 
-async function signIn(base: string, username: string): Promise<string> {
+/** A Bearer token of `username` (the bench's users share one password unless told). */
+export async function signIn(base: string, username: string, password = tellerPassword): Promise<string> {
   const token = await fetch(`${base}/api/v1/token/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password: tellerPassword }),
+    body: JSON.stringify({ username, password }),
   });
   if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
   return ((await token.json()) as { access: string }).access;
@@ -185,8 +198,12 @@ export async function seedDirector(knex: Knex, enterpriseId: string): Promise<vo
 export async function checkBooks(knex: Knex, base: string, enterpriseId: string) {
   const totals = await knex.raw(`
     SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
-           (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,
-           (SELECT count(*) FROM business_event_logs WHERE kind = 'deposit' AND subject_id IS NOT NULL)::int AS deposits`);
+           (SELECT count(*)
+              FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced
+           )::int AS unbalanced_entries,
+           (SELECT count(*)
+              FROM business_event_logs
+             WHERE kind = 'deposit' AND subject_id IS NOT NULL)::int AS deposits`);
   const row = totals.rows[0] as { difference: string; unbalanced_entries: number; deposits: number };
   const headers = { authorization: `Bearer ${await signIn(base, 'director')}` };
   const answer = await fetch(`${base}/api/v1/members/reconciliation/?enterprise=${enterpriseId}`, { headers });

@@ -63,14 +63,18 @@ async function measure(knex: Knex) {
     createEnterprise: figures(whole),
     companyChartOnly: figures(chartOnly),
     notes: [
-      'createEnterprise: the activity called directly (no HTTP), one transaction per run, committed; enterprises B0, B1, … one after the other.',
-      'companyChartOnly: createCompanyChart alone in its own transaction, for an enterprise row inserted just before it (not timed).',
-      'Embedded PostgreSQL on loopback, default settings, started by the benchmark in a fresh cluster; times include the COMMIT.',
+      'createEnterprise: the activity called directly (no HTTP), one transaction per run, committed; enterprises ' +
+        'B0, B1, … one after the other.',
+      'companyChartOnly: createCompanyChart alone in its own transaction, for an enterprise row inserted just ' +
+        'before it (not timed).',
+      'Embedded PostgreSQL on loopback, default settings, started by the benchmark in a fresh cluster; times ' +
+        'include the COMMIT.',
     ],
   };
   const summary =
     `createEnterprise p50 ${result.createEnterprise.p50Ms} ms, p95 ${result.createEnterprise.p95Ms} ms; ` +
-    `chart copy alone p50 ${result.companyChartOnly.p50Ms} ms, p95 ${result.companyChartOnly.p95Ms} ms; ${chartRows} chart rows`;
+    `chart copy alone p50 ${result.companyChartOnly.p50Ms} ms, p95 ${result.companyChartOnly.p95Ms} ms; ` +
+    `${chartRows} chart rows`;
   return { result, summary };
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { round, type Benchmark } from './benchmark';
+import { round, type Benchmark, type TableLine } from './benchmark';
 import type { LoadOptions } from './load';
 import { measureServer, type ServerFigures } from './measure';
 
@@ -9,7 +9,8 @@ const load: Omit<LoadOptions, 'url'> = {
   warmupMs: 1_000,
   durationMs: 5_000,
   requestTimeoutMs: 5_000,
-  maxSamples: 2_000_000, // 16 MB of samples; far above what 5 s of loopback requests can produce here
+  // 16 MB of samples; far above what 5 s of loopback requests can produce here.
+  maxSamples: 2_000_000,
 };
 
 /** A load generator this busy caps the rps of the server it measures (see notes). */
@@ -54,9 +55,22 @@ export const healthzBenchmark: Benchmark = {
       `koa ${figures(koa)} | bare ${figures(bare)} | ` +
       `koa/bare: rps ${ratio.rps}, p50 ${ratio.p50}, p99 ${ratio.p99}, CPU/req ${ratio.serverCpuPerRequest}` +
       (koa.errors + bare.errors > 0 ? ` | ERRORS koa ${koa.errors}, bare ${bare.errors}` : '');
-    return { result, summary };
+    return { result, summary, lines: [tableLine(koa, bare)] };
   },
 };
+
+/** Issue 32's target: the whole Koa stack serves at least half the requests per second of bare Node. */
+function tableLine(koa: ServerFigures, bare: ServerFigures): TableLine {
+  const ratio = koa.rps / bare.rps;
+  return {
+    work: '`GET /healthz` with the middleware chain vs bare Node',
+    measured:
+      `${round(ratio, 2)} × the requests/s (${koa.rps} vs ${bare.rps}; ` +
+      `${koa.serverCpuMicrosPerRequest} vs ${bare.serverCpuMicrosPerRequest} µs CPU per request)`,
+    target: "≥ 0.5 × bare Node's requests/s",
+    met: ratio >= 0.5,
+  };
+}
 
 /** Both servers must give the same answer, or the comparison would be meaningless. */
 async function checkAnswer(url: string): Promise<void> {
@@ -68,10 +82,14 @@ async function checkAnswer(url: string): Promise<void> {
 
 function notes(koa: ServerFigures, bare: ServerFigures): string[] {
   const result = [
-    'koa: createApp (api/app.ts) with its full middleware chain; production logger (pino, level info) writing one line per request to stdout, which is /dev/null; processMetrics on; knex and Temporal are configured but never contacted.',
+    'koa: createApp (api/app.ts) with its full middleware chain; production logger (pino, level info) writing one ' +
+      'line per request to stdout, which is /dev/null; processMetrics on; knex and Temporal are configured but ' +
+      'never contacted.',
     'bare: node:http answering the same JSON body, with no routing, middleware, logging or metrics.',
-    'Each server runs alone in its own child process; the closed-loop keep-alive load generator runs in the parent, so server and generator each have one of the cores. Loopback (127.0.0.1) only.',
-    'ratio = koa / bare: rps below 1 means Koa serves fewer requests; p50, p99 and serverCpuPerRequest above 1 mean Koa is slower or costlier.',
+    'Each server runs alone in its own child process; the closed-loop keep-alive load generator runs in the ' +
+      'parent, so server and generator each have one of the cores. Loopback (127.0.0.1) only.',
+    'ratio = koa / bare: rps below 1 means Koa serves fewer requests; p50, p99 and serverCpuPerRequest above 1 ' +
+      'mean Koa is slower or costlier.',
     'CPU shares are fractions of one core over the measured period (after warm-up).',
   ];
   for (const [name, figures] of [
@@ -80,7 +98,8 @@ function notes(koa: ServerFigures, bare: ServerFigures): string[] {
   ] as const) {
     if (figures.loadGeneratorCpu >= saturatedCpu) {
       result.push(
-        `During the ${name} run the load generator used ${Math.round(figures.loadGeneratorCpu * 100)}% of a core, so it, ` +
+        `During the ${name} run the load generator used ` +
+          `${Math.round(figures.loadGeneratorCpu * 100)}% of a core, so it, ` +
           `not the server, limited ${name}'s rps and latency` +
           (name === 'bare'
             ? ': ratio.rps overstates Koa; ratio.serverCpuPerRequest is the fairer cost comparison.'

@@ -104,7 +104,8 @@ async function timeReport(url: string, headers: Record<string, string>) {
 /** The busy account's year as CSV, read as it arrives; its lines counted, the API's RSS read every 100 ms meanwhile. */
 async function streamLedger(base: string, headers: Record<string, string>, facts: HistoryFacts, api: ServerProcess) {
   const url =
-    `${base}/api/v1/accounts/charts/${facts.chartId}/general-ledger/?account_from=${facts.busyAccount}&account_to=${facts.busyAccount}` +
+    `${base}/api/v1/accounts/charts/${facts.chartId}/general-ledger/` +
+    `?account_from=${facts.busyAccount}&account_to=${facts.busyAccount}` +
     `&date_from=${ledgerYear.from}&date_to=${ledgerYear.to}&format=csv`;
   const memory = rssPeaks({ api });
   const began = performance.now();
@@ -185,9 +186,11 @@ function report({ history, pgbench, reports, ledger, peakMb, load }: Measured): 
     peakRssMb: peakMb,
     peakRssBySize: memory.bySize,
     notes: [
-      'The history: bench/history-seed.ts (bench/README.md, "A cooperative\'s history"); the API is createApp in its own process ' +
+      'The history: bench/history-seed.ts (bench/README.md, "A cooperative\'s history"); the API is createApp in ' +
+        'its own process ' +
         '(bench/servers/koa-app.ts) on the history database, signed in as its director.',
-      `Each report ${warmups} times unmeasured, then ${requests} times one after the other (JSON); p50 and p95 of those. ` +
+      `Each report ${warmups} times unmeasured, then ${requests} times one after the other (JSON); p50 and p95 of ` +
+        `those. ` +
         'The general ledger: one CSV request, lines counted as they arrive.',
       'The machine is shared: the load average before and after is the 1-minute, 5-minute and 15-minute one.',
     ],

@@ -245,9 +245,11 @@ async function seedMembersAndAccounts(knex: Knex, enterpriseId: string, size: Hi
   const user = (await knex('users').where({ username: 'bench' }).first('id')).id as string;
   await knex.raw(
     `
-    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number,
-                                 birth_date, membership_date, created_by)
-    SELECT ?, ?, 'M-' || n, 'natural_person', 'Member', 'Number ' || n, 'national_id', 'M' || n, '1980-01-01', '2022-01-03', ? FROM generate_series(1, ?) n`,
+    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name,
+                                 id_document_type, id_document_number, birth_date, membership_date, created_by)
+    SELECT ?, ?, 'M-' || n, 'natural_person', 'Member', 'Number ' || n, 'national_id', 'M' || n,
+           '1980-01-01', '2022-01-03', ?
+    FROM generate_series(1, ?) n`,
     [enterpriseId, branch.id, user, Math.max(0, size.members - size.loans)],
   );
   const [product] = await knex('savings_products')
@@ -275,7 +277,8 @@ async function seedMembersAndAccounts(knex: Knex, enterpriseId: string, size: Hi
     INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id, number, opened_on)
     SELECT ?, ?, m.id, ?, ? || '-EPA-' || a.n, '2022-01-03'
     FROM generate_series(1, ?) a(n)
-    JOIN (SELECT id, row_number() OVER (ORDER BY member_number) AS k FROM client_profiles WHERE enterprise_id = ?) m ON m.k = 1 + (a.n - 1) % ?`,
+    JOIN (SELECT id, row_number() OVER (ORDER BY member_number) AS k FROM client_profiles WHERE enterprise_id = ?) m
+      ON m.k = 1 + (a.n - 1) % ?`,
     [enterpriseId, branch.id, product.id, branch.code, size.accounts, enterpriseId, size.members],
   );
 }
@@ -373,9 +376,13 @@ async function seedPostings(knex: Knex, enterpriseId: string, linesPerYear: numb
         `
         SELECT count(coopbank_post_entry(?::uuid, ?::uuid, d.day, jsonb_build_array(
                  jsonb_build_object('account', p.debit, 'debit', a.amount, 'credit', '0'),
-                 jsonb_build_object('account', p.credit, 'debit', '0', 'credit', a.amount)), 'history', NULL, NULL, NULL, ?::uuid, NULL))
+                 jsonb_build_object('account', p.credit, 'debit', '0', 'credit', a.amount)),
+               'history', NULL, NULL, NULL, ?::uuid, NULL))
         FROM generate_series(?::int, ?::int) n
-        CROSS JOIN LATERAL (SELECT (make_date(?, 1, 1) + ((n - 1)::bigint * (make_date(?, 12, 31) - make_date(?, 1, 1) + 1) / ?)::int) AS day) d
+        CROSS JOIN LATERAL (
+          SELECT (make_date(?, 1, 1)
+                  + ((n - 1)::bigint * (make_date(?, 12, 31) - make_date(?, 1, 1) + 1) / ?)::int) AS day
+        ) d
         CROSS JOIN LATERAL (SELECT ((?::jsonb)->(n % 5)->>0) AS debit, ((?::jsonb)->(n % 5)->>1) AS credit) p
         CROSS JOIN LATERAL (SELECT (1000 + (n::bigint * 7919) % 250000)::text AS amount) a`,
         [

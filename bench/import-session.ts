@@ -148,7 +148,8 @@ export async function validateAll(session: ImportSession, limitSeconds: number):
       session.headers,
     );
     throw new Error(
-      `validation: ${JSON.stringify({ ...imported, dry_run: undefined })}; first problems ${JSON.stringify(report.body.results)}`,
+      `validation: ${JSON.stringify({ ...imported, dry_run: undefined })}; first problems ` +
+        `${JSON.stringify(report.body.results)}`,
     );
   }
   if (imported.dry_run === null) throw new Error('validated without a dry run');

@@ -288,7 +288,8 @@ async function countApplied(knex: Knex, session: ImportSession): Promise<Record<
   );
   if (wrong.length > 0)
     throw new Error(
-      `apply created ${JSON.stringify(counts)}, the files have ${JSON.stringify(session.generated.files.map(({ kind, rows }) => ({ kind, rows })))}`,
+      `apply created ${JSON.stringify(counts)}, the files have ` +
+        `${JSON.stringify(session.generated.files.map(({ kind, rows }) => ({ kind, rows })))}`,
     );
   return counts;
 }
@@ -358,12 +359,29 @@ const uploadOf = (run: Run): PhaseFigures =>
 const peakOf = (run: Run, name: string) =>
   Math.max(...['upload', 'validation', 'apply'].map((phase) => run.memoryMb.phases[phase]?.[name] ?? 0));
 
+/** The JSON's notes: how the figures were taken. */
+const notes = [
+  'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in ' +
+    'processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded ' +
+    'PostgreSQL and a Temporal dev server on the same machine.',
+  'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and ' +
+    'dry run); apply: from the request through the approval to the import read applied (batches, opening entry, ' +
+    'reconciliation).',
+  'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at ' +
+    'the end, start-up (the worker bundles its workflows) included.',
+  "heapCapMb: each process's V8 old space capped (--max-old-space-size), so that the peaks show what the " +
+    'import keeps, not the garbage V8 lets pile up; null: uncapped.',
+  'Rerun when the load average before was over 1: the machine is shared.',
+];
+
 function report(runs: readonly Run[], load: { before: number[]; after: number[] }): BenchmarkReport {
   const largest = runs.at(-1)!;
   const smallest = runs[0]!;
   const full = largest.size.members >= issueSize.members;
   const perSecond = (phase: PhaseFigures) => round(phase.rows / phase.seconds, 0);
-  const at = `${largest.size.members} members, ${largest.size.accounts} accounts, ${largest.size.loans} loans (${largest.counts['loan-installments']} installments)`;
+  const at =
+    `${largest.size.members} members, ${largest.size.accounts} accounts, ${largest.size.loans} loans ` +
+    `(${largest.counts['loan-installments']} installments)`;
   const phaseLine = (work: string, phase: PhaseFigures, target: number): TableLine => ({
     work: `import of ${at}: ${work}`,
     measured: `${round(phase.seconds, 1)} s (${perSecond(phase)} rows/s)`,
@@ -379,7 +397,9 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
     phaseLine('apply and reconciliation (four eyes, batches)', largest.phases.apply!, targets.apply),
     {
       work: `import of ${at}: the whole`,
-      measured: `${round(whole, 1)} s (load average ${load.before[0]!.toFixed(1)} before, ${load.after[0]!.toFixed(1)} after)`,
+      measured:
+        `${round(whole, 1)} s (load average ${load.before[0]!.toFixed(1)} before, ${load.after[0]!.toFixed(1)} ` +
+        `after)`,
       target: `≤ ${targets.whole} s at ${issueSize.members} members`,
       met: full && whole <= targets.whole,
     },
@@ -406,18 +426,14 @@ function report(runs: readonly Run[], load: { before: number[]; after: number[] 
       upload: uploadOf(run),
       rowsPerSecond: Object.fromEntries(Object.entries(run.phases).map(([name, phase]) => [name, perSecond(phase)])),
     })),
-    notes: [
-      'The generated files (bench/import-files.ts, seed 31) are CSV; the API (createApp) and a worker run in processes of their own, started afresh for each size, each size in an enterprise of its own; one embedded PostgreSQL and a Temporal dev server on the same machine.',
-      'validation: from the request to the import read neither uploaded nor validating (validation, tie-out and dry run); apply: from the request through the approval to the import read applied (batches, opening entry, reconciliation).',
-      'memoryMb.phases: the largest VmRSS of each process in each phase, read every 200 ms; highWater: VmHWM at the end, start-up (the worker bundles its workflows) included.',
-      "heapCapMb: each process's V8 old space capped (--max-old-space-size), so that the peaks show what the import keeps, not the garbage V8 lets pile up; null: uncapped.",
-      'Rerun when the load average before was over 1: the machine is shared.',
-    ],
+    notes,
   };
   const summary = runs
     .map(
       (run) =>
-        `${run.size.members} members: upload ${round(uploadOf(run).seconds, 1)} s, validation ${round(run.phases.validation!.seconds, 1)} s, apply ${round(run.phases.apply!.seconds, 1)} s, ${rss(run)}`,
+        `${run.size.members} members: upload ${round(uploadOf(run).seconds, 1)} s, validation ` +
+        `${round(run.phases.validation!.seconds, 1)} s, apply ${round(run.phases.apply!.seconds, 1)} s, ` +
+        `${rss(run)}`,
     )
     .join('; ');
   return { result, summary, lines };

@@ -86,16 +86,20 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     ratio: { throughput: round(ledger.perSecond / tpcb.perSecond, 3) },
     booksDifference: unbalanced.difference,
     notes: [
-      'Both loads: 8 async writers in one Node process on a pool of 10 connections, against one embedded PostgreSQL (default settings) on loopback, after a warm-up second.',
-      'tpcbLike: the pgbench tpcb-like transaction replayed through knex by the same 8 writers (what the driver and pool cost); the reference of the ratio in the table is pgbench itself (`pgbench`).',
+      'Both loads: 8 async writers in one Node process on a pool of 10 connections, against one embedded ' +
+        'PostgreSQL (default settings) on loopback, after a warm-up second.',
+      'tpcbLike: the pgbench tpcb-like transaction replayed through knex by the same 8 writers (what the driver ' +
+        'and pool cost); the reference of the ratio in the table is pgbench itself (`pgbench`).',
     ],
   };
-  const summary = `recordBusinessEvent ${ledger.perSecond}/s (p50 ${ledger.p50Ms} ms, p99 ${ledger.p99Ms} ms) vs tpcb-like ${tpcb.perSecond}/s: ratio ${result.ratio.throughput}`;
+  const summary =
+    `recordBusinessEvent ${ledger.perSecond}/s (p50 ${ledger.p50Ms} ms, p99 ${ledger.p99Ms} ms) vs tpcb-like ` +
+    `${tpcb.perSecond}/s: ratio ${result.ratio.throughput}`;
   return {
     result,
     summary,
     lines: [
-      ratioLine(`recordBusinessEvent, ${writers} writers`, ledger.perSecond, pgbench, 0.6, `, p99 ${ledger.p99Ms} ms`),
+      ratioLine(`recordBusinessEvent, ${writers} writers`, ledger.perSecond, pgbench, 0.9, `, p99 ${ledger.p99Ms} ms`),
     ],
   };
 }

@@ -179,10 +179,15 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
       notes,
     };
     const summary =
-      `full approval p50 ${latency.circuit.p50Ms} ms, p99 ${latency.circuit.p99Ms} ms (decision p50 ${decision.p50Ms} ms, final with loan creation p50 ${latency.direction.p50Ms} ms); ` +
-      `empty Update p50 ${floor.emptyUpdate.p50Ms} ms (decision ${result.decisionToEmptyUpdate} ×), with an empty local activity ${floor.localActivityUpdate.p50Ms} ms, ` +
-      `floor circuit ${floor.circuit.p50Ms} ms (CPU worker and client ${floor.cpuMsPerCircuit.workerAndClient} ms, Temporal ${floor.cpuMsPerCircuit.temporal} ms); ${result.circuitsPerSecond} circuits/s with ${concurrency} in flight; loans created ${loans}/${applications}; ` +
-      `CPU per circuit ${cpuPerCircuit.total} ms (API ${cpuPerCircuit.api}, worker and clients ${cpuPerCircuit.workerAndLoad}, Temporal ${cpuPerCircuit.temporal}, PostgreSQL ${cpuPerCircuit.postgres}); ` +
+      `full approval p50 ${latency.circuit.p50Ms} ms, p99 ${latency.circuit.p99Ms} ms (decision p50 ` +
+      `${decision.p50Ms} ms, final with loan creation p50 ${latency.direction.p50Ms} ms); ` +
+      `empty Update p50 ${floor.emptyUpdate.p50Ms} ms (decision ${result.decisionToEmptyUpdate} ×), with an empty ` +
+      `local activity ${floor.localActivityUpdate.p50Ms} ms, ` +
+      `floor circuit ${floor.circuit.p50Ms} ms (CPU worker and client ${floor.cpuMsPerCircuit.workerAndClient} ` +
+      `ms, Temporal ${floor.cpuMsPerCircuit.temporal} ms); ${result.circuitsPerSecond} circuits/s with ` +
+      `${concurrency} in flight; loans created ${loans}/${applications}; ` +
+      `CPU per circuit ${cpuPerCircuit.total} ms (API ${cpuPerCircuit.api}, worker and clients ` +
+      `${cpuPerCircuit.workerAndLoad}, Temporal ${cpuPerCircuit.temporal}, PostgreSQL ${cpuPerCircuit.postgres}); ` +
       `load ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`;
     return {
       result,
@@ -193,11 +198,18 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference) {
 }
 
 const notes = [
-  'Each application: POST applications/ then four POST decisions/ by four users (cashier, branch head, credit committee, direction); the first call of a circuit starts the workflow.',
+  'Each application: POST applications/ then four POST decisions/ by four users (cashier, branch head, credit ' +
+    'committee, direction); the first call of a circuit starts the workflow.',
   'The warm-up is not excluded: the first circuits include JIT and the first workflow task of the worker.',
   'App process, Temporal dev server (SQLite in memory), the worker (this process) and PostgreSQL share 2 cores.',
-  'cpuMsPerCircuit: CPU time (user + system) of each process over the load, per circuit (submission and four decisions): the API process, this process (the worker and the HTTP clients), the Temporal dev server, PostgreSQL (every backend); NaN where /proc cannot be read.',
-  'updateFloor: right after the circuits, on the same dev server, as many workflows (bench/workflows/update-floor.workflow.ts, a bench-only worker on its own task queue) started and sent four Updates each by a Temporal client, as many in flight; the Updates alternately return at once (emptyUpdate) and run one empty local activity (localActivityUpdate). circuit: a start and the four Updates; cpuMsPerCircuit: this process (worker and client) and the Temporal server, per floor circuit.',
+  'cpuMsPerCircuit: CPU time (user + system) of each process over the load, per circuit (submission and four ' +
+    'decisions): the API process, this process (the worker and the HTTP clients), the Temporal dev server, ' +
+    'PostgreSQL (every backend); NaN where /proc cannot be read.',
+  'updateFloor: right after the circuits, on the same dev server, as many workflows ' +
+    '(bench/workflows/update-floor.workflow.ts, a bench-only worker on its own task queue) started and sent four ' +
+    'Updates each by a Temporal client, as many in flight; the Updates alternately return at once (emptyUpdate) and ' +
+    'run one empty local activity (localActivityUpdate). circuit: a start and the four Updates; cpuMsPerCircuit: ' +
+    'this process (worker and client) and the Temporal server, per floor circuit.',
   'loadAverage: os.loadavg() (1, 5, 15 minutes) before the circuits and after the floor.',
 ];
 
@@ -242,13 +254,17 @@ function tableLines({ decision, circuit, floor, load }: Measured, pgbench: Pgben
   return [
     {
       work: 'one approval decision (Update + persistence)',
-      measured: `p50 ${decision.p50Ms} ms = ${times(decision.p50Ms, floor.emptyUpdate.p50Ms)} × an empty Update's p50 (${floor.emptyUpdate.p50Ms} ms), p99 ${decision.p99Ms} ms (${machine})`,
+      measured:
+        `p50 ${decision.p50Ms} ms = ${times(decision.p50Ms, floor.emptyUpdate.p50Ms)} × an empty Update's p50 ` +
+        `(${floor.emptyUpdate.p50Ms} ms), p99 ${decision.p99Ms} ms (${machine})`,
       target: `p50 ≤ ${decisionTargetMs} ms`,
       met: decision.p50Ms <= decisionTargetMs,
     },
     {
       work: 'four-step approval through the API',
-      measured: `p50 ${circuit.p50Ms} ms = ${times(circuit.p50Ms, floor.circuit.p50Ms)} × a start and four empty Updates (${floor.circuit.p50Ms} ms), p99 ${circuit.p99Ms} ms (${machine})`,
+      measured:
+        `p50 ${circuit.p50Ms} ms = ${times(circuit.p50Ms, floor.circuit.p50Ms)} × a start and four empty Updates ` +
+        `(${floor.circuit.p50Ms} ms), p99 ${circuit.p99Ms} ms (${machine})`,
       target: `p50 ≤ ${circuitTargetMs} ms`,
       met: circuit.p50Ms <= circuitTargetMs,
     },

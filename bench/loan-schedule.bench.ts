@@ -62,7 +62,9 @@ export const loanScheduleBenchmark: Benchmark = {
     };
     return Promise.resolve({
       result,
-      summary: `360-period schedules ${result.schedule360PerSecond}/s; with fees and TEG ${result.simulation360WithTegPerSecond}/s`,
+      summary:
+        `360-period schedules ${result.schedule360PerSecond}/s; with fees and TEG ` +
+        `${result.simulation360WithTegPerSecond}/s`,
     });
   },
 };

@@ -40,14 +40,8 @@ export function createBenchProduct(context: ActivityContext, actor: Actor, enter
   });
 }
 
-/**
- * What the loan benchmarks lend from, written by the product's own activities: one user per role of the approval
- * circuit and a second cashier who submits (all enterprise-wide, password `benchPassword`), a 24-month annuity product
- * at 18 %, and 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
- */
-export async function seedLending(knex: Knex, enterpriseId: string) {
-  const context = benchActivityContext(knex);
-  const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
+/** One user per role of the approval circuit, and a second cashier who submits; all enterprise-wide. */
+async function seedLendingUsers(knex: Knex, enterpriseId: string): Promise<Record<string, Actor>> {
   const hash = await hashPassword(benchPassword);
   const users: Record<string, Actor> = {};
   for (const role of ['cashier', 'branch_head', 'credit_committee', 'direction'] as const satisfies readonly Role[]) {
@@ -67,6 +61,18 @@ export async function seedLending(knex: Knex, enterpriseId: string) {
     enterprise_id: enterpriseId,
     branch_id: null,
   });
+  return users;
+}
+
+/**
+ * What the loan benchmarks lend from, written by the product's own activities: one user per role of the approval
+ * circuit and a second cashier who submits (all enterprise-wide, password `benchPassword`), a 24-month annuity product
+ * at 18 %, and 10 000 000 000 XAF of paid-up capital (a 1 000 000 000 XAF cap per member).
+ */
+export async function seedLending(knex: Knex, enterpriseId: string) {
+  const context = benchActivityContext(knex);
+  const branch = (await knex('branches').where({ enterprise_id: enterpriseId }).first('id')) as { id: string };
+  const users = await seedLendingUsers(knex, enterpriseId);
   const product = await createBenchProduct(context, users.direction!, enterpriseId);
   let members = 0;
   const newMember = async (): Promise<string> => {
@@ -147,32 +153,41 @@ export async function seedPortfolio(
   const paidMonths = `CASE WHEN n % ${arrearsShare} = 0 THEN LEAST(8, (n / ${arrearsShare}) % 10) ELSE 8 END`;
   await knex.raw(
     `
-    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name, id_document_type, id_document_number, birth_date, membership_date, created_by)
-    SELECT ?, ?, 'P-' || n, 'natural_person', 'Bench', 'Borrower ' || n, 'national_id', 'P' || n, '1990-01-01', '2025-01-01', ? FROM generate_series(1, ?) n`,
+    INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind, first_name, last_name,
+                                 id_document_type, id_document_number, birth_date, membership_date, created_by)
+    SELECT ?, ?, 'P-' || n, 'natural_person', 'Bench', 'Borrower ' || n, 'national_id', 'P' || n,
+           '1990-01-01', '2025-01-01', ?
+    FROM generate_series(1, ?) n`,
     [enterpriseId, branch, userId, loans],
   );
   await knex.raw(
     `
-    INSERT INTO loan_applications (enterprise_id, branch_id, client_id, product_id, number, amount, term_periods, fees, teg, status, current_step, submitted_by, loan_officer_id, workflow_id)
-    SELECT c.enterprise_id, c.branch_id, c.id, ?, 'D-' || substr(c.member_number, 3), 1200000, 12, 12000, 21.47, 'approved', NULL, ?, ?, 'seeded'
+    INSERT INTO loan_applications (enterprise_id, branch_id, client_id, product_id, number, amount, term_periods, fees,
+                                   teg, status, current_step, submitted_by, loan_officer_id, workflow_id)
+    SELECT c.enterprise_id, c.branch_id, c.id, ?, 'D-' || substr(c.member_number, 3), 1200000, 12, 12000,
+           21.47, 'approved', NULL, ?, ?, 'seeded'
     FROM client_profiles c WHERE c.enterprise_id = ? AND c.member_number LIKE 'P-%'`,
     [productId, userId, userId, enterpriseId],
   );
   // 100 000 principal + 10 000 interest a month (round figures: the run reads what is unpaid, not how it was computed).
   await knex.raw(
     `
-    INSERT INTO loans (enterprise_id, branch_id, client_id, product_id, application_id, number, principal, fees, annual_rate, penalty_rate, method, frequency, term_periods,
-                       grace_periods, teg, status, approved_on, disbursed_on, disbursement_channel, outstanding_principal, loan_officer_id)
-    SELECT a.enterprise_id, a.branch_id, a.client_id, a.product_id, a.id, 'L-' || n, 1200000, 12000, 0.18, 0.12, 'constant_annuity', 'monthly', 12,
-           0, 21.47, 'active', '2026-01-15', '2026-01-15', 'cash', 1200000 - 100000 * (${paidMonths}), a.loan_officer_id
+    INSERT INTO loans (enterprise_id, branch_id, client_id, product_id, application_id, number, principal, fees,
+                       annual_rate, penalty_rate, method, frequency, term_periods, grace_periods, teg, status,
+                       approved_on, disbursed_on, disbursement_channel, outstanding_principal, loan_officer_id)
+    SELECT a.enterprise_id, a.branch_id, a.client_id, a.product_id, a.id, 'L-' || n, 1200000, 12000,
+           0.18, 0.12, 'constant_annuity', 'monthly', 12, 0, 21.47, 'active',
+           '2026-01-15', '2026-01-15', 'cash', 1200000 - 100000 * (${paidMonths}), a.loan_officer_id
     FROM loan_applications a CROSS JOIN LATERAL (SELECT substr(a.number, 3)::int AS n) number
     WHERE a.enterprise_id = ? AND a.workflow_id = 'seeded'`,
     [enterpriseId],
   );
   await knex.raw(
     `
-    INSERT INTO loan_installments (enterprise_id, loan_id, number, due_date, principal_due, interest_due, principal_paid, interest_paid, penalty_through, paid_on)
-    SELECT ?, l.id, k, due, 100000, 10000, CASE WHEN paid THEN 100000 ELSE 0 END, CASE WHEN paid THEN 10000 ELSE 0 END, due, CASE WHEN paid THEN due END
+    INSERT INTO loan_installments (enterprise_id, loan_id, number, due_date, principal_due, interest_due,
+                                   principal_paid, interest_paid, penalty_through, paid_on)
+    SELECT ?, l.id, k, due, 100000, 10000,
+           CASE WHEN paid THEN 100000 ELSE 0 END, CASE WHEN paid THEN 10000 ELSE 0 END, due, CASE WHEN paid THEN due END
     FROM (SELECT id, substr(number, 3)::int AS n FROM loans WHERE enterprise_id = ?) l
     CROSS JOIN generate_series(1, 12) k
     CROSS JOIN LATERAL (SELECT (date '2026-02-15' + make_interval(months => k - 1))::date AS due) d

@@ -82,11 +82,14 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     ratio: { nextDayToFloor: round(at100k.nextDay.loansPerSecond / (100_000 / floor), 3) },
     books,
     notes: [
-      'The run: provisioningRun workflow on a local Temporal dev server, batches of the workflow default size, each one transaction (facts query, classification and provisions in the domain, ' +
-        'LoanProvision rows where a position changed, loan updates, one entry per branch, kind and account pair, cursor).',
-      'Memory: the worker runs in the benchmark process, collected in full before each run. peakHeapMb and peakRssMb: sampled every 100 ms during the timed runs, garbage ' +
-        'included (how high it piles up before V8 collects it depends on how long the run lasts, not on what the worker keeps). liveMemory: a rerun of the next day through the same workflow ' +
-        '(every loan decided again, nothing to write), with a full collection before each sample every 200 ms: what the worker holds, at its highest.',
+      'The run: provisioningRun workflow on a local Temporal dev server, batches of the workflow default size, ' +
+        'each one transaction (facts query, classification and provisions in the domain, LoanProvision rows where ' +
+        'a position changed, loan updates, one entry per branch, kind and account pair, cursor).',
+      'Memory: the worker runs in the benchmark process, collected in full before each run. peakHeapMb and ' +
+        'peakRssMb: sampled every 100 ms during the timed runs, garbage included (how high it piles up before V8 ' +
+        'collects it depends on how long the run lasts, not on what the worker keeps). liveMemory: a rerun of the ' +
+        'next day through the same workflow (every loan decided again, nothing to write), with a full collection ' +
+        'before each sample every 200 ms: what the worker holds, at its highest.',
       "The floor: one SELECT of every loan's oldest unpaid due date (the ages), nothing written.",
       'One embedded PostgreSQL (default settings), the worker and the dev server on the same machine.',
     ],
@@ -95,10 +98,13 @@ async function measure(knex: Knex, _url: string, pgbench: PgbenchReference) {
     runs
       .map(
         (run) =>
-          `${run.loans} loans: first day ${run.firstDay.loansPerSecond} loans/s, next day ${run.nextDay.loansPerSecond} loans/s, peak heap ${run.nextDay.peakHeapMb} MB`,
+          `${run.loans} loans: first day ${run.firstDay.loansPerSecond} loans/s, next day ` +
+          `${run.nextDay.loansPerSecond} loans/s, peak heap ${run.nextDay.peakHeapMb} MB`,
       )
       .join('; ') +
-    `; books balanced ${books.debitMinusCredit === '0'}, 39x = provisions ${books.provisionsAccountEqualsPositions}, class accounts = principal by class ${books.classAccountsEqualPrincipal}`;
+    `; books balanced ${books.debitMinusCredit === '0'}, 39x = provisions ` +
+    `${books.provisionsAccountEqualsPositions}, class accounts = principal by class ` +
+    `${books.classAccountsEqualPrincipal}`;
   return { result, summary, lines: tableLines(runs, pgbench, books) };
 }
 
@@ -132,20 +138,22 @@ function tableLines(
     {
       work: 'provisioning, 100 000 loans, first day (10 % in arrears)',
       measured: `${at100k.firstDay.loansPerSecond} loans/s (${at100k.firstDay.seconds} s)${beside}`,
-      target: '≥ 20 000 loans/s',
-      met: booksTrue && at100k.firstDay.loansPerSecond >= 20_000,
+      target: '≥ 50 000 loans/s',
+      met: booksTrue && at100k.firstDay.loansPerSecond >= 50_000,
     },
     {
       work: 'provisioning, next day (nothing changed)',
       measured: `${at100k.nextDay.loansPerSecond} loans/s (${at100k.nextDay.seconds} s)${beside}`,
-      target: '≥ 50 000 loans/s',
-      met: booksTrue && at100k.nextDay.loansPerSecond >= 50_000,
+      target: '≥ 100 000 loans/s',
+      met: booksTrue && at100k.nextDay.loansPerSecond >= 100_000,
     },
     {
       work: `provisioning scaling, ${size(biggest.loans)} vs ${size(reference.loans)} loans`,
       measured:
-        `per-loan time × ${round(timeRatio, 2)}, worker peak RSS × ${round(rssRatio, 2)} collected (${biggest.liveMemory.peakRssMb} MB vs ${reference.liveMemory.peakRssMb} MB, ` +
-        `heap ${biggest.liveMemory.peakHeapMb} MB vs ${reference.liveMemory.peakHeapMb} MB); uncollected ${lazyPeak(biggest)} MB vs ${lazyPeak(reference)} MB`,
+        `per-loan time × ${round(timeRatio, 2)}, worker peak RSS × ${round(rssRatio, 2)} collected ` +
+        `(${biggest.liveMemory.peakRssMb} MB vs ${reference.liveMemory.peakRssMb} MB, ` +
+        `heap ${biggest.liveMemory.peakHeapMb} MB vs ${reference.liveMemory.peakHeapMb} MB); uncollected ` +
+        `${lazyPeak(biggest)} MB vs ${lazyPeak(reference)} MB`,
       target: 'per-loan time ≤ 1.3 ×, worker RSS ≤ 1.3 ×',
       met: timeRatio <= 1.3 && rssRatio <= 1.3,
     },

@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Knex } from 'knex';
 import { ratioLine, round, type Benchmark, type BenchmarkReport, type TableLine } from './benchmark';
 import { withBenchDatabase } from './bench-database';
+import { signIn } from './deposits-api.bench';
 import { newEnterprise } from './ledger-posting.bench';
 import { benchPassword, seedLending } from './loan-seed';
 import { runLoad, type LoadResult } from './load';
@@ -35,14 +36,7 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
   });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench_cashier', password: benchPassword }),
-    });
-    if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
-    const { access } = (await token.json()) as { access: string };
-    const headers = { authorization: `Bearer ${access}` };
+    const headers = { authorization: `Bearer ${await signIn(base, 'bench_cashier', benchPassword)}` };
     const probe = await fetch(`${base}/api/v1/loans/repayments/`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
@@ -84,15 +78,12 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
       },
       ratio: { pgbench: round(api.rps / pgbench.tps, 3) },
       books,
-      notes: [
-        'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, each on its own disbursed loan, Bearer token, no Idempotency-Key.',
-        'Each repayment of 100 XAF goes to the interest of the first installment: one posted event per repayment (interest).',
-        "CPU per repayment: the API process's CPU time (user + system) from the start of the measured load's warm-up second (after 4 s of unmeasured load) to the last answer, over the repayments recorded in that time.",
-        "books: debit minus credit over every line (0), entries that do not balance (0), the portfolio account 3221 against the loans' outstanding principal (all loans performing).",
-        'One embedded PostgreSQL (default settings) for pgbench and the API, on the same 2-core machine: the processes compete for CPU.',
-      ],
+      notes,
     };
-    const summary = `API repayments ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerRepayment} µs CPU each); books balanced: ${books.balanced}, portfolio = outstanding: ${books.portfolioEqualsOutstanding}`;
+    const summary =
+      `API repayments ${result.api.perSecond}/s = ${result.ratio.pgbench} × pgbench (p50 ${result.api.p50Ms} ms, ` +
+      `p99 ${result.api.p99Ms} ms, API process ${result.api.serverCpuMicrosPerRepayment} µs CPU each); books ` +
+      `balanced: ${books.balanced}, portfolio = outstanding: ${books.portfolioEqualsOutstanding}`;
     return {
       result,
       summary,
@@ -102,6 +93,20 @@ async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Prom
     await server.stop();
   }
 }
+
+/** The JSON's notes: how the figures were taken. */
+const notes = [
+  'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, each on its ' +
+    'own disbursed loan, Bearer token, no Idempotency-Key.',
+  'Each repayment of 100 XAF goes to the interest of the first installment: one posted event per repayment ' +
+    '(interest).',
+  "CPU per repayment: the API process's CPU time (user + system) from the start of the measured load's warm-up " +
+    'second (after 4 s of unmeasured load) to the last answer, over the repayments recorded in that time.',
+  'books: debit minus credit over every line (0), entries that do not balance (0), the portfolio account 3221 ' +
+    "against the loans' outstanding principal (all loans performing).",
+  'One embedded PostgreSQL (default settings) for pgbench and the API, on the same 2-core machine: the ' +
+    'processes compete for CPU.',
+];
 
 const repaymentRows = async (knex: Knex): Promise<number> =>
   Number((await knex('loan_repayments').count({ rows: '*' }).first())!.rows);
@@ -121,7 +126,7 @@ function tableLines(
         work,
         api.rps,
         pgbench,
-        0.2,
+        0.5,
         `, p50 ${round(api.p50Ms, 1)} ms, p99 ${round(api.p99Ms, 1)} ms${books}`,
       ),
       ...(booksCheck ? {} : { met: false }),
@@ -129,8 +134,8 @@ function tableLines(
     {
       work: `${work}: API process CPU per repayment`,
       measured: `${round(cpuMsPerRepayment, 2)} ms`,
-      target: '≤ 2.5 ms',
-      met: cpuMsPerRepayment <= 2.5,
+      target: '≤ 2 ms',
+      met: cpuMsPerRepayment <= 2,
     },
   ];
 }
@@ -139,8 +144,13 @@ function tableLines(
 export async function checkBooks(knex: Knex) {
   const totals = await knex.raw(`
     SELECT (SELECT coalesce(sum(debit) - sum(credit), 0) FROM journal_lines)::text AS difference,
-           (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced)::int AS unbalanced_entries,
-           (SELECT sum(l.debit - l.credit) FROM journal_lines l JOIN company_chart_entries c ON c.id = l.chart_entry_id WHERE c.code = '3221')::text AS portfolio,
+           (SELECT count(*)
+              FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) unbalanced
+           )::int AS unbalanced_entries,
+           (SELECT sum(l.debit - l.credit)
+              FROM journal_lines l
+              JOIN company_chart_entries c ON c.id = l.chart_entry_id
+             WHERE c.code = '3221')::text AS portfolio,
            (SELECT sum(outstanding_principal) FROM loans WHERE status <> 'awaiting_disbursement')::text AS outstanding,
            (SELECT count(*) FROM loan_repayments)::int AS repayments`);
   const row = totals.rows[0] as {

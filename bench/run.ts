@@ -69,7 +69,8 @@ function writeTable(): void {
     const result = JSON.parse(fs.readFileSync(file, 'utf8')) as { date: string; lines?: TableLine[] };
     return (result.lines ?? []).map(
       (line) =>
-        `| ${line.work} | ${line.measured} | ${line.target} | ${line.met ? 'met' : '**not met**'} | ${benchmark.name}, ${result.date.slice(0, 10)} |`,
+        `| ${line.work} | ${line.measured} | ${line.target} | ${line.met ? 'met' : '**not met**'} | ` +
+        `${benchmark.name}, ${result.date.slice(0, 10)} |`,
     );
   });
   const table = ['| work | measured | target | | benchmark, run |', '|---|---|---|---|---|', ...rows].join('\n');

@@ -70,7 +70,8 @@ function ask<T extends ToServer['type']>(
   if (!child.connected)
     return Promise.reject(
       new Error(
-        `The server process ${script} ended (${child.signalCode ?? child.exitCode ?? 'disconnected'}) before its '${type}' was asked.`,
+        `The server process ${script} ended (${child.signalCode ?? child.exitCode ?? 'disconnected'}) before its ` +
+          `'${type}' was asked.`,
       ),
     );
   const reply = nextMessage(child, type, replyTimeoutMs);

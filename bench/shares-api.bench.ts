@@ -5,11 +5,12 @@ import type { Actor } from '../activities/context';
 import { createShareType } from '../activities/shares/share-types.activity';
 import { subscribeShares } from '../activities/shares/share-subscriptions.activity';
 import { Money } from '../domain/money';
-import { round, type Benchmark } from './benchmark';
+import { ratioLine, round, type Benchmark, type BenchmarkReport, type TableLine } from './benchmark';
 import { benchActivityContext, withBenchDatabase } from './bench-database';
-import { seedAccounts, tellerPassword } from './deposits-api.bench';
+import { seedAccounts, signIn } from './deposits-api.bench';
 import { newEnterprise } from './ledger-posting.bench';
 import { runLoad, type LoadResult } from './load';
+import type { PgbenchReference } from './pgbench';
 import { startServerProcess } from './server-process';
 
 const clients = 16;
@@ -26,7 +27,7 @@ export const sharesApiBenchmark: Benchmark = {
   run: () => withBenchDatabase(measure, clients + 4),
 };
 
-async function measure(knex: Knex, url: string) {
+async function measure(knex: Knex, url: string, pgbench: PgbenchReference): Promise<BenchmarkReport> {
   const enterpriseId = await newEnterprise(knex);
   const { accounts, teller } = await seedAccounts(knex, enterpriseId, clients);
   const { members, ordinary, partial } = await seedShares(knex, enterpriseId, teller);
@@ -36,13 +37,7 @@ async function measure(knex: Knex, url: string) {
   });
   try {
     const base = `http://127.0.0.1:${server.port}`;
-    const token = await fetch(`${base}/api/v1/token/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'teller', password: tellerPassword }),
-    });
-    if (!token.ok) throw new Error(`sign-in failed: ${token.status} ${await token.text()}`);
-    const headers = { authorization: `Bearer ${((await token.json()) as { access: string }).access}` };
+    const headers = { authorization: `Bearer ${await signIn(base, 'teller')}` };
     const load = async (path: string | ((connection: number) => string), body: (connection: number) => string) => {
       const cpuBefore = await server.cpuMicros();
       const result = await runLoad({
@@ -70,14 +65,6 @@ async function measure(knex: Knex, url: string) {
       JSON.stringify({ subscription: partial[connection], amount: '100' }),
     );
     const books = await checkBooks(knex, enterpriseId);
-    const figures = (load: LoadResult & { cpuMicros: number }) => ({
-      operations: load.requests,
-      errors: load.errors,
-      perSecond: round(load.rps, 1),
-      p50Ms: round(load.p50Ms, 2),
-      p99Ms: round(load.p99Ms, 2),
-      serverCpuMicrosPerOperation: round(load.cpuMicros, 0),
-    });
     const result = {
       name: 'shares-api',
       date: new Date().toISOString(),
@@ -92,21 +79,67 @@ async function measure(knex: Knex, url: string) {
         paymentsToDeposits: round(payments.rps / deposits.rps, 3),
       },
       books,
-      notes: [
-        'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, Bearer token, no Idempotency-Key; deposits, then subscriptions, then payments, one after the other.',
-        'Deposits: each client on its own account. Subscriptions: one share of 1 000 XAF paid in full, each client for its own member. Payments: 100 XAF on a partly paid subscription of its own member.',
-        'Subscriptions and payments take gap-free numbers of one counter per enterprise and year: concurrent ones queue on it, by design.',
-        'One embedded PostgreSQL (default settings) on the same 2-core machine.',
-      ],
+      notes,
     };
     const line = (what: string, shown: ReturnType<typeof figures>) =>
-      `${what} ${shown.perSecond}/s (p50 ${shown.p50Ms} ms, p99 ${shown.p99Ms} ms, ${shown.serverCpuMicrosPerOperation} µs API CPU)`;
-    const summary = `${line('deposits', result.deposits)}; ${line('subscriptions', result.subscriptions)}; ${line('payments', result.payments)}; books tie out: ${books.tieOut}, numbering gap-free: ${books.gapFree}`;
-    return { result, summary };
+      `${what} ${shown.perSecond}/s (p50 ${shown.p50Ms} ms, p99 ${shown.p99Ms} ms, ` +
+      `${shown.serverCpuMicrosPerOperation} µs API CPU)`;
+    const summary =
+      `${line('deposits', result.deposits)}; ${line('subscriptions', result.subscriptions)}; ` +
+      `${line('payments', result.payments)}; books tie out: ${books.tieOut}, numbering gap-free: ${books.gapFree}`;
+    return { result, summary, lines: tableLines(subscriptions, payments, books.tieOut && books.gapFree, pgbench) };
   } finally {
     await server.stop();
   }
 }
+
+/** A load's figures in the JSON. */
+function figures(load: MeasuredLoad) {
+  return {
+    operations: load.requests,
+    errors: load.errors,
+    perSecond: round(load.rps, 1),
+    p50Ms: round(load.p50Ms, 2),
+    p99Ms: round(load.p99Ms, 2),
+    serverCpuMicrosPerOperation: round(load.cpuMicros, 0),
+  };
+}
+
+/** The run's targets; a line whose books do not check is not met, however fast. */
+function tableLines(
+  subscriptions: MeasuredLoad,
+  payments: MeasuredLoad,
+  booksCheck: boolean,
+  pgbench: PgbenchReference,
+): TableLine[] {
+  const books = booksCheck ? '' : ' (books do not check)';
+  const line = (work: string, load: MeasuredLoad, operation: string): TableLine => ({
+    ...ratioLine(
+      `${work} through the API, ${clients} clients`,
+      load.rps,
+      pgbench,
+      0.3,
+      `, p50 ${round(load.p50Ms, 1)} ms, ` +
+        `API process CPU ${round(load.cpuMicros / 1000, 2)} ms per ${operation}${books}`,
+    ),
+    ...(booksCheck ? {} : { met: false }),
+  });
+  return [line('share subscriptions', subscriptions, 'subscription'), line('share payments', payments, 'payment')];
+}
+
+/** A load's figures with the API process's CPU per operation. */
+type MeasuredLoad = LoadResult & { cpuMicros: number };
+
+/** The JSON's notes: how the figures were taken. */
+const notes = [
+  'The production app (createApp) in its own Node process; 16 keep-alive clients in this process, Bearer token, ' +
+    'no Idempotency-Key; deposits, then subscriptions, then payments, one after the other.',
+  'Deposits: each client on its own account. Subscriptions: one share of 1 000 XAF paid in full, each client for ' +
+    'its own member. Payments: 100 XAF on a partly paid subscription of its own member.',
+  'Subscriptions and payments take gap-free numbers of one counter per enterprise and year: concurrent ones queue ' +
+    'on it, by design.',
+  'One embedded PostgreSQL (default settings) on the same 2-core machine.',
+];
 
 /** One member per client; an ordinary type paid in full, and a partly paid subscription per member to pay up. */
 async function seedShares(knex: Knex, enterpriseId: string, teller: Actor) {
@@ -161,13 +194,26 @@ async function checkBooks(knex: Knex, enterpriseId: string) {
   const row = (
     await knex.raw(
       `SELECT (SELECT sum(debit) - sum(credit) FROM journal_lines)::text AS difference,
-              (SELECT sum(l.credit - l.debit) FROM journal_lines l JOIN company_chart_entries c ON c.id = l.chart_entry_id WHERE c.code = '10000')::text AS ledger_paid,
-              (SELECT sum(paid_amount - withdrawn_paid) FROM share_subscriptions WHERE enterprise_id = :enterpriseId)::text AS register_paid,
-              (SELECT sum(l.credit - l.debit) FROM journal_lines l JOIN company_chart_entries c ON c.id = l.chart_entry_id WHERE c.code = '10010')::text AS ledger_unpaid,
-              (SELECT sum(amount - paid_amount - withdrawn_unpaid) FROM share_subscriptions WHERE enterprise_id = :enterpriseId)::text AS register_unpaid,
-              (SELECT count(*) = count(DISTINCT number) AND count(*) = max(right(number, 6)::int) FROM share_subscriptions) AND
-              (SELECT count(*) = count(DISTINCT number) AND count(*) = max(right(number, 6)::int) FROM share_payments) AS gap_free,
-              (SELECT count(*) FROM share_subscriptions)::int AS subscriptions, (SELECT count(*) FROM share_payments)::int AS payments`,
+              (SELECT sum(l.credit - l.debit)
+                 FROM journal_lines l
+                 JOIN company_chart_entries c ON c.id = l.chart_entry_id
+                WHERE c.code = '10000')::text AS ledger_paid,
+              (SELECT sum(paid_amount - withdrawn_paid)
+                 FROM share_subscriptions
+                WHERE enterprise_id = :enterpriseId)::text AS register_paid,
+              (SELECT sum(l.credit - l.debit)
+                 FROM journal_lines l
+                 JOIN company_chart_entries c ON c.id = l.chart_entry_id
+                WHERE c.code = '10010')::text AS ledger_unpaid,
+              (SELECT sum(amount - paid_amount - withdrawn_unpaid)
+                 FROM share_subscriptions
+                WHERE enterprise_id = :enterpriseId)::text AS register_unpaid,
+              (SELECT count(*) = count(DISTINCT number) AND count(*) = max(right(number, 6)::int)
+                 FROM share_subscriptions) AND
+              (SELECT count(*) = count(DISTINCT number) AND count(*) = max(right(number, 6)::int)
+                 FROM share_payments) AS gap_free,
+              (SELECT count(*) FROM share_subscriptions)::int AS subscriptions,
+              (SELECT count(*) FROM share_payments)::int AS payments`,
       { enterpriseId },
     )
   ).rows[0];

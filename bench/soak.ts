@@ -194,7 +194,13 @@ async function oneMinute(
     load('reads', { url: (c) => (c === 0 ? `${account(c)}/` : `${account(c)}/statement/`) }, tokens.teller!),
     approvalsFor(base, tokens, world, minute),
   ]).finally(() => clearInterval(sampler));
-  const byKind = { deposits, withdrawals, repayments, reads, approvals };
+  return minuteFigures(minute, { deposits, withdrawals, repayments, reads, approvals }, rss);
+}
+
+type Tally = Pick<LoadResult, 'requests' | 'errors' | 'serverErrors' | 'p99Ms'>;
+
+/** A minute's figures: the requests of every kind, their p99, and the processes' RSS read during it. */
+function minuteFigures(minute: number, byKind: Record<Kind, Tally>, rss: { api: number[]; worker: number[] }): Minute {
   const all = Object.values(byKind);
   const requests = all.reduce((sum, kind) => sum + kind.requests, 0);
   return {
@@ -214,8 +220,6 @@ async function oneMinute(
     loadAverage: round(os.loadavg()[0]!, 2),
   };
 }
-
-type Tally = Pick<LoadResult, 'requests' | 'errors' | 'serverErrors' | 'p99Ms'>;
 
 /**
  * One loan approval every `approvalEveryMs` for a minute, each through the API: the submission (which starts
@@ -281,7 +285,11 @@ function minuteLine(figures: Minute): string {
   const p99 = Object.entries(figures.p99Ms)
     .map(([kind, ms]) => `${kind} ${ms}`)
     .join(', ');
-  return `minute ${figures.minute}: ${figures.perSecond} req/s, errors ${figures.errors} (5xx ${figures.serverErrors}), p99 ms ${p99}; RSS (median/peak) API ${figures.apiRssMb}/${figures.apiRssPeakMb} MB, worker ${figures.workerRssMb}/${figures.workerRssPeakMb} MB; load average ${figures.loadAverage}`;
+  return (
+    `minute ${figures.minute}: ${figures.perSecond} req/s, errors ${figures.errors} (5xx ${figures.serverErrors}), ` +
+    `p99 ms ${p99}; RSS (median/peak) API ${figures.apiRssMb}/${figures.apiRssPeakMb} MB, worker ` +
+    `${figures.workerRssMb}/${figures.workerRssPeakMb} MB; load average ${figures.loadAverage}`
+  );
 }
 
 function median(values: number[]): number {
@@ -327,14 +335,22 @@ function report(
     books,
     checks,
     notes: [
-      'API: the production app (createApp) in its own process; worker: createWorker (runtime/worker.ts) in its own process; a Temporal dev server (SQLite in memory) and one embedded PostgreSQL; the load generator in this process; all on one machine, loopback only.',
-      'Each kind runs at a fixed rate (each connection starts a request every intervalMs, at once if the last answer took longer); approvals: one circuit (submission + four decisions) every 5 s, one new borrower each.',
-      "memory: each minute, the median and peak of the RSS read every 5 s; growth is the last minute's median against the lowest median after minute 1 (the warm-up); flat means ≤ 10 % for both processes.",
+      'API: the production app (createApp) in its own process; worker: createWorker (runtime/worker.ts) in its ' +
+        'own process; a Temporal dev server (SQLite in memory) and one embedded PostgreSQL; the load generator in ' +
+        'this process; all on one machine, loopback only.',
+      'Each kind runs at a fixed rate (each connection starts a request every intervalMs, at once if the last ' +
+        'answer took longer); approvals: one circuit (submission + four decisions) every 5 s, one new borrower ' +
+        'each.',
+      "memory: each minute, the median and peak of the RSS read every 5 s; growth is the last minute's median " +
+        'against the lowest median after minute 1 (the warm-up); flat means ≤ 10 % for both processes.',
       'errors: every non-2xx answer, socket error or timeout (10 s); serverErrors: the 5xx among them.',
     ],
   };
   const passed = Object.values(checks).every(Boolean);
-  const summary = `${minutes} min, ${errors} errors (5xx ${serverErrors}), RSS growth API ${round(memory.apiGrowth * 100, 1)} %, worker ${round(memory.workerGrowth * 100, 1)} %, books balanced ${checks.booksBalanced}: ${passed ? 'passed' : 'FAILED'}`;
+  const summary =
+    `${minutes} min, ${errors} errors (5xx ${serverErrors}), RSS growth API ${round(memory.apiGrowth * 100, 1)} %, ` +
+    `worker ${round(memory.workerGrowth * 100, 1)} %, books balanced ${checks.booksBalanced}: ` +
+    `${passed ? 'passed' : 'FAILED'}`;
   return { result, summary };
 }
 

@@ -63,12 +63,6 @@ export async function measureUpdateFloor(
     localActivity: [] as number[],
     circuit: [] as number[],
   };
-  const timed = async <T>(into: number[], call: () => Promise<T>) => {
-    const began = performance.now();
-    const answer = await call();
-    into.push(performance.now() - began);
-    return answer;
-  };
   const oneWorkflow = async (index: number) => {
     const began = performance.now();
     const handle = await timed(latencies.start, () =>
@@ -85,14 +79,6 @@ export async function measureUpdateFloor(
     latencies.circuit.push(performance.now() - began);
     await handle.result();
   };
-  const work = async () => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: shape.concurrency }, async () => {
-        for (let index = next++; index < shape.workflows; index = next++) await oneWorkflow(index);
-      }),
-    );
-  };
   // This process (the worker and the client) and the Temporal server, as a circuit's CPU is counted.
   const cpu = () => {
     const own = process.cpuUsage();
@@ -102,7 +88,7 @@ export async function measureUpdateFloor(
   try {
     await worker.runUntil(async () => {
       cpuBefore = cpu();
-      await work();
+      await inFlight(shape.workflows, shape.concurrency, oneWorkflow);
     });
   } finally {
     await clientConnection.close();
@@ -115,4 +101,22 @@ export async function measureUpdateFloor(
     circuit: latencyStats(latencies.circuit),
     cpuMsPerCircuit: perCircuit(cpuBefore, cpu(), shape.workflows),
   };
+}
+
+/** `call`'s answer, its time pushed into `into`. */
+async function timed<T>(into: number[], call: () => Promise<T>): Promise<T> {
+  const began = performance.now();
+  const answer = await call();
+  into.push(performance.now() - began);
+  return answer;
+}
+
+/** `run` for every index below `count`, `concurrency` of them at a time. */
+async function inFlight(count: number, concurrency: number, run: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let index = next++; index < count; index = next++) await run(index);
+    }),
+  );
 }

@@ -12,7 +12,8 @@ runMain('backup', async () => {
   const config = loadConfig();
   if (config.databaseUrl !== undefined) {
     throw new Error(
-      'DATABASE_URL names an external PostgreSQL: back it up with its own pg_dump (README, "Backup and restore"); this command saves the embedded installation.',
+      'DATABASE_URL names an external PostgreSQL: back it up with its own pg_dump (README, "Backup and restore"); ' +
+        'this command saves the embedded installation.',
     );
   }
   const folder = process.argv[2];
@@ -22,6 +23,7 @@ runMain('backup', async () => {
   const manifest = await backupInstallation(config.dataDir, config.embeddedPostgresPort, target);
   const temporal = manifest.temporal ? 'Temporal state saved' : 'no Temporal state of its own (external Temporal)';
   process.stdout.write(
-    `Backup of ${config.dataDir} written to ${target}: PostgreSQL ${manifest.postgres.serverVersion} up to WAL ${manifest.postgres.stopLsn}, ${temporal}, secrets ${manifest.secrets.join(', ')}.\n`,
+    `Backup of ${config.dataDir} written to ${target}: PostgreSQL ${manifest.postgres.serverVersion} up to WAL ` +
+      `${manifest.postgres.stopLsn}, ${temporal}, secrets ${manifest.secrets.join(', ')}.\n`,
   );
 });

@@ -18,6 +18,7 @@ runMain('restore', async () => {
       `restored into ${config.dataDir}, but ${check.unbalancedEntries} journal entries do not balance: do not use it.`,
     );
   process.stdout.write(
-    `Restored ${backup} (taken ${check.manifest.createdAt}) into ${config.dataDir}: ${check.journalEntries} journal entries, all balanced. Start it with npm start.\n`,
+    `Restored ${backup} (taken ${check.manifest.createdAt}) into ${config.dataDir}: ${check.journalEntries} ` +
+      `journal entries, all balanced. Start it with npm start.\n`,
   );
 });

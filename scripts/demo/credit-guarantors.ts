@@ -46,7 +46,8 @@ export async function giveGuarantees(
     { enterprise: cooperative.enterpriseId, date },
   );
   log(
-    `${date}: ${mvondo.name} guarantees ${heldAmount} XAF of ${bello.name}'s loan, held on his account; the collateral register lists ${register.lines.length} guarantees`,
+    `${date}: ${mvondo.name} guarantees ${heldAmount} XAF of ${bello.name}'s loan, held on his account; the ` +
+      `collateral register lists ${register.lines.length} guarantees`,
   );
   return { guarantee: guarantee.id, heldAccount: mvondo.accountId, heldAmount, registerLines: register.lines.length };
 }

@@ -63,7 +63,8 @@ export async function showCreditInsurance(
     { amount: '500000', term_periods: 12 },
   );
   log(
-    `${today}: usury rate ${rates.results[0]!.rate} % in force; insured credit CRA: 500 000 over 12 months, premium ${simulation.insurance_premium}, TEG ${simulation.teg} %`,
+    `${today}: usury rate ${rates.results[0]!.rate} % in force; insured credit CRA: 500 000 over 12 months, ` +
+      `premium ${simulation.insurance_premium}, TEG ${simulation.teg} %`,
   );
   return { usuryRate: rates.results[0]!, product: product.id, simulation };
 }

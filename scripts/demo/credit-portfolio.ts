@@ -36,7 +36,8 @@ export async function showCreditPortfolio(
   });
   const par30 = par.total.buckets.find((bucket) => bucket.threshold === 30)!;
   log(
-    `${date}: the branch head follows the doubtful loan; PAR 30 is ${par30.loans} loan(s), ${par30.ratio} of the portfolio`,
+    `${date}: the branch head follows the doubtful loan; PAR 30 is ${par30.loans} loan(s), ${par30.ratio} of the ` +
+      `portfolio`,
   );
   return { reassignedLoan: doubtfulLoan, officer, par30: { loans: par30.loans, ratio: par30.ratio } };
 }

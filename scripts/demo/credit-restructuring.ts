@@ -36,7 +36,8 @@ export async function restructureDoubtfulLoan(
     { decision: 'approve' },
   );
   log(
-    `the doubtful loan restructured over 12 months (schedule version ${String(decided.schedule_version)}), asked by the head of Akwa, approved by direction`,
+    `the doubtful loan restructured over 12 months (schedule version ${String(decided.schedule_version)}), asked ` +
+      `by the head of Akwa, approved by direction`,
   );
   return { restructuring: id, loan, status: decided.status, schedule_version: decided.schedule_version };
 }

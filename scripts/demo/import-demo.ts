@@ -70,11 +70,13 @@ export async function importCooperative(
         .trim()
         .split('\n').length - 1;
   log(
-    `${code}: a cooperative moved in from files (${rows.members} members, ${rows['member-accounts']} accounts, ${rows.loans} loans), its import ${imported.status}, reconciled`,
+    `${code}: a cooperative moved in from files (${rows.members} members, ${rows['member-accounts']} accounts, ` +
+      `${rows.loans} loans), its import ${imported.status}, reconciled`,
   );
   const opening = await openingLine(direction, enterprise, importedAccount);
   log(
-    `${code}: account ${opening.account}'s statement starts with "${opening.description}", ${opening.amount} XAF on ${opening.entry_date}`,
+    `${code}: account ${opening.account}'s statement starts with "${opening.description}", ${opening.amount} XAF ` +
+      `on ${opening.entry_date}`,
   );
   const invited = await inviteImportedUser(
     api,
@@ -188,7 +190,8 @@ async function applyFiles(
   const validated = await importPast(direction, base, ['validating']);
   if (validated.status !== 'validated')
     throw new Error(
-      `the demo's import files were not validated: ${validated.status}, ${validated.problems} problems (GET ${base}/report/)`,
+      `the demo's import files were not validated: ${validated.status}, ${validated.problems} problems (GET ` +
+        `${base}/report/)`,
     );
   const request = await direction.post<{ id: string }>('ask to apply the import', `${base}/application/`, {});
   await administrator.post('approve applying the import', `/api/v1/approvals/requests/${request.id}/approve/`, {

@@ -76,27 +76,8 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   const progress = ProgressFile.of(options.dataDir, options.code);
   const platformAdmin = await api.signIn(options.admin.username, options.admin.password);
   const existing = await enterpriseWithCode(platformAdmin, options.code);
-  const earlier = progress.progress;
-  if (existing !== undefined) {
-    const staff = Object.entries(earlier.passwords).map(([username, password]) => ({ username, password }));
-    if (earlier.enterpriseId !== existing.id) return { kind: 'exists', enterprise: existing, why: 'not_ours' };
-    if (earlier.done === true) return { kind: 'exists', enterprise: existing, why: 'loaded_earlier', staff };
-    // Four months of business in one pass: its steps are not found again one by one.
-    if (earlier.storyStarted === true) return { kind: 'exists', enterprise: existing, why: 'story_interrupted', staff };
-    log(`continuing the cooperative ${options.code} an earlier run left halfway`);
-  } else if (earlier.enterpriseId !== undefined) {
-    // The database was reset since: that progress speaks of a cooperative that is gone.
-    progress.update((state) =>
-      Object.assign(state, {
-        enterpriseId: undefined,
-        passwords: {},
-        members: {},
-        accounts: {},
-        storyStarted: undefined,
-        done: undefined,
-      }),
-    );
-  }
+  const left = earlierRun(existing, progress, options.code, log);
+  if (left !== undefined) return left;
 
   log(`creating the cooperative ${options.code}: branches, staff, products`);
   const cooperative = await createCooperative(api, platformAdmin, options.code, progress);
@@ -126,7 +107,8 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
   // /api/v1/approvals/pending/).
   await after.requestMove(addDays(after.today, 1));
   log(
-    `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's inbox`,
+    `${after.today}: direction asked to move the business date a day on; the request waits in the administrator's ` +
+      `inbox`,
   );
   const goLiveImport = await importCooperative(api, platformAdmin, options, log);
   const charts = await direction.get<Page<{ id: string }>>('find the chart of accounts', '/api/v1/accounts/charts/', {
@@ -152,6 +134,40 @@ export async function loadDemoCooperative(options: DemoOptions): Promise<DemoOut
       goLiveImport,
     },
   };
+}
+
+/**
+ * What an earlier run of this code left: an outcome when the cooperative is to be left untouched, or nothing when
+ * this run makes it or continues it (forgetting a progress whose cooperative the database no longer has).
+ */
+function earlierRun(
+  existing: EnterpriseSummary | undefined,
+  progress: ProgressFile,
+  code: string,
+  log: (line: string) => void,
+): DemoOutcome | undefined {
+  const earlier = progress.progress;
+  if (existing !== undefined) {
+    const staff = Object.entries(earlier.passwords).map(([username, password]) => ({ username, password }));
+    if (earlier.enterpriseId !== existing.id) return { kind: 'exists', enterprise: existing, why: 'not_ours' };
+    if (earlier.done === true) return { kind: 'exists', enterprise: existing, why: 'loaded_earlier', staff };
+    // Four months of business in one pass: its steps are not found again one by one.
+    if (earlier.storyStarted === true) return { kind: 'exists', enterprise: existing, why: 'story_interrupted', staff };
+    log(`continuing the cooperative ${code} an earlier run left halfway`);
+  } else if (earlier.enterpriseId !== undefined) {
+    // The database was reset since: that progress speaks of a cooperative that is gone.
+    progress.update((state) =>
+      Object.assign(state, {
+        enterpriseId: undefined,
+        passwords: {},
+        members: {},
+        accounts: {},
+        storyStarted: undefined,
+        done: undefined,
+      }),
+    );
+  }
+  return undefined;
 }
 
 /** A load stopped on purpose after a part (`DemoOptions.stopAfter`): the next run continues from there. */

@@ -34,7 +34,8 @@ export async function runProvisioning(
   while (run.status === 'running') {
     if (Date.now() > deadline)
       throw new Error(
-        `The provisioning run ${run.id} still runs after ${patienceMs / 1000} s: is the worker running (npm start runs one)? See ${run.workflow_id} in the Temporal UI.`,
+        `The provisioning run ${run.id} still runs after ${patienceMs / 1000} s: is the worker running (npm start ` +
+          `runs one)? See ${run.workflow_id} in the Temporal UI.`,
       );
     await new Promise((resolve) => setTimeout(resolve, pollMs));
     run = await direction.get<ProvisioningRun>(

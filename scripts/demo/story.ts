@@ -54,7 +54,8 @@ export async function tellTheStory(
   } = members;
 
   log(
-    `${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle (each approved by direction)`,
+    `${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle ` +
+      `(each approved by direction)`,
   );
   const books = await keepTheBooks(cooperative, calendar.today);
   log(`${calendar.today}: three loans granted through the four-step circuit and paid out`);
