@@ -3,10 +3,11 @@ import { round } from './benchmark';
 import { getJson, postJson, until, type Api } from './history-run';
 
 /**
- * The end of day of a business date at the history's size (issue 32: ≤ 10 s for 20 branches), through the API as the
- * director: the head office and `branches - 1` new branches, each branch's day closed (`POST /api/v1/cash/branch-days/`),
- * then the end of day (`POST /api/v1/enterprise/end-of-days/`) polled to its end: it waits for the branches' days,
- * provisions every loan at the date, matures the term deposits due, and moves the business date.
+ * The end of day of a business date at the history's size (issue 32: ≤ 10 s for 20 branches), through the API as
+ * the director: the head office and `endOfDayBranches - 1` new branches, each branch's day closed
+ * (`POST /api/v1/cash/branch-days/`), then the end of day (`POST /api/v1/enterprise/end-of-days/`) polled to its
+ * end: it waits for the branches' days, provisions every loan at the date, matures the term deposits due, and moves
+ * the business date.
  */
 
 export const endOfDayBranches = 20;

@@ -243,7 +243,8 @@ function report({ history, closings, monthEnd, pack, endOfDay, peakMb, load }: M
         'a balance to earn on in every account.',
       'End of day of 1 October of year 5: 19 branches opened beside the head office, each day closed ' +
         '(POST /api/v1/cash/branch-days/), then POST /api/v1/enterprise/end-of-days/ polled to its end ' +
-        "(provisioning of every loan, maturities, the business date moved); every loan and account is the head office's.",
+        '(provisioning of every loan, maturities, the business date moved); every loan and account is the head ' +
+        "office's.",
     ],
   };
   const summary =
