@@ -169,6 +169,23 @@ async function packTimes(address: string, enterpriseId: string) {
   }
 }
 
+/** How the figures were taken, kept in the JSON beside them. */
+const notes = [
+  'On a copy of the seeded history (CREATE DATABASE … TEMPLATE), thrown away afterwards. API (createApp) and ' +
+    'worker (runtime/worker.ts) each in a process of their own, a Temporal dev server; all on one 2-core ' +
+    'machine shared with other sessions.',
+  'Closings: POST /api/v1/enterprise/exercices/{id}/close/ for years 1 to 4 in turn, each polled every 250 ' +
+    'ms to its end. Month end: the business date set to the 1st of October of year 5, then POST ' +
+    '/api/v1/enterprise/month-ends/ polled to its end. The reporting pack: the workflow the month end starts, ' +
+    "from its start to its close (Temporal's own times).",
+  "Each account holds one deposit of June of year 5 (bench/history-seed.ts): September's savings interest has " +
+    'a balance to earn on in every account.',
+  'End of day of 1 October of year 5: 19 branches opened beside the head office, each day closed ' +
+    '(POST /api/v1/cash/branch-days/), then POST /api/v1/enterprise/end-of-days/ polled to its end ' +
+    '(provisioning of every loan, maturities, the business date moved); every loan and account is the head ' +
+    "office's.",
+];
+
 type Measured = {
   history: SeededHistory;
   closings: Awaited<ReturnType<typeof closeYear>>[];
@@ -231,21 +248,7 @@ function report({ history, closings, monthEnd, pack, endOfDay, peakMb, load }: M
     endOfDay,
     peakRssMb: peakMb,
     peakRssBySize: memory.bySize,
-    notes: [
-      'On a copy of the seeded history (CREATE DATABASE … TEMPLATE), thrown away afterwards. API (createApp) and ' +
-        'worker (runtime/worker.ts) each in a process of their own, a Temporal dev server; all on one 2-core ' +
-        'machine shared with other sessions.',
-      'Closings: POST /api/v1/enterprise/exercices/{id}/close/ for years 1 to 4 in turn, each polled every 250 ' +
-        'ms to its end. Month end: the business date set to the 1st of October of year 5, then POST ' +
-        '/api/v1/enterprise/month-ends/ polled to its end. The reporting pack: the workflow the month end starts, ' +
-        "from its start to its close (Temporal's own times).",
-      "Each account holds one deposit of June of year 5 (bench/history-seed.ts): September's savings interest has " +
-        'a balance to earn on in every account.',
-      'End of day of 1 October of year 5: 19 branches opened beside the head office, each day closed ' +
-        '(POST /api/v1/cash/branch-days/), then POST /api/v1/enterprise/end-of-days/ polled to its end ' +
-        '(provisioning of every loan, maturities, the business date moved); every loan and account is the head ' +
-        "office's.",
-    ],
+    notes,
   };
   const summary =
     `${sizeLabel(facts)}: closings ${closingTimes}; month end ${monthEnd.seconds} s; pack ${pack.seconds} s; end ` +
