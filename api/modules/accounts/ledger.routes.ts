@@ -14,7 +14,7 @@ import {
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { ledgerLines, runningMovements } from './ledger-queries';
+import { ledgerLines, runningMovements } from '../../../activities/accounts/ledger.queries';
 import { statementScope, visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
 import { ledgerReportRoutes } from './ledger-reports.routes';
