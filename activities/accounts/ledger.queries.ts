@@ -86,7 +86,8 @@ export function runningMovements(
     `${keys.line} as line`,
     knex.raw(`(${signed})::text AS amount`),
     knex.raw(
-      `(sum(${signed}) OVER (${partition}ORDER BY ${keys.date}, ${keys.createdAt}, ${keys.line}))::text AS running_balance`,
+      `(sum(${signed}) OVER (${partition}ORDER BY ${keys.date}, ${keys.createdAt}, ${keys.line}))::text
+        AS running_balance`,
     ),
   );
   if (range.date_to !== undefined) all.where(keys.date, '<=', range.date_to);
@@ -96,4 +97,75 @@ export function runningMovements(
     .orderBy([{ column: 'entry_date' }, { column: 'line' }]);
   if (range.date_from !== undefined) rows.where('entry_date', '>=', range.date_from);
   return rows;
+}
+
+/** The journal entries' ids (`e`), with their year (`y`) and number (`n`) to filter on. */
+export const journalEntryIdsQuery = (knex: Knex): Knex.QueryBuilder =>
+  knex('journal_entries as e')
+    .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
+    .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
+    .select('e.id');
+
+/** Only the entries with a line on the chart account `code`. */
+export const whereEntryHasAccount = (rows: Knex.QueryBuilder, code: string): Knex.QueryBuilder =>
+  rows.whereExists((sub) =>
+    sub
+      .select(1)
+      .from('journal_lines as l')
+      .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+      .whereRaw('l.entry_id = e.id')
+      .where('c.code', code),
+  );
+
+export const journalsQuery = (knex: Knex): Knex.QueryBuilder =>
+  knex('journals').orderBy('code').select('code', 'name', 'event_kinds');
+
+/** A chart with its enterprise. */
+export const chartById = (knex: Knex, chartId: string) =>
+  knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id') as Promise<
+    { id: string; enterprise_id: string } | undefined
+  >;
+
+/** The enterprise's chart. */
+export const chartOfEnterprise = (knex: Knex, enterpriseId: string) =>
+  knex('company_charts').where({ enterprise_id: enterpriseId }).first('id') as Promise<{ id: string } | undefined>;
+
+/** Whether the branch is one of the enterprise's. */
+export const isBranchOf = async (knex: Knex, branchId: string, enterpriseId: string) =>
+  (await knex('branches').where({ id: branchId, enterprise_id: enterpriseId }).first('id')) !== undefined;
+
+/** An account of a chart: its code and label. */
+export const chartAccountById = (knex: Knex, chartId: string, accountId: string) =>
+  knex('company_chart_entries').where({ id: accountId, chart_id: chartId }).first('id', 'code', 'label') as Promise<
+    { id: string; code: string; label: string } | undefined
+  >;
+
+/**
+ * An account's movements with the running balance per accounting year, of the branches given (the entries of no
+ * branch are for enterprise-wide roles), ready for paginateRows.
+ */
+export function chartAccountMovements(
+  knex: Knex,
+  accountId: string,
+  branches: 'all' | readonly string[],
+  range: { date_from?: string; date_to?: string },
+): Knex.QueryBuilder {
+  const movements = knex('journal_lines as l')
+    .join('journal_entries as e', 'e.id', 'l.entry_id')
+    .where('l.chart_entry_id', accountId);
+  if (branches !== 'all') movements.whereIn('e.branch_id', [...branches]);
+  return runningMovements(
+    knex,
+    movements,
+    'l.debit - l.credit',
+    [
+      'e.id as entry',
+      'e.description',
+      'e.event_id as event',
+      knex.raw('l.debit::text AS debit'),
+      knex.raw('l.credit::text AS credit'),
+    ],
+    range,
+    { perYear: true },
+  );
 }
