@@ -87,7 +87,8 @@ async function assertExtensible(trx: Knex.Transaction, parent: CompanyChartEntry
     throw new AppError(
       'conflict',
       'system_account',
-      `Account ${parent.code} is a system account (class ${parent.class}): sub-accounts are opened in classes 1 to 5 only.`,
+      `Account ${parent.code} is a system account (class ${parent.class}): sub-accounts are opened in ` +
+        `classes 1 to 5 only.`,
     );
   }
   const extension = code.slice(parent.code.length);
@@ -113,7 +114,8 @@ async function assertExtensible(trx: Knex.Transaction, parent: CompanyChartEntry
     throw new AppError(
       'conflict',
       'account_code_overlaps',
-      `Account ${overlapping} already extends ${parent.code} along ${code}: choose a code beside it, or open it under ${overlapping}.`,
+      `Account ${overlapping} already extends ${parent.code} along ${code}: choose a code beside it, or open ` +
+        `it under ${overlapping}.`,
     );
   }
   if (await entryHasPostings(trx, parent.id)) {

@@ -9,7 +9,8 @@ import { CompanyChart } from '../../db/models/company-chart.model';
  */
 export async function createCompanyChart(trx: Knex.Transaction, enterpriseId: string): Promise<CompanyChart> {
   const { rows } = await trx.raw(
-    `INSERT INTO company_charts (enterprise_id, plan_id) SELECT ?::uuid, id FROM account_plans WHERE code = ? RETURNING *`,
+    `INSERT INTO company_charts (enterprise_id, plan_id)
+     SELECT ?::uuid, id FROM account_plans WHERE code = ? RETURNING *`,
     [enterpriseId, pcemfPlanCode],
   );
   // The plan is loaded by the chart-of-accounts migration: its absence is a broken deployment, not a user error.

@@ -272,7 +272,8 @@ export function accountTotals(knex: Knex, scope: BalanceScope) {
 export function openingLine(knex: Knex, scope: BalanceScope, from: IsoDate) {
   return knex.raw(
     `(s.exercice_id IS DISTINCT FROM ? OR s.entry_date < ? OR EXISTS (
-      SELECT 1 FROM exercice_closing_entries x WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)) OR EXISTS (
+      SELECT 1 FROM exercice_closing_entries x
+       WHERE x.step = 'opening' AND x.entry_id IN (s.entry_id, s.reverses_entry_id)) OR EXISTS (
       SELECT 1 FROM manual_entry_lines ml JOIN manual_entries m ON m.id = ml.manual_entry_id
        WHERE m.kind = 'opening' AND ml.journal_entry_id IN (s.entry_id, s.reverses_entry_id)))`,
     [scope.exerciceId, from],

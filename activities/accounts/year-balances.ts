@@ -178,7 +178,8 @@ export function markedEntries(
  */
 export function entriesWithLines(knex: Knex | Knex.Transaction): Knex.QueryBuilder {
   return knex('journal_entries as e').joinRaw(
-    'CROSS JOIN LATERAL (SELECT l.id, l.chart_entry_id, l.debit, l.credit FROM journal_lines l WHERE l.entry_id = e.id OFFSET 0) AS l',
+    'CROSS JOIN LATERAL (SELECT l.id, l.chart_entry_id, l.debit, l.credit FROM journal_lines l ' +
+      'WHERE l.entry_id = e.id OFFSET 0) AS l',
   );
 }
 

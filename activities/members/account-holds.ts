@@ -34,7 +34,9 @@ export async function heldAmounts(
 export async function assertNotPledged(trx: Knex.Transaction, account: { id: string; number: string }): Promise<void> {
   const held = await heldAmount(trx, account.id);
   if (!held.isZero()) {
-    const message = `${formatAmount(held)} XAF of account ${account.number} are held as pledged deposits: it is closed once they are released or their loans repaid.`;
+    const message =
+      `${formatAmount(held)} XAF of account ${account.number} are held as pledged deposits: it is closed once ` +
+      `they are released or their loans repaid.`;
     throw new AppError('conflict', 'account_pledged', message, [{ field: 'id', message }]);
   }
 }

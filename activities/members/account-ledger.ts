@@ -49,7 +49,8 @@ export function accountMovements(knex: Knex | Knex.Transaction) {
       'a.opening_balance as amount',
       knex.raw('?::text AS kind', [openingBalanceKind]),
       knex.raw('NULL::uuid AS event'),
-      knex.raw(`(SELECT ml.journal_entry_id FROM manual_entry_lines ml WHERE ml.manual_entry_id = i.opening_entry_id AND ml.branch_id = a.branch_id
+      knex.raw(`(SELECT ml.journal_entry_id FROM manual_entry_lines ml
+        WHERE ml.manual_entry_id = i.opening_entry_id AND ml.branch_id = a.branch_id
         AND ml.journal_entry_id IS NOT NULL LIMIT 1) AS journal_entry`),
       knex.raw(`'Solde d''ouverture à la bascule' || coalesce(' (' || me.reference || ')', '') AS description`),
     );

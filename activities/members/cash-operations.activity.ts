@@ -95,7 +95,8 @@ interface MovedRow extends EventRow {
   replayed: boolean;
 }
 
-const moveCashSql = `SELECT account, id, kind, subject_id, amount_moved AS amount, payload, business_date, created_at, journal_entry, replayed
+const moveCashSql = `SELECT account, id, kind, subject_id, amount_moved AS amount, payload, business_date, created_at,
+                              journal_entry, replayed
                        FROM coopbank_move_cash(?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?::jsonb)`;
 
 /**

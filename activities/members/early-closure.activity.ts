@@ -14,7 +14,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { recordDatedEvent } from '../events/record-dated-event';
 import { assertNotPledged } from './account-holds';
-import { payoutAccountAtMaturity } from './payout-accounts';
+import { lockedPayoutAccount } from './payout-accounts';
 import { interestFigures } from './interest-figures';
 import { creditPayoutAccount, termStartOf } from './term-deposits.activity';
 
@@ -64,7 +64,8 @@ function assertClosable(term: CompteClient, product: SavingsProduct, closedOn: I
   if (product.kind !== 'term_deposit' || term.maturityDate === null) {
     throw refused(
       'not_a_term_deposit',
-      `Account ${term.number} is not a term deposit: only a term deposit is closed early (another account closes by …/close/).`,
+      `Account ${term.number} is not a term deposit: only a term deposit is closed early (another account ` +
+        `closes by …/close/).`,
     );
   }
   if (term.status !== 'open')
@@ -75,7 +76,8 @@ function assertClosable(term: CompteClient, product: SavingsProduct, closedOn: I
   if (term.maturityDate <= closedOn) {
     throw refused(
       'term_deposit_matured',
-      `Term deposit ${term.number} reached its maturity on ${term.maturityDate}: the maturity run pays it, it is not closed early.`,
+      `Term deposit ${term.number} reached its maturity on ${term.maturityDate}: the maturity run pays it, ` +
+        `it is not closed early.`,
     );
   }
 }
@@ -172,6 +174,79 @@ async function payOut(
   };
 }
 
+/** The running term's interest at the penalty rate, set against what the term was already paid. */
+async function settlementOf(trx: Knex.Transaction, term: CompteClient, product: SavingsProduct, closedOn: IsoDate) {
+  const termStart = await termStartOf(trx, term);
+  const window = { from: termStart, to: addDaysTo(parseIsoDate(closedOn), -1) };
+  const rate = new Money(product.earlyClosureRate ?? 0);
+  // The penalty rate replaces the contract's rates over the whole term; closed on its first day, the term earns
+  // nothing.
+  const grossDue =
+    window.from > window.to
+      ? new Money(0)
+      : (await interestFigures(trx, term, product, window, [{ from: termStart, annualRate: rate }])).gross;
+  const paid = await paidInTerm(trx, term.id, termStart);
+  const settled = earlyClosureSettlement({
+    grossDue,
+    withholdingTaxRate: new Money(product.withholdingTaxRate),
+    grossPaid: paid.gross,
+    taxPaid: paid.tax,
+  });
+  return { termStart, window, rate, grossDue, paid, settled };
+}
+
+type Settlement = Awaited<ReturnType<typeof settlementOf>>;
+
+/** What the closure moved: the amount paid out, to which account, and the events posted. */
+interface Moved {
+  amount: Money;
+  payout: CompteClient;
+  interestEvent: string | null;
+  taxEvent: string | null;
+  events: { closure: string; payout: string } | null;
+}
+
+/** The closure's row, with the figures of its settlement and the events it posted. */
+async function insertClosure(
+  adjustment: Adjustment,
+  actor: Actor,
+  { termStart, window, rate, grossDue, paid, settled }: Settlement,
+  moved: Moved,
+): Promise<EarlyClosureRow> {
+  const { trx, term, product, closedOn } = adjustment;
+  const [row] = await trx('term_deposit_early_closures')
+    .insert({
+      enterprise_id: term.enterpriseId,
+      branch_id: term.branchId,
+      compte_client_id: term.id,
+      payout_account_id: moved.payout.id,
+      closed_on: closedOn,
+      term_started_on: termStart,
+      maturity_date: term.maturityDate,
+      interest_to: window.to,
+      interest_basis: product.interestBasis,
+      day_count: product.dayCount,
+      early_closure_rate: rate.toString(),
+      withholding_tax_rate: product.withholdingTaxRate,
+      principal: term.balance,
+      gross_due: formatAmount(grossDue),
+      tax_due: formatAmount(settled.taxDue),
+      gross_paid: formatAmount(paid.gross),
+      tax_paid: formatAmount(paid.tax),
+      amount: formatAmount(moved.amount),
+      interest_expense_account_code: product.interestExpenseAccountCode,
+      withholding_tax_account_code: product.withholdingTaxAccountCode,
+      deposit_account_code: product.depositAccountCode,
+      interest_event_id: moved.interestEvent,
+      tax_event_id: moved.taxEvent,
+      closure_event_id: moved.events?.closure ?? null,
+      payout_event_id: moved.events?.payout ?? null,
+      closed_by: actor.userId,
+    })
+    .returning('*');
+  return row as EarlyClosureRow;
+}
+
 /**
  * Closes the open term account `accountId` before its maturity (branch head and above, checked by the route): the
  * settlement above, the account closed at zero, the row and the audit record, all in one transaction.
@@ -188,22 +263,8 @@ export async function closeTermDepositEarly(
     const closedOn = await businessDateOf(trx, term.enterpriseId, context.clock());
     assertClosable(term, product, closedOn);
     await assertNotPledged(trx, term);
-    const termStart = await termStartOf(trx, term);
-    const window = { from: termStart, to: addDaysTo(parseIsoDate(closedOn), -1) };
-    const rate = new Money(product.earlyClosureRate ?? 0);
-    // The penalty rate replaces the contract's rates over the whole term; closed on its first day, the term earns
-    // nothing.
-    const grossDue =
-      window.from > window.to
-        ? new Money(0)
-        : (await interestFigures(trx, term, product, window, [{ from: termStart, annualRate: rate }])).gross;
-    const paid = await paidInTerm(trx, term.id, termStart);
-    const settled = earlyClosureSettlement({
-      grossDue,
-      withholdingTaxRate: new Money(product.withholdingTaxRate),
-      grossPaid: paid.gross,
-      taxPaid: paid.tax,
-    });
+    const settlement = await settlementOf(trx, term, product, closedOn);
+    const { window, rate, settled } = settlement;
     const payload = {
       account: term.id,
       account_number: term.number,
@@ -220,44 +281,12 @@ export async function closeTermDepositEarly(
     );
     const taxEvent = await postDifference(adjustment, settled.taxDelta, 'withholding_tax', 'withholding_tax_refund');
     const amount = new Money(term.balance).plus(settled.memberDelta);
-    const payout = await CompteClient.query(trx)
-      .findById((await payoutAccountAtMaturity(trx, term)).id)
-      .forUpdate()
-      .throwIfNotFound();
+    const payout = await lockedPayoutAccount(trx, term);
     const events = amount.isZero()
       ? null
       : await payOut(trx, context.clock(), actor, term, product, payout, amount, closedOn);
     await trx('comptes_clients').where({ id: term.id }).update({ balance: 0, status: 'closed', closed_on: closedOn });
-    const [row] = await trx('term_deposit_early_closures')
-      .insert({
-        enterprise_id: term.enterpriseId,
-        branch_id: term.branchId,
-        compte_client_id: term.id,
-        payout_account_id: payout.id,
-        closed_on: closedOn,
-        term_started_on: termStart,
-        maturity_date: term.maturityDate,
-        interest_to: window.to,
-        interest_basis: product.interestBasis,
-        day_count: product.dayCount,
-        early_closure_rate: rate.toString(),
-        withholding_tax_rate: product.withholdingTaxRate,
-        principal: term.balance,
-        gross_due: formatAmount(grossDue),
-        tax_due: formatAmount(settled.taxDue),
-        gross_paid: formatAmount(paid.gross),
-        tax_paid: formatAmount(paid.tax),
-        amount: formatAmount(amount),
-        interest_expense_account_code: product.interestExpenseAccountCode,
-        withholding_tax_account_code: product.withholdingTaxAccountCode,
-        deposit_account_code: product.depositAccountCode,
-        interest_event_id: interestEvent,
-        tax_event_id: taxEvent,
-        closure_event_id: events?.closure ?? null,
-        payout_event_id: events?.payout ?? null,
-        closed_by: actor.userId,
-      })
-      .returning('*');
+    const row = await insertClosure(adjustment, actor, settlement, { amount, payout, interestEvent, taxEvent, events });
     await recordAudit(trx, actor, {
       action: 'compte_client.close_early',
       entityType: 'compte_client',
@@ -273,6 +302,6 @@ export async function closeTermDepositEarly(
         amount: formatAmount(amount),
       },
     });
-    return row as EarlyClosureRow;
+    return row;
   });
 }

@@ -40,7 +40,7 @@ export async function payoutAccountAtOpening(
  * named one may have been closed or frozen since); refused when the member has none, so the step can be rerun
  * once one is opened.
  */
-export async function payoutAccountAtMaturity(trx: Knex.Transaction, term: CompteClient): Promise<CompteClient> {
+async function payoutAccountAtMaturity(trx: Knex.Transaction, term: CompteClient): Promise<CompteClient> {
   const accounts = await openDemandAccounts(trx, term.clientId);
   const payout = accounts.find((account) => account.id === term.payoutAccountId) ?? accounts[0];
   if (payout === undefined)
@@ -50,4 +50,12 @@ export async function payoutAccountAtMaturity(trx: Knex.Transaction, term: Compt
       `Term deposit ${term.number} has matured and its member has no open demand-deposit account to receive it.`,
     );
   return payout;
+}
+
+/** The payout account at maturity, locked: money moves into it. */
+export async function lockedPayoutAccount(trx: Knex.Transaction, term: CompteClient): Promise<CompteClient> {
+  return CompteClient.query(trx)
+    .findById((await payoutAccountAtMaturity(trx, term)).id)
+    .forUpdate()
+    .throwIfNotFound();
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
-import { accountOf } from '../../domain/events/rules';
+import { accountOf, type RuleLeg } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { cycleStartOf, interestWindow, postingDue } from '../../domain/members/savings-interest';
@@ -153,21 +153,12 @@ async function accruedInterest(
   }));
 }
 
-/** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
-export async function accrueSavingsInterest(
+/** The accruals of the enterprise's accounts, read in batches, each with its leg's accounts. */
+async function accrualsOf(
   trx: Knex.Transaction,
-  { run, post }: MonthEndStepWork,
-): Promise<MonthEndStepResult> {
-  const rule = await currentRule(trx, run.enterprise_id, 'savings_interest_accrual');
-  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
-  const [leg] = rule.legs;
-  if (rule.legs.length !== 1 || leg === undefined) {
-    throw new AppError(
-      'conflict',
-      'accrual_rule_unsupported',
-      'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the month end to book and reverse it.',
-    );
-  }
+  run: MonthEndStepWork['run'],
+  leg: RuleLeg,
+): Promise<(Accrual & { from: string })[]> {
   const accruals: (Accrual & { from: string })[] = [];
   const accruing = await accruingAccounts(trx, run.enterprise_id, run.period_end);
   for (let start = 0; start < accruing.length; start += interestBatchSize) {
@@ -195,6 +186,26 @@ export async function accrueSavingsInterest(
       of: accruing.length,
     });
   }
+  return accruals;
+}
+
+/** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
+export async function accrueSavingsInterest(
+  trx: Knex.Transaction,
+  { run, post }: MonthEndStepWork,
+): Promise<MonthEndStepResult> {
+  const rule = await currentRule(trx, run.enterprise_id, 'savings_interest_accrual');
+  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
+  const [leg] = rule.legs;
+  if (rule.legs.length !== 1 || leg === undefined) {
+    throw new AppError(
+      'conflict',
+      'accrual_rule_unsupported',
+      'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the ' +
+        'month end to book and reverse it.',
+    );
+  }
+  const accruals = await accrualsOf(trx, run, leg);
   const postings = accrualPostings(accruals, 'accrue');
   for (const posting of postings) {
     const description = `Intérêts courus sur l'épargne au ${run.period_end}`;

@@ -20,7 +20,7 @@ import { businessDateOf } from '../enterprise/configuration.activity';
 import { recordDatedEvents, type DatedEvent } from '../events/record-dated-event';
 import { heartbeat } from '../heartbeat';
 import { interestFigures, interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
-import { payoutAccountAtMaturity } from './payout-accounts';
+import { lockedPayoutAccount } from './payout-accounts';
 
 /**
  * Savings interest at a month end (docs/domain.md §9): every account of an interest-bearing product whose posting
@@ -266,10 +266,7 @@ async function payoutOf(
   product: SavingsProduct,
 ): Promise<InterestPosting['creditTo']> {
   if (product.interestPayment !== 'to_payout_account') return undefined;
-  const payout = await CompteClient.query(trx)
-    .findById((await payoutAccountAtMaturity(trx, account)).id)
-    .forUpdate()
-    .throwIfNotFound();
+  const payout = await lockedPayoutAccount(trx, account);
   return { account: payout, product: await SavingsProduct.query(trx).findById(payout.productId).throwIfNotFound() };
 }
 

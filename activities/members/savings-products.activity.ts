@@ -132,14 +132,16 @@ function assertTermSettings(
     const field = given.rate === true ? 'interest_rate' : 'early_closure_rate';
     throw invalid(
       field,
-      `early_closure_rate (${earlyClosureRate}) must be from 0 to the product's interest_rate (${product.interestRate})`,
+      `early_closure_rate (${earlyClosureRate}) must be from 0 to the product's interest_rate ` +
+        `(${product.interestRate})`,
     );
   }
   if (maturityInstruction === 'renew_with_interest' && product.interestPayment !== 'at_maturity') {
     const field = given.payment === true ? 'interest_payment' : 'maturity_instruction';
     throw invalid(
       field,
-      'maturity_instruction renew_with_interest needs interest_payment at_maturity: interest paid out at each posting cannot be renewed',
+      'maturity_instruction renew_with_interest needs interest_payment at_maturity: interest paid out at ' +
+        'each posting cannot be renewed',
     );
   }
 }

@@ -12,7 +12,7 @@ import { recordAudit } from '../audit';
 import { recordDatedEvent } from '../events/record-dated-event';
 import { heartbeat } from '../heartbeat';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { payoutAccountAtMaturity } from './payout-accounts';
+import { lockedPayoutAccount } from './payout-accounts';
 import { paidThrough } from './interest-figures';
 import {
   assertMonthEndPeriod,
@@ -182,13 +182,7 @@ async function matureAccount(
     const interest = await postFinalInterest(trx, term, product);
     const { moved, renewed } = settleAtMaturity(instruction, new Money(term.balance), interest.net);
     // Paid out, the capital needs a demand account even when nothing is left to move; renewed, only if money moves.
-    const payout =
-      instruction === 'pay_out' || !moved.isZero()
-        ? await CompteClient.query(trx)
-            .findById((await payoutAccountAtMaturity(trx, term)).id)
-            .forUpdate()
-            .throwIfNotFound()
-        : null;
+    const payout = instruction === 'pay_out' || !moved.isZero() ? await lockedPayoutAccount(trx, term) : null;
     const events = moved.isZero() ? null : await transferAtMaturity(trx, term, payout!, moved);
     const renewedUntil =
       renewed === null ? null : maturityDateOf(date, termMonthsBetween(await termStartOf(trx, term), date));

@@ -1,9 +1,13 @@
 import * as yup from 'yup';
 import { createAccountPlan } from '../../../activities/accounts/account-plans.activity';
 import { NotFoundError } from '../../../domain/errors';
-import { AccountPlan } from '../../../db/models/account-plan.model';
-import { AccountRecord } from '../../../db/models/account-record.model';
-import { CompanyChart } from '../../../db/models/company-chart.model';
+import {
+  accountPlanById,
+  accountPlansQuery,
+  accountRecordsQuery,
+  companyChartsQuery,
+  recordsOfClass,
+} from '../../../activities/accounts/account-plans.queries';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute, type AnyRoute } from '../../route';
 import {
@@ -36,7 +40,7 @@ const planRoutes = [
     response: pageSchema(planSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => {
-      const page = await paginate(AccountPlan.query(deps.knex), {
+      const page = await paginate(accountPlansQuery(deps.knex), {
         query,
         url: new URL(ctx.href),
         orderingColumns: { code: 'code', name: 'name', created_at: 'account_plans.created_at' },
@@ -56,7 +60,7 @@ const planRoutes = [
     response: planSchema,
     errorStatuses: [401, 404],
     handler: async ({ params, deps }) => {
-      const plan = await AccountPlan.query(deps.knex).findById(params.id);
+      const plan = await accountPlanById(deps.knex, params.id);
       if (plan === undefined) throw new NotFoundError('The plan');
       return serializePlan(plan);
     },
@@ -102,7 +106,7 @@ const recordRoutes = [
     response: pageSchema(recordSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx }) => {
-      const builder = filterAccounts(AccountRecord.query(deps.knex), 'account_records', query);
+      const builder = filterAccounts(accountRecordsQuery(deps.knex), 'account_records', query);
       whereFilters(builder, query, { plan: 'plan_id' });
       const page = await paginate(builder, {
         query,
@@ -127,9 +131,7 @@ const recordRoutes = [
     response: treeNodeSchema,
     errorStatuses: [401, 404],
     handler: async ({ query, deps }) => {
-      const records = await AccountRecord.query(deps.knex)
-        .where({ plan_id: query.plan, class: query.class })
-        .orderBy('code');
+      const records = await recordsOfClass(deps.knex, query.plan, query.class);
       const root = nestRecords(records, String(query.class));
       if (root === undefined) throw new NotFoundError(`Class ${query.class} of this plan`);
       return root;
@@ -150,7 +152,7 @@ const chartRoutes = [
     response: pageSchema(chartSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompanyChart.query(deps.knex), principal, {
+      const builder = scopeToVisible(companyChartsQuery(deps.knex), principal, {
         enterprise: 'company_charts.enterprise_id',
       });
       whereFilters(builder, query, { enterprise: 'enterprise_id' });

@@ -3,7 +3,12 @@ import * as yup from 'yup';
 import { addSubAccount, deleteEntry, updateEntry } from '../../../activities/accounts/chart-entries.activity';
 import type { Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
-import { CompanyChart } from '../../../db/models/company-chart.model';
+import {
+  chartEntriesQuery,
+  chartEntryById,
+  companyChartById,
+} from '../../../activities/accounts/chart-entries.queries';
+import type { CompanyChart } from '../../../db/models/company-chart.model';
 import { CompanyChartEntry } from '../../../db/models/company-chart-entry.model';
 import { requireRole, requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -29,7 +34,7 @@ async function chartFor(
   allowed?: readonly Role[],
 ): Promise<CompanyChart> {
   const what = 'The chart of accounts';
-  const chart = await CompanyChart.query(knex).findById(chartId);
+  const chart = await companyChartById(knex, chartId);
   if (chart === undefined) throw new NotFoundError(what);
   if (allowed === undefined) requireVisible(principal, { enterpriseId: chart.enterpriseId }, what);
   else requireRole(principal, allowed, { enterpriseId: chart.enterpriseId }, what);
@@ -37,9 +42,7 @@ async function chartFor(
 }
 
 async function entryOf(knex: Knex, chartId: string, id: string) {
-  const entry = await CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(knex))
-    .where({ 'company_chart_entries.chart_id': chartId, 'company_chart_entries.id': id })
-    .first();
+  const entry = await chartEntryById(knex, chartId, id);
   if (entry === undefined) throw new NotFoundError('The account');
   return serializeEntry(entry);
 }
@@ -67,11 +70,7 @@ export const chartEntryRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const chart = await chartFor(deps.knex, principal, params.chart_pk);
-      const builder = filterAccounts(
-        CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(deps.knex)),
-        'company_chart_entries',
-        query,
-      );
+      const builder = filterAccounts(chartEntriesQuery(deps.knex), 'company_chart_entries', query);
       builder.where('company_chart_entries.chart_id', chart.id);
       whereFilters(builder, query, { is_active: 'company_chart_entries.is_active' });
       if (query.leaf !== undefined) CompanyChartEntry.whereLeaf(builder, query.leaf);
@@ -91,7 +90,8 @@ export const chartEntryRoutes = [
     operationId: 'addSubAccount',
     summary: 'Open a sub-account in classes 1 to 5 (direction, administrators)',
     description:
-      "The code is the parent's followed by 1 to 3 digits; the parent must be a leaf of the plan or a sub-account, without postings.",
+      "The code is the parent's followed by 1 to 3 digits; the parent must be a leaf of the plan or a " +
+      'sub-account, without postings.',
     access: writers,
     status: 201,
     location: '/api/v1/accounts/charts/{chart}/entries/{id}/',

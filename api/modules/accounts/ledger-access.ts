@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { StatementScope } from '../../../activities/accounts/financial-statements';
+import { chartById, chartOfEnterprise, isBranchOf } from '../../../activities/accounts/ledger.queries';
 import { NotFoundError } from '../../../domain/errors';
 import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
@@ -13,7 +14,7 @@ export async function visibleChart(
   principal: Principal,
   chartId: string,
 ): Promise<{ id: string; enterprise_id: string; branches: 'all' | readonly string[] }> {
-  const chart = await knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id');
+  const chart = await chartById(knex, chartId);
   if (chart === undefined) throw new NotFoundError('The chart');
   requireVisible(principal, { enterpriseId: chart.enterprise_id }, 'The chart');
   return { ...chart, branches: visibleBranches(principal, chart.enterprise_id) };
@@ -32,9 +33,8 @@ export async function statementScope(
   const chart = await visibleChart(knex, principal, chartId);
   if (branch === undefined)
     return { enterpriseId: chart.enterprise_id, chartId, branch: null, branches: chart.branches };
-  const known = await knex('branches').where({ id: branch, enterprise_id: chart.enterprise_id }).first('id');
-  if (known === undefined || (chart.branches !== 'all' && !chart.branches.includes(branch)))
-    throw new NotFoundError('The branch');
+  const known = await isBranchOf(knex, branch, chart.enterprise_id);
+  if (!known || (chart.branches !== 'all' && !chart.branches.includes(branch))) throw new NotFoundError('The branch');
   return { enterpriseId: chart.enterprise_id, chartId, branch, branches: [branch] };
 }
 
@@ -48,7 +48,7 @@ export async function enterpriseStatementScope(
   enterpriseId: string,
   branch: string | undefined,
 ): Promise<StatementScope> {
-  const chart = await knex('company_charts').where({ enterprise_id: enterpriseId }).first('id');
+  const chart = await chartOfEnterprise(knex, enterpriseId);
   if (chart === undefined) throw new NotFoundError('The enterprise');
-  return statementScope(knex, principal, chart.id as string, branch);
+  return statementScope(knex, principal, chart.id, branch);
 }

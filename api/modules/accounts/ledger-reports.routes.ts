@@ -34,10 +34,13 @@ export const ledgerReportRoutes = [
     module: 'accounts',
     operationId: 'getGeneralLedger',
     summary:
-      'General ledger (grand livre): per account, the opening balance, every movement of the period with the running balance, the closing balance',
+      'General ledger (grand livre): per account, the opening balance, every movement of the period with the ' +
+      'running balance, the closing balance',
     description:
-      "The opening balance is the trial balance's: the year's à-nouveaux, the earlier years carried by computation while open, what was posted before `date_from`. " +
-      'The period lies within the accounting year covering `date_to`. `account_to` includes its sub-accounts (401 to 401: every 401x). ' +
+      "The opening balance is the trial balance's: the year's à-nouveaux, the earlier years carried by " +
+      'computation while open, what was posted before `date_from`. ' +
+      'The period lies within the accounting year covering `date_to`. `account_to` includes its sub-accounts ' +
+      '(401 to 401: every 401x). ' +
       'JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
@@ -85,9 +88,11 @@ export const ledgerReportRoutes = [
     module: 'accounts',
     operationId: 'getJournalBook',
     summary:
-      'Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and user, and the totals of each journal',
+      'Journal book (brouillard): the entries of a period with their lines, by day, journal, branch and ' +
+      'user, and the totals of each journal',
     description:
-      'Read as the trial balance is: consolidated over the branches the caller sees, or of one `branch`. One day: `date_from` = `date_to`. ' +
+      'Read as the trial balance is: consolidated over the branches the caller sees, or of one `branch`. One ' +
+      'day: `date_from` = `date_to`. ' +
       'JSON holds at most 2000 entries (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
     query: yup.object({

@@ -52,7 +52,8 @@ export const generalLedgerSchema = yup
             label: yup.string().required(),
             opening_balance: moneyResponse().meta({
               description:
-                'Debit minus credit before the period: à-nouveaux, earlier years carried, what was posted before date_from.',
+                'Debit minus credit before the period: à-nouveaux, earlier years carried, what was posted ' +
+                'before date_from.',
             }),
             movements: yup.array(ledgerMovementSchema).required(),
             movement_debit: moneyResponse(),
@@ -69,7 +70,8 @@ export const generalLedgerSchema = yup
       .required()
       .meta({
         description:
-          "The six columns of the trial balance over the accounts shown: opening and closing balances by side, the period's movements.",
+          'The six columns of the trial balance over the accounts shown: opening and closing balances by ' +
+          "side, the period's movements.",
       }),
   })
   .meta({ component: 'GeneralLedger' });

@@ -56,7 +56,8 @@ export const statementRoutes = [
     module: 'accounts',
     operationId: 'getBalanceSheet',
     summary:
-      'Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of the period included',
+      'Balance sheet at a date, beside the end of the year before: assets equal liabilities, the result of ' +
+      'the period included',
     description:
       'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
@@ -82,8 +83,10 @@ export const statementRoutes = [
     operationId: 'getOffBalanceStatement',
     summary: 'Off-balance statement at a date (class 9): commitments given, received, doubtful',
     description:
-      "The class 9 balances at the date, read as the balance sheet's (the year covering it, its opening balances included, earlier years not closed carried). " +
-      "The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, 913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.",
+      "The class 9 balances at the date, read as the balance sheet's (the year covering it, its opening " +
+      'balances included, earlier years not closed carried). ' +
+      "The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, " +
+      '913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
     access: 'authenticated',
     params: chartParams,
     query: atDateQuery,
@@ -106,7 +109,8 @@ export const statementRoutes = [
     module: 'accounts',
     operationId: 'getIncomeStatement',
     summary:
-      'Income statement of a period, beside the same period a year earlier: expenses and income by two-digit group, the result',
+      'Income statement of a period, beside the same period a year earlier: expenses and income by two-digit ' +
+      'group, the result',
     description: 'The movements of classes 6 and 7 between the dates, without the closing entries of a year end.',
     access: 'authenticated',
     params: chartParams,
@@ -129,10 +133,13 @@ export const statementRoutes = [
     module: 'accounts',
     operationId: 'getIntermediateBalances',
     summary:
-      'Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the same period a year earlier',
+      'Soldes intermédiaires de gestion (PCEMF class 8: 80 PNF … 87 résultat net) of a period, beside the ' +
+      'same period a year earlier',
     description:
-      'Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by the formulas of docs/domain.md §10, ' +
-      "which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 equals the income statement's result.",
+      'Computed from the movements of classes 6 and 7 (as the income statement, closing entries left out) by ' +
+      'the formulas of docs/domain.md §10, ' +
+      'which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 ' +
+      "equals the income statement's result.",
     access: 'authenticated',
     params: chartParams,
     query: periodQuery,

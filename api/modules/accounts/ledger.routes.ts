@@ -14,7 +14,14 @@ import {
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { ledgerLines, runningMovements } from './ledger-queries';
+import {
+  chartAccountById,
+  chartAccountMovements,
+  journalEntryIdsQuery,
+  journalsQuery,
+  ledgerLines,
+  whereEntryHasAccount,
+} from '../../../activities/accounts/ledger.queries';
 import { statementScope, visibleChart } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
 import { ledgerReportRoutes } from './ledger-reports.routes';
@@ -25,26 +32,22 @@ import { answerReport, formatParameter } from '../../report-download';
 
 async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
   const chart = await visibleChart(knex, principal, chartId);
-  const account = await knex('company_chart_entries')
-    .where({ id: accountId, chart_id: chartId })
-    .first('id', 'code', 'label');
+  const account = await chartAccountById(knex, chartId, accountId);
   if (account === undefined) throw new NotFoundError('The account');
   return { ...account, chart };
-}
-
-/** Entries of the branches seen only; entries of the enterprise itself (no branch) are for enterprise-wide roles. */
-function ofBranches<B extends Knex.QueryBuilder>(query: B, branches: 'all' | readonly string[]): B {
-  return branches === 'all' ? query : (query.whereIn('e.branch_id', [...branches]) as B);
 }
 
 /** An entry's number in its journal and year (an integer column). */
 const entryNumber = () => yup.number().integer().min(1).max(2_147_483_647).optional();
 
 const chartAccountParams = yup.object({ chart_pk: yup.string().uuid().required(), id: yup.string().uuid().required() });
-const asOf = isoDate().optional().meta({
-  description:
-    'Up to and including this date, in the accounting year that covers it (default: the latest year, all its postings).',
-});
+const asOf = isoDate()
+  .optional()
+  .meta({
+    description:
+      'Up to and including this date, in the accounting year that covers it (default: the latest year, all its ' +
+      'postings).',
+  });
 
 /** Ledger reads: journal entries, an account's movements and balance, the trial balance. */
 export const ledgerRoutes = [
@@ -91,15 +94,10 @@ export const ledgerRoutes = [
     response: pageSchema(journalEntrySchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(
-        deps
-          .knex('journal_entries as e')
-          .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
-          .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
-          .select('e.id'),
-        principal,
-        { enterprise: 'e.enterprise_id', branch: 'e.branch_id' },
-      ).orderBy([
+      const rows = scopeToVisible(journalEntryIdsQuery(deps.knex), principal, {
+        enterprise: 'e.enterprise_id',
+        branch: 'e.branch_id',
+      }).orderBy([
         { column: 'e.entry_date', order: 'desc' },
         { column: 'e.created_at', order: 'desc' },
         { column: 'e.id' },
@@ -115,16 +113,7 @@ export const ledgerRoutes = [
         number_from: ['n.number', '>='],
         number_to: ['n.number', '<='],
       });
-      if (query.account !== undefined) {
-        rows.whereExists((sub) =>
-          sub
-            .select(1)
-            .from('journal_lines as l')
-            .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-            .whereRaw('l.entry_id = e.id')
-            .where('c.code', query.account!),
-        );
-      }
+      if (query.account !== undefined) whereEntryHasAccount(rows, query.account);
       const page = await paginateRows<{ id: string }>(rows, query, new URL(ctx.href));
       const entries = await ledgerLines(
         deps.knex,
@@ -157,19 +146,16 @@ export const ledgerRoutes = [
     operationId: 'listJournals',
     summary: 'The journals entries are posted to, each numbering its entries per accounting year',
     description:
-      "An entry goes to the journal its poster names (closing CLO, opening balances AN, result allocation AFF), else to its reversed entry's, " +
-      'else to the journal of its kind of automatic posting (`event_kinds`), else by its lines: cash (57) CAI, a correspondent (56) BQ, anything else OD.',
+      'An entry goes to the journal its poster names (closing CLO, opening balances AN, result allocation ' +
+      "AFF), else to its reversed entry's, " +
+      'else to the journal of its kind of automatic posting (`event_kinds`), else by its lines: cash (57) ' +
+      'CAI, a correspondent (56) BQ, anything else OD.',
     access: 'authenticated',
     query: listQuerySchema([], {}),
     errorStatuses: [401],
     response: pageSchema(journalSchema),
     refusals: ['page_not_found'],
-    handler: async ({ query, deps, ctx }) =>
-      paginateRows(
-        deps.knex('journals').orderBy('code').select('code', 'name', 'event_kinds'),
-        query,
-        new URL(ctx.href),
-      ),
+    handler: async ({ query, deps, ctx }) => paginateRows(journalsQuery(deps.knex), query, new URL(ctx.href)),
   }),
   defineRoute({
     method: 'get',
@@ -186,27 +172,7 @@ export const ledgerRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ params, query, principal, deps, ctx }) => {
       const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
-      const movements = ofBranches(
-        deps
-          .knex('journal_lines as l')
-          .join('journal_entries as e', 'e.id', 'l.entry_id')
-          .where('l.chart_entry_id', params.id),
-        account.chart.branches,
-      );
-      const rows = runningMovements(
-        deps.knex,
-        movements,
-        'l.debit - l.credit',
-        [
-          'e.id as entry',
-          'e.description',
-          'e.event_id as event',
-          deps.knex.raw('l.debit::text AS debit'),
-          deps.knex.raw('l.credit::text AS credit'),
-        ],
-        query,
-        { perYear: true },
-      );
+      const rows = chartAccountMovements(deps.knex, params.id, account.chart.branches, query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
   }),
@@ -246,10 +212,13 @@ export const ledgerRoutes = [
     module: 'accounts',
     operationId: 'getTrialBalance',
     summary:
-      'Trial balance at a date in six columns (opening, movements, closing; debit and credit), rolled up by parent account and class; totals equal',
+      'Trial balance at a date in six columns (opening, movements, closing; debit and credit), rolled up by ' +
+      'parent account and class; totals equal',
     description:
-      "Consolidated over the branches the caller sees (the enterprise's own entries too, for an enterprise-wide role), or of one `branch`. " +
-      "The opening balance is the year's à-nouveaux, the earlier years carried by computation while open, and what was posted before `date_from`.",
+      "Consolidated over the branches the caller sees (the enterprise's own entries too, for an " +
+      'enterprise-wide role), or of one `branch`. ' +
+      "The opening balance is the year's à-nouveaux, the earlier years carried by computation while open, " +
+      'and what was posted before `date_from`.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
     query: yup.object({

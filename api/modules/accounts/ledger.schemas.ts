@@ -242,7 +242,8 @@ const offBalanceSectionSchema = yup
       .required()
       .meta({
         description:
-          "The class 9 accounts of the section with a balance, each as the section reads it (a given engagement's debit, a received one's credit).",
+          'The class 9 accounts of the section with a balance, each as the section reads it (a given ' +
+          "engagement's debit, a received one's credit).",
       }),
   })
   .meta({ component: 'OffBalanceSection' });

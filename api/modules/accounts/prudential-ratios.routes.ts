@@ -86,10 +86,13 @@ export const prudentialRatioRoutes = [
     module: 'accounts',
     operationId: 'getPrudentialRatios',
     summary:
-      'COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset coverage, concentration, insiders, R-2017/08 caps',
+      'COBAC prudential ratios of a 1st-category EMF at a date: net equity, solvency, liquidity, fixed-asset ' +
+      'coverage, concentration, insiders, R-2017/08 caps',
     description:
-      "Each ratio with its numerator and denominator, the accounts and amounts that feed them, its threshold (the enterprise's prudential settings), " +
-      'whether it is met and its source. Balances are read from the accounting year covering the date; the loans at their provisioning position of the date.',
+      'Each ratio with its numerator and denominator, the accounts and amounts that feed them, its threshold ' +
+      "(the enterprise's prudential settings), " +
+      'whether it is met and its source. Balances are read from the accounting year covering the date; the ' +
+      'loans at their provisioning position of the date.',
     access: 'authenticated',
     params: yup.object({ chart_pk: yup.string().uuid().required() }),
     query: yup.object({

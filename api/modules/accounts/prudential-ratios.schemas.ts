@@ -66,10 +66,14 @@ const ratioSchema = yup
     source: yup.string().required(),
     numerator_parts: yup.array(partSchema).required(),
     denominator_parts: yup.array(partSchema).required(),
-    borrowers: yup.array(borrowerSchema).optional().meta({
-      description:
-        'Concentration: the 10 largest exposures and every one above the limit, largest first; insiders: every related party with an exposure.',
-    }),
+    borrowers: yup
+      .array(borrowerSchema)
+      .optional()
+      .meta({
+        description:
+          'Concentration: the 10 largest exposures and every one above the limit, largest first; insiders: ' +
+          'every related party with an exposure.',
+      }),
   })
   .meta({ component: 'PrudentialRatio' });
 

@@ -2,14 +2,19 @@ import type { Knex } from 'knex';
 import * as yup from 'yup';
 import {
   markReportingPackFailed,
-  packColumns,
   reissueReportingPack,
   requestReportingPack,
   type ReportingPackRow,
 } from '../../../activities/accounts/reporting-packs.activity';
+import {
+  packFile,
+  reportingPackById,
+  reportingPacksQuery,
+  withFiles,
+} from '../../../activities/accounts/reporting-packs.queries';
+import { enterpriseById } from '../../../activities/enterprise/enterprises.queries';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
-import { provisionalOf } from '../../../activities/accounts/financial-statements';
 import type { reportingPack, ReportingPackInput } from '../../../workflows/reporting-pack.workflow';
 import { reportingPackVersionWorkflowId } from '../../../workflows/identities';
 import type { Logger } from 'pino';
@@ -18,8 +23,8 @@ import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
-import { enterpriseFilter, idParams, periodSchema, provisionalResponse, timestampResponse } from '../common.schemas';
-import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
+import { enterpriseFilter, idParams, periodSchema } from '../common.schemas';
+import { packSchema, serializePack } from './reporting-packs.schemas';
 
 /**
  * The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and
@@ -27,115 +32,6 @@ import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
  */
 const packRoles = ['direction', 'admin'] as const;
 const packReaders = ['direction', 'admin', 'auditor', 'accountant'] as const;
-
-const fileSchema = yup
-  .object({
-    name: yup
-      .string()
-      .required()
-      .meta({ description: 'The file in the pack: `<report>.<format>`, e.g. balance-sheet.xlsx.' }),
-    report: yup.string().required(),
-    format: yup.string().oneOf(['csv', 'xlsx']).required(),
-    size_bytes: yup.number().integer().required(),
-    sha256: yup
-      .string()
-      .required()
-      .meta({ description: 'SHA-256 of the stored bytes, hex: what was sent can be checked against it.' }),
-  })
-  .meta({ component: 'ReportingPackFile' });
-
-const packSchema = yup
-  .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
-    status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
-    requested_by: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'Who asked for it; null when the month end made it.' }),
-    requested_at: timestampResponse(),
-    generated_at: timestampResponse().nullable(),
-    failure: yup.string().nullable().defined(),
-    workflow_id: yup.string().required(),
-    version: yup.number().integer().required().meta({
-      description: "1 for the month's first pack; a reissue is the next version, and every version stays as stored.",
-    }),
-    supersedes: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The version this one reissues; null for version 1.' }),
-    reissue_reason: yup.string().nullable().defined(),
-    ...provisionalResponse,
-    differences: yup
-      .array(
-        yup
-          .object({
-            report: yup.string().required(),
-            sheet: yup.string().required(),
-            row: yup.string().required(),
-            column: yup.string().required(),
-            before: yup.string().nullable().defined(),
-            after: yup.string().nullable().defined(),
-          })
-          .meta({ component: 'ReportingPackDifference' }),
-      )
-      .nullable()
-      .defined()
-      .meta({
-        description:
-          "How this version's figures differ from the version it supersedes, cell by cell (null for version 1, or until stored).",
-      }),
-    files: yup.array(fileSchema).required().meta({
-      description: 'Each report of the pack as CSV and XLSX, stored as made; empty until the pack is stored.',
-    }),
-    chain_anchors: yup
-      .array(chainAnchorSchema)
-      .nullable()
-      .defined()
-      .meta({
-        description:
-          "Where the enterprise's two hash chains ended when the pack was stored (null until then): kept with what was sent, " +
-          'one given to the ledger verification (anchor_chain, anchor_position, anchor_hash) proves the chain was not recomputed since.',
-      }),
-  })
-  .meta({ component: 'ReportingPack' });
-
-type FileRow = { pack_id: string; report: string; format: ReportFileFormat; size_bytes: number; sha256: string };
-
-async function withFiles(knex: Knex, packs: readonly ReportingPackRow[]) {
-  const files: FileRow[] = await knex('reporting_pack_files')
-    .whereIn(
-      'pack_id',
-      packs.map((pack) => pack.id),
-    )
-    .orderBy(['report', 'format'])
-    .select('pack_id', 'report', 'format', 'size_bytes', 'sha256');
-  return packs.map((pack) => ({
-    id: pack.id,
-    enterprise: pack.enterprise_id,
-    period: pack.period,
-    status: pack.status,
-    requested_by: pack.requested_by,
-    requested_at: pack.created_at.toISOString(),
-    generated_at: pack.generated_at?.toISOString() ?? null,
-    failure: pack.failure,
-    workflow_id: reportingPackVersionWorkflowId(pack.enterprise_id, pack.period, pack.version),
-    version: pack.version,
-    supersedes: pack.supersedes_id,
-    reissue_reason: pack.reissue_reason,
-    ...provisionalOf(pack.open_exercices),
-    differences: pack.differences,
-    files: files
-      .filter((file) => file.pack_id === pack.id)
-      .map(({ pack_id: _pack, ...file }) => ({ name: `${file.report}.${file.format}`, ...file })),
-    chain_anchors: pack.chain_anchors,
-  }));
-}
 
 /**
  * Starts the workflow that makes a pack's version; when Temporal cannot take it, the version is marked failed (503).
@@ -171,7 +67,7 @@ function readableEnterprises(principal: Principal): 'all' | string[] {
 }
 
 async function readablePack(knex: Knex, principal: Principal, id: string): Promise<ReportingPackRow> {
-  const pack: ReportingPackRow | undefined = await knex('reporting_packs').where({ id }).first(packColumns);
+  const pack = await reportingPackById(knex, id);
   const readable = readableEnterprises(principal);
   if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id)))
     throw new NotFoundError('The reporting pack');
@@ -189,9 +85,11 @@ export const reportingPackRoutes = [
     module: 'accounts',
     operationId: 'requestReportingPack',
     summary:
-      'Make a month’s reporting pack (direction, administrators): balance sheet, income statement for the year to date, trial balance, as CSV and XLSX',
+      'Make a month’s reporting pack (direction, administrators): balance sheet, income statement for the ' +
+      'year to date, trial balance, as CSV and XLSX',
     description:
-      'Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is made again); a failed one is made again.',
+      'Made once per enterprise and month: a month whose pack is stored answers it as stored (nothing is ' +
+      'made again); a failed one is made again.',
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
@@ -206,7 +104,7 @@ export const reportingPackRoutes = [
         period: body.period,
       });
       if (start) await startPackWorkflow(deps, pack, ctx.state.log);
-      return (await withFiles(deps.knex, [pack]))[0];
+      return serializePack((await withFiles(deps.knex, [pack]))[0]!);
     },
   }),
   defineRoute({
@@ -215,10 +113,13 @@ export const reportingPackRoutes = [
     module: 'accounts',
     operationId: 'reissueReportingPack',
     summary:
-      'Reissue a stored pack as the month’s next version (direction, administrators): when it was provisional or an entry came into its month since',
+      'Reissue a stored pack as the month’s next version (direction, administrators): when it was ' +
+      'provisional or an entry came into its month since',
     description:
-      'The version reissued stays exactly as stored; the new one names it, records the reason and, once made, how its figures differ. ' +
-      "Refused (409) for a pack that is not the month's latest, not stored, or whose figures stand: made with every earlier year closed and nothing posted into its month since.",
+      'The version reissued stays exactly as stored; the new one names it, records the reason and, once ' +
+      'made, how its figures differ. ' +
+      "Refused (409) for a pack that is not the month's latest, not stored, or whose figures stand: made " +
+      'with every earlier year closed and nothing posted into its month since.',
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
@@ -237,7 +138,7 @@ export const reportingPackRoutes = [
       authorize({ enterpriseId: pack.enterprise_id }, 'The reporting pack');
       const reissued = await reissueReportingPack(deps.activities, principal, { packId: pack.id, reason: body.reason });
       await startPackWorkflow(deps, reissued, ctx.state.log);
-      return (await withFiles(deps.knex, [reissued]))[0];
+      return serializePack((await withFiles(deps.knex, [reissued]))[0]!);
     },
   }),
   defineRoute({
@@ -252,15 +153,12 @@ export const reportingPackRoutes = [
     response: pageSchema(packSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = deps
-        .knex('reporting_packs')
-        .select(packColumns)
-        .orderBy([{ column: 'period', order: 'desc' }, { column: 'version', order: 'desc' }, { column: 'id' }]);
+      const rows = reportingPacksQuery(deps.knex);
       const readable = readableEnterprises(principal);
       if (readable !== 'all') rows.whereIn('enterprise_id', readable);
       whereFilters(rows, query, { enterprise: 'enterprise_id', period: 'period' });
       const page = await paginateRows<ReportingPackRow>(rows, query, new URL(ctx.href));
-      return { ...page, results: await withFiles(deps.knex, page.results) };
+      return { ...page, results: (await withFiles(deps.knex, page.results)).map(serializePack) };
     },
   }),
   defineRoute({
@@ -274,7 +172,7 @@ export const reportingPackRoutes = [
     errorStatuses: [401, 403, 404],
     response: packSchema,
     handler: async ({ params, principal, deps }) =>
-      (await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0],
+      serializePack((await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0]!),
   }),
   defineRoute({
     method: 'get',
@@ -295,15 +193,13 @@ export const reportingPackRoutes = [
     handler: async ({ params, principal, deps, ctx }) => {
       const pack = await readablePack(deps.knex, principal, params.id);
       const [report, format] = params.name.split('.') as [string, ReportFileFormat];
-      const file: { content: Buffer; sha256: string } | undefined = await deps
-        .knex('reporting_pack_files')
-        .where({ pack_id: pack.id, report, format })
-        .first('content', 'sha256');
+      const file = await packFile(deps.knex, pack.id, report, format);
       if (file === undefined) throw new NotFoundError('The file');
-      const enterprise = await deps.knex('enterprises').where({ id: pack.enterprise_id }).first('code');
+      const enterprise = (await enterpriseById(deps.knex, pack.enterprise_id))!;
       ctx.set(
         'Content-Disposition',
-        `attachment; filename="${report}-${String(enterprise.code).replace(/[^A-Za-z0-9._-]+/g, '-')}-${pack.period}.${format}"`,
+        `attachment; ` +
+          `filename="${report}-${String(enterprise.code).replace(/[^A-Za-z0-9._-]+/g, '-')}-${pack.period}.${format}"`,
       );
       // RFC 9530: the client can check what it received against the digest recorded in the pack.
       ctx.set('Repr-Digest', `sha-256=:${Buffer.from(file.sha256, 'hex').toString('base64')}:`);

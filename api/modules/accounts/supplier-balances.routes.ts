@@ -35,7 +35,8 @@ const supplierBalancesSchema = yup
         ledger_balance: moneyResponse(),
         account_401: moneyResponse().meta({
           description:
-            "Every account of 401 in the ledger, credit less debit: equal to `balance` while only the suppliers' operations post there.",
+            'Every account of 401 in the ledger, credit less debit: equal to `balance` while only the ' +
+            "suppliers' operations post there.",
         }),
       })
       .required(),

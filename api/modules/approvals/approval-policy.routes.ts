@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { approvalPolicyOf, setApprovalPolicy } from '../../../activities/approvals/approval-policy.activity';
+import { enterpriseById } from '../../../activities/enterprise/enterprises.queries';
 import { roles } from '../../../domain/access';
 import { approvalOperations, rulesLiftingFourEyes, type PolicyRule } from '../../../domain/approvals/policy';
 import type { Scope } from '../../../domain/access';
@@ -55,8 +56,7 @@ async function pathEnterprise(input: {
 }): Promise<string> {
   const enterpriseId = input.params.enterprise_pk;
   input.authorize({ enterpriseId }, 'The enterprise');
-  if ((await input.deps.knex('enterprises').where({ id: enterpriseId }).first('id')) === undefined)
-    throw new NotFoundError('The enterprise');
+  if ((await enterpriseById(input.deps.knex, enterpriseId)) === undefined) throw new NotFoundError('The enterprise');
   return enterpriseId;
 }
 const nestedParams = yup.object({ enterprise_pk: yup.string().uuid().required() });
@@ -88,7 +88,8 @@ export const approvalPolicyRoutes = [
     module: 'approvals',
     operationId: 'setApprovalPolicy',
     summary:
-      "Set the enterprise's four-eyes policy (administrators); an operation left out keeps its default. Itself under four eyes by default",
+      "Set the enterprise's four-eyes policy (administrators); an operation left out keeps its default. " +
+      'Itself under four eyes by default',
     access: ['admin'],
     params: nestedParams,
     body: yup.object({

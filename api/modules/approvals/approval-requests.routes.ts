@@ -8,16 +8,12 @@ import type { Principal } from '../../auth/principal';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import {
-  approvalLoaders,
-  approvalRequestSchema,
-  requestsQuery,
-  requestStatuses,
-  serializeRequest,
-  type RequestRow,
-} from './approvals.queries';
+import { requestById, requestsQuery, type RequestRow } from '../../../activities/approvals/approval-requests.queries';
+import { inboxKinds, inboxQuery } from '../../../activities/approvals/inbox.queries';
+import { approvalLoaders } from './approvals.queries';
+import { approvalRequestSchema, requestStatuses, serializeRequest } from './approval-requests.schemas';
 import { decideRequest, rolesAt } from './four-eyes';
-import { inboxItemSchema, inboxKinds, inboxQuery } from './inbox';
+import { approverOf, inboxItemSchema } from './inbox';
 
 const decisionRefusals = [
   'approval_own_request',
@@ -71,7 +67,7 @@ function decisionRoute(decision: 'approve' | 'reject') {
       const deciderRoles = rolesAt(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id });
       const sent = { decision, deciderId: principal.userId, deciderRoles, reason: body.reason, ...requestOrigin(ctx) };
       await decideRequest(deps, row, sent, operationKey(`approval-${decision}`, principal, idempotencyKey));
-      return serializeRequest((await requestsQuery(deps.knex).where({ id: row.id }).first()) as RequestRow);
+      return serializeRequest((await requestById(deps.knex, row.id))!);
     },
   });
 }
@@ -138,7 +134,8 @@ export const approvalRequestRoutes = [
     operationId: 'listPendingDecisions',
     summary: "The approver's inbox: everything awaiting the signed-in user's decision across modules, newest first",
     description:
-      "Four-eyes requests naming one of the user's roles (not their own), loan applications at a step their role decides (not submitted nor decided by them), share withdrawals whose refund is owed (tellers).",
+      "Four-eyes requests naming one of the user's roles (not their own), loan applications at a step their " +
+      'role decides (not submitted nor decided by them), share withdrawals whose refund is owed (tellers).',
     access: 'authenticated',
     query: listQuerySchema([], { enterprise: enterpriseFilter, kind: yup.string().oneOf(inboxKinds).optional() }),
     response: pageSchema(inboxItemSchema),
@@ -146,7 +143,7 @@ export const approvalRequestRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const page = await paginateRows<{ since: Date }>(
-        inboxQuery(deps.knex, principal, query),
+        inboxQuery(deps.knex, approverOf(principal), query),
         query,
         new URL(ctx.href),
       );

@@ -22,7 +22,12 @@ import type { RouteDeps } from '../../deps';
 import { AcceptedForApproval } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { executeWorkflowUpdate } from '../../workflow-update';
-import { approvalRequestSchema, requestsQuery, serializeRequest, type RequestRow } from './approvals.queries';
+import {
+  pendingRequestByKey,
+  requestById,
+  type RequestRow,
+} from '../../../activities/approvals/approval-requests.queries';
+import { approvalRequestSchema, serializeRequest } from './approval-requests.schemas';
 
 /**
  * Four eyes, the API's side (docs/architecture.md §7): a sensitive route hands its change to `runOrRequest`.
@@ -82,8 +87,7 @@ async function pendingRetry(
   change: SensitiveChange<CoveredOperation>,
 ): Promise<RequestRow | undefined> {
   if (key === null) return undefined;
-  const row = (await requestsQuery(deps.knex).where({ idempotency_key: key, status: 'pending' }).first()) as
-    RequestRow | undefined;
+  const row = await pendingRequestByKey(deps.knex, key);
   if (row !== undefined && !isDeepStrictEqual(row.payload, JSON.parse(JSON.stringify(change.payload)))) {
     throw new AppError(
       'conflict',
@@ -196,7 +200,7 @@ async function openRequest<O extends CoveredOperation>(
       log: ctx.state.log,
     },
   );
-  return (await requestsQuery(deps.knex).where({ id: opened.id }).first()) as RequestRow;
+  return (await requestById(deps.knex, opened.id))!;
 }
 
 /** The roles the principal holds where the request lies: what the workflow's validator compares with the policy's. */

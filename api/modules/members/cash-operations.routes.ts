@@ -1,7 +1,6 @@
 import * as yup from 'yup';
 import {
   cashKeyUsed,
-  cashOperationsQuery,
   depositCash,
   toOperation,
   withdrawCash,
@@ -9,8 +8,10 @@ import {
   type CashOperationInput,
   type CashOperationRow,
 } from '../../../activities/members/cash-operations.activity';
+import { cashOperationsOf } from '../../../activities/members/cash-operations.queries';
 import { tillLimitWarning } from '../../../activities/cash/till-transfers.queries';
 import type { Scope } from '../../../domain/access';
+import type { ErrorCode } from '../../../domain/error-catalogue';
 import { formatAmount } from '../../../domain/money';
 import type { Principal } from '../../auth/principal';
 import type { AppContext } from '../../context';
@@ -27,17 +28,6 @@ import { amount, tellers } from '../money.schemas';
 const plural = { deposit: 'deposits', withdrawal: 'withdrawals' } as const;
 const accountParams = yup.object({ id: yup.string().uuid().required() });
 const dateFilters = { date_from: isoDate().optional(), date_to: isoDate().optional() };
-
-function listOf(
-  direction: CashDirection,
-  builder: ReturnType<typeof cashOperationsQuery>,
-  query: { date_from?: string; date_to?: string },
-) {
-  builder.where('ev.kind', direction).orderBy([{ column: 'ev.created_at', order: 'desc' }, { column: 'ev.id' }]);
-  if (query.date_from !== undefined) builder.where('ev.business_date', '>=', query.date_from);
-  if (query.date_to !== undefined) builder.where('ev.business_date', '<=', query.date_to);
-  return builder;
-}
 
 interface Counter {
   deps: RouteDeps;
@@ -81,6 +71,37 @@ async function withdrawal(counter: Counter, account: Scope, input: CashOperation
   );
 }
 
+/** What a deposit and a withdrawal at the counter can meet. */
+const moveRefusals = {
+  deposit: [
+    'account_closed',
+    'account_frozen',
+    'account_inactive',
+    'account_not_leaf',
+    'account_unknown',
+    'enterprise_suspended',
+    'exercice_closed',
+    'idempotency_key_reused',
+    'no_exercice_for_date',
+    'till_session_required',
+  ],
+  withdrawal: [
+    'account_closed',
+    'account_frozen',
+    'account_inactive',
+    'account_not_leaf',
+    'account_unknown',
+    'enterprise_suspended',
+    'exercice_closed',
+    'idempotency_key_reused',
+    'insufficient_funds',
+    'no_exercice_for_date',
+    'till_session_required',
+    'withdrawals_not_allowed',
+    ...fourEyesRefusals,
+  ],
+} satisfies Record<CashDirection, readonly ErrorCode[]>;
+
 /** A deposit or a withdrawal at the counter: posted through the ledger, idempotent by header. */
 const moveRoute = (direction: CashDirection) =>
   defineRoute({
@@ -93,10 +114,13 @@ const moveRoute = (direction: CashDirection) =>
         ? 'Deposit cash on an account (cashier, branch head)'
         : 'Withdraw cash from an account (cashier, branch head)',
     description:
-      'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves nothing; the same key with another body is refused (409).' +
+      'Send an Idempotency-Key header: a retry with the same key and body answers the first result and moves ' +
+      'nothing; the same key with another body is refused (409).' +
       (direction === 'withdrawal'
-        ? " From the approval policy's threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the withdrawal is a request (202): " +
-          "the cash moves when a branch head or the direction approves it, the account's rules checked again then; a retry with the key answers the request, or the withdrawal once made."
+        ? " From the approval policy's threshold (`member_account.withdrawal`, 5 000 000 XAF by default) the " +
+          'withdrawal is a request (202): ' +
+          "the cash moves when a branch head or the direction approves it, the account's rules checked again " +
+          'then; a retry with the key answers the request, or the withdrawal once made.'
         : ''),
     access: tellers,
     idempotent: true,
@@ -115,35 +139,7 @@ const moveRoute = (direction: CashDirection) =>
     response: cashOperationSchema,
     ...(direction === 'withdrawal' ? fourEyesRoute : {}),
     errorStatuses: [401, 403, 404, 409],
-    refusals:
-      direction === 'deposit'
-        ? [
-            'account_closed',
-            'account_frozen',
-            'account_inactive',
-            'account_not_leaf',
-            'account_unknown',
-            'enterprise_suspended',
-            'exercice_closed',
-            'idempotency_key_reused',
-            'no_exercice_for_date',
-            'till_session_required',
-          ]
-        : [
-            'account_closed',
-            'account_frozen',
-            'account_inactive',
-            'account_not_leaf',
-            'account_unknown',
-            'enterprise_suspended',
-            'exercice_closed',
-            'idempotency_key_reused',
-            'insufficient_funds',
-            'no_exercice_for_date',
-            'till_session_required',
-            'withdrawals_not_allowed',
-            ...fourEyesRefusals,
-          ],
+    refusals: moveRefusals[direction],
     handler: async ({ params, body, principal, deps, ctx, idempotencyKey, resource: account }) => {
       const input = {
         accountId: params.id,
@@ -175,7 +171,7 @@ const accountListRoute = (direction: CashDirection) =>
     refusals: ['page_not_found'],
     handler: async ({ resource: account, query, deps, ctx }) => {
       const page = await paginateRows<CashOperationRow>(
-        listOf(direction, cashOperationsQuery(deps.knex).where('ev.subject_id', account.id), query),
+        cashOperationsOf(deps.knex, direction, query).where('ev.subject_id', account.id),
         query,
         new URL(ctx.href),
       );
@@ -202,14 +198,14 @@ const listRoute = (direction: CashDirection) =>
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(cashOperationsQuery(deps.knex), principal, {
+      const builder = scopeToVisible(cashOperationsOf(deps.knex, direction, query), principal, {
         enterprise: 'ev.enterprise_id',
         branch: 'ev.branch_id',
       });
       if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);
       if (query.branch !== undefined) builder.where('ev.branch_id', query.branch);
       if (query.account !== undefined) builder.where('ev.subject_id', query.account);
-      const page = await paginateRows<CashOperationRow>(listOf(direction, builder, query), query, new URL(ctx.href));
+      const page = await paginateRows<CashOperationRow>(builder, query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },
   });

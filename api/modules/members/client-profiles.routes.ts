@@ -8,8 +8,9 @@ import {
   type StatusAction,
 } from '../../../activities/members/client-profiles.activity';
 import type { Role } from '../../../domain/access';
+import { clientProfilesQuery, whereClientMatches } from '../../../activities/members/client-profiles.queries';
 import {
-  ClientProfile,
+  type ClientProfile,
   clientKinds,
   clientStatuses,
   genders,
@@ -266,7 +267,7 @@ export const clientProfileRoutes = [
     response: pageSchema(clientSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(ClientProfile.query(deps.knex), principal, {
+      const builder = scopeToVisible(clientProfilesQuery(deps.knex), principal, {
         enterprise: 'client_profiles.enterprise_id',
         branch: 'client_profiles.branch_id',
       });
@@ -276,16 +277,7 @@ export const clientProfileRoutes = [
         status: 'status',
         kind: 'kind',
       });
-      if (query.search !== undefined) {
-        const pattern = `%${query.search}%`;
-        builder.where((b) =>
-          b
-            .whereILike('first_name', pattern)
-            .orWhereILike('last_name', pattern)
-            .orWhereILike('legal_name', pattern)
-            .orWhereILike('member_number', pattern),
-        );
-      }
+      if (query.search !== undefined) whereClientMatches(builder, query.search);
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
@@ -340,7 +332,9 @@ export const clientProfileRoutes = [
     operationId: 'updateClient',
     summary: 'Correct a member or move them to another branch (cashiers, branch heads, direction, administrators)',
     description:
-      'The member number, enterprise and kind never change. A move needs the role at both branches. related_party, politically_exposed and risk_level are changed by branch heads, direction and administrators only (audited with the change).',
+      'The member number, enterprise and kind never change. A move needs the role at both branches. ' +
+      'related_party, politically_exposed and risk_level are changed by branch heads, direction and ' +
+      'administrators only (audited with the change).',
     access: registrars,
     load: memberLoaders.client,
     params: idParams,

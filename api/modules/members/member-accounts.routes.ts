@@ -1,23 +1,27 @@
 import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/member-accounts.activity';
-import { Money } from '../../../domain/money';
-import { CompteClient } from '../../../db/models/compte-client.model';
 import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { runningMovements } from '../accounts/ledger-queries';
-import { accountMovements } from '../../../activities/members/account-ledger';
-import { serializeAccounts, serializeOneAccount } from './member-accounts.queries';
+import {
+  accountStatementQuery,
+  accountWithHolds,
+  memberAccountsQuery,
+  reconciliationGapsQuery,
+  withHolds,
+} from '../../../activities/members/member-accounts.queries';
 import { memberLoaders } from './members.queries';
 import {
   earlyClosureSchema,
   memberAccountSchema,
   openedAccountSchema,
   reconciliationGapSchema,
+  serializeAccount,
+  serializeEarlyClosure,
   statementLineSchema,
 } from './member-accounts.schemas';
-import { closeTermDepositEarly, type EarlyClosureRow } from '../../../activities/members/early-closure.activity';
+import { closeTermDepositEarly } from '../../../activities/members/early-closure.activity';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 
@@ -43,38 +47,10 @@ const statusAction = (action: 'freeze' | 'unfreeze' | 'close') =>
         ? ['invalid_status_transition', 'account_pledged', 'balance_not_zero']
         : ['invalid_status_transition'],
     handler: async ({ resource: account, body, principal: actor, deps }) => {
-      return serializeOneAccount(
-        deps.knex,
-        await changeAccountStatus(deps.activities, actor, account.id, action, body.reason),
-      );
+      const changed = await changeAccountStatus(deps.activities, actor, account.id, action, body.reason);
+      return serializeAccount(await accountWithHolds(deps.knex, changed));
     },
   });
-
-const serializeEarlyClosure = (row: EarlyClosureRow) => ({
-  id: row.id,
-  account: row.compte_client_id,
-  payout_account: row.payout_account_id,
-  closed_on: row.closed_on,
-  term_started_on: row.term_started_on,
-  maturity_date: row.maturity_date,
-  interest_to: row.interest_to,
-  interest_basis: row.interest_basis,
-  day_count: row.day_count,
-  early_closure_rate: new Money(row.early_closure_rate).toString(),
-  withholding_tax_rate: new Money(row.withholding_tax_rate).toString(),
-  principal: row.principal,
-  gross_due: row.gross_due,
-  tax_due: row.tax_due,
-  gross_paid: row.gross_paid,
-  tax_paid: row.tax_paid,
-  amount: row.amount,
-  interest_event: row.interest_event_id,
-  tax_event: row.tax_event_id,
-  closure_event: row.closure_event_id,
-  payout_event: row.payout_event_id,
-  closed_by: row.closed_by,
-  created_at: row.created_at.toISOString(),
-});
 
 /** Members' accounts (comptes clients): opening, detail, status, statement, and the reconciliation with the ledger. */
 export const memberAccountRoutes = [
@@ -96,7 +72,7 @@ export const memberAccountRoutes = [
     response: pageSchema(memberAccountSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(CompteClient.query(deps.knex), principal, {
+      const builder = scopeToVisible(memberAccountsQuery(deps.knex), principal, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
       });
@@ -113,7 +89,7 @@ export const memberAccountRoutes = [
         orderingColumns: { number: 'number', opened_on: 'opened_on', balance: 'balance' },
         defaultOrdering: 'number',
       });
-      return { ...page, results: await serializeAccounts(deps.knex, page.results) };
+      return { ...page, results: (await withHolds(deps.knex, page.results)).map(serializeAccount) };
     },
   }),
   defineRoute({
@@ -156,10 +132,11 @@ export const memberAccountRoutes = [
         idempotencyKey,
         payoutAccountId: body.payout_account ?? null,
       });
-      if (initialDeposit === null) return { ...(await serializeOneAccount(deps.knex, account)), initial_deposit: null };
+      const opened = serializeAccount(await accountWithHolds(deps.knex, account));
+      if (initialDeposit === null) return { ...opened, initial_deposit: null };
       const { replayed, ...deposit } = initialDeposit;
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      return { ...(await serializeOneAccount(deps.knex, account)), initial_deposit: deposit };
+      return { ...opened, initial_deposit: deposit };
     },
   }),
   defineRoute({
@@ -173,7 +150,7 @@ export const memberAccountRoutes = [
     params: idParams,
     errorStatuses: [401, 404],
     response: memberAccountSchema,
-    handler: async ({ resource, deps }) => serializeOneAccount(deps.knex, resource),
+    handler: async ({ resource, deps }) => serializeAccount(await accountWithHolds(deps.knex, resource)),
   }),
   statusAction('freeze'),
   statusAction('unfreeze'),
@@ -184,11 +161,15 @@ export const memberAccountRoutes = [
     module: 'members',
     operationId: 'closeTermDepositEarly',
     summary:
-      "Close a term deposit before its maturity at the member's request (branch head, direction, administrators): its term earns the product's early_closure_rate",
+      "Close a term deposit before its maturity at the member's request (branch head, direction, " +
+      "administrators): its term earns the product's early_closure_rate",
     description:
-      'On the business date (docs/domain.md §9): the interest of the running term (from its opening or last renewal to the day before) is recomputed at the ' +
-      "product's early_closure_rate, the interest already paid to the demand account beyond it is taken back from the principal (the tax withheld on it given back), " +
-      'and the principal with the difference goes to the payout account; the account closes at zero. Refused (409) when the account is not a term deposit ' +
+      'On the business date (docs/domain.md §9): the interest of the running term (from its opening or last ' +
+      'renewal to the day before) is recomputed at the ' +
+      "product's early_closure_rate, the interest already paid to the demand account beyond it is taken back " +
+      'from the principal (the tax withheld on it given back), ' +
+      'and the principal with the difference goes to the payout account; the account closes at zero. Refused ' +
+      '(409) when the account is not a term deposit ' +
       '(not_a_term_deposit), not open (account_not_open) or at or past its maturity (term_deposit_matured).',
     access: ['branch_head', 'direction', 'admin'],
     load: memberLoaders.account,
@@ -225,7 +206,8 @@ export const memberAccountRoutes = [
     operationId: 'getMemberAccountStatement',
     summary: "Statement: the account's ledger movements over a date range with the running balance",
     description:
-      "An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, the journal entry its branch's opening entry: " +
+      'An imported account starts with its balance at the cut-over (kind import.opening_balance, no event, ' +
+      "the journal entry its branch's opening entry: " +
       'docs/domain.md §15.1).',
     access: 'authenticated',
     load: memberLoaders.account,
@@ -235,15 +217,7 @@ export const memberAccountRoutes = [
     response: pageSchema(statementLineSchema),
     refusals: ['page_not_found'],
     handler: async ({ resource: account, query, deps, ctx }) => {
-      const rows = runningMovements(
-        deps.knex,
-        accountMovements(deps.knex).where('m.account', account.id),
-        'm.amount',
-        ['m.kind', 'm.event', 'm.journal_entry', 'm.description'],
-        query,
-        { keys: { date: 'm.entry_date', createdAt: 'm.created_at', line: 'm.line' } },
-      );
-      return paginateRows(rows, query, new URL(ctx.href));
+      return paginateRows(accountStatementQuery(deps.knex, account.id, query), query, new URL(ctx.href));
     },
   }),
   defineRoute({
@@ -252,7 +226,8 @@ export const memberAccountRoutes = [
     module: 'members',
     operationId: 'reconcileMemberAccounts',
     summary:
-      'Accounts whose balance differs from their ledger movements (direction, administrators, auditors, accountants): always empty',
+      'Accounts whose balance differs from their ledger movements (direction, administrators, auditors, ' +
+      'accountants): always empty',
     access: ['direction', 'admin', 'auditor', 'accountant'],
     query: listQuerySchema([], { enterprise: yup.string().uuid().required() }),
     errorStatuses: [401, 403, 404],
@@ -260,18 +235,7 @@ export const memberAccountRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, deps, ctx, authorize }) => {
       authorize({ enterpriseId: query.enterprise }, 'The enterprise');
-      const ledger = accountMovements(deps.knex)
-        .where('m.enterprise_id', query.enterprise)
-        .groupBy('m.account')
-        .select('m.account as id', deps.knex.raw('sum(m.amount) AS total'));
-      const rows = deps
-        .knex('comptes_clients as a')
-        .leftJoin(ledger.as('g'), 'g.id', 'a.id')
-        .where('a.enterprise_id', query.enterprise)
-        .whereRaw('a.balance <> coalesce(g.total, 0)')
-        .select('a.id', 'a.number', 'a.balance', deps.knex.raw('coalesce(g.total, 0)::text AS ledger_balance'))
-        .orderBy('a.number');
-      return paginateRows(rows, query, new URL(ctx.href));
+      return paginateRows(reconciliationGapsQuery(deps.knex, query.enterprise), query, new URL(ctx.href));
     },
   }),
 ];

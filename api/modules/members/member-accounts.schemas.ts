@@ -1,4 +1,8 @@
 import * as yup from 'yup';
+import type { EarlyClosureRow } from '../../../activities/members/early-closure.activity';
+import type { AccountWithHolds } from '../../../activities/members/member-accounts.queries';
+import { availableBalance } from '../../../domain/members/overdraft';
+import { formatAmount, Money } from '../../../domain/money';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { movementFields } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
@@ -49,7 +53,8 @@ const accountFields = {
   balance: moneyResponse(),
   held_amount: moneyResponse().meta({
     description:
-      'What pledged deposits hold on the account (guarantees of loans still running): no debit takes the balance below it.',
+      'What pledged deposits hold on the account (guarantees of loans still running): ' +
+      'no debit takes the balance below it.',
   }),
   available_balance: moneyResponse().meta({
     description:
@@ -63,10 +68,16 @@ const accountFields = {
   payout_account: uuid()
     .nullable()
     .meta({ description: "Term deposits: the member's demand account paid at maturity." }),
-  contract_rate: yup.string().nullable().defined().meta({
-    description:
-      "An imported term deposit's own annual rate, earned instead of the product's until its maturity (a fraction); null: the product's rates.",
-  }),
+  contract_rate: yup
+    .string()
+    .nullable()
+    .defined()
+    .meta({
+      description:
+        "An imported term deposit's own annual rate, earned instead of the product's until its maturity (a " +
+        'fraction); ' +
+        "null: the product's rates.",
+    }),
   created_at: timestampResponse(),
 };
 
@@ -85,10 +96,16 @@ export const statementLineSchema = yup
     event: yup.string().uuid().nullable().defined().meta({
       description: 'The business event; null on the opening balance (the import posts no event per account).',
     }),
-    journal_entry: yup.string().uuid().nullable().defined().meta({
-      description:
-        "The entry; for the opening balance, its branch's opening entry (null when that branch's opening entry has no line).",
-    }),
+    journal_entry: yup
+      .string()
+      .uuid()
+      .nullable()
+      .defined()
+      .meta({
+        description:
+          "The entry; for the opening balance, its branch's opening entry " +
+          "(null when that branch's opening entry has no line).",
+      }),
     description: yup.string().defined(),
     ...movementFields,
   })
@@ -139,3 +156,54 @@ export const earlyClosureSchema = yup
     created_at: timestampResponse(),
   })
   .meta({ component: 'TermDepositEarlyClosure' });
+
+/**
+ * An account as the API answers it, with what pledged deposits hold on it and what a member may still take (the
+ * balance less the product's minimum and the holds, as every debit checks it).
+ */
+export function serializeAccount({ account, held, minimumBalance }: AccountWithHolds) {
+  return {
+    id: account.id,
+    enterprise: account.enterpriseId,
+    branch: account.branchId,
+    client: account.clientId,
+    product: account.productId,
+    number: account.number,
+    status: account.status,
+    balance: account.balance,
+    held_amount: formatAmount(held),
+    available_balance: formatAmount(availableBalance(new Money(account.balance), minimumBalance, held)),
+    opened_on: account.openedOn,
+    closed_on: account.closedOn,
+    maturity_date: account.maturityDate,
+    payout_account: account.payoutAccountId,
+    contract_rate: typeof account.contractRate === 'string' ? new Money(account.contractRate).toString() : null,
+    created_at: account.createdAt.toISOString(),
+  };
+}
+
+export const serializeEarlyClosure = (row: EarlyClosureRow) => ({
+  id: row.id,
+  account: row.compte_client_id,
+  payout_account: row.payout_account_id,
+  closed_on: row.closed_on,
+  term_started_on: row.term_started_on,
+  maturity_date: row.maturity_date,
+  interest_to: row.interest_to,
+  interest_basis: row.interest_basis,
+  day_count: row.day_count,
+  early_closure_rate: new Money(row.early_closure_rate).toString(),
+  withholding_tax_rate: new Money(row.withholding_tax_rate).toString(),
+  principal: row.principal,
+  gross_due: row.gross_due,
+  tax_due: row.tax_due,
+  gross_paid: row.gross_paid,
+  tax_paid: row.tax_paid,
+  amount: row.amount,
+  interest_event: row.interest_event_id,
+  tax_event: row.tax_event_id,
+  closure_event: row.closure_event_id,
+  payout_event: row.payout_event_id,
+  closed_by: row.closed_by,
+  created_at: row.created_at.toISOString(),
+});

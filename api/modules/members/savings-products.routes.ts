@@ -16,7 +16,8 @@ import {
   type PostingFrequency,
 } from '../../../domain/members/savings-interest';
 import { maturityInstructions, type MaturityInstruction } from '../../../domain/members/term-deposits';
-import { SavingsProduct } from '../../../db/models/savings-product.model';
+import { productRates, savingsProductsQuery } from '../../../activities/members/savings-products.queries';
+import type { SavingsProduct } from '../../../db/models/savings-product.model';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import {
@@ -38,9 +39,13 @@ import { accountChoiceRefusals } from '../refusal-lists';
 const kinds = ['demand_deposit', 'term_deposit', 'blocked_savings'] as const;
 
 const maturityInstructionText =
-  "Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand account, the account closed), renew (the principal renewed for a new term of the same length from the maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new principal; needs interest_payment at_maturity).";
+  "Term deposits (null for other kinds): at maturity, pay_out (capital and interest to the member's demand " +
+  'account, the account closed), renew (the principal renewed for a new term of the same length from the ' +
+  'maturity day, the interest paid out) or renew_with_interest (principal and interest renewed as the new ' +
+  'principal; needs interest_payment at_maturity).';
 const earlyClosureRateText =
-  'Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term closed before maturity earns from its first day instead of the contract rate; "0": no interest.';
+  'Term deposits (null for other kinds): the annual rate, a decimal string from 0 to interest_rate, a term ' +
+  'closed before maturity earns from its first day instead of the contract rate; "0": no interest.';
 
 const savingsProductSchema = yup
   .object({
@@ -63,14 +68,24 @@ const savingsProductSchema = yup
       .meta({ description: 'Share of the gross interest withheld for the State, a decimal string.' }),
     withholding_tax_account_code: yup.string().required(),
     interest_expense_account_code: yup.string().required(),
-    interest_payment: yup.string().oneOf(interestPayments).required().meta({
-      description:
-        "Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued monthly, paid with the capital) or to_payout_account (each posting, to the member's demand account): a term deposit never earns interest on its interest.",
-    }),
-    accrued_interest_account_code: yup.string().required().meta({
-      description:
-        'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special savings, 37800 demand and books by default.',
-    }),
+    interest_payment: yup
+      .string()
+      .oneOf(interestPayments)
+      .required()
+      .meta({
+        description:
+          'Where interest goes: to_account (the account itself), or for a term deposit at_maturity (accrued ' +
+          "monthly, paid with the capital) or to_payout_account (each posting, to the member's demand " +
+          'account): a term deposit never earns interest on its interest.',
+      }),
+    accrued_interest_account_code: yup
+      .string()
+      .required()
+      .meta({
+        description:
+          'Interest owed and not yet paid at a month end (dettes rattachées): 36900 term, 35900 special ' +
+          'savings, 37800 demand and books by default.',
+      }),
     term_months: yup
       .number()
       .integer()
@@ -191,7 +206,7 @@ export const savingsProductRoutes = [
     response: pageSchema(savingsProductSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(SavingsProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
+      const builder = scopeToVisible(savingsProductsQuery(deps.knex), principal, { enterprise: 'enterprise_id' });
       whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind', is_active: 'is_active' });
       const page = await paginate(builder, {
         query,
@@ -298,10 +313,13 @@ export const savingsProductRoutes = [
       minimum_balance: amountOrZeroSchema().optional(),
       withdrawals_allowed: yup.boolean().optional(),
       interest_rate: rateSchema().optional(),
-      interest_rate_from: isoDate().optional().meta({
-        description:
-          'The day a new interest_rate applies from (default: the business date); after the last day of interest already paid.',
-      }),
+      interest_rate_from: isoDate()
+        .optional()
+        .meta({
+          description:
+            'The day a new interest_rate applies from (default: the business date); after the last day of ' +
+            'interest already paid.',
+        }),
       deposit_account_code: accountCodeSchema().optional(),
       interest_basis: interestFields.interest_basis.optional(),
       day_count: interestFields.day_count.optional(),
@@ -352,7 +370,8 @@ export const savingsProductRoutes = [
     operationId: 'listSavingsProductRates',
     summary: "The history of a savings product's interest rate: each rate and the day it applies from, oldest first",
     description:
-      'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from before any account.',
+      'Interest is computed day by day at the rate in force (docs/domain.md §9); the first rate holds from ' +
+      'before any account.',
     access: 'authenticated',
     load: memberLoaders.product,
     params: idParams,
@@ -375,18 +394,7 @@ export const savingsProductRoutes = [
       })
       .meta({ component: 'SavingsProductRates' }),
     handler: async ({ resource: product, deps }) => {
-      const rows = await deps
-        .knex('savings_product_rates')
-        .where({ product_id: product.id })
-        .orderBy('effective_from')
-        .select(
-          deps.knex.raw(`to_char(effective_from, 'YYYY-MM-DD') AS effective_from`),
-          deps.knex.raw('annual_rate::text AS annual_rate'),
-          'reason',
-          'created_at',
-        );
-      type RateRow = { effective_from: string; annual_rate: string; reason: string; created_at: Date };
-      const rates = rows.map((row: RateRow) => ({
+      const rates = (await productRates(deps.knex, product.id)).map((row) => ({
         ...row,
         annual_rate: new Money(row.annual_rate).toString(),
         created_at: row.created_at.toISOString(),
