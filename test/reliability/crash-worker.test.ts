@@ -114,7 +114,8 @@ test.before(async (t) => {
     outcomes[name] = secondWorker.then(() => scenario.outcome());
   await secondWorker;
   t.log(
-    `set-up ${(seeded - started) / 1000} s, to the crash ${(crashed - seeded) / 1000} s, second worker up ${(Date.now() - crashed) / 1000} s`,
+    `set-up ${(seeded - started) / 1000} s, to the crash ${(crashed - seeded) / 1000} s, ` +
+      `second worker up ${(Date.now() - crashed) / 1000} s`,
   );
 });
 
@@ -189,8 +190,16 @@ async function provisioningRun({
 
   // A loan in arrears (its row is updated) in the middle of the second batch, borrowers in id order.
   const { rows } = await knex.raw<{ rows: { id: string }[] }>(
-    `SELECT id FROM (SELECT l.id, row_number() OVER (ORDER BY l.client_id) AS position FROM loans l WHERE l.enterprise_id = ?) ordered
-     WHERE position > ? AND EXISTS (SELECT 1 FROM loan_installments i WHERE i.loan_id = ordered.id AND i.paid_on IS NULL AND i.due_date < '2026-10-02') ORDER BY position LIMIT 1`,
+    `SELECT id
+     FROM (
+       SELECT l.id, row_number() OVER (ORDER BY l.client_id) AS position FROM loans l WHERE l.enterprise_id = ?
+     ) ordered
+     WHERE position > ?
+       AND EXISTS (
+         SELECT 1 FROM loan_installments i
+         WHERE i.loan_id = ordered.id AND i.paid_on IS NULL AND i.due_date < '2026-10-02'
+       )
+     ORDER BY position LIMIT 1`,
     [crashed.enterpriseId, loansPerBatch * 1.5],
   );
   const runRow = (runId: string) =>
@@ -535,7 +544,8 @@ const verify = (name: string) => async (t: ExecutionContext) => {
 };
 
 test(
-  'a provisioning run over 3 000 loans, its worker killed inside the second batch: completed by the next worker, posted as without a crash',
+  'a provisioning run over 3 000 loans, its worker killed inside the second batch: completed by the ' +
+    'next worker, posted as without a crash',
   verify('provisioning'),
 );
 test(
@@ -543,7 +553,8 @@ test(
   verify('replay'),
 );
 test(
-  'approvals killed between two decisions, after a decision committed unheard, inside a decision: each decision recorded once',
+  'approvals killed between two decisions, after a decision committed unheard, inside a decision: ' +
+    'each decision recorded once',
   verify('approvals'),
 );
 test(
@@ -551,8 +562,12 @@ test(
   verify('withdrawals'),
 );
 
-test('after all of it, the books of the cooperative tie out: balanced, accounts equal to the ledger, capital to the register', async (t) => {
-  t.timeout(180_000);
-  await Promise.all(Object.values(outcomes));
-  t.deepEqual(await booksBreaches(setting.world, new Map()), []);
-});
+test(
+  'after all of it, the books of the cooperative tie out: balanced, accounts equal to the ledger, ' +
+    'capital to the register',
+  async (t) => {
+    t.timeout(180_000);
+    await Promise.all(Object.values(outcomes));
+    t.deepEqual(await booksBreaches(setting.world, new Map()), []);
+  },
+);

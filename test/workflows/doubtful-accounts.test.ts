@@ -306,21 +306,25 @@ async function repaymentAndWriteOffs(t: ExecutionContext, w: LoanWorld, { a, b, 
   t.true(await ledgerBalanced(knex, w.enterpriseId));
 }
 
-test("doubtful loans by cover, their provisions by cover and years doubtful; moves without charge; repayment and write-off from the loan's accounts", async (t) => {
-  const w = await createLoanWorld(app, knex, 'DA1');
-  await knex('enterprise_configurations')
-    .where({ enterprise_id: w.enterpriseId })
-    .update({ business_date: '2026-01-15' });
-  const [a, b, c, d] = [await cashLoan(w), await cashLoan(w), await cashLoan(w), await cashLoan(w)];
-  await confirmedGuarantee(w, { loan: b, kind: 'mortgage', value: '600000', start_date: '2026-01-15' });
-  await confirmedGuarantee(w, { loan: c, kind: 'public_guarantee', value: '600000', start_date: '2026-01-15' });
-  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', {
-    headers: w.users.direction!.headers,
-    json: { enterprise: w.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
-  });
-  t.is(nextYear.status, 201, nextYear.text);
-  const loans = { a, b, c, d };
-  await firstYear(t, w, loans);
-  await laterYears(t, w);
-  await repaymentAndWriteOffs(t, w, loans);
-});
+test(
+  'doubtful loans by cover, their provisions by cover and years doubtful; moves without charge; ' +
+    "repayment and write-off from the loan's accounts",
+  async (t) => {
+    const w = await createLoanWorld(app, knex, 'DA1');
+    await knex('enterprise_configurations')
+      .where({ enterprise_id: w.enterpriseId })
+      .update({ business_date: '2026-01-15' });
+    const [a, b, c, d] = [await cashLoan(w), await cashLoan(w), await cashLoan(w), await cashLoan(w)];
+    await confirmedGuarantee(w, { loan: b, kind: 'mortgage', value: '600000', start_date: '2026-01-15' });
+    await confirmedGuarantee(w, { loan: c, kind: 'public_guarantee', value: '600000', start_date: '2026-01-15' });
+    const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', {
+      headers: w.users.direction!.headers,
+      json: { enterprise: w.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
+    });
+    t.is(nextYear.status, 201, nextYear.text);
+    const loans = { a, b, c, d };
+    await firstYear(t, w, loans);
+    await laterYears(t, w);
+    await repaymentAndWriteOffs(t, w, loans);
+  },
+);

@@ -133,7 +133,8 @@ const expectedOnce = {
 };
 
 test.serial(
-  'the end of day waits for both branches, then provisions, matures the deposit due, moves the date to the next working day; a second start answers it',
+  'the end of day waits for both branches, then provisions, matures the deposit due, moves the date ' +
+    'to the next working day; a second start answers it',
   async (t) => {
     const { world, demand, term } = await maturingWorld(app, 'EOD');
     t.deepEqual([gross.toFixed(0), net.toFixed(0)], ['15000', '13500']);

@@ -179,7 +179,8 @@ async function releaseUnderFourEyes(
 }
 
 test.serial(
-  "the issue's example: a declared pledged deposit no longer reverses a 750 000 provision; a confirmed hold of a real account does; released, it does no more",
+  "the issue's example: a declared pledged deposit no longer reverses a 750 000 provision; a " +
+    'confirmed hold of a real account does; released, it does no more',
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);
@@ -285,7 +286,8 @@ test.serial(
 );
 
 test.serial(
-  "a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; the borrower's own debits respect the hold",
+  'a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; ' +
+    "the borrower's own debits respect the hold",
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);

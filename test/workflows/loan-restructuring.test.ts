@@ -126,7 +126,8 @@ async function restructuredDoubtful(
 }
 
 test.serial(
-  "a doubtful loan restructured: the maker cannot approve, the direction does; it stays doubtful until Art. 14's payment is made",
+  'a doubtful loan restructured: the maker cannot approve, the direction does; it stays doubtful ' +
+    "until Art. 14's payment is made",
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS1');
     await knex('enterprise_configurations')
@@ -257,7 +258,8 @@ test.serial(
 );
 
 test.serial(
-  'a restructured doubtful loan that misses an installment of the transition stays doubtful, fully provisioned; reject needs a reason',
+  'a restructured doubtful loan that misses an installment of the transition stays doubtful, fully ' +
+    'provisioned; reject needs a reason',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS2');
     await knex('enterprise_configurations')
@@ -313,7 +315,8 @@ test.serial(
 );
 
 test.serial(
-  'a second restructuring classes even a performing loan doubtful; bad input is a 4xx naming the field; another branch sees nothing',
+  'a second restructuring classes even a performing loan doubtful; bad input is a 4xx naming the ' +
+    'field; another branch sees nothing',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS3');
     await knex('enterprise_configurations')
@@ -372,7 +375,8 @@ test.serial(
 );
 
 test.serial(
-  "the enterprise's second-restructuring rule: as_first keeps a performing loan restructured twice performing; direction sets it, a 400 names the field",
+  "the enterprise's second-restructuring rule: as_first keeps a performing loan restructured twice " +
+    'performing; direction sets it, a 400 names the field',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS4');
     await knex('enterprise_configurations')
@@ -420,7 +424,8 @@ test.serial(
 );
 
 test.serial(
-  'capitalising the interest arrears only: the principal in arrears stays due on its installments, the interest joins the new series',
+  'capitalising the interest arrears only: the principal in arrears stays due on its installments, ' +
+    'the interest joins the new series',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS5');
     await knex('enterprise_configurations')

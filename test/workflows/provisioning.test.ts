@@ -324,7 +324,8 @@ async function positionsBetweenRuns(t: import('ava').ExecutionContext, w: LoanWo
 }
 
 test.serial(
-  'a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts nothing; the way back; write-off',
+  'a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts ' +
+    'nothing; the way back; write-off',
   async (t) => {
     const w = await world();
     await withWorker(
@@ -596,7 +597,8 @@ test.serial('every enterprise gets its daily Schedule; triggered, it provisions 
 });
 
 test.serial(
-  'the entries of a run are dated its as-of date: the run of January 1 books the positions of December 31 in December, the year of those positions',
+  'the entries of a run are dated its as-of date: the run of January 1 books the positions of ' +
+    'December 31 in December, the year of those positions',
   async (t) => {
     const w = await world();
     const loanId = await cashLoan(w); // due from 15 February, never paid: 319 days late on 31 December, doubtful

@@ -313,7 +313,8 @@ test.serial(
 );
 
 test.serial(
-  'founder shares: refused before 5 years of seniority, accepted after; partly paid shares cancel their unpaid part; the member leaves once refunded',
+  'founder shares: refused before 5 years of seniority, accepted after; partly paid shares cancel ' +
+    'their unpaid part; the member leaves once refunded',
   async (t) => {
     await putBusinessDate(world, '2021-03-01');
     const member = await memberOf(world);
@@ -378,7 +379,8 @@ test.serial(
 );
 
 test.serial(
-  'a member who leaves is refunded net of the outstanding principal: the loan is paid off, its unearned interest waived',
+  'a member who leaves is refunded net of the outstanding principal: the loan is paid off, its ' +
+    'unearned interest waived',
   async (t) => {
     await putBusinessDate(world, '2026-01-15');
     const member = await memberOf(world);
