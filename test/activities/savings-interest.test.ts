@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { postSavingsInterest } from '../../activities/members/savings-interest.activity';
 import { matureTermDeposits } from '../../activities/members/term-deposits.activity';
@@ -41,38 +41,78 @@ async function reconciliation(world: LoanWorld) {
   return answer.body.count as number;
 }
 
+/** SI1's three books, opened on 1 April, with April's movements. */
+async function threeBooksOfApril(world: LoanWorld) {
+  // Daily balances at actual/365, 5 %, 16.5 % withheld; the minimum of the month at 30/360, 6 %, nothing withheld; a
+  // quarterly book.
+  const daily = await savingsProductOf(world, {
+    code: 'LIV',
+    deposit_account_code: '373',
+    interest_rate: '0.05',
+    interest_basis: 'daily_balance',
+    day_count: 'actual_365',
+    withholding_tax_rate: '0.165',
+  });
+  const minimum = await savingsProductOf(world, { code: 'LIM', deposit_account_code: '373', interest_rate: '0.06' });
+  const quarterly = await savingsProductOf(world, {
+    code: 'LIQ',
+    deposit_account_code: '373',
+    interest_rate: '0.06',
+    posting_frequency: 'quarterly',
+  });
+  await setBusinessDate(world, '2026-04-01');
+  const first = await accountOf(world, await memberOf(world), daily, '100000');
+  const second = await accountOf(world, await memberOf(world), minimum, '200000');
+  const third = await accountOf(world, await memberOf(world), quarterly, '200000');
+  await setBusinessDate(world, '2026-04-10');
+  await depositTo(world, first, '50000');
+  await setBusinessDate(world, '2026-04-16');
+  await withdrawFrom(world, second, '50000');
+  await setBusinessDate(world, '2026-04-20');
+  await withdrawFrom(world, first, '30000');
+  return { first, second, third };
+}
+
+/** The quarterly book paid at the end of June; the first book's postings listed. */
+async function juneQuarterAndHistory(t: ExecutionContext, world: LoanWorld, first: string, third: string) {
+  // The quarterly book at the end of June: April, May and June at their minimums (200 000 each) × 30 days × 6 % /
+  // 360.
+  await setBusinessDate(world, '2026-07-01');
+  const june = await postSavingsInterest(context(), {
+    enterpriseId: world.enterpriseId,
+    periodStart: '2026-06-01',
+    periodEnd: '2026-06-30',
+  });
+  const quarter = june.lines.find((line) => line.compteClientId === third && line.account === '613');
+  t.is(quarter?.amount, francs(new Money(200_000 * 30 * 3).times('0.06').div(360)).toFixed(0));
+  t.is(await reconciliation(world), 0);
+
+  const history = await app.request('GET', `/api/v1/members/accounts/${first}/interest-postings/`, {
+    headers: world.users.direction!.headers,
+  });
+  t.like(history.body.results[1], {
+    period_end: '2026-04-30',
+    occasion: 'periodic',
+    interest_from: '2026-04-01',
+    interest_to: '2026-04-30',
+    gross: '510',
+    tax: '84',
+    net: '426',
+  });
+  const listed = await app.request(
+    'GET',
+    `/api/v1/members/interest-postings/?enterprise=${world.enterpriseId}&date_from=2026-04-01&date_to=2026-04-30`,
+    { headers: world.users.direction!.headers },
+  );
+  t.is(listed.body.count, 2);
+}
+
 test(
   'month end: interest from the balance history, gross, tax and net to the franc; the balance is ' +
     "the ledger's; a rerun posts nothing",
   async (t) => {
     const { world, savingsAccount } = await smallCooperative(app, knex, 'SI1');
-    // Daily balances at actual/365, 5 %, 16.5 % withheld; the minimum of the month at 30/360, 6 %, nothing withheld; a
-    // quarterly book.
-    const daily = await savingsProductOf(world, {
-      code: 'LIV',
-      deposit_account_code: '373',
-      interest_rate: '0.05',
-      interest_basis: 'daily_balance',
-      day_count: 'actual_365',
-      withholding_tax_rate: '0.165',
-    });
-    const minimum = await savingsProductOf(world, { code: 'LIM', deposit_account_code: '373', interest_rate: '0.06' });
-    const quarterly = await savingsProductOf(world, {
-      code: 'LIQ',
-      deposit_account_code: '373',
-      interest_rate: '0.06',
-      posting_frequency: 'quarterly',
-    });
-    await setBusinessDate(world, '2026-04-01');
-    const first = await accountOf(world, await memberOf(world), daily, '100000');
-    const second = await accountOf(world, await memberOf(world), minimum, '200000');
-    const third = await accountOf(world, await memberOf(world), quarterly, '200000');
-    await setBusinessDate(world, '2026-04-10');
-    await depositTo(world, first, '50000');
-    await setBusinessDate(world, '2026-04-16');
-    await withdrawFrom(world, second, '50000');
-    await setBusinessDate(world, '2026-04-20');
-    await withdrawFrom(world, first, '30000');
+    const { first, second, third } = await threeBooksOfApril(world);
     t.is(
       ((await t.throwsAsync(postSavingsInterest(context(), april(world.enterpriseId)))) as { code?: string }).code,
       'period_not_ended',
@@ -134,65 +174,63 @@ test(
     t.deepEqual(rerun, { ...result, entries: 0 }, "the first run's figures, nothing posted");
     t.is((await knex('journal_entries').where({ enterprise_id: world.enterpriseId })).length, entriesBefore);
 
-    // The quarterly book at the end of June: April, May and June at their minimums (200 000 each) × 30 days × 6 % /
-    // 360.
-    await setBusinessDate(world, '2026-07-01');
-    const june = await postSavingsInterest(context(), {
-      enterpriseId: world.enterpriseId,
-      periodStart: '2026-06-01',
-      periodEnd: '2026-06-30',
-    });
-    const quarter = june.lines.find((line) => line.compteClientId === third && line.account === '613');
-    t.is(quarter?.amount, francs(new Money(200_000 * 30 * 3).times('0.06').div(360)).toFixed(0));
-    t.is(await reconciliation(world), 0);
-
-    const history = await app.request('GET', `/api/v1/members/accounts/${first}/interest-postings/`, {
-      headers: world.users.direction!.headers,
-    });
-    t.like(history.body.results[1], {
-      period_end: '2026-04-30',
-      occasion: 'periodic',
-      interest_from: '2026-04-01',
-      interest_to: '2026-04-30',
-      gross: '510',
-      tax: '84',
-      net: '426',
-    });
-    const listed = await app.request(
-      'GET',
-      `/api/v1/members/interest-postings/?enterprise=${world.enterpriseId}&date_from=2026-04-01&date_to=2026-04-30`,
-      { headers: world.users.direction!.headers },
-    );
-    t.is(listed.body.count, 2);
+    await juneQuarterAndHistory(t, world, first, third);
   },
 );
+
+/** A member's demand account and a term deposit of 1 000 000 for three months from 15 January, paying into it. */
+async function threeMonthTermDeposit(t: ExecutionContext, world: LoanWorld) {
+  await knex('enterprise_configurations')
+    .where({ enterprise_id: world.enterpriseId })
+    .update({ business_date: '2026-01-15' });
+  const term = await savingsProductOf(world, {
+    code: 'DAT',
+    kind: 'term_deposit',
+    term_months: 3,
+    deposit_account_code: '36100',
+    interest_rate: '0.06',
+    interest_basis: 'daily_balance',
+    day_count: 'actual_365',
+    posting_frequency: 'yearly',
+    withholding_tax_rate: '0.1',
+  });
+  const member = await memberOf(world);
+  const demand = await accountOf(world, member, world.savingsProductId, '10000');
+  const deposit = await accountOf(world, member, term, '1000000');
+  const opened = await app.request('GET', `/api/v1/members/accounts/${deposit}/`, {
+    headers: world.users.direction!.headers,
+  });
+  t.like(opened.body, { maturity_date: '2026-04-15', payout_account: demand });
+  return { demand, deposit };
+}
+
+/** The maturity is listed with its payout account and the capital paid. */
+async function assertMaturityListed(
+  t: ExecutionContext,
+  world: LoanWorld,
+  { deposit, demand, capital }: { deposit: string; demand: string; capital: Money },
+) {
+  const listed = await app.request(
+    'GET',
+    `/api/v1/members/term-deposit-maturities/?enterprise=${world.enterpriseId}&date_from=2026-04-01`,
+    { headers: world.users.direction!.headers },
+  );
+  t.is(listed.body.count, 1);
+  t.like(listed.body.results[0], {
+    account: deposit,
+    payout_account: demand,
+    maturity_date: '2026-04-15',
+    period_end: '2026-04-30',
+    amount: capital.toFixed(0),
+  });
+}
 
 test(
   "a term deposit matures with its final interest into the member's demand account; the term " +
     'account closes at zero; a rerun posts nothing',
   async (t) => {
     const world = await createLoanWorld(app, knex, 'SI2', { capital: false });
-    await knex('enterprise_configurations')
-      .where({ enterprise_id: world.enterpriseId })
-      .update({ business_date: '2026-01-15' });
-    const term = await savingsProductOf(world, {
-      code: 'DAT',
-      kind: 'term_deposit',
-      term_months: 3,
-      deposit_account_code: '36100',
-      interest_rate: '0.06',
-      interest_basis: 'daily_balance',
-      day_count: 'actual_365',
-      posting_frequency: 'yearly',
-      withholding_tax_rate: '0.1',
-    });
-    const member = await memberOf(world);
-    const demand = await accountOf(world, member, world.savingsProductId, '10000');
-    const deposit = await accountOf(world, member, term, '1000000');
-    const opened = await app.request('GET', `/api/v1/members/accounts/${deposit}/`, {
-      headers: world.users.direction!.headers,
-    });
-    t.like(opened.body, { maturity_date: '2026-04-15', payout_account: demand });
+    const { demand, deposit } = await threeMonthTermDeposit(t, world);
 
     await setBusinessDate(world, '2026-05-02');
     t.like(
@@ -237,19 +275,7 @@ test(
       .pluck('id');
     t.is(entries.length, 4, 'every entry dated the maturity day');
 
-    const listed = await app.request(
-      'GET',
-      `/api/v1/members/term-deposit-maturities/?enterprise=${world.enterpriseId}&date_from=2026-04-01`,
-      { headers: world.users.direction!.headers },
-    );
-    t.is(listed.body.count, 1);
-    t.like(listed.body.results[0], {
-      account: deposit,
-      payout_account: demand,
-      maturity_date: '2026-04-15',
-      period_end: '2026-04-30',
-      amount: capital.toFixed(0),
-    });
+    await assertMaturityListed(t, world, { deposit, demand, capital });
 
     t.deepEqual(await matureTermDeposits(context(), april(world.enterpriseId)), { ...result, entries: 0 });
     t.is(
@@ -349,51 +375,71 @@ const monthOf = (enterpriseId: string, period: string) => {
   };
 };
 
+/** Two term products of twelve months at 6 %: one paying at maturity (the default), one paying each month out. */
+async function termProductsPayingTwoWays(t: ExecutionContext, world: LoanWorld) {
+  const atMaturity = await savingsProductOf(world, {
+    code: 'DAT',
+    kind: 'term_deposit',
+    term_months: 12,
+    deposit_account_code: '36100',
+    interest_rate: '0.06',
+  });
+  const toDemand = await savingsProductOf(world, {
+    code: 'DAV',
+    kind: 'term_deposit',
+    term_months: 12,
+    deposit_account_code: '36100',
+    interest_rate: '0.06',
+    interest_payment: 'to_payout_account',
+  });
+  const product = await app.request('GET', `/api/v1/members/products/${atMaturity}/`, {
+    headers: world.users.direction!.headers,
+  });
+  t.like(product.body, {
+    interest_payment: 'at_maturity',
+    posting_frequency: 'monthly',
+    accrued_interest_account_code: '36900',
+  });
+  t.like(
+    (
+      await app.request('POST', '/api/v1/members/products/', {
+        headers: world.users.direction!.headers,
+        json: {
+          enterprise: world.enterpriseId,
+          code: 'BAD',
+          name: 'Bad',
+          kind: 'demand_deposit',
+          deposit_account_code: '3711',
+          interest_payment: 'at_maturity',
+        },
+      })
+    ).body,
+    { status: 400, errors: [{ field: 'interest_payment' }] },
+  );
+  return { atMaturity, toDemand };
+}
+
+/** The month ends of March to December run, and the next year opened. */
+async function monthEndsToTheYearEnd(t: ExecutionContext, world: LoanWorld) {
+  for (let month = 3; month <= 12; month += 1) {
+    const period = `2026-${String(month).padStart(2, '0')}`;
+    await setBusinessDate(world, month === 12 ? '2027-01-01' : `2026-${String(month + 1).padStart(2, '0')}-01`);
+    await postSavingsInterest(context(), monthOf(world.enterpriseId, period));
+  }
+  const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', {
+    headers: world.users.direction!.headers,
+    json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
+  });
+  t.is(nextYear.status, 201, nextYear.text);
+}
+
 test(
   'a term deposit earns simple interest: 1 000 000 at 6 % for 12 months from 15 January pays 60 000 ' +
     'at maturity, not 61 683; one paying to the demand account never grows',
   async (t) => {
     const world = await createLoanWorld(app, knex, 'SI10', { capital: false });
     await setBusinessDate(world, '2026-01-15');
-    const atMaturity = await savingsProductOf(world, {
-      code: 'DAT',
-      kind: 'term_deposit',
-      term_months: 12,
-      deposit_account_code: '36100',
-      interest_rate: '0.06',
-    });
-    const toDemand = await savingsProductOf(world, {
-      code: 'DAV',
-      kind: 'term_deposit',
-      term_months: 12,
-      deposit_account_code: '36100',
-      interest_rate: '0.06',
-      interest_payment: 'to_payout_account',
-    });
-    const product = await app.request('GET', `/api/v1/members/products/${atMaturity}/`, {
-      headers: world.users.direction!.headers,
-    });
-    t.like(product.body, {
-      interest_payment: 'at_maturity',
-      posting_frequency: 'monthly',
-      accrued_interest_account_code: '36900',
-    });
-    t.like(
-      (
-        await app.request('POST', '/api/v1/members/products/', {
-          headers: world.users.direction!.headers,
-          json: {
-            enterprise: world.enterpriseId,
-            code: 'BAD',
-            name: 'Bad',
-            kind: 'demand_deposit',
-            deposit_account_code: '3711',
-            interest_payment: 'at_maturity',
-          },
-        })
-      ).body,
-      { status: 400, errors: [{ field: 'interest_payment' }] },
-    );
+    const { atMaturity, toDemand } = await termProductsPayingTwoWays(t, world);
     const member = await memberOf(world);
     const demand = await accountOf(world, member, world.savingsProductId, '10000');
     const simple = await accountOf(world, member, atMaturity, '1000000');
@@ -415,16 +461,7 @@ test(
       'its interest went to the demand account',
     );
 
-    for (let month = 3; month <= 12; month += 1) {
-      const period = `2026-${String(month).padStart(2, '0')}`;
-      await setBusinessDate(world, month === 12 ? '2027-01-01' : `2026-${String(month + 1).padStart(2, '0')}-01`);
-      await postSavingsInterest(context(), monthOf(world.enterpriseId, period));
-    }
-    const nextYear = await app.request('POST', '/api/v1/enterprise/exercices/', {
-      headers: world.users.direction!.headers,
-      json: { enterprise: world.enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
-    });
-    t.is(nextYear.status, 201, nextYear.text);
+    await monthEndsToTheYearEnd(t, world);
     // They mature on their day, 15 January, by the daily run (here through the API), not at the month end.
     await setBusinessDate(world, '2027-01-14');
     const run = () =>
@@ -484,6 +521,93 @@ function losingTransaction(lost: number): Knex {
   });
 }
 
+/** SI11's eight accounts of two products, opened in April, with April's movements. */
+async function eightAccountsOfApril(world: LoanWorld) {
+  // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing
+  // withheld.
+  const minimum = await savingsProductOf(world, {
+    code: 'LBM',
+    deposit_account_code: '373',
+    interest_rate: '0.05',
+    withholding_tax_rate: '0.1',
+  });
+  const daily = await savingsProductOf(world, {
+    code: 'LBD',
+    deposit_account_code: '373',
+    interest_rate: '0.04',
+    interest_basis: 'daily_balance',
+    day_count: 'actual_365',
+  });
+  const open = async (product: string, deposit: string) => accountOf(world, await memberOf(world), product, deposit);
+  const whole: string[] = [];
+  for (const deposit of ['120000', '250000', '333333', '480500']) whole.push(await open(minimum, deposit));
+  const drawn = await open(minimum, '200000');
+  const [flat, topped] = [await open(daily, '777777'), await open(daily, '100000')] as [string, string];
+  await setBusinessDate(world, '2026-04-10');
+  const late = await open(minimum, '150000');
+  await setBusinessDate(world, '2026-04-16');
+  await withdrawFrom(world, drawn, '50000');
+  await setBusinessDate(world, '2026-04-20');
+  await depositTo(world, topped, '60000');
+  return { whole, drawn, flat, topped, late };
+}
+
+type HandComputed = Map<string, { gross: Money; balanceBefore: number; withheld: boolean }>;
+
+function handComputedInterest(
+  t: ExecutionContext,
+  { whole, drawn, flat, topped, late }: Awaited<ReturnType<typeof eightAccountsOfApril>>,
+): HandComputed {
+  // Each account's gross, by hand: the month's lowest balance × 5 % × its days / 360, or each day's balance × 4 % /
+  // 365.
+  const atMinimum = (balance: number, days: number) => francs(new Money(balance).times('0.05').times(days).div(360));
+  const expected = new Map<string, { gross: Money; balanceBefore: number; withheld: boolean }>([
+    ...[120_000, 250_000, 333_333, 480_500].map(
+      (deposit, index) =>
+        [whole[index]!, { gross: atMinimum(deposit, 30), balanceBefore: deposit, withheld: true }] as const,
+    ),
+    [drawn, { gross: atMinimum(150_000, 30), balanceBefore: 150_000, withheld: true }],
+    // Opened on 10 April: 30/360 counts 21 days to the month's end.
+    [late, { gross: atMinimum(150_000, 21), balanceBefore: 150_000, withheld: true }],
+    [flat, { gross: francs(new Money(777_777 * 30).times('0.04').div(365)), balanceBefore: 777_777, withheld: false }],
+    // 19 days at 100 000, then 11 at 160 000.
+    [
+      topped,
+      {
+        gross: francs(new Money(100_000 * 19 + 160_000 * 11).times('0.04').div(365)),
+        balanceBefore: 160_000,
+        withheld: false,
+      },
+    ],
+  ]);
+  t.deepEqual(
+    [...expected.values()].map(({ gross }) => gross.toFixed(0)),
+    ['500', '1042', '1389', '2002', '625', '438', '2557', '401'],
+    'the hand computation',
+  );
+  return expected;
+}
+
+/** Each account has its own posting, its balance moved by its net, and its own events. */
+async function assertEachAccountPosted(t: ExecutionContext, expected: HandComputed, taxOf: (account: string) => Money) {
+  for (const [account, { gross, balanceBefore }] of expected) {
+    const posting = await knex('savings_interest_postings')
+      .where({ compte_client_id: account, period_end: '2026-04-30' })
+      .first('gross', 'tax', 'interest_from');
+    t.like(posting, { gross: gross.toFixed(0), tax: taxOf(account).toFixed(0) }, account);
+    t.is((await balanceOf(account)).balance, new Money(balanceBefore).plus(gross).minus(taxOf(account)).toFixed(0));
+    const events = await knex('business_event_logs')
+      .where({ subject_id: account, business_date: '2026-04-30' })
+      .orderBy('kind')
+      .pluck('kind');
+    t.deepEqual(
+      events,
+      taxOf(account).isZero() ? ['savings_interest'] : ['savings_interest', 'withholding_tax'],
+      'its own events, on its statement',
+    );
+  }
+}
+
 test(
   'the month end posts a batch of accounts a transaction: eight accounts in batches of three, each ' +
     'paid its own hand-computed interest; run again after a lost batch it posts the rest; a rerun ' +
@@ -491,64 +615,10 @@ test(
   async (t) => {
     const world = await createLoanWorld(app, knex, 'SI11');
     await setBusinessDate(world, '2026-04-01');
-    // The lowest balance of the month at 30/360, 5 %, 10 % withheld; the daily balance at actual/365, 4 %, nothing
-    // withheld.
-    const minimum = await savingsProductOf(world, {
-      code: 'LBM',
-      deposit_account_code: '373',
-      interest_rate: '0.05',
-      withholding_tax_rate: '0.1',
-    });
-    const daily = await savingsProductOf(world, {
-      code: 'LBD',
-      deposit_account_code: '373',
-      interest_rate: '0.04',
-      interest_basis: 'daily_balance',
-      day_count: 'actual_365',
-    });
-    const open = async (product: string, deposit: string) => accountOf(world, await memberOf(world), product, deposit);
-    const whole: string[] = [];
-    for (const deposit of ['120000', '250000', '333333', '480500']) whole.push(await open(minimum, deposit));
-    const drawn = await open(minimum, '200000');
-    const [flat, topped] = [await open(daily, '777777'), await open(daily, '100000')] as [string, string];
-    await setBusinessDate(world, '2026-04-10');
-    const late = await open(minimum, '150000');
-    await setBusinessDate(world, '2026-04-16');
-    await withdrawFrom(world, drawn, '50000');
-    await setBusinessDate(world, '2026-04-20');
-    await depositTo(world, topped, '60000');
+    const accounts = await eightAccountsOfApril(world);
     await setBusinessDate(world, '2026-05-02');
 
-    // Each account's gross, by hand: the month's lowest balance × 5 % × its days / 360, or each day's balance × 4 % /
-    // 365.
-    const atMinimum = (balance: number, days: number) => francs(new Money(balance).times('0.05').times(days).div(360));
-    const expected = new Map<string, { gross: Money; balanceBefore: number; withheld: boolean }>([
-      ...[120_000, 250_000, 333_333, 480_500].map(
-        (deposit, index) =>
-          [whole[index]!, { gross: atMinimum(deposit, 30), balanceBefore: deposit, withheld: true }] as const,
-      ),
-      [drawn, { gross: atMinimum(150_000, 30), balanceBefore: 150_000, withheld: true }],
-      // Opened on 10 April: 30/360 counts 21 days to the month's end.
-      [late, { gross: atMinimum(150_000, 21), balanceBefore: 150_000, withheld: true }],
-      [
-        flat,
-        { gross: francs(new Money(777_777 * 30).times('0.04').div(365)), balanceBefore: 777_777, withheld: false },
-      ],
-      // 19 days at 100 000, then 11 at 160 000.
-      [
-        topped,
-        {
-          gross: francs(new Money(100_000 * 19 + 160_000 * 11).times('0.04').div(365)),
-          balanceBefore: 160_000,
-          withheld: false,
-        },
-      ],
-    ]);
-    t.deepEqual(
-      [...expected.values()].map(({ gross }) => gross.toFixed(0)),
-      ['500', '1042', '1389', '2002', '625', '438', '2557', '401'],
-      'the hand computation',
-    );
+    const expected = handComputedInterest(t, accounts);
 
     // The worker lost in the second batch, after its writes: they roll back, the first batch's three accounts stay
     // posted.
@@ -586,22 +656,7 @@ test(
     const allEntries = [...expected.keys()].filter((account) => !taxOf(account).isZero()).length + expected.size;
     t.is(await interestEvents(), allEntries, 'the gross of every account, the tax of those withheld, once each');
     t.is(result.entries, allEntries - beforeResume, 'the step run again posts only the accounts the lost batch left');
-    for (const [account, { gross, balanceBefore }] of expected) {
-      const posting = await knex('savings_interest_postings')
-        .where({ compte_client_id: account, period_end: '2026-04-30' })
-        .first('gross', 'tax', 'interest_from');
-      t.like(posting, { gross: gross.toFixed(0), tax: taxOf(account).toFixed(0) }, account);
-      t.is((await balanceOf(account)).balance, new Money(balanceBefore).plus(gross).minus(taxOf(account)).toFixed(0));
-      const events = await knex('business_event_logs')
-        .where({ subject_id: account, business_date: '2026-04-30' })
-        .orderBy('kind')
-        .pluck('kind');
-      t.deepEqual(
-        events,
-        taxOf(account).isZero() ? ['savings_interest'] : ['savings_interest', 'withholding_tax'],
-        'its own events, on its statement',
-      );
-    }
+    await assertEachAccountPosted(t, expected, taxOf);
     t.is(result.amount, [...expected.values()].reduce((sum, { gross }) => sum.plus(gross), new Money(0)).toFixed(0));
     t.is(await reconciliation(world), 0, 'every member account equals its ledger movements');
     t.true(await ledgerBalanced(knex, world.enterpriseId));

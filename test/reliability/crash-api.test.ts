@@ -1,4 +1,5 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import type { Knex } from 'knex';
 import type { TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { createLoanWorld, memberOf, openSavingsAccount } from '../helpers/loans';
@@ -29,6 +30,68 @@ const send = (api: TestApp, headers: Record<string, string>, deposit: Deposit) =
     headers: { ...headers, 'idempotency-key': deposit.key },
     json: { amount: deposit.amount, reference: deposit.key },
   });
+
+/** The client retries what got no answer, then sends everything once more: each is answered by its first operation. */
+async function retriedUntilAnswered(
+  t: ExecutionContext,
+  api: TestApp,
+  cashier: Record<string, string>,
+  burst: Deposit[],
+) {
+  await Promise.all(
+    burst
+      .filter((candidate) => candidate.answeredId === undefined)
+      .map(async (deposit) => {
+        const retried = await send(api, cashier, deposit);
+        t.is(retried.status, 201, retried.text);
+        deposit.answeredId = retried.body.id as string;
+      }),
+  );
+  await Promise.all(
+    burst.map(async (deposit) => {
+      const again = await send(api, cashier, deposit);
+      t.is(again.status, 201, again.text);
+      t.is(again.headers.get('idempotent-replayed'), 'true', `${deposit.key} answered as a replay`);
+      t.is(again.body.id, deposit.answeredId, `${deposit.key} answers its first operation`);
+    }),
+  );
+}
+
+/** One journal entry per deposit; each account's balance is its opening deposit and the burst's. */
+async function assertOneEntryAndBalances(
+  t: ExecutionContext,
+  {
+    knex,
+    events,
+    accounts,
+    burst,
+    api,
+    cashier,
+  }: {
+    knex: Knex;
+    events: { id: string }[];
+    accounts: string[];
+    burst: Deposit[];
+    api: TestApp;
+    cashier: Record<string, string>;
+  },
+) {
+  const entries = await knex('journal_entries')
+    .whereIn(
+      'event_id',
+      events.map((event) => event.id),
+    )
+    .count({ n: '*' })
+    .first();
+  t.is(Number(entries!.n), deposits, 'one journal entry per deposit');
+  for (const account of accounts) {
+    const expected = burst
+      .filter((deposit) => deposit.account === account)
+      .reduce((sum, deposit) => sum + BigInt(deposit.amount), 1000n);
+    const shown = await api.request('GET', `/api/v1/members/accounts/${account}/`, { headers: cashier });
+    t.is(shown.body.balance, expected.toString());
+  }
+}
 
 test(
   "the API process killed (SIGKILL) during a burst of deposits: the client's retries with the same " +
@@ -87,23 +150,7 @@ test(
     const crashed = Date.now();
     // The API back on the same port; the client retries what got no answer, then sends everything once more.
     const second = await startApiProcess(t, { ...options, port: first.port });
-    await Promise.all(
-      burst
-        .filter((candidate) => candidate.answeredId === undefined)
-        .map(async (deposit) => {
-          const retried = await send(second.client, cashier, deposit);
-          t.is(retried.status, 201, retried.text);
-          deposit.answeredId = retried.body.id as string;
-        }),
-    );
-    await Promise.all(
-      burst.map(async (deposit) => {
-        const again = await send(second.client, cashier, deposit);
-        t.is(again.status, 201, again.text);
-        t.is(again.headers.get('idempotent-replayed'), 'true', `${deposit.key} answered as a replay`);
-        t.is(again.body.id, deposit.answeredId, `${deposit.key} answers its first operation`);
-      }),
-    );
+    await retriedUntilAnswered(t, second.client, cashier, burst);
 
     t.log(`set-up and burst ${(crashed - started) / 1000} s, restart and retries ${(Date.now() - crashed) / 1000} s`);
     // Counted in the ledger: one event and one entry per key, each account's balance its opening deposit and the
@@ -111,21 +158,7 @@ test(
     const events = await depositEvents();
     t.is(events.length, deposits);
     t.is(new Set(events.map((event) => event.idempotency_key)).size, deposits);
-    const entries = await knex('journal_entries')
-      .whereIn(
-        'event_id',
-        events.map((event) => event.id),
-      )
-      .count({ n: '*' })
-      .first();
-    t.is(Number(entries!.n), deposits, 'one journal entry per deposit');
-    for (const account of accounts) {
-      const expected = burst
-        .filter((deposit) => deposit.account === account)
-        .reduce((sum, deposit) => sum + BigInt(deposit.amount), 1000n);
-      const shown = await second.client.request('GET', `/api/v1/members/accounts/${account}/`, { headers: cashier });
-      t.is(shown.body.balance, expected.toString());
-    }
+    await assertOneEntryAndBalances(t, { knex, events, accounts, burst, api: second.client, cashier });
     t.deepEqual(await booksBreaches(world, new Map()), []);
   },
 );

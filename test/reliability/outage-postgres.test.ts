@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import type { Actor } from '../../activities/context';
 import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
@@ -109,6 +109,74 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pool = { poolMax: 4, acquireTimeoutMs: 2000, statementTimeoutMs: 5000, onWarning: () => undefined };
 const outageMs = 10_000;
 
+/** During the outage, readiness names the database and every refusal is a quick 503; then the API is ready again. */
+function assertRefusedWithoutDelay(
+  t: ExecutionContext,
+  {
+    readiness,
+    refused,
+    during,
+    readinessAfter,
+  }: Record<'readiness' | 'readinessAfter', TestResponse> & Record<'refused' | 'during', Answer[]>,
+) {
+  t.like(
+    readiness,
+    { status: 503, body: { status: 'unavailable', checks: { database: 'unreachable', temporal: 'ok' } } },
+    'readiness names the database',
+  );
+  t.true(refused.length > 0, 'deposits were refused during the outage');
+  for (const answer of refused) {
+    t.like(
+      answer,
+      { status: 503, code: 'database_unavailable', contentType: 'application/problem+json', retryAfter: '5' },
+      `deposit ${answer.key}`,
+    );
+  }
+  t.true(
+    Math.max(...during.map((answer) => answer.ms)) < pool.acquireTimeoutMs + pool.statementTimeoutMs,
+    "no request waits on the database beyond the pool's bounds",
+  );
+  t.like(readinessAfter, { status: 200, body: { status: 'ok' } });
+}
+
+async function assertRetriesRecordedOnce(
+  t: ExecutionContext,
+  knex: Knex,
+  {
+    enterpriseId,
+    accountIds,
+    answers,
+    refused,
+    keysOf,
+    deposit,
+  }: {
+    enterpriseId: string;
+    accountIds: readonly string[];
+    answers: Answer[];
+    refused: Answer[];
+    keysOf: Map<string, string>;
+    deposit: (account: string, key: string) => Promise<TestResponse>;
+  },
+) {
+  // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its
+  // commit went through).
+  const retried = await Promise.all(
+    accountIds.map(async (account) => {
+      const statuses: number[] = [];
+      for (const answer of refused.filter((one) => keysOf.get(one.key) === account))
+        statuses.push((await deposit(account, answer.key)).status);
+      return statuses;
+    }),
+  );
+  t.deepEqual(new Set(retried.flat()), new Set([201]), 'every retry recorded or answered again');
+  const breaches = await ledgerBreaches(
+    knex,
+    enterpriseId,
+    [...keysOf.keys()].filter((key) => answers.some((answer) => answer.key === key)),
+  );
+  t.deepEqual(breaches, []);
+}
+
 test(
   'PostgreSQL stopped for 10 s during a deposit load: 503s without delay, then the API and a worker ' +
     'carry on, and the books hold exactly what was answered',
@@ -173,43 +241,10 @@ test(
             `readiness ${readiness.status} ${JSON.stringify(readiness.body)} in ${readinessMs} ms`,
         );
 
-        t.like(
-          readiness,
-          { status: 503, body: { status: 'unavailable', checks: { database: 'unreachable', temporal: 'ok' } } },
-          'readiness names the database',
-        );
-        t.true(refused.length > 0, 'deposits were refused during the outage');
-        for (const answer of refused) {
-          t.like(
-            answer,
-            { status: 503, code: 'database_unavailable', contentType: 'application/problem+json', retryAfter: '5' },
-            `deposit ${answer.key}`,
-          );
-        }
-        t.true(
-          Math.max(...during.map((answer) => answer.ms)) < pool.acquireTimeoutMs + pool.statementTimeoutMs,
-          "no request waits on the database beyond the pool's bounds",
-        );
-        t.like(readinessAfter, { status: 200, body: { status: 'ok' } });
+        assertRefusedWithoutDelay(t, { readiness, refused, during, readinessAfter });
         t.like(await run.result(), { status: 'completed' }, 'the worker carried the run through the outage');
 
-        // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its
-        // commit went through).
-        const retried = await Promise.all(
-          accountIds.map(async (account) => {
-            const statuses: number[] = [];
-            for (const answer of refused.filter((one) => keysOf.get(one.key) === account))
-              statuses.push((await deposit(account, answer.key)).status);
-            return statuses;
-          }),
-        );
-        t.deepEqual(new Set(retried.flat()), new Set([201]), 'every retry recorded or answered again');
-        const breaches = await ledgerBreaches(
-          knex,
-          enterpriseId,
-          [...keysOf.keys()].filter((key) => answers.some((answer) => answer.key === key)),
-        );
-        t.deepEqual(breaches, []);
+        await assertRetriesRecordedOnce(t, knex, { enterpriseId, accountIds, answers, refused, keysOf, deposit });
         t.log(`checked at ${Date.now() - began} ms`);
       },
       taskQueue,

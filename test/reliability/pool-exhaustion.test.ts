@@ -4,7 +4,7 @@ import { createEnterprise } from '../../activities/enterprise/enterprises.activi
 import { openAccount } from '../../activities/members/member-accounts.activity';
 import { createSavingsProduct } from '../../activities/members/savings-products.activity';
 import { createKnex, type Knex } from '../../db/knex';
-import { startTestApp, testActivityContext } from '../helpers/app';
+import { startTestApp, testActivityContext, type TestResponse } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
 import { insertClient } from '../helpers/mothers';
 import { bearer, createUser } from '../helpers/users';
@@ -51,6 +51,33 @@ async function cashierWithAccount(knex: Knex): Promise<{ enterpriseId: string; a
 
 const pool = { poolMax: 2, acquireTimeoutMs: 1000, statementTimeoutMs: 3000, onWarning: () => undefined };
 
+/** Sessions of the test database waiting on a lock. */
+async function sessionsWaitingOnLock(setup: Knex) {
+  return Number(
+    (
+      await setup('pg_stat_activity')
+        .where({ datname: setup.raw('current_database()'), wait_event_type: 'Lock' })
+        .count({ n: '*' })
+        .first()
+    )?.n,
+  );
+}
+
+/** Ten deposits at once, each answer with the time it took from `started`. */
+function tenDeposits(deposit: (key: string) => Promise<TestResponse>, started: number) {
+  return Promise.all(
+    Array.from({ length: 10 }, async (_, n) => {
+      const response = await deposit(`slow-${n}`);
+      return {
+        status: response.status,
+        code: response.body.code as string,
+        retryAfter: response.headers.get('retry-after'),
+        ms: Date.now() - started,
+      };
+    }),
+  );
+}
+
 test(
   'more concurrent deposits than connections, on a row another session holds: every one answers 503 ' +
     'within the bounds, nothing is written, the pool recovers',
@@ -71,27 +98,9 @@ test(
     const holder = await setup.transaction();
     await holder('comptes_clients').where({ id: accountId }).forUpdate().first('id');
     const started = Date.now();
-    const load = Promise.all(
-      Array.from({ length: 10 }, async (_, n) => {
-        const response = await deposit(`slow-${n}`);
-        return {
-          status: response.status,
-          code: response.body.code as string,
-          retryAfter: response.headers.get('retry-after'),
-          ms: Date.now() - started,
-        };
-      }),
-    );
+    const load = tenDeposits(deposit, started);
     // Once every pooled connection is a deposit waiting on the lock, readiness has none to take either.
-    const waitingOnLock = async () =>
-      Number(
-        (
-          await setup('pg_stat_activity')
-            .where({ datname: setup.raw('current_database()'), wait_event_type: 'Lock' })
-            .count({ n: '*' })
-            .first()
-        )?.n,
-      );
+    const waitingOnLock = () => sessionsWaitingOnLock(setup);
     while ((await waitingOnLock()) < pool.poolMax) await new Promise((resolve) => setTimeout(resolve, 20));
     const readinessAsked = Date.now();
     const readiness = await app.request('GET', '/readyz');

@@ -1,8 +1,11 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { TestApp } from '../helpers/app';
 import { connectTemporalClient } from '../../runtime/services';
 import { createTestDatabase } from '../helpers/database';
 import { testEnvironment } from '../helpers/environment';
-import { createLoanWorld, memberOf, openSavingsAccount, submitApplication } from '../helpers/loans';
+import { createLoanWorld, memberOf, openSavingsAccount, submitApplication, type LoanWorld } from '../helpers/loans';
 import { freePort } from '../helpers/ports';
 import { startApiProcess, startWorkerProcess } from '../helpers/processes';
 import { newTaskQueue } from '../helpers/worker';
@@ -24,6 +27,53 @@ const circuit = [
   ['credit_committee', 'committee'],
   ['direction', 'direction'],
 ] as const;
+
+/** Loan applications decided step by step, each decision through the other API than the last. */
+async function applicationsDecidedThroughBoth(t: ExecutionContext, apis: TestApp[], world: LoanWorld) {
+  const submitted: { id: string; workflow_id: string }[] = [];
+  for (let index = 0; index < applications; index += 1) {
+    const application = await submitApplication({ ...world, app: apis[index % 2]! }, await memberOf(world));
+    t.is(application.status, 201, application.text);
+    submitted.push(application.body as { id: string; workflow_id: string });
+  }
+  for (const [step, [, user]] of circuit.entries()) {
+    const decided = await Promise.all(
+      submitted.map((application, index) =>
+        apis[(index + step) % 2]!.request('POST', `/api/v1/loans/applications/${application.id}/decisions/`, {
+          headers: world.users[user]!.headers,
+          json: { decision: 'approve' },
+        }),
+      ),
+    );
+    t.true(
+      decided.every((answer) => answer.status === 200),
+      decided.map((answer) => answer.text).join('\n'),
+    );
+  }
+  return submitted;
+}
+
+/** Each application approved, each of its steps decided once; returns the identities of the workers that ran them. */
+async function assertEachApprovedOnce(
+  t: ExecutionContext,
+  knex: Knex,
+  temporal: Client,
+  submitted: { id: string; workflow_id: string }[],
+) {
+  const identities = new Set<string>();
+  for (const application of submitted) {
+    const handle = temporal.workflow.getHandle(application.workflow_id);
+    t.like(await handle.result(), { status: 'approved' });
+    for (const event of (await handle.fetchHistory()).events ?? []) {
+      const identity =
+        event.workflowTaskStartedEventAttributes?.identity ?? event.activityTaskStartedEventAttributes?.identity;
+      if (identity) identities.add(identity);
+    }
+    const decisions = await knex('loan_application_decisions').where({ application_id: application.id }).pluck('step');
+    t.deepEqual([...decisions].sort(), circuit.map(([step]) => step).sort(), 'each step decided once');
+  }
+  return identities;
+}
 
 test(
   'two APIs and two workers share one database and one Temporal: both APIs migrate it at once, ' +
@@ -69,27 +119,7 @@ test(
       answers.map((answer) => answer.status).join(' '),
     );
 
-    // Loan applications decided step by step, each decision through the other API than the last.
-    const submitted: { id: string; workflow_id: string }[] = [];
-    for (let index = 0; index < applications; index += 1) {
-      const application = await submitApplication({ ...world, app: apis[index % 2]! }, await memberOf(world));
-      t.is(application.status, 201, application.text);
-      submitted.push(application.body as { id: string; workflow_id: string });
-    }
-    for (const [step, [, user]] of circuit.entries()) {
-      const decided = await Promise.all(
-        submitted.map((application, index) =>
-          apis[(index + step) % 2]!.request('POST', `/api/v1/loans/applications/${application.id}/decisions/`, {
-            headers: world.users[user]!.headers,
-            json: { decision: 'approve' },
-          }),
-        ),
-      );
-      t.true(
-        decided.every((answer) => answer.status === 200),
-        decided.map((answer) => answer.text).join('\n'),
-      );
-    }
+    const submitted = await applicationsDecidedThroughBoth(t, apis, world);
 
     const events = await knex('business_event_logs')
       .where({ enterprise_id: world.enterpriseId, kind: 'deposit' })
@@ -106,20 +136,7 @@ test(
     }
 
     const temporal = await connectTemporalClient(testEnvironment().temporalAddress, 'default');
-    const identities = new Set<string>();
-    for (const application of submitted) {
-      const handle = temporal.workflow.getHandle(application.workflow_id);
-      t.like(await handle.result(), { status: 'approved' });
-      for (const event of (await handle.fetchHistory()).events ?? []) {
-        const identity =
-          event.workflowTaskStartedEventAttributes?.identity ?? event.activityTaskStartedEventAttributes?.identity;
-        if (identity) identities.add(identity);
-      }
-      const decisions = await knex('loan_application_decisions')
-        .where({ application_id: application.id })
-        .pluck('step');
-      t.deepEqual([...decisions].sort(), circuit.map(([step]) => step).sort(), 'each step decided once');
-    }
+    const identities = await assertEachApprovedOnce(t, knex, temporal, submitted);
     // Which worker ran which task is Temporal's choice: logged, not asserted.
     t.log(`tasks run by ${[...identities].join(', ')} (worker pids ${workers.map((worker) => worker.pid).join(', ')})`);
     t.deepEqual(await booksBreaches(world, new Map()), []);

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { markMonthEndFailed, openMonthEndRun, runMonthEndStep } from '../../activities/enterprise/month-end.activity';
@@ -298,6 +299,32 @@ async function februaryResumed(t: ExecutionContext, world: LoanWorld) {
   t.is(await accountBalance(knex, world.enterpriseId, '3291'), first.amount);
 }
 
+/** The Schedule, triggered on 1 April, runs March under March's own workflow id, tagged with the cooperative. */
+async function marchBySchedule(t: ExecutionContext, client: Client, world: LoanWorld) {
+  const { enterpriseId } = world;
+  // The Schedule, triggered on 1 April, runs March under March's own workflow id.
+  const schedule = client.schedule.getHandle(monthEndScheduleId(enterpriseId));
+  const description = await schedule.describe();
+  t.like(description.action, { type: 'startWorkflow', workflowType: 'monthEnd' });
+  t.is(description.spec.calendars?.[0]?.dayOfMonth?.[0]?.start, 1);
+  await schedule.trigger();
+  const march = await untilWorkflow({
+    workflowId: `month-end-${enterpriseId}-2026-03`,
+    what: 'the month end of March, started by its Schedule',
+    read: async () => {
+      const run = await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-03' }).first();
+      return run?.status === 'done' ? run : undefined;
+    },
+  });
+  t.like(march, { status: 'done', trigger: 'schedule', started_by: null });
+  t.is((await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).result()).period, '2026-03');
+  // The month's workflow, started by the Schedule's, carries the cooperative's code and its month prefixed with
+  // it.
+  const tags = (await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).describe()).typedSearchAttributes;
+  t.is(tags.get(enterpriseCodeKey), 'ME2');
+  t.is(tags.get(businessIdKey), 'ME2/2026-03');
+}
+
 test(
   'month ends run in order and the year closes only with its month ends done; the Schedule runs the ' +
     'month just ended',
@@ -313,28 +340,7 @@ test(
         t.is((await runMonthEnd(world, '2026-03')).body.code, 'previous_month_end_not_done');
         await februaryResumed(t, world);
 
-        // The Schedule, triggered on 1 April, runs March under March's own workflow id.
-        const schedule = client.schedule.getHandle(monthEndScheduleId(enterpriseId));
-        const description = await schedule.describe();
-        t.like(description.action, { type: 'startWorkflow', workflowType: 'monthEnd' });
-        t.is(description.spec.calendars?.[0]?.dayOfMonth?.[0]?.start, 1);
-        await schedule.trigger();
-        const march = await untilWorkflow({
-          workflowId: `month-end-${enterpriseId}-2026-03`,
-          what: 'the month end of March, started by its Schedule',
-          read: async () => {
-            const run = await knex('month_end_runs').where({ enterprise_id: enterpriseId, period: '2026-03' }).first();
-            return run?.status === 'done' ? run : undefined;
-          },
-        });
-        t.like(march, { status: 'done', trigger: 'schedule', started_by: null });
-        t.is((await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).result()).period, '2026-03');
-        // The month's workflow, started by the Schedule's, carries the cooperative's code and its month prefixed with
-        // it.
-        const tags = (await client.workflow.getHandle(`month-end-${enterpriseId}-2026-03`).describe())
-          .typedSearchAttributes;
-        t.is(tags.get(enterpriseCodeKey), 'ME2');
-        t.is(tags.get(businessIdKey), 'ME2/2026-03');
+        await marchBySchedule(t, client, world);
 
         const listed = await app.request(
           'GET',
@@ -588,6 +594,84 @@ test(
   },
 );
 
+/** Users of one branch read neither the month end nor the provisioning run, alone or listed. */
+async function assertBranchUsersReadNone(
+  t: ExecutionContext,
+  { enterpriseId, users }: LoanWorld,
+  { monthEnd, runId }: { monthEnd: string; runId: string },
+) {
+  for (const user of ['other_cashier', 'other_head', 'cashier', 'branch_head']) {
+    const userHeaders = users[user]!.headers;
+    t.is(
+      (await app.request('GET', `/api/v1/enterprise/month-ends/${monthEnd}/`, { headers: userHeaders })).status,
+      404,
+      `${user}: the month end`,
+    );
+    t.is(
+      (
+        await app.request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/month-ends/${monthEnd}/`, {
+          headers: userHeaders,
+        })
+      ).status,
+      404,
+      `${user}: the nested month end`,
+    );
+    t.deepEqual(
+      (
+        await app.request('GET', `/api/v1/enterprise/month-ends/?enterprise=${enterpriseId}`, {
+          headers: userHeaders,
+        })
+      ).body.results,
+      [],
+      `${user}: the month ends`,
+    );
+    t.is(
+      (await app.request('GET', `/api/v1/loans/provisions/runs/${runId}/`, { headers: userHeaders })).status,
+      404,
+      `${user}: the provisioning run`,
+    );
+    t.deepEqual(
+      (
+        await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${enterpriseId}`, {
+          headers: userHeaders,
+        })
+      ).body.results,
+      [],
+      `${user}: the provisioning runs`,
+    );
+  }
+}
+
+/** The month's reporting pack, made by the month end, is consolidated: a branch's direction role does not read it. */
+async function assertPackConsolidated(t: ExecutionContext, world: LoanWorld) {
+  const { enterpriseId } = world;
+  const pack = (await knex('reporting_packs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first('id'))
+    .id as string;
+  const username = 'branch_direction_me8';
+  await createUser(knex, username, [{ role: 'direction', enterpriseId, branchId: world.headOffice }]);
+  const branchDirection = await bearer(app, username, '10.61.0.6');
+  t.is(
+    (await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, { headers: branchDirection })).status,
+    404,
+  );
+  t.deepEqual(
+    (
+      await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${enterpriseId}`, {
+        headers: branchDirection,
+      })
+    ).body.results,
+    [],
+  );
+  t.is(
+    (
+      await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, {
+        headers: world.users.direction!.headers,
+      })
+    ).status,
+    200,
+  );
+}
+
 test(
   'a user of one branch reads no month end nor provisioning run: their figures and lines are the ' +
     "whole enterprise's (issue 27)",
@@ -629,47 +713,7 @@ test(
         .status,
       404,
     );
-    for (const user of ['other_cashier', 'other_head', 'cashier', 'branch_head']) {
-      const userHeaders = world.users[user]!.headers;
-      t.is(
-        (await app.request('GET', `/api/v1/enterprise/month-ends/${monthEnd}/`, { headers: userHeaders })).status,
-        404,
-        `${user}: the month end`,
-      );
-      t.is(
-        (
-          await app.request('GET', `/api/v1/enterprise/enterprises/${enterpriseId}/month-ends/${monthEnd}/`, {
-            headers: userHeaders,
-          })
-        ).status,
-        404,
-        `${user}: the nested month end`,
-      );
-      t.deepEqual(
-        (
-          await app.request('GET', `/api/v1/enterprise/month-ends/?enterprise=${enterpriseId}`, {
-            headers: userHeaders,
-          })
-        ).body.results,
-        [],
-        `${user}: the month ends`,
-      );
-      t.is(
-        (await app.request('GET', `/api/v1/loans/provisions/runs/${run.id as string}/`, { headers: userHeaders }))
-          .status,
-        404,
-        `${user}: the provisioning run`,
-      );
-      t.deepEqual(
-        (
-          await app.request('GET', `/api/v1/loans/provisions/runs/?enterprise=${enterpriseId}`, {
-            headers: userHeaders,
-          })
-        ).body.results,
-        [],
-        `${user}: the provisioning runs`,
-      );
-    }
+    await assertBranchUsersReadNone(t, world, { monthEnd, runId: run.id as string });
     t.is(
       (
         await app.request('GET', `/api/v1/enterprise/month-ends/${monthEnd}/`, {
@@ -688,33 +732,7 @@ test(
       200,
     );
 
-    // The month's reporting pack, made by the month end, is consolidated: a direction role in one branch does not read
-    // it.
-    const pack = (await knex('reporting_packs').where({ enterprise_id: enterpriseId, period: '2026-01' }).first('id'))
-      .id as string;
-    const username = 'branch_direction_me8';
-    await createUser(knex, username, [{ role: 'direction', enterpriseId, branchId: world.headOffice }]);
-    const branchDirection = await bearer(app, username, '10.61.0.6');
-    t.is(
-      (await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, { headers: branchDirection })).status,
-      404,
-    );
-    t.deepEqual(
-      (
-        await app.request('GET', `/api/v1/accounts/reporting-packs/?enterprise=${enterpriseId}`, {
-          headers: branchDirection,
-        })
-      ).body.results,
-      [],
-    );
-    t.is(
-      (
-        await app.request('GET', `/api/v1/accounts/reporting-packs/${pack}/`, {
-          headers: world.users.direction!.headers,
-        })
-      ).status,
-      200,
-    );
+    await assertPackConsolidated(t, world);
   },
 );
 
