@@ -180,103 +180,112 @@ async function sums(
   );
 }
 
-test('the month totals equal the lines: the check finds no gap, and finds a line changed behind the triggers', async (t) => {
-  t.deepEqual(
-    await knex.raw('SELECT * FROM coopbank_month_total_gaps(?)', [book.enterpriseId]).then((result) => result.rows),
-    [],
-  );
-  const lines = await knex('ledger_month_totals')
-    .where({ enterprise_id: book.enterpriseId })
-    .sum('line_count as count')
-    .first();
-  t.is(
-    Number(lines?.count),
-    Number(
-      (
-        await knex('journal_lines as l')
+test(
+  'the month totals equal the lines: the check finds no gap, and finds a line changed behind the ' + 'triggers',
+  async (t) => {
+    t.deepEqual(
+      await knex.raw('SELECT * FROM coopbank_month_total_gaps(?)', [book.enterpriseId]).then((result) => result.rows),
+      [],
+    );
+    const lines = await knex('ledger_month_totals')
+      .where({ enterprise_id: book.enterpriseId })
+      .sum('line_count as count')
+      .first();
+    t.is(
+      Number(lines?.count),
+      Number(
+        (
+          await knex('journal_lines as l')
+            .join('journal_entries as e', 'e.id', 'l.entry_id')
+            .where('e.enterprise_id', book.enterpriseId)
+            .count('* as count')
+            .first()
+        )?.count,
+      ),
+    );
+    await t.throwsAsync(
+      inTransaction(knex, async (trx) => {
+        await trx.raw('SET LOCAL session_replication_role = replica');
+        const line = await trx('journal_lines as l')
           .join('journal_entries as e', 'e.id', 'l.entry_id')
           .where('e.enterprise_id', book.enterpriseId)
-          .count('* as count')
-          .first()
-      )?.count,
-    ),
-  );
-  await t.throwsAsync(
-    inTransaction(knex, async (trx) => {
-      await trx.raw('SET LOCAL session_replication_role = replica');
-      const line = await trx('journal_lines as l')
-        .join('journal_entries as e', 'e.id', 'l.entry_id')
-        .where('e.enterprise_id', book.enterpriseId)
-        .where('l.debit', '>', 0)
-        .first('l.id', 'l.debit');
-      await trx('journal_lines')
-        .where({ id: line.id })
-        .update({ debit: trx.raw('debit + 1') });
-      const gaps = await trx.raw('SELECT * FROM coopbank_month_total_gaps(?)', [book.enterpriseId]);
-      t.is(gaps.rows.length, 1, 'one gap: the changed line’s month, branch and account');
-      t.is(new Money(gaps.rows[0].line_debit).minus(gaps.rows[0].kept_debit).toString(), '1');
-      throw new Error('rolled back');
-    }),
-    { message: 'rolled back' },
-  );
-});
+          .where('l.debit', '>', 0)
+          .first('l.id', 'l.debit');
+        await trx('journal_lines')
+          .where({ id: line.id })
+          .update({ debit: trx.raw('debit + 1') });
+        const gaps = await trx.raw('SELECT * FROM coopbank_month_total_gaps(?)', [book.enterpriseId]);
+        t.is(gaps.rows.length, 1, 'one gap: the changed line’s month, branch and account');
+        t.is(new Money(gaps.rows[0].line_debit).minus(gaps.rows[0].kept_debit).toString(), '1');
+        throw new Error('rolled back');
+      }),
+      { message: 'rolled back' },
+    );
+  },
+);
 
-test('balances, openings and movements at random dates are the same read from the month totals as from the lines', async (t) => {
-  const dates = fc.tuple(
-    fc.integer({ min: 0, max: 729 }),
-    fc.integer({ min: 0, max: 729 }),
-    fc.constantFrom<'all' | 0 | 1>('all', 0, 1),
-  );
-  await fc.assert(
-    fc.asyncProperty(dates, async ([upTo, from, branch]) => {
-      const date = dayOf(Math.max(upTo, from));
-      const branches = branch === 'all' ? 'all' : [book.branches[branch]!];
-      const { scope } = await balanceScopeAt(knex, book.enterpriseId, date, branches);
-      const split = dayOf(Math.min(upTo, from));
-      const [fromTotals, fromLines] = await Promise.all([
-        sums((s, at) => totalsInScope(knex, s, at), scope, split),
-        sums((s) => linesInScope(knex, s), scope, split),
-      ]);
-      t.deepEqual(fromTotals, fromLines, `at ${date}, movements from ${split}, branches ${String(branch)}`);
-    }),
-    { seed, numRuns: 60 },
-  );
-});
+test(
+  'balances, openings and movements at random dates are the same read from the month totals as from ' + 'the lines',
+  async (t) => {
+    const dates = fc.tuple(
+      fc.integer({ min: 0, max: 729 }),
+      fc.integer({ min: 0, max: 729 }),
+      fc.constantFrom<'all' | 0 | 1>('all', 0, 1),
+    );
+    await fc.assert(
+      fc.asyncProperty(dates, async ([upTo, from, branch]) => {
+        const date = dayOf(Math.max(upTo, from));
+        const branches = branch === 'all' ? 'all' : [book.branches[branch]!];
+        const { scope } = await balanceScopeAt(knex, book.enterpriseId, date, branches);
+        const split = dayOf(Math.min(upTo, from));
+        const [fromTotals, fromLines] = await Promise.all([
+          sums((s, at) => totalsInScope(knex, s, at), scope, split),
+          sums((s) => linesInScope(knex, s), scope, split),
+        ]);
+        t.deepEqual(fromTotals, fromLines, `at ${date}, movements from ${split}, branches ${String(branch)}`);
+      }),
+      { seed, numRuns: 60 },
+    );
+  },
+);
 
-test('the income statement between random dates equals the lines of classes 6 and 7, closing entries left out', async (t) => {
-  const period = fc
-    .tuple(fc.integer({ min: 0, max: 729 }), fc.integer({ min: 0, max: 729 }))
-    .map(([a, b]) => ({ from: dayOf(Math.min(a, b)), to: dayOf(Math.max(a, b)) }));
-  await fc.assert(
-    fc.asyncProperty(period, async ({ from, to }) => {
-      const answer = await incomeStatementOf(
-        knex,
-        { enterpriseId: book.enterpriseId, chartId: book.chartId, branch: null, branches: 'all' },
-        { from, to },
-      );
-      const expected = await knex('journal_lines as l')
-        .join('journal_entries as e', 'e.id', 'l.entry_id')
-        .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-        .where('e.enterprise_id', book.enterpriseId)
-        .whereBetween('e.entry_date', [from, to])
-        .whereIn('c.class', [6, 7])
-        .whereNotExists((closing) =>
-          closing
-            .select(1)
-            .from('exercice_closing_entries as x')
-            .where('x.step', 'closing')
-            .whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'),
-        )
-        .first(
-          knex.raw(`coalesce(sum(l.credit - l.debit), 0)::text AS result`),
-          knex.raw(`coalesce(sum(l.debit - l.credit) FILTER (WHERE c.class = 6), 0)::text AS expenses`),
+test(
+  'the income statement between random dates equals the lines of classes 6 and 7, closing entries ' + 'left out',
+  async (t) => {
+    const period = fc
+      .tuple(fc.integer({ min: 0, max: 729 }), fc.integer({ min: 0, max: 729 }))
+      .map(([a, b]) => ({ from: dayOf(Math.min(a, b)), to: dayOf(Math.max(a, b)) }));
+    await fc.assert(
+      fc.asyncProperty(period, async ({ from, to }) => {
+        const answer = await incomeStatementOf(
+          knex,
+          { enterpriseId: book.enterpriseId, chartId: book.chartId, branch: null, branches: 'all' },
+          { from, to },
         );
-      t.true(
-        new Money(answer.totals.result).eq(expected.result),
-        `result ${from} to ${to}: ${answer.totals.result} vs ${expected.result}`,
-      );
-      t.true(new Money(answer.totals.expenses).eq(expected.expenses), `expenses ${from} to ${to}`);
-    }),
-    { seed, numRuns: 40 },
-  );
-});
+        const expected = await knex('journal_lines as l')
+          .join('journal_entries as e', 'e.id', 'l.entry_id')
+          .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+          .where('e.enterprise_id', book.enterpriseId)
+          .whereBetween('e.entry_date', [from, to])
+          .whereIn('c.class', [6, 7])
+          .whereNotExists((closing) =>
+            closing
+              .select(1)
+              .from('exercice_closing_entries as x')
+              .where('x.step', 'closing')
+              .whereRaw('x.entry_id IN (e.id, e.reverses_entry_id)'),
+          )
+          .first(
+            knex.raw(`coalesce(sum(l.credit - l.debit), 0)::text AS result`),
+            knex.raw(`coalesce(sum(l.debit - l.credit) FILTER (WHERE c.class = 6), 0)::text AS expenses`),
+          );
+        t.true(
+          new Money(answer.totals.result).eq(expected.result),
+          `result ${from} to ${to}: ${answer.totals.result} vs ${expected.result}`,
+        );
+        t.true(new Money(answer.totals.expenses).eq(expected.expenses), `expenses ${from} to ${to}`);
+      }),
+      { seed, numRuns: 40 },
+    );
+  },
+);

@@ -141,18 +141,21 @@ test('refusals keep their codes, and nothing of a refused event is kept', async 
   t.is((await knex('business_event_logs').where({ enterprise_id: enterpriseId })).length, 0);
 });
 
-test('a suspended enterprise records no money movement; book-keeping still posts, and a retry is still answered', async (t) => {
-  const enterpriseId = await newEnterprise('P5');
-  const before = await record({ enterpriseId, idempotencyKey: 'before' });
-  await knex('enterprises').where({ id: enterpriseId }).update({ status: 'suspended' });
-  t.is(await codeOf(record({ enterpriseId, idempotencyKey: 'after' })), 'enterprise_suspended');
-  t.deepEqual(await record({ enterpriseId, idempotencyKey: 'before' }), { ...before, replayed: true });
-  t.not(
-    (await record({ enterpriseId, kind: 'interest_accrual', amount: new Money('10'), idempotencyKey: 'accrual' }))
-      .entryId,
-    null,
-  );
-});
+test(
+  'a suspended enterprise records no money movement; book-keeping still posts, and a retry is still ' + 'answered',
+  async (t) => {
+    const enterpriseId = await newEnterprise('P5');
+    const before = await record({ enterpriseId, idempotencyKey: 'before' });
+    await knex('enterprises').where({ id: enterpriseId }).update({ status: 'suspended' });
+    t.is(await codeOf(record({ enterpriseId, idempotencyKey: 'after' })), 'enterprise_suspended');
+    t.deepEqual(await record({ enterpriseId, idempotencyKey: 'before' }), { ...before, replayed: true });
+    t.not(
+      (await record({ enterpriseId, kind: 'interest_accrual', amount: new Money('10'), idempotencyKey: 'accrual' }))
+        .entryId,
+      null,
+    );
+  },
+);
 
 test('an update sent alongside the event takes effect with a new event only', async (t) => {
   const enterpriseId = await newEnterprise('P6');

@@ -57,40 +57,44 @@ function localHeader(name: string, flags: number, compressedSize: number, uncomp
   return Buffer.concat([header, Buffer.from(name)]);
 }
 
-test('a part hidden after a data descriptor, which the directory does not list, is inflated and counted as a streaming reader would', async (t) => {
-  // The directory lists one small part spanning the file; a streaming reader ends that part at its descriptor and
-  // then reads the hidden 5 MB shared strings that follow.
-  const small = zlib.deflateRawSync('<workbook/>');
-  const descriptor = Buffer.alloc(16);
-  descriptor.writeUInt32LE(0x08074b50, 0);
-  descriptor.writeUInt32LE(small.length, 8);
-  descriptor.writeUInt32LE(11, 12);
-  const bomb = await deflatedRun('<sst><si><t>', 5, '</t></si></sst>');
-  const records = Buffer.concat([
-    localHeader('xl/workbook.xml', 0x08, 0, 0),
-    small,
-    descriptor,
-    localHeader('xl/sharedStrings.xml', 0, bomb.length, 10),
-    bomb,
-  ]);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(records.length - 30 - 15, 20);
-  central.writeUInt32LE(100, 24);
-  central.writeUInt16LE(15, 28);
-  const directory = Buffer.concat([central, Buffer.from('xl/workbook.xml')]);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(records.length, 16);
-  t.regex(
-    (await guarded(t, Buffer.concat([records, directory, end])))!,
-    /inflate to more than the 100 bytes its directory declares: refused as a possible zip bomb/,
-  );
-});
+test(
+  'a part hidden after a data descriptor, which the directory does not list, is inflated and ' +
+    'counted as a streaming reader would',
+  async (t) => {
+    // The directory lists one small part spanning the file; a streaming reader ends that part at its descriptor and
+    // then reads the hidden 5 MB shared strings that follow.
+    const small = zlib.deflateRawSync('<workbook/>');
+    const descriptor = Buffer.alloc(16);
+    descriptor.writeUInt32LE(0x08074b50, 0);
+    descriptor.writeUInt32LE(small.length, 8);
+    descriptor.writeUInt32LE(11, 12);
+    const bomb = await deflatedRun('<sst><si><t>', 5, '</t></si></sst>');
+    const records = Buffer.concat([
+      localHeader('xl/workbook.xml', 0x08, 0, 0),
+      small,
+      descriptor,
+      localHeader('xl/sharedStrings.xml', 0, bomb.length, 10),
+      bomb,
+    ]);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(records.length - 30 - 15, 20);
+    central.writeUInt32LE(100, 24);
+    central.writeUInt16LE(15, 28);
+    const directory = Buffer.concat([central, Buffer.from('xl/workbook.xml')]);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(1, 8);
+    end.writeUInt16LE(1, 10);
+    end.writeUInt32LE(directory.length, 12);
+    end.writeUInt32LE(records.length, 16);
+    t.regex(
+      (await guarded(t, Buffer.concat([records, directory, end])))!,
+      /inflate to more than the 100 bytes its directory declares: refused as a possible zip bomb/,
+    );
+  },
+);
 
 test('a part that does not inflate, or a file with no zip directory, is not a readable workbook', async (t) => {
   const garbage = {

@@ -108,70 +108,75 @@ async function accountsOffLedger(knex: Knex): Promise<number> {
   return rows.length;
 }
 
-test('a backup taken while deposits are written restores into a fresh data directory with the books, members and loans as they were', async (t) => {
-  // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-backup-'));
-  fs.chmodSync(workDir, 0o755);
-  t.teardown(() => fs.rmSync(workDir, { recursive: true, force: true }));
-  const [sourceDir, backupDir, restoredDir] = ['source', 'backups/one', 'restored'].map((name) =>
-    path.join(workDir, name),
-  ) as [string, string, string];
-  fs.mkdirSync(sourceDir, { mode: 0o755 });
-  const password = randomBytes(16).toString('hex');
-  fs.writeFileSync(path.join(sourceDir, 'pg-password'), `${password}\n`, { mode: 0o600 });
-  const sourcePort = await freePort();
-  const source = await startCluster(sourceDir, sourcePort, password, true);
-  t.teardown(() => stopCluster(source));
-  await migrateToLatest(source.knex);
+test(
+  'a backup taken while deposits are written restores into a fresh data directory with the books, ' +
+    'members and loans as they were',
+  async (t) => {
+    // Under /tmp and world-traversable: when run as root, PostgreSQL runs as the `postgres` user.
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-backup-'));
+    fs.chmodSync(workDir, 0o755);
+    t.teardown(() => fs.rmSync(workDir, { recursive: true, force: true }));
+    const [sourceDir, backupDir, restoredDir] = ['source', 'backups/one', 'restored'].map((name) =>
+      path.join(workDir, name),
+    ) as [string, string, string];
+    fs.mkdirSync(sourceDir, { mode: 0o755 });
+    const password = randomBytes(16).toString('hex');
+    fs.writeFileSync(path.join(sourceDir, 'pg-password'), `${password}\n`, { mode: 0o600 });
+    const sourcePort = await freePort();
+    const source = await startCluster(sourceDir, sourcePort, password, true);
+    t.teardown(() => stopCluster(source));
+    await migrateToLatest(source.knex);
 
-  const { context, newEnterprise } = await activitySetting(source.knex);
-  const enterpriseId = await newEnterprise('BKP');
-  const lending = await seedLending(source.knex, enterpriseId);
-  for (let loan = 0; loan < 3; loan += 1) await lending.disbursedLoan('1000000');
-  const { accounts, teller } = await seedAccounts(source.knex, enterpriseId, writers);
+    const { context, newEnterprise } = await activitySetting(source.knex);
+    const enterpriseId = await newEnterprise('BKP');
+    const lending = await seedLending(source.knex, enterpriseId);
+    for (let loan = 0; loan < 3; loan += 1) await lending.disbursedLoan('1000000');
+    const { accounts, teller } = await seedAccounts(source.knex, enterpriseId, writers);
 
-  const load = depositLoad(context, accounts, teller);
-  await load.reach(40);
-  const acknowledgedBefore = [...load.acknowledged];
-  const started = Date.now();
-  const manifest = await backupInstallation(sourceDir, sourcePort, backupDir);
-  const backupMs = Date.now() - started;
-  const writtenDuring = load.acknowledged.size - acknowledgedBefore.length;
-  await load.stop();
-  t.log(
-    `backup ${backupMs} ms, ${manifest.postgres.walSegments} WAL segment(s), ${writtenDuring} deposits acknowledged while it ran`,
-  );
-  t.true(writtenDuring > 0, 'the deposits went on during the backup');
-  t.false(manifest.temporal, 'no Temporal state in this data directory');
-  t.deepEqual(manifest.secrets, ['pg-password']);
+    const load = depositLoad(context, accounts, teller);
+    await load.reach(40);
+    const acknowledgedBefore = [...load.acknowledged];
+    const started = Date.now();
+    const manifest = await backupInstallation(sourceDir, sourcePort, backupDir);
+    const backupMs = Date.now() - started;
+    const writtenDuring = load.acknowledged.size - acknowledgedBefore.length;
+    await load.stop();
+    t.log(
+      `backup ${backupMs} ms, ${manifest.postgres.walSegments} WAL segment(s), ` +
+        `${writtenDuring} deposits acknowledged while it ran`,
+    );
+    t.true(writtenDuring > 0, 'the deposits went on during the backup');
+    t.false(manifest.temporal, 'no Temporal state in this data directory');
+    t.deepEqual(manifest.secrets, ['pg-password']);
 
-  const check = await restoreInstallation(backupDir, restoredDir);
-  t.is(check.unbalancedEntries, 0);
-  await t.throwsAsync(
-    restoreInstallation(backupDir, restoredDir),
-    { message: /is not empty/ },
-    'a restore never overwrites a data directory',
-  );
+    const check = await restoreInstallation(backupDir, restoredDir);
+    t.is(check.unbalancedEntries, 0);
+    await t.throwsAsync(
+      restoreInstallation(backupDir, restoredDir),
+      { message: /is not empty/ },
+      'a restore never overwrites a data directory',
+    );
 
-  const restored = await startCluster(restoredDir, await freePort(), password);
-  t.teardown(() => stopCluster(restored));
-  for (const table of ['journal_entries', 'journal_lines', 'business_event_logs']) {
-    const [copy, original] = await Promise.all([rowsOf(restored.knex, table), rowsOf(source.knex, table)]);
-    t.deepEqual(strayRows(copy, original), [], `every restored row of ${table} is the source's`);
-    if (table === 'journal_entries') t.is(copy.size, check.journalEntries);
-  }
-  const restoredEvents = await rowsOf(restored.knex, 'business_event_logs');
-  t.deepEqual(
-    acknowledgedBefore.filter((id) => !restoredEvents.has(id)),
-    [],
-    'every deposit acknowledged before the backup is restored',
-  );
-  for (const table of ['client_profiles', 'loans', 'loan_installments', 'loan_applications', 'share_subscriptions']) {
-    t.deepEqual(await rowsOf(restored.knex, table), await rowsOf(source.knex, table), `${table} identical`);
-  }
-  t.is(await accountsOffLedger(restored.knex), 0, 'each restored account balance equals its restored ledger lines');
-  const totals = await restored
-    .knex('journal_lines')
-    .first(restored.knex.raw('(sum(debit) - sum(credit))::text AS difference'));
-  t.true(new Money(totals.difference).isZero(), 'the restored books balance');
-});
+    const restored = await startCluster(restoredDir, await freePort(), password);
+    t.teardown(() => stopCluster(restored));
+    for (const table of ['journal_entries', 'journal_lines', 'business_event_logs']) {
+      const [copy, original] = await Promise.all([rowsOf(restored.knex, table), rowsOf(source.knex, table)]);
+      t.deepEqual(strayRows(copy, original), [], `every restored row of ${table} is the source's`);
+      if (table === 'journal_entries') t.is(copy.size, check.journalEntries);
+    }
+    const restoredEvents = await rowsOf(restored.knex, 'business_event_logs');
+    t.deepEqual(
+      acknowledgedBefore.filter((id) => !restoredEvents.has(id)),
+      [],
+      'every deposit acknowledged before the backup is restored',
+    );
+    for (const table of ['client_profiles', 'loans', 'loan_installments', 'loan_applications', 'share_subscriptions']) {
+      t.deepEqual(await rowsOf(restored.knex, table), await rowsOf(source.knex, table), `${table} identical`);
+    }
+    t.is(await accountsOffLedger(restored.knex), 0, 'each restored account balance equals its restored ledger lines');
+    const totals = await restored
+      .knex('journal_lines')
+      .first(restored.knex.raw('(sum(debit) - sum(credit))::text AS difference'));
+    t.true(new Money(totals.difference).isZero(), 'the restored books balance');
+  },
+);

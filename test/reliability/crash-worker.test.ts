@@ -114,7 +114,8 @@ test.before(async (t) => {
     outcomes[name] = secondWorker.then(() => scenario.outcome());
   await secondWorker;
   t.log(
-    `set-up ${(seeded - started) / 1000} s, to the crash ${(crashed - seeded) / 1000} s, second worker up ${(Date.now() - crashed) / 1000} s`,
+    `set-up ${(seeded - started) / 1000} s, to the crash ${(crashed - seeded) / 1000} s, ` +
+      `second worker up ${(Date.now() - crashed) / 1000} s`,
   );
 });
 
@@ -158,6 +159,53 @@ async function balances(knex: Knex, enterpriseId: string): Promise<Record<string
   return Object.fromEntries(rows.map((row) => [row.code, row.balance]));
 }
 
+/** A loan in arrears (its row is updated) in the middle of the second batch, borrowers in id order. */
+async function loanInArrearsOfSecondBatch(knex: Knex, enterpriseId: string) {
+  return await knex.raw<{ rows: { id: string }[] }>(
+    `SELECT id
+     FROM (
+       SELECT l.id, row_number() OVER (ORDER BY l.client_id) AS position FROM loans l WHERE l.enterprise_id = ?
+     ) ordered
+     WHERE position > ?
+       AND EXISTS (
+         SELECT 1 FROM loan_installments i
+         WHERE i.loan_id = ordered.id AND i.paid_on IS NULL AND i.due_date < '2026-10-02'
+       )
+     ORDER BY position LIMIT 1`,
+    [enterpriseId, loansPerBatch * 1.5],
+  );
+}
+
+/** The crashed run's enterprise has the postings, provisions and balances of the one provisioned without a crash. */
+async function assertPostedAsWithoutCrash(
+  t: ExecutionContext,
+  knex: Knex,
+  { crashed, reference }: Record<'crashed' | 'reference', { enterpriseId: string }>,
+) {
+  const eventsOf = (enterpriseId: string) =>
+    knex('business_event_logs')
+      .where({ enterprise_id: enterpriseId })
+      .whereLike('idempotency_key', 'provisioning:%')
+      .groupBy('kind')
+      .orderBy('kind')
+      .select('kind', knex.raw('count(*)::int AS events'), knex.raw('sum(amount)::text AS amount'));
+  t.deepEqual(
+    await eventsOf(crashed.enterpriseId),
+    await eventsOf(reference.enterpriseId),
+    'the same postings, by kind, as the run without a crash',
+  );
+  const rowsOf = async (enterpriseId: string) =>
+    Number((await knex('loan_provisions').where({ enterprise_id: enterpriseId }).count({ n: '*' }).first())!.n);
+  t.is(await rowsOf(crashed.enterpriseId), await rowsOf(reference.enterpriseId));
+  t.deepEqual(
+    await balances(knex, crashed.enterpriseId),
+    await balances(knex, reference.enterpriseId),
+    'every account as without a crash',
+  );
+  const books = { knex, enterpriseId: crashed.enterpriseId };
+  t.deepEqual([...(await unbalancedEntries(books)), ...(await portfolioGaps(books))], []);
+}
+
 /**
  * A run over 3 000 loans (one in three in arrears) in batches of 1 000, the worker killed inside its second batch,
  * after the first committed. The expectation is the same portfolio, seeded alike in another enterprise and
@@ -187,12 +235,7 @@ async function provisioningRun({
   for (let status = 'running'; status === 'running';)
     status = (await provisionBatch(knex, testClock(), { runId: reference.run.id, batchSize: loansPerBatch })).status;
 
-  // A loan in arrears (its row is updated) in the middle of the second batch, borrowers in id order.
-  const { rows } = await knex.raw<{ rows: { id: string }[] }>(
-    `SELECT id FROM (SELECT l.id, row_number() OVER (ORDER BY l.client_id) AS position FROM loans l WHERE l.enterprise_id = ?) ordered
-     WHERE position > ? AND EXISTS (SELECT 1 FROM loan_installments i WHERE i.loan_id = ordered.id AND i.paid_on IS NULL AND i.due_date < '2026-10-02') ORDER BY position LIMIT 1`,
-    [crashed.enterpriseId, loansPerBatch * 1.5],
-  );
+  const { rows } = await loanInArrearsOfSecondBatch(knex, crashed.enterpriseId);
   const runRow = (runId: string) =>
     knex('provisioning_runs')
       .where({ id: runId })
@@ -226,32 +269,43 @@ async function provisioningRun({
           status: 'completed',
           loans_processed: loans,
         });
-        const eventsOf = (enterpriseId: string) =>
-          knex('business_event_logs')
-            .where({ enterprise_id: enterpriseId })
-            .whereLike('idempotency_key', 'provisioning:%')
-            .groupBy('kind')
-            .orderBy('kind')
-            .select('kind', knex.raw('count(*)::int AS events'), knex.raw('sum(amount)::text AS amount'));
-        t.deepEqual(
-          await eventsOf(crashed.enterpriseId),
-          await eventsOf(reference.enterpriseId),
-          'the same postings, by kind, as the run without a crash',
-        );
-        const rowsOf = async (enterpriseId: string) =>
-          Number((await knex('loan_provisions').where({ enterprise_id: enterpriseId }).count({ n: '*' }).first())!.n);
-        t.is(await rowsOf(crashed.enterpriseId), await rowsOf(reference.enterpriseId));
-        t.deepEqual(
-          await balances(knex, crashed.enterpriseId),
-          await balances(knex, reference.enterpriseId),
-          'every account as without a crash',
-        );
-        const books = { knex, enterpriseId: crashed.enterpriseId };
-        t.deepEqual([...(await unbalancedEntries(books)), ...(await portfolioGaps(books))], []);
+        await assertPostedAsWithoutCrash(t, knex, { crashed, reference });
         await assertReplays(t, handle);
       };
     },
   };
+}
+
+/** Every event reposted once: its entry, one reversal, one new entry; the new cash account holds them all. */
+async function assertEachEventRepostedOnce(
+  t: ExecutionContext,
+  knex: Knex,
+  { enterpriseId, requestId }: { enterpriseId: string; requestId: string },
+) {
+  t.like(await knex('event_replay_requests').where({ id: requestId }).first(), {
+    status: 'completed',
+    events_seen: replayedEvents,
+    events_changed: replayedEvents,
+    entries_posted: 2 * replayedEvents,
+  });
+  const perEvent = await knex('journal_entries')
+    .where({ enterprise_id: enterpriseId })
+    .groupBy('event_id')
+    .select(knex.raw('count(*)::int AS entries'));
+  t.deepEqual(
+    new Set(perEvent.map((row) => row.entries)),
+    new Set([3]),
+    'each event: its entry, one reversal, one new entry',
+  );
+  t.is(
+    Number((await knex('event_replay_results').where({ request_id: requestId }).count({ n: '*' }).first())!.n),
+    replayedEvents,
+  );
+  const total = String(
+    Array.from({ length: replayedEvents }, (_, index) => 1000 + index).reduce((sum, amount) => sum + amount, 0),
+  );
+  t.like(await balances(knex, enterpriseId), { 5710: '0', 5711: total });
+  t.deepEqual(await unbalancedEntries({ knex, enterpriseId }), []);
 }
 
 /**
@@ -318,30 +372,7 @@ async function eventReplay({
     outcome: async () => {
       await handle.result();
       return async (t: ExecutionContext) => {
-        t.like(await knex('event_replay_requests').where({ id: request.id }).first(), {
-          status: 'completed',
-          events_seen: replayedEvents,
-          events_changed: replayedEvents,
-          entries_posted: 2 * replayedEvents,
-        });
-        const perEvent = await knex('journal_entries')
-          .where({ enterprise_id: enterpriseId })
-          .groupBy('event_id')
-          .select(knex.raw('count(*)::int AS entries'));
-        t.deepEqual(
-          new Set(perEvent.map((row) => row.entries)),
-          new Set([3]),
-          'each event: its entry, one reversal, one new entry',
-        );
-        t.is(
-          Number((await knex('event_replay_results').where({ request_id: request.id }).count({ n: '*' }).first())!.n),
-          replayedEvents,
-        );
-        const total = String(
-          Array.from({ length: replayedEvents }, (_, index) => 1000 + index).reduce((sum, amount) => sum + amount, 0),
-        );
-        t.like(await balances(knex, enterpriseId), { 5710: '0', 5711: total });
-        t.deepEqual(await unbalancedEntries({ knex, enterpriseId }), []);
+        await assertEachEventRepostedOnce(t, knex, { enterpriseId, requestId: request.id });
         await assertReplays(t, handle);
       };
     },
@@ -437,6 +468,35 @@ async function approvals(s: Setting): Promise<Scenario> {
   };
 }
 
+/** Each refund posted once, by one event and one entry; the withdrawal in notice cancelled its shares. */
+async function assertRefundedOnce(
+  t: ExecutionContext,
+  knex: Knex,
+  { refunded, inNotice }: { refunded: { id: string }[]; inNotice: { id: string } },
+) {
+  for (const withdrawal of refunded) {
+    const events = await knex('business_event_logs')
+      .where({ kind: 'share_refund' })
+      .whereRaw(`payload->>'withdrawal' = ?`, [withdrawal.id]);
+    t.is(events.length, 1, 'refunded once');
+    t.is(Number((await knex('journal_entries').where({ event_id: events[0]!.id }).count({ n: '*' }).first())!.n), 1);
+  }
+  t.like(await knex('share_withdrawals').where({ id: inNotice.id }).first(), {
+    status: 'effective',
+    cancelled_paid: '2000000',
+  });
+}
+
+/** The share type's notice, set under four eyes: another administrator approves it (docs/domain.md §11). */
+async function setShareNotice(knex: Knex, world: LoanWorld, days: number) {
+  const requested = await world.app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, {
+    headers: world.users.direction!.headers,
+    json: { notice_days: days },
+  });
+  const response = await approveRequest(knex, requested, await secondAdmin(knex, world));
+  if (response.status !== 200) throw new Error(response.text);
+}
+
 /**
  * Three members withdraw 2 of their 3 shares: the first in a 30-day notice period at the crash, the second's refund
  * committed but unheard, the third's cut off inside its transaction. Each refund is paid once.
@@ -444,15 +504,7 @@ async function approvals(s: Setting): Promise<Scenario> {
 async function shareWithdrawals(s: Setting): Promise<Scenario> {
   const { knex, world, temporal } = s;
   const as = world.users.cashier!.headers;
-  const setNotice = async (days: number) => {
-    // Under four eyes: another administrator approves the notice (docs/domain.md §11).
-    const requested = await world.app.request('PATCH', `/api/v1/shares/types/${world.shareTypeId}/`, {
-      headers: world.users.direction!.headers,
-      json: { notice_days: days },
-    });
-    const response = await approveRequest(knex, requested, await secondAdmin(knex, world));
-    if (response.status !== 200) throw new Error(response.text);
-  };
+  const setNotice = (days: number) => setShareNotice(knex, world, days);
   const withdraw = async () => {
     const member = await memberOf(world);
     const subscription = await subscribeShares(world, member, { share_type: world.shareTypeId, shares: 3 });
@@ -506,20 +558,7 @@ async function shareWithdrawals(s: Setting): Promise<Scenario> {
             [200, 'refunded', '2000000'],
           ],
         );
-        for (const withdrawal of [unheard, cutOff]) {
-          const events = await knex('business_event_logs')
-            .where({ kind: 'share_refund' })
-            .whereRaw(`payload->>'withdrawal' = ?`, [withdrawal.id]);
-          t.is(events.length, 1, 'refunded once');
-          t.is(
-            Number((await knex('journal_entries').where({ event_id: events[0]!.id }).count({ n: '*' }).first())!.n),
-            1,
-          );
-        }
-        t.like(await knex('share_withdrawals').where({ id: inNotice.id }).first(), {
-          status: 'effective',
-          cancelled_paid: '2000000',
-        });
+        await assertRefundedOnce(t, knex, { refunded: [unheard, cutOff], inNotice });
         for (const withdrawal of [unheard, cutOff, inNotice])
           await assertReplays(t, temporal.workflow.getHandle(withdrawal.workflowId));
       };
@@ -535,7 +574,8 @@ const verify = (name: string) => async (t: ExecutionContext) => {
 };
 
 test(
-  'a provisioning run over 3 000 loans, its worker killed inside the second batch: completed by the next worker, posted as without a crash',
+  'a provisioning run over 3 000 loans, its worker killed inside the second batch: completed by the ' +
+    'next worker, posted as without a crash',
   verify('provisioning'),
 );
 test(
@@ -543,7 +583,8 @@ test(
   verify('replay'),
 );
 test(
-  'approvals killed between two decisions, after a decision committed unheard, inside a decision: each decision recorded once',
+  'approvals killed between two decisions, after a decision committed unheard, inside a decision: ' +
+    'each decision recorded once',
   verify('approvals'),
 );
 test(
@@ -551,8 +592,12 @@ test(
   verify('withdrawals'),
 );
 
-test('after all of it, the books of the cooperative tie out: balanced, accounts equal to the ledger, capital to the register', async (t) => {
-  t.timeout(180_000);
-  await Promise.all(Object.values(outcomes));
-  t.deepEqual(await booksBreaches(setting.world, new Map()), []);
-});
+test(
+  'after all of it, the books of the cooperative tie out: balanced, accounts equal to the ledger, ' +
+    'capital to the register',
+  async (t) => {
+    t.timeout(180_000);
+    await Promise.all(Object.values(outcomes));
+    t.deepEqual(await booksBreaches(setting.world, new Map()), []);
+  },
+);

@@ -164,63 +164,69 @@ async function boundedResult(
   }
 }
 
-test('an import whose worker is killed mid-apply, a batch committed unheard: each row applied once, batches contiguous, one opening entry per branch, reconciled', async (t) => {
-  t.timeout(150_000);
-  const setting = await validatedImport(t);
-  const { knex, app, world, relay, firstWorker, id } = setting;
-  const handle = await restartWithShortBatches(setting);
-  const products = (await knex('savings_products')
-    .where({ enterprise_id: world.enterpriseId })
-    .pluck('id')) as string[];
-  const locks = await Promise.all(products.map((product) => holdRowLock(file, knex, 'savings_products', product)));
+test(
+  'an import whose worker is killed mid-apply, a batch committed unheard: each row applied once, ' +
+    'batches contiguous, one opening entry per branch, reconciled',
+  async (t) => {
+    t.timeout(150_000);
+    const setting = await validatedImport(t);
+    const { knex, app, world, relay, firstWorker, id } = setting;
+    const handle = await restartWithShortBatches(setting);
+    const products = (await knex('savings_products')
+      .where({ enterprise_id: world.enterpriseId })
+      .pluck('id')) as string[];
+    const locks = await Promise.all(products.map((product) => holdRowLock(file, knex, 'savings_products', product)));
 
-  const asked = await app.request('POST', `/api/v1/imports/${id}/application/`, {
-    headers: world.users.direction!.headers,
-    json: {},
-  });
-  t.is(asked.status, 202, asked.text);
-  const approved = await app.request('POST', `/api/v1/approvals/requests/${asked.body.id as string}/approve/`, {
-    headers: world.users.root!.headers,
-    json: {},
-  });
-  t.is(approved.status, 200, approved.text);
+    const asked = await app.request('POST', `/api/v1/imports/${id}/application/`, {
+      headers: world.users.direction!.headers,
+      json: {},
+    });
+    t.is(asked.status, 202, asked.text);
+    const approved = await app.request('POST', `/api/v1/approvals/requests/${asked.body.id as string}/approve/`, {
+      headers: world.users.root!.headers,
+      json: {},
+    });
+    t.is(approved.status, 200, approved.text);
 
-  const batches = () =>
-    knex('import_batches')
-      .where({ import_id: id })
-      .orderBy(['applied_at', 'last_row'])
-      .select('kind', 'last_row', 'rows');
-  await Promise.any(locks.map((lock) => lock.waiters(1)));
-  relay.freeze();
-  t.deepEqual(
-    (await batches()).map((batch) => batch.kind),
-    ['members', 'members'],
-    'the members applied, the first batch of accounts waiting',
-  );
-  // The second worker starts now: nothing reaches the first one any more, and its start overlaps the batch's timeout.
-  const secondWorker = startWorkerProcess(file, setting.worker);
-  for (const lock of locks) await lock.release();
-  // At least that batch: a retry the first worker began before the freeze may commit the next one too, unheard as well.
-  await until('the first batch of accounts committed, unheard', async () => (await batches()).length >= 3);
-  await firstWorker.kill();
-  // Its connections to Temporal end too (the server's keepalive would see them dead): its long polls pending there,
-  // answered into the frozen relay, would each swallow a task (the batch's retry, a workflow task) until it times out.
-  await relay.close();
-  await until("the killed worker's connections ended", async () => (await workerBackends(knex)) === 0);
-  t.is((await knex('imports').where({ id }).first('status')).status, 'applying');
-  await secondWorker;
+    const batches = () =>
+      knex('import_batches')
+        .where({ import_id: id })
+        .orderBy(['applied_at', 'last_row'])
+        .select('kind', 'last_row', 'rows');
+    await Promise.any(locks.map((lock) => lock.waiters(1)));
+    relay.freeze();
+    t.deepEqual(
+      (await batches()).map((batch) => batch.kind),
+      ['members', 'members'],
+      'the members applied, the first batch of accounts waiting',
+    );
+    // The second worker starts now: nothing reaches the first one any more, and its start overlaps the batch's timeout.
+    const secondWorker = startWorkerProcess(file, setting.worker);
+    for (const lock of locks) await lock.release();
+    // At least that batch: a retry the first worker began before the freeze may commit the next one too, unheard as
+    // well.
+    await until('the first batch of accounts committed, unheard', async () => (await batches()).length >= 3);
+    await firstWorker.kill();
+    // Its connections to Temporal end too (the server's keepalive would see them dead): its long polls pending there,
+    // answered into the frozen relay, would each swallow a task (the batch's retry, a workflow task) until it times
+    // out.
+    await relay.close();
+    await until("the killed worker's connections ended", async () => (await workerBackends(knex)) === 0);
+    t.is((await knex('imports').where({ id }).first('status')).status, 'applying');
+    await secondWorker;
 
-  t.like(await boundedResult(setting, handle), { status: 'applied', reconciliation: { reconciled: true } });
-  await assertAppliedOnce(t, setting);
-  const { events } = await handle.fetchHistory();
-  await t.notThrowsAsync(
-    Worker.runReplayHistory(
-      { workflowBundle: { codePath: testEnvironment().bundlePath } },
-      { events },
-      handle.workflowId,
-    ),
-  );
-});
+    t.like(await boundedResult(setting, handle), { status: 'applied', reconciliation: { reconciled: true } });
+    await assertAppliedOnce(t, setting);
+    const { events } = await handle.fetchHistory();
+    await t.notThrowsAsync(
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: testEnvironment().bundlePath } },
+        { events },
+        handle.workflowId,
+      ),
+    );
+  },
+);
 
 /** Every row of the files applied once, the batches of each kind contiguous, one opening entry per branch. */
 async function assertAppliedOnce(t: ExecutionContext, { knex, world, generated, id }: Setting): Promise<void> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import type { Actor } from '../../activities/context';
 import { createEnterprise } from '../../activities/enterprise/enterprises.activity';
@@ -109,106 +109,148 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pool = { poolMax: 4, acquireTimeoutMs: 2000, statementTimeoutMs: 5000, onWarning: () => undefined };
 const outageMs = 10_000;
 
-test('PostgreSQL stopped for 10 s during a deposit load: 503s without delay, then the API and a worker carry on, and the books hold exactly what was answered', async (t) => {
-  const began = Date.now();
-  const database = await ownPostgres(t);
-  t.log(`own PostgreSQL up in ${Date.now() - began} ms`);
-  const knex = createKnex(database.url, { applicationName: 'outage-api', ...pool });
-  const workerKnex = createKnex(database.url, { applicationName: 'outage-worker', ...pool });
-  t.teardown(async () => {
-    await knex.destroy();
-    await workerKnex.destroy();
-  });
-  await migrateToLatest(knex);
-  t.log(`migrated at ${Date.now() - began} ms`);
-  const taskQueue = newTaskQueue();
-  const app: TestApp = await startTestApp(t, { knex, taskQueue });
-  const { enterpriseId, accountIds } = await depositSetting(knex, 4);
-  const cashier = await bearer(app, 'cashier');
-  const deposit = (account: string, key: string) =>
-    app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
-      headers: { ...cashier, 'idempotency-key': key },
-      json: { amount: '1000', reference: key },
-    });
-
-  await withWorker(
-    workerKnex,
-    async ({ client }) => {
-      t.log(`load starts at ${Date.now() - began} ms`);
-      const { answers, keysOf, loadStarted, load, restarted } = tellers(accountIds, deposit);
-      await sleep(1000);
-
-      const stopping = Date.now();
-      await database.stop();
-      const stopped = Date.now() - loadStarted;
-      // The daily Schedule fires now: its run's first activity fails until the database is back, and is retried.
-      const run = await client.workflow.start('provisioningRun', {
-        taskQueue,
-        workflowId: `outage-run-${enterpriseId}`,
-        args: [{ enterpriseId }],
-      });
-      const asked = Date.now();
-      const readiness = await app.request('GET', '/readyz');
-      const readinessMs = Date.now() - asked;
-      await sleep(Math.max(0, stopping + outageMs - Date.now()));
-      const starting = Date.now() - loadStarted;
-      await database.start();
-      const restartedAt = restarted();
-      await load;
-      const readinessAfter = await app.request('GET', '/readyz');
-      t.log(`load ends at ${Date.now() - began} ms`);
-
-      const during = answers.filter(
-        (answer) => answer.at + answer.ms > stopping - loadStarted && answer.at < restartedAt - loadStarted,
-      );
-      const refused = answers.filter((answer) => answer.status !== 201);
-      t.log(
-        `stop ${stopped - (stopping - loadStarted)} ms at ${stopping - loadStarted} ms, start at ${starting} ms (${restartedAt - loadStarted - starting} ms); ${answers.length} deposits, ${refused.length} refused; ` +
-          `answers during the outage: ${summary(during)}; readiness ${readiness.status} ${JSON.stringify(readiness.body)} in ${readinessMs} ms`,
-      );
-
-      t.like(
-        readiness,
-        { status: 503, body: { status: 'unavailable', checks: { database: 'unreachable', temporal: 'ok' } } },
-        'readiness names the database',
-      );
-      t.true(refused.length > 0, 'deposits were refused during the outage');
-      for (const answer of refused) {
-        t.like(
-          answer,
-          { status: 503, code: 'database_unavailable', contentType: 'application/problem+json', retryAfter: '5' },
-          `deposit ${answer.key}`,
-        );
-      }
-      t.true(
-        Math.max(...during.map((answer) => answer.ms)) < pool.acquireTimeoutMs + pool.statementTimeoutMs,
-        "no request waits on the database beyond the pool's bounds",
-      );
-      t.like(readinessAfter, { status: 200, body: { status: 'ok' } });
-      t.like(await run.result(), { status: 'completed' }, 'the worker carried the run through the outage');
-
-      // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its
-      // commit went through).
-      const retried = await Promise.all(
-        accountIds.map(async (account) => {
-          const statuses: number[] = [];
-          for (const answer of refused.filter((one) => keysOf.get(one.key) === account))
-            statuses.push((await deposit(account, answer.key)).status);
-          return statuses;
-        }),
-      );
-      t.deepEqual(new Set(retried.flat()), new Set([201]), 'every retry recorded or answered again');
-      const breaches = await ledgerBreaches(
-        knex,
-        enterpriseId,
-        [...keysOf.keys()].filter((key) => answers.some((answer) => answer.key === key)),
-      );
-      t.deepEqual(breaches, []);
-      t.log(`checked at ${Date.now() - began} ms`);
-    },
-    taskQueue,
+/** During the outage, readiness names the database and every refusal is a quick 503; then the API is ready again. */
+function assertRefusedWithoutDelay(
+  t: ExecutionContext,
+  {
+    readiness,
+    refused,
+    during,
+    readinessAfter,
+  }: Record<'readiness' | 'readinessAfter', TestResponse> & Record<'refused' | 'during', Answer[]>,
+) {
+  t.like(
+    readiness,
+    { status: 503, body: { status: 'unavailable', checks: { database: 'unreachable', temporal: 'ok' } } },
+    'readiness names the database',
   );
-});
+  t.true(refused.length > 0, 'deposits were refused during the outage');
+  for (const answer of refused) {
+    t.like(
+      answer,
+      { status: 503, code: 'database_unavailable', contentType: 'application/problem+json', retryAfter: '5' },
+      `deposit ${answer.key}`,
+    );
+  }
+  t.true(
+    Math.max(...during.map((answer) => answer.ms)) < pool.acquireTimeoutMs + pool.statementTimeoutMs,
+    "no request waits on the database beyond the pool's bounds",
+  );
+  t.like(readinessAfter, { status: 200, body: { status: 'ok' } });
+}
+
+async function assertRetriesRecordedOnce(
+  t: ExecutionContext,
+  knex: Knex,
+  {
+    enterpriseId,
+    accountIds,
+    answers,
+    refused,
+    keysOf,
+    deposit,
+  }: {
+    enterpriseId: string;
+    accountIds: readonly string[];
+    answers: Answer[];
+    refused: Answer[];
+    keysOf: Map<string, string>;
+    deposit: (account: string, key: string) => Promise<TestResponse>;
+  },
+) {
+  // A teller retries every refused deposit with its key: each is then recorded once (or answered again if its
+  // commit went through).
+  const retried = await Promise.all(
+    accountIds.map(async (account) => {
+      const statuses: number[] = [];
+      for (const answer of refused.filter((one) => keysOf.get(one.key) === account))
+        statuses.push((await deposit(account, answer.key)).status);
+      return statuses;
+    }),
+  );
+  t.deepEqual(new Set(retried.flat()), new Set([201]), 'every retry recorded or answered again');
+  const breaches = await ledgerBreaches(
+    knex,
+    enterpriseId,
+    [...keysOf.keys()].filter((key) => answers.some((answer) => answer.key === key)),
+  );
+  t.deepEqual(breaches, []);
+}
+
+test(
+  'PostgreSQL stopped for 10 s during a deposit load: 503s without delay, then the API and a worker ' +
+    'carry on, and the books hold exactly what was answered',
+  async (t) => {
+    const began = Date.now();
+    const database = await ownPostgres(t);
+    t.log(`own PostgreSQL up in ${Date.now() - began} ms`);
+    const knex = createKnex(database.url, { applicationName: 'outage-api', ...pool });
+    const workerKnex = createKnex(database.url, { applicationName: 'outage-worker', ...pool });
+    t.teardown(async () => {
+      await knex.destroy();
+      await workerKnex.destroy();
+    });
+    await migrateToLatest(knex);
+    t.log(`migrated at ${Date.now() - began} ms`);
+    const taskQueue = newTaskQueue();
+    const app: TestApp = await startTestApp(t, { knex, taskQueue });
+    const { enterpriseId, accountIds } = await depositSetting(knex, 4);
+    const cashier = await bearer(app, 'cashier');
+    const deposit = (account: string, key: string) =>
+      app.request('POST', `/api/v1/members/accounts/${account}/deposits/`, {
+        headers: { ...cashier, 'idempotency-key': key },
+        json: { amount: '1000', reference: key },
+      });
+
+    await withWorker(
+      workerKnex,
+      async ({ client }) => {
+        t.log(`load starts at ${Date.now() - began} ms`);
+        const { answers, keysOf, loadStarted, load, restarted } = tellers(accountIds, deposit);
+        await sleep(1000);
+
+        const stopping = Date.now();
+        await database.stop();
+        const stopped = Date.now() - loadStarted;
+        // The daily Schedule fires now: its run's first activity fails until the database is back, and is retried.
+        const run = await client.workflow.start('provisioningRun', {
+          taskQueue,
+          workflowId: `outage-run-${enterpriseId}`,
+          args: [{ enterpriseId }],
+        });
+        const asked = Date.now();
+        const readiness = await app.request('GET', '/readyz');
+        const readinessMs = Date.now() - asked;
+        await sleep(Math.max(0, stopping + outageMs - Date.now()));
+        const starting = Date.now() - loadStarted;
+        await database.start();
+        const restartedAt = restarted();
+        await load;
+        const readinessAfter = await app.request('GET', '/readyz');
+        t.log(`load ends at ${Date.now() - began} ms`);
+
+        const during = answers.filter(
+          (answer) => answer.at + answer.ms > stopping - loadStarted && answer.at < restartedAt - loadStarted,
+        );
+        const refused = answers.filter((answer) => answer.status !== 201);
+        t.log(
+          `stop ${stopped - (stopping - loadStarted)} ms at ${stopping - loadStarted} ms, ` +
+            `start at ${starting} ms (${restartedAt - loadStarted - starting} ms); ` +
+            `${answers.length} deposits, ${refused.length} refused; ` +
+            `answers during the outage: ${summary(during)}; ` +
+            `readiness ${readiness.status} ${JSON.stringify(readiness.body)} in ${readinessMs} ms`,
+        );
+
+        assertRefusedWithoutDelay(t, { readiness, refused, during, readinessAfter });
+        t.like(await run.result(), { status: 'completed' }, 'the worker carried the run through the outage');
+
+        await assertRetriesRecordedOnce(t, knex, { enterpriseId, accountIds, answers, refused, keysOf, deposit });
+        t.log(`checked at ${Date.now() - began} ms`);
+      },
+      taskQueue,
+    );
+  },
+);
 
 /**
  * Tellers deposit in a loop, each on an account of their own, until each has been served after the outage
@@ -262,7 +304,8 @@ async function ledgerBreaches(knex: Knex, enterpriseId: string, keys: readonly s
   const events: { key: string; entries: string }[] = (
     await knex.raw(
       `
-    SELECT e.idempotency_key AS key, count(j.id)::text AS entries FROM business_event_logs e LEFT JOIN journal_entries j ON j.event_id = e.id
+    SELECT e.idempotency_key AS key, count(j.id)::text AS entries
+    FROM business_event_logs e LEFT JOIN journal_entries j ON j.event_id = e.id
     WHERE e.enterprise_id = ? AND e.kind = 'deposit' GROUP BY e.id, e.enterprise_id`,
       [enterpriseId],
     )
@@ -283,7 +326,8 @@ async function ledgerBreaches(knex: Knex, enterpriseId: string, keys: readonly s
   const unbalanced: { id: string }[] = (
     await knex.raw(
       `
-    SELECT j.id FROM journal_entries j JOIN journal_lines l ON l.entry_id = j.id WHERE j.enterprise_id = ? GROUP BY j.id HAVING sum(l.debit) <> sum(l.credit)`,
+    SELECT j.id FROM journal_entries j JOIN journal_lines l ON l.entry_id = j.id
+    WHERE j.enterprise_id = ? GROUP BY j.id HAVING sum(l.debit) <> sum(l.credit)`,
       [enterpriseId],
     )
   ).rows;
@@ -291,7 +335,9 @@ async function ledgerBreaches(knex: Knex, enterpriseId: string, keys: readonly s
   const accounts: { number: string; balance: string; deposits: string }[] = (
     await knex.raw(
       `
-    SELECT a.number, a.balance::text, (SELECT coalesce(sum(e.amount), 0) FROM business_event_logs e WHERE e.kind = 'deposit' AND e.payload->'request'->>'account' = a.id::text)::text AS deposits
+    SELECT a.number, a.balance::text,
+           (SELECT coalesce(sum(e.amount), 0) FROM business_event_logs e
+            WHERE e.kind = 'deposit' AND e.payload->'request'->>'account' = a.id::text)::text AS deposits
     FROM comptes_clients a WHERE a.enterprise_id = ?`,
       [enterpriseId],
     )
@@ -304,7 +350,9 @@ async function ledgerBreaches(knex: Knex, enterpriseId: string, keys: readonly s
   const ledger: { members: string; accounts: string } = (
     await knex.raw(
       `
-    SELECT (SELECT coalesce(sum(l.credit - l.debit), 0) FROM journal_lines l JOIN journal_entries j ON j.id = l.entry_id JOIN company_chart_entries c ON c.id = l.chart_entry_id
+    SELECT (SELECT coalesce(sum(l.credit - l.debit), 0)
+            FROM journal_lines l JOIN journal_entries j ON j.id = l.entry_id
+                 JOIN company_chart_entries c ON c.id = l.chart_entry_id
             WHERE j.enterprise_id = :enterprise AND c.code = '3711')::text AS members,
            (SELECT coalesce(sum(balance), 0) FROM comptes_clients WHERE enterprise_id = :enterprise)::text AS accounts`,
       { enterprise: enterpriseId },

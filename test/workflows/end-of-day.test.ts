@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
@@ -132,8 +132,106 @@ const expectedOnce = {
   balanced: true,
 };
 
+/** A run started by the direction, awaiting both branches, with its steps. */
+function assertStartedAwaitingBranches(t: ExecutionContext, world: LoanWorld, body: Record<string, any>) {
+  t.like(body, {
+    date: '2026-04-15',
+    status: 'running',
+    next_date: null,
+    trigger: 'api',
+    started_by: world.users.direction!.id,
+  });
+  t.deepEqual(
+    [...body.awaiting_branches].sort(),
+    [world.headOffice, world.otherBranch].sort(),
+    'both branches still to close',
+  );
+  t.deepEqual(
+    body.steps.map((step: { step: string }) => step.step),
+    ['awaitBranchDays', 'provision', 'matureTermDeposits', 'moveBusinessDate', 'startMonthEnd'],
+  );
+}
+
+/** The run done, each step's result as the day asked: both branches, one maturity, the next working day. */
+function assertRunDone(t: ExecutionContext, run: Record<string, any>) {
+  t.like(run, {
+    status: 'done',
+    next_date: '2026-04-16',
+    failure: null,
+    month_end: null,
+    awaiting_branches: null,
+  });
+  t.true(run.steps.every((step: { status: string }) => step.status === 'done'));
+  t.like(run.steps[0].result, { branches: 2 });
+  t.like(run.steps[2].result, { matured: 1, entries: 4 });
+  t.deepEqual(run.steps[3].result, { from: '2026-04-15', to: '2026-04-16' });
+  t.deepEqual(run.steps[4].result, { period: null }, "not a month's last day: no month end");
+}
+
+/** The run listed for the direction; a branch head does not read the enterprise's figures. */
+async function assertListedForDirectionOnly(t: ExecutionContext, world: LoanWorld, runId: string) {
+  const listed = await app.request(
+    'GET',
+    `/api/v1/enterprise/end-of-days/?enterprise=${world.enterpriseId}&date_from=2026-04-15`,
+    { headers: world.users.direction!.headers },
+  );
+  t.deepEqual(
+    listed.body.results.map((row: { id: string }) => row.id),
+    [runId],
+  );
+  t.is(
+    (await readRun({ ...world, users: { direction: world.users.branch_head! } }, runId)).status,
+    404,
+    "the enterprise's figures: a branch head does not read them",
+  );
+}
+
+/** The closed day and the days before it take no entry, by the API or by moving the date back; the new date does. */
+async function assertDayClosedToEntries(t: ExecutionContext, world: LoanWorld) {
+  const lines = [
+    { account: '65234', branch: world.headOffice, debit: '1000' },
+    { account: '5603', branch: world.headOffice, credit: '1000' },
+  ];
+  const entry = (entryDate: string) =>
+    app.request('POST', '/api/v1/accounting/manual-entries/', {
+      headers: world.users.direction!.headers,
+      json: {
+        enterprise: world.enterpriseId,
+        entry_date: entryDate,
+        reference: `EOD-${entryDate}`,
+        label: 'Loyer',
+        lines,
+      },
+    });
+  const closed = await entry('2026-04-15');
+  t.is(closed.status, 409, closed.text);
+  t.is(closed.body.code, 'day_closed');
+  t.deepEqual(
+    closed.body.errors.map((error: { field: string }) => error.field),
+    ['entry_date'],
+  );
+  t.is((await entry('2026-04-02')).body.code, 'day_closed', 'a day before the closed one too');
+  t.is((await entry('2026-04-16')).status, 201, 'the new business date takes entries');
+  // Following the calendar again, on a 10 April: back into the closed day, refused.
+  const tenthOfApril = testActivityContext(knex, () => new Date('2026-04-10T10:00:00Z'));
+  const backwards = await t.throwsAsync(
+    updateConfiguration(
+      tenthOfApril,
+      { userId: world.rootId, grants: [], requestId: 'test-day-closed' },
+      world.enterpriseId,
+      { businessDate: null },
+    ),
+  );
+  t.like(backwards, {
+    code: 'day_closed',
+    fieldErrors: [{ field: 'business_date', message: 'business_date must be after the closed day 2026-04-15' }],
+  });
+  t.is(await businessDate(world), '2026-04-16');
+}
+
 test.serial(
-  'the end of day waits for both branches, then provisions, matures the deposit due, moves the date to the next working day; a second start answers it',
+  'the end of day waits for both branches, then provisions, matures the deposit due, moves the date ' +
+    'to the next working day; a second start answers it',
   async (t) => {
     const { world, demand, term } = await maturingWorld(app, 'EOD');
     t.deepEqual([gross.toFixed(0), net.toFixed(0)], ['15000', '13500']);
@@ -142,22 +240,7 @@ test.serial(
       async ({ client }) => {
         const started = await startEndOfDay(world);
         t.is(started.status, 202, started.text);
-        t.like(started.body, {
-          date: '2026-04-15',
-          status: 'running',
-          next_date: null,
-          trigger: 'api',
-          started_by: world.users.direction!.id,
-        });
-        t.deepEqual(
-          [...started.body.awaiting_branches].sort(),
-          [world.headOffice, world.otherBranch].sort(),
-          'both branches still to close',
-        );
-        t.deepEqual(
-          started.body.steps.map((step: { step: string }) => step.step),
-          ['awaitBranchDays', 'provision', 'matureTermDeposits', 'moveBusinessDate', 'startMonthEnd'],
-        );
+        assertStartedAwaitingBranches(t, world, started.body);
         t.is((await closeDay(world, 'branch_head', world.headOffice, '2026-04-15')).status, 201);
         // The head office closed, the second branch not yet: the run waits, nothing done.
         await until(
@@ -174,18 +257,7 @@ test.serial(
 
         t.is((await closeDay(world, 'other_head', world.otherBranch, '2026-04-15')).status, 201);
         const run = await runEnded(world, started.body);
-        t.like(run, {
-          status: 'done',
-          next_date: '2026-04-16',
-          failure: null,
-          month_end: null,
-          awaiting_branches: null,
-        });
-        t.true(run.steps.every((step: { status: string }) => step.status === 'done'));
-        t.like(run.steps[0].result, { branches: 2 });
-        t.like(run.steps[2].result, { matured: 1, entries: 4 });
-        t.deepEqual(run.steps[3].result, { from: '2026-04-15', to: '2026-04-16' });
-        t.deepEqual(run.steps[4].result, { period: null }, "not a month's last day: no month end");
+        assertRunDone(t, run);
         t.like(await knex('provisioning_runs').where({ id: run.provisioning_run }).first(), {
           as_of: '2026-04-15',
           status: 'completed',
@@ -210,63 +282,12 @@ test.serial(
         );
         if (process.env.RECORD_HISTORIES === '1')
           fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
-        const listed = await app.request(
-          'GET',
-          `/api/v1/enterprise/end-of-days/?enterprise=${world.enterpriseId}&date_from=2026-04-15`,
-          { headers: world.users.direction!.headers },
-        );
-        t.deepEqual(
-          listed.body.results.map((row: { id: string }) => row.id),
-          [run.id],
-        );
-        t.is(
-          (await readRun({ ...world, users: { direction: world.users.branch_head! } }, run.id)).status,
-          404,
-          "the enterprise's figures: a branch head does not read them",
-        );
+        await assertListedForDirectionOnly(t, world, run.id as string);
       },
       taskQueue,
     );
 
-    const lines = [
-      { account: '65234', branch: world.headOffice, debit: '1000' },
-      { account: '5603', branch: world.headOffice, credit: '1000' },
-    ];
-    const entry = (entryDate: string) =>
-      app.request('POST', '/api/v1/accounting/manual-entries/', {
-        headers: world.users.direction!.headers,
-        json: {
-          enterprise: world.enterpriseId,
-          entry_date: entryDate,
-          reference: `EOD-${entryDate}`,
-          label: 'Loyer',
-          lines,
-        },
-      });
-    const closed = await entry('2026-04-15');
-    t.is(closed.status, 409, closed.text);
-    t.is(closed.body.code, 'day_closed');
-    t.deepEqual(
-      closed.body.errors.map((error: { field: string }) => error.field),
-      ['entry_date'],
-    );
-    t.is((await entry('2026-04-02')).body.code, 'day_closed', 'a day before the closed one too');
-    t.is((await entry('2026-04-16')).status, 201, 'the new business date takes entries');
-    // Following the calendar again, on a 10 April: back into the closed day, refused.
-    const tenthOfApril = testActivityContext(knex, () => new Date('2026-04-10T10:00:00Z'));
-    const backwards = await t.throwsAsync(
-      updateConfiguration(
-        tenthOfApril,
-        { userId: world.rootId, grants: [], requestId: 'test-day-closed' },
-        world.enterpriseId,
-        { businessDate: null },
-      ),
-    );
-    t.like(backwards, {
-      code: 'day_closed',
-      fieldErrors: [{ field: 'business_date', message: 'business_date must be after the closed day 2026-04-15' }],
-    });
-    t.is(await businessDate(world), '2026-04-16');
+    await assertDayClosedToEntries(t, world);
   },
 );
 

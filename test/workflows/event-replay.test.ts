@@ -120,49 +120,52 @@ test('through the API: a dry run changes nothing, apply reposts, a second apply 
   t.is((await app.request('GET', '/api/v1/events/replays/', { headers: direction })).status, 403);
 });
 
-test('a worker stopped mid-run: another worker resumes from the committed cursor, nothing is posted twice', async (t) => {
-  const events = 12;
-  const { knex, enterpriseId } = await setUp(t, 'RP2', events);
-  const [request] = await knex('event_replay_requests')
-    .insert({ enterprise_id: enterpriseId, date_from: '2000-01-01', date_to: '2100-12-31', kinds: [], mode: 'apply' })
-    .returning('id');
-  const taskQueue = newTaskQueue();
-  const workflowId = replayWorkflowId(request.id);
+test(
+  'a worker stopped mid-run: another worker resumes from the committed cursor, nothing is posted ' + 'twice',
+  async (t) => {
+    const events = 12;
+    const { knex, enterpriseId } = await setUp(t, 'RP2', events);
+    const [request] = await knex('event_replay_requests')
+      .insert({ enterprise_id: enterpriseId, date_from: '2000-01-01', date_to: '2100-12-31', kinds: [], mode: 'apply' })
+      .returning('id');
+    const taskQueue = newTaskQueue();
+    const workflowId = replayWorkflowId(request.id);
 
-  await withWorker(
-    knex,
-    async ({ client }) => {
-      await client.workflow.start(eventReplay, {
-        taskQueue,
-        workflowId,
-        args: [{ requestId: request.id, batchSize: 1, batchTimeoutSeconds: 3 }],
-      });
-      // Let the first worker process a few batches, then stop it while the replay is running.
-      await untilWorkflow({
-        workflowId,
-        what: 'four events of the replay seen',
-        read: async () =>
-          (await knex('event_replay_requests').where({ id: request.id }).first('events_seen')).events_seen >= 4
-            ? true
-            : undefined,
-      });
-    },
-    taskQueue,
-  );
-  const midway = await knex('event_replay_requests').where({ id: request.id }).first('status', 'events_seen');
-  t.is(midway.status, 'running');
-  t.true(midway.events_seen < events, `stopped at ${midway.events_seen} of ${events}`);
+    await withWorker(
+      knex,
+      async ({ client }) => {
+        await client.workflow.start(eventReplay, {
+          taskQueue,
+          workflowId,
+          args: [{ requestId: request.id, batchSize: 1, batchTimeoutSeconds: 3 }],
+        });
+        // Let the first worker process a few batches, then stop it while the replay is running.
+        await untilWorkflow({
+          workflowId,
+          what: 'four events of the replay seen',
+          read: async () =>
+            (await knex('event_replay_requests').where({ id: request.id }).first('events_seen')).events_seen >= 4
+              ? true
+              : undefined,
+        });
+      },
+      taskQueue,
+    );
+    const midway = await knex('event_replay_requests').where({ id: request.id }).first('status', 'events_seen');
+    t.is(midway.status, 'running');
+    t.true(midway.events_seen < events, `stopped at ${midway.events_seen} of ${events}`);
 
-  const result = await withWorker(knex, ({ client }) => client.workflow.getHandle(workflowId).result(), taskQueue);
-  t.like(result, { status: 'completed', eventsSeen: events, entriesPosted: 2 * events });
-  t.is((await knex('event_replay_results').where({ request_id: request.id })).length, events);
-  t.is(
-    (await knex('journal_entries').where({ enterprise_id: enterpriseId }).whereNotNull('reverses_entry_id')).length,
-    events,
-    'one reversal per event',
-  );
-  t.true((await cashBalances(knex, enterpriseId)).balanced);
-});
+    const result = await withWorker(knex, ({ client }) => client.workflow.getHandle(workflowId).result(), taskQueue);
+    t.like(result, { status: 'completed', eventsSeen: events, entriesPosted: 2 * events });
+    t.is((await knex('event_replay_results').where({ request_id: request.id })).length, events);
+    t.is(
+      (await knex('journal_entries').where({ enterprise_id: enterpriseId }).whereNotNull('reverses_entry_id')).length,
+      events,
+      'one reversal per event',
+    );
+    t.true((await cashBalances(knex, enterpriseId)).balanced);
+  },
+);
 
 test('a long range goes on in fresh runs (continue-as-new) and still replays each event once', async (t) => {
   const events = 7;

@@ -92,7 +92,8 @@ const motorcycle = (category: string) => ({
 });
 
 test.serial(
-  'refusals name their field and post nothing: a funding account of class 6, a cashier, a category whose asset account is a 28',
+  'refusals name their field and post nothing: a funding account of class 6, a cashier, a category ' +
+    'whose asset account is a 28',
   async (t) => {
     await setBusinessDate(world, '2026-03-20');
     const entries = await entriesOf();
@@ -271,7 +272,8 @@ async function soldAtAGain(t: ExecutionContext, asset: string): Promise<{ netBoo
 }
 
 test.serial(
-  'a motorcycle bought mid-March under four eyes, depreciated by three month ends, then sold at a gain; another sold at a loss',
+  'a motorcycle bought mid-March under four eyes, depreciated by three month ends, then sold at a ' +
+    'gain; another sold at a loss',
   async (t) => {
     t.is(march.toFixed(0), '20161', 'the hand-computed first month: 1 500 000 × 15/31 ÷ 36');
     await withWorker(

@@ -178,8 +178,60 @@ async function releaseUnderFourEyes(
   });
 }
 
+/** The hold approved by the direction, after the refusals of those who may not check it; then closed. */
+async function approvedByTheChecker(
+  t: ExecutionContext,
+  w: LoanWorld,
+  { requestId, guaranteeId }: { requestId: string; guaranteeId: string },
+) {
+  // The checker: never the maker, nor a cashier, nor a branch head of another branch (the request is not theirs to
+  // see).
+  t.like(await decide(w, 'branch_head', ['branch_head'], requestId, 'approve'), { code: 'approval_own_request' });
+  t.like(await decide(w, 'cashier', ['cashier'], requestId, 'approve'), { code: 'approval_role_required' });
+  t.is(
+    (
+      await post(w, 'other_head', `/api/v1/approvals/requests/${requestId}/approve/`, {
+        reason: 'not theirs',
+      })
+    ).status,
+    404,
+  );
+  t.like(await decide(w, 'direction', ['direction'], requestId, 'approve'), {
+    status: 'approved',
+    failure: null,
+  });
+  t.like(await guaranteeOf(w, guaranteeId), { status: 'in_force', pending_change: null });
+  t.like(await decide(w, 'root', ['admin'], requestId, 'approve'), { code: 'approval_request_closed' });
+}
+
+async function assertAuditedByWhom(
+  t: ExecutionContext,
+  w: LoanWorld,
+  { requestId, guaranteeId }: { requestId: string; guaranteeId: string },
+) {
+  // Every step is in the audit trail, by whom.
+  const audit = await knex('audit_events').where({ entity_id: guaranteeId }).orderBy('id').select('action', 'actor_id');
+  t.deepEqual(
+    audit.map((row) => [row.action, row.actor_id]),
+    [
+      ['loan_guarantee.add', w.users.branch_head!.id],
+      ['loan_guarantee.in_force', w.users.branch_head!.id], // the operation runs as its maker, once approved
+      ['loan_guarantee.end', w.users.branch_head!.id],
+    ],
+  );
+  const decisions = await knex('audit_events')
+    .where({ entity_id: requestId, action: 'approval_request.approve' })
+    .select('actor_id');
+  t.deepEqual(
+    decisions.map((row) => row.actor_id),
+    [w.users.direction!.id],
+    "the second person is on the request's record",
+  );
+}
+
 test.serial(
-  "the issue's example: a declared pledged deposit no longer reverses a 750 000 provision; a confirmed hold of a real account does; released, it does no more",
+  "the issue's example: a declared pledged deposit no longer reverses a 750 000 provision; a " +
+    'confirmed hold of a real account does; released, it does no more',
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);
@@ -231,24 +283,7 @@ test.serial(
     await provision(w, '2026-09-05');
     t.is(await provisionOf(loan), provisionAt200.toFixed(0), 'unapproved, the hold covers nothing');
 
-    // The checker: never the maker, nor a cashier, nor a branch head of another branch (the request is not theirs to
-    // see).
-    t.like(await decide(w, 'branch_head', ['branch_head'], asked.body.id, 'approve'), { code: 'approval_own_request' });
-    t.like(await decide(w, 'cashier', ['cashier'], asked.body.id, 'approve'), { code: 'approval_role_required' });
-    t.is(
-      (
-        await post(w, 'other_head', `/api/v1/approvals/requests/${asked.body.id as string}/approve/`, {
-          reason: 'not theirs',
-        })
-      ).status,
-      404,
-    );
-    t.like(await decide(w, 'direction', ['direction'], asked.body.id, 'approve'), {
-      status: 'approved',
-      failure: null,
-    });
-    t.like(await guaranteeOf(w, guaranteeId), { status: 'in_force', pending_change: null });
-    t.like(await decide(w, 'root', ['admin'], asked.body.id, 'approve'), { code: 'approval_request_closed' });
+    await approvedByTheChecker(t, w, { requestId: asked.body.id as string, guaranteeId });
 
     // In force: the account's 1 000 000 covers the whole principal in cash, nothing is provisioned.
     await provision(w, '2026-09-06');
@@ -260,32 +295,13 @@ test.serial(
     await provision(w, '2026-09-07');
     t.is(await provisionOf(loan), provisionAt200.toFixed(0));
 
-    // Every step is in the audit trail, by whom.
-    const audit = await knex('audit_events')
-      .where({ entity_id: guaranteeId })
-      .orderBy('id')
-      .select('action', 'actor_id');
-    t.deepEqual(
-      audit.map((row) => [row.action, row.actor_id]),
-      [
-        ['loan_guarantee.add', w.users.branch_head!.id],
-        ['loan_guarantee.in_force', w.users.branch_head!.id], // the operation runs as its maker, once approved
-        ['loan_guarantee.end', w.users.branch_head!.id],
-      ],
-    );
-    const decisions = await knex('audit_events')
-      .where({ entity_id: asked.body.id, action: 'approval_request.approve' })
-      .select('actor_id');
-    t.deepEqual(
-      decisions.map((row) => row.actor_id),
-      [w.users.direction!.id],
-      "the second person is on the request's record",
-    );
+    await assertAuditedByWhom(t, w, { requestId: asked.body.id as string, guaranteeId });
   },
 );
 
 test.serial(
-  "a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; the borrower's own debits respect the hold",
+  'a partial hold covers what it holds; a refused one nothing; repaid, the loan frees the account; ' +
+    "the borrower's own debits respect the hold",
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);

@@ -305,14 +305,17 @@ test.serial(
 test.serial('operators find the workflow with the temporal CLI by its search attributes', async (t) => {
   const application = await onWorker(async (client) => {
     const created = await submitted();
-    await client.workflow.getHandle(created.workflow_id).query(approvalStateQuery); // the first task (and its upsert) has run
+    // The first task (and its upsert) has run.
+    await client.workflow.getHandle(created.workflow_id).query(approvalStateQuery);
     return created;
   });
   const cli = ensureTemporalCli();
   const address = testEnvironment().temporalAddress;
   // Application numbers repeat across enterprises: the business id carries the enterprise's code (docs/architecture.md
   // §5).
-  const query = `CoopBusinessId='LAP/${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' AND CoopBranchId='${world.headOffice}'`;
+  const query =
+    `CoopBusinessId='LAP/${application.number}' AND CoopEnterpriseId='${world.enterpriseId}' ` +
+    `AND CoopBranchId='${world.headOffice}'`;
   // Visibility is eventually consistent: poll.
   await untilWorkflow({
     workflowId: application.workflow_id,
@@ -495,7 +498,8 @@ test.serial(
 );
 
 test.serial(
-  "each decision's audit row, sent to the workflow as an Update, names the decider's address and request; the loan's creation too (issue 27)",
+  "each decision's audit row, sent to the workflow as an Update, names the decider's address and " +
+    "request; the loan's creation too (issue 27)",
   async (t) => {
     await onWorker(async () => {
       const application = await submitted();

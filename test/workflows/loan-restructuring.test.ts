@@ -125,8 +125,83 @@ async function restructuredDoubtful(
   return asked.body.payload.restructuringId as string;
 }
 
+/** The new schedule: the first new installment carries a share of the capitalised interest; the arrears are closed. */
+async function assertNewSchedule(t: ExecutionContext, w: LoanWorld, loanId: string) {
+  const installments = await knex('loan_installments').where({ loan_id: loanId }).orderBy('number');
+  t.is(installments.length, 14);
+  t.like(installments[2], {
+    number: 3,
+    due_date: '2026-05-02',
+    principal_due: '92016',
+    interest_due: String(18_000 + 2_885),
+  });
+  t.like(installments[0], {
+    paid_on: '2026-04-02',
+    capitalised_on: '2026-04-02',
+    principal_capitalised: '92016',
+    interest_capitalised: '18000',
+  });
+  // A position at an earlier date still sees both installments unpaid.
+  const before = (await loansAt(knex, { enterpriseId: w.enterpriseId, asOf: '2026-03-31', branches: 'all' })).find(
+    (loan) => loan.loan === loanId,
+  )!;
+  t.is(before.arrears.toFixed(0), String(2 * level));
+}
+
+async function performingOnceArt14PaymentMade(t: ExecutionContext, w: LoanWorld, loanId: string, monthly: number) {
+  // Art. 14: nothing in arrears, but doubtful while the borrower has paid under 240 000 within the transition; the
+  // 300 000 kept.
+  await runAt(w, '2026-04-02');
+  t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '300000' });
+  await repay(t, w, loanId, '2026-05-02', monthly);
+  await runAt(w, '2026-05-02');
+  t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '300000' });
+  await repay(t, w, loanId, '2026-06-02', monthly);
+  await runAt(w, '2026-06-02');
+  t.like(await loanRow(loanId), { classification: 'doubtful' }, '225 802 paid: under 240 000');
+  // The third installment takes it to 338 703: performing, the provision reversed.
+  await repay(t, w, loanId, '2026-07-02', monthly);
+  await runAt(w, '2026-07-02');
+  t.like(await loanRow(loanId), { classification: 'performing', provision_amount: '0' });
+  t.true(await ledgerBalanced(knex, w.enterpriseId));
+}
+
+async function assertRegisterOfJuly(t: ExecutionContext, w: LoanWorld, loanId: string, teg: string) {
+  // The register: the loan at 2 July, performing; its outstanding after three new installments of principal 92 016,
+  // 93 396 and 110 016 − 1 014 588 × 0.015 (15 218.82 → 15 219) = 94 797.
+  const register = (as: string, date: string, extra = '') =>
+    app.request('GET', `/api/v1/loans/restructured-register/?enterprise=${w.enterpriseId}&date=${date}${extra}`, {
+      headers: w.users[as]!.headers,
+    });
+  const july = await register('direction', '2026-07-02');
+  t.is(july.status, 200, july.text);
+  t.is(july.body.loans.length, 1);
+  t.like(july.body.loans[0], {
+    loan: loanId,
+    restructuring_count: 1,
+    classification: 'performing',
+    outstanding: String(1_200_000 - 92_016 - 93_396 - 94_797),
+  });
+  t.deepEqual(july.body.loans[0].restructurings, [
+    {
+      number: 1,
+      effective_on: '2026-04-02',
+      class_before: 'doubtful',
+      restructured_amount: '1200000',
+      required_payment: '240000',
+      teg,
+    },
+  ]);
+  t.is((await register('direction', '2026-03-31')).body.loans.length, 0, 'not yet restructured then');
+  t.is((await register('other_head', '2026-07-02')).body.loans.length, 0, "another branch's head sees none of it");
+  const csv = await register('direction', '2026-07-02', '&format=csv');
+  t.is(csv.status, 200);
+  t.true(csv.text.includes(july.body.loans[0].number as string), csv.text.slice(0, 300));
+}
+
 test.serial(
-  "a doubtful loan restructured: the maker cannot approve, the direction does; it stays doubtful until Art. 14's payment is made",
+  'a doubtful loan restructured: the maker cannot approve, the direction does; it stays doubtful ' +
+    "until Art. 14's payment is made",
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS1');
     await knex('enterprise_configurations')
@@ -187,77 +262,17 @@ test.serial(
     });
     t.like(await loanRow(loanId), { restructured: true, restructuring_count: 1, schedule_version: 2 });
     const monthly = level + arrearsInterest / 12; // 112 901
-    const installments = await knex('loan_installments').where({ loan_id: loanId }).orderBy('number');
-    t.is(installments.length, 14);
-    t.like(installments[2], {
-      number: 3,
-      due_date: '2026-05-02',
-      principal_due: '92016',
-      interest_due: String(18_000 + 2_885),
-    });
-    t.like(installments[0], {
-      paid_on: '2026-04-02',
-      capitalised_on: '2026-04-02',
-      principal_capitalised: '92016',
-      interest_capitalised: '18000',
-    });
-    // A position at an earlier date still sees both installments unpaid.
-    const before = (await loansAt(knex, { enterpriseId: w.enterpriseId, asOf: '2026-03-31', branches: 'all' })).find(
-      (loan) => loan.loan === loanId,
-    )!;
-    t.is(before.arrears.toFixed(0), String(2 * level));
+    await assertNewSchedule(t, w, loanId);
 
-    // Art. 14: nothing in arrears, but doubtful while the borrower has paid under 240 000 within the transition; the
-    // 300 000 kept.
-    await runAt(w, '2026-04-02');
-    t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '300000' });
-    await repay(t, w, loanId, '2026-05-02', monthly);
-    await runAt(w, '2026-05-02');
-    t.like(await loanRow(loanId), { classification: 'doubtful', provision_amount: '300000' });
-    await repay(t, w, loanId, '2026-06-02', monthly);
-    await runAt(w, '2026-06-02');
-    t.like(await loanRow(loanId), { classification: 'doubtful' }, '225 802 paid: under 240 000');
-    // The third installment takes it to 338 703: performing, the provision reversed.
-    await repay(t, w, loanId, '2026-07-02', monthly);
-    await runAt(w, '2026-07-02');
-    t.like(await loanRow(loanId), { classification: 'performing', provision_amount: '0' });
-    t.true(await ledgerBalanced(knex, w.enterpriseId));
+    await performingOnceArt14PaymentMade(t, w, loanId, monthly);
 
-    // The register: the loan at 2 July, performing; its outstanding after three new installments of principal 92 016,
-    // 93 396 and 110 016 − 1 014 588 × 0.015 (15 218.82 → 15 219) = 94 797.
-    const register = (as: string, date: string, extra = '') =>
-      app.request('GET', `/api/v1/loans/restructured-register/?enterprise=${w.enterpriseId}&date=${date}${extra}`, {
-        headers: w.users[as]!.headers,
-      });
-    const july = await register('direction', '2026-07-02');
-    t.is(july.status, 200, july.text);
-    t.is(july.body.loans.length, 1);
-    t.like(july.body.loans[0], {
-      loan: loanId,
-      restructuring_count: 1,
-      classification: 'performing',
-      outstanding: String(1_200_000 - 92_016 - 93_396 - 94_797),
-    });
-    t.deepEqual(july.body.loans[0].restructurings, [
-      {
-        number: 1,
-        effective_on: '2026-04-02',
-        class_before: 'doubtful',
-        restructured_amount: '1200000',
-        required_payment: '240000',
-        teg: detail.teg,
-      },
-    ]);
-    t.is((await register('direction', '2026-03-31')).body.loans.length, 0, 'not yet restructured then');
-    t.is((await register('other_head', '2026-07-02')).body.loans.length, 0, "another branch's head sees none of it");
-    const csv = await register('direction', '2026-07-02', '&format=csv');
-    t.is(csv.status, 200);
-    t.true(csv.text.includes(july.body.loans[0].number as string), csv.text.slice(0, 300));
+    await assertRegisterOfJuly(t, w, loanId, detail.teg as string);
   },
 );
 
 test.serial(
-  'a restructured doubtful loan that misses an installment of the transition stays doubtful, fully provisioned; reject needs a reason',
+  'a restructured doubtful loan that misses an installment of the transition stays doubtful, fully ' +
+    'provisioned; reject needs a reason',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS2');
     await knex('enterprise_configurations')
@@ -313,7 +328,8 @@ test.serial(
 );
 
 test.serial(
-  'a second restructuring classes even a performing loan doubtful; bad input is a 4xx naming the field; another branch sees nothing',
+  'a second restructuring classes even a performing loan doubtful; bad input is a 4xx naming the ' +
+    'field; another branch sees nothing',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS3');
     await knex('enterprise_configurations')
@@ -372,7 +388,8 @@ test.serial(
 );
 
 test.serial(
-  "the enterprise's second-restructuring rule: as_first keeps a performing loan restructured twice performing; direction sets it, a 400 names the field",
+  "the enterprise's second-restructuring rule: as_first keeps a performing loan restructured twice " +
+    'performing; direction sets it, a 400 names the field',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS4');
     await knex('enterprise_configurations')
@@ -420,7 +437,8 @@ test.serial(
 );
 
 test.serial(
-  'capitalising the interest arrears only: the principal in arrears stays due on its installments, the interest joins the new series',
+  'capitalising the interest arrears only: the principal in arrears stays due on its installments, ' +
+    'the interest joins the new series',
   async (t) => {
     const w = await createLoanWorld(app, knex, 'RS5');
     await knex('enterprise_configurations')

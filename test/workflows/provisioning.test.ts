@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { provisionRowsAt } from '../../activities/loans/provisioning.activity';
 import { businessIdKey, enterpriseCodeKey, provisioningScheduleId } from '../../workflows/identities';
@@ -323,135 +323,203 @@ async function positionsBetweenRuns(t: import('ava').ExecutionContext, w: LoanWo
   t.is(between.body.count, 5);
 }
 
+type Portfolio = Awaited<ReturnType<typeof fixedPortfolio>>;
+
+async function firstRunOverdue(
+  t: ExecutionContext,
+  w: LoanWorld,
+  { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged }: Portfolio,
+) {
+  // 1 April: installments unpaid since 15 February are 45 days late: overdue, provisioned at 0 %.
+  await setBusinessDate(w, '2026-04-01');
+  const first = await completed(w, (await run(w)).id);
+  t.like(first, {
+    status: 'completed',
+    as_of: '2026-04-01',
+    loans_processed: 6,
+    provisions_changed: 0,
+    loans_reclassified: 4,
+    amount_charged: '0',
+  });
+  t.is(await accountBalance(knex, w.enterpriseId, '3312'), '4800000', 'four loans moved to the overdue account');
+  t.deepEqual(
+    await Promise.all(
+      [performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged].map(
+        async (id) => (await stateOf(id)).classification,
+      ),
+    ),
+    ['performing', 'overdue', 'overdue', 'performing', 'overdue', 'overdue'],
+  );
+  await booksAgree(t, w, '2026-04-01');
+}
+
+async function secondRunDoubtful(
+  t: ExecutionContext,
+  w: LoanWorld,
+  { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged }: Portfolio,
+) {
+  // 2 April: 46 days: doubtful; the borrower's current loan follows (contagion), at the borrower's age.
+  await setBusinessDate(w, '2026-04-02');
+  const second = await completed(w, (await run(w)).id);
+  t.like(second, {
+    loans_processed: 6,
+    provisions_changed: 5,
+    loans_reclassified: 5,
+    amount_charged: '1250000',
+    amount_reversed: '0',
+  });
+  t.like(await stateOf(late), { classification: 'doubtful', provision_amount: '300000', days_past_due: 46 });
+  t.like(await stateOf(lateOfTwo), { classification: 'doubtful', provision_amount: '300000' });
+  t.like(await stateOf(currentOfTwo), {
+    classification: 'doubtful',
+    provision_amount: '300000',
+    days_past_due: 0,
+  });
+  t.like(
+    await stateOf(mortgaged),
+    { classification: 'doubtful', provision_amount: '150000' },
+    '25 % of the 600 000 the mortgage leaves uncovered',
+  );
+  t.like(
+    await stateOf(pledged),
+    { classification: 'doubtful', provision_amount: '200000' },
+    '25 % of the 800 000 the pledged deposit leaves uncovered',
+  );
+  t.like(await stateOf(performer), { classification: 'performing', provision_amount: '0' });
+  const row = await knex('loan_provisions').where({ loan_id: mortgaged, as_of: '2026-04-02' }).first();
+  t.like(row, {
+    days_past_due: 46,
+    classification: 'doubtful',
+    rate: '0.250000',
+    base: '1200000',
+    uncovered: '600000',
+    amount: '150000',
+    previous_amount: '0',
+    delta: '150000',
+  });
+  await accountsByCover(t, w, { mortgaged, pledged, late });
+  await booksAgree(t, w, '2026-04-02');
+  return second;
+}
+
+/** The second run's figures as the API reads them: totals by class, a loan's provision, the run. */
+async function assertSecondRunRead(
+  t: ExecutionContext,
+  w: LoanWorld,
+  { performer, mortgaged }: Portfolio,
+  secondId: string,
+) {
+  const totals = await app.request(
+    'GET',
+    `/api/v1/loans/provisions/totals/?enterprise=${w.enterpriseId}&as_of=2026-04-02`,
+    { headers: w.users.direction!.headers },
+  );
+  t.deepEqual(totals.body.by_class, [
+    { classification: 'doubtful', loans: 5, outstanding: '6000000', uncovered: '5000000', provisions: '1250000' },
+    {
+      classification: 'performing',
+      loans: 1,
+      outstanding: (await knex('loans').where({ id: performer }).first()).outstanding_principal,
+      uncovered: (await knex('loans').where({ id: performer }).first()).outstanding_principal,
+      provisions: '0',
+    },
+  ]);
+  const listed = await app.request('GET', `/api/v1/loans/provisions/?loan=${mortgaged}&as_of=2026-04-02`, {
+    headers: w.users.direction!.headers,
+  });
+  t.like(listed.body.results[0], {
+    loan: mortgaged,
+    run: secondId,
+    classification: 'doubtful',
+    uncovered: '600000',
+    amount: '150000',
+    delta: '150000',
+  });
+  const runs = await app.request(
+    'GET',
+    `/api/v1/loans/provisions/runs/?enterprise=${w.enterpriseId}&as_of=2026-04-02`,
+    { headers: w.users.direction!.headers },
+  );
+  t.like(runs.body.results[0], { id: secondId, trigger: 'api', workflow_id: `provisioning-run-${secondId}` });
+}
+
+async function assertRerunPostsNothing(t: ExecutionContext, w: LoanWorld) {
+  // The same date again: every loan looked at, nothing changed, nothing posted, no row written.
+  const entries = Number(
+    (await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count,
+  );
+  const rows = (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length;
+  t.like(await completed(w, (await run(w, '2026-04-02')).id), {
+    loans_processed: 6,
+    provisions_changed: 0,
+    loans_reclassified: 0,
+  });
+  t.is((await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length, rows);
+  t.is(
+    Number(
+      (await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count,
+    ),
+    entries,
+  );
+  const earlier = await app.request('POST', '/api/v1/loans/provisions/runs/', {
+    headers: w.users.direction!.headers,
+    json: { enterprise: w.enterpriseId, as_of: '2026-04-01' },
+  });
+  t.is(earlier.body.code, 'provisioning_date_passed');
+}
+
+async function litigiousProvisionedInFull(t: ExecutionContext, w: LoanWorld, performer: string) {
+  // A litigious loan is doubtful at once, whatever its age, and its uncovered principal provisioned in full at
+  // once (R-2017/07 Arts. 17, 22).
+  t.is(
+    (
+      await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, {
+        headers: w.users.direction!.headers,
+        json: { litigious: true, reason: 'court case' },
+      })
+    ).status,
+    200,
+  );
+  await setBusinessDate(w, '2026-04-11');
+  await completed(w, (await run(w)).id);
+  const { outstanding_principal: owed } = await knex('loans').where({ id: performer }).first('outstanding_principal');
+  t.like(await stateOf(performer), { classification: 'doubtful', days_past_due: 0, provision_amount: owed });
+  t.is(
+    await provisionsOn(w, '2026-04-11'),
+    new Money(750_000).plus(owed).toFixed(0),
+    'the pledged loan left the portfolio: 300 000 × 2 + 150 000, and the litigious loan in full',
+  );
+  t.true(await ledgerBalanced(knex, w.enterpriseId));
+  t.is(
+    await accountBalance(knex, w.enterpriseId, '3931'),
+    new Money(600_000).plus(owed).negated().toFixed(0),
+    'the two loans of the borrower and the litigious one',
+  );
+  t.is(
+    await accountBalance(knex, w.enterpriseId, '3921'),
+    '-150000',
+    'the mortgaged loan; the pledged one written off',
+  );
+}
+
 test.serial(
-  'a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts nothing; the way back; write-off',
+  'a fixed portfolio: classes, contagion, covers and provisions at several dates; a rerun posts ' +
+    'nothing; the way back; write-off',
   async (t) => {
     const w = await world();
     await withWorker(
       knex,
       async () => {
-        const { performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged } = await fixedPortfolio(t, w);
+        const portfolio = await fixedPortfolio(t, w);
+        const { performer, late, mortgaged, pledged } = portfolio;
 
-        // 1 April: installments unpaid since 15 February are 45 days late: overdue, provisioned at 0 %.
-        await setBusinessDate(w, '2026-04-01');
-        const first = await completed(w, (await run(w)).id);
-        t.like(first, {
-          status: 'completed',
-          as_of: '2026-04-01',
-          loans_processed: 6,
-          provisions_changed: 0,
-          loans_reclassified: 4,
-          amount_charged: '0',
-        });
-        t.is(await accountBalance(knex, w.enterpriseId, '3312'), '4800000', 'four loans moved to the overdue account');
-        t.deepEqual(
-          await Promise.all(
-            [performer, late, lateOfTwo, currentOfTwo, mortgaged, pledged].map(
-              async (id) => (await stateOf(id)).classification,
-            ),
-          ),
-          ['performing', 'overdue', 'overdue', 'performing', 'overdue', 'overdue'],
-        );
-        await booksAgree(t, w, '2026-04-01');
+        await firstRunOverdue(t, w, portfolio);
 
-        // 2 April: 46 days: doubtful; the borrower's current loan follows (contagion), at the borrower's age.
-        await setBusinessDate(w, '2026-04-02');
-        const second = await completed(w, (await run(w)).id);
-        t.like(second, {
-          loans_processed: 6,
-          provisions_changed: 5,
-          loans_reclassified: 5,
-          amount_charged: '1250000',
-          amount_reversed: '0',
-        });
-        t.like(await stateOf(late), { classification: 'doubtful', provision_amount: '300000', days_past_due: 46 });
-        t.like(await stateOf(lateOfTwo), { classification: 'doubtful', provision_amount: '300000' });
-        t.like(await stateOf(currentOfTwo), {
-          classification: 'doubtful',
-          provision_amount: '300000',
-          days_past_due: 0,
-        });
-        t.like(
-          await stateOf(mortgaged),
-          { classification: 'doubtful', provision_amount: '150000' },
-          '25 % of the 600 000 the mortgage leaves uncovered',
-        );
-        t.like(
-          await stateOf(pledged),
-          { classification: 'doubtful', provision_amount: '200000' },
-          '25 % of the 800 000 the pledged deposit leaves uncovered',
-        );
-        t.like(await stateOf(performer), { classification: 'performing', provision_amount: '0' });
-        const row = await knex('loan_provisions').where({ loan_id: mortgaged, as_of: '2026-04-02' }).first();
-        t.like(row, {
-          days_past_due: 46,
-          classification: 'doubtful',
-          rate: '0.250000',
-          base: '1200000',
-          uncovered: '600000',
-          amount: '150000',
-          previous_amount: '0',
-          delta: '150000',
-        });
-        await accountsByCover(t, w, { mortgaged, pledged, late });
-        await booksAgree(t, w, '2026-04-02');
-        const totals = await app.request(
-          'GET',
-          `/api/v1/loans/provisions/totals/?enterprise=${w.enterpriseId}&as_of=2026-04-02`,
-          { headers: w.users.direction!.headers },
-        );
-        t.deepEqual(totals.body.by_class, [
-          { classification: 'doubtful', loans: 5, outstanding: '6000000', uncovered: '5000000', provisions: '1250000' },
-          {
-            classification: 'performing',
-            loans: 1,
-            outstanding: (await knex('loans').where({ id: performer }).first()).outstanding_principal,
-            uncovered: (await knex('loans').where({ id: performer }).first()).outstanding_principal,
-            provisions: '0',
-          },
-        ]);
-        const listed = await app.request('GET', `/api/v1/loans/provisions/?loan=${mortgaged}&as_of=2026-04-02`, {
-          headers: w.users.direction!.headers,
-        });
-        t.like(listed.body.results[0], {
-          loan: mortgaged,
-          run: second.id,
-          classification: 'doubtful',
-          uncovered: '600000',
-          amount: '150000',
-          delta: '150000',
-        });
-        const runs = await app.request(
-          'GET',
-          `/api/v1/loans/provisions/runs/?enterprise=${w.enterpriseId}&as_of=2026-04-02`,
-          { headers: w.users.direction!.headers },
-        );
-        t.like(runs.body.results[0], { id: second.id, trigger: 'api', workflow_id: `provisioning-run-${second.id}` });
+        const second = await secondRunDoubtful(t, w, portfolio);
+        await assertSecondRunRead(t, w, portfolio, second.id as string);
 
         await entriesAggregated(t, w, second.id);
-        // The same date again: every loan looked at, nothing changed, nothing posted, no row written.
-        const entries = Number(
-          (await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!.count,
-        );
-        const rows = (await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length;
-        t.like(await completed(w, (await run(w, '2026-04-02')).id), {
-          loans_processed: 6,
-          provisions_changed: 0,
-          loans_reclassified: 0,
-        });
-        t.is((await knex('loan_provisions').where({ enterprise_id: w.enterpriseId })).length, rows);
-        t.is(
-          Number(
-            (await knex('journal_entries').where({ enterprise_id: w.enterpriseId }).count({ count: '*' }).first())!
-              .count,
-          ),
-          entries,
-        );
-        const earlier = await app.request('POST', '/api/v1/loans/provisions/runs/', {
-          headers: w.users.direction!.headers,
-          json: { enterprise: w.enterpriseId, as_of: '2026-04-01' },
-        });
-        t.is(earlier.body.code, 'provisioning_date_passed');
+        await assertRerunPostsNothing(t, w);
 
         // 10 April: the single borrower clears the arrears: back to performing, provision reversed.
         await setBusinessDate(w, '2026-04-10');
@@ -463,39 +531,7 @@ test.serial(
         await positionsBetweenRuns(t, w, performer);
         await writeOffs(t, w, { pledged, performer, mortgaged });
 
-        // A litigious loan is doubtful at once, whatever its age, and its uncovered principal provisioned in full at
-        // once (R-2017/07 Arts. 17, 22).
-        t.is(
-          (
-            await app.request('POST', `/api/v1/loans/loans/${performer}/litigation/`, {
-              headers: w.users.direction!.headers,
-              json: { litigious: true, reason: 'court case' },
-            })
-          ).status,
-          200,
-        );
-        await setBusinessDate(w, '2026-04-11');
-        await completed(w, (await run(w)).id);
-        const { outstanding_principal: owed } = await knex('loans')
-          .where({ id: performer })
-          .first('outstanding_principal');
-        t.like(await stateOf(performer), { classification: 'doubtful', days_past_due: 0, provision_amount: owed });
-        t.is(
-          await provisionsOn(w, '2026-04-11'),
-          new Money(750_000).plus(owed).toFixed(0),
-          'the pledged loan left the portfolio: 300 000 × 2 + 150 000, and the litigious loan in full',
-        );
-        t.true(await ledgerBalanced(knex, w.enterpriseId));
-        t.is(
-          await accountBalance(knex, w.enterpriseId, '3931'),
-          new Money(600_000).plus(owed).negated().toFixed(0),
-          'the two loans of the borrower and the litigious one',
-        );
-        t.is(
-          await accountBalance(knex, w.enterpriseId, '3921'),
-          '-150000',
-          'the mortgaged loan; the pledged one written off',
-        );
+        await litigiousProvisionedInFull(t, w, performer);
       },
       taskQueue,
     );
@@ -596,7 +632,8 @@ test.serial('every enterprise gets its daily Schedule; triggered, it provisions 
 });
 
 test.serial(
-  'the entries of a run are dated its as-of date: the run of January 1 books the positions of December 31 in December, the year of those positions',
+  'the entries of a run are dated its as-of date: the run of January 1 books the positions of ' +
+    'December 31 in December, the year of those positions',
   async (t) => {
     const w = await world();
     const loanId = await cashLoan(w); // due from 15 February, never paid: 319 days late on 31 December, doubtful

@@ -119,7 +119,8 @@ test('the Schedule proposes the rent of June once, dated its day, and a second r
 });
 
 test.serial(
-  "what the Schedule's run writes is audited with its origin: the run's workflow id (named by the Schedule) and a system address",
+  "what the Schedule's run writes is audited with its origin: the run's workflow id (named by the " +
+    'Schedule) and a system address',
   async (t) => {
     const other = await createLoanWorld(app, knex, 'RSO');
     await setBusinessDate(other, '2026-06-10');

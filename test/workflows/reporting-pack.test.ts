@@ -116,14 +116,16 @@ async function anchorsHold(t: ExecutionContext, coop: SmallCooperative, stored: 
   t.true(anchors[0]!.position > 0, "the half year's entries are in the chain");
   const verified = await app.request(
     'GET',
-    `/api/v1/enterprise/ledger/verification/?enterprise=${world.enterpriseId}&anchor_position=${anchors[0]!.position}&anchor_hash=${anchors[0]!.head_hash}`,
+    `/api/v1/enterprise/ledger/verification/?enterprise=${world.enterpriseId}` +
+      `&anchor_position=${anchors[0]!.position}&anchor_hash=${anchors[0]!.head_hash}`,
     { headers: world.users.direction!.headers },
   );
   t.like(verified.body, { verified: true, chains: [{ anchor: { position: anchors[0]!.position, holds: true } }] });
 }
 
 test.serial(
-  'a month’s pack: stored as made with the right figures, never made again, listed, downloaded, hidden from another enterprise; the history replays',
+  'a month’s pack: stored as made with the right figures, never made again, listed, downloaded, ' +
+    'hidden from another enterprise; the history replays',
   async (t) => {
     const coop = await smallCooperative(app, knex, 'RP1');
     const { world, expected } = coop;
@@ -311,7 +313,8 @@ type Difference = {
 };
 
 test.serial(
-  'a pack made while the previous year is open is provisional; reissued once it is closed, and after a late entry: every version kept as stored, the new one says why and what changed',
+  'a pack made while the previous year is open is provisional; reissued once it is closed, and ' +
+    'after a late entry: every version kept as stored, the new one says why and what changed',
   async (t) => {
     const coop = await smallCooperative(app, knex, 'RP3');
     const { world, expected } = coop;

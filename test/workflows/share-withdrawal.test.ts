@@ -96,6 +96,33 @@ async function disbursedLoanOf(member: string, amount = '1200000'): Promise<{ lo
   return { loanId, account };
 }
 
+/** The refund pays the shares net of the overdue installments, which it repays; replayed by its key, refused after. */
+async function assertRefundedNetOfOverdue(
+  t: ExecutionContext,
+  id: string,
+  { loanId, overdue }: { loanId: string; overdue: bigint },
+) {
+  const key = { 'Idempotency-Key': 'refund-1' };
+  const refunded = await refund(id, { channel: 'cash', reference: 'till 1' }, key);
+  t.is(refunded.status, 200, refunded.text);
+  t.like(refunded.body, {
+    status: 'refunded',
+    offset_amount: overdue.toString(),
+    net_refund: (2_000_000n - overdue).toString(),
+    refund_channel: 'cash',
+    refunded_on: '2026-03-20',
+  });
+  const repayment = await knex('loan_repayments').where({ loan_id: loanId }).first();
+  t.like(repayment, { channel: 'share_refund', amount: overdue.toString(), account_id: null });
+  const after = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, { headers: as('cashier') })).body.position;
+  t.is(after.days_past_due, 0, 'the arrears are cleared');
+  const replayed = await refund(id, { channel: 'cash', reference: 'till 1' }, key);
+  t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  t.is(replayed.body.net_refund, refunded.body.net_refund);
+  t.is((await refund(id, { channel: 'cash', reference: 'till 2' }, key)).body.code, 'idempotency_key_reused');
+  t.is((await refund(id, { channel: 'cash' })).body.code, 'already_refunded');
+}
+
 test.serial(
   'notice, effect, then the refund net of an overdue loan: each leg posted once; the history replays',
   async (t) => {
@@ -137,29 +164,7 @@ test.serial(
       // The capital owed to the leaving member stands apart (4417), not netted with what other members owe (4411).
       t.is(await accountBalance(knex, world.enterpriseId, '4417'), '-2000000');
 
-      const key = { 'Idempotency-Key': 'refund-1' };
-      const refunded = await refund(requested.body.id, { channel: 'cash', reference: 'till 1' }, key);
-      t.is(refunded.status, 200, refunded.text);
-      t.like(refunded.body, {
-        status: 'refunded',
-        offset_amount: overdue.toString(),
-        net_refund: (2_000_000n - overdue).toString(),
-        refund_channel: 'cash',
-        refunded_on: '2026-03-20',
-      });
-      const repayment = await knex('loan_repayments').where({ loan_id: loanId }).first();
-      t.like(repayment, { channel: 'share_refund', amount: overdue.toString(), account_id: null });
-      const after = (await app.request('GET', `/api/v1/loans/loans/${loanId}/`, { headers: as('cashier') })).body
-        .position;
-      t.is(after.days_past_due, 0, 'the arrears are cleared');
-      const replayed = await refund(requested.body.id, { channel: 'cash', reference: 'till 1' }, key);
-      t.is(replayed.headers.get('idempotent-replayed'), 'true');
-      t.is(replayed.body.net_refund, refunded.body.net_refund);
-      t.is(
-        (await refund(requested.body.id, { channel: 'cash', reference: 'till 2' }, key)).body.code,
-        'idempotency_key_reused',
-      );
-      t.is((await refund(requested.body.id, { channel: 'cash' })).body.code, 'already_refunded');
+      await assertRefundedNetOfOverdue(t, requested.body.id as string, { loanId, overdue });
       const handle = client.workflow.getHandle(requested.body.workflow_id);
       t.is((await handle.result()).status, 'refunded');
       const kinds = (
@@ -313,7 +318,8 @@ test.serial(
 );
 
 test.serial(
-  'founder shares: refused before 5 years of seniority, accepted after; partly paid shares cancel their unpaid part; the member leaves once refunded',
+  'founder shares: refused before 5 years of seniority, accepted after; partly paid shares cancel ' +
+    'their unpaid part; the member leaves once refunded',
   async (t) => {
     await putBusinessDate(world, '2021-03-01');
     const member = await memberOf(world);
@@ -378,7 +384,8 @@ test.serial(
 );
 
 test.serial(
-  'a member who leaves is refunded net of the outstanding principal: the loan is paid off, its unearned interest waived',
+  'a member who leaves is refunded net of the outstanding principal: the loan is paid off, its ' +
+    'unearned interest waived',
   async (t) => {
     await putBusinessDate(world, '2026-01-15');
     const member = await memberOf(world);

@@ -120,86 +120,94 @@ async function monthEnd(t: ExecutionContext, world: LoanWorld, period: string, b
   return run.body.steps.find((step: { step: string }) => step.step === 'recognizeUnearnedInterest');
 }
 
-test("the issue's example: 20 000 of interest for 15 January–15 February paid on 20 January is income of 10 323 in January and 9 677 in February; a rerun posts nothing", async (t) => {
-  const world = await exampleLoan();
-  const [first] = await knex('loan_installments')
-    .where({ loan_id: world.loanId })
-    .orderBy('number')
-    .select('due_date', 'principal_due', 'interest_due');
-  t.deepEqual(
-    { ...first },
-    { due_date: '2026-02-15', principal_due: '100000', interest_due: '20000' },
-    'the schedule the test computes from',
-  );
-  t.is(byJanuary31.toFixed(0), '10323');
+test(
+  "the issue's example: 20 000 of interest for 15 January–15 February paid on 20 January is income " +
+    'of 10 323 in January and 9 677 in February; a rerun posts nothing',
+  async (t) => {
+    const world = await exampleLoan();
+    const [first] = await knex('loan_installments')
+      .where({ loan_id: world.loanId })
+      .orderBy('number')
+      .select('due_date', 'principal_due', 'interest_due');
+    t.deepEqual(
+      { ...first },
+      { due_date: '2026-02-15', principal_due: '100000', interest_due: '20000' },
+      'the schedule the test computes from',
+    );
+    t.is(byJanuary31.toFixed(0), '10323');
 
-  await setBusinessDate(world, '2026-01-20');
-  const repaid = await repay(world, '120000');
-  t.is(repaid.status, 201, repaid.text);
-  t.like(repaid.body, { interest: '20000', principal: '100000' });
-  // Earned by 20 January: income at once; the rest received in advance.
-  t.is(await income(world), byJanuary20.toFixed(0));
-  t.is(await unearned(world), new Money(20_000).minus(byJanuary20).toFixed(0));
-  await booksAgree(t, world);
+    await setBusinessDate(world, '2026-01-20');
+    const repaid = await repay(world, '120000');
+    t.is(repaid.status, 201, repaid.text);
+    t.like(repaid.body, { interest: '20000', principal: '100000' });
+    // Earned by 20 January: income at once; the rest received in advance.
+    t.is(await income(world), byJanuary20.toFixed(0));
+    t.is(await unearned(world), new Money(20_000).minus(byJanuary20).toFixed(0));
+    await booksAgree(t, world);
 
-  await withWorker(
-    knex,
-    async () => {
-      const january = await monthEnd(t, world, '2026-01', '2026-02-01');
-      t.like(january, {
-        amount: byJanuary31.minus(byJanuary20).toFixed(0),
-        lines: [{ loan: world.loanId, account: '47220' }],
-      });
-      t.is(
-        await income(world),
-        byJanuary31.toFixed(0),
-        "January earned 16 of the period's 31 days, and no accrual counts it again",
-      );
-      t.is(await unearned(world), new Money(20_000).minus(byJanuary31).toFixed(0));
-      await booksAgree(t, world);
+    await withWorker(
+      knex,
+      async () => {
+        const january = await monthEnd(t, world, '2026-01', '2026-02-01');
+        t.like(january, {
+          amount: byJanuary31.minus(byJanuary20).toFixed(0),
+          lines: [{ loan: world.loanId, account: '47220' }],
+        });
+        t.is(
+          await income(world),
+          byJanuary31.toFixed(0),
+          "January earned 16 of the period's 31 days, and no accrual counts it again",
+        );
+        t.is(await unearned(world), new Money(20_000).minus(byJanuary31).toFixed(0));
+        await booksAgree(t, world);
 
-      // Started again, the done month end posts nothing.
-      const entries = await entriesOf(world);
-      const again = await runMonthEnd(world, '2026-01');
-      t.is(again.body.status, 'done');
-      t.is(await entriesOf(world), entries);
-      t.is(await income(world), byJanuary31.toFixed(0));
+        // Started again, the done month end posts nothing.
+        const entries = await entriesOf(world);
+        const again = await runMonthEnd(world, '2026-01');
+        t.is(again.body.status, 'done');
+        t.is(await entriesOf(world), entries);
+        t.is(await income(world), byJanuary31.toFixed(0));
 
-      const february = await monthEnd(t, world, '2026-02', '2026-03-01');
-      t.like(february, { amount: new Money(20_000).minus(byJanuary31).toFixed(0) });
-      t.is(await unearned(world), '0', 'the period is over: nothing is left received in advance');
-      // February: the rest of the first installment's interest, and the second's accrued since 15 February.
-      t.is(await income(world), new Money(20_000).plus(secondAccruedFebruary).toFixed(0));
-      await booksAgree(t, world);
-    },
-    taskQueue,
-  );
-});
+        const february = await monthEnd(t, world, '2026-02', '2026-03-01');
+        t.like(february, { amount: new Money(20_000).minus(byJanuary31).toFixed(0) });
+        t.is(await unearned(world), '0', 'the period is over: nothing is left received in advance');
+        // February: the rest of the first installment's interest, and the second's accrued since 15 February.
+        t.is(await income(world), new Money(20_000).plus(secondAccruedFebruary).toFixed(0));
+        await booksAgree(t, world);
+      },
+      taskQueue,
+    );
+  },
+);
 
-test('a partial prepayment: what is earned by its date is income, the rest in advance; the month end accrues only what is earned beyond what was paid', async (t) => {
-  const world = await exampleLoan();
-  await setBusinessDate(world, '2026-01-20');
-  t.is((await repay(world, '5000')).status, 201);
-  t.is(await income(world), byJanuary20.toFixed(0));
-  t.is(await unearned(world), new Money(5_000).minus(byJanuary20).toFixed(0));
+test(
+  'a partial prepayment: what is earned by its date is income, the rest in advance; the month end ' +
+    'accrues only what is earned beyond what was paid',
+  async (t) => {
+    const world = await exampleLoan();
+    await setBusinessDate(world, '2026-01-20');
+    t.is((await repay(world, '5000')).status, 201);
+    t.is(await income(world), byJanuary20.toFixed(0));
+    t.is(await unearned(world), new Money(5_000).minus(byJanuary20).toFixed(0));
 
-  await withWorker(
-    knex,
-    async () => {
-      const january = await monthEnd(t, world, '2026-01', '2026-02-01');
-      t.like(january, { amount: new Money(5_000).minus(byJanuary20).toFixed(0) });
-      t.is(await unearned(world), '0', 'all paid is earned by 31 January');
-      t.is(
-        await accountBalance(knex, world.enterpriseId, '3291'),
-        byJanuary31.minus(5_000).toFixed(0),
-        'accrued: earned beyond what was paid',
-      );
-      t.is(await income(world), byJanuary31.toFixed(0));
-      await booksAgree(t, world);
-    },
-    taskQueue,
-  );
-});
+    await withWorker(
+      knex,
+      async () => {
+        const january = await monthEnd(t, world, '2026-01', '2026-02-01');
+        t.like(january, { amount: new Money(5_000).minus(byJanuary20).toFixed(0) });
+        t.is(await unearned(world), '0', 'all paid is earned by 31 January');
+        t.is(
+          await accountBalance(knex, world.enterpriseId, '3291'),
+          byJanuary31.minus(5_000).toFixed(0),
+          'accrued: earned beyond what was paid',
+        );
+        t.is(await income(world), byJanuary31.toFixed(0));
+        await booksAgree(t, world);
+      },
+      taskQueue,
+    );
+  },
+);
 
 test('a payment on the due date defers nothing: all its interest is earned', async (t) => {
   const world = await exampleLoan();
