@@ -3,10 +3,6 @@ import type { Loader } from '../../route';
 
 /** The resources of the approvals module a route loads by id (the router checks access: api/router.ts). */
 
-// The auth and loans modules import these from here.
-export { approvalRequestSchema } from './approval-requests.schemas';
-export type { RequestRow };
-
 export const approvalLoaders = {
   /**
    * Seen by whoever sees its enterprise (or branch); its detail narrows a request of no branch to the roles over the

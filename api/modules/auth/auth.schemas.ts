@@ -4,7 +4,7 @@ import { passwordLengthMax } from '../../../domain/password-policy';
 import type { RoleGrant } from '../../../db/models/role-grant.model';
 import type { User } from '../../../db/models/user.model';
 import { timestampResponse } from '../common.schemas';
-import { approvalRequestSchema } from '../approvals/approvals.queries';
+import { approvalRequestSchema } from '../approvals/approval-requests.schemas';
 
 export const usernameSchema = yup
   .string()

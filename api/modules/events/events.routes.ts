@@ -10,7 +10,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
-import { ledgerLines } from '../accounts/ledger-queries';
+import { ledgerLines } from '../../../activities/accounts/ledger.queries';
 import { journalEntrySchema } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';

@@ -18,7 +18,7 @@ import { requestOrigin } from '../../context';
 import { answerReport } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import type { RequestRow } from '../approvals/approvals.queries';
+import type { RequestRow } from '../../../activities/approvals/approval-requests.queries';
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { branchesOf, registerQuery } from './arrears-statement.routes';
