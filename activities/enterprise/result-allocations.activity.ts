@@ -85,7 +85,8 @@ async function assertAssemblyDate(
   const problem = (message: string) => new ValidationError([{ field: 'assembly_date', message }]);
   if (date < next.startDate || date > next.endDate)
     throw problem(
-      `assembly_date must be in the accounting year ${next.code} (${next.startDate} to ${next.endDate}), which holds the result`,
+      `assembly_date must be in the accounting year ${next.code} (${next.startDate} to ${next.endDate}), ` +
+        `which holds the result`,
     );
   if (date > (await businessDateOf(trx, next.enterpriseId, now)))
     throw problem('assembly_date must not be after the business date');
@@ -152,7 +153,8 @@ export async function allocateResult(
     if (!result.eq(new Money(closing.result ?? 0))) {
       throw conflict(
         'result_not_in_13',
-        `Account ${closing.result_account} holds ${formatAmount(result)} at ${input.assemblyDate}, not the result ${closing.result} of ${year.code}.`,
+        `Account ${closing.result_account} holds ${formatAmount(result)} at ${input.assemblyDate}, ` +
+          `not the result ${closing.result} of ${year.code}.`,
       );
     }
     const problems = allocationProblems(input.amounts, factsAt(rows, result, await policyOf(trx, year.enterpriseId)));
@@ -193,7 +195,9 @@ export async function allocateResult(
         entryDate: input.assemblyDate,
         lines: entry.lines,
         journal: 'AFF',
-        description: `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ${input.assemblyReference})`,
+        description:
+          `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ` +
+          `${input.assemblyReference})`,
         createdBy: actor.userId,
       });
       await trx('result_allocation_entries').insert({
@@ -226,7 +230,8 @@ export async function allocatedRefusal(trx: Knex.Transaction, year: ExerciceComp
     ? null
     : conflict(
         'exercice_result_allocated',
-        `The result of ${year.code} is allocated (allocation ${posted.id}): cancel the allocation before reopening the year.`,
+        `The result of ${year.code} is allocated (allocation ${posted.id}): ` +
+          `cancel the allocation before reopening the year.`,
       );
 }
 
