@@ -189,14 +189,12 @@ async function loanFactsRows(
   trx: Knex.Transaction,
   enterpriseId: string,
   asOf: string,
-  after: string,
-  bound: string | null,
+  { after, bound }: { after: string; bound: string | null },
 ): Promise<LoanFactsRow[]> {
   const result = await trx.raw<{ rows: LoanFactsRow[] }>(
     `WITH batch AS MATERIALIZED (
        SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since,
-         l.provision_amount, l.days_past_due, l.litigious,
-              l.doubtful_account_code, l.provision_account_code
+         l.provision_amount, l.days_past_due, l.litigious, l.doubtful_account_code, l.provision_account_code
        FROM loans l
        WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after
          AND (:bound::uuid IS NULL OR l.client_id <= :bound::uuid) AND ${visitedLoan}
@@ -239,10 +237,10 @@ async function loanFactsRows(
        ORDER BY loan_id, as_of DESC
      )
      SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification,
-       to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
+            to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
             b.doubtful_account_code, b.provision_account_code, c.cover_kinds, b.days_past_due, b.litigious,
-              p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, cc.cash_cover,
-                c.eligible_cover,
+            p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due,
+            cc.cash_cover, c.eligible_cover,
             lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base,
               lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
      FROM batch b
@@ -326,7 +324,7 @@ export async function provisionBatch(
       const after = (run.cursor as string | null) ?? beforeFirstBorrower;
       const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
       const accountsByPortfolio = new Map<string, ClassAccounts>();
-      const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) =>
+      const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, { after, bound })).map((row) =>
         loanFactsOf(row, accountsByPortfolio),
       );
       // Issue 30: a restructured loan's class follows R-2017/07 Art. 14 (domain/loans/restructuring.ts).
